@@ -1,0 +1,9 @@
+#!/bin/sh
+# Regenerates the build system. Every folder under schedulers/ and plugins/*/
+# that holds a Makefile.am is a plugin: build-aux/list-plugins writes their list
+# into m4/astro_plugins.m4, so adding a plugin folder never means editing
+# configure.ac or kernel code.
+set -e
+cd "$(dirname "$0")"
+sh build-aux/list-plugins > m4/astro_plugins.m4
+autoreconf -fi

@@ -1,0 +1,84 @@
+/*
+ * The observation path: the moments of a task's and a worker's life, defined
+ * once in the kernel. Counters, tools, profiling feedback, traces and model
+ * calibration all subscribe here. A moment nobody subscribed to costs one
+ * predictable branch on the enable mask.
+ */
+#ifndef __ASTROLABE_OBSERVE_H__
+#define __ASTROLABE_OBSERVE_H__
+
+#include <stdint.h>
+#include <starpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The moments. Only ever appended to. */
+enum astro_moment
+{
+	ASTRO_MOMENT_RUNTIME_INIT_BEGIN = 0, /**< starpu_init() starts (before plugins load) */
+	ASTRO_MOMENT_RUNTIME_INIT_END,       /**< starpu_init() is about to return */
+	ASTRO_MOMENT_RUNTIME_TERMINATE,      /**< starpu_shutdown() starts */
+	ASTRO_MOMENT_WORKER_INIT_BEGIN,      /**< a worker thread starts (workerid) */
+	ASTRO_MOMENT_WORKER_INIT_END,        /**< the worker is ready to run tasks */
+	ASTRO_MOMENT_WORKER_DEINIT_BEGIN,    /**< the worker stops */
+	ASTRO_MOMENT_WORKER_DEINIT_END,
+	ASTRO_MOMENT_TASK_SUBMITTED,         /**< starpu_task_submit() accepted the task */
+	ASTRO_MOMENT_TASK_READY,             /**< its dependencies are released */
+	ASTRO_MOMENT_TASK_PUSHED,            /**< the policy took it */
+	ASTRO_MOMENT_TASK_POPPED,            /**< a worker got it */
+	ASTRO_MOMENT_TASK_DATA_FETCHED,      /**< its data is on the worker's node */
+	ASTRO_MOMENT_TASK_STARTED,           /**< the implementation is about to run (fun_ptr) */
+	ASTRO_MOMENT_TASK_ENDED,             /**< the implementation returned */
+	ASTRO_MOMENT_TASK_CALLBACK_BEGIN,
+	ASTRO_MOMENT_TASK_CALLBACK_END,
+	ASTRO_MOMENT_TASK_COMPLETED,         /**< dependencies released, waiters may return */
+	ASTRO_MOMENT_WORKER_SLEEP_BEGIN,     /**< the worker found no work and sleeps */
+	ASTRO_MOMENT_WORKER_SLEEP_END,
+	ASTRO_MOMENT_WORKER_SCHED_BEGIN,     /**< the worker asks the policy for work */
+	ASTRO_MOMENT_WORKER_SCHED_END,
+	ASTRO_MOMENT_TRANSFER_BEGIN,         /**< a data transfer between memory nodes */
+	ASTRO_MOMENT_TRANSFER_END,
+	ASTRO_MOMENT_USER_BEGIN,             /**< application marks */
+	ASTRO_MOMENT_USER_END,
+	ASTRO_NMOMENTS
+};
+
+#define ASTRO_MOMENT_BIT(m) (UINT64_C(1) << (m))
+
+/** What an observer is told. Fields that do not apply to the moment are zero. */
+struct astro_event
+{
+	enum astro_moment moment;
+	/** starpu_timing_now() at the moment. */
+	double time_us;
+	/** The worker concerned (-1: the application's thread). */
+	int workerid;
+	struct starpu_task *task;
+	unsigned long job_id;
+	/** For TASK_STARTED / TASK_ENDED: the implementation run, and its index. */
+	void *fun_ptr;
+	unsigned nimpl;
+	/** For transfers. */
+	unsigned src_node;
+	unsigned dst_node;
+	size_t bytes;
+	/** Room for growth. */
+	void *reserved[4];
+};
+
+typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);
+
+/** Calls fn(event, arg) at every moment whose bit is in mask. Returns an id >= 0, or -ENOSPC / -EINVAL. */
+int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg);
+/** Stops the calls of subscription id. Returns 0 or -EINVAL. */
+int astro_observe_unsubscribe(int id);
+/** Changes the moments subscription id receives. */
+int astro_observe_set_mask(int id, uint64_t mask);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __ASTROLABE_OBSERVE_H__ */

@@ -1,0 +1,123 @@
+/*
+ * Astrolabe plugin ABI: what a scheduler, driver, tool or counter module
+ * exports so the kernel can load it, and the services it may call from init.
+ *
+ * A plugin is a libtool module named KIND_NAME (sched_eager.la, driver_cpu.la)
+ * that exports one constant descriptor named astrolabe_plugin_KIND_NAME:
+ *
+ *     static int init(void) { return astro_sched_policy_register(&my_policy); }
+ *     ASTRO_PLUGIN_DEFINE(sched_mine, ASTRO_PLUGIN_SCHED, "my policy", init, NULL);
+ *
+ * Install it in `pkg-config --variable=plugindir astrolabe-plugin`, or put its
+ * folder in STARPU_PLUGIN_PATH.
+ */
+#ifndef __ASTROLABE_PLUGIN_H__
+#define __ASTROLABE_PLUGIN_H__
+
+#include <starpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ABI version of struct astro_plugin and of the services below. Bumped on any incompatible change. */
+#define ASTRO_PLUGIN_ABI_VERSION 1
+
+/** What init returns when the plugin has nothing to offer on this machine (no device...): not an error. */
+#define ASTRO_PLUGIN_DECLINE 1
+
+/** What a plugin provides (informative: a plugin may register anything from init). */
+enum astro_plugin_kind
+{
+	ASTRO_PLUGIN_DRIVER = 1,
+	ASTRO_PLUGIN_SCHED = 2,
+	ASTRO_PLUGIN_TOOL = 3,
+	ASTRO_PLUGIN_COUNTERS = 4,
+	ASTRO_PLUGIN_OTHER = 5
+};
+
+/**
+ * The descriptor every plugin exports. Fields are only ever added at the
+ * tail, in the reserved room.
+ */
+struct astro_plugin
+{
+	/** ASTRO_PLUGIN_ABI_VERSION the plugin was built with; checked first. */
+	unsigned abi_version;
+	/** Module name (KIND_NAME); must match the file name. */
+	const char *name;
+	enum astro_plugin_kind kind;
+	/** One line shown by STARPU_PLUGIN_VERBOSE=1 and the listing tools. */
+	const char *description;
+	/** Registers what the plugin provides. Returns 0, ASTRO_PLUGIN_DECLINE, or a negative errno. */
+	int (*init)(void);
+	/** Undoes init at starpu_shutdown(); may be NULL. */
+	void (*fini)(void);
+	/** Room for growth: zero. */
+	void *reserved[8];
+};
+
+#define ASTRO_PLUGIN_SYMBOL_PREFIX "astrolabe_plugin_"
+
+/** Defines the descriptor of module ident (e.g. sched_eager). */
+#define ASTRO_PLUGIN_DEFINE(ident, kind, description, init, fini) \
+	const struct astro_plugin astrolabe_plugin_##ident __attribute__((visibility("default"))) = \
+	{ ASTRO_PLUGIN_ABI_VERSION, #ident, kind, description, init, fini, { 0 } }
+
+/* ------------------------------------------------------------ scheduling */
+
+/**
+ * Makes policy selectable by STARPU_SCHED=policy->policy_name. The policy
+ * struct must outlive the plugin's fini. Returns 0, -EEXIST when a policy of
+ * that name exists, -EINVAL for a policy without name, push_task or pop_task.
+ */
+int astro_sched_policy_register(struct starpu_sched_policy *policy);
+
+/* --------------------------------------------------------------- drivers */
+
+/**
+ * A kind of worker. The kernel creates one thread per worker, binds it,
+ * and runs the scheduling loop; the driver runs the codelet.
+ */
+struct astro_driver
+{
+	/** Name ("cpu"). */
+	const char *name;
+	enum starpu_worker_archtype archtype;
+	/** The codelet "where" bit it serves (STARPU_CPU). */
+	uint32_t where;
+	/** Variable giving the worker count (STARPU_NCPU), and the struct starpu_conf field that does. */
+	const char *count_env;
+	const char *count_env_alias;
+	size_t conf_count_offset;
+	/** Workers started when nothing is asked: the devices found (0 when none). */
+	int (*default_count)(void);
+	/** Largest count it can run (asked counts are clamped to it, with a warning). */
+	int (*max_count)(void);
+	/** Called in the worker thread before its first task; returns 0 or a negative errno. */
+	int (*worker_init)(int workerid, int devid);
+	/** Called in the worker thread after its last task. */
+	void (*worker_deinit)(int workerid, int devid);
+	/** Returns 1 when the driver has implementation nimpl of cl. */
+	int (*has_impl)(const struct starpu_codelet *cl, unsigned nimpl);
+	/** Runs implementation nimpl of task; buffers are the interfaces on the worker's node. */
+	void (*execute)(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl);
+	/** Room for growth (memory-node operations come here). */
+	void *reserved[8];
+};
+
+/** Registers a driver; its workers start at this starpu_init(). Returns 0 or -EEXIST. */
+int astro_driver_register(const struct astro_driver *driver);
+
+/* --------------------------------------------------------------- helpers */
+
+/** Prints one runtime message on stderr: "[astrolabe] <what>: <message>". */
+void astro_log_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** The same, only when STARPU_PLUGIN_VERBOSE / STARPU_SILENT allow. */
+void astro_log_info(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __ASTROLABE_PLUGIN_H__ */

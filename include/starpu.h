@@ -1,0 +1,119 @@
+/* Astrolabe: a task-based runtime speaking the StarPU 1.4 C API. */
+#ifndef __STARPU_H__
+#define __STARPU_H__
+
+#include <stdlib.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <starpu_config.h>
+#include <starpu_util.h>
+#include <starpu_thread.h>
+#include <starpu_thread_util.h>
+#include <starpu_hash.h>
+#include <starpu_stdlib.h>
+#include <starpu_data.h>
+#include <starpu_data_interfaces.h>
+#include <starpu_perfmodel.h>
+#include <starpu_worker.h>
+#include <starpu_task.h>
+#include <starpu_task_list.h>
+#include <starpu_task_util.h>
+#include <starpu_sched_ctx.h>
+#include <starpu_scheduler.h>
+#include <starpu_profiling.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Magic value checked by starpu_init() to tell an initialised conf. */
+#define STARPU_CONF_MAGIC 0x2e2e2e2e
+
+/**
+ * Runtime configuration given to starpu_init(). Initialise it with
+ * starpu_conf_init(); a field left at -1 (or NULL) takes the environment
+ * variable or the default. Environment variables override the fields unless
+ * precedence_over_environment_variables is set.
+ */
+struct starpu_conf
+{
+	int magic;
+	int will_use_mpi;
+	/** Policy name, as STARPU_SCHED. */
+	const char *sched_policy_name;
+	/** Policy given directly (takes priority over sched_policy_name). */
+	struct starpu_sched_policy *sched_policy;
+	void (*sched_policy_callback)(unsigned);
+	/** Number of CPU workers, as STARPU_NCPU; -1 for the default. */
+	int ncpus;
+	int reserve_ncpus;
+	/** Number of CUDA workers, as STARPU_NCUDA; -1 for the default. */
+	int ncuda;
+	int nopencl;
+	int nmax_fpga;
+	int nmpi_ms;
+	int ntcpip_ms;
+	int nhip;
+	unsigned use_explicit_workers_bindid;
+	unsigned workers_bindid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_cuda_gpuid;
+	unsigned workers_cuda_gpuid[STARPU_NMAXWORKERS];
+	int bus_calibrate;
+	int calibrate;
+	int single_combined_worker;
+	int disable_asynchronous_copy;
+	int disable_asynchronous_cuda_copy;
+	int enable_map;
+	/** When non-zero, the fields above win over the STARPU_* variables. */
+	int precedence_over_environment_variables;
+	/** Install signal handlers (STARPU_CATCH_SIGNALS); -1 for the default. */
+	int catch_signals;
+	/** Start the workers paused: starpu_resume() lets them run. */
+	int start_on_pause;
+	void (*callback_worker_going_to_sleep)(unsigned workerid);
+	void (*callback_worker_waking_up)(unsigned workerid);
+	int global_sched_ctx_min_priority;
+	int global_sched_ctx_max_priority;
+	uint64_t trace_buffer_size;
+	int driver_spinning_backoff_min;
+	int driver_spinning_backoff_max;
+	/** Room for growth. */
+	void *reserved[8];
+};
+
+/** Fills conf with the defaults (every count -1: "decide at init"). */
+int starpu_conf_init(struct starpu_conf *conf);
+/** Sets every worker count of conf to 0, so only explicitly asked workers start. */
+int starpu_conf_noworker(struct starpu_conf *conf);
+/** Starts the runtime; conf may be NULL. Returns 0, or -ENODEV when no worker can start. Nested calls are reference-counted. */
+int starpu_init(struct starpu_conf *conf) STARPU_WARN_UNUSED_RESULT;
+/** As starpu_init(); argc/argv are accepted for compatibility and left unchanged. */
+int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv);
+/** Returns 1 when the runtime is initialised. */
+int starpu_is_initialized(void);
+/** Waits until a concurrent starpu_init() has finished. */
+void starpu_wait_initialized(void);
+/** Stops the runtime once the last starpu_init() reference is dropped. */
+void starpu_shutdown(void);
+/** Suspends the workers after their current task. */
+void starpu_pause(void);
+/** Lets paused workers run again. */
+void starpu_resume(void);
+/** Returns 1 when the workers are paused. */
+int starpu_is_paused(void);
+/** Fills the version numbers of the StarPU API this runtime speaks. */
+void starpu_get_version(int *major, int *minor, int *release);
+/** Prints the topology the runtime found. */
+void starpu_topology_print(FILE *output);
+int starpu_asynchronous_copy_disabled(void);
+int starpu_asynchronous_cuda_copy_disabled(void);
+void starpu_display_stats(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_H__ */

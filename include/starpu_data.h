@@ -1,0 +1,144 @@
+/* Data handles of the StarPU API: registration, access modes, acquire/release. */
+#ifndef __STARPU_DATA_H__
+#define __STARPU_DATA_H__
+
+#include <stdint.h>
+#include <stddef.h>
+#include <starpu_config.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct _starpu_data_state;
+struct starpu_codelet;
+/** A piece of data managed by the runtime. */
+typedef struct _starpu_data_state *starpu_data_handle_t;
+
+/** How a task accesses a piece of data. */
+enum starpu_data_access_mode
+{
+	STARPU_NONE = 0,
+	STARPU_R = (1 << 0),
+	STARPU_W = (1 << 1),
+	STARPU_RW = (STARPU_R | STARPU_W),
+	STARPU_SCRATCH = (1 << 2),
+	STARPU_REDUX = (1 << 3),
+	STARPU_COMMUTE = (1 << 4),
+	STARPU_SSEND = (1 << 5),
+	STARPU_LOCALITY = (1 << 6),
+	STARPU_MPI_REDUX = (1 << 7),
+	STARPU_NOPLAN = (1 << 8),
+	STARPU_UNMAP = (1 << 9),
+	STARPU_NOFOOTPRINT = (1 << 10),
+	STARPU_ACCESS_MODE_MAX = (1 << 11)
+};
+
+/** The memory node of main RAM. */
+#define STARPU_MAIN_RAM 0
+/** "Whichever node the caller runs on", for acquire calls. */
+#define STARPU_ACQUIRE_NO_NODE -1
+#define STARPU_ACQUIRE_NO_NODE_LOCK_ALL -2
+
+/** Memory node kinds. */
+enum starpu_node_kind
+{
+	STARPU_UNUSED = 0,
+	STARPU_CPU_RAM = 1,
+	STARPU_CUDA_RAM = 2,
+	STARPU_OPENCL_RAM = 3,
+	STARPU_DISK_RAM = 4,
+	STARPU_MAX_FPGA_RAM = 5,
+	STARPU_HIP_RAM = 6,
+	STARPU_MPI_MS_RAM = 7,
+	STARPU_TCPIP_MS_RAM = 8,
+	STARPU_MAX_RAM = 31
+};
+
+/** Returns the handle registered for ptr in main memory, NULL if none. */
+starpu_data_handle_t starpu_data_lookup(const void *ptr);
+
+/** Unregisters handle, waiting for the tasks using it; the data is brought back to its home node. */
+void starpu_data_unregister(starpu_data_handle_t handle);
+/** Unregisters handle without bringing the data back. */
+void starpu_data_unregister_no_coherency(starpu_data_handle_t handle);
+/** Unregisters handle once the tasks using it have completed, without waiting. */
+void starpu_data_unregister_submit(starpu_data_handle_t handle);
+/** Drops every copy of handle: its content is undefined afterwards. */
+void starpu_data_invalidate(starpu_data_handle_t handle);
+/** As starpu_data_invalidate(), ordered after the tasks already submitted. */
+void starpu_data_invalidate_submit(starpu_data_handle_t handle);
+/** Tells the runtime the data will not be used again soon. */
+void starpu_data_wont_use(starpu_data_handle_t handle);
+
+/** Makes handle accessible from the application in main RAM with mode, waiting for prior tasks. Returns 0 or -EINVAL. */
+int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/** As starpu_data_acquire(), on node. */
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
+/** Asynchronous acquire: callback(arg) is called once the data is accessible. */
+int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg);
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg);
+/** As starpu_data_acquire_cb(), honouring sequential consistency only when sequential_consistency is set. */
+int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg, int sequential_consistency);
+/** Acquires only if it can be done without waiting: 0 on success, -EAGAIN otherwise. */
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/** Releases a handle acquired by the application. */
+void starpu_data_release(starpu_data_handle_t handle);
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
+
+/** Turns implicit (sequential-consistency) dependencies on or off for handle. */
+void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);
+unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle);
+/** Default sequential-consistency flag for handles registered afterwards. */
+void starpu_data_set_default_sequential_consistency_flag(unsigned flag);
+unsigned starpu_data_get_default_sequential_consistency_flag(void);
+
+/** Sets the functions used by STARPU_REDUX accesses. */
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl);
+/** Gives the handle a name shown in traces. */
+void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
+void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
+void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...);
+void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data);
+void *starpu_data_get_user_data(starpu_data_handle_t handle);
+/** Sets where the data is written back (node) after each modification; unsupported nodes are refused. */
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
+
+/** Pointer of the local copy of handle on the calling worker's node (main RAM from the application). */
+void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
+/** Pointer of handle on node, NULL if not allocated there. */
+void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
+/** Returns 1 if handle has a valid copy on node. */
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
+/** Size of the data in bytes. */
+size_t starpu_data_get_size(starpu_data_handle_t handle);
+size_t starpu_data_get_alloc_size(starpu_data_handle_t handle);
+/** Footprint (hash of the sizes) of the data. */
+uint32_t starpu_data_get_footprint(starpu_data_handle_t handle);
+/** Interface id (enum starpu_data_interface_id) of handle. */
+int starpu_data_get_interface_id(starpu_data_handle_t handle);
+/** Home node of handle. */
+int starpu_data_get_home_node(starpu_data_handle_t handle);
+
+/** Prefetch (no-op while data lives in main RAM only). */
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
+
+/** Number of memory nodes. */
+unsigned starpu_memory_nodes_get_count(void);
+/** Kind of memory node node. */
+enum starpu_node_kind starpu_node_get_kind(unsigned node);
+/** Memory node of the calling worker (STARPU_MAIN_RAM from the application). */
+unsigned starpu_worker_get_local_memory_node(void);
+
+/** Prints memory statistics of handle (when enabled). */
+void starpu_data_display_memory_stats(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_DATA_H__ */

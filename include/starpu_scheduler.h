@@ -1,0 +1,108 @@
+/* Scheduling policies of the StarPU API. */
+#ifndef __STARPU_SCHEDULER_H__
+#define __STARPU_SCHEDULER_H__
+
+#include <starpu_config.h>
+#include <starpu_worker.h>
+#include <starpu_task.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A scheduling policy. The runtime calls push_task when a task becomes ready
+ * and pop_task from each worker looking for work; a policy that queues a task
+ * for a sleeping worker wakes it (starpu_wake_worker_relax_light()).
+ */
+struct starpu_sched_policy
+{
+	/** Sets up the policy for context sched_ctx_id. */
+	void (*init_sched)(unsigned sched_ctx_id);
+	/** Tears it down. */
+	void (*deinit_sched)(unsigned sched_ctx_id);
+	/** Takes a ready task. Returns 0. */
+	int (*push_task)(struct starpu_task *);
+	double (*simulate_push_task)(struct starpu_task *);
+	/** Told when a task was pushed directly to a worker. */
+	void (*push_task_notify)(struct starpu_task *, int workerid, int perf_workerid, unsigned sched_ctx_id);
+	/** Gives the calling worker a task, or NULL. */
+	struct starpu_task *(*pop_task)(unsigned sched_ctx_id);
+	/** Called at submission, before dependencies are resolved. */
+	void (*submit_hook)(struct starpu_task *task);
+	/** Called by the worker before running a task. */
+	void (*pre_exec_hook)(struct starpu_task *, unsigned sched_ctx_id);
+	/** Called by the worker after running a task. */
+	void (*post_exec_hook)(struct starpu_task *, unsigned sched_ctx_id);
+	/** Pushes out tasks the policy held back (starpu_do_schedule()). */
+	void (*do_schedule)(unsigned sched_ctx_id);
+	/** Workers join / leave the context. */
+	void (*add_workers)(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+	void (*remove_workers)(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+	void (*reset_scheduler)(unsigned sched_ctx_id);
+	/** 1 when the policy prefetches data itself. */
+	int prefetches;
+	/** Name used by STARPU_SCHED. */
+	const char *policy_name;
+	/** One-line description shown by STARPU_SCHED=help. */
+	const char *policy_description;
+	enum starpu_worker_collection_type worker_type;
+	/** Room for growth. */
+	void *reserved[4];
+};
+
+/** The policies this build knows, NULL-terminated. */
+struct starpu_sched_policy **starpu_sched_get_predefined_policies(void);
+/** The policy in use for context sched_ctx_id. */
+struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id);
+struct starpu_sched_policy *starpu_sched_get_sched_policy(void);
+
+/** Priority range of the global context. */
+int starpu_sched_get_min_priority(void);
+int starpu_sched_get_max_priority(void);
+int starpu_sched_set_min_priority(int min_prio);
+int starpu_sched_set_max_priority(int max_prio);
+
+/** 1 when workerid has an implementation of task (nimpl) it may run. */
+int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask);
+int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task *task, unsigned *nimpl);
+int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+
+/** Queues task on workerid's local queue (front unless back). */
+int starpu_push_local_task(int workerid, struct starpu_task *task, int back);
+/** Called by a policy once push_task has stored the task. */
+int starpu_push_task_end(struct starpu_task *task);
+
+/** Wakes workerid if it sleeps. Returns 1 if it was woken. */
+int starpu_wake_worker(int workerid);
+int starpu_wake_worker_locked(int workerid);
+int starpu_wake_worker_no_relax(int workerid);
+int starpu_wake_worker_relax(int workerid);
+int starpu_wake_worker_relax_light(int workerid);
+/** Wakes every sleeping worker of the context. */
+void starpu_wake_all_blocked_workers(void);
+
+int starpu_get_prefetch_flag(void);
+int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+
+/** Hash of the task's data sizes (its footprint). */
+uint32_t starpu_task_data_footprint(struct starpu_task *task);
+/** Expected duration of task on an architecture (NAN without a calibrated model). */
+double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task);
+double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** Architecture descriptor of workerid. */
+struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);
+
+/** Entry points of a library named by STARPU_SCHED_LIB. */
+struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name);
+struct starpu_sched_policy **starpu_get_sched_lib_policies(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_SCHEDULER_H__ */

@@ -1,0 +1,46 @@
+/* Memory allocation of the StarPU API. */
+#ifndef __STARPU_STDLIB_H__
+#define __STARPU_STDLIB_H__
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STARPU_MALLOC_PINNED ((1ULL) << 1)
+#define STARPU_MALLOC_COUNT ((1ULL) << 2)
+#define STARPU_MALLOC_NORECLAIM ((1ULL) << 3)
+#define STARPU_MEMORY_WAIT ((1ULL) << 4)
+#define STARPU_MEMORY_OVERFLOW ((1ULL) << 5)
+#define STARPU_MALLOC_SIMULATION_FOLDED ((1ULL) << 6)
+#define STARPU_MALLOC_SIMULATION_UNIQUE ((1ULL) << 7)
+
+/** Sets the flags used by starpu_malloc(). */
+void starpu_malloc_set_align(size_t align);
+/** Allocates dim bytes in main memory, aligned, pinned when a driver can use it. Returns 0 or -ENOMEM. */
+int starpu_malloc(void **A, size_t dim);
+/** Frees memory from starpu_malloc() (the size is not needed). */
+int starpu_free(void *A);
+/** starpu_malloc() with explicit STARPU_MALLOC_* flags. */
+int starpu_malloc_flags(void **A, size_t dim, int flags);
+/** Frees memory from starpu_malloc_flags() with the same size and flags. */
+int starpu_free_flags(void *A, size_t dim, int flags);
+/** Frees memory from starpu_malloc() given its size and flags. */
+int starpu_free_noflag(void *A, size_t dim);
+/** Pins (page-locks) memory so drivers can transfer it asynchronously. */
+int starpu_memory_pin(void *addr, size_t size);
+/** Undoes starpu_memory_pin(). */
+int starpu_memory_unpin(void *addr, size_t size);
+/** Total memory of node in bytes, -1 when unknown. */
+starpu_ssize_t starpu_memory_get_total(unsigned node);
+/** Available memory of node in bytes, -1 when unknown. */
+starpu_ssize_t starpu_memory_get_available(unsigned node);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_STDLIB_H__ */

@@ -1,0 +1,375 @@
+/* Codelets and tasks of the StarPU API. */
+#ifndef __STARPU_TASK_H__
+#define __STARPU_TASK_H__
+
+#include <stdint.h>
+#include <errno.h>
+#include <math.h>
+#include <assert.h>
+#include <starpu_config.h>
+#include <starpu_data.h>
+#include <starpu_perfmodel.h>
+#include <starpu_profiling.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a codelet may run (codelet and task "where" field). */
+#define STARPU_NOWHERE ((1ULL) << 0)
+#define STARPU_CPU ((1ULL) << 1)
+#define STARPU_CUDA ((1ULL) << 3)
+#define STARPU_OPENCL ((1ULL) << 6)
+#define STARPU_MAX_FPGA ((1ULL) << 8)
+#define STARPU_MPI_MS ((1ULL) << 9)
+#define STARPU_TCPIP_MS ((1ULL) << 10)
+#define STARPU_HIP ((1ULL) << 11)
+
+/** Codelet flags. */
+#define STARPU_CODELET_SIMGRID_EXECUTE (1 << 0)
+#define STARPU_CODELET_SIMGRID_EXECUTE_AND_INJECT (1 << 1)
+#define STARPU_CODELET_NOPLANS (1 << 2)
+/** cuda_flags: the CUDA function is asynchronous. */
+#define STARPU_CUDA_ASYNC (1 << 0)
+#define STARPU_OPENCL_ASYNC (1 << 0)
+
+/** nbuffers value of a codelet whose tasks give their own buffer count. */
+#define STARPU_VARIABLE_NBUFFERS (-1)
+/** specific_nodes values. */
+#define STARPU_SPECIFIC_NODE_LOCAL (-1)
+#define STARPU_SPECIFIC_NODE_CPU (-2)
+#define STARPU_SPECIFIC_NODE_SLOW (-3)
+#define STARPU_SPECIFIC_NODE_FAST (-4)
+#define STARPU_SPECIFIC_NODE_LOCAL_OR_CPU (-5)
+#define STARPU_SPECIFIC_NODE_NONE (-6)
+
+/** Task priorities: the runtime's default range is [STARPU_MIN_PRIO, STARPU_MAX_PRIO]. */
+#define STARPU_MIN_PRIO (-5)
+#define STARPU_MAX_PRIO 5
+#define STARPU_DEFAULT_PRIO 0
+
+/** How many workers may run one task. */
+enum starpu_codelet_type
+{
+	STARPU_SEQ = 0,
+	STARPU_SPMD,
+	STARPU_FORKJOIN
+};
+
+/** Life cycle of a task. */
+enum starpu_task_status
+{
+	STARPU_TASK_INIT,
+	STARPU_TASK_BLOCKED,
+	STARPU_TASK_READY,
+	STARPU_TASK_RUNNING,
+	STARPU_TASK_FINISHED,
+	STARPU_TASK_BLOCKED_ON_TAG,
+	STARPU_TASK_BLOCKED_ON_TASK,
+	STARPU_TASK_BLOCKED_ON_DATA,
+	STARPU_TASK_STOPPED
+};
+
+typedef uint64_t starpu_tag_t;
+
+/** A CPU implementation: buffers[i] is the interface of the i-th handle, cl_arg the task's argument. */
+typedef void (*starpu_cpu_func_t)(void **, void *);
+typedef void (*starpu_cuda_func_t)(void **, void *);
+typedef void (*starpu_opencl_func_t)(void **, void *);
+typedef void (*starpu_hip_func_t)(void **, void *);
+typedef void (*starpu_max_fpga_func_t)(void **, void *);
+
+struct starpu_task;
+
+/** The computation a task runs, with one implementation per kind of worker. */
+struct starpu_codelet
+{
+	/** Where it may run (STARPU_CPU|...); 0 means "wherever an implementation exists". */
+	uint32_t where;
+	/** Optional filter: returns 1 when workerid may run implementation nimpl of task. */
+	int (*can_execute)(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+	enum starpu_codelet_type type;
+	int max_parallelism;
+	/** CPU implementations, NULL-terminated. */
+	starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
+	/** CUDA implementations, NULL-terminated. */
+	starpu_cuda_func_t cuda_funcs[STARPU_MAXIMPLEMENTATIONS];
+	char cuda_flags[STARPU_MAXIMPLEMENTATIONS];
+	starpu_opencl_func_t opencl_funcs[STARPU_MAXIMPLEMENTATIONS];
+	char opencl_flags[STARPU_MAXIMPLEMENTATIONS];
+	starpu_max_fpga_func_t max_fpga_funcs[STARPU_MAXIMPLEMENTATIONS];
+	starpu_hip_func_t hip_funcs[STARPU_MAXIMPLEMENTATIONS];
+	char hip_flags[STARPU_MAXIMPLEMENTATIONS];
+	/** Names of the CPU implementations (for master-slave builds), NULL-terminated. */
+	const char *cpu_funcs_name[STARPU_MAXIMPLEMENTATIONS];
+	/** Number of data buffers, or STARPU_VARIABLE_NBUFFERS. */
+	int nbuffers;
+	/** Access mode of each buffer. */
+	enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+	/** Access modes when nbuffers exceeds STARPU_NMAXBUFS. */
+	enum starpu_data_access_mode *dyn_modes;
+	unsigned specific_nodes;
+	int nodes[STARPU_NMAXBUFS];
+	int *dyn_nodes;
+	/** Performance model, or NULL. */
+	struct starpu_perfmodel *model;
+	struct starpu_perfmodel *energy_model;
+	/** Executions per worker, counted unless STARPU_CODELET_PROFILING=0. */
+	unsigned long per_worker_stats[STARPU_NMAXWORKERS];
+	/** Name shown in traces and statistics. */
+	const char *name;
+	unsigned color;
+	/** Called after every task of this codelet, before the task's own callback. */
+	void (*callback_func)(void *);
+	/** STARPU_CODELET_* flags. */
+	int flags;
+	struct starpu_perf_counter_sample *perf_counter_sample;
+	struct starpu_perf_counter_sample_cl_values *perf_counter_values;
+	int checked;
+	/** Room for growth. */
+	void *reserved[4];
+};
+
+/** One instance of a codelet with its data. */
+struct starpu_task
+{
+	/** Name shown in traces; defaults to the codelet's name. */
+	const char *name;
+	const char *file;
+	int line;
+	/** The codelet; NULL makes a synchronisation-only task. */
+	struct starpu_codelet *cl;
+	/** Restricts cl->where for this task (-1: no restriction). */
+	int32_t where;
+	/** Number of buffers when cl->nbuffers is STARPU_VARIABLE_NBUFFERS. */
+	int nbuffers;
+	starpu_data_handle_t handles[STARPU_NMAXBUFS];
+	void *interfaces[STARPU_NMAXBUFS];
+	/** Access modes when cl->nbuffers is STARPU_VARIABLE_NBUFFERS. */
+	enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+	/** Handles, interfaces and modes beyond STARPU_NMAXBUFS. */
+	starpu_data_handle_t *dyn_handles;
+	void **dyn_interfaces;
+	enum starpu_data_access_mode *dyn_modes;
+	/** Argument passed to the implementation. */
+	void *cl_arg;
+	size_t cl_arg_size;
+	void *cl_ret;
+	size_t cl_ret_size;
+	/** Called once the task has run. */
+	void (*callback_func)(void *);
+	void *callback_arg;
+	void (*epilogue_callback_func)(void *);
+	void *epilogue_callback_arg;
+	/** Called when the task becomes ready, before it is pushed. */
+	void (*prologue_callback_func)(void *);
+	void *prologue_callback_arg;
+	/** Called when a worker pops the task, before it runs. */
+	void (*prologue_callback_pop_func)(void *);
+	void *prologue_callback_pop_arg;
+	/** Tag of the task, when use_tag is set. */
+	starpu_tag_t tag_id;
+	/** Free cl_arg / callback_arg / prologue args when the task is destroyed. */
+	unsigned cl_arg_free:1;
+	unsigned cl_ret_free:1;
+	unsigned callback_arg_free:1;
+	unsigned epilogue_callback_arg_free:1;
+	unsigned prologue_callback_arg_free:1;
+	unsigned prologue_callback_pop_arg_free:1;
+	unsigned use_tag:1;
+	/** Implicit data dependencies for this task (default 1). */
+	unsigned sequential_consistency:1;
+	/** starpu_task_submit() waits for the task to complete. */
+	unsigned synchronous:1;
+	/** Run on workerid only. */
+	unsigned execute_on_a_specific_worker:1;
+	/** The task is not waited for with starpu_task_wait() (default 1). */
+	unsigned detach:1;
+	/** Free the task after completion (set by starpu_task_create()). */
+	unsigned destroy:1;
+	/** Submit the task again after each completion. */
+	unsigned regenerate:1;
+	unsigned mf_skip:1;
+	unsigned no_submitorder:1;
+	unsigned scheduled:1;
+	unsigned prefetched:1;
+	/** Worker chosen with execute_on_a_specific_worker. */
+	unsigned workerid;
+	unsigned workerorder;
+	uint32_t *workerids;
+	unsigned workerids_len;
+	/** Priority between starpu_sched_get_min_priority() and starpu_sched_get_max_priority(). */
+	int priority;
+	/** Where the task stands in its life cycle. */
+	enum starpu_task_status status;
+	int magic;
+	unsigned type;
+	unsigned color;
+	/** Scheduling context. */
+	unsigned sched_ctx;
+	int hypervisor_tag;
+	unsigned possibly_parallel;
+	void *bundle;
+	/** Timing, filled when profiling is enabled. */
+	struct starpu_profiling_task_info *profiling_info;
+	/** Flops performed, for GFlop/s figures. */
+	double flops;
+	double predicted;
+	double predicted_transfer;
+	double predicted_start;
+	/** Links for starpu_task_list. */
+	struct starpu_task *prev;
+	struct starpu_task *next;
+	/** For the scheduler's own use. */
+	void *sched_data;
+	/** Runtime's private part (the job). */
+	void *starpu_private;
+	void *omp_task;
+	unsigned nb_termination_call_required;
+	int iterations[2];
+	/** Room for growth. */
+	void *reserved[4];
+};
+
+#define STARPU_TASK_INVALID 0
+#define STARPU_TASK_TYPE_NORMAL 0
+#define STARPU_TASK_TYPE_INTERNAL (1 << 0)
+#define STARPU_TASK_TYPE_DATA_ACQUIRE (1 << 1)
+
+/** Static initialiser equivalent to starpu_task_init(). */
+#define STARPU_TASK_INITIALIZER \
+{ \
+	.name = NULL, .cl = NULL, .where = -1, .nbuffers = 0, \
+	.cl_arg = NULL, .cl_arg_size = 0, .callback_func = NULL, .callback_arg = NULL, \
+	.use_tag = 0, .sequential_consistency = 1, .synchronous = 0, \
+	.execute_on_a_specific_worker = 0, .detach = 1, .destroy = 0, .regenerate = 0, \
+	.priority = STARPU_DEFAULT_PRIO, .status = STARPU_TASK_INIT, .magic = 42, \
+	.sched_ctx = STARPU_NMAX_SCHED_CTXS, .hypervisor_tag = 0, .profiling_info = NULL, \
+	.flops = 0.0, .predicted = NAN, .predicted_transfer = NAN, .predicted_start = NAN, \
+	.starpu_private = NULL, .iterations = { -1, -1 } \
+}
+
+/** Number of buffers of task. */
+#define STARPU_TASK_GET_NBUFFERS(task) \
+	((unsigned)((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? ((task)->nbuffers) : ((task)->cl->nbuffers)))
+/** i-th handle of task. */
+#define STARPU_TASK_GET_HANDLE(task, i) \
+	(((task)->dyn_handles) ? (task)->dyn_handles[i] : (task)->handles[i])
+#define STARPU_TASK_GET_HANDLES(task) \
+	(((task)->dyn_handles) ? (task)->dyn_handles : (task)->handles)
+#define STARPU_TASK_SET_HANDLE(task, handle, i) do { \
+	if ((task)->dyn_handles) (task)->dyn_handles[i] = handle; else (task)->handles[i] = handle; } while (0)
+/** Access mode of the i-th buffer of codelet. */
+#define STARPU_CODELET_GET_MODE(codelet, i) \
+	(((codelet)->dyn_modes) ? (codelet)->dyn_modes[i] : (assert(i < STARPU_NMAXBUFS), (codelet)->modes[i]))
+#define STARPU_CODELET_SET_MODE(codelet, mode, i) do { \
+	if ((codelet)->dyn_modes) (codelet)->dyn_modes[i] = mode; else (codelet)->modes[i] = mode; } while (0)
+/** Access mode of the i-th buffer of task. */
+#define STARPU_TASK_GET_MODE(task, i) \
+	((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->dyn_modes ? \
+	 (((task)->dyn_modes) ? (task)->dyn_modes[i] : (task)->modes[i]) : \
+	 STARPU_CODELET_GET_MODE((task)->cl, i))
+#define STARPU_TASK_SET_MODE(task, mode, i) do { \
+	if ((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->cl->nbuffers > STARPU_NMAXBUFS) { \
+		if ((task)->dyn_modes) (task)->dyn_modes[i] = mode; else (task)->modes[i] = mode; \
+	} else STARPU_CODELET_SET_MODE((task)->cl, mode, i); } while (0)
+
+/** Initialises codelet to zero. */
+void starpu_codelet_init(struct starpu_codelet *cl);
+/** A codelet that runs nothing anywhere, for tasks that only carry dependencies. */
+extern struct starpu_codelet starpu_codelet_nop;
+/** Prints the per-worker statistics of cl. */
+void starpu_codelet_display_stats(struct starpu_codelet *cl);
+
+/** Initialises task with the defaults (detach=1, destroy=0). */
+void starpu_task_init(struct starpu_task *task);
+/** Releases what the runtime allocated for task, keeping the user fields: it may be submitted again. */
+void starpu_task_clean(struct starpu_task *task);
+/** Allocates and initialises a task that is freed after completion (destroy=1). */
+struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
+/** Frees a task from starpu_task_create() (or marks a running one for destruction). */
+void starpu_task_destroy(struct starpu_task *task);
+/** Frees task right away (it must not be running). */
+void starpu_task_free(struct starpu_task *task);
+/** Submits task. Returns 0, -ENODEV when no worker can run it, -EINVAL for an invalid task. */
+int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
+/** Submits task to the scheduling context sched_ctx_id. */
+int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id);
+/** Submits task, bypassing nothing: identical to starpu_task_submit() here. */
+int starpu_task_submit_nodeps(struct starpu_task *task);
+/** Waits for a non-detached task. Returns 0, or -EINVAL if task is detached. */
+int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
+/** Waits for n non-detached tasks. */
+int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
+/** Waits until every submitted task has completed. Returns 0, -EDEADLK from a task. */
+int starpu_task_wait_for_all(void);
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
+/** Waits until at most n tasks are still submitted. */
+int starpu_task_wait_for_n_submitted(unsigned n);
+/** Waits until no task is submitted (same as wait_for_all here). */
+int starpu_task_wait_for_no_ready(void);
+/** Number of submitted, not yet completed tasks. */
+int starpu_task_nsubmitted(void);
+/** Number of ready tasks (dependencies released, not yet completed). */
+int starpu_task_nready(void);
+/** The task the calling worker runs, NULL outside a task. */
+struct starpu_task *starpu_task_get_current(void);
+/** Name of task (its own, else its codelet's, else its model's symbol). */
+const char *starpu_task_get_name(struct starpu_task *task);
+const char *starpu_task_get_model_name(struct starpu_task *task);
+/** Makes a copy of task with the same codelet and arguments. */
+struct starpu_task *starpu_task_dup(struct starpu_task *task);
+/** Sets the implementation the task will run. */
+void starpu_task_set_implementation(struct starpu_task *task, unsigned impl);
+unsigned starpu_task_get_implementation(struct starpu_task *task);
+/** Lets the scheduler push out the tasks it holds. */
+void starpu_do_schedule(void);
+/** Unique id of the job behind task. */
+unsigned long starpu_task_get_job_id(struct starpu_task *task);
+/** Status of task. */
+enum starpu_task_status starpu_task_get_status(struct starpu_task *task);
+/** Prints the fields of task. */
+void starpu_task_print(struct starpu_task *task);
+void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps);
+void starpu_task_end_dep_release(struct starpu_task *t);
+void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg);
+
+/** Creates a task (and tag id) that completes when the ndeps tags complete. */
+int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg);
+
+/* ------------------------------------------------------------ dependencies */
+
+/** Tag id depends on the ndeps following tags. */
+void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...);
+/** Tag id depends on the ndeps tags of array. */
+void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array);
+/** Waits for tag id to complete. Returns 0, -EINVAL for an unknown tag. */
+int starpu_tag_wait(starpu_tag_t id);
+/** Waits for the ntags tags of id. */
+int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *id);
+/** Marks tag id complete, releasing what depends on it. */
+void starpu_tag_notify_from_apps(starpu_tag_t id);
+void starpu_tag_notify_restart_from_apps(starpu_tag_t id);
+/** Makes tag id reusable after it completed. */
+void starpu_tag_restart(starpu_tag_t id);
+/** Frees tag id. */
+void starpu_tag_remove(starpu_tag_t id);
+/** Task associated with tag id, NULL if none. */
+struct starpu_task *starpu_tag_get_task(starpu_tag_t id);
+
+/** task depends on the ndeps tasks of task_array (they may be submitted before or after, not completed-and-freed). */
+void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+/** As starpu_task_declare_deps_array(), with the tasks as arguments. */
+void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...);
+/** task's termination waits for the given tasks to complete. */
+void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...);
+/** Fills task_array with up to ndeps tasks that depend on task; returns their count. */
+int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_TASK_H__ */

@@ -1,0 +1,82 @@
+/* Thread types of the StarPU API: plain POSIX threads here. */
+#ifndef __STARPU_THREAD_H__
+#define __STARPU_THREAD_H__
+
+#include <pthread.h>
+#include <semaphore.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef pthread_t starpu_pthread_t;
+typedef pthread_attr_t starpu_pthread_attr_t;
+typedef pthread_mutex_t starpu_pthread_mutex_t;
+typedef pthread_mutexattr_t starpu_pthread_mutexattr_t;
+typedef pthread_cond_t starpu_pthread_cond_t;
+typedef pthread_condattr_t starpu_pthread_condattr_t;
+typedef pthread_rwlock_t starpu_pthread_rwlock_t;
+typedef pthread_rwlockattr_t starpu_pthread_rwlockattr_t;
+typedef pthread_key_t starpu_pthread_key_t;
+typedef pthread_once_t starpu_pthread_once_t;
+typedef pthread_barrier_t starpu_pthread_barrier_t;
+typedef pthread_spinlock_t starpu_pthread_spinlock_t;
+typedef sem_t starpu_sem_t;
+
+#define STARPU_PTHREAD_MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
+#define STARPU_PTHREAD_COND_INITIALIZER PTHREAD_COND_INITIALIZER
+#define STARPU_PTHREAD_RWLOCK_INITIALIZER PTHREAD_RWLOCK_INITIALIZER
+#define STARPU_PTHREAD_ONCE_INIT PTHREAD_ONCE_INIT
+
+#define starpu_pthread_create pthread_create
+#define starpu_pthread_join pthread_join
+#define starpu_pthread_exit pthread_exit
+#define starpu_pthread_self pthread_self
+#define starpu_pthread_equal pthread_equal
+#define starpu_pthread_attr_init pthread_attr_init
+#define starpu_pthread_attr_destroy pthread_attr_destroy
+#define starpu_pthread_attr_setdetachstate pthread_attr_setdetachstate
+#define starpu_pthread_mutex_init pthread_mutex_init
+#define starpu_pthread_mutex_destroy pthread_mutex_destroy
+#define starpu_pthread_mutex_lock pthread_mutex_lock
+#define starpu_pthread_mutex_unlock pthread_mutex_unlock
+#define starpu_pthread_mutex_trylock pthread_mutex_trylock
+#define starpu_pthread_mutexattr_init pthread_mutexattr_init
+#define starpu_pthread_mutexattr_destroy pthread_mutexattr_destroy
+#define starpu_pthread_mutexattr_settype pthread_mutexattr_settype
+#define starpu_pthread_cond_init pthread_cond_init
+#define starpu_pthread_cond_destroy pthread_cond_destroy
+#define starpu_pthread_cond_signal pthread_cond_signal
+#define starpu_pthread_cond_broadcast pthread_cond_broadcast
+#define starpu_pthread_cond_wait pthread_cond_wait
+#define starpu_pthread_cond_timedwait pthread_cond_timedwait
+#define starpu_pthread_rwlock_init pthread_rwlock_init
+#define starpu_pthread_rwlock_destroy pthread_rwlock_destroy
+#define starpu_pthread_rwlock_rdlock pthread_rwlock_rdlock
+#define starpu_pthread_rwlock_wrlock pthread_rwlock_wrlock
+#define starpu_pthread_rwlock_unlock pthread_rwlock_unlock
+#define starpu_pthread_key_create pthread_key_create
+#define starpu_pthread_key_delete pthread_key_delete
+#define starpu_pthread_setspecific pthread_setspecific
+#define starpu_pthread_getspecific pthread_getspecific
+#define starpu_pthread_once pthread_once
+#define starpu_pthread_barrier_init pthread_barrier_init
+#define starpu_pthread_barrier_destroy pthread_barrier_destroy
+#define starpu_pthread_barrier_wait pthread_barrier_wait
+#define starpu_pthread_spin_init pthread_spin_init
+#define starpu_pthread_spin_destroy pthread_spin_destroy
+#define starpu_pthread_spin_lock pthread_spin_lock
+#define starpu_pthread_spin_trylock pthread_spin_trylock
+#define starpu_pthread_spin_unlock pthread_spin_unlock
+#define starpu_sem_init sem_init
+#define starpu_sem_destroy sem_destroy
+#define starpu_sem_post sem_post
+#define starpu_sem_wait sem_wait
+#define starpu_sem_trywait sem_trywait
+#define starpu_sem_getvalue sem_getvalue
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_THREAD_H__ */

@@ -1,0 +1,110 @@
+/* Utilities of the StarPU API: assertions, environment, timing. */
+#ifndef __STARPU_UTIL_H__
+#define __STARPU_UTIL_H__
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <errno.h>
+#include <starpu_config.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STARPU_GNUC_PREREQ(maj, min) \
+	((__GNUC__ > (maj)) || (__GNUC__ == (maj) && __GNUC_MINOR__ >= (min)))
+#define STARPU_UNLIKELY(expr) (__builtin_expect(!!(expr), 0))
+#define STARPU_LIKELY(expr) (__builtin_expect(!!(expr), 1))
+#define STARPU_ATTRIBUTE_UNUSED __attribute__((unused))
+#define STARPU_ATTRIBUTE_NORETURN __attribute__((noreturn))
+#define STARPU_ATTRIBUTE_INTERNAL __attribute__((visibility("internal")))
+#define STARPU_ATTRIBUTE_MALLOC __attribute__((malloc))
+#define STARPU_ATTRIBUTE_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+#define STARPU_ATTRIBUTE_PURE __attribute__((pure))
+#define STARPU_ATTRIBUTE_ALIGNED(size) __attribute__((aligned(size)))
+#define STARPU_ATTRIBUTE_FORMAT(type, string, first) __attribute__((format(type, string, first)))
+#define STARPU_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+#define STARPU_DEPRECATED __attribute__((__deprecated__))
+#define STARPU_INLINE static inline
+
+#define STARPU_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define STARPU_MAX(a, b) ((a) < (b) ? (b) : (a))
+#define STARPU_POISON_PTR ((void *)0xdeadbeef)
+
+#define STARPU_ABORT() do { \
+	fprintf(stderr, "[starpu][abort][%s()@%s:%d]\n", __func__, __FILE__, __LINE__); \
+	abort(); } while (0)
+
+#define STARPU_ABORT_MSG(msg, ...) do { \
+	fprintf(stderr, "[starpu][abort][%s()@%s:%d] " msg "\n", __func__, __FILE__, __LINE__, ## __VA_ARGS__); \
+	abort(); } while (0)
+
+#ifdef STARPU_NO_ASSERT
+#define STARPU_ASSERT(x) do { if (0) { (void)(x); } } while (0)
+#define STARPU_ASSERT_MSG(x, msg, ...) do { if (0) { (void)(x); } } while (0)
+#else
+#define STARPU_ASSERT(x) do { if (STARPU_UNLIKELY(!(x))) { \
+	fprintf(stderr, "[starpu] assertion failed: %s (%s()@%s:%d)\n", #x, __func__, __FILE__, __LINE__); \
+	abort(); } } while (0)
+#define STARPU_ASSERT_MSG(x, msg, ...) do { if (STARPU_UNLIKELY(!(x))) { \
+	fprintf(stderr, "[starpu] assertion failed: %s (%s()@%s:%d): " msg "\n", #x, __func__, __FILE__, __LINE__, ## __VA_ARGS__); \
+	abort(); } } while (0)
+#endif
+#define STARPU_ASSERT_ACCESSIBLE(ptr) do { volatile char __c STARPU_ATTRIBUTE_UNUSED = *(const char *)(ptr); } while (0)
+
+#define STARPU_CHECK_RETURN_VALUE(err, message, ...) do { if (STARPU_UNLIKELY(err != 0)) { \
+	fprintf(stderr, "[starpu] unexpected value <%d> returned for " message "\n", err, ## __VA_ARGS__); \
+	STARPU_ABORT(); } } while (0)
+#define STARPU_CHECK_RETURN_VALUE_IS(err, value, message, ...) do { if (STARPU_UNLIKELY(err != value)) { \
+	fprintf(stderr, "[starpu] unexpected value <%d != %d> returned for " message "\n", err, value, ## __VA_ARGS__); \
+	STARPU_ABORT(); } } while (0)
+
+#define STARPU_RMB() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define STARPU_WMB() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define STARPU_SYNCHRONIZE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#define STARPU_ATOMIC_ADD(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_ADDL(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_OR(ptr, value) (__atomic_or_fetch((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value) (__sync_bool_compare_and_swap((ptr), (old), (value)))
+#define STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value) (__sync_val_compare_and_swap((ptr), (old), (value)))
+#define STARPU_TEST_AND_SET(ptr, value) (__sync_lock_test_and_set((ptr), (value)))
+#define STARPU_RELEASE(ptr) (__sync_lock_release((ptr)))
+
+/** getenv(), kept as a function so a runtime may filter variables. */
+char *starpu_getenv(const char *str);
+/** Value of the integer variable str, or -1 when unset. A value that does not parse is reported and ignored (-1). */
+int starpu_get_env_number(const char *str);
+/** As starpu_get_env_number(), returning defvalue when unset. */
+int starpu_get_env_number_default(const char *str, int defvalue);
+/** Float variant of starpu_get_env_number_default(). */
+float starpu_get_env_float_default(const char *str, float defvalue);
+/** Size (with an optional B/K/M/G/T suffix), or defval when unset. */
+int64_t starpu_get_env_size_default(const char *str, int64_t defval);
+/** Value of str, or defvalue when unset. */
+char *starpu_get_env_string_var_default(const char *str, const char *defvalue);
+
+/** Current time in microseconds (monotonic clock). */
+double starpu_timing_now(void);
+/** Sleeps for sec seconds. */
+void starpu_sleep(float nb_sec);
+/** Sleeps for nb_micro_sec microseconds. */
+void starpu_usleep(float nb_micro_sec);
+
+/** Calls func(arg) on every worker of the given type (where: STARPU_CPU ...), waiting until done. */
+void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where);
+void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t where, const char *name);
+void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers, const char *name);
+
+/** Copies size bytes from handle-less memory: a synchronous memcpy between nodes. */
+int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
+			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			  size_t size, void *async_data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __STARPU_UTIL_H__ */

@@ -1,0 +1,623 @@
+/*
+ * Data handles: registration, sequential consistency (implicit dependencies),
+ * application acquire/release and unregistration.
+ *
+ * Implicit dependencies follow submission order per handle: a reader depends
+ * on the last writer; a writer depends on the last writer and every reader
+ * since. A handle only ever points at jobs that have not terminated: a
+ * terminating job unlinks itself under the handle lock, so whoever finds a
+ * job through the handle may link to it safely.
+ */
+#include "kernel.h"
+
+static unsigned default_sequential_consistency = 1;
+
+int _astro_data_check_mode(enum starpu_data_access_mode mode)
+{
+	unsigned base = mode & (STARPU_RW | STARPU_SCRATCH | STARPU_REDUX);
+	unsigned known = STARPU_RW | STARPU_SCRATCH | STARPU_REDUX | STARPU_COMMUTE | STARPU_SSEND |
+			 STARPU_LOCALITY | STARPU_MPI_REDUX | STARPU_NOPLAN | STARPU_UNMAP | STARPU_NOFOOTPRINT;
+	if (mode & ~known)
+		return -EINVAL;
+	if (base == STARPU_R || base == STARPU_W || base == STARPU_RW || base == STARPU_SCRATCH || base == STARPU_REDUX)
+		return 0;
+	return -EINVAL;
+}
+
+static bool mode_writes(enum starpu_data_access_mode mode)
+{
+	/* Commuting and reduction accesses are serialised like writes: a valid order among the allowed ones. */
+	return (mode & (STARPU_W | STARPU_REDUX)) != 0;
+}
+
+/* ------------------------------------------------------------ registration */
+
+void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops)
+{
+	if (!handleptr || !data_interface || !ops) {
+		_astro_error("starpu_data_register: NULL handle pointer, interface or ops");
+		return;
+	}
+	if (home_node >= STARPU_MAXNODES || home_node < -1) {
+		_astro_error("starpu_data_register: invalid home node %d: use STARPU_MAIN_RAM or -1", home_node);
+		*handleptr = NULL;
+		return;
+	}
+	struct _starpu_data_state *h = calloc(1, sizeof(*h));
+	h->ops = ops;
+	h->home_node = home_node;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->idle_cond, NULL);
+	h->sequential_consistency = default_sequential_consistency;
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		h->iface[node] = calloc(1, ops->interface_size);
+		memcpy(h->iface[node], data_interface, ops->interface_size);
+	}
+	unsigned node = home_node < 0 ? STARPU_MAIN_RAM : (unsigned)home_node;
+	if (home_node < 0 && ops->allocate_data_on_node) {
+		/* No home: the runtime provides the buffer in main memory. */
+		if (ops->allocate_data_on_node(h->iface[node], node) >= 0)
+			h->owns_alloc[node] = true;
+	}
+	h->valid[node] = true;
+	if (ops->register_data_handle)
+		ops->register_data_handle(h, home_node, data_interface);
+	*handleptr = h;
+}
+
+void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
+{
+	void *iface = malloc(handlesrc->ops->interface_size);
+	memcpy(iface, handlesrc->iface[STARPU_MAIN_RAM], handlesrc->ops->interface_size);
+	starpu_data_register(handledst, -1, iface, handlesrc->ops);
+	free(iface);
+}
+
+void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node)
+{
+	if (!handle || memory_node >= STARPU_MAXNODES)
+		return NULL;
+	return handle->iface[memory_node];
+}
+
+struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle)
+{
+	return handle ? handle->ops : NULL;
+}
+
+/* ----------------------------------------------------- implicit dependencies */
+
+static void link_access(struct _astro_job *job, struct _astro_data_link *link)
+{
+	starpu_data_handle_t h = link->handle;
+	pthread_mutex_lock(&h->lock);
+	h->busy++;
+	link->registered = true;
+	if (h->sequential_consistency && !(link->mode & STARPU_SCRATCH)) {
+		if (h->last_writer)
+			_astro_job_add_succ(h->last_writer, job);
+		if (mode_writes(link->mode)) {
+			struct _astro_data_link *r = h->readers;
+			while (r) {
+				struct _astro_data_link *next = r->next;
+				_astro_job_add_succ(r->job, job);
+				r->in_readers = false;
+				r->prev = r->next = NULL;
+				r = next;
+			}
+			h->readers = NULL;
+			h->last_writer = job;
+			link->is_writer = true;
+		} else {
+			link->prev = NULL;
+			link->next = h->readers;
+			if (h->readers)
+				h->readers->prev = link;
+			h->readers = link;
+			link->in_readers = true;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
+{
+	starpu_data_handle_t h = link->handle;
+	pthread_mutex_lock(&h->lock);
+	if (link->is_writer && h->last_writer == job)
+		h->last_writer = NULL;
+	if (link->in_readers) {
+		if (link->prev)
+			link->prev->next = link->next;
+		else
+			h->readers = link->next;
+		if (link->next)
+			link->next->prev = link->prev;
+		link->in_readers = false;
+	}
+	link->is_writer = false;
+	link->registered = false;
+	if (--h->busy == 0)
+		pthread_cond_broadcast(&h->idle_cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static struct _astro_data_link *job_links(struct _astro_job *job, unsigned n)
+{
+	if (n <= sizeof(job->inline_links) / sizeof(job->inline_links[0])) {
+		if (job->links && job->links != job->inline_links)
+			free(job->links);
+		job->links = job->inline_links;
+	} else {
+		if (job->links == job->inline_links || job->nbuffers < n) {
+			if (job->links != job->inline_links)
+				free(job->links);
+			job->links = malloc(n * sizeof(*job->links));
+		}
+	}
+	memset(job->links, 0, n * sizeof(*job->links));
+	job->nbuffers = n;
+	return job->links;
+}
+
+void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	if (n == 0) {
+		job->nbuffers = 0;
+		return;
+	}
+	struct _astro_data_link *links = job_links(job, n);
+	bool consistency = task->sequential_consistency;
+	for (unsigned i = 0; i < n; i++) {
+		links[i].job = job;
+		links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
+		links[i].mode = STARPU_TASK_GET_MODE(task, i);
+		if (!consistency)
+			links[i].mode |= STARPU_SCRATCH; /* no ordering, only the busy count */
+		/* The same handle twice in one task: one access, with the union of the modes. */
+		bool repeated = false;
+		for (unsigned j = 0; j < i; j++)
+			if (links[j].handle == links[i].handle) {
+				repeated = true;
+				break;
+			}
+		if (repeated)
+			continue;
+		for (unsigned j = i + 1; j < n; j++)
+			if (STARPU_TASK_GET_HANDLE(task, j) == links[i].handle)
+				links[i].mode |= STARPU_TASK_GET_MODE(task, j);
+		link_access(job, &links[i]);
+	}
+}
+
+void _astro_data_release_accesses(struct _astro_job *job)
+{
+	for (unsigned i = 0; i < job->nbuffers; i++)
+		if (job->links[i].registered)
+			unlink_access(job, &job->links[i]);
+}
+
+/* -------------------------------------------------------------- fetching */
+
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
+	if (task->dyn_handles && !task->dyn_interfaces)
+		task->dyn_interfaces = calloc(n, sizeof(void *));
+	if (task->dyn_handles)
+		interfaces = task->dyn_interfaces;
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		void *iface = h->iface[node];
+		if ((mode & STARPU_SCRATCH) && h->ops->allocate_data_on_node && i < STARPU_NMAXBUFS) {
+			/* A private buffer of the same layout, for this execution only. */
+			void *scratch = malloc(h->ops->interface_size);
+			memcpy(scratch, iface, h->ops->interface_size);
+			if (h->ops->allocate_data_on_node(scratch, node) < 0) {
+				_astro_error("out of memory allocating a scratch buffer for task '%s'", starpu_task_get_name(task));
+				abort();
+			}
+			job->scratch[i] = scratch;
+			iface = scratch;
+		}
+		buffers[i] = iface;
+		interfaces[i] = iface;
+	}
+}
+
+void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
+		if (!job->scratch[i])
+			continue;
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		h->ops->free_data_on_node(job->scratch[i], node);
+		free(job->scratch[i]);
+		job->scratch[i] = NULL;
+	}
+}
+
+/* ---------------------------------------------------------- acquire/release */
+
+static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn, bool blocking)
+{
+	if (!handle) {
+		_astro_error("%s: NULL handle: register the data first", fn);
+		return -EINVAL;
+	}
+	if (_astro_data_check_mode(mode) != 0 || (mode & (STARPU_SCRATCH | STARPU_REDUX))) {
+		_astro_error("%s: invalid access mode 0x%x: use STARPU_R, STARPU_W or STARPU_RW", fn, (unsigned)mode);
+		return -EINVAL;
+	}
+	if (blocking && _astro_self) {
+		_astro_error("%s cannot be called from a task or a callback running on a worker: it would deadlock; use starpu_data_acquire_cb", fn);
+		return -EDEADLK;
+	}
+	return 0;
+}
+
+static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
+					 void (*callback)(void *), void *arg, bool sequential_consistency)
+{
+	struct _astro_job *job = _astro_job_new_internal();
+	job->acquire_callback = callback;
+	job->acquire_arg = arg;
+	struct _astro_data_link *link = job_links(job, 1);
+	link->job = job;
+	link->handle = handle;
+	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
+	pthread_mutex_lock(&handle->lock);
+	job->next_acquire = handle->acquires;
+	handle->acquires = job;
+	pthread_mutex_unlock(&handle->lock);
+	link_access(job, link);
+	_astro_job_release(job);
+	return job;
+}
+
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+{
+	(void)node;
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire", true);
+	if (ret)
+		return ret;
+	struct _astro_job *job = acquire_submit(handle, mode, NULL, NULL, true);
+	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
+		_astro_futex_wait(&job->acquire_ready, 0);
+	return 0;
+}
+
+int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+{
+	return starpu_data_acquire_on_node(handle, STARPU_MAIN_RAM, mode);
+}
+
+int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
+						  void (*callback)(void *), void *arg, int sequential_consistency)
+{
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_cb", false);
+	if (ret)
+		return ret;
+	if (!callback) {
+		_astro_error("starpu_data_acquire_cb: NULL callback: use starpu_data_acquire for a blocking acquire");
+		return -EINVAL;
+	}
+	acquire_submit(handle, mode, callback, arg, sequential_consistency != 0);
+	return 0;
+}
+
+int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
+{
+	return starpu_data_acquire_cb_sequential_consistency(handle, mode, callback, arg, 1);
+}
+
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
+{
+	(void)node;
+	return starpu_data_acquire_cb(handle, mode, callback, arg);
+}
+
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+{
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try", false);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&handle->lock);
+	bool free_now = !handle->last_writer && (!mode_writes(mode) || !handle->readers);
+	pthread_mutex_unlock(&handle->lock);
+	if (!free_now)
+		return -EAGAIN;
+	acquire_submit(handle, mode, NULL, NULL, true);
+	return 0;
+}
+
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+{
+	(void)node;
+	if (!handle) {
+		_astro_error("starpu_data_release: NULL handle");
+		return;
+	}
+	pthread_mutex_lock(&handle->lock);
+	struct _astro_job *job = handle->acquires;
+	if (job)
+		handle->acquires = job->next_acquire;
+	pthread_mutex_unlock(&handle->lock);
+	if (!job) {
+		_astro_error("starpu_data_release: the handle is not acquired: call starpu_data_acquire first");
+		return;
+	}
+	_astro_job_terminate(job, -1);
+	_astro_job_free(job);
+}
+
+void starpu_data_release(starpu_data_handle_t handle)
+{
+	starpu_data_release_on_node(handle, STARPU_MAIN_RAM);
+}
+
+/* ------------------------------------------------------------ unregister */
+
+static void handle_free(starpu_data_handle_t handle)
+{
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
+			handle->ops->free_data_on_node(handle->iface[node], node);
+		free(handle->iface[node]);
+	}
+	pthread_mutex_destroy(&handle->lock);
+	pthread_cond_destroy(&handle->idle_cond);
+	free(handle->name);
+	free(handle);
+}
+
+static void wait_idle(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&handle->lock);
+	while (handle->busy > 0)
+		pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	pthread_mutex_unlock(&handle->lock);
+}
+
+static bool unregister_checks(starpu_data_handle_t handle, const char *fn)
+{
+	if (!handle) {
+		_astro_error("%s: NULL handle", fn);
+		return false;
+	}
+	if (_astro_self) {
+		_astro_error("%s cannot be called from a task or a callback running on a worker: use starpu_data_unregister_submit", fn);
+		return false;
+	}
+	if (handle->acquires) {
+		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);
+		return false;
+	}
+	return true;
+}
+
+void starpu_data_unregister(starpu_data_handle_t handle)
+{
+	if (!unregister_checks(handle, "starpu_data_unregister"))
+		return;
+	/* Every task already submitted on it completes first, whatever its consistency. */
+	wait_idle(handle);
+	handle_free(handle);
+}
+
+void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
+{
+	starpu_data_unregister(handle);
+}
+
+static void unregister_when_ready(void *arg)
+{
+	starpu_data_handle_t handle = arg;
+	/* Called with our own acquire active: drop it, then free once idle. */
+	pthread_mutex_lock(&handle->lock);
+	struct _astro_job *job = handle->acquires;
+	handle->acquires = job->next_acquire;
+	pthread_mutex_unlock(&handle->lock);
+	_astro_job_terminate(job, -1);
+	_astro_job_free(job);
+	wait_idle(handle);
+	handle_free(handle);
+}
+
+void starpu_data_unregister_submit(starpu_data_handle_t handle)
+{
+	if (!handle) {
+		_astro_error("starpu_data_unregister_submit: NULL handle");
+		return;
+	}
+	handle->unregistering = true;
+	acquire_submit(handle, STARPU_RW, unregister_when_ready, handle, true);
+}
+
+void starpu_data_invalidate(starpu_data_handle_t handle)
+{
+	if (!handle)
+		return;
+	/* Main memory is the only node: its copy stays allocated, its content is now undefined. */
+}
+
+void starpu_data_invalidate_submit(starpu_data_handle_t handle)
+{
+	starpu_data_invalidate(handle);
+}
+
+void starpu_data_wont_use(starpu_data_handle_t handle)
+{
+	(void)handle;
+}
+
+/* ------------------------------------------------------------- attributes */
+
+void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag)
+{
+	if (!handle)
+		return;
+	pthread_mutex_lock(&handle->lock);
+	handle->sequential_consistency = flag;
+	pthread_mutex_unlock(&handle->lock);
+}
+
+unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle)
+{
+	return handle ? handle->sequential_consistency : 0;
+}
+
+void starpu_data_set_default_sequential_consistency_flag(unsigned flag)
+{
+	default_sequential_consistency = flag;
+}
+
+unsigned starpu_data_get_default_sequential_consistency_flag(void)
+{
+	return default_sequential_consistency;
+}
+
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
+{
+	if (!handle)
+		return;
+	handle->redux_cl = redux_cl;
+	handle->init_cl = init_cl;
+}
+
+void starpu_data_set_name(starpu_data_handle_t handle, const char *name)
+{
+	if (!handle)
+		return;
+	free(handle->name);
+	handle->name = name ? strdup(name) : NULL;
+}
+
+void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[])
+{
+	(void)handle;
+	(void)dimensions;
+	(void)dims;
+}
+
+void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...)
+{
+	(void)handle;
+	(void)dimensions;
+}
+
+void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data)
+{
+	if (handle)
+		handle->user_data = user_data;
+}
+
+void *starpu_data_get_user_data(starpu_data_handle_t handle)
+{
+	return handle ? handle->user_data : NULL;
+}
+
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
+{
+	(void)handle;
+	(void)wt_mask;
+}
+
+void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
+{
+	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node] || !handle->ops->to_pointer)
+		return NULL;
+	return handle->ops->to_pointer(handle->iface[node], node);
+}
+
+void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
+{
+	return starpu_data_handle_to_pointer(handle, starpu_worker_get_local_memory_node());
+}
+
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
+{
+	return handle && node < STARPU_MAXNODES && handle->valid[node];
+}
+
+size_t starpu_data_get_size(starpu_data_handle_t handle)
+{
+	return handle && handle->ops->get_size ? handle->ops->get_size(handle) : 0;
+}
+
+size_t starpu_data_get_alloc_size(starpu_data_handle_t handle)
+{
+	if (!handle)
+		return 0;
+	return handle->ops->get_alloc_size ? handle->ops->get_alloc_size(handle) : starpu_data_get_size(handle);
+}
+
+uint32_t starpu_data_get_footprint(starpu_data_handle_t handle)
+{
+	return handle && handle->ops->footprint ? handle->ops->footprint(handle) : 0;
+}
+
+int starpu_data_get_interface_id(starpu_data_handle_t handle)
+{
+	return handle ? (int)handle->ops->interfaceid : STARPU_UNKNOWN_INTERFACE_ID;
+}
+
+int starpu_data_get_home_node(starpu_data_handle_t handle)
+{
+	return handle ? handle->home_node : -1;
+}
+
+starpu_data_handle_t starpu_data_lookup(const void *ptr)
+{
+	(void)ptr;
+	return NULL;
+}
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	(void)handle; (void)node; (void)async;
+	return 0;
+}
+
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	(void)handle; (void)node; (void)async;
+	return 0;
+}
+
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	(void)handle; (void)node; (void)async;
+	return 0;
+}
+
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
+{
+	(void)handle;
+	(void)is_important;
+}
+
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
+{
+	(void)handle;
+	(void)node;
+	return 0;
+}
+
+unsigned starpu_memory_nodes_get_count(void)
+{
+	return _astro_rt.nmemory_nodes ? _astro_rt.nmemory_nodes : 1;
+}
+
+enum starpu_node_kind starpu_node_get_kind(unsigned node)
+{
+	return node == STARPU_MAIN_RAM ? STARPU_CPU_RAM : STARPU_UNUSED;
+}
+
+void starpu_data_display_memory_stats(void)
+{
+}

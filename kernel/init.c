@@ -1,0 +1,275 @@
+/* starpu_init() / starpu_shutdown(): configuration, plugins, policy, workers. */
+#include "kernel.h"
+#include <hwloc.h>
+
+struct _astro_runtime _astro_rt;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t init_cond = PTHREAD_COND_INITIALIZER;
+static int init_refcount;
+
+int starpu_conf_init(struct starpu_conf *conf)
+{
+	if (!conf) {
+		_astro_error("starpu_conf_init: NULL conf: pass the address of a struct starpu_conf");
+		return -EINVAL;
+	}
+	memset(conf, 0, sizeof(*conf));
+	conf->magic = STARPU_CONF_MAGIC;
+	conf->ncpus = -1;
+	conf->reserve_ncpus = -1;
+	conf->ncuda = -1;
+	conf->nopencl = -1;
+	conf->nmax_fpga = -1;
+	conf->nmpi_ms = -1;
+	conf->ntcpip_ms = -1;
+	conf->nhip = -1;
+	conf->bus_calibrate = -1;
+	conf->calibrate = -1;
+	conf->single_combined_worker = -1;
+	conf->disable_asynchronous_copy = -1;
+	conf->disable_asynchronous_cuda_copy = -1;
+	conf->enable_map = -1;
+	conf->catch_signals = -1;
+	conf->global_sched_ctx_min_priority = -1;
+	conf->global_sched_ctx_max_priority = -1;
+	conf->driver_spinning_backoff_min = -1;
+	conf->driver_spinning_backoff_max = -1;
+	return 0;
+}
+
+int starpu_conf_noworker(struct starpu_conf *conf)
+{
+	conf->ncpus = 0;
+	conf->ncuda = 0;
+	conf->nopencl = 0;
+	conf->nmax_fpga = 0;
+	conf->nmpi_ms = 0;
+	conf->ntcpip_ms = 0;
+	conf->nhip = 0;
+	return 0;
+}
+
+/* conf_value unless the variable is set and the conf does not take precedence. */
+int _astro_conf_int(const char *env, const char *alias, int conf_value)
+{
+	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
+	if (conf_wins)
+		return conf_value;
+	int v = starpu_get_env_number(env);
+	if (v == -1 && alias)
+		v = starpu_get_env_number(alias);
+	return v != -1 ? v : conf_value;
+}
+
+static void topology_load(void)
+{
+	hwloc_topology_t topo;
+	hwloc_topology_init(&topo);
+	hwloc_topology_load(topo);
+	_astro_rt.topology = topo;
+	int npus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+	int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+	_astro_rt.npus = npus > 0 ? (unsigned)npus : 1;
+	_astro_rt.ncores = ncores > 0 ? (unsigned)ncores : _astro_rt.npus;
+}
+
+static void topology_unload(void)
+{
+	if (_astro_rt.topology)
+		hwloc_topology_destroy((hwloc_topology_t)_astro_rt.topology);
+	_astro_rt.topology = NULL;
+}
+
+static void read_priorities(void)
+{
+	const struct starpu_conf *conf = &_astro_rt.conf;
+	int min = conf->global_sched_ctx_min_priority, max = conf->global_sched_ctx_max_priority;
+	/* -1 is a legal priority, so conf values count only when both differ from the default pair. */
+	bool conf_set = !(min == -1 && max == -1);
+	const char *emin = getenv("STARPU_MIN_PRIO"), *emax = getenv("STARPU_MAX_PRIO");
+	_astro_rt.min_prio = STARPU_MIN_PRIO;
+	_astro_rt.max_prio = STARPU_MAX_PRIO;
+	_astro_rt.min_prio_set = _astro_rt.max_prio_set = false;
+	if (conf_set) {
+		_astro_rt.min_prio = min;
+		_astro_rt.max_prio = max;
+		_astro_rt.min_prio_set = _astro_rt.max_prio_set = true;
+	}
+	if (!(conf_set && conf->precedence_over_environment_variables)) {
+		if (emin) {
+			_astro_rt.min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_rt.min_prio);
+			_astro_rt.min_prio_set = true;
+		}
+		if (emax) {
+			_astro_rt.max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_rt.max_prio);
+			_astro_rt.max_prio_set = true;
+		}
+	}
+	if (_astro_rt.min_prio > _astro_rt.max_prio) {
+		_astro_warn("minimum priority %d exceeds maximum priority %d: using [%d, %d]",
+			    _astro_rt.min_prio, _astro_rt.max_prio, STARPU_MIN_PRIO, STARPU_MAX_PRIO);
+		_astro_rt.min_prio = STARPU_MIN_PRIO;
+		_astro_rt.max_prio = STARPU_MAX_PRIO;
+	}
+}
+
+static int runtime_start(struct starpu_conf *user_conf)
+{
+	int ret;
+	if (user_conf) {
+		if (user_conf->magic != STARPU_CONF_MAGIC) {
+			_astro_error("starpu_init: the conf was not initialised: call starpu_conf_init() on it first");
+			return -EINVAL;
+		}
+		_astro_rt.conf = *user_conf;
+	} else {
+		starpu_conf_init(&_astro_rt.conf);
+	}
+	_astro_verbose_level = starpu_get_env_number_default("STARPU_PLUGIN_VERBOSE", 0) > 0;
+	_astro_rt.nobind = starpu_get_env_number_default("STARPU_WORKERS_NOBIND", 0) > 0;
+	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
+	_astro_rt.start_time = starpu_timing_now();
+	_astro_rt.nsubmitted = 0;
+	_astro_rt.nready = 0;
+	_astro_rt.paused = 0;
+	read_priorities();
+	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);
+
+	topology_load();
+	_astro_tags_init();
+	ret = _astro_plugins_load();
+	if (ret)
+		goto fail_plugins;
+	ret = _astro_workers_start();
+	if (ret)
+		goto fail_workers;
+	return 0;
+
+fail_workers:
+	_astro_plugins_unload();
+fail_plugins:
+	_astro_tags_shutdown();
+	topology_unload();
+	return ret;
+}
+
+int starpu_init(struct starpu_conf *user_conf)
+{
+	pthread_mutex_lock(&init_lock);
+	while (_astro_rt.initialized == -1)
+		pthread_cond_wait(&init_cond, &init_lock);
+	if (init_refcount > 0) {
+		/* Nested init: reference-counted, the first configuration stays. */
+		init_refcount++;
+		pthread_mutex_unlock(&init_lock);
+		return 0;
+	}
+	_astro_rt.initialized = -1;
+	pthread_mutex_unlock(&init_lock);
+
+	int ret = runtime_start(user_conf);
+
+	pthread_mutex_lock(&init_lock);
+	if (ret == 0) {
+		init_refcount = 1;
+		__atomic_store_n(&_astro_rt.initialized, 1, __ATOMIC_RELEASE);
+	} else {
+		_astro_rt.initialized = 0;
+	}
+	pthread_cond_broadcast(&init_cond);
+	pthread_mutex_unlock(&init_lock);
+	if (ret == 0) {
+		_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_END, .workerid = -1);
+		if (_astro_rt.conf.start_on_pause)
+			starpu_pause();
+	}
+	return ret;
+}
+
+int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return starpu_init(user_conf);
+}
+
+int starpu_is_initialized(void)
+{
+	return _astro_running();
+}
+
+void starpu_wait_initialized(void)
+{
+	pthread_mutex_lock(&init_lock);
+	while (_astro_rt.initialized != 1)
+		pthread_cond_wait(&init_cond, &init_lock);
+	pthread_mutex_unlock(&init_lock);
+}
+
+void starpu_shutdown(void)
+{
+	pthread_mutex_lock(&init_lock);
+	if (init_refcount == 0) {
+		pthread_mutex_unlock(&init_lock);
+		_astro_error("starpu_shutdown called without a matching starpu_init: ignored");
+		return;
+	}
+	if (--init_refcount > 0) {
+		pthread_mutex_unlock(&init_lock);
+		return;
+	}
+	pthread_mutex_unlock(&init_lock);
+
+	/* Still running: callbacks may submit more tasks while we drain. */
+	if (_astro_rt.paused)
+		starpu_resume();
+	starpu_task_wait_for_all();
+	pthread_mutex_lock(&init_lock);
+	_astro_rt.initialized = -1;
+	pthread_mutex_unlock(&init_lock);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
+	_astro_workers_stop();
+	_astro_sched_deinit();
+	_astro_workers_free();
+	_astro_plugins_unload();
+	_astro_tags_shutdown();
+	topology_unload();
+	_astro_observe_reset();
+
+	pthread_mutex_lock(&init_lock);
+	_astro_rt.initialized = 0;
+	pthread_cond_broadcast(&init_cond);
+	pthread_mutex_unlock(&init_lock);
+}
+
+void starpu_get_version(int *major, int *minor, int *release)
+{
+	*major = STARPU_MAJOR_VERSION;
+	*minor = STARPU_MINOR_VERSION;
+	*release = STARPU_RELEASE_VERSION;
+}
+
+int starpu_asynchronous_copy_disabled(void)
+{
+	return _astro_rt.conf.disable_asynchronous_copy > 0;
+}
+
+int starpu_asynchronous_cuda_copy_disabled(void)
+{
+	return _astro_rt.conf.disable_asynchronous_cuda_copy > 0;
+}
+
+void starpu_topology_print(FILE *output)
+{
+	fprintf(output, "machine: %u cores, %u processing units\n", _astro_rt.ncores, _astro_rt.npus);
+	starpu_worker_display_all(output);
+}
+
+void starpu_display_stats(void)
+{
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		fprintf(stderr, "%s\t%lu tasks\n", w->name, __atomic_load_n(&w->executed, __ATOMIC_RELAXED));
+	}
+}

@@ -1,0 +1,252 @@
+/*
+ * Kernel internals shared by the kernel files. Nothing here is public: plugins see
+ * the kernel only through include/astrolabe/.
+ */
+#ifndef __ASTRO_KERNEL_H__
+#define __ASTRO_KERNEL_H__
+
+#include "config.h"
+#include <starpu.h>
+#include <astrolabe/plugin.h>
+#include <astrolabe/observe.h>
+#include <glib.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#define _ASTRO_CACHELINE 64
+
+/* ------------------------------------------------------------- logging */
+
+/* Error and info messages: one line, naming the thing and the fix. */
+void _astro_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only when STARPU_PLUGIN_VERBOSE=1 (plugin loading details). */
+void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int _astro_verbose_level;
+
+/* --------------------------------------------------------- observation */
+
+extern uint64_t _astro_observe_mask;
+void _astro_observe_fire(struct astro_event *event);
+void _astro_observe_reset(void);
+
+/* One predictable branch when nobody observes moment m. */
+#define _ASTRO_OBSERVE(m, ...) do { \
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(m))) { \
+		struct astro_event _ev = { .moment = (m), __VA_ARGS__ }; \
+		_astro_observe_fire(&_ev); \
+	} } while (0)
+
+/* ---------------------------------------------------------------- jobs */
+
+struct _astro_job;
+struct _astro_tag;
+
+/* One access of a job to a handle, linked in the handle's reader list while it may be depended on. */
+struct _astro_data_link
+{
+	struct _astro_job *job;
+	starpu_data_handle_t handle;
+	enum starpu_data_access_mode mode;
+	struct _astro_data_link *prev, *next;
+	bool in_readers;
+	bool is_writer;
+	bool registered; /* took part in implicit dependencies / busy count */
+};
+
+struct _astro_job
+{
+	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
+	unsigned long id;
+	int pending;                         /* unreleased dependencies, +1 while being submitted */
+	pthread_mutex_t lock;                /* guards terminated and succs */
+	bool terminated;
+	struct _astro_job **succs;
+	unsigned nsuccs, succs_cap;
+	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
+	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
+	bool submitted;
+	bool destroy_requested;              /* starpu_task_destroy() called while it ran */
+	struct _astro_tag *tag;
+	unsigned nbuffers;
+	struct _astro_data_link *links;      /* nbuffers entries */
+	struct _astro_data_link inline_links[4];
+	void *scratch[STARPU_NMAXBUFS];
+	unsigned nimpl;
+	int workerid;                        /* who ran it */
+	/* acquire jobs: signalled (ready) when the data is accessible */
+	void (*acquire_callback)(void *);
+	void *acquire_arg;
+	int acquire_ready;                   /* futex word */
+	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
+	struct _astro_job *next_free;        /* per-thread free list */
+};
+
+static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
+{
+	return (struct _astro_job *)task->starpu_private;
+}
+struct _astro_job *_astro_job_get(struct starpu_task *task);
+struct _astro_job *_astro_job_new_internal(void);
+void _astro_job_free(struct _astro_job *job);
+/* Adds succ as a successor of pred unless pred already terminated. Returns 1 if added. */
+int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ);
+/* Drops one dependency of job; at zero the job becomes ready. */
+void _astro_job_release(struct _astro_job *job);
+/* Called by a worker once the implementation returned. */
+void _astro_job_terminate(struct _astro_job *job, int workerid);
+/* Implementation index usable by workerid for task, -1 when none. */
+int _astro_worker_impl_for(int workerid, struct starpu_task *task);
+unsigned _astro_task_nbuffers(const struct starpu_task *task);
+
+/* ---------------------------------------------------------------- tags */
+
+void _astro_tags_init(void);
+void _astro_tags_shutdown(void);
+/* Links job to task->tag_id at submission (may add a dependency). */
+void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* The tag of a terminating job is done. */
+void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
+
+/* ---------------------------------------------------------------- data */
+
+struct _starpu_data_state
+{
+	struct starpu_data_interface_ops *ops;
+	int home_node;
+	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
+	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
+	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	pthread_mutex_t lock;                /* implicit dependencies and busy count */
+	pthread_cond_t idle_cond;
+	struct _astro_job *last_writer;
+	struct _astro_data_link *readers;
+	unsigned sequential_consistency;
+	int busy;                            /* submitted accesses not yet terminated */
+	struct _astro_job *acquires;         /* active application acquires, most recent first */
+	void *user_data;
+	char *name;
+	struct starpu_codelet *redux_cl, *init_cl;
+	bool unregistering;
+};
+
+/* Registers job's accesses: implicit dependencies and busy counts. */
+void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
+/* Drops them at termination. */
+void _astro_data_release_accesses(struct _astro_job *job);
+/* Interfaces a worker of memory node node passes to the implementation. */
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node);
+int _astro_data_check_mode(enum starpu_data_access_mode mode);
+
+/* ------------------------------------------------------------- workers */
+
+struct _astro_worker
+{
+	int id;
+	int devid;
+	int bindid;                          /* processing unit (hwloc logical index), -1 unbound */
+	enum starpu_worker_archtype arch;
+	const struct astro_driver *driver;
+	unsigned memory_node;
+	char name[48];
+	pthread_t thread;
+	pid_t tid;
+	/* Sleeping: a waker sets wake_pending then signals if sleeping (see worker.c). */
+	pthread_mutex_t sched_mutex;
+	pthread_cond_t sched_cond;
+	int sleeping;
+	int wake_pending;
+	int enabled;
+	int relax;
+	struct starpu_task *current_task;
+	/* starpu_push_local_task() queue */
+	pthread_mutex_t local_lock;
+	struct starpu_task_list local_tasks;
+	int nlocal;
+	struct starpu_perfmodel_arch perf_arch;
+	struct starpu_perfmodel_device perf_device;
+	unsigned long executed;
+} __attribute__((aligned(_ASTRO_CACHELINE)));
+
+extern __thread struct _astro_worker *_astro_self;
+extern __thread struct starpu_task *_astro_current_task;
+
+int _astro_workers_start(void);
+void _astro_workers_stop(void);
+void _astro_worker_wake(struct _astro_worker *w);
+void _astro_workers_free(void);
+
+/* ----------------------------------------------------------- scheduling */
+
+int _astro_sched_select(void);
+void _astro_sched_deinit(void);
+int _astro_sched_push(struct starpu_task *task);
+struct starpu_task *_astro_sched_pop(struct _astro_worker *w);
+
+/* -------------------------------------------------------------- plugins */
+
+int _astro_plugins_load(void);
+void _astro_plugins_unload(void);
+struct starpu_sched_policy *_astro_policy_lookup(const char *name);
+void _astro_policies_print(FILE *out);
+const struct astro_driver *_astro_driver_nth(unsigned i);
+unsigned _astro_driver_count(void);
+void _astro_registries_clear(void);
+
+/* -------------------------------------------------------------- runtime */
+
+struct _astro_runtime
+{
+	struct starpu_conf conf;
+	int initialized;                     /* 1 running, 0 not, -1 initialising */
+	unsigned nworkers;
+	struct _astro_worker *workers[STARPU_NMAXWORKERS];
+	unsigned nworkers_by_arch[STARPU_NARCH];
+	uint32_t where_mask;                 /* union of the drivers' where bits with workers */
+	struct starpu_sched_policy *policy;
+	void *policy_data;
+	struct starpu_worker_collection collection;
+	int min_prio, max_prio;
+	bool min_prio_set, max_prio_set;
+	int running;                         /* workers keep looping */
+	int paused;
+	pthread_mutex_t pause_lock;
+	pthread_cond_t pause_cond;
+	long nsubmitted;                     /* atomic: submitted, not completed */
+	long nready;                         /* atomic */
+	pthread_mutex_t wait_lock;           /* wait_for_all */
+	pthread_cond_t wait_cond;
+	int all_waiters;
+	bool nobind;
+	bool codelet_profiling;
+	void *topology;                      /* hwloc_topology_t */
+	unsigned npus;
+	unsigned ncores;
+	double start_time;
+	unsigned nmemory_nodes;
+};
+
+extern struct _astro_runtime _astro_rt;
+
+static inline struct _astro_worker *_astro_worker(int id)
+{
+	return _astro_rt.workers[id];
+}
+
+static inline bool _astro_running(void)
+{
+	return __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE) == 1;
+}
+
+/* Futex helpers (Linux): wait while *addr == val; wake all. */
+void _astro_futex_wait(int *addr, int val);
+void _astro_futex_wake_all(int *addr);
+
+/* Called once all submitted tasks are complete, or one more completed. */
+void _astro_task_completed_count(void);
+
+/* Environment resolution honouring conf->precedence_over_environment_variables. */
+int _astro_conf_int(const char *env, const char *alias, int conf_value);
+
+#endif /* __ASTRO_KERNEL_H__ */

@@ -1,0 +1,357 @@
+/*
+ * The plugin loader and the kernel's registries. Plugins are found in the
+ * built-in directory, then in each folder of STARPU_PLUGIN_PATH; each file
+ * KIND_NAME.so must export astrolabe_plugin_KIND_NAME. A bad plugin is
+ * reported and skipped: loading never aborts the process.
+ *
+ * Registries are GLib containers guarded by one mutex; they are used at init,
+ * shutdown and for look-ups by name, never on the task path.
+ */
+#include "kernel.h"
+#include "static_plugins.h"
+#include <ltdl.h>
+
+struct loaded_plugin
+{
+	const struct astro_plugin *desc;
+	lt_dlhandle handle;                  /* NULL for a static plugin */
+	char *path;
+	bool initialized;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *plugins_by_name;          /* name -> struct loaded_plugin */
+static GPtrArray *plugins;                   /* load order */
+static GHashTable *policies_by_name;         /* name -> struct starpu_sched_policy */
+static GPtrArray *policies;                  /* registration order */
+static GPtrArray *drivers;                   /* const struct astro_driver */
+static lt_dlhandle sched_lib;                /* STARPU_SCHED_LIB */
+static bool ltdl_ready;
+
+static void registries_create(void)
+{
+	plugins_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	plugins = g_ptr_array_new();
+	policies_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	policies = g_ptr_array_new();
+	drivers = g_ptr_array_new();
+}
+
+/* ------------------------------------------------------------ services */
+
+int astro_sched_policy_register(struct starpu_sched_policy *policy)
+{
+	if (!policy || !policy->policy_name || !policy->push_task || !policy->pop_task) {
+		_astro_error("astro_sched_policy_register: a policy needs policy_name, push_task and pop_task%s%s",
+			     policy && policy->policy_name ? ": check policy " : "",
+			     policy && policy->policy_name ? policy->policy_name : "");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&registry_lock);
+	if (!policies_by_name)
+		registries_create();
+	if (g_hash_table_contains(policies_by_name, policy->policy_name)) {
+		pthread_mutex_unlock(&registry_lock);
+		_astro_error("scheduling policy '%s' is registered twice: the second one is ignored; rename one of them",
+			     policy->policy_name);
+		return -EEXIST;
+	}
+	g_hash_table_insert(policies_by_name, (gpointer)policy->policy_name, policy);
+	g_ptr_array_add(policies, policy);
+	pthread_mutex_unlock(&registry_lock);
+	_astro_verbose("  policy %s: %s", policy->policy_name,
+		       policy->policy_description ? policy->policy_description : "");
+	return 0;
+}
+
+int astro_driver_register(const struct astro_driver *driver)
+{
+	if (!driver || !driver->name || !driver->execute || !driver->has_impl || !driver->default_count) {
+		_astro_error("astro_driver_register: a driver needs name, execute, has_impl and default_count");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&registry_lock);
+	if (!drivers)
+		registries_create();
+	for (guint i = 0; i < drivers->len; i++) {
+		const struct astro_driver *d = g_ptr_array_index(drivers, i);
+		if (strcmp(d->name, driver->name) == 0 || d->archtype == driver->archtype) {
+			pthread_mutex_unlock(&registry_lock);
+			_astro_error("driver '%s' conflicts with the already registered driver '%s': only one driver per worker type",
+				     driver->name, d->name);
+			return -EEXIST;
+		}
+	}
+	g_ptr_array_add(drivers, (gpointer)driver);
+	pthread_mutex_unlock(&registry_lock);
+	_astro_verbose("  driver %s", driver->name);
+	return 0;
+}
+
+struct starpu_sched_policy *_astro_policy_lookup(const char *name)
+{
+	struct starpu_sched_policy *policy = NULL;
+	pthread_mutex_lock(&registry_lock);
+	if (policies_by_name)
+		policy = g_hash_table_lookup(policies_by_name, name);
+	pthread_mutex_unlock(&registry_lock);
+	if (!policy && sched_lib) {
+		struct starpu_sched_policy *(*get)(const char *) =
+			(struct starpu_sched_policy *(*)(const char *))lt_dlsym(sched_lib, "starpu_get_sched_lib_policy");
+		if (get)
+			policy = get(name);
+	}
+	return policy;
+}
+
+void _astro_policies_print(FILE *out)
+{
+	fprintf(out, "\nThe variable STARPU_SCHED can be set to one of the following strings:\n");
+	pthread_mutex_lock(&registry_lock);
+	for (guint i = 0; policies && i < policies->len; i++) {
+		struct starpu_sched_policy *p = g_ptr_array_index(policies, i);
+		fprintf(out, "%-10s\t-> %s\n", p->policy_name, p->policy_description ? p->policy_description : "");
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (sched_lib) {
+		struct starpu_sched_policy **(*all)(void) =
+			(struct starpu_sched_policy **(*)(void))lt_dlsym(sched_lib, "starpu_get_sched_lib_policies");
+		for (struct starpu_sched_policy **p = all ? all() : NULL; p && *p; p++)
+			fprintf(out, "%-10s\t-> %s\n", (*p)->policy_name,
+				(*p)->policy_description ? (*p)->policy_description : "");
+	}
+	fprintf(out, "\n");
+}
+
+struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
+{
+	static struct starpu_sched_policy *list[64];
+	unsigned n = 0;
+	pthread_mutex_lock(&registry_lock);
+	for (guint i = 0; policies && i < policies->len && n < 63; i++)
+		list[n++] = g_ptr_array_index(policies, i);
+	pthread_mutex_unlock(&registry_lock);
+	list[n] = NULL;
+	return list;
+}
+
+unsigned _astro_driver_count(void)
+{
+	return drivers ? drivers->len : 0;
+}
+
+const struct astro_driver *_astro_driver_nth(unsigned i)
+{
+	return g_ptr_array_index(drivers, i);
+}
+
+/* -------------------------------------------------------------- loader */
+
+/* "sched_eager" from ".../sched_eager.so" or ".../libsched_eager.so". */
+static char *module_name_of(const char *path)
+{
+	char *base = g_path_get_basename(path);
+	char *dot = strstr(base, ".so");
+	if (dot)
+		*dot = '\0';
+	char *name = g_strdup(g_str_has_prefix(base, "lib") ? base + 3 : base);
+	g_free(base);
+	for (char *c = name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return name;
+}
+
+/* Validates and runs a descriptor; takes ownership of handle and path. */
+static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char *path, const char *expected)
+{
+	if (desc->abi_version != ASTRO_PLUGIN_ABI_VERSION) {
+		_astro_error("plugin %s (%s) was built for plugin ABI %u, this runtime speaks ABI %u: rebuild it against this Astrolabe",
+			     expected, path, desc->abi_version, ASTRO_PLUGIN_ABI_VERSION);
+		goto reject;
+	}
+	if (!desc->name || strcmp(desc->name, expected) != 0) {
+		_astro_error("plugin file %s declares the name '%s' but its file name says '%s': rename the file or fix ASTRO_PLUGIN_DEFINE",
+			     path, desc->name ? desc->name : "(null)", expected);
+		goto reject;
+	}
+	pthread_mutex_lock(&registry_lock);
+	struct loaded_plugin *dup = g_hash_table_lookup(plugins_by_name, desc->name);
+	pthread_mutex_unlock(&registry_lock);
+	if (dup) {
+		_astro_warn("plugin %s found twice, in %s and %s: the second is ignored; remove one or fix STARPU_PLUGIN_PATH",
+			    desc->name, dup->path, path);
+		goto reject;
+	}
+	struct loaded_plugin *p = g_new0(struct loaded_plugin, 1);
+	p->desc = desc;
+	p->handle = handle;
+	p->path = path;
+	pthread_mutex_lock(&registry_lock);
+	g_hash_table_insert(plugins_by_name, (gpointer)desc->name, p);
+	g_ptr_array_add(plugins, p);
+	pthread_mutex_unlock(&registry_lock);
+
+	_astro_verbose("plugin %s (%s): %s", desc->name, path, desc->description ? desc->description : "");
+	int ret = desc->init ? desc->init() : 0;
+	if (ret == ASTRO_PLUGIN_DECLINE) {
+		_astro_verbose("plugin %s: not available here, skipped", desc->name);
+	} else if (ret < 0) {
+		_astro_error("plugin %s (%s) failed to initialise: %s; it is skipped", desc->name, path, strerror(-ret));
+	} else {
+		p->initialized = true;
+	}
+	return;
+reject:
+	if (handle)
+		lt_dlclose(handle);
+	g_free(path);
+}
+
+static void plugin_load_file(const char *path)
+{
+	char *name = module_name_of(path);
+	char *symbol = g_strconcat(ASTRO_PLUGIN_SYMBOL_PREFIX, name, NULL);
+	lt_dladvise advise;
+	lt_dladvise_init(&advise);
+	lt_dladvise_local(&advise);
+	lt_dlhandle handle = lt_dlopenadvise(path, advise);
+	lt_dladvise_destroy(&advise);
+	if (!handle) {
+		const char *why = lt_dlerror();
+		if (why && strstr(why, "undefined symbol"))
+			_astro_error("cannot load plugin %s: %s: it was built against another version of Astrolabe or needs a missing library; rebuild it",
+				     path, why);
+		else
+			_astro_error("cannot load plugin %s: %s: it is not a loadable library for this system; remove it from the plugin directory",
+				     path, why ? why : "unknown error");
+		goto out;
+	}
+	const struct astro_plugin *desc = lt_dlsym(handle, symbol);
+	if (!desc) {
+		_astro_error("%s is not an Astrolabe plugin: it exports no '%s' (define it with ASTRO_PLUGIN_DEFINE(%s, ...))",
+			     path, symbol, name);
+		lt_dlclose(handle);
+		goto out;
+	}
+	plugin_add(desc, handle, g_strdup(path), name);
+out:
+	g_free(symbol);
+	g_free(name);
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void plugin_load_dir(const char *dir, bool must_exist)
+{
+	GError *err = NULL;
+	GDir *d = g_dir_open(dir, 0, &err);
+	if (!d) {
+		if (must_exist)
+			_astro_warn("STARPU_PLUGIN_PATH names '%s', which cannot be read (%s): fix the path", dir, err->message);
+		g_clear_error(&err);
+		return;
+	}
+	_astro_verbose("looking for plugins in %s", dir);
+	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+	const char *entry;
+	while ((entry = g_dir_read_name(d)))
+		if (g_str_has_suffix(entry, ".so"))
+			g_ptr_array_add(files, g_build_filename(dir, entry, NULL));
+	g_dir_close(d);
+	/* Sorted, so the load order (and which duplicate wins) does not depend on the file system. */
+	g_ptr_array_sort(files, compare_strings);
+	for (guint i = 0; i < files->len; i++)
+		plugin_load_file(g_ptr_array_index(files, i));
+	g_ptr_array_free(files, TRUE);
+}
+
+static void sched_lib_load(void)
+{
+	const char *lib = getenv("STARPU_SCHED_LIB");
+	if (!lib || !*lib)
+		return;
+	sched_lib = lt_dlopenext(lib);
+	if (!sched_lib) {
+		_astro_error("STARPU_SCHED_LIB='%s' cannot be loaded (%s): give the path of a library exporting starpu_get_sched_lib_policy",
+			     lib, lt_dlerror());
+		return;
+	}
+	if (!lt_dlsym(sched_lib, "starpu_get_sched_lib_policy")) {
+		_astro_error("STARPU_SCHED_LIB='%s' exports no starpu_get_sched_lib_policy(): it is ignored", lib);
+		lt_dlclose(sched_lib);
+		sched_lib = NULL;
+	}
+}
+
+int _astro_plugins_load(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	if (!plugins_by_name)
+		registries_create();
+	pthread_mutex_unlock(&registry_lock);
+	if (!ltdl_ready) {
+		if (lt_dlinit() != 0) {
+			_astro_error("libltdl failed to initialise (%s): no plugin can be loaded", lt_dlerror());
+			return -ENOSYS;
+		}
+		ltdl_ready = true;
+	}
+	for (unsigned i = 0; _astro_static_plugins[i]; i++)
+		plugin_add(_astro_static_plugins[i], NULL, g_strdup("(static)"), _astro_static_plugins[i]->name);
+
+	/* ASTROLABE_PLUGIN_DIR replaces the built-in directory (tests use it to ignore an installed copy). */
+	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
+	if (!builtin)
+		builtin = ASTRO_PLUGIN_DIR;
+	if (*builtin)
+		plugin_load_dir(builtin, false);
+	const char *path = getenv("STARPU_PLUGIN_PATH");
+	if (path) {
+		char **dirs = g_strsplit(path, ":", -1);
+		for (char **dir = dirs; *dir; dir++)
+			if (**dir)
+				plugin_load_dir(*dir, true);
+		g_strfreev(dirs);
+	}
+	sched_lib_load();
+	return 0;
+}
+
+void _astro_plugins_unload(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	GPtrArray *list = plugins;
+	plugins = NULL;
+	if (plugins_by_name)
+		g_hash_table_destroy(plugins_by_name);
+	plugins_by_name = NULL;
+	if (policies_by_name)
+		g_hash_table_destroy(policies_by_name);
+	policies_by_name = NULL;
+	if (policies)
+		g_ptr_array_free(policies, TRUE);
+	policies = NULL;
+	if (drivers)
+		g_ptr_array_free(drivers, TRUE);
+	drivers = NULL;
+	pthread_mutex_unlock(&registry_lock);
+
+	for (guint i = list ? list->len : 0; i-- > 0;) {
+		struct loaded_plugin *p = g_ptr_array_index(list, i);
+		if (p->initialized && p->desc->fini)
+			p->desc->fini();
+		if (p->handle)
+			lt_dlclose(p->handle);
+		g_free(p->path);
+		g_free(p);
+	}
+	if (list)
+		g_ptr_array_free(list, TRUE);
+	if (sched_lib)
+		lt_dlclose(sched_lib);
+	sched_lib = NULL;
+}

@@ -1,0 +1,281 @@
+/*
+ * Tags: application-chosen ids that tasks depend on. A tag with undone
+ * dependency tags blocks the job associated with it; a tag is done when its
+ * job completes or the application notifies it.
+ *
+ * The table is sharded so concurrent submitters rarely share a lock.
+ */
+#include "kernel.h"
+#include <stdarg.h>
+
+#define TAG_SHARDS 64
+
+enum tag_state { TAG_INIT, TAG_ASSOCIATED, TAG_DONE };
+
+struct _astro_tag
+{
+	starpu_tag_t id;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	enum tag_state state;
+	unsigned remaining;                  /* dependency tags not yet done */
+	struct _astro_job *job;              /* associated job */
+	bool job_blocked;                    /* job holds a dependency on this tag */
+	struct _astro_tag **succs;           /* tags that depend on this one */
+	unsigned nsuccs, succs_cap;
+	int waiters;
+};
+
+struct shard
+{
+	pthread_mutex_t lock;
+	GHashTable *tags;                    /* starpu_tag_t* -> struct _astro_tag */
+} __attribute__((aligned(_ASTRO_CACHELINE)));
+
+static struct shard shards[TAG_SHARDS];
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+
+static guint tag_hash(gconstpointer key)
+{
+	uint64_t v = *(const uint64_t *)key;
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdULL;
+	v ^= v >> 33;
+	return (guint)v;
+}
+
+static gboolean tag_equal(gconstpointer a, gconstpointer b)
+{
+	return *(const uint64_t *)a == *(const uint64_t *)b;
+}
+
+static void tag_free(gpointer p)
+{
+	struct _astro_tag *tag = p;
+	pthread_mutex_destroy(&tag->lock);
+	pthread_cond_destroy(&tag->done_cond);
+	free(tag->succs);
+	free(tag);
+}
+
+static void shards_create(void)
+{
+	for (unsigned i = 0; i < TAG_SHARDS; i++) {
+		pthread_mutex_init(&shards[i].lock, NULL);
+		shards[i].tags = g_hash_table_new_full(tag_hash, tag_equal, NULL, tag_free);
+	}
+}
+
+void _astro_tags_init(void)
+{
+	pthread_once(&shards_once, shards_create);
+}
+
+void _astro_tags_shutdown(void)
+{
+	for (unsigned i = 0; i < TAG_SHARDS; i++) {
+		pthread_mutex_lock(&shards[i].lock);
+		g_hash_table_remove_all(shards[i].tags);
+		pthread_mutex_unlock(&shards[i].lock);
+	}
+}
+
+static struct shard *shard_of(starpu_tag_t id)
+{
+	return &shards[tag_hash(&id) % TAG_SHARDS];
+}
+
+static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+{
+	pthread_once(&shards_once, shards_create);
+	struct shard *s = shard_of(id);
+	pthread_mutex_lock(&s->lock);
+	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
+	if (!tag && create) {
+		tag = calloc(1, sizeof(*tag));
+		tag->id = id;
+		pthread_mutex_init(&tag->lock, NULL);
+		pthread_cond_init(&tag->done_cond, NULL);
+		g_hash_table_insert(s->tags, &tag->id, tag);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return tag;
+}
+
+/* Marks tag done and releases what depended on it. */
+static void tag_set_done(struct _astro_tag *tag)
+{
+	pthread_mutex_lock(&tag->lock);
+	if (tag->state == TAG_DONE) {
+		pthread_mutex_unlock(&tag->lock);
+		return;
+	}
+	tag->state = TAG_DONE;
+	tag->job = NULL;
+	struct _astro_tag **succs = tag->succs;
+	unsigned n = tag->nsuccs;
+	tag->succs = NULL;
+	tag->nsuccs = tag->succs_cap = 0;
+	if (tag->waiters)
+		pthread_cond_broadcast(&tag->done_cond);
+	pthread_mutex_unlock(&tag->lock);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct _astro_tag *succ = succs[i];
+		struct _astro_job *release = NULL;
+		pthread_mutex_lock(&succ->lock);
+		if (--succ->remaining == 0 && succ->job_blocked) {
+			succ->job_blocked = false;
+			release = succ->job;
+		}
+		pthread_mutex_unlock(&succ->lock);
+		if (release)
+			_astro_job_release(release);
+	}
+	free(succs);
+}
+
+void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
+{
+	struct _astro_tag *tag = tag_lookup(id, true);
+	pthread_mutex_lock(&tag->lock);
+	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job)
+		_astro_warn("tag %llu is already used by a task that has not completed: the new task replaces it",
+			    (unsigned long long)id);
+	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
+	tag->state = TAG_ASSOCIATED;
+	tag->job = job;
+	job->tag = tag;
+	if (tag->remaining > 0) {
+		tag->job_blocked = true;
+		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&tag->lock);
+}
+
+void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
+{
+	(void)job;
+	tag_set_done(tag);
+}
+
+void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+{
+	if (ndeps && !array) {
+		_astro_error("starpu_tag_declare_deps_array: NULL array for %u dependencies of tag %llu", ndeps, (unsigned long long)id);
+		return;
+	}
+	struct _astro_tag *tag = tag_lookup(id, true);
+	for (unsigned i = 0; i < ndeps; i++) {
+		if (array[i] == id) {
+			_astro_error("tag %llu cannot depend on itself: dependency ignored", (unsigned long long)id);
+			continue;
+		}
+		struct _astro_tag *dep = tag_lookup(array[i], true);
+		/* Count first, so a dependency finishing meanwhile finds the count to drop. */
+		pthread_mutex_lock(&tag->lock);
+		tag->remaining++;
+		pthread_mutex_unlock(&tag->lock);
+		pthread_mutex_lock(&dep->lock);
+		bool added = dep->state != TAG_DONE;
+		if (added) {
+			if (dep->nsuccs == dep->succs_cap) {
+				dep->succs_cap = dep->succs_cap ? 2 * dep->succs_cap : 2;
+				dep->succs = realloc(dep->succs, dep->succs_cap * sizeof(*dep->succs));
+			}
+			dep->succs[dep->nsuccs++] = tag;
+		}
+		pthread_mutex_unlock(&dep->lock);
+		if (!added) {
+			pthread_mutex_lock(&tag->lock);
+			tag->remaining--;
+			pthread_mutex_unlock(&tag->lock);
+		}
+	}
+}
+
+void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
+{
+	starpu_tag_t deps[ndeps ? ndeps : 1];
+	va_list ap;
+	va_start(ap, ndeps);
+	for (unsigned i = 0; i < ndeps; i++)
+		deps[i] = va_arg(ap, starpu_tag_t);
+	va_end(ap);
+	starpu_tag_declare_deps_array(id, ndeps, deps);
+}
+
+int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
+{
+	if (_astro_self) {
+		_astro_error("starpu_tag_wait cannot be called from a task or a callback running on a worker: it would deadlock");
+		return -EDEADLK;
+	}
+	for (unsigned i = 0; i < ntags; i++) {
+		struct _astro_tag *tag = tag_lookup(ids[i], true);
+		pthread_mutex_lock(&tag->lock);
+		tag->waiters++;
+		while (tag->state != TAG_DONE)
+			pthread_cond_wait(&tag->done_cond, &tag->lock);
+		tag->waiters--;
+		pthread_mutex_unlock(&tag->lock);
+	}
+	return 0;
+}
+
+int starpu_tag_wait(starpu_tag_t id)
+{
+	return starpu_tag_wait_array(1, &id);
+}
+
+void starpu_tag_notify_from_apps(starpu_tag_t id)
+{
+	tag_set_done(tag_lookup(id, true));
+}
+
+void starpu_tag_restart(starpu_tag_t id)
+{
+	struct _astro_tag *tag = tag_lookup(id, false);
+	if (!tag)
+		return;
+	pthread_mutex_lock(&tag->lock);
+	if (tag->state == TAG_DONE)
+		tag->state = TAG_INIT;
+	pthread_mutex_unlock(&tag->lock);
+}
+
+void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
+{
+	starpu_tag_notify_from_apps(id);
+	starpu_tag_restart(id);
+}
+
+void starpu_tag_remove(starpu_tag_t id)
+{
+	pthread_once(&shards_once, shards_create);
+	struct shard *s = shard_of(id);
+	pthread_mutex_lock(&s->lock);
+	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
+	if (tag) {
+		pthread_mutex_lock(&tag->lock);
+		bool busy = tag->waiters > 0 || (tag->state == TAG_ASSOCIATED && tag->job);
+		pthread_mutex_unlock(&tag->lock);
+		if (busy)
+			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",
+				     (unsigned long long)id);
+		else
+			g_hash_table_remove(s->tags, &id);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
+{
+	struct _astro_tag *tag = tag_lookup(id, false);
+	if (!tag)
+		return NULL;
+	pthread_mutex_lock(&tag->lock);
+	struct starpu_task *task = tag->job ? tag->job->task : NULL;
+	pthread_mutex_unlock(&tag->lock);
+	return task;
+}

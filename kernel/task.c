@@ -1,0 +1,795 @@
+/*
+ * Tasks and jobs: the life of a task from submission to completion.
+ *
+ * A job's pending count holds its unreleased dependencies plus one guard
+ * while it is not yet (completely) submitted; the release that brings it to
+ * zero makes the task ready. Successors are kept in the predecessor; a
+ * terminating job releases them, then runs the callback, then lets waiters
+ * return.
+ */
+#include "kernel.h"
+#include <stdarg.h>
+
+enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
+
+/* Successor entries with this low bit set are end dependencies (starpu_task_declare_end_deps). */
+#define END_DEP_BIT ((uintptr_t)1)
+
+static unsigned long next_job_id;
+
+/* Jobs that became ready without a codelet are completed by the outermost
+ * release on this thread, so long chains of such tasks do not recurse. */
+static __thread struct _astro_job *deferred_head, *deferred_tail;
+static __thread bool draining;
+
+static void job_finish(struct _astro_job *job);
+
+/* ---------------------------------------------------------------- jobs */
+
+static struct _astro_job *job_alloc(void)
+{
+	struct _astro_job *job = calloc(1, sizeof(*job));
+	if (!job) {
+		_astro_error("out of memory allocating a job");
+		abort();
+	}
+	pthread_mutex_init(&job->lock, NULL);
+	job->id = __atomic_add_fetch(&next_job_id, 1, __ATOMIC_RELAXED);
+	job->pending = 1;
+	job->end_pending = 1;
+	job->workerid = -1;
+	return job;
+}
+
+struct _astro_job *_astro_job_get(struct starpu_task *task)
+{
+	struct _astro_job *job = task->starpu_private;
+	if (!job) {
+		job = job_alloc();
+		job->task = task;
+		task->starpu_private = job;
+	}
+	return job;
+}
+
+struct _astro_job *_astro_job_new_internal(void)
+{
+	return job_alloc();
+}
+
+void _astro_job_free(struct _astro_job *job)
+{
+	if (!job)
+		return;
+	pthread_mutex_destroy(&job->lock);
+	free(job->succs);
+	if (job->links != job->inline_links)
+		free(job->links);
+	free(job);
+}
+
+static int add_succ_entry(struct _astro_job *pred, void *entry)
+{
+	pthread_mutex_lock(&pred->lock);
+	if (pred->terminated) {
+		pthread_mutex_unlock(&pred->lock);
+		return 0;
+	}
+	if (pred->nsuccs == pred->succs_cap) {
+		pred->succs_cap = pred->succs_cap ? 2 * pred->succs_cap : 4;
+		pred->succs = realloc(pred->succs, pred->succs_cap * sizeof(*pred->succs));
+	}
+	pred->succs[pred->nsuccs++] = entry;
+	pthread_mutex_unlock(&pred->lock);
+	return 1;
+}
+
+int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ)
+{
+	if (pred == succ)
+		return 0;
+	/* Count the dependency first: pred may terminate as soon as it is listed. */
+	__atomic_add_fetch(&succ->pending, 1, __ATOMIC_ACQ_REL);
+	if (add_succ_entry(pred, succ))
+		return 1;
+	__atomic_sub_fetch(&succ->pending, 1, __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+unsigned _astro_task_nbuffers(const struct starpu_task *task)
+{
+	if (!task->cl)
+		return 0;
+	return task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? (unsigned)task->nbuffers : (unsigned)task->cl->nbuffers;
+}
+
+/* ------------------------------------------------------------ readiness */
+
+static bool runs_nothing(const struct starpu_task *task)
+{
+	return !task->cl || task->cl->where == STARPU_NOWHERE;
+}
+
+static void drain_deferred(void)
+{
+	draining = true;
+	while (deferred_head) {
+		struct _astro_job *job = deferred_head;
+		deferred_head = job->next_free;
+		if (!deferred_head)
+			deferred_tail = NULL;
+		job->next_free = NULL;
+		_astro_job_terminate(job, -1);
+	}
+	draining = false;
+}
+
+static void job_ready(struct _astro_job *job)
+{
+	if (!job->task) {
+		/* An application acquire: the data is now accessible. */
+		if (job->acquire_callback) {
+			job->acquire_callback(job->acquire_arg);
+		} else {
+			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);
+			_astro_futex_wake_all(&job->acquire_ready);
+		}
+		return;
+	}
+	struct starpu_task *task = job->task;
+	__atomic_add_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	if (task->prologue_callback_func)
+		task->prologue_callback_func(task->prologue_callback_arg);
+	if (!runs_nothing(task)) {
+		_astro_sched_push(task);
+		return;
+	}
+	task->status = STARPU_TASK_READY;
+	if (deferred_tail)
+		deferred_tail->next_free = job;
+	else
+		deferred_head = job;
+	deferred_tail = job;
+	if (!draining)
+		drain_deferred();
+}
+
+void _astro_job_release(struct _astro_job *job)
+{
+	if (__atomic_sub_fetch(&job->pending, 1, __ATOMIC_ACQ_REL) == 0)
+		job_ready(job);
+}
+
+/* ------------------------------------------------------------ termination */
+
+void _astro_job_terminate(struct _astro_job *job, int workerid)
+{
+	(void)workerid;
+	if (__atomic_sub_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL) == 0)
+		job_finish(job);
+}
+
+void _astro_task_completed_count(void)
+{
+	__atomic_sub_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&_astro_rt.wait_lock);
+		pthread_cond_broadcast(&_astro_rt.wait_cond);
+		pthread_mutex_unlock(&_astro_rt.wait_lock);
+	}
+}
+
+static void release_successors(struct _astro_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	job->terminated = true;
+	struct _astro_job **succs = job->succs;
+	unsigned n = job->nsuccs;
+	job->succs = NULL;
+	job->nsuccs = job->succs_cap = 0;
+	pthread_mutex_unlock(&job->lock);
+	for (unsigned i = 0; i < n; i++) {
+		uintptr_t entry = (uintptr_t)succs[i];
+		if (entry & END_DEP_BIT)
+			_astro_job_terminate((struct _astro_job *)(entry & ~END_DEP_BIT), -1);
+		else
+			_astro_job_release((struct _astro_job *)entry);
+	}
+	free(succs);
+}
+
+static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job);
+static void task_free_owned(struct starpu_task *task);
+
+static void job_finish(struct _astro_job *job)
+{
+	struct starpu_task *task = job->task;
+	_astro_data_release_accesses(job);
+	release_successors(job);
+	if (!task)
+		return; /* acquire jobs are freed by their releaser */
+	if (job->tag)
+		_astro_tag_job_done(job->tag, job);
+
+	struct starpu_task *previous = _astro_current_task;
+	_astro_current_task = task;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	if (task->cl && task->cl->callback_func)
+		task->cl->callback_func(task->callback_arg);
+	if (task->callback_func)
+		task->callback_func(task->callback_arg);
+	if (task->epilogue_callback_func)
+		task->epilogue_callback_func(task->epilogue_callback_arg);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	_astro_current_task = previous;
+
+	task->status = STARPU_TASK_FINISHED;
+	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+
+	if (task->regenerate && _astro_running()) {
+		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
+		job->submitted = false;
+		job->pending = 1;
+		if (task_submit_prepared(task, job) == 0) {
+			_astro_task_completed_count();
+			return;
+		}
+	}
+	job->submitted = false;
+	job->pending = 1;
+	bool detach = task->detach;
+	bool destroy = (detach && task->destroy) || job->destroy_requested;
+	if (destroy) {
+		task_free_owned(task);
+		free(task);
+	} else if (!detach) {
+		/* After this exchange the waiter may free the task: touch nothing but the futex. */
+		if (__atomic_exchange_n(&job->done, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_WAITED)
+			_astro_futex_wake_all(&job->done);
+	} else {
+		__atomic_store_n(&job->done, JOB_DONE, __ATOMIC_RELEASE);
+	}
+	_astro_task_completed_count();
+}
+
+/* ------------------------------------------------------------ submission */
+
+static int check_handles(struct starpu_task *task, unsigned nbuffers)
+{
+	const char *name = starpu_task_get_name(task);
+	if (nbuffers > STARPU_NMAXBUFS && !task->dyn_handles) {
+		_astro_error("task '%s' has %u buffers but at most %d fit in task->handles: use task->dyn_handles and dyn_modes",
+			     name ? name : "(unnamed)", nbuffers, STARPU_NMAXBUFS);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < nbuffers; i++) {
+		if (!STARPU_TASK_GET_HANDLE(task, i)) {
+			_astro_error("task '%s': buffer %u has a NULL handle: register the data (starpu_*_data_register) and set the handle",
+				     name ? name : "(unnamed)", i);
+			return -EINVAL;
+		}
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (_astro_data_check_mode(mode) != 0) {
+			_astro_error("task '%s': buffer %u has the invalid access mode 0x%x: use STARPU_R, STARPU_W, STARPU_RW, "
+				     "STARPU_SCRATCH or STARPU_REDUX, optionally with STARPU_COMMUTE",
+				     name ? name : "(unnamed)", i, (unsigned)mode);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int check_runnable(struct starpu_task *task)
+{
+	const char *name = starpu_task_get_name(task);
+	if (task->execute_on_a_specific_worker) {
+		if (task->workerid >= _astro_rt.nworkers) {
+			_astro_error("task '%s' asks for worker %u but there are only %u workers: fix task->workerid",
+				     name ? name : "(unnamed)", task->workerid, _astro_rt.nworkers);
+			return -EINVAL;
+		}
+		if (_astro_worker_impl_for((int)task->workerid, task) < 0) {
+			_astro_error("task '%s' asks for worker %u, which has no implementation of it",
+				     name ? name : "(unnamed)", task->workerid);
+			return -ENODEV;
+		}
+		return 0;
+	}
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+		if (_astro_worker_impl_for((int)w, task) >= 0)
+			return 0;
+	return -ENODEV;
+}
+
+static int task_validate(struct starpu_task *task)
+{
+	if (!task) {
+		_astro_error("starpu_task_submit: NULL task: create it with starpu_task_create()");
+		return -EINVAL;
+	}
+	if (task->magic != 42) {
+		_astro_error("starpu_task_submit: the task was not initialised: use starpu_task_create() or starpu_task_init()");
+		return -EINVAL;
+	}
+	if (!_astro_running()) {
+		_astro_error("starpu_task_submit: the runtime is not running: call starpu_init() first");
+		return -ESRCH;
+	}
+	struct _astro_job *job = task->starpu_private;
+	if (job && job->submitted) {
+		_astro_error("starpu_task_submit: task '%s' is already submitted and not complete: wait for it or create another task",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return -EINVAL;
+	}
+	if (task->synchronous && _astro_self) {
+		_astro_error("starpu_task_submit: a synchronous task cannot be submitted from a task or a callback running on a worker");
+		return -EDEADLK;
+	}
+	if (!task->cl)
+		return 0;
+	int nbuffers = task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? task->nbuffers : task->cl->nbuffers;
+	if (nbuffers < 0) {
+		_astro_error("starpu_task_submit: codelet '%s' has a negative buffer count: set cl->nbuffers (or task->nbuffers with STARPU_VARIABLE_NBUFFERS)",
+			     task->cl->name ? task->cl->name : "(unnamed)");
+		return -EINVAL;
+	}
+	int ret = check_handles(task, (unsigned)nbuffers);
+	if (ret)
+		return ret;
+	if (runs_nothing(task))
+		return 0;
+	return check_runnable(task);
+}
+
+static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
+{
+	job->submitted = true;
+	job->terminated = false;
+	job->done = JOB_RUNNING;
+	job->end_pending = 1;
+	job->tag = NULL;
+	task->status = STARPU_TASK_BLOCKED;
+	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
+		task->sched_ctx = 0;
+	__atomic_add_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	if (_astro_rt.policy->submit_hook)
+		_astro_rt.policy->submit_hook(task);
+	if (task->use_tag)
+		_astro_tag_attach_job(job, task->tag_id);
+	_astro_data_submit_accesses(job, task);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	_astro_job_release(job);
+	return 0;
+}
+
+int starpu_task_submit(struct starpu_task *task)
+{
+	int ret = task_validate(task);
+	if (ret) {
+		if (ret == -ENODEV)
+			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
+				     "add an implementation or start the matching workers",
+				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)",
+				     task->cl ? task->cl->where : 0, _astro_rt.nworkers);
+		return ret;
+	}
+	struct _astro_job *job = _astro_job_get(task);
+	bool synchronous = task->synchronous;
+	if (synchronous)
+		task->detach = 0;
+	task_submit_prepared(task, job);
+	if (!synchronous)
+		return 0;
+	ret = starpu_task_wait(task);
+	return ret;
+}
+
+int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	if (sched_ctx_id != 0 && sched_ctx_id != STARPU_NMAX_SCHED_CTXS) {
+		_astro_error("starpu_task_submit_to_ctx: scheduling context %u does not exist: only the global context 0 exists here", sched_ctx_id);
+		return -EINVAL;
+	}
+	task->sched_ctx = 0;
+	return starpu_task_submit(task);
+}
+
+int starpu_task_submit_nodeps(struct starpu_task *task)
+{
+	return starpu_task_submit(task);
+}
+
+/* --------------------------------------------------------------- waiting */
+
+int starpu_task_wait(struct starpu_task *task)
+{
+	if (!task) {
+		_astro_error("starpu_task_wait: NULL task");
+		return -EINVAL;
+	}
+	struct _astro_job *job = task->starpu_private;
+	if (task->detach) {
+		_astro_error("starpu_task_wait: task '%s' is detached: set task->detach = 0 before submitting it to wait for it",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return -EINVAL;
+	}
+	if (!job) {
+		_astro_error("starpu_task_wait: the task was never submitted");
+		return -EINVAL;
+	}
+	if (_astro_self) {
+		_astro_error("starpu_task_wait cannot be called from a task or a callback running on a worker: it would deadlock");
+		return -EDEADLK;
+	}
+	int expected = JOB_RUNNING;
+	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
+		_astro_futex_wait(&job->done, JOB_WAITED);
+	if (task->destroy)
+		starpu_task_destroy(task);
+	return 0;
+}
+
+int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
+{
+	for (unsigned i = 0; i < nb_tasks; i++) {
+		int ret = starpu_task_wait(tasks[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int starpu_task_wait_for_n_submitted(unsigned n)
+{
+	if (_astro_self) {
+		_astro_error("starpu_task_wait_for_all cannot be called from a task or a callback running on a worker: it would deadlock");
+		return -EDEADLK;
+	}
+	pthread_mutex_lock(&_astro_rt.wait_lock);
+	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
+		pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
+	__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&_astro_rt.wait_lock);
+	return 0;
+}
+
+int starpu_task_wait_for_all(void)
+{
+	starpu_do_schedule();
+	return starpu_task_wait_for_n_submitted(0);
+}
+
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
+{
+	(void)sched_ctx_id;
+	return starpu_task_wait_for_all();
+}
+
+int starpu_task_wait_for_no_ready(void)
+{
+	return starpu_task_wait_for_all();
+}
+
+int starpu_task_nsubmitted(void)
+{
+	return (int)__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
+}
+
+int starpu_task_nready(void)
+{
+	return (int)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ task objects */
+
+void starpu_task_init(struct starpu_task *task)
+{
+	static const struct starpu_task initializer = STARPU_TASK_INITIALIZER;
+	STARPU_ASSERT_MSG(task, "starpu_task_init: NULL task");
+	*task = initializer;
+}
+
+struct starpu_task *starpu_task_create(void)
+{
+	struct starpu_task *task = malloc(sizeof(*task));
+	if (!task)
+		return NULL;
+	starpu_task_init(task);
+	task->destroy = 1;
+	return task;
+}
+
+/* Frees what the runtime or the user handed over to the task, not the task itself. */
+static void task_free_owned(struct starpu_task *task)
+{
+	if (task->cl_arg_free) {
+		free(task->cl_arg);
+		task->cl_arg = NULL;
+	}
+	if (task->callback_arg_free) {
+		free(task->callback_arg);
+		task->callback_arg = NULL;
+	}
+	if (task->prologue_callback_arg_free) {
+		free(task->prologue_callback_arg);
+		task->prologue_callback_arg = NULL;
+	}
+	if (task->prologue_callback_pop_arg_free) {
+		free(task->prologue_callback_pop_arg);
+		task->prologue_callback_pop_arg = NULL;
+	}
+	free(task->dyn_handles);
+	free(task->dyn_interfaces);
+	free(task->dyn_modes);
+	task->dyn_handles = NULL;
+	task->dyn_interfaces = NULL;
+	task->dyn_modes = NULL;
+	free(task->profiling_info);
+	task->profiling_info = NULL;
+	_astro_job_free(task->starpu_private);
+	task->starpu_private = NULL;
+}
+
+void starpu_task_clean(struct starpu_task *task)
+{
+	if (!task)
+		return;
+	struct _astro_job *job = task->starpu_private;
+	if (job && job->submitted) {
+		_astro_error("starpu_task_clean: task '%s' is still running: wait for it first",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return;
+	}
+	task_free_owned(task);
+}
+
+void starpu_task_destroy(struct starpu_task *task)
+{
+	if (!task)
+		return;
+	struct _astro_job *job = task->starpu_private;
+	if (job && job->submitted && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
+		/* Still running: it is freed when it completes. */
+		job->destroy_requested = true;
+		return;
+	}
+	task_free_owned(task);
+	free(task);
+}
+
+void starpu_task_free(struct starpu_task *task)
+{
+	starpu_task_destroy(task);
+}
+
+struct starpu_task *starpu_task_dup(struct starpu_task *task)
+{
+	struct starpu_task *copy = malloc(sizeof(*copy));
+	*copy = *task;
+	copy->starpu_private = NULL;
+	copy->prev = copy->next = NULL;
+	copy->status = STARPU_TASK_INIT;
+	copy->profiling_info = NULL;
+	copy->destroy = 1;
+	if (task->cl_arg_free && task->cl_arg) {
+		copy->cl_arg = malloc(task->cl_arg_size);
+		memcpy(copy->cl_arg, task->cl_arg, task->cl_arg_size);
+	}
+	copy->callback_arg_free = 0;
+	copy->prologue_callback_arg_free = 0;
+	copy->prologue_callback_pop_arg_free = 0;
+	unsigned n = _astro_task_nbuffers(task);
+	if (task->dyn_handles) {
+		copy->dyn_handles = malloc(n * sizeof(starpu_data_handle_t));
+		memcpy(copy->dyn_handles, task->dyn_handles, n * sizeof(starpu_data_handle_t));
+		copy->dyn_interfaces = NULL;
+	}
+	if (task->dyn_modes) {
+		copy->dyn_modes = malloc(n * sizeof(enum starpu_data_access_mode));
+		memcpy(copy->dyn_modes, task->dyn_modes, n * sizeof(enum starpu_data_access_mode));
+	}
+	return copy;
+}
+
+struct starpu_task *starpu_task_get_current(void)
+{
+	return _astro_current_task;
+}
+
+const char *starpu_task_get_name(struct starpu_task *task)
+{
+	if (!task)
+		return NULL;
+	if (task->name)
+		return task->name;
+	if (task->cl && task->cl->name)
+		return task->cl->name;
+	if (task->cl && task->cl->model && task->cl->model->symbol)
+		return task->cl->model->symbol;
+	return NULL;
+}
+
+const char *starpu_task_get_model_name(struct starpu_task *task)
+{
+	if (task && task->cl && task->cl->model && task->cl->model->symbol)
+		return task->cl->model->symbol;
+	return NULL;
+}
+
+void starpu_task_set_implementation(struct starpu_task *task, unsigned impl)
+{
+	_astro_job_get(task)->nimpl = impl;
+}
+
+unsigned starpu_task_get_implementation(struct starpu_task *task)
+{
+	return _astro_job_get(task)->nimpl;
+}
+
+unsigned long starpu_task_get_job_id(struct starpu_task *task)
+{
+	return task ? _astro_job_get(task)->id : 0;
+}
+
+enum starpu_task_status starpu_task_get_status(struct starpu_task *task)
+{
+	return task->status;
+}
+
+void starpu_task_print(struct starpu_task *task)
+{
+	if (!task) {
+		fprintf(stderr, "NULL task\n");
+		return;
+	}
+	fprintf(stderr, "task %p: name '%s', job %lu, status %d, priority %d, %u buffers, detach %u, destroy %u\n",
+		(void *)task, starpu_task_get_name(task) ? starpu_task_get_name(task) : "", starpu_task_get_job_id(task),
+		task->status, task->priority, _astro_task_nbuffers(task), task->detach, task->destroy);
+}
+
+void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg)
+{
+	/* There is no watchdog (STARPU_WATCHDOG_TIMEOUT) yet: the hook is never called. */
+	(void)hook;
+	(void)hook_arg;
+}
+
+/* -------------------------------------------------- explicit dependencies */
+
+void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	if (!task || (ndeps && !task_array)) {
+		_astro_error("starpu_task_declare_deps_array: NULL task or dependency array");
+		return;
+	}
+	struct _astro_job *job = _astro_job_get(task);
+	if (job->submitted && __atomic_load_n(&job->pending, __ATOMIC_ACQUIRE) == 0) {
+		_astro_error("starpu_task_declare_deps: task '%s' is already ready, the dependencies are ignored: declare them before submitting it",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return;
+	}
+	for (unsigned i = 0; i < ndeps; i++) {
+		if (!task_array[i]) {
+			_astro_error("starpu_task_declare_deps_array: dependency %u is NULL: ignored", i);
+			continue;
+		}
+		_astro_job_add_succ(_astro_job_get(task_array[i]), job);
+	}
+}
+
+void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
+{
+	struct starpu_task *deps[ndeps ? ndeps : 1];
+	va_list ap;
+	va_start(ap, ndeps);
+	for (unsigned i = 0; i < ndeps; i++)
+		deps[i] = va_arg(ap, struct starpu_task *);
+	va_end(ap);
+	starpu_task_declare_deps_array(task, ndeps, deps);
+}
+
+void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps)
+{
+	__atomic_add_fetch(&_astro_job_get(t)->end_pending, nb_deps, __ATOMIC_ACQ_REL);
+}
+
+void starpu_task_end_dep_release(struct starpu_task *t)
+{
+	_astro_job_terminate(_astro_job_get(t), -1);
+}
+
+void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	struct _astro_job *job = _astro_job_get(task);
+	for (unsigned i = 0; i < ndeps; i++) {
+		__atomic_add_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
+		if (!add_succ_entry(_astro_job_get(task_array[i]), (void *)((uintptr_t)job | END_DEP_BIT)))
+			__atomic_sub_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
+{
+	struct starpu_task *deps[ndeps ? ndeps : 1];
+	va_list ap;
+	va_start(ap, ndeps);
+	for (unsigned i = 0; i < ndeps; i++)
+		deps[i] = va_arg(ap, struct starpu_task *);
+	va_end(ap);
+	starpu_task_declare_end_deps_array(task, ndeps, deps);
+}
+
+int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	struct _astro_job *job = _astro_job_get(task);
+	unsigned n = 0;
+	pthread_mutex_lock(&job->lock);
+	for (unsigned i = 0; i < job->nsuccs; i++) {
+		uintptr_t entry = (uintptr_t)job->succs[i];
+		struct _astro_job *succ = (struct _astro_job *)(entry & ~END_DEP_BIT);
+		if (!succ->task)
+			continue;
+		if (n < ndeps)
+			task_array[n] = succ->task;
+		n++;
+	}
+	pthread_mutex_unlock(&job->lock);
+	return (int)n;
+}
+
+int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	return starpu_task_get_task_succs(task, ndeps, task_array);
+}
+
+/* --------------------------------------------------------------- codelets */
+
+static void nop_func(void *buffers[], void *arg)
+{
+	(void)buffers;
+	(void)arg;
+}
+
+struct starpu_codelet starpu_codelet_nop = {
+	.where = STARPU_NOWHERE,
+	.cpu_funcs = { nop_func },
+	.nbuffers = 0,
+	.name = "starpu_codelet_nop",
+};
+
+void starpu_codelet_init(struct starpu_codelet *cl)
+{
+	memset(cl, 0, sizeof(*cl));
+}
+
+void starpu_codelet_display_stats(struct starpu_codelet *cl)
+{
+	if (!cl)
+		return;
+	fprintf(stderr, "Statistics for codelet %s\n", cl->name ? cl->name : "(unnamed)");
+	unsigned long total = 0;
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+		total += cl->per_worker_stats[w];
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+		fprintf(stderr, "\t%s -> %lu / %lu (%2.2f %%)\n", _astro_rt.workers[w]->name, cl->per_worker_stats[w], total,
+			total ? 100.0 * (double)cl->per_worker_stats[w] / (double)total : 0.0);
+}
+
+int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
+{
+	starpu_tag_declare_deps_array(sync_tag, ndeps, deps);
+	struct starpu_task *task = starpu_task_create();
+	task->cl = NULL;
+	task->use_tag = 1;
+	task->tag_id = sync_tag;
+	task->callback_func = callback;
+	task->callback_arg = callback_arg;
+	int ret = starpu_task_submit(task);
+	if (ret)
+		starpu_task_destroy(task);
+	return ret;
+}

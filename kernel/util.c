@@ -1,0 +1,217 @@
+/* Utilities of the StarPU API that are not about tasks: environment
+ * variables, timing, sleeping, and the CRC32C hash behind data footprints.
+ * Written against the public headers only. */
+#include "config.h"
+#include <starpu.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* ------------------------------------------------------------ environment */
+
+char *starpu_getenv(const char *str)
+{
+	return str ? getenv(str) : NULL;
+}
+
+/* True when only blanks are left at s. */
+static int only_blanks(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
+
+static void report_bad_value(const char *name, const char *value, const char *what)
+{
+	fprintf(stderr, "[astrolabe] %s='%s' is not %s: ignored, using the default\n", name, value, what);
+}
+
+/* Parses the integer variable name: 1 and *out when set and valid, 0 when
+ * unset, -1 when set to something that is not an int (reported once). */
+static int env_int(const char *name, int *out)
+{
+	const char *value = starpu_getenv(name);
+	char *end;
+	long v;
+
+	if (!value)
+		return 0;
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (end == value || !only_blanks(end) || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+	{
+		report_bad_value(name, value, "a number");
+		return -1;
+	}
+	*out = (int)v;
+	return 1;
+}
+
+int starpu_get_env_number(const char *str)
+{
+	int v;
+	return env_int(str, &v) == 1 ? v : -1;
+}
+
+int starpu_get_env_number_default(const char *str, int defvalue)
+{
+	int v;
+	return env_int(str, &v) == 1 ? v : defvalue;
+}
+
+float starpu_get_env_float_default(const char *str, float defvalue)
+{
+	const char *value = starpu_getenv(str);
+	char *end;
+	float v;
+
+	if (!value)
+		return defvalue;
+	errno = 0;
+	v = strtof(value, &end);
+	if (end == value || !only_blanks(end) || errno == ERANGE || isnan(v))
+	{
+		report_bad_value(str, value, "a number");
+		return defvalue;
+	}
+	return v;
+}
+
+/* Multiplier of a size suffix (B, K, KB, M, MB, ... any case), 0 if unknown. */
+static int64_t size_unit(const char *suffix)
+{
+	static const char units[] = "BKMGT";
+	const char *u;
+	size_t len = strlen(suffix);
+
+	while (len && isspace((unsigned char)suffix[len - 1]))
+		len--;
+	if (len == 0)
+		return 1;
+	if (len > 2 || (len == 2 && toupper((unsigned char)suffix[1]) != 'B'))
+		return 0;
+	u = strchr(units, toupper((unsigned char)suffix[0]));
+	if (!u || *u == '\0' || (len == 2 && *u == 'B'))
+		return 0;
+	return (int64_t)1 << (10 * (u - units));
+}
+
+int64_t starpu_get_env_size_default(const char *str, int64_t defval)
+{
+	const char *value = starpu_getenv(str);
+	char *end;
+	long long v;
+	int64_t unit;
+
+	if (!value)
+		return defval;
+	errno = 0;
+	v = strtoll(value, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	unit = size_unit(end);
+	if (end == value || errno == ERANGE || v < 0 || unit == 0 || v > INT64_MAX / unit)
+	{
+		report_bad_value(str, value, "a size (a number with an optional B, K, M, G or T suffix)");
+		return defval;
+	}
+	return (int64_t)v * unit;
+}
+
+char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
+{
+	char *value = starpu_getenv(str);
+	return value ? value : (char *)defvalue;
+}
+
+/* ----------------------------------------------------------------- timing */
+
+double starpu_timing_now(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec * 1e6 + (double)now.tv_nsec * 1e-3;
+}
+
+static void sleep_for(double seconds)
+{
+	struct timespec req, rem;
+
+	if (!(seconds > 0.0)) /* also rejects NaN */
+		return;
+	req.tv_sec = (time_t)seconds;
+	req.tv_nsec = (long)((seconds - (double)req.tv_sec) * 1e9);
+	if (req.tv_nsec >= 1000000000L)
+		req.tv_nsec = 999999999L;
+	while (nanosleep(&req, &rem) == -1 && errno == EINTR)
+		req = rem;
+}
+
+void starpu_sleep(float nb_sec)
+{
+	sleep_for(nb_sec);
+}
+
+void starpu_usleep(float nb_micro_sec)
+{
+	sleep_for(nb_micro_sec * 1e-6);
+}
+
+/* ----------------------------------------------------------------- CRC32C */
+
+/* StarPU's footprints are a CRC32C (polynomial 0x1EDC6F41) computed most
+ * significant bit first, with no initial or final inversion, over bytes in
+ * memory order. Performance-model files key their entries on these values,
+ * so they must match StarPU's bit for bit. */
+#define CRC32C_POLY 0x1EDC6F41u
+
+static uint32_t crc32c_table[256];
+static pthread_once_t crc32c_table_once = PTHREAD_ONCE_INIT;
+
+static void crc32c_table_fill(void)
+{
+	for (uint32_t byte = 0; byte < 256; byte++)
+	{
+		uint32_t crc = byte << 24;
+		for (int bit = 0; bit < 8; bit++)
+			crc = (crc << 1) ^ ((crc & 0x80000000u) ? CRC32C_POLY : 0);
+		crc32c_table[byte] = crc;
+	}
+}
+
+static uint32_t crc32c_bytes(const unsigned char *p, size_t n, uint32_t crc)
+{
+	pthread_once(&crc32c_table_once, crc32c_table_fill);
+	while (n--)
+		crc = (crc << 8) ^ crc32c_table[(crc >> 24) ^ *p++];
+	return crc;
+}
+
+uint32_t starpu_hash_crc32c_be_n(const void *input, size_t n, uint32_t inputcrc)
+{
+	return crc32c_bytes(input, n, inputcrc);
+}
+
+uint32_t starpu_hash_crc32c_be(uint32_t input, uint32_t inputcrc)
+{
+	return crc32c_bytes((const unsigned char *)&input, sizeof(input), inputcrc);
+}
+
+uint32_t starpu_hash_crc32c_string(const char *str, uint32_t inputcrc)
+{
+	return str ? crc32c_bytes((const unsigned char *)str, strlen(str), inputcrc) : inputcrc;
+}
+
+uint32_t starpu_hash_crc32c_be_ptr(void *input, uint32_t inputcrc)
+{
+	return crc32c_bytes((const unsigned char *)&input, sizeof(input), inputcrc);
+}

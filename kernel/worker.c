@@ -1,0 +1,666 @@
+/*
+ * Workers: one thread per worker, bound with hwloc, running the scheduling
+ * loop. An idle worker spins briefly (bounded, backing off) and then sleeps
+ * on its condition; wakers set wake_pending before looking at sleeping, the
+ * sleeper sets sleeping before looking at wake_pending, so one of them always
+ * sees the other (no lost wake-up, no lock on the fast path).
+ */
+#include "kernel.h"
+#include <hwloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <limits.h>
+
+__thread struct _astro_worker *_astro_self;
+__thread struct starpu_task *_astro_current_task;
+
+/* Polls before sleeping; each poll backs off up to SPIN_BACKOFF_MAX pauses. */
+#define SPIN_POLLS 64
+#define SPIN_BACKOFF_MAX 256
+
+void _astro_futex_wait(int *addr, int val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+void _astro_futex_wake_all(int *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* ------------------------------------------------------------- waking */
+
+void _astro_worker_wake(struct _astro_worker *w)
+{
+	__atomic_store_n(&w->wake_pending, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&w->sched_mutex);
+		pthread_cond_signal(&w->sched_cond);
+		pthread_mutex_unlock(&w->sched_mutex);
+	}
+}
+
+static int wake_checked(int workerid, bool locked)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
+		return 0;
+	struct _astro_worker *w = _astro_rt.workers[workerid];
+	__atomic_store_n(&w->wake_pending, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST))
+		return 0;
+	if (!locked)
+		pthread_mutex_lock(&w->sched_mutex);
+	pthread_cond_signal(&w->sched_cond);
+	if (!locked)
+		pthread_mutex_unlock(&w->sched_mutex);
+	return 1;
+}
+
+int starpu_wake_worker(int workerid) { return wake_checked(workerid, false); }
+int starpu_wake_worker_locked(int workerid) { return wake_checked(workerid, true); }
+int starpu_wake_worker_no_relax(int workerid) { return wake_checked(workerid, false); }
+int starpu_wake_worker_relax(int workerid) { return wake_checked(workerid, false); }
+int starpu_wake_worker_relax_light(int workerid) { return wake_checked(workerid, false); }
+
+void starpu_wake_all_blocked_workers(void)
+{
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		wake_checked(i, false);
+}
+
+int starpu_worker_is_sleeping(int workerid)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
+		return 0;
+	return __atomic_load_n(&_astro_rt.workers[workerid]->sleeping, __ATOMIC_RELAXED);
+}
+
+/* Sleeps until woken; returns at once if a wake-up is already pending. */
+static void worker_sleep(struct _astro_worker *w)
+{
+	pthread_mutex_lock(&w->sched_mutex);
+	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST)) {
+		if (_astro_rt.conf.callback_worker_going_to_sleep)
+			_astro_rt.conf.callback_worker_going_to_sleep(w->id);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_BEGIN, .workerid = w->id);
+		while (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
+			pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_END, .workerid = w->id);
+		if (_astro_rt.conf.callback_worker_waking_up)
+			_astro_rt.conf.callback_worker_waking_up(w->id);
+	}
+	__atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&w->sched_mutex);
+}
+
+/* ------------------------------------------------------------ running */
+
+/* The function a worker of this kind runs for implementation nimpl (for observers). */
+static void *impl_pointer(const struct _astro_worker *w, const struct starpu_codelet *cl, unsigned nimpl)
+{
+	switch (w->arch) {
+	case STARPU_CPU_WORKER: return (void *)cl->cpu_funcs[nimpl];
+	case STARPU_CUDA_WORKER: return (void *)cl->cuda_funcs[nimpl];
+	case STARPU_OPENCL_WORKER: return (void *)cl->opencl_funcs[nimpl];
+	case STARPU_HIP_WORKER: return (void *)cl->hip_funcs[nimpl];
+	default: return NULL;
+	}
+}
+
+static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+{
+	struct _astro_job *job = _astro_job_of(task);
+	void *buffers_inline[STARPU_NMAXBUFS];
+	void **buffers = buffers_inline;
+	unsigned nbuffers = _astro_task_nbuffers(task);
+
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_POPPED, .workerid = w->id, .task = task, .job_id = job->id);
+	if (task->prologue_callback_pop_func)
+		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
+
+	int nimpl = _astro_worker_impl_for(w->id, task);
+	if (nimpl < 0) {
+		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
+		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
+			     _astro_rt.policy->policy_name, starpu_task_get_name(task), w->name);
+		_astro_sched_push(task);
+		return;
+	}
+	job->nimpl = (unsigned)nimpl;
+	job->workerid = w->id;
+	task->status = STARPU_TASK_RUNNING;
+	w->current_task = task;
+	_astro_current_task = task;
+	if (_astro_rt.policy->pre_exec_hook)
+		_astro_rt.policy->pre_exec_hook(task, task->sched_ctx);
+
+	if (nbuffers > STARPU_NMAXBUFS)
+		buffers = malloc(nbuffers * sizeof(void *));
+	_astro_data_fetch(job, task, w->memory_node, buffers);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
+
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
+		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+	w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
+		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+
+	_astro_data_scratch_free(job, task, w->memory_node);
+	if (buffers != buffers_inline)
+		free(buffers);
+	if (_astro_rt.codelet_profiling)
+		__atomic_add_fetch(&task->cl->per_worker_stats[w->id], 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
+	if (_astro_rt.policy->post_exec_hook)
+		_astro_rt.policy->post_exec_hook(task, task->sched_ctx);
+	w->current_task = NULL;
+	_astro_current_task = NULL;
+	_astro_job_terminate(job, w->id);
+}
+
+static void worker_wait_unpaused(void)
+{
+	pthread_mutex_lock(&_astro_rt.pause_lock);
+	while (_astro_rt.paused && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
+		pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
+	pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+static void bind_worker(struct _astro_worker *w)
+{
+	if (w->bindid < 0)
+		return;
+	hwloc_topology_t topo = _astro_rt.topology;
+	hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)w->bindid);
+	if (!pu || hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+		_astro_warn("%s could not be bound to processing unit %d: it runs unbound (set STARPU_WORKERS_NOBIND=1 to silence this)",
+			    w->name, w->bindid);
+		w->bindid = -1;
+	}
+}
+
+static pthread_barrier_t start_barrier;
+
+static void *worker_main(void *arg)
+{
+	struct _astro_worker *w = arg;
+	_astro_self = w;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
+	bind_worker(w);
+	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
+		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
+	pthread_barrier_wait(&start_barrier);
+
+	unsigned idle_polls = 0, backoff = 1;
+	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED)) {
+		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
+			worker_wait_unpaused();
+			continue;
+		}
+		__atomic_store_n(&w->wake_pending, 0, __ATOMIC_RELAXED);
+		struct starpu_task *task = _astro_sched_pop(w);
+		if (task) {
+			idle_polls = 0;
+			backoff = 1;
+			worker_execute(w, task);
+			continue;
+		}
+		if (idle_polls++ < SPIN_POLLS) {
+			for (unsigned i = 0; i < backoff; i++)
+				cpu_relax();
+			if (backoff < SPIN_BACKOFF_MAX)
+				backoff *= 2;
+			continue;
+		}
+		worker_sleep(w);
+		idle_polls = 0;
+		backoff = 1;
+	}
+
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
+	if (w->driver->worker_deinit)
+		w->driver->worker_deinit(w->id, w->devid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_END, .workerid = w->id);
+	_astro_self = NULL;
+	return NULL;
+}
+
+/* ----------------------------------------------------------- start/stop */
+
+static int driver_worker_count(const struct astro_driver *d)
+{
+	int conf_value = -1;
+	if (d->conf_count_offset)
+		memcpy(&conf_value, (const char *)&_astro_rt.conf + d->conf_count_offset, sizeof(int));
+	int n = d->count_env ? _astro_conf_int(d->count_env, d->count_env_alias, conf_value) : conf_value;
+	if (n < 0)
+		n = d->default_count();
+	int max = d->max_count ? d->max_count() : n;
+	if (n > max) {
+		_astro_warn("%s asks for %d %s workers but only %d can run here: starting %d",
+			    d->count_env ? d->count_env : "the configuration", n, d->name, max, max);
+		n = max;
+	}
+	return n;
+}
+
+static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
+{
+	struct _astro_worker *w;
+	if (posix_memalign((void **)&w, _ASTRO_CACHELINE, sizeof(*w)) != 0)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->id = (int)_astro_rt.nworkers;
+	w->devid = devid;
+	w->arch = d->archtype;
+	w->driver = d;
+	w->memory_node = STARPU_MAIN_RAM;
+	w->enabled = 1;
+	snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
+	pthread_mutex_init(&w->sched_mutex, NULL);
+	pthread_cond_init(&w->sched_cond, NULL);
+	pthread_mutex_init(&w->local_lock, NULL);
+	starpu_task_list_init(&w->local_tasks);
+	w->perf_device.type = d->archtype;
+	w->perf_device.devid = devid;
+	w->perf_device.ncores = 1;
+	w->perf_arch.ndevices = 1;
+	w->perf_arch.devices = &w->perf_device;
+	if (_astro_rt.nobind) {
+		w->bindid = -1;
+	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
+		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
+	} else {
+		/* One core each, first PU of the core; wrap when there are more workers than cores. */
+		hwloc_obj_t core = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, (unsigned)w->id % _astro_rt.ncores);
+		hwloc_obj_t pu = core ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, core->cpuset, HWLOC_OBJ_PU, 0) : NULL;
+		w->bindid = pu ? (int)pu->logical_index : (int)((unsigned)w->id % _astro_rt.npus);
+	}
+	return w;
+}
+
+static void worker_free(struct _astro_worker *w)
+{
+	pthread_mutex_destroy(&w->sched_mutex);
+	pthread_cond_destroy(&w->sched_cond);
+	pthread_mutex_destroy(&w->local_lock);
+	free(w);
+}
+
+int _astro_workers_start(void)
+{
+	_astro_rt.nworkers = 0;
+	_astro_rt.where_mask = 0;
+	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
+	for (unsigned i = 0; i < _astro_driver_count(); i++) {
+		const struct astro_driver *d = _astro_driver_nth(i);
+		int n = driver_worker_count(d);
+		for (int dev = 0; dev < n; dev++) {
+			if (_astro_rt.nworkers == STARPU_NMAXWORKERS) {
+				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
+				break;
+			}
+			struct _astro_worker *w = worker_new(d, dev);
+			if (!w)
+				return -ENOMEM;
+			_astro_rt.workers[_astro_rt.nworkers++] = w;
+			_astro_rt.nworkers_by_arch[d->archtype]++;
+			_astro_rt.where_mask |= d->where;
+		}
+	}
+	_astro_rt.nmemory_nodes = 1;
+
+	int ret = _astro_sched_select();
+	if (ret) {
+		for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+			worker_free(_astro_rt.workers[i]);
+		_astro_rt.nworkers = 0;
+		return ret;
+	}
+	if (_astro_rt.nworkers == 0)
+		_astro_warn("no worker started (STARPU_NCPU=0 or no driver plugin found): tasks with a codelet will be refused with -ENODEV");
+
+	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_init(&_astro_rt.pause_lock, NULL);
+	pthread_cond_init(&_astro_rt.pause_cond, NULL);
+	pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers + 1);
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		int err = pthread_create(&w->thread, NULL, worker_main, w);
+		if (err) {
+			_astro_error("cannot create the thread of %s (%s): lower STARPU_NCPU", w->name, strerror(err));
+			abort();
+		}
+	}
+	pthread_barrier_wait(&start_barrier);
+	pthread_barrier_destroy(&start_barrier);
+	return 0;
+}
+
+void _astro_workers_stop(void)
+{
+	__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&_astro_rt.pause_lock);
+	pthread_cond_broadcast(&_astro_rt.pause_cond);
+	pthread_mutex_unlock(&_astro_rt.pause_lock);
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		pthread_mutex_lock(&w->sched_mutex);
+		pthread_cond_signal(&w->sched_cond);
+		pthread_mutex_unlock(&w->sched_mutex);
+	}
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		pthread_join(_astro_rt.workers[i]->thread, NULL);
+}
+
+void _astro_workers_free(void)
+{
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		worker_free(_astro_rt.workers[i]);
+	_astro_rt.nworkers = 0;
+	pthread_mutex_destroy(&_astro_rt.pause_lock);
+	pthread_cond_destroy(&_astro_rt.pause_cond);
+}
+
+/* -------------------------------------------------------------- pause */
+
+void starpu_pause(void)
+{
+	pthread_mutex_lock(&_astro_rt.pause_lock);
+	__atomic_store_n(&_astro_rt.paused, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+void starpu_resume(void)
+{
+	pthread_mutex_lock(&_astro_rt.pause_lock);
+	__atomic_store_n(&_astro_rt.paused, 0, __ATOMIC_SEQ_CST);
+	pthread_cond_broadcast(&_astro_rt.pause_cond);
+	pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+int starpu_is_paused(void)
+{
+	return __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ queries */
+
+static bool valid_worker(int id)
+{
+	return id >= 0 && (unsigned)id < _astro_rt.nworkers;
+}
+
+unsigned starpu_worker_get_count(void) { return _astro_rt.nworkers; }
+unsigned starpu_cpu_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_CPU_WORKER]; }
+unsigned starpu_cuda_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_CUDA_WORKER]; }
+unsigned starpu_opencl_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_OPENCL_WORKER]; }
+unsigned starpu_hip_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_HIP_WORKER]; }
+unsigned starpu_max_fpga_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MAX_FPGA_WORKER]; }
+unsigned starpu_mpi_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MPI_MS_WORKER]; }
+unsigned starpu_tcpip_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_TCPIP_MS_WORKER]; }
+unsigned starpu_combined_worker_get_count(void) { return 0; }
+
+int starpu_worker_get_count_by_type(enum starpu_worker_archtype type)
+{
+	if (type == STARPU_ANY_WORKER)
+		return (int)_astro_rt.nworkers;
+	if ((unsigned)type >= STARPU_NARCH)
+		return -EINVAL;
+	return (int)_astro_rt.nworkers_by_arch[type];
+}
+
+int starpu_worker_get_id(void)
+{
+	return _astro_self ? _astro_self->id : -1;
+}
+
+unsigned starpu_worker_get_id_check(void)
+{
+	int id = starpu_worker_get_id();
+	STARPU_ASSERT_MSG(id >= 0, "starpu_worker_get_id_check() must be called from a worker");
+	return (unsigned)id;
+}
+
+int starpu_combined_worker_get_id(void) { return starpu_worker_get_id(); }
+int starpu_combined_worker_get_size(void) { return 1; }
+int starpu_combined_worker_get_rank(void) { return 0; }
+
+unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers && n < maxsize; i++)
+		if (type == STARPU_ANY_WORKER || _astro_rt.workers[i]->arch == type)
+			workerids[n++] = (int)i;
+	return n;
+}
+
+int starpu_worker_get_by_type(enum starpu_worker_archtype type, int num)
+{
+	int seen = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (type == STARPU_ANY_WORKER || _astro_rt.workers[i]->arch == type)
+			if (seen++ == num)
+				return (int)i;
+	return -1;
+}
+
+int starpu_worker_get_by_devid(enum starpu_worker_archtype type, int devid)
+{
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (_astro_rt.workers[i]->arch == type && _astro_rt.workers[i]->devid == devid)
+			return (int)i;
+	return -1;
+}
+
+enum starpu_worker_archtype starpu_worker_get_type(int id)
+{
+	return valid_worker(id) ? _astro_rt.workers[id]->arch : STARPU_UNKNOWN_WORKER;
+}
+
+void starpu_worker_get_name(int id, char *dst, size_t maxlen)
+{
+	if (!dst || !maxlen)
+		return;
+	snprintf(dst, maxlen, "%s", valid_worker(id) ? _astro_rt.workers[id]->name : "(invalid worker)");
+}
+
+int starpu_worker_get_devid(int id)
+{
+	return valid_worker(id) ? _astro_rt.workers[id]->devid : -1;
+}
+
+unsigned starpu_worker_get_memory_node(unsigned workerid)
+{
+	return valid_worker((int)workerid) ? _astro_rt.workers[workerid]->memory_node : STARPU_MAIN_RAM;
+}
+
+unsigned starpu_worker_get_local_memory_node(void)
+{
+	return _astro_self ? _astro_self->memory_node : STARPU_MAIN_RAM;
+}
+
+int starpu_worker_get_bindid(int workerid)
+{
+	return valid_worker(workerid) ? _astro_rt.workers[workerid]->bindid : -1;
+}
+
+static const char *const arch_names[STARPU_NARCH] = {
+	[STARPU_CPU_WORKER] = "CPU", [STARPU_CUDA_WORKER] = "CUDA", [STARPU_OPENCL_WORKER] = "OpenCL",
+	[STARPU_MAX_FPGA_WORKER] = "FPGA", [STARPU_MPI_MS_WORKER] = "MPI_MS",
+	[STARPU_TCPIP_MS_WORKER] = "TCPIP_MS", [STARPU_HIP_WORKER] = "HIP",
+};
+
+const char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type)
+{
+	if ((unsigned)type < STARPU_NARCH && arch_names[type])
+		return arch_names[type];
+	return type == STARPU_ANY_WORKER ? "ANY" : "unknown";
+}
+
+enum starpu_worker_archtype starpu_worker_get_type_from_string(const char *type)
+{
+	for (unsigned i = 0; type && i < STARPU_NARCH; i++)
+		if (arch_names[i] && strcmp(arch_names[i], type) == 0)
+			return (enum starpu_worker_archtype)i;
+	return STARPU_UNKNOWN_WORKER;
+}
+
+uint32_t starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type)
+{
+	switch (type) {
+	case STARPU_CPU_WORKER: return STARPU_CPU;
+	case STARPU_CUDA_WORKER: return STARPU_CUDA;
+	case STARPU_OPENCL_WORKER: return STARPU_OPENCL;
+	case STARPU_HIP_WORKER: return STARPU_HIP;
+	case STARPU_MAX_FPGA_WORKER: return STARPU_MAX_FPGA;
+	case STARPU_MPI_MS_WORKER: return STARPU_MPI_MS;
+	case STARPU_TCPIP_MS_WORKER: return STARPU_TCPIP_MS;
+	default: return 0;
+	}
+}
+
+int starpu_worker_is_enabled(int workerid)
+{
+	return valid_worker(workerid) && __atomic_load_n(&_astro_rt.workers[workerid]->enabled, __ATOMIC_RELAXED);
+}
+
+void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type)
+{
+	int n = starpu_worker_get_count_by_type(type);
+	if (n <= 0) {
+		fprintf(output, "No %s worker\n", starpu_worker_get_type_as_string(type));
+		return;
+	}
+	fprintf(output, "%d %s worker%s:\n", n, starpu_worker_get_type_as_string(type), n > 1 ? "s" : "");
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (_astro_rt.workers[i]->arch == type)
+			fprintf(output, "\t%s\n", _astro_rt.workers[i]->name);
+}
+
+void starpu_worker_display_all(FILE *output)
+{
+	for (unsigned t = 0; t < STARPU_NARCH; t++)
+		if (arch_names[t] && _astro_rt.nworkers_by_arch[t])
+			starpu_worker_display_names(output, (enum starpu_worker_archtype)t);
+}
+
+unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
+{
+	*sched_ctx = malloc(sizeof(unsigned));
+	(*sched_ctx)[0] = 0;
+	return valid_worker(worker) ? 1 : 0;
+}
+
+unsigned starpu_worker_is_blocked_in_parallel(int workerid) { (void)workerid; return 0; }
+unsigned starpu_worker_is_slave_somewhere(int workerid) { (void)workerid; return 0; }
+
+double starpu_worker_get_current_task_exp_end(void)
+{
+	return NAN;
+}
+
+void starpu_worker_lock(int workerid)
+{
+	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_lock: invalid worker id %d", workerid);
+	pthread_mutex_lock(&_astro_rt.workers[workerid]->sched_mutex);
+}
+
+int starpu_worker_trylock(int workerid)
+{
+	if (!valid_worker(workerid))
+		return EINVAL;
+	return pthread_mutex_trylock(&_astro_rt.workers[workerid]->sched_mutex);
+}
+
+void starpu_worker_unlock(int workerid)
+{
+	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_unlock: invalid worker id %d", workerid);
+	pthread_mutex_unlock(&_astro_rt.workers[workerid]->sched_mutex);
+}
+
+void starpu_worker_lock_self(void) { starpu_worker_lock(starpu_worker_get_id_check()); }
+void starpu_worker_unlock_self(void) { starpu_worker_unlock(starpu_worker_get_id_check()); }
+void starpu_worker_relax_on(void) { if (_astro_self) _astro_self->relax = 1; }
+void starpu_worker_relax_off(void) { if (_astro_self) _astro_self->relax = 0; }
+int starpu_worker_get_relax_state(void) { return _astro_self ? _astro_self->relax : 1; }
+
+void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond)
+{
+	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_get_sched_condition: invalid worker id %d", workerid);
+	*sched_mutex = &_astro_rt.workers[workerid]->sched_mutex;
+	*sched_cond = &_astro_rt.workers[workerid]->sched_cond;
+}
+
+struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id)
+{
+	(void)sched_ctx_id;
+	return valid_worker(workerid) ? &_astro_rt.workers[workerid]->perf_arch : NULL;
+}
+
+/* Runs func on each worker of where, through tasks pinned to them. */
+static void run_on_worker(void *buffers[], void *arg)
+{
+	(void)buffers;
+	void **pair = arg;
+	((void (*)(void *))pair[0])(pair[1]);
+}
+
+void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers, const char *name)
+{
+	static struct starpu_codelet cl;
+	cl.where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL | STARPU_HIP;
+	cl.cpu_funcs[0] = run_on_worker;
+	cl.cuda_funcs[0] = run_on_worker;
+	cl.nbuffers = 0;
+	cl.name = "execute_on_worker";
+	void *pair[2] = { (void *)func, arg };
+	struct starpu_task *tasks[STARPU_NMAXWORKERS];
+	unsigned n = 0;
+	for (unsigned i = 0; i < num_workers; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = pair;
+		t->name = name;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = workers[i];
+		t->detach = 0;
+		t->destroy = 0;
+		if (starpu_task_submit(t) == 0)
+			tasks[n++] = t;
+		else
+			starpu_task_destroy(t);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (starpu_task_wait(tasks[i]) != 0)
+			_astro_error("starpu_execute_on_specific_workers: waiting for a task failed");
+		starpu_task_destroy(tasks[i]);
+	}
+}
+
+void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t where, const char *name)
+{
+	unsigned ids[STARPU_NMAXWORKERS], n = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (where & _astro_rt.workers[i]->driver->where)
+			ids[n++] = i;
+	starpu_execute_on_specific_workers(func, arg, n, ids, name);
+}
+
+void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where)
+{
+	starpu_execute_on_each_worker_ex(func, arg, where, "execute_on_each_worker");
+}

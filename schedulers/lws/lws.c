@@ -1,0 +1,66 @@
+/*
+ * lws: locality work stealing, the default policy. Like ws, each worker has
+ * its own queue and keeps the tasks it releases, but queues are ordered by
+ * priority, and an idle worker steals from its nearest neighbours first
+ * (ids i+1, i-1, i+2, i-2...), taking the victim's lowest-priority task.
+ */
+#include "../sched_util.h"
+
+static void lws_init_sched(unsigned sched_ctx_id)
+{
+	sched_local_init(sched_ctx_id, "lws", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+}
+
+static struct starpu_task *lws_steal(struct sched_local *local, int thief)
+{
+	struct sched_workers *ws = &local->workers;
+	int count = (int)ws->count;
+	int position = ws->position[thief];
+
+	/* Offsets +1, -1, +2, -2... visit every other position exactly once. */
+	for (int step = 1; step < count; step++)
+	{
+		int offset = step % 2 ? (step + 1) / 2 : -(step / 2);
+		int victim = ws->ids[((position + offset) % count + count) % count];
+		struct starpu_task *task = sched_local_steal(local, victim, thief);
+
+		if (task)
+			return task;
+	}
+	return NULL;
+}
+
+static struct starpu_task *lws_take(void *policy_data, int workerid)
+{
+	struct sched_local *local = policy_data;
+	struct starpu_task *task = sched_local_take_own(local, workerid);
+
+	return task ? task : lws_steal(local, workerid);
+}
+
+static struct starpu_task *lws_pop_task(unsigned sched_ctx_id)
+{
+	struct sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	return sched_pop_task(&local->workers, starpu_worker_get_id(), local, lws_take);
+}
+
+static struct starpu_sched_policy lws_policy =
+{
+	.init_sched = lws_init_sched,
+	.deinit_sched = sched_local_deinit,
+	.add_workers = sched_local_add_workers,
+	.remove_workers = sched_local_remove_workers,
+	.push_task = sched_local_push_task_stealable,
+	.pop_task = lws_pop_task,
+	.policy_name = "lws",
+	.policy_description = "locality work stealing: per-worker priority queues, steal from the nearest workers first",
+	.worker_type = STARPU_WORKER_LIST,
+};
+
+static int init(void)
+{
+	return astro_sched_policy_register(&lws_policy);
+}
+
+ASTRO_PLUGIN_DEFINE(sched_lws, ASTRO_PLUGIN_SCHED, "lws: locality work stealing with priorities (default)", init, NULL);

@@ -1,0 +1,317 @@
+// Environment parsing, timing and CRC32C utilities of the StarPU API.
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char *const kVar = "ASTROLABE_TEST_ENV_VALUE";
+
+// Sets kVar (or unsets it for nullptr) for one test.
+class Env : public ::testing::Test
+{
+protected:
+	void TearDown() override { unsetenv(kVar); }
+	static void set(const char *value)
+	{
+		if (value)
+			setenv(kVar, value, 1);
+		else
+			unsetenv(kVar);
+	}
+};
+
+// Number of lines written to stderr while running f.
+template <typename F> std::string stderr_of(F f)
+{
+	testing::internal::CaptureStderr();
+	f();
+	return testing::internal::GetCapturedStderr();
+}
+
+size_t count_lines(const std::string &s)
+{
+	size_t n = 0;
+	for (char c : s)
+		n += c == '\n';
+	return n;
+}
+
+} // namespace
+
+// ------------------------------------------------------------------ getenv
+
+TEST_F(Env, GetenvIsPlainGetenv)
+{
+	set(nullptr);
+	EXPECT_EQ(starpu_getenv(kVar), nullptr);
+	set("hello");
+	ASSERT_NE(starpu_getenv(kVar), nullptr);
+	EXPECT_STREQ(starpu_getenv(kVar), "hello");
+}
+
+TEST_F(Env, NumberUnsetIsMinusOne)
+{
+	set(nullptr);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_get_env_number(kVar), -1); });
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(starpu_get_env_number_default(kVar, 17), 17);
+}
+
+TEST_F(Env, NumberGoodValues)
+{
+	set("42");
+	EXPECT_EQ(starpu_get_env_number(kVar), 42);
+	EXPECT_EQ(starpu_get_env_number_default(kVar, 5), 42);
+	set("0");
+	EXPECT_EQ(starpu_get_env_number(kVar), 0);
+	set("-7");
+	EXPECT_EQ(starpu_get_env_number(kVar), -7);
+	set(" 12 ");
+	EXPECT_EQ(starpu_get_env_number(kVar), 12);
+}
+
+TEST_F(Env, NumberBadValuesAreReportedOnceAndIgnored)
+{
+	for (const char *bad : { "abc", "12x", "", "1.5", "99999999999999" })
+	{
+		SCOPED_TRACE(bad);
+		set(bad);
+		std::string err = stderr_of([] { EXPECT_EQ(starpu_get_env_number(kVar), -1); });
+		EXPECT_EQ(count_lines(err), 1u) << err;
+		EXPECT_NE(err.find(std::string(kVar) + "='" + bad + "' is not a number"), std::string::npos) << err;
+		EXPECT_NE(err.find("using the default"), std::string::npos) << err;
+
+		err = stderr_of([] { EXPECT_EQ(starpu_get_env_number_default(kVar, 33), 33); });
+		EXPECT_EQ(count_lines(err), 1u) << err;
+	}
+}
+
+TEST_F(Env, FloatValues)
+{
+	set(nullptr);
+	EXPECT_FLOAT_EQ(starpu_get_env_float_default(kVar, 1.25f), 1.25f);
+	set("2.5");
+	EXPECT_FLOAT_EQ(starpu_get_env_float_default(kVar, 1.25f), 2.5f);
+	set("-3");
+	EXPECT_FLOAT_EQ(starpu_get_env_float_default(kVar, 1.25f), -3.0f);
+	for (const char *bad : { "x", "2.5y", "" })
+	{
+		SCOPED_TRACE(bad);
+		set(bad);
+		std::string err = stderr_of([] { EXPECT_FLOAT_EQ(starpu_get_env_float_default(kVar, 1.25f), 1.25f); });
+		EXPECT_EQ(count_lines(err), 1u) << err;
+		EXPECT_NE(err.find("is not a number"), std::string::npos) << err;
+	}
+}
+
+TEST_F(Env, SizeSuffixes)
+{
+	struct { const char *text; int64_t bytes; } cases[] = {
+		{ "123", 123 },
+		{ "7B", 7 },
+		{ "7b", 7 },
+		{ "4K", 4096 },
+		{ "4k", 4096 },
+		{ "4KB", 4096 },
+		{ "4kB", 4096 },
+		{ "2M", 2 << 20 },
+		{ "2mb", 2 << 20 },
+		{ "5 MB", 5 << 20 },
+		{ "3G", INT64_C(3) << 30 },
+		{ "3gb", INT64_C(3) << 30 },
+		{ "1T", INT64_C(1) << 40 },
+		{ "2TB", INT64_C(2) << 40 },
+		{ "0", 0 },
+	};
+	for (auto &c : cases)
+	{
+		SCOPED_TRACE(c.text);
+		set(c.text);
+		std::string err = stderr_of([&] { EXPECT_EQ(starpu_get_env_size_default(kVar, -5), c.bytes); });
+		EXPECT_EQ(err, "");
+	}
+	set(nullptr);
+	EXPECT_EQ(starpu_get_env_size_default(kVar, 999), 999);
+}
+
+TEST_F(Env, SizeBadValuesKeepTheDefault)
+{
+	for (const char *bad : { "12Q", "K", "", "-1", "1.5G", "4KK", "4BB", "9999999999999T", "abc" })
+	{
+		SCOPED_TRACE(bad);
+		set(bad);
+		std::string err = stderr_of([] { EXPECT_EQ(starpu_get_env_size_default(kVar, 999), 999); });
+		EXPECT_EQ(count_lines(err), 1u) << err;
+		EXPECT_NE(err.find(std::string(kVar) + "='" + bad + "' is not a size"), std::string::npos) << err;
+	}
+}
+
+TEST_F(Env, StringDefault)
+{
+	set(nullptr);
+	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "dflt");
+	set("value");
+	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "value");
+	set("");
+	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "");
+}
+
+// ------------------------------------------------------------------ timing
+
+TEST(Timing, NowIsMonotonicMicroseconds)
+{
+	double a = starpu_timing_now();
+	double b = starpu_timing_now();
+	EXPECT_GT(a, 0.0);
+	EXPECT_GE(b, a);
+}
+
+TEST(Timing, UsleepWaitsAtLeastTheGivenTime)
+{
+	double start = starpu_timing_now();
+	starpu_usleep(20000);
+	double elapsed = starpu_timing_now() - start;
+	EXPECT_GE(elapsed, 19900.0);
+	EXPECT_LT(elapsed, 2e6);
+}
+
+TEST(Timing, SleepTakesSeconds)
+{
+	double start = starpu_timing_now();
+	starpu_sleep(0.03f);
+	double elapsed = starpu_timing_now() - start;
+	EXPECT_GE(elapsed, 29900.0);
+	EXPECT_LT(elapsed, 2e6);
+}
+
+TEST(Timing, NonPositiveDurationsReturnAtOnce)
+{
+	double start = starpu_timing_now();
+	starpu_usleep(0);
+	starpu_usleep(-100);
+	starpu_sleep(-1.0f);
+	EXPECT_LT(starpu_timing_now() - start, 1e6);
+}
+
+// ------------------------------------------------------------------ crc32c
+
+namespace {
+
+// Bitwise reference: CRC32C polynomial, most significant bit first, no
+// initial or final inversion (what StarPU's footprints use).
+uint32_t reference_crc(const void *data, size_t n, uint32_t crc)
+{
+	const unsigned char *p = static_cast<const unsigned char *>(data);
+	for (size_t i = 0; i < n; i++)
+	{
+		crc ^= uint32_t(p[i]) << 24;
+		for (int bit = 0; bit < 8; bit++)
+			crc = (crc << 1) ^ ((crc & 0x80000000u) ? 0x1EDC6F41u : 0);
+	}
+	return crc;
+}
+
+} // namespace
+
+// First so that the table is built while several threads race for it.
+TEST(Crc32c, ThreadsAgreeOnFirstUse)
+{
+	const uint32_t expected = reference_crc("footprint", 9, 7);
+	std::vector<std::thread> threads;
+	std::vector<uint32_t> results(8);
+	for (size_t t = 0; t < results.size(); t++)
+		threads.emplace_back([&results, t] { results[t] = starpu_hash_crc32c_string("footprint", 7); });
+	for (auto &th : threads)
+		th.join();
+	for (uint32_t r : results)
+		EXPECT_EQ(r, expected);
+}
+
+// Values StarPU 1.4.12 wrote in a performance-model file: a vector of
+// nx = 204800 floats has footprint crc(nx, 0); its handle footprint chains
+// it on the vector interface id (2); the task footprint chains that on 0.
+TEST(Crc32c, MatchesStarPUFootprints)
+{
+	uint32_t vector_fp = starpu_hash_crc32c_be(204800, 0);
+	EXPECT_EQ(vector_fp, 0xe7195059u);
+	uint32_t handle_fp = starpu_hash_crc32c_be(vector_fp, 2);
+	EXPECT_EQ(handle_fp, 0x04b25255u);
+	EXPECT_EQ(starpu_hash_crc32c_be(handle_fp, 0), 0xd0c0d6c6u);
+}
+
+TEST(Crc32c, MatchesBitwiseReference)
+{
+	unsigned char bytes[300];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 37 + 11);
+	for (uint32_t init : { 0u, 1u, 0xffffffffu, 0x12345678u })
+		for (size_t n : { 0, 1, 3, 4, 17, 300 })
+			EXPECT_EQ(starpu_hash_crc32c_be_n(bytes, n, init), reference_crc(bytes, n, init)) << n << " " << init;
+	EXPECT_EQ(starpu_hash_crc32c_be_n("123456789", 9, 0), reference_crc("123456789", 9, 0));
+}
+
+TEST(Crc32c, NoInputKeepsTheCrc)
+{
+	EXPECT_EQ(starpu_hash_crc32c_be_n("", 0, 0xabcdef01u), 0xabcdef01u);
+	EXPECT_EQ(starpu_hash_crc32c_string("", 0x55u), 0x55u);
+	EXPECT_EQ(starpu_hash_crc32c_be_n("x", 0, 0), 0u);
+	// A zero crc fed zero bytes stays zero: there is no initial inversion.
+	uint32_t zero = 0;
+	EXPECT_EQ(starpu_hash_crc32c_be(zero, 0), 0u);
+}
+
+TEST(Crc32c, WordIsItsBytesInMemoryOrder)
+{
+	for (uint32_t v : { 0u, 1u, 204800u, 0xdeadbeefu })
+	{
+		EXPECT_EQ(starpu_hash_crc32c_be(v, 0), starpu_hash_crc32c_be_n(&v, sizeof(v), 0));
+		EXPECT_EQ(starpu_hash_crc32c_be(v, 99), starpu_hash_crc32c_be_n(&v, sizeof(v), 99));
+	}
+}
+
+TEST(Crc32c, StringIsItsCharacters)
+{
+	const char *s = "starpu footprint";
+	EXPECT_EQ(starpu_hash_crc32c_string(s, 0), starpu_hash_crc32c_be_n(s, strlen(s), 0));
+	EXPECT_EQ(starpu_hash_crc32c_string(s, 1234), starpu_hash_crc32c_be_n(s, strlen(s), 1234));
+	uint32_t bytewise = 5;
+	for (const char *p = s; *p; p++)
+		bytewise = starpu_hash_crc32c_be_n(p, 1, bytewise);
+	EXPECT_EQ(starpu_hash_crc32c_string(s, 5), bytewise);
+}
+
+TEST(Crc32c, PointerIsItsValue)
+{
+	int object;
+	void *p = &object;
+	EXPECT_EQ(starpu_hash_crc32c_be_ptr(p, 0), starpu_hash_crc32c_be_n(&p, sizeof(p), 0));
+	EXPECT_NE(starpu_hash_crc32c_be_ptr(p, 0), starpu_hash_crc32c_be_ptr((char *)p + 1, 0));
+}
+
+TEST(Crc32c, ChainingEqualsOneRun)
+{
+	const char data[] = "abcdefghijklmnopqrstuvwxyz";
+	uint32_t whole = starpu_hash_crc32c_be_n(data, 26, 3);
+	uint32_t chained = starpu_hash_crc32c_be_n(data + 10, 16, starpu_hash_crc32c_be_n(data, 10, 3));
+	EXPECT_EQ(whole, chained);
+
+	uint32_t a = 10, b = 20;
+	uint32_t words[2] = { a, b };
+	EXPECT_EQ(starpu_hash_crc32c_be(b, starpu_hash_crc32c_be(a, 0)), starpu_hash_crc32c_be_n(words, sizeof(words), 0));
+}
+
+TEST(Crc32c, DifferentInputsDiffer)
+{
+	EXPECT_NE(starpu_hash_crc32c_be(1, 0), starpu_hash_crc32c_be(2, 0));
+	EXPECT_NE(starpu_hash_crc32c_be(1, 0), starpu_hash_crc32c_be(1, 1));
+	EXPECT_NE(starpu_hash_crc32c_string("ab", 0), starpu_hash_crc32c_string("ba", 0));
+	// Order matters: crc(a then b) differs from crc(b then a).
+	EXPECT_NE(starpu_hash_crc32c_be(2, starpu_hash_crc32c_be(1, 0)), starpu_hash_crc32c_be(1, starpu_hash_crc32c_be(2, 0)));
+}
