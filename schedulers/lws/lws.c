@@ -20,9 +20,14 @@ static struct starpu_task *lws_steal(struct sched_local *local, int thief)
 	/* Offsets +1, -1, +2, -2... visit every other position exactly once. */
 	for (int step = 1; step < count; step++)
 	{
-		int offset = step % 2 ? (step + 1) / 2 : -(step / 2);
-		int victim = ws->ids[((position + offset) % count + count) % count];
-		struct starpu_task *task = sched_local_steal(local, victim, thief);
+		int neighbour = position + (step & 1 ? (step + 1) / 2 : -(step / 2));
+		struct starpu_task *task;
+
+		if (neighbour >= count)
+			neighbour -= count;
+		else if (neighbour < 0)
+			neighbour += count;
+		task = sched_local_steal(local, ws->ids[neighbour], thief);
 
 		if (task)
 			return task;

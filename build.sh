@@ -1,0 +1,42 @@
+#!/bin/sh
+# Builds Astrolabe from scratch in ./build and runs the demo or the tests.
+#   ./build.sh demo     installs the Debian dependencies, builds, runs examples/demo
+#   ./build.sh test     installs the Debian dependencies, builds, runs the whole test suite
+# Extra configure options may follow (e.g. ./build.sh test --enable-asan).
+set -e
+cd "$(dirname "$0")"
+what=${1:-demo}
+[ $# -gt 0 ] && shift
+
+DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev"
+missing=
+for p in $DEPS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "Installing:$missing"
+	SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+rm -rf build
+./autogen.sh >/dev/null 2>&1
+mkdir build
+cd build
+../configure --prefix="$PWD/_install" "$@" >configure.log || { tail -30 configure.log; exit 1; }
+sed -n '/^Astrolabe .* configured/,$p' configure.log
+make -j"$(nproc)" >make.log 2>&1 || { tail -40 make.log; exit 1; }
+
+case "$what" in
+demo)
+	make -s -C examples demo-run
+	;;
+test)
+	exec ../tests/run-all
+	;;
+*)
+	echo "usage: $0 demo|test [configure options]" >&2
+	exit 2
+	;;
+esac
