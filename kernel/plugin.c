@@ -301,7 +301,7 @@ int _astro_plugins_load(void)
 		ltdl_ready = true;
 	}
 	for (unsigned i = 0; _astro_static_plugins[i]; i++)
-		plugin_add(_astro_static_plugins[i], NULL, g_strdup("(static)"), _astro_static_plugins[i]->name);
+		plugin_add(_astro_static_plugins[i], NULL, g_strdup("built in"), _astro_static_plugins[i]->name);
 
 	/* ASTROLABE_PLUGIN_DIR replaces the built-in directory (tests use it to ignore an installed copy). */
 	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
