@@ -21,7 +21,7 @@ struct starpu_sched_policy
 	void (*init_sched)(unsigned sched_ctx_id);
 	/** Tears it down. */
 	void (*deinit_sched)(unsigned sched_ctx_id);
-	/** Takes a ready task. Returns 0. */
+	/** Takes a ready task. Returns 0; an error (-ENODEV...) means it was not queued, and the runtime gives it to a worker that can run it. */
 	int (*push_task)(struct starpu_task *);
 	double (*simulate_push_task)(struct starpu_task *);
 	/** Told when a task was pushed directly to a worker. */
@@ -71,7 +71,7 @@ int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_tas
 
 /** Queues task on workerid's local queue (front unless back). */
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back);
-/** Called by a policy once push_task has stored the task. */
+/** Called by a policy in push_task, before the task becomes visible to workers (afterwards a worker may run and free it). */
 int starpu_push_task_end(struct starpu_task *task);
 
 /** Wakes workerid if it sleeps. Returns 1 if it was woken. */

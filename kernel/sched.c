@@ -173,9 +173,22 @@ int _astro_sched_push(struct starpu_task *task)
 			_astro_rt.policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, 0);
 		return starpu_push_local_task((int)task->workerid, task, 1);
 	}
-	int ret = _astro_rt.policy->push_task(task);
+	/* Observed before the push: once queued, a worker may run and free the task. */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = starpu_worker_get_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
+	int ret = _astro_rt.policy->push_task(task);
+	if (ret == 0)
+		return 0;
+	/* The policy refused it: a task is never lost, it goes to a worker that can run it. */
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+		if (_astro_worker_impl_for((int)w, task) >= 0) {
+			_astro_warn("policy '%s' refused task '%s' (%s): it runs on worker %u instead",
+				    _astro_rt.policy->policy_name, starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)",
+				    strerror(-ret), w);
+			return starpu_push_local_task((int)w, task, 1);
+		}
+	_astro_error("policy '%s' refused task '%s' and no worker can run it", _astro_rt.policy->policy_name,
+		     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 	return ret;
 }
 
@@ -186,7 +199,7 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w)
 		pthread_mutex_lock(&w->local_lock);
 		task = starpu_task_list_pop_front(&w->local_tasks);
 		if (task)
-			w->nlocal--;
+			__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&w->local_lock);
 		if (task)
 			return task;
@@ -206,14 +219,14 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 		return -EINVAL;
 	}
 	struct _astro_worker *w = _astro_rt.workers[workerid];
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = workerid, .task = task, .job_id = _astro_job_of(task)->id);
 	pthread_mutex_lock(&w->local_lock);
 	if (back)
 		starpu_task_list_push_back(&w->local_tasks, task);
 	else
 		starpu_task_list_push_front(&w->local_tasks, task);
-	w->nlocal++;
+	__atomic_add_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->local_lock);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = workerid, .task = task, .job_id = _astro_job_of(task)->id);
 	_astro_worker_wake(w);
 	return 0;
 }

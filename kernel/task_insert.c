@@ -411,8 +411,9 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 	{
 		/* A codelet that leaves a mode unset adopts the first one it is
 		 * given, as StarPU does; the exchange keeps racing inserts honest. */
-		int expected = STARPU_NONE;
-		__atomic_compare_exchange_n((int *)slot, &expected, (int)mode, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		int expected = __atomic_load_n((int *)slot, __ATOMIC_ACQUIRE);
+		if (expected == STARPU_NONE)
+			__atomic_compare_exchange_n((int *)slot, &expected, (int)mode, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 		if (expected != STARPU_NONE && expected != (int)mode)
 		{
 			fprintf(stderr, "[astrolabe] %s: codelet '%s' declares access mode %s for buffer %u but %s was given: make them match, or give the codelet nbuffers = STARPU_VARIABLE_NBUFFERS\n",

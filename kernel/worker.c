@@ -210,7 +210,8 @@ static void *worker_main(void *arg)
 			worker_wait_unpaused();
 			continue;
 		}
-		__atomic_store_n(&w->wake_pending, 0, __ATOMIC_RELAXED);
+		/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
+		__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
 		struct starpu_task *task = _astro_sched_pop(w);
 		if (task) {
 			idle_polls = 0;
@@ -345,8 +346,8 @@ int _astro_workers_start(void)
 			abort();
 		}
 	}
+	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
 	pthread_barrier_wait(&start_barrier);
-	pthread_barrier_destroy(&start_barrier);
 	return 0;
 }
 
@@ -364,6 +365,7 @@ void _astro_workers_stop(void)
 	}
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		pthread_join(_astro_rt.workers[i]->thread, NULL);
+	pthread_barrier_destroy(&start_barrier);
 }
 
 void _astro_workers_free(void)

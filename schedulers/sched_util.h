@@ -12,7 +12,8 @@
  *                     worker on its way to sleep
  *   sched_central_*   a whole policy around one central queue (eager, prio)
  *   sched_local_*     per-worker queues a policy pushes to, pops from and
- *                     steals from (random, ws, lws)
+ *                     steals from (random, ws, lws), and the push_task of
+ *                     the work-stealing policies (ws, lws)
  *
  * Tasks bound to a worker (execute_on_a_specific_worker) always go to a
  * queue only that worker reads, so no other worker ever scans past them.

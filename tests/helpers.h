@@ -1,0 +1,344 @@
+// Helpers shared by the GoogleTest suites: scoped environment variables,
+// temporary plugin directories, starting the runtime with N CPU workers,
+// bounded waits, stderr capture, and a per-test watchdog that turns a hang
+// into a failure.
+#ifndef ASTRO_TESTS_HELPERS_H
+#define ASTRO_TESTS_HELPERS_H
+
+#include <gtest/gtest.h>
+#include <starpu.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace astro_test {
+
+// ------------------------------------------------------------------ strings
+
+inline bool contains(const std::string &haystack, const std::string &needle)
+{
+	return haystack.find(needle) != std::string::npos;
+}
+
+// Runs f with stderr captured and returns what it printed.
+template <typename F> std::string stderr_of(F &&f)
+{
+	testing::internal::CaptureStderr();
+	f();
+	return testing::internal::GetCapturedStderr();
+}
+
+// ----------------------------------------------------------------- timing
+
+inline void sleep_ms(unsigned ms)
+{
+	std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// Polls pred until it holds or timeout_ms passed; returns its last value.
+template <typename Pred> bool wait_until(Pred pred, unsigned timeout_ms = 5000)
+{
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+	while (!pred()) {
+		if (std::chrono::steady_clock::now() >= deadline)
+			return pred();
+		std::this_thread::sleep_for(std::chrono::microseconds(200));
+	}
+	return true;
+}
+
+// ------------------------------------------------------------- environment
+
+// Sets (or, with nullptr, unsets) a variable for the life of the object, then restores it.
+class ScopedEnv
+{
+public:
+	ScopedEnv(const char *name, const char *value) : name_(name)
+	{
+		const char *old = getenv(name);
+		had_ = old != nullptr;
+		if (had_)
+			old_ = old;
+		if (value)
+			setenv(name, value, 1);
+		else
+			unsetenv(name);
+	}
+	ScopedEnv(const char *name, const std::string &value) : ScopedEnv(name, value.c_str()) {}
+	~ScopedEnv()
+	{
+		if (had_)
+			setenv(name_.c_str(), old_.c_str(), 1);
+		else
+			unsetenv(name_.c_str());
+	}
+	ScopedEnv(const ScopedEnv &) = delete;
+	ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+	std::string name_;
+	std::string old_;
+	bool had_ = false;
+};
+
+// The variables the suites read: each test states what it needs.
+inline std::string env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+	return v ? v : fallback;
+}
+
+// STARPU_PLUGIN_PATH as given by the test harness: the build-tree plugin folders.
+inline std::string build_plugin_path()
+{
+	return env_or("STARPU_PLUGIN_PATH", "");
+}
+
+// Where the test plugins (sched_wrong_abi.so...) were built.
+inline std::string test_plugin_dir()
+{
+	return env_or("ASTRO_TEST_PLUGIN_DIR", "");
+}
+
+inline std::string test_plugin(const std::string &file)
+{
+	return test_plugin_dir() + "/" + file;
+}
+
+inline bool file_exists(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) == 0;
+}
+
+// ------------------------------------------------------------ temporary dir
+
+// A fresh directory under $TMPDIR, removed (with its plain files and links) at the end.
+class TempDir
+{
+public:
+	TempDir()
+	{
+		std::string tmpl = env_or("TMPDIR", "/tmp") + "/astro-test-XXXXXX";
+		std::vector<char> buf(tmpl.begin(), tmpl.end());
+		buf.push_back('\0');
+		if (!mkdtemp(buf.data())) {
+			ADD_FAILURE() << "mkdtemp(" << tmpl << ") failed: " << strerror(errno);
+			return;
+		}
+		path_ = buf.data();
+	}
+	~TempDir()
+	{
+		if (path_.empty())
+			return;
+		if (DIR *d = opendir(path_.c_str())) {
+			while (struct dirent *e = readdir(d)) {
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+					unlink((path_ + "/" + e->d_name).c_str());
+			}
+			closedir(d);
+		}
+		rmdir(path_.c_str());
+	}
+	TempDir(const TempDir &) = delete;
+	TempDir &operator=(const TempDir &) = delete;
+
+	const std::string &path() const { return path_; }
+	std::string file(const std::string &name) const { return path_ + "/" + name; }
+
+	// Places a symbolic link name -> target in the directory.
+	bool link(const std::string &target, const std::string &name) const
+	{
+		if (symlink(target.c_str(), file(name).c_str()) != 0) {
+			ADD_FAILURE() << "symlink(" << target << ", " << file(name) << "): " << strerror(errno);
+			return false;
+		}
+		return true;
+	}
+	// Links the test plugin `plugin` (e.g. "sched_testfifo.so") under the same name.
+	bool link_test_plugin(const std::string &plugin) const
+	{
+		std::string target = test_plugin(plugin);
+		if (!file_exists(target)) {
+			ADD_FAILURE() << "test plugin " << target << " is missing: is ASTRO_TEST_PLUGIN_DIR set (make check sets it)?";
+			return false;
+		}
+		return link(target, plugin);
+	}
+	bool write(const std::string &name, const std::string &content) const
+	{
+		std::ofstream out(file(name), std::ios::binary);
+		out << content;
+		return static_cast<bool>(out);
+	}
+
+private:
+	std::string path_;
+};
+
+// ------------------------------------------------------------------ runtime
+
+// A conf asking for ncpus CPU workers, winning over STARPU_NCPU.
+inline starpu_conf conf_with_ncpus(int ncpus)
+{
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = ncpus;
+	conf.precedence_over_environment_variables = 1;
+	return conf;
+}
+
+inline int init_with_ncpus(int ncpus)
+{
+	starpu_conf conf = conf_with_ncpus(ncpus);
+	return starpu_init(&conf);
+}
+
+// Starts the runtime for the life of the object (shut down only if it started).
+class Runtime
+{
+public:
+	explicit Runtime(int ncpus) : ret_(init_with_ncpus(ncpus)) {}
+	explicit Runtime(starpu_conf *conf) : ret_(starpu_init(conf)) {}
+	~Runtime()
+	{
+		if (ret_ == 0)
+			starpu_shutdown();
+	}
+	Runtime(const Runtime &) = delete;
+	Runtime &operator=(const Runtime &) = delete;
+	int ret() const { return ret_; }
+	bool ok() const { return ret_ == 0; }
+
+private:
+	int ret_;
+};
+
+// The policy in use, "" when none.
+inline std::string policy_name()
+{
+	struct starpu_sched_policy *p = starpu_sched_get_sched_policy();
+	return p && p->policy_name ? p->policy_name : "";
+}
+
+inline bool policy_registered(const std::string &name)
+{
+	for (struct starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
+		if ((*p)->policy_name && name == (*p)->policy_name)
+			return true;
+	return false;
+}
+
+// A codelet with one CPU implementation and the given buffers.
+inline starpu_codelet cpu_codelet(starpu_cpu_func_t f, int nbuffers = 0, const char *name = nullptr)
+{
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = f;
+	cl.nbuffers = nbuffers;
+	cl.name = name;
+	return cl;
+}
+
+// Submits a detached task of cl with arg; returns starpu_task_submit()'s result.
+inline int submit_detached(starpu_codelet *cl, void *arg = nullptr, int priority = 0)
+{
+	struct starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->cl_arg = arg;
+	t->priority = priority;
+	int ret = starpu_task_submit(t);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
+// ----------------------------------------------------------------- watchdog
+
+// Aborts the process when one test runs longer than ASTRO_TEST_TIMEOUT seconds
+// (default 60): a hang then fails the suite with the test's name instead of
+// blocking `make check` forever.
+class Watchdog : public testing::EmptyTestEventListener
+{
+public:
+	Watchdog()
+	{
+		timeout_s_ = atoi(env_or("ASTRO_TEST_TIMEOUT", "60").c_str());
+		if (timeout_s_ <= 0)
+			timeout_s_ = 60;
+		// State is never freed: the detached thread may outlive static destructors.
+		state_ = new State;
+		std::thread(&Watchdog::run, state_, timeout_s_).detach();
+	}
+	void OnTestStart(const testing::TestInfo &info) override
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		state_->name = std::string(info.test_suite_name()) + "." + info.name();
+		state_->deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s_);
+		state_->armed = true;
+		state_->cond.notify_all();
+	}
+	void OnTestEnd(const testing::TestInfo &) override
+	{
+		std::lock_guard<std::mutex> lock(state_->mutex);
+		state_->armed = false;
+		state_->cond.notify_all();
+	}
+
+private:
+	struct State
+	{
+		std::mutex mutex;
+		std::condition_variable cond;
+		bool armed = false;
+		std::chrono::steady_clock::time_point deadline;
+		std::string name;
+	};
+	static void run(State *s, int timeout_s)
+	{
+		std::unique_lock<std::mutex> lock(s->mutex);
+		for (;;) {
+			if (!s->armed) {
+				s->cond.wait(lock);
+				continue;
+			}
+			if (s->cond.wait_until(lock, s->deadline) == std::cv_status::timeout && s->armed &&
+			    std::chrono::steady_clock::now() >= s->deadline) {
+				fprintf(stderr, "\n[watchdog] test %s still running after %d s: aborting (ASTRO_TEST_TIMEOUT)\n",
+					s->name.c_str(), timeout_s);
+				fflush(stderr);
+				_exit(124);
+			}
+		}
+	}
+	State *state_;
+	int timeout_s_;
+};
+
+inline bool install_watchdog()
+{
+	testing::UnitTest::GetInstance()->listeners().Append(new Watchdog);
+	return true;
+}
+
+// One watchdog per test program (each suite is one translation unit).
+static const bool watchdog_installed = install_watchdog();
+
+} // namespace astro_test
+
+#endif // ASTRO_TESTS_HELPERS_H

@@ -1,0 +1,410 @@
+// starpu_init() / starpu_shutdown(), the configuration and its environment
+// variables, worker queries, binding, and pause/resume.
+#include "helpers.h"
+
+#include <set>
+
+using namespace astro_test;
+
+namespace {
+
+std::atomic<int> g_count{0};
+
+void count_func(void **, void *)
+{
+	g_count++;
+}
+
+// Each test states the variables it needs; none leaks in from the caller's shell.
+class Init : public ::testing::Test
+{
+protected:
+	void SetUp() override { g_count = 0; }
+	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
+	ScopedEnv ncpus_{"STARPU_NCPUS", nullptr};
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv nobind_{"STARPU_WORKERS_NOBIND", nullptr};
+	ScopedEnv silent_{"STARPU_SILENT", nullptr};
+};
+
+// Runs n tasks and returns how many ran.
+int run_tasks(int n)
+{
+	static starpu_codelet cl = cpu_codelet(count_func, 0, "count");
+	int before = g_count;
+	for (int i = 0; i < n; i++)
+		if (submit_detached(&cl) != 0)
+			return -1;
+	if (starpu_task_wait_for_all() != 0)
+		return -1;
+	return g_count - before;
+}
+
+TEST_F(Init, InitShutdownRepeated)
+{
+	for (int round = 0; round < 3; round++) {
+		SCOPED_TRACE(round);
+		ASSERT_EQ(starpu_is_initialized(), 0);
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		EXPECT_EQ(starpu_is_initialized(), 1);
+		EXPECT_GE(starpu_worker_get_count(), 1u);
+		EXPECT_EQ(run_tasks(10), 10);
+		starpu_shutdown();
+		EXPECT_EQ(starpu_is_initialized(), 0);
+	}
+}
+
+TEST_F(Init, NestedInitIsReferenceCounted)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	// The first configuration stays.
+	EXPECT_EQ(starpu_worker_get_count(), 1u);
+	starpu_shutdown();
+	EXPECT_EQ(starpu_is_initialized(), 1);
+	EXPECT_EQ(run_tasks(5), 5);
+	starpu_shutdown();
+	EXPECT_EQ(starpu_is_initialized(), 0);
+}
+
+TEST_F(Init, ShutdownWithoutInitIsReported)
+{
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_TRUE(contains(err, "starpu_shutdown")) << err;
+	EXPECT_EQ(starpu_is_initialized(), 0);
+}
+
+TEST_F(Init, ConfInitDefaults)
+{
+	starpu_conf conf;
+	memset(&conf, 0x5a, sizeof(conf));
+	ASSERT_EQ(starpu_conf_init(&conf), 0);
+	EXPECT_EQ(conf.magic, STARPU_CONF_MAGIC);
+	EXPECT_EQ(conf.sched_policy_name, nullptr);
+	EXPECT_EQ(conf.sched_policy, nullptr);
+	EXPECT_EQ(conf.ncpus, -1);
+	EXPECT_EQ(conf.reserve_ncpus, -1);
+	EXPECT_EQ(conf.ncuda, -1);
+	EXPECT_EQ(conf.nopencl, -1);
+	EXPECT_EQ(conf.nhip, -1);
+	EXPECT_EQ(conf.nmax_fpga, -1);
+	EXPECT_EQ(conf.nmpi_ms, -1);
+	EXPECT_EQ(conf.ntcpip_ms, -1);
+	EXPECT_EQ(conf.calibrate, -1);
+	EXPECT_EQ(conf.bus_calibrate, -1);
+	EXPECT_EQ(conf.catch_signals, -1);
+	EXPECT_EQ(conf.precedence_over_environment_variables, 0);
+	EXPECT_EQ(conf.start_on_pause, 0);
+	EXPECT_EQ(conf.use_explicit_workers_bindid, 0u);
+	EXPECT_EQ(conf.callback_worker_going_to_sleep, nullptr);
+	EXPECT_EQ(conf.global_sched_ctx_min_priority, -1);
+	EXPECT_EQ(conf.global_sched_ctx_max_priority, -1);
+
+	EXPECT_EQ(starpu_conf_noworker(&conf), 0);
+	EXPECT_EQ(conf.ncpus, 0);
+	EXPECT_EQ(conf.ncuda, 0);
+	EXPECT_EQ(conf.nopencl, 0);
+	EXPECT_EQ(conf.magic, STARPU_CONF_MAGIC);
+
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_conf_init(nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_conf_init")) << err;
+}
+
+TEST_F(Init, OneCpu)
+{
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_count(), 1u);
+	EXPECT_EQ(starpu_cpu_worker_get_count(), 1u);
+	EXPECT_EQ(run_tasks(20), 20);
+}
+
+TEST_F(Init, NoWorker)
+{
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	starpu_conf_noworker(&conf);
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok()) << rt.ret();
+	EXPECT_EQ(starpu_worker_get_count(), 0u);
+	EXPECT_EQ(starpu_cpu_worker_get_count(), 0u);
+
+	starpu_codelet cl = cpu_codelet(count_func, 0, "nowhere_to_run");
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+	EXPECT_EQ(ret, -ENODEV);
+	EXPECT_TRUE(contains(err, "nowhere_to_run")) << err;
+	starpu_task_clean(&task);
+
+	// A task without codelet needs no worker.
+	starpu_task sync;
+	starpu_task_init(&sync);
+	sync.cl = nullptr;
+	sync.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&sync), 0);
+	EXPECT_EQ(starpu_task_wait(&sync), 0);
+	EXPECT_EQ(g_count, 0);
+	starpu_task_clean(&sync);
+}
+
+TEST_F(Init, EnvNcpuOverridesConf)
+{
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 2;
+	{
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		EXPECT_EQ(starpu_worker_get_count(), 1u);
+	}
+	conf.precedence_over_environment_variables = 1;
+	{
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		EXPECT_EQ(starpu_worker_get_count(), 2u);
+		EXPECT_EQ(run_tasks(10), 10);
+	}
+}
+
+TEST_F(Init, EnvNcpusAlias)
+{
+	ScopedEnv ncpus("STARPU_NCPUS", "1");
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 2;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_count(), 1u);
+}
+
+TEST_F(Init, EnvNcpuWinsOverAlias)
+{
+	ScopedEnv ncpu("STARPU_NCPU", "2");
+	ScopedEnv ncpus("STARPU_NCPUS", "1");
+	Runtime rt(static_cast<starpu_conf *>(nullptr));
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_count(), 2u);
+}
+
+TEST_F(Init, BadNcpuValueIsReportedAndIgnored)
+{
+	unsigned default_count;
+	{
+		Runtime rt(static_cast<starpu_conf *>(nullptr));
+		ASSERT_TRUE(rt.ok());
+		default_count = starpu_worker_get_count();
+	}
+	ScopedEnv ncpu("STARPU_NCPU", "abc");
+	{
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = starpu_init(nullptr); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_TRUE(contains(err, "STARPU_NCPU")) << err;
+		EXPECT_TRUE(contains(err, "abc")) << err;
+		EXPECT_EQ(starpu_worker_get_count(), default_count);
+		EXPECT_EQ(run_tasks(5), 5);
+		starpu_shutdown();
+	}
+	{
+		// The conf's value is used, not the bad variable.
+		starpu_conf conf;
+		starpu_conf_init(&conf);
+		conf.ncpus = 1;
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = starpu_init(&conf); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_TRUE(contains(err, "abc")) << err;
+		EXPECT_EQ(starpu_worker_get_count(), 1u);
+		starpu_shutdown();
+	}
+}
+
+TEST_F(Init, UnknownSchedPolicyFallsBack)
+{
+	ScopedEnv sched("STARPU_SCHED", "nonexistent");
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = init_with_ncpus(2); });
+	ASSERT_EQ(ret, 0);
+	EXPECT_TRUE(contains(err, "nonexistent")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	EXPECT_EQ(run_tasks(20), 20);
+	starpu_shutdown();
+}
+
+TEST_F(Init, SchedHelpListsPolicies)
+{
+	ScopedEnv sched("STARPU_SCHED", "help");
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = init_with_ncpus(1); });
+	ASSERT_EQ(ret, 0);
+	EXPECT_TRUE(contains(err, "STARPU_SCHED")) << err;
+	EXPECT_TRUE(contains(err, "eager")) << err;
+	EXPECT_TRUE(contains(err, "lws")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	EXPECT_EQ(run_tasks(3), 3);
+	starpu_shutdown();
+}
+
+TEST_F(Init, ConfPolicyName)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy_name = "eager";
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(policy_name(), "eager");
+	EXPECT_EQ(run_tasks(3), 3);
+}
+
+std::atomic<int> g_worker_seen{-2};
+
+void record_worker(void **, void *)
+{
+	g_worker_seen = starpu_worker_get_id();
+}
+
+TEST_F(Init, WorkerQueries)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_count(), 2u);
+	EXPECT_EQ(starpu_cpu_worker_get_count(), 2u);
+	EXPECT_EQ(starpu_cuda_worker_get_count(), 0u);
+	EXPECT_EQ(starpu_opencl_worker_get_count(), 0u);
+	EXPECT_EQ(starpu_worker_get_id(), -1);
+	EXPECT_EQ(starpu_worker_get_count_by_type(STARPU_CPU_WORKER), 2);
+	EXPECT_EQ(starpu_worker_get_count_by_type(STARPU_CUDA_WORKER), 0);
+	EXPECT_EQ(starpu_worker_get_count_by_type(STARPU_ANY_WORKER), 2);
+
+	char name[64];
+	starpu_worker_get_name(0, name, sizeof(name));
+	EXPECT_STREQ(name, "CPU 0");
+	starpu_worker_get_name(1, name, sizeof(name));
+	EXPECT_STREQ(name, "CPU 1");
+	EXPECT_EQ(starpu_worker_get_type(0), STARPU_CPU_WORKER);
+	EXPECT_EQ(starpu_worker_get_type(1), STARPU_CPU_WORKER);
+	EXPECT_EQ(starpu_worker_get_type(7), STARPU_UNKNOWN_WORKER);
+	EXPECT_EQ(starpu_worker_get_devid(1), 1);
+	EXPECT_EQ(starpu_worker_get_memory_node(0), (unsigned)STARPU_MAIN_RAM);
+	EXPECT_STREQ(starpu_worker_get_type_as_string(STARPU_CPU_WORKER), "CPU");
+
+	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CPU_WORKER, 0), 0);
+	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CPU_WORKER, 1), 1);
+	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CPU_WORKER, 2), -1);
+	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0), -1);
+	EXPECT_EQ(starpu_worker_get_by_devid(STARPU_CPU_WORKER, 1), 1);
+
+	int ids[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+	EXPECT_EQ(starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, 8), 2u);
+	EXPECT_EQ(ids[0], 0);
+	EXPECT_EQ(ids[1], 1);
+	EXPECT_EQ(ids[2], -1);
+	EXPECT_EQ(starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, 1), 1u);
+	EXPECT_EQ(starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, ids, 8), 0u);
+
+	// Inside a codelet, the id of the worker running it.
+	starpu_codelet cl = cpu_codelet(record_worker, 0, "record_worker");
+	for (unsigned w = 0; w < 2; w++) {
+		g_worker_seen = -2;
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = &cl;
+		task.execute_on_a_specific_worker = 1;
+		task.workerid = w;
+		task.synchronous = 1;
+		ASSERT_EQ(starpu_task_submit(&task), 0);
+		EXPECT_EQ(g_worker_seen, (int)w);
+		starpu_task_clean(&task);
+	}
+}
+
+TEST_F(Init, WorkersAreBoundByDefault)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	int b0 = starpu_worker_get_bindid(0), b1 = starpu_worker_get_bindid(1);
+	EXPECT_GE(b0, 0);
+	EXPECT_GE(b1, 0);
+	EXPECT_EQ(starpu_worker_get_bindid(5), -1);
+}
+
+TEST_F(Init, NoBind)
+{
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", "1");
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_bindid(0), -1);
+	EXPECT_EQ(starpu_worker_get_bindid(1), -1);
+	EXPECT_EQ(run_tasks(10), 10);
+}
+
+TEST_F(Init, PauseHoldsTasksUntilResume)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_is_paused(), 0);
+	starpu_pause();
+	EXPECT_EQ(starpu_is_paused(), 1);
+	sleep_ms(20); // let the workers notice
+	const int n = 16;
+	starpu_codelet cl = cpu_codelet(count_func, 0, "paused");
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	sleep_ms(100);
+	EXPECT_EQ(g_count, 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), n);
+	starpu_resume();
+	EXPECT_EQ(starpu_is_paused(), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_count, n);
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+TEST_F(Init, StartOnPause)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.start_on_pause = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_is_paused(), 1);
+	starpu_codelet cl = cpu_codelet(count_func, 0, "start_on_pause");
+	ASSERT_EQ(submit_detached(&cl), 0);
+	sleep_ms(50);
+	EXPECT_EQ(g_count, 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_count, 1);
+}
+
+TEST_F(Init, ConfWithoutMagicIsRefused)
+{
+	starpu_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	conf.ncpus = 1;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_init(&conf); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_EQ(starpu_is_initialized(), 0);
+	EXPECT_TRUE(contains(err, "starpu_conf_init")) << err;
+	// The failure leaves nothing behind: a correct init works.
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	EXPECT_EQ(run_tasks(2), 2);
+	starpu_shutdown();
+}
+
+TEST_F(Init, Version)
+{
+	int major = 0, minor = 0, release = -1;
+	starpu_get_version(&major, &minor, &release);
+	EXPECT_EQ(major, 1);
+	EXPECT_EQ(minor, 4);
+	EXPECT_GE(release, 0);
+}
+
+} // namespace
