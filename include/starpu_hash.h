@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/** CRC32C (Castagnoli) of the nbytes low bytes of input, big-endian, chained on inputcrc. */
+/** CRC32C (polynomial 0x1EDC6F41, MSB first, no inversion, as StarPU) of the n bytes at input in memory order, chained on inputcrc. */
 uint32_t starpu_hash_crc32c_be_n(const void *input, size_t n, uint32_t inputcrc);
 /** CRC32C of the 32-bit word input, chained on inputcrc. */
 uint32_t starpu_hash_crc32c_be(uint32_t input, uint32_t inputcrc);

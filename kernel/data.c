@@ -558,7 +558,11 @@ size_t starpu_data_get_alloc_size(starpu_data_handle_t handle)
 
 uint32_t starpu_data_get_footprint(starpu_data_handle_t handle)
 {
-	return handle && handle->ops->footprint ? handle->ops->footprint(handle) : 0;
+	if (!handle)
+		return 0;
+	/* As StarPU 1.4: the interface's footprint chained on its id (0 for custom interfaces). */
+	uint32_t id = (unsigned)handle->ops->interfaceid < STARPU_MAX_INTERFACE_ID ? (uint32_t)handle->ops->interfaceid : 0;
+	return starpu_hash_crc32c_be(handle->ops->footprint ? handle->ops->footprint(handle) : 0, id);
 }
 
 int starpu_data_get_interface_id(starpu_data_handle_t handle)

@@ -430,7 +430,8 @@ uint32_t starpu_task_data_footprint(struct starpu_task *task)
 	uint32_t footprint = 0;
 	unsigned n = task->cl ? _astro_task_nbuffers(task) : 0;
 	for (unsigned i = 0; i < n; i++)
-		footprint = starpu_hash_crc32c_be(starpu_data_get_footprint(STARPU_TASK_GET_HANDLE(task, i)), footprint);
+		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_NOFOOTPRINT))
+			footprint = starpu_hash_crc32c_be(starpu_data_get_footprint(STARPU_TASK_GET_HANDLE(task, i)), footprint);
 	return footprint;
 }
 

@@ -146,6 +146,9 @@ static void job_ready(struct _astro_job *job)
 		return;
 	}
 	task->status = STARPU_TASK_READY;
+	/* Nothing will pop it: its pop prologue runs here, as StarPU does for codelet-less tasks. */
+	if (task->prologue_callback_pop_func)
+		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
 	if (deferred_tail)
 		deferred_tail->next_free = job;
 	else

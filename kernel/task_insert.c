@@ -4,8 +4,7 @@
  * A packed codelet argument is: int nargs, then for each value a size_t
  * size followed by that many bytes. Nothing in it is aligned, so every
  * field is read and written with memcpy. */
-#include "config.h"
-#include <starpu.h>
+#include "kernel.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -68,10 +67,10 @@ void starpu_codelet_pack_arg(struct starpu_codelet_pack_arg_data *state, const v
 	if (ret == 0)
 		return;
 	if (ret == -EINVAL)
-		fprintf(stderr, "[astrolabe] starpu_codelet_pack_arg: value %d is a NULL pointer with size %zu: nothing packed\n",
+		_astro_error("starpu_codelet_pack_arg: value %d is a NULL pointer with size %zu: nothing packed",
 			state->nargs, ptr_size);
 	else
-		fprintf(stderr, "[astrolabe] starpu_codelet_pack_arg: out of memory packing value %d (%zu bytes): the buffer is dropped\n",
+		_astro_error("starpu_codelet_pack_arg: out of memory packing value %d (%zu bytes): the buffer is dropped",
 			state->nargs, ptr_size);
 	/* A buffer with a value missing would be unpacked into the wrong
 	 * variables: drop it, so that fini hands out nothing. */
@@ -113,7 +112,7 @@ static void unpack_init(struct starpu_codelet_pack_arg_data *state, const char *
 		memcpy(&state->nargs, cl_arg, sizeof(state->nargs));
 	if (state->nargs < 0)
 	{
-		fprintf(stderr, "[astrolabe] %s: the buffer announces %d values: it was not made by starpu_codelet_pack_arg*() or STARPU_VALUE\n",
+		_astro_error("%s: the buffer announces %d values: it was not made by starpu_codelet_pack_arg*() or STARPU_VALUE",
 			caller, state->nargs);
 		state->nargs = 0;
 	}
@@ -126,7 +125,7 @@ static int unpack_next(struct starpu_codelet_pack_arg_data *state, const char *c
 
 	if (state->nargs <= 0)
 	{
-		fprintf(stderr, "[astrolabe] %s: no value left to unpack: the buffer held %zu values\n",
+		_astro_error("%s: no value left to unpack: the buffer held %zu values",
 			caller, state->arg_buffer_used);
 		return -1;
 	}
@@ -143,7 +142,7 @@ static int unpack_next(struct starpu_codelet_pack_arg_data *state, const char *c
 	return 0;
 
 truncated:
-	fprintf(stderr, "[astrolabe] %s: value %zu runs past the end of the %zu-byte buffer: is cl_arg_size right?\n",
+	_astro_error("%s: value %zu runs past the end of the %zu-byte buffer: is cl_arg_size right?",
 		caller, state->arg_buffer_used, state->arg_buffer_size);
 	state->nargs = 0;
 	return -1;
@@ -163,7 +162,7 @@ void starpu_codelet_unpack_arg(struct starpu_codelet_pack_arg_data *state, void 
 		return;
 	if (data_size != size)
 	{
-		fprintf(stderr, "[astrolabe] starpu_codelet_unpack_arg: value %zu was packed with %zu bytes but %zu are asked: check the order and types of the values\n",
+		_astro_error("starpu_codelet_unpack_arg: value %zu was packed with %zu bytes but %zu are asked: check the order and types of the values",
 			state->arg_buffer_used - 1, data_size, size);
 		if (size > data_size)
 			memset((char *)ptr + data_size, 0, size - data_size);
@@ -184,7 +183,7 @@ void starpu_codelet_dup_arg(struct starpu_codelet_pack_arg_data *state, void **p
 	*ptr = malloc(*size ? *size : 1);
 	if (!*ptr)
 	{
-		fprintf(stderr, "[astrolabe] starpu_codelet_dup_arg: out of memory copying a %zu-byte value\n", *size);
+		_astro_error("starpu_codelet_dup_arg: out of memory copying a %zu-byte value", *size);
 		*size = 0;
 		return;
 	}
@@ -255,7 +254,7 @@ void starpu_codelet_unpack_args_and_copyleft(void *cl_arg, void *buffer, size_t 
 	if (buffer_size < PACK_HEADER_SIZE)
 	{
 		if (buffer_size)
-			fprintf(stderr, "[astrolabe] starpu_codelet_unpack_args_and_copyleft: a %zu-byte buffer cannot hold even the value count: nothing copied\n",
+			_astro_error("starpu_codelet_unpack_args_and_copyleft: a %zu-byte buffer cannot hold even the value count: nothing copied",
 				buffer_size);
 		return;
 	}
@@ -271,7 +270,7 @@ void starpu_codelet_unpack_args_and_copyleft(void *cl_arg, void *buffer, size_t 
 	}
 	if (buffer_size < PACK_HEADER_SIZE + (end - start))
 	{
-		fprintf(stderr, "[astrolabe] starpu_codelet_unpack_args_and_copyleft: the %zu-byte buffer cannot hold the %d values left (%zu bytes needed): none copied\n",
+		_astro_error("starpu_codelet_unpack_args_and_copyleft: the %zu-byte buffer cannot hold the %d values left (%zu bytes needed): none copied",
 			buffer_size, left, PACK_HEADER_SIZE + (end - start));
 		left = 0;
 		end = start;
@@ -375,23 +374,23 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 
 	if (!cl)
 	{
-		fprintf(stderr, "[astrolabe] %s: a data handle was given for a task without codelet: such a task takes no data\n", a->caller);
+		_astro_error("%s: a data handle was given for a task without codelet: such a task takes no data", a->caller);
 		return -EINVAL;
 	}
 	if (!handle)
 	{
-		fprintf(stderr, "[astrolabe] %s: buffer %u of codelet '%s' is a NULL handle\n", a->caller, i, cl_name(cl));
+		_astro_error("%s: buffer %u of codelet '%s' is a NULL handle", a->caller, i, cl_name(cl));
 		return -EINVAL;
 	}
 	if (!mode_from_codelet && !is_access_mode((int)mode))
 	{
-		fprintf(stderr, "[astrolabe] %s: buffer %u of codelet '%s' has no valid access mode (%s)\n",
+		_astro_error("%s: buffer %u of codelet '%s' has no valid access mode (%s)",
 			a->caller, i, cl_name(cl), mode_name(mode, given, sizeof(given)));
 		return -EINVAL;
 	}
 	if (cl->nbuffers != STARPU_VARIABLE_NBUFFERS && (cl->nbuffers < 0 || i >= (unsigned)cl->nbuffers))
 	{
-		fprintf(stderr, "[astrolabe] %s: codelet '%s' declares nbuffers = %d but more handles were given\n",
+		_astro_error("%s: codelet '%s' declares nbuffers = %d but more handles were given",
 			a->caller, cl_name(cl), cl->nbuffers);
 		return -EINVAL;
 	}
@@ -402,7 +401,7 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		mode = slot ? *slot : STARPU_NONE;
 		if (mode == STARPU_NONE)
 		{
-			fprintf(stderr, "[astrolabe] %s: STARPU_DATA_ARRAY takes the access modes from codelet '%s', which gives none for buffer %u: set cl->modes or use STARPU_DATA_MODE_ARRAY\n",
+			_astro_error("%s: STARPU_DATA_ARRAY takes the access modes from codelet '%s', which gives none for buffer %u: set cl->modes or use STARPU_DATA_MODE_ARRAY",
 				a->caller, cl_name(cl), i);
 			return -EINVAL;
 		}
@@ -416,7 +415,7 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 			__atomic_compare_exchange_n((int *)slot, &expected, (int)mode, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 		if (expected != STARPU_NONE && expected != (int)mode)
 		{
-			fprintf(stderr, "[astrolabe] %s: codelet '%s' declares access mode %s for buffer %u but %s was given: make them match, or give the codelet nbuffers = STARPU_VARIABLE_NBUFFERS\n",
+			_astro_error("%s: codelet '%s' declares access mode %s for buffer %u but %s was given: make them match, or give the codelet nbuffers = STARPU_VARIABLE_NBUFFERS",
 				a->caller, cl_name(cl), mode_name((enum starpu_data_access_mode)expected, declared, sizeof(declared)), i,
 				mode_name(mode, given, sizeof(given)));
 			return -EINVAL;
@@ -432,7 +431,7 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		{
 			free(handles);
 			free(modes);
-			fprintf(stderr, "[astrolabe] %s: out of memory for %u handles\n", a->caller, capacity);
+			_astro_error("%s: out of memory for %u handles", a->caller, capacity);
 			return -ENOMEM;
 		}
 		memcpy(handles, a->handles, i * sizeof(*handles));
@@ -456,7 +455,7 @@ static int add_deps(struct insert_args *a, unsigned ntasks, struct starpu_task *
 {
 	if (ntasks && !tasks)
 	{
-		fprintf(stderr, "[astrolabe] %s: %s of %u tasks is a NULL array (codelet '%s')\n", a->caller,
+		_astro_error("%s: %s of %u tasks is a NULL array (codelet '%s')", a->caller,
 			end ? "STARPU_TASK_END_DEPS_ARRAY" : "STARPU_TASK_DEPS_ARRAY", ntasks, cl_name(a->cl));
 		return -EINVAL;
 	}
@@ -468,7 +467,7 @@ static int add_deps(struct insert_args *a, unsigned ntasks, struct starpu_task *
 		struct dep_request *deps = realloc(a->deps, capacity * sizeof(*deps));
 		if (!deps)
 		{
-			fprintf(stderr, "[astrolabe] %s: out of memory for task dependencies\n", a->caller);
+			_astro_error("%s: out of memory for task dependencies", a->caller);
 			return -ENOMEM;
 		}
 		a->deps = deps;
@@ -480,7 +479,7 @@ static int add_deps(struct insert_args *a, unsigned ntasks, struct starpu_task *
 
 static int values_conflict(struct insert_args *a)
 {
-	fprintf(stderr, "[astrolabe] %s: STARPU_VALUE and STARPU_CL_ARGS both set the argument of codelet '%s': use only one of them\n",
+	_astro_error("%s: STARPU_VALUE and STARPU_CL_ARGS both set the argument of codelet '%s': use only one of them",
 		a->caller, cl_name(a->cl));
 	return -EINVAL;
 }
@@ -493,10 +492,10 @@ static int add_value(struct insert_args *a, const void *ptr, size_t size)
 		return values_conflict(a);
 	ret = pack_append(&a->values, ptr, size);
 	if (ret == -EINVAL)
-		fprintf(stderr, "[astrolabe] %s: STARPU_VALUE %d of codelet '%s' is a NULL pointer with size %zu\n",
+		_astro_error("%s: STARPU_VALUE %d of codelet '%s' is a NULL pointer with size %zu",
 			a->caller, a->values.nargs, cl_name(a->cl), size);
 	else if (ret == -ENOMEM)
-		fprintf(stderr, "[astrolabe] %s: out of memory packing STARPU_VALUE %d (%zu bytes)\n",
+		_astro_error("%s: out of memory packing STARPU_VALUE %d (%zu bytes)",
 			a->caller, a->values.nargs, size);
 	a->has_values = 1;
 	return ret;
@@ -548,7 +547,7 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 				break;
 			if (count < 0 || (count && !array))
 			{
-				fprintf(stderr, "[astrolabe] %s: %s of %d handles at %p is not a valid array (codelet '%s')\n",
+				_astro_error("%s: %s of %d handles at %p is not a valid array (codelet '%s')",
 					a->caller, what, count, array, cl_name(a->cl));
 				ret = -EINVAL;
 			}
@@ -693,7 +692,7 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 			(void)va_arg(ap, starpu_data_handle_t);
 			break;
 		default:
-			fprintf(stderr, "[astrolabe] %s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0\n",
+			_astro_error("%s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0",
 				a->caller, (unsigned)kind, a->nparsed, a->values_only ? "" : " for codelet '",
 				a->values_only ? "" : cl_name(a->cl), a->values_only ? "" : "'");
 			return -EINVAL;
@@ -747,7 +746,7 @@ static int task_fill(struct starpu_task *task, struct starpu_codelet *cl, const 
 	n = a.nhandles;
 	if (cl && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && n != (unsigned)cl->nbuffers)
 	{
-		fprintf(stderr, "[astrolabe] %s: codelet '%s' declares nbuffers = %d but %u handles were given\n",
+		_astro_error("%s: codelet '%s' declares nbuffers = %d but %u handles were given",
 			caller, cl_name(cl), cl->nbuffers, n);
 		ret = -EINVAL;
 		goto out;
@@ -758,7 +757,7 @@ static int task_fill(struct starpu_task *task, struct starpu_codelet *cl, const 
 		dyn_modes = malloc(n * sizeof(*dyn_modes));
 		if (!dyn_handles || !dyn_modes)
 		{
-			fprintf(stderr, "[astrolabe] %s: out of memory for the %u handles of codelet '%s'\n", caller, n, cl_name(cl));
+			_astro_error("%s: out of memory for the %u handles of codelet '%s'", caller, n, cl_name(cl));
 			free(dyn_handles);
 			free(dyn_modes);
 			ret = -ENOMEM;
@@ -864,7 +863,7 @@ int starpu_task_set(struct starpu_task *task, struct starpu_codelet *cl, ...)
 
 	if (!task)
 	{
-		fprintf(stderr, "[astrolabe] starpu_task_set: the task is NULL\n");
+		_astro_error("starpu_task_set: the task is NULL");
 		return -EINVAL;
 	}
 	va_start(ap, cl);

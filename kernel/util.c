@@ -1,8 +1,7 @@
 /* Utilities of the StarPU API that are not about tasks: environment
  * variables, timing, sleeping, and the CRC32C hash behind data footprints.
  * Written against the public headers only. */
-#include "config.h"
-#include <starpu.h>
+#include "kernel.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -32,7 +31,7 @@ static int only_blanks(const char *s)
 
 static void report_bad_value(const char *name, const char *value, const char *what)
 {
-	fprintf(stderr, "[astrolabe] %s='%s' is not %s: ignored, using the default\n", name, value, what);
+	_astro_error("%s='%s' is not %s: ignored, using the default", name, value, what);
 }
 
 /* Parses the integer variable name: 1 and *out when set and valid, 0 when

@@ -617,7 +617,7 @@ TEST(TaskSet, UnknownKindLeavesTheTaskAlone)
 					  STARPU_PRIORITY, 2, 0x7f000000, 0), -EINVAL);
 	});
 	EXPECT_EQ(std::memcmp(&t, &before, sizeof(t)), 0);
-	EXPECT_TRUE(contains(err, "[astrolabe] starpu_task_set: unknown argument kind 0x7f000000 after 3 arguments for codelet 'my_codelet': terminate the list with 0"))
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_set: unknown argument kind 0x7f000000 after 3 arguments for codelet 'my_codelet': terminate the list with 0"))
 		<< err;
 	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
 
