@@ -16,6 +16,7 @@
 #include <starpu_stdlib.h>
 #include <starpu_data.h>
 #include <starpu_data_interfaces.h>
+#include <starpu_data_filters.h>
 #include <starpu_perfmodel.h>
 #include <starpu_worker.h>
 #include <starpu_task.h>
@@ -24,6 +25,8 @@
 #include <starpu_sched_ctx.h>
 #include <starpu_scheduler.h>
 #include <starpu_profiling.h>
+#include <starpu_rand.h>
+#include <starpu_fxt.h>
 
 #ifdef __cplusplus
 extern "C" {

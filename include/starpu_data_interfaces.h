@@ -171,6 +171,48 @@ size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 #define STARPU_MATRIX_GET_ELEMSIZE(interface) (((struct starpu_matrix_interface *)(interface))->elemsize)
 #define STARPU_MATRIX_GET_ALLOCSIZE(interface) (((struct starpu_matrix_interface *)(interface))->allocsize)
 
+/* ------------------------------------------------------------------- block */
+
+/** nx x ny x nz elements of elemsize bytes; ldy elements between rows (y), ldz between planes (z). */
+struct starpu_block_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t nz;
+	uint32_t ldy;
+	uint32_t ldz;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_block_ops;
+/** Registers an nx x ny x nz block at ptr on home_node, with leading dimensions ldy (>= nx) and ldz (>= ldy * ny, in elements). */
+void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ldy, uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize);
+/** Sets the buffer of handle on node. */
+void starpu_block_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ldy, uint32_t ldz);
+uint32_t starpu_block_get_nx(starpu_data_handle_t handle);
+uint32_t starpu_block_get_ny(starpu_data_handle_t handle);
+uint32_t starpu_block_get_nz(starpu_data_handle_t handle);
+/** Row stride (elements) on the calling worker's node. */
+uint32_t starpu_block_get_local_ldy(starpu_data_handle_t handle);
+/** Plane stride (elements) on the calling worker's node. */
+uint32_t starpu_block_get_local_ldz(starpu_data_handle_t handle);
+uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_BLOCK_GET_PTR(interface) (((struct starpu_block_interface *)(interface))->ptr)
+#define STARPU_BLOCK_GET_DEV_HANDLE(interface) (((struct starpu_block_interface *)(interface))->dev_handle)
+#define STARPU_BLOCK_GET_OFFSET(interface) (((struct starpu_block_interface *)(interface))->offset)
+#define STARPU_BLOCK_GET_NX(interface) (((struct starpu_block_interface *)(interface))->nx)
+#define STARPU_BLOCK_GET_NY(interface) (((struct starpu_block_interface *)(interface))->ny)
+#define STARPU_BLOCK_GET_NZ(interface) (((struct starpu_block_interface *)(interface))->nz)
+#define STARPU_BLOCK_GET_LDY(interface) (((struct starpu_block_interface *)(interface))->ldy)
+#define STARPU_BLOCK_GET_LDZ(interface) (((struct starpu_block_interface *)(interface))->ldz)
+#define STARPU_BLOCK_GET_ELEMSIZE(interface) (((struct starpu_block_interface *)(interface))->elemsize)
+
 /* -------------------------------------------------------------------- void */
 
 extern struct starpu_data_interface_ops starpu_interface_void_ops;

@@ -314,6 +314,8 @@ int starpu_task_nsubmitted(void);
 int starpu_task_nready(void);
 /** The task the calling worker runs, NULL outside a task. */
 struct starpu_task *starpu_task_get_current(void);
+/** Memory node on which buffer i of the current task is accessed, -1 outside a task. */
+int starpu_task_get_current_data_node(unsigned i);
 /** Name of task (its own, else its codelet's, else its model's symbol). */
 const char *starpu_task_get_name(struct starpu_task *task);
 const char *starpu_task_get_model_name(struct starpu_task *task);

@@ -48,6 +48,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	h->home_node = home_node;
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->idle_cond, NULL);
+	pthread_cond_init(&h->exec_cond, NULL);
 	h->sequential_consistency = default_sequential_consistency;
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
@@ -173,6 +174,7 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 		links[i].job = job;
 		links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
 		links[i].mode = STARPU_TASK_GET_MODE(task, i);
+		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) && (!consistency || !links[i].handle->sequential_consistency);
 		if (!consistency)
 			links[i].mode |= STARPU_SCRATCH; /* no ordering, only the busy count */
 		/* The same handle twice in one task: one access, with the union of the modes. */
@@ -191,11 +193,62 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 	}
 }
 
+static void exec_unlock(struct _astro_data_link *link)
+{
+	starpu_data_handle_t h = link->handle;
+	pthread_mutex_lock(&h->lock);
+	if (mode_writes(link->mode))
+		h->exec_writer = false;
+	else
+		h->exec_readers--;
+	link->exec_locked = false;
+	pthread_cond_broadcast(&h->exec_cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
 void _astro_data_release_accesses(struct _astro_job *job)
 {
-	for (unsigned i = 0; i < job->nbuffers; i++)
+	for (unsigned i = 0; i < job->nbuffers; i++) {
+		if (job->links[i].exec_locked)
+			exec_unlock(&job->links[i]);
 		if (job->links[i].registered)
 			unlink_access(job, &job->links[i]);
+	}
+}
+
+static void exec_lock(struct _astro_data_link *link)
+{
+	starpu_data_handle_t h = link->handle;
+	bool writes = mode_writes(link->mode);
+	pthread_mutex_lock(&h->lock);
+	while (h->exec_writer || (writes && h->exec_readers))
+		pthread_cond_wait(&h->exec_cond, &h->lock);
+	if (writes)
+		h->exec_writer = true;
+	else
+		h->exec_readers++;
+	link->exec_locked = true;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Takes the execution locks of the unordered accesses, in handle address order so two tasks cannot wait on each other. */
+static void exec_lock_unordered(struct _astro_job *job)
+{
+	unsigned n = 0;
+	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
+	for (unsigned i = 0; i < job->nbuffers; i++) {
+		struct _astro_data_link *link = &job->links[i];
+		if (!link->registered || !link->unordered)
+			continue;
+		unsigned pos = n++;
+		while (pos > 0 && (uintptr_t)sorted[pos - 1]->handle > (uintptr_t)link->handle) {
+			sorted[pos] = sorted[pos - 1];
+			pos--;
+		}
+		sorted[pos] = link;
+	}
+	for (unsigned i = 0; i < n; i++)
+		exec_lock(sorted[i]);
 }
 
 /* -------------------------------------------------------------- fetching */
@@ -203,6 +256,7 @@ void _astro_data_release_accesses(struct _astro_job *job)
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
 {
 	unsigned n = _astro_task_nbuffers(task);
+	exec_lock_unordered(job);
 	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
 	if (task->dyn_handles && !task->dyn_interfaces)
 		task->dyn_interfaces = calloc(n, sizeof(void *));
@@ -371,6 +425,8 @@ static void handle_free(starpu_data_handle_t handle)
 	}
 	pthread_mutex_destroy(&handle->lock);
 	pthread_cond_destroy(&handle->idle_cond);
+	pthread_cond_destroy(&handle->exec_cond);
+	free(handle->switched_to);
 	free(handle->name);
 	free(handle);
 }
@@ -381,6 +437,11 @@ static void wait_idle(starpu_data_handle_t handle)
 	while (handle->busy > 0)
 		pthread_cond_wait(&handle->idle_cond, &handle->lock);
 	pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_wait_idle(starpu_data_handle_t handle)
+{
+	wait_idle(handle);
 }
 
 static bool unregister_checks(starpu_data_handle_t handle, const char *fn)
@@ -404,6 +465,9 @@ void starpu_data_unregister(starpu_data_handle_t handle)
 {
 	if (!unregister_checks(handle, "starpu_data_unregister"))
 		return;
+	/* The children are views into this buffer: gather them first. */
+	if (handle->nchildren)
+		starpu_data_unpartition(handle, STARPU_MAIN_RAM);
 	/* Every task already submitted on it completes first, whatever its consistency. */
 	wait_idle(handle);
 	handle_free(handle);

@@ -52,6 +52,8 @@ struct _astro_data_link
 	bool in_readers;
 	bool is_writer;
 	bool registered; /* took part in implicit dependencies / busy count */
+	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
+	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
 };
 
 struct _astro_job
@@ -123,11 +125,21 @@ struct _starpu_data_state
 	struct _astro_data_link *readers;
 	unsigned sequential_consistency;
 	int busy;                            /* submitted accesses not yet terminated */
+	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
+	pthread_cond_t exec_cond;
+	int exec_readers;
+	bool exec_writer;
 	struct _astro_job *acquires;         /* active application acquires, most recent first */
 	void *user_data;
 	char *name;
 	struct starpu_codelet *redux_cl, *init_cl;
 	bool unregistering;
+	/* partitioning (filters.c): children are views into this handle's buffer */
+	struct _starpu_data_state *father;
+	struct _starpu_data_state **children;    /* starpu_data_partition() */
+	unsigned nchildren;
+	struct _starpu_data_state **switched_to; /* the plan starpu_data_partition_submit() switched to */
+	unsigned nswitched_to;
 };
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
@@ -138,6 +150,8 @@ void _astro_data_release_accesses(struct _astro_job *job);
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
 void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node);
 int _astro_data_check_mode(enum starpu_data_access_mode mode);
+/* Waits until no submitted access to handle is left (whatever its consistency). */
+void _astro_data_wait_idle(starpu_data_handle_t handle);
 
 /* ------------------------------------------------------------- workers */
 

@@ -3,6 +3,11 @@
  * dependency tags blocks the job associated with it; a tag is done when its
  * job completes or the application notifies it.
  *
+ * As in StarPU, a declared dependency stays: each time a dependency tag is
+ * done it counts one completion for its successors, and a successor's job
+ * runs once every dependency counted, which re-arms the count. So a
+ * regenerated or restarted task graph waits again at every round.
+ *
  * The table is sharded so concurrent submitters rarely share a lock.
  */
 #include "kernel.h"
@@ -18,7 +23,8 @@ struct _astro_tag
 	pthread_mutex_t lock;
 	pthread_cond_t done_cond;
 	enum tag_state state;
-	unsigned remaining;                  /* dependency tags not yet done */
+	unsigned ndeps;                      /* declared dependency tags */
+	unsigned ndeps_completed;            /* completions counted since the job last ran */
 	struct _astro_job *job;              /* associated job */
 	bool job_blocked;                    /* job holds a dependency on this tag */
 	struct _astro_tag **succs;           /* tags that depend on this one */
@@ -102,6 +108,22 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	return tag;
 }
 
+/* One dependency of tag completed: its blocked job runs once all have. */
+static void count_completion(struct _astro_tag *tag)
+{
+	struct _astro_job *release = NULL;
+	pthread_mutex_lock(&tag->lock);
+	tag->ndeps_completed++;
+	if (tag->job_blocked && tag->ndeps_completed >= tag->ndeps) {
+		tag->job_blocked = false;
+		tag->ndeps_completed = 0;
+		release = tag->job;
+	}
+	pthread_mutex_unlock(&tag->lock);
+	if (release)
+		_astro_job_release(release);
+}
+
 /* Marks tag done and releases what depended on it. */
 static void tag_set_done(struct _astro_tag *tag)
 {
@@ -112,26 +134,17 @@ static void tag_set_done(struct _astro_tag *tag)
 	}
 	tag->state = TAG_DONE;
 	tag->job = NULL;
-	struct _astro_tag **succs = tag->succs;
+	/* The successors stay declared: notify a snapshot, the list may grow meanwhile. */
 	unsigned n = tag->nsuccs;
-	tag->succs = NULL;
-	tag->nsuccs = tag->succs_cap = 0;
+	struct _astro_tag **succs = n ? malloc(n * sizeof(*succs)) : NULL;
+	if (n)
+		memcpy(succs, tag->succs, n * sizeof(*succs));
 	if (tag->waiters)
 		pthread_cond_broadcast(&tag->done_cond);
 	pthread_mutex_unlock(&tag->lock);
 
-	for (unsigned i = 0; i < n; i++) {
-		struct _astro_tag *succ = succs[i];
-		struct _astro_job *release = NULL;
-		pthread_mutex_lock(&succ->lock);
-		if (--succ->remaining == 0 && succ->job_blocked) {
-			succ->job_blocked = false;
-			release = succ->job;
-		}
-		pthread_mutex_unlock(&succ->lock);
-		if (release)
-			_astro_job_release(release);
-	}
+	for (unsigned i = 0; i < n; i++)
+		count_completion(succs[i]);
 	free(succs);
 }
 
@@ -146,9 +159,11 @@ void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	tag->state = TAG_ASSOCIATED;
 	tag->job = job;
 	job->tag = tag;
-	if (tag->remaining > 0) {
+	if (tag->ndeps_completed < tag->ndeps) {
 		tag->job_blocked = true;
 		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
+	} else {
+		tag->ndeps_completed = 0; /* this round's dependencies are used up */
 	}
 	pthread_mutex_unlock(&tag->lock);
 }
@@ -172,25 +187,20 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 			continue;
 		}
 		struct _astro_tag *dep = tag_lookup(array[i], true);
-		/* Count first, so a dependency finishing meanwhile finds the count to drop. */
+		/* Declare first, so a completion counted meanwhile never releases the job early. */
 		pthread_mutex_lock(&tag->lock);
-		tag->remaining++;
+		tag->ndeps++;
 		pthread_mutex_unlock(&tag->lock);
 		pthread_mutex_lock(&dep->lock);
-		bool added = dep->state != TAG_DONE;
-		if (added) {
-			if (dep->nsuccs == dep->succs_cap) {
-				dep->succs_cap = dep->succs_cap ? 2 * dep->succs_cap : 2;
-				dep->succs = realloc(dep->succs, dep->succs_cap * sizeof(*dep->succs));
-			}
-			dep->succs[dep->nsuccs++] = tag;
+		if (dep->nsuccs == dep->succs_cap) {
+			dep->succs_cap = dep->succs_cap ? 2 * dep->succs_cap : 2;
+			dep->succs = realloc(dep->succs, dep->succs_cap * sizeof(*dep->succs));
 		}
+		dep->succs[dep->nsuccs++] = tag;
+		bool already_done = dep->state == TAG_DONE;
 		pthread_mutex_unlock(&dep->lock);
-		if (!added) {
-			pthread_mutex_lock(&tag->lock);
-			tag->remaining--;
-			pthread_mutex_unlock(&tag->lock);
-		}
+		if (already_done)
+			count_completion(tag);
 	}
 }
 

@@ -8,6 +8,7 @@
  * return.
  */
 #include "kernel.h"
+#include <sched.h>
 #include <stdarg.h>
 
 enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
@@ -21,6 +22,12 @@ static unsigned long next_job_id;
  * release on this thread, so long chains of such tasks do not recurse. */
 static __thread struct _astro_job *deferred_head, *deferred_tail;
 static __thread bool draining;
+
+/* The job whose termination (tag, callbacks) this thread is running, and
+ * whether that code submitted it again: StarPU allows resubmitting a task as
+ * soon as its termination has begun, e.g. from its own callback. */
+static __thread struct _astro_job *finishing_job;
+static __thread bool finishing_resubmitted;
 
 static void job_finish(struct _astro_job *job);
 
@@ -209,9 +216,19 @@ static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
 	_astro_data_release_accesses(job);
+	/* Back to the unsubmitted state before the termination becomes visible: the task may be
+	 * submitted again from here on, and dependencies declared before that add to these guards. */
+	if (task) {
+		__atomic_store_n(&job->pending, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&job->end_pending, 1, __ATOMIC_RELEASE);
+	}
 	release_successors(job);
 	if (!task)
 		return; /* acquire jobs are freed by their releaser */
+	struct _astro_job *previous_finishing = finishing_job;
+	bool previous_resubmitted = finishing_resubmitted;
+	finishing_job = job;
+	finishing_resubmitted = false;
 	if (job->tag)
 		_astro_tag_job_done(job->tag, job);
 
@@ -226,6 +243,15 @@ static void job_finish(struct _astro_job *job)
 		task->epilogue_callback_func(task->epilogue_callback_arg);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
 	_astro_current_task = previous;
+	bool resubmitted = finishing_resubmitted;
+	finishing_job = previous_finishing;
+	finishing_resubmitted = previous_resubmitted;
+	if (resubmitted) {
+		/* The new submission owns the job (it may even be running): only this instance's counts are left. */
+		__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+		_astro_task_completed_count();
+		return;
+	}
 
 	task->status = STARPU_TASK_FINISHED;
 	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
@@ -234,14 +260,12 @@ static void job_finish(struct _astro_job *job)
 	if (task->regenerate && _astro_running()) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
 		job->submitted = false;
-		job->pending = 1;
 		if (task_submit_prepared(task, job) == 0) {
 			_astro_task_completed_count();
 			return;
 		}
 	}
-	job->submitted = false;
-	job->pending = 1;
+	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
 	bool destroy = (detach && task->destroy) || job->destroy_requested;
 	if (destroy) {
@@ -321,10 +345,15 @@ static int task_validate(struct starpu_task *task)
 		return -ESRCH;
 	}
 	struct _astro_job *job = task->starpu_private;
-	if (job && job->submitted) {
-		_astro_error("starpu_task_submit: task '%s' is already submitted and not complete: wait for it or create another task",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return -EINVAL;
+	if (job && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) && job != finishing_job) {
+		/* Terminating elsewhere (its tag is done, its callback runs): StarPU accepts it, let that end first. */
+		while (__atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE) && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
+			sched_yield();
+		if (__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE)) {
+			_astro_error("starpu_task_submit: task '%s' is already submitted and not complete: wait for it or create another task",
+				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+			return -EINVAL;
+		}
 	}
 	if (task->synchronous && _astro_self) {
 		_astro_error("starpu_task_submit: a synchronous task cannot be submitted from a task or a callback running on a worker");
@@ -351,7 +380,6 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	job->submitted = true;
 	job->terminated = false;
 	job->done = JOB_RUNNING;
-	job->end_pending = 1;
 	job->tag = NULL;
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
@@ -379,6 +407,8 @@ int starpu_task_submit(struct starpu_task *task)
 		return ret;
 	}
 	struct _astro_job *job = _astro_job_get(task);
+	if (job == finishing_job)
+		finishing_resubmitted = true;
 	bool synchronous = task->synchronous;
 	if (synchronous)
 		task->detach = 0;

@@ -1,0 +1,618 @@
+/*
+ * Data partitioning: a filter cuts a handle into children handles whose
+ * interfaces point into the parent's buffer. Data lives in main memory only,
+ * so a partition moves nothing: what it must get right is the order between
+ * the tasks on the parent and the tasks on the children.
+ *
+ * The synchronous API waits: starpu_data_partition() for the tasks already
+ * submitted on the parent, starpu_data_unpartition() for the tasks on the
+ * children. The asynchronous (plan) API submits a "switch" task that runs
+ * nothing but accesses the parent and the children, so the implicit
+ * dependencies order everything before and after it.
+ */
+#include "kernel.h"
+
+/* -------------------------------------------------------------- children */
+
+static unsigned filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle)
+{
+	return f->get_nchildren ? f->get_nchildren(f, handle) : f->nchildren;
+}
+
+static bool filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn)
+{
+	if (!handle || !f || !f->filter_func) {
+		_astro_error("%s: NULL handle, filter or filter_func: set .filter_func (e.g. starpu_vector_filter_block) and .nchildren", fn);
+		return false;
+	}
+	if (filter_nparts(f, handle) == 0) {
+		_astro_error("%s: the filter gives 0 parts: set .nchildren", fn);
+		return false;
+	}
+	return true;
+}
+
+/* Child id of nparts: a handle registered on the view filter_func computes. */
+static starpu_data_handle_t child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	struct starpu_data_interface_ops *ops = f->get_child_ops ? f->get_child_ops(f, id) : father->ops;
+	void *iface = calloc(1, ops->interface_size);
+	f->filter_func(father->iface[STARPU_MAIN_RAM], iface, f, id, nparts);
+	starpu_data_handle_t child = NULL;
+	/* Main memory holds the buffer (the father's), whatever the father's home node. */
+	starpu_data_register(&child, STARPU_MAIN_RAM, iface, ops);
+	free(iface);
+	if (!child)
+		return NULL;
+	child->father = father;
+	child->sequential_consistency = father->sequential_consistency;
+	child->redux_cl = father->redux_cl;
+	child->init_cl = father->init_cl;
+	return child;
+}
+
+void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter *f)
+{
+	if (!filter_checks(initial_handle, f, "starpu_data_partition"))
+		return;
+	if (initial_handle->nchildren) {
+		_astro_error("starpu_data_partition: the handle is already partitioned: unpartition it first, or partition its children");
+		return;
+	}
+	if (_astro_self) {
+		_astro_error("starpu_data_partition cannot be called from a task or a callback running on a worker: it waits for the tasks on the data");
+		return;
+	}
+	/* The children alias the parent: the parent's pending tasks must be done before they exist. */
+	_astro_data_wait_idle(initial_handle);
+	unsigned nparts = filter_nparts(f, initial_handle);
+	starpu_data_handle_t *children = calloc(nparts, sizeof(*children));
+	for (unsigned i = 0; i < nparts; i++)
+		children[i] = child_register(initial_handle, f, i, nparts);
+	initial_handle->children = children;
+	initial_handle->nchildren = nparts;
+}
+
+void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node)
+{
+	(void)gathering_node; /* everything already lives in main memory */
+	if (!root_data) {
+		_astro_error("starpu_data_unpartition: NULL handle");
+		return;
+	}
+	if (!root_data->nchildren) {
+		_astro_error("starpu_data_unpartition: the handle is not partitioned: call starpu_data_partition first");
+		return;
+	}
+	for (unsigned i = 0; i < root_data->nchildren; i++) {
+		starpu_data_handle_t child = root_data->children[i];
+		if (!child)
+			continue;
+		/* starpu_data_unregister() unpartitions a partitioned child first, then waits for its tasks. */
+		starpu_data_unregister(child);
+	}
+	free(root_data->children);
+	root_data->children = NULL;
+	root_data->nchildren = 0;
+}
+
+starpu_data_handle_t starpu_data_get_child(starpu_data_handle_t handle, unsigned i)
+{
+	if (!handle || i >= handle->nchildren) {
+		_astro_error("starpu_data_get_child: child %u does not exist (the handle has %u children)", i, handle ? handle->nchildren : 0);
+		return NULL;
+	}
+	return handle->children[i];
+}
+
+int starpu_data_get_nb_children(starpu_data_handle_t handle)
+{
+	return handle ? (int)handle->nchildren : 0;
+}
+
+starpu_data_handle_t starpu_data_vget_sub_data(starpu_data_handle_t root_data, unsigned depth, va_list pa)
+{
+	starpu_data_handle_t handle = root_data;
+	for (unsigned level = 0; level < depth && handle; level++)
+		handle = starpu_data_get_child(handle, va_arg(pa, unsigned));
+	return handle;
+}
+
+starpu_data_handle_t starpu_data_get_sub_data(starpu_data_handle_t root_data, unsigned depth, ...)
+{
+	va_list pa;
+	va_start(pa, depth);
+	starpu_data_handle_t handle = starpu_data_vget_sub_data(root_data, depth, pa);
+	va_end(pa);
+	return handle;
+}
+
+static void map_filters(starpu_data_handle_t handle, unsigned nfilters, struct starpu_data_filter **filters)
+{
+	if (nfilters == 0)
+		return;
+	starpu_data_partition(handle, filters[0]);
+	for (unsigned i = 0; i < handle->nchildren; i++)
+		map_filters(handle->children[i], nfilters - 1, filters + 1);
+}
+
+void starpu_data_map_filters_parray(starpu_data_handle_t root_data, int nfilters, struct starpu_data_filter **filters)
+{
+	if (nfilters > 0)
+		map_filters(root_data, (unsigned)nfilters, filters);
+}
+
+void starpu_data_map_filters_array(starpu_data_handle_t root_data, int nfilters, struct starpu_data_filter *filters)
+{
+	struct starpu_data_filter *array[nfilters > 0 ? nfilters : 1];
+	for (int i = 0; i < nfilters; i++)
+		array[i] = &filters[i];
+	starpu_data_map_filters_parray(root_data, nfilters, array);
+}
+
+void starpu_data_vmap_filters(starpu_data_handle_t root_data, unsigned nfilters, va_list pa)
+{
+	struct starpu_data_filter *array[nfilters ? nfilters : 1];
+	for (unsigned i = 0; i < nfilters; i++)
+		array[i] = va_arg(pa, struct starpu_data_filter *);
+	starpu_data_map_filters_parray(root_data, (int)nfilters, array);
+}
+
+void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, ...)
+{
+	va_list pa;
+	va_start(pa, nfilters);
+	starpu_data_vmap_filters(root_data, nfilters, pa);
+	va_end(pa);
+}
+
+/* ------------------------------------------------------------- plan API */
+
+void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter *f, starpu_data_handle_t *children)
+{
+	if (!filter_checks(initial_handle, f, "starpu_data_partition_plan"))
+		return;
+	if (!children) {
+		_astro_error("starpu_data_partition_plan: NULL children array: give an array of nchildren handles");
+		return;
+	}
+	unsigned nparts = filter_nparts(f, initial_handle);
+	for (unsigned i = 0; i < nparts; i++)
+		children[i] = child_register(initial_handle, f, i, nparts);
+}
+
+/* The switch task: it runs nothing, its accesses order the tasks around it. */
+static struct starpu_codelet switch_cl = {
+	.where = STARPU_NOWHERE,
+	.nbuffers = STARPU_VARIABLE_NBUFFERS,
+	.name = "partition_switch",
+};
+
+static void switch_submit(starpu_data_handle_t initial_handle, enum starpu_data_access_mode initial_mode, unsigned nparts,
+			  starpu_data_handle_t *children, enum starpu_data_access_mode children_mode,
+			  void (*callback)(void *), void *callback_arg, const char *fn)
+{
+	if (!initial_handle || (nparts && !children)) {
+		_astro_error("%s: NULL handle or children array", fn);
+		return;
+	}
+	unsigned n = nparts + (initial_mode != STARPU_NONE);
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &switch_cl;
+	task->name = fn;
+	task->nbuffers = (int)n;
+	task->dyn_handles = malloc(n * sizeof(*task->dyn_handles));
+	task->dyn_modes = malloc(n * sizeof(*task->dyn_modes));
+	unsigned slot = 0;
+	if (initial_mode != STARPU_NONE) {
+		task->dyn_handles[slot] = initial_handle;
+		task->dyn_modes[slot++] = initial_mode;
+	}
+	for (unsigned i = 0; i < nparts; i++) {
+		task->dyn_handles[slot] = children[i];
+		task->dyn_modes[slot++] = children_mode;
+	}
+	task->callback_func = callback;
+	task->callback_arg = callback_arg;
+	int ret = starpu_task_submit(task);
+	if (ret)
+		_astro_error("%s: submitting the switch failed (%d)", fn, ret);
+}
+
+/* Remembers (or forgets, with nparts 0) the children initial_handle is switched to, for starpu_data_unpartition_submit_r(). */
+static void remember_switch(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	if (!initial_handle)
+		return;
+	free(initial_handle->switched_to);
+	initial_handle->switched_to = NULL;
+	initial_handle->nswitched_to = 0;
+	if (!nparts || !children)
+		return;
+	initial_handle->switched_to = malloc(nparts * sizeof(*children));
+	memcpy(initial_handle->switched_to, children, nparts * sizeof(*children));
+	initial_handle->nswitched_to = nparts;
+}
+
+void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency)
+{
+	/* Children written after the parent's last accesses: the parent is unusable until the unpartition. */
+	switch_submit(initial_handle, sequential_consistency ? STARPU_RW : STARPU_NONE, nparts, children, STARPU_W,
+		      NULL, NULL, "starpu_data_partition_submit");
+	remember_switch(initial_handle, nparts, children);
+}
+
+void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	starpu_data_partition_submit_sequential_consistency(initial_handle, nparts, children, 1);
+}
+
+void starpu_data_partition_readonly_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency)
+{
+	/* The parent is only read: tasks reading it may run alongside the tasks reading the children. */
+	switch_submit(initial_handle, sequential_consistency ? STARPU_R : STARPU_NONE, nparts, children, STARPU_W,
+		      NULL, NULL, "starpu_data_partition_readonly_submit");
+	remember_switch(initial_handle, nparts, children);
+}
+
+void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	starpu_data_partition_readonly_submit_sequential_consistency(initial_handle, nparts, children, 1);
+}
+
+void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	/* Writes to the children must follow the reads still pending on the parent. */
+	switch_submit(initial_handle, STARPU_RW, nparts, children, STARPU_RW, NULL, NULL, "starpu_data_partition_readwrite_upgrade_submit");
+}
+
+void starpu_data_unpartition_submit_sequential_consistency_cb(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children,
+							      int gathering_node, int sequential_consistency,
+							      void (*callback_func)(void *), void *callback_arg)
+{
+	(void)gathering_node;
+	switch_submit(initial_handle, sequential_consistency ? STARPU_W : STARPU_NONE, nparts, children, STARPU_RW,
+		      callback_func, callback_arg, "starpu_data_unpartition_submit");
+	remember_switch(initial_handle, 0, NULL);
+}
+
+void starpu_data_unpartition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children,
+							   int gathering_node, int sequential_consistency)
+{
+	starpu_data_unpartition_submit_sequential_consistency_cb(initial_handle, nparts, children, gathering_node, sequential_consistency, NULL, NULL);
+}
+
+void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
+{
+	starpu_data_unpartition_submit_sequential_consistency_cb(initial_handle, nparts, children, gathering_node, 1, NULL, NULL);
+}
+
+void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
+{
+	(void)gathering_node;
+	/* The children stay readable: the switch only reads them. */
+	switch_submit(initial_handle, STARPU_W, nparts, children, STARPU_R, NULL, NULL, "starpu_data_unpartition_readonly_submit");
+}
+
+void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node)
+{
+	if (!initial_handle || !initial_handle->nswitched_to)
+		return;
+	/* Deepest first: each level gathers children that are whole again. */
+	unsigned nparts = initial_handle->nswitched_to;
+	starpu_data_handle_t children[nparts];
+	memcpy(children, initial_handle->switched_to, sizeof(children));
+	for (unsigned i = 0; i < nparts; i++)
+		starpu_data_unpartition_submit_r(children[i], gathering_node);
+	starpu_data_unpartition_submit(initial_handle, nparts, children, gathering_node);
+}
+
+void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children)
+{
+	if (!root_data || !children) {
+		_astro_error("starpu_data_partition_clean: NULL handle or children array");
+		return;
+	}
+	/* Gather first, so whoever waits on root_data (e.g. its unregistration) also waits for the children's tasks. */
+	switch_submit(root_data, STARPU_W, nparts, children, STARPU_RW, NULL, NULL, "starpu_data_partition_clean");
+	if (root_data->switched_to && root_data->switched_to[0] == children[0])
+		remember_switch(root_data, 0, NULL);
+	for (unsigned i = 0; i < nparts; i++)
+		if (children[i])
+			starpu_data_unregister_submit(children[i]);
+}
+
+void starpu_data_partition_not_automatic(starpu_data_handle_t handle)
+{
+	(void)handle;
+}
+
+/* ------------------------------------------------------------- filters */
+
+void starpu_filter_nparts_compute_chunk_size_and_offset(unsigned n, unsigned nparts, size_t elemsize, unsigned id, unsigned ld,
+						      unsigned *chunk_size, size_t *offset)
+{
+	/* The first n % nparts parts take one element more. */
+	unsigned base = n / nparts, extra = n % nparts;
+	if (chunk_size)
+		*chunk_size = base + (id < extra);
+	if (offset)
+		*offset = ((size_t)id * base + STARPU_MIN(id, extra)) * ld * elemsize;
+}
+
+/* The shadow width is the filter_arg_ptr value itself, cast to a pointer. */
+static unsigned shadow_of(struct starpu_data_filter *f)
+{
+	return (unsigned)(uintptr_t)f->filter_arg_ptr;
+}
+
+/* Moves a view by bytes, as every interface keeps ptr and offset side by side. */
+#define VIEW_MOVE(child, father, bytes) do { \
+		(child)->dev_handle = (father)->dev_handle; \
+		(child)->ptr = (father)->ptr ? (father)->ptr + (bytes) : 0; \
+		(child)->offset = (father)->offset + (bytes); \
+	} while (0)
+
+static void vector_cut(struct starpu_vector_interface *father, struct starpu_vector_interface *child, uint32_t start, uint32_t nx)
+{
+	size_t bytes = (size_t)start * father->elemsize;
+	child->id = father->id;
+	child->nx = nx;
+	child->elemsize = father->elemsize;
+	child->slice_base = father->slice_base + start;
+	child->allocsize = (size_t)nx * father->elemsize;
+	VIEW_MOVE(child, father, bytes);
+}
+
+void starpu_vector_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	struct starpu_vector_interface *father = father_interface;
+	unsigned chunk;
+	size_t offset;
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->nx, nparts, 1, id, 1, &chunk, &offset);
+	vector_cut(father, child_interface, (uint32_t)offset, chunk);
+}
+
+void starpu_vector_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	struct starpu_vector_interface *father = father_interface;
+	unsigned shadow = shadow_of(f), chunk;
+	size_t offset;
+	STARPU_ASSERT_MSG(father->nx >= 2 * shadow, "vector of %u elements too small for a shadow of %u", father->nx, shadow);
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->nx - 2 * shadow, nparts, 1, id, 1, &chunk, &offset);
+	vector_cut(father, child_interface, (uint32_t)offset, chunk + 2 * shadow);
+}
+
+void starpu_vector_filter_list(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	const uint32_t *sizes = f->filter_arg_ptr;
+	uint32_t start = 0;
+	for (unsigned i = 0; i < id; i++)
+		start += sizes[i];
+	vector_cut(father_interface, child_interface, start, sizes[id]);
+}
+
+void starpu_vector_filter_list_long(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	const long *sizes = f->filter_arg_ptr;
+	long start = 0;
+	for (unsigned i = 0; i < id; i++)
+		start += sizes[i];
+	vector_cut(father_interface, child_interface, (uint32_t)start, (uint32_t)sizes[id]);
+}
+
+void starpu_vector_filter_divide_in_2(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_vector_interface *father = father_interface;
+	uint32_t first = f->filter_arg;
+	STARPU_ASSERT_MSG(id < 2 && first <= father->nx, "divide_in_2: part %u, split at %u of %u", id, first, father->nx);
+	if (id == 0)
+		vector_cut(father, child_interface, 0, first);
+	else
+		vector_cut(father, child_interface, first, father->nx - first);
+}
+
+static void variable_at(void *child_interface, uintptr_t ptr, uintptr_t dev_handle, size_t offset, size_t elemsize)
+{
+	struct starpu_variable_interface *child = child_interface;
+	child->id = STARPU_VARIABLE_INTERFACE_ID;
+	child->ptr = ptr;
+	child->dev_handle = dev_handle;
+	child->offset = offset;
+	child->elemsize = elemsize;
+}
+
+void starpu_vector_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_vector_interface *father = father_interface;
+	uint32_t index = (uint32_t)(uintptr_t)f->filter_arg_ptr + id;
+	STARPU_ASSERT_MSG(index < father->nx, "pick_variable: element %u of a vector of %u", index, father->nx);
+	size_t bytes = (size_t)index * father->elemsize;
+	variable_at(child_interface, father->ptr ? father->ptr + bytes : 0, father->dev_handle, father->offset + bytes, father->elemsize);
+}
+
+struct starpu_data_interface_ops *starpu_vector_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child)
+{
+	(void)f;
+	(void)child;
+	return &starpu_interface_variable_ops;
+}
+
+static void matrix_cut(struct starpu_matrix_interface *father, struct starpu_matrix_interface *child, size_t bytes, uint32_t nx, uint32_t ny)
+{
+	child->id = father->id;
+	child->nx = nx;
+	child->ny = ny;
+	child->ld = father->ld;
+	child->elemsize = father->elemsize;
+	child->allocsize = (size_t)nx * ny * father->elemsize;
+	VIEW_MOVE(child, father, bytes);
+}
+
+void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	struct starpu_matrix_interface *father = father_interface;
+	unsigned chunk;
+	size_t offset;
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->nx, nparts, father->elemsize, id, 1, &chunk, &offset);
+	matrix_cut(father, child_interface, offset, chunk, father->ny);
+}
+
+void starpu_matrix_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	struct starpu_matrix_interface *father = father_interface;
+	unsigned shadow = shadow_of(f), chunk;
+	size_t offset;
+	STARPU_ASSERT_MSG(father->nx >= 2 * shadow, "matrix nx %u too small for a shadow of %u", father->nx, shadow);
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->nx - 2 * shadow, nparts, father->elemsize, id, 1, &chunk, &offset);
+	matrix_cut(father, child_interface, offset, chunk + 2 * shadow, father->ny);
+}
+
+void starpu_matrix_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	struct starpu_matrix_interface *father = father_interface;
+	unsigned chunk;
+	size_t offset;
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->ny, nparts, father->elemsize, id, father->ld, &chunk, &offset);
+	matrix_cut(father, child_interface, offset, father->nx, chunk);
+}
+
+void starpu_matrix_filter_vertical_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	struct starpu_matrix_interface *father = father_interface;
+	unsigned shadow = shadow_of(f), chunk;
+	size_t offset;
+	STARPU_ASSERT_MSG(father->ny >= 2 * shadow, "matrix ny %u too small for a shadow of %u", father->ny, shadow);
+	starpu_filter_nparts_compute_chunk_size_and_offset(father->ny - 2 * shadow, nparts, father->elemsize, id, father->ld, &chunk, &offset);
+	matrix_cut(father, child_interface, offset, father->nx, chunk + 2 * shadow);
+}
+
+void starpu_matrix_filter_pick_vector_y(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_matrix_interface *father = father_interface;
+	struct starpu_vector_interface *child = child_interface;
+	uint32_t y = (uint32_t)(uintptr_t)f->filter_arg_ptr + id;
+	STARPU_ASSERT_MSG(y < father->ny, "pick_vector_y: row %u of a matrix of %u", y, father->ny);
+	child->id = STARPU_VECTOR_INTERFACE_ID;
+	child->nx = father->nx;
+	child->elemsize = father->elemsize;
+	child->slice_base = 0;
+	child->allocsize = (size_t)father->nx * father->elemsize;
+	VIEW_MOVE(child, father, (size_t)y * father->ld * father->elemsize);
+}
+
+struct starpu_data_interface_ops *starpu_matrix_filter_pick_vector_child_ops(struct starpu_data_filter *f, unsigned child)
+{
+	(void)f;
+	(void)child;
+	return &starpu_interface_vector_ops;
+}
+
+void starpu_matrix_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_matrix_interface *father = father_interface;
+	const uint32_t *pos = f->filter_arg_ptr;
+	uint32_t x = pos ? pos[0] : 0, y = (pos ? pos[1] : 0) + id;
+	STARPU_ASSERT_MSG(x < father->nx && y < father->ny, "pick_variable: (%u, %u) outside a %ux%u matrix", x, y, father->nx, father->ny);
+	size_t bytes = ((size_t)y * father->ld + x) * father->elemsize;
+	variable_at(child_interface, father->ptr ? father->ptr + bytes : 0, father->dev_handle, father->offset + bytes, father->elemsize);
+}
+
+struct starpu_data_interface_ops *starpu_matrix_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child)
+{
+	(void)f;
+	(void)child;
+	return &starpu_interface_variable_ops;
+}
+
+static void block_cut(struct starpu_block_interface *father, struct starpu_block_interface *child, size_t bytes,
+		      uint32_t nx, uint32_t ny, uint32_t nz)
+{
+	child->id = father->id;
+	child->nx = nx;
+	child->ny = ny;
+	child->nz = nz;
+	child->ldy = father->ldy;
+	child->ldz = father->ldz;
+	child->elemsize = father->elemsize;
+	VIEW_MOVE(child, father, bytes);
+}
+
+/* Cuts along axis 0 (x), 1 (y) or 2 (z), with a shadow border on that axis. */
+static void block_filter(struct starpu_block_interface *father, struct starpu_block_interface *child, unsigned axis, unsigned shadow,
+			 unsigned id, unsigned nparts)
+{
+	uint32_t dims[3] = { father->nx, father->ny, father->nz };
+	unsigned strides[3] = { 1, father->ldy, father->ldz };
+	unsigned chunk;
+	size_t offset;
+	STARPU_ASSERT_MSG(dims[axis] >= 2 * shadow, "block dimension %u too small for a shadow of %u", dims[axis], shadow);
+	starpu_filter_nparts_compute_chunk_size_and_offset(dims[axis] - 2 * shadow, nparts, father->elemsize, id, strides[axis], &chunk, &offset);
+	dims[axis] = chunk + 2 * shadow;
+	block_cut(father, child, offset, dims[0], dims[1], dims[2]);
+}
+
+void starpu_block_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	block_filter(father_interface, child_interface, 0, 0, id, nparts);
+}
+
+void starpu_block_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	block_filter(father_interface, child_interface, 0, shadow_of(f), id, nparts);
+}
+
+void starpu_block_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	block_filter(father_interface, child_interface, 1, 0, id, nparts);
+}
+
+void starpu_block_filter_vertical_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	block_filter(father_interface, child_interface, 1, shadow_of(f), id, nparts);
+}
+
+void starpu_block_filter_depth_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)f;
+	block_filter(father_interface, child_interface, 2, 0, id, nparts);
+}
+
+void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	block_filter(father_interface, child_interface, 2, shadow_of(f), id, nparts);
+}
+
+void starpu_block_filter_pick_matrix_z(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_block_interface *father = father_interface;
+	struct starpu_matrix_interface *child = child_interface;
+	uint32_t z = (uint32_t)(uintptr_t)f->filter_arg_ptr + id;
+	STARPU_ASSERT_MSG(z < father->nz, "pick_matrix_z: plane %u of a block of %u", z, father->nz);
+	child->id = STARPU_MATRIX_INTERFACE_ID;
+	child->nx = father->nx;
+	child->ny = father->ny;
+	child->ld = father->ldy;
+	child->elemsize = father->elemsize;
+	child->allocsize = (size_t)father->nx * father->ny * father->elemsize;
+	VIEW_MOVE(child, father, (size_t)z * father->ldz * father->elemsize);
+}
+
+struct starpu_data_interface_ops *starpu_block_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child)
+{
+	(void)f;
+	(void)child;
+	return &starpu_interface_matrix_ops;
+}
