@@ -10,6 +10,9 @@
 #include "kernel.h"
 #include "static_plugins.h"
 #include <ltdl.h>
+#ifdef HAVE_DLFCN_H
+#include <dlfcn.h>
+#endif
 
 struct loaded_plugin
 {
@@ -208,6 +211,25 @@ reject:
 	g_free(path);
 }
 
+/* libltdl reports most dlopen() failures as "file not found", even for a file
+ * that exists: ask the system loader for the real reason (undefined symbol,
+ * invalid ELF header...). NULL when it has none to give. */
+static char *dlopen_failure_reason(const char *path)
+{
+#ifdef HAVE_DLFCN_H
+	void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+	if (h) {
+		dlclose(h);
+		return NULL;
+	}
+	const char *why = dlerror();
+	return why ? g_strdup(why) : NULL;
+#else
+	(void)path;
+	return NULL;
+#endif
+}
+
 static void plugin_load_file(const char *path)
 {
 	char *name = module_name_of(path);
@@ -218,13 +240,16 @@ static void plugin_load_file(const char *path)
 	lt_dlhandle handle = lt_dlopenadvise(path, advise);
 	lt_dladvise_destroy(&advise);
 	if (!handle) {
-		const char *why = lt_dlerror();
+		const char *ltdl_why = lt_dlerror();
+		char *system_why = dlopen_failure_reason(path);
+		const char *why = system_why ? system_why : ltdl_why;
 		if (why && strstr(why, "undefined symbol"))
 			_astro_error("cannot load plugin %s: %s: it was built against another version of Astrolabe or needs a missing library; rebuild it",
 				     path, why);
 		else
 			_astro_error("cannot load plugin %s: %s: it is not a loadable library for this system; remove it from the plugin directory",
 				     path, why ? why : "unknown error");
+		g_free(system_why);
 		goto out;
 	}
 	const struct astro_plugin *desc = lt_dlsym(handle, symbol);

@@ -1,0 +1,654 @@
+// Data: registration of the built-in interfaces and their accessors,
+// application acquire/release, unregistration, scratch buffers and memory
+// allocation.
+#include "helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+class Data : public ::testing::Test
+{
+protected:
+	void SetUp() override { ASSERT_EQ(init_with_ncpus(2), 0); }
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+};
+
+// Submits one task of cl on h (mode from the codelet) with arg.
+int submit_on(starpu_codelet *cl, starpu_data_handle_t h, void *arg = nullptr)
+{
+	starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->handles[0] = h;
+	t->cl_arg = arg;
+	int ret = starpu_task_submit(t);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
+// ---------------------------------------------------------------- variable
+
+struct VariableSeen
+{
+	uintptr_t ptr = 0;
+	size_t elemsize = 0;
+	int value = 0;
+};
+
+void variable_func(void **buffers, void *arg)
+{
+	auto *seen = static_cast<VariableSeen *>(arg);
+	seen->ptr = STARPU_VARIABLE_GET_PTR(buffers[0]);
+	seen->elemsize = STARPU_VARIABLE_GET_ELEMSIZE(buffers[0]);
+	int *p = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	seen->value = *p;
+	*p = *p * 2;
+}
+
+TEST_F(Data, Variable)
+{
+	int x = 21;
+	starpu_data_handle_t h = nullptr;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_variable_get_elemsize(h), sizeof(int));
+	EXPECT_EQ(starpu_variable_get_local_ptr(h), (uintptr_t)&x);
+	EXPECT_EQ(starpu_data_get_size(h), sizeof(int));
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)&x);
+	EXPECT_EQ(starpu_data_get_local_ptr(h), (void *)&x);
+	EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_VARIABLE_INTERFACE_ID);
+	EXPECT_EQ(starpu_data_get_home_node(h), STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_data_get_interface_ops(h), &starpu_interface_variable_ops);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 1u);
+	auto *iface = static_cast<starpu_variable_interface *>(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	ASSERT_NE(iface, nullptr);
+	EXPECT_EQ(iface->id, STARPU_VARIABLE_INTERFACE_ID);
+	EXPECT_EQ(STARPU_VARIABLE_GET_PTR(iface), (uintptr_t)&x);
+
+	VariableSeen seen;
+	starpu_codelet cl = cpu_codelet(variable_func, 1, "variable");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &seen), 0);
+	starpu_data_unregister(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.ptr, (uintptr_t)&x);
+	EXPECT_EQ(seen.elemsize, sizeof(int));
+	EXPECT_EQ(seen.value, 21);
+	EXPECT_EQ(x, 42);
+}
+
+TEST_F(Data, AccessorOfAnotherInterfaceIsAnError)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	uint32_t nx = 99;
+	std::string err = stderr_of([&] { nx = starpu_vector_get_nx(h); });
+	EXPECT_EQ(nx, 0u);
+	EXPECT_TRUE(contains(err, "starpu_vector_get_nx")) << err;
+	err = stderr_of([&] { nx = starpu_matrix_get_nx(nullptr); });
+	EXPECT_EQ(nx, 0u);
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	starpu_data_unregister(h);
+}
+
+TEST_F(Data, NullPointerOnHomeNodeIsRefused)
+{
+	starpu_data_handle_t h = reinterpret_cast<starpu_data_handle_t>(0x1);
+	std::string err = stderr_of([&] { starpu_variable_data_register(&h, STARPU_MAIN_RAM, 0, sizeof(int)); });
+	EXPECT_EQ(h, nullptr);
+	EXPECT_TRUE(contains(err, "NULL pointer")) << err;
+}
+
+// ------------------------------------------------------------------ vector
+
+struct VectorSeen
+{
+	uint32_t nx = 0;
+	size_t elemsize = 0;
+	uintptr_t ptr = 0;
+};
+
+void vector_scale(void **buffers, void *arg)
+{
+	auto *seen = static_cast<VectorSeen *>(arg);
+	seen->nx = STARPU_VECTOR_GET_NX(buffers[0]);
+	seen->elemsize = STARPU_VECTOR_GET_ELEMSIZE(buffers[0]);
+	seen->ptr = STARPU_VECTOR_GET_PTR(buffers[0]);
+	float *v = (float *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (uint32_t i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] *= 3.0f;
+}
+
+TEST_F(Data, Vector)
+{
+	float v[10];
+	for (int i = 0; i < 10; i++)
+		v[i] = (float)i;
+	starpu_data_handle_t h = nullptr;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 10, sizeof(float));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_vector_get_nx(h), 10u);
+	EXPECT_EQ(starpu_vector_get_elemsize(h), sizeof(float));
+	EXPECT_EQ(starpu_vector_get_allocsize(h), 10 * sizeof(float));
+	EXPECT_EQ(starpu_vector_get_local_ptr(h), (uintptr_t)v);
+	EXPECT_EQ(starpu_data_get_size(h), 10 * sizeof(float));
+	EXPECT_EQ(starpu_data_get_alloc_size(h), 10 * sizeof(float));
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)v);
+	EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_VECTOR_INTERFACE_ID);
+	auto *iface = static_cast<starpu_vector_interface *>(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	EXPECT_EQ(STARPU_VECTOR_GET_NX(iface), 10u);
+	EXPECT_EQ(STARPU_VECTOR_GET_OFFSET(iface), 0u);
+
+	VectorSeen seen;
+	starpu_codelet cl = cpu_codelet(vector_scale, 1, "scale");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &seen), 0);
+	starpu_data_unregister(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.nx, 10u);
+	EXPECT_EQ(seen.elemsize, sizeof(float));
+	EXPECT_EQ(seen.ptr, (uintptr_t)v);
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(v[i], 3.0f * i) << i;
+}
+
+void fill_squares(void **buffers, void *)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (uint32_t i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] = (int)(i * i);
+}
+
+TEST_F(Data, VectorAllocatedByTheRuntime)
+{
+	starpu_data_handle_t h = nullptr;
+	starpu_vector_data_register(&h, -1, 0, 16, sizeof(int));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_data_get_home_node(h), -1);
+	EXPECT_EQ(starpu_vector_get_nx(h), 16u);
+	EXPECT_EQ(starpu_data_get_size(h), 16 * sizeof(int));
+	starpu_codelet cl = cpu_codelet(fill_squares, 1, "fill");
+	cl.modes[0] = STARPU_W;
+	ASSERT_EQ(submit_on(&cl, h), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	int *v = (int *)starpu_vector_get_local_ptr(h);
+	ASSERT_NE(v, nullptr);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)v);
+	for (int i = 0; i < 16; i++)
+		EXPECT_EQ(v[i], i * i) << i;
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+// ------------------------------------------------------------------ matrix
+
+struct MatrixSeen
+{
+	uint32_t nx = 0, ny = 0, ld = 0;
+	size_t elemsize = 0;
+	uintptr_t ptr = 0;
+};
+
+// Adds 1 to every element of the nx x ny matrix (column-major, leading dimension ld).
+void matrix_add_one(void **buffers, void *arg)
+{
+	auto *seen = static_cast<MatrixSeen *>(arg);
+	seen->nx = STARPU_MATRIX_GET_NX(buffers[0]);
+	seen->ny = STARPU_MATRIX_GET_NY(buffers[0]);
+	seen->ld = STARPU_MATRIX_GET_LD(buffers[0]);
+	seen->elemsize = STARPU_MATRIX_GET_ELEMSIZE(buffers[0]);
+	seen->ptr = STARPU_MATRIX_GET_PTR(buffers[0]);
+	double *m = (double *)STARPU_MATRIX_GET_PTR(buffers[0]);
+	for (uint32_t j = 0; j < seen->ny; j++)
+		for (uint32_t i = 0; i < seen->nx; i++)
+			m[j * seen->ld + i] += 1.0;
+}
+
+TEST_F(Data, Matrix)
+{
+	const uint32_t nx = 4, ny = 3;
+	double m[nx * ny];
+	for (uint32_t k = 0; k < nx * ny; k++)
+		m[k] = k;
+	starpu_data_handle_t h = nullptr;
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)m, nx, nx, ny, sizeof(double));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_matrix_get_nx(h), nx);
+	EXPECT_EQ(starpu_matrix_get_ny(h), ny);
+	EXPECT_EQ(starpu_matrix_get_local_ld(h), nx);
+	EXPECT_EQ(starpu_matrix_get_elemsize(h), sizeof(double));
+	EXPECT_EQ(starpu_matrix_get_local_ptr(h), (uintptr_t)m);
+	EXPECT_EQ(starpu_matrix_get_allocsize(h), nx * ny * sizeof(double));
+	EXPECT_EQ(starpu_data_get_size(h), nx * ny * sizeof(double));
+	EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_MATRIX_INTERFACE_ID);
+	auto *iface = static_cast<starpu_matrix_interface *>(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	EXPECT_EQ(STARPU_MATRIX_GET_LD(iface), nx);
+	EXPECT_EQ(STARPU_MATRIX_GET_NY(iface), ny);
+
+	MatrixSeen seen;
+	starpu_codelet cl = cpu_codelet(matrix_add_one, 1, "add_one");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &seen), 0);
+	starpu_data_unregister(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.nx, nx);
+	EXPECT_EQ(seen.ny, ny);
+	EXPECT_EQ(seen.ld, nx);
+	EXPECT_EQ(seen.elemsize, sizeof(double));
+	EXPECT_EQ(seen.ptr, (uintptr_t)m);
+	for (uint32_t k = 0; k < nx * ny; k++)
+		EXPECT_EQ(m[k], k + 1.0) << k;
+}
+
+TEST_F(Data, MatrixWithPadding)
+{
+	const uint32_t nx = 4, ny = 3, ld = 6;
+	std::vector<double> m(ld * ny, -1.0);
+	for (uint32_t j = 0; j < ny; j++)
+		for (uint32_t i = 0; i < nx; i++)
+			m[j * ld + i] = 10.0 * j + i;
+	starpu_data_handle_t h = nullptr;
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)m.data(), ld, nx, ny, sizeof(double));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_matrix_get_local_ld(h), ld);
+	EXPECT_EQ(starpu_data_get_size(h), nx * ny * sizeof(double));
+
+	MatrixSeen seen;
+	starpu_codelet cl = cpu_codelet(matrix_add_one, 1, "add_one");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &seen), 0);
+	starpu_data_unregister(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.ld, ld);
+	for (uint32_t j = 0; j < ny; j++)
+		for (uint32_t i = 0; i < ld; i++) {
+			double expected = i < nx ? 10.0 * j + i + 1.0 : -1.0; // padding untouched
+			EXPECT_EQ(m[j * ld + i], expected) << "i=" << i << " j=" << j;
+		}
+}
+
+TEST_F(Data, MatrixLdSmallerThanNxIsRefused)
+{
+	double m[12];
+	starpu_data_handle_t h = reinterpret_cast<starpu_data_handle_t>(0x1);
+	std::string err = stderr_of([&] { starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)m, 2, 4, 3, sizeof(double)); });
+	EXPECT_EQ(h, nullptr);
+	EXPECT_TRUE(contains(err, "leading dimension")) << err;
+}
+
+// ------------------------------------------------------------------- void
+
+struct VoidOrder
+{
+	std::atomic<int> first_done{0};
+	std::atomic<int> seen_by_second{-1};
+};
+
+void void_first(void **, void *arg)
+{
+	sleep_ms(20);
+	static_cast<VoidOrder *>(arg)->first_done = 1;
+}
+
+void void_second(void **, void *arg)
+{
+	auto *o = static_cast<VoidOrder *>(arg);
+	o->seen_by_second = o->first_done.load();
+}
+
+TEST_F(Data, VoidHandleCarriesDependencies)
+{
+	starpu_data_handle_t h = nullptr;
+	starpu_void_data_register(&h);
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_data_get_size(h), 0u);
+	EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_VOID_INTERFACE_ID);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), nullptr);
+	VoidOrder o;
+	starpu_codelet c1 = cpu_codelet(void_first, 1, "first");
+	c1.modes[0] = STARPU_RW;
+	starpu_codelet c2 = cpu_codelet(void_second, 1, "second");
+	c2.modes[0] = STARPU_R;
+	ASSERT_EQ(submit_on(&c1, h, &o), 0);
+	ASSERT_EQ(submit_on(&c2, h, &o), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(o.seen_by_second, 1);
+	starpu_data_unregister(h);
+}
+
+// --------------------------------------------------------- acquire/release
+
+void slow_write_5(void **buffers, void *)
+{
+	sleep_ms(50);
+	*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 5;
+}
+
+TEST_F(Data, AcquireWaitsForPendingWriter)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet cl = cpu_codelet(slow_write_5, 1, "slow_writer");
+	cl.modes[0] = STARPU_W;
+	ASSERT_EQ(submit_on(&cl, h), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(x, 5);
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+struct AfterRelease
+{
+	std::atomic<int> ran{0};
+	std::atomic<int> seen{-1};
+};
+
+void add_one_record(void **buffers, void *arg)
+{
+	auto *a = static_cast<AfterRelease *>(arg);
+	int *p = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	a->seen = *p;
+	*p += 1;
+	a->ran = 1;
+}
+
+TEST_F(Data, AcquireReadWriteBlocksTasksUntilRelease)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	AfterRelease a;
+	starpu_codelet cl = cpu_codelet(add_one_record, 1, "after_release");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &a), 0);
+	sleep_ms(50);
+	EXPECT_EQ(a.ran, 0);
+	x = 10; // the application owns the data
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(a.ran, 1);
+	EXPECT_EQ(a.seen, 10);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 11);
+}
+
+struct AcquireCb
+{
+	std::atomic<int> called{0};
+	std::atomic<int> value{-1};
+	int *x = nullptr;
+};
+
+void acquire_callback(void *arg)
+{
+	auto *a = static_cast<AcquireCb *>(arg);
+	a->value = *a->x;
+	a->called++;
+}
+
+TEST_F(Data, AcquireCallback)
+{
+	int x = 3;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	AcquireCb a;
+	a.x = &x;
+	ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_R, acquire_callback, &a), 0);
+	ASSERT_TRUE(wait_until([&] { return a.called.load() == 1; }));
+	EXPECT_EQ(a.value, 3);
+	starpu_data_release(h);
+
+	// Behind a pending writer, the callback sees what it wrote.
+	starpu_codelet cl = cpu_codelet(slow_write_5, 1, "slow_writer");
+	cl.modes[0] = STARPU_W;
+	ASSERT_EQ(submit_on(&cl, h), 0);
+	ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_RW, acquire_callback, &a), 0);
+	ASSERT_TRUE(wait_until([&] { return a.called.load() == 2; }));
+	EXPECT_EQ(a.value, 5);
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+TEST_F(Data, AcquireBadArguments)
+{
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_data_acquire(nullptr, STARPU_R); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	err = stderr_of([&] { ret = starpu_data_acquire_cb(nullptr, STARPU_R, acquire_callback, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	err = stderr_of([&] { ret = starpu_data_acquire(h, STARPU_SCRATCH); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "access mode")) << err;
+	err = stderr_of([&] { ret = starpu_data_acquire(h, (starpu_data_access_mode)0x4000); });
+	EXPECT_EQ(ret, -EINVAL);
+	starpu_data_unregister(h);
+}
+
+std::atomic<int> g_acquire_in_task{0};
+
+void acquire_in_task(void **, void *arg)
+{
+	g_acquire_in_task = starpu_data_acquire(static_cast<starpu_data_handle_t>(arg), STARPU_R);
+}
+
+TEST_F(Data, AcquireFromTaskIsDeadlock)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet cl = cpu_codelet(acquire_in_task, 0, "acquirer");
+	g_acquire_in_task = 0;
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(submit_detached(&cl, h), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(g_acquire_in_task, -EDEADLK);
+	EXPECT_TRUE(contains(err, "starpu_data_acquire_cb")) << err;
+	starpu_data_unregister(h);
+}
+
+TEST_F(Data, ReleaseWithoutAcquireIsReported)
+{
+	int x = 1;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	std::string err = stderr_of([&] { starpu_data_release(h); });
+	EXPECT_TRUE(contains(err, "starpu_data_release")) << err;
+	EXPECT_TRUE(contains(err, "not acquired")) << err;
+	err = stderr_of([&] { starpu_data_release(nullptr); });
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	// The handle still works.
+	AfterRelease a;
+	starpu_codelet cl = cpu_codelet(add_one_record, 1, "after");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, &a), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(a.seen, 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 2);
+}
+
+// ------------------------------------------------------------ unregister
+
+std::atomic<int> g_finished{0};
+
+void sleep_1ms(void **, void *)
+{
+	sleep_ms(1);
+	g_finished++;
+}
+
+TEST_F(Data, UnregisterWaitsForPendingTasks)
+{
+	g_finished = 0;
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet cl = cpu_codelet(sleep_1ms, 1, "sleeper");
+	cl.modes[0] = STARPU_RW;
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(submit_on(&cl, h), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(g_finished, 20);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST_F(Data, UnregisterWaitsEvenWithoutConsistency)
+{
+	g_finished = 0;
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_set_sequential_consistency_flag(h, 0);
+	starpu_codelet cl = cpu_codelet(sleep_1ms, 1, "sleeper");
+	cl.modes[0] = STARPU_RW;
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(submit_on(&cl, h), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(g_finished, 20);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST_F(Data, UnregisterSubmit)
+{
+	g_finished = 0;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 64, sizeof(double));
+	starpu_codelet cl = cpu_codelet(sleep_1ms, 1, "sleeper");
+	cl.modes[0] = STARPU_RW;
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(submit_on(&cl, h), 0);
+	starpu_data_unregister_submit(h); // returns at once; freed after the tasks (ASan checks)
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_finished, 5);
+}
+
+// ---------------------------------------------------------------- scratch
+
+struct ScratchSeen
+{
+	uintptr_t ptr = 0;
+	uint32_t nx = 0;
+	size_t elemsize = 0;
+};
+
+void use_scratch(void **buffers, void *arg)
+{
+	auto *seen = static_cast<ScratchSeen *>(arg);
+	seen->ptr = STARPU_VECTOR_GET_PTR(buffers[0]);
+	seen->nx = STARPU_VECTOR_GET_NX(buffers[0]);
+	seen->elemsize = STARPU_VECTOR_GET_ELEMSIZE(buffers[0]);
+	double *v = (double *)seen->ptr;
+	for (uint32_t i = 0; i < seen->nx; i++) // every byte of it is ours (ASan checks the size)
+		v[i] = -7.0;
+}
+
+TEST_F(Data, ScratchGetsPrivateBuffer)
+{
+	const uint32_t n = 100;
+	std::vector<double> data(n, 1.5);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), n, sizeof(double));
+	ScratchSeen seen;
+	starpu_codelet cl = cpu_codelet(use_scratch, 1, "scratch");
+	cl.modes[0] = STARPU_SCRATCH;
+	ASSERT_EQ(submit_on(&cl, h, &seen), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_NE(seen.ptr, 0u);
+	EXPECT_NE(seen.ptr, (uintptr_t)data.data());
+	EXPECT_EQ(seen.nx, n);
+	EXPECT_EQ(seen.elemsize, sizeof(double));
+	starpu_data_unregister(h);
+	for (uint32_t i = 0; i < n; i++)
+		EXPECT_EQ(data[i], 1.5) << i;
+}
+
+// ----------------------------------------------------------------- memory
+
+TEST_F(Data, MallocAndPinning)
+{
+	void *p = nullptr;
+	ASSERT_EQ(starpu_malloc(&p, 4096), 0);
+	ASSERT_NE(p, nullptr);
+	EXPECT_EQ((uintptr_t)p % 16, 0u);
+	memset(p, 0xab, 4096);
+	EXPECT_EQ(starpu_free_noflag(p, 4096), 0);
+
+	ASSERT_EQ(starpu_malloc_flags(&p, 100, STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT), 0);
+	ASSERT_NE(p, nullptr);
+	memset(p, 0, 100);
+	EXPECT_EQ(starpu_free_flags(p, 100, STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT), 0);
+
+	ASSERT_EQ(starpu_malloc(&p, 0), 0);
+	EXPECT_EQ(starpu_free(p), 0);
+
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_malloc(nullptr, 10); });
+	EXPECT_EQ(ret, -EINVAL);
+
+	std::vector<char> buf(8192);
+	EXPECT_EQ(starpu_memory_pin(buf.data(), buf.size()), 0);
+	EXPECT_EQ(starpu_memory_unpin(buf.data(), buf.size()), 0);
+
+	EXPECT_GT(starpu_memory_get_total(STARPU_MAIN_RAM), 0);
+	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+	EXPECT_EQ(starpu_node_get_kind(STARPU_MAIN_RAM), STARPU_CPU_RAM);
+}
+
+TEST_F(Data, DataSizes)
+{
+	char c[3];
+	starpu_data_handle_t var, vec, mat, v;
+	starpu_variable_data_register(&var, STARPU_MAIN_RAM, (uintptr_t)c, 3);
+	std::vector<int16_t> vv(33);
+	starpu_vector_data_register(&vec, STARPU_MAIN_RAM, (uintptr_t)vv.data(), 33, sizeof(int16_t));
+	std::vector<float> mm(10 * 7);
+	starpu_matrix_data_register(&mat, STARPU_MAIN_RAM, (uintptr_t)mm.data(), 10, 8, 7, sizeof(float));
+	starpu_void_data_register(&v);
+	EXPECT_EQ(starpu_data_get_size(var), 3u);
+	EXPECT_EQ(starpu_data_get_size(vec), 66u);
+	EXPECT_EQ(starpu_data_get_size(mat), 8u * 7u * sizeof(float));
+	EXPECT_EQ(starpu_data_get_size(v), 0u);
+	EXPECT_EQ(starpu_data_get_size(nullptr), 0u);
+	EXPECT_EQ(starpu_data_handle_to_pointer(var, STARPU_MAIN_RAM), (void *)c);
+	EXPECT_EQ(starpu_data_handle_to_pointer(vec, STARPU_MAIN_RAM), (void *)vv.data());
+	EXPECT_EQ(starpu_data_handle_to_pointer(mat, STARPU_MAIN_RAM), (void *)mm.data());
+	EXPECT_EQ(starpu_data_handle_to_pointer(nullptr, STARPU_MAIN_RAM), nullptr);
+	// Different sizes, different footprints; same sizes, same footprint.
+	starpu_data_handle_t vec2;
+	std::vector<int16_t> vv2(33);
+	starpu_vector_data_register(&vec2, STARPU_MAIN_RAM, (uintptr_t)vv2.data(), 33, sizeof(int16_t));
+	EXPECT_EQ(starpu_data_get_footprint(vec), starpu_data_get_footprint(vec2));
+	for (starpu_data_handle_t h : { var, vec, mat, v, vec2 })
+		starpu_data_unregister(h);
+}
+
+TEST_F(Data, UserDataAndName)
+{
+	int x = 0, tag = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	EXPECT_EQ(starpu_data_get_user_data(h), nullptr);
+	starpu_data_set_user_data(h, &tag);
+	EXPECT_EQ(starpu_data_get_user_data(h), &tag);
+	starpu_data_set_name(h, "x"); // freed at unregister (ASan checks)
+	starpu_data_unregister(h);
+}
+
+} // namespace

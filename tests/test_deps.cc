@@ -1,0 +1,587 @@
+// Dependencies: tags, explicit task dependencies, end dependencies, and the
+// implicit data dependencies of sequential consistency.
+#include "helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+class Deps : public ::testing::Test
+{
+protected:
+	void SetUp() override { ASSERT_EQ(init_with_ncpus(2), 0); }
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+};
+
+// ------------------------------------------------------------------- tags
+
+struct Order
+{
+	std::atomic<int> next{0};
+	std::vector<int> at;
+	explicit Order(size_t n) : at(n, -1) {}
+};
+
+struct OrderArg
+{
+	Order *order;
+	int index;
+};
+
+void record_order(void **, void *arg)
+{
+	auto *a = static_cast<OrderArg *>(arg);
+	a->order->at[a->index] = a->order->next++;
+}
+
+TEST_F(Deps, TagChainRunsInOrder)
+{
+	const int n = 100;
+	const starpu_tag_t base = 1000;
+	Order order(n);
+	std::vector<OrderArg> args(n);
+	starpu_codelet cl = cpu_codelet(record_order, 0, "tag_chain");
+	for (int i = 1; i < n; i++)
+		starpu_tag_declare_deps(base + i, 1, (starpu_tag_t)(base + i - 1));
+	// Submitted last first: only the tags order them.
+	for (int i = n - 1; i >= 0; i--) {
+		args[i] = { &order, i };
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &args[i];
+		t->use_tag = 1;
+		t->tag_id = base + i;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_tag_wait(base + n - 1), 0);
+	EXPECT_EQ(order.next, n);
+	for (int i = 0; i < n; i++)
+		EXPECT_EQ(order.at[i], i) << "task " << i;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+std::atomic<int> g_flag{0};
+
+void slow_set_flag(void **, void *)
+{
+	sleep_ms(20);
+	g_flag = 1;
+}
+
+TEST_F(Deps, TagWaitWaitsForTheTask)
+{
+	g_flag = 0;
+	starpu_codelet cl = cpu_codelet(slow_set_flag, 0, "slow");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->use_tag = 1;
+	t->tag_id = 42;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_tag_wait(42), 0);
+	EXPECT_EQ(g_flag, 1);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+void set_flag(void **, void *)
+{
+	g_flag = 1;
+}
+
+TEST_F(Deps, NotifyFromAppsReleasesDependent)
+{
+	g_flag = 0;
+	const starpu_tag_t app = 7000, dependent = 7001;
+	starpu_tag_declare_deps(dependent, 1, app);
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "dependent");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->use_tag = 1;
+	t->tag_id = dependent;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	sleep_ms(50);
+	EXPECT_EQ(g_flag, 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 1);
+	starpu_tag_notify_from_apps(app);
+	ASSERT_EQ(starpu_tag_wait(dependent), 0);
+	EXPECT_EQ(g_flag, 1);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+std::atomic<int> g_done{0};
+std::atomic<int> g_done_seen{-1};
+
+void slow_done(void **, void *arg)
+{
+	sleep_ms((unsigned)(uintptr_t)arg);
+	g_done++;
+}
+
+void read_done(void **, void *)
+{
+	g_done_seen = g_done.load();
+}
+
+TEST_F(Deps, TagWithSeveralDependencies)
+{
+	g_done = 0;
+	g_done_seen = -1;
+	const starpu_tag_t a = 300, b = 301, c = 302, joined = 310;
+	starpu_tag_declare_deps(joined, 3, a, b, c);
+	starpu_codelet slow = cpu_codelet(slow_done, 0, "slow_done");
+	starpu_codelet reader = cpu_codelet(read_done, 0, "read_done");
+	starpu_task *j = starpu_task_create();
+	j->cl = &reader;
+	j->use_tag = 1;
+	j->tag_id = joined;
+	ASSERT_EQ(starpu_task_submit(j), 0);
+	unsigned delays[3] = { 30, 5, 15 };
+	starpu_tag_t tags[3] = { a, b, c };
+	for (int i = 0; i < 3; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &slow;
+		t->cl_arg = (void *)(uintptr_t)delays[i];
+		t->use_tag = 1;
+		t->tag_id = tags[i];
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_tag_wait(joined), 0);
+	EXPECT_EQ(g_done_seen, 3);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST_F(Deps, TagDeclareDepsArray)
+{
+	g_done = 0;
+	g_done_seen = -1;
+	starpu_tag_t deps[2] = { 400, 401 };
+	starpu_tag_declare_deps_array(410, 2, deps);
+	starpu_codelet slow = cpu_codelet(slow_done, 0, "slow_done");
+	starpu_codelet reader = cpu_codelet(read_done, 0, "read_done");
+	starpu_task *j = starpu_task_create();
+	j->cl = &reader;
+	j->use_tag = 1;
+	j->tag_id = 410;
+	ASSERT_EQ(starpu_task_submit(j), 0);
+	for (starpu_tag_t tag : deps) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &slow;
+		t->cl_arg = (void *)(uintptr_t)10;
+		t->use_tag = 1;
+		t->tag_id = tag;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_tag_wait(410), 0);
+	EXPECT_EQ(g_done_seen, 2);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+// ------------------------------------------------------ explicit task deps
+
+TEST_F(Deps, TaskDepsSuccessorSubmittedFirst)
+{
+	g_done = 0;
+	g_done_seen = -1;
+	starpu_codelet slow = cpu_codelet(slow_done, 0, "pred");
+	starpu_codelet reader = cpu_codelet(read_done, 0, "succ");
+	starpu_task *pred = starpu_task_create();
+	pred->cl = &slow;
+	pred->cl_arg = (void *)(uintptr_t)10;
+	starpu_task *succ = starpu_task_create();
+	succ->cl = &reader;
+	starpu_task *deps[1] = { pred };
+	starpu_task_declare_deps_array(succ, 1, deps);
+	ASSERT_EQ(starpu_task_submit(succ), 0);
+	sleep_ms(30);
+	EXPECT_EQ(g_done_seen, -1); // still waiting for pred, which is not even submitted
+	ASSERT_EQ(starpu_task_submit(pred), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_done_seen, 1);
+}
+
+TEST_F(Deps, TaskDepsVariadic)
+{
+	g_done = 0;
+	g_done_seen = -1;
+	starpu_codelet slow = cpu_codelet(slow_done, 0, "pred");
+	starpu_codelet reader = cpu_codelet(read_done, 0, "succ");
+	starpu_task *p1 = starpu_task_create(), *p2 = starpu_task_create(), *succ = starpu_task_create();
+	p1->cl = p2->cl = &slow;
+	p1->cl_arg = (void *)(uintptr_t)20;
+	p2->cl_arg = (void *)(uintptr_t)5;
+	succ->cl = &reader;
+	starpu_task_declare_deps(succ, 2, p1, p2);
+	ASSERT_EQ(starpu_task_submit(p1), 0);
+	ASSERT_EQ(starpu_task_submit(succ), 0);
+	ASSERT_EQ(starpu_task_submit(p2), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_done_seen, 2);
+}
+
+void done_callback(void *arg)
+{
+	static_cast<std::atomic<int> *>(arg)->store(1);
+}
+
+TEST_F(Deps, TaskDepsOnCompletedPredecessor)
+{
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "pred");
+	starpu_task pred;
+	starpu_task_init(&pred);
+	pred.cl = &cl;
+	pred.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&pred), 0);
+	ASSERT_EQ(starpu_task_wait(&pred), 0);
+
+	std::atomic<int> succ_done{0};
+	starpu_task *succ = starpu_task_create();
+	succ->cl = &cl;
+	succ->callback_func = done_callback;
+	succ->callback_arg = &succ_done;
+	starpu_task *deps[1] = { &pred };
+	starpu_task_declare_deps_array(succ, 1, deps);
+	ASSERT_EQ(starpu_task_submit(succ), 0);
+	// Nothing to wait for: it runs at once.
+	EXPECT_TRUE(wait_until([&] { return succ_done.load() == 1; }, 5000));
+	if (succ_done == 1) {
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+	starpu_task_clean(&pred);
+}
+
+struct EndDeps
+{
+	std::atomic<int> b_done{0};
+	std::atomic<int> b_done_at_a_callback{-1};
+	std::atomic<int> a_ran{0};
+};
+
+void end_a(void **, void *arg)
+{
+	static_cast<EndDeps *>(arg)->a_ran = 1;
+}
+
+void end_a_callback(void *arg)
+{
+	auto *e = static_cast<EndDeps *>(arg);
+	e->b_done_at_a_callback = e->b_done.load();
+}
+
+void end_b(void **, void *arg)
+{
+	sleep_ms(50);
+	static_cast<EndDeps *>(arg)->b_done = 1;
+}
+
+TEST_F(Deps, DeclareEndDeps)
+{
+	EndDeps e;
+	starpu_codelet cla = cpu_codelet(end_a, 0, "end_a");
+	starpu_codelet clb = cpu_codelet(end_b, 0, "end_b");
+	starpu_task a, *b = starpu_task_create();
+	starpu_task_init(&a);
+	a.cl = &cla;
+	a.cl_arg = &e;
+	a.callback_func = end_a_callback;
+	a.callback_arg = &e;
+	a.detach = 0;
+	b->cl = &clb;
+	b->cl_arg = &e;
+	starpu_task_declare_end_deps(&a, 1, b);
+	ASSERT_EQ(starpu_task_submit(&a), 0);
+	ASSERT_EQ(starpu_task_submit(b), 0);
+	ASSERT_EQ(starpu_task_wait(&a), 0);
+	// a's execution did not wait for b, its completion did.
+	EXPECT_EQ(e.a_ran, 1);
+	EXPECT_EQ(e.b_done, 1);
+	EXPECT_EQ(e.b_done_at_a_callback, 1);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_task_clean(&a);
+}
+
+// ------------------------------------------------------ implicit data deps
+
+struct Shared
+{
+	int value = 0;
+	std::atomic<int> observed{-1};
+	std::atomic<int> reader_done{0};
+	std::atomic<int> started{0};
+	std::atomic<int> overlapped{0};
+};
+
+void writer_slow_42(void **buffers, void *)
+{
+	sleep_ms(20);
+	*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 42;
+}
+
+void reader_observe(void **buffers, void *arg)
+{
+	static_cast<Shared *>(arg)->observed = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+TEST_F(Deps, ReadAfterWrite)
+{
+	Shared s;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&s.value, sizeof(int));
+	starpu_codelet w = cpu_codelet(writer_slow_42, 1, "writer");
+	w.modes[0] = STARPU_W;
+	starpu_codelet r = cpu_codelet(reader_observe, 1, "reader");
+	r.modes[0] = STARPU_R;
+	starpu_task *tw = starpu_task_create(), *tr = starpu_task_create();
+	tw->cl = &w;
+	tw->handles[0] = h;
+	tr->cl = &r;
+	tr->cl_arg = &s;
+	tr->handles[0] = h;
+	ASSERT_EQ(starpu_task_submit(tw), 0);
+	ASSERT_EQ(starpu_task_submit(tr), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.observed, 42);
+	starpu_data_unregister(h);
+}
+
+void reader_slow_done(void **, void *arg)
+{
+	sleep_ms(20);
+	static_cast<Shared *>(arg)->reader_done = 1;
+}
+
+void writer_check_reader(void **buffers, void *arg)
+{
+	auto *s = static_cast<Shared *>(arg);
+	s->observed = s->reader_done.load();
+	*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 7;
+}
+
+TEST_F(Deps, WriteAfterRead)
+{
+	Shared s;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&s.value, sizeof(int));
+	starpu_codelet r = cpu_codelet(reader_slow_done, 1, "reader");
+	r.modes[0] = STARPU_R;
+	starpu_codelet w = cpu_codelet(writer_check_reader, 1, "writer");
+	w.modes[0] = STARPU_W;
+	starpu_task *tr = starpu_task_create(), *tw = starpu_task_create();
+	tr->cl = &r;
+	tr->cl_arg = &s;
+	tr->handles[0] = h;
+	tw->cl = &w;
+	tw->cl_arg = &s;
+	tw->handles[0] = h;
+	ASSERT_EQ(starpu_task_submit(tr), 0);
+	ASSERT_EQ(starpu_task_submit(tw), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.observed, 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(s.value, 7);
+}
+
+void writer_first(void **buffers, void *)
+{
+	sleep_ms(20);
+	*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 1;
+}
+
+void writer_second(void **buffers, void *arg)
+{
+	int *p = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	static_cast<Shared *>(arg)->observed = *p;
+	*p = 2;
+}
+
+TEST_F(Deps, WriteAfterWrite)
+{
+	Shared s;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&s.value, sizeof(int));
+	starpu_codelet w1 = cpu_codelet(writer_first, 1, "w1");
+	w1.modes[0] = STARPU_W;
+	starpu_codelet w2 = cpu_codelet(writer_second, 1, "w2");
+	w2.modes[0] = STARPU_W;
+	starpu_task *t1 = starpu_task_create(), *t2 = starpu_task_create();
+	t1->cl = &w1;
+	t1->handles[0] = h;
+	t2->cl = &w2;
+	t2->cl_arg = &s;
+	t2->handles[0] = h;
+	ASSERT_EQ(starpu_task_submit(t1), 0);
+	ASSERT_EQ(starpu_task_submit(t2), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.observed, 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(s.value, 2);
+}
+
+// Each of two tasks announces itself and waits (up to 1 s) for the other:
+// both see the other only if they really run at the same time.
+void meet_the_other(void **, void *arg)
+{
+	auto *s = static_cast<Shared *>(arg);
+	s->started++;
+	if (wait_until([&] { return s->started.load() >= 2; }, 1000))
+		s->overlapped++;
+}
+
+TEST(DepsEnv, ConcurrentReadersOverlap)
+{
+	ScopedEnv ncpu("STARPU_NCPU", "2");
+	Runtime rt(static_cast<starpu_conf *>(nullptr));
+	ASSERT_TRUE(rt.ok());
+	ASSERT_EQ(starpu_worker_get_count(), 2u);
+	Shared s;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&s.value, sizeof(int));
+	starpu_codelet r = cpu_codelet(meet_the_other, 1, "reader");
+	r.modes[0] = STARPU_R;
+	for (int i = 0; i < 2; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &r;
+		t->cl_arg = &s;
+		t->handles[0] = h;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.started, 2);
+	EXPECT_EQ(s.overlapped, 2);
+	starpu_data_unregister(h);
+}
+
+// Without sequential consistency a later writer does not wait for an earlier
+// one: the first writer is held back by a tag the application notifies only
+// once the second one has run. (Two writers still never run at the same
+// time; only the submission order stops mattering.)
+struct Overtake
+{
+	std::atomic<int> next{0};
+	std::atomic<int> first_at{-1};
+	std::atomic<int> second_at{-1};
+};
+
+void overtake_first(void **, void *arg)
+{
+	auto *o = static_cast<Overtake *>(arg);
+	o->first_at = o->next++;
+}
+
+void overtake_second(void **, void *arg)
+{
+	auto *o = static_cast<Overtake *>(arg);
+	o->second_at = o->next++;
+}
+
+// Submits the held-back writer then the free one; returns whether the second ran while the first was held.
+bool second_writer_overtakes(starpu_data_handle_t h, Overtake &o, bool task_consistency, starpu_tag_t base)
+{
+	static starpu_codelet first = cpu_codelet(overtake_first, 1, "first_writer");
+	static starpu_codelet second = cpu_codelet(overtake_second, 1, "second_writer");
+	first.modes[0] = STARPU_RW;
+	second.modes[0] = STARPU_RW;
+	const starpu_tag_t gate = base, held = base + 1;
+	starpu_tag_declare_deps(held, 1, gate);
+	starpu_task *t1 = starpu_task_create(), *t2 = starpu_task_create();
+	t1->cl = &first;
+	t1->use_tag = 1;
+	t1->tag_id = held;
+	t2->cl = &second;
+	for (starpu_task *t : { t1, t2 }) {
+		t->cl_arg = &o;
+		t->handles[0] = h;
+		t->sequential_consistency = task_consistency;
+	}
+	EXPECT_EQ(starpu_task_submit(t1), 0);
+	EXPECT_EQ(starpu_task_submit(t2), 0);
+	bool overtook = wait_until([&] { return o.second_at.load() >= 0; }, task_consistency && starpu_data_get_sequential_consistency_flag(h) ? 50 : 5000);
+	EXPECT_EQ(o.first_at, -1); // still held by the gate
+	starpu_tag_notify_from_apps(gate);
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	return overtook;
+}
+
+TEST_F(Deps, HandleWithoutSequentialConsistency)
+{
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(int));
+	EXPECT_EQ(starpu_data_get_sequential_consistency_flag(h), 1u);
+	starpu_data_set_sequential_consistency_flag(h, 0);
+	EXPECT_EQ(starpu_data_get_sequential_consistency_flag(h), 0u);
+	Overtake o;
+	EXPECT_TRUE(second_writer_overtakes(h, o, true, 8000));
+	EXPECT_EQ(o.second_at, 0);
+	EXPECT_EQ(o.first_at, 1);
+	starpu_data_unregister(h);
+}
+
+TEST_F(Deps, TaskWithoutSequentialConsistency)
+{
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(int));
+	Overtake o;
+	EXPECT_TRUE(second_writer_overtakes(h, o, false, 8100));
+	EXPECT_EQ(o.second_at, 0);
+	EXPECT_EQ(o.first_at, 1);
+	starpu_data_unregister(h);
+}
+
+TEST_F(Deps, WritersKeepSubmissionOrderWithConsistency)
+{
+	// The control case: the second writer waits for the held-back first one.
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(int));
+	Overtake o;
+	EXPECT_FALSE(second_writer_overtakes(h, o, true, 8200));
+	EXPECT_EQ(o.first_at, 0);
+	EXPECT_EQ(o.second_at, 1);
+	starpu_data_unregister(h);
+}
+
+struct Chain
+{
+	std::atomic<int> in_flight{0};
+	std::atomic<int> overlaps{0};
+};
+
+void increment(void **buffers, void *arg)
+{
+	auto *c = static_cast<Chain *>(arg);
+	if (c->in_flight++ != 0)
+		c->overlaps++;
+	int *p = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	*p = *p + 1;
+	c->in_flight--;
+}
+
+TEST_F(Deps, ChainOfReadWriteTasks)
+{
+	Chain c;
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(int));
+	starpu_codelet cl = cpu_codelet(increment, 1, "increment");
+	cl.modes[0] = STARPU_RW;
+	for (int i = 0; i < 1000; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &c;
+		t->handles[0] = h;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(value, 1000);
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(c.overlaps, 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(value, 1000);
+}
+
+} // namespace

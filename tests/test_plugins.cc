@@ -1,0 +1,333 @@
+// The plugin loader: each broken test plugin is shown to the runtime alone,
+// from a temporary directory added to STARPU_PLUGIN_PATH, and the message it
+// earns is matched; the runtime must start anyway. Then a good out-of-tree
+// scheduler, STARPU_SCHED_LIB, bad paths and verbose output.
+#include "helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+std::atomic<int> g_runs{0};
+
+void count_func(void **, void *)
+{
+	g_runs++;
+}
+
+// Runs n tasks and returns how many ran.
+int run_tasks(int n)
+{
+	static starpu_codelet cl = cpu_codelet(count_func, 0, "count");
+	int before = g_runs;
+	for (int i = 0; i < n; i++)
+		if (submit_detached(&cl) != 0)
+			return -1;
+	if (starpu_task_wait_for_all() != 0)
+		return -1;
+	return g_runs - before;
+}
+
+class Plugins : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		g_runs = 0;
+		ASSERT_FALSE(test_plugin_dir().empty()) << "ASTRO_TEST_PLUGIN_DIR is not set: run through make check";
+		ASSERT_FALSE(build_plugin_path().empty()) << "STARPU_PLUGIN_PATH is not set: run through make check";
+	}
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+
+	// starpu_init() with the build-tree plugins followed by extra_dirs; stderr goes to *err.
+	int start(const std::vector<std::string> &extra_dirs, std::string *err, int ncpus = 1)
+	{
+		std::string path = base_path_;
+		for (const std::string &d : extra_dirs)
+			path += ":" + d;
+		ScopedEnv plugin_path("STARPU_PLUGIN_PATH", path);
+		int ret = -1;
+		*err = stderr_of([&] { ret = init_with_ncpus(ncpus); });
+		return ret;
+	}
+	// The runtime started with its usual plugins: CPU workers and the default policy.
+	void expect_working_runtime(int ncpus = 1)
+	{
+		EXPECT_EQ(starpu_is_initialized(), 1);
+		EXPECT_EQ(starpu_cpu_worker_get_count(), (unsigned)ncpus);
+		EXPECT_EQ(run_tasks(10), 10);
+	}
+
+	std::string base_path_ = build_plugin_path();
+	ScopedEnv builtin_{"ASTROLABE_PLUGIN_DIR", ""};
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv sched_lib_{"STARPU_SCHED_LIB", nullptr};
+	ScopedEnv verbose_{"STARPU_PLUGIN_VERBOSE", nullptr};
+	ScopedEnv silent_{"STARPU_SILENT", nullptr};
+	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
+};
+
+TEST_F(Plugins, WrongAbi)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_wrong_abi.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "ABI")) << err;
+	EXPECT_TRUE(contains(err, "999")) << err;
+	EXPECT_TRUE(contains(err, dir.file("sched_wrong_abi.so"))) << err;
+	EXPECT_FALSE(policy_registered("wrong_abi"));
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, MissingDescriptor)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("tool_no_descriptor.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "is not an Astrolabe plugin")) << err;
+	EXPECT_TRUE(contains(err, "astrolabe_plugin_tool_no_descriptor")) << err;
+	EXPECT_TRUE(contains(err, dir.file("tool_no_descriptor.so"))) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, Misnamed)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_misnamed.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "sched_other")) << err;
+	EXPECT_TRUE(contains(err, "sched_misnamed")) << err;
+	EXPECT_FALSE(policy_registered("misnamed"));
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, UnresolvedSymbol)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_unresolved.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "undefined symbol")) << err;
+	EXPECT_TRUE(contains(err, "astro_test_function_nobody_defines")) << err;
+	EXPECT_TRUE(contains(err, dir.file("sched_unresolved.so"))) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, DecliningPluginIsQuiet)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_declines.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_EQ(err, "");
+	EXPECT_FALSE(policy_registered("declines"));
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, DeclinedPolicyFallsBackWithWarning)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_declines.so"));
+	ScopedEnv sched("STARPU_SCHED", "declines");
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "warning")) << err;
+	EXPECT_TRUE(contains(err, "'declines'")) << err;
+	EXPECT_FALSE(contains(err, "error")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, DecliningPluginShownWhenVerbose)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_declines.so"));
+	ScopedEnv verbose("STARPU_PLUGIN_VERBOSE", "1");
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "sched_declines")) << err;
+	EXPECT_TRUE(contains(err, "not available here")) << err;
+	EXPECT_FALSE(contains(err, "error")) << err;
+}
+
+TEST_F(Plugins, FileThatIsNotALibrary)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("junk.so", "hello\n"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "cannot load plugin")) << err;
+	EXPECT_TRUE(contains(err, dir.file("junk.so"))) << err;
+	// The system loader's reason, not libltdl's catch-all for a file that exists.
+	EXPECT_FALSE(contains(err, "file not found")) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, FoundTwice)
+{
+	TempDir one, two;
+	ASSERT_TRUE(one.link_test_plugin("sched_testfifo.so"));
+	ASSERT_TRUE(two.link_test_plugin("sched_testfifo.so"));
+	ScopedEnv sched("STARPU_SCHED", "testfifo");
+	std::string err;
+	ASSERT_EQ(start({ one.path(), two.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "found twice")) << err;
+	EXPECT_TRUE(contains(err, one.file("sched_testfifo.so"))) << err;
+	EXPECT_TRUE(contains(err, two.file("sched_testfifo.so"))) << err;
+	EXPECT_FALSE(contains(err, "registered twice")) << err;
+	EXPECT_EQ(policy_name(), "testfifo");
+	expect_working_runtime();
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(err, "testfifo: 10 tasks\n");
+}
+
+TEST_F(Plugins, OutOfTreeScheduler)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_testfifo.so"));
+	ScopedEnv sched("STARPU_SCHED", "testfifo");
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err, 2), 0) << err;
+	EXPECT_FALSE(contains(err, "testfifo' was not found")) << err;
+	ASSERT_EQ(policy_name(), "testfifo");
+	EXPECT_EQ(run_tasks(25), 25);
+	// Tasks pinned to a worker bypass the policy: not counted.
+	starpu_task task;
+	starpu_task_init(&task);
+	static starpu_codelet cl = cpu_codelet(count_func, 0, "pinned");
+	task.cl = &cl;
+	task.execute_on_a_specific_worker = 1;
+	task.workerid = 1;
+	task.synchronous = 1;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	starpu_task_clean(&task);
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_TRUE(contains(err, "testfifo: 25 tasks\n")) << err;
+	EXPECT_EQ(g_runs, 26);
+}
+
+TEST_F(Plugins, SchedLib)
+{
+	std::string lib = test_plugin("schedlib_test.so");
+	ASSERT_TRUE(file_exists(lib)) << lib;
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", lib);
+	ScopedEnv sched("STARPU_SCHED", "libfifo");
+	std::string err;
+	ASSERT_EQ(start({}, &err, 2), 0) << err;
+	EXPECT_EQ(err, "");
+	ASSERT_NE(starpu_sched_get_sched_policy(), nullptr);
+	EXPECT_STREQ(starpu_sched_get_sched_policy()->policy_name, "libfifo");
+	expect_working_runtime(2);
+}
+
+TEST_F(Plugins, SchedLibPoliciesAreListed)
+{
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", test_plugin("schedlib_test.so"));
+	ScopedEnv sched("STARPU_SCHED", "help");
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "libfifo")) << err;
+	EXPECT_TRUE(contains(err, "lws")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+}
+
+TEST_F(Plugins, SchedLibMissing)
+{
+	const std::string missing = "/nonexistent/astro/libnothing.so";
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", missing);
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "STARPU_SCHED_LIB")) << err;
+	EXPECT_TRUE(contains(err, missing)) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, SchedLibWithoutEntryPoint)
+{
+	std::string lib = test_plugin("tool_no_descriptor.so");
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", lib);
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "starpu_get_sched_lib_policy")) << err;
+	EXPECT_TRUE(contains(err, lib)) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, NonexistentPluginDirectory)
+{
+	const std::string missing = "/nonexistent/astro-plugin-dir";
+	std::string err;
+	ASSERT_EQ(start({ missing }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "warning")) << err;
+	EXPECT_TRUE(contains(err, missing)) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, VerboseListsLoadedPlugins)
+{
+	ScopedEnv verbose("STARPU_PLUGIN_VERBOSE", "1");
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "driver_cpu")) << err;
+	EXPECT_TRUE(contains(err, "sched_lws")) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy: lws")) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, QuietByDefault)
+{
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_EQ(err, "");
+}
+
+// Plugins linked into libastrolabe (--enable-static-plugins) are there whatever the path says.
+#define SKIP_IF_STATIC_PLUGINS(ret, err) \
+	do { \
+		if ((ret) == 0 && contains((err), "(static)")) { \
+			starpu_shutdown(); \
+			GTEST_SKIP() << "the plugins are linked into libastrolabe"; \
+		} \
+	} while (0)
+
+TEST_F(Plugins, NoPluginAtAll)
+{
+	base_path_.clear(); // STARPU_PLUGIN_PATH="" and no built-in directory
+	ScopedEnv verbose("STARPU_PLUGIN_VERBOSE", "1");
+	std::string err;
+	int ret = start({}, &err);
+	SKIP_IF_STATIC_PLUGINS(ret, err);
+	EXPECT_EQ(ret, -ENODEV);
+	EXPECT_EQ(starpu_is_initialized(), 0);
+	EXPECT_TRUE(contains(err, "no scheduling policy")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_PLUGIN_VERBOSE")) << err;
+}
+
+TEST_F(Plugins, StartsAgainAfterAFailedStart)
+{
+	std::string base = base_path_;
+	base_path_.clear();
+	std::string err;
+	{
+		ScopedEnv verbose("STARPU_PLUGIN_VERBOSE", "1");
+		int ret = start({}, &err);
+		SKIP_IF_STATIC_PLUGINS(ret, err);
+		EXPECT_EQ(ret, -ENODEV);
+	}
+	base_path_ = base;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+} // namespace

@@ -1,0 +1,334 @@
+// Every scheduling policy of schedulers/ through the same checks: each task
+// runs exactly once, pinned tasks and can_execute are honoured, priorities
+// order the work where the policy promises it, dependencies hold, tasks
+// submitted from tasks run, and idle workers wake up for new work.
+#include "helpers.h"
+
+#include <algorithm>
+#include <mutex>
+#include <random>
+
+using namespace astro_test;
+
+namespace {
+
+class Policy : public ::testing::TestWithParam<const char *>
+{
+protected:
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+
+	// Starts the policy under test; skips the test when this build lacks it.
+	void start(starpu_conf conf)
+	{
+		conf.sched_policy_name = GetParam();
+		conf.precedence_over_environment_variables = 1;
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = starpu_init(&conf); });
+		ASSERT_EQ(ret, 0) << err;
+		if (policy_name() != GetParam()) {
+			starpu_shutdown();
+			GTEST_SKIP() << "policy " << GetParam() << " is not built here: " << err;
+		}
+	}
+	void start(int ncpus) { start(conf_with_ncpus(ncpus)); }
+
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
+	ScopedEnv silent_{"STARPU_SILENT", nullptr};
+};
+
+// Starts the policy or leaves the test (skipped or failed).
+#define START_OR_RETURN(arg) \
+	do { \
+		start(arg); \
+		if (IsSkipped() || HasFatalFailure()) \
+			return; \
+	} while (0)
+
+std::string policy_param_name(const testing::TestParamInfo<const char *> &info)
+{
+	return info.param;
+}
+
+// ------------------------------------------------------------ run once
+
+struct Hits
+{
+	std::vector<std::atomic<int>> count;
+	std::atomic<int> wrong_worker{0};
+	explicit Hits(size_t n) : count(n) {}
+};
+
+Hits *g_hits;
+
+void hit(void **, void *arg)
+{
+	(*g_hits).count[(uintptr_t)arg]++;
+}
+
+TEST_P(Policy, EveryTaskRunsOnce)
+{
+	for (int ncpus : { 1, 2 }) {
+		SCOPED_TRACE(ncpus);
+		START_OR_RETURN(ncpus);
+		ASSERT_EQ(starpu_worker_get_count(), (unsigned)ncpus);
+		const unsigned n = 2000;
+		Hits hits(n);
+		g_hits = &hits;
+		starpu_codelet cl = cpu_codelet(hit, 0, "hit");
+		for (unsigned i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&cl, (void *)(uintptr_t)i, (int)(i % 11) - 5), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		unsigned wrong = 0;
+		for (auto &c : hits.count)
+			wrong += c != 1;
+		EXPECT_EQ(wrong, 0u);
+		unsigned long total = 0;
+		for (int w = 0; w < ncpus; w++)
+			total += cl.per_worker_stats[w];
+		EXPECT_EQ(total, (unsigned long)n);
+		EXPECT_EQ(starpu_task_nsubmitted(), 0);
+		starpu_shutdown();
+		g_hits = nullptr;
+	}
+}
+
+// ---------------------------------------------------------- placement
+
+struct Placement
+{
+	std::atomic<int> runs{0};
+	std::atomic<int> wrong{0};
+	std::atomic<int> on_worker0{0};
+};
+
+void check_pinned(void **, void *arg)
+{
+	auto *p = static_cast<Placement *>(arg);
+	if (starpu_worker_get_id() != (int)starpu_task_get_current()->workerid)
+		p->wrong++;
+	p->runs++;
+}
+
+TEST_P(Policy, PinnedTasksRunOnTheirWorker)
+{
+	START_OR_RETURN(2);
+	Placement p;
+	starpu_codelet cl = cpu_codelet(check_pinned, 0, "pinned");
+	const int n = 300;
+	for (int i = 0; i < n; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &p;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)(i % 3 == 0 ? 0 : 1);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(p.runs, n);
+	EXPECT_EQ(p.wrong, 0);
+	EXPECT_EQ(cl.per_worker_stats[0], 100ul);
+	EXPECT_EQ(cl.per_worker_stats[1], 200ul);
+}
+
+int not_on_worker0(unsigned workerid, struct starpu_task *, unsigned)
+{
+	return workerid != 0;
+}
+
+void record_not0(void **, void *arg)
+{
+	auto *p = static_cast<Placement *>(arg);
+	if (starpu_worker_get_id() == 0)
+		p->on_worker0++;
+	p->runs++;
+}
+
+TEST_P(Policy, CanExecuteIsHonoured)
+{
+	START_OR_RETURN(2);
+	Placement p;
+	starpu_codelet cl = cpu_codelet(record_not0, 0, "not_on_0");
+	cl.can_execute = not_on_worker0;
+	const int n = 400;
+	std::string err = stderr_of([&] {
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&cl, &p), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(p.runs, n);
+	EXPECT_EQ(p.on_worker0, 0);
+	EXPECT_EQ(cl.per_worker_stats[0], 0ul);
+	EXPECT_EQ(cl.per_worker_stats[1], (unsigned long)n);
+	// The policy itself never handed such a task to worker 0 (the kernel would complain).
+	EXPECT_FALSE(contains(err, "cannot run it")) << err;
+}
+
+// ---------------------------------------------------------- priorities
+
+std::mutex g_order_lock;
+std::vector<int> g_order;
+
+void record_priority(void **, void *)
+{
+	std::lock_guard<std::mutex> lock(g_order_lock);
+	g_order.push_back(starpu_task_get_current()->priority);
+}
+
+TEST_P(Policy, PrioritiesOrderTheQueue)
+{
+	const std::string policy = GetParam();
+	if (policy != "prio" && policy != "lws")
+		GTEST_SKIP() << policy << " promises no priority order";
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.global_sched_ctx_min_priority = 0;
+	conf.global_sched_ctx_max_priority = 9;
+	START_OR_RETURN(conf);
+	ASSERT_EQ(starpu_worker_get_count(), 1u);
+	ASSERT_EQ(starpu_sched_get_min_priority(), 0);
+	ASSERT_EQ(starpu_sched_get_max_priority(), 9);
+
+	std::vector<int> prios(10);
+	for (int i = 0; i < 10; i++)
+		prios[i] = i;
+	std::mt19937 rng(12345);
+	std::shuffle(prios.begin(), prios.end(), rng);
+	g_order.clear();
+	starpu_codelet cl = cpu_codelet(record_priority, 0, "prio");
+	starpu_pause();
+	sleep_ms(20); // the worker is now parked
+	for (int prio : prios)
+		ASSERT_EQ(submit_detached(&cl, nullptr, prio), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<int> expected = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
+	EXPECT_EQ(g_order, expected);
+}
+
+// -------------------------------------------------------- dependencies
+
+struct Guarded
+{
+	int value = 0;
+	std::atomic<int> in_flight{0};
+	std::atomic<int> overlaps{0};
+	std::atomic<int> stale_reads{0};
+};
+
+void guarded_increment(void **buffers, void *arg)
+{
+	auto *g = static_cast<Guarded *>(arg);
+	if (g->in_flight++ != 0)
+		g->overlaps++;
+	int *p = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	*p += 1;
+	g->in_flight--;
+}
+
+struct ReadCheck
+{
+	Guarded *g;
+	int expected;
+};
+
+void check_read(void **buffers, void *arg)
+{
+	auto *rc = static_cast<ReadCheck *>(arg);
+	if (*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) != rc->expected)
+		rc->g->stale_reads++;
+}
+
+TEST_P(Policy, ImplicitDependenciesHold)
+{
+	START_OR_RETURN(2);
+	Guarded g;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&g.value, sizeof(int));
+	starpu_codelet inc = cpu_codelet(guarded_increment, 1, "inc");
+	inc.modes[0] = STARPU_RW;
+	starpu_codelet rd = cpu_codelet(check_read, 1, "read");
+	rd.modes[0] = STARPU_R;
+	const int rounds = 100, readers = 4;
+	std::vector<ReadCheck> checks(rounds * readers);
+	for (int r = 0; r < rounds; r++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &inc;
+		t->cl_arg = &g;
+		t->handles[0] = h;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+		for (int k = 0; k < readers; k++) {
+			ReadCheck &rc = checks[r * readers + k];
+			rc = { &g, r + 1 };
+			starpu_task *tr = starpu_task_create();
+			tr->cl = &rd;
+			tr->cl_arg = &rc;
+			tr->handles[0] = h;
+			ASSERT_EQ(starpu_task_submit(tr), 0);
+		}
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(g.value, rounds);
+	EXPECT_EQ(g.overlaps, 0);
+	EXPECT_EQ(g.stale_reads, 0);
+}
+
+// ------------------------------------------------ tasks from tasks, wake-up
+
+std::atomic<int> g_children{0};
+std::atomic<int> g_child_submit_failures{0};
+
+void child(void **, void *)
+{
+	g_children++;
+}
+
+void parent(void **, void *)
+{
+	static starpu_codelet child_cl = cpu_codelet(child, 0, "child");
+	for (int i = 0; i < 10; i++)
+		if (submit_detached(&child_cl) != 0)
+			g_child_submit_failures++;
+}
+
+TEST_P(Policy, TasksSubmittedFromTasksRun)
+{
+	START_OR_RETURN(2);
+	g_children = 0;
+	g_child_submit_failures = 0;
+	starpu_codelet cl = cpu_codelet(parent, 0, "parent");
+	for (int i = 0; i < 100; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_child_submit_failures, 0);
+	EXPECT_EQ(g_children, 1000);
+}
+
+void set_flag(void **, void *arg)
+{
+	static_cast<std::atomic<int> *>(arg)->store(1);
+}
+
+TEST_P(Policy, IdleWorkersWakeUpForNewWork)
+{
+	START_OR_RETURN(2);
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "wake");
+	for (int round = 0; round < 20; round++) {
+		sleep_ms(round % 4 == 0 ? 15 : 1); // let the workers fall asleep, sometimes
+		std::atomic<int> flag{0};
+		ASSERT_EQ(submit_detached(&cl, &flag), 0);
+		ASSERT_TRUE(wait_until([&] { return flag.load() == 1; }, 5000)) << "round " << round << ": task never ran";
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws"),
+			 policy_param_name);
+
+} // namespace

@@ -1,0 +1,657 @@
+// Tasks: submission, waiting, callbacks, validation of bad tasks, pinned
+// tasks, regeneration, priorities, counts, statistics, duplication, and many
+// tasks from several threads.
+#include "helpers.h"
+
+#include <set>
+
+using namespace astro_test;
+
+namespace {
+
+std::atomic<int> g_runs{0};
+std::atomic<int> g_seq{0};
+
+void count_func(void **, void *)
+{
+	g_runs++;
+}
+
+class Tasks : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		g_runs = 0;
+		g_seq = 0;
+		ASSERT_EQ(init_with_ncpus(2), 0);
+		ASSERT_EQ(starpu_worker_get_count(), 2u);
+	}
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	starpu_codelet count_cl_ = cpu_codelet(count_func, 0, "count");
+};
+
+TEST_F(Tasks, SubmitAndWaitNonDetached)
+{
+	starpu_task *task = starpu_task_create();
+	task->cl = &count_cl_;
+	task->detach = 0;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	// destroy=1 (starpu_task_create): the wait frees it.
+	ASSERT_EQ(starpu_task_wait(task), 0);
+	EXPECT_EQ(g_runs, 1);
+
+	starpu_task local;
+	starpu_task_init(&local);
+	EXPECT_EQ(local.detach, 1u);
+	EXPECT_EQ(local.destroy, 0u);
+	local.cl = &count_cl_;
+	local.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&local), 0);
+	ASSERT_EQ(starpu_task_wait(&local), 0);
+	EXPECT_EQ(g_runs, 2);
+	EXPECT_EQ(starpu_task_get_status(&local), STARPU_TASK_FINISHED);
+	starpu_task_clean(&local);
+}
+
+void slow_count(void **, void *)
+{
+	sleep_ms(30);
+	g_runs++;
+}
+
+TEST_F(Tasks, SynchronousTask)
+{
+	starpu_codelet cl = cpu_codelet(slow_count, 0, "slow");
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	task.synchronous = 1;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	EXPECT_EQ(g_runs, 1); // no wait needed
+	starpu_task_clean(&task);
+}
+
+struct CallbackRecord
+{
+	std::atomic<int> codelet_step{-1};
+	std::atomic<int> callback_step{-1};
+	std::atomic<starpu_task *> in_codelet{nullptr};
+	std::atomic<starpu_task *> in_callback{nullptr};
+};
+
+void record_codelet(void **, void *arg)
+{
+	auto *r = static_cast<CallbackRecord *>(arg);
+	sleep_ms(5);
+	r->in_codelet = starpu_task_get_current();
+	r->codelet_step = g_seq++;
+}
+
+void record_callback(void *arg)
+{
+	auto *r = static_cast<CallbackRecord *>(arg);
+	r->in_callback = starpu_task_get_current();
+	r->callback_step = g_seq++;
+}
+
+TEST_F(Tasks, CallbackRunsAfterCodelet)
+{
+	CallbackRecord rec;
+	starpu_codelet cl = cpu_codelet(record_codelet, 0, "record");
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	task.cl_arg = &rec;
+	task.callback_func = record_callback;
+	task.callback_arg = &rec;
+	task.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	ASSERT_EQ(starpu_task_wait(&task), 0);
+	EXPECT_EQ(rec.codelet_step, 0);
+	EXPECT_EQ(rec.callback_step, 1);
+	EXPECT_EQ(rec.in_codelet, &task);
+	EXPECT_EQ(rec.in_callback, &task);
+	EXPECT_EQ(starpu_task_get_current(), nullptr);
+	starpu_task_clean(&task);
+}
+
+void flag_callback(void *arg)
+{
+	static_cast<std::atomic<int> *>(arg)->fetch_add(1);
+}
+
+TEST_F(Tasks, NullCodeletTaskCompletes)
+{
+	std::atomic<int> called{0};
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = nullptr;
+	task.callback_func = flag_callback;
+	task.callback_arg = &called;
+	task.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	ASSERT_EQ(starpu_task_wait(&task), 0);
+	EXPECT_EQ(called, 1);
+	starpu_task_clean(&task);
+
+	// Detached and freed by the runtime, too.
+	starpu_task *t = starpu_task_create();
+	t->callback_func = flag_callback;
+	t->callback_arg = &called;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(called, 2);
+}
+
+struct SyncRecord
+{
+	std::atomic<int> runs_seen{-1};
+};
+
+void sync_callback(void *arg)
+{
+	static_cast<SyncRecord *>(arg)->runs_seen = g_runs.load();
+}
+
+TEST_F(Tasks, CreateSyncTask)
+{
+	const starpu_tag_t a = 0x5100, b = 0x5101, sync = 0x5200;
+	SyncRecord rec;
+	starpu_tag_t deps[2] = { a, b };
+	ASSERT_EQ(starpu_create_sync_task(sync, 2, deps, sync_callback, &rec), 0);
+	starpu_codelet cl = cpu_codelet(slow_count, 0, "slow");
+	for (starpu_tag_t tag : { a, b }) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->use_tag = 1;
+		t->tag_id = tag;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_tag_wait(sync), 0);
+	// The sync tag is done only once both tasks have run...
+	EXPECT_EQ(g_runs, 2);
+	// ...and its callback (run after the tag is notified, as in StarPU) saw both.
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(rec.runs_seen, 2);
+}
+
+std::atomic<unsigned long> g_job_id_inside{0};
+
+void record_job_id(void **, void *)
+{
+	g_job_id_inside = starpu_task_get_job_id(starpu_task_get_current());
+}
+
+TEST_F(Tasks, JobIdsAreUnique)
+{
+	std::set<unsigned long> ids;
+	std::vector<starpu_task *> tasks;
+	for (int i = 0; i < 100; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &count_cl_;
+		t->detach = 0;
+		t->destroy = 0;
+		unsigned long id = starpu_task_get_job_id(t);
+		EXPECT_NE(id, 0ul);
+		EXPECT_EQ(starpu_task_get_job_id(t), id); // stable
+		ids.insert(id);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+		tasks.push_back(t);
+	}
+	EXPECT_EQ(ids.size(), 100u);
+	for (starpu_task *t : tasks) {
+		ASSERT_EQ(starpu_task_wait(t), 0);
+		starpu_task_destroy(t);
+	}
+
+	starpu_codelet cl = cpu_codelet(record_job_id, 0, "job_id");
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	task.synchronous = 1;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	EXPECT_EQ(g_job_id_inside, starpu_task_get_job_id(&task));
+	EXPECT_EQ(ids.count(g_job_id_inside), 0u);
+	starpu_task_clean(&task);
+}
+
+TEST_F(Tasks, DetachedDestroyedTasksAreFreed)
+{
+	// Run under ASan/LSan: every task, its job and its owned argument are freed.
+	const int n = 2000;
+	for (int i = 0; i < n; i++) {
+		starpu_task *t = starpu_task_create();
+		ASSERT_EQ(t->detach, 1u);
+		ASSERT_EQ(t->destroy, 1u);
+		t->cl = &count_cl_;
+		t->cl_arg = malloc(16);
+		t->cl_arg_size = 16;
+		t->cl_arg_free = 1;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs, n);
+}
+
+TEST_F(Tasks, WaitOnDetachedTaskIsRefused)
+{
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &count_cl_;
+	ASSERT_EQ(task.detach, 1u);
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_wait(&task); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "detach")) << err;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs, 1);
+	starpu_task_clean(&task);
+}
+
+void cuda_only(void **, void *) {}
+
+TEST_F(Tasks, CudaOnlyCodeletIsRefused)
+{
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cuda_funcs[0] = cuda_only;
+	cl.name = "cuda_only";
+	for (uint32_t where : { 0u, (uint32_t)STARPU_CUDA }) {
+		SCOPED_TRACE(where);
+		cl.where = where;
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = &cl;
+		int ret = 0;
+		std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+		EXPECT_EQ(ret, -ENODEV);
+		EXPECT_TRUE(contains(err, "cuda_only")) << err;
+		starpu_task_clean(&task);
+	}
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+TEST_F(Tasks, NullHandleIsRefused)
+{
+	starpu_codelet cl = cpu_codelet(count_func, 1, "null_handle");
+	cl.modes[0] = STARPU_R;
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	task.handles[0] = nullptr;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	starpu_task_clean(&task);
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+TEST_F(Tasks, InvalidAccessModeIsRefused)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_NE(h, nullptr);
+	starpu_codelet cl = cpu_codelet(count_func, 1, "bad_mode");
+	for (unsigned mode : { (unsigned)STARPU_NONE, 0x4000u, (unsigned)STARPU_COMMUTE }) {
+		SCOPED_TRACE(mode);
+		cl.modes[0] = (starpu_data_access_mode)mode;
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = &cl;
+		task.handles[0] = h;
+		int ret = 0;
+		std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+		EXPECT_EQ(ret, -EINVAL);
+		EXPECT_TRUE(contains(err, "access mode")) << err;
+		starpu_task_clean(&task);
+	}
+	// The handle is untouched: a valid access still works.
+	cl.modes[0] = STARPU_RW;
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = h;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(g_runs, 1);
+	// The task may still be finishing (callbacks) after the unregister: cl lives on this stack.
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST_F(Tasks, SpecificWorkerOutOfRange)
+{
+	for (unsigned id : { 2u, 1000u }) {
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = &count_cl_;
+		task.execute_on_a_specific_worker = 1;
+		task.workerid = id;
+		int ret = 0;
+		std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+		EXPECT_EQ(ret, -EINVAL) << id;
+		EXPECT_TRUE(contains(err, "worker")) << err;
+		starpu_task_clean(&task);
+	}
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+struct WorkerLog
+{
+	std::atomic<int> wrong{0};
+	std::atomic<int> runs{0};
+};
+
+void check_worker(void **, void *arg)
+{
+	auto *log = static_cast<WorkerLog *>(arg);
+	if (starpu_worker_get_id() != (int)starpu_task_get_current()->workerid)
+		log->wrong++;
+	log->runs++;
+}
+
+TEST_F(Tasks, SpecificWorkerRunsThere)
+{
+	WorkerLog log;
+	starpu_codelet cl = cpu_codelet(check_worker, 0, "pinned");
+	const int n = 200;
+	for (int i = 0; i < n; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &log;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)(i % 2);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(log.runs, n);
+	EXPECT_EQ(log.wrong, 0);
+	EXPECT_EQ(cl.per_worker_stats[0], (unsigned long)n / 2);
+	EXPECT_EQ(cl.per_worker_stats[1], (unsigned long)n / 2);
+}
+
+struct RegenState
+{
+	std::atomic<int> executions{0};
+	std::atomic<int> callbacks{0};
+	starpu_task *task = nullptr;
+};
+
+void regen_func(void **, void *arg)
+{
+	static_cast<RegenState *>(arg)->executions++;
+}
+
+void regen_callback(void *arg)
+{
+	auto *s = static_cast<RegenState *>(arg);
+	if (++s->callbacks == 5)
+		s->task->regenerate = 0;
+}
+
+TEST_F(Tasks, RegenerateUntilCallbackStops)
+{
+	RegenState state;
+	starpu_codelet cl = cpu_codelet(regen_func, 0, "regen");
+	starpu_task task;
+	starpu_task_init(&task);
+	state.task = &task;
+	task.cl = &cl;
+	task.cl_arg = &state;
+	task.callback_func = regen_callback;
+	task.callback_arg = &state;
+	task.regenerate = 1;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(state.executions, 5);
+	EXPECT_EQ(state.callbacks, 5);
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+	starpu_task_clean(&task);
+}
+
+std::atomic<int> g_prio_inside{-100};
+
+void record_priority(void **, void *)
+{
+	g_prio_inside = starpu_task_get_current()->priority;
+}
+
+TEST_F(Tasks, PriorityIsPreserved)
+{
+	starpu_codelet cl = cpu_codelet(record_priority, 0, "prio");
+	for (int prio : { 3, STARPU_MAX_PRIO, STARPU_MIN_PRIO, 0 }) {
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = &cl;
+		task.priority = prio;
+		task.detach = 0;
+		ASSERT_EQ(starpu_task_submit(&task), 0);
+		ASSERT_EQ(starpu_task_wait(&task), 0);
+		EXPECT_EQ(g_prio_inside, prio);
+		EXPECT_EQ(task.priority, prio);
+		starpu_task_clean(&task);
+	}
+	EXPECT_EQ(starpu_sched_get_min_priority(), STARPU_MIN_PRIO);
+	EXPECT_EQ(starpu_sched_get_max_priority(), STARPU_MAX_PRIO);
+}
+
+TEST_F(Tasks, NsubmittedDropsToZero)
+{
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+	starpu_pause();
+	sleep_ms(20);
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 10);
+	EXPECT_EQ(starpu_task_nready(), 10);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+	EXPECT_EQ(starpu_task_nready(), 0);
+	EXPECT_EQ(g_runs, 10);
+}
+
+struct DeadlockRecord
+{
+	std::atomic<int> in_codelet{1};
+	std::atomic<int> in_callback{1};
+	std::atomic<int> wait_in_codelet{1};
+	std::atomic<int> sync_submit{1};
+};
+
+void waits_for_all(void **, void *arg)
+{
+	auto *r = static_cast<DeadlockRecord *>(arg);
+	r->in_codelet = starpu_task_wait_for_all();
+	r->wait_in_codelet = starpu_task_wait(starpu_task_get_current());
+	starpu_task t;
+	starpu_task_init(&t);
+	t.cl = nullptr;
+	t.synchronous = 1;
+	r->sync_submit = starpu_task_submit(&t);
+	starpu_task_clean(&t);
+}
+
+void waits_for_all_cb(void *arg)
+{
+	static_cast<DeadlockRecord *>(arg)->in_callback = starpu_task_wait_for_all();
+}
+
+TEST_F(Tasks, WaitForAllFromTaskIsDeadlock)
+{
+	DeadlockRecord rec;
+	starpu_codelet cl = cpu_codelet(waits_for_all, 0, "waiter");
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cl;
+	task.cl_arg = &rec;
+	task.callback_func = waits_for_all_cb;
+	task.callback_arg = &rec;
+	task.detach = 0;
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(starpu_task_submit(&task), 0);
+		ASSERT_EQ(starpu_task_wait(&task), 0);
+	});
+	EXPECT_EQ(rec.in_codelet, -EDEADLK);
+	EXPECT_EQ(rec.in_callback, -EDEADLK);
+	EXPECT_EQ(rec.wait_in_codelet, -EDEADLK);
+	EXPECT_EQ(rec.sync_submit, -EDEADLK);
+	EXPECT_TRUE(contains(err, "deadlock")) << err;
+	starpu_task_clean(&task);
+}
+
+TEST_F(Tasks, SubmitTwiceBeforeCompletion)
+{
+	starpu_pause();
+	sleep_ms(20);
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &count_cl_;
+	task.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "already submitted")) << err;
+	EXPECT_EQ(starpu_task_nsubmitted(), 1);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait(&task), 0);
+	EXPECT_EQ(g_runs, 1);
+	// Once complete, it may be submitted again.
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	ASSERT_EQ(starpu_task_wait(&task), 0);
+	EXPECT_EQ(g_runs, 2);
+	starpu_task_clean(&task);
+}
+
+TEST_F(Tasks, PerWorkerStats)
+{
+	starpu_codelet cl = cpu_codelet(count_func, 0, "stats");
+	for (int i = 0; i < 17; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = i < 10 ? 0 : 1;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(cl.per_worker_stats[0], 10ul);
+	EXPECT_EQ(cl.per_worker_stats[1], 7ul);
+	EXPECT_EQ(cl.per_worker_stats[2], 0ul);
+	// Unpinned tasks are all counted on some worker.
+	for (int i = 0; i < 30; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(cl.per_worker_stats[0] + cl.per_worker_stats[1], 47ul);
+}
+
+struct DupRecord
+{
+	std::atomic<int> runs{0};
+	std::atomic<int> sum{0};
+};
+
+void dup_func(void **, void *arg)
+{
+	auto *r = static_cast<DupRecord *>(arg);
+	r->runs++;
+	r->sum += starpu_task_get_current()->priority;
+}
+
+TEST_F(Tasks, TaskDup)
+{
+	DupRecord rec;
+	starpu_codelet cl = cpu_codelet(dup_func, 0, "dup");
+	starpu_task orig;
+	starpu_task_init(&orig);
+	orig.cl = &cl;
+	orig.cl_arg = &rec;
+	orig.priority = 4;
+	orig.name = "original";
+	orig.detach = 0;
+	starpu_task *copy = starpu_task_dup(&orig);
+	ASSERT_NE(copy, nullptr);
+	EXPECT_NE(copy, &orig);
+	EXPECT_EQ(copy->cl, &cl);
+	EXPECT_EQ(copy->cl_arg, &rec);
+	EXPECT_EQ(copy->priority, 4);
+	EXPECT_STREQ(copy->name, "original");
+	EXPECT_EQ(copy->detach, 0u);
+	ASSERT_EQ(starpu_task_submit(&orig), 0);
+	ASSERT_EQ(starpu_task_submit(copy), 0);
+	ASSERT_EQ(starpu_task_wait(&orig), 0);
+	EXPECT_NE(starpu_task_get_job_id(&orig), starpu_task_get_job_id(copy));
+	ASSERT_EQ(starpu_task_wait(copy), 0); // destroy=1: freed by the wait
+	EXPECT_EQ(rec.runs, 2);
+	EXPECT_EQ(rec.sum, 8);
+	starpu_task_clean(&orig);
+}
+
+std::vector<std::atomic<int>> *g_hits;
+
+void hit_func(void **, void *arg)
+{
+	(*g_hits)[(uintptr_t)arg]++;
+}
+
+TEST_F(Tasks, ManyTasksFromTwoThreads)
+{
+	const unsigned per_thread = 5000, nthreads = 2;
+	std::vector<std::atomic<int>> hits(per_thread * nthreads);
+	g_hits = &hits;
+	starpu_codelet cl = cpu_codelet(hit_func, 0, "tiny");
+	std::atomic<int> failures{0};
+	auto submitter = [&](unsigned first) {
+		for (unsigned i = first; i < first + per_thread; i++)
+			if (submit_detached(&cl, (void *)(uintptr_t)i) != 0)
+				failures++;
+	};
+	std::vector<std::thread> threads;
+	for (unsigned t = 0; t < nthreads; t++)
+		threads.emplace_back(submitter, t * per_thread);
+	for (auto &t : threads)
+		t.join();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(failures, 0);
+	unsigned wrong = 0;
+	for (auto &h : hits)
+		wrong += h != 1;
+	EXPECT_EQ(wrong, 0u);
+	EXPECT_EQ(cl.per_worker_stats[0] + cl.per_worker_stats[1], (unsigned long)(per_thread * nthreads));
+	g_hits = nullptr;
+}
+
+TEST_F(Tasks, BadTasksAreRefused)
+{
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	starpu_task task;
+	memset(&task, 0, sizeof(task)); // never initialised
+	task.cl = &count_cl_;
+	err = stderr_of([&] { ret = starpu_task_submit(&task); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "starpu_task_init")) << err;
+	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)
+{
+	starpu_task task;
+	starpu_task_init(&task);
+	starpu_codelet cl = cpu_codelet(count_func, 0, "early");
+	task.cl = &cl;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(&task); });
+	EXPECT_NE(ret, 0);
+	EXPECT_TRUE(contains(err, "starpu_init")) << err;
+	starpu_task_clean(&task);
+}
+
+} // namespace
