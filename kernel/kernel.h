@@ -41,6 +41,7 @@ void _astro_observe_reset(void);
 
 struct _astro_job;
 struct _astro_tag;
+struct _astro_dep_group;
 
 /* One access of a job to a handle, linked in the handle's reader list while it may be depended on. */
 struct _astro_data_link
@@ -63,8 +64,15 @@ struct _astro_job
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	pthread_mutex_t lock;                /* guards terminated and succs */
 	bool terminated;
-	struct _astro_job **succs;
+	struct _astro_job **succs;           /* one-shot successors: implicit data dependencies, end dependencies */
 	unsigned nsuccs, succs_cap;
+	/* Declared dependencies (starpu_task_declare_deps) persist across submissions, see task.c. */
+	struct _astro_dep_group **groups;    /* groups this job waits for */
+	unsigned ngroups;
+	unsigned ngroups_completed;          /* group completions not yet used by a submission */
+	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
+	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
+	unsigned npred_of, pred_of_cap;
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
 	bool submitted;

@@ -6,6 +6,12 @@
  * zero makes the task ready. Successors are kept in the predecessor; a
  * terminating job releases them, then runs the callback, then lets waiters
  * return.
+ *
+ * Dependencies declared with starpu_task_declare_deps() persist, as in
+ * StarPU: each declaration is a group that counts its predecessors'
+ * completions and re-arms once all have completed; a submission of the
+ * successor uses up one completion of every group (or waits for it). So a
+ * graph of static tasks submitted again and again keeps its order.
  */
 #include "kernel.h"
 #include <sched.h>
@@ -64,10 +70,90 @@ struct _astro_job *_astro_job_new_internal(void)
 	return job_alloc();
 }
 
+/* ------------------------------------------------ declared dependencies */
+
+struct _astro_dep_group
+{
+	struct _astro_job *succ;
+	unsigned ndeps;
+	unsigned remaining;                  /* under succ->lock */
+	struct _astro_job **preds;           /* NULL once a predecessor is freed */
+};
+
+/* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
+static pthread_mutex_t dep_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One predecessor of g completed. Called with that predecessor's lock held
+ * (so g cannot be freed meanwhile); returns the successor to release, if any. */
+static struct _astro_job *group_notify(struct _astro_dep_group *g)
+{
+	struct _astro_job *succ = g->succ, *release = NULL;
+	pthread_mutex_lock(&succ->lock);
+	if (--g->remaining == 0) {
+		g->remaining = g->ndeps;
+		succ->ngroups_completed++;
+		if (succ->waiting_groups && succ->ngroups_completed >= succ->ngroups) {
+			succ->waiting_groups = false;
+			succ->ngroups_completed = 0;
+			release = succ;
+		}
+	}
+	pthread_mutex_unlock(&succ->lock);
+	return release;
+}
+
+/* At submission: use one completion of every group, or wait for them. */
+static void groups_claim(struct _astro_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	if (job->ngroups_completed >= job->ngroups) {
+		job->ngroups_completed = 0;
+	} else {
+		job->waiting_groups = true;
+		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&job->lock);
+}
+
+static void groups_forget(struct _astro_job *job)
+{
+	pthread_mutex_lock(&dep_graph_lock);
+	for (unsigned i = 0; i < job->ngroups; i++) {
+		struct _astro_dep_group *g = job->groups[i];
+		for (unsigned k = 0; k < g->ndeps; k++) {
+			struct _astro_job *pred = g->preds[k];
+			if (!pred)
+				continue;
+			pthread_mutex_lock(&pred->lock);
+			for (unsigned j = 0; j < pred->npred_of; j++)
+				if (pred->pred_of[j] == g) {
+					pred->pred_of[j] = pred->pred_of[--pred->npred_of];
+					break;
+				}
+			pthread_mutex_unlock(&pred->lock);
+		}
+		free(g->preds);
+		free(g);
+	}
+	pthread_mutex_lock(&job->lock);
+	for (unsigned i = 0; i < job->npred_of; i++) {
+		struct _astro_dep_group *g = job->pred_of[i];
+		for (unsigned k = 0; k < g->ndeps; k++)
+			if (g->preds[k] == job)
+				g->preds[k] = NULL;
+	}
+	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&dep_graph_lock);
+	free(job->groups);
+	free(job->pred_of);
+}
+
 void _astro_job_free(struct _astro_job *job)
 {
 	if (!job)
 		return;
+	if (job->ngroups || job->npred_of)
+		groups_forget(job);
 	pthread_mutex_destroy(&job->lock);
 	free(job->succs);
 	if (job->links != job->inline_links)
@@ -192,13 +278,26 @@ void _astro_task_completed_count(void)
 
 static void release_successors(struct _astro_job *job)
 {
+	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
+	unsigned nreleases = 0;
 	pthread_mutex_lock(&job->lock);
 	job->terminated = true;
 	struct _astro_job **succs = job->succs;
 	unsigned n = job->nsuccs;
 	job->succs = NULL;
 	job->nsuccs = job->succs_cap = 0;
+	if (job->npred_of > 8)
+		group_releases = malloc(job->npred_of * sizeof(*group_releases));
+	for (unsigned i = 0; i < job->npred_of; i++) {
+		struct _astro_job *release = group_notify(job->pred_of[i]);
+		if (release)
+			group_releases[nreleases++] = release;
+	}
 	pthread_mutex_unlock(&job->lock);
+	for (unsigned i = 0; i < nreleases; i++)
+		_astro_job_release(group_releases[i]);
+	if (group_releases != group_releases_inline)
+		free(group_releases);
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t entry = (uintptr_t)succs[i];
 		if (entry & END_DEP_BIT)
@@ -387,6 +486,8 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	__atomic_add_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
 	if (_astro_rt.policy->submit_hook)
 		_astro_rt.policy->submit_hook(task);
+	if (job->ngroups)
+		groups_claim(job);
 	if (task->use_tag)
 		_astro_tag_attach_job(job, task->tag_id);
 	_astro_data_submit_accesses(job, task);
@@ -705,13 +806,46 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return;
 	}
+	struct _astro_dep_group *g = calloc(1, sizeof(*g));
+	g->succ = job;
+	g->preds = calloc(ndeps ? ndeps : 1, sizeof(*g->preds));
 	for (unsigned i = 0; i < ndeps; i++) {
-		if (!task_array[i]) {
-			_astro_error("starpu_task_declare_deps_array: dependency %u is NULL: ignored", i);
-			continue;
-		}
-		_astro_job_add_succ(_astro_job_get(task_array[i]), job);
+		if (!task_array[i] || task_array[i] == task)
+			_astro_error("starpu_task_declare_deps_array: dependency %u is %s: ignored", i, task_array[i] ? "the task itself" : "NULL");
+		else
+			g->preds[g->ndeps++] = _astro_job_get(task_array[i]);
 	}
+	if (g->ndeps == 0) {
+		free(g->preds);
+		free(g);
+		return;
+	}
+	g->remaining = g->ndeps;
+	pthread_mutex_lock(&dep_graph_lock);
+	pthread_mutex_lock(&job->lock);
+	job->groups = realloc(job->groups, (job->ngroups + 1) * sizeof(*job->groups));
+	job->groups[job->ngroups++] = g;
+	pthread_mutex_unlock(&job->lock);
+	struct _astro_job *release = NULL;
+	for (unsigned k = 0; k < g->ndeps; k++) {
+		struct _astro_job *pred = g->preds[k];
+		pthread_mutex_lock(&pred->lock);
+		if (pred->npred_of == pred->pred_of_cap) {
+			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
+			pred->pred_of = realloc(pred->pred_of, pred->pred_of_cap * sizeof(*pred->pred_of));
+		}
+		pred->pred_of[pred->npred_of++] = g;
+		/* A predecessor that already completed counts as one completion now. */
+		if (pred->terminated) {
+			struct _astro_job *r = group_notify(g);
+			if (r)
+				release = r;
+		}
+		pthread_mutex_unlock(&pred->lock);
+	}
+	pthread_mutex_unlock(&dep_graph_lock);
+	if (release)
+		_astro_job_release(release);
 }
 
 void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
@@ -761,9 +895,9 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 	struct _astro_job *job = _astro_job_get(task);
 	unsigned n = 0;
 	pthread_mutex_lock(&job->lock);
-	for (unsigned i = 0; i < job->nsuccs; i++) {
-		uintptr_t entry = (uintptr_t)job->succs[i];
-		struct _astro_job *succ = (struct _astro_job *)(entry & ~END_DEP_BIT);
+	for (unsigned i = 0; i < job->nsuccs + job->npred_of; i++) {
+		struct _astro_job *succ = i < job->nsuccs ? (struct _astro_job *)((uintptr_t)job->succs[i] & ~END_DEP_BIT)
+							  : job->pred_of[i - job->nsuccs]->succ;
 		if (!succ->task)
 			continue;
 		if (n < ndeps)

@@ -202,6 +202,51 @@ TEST_F(Deps, TaskDepsSuccessorSubmittedFirst)
 	EXPECT_EQ(g_done_seen, 1);
 }
 
+// Declared dependencies persist, as in StarPU: a static graph submitted again
+// and again (successor first each round) keeps waiting for its predecessor.
+std::atomic<int> g_round_pred{0}, g_round_succ_ok{0};
+
+void round_pred(void **, void *)
+{
+	sleep_ms(1);
+	g_round_pred++;
+}
+
+void round_succ(void **, void *arg)
+{
+	int round = (int)(uintptr_t)arg;
+	if (g_round_pred.load() == round + 1)
+		g_round_succ_ok++;
+}
+
+TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
+{
+	g_round_pred = 0;
+	g_round_succ_ok = 0;
+	starpu_codelet pcl = cpu_codelet(round_pred, 0, "round_pred");
+	starpu_codelet scl = cpu_codelet(round_succ, 0, "round_succ");
+	starpu_task pred, succ;
+	starpu_task_init(&pred);
+	starpu_task_init(&succ);
+	pred.cl = &pcl;
+	succ.cl = &scl;
+	pred.detach = succ.detach = 0;
+	starpu_task *deps[1] = { &pred };
+	starpu_task_declare_deps_array(&succ, 1, deps);
+	const int rounds = 50;
+	for (int round = 0; round < rounds; round++) {
+		succ.cl_arg = (void *)(uintptr_t)round;
+		ASSERT_EQ(starpu_task_submit(&succ), 0);
+		ASSERT_EQ(starpu_task_submit(&pred), 0);
+		ASSERT_EQ(starpu_task_wait(&succ), 0);
+		ASSERT_EQ(starpu_task_wait(&pred), 0);
+	}
+	EXPECT_EQ(g_round_pred.load(), rounds);
+	EXPECT_EQ(g_round_succ_ok.load(), rounds); // every round, the successor ran after that round's predecessor
+	starpu_task_clean(&succ);
+	starpu_task_clean(&pred);
+}
+
 TEST_F(Deps, TaskDepsVariadic)
 {
 	g_done = 0;
