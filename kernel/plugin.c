@@ -29,6 +29,28 @@ static GHashTable *policies_by_name;         /* name -> struct starpu_sched_poli
 static GPtrArray *policies;                  /* registration order */
 static GPtrArray *drivers;                   /* const struct astro_driver */
 static lt_dlhandle sched_lib;                /* STARPU_SCHED_LIB */
+/* Files stay open for the life of the process (path -> lt_dlhandle): init after
+ * shutdown re-runs the plugins' init without reloading them, and code that
+ * still points into a plugin (a leak report, a late callback) stays valid. */
+static GHashTable *opened_files;
+
+static lt_dlhandle open_file(const char *path)
+{
+	if (!opened_files)
+		opened_files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	lt_dlhandle handle = g_hash_table_lookup(opened_files, path);
+	if (handle)
+		return handle;
+	lt_dladvise advise;
+	lt_dladvise_init(&advise);
+	lt_dladvise_local(&advise);
+	lt_dladvise_ext(&advise);
+	handle = lt_dlopenadvise(path, advise);
+	lt_dladvise_destroy(&advise);
+	if (handle)
+		g_hash_table_insert(opened_files, g_strdup(path), handle);
+	return handle;
+}
 static bool ltdl_ready;
 
 static void registries_create(void)
@@ -165,7 +187,7 @@ static char *module_name_of(const char *path)
 	return name;
 }
 
-/* Validates and runs a descriptor; takes ownership of handle and path. */
+/* Validates and runs a descriptor; takes ownership of path. */
 static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char *path, const char *expected)
 {
 	if (desc->abi_version != ASTRO_PLUGIN_ABI_VERSION) {
@@ -206,8 +228,6 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 	}
 	return;
 reject:
-	if (handle)
-		lt_dlclose(handle);
 	g_free(path);
 }
 
@@ -234,11 +254,7 @@ static void plugin_load_file(const char *path)
 {
 	char *name = module_name_of(path);
 	char *symbol = g_strconcat(ASTRO_PLUGIN_SYMBOL_PREFIX, name, NULL);
-	lt_dladvise advise;
-	lt_dladvise_init(&advise);
-	lt_dladvise_local(&advise);
-	lt_dlhandle handle = lt_dlopenadvise(path, advise);
-	lt_dladvise_destroy(&advise);
+	lt_dlhandle handle = open_file(path);
 	if (!handle) {
 		const char *ltdl_why = lt_dlerror();
 		char *system_why = dlopen_failure_reason(path);
@@ -256,7 +272,6 @@ static void plugin_load_file(const char *path)
 	if (!desc) {
 		_astro_error("%s is not an Astrolabe plugin: it exports no '%s' (define it with ASTRO_PLUGIN_DEFINE(%s, ...))",
 			     path, symbol, name);
-		lt_dlclose(handle);
 		goto out;
 	}
 	plugin_add(desc, handle, g_strdup(path), name);
@@ -299,7 +314,7 @@ static void sched_lib_load(void)
 	const char *lib = getenv("STARPU_SCHED_LIB");
 	if (!lib || !*lib)
 		return;
-	sched_lib = lt_dlopenext(lib);
+	sched_lib = open_file(lib);
 	if (!sched_lib) {
 		_astro_error("STARPU_SCHED_LIB='%s' cannot be loaded (%s): give the path of a library exporting starpu_get_sched_lib_policy",
 			     lib, lt_dlerror());
@@ -307,7 +322,6 @@ static void sched_lib_load(void)
 	}
 	if (!lt_dlsym(sched_lib, "starpu_get_sched_lib_policy")) {
 		_astro_error("STARPU_SCHED_LIB='%s' exports no starpu_get_sched_lib_policy(): it is ignored", lib);
-		lt_dlclose(sched_lib);
 		sched_lib = NULL;
 	}
 }
@@ -369,14 +383,10 @@ void _astro_plugins_unload(void)
 		struct loaded_plugin *p = g_ptr_array_index(list, i);
 		if (p->initialized && p->desc->fini)
 			p->desc->fini();
-		if (p->handle)
-			lt_dlclose(p->handle);
 		g_free(p->path);
 		g_free(p);
 	}
 	if (list)
 		g_ptr_array_free(list, TRUE);
-	if (sched_lib)
-		lt_dlclose(sched_lib);
 	sched_lib = NULL;
 }

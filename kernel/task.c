@@ -152,7 +152,7 @@ void _astro_job_free(struct _astro_job *job)
 {
 	if (!job)
 		return;
-	if (job->ngroups || job->npred_of)
+	if (job->groups || job->pred_of)
 		groups_forget(job);
 	pthread_mutex_destroy(&job->lock);
 	free(job->succs);
