@@ -339,9 +339,11 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 	int ret = acquire_checks(handle, mode, "starpu_data_acquire", true);
 	if (ret)
 		return ret;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	struct _astro_job *job = acquire_submit(handle, mode, NULL, NULL, true);
 	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
 		_astro_futex_wait(&job->acquire_ready, 0);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
 }
 

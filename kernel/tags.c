@@ -221,6 +221,7 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		_astro_error("starpu_tag_wait cannot be called from a task or a callback running on a worker: it would deadlock");
 		return -EDEADLK;
 	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	for (unsigned i = 0; i < ntags; i++) {
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
 		pthread_mutex_lock(&tag->lock);
@@ -230,6 +231,7 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		tag->waiters--;
 		pthread_mutex_unlock(&tag->lock);
 	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
 }
 

@@ -557,10 +557,12 @@ int starpu_task_wait(struct starpu_task *task)
 		_astro_error("starpu_task_wait cannot be called from a task or a callback running on a worker: it would deadlock");
 		return -EDEADLK;
 	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
 	int expected = JOB_RUNNING;
 	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
 		_astro_futex_wait(&job->done, JOB_WAITED);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
 	if (task->destroy)
 		starpu_task_destroy(task);
 	return 0;
@@ -582,12 +584,14 @@ int starpu_task_wait_for_n_submitted(unsigned n)
 		_astro_error("starpu_task_wait_for_all cannot be called from a task or a callback running on a worker: it would deadlock");
 		return -EDEADLK;
 	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	pthread_mutex_lock(&_astro_rt.wait_lock);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
 		pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
 	__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&_astro_rt.wait_lock);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
 }
 

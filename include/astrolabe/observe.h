@@ -42,6 +42,8 @@ enum astro_moment
 	ASTRO_MOMENT_TRANSFER_END,
 	ASTRO_MOMENT_USER_BEGIN,             /**< application marks */
 	ASTRO_MOMENT_USER_END,
+	ASTRO_MOMENT_APP_WAIT_BEGIN,         /**< the application blocks: task/tag wait, wait_for_all, acquire (task set for task waits) */
+	ASTRO_MOMENT_APP_WAIT_END,
 	ASTRO_NMOMENTS
 };
 
