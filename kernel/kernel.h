@@ -14,6 +14,8 @@
 #include <stdbool.h>
 
 #define _ASTRO_CACHELINE 64
+/* Thread-locals of the kernel: initial-exec, so an access is one instruction, not a __tls_get_addr call. */
+#define _ASTRO_TLS __thread __attribute__((tls_model("initial-exec")))
 
 /* ------------------------------------------------------------- logging */
 
@@ -89,8 +91,18 @@ struct _astro_job
 	void *acquire_arg;
 	int acquire_ready;                   /* futex word */
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
-	struct _astro_job *next_free;        /* per-thread free list */
+	struct _astro_job *next_free;        /* deferred-completion list */
+	bool embedded;                       /* allocated with its task by starpu_task_create() */
 };
+
+/* Where task may run on a worker of driver d (0: nowhere). */
+static inline uint32_t _astro_task_where(const struct starpu_task *task, const struct astro_driver *d)
+{
+	uint32_t where = task->cl->where ? task->cl->where : d->where;
+	if (task->where != -1 && task->where != 0)
+		where &= (uint32_t)task->where;
+	return where & d->where;
+}
 
 static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 {
@@ -191,8 +203,8 @@ struct _astro_worker
 	unsigned long executed;
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
-extern __thread struct _astro_worker *_astro_self;
-extern __thread struct starpu_task *_astro_current_task;
+extern _ASTRO_TLS struct _astro_worker *_astro_self;
+extern _ASTRO_TLS struct starpu_task *_astro_current_task;
 
 int _astro_workers_start(void);
 void _astro_workers_stop(void);
@@ -226,6 +238,8 @@ struct _astro_runtime
 	struct _astro_worker *workers[STARPU_NMAXWORKERS];
 	unsigned nworkers_by_arch[STARPU_NARCH];
 	uint32_t where_mask;                 /* union of the drivers' where bits with workers */
+	const struct astro_driver *active_drivers[STARPU_NARCH]; /* drivers that started workers */
+	unsigned nactive_drivers;
 	struct starpu_sched_policy *policy;
 	void *policy_data;
 	struct starpu_worker_collection collection;
@@ -239,7 +253,8 @@ struct _astro_runtime
 	long nready;                         /* atomic */
 	pthread_mutex_t wait_lock;           /* wait_for_all */
 	pthread_cond_t wait_cond;
-	int all_waiters;
+	int all_waiters;                     /* threads in starpu_task_wait_for_n_submitted() */
+	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
 	bool nobind;
 	bool codelet_profiling;
 	void *topology;                      /* hwloc_topology_t */
@@ -260,6 +275,9 @@ static inline bool _astro_running(void)
 {
 	return __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE) == 1;
 }
+
+/* One round of polite spinning: pause instructions first, then give the core away. */
+void _astro_relax(unsigned round);
 
 /* Futex helpers (Linux): wait while *addr == val; wake all. */
 void _astro_futex_wait(int *addr, int val);

@@ -249,10 +249,7 @@ int _astro_worker_impl_for(int workerid, struct starpu_task *task)
 {
 	struct _astro_worker *w = _astro_rt.workers[workerid];
 	struct starpu_codelet *cl = task->cl;
-	uint32_t where = cl->where ? cl->where : w->driver->where;
-	if (task->where != -1 && task->where != 0)
-		where &= (uint32_t)task->where;
-	if (!(where & w->driver->where))
+	if (!_astro_task_where(task, w->driver))
 		return -1;
 	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid)
 		return -1;
@@ -272,10 +269,7 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 		return 0;
 	struct _astro_worker *w = _astro_rt.workers[workerid];
 	struct starpu_codelet *cl = task->cl;
-	uint32_t where = cl->where ? cl->where : w->driver->where;
-	if (task->where != -1 && task->where != 0)
-		where &= (uint32_t)task->where;
-	if (!(where & w->driver->where) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
+	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
 		return 0;
 	if (task->execute_on_a_specific_worker && task->workerid != workerid)
 		return 0;

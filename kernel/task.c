@@ -19,6 +19,9 @@
 
 enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
 
+/* Polls of a waiting application thread before it sleeps (see _astro_relax). */
+#define WAIT_SPINS 256
+
 /* Successor entries with this low bit set are end dependencies (starpu_task_declare_end_deps). */
 #define END_DEP_BIT ((uintptr_t)1)
 
@@ -26,33 +29,46 @@ static unsigned long next_job_id;
 
 /* Jobs that became ready without a codelet are completed by the outermost
  * release on this thread, so long chains of such tasks do not recurse. */
-static __thread struct _astro_job *deferred_head, *deferred_tail;
-static __thread bool draining;
+static _ASTRO_TLS struct _astro_job *deferred_head, *deferred_tail;
+static _ASTRO_TLS bool draining;
 
 /* The job whose termination (tag, callbacks) this thread is running, and
  * whether that code submitted it again: StarPU allows resubmitting a task as
  * soon as its termination has begun, e.g. from its own callback. */
-static __thread struct _astro_job *finishing_job;
-static __thread bool finishing_resubmitted;
+static _ASTRO_TLS struct _astro_job *finishing_job;
+static _ASTRO_TLS bool finishing_resubmitted;
 
 static void job_finish(struct _astro_job *job);
 
 /* ---------------------------------------------------------------- jobs */
 
-static struct _astro_job *job_alloc(void)
+static void job_init(struct _astro_job *job)
 {
-	struct _astro_job *job = calloc(1, sizeof(*job));
-	if (!job) {
-		_astro_error("out of memory allocating a job");
-		abort();
-	}
-	pthread_mutex_init(&job->lock, NULL);
+	memset(job, 0, sizeof(*job));
+	job->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	job->id = __atomic_add_fetch(&next_job_id, 1, __ATOMIC_RELAXED);
 	job->pending = 1;
 	job->end_pending = 1;
 	job->workerid = -1;
+}
+
+static struct _astro_job *job_alloc(void)
+{
+	struct _astro_job *job = malloc(sizeof(*job));
+	if (!job) {
+		_astro_error("out of memory allocating a job");
+		abort();
+	}
+	job_init(job);
 	return job;
 }
+
+/* starpu_task_create() allocates the job with its task: one allocation per task. */
+struct task_with_job
+{
+	struct starpu_task task;
+	struct _astro_job job;
+};
 
 struct _astro_job *_astro_job_get(struct starpu_task *task)
 {
@@ -158,7 +174,8 @@ void _astro_job_free(struct _astro_job *job)
 	free(job->succs);
 	if (job->links != job->inline_links)
 		free(job->links);
-	free(job);
+	if (!job->embedded)
+		free(job);
 }
 
 static int add_succ_entry(struct _astro_job *pred, void *entry)
@@ -268,8 +285,9 @@ void _astro_job_terminate(struct _astro_job *job, int workerid)
 
 void _astro_task_completed_count(void)
 {
-	__atomic_sub_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST)) {
+	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
+	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST)) {
 		pthread_mutex_lock(&_astro_rt.wait_lock);
 		pthread_cond_broadcast(&_astro_rt.wait_cond);
 		pthread_mutex_unlock(&_astro_rt.wait_lock);
@@ -423,9 +441,21 @@ static int check_runnable(struct starpu_task *task)
 		}
 		return 0;
 	}
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		if (_astro_worker_impl_for((int)w, task) >= 0)
-			return 0;
+	if (task->cl->can_execute) {
+		for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+			if (_astro_worker_impl_for((int)w, task) >= 0)
+				return 0;
+		return -ENODEV;
+	}
+	/* Without a can_execute filter, all workers of a driver are alike: ask each driver once. */
+	for (unsigned i = 0; i < _astro_rt.nactive_drivers; i++) {
+		const struct astro_driver *d = _astro_rt.active_drivers[i];
+		if (!_astro_task_where(task, d))
+			continue;
+		for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
+			if (d->has_impl(task->cl, nimpl))
+				return 0;
+	}
 	return -ENODEV;
 }
 
@@ -558,6 +588,9 @@ int starpu_task_wait(struct starpu_task *task)
 		return -EDEADLK;
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
+	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
+	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
+		_astro_relax(i);
 	int expected = JOB_RUNNING;
 	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
@@ -586,10 +619,14 @@ int starpu_task_wait_for_n_submitted(unsigned n)
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	pthread_mutex_lock(&_astro_rt.wait_lock);
+	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
+	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
 		pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
-	__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)
+		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&_astro_rt.wait_lock);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
@@ -633,11 +670,16 @@ void starpu_task_init(struct starpu_task *task)
 
 struct starpu_task *starpu_task_create(void)
 {
-	struct starpu_task *task = malloc(sizeof(*task));
-	if (!task)
+	struct task_with_job *both = malloc(sizeof(*both));
+	if (!both)
 		return NULL;
+	struct starpu_task *task = &both->task;
 	starpu_task_init(task);
 	task->destroy = 1;
+	job_init(&both->job);
+	both->job.task = task;
+	both->job.embedded = true;
+	task->starpu_private = &both->job;
 	return task;
 }
 

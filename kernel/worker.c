@@ -11,13 +11,16 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include <limits.h>
+#include <sched.h>
 
-__thread struct _astro_worker *_astro_self;
-__thread struct starpu_task *_astro_current_task;
+_ASTRO_TLS struct _astro_worker *_astro_self;
+_ASTRO_TLS struct starpu_task *_astro_current_task;
 
-/* Polls before sleeping; each poll backs off up to SPIN_BACKOFF_MAX pauses. */
-#define SPIN_POLLS 64
-#define SPIN_BACKOFF_MAX 256
+/* An idle worker polls for SPIN_POLLS rounds before sleeping: the first
+ * ones back off with pause instructions, the later ones yield the core, so
+ * a spinning worker never keeps the submitting thread (or another worker)
+ * from running when threads outnumber cores. Tunable for experiments. */
+static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
 
 void _astro_futex_wait(int *addr, int val)
 {
@@ -36,6 +39,16 @@ static inline void cpu_relax(void)
 #else
 	__asm__ __volatile__("" ::: "memory");
 #endif
+}
+
+void _astro_relax(unsigned round)
+{
+	if (round < 32) {
+		for (unsigned i = 0; i < 16; i++)
+			cpu_relax();
+	} else {
+		sched_yield();
+	}
 }
 
 /* ------------------------------------------------------------- waking */
@@ -219,10 +232,14 @@ static void *worker_main(void *arg)
 			worker_execute(w, task);
 			continue;
 		}
-		if (idle_polls++ < SPIN_POLLS) {
+		if (idle_polls++ < spin_polls) {
+			if (idle_polls > spin_yield_after) {
+				sched_yield();
+				continue;
+			}
 			for (unsigned i = 0; i < backoff; i++)
 				cpu_relax();
-			if (backoff < SPIN_BACKOFF_MAX)
+			if (backoff < spin_backoff_max)
 				backoff *= 2;
 			continue;
 		}
@@ -303,8 +320,12 @@ static void worker_free(struct _astro_worker *w)
 
 int _astro_workers_start(void)
 {
+	spin_polls = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_POLLS", 64);
+	spin_backoff_max = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_BACKOFF", 64);
+	spin_yield_after = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_YIELD_AFTER", 8);
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
+	_astro_rt.nactive_drivers = 0;
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
 	for (unsigned i = 0; i < _astro_driver_count(); i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
@@ -321,6 +342,8 @@ int _astro_workers_start(void)
 			_astro_rt.nworkers_by_arch[d->archtype]++;
 			_astro_rt.where_mask |= d->where;
 		}
+		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
+			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
 	}
 	_astro_rt.nmemory_nodes = 1;
 
