@@ -27,10 +27,23 @@ struct _astro_tag
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
 	struct _astro_job *job;              /* associated job */
 	bool job_blocked;                    /* job holds a dependency on this tag */
-	struct _astro_tag **succs;           /* tags that depend on this one */
+	struct _astro_tag **succs;           /* tags that depend on this one (inline_succs until it grows) */
 	unsigned nsuccs, succs_cap;
+	struct _astro_tag *inline_succs[2];
 	int waiters;
 };
+
+/* Each thread remembers the last tags it looked up: a chain declares and
+ * attaches the same few tags in a row. Removing a tag bumps the generation,
+ * which empties every cache. */
+#define TAG_CACHE 2
+static unsigned tags_generation;
+static _ASTRO_TLS struct {
+	unsigned generation;
+	unsigned next;
+	starpu_tag_t id[TAG_CACHE];
+	struct _astro_tag *tag[TAG_CACHE];
+} tag_cache;
 
 struct shard
 {
@@ -60,7 +73,8 @@ static void tag_free(gpointer p)
 	struct _astro_tag *tag = p;
 	pthread_mutex_destroy(&tag->lock);
 	pthread_cond_destroy(&tag->done_cond);
-	free(tag->succs);
+	if (tag->succs != tag->inline_succs)
+		free(tag->succs);
 	free(tag);
 }
 
@@ -82,6 +96,7 @@ void _astro_tags_shutdown(void)
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
 		pthread_mutex_lock(&shards[i].lock);
 		g_hash_table_remove_all(shards[i].tags);
+		__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&shards[i].lock);
 	}
 }
@@ -93,6 +108,15 @@ static struct shard *shard_of(starpu_tag_t id)
 
 static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 {
+	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
+	if (tag_cache.generation == generation) {
+		for (unsigned i = 0; i < TAG_CACHE; i++)
+			if (tag_cache.tag[i] && tag_cache.id[i] == id)
+				return tag_cache.tag[i];
+	} else {
+		memset(&tag_cache, 0, sizeof(tag_cache));
+		tag_cache.generation = generation;
+	}
 	pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
 	pthread_mutex_lock(&s->lock);
@@ -100,11 +124,18 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	if (!tag && create) {
 		tag = calloc(1, sizeof(*tag));
 		tag->id = id;
-		pthread_mutex_init(&tag->lock, NULL);
-		pthread_cond_init(&tag->done_cond, NULL);
+		tag->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+		tag->done_cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+		tag->succs = tag->inline_succs;
+		tag->succs_cap = TAG_CACHE;
 		g_hash_table_insert(s->tags, &tag->id, tag);
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (tag) {
+		tag_cache.id[tag_cache.next] = id;
+		tag_cache.tag[tag_cache.next] = tag;
+		tag_cache.next = (tag_cache.next + 1) % TAG_CACHE;
+	}
 	return tag;
 }
 
@@ -136,16 +167,17 @@ static void tag_set_done(struct _astro_tag *tag)
 	tag->job = NULL;
 	/* The successors stay declared: notify a snapshot, the list may grow meanwhile. */
 	unsigned n = tag->nsuccs;
-	struct _astro_tag **succs = n ? malloc(n * sizeof(*succs)) : NULL;
-	if (n)
-		memcpy(succs, tag->succs, n * sizeof(*succs));
+	struct _astro_tag *succs_inline[8];
+	struct _astro_tag **succs = n <= 8 ? succs_inline : malloc(n * sizeof(*succs));
+	memcpy(succs, tag->succs, n * sizeof(*succs));
 	if (tag->waiters)
 		pthread_cond_broadcast(&tag->done_cond);
 	pthread_mutex_unlock(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
 		count_completion(succs[i]);
-	free(succs);
+	if (succs != succs_inline)
+		free(succs);
 }
 
 void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
@@ -193,8 +225,12 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		pthread_mutex_unlock(&tag->lock);
 		pthread_mutex_lock(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
-			dep->succs_cap = dep->succs_cap ? 2 * dep->succs_cap : 2;
-			dep->succs = realloc(dep->succs, dep->succs_cap * sizeof(*dep->succs));
+			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
+			memcpy(grown, dep->succs, dep->nsuccs * sizeof(*grown));
+			if (dep->succs != dep->inline_succs)
+				free(dep->succs);
+			dep->succs = grown;
+			dep->succs_cap *= 2;
 		}
 		dep->succs[dep->nsuccs++] = tag;
 		bool already_done = dep->state == TAG_DONE;
@@ -275,8 +311,10 @@ void starpu_tag_remove(starpu_tag_t id)
 		if (busy)
 			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",
 				     (unsigned long long)id);
-		else
+		else {
+			__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
 			g_hash_table_remove(s->tags, &id);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 }
