@@ -894,15 +894,20 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 		_astro_job_release(release);
 }
 
+/* The variadic forms: collect the ndeps tasks that follow ndeps, then call the array form. */
+#define CALL_WITH_TASK_VARARGS(array_fn, task, ndeps) do { \
+	struct starpu_task *deps_[(ndeps) ? (ndeps) : 1]; \
+	va_list ap_; \
+	va_start(ap_, ndeps); \
+	for (unsigned i_ = 0; i_ < (ndeps); i_++) \
+		deps_[i_] = va_arg(ap_, struct starpu_task *); \
+	va_end(ap_); \
+	array_fn(task, ndeps, deps_); \
+} while (0)
+
 void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
 {
-	struct starpu_task *deps[ndeps ? ndeps : 1];
-	va_list ap;
-	va_start(ap, ndeps);
-	for (unsigned i = 0; i < ndeps; i++)
-		deps[i] = va_arg(ap, struct starpu_task *);
-	va_end(ap);
-	starpu_task_declare_deps_array(task, ndeps, deps);
+	CALL_WITH_TASK_VARARGS(starpu_task_declare_deps_array, task, ndeps);
 }
 
 void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps)
@@ -927,13 +932,7 @@ void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps
 
 void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
 {
-	struct starpu_task *deps[ndeps ? ndeps : 1];
-	va_list ap;
-	va_start(ap, ndeps);
-	for (unsigned i = 0; i < ndeps; i++)
-		deps[i] = va_arg(ap, struct starpu_task *);
-	va_end(ap);
-	starpu_task_declare_end_deps_array(task, ndeps, deps);
+	CALL_WITH_TASK_VARARGS(starpu_task_declare_end_deps_array, task, ndeps);
 }
 
 int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
