@@ -1,0 +1,62 @@
+/*
+ * Internals of the performance-monitoring framework, shared by its files:
+ * perf_counters.c (registry, sets, listeners, samples, the StarPU API) and
+ * task_counters.c (the runtime's own counters, fed by the observation path).
+ * Only public headers are used: the kernel is reached through
+ * <astrolabe/observe.h>, and calls the three hooks below.
+ */
+#ifndef __ASTRO_COUNTERS_FRAMEWORK_H__
+#define __ASTRO_COUNTERS_FRAMEWORK_H__
+
+#include <stdbool.h>
+#include <starpu.h>
+#include <astrolabe/counters.h>
+#include <astrolabe/observe.h>
+#include <astrolabe/plugin.h>
+
+/* ----------------------------------------------------- kernel hooks */
+
+/* starpu_init(), before the plugins load: opens registration, registers the runtime's counters. */
+void _astro_counters_init(void);
+/* starpu_init(), once the workers run: closes registration, makes the samples, applies conf. */
+void _astro_counters_start(int start_collection);
+/* starpu_shutdown(), once the workers stopped: detaches listeners, drops the registry. */
+void _astro_counters_shutdown(void);
+
+/* ------------------------------------- framework -> counter modules */
+
+/* Refresh a sample (updaters, then its listener) if a listener is attached. */
+void _astro_counters_refresh_global(void);
+void _astro_counters_refresh_worker(int workerid);
+void _astro_counters_refresh_codelet(struct starpu_codelet *cl);
+
+/* When collection starts, in starpu_timing_now() microseconds: moments
+ * stamped earlier belong to an earlier collection period. */
+extern double _astro_counters_since;
+
+/* -------------------------------------- task_counters.c -> framework */
+
+/* Registers the runtime's own counters and updaters (module "kernel"). */
+void _astro_task_counters_register(void);
+/* Follows the observation path while collection is on, and only then. */
+void _astro_task_counters_collect(bool on);
+/* Forgets the observation subscription (the kernel drops them all at shutdown). */
+void _astro_task_counters_shutdown(void);
+
+/*
+ * What the runtime counts for one codelet, reached from the codelet by
+ * cl->perf_counter_values while a per-codelet listener is set. Fields
+ * written by several threads sit on their own cache line.
+ */
+struct starpu_perf_counter_sample_cl_values
+{
+	int64_t total_submitted __attribute__((aligned(64)));
+	int64_t current_submitted __attribute__((aligned(64)));
+	int64_t peak_submitted;
+	int64_t current_ready __attribute__((aligned(64)));
+	int64_t peak_ready;
+	int64_t total_executed __attribute__((aligned(64)));
+	double cumul_execution_time;
+};
+
+#endif /* __ASTRO_COUNTERS_FRAMEWORK_H__ */

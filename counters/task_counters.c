@@ -1,0 +1,300 @@
+/*
+ * The runtime's own counters (module "kernel"): the StarPU 1.4 starpu.task.*
+ * counters and a few more, fed by the observation path.
+ *
+ * While collection is on, one observer follows the moments below; while it
+ * is off there is no subscription at all, so the task path pays one branch.
+ *
+ *   TASK_SUBMITTED   total and waiting-for-dependencies count; then the
+ *                    global and per-codelet samples are refreshed
+ *   TASK_READY       waiting -> ready (tasks that will run on a worker)
+ *   TASK_STARTED     ready -> running; the worker notes the start time
+ *   TASK_ENDED       executed count and time; per-worker and per-codelet
+ *                    samples are refreshed, between two executions
+ *   APP_WAIT_END     the global sample is refreshed after blocking calls
+ *   WORKER_SLEEP_*, WORKER_SCHED_*   per-worker sleeping and scheduling time
+ *
+ * Global values are shared atomics; per-worker values are written by their
+ * worker only; per-codelet values live behind cl->perf_counter_values. The
+ * "current" gauges never go below zero: a task already in flight when
+ * collection started is not counted when it moves on.
+ */
+#include "framework.h"
+#include <errno.h>
+#include <stdio.h>
+
+#define MODULE "kernel"
+#define TIME_UNIT "us"
+
+static int id_g_total_submitted, id_g_peak_submitted, id_g_peak_ready, id_g_current_submitted, id_g_current_ready;
+static int id_w_total_executed, id_w_cumul_execution_time, id_w_cumul_sleeping_time, id_w_cumul_scheduling_time;
+static int id_c_total_submitted, id_c_peak_submitted, id_c_peak_ready, id_c_total_executed, id_c_cumul_execution_time;
+
+/* Shared by every submitter and worker: each hot pair on its own line. */
+static struct
+{
+	int64_t total_submitted __attribute__((aligned(64)));
+	int64_t current_submitted __attribute__((aligned(64)));
+	int64_t peak_submitted;
+	int64_t current_ready __attribute__((aligned(64)));
+	int64_t peak_ready;
+} global;
+
+/* Written by its worker only (single writer), read by updaters anywhere. */
+struct worker_values
+{
+	int64_t total_executed;
+	double cumul_execution_time;
+	double cumul_sleeping_time;
+	double cumul_scheduling_time;
+	double exec_begin, sleep_begin, sched_begin;
+} __attribute__((aligned(64)));
+
+static struct worker_values workers[STARPU_NMAXWORKERS];
+
+static int subscription = -1;
+
+/* ---------------------------------------------------------- updaters */
+
+static void update_global(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	astro_counter_sample_set_int64(sample, id_g_total_submitted, astro_counter_load_int64(&global.total_submitted));
+	astro_counter_sample_set_int64(sample, id_g_peak_submitted, astro_counter_load_int64(&global.peak_submitted));
+	astro_counter_sample_set_int64(sample, id_g_peak_ready, astro_counter_load_int64(&global.peak_ready));
+	astro_counter_sample_set_int64(sample, id_g_current_submitted, astro_counter_load_int64(&global.current_submitted));
+	astro_counter_sample_set_int64(sample, id_g_current_ready, astro_counter_load_int64(&global.current_ready));
+}
+
+static void update_worker(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	int workerid = astro_counter_context_worker(context);
+	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+		return;
+	struct worker_values *w = &workers[workerid];
+	astro_counter_sample_set_int64(sample, id_w_total_executed, astro_counter_load_int64(&w->total_executed));
+	astro_counter_sample_set_double(sample, id_w_cumul_execution_time, astro_counter_load_double(&w->cumul_execution_time));
+	astro_counter_sample_set_double(sample, id_w_cumul_sleeping_time, astro_counter_load_double(&w->cumul_sleeping_time));
+	astro_counter_sample_set_double(sample, id_w_cumul_scheduling_time, astro_counter_load_double(&w->cumul_scheduling_time));
+}
+
+static void update_codelet(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	struct starpu_codelet *cl = context;
+	struct starpu_perf_counter_sample_cl_values *v = cl ? __atomic_load_n(&cl->perf_counter_values, __ATOMIC_ACQUIRE) : NULL;
+	if (!v)
+		return;
+	astro_counter_sample_set_int64(sample, id_c_total_submitted, astro_counter_load_int64(&v->total_submitted));
+	astro_counter_sample_set_int64(sample, id_c_peak_submitted, astro_counter_load_int64(&v->peak_submitted));
+	astro_counter_sample_set_int64(sample, id_c_peak_ready, astro_counter_load_int64(&v->peak_ready));
+	astro_counter_sample_set_int64(sample, id_c_total_executed, astro_counter_load_int64(&v->total_executed));
+	astro_counter_sample_set_double(sample, id_c_cumul_execution_time, astro_counter_load_double(&v->cumul_execution_time));
+}
+
+/* ------------------------------------------------------------ events */
+
+static inline bool runs_on_a_worker(const struct starpu_task *task)
+{
+	return task->cl && task->cl->where != STARPU_NOWHERE;
+}
+
+static inline struct starpu_perf_counter_sample_cl_values *codelet_values(const struct starpu_task *task)
+{
+	return task && task->cl ? __atomic_load_n(&task->cl->perf_counter_values, __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* A gauge moves up and its peak follows: the peak is the largest value the gauge ever held. */
+static inline void gauge_up(int64_t *current, int64_t *peak)
+{
+	astro_counter_max_int64(peak, astro_counter_add_fetch_int64(current, 1));
+}
+
+/* Time since begin, or 0 when begin belongs to an earlier collection period (or was never set). */
+static inline double elapsed_since(double begin, double now)
+{
+	return begin > 0.0 && begin >= astro_counter_load_double(&_astro_counters_since) ? now - begin : 0.0;
+}
+
+static void on_submitted(const struct astro_event *ev)
+{
+	astro_counter_add_int64(&global.total_submitted, 1);
+	gauge_up(&global.current_submitted, &global.peak_submitted);
+	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
+	if (v) {
+		astro_counter_add_int64(&v->total_submitted, 1);
+		gauge_up(&v->current_submitted, &v->peak_submitted);
+	}
+	_astro_counters_refresh_global();
+	if (v)
+		_astro_counters_refresh_codelet(ev->task->cl);
+}
+
+static void on_ready(const struct astro_event *ev)
+{
+	bool runs = runs_on_a_worker(ev->task);
+	astro_counter_dec_positive_int64(&global.current_submitted);
+	if (runs)
+		gauge_up(&global.current_ready, &global.peak_ready);
+	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
+	if (v) {
+		astro_counter_dec_positive_int64(&v->current_submitted);
+		if (runs)
+			gauge_up(&v->current_ready, &v->peak_ready);
+	}
+}
+
+static void on_started(const struct astro_event *ev)
+{
+	astro_counter_dec_positive_int64(&global.current_ready);
+	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
+	if (v)
+		astro_counter_dec_positive_int64(&v->current_ready);
+	if (ev->workerid >= 0 && ev->workerid < STARPU_NMAXWORKERS)
+		astro_counter_store_double(&workers[ev->workerid].exec_begin, ev->time_us);
+}
+
+static void on_ended(const struct astro_event *ev)
+{
+	if (ev->workerid < 0 || ev->workerid >= STARPU_NMAXWORKERS)
+		return;
+	struct worker_values *w = &workers[ev->workerid];
+	double duration = elapsed_since(astro_counter_load_double(&w->exec_begin), ev->time_us);
+	astro_counter_local_add_int64(&w->total_executed, 1);
+	astro_counter_local_add_double(&w->cumul_execution_time, duration);
+	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
+	if (v) {
+		astro_counter_add_int64(&v->total_executed, 1);
+		astro_counter_add_double(&v->cumul_execution_time, duration);
+	}
+	_astro_counters_refresh_worker(ev->workerid);
+	if (v)
+		_astro_counters_refresh_codelet(ev->task->cl);
+}
+
+/* A worker state that begins and ends on the worker: accumulates its length. */
+static void on_worker_state(const struct astro_event *ev, double *begin, double *cumul, bool ends)
+{
+	if (ev->workerid < 0 || ev->workerid >= STARPU_NMAXWORKERS)
+		return;
+	if (!ends) {
+		astro_counter_store_double(begin, ev->time_us);
+		return;
+	}
+	astro_counter_local_add_double(cumul, elapsed_since(astro_counter_load_double(begin), ev->time_us));
+	astro_counter_store_double(begin, 0.0);
+}
+
+static void on_event(const struct astro_event *ev, void *arg)
+{
+	struct worker_values *w = ev->workerid >= 0 && ev->workerid < STARPU_NMAXWORKERS ? &workers[ev->workerid] : NULL;
+	switch (ev->moment) {
+	case ASTRO_MOMENT_TASK_SUBMITTED:
+		on_submitted(ev);
+		break;
+	case ASTRO_MOMENT_TASK_READY:
+		on_ready(ev);
+		break;
+	case ASTRO_MOMENT_TASK_STARTED:
+		on_started(ev);
+		break;
+	case ASTRO_MOMENT_TASK_ENDED:
+		on_ended(ev);
+		break;
+	case ASTRO_MOMENT_APP_WAIT_END:
+		_astro_counters_refresh_global();
+		break;
+	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN:
+	case ASTRO_MOMENT_WORKER_SLEEP_END:
+		if (w)
+			on_worker_state(ev, &w->sleep_begin, &w->cumul_sleeping_time, ev->moment == ASTRO_MOMENT_WORKER_SLEEP_END);
+		break;
+	case ASTRO_MOMENT_WORKER_SCHED_BEGIN:
+	case ASTRO_MOMENT_WORKER_SCHED_END:
+		if (w)
+			on_worker_state(ev, &w->sched_begin, &w->cumul_scheduling_time, ev->moment == ASTRO_MOMENT_WORKER_SCHED_END);
+		break;
+	default:
+		break;
+	}
+}
+
+#define OBSERVED_MOMENTS                                                                                          \
+	(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_SUBMITTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_READY) |              \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |                \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_APP_WAIT_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) |        \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) |    \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_END))
+
+void _astro_task_counters_collect(bool on)
+{
+	/* One subscription per run, switched by its mask: the kernel never reuses observer slots before shutdown. */
+	if (on && subscription < 0) {
+		subscription = astro_observe_subscribe(OBSERVED_MOMENTS, on_event, NULL);
+		if (subscription < 0)
+			astro_log_error("performance counters", "cannot follow the task moments (%d): the runtime's counters stay at zero", subscription);
+		return;
+	}
+	if (subscription >= 0)
+		astro_observe_set_mask(subscription, on ? OBSERVED_MOMENTS : 0);
+}
+
+void _astro_task_counters_shutdown(void)
+{
+	subscription = -1;
+}
+
+/* ------------------------------------------------------- registration */
+
+static int reg(enum starpu_perf_counter_scope scope, const char *name, enum starpu_perf_counter_type type,
+	       enum astro_counter_kind kind, const char *unit, const char *help)
+{
+	return astro_counter_register(MODULE, scope, name, type, kind, unit, help);
+}
+
+void _astro_task_counters_register(void)
+{
+	const enum starpu_perf_counter_scope g = starpu_perf_counter_scope_global;
+	const enum starpu_perf_counter_scope w = starpu_perf_counter_scope_per_worker;
+	const enum starpu_perf_counter_scope c = starpu_perf_counter_scope_per_codelet;
+	const enum starpu_perf_counter_type i64 = starpu_perf_counter_type_int64;
+	const enum starpu_perf_counter_type dbl = starpu_perf_counter_type_double;
+
+	memset(&global, 0, sizeof(global));
+	memset(workers, 0, sizeof(workers));
+	subscription = -1;
+
+	/* StarPU 1.4's counters first, in its order, so their ids match StarPU's. */
+	id_g_total_submitted = reg(g, "starpu.task.g_total_submitted", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				   "tasks submitted since collection started");
+	id_g_peak_submitted = reg(g, "starpu.task.g_peak_submitted", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				  "largest number of tasks submitted and waiting for their dependencies at the same time");
+	id_g_peak_ready = reg(g, "starpu.task.g_peak_ready", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+			      "largest number of tasks ready and waiting for a worker at the same time");
+	id_w_total_executed = reg(w, "starpu.task.w_total_executed", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				  "tasks this worker executed");
+	id_w_cumul_execution_time = reg(w, "starpu.task.w_cumul_execution_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
+					"time this worker spent executing tasks, in microseconds");
+	id_c_total_submitted = reg(c, "starpu.task.c_total_submitted", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				   "tasks of this codelet submitted since its listener was set");
+	id_c_peak_submitted = reg(c, "starpu.task.c_peak_submitted", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				  "largest number of tasks of this codelet waiting for their dependencies at the same time");
+	id_c_peak_ready = reg(c, "starpu.task.c_peak_ready", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+			      "largest number of tasks of this codelet ready and waiting for a worker at the same time");
+	id_c_total_executed = reg(c, "starpu.task.c_total_executed", i64, ASTRO_COUNTER_MONOTONIC, "tasks",
+				  "tasks of this codelet executed since its listener was set");
+	id_c_cumul_execution_time = reg(c, "starpu.task.c_cumul_execution_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
+					"time spent executing tasks of this codelet, in microseconds");
+
+	/* What a user wants next: the queues now, and where worker time goes. */
+	id_g_current_submitted = reg(g, "starpu.task.g_current_submitted", i64, ASTRO_COUNTER_INSTANT, "tasks",
+				     "tasks submitted and waiting for their dependencies now");
+	id_g_current_ready = reg(g, "starpu.task.g_current_ready", i64, ASTRO_COUNTER_INSTANT, "tasks",
+				 "tasks ready and waiting for a worker now (the ready-queue length)");
+	id_w_cumul_sleeping_time = reg(w, "starpu.worker.w_cumul_sleeping_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
+				       "time this worker slept for lack of work, in microseconds");
+	id_w_cumul_scheduling_time = reg(w, "starpu.worker.w_cumul_scheduling_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
+					 "time this worker spent asking the scheduling policy for work, in microseconds");
+
+	astro_counter_register_updater(MODULE, g, update_global, NULL);
+	astro_counter_register_updater(MODULE, w, update_worker, NULL);
+	astro_counter_register_updater(MODULE, c, update_codelet, NULL);
+}

@@ -1,0 +1,182 @@
+/*
+ * astrolabe-perf-list: starts the runtime and lists what this build offers
+ * to performance tools, with the plugins found by the usual rules
+ * (STARPU_PLUGIN_PATH...): every performance counter with its scope, type,
+ * kind, unit, module and help, and every steering knob with its type,
+ * accepted values, default and current value, as text or as JSON (--json).
+ *
+ * Each kind of thing listed is one section of the table below; a section
+ * prints itself as text and as a JSON array (the value of its key).
+ */
+#include <starpu.h>
+#include <astrolabe/counters.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const enum starpu_perf_counter_scope counter_scopes[] = {
+	starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker, starpu_perf_counter_scope_per_codelet,
+};
+#define NCOUNTER_SCOPES (sizeof(counter_scopes) / sizeof(counter_scopes[0]))
+
+/* Prints s as a JSON string. */
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+		switch (*c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*c < 0x20)
+				fprintf(out, "\\u%04x", *c);
+			else
+				fputc(*c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* ----------------------------------------------------------- counters */
+
+static int counters_total(void)
+{
+	int total = 0;
+	for (size_t s = 0; s < NCOUNTER_SCOPES; s++)
+		total += starpu_perf_counter_nb(counter_scopes[s]);
+	return total;
+}
+
+static void counters_text(FILE *out)
+{
+	fprintf(out, "counters: %d\n", counters_total());
+	for (size_t s = 0; s < NCOUNTER_SCOPES; s++) {
+		enum starpu_perf_counter_scope scope = counter_scopes[s];
+		int n = starpu_perf_counter_nb(scope);
+		fprintf(out, "\nscope %s: %d counter%s\n", starpu_perf_counter_scope_id_to_name(scope), n, n == 1 ? "" : "s");
+		for (int i = 0; i < n; i++) {
+			int id = starpu_perf_counter_nth_to_id(scope, i);
+			const char *unit = astro_counter_get_unit(id);
+			fprintf(out, "  %s  [%s, %s%s%s] (%s)\n      %s\n", starpu_perf_counter_id_to_name(id),
+				starpu_perf_counter_type_id_to_name(starpu_perf_counter_get_type_id(id)),
+				astro_counter_kind_name(astro_counter_get_kind(id)),
+				unit && *unit ? ", " : "", unit ? unit : "", astro_counter_get_module(id),
+				starpu_perf_counter_get_help_string(id));
+		}
+	}
+}
+
+static void counters_json(FILE *out)
+{
+	const char *sep = "";
+	fputc('[', out);
+	for (size_t s = 0; s < NCOUNTER_SCOPES; s++) {
+		enum starpu_perf_counter_scope scope = counter_scopes[s];
+		int n = starpu_perf_counter_nb(scope);
+		for (int i = 0; i < n; i++) {
+			int id = starpu_perf_counter_nth_to_id(scope, i);
+			fprintf(out, "%s\n    {\"id\": %d, \"name\": ", sep, id);
+			json_string(out, starpu_perf_counter_id_to_name(id));
+			fputs(", \"scope\": ", out);
+			json_string(out, starpu_perf_counter_scope_id_to_name(scope));
+			fputs(", \"type\": ", out);
+			json_string(out, starpu_perf_counter_type_id_to_name(starpu_perf_counter_get_type_id(id)));
+			fputs(", \"kind\": ", out);
+			json_string(out, astro_counter_kind_name(astro_counter_get_kind(id)));
+			fputs(", \"unit\": ", out);
+			json_string(out, astro_counter_get_unit(id));
+			fputs(", \"module\": ", out);
+			json_string(out, astro_counter_get_module(id));
+			fputs(", \"help\": ", out);
+			json_string(out, starpu_perf_counter_get_help_string(id));
+			fputc('}', out);
+			sep = ",";
+		}
+	}
+	fputs(*sep ? "\n  ]" : "]", out);
+}
+
+/* ----------------------------------------------------------- sections */
+
+struct section
+{
+	const char *key;                 /* JSON key */
+	void (*text)(FILE *out);         /* human-readable listing */
+	void (*json)(FILE *out);         /* a JSON array */
+};
+
+/* The steering knobs, with their values (perf-list-knobs.c). */
+void knobs_text(FILE *out);
+void knobs_json(FILE *out);
+
+/* Everything listed, in order. A new kind of thing (knobs) is one more line. */
+static const struct section sections[] = {
+	{ "counters", counters_text, counters_json },
+	{ "knobs", knobs_text, knobs_json },
+};
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: astrolabe-perf-list [--json]\n"
+		"Starts the Astrolabe runtime and lists the performance counters of this\n"
+		"build and of the plugins it loads, with scope, type, kind, unit and help,\n"
+		"and its steering knobs with type, accepted values, default and current value.\n"
+		"  --json     print JSON instead of text\n"
+		"  -h, --help print this help\n"
+		"The usual variables apply (STARPU_PLUGIN_PATH, STARPU_NCPU, STARPU_SCHED...).\n");
+}
+
+int main(int argc, char **argv)
+{
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "astrolabe-perf-list: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+
+	/* One worker is enough to list: STARPU_NCPU still wins when set. */
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 1;
+	int ret = starpu_init(&conf);
+	if (ret != 0) {
+		fprintf(stderr, "astrolabe-perf-list: the runtime did not start (%s): see the messages above\n", strerror(-ret));
+		return 1;
+	}
+
+	int major, minor, release;
+	starpu_get_version(&major, &minor, &release);
+	if (json) {
+		printf("{\n  \"runtime\": \"astrolabe\",\n  \"starpu_api\": \"%d.%d.%d\",\n  \"workers\": %u", major, minor, release,
+		       starpu_worker_get_count());
+		for (size_t s = 0; s < NSECTIONS; s++) {
+			printf(",\n  \"%s\": ", sections[s].key);
+			sections[s].json(stdout);
+		}
+		printf("\n}\n");
+	} else {
+		printf("Astrolabe (StarPU %d.%d.%d API), %u worker%s\n", major, minor, release, starpu_worker_get_count(),
+		       starpu_worker_get_count() == 1 ? "" : "s");
+		for (size_t s = 0; s < NSECTIONS; s++) {
+			printf("\n");
+			sections[s].text(stdout);
+		}
+	}
+	fflush(stdout);
+	starpu_shutdown();
+	return ferror(stdout) ? 1 : 0;
+}
