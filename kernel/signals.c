@@ -1,0 +1,125 @@
+/*
+ * The runtime's signal handlers, as StarPU's STARPU_CATCH_SIGNALS: while they
+ * are installed, SIGINT, SIGSEGV and SIGTRAP print one line naming the signal,
+ * then the handler that was there before is put back and the signal raised
+ * again, so the process ends (or goes on) as it would have without us.
+ *
+ * Installed at starpu_init() unless conf.catch_signals or STARPU_CATCH_SIGNALS
+ * is 0, removed at starpu_shutdown(), switched by the knob
+ * starpu.global.g_enable_catch_signal_knob. A signal the process ignores
+ * (SIG_IGN, e.g. SIGINT under nohup) stays ignored.
+ */
+#include "kernel.h"
+#include <signal.h>
+#include <unistd.h>
+
+static const struct
+{
+	int number;
+	const char *name;
+} caught[] = {
+	{ SIGINT, "SIGINT" },
+	{ SIGSEGV, "SIGSEGV" },
+	{ SIGTRAP, "SIGTRAP" },
+};
+#define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
+
+static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction previous[NCAUGHT];
+static volatile sig_atomic_t installed[NCAUGHT];
+static int catching;                     /* the knob's value */
+
+/* Appends s to the line being built in the handler (no stdio there: it is not async-signal-safe). */
+static size_t append(char *line, size_t len, size_t size, const char *s)
+{
+	while (*s && len + 1 < size)
+		line[len++] = *s++;
+	return len;
+}
+
+static size_t append_int(char *line, size_t len, size_t size, int value)
+{
+	char digits[16];
+	unsigned n = 0, v = value < 0 ? 0u - (unsigned)value : (unsigned)value;
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(digits));
+	if (value < 0 && len + 1 < size)
+		line[len++] = '-';
+	while (n && len + 1 < size)
+		line[len++] = digits[--n];
+	return len;
+}
+
+static void on_signal(int sig)
+{
+	int saved_errno = errno;
+	unsigned i = 0;
+	while (i < NCAUGHT && caught[i].number != sig)
+		i++;
+	char line[160];
+	size_t len = 0;
+	len = append(line, len, sizeof(line), "[astrolabe] caught signal ");
+	len = append_int(line, len, sizeof(line), sig);
+	len = append(line, len, sizeof(line), " (");
+	len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "?");
+	len = append(line, len, sizeof(line), "): passing it on to the handler installed before starpu_init()\n");
+	ssize_t written = write(STDERR_FILENO, line, len);
+	(void)written;
+	if (i < NCAUGHT) {
+		sigaction(sig, &previous[i], NULL);
+		installed[i] = 0;
+	}
+	errno = saved_errno;
+	/* Blocked until we return, then delivered to the handler just put back. */
+	raise(sig);
+}
+
+int _astro_signals_catch(bool on)
+{
+	pthread_mutex_lock(&signals_lock);
+	for (unsigned i = 0; i < NCAUGHT; i++) {
+		int sig = caught[i].number;
+		struct sigaction current;
+		if (sigaction(sig, NULL, &current) != 0)
+			continue;
+		bool ours = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == on_signal;
+		if (on && !installed[i]) {
+			if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN)
+				continue;
+			struct sigaction action;
+			memset(&action, 0, sizeof(action));
+			action.sa_handler = on_signal;
+			sigemptyset(&action.sa_mask);
+			/* SA_ONSTACK: a stack overflow still reaches us when an alternate stack exists. */
+			action.sa_flags = SA_RESTART | SA_ONSTACK;
+			if (sigaction(sig, &action, &previous[i]) == 0)
+				installed[i] = 1;
+		} else if (!on && installed[i]) {
+			/* The application may have installed its own handler since: leave that one alone. */
+			if (ours)
+				sigaction(sig, &previous[i], NULL);
+			installed[i] = 0;
+		}
+	}
+	__atomic_store_n(&catching, on, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&signals_lock);
+	return 0;
+}
+
+int _astro_signals_caught(void)
+{
+	return __atomic_load_n(&catching, __ATOMIC_RELAXED);
+}
+
+void _astro_signals_init(void)
+{
+	int value = _astro_conf_int("STARPU_CATCH_SIGNALS", NULL, _astro_rt.conf.catch_signals);
+	/* On unless asked otherwise, as in StarPU. */
+	_astro_signals_catch(value != 0);
+}
+
+void _astro_signals_shutdown(void)
+{
+	_astro_signals_catch(false);
+}
