@@ -1,0 +1,1327 @@
+/*
+ * On-line performance feedback (starpu_profiling.h): per-task timing,
+ * per-worker time split, per-bus transfers, data statistics and the
+ * summaries printed at shutdown.
+ *
+ * Everything here is one consumer of the observation path: it subscribes to
+ * the kernel's moments, and only to those the enabled feedback needs, so
+ * profiling "off" costs the task path nothing more than the enable mask.
+ *
+ * Per worker, a small state machine driven by the moments the worker fires on
+ * its own thread (scheduling, sleeping, fetching, executing, callbacks,
+ * transfers) accumulates both views of time. Only the worker writes its
+ * record (a seqlock, no lock on the task path); readers take consistent
+ * snapshots and keep their own baselines, so "reset" never writes the
+ * worker's record. Enabling profiling starts a new epoch: each worker resets
+ * its record at its next moment, crediting the time since the reset to the
+ * state that moment ends (SLEEP_END: it was sleeping...).
+ *
+ * Per task, the starpu_profiling_task_info comes from per-thread pools
+ * (no malloc and no lock per task): a block goes back to the pool of the
+ * thread that allocated it, through a lock-free stack when another thread
+ * frees it.
+ */
+#include "kernel.h"
+#include <math.h>
+
+/* ------------------------------------------------------------- the clock */
+
+static double init_us;        /* starpu_timing_now() at starpu_init() */
+
+static int64_t ns_since_init(double time_us)
+{
+	return (int64_t)llround((time_us - init_us) * 1e3);
+}
+
+static int64_t now_ns(void)
+{
+	return ns_since_init(starpu_timing_now());
+}
+
+static struct timespec timespec_of(int64_t ns)
+{
+	if (ns < 0)
+		ns = 0;
+	struct timespec ts = { .tv_sec = (time_t)(ns / STARPU_NS_PER_S), .tv_nsec = (long)(ns % STARPU_NS_PER_S) };
+	return ts;
+}
+
+double starpu_timing_timespec_delay_us(struct timespec *start, struct timespec *end)
+{
+	if (!start || !end) {
+		_astro_error("starpu_timing_timespec_delay_us: NULL timespec");
+		return NAN;
+	}
+	return (double)(end->tv_sec - start->tv_sec) * 1e6 + (double)(end->tv_nsec - start->tv_nsec) * 1e-3;
+}
+
+double starpu_timing_timespec_to_us(struct timespec *ts)
+{
+	if (!ts) {
+		_astro_error("starpu_timing_timespec_to_us: NULL timespec");
+		return NAN;
+	}
+	return (double)ts->tv_sec * 1e6 + (double)ts->tv_nsec * 1e-3;
+}
+
+/* ---------------------------------------------------------------- status */
+
+static int profiling_status;          /* atomic: STARPU_PROFILING_ENABLE / DISABLE */
+static int profiling_id;
+static int subscription = -1;         /* our observer while the runtime runs */
+static unsigned epoch;                /* atomic: bumped at each enable */
+/* Serialises the readers and the status changes (never taken on the task path). */
+static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool stats_enabled;            /* STARPU_ENABLE_STATS, unless STARPU_STATS=0 */
+static bool bus_stats_wanted;         /* STARPU_BUS_STATS */
+bool _astro_memory_stats_enabled;     /* STARPU_MEMORY_STATS */
+
+static bool profiling_on(void)
+{
+	return __atomic_load_n(&profiling_status, __ATOMIC_RELAXED) == STARPU_PROFILING_ENABLE;
+}
+
+int starpu_profiling_status_get(void)
+{
+	return __atomic_load_n(&profiling_status, __ATOMIC_RELAXED);
+}
+
+void starpu_profiling_set_id(int new_id)
+{
+	profiling_id = new_id;
+}
+
+/* ------------------------------------------------- task info from pools */
+
+#define POOL_CHUNK 64
+
+struct info_pool;
+
+struct info_block
+{
+	struct starpu_profiling_task_info info;   /* first: what task->profiling_info points to */
+	struct info_pool *owner;
+	struct info_block *next;
+};
+
+struct info_chunk
+{
+	struct info_chunk *next;
+	struct info_block blocks[POOL_CHUNK];
+};
+
+struct info_pool
+{
+	struct info_block *local;                 /* the owning thread only */
+	struct info_block *remote;                /* other threads push freed blocks here */
+	struct info_chunk *chunks;
+	struct info_pool *next_orphan;
+	struct info_pool *next_all;
+};
+
+static __thread struct info_pool *thread_pool;
+static pthread_key_t pool_key;
+static pthread_once_t pool_key_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct info_pool *orphan_pools;        /* of exited threads, adopted by new ones */
+static struct info_pool *all_pools;           /* keeps every pool reachable */
+
+/* A thread exits: its pool waits for another thread (its blocks may still be in tasks). */
+static void pool_orphan(void *arg)
+{
+	struct info_pool *pool = arg;
+	pthread_mutex_lock(&pools_lock);
+	pool->next_orphan = orphan_pools;
+	orphan_pools = pool;
+	pthread_mutex_unlock(&pools_lock);
+}
+
+static void pool_key_create(void)
+{
+	pthread_key_create(&pool_key, pool_orphan);
+}
+
+static struct info_pool *pool_attach(void)
+{
+	pthread_once(&pool_key_once, pool_key_create);
+	pthread_mutex_lock(&pools_lock);
+	struct info_pool *pool = orphan_pools;
+	if (pool) {
+		orphan_pools = pool->next_orphan;
+		pool->next_orphan = NULL;
+	} else {
+		pool = calloc(1, sizeof(*pool));
+		if (pool) {
+			pool->next_all = all_pools;
+			all_pools = pool;
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
+	if (!pool)
+		return NULL;
+	pthread_setspecific(pool_key, pool);
+	thread_pool = pool;
+	return pool;
+}
+
+static struct info_block *pool_grow(struct info_pool *pool)
+{
+	struct info_chunk *chunk = malloc(sizeof(*chunk));
+	if (!chunk)
+		return NULL;
+	chunk->next = pool->chunks;
+	pool->chunks = chunk;
+	for (unsigned i = 0; i < POOL_CHUNK; i++) {
+		chunk->blocks[i].owner = pool;
+		chunk->blocks[i].next = i + 1 < POOL_CHUNK ? &chunk->blocks[i + 1] : NULL;
+	}
+	return &chunk->blocks[0];
+}
+
+static struct starpu_profiling_task_info *info_alloc(void)
+{
+	struct info_pool *pool = thread_pool ? thread_pool : pool_attach();
+	if (!pool)
+		return NULL;
+	struct info_block *block = pool->local;
+	if (!block) {
+		block = __atomic_exchange_n(&pool->remote, NULL, __ATOMIC_ACQUIRE);
+		if (!block)
+			block = pool_grow(pool);
+		if (!block)
+			return NULL;
+	}
+	pool->local = block->next;
+	return &block->info;
+}
+
+static void info_release(struct starpu_profiling_task_info *info)
+{
+	struct info_block *block = (struct info_block *)info;
+	struct info_pool *pool = block->owner;
+	if (pool == thread_pool) {
+		block->next = pool->local;
+		pool->local = block;
+		return;
+	}
+	struct info_block *head = __atomic_load_n(&pool->remote, __ATOMIC_RELAXED);
+	do
+		block->next = head;
+	while (!__atomic_compare_exchange_n(&pool->remote, &head, block, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+void _astro_profiling_task_info_free(struct starpu_task *task)
+{
+	struct _astro_job *job = task->starpu_private;
+	if (job && job->profiling_info_pooled) {
+		if (task->profiling_info == job->profiling_info_pooled)
+			task->profiling_info = NULL;
+		info_release(job->profiling_info_pooled);
+		job->profiling_info_pooled = NULL;
+	}
+	/* Anything else was handed over by the application (STARPU_TASK_PROFILING_INFO), as in StarPU. */
+	free(task->profiling_info);
+	task->profiling_info = NULL;
+}
+
+/* At submission: a zeroed info for the task, reusing the one it already has. */
+static void task_info_attach(struct starpu_task *task, int64_t now)
+{
+	struct _astro_job *job = task->starpu_private;
+	struct starpu_profiling_task_info *info = task->profiling_info;
+	if (!info) {
+		info = info_alloc();
+		if (!info)
+			return; /* out of memory: this task goes without feedback */
+		job->profiling_info_pooled = info;
+		task->profiling_info = info;
+	}
+	memset(info, 0, sizeof(*info));
+	info->workerid = -1;
+	info->submit_time = timespec_of(now);
+}
+
+/* ------------------------------------------------------------ worker state */
+
+enum worker_state
+{
+	STATE_EXECUTING,   /* split priority: the first set state wins */
+	STATE_CALLBACK,
+	STATE_WAITING,
+	STATE_SLEEPING,
+	STATE_SCHEDULING,
+	NSTATES
+};
+
+struct times
+{
+	int64_t all[NSTATES];
+	int64_t split[NSTATES];
+	double flops;
+};
+
+/* Written by the worker's thread only; fields others read are atomics under seq. */
+struct worker_record
+{
+	unsigned seq;                  /* odd while the worker updates */
+	unsigned epoch;
+	unsigned bits;                 /* 1 << state for the states it is in */
+	int64_t last_ns;               /* time of the last transition */
+	struct times acc;              /* cumulated since the epoch started */
+	int64_t exp_end_ns;            /* expected end of the running task, -1 when none */
+	/* The worker's own view, never read by others. */
+	unsigned callback_depth;
+	unsigned transfer_depth;
+	bool fetching, executing, lacking_work, scheduling;
+	int64_t sched_begin_ns;        /* start of the current pop attempt, -1 when none */
+} __attribute__((aligned(_ASTRO_CACHELINE)));
+
+/* What the readers keep per worker (under reader_lock). */
+struct worker_reader
+{
+	int64_t start_ns;              /* start of the current measurement interval */
+	int64_t reset_ns;              /* atomic: a worker adopting the epoch accounts from here */
+	struct times base;             /* cumulated values at start_ns */
+	unsigned long base_executed;
+	bool frozen;                   /* profiling was disabled at frozen_ns: report frozen_times */
+	int64_t frozen_ns;
+	struct times frozen_times;
+} __attribute__((aligned(_ASTRO_CACHELINE)));
+
+static struct worker_record records[STARPU_NMAXWORKERS];
+static struct worker_reader readers[STARPU_NMAXWORKERS];
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+static void store_double(double *p, double v)
+{
+	__atomic_store(p, &v, __ATOMIC_RELAXED);
+}
+
+static double load_double(double *p)
+{
+	double v;
+	__atomic_load(p, &v, __ATOMIC_RELAXED);
+	return v;
+}
+
+static unsigned state_bits(const struct worker_record *r)
+{
+	unsigned bits = 0;
+	if (r->executing)
+		bits |= 1u << STATE_EXECUTING;
+	if (r->callback_depth)
+		bits |= 1u << STATE_CALLBACK;
+	if (r->fetching || r->transfer_depth)
+		bits |= 1u << STATE_WAITING;
+	if (r->lacking_work)
+		bits |= 1u << STATE_SLEEPING;
+	if (r->scheduling)
+		bits |= 1u << STATE_SCHEDULING;
+	return bits;
+}
+
+/* Adds delta to the states in bits: each in the "all" view, the first one in the split view. */
+static void times_add(struct times *t, unsigned bits, int64_t delta)
+{
+	if (!bits || delta <= 0)
+		return;
+	t->split[__builtin_ctz(bits)] += delta;
+	for (unsigned s = 0; s < NSTATES; s++)
+		if (bits & (1u << s))
+			t->all[s] += delta;
+}
+
+static void record_begin(struct worker_record *r)
+{
+	STORE(&r->seq, r->seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void record_end(struct worker_record *r)
+{
+	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Credits the time since the last transition to the current states (inside begin/end). */
+static void record_advance(struct worker_record *r, int64_t now)
+{
+	int64_t delta = now - r->last_ns;
+	unsigned bits = r->bits;
+	if (bits && delta > 0) {
+		unsigned first = (unsigned)__builtin_ctz(bits);
+		STORE(&r->acc.split[first], r->acc.split[first] + delta);
+		for (unsigned s = 0; s < NSTATES; s++)
+			if (bits & (1u << s))
+				STORE(&r->acc.all[s], r->acc.all[s] + delta);
+	}
+	if (delta > 0)
+		STORE(&r->last_ns, now);
+}
+
+/* First moment of this worker in a new epoch: start from zero at the reset time,
+ * in the state this moment ends (the only thing known about what came before). */
+static void record_adopt(struct worker_record *r, int workerid, unsigned current_epoch, enum astro_moment moment)
+{
+	r->callback_depth = moment == ASTRO_MOMENT_TASK_CALLBACK_END;
+	r->transfer_depth = moment == ASTRO_MOMENT_TRANSFER_END;
+	r->fetching = moment == ASTRO_MOMENT_TASK_DATA_FETCHED;
+	r->executing = moment == ASTRO_MOMENT_TASK_ENDED;
+	r->lacking_work = moment == ASTRO_MOMENT_WORKER_SLEEP_END;
+	r->scheduling = moment == ASTRO_MOMENT_WORKER_SCHED_END;
+	r->sched_begin_ns = -1;
+	/* Publish the epoch before reading the reset date; a reader resetting a stale
+	 * record does the opposite, so one of the two always sees the other. */
+	__atomic_store_n(&r->epoch, current_epoch, __ATOMIC_SEQ_CST);
+	int64_t start = __atomic_load_n(&readers[workerid].reset_ns, __ATOMIC_SEQ_CST);
+	for (unsigned s = 0; s < NSTATES; s++) {
+		STORE(&r->acc.all[s], (int64_t)0);
+		STORE(&r->acc.split[s], (int64_t)0);
+	}
+	store_double(&r->acc.flops, 0.0);
+	STORE(&r->last_ns, start);
+	STORE(&r->bits, state_bits(r));
+	STORE(&r->exp_end_ns, (int64_t)-1);
+}
+
+/* One moment of workerid's life, on workerid's own thread. */
+static void worker_moment(const struct astro_event *ev, int64_t now)
+{
+	int workerid = ev->workerid;
+	struct worker_record *r = &records[workerid];
+	record_begin(r);
+	unsigned current_epoch = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
+	if (r->epoch != current_epoch)
+		record_adopt(r, workerid, current_epoch, ev->moment);
+	record_advance(r, now);
+
+	switch (ev->moment) {
+	case ASTRO_MOMENT_WORKER_SCHED_BEGIN:
+		r->scheduling = true;
+		r->fetching = false;
+		r->executing = false;
+		r->sched_begin_ns = now;
+		break;
+	case ASTRO_MOMENT_WORKER_SCHED_END:
+		r->scheduling = false;
+		/* Without a task the worker lacks work until a pop succeeds: spinning and sleeping alike. */
+		r->lacking_work = ev->task == NULL;
+		if (ev->task && ev->task->profiling_info) {
+			struct starpu_profiling_task_info *info = ev->task->profiling_info;
+			info->pop_start_time = timespec_of(r->sched_begin_ns >= 0 ? r->sched_begin_ns : now);
+			info->pop_end_time = timespec_of(now);
+		}
+		r->sched_begin_ns = -1;
+		break;
+	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN:
+		r->lacking_work = true;
+		break;
+	case ASTRO_MOMENT_WORKER_SLEEP_END:
+		break; /* still without work until a pop succeeds */
+	case ASTRO_MOMENT_TASK_POPPED:
+		r->lacking_work = false;
+		r->scheduling = false;
+		r->fetching = true;
+		break;
+	case ASTRO_MOMENT_TASK_DATA_FETCHED:
+		r->fetching = false;
+		break;
+	case ASTRO_MOMENT_TASK_STARTED: {
+		r->fetching = false;
+		r->executing = true;
+		double predicted = ev->task ? ev->task->predicted : NAN;
+		STORE(&r->exp_end_ns, now + (isfinite(predicted) && predicted > 0 ? (int64_t)(predicted * 1e3) : 0));
+		break;
+	}
+	case ASTRO_MOMENT_TASK_ENDED:
+		r->executing = false;
+		if (ev->task && ev->task->flops > 0)
+			store_double(&r->acc.flops, r->acc.flops + ev->task->flops);
+		STORE(&r->exp_end_ns, (int64_t)-1);
+		break;
+	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
+		r->callback_depth++;
+		break;
+	case ASTRO_MOMENT_TASK_CALLBACK_END:
+		if (r->callback_depth)
+			r->callback_depth--;
+		break;
+	case ASTRO_MOMENT_TRANSFER_BEGIN:
+		r->transfer_depth++;
+		break;
+	case ASTRO_MOMENT_TRANSFER_END:
+		if (r->transfer_depth)
+			r->transfer_depth--;
+		break;
+	default:
+		break;
+	}
+	STORE(&r->bits, state_bits(r));
+	record_end(r);
+}
+
+/* A consistent copy of workerid's cumulated times up to now (taken after the copy).
+ * Returns false when the worker has not started the current epoch yet. */
+static bool record_snapshot(int workerid, struct times *t, int64_t *now)
+{
+	struct worker_record *r = &records[workerid];
+	unsigned seq, rec_epoch, bits;
+	int64_t last;
+	for (;;) {
+		seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+		if (seq & 1) {
+			sched_yield();
+			continue;
+		}
+		rec_epoch = __atomic_load_n(&r->epoch, __ATOMIC_SEQ_CST);
+		bits = LOAD(&r->bits);
+		last = LOAD(&r->last_ns);
+		for (unsigned s = 0; s < NSTATES; s++) {
+			t->all[s] = LOAD(&r->acc.all[s]);
+			t->split[s] = LOAD(&r->acc.split[s]);
+		}
+		t->flops = load_double(&r->acc.flops);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (LOAD(&r->seq) == seq)
+			break;
+	}
+	*now = now_ns();
+	if (rec_epoch != __atomic_load_n(&epoch, __ATOMIC_RELAXED)) {
+		memset(t, 0, sizeof(*t));
+		return false;
+	}
+	times_add(t, bits, *now - last);
+	return true;
+}
+
+/* What a worker that has not started the epoch did since `since`: sleeping, if it sleeps. */
+static void stale_guess(int workerid, int64_t since, int64_t now, struct times *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (starpu_worker_is_sleeping(workerid))
+		times_add(t, 1u << STATE_SLEEPING, now - since);
+}
+
+/* Cumulated times of workerid now, and its new baseline (under reader_lock). */
+static void worker_measure(int workerid, struct times *values, int64_t *now, struct times *new_base, bool *stale)
+{
+	struct worker_reader *rd = &readers[workerid];
+	/* Announce the reset before looking at the epoch (see record_adopt). */
+	int64_t reset = now_ns();
+	__atomic_store_n(&rd->reset_ns, reset, __ATOMIC_SEQ_CST);
+	if (record_snapshot(workerid, values, now)) {
+		*new_base = *values;
+		*stale = false;
+		return;
+	}
+	/* The worker will account from `reset` on, starting from zero. */
+	*now = reset;
+	stale_guess(workerid, rd->start_ns, reset, values);
+	memset(new_base, 0, sizeof(*new_base));
+	*stale = true;
+}
+
+static void fill_worker_info(struct starpu_profiling_worker_info *info, const struct times *values,
+			     const struct times *base, int64_t start, int64_t end, bool stale_interval)
+{
+	memset(info, 0, sizeof(*info));
+	info->start_time = timespec_of(start);
+	info->total_time = timespec_of(end - start);
+	struct timespec *all[NSTATES] = { &info->all_executing_time, &info->all_callback_time, &info->all_waiting_time,
+					  &info->all_sleeping_time, &info->all_scheduling_time };
+	struct timespec *split[NSTATES] = { &info->executing_time, &info->callback_time, &info->waiting_time,
+					    &info->sleeping_time, &info->scheduling_time };
+	for (unsigned s = 0; s < NSTATES; s++) {
+		/* Racing the worker by a few ns may make a difference slightly negative: never report that. */
+		*all[s] = timespec_of(values->all[s] - (stale_interval ? 0 : base->all[s]));
+		*split[s] = timespec_of(values->split[s] - (stale_interval ? 0 : base->split[s]));
+	}
+	double flops = values->flops - (stale_interval ? 0.0 : base->flops);
+	info->flops = flops > 0 ? flops : 0.0;
+}
+
+int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worker_info *info)
+{
+	if (workerid < 0 || (unsigned)workerid >= starpu_worker_get_count()) {
+		_astro_error("starpu_profiling_worker_get_info: unknown worker %d (%u workers): use an id below starpu_worker_get_count()",
+			     workerid, starpu_worker_get_count());
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&reader_lock);
+	struct worker_reader *rd = &readers[workerid];
+	struct times values, new_base;
+	int64_t end;
+	bool stale = false;
+	if (profiling_on()) {
+		worker_measure(workerid, &values, &end, &new_base, &stale);
+	} else if (rd->frozen) {
+		values = rd->frozen_times;
+		new_base = values;
+		end = rd->frozen_ns;
+	} else {
+		/* Never enabled: nothing was measured. */
+		memset(&values, 0, sizeof(values));
+		new_base = values;
+		end = rd->start_ns;
+	}
+	unsigned long executed = __atomic_load_n(&_astro_rt.workers[workerid]->executed, __ATOMIC_RELAXED);
+	if (info) {
+		fill_worker_info(info, &values, &rd->base, rd->start_ns, end, stale);
+		info->executed_tasks = (int)(executed - rd->base_executed);
+	}
+	rd->base = new_base;
+	rd->base_executed = executed;
+	rd->start_ns = end;
+	pthread_mutex_unlock(&reader_lock);
+	return 0;
+}
+
+void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *date)
+{
+	if (!date) {
+		_astro_error("starpu_worker_get_current_task_exp_end: NULL date");
+		return;
+	}
+	if (workerid >= starpu_worker_get_count()) {
+		_astro_error("starpu_worker_get_current_task_exp_end: unknown worker %u (%u workers)", workerid, starpu_worker_get_count());
+		*date = timespec_of(0);
+		return;
+	}
+	int64_t now = now_ns();
+	int64_t exp_end = -1;
+	if (profiling_on() && __atomic_load_n(&records[workerid].epoch, __ATOMIC_ACQUIRE) == __atomic_load_n(&epoch, __ATOMIC_RELAXED))
+		exp_end = __atomic_load_n(&records[workerid].exp_end_ns, __ATOMIC_RELAXED);
+	/* No running task known (or profiling off): nothing is expected to keep it busy beyond now. */
+	*date = timespec_of(exp_end > now ? exp_end : now);
+}
+
+/* ------------------------------------------------------------------ buses */
+
+struct bus
+{
+	int src, dst;
+	int direct, ngpus;
+	unsigned long long bytes;      /* atomics: cumulated */
+	unsigned long count;
+	/* readers (under reader_lock) */
+	int64_t start_ns;
+	unsigned long long base_bytes;
+	unsigned long base_count;
+};
+
+static struct bus buses[STARPU_MAXNODES * STARPU_MAXNODES];
+static int bus_ids[STARPU_MAXNODES][STARPU_MAXNODES]; /* atomics: -1 when none */
+static int nbuses;                                    /* atomic */
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void buses_reset(void)
+{
+	pthread_mutex_lock(&bus_lock);
+	for (unsigned s = 0; s < STARPU_MAXNODES; s++)
+		for (unsigned d = 0; d < STARPU_MAXNODES; d++)
+			__atomic_store_n(&bus_ids[s][d], -1, __ATOMIC_RELAXED);
+	memset(buses, 0, sizeof(buses));
+	__atomic_store_n(&nbuses, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&bus_lock);
+}
+
+/* A bus exists once something went over it. */
+static int bus_register(unsigned src, unsigned dst)
+{
+	pthread_mutex_lock(&bus_lock);
+	int id = __atomic_load_n(&bus_ids[src][dst], __ATOMIC_RELAXED);
+	if (id < 0) {
+		id = __atomic_load_n(&nbuses, __ATOMIC_RELAXED);
+		buses[id].src = (int)src;
+		buses[id].dst = (int)dst;
+		buses[id].start_ns = now_ns();
+		__atomic_store_n(&nbuses, id + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&bus_ids[src][dst], id, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&bus_lock);
+	return id;
+}
+
+static void bus_transfer(unsigned src, unsigned dst, size_t bytes)
+{
+	if (src == dst || src >= STARPU_MAXNODES || dst >= STARPU_MAXNODES)
+		return;
+	int id = __atomic_load_n(&bus_ids[src][dst], __ATOMIC_ACQUIRE);
+	if (id < 0)
+		id = bus_register(src, dst);
+	__atomic_add_fetch(&buses[id].bytes, (unsigned long long)bytes, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&buses[id].count, 1, __ATOMIC_RELAXED);
+}
+
+static bool valid_bus(int busid, const char *fn)
+{
+	if (busid >= 0 && busid < __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE))
+		return true;
+	_astro_error("%s: unknown bus %d (%d buses): use an id below starpu_bus_get_count()", fn, busid, starpu_bus_get_count());
+	return false;
+}
+
+int starpu_bus_get_count(void)
+{
+	return __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE);
+}
+
+int starpu_bus_get_id(int src, int dst)
+{
+	if (src < 0 || dst < 0 || src >= STARPU_MAXNODES || dst >= STARPU_MAXNODES)
+		return -1;
+	return __atomic_load_n(&bus_ids[src][dst], __ATOMIC_ACQUIRE);
+}
+
+int starpu_bus_get_src(int busid)
+{
+	return valid_bus(busid, "starpu_bus_get_src") ? buses[busid].src : -1;
+}
+
+int starpu_bus_get_dst(int busid)
+{
+	return valid_bus(busid, "starpu_bus_get_dst") ? buses[busid].dst : -1;
+}
+
+void starpu_bus_set_direct(int busid, int direct)
+{
+	if (valid_bus(busid, "starpu_bus_set_direct"))
+		buses[busid].direct = direct;
+}
+
+int starpu_bus_get_direct(int busid)
+{
+	return valid_bus(busid, "starpu_bus_get_direct") ? buses[busid].direct : 0;
+}
+
+void starpu_bus_set_ngpus(int busid, int ngpus)
+{
+	if (valid_bus(busid, "starpu_bus_set_ngpus"))
+		buses[busid].ngpus = ngpus;
+}
+
+int starpu_bus_get_ngpus(int busid)
+{
+	if (!valid_bus(busid, "starpu_bus_get_ngpus"))
+		return 0;
+	if (buses[busid].ngpus)
+		return buses[busid].ngpus;
+	/* Unknown: assume every GPU shares it. */
+	return (int)(starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() + starpu_hip_worker_get_count());
+}
+
+int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *bus_info)
+{
+	if (!valid_bus(busid, "starpu_bus_get_profiling_info"))
+		return -EINVAL;
+	pthread_mutex_lock(&reader_lock);
+	struct bus *b = &buses[busid];
+	int64_t now = now_ns();
+	unsigned long long bytes = __atomic_load_n(&b->bytes, __ATOMIC_RELAXED);
+	unsigned long count = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
+	if (bus_info) {
+		memset(bus_info, 0, sizeof(*bus_info));
+		bus_info->start_time = timespec_of(b->start_ns);
+		bus_info->total_time = timespec_of(now - b->start_ns);
+		bus_info->transferred_bytes = (long long)(bytes - b->base_bytes);
+		bus_info->transfer_count = (int)(count - b->base_count);
+	}
+	b->base_bytes = bytes;
+	b->base_count = count;
+	b->start_ns = now;
+	pthread_mutex_unlock(&reader_lock);
+	return 0;
+}
+
+/* ----------------------------------------------------------- memory nodes */
+
+int starpu_memory_node_get_name(unsigned node, char *name, size_t size)
+{
+	if (!name || !size) {
+		_astro_error("starpu_memory_node_get_name: NULL or empty name buffer");
+		return -EINVAL;
+	}
+	if (node >= starpu_memory_nodes_get_count()) {
+		snprintf(name, size, "(invalid node %u)", node);
+		return -EINVAL;
+	}
+	/* Main memory is the only node of this build; StarPU names it after its NUMA node. */
+	return snprintf(name, size, "NUMA %u", node);
+}
+
+/* -------------------------------------------------------- data statistics */
+
+static unsigned msi_hit[STARPU_MAXNODES], msi_miss[STARPU_MAXNODES];     /* atomics */
+static unsigned alloc_total[STARPU_MAXNODES], alloc_cached[STARPU_MAXNODES];
+/* Transfers into the node a worker fetches for, seen since its last pop (MSI misses). */
+static __thread unsigned fetch_transfers;
+
+struct _astro_memory_stats
+{
+	starpu_data_handle_t handle;
+	struct _astro_memory_stats *prev, *next;
+	unsigned direct_access[STARPU_MAXNODES];   /* atomics */
+	unsigned loaded_owner[STARPU_MAXNODES];
+	unsigned loaded_shared[STARPU_MAXNODES];
+	unsigned invalidated[STARPU_MAXNODES];
+};
+
+static struct _astro_memory_stats *memory_stats_head;
+static pthread_mutex_t memory_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void _astro_memory_stats_register(starpu_data_handle_t handle)
+{
+	struct _astro_memory_stats *s = calloc(1, sizeof(*s));
+	if (!s)
+		return;
+	s->handle = handle;
+	pthread_mutex_lock(&memory_stats_lock);
+	s->next = memory_stats_head;
+	if (memory_stats_head)
+		memory_stats_head->prev = s;
+	memory_stats_head = s;
+	pthread_mutex_unlock(&memory_stats_lock);
+	handle->memory_stats = s;
+}
+
+void _astro_memory_stats_unregister(starpu_data_handle_t handle)
+{
+	struct _astro_memory_stats *s = handle->memory_stats;
+	if (!s)
+		return;
+	pthread_mutex_lock(&memory_stats_lock);
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		memory_stats_head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	pthread_mutex_unlock(&memory_stats_lock);
+	handle->memory_stats = NULL;
+	free(s);
+}
+
+/* A task's data are on the worker's node: count the accesses. */
+static void data_fetched(const struct astro_event *ev)
+{
+	struct starpu_task *task = ev->task;
+	if (!task || ev->workerid < 0)
+		return;
+	unsigned node = starpu_worker_get_memory_node((unsigned)ev->workerid);
+	unsigned n = _astro_task_nbuffers(task), accesses = 0;
+	unsigned misses = fetch_transfers;
+	for (unsigned i = 0; i < n; i++) {
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (mode & STARPU_SCRATCH)
+			continue; /* a private buffer, allocated rather than fetched */
+		accesses++;
+		struct _astro_memory_stats *s = STARPU_TASK_GET_HANDLE(task, i)->memory_stats;
+		if (!s)
+			continue;
+		if (!misses)
+			__atomic_add_fetch(&s->direct_access[node], 1, __ATOMIC_RELAXED);
+		else if (mode & STARPU_W)
+			__atomic_add_fetch(&s->loaded_owner[node], 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&s->loaded_shared[node], 1, __ATOMIC_RELAXED);
+	}
+	if (misses > accesses)
+		misses = accesses;
+	__atomic_add_fetch(&msi_hit[node], accesses - misses, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&msi_miss[node], misses, __ATOMIC_RELAXED);
+	fetch_transfers = 0;
+}
+
+static void print_percent_line(FILE *out, const char *label, unsigned value, unsigned total)
+{
+	fprintf(out, "\t%s : %u (%2.2f %%)\n", label, value, total ? 100.0 * value / total : 0.0);
+}
+
+static void display_msi_stats(FILE *out)
+{
+	unsigned hits = 0, misses = 0;
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		hits += __atomic_load_n(&msi_hit[node], __ATOMIC_RELAXED);
+		misses += __atomic_load_n(&msi_miss[node], __ATOMIC_RELAXED);
+	}
+	unsigned total = hits + misses;
+	fprintf(out, "#-----\n");
+	fprintf(out, "MSI cache stats :\n");
+	fprintf(out, "TOTAL MSI stats\thit %u (%2.2f %%)\tmiss %u (%2.2f %%)\n", hits, total ? 100.0 * hits / total : 0.0,
+		misses, total ? 100.0 * misses / total : 0.0);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		unsigned h = __atomic_load_n(&msi_hit[node], __ATOMIC_RELAXED), m = __atomic_load_n(&msi_miss[node], __ATOMIC_RELAXED);
+		if (!h && !m)
+			continue;
+		char name[64];
+		starpu_memory_node_get_name(node, name, sizeof(name));
+		fprintf(out, "memory node %s\n", name);
+		print_percent_line(out, "hit", h, h + m);
+		print_percent_line(out, "miss", m, h + m);
+	}
+	fprintf(out, "#-----\n");
+}
+
+static void display_alloc_stats(FILE *out)
+{
+	fprintf(out, "#-----\n");
+	fprintf(out, "Allocation cache stats:\n");
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		unsigned total = __atomic_load_n(&alloc_total[node], __ATOMIC_RELAXED);
+		if (!total)
+			continue;
+		unsigned cached = __atomic_load_n(&alloc_cached[node], __ATOMIC_RELAXED);
+		char name[64];
+		starpu_memory_node_get_name(node, name, sizeof(name));
+		fprintf(out, "memory node %s\n", name);
+		fprintf(out, "\ttotal alloc : %u\n", total);
+		fprintf(out, "\tcached alloc: %u (%2.2f %%)\n", cached, 100.0 * cached / total);
+	}
+	fprintf(out, "#-----\n");
+}
+
+static void display_handle_memory_stats(FILE *out, struct _astro_memory_stats *s)
+{
+	fprintf(out, "#-----\n");
+	fprintf(out, "Data : %p\n", (void *)s->handle);
+	fprintf(out, "Size : %d\n", (int)starpu_data_get_size(s->handle));
+	fprintf(out, "\n");
+	fprintf(out, "#--\n");
+	fprintf(out, "Data access stats\n");
+	fprintf(out, "/!\\ Work Underway\n");
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		unsigned direct = __atomic_load_n(&s->direct_access[node], __ATOMIC_RELAXED);
+		unsigned owner = __atomic_load_n(&s->loaded_owner[node], __ATOMIC_RELAXED);
+		unsigned shared = __atomic_load_n(&s->loaded_shared[node], __ATOMIC_RELAXED);
+		unsigned invalidated = __atomic_load_n(&s->invalidated[node], __ATOMIC_RELAXED);
+		if (!direct && !owner && !shared && !invalidated)
+			continue;
+		fprintf(out, "Node #%u\n", node);
+		fprintf(out, "\tDirect access : %u\n", direct);
+		fprintf(out, "\tLoaded (Owner) : %u\n", owner);
+		fprintf(out, "\tLoaded (Shared) : %u\n", shared);
+		fprintf(out, "\tInvalidated (was Owner) : %u\n\n", invalidated);
+	}
+}
+
+static void display_memory_stats(FILE *out)
+{
+	pthread_mutex_lock(&memory_stats_lock);
+	fprintf(out, "#-----\n");
+	fprintf(out, "Memory stats :\n");
+	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++) {
+		bool header = false;
+		for (struct _astro_memory_stats *s = memory_stats_head; s; s = s->next) {
+			if (!starpu_data_is_on_node(s->handle, node))
+				continue;
+			if (!header) {
+				fprintf(out, "#-----\n");
+				fprintf(out, "Data on Node #%u\n", node);
+				header = true;
+			}
+			display_handle_memory_stats(out, s);
+		}
+	}
+	fprintf(out, "#-----\n");
+	pthread_mutex_unlock(&memory_stats_lock);
+}
+
+void starpu_data_display_memory_stats(void)
+{
+	if (!_astro_memory_stats_enabled) {
+		_astro_warn("starpu_data_display_memory_stats: memory statistics are not collected: set STARPU_MEMORY_STATS=1 before starpu_init()");
+		return;
+	}
+	display_memory_stats(stderr);
+}
+
+/* --------------------------------------------------------------- summaries */
+
+/* The stream STARPU_*_STATS_FILE names, or stderr. */
+static FILE *summary_open(const char *file_env)
+{
+	const char *path = starpu_getenv(file_env);
+	if (!path || !*path)
+		return stderr;
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		_astro_error("cannot open %s='%s' (%s): printing to stderr instead; set %s to a writable file",
+			     file_env, path, strerror(errno), file_env);
+		return stderr;
+	}
+	return f;
+}
+
+static void summary_close(FILE *f)
+{
+	if (f != stderr)
+		fclose(f);
+	else
+		fflush(f);
+}
+
+static bool env_positive(const char *name)
+{
+	return starpu_get_env_number_default(name, 0) > 0;
+}
+
+/* Bytes in the largest unit that keeps the value above 1 (as StarPU prints them). */
+static double byte_units(double bytes, const char **unit)
+{
+	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
+	unsigned u = 0;
+	while (bytes > 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		bytes /= 1024;
+		u++;
+	}
+	*unit = units[u];
+	return bytes;
+}
+
+static void display_bus_summary(FILE *out)
+{
+	long long total = 0;
+	fprintf(out, "Data transfer stats:\n");
+	for (int busid = 0; busid < starpu_bus_get_count(); busid++) {
+		struct starpu_profiling_bus_info info;
+		if (starpu_bus_get_profiling_info(busid, &info) != 0)
+			continue;
+		char src[64], dst[64];
+		starpu_memory_node_get_name((unsigned)buses[busid].src, src, sizeof(src));
+		starpu_memory_node_get_name((unsigned)buses[busid].dst, dst, sizeof(dst));
+		const char *unit;
+		double amount = byte_units((double)info.transferred_bytes, &unit);
+		double seconds = starpu_timing_timespec_to_us(&info.total_time) * 1e-6;
+		fprintf(out, "\t%s -> %s\t%.2f %s\t%.2f %s/s\t(transfers : %d - avg %.2f %s)\n", src, dst, amount, unit,
+			seconds > 0 ? amount / seconds : 0.0, unit, info.transfer_count,
+			info.transfer_count ? amount / info.transfer_count : 0.0, unit);
+		total += info.transferred_bytes;
+	}
+	const char *unit;
+	double amount = byte_units((double)total, &unit);
+	fprintf(out, "Total transfers: %.2f %s\n", amount, unit);
+}
+
+void starpu_profiling_bus_helper_display_summary(void)
+{
+	if (!env_positive("STARPU_BUS_STATS"))
+		return;
+	FILE *out = summary_open("STARPU_BUS_STATS_FILE");
+	display_bus_summary(out);
+	summary_close(out);
+}
+
+static double ms_of(struct timespec *ts)
+{
+	return starpu_timing_timespec_to_us(ts) * 1e-3;
+}
+
+static void display_worker_summary(FILE *out)
+{
+	bool profiling = profiling_on() || readers[0].frozen;
+	double total_sum = 0, split_sum[NSTATES] = { 0 }, overall_ms = 0, energy_sum = 0;
+	fprintf(out, "Worker stats:\n");
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+		struct starpu_profiling_worker_info info;
+		starpu_profiling_worker_get_info((int)w, &info);
+		char name[64];
+		starpu_worker_get_name((int)w, name, sizeof(name));
+		fprintf(out, "%s\n", name);
+		fprintf(out, "\t%d task(s)\n", info.executed_tasks);
+		energy_sum += info.energy_consumed;
+		if (!profiling)
+			continue;
+		double total = ms_of(&info.total_time);
+		double split[NSTATES] = { ms_of(&info.executing_time), ms_of(&info.callback_time), ms_of(&info.waiting_time),
+					  ms_of(&info.sleeping_time), ms_of(&info.scheduling_time) };
+		double overhead = total;
+		for (unsigned s = 0; s < NSTATES; s++) {
+			overhead -= split[s];
+			split_sum[s] += split[s];
+		}
+		total_sum += total;
+		if (total > overall_ms)
+			overall_ms = total;
+		fprintf(out, "\ttime split: total %.2f ms = executing: %.2f ms + callback: %.2f ms + waiting: %.2f ms + "
+			"sleeping: %.2f ms + scheduling: %.2f ms + overhead %.2f ms\n",
+			total, split[STATE_EXECUTING], split[STATE_CALLBACK], split[STATE_WAITING], split[STATE_SLEEPING],
+			split[STATE_SCHEDULING], overhead);
+		fprintf(out, "\tall time: executing: %.2f ms callback: %.2f ms waiting: %.2f ms sleeping: %.2f ms scheduling: %.2f ms\n",
+			ms_of(&info.all_executing_time), ms_of(&info.all_callback_time), ms_of(&info.all_waiting_time),
+			ms_of(&info.all_sleeping_time), ms_of(&info.all_scheduling_time));
+		if (info.used_cycles || info.stall_cycles)
+			fprintf(out, "\t%llu Mcy %llu Mcy stall\n", (unsigned long long)info.used_cycles / 1000000,
+				(unsigned long long)info.stall_cycles / 1000000);
+		if (info.energy_consumed)
+			fprintf(out, "\t%f J consumed\n", info.energy_consumed);
+		if (info.flops)
+			fprintf(out, "\t%f GFlop/s\n", total > 0 ? info.flops / total / 1e6 : 0.0);
+	}
+	if (!profiling)
+		return;
+	double overhead = total_sum;
+	for (unsigned s = 0; s < NSTATES; s++)
+		overhead -= split_sum[s];
+#define PCT(x) (total_sum > 0 ? 100.0 * (x) / total_sum : 0.0)
+	fprintf(out, "Global time split: total %.2f ms = executing: %.2f ms (%.2f%%) + callback: %.2f ms (%.2f%%) + "
+		"waiting: %.2f ms (%.2f%%) + sleeping: %.2f ms (%.2f%%) + scheduling: %.2f ms (%.2f%%) + overhead %.2f ms (%.2f%%)\n",
+		total_sum, split_sum[STATE_EXECUTING], PCT(split_sum[STATE_EXECUTING]), split_sum[STATE_CALLBACK],
+		PCT(split_sum[STATE_CALLBACK]), split_sum[STATE_WAITING], PCT(split_sum[STATE_WAITING]),
+		split_sum[STATE_SLEEPING], PCT(split_sum[STATE_SLEEPING]), split_sum[STATE_SCHEDULING],
+		PCT(split_sum[STATE_SCHEDULING]), overhead, PCT(overhead));
+#undef PCT
+	const char *idle_power = starpu_getenv("STARPU_IDLE_POWER");
+	if (idle_power) {
+		double idle_energy = atof(idle_power) * overall_ms / 1000.0;
+		fprintf(out, "Idle energy: %.2f J\n", idle_energy);
+		fprintf(out, "Total energy: %.2f J\n", energy_sum + idle_energy);
+	}
+}
+
+void starpu_profiling_worker_helper_display_summary(void)
+{
+	if (!env_positive("STARPU_WORKER_STATS"))
+		return;
+	FILE *out = summary_open("STARPU_WORKER_STATS_FILE");
+	display_worker_summary(out);
+	summary_close(out);
+}
+
+void starpu_display_stats(void)
+{
+	starpu_profiling_bus_helper_display_summary();
+	starpu_profiling_worker_helper_display_summary();
+}
+
+/* starpu_shutdown(): every task completed, the workers still exist. */
+static void runtime_terminate(void)
+{
+	if (stats_enabled) {
+		display_msi_stats(stderr);
+		display_alloc_stats(stderr);
+		/* The transfer statistics, unless STARPU_BUS_STATS prints them below. */
+		if (!env_positive("STARPU_BUS_STATS"))
+			display_bus_summary(stderr);
+		fflush(stderr);
+	}
+	starpu_profiling_bus_helper_display_summary();
+	starpu_profiling_worker_helper_display_summary();
+	if (_astro_memory_stats_enabled) {
+		display_memory_stats(stderr);
+		fflush(stderr);
+	}
+	/* The kernel drops every subscription after this moment. */
+	subscription = -1;
+}
+
+/* -------------------------------------------------------------- observing */
+
+#define BIT ASTRO_MOMENT_BIT
+static const uint64_t worker_moments =
+	BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) | BIT(ASTRO_MOMENT_WORKER_SCHED_END) |
+	BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) | BIT(ASTRO_MOMENT_WORKER_SLEEP_END) |
+	BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) |
+	BIT(ASTRO_MOMENT_TASK_STARTED) | BIT(ASTRO_MOMENT_TASK_ENDED) |
+	BIT(ASTRO_MOMENT_TASK_CALLBACK_BEGIN) | BIT(ASTRO_MOMENT_TASK_CALLBACK_END) |
+	BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | BIT(ASTRO_MOMENT_TRANSFER_END);
+
+static uint64_t wanted_moments(void)
+{
+	uint64_t mask = BIT(ASTRO_MOMENT_RUNTIME_TERMINATE);
+	if (profiling_on())
+		mask |= worker_moments | BIT(ASTRO_MOMENT_TASK_SUBMITTED) | BIT(ASTRO_MOMENT_TASK_PUSHED);
+	if (stats_enabled)
+		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN) |
+			BIT(ASTRO_MOMENT_TRANSFER_END) | BIT(ASTRO_MOMENT_DATA_ALLOCATED);
+	if (_astro_memory_stats_enabled)
+		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN);
+	if (bus_stats_wanted)
+		mask |= BIT(ASTRO_MOMENT_TRANSFER_END);
+	return mask;
+}
+#undef BIT
+
+/* Per-task timing (profiling on, the task has an info). */
+static void task_moment(const struct astro_event *ev, int64_t now)
+{
+	struct starpu_profiling_task_info *info = ev->task->profiling_info;
+	if (!info)
+		return;
+	switch (ev->moment) {
+	case ASTRO_MOMENT_TASK_PUSHED:
+		info->push_start_time = info->push_end_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_POPPED:
+		info->workerid = ev->workerid;
+		if (!info->pop_end_time.tv_sec && !info->pop_end_time.tv_nsec)
+			info->pop_start_time = info->pop_end_time = timespec_of(now); /* from the worker's local queue */
+		info->acquire_data_start_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_DATA_FETCHED:
+		info->acquire_data_end_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_STARTED:
+		info->start_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_ENDED:
+		info->end_time = info->release_data_start_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
+		/* The data were released just before the callbacks run. */
+		info->release_data_end_time = info->callback_start_time = timespec_of(now);
+		break;
+	case ASTRO_MOMENT_TASK_CALLBACK_END:
+		info->callback_end_time = timespec_of(now);
+		break;
+	default:
+		break;
+	}
+}
+
+static void observe(const struct astro_event *ev, void *arg)
+{
+	(void)arg;
+	bool on = profiling_on();
+	int64_t now = ns_since_init(ev->time_us);
+	switch (ev->moment) {
+	case ASTRO_MOMENT_RUNTIME_TERMINATE:
+		runtime_terminate();
+		return;
+	case ASTRO_MOMENT_TASK_SUBMITTED:
+		if (on && ev->task)
+			task_info_attach(ev->task, now);
+		return;
+	case ASTRO_MOMENT_DATA_ALLOCATED:
+		if (ev->dst_node < STARPU_MAXNODES)
+			__atomic_add_fetch(&alloc_total[ev->dst_node], 1, __ATOMIC_RELAXED);
+		return;
+	case ASTRO_MOMENT_TASK_POPPED:
+		fetch_transfers = 0;
+		break;
+	case ASTRO_MOMENT_TASK_DATA_FETCHED:
+		if (stats_enabled || _astro_memory_stats_enabled)
+			data_fetched(ev);
+		break;
+	case ASTRO_MOMENT_TRANSFER_BEGIN:
+		if (ev->workerid >= 0 && ev->dst_node == starpu_worker_get_memory_node((unsigned)ev->workerid))
+			fetch_transfers++;
+		break;
+	case ASTRO_MOMENT_TRANSFER_END:
+		if (on || stats_enabled || bus_stats_wanted)
+			bus_transfer(ev->src_node, ev->dst_node, ev->bytes);
+		break;
+	default:
+		break;
+	}
+	if (!on)
+		return;
+	if (ev->task && ev->moment >= ASTRO_MOMENT_TASK_PUSHED && ev->moment <= ASTRO_MOMENT_TASK_CALLBACK_END)
+		task_moment(ev, now);
+	/* Worker states come only from the worker's own thread: one writer per record. */
+	if (ev->workerid >= 0 && (worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && ev->workerid == starpu_worker_get_id())
+		worker_moment(ev, now);
+}
+
+/* -------------------------------------------------------- enable / disable */
+
+/* Everything measured so far is forgotten; workers restart at their next moment (under reader_lock). */
+static void feedback_reset(void)
+{
+	int64_t now = now_ns();
+	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++) {
+		struct worker_reader *rd = &readers[w];
+		rd->start_ns = now;
+		__atomic_store_n(&rd->reset_ns, now, __ATOMIC_SEQ_CST);
+		memset(&rd->base, 0, sizeof(rd->base));
+		rd->base_executed = w < _astro_rt.nworkers && _astro_rt.workers[w] ?
+			__atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED) : 0;
+		rd->frozen = false;
+	}
+	for (int b = 0; b < __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE); b++) {
+		buses[b].base_bytes = __atomic_load_n(&buses[b].bytes, __ATOMIC_RELAXED);
+		buses[b].base_count = __atomic_load_n(&buses[b].count, __ATOMIC_RELAXED);
+		buses[b].start_ns = now;
+	}
+	__atomic_add_fetch(&epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Profiling stops: keep what was measured readable (under reader_lock). */
+static void feedback_freeze(void)
+{
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
+		struct worker_reader *rd = &readers[w];
+		struct times values, new_base;
+		int64_t end;
+		bool stale;
+		worker_measure((int)w, &values, &end, &new_base, &stale);
+		if (stale) {
+			/* Report the guess relative to a zero baseline. */
+			memset(&rd->base, 0, sizeof(rd->base));
+		}
+		rd->frozen_times = values;
+		rd->frozen_ns = end;
+		rd->frozen = true;
+	}
+}
+
+static void subscription_update(void)
+{
+	if (subscription >= 0)
+		astro_observe_set_mask(subscription, wanted_moments());
+}
+
+int starpu_profiling_status_set(int status)
+{
+	if (status != STARPU_PROFILING_ENABLE && status != STARPU_PROFILING_DISABLE) {
+		_astro_error("starpu_profiling_status_set: unknown status %d: use STARPU_PROFILING_ENABLE or STARPU_PROFILING_DISABLE", status);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&reader_lock);
+	int previous = __atomic_load_n(&profiling_status, __ATOMIC_RELAXED);
+	if (status == STARPU_PROFILING_ENABLE) {
+		feedback_reset();
+		__atomic_store_n(&profiling_status, STARPU_PROFILING_ENABLE, __ATOMIC_SEQ_CST);
+	} else if (previous == STARPU_PROFILING_ENABLE) {
+		feedback_freeze();
+		__atomic_store_n(&profiling_status, STARPU_PROFILING_DISABLE, __ATOMIC_SEQ_CST);
+	}
+	subscription_update();
+	pthread_mutex_unlock(&reader_lock);
+	return previous;
+}
+
+void starpu_profiling_init(void)
+{
+	pthread_mutex_lock(&reader_lock);
+	feedback_reset();
+	pthread_mutex_unlock(&reader_lock);
+	if (env_positive("STARPU_PROFILING"))
+		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+}
+
+void _astro_profiling_init(void)
+{
+	init_us = _astro_rt.start_time;
+	stats_enabled = starpu_getenv("STARPU_ENABLE_STATS") && starpu_get_env_number_default("STARPU_STATS", 1) != 0;
+	bus_stats_wanted = env_positive("STARPU_BUS_STATS");
+	_astro_memory_stats_enabled = env_positive("STARPU_MEMORY_STATS");
+	memset(msi_hit, 0, sizeof(msi_hit));
+	memset(msi_miss, 0, sizeof(msi_miss));
+	memset(alloc_total, 0, sizeof(alloc_total));
+	memset(alloc_cached, 0, sizeof(alloc_cached));
+	buses_reset();
+	pthread_mutex_lock(&reader_lock);
+	/* New workers: every record starts over (the status itself survives, as in StarPU). */
+	memset(records, 0, sizeof(records));
+	feedback_reset();
+	pthread_mutex_unlock(&reader_lock);
+	/* A failed starpu_init() leaves our subscription in place: reuse it. */
+	if (subscription >= 0)
+		astro_observe_set_mask(subscription, wanted_moments());
+	else
+		subscription = astro_observe_subscribe(wanted_moments(), observe, NULL);
+	if (env_positive("STARPU_PROFILING"))
+		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+}
