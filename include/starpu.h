@@ -27,6 +27,9 @@
 #include <starpu_profiling.h>
 #include <starpu_rand.h>
 #include <starpu_fxt.h>
+#include <starpu_profiling_tool.h>
+#include <starpu_perf_steering.h>
+#include <starpu_perf_monitoring.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +77,8 @@ struct starpu_conf
 	int precedence_over_environment_variables;
 	/** Install signal handlers (STARPU_CATCH_SIGNALS); -1 for the default. */
 	int catch_signals;
+	/** Start collecting performance counters at starpu_init() (see starpu_perf_counter_collection_start()). */
+	unsigned start_perf_counter_collection;
 	/** Start the workers paused: starpu_resume() lets them run. */
 	int start_on_pause;
 	void (*callback_worker_going_to_sleep)(unsigned workerid);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <starpu_config.h>
 #include <starpu_thread.h>
 
@@ -122,8 +123,8 @@ unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx);
 /** 1 when worker id is blocked in a parallel task (never here). */
 unsigned starpu_worker_is_blocked_in_parallel(int workerid);
 unsigned starpu_worker_is_slave_somewhere(int workerid);
-/** Relative time at which the current task of the calling worker is expected to end. */
-double starpu_worker_get_current_task_exp_end(void);
+/** Stores in *date when the task workerid runs is expected to end (relative to starpu_init(); now when unknown). */
+void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *date);
 
 /** Locks the scheduling mutex of workerid (policies use it to protect per-worker queues). */
 void starpu_worker_lock(int workerid);

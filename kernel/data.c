@@ -63,6 +63,11 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	h->valid[node] = true;
 	if (ops->register_data_handle)
 		ops->register_data_handle(h, home_node, data_interface);
+	if (_astro_memory_stats_enabled)
+		_astro_memory_stats_register(h);
+	if (h->owns_alloc[node])
+		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = starpu_worker_get_id(), .dst_node = node,
+			       .bytes = starpu_data_get_alloc_size(h));
 	*handleptr = h;
 }
 
@@ -276,6 +281,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 			}
 			job->scratch[i] = scratch;
 			iface = scratch;
+			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = starpu_worker_get_id(), .task = task, .dst_node = node,
+				       .bytes = starpu_data_get_alloc_size(h));
 		}
 		buffers[i] = iface;
 		interfaces[i] = iface;
@@ -420,6 +427,8 @@ void starpu_data_release(starpu_data_handle_t handle)
 
 static void handle_free(starpu_data_handle_t handle)
 {
+	if (handle->memory_stats)
+		_astro_memory_stats_unregister(handle);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
 			handle->ops->free_data_on_node(handle->iface[node], node);
@@ -686,8 +695,4 @@ unsigned starpu_memory_nodes_get_count(void)
 enum starpu_node_kind starpu_node_get_kind(unsigned node)
 {
 	return node == STARPU_MAIN_RAM ? STARPU_CPU_RAM : STARPU_UNUSED;
-}
-
-void starpu_data_display_memory_stats(void)
-{
 }

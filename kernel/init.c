@@ -129,26 +129,38 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_verbose_level = starpu_get_env_number_default("STARPU_PLUGIN_VERBOSE", 0) > 0;
 	_astro_rt.nobind = starpu_get_env_number_default("STARPU_WORKERS_NOBIND", 0) > 0;
 	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
+	_astro_rt.calibrate = CLAMP(_astro_conf_int("STARPU_CALIBRATE", NULL, _astro_rt.conf.calibrate), 0, 2);
 	_astro_rt.start_time = starpu_timing_now();
 	_astro_rt.nsubmitted = 0;
 	_astro_rt.nready = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
+	/* Before anything fires a moment: profiling watches the workers from their start. */
+	_astro_profiling_init();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);
 
 	topology_load();
 	_astro_tags_init();
+	_astro_signals_init();
+	_astro_knobs_init();
+	_astro_counters_init();
 	ret = _astro_plugins_load();
 	if (ret)
 		goto fail_plugins;
+	_astro_prof_tool_load();
 	ret = _astro_workers_start();
 	if (ret)
 		goto fail_workers;
+	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	return 0;
 
 fail_workers:
+	_astro_prof_tool_unload();
 	_astro_plugins_unload();
 fail_plugins:
+	_astro_counters_shutdown();
+	_astro_knobs_shutdown();
+	_astro_signals_shutdown();
 	_astro_tags_shutdown();
 	topology_unload();
 	return ret;
@@ -230,9 +242,13 @@ void starpu_shutdown(void)
 	pthread_mutex_unlock(&init_lock);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_workers_stop();
+	_astro_prof_tool_unload();
 	_astro_sched_deinit();
 	_astro_workers_free();
 	_astro_plugins_unload();
+	_astro_counters_shutdown();
+	_astro_knobs_shutdown();
+	_astro_signals_shutdown();
 	_astro_tags_shutdown();
 	topology_unload();
 	_astro_observe_reset();
@@ -264,12 +280,4 @@ void starpu_topology_print(FILE *output)
 {
 	fprintf(output, "machine: %u cores, %u processing units\n", _astro_rt.ncores, _astro_rt.npus);
 	starpu_worker_display_all(output);
-}
-
-void starpu_display_stats(void)
-{
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
-		struct _astro_worker *w = _astro_rt.workers[i];
-		fprintf(stderr, "%s\t%lu tasks\n", w->name, __atomic_load_n(&w->executed, __ATOMIC_RELAXED));
-	}
 }

@@ -39,6 +39,15 @@ void _astro_observe_reset(void);
 		_astro_observe_fire(&_ev); \
 	} } while (0)
 
+/* On-line feedback (profiling.c): subscribes to the moments at init, prints the summaries at shutdown. */
+void _astro_profiling_init(void);
+/* Frees task->profiling_info, giving pooled ones back to their pool. */
+void _astro_profiling_task_info_free(struct starpu_task *task);
+/* STARPU_MEMORY_STATS: handles registered meanwhile get per-node access counts, listed by starpu_data_display_memory_stats(). */
+extern bool _astro_memory_stats_enabled;
+void _astro_memory_stats_register(starpu_data_handle_t handle);
+void _astro_memory_stats_unregister(starpu_data_handle_t handle);
+
 /* ---------------------------------------------------------------- jobs */
 
 struct _astro_job;
@@ -93,6 +102,7 @@ struct _astro_job
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
 	struct _astro_job *next_free;        /* deferred-completion list */
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
+	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info from profiling.c's pools */
 };
 
 /* Where task may run on a worker of driver d (0: nowhere). */
@@ -160,6 +170,7 @@ struct _starpu_data_state
 	unsigned nchildren;
 	struct _starpu_data_state **switched_to; /* the plan starpu_data_partition_submit() switched to */
 	unsigned nswitched_to;
+	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
 };
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
@@ -228,6 +239,10 @@ const struct astro_driver *_astro_driver_nth(unsigned i);
 unsigned _astro_driver_count(void);
 void _astro_registries_clear(void);
 
+/* Profiling tools (prof_tool.c): loaded after the plugins, unloaded once the workers stopped. */
+void _astro_prof_tool_load(void);
+void _astro_prof_tool_unload(void);
+
 /* -------------------------------------------------------------- runtime */
 
 struct _astro_runtime
@@ -257,6 +272,9 @@ struct _astro_runtime
 	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
 	bool nobind;
 	bool codelet_profiling;
+	int calibrate;                       /* STARPU_CALIBRATE; starpu.global.g_calibrate_knob */
+	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities */
+	int prio_cap_min, prio_cap_max;      /* the caps of the running policy (knobs/kernel_knobs.c) */
 	void *topology;                      /* hwloc_topology_t */
 	unsigned npus;
 	unsigned ncores;
@@ -288,5 +306,27 @@ void _astro_task_completed_count(void);
 
 /* Environment resolution honouring conf->precedence_over_environment_variables. */
 int _astro_conf_int(const char *env, const char *alias, int conf_value);
+
+/* ------------------------------------------------------------- counters */
+
+/* counters/: registration opens before the plugins load (the runtime's own
+ * counters first, ids as StarPU's), closes once the workers run; shutdown
+ * after the workers stopped. */
+void _astro_counters_init(void);
+void _astro_counters_start(int start_collection);
+void _astro_counters_shutdown(void);
+
+/* ---------------------------------------------------------------- knobs */
+
+/* knobs/: the steering framework, and the kernel's knobs declared before the plugins' (ids as StarPU's). */
+void _astro_knobs_init(void);
+void _astro_knobs_shutdown(void);
+/* Clamps task->priority to the running policy's caps; called at submission when _astro_rt.prio_capped. */
+void _astro_task_cap_priority(struct starpu_task *task);
+/* signals.c: the runtime's handlers of SIGINT, SIGSEGV and SIGTRAP (STARPU_CATCH_SIGNALS). */
+void _astro_signals_init(void);
+void _astro_signals_shutdown(void);
+int _astro_signals_catch(bool on);
+int _astro_signals_caught(void);
 
 #endif /* __ASTRO_KERNEL_H__ */

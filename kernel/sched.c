@@ -204,8 +204,8 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w)
 		if (task)
 			return task;
 	}
-	if (!__atomic_load_n(&w->enabled, __ATOMIC_RELAXED))
-		return NULL;
+	/* A disabled worker still asks: policies give it only what was already queued to it (see
+	 * starpu_worker_can_execute_task()), as StarPU's w_enable_worker_knob. */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
 	task = _astro_rt.policy->pop_task(0);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
@@ -269,6 +269,9 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 		return 0;
 	struct _astro_worker *w = _astro_rt.workers[workerid];
 	struct starpu_codelet *cl = task->cl;
+	/* Disabled by starpu.worker.w_enable_worker_knob: no policy hands it new tasks. */
+	if (STARPU_UNLIKELY(!__atomic_load_n(&w->enabled, __ATOMIC_RELAXED)))
+		return 0;
 	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
 		return 0;
 	if (task->execute_on_a_specific_worker && task->workerid != workerid)

@@ -506,6 +506,8 @@ static int task_validate(struct starpu_task *task)
 
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
 {
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.prio_capped, __ATOMIC_ACQUIRE)))
+		_astro_task_cap_priority(task);
 	job->submitted = true;
 	job->terminated = false;
 	job->done = JOB_RUNNING;
@@ -708,8 +710,7 @@ static void task_free_owned(struct starpu_task *task)
 	task->dyn_handles = NULL;
 	task->dyn_interfaces = NULL;
 	task->dyn_modes = NULL;
-	free(task->profiling_info);
-	task->profiling_info = NULL;
+	_astro_profiling_task_info_free(task);
 	_astro_job_free(task->starpu_private);
 	task->starpu_private = NULL;
 }
@@ -982,7 +983,9 @@ void starpu_codelet_display_stats(struct starpu_codelet *cl)
 {
 	if (!cl)
 		return;
-	fprintf(stderr, "Statistics for codelet %s\n", cl->name ? cl->name : "(unnamed)");
+	const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : NULL;
+	if (name)
+		fprintf(stderr, "Statistics for codelet %s\n", name);
 	unsigned long total = 0;
 	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
 		total += cl->per_worker_stats[w];

@@ -593,11 +593,6 @@ unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
 unsigned starpu_worker_is_blocked_in_parallel(int workerid) { (void)workerid; return 0; }
 unsigned starpu_worker_is_slave_somewhere(int workerid) { (void)workerid; return 0; }
 
-double starpu_worker_get_current_task_exp_end(void)
-{
-	return NAN;
-}
-
 void starpu_worker_lock(int workerid)
 {
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_lock: invalid worker id %d", workerid);

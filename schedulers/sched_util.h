@@ -14,6 +14,8 @@
  *   sched_local_*     per-worker queues a policy pushes to, pops from and
  *                     steals from (random, ws, lws), and the push_task of
  *                     the work-stealing policies (ws, lws)
+ *   sched_counters_*  a policy's push, pop and steal counts, exported as
+ *                     performance counters of its plugin
  *
  * Tasks bound to a worker (execute_on_a_specific_worker) always go to a
  * queue only that worker reads, so no other worker ever scans past them.
@@ -28,6 +30,8 @@
 #include <string.h>
 #include <starpu.h>
 #include <astrolabe/plugin.h>
+#include <astrolabe/counters.h>
+#include <stdio.h>
 
 #define SCHED_CACHE_LINE 64
 
@@ -623,6 +627,18 @@ static inline void sched_local_push(struct sched_local *local, int workerid, str
 	sched_wake(wake);
 }
 
+/** Removes and returns the task of highest priority (oldest first) whoever may run it; NULL if none. */
+static inline struct starpu_task *sched_queue_take_head(struct sched_queue *q)
+{
+	struct starpu_task *task;
+
+	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
+		return NULL;
+	task = q->buckets[q->highest].head;
+	sched_queue_erase(q, q->highest, task);
+	return task;
+}
+
 /** Takes workerid's next task from its own queues, NULL if none. */
 static inline struct starpu_task *sched_local_take_own(struct sched_local *local, int workerid)
 {
@@ -632,7 +648,16 @@ static inline struct starpu_task *sched_local_take_own(struct sched_local *local
 	if (!sched_queue_ntasks(&queue->bound) && !sched_queue_ntasks(&queue->tasks))
 		return NULL;
 	STARPU_PTHREAD_MUTEX_LOCK(&queue->lock);
-	task = sched_queue_take_first_of(&queue->bound, &queue->tasks, workerid);
+	if (STARPU_UNLIKELY(!starpu_worker_is_enabled(workerid)))
+	{
+		/* Disabled (w_enable_worker_knob): starpu_worker_can_execute_task() now refuses it every task,
+		 * but what was queued here before still runs here; nothing new comes. */
+		task = sched_queue_take_head(&queue->bound);
+		if (!task)
+			task = sched_queue_take_head(&queue->tasks);
+	}
+	else
+		task = sched_queue_take_first_of(&queue->bound, &queue->tasks, workerid);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
 	return task;
 }
@@ -699,6 +724,121 @@ static inline int sched_local_push_task_stealable(struct starpu_task *task)
 	}
 	sched_local_push(local, workerid, task, 1);
 	return 0;
+}
+
+/* ------------------------------------------------------ policy counters */
+
+/** One thread's counts, on its own cache line: counting contends on nothing. */
+struct sched_counter_slot
+{
+	int64_t pushed;
+	int64_t popped;
+	int64_t stolen;
+} __attribute__((aligned(SCHED_CACHE_LINE)));
+
+/**
+ * A policy's counts, exported as performance counters of its plugin:
+ * starpu.sched.<policy>.g_total_pushed (tasks pushed to the policy),
+ * starpu.sched.<policy>.w_total_popped (tasks a worker got from it) and,
+ * for work-stealing policies, starpu.sched.<policy>.w_total_stolen (those
+ * it took from another worker's queue). Each worker counts in its own slot,
+ * application threads share the last one; nothing is counted while
+ * collection is off.
+ */
+struct sched_counters
+{
+	int id_pushed;
+	int id_popped;
+	int id_stolen;
+	struct sched_counter_slot slots[STARPU_NMAXWORKERS + 1];
+};
+
+/** The slot of the calling thread. */
+static inline struct sched_counter_slot *sched_counters_slot(struct sched_counters *c)
+{
+	int workerid = starpu_worker_get_id();
+
+	return &c->slots[workerid >= 0 && workerid < STARPU_NMAXWORKERS ? workerid : STARPU_NMAXWORKERS];
+}
+
+static inline void sched_counters_update_global(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	struct sched_counters *c = arg;
+	int64_t pushed = 0;
+
+	(void)context;
+	for (int i = 0; i <= STARPU_NMAXWORKERS; i++)
+		pushed += astro_counter_load_int64(&c->slots[i].pushed);
+	astro_counter_sample_set_int64(sample, c->id_pushed, pushed);
+}
+
+static inline void sched_counters_update_worker(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	struct sched_counters *c = arg;
+	int workerid = astro_counter_context_worker(context);
+
+	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+		return;
+	astro_counter_sample_set_int64(sample, c->id_popped, astro_counter_load_int64(&c->slots[workerid].popped));
+	if (c->id_stolen >= 0)
+		astro_counter_sample_set_int64(sample, c->id_stolen, astro_counter_load_int64(&c->slots[workerid].stolen));
+}
+
+static inline int sched_counters_register_one(const char *module, enum starpu_perf_counter_scope scope, const char *policy_name,
+					      const char *what, const char *help)
+{
+	char name[160], full_help[256];
+
+	snprintf(name, sizeof(name), "starpu.sched.%s.%s", policy_name, what);
+	snprintf(full_help, sizeof(full_help), "%s (policy %s)", help, policy_name);
+	return astro_counter_register(module, scope, name, starpu_perf_counter_type_int64, ASTRO_COUNTER_MONOTONIC, "tasks", full_help);
+}
+
+/**
+ * Registers c's counters for the plugin module (e.g. "sched_lws") and the
+ * policy policy_name, from the plugin's init; with_steals adds
+ * w_total_stolen. Counts start from zero. Returns 0 or a negative errno (the
+ * error is printed; the policy works without its counters).
+ */
+static inline int sched_counters_register(struct sched_counters *c, const char *module, const char *policy_name, int with_steals)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->id_stolen = -1;
+	c->id_pushed = sched_counters_register_one(module, starpu_perf_counter_scope_global, policy_name, "g_total_pushed",
+						   "tasks pushed to the scheduling policy");
+	c->id_popped = sched_counters_register_one(module, starpu_perf_counter_scope_per_worker, policy_name, "w_total_popped",
+						   "tasks this worker got from the scheduling policy");
+	if (with_steals)
+		c->id_stolen = sched_counters_register_one(module, starpu_perf_counter_scope_per_worker, policy_name, "w_total_stolen",
+							   "tasks this worker took from another worker's queue");
+	if (c->id_pushed < 0 || c->id_popped < 0 || (with_steals && c->id_stolen < 0))
+		return -EINVAL;
+	ret = astro_counter_register_updater(module, starpu_perf_counter_scope_global, sched_counters_update_global, c);
+	if (ret == 0)
+		ret = astro_counter_register_updater(module, starpu_perf_counter_scope_per_worker, sched_counters_update_worker, c);
+	return ret;
+}
+
+/** Counts one task pushed by the calling thread. */
+static inline void sched_counters_count_push(struct sched_counters *c)
+{
+	if (astro_counter_collecting())
+		astro_counter_add_int64(&sched_counters_slot(c)->pushed, 1);
+}
+
+/** Counts one task the calling worker got; stolen when it came from another worker's queue. */
+static inline void sched_counters_count_pop(struct sched_counters *c, int stolen)
+{
+	if (astro_counter_collecting())
+	{
+		struct sched_counter_slot *slot = sched_counters_slot(c);
+
+		astro_counter_add_int64(&slot->popped, 1);
+		if (stolen)
+			astro_counter_add_int64(&slot->stolen, 1);
+	}
 }
 
 #endif /* __ASTROLABE_SCHED_UTIL_H__ */

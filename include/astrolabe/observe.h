@@ -44,6 +44,7 @@ enum astro_moment
 	ASTRO_MOMENT_USER_END,
 	ASTRO_MOMENT_APP_WAIT_BEGIN,         /**< the application blocks: task/tag wait, wait_for_all, acquire (task set for task waits) */
 	ASTRO_MOMENT_APP_WAIT_END,
+	ASTRO_MOMENT_DATA_ALLOCATED,         /**< the runtime allocated a data buffer (dst_node, bytes) */
 	ASTRO_NMOMENTS
 };
 
@@ -66,8 +67,10 @@ struct astro_event
 	unsigned src_node;
 	unsigned dst_node;
 	size_t bytes;
+	/** For USER_BEGIN / USER_END: the application's label (may be NULL). */
+	const char *label;
 	/** Room for growth. */
-	void *reserved[4];
+	void *reserved[3];
 };
 
 typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);

@@ -5,10 +5,30 @@
  */
 #include "../sched_util.h"
 
+static struct sched_counters eager_counters;
+
 static void eager_init_sched(unsigned sched_ctx_id)
 {
 	/* A single priority level makes the central queue a plain FIFO. */
 	sched_central_init(sched_ctx_id, "eager", 0, 0);
+}
+
+static int eager_push_task(struct starpu_task *task)
+{
+	int ret = sched_central_push_task(task);
+
+	if (ret == 0)
+		sched_counters_count_push(&eager_counters);
+	return ret;
+}
+
+static struct starpu_task *eager_pop_task(unsigned sched_ctx_id)
+{
+	struct starpu_task *task = sched_central_pop_task(sched_ctx_id);
+
+	if (task)
+		sched_counters_count_pop(&eager_counters, 0);
+	return task;
 }
 
 static struct starpu_sched_policy eager_policy =
@@ -17,8 +37,8 @@ static struct starpu_sched_policy eager_policy =
 	.deinit_sched = sched_central_deinit,
 	.add_workers = sched_central_add_workers,
 	.remove_workers = sched_central_remove_workers,
-	.push_task = sched_central_push_task,
-	.pop_task = sched_central_pop_task,
+	.push_task = eager_push_task,
+	.pop_task = eager_pop_task,
 	.policy_name = "eager",
 	.policy_description = "greedy policy: one central FIFO queue shared by all workers",
 	.worker_type = STARPU_WORKER_LIST,
@@ -26,6 +46,7 @@ static struct starpu_sched_policy eager_policy =
 
 static int init(void)
 {
+	sched_counters_register(&eager_counters, "sched_eager", "eager", 0);
 	return astro_sched_policy_register(&eager_policy);
 }
 

@@ -6,6 +6,8 @@
  */
 #include "../sched_util.h"
 
+static struct sched_counters lws_counters;
+
 static void lws_init_sched(unsigned sched_ctx_id)
 {
 	sched_local_init(sched_ctx_id, "lws", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
@@ -40,7 +42,24 @@ static struct starpu_task *lws_take(void *policy_data, int workerid)
 	struct sched_local *local = policy_data;
 	struct starpu_task *task = sched_local_take_own(local, workerid);
 
-	return task ? task : lws_steal(local, workerid);
+	if (task)
+	{
+		sched_counters_count_pop(&lws_counters, 0);
+		return task;
+	}
+	task = lws_steal(local, workerid);
+	if (task)
+		sched_counters_count_pop(&lws_counters, 1);
+	return task;
+}
+
+static int lws_push_task(struct starpu_task *task)
+{
+	int ret = sched_local_push_task_stealable(task);
+
+	if (ret == 0)
+		sched_counters_count_push(&lws_counters);
+	return ret;
 }
 
 static struct starpu_task *lws_pop_task(unsigned sched_ctx_id)
@@ -56,7 +75,7 @@ static struct starpu_sched_policy lws_policy =
 	.deinit_sched = sched_local_deinit,
 	.add_workers = sched_local_add_workers,
 	.remove_workers = sched_local_remove_workers,
-	.push_task = sched_local_push_task_stealable,
+	.push_task = lws_push_task,
 	.pop_task = lws_pop_task,
 	.policy_name = "lws",
 	.policy_description = "locality work stealing: per-worker priority queues, steal from the nearest workers first",
@@ -65,6 +84,7 @@ static struct starpu_sched_policy lws_policy =
 
 static int init(void)
 {
+	sched_counters_register(&lws_counters, "sched_lws", "lws", 1);
 	return astro_sched_policy_register(&lws_policy);
 }
 
