@@ -5,5 +5,6 @@
 # configure.ac or kernel code.
 set -e
 cd "$(dirname "$0")"
+mkdir -p m4
 sh build-aux/list-plugins > m4/astro_plugins.m4
 autoreconf -fi

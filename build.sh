@@ -21,7 +21,7 @@ if [ -n "$missing" ]; then
 fi
 
 rm -rf build
-./autogen.sh >/dev/null 2>&1
+./autogen.sh >autogen.log 2>&1 || { tail -20 autogen.log; exit 1; }
 mkdir build
 cd build
 ../configure --prefix="$PWD/_install" "$@" >configure.log || { tail -30 configure.log; exit 1; }
