@@ -30,7 +30,8 @@ static double init_us;        /* starpu_timing_now() at starpu_init() */
 
 static int64_t ns_since_init(double time_us)
 {
-	return (int64_t)llround((time_us - init_us) * 1e3);
+	/* Truncated: a cast, not llround(), on this per-moment path. */
+	return (int64_t)((time_us - init_us) * 1e3);
 }
 
 static int64_t now_ns(void)
@@ -120,7 +121,7 @@ struct info_pool
 	struct info_pool *next_all;
 };
 
-static __thread struct info_pool *thread_pool;
+static _ASTRO_TLS struct info_pool *thread_pool;
 static pthread_key_t pool_key;
 static pthread_once_t pool_key_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -307,7 +308,7 @@ static double load_double(double *p)
 	return v;
 }
 
-static unsigned state_bits(const struct worker_record *r)
+static inline unsigned state_bits(const struct worker_record *r)
 {
 	unsigned bits = 0;
 	if (r->executing)
@@ -353,9 +354,10 @@ static void record_advance(struct worker_record *r, int64_t now)
 	if (bits && delta > 0) {
 		unsigned first = (unsigned)__builtin_ctz(bits);
 		STORE(&r->acc.split[first], r->acc.split[first] + delta);
-		for (unsigned s = 0; s < NSTATES; s++)
-			if (bits & (1u << s))
-				STORE(&r->acc.all[s], r->acc.all[s] + delta);
+		for (unsigned b = bits; b; b &= b - 1) {
+			unsigned s = (unsigned)__builtin_ctz(b);
+			STORE(&r->acc.all[s], r->acc.all[s] + delta);
+		}
 	}
 	if (delta > 0)
 		STORE(&r->last_ns, now);
@@ -406,12 +408,15 @@ static void worker_moment(const struct astro_event *ev, int64_t now)
 		break;
 	case ASTRO_MOMENT_WORKER_SCHED_END:
 		r->scheduling = false;
-		/* Without a task the worker lacks work until a pop succeeds: spinning and sleeping alike. */
+		/* Without a task the worker lacks work until a pop succeeds: spinning and sleeping alike.
+		 * With one, it fetches the task's data until the task starts. */
 		r->lacking_work = ev->task == NULL;
+		r->fetching = ev->task != NULL;
 		if (ev->task && ev->task->profiling_info) {
 			struct starpu_profiling_task_info *info = ev->task->profiling_info;
 			info->pop_start_time = timespec_of(r->sched_begin_ns >= 0 ? r->sched_begin_ns : now);
-			info->pop_end_time = timespec_of(now);
+			info->pop_end_time = info->acquire_data_start_time = timespec_of(now);
+			info->workerid = workerid;
 		}
 		r->sched_begin_ns = -1;
 		break;
@@ -420,6 +425,8 @@ static void worker_moment(const struct astro_event *ev, int64_t now)
 		break;
 	case ASTRO_MOMENT_WORKER_SLEEP_END:
 		break; /* still without work until a pop succeeds */
+	/* POPPED and DATA_FETCHED arrive only when another consumer (or the data statistics) asked
+	 * for them: profiling alone does with SCHED_END and STARTED, two moments less per task. */
 	case ASTRO_MOMENT_TASK_POPPED:
 		r->lacking_work = false;
 		r->scheduling = false;
@@ -429,6 +436,8 @@ static void worker_moment(const struct astro_event *ev, int64_t now)
 		r->fetching = false;
 		break;
 	case ASTRO_MOMENT_TASK_STARTED: {
+		r->lacking_work = false; /* popped from the worker's local queue, without a SCHED_END */
+		r->scheduling = false;
 		r->fetching = false;
 		r->executing = true;
 		double predicted = ev->task ? ev->task->predicted : NAN;
@@ -756,7 +765,7 @@ int starpu_memory_node_get_name(unsigned node, char *name, size_t size)
 static unsigned msi_hit[STARPU_MAXNODES], msi_miss[STARPU_MAXNODES];     /* atomics */
 static unsigned alloc_total[STARPU_MAXNODES], alloc_cached[STARPU_MAXNODES];
 /* Transfers into the node a worker fetches for, seen since its last pop (MSI misses). */
-static __thread unsigned fetch_transfers;
+static _ASTRO_TLS unsigned fetch_transfers;
 
 struct _astro_memory_stats
 {
@@ -1119,6 +1128,7 @@ static void runtime_terminate(void)
 /* -------------------------------------------------------------- observing */
 
 #define BIT ASTRO_MOMENT_BIT
+/* The moments that move a worker's state; POPPED and DATA_FETCHED refine it when observed anyway. */
 static const uint64_t worker_moments =
 	BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) | BIT(ASTRO_MOMENT_WORKER_SCHED_END) |
 	BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) | BIT(ASTRO_MOMENT_WORKER_SLEEP_END) |
@@ -1131,7 +1141,8 @@ static uint64_t wanted_moments(void)
 {
 	uint64_t mask = BIT(ASTRO_MOMENT_RUNTIME_TERMINATE);
 	if (profiling_on())
-		mask |= worker_moments | BIT(ASTRO_MOMENT_TASK_SUBMITTED) | BIT(ASTRO_MOMENT_TASK_PUSHED);
+		mask |= (worker_moments & ~(BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED))) |
+			BIT(ASTRO_MOMENT_TASK_SUBMITTED) | BIT(ASTRO_MOMENT_TASK_PUSHED);
 	if (stats_enabled)
 		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN) |
 			BIT(ASTRO_MOMENT_TRANSFER_END) | BIT(ASTRO_MOMENT_DATA_ALLOCATED);
@@ -1162,9 +1173,17 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 	case ASTRO_MOMENT_TASK_DATA_FETCHED:
 		info->acquire_data_end_time = timespec_of(now);
 		break;
-	case ASTRO_MOMENT_TASK_STARTED:
-		info->start_time = timespec_of(now);
+	case ASTRO_MOMENT_TASK_STARTED: {
+		struct timespec start = timespec_of(now);
+		info->workerid = ev->workerid;
+		/* Without POPPED (local queue) or DATA_FETCHED observed, those happened right before the start. */
+		if (!info->pop_end_time.tv_sec && !info->pop_end_time.tv_nsec)
+			info->pop_start_time = info->pop_end_time = info->acquire_data_start_time = start;
+		if (!info->acquire_data_end_time.tv_sec && !info->acquire_data_end_time.tv_nsec)
+			info->acquire_data_end_time = start;
+		info->start_time = start;
 		break;
+	}
 	case ASTRO_MOMENT_TASK_ENDED:
 		info->end_time = info->release_data_start_time = timespec_of(now);
 		break;
@@ -1220,7 +1239,7 @@ static void observe(const struct astro_event *ev, void *arg)
 	if (ev->task && ev->moment >= ASTRO_MOMENT_TASK_PUSHED && ev->moment <= ASTRO_MOMENT_TASK_CALLBACK_END)
 		task_moment(ev, now);
 	/* Worker states come only from the worker's own thread: one writer per record. */
-	if (ev->workerid >= 0 && (worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && ev->workerid == starpu_worker_get_id())
+	if (ev->workerid >= 0 && (worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && _astro_self && ev->workerid == _astro_self->id)
 		worker_moment(ev, now);
 }
 
