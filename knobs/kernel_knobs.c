@@ -214,9 +214,9 @@ void _astro_task_cap_priority(struct starpu_task *task)
 
 /* ---------------------------------------------------------- declaration */
 
-static void declare(struct astro_knob_group *group, const struct astro_knob_decl *decl)
+static void declare(int group, const struct astro_knob_decl *decl)
 {
-	if (!group || astro_knob_declare(group, decl) < 0)
+	if (group < 0 || astro_knob_declare(group, decl) < 0)
 		_astro_error("the kernel could not declare knob %s: it is not available", decl->name);
 }
 
@@ -235,7 +235,7 @@ void _astro_knobs_init(void)
 	pthread_mutex_unlock(&caps_lock);
 
 	static const union astro_knob_value calibrate_values[] = { { .int32_val = 0 }, { .int32_val = 1 }, { .int32_val = 2 } };
-	struct astro_knob_group *global = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int global = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_global, .get = global_get, .set = global_set });
 	declare(global, &(struct astro_knob_decl){
 		.name = "starpu.global.g_calibrate_knob", .type = starpu_perf_knob_type_int32,
@@ -247,7 +247,7 @@ void _astro_knobs_init(void)
 		.help = "catch SIGINT, SIGSEGV and SIGTRAP: say which arrived, then pass it to the previous handler (STARPU_CATCH_SIGNALS)",
 		.has_default = 1, .default_value.int32_val = _astro_signals_caught(), .check = ASTRO_KNOB_CHECK_ONOFF });
 
-	struct astro_knob_group *worker = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int worker = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_per_worker, .get = worker_get, .set = worker_set });
 	declare(worker, &(struct astro_knob_decl){
 		.name = "starpu.worker.w_bind_to_pu_knob", .type = starpu_perf_knob_type_int32,
@@ -258,7 +258,7 @@ void _astro_knobs_init(void)
 		.help = "0 keeps new tasks away from the worker (it still runs those already queued to it), 1 lets them come again",
 		.has_default = 1, .default_value.int32_val = 1, .check = ASTRO_KNOB_CHECK_ONOFF });
 
-	struct astro_knob_group *sched = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int sched = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_per_scheduler, .get = sched_get, .set = sched_set });
 	declare(sched, &(struct astro_knob_decl){
 		.name = "starpu.task.s_max_priority_cap_knob", .type = starpu_perf_knob_type_int32,

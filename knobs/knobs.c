@@ -3,6 +3,10 @@
  * the starpu_perf_knob_* API, and the checks every get and set goes through
  * before a group's getter or setter runs.
  *
+ * A group id packs the registry's generation (one per starpu_init()) above
+ * the group's index, so that a group id kept from an earlier starpu_init()
+ * is refused rather than taken for another group.
+ *
  * A knob id packs its index in its scope above the scope id, as StarPU does
  * ((index << 4) | scope): ids are the same as StarPU's for the same
  * registration order. The registry is guarded by one mutex, used to declare
@@ -24,8 +28,9 @@
 #define ID_SCOPE_BITS 4
 #define ID_SCOPE_MASK ((1 << ID_SCOPE_BITS) - 1)
 #define NSCOPES 3
+#define GROUP_INDEX_BITS 16
 
-struct astro_knob_group
+struct knob_group
 {
 	struct astro_knob_group_decl decl;   /* policies: an owned copy */
 	unsigned nknobs;
@@ -35,16 +40,17 @@ struct knob
 {
 	int id;
 	enum starpu_perf_knob_scope scope;
-	struct astro_knob_group *group;
+	struct knob_group *group;
 	unsigned index;                      /* in its group */
 	struct astro_knob_decl decl;         /* name, help, values: owned copies */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool registry_open;
+static unsigned registry_generation;       /* bumped at each opening, kept in group ids */
 static GPtrArray *knobs_of_scope[NSCOPES]; /* index in scope -> struct knob */
 static GHashTable *knobs_by_name;          /* name -> struct knob, all scopes */
-static GPtrArray *groups;                  /* struct astro_knob_group */
+static GPtrArray *groups;                  /* struct knob_group */
 
 /* ------------------------------------------------------------- naming */
 
@@ -135,7 +141,7 @@ static void knob_free(gpointer data)
 
 static void group_free(gpointer data)
 {
-	struct astro_knob_group *g = data;
+	struct knob_group *g = data;
 	g_free((char *)g->decl.module);
 	g_strfreev((char **)g->decl.policies);
 	g_free(g);
@@ -151,6 +157,7 @@ void _astro_knob_registry_open(void)
 			knobs_of_scope[s] = g_ptr_array_new_with_free_func(knob_free);
 	}
 	registry_open = true;
+	registry_generation = (registry_generation + 1) & 0x7fff;
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -171,31 +178,36 @@ void _astro_knob_registry_close(void)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-struct astro_knob_group *astro_knob_group_declare(const struct astro_knob_group_decl *decl)
+int astro_knob_group_declare(const struct astro_knob_group_decl *decl)
 {
 	static const char *const fn = "astro_knob_group_declare";
 	if (!decl || scope_slot(decl->scope) < 0 || !decl->get) {
 		astro_log_error(fn, "a knob group needs a scope (starpu_perf_knob_scope_global, _per_worker or _per_scheduler) and a getter");
-		return NULL;
+		return -EINVAL;
 	}
 	if (decl->policies && decl->scope != starpu_perf_knob_scope_per_scheduler) {
 		astro_log_error(fn, "only per_scheduler groups name the policies they apply to: leave policies NULL");
-		return NULL;
+		return -EINVAL;
 	}
-	struct astro_knob_group *g = g_new0(struct astro_knob_group, 1);
+	struct knob_group *g = g_new0(struct knob_group, 1);
 	g->decl = *decl;
 	g->decl.module = g_strdup(decl->module ? decl->module : "");
 	g->decl.policies = decl->policies ? (const char *const *)g_strdupv((char **)decl->policies) : NULL;
 	pthread_mutex_lock(&registry_lock);
-	if (!registry_open) {
+	if (!registry_open || groups->len >= (1u << GROUP_INDEX_BITS)) {
+		bool open = registry_open;
 		pthread_mutex_unlock(&registry_lock);
 		group_free(g);
-		astro_log_error(fn, "knobs are declared from a plugin's init or while the runtime runs, not before starpu_init() or after starpu_shutdown()");
-		return NULL;
+		if (open)
+			astro_log_error(fn, "too many knob groups (%u): declare several knobs per group", 1u << GROUP_INDEX_BITS);
+		else
+			astro_log_error(fn, "knobs are declared from a plugin's init or while the runtime runs, not before starpu_init() or after starpu_shutdown()");
+		return open ? -ENOSPC : -EBUSY;
 	}
+	int id = (int)(registry_generation << GROUP_INDEX_BITS | groups->len);
 	g_ptr_array_add(groups, g);
 	pthread_mutex_unlock(&registry_lock);
-	return g;
+	return id;
 }
 
 /* Ordering of two values of type: <0, 0, >0. */
@@ -314,18 +326,21 @@ static bool decl_valid(const struct astro_knob_decl *d, const char *fn)
 	return true;
 }
 
-int astro_knob_declare(struct astro_knob_group *group, const struct astro_knob_decl *decl)
+int astro_knob_declare(int group_id, const struct astro_knob_decl *decl)
 {
 	static const char *const fn = "astro_knob_declare";
 	if (!decl_valid(decl, fn))
 		return -EINVAL;
 	pthread_mutex_lock(&registry_lock);
 	int ret;
-	if (!registry_open || !group || !g_ptr_array_find(groups, group, NULL)) {
-		astro_log_error(fn, "knob '%s' names no group declared since this starpu_init(): declare its group first", decl->name);
+	unsigned index = (unsigned)group_id & ((1u << GROUP_INDEX_BITS) - 1);
+	if (!registry_open || group_id < 0 || (unsigned)group_id >> GROUP_INDEX_BITS != registry_generation || index >= groups->len) {
+		astro_log_error(fn, "knob '%s' names no group declared since this starpu_init() (group id %d): declare its group first",
+				decl->name, group_id);
 		ret = -EINVAL;
 		goto out;
 	}
+	struct knob_group *group = g_ptr_array_index(groups, index);
 	if (g_hash_table_contains(knobs_by_name, decl->name)) {
 		astro_log_error(fn, "a knob named '%s' already exists: knob names are unique, rename one", decl->name);
 		ret = -EEXIST;

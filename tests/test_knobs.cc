@@ -694,8 +694,8 @@ std::map<starpu_perf_knob_scope, std::array<int, 4>> declare_self_knobs()
 		gd.set = scope == kGlobal ? self_set<kGlobal> : scope == kWorker ? self_set<kWorker> : self_set<kSched>;
 		gd.arg = g_self;
 		gd.policies = scope == kSched ? lws_and_eager : nullptr;
-		astro_knob_group *group = astro_knob_group_declare(&gd);
-		EXPECT_NE(group, nullptr);
+		int group = astro_knob_group_declare(&gd);
+		EXPECT_GE(group, 0);
 		std::string prefix = std::string("test.self.") + starpu_perf_knob_scope_id_to_name(scope) + ".";
 
 		astro_knob_decl d = {};
@@ -904,25 +904,25 @@ TEST_F(Knobs, BadDeclarationsAreRefused)
 	astro_knob_group_decl gd = {};
 	gd.scope = kGlobal;
 	gd.get = never_get;
-	std::string err = stderr_of([&] { EXPECT_EQ(astro_knob_group_declare(&gd), nullptr); });
+	std::string err = stderr_of([&] { EXPECT_EQ(astro_knob_group_declare(&gd), -EBUSY); });
 	EXPECT_TRUE(contains(err, "not before starpu_init()")) << err;
 
 	START_OR_RETURN("lws", 1);
-	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(nullptr), nullptr); }, "needs a scope");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(nullptr), -EINVAL); }, "needs a scope");
 	astro_knob_group_decl bad = gd;
 	bad.get = nullptr;
-	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), nullptr); }, "and a getter");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), -EINVAL); }, "and a getter");
 	bad = gd;
 	bad.scope = (starpu_perf_knob_scope)2;
-	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), nullptr); }, "needs a scope");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), -EINVAL); }, "needs a scope");
 	static const char *const only_lws[] = { "lws", nullptr };
 	bad = gd;
 	bad.policies = only_lws;
-	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), nullptr); }, "only per_scheduler groups");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_group_declare(&bad), -EINVAL); }, "only per_scheduler groups");
 
 	// A read-only group.
-	astro_knob_group *group = astro_knob_group_declare(&gd);
-	ASSERT_NE(group, nullptr);
+	int group = astro_knob_group_declare(&gd);
+	ASSERT_GE(group, 0);
 	astro_knob_decl d = {};
 	d.name = "test.bad.g_answer";
 	d.type = starpu_perf_knob_type_int32;
@@ -958,9 +958,10 @@ TEST_F(Knobs, BadDeclarationsAreRefused)
 	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(group, &d), -EINVAL); }, "gives none");
 	d.check = (astro_knob_check)9;
 	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(group, &d), -EINVAL); }, "has the check 9");
-	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(nullptr, &d), -EINVAL); }, "has the check 9");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(-1, &d), -EINVAL); }, "has the check 9");
 	d.check = ASTRO_KNOB_CHECK_NONE;
-	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(nullptr, &d), -EINVAL); }, "names no group");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(-1, &d), -EINVAL); }, "names no group");
+	expect_one_error([&] { EXPECT_EQ(astro_knob_declare(group + 1000, &d), -EINVAL); }, "names no group");
 	EXPECT_EQ(starpu_perf_knob_nb(kGlobal), 3);
 
 	// A group of an earlier starpu_init() is gone.

@@ -27,8 +27,8 @@
  *                     .help = "scales my heuristic", .has_default = 1, .default_value.double_val = 1.0,
  *                     .check = ASTRO_KNOB_CHECK_RANGE, .min.double_val = 0.1, .max.double_val = 10.0,
  *             };
- *             struct astro_knob_group *g = astro_knob_group_declare(&group);
- *             return g && astro_knob_declare(g, &knob) >= 0 ? 0 : -EINVAL;
+ *             int g = astro_knob_group_declare(&group);
+ *             return g >= 0 && astro_knob_declare(g, &knob) >= 0 ? 0 : -EINVAL;
  *     }
  */
 #ifndef __ASTROLABE_KNOBS_H__
@@ -127,20 +127,21 @@ struct astro_knob_group_decl
 	void *reserved[4];
 };
 
-struct astro_knob_group;
+/**
+ * Declares a knob group; the framework copies decl. Returns the group's id
+ * (>= 0, valid until starpu_shutdown()), or -EINVAL (a bad scope, no getter),
+ * -EBUSY (before starpu_init() or after starpu_shutdown()) or -ENOSPC (65536
+ * groups already) after printing one line.
+ */
+int astro_knob_group_declare(const struct astro_knob_group_decl *decl);
 
 /**
- * Declares a knob group; the framework copies decl. Returns the group, or
- * NULL after printing why (a bad scope, no getter, outside starpu_init()).
+ * Declares a knob of group (an id from astro_knob_group_declare()). Returns
+ * the knob's id (>= 0), as starpu_perf_knob_name_to_id() will give it, or
+ * -EINVAL (bad declaration, or a group of an earlier starpu_init()) / -EEXIST
+ * (name taken) after printing one line.
  */
-struct astro_knob_group *astro_knob_group_declare(const struct astro_knob_group_decl *decl);
-
-/**
- * Declares a knob of group. Returns its id (>= 0), as starpu_perf_knob_name_to_id()
- * will give it, or -EINVAL (bad declaration) / -EEXIST (name taken) after
- * printing one line.
- */
-int astro_knob_declare(struct astro_knob_group *group, const struct astro_knob_decl *decl);
+int astro_knob_declare(int group, const struct astro_knob_decl *decl);
 
 /** Everything declared about a knob, for listing tools. */
 struct astro_knob_info

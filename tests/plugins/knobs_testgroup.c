@@ -72,14 +72,14 @@ static int init(void)
 	if (subscription < 0)
 		return subscription;
 
-	struct astro_knob_group *g_switch = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int g_switch = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_global, .get = switch_get, .set = switch_set });
-	struct astro_knob_group *g_count = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int g_count = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_global, .get = count_get });
-	struct astro_knob_group *g_weight = astro_knob_group_declare(&(struct astro_knob_group_decl){
+	int g_weight = astro_knob_group_declare(&(struct astro_knob_group_decl){
 		.module = MODULE, .scope = starpu_perf_knob_scope_per_scheduler, .get = weight_get, .set = weight_set,
 		.policies = eager_only });
-	if (!g_switch || !g_count || !g_weight)
+	if (g_switch < 0 || g_count < 0 || g_weight < 0)
 		return -EINVAL;
 	if (astro_knob_declare(g_switch, &(struct astro_knob_decl){
 		    .name = "test.knobs.g_count_tasks_knob", .type = starpu_perf_knob_type_int32,
