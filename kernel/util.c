@@ -134,12 +134,124 @@ char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
 
 /* ----------------------------------------------------------------- timing */
 
-double starpu_timing_now(void)
+/*
+ * starpu_timing_now() stamps every observed moment (several per task while
+ * profiling, counters or a tool are on), so it reads the CPU's time-stamp
+ * counter when the kernel itself trusts it as its clock source (invariant and
+ * synchronised across cores): rdtsc costs a fraction of clock_gettime(). The
+ * counter is converted with a rate measured against CLOCK_MONOTONIC over the
+ * first CALIBRATION_US microseconds of the process, which read clock_gettime();
+ * the switch is continuous. ASTROLABE_TIMING=clock_gettime keeps
+ * clock_gettime() throughout.
+ */
+#define CALIBRATION_US 20000.0
+
+static double monotonic_us(void)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)now.tv_sec * 1e6 + (double)now.tv_nsec * 1e-3;
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+
+enum { CLOCK_UNDECIDED, CLOCK_CALIBRATING, CLOCK_TSC, CLOCK_GETTIME };
+
+static struct
+{
+	int state;		/* read without lock; the fields below are final once it is CLOCK_TSC */
+	double base_us;		/* a CLOCK_MONOTONIC reading ... */
+	uint64_t base_tsc;	/* ... and the counter at that moment */
+	double us_per_tick;
+} tsc_clock;
+static pthread_mutex_t tsc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A CLOCK_MONOTONIC reading and the counter at the same moment: the tightest of three tries. */
+static void tsc_pair(double *us, uint64_t *tsc)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = __rdtsc();
+		double now = monotonic_us();
+		uint64_t after = __rdtsc();
+		if (after - before < best) {
+			best = after - before;
+			*us = now;
+			*tsc = before + (after - before) / 2;
+		}
+	}
+}
+
+/* Does the kernel use the counter as its own clock? Then it is invariant and synchronised. */
+static bool kernel_clock_is_tsc(void)
+{
+	char name[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (!f)
+		return false;
+	bool tsc = fgets(name, sizeof(name), f) && strcmp(name, "tsc\n") == 0;
+	fclose(f);
+	return tsc;
+}
+
+/* Before the rate is known: decides which clock to use, calibrates, reads clock_gettime(). */
+static double timing_calibrate(void)
+{
+	static double start_us;
+	static uint64_t start_tsc;
+	double now_us = 0.0;
+	uint64_t now_tsc = 0;
+	tsc_pair(&now_us, &now_tsc);
+	pthread_mutex_lock(&tsc_lock);
+	switch (tsc_clock.state) {
+	case CLOCK_UNDECIDED: {
+		const char *choice = getenv("ASTROLABE_TIMING");
+		bool gettime = choice && strcmp(choice, "clock_gettime") == 0;
+		if (choice && !gettime && strcmp(choice, "tsc") != 0)
+			_astro_error("ASTROLABE_TIMING='%s' is not a clock: use tsc (the default) or clock_gettime; using the default", choice);
+		if (gettime || !kernel_clock_is_tsc()) {
+			__atomic_store_n(&tsc_clock.state, CLOCK_GETTIME, __ATOMIC_RELEASE);
+		} else {
+			start_us = now_us;
+			start_tsc = now_tsc;
+			__atomic_store_n(&tsc_clock.state, CLOCK_CALIBRATING, __ATOMIC_RELEASE);
+		}
+		break;
+	}
+	case CLOCK_CALIBRATING:
+		if (now_us - start_us >= CALIBRATION_US && now_tsc > start_tsc) {
+			tsc_clock.us_per_tick = (now_us - start_us) / (double)(now_tsc - start_tsc);
+			tsc_clock.base_us = now_us;
+			tsc_clock.base_tsc = now_tsc;
+			__atomic_store_n(&tsc_clock.state, CLOCK_TSC, __ATOMIC_RELEASE);
+		}
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&tsc_lock);
+	return now_us;
+}
+
+double starpu_timing_now(void)
+{
+	int state = __atomic_load_n(&tsc_clock.state, __ATOMIC_ACQUIRE);
+	if (STARPU_LIKELY(state == CLOCK_TSC))
+		return tsc_clock.base_us + (double)(int64_t)(__rdtsc() - tsc_clock.base_tsc) * tsc_clock.us_per_tick;
+	if (state == CLOCK_GETTIME)
+		return monotonic_us();
+	return timing_calibrate();
+}
+
+#else
+
+double starpu_timing_now(void)
+{
+	return monotonic_us();
+}
+
+#endif
 
 static void sleep_for(double seconds)
 {

@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 #include <starpu.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -171,6 +173,56 @@ TEST(Timing, NowIsMonotonicMicroseconds)
 	double b = starpu_timing_now();
 	EXPECT_GT(a, 0.0);
 	EXPECT_GE(b, a);
+}
+
+TEST(Timing, NowKeepsPaceWithTheMonotonicClock)
+{
+	// Past the clock's calibration (the first 20 ms of the process), the
+	// time-stamp counter must advance as CLOCK_MONOTONIC does.
+	auto mono_us = [] {
+		timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+	};
+	starpu_timing_now();
+	starpu_usleep(30000);
+	starpu_timing_now();
+	double a = starpu_timing_now(), ma = mono_us();
+	for (int i = 0; i < 5; i++) {
+		starpu_usleep(10000);
+		double b = starpu_timing_now(), mb = mono_us();
+		EXPECT_GE(b, a);
+		EXPECT_NEAR(b - a, mb - ma, 0.005 * (mb - ma) + 50.0) << "starpu_timing_now() drifts from CLOCK_MONOTONIC";
+		// Both clocks count from the same origin.
+		EXPECT_NEAR(b, mb, 1000.0);
+	}
+}
+
+// The clock is chosen at the first reading of the process: a fresh process each.
+TEST(TimingDeathTest, ClockChoiceIsCheckedAndBothClocksWork)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	auto keeps_pace = [] {
+		timespec ts;
+		double a = starpu_timing_now();
+		starpu_usleep(30000);
+		double b = starpu_timing_now();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		double mono = ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+		return b - a >= 29000.0 && b - a < 1e6 && std::fabs(mono - b) < 1000.0;
+	};
+	EXPECT_EXIT(
+		{
+			setenv("ASTROLABE_TIMING", "sundial", 1);
+			exit(keeps_pace() ? 0 : 1);
+		},
+		::testing::ExitedWithCode(0), "ASTROLABE_TIMING='sundial' is not a clock: use tsc \\(the default\\) or clock_gettime");
+	EXPECT_EXIT(
+		{
+			setenv("ASTROLABE_TIMING", "clock_gettime", 1);
+			exit(keeps_pace() ? 0 : 1);
+		},
+		::testing::ExitedWithCode(0), "^$");
 }
 
 TEST(Timing, UsleepWaitsAtLeastTheGivenTime)
