@@ -54,6 +54,7 @@ struct counter
 	char *unit;
 	char *help;
 	char *module;
+	int updater;                 /* index of its module's updater in the scope, -1: none (frozen) */
 };
 
 struct updater
@@ -92,6 +93,12 @@ struct starpu_perf_counter_sample
 	int n;
 	union astro_counter_value *values;
 	unsigned char *enabled;      /* the listener's set, copied at each refresh */
+	/* Filled on demand (sample_fill): refresh number r copies the set at the
+	 * first read and runs the updater of a counter's module at the first read
+	 * of one of its counters, so a callback pays only for what it reads. */
+	uint64_t refresh;
+	uint64_t enabled_refresh;
+	uint64_t *updated_refresh;   /* by updater index */
 };
 
 /* The per-codelet state behind cl->perf_counter_sample / cl->perf_counter_values.
@@ -277,8 +284,11 @@ static int sample_init(struct starpu_perf_counter_sample *s, enum starpu_perf_co
 	s->n = n;
 	s->values = calloc(n > 0 ? n : 1, sizeof(*s->values));
 	s->enabled = calloc(n > 0 ? n : 1, 1);
+	int nupdaters = frozen_nupdaters[scope_index(scope)];
+	s->updated_refresh = calloc(nupdaters > 0 ? nupdaters : 1, sizeof(*s->updated_refresh));
+	s->refresh = s->enabled_refresh = 0;
 	pthread_mutex_init(&s->lock, NULL);
-	return s->values && s->enabled ? 0 : -ENOMEM;
+	return s->values && s->enabled && s->updated_refresh ? 0 : -ENOMEM;
 }
 
 static void sample_fini(struct starpu_perf_counter_sample *s)
@@ -287,8 +297,10 @@ static void sample_fini(struct starpu_perf_counter_sample *s)
 		return;
 	free(s->values);
 	free(s->enabled);
+	free(s->updated_refresh);
 	s->values = NULL;
 	s->enabled = NULL;
+	s->updated_refresh = NULL;
 	pthread_mutex_destroy(&s->lock);
 	s->magic = DEAD_MAGIC;
 }
@@ -306,22 +318,35 @@ static void sample_attach(struct starpu_perf_counter_sample *s, struct starpu_pe
 		listener->nattached++;
 }
 
-/* Runs the updaters then the listener of s, if it has one. The path of every refresh. */
-static void sample_refresh(struct starpu_perf_counter_sample *s, void *context)
+/* Makes c's value in s current for this refresh (s->lock held): the updaters
+ * fill the sample lazily, as the callback reads it. Each counter has at most
+ * one updater, its module's ("one updater per module and scope"). */
+static void sample_fill(struct starpu_perf_counter_sample *s, const struct counter *c)
+{
+	if (s->enabled_refresh != s->refresh) {
+		const unsigned char *enabled = s->listener->set->enabled;
+		for (int i = 0; i < s->n; i++)
+			s->enabled[i] = __atomic_load_n(&enabled[i], __ATOMIC_RELAXED);
+		s->enabled_refresh = s->refresh;
+	}
+	if (c->updater >= 0 && s->updated_refresh[c->updater] != s->refresh) {
+		s->updated_refresh[c->updater] = s->refresh;
+		const struct updater *u = frozen_updaters[scope_index(s->scope)][c->updater];
+		u->fn(s, s->context, u->arg);
+	}
+}
+
+/* Calls the listener of s, if it has one, with a fresh sample. The path of every refresh. */
+static void sample_refresh(struct starpu_perf_counter_sample *s)
 {
 	if (!__atomic_load_n(&s->listener, __ATOMIC_ACQUIRE) || current_sample)
 		return;
 	pthread_mutex_lock(&s->lock);
 	struct starpu_perf_counter_listener *listener = s->listener;
 	if (listener) {
-		int si = scope_index(s->scope);
-		const unsigned char *enabled = listener->set->enabled;
-		for (int i = 0; i < s->n; i++)
-			s->enabled[i] = __atomic_load_n(&enabled[i], __ATOMIC_RELAXED);
+		s->refresh++;
 		current_sample = s;
-		for (int u = 0; u < frozen_nupdaters[si]; u++)
-			frozen_updaters[si][u]->fn(s, context, frozen_updaters[si][u]->arg);
-		listener->callback(listener, s, context);
+		listener->callback(listener, s, s->context);
 		current_sample = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -329,20 +354,20 @@ static void sample_refresh(struct starpu_perf_counter_sample *s, void *context)
 
 void _astro_counters_refresh_global(void)
 {
-	sample_refresh(&global_sample, NULL);
+	sample_refresh(&global_sample);
 }
 
 void _astro_counters_refresh_worker(int workerid)
 {
 	if (workerid >= 0 && (unsigned)workerid < nworker_samples)
-		sample_refresh(&worker_samples[workerid], &worker_ids[workerid]);
+		sample_refresh(&worker_samples[workerid]);
 }
 
 void _astro_counters_refresh_codelet(struct starpu_codelet *cl)
 {
 	struct starpu_perf_counter_sample *s = __atomic_load_n(&cl->perf_counter_sample, __ATOMIC_ACQUIRE);
 	if (s)
-		sample_refresh(s, cl);
+		sample_refresh(s);
 }
 
 /* ------------------------------------------------------- registration */
@@ -509,6 +534,13 @@ void _astro_counters_start(int start_collection)
 		frozen_ncounters[si] = (int)scope_counters[si]->len;
 		frozen_updaters[si] = (struct updater **)scope_updaters[si]->pdata;
 		frozen_nupdaters[si] = (int)scope_updaters[si]->len;
+		for (int i = 0; i < frozen_ncounters[si]; i++) {
+			struct counter *c = frozen_counters[si][i];
+			c->updater = -1;
+			for (int u = 0; u < frozen_nupdaters[si]; u++)
+				if (strcmp(frozen_updaters[si][u]->module, c->module) == 0)
+					c->updater = u;
+		}
 	}
 	pthread_mutex_unlock(&registry_lock);
 
@@ -1354,6 +1386,7 @@ static bool sample_read(struct starpu_perf_counter_sample *sample, int counter_i
 			    c->name, scope_name(c->scope), scope_name(sample->scope));
 		return false;
 	}
+	sample_fill(sample, c);
 	if (!sample->enabled[c->index]) {
 		snprintf(key, sizeof(key), "disabled:%d:%d", counter_id, (int)getter);
 		report_once(what, key, "counter '%s' is not enabled in the listener's set: enable it with starpu_perf_counter_set_enable_id()",
@@ -1493,8 +1526,8 @@ int astro_counter_read(int id, const void *context, union astro_counter_value *v
 		return -ENOMEM;
 	}
 	sample.enabled[c->index] = 1;
-	for (int u = 0; u < frozen_nupdaters[si]; u++)
-		frozen_updaters[si][u]->fn(&sample, ctx, frozen_updaters[si][u]->arg);
+	if (c->updater >= 0)
+		frozen_updaters[si][c->updater]->fn(&sample, ctx, frozen_updaters[si][c->updater]->arg);
 	*value = sample.values[c->index];
 	sample_fini(&sample);
 	return 0;

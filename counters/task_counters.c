@@ -52,7 +52,7 @@ struct worker_values
 
 static struct worker_values workers[STARPU_NMAXWORKERS];
 
-static int subscription = -1;
+static int subscriptions[2] = { -1, -1 }; /* timed, untimed */
 
 /* ---------------------------------------------------------- updaters */
 
@@ -217,29 +217,34 @@ static void on_event(const struct astro_event *ev, void *arg)
 	}
 }
 
-#define OBSERVED_MOMENTS                                                                                          \
-	(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_SUBMITTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_READY) |              \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |                \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_APP_WAIT_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) |        \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) |    \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_END))
+/* The moments whose time matters, and those counted only: the latter do not read the clock. */
+#define TIMED_MOMENTS                                                                                              \
+	(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |                \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_END) |    \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_END))
+#define COUNTED_MOMENTS                                                                                            \
+	(ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_SUBMITTED) |                                   \
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_READY) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_APP_WAIT_END))
 
 void _astro_task_counters_collect(bool on)
 {
-	/* One subscription per run, switched by its mask: the kernel never reuses observer slots before shutdown. */
-	if (on && subscription < 0) {
-		subscription = astro_observe_subscribe(OBSERVED_MOMENTS, on_event, NULL);
-		if (subscription < 0)
-			astro_log_error("performance counters", "cannot follow the task moments (%d): the runtime's counters stay at zero", subscription);
-		return;
+	static const uint64_t masks[2] = { TIMED_MOMENTS, COUNTED_MOMENTS };
+	/* Subscribed once per run, then switched by their masks: the kernel never reuses observer slots before shutdown. */
+	for (int i = 0; i < 2; i++) {
+		if (on && subscriptions[i] < 0) {
+			subscriptions[i] = astro_observe_subscribe(masks[i], on_event, NULL);
+			if (subscriptions[i] < 0)
+				astro_log_error("performance counters", "cannot follow the task moments (%d): the runtime's counters stay at zero",
+						subscriptions[i]);
+		} else if (subscriptions[i] >= 0) {
+			astro_observe_set_mask(subscriptions[i], on ? masks[i] : 0);
+		}
 	}
-	if (subscription >= 0)
-		astro_observe_set_mask(subscription, on ? OBSERVED_MOMENTS : 0);
 }
 
 void _astro_task_counters_shutdown(void)
 {
-	subscription = -1;
+	subscriptions[0] = subscriptions[1] = -1;
 }
 
 /* ------------------------------------------------------- registration */
@@ -260,7 +265,7 @@ void _astro_task_counters_register(void)
 
 	memset(&global, 0, sizeof(global));
 	memset(workers, 0, sizeof(workers));
-	subscription = -1;
+	subscriptions[0] = subscriptions[1] = -1;
 
 	/* StarPU 1.4's counters first, in its order, so their ids match StarPU's. */
 	id_g_total_submitted = reg(g, "starpu.task.g_total_submitted", i64, ASTRO_COUNTER_MONOTONIC, "tasks",

@@ -767,8 +767,9 @@ static inline void sched_counters_update_global(struct starpu_perf_counter_sampl
 	int64_t pushed = 0;
 
 	(void)context;
-	for (int i = 0; i <= STARPU_NMAXWORKERS; i++)
+	for (unsigned i = 0; i < starpu_worker_get_count() && i < STARPU_NMAXWORKERS; i++)
 		pushed += astro_counter_load_int64(&c->slots[i].pushed);
+	pushed += astro_counter_load_int64(&c->slots[STARPU_NMAXWORKERS].pushed);
 	astro_counter_sample_set_int64(sample, c->id_pushed, pushed);
 }
 

@@ -947,6 +947,57 @@ TEST_F(Counters, PluginRegisteredCounters)
 	starpu_perf_counter_unset_per_codelet_listener(&cl);
 }
 
+// A sample is filled as its listener reads it: the updater of a module runs
+// once per refresh, at the first read of one of its counters, and not at all
+// for a callback that reads none of them.
+struct LazyReads
+{
+	int id_updates = -1, id_answer = -1;
+	int refreshes = 0, reading_refreshes = 0;
+	std::vector<int64_t> first, second;
+	float answer = 0;
+};
+LazyReads *g_lazy;
+
+void lazy_cb(starpu_perf_counter_listener *, starpu_perf_counter_sample *sample, void *)
+{
+	LazyReads *l = g_lazy; // global refreshes run on the submitting thread: no lock needed
+	if (l->refreshes++ % 2)
+		return;
+	l->reading_refreshes++;
+	l->first.push_back(starpu_perf_counter_sample_get_int64_value(sample, l->id_updates));
+	l->answer = starpu_perf_counter_sample_get_float_value(sample, l->id_answer);
+	l->second.push_back(starpu_perf_counter_sample_get_int64_value(sample, l->id_updates));
+}
+
+TEST_F(Counters, SamplesAreFilledAsTheListenerReadsThem)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("counters_test.so"));
+	ScopedEnv path("STARPU_PLUGIN_PATH", build_plugin_path() + ":" + dir.path());
+	ScopedEnv silent("STARPU_SILENT", "1");
+	start(1);
+	LazyReads lazy;
+	g_lazy = &lazy;
+	lazy.id_updates = id_of(g_scope, "test.counters.g_updates");
+	lazy.id_answer = id_of(g_scope, "test.counters.g_answer");
+	ASSERT_GE(lazy.id_updates, 0);
+	ASSERT_GE(lazy.id_answer, 0);
+	Listening g(g_scope, { lazy.id_updates, lazy.id_answer }, lazy_cb);
+	starpu_perf_counter_set_global_listener(g.listener);
+	static starpu_codelet cl = cpu_codelet(nop_func, 0, "lazy");
+	run(&cl, 20);
+	starpu_perf_counter_unset_global_listener();
+	g_lazy = nullptr;
+	EXPECT_GE(lazy.refreshes, 20); // one per submission, and one per wait
+	ASSERT_EQ(lazy.first.size(), (size_t)lazy.reading_refreshes);
+	for (int k = 0; k < lazy.reading_refreshes; k++) {
+		EXPECT_EQ(lazy.first[k], k + 1) << "the updater ran in a refresh whose callback read none of its counters";
+		EXPECT_EQ(lazy.second[k], lazy.first[k]) << "the updater ran twice in one refresh";
+	}
+	EXPECT_EQ(lazy.answer, 42.5f);
+}
+
 class SchedulerCounters : public Counters, public ::testing::WithParamInterface<const char *> {};
 
 TEST_P(SchedulerCounters, PushesAndPopsOfThePolicy)

@@ -3,6 +3,8 @@
 // tasks from several threads.
 #include "helpers.h"
 
+#include <astrolabe/observe.h>
+
 #include <set>
 
 using namespace astro_test;
@@ -639,6 +641,61 @@ TEST_F(Tasks, BadTasksAreRefused)
 	EXPECT_EQ(ret, -EINVAL);
 	EXPECT_TRUE(contains(err, "starpu_task_init")) << err;
 	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+// The observation hub stamps a moment only for observers that want the time.
+struct Stamps
+{
+	std::mutex mutex;
+	std::vector<double> times;
+};
+
+void stamp(const astro_event *ev, void *arg)
+{
+	Stamps *s = static_cast<Stamps *>(arg);
+	std::lock_guard<std::mutex> lock(s->mutex);
+	s->times.push_back(ev->time_us);
+}
+
+TEST_F(Tasks, ObserversChooseWhetherMomentsAreStamped)
+{
+	const uint64_t ended = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED);
+	Stamps untimed, timed;
+	int u = astro_observe_subscribe(ended | ASTRO_OBSERVE_UNTIMED, stamp, &untimed);
+	ASSERT_GE(u, 0);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(untimed.times.size(), 4u);
+	for (double t : untimed.times)
+		EXPECT_EQ(t, 0.0) << "an untimed observer alone made the moment read the clock";
+
+	// With a timed observer of the same moment, both see the time.
+	untimed.times.clear();
+	int t = astro_observe_subscribe(ended, stamp, &timed);
+	ASSERT_GE(t, 0);
+	double before = starpu_timing_now();
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	double after = starpu_timing_now();
+	ASSERT_EQ(timed.times.size(), 4u);
+	ASSERT_EQ(untimed.times.size(), 4u);
+	for (size_t i = 0; i < 4; i++) {
+		EXPECT_GE(timed.times[i], before);
+		EXPECT_LE(timed.times[i], after);
+		EXPECT_GT(untimed.times[i], 0.0);
+	}
+
+	// set_mask keeps the choice: once the timed one leaves, no stamps again.
+	ASSERT_EQ(astro_observe_unsubscribe(t), 0);
+	ASSERT_EQ(astro_observe_set_mask(u, ended | ASTRO_OBSERVE_UNTIMED), 0);
+	untimed.times.clear();
+	ASSERT_EQ(submit_detached(&count_cl_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(untimed.times.size(), 1u);
+	EXPECT_EQ(untimed.times[0], 0.0);
+	ASSERT_EQ(astro_observe_unsubscribe(u), 0);
 }
 
 TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)

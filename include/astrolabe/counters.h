@@ -33,8 +33,9 @@
  *             astro_counter_add_int64(&pushed[workerid], 1);
  *
  * The updater only copies current values into the sample: it is called when
- * a listener of that scope is about to be told (the context says which
- * worker or codelet), or when a tool reads a value with astro_counter_read().
+ * a listener of that scope first reads one of the module's counters during
+ * its callback (once per callback; the context says which worker or codelet),
+ * or when a tool reads a value with astro_counter_read().
  * Names follow StarPU's scheme: "<module>.<g|w|c>_<what>" (starpu.task.
  * g_total_submitted). Registration is open during starpu_init() only: the
  * list is fixed while the runtime runs.
@@ -112,7 +113,7 @@ int astro_counter_sample_set_double(struct starpu_perf_counter_sample *sample, i
 
 /**
  * Reads the current value of counter id outside any listener: runs the
- * updaters of its scope into a private sample. context is as for updaters:
+ * updater of its module into a private sample. context is as for updaters:
  * NULL (global), the worker id as (const int *) (per worker), the codelet
  * (per codelet). Returns 0; -ENODATA, silently, for a codelet without a
  * listener (it has no values); -EINVAL (invalid id, bad worker or codelet,

@@ -50,11 +50,16 @@ enum astro_moment
 
 #define ASTRO_MOMENT_BIT(m) (UINT64_C(1) << (m))
 
+/** Or'ed into a subscription's mask: this observer never reads event->time_us,
+ * so its moments need not read the clock (time_us is then 0 unless another
+ * observer of the same moment wants it). */
+#define ASTRO_OBSERVE_UNTIMED (UINT64_C(1) << 63)
+
 /** What an observer is told. Fields that do not apply to the moment are zero. */
 struct astro_event
 {
 	enum astro_moment moment;
-	/** starpu_timing_now() at the moment. */
+	/** starpu_timing_now() at the moment (0 for observers subscribed with ASTRO_OBSERVE_UNTIMED). */
 	double time_us;
 	/** The worker concerned (-1: the application's thread). */
 	int workerid;
@@ -75,11 +80,11 @@ struct astro_event
 
 typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);
 
-/** Calls fn(event, arg) at every moment whose bit is in mask. Returns an id >= 0, or -ENOSPC / -EINVAL. */
+/** Calls fn(event, arg) at every moment whose bit is in mask (plus ASTRO_OBSERVE_UNTIMED, optionally). Returns an id >= 0, or -ENOSPC / -EINVAL. */
 int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg);
 /** Stops the calls of subscription id. Returns 0 or -EINVAL. */
 int astro_observe_unsubscribe(int id);
-/** Changes the moments subscription id receives. */
+/** Changes the moments subscription id receives (and whether it is untimed). */
 int astro_observe_set_mask(int id, uint64_t mask);
 
 #ifdef __cplusplus

@@ -7,6 +7,7 @@
  *   test.counters.w_ended          int32   tasks ended on this worker
  *   test.counters.c_name_length    double  length of the codelet's name
  *   test.counters.g_failed_checks  int64   registrations that did not fail as they should
+ *   test.counters.g_updates        int64   times the global updater ran (this one included)
  *
  * At init it also makes the registrations that must fail (duplicate name,
  * bad type, second updater for a scope) and counts the surprises.
@@ -19,10 +20,11 @@
 
 #define MODULE "counters_test"
 
-static int id_submitted, id_answer, id_ended, id_name_length, id_failed_checks;
+static int id_submitted, id_answer, id_ended, id_name_length, id_failed_checks, id_updates;
 static int32_t submitted;
 static int32_t ended[STARPU_NMAXWORKERS];
 static int64_t failed_checks;
+static int64_t updates;
 
 static void on_event(const struct astro_event *ev, void *arg)
 {
@@ -42,6 +44,7 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 	astro_counter_sample_set_int32(sample, id_submitted, astro_counter_load_int32(&submitted));
 	astro_counter_sample_set_float(sample, id_answer, 42.5f);
 	astro_counter_sample_set_int64(sample, id_failed_checks, failed_checks);
+	astro_counter_sample_set_int64(sample, id_updates, astro_counter_add_fetch_int64(&updates, 1));
 }
 
 static void update_worker(struct starpu_perf_counter_sample *sample, void *context, void *arg)
@@ -72,6 +75,7 @@ static int init(void)
 	submitted = 0;
 	memset(ended, 0, sizeof(ended));
 	failed_checks = 0;
+	updates = 0;
 
 	id_submitted = astro_counter_register(MODULE, g, "test.counters.g_submitted", starpu_perf_counter_type_int32,
 					      ASTRO_COUNTER_MONOTONIC, "tasks", "tasks submitted, counted by the test plugin");
@@ -79,12 +83,14 @@ static int init(void)
 					   ASTRO_COUNTER_INSTANT, NULL, "a constant: 42.5");
 	id_failed_checks = astro_counter_register(MODULE, g, "test.counters.g_failed_checks", starpu_perf_counter_type_int64,
 						  ASTRO_COUNTER_INSTANT, "checks", "registrations that did not fail as they should");
+	id_updates = astro_counter_register(MODULE, g, "test.counters.g_updates", starpu_perf_counter_type_int64,
+					    ASTRO_COUNTER_MONOTONIC, "calls", "times the global updater ran");
 	id_ended = astro_counter_register(MODULE, starpu_perf_counter_scope_per_worker, "test.counters.w_ended",
 					  starpu_perf_counter_type_int32, ASTRO_COUNTER_MONOTONIC, "tasks", "tasks ended on this worker");
 	id_name_length = astro_counter_register(MODULE, starpu_perf_counter_scope_per_codelet, "test.counters.c_name_length",
 						starpu_perf_counter_type_double, ASTRO_COUNTER_INSTANT, "characters",
 						"length of the codelet's name");
-	if (id_submitted < 0 || id_answer < 0 || id_failed_checks < 0 || id_ended < 0 || id_name_length < 0)
+	if (id_submitted < 0 || id_answer < 0 || id_failed_checks < 0 || id_updates < 0 || id_ended < 0 || id_name_length < 0)
 		return -EINVAL;
 
 	/* What must be refused. */
