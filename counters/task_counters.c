@@ -8,11 +8,15 @@
  *   TASK_SUBMITTED   total and waiting-for-dependencies count; then the
  *                    global and per-codelet samples are refreshed
  *   TASK_READY       waiting -> ready (tasks that will run on a worker)
- *   TASK_STARTED     ready -> running; the worker notes the start time
+ *   TASK_STARTED     ready -> running; the worker notes the start time and
+ *                    the overhead since its previous task (the gap, less
+ *                    the sleeping in it)
  *   TASK_ENDED       executed count and time; per-worker and per-codelet
  *                    samples are refreshed, between two executions
  *   APP_WAIT_END     the global sample is refreshed after blocking calls
- *   WORKER_SLEEP_*, WORKER_SCHED_*   per-worker sleeping and scheduling time
+ *   WORKER_SLEEP_*   per-worker sleeping time
+ * Only the worker's four moments per task read the clock: STARTED, ENDED
+ * (and the rare sleeps); the others are observed untimed.
  *
  * Global values are shared atomics; per-worker values are written by their
  * worker only; per-codelet values live behind cl->perf_counter_values. The
@@ -27,7 +31,7 @@
 #define TIME_UNIT "us"
 
 static int id_g_total_submitted, id_g_peak_submitted, id_g_peak_ready, id_g_current_submitted, id_g_current_ready;
-static int id_w_total_executed, id_w_cumul_execution_time, id_w_cumul_sleeping_time, id_w_cumul_scheduling_time;
+static int id_w_total_executed, id_w_cumul_execution_time, id_w_cumul_sleeping_time, id_w_cumul_overhead_time;
 static int id_c_total_submitted, id_c_peak_submitted, id_c_peak_ready, id_c_total_executed, id_c_cumul_execution_time;
 
 /* Shared by every submitter and worker: each hot pair on its own line. */
@@ -46,8 +50,9 @@ struct worker_values
 	int64_t total_executed;
 	double cumul_execution_time;
 	double cumul_sleeping_time;
-	double cumul_scheduling_time;
-	double exec_begin, sleep_begin, sched_begin;
+	double cumul_overhead_time;
+	double exec_begin, sleep_begin;
+	double last_end, sleeping_at_end;	/* the previous task's end, and the sleeping total then */
 } __attribute__((aligned(64)));
 
 static struct worker_values workers[STARPU_NMAXWORKERS];
@@ -74,7 +79,7 @@ static void update_worker(struct starpu_perf_counter_sample *sample, void *conte
 	astro_counter_sample_set_int64(sample, id_w_total_executed, astro_counter_load_int64(&w->total_executed));
 	astro_counter_sample_set_double(sample, id_w_cumul_execution_time, astro_counter_load_double(&w->cumul_execution_time));
 	astro_counter_sample_set_double(sample, id_w_cumul_sleeping_time, astro_counter_load_double(&w->cumul_sleeping_time));
-	astro_counter_sample_set_double(sample, id_w_cumul_scheduling_time, astro_counter_load_double(&w->cumul_scheduling_time));
+	astro_counter_sample_set_double(sample, id_w_cumul_overhead_time, astro_counter_load_double(&w->cumul_overhead_time));
 }
 
 static void update_codelet(struct starpu_perf_counter_sample *sample, void *context, void *arg)
@@ -148,8 +153,14 @@ static void on_started(const struct astro_event *ev)
 	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
 	if (v)
 		astro_counter_dec_positive_int64(&v->current_ready);
-	if (ev->workerid >= 0 && ev->workerid < STARPU_NMAXWORKERS)
-		astro_counter_store_double(&workers[ev->workerid].exec_begin, ev->time_us);
+	if (ev->workerid < 0 || ev->workerid >= STARPU_NMAXWORKERS)
+		return;
+	struct worker_values *w = &workers[ev->workerid];
+	double gap = elapsed_since(w->last_end, ev->time_us);
+	double slept = w->cumul_sleeping_time - w->sleeping_at_end;
+	if (gap > slept)
+		astro_counter_local_add_double(&w->cumul_overhead_time, gap - slept);
+	astro_counter_store_double(&w->exec_begin, ev->time_us);
 }
 
 static void on_ended(const struct astro_event *ev)
@@ -160,6 +171,8 @@ static void on_ended(const struct astro_event *ev)
 	double duration = elapsed_since(astro_counter_load_double(&w->exec_begin), ev->time_us);
 	astro_counter_local_add_int64(&w->total_executed, 1);
 	astro_counter_local_add_double(&w->cumul_execution_time, duration);
+	w->last_end = ev->time_us;
+	w->sleeping_at_end = w->cumul_sleeping_time;
 	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
 	if (v) {
 		astro_counter_add_int64(&v->total_executed, 1);
@@ -207,11 +220,6 @@ static void on_event(const struct astro_event *ev, void *arg)
 		if (w)
 			on_worker_state(ev, &w->sleep_begin, &w->cumul_sleeping_time, ev->moment == ASTRO_MOMENT_WORKER_SLEEP_END);
 		break;
-	case ASTRO_MOMENT_WORKER_SCHED_BEGIN:
-	case ASTRO_MOMENT_WORKER_SCHED_END:
-		if (w)
-			on_worker_state(ev, &w->sched_begin, &w->cumul_scheduling_time, ev->moment == ASTRO_MOMENT_WORKER_SCHED_END);
-		break;
 	default:
 		break;
 	}
@@ -220,8 +228,7 @@ static void on_event(const struct astro_event *ev, void *arg)
 /* The moments whose time matters, and those counted only: the latter do not read the clock. */
 #define TIMED_MOMENTS                                                                                              \
 	(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |                \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_END) |    \
-	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_END))
+	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SLEEP_END))
 #define COUNTED_MOMENTS                                                                                            \
 	(ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_SUBMITTED) |                                   \
 	 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_READY) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_APP_WAIT_END))
@@ -296,8 +303,9 @@ void _astro_task_counters_register(void)
 				 "tasks ready and waiting for a worker now (the ready-queue length)");
 	id_w_cumul_sleeping_time = reg(w, "starpu.worker.w_cumul_sleeping_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
 				       "time this worker slept for lack of work, in microseconds");
-	id_w_cumul_scheduling_time = reg(w, "starpu.worker.w_cumul_scheduling_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
-					 "time this worker spent asking the scheduling policy for work, in microseconds");
+	id_w_cumul_overhead_time = reg(w, "starpu.worker.w_cumul_overhead_time", dbl, ASTRO_COUNTER_MONOTONIC, TIME_UNIT,
+				       "time this worker spent awake between two tasks (finding the next one, fetching its data, "
+				       "callbacks, releasing dependencies), in microseconds");
 
 	astro_counter_register_updater(MODULE, g, update_global, NULL);
 	astro_counter_register_updater(MODULE, w, update_worker, NULL);

@@ -353,6 +353,35 @@ TEST_F(Counters, SeedSequencePerWorkerExecutionTime)
 		EXPECT_TRUE(astro_counter_context_worker(context) == 0 || astro_counter_context_worker(context) == 1);
 }
 
+// Where a worker's time goes: executing, sleeping, and the overhead between
+// two tasks (the gap less the sleeping in it).
+TEST_F(Counters, WorkerTimeSplitsIntoExecutionSleepingAndOverhead)
+{
+	start(1);
+	int id_exec = id_of(w_scope, "starpu.task.w_cumul_execution_time");
+	int id_sleep = id_of(w_scope, "starpu.worker.w_cumul_sleeping_time");
+	int id_over = id_of(w_scope, "starpu.worker.w_cumul_overhead_time");
+	ASSERT_GE(id_over, 0);
+	seen_->double_ids = { id_exec, id_sleep, id_over };
+	Listening l(w_scope, { id_exec, id_sleep, id_over }, worker_cb);
+	starpu_perf_counter_set_all_per_worker_listeners(l.listener);
+	static starpu_codelet cl = cpu_codelet(sleep_func, 0, "split");
+	double begin = starpu_timing_now();
+	run(&cl, 10, (void *)(uintptr_t)2);
+	// A long pause: the worker goes to sleep, and that gap is not overhead.
+	starpu_usleep(100000);
+	run(&cl, 1, (void *)(uintptr_t)2);
+	double elapsed = starpu_timing_now() - begin;
+	starpu_perf_counter_unset_all_per_worker_listeners();
+	double exec = seen_->doubles[0][id_exec], sleeping = seen_->doubles[0][id_sleep], over = seen_->doubles[0][id_over];
+	EXPECT_GE(exec, 11 * 2000.0 * 0.9);
+	EXPECT_GT(over, 0.0);
+	EXPECT_LT(over, 50000.0) << "the sleep between the tasks was counted as overhead (sleeping " << sleeping << " us)";
+	EXPECT_GT(sleeping, 50000.0);
+	EXPECT_LE(exec + sleeping + over, elapsed + 100.0);
+	EXPECT_FALSE(seen_->decreasing.load());
+}
+
 TEST_F(Counters, SeedSequenceGlobal)
 {
 	start(2, false);
