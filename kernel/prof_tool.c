@@ -187,10 +187,14 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 			continue;
 		if (STARPU_UNLIKELY(thread_has_toggles) && off_in_this_thread(r))
 			continue;
+		struct starpu_prof_tool_api_info api_info;
+		if (list->n == 1) {
+			r->cb(&info, &event_info, &api_info);
+			continue;
+		}
 		/* Each callback gets its own copy: one tool scribbling on the info cannot mislead the next. */
 		struct starpu_prof_tool_info info_copy = info;
 		union starpu_prof_tool_event_info event_copy = event_info;
-		struct starpu_prof_tool_api_info api_info;
 		r->cb(&info_copy, &event_copy, &api_info);
 	}
 }
