@@ -41,10 +41,13 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A waiting thread looks again after a pause of round; it soon gives its core
+ * away, since the worker it waits for may share that core (one pause costs
+ * from a few to some 25 ns, depending on the CPU). */
 void _astro_relax(unsigned round)
 {
-	if (round < 32) {
-		for (unsigned i = 0; i < 16; i++)
+	if (round < 8) {
+		for (unsigned i = 0; i < 8; i++)
 			cpu_relax();
 	} else {
 		sched_yield();
