@@ -39,6 +39,20 @@ void _astro_observe_reset(void);
 		_astro_observe_fire(&_ev); \
 	} } while (0)
 
+/* ------------------------------------------------------------ recycling */
+
+/* Memory that one thread allocates and another frees, at every task
+ * (recycle.c): blocks of one fixed size per kind, recycled through per-thread
+ * caches instead of malloc. */
+enum _astro_recycled
+{
+	_ASTRO_RECYCLED_TASK,			/* struct _astro_task_with_job */
+	_ASTRO_RECYCLED_PROFILING_INFO,		/* struct starpu_profiling_task_info */
+	_ASTRO_NRECYCLED
+};
+void *_astro_recycled_alloc(enum _astro_recycled what);
+void _astro_recycled_free(enum _astro_recycled what, void *block);
+
 /* On-line feedback (profiling.c): subscribes to the moments at init, prints the summaries at shutdown. */
 void _astro_profiling_init(void);
 /* Frees task->profiling_info, giving pooled ones back to their pool. */
@@ -102,7 +116,14 @@ struct _astro_job
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
 	struct _astro_job *next_free;        /* deferred-completion list */
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
-	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info from profiling.c's pools */
+	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
+};
+
+/* What starpu_task_create() allocates: the task with its job, one block (recycled). */
+struct _astro_task_with_job
+{
+	struct starpu_task task;
+	struct _astro_job job;
 };
 
 /* Where task may run on a worker of driver d (0: nowhere). */

@@ -16,10 +16,8 @@
  * its record at its next moment, crediting the time since the reset to the
  * state that moment ends (SLEEP_END: it was sleeping...).
  *
- * Per task, the starpu_profiling_task_info comes from per-thread pools
- * (no malloc and no lock per task): a block goes back to the pool of the
- * thread that allocated it, through a lock-free stack when another thread
- * frees it.
+ * Per task, the starpu_profiling_task_info is a recycled block (recycle.c):
+ * no malloc and no lock per task.
  */
 #include "kernel.h"
 #include <math.h>
@@ -93,124 +91,7 @@ void starpu_profiling_set_id(int new_id)
 	profiling_id = new_id;
 }
 
-/* ------------------------------------------------- task info from pools */
-
-#define POOL_CHUNK 64
-
-struct info_pool;
-
-struct info_block
-{
-	struct starpu_profiling_task_info info;   /* first: what task->profiling_info points to */
-	struct info_pool *owner;
-	struct info_block *next;
-};
-
-struct info_chunk
-{
-	struct info_chunk *next;
-	struct info_block blocks[POOL_CHUNK];
-};
-
-struct info_pool
-{
-	struct info_block *local;                 /* the owning thread only */
-	struct info_block *remote;                /* other threads push freed blocks here */
-	struct info_chunk *chunks;
-	struct info_pool *next_orphan;
-	struct info_pool *next_all;
-};
-
-static _ASTRO_TLS struct info_pool *thread_pool;
-static pthread_key_t pool_key;
-static pthread_once_t pool_key_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct info_pool *orphan_pools;        /* of exited threads, adopted by new ones */
-static struct info_pool *all_pools;           /* keeps every pool reachable */
-
-/* A thread exits: its pool waits for another thread (its blocks may still be in tasks). */
-static void pool_orphan(void *arg)
-{
-	struct info_pool *pool = arg;
-	pthread_mutex_lock(&pools_lock);
-	pool->next_orphan = orphan_pools;
-	orphan_pools = pool;
-	pthread_mutex_unlock(&pools_lock);
-}
-
-static void pool_key_create(void)
-{
-	pthread_key_create(&pool_key, pool_orphan);
-}
-
-static struct info_pool *pool_attach(void)
-{
-	pthread_once(&pool_key_once, pool_key_create);
-	pthread_mutex_lock(&pools_lock);
-	struct info_pool *pool = orphan_pools;
-	if (pool) {
-		orphan_pools = pool->next_orphan;
-		pool->next_orphan = NULL;
-	} else {
-		pool = calloc(1, sizeof(*pool));
-		if (pool) {
-			pool->next_all = all_pools;
-			all_pools = pool;
-		}
-	}
-	pthread_mutex_unlock(&pools_lock);
-	if (!pool)
-		return NULL;
-	pthread_setspecific(pool_key, pool);
-	thread_pool = pool;
-	return pool;
-}
-
-static struct info_block *pool_grow(struct info_pool *pool)
-{
-	struct info_chunk *chunk = malloc(sizeof(*chunk));
-	if (!chunk)
-		return NULL;
-	chunk->next = pool->chunks;
-	pool->chunks = chunk;
-	for (unsigned i = 0; i < POOL_CHUNK; i++) {
-		chunk->blocks[i].owner = pool;
-		chunk->blocks[i].next = i + 1 < POOL_CHUNK ? &chunk->blocks[i + 1] : NULL;
-	}
-	return &chunk->blocks[0];
-}
-
-static struct starpu_profiling_task_info *info_alloc(void)
-{
-	struct info_pool *pool = thread_pool ? thread_pool : pool_attach();
-	if (!pool)
-		return NULL;
-	struct info_block *block = pool->local;
-	if (!block) {
-		block = __atomic_exchange_n(&pool->remote, NULL, __ATOMIC_ACQUIRE);
-		if (!block)
-			block = pool_grow(pool);
-		if (!block)
-			return NULL;
-	}
-	pool->local = block->next;
-	return &block->info;
-}
-
-static void info_release(struct starpu_profiling_task_info *info)
-{
-	struct info_block *block = (struct info_block *)info;
-	struct info_pool *pool = block->owner;
-	if (pool == thread_pool) {
-		block->next = pool->local;
-		pool->local = block;
-		return;
-	}
-	struct info_block *head = __atomic_load_n(&pool->remote, __ATOMIC_RELAXED);
-	do
-		block->next = head;
-	while (!__atomic_compare_exchange_n(&pool->remote, &head, block, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-}
+/* ------------------------------------------------------ task infos */
 
 void _astro_profiling_task_info_free(struct starpu_task *task)
 {
@@ -218,7 +99,7 @@ void _astro_profiling_task_info_free(struct starpu_task *task)
 	if (job && job->profiling_info_pooled) {
 		if (task->profiling_info == job->profiling_info_pooled)
 			task->profiling_info = NULL;
-		info_release(job->profiling_info_pooled);
+		_astro_recycled_free(_ASTRO_RECYCLED_PROFILING_INFO, job->profiling_info_pooled);
 		job->profiling_info_pooled = NULL;
 	}
 	/* Anything else was handed over by the application (STARPU_TASK_PROFILING_INFO), as in StarPU. */
@@ -232,7 +113,7 @@ static void task_info_attach(struct starpu_task *task, int64_t now)
 	struct _astro_job *job = task->starpu_private;
 	struct starpu_profiling_task_info *info = task->profiling_info;
 	if (!info) {
-		info = info_alloc();
+		info = _astro_recycled_alloc(_ASTRO_RECYCLED_PROFILING_INFO);
 		if (!info)
 			return; /* out of memory: this task goes without feedback */
 		job->profiling_info_pooled = info;

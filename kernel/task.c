@@ -63,13 +63,6 @@ static struct _astro_job *job_alloc(void)
 	return job;
 }
 
-/* starpu_task_create() allocates the job with its task: one allocation per task. */
-struct task_with_job
-{
-	struct starpu_task task;
-	struct _astro_job job;
-};
-
 struct _astro_job *_astro_job_get(struct starpu_task *task)
 {
 	struct _astro_job *job = task->starpu_private;
@@ -328,6 +321,7 @@ static void release_successors(struct _astro_job *job)
 
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job);
 static void task_free_owned(struct starpu_task *task);
+static void task_delete(struct starpu_task *task);
 
 static void job_finish(struct _astro_job *job)
 {
@@ -386,8 +380,7 @@ static void job_finish(struct _astro_job *job)
 	bool detach = task->detach;
 	bool destroy = (detach && task->destroy) || job->destroy_requested;
 	if (destroy) {
-		task_free_owned(task);
-		free(task);
+		task_delete(task);
 	} else if (!detach) {
 		/* After this exchange the waiter may free the task: touch nothing but the futex. */
 		if (__atomic_exchange_n(&job->done, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_WAITED)
@@ -670,9 +663,21 @@ void starpu_task_init(struct starpu_task *task)
 	*task = initializer;
 }
 
+/* Frees a task the runtime owns, and its block: recycled if starpu_task_create() made it. */
+static void task_delete(struct starpu_task *task)
+{
+	struct _astro_job *job = task->starpu_private;
+	bool made_here = job && job->embedded;
+	task_free_owned(task);
+	if (made_here)
+		_astro_recycled_free(_ASTRO_RECYCLED_TASK, task);
+	else
+		free(task);
+}
+
 struct starpu_task *starpu_task_create(void)
 {
-	struct task_with_job *both = malloc(sizeof(*both));
+	struct _astro_task_with_job *both = _astro_recycled_alloc(_ASTRO_RECYCLED_TASK);
 	if (!both)
 		return NULL;
 	struct starpu_task *task = &both->task;
@@ -738,8 +743,7 @@ void starpu_task_destroy(struct starpu_task *task)
 		job->destroy_requested = true;
 		return;
 	}
-	task_free_owned(task);
-	free(task);
+	task_delete(task);
 }
 
 void starpu_task_free(struct starpu_task *task)

@@ -6,6 +6,7 @@
 #include <astrolabe/observe.h>
 
 #include <set>
+#include <thread>
 
 using namespace astro_test;
 
@@ -17,6 +18,10 @@ std::atomic<int> g_seq{0};
 void count_func(void **, void *)
 {
 	g_runs++;
+}
+
+void count_func_cb(void *)
+{
 }
 
 class Tasks : public ::testing::Test
@@ -641,6 +646,57 @@ TEST_F(Tasks, BadTasksAreRefused)
 	EXPECT_EQ(ret, -EINVAL);
 	EXPECT_TRUE(contains(err, "starpu_task_init")) << err;
 	EXPECT_EQ(starpu_task_nsubmitted(), 0);
+}
+
+// Task memory is recycled between threads: a task made after many were
+// destroyed elsewhere (by workers, by a thread that has exited) is as new.
+TEST_F(Tasks, CreatedTasksAreFreshWhateverWasRecycled)
+{
+	auto dirty = [](starpu_task *t) {
+		t->priority = 3;
+		t->name = "dirty";
+		t->cl_arg = t;
+		t->callback_func = count_func_cb;
+		t->workerid = 1;
+	};
+	auto fresh = [](const starpu_task *t) {
+		return t->cl == nullptr && t->priority == 0 && t->name == nullptr && t->cl_arg == nullptr &&
+		       t->callback_func == nullptr && t->destroy == 1 && t->detach == 1 && t->status == STARPU_TASK_INIT;
+	};
+	// Workers destroy detached tasks submitted by two application threads at once.
+	std::vector<std::thread> submitters;
+	for (int s = 0; s < 2; s++)
+		submitters.emplace_back([&] {
+			for (int i = 0; i < 3000; i++)
+				ASSERT_EQ(submit_detached(&count_cl_), 0);
+		});
+	for (auto &t : submitters)
+		t.join();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs.load(), 6000);
+	// A thread creates and destroys tasks, then exits with its cache.
+	std::thread([&] {
+		std::vector<starpu_task *> tasks;
+		for (int i = 0; i < 300; i++) {
+			tasks.push_back(starpu_task_create());
+			dirty(tasks.back());
+		}
+		for (starpu_task *t : tasks)
+			starpu_task_destroy(t);
+	}).join();
+	std::vector<starpu_task *> live;
+	for (int i = 0; i < 1000; i++) {
+		starpu_task *t = starpu_task_create();
+		ASSERT_NE(t, nullptr);
+		EXPECT_TRUE(fresh(t)) << "task " << i << " kept fields of a recycled one";
+		t->cl = &count_cl_;
+		live.push_back(t);
+	}
+	EXPECT_EQ(std::set<starpu_task *>(live.begin(), live.end()).size(), live.size()) << "a live task's memory was handed out twice";
+	for (starpu_task *t : live)
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs.load(), 7000);
 }
 
 // The observation hub stamps a moment only for observers that want the time.
