@@ -32,7 +32,7 @@ struct depot
 {
 	pthread_mutex_t lock;
 	struct free_block *caches;
-	unsigned ncaches;
+	unsigned ncaches;	/* written under lock, peeked at without */
 };
 
 static struct depot depots[_ASTRO_NRECYCLED] = {
@@ -63,7 +63,7 @@ static bool depot_put(struct depot *d, struct free_block *cache)
 	if (d->ncaches < DEPOT_CACHES) {
 		cache->next_cache = d->caches;
 		d->caches = cache;
-		d->ncaches++;
+		__atomic_store_n(&d->ncaches, d->ncaches + 1, __ATOMIC_RELAXED);
 		kept = true;
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -78,7 +78,7 @@ static struct free_block *depot_take(struct depot *d)
 	struct free_block *cache = d->caches;
 	if (cache) {
 		d->caches = cache->next_cache;
-		d->ncaches--;
+		__atomic_store_n(&d->ncaches, d->ncaches - 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return cache;
