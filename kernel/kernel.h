@@ -248,7 +248,8 @@ void _astro_workers_free(void);
 int _astro_sched_select(void);
 void _astro_sched_deinit(void);
 int _astro_sched_push(struct starpu_task *task);
-struct starpu_task *_astro_sched_pop(struct _astro_worker *w);
+/* again: the worker's previous pop found nothing (its empty polls are not observed). */
+struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 
 /* -------------------------------------------------------------- plugins */
 

@@ -192,7 +192,7 @@ int _astro_sched_push(struct starpu_task *task)
 	return ret;
 }
 
-struct starpu_task *_astro_sched_pop(struct _astro_worker *w)
+struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 {
 	struct starpu_task *task = NULL;
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
@@ -206,9 +206,12 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w)
 	}
 	/* A disabled worker still asks: policies give it only what was already queued to it (see
 	 * starpu_worker_can_execute_task()), as StarPU's w_enable_worker_knob. */
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
+	/* An idle worker polling again is not reported at each empty poll: only the pop that finds work ends its search. */
+	if (!again)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
 	task = _astro_rt.policy->pop_task(0);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
+	if (task || !again)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
 	return task;
 }
 

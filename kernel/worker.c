@@ -228,7 +228,7 @@ static void *worker_main(void *arg)
 		}
 		/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
 		__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
-		struct starpu_task *task = _astro_sched_pop(w);
+		struct starpu_task *task = _astro_sched_pop(w, idle_polls > 0);
 		if (task) {
 			idle_polls = 0;
 			backoff = 1;

@@ -754,6 +754,44 @@ TEST_F(Tasks, ObserversChooseWhetherMomentsAreStamped)
 	ASSERT_EQ(astro_observe_unsubscribe(u), 0);
 }
 
+// An idle worker's search for work is one SCHED_BEGIN and, when it finds a
+// task, one SCHED_END with it: its empty polls are not reported one by one.
+struct SchedMoments
+{
+	std::atomic<int> begins{0}, ends{0}, ends_with_task{0};
+};
+
+void count_sched(const astro_event *ev, void *arg)
+{
+	SchedMoments *m = static_cast<SchedMoments *>(arg);
+	if (ev->moment == ASTRO_MOMENT_WORKER_SCHED_BEGIN)
+		m->begins++;
+	else if (ev->task)
+		m->ends_with_task++;
+	else
+		m->ends++;
+}
+
+TEST_F(Tasks, IdlePollsAreNotReportedOneByOne)
+{
+	SchedMoments m;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_BEGIN) |
+					 ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_SCHED_END) | ASTRO_OBSERVE_UNTIMED,
+					 count_sched, &m);
+	ASSERT_GE(id, 0);
+	for (int i = 0; i < 20; i++) {
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_usleep(2000); // the workers poll (dozens of times), then sleep
+	}
+	ASSERT_EQ(astro_observe_unsubscribe(id), 0);
+	EXPECT_EQ(m.ends_with_task.load(), 20);
+	// Per search: one BEGIN, and one END (with the task, or NULL when the first poll is empty).
+	EXPECT_LE(m.begins.load(), 2 * (20 + 2));
+	EXPECT_LE(m.ends.load(), 2 * (20 + 2));
+	EXPECT_GE(m.begins.load(), 20);
+}
+
 TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)
 {
 	starpu_task task;

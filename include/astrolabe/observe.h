@@ -36,8 +36,8 @@ enum astro_moment
 	ASTRO_MOMENT_TASK_COMPLETED,         /**< dependencies released, waiters may return */
 	ASTRO_MOMENT_WORKER_SLEEP_BEGIN,     /**< the worker found no work and sleeps */
 	ASTRO_MOMENT_WORKER_SLEEP_END,
-	ASTRO_MOMENT_WORKER_SCHED_BEGIN,     /**< the worker asks the policy for work */
-	ASTRO_MOMENT_WORKER_SCHED_END,
+	ASTRO_MOMENT_WORKER_SCHED_BEGIN,     /**< the worker asks the policy for work (an idle worker's repeated empty polls: only the first) */
+	ASTRO_MOMENT_WORKER_SCHED_END,       /**< the policy answered (task set, or NULL); also ends a run of unreported empty polls */
 	ASTRO_MOMENT_TRANSFER_BEGIN,         /**< a data transfer between memory nodes */
 	ASTRO_MOMENT_TRANSFER_END,
 	ASTRO_MOMENT_USER_BEGIN,             /**< application marks */
