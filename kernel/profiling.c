@@ -252,7 +252,8 @@ static void record_adopt(struct worker_record *r, int workerid, unsigned current
 	r->transfer_depth = moment == ASTRO_MOMENT_TRANSFER_END;
 	r->fetching = moment == ASTRO_MOMENT_TASK_DATA_FETCHED;
 	r->executing = moment == ASTRO_MOMENT_TASK_ENDED;
-	r->lacking_work = moment == ASTRO_MOMENT_WORKER_SLEEP_END;
+	/* A worker goes to sleep, or wakes, only for lack of work (its empty polls before are not observed). */
+	r->lacking_work = moment == ASTRO_MOMENT_WORKER_SLEEP_END || moment == ASTRO_MOMENT_WORKER_SLEEP_BEGIN;
 	r->scheduling = moment == ASTRO_MOMENT_WORKER_SCHED_END;
 	r->sched_begin_ns = -1;
 	/* Publish the epoch before reading the reset date; a reader resetting a stale

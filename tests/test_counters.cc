@@ -40,7 +40,12 @@ class Gate
 {
 public:
 	explicit Gate(unsigned nworkers) : nworkers_(nworkers) {}
-	~Gate() { open(); }
+	// Opens, then waits for the blockers to leave: they still touch the gate as they wake.
+	~Gate()
+	{
+		open();
+		wait_until([&] { return running_.load() == 0; });
+	}
 	// Submits one blocking task per worker and returns once all of them run.
 	bool close()
 	{
@@ -68,8 +73,11 @@ private:
 	{
 		Gate *gate = static_cast<Gate *>(arg);
 		gate->running_++;
-		std::unique_lock<std::mutex> lock(gate->mutex_);
-		gate->cond_.wait(lock, [&] { return gate->open_; });
+		{
+			std::unique_lock<std::mutex> lock(gate->mutex_);
+			gate->cond_.wait(lock, [&] { return gate->open_; });
+		}
+		gate->running_--; // the last touch: the gate may go right after
 	}
 	unsigned nworkers_;
 	std::atomic<int> running_{0};
