@@ -109,7 +109,8 @@ static void free_chain(struct free_block *b)
 	}
 }
 
-/* A thread exits: its full caches go to the depots, the others back to malloc. */
+/* A thread exits: its full caches go to the depots, the others back to malloc
+ * (a thread that only took blocks from a depot gives back what it did not use). */
 static void thread_exit(void *arg)
 {
 	(void)arg;
@@ -122,11 +123,20 @@ static void thread_exit(void *arg)
 		c->head = NULL;
 		c->n = 0;
 	}
+	thread_known = false; /* blocks kept by later destructors of this thread register again */
 }
 
 static void exit_key_create(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
+}
+
+/* The first time this thread keeps blocks: they will be handed back when it exits. */
+static void thread_attach(void)
+{
+	pthread_once(&exit_key_once, exit_key_create);
+	pthread_setspecific(exit_key, &thread_known);
+	thread_known = true;
 }
 
 void *_astro_recycled_alloc(enum _astro_recycled what)
@@ -138,6 +148,8 @@ void *_astro_recycled_alloc(enum _astro_recycled what)
 		c->head = depot_take(&depots[what]);
 		if (!c->head)
 			return malloc(sizes[what]);
+		if (STARPU_UNLIKELY(!thread_known))
+			thread_attach();
 		c->tail = c->head->last;
 		c->n = CACHE_BLOCKS;
 	}
@@ -153,11 +165,8 @@ void _astro_recycled_free(enum _astro_recycled what, void *block)
 		free(block);
 		return;
 	}
-	if (STARPU_UNLIKELY(!thread_known)) {
-		pthread_once(&exit_key_once, exit_key_create);
-		pthread_setspecific(exit_key, &thread_known);
-		thread_known = true;
-	}
+	if (STARPU_UNLIKELY(!thread_known))
+		thread_attach();
 	struct cache *c = &caches[what];
 	if (c->n == CACHE_BLOCKS) {
 		c->head->last = c->tail;
