@@ -546,10 +546,10 @@ TEST_F(Profiling, BadWorkerIsRefusedWithAMessage)
 // Profiling changes no result: the same computation with and without it.
 void add_one(void **buffers, void *)
 {
-	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	unsigned *v = (unsigned *)STARPU_VECTOR_GET_PTR(buffers[0]);
 	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
 	for (unsigned i = 0; i < n; i++)
-		v[i] = v[i] * 3 + 1;
+		v[i] = v[i] * 3u + 1u; /* wraps, as unsigned arithmetic may */
 }
 
 std::vector<int> compute(bool profiling)
