@@ -10,7 +10,8 @@
  *              every event
  *   all        all of the above
  * For each setting it prints the cost per task and the cost added to
- * "none" (paired by round: the settings alternate within each round).
+ * "none" (paired by round: the settings alternate within each round); a
+ * setting's sample is the median of 3 runs of each workload in its process.
  * Settings whose API the headers lack (StarPU 1.3) are skipped.
  */
 #include "bench.h"
@@ -20,6 +21,7 @@
 #include <limits.h>
 
 enum { NONE, PROFILING, COUNTERS, LISTENERS, TOOL, ALL, NSETTINGS };
+#define RUNS_PER_SETTING 3
 static const char *const setting_names[NSETTINGS] = { "none", "profiling", "counters", "listeners", "tool", "all" };
 
 enum { WANT_PROFILING = 1, WANT_COUNTERS = 2, WANT_LISTENERS = 4, WANT_TOOL = 8 };
@@ -139,13 +141,21 @@ static void run_setting(void *arg, int fd)
 	}
 #endif
 
-	double submit, exec;
+	/* Each workload runs RUNS_PER_SETTING times in the process: its median is
+	 * the setting's sample (one run alone varies more than what is measured). */
+	double submit, exec, chain[RUNS_PER_SETTING], async[RUNS_PER_SETTING];
 	long warmup = o->ntasks < 100000 ? o->ntasks : 100000;
 	bench_warmup_chain(warmup);
-	bench_run_chain(o->ntasks, &submit, &exec, NULL);
-	result.chain_us = submit + exec;
+	for (int i = 0; i < RUNS_PER_SETTING; i++)
+	{
+		bench_run_chain(o->ntasks, &submit, &exec, NULL);
+		chain[i] = submit + exec;
+	}
 	bench_warmup_async(warmup);
-	bench_run_async(o->ntasks, &submit, &result.async_us);
+	for (int i = 0; i < RUNS_PER_SETTING; i++)
+		bench_run_async(o->ntasks, &submit, &async[i]);
+	result.chain_us = bench_median(chain, RUNS_PER_SETTING);
+	result.async_us = bench_median(async, RUNS_PER_SETTING);
 
 #ifdef BENCH_HAVE_PERF_MONITORING
 	if (result.applied & WANT_LISTENERS)
