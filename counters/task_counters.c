@@ -15,8 +15,8 @@
  *                    samples are refreshed, between two executions
  *   APP_WAIT_END     the global sample is refreshed after blocking calls
  *   WORKER_SLEEP_*   per-worker sleeping time
- * Only the worker's four moments per task read the clock: STARTED, ENDED
- * (and the rare sleeps); the others are observed untimed.
+ * Only STARTED and ENDED (and the rare sleeps) read the clock; the other
+ * moments are observed untimed.
  *
  * Global values are shared atomics; per-worker values are written by their
  * worker only; per-codelet values live behind cl->perf_counter_values. The
