@@ -183,22 +183,23 @@ static void on_ended(const struct astro_event *ev)
 		_astro_counters_refresh_codelet(ev->task->cl);
 }
 
-/* A worker state that begins and ends on the worker: accumulates its length. */
-static void on_worker_state(const struct astro_event *ev, double *begin, double *cumul, bool ends)
+/* The worker starts or stops sleeping: accumulates the sleep's length. */
+static void on_sleep(const struct astro_event *ev, bool ends)
 {
 	if (ev->workerid < 0 || ev->workerid >= STARPU_NMAXWORKERS)
 		return;
+	struct worker_values *w = &workers[ev->workerid];
 	if (!ends) {
-		astro_counter_store_double(begin, ev->time_us);
+		astro_counter_store_double(&w->sleep_begin, ev->time_us);
 		return;
 	}
-	astro_counter_local_add_double(cumul, elapsed_since(astro_counter_load_double(begin), ev->time_us));
-	astro_counter_store_double(begin, 0.0);
+	astro_counter_local_add_double(&w->cumul_sleeping_time, elapsed_since(astro_counter_load_double(&w->sleep_begin), ev->time_us));
+	astro_counter_store_double(&w->sleep_begin, 0.0);
 }
 
 static void on_event(const struct astro_event *ev, void *arg)
 {
-	struct worker_values *w = ev->workerid >= 0 && ev->workerid < STARPU_NMAXWORKERS ? &workers[ev->workerid] : NULL;
+	(void)arg;
 	switch (ev->moment) {
 	case ASTRO_MOMENT_TASK_SUBMITTED:
 		on_submitted(ev);
@@ -217,8 +218,7 @@ static void on_event(const struct astro_event *ev, void *arg)
 		break;
 	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN:
 	case ASTRO_MOMENT_WORKER_SLEEP_END:
-		if (w)
-			on_worker_state(ev, &w->sleep_begin, &w->cumul_sleeping_time, ev->moment == ASTRO_MOMENT_WORKER_SLEEP_END);
+		on_sleep(ev, ev->moment == ASTRO_MOMENT_WORKER_SLEEP_END);
 		break;
 	default:
 		break;
