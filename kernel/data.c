@@ -66,7 +66,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
 	if (h->owns_alloc[node])
-		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = starpu_worker_get_id(), .dst_node = node,
+		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
 			       .bytes = starpu_data_get_alloc_size(h));
 	*handleptr = h;
 }
@@ -281,7 +281,7 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 			}
 			job->scratch[i] = scratch;
 			iface = scratch;
-			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = starpu_worker_get_id(), .task = task, .dst_node = node,
+			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .task = task, .dst_node = node,
 				       .bytes = starpu_data_get_alloc_size(h));
 		}
 		buffers[i] = iface;

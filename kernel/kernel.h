@@ -238,6 +238,12 @@ struct _astro_worker
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
 extern _ASTRO_TLS struct starpu_task *_astro_current_task;
 
+/* starpu_worker_get_id(), inlined on the task path. */
+static inline int _astro_worker_id(void)
+{
+	return _astro_self ? _astro_self->id : -1;
+}
+
 int _astro_workers_start(void);
 void _astro_workers_stop(void);
 void _astro_worker_wake(struct _astro_worker *w);

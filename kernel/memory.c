@@ -91,8 +91,8 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 		_astro_error("starpu_interface_copy: no driver handles copies between nodes %u and %u", src_node, dst_node);
 		return -ENODEV;
 	}
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = starpu_worker_get_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
 	memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = starpu_worker_get_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
 	return 0;
 }

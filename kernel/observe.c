@@ -1,8 +1,12 @@
 /*
  * The observation hub. Subscribers live in a fixed table so firing never
  * takes a lock: a slot is published with its mask last and retired by
- * clearing the mask; slots are reused only after starpu_shutdown(). A moment
- * reads the clock only when one of its observers is not ASTRO_OBSERVE_UNTIMED.
+ * clearing the mask; slots are reused only after starpu_shutdown(). Each
+ * moment lists the slots that ever asked for it, in the order they first did;
+ * a list is only appended to, so a firing thread walks just the observers of
+ * its moment (checking each one's current mask) and never misses one that
+ * was already there. A moment reads the clock only when one of its observers
+ * is not ASTRO_OBSERVE_UNTIMED.
  */
 #include "kernel.h"
 
@@ -16,11 +20,33 @@ struct observer
 	void *arg;
 };
 
+/* The slots that ever observed one moment: entries below n are final. */
+struct moment_list
+{
+	unsigned n;	/* atomic */
+	unsigned char slots[MAX_OBSERVERS];
+};
+
 uint64_t _astro_observe_mask;
 static uint64_t timed_mask;	/* the moments an observer wants stamped */
 static struct observer observers[MAX_OBSERVERS];
-static int nobservers;
+static uint64_t listed[MAX_OBSERVERS];	/* the moments whose list has the slot (under observers_lock) */
+static struct moment_list lists[ASTRO_NMOMENTS];
+static int nobservers;			/* under observers_lock */
 static pthread_mutex_t observers_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Publishes slot id's mask, adding the slot to the lists of the moments it observes for the first time. */
+static void publish_mask(int id, uint64_t mask)
+{
+	mask &= MOMENTS | ASTRO_OBSERVE_UNTIMED;
+	for (uint64_t fresh = mask & MOMENTS & ~listed[id]; fresh; fresh &= fresh - 1) {
+		struct moment_list *l = &lists[__builtin_ctzll(fresh)];
+		l->slots[l->n] = (unsigned char)id;
+		__atomic_store_n(&l->n, l->n + 1, __ATOMIC_RELEASE);
+	}
+	listed[id] |= mask & MOMENTS;
+	__atomic_store_n(&observers[id].mask, mask, __ATOMIC_RELEASE);
+}
 
 static void recompute_mask(void)
 {
@@ -50,8 +76,8 @@ int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg)
 	int id = nobservers;
 	observers[id].fn = fn;
 	observers[id].arg = arg;
-	__atomic_store_n(&observers[id].mask, mask & (MOMENTS | ASTRO_OBSERVE_UNTIMED), __ATOMIC_RELEASE);
-	__atomic_store_n(&nobservers, nobservers + 1, __ATOMIC_RELEASE);
+	nobservers++;
+	publish_mask(id, mask);
 	recompute_mask();
 	pthread_mutex_unlock(&observers_lock);
 	return id;
@@ -65,7 +91,7 @@ int astro_observe_set_mask(int id, uint64_t mask)
 		_astro_error("astro_observe: unknown subscription id %d: use the id astro_observe_subscribe() returned", id);
 		return -EINVAL;
 	}
-	__atomic_store_n(&observers[id].mask, mask & (MOMENTS | ASTRO_OBSERVE_UNTIMED), __ATOMIC_RELEASE);
+	publish_mask(id, mask);
 	recompute_mask();
 	pthread_mutex_unlock(&observers_lock);
 	return 0;
@@ -79,20 +105,27 @@ int astro_observe_unsubscribe(int id)
 void _astro_observe_fire(struct astro_event *event)
 {
 	uint64_t bit = ASTRO_MOMENT_BIT(event->moment);
-	int n = __atomic_load_n(&nobservers, __ATOMIC_ACQUIRE);
+	const struct moment_list *l = &lists[event->moment];
+	unsigned n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
 	if (event->time_us == 0.0 && (__atomic_load_n(&timed_mask, __ATOMIC_RELAXED) & bit))
 		event->time_us = starpu_timing_now();
-	for (int i = 0; i < n; i++)
-		if (__atomic_load_n(&observers[i].mask, __ATOMIC_ACQUIRE) & bit)
-			observers[i].fn(event, observers[i].arg);
+	for (unsigned i = 0; i < n; i++) {
+		const struct observer *o = &observers[l->slots[i]];
+		if (__atomic_load_n(&o->mask, __ATOMIC_ACQUIRE) & bit)
+			o->fn(event, o->arg);
+	}
 }
 
 void _astro_observe_reset(void)
 {
 	pthread_mutex_lock(&observers_lock);
-	for (int i = 0; i < nobservers; i++)
+	for (int i = 0; i < nobservers; i++) {
 		__atomic_store_n(&observers[i].mask, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&nobservers, 0, __ATOMIC_RELEASE);
+		listed[i] = 0;
+	}
+	for (unsigned m = 0; m < ASTRO_NMOMENTS; m++)
+		__atomic_store_n(&lists[m].n, 0, __ATOMIC_RELEASE);
+	nobservers = 0;
 	recompute_mask();
 	pthread_mutex_unlock(&observers_lock);
 }

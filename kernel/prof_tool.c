@@ -669,10 +669,10 @@ void _astro_prof_tool_unload(void)
 
 void starpu_prof_tool_user_start(const char *label)
 {
-	_ASTRO_OBSERVE(ASTRO_MOMENT_USER_BEGIN, .workerid = starpu_worker_get_id(), .label = label);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_USER_BEGIN, .workerid = _astro_worker_id(), .label = label);
 }
 
 void starpu_prof_tool_user_end(const char *label)
 {
-	_ASTRO_OBSERVE(ASTRO_MOMENT_USER_END, .workerid = starpu_worker_get_id(), .label = label);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_USER_END, .workerid = _astro_worker_id(), .label = label);
 }

@@ -174,7 +174,7 @@ int _astro_sched_push(struct starpu_task *task)
 		return starpu_push_local_task((int)task->workerid, task, 1);
 	}
 	/* Observed before the push: once queued, a worker may run and free the task. */
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = starpu_worker_get_id(), .task = task,
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
 	int ret = _astro_rt.policy->push_task(task);
 	if (ret == 0)

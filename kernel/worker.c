@@ -453,7 +453,7 @@ int starpu_worker_get_count_by_type(enum starpu_worker_archtype type)
 
 int starpu_worker_get_id(void)
 {
-	return _astro_self ? _astro_self->id : -1;
+	return _astro_worker_id();
 }
 
 unsigned starpu_worker_get_id_check(void)
