@@ -1024,7 +1024,7 @@ static uint64_t wanted_moments(void)
 	uint64_t mask = BIT(ASTRO_MOMENT_RUNTIME_TERMINATE);
 	if (profiling_on())
 		mask |= (worker_moments & ~(BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED))) |
-			BIT(ASTRO_MOMENT_TASK_SUBMITTED) | BIT(ASTRO_MOMENT_TASK_PUSHED);
+			BIT(ASTRO_MOMENT_TASK_SUBMITTED) | BIT(ASTRO_MOMENT_TASK_PUSHED) | BIT(ASTRO_MOMENT_TASK_DATA_RELEASED);
 	if (stats_enabled)
 		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN) |
 			BIT(ASTRO_MOMENT_TRANSFER_END) | BIT(ASTRO_MOMENT_DATA_ALLOCATED);
@@ -1066,12 +1066,19 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 		info->start_time = start;
 		break;
 	}
-	case ASTRO_MOMENT_TASK_ENDED:
-		info->end_time = info->release_data_start_time = timespec_of(now);
+	case ASTRO_MOMENT_TASK_ENDED: {
+		struct timespec end = timespec_of(now);
+		info->end_time = info->release_data_start_time = end;
+		/* A task without data has nothing to release (no DATA_RELEASED follows). */
+		if (!_astro_job_of(ev->task)->nbuffers)
+			info->release_data_end_time = end;
+		break;
+	}
+	case ASTRO_MOMENT_TASK_DATA_RELEASED:
+		info->release_data_end_time = timespec_of(now);
 		break;
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
-		/* The data were released just before the callbacks run. */
-		info->release_data_end_time = info->callback_start_time = timespec_of(now);
+		info->callback_start_time = timespec_of(now);
 		break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END:
 		info->callback_end_time = timespec_of(now);
@@ -1118,7 +1125,7 @@ static void observe(const struct astro_event *ev, void *arg)
 	}
 	if (!on)
 		return;
-	if (ev->task && ev->moment >= ASTRO_MOMENT_TASK_PUSHED && ev->moment <= ASTRO_MOMENT_TASK_CALLBACK_END)
+	if (ev->task && ev->moment != ASTRO_MOMENT_TASK_SUBMITTED)
 		task_moment(ev, now);
 	/* Worker states come only from the worker's own thread: one writer per record. */
 	if (ev->workerid >= 0 && (worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && _astro_self && ev->workerid == _astro_self->id)

@@ -241,7 +241,7 @@ static void job_ready(struct _astro_job *job)
 	}
 	struct starpu_task *task = job->task;
 	__atomic_add_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	if (task->prologue_callback_func)
 		task->prologue_callback_func(task->prologue_callback_arg);
 	if (!runs_nothing(task)) {
@@ -327,6 +327,8 @@ static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
 	_astro_data_release_accesses(job);
+	if (task && job->nbuffers)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	/* Back to the unsubmitted state before the termination becomes visible: the task may be
 	 * submitted again from here on, and dependencies declared before that add to these guards. */
 	if (task) {
@@ -343,17 +345,19 @@ static void job_finish(struct _astro_job *job)
 	if (job->tag)
 		_astro_tag_job_done(job->tag, job);
 
-	struct starpu_task *previous = _astro_current_task;
-	_astro_current_task = task;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
-	if (task->cl && task->cl->callback_func)
-		task->cl->callback_func(task->callback_arg);
-	if (task->callback_func)
-		task->callback_func(task->callback_arg);
-	if (task->epilogue_callback_func)
-		task->epilogue_callback_func(task->epilogue_callback_arg);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
-	_astro_current_task = previous;
+	if ((task->cl && task->cl->callback_func) || task->callback_func || task->epilogue_callback_func) {
+		struct starpu_task *previous = _astro_current_task;
+		_astro_current_task = task;
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+		if (task->cl && task->cl->callback_func)
+			task->cl->callback_func(task->callback_arg);
+		if (task->callback_func)
+			task->callback_func(task->callback_arg);
+		if (task->epilogue_callback_func)
+			task->epilogue_callback_func(task->epilogue_callback_arg);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+		_astro_current_task = previous;
+	}
 	bool resubmitted = finishing_resubmitted;
 	finishing_job = previous_finishing;
 	finishing_resubmitted = previous_resubmitted;
@@ -366,7 +370,7 @@ static void job_finish(struct _astro_job *job)
 
 	task->status = STARPU_TASK_FINISHED;
 	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 
 	if (task->regenerate && _astro_running()) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
@@ -516,7 +520,7 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	if (task->use_tag)
 		_astro_tag_attach_job(job, task->tag_id);
 	_astro_data_submit_accesses(job, task);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = starpu_worker_get_id(), .task = task, .job_id = job->id);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_job_release(job);
 	return 0;
 }

@@ -270,6 +270,50 @@ TEST_F(Profiling, TaskTimestampsAreOrderedAndReadableFromTheCallback)
 	}
 }
 
+// As in StarPU: callback times only for a task with a callback; releasing
+// the data takes no time for a task without data, and is stamped for one with.
+void nothing(void **, void *) {}
+
+TEST_F(Profiling, CallbackAndReleaseTimesFollowWhatTheTaskHas)
+{
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	starpu_codelet bare = cpu_codelet(nothing, 0, "bare");
+	starpu_task *t = starpu_task_create();
+	t->cl = &bare;
+	t->detach = 0;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait(t), 0);
+	ASSERT_NE(t->profiling_info, nullptr);
+	const starpu_profiling_task_info &pi = *t->profiling_info;
+	EXPECT_EQ(us(pi.callback_start_time), 0.0);
+	EXPECT_EQ(us(pi.callback_end_time), 0.0);
+	EXPECT_GT(us(pi.end_time), 0.0);
+	EXPECT_EQ(us(pi.release_data_start_time), us(pi.end_time));
+	EXPECT_EQ(us(pi.release_data_end_time), us(pi.end_time));
+	starpu_task_destroy(t);
+
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_codelet with_data = cpu_codelet(nothing, 1, "with_data");
+	with_data.modes[0] = STARPU_RW;
+	t = starpu_task_create();
+	t->cl = &with_data;
+	t->handles[0] = h;
+	t->detach = 0;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait(t), 0);
+	const starpu_profiling_task_info &di = *t->profiling_info;
+	EXPECT_TRUE(le(di.end_time, di.release_data_start_time));
+	EXPECT_TRUE(le(di.release_data_start_time, di.release_data_end_time));
+	EXPECT_GT(us(di.release_data_end_time), 0.0);
+	EXPECT_EQ(us(di.callback_start_time), 0.0);
+	starpu_task_destroy(t);
+	starpu_data_unregister(h);
+}
+
 TEST_F(Profiling, NoTaskInfoWhileDisabled)
 {
 	Busy b;

@@ -792,6 +792,104 @@ TEST_F(Tasks, IdlePollsAreNotReportedOneByOne)
 	EXPECT_GE(m.begins.load(), 20);
 }
 
+// Each observer gets the moments of its current mask, also after set_mask
+// gave it a moment it did not observe before, and none it gave up.
+struct MomentCounts
+{
+	std::atomic<int> n[ASTRO_NMOMENTS] = {};
+};
+
+void count_moment(const astro_event *ev, void *arg)
+{
+	static_cast<MomentCounts *>(arg)->n[ev->moment]++;
+}
+
+TEST_F(Tasks, ObserverMasksCanChange)
+{
+	const uint64_t started = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED), ended = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED);
+	MomentCounts a, b;
+	int ida = astro_observe_subscribe(ended | ASTRO_OBSERVE_UNTIMED, count_moment, &a);
+	int idb = astro_observe_subscribe(started | ASTRO_OBSERVE_UNTIMED, count_moment, &b);
+	ASSERT_GE(ida, 0);
+	ASSERT_GE(idb, 0);
+	auto run = [this](int n) {
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&count_cl_), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	};
+	run(3);
+	EXPECT_EQ(a.n[ASTRO_MOMENT_TASK_ENDED].load(), 3);
+	EXPECT_EQ(a.n[ASTRO_MOMENT_TASK_STARTED].load(), 0);
+	EXPECT_EQ(b.n[ASTRO_MOMENT_TASK_STARTED].load(), 3);
+
+	// a takes STARTED on (after b did), b gives it up.
+	ASSERT_EQ(astro_observe_set_mask(ida, started | ended | ASTRO_OBSERVE_UNTIMED), 0);
+	ASSERT_EQ(astro_observe_set_mask(idb, 0), 0);
+	run(4);
+	EXPECT_EQ(a.n[ASTRO_MOMENT_TASK_STARTED].load(), 4);
+	EXPECT_EQ(a.n[ASTRO_MOMENT_TASK_ENDED].load(), 7);
+	EXPECT_EQ(b.n[ASTRO_MOMENT_TASK_STARTED].load(), 3);
+
+	// b comes back for STARTED and ENDED.
+	ASSERT_EQ(astro_observe_set_mask(idb, started | ended | ASTRO_OBSERVE_UNTIMED), 0);
+	run(2);
+	EXPECT_EQ(b.n[ASTRO_MOMENT_TASK_STARTED].load(), 5);
+	EXPECT_EQ(b.n[ASTRO_MOMENT_TASK_ENDED].load(), 2);
+	EXPECT_EQ(a.n[ASTRO_MOMENT_TASK_ENDED].load(), 9);
+	ASSERT_EQ(astro_observe_unsubscribe(ida), 0);
+	ASSERT_EQ(astro_observe_unsubscribe(idb), 0);
+	EXPECT_EQ(astro_observe_set_mask(-1, ended), -EINVAL);
+}
+
+// The callback moments surround callbacks, so a task without one has none;
+// DATA_RELEASED follows the release of a task's data, so a task without data has none.
+void noop_callback(void *) {}
+
+void touch_buffer(void **, void *)
+{
+	g_runs++;
+}
+
+TEST_F(Tasks, CallbackAndReleaseMomentsOnlyWhenThereIsSomething)
+{
+	MomentCounts m;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_CALLBACK_BEGIN) |
+					 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_CALLBACK_END) |
+					 ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_DATA_RELEASED) | ASTRO_OBSERVE_UNTIMED,
+					 count_moment, &m);
+	ASSERT_GE(id, 0);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_CALLBACK_BEGIN].load(), 0);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_CALLBACK_END].load(), 0);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_DATA_RELEASED].load(), 0);
+
+	for (int i = 0; i < 2; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &count_cl_;
+		t->callback_func = noop_callback;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_CALLBACK_BEGIN].load(), 2);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_CALLBACK_END].load(), 2);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_DATA_RELEASED].load(), 0);
+
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_codelet cl = cpu_codelet(touch_buffer, 1, "touch");
+	cl.modes[0] = STARPU_RW;
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_DATA_RELEASED].load(), 4);
+	EXPECT_EQ(m.n[ASTRO_MOMENT_TASK_CALLBACK_BEGIN].load(), 2);
+	ASSERT_EQ(astro_observe_unsubscribe(id), 0);
+}
+
 TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)
 {
 	starpu_task task;

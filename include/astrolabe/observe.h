@@ -31,7 +31,7 @@ enum astro_moment
 	ASTRO_MOMENT_TASK_DATA_FETCHED,      /**< its data is on the worker's node */
 	ASTRO_MOMENT_TASK_STARTED,           /**< the implementation is about to run (fun_ptr) */
 	ASTRO_MOMENT_TASK_ENDED,             /**< the implementation returned */
-	ASTRO_MOMENT_TASK_CALLBACK_BEGIN,
+	ASTRO_MOMENT_TASK_CALLBACK_BEGIN,    /**< only for a task with a callback to run (codelet's, task's or epilogue) */
 	ASTRO_MOMENT_TASK_CALLBACK_END,
 	ASTRO_MOMENT_TASK_COMPLETED,         /**< dependencies released, waiters may return */
 	ASTRO_MOMENT_WORKER_SLEEP_BEGIN,     /**< the worker found no work and sleeps */
@@ -45,6 +45,7 @@ enum astro_moment
 	ASTRO_MOMENT_APP_WAIT_BEGIN,         /**< the application blocks: task/tag wait, wait_for_all, acquire (task set for task waits) */
 	ASTRO_MOMENT_APP_WAIT_END,
 	ASTRO_MOMENT_DATA_ALLOCATED,         /**< the runtime allocated a data buffer (dst_node, bytes) */
+	ASTRO_MOMENT_TASK_DATA_RELEASED,     /**< the ended task released its data (only for a task with buffers), before its successors run */
 	ASTRO_NMOMENTS
 };
 
