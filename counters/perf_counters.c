@@ -5,7 +5,7 @@
  *
  * Locks, in the order they may be taken:
  *   attach_lock    which sample each listener is set on
- *   sample->lock   one sample: held while it is refreshed and its listener runs
+ *   sample->busy   one sample: held while it is refreshed and its listener runs
  *   handles_lock   the live sets and listeners, their references
  *   registry_lock  the registry (counters, updaters) and metadata look-ups
  *   collect_lock   the collection state
@@ -24,6 +24,7 @@
 #include <glib.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,8 +88,8 @@ struct starpu_perf_counter_sample
 {
 	unsigned magic;
 	enum starpu_perf_counter_scope scope;
-	pthread_mutex_t lock;
-	struct starpu_perf_counter_listener *listener; /* written under lock, read first without */
+	bool busy;                   /* the sample's lock (sample_lock) */
+	struct starpu_perf_counter_listener *listener; /* written under busy, read first without */
 	void *context;
 	int n;
 	union astro_counter_value *values;
@@ -287,7 +288,7 @@ static int sample_init(struct starpu_perf_counter_sample *s, enum starpu_perf_co
 	int nupdaters = frozen_nupdaters[scope_index(scope)];
 	s->updated_refresh = calloc(nupdaters > 0 ? nupdaters : 1, sizeof(*s->updated_refresh));
 	s->refresh = s->enabled_refresh = 0;
-	pthread_mutex_init(&s->lock, NULL);
+	s->busy = false;
 	return s->values && s->enabled && s->updated_refresh ? 0 : -ENOMEM;
 }
 
@@ -301,24 +302,46 @@ static void sample_fini(struct starpu_perf_counter_sample *s)
 	s->values = NULL;
 	s->enabled = NULL;
 	s->updated_refresh = NULL;
-	pthread_mutex_destroy(&s->lock);
 	s->magic = DEAD_MAGIC;
+}
+
+/* A sample's lock, taken at every refresh: one atomic exchange to take it and
+ * a store to give it back, where a mutex costs two atomic operations and two
+ * calls. Held for one listener callback: a thread that finds it taken spins
+ * a little, then yields until it is free. */
+static void sample_lock(struct starpu_perf_counter_sample *s)
+{
+	for (unsigned round = 0; __atomic_exchange_n(&s->busy, true, __ATOMIC_ACQUIRE); round++)
+		while (__atomic_load_n(&s->busy, __ATOMIC_RELAXED)) {
+			if (round < 16) {
+#if defined(__x86_64__) || defined(__i386__)
+				__builtin_ia32_pause();
+#endif
+			} else {
+				sched_yield();
+			}
+		}
+}
+
+static void sample_unlock(struct starpu_perf_counter_sample *s)
+{
+	__atomic_store_n(&s->busy, false, __ATOMIC_RELEASE);
 }
 
 /* Gives sample to listener (NULL: detaches); attach_lock held. Waits for a running callback. */
 static void sample_attach(struct starpu_perf_counter_sample *s, struct starpu_perf_counter_listener *listener)
 {
-	pthread_mutex_lock(&s->lock);
+	sample_lock(s);
 	struct starpu_perf_counter_listener *old = s->listener;
 	__atomic_store_n(&s->listener, listener, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&s->lock);
+	sample_unlock(s);
 	if (old)
 		old->nattached--;
 	if (listener)
 		listener->nattached++;
 }
 
-/* Makes c's value in s current for this refresh (s->lock held): the updaters
+/* Makes c's value in s current for this refresh (s->busy held): the updaters
  * fill the sample lazily, as the callback reads it. Each counter has at most
  * one updater, its module's ("one updater per module and scope"). */
 static void sample_fill(struct starpu_perf_counter_sample *s, const struct counter *c)
@@ -341,7 +364,7 @@ static void sample_refresh(struct starpu_perf_counter_sample *s)
 {
 	if (!__atomic_load_n(&s->listener, __ATOMIC_ACQUIRE) || current_sample)
 		return;
-	pthread_mutex_lock(&s->lock);
+	sample_lock(s);
 	struct starpu_perf_counter_listener *listener = s->listener;
 	if (listener) {
 		s->refresh++;
@@ -349,7 +372,7 @@ static void sample_refresh(struct starpu_perf_counter_sample *s)
 		listener->callback(listener, s, s->context);
 		current_sample = NULL;
 	}
-	pthread_mutex_unlock(&s->lock);
+	sample_unlock(s);
 }
 
 void _astro_counters_refresh_global(void)
