@@ -117,6 +117,9 @@ struct _astro_job
 	struct _astro_job *next_free;        /* deferred-completion list */
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
 	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
+	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
+	bool profiling_pending;
+	int64_t profiling_submit_ns, profiling_push_ns;
 };
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */

@@ -17,7 +17,11 @@
  * state that moment ends (SLEEP_END: it was sleeping...).
  *
  * Per task, the starpu_profiling_task_info is a recycled block (recycle.c):
- * no malloc and no lock per task.
+ * no malloc and no lock per task. The worker that pops a task makes its info
+ * (the submission and push dates wait in the job): the block comes from the
+ * worker's own cache, where it freed tasks of a moment ago, so the task's
+ * dates are written to memory already in that core's cache, instead of a
+ * block the submitting thread cleared long before, maybe on another core.
  */
 #include "kernel.h"
 #include <math.h>
@@ -107,21 +111,50 @@ void _astro_profiling_task_info_free(struct starpu_task *task)
 	task->profiling_info = NULL;
 }
 
-/* At submission: a zeroed info for the task, reusing the one it already has. */
-static void task_info_attach(struct starpu_task *task, int64_t now)
+/* A zeroed info for the task submitted at submit_ns, reusing the one it already has. */
+static struct starpu_profiling_task_info *task_info_attach(struct starpu_task *task, int64_t submit_ns)
 {
 	struct _astro_job *job = task->starpu_private;
 	struct starpu_profiling_task_info *info = task->profiling_info;
 	if (!info) {
 		info = _astro_recycled_alloc(_ASTRO_RECYCLED_PROFILING_INFO);
 		if (!info)
-			return; /* out of memory: this task goes without feedback */
+			return NULL; /* out of memory: this task goes without feedback */
 		job->profiling_info_pooled = info;
 		task->profiling_info = info;
 	}
 	memset(info, 0, sizeof(*info));
 	info->workerid = -1;
-	info->submit_time = timespec_of(now);
+	info->submit_time = timespec_of(submit_ns);
+	return info;
+}
+
+/* At submission. A task that will run on a worker and has no info yet gets
+ * one when a worker pops it (task_info); the others get it now. */
+static void task_submitted(struct starpu_task *task, int64_t now)
+{
+	struct _astro_job *job = task->starpu_private;
+	job->profiling_pending = !task->profiling_info && task->cl && task->cl->where != STARPU_NOWHERE;
+	if (job->profiling_pending) {
+		job->profiling_submit_ns = now;
+		job->profiling_push_ns = -1;
+	} else {
+		task_info_attach(task, now);
+	}
+}
+
+/* The task's info, made from the dates kept in the job at its first moment on a worker. */
+static struct starpu_profiling_task_info *task_info(struct starpu_task *task)
+{
+	struct starpu_profiling_task_info *info = task->profiling_info;
+	struct _astro_job *job = task->starpu_private;
+	if (info || !job->profiling_pending)
+		return info;
+	job->profiling_pending = false;
+	info = task_info_attach(task, job->profiling_submit_ns);
+	if (info && job->profiling_push_ns >= 0)
+		info->push_start_time = info->push_end_time = timespec_of(job->profiling_push_ns);
+	return info;
 }
 
 /* ------------------------------------------------------------ worker state */
@@ -143,19 +176,21 @@ struct times
 	double flops;
 };
 
+#define S(state) (1u << (state))
+
 /* Written by the worker's thread only; fields others read are atomics under seq. */
 struct worker_record
 {
 	unsigned seq;                  /* odd while the worker updates */
 	unsigned epoch;
-	unsigned bits;                 /* 1 << state for the states it is in */
+	unsigned bits;                 /* S(state) for the states it is in */
 	int64_t last_ns;               /* time of the last transition */
 	struct times acc;              /* cumulated since the epoch started */
 	int64_t exp_end_ns;            /* expected end of the running task, -1 when none */
-	/* The worker's own view, never read by others. */
+	/* The worker's own view, never read by others: it waits while it fetches or transfers. */
 	unsigned callback_depth;
 	unsigned transfer_depth;
-	bool fetching, executing, lacking_work, scheduling;
+	bool fetching;
 	int64_t sched_begin_ns;        /* start of the current pop attempt, -1 when none */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
@@ -189,22 +224,6 @@ static double load_double(double *p)
 	return v;
 }
 
-static inline unsigned state_bits(const struct worker_record *r)
-{
-	unsigned bits = 0;
-	if (r->executing)
-		bits |= 1u << STATE_EXECUTING;
-	if (r->callback_depth)
-		bits |= 1u << STATE_CALLBACK;
-	if (r->fetching || r->transfer_depth)
-		bits |= 1u << STATE_WAITING;
-	if (r->lacking_work)
-		bits |= 1u << STATE_SLEEPING;
-	if (r->scheduling)
-		bits |= 1u << STATE_SCHEDULING;
-	return bits;
-}
-
 /* Adds delta to the states in bits: each in the "all" view, the first one in the split view. */
 static void times_add(struct times *t, unsigned bits, int64_t delta)
 {
@@ -212,7 +231,7 @@ static void times_add(struct times *t, unsigned bits, int64_t delta)
 		return;
 	t->split[__builtin_ctz(bits)] += delta;
 	for (unsigned s = 0; s < NSTATES; s++)
-		if (bits & (1u << s))
+		if (bits & S(s))
 			t->all[s] += delta;
 }
 
@@ -231,8 +250,10 @@ static void record_end(struct worker_record *r)
 static void record_advance(struct worker_record *r, int64_t now)
 {
 	int64_t delta = now - r->last_ns;
+	if (delta <= 0)
+		return;
 	unsigned bits = r->bits;
-	if (bits && delta > 0) {
+	if (bits) {
 		unsigned first = (unsigned)__builtin_ctz(bits);
 		STORE(&r->acc.split[first], r->acc.split[first] + delta);
 		for (unsigned b = bits; b; b &= b - 1) {
@@ -240,8 +261,7 @@ static void record_advance(struct worker_record *r, int64_t now)
 			STORE(&r->acc.all[s], r->acc.all[s] + delta);
 		}
 	}
-	if (delta > 0)
-		STORE(&r->last_ns, now);
+	STORE(&r->last_ns, now);
 }
 
 /* First moment of this worker in a new epoch: start from zero at the reset time,
@@ -251,10 +271,18 @@ static void record_adopt(struct worker_record *r, int workerid, unsigned current
 	r->callback_depth = moment == ASTRO_MOMENT_TASK_CALLBACK_END;
 	r->transfer_depth = moment == ASTRO_MOMENT_TRANSFER_END;
 	r->fetching = moment == ASTRO_MOMENT_TASK_DATA_FETCHED;
-	r->executing = moment == ASTRO_MOMENT_TASK_ENDED;
+	unsigned bits = 0;
+	if (moment == ASTRO_MOMENT_TASK_ENDED)
+		bits |= S(STATE_EXECUTING);
+	if (r->callback_depth)
+		bits |= S(STATE_CALLBACK);
+	if (r->fetching || r->transfer_depth)
+		bits |= S(STATE_WAITING);
 	/* A worker goes to sleep, or wakes, only for lack of work (its empty polls before are not observed). */
-	r->lacking_work = moment == ASTRO_MOMENT_WORKER_SLEEP_END || moment == ASTRO_MOMENT_WORKER_SLEEP_BEGIN;
-	r->scheduling = moment == ASTRO_MOMENT_WORKER_SCHED_END;
+	if (moment == ASTRO_MOMENT_WORKER_SLEEP_END || moment == ASTRO_MOMENT_WORKER_SLEEP_BEGIN)
+		bits |= S(STATE_SLEEPING);
+	if (moment == ASTRO_MOMENT_WORKER_SCHED_END)
+		bits |= S(STATE_SCHEDULING);
 	r->sched_begin_ns = -1;
 	/* Publish the epoch before reading the reset date; a reader resetting a stale
 	 * record does the opposite, so one of the two always sees the other. */
@@ -266,7 +294,7 @@ static void record_adopt(struct worker_record *r, int workerid, unsigned current
 	}
 	store_double(&r->acc.flops, 0.0);
 	STORE(&r->last_ns, start);
-	STORE(&r->bits, state_bits(r));
+	STORE(&r->bits, bits);
 	STORE(&r->exp_end_ns, (int64_t)-1);
 }
 
@@ -281,63 +309,63 @@ static void worker_moment(const struct astro_event *ev, int64_t now)
 		record_adopt(r, workerid, current_epoch, ev->moment);
 	record_advance(r, now);
 
+	unsigned bits = r->bits;
 	switch (ev->moment) {
 	case ASTRO_MOMENT_WORKER_SCHED_BEGIN:
-		r->scheduling = true;
+		bits = (bits & ~S(STATE_EXECUTING)) | S(STATE_SCHEDULING);
 		r->fetching = false;
-		r->executing = false;
 		r->sched_begin_ns = now;
 		break;
-	case ASTRO_MOMENT_WORKER_SCHED_END:
-		r->scheduling = false;
+	case ASTRO_MOMENT_WORKER_SCHED_END: {
+		bits &= ~S(STATE_SCHEDULING);
 		/* Without a task the worker lacks work until a pop succeeds: spinning and sleeping alike.
 		 * With one, it fetches the task's data until the task starts. */
-		r->lacking_work = ev->task == NULL;
+		struct starpu_profiling_task_info *info = ev->task ? task_info(ev->task) : NULL;
 		r->fetching = ev->task != NULL;
-		if (ev->task && ev->task->profiling_info) {
-			struct starpu_profiling_task_info *info = ev->task->profiling_info;
+		bits = ev->task ? bits & ~S(STATE_SLEEPING) : bits | S(STATE_SLEEPING);
+		if (info) {
 			info->pop_start_time = timespec_of(r->sched_begin_ns >= 0 ? r->sched_begin_ns : now);
 			info->pop_end_time = info->acquire_data_start_time = timespec_of(now);
 			info->workerid = workerid;
 		}
 		r->sched_begin_ns = -1;
 		break;
+	}
 	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN:
-		r->lacking_work = true;
+		bits |= S(STATE_SLEEPING);
 		break;
 	case ASTRO_MOMENT_WORKER_SLEEP_END:
 		break; /* still without work until a pop succeeds */
 	/* POPPED and DATA_FETCHED arrive only when another consumer (or the data statistics) asked
 	 * for them: profiling alone does with SCHED_END and STARTED, two moments less per task. */
 	case ASTRO_MOMENT_TASK_POPPED:
-		r->lacking_work = false;
-		r->scheduling = false;
+		bits &= ~(S(STATE_SLEEPING) | S(STATE_SCHEDULING));
 		r->fetching = true;
 		break;
 	case ASTRO_MOMENT_TASK_DATA_FETCHED:
 		r->fetching = false;
 		break;
 	case ASTRO_MOMENT_TASK_STARTED: {
-		r->lacking_work = false; /* popped from the worker's local queue, without a SCHED_END */
-		r->scheduling = false;
+		/* Also for a task popped from the worker's local queue, without a SCHED_END. */
+		bits = (bits & ~(S(STATE_SLEEPING) | S(STATE_SCHEDULING))) | S(STATE_EXECUTING);
 		r->fetching = false;
-		r->executing = true;
 		double predicted = ev->task ? ev->task->predicted : NAN;
 		STORE(&r->exp_end_ns, now + (isfinite(predicted) && predicted > 0 ? (int64_t)(predicted * 1e3) : 0));
 		break;
 	}
 	case ASTRO_MOMENT_TASK_ENDED:
-		r->executing = false;
+		bits &= ~S(STATE_EXECUTING);
 		if (ev->task && ev->task->flops > 0)
 			store_double(&r->acc.flops, r->acc.flops + ev->task->flops);
 		STORE(&r->exp_end_ns, (int64_t)-1);
 		break;
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
 		r->callback_depth++;
+		bits |= S(STATE_CALLBACK);
 		break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END:
-		if (r->callback_depth)
-			r->callback_depth--;
+		if (r->callback_depth && !--r->callback_depth)
+			bits &= ~S(STATE_CALLBACK);
 		break;
 	case ASTRO_MOMENT_TRANSFER_BEGIN:
 		r->transfer_depth++;
@@ -349,7 +377,8 @@ static void worker_moment(const struct astro_event *ev, int64_t now)
 	default:
 		break;
 	}
-	STORE(&r->bits, state_bits(r));
+	bits = r->fetching || r->transfer_depth ? bits | S(STATE_WAITING) : bits & ~S(STATE_WAITING);
+	STORE(&r->bits, bits);
 	record_end(r);
 }
 
@@ -392,7 +421,7 @@ static void stale_guess(int workerid, int64_t since, int64_t now, struct times *
 {
 	memset(t, 0, sizeof(*t));
 	if (starpu_worker_is_sleeping(workerid))
-		times_add(t, 1u << STATE_SLEEPING, now - since);
+		times_add(t, S(STATE_SLEEPING), now - since);
 }
 
 /* Cumulated times of workerid now, and its new baseline (under reader_lock). */
@@ -1019,6 +1048,12 @@ static const uint64_t worker_moments =
 	BIT(ASTRO_MOMENT_TASK_CALLBACK_BEGIN) | BIT(ASTRO_MOMENT_TASK_CALLBACK_END) |
 	BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | BIT(ASTRO_MOMENT_TRANSFER_END);
 
+/* The moments the statistics (and the summaries at the end) follow, whether profiling is on or not. */
+static const uint64_t statistics_moments =
+	BIT(ASTRO_MOMENT_RUNTIME_TERMINATE) | BIT(ASTRO_MOMENT_DATA_ALLOCATED) |
+	BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) |
+	BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | BIT(ASTRO_MOMENT_TRANSFER_END);
+
 static uint64_t wanted_moments(void)
 {
 	uint64_t mask = BIT(ASTRO_MOMENT_RUNTIME_TERMINATE);
@@ -1039,13 +1074,35 @@ static uint64_t wanted_moments(void)
 /* Per-task timing (profiling on, the task has an info). */
 static void task_moment(const struct astro_event *ev, int64_t now)
 {
-	struct starpu_profiling_task_info *info = ev->task->profiling_info;
+	struct starpu_task *task = ev->task;
+	switch (ev->moment) {
+	case ASTRO_MOMENT_TASK_SUBMITTED:
+		task_submitted(task, now);
+		return;
+	case ASTRO_MOMENT_TASK_PUSHED: {
+		/* Before any worker has it: into the job, unless it already has an info. */
+		struct _astro_job *job = _astro_job_of(task);
+		if (task->profiling_info)
+			task->profiling_info->push_start_time = task->profiling_info->push_end_time = timespec_of(now);
+		else if (job->profiling_pending)
+			job->profiling_push_ns = now;
+		return;
+	}
+	case ASTRO_MOMENT_TASK_POPPED:
+	case ASTRO_MOMENT_TASK_DATA_FETCHED:
+	case ASTRO_MOMENT_TASK_STARTED:
+	case ASTRO_MOMENT_TASK_ENDED:
+	case ASTRO_MOMENT_TASK_DATA_RELEASED:
+	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
+	case ASTRO_MOMENT_TASK_CALLBACK_END:
+		break;
+	default:
+		return; /* SCHED_END's dates are the worker's (worker_moment) */
+	}
+	struct starpu_profiling_task_info *info = task_info(task);
 	if (!info)
 		return;
 	switch (ev->moment) {
-	case ASTRO_MOMENT_TASK_PUSHED:
-		info->push_start_time = info->push_end_time = timespec_of(now);
-		break;
 	case ASTRO_MOMENT_TASK_POPPED:
 		info->workerid = ev->workerid;
 		if (!info->pop_end_time.tv_sec && !info->pop_end_time.tv_nsec)
@@ -1070,7 +1127,7 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 		struct timespec end = timespec_of(now);
 		info->end_time = info->release_data_start_time = end;
 		/* A task without data has nothing to release (no DATA_RELEASED follows). */
-		if (!_astro_job_of(ev->task)->nbuffers)
+		if (!_astro_job_of(task)->nbuffers)
 			info->release_data_end_time = end;
 		break;
 	}
@@ -1088,47 +1145,50 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 	}
 }
 
+/* The statistics' moments (and the end of the run); true when the moment is not profiling's. */
+static bool statistics_moment(const struct astro_event *ev, bool on)
+{
+	switch (ev->moment) {
+	case ASTRO_MOMENT_RUNTIME_TERMINATE:
+		runtime_terminate();
+		return true;
+	case ASTRO_MOMENT_DATA_ALLOCATED:
+		if (ev->dst_node < STARPU_MAXNODES)
+			__atomic_add_fetch(&alloc_total[ev->dst_node], 1, __ATOMIC_RELAXED);
+		return true;
+	case ASTRO_MOMENT_TASK_POPPED:
+		fetch_transfers = 0;
+		return false;
+	case ASTRO_MOMENT_TASK_DATA_FETCHED:
+		if (stats_enabled || _astro_memory_stats_enabled)
+			data_fetched(ev);
+		return false;
+	case ASTRO_MOMENT_TRANSFER_BEGIN:
+		if (ev->workerid >= 0 && ev->dst_node == starpu_worker_get_memory_node((unsigned)ev->workerid))
+			fetch_transfers++;
+		return false;
+	case ASTRO_MOMENT_TRANSFER_END:
+		if (on || stats_enabled || bus_stats_wanted)
+			bus_transfer(ev->src_node, ev->dst_node, ev->bytes);
+		return false;
+	default:
+		return false;
+	}
+}
+
 static void observe(const struct astro_event *ev, void *arg)
 {
 	(void)arg;
 	bool on = profiling_on();
-	int64_t now = ns_since_init(ev->time_us);
-	switch (ev->moment) {
-	case ASTRO_MOMENT_RUNTIME_TERMINATE:
-		runtime_terminate();
+	if (STARPU_UNLIKELY(ASTRO_MOMENT_BIT(ev->moment) & statistics_moments) && statistics_moment(ev, on))
 		return;
-	case ASTRO_MOMENT_TASK_SUBMITTED:
-		if (on && ev->task)
-			task_info_attach(ev->task, now);
-		return;
-	case ASTRO_MOMENT_DATA_ALLOCATED:
-		if (ev->dst_node < STARPU_MAXNODES)
-			__atomic_add_fetch(&alloc_total[ev->dst_node], 1, __ATOMIC_RELAXED);
-		return;
-	case ASTRO_MOMENT_TASK_POPPED:
-		fetch_transfers = 0;
-		break;
-	case ASTRO_MOMENT_TASK_DATA_FETCHED:
-		if (stats_enabled || _astro_memory_stats_enabled)
-			data_fetched(ev);
-		break;
-	case ASTRO_MOMENT_TRANSFER_BEGIN:
-		if (ev->workerid >= 0 && ev->dst_node == starpu_worker_get_memory_node((unsigned)ev->workerid))
-			fetch_transfers++;
-		break;
-	case ASTRO_MOMENT_TRANSFER_END:
-		if (on || stats_enabled || bus_stats_wanted)
-			bus_transfer(ev->src_node, ev->dst_node, ev->bytes);
-		break;
-	default:
-		break;
-	}
 	if (!on)
 		return;
-	if (ev->task && ev->moment != ASTRO_MOMENT_TASK_SUBMITTED)
+	int64_t now = ns_since_init(ev->time_us);
+	if (ev->task)
 		task_moment(ev, now);
 	/* Worker states come only from the worker's own thread: one writer per record. */
-	if (ev->workerid >= 0 && (worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && _astro_self && ev->workerid == _astro_self->id)
+	if ((worker_moments & ASTRO_MOMENT_BIT(ev->moment)) && _astro_self && ev->workerid == _astro_self->id)
 		worker_moment(ev, now);
 }
 

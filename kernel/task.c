@@ -509,6 +509,7 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	job->terminated = false;
 	job->done = JOB_RUNNING;
 	job->tag = NULL;
+	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
 		task->sched_ctx = 0;
