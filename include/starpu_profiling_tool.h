@@ -130,9 +130,13 @@ struct starpu_prof_tool_info
 #define ASTRO_PROF_TOOL_INTERFACE_VERSION 1
 
 /**
-   Astrolabe: what every event carries beyond struct starpu_prof_tool_info,
-   read through event_info->astro. It starts with the event type, like
-   every member of the union, so StarPU's event_info->event_type stays valid.
+   Astrolabe: what events carry beyond struct starpu_prof_tool_info, read
+   through event_info->astro, for the tools that take part in Astrolabe's
+   extensions: tool plugins, and tools whose astro_prof_tool_handshake()
+   accepted. While no such tool is loaded, only event_type is set (the rest is
+   zero) and the runtime does not read the clock for the tools: a plain
+   StarPU tool reads its own. It starts with the event type, like every
+   member of the union, so StarPU's event_info->event_type stays valid.
 */
 struct astro_prof_tool_event_ext
 {

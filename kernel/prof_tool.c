@@ -61,6 +61,10 @@ static bool session_active;              /* between _astro_prof_tool_load() and 
 static unsigned long session;            /* tells per-thread toggles of an old session from current ones */
 static int observer_id = -1;
 static bool ltdl_ready;
+/* A loaded tool takes part in Astrolabe's extension (event_info->astro): a tool plugin, or a tool
+ * whose astro_prof_tool_handshake() accepted. Without one, events carry StarPU's fields only, and
+ * the moments they come from are not stamped (a StarPU tool reads its own clock). */
+static bool ext_wanted;                  /* atomic */
 
 /* Registrations the calling thread turned off with toggle_per_thread. */
 #define MAX_THREAD_TOGGLES 16
@@ -130,8 +134,11 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 	info.worker_id = -1;
 	struct astro_prof_tool_event_ext *ext = &event_info.astro;
 	ext->event_type = type;
-	ext->interface_version = ASTRO_PROF_TOOL_INTERFACE_VERSION;
-	ext->time_us = ev ? ev->time_us : starpu_timing_now();
+	bool with_ext = __atomic_load_n(&ext_wanted, __ATOMIC_RELAXED);
+	if (with_ext) {
+		ext->interface_version = ASTRO_PROF_TOOL_INTERFACE_VERSION;
+		ext->time_us = ev && ev->time_us != 0.0 ? ev->time_us : starpu_timing_now();
+	}
 
 	if (ev) {
 		info.worker_id = ev->workerid;
@@ -147,19 +154,22 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 		case starpu_prof_tool_event_start_gpu_exec:
 		case starpu_prof_tool_event_end_gpu_exec:
 			info.fun_ptr = ev->fun_ptr;
+			if (task) {
+				info.task_name = starpu_task_get_name(task);
+				if (task->cl)
+					info.model_name = task->cl->model ? task->cl->model->symbol : NULL;
+			}
+			if (!with_ext)
+				break;
 			ext->task = task;
 			ext->job_id = ev->job_id;
 			ext->nimpl = ev->nimpl;
-			if (task) {
-				info.task_name = starpu_task_get_name(task);
-				if (task->cl) {
-					info.model_name = task->cl->model ? task->cl->model->symbol : NULL;
-					ext->codelet_name = task->cl->name;
-					ext->nbuffers = STARPU_TASK_GET_NBUFFERS(task);
-					ext->handles = STARPU_TASK_GET_HANDLES(task);
-					for (unsigned i = 0; i < ext->nbuffers; i++)
-						ext->data_size += starpu_data_get_size(ext->handles[i]);
-				}
+			if (task && task->cl) {
+				ext->codelet_name = task->cl->name;
+				ext->nbuffers = STARPU_TASK_GET_NBUFFERS(task);
+				ext->handles = STARPU_TASK_GET_HANDLES(task);
+				for (unsigned i = 0; i < ext->nbuffers; i++)
+					ext->data_size += starpu_data_get_size(ext->handles[i]);
 			}
 			break;
 		case starpu_prof_tool_event_start_transfer:
@@ -167,13 +177,16 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 			info.memnode = ev->dst_node;
 			info.bytes_to_transfer = ev->bytes > UINT_MAX ? UINT_MAX : (unsigned)ev->bytes;
 			info.bytes_transfered = type == starpu_prof_tool_event_end_transfer ? info.bytes_to_transfer : 0;
-			ext->src_node = ev->src_node;
-			ext->dst_node = ev->dst_node;
-			ext->bytes = ev->bytes;
+			if (with_ext) {
+				ext->src_node = ev->src_node;
+				ext->dst_node = ev->dst_node;
+				ext->bytes = ev->bytes;
+			}
 			break;
 		case starpu_prof_tool_event_user_start:
 		case starpu_prof_tool_event_user_end:
-			ext->user_label = ev->label;
+			if (with_ext)
+				ext->user_label = ev->label;
 			break;
 		default:
 			break;
@@ -270,6 +283,8 @@ static void update_subscription(void)
 	for (int e = 0; e < NEVENTS; e++)
 		if (lists[e] && lists[e]->n)
 			mask |= moments_of((enum starpu_prof_tool_event)e);
+	if (mask && !__atomic_load_n(&ext_wanted, __ATOMIC_RELAXED))
+		mask |= ASTRO_OBSERVE_UNTIMED; /* nobody reads event_info->astro.time_us */
 	if (observer_id < 0) {
 		if (!mask)
 			return;
@@ -436,7 +451,7 @@ int astro_prof_tool_provide(const struct astro_prof_tool *tool)
 
 /* Runs a tool's handshake and entry function; origin is what messages call it. */
 static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, astro_prof_tool_handshake_func handshake,
-		       astro_prof_tool_finalize_func finalize)
+		       astro_prof_tool_finalize_func finalize, bool plugin)
 {
 	for (guint i = 0; i < tools->len; i++) {
 		struct tool *t = g_ptr_array_index(tools, i);
@@ -459,6 +474,10 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 	t->finalize = finalize;
 	pthread_mutex_lock(&tools_lock);
 	g_ptr_array_add(tools, t);
+	if ((plugin || handshake) && !ext_wanted) {
+		__atomic_store_n(&ext_wanted, true, __ATOMIC_RELAXED);
+		update_subscription(); /* its callbacks, and those already registered, get the extension */
+	}
 	pthread_mutex_unlock(&tools_lock);
 	_astro_verbose("profiling tool %s loaded", origin);
 	/* Not under tools_lock: the entry function calls tool_register. */
@@ -492,7 +511,7 @@ static void load_process_tool(void)
 		origin = g_strdup("linked into the program");
 	tool_start(origin, (starpu_prof_tool_entry_func)entry,
 		   (astro_prof_tool_handshake_func)same_object(entry, handshake),
-		   (astro_prof_tool_finalize_func)same_object(entry, finalize));
+		   (astro_prof_tool_finalize_func)same_object(entry, finalize), false);
 	g_free(origin);
 }
 
@@ -538,7 +557,7 @@ static void load_named_tool(const char *entry)
 		const struct astro_prof_tool *t = provided_tool(entry);
 		if (t) {
 			char *origin = g_strdup_printf("'%s' (plugin)", t->name);
-			tool_start(origin, t->library_register, NULL, t->finalize);
+			tool_start(origin, t->library_register, NULL, t->finalize, true);
 			g_free(origin);
 			return;
 		}
@@ -581,7 +600,7 @@ static void load_named_tool(const char *entry)
 	}
 	tool_start(entry, (starpu_prof_tool_entry_func)register_fn,
 		   (astro_prof_tool_handshake_func)same_object(register_fn, lt_dlsym(handle, "astro_prof_tool_handshake")),
-		   (astro_prof_tool_finalize_func)same_object(register_fn, lt_dlsym(handle, "astro_prof_tool_finalize")));
+		   (astro_prof_tool_finalize_func)same_object(register_fn, lt_dlsym(handle, "astro_prof_tool_finalize")), false);
 }
 
 void _astro_prof_tool_load(void)
@@ -589,6 +608,7 @@ void _astro_prof_tool_load(void)
 	pthread_mutex_lock(&tools_lock);
 	__atomic_add_fetch(&session, 1, __ATOMIC_RELAXED);
 	session_active = true;
+	__atomic_store_n(&ext_wanted, false, __ATOMIC_RELAXED);
 	garbage = g_ptr_array_new();
 	tools = g_ptr_array_new();
 	pthread_mutex_unlock(&tools_lock);

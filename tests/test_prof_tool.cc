@@ -24,7 +24,7 @@ namespace {
 
 proftool_log &g_log = proftool_shared_log;
 
-enum { TOOL_A = 0, TOOL_B = 1 };
+enum { TOOL_A = 0, TOOL_B = 1, TOOL_PLAIN = 2 };
 
 void work(void **, void *)
 {
@@ -317,6 +317,48 @@ TEST_F(ProfTool, TaskPayload)
 	EXPECT_EQ(seen, 2);
 	starpu_task_destroy(task);
 	starpu_data_unregister(handle);
+}
+
+void touch_nothing(void **, void *) {}
+
+// The Astrolabe extension is for the tools that take part: a plain StarPU tool
+// gets StarPU's fields and the event type only, and costs no clock reading;
+// once a tool that did the handshake is loaded, every tool gets it.
+TEST_F(ProfTool, ExtensionOnlyForToolsThatTakePart)
+{
+	starpu_codelet cl = cpu_codelet(touch_nothing, 0, "plain");
+	for (bool with_a : { false, true }) {
+		memset(&g_log, 0, sizeof(g_log));
+		std::string err;
+		ASSERT_EQ(start(tool("proftool_plain") + (with_a ? ":" + tool("proftool_a") : ""), 1, &err), 0) << err;
+		for (int i = 0; i < 3; i++)
+			ASSERT_EQ(submit_detached(&cl), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		stop();
+		int execs = 0;
+		for (const proftool_record &r : records_of(TOOL_PLAIN, 0)) {
+			if (r.event == PROFTOOL_FINALIZE)
+				continue;
+			EXPECT_EQ(r.event_info_type, r.event);
+			EXPECT_EQ(r.ext.event_type, r.event);
+			if (with_a) {
+				EXPECT_EQ(r.ext.interface_version, (unsigned)ASTRO_PROF_TOOL_INTERFACE_VERSION);
+				EXPECT_GT(r.ext.time_us, 0.0);
+			} else {
+				EXPECT_EQ(r.ext.interface_version, 0u);
+				EXPECT_EQ(r.ext.time_us, 0.0);
+				EXPECT_EQ(r.ext.task, nullptr);
+				EXPECT_EQ(r.ext.job_id, 0ul);
+			}
+			if (r.event == starpu_prof_tool_event_start_cpu_exec || r.event == starpu_prof_tool_event_end_cpu_exec) {
+				execs++;
+				EXPECT_EQ(r.info.fun_ptr, (void *)touch_nothing); // StarPU's fields, either way
+				EXPECT_EQ(r.ext.task != nullptr, with_a);
+			}
+		}
+		EXPECT_EQ(execs, 6) << (with_a ? "with proftool_a" : "alone");
+		EXPECT_EQ(g_log.handshakes[TOOL_PLAIN], 0);
+	}
 }
 
 TEST_F(ProfTool, TransferEvents)

@@ -1,6 +1,8 @@
 /*
- * A recording tool for the tests, built twice (proftool_a with PROFTOOL_ID=0,
- * proftool_b with PROFTOOL_ID=1). It answers the handshake, registers a first
+ * A recording tool for the tests, built three times (proftool_a with
+ * PROFTOOL_ID=0, proftool_b with PROFTOOL_ID=1, and proftool_plain with
+ * PROFTOOL_ID=2 and PROFTOOL_NO_HANDSHAKE, a plain StarPU tool that exports no
+ * handshake). proftool_a and _b answer the handshake. Each registers a first
  * callback on every event and a second one on the execution and user events,
  * and appends every call to the test program's proftool_shared_log.
  */
@@ -54,6 +56,7 @@ static void record_second(struct starpu_prof_tool_info *info, union starpu_prof_
 	record(1, info->event_type, info, event_info, api_info);
 }
 
+#ifndef PROFTOOL_NO_HANDSHAKE
 int astro_prof_tool_handshake(unsigned interface_version)
 {
 	struct proftool_log *log = log_of_test();
@@ -63,6 +66,7 @@ int astro_prof_tool_handshake(unsigned interface_version)
 	}
 	return interface_version == ASTRO_PROF_TOOL_INTERFACE_VERSION ? ASTRO_PROF_TOOL_ACCEPT : ASTRO_PROF_TOOL_DECLINE;
 }
+#endif
 
 void astro_prof_tool_finalize(void)
 {
