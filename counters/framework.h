@@ -43,10 +43,18 @@ void _astro_task_counters_collect(bool on);
 /* Forgets the observation subscription (the kernel drops them all at shutdown). */
 void _astro_task_counters_shutdown(void);
 
+/* What one worker executed of one codelet: written by that worker only, summed when read. */
+struct astro_cl_worker_values
+{
+	int64_t total_executed;
+	double cumul_execution_time;
+} __attribute__((aligned(64)));
+
 /*
  * What the runtime counts for one codelet, reached from the codelet by
  * cl->perf_counter_values while a per-codelet listener is set. Fields
- * written by several threads sit on their own cache line.
+ * written by several threads sit on their own cache line; what workers
+ * execute is counted per worker, without locked instructions.
  */
 struct starpu_perf_counter_sample_cl_values
 {
@@ -55,8 +63,7 @@ struct starpu_perf_counter_sample_cl_values
 	int64_t peak_submitted;
 	int64_t current_ready __attribute__((aligned(64)));
 	int64_t peak_ready;
-	int64_t total_executed __attribute__((aligned(64)));
-	double cumul_execution_time;
+	struct astro_cl_worker_values executed[STARPU_NMAXWORKERS];
 };
 
 #endif /* __ASTRO_COUNTERS_FRAMEWORK_H__ */

@@ -19,7 +19,8 @@
  * moments are observed untimed.
  *
  * Global values are shared atomics; per-worker values are written by their
- * worker only; per-codelet values live behind cl->perf_counter_values. The
+ * worker only; per-codelet values live behind cl->perf_counter_values (what
+ * workers executed, per worker, summed by the updater). The
  * "current" gauges never go below zero: a task already in flight when
  * collection started is not counted when it moves on.
  */
@@ -91,8 +92,14 @@ static void update_codelet(struct starpu_perf_counter_sample *sample, void *cont
 	astro_counter_sample_set_int64(sample, id_c_total_submitted, astro_counter_load_int64(&v->total_submitted));
 	astro_counter_sample_set_int64(sample, id_c_peak_submitted, astro_counter_load_int64(&v->peak_submitted));
 	astro_counter_sample_set_int64(sample, id_c_peak_ready, astro_counter_load_int64(&v->peak_ready));
-	astro_counter_sample_set_int64(sample, id_c_total_executed, astro_counter_load_int64(&v->total_executed));
-	astro_counter_sample_set_double(sample, id_c_cumul_execution_time, astro_counter_load_double(&v->cumul_execution_time));
+	int64_t executed = 0;
+	double execution_time = 0.0;
+	for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++) {
+		executed += astro_counter_load_int64(&v->executed[w].total_executed);
+		execution_time += astro_counter_load_double(&v->executed[w].cumul_execution_time);
+	}
+	astro_counter_sample_set_int64(sample, id_c_total_executed, executed);
+	astro_counter_sample_set_double(sample, id_c_cumul_execution_time, execution_time);
 }
 
 /* ------------------------------------------------------------ events */
@@ -175,8 +182,8 @@ static void on_ended(const struct astro_event *ev)
 	w->sleeping_at_end = w->cumul_sleeping_time;
 	struct starpu_perf_counter_sample_cl_values *v = codelet_values(ev->task);
 	if (v) {
-		astro_counter_add_int64(&v->total_executed, 1);
-		astro_counter_add_double(&v->cumul_execution_time, duration);
+		astro_counter_local_add_int64(&v->executed[ev->workerid].total_executed, 1);
+		astro_counter_local_add_double(&v->executed[ev->workerid].cumul_execution_time, duration);
 	}
 	_astro_counters_refresh_worker(ev->workerid);
 	if (v)
