@@ -52,16 +52,17 @@ struct astro_cl_worker_values
 
 /*
  * What the runtime counts for one codelet, reached from the codelet by
- * cl->perf_counter_values while a per-codelet listener is set. Fields
- * written by several threads sit on their own cache line; what workers
- * execute is counted per worker, without locked instructions.
+ * cl->perf_counter_values while a per-codelet listener is set. The gauges
+ * share one cache line (a task that becomes ready on one worker and starts
+ * on another moves one line); what workers execute is counted per worker,
+ * without locked instructions.
  */
 struct starpu_perf_counter_sample_cl_values
 {
 	int64_t total_submitted __attribute__((aligned(64)));
-	int64_t current_submitted __attribute__((aligned(64)));
+	int64_t current_submitted;
 	int64_t peak_submitted;
-	int64_t current_ready __attribute__((aligned(64)));
+	int64_t current_ready;
 	int64_t peak_ready;
 	struct astro_cl_worker_values executed[STARPU_NMAXWORKERS];
 };

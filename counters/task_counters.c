@@ -35,15 +35,16 @@ static int id_g_total_submitted, id_g_peak_submitted, id_g_peak_ready, id_g_curr
 static int id_w_total_executed, id_w_cumul_execution_time, id_w_cumul_sleeping_time, id_w_cumul_overhead_time;
 static int id_c_total_submitted, id_c_peak_submitted, id_c_peak_ready, id_c_total_executed, id_c_cumul_execution_time;
 
-/* Shared by every submitter and worker: each hot pair on its own line. */
+/* Shared by every submitter and worker, on one cache line: a task that becomes
+ * ready on one worker and starts on another moves one line, not two. */
 static struct
 {
-	int64_t total_submitted __attribute__((aligned(64)));
-	int64_t current_submitted __attribute__((aligned(64)));
+	int64_t total_submitted;
+	int64_t current_submitted;
 	int64_t peak_submitted;
-	int64_t current_ready __attribute__((aligned(64)));
+	int64_t current_ready;
 	int64_t peak_ready;
-} global;
+} global __attribute__((aligned(64)));
 
 /* Written by its worker only (single writer), read by updaters anywhere. */
 struct worker_values
