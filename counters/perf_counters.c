@@ -308,12 +308,13 @@ static void sample_fini(struct starpu_perf_counter_sample *s)
 /* A sample's lock, taken at every refresh: one atomic exchange to take it and
  * a store to give it back, where a mutex costs two atomic operations and two
  * calls. Held for one listener callback: a thread that finds it taken spins
- * a little, then yields until it is free. */
-static void sample_lock(struct starpu_perf_counter_sample *s)
+ * a little (sample_wait), then yields until it is free. */
+static void __attribute__((noinline)) sample_wait(struct starpu_perf_counter_sample *s)
 {
-	for (unsigned round = 0; __atomic_exchange_n(&s->busy, true, __ATOMIC_ACQUIRE); round++)
+	unsigned spins = 0;
+	do {
 		while (__atomic_load_n(&s->busy, __ATOMIC_RELAXED)) {
-			if (round < 16) {
+			if (spins++ < 64) {
 #if defined(__x86_64__) || defined(__i386__)
 				__builtin_ia32_pause();
 #endif
@@ -321,6 +322,13 @@ static void sample_lock(struct starpu_perf_counter_sample *s)
 				sched_yield();
 			}
 		}
+	} while (__atomic_exchange_n(&s->busy, true, __ATOMIC_ACQUIRE));
+}
+
+static inline void sample_lock(struct starpu_perf_counter_sample *s)
+{
+	if (STARPU_UNLIKELY(__atomic_exchange_n(&s->busy, true, __ATOMIC_ACQUIRE)))
+		sample_wait(s);
 }
 
 static void sample_unlock(struct starpu_perf_counter_sample *s)
