@@ -240,8 +240,7 @@ static void *worker_main(void *arg)
 				sched_yield();
 				continue;
 			}
-			/* A push that wants this worker sets wake_pending: look at once. */
-			for (unsigned i = 0; i < backoff && !__atomic_load_n(&w->wake_pending, __ATOMIC_RELAXED); i++)
+			for (unsigned i = 0; i < backoff; i++)
 				cpu_relax();
 			if (backoff < spin_backoff_max)
 				backoff *= 2;
