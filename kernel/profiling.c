@@ -1088,16 +1088,8 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 			job->profiling_push_ns = now;
 		return;
 	}
-	case ASTRO_MOMENT_TASK_POPPED:
-	case ASTRO_MOMENT_TASK_DATA_FETCHED:
-	case ASTRO_MOMENT_TASK_STARTED:
-	case ASTRO_MOMENT_TASK_ENDED:
-	case ASTRO_MOMENT_TASK_DATA_RELEASED:
-	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN:
-	case ASTRO_MOMENT_TASK_CALLBACK_END:
-		break;
 	default:
-		return; /* SCHED_END's dates are the worker's (worker_moment) */
+		break;
 	}
 	struct starpu_profiling_task_info *info = task_info(task);
 	if (!info)
@@ -1141,7 +1133,7 @@ static void task_moment(const struct astro_event *ev, int64_t now)
 		info->callback_end_time = timespec_of(now);
 		break;
 	default:
-		break;
+		break; /* SCHED_END's dates are the worker's (worker_moment) */
 	}
 }
 
