@@ -87,39 +87,39 @@ struct _astro_job
 	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
 	unsigned long id;
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
+	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	pthread_mutex_t lock;                /* guards terminated and succs */
+	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
 	bool terminated;
+	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
+	bool submitted;
+	bool destroy_requested;              /* starpu_task_destroy() called while it ran */
 	struct _astro_job **succs;           /* one-shot successors: implicit data dependencies, end dependencies */
 	unsigned nsuccs, succs_cap;
 	/* Declared dependencies (starpu_task_declare_deps) persist across submissions, see task.c. */
 	struct _astro_dep_group **groups;    /* groups this job waits for */
 	unsigned ngroups;
 	unsigned ngroups_completed;          /* group completions not yet used by a submission */
-	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
 	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
 	unsigned npred_of, pred_of_cap;
-	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
-	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
-	bool submitted;
-	bool destroy_requested;              /* starpu_task_destroy() called while it ran */
 	struct _astro_tag *tag;
 	unsigned nbuffers;
+	unsigned nimpl;
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
 	void *scratch[STARPU_NMAXBUFS];
-	unsigned nimpl;
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
+	int acquire_ready;                   /* futex word */
 	void (*acquire_callback)(void *);
 	void *acquire_arg;
-	int acquire_ready;                   /* futex word */
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
 	struct _astro_job *next_free;        /* deferred-completion list */
-	bool embedded;                       /* allocated with its task by starpu_task_create() */
 	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
 	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
-	bool profiling_pending;
 	int64_t profiling_submit_ns, profiling_push_ns;
+	bool profiling_pending;
+	bool embedded;                       /* allocated with its task by starpu_task_create() */
 };
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */
