@@ -226,6 +226,7 @@ struct _astro_worker
 	pthread_cond_t sched_cond;
 	int sleeping;
 	int wake_pending;
+	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
 	int enabled;
 	int relax;
 	struct starpu_task *current_task;

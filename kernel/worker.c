@@ -88,6 +88,14 @@ int starpu_wake_worker_no_relax(int workerid) { return wake_checked(workerid, fa
 int starpu_wake_worker_relax(int workerid) { return wake_checked(workerid, false); }
 int starpu_wake_worker_relax_light(int workerid) { return wake_checked(workerid, false); }
 
+int astro_worker_wake_for_queued(int workerid)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
+		return 0;
+	__atomic_store_n(&_astro_rt.workers[workerid]->work_queued, 1, __ATOMIC_RELAXED);
+	return wake_checked(workerid, false);
+}
+
 void starpu_wake_all_blocked_workers(void)
 {
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
@@ -228,6 +236,7 @@ static void *worker_main(void *arg)
 		}
 		/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
 		__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
 		struct starpu_task *task = _astro_sched_pop(w, idle_polls > 0);
 		if (task) {
 			idle_polls = 0;
@@ -240,7 +249,10 @@ static void *worker_main(void *arg)
 				sched_yield();
 				continue;
 			}
-			for (unsigned i = 0; i < backoff; i++)
+			/* A task queued for this worker alone (astro_worker_wake_for_queued) ends the pause;
+			 * a wake-up that only offers work others may take too does not, so the worker that
+			 * queued it keeps its chance to take it first. */
+			for (unsigned i = 0; i < backoff && !__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED); i++)
 				cpu_relax();
 			if (backoff < spin_backoff_max)
 				backoff *= 2;

@@ -385,10 +385,16 @@ static inline int sched_workers_claim_one_for(struct sched_workers *ws, struct s
 	return -1;
 }
 
-/** Wakes workerid (claimed above) if there is one; cheap when it is awake. */
-static inline void sched_wake(int workerid)
+/** Wakes workerid (claimed above) if there is one; cheap when it is awake. Set
+ * queued_for_it when the task sits where only workerid takes it: a spinning
+ * worker then looks at once (astro_worker_wake_for_queued). */
+static inline void sched_wake(int workerid, int queued_for_it)
 {
-	if (workerid >= 0)
+	if (workerid < 0)
+		return;
+	if (queued_for_it)
+		astro_worker_wake_for_queued(workerid);
+	else
 		starpu_wake_worker_relax_light(workerid);
 }
 
@@ -525,7 +531,7 @@ static inline int sched_central_push_task(struct starpu_task *task)
 		wake = sched_workers_claim_one_for(&central->workers, task, -1);
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&central->lock);
-	sched_wake(wake);
+	sched_wake(wake, bound_worker >= 0);
 	return 0;
 }
 
@@ -645,7 +651,7 @@ static inline void sched_local_push(struct sched_local *local, int workerid, str
 	if (wake < 0 && stealable && !bound)
 		wake = sched_workers_claim_one_for(&local->workers, task, workerid);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
-	sched_wake(wake);
+	sched_wake(wake, wake == workerid);
 }
 
 /** Removes and returns the task of highest priority (oldest first) whoever may run it; NULL if none. */

@@ -3,6 +3,7 @@
 // order the work where the policy promises it, dependencies hold, tasks
 // submitted from tasks run, and idle workers wake up for new work.
 #include "helpers.h"
+#include <astrolabe/plugin.h>
 
 #include <algorithm>
 #include <mutex>
@@ -326,6 +327,28 @@ TEST_P(Policy, IdleWorkersWakeUpForNewWork)
 		ASSERT_TRUE(wait_until([&] { return flag.load() == 1; }, 5000)) << "round " << round << ": task never ran";
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	}
+}
+
+// A policy that queued a task for one worker alone wakes it with
+// astro_worker_wake_for_queued(): a sleeping worker is woken (1), an unknown
+// one is refused (0), and nothing is lost either way.
+TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	EXPECT_EQ(astro_worker_wake_for_queued(-1), 0);
+	EXPECT_EQ(astro_worker_wake_for_queued(2), 0);
+	EXPECT_EQ(astro_worker_wake_for_queued(STARPU_NMAXWORKERS + 5), 0);
+	// Idle workers spin a while, then sleep.
+	ASSERT_TRUE(wait_until([] { return starpu_worker_is_sleeping(0) != 0; }, 5000)) << "worker 0 never went to sleep";
+	EXPECT_EQ(astro_worker_wake_for_queued(0), 1);
+	// Woken with no task: it finds nothing and goes back to sleep, and still runs what comes.
+	ASSERT_TRUE(wait_until([] { return starpu_worker_is_sleeping(0) != 0; }, 5000)) << "worker 0 did not sleep again";
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "after");
+	std::atomic<int> flag{0};
+	ASSERT_EQ(submit_detached(&cl, &flag), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(flag.load(), 1);
+	starpu_shutdown();
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws"),

@@ -73,6 +73,17 @@ struct astro_plugin
  */
 int astro_sched_policy_register(struct starpu_sched_policy *policy);
 
+/**
+ * Wakes workerid for a task the policy just queued where only that worker
+ * will take it (its own queue). Besides what starpu_wake_worker_relax_light()
+ * does, a worker spinning between two polls looks again at once instead of
+ * finishing its pause. Waking a worker that may take a task others can take
+ * too (a thief, a shared queue) stays starpu_wake_worker_relax_light(): the
+ * worker that queued it then keeps its chance to take it first. Returns 1
+ * if the worker was asleep, 0 otherwise (or for an unknown worker).
+ */
+int astro_worker_wake_for_queued(int workerid);
+
 /* --------------------------------------------------------------- drivers */
 
 /**
