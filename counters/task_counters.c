@@ -95,7 +95,8 @@ static void update_codelet(struct starpu_perf_counter_sample *sample, void *cont
 	astro_counter_sample_set_int64(sample, id_c_peak_ready, astro_counter_load_int64(&v->peak_ready));
 	int64_t executed = 0;
 	double execution_time = 0.0;
-	for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++) {
+	unsigned nworkers = starpu_worker_get_count();
+	for (unsigned w = 0; w < nworkers && w < STARPU_NMAXWORKERS; w++) {
 		executed += astro_counter_load_int64(&v->executed[w].total_executed);
 		execution_time += astro_counter_load_double(&v->executed[w].cumul_execution_time);
 	}
