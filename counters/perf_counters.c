@@ -100,7 +100,7 @@ struct starpu_perf_counter_sample
 	uint64_t refresh;
 	uint64_t enabled_refresh;
 	uint64_t *updated_refresh;   /* by updater index */
-};
+} __attribute__((aligned(64)));	/* what a refresh writes and reads on one line, shared with no other sample */
 
 /* The per-codelet state behind cl->perf_counter_sample / cl->perf_counter_values.
  * Kept until starpu_shutdown() once detached, since a worker may still hold it;
