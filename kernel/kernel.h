@@ -26,6 +26,50 @@ void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int _astro_verbose_level;
 
+/* --------------------------------------------------------------- clock */
+
+/* starpu_timing_now() inlined on the task path (util.c): the time-stamp
+ * counter, converted with the rate calibrated at start-up, once the clock is
+ * decided; util.c before that, or where the counter is not trusted. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define _ASTRO_HAVE_TSC 1
+struct _astro_tsc_clock
+{
+	int state;		/* read without lock; the fields below are final once it is _ASTRO_CLOCK_TSC */
+	double base_us;		/* a CLOCK_MONOTONIC reading ... */
+	uint64_t base_tsc;	/* ... and the counter at that moment */
+	double us_per_tick;
+};
+enum { _ASTRO_CLOCK_UNDECIDED, _ASTRO_CLOCK_CALIBRATING, _ASTRO_CLOCK_TSC, _ASTRO_CLOCK_GETTIME };
+extern struct _astro_tsc_clock _astro_tsc_clock;
+#endif
+double _astro_timing_slow(void);
+
+/* Is the inline clock (_astro_tsc_now()) the clock? */
+static inline bool _astro_clock_is_tsc(void)
+{
+#ifdef _ASTRO_HAVE_TSC
+	return __atomic_load_n(&_astro_tsc_clock.state, __ATOMIC_ACQUIRE) == _ASTRO_CLOCK_TSC;
+#else
+	return false;
+#endif
+}
+
+#ifdef _ASTRO_HAVE_TSC
+static inline double _astro_tsc_now(void)
+{
+	return _astro_tsc_clock.base_us + (double)(int64_t)(__rdtsc() - _astro_tsc_clock.base_tsc) * _astro_tsc_clock.us_per_tick;
+}
+#else
+#define _astro_tsc_now() 0.0
+#endif
+
+static inline double _astro_now(void)
+{
+	return STARPU_LIKELY(_astro_clock_is_tsc()) ? _astro_tsc_now() : _astro_timing_slow();
+}
+
 /* --------------------------------------------------------- observation */
 
 extern uint64_t _astro_observe_mask;

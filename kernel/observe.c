@@ -112,12 +112,10 @@ static void __attribute__((noinline)) fire_each(struct astro_event *event, const
 	}
 }
 
-void _astro_observe_fire(struct astro_event *event)
+/* Calls the observers of the event's moment (bit). */
+static inline void dispatch(struct astro_event *event, uint64_t bit)
 {
-	uint64_t bit = ASTRO_MOMENT_BIT(event->moment);
 	const struct moment_list *l = &lists[event->moment];
-	if (event->time_us == 0.0 && (__atomic_load_n(&timed_mask, __ATOMIC_RELAXED) & bit))
-		event->time_us = starpu_timing_now();
 	unsigned n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
 	if (n != 1) {
 		fire_each(event, l, n, bit);
@@ -127,6 +125,26 @@ void _astro_observe_fire(struct astro_event *event)
 	const struct observer *o = &observers[l->slots[0]];
 	if (__atomic_load_n(&o->mask, __ATOMIC_ACQUIRE) & bit)
 		o->fn(event, o->arg);
+}
+
+/* Stamps the event with the clock not yet calibrated (or not inline), then dispatches it. */
+static void __attribute__((noinline)) stamp_slow_and_dispatch(struct astro_event *event, uint64_t bit)
+{
+	event->time_us = _astro_timing_slow();
+	dispatch(event, bit);
+}
+
+void _astro_observe_fire(struct astro_event *event)
+{
+	uint64_t bit = ASTRO_MOMENT_BIT(event->moment);
+	if (event->time_us == 0.0 && (__atomic_load_n(&timed_mask, __ATOMIC_RELAXED) & bit)) {
+		if (STARPU_UNLIKELY(!_astro_clock_is_tsc())) {
+			stamp_slow_and_dispatch(event, bit);
+			return;
+		}
+		event->time_us = _astro_tsc_now();
+	}
+	dispatch(event, bit);
 }
 
 void _astro_observe_reset(void)

@@ -137,7 +137,7 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 	bool with_ext = __atomic_load_n(&ext_wanted, __ATOMIC_RELAXED);
 	if (with_ext) {
 		ext->interface_version = ASTRO_PROF_TOOL_INTERFACE_VERSION;
-		ext->time_us = ev && ev->time_us != 0.0 ? ev->time_us : starpu_timing_now();
+		ext->time_us = ev && ev->time_us != 0.0 ? ev->time_us : _astro_now();
 	}
 
 	if (ev) {

@@ -38,7 +38,7 @@ static int64_t ns_since_init(double time_us)
 
 static int64_t now_ns(void)
 {
-	return ns_since_init(starpu_timing_now());
+	return ns_since_init(_astro_now());
 }
 
 static struct timespec timespec_of(int64_t ns)

@@ -153,18 +153,9 @@ static double monotonic_us(void)
 	return (double)now.tv_sec * 1e6 + (double)now.tv_nsec * 1e-3;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
+#ifdef _ASTRO_HAVE_TSC
 
-enum { CLOCK_UNDECIDED, CLOCK_CALIBRATING, CLOCK_TSC, CLOCK_GETTIME };
-
-static struct
-{
-	int state;		/* read without lock; the fields below are final once it is CLOCK_TSC */
-	double base_us;		/* a CLOCK_MONOTONIC reading ... */
-	uint64_t base_tsc;	/* ... and the counter at that moment */
-	double us_per_tick;
-} tsc_clock;
+struct _astro_tsc_clock _astro_tsc_clock;
 static pthread_mutex_t tsc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A CLOCK_MONOTONIC reading and the counter at the same moment: the tightest of three tries. */
@@ -198,33 +189,34 @@ static bool kernel_clock_is_tsc(void)
 /* Before the rate is known: decides which clock to use, calibrates, reads clock_gettime(). */
 static double timing_calibrate(void)
 {
+	struct _astro_tsc_clock *c = &_astro_tsc_clock;
 	static double start_us;
 	static uint64_t start_tsc;
 	double now_us = 0.0;
 	uint64_t now_tsc = 0;
 	tsc_pair(&now_us, &now_tsc);
 	pthread_mutex_lock(&tsc_lock);
-	switch (tsc_clock.state) {
-	case CLOCK_UNDECIDED: {
+	switch (c->state) {
+	case _ASTRO_CLOCK_UNDECIDED: {
 		const char *choice = getenv("ASTROLABE_TIMING");
 		bool gettime = choice && strcmp(choice, "clock_gettime") == 0;
 		if (choice && !gettime && strcmp(choice, "tsc") != 0)
 			_astro_error("ASTROLABE_TIMING='%s' is not a clock: use tsc (the default) or clock_gettime; using the default", choice);
 		if (gettime || !kernel_clock_is_tsc()) {
-			__atomic_store_n(&tsc_clock.state, CLOCK_GETTIME, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->state, _ASTRO_CLOCK_GETTIME, __ATOMIC_RELEASE);
 		} else {
 			start_us = now_us;
 			start_tsc = now_tsc;
-			__atomic_store_n(&tsc_clock.state, CLOCK_CALIBRATING, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->state, _ASTRO_CLOCK_CALIBRATING, __ATOMIC_RELEASE);
 		}
 		break;
 	}
-	case CLOCK_CALIBRATING:
+	case _ASTRO_CLOCK_CALIBRATING:
 		if (now_us - start_us >= CALIBRATION_US && now_tsc > start_tsc) {
-			tsc_clock.us_per_tick = (now_us - start_us) / (double)(now_tsc - start_tsc);
-			tsc_clock.base_us = now_us;
-			tsc_clock.base_tsc = now_tsc;
-			__atomic_store_n(&tsc_clock.state, CLOCK_TSC, __ATOMIC_RELEASE);
+			c->us_per_tick = (now_us - start_us) / (double)(now_tsc - start_tsc);
+			c->base_us = now_us;
+			c->base_tsc = now_tsc;
+			__atomic_store_n(&c->state, _ASTRO_CLOCK_TSC, __ATOMIC_RELEASE);
 		}
 		break;
 	default:
@@ -234,24 +226,30 @@ static double timing_calibrate(void)
 	return now_us;
 }
 
-double starpu_timing_now(void)
+/* _astro_now() when the counter is not (yet) the clock. */
+double _astro_timing_slow(void)
 {
-	int state = __atomic_load_n(&tsc_clock.state, __ATOMIC_ACQUIRE);
-	if (STARPU_LIKELY(state == CLOCK_TSC))
-		return tsc_clock.base_us + (double)(int64_t)(__rdtsc() - tsc_clock.base_tsc) * tsc_clock.us_per_tick;
-	if (state == CLOCK_GETTIME)
+	int state = __atomic_load_n(&_astro_tsc_clock.state, __ATOMIC_ACQUIRE);
+	if (state == _ASTRO_CLOCK_TSC)
+		return _astro_tsc_now();
+	if (state == _ASTRO_CLOCK_GETTIME)
 		return monotonic_us();
 	return timing_calibrate();
 }
 
 #else
 
-double starpu_timing_now(void)
+double _astro_timing_slow(void)
 {
 	return monotonic_us();
 }
 
 #endif
+
+double starpu_timing_now(void)
+{
+	return _astro_now();
+}
 
 static void sleep_for(double seconds)
 {
