@@ -142,7 +142,8 @@ char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
  * counter is converted with a rate measured against CLOCK_MONOTONIC over the
  * first CALIBRATION_US microseconds of the process, which read clock_gettime();
  * the switch is continuous. ASTROLABE_TIMING=clock_gettime keeps
- * clock_gettime() throughout.
+ * clock_gettime() throughout. The conversion is inline (_astro_now() in
+ * kernel.h); this file decides, calibrates, and reads clock_gettime().
  */
 #define CALIBRATION_US 20000.0
 
