@@ -754,6 +754,39 @@ TEST_F(Tasks, ObserversChooseWhetherMomentsAreStamped)
 	ASSERT_EQ(astro_observe_unsubscribe(u), 0);
 }
 
+// The same stamps without the time-stamp counter (clock_gettime() throughout):
+// a moment with one observer then goes through the hub's slow path, and so
+// does a moment with two. Runs in a fresh process, where the clock is chosen.
+static bool moments_stamped_with_gettime()
+{
+	setenv("ASTROLABE_TIMING", "clock_gettime", 1);
+	if (init_with_ncpus(1) != 0)
+		return false;
+	const uint64_t started = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED);
+	const uint64_t ended = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED);
+	Stamps one, two_a, two_b;
+	starpu_codelet cl = cpu_codelet([](void **, void *) {}, 0, "stamped");
+	bool ok = astro_observe_subscribe(started, stamp, &one) >= 0 && astro_observe_subscribe(ended, stamp, &two_a) >= 0 &&
+		  astro_observe_subscribe(ended, stamp, &two_b) >= 0;
+	double before = starpu_timing_now();
+	for (int i = 0; i < 3 && ok; i++)
+		ok = submit_detached(&cl) == 0;
+	ok = ok && starpu_task_wait_for_all() == 0;
+	double after = starpu_timing_now();
+	ok = ok && one.times.size() == 3 && two_a.times.size() == 3 && two_b.times == two_a.times;
+	for (const Stamps *s : { &one, &two_a })
+		for (double t : s->times)
+			ok = ok && t >= before && t <= after;
+	starpu_shutdown();
+	return ok;
+}
+
+TEST(ObserveDeathTest, MomentsAreStampedWithEitherClock)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(exit(moments_stamped_with_gettime() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+}
+
 // An idle worker's search for work is one SCHED_BEGIN and, when it finds a
 // task, one SCHED_END with it: its empty polls are not reported one by one.
 struct SchedMoments
