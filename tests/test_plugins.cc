@@ -3,6 +3,9 @@
 // earns is matched; the runtime must start anyway. Then a good out-of-tree
 // scheduler, STARPU_SCHED_LIB, bad paths and verbose output.
 #include "helpers.h"
+#include <astrolabe/plugin.h>
+
+#include <algorithm>
 
 using namespace astro_test;
 
@@ -83,6 +86,42 @@ TEST_F(Plugins, WrongAbi)
 	EXPECT_FALSE(policy_registered("wrong_abi"));
 	EXPECT_EQ(policy_name(), "lws");
 	expect_working_runtime();
+}
+
+// The ABI version is bumped on any incompatible change: a plugin built for an
+// older ABI is refused like one from a newer ABI, before its init runs.
+TEST_F(Plugins, OlderAbiIsRefusedToo)
+{
+	static_assert(ASTRO_PLUGIN_ABI_VERSION >= 1, "sched_old_abi is built for ASTRO_PLUGIN_ABI_VERSION - 1");
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_old_abi.so"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "ABI " + std::to_string(ASTRO_PLUGIN_ABI_VERSION - 1))) << err;
+	EXPECT_TRUE(contains(err, "ABI " + std::to_string(ASTRO_PLUGIN_ABI_VERSION))) << err;
+	EXPECT_TRUE(contains(err, "rebuild")) << err;
+	EXPECT_TRUE(contains(err, dir.file("sched_old_abi.so"))) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	EXPECT_FALSE(policy_registered("old_abi"));
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+// Asked for by name, a policy refused for its ABI falls back to the default.
+TEST_F(Plugins, PolicyOfAnOtherAbiIsNotSelectable)
+{
+	for (const char *file : { "sched_old_abi", "sched_wrong_abi" }) {
+		SCOPED_TRACE(file);
+		TempDir dir;
+		ASSERT_TRUE(dir.link_test_plugin(std::string(file) + ".so"));
+		ScopedEnv sched("STARPU_SCHED", std::string(file).substr(strlen("sched_")));
+		std::string err;
+		ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+		EXPECT_TRUE(contains(err, "ABI")) << err;
+		EXPECT_NE(policy_name(), std::string(file).substr(strlen("sched_")));
+		expect_working_runtime();
+		starpu_shutdown();
+	}
 }
 
 TEST_F(Plugins, MissingDescriptor)

@@ -42,7 +42,7 @@ enum astro_plugin_kind
  */
 struct astro_plugin
 {
-	/** ASTRO_PLUGIN_ABI_VERSION the plugin was built with; checked first. */
+	/** ASTRO_PLUGIN_ABI_VERSION the plugin was built with; checked first: any other version, older or newer, is refused. */
 	unsigned abi_version;
 	/** Module name (KIND_NAME); must match the file name. */
 	const char *name;
