@@ -579,6 +579,131 @@ TEST_F(ProfTool, AnyCommandOnANewCallbackRegistersIt)
 	EXPECT_EQ(g_local_calls, 2);
 }
 
+// Which of three local callbacks fired, in order, for one user_start fired from this thread.
+std::string g_fired;
+
+void fire_x(struct starpu_prof_tool_info *, union starpu_prof_tool_event_info *, struct starpu_prof_tool_api_info *)
+{
+	g_fired += 'x';
+}
+
+void fire_y(struct starpu_prof_tool_info *, union starpu_prof_tool_event_info *, struct starpu_prof_tool_api_info *)
+{
+	g_fired += 'y';
+}
+
+void fire_z(struct starpu_prof_tool_info *, union starpu_prof_tool_event_info *, struct starpu_prof_tool_api_info *)
+{
+	g_fired += 'z';
+}
+
+// The local callbacks a user_start fired now reaches, in call order.
+std::string fired_by_one_event()
+{
+	g_fired.clear();
+	starpu_prof_tool_user_start("probe");
+	return g_fired;
+}
+
+// An unregistered callback leaves the dispatch list: unregistering it again
+// is reported and changes nothing, registering it again puts it last, and a
+// toggle then acts on the live registration, never on the removed one.
+TEST_F(ProfTool, UnregisterTwiceThenRegisterAgainAndToggle)
+{
+	std::string err;
+	ASSERT_EQ(start(tool("proftool_a"), 1, &err), 0) << err;
+	auto reg = g_log.reg[TOOL_A];
+	auto unreg = g_log.unreg[TOOL_A];
+	ASSERT_NE(reg, nullptr);
+	ASSERT_NE(unreg, nullptr);
+	const auto ev = starpu_prof_tool_event_user_start;
+	const auto cmd = starpu_prof_tool_command_reg;
+	const auto toggle = starpu_prof_tool_command_toggle;
+
+	reg(ev, fire_x, cmd);
+	reg(ev, fire_y, cmd);
+	reg(ev, fire_z, cmd);
+	EXPECT_EQ(fired_by_one_event(), "xyz");
+
+	err = stderr_of([&] { unreg(ev, fire_y, cmd); });
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(fired_by_one_event(), "xz");
+	err = stderr_of([&] { unreg(ev, fire_y, cmd); });
+	EXPECT_EQ(count_lines_with(err, "[astrolabe]"), 1) << err;
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+	EXPECT_EQ(fired_by_one_event(), "xz");
+
+	// Registered again: called once, last.
+	reg(ev, fire_y, cmd);
+	EXPECT_EQ(fired_by_one_event(), "xzy");
+	// The toggle reaches the live registration: off, then on again.
+	reg(ev, fire_y, toggle);
+	EXPECT_EQ(fired_by_one_event(), "xz");
+	reg(ev, fire_y, toggle);
+	EXPECT_EQ(fired_by_one_event(), "xzy");
+
+	// Unregistered while toggled off: gone for good, and a second unregister is reported.
+	reg(ev, fire_x, toggle);
+	EXPECT_EQ(fired_by_one_event(), "zy");
+	EXPECT_EQ(stderr_of([&] { unreg(ev, fire_x, cmd); }), "");
+	EXPECT_EQ(fired_by_one_event(), "zy");
+	err = stderr_of([&] { unreg(ev, fire_x, cmd); });
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+	// A toggle on a callback no longer registered registers it anew (as StarPU does), enabled.
+	reg(ev, fire_x, toggle);
+	EXPECT_EQ(fired_by_one_event(), "zyx");
+	reg(ev, fire_x, toggle);
+	EXPECT_EQ(fired_by_one_event(), "zy");
+
+	// Every one removed: nothing is called, each removal said nothing, a further one is reported.
+	err = stderr_of([&] {
+		unreg(ev, fire_x, cmd);
+		unreg(ev, fire_y, cmd);
+		unreg(ev, fire_z, cmd);
+	});
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(fired_by_one_event(), "");
+	for (auto cb : { fire_x, fire_y, fire_z }) {
+		err = stderr_of([&] { unreg(ev, cb, cmd); });
+		EXPECT_EQ(count_lines_with(err, "not registered"), 1) << err;
+	}
+	EXPECT_EQ(fired_by_one_event(), "");
+	// The tool's own callbacks on that event were never touched: called by each of the 12 events.
+	EXPECT_EQ(count_by_event(records_of(TOOL_A, 0))[starpu_prof_tool_event_user_start], 12);
+	EXPECT_EQ(count_by_event(records_of(TOOL_A, 1))[starpu_prof_tool_event_user_start], 12);
+}
+
+// The same on a task event fired by the workers: unregistered twice, registered
+// again and toggled, the callback fires exactly as often as its state says.
+TEST_F(ProfTool, UnregisteredTaskCallbackIsNotCalledByWorkers)
+{
+	const int N = 9;
+	std::string err;
+	ASSERT_EQ(start(tool("proftool_a"), 2, &err), 0) << err;
+	auto reg = g_log.reg[TOOL_A];
+	auto unreg = g_log.unreg[TOOL_A];
+	const auto ev = starpu_prof_tool_event_end_cpu_exec;
+	starpu_prof_tool_cb_func first = g_log.callbacks[TOOL_A][0];
+	auto ends = [] { return count_by_event(records_of(TOOL_A, 0))[starpu_prof_tool_event_end_cpu_exec]; };
+
+	unreg(ev, first, starpu_prof_tool_command_reg);
+	err = stderr_of([&] { unreg(ev, first, starpu_prof_tool_command_reg); });
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+	ASSERT_EQ(run_work(N), 0);
+	EXPECT_EQ(ends(), 0);
+	reg(ev, first, starpu_prof_tool_command_reg);
+	ASSERT_EQ(run_work(N), 0);
+	EXPECT_EQ(ends(), N);
+	reg(ev, first, starpu_prof_tool_command_toggle);
+	ASSERT_EQ(run_work(N), 0);
+	EXPECT_EQ(ends(), N);
+	reg(ev, first, starpu_prof_tool_command_toggle);
+	ASSERT_EQ(run_work(N), 0);
+	EXPECT_EQ(ends(), 2 * N);
+	// The second callback ran for every task throughout.
+	EXPECT_EQ(count_by_event(records_of(TOOL_A, 1))[starpu_prof_tool_event_end_cpu_exec], 4 * N);
+}
+
 TEST_F(ProfTool, BadRegisterCallsAreReported)
 {
 	std::string err;
