@@ -1,6 +1,6 @@
 // Helpers shared by the GoogleTest suites: scoped environment variables,
 // temporary plugin directories, starting the runtime with N CPU workers,
-// bounded waits, stderr capture, and a per-test watchdog that turns a hang
+// holding workers busy (Gate), bounded waits, stderr capture, and a per-test watchdog that turns a hang
 // into a failure.
 #ifndef ASTRO_TESTS_HELPERS_H
 #define ASTRO_TESTS_HELPERS_H
@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <dirent.h>
@@ -267,6 +268,72 @@ inline int submit_detached(starpu_codelet *cl, void *arg = nullptr, int priority
 		starpu_task_destroy(t);
 	return ret;
 }
+
+// Holds workers in a task until open(), so that what is submitted meanwhile
+// stays queued (ready, never started): one blocking task pinned to each worker.
+class Gate
+{
+public:
+	// Workers 0 .. nworkers-1.
+	explicit Gate(unsigned nworkers)
+	{
+		for (unsigned w = 0; w < nworkers; w++)
+			workers_.push_back((int)w);
+	}
+	explicit Gate(std::vector<int> workers) : workers_(std::move(workers)) {}
+	// Opens, then waits for every blocker to leave: they still touch the gate as they go.
+	~Gate()
+	{
+		open();
+		wait_until([&] { return left_.load() == submitted_; }, 60000);
+	}
+	Gate(const Gate &) = delete;
+	Gate &operator=(const Gate &) = delete;
+
+	// Submits the blocking tasks and returns once all of them run (false if one did not in time).
+	bool close()
+	{
+		static starpu_codelet cl = cpu_codelet(blocker, 0, "gate");
+		for (int w : workers_) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			t->cl_arg = this;
+			t->execute_on_a_specific_worker = 1;
+			t->workerid = (unsigned)w;
+			if (starpu_task_submit(t) != 0) {
+				starpu_task_destroy(t);
+				return false;
+			}
+			submitted_++;
+		}
+		return wait_until([&] { return running_.load() == submitted_; }, 20000);
+	}
+	void open()
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		open_ = true;
+		cond_.notify_all();
+	}
+
+private:
+	static void blocker(void **, void *arg)
+	{
+		Gate *gate = static_cast<Gate *>(arg);
+		gate->running_++;
+		{
+			std::unique_lock<std::mutex> lock(gate->mutex_);
+			gate->cond_.wait(lock, [&] { return gate->open_; });
+		}
+		gate->left_++; // the last touch: the gate may go right after
+	}
+	std::vector<int> workers_;
+	int submitted_ = 0;
+	std::atomic<int> running_{0};
+	std::atomic<int> left_{0};
+	std::mutex mutex_;
+	std::condition_variable cond_;
+	bool open_ = false;
+};
 
 // ----------------------------------------------------------------- watchdog
 

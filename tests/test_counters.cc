@@ -35,57 +35,6 @@ void sleep_func(void **, void *arg)
 	sleep_ms((unsigned)(uintptr_t)arg);
 }
 
-// Holds every worker in a task until open() (so submitted tasks stay ready, never started).
-class Gate
-{
-public:
-	explicit Gate(unsigned nworkers) : nworkers_(nworkers) {}
-	// Opens, then waits for the blockers to leave: they still touch the gate as they wake.
-	~Gate()
-	{
-		open();
-		wait_until([&] { return running_.load() == 0; });
-	}
-	// Submits one blocking task per worker and returns once all of them run.
-	bool close()
-	{
-		static starpu_codelet cl = cpu_codelet(blocker, 0, "gate");
-		for (unsigned w = 0; w < nworkers_; w++) {
-			struct starpu_task *t = starpu_task_create();
-			t->cl = &cl;
-			t->cl_arg = this;
-			t->execute_on_a_specific_worker = 1;
-			t->workerid = w;
-			if (starpu_task_submit(t) != 0)
-				return false;
-		}
-		return wait_until([&] { return running_.load() == (int)nworkers_; });
-	}
-	void open()
-	{
-		std::lock_guard<std::mutex> lock(mutex_);
-		open_ = true;
-		cond_.notify_all();
-	}
-
-private:
-	static void blocker(void **, void *arg)
-	{
-		Gate *gate = static_cast<Gate *>(arg);
-		gate->running_++;
-		{
-			std::unique_lock<std::mutex> lock(gate->mutex_);
-			gate->cond_.wait(lock, [&] { return gate->open_; });
-		}
-		gate->running_--; // the last touch: the gate may go right after
-	}
-	unsigned nworkers_;
-	std::atomic<int> running_{0};
-	std::mutex mutex_;
-	std::condition_variable cond_;
-	bool open_ = false;
-};
-
 // Values seen by listeners, keyed by whatever the test wants (worker id, codelet...).
 struct Seen
 {
@@ -544,6 +493,76 @@ TEST_F(Counters, PeakSubmittedIsExactBehindADependency)
 	EXPECT_EQ(v.int64_val, 30);
 	starpu_data_unregister(handle);
 	starpu_perf_counter_unset_per_codelet_listener(&cl);
+}
+
+// A gauge that falls and rises again: its peak moves only when a rise passes
+// the old peak (20, then 30 above it, then 10 below it: 20, 30, 30), for the
+// ready and the submitted gauges, globally and per codelet, read back and as
+// the listener saw it.
+TEST_F(Counters, PeaksFollowRisesAfterFalls)
+{
+	start(2);
+	static starpu_codelet ready_cl = cpu_codelet(nop_func, 0, "ready_waves");
+	static starpu_codelet sub_cl = cpu_codelet(nop_func, 1, "submitted_waves");
+	sub_cl.modes[0] = STARPU_R;
+	int id_peak_ready = id_of(g_scope, "starpu.task.g_peak_ready");
+	int id_current_ready = id_of(g_scope, "starpu.task.g_current_ready");
+	int id_peak_sub = id_of(g_scope, "starpu.task.g_peak_submitted");
+	int id_current_sub = id_of(g_scope, "starpu.task.g_current_submitted");
+	int id_c_peak_ready = id_of(c_scope, "starpu.task.c_peak_ready");
+	int id_c_peak_sub = id_of(c_scope, "starpu.task.c_peak_submitted");
+	ASSERT_GE(id_current_sub, 0);
+	seen_->int_ids = { id_c_peak_ready, id_c_peak_sub };
+	Listening c(c_scope, seen_->int_ids, codelet_cb);
+	starpu_perf_counter_set_per_codelet_listener(&ready_cl, c.listener);
+	starpu_perf_counter_set_per_codelet_listener(&sub_cl, c.listener);
+	auto read = [](int id, void *context) {
+		astro_counter_value v;
+		EXPECT_EQ(astro_counter_read(id, context, &v), 0);
+		return v.int64_val;
+	};
+	int value = 0;
+	starpu_data_handle_t handle;
+	starpu_variable_data_register(&handle, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+
+	const int waves[] = { 20, 30, 10 };
+	const int64_t peaks[] = { 20, 30, 30 };
+	for (int k = 0; k < 3; k++) {
+		SCOPED_TRACE("wave of " + std::to_string(waves[k]));
+		// Ready: queued behind busy workers, then run.
+		{
+			Gate gate(2);
+			ASSERT_TRUE(gate.close());
+			for (int i = 0; i < waves[k]; i++)
+				ASSERT_EQ(submit_detached(&ready_cl), 0);
+			EXPECT_EQ(read(id_current_ready, nullptr), waves[k]);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		EXPECT_EQ(read(id_current_ready, nullptr), 0);
+		EXPECT_EQ(read(id_peak_ready, nullptr), peaks[k]);
+		EXPECT_EQ(read(id_c_peak_ready, &ready_cl), peaks[k]);
+		EXPECT_EQ(seen_->ints[(long)(intptr_t)&ready_cl][id_c_peak_ready], peaks[k]);
+
+		// Submitted: held behind a write acquire, then released.
+		ASSERT_EQ(starpu_data_acquire(handle, STARPU_W), 0);
+		for (int i = 0; i < waves[k]; i++) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &sub_cl;
+			t->handles[0] = handle;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		EXPECT_EQ(read(id_current_sub, nullptr), waves[k]);
+		starpu_data_release(handle);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		EXPECT_EQ(read(id_current_sub, nullptr), 0);
+		EXPECT_EQ(read(id_peak_sub, nullptr), peaks[k]);
+		EXPECT_EQ(read(id_c_peak_sub, &sub_cl), peaks[k]);
+		EXPECT_EQ(seen_->ints[(long)(intptr_t)&sub_cl][id_c_peak_sub], peaks[k]);
+	}
+	EXPECT_FALSE(seen_->decreasing.load());
+	starpu_data_unregister(handle);
+	starpu_perf_counter_unset_per_codelet_listener(&ready_cl);
+	starpu_perf_counter_unset_per_codelet_listener(&sub_cl);
 }
 
 TEST_F(Counters, TwoConcurrentSubmittersGiveTruePeaks)
