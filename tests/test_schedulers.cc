@@ -1,7 +1,8 @@
 // Every scheduling policy of schedulers/ through the same checks: each task
 // runs exactly once, pinned tasks and can_execute are honoured, priorities
-// order the work where the policy promises it, dependencies hold, tasks
-// submitted from tasks run, and idle workers wake up for new work.
+// order the work where the policy promises it, equal priorities run first in,
+// first out, dependencies hold, tasks submitted from tasks run, and idle
+// workers wake up for new work.
 #include "helpers.h"
 #include <astrolabe/plugin.h>
 
@@ -202,14 +203,103 @@ TEST_P(Policy, PrioritiesOrderTheQueue)
 	std::shuffle(prios.begin(), prios.end(), rng);
 	g_order.clear();
 	starpu_codelet cl = cpu_codelet(record_priority, 0, "prio");
-	starpu_pause();
-	sleep_ms(20); // the worker is now parked
-	for (int prio : prios)
-		ASSERT_EQ(submit_detached(&cl, nullptr, prio), 0);
-	starpu_resume();
+	{
+		// The worker is held in a task while the others queue up (no timing involved).
+		Gate gate(1);
+		ASSERT_TRUE(gate.close());
+		for (int prio : prios)
+			ASSERT_EQ(submit_detached(&cl, nullptr, prio), 0);
+	}
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	std::vector<int> expected = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
 	EXPECT_EQ(g_order, expected);
+}
+
+// ------------------------------------------- first in, first out among equals
+
+std::mutex g_seq_lock;
+std::vector<int> g_seq;
+
+void record_seq(void **, void *arg)
+{
+	std::lock_guard<std::mutex> lock(g_seq_lock);
+	g_seq.push_back((int)(intptr_t)arg);
+}
+
+size_t seq_size()
+{
+	std::lock_guard<std::mutex> lock(g_seq_lock);
+	return g_seq.size();
+}
+
+// Submits tasks 0..n-1 with priorities prio(i) while the workers are held
+// (what is submitted then stays queued), lets worker 0 alone run them, and
+// returns the order it ran them in.
+template <typename Prio> std::vector<int> run_queued_on_worker0(unsigned nworkers, int n, Prio prio)
+{
+	static starpu_codelet cl = cpu_codelet(record_seq, 0, "seq");
+	g_seq.clear();
+	Gate others([&] {
+		std::vector<int> ids;
+		for (unsigned w = 1; w < nworkers; w++)
+			ids.push_back((int)w);
+		return ids;
+	}());
+	{
+		Gate worker0(1);
+		EXPECT_TRUE(worker0.close());
+		EXPECT_TRUE(others.close());
+		for (int i = 0; i < n; i++)
+			EXPECT_EQ(submit_detached(&cl, (void *)(intptr_t)i, prio(i)), 0);
+	}
+	// Worker 0 runs the queue; the others are still held.
+	EXPECT_TRUE(wait_until([&] { return seq_size() == (size_t)n; }, 20000)) << "ran " << seq_size() << " of " << n;
+	others.open();
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	return g_seq;
+}
+
+std::vector<int> iota(int n)
+{
+	std::vector<int> v(n);
+	for (int i = 0; i < n; i++)
+		v[i] = i;
+	return v;
+}
+
+// One worker: whatever the policy, tasks of equal priority run in the order they were submitted.
+TEST_P(Policy, EqualPrioritiesRunFirstInFirstOut)
+{
+	START_OR_RETURN(1);
+	const int n = 64;
+	EXPECT_EQ(run_queued_on_worker0(1, n, [](int) { return 0; }), iota(n));
+	// Any other common priority too.
+	EXPECT_EQ(run_queued_on_worker0(1, n, [](int) { return starpu_sched_get_max_priority(); }), iota(n));
+}
+
+// A central queue keeps that order with other workers around (eager, prio).
+TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
+{
+	const std::string policy = GetParam();
+	if (policy != "eager" && policy != "prio")
+		GTEST_SKIP() << policy << " has per-worker queues: with several workers, order is kept per queue only";
+	START_OR_RETURN(2);
+	const int n = 64;
+	EXPECT_EQ(run_queued_on_worker0(2, n, [](int) { return 0; }), iota(n));
+}
+
+// Where priorities order the queue, equal priorities keep their submission order within a level.
+TEST_P(Policy, PrioritiesThenSubmissionOrder)
+{
+	const std::string policy = GetParam();
+	if (policy != "prio" && policy != "lws")
+		GTEST_SKIP() << policy << " promises no priority order";
+	START_OR_RETURN(1);
+	const int n = 60;
+	auto prio = [](int i) { return (i * 7) % 3; };
+	std::vector<int> expected = iota(n);
+	std::stable_sort(expected.begin(), expected.end(), [&](int a, int b) { return prio(a) > prio(b); });
+	EXPECT_EQ(run_queued_on_worker0(1, n, prio), expected);
 }
 
 // -------------------------------------------------------- dependencies
