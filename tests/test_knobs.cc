@@ -77,6 +77,31 @@ void run_counted(int ntasks, unsigned busy_us = 0)
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 }
 
+// Times each worker went to sleep (conf.callback_worker_going_to_sleep).
+std::array<std::atomic<int>, STARPU_NMAXWORKERS> g_sleeps;
+
+void note_sleep(unsigned workerid)
+{
+	if (workerid < STARPU_NMAXWORKERS)
+		g_sleeps[workerid]++;
+}
+
+// Returns once worker w has looked at the queues after this call began and
+// found nothing to take (it went to sleep afterwards); false if it did not
+// within the bound. A sleep counted after one wake-up may follow a look taken
+// just before the call: the second wake-up counts only a look taken after
+// that sleep began, so after this call. The worker is asleep when it returns.
+bool worker_looked_and_slept(int w)
+{
+	for (int round = 0; round < 2; round++) {
+		int before = g_sleeps[w];
+		starpu_wake_worker(w);
+		if (!wait_until([&] { return g_sleeps[w].load() > before; }, 20000))
+			return false;
+	}
+	return true;
+}
+
 class Knobs : public ::testing::Test
 {
 protected:
@@ -91,6 +116,9 @@ protected:
 	{
 		starpu_conf conf = conf_with_ncpus(ncpus);
 		conf.sched_policy_name = policy;
+		conf.callback_worker_going_to_sleep = note_sleep;
+		for (auto &c : g_sleeps)
+			c = 0;
 		int ret = -1;
 		std::string err = stderr_of([&] { ret = starpu_init(&conf); });
 		ASSERT_EQ(ret, 0) << err;
@@ -236,6 +264,39 @@ class EnableWorker : public Knobs, public ::testing::WithParamInterface<const ch
 {
 };
 
+// Counts the worker it runs on, then waits (bounded) until both workers ran one.
+void count_until_both_ran(void **, void *)
+{
+	g_ran_on[starpu_worker_get_id()]++;
+	wait_until([] { return g_ran_on[0].load() > 0 && g_ran_on[1].load() > 0; }, 20000);
+}
+
+starpu_codelet g_both_cl = cpu_codelet(count_until_both_ran, 0, "count_until_both_ran");
+
+// Disables worker `off`, holds worker `on` in a task while n tasks are queued,
+// makes sure `off` looked at them (woken, it went back to sleep), then lets
+// `on` run them: `off` never runs one. Deterministic: with the rule broken,
+// `off` takes a task at its look, whatever the timing.
+void expect_disabled_worker_takes_nothing(int id, int on, int off, int n)
+{
+	reset_counts();
+	starpu_perf_knob_set_per_worker_int32_value(id, off, 0);
+	starpu_perf_knob_set_per_worker_int32_value(id, on, 1);
+	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(id, off), 0);
+	EXPECT_EQ(starpu_worker_is_enabled(off), 0);
+	{
+		Gate gate(std::vector<int>{ on });
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&g_count_cl), 0);
+		ASSERT_TRUE(worker_looked_and_slept(off)) << "worker " << off << " never went back to sleep";
+		EXPECT_EQ(g_ran_on[off], 0) << "a disabled worker ran new tasks";
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ran_on[off], 0) << "a disabled worker ran new tasks";
+	EXPECT_EQ(g_ran_on[on], n);
+}
+
 // The seed's sequence ("disable worker 5"), with the two workers available here.
 TEST_P(EnableWorker, DisabledWorkerGetsNoNewTaskAndReenablingRestoresIt)
 {
@@ -247,29 +308,56 @@ TEST_P(EnableWorker, DisabledWorkerGetsNoNewTaskAndReenablingRestoresIt)
 	ASSERT_GE(w_enable_id, 0);
 	int32_t val = starpu_perf_knob_get_per_worker_int32_value(w_enable_id, 1);
 	EXPECT_EQ(val, 1);
-	starpu_perf_knob_set_per_worker_int32_value(w_enable_id, 1, 0);
-	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(w_enable_id, 1), 0);
-	EXPECT_EQ(starpu_worker_is_enabled(1), 0);
 
-	run_counted(100);
-	EXPECT_EQ(g_ran_on[1], 0) << "a disabled worker ran new tasks";
-	EXPECT_EQ(g_ran_on[0], 100);
+	expect_disabled_worker_takes_nothing(w_enable_id, 0, 1, 100);
+	if (HasFatalFailure())
+		return;
+	expect_disabled_worker_takes_nothing(w_enable_id, 1, 0, 100);
+	if (HasFatalFailure())
+		return;
 
-	starpu_perf_knob_set_per_worker_int32_value(w_enable_id, 1, 1);
-	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(w_enable_id, 1), 1);
-	starpu_perf_knob_set_per_worker_int32_value(w_enable_id, 0, 0);
-	reset_counts();
-	run_counted(100);
-	EXPECT_EQ(g_ran_on[0], 0) << "a disabled worker ran new tasks";
-	EXPECT_EQ(g_ran_on[1], 100);
-
-	// Both enabled again: both get work (tasks long enough that one worker cannot take them all).
+	// Both enabled again: both get work (each task waits, bounded, until both workers ran one).
 	starpu_perf_knob_set_per_worker_int32_value(w_enable_id, 0, 1);
+	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(w_enable_id, 0), 1);
+	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(w_enable_id, 1), 1);
 	reset_counts();
-	run_counted(200, 200);
+	for (int i = 0; i < 40; i++)
+		ASSERT_EQ(submit_detached(&g_both_cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_GT(g_ran_on[0], 0);
 	EXPECT_GT(g_ran_on[1], 0);
-	EXPECT_EQ(g_ran_on[0] + g_ran_on[1], 200);
+	EXPECT_EQ(g_ran_on[0] + g_ran_on[1], 40);
+}
+
+// A worker re-enabled while work is queued and the other worker is busy is
+// woken and runs that work: worker 0 stays held until worker 1 ran all of it
+// (bounded: a worker left asleep fails the test instead of hanging it).
+TEST_P(EnableWorker, ReenabledWorkerWakesForQueuedWork)
+{
+	const std::string policy = GetParam();
+	if (policy == "random")
+		GTEST_SKIP() << "random never moves a queued task: the re-enabled worker has nothing it may take";
+	START_OR_RETURN(GetParam(), 2);
+	int id = starpu_perf_knob_name_to_id(kWorker, kEnableWorker);
+	ASSERT_GE(id, 0);
+	const int n = 20;
+	reset_counts();
+	starpu_perf_knob_set_per_worker_int32_value(id, 1, 0);
+	{
+		Gate gate(std::vector<int>{ 0 });
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&g_count_cl), 0);
+		// Worker 1 saw the queued work, refused it, and sleeps: only the knob can wake it now.
+		ASSERT_TRUE(worker_looked_and_slept(1)) << "worker 1 never went back to sleep";
+		ASSERT_EQ(g_ran_on[1], 0);
+		starpu_perf_knob_set_per_worker_int32_value(id, 1, 1);
+		EXPECT_TRUE(wait_until([&] { return g_ran_on[1].load() == n; }, 20000))
+			<< "the re-enabled worker ran " << g_ran_on[1] << " of the " << n << " queued tasks";
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ran_on[0], 0);
+	EXPECT_EQ(g_ran_on[1], n);
 }
 
 // Any non-zero value is "on"; the worker id is checked.
