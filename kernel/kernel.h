@@ -446,4 +446,35 @@ void _astro_signals_shutdown(void);
 int _astro_signals_catch(bool on);
 int _astro_signals_caught(void);
 
+/* A call into a plugin or a tool that is not on the task path (a plugin's
+ * init and fini, a tool's register function, a policy's init_sched...),
+ * recorded for the signal handler, which names the one that crashed. The
+ * strings must outlive the call; calls nest (a tool's register function may
+ * call into the runtime, which calls a plugin). */
+struct _astro_foreign_call
+{
+	const char *what;			/* "plugin sched_eager's init" */
+	const char *file;			/* the library it lives in */
+	const char *symbol;			/* the symbol it was found by */
+	const char *advice;			/* "the plugin crashed; fix or remove it" */
+	struct _astro_foreign_call *outer;
+};
+extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+/* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
+void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
+
+static inline void _astro_foreign_enter(struct _astro_foreign_call *call)
+{
+	call->outer = _astro_foreign_call;
+	_astro_foreign_call = call;
+	/* The handler runs on this thread: the compiler must not sink the store past the call. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void _astro_foreign_leave(struct _astro_foreign_call *call)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	_astro_foreign_call = call->outer;
+}
+
 #endif /* __ASTRO_KERNEL_H__ */
