@@ -423,6 +423,16 @@ void _astro_task_completed_count(void);
 
 /* Environment resolution honouring conf->precedence_over_environment_variables. */
 int _astro_conf_int(const char *env, const char *alias, int conf_value);
+/* The same for a value that must lie in [min, max]: any other is said once and
+ * replaced by conf_value, or fallback when the conf leaves it at -1. */
+int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback);
+/* Parses the integer variable name (util.c): 1 and *out when set to a number in
+ * [min, max], 0 when unset, -1 when set to something else, which is said in
+ * one line naming the variable, its value and what is used instead: *fallback,
+ * or nothing (as if unset) when fallback is NULL. */
+int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out);
+/* The variable's value when it lies in [min, max], fallback otherwise (saying why when it is set). */
+int _astro_env_int_in(const char *name, int min, int max, int fallback);
 
 /* ------------------------------------------------------------- counters */
 

@@ -2,6 +2,7 @@
 // variables, worker queries, binding, and pause/resume.
 #include "helpers.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace astro_test;
@@ -222,6 +223,59 @@ TEST_F(Init, BadNcpuValueIsReportedAndIgnored)
 		ASSERT_EQ(ret, 0);
 		EXPECT_TRUE(contains(err, "abc")) << err;
 		EXPECT_EQ(starpu_worker_get_count(), 1u);
+		starpu_shutdown();
+	}
+}
+
+int count_lines(const std::string &text)
+{
+	return (int)std::count(text.begin(), text.end(), '\n');
+}
+
+// A meaningless count is said once, naming the variable, its value and the count used instead.
+TEST_F(Init, NegativeOrGarbageWorkerCountIsSaidOnce)
+{
+	unsigned default_count;
+	{
+		Runtime rt(static_cast<starpu_conf *>(nullptr));
+		ASSERT_TRUE(rt.ok());
+		default_count = starpu_worker_get_count();
+	}
+	struct Case
+	{
+		const char *var, *value, *why;
+	} cases[] = {
+		{ "STARPU_NCPU", "-5", "negative" },
+		{ "STARPU_NCPUS", "-5", "negative" },
+		{ "STARPU_NCPU", "abc", "not a number" },
+		{ "STARPU_NCPUS", "4x", "not a number" },
+	};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(std::string(c.var) + "=" + c.value);
+		ScopedEnv var(c.var, c.value);
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = starpu_init(nullptr); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_EQ(err, std::string("[astrolabe] error: ") + c.var + "='" + c.value + "' is " + c.why + ": ignored, using " +
+				       std::to_string(default_count) + "\n");
+		EXPECT_EQ(starpu_worker_get_count(), default_count);
+		EXPECT_EQ(run_tasks(5), 5);
+		err = stderr_of([] { starpu_shutdown(); });
+		EXPECT_EQ(err, "");
+	}
+}
+
+TEST_F(Init, BadCalibrateIsSaidOnce)
+{
+	for (const char *bad : { "abc", "7", "-2" }) {
+		SCOPED_TRACE(bad);
+		ScopedEnv calibrate("STARPU_CALIBRATE", bad);
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = init_with_ncpus(1); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_EQ(count_lines(err), 1) << err;
+		EXPECT_TRUE(contains(err, std::string("STARPU_CALIBRATE='") + bad + "' is ")) << err;
+		EXPECT_TRUE(contains(err, ": ignored, using 0")) << err;
 		starpu_shutdown();
 	}
 }
