@@ -130,6 +130,7 @@ static void read_priorities(void)
 static int runtime_start(struct starpu_conf *user_conf)
 {
 	int ret;
+	_astro_log_session_begin();
 	if (user_conf) {
 		if (user_conf->magic != STARPU_CONF_MAGIC) {
 			_astro_error("starpu_init: the conf was not initialised: call starpu_conf_init() on it first");
@@ -194,6 +195,8 @@ int starpu_init(struct starpu_conf *user_conf)
 	pthread_mutex_unlock(&init_lock);
 
 	int ret = runtime_start(user_conf);
+	if (ret)
+		_astro_log_session_end();
 
 	pthread_mutex_lock(&init_lock);
 	if (ret == 0) {
@@ -265,6 +268,7 @@ void starpu_shutdown(void)
 	_astro_tags_shutdown();
 	topology_unload();
 	_astro_observe_reset();
+	_astro_log_session_end();
 
 	pthread_mutex_lock(&init_lock);
 	_astro_rt.initialized = 0;

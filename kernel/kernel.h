@@ -25,6 +25,10 @@ void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when STARPU_PLUGIN_VERBOSE=1 (plugin loading details). */
 void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int _astro_verbose_level;
+/* From starpu_init() to the end of starpu_shutdown(), an error or warning
+ * already printed is counted instead; the end says the repeated ones. */
+void _astro_log_session_begin(void);
+void _astro_log_session_end(void);
 
 /* --------------------------------------------------------------- clock */
 
