@@ -62,6 +62,19 @@ int _astro_conf_int(const char *env, const char *alias, int conf_value)
 	return v != -1 ? v : conf_value;
 }
 
+int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback)
+{
+	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
+	if (conf_wins)
+		return conf_value;
+	int instead = conf_value != -1 ? conf_value : fallback, v;
+	if (_astro_env_int(env, min, max, &instead, &v) == 1)
+		return v;
+	if (alias && !starpu_getenv(env) && _astro_env_int(alias, min, max, &instead, &v) == 1)
+		return v;
+	return instead;
+}
+
 static void topology_load(void)
 {
 	hwloc_topology_t topo;
@@ -117,6 +130,7 @@ static void read_priorities(void)
 static int runtime_start(struct starpu_conf *user_conf)
 {
 	int ret;
+	_astro_log_session_begin();
 	if (user_conf) {
 		if (user_conf->magic != STARPU_CONF_MAGIC) {
 			_astro_error("starpu_init: the conf was not initialised: call starpu_conf_init() on it first");
@@ -129,7 +143,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_verbose_level = starpu_get_env_number_default("STARPU_PLUGIN_VERBOSE", 0) > 0;
 	_astro_rt.nobind = starpu_get_env_number_default("STARPU_WORKERS_NOBIND", 0) > 0;
 	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
-	_astro_rt.calibrate = CLAMP(_astro_conf_int("STARPU_CALIBRATE", NULL, _astro_rt.conf.calibrate), 0, 2);
+	_astro_rt.calibrate = _astro_conf_int_in("STARPU_CALIBRATE", NULL, CLAMP(_astro_rt.conf.calibrate, -1, 2), 0, 2, 0);
 	_astro_rt.start_time = starpu_timing_now();
 	_astro_rt.nsubmitted = 0;
 	_astro_rt.nready = 0;
@@ -181,6 +195,8 @@ int starpu_init(struct starpu_conf *user_conf)
 	pthread_mutex_unlock(&init_lock);
 
 	int ret = runtime_start(user_conf);
+	if (ret)
+		_astro_log_session_end();
 
 	pthread_mutex_lock(&init_lock);
 	if (ret == 0) {
@@ -252,6 +268,7 @@ void starpu_shutdown(void)
 	_astro_tags_shutdown();
 	topology_unload();
 	_astro_observe_reset();
+	_astro_log_session_end();
 
 	pthread_mutex_lock(&init_lock);
 	_astro_rt.initialized = 0;

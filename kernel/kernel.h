@@ -25,6 +25,10 @@ void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only when STARPU_PLUGIN_VERBOSE=1 (plugin loading details). */
 void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int _astro_verbose_level;
+/* From starpu_init() to the end of starpu_shutdown(), an error or warning
+ * already printed is counted instead; the end says the repeated ones. */
+void _astro_log_session_begin(void);
+void _astro_log_session_end(void);
 
 /* --------------------------------------------------------------- clock */
 
@@ -423,6 +427,16 @@ void _astro_task_completed_count(void);
 
 /* Environment resolution honouring conf->precedence_over_environment_variables. */
 int _astro_conf_int(const char *env, const char *alias, int conf_value);
+/* The same for a value that must lie in [min, max]: any other is said once and
+ * replaced by conf_value, or fallback when the conf leaves it at -1. */
+int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback);
+/* Parses the integer variable name (util.c): 1 and *out when set to a number in
+ * [min, max], 0 when unset, -1 when set to something else, which is said in
+ * one line naming the variable, its value and what is used instead: *fallback,
+ * or nothing (as if unset) when fallback is NULL. */
+int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out);
+/* The variable's value when it lies in [min, max], fallback otherwise (saying why when it is set). */
+int _astro_env_int_in(const char *name, int min, int max, int fallback);
 
 /* ------------------------------------------------------------- counters */
 
@@ -445,5 +459,36 @@ void _astro_signals_init(void);
 void _astro_signals_shutdown(void);
 int _astro_signals_catch(bool on);
 int _astro_signals_caught(void);
+
+/* A call into a plugin or a tool that is not on the task path (a plugin's
+ * init and fini, a tool's register function, a policy's init_sched...),
+ * recorded for the signal handler, which names the one that crashed. The
+ * strings must outlive the call; calls nest (a tool's register function may
+ * call into the runtime, which calls a plugin). */
+struct _astro_foreign_call
+{
+	const char *what;			/* "plugin sched_eager's init" */
+	const char *file;			/* the library it lives in */
+	const char *symbol;			/* the symbol it was found by */
+	const char *advice;			/* "the plugin crashed; fix or remove it" */
+	struct _astro_foreign_call *outer;
+};
+extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+/* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
+void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
+
+static inline void _astro_foreign_enter(struct _astro_foreign_call *call)
+{
+	call->outer = _astro_foreign_call;
+	_astro_foreign_call = call;
+	/* The handler runs on this thread: the compiler must not sink the store past the call. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void _astro_foreign_leave(struct _astro_foreign_call *call)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	_astro_foreign_call = call->outer;
+}
 
 #endif /* __ASTRO_KERNEL_H__ */

@@ -13,6 +13,10 @@
 #ifdef HAVE_DLFCN_H
 #include <dlfcn.h>
 #endif
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct loaded_plugin
 {
@@ -29,6 +33,11 @@ static GHashTable *policies_by_name;         /* name -> struct starpu_sched_poli
 static GPtrArray *policies;                  /* registration order */
 static GPtrArray *drivers;                   /* const struct astro_driver */
 static lt_dlhandle sched_lib;                /* STARPU_SCHED_LIB */
+static char *sched_lib_from;                 /* "STARPU_SCHED_LIB=path", for the messages */
+static GPtrArray *sched_lib_refused;         /* its policies that failed policy_check() */
+/* The plugin whose init is running: policies it registers are checked in its name. */
+static const struct loaded_plugin *initialising;
+static bool initialising_refused;            /* a registration of that init was refused, and said so */
 /* Files stay open for the life of the process (path -> lt_dlhandle): init after
  * shutdown re-runs the plugins' init without reloading them, and code that
  * still points into a plugin (a leak report, a late callback) stays valid. */
@@ -64,13 +73,31 @@ static void registries_create(void)
 
 /* ------------------------------------------------------------ services */
 
+/* The one check of a scheduling policy, wherever it comes from (a plugin's
+ * registration, STARPU_SCHED_LIB): from says where, for the message. */
+static int policy_check(const struct starpu_sched_policy *policy, const char *from)
+{
+	const char *missing = !policy ? "a policy (NULL)"
+		: !policy->policy_name ? "policy_name"
+		: !policy->push_task ? "push_task"
+		: !policy->pop_task ? "pop_task" : NULL;
+	if (!missing)
+		return 0;
+	_astro_error("scheduling policy %s%s%s(%s) has no %s: a policy needs policy_name, push_task and pop_task; it is ignored",
+		     policy && policy->policy_name ? "'" : "", policy && policy->policy_name ? policy->policy_name : "",
+		     policy && policy->policy_name ? "' " : "", from, missing);
+	return -EINVAL;
+}
+
 int astro_sched_policy_register(struct starpu_sched_policy *policy)
 {
-	if (!policy || !policy->policy_name || !policy->push_task || !policy->pop_task) {
-		_astro_error("astro_sched_policy_register: a policy needs policy_name, push_task and pop_task%s%s",
-			     policy && policy->policy_name ? ": check policy " : "",
-			     policy && policy->policy_name ? policy->policy_name : "");
-		return -EINVAL;
+	char *from = initialising ? g_strdup_printf("plugin %s, %s", initialising->desc->name, initialising->path)
+				  : g_strdup("astro_sched_policy_register()");
+	int ret = policy_check(policy, from);
+	g_free(from);
+	if (ret) {
+		initialising_refused = initialising != NULL;
+		return ret;
 	}
 	pthread_mutex_lock(&registry_lock);
 	if (!policies_by_name)
@@ -123,10 +150,39 @@ struct starpu_sched_policy *_astro_policy_lookup(const char *name)
 	if (!policy && sched_lib) {
 		struct starpu_sched_policy *(*get)(const char *) =
 			(struct starpu_sched_policy *(*)(const char *))lt_dlsym(sched_lib, "starpu_get_sched_lib_policy");
-		if (get)
+		if (get) {
+			struct _astro_foreign_call call = {
+				.what = "STARPU_SCHED_LIB's starpu_get_sched_lib_policy()",
+				.file = sched_lib_from, .symbol = "starpu_get_sched_lib_policy",
+				.advice = "the library crashed; fix it or unset STARPU_SCHED_LIB",
+			};
+			_astro_foreign_enter(&call);
 			policy = get(name);
+			_astro_foreign_leave(&call);
+		}
+		/* Checked at load when the library lists its policies; otherwise here, at its first use. */
+		if (policy && (g_ptr_array_find(sched_lib_refused, policy, NULL) || policy_check(policy, sched_lib_from)))
+			policy = NULL;
 	}
 	return policy;
+}
+
+/* The policies STARPU_SCHED_LIB lists (starpu_get_sched_lib_policies()), NULL when it lists none. */
+static struct starpu_sched_policy **sched_lib_policies(void)
+{
+	struct starpu_sched_policy **(*all)(void) =
+		(struct starpu_sched_policy **(*)(void))lt_dlsym(sched_lib, "starpu_get_sched_lib_policies");
+	if (!all)
+		return NULL;
+	struct _astro_foreign_call call = {
+		.what = "STARPU_SCHED_LIB's starpu_get_sched_lib_policies()",
+		.file = sched_lib_from, .symbol = "starpu_get_sched_lib_policies",
+		.advice = "the library crashed; fix it or unset STARPU_SCHED_LIB",
+	};
+	_astro_foreign_enter(&call);
+	struct starpu_sched_policy **list = all();
+	_astro_foreign_leave(&call);
+	return list;
 }
 
 void _astro_policies_print(FILE *out)
@@ -139,11 +195,10 @@ void _astro_policies_print(FILE *out)
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (sched_lib) {
-		struct starpu_sched_policy **(*all)(void) =
-			(struct starpu_sched_policy **(*)(void))lt_dlsym(sched_lib, "starpu_get_sched_lib_policies");
-		for (struct starpu_sched_policy **p = all ? all() : NULL; p && *p; p++)
-			fprintf(out, "%-10s\t-> %s\n", (*p)->policy_name,
-				(*p)->policy_description ? (*p)->policy_description : "");
+		for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
+			if (!g_ptr_array_find(sched_lib_refused, *p, NULL))
+				fprintf(out, "%-10s\t-> %s\n", (*p)->policy_name,
+					(*p)->policy_description ? (*p)->policy_description : "");
 	}
 	fprintf(out, "\n");
 }
@@ -187,6 +242,33 @@ static char *module_name_of(const char *path)
 	return name;
 }
 
+/* Runs a plugin's init (its result; 0 when it has none) or fini as a foreign call:
+ * a crash there names the plugin. */
+static int plugin_call(const struct loaded_plugin *p, bool fini)
+{
+	if (fini ? !p->desc->fini : !p->desc->init)
+		return 0;
+	char *what = g_strdup_printf("plugin %s's %s", p->desc->name, fini ? "fini" : "init");
+	char *symbol = g_strconcat(ASTRO_PLUGIN_SYMBOL_PREFIX, p->desc->name, NULL);
+	struct _astro_foreign_call call = {
+		.what = what, .file = p->path, .symbol = symbol,
+		.advice = "the plugin crashed; fix or remove it",
+	};
+	initialising = p;
+	initialising_refused = false;
+	_astro_foreign_enter(&call);
+	int ret = 0;
+	if (fini)
+		p->desc->fini();
+	else
+		ret = p->desc->init();
+	_astro_foreign_leave(&call);
+	initialising = NULL;
+	g_free(symbol);
+	g_free(what);
+	return ret;
+}
+
 /* Validates and runs a descriptor; takes ownership of path. */
 static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char *path, const char *expected)
 {
@@ -218,11 +300,13 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 	pthread_mutex_unlock(&registry_lock);
 
 	_astro_verbose("plugin %s (%s): %s", desc->name, path, desc->description ? desc->description : "");
-	int ret = desc->init ? desc->init() : 0;
+	int ret = plugin_call(p, false);
 	if (ret == ASTRO_PLUGIN_DECLINE) {
 		_astro_verbose("plugin %s: not available here, skipped", desc->name);
 	} else if (ret < 0) {
-		_astro_error("plugin %s (%s) failed to initialise: %s; it is skipped", desc->name, path, strerror(-ret));
+		/* A refused registration already said why, in one line. */
+		if (!initialising_refused)
+			_astro_error("plugin %s (%s) failed to initialise: %s; it is skipped", desc->name, path, strerror(-ret));
 	} else {
 		p->initialized = true;
 	}
@@ -231,23 +315,59 @@ reject:
 	g_free(path);
 }
 
-/* libltdl reports most dlopen() failures as "file not found", even for a file
- * that exists: ask the system loader for the real reason (undefined symbol,
- * invalid ELF header...). NULL when it has none to give. */
-static char *dlopen_failure_reason(const char *path)
+/* Why path cannot be loaded, and what to do about it: libltdl says "file not
+ * found" for any failure, even for a file that exists, so look for ourselves:
+ * missing, unreadable, not an ELF shared object, then the system loader's own
+ * reason (undefined symbol, wrong architecture...). ltdl_why is the last resort. */
+static char *library_problem(const char *path, const char *ltdl_why, const char **fix)
 {
+	/* A bare name is looked up on the library search path: only the loader can tell. */
+	if (strchr(path, '/')) {
+		struct stat st;
+		if (stat(path, &st) != 0) {
+			*fix = "fix the path";
+			return errno == ENOENT ? g_strdup("the file does not exist")
+					       : g_strdup_printf("the file cannot be reached (%s)", strerror(errno));
+		}
+		if (!S_ISREG(st.st_mode)) {
+			*fix = "give the path of a shared library (.so)";
+			return g_strdup("it is not a regular file");
+		}
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			*fix = "fix its permissions";
+			return g_strdup_printf("it cannot be read (%s)", strerror(errno));
+		}
+		unsigned char ident[EI_NIDENT + 2];
+		ssize_t n = read(fd, ident, sizeof(ident));
+		close(fd);
+		if (n < (ssize_t)sizeof(ident) || memcmp(ident, ELFMAG, SELFMAG) != 0) {
+			*fix = "give the path of a shared library (.so)";
+			return g_strdup("it is not a shared library (no ELF header)");
+		}
+		unsigned type = ident[EI_DATA] == ELFDATA2MSB ? (unsigned)ident[EI_NIDENT] << 8 | ident[EI_NIDENT + 1]
+							       : (unsigned)ident[EI_NIDENT + 1] << 8 | ident[EI_NIDENT];
+		if (type != ET_DYN) {
+			*fix = "link it with -shared";
+			return g_strdup_printf("it is an ELF %s, not a shared library",
+					       type == ET_REL ? "object file" : type == ET_EXEC ? "executable" : "file");
+		}
+	}
+	*fix = strchr(path, '/') ? "it is not a loadable library for this system"
+				 : "give its path, or put its folder in LD_LIBRARY_PATH";
 #ifdef HAVE_DLFCN_H
 	void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 	if (h) {
 		dlclose(h);
-		return NULL;
+	} else {
+		const char *why = dlerror();
+		if (why && strstr(why, "undefined symbol"))
+			*fix = "it was built against another version of Astrolabe or needs a library that is not loaded; rebuild or relink it";
+		if (why)
+			return g_strdup(why);
 	}
-	const char *why = dlerror();
-	return why ? g_strdup(why) : NULL;
-#else
-	(void)path;
-	return NULL;
 #endif
+	return g_strdup(ltdl_why ? ltdl_why : "unknown error");
 }
 
 static void plugin_load_file(const char *path)
@@ -256,16 +376,10 @@ static void plugin_load_file(const char *path)
 	char *symbol = g_strconcat(ASTRO_PLUGIN_SYMBOL_PREFIX, name, NULL);
 	lt_dlhandle handle = open_file(path);
 	if (!handle) {
-		const char *ltdl_why = lt_dlerror();
-		char *system_why = dlopen_failure_reason(path);
-		const char *why = system_why ? system_why : ltdl_why;
-		if (why && strstr(why, "undefined symbol"))
-			_astro_error("cannot load plugin %s: %s: it was built against another version of Astrolabe or needs a missing library; rebuild it",
-				     path, why);
-		else
-			_astro_error("cannot load plugin %s: %s: it is not a loadable library for this system; remove it from the plugin directory",
-				     path, why ? why : "unknown error");
-		g_free(system_why);
+		const char *fix;
+		char *why = library_problem(path, lt_dlerror(), &fix);
+		_astro_error("cannot load plugin %s: %s: %s; it is skipped (remove it from the plugin directory)", path, why, fix);
+		g_free(why);
 		goto out;
 	}
 	const struct astro_plugin *desc = lt_dlsym(handle, symbol);
@@ -314,16 +428,25 @@ static void sched_lib_load(void)
 	const char *lib = getenv("STARPU_SCHED_LIB");
 	if (!lib || !*lib)
 		return;
-	sched_lib = open_file(lib);
-	if (!sched_lib) {
-		_astro_error("STARPU_SCHED_LIB='%s' cannot be loaded (%s): give the path of a library exporting starpu_get_sched_lib_policy",
-			     lib, lt_dlerror());
+	lt_dlhandle handle = open_file(lib);
+	if (!handle) {
+		const char *fix;
+		char *why = library_problem(lib, lt_dlerror(), &fix);
+		_astro_error("STARPU_SCHED_LIB='%s' cannot be loaded: %s: %s; its policies are not available", lib, why, fix);
+		g_free(why);
 		return;
 	}
-	if (!lt_dlsym(sched_lib, "starpu_get_sched_lib_policy")) {
+	if (!lt_dlsym(handle, "starpu_get_sched_lib_policy")) {
 		_astro_error("STARPU_SCHED_LIB='%s' exports no starpu_get_sched_lib_policy(): it is ignored", lib);
-		sched_lib = NULL;
+		return;
 	}
+	sched_lib = handle;
+	sched_lib_from = g_strdup_printf("STARPU_SCHED_LIB=%s", lib);
+	sched_lib_refused = g_ptr_array_new();
+	/* Checked now, like a plugin's policies at their registration. */
+	for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
+		if (policy_check(*p, sched_lib_from))
+			g_ptr_array_add(sched_lib_refused, *p);
 }
 
 int _astro_plugins_load(void)
@@ -381,12 +504,17 @@ void _astro_plugins_unload(void)
 
 	for (guint i = list ? list->len : 0; i-- > 0;) {
 		struct loaded_plugin *p = g_ptr_array_index(list, i);
-		if (p->initialized && p->desc->fini)
-			p->desc->fini();
+		if (p->initialized)
+			plugin_call(p, true);
 		g_free(p->path);
 		g_free(p);
 	}
 	if (list)
 		g_ptr_array_free(list, TRUE);
 	sched_lib = NULL;
+	g_free(sched_lib_from);
+	sched_lib_from = NULL;
+	if (sched_lib_refused)
+		g_ptr_array_free(sched_lib_refused, TRUE);
+	sched_lib_refused = NULL;
 }

@@ -449,6 +449,31 @@ int astro_prof_tool_provide(const struct astro_prof_tool *tool)
 	return 0;
 }
 
+/* A call into a tool outside the events (handshake, register function,
+ * finalize), recorded so that a crash there names the tool. */
+struct tool_call
+{
+	struct _astro_foreign_call call;
+	char *what;
+};
+
+static void tool_call_enter(struct tool_call *tc, const char *origin, const char *fn_name, void *fn)
+{
+	tc->what = g_strdup_printf("profiling tool %s's %s", origin, fn_name);
+	tc->call = (struct _astro_foreign_call){
+		.what = tc->what,
+		.advice = "the tool crashed; fix it or remove it from STARPU_PROF_TOOL",
+	};
+	_astro_foreign_locate(&tc->call, fn, fn_name);
+	_astro_foreign_enter(&tc->call);
+}
+
+static void tool_call_leave(struct tool_call *tc)
+{
+	_astro_foreign_leave(&tc->call);
+	g_free(tc->what);
+}
+
 /* Runs a tool's handshake and entry function; origin is what messages call it. */
 static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, astro_prof_tool_handshake_func handshake,
 		       astro_prof_tool_finalize_func finalize, bool plugin)
@@ -460,8 +485,11 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 			return;
 		}
 	}
+	struct tool_call tc;
 	if (handshake) {
+		tool_call_enter(&tc, origin, "astro_prof_tool_handshake", (void *)handshake);
 		int answer = handshake(ASTRO_PROF_TOOL_INTERFACE_VERSION);
+		tool_call_leave(&tc);
 		if (answer != ASTRO_PROF_TOOL_ACCEPT) {
 			_astro_error("profiling tool %s declined this runtime in astro_prof_tool_handshake() (tool interface version %d, answer %d): the program runs without it",
 				     origin, ASTRO_PROF_TOOL_INTERFACE_VERSION, answer);
@@ -481,7 +509,9 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 	pthread_mutex_unlock(&tools_lock);
 	_astro_verbose("profiling tool %s loaded", origin);
 	/* Not under tools_lock: the entry function calls tool_register. */
+	tool_call_enter(&tc, origin, "starpu_prof_tool_library_register", (void *)entry);
 	entry(tool_register, tool_unregister);
+	tool_call_leave(&tc);
 }
 
 /* sym, when it lives in the same object file as ref; NULL otherwise. */
@@ -665,8 +695,12 @@ void _astro_prof_tool_unload(void)
 
 	for (guint i = 0; i < loaded->len; i++) {
 		struct tool *t = g_ptr_array_index(loaded, i);
-		if (t->finalize)
+		if (t->finalize) {
+			struct tool_call tc;
+			tool_call_enter(&tc, t->origin, "astro_prof_tool_finalize", (void *)t->finalize);
 			t->finalize();
+			tool_call_leave(&tc);
+		}
 		g_free(t->origin);
 		g_free(t);
 	}

@@ -874,12 +874,24 @@ static FILE *summary_open(const char *file_env)
 	return f;
 }
 
-static void summary_close(FILE *f)
+/* Flushes and closes what summary_open() gave; a failed write (a full disk,
+ * /dev/full) is said once, naming the file and the reason. */
+static void summary_close(FILE *f, const char *file_env)
 {
-	if (f != stderr)
-		fclose(f);
-	else
+	if (f == stderr) {
 		fflush(f);
+		return;
+	}
+	int err = 0;
+	if (fflush(f) != 0)
+		err = errno;
+	else if (ferror(f))
+		err = EIO; /* an earlier write failed, and its errno is gone */
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (err)
+		_astro_error("cannot write the statistics to %s='%s' (%s): they are lost; give a file on a disk with room",
+			     file_env, starpu_getenv(file_env), strerror(err));
 }
 
 static bool env_positive(const char *name)
@@ -930,7 +942,7 @@ void starpu_profiling_bus_helper_display_summary(void)
 		return;
 	FILE *out = summary_open("STARPU_BUS_STATS_FILE");
 	display_bus_summary(out);
-	summary_close(out);
+	summary_close(out, "STARPU_BUS_STATS_FILE");
 }
 
 static double ms_of(struct timespec *ts)
@@ -1006,7 +1018,7 @@ void starpu_profiling_worker_helper_display_summary(void)
 		return;
 	FILE *out = summary_open("STARPU_WORKER_STATS_FILE");
 	display_worker_summary(out);
-	summary_close(out);
+	summary_close(out, "STARPU_WORKER_STATS_FILE");
 }
 
 void starpu_display_stats(void)

@@ -2,14 +2,18 @@
  * The runtime's signal handlers, as StarPU's STARPU_CATCH_SIGNALS: while they
  * are installed, SIGINT, SIGSEGV and SIGTRAP print one line naming the signal,
  * then the handler that was there before is put back and the signal raised
- * again, so the process ends (or goes on) as it would have without us.
+ * again, so the process ends (or goes on) as it would have without us. When
+ * it comes while the thread is calling into a plugin or a tool
+ * (_astro_foreign_enter()), the line names that one instead.
  *
  * Installed at starpu_init() unless conf.catch_signals or STARPU_CATCH_SIGNALS
  * is 0, removed at starpu_shutdown(), switched by the knob
  * starpu.global.g_enable_catch_signal_knob. A signal the process ignores
  * (SIG_IGN, e.g. SIGINT under nohup) stays ignored.
  */
+#define _GNU_SOURCE /* dladdr() */
 #include "kernel.h"
+#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +27,17 @@ static const struct
 	{ SIGTRAP, "SIGTRAP" },
 };
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
+
+_ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+
+void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback)
+{
+	Dl_info info;
+	bool found = dladdr(fn, &info) && info.dli_fname && *info.dli_fname;
+	call->file = found ? info.dli_fname : "the program";
+	/* dladdr() gives the nearest exported symbol: it names fn only when it is fn. */
+	call->symbol = found && info.dli_sname && info.dli_saddr == fn ? info.dli_sname : fallback;
+}
 
 static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous[NCAUGHT];
@@ -57,13 +72,31 @@ static void on_signal(int sig)
 	unsigned i = 0;
 	while (i < NCAUGHT && caught[i].number != sig)
 		i++;
-	char line[160];
+	char line[1024];
 	size_t len = 0;
-	len = append(line, len, sizeof(line), "[astrolabe] caught signal ");
-	len = append_int(line, len, sizeof(line), sig);
-	len = append(line, len, sizeof(line), " (");
-	len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "?");
-	len = append(line, len, sizeof(line), "): passing it on to the handler installed before starpu_init()\n");
+	const struct _astro_foreign_call *call = _astro_foreign_call;
+	if (call && sig != SIGINT) {
+		/* A fault inside a plugin or a tool (SIGINT comes from outside): that one is to blame, say which. */
+		len = append(line, len, sizeof(line), "[astrolabe] ");
+		len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "signal");
+		len = append(line, len, sizeof(line), " while calling ");
+		len = append(line, len, sizeof(line), call->what);
+		len = append(line, len, sizeof(line), " (");
+		len = append(line, len, sizeof(line), call->file);
+		len = append(line, len, sizeof(line), ", ");
+		len = append(line, len, sizeof(line), call->symbol);
+		len = append(line, len, sizeof(line), "): ");
+		len = append(line, len, sizeof(line), call->advice);
+		len = append(line, len, sizeof(line), "\n");
+	} else {
+		len = append(line, len, sizeof(line), "[astrolabe] caught signal ");
+		len = append_int(line, len, sizeof(line), sig);
+		len = append(line, len, sizeof(line), " (");
+		len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "?");
+		len = append(line, len, sizeof(line), "): passing it on to the handler installed before starpu_init()\n");
+	}
+	if (len + 1 == sizeof(line))
+		line[len - 1] = '\n';
 	ssize_t written = write(STDERR_FILENO, line, len);
 	(void)written;
 	if (i < NCAUGHT) {

@@ -34,9 +34,7 @@ static void report_bad_value(const char *name, const char *value, const char *wh
 	_astro_error("%s='%s' is not %s: ignored, using the default", name, value, what);
 }
 
-/* Parses the integer variable name: 1 and *out when set and valid, 0 when
- * unset, -1 when set to something that is not an int (reported once). */
-static int env_int(const char *name, int *out)
+int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out)
 {
 	const char *value = starpu_getenv(name);
 	char *end;
@@ -46,25 +44,45 @@ static int env_int(const char *name, int *out)
 		return 0;
 	errno = 0;
 	v = strtol(value, &end, 10);
-	if (end == value || !only_blanks(end) || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+	bool number = end != value && only_blanks(end) && errno != ERANGE && v >= INT_MIN && v <= INT_MAX;
+	if (number && v >= min && v <= max)
 	{
-		report_bad_value(name, value, "a number");
-		return -1;
+		*out = (int)v;
+		return 1;
 	}
-	*out = (int)v;
-	return 1;
+	char why[64], instead[48];
+	if (!number)
+		snprintf(why, sizeof(why), "not a number");
+	else if (min == 0 && max == INT_MAX)
+		snprintf(why, sizeof(why), "negative");
+	else if (max == INT_MAX)
+		snprintf(why, sizeof(why), "below %d", min);
+	else
+		snprintf(why, sizeof(why), "not between %d and %d", min, max);
+	if (fallback)
+		snprintf(instead, sizeof(instead), "using %d", *fallback);
+	else
+		snprintf(instead, sizeof(instead), "as if it were unset");
+	_astro_error("%s='%s' is %s: ignored, %s", name, value, why, instead);
+	return -1;
 }
 
 int starpu_get_env_number(const char *str)
 {
 	int v;
-	return env_int(str, &v) == 1 ? v : -1;
+	return _astro_env_int(str, INT_MIN, INT_MAX, NULL, &v) == 1 ? v : -1;
 }
 
 int starpu_get_env_number_default(const char *str, int defvalue)
 {
 	int v;
-	return env_int(str, &v) == 1 ? v : defvalue;
+	return _astro_env_int(str, INT_MIN, INT_MAX, &defvalue, &v) == 1 ? v : defvalue;
+}
+
+int _astro_env_int_in(const char *name, int min, int max, int fallback)
+{
+	int v;
+	return _astro_env_int(name, min, max, &fallback, &v) == 1 ? v : fallback;
 }
 
 float starpu_get_env_float_default(const char *str, float defvalue)

@@ -278,7 +278,11 @@ static int driver_worker_count(const struct astro_driver *d)
 	int conf_value = -1;
 	if (d->conf_count_offset)
 		memcpy(&conf_value, (const char *)&_astro_rt.conf + d->conf_count_offset, sizeof(int));
-	int n = d->count_env ? _astro_conf_int(d->count_env, d->count_env_alias, conf_value) : conf_value;
+	int n = conf_value;
+	if (d->count_env)
+		/* A negative count is meaningless: said, and the default used (probed only when it may be). */
+		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX,
+				       conf_value < 0 ? d->default_count() : conf_value);
 	if (n < 0)
 		n = d->default_count();
 	int max = d->max_count ? d->max_count() : n;
@@ -335,9 +339,9 @@ static void worker_free(struct _astro_worker *w)
 
 int _astro_workers_start(void)
 {
-	spin_polls = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_POLLS", 64);
-	spin_backoff_max = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_BACKOFF", 64);
-	spin_yield_after = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_YIELD_AFTER", 8);
+	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
+	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
+	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;

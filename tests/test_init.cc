@@ -2,7 +2,9 @@
 // variables, worker queries, binding, and pause/resume.
 #include "helpers.h"
 
+#include <algorithm>
 #include <set>
+#include <thread>
 
 using namespace astro_test;
 
@@ -224,6 +226,161 @@ TEST_F(Init, BadNcpuValueIsReportedAndIgnored)
 		EXPECT_EQ(starpu_worker_get_count(), 1u);
 		starpu_shutdown();
 	}
+}
+
+int count_lines(const std::string &text)
+{
+	return (int)std::count(text.begin(), text.end(), '\n');
+}
+
+// A meaningless count is said once, naming the variable, its value and the count used instead.
+TEST_F(Init, NegativeOrGarbageWorkerCountIsSaidOnce)
+{
+	unsigned default_count;
+	{
+		Runtime rt(static_cast<starpu_conf *>(nullptr));
+		ASSERT_TRUE(rt.ok());
+		default_count = starpu_worker_get_count();
+	}
+	struct Case
+	{
+		const char *var, *value, *why;
+	} cases[] = {
+		{ "STARPU_NCPU", "-5", "negative" },
+		{ "STARPU_NCPUS", "-5", "negative" },
+		{ "STARPU_NCPU", "abc", "not a number" },
+		{ "STARPU_NCPUS", "4x", "not a number" },
+	};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(std::string(c.var) + "=" + c.value);
+		ScopedEnv var(c.var, c.value);
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = starpu_init(nullptr); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_EQ(err, std::string("[astrolabe] error: ") + c.var + "='" + c.value + "' is " + c.why + ": ignored, using " +
+				       std::to_string(default_count) + "\n");
+		EXPECT_EQ(starpu_worker_get_count(), default_count);
+		EXPECT_EQ(run_tasks(5), 5);
+		err = stderr_of([] { starpu_shutdown(); });
+		EXPECT_EQ(err, "");
+	}
+}
+
+TEST_F(Init, BadCalibrateIsSaidOnce)
+{
+	for (const char *bad : { "abc", "7", "-2" }) {
+		SCOPED_TRACE(bad);
+		ScopedEnv calibrate("STARPU_CALIBRATE", bad);
+		int ret = -1;
+		std::string err = stderr_of([&] { ret = init_with_ncpus(1); });
+		ASSERT_EQ(ret, 0);
+		EXPECT_EQ(count_lines(err), 1) << err;
+		EXPECT_TRUE(contains(err, std::string("STARPU_CALIBRATE='") + bad + "' is ")) << err;
+		EXPECT_TRUE(contains(err, ": ignored, using 0")) << err;
+		starpu_shutdown();
+	}
+}
+
+// ------------------------------------------------- repeated messages
+
+// Submits a task pinned to worker `worker`, which does not exist: refused with one error naming it.
+int submit_to_missing_worker(unsigned worker)
+{
+	static starpu_codelet cl = cpu_codelet(count_func, 0, "pinned");
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->execute_on_a_specific_worker = 1;
+	t->workerid = worker;
+	int ret = starpu_task_submit(t);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
+std::string missing_worker_error(unsigned worker)
+{
+	return "[astrolabe] error: task 'pinned' asks for worker " + std::to_string(worker) +
+	       " but there are only 1 workers: fix task->workerid";
+}
+
+// The same error from every task is printed once, and its repeats counted at shutdown.
+TEST_F(Init, RepeatedErrorIsPrintedOnceThenCounted)
+{
+	for (int session = 0; session < 2; session++) {
+		SCOPED_TRACE(session);
+		ASSERT_EQ(init_with_ncpus(1), 0);
+		std::string err = stderr_of([] {
+			for (int i = 0; i < 200; i++)
+				EXPECT_EQ(submit_to_missing_worker(7), -EINVAL);
+		});
+		// Each session starts afresh: the first one is printed again.
+		EXPECT_EQ(err, missing_worker_error(7) + "\n");
+		err = stderr_of([] { starpu_shutdown(); });
+		EXPECT_EQ(err, missing_worker_error(7) + " (repeated 199 times)\n");
+	}
+}
+
+TEST_F(Init, RepeatedErrorsAreCountedInTheOrderFirstSeen)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([] {
+		for (int i = 0; i < 3; i++) {
+			EXPECT_EQ(submit_to_missing_worker(8), -EINVAL);
+			EXPECT_EQ(submit_to_missing_worker(5), -EINVAL);
+		}
+		EXPECT_EQ(submit_to_missing_worker(9), -EINVAL);
+	});
+	EXPECT_EQ(err, missing_worker_error(8) + "\n" + missing_worker_error(5) + "\n" + missing_worker_error(9) + "\n");
+	err = stderr_of([] { starpu_shutdown(); });
+	// A message seen once has nothing to add.
+	EXPECT_EQ(err, missing_worker_error(8) + " (repeated 2 times)\n" + missing_worker_error(5) + " (repeated 2 times)\n");
+}
+
+TEST_F(Init, RepeatedErrorFromSeveralThreads)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([] {
+		std::vector<std::thread> threads;
+		for (int t = 0; t < 4; t++)
+			threads.emplace_back([] {
+				for (int i = 0; i < 50; i++)
+					EXPECT_EQ(submit_to_missing_worker(6), -EINVAL);
+			});
+		for (std::thread &t : threads)
+			t.join();
+	});
+	EXPECT_EQ(err, missing_worker_error(6) + "\n");
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(err, missing_worker_error(6) + " (repeated 199 times)\n");
+}
+
+// The memory is bounded: past a few hundred distinct messages, new ones are printed each time, not remembered.
+TEST_F(Init, RepeatedMessagesAreTrackedWithinABound)
+{
+	const unsigned kDistinct = 1000;
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([&] {
+		for (unsigned w = 0; w < kDistinct; w++)
+			EXPECT_EQ(submit_to_missing_worker(10 + w), -EINVAL);
+	});
+	EXPECT_EQ(count_lines(err), (int)kDistinct);
+	err = stderr_of([&] {
+		EXPECT_EQ(submit_to_missing_worker(10), -EINVAL);		// tracked: counted
+		EXPECT_EQ(submit_to_missing_worker(10 + kDistinct - 1), -EINVAL); // beyond the bound: printed again
+	});
+	EXPECT_EQ(err, missing_worker_error(10 + kDistinct - 1) + "\n");
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(err, missing_worker_error(10) + " (repeated 1 time)\n");
+}
+
+// Outside a session nothing is held back: each call is told.
+TEST_F(Init, MessagesOutsideASessionAreAllPrinted)
+{
+	std::string err = stderr_of([] {
+		starpu_shutdown();
+		starpu_shutdown();
+	});
+	EXPECT_EQ(count_lines(err), 2) << err;
 }
 
 TEST_F(Init, UnknownSchedPolicyFallsBack)

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <csignal>
+
 using namespace astro_test;
 
 namespace {
@@ -284,8 +286,7 @@ TEST_F(Plugins, SchedLibMissing)
 	ScopedEnv sched_lib("STARPU_SCHED_LIB", missing);
 	std::string err;
 	ASSERT_EQ(start({}, &err), 0) << err;
-	EXPECT_TRUE(contains(err, "STARPU_SCHED_LIB")) << err;
-	EXPECT_TRUE(contains(err, missing)) << err;
+	EXPECT_TRUE(contains(err, "STARPU_SCHED_LIB='" + missing + "' cannot be loaded: the file does not exist: fix the path")) << err;
 	EXPECT_EQ(policy_name(), "lws");
 	expect_working_runtime();
 }
@@ -300,6 +301,167 @@ TEST_F(Plugins, SchedLibWithoutEntryPoint)
 	EXPECT_TRUE(contains(err, lib)) << err;
 	EXPECT_EQ(policy_name(), "lws");
 	expect_working_runtime();
+}
+
+// What follows "(where it came from)" in the refusal of a policy without pop_task.
+const char *const kNoPopRefusal = ") has no pop_task: a policy needs policy_name, push_task and pop_task; it is ignored";
+
+TEST_F(Plugins, PolicyWithoutPopIsRefused)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_nopop.so"));
+	ScopedEnv sched("STARPU_SCHED", "nopop");
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy 'nopop' (plugin sched_nopop, " + dir.file("sched_nopop.so") + kNoPopRefusal))
+		<< err;
+	// One line for the refusal: not a second one for the init that returned its error.
+	EXPECT_FALSE(contains(err, "failed to initialise")) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy 'nopop' was not found")) << err;
+	EXPECT_FALSE(policy_registered("nopop"));
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+// A STARPU_SCHED_LIB policy goes through the same check, with the same message.
+TEST_F(Plugins, SchedLibPolicyWithoutPopIsRefused)
+{
+	std::string lib = test_plugin("schedlib_bad.so");
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", lib);
+	ScopedEnv sched("STARPU_SCHED", "libnopop");
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy 'libnopop' (STARPU_SCHED_LIB=" + lib + kNoPopRefusal)) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy 'libnopop' was not found")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, SchedLibRefusedPolicyIsNotListed)
+{
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", test_plugin("schedlib_bad.so"));
+	ScopedEnv sched("STARPU_SCHED", "help");
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "\nlibcrash ")) << err;
+	EXPECT_FALSE(contains(err, "\nlibnopop ")) << err;
+	EXPECT_TRUE(contains(err, std::string("'libnopop' (STARPU_SCHED_LIB=") + test_plugin("schedlib_bad.so") + kNoPopRefusal)) << err;
+}
+
+TEST_F(Plugins, SchedLibThatIsNotALibrary)
+{
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", "/etc/passwd");
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "STARPU_SCHED_LIB='/etc/passwd' cannot be loaded: it is not a shared library (no ELF header)"))
+		<< err;
+	EXPECT_FALSE(contains(err, "file not found")) << err;
+	EXPECT_EQ(policy_name(), "lws");
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, SchedLibThatIsADirectory)
+{
+	TempDir dir;
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", dir.path());
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "'" + dir.path() + "' cannot be loaded: it is not a regular file")) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, SchedLibThatCannotBeRead)
+{
+	if (geteuid() == 0)
+		GTEST_SKIP() << "root reads any file";
+	TempDir dir;
+	ASSERT_TRUE(dir.write("libsecret.so", "\177ELF"));
+	ASSERT_EQ(chmod(dir.file("libsecret.so").c_str(), 0), 0);
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", dir.file("libsecret.so"));
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "cannot be loaded: it cannot be read (Permission denied): fix its permissions")) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, SchedLibThatIsAnObjectFile)
+{
+	// A relocatable ELF file: an ELF header, e_type ET_REL (1), little endian.
+	TempDir dir;
+	std::string header("\177ELF\2\1\1", 7);
+	header.resize(16, '\0');
+	header += std::string("\1\0", 2);
+	header.resize(64, '\0');
+	ASSERT_TRUE(dir.write("policy.o", header));
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", dir.file("policy.o"));
+	std::string err;
+	ASSERT_EQ(start({}, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "it is an ELF object file, not a shared library: link it with -shared")) << err;
+	expect_working_runtime();
+}
+
+TEST_F(Plugins, PluginThatIsNotAnElfFile)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("sched_text.so", "#!/bin/sh\n"));
+	std::string err;
+	ASSERT_EQ(start({ dir.path() }, &err), 0) << err;
+	EXPECT_TRUE(contains(err, "cannot load plugin " + dir.file("sched_text.so") + ": it is not a shared library (no ELF header)"))
+		<< err;
+	expect_working_runtime();
+}
+
+// A crash inside a plugin or a policy names it (STARPU_CATCH_SIGNALS is on by default).
+class PluginCrashes : public Plugins
+{
+protected:
+	void SetUp() override
+	{
+		Plugins::SetUp();
+		// Forked at the statement: the child uses the parent's temporary directory, which the parent removes.
+		GTEST_FLAG_SET(death_test_style, "fast");
+	}
+	// starpu_init() with STARPU_PLUGIN_PATH as start() sets it, stderr left alone for the death test.
+	static void init_with_dirs(const std::string &path)
+	{
+		setenv("STARPU_PLUGIN_PATH", path.c_str(), 1);
+		if (init_with_ncpus(1) == 0)
+			starpu_shutdown();
+	}
+	ScopedEnv catch_{"STARPU_CATCH_SIGNALS", nullptr};
+};
+
+TEST_F(PluginCrashes, InPluginInit)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_crash.so"));
+	std::string path = base_path_ + ":" + dir.path();
+	EXPECT_DEATH(init_with_dirs(path),
+		     "\\[astrolabe\\] SIGSEGV while calling plugin sched_crash's init \\(" + dir.file("sched_crash.so") +
+			     ", astrolabe_plugin_sched_crash\\): the plugin crashed; fix or remove it");
+}
+
+TEST_F(PluginCrashes, InPolicyInitSched)
+{
+	ScopedEnv sched_lib("STARPU_SCHED_LIB", test_plugin("schedlib_bad.so"));
+	ScopedEnv sched("STARPU_SCHED", "libcrash");
+	std::string path = base_path_;
+	EXPECT_DEATH(init_with_dirs(path),
+		     "\\[astrolabe\\] SIGSEGV while calling scheduling policy libcrash's init_sched \\(" +
+			     test_plugin("schedlib_bad.so") + ", init_sched\\): the policy crashed; fix it or choose another one with STARPU_SCHED");
+}
+
+// Once the plugins' init returned, a crash is nobody's in particular.
+TEST_F(PluginCrashes, AfterThePluginsReturned)
+{
+	std::string path = base_path_;
+	EXPECT_DEATH(
+		{
+			setenv("STARPU_PLUGIN_PATH", path.c_str(), 1);
+			if (init_with_ncpus(1) == 0)
+				raise(SIGSEGV);
+		},
+		"\\[astrolabe\\] caught signal 11 \\(SIGSEGV\\): passing it on");
 }
 
 TEST_F(Plugins, NonexistentPluginDirectory)

@@ -796,6 +796,22 @@ TEST_F(ProfTool, BadToolsAreReportedAndSkipped)
 	}
 }
 
+// A tool that crashes in its register function is named by the signal handler (STARPU_CATCH_SIGNALS is on by default).
+TEST_F(ProfTool, CrashInRegisterFunctionNamesTheTool)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	ScopedEnv catch_signals("STARPU_CATCH_SIGNALS", nullptr);
+	const std::string lib = tool("proftool_crash");
+	ScopedEnv prof_tool("STARPU_PROF_TOOL", lib);
+	EXPECT_DEATH(
+		{
+			if (init_with_ncpus(1) == 0)
+				starpu_shutdown();
+		},
+		"\\[astrolabe\\] SIGSEGV while calling profiling tool " + lib + "'s starpu_prof_tool_library_register \\(" + lib +
+			", starpu_prof_tool_library_register\\): the tool crashed; fix it or remove it from STARPU_PROF_TOOL");
+}
+
 TEST_F(ProfTool, EmptyEntriesAreIgnored)
 {
 	std::string err;

@@ -804,6 +804,24 @@ TEST(ProfilingSummary, UnwritableStatsFileFallsBackToStderr)
 	EXPECT_TRUE(contains(out, "Data transfer stats:\nTotal transfers: 0.00 B\n")) << out;
 }
 
+// A full disk loses the statistics, and says so once, naming the file and the reason.
+TEST(ProfilingSummary, WriteErrorsOnStatsFilesAreSaid)
+{
+	if (!file_exists("/dev/full"))
+		GTEST_SKIP() << "no /dev/full here";
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	ScopedEnv bus("STARPU_BUS_STATS", "1"), bus_to("STARPU_BUS_STATS_FILE", "/dev/full");
+	ScopedEnv workers("STARPU_WORKER_STATS", "1"), workers_to("STARPU_WORKER_STATS_FILE", "/dev/full");
+	std::string err = stderr_of([] {
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+	});
+	EXPECT_EQ(err, "[astrolabe] error: cannot write the statistics to STARPU_BUS_STATS_FILE='/dev/full' (" +
+			       std::string(strerror(ENOSPC)) + "): they are lost; give a file on a disk with room\n"
+			       "[astrolabe] error: cannot write the statistics to STARPU_WORKER_STATS_FILE='/dev/full' (" +
+			       std::string(strerror(ENOSPC)) + "): they are lost; give a file on a disk with room\n");
+}
+
 // ----------------------------------------------------------- data statistics
 
 void touch(void **, void *)
