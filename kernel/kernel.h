@@ -244,8 +244,9 @@ unsigned _astro_task_nbuffers(const struct starpu_task *task);
 
 void _astro_tags_init(void);
 void _astro_tags_shutdown(void);
-/* Links job to task->tag_id at submission (may add a dependency). */
-void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
+ * with nothing changed, when another task still holds the tag. */
+int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
 

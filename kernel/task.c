@@ -503,12 +503,18 @@ static int task_validate(struct starpu_task *task)
 
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
 {
+	/* First, so that a tag another task still holds refuses the submission before anything changed. */
+	job->tag = NULL;
+	if (task->use_tag) {
+		int ret = _astro_tag_attach_job(job, task->tag_id);
+		if (ret)
+			return ret;
+	}
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.prio_capped, __ATOMIC_ACQUIRE)))
 		_astro_task_cap_priority(task);
 	job->submitted = true;
 	job->terminated = false;
 	job->done = JOB_RUNNING;
-	job->tag = NULL;
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
@@ -518,8 +524,6 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		_astro_rt.policy->submit_hook(task);
 	if (job->ngroups)
 		groups_claim(job);
-	if (task->use_tag)
-		_astro_tag_attach_job(job, task->tag_id);
 	_astro_data_submit_accesses(job, task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_job_release(job);
@@ -538,12 +542,14 @@ int starpu_task_submit(struct starpu_task *task)
 		return ret;
 	}
 	struct _astro_job *job = _astro_job_get(task);
-	if (job == finishing_job)
-		finishing_resubmitted = true;
 	bool synchronous = task->synchronous;
 	if (synchronous)
 		task->detach = 0;
-	task_submit_prepared(task, job);
+	ret = task_submit_prepared(task, job);
+	if (ret)
+		return ret;
+	if (job == finishing_job)
+		finishing_resubmitted = true;
 	if (!synchronous)
 		return 0;
 	ret = starpu_task_wait(task);
@@ -567,6 +573,20 @@ int starpu_task_submit_nodeps(struct starpu_task *task)
 
 /* --------------------------------------------------------------- waiting */
 
+/* Neither submitted, nor terminating (its termination may be resubmitting it: a
+ * regenerated task), nor complete: starpu_task_create() embeds the job, so only
+ * its state tells a fresh task from a submitted one. */
+static bool job_never_submitted(struct _astro_job *job)
+{
+	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_mutex_lock(&job->lock);
+	bool terminating = job->terminated;
+	pthread_mutex_unlock(&job->lock);
+	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
+}
+
 int starpu_task_wait(struct starpu_task *task)
 {
 	if (!task) {
@@ -579,8 +599,9 @@ int starpu_task_wait(struct starpu_task *task)
 			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return -EINVAL;
 	}
-	if (!job) {
-		_astro_error("starpu_task_wait: the task was never submitted");
+	if (!job || job_never_submitted(job)) {
+		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return -EINVAL;
 	}
 	if (_astro_self) {
