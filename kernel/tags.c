@@ -394,3 +394,66 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	pthread_mutex_unlock(&tag->lock);
 	return task;
 }
+
+/* ------------------------------------------------------------- watchdog */
+
+struct blocked_tag
+{
+	struct _astro_tag *tag;
+	GString *waits;                      /* the undone tags it waits for */
+};
+
+/* Tags are never freed while the runtime runs tasks: starpu_tag_remove() refuses a tag in use. */
+void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
+{
+	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
+	GPtrArray *order = g_ptr_array_new();
+	pthread_once(&shards_once, shards_create);
+	for (unsigned i = 0; i < TAG_SHARDS; i++) {
+		pthread_mutex_lock(&shards[i].lock);
+		GHashTableIter it;
+		gpointer value;
+		g_hash_table_iter_init(&it, shards[i].tags);
+		while (g_hash_table_iter_next(&it, NULL, &value)) {
+			struct _astro_tag *dep = value;
+			pthread_mutex_lock(&dep->lock);
+			if (dep->state != TAG_DONE) {
+				for (unsigned k = 0; k < dep->nsuccs; k++) {
+					struct blocked_tag *b = g_hash_table_lookup(waiting, dep->succs[k]);
+					if (!b) {
+						b = g_new0(struct blocked_tag, 1);
+						b->tag = dep->succs[k];
+						b->waits = g_string_new(NULL);
+						g_hash_table_insert(waiting, b->tag, b);
+						g_ptr_array_add(order, b);
+					}
+					g_string_append_printf(b->waits, "%stag %llu", b->waits->len ? ", " : "", (unsigned long long)dep->id);
+					if (dep->state == TAG_ASSOCIATED && dep->job) {
+						const char *name = dep->job->task ? starpu_task_get_name(dep->job->task) : NULL;
+						g_string_append_printf(b->waits, " (task '%s', job %lu, not complete)", name ? name : "(unnamed)", dep->job->id);
+					} else {
+						g_string_append(b->waits, " (no task with it yet: submit one or call starpu_tag_notify_from_apps)");
+					}
+				}
+			}
+			pthread_mutex_unlock(&dep->lock);
+		}
+		pthread_mutex_unlock(&shards[i].lock);
+	}
+	for (unsigned i = 0; i < order->len; i++) {
+		struct blocked_tag *b = order->pdata[i];
+		struct _astro_tag *tag = b->tag;
+		pthread_mutex_lock(&tag->lock);
+		if (tag->job_blocked && tag->job) {
+			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
+			g_string_append_printf(out, "[astrolabe] watchdog:   tag %llu (task '%s', job %lu) waits for %s\n", (unsigned long long)tag->id,
+					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
+			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
+		}
+		pthread_mutex_unlock(&tag->lock);
+		g_string_free(b->waits, TRUE);
+		g_free(b);
+	}
+	g_ptr_array_free(order, TRUE);
+	g_hash_table_destroy(waiting);
+}

@@ -171,6 +171,18 @@ void _astro_job_free(struct _astro_job *job)
 		free(job);
 }
 
+void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg)
+{
+	pthread_mutex_lock(&pred->lock);
+	for (unsigned i = 0; i < pred->nsuccs; i++) {
+		uintptr_t entry = (uintptr_t)pred->succs[i];
+		fn((struct _astro_job *)(entry & ~END_DEP_BIT), (entry & END_DEP_BIT) != 0, arg);
+	}
+	for (unsigned i = 0; i < pred->npred_of; i++)
+		fn(pred->pred_of[i]->succ, false, arg);
+	pthread_mutex_unlock(&pred->lock);
+}
+
 static int add_succ_entry(struct _astro_job *pred, void *entry)
 {
 	pthread_mutex_lock(&pred->lock);
@@ -326,6 +338,8 @@ static void task_delete(struct starpu_task *task);
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
+	if (STARPU_UNLIKELY(job->watched))
+		_astro_watchdog_untrack(job);
 	_astro_data_release_accesses(job);
 	if (task && job->nbuffers)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
@@ -510,6 +524,8 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		if (ret)
 			return ret;
 	}
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_watchdog_tracking, __ATOMIC_RELAXED)))
+		_astro_watchdog_track(job);
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.prio_capped, __ATOMIC_ACQUIRE)))
 		_astro_task_cap_priority(task);
 	job->submitted = true;
@@ -860,13 +876,6 @@ void starpu_task_print(struct starpu_task *task)
 	fprintf(stderr, "task %p: name '%s', job %lu, status %d, priority %d, %u buffers, detach %u, destroy %u\n",
 		(void *)task, starpu_task_get_name(task) ? starpu_task_get_name(task) : "", starpu_task_get_job_id(task),
 		task->status, task->priority, _astro_task_nbuffers(task), task->detach, task->destroy);
-}
-
-void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg)
-{
-	/* There is no watchdog (STARPU_WATCHDOG_TIMEOUT) yet: the hook is never called. */
-	(void)hook;
-	(void)hook_arg;
 }
 
 /* -------------------------------------------------- explicit dependencies */
