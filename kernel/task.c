@@ -388,7 +388,7 @@ static void job_finish(struct _astro_job *job)
 
 	if (task->regenerate && _astro_running()) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
-		job->submitted = false;
+		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
 			_astro_task_completed_count();
 			return;
@@ -528,9 +528,10 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		_astro_watchdog_track(job);
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.prio_capped, __ATOMIC_ACQUIRE)))
 		_astro_task_cap_priority(task);
-	job->submitted = true;
-	job->terminated = false;
-	job->done = JOB_RUNNING;
+	/* Relaxed atomic stores (plain moves): starpu_task_wait() may look at a regenerated task meanwhile. */
+	__atomic_store_n(&job->submitted, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&job->terminated, false, __ATOMIC_RELEASE); /* after submitted: see job_never_submitted() */
+	__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
@@ -597,7 +598,7 @@ static bool job_never_submitted(struct _astro_job *job)
 	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
 		return false;
 	pthread_mutex_lock(&job->lock);
-	bool terminating = job->terminated;
+	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&job->lock);
 	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
 	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
