@@ -166,6 +166,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	if (ret)
 		goto fail_workers;
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
+	_astro_watchdog_start();
 	return 0;
 
 fail_workers:
@@ -253,6 +254,7 @@ void starpu_shutdown(void)
 	if (_astro_rt.paused)
 		starpu_resume();
 	starpu_task_wait_for_all();
+	_astro_watchdog_stop();
 	pthread_mutex_lock(&init_lock);
 	_astro_rt.initialized = -1;
 	pthread_mutex_unlock(&init_lock);

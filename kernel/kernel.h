@@ -209,6 +209,8 @@ struct _astro_job
 	int64_t profiling_submit_ns, profiling_push_ns;
 	bool profiling_pending;
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
+	bool watched;                        /* in the watchdog's list (watchdog.c), under its lock */
+	struct _astro_job *watch_prev, *watch_next;
 };
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */
@@ -238,6 +240,10 @@ void _astro_job_free(struct _astro_job *job);
 int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ);
 /* Drops one dependency of job; at zero the job becomes ready. */
 void _astro_job_release(struct _astro_job *job);
+/* Calls fn for each job that waits for pred: its successors (implicit data
+ * dependencies; is_end: an end dependency) and the successors of the groups
+ * declared with pred (starpu_task_declare_deps). Under pred's lock. */
+void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg);
 /* Called by a worker once the implementation returned. */
 void _astro_job_terminate(struct _astro_job *job, int workerid);
 /* Implementation index usable by workerid for task, -1 when none. */
@@ -248,10 +254,25 @@ unsigned _astro_task_nbuffers(const struct starpu_task *task);
 
 void _astro_tags_init(void);
 void _astro_tags_shutdown(void);
-/* Links job to task->tag_id at submission (may add a dependency). */
-void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
+ * with nothing changed, when another task still holds the tag. */
+int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
+/* The watchdog's report: one line per tag whose task waits for undone tags;
+ * adds each such job to blocked (job -> its tag id). */
+void _astro_tags_describe_blocked(GString *out, GHashTable *blocked);
+
+/* ------------------------------------------------------------ watchdog */
+
+/* watchdog.c: STARPU_WATCHDOG_TIMEOUT. While it runs, submitted jobs are listed
+ * so that it can say which ones are stuck: a predictable branch at submission
+ * and termination otherwise. */
+extern int _astro_watchdog_tracking;
+void _astro_watchdog_track(struct _astro_job *job);
+void _astro_watchdog_untrack(struct _astro_job *job);
+void _astro_watchdog_start(void);
+void _astro_watchdog_stop(void);
 
 /* ---------------------------------------------------------------- data */
 

@@ -180,13 +180,20 @@ static void tag_set_done(struct _astro_tag *tag)
 		free(succs);
 }
 
-void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
+int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 {
 	struct _astro_tag *tag = tag_lookup(id, true);
 	pthread_mutex_lock(&tag->lock);
-	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job)
-		_astro_warn("tag %llu is already used by a task that has not completed: the new task replaces it",
-			    (unsigned long long)id);
+	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job) {
+		/* The tag's job cannot go away while we hold the lock: it clears tag->job here first. */
+		const char *other = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
+		const char *name = job->task ? starpu_task_get_name(job->task) : NULL;
+		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds: it has not completed. "
+			     "Use another tag, or submit this task once that one completed",
+			     name ? name : "(unnamed)", (unsigned long long)id, other ? other : "(unnamed)", tag->job->id);
+		pthread_mutex_unlock(&tag->lock);
+		return -EINVAL;
+	}
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
 	tag->state = TAG_ASSOCIATED;
 	tag->job = job;
@@ -198,6 +205,7 @@ void _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 		tag->ndeps_completed = 0; /* this round's dependencies are used up */
 	}
 	pthread_mutex_unlock(&tag->lock);
+	return 0;
 }
 
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
@@ -206,18 +214,74 @@ void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 	tag_set_done(tag);
 }
 
+/* Serialises declarations, so that two of them cannot close a cycle together unseen. */
+static pthread_mutex_t declare_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Would "id depends on deps[]" close a cycle? That is: does some dep already
+ * depend, directly or not, on id (found by walking the successors of id)? If
+ * so, writes the cycle "id -> dep -> ... -> id" (-> read "depends on") in out.
+ * Called with declare_lock held; costs what is reachable from id. */
+static bool closes_cycle(starpu_tag_t id, unsigned ndeps, const starpu_tag_t *deps, GString *out)
+{
+	for (unsigned i = 0; i < ndeps; i++)
+		if (deps[i] == id) {
+			g_string_printf(out, "%llu -> %llu", (unsigned long long)id, (unsigned long long)id);
+			return true;
+		}
+	struct _astro_tag *root = tag_lookup(id, false);
+	if (!root)
+		return false; /* a new tag has no successor yet */
+	GHashTable *parent = g_hash_table_new(NULL, NULL); /* visited tag -> the tag it was reached from */
+	GQueue queue = G_QUEUE_INIT;
+	g_hash_table_insert(parent, root, root);
+	g_queue_push_tail(&queue, root);
+	struct _astro_tag *found = NULL;
+	while (!found && !g_queue_is_empty(&queue)) {
+		struct _astro_tag *t = g_queue_pop_head(&queue);
+		pthread_mutex_lock(&t->lock);
+		for (unsigned k = 0; k < t->nsuccs && !found; k++) {
+			struct _astro_tag *succ = t->succs[k];
+			if (g_hash_table_contains(parent, succ))
+				continue;
+			g_hash_table_insert(parent, succ, t);
+			g_queue_push_tail(&queue, succ);
+			for (unsigned i = 0; i < ndeps; i++)
+				if (succ->id == deps[i])
+					found = succ;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (found) {
+		/* found depends on its parent, which depends on ... on id. */
+		g_string_printf(out, "%llu", (unsigned long long)id);
+		for (struct _astro_tag *t = found; t != root; t = g_hash_table_lookup(parent, t))
+			g_string_append_printf(out, " -> %llu", (unsigned long long)t->id);
+		g_string_append_printf(out, " -> %llu", (unsigned long long)id);
+	}
+	g_queue_clear(&queue);
+	g_hash_table_destroy(parent);
+	return found != NULL;
+}
+
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
 {
 	if (ndeps && !array) {
 		_astro_error("starpu_tag_declare_deps_array: NULL array for %u dependencies of tag %llu", ndeps, (unsigned long long)id);
 		return;
 	}
+	pthread_mutex_lock(&declare_lock);
+	GString *cycle = g_string_new(NULL);
+	if (closes_cycle(id, ndeps, array, cycle)) {
+		_astro_error("starpu_tag_declare_deps: tag %llu cannot depend on these tags, it would close the dependency cycle %s "
+			     "(a -> b: a depends on b), whose tasks would never run: nothing declared, fix the dependencies",
+			     (unsigned long long)id, cycle->str);
+		g_string_free(cycle, TRUE);
+		pthread_mutex_unlock(&declare_lock);
+		return;
+	}
+	g_string_free(cycle, TRUE);
 	struct _astro_tag *tag = tag_lookup(id, true);
 	for (unsigned i = 0; i < ndeps; i++) {
-		if (array[i] == id) {
-			_astro_error("tag %llu cannot depend on itself: dependency ignored", (unsigned long long)id);
-			continue;
-		}
 		struct _astro_tag *dep = tag_lookup(array[i], true);
 		/* Declare first, so a completion counted meanwhile never releases the job early. */
 		pthread_mutex_lock(&tag->lock);
@@ -238,6 +302,7 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		if (already_done)
 			count_completion(tag);
 	}
+	pthread_mutex_unlock(&declare_lock);
 }
 
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
@@ -328,4 +393,67 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	struct starpu_task *task = tag->job ? tag->job->task : NULL;
 	pthread_mutex_unlock(&tag->lock);
 	return task;
+}
+
+/* ------------------------------------------------------------- watchdog */
+
+struct blocked_tag
+{
+	struct _astro_tag *tag;
+	GString *waits;                      /* the undone tags it waits for */
+};
+
+/* Tags are never freed while the runtime runs tasks: starpu_tag_remove() refuses a tag in use. */
+void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
+{
+	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
+	GPtrArray *order = g_ptr_array_new();
+	pthread_once(&shards_once, shards_create);
+	for (unsigned i = 0; i < TAG_SHARDS; i++) {
+		pthread_mutex_lock(&shards[i].lock);
+		GHashTableIter it;
+		gpointer value;
+		g_hash_table_iter_init(&it, shards[i].tags);
+		while (g_hash_table_iter_next(&it, NULL, &value)) {
+			struct _astro_tag *dep = value;
+			pthread_mutex_lock(&dep->lock);
+			if (dep->state != TAG_DONE) {
+				for (unsigned k = 0; k < dep->nsuccs; k++) {
+					struct blocked_tag *b = g_hash_table_lookup(waiting, dep->succs[k]);
+					if (!b) {
+						b = g_new0(struct blocked_tag, 1);
+						b->tag = dep->succs[k];
+						b->waits = g_string_new(NULL);
+						g_hash_table_insert(waiting, b->tag, b);
+						g_ptr_array_add(order, b);
+					}
+					g_string_append_printf(b->waits, "%stag %llu", b->waits->len ? ", " : "", (unsigned long long)dep->id);
+					if (dep->state == TAG_ASSOCIATED && dep->job) {
+						const char *name = dep->job->task ? starpu_task_get_name(dep->job->task) : NULL;
+						g_string_append_printf(b->waits, " (task '%s', job %lu, not complete)", name ? name : "(unnamed)", dep->job->id);
+					} else {
+						g_string_append(b->waits, " (no task with it yet: submit one or call starpu_tag_notify_from_apps)");
+					}
+				}
+			}
+			pthread_mutex_unlock(&dep->lock);
+		}
+		pthread_mutex_unlock(&shards[i].lock);
+	}
+	for (unsigned i = 0; i < order->len; i++) {
+		struct blocked_tag *b = order->pdata[i];
+		struct _astro_tag *tag = b->tag;
+		pthread_mutex_lock(&tag->lock);
+		if (tag->job_blocked && tag->job) {
+			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
+			g_string_append_printf(out, "[astrolabe] watchdog:   tag %llu (task '%s', job %lu) waits for %s\n", (unsigned long long)tag->id,
+					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
+			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
+		}
+		pthread_mutex_unlock(&tag->lock);
+		g_string_free(b->waits, TRUE);
+		g_free(b);
+	}
+	g_ptr_array_free(order, TRUE);
+	g_hash_table_destroy(waiting);
 }

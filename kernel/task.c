@@ -171,6 +171,18 @@ void _astro_job_free(struct _astro_job *job)
 		free(job);
 }
 
+void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg)
+{
+	pthread_mutex_lock(&pred->lock);
+	for (unsigned i = 0; i < pred->nsuccs; i++) {
+		uintptr_t entry = (uintptr_t)pred->succs[i];
+		fn((struct _astro_job *)(entry & ~END_DEP_BIT), (entry & END_DEP_BIT) != 0, arg);
+	}
+	for (unsigned i = 0; i < pred->npred_of; i++)
+		fn(pred->pred_of[i]->succ, false, arg);
+	pthread_mutex_unlock(&pred->lock);
+}
+
 static int add_succ_entry(struct _astro_job *pred, void *entry)
 {
 	pthread_mutex_lock(&pred->lock);
@@ -326,6 +338,8 @@ static void task_delete(struct starpu_task *task);
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
+	if (STARPU_UNLIKELY(job->watched))
+		_astro_watchdog_untrack(job);
 	_astro_data_release_accesses(job);
 	if (task && job->nbuffers)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
@@ -374,7 +388,7 @@ static void job_finish(struct _astro_job *job)
 
 	if (task->regenerate && _astro_running()) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
-		job->submitted = false;
+		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
 			_astro_task_completed_count();
 			return;
@@ -503,12 +517,21 @@ static int task_validate(struct starpu_task *task)
 
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
 {
+	/* First, so that a tag another task still holds refuses the submission before anything changed. */
+	job->tag = NULL;
+	if (task->use_tag) {
+		int ret = _astro_tag_attach_job(job, task->tag_id);
+		if (ret)
+			return ret;
+	}
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_watchdog_tracking, __ATOMIC_RELAXED)))
+		_astro_watchdog_track(job);
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.prio_capped, __ATOMIC_ACQUIRE)))
 		_astro_task_cap_priority(task);
-	job->submitted = true;
-	job->terminated = false;
-	job->done = JOB_RUNNING;
-	job->tag = NULL;
+	/* Relaxed atomic stores (plain moves): starpu_task_wait() may look at a regenerated task meanwhile. */
+	__atomic_store_n(&job->submitted, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&job->terminated, false, __ATOMIC_RELEASE); /* after submitted: see job_never_submitted() */
+	__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
@@ -518,8 +541,6 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		_astro_rt.policy->submit_hook(task);
 	if (job->ngroups)
 		groups_claim(job);
-	if (task->use_tag)
-		_astro_tag_attach_job(job, task->tag_id);
 	_astro_data_submit_accesses(job, task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_job_release(job);
@@ -538,12 +559,14 @@ int starpu_task_submit(struct starpu_task *task)
 		return ret;
 	}
 	struct _astro_job *job = _astro_job_get(task);
-	if (job == finishing_job)
-		finishing_resubmitted = true;
 	bool synchronous = task->synchronous;
 	if (synchronous)
 		task->detach = 0;
-	task_submit_prepared(task, job);
+	ret = task_submit_prepared(task, job);
+	if (ret)
+		return ret;
+	if (job == finishing_job)
+		finishing_resubmitted = true;
 	if (!synchronous)
 		return 0;
 	ret = starpu_task_wait(task);
@@ -567,6 +590,20 @@ int starpu_task_submit_nodeps(struct starpu_task *task)
 
 /* --------------------------------------------------------------- waiting */
 
+/* Neither submitted, nor terminating (its termination may be resubmitting it: a
+ * regenerated task), nor complete: starpu_task_create() embeds the job, so only
+ * its state tells a fresh task from a submitted one. */
+static bool job_never_submitted(struct _astro_job *job)
+{
+	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_mutex_lock(&job->lock);
+	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
+	pthread_mutex_unlock(&job->lock);
+	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
+}
+
 int starpu_task_wait(struct starpu_task *task)
 {
 	if (!task) {
@@ -579,8 +616,9 @@ int starpu_task_wait(struct starpu_task *task)
 			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return -EINVAL;
 	}
-	if (!job) {
-		_astro_error("starpu_task_wait: the task was never submitted");
+	if (!job || job_never_submitted(job)) {
+		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return -EINVAL;
 	}
 	if (_astro_self) {
@@ -839,13 +877,6 @@ void starpu_task_print(struct starpu_task *task)
 	fprintf(stderr, "task %p: name '%s', job %lu, status %d, priority %d, %u buffers, detach %u, destroy %u\n",
 		(void *)task, starpu_task_get_name(task) ? starpu_task_get_name(task) : "", starpu_task_get_job_id(task),
 		task->status, task->priority, _astro_task_nbuffers(task), task->detach, task->destroy);
-}
-
-void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg)
-{
-	/* There is no watchdog (STARPU_WATCHDOG_TIMEOUT) yet: the hook is never called. */
-	(void)hook;
-	(void)hook_arg;
 }
 
 /* -------------------------------------------------- explicit dependencies */

@@ -164,7 +164,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	job->nimpl = (unsigned)nimpl;
 	job->workerid = w->id;
 	task->status = STARPU_TASK_RUNNING;
-	w->current_task = task;
+	__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED); /* the watchdog reads it */
 	_astro_current_task = task;
 	if (_astro_rt.policy->pre_exec_hook)
 		_astro_rt.policy->pre_exec_hook(task, task->sched_ctx);
@@ -188,7 +188,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (_astro_rt.policy->post_exec_hook)
 		_astro_rt.policy->post_exec_hook(task, task->sched_ctx);
-	w->current_task = NULL;
+	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);
 }

@@ -2,6 +2,8 @@
 // implicit data dependencies of sequential consistency.
 #include "helpers.h"
 
+#include <algorithm>
+
 using namespace astro_test;
 
 namespace {
@@ -109,6 +111,188 @@ TEST_F(Deps, NotifyFromAppsReleasesDependent)
 	ASSERT_EQ(starpu_tag_wait(dependent), 0);
 	EXPECT_EQ(g_flag, 1);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+std::atomic<int> g_tag_runs[4];
+
+void count_tag_run(void **, void *arg)
+{
+	g_tag_runs[(uintptr_t)arg]++;
+}
+
+starpu_task *tagged_task(starpu_codelet *cl, starpu_tag_t tag, uintptr_t index, const char *name)
+{
+	starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->cl_arg = (void *)index;
+	t->use_tag = 1;
+	t->tag_id = tag;
+	t->name = name;
+	return t;
+}
+
+// A second task with the tag of a blocked one would replace it, and shutdown
+// would then wait for the first forever: refused, the first still runs.
+TEST_F(Deps, TagOfABlockedTaskIsNotReused)
+{
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	starpu_tag_declare_deps(7101, 1, (starpu_tag_t)7100);
+	starpu_task *first = tagged_task(&cl, 7101, 0, "first");
+	ASSERT_EQ(starpu_task_submit(first), 0);
+	starpu_task *second = tagged_task(&cl, 7101, 1, "second");
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(second); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_submit: task 'second' uses tag 7101, which task 'first' (job ")) << err;
+	EXPECT_TRUE(contains(err, "Use another tag")) << err;
+	EXPECT_EQ(starpu_task_nsubmitted(), 1); // nothing of the second was queued
+	EXPECT_EQ(starpu_tag_get_task(7101), first);
+	starpu_task_destroy(second);
+	starpu_tag_notify_from_apps(7100);
+	ASSERT_EQ(starpu_tag_wait(7101), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_tag_runs[0], 1);
+	EXPECT_EQ(g_tag_runs[1], 0);
+}
+
+std::atomic<bool> g_release{false};
+
+void wait_for_release(void **, void *)
+{
+	while (!g_release)
+		sleep_ms(1);
+}
+
+// The same while the first task runs.
+TEST_F(Deps, TagOfARunningTaskIsNotReused)
+{
+	g_release = false;
+	starpu_codelet blocking = cpu_codelet(wait_for_release, 0, "blocking");
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	starpu_task *first = tagged_task(&blocking, 7200, 0, "running");
+	ASSERT_EQ(starpu_task_submit(first), 0);
+	starpu_task *second = tagged_task(&cl, 7200, 1, "late");
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_submit(second); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "task 'late' uses tag 7200, which task 'running'")) << err;
+	starpu_task_destroy(second);
+	g_release = true;
+	ASSERT_EQ(starpu_tag_wait(7200), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+struct RegenTag
+{
+	std::atomic<int> runs{0};
+	starpu_task *task = nullptr;
+};
+
+void regen_tag_callback(void *arg)
+{
+	auto *r = static_cast<RegenTag *>(arg);
+	if (++r->runs == 3)
+		r->task->regenerate = 0;
+}
+
+// A tag is free again once its task completed: a new task, a task after
+// starpu_tag_remove(), a regenerated task all take it.
+TEST_F(Deps, TagIsReusedOnceItsTaskCompleted)
+{
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7300, 0, "one")), 0);
+		ASSERT_EQ(starpu_tag_wait(7300), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7300, 1, "two")), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_tag_remove(7300);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7300, 2, "three")), 0);
+		ASSERT_EQ(starpu_tag_wait(7300), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(g_tag_runs[0], 1);
+	EXPECT_EQ(g_tag_runs[1], 1);
+	EXPECT_EQ(g_tag_runs[2], 1);
+
+	RegenTag regen;
+	starpu_task task;
+	starpu_task_init(&task);
+	regen.task = &task;
+	task.cl = &cl;
+	task.cl_arg = (void *)(uintptr_t)3;
+	task.use_tag = 1;
+	task.tag_id = 7301;
+	task.regenerate = 1;
+	task.callback_func = regen_tag_callback;
+	task.callback_arg = &regen;
+	err = stderr_of([&] {
+		ASSERT_EQ(starpu_task_submit(&task), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(g_tag_runs[3], 3);
+	starpu_task_clean(&task);
+}
+
+// A cycle of tag dependencies would block its tasks forever: the declaration
+// closing it is refused whole, naming the cycle.
+TEST_F(Deps, TagCycleIsRefusedAtDeclaration)
+{
+	for (auto &r : g_tag_runs)
+		r = 0;
+	std::string err = stderr_of([] { starpu_tag_declare_deps(7400, 1, (starpu_tag_t)7400); });
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_tag_declare_deps: tag 7400 cannot depend on these tags, "
+				  "it would close the dependency cycle 7400 -> 7400 ")) << err;
+	EXPECT_TRUE(contains(err, "nothing declared")) << err;
+
+	err = stderr_of([] {
+		starpu_tag_declare_deps(7501, 1, (starpu_tag_t)7500);
+		starpu_tag_declare_deps(7500, 1, (starpu_tag_t)7501);
+	});
+	EXPECT_TRUE(contains(err, "cycle 7500 -> 7501 -> 7500 ")) << err;
+
+	// Longer, and closed by one dependency among several: none is declared.
+	err = stderr_of([] {
+		starpu_tag_declare_deps(7601, 1, (starpu_tag_t)7600);
+		starpu_tag_declare_deps(7602, 1, (starpu_tag_t)7601);
+		starpu_tag_declare_deps(7603, 2, (starpu_tag_t)7602, (starpu_tag_t)7601);
+		starpu_tag_declare_deps(7600, 2, (starpu_tag_t)7699, (starpu_tag_t)7603);
+	});
+	EXPECT_TRUE(contains(err, "tag 7600 cannot depend on these tags, it would close the dependency cycle 7600 -> 7603 -> 760")) << err;
+	EXPECT_TRUE(contains(err, "-> 7600 (a -> b: a depends on b)")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+	// Nothing was declared: the tasks run, the first ones depending on nothing.
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	err = stderr_of([&] {
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7400, 0, "self")), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7500, 1, "pair")), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7600, 2, "head")), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7601, 2, "chain")), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7602, 2, "chain")), 0);
+		ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7603, 2, "chain")), 0);
+		starpu_tag_t all[] = { 7400, 7500, 7603 };
+		ASSERT_EQ(starpu_tag_wait_array(3, all), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(g_tag_runs[0], 1);
+	EXPECT_EQ(g_tag_runs[1], 1);
+	EXPECT_EQ(g_tag_runs[2], 4);
+
+	// A diamond is no cycle.
+	err = stderr_of([] {
+		starpu_tag_declare_deps(7701, 1, (starpu_tag_t)7700);
+		starpu_tag_declare_deps(7702, 1, (starpu_tag_t)7700);
+		starpu_tag_declare_deps(7703, 2, (starpu_tag_t)7701, (starpu_tag_t)7702);
+	});
+	EXPECT_EQ(err, "");
 }
 
 std::atomic<int> g_done{0};

@@ -261,6 +261,92 @@ TEST_F(Tasks, WaitOnDetachedTaskIsRefused)
 	starpu_task_clean(&task);
 }
 
+// A task made but never submitted would be waited for forever: refused at once.
+TEST_F(Tasks, WaitOnNeverSubmittedTaskIsRefused)
+{
+	starpu_codelet cl = cpu_codelet(count_func, 0, "never_submitted");
+	starpu_task *created = starpu_task_create();
+	created->cl = &cl;
+	created->detach = 0;
+	created->destroy = 0;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_task_wait(created); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_wait: task 'never_submitted' was never submitted")) << err;
+	EXPECT_TRUE(contains(err, "submit it first")) << err;
+
+	// A task of starpu_task_init() whose job exists (dependencies were declared on it).
+	starpu_task inited;
+	starpu_task_init(&inited);
+	inited.cl = &cl;
+	inited.detach = 0;
+	starpu_task_declare_deps(&inited, 1, created);
+	err = stderr_of([&] { ret = starpu_task_wait(&inited); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "was never submitted")) << err;
+
+	// Once submitted, both are waited for as usual, and again once complete.
+	ASSERT_EQ(starpu_task_submit(&inited), 0);
+	ASSERT_EQ(starpu_task_submit(created), 0);
+	EXPECT_EQ(starpu_task_wait(&inited), 0);
+	EXPECT_EQ(starpu_task_wait(created), 0);
+	err = stderr_of([&] { ret = starpu_task_wait(created); });
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(g_runs, 2);
+	starpu_task_clean(&inited);
+	starpu_task_destroy(created);
+}
+
+struct WaitRegenState
+{
+	std::atomic<int> callbacks{0};
+	std::atomic<bool> waiting{false};
+	starpu_task *task = nullptr;
+};
+
+void note_wait_begins(const astro_event *, void *arg)
+{
+	static_cast<WaitRegenState *>(arg)->waiting = true;
+}
+
+void wait_regen_callback(void *arg)
+{
+	auto *s = static_cast<WaitRegenState *>(arg);
+	if (++s->callbacks < 20)
+		return;
+	// Stop once the application waits (and has read the task's flags: no data race on the bitfield).
+	if (!s->waiting)
+		return;
+	s->task->regenerate = 0;
+}
+
+// A regenerated task passes through "not submitted" between its rounds: waiting on it is no error.
+TEST_F(Tasks, WaitOnRegeneratedTaskWaitsForTheLastRound)
+{
+	WaitRegenState state;
+	int observer = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_APP_WAIT_BEGIN) | ASTRO_OBSERVE_UNTIMED, note_wait_begins, &state);
+	ASSERT_GE(observer, 0);
+	starpu_task task;
+	starpu_task_init(&task);
+	state.task = &task;
+	task.cl = &count_cl_;
+	task.callback_func = wait_regen_callback;
+	task.callback_arg = &state;
+	task.regenerate = 1;
+	task.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	ASSERT_TRUE(wait_until([&] { return state.callbacks >= 2; }));
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_task_wait(&task); });
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(err, "");
+	EXPECT_GE(state.callbacks, 20);
+	EXPECT_EQ(g_runs, state.callbacks);
+	EXPECT_EQ(astro_observe_unsubscribe(observer), 0);
+	starpu_task_clean(&task);
+}
+
 void cuda_only(void **, void *) {}
 
 TEST_F(Tasks, CudaOnlyCodeletIsRefused)

@@ -1,0 +1,264 @@
+// The watchdog (STARPU_WATCHDOG_TIMEOUT, _CRASH, _DELAY, the hook): when no
+// task completes for the timeout while tasks are pending, it says what is
+// stuck. Every stall here is made on purpose (a task waiting for a flag, a tag
+// never notified, a policy that forgets tasks) and undone once the report was
+// seen, so no test depends on how fast the machine is.
+#include "helpers.h"
+
+#include <fcntl.h>
+#include <sstream>
+
+using namespace astro_test;
+
+namespace {
+
+// stderr (fd 2) goes to a file while the object lives, readable at any time:
+// the report comes from the watchdog's thread while the test waits for it.
+class StderrFile
+{
+public:
+	StderrFile()
+	{
+		fflush(stderr);
+		path_ = dir_.file("stderr");
+		fd_ = open(path_.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0600);
+		saved_ = dup(2);
+		dup2(fd_, 2);
+	}
+	~StderrFile() { stop(); }
+	std::string text() const
+	{
+		std::ifstream in(path_);
+		std::stringstream ss;
+		ss << in.rdbuf();
+		return ss.str();
+	}
+	// Waits (20 s at most) until every needle was printed.
+	bool wait_for(const std::vector<std::string> &needles) const
+	{
+		return wait_until(
+			[&] {
+				std::string t = text();
+				for (const std::string &n : needles)
+					if (!contains(t, n))
+						return false;
+				return true;
+			},
+			20000);
+	}
+	std::string stop()
+	{
+		if (saved_ >= 0) {
+			fflush(stderr);
+			dup2(saved_, 2);
+			close(saved_);
+			close(fd_);
+			saved_ = -1;
+		}
+		return text();
+	}
+
+private:
+	TempDir dir_;
+	std::string path_;
+	int fd_ = -1, saved_ = -1;
+};
+
+std::atomic<bool> g_release{false};
+std::atomic<bool> g_started{false};
+std::atomic<int> g_runs{0};
+
+void wait_for_release(void **, void *)
+{
+	g_started = true;
+	while (!g_release)
+		sleep_ms(1);
+	g_runs++;
+}
+
+void count_run(void **, void *)
+{
+	g_runs++;
+}
+
+starpu_codelet g_blocking_cl = cpu_codelet(wait_for_release, 0, "blocker");
+starpu_codelet g_count_cl = cpu_codelet(count_run, 0, "count");
+
+starpu_task *named_task(starpu_codelet *cl, const char *name)
+{
+	starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->name = name;
+	return t;
+}
+
+class Watchdog : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		g_release = false;
+		g_started = false;
+		g_runs = 0;
+	}
+	void TearDown() override
+	{
+		g_release = true;
+		starpu_task_watchdog_set_hook(nullptr, nullptr);
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	ScopedEnv timeout_{"STARPU_WATCHDOG_TIMEOUT", "200000"};
+	ScopedEnv crash_{"STARPU_WATCHDOG_CRASH", nullptr};
+	ScopedEnv delay_{"STARPU_WATCHDOG_DELAY", nullptr};
+	ScopedEnv sched_{"STARPU_SCHED", "eager"};
+};
+
+// A task runs long, one waits for it, one waits for a tag nobody notifies, one
+// waits in the worker's local queue: the report names each.
+TEST_F(Watchdog, ReportsWhatIsStuck)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	starpu_task *blocker = named_task(&g_blocking_cl, "blocker");
+	ASSERT_EQ(starpu_task_submit(blocker), 0);
+	ASSERT_TRUE(wait_until([] { return g_started.load(); }, 20000));
+	starpu_task *after = named_task(&g_count_cl, "after_blocker");
+	starpu_task_declare_deps(after, 1, blocker);
+	ASSERT_EQ(starpu_task_submit(after), 0);
+	starpu_tag_declare_deps(8101, 1, (starpu_tag_t)8100);
+	starpu_task *tagged = named_task(&g_count_cl, "tagged");
+	tagged->use_tag = 1;
+	tagged->tag_id = 8101;
+	ASSERT_EQ(starpu_task_submit(tagged), 0);
+	starpu_task *queued = named_task(&g_count_cl, "queued");
+	queued->execute_on_a_specific_worker = 1;
+	queued->workerid = 0;
+	ASSERT_EQ(starpu_task_submit(queued), 0);
+
+	bool seen = err.wait_for({
+		"[astrolabe] watchdog: no task completed for ",
+		" while 4 submitted tasks are not complete (STARPU_WATCHDOG_TIMEOUT=200000 us); scheduling policy 'eager'. What is stuck:\n",
+		"[astrolabe] watchdog:   worker 0 (CPU 0): runs task 'blocker' (job ",
+		"1 tasks in its local queue: 'queued' (job ",
+		"[astrolabe] watchdog:   tag 8101 (task 'tagged', job ",
+		") waits for tag 8100 (no task with it yet: submit one or call starpu_tag_notify_from_apps)\n",
+		"task 'after_blocker' (job ",
+		") is blocked, 1 dependencies left: waits for task 'blocker' (job ",
+		"task 'tagged' (job ",
+		") is blocked, 1 dependencies left: waits for the dependencies of its tag 8101 (above)\n",
+		"[astrolabe] watchdog: 2 ready tasks (nready), 2 blocked, 0 held by policy 'eager' with no worker running them\n",
+		"[astrolabe] watchdog: set STARPU_WATCHDOG_CRASH=1 to abort here",
+	});
+	g_release = true;
+	starpu_tag_notify_from_apps(8100);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 4);
+}
+
+// A policy that loses its tasks hangs the application: the report says which
+// policy holds them. (This one gives them back at starpu_do_schedule(), so
+// that the test ends.)
+TEST_F(Watchdog, NamesThePolicyThatHoldsTasks)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("sched_drops.so"));
+	ScopedEnv path("STARPU_PLUGIN_PATH", build_plugin_path() + ":" + dir.path());
+	ScopedEnv sched("STARPU_SCHED", "drops");
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ASSERT_EQ(policy_name(), "drops");
+	StderrFile err;
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(starpu_task_submit(named_task(&g_count_cl, "dropped")), 0);
+	bool seen = err.wait_for({
+		"scheduling policy 'drops'. What is stuck:\n",
+		"[astrolabe] watchdog:   worker 0 (CPU 0): runs no task; 0 tasks in its local queue\n",
+		"[astrolabe] watchdog:   task 'dropped' (job ",
+		") is ready, pushed to policy 'drops', which gave it to no worker\n",
+		"[astrolabe] watchdog: 3 ready tasks (nready), 0 blocked, 3 held by policy 'drops' with no worker running them "
+		"(a policy that keeps tasks from the workers hangs the application)\n",
+	});
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 3);
+}
+
+std::atomic<int> g_hook_calls{0};
+
+void count_hook(void *arg)
+{
+	if (arg == &g_hook_calls)
+		g_hook_calls++;
+}
+
+// starpu_task_watchdog_set_hook(): the hook is called instead of the report.
+TEST_F(Watchdog, HookReplacesTheReport)
+{
+	g_hook_calls = 0;
+	starpu_task_watchdog_set_hook(count_hook, &g_hook_calls);
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	ASSERT_EQ(starpu_task_submit(named_task(&g_blocking_cl, "blocker")), 0);
+	bool called = wait_until([] { return g_hook_calls > 0; }, 20000);
+	g_release = true;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string text = err.stop();
+	EXPECT_TRUE(called);
+	EXPECT_EQ(text, "");
+}
+
+// Nothing pending, nothing to say; and nothing before STARPU_WATCHDOG_DELAY.
+TEST_F(Watchdog, QuietWhenIdleAndDuringTheDelay)
+{
+	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "20000");
+	{
+		ASSERT_EQ(init_with_ncpus(1), 0);
+		StderrFile err;
+		sleep_ms(300);
+		starpu_shutdown();
+		EXPECT_EQ(err.stop(), "");
+	}
+	ScopedEnv delay("STARPU_WATCHDOG_DELAY", "600000000"); // 10 minutes
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	ASSERT_EQ(starpu_task_submit(named_task(&g_blocking_cl, "blocker")), 0);
+	sleep_ms(300);
+	g_release = true;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_shutdown();
+	EXPECT_EQ(err.stop(), "");
+}
+
+TEST_F(Watchdog, NegativeTimeoutIsRefused)
+{
+	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "-5");
+	std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+	EXPECT_EQ(err, "[astrolabe] error: STARPU_WATCHDOG_TIMEOUT=-5: a duration in microseconds cannot be negative: the watchdog stays off\n");
+}
+
+void stuck_forever()
+{
+	if (init_with_ncpus(1) != 0)
+		exit(3);
+	starpu_task *t = starpu_task_create();
+	t->cl = &g_blocking_cl;
+	t->name = "stuck";
+	if (starpu_task_submit(t) != 0)
+		exit(4);
+	sleep(60); // the watchdog aborts long before
+	exit(5);
+}
+
+TEST(WatchdogDeathTest, CrashAbortsAfterTheReport)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "200000");
+	ScopedEnv crash("STARPU_WATCHDOG_CRASH", "1");
+	EXPECT_DEATH(stuck_forever(), "What is stuck:\n.*runs task 'stuck' \\(job [0-9]+\\).*\n"
+				      "\\[astrolabe\\] watchdog: no task completed for [0-9.]+ s: aborting, as STARPU_WATCHDOG_CRASH=1 asks\n");
+}
+
+} // namespace
