@@ -290,6 +290,54 @@ static int driver_worker_count(const struct astro_driver *d)
 	return n;
 }
 
+/* ------------------------------------------------------- explicit binding */
+
+/* Processing unit of a core: its first one (hwloc logical indexes). */
+static int core_first_pu(unsigned core)
+{
+	hwloc_obj_t obj = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, core % _astro_rt.ncores);
+	hwloc_obj_t pu = obj ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, obj->cpuset, HWLOC_OBJ_PU, 0) : NULL;
+	return pu ? (int)pu->logical_index : (int)(core % _astro_rt.npus);
+}
+
+/* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
+ * the workers in order (env_nbindid 0: neither applies). */
+static int env_bindid[STARPU_NMAXWORKERS];
+static unsigned env_nbindid;
+
+/* Reads the worker lists of the environment: like StarPU, they replace
+ * conf.workers_bindid (unless the conf takes precedence), CPUID wins over
+ * COREID, and a list shorter than the workers is repeated. */
+static void read_env_bindids(void)
+{
+	const char *cpuid = getenv("STARPU_WORKERS_CPUID"), *coreid = getenv("STARPU_WORKERS_COREID");
+	const struct starpu_conf *conf = &_astro_rt.conf;
+
+	env_nbindid = 0;
+	if (!cpuid && !coreid)
+		return;
+	if (conf->use_explicit_workers_bindid && conf->precedence_over_environment_variables)
+		return;
+	if (cpuid && coreid)
+		_astro_warn("STARPU_WORKERS_CPUID and STARPU_WORKERS_COREID are both set: STARPU_WORKERS_COREID is ignored");
+	bool cores = !cpuid;
+	const char *var = cores ? "STARPU_WORKERS_COREID" : "STARPU_WORKERS_CPUID";
+	const char *what = cores ? "core" : "processing unit";
+	unsigned limit = cores ? _astro_rt.ncores : _astro_rt.npus;
+	unsigned ids[STARPU_NMAXWORKERS];
+	struct _astro_parse_error err;
+	int n = _astro_parse_id_list(cores ? coreid : cpuid, limit, ids, STARPU_NMAXWORKERS, &err);
+	if (n < 0) {
+		const char *text = cores ? coreid : cpuid;
+		_astro_error("%s: '%.*s' %s: the variable is ignored (give %s ids from 0 to %u separated by blanks, "
+			     "or ranges like 0-3 and 2-)", var, (int)MIN(err.len, 64), text + err.at, err.why, what, limit - 1);
+		return;
+	}
+	for (unsigned i = 0; n > 0 && i < STARPU_NMAXWORKERS; i++)
+		env_bindid[i] = cores ? core_first_pu(ids[i % (unsigned)n]) : (int)ids[i % (unsigned)n];
+	env_nbindid = n > 0 ? STARPU_NMAXWORKERS : 0;
+}
+
 static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 {
 	struct _astro_worker *w;
@@ -314,13 +362,13 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	w->perf_arch.devices = &w->perf_device;
 	if (_astro_rt.nobind) {
 		w->bindid = -1;
+	} else if (env_nbindid) {
+		w->bindid = env_bindid[w->id];
 	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
 		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
 	} else {
-		/* One core each, first PU of the core; wrap when there are more workers than cores. */
-		hwloc_obj_t core = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, (unsigned)w->id % _astro_rt.ncores);
-		hwloc_obj_t pu = core ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, core->cpuset, HWLOC_OBJ_PU, 0) : NULL;
-		w->bindid = pu ? (int)pu->logical_index : (int)((unsigned)w->id % _astro_rt.npus);
+		/* One core each; wrap when there are more workers than cores. */
+		w->bindid = core_first_pu((unsigned)w->id);
 	}
 	return w;
 }
@@ -338,6 +386,7 @@ int _astro_workers_start(void)
 	spin_polls = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_POLLS", 64);
 	spin_backoff_max = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_BACKOFF", 64);
 	spin_yield_after = (unsigned)starpu_get_env_number_default("ASTRO_SPIN_YIELD_AFTER", 8);
+	read_env_bindids();
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
