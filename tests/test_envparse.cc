@@ -342,3 +342,32 @@ TEST(WorkersCpuid, NobindWins)
 	EXPECT_EQ(starpu_worker_get_bindid(0), -1);
 	starpu_shutdown();
 }
+
+// ------------------------------------------- other variables, same parsers
+
+TEST(IdlePower, BadValueIsReportedNotTakenAsZero)
+{
+	ScopedEnv prof("STARPU_PROFILING", "1"), stats("STARPU_WORKER_STATS", "1"), to("STARPU_WORKER_STATS_FILE", nullptr);
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	auto summary = [] {
+		return stderr_of([] {
+			ASSERT_EQ(starpu_init(nullptr), 0);
+			starpu_shutdown();
+		});
+	};
+	{
+		ScopedEnv power("STARPU_IDLE_POWER", "2.5");
+		std::string out = summary();
+		EXPECT_TRUE(contains(out, "Idle energy: ")) << out;
+		EXPECT_FALSE(contains(out, "[astrolabe]")) << out;
+	}
+	{
+		// atof() read "2,5" as 2 and "watts" as 0 without a word.
+		ScopedEnv power("STARPU_IDLE_POWER", "2,5");
+		std::string out = summary();
+		EXPECT_TRUE(contains(out, "[astrolabe]")) << out;
+		EXPECT_TRUE(contains(out, "STARPU_IDLE_POWER='2,5' is not a number")) << out;
+		EXPECT_FALSE(contains(out, "Idle energy: ")) << out;
+	}
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+}
