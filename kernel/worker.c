@@ -301,9 +301,9 @@ static int core_first_pu(unsigned core)
 }
 
 /* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
- * the workers in order (env_nbindid 0: neither applies). */
+ * the workers in order, when env_bindid_set. */
 static int env_bindid[STARPU_NMAXWORKERS];
-static unsigned env_nbindid;
+static bool env_bindid_set;
 
 /* Reads the worker lists of the environment: like StarPU, they replace
  * conf.workers_bindid (unless the conf takes precedence), CPUID wins over
@@ -313,7 +313,7 @@ static void read_env_bindids(void)
 	const char *cpuid = getenv("STARPU_WORKERS_CPUID"), *coreid = getenv("STARPU_WORKERS_COREID");
 	const struct starpu_conf *conf = &_astro_rt.conf;
 
-	env_nbindid = 0;
+	env_bindid_set = false;
 	if (!cpuid && !coreid)
 		return;
 	if (conf->use_explicit_workers_bindid && conf->precedence_over_environment_variables)
@@ -321,21 +321,22 @@ static void read_env_bindids(void)
 	if (cpuid && coreid)
 		_astro_warn("STARPU_WORKERS_CPUID and STARPU_WORKERS_COREID are both set: STARPU_WORKERS_COREID is ignored");
 	bool cores = !cpuid;
-	const char *var = cores ? "STARPU_WORKERS_COREID" : "STARPU_WORKERS_CPUID";
+	const char *var = cores ? "STARPU_WORKERS_COREID" : "STARPU_WORKERS_CPUID", *text = cores ? coreid : cpuid;
 	const char *what = cores ? "core" : "processing unit";
 	unsigned limit = cores ? _astro_rt.ncores : _astro_rt.npus;
 	unsigned ids[STARPU_NMAXWORKERS];
 	struct _astro_parse_error err;
-	int n = _astro_parse_id_list(cores ? coreid : cpuid, limit, ids, STARPU_NMAXWORKERS, &err);
+	int n = _astro_parse_id_list(text, limit, ids, STARPU_NMAXWORKERS, &err);
 	if (n < 0) {
-		const char *text = cores ? coreid : cpuid;
 		_astro_error("%s: '%.*s' %s: the variable is ignored (give %s ids from 0 to %u separated by blanks, "
 			     "or ranges like 0-3 and 2-)", var, (int)MIN(err.len, 64), text + err.at, err.why, what, limit - 1);
 		return;
 	}
-	for (unsigned i = 0; n > 0 && i < STARPU_NMAXWORKERS; i++)
+	if (n == 0)
+		return;	/* blanks only: as if unset */
+	for (unsigned i = 0; i < STARPU_NMAXWORKERS; i++)
 		env_bindid[i] = cores ? core_first_pu(ids[i % (unsigned)n]) : (int)ids[i % (unsigned)n];
-	env_nbindid = n > 0 ? STARPU_NMAXWORKERS : 0;
+	env_bindid_set = true;
 }
 
 static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
@@ -362,7 +363,7 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	w->perf_arch.devices = &w->perf_device;
 	if (_astro_rt.nobind) {
 		w->bindid = -1;
-	} else if (env_nbindid) {
+	} else if (env_bindid_set) {
 		w->bindid = env_bindid[w->id];
 	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
 		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
