@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 what=${1:-demo}
 [ $# -gt 0 ] && shift
 
-DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev"
+DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
 missing=
 for p in $DEPS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -473,10 +473,9 @@ int _astro_plugins_load(void)
 		plugin_load_dir(builtin, false);
 	const char *path = getenv("STARPU_PLUGIN_PATH");
 	if (path) {
-		char **dirs = g_strsplit(path, ":", -1);
+		char **dirs = _astro_parse_path_list(path, false);
 		for (char **dir = dirs; *dir; dir++)
-			if (**dir)
-				plugin_load_dir(*dir, true);
+			plugin_load_dir(*dir, true);
 		g_strfreev(dirs);
 	}
 	sched_lib_load();

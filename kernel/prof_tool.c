@@ -653,12 +653,9 @@ void _astro_prof_tool_load(void)
 	load_process_tool();
 	const char *list = getenv("STARPU_PROF_TOOL");
 	if (list && *list) {
-		char **entries = g_strsplit(list, ":", -1);
-		for (char **e = entries; *e; e++) {
-			g_strstrip(*e);
-			if (**e)
-				load_named_tool(*e);
-		}
+		char **entries = _astro_parse_path_list(list, true);
+		for (char **e = entries; *e; e++)
+			load_named_tool(*e);
 		g_strfreev(entries);
 	}
 	/* The kernel's init moment passed before any tool could be loaded: these two are fired here. */

@@ -1004,9 +1004,9 @@ static void display_worker_summary(FILE *out)
 		split_sum[STATE_SLEEPING], PCT(split_sum[STATE_SLEEPING]), split_sum[STATE_SCHEDULING],
 		PCT(split_sum[STATE_SCHEDULING]), overhead, PCT(overhead));
 #undef PCT
-	const char *idle_power = starpu_getenv("STARPU_IDLE_POWER");
-	if (idle_power) {
-		double idle_energy = atof(idle_power) * overall_ms / 1000.0;
+	float idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", NAN);
+	if (!isnan(idle_power)) {
+		double idle_energy = idle_power * overall_ms / 1000.0;
 		fprintf(out, "Idle energy: %.2f J\n", idle_energy);
 		fprintf(out, "Total energy: %.2f J\n", energy_sum + idle_energy);
 	}

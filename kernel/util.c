@@ -21,14 +21,6 @@ char *starpu_getenv(const char *str)
 	return str ? getenv(str) : NULL;
 }
 
-/* True when only blanks are left at s. */
-static int only_blanks(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
-
 static void report_bad_value(const char *name, const char *value, const char *what)
 {
 	_astro_error("%s='%s' is not %s: ignored, using the default", name, value, what);
@@ -37,17 +29,13 @@ static void report_bad_value(const char *name, const char *value, const char *wh
 int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out)
 {
 	const char *value = starpu_getenv(name);
-	char *end;
-	long v;
 
 	if (!value)
 		return 0;
-	errno = 0;
-	v = strtol(value, &end, 10);
-	bool number = end != value && only_blanks(end) && errno != ERANGE && v >= INT_MIN && v <= INT_MAX;
-	if (number && v >= min && v <= max)
-	{
-		*out = (int)v;
+	int v;
+	bool number = _astro_parse_int(value, &v) == 0;
+	if (number && v >= min && v <= max) {
+		*out = v;
 		return 1;
 	}
 	char why[64], instead[48];
@@ -88,60 +76,29 @@ int _astro_env_int_in(const char *name, int min, int max, int fallback)
 float starpu_get_env_float_default(const char *str, float defvalue)
 {
 	const char *value = starpu_getenv(str);
-	char *end;
 	float v;
 
 	if (!value)
 		return defvalue;
-	errno = 0;
-	v = strtof(value, &end);
-	if (end == value || !only_blanks(end) || errno == ERANGE || isnan(v))
-	{
+	if (_astro_parse_float(value, &v) != 0) {
 		report_bad_value(str, value, "a number");
 		return defvalue;
 	}
 	return v;
 }
 
-/* Multiplier of a size suffix (B, K, KB, M, MB, ... any case), 0 if unknown. */
-static int64_t size_unit(const char *suffix)
-{
-	static const char units[] = "BKMGT";
-	const char *u;
-	size_t len = strlen(suffix);
-
-	while (len && isspace((unsigned char)suffix[len - 1]))
-		len--;
-	if (len == 0)
-		return 1;
-	if (len > 2 || (len == 2 && toupper((unsigned char)suffix[1]) != 'B'))
-		return 0;
-	u = strchr(units, toupper((unsigned char)suffix[0]));
-	if (!u || *u == '\0' || (len == 2 && *u == 'B'))
-		return 0;
-	return (int64_t)1 << (10 * (u - units));
-}
-
 int64_t starpu_get_env_size_default(const char *str, int64_t defval)
 {
 	const char *value = starpu_getenv(str);
-	char *end;
-	long long v;
-	int64_t unit;
+	int64_t v;
 
 	if (!value)
 		return defval;
-	errno = 0;
-	v = strtoll(value, &end, 10);
-	while (isspace((unsigned char)*end))
-		end++;
-	unit = size_unit(end);
-	if (end == value || errno == ERANGE || v < 0 || unit == 0 || v > INT64_MAX / unit)
-	{
+	if (_astro_parse_size(value, &v) != 0) {
 		report_bad_value(str, value, "a size (a number with an optional B, K, M, G or T suffix)");
 		return defval;
 	}
-	return (int64_t)v * unit;
+	return v;
 }
 
 char *starpu_get_env_string_var_default(const char *str, const char *defvalue)

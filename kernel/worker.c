@@ -294,6 +294,55 @@ static int driver_worker_count(const struct astro_driver *d)
 	return n;
 }
 
+/* ------------------------------------------------------- explicit binding */
+
+/* Processing unit of a core: its first one (hwloc logical indexes). */
+static int core_first_pu(unsigned core)
+{
+	hwloc_obj_t obj = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, core % _astro_rt.ncores);
+	hwloc_obj_t pu = obj ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, obj->cpuset, HWLOC_OBJ_PU, 0) : NULL;
+	return pu ? (int)pu->logical_index : (int)(core % _astro_rt.npus);
+}
+
+/* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
+ * the workers in order, when env_bindid_set. */
+static int env_bindid[STARPU_NMAXWORKERS];
+static bool env_bindid_set;
+
+/* Reads the worker lists of the environment: like StarPU, they replace
+ * conf.workers_bindid (unless the conf takes precedence), CPUID wins over
+ * COREID, and a list shorter than the workers is repeated. */
+static void read_env_bindids(void)
+{
+	const char *cpuid = getenv("STARPU_WORKERS_CPUID"), *coreid = getenv("STARPU_WORKERS_COREID");
+	const struct starpu_conf *conf = &_astro_rt.conf;
+
+	env_bindid_set = false;
+	if (!cpuid && !coreid)
+		return;
+	if (conf->use_explicit_workers_bindid && conf->precedence_over_environment_variables)
+		return;
+	if (cpuid && coreid)
+		_astro_warn("STARPU_WORKERS_CPUID and STARPU_WORKERS_COREID are both set: STARPU_WORKERS_COREID is ignored");
+	bool cores = !cpuid;
+	const char *var = cores ? "STARPU_WORKERS_COREID" : "STARPU_WORKERS_CPUID", *text = cores ? coreid : cpuid;
+	const char *what = cores ? "core" : "processing unit";
+	unsigned limit = cores ? _astro_rt.ncores : _astro_rt.npus;
+	unsigned ids[STARPU_NMAXWORKERS];
+	struct _astro_parse_error err;
+	int n = _astro_parse_id_list(text, limit, ids, STARPU_NMAXWORKERS, &err);
+	if (n < 0) {
+		_astro_error("%s: '%.*s' %s: the variable is ignored (give %s ids from 0 to %u separated by blanks, "
+			     "or ranges like 0-3 and 2-)", var, (int)MIN(err.len, 64), text + err.at, err.why, what, limit - 1);
+		return;
+	}
+	if (n == 0)
+		return;	/* blanks only: as if unset */
+	for (unsigned i = 0; i < STARPU_NMAXWORKERS; i++)
+		env_bindid[i] = cores ? core_first_pu(ids[i % (unsigned)n]) : (int)ids[i % (unsigned)n];
+	env_bindid_set = true;
+}
+
 static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 {
 	struct _astro_worker *w;
@@ -318,13 +367,13 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	w->perf_arch.devices = &w->perf_device;
 	if (_astro_rt.nobind) {
 		w->bindid = -1;
+	} else if (env_bindid_set) {
+		w->bindid = env_bindid[w->id];
 	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
 		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
 	} else {
-		/* One core each, first PU of the core; wrap when there are more workers than cores. */
-		hwloc_obj_t core = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, (unsigned)w->id % _astro_rt.ncores);
-		hwloc_obj_t pu = core ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, core->cpuset, HWLOC_OBJ_PU, 0) : NULL;
-		w->bindid = pu ? (int)pu->logical_index : (int)((unsigned)w->id % _astro_rt.npus);
+		/* One core each; wrap when there are more workers than cores. */
+		w->bindid = core_first_pu((unsigned)w->id);
 	}
 	return w;
 }
@@ -342,6 +391,7 @@ int _astro_workers_start(void)
 	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
 	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
 	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
+	read_env_bindids();
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
