@@ -633,11 +633,16 @@ static void lock_file(int fd, short type, const char *path)
 /* Adds what b measured since it last met the file to into (the file's block). */
 static void merge_block(struct starpu_perfmodel *model, struct _astro_pm_block *into, const struct _astro_pm_block *b)
 {
+	bool changed = false;
 	for (unsigned i = 0; i < b->nentries; i++) {
 		const struct _astro_pm_entry *e = b->entries[i];
 		struct _astro_pm_entry *d = _astro_pm_block_find(into, e->h.footprint);
+		/* Unchanged entries keep the file's text: a load and save leaves StarPU's file as it was. */
+		if (d && e->h.nsample == e->base_nsample && e->h.sum == e->base_sum && e->h.sum2 == e->base_sum2)
+			continue;
 		if (!d && !(d = _astro_pm_block_add(into, e->h.footprint, e->h.size)))
 			continue;
+		changed = true;
 		if (e->h.nsample < e->base_nsample) {
 			/* Flushed in this run: what it kept since replaces the entry. */
 			d->h.sum = e->h.sum, d->h.sum2 = e->h.sum2, d->h.nsample = e->h.nsample;
@@ -652,6 +657,8 @@ static void merge_block(struct starpu_perfmodel *model, struct _astro_pm_block *
 	}
 	struct starpu_perfmodel_regression_model *r = &into->pub.regression;
 	const struct starpu_perfmodel_regression_model *m = &b->pub.regression, *base = &b->base_reg;
+	if (!changed && m->nsample == base->nsample)
+		return;
 	r->sumlnx += m->sumlnx - base->sumlnx;
 	r->sumlnx2 += m->sumlnx2 - base->sumlnx2;
 	r->sumlny += m->sumlny - base->sumlny;
