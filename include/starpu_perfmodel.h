@@ -1,10 +1,19 @@
-/* Performance models of the StarPU API (the struct a codelet points to). */
+/*
+ * Performance models of the StarPU 1.4 API: the struct a codelet points to,
+ * the architectures models are kept for, the history and regression data,
+ * and the functions that load, feed, save and print models (models/).
+ * All times are in µs.
+ */
 #ifndef __STARPU_PERFMODEL_H__
 #define __STARPU_PERFMODEL_H__
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <starpu_config.h>
+/* Before starpu_worker.h, whose prototypes name it. */
+struct starpu_task;
+#include <starpu_worker.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,34 +26,94 @@ struct starpu_codelet;
 enum starpu_perfmodel_type
 {
 	STARPU_PERFMODEL_INVALID = 0,
-	STARPU_PER_WORKER,
-	STARPU_PER_ARCH,
-	STARPU_COMMON,
-	STARPU_HISTORY_BASED,
-	STARPU_REGRESSION_BASED,
-	STARPU_NL_REGRESSION_BASED,
-	STARPU_MULTIPLE_REGRESSION_BASED
+	STARPU_PER_WORKER,              /**< worker_cost_function(task, workerid, nimpl) */
+	STARPU_PER_ARCH,                /**< arch_cost_function, or the per-devices functions */
+	STARPU_COMMON,                  /**< cost_function(task, nimpl) / the arch's relative speedup */
+	STARPU_HISTORY_BASED,           /**< the mean of past executions with the same footprint */
+	STARPU_REGRESSION_BASED,        /**< alpha·size^beta, fitted on-line */
+	STARPU_NL_REGRESSION_BASED,     /**< a·size^b + c, fitted when the model is saved */
+	STARPU_MULTIPLE_REGRESSION_BASED /**< not supported yet: predictions are NaN */
 };
 
 /** One processing-unit type of an architecture. */
 struct starpu_perfmodel_device
 {
-	int type;
+	enum starpu_worker_archtype type;
 	int devid;
 	int ncores;
 };
 
-/** An architecture a model keeps measurements for. */
+/** An architecture a model keeps measurements for (a "combination" of devices). */
 struct starpu_perfmodel_arch
 {
 	int ndevices;
 	struct starpu_perfmodel_device *devices;
 };
 
+/** One footprint's measurements. */
+struct starpu_perfmodel_history_entry
+{
+	double mean;
+	double deviation;               /**< population standard deviation */
+	double sum;
+	double sum2;
+	unsigned nsample;
+	unsigned nerror;                /**< samples rejected as outliers (not saved) */
+	uint32_t footprint;
+	size_t size;
+	double flops;
+	double duration;
+	uint64_t tag;
+	double *parameters;
+};
+
+/** The entries of one architecture, in file order. */
+struct starpu_perfmodel_history_list
+{
+	struct starpu_perfmodel_history_list *next;
+	struct starpu_perfmodel_history_entry *entry;
+};
+
+struct starpu_perfmodel_history_table;
+
+/** Regression state of one architecture: running log-log sums and fitted parameters. */
+struct starpu_perfmodel_regression_model
+{
+	double sumlny;
+	double sumlnx;
+	double sumlnx2;
+	unsigned long minx;
+	unsigned long maxx;
+	double sumlnxlny;
+	double alpha;
+	double beta;
+	unsigned valid;
+	double a, b, c;
+	unsigned nl_valid;
+	unsigned nsample;
+	double *coeff;
+	unsigned ncoeff;
+	unsigned multi_valid;
+};
+
+typedef double (*starpu_perfmodel_per_arch_cost_function)(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+typedef size_t (*starpu_perfmodel_per_arch_size_base)(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+
+/** What a model knows for one architecture and implementation. */
+struct starpu_perfmodel_per_arch
+{
+	starpu_perfmodel_per_arch_cost_function cost_function;
+	starpu_perfmodel_per_arch_size_base size_base;
+	struct starpu_perfmodel_history_table *history;
+	struct starpu_perfmodel_history_list *list;
+	struct starpu_perfmodel_regression_model regression;
+	char debug_path[256];
+};
+
 struct _starpu_perfmodel_state;
 typedef struct _starpu_perfmodel_state *starpu_perfmodel_state_t;
 
-/** A performance model, usually a static struct named by its symbol. */
+/** A performance model, usually a zero-initialised static struct naming its type and symbol. */
 struct starpu_perfmodel
 {
 	enum starpu_perfmodel_type type;
@@ -53,9 +122,12 @@ struct starpu_perfmodel
 	double (*worker_cost_function)(struct starpu_task *, unsigned workerid, unsigned nimpl);
 	size_t (*size_base)(struct starpu_task *, unsigned nimpl);
 	uint32_t (*footprint)(struct starpu_task *);
-	/** Name under which measurements are stored. */
+	/** Name under which measurements are stored (required by history and regression models). */
 	const char *symbol;
+	/** The file the model was loaded from (set by the runtime). */
+	char *path;
 	unsigned is_loaded;
+	/** Non-zero while executions are recorded into the model (STARPU_CALIBRATE at load, or forced). */
 	unsigned benchmarking;
 	unsigned is_init;
 	void (*parameters)(struct starpu_task *task, double *parameters);
@@ -64,8 +136,58 @@ struct starpu_perfmodel
 	unsigned **combinations;
 	unsigned ncombinations;
 	starpu_perfmodel_state_t state;
-	void *reserved[8];
 };
+
+/** Prepares model (idempotent; needs no file access). */
+void starpu_perfmodel_init(struct starpu_perfmodel *model);
+/** Frees what the runtime holds for model (it may be initialised again). Returns 0. */
+int starpu_perfmodel_deinit(struct starpu_perfmodel *model);
+/** Loads the model file filename into model. Returns 0, or -ENOENT / -EINVAL (with a message). */
+int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model);
+/** Finds the file of symbol (STARPU_PERF_MODEL_DIR, $STARPU_HOME/.starpu/sampling, STARPU_PERF_MODEL_PATH) and loads it. Returns 0, or 1 if there is none. */
+int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *model);
+/** Undoes starpu_perfmodel_load_symbol(): frees the symbol it copied and the model's data. */
+int starpu_perfmodel_unload_model(struct starpu_perfmodel *model);
+/** Saves model now (merged with what the file holds, under a lock, atomically). */
+void starpu_save_history_based_model(struct starpu_perfmodel *model);
+/** The path of symbol's existing model file, or "" when there is none. */
+void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxlen);
+/** Prints the directories searched for model files, one per line. */
+void starpu_perfmodel_directory(FILE *output);
+/** Lists the model files found, one symbol per line. Returns 0, or -errno. */
+int starpu_perfmodel_list(FILE *output);
+
+/** The architecture of workerid (NULL for an unknown worker). */
+struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);
+/** Number of architecture combinations known to the process. */
+int starpu_perfmodel_get_narch_combs(void);
+/** Adds (or finds) the combination of these devices; returns its id, or -ENOSPC / -EINVAL. */
+int starpu_perfmodel_arch_comb_add(int ndevices, struct starpu_perfmodel_device *devices);
+/** The id of the combination of these devices, -1 if none. */
+int starpu_perfmodel_arch_comb_get(int ndevices, struct starpu_perfmodel_device *devices);
+/** The architecture of combination comb, NULL if none. */
+struct starpu_perfmodel_arch *starpu_perfmodel_arch_comb_fetch(int comb);
+/** What model holds for arch and impl (created empty when absent; NULL on bad arguments). */
+struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_arch(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, unsigned impl);
+/** As starpu_perfmodel_get_model_per_arch() for the devices given as (type, devid, ncores) triples ended by -1. */
+struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_devices(struct starpu_perfmodel *model, int impl, ...);
+/** Sets the cost function of a STARPU_PER_ARCH model for the devices given as (type, devid, ncores) triples ended by -1. Returns 0 or -EINVAL. */
+int starpu_perfmodel_set_per_devices_cost_function(struct starpu_perfmodel *model, int impl, starpu_perfmodel_per_arch_cost_function func, ...);
+/** Sets the size function for the devices given as (type, devid, ncores) triples ended by -1. Returns 0 or -EINVAL. */
+int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel *model, int impl, starpu_perfmodel_per_arch_size_base func, ...);
+/** "cpu", "cuda", "opencl", ... */
+const char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype);
+/** "cpu0_impl0 (Comb0)": the name of arch and implementation nimpl. */
+void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen, unsigned nimpl);
+/** The mean of the history entry of footprint for arch, implementation 0 (NaN when not trusted yet). */
+double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, uint32_t footprint);
+/** Records one execution of task on arch (µs), as calibration does; the model is then saved at shutdown. */
+void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double measured);
+/** Records number executions whose mean is average_measured. */
+void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double average_measured, unsigned number);
+
+/** A PER_ARCH model that predicts 1e-6 µs, for tasks that do nothing. */
+extern struct starpu_perfmodel starpu_perfmodel_nop;
 
 #ifdef __cplusplus
 }

@@ -88,14 +88,20 @@ int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
 
-/** Hash of the task's data sizes (its footprint). */
+/** Hash of the task's data sizes: CRC32C of each buffer's footprint, buffers with STARPU_NOFOOTPRINT left out. */
 uint32_t starpu_task_data_footprint(struct starpu_task *task);
-/** Expected duration of task on an architecture (NAN without a calibrated model). */
+/** The footprint model files key task's measurements by: model->footprint, else a size_base, else the data footprint. */
+uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** Expected duration of task (µs) on arch: 0.0 without a model, NaN while the model is not calibrated for it. */
 double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** As starpu_task_expected_length() on workerid's architecture (the only way to a STARPU_PER_WORKER model). */
+double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl);
+/** How much faster than one CPU core arch is (StarPU's driver factors). */
+double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch *perf_arch);
 double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task);
+/** Expected energy (J) from codelet->energy_model, with the rules of starpu_task_expected_length(). */
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
-/** Architecture descriptor of workerid. */
-struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);
+double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl);
 
 /** Entry points of a library named by STARPU_SCHED_LIB. */
 struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name);

@@ -165,6 +165,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	ret = _astro_workers_start();
 	if (ret)
 		goto fail_workers;
+	_astro_models_init();
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	_astro_watchdog_start();
 	return 0;
@@ -259,6 +260,7 @@ void starpu_shutdown(void)
 	_astro_rt.initialized = -1;
 	pthread_mutex_unlock(&init_lock);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
+	_astro_models_shutdown();
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();

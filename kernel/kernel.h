@@ -345,8 +345,6 @@ struct _astro_worker
 	pthread_mutex_t local_lock;
 	struct starpu_task_list local_tasks;
 	int nlocal;
-	struct starpu_perfmodel_arch perf_arch;
-	struct starpu_perfmodel_device perf_device;
 	unsigned long executed;
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
@@ -468,6 +466,15 @@ int _astro_env_int_in(const char *name, int min, int max, int fallback);
 void _astro_counters_init(void);
 void _astro_counters_start(int start_collection);
 void _astro_counters_shutdown(void);
+
+/* --------------------------------------------------------------- models */
+
+/* models/: performance models. Init once the workers exist (their
+ * architectures); shutdown saves calibrated models, before the workers go. */
+void _astro_models_init(void);
+void _astro_models_shutdown(void);
+/* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
+void _astro_models_calibrate_changed(void);
 
 /* ---------------------------------------------------------------- knobs */
 

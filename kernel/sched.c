@@ -462,36 +462,9 @@ int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node) 
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker) { (void)task; (void)worker; return 0; }
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker) { (void)task; (void)worker; return 0; }
 
-uint32_t starpu_task_data_footprint(struct starpu_task *task)
-{
-	uint32_t footprint = 0;
-	unsigned n = task->cl ? _astro_task_nbuffers(task) : 0;
-	for (unsigned i = 0; i < n; i++)
-		if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_NOFOOTPRINT))
-			footprint = starpu_hash_crc32c_be(starpu_data_get_footprint(STARPU_TASK_GET_HANDLE(task, i)), footprint);
-	return footprint;
-}
-
-double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
-{
-	(void)arch;
-	(void)nimpl;
-	if (task->cl && task->cl->model && task->cl->model->cost_function)
-		return task->cl->model->cost_function(task, nimpl);
-	return NAN;
-}
-
 double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task)
 {
 	(void)memory_node;
 	(void)task;
 	return 0.0;
-}
-
-double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
-{
-	(void)task;
-	(void)arch;
-	(void)nimpl;
-	return NAN;
 }

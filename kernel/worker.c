@@ -360,11 +360,6 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	pthread_cond_init(&w->sched_cond, NULL);
 	pthread_mutex_init(&w->local_lock, NULL);
 	starpu_task_list_init(&w->local_tasks);
-	w->perf_device.type = d->archtype;
-	w->perf_device.devid = devid;
-	w->perf_device.ncores = 1;
-	w->perf_arch.ndevices = 1;
-	w->perf_arch.devices = &w->perf_device;
 	if (_astro_rt.nobind) {
 		w->bindid = -1;
 	} else if (env_bindid_set) {
@@ -692,12 +687,6 @@ void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sc
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_get_sched_condition: invalid worker id %d", workerid);
 	*sched_mutex = &_astro_rt.workers[workerid]->sched_mutex;
 	*sched_cond = &_astro_rt.workers[workerid]->sched_cond;
-}
-
-struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id)
-{
-	(void)sched_ctx_id;
-	return valid_worker(workerid) ? &_astro_rt.workers[workerid]->perf_arch : NULL;
 }
 
 /* Runs func on each worker of where, through tasks pinned to them. */

@@ -46,8 +46,8 @@ static int global_set(const struct astro_knob_context *ctx, const union astro_kn
 {
 	switch (ctx->index) {
 	case G_CALIBRATE:
-		/* Read by the performance models when they calibrate; nothing else to do here. */
 		__atomic_store_n(&_astro_rt.calibrate, value->int32_val, __ATOMIC_RELAXED);
+		_astro_models_calibrate_changed();
 		return 0;
 	case G_CATCH_SIGNALS:
 		return _astro_signals_catch(value->int32_val != 0);

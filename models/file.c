@@ -1,0 +1,787 @@
+/*
+ * Model files: where they live, StarPU's version-45 text format (a pure
+ * parser and a writer), loading, and saving.
+ *
+ * Saving differs from StarPU on purpose: StarPU rewrites the file in place
+ * with what it has in memory, so two processes calibrating the same model
+ * lose each other's samples and a crash mid-save leaves half a file. Here the
+ * saver takes a lock on "<file>.lock" (a file never renamed, so waiting
+ * savers lock what the next one will read), reads the file again, adds what
+ * this process measured since it last read or wrote it, writes a temporary
+ * file and renames it over the model. Readers need no lock: a rename is
+ * atomic. A file that does not parse is renamed aside with one warning.
+ */
+#include "models.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ locations */
+
+static const char *home_dir(void)
+{
+	static const char *const vars[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
+	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && v[0])
+			return v;
+	}
+	return "/tmp";
+}
+
+static void host_name(char *host, size_t len)
+{
+	const char *v = getenv("STARPU_HOSTNAME");
+	if (v && v[0]) {
+		snprintf(host, len, "%s", v);
+		return;
+	}
+	if (gethostname(host, len) != 0)
+		snprintf(host, len, "unknown");
+	host[len - 1] = '\0';
+	char *dot = strchr(host, '.');
+	if (dot)
+		*dot = '\0';
+}
+
+#define MAX_DIRS 20
+
+/* The sampling directories, in search order; returns how many. */
+static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
+{
+	unsigned n = 0;
+	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
+	if (dir && dir[0])
+		snprintf(dirs[n++], PATH_MAX, "%s", dir);
+	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", home_dir());
+	const char *list = getenv("STARPU_PERF_MODEL_PATH");
+	if (list && list[0]) {
+		char *copy = strdup(list), *save = NULL;
+		for (char *tok = copy ? strtok_r(copy, ":,", &save) : NULL; tok && n < MAX_DIRS; tok = strtok_r(NULL, ":,", &save)) {
+			struct stat st;
+			if (stat(tok, &st) == 0 && S_ISDIR(st.st_mode))
+				snprintf(dirs[n++], PATH_MAX, "%s", tok);
+			else
+				_astro_warn("STARPU_PERF_MODEL_PATH: directory %s does not exist: it is ignored", tok);
+		}
+		free(copy);
+	}
+	return n;
+}
+
+static void file_in(const char *dir, const char *symbol, char *path, size_t len)
+{
+	char host[256];
+	host_name(host, sizeof(host));
+	if (strchr(symbol, '.'))
+		snprintf(path, len, "%s/codelets/%d/%s", dir, _ASTRO_PM_VERSION, symbol);
+	else
+		snprintf(path, len, "%s/codelets/%d/%s.%s", dir, _ASTRO_PM_VERSION, symbol, host);
+}
+
+/* The existing file of symbol (first directory that has it): true, path set. */
+static bool find_file(const char *symbol, char *path, size_t len)
+{
+	static char dirs[MAX_DIRS][PATH_MAX];
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	unsigned n = sampling_dirs(dirs);
+	bool found = false;
+	for (unsigned i = 0; i < n && !found; i++) {
+		file_in(dirs[i], symbol, path, len);
+		found = access(path, F_OK) == 0;
+	}
+	if (!found)
+		file_in(dirs[0], symbol, path, len);
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
+void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxlen)
+{
+	if (!path || !maxlen)
+		return;
+	char p[PATH_MAX];
+	path[0] = '\0';
+	if (symbol && find_file(symbol, p, sizeof(p)))
+		snprintf(path, maxlen, "%s", p);
+}
+
+void starpu_perfmodel_directory(FILE *output)
+{
+	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
+	if (!dirs)
+		return;
+	unsigned n = sampling_dirs(dirs);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(output, "directory: <%s/codelets/%d/>\n", dirs[i], _ASTRO_PM_VERSION);
+	free(dirs);
+}
+
+/* ----------------------------------------------------------- the parser */
+
+struct reader
+{
+	const char *p, *end;
+	unsigned line;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct reader *r, const char *what)
+{
+	snprintf(r->err, r->errlen, "line %u: %s", r->line, what);
+	return -EINVAL;
+}
+
+/* Skips blanks, newlines and comment lines. */
+static void skip(struct reader *r)
+{
+	while (r->p < r->end) {
+		if (*r->p == '\n') {
+			r->line++;
+			r->p++;
+		} else if (isspace((unsigned char)*r->p)) {
+			r->p++;
+		} else if (*r->p == '#') {
+			while (r->p < r->end && *r->p != '\n')
+				r->p++;
+		} else {
+			break;
+		}
+	}
+}
+
+/* Copies the next token of the current line into tok; false at the end of the line or the text. */
+static bool token_on_line(struct reader *r, char *tok, size_t len)
+{
+	while (r->p < r->end && *r->p != '\n' && isspace((unsigned char)*r->p))
+		r->p++;
+	if (r->p == r->end || *r->p == '\n' || *r->p == '#')
+		return false;
+	size_t n = 0;
+	while (r->p < r->end && !isspace((unsigned char)*r->p)) {
+		if (n + 1 < len)
+			tok[n++] = *r->p;
+		r->p++;
+	}
+	tok[n] = '\0';
+	return true;
+}
+
+static bool token(struct reader *r, char *tok, size_t len)
+{
+	skip(r);
+	return token_on_line(r, tok, len);
+}
+
+static bool parse_double(const char *tok, double *v)
+{
+	char *end;
+	*v = strtod(tok, &end);
+	if (end != tok && *end == '\0' && isnan(*v))
+		*v = NAN;	/* "-nan" reads back as the positive NaN the writer prints */
+	return end != tok && *end == '\0';
+}
+
+static bool parse_ulong(const char *tok, unsigned long max, unsigned long *v, int base)
+{
+	if (!tok[0] || tok[0] == '-' || tok[0] == '+')
+		return false;
+	char *end;
+	errno = 0;
+	*v = strtoul(tok, &end, base);
+	return errno == 0 && *end == '\0' && *v <= max;
+}
+
+static int read_uint(struct reader *r, unsigned long max, unsigned long *v, const char *what)
+{
+	char tok[64];
+	if (!token(r, tok, sizeof(tok)) || !parse_ulong(tok, max, v, 10))
+		return fail(r, what);
+	return 0;
+}
+
+static int read_int(struct reader *r, int min, int max, int *v, const char *what)
+{
+	char tok[64], *end;
+	if (!token(r, tok, sizeof(tok)))
+		return fail(r, what);
+	errno = 0;
+	long l = strtol(tok, &end, 10);
+	if (errno || *end || end == tok || l < min || l > max)
+		return fail(r, what);
+	*v = (int)l;
+	return 0;
+}
+
+static int read_doubles(struct reader *r, double *v, unsigned n, const char *what)
+{
+	char tok[64];
+	for (unsigned i = 0; i < n; i++)
+		if (!(i ? token_on_line(r, tok, sizeof(tok)) : token(r, tok, sizeof(tok))) || !parse_double(tok, &v[i]))
+			return fail(r, what);
+	return 0;
+}
+
+static int parse_block(struct reader *r, struct _astro_pm_block *b)
+{
+	unsigned long nentries, ul;
+	int ret;
+	if ((ret = read_uint(r, UINT32_MAX, &nentries, "expected the number of entries")))
+		return ret;
+	/* Each entry takes at least 16 characters: a larger count is a corrupt file, not an allocation to try. */
+	if (nentries > (unsigned long)(r->end - r->p) / 16)
+		return fail(r, "more entries announced than the file holds");
+	struct starpu_perfmodel_regression_model *reg = &b->pub.regression;
+	double v[6];
+	if ((ret = read_doubles(r, v, 6, "expected the regression sums (sumlnx sumlnx2 sumlny sumlnxlny alpha beta)")))
+		return ret;
+	reg->sumlnx = v[0], reg->sumlnx2 = v[1], reg->sumlny = v[2], reg->sumlnxlny = v[3], reg->alpha = v[4], reg->beta = v[5];
+	char tok[64];
+	if (!token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, UINT32_MAX, &ul, 10))
+		return fail(r, "expected the regression's sample count");
+	reg->nsample = (unsigned)ul;
+	if (!token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, ULONG_MAX, &reg->minx, 10) ||
+	    !token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, ULONG_MAX, &reg->maxx, 10))
+		return fail(r, "expected the regression's minx and maxx");
+	if ((ret = read_doubles(r, v, 3, "expected the non-linear regression's a b c")))
+		return ret;
+	reg->a = v[0], reg->b = v[1], reg->c = v[2];
+	if ((ret = read_uint(r, 1024, &ul, "expected the number of multiple-regression coefficients")))
+		return ret;
+	if (ul) {
+		reg->ncoeff = (unsigned)ul;
+		reg->coeff = calloc(ul, sizeof(double));
+		if (!reg->coeff)
+			return fail(r, "out of memory");
+		for (unsigned i = 0; i < reg->ncoeff; i++)
+			if (!token_on_line(r, tok, sizeof(tok)) || !parse_double(tok, &reg->coeff[i]))
+				return fail(r, "expected a multiple-regression coefficient");
+	}
+	b->base_reg = *reg;
+	b->base_reg.coeff = NULL;
+	for (unsigned long i = 0; i < nentries; i++) {
+		char f[8][64];
+		unsigned n = 0;
+		skip(r);
+		while (n < 8 && token_on_line(r, f[n], sizeof(f[n])))
+			n++;
+		if (token_on_line(r, tok, sizeof(tok)) || n < 7)
+			return fail(r, "a history entry needs 8 fields: hash size flops mean dev sum sum2 n");
+		/* The old format has no flops column. */
+		const char *const *cols = (const char *const[]){ f[0], f[1], n == 8 ? f[2] : "0", f[n - 5], f[n - 4], f[n - 3], f[n - 2], f[n - 1] };
+		unsigned long fp, size, ns;
+		double flops, mean, dev, sum, sum2;
+		if (!parse_ulong(cols[0], UINT32_MAX, &fp, 16) || !parse_ulong(cols[1], ULONG_MAX, &size, 10) ||
+		    !parse_double(cols[2], &flops) || !parse_double(cols[3], &mean) || !parse_double(cols[4], &dev) ||
+		    !parse_double(cols[5], &sum) || !parse_double(cols[6], &sum2) || !parse_ulong(cols[7], UINT32_MAX, &ns, 10))
+			return fail(r, "malformed history entry");
+		if (_astro_pm_block_find(b, (uint32_t)fp))
+			return fail(r, "the same footprint appears twice");
+		struct _astro_pm_entry *e = _astro_pm_block_add(b, (uint32_t)fp, size);
+		if (!e)
+			return fail(r, "out of memory");
+		e->h.flops = flops, e->h.mean = mean, e->h.deviation = dev, e->h.sum = sum, e->h.sum2 = sum2;
+		e->h.nsample = (unsigned)ns;
+		e->base_sum = sum, e->base_sum2 = sum2, e->base_nsample = (unsigned)ns;
+	}
+	return 0;
+}
+
+int _astro_perfmodel_parse(const char *text, size_t len, struct _astro_pm_data *out, char *err, size_t errlen)
+{
+	struct reader r = { .p = text, .end = text + len, .line = 1, .err = err, .errlen = errlen };
+	unsigned long version, ncombs;
+	int ret;
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	skip(&r);
+	if (r.p == r.end)
+		return fail(&r, "the file is empty");
+	if ((ret = read_uint(&r, UINT32_MAX, &version, "expected the format version")))
+		return ret;
+	if (version != _ASTRO_PM_VERSION) {
+		snprintf(err, errlen, "line %u: format version %lu, this runtime reads version %d", r.line, version, _ASTRO_PM_VERSION);
+		return -EINVAL;
+	}
+	if ((ret = read_uint(&r, _ASTRO_PM_MAX_COMBS, &ncombs, "expected the number of combinations (at most 64)")))
+		return ret;
+	for (unsigned c = 0; c < ncombs; c++) {
+		struct _astro_pm_comb *comb = calloc(1, sizeof(*comb));
+		if (!comb) {
+			ret = fail(&r, "out of memory");
+			goto fail;
+		}
+		comb->global = -1;
+		out->combs[out->ncombs++] = comb;
+		if ((ret = read_int(&r, 1, _ASTRO_PM_MAX_DEVICES, &comb->ndevices, "expected the number of devices (1 to 16)")))
+			goto fail;
+		for (int d = 0; d < comb->ndevices; d++) {
+			int type;
+			if ((ret = read_int(&r, 0, STARPU_NARCH - 1, &type, "expected a device type (0 to 7)")) ||
+			    (ret = read_int(&r, 0, 1 << 20, &comb->devices[d].devid, "expected a device id")) ||
+			    (ret = read_int(&r, 1, 1 << 20, &comb->devices[d].ncores, "expected a number of cores")))
+				goto fail;
+			comb->devices[d].type = (enum starpu_worker_archtype)type;
+		}
+		for (unsigned p = 0; p < c; p++)
+			if (out->combs[p]->ndevices == comb->ndevices &&
+			    !memcmp(out->combs[p]->devices, comb->devices, (size_t)comb->ndevices * sizeof(comb->devices[0]))) {
+				ret = fail(&r, "the same combination appears twice");
+				goto fail;
+			}
+		unsigned long nimpls;
+		if ((ret = read_uint(&r, 64, &nimpls, "expected the number of implementations")))
+			goto fail;
+		comb->nimpls = nimpls < STARPU_MAXIMPLEMENTATIONS ? (unsigned)nimpls : STARPU_MAXIMPLEMENTATIONS;
+		for (unsigned i = 0; i < nimpls; i++) {
+			struct _astro_pm_block *b = _astro_pm_block_new();
+			if (!b) {
+				ret = fail(&r, "out of memory");
+				goto fail;
+			}
+			ret = parse_block(&r, b);
+			/* Implementations beyond what this build has are read and dropped, as StarPU does. */
+			if (ret || i >= STARPU_MAXIMPLEMENTATIONS)
+				_astro_pm_block_free(b);
+			else
+				comb->impl[i] = b;
+			if (ret)
+				goto fail;
+		}
+	}
+	skip(&r);
+	if (r.p != r.end) {
+		ret = fail(&r, "unexpected text after the last combination");
+		goto fail;
+	}
+	return 0;
+fail:
+	_astro_pm_data_clear(out);
+	return ret;
+}
+
+/* ----------------------------------------------------------- the writer */
+
+int _astro_perfmodel_write(FILE *f, const struct _astro_pm_data *d)
+{
+	fprintf(f, "##################\n# Performance Model Version\n%d\n\n", _ASTRO_PM_VERSION);
+	fprintf(f, "####################\n# COMBs\n# number of combinations\n%u\n", d->ncombs);
+	for (unsigned c = 0; c < d->ncombs; c++) {
+		const struct _astro_pm_comb *comb = d->combs[c];
+		int id = comb->global >= 0 ? comb->global : (int)c;
+		fprintf(f, "####################\n# COMB_%d\n# number of types devices\n%d\n", id, comb->ndevices);
+		for (int i = 0; i < comb->ndevices; i++) {
+			fprintf(f, "####################\n# DEV_%d\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MPI_MS - 5, TCPIP_MS - 6)\n%d\n",
+				i, (int)comb->devices[i].type);
+			fprintf(f, "####################\n# DEV_%d\n# device id \n%d\n", i, comb->devices[i].devid);
+			fprintf(f, "####################\n# DEV_%d\n# number of cores \n%d\n", i, comb->devices[i].ncores);
+		}
+		fprintf(f, "##########\n# number of implementations\n%u\n", comb->nimpls);
+		struct starpu_perfmodel_arch arch = { .ndevices = comb->ndevices, .devices = (struct starpu_perfmodel_device *)comb->devices };
+		for (unsigned impl = 0; impl < comb->nimpls; impl++) {
+			static const struct _astro_pm_block empty = {
+				.pub.regression = { .alpha = NAN, .beta = NAN, .a = NAN, .b = NAN, .c = NAN } };
+			const struct _astro_pm_block *b = comb->impl[impl] ? comb->impl[impl] : &empty;
+			const struct starpu_perfmodel_regression_model *r = &b->pub.regression;
+			char name[256];
+			_astro_pm_arch_name(&arch, id, impl, name, sizeof(name));
+			fprintf(f, "#####\n# Model for %s\n# number of entries\n%u\n", name, b->nentries);
+			fprintf(f, "# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n");
+			/* NaN is printed positive: a "-nan" would not match StarPU's files. */
+			fprintf(f, "%-15e\t%-15e\t%-15e\t%-15e\t%-15e\t%-15e\t%u\t%-15lu\t%-15lu\n", r->sumlnx, r->sumlnx2, r->sumlny,
+				r->sumlnxlny, isnan(r->alpha) ? NAN : r->alpha, isnan(r->beta) ? NAN : r->beta, r->nsample, r->minx, r->maxx);
+			fprintf(f, "# a\t\tb\t\tc\n%-15e\t%-15e\t%-15e\n", isnan(r->a) ? NAN : r->a, isnan(r->b) ? NAN : r->b,
+				isnan(r->c) ? NAN : r->c);
+			if (r->ncoeff) {
+				fprintf(f, "# n\tintercept\t");
+				for (unsigned i = 1; i < r->ncoeff; i++)
+					fprintf(f, "c%u\t", i);
+				fprintf(f, "\n%u", r->ncoeff);
+				for (unsigned i = 0; i < r->ncoeff; i++)
+					fprintf(f, "\t%-15e", r->coeff[i]);
+				fprintf(f, "\n");
+			} else {
+				fprintf(f, "# not multiple-regression-base\n0\n");
+			}
+			fprintf(f, "# hash\t\tsize\t\tflops\t\tmean (us or J)\tdev (us or J)\tsum\t\tsum2\t\tn\n");
+			for (unsigned i = 0; i < b->nentries; i++) {
+				const struct starpu_perfmodel_history_entry *h = &b->entries[i]->h;
+				fprintf(f, "%08x\t%-15lu\t%-15e\t%-15e\t%-15e\t%-15e\t%-15e\t%u\n", h->footprint, (unsigned long)h->size,
+					isnan(h->flops) ? NAN : h->flops, h->mean, h->deviation, h->sum, h->sum2, h->nsample);
+			}
+			fprintf(f, "\n");
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------- load and save */
+
+/* Reads path whole; NULL with errno set when it cannot. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		char *bigger = realloc(buf, cap * 2);
+		if (!bigger) {
+			free(buf);
+			buf = NULL;
+			errno = ENOMEM;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Reads and parses path into out (empty when the file does not exist). A file
+ * that does not parse is renamed aside with one warning and reads as empty. */
+static void read_model_file(const char *path, struct _astro_pm_data *out)
+{
+	size_t len;
+	char err[256];
+	memset(out, 0, sizeof(*out));
+	char *text = slurp(path, &len);
+	if (!text) {
+		if (errno != ENOENT)
+			_astro_warn("performance model file %s cannot be read (%s): starting with an empty model", path, strerror(errno));
+		return;
+	}
+	int ret = _astro_perfmodel_parse(text, len, out, err, sizeof(err));
+	free(text);
+	if (ret == 0)
+		return;
+	char aside[PATH_MAX + 32];
+	snprintf(aside, sizeof(aside), "%s.corrupt-%ld", path, (long)getpid());
+	bool moved = rename(path, aside) == 0;
+	_astro_warn("performance model file %s, %s: not a version-%d model file; %s%s, starting with an empty model",
+		    path, err, _ASTRO_PM_VERSION, moved ? "set aside as " : "it could not be set aside: ", moved ? aside : strerror(errno));
+}
+
+/* Valid flags of loaded regressions, and the type of a model loaded without its codelet. */
+static void loaded_fixup(struct starpu_perfmodel *model, struct _astro_pm_data *d)
+{
+	bool has_entries = false, nl = false, reg = false, mlr = false;
+	for (unsigned c = 0; c < d->ncombs; c++)
+		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++) {
+			struct _astro_pm_block *b = d->combs[c]->impl[i];
+			if (!b)
+				continue;
+			struct starpu_perfmodel_regression_model *r = &b->pub.regression;
+			bool spread = _astro_pm_regression_valid(r);
+			r->valid = !isnan(r->alpha) && !isnan(r->beta) && spread;
+			r->nl_valid = !isnan(r->a) && !isnan(r->b) && !isnan(r->c) && spread;
+			has_entries |= b->nentries > 0;
+			mlr |= r->ncoeff != 0;
+			nl |= !isnan(r->a) && !isnan(r->b) && !isnan(r->c);
+			reg |= !isnan(r->alpha) && !isnan(r->beta);
+		}
+	if (model->type == STARPU_PERFMODEL_INVALID)
+		model->type = mlr ? STARPU_MULTIPLE_REGRESSION_BASED : nl ? STARPU_NL_REGRESSION_BASED
+			    : reg ? STARPU_REGRESSION_BASED : has_entries ? STARPU_HISTORY_BASED : STARPU_PERFMODEL_INVALID;
+}
+
+static void load_path(struct starpu_perfmodel *model, const char *path)
+{
+	struct _astro_pm_data parsed;
+	read_model_file(path, &parsed);
+	loaded_fixup(model, &parsed);
+	pthread_mutex_lock(&model->state->lock);
+	_astro_pm_adopt(model, &parsed);
+	pthread_mutex_unlock(&model->state->lock);
+	_astro_pm_data_clear(&parsed);
+	free(model->path);
+	model->path = strdup(path);
+}
+
+void _astro_pm_load(struct starpu_perfmodel *model)
+{
+	char path[PATH_MAX];
+	if (find_file(model->symbol, path, sizeof(path)))
+		load_path(model, path);
+}
+
+int starpu_perfmodel_load_file(const char *filename, struct starpu_perfmodel *model)
+{
+	if (!filename || !model) {
+		_astro_error("starpu_perfmodel_load_file: give a file name and a model");
+		return -EINVAL;
+	}
+	if (access(filename, R_OK) != 0) {
+		int err = errno;
+		_astro_error("starpu_perfmodel_load_file: cannot read %s (%s)", filename, strerror(err));
+		return -err;
+	}
+	starpu_perfmodel_init(model);
+	if (!model->state)
+		return -ENOMEM;
+	load_path(model, filename);
+	__atomic_store_n(&model->is_loaded, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *model)
+{
+	char path[PATH_MAX];
+	if (!symbol || !model) {
+		_astro_error("starpu_perfmodel_load_symbol: give a symbol and a model");
+		return -EINVAL;
+	}
+	char *sym = strdup(symbol);
+	if (!sym)
+		return -ENOMEM;
+	bool found = find_file(sym, path, sizeof(path));
+	char *dot = strrchr(sym, '.');
+	if (!found && dot) {
+		*dot = '\0';
+		found = find_file(sym, path, sizeof(path));
+		if (found)
+			fprintf(stderr, "[astrolabe] note: loading history from %s instead of %s\n", sym, symbol);
+	}
+	if (!found) {
+		_astro_error("There is no performance model for symbol %s (looked in starpu_perfmodel_directory())", symbol);
+		free(sym);
+		return 1;
+	}
+	model->symbol = sym;
+	int ret = starpu_perfmodel_load_file(path, model);
+	if (ret) {
+		free(sym);
+		model->symbol = NULL;
+	}
+	return ret;
+}
+
+int starpu_perfmodel_unload_model(struct starpu_perfmodel *model)
+{
+	if (!model)
+		return -EINVAL;
+	free((char *)model->symbol);
+	model->symbol = NULL;
+	return starpu_perfmodel_deinit(model);
+}
+
+int starpu_perfmodel_list(FILE *output)
+{
+	char path[PATH_MAX + 32];
+	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
+	if (!dirs)
+		return -ENOMEM;
+	unsigned n = sampling_dirs(dirs);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/codelets/%d", dirs[i], _ASTRO_PM_VERSION);
+		GDir *dir = g_dir_open(path, 0, NULL);
+		if (!dir)
+			continue;
+		fprintf(output, "Performance models in %s:\n", path);
+		for (const char *name; (name = g_dir_read_name(dir));)
+			if (!strstr(name, ".lock") && !strstr(name, ".corrupt-") && !strstr(name, ".tmp."))
+				fprintf(output, "file: <%s>\n", name);
+		g_dir_close(dir);
+	}
+	free(dirs);
+	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static void lock_file(int fd, short type, const char *path)
+{
+	static int warned;
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET };
+	while (fcntl(fd, F_SETLKW, &fl) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			_astro_warn("cannot lock %s (%s), probably a network file system: concurrent savers may lose samples", path,
+				    strerror(errno));
+		return;
+	}
+}
+
+/* Adds what b measured since it last met the file to into (the file's block). */
+static void merge_block(struct starpu_perfmodel *model, struct _astro_pm_block *into, const struct _astro_pm_block *b)
+{
+	bool changed = false;
+	for (unsigned i = 0; i < b->nentries; i++) {
+		const struct _astro_pm_entry *e = b->entries[i];
+		struct _astro_pm_entry *d = _astro_pm_block_find(into, e->h.footprint);
+		/* Unchanged entries keep the file's text: a load and save leaves StarPU's file as it was. */
+		if (d && e->h.nsample == e->base_nsample && e->h.sum == e->base_sum && e->h.sum2 == e->base_sum2)
+			continue;
+		if (!d && !(d = _astro_pm_block_add(into, e->h.footprint, e->h.size)))
+			continue;
+		changed = true;
+		if (e->h.nsample < e->base_nsample) {
+			/* Flushed in this run: what it kept since replaces the entry. */
+			d->h.sum = e->h.sum, d->h.sum2 = e->h.sum2, d->h.nsample = e->h.nsample;
+		} else {
+			d->h.sum += e->h.sum - e->base_sum;
+			d->h.sum2 += e->h.sum2 - e->base_sum2;
+			d->h.nsample += e->h.nsample - e->base_nsample;
+		}
+		if (d->h.flops == 0.0 || isnan(e->h.flops))
+			d->h.flops = e->h.flops;
+		_astro_pm_entry_refresh(&d->h);
+	}
+	struct starpu_perfmodel_regression_model *r = &into->pub.regression;
+	const struct starpu_perfmodel_regression_model *m = &b->pub.regression, *base = &b->base_reg;
+	if (!changed && m->nsample == base->nsample)
+		return;
+	r->sumlnx += m->sumlnx - base->sumlnx;
+	r->sumlnx2 += m->sumlnx2 - base->sumlnx2;
+	r->sumlny += m->sumlny - base->sumlny;
+	r->sumlnxlny += m->sumlnxlny - base->sumlnxlny;
+	r->nsample += m->nsample - base->nsample;
+	if (m->minx && (!r->minx || m->minx < r->minx))
+		r->minx = m->minx;
+	if (m->maxx > r->maxx)
+		r->maxx = m->maxx;
+	if (model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED)
+		_astro_pm_regression_refit(r);
+	if (model->type == STARPU_NL_REGRESSION_BASED && _astro_pm_nl_fit(into) != 0)
+		_astro_warn("model %s: could not compute a non-linear regression (fewer than two sizes measured yet)", model->symbol);
+}
+
+static void merge(struct starpu_perfmodel *model, struct _astro_pm_data *disk)
+{
+	struct _astro_pm_data *mem = &model->state->data;
+	for (unsigned c = 0; c < mem->ncombs; c++) {
+		struct _astro_pm_comb *mc = mem->combs[c], *dc = NULL;
+		for (unsigned i = 0; i < disk->ncombs && !dc; i++)
+			if (disk->combs[i]->ndevices == mc->ndevices &&
+			    !memcmp(disk->combs[i]->devices, mc->devices, (size_t)mc->ndevices * sizeof(mc->devices[0])))
+				dc = disk->combs[i];
+		if (!dc) {
+			if (disk->ncombs == _ASTRO_PM_MAX_COMBS || !(dc = calloc(1, sizeof(*dc))))
+				continue;
+			dc->ndevices = mc->ndevices;
+			memcpy(dc->devices, mc->devices, sizeof(dc->devices));
+			disk->combs[disk->ncombs++] = dc;
+		}
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++) {
+			if (!mc->impl[impl])
+				continue;
+			if (!dc->impl[impl] && !(dc->impl[impl] = _astro_pm_block_new()))
+				continue;
+			merge_block(model, dc->impl[impl], mc->impl[impl]);
+		}
+		if (mc->nimpls > dc->nimpls)
+			dc->nimpls = mc->nimpls;
+	}
+	/* The merged data becomes what this process has met on disk. */
+	for (unsigned c = 0; c < disk->ncombs; c++) {
+		struct starpu_perfmodel_arch arch = { .ndevices = disk->combs[c]->ndevices, .devices = disk->combs[c]->devices };
+		disk->combs[c]->global = _astro_pm_comb_of(&arch);
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++) {
+			struct _astro_pm_block *b = disk->combs[c]->impl[impl];
+			if (!b)
+				continue;
+			b->base_reg = b->pub.regression;
+			b->base_reg.coeff = NULL;
+			for (unsigned i = 0; i < b->nentries; i++) {
+				struct _astro_pm_entry *e = b->entries[i];
+				e->base_sum = e->h.sum, e->base_sum2 = e->h.sum2, e->base_nsample = e->h.nsample;
+			}
+		}
+	}
+}
+
+int _astro_pm_save(struct starpu_perfmodel *model)
+{
+	char path[PATH_MAX], lock_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
+	if (model->path)
+		snprintf(path, sizeof(path), "%s", model->path);
+	else
+		find_file(model->symbol, path, sizeof(path));
+	int ret = mkdirs(path);
+	if (ret) {
+		_astro_error("cannot create the directory of %s (%s): model %s is not saved; check STARPU_HOME / STARPU_PERF_MODEL_DIR",
+			     path, strerror(-ret), model->symbol);
+		return ret;
+	}
+	snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
+	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		_astro_error("cannot open %s (%s): model %s is not saved", lock_path, strerror(errno), model->symbol);
+		return ret;
+	}
+	lock_file(fd, F_WRLCK, lock_path);
+
+	struct _astro_pm_data disk;
+	/* STARPU_CALIBRATE=2 restarts the model: what the file held is replaced, not added to. */
+	if (__atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) == 2)
+		memset(&disk, 0, sizeof(disk));
+	else
+		read_model_file(path, &disk);
+	pthread_mutex_lock(&model->state->lock);
+	merge(model, &disk);
+	FILE *f = fopen(tmp_path, "w");
+	ret = f ? _astro_perfmodel_write(f, &disk) : -errno;
+	if (f) {
+		if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+			ret = -errno;
+		if (fclose(f) != 0 && !ret)
+			ret = -errno;
+	}
+	if (!ret && rename(tmp_path, path) != 0)
+		ret = -errno;
+	if (ret) {
+		unlink(tmp_path);
+		_astro_error("cannot write performance model file %s (%s): model %s is not saved", path, strerror(-ret), model->symbol);
+	} else {
+		loaded_fixup(model, &disk);
+		_astro_pm_adopt(model, &disk);
+		model->state->dirty = false;
+		if (!model->path)
+			model->path = strdup(path);
+	}
+	pthread_mutex_unlock(&model->state->lock);
+	_astro_pm_data_clear(&disk);
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+	fcntl(fd, F_SETLK, &fl);
+	close(fd);
+	return ret;
+}
+
+void starpu_save_history_based_model(struct starpu_perfmodel *model)
+{
+	if (!model || !model->state || !model->symbol) {
+		_astro_error("starpu_save_history_based_model: the model has no data or no symbol: nothing to save");
+		return;
+	}
+	_astro_pm_save(model);
+}

@@ -1,0 +1,320 @@
+/*
+ * History entries and regressions: how one measurement updates a model.
+ *
+ * The rules are StarPU's (notes/perfmodels.md §3): a new HISTORY entry drops
+ * its first single measurement (a cold run), sums give the mean and the
+ * population deviation, a regression keeps log-log sums and refits alpha and
+ * beta once the sizes spread by 10% and it has STARPU_CALIBRATE_MINIMUM
+ * samples. Outliers differ: StarPU compares a sample with the entry's mean
+ * (STARPU_HISTORY_MAX_ERROR, 50%), so one early spike becomes the mean and
+ * every normal sample after it looks wrong. Here a sample is compared with
+ * the median of the entry's last observations (spikes included), with a
+ * tolerance of max(5 MAD-sigmas, MAX_ERROR% of the median); the mean is used
+ * only until three observations exist. Rejected samples feed neither the
+ * entry nor the regression sums.
+ */
+#include "models.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned _astro_pm_calibrate_minimum(void)
+{
+	int v = starpu_get_env_number_default("STARPU_CALIBRATE_MINIMUM", 10);
+	return v < 1 ? 1 : (unsigned)v;
+}
+
+static double max_error_percent(void)
+{
+	int v = starpu_get_env_number_default("STARPU_HISTORY_MAX_ERROR", 50);
+	return v < 1 ? 1.0 : (double)v;
+}
+
+struct _astro_pm_block *_astro_pm_block_new(void)
+{
+	struct _astro_pm_block *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->by_footprint = g_hash_table_new(g_direct_hash, g_direct_equal);
+	b->pub.regression.alpha = b->pub.regression.beta = NAN;
+	b->pub.regression.a = b->pub.regression.b = b->pub.regression.c = NAN;
+	b->base_reg = b->pub.regression;
+	return b;
+}
+
+void _astro_pm_block_free(struct _astro_pm_block *b)
+{
+	if (!b)
+		return;
+	for (unsigned i = 0; i < b->nentries; i++)
+		free(b->entries[i]);
+	free(b->entries);
+	free(b->pub.regression.coeff);
+	g_hash_table_destroy(b->by_footprint);
+	free(b);
+}
+
+void _astro_pm_data_clear(struct _astro_pm_data *d)
+{
+	for (unsigned c = 0; c < d->ncombs; c++) {
+		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+			_astro_pm_block_free(d->combs[c]->impl[i]);
+		free(d->combs[c]);
+		d->combs[c] = NULL;
+	}
+	d->ncombs = 0;
+}
+
+struct _astro_pm_entry *_astro_pm_block_find(struct _astro_pm_block *b, uint32_t footprint)
+{
+	return g_hash_table_lookup(b->by_footprint, GUINT_TO_POINTER(footprint));
+}
+
+struct _astro_pm_entry *_astro_pm_block_add(struct _astro_pm_block *b, uint32_t footprint, size_t size)
+{
+	if (b->nentries == b->capacity) {
+		unsigned cap = b->capacity ? 2 * b->capacity : 8;
+		struct _astro_pm_entry **n = realloc(b->entries, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		b->entries = n;
+		b->capacity = cap;
+	}
+	struct _astro_pm_entry *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->h.footprint = footprint;
+	e->h.size = size;
+	e->node.entry = &e->h;
+	if (b->nentries)
+		b->entries[b->nentries - 1]->node.next = &e->node;
+	else
+		b->pub.list = &e->node;
+	b->entries[b->nentries++] = e;
+	g_hash_table_insert(b->by_footprint, GUINT_TO_POINTER(footprint), e);
+	return e;
+}
+
+void _astro_pm_entry_refresh(struct starpu_perfmodel_history_entry *h)
+{
+	if (h->nsample == 0) {
+		h->mean = h->deviation = 0.0;
+		return;
+	}
+	double n = h->nsample;
+	h->mean = h->sum / n;
+	h->deviation = sqrt(fabs(h->sum2 - h->sum * h->sum / n) / n);
+}
+
+bool _astro_pm_regression_valid(const struct starpu_perfmodel_regression_model *r)
+{
+	return r->minx < 9 * r->maxx / 10 && r->nsample >= _astro_pm_calibrate_minimum();
+}
+
+void _astro_pm_regression_refit(struct starpu_perfmodel_regression_model *r)
+{
+	double n = r->nsample;
+	double denom = n * r->sumlnx2 - r->sumlnx * r->sumlnx;
+	if (r->nsample > 1 && denom != 0.0) {
+		r->beta = (n * r->sumlnxlny - r->sumlnx * r->sumlny) / denom;
+		r->alpha = exp((r->sumlny - r->beta * r->sumlnx) / n);
+	} else {
+		r->alpha = r->beta = NAN;
+	}
+	r->valid = !isnan(r->alpha) && !isnan(r->beta) && _astro_pm_regression_valid(r);
+}
+
+/* Median of n values (n >= 1), sorting a copy. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, unsigned n)
+{
+	double s[_ASTRO_PM_WINDOW];
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Is measured an outlier for e? Decided before measured joins the window. */
+static bool is_outlier(const struct _astro_pm_entry *e, double measured)
+{
+	double tolerance = max_error_percent() / 100.0;
+	if (e->nwindow >= 3) {
+		double med = median_of(e->window, e->nwindow);
+		double dev[_ASTRO_PM_WINDOW];
+		for (unsigned i = 0; i < e->nwindow; i++)
+			dev[i] = fabs(e->window[i] - med);
+		double sigma = 1.4826 * median_of(dev, e->nwindow);
+		return fabs(measured - med) > fmax(5 * sigma, tolerance * med);
+	}
+	if (e->h.nsample == 0 || e->h.mean <= 0)
+		return false;
+	double r = measured / e->h.mean;
+	return r > 1 + tolerance || 1 / r > 1 + tolerance;
+}
+
+static void window_push(struct _astro_pm_entry *e, double measured)
+{
+	e->window[e->window_pos] = measured;
+	e->window_pos = (e->window_pos + 1) % _ASTRO_PM_WINDOW;
+	if (e->nwindow < _ASTRO_PM_WINDOW)
+		e->nwindow++;
+}
+
+void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
+		      double flops, double measured, unsigned number, const char *archname)
+{
+	if (!(measured >= 0) || number == 0 || isinf(measured))
+		return;
+	struct _astro_pm_entry *e = _astro_pm_block_find(b, footprint);
+	bool fresh = !e;
+	if (fresh) {
+		e = _astro_pm_block_add(b, footprint, size);
+		if (!e)
+			return;
+	}
+	bool drop_first = fresh && number == 1 && model->type == STARPU_HISTORY_BASED;
+	bool outlier = !fresh && number == 1 && is_outlier(e, measured);
+	if (number == 1)
+		window_push(e, measured);
+	if (drop_first)
+		return;
+	if (outlier) {
+		e->h.nerror += number;
+		/* The kept samples are the odd ones (e.g. a spike kept first): start again from the window. */
+		if (e->h.nerror >= e->h.nsample && e->h.nsample > 0) {
+			_astro_warn("model %s on %s: %u samples rejected against %u kept (last %.3g us, mean %.3g us): flushing the entry "
+				    "(raise STARPU_HISTORY_MAX_ERROR if the task's duration really varies that much)",
+				    model->symbol, archname, e->h.nerror, e->h.nsample, measured, e->h.mean);
+			e->h.sum = e->h.sum2 = 0;
+			e->h.nsample = e->h.nerror = 0;
+			_astro_pm_entry_refresh(&e->h);
+		}
+		return;
+	}
+	e->h.sum += measured * number;
+	e->h.sum2 += measured * measured * number;
+	e->h.nsample += number;
+	_astro_pm_entry_refresh(&e->h);
+	if (flops != 0.0) {
+		if (e->h.flops == 0.0)
+			e->h.flops = flops;
+		else if (!isnan(e->h.flops) && fabs(e->h.flops - flops) > 1e-5 * fabs(flops))
+			e->h.flops = NAN;
+	}
+	if ((model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) && size > 0 && measured > 0) {
+		struct starpu_perfmodel_regression_model *r = &b->pub.regression;
+		double lx = log((double)size), ly = log(measured);
+		for (unsigned i = 0; i < number; i++) {
+			r->sumlnx += lx;
+			r->sumlnx2 += lx * lx;
+			r->sumlny += ly;
+			r->sumlnxlny += lx * ly;
+			r->nsample++;
+		}
+		if (r->minx == 0 || size < r->minx)
+			r->minx = size;
+		if (size > r->maxx)
+			r->maxx = size;
+		_astro_pm_regression_refit(r);
+	}
+}
+
+/* ------------------------------------------------ non-linear regression */
+
+/* Pearson correlation of (ln x, ln(y - c)) over the points with y > c. */
+static double correlation(const double *x, const double *y, const double *w, unsigned n, double c)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (y[i] <= c)
+			continue;
+		double lx = log(x[i]), ly = log(y[i] - c);
+		sw += w[i];
+		sx += w[i] * lx;
+		sy += w[i] * ly;
+		sxx += w[i] * lx * lx;
+		syy += w[i] * ly * ly;
+		sxy += w[i] * lx * ly;
+	}
+	double num = sw * sxy - sx * sy;
+	double den = sqrt(fmax(sw * sxx - sx * sx, 0)) * sqrt(fmax(sw * syy - sy * sy, 0));
+	return den > 0 ? num / den : 0;
+}
+
+/* Weight of a point whose y is close to c: 0 within one c of it, full beyond two, smooth between. */
+static double closeness_weight(double y, double c)
+{
+	if (c <= 0)
+		return 1;
+	double t = (y - c) / c - 1;
+	if (t <= 0)
+		return 0;
+	if (t >= 1)
+		return 1;
+	return t < 0.5 ? 2 * t * t : 1 - 2 * (1 - t) * (1 - t);
+}
+
+int _astro_pm_nl_fit(struct _astro_pm_block *b)
+{
+	unsigned n = 0;
+	double *x = malloc(4 * (b->nentries + 1) * sizeof(double));
+	if (!x)
+		return -1;
+	double *y = x + b->nentries + 1, *w = y + b->nentries + 1, *sorted = w + b->nentries + 1;
+	for (unsigned i = 0; i < b->nentries; i++) {
+		const struct starpu_perfmodel_history_entry *h = &b->entries[i]->h;
+		if (h->nsample == 0 || h->size == 0 || !(h->mean > 0))
+			continue;
+		x[n] = (double)h->size;
+		y[n] = h->mean;
+		w[n] = h->nsample;
+		n++;
+	}
+	if (n < 2) {
+		free(x);
+		return -1;
+	}
+	/* c lies between 0 and the n/3-th smallest mean: search where the log-log fit is straightest. */
+	memcpy(sorted, y, n * sizeof(double));
+	qsort(sorted, n, sizeof(double), cmp_double);
+	double cmin = 0, cmax = sorted[n / 3], last = INFINITY;
+	for (int it = 0; it < 1000; it++) {
+		double c1 = cmin + 0.33 * (cmax - cmin), c2 = cmin + 0.67 * (cmax - cmin);
+		double e1 = fabs(1 - correlation(x, y, w, n, c1)), e2 = fabs(1 - correlation(x, y, w, n, c2));
+		if (e1 < e2)
+			cmax = c2;
+		else
+			cmin = c1;
+		double err = fmin(e1, e2);
+		if (fabs(err - last) < 1e-10)
+			break;
+		last = err;
+	}
+	double c = (cmin + cmax) / 2;
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (y[i] <= c)
+			continue;
+		double wi = w[i] * closeness_weight(y[i], c);
+		double lx = log(x[i]), ly = log(y[i] - c);
+		sw += wi;
+		sx += wi * lx;
+		sy += wi * ly;
+		sxx += wi * lx * lx;
+		sxy += wi * lx * ly;
+	}
+	free(x);
+	double den = sw * sxx - sx * sx;
+	if (sw <= 0 || den == 0)
+		return -1;
+	struct starpu_perfmodel_regression_model *r = &b->pub.regression;
+	r->b = (sw * sxy - sx * sy) / den;
+	r->a = exp((sy - r->b * sx) / sw);
+	r->c = c;
+	return 0;
+}

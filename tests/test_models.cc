@@ -1,0 +1,670 @@
+// Performance models (models/): footprints and sizes as StarPU computes them,
+// architectures per worker, every model type's prediction and trust rules,
+// calibration from executed tasks, outliers (injected spikes), and the model
+// files: StarPU's real files round-tripped byte for byte, corrupt and
+// truncated files set aside, two processes calibrating one model at once.
+// Each test gets its own STARPU_HOME and STARPU_HOSTNAME=vm.
+#include "helpers.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <ftw.h>
+#include <sys/wait.h>
+
+using namespace astro_test;
+
+namespace {
+
+// StarPU 1.4.12's vector_scal.vm (notes/perfmodels.md §4), both impl blocks written out.
+const char *const kRegNone =
+	"# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n"
+	"0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            \tnan            \t0\t0              \t0              \n"
+	"# a\t\tb\t\tc\n"
+	"nan            \tnan            \tnan            \n"
+	"# not multiple-regression-base\n"
+	"0\n";
+
+std::string header(unsigned nimpls)
+{
+	return "##################\n# Performance Model Version\n45\n\n"
+	       "####################\n# COMBs\n# number of combinations\n1\n"
+	       "####################\n# COMB_0\n# number of types devices\n1\n"
+	       "####################\n# DEV_0\n# device type (CPU - 0, CUDA - 1, OPENCL - 2, MPI_MS - 5, TCPIP_MS - 6)\n0\n"
+	       "####################\n# DEV_0\n# device id \n0\n"
+	       "####################\n# DEV_0\n# number of cores \n1\n"
+	       "##########\n# number of implementations\n" +
+	       std::to_string(nimpls) + "\n";
+}
+
+const std::string kHashHeader = "# hash\t\tsize\t\tflops\t\tmean (us or J)\tdev (us or J)\tsum\t\tsum2\t\tn\n";
+
+const std::string kVectorScal =
+	header(2) + "#####\n# Model for cpu0_impl0 (Comb0)\n# number of entries\n1\n" + kRegNone + kHashHeader +
+	"d0c0d6c6\t819200         \t0.000000e+00   \t8.613960e+01   \t1.132575e+01   \t8.613960e+02   \t7.548303e+04   \t10\n\n"
+	"#####\n# Model for cpu0_impl1 (Comb0)\n# number of entries\n1\n" + kRegNone + kHashHeader +
+	"d0c0d6c6\t819200         \t0.000000e+00   \t4.184525e+01   \t4.015112e+00   \t3.347620e+02   \t1.413717e+04   \t8\n\n";
+
+// The NL model of the notes (pn_nlreg, after 3 runs).
+const std::string kNlReg =
+	header(1) + "#####\n# Model for cpu0_impl0 (Comb0)\n# number of entries\n5\n"
+	"# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n"
+	"8.299979e+02   \t9.473559e+03   \t4.454493e+02   \t5.257465e+03   \t1.298877e-03   \t1.137254e+00   \t75\t4000           \t1024000        \n"
+	"# a\t\tb\t\tc\n"
+	"1.285260e-04   \t1.302875e+00   \t2.023245e+01   \n"
+	"# not multiple-regression-base\n0\n" + kHashHeader +
+	"220e2244\t1024000        \t0.000000e+00   \t1.057835e+04   \t2.279753e+03   \t1.269402e+05   \t1.405184e+09   \t12\n"
+	"571f8f18\t256000         \t0.000000e+00   \t1.010320e+03   \t2.359985e+01   \t9.092878e+03   \t9.191727e+06   \t9\n"
+	"0d153cd6\t64000          \t0.000000e+00   \t2.494211e+02   \t1.486397e+01   \t3.491895e+03   \t8.740453e+05   \t14\n"
+	"0d370ae5\t16000          \t0.000000e+00   \t6.069736e+01   \t3.792429e-01   \t8.497630e+02   \t5.158038e+04   \t14\n"
+	"e40d1b6c\t4000           \t0.000000e+00   \t1.580764e+01   \t1.635263e+00   \t2.213070e+02   \t3.535779e+03   \t14\n\n";
+
+int remove_entry(const char *path, const struct stat *, int, struct FTW *)
+{
+	return remove(path);
+}
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream ss;
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+void noop(void *[], void *) {}
+
+// A private STARPU_HOME (removed with its tree) and the host name "vm".
+class Models : public ::testing::Test
+{
+public:
+	void SetUp() override
+	{
+		std::string tmpl = env_or("TMPDIR", "/tmp") + "/astro-models-XXXXXX";
+		std::vector<char> buf(tmpl.begin(), tmpl.end());
+		buf.push_back('\0');
+		ASSERT_NE(mkdtemp(buf.data()), nullptr);
+		home_ = buf.data();
+		env_.emplace_back(new ScopedEnv("STARPU_HOME", home_));
+		env_.emplace_back(new ScopedEnv("XDG_CACHE_HOME", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_HOSTNAME", "vm"));
+		env_.emplace_back(new ScopedEnv("STARPU_PERF_MODEL_DIR", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_PERF_MODEL_PATH", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_CALIBRATE", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_CALIBRATE_MINIMUM", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_SCHED", "eager"));
+	}
+	void TearDown() override
+	{
+		env_.clear();
+		if (!home_.empty())
+			nftw(home_.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	std::string dir() const { return home_ + "/.starpu/sampling/codelets/45"; }
+	std::string model_file(const std::string &symbol) const { return dir() + "/" + symbol + ".vm"; }
+	void put(const std::string &symbol, const std::string &content) const
+	{
+		ASSERT_EQ(system(("mkdir -p " + dir()).c_str()), 0);
+		std::ofstream(model_file(symbol), std::ios::binary) << content;
+	}
+	std::vector<std::string> listing() const
+	{
+		std::vector<std::string> names;
+		if (DIR *d = opendir(dir().c_str())) {
+			while (struct dirent *e = readdir(d))
+				if (e->d_name[0] != '.')
+					names.push_back(e->d_name);
+			closedir(d);
+		}
+		return names;
+	}
+
+	std::string home_;
+	std::vector<std::unique_ptr<ScopedEnv>> env_;
+};
+
+// A task on one vector of nx floats (not submitted: predictions and update_history only read it).
+struct VectorTask
+{
+	explicit VectorTask(starpu_perfmodel *model, unsigned nx, enum starpu_data_access_mode mode = STARPU_R) : data(nx)
+	{
+		cl.cpu_funcs[0] = noop;
+		cl.nbuffers = 1;
+		cl.modes[0] = mode;
+		cl.model = model;
+		starpu_vector_data_register(&handle, STARPU_MAIN_RAM, (uintptr_t)data.data(), nx, sizeof(float));
+		task = starpu_task_create();
+		task->cl = &cl;
+		task->handles[0] = handle;
+		task->destroy = 0;
+	}
+	~VectorTask()
+	{
+		starpu_task_destroy(task);
+		starpu_data_unregister(handle);
+	}
+	std::vector<float> data;
+	starpu_codelet cl{};
+	starpu_data_handle_t handle;
+	starpu_task *task;
+};
+
+starpu_perfmodel_arch *cpu_arch()
+{
+	return starpu_worker_get_perf_archtype(0, 0);
+}
+
+// ---------------------------------------------------------- footprints
+
+TEST(ModelsHash, Crc32cMatchesStarPUValues)
+{
+	// From StarPU's own file: a vector of 204800 floats has footprint d0c0d6c6.
+	EXPECT_EQ(starpu_hash_crc32c_be(204800, 0), 0xe7195059u);
+	EXPECT_EQ(starpu_hash_crc32c_be(0xe7195059u, 2), 0x04b25255u);
+	EXPECT_EQ(starpu_hash_crc32c_be(0x04b25255u, 0), 0xd0c0d6c6u);
+	uint32_t word = 204800;
+	EXPECT_EQ(starpu_hash_crc32c_be_n(&word, sizeof(word), 0), 0xe7195059u);
+	EXPECT_EQ(starpu_hash_crc32c_string("ab", 0), starpu_hash_crc32c_be_n("ab", 2, 0));
+}
+
+size_t fixed_size(starpu_task *, unsigned) { return 12345; }
+uint32_t fixed_footprint(starpu_task *) { return 0xabcdef; }
+
+TEST_F(Models, FootprintsFollowStarPUPrecedence)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "fp";
+	VectorTask t(&model, 204800);
+	EXPECT_EQ(starpu_task_data_footprint(t.task), 0xd0c0d6c6u);
+	EXPECT_EQ(starpu_task_footprint(&model, t.task, cpu_arch(), 0), 0xd0c0d6c6u);
+	model.size_base = fixed_size;
+	size_t size = 12345;
+	EXPECT_EQ(starpu_task_footprint(&model, t.task, cpu_arch(), 0), starpu_hash_crc32c_be_n(&size, sizeof(size), 0));
+	model.footprint = fixed_footprint;
+	EXPECT_EQ(starpu_task_footprint(&model, t.task, cpu_arch(), 0), 0xabcdefu);
+
+	VectorTask skipped(nullptr, 204800, (enum starpu_data_access_mode)(STARPU_R | STARPU_NOFOOTPRINT));
+	EXPECT_EQ(starpu_task_data_footprint(skipped.task), 0u);
+	starpu_perfmodel_deinit(&model);
+}
+
+// -------------------------------------------------------- architectures
+
+TEST_F(Models, EveryWorkerHasAnArchitecture)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	for (int w = 0; w < 2; w++) {
+		starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, 0);
+		ASSERT_NE(arch, nullptr);
+		ASSERT_EQ(arch->ndevices, 1);
+		EXPECT_EQ(arch->devices[0].type, STARPU_CPU_WORKER);
+		EXPECT_EQ(arch->devices[0].devid, 0); // CPUs share one model by default
+		EXPECT_EQ(arch->devices[0].ncores, 1);
+		EXPECT_EQ(arch, starpu_worker_get_perf_archtype(0, 0));
+	}
+	EXPECT_EQ(starpu_worker_get_perf_archtype(99, 0), nullptr);
+	char name[64];
+	starpu_perfmodel_get_arch_name(cpu_arch(), name, sizeof(name), 1);
+	EXPECT_STREQ(name, "cpu0_impl1 (Comb0)");
+	EXPECT_STREQ(starpu_perfmodel_get_archtype_name(STARPU_CUDA_WORKER), "cuda");
+
+	starpu_perfmodel_device gpu[2] = { { STARPU_CUDA_WORKER, 1, 1 }, { STARPU_CPU_WORKER, 0, 2 } };
+	int comb = starpu_perfmodel_arch_comb_add(2, gpu);
+	ASSERT_GE(comb, 1);
+	EXPECT_EQ(starpu_perfmodel_arch_comb_get(2, gpu), comb);
+	EXPECT_EQ(starpu_perfmodel_arch_comb_fetch(comb)->devices[1].ncores, 2);
+	starpu_perfmodel_get_arch_name(starpu_perfmodel_arch_comb_fetch(comb), name, sizeof(name), 0);
+	EXPECT_EQ(std::string(name), "cuda1_cpu0_impl0 (Comb" + std::to_string(comb) + ")");
+	starpu_perfmodel_device bad = { STARPU_CPU_WORKER, 0, 0 };
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_perfmodel_arch_comb_add(1, &bad), -EINVAL); });
+	EXPECT_TRUE(contains(err, "ncores >= 1")) << err;
+	EXPECT_EQ(starpu_perfmodel_arch_comb_fetch(-1), nullptr);
+}
+
+TEST_F(Models, PerCoreCpuModelsWhenNotHomogeneous)
+{
+	ScopedEnv homogeneous("STARPU_PERF_MODEL_HOMOGENEOUS_CPU", "0");
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_worker_get_perf_archtype(0, 0)->devices[0].devid, 0);
+	EXPECT_EQ(starpu_worker_get_perf_archtype(1, 0)->devices[0].devid, 1);
+}
+
+// ------------------------------------------------------------ cost models
+
+double common_cost(starpu_task *, unsigned nimpl) { return 100.0 + nimpl; }
+double arch_cost(starpu_task *, starpu_perfmodel_arch *arch, unsigned) { return 7.0 * arch->devices[0].ncores; }
+double worker_cost(starpu_task *, unsigned workerid, unsigned) { return 3.0 + workerid; }
+
+TEST_F(Models, CostFunctionTypesPredict)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	VectorTask none(nullptr, 10);
+	EXPECT_EQ(starpu_task_expected_length(none.task, cpu_arch(), 0), 0.0); // no model: 0, not NaN
+
+	starpu_perfmodel common{};
+	common.type = STARPU_COMMON;
+	common.cost_function = common_cost;
+	VectorTask c(&common, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length(c.task, cpu_arch(), 1), 101.0 / 0.5); // a CPU core's speedup is 0.5
+
+	starpu_perfmodel per_arch{};
+	per_arch.type = STARPU_PER_ARCH;
+	starpu_perfmodel_init(&per_arch);
+	ASSERT_EQ(starpu_perfmodel_set_per_devices_cost_function(&per_arch, 0, arch_cost, STARPU_CPU_WORKER, 0, 1, -1), 0);
+	VectorTask a(&per_arch, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length(a.task, cpu_arch(), 0), 7.0);
+	std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length(a.task, cpu_arch(), 1))); });
+	EXPECT_TRUE(contains(err, "set_per_devices_cost_function")) << err;
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_perfmodel_set_per_devices_cost_function(&per_arch, 0, arch_cost, STARPU_CPU_WORKER, 0, 0, -1), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "triples ended by -1")) << err;
+
+	starpu_perfmodel per_worker{};
+	per_worker.type = STARPU_PER_WORKER;
+	per_worker.worker_cost_function = worker_cost;
+	VectorTask w(&per_worker, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_worker_expected_length(w.task, 1, 0, 0), 4.0);
+	err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length(w.task, cpu_arch(), 0))); });
+	EXPECT_TRUE(contains(err, "starpu_task_worker_expected_length")) << err;
+
+	VectorTask nop(&starpu_perfmodel_nop, 1);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length(nop.task, cpu_arch(), 0), 1e-6);
+	for (starpu_perfmodel *m : { &common, &per_arch, &per_worker })
+		starpu_perfmodel_deinit(m);
+}
+
+// ---------------------------------------------------- history and trust
+
+TEST_F(Models, HistoryIsTrustedFromCalibrateMinimumSamples)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "hist_trust";
+	VectorTask t(&model, 1000);
+	// The first measurement of a new entry is dropped (a cold run), as StarPU does.
+	starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 999.0);
+	for (int i = 0; i < 9; i++)
+		starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 10.0 + (i % 2));
+	double v = 0;
+	std::string err = stderr_of([&] { v = starpu_task_expected_length(t.task, cpu_arch(), 0); });
+	EXPECT_TRUE(std::isnan(v)) << "9 samples < STARPU_CALIBRATE_MINIMUM";
+	EXPECT_TRUE(contains(err, "not calibrated enough")) << err;
+	starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 10.0);
+	EXPECT_NEAR(starpu_task_expected_length(t.task, cpu_arch(), 0), 104.0 / 10, 1e-9);
+	EXPECT_NEAR(starpu_perfmodel_history_based_expected_perf(&model, cpu_arch(), starpu_task_data_footprint(t.task)), 10.4, 1e-9);
+
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	ASSERT_NE(pa, nullptr);
+	ASSERT_NE(pa->list, nullptr);
+	EXPECT_EQ(pa->list->entry->nsample, 10u);
+	EXPECT_EQ(pa->list->entry->size, 4000u);
+	EXPECT_NEAR(pa->list->entry->deviation, std::sqrt(0.24), 1e-9); // population deviation
+
+	VectorTask other(&model, 2000);
+	EXPECT_TRUE(std::isnan(starpu_task_expected_length(other.task, cpu_arch(), 0)));
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, CalibrateMinimumComesFromTheEnvironment)
+{
+	ScopedEnv minimum("STARPU_CALIBRATE_MINIMUM", "2");
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "hist_min";
+	VectorTask t(&model, 1000);
+	starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 5.0, 2);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length(t.task, cpu_arch(), 0), 5.0);
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, SpikesDoNotPoisonTheMean)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "spikes";
+	VectorTask t(&model, 1000);
+	// A spike right after the dropped first sample, then 25% spikes of 20x to 200x among noisy normal samples.
+	unsigned seed = 12345;
+	std::vector<double> samples = { 100.0, 5000.0 };
+	for (int i = 0; i < 400; i++) {
+		seed = seed * 1103515245 + 12345;
+		double noise = 0.9 + 0.2 * ((seed >> 8) % 1000) / 1000.0;
+		bool spike = (seed >> 20) % 4 == 0;
+		samples.push_back(spike ? 100.0 * (20 + (seed >> 12) % 180) : 100.0 * noise);
+	}
+	std::string err = stderr_of([&] {
+		for (double s : samples)
+			starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, s);
+	});
+	double mean = starpu_task_expected_length(t.task, cpu_arch(), 0);
+	EXPECT_NEAR(mean, 100.0, 2.0) << "spikes leaked into the mean";
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	EXPECT_GT(pa->list->entry->nsample, 250u);
+	EXPECT_LT(pa->list->entry->deviation, 10.0);
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, RegressionFitsPowerLawWithinItsRange)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_REGRESSION_BASED;
+	model.symbol = "reg";
+	std::vector<unsigned> sizes = { 1000, 2000, 4000, 8000, 16000 };
+	for (int round = 0; round < 2; round++)
+		for (unsigned nx : sizes) {
+			VectorTask t(&model, nx);
+			starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 0.5 * std::pow(4.0 * nx, 1.2));
+			if (round == 0 && nx == 1000) {
+				std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length(t.task, cpu_arch(), 0))); });
+				EXPECT_TRUE(contains(err, "model reg is not calibrated enough for cpu0_impl0 (Comb0)")) << err;
+			}
+		}
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	EXPECT_EQ(pa->regression.nsample, 10u);
+	EXPECT_NEAR(pa->regression.alpha, 0.5, 1e-6);
+	EXPECT_NEAR(pa->regression.beta, 1.2, 1e-9);
+	VectorTask mid(&model, 3000);
+	EXPECT_NEAR(starpu_task_expected_length(mid.task, cpu_arch(), 0), 0.5 * std::pow(12000.0, 1.2), 1e-6);
+	VectorTask big(&model, 20000); // 80000 bytes > 1.1 * maxx (64000)
+	EXPECT_TRUE(std::isnan(starpu_task_expected_length(big.task, cpu_arch(), 0)));
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, RegressionNeedsSpreadSizes)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_REGRESSION_BASED;
+	model.symbol = "reg_narrow";
+	VectorTask t(&model, 1000);
+	for (int i = 0; i < 20; i++)
+		starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 10.0);
+	std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length(t.task, cpu_arch(), 0))); });
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, NonLinearRegressionIsFittedAtSaveAndUsedAfterReload)
+{
+	auto truth = [](double size) { return 2e-3 * std::pow(size, 1.3) + 20.0; };
+	std::vector<unsigned> sizes = { 1000, 4000, 16000, 64000, 256000 };
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_NL_REGRESSION_BASED;
+		model.symbol = "nlreg";
+		for (unsigned nx : sizes) {
+			VectorTask t(&model, nx);
+			for (int i = 0; i < 12; i++)
+				starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, truth(4.0 * nx));
+			// Before a save: the history mean answers.
+			EXPECT_NEAR(starpu_task_expected_length(t.task, cpu_arch(), 0), truth(4.0 * nx), 1e-6 * truth(4.0 * nx));
+		}
+	}
+	ASSERT_TRUE(file_exists(model_file("nlreg")));
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_NL_REGRESSION_BASED;
+	model.symbol = "nlreg";
+	VectorTask t(&model, 8000); // a size never measured: only a, b, c can answer
+	double v = starpu_task_expected_length(t.task, cpu_arch(), 0);
+	EXPECT_NEAR(v, truth(32000.0), 0.05 * truth(32000.0));
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	EXPECT_TRUE(pa->regression.nl_valid);
+	starpu_perfmodel_deinit(&model);
+}
+
+// ---------------------------------------------- calibration by execution
+
+TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "exec_hist";
+	{
+		// Empty tasks last a few ns, noisy beyond any outlier test: here every sample must count.
+		ScopedEnv tolerant("STARPU_HISTORY_MAX_ERROR", "2000000000");
+		starpu_conf conf = conf_with_ncpus(2);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		VectorTask t(&model, 500);
+		starpu_codelet plain{};
+		plain.cpu_funcs[0] = noop;
+		for (int i = 0; i < 12; i++) {
+			ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+			ASSERT_EQ(starpu_task_insert(&plain, 0), 0);
+		}
+		starpu_task_wait_for_all();
+	}
+	EXPECT_EQ(model.is_init, 0u);
+	std::string text = slurp(model_file("exec_hist"));
+	ASSERT_FALSE(text.empty());
+	// 12 executions, the first dropped; the plain codelet has no model and leaves no trace.
+	EXPECT_TRUE(contains(text, "\t11\n")) << text;
+	EXPECT_TRUE(contains(text, "# Model for cpu0_impl0 (Comb0)")) << text;
+
+	// Without STARPU_CALIBRATE, a calibrated model is used and the file is left alone.
+	std::string before = slurp(model_file("exec_hist"));
+	{
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		VectorTask t(&model, 500);
+		EXPECT_GT(starpu_task_expected_length(t.task, cpu_arch(), 0), 0.0);
+		ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+		starpu_task_wait_for_all();
+	}
+	EXPECT_EQ(slurp(model_file("exec_hist")), before);
+}
+
+TEST_F(Models, CalibrateTwoRestartsTheModel)
+{
+	put("restart", kVectorScal);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 2;
+	{
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "restart";
+		VectorTask t(&model, 204800);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 50.0, 3);
+	}
+	std::string text = slurp(model_file("restart"));
+	EXPECT_TRUE(contains(text, "d0c0d6c6\t819200         \t0.000000e+00   \t5.000000e+01   \t0.000000e+00   \t1.500000e+02   \t7.500000e+03   \t3\n")) << text;
+	EXPECT_FALSE(contains(text, "impl1")) << text;
+}
+
+// ------------------------------------------------------------- the files
+
+TEST_F(Models, StarPUFilesRoundTripByteForByte)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	for (auto &golden : { std::make_pair("vector_scal", &kVectorScal), std::make_pair("pn_nlreg", &kNlReg) }) {
+		put(golden.first, *golden.second);
+		starpu_perfmodel model{};
+		ASSERT_EQ(starpu_perfmodel_load_symbol(golden.first, &model), 0);
+		EXPECT_EQ(model.type, std::string(golden.first) == "pn_nlreg" ? STARPU_NL_REGRESSION_BASED : STARPU_HISTORY_BASED);
+		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+		ASSERT_NE(pa, nullptr);
+		ASSERT_NE(pa->list, nullptr);
+		if (std::string(golden.first) == "vector_scal") {
+			EXPECT_DOUBLE_EQ(pa->list->entry->mean, 86.1396);
+			EXPECT_EQ(pa->list->entry->nsample, 10u);
+			EXPECT_DOUBLE_EQ(starpu_perfmodel_history_based_expected_perf(&model, cpu_arch(), 0xd0c0d6c6), 86.1396);
+		} else {
+			EXPECT_TRUE(pa->regression.nl_valid);
+			EXPECT_DOUBLE_EQ(pa->regression.c, 20.23245);
+		}
+		char path[PATH_MAX];
+		starpu_perfmodel_get_model_path(golden.first, path, sizeof(path));
+		EXPECT_EQ(std::string(path), model_file(golden.first));
+		std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
+		std::string saved = slurp(model_file(golden.first));
+		EXPECT_EQ(saved, *golden.second); // nothing new measured: the same bytes
+		EXPECT_EQ(starpu_perfmodel_unload_model(&model), 0);
+		EXPECT_EQ(model.symbol, nullptr);
+	}
+	starpu_perfmodel missing{};
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_perfmodel_load_symbol("no_such_model", &missing), 1); });
+	EXPECT_TRUE(contains(err, "There is no performance model for symbol no_such_model")) << err;
+}
+
+TEST_F(Models, SavingAddsToWhatTheFileHolds)
+{
+	put("vector_scal", kVectorScal);
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "vector_scal";
+		VectorTask t(&model, 204800);
+		EXPECT_DOUBLE_EQ(starpu_task_expected_length(t.task, cpu_arch(), 0), 86.1396);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 1, 41.84525, 2);
+		// Meanwhile another process added samples to impl0.
+		std::string other = kVectorScal;
+		other.replace(other.find("8.613960e+02   \t7.548303e+04   \t10"), 34, "9.475356e+02   \t8.290301e+04   \t11");
+		put("vector_scal", other);
+	}
+	std::string text = slurp(model_file("vector_scal"));
+	EXPECT_TRUE(contains(text, "9.475356e+02   \t8.290301e+04   \t11\n")) << text;	// theirs kept
+	EXPECT_TRUE(contains(text, "\t10\n\n")) << text;					// ours added to impl1: 8 + 2
+	EXPECT_EQ(listing().size(), 2u) << "the model and its lock file, no temporary left";
+}
+
+void expect_set_aside(Models *t, const std::string &symbol, const std::string &content, const std::string &line)
+{
+	t->put(symbol, content);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = symbol.c_str();
+	VectorTask task(&model, 204800);
+	double v = 0;
+	std::string err = stderr_of([&] { v = starpu_task_expected_length(task.task, cpu_arch(), 0); });
+	EXPECT_TRUE(std::isnan(v)) << "the run goes on with an empty model";
+	EXPECT_TRUE(contains(err, t->model_file(symbol) + ", line " + line)) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << "one warning for the file, one for the uncalibrated model:\n" << err;
+	EXPECT_FALSE(file_exists(t->model_file(symbol)));
+	std::string aside = t->model_file(symbol) + ".corrupt-" + std::to_string(getpid());
+	EXPECT_EQ(slurp(aside), content) << "set aside, not deleted";
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, CorruptFileIsSetAsideWithOneWarning)
+{
+	std::string corrupt = kVectorScal;
+	corrupt.replace(corrupt.find("8.613960e+01"), 12, "eighty-six");
+	expect_set_aside(this, "corrupt", corrupt, "39: malformed history entry");
+}
+
+TEST_F(Models, TruncatedFileIsSetAsideWithOneWarning)
+{
+	expect_set_aside(this, "truncated", kVectorScal.substr(0, kVectorScal.size() / 2), "");
+}
+
+TEST_F(Models, ForeignVersionIsSetAside)
+{
+	std::string v44 = kVectorScal;
+	v44.replace(v44.find("\n45\n"), 4, "\n44\n");
+	expect_set_aside(this, "foreign", v44, "3: format version 44");
+}
+
+TEST_F(Models, PathsFollowTheEnvironment)
+{
+	TempDir extra;
+	ScopedEnv dir("STARPU_PERF_MODEL_DIR", home_ + "/elsewhere");
+	ScopedEnv path("STARPU_PERF_MODEL_PATH", extra.path() + ":" + home_ + "/missing");
+	std::string err = stderr_of([&] {
+		std::string out;
+		char buf[4096] = {};
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		starpu_perfmodel_directory(f);
+		fclose(f);
+		EXPECT_EQ(std::string(buf), "directory: <" + home_ + "/elsewhere/codelets/45/>\n" + "directory: <" + home_ +
+						     "/.starpu/sampling/codelets/45/>\n" + "directory: <" + extra.path() + "/codelets/45/>\n");
+	});
+	EXPECT_TRUE(contains(err, home_ + "/missing does not exist")) << err;
+	put("found", kVectorScal); // in the second directory
+	char p[PATH_MAX];
+	stderr_of([&] { starpu_perfmodel_get_model_path("found", p, sizeof(p)); });
+	EXPECT_EQ(std::string(p), model_file("found"));
+	stderr_of([&] { starpu_perfmodel_get_model_path("absent", p, sizeof(p)); });
+	EXPECT_STREQ(p, "");
+}
+
+// Two processes calibrate one model at the same time, several runs each: no sample is lost.
+TEST_F(Models, ConcurrentCalibrationsLoseNoSample)
+{
+	const int kRuns = 4, kCalls = 25;
+	int go[2];
+	ASSERT_EQ(pipe(go), 0);
+	pid_t kids[2];
+	for (pid_t &kid : kids) {
+		kid = fork();
+		ASSERT_GE(kid, 0);
+		if (kid == 0) {
+			char c;
+			close(go[1]);
+			if (read(go[0], &c, 1) != 0)
+				_exit(3);
+			for (int run = 0; run < kRuns; run++) {
+				starpu_conf conf = conf_with_ncpus(1);
+				conf.calibrate = 1;
+				if (starpu_init(&conf) != 0)
+					_exit(2);
+				starpu_perfmodel model{};
+				model.type = STARPU_HISTORY_BASED;
+				model.symbol = "shared";
+				{
+					VectorTask t(&model, 1000);
+					for (int i = 0; i < kCalls; i++)
+						starpu_perfmodel_update_history_n(&model, t.task, starpu_worker_get_perf_archtype(0, 0), 0, 0, 30.0, 2);
+				}
+				starpu_shutdown();
+			}
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]); // both start now
+	for (pid_t kid : kids) {
+		int status = 0;
+		ASSERT_EQ(waitpid(kid, &status, 0), kid);
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+	}
+	std::string text = slurp(model_file("shared"));
+	const int total = 2 * kRuns * kCalls * 2;
+	EXPECT_TRUE(contains(text, "\t" + std::to_string(total) + "\n")) << text;
+	char sum[32];
+	snprintf(sum, sizeof(sum), "%-15e", 30.0 * total);
+	EXPECT_TRUE(contains(text, std::string("3.000000e+01   \t0.000000e+00   \t") + sum)) << text;
+}
+
+} // namespace
