@@ -138,33 +138,6 @@ struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsi
 
 /* ---------------------------------------------------------------- names */
 
-const char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype)
-{
-	switch (archtype) {
-	case STARPU_CPU_WORKER: return "cpu";
-	case STARPU_CUDA_WORKER: return "cuda";
-	case STARPU_OPENCL_WORKER: return "opencl";
-	case STARPU_MAX_FPGA_WORKER: return "fpga";
-	case STARPU_MPI_MS_WORKER: return "mpi_ms";
-	case STARPU_TCPIP_MS_WORKER: return "tcpip_ms";
-	case STARPU_HIP_WORKER: return "hip";
-	default: return "unknown";
-	}
-}
-
-void _astro_pm_arch_name(const struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl, char *name, size_t maxlen)
-{
-	size_t len = 0;
-	if (!maxlen)
-		return;
-	name[0] = '\0';
-	for (int i = 0; arch && i < arch->ndevices && len < maxlen; i++)
-		len += (size_t)snprintf(name + len, maxlen - len, "%s%s%d", i ? "_" : "",
-					starpu_perfmodel_get_archtype_name(arch->devices[i].type), arch->devices[i].devid);
-	if (len < maxlen)
-		snprintf(name + len, maxlen - len, "_impl%u (Comb%d)", nimpl, comb);
-}
-
 void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen, unsigned nimpl)
 {
 	_astro_pm_arch_name(arch, _astro_pm_comb_of(arch), nimpl, archname, maxlen);
