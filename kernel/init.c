@@ -131,7 +131,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
 	_astro_rt.calibrate = CLAMP(_astro_conf_int("STARPU_CALIBRATE", NULL, _astro_rt.conf.calibrate), 0, 2);
 	_astro_rt.start_time = starpu_timing_now();
-	_astro_rt.nsubmitted = 0;
+	/* nsubmitted is 0 here (shutdown waited for it) but for refused submissions backing out: not reset. */
 	_astro_rt.nready = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
@@ -166,10 +166,22 @@ fail_plugins:
 	return ret;
 }
 
+static int state_get(void)
+{
+	return __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
+}
+
+/* Seq_cst: a submission reads it right after counting itself (task.c, submit_enter). */
+static void state_set(enum _astro_state state)
+{
+	__atomic_store_n(&_astro_rt.initialized, state, __ATOMIC_SEQ_CST);
+}
+
 int starpu_init(struct starpu_conf *user_conf)
 {
 	pthread_mutex_lock(&init_lock);
-	while (_astro_rt.initialized == -1)
+	/* Another thread starts or stops the runtime: wait for it to finish. */
+	while (state_get() != _ASTRO_STOPPED && state_get() != _ASTRO_RUNNING)
 		pthread_cond_wait(&init_cond, &init_lock);
 	if (init_refcount > 0) {
 		/* Nested init: reference-counted, the first configuration stays. */
@@ -177,7 +189,7 @@ int starpu_init(struct starpu_conf *user_conf)
 		pthread_mutex_unlock(&init_lock);
 		return 0;
 	}
-	_astro_rt.initialized = -1;
+	state_set(_ASTRO_STARTING);
 	pthread_mutex_unlock(&init_lock);
 
 	int ret = runtime_start(user_conf);
@@ -185,9 +197,9 @@ int starpu_init(struct starpu_conf *user_conf)
 	pthread_mutex_lock(&init_lock);
 	if (ret == 0) {
 		init_refcount = 1;
-		__atomic_store_n(&_astro_rt.initialized, 1, __ATOMIC_RELEASE);
+		state_set(_ASTRO_RUNNING);
 	} else {
-		_astro_rt.initialized = 0;
+		state_set(_ASTRO_STOPPED);
 	}
 	pthread_cond_broadcast(&init_cond);
 	pthread_mutex_unlock(&init_lock);
@@ -214,13 +226,15 @@ int starpu_is_initialized(void)
 void starpu_wait_initialized(void)
 {
 	pthread_mutex_lock(&init_lock);
-	while (_astro_rt.initialized != 1)
+	while (state_get() != _ASTRO_RUNNING)
 		pthread_cond_wait(&init_cond, &init_lock);
 	pthread_mutex_unlock(&init_lock);
 }
 
 void starpu_shutdown(void)
 {
+	if (_astro_forbid_blocking("starpu_shutdown", "call it from the application's own code once its work is submitted; the call is ignored"))
+		return;
 	pthread_mutex_lock(&init_lock);
 	if (init_refcount == 0) {
 		pthread_mutex_unlock(&init_lock);
@@ -231,15 +245,18 @@ void starpu_shutdown(void)
 		pthread_mutex_unlock(&init_lock);
 		return;
 	}
+	/* From here on, application threads' submissions are refused; tasks and
+	 * callbacks may still submit while we drain. */
+	state_set(_ASTRO_DRAINING);
 	pthread_mutex_unlock(&init_lock);
 
-	/* Still running: callbacks may submit more tasks while we drain. */
 	if (_astro_rt.paused)
 		starpu_resume();
-	starpu_task_wait_for_all();
-	pthread_mutex_lock(&init_lock);
-	_astro_rt.initialized = -1;
-	pthread_mutex_unlock(&init_lock);
+	starpu_do_schedule();
+	_astro_task_wait_for_n(0);
+	/* Then nobody may submit: wait for what a worker accepted after the count first reached zero. */
+	state_set(_ASTRO_STOPPING);
+	_astro_task_wait_for_n(0);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
@@ -254,7 +271,7 @@ void starpu_shutdown(void)
 	_astro_observe_reset();
 
 	pthread_mutex_lock(&init_lock);
-	_astro_rt.initialized = 0;
+	state_set(_ASTRO_STOPPED);
 	pthread_cond_broadcast(&init_cond);
 	pthread_mutex_unlock(&init_lock);
 }
