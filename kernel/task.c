@@ -232,7 +232,9 @@ static void job_ready(struct _astro_job *job)
 	if (!job->task) {
 		/* An application acquire: the data is now accessible. */
 		if (job->acquire_callback) {
+			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 			job->acquire_callback(job->acquire_arg);
+			_astro_context_leave(previous);
 		} else {
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);
 			_astro_futex_wake_all(&job->acquire_ready);

@@ -213,6 +213,8 @@ struct Targets
 	int value = 0;
 	starpu_data_handle_t handle = nullptr;
 	starpu_data_handle_t victim = nullptr; // unregister calls: must survive them
+	int other_value = 0;
+	starpu_data_handle_t other = nullptr;  // acquired with a callback
 };
 Targets *g_targets;
 
@@ -295,6 +297,13 @@ void place_callback(void *)
 	run_armed();
 }
 
+// An acquire callback: on this thread when the data is free at once.
+void place_acquire_callback(void *)
+{
+	run_armed();
+	starpu_data_release(g_targets->other);
+}
+
 void place_listener(starpu_perf_counter_listener *, starpu_perf_counter_sample *, void *)
 {
 	run_armed();
@@ -317,13 +326,14 @@ extern "C" void starpu_prof_tool_library_register(starpu_prof_tool_entry_registe
 
 namespace {
 
-enum class Place { Task, Callback, ToolCallback, Listener };
+enum class Place { Task, Callback, AcquireCallback, ToolCallback, Listener };
 
 const char *place_words(Place p)
 {
 	switch (p) {
 	case Place::Task: return "a task";
 	case Place::Callback: return "a callback";
+	case Place::AcquireCallback: return "a callback";
 	case Place::ToolCallback: return "a tool callback";
 	case Place::Listener: return "a counter listener";
 	}
@@ -346,6 +356,7 @@ protected:
 		ASSERT_EQ(starpu_task_wait(&g_targets->done_task), 0);
 		starpu_tag_notify_from_apps(g_targets->done_tag);
 		starpu_variable_data_register(&g_targets->handle, STARPU_MAIN_RAM, (uintptr_t)&g_targets->value, sizeof(int));
+		starpu_variable_data_register(&g_targets->other, STARPU_MAIN_RAM, (uintptr_t)&g_targets->other_value, sizeof(int));
 		cl_ = cpu_codelet(place_codelet, 0, "place");
 		nop_cl_ = cpu_codelet([](void **, void *) {}, 0, "nop");
 	}
@@ -354,6 +365,7 @@ protected:
 		g_armed = nullptr;
 		if (starpu_is_initialized()) {
 			starpu_data_unregister(g_targets->handle);
+			starpu_data_unregister(g_targets->other);
 			starpu_task_clean(&g_targets->done_task);
 			starpu_shutdown();
 		}
@@ -376,6 +388,9 @@ protected:
 			ASSERT_EQ(starpu_task_submit(t), 0);
 			break;
 		}
+		case Place::AcquireCallback:
+			ASSERT_EQ(starpu_data_acquire_cb(g_targets->other, STARPU_RW, place_acquire_callback, nullptr), 0);
+			break;
 		case Place::ToolCallback:
 			starpu_prof_tool_user_start("wrong place");
 			starpu_prof_tool_user_end("wrong place");
@@ -424,11 +439,12 @@ TEST_P(WrongPlace, BlockingCallsAreRefused)
 	}
 }
 
-INSTANTIATE_TEST_SUITE_P(Places, WrongPlace, ::testing::Values(Place::Task, Place::Callback, Place::ToolCallback, Place::Listener),
+INSTANTIATE_TEST_SUITE_P(Places, WrongPlace, ::testing::Values(Place::Task, Place::Callback, Place::AcquireCallback, Place::ToolCallback, Place::Listener),
 			 [](const testing::TestParamInfo<Place> &info) {
 				 switch (info.param) {
 				 case Place::Task: return "Task";
 				 case Place::Callback: return "Callback";
+				 case Place::AcquireCallback: return "AcquireCallback";
 				 case Place::ToolCallback: return "ToolCallback";
 				 case Place::Listener: return "Listener";
 				 }
