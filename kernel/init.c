@@ -256,7 +256,8 @@ void starpu_shutdown(void)
 	_astro_task_wait_for_n(0);
 	/* Then nobody may submit: wait for what a worker accepted after the count first reached zero. */
 	state_set(_ASTRO_STOPPING);
-	_astro_task_wait_for_n(0);
+	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) != 0)
+		_astro_task_wait_for_n(0);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
