@@ -22,6 +22,8 @@ void _astro_counters_init(void);
 void _astro_counters_start(int start_collection);
 /* starpu_shutdown(), once the workers stopped: detaches listeners, drops the registry. */
 void _astro_counters_shutdown(void);
+/* Is the calling thread running a counter listener? (The kernel refuses blocking calls from there.) */
+bool _astro_counters_in_listener(void);
 
 /* ------------------------------------- framework -> counter modules */
 

@@ -266,6 +266,11 @@ static struct counter *counter_for(const char *what, int id)
 	return c;
 }
 
+bool _astro_counters_in_listener(void)
+{
+	return current_sample != NULL;
+}
+
 static bool in_callback(const char *what)
 {
 	if (!current_sample)

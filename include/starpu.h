@@ -104,9 +104,14 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv);
 int starpu_is_initialized(void);
 /** Waits until a concurrent starpu_init() has finished. */
 void starpu_wait_initialized(void);
-/** Stops the runtime once the last starpu_init() reference is dropped. */
+/** Stops the runtime once the last starpu_init() reference is dropped: waits
+ * for every submitted task (their callbacks may still submit more; other
+ * threads' submissions are refused with -ESHUTDOWN from the moment it starts).
+ * Refused, with a message, from a task, a callback, a tool callback or a
+ * counter listener. */
 void starpu_shutdown(void);
-/** Suspends the workers after their current task. */
+/** Suspends the workers after their current task. Refused, with a message,
+ * from a task, a callback, a tool callback or a counter listener. */
 void starpu_pause(void);
 /** Lets paused workers run again. */
 void starpu_resume(void);

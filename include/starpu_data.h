@@ -58,7 +58,10 @@ enum starpu_node_kind
 /** Returns the handle registered for ptr in main memory, NULL if none. */
 starpu_data_handle_t starpu_data_lookup(const void *ptr);
 
-/** Unregisters handle, waiting for the tasks using it; the data is brought back to its home node. */
+/** Unregisters handle, waiting for the tasks using it; the data is brought back to its home node.
+ * Refused, with a message, for a handle that is not registered (already
+ * unregistered?), and from a task, a callback, a tool callback or a counter
+ * listener (use starpu_data_unregister_submit() there). */
 void starpu_data_unregister(starpu_data_handle_t handle);
 /** Unregisters handle without bringing the data back. */
 void starpu_data_unregister_no_coherency(starpu_data_handle_t handle);

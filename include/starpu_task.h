@@ -291,7 +291,12 @@ struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 void starpu_task_destroy(struct starpu_task *task);
 /** Frees task right away (it must not be running). */
 void starpu_task_free(struct starpu_task *task);
-/** Submits task. Returns 0, -ENODEV when no worker can run it, -EINVAL for an invalid task. */
+/** Submits task. Returns 0, -ENODEV when no worker can run it, -EINVAL for an
+ * invalid task (or one naming an unregistered handle), -ESRCH when the runtime
+ * is not running, -ESHUTDOWN once starpu_shutdown() has begun (tasks and
+ * callbacks may still submit while it drains), -EDEADLK for a synchronous task
+ * from a task, a callback, a tool callback or a counter listener. A task whose
+ * submission returned 0 runs before starpu_shutdown() returns. */
 int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Submits task to the scheduling context sched_ctx_id. */
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id);
@@ -301,7 +306,8 @@ int starpu_task_submit_nodeps(struct starpu_task *task);
 int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Waits for n non-detached tasks. */
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
-/** Waits until every submitted task has completed. Returns 0, -EDEADLK from a task. */
+/** Waits until every submitted task has completed. Returns 0, or -EDEADLK from a
+ * task, a callback, a tool callback or a counter listener (as every waiting call). */
 int starpu_task_wait_for_all(void);
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
 /** Waits until at most n tasks are still submitted. */

@@ -12,6 +12,80 @@
 
 static unsigned default_sequential_consistency = 1;
 
+/* ------------------------------------------------------ live handles */
+
+/* A handle used after its unregistration must get a message, not a double
+ * free: the data entry points look the handle up among the live ones (never
+ * reading a dead handle's memory), and the task path, which cannot afford a
+ * look-up, checks its magic, cleared at unregistration. The structs of the
+ * last unregistered handles stay allocated (a quarantine), so that this read
+ * finds the cleared magic rather than freed memory. */
+#define HANDLE_DEAD 0xdeadda7au
+#define QUARANTINE_SIZE 64
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *live_handles;
+static struct _starpu_data_state *quarantine[QUARANTINE_SIZE];
+static unsigned quarantine_next;
+
+static void handle_track(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&live_lock);
+	if (!live_handles)
+		live_handles = g_hash_table_new(g_direct_hash, g_direct_equal);
+	handle->magic = _ASTRO_HANDLE_MAGIC;
+	g_hash_table_add(live_handles, handle);
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void report_dead(starpu_data_handle_t handle, const char *fn)
+{
+	if (!handle)
+		_astro_error("%s: NULL handle: register the data first", fn);
+	else
+		_astro_error("%s: handle %p is not registered (already unregistered?): register the data again to use it", fn, (void *)handle);
+}
+
+/* Is handle registered? Reports it when not. */
+static bool handle_live(starpu_data_handle_t handle, const char *fn)
+{
+	bool live = false;
+	if (handle) {
+		pthread_mutex_lock(&live_lock);
+		live = live_handles && g_hash_table_contains(live_handles, handle);
+		pthread_mutex_unlock(&live_lock);
+	}
+	if (!live)
+		report_dead(handle, fn);
+	return live;
+}
+
+/* Unregisters handle for the application (its struct is freed later, once idle): false, reported, if it was not registered. */
+static bool handle_claim(starpu_data_handle_t handle, const char *fn)
+{
+	bool live = false;
+	if (handle) {
+		pthread_mutex_lock(&live_lock);
+		live = live_handles && g_hash_table_remove(live_handles, handle);
+		if (live)
+			__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&live_lock);
+	}
+	if (!live)
+		report_dead(handle, fn);
+	return live;
+}
+
+/* Frees the struct of an unregistered handle after a while. */
+static void handle_quarantine(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&live_lock);
+	struct _starpu_data_state *evicted = quarantine[quarantine_next];
+	quarantine[quarantine_next] = handle;
+	quarantine_next = (quarantine_next + 1) % QUARANTINE_SIZE;
+	pthread_mutex_unlock(&live_lock);
+	free(evicted);
+}
+
 int _astro_data_check_mode(enum starpu_data_access_mode mode)
 {
 	unsigned base = mode & (STARPU_RW | STARPU_SCRATCH | STARPU_REDUX);
@@ -68,6 +142,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	if (h->owns_alloc[node])
 		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
 			       .bytes = starpu_data_get_alloc_size(h));
+	handle_track(h);
 	*handleptr = h;
 }
 
@@ -306,18 +381,14 @@ void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, 
 
 static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn, bool blocking)
 {
-	if (!handle) {
-		_astro_error("%s: NULL handle: register the data first", fn);
+	if (!handle_live(handle, fn))
 		return -EINVAL;
-	}
 	if (_astro_data_check_mode(mode) != 0 || (mode & (STARPU_SCRATCH | STARPU_REDUX))) {
 		_astro_error("%s: invalid access mode 0x%x: use STARPU_R, STARPU_W or STARPU_RW", fn, (unsigned)mode);
 		return -EINVAL;
 	}
-	if (blocking && _astro_self) {
-		_astro_error("%s cannot be called from a task or a callback running on a worker: it would deadlock; use starpu_data_acquire_cb", fn);
-		return -EDEADLK;
-	}
+	if (blocking)
+		return _astro_forbid_blocking(fn, "use starpu_data_acquire_cb");
 	return 0;
 }
 
@@ -340,10 +411,9 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 	return job;
 }
 
-int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+static int acquire_blocking(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn)
 {
-	(void)node;
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire", true);
+	int ret = acquire_checks(handle, mode, fn, true);
 	if (ret)
 		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
@@ -354,9 +424,15 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 	return 0;
 }
 
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+{
+	(void)node;
+	return acquire_blocking(handle, mode, "starpu_data_acquire_on_node");
+}
+
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
 {
-	return starpu_data_acquire_on_node(handle, STARPU_MAIN_RAM, mode);
+	return acquire_blocking(handle, mode, "starpu_data_acquire");
 }
 
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
@@ -401,10 +477,8 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 {
 	(void)node;
-	if (!handle) {
-		_astro_error("starpu_data_release: NULL handle");
+	if (!handle_live(handle, "starpu_data_release"))
 		return;
-	}
 	pthread_mutex_lock(&handle->lock);
 	struct _astro_job *job = handle->acquires;
 	if (job)
@@ -439,7 +513,7 @@ static void handle_free(starpu_data_handle_t handle)
 	pthread_cond_destroy(&handle->exec_cond);
 	free(handle->switched_to);
 	free(handle->name);
-	free(handle);
+	handle_quarantine(handle);
 }
 
 static void wait_idle(starpu_data_handle_t handle)
@@ -455,26 +529,26 @@ void _astro_data_wait_idle(starpu_data_handle_t handle)
 	wait_idle(handle);
 }
 
-static bool unregister_checks(starpu_data_handle_t handle, const char *fn)
+/* The checks, then the handle is unregistered for the application: false if refused (reported). */
+static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 {
-	if (!handle) {
-		_astro_error("%s: NULL handle", fn);
+	if (!handle_live(handle, fn))
 		return false;
-	}
-	if (_astro_self) {
-		_astro_error("%s cannot be called from a task or a callback running on a worker: use starpu_data_unregister_submit", fn);
+	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
 		return false;
-	}
-	if (handle->acquires) {
+	pthread_mutex_lock(&handle->lock);
+	bool acquired = handle->acquires != NULL;
+	pthread_mutex_unlock(&handle->lock);
+	if (acquired) {
 		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);
 		return false;
 	}
-	return true;
+	return handle_claim(handle, fn);
 }
 
-void starpu_data_unregister(starpu_data_handle_t handle)
+static void unregister(starpu_data_handle_t handle, const char *fn)
 {
-	if (!unregister_checks(handle, "starpu_data_unregister"))
+	if (!unregister_claim(handle, fn))
 		return;
 	/* The children are views into this buffer: gather them first. */
 	if (handle->nchildren)
@@ -484,9 +558,14 @@ void starpu_data_unregister(starpu_data_handle_t handle)
 	handle_free(handle);
 }
 
+void starpu_data_unregister(starpu_data_handle_t handle)
+{
+	unregister(handle, "starpu_data_unregister");
+}
+
 void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
 {
-	starpu_data_unregister(handle);
+	unregister(handle, "starpu_data_unregister_no_coherency");
 }
 
 static void unregister_when_ready(void *arg)
@@ -505,10 +584,8 @@ static void unregister_when_ready(void *arg)
 
 void starpu_data_unregister_submit(starpu_data_handle_t handle)
 {
-	if (!handle) {
-		_astro_error("starpu_data_unregister_submit: NULL handle");
+	if (!handle_claim(handle, "starpu_data_unregister_submit"))
 		return;
-	}
 	handle->unregistering = true;
 	acquire_submit(handle, STARPU_RW, unregister_when_ready, handle, true);
 }

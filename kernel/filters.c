@@ -59,10 +59,8 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		_astro_error("starpu_data_partition: the handle is already partitioned: unpartition it first, or partition its children");
 		return;
 	}
-	if (_astro_self) {
-		_astro_error("starpu_data_partition cannot be called from a task or a callback running on a worker: it waits for the tasks on the data");
+	if (_astro_forbid_blocking("starpu_data_partition", "use starpu_data_partition_plan and starpu_data_partition_submit; the call is ignored"))
 		return;
-	}
 	/* The children alias the parent: the parent's pending tasks must be done before they exist. */
 	_astro_data_wait_idle(initial_handle);
 	unsigned nparts = filter_nparts(f, initial_handle);
@@ -84,6 +82,8 @@ void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_
 		_astro_error("starpu_data_unpartition: the handle is not partitioned: call starpu_data_partition first");
 		return;
 	}
+	if (_astro_forbid_blocking("starpu_data_unpartition", "use starpu_data_unpartition_submit; the call is ignored"))
+		return;
 	for (unsigned i = 0; i < root_data->nchildren; i++) {
 		starpu_data_handle_t child = root_data->children[i];
 		if (!child)

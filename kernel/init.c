@@ -145,7 +145,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
 	_astro_rt.calibrate = _astro_conf_int_in("STARPU_CALIBRATE", NULL, CLAMP(_astro_rt.conf.calibrate, -1, 2), 0, 2, 0);
 	_astro_rt.start_time = starpu_timing_now();
-	_astro_rt.nsubmitted = 0;
+	/* nsubmitted is 0 here (shutdown waited for it) but for refused submissions backing out: not reset. */
 	_astro_rt.nready = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
@@ -182,10 +182,22 @@ fail_plugins:
 	return ret;
 }
 
+static int state_get(void)
+{
+	return __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
+}
+
+/* Seq_cst: a submission reads it right after counting itself (task.c, submit_enter). */
+static void state_set(enum _astro_state state)
+{
+	__atomic_store_n(&_astro_rt.initialized, state, __ATOMIC_SEQ_CST);
+}
+
 int starpu_init(struct starpu_conf *user_conf)
 {
 	pthread_mutex_lock(&init_lock);
-	while (_astro_rt.initialized == -1)
+	/* Another thread starts or stops the runtime: wait for it to finish. */
+	while (state_get() != _ASTRO_STOPPED && state_get() != _ASTRO_RUNNING)
 		pthread_cond_wait(&init_cond, &init_lock);
 	if (init_refcount > 0) {
 		/* Nested init: reference-counted, the first configuration stays. */
@@ -193,7 +205,7 @@ int starpu_init(struct starpu_conf *user_conf)
 		pthread_mutex_unlock(&init_lock);
 		return 0;
 	}
-	_astro_rt.initialized = -1;
+	state_set(_ASTRO_STARTING);
 	pthread_mutex_unlock(&init_lock);
 
 	int ret = runtime_start(user_conf);
@@ -203,9 +215,9 @@ int starpu_init(struct starpu_conf *user_conf)
 	pthread_mutex_lock(&init_lock);
 	if (ret == 0) {
 		init_refcount = 1;
-		__atomic_store_n(&_astro_rt.initialized, 1, __ATOMIC_RELEASE);
+		state_set(_ASTRO_RUNNING);
 	} else {
-		_astro_rt.initialized = 0;
+		state_set(_ASTRO_STOPPED);
 	}
 	pthread_cond_broadcast(&init_cond);
 	pthread_mutex_unlock(&init_lock);
@@ -232,13 +244,15 @@ int starpu_is_initialized(void)
 void starpu_wait_initialized(void)
 {
 	pthread_mutex_lock(&init_lock);
-	while (_astro_rt.initialized != 1)
+	while (state_get() != _ASTRO_RUNNING)
 		pthread_cond_wait(&init_cond, &init_lock);
 	pthread_mutex_unlock(&init_lock);
 }
 
 void starpu_shutdown(void)
 {
+	if (_astro_forbid_blocking("starpu_shutdown", "call it from the application's own code once its work is submitted; the call is ignored"))
+		return;
 	pthread_mutex_lock(&init_lock);
 	if (init_refcount == 0) {
 		pthread_mutex_unlock(&init_lock);
@@ -249,16 +263,20 @@ void starpu_shutdown(void)
 		pthread_mutex_unlock(&init_lock);
 		return;
 	}
+	/* From here on, application threads' submissions are refused; tasks and
+	 * callbacks may still submit while we drain. */
+	state_set(_ASTRO_DRAINING);
 	pthread_mutex_unlock(&init_lock);
 
-	/* Still running: callbacks may submit more tasks while we drain. */
 	if (_astro_rt.paused)
 		starpu_resume();
-	starpu_task_wait_for_all();
+	starpu_do_schedule();
+	_astro_task_wait_for_n(0);
+	/* Then nobody may submit: wait for what a worker accepted after the count first reached zero. */
+	state_set(_ASTRO_STOPPING);
+	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) != 0)
+		_astro_task_wait_for_n(0);
 	_astro_watchdog_stop();
-	pthread_mutex_lock(&init_lock);
-	_astro_rt.initialized = -1;
-	pthread_mutex_unlock(&init_lock);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_models_shutdown();
 	_astro_workers_stop();
@@ -275,7 +293,7 @@ void starpu_shutdown(void)
 	_astro_log_session_end();
 
 	pthread_mutex_lock(&init_lock);
-	_astro_rt.initialized = 0;
+	state_set(_ASTRO_STOPPED);
 	pthread_cond_broadcast(&init_cond);
 	pthread_mutex_unlock(&init_lock);
 }

@@ -277,8 +277,11 @@ void _astro_watchdog_stop(void);
 
 /* ---------------------------------------------------------------- data */
 
+#define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
+
 struct _starpu_data_state
 {
+	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
 	struct starpu_data_interface_ops *ops;
 	int home_node;
 	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
@@ -351,6 +354,42 @@ struct _astro_worker
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
 extern _ASTRO_TLS struct starpu_task *_astro_current_task;
 
+/* ------------------------------------------------------- call context */
+
+/* What the calling thread runs for the runtime, besides tasks on workers
+ * (_astro_self): set around the code the runtime calls back, which may run on
+ * an application thread too (a prologue or a tool callback during a
+ * submission), so that blocking or terminal calls made from there are refused
+ * instead of deadlocking. Counter listeners are known to counters/
+ * (_astro_counters_in_listener). */
+enum _astro_call_context
+{
+	_ASTRO_CTX_APPLICATION = 0,
+	_ASTRO_CTX_CALLBACK,                 /* a task's callback, prologue or epilogue */
+	_ASTRO_CTX_TOOL,                     /* a profiling-tool callback */
+};
+extern _ASTRO_TLS enum _astro_call_context _astro_call_context;
+
+static inline enum _astro_call_context _astro_context_enter(enum _astro_call_context context)
+{
+	enum _astro_call_context previous = _astro_call_context;
+	_astro_call_context = context;
+	return previous;
+}
+
+static inline void _astro_context_leave(enum _astro_call_context previous)
+{
+	_astro_call_context = previous;
+}
+
+/* Is the calling thread inside the runtime: a worker, a callback, a tool callback or a listener? */
+bool _astro_called_back(void);
+
+/* Returns 0 when the calling thread may block. From a task, a callback, a tool
+ * callback or a counter listener, prints one line saying that call cannot be
+ * made from there (hint: what to do instead, or NULL) and returns -EDEADLK. */
+int _astro_forbid_blocking(const char *call, const char *hint);
+
 /* starpu_worker_get_id(), inlined on the task path. */
 static inline int _astro_worker_id(void)
 {
@@ -389,7 +428,7 @@ void _astro_prof_tool_unload(void);
 struct _astro_runtime
 {
 	struct starpu_conf conf;
-	int initialized;                     /* 1 running, 0 not, -1 initialising */
+	int initialized;                     /* atomic: an enum _astro_state */
 	unsigned nworkers;
 	struct _astro_worker *workers[STARPU_NMAXWORKERS];
 	unsigned nworkers_by_arch[STARPU_NARCH];
@@ -425,14 +464,31 @@ struct _astro_runtime
 
 extern struct _astro_runtime _astro_rt;
 
+/* The runtime's life (init.c). starpu_shutdown() drains in two steps: while
+ * DRAINING only the runtime's own threads and callbacks may still submit
+ * (StarPU lets callbacks submit during the final wait); once STOPPING nobody
+ * may, and the last tasks accepted are waited for before anything is torn
+ * down. A submission counts itself in nsubmitted before it reads the state
+ * (task.c, submit_enter): either shutdown's wait sees it or it sees the state. */
+enum _astro_state
+{
+	_ASTRO_STOPPED = 0,
+	_ASTRO_RUNNING = 1,
+	_ASTRO_STARTING = -1,
+	_ASTRO_DRAINING = 2,
+	_ASTRO_STOPPING = 3,
+};
+
 static inline struct _astro_worker *_astro_worker(int id)
 {
 	return _astro_rt.workers[id];
 }
 
+/* Running, or draining at shutdown: tasks still run. */
 static inline bool _astro_running(void)
 {
-	return __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE) == 1;
+	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE);
+	return state == _ASTRO_RUNNING || state == _ASTRO_DRAINING;
 }
 
 /* One round of polite spinning: pause instructions first, then give the core away. */
@@ -441,6 +497,9 @@ void _astro_relax(unsigned round);
 /* Futex helpers (Linux): wait while *addr == val; wake all. */
 void _astro_futex_wait(int *addr, int val);
 void _astro_futex_wake_all(int *addr);
+
+/* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
+void _astro_task_wait_for_n(unsigned n);
 
 /* Called once all submitted tasks are complete, or one more completed. */
 void _astro_task_completed_count(void);
@@ -466,6 +525,8 @@ int _astro_env_int_in(const char *name, int min, int max, int fallback);
 void _astro_counters_init(void);
 void _astro_counters_start(int start_collection);
 void _astro_counters_shutdown(void);
+/* Is the calling thread running a counter listener? */
+bool _astro_counters_in_listener(void);
 
 /* --------------------------------------------------------------- models */
 

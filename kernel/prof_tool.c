@@ -194,6 +194,7 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 	}
 
 	bool thread_has_toggles = thread_toggles.n != 0;
+	enum _astro_call_context previous_context = _astro_context_enter(_ASTRO_CTX_TOOL);
 	for (unsigned i = 0; i < list->n; i++) {
 		struct registration *r = list->regs[i];
 		if (!__atomic_load_n(&r->enabled, __ATOMIC_RELAXED))
@@ -210,6 +211,7 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 		union starpu_prof_tool_event_info event_copy = event_info;
 		r->cb(&info_copy, &event_copy, &api_info);
 	}
+	_astro_context_leave(previous_context);
 }
 
 static void on_moment(const struct astro_event *ev, void *arg)

@@ -318,10 +318,9 @@ void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
 
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 {
-	if (_astro_self) {
-		_astro_error("starpu_tag_wait cannot be called from a task or a callback running on a worker: it would deadlock");
-		return -EDEADLK;
-	}
+	int ret = _astro_forbid_blocking(ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array", "use a task depending on the tag instead");
+	if (ret)
+		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	for (unsigned i = 0; i < ntags; i++) {
 		struct _astro_tag *tag = tag_lookup(ids[i], true);

@@ -244,7 +244,9 @@ static void job_ready(struct _astro_job *job)
 	if (!job->task) {
 		/* An application acquire: the data is now accessible. */
 		if (job->acquire_callback) {
+			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 			job->acquire_callback(job->acquire_arg);
+			_astro_context_leave(previous);
 		} else {
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);
 			_astro_futex_wake_all(&job->acquire_ready);
@@ -254,16 +256,22 @@ static void job_ready(struct _astro_job *job)
 	struct starpu_task *task = job->task;
 	__atomic_add_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
-	if (task->prologue_callback_func)
+	if (task->prologue_callback_func) {
+		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		task->prologue_callback_func(task->prologue_callback_arg);
+		_astro_context_leave(previous);
+	}
 	if (!runs_nothing(task)) {
 		_astro_sched_push(task);
 		return;
 	}
 	task->status = STARPU_TASK_READY;
 	/* Nothing will pop it: its pop prologue runs here, as StarPU does for codelet-less tasks. */
-	if (task->prologue_callback_pop_func)
+	if (task->prologue_callback_pop_func) {
+		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
+		_astro_context_leave(previous);
+	}
 	if (deferred_tail)
 		deferred_tail->next_free = job;
 	else
@@ -331,6 +339,7 @@ static void release_successors(struct _astro_job *job)
 	free(succs);
 }
 
+static int submit_enter(void);
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job);
 static void task_free_owned(struct starpu_task *task);
 static void task_delete(struct starpu_task *task);
@@ -363,12 +372,14 @@ static void job_finish(struct _astro_job *job)
 		struct starpu_task *previous = _astro_current_task;
 		_astro_current_task = task;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+		enum _astro_call_context previous_context = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		if (task->cl && task->cl->callback_func)
 			task->cl->callback_func(task->callback_arg);
 		if (task->callback_func)
 			task->callback_func(task->callback_arg);
 		if (task->epilogue_callback_func)
 			task->epilogue_callback_func(task->epilogue_callback_arg);
+		_astro_context_leave(previous_context);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 		_astro_current_task = previous;
 	}
@@ -386,13 +397,14 @@ static void job_finish(struct _astro_job *job)
 	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 
-	if (task->regenerate && _astro_running()) {
+	if (task->regenerate && submit_enter() == 0) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
 		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
 			_astro_task_completed_count();
 			return;
 		}
+		_astro_task_completed_count(); /* the refused resubmission's own count */
 	}
 	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
@@ -420,9 +432,16 @@ static int check_handles(struct starpu_task *task, unsigned nbuffers)
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < nbuffers; i++) {
-		if (!STARPU_TASK_GET_HANDLE(task, i)) {
+		starpu_data_handle_t handle = STARPU_TASK_GET_HANDLE(task, i);
+		if (!handle) {
 			_astro_error("task '%s': buffer %u has a NULL handle: register the data (starpu_*_data_register) and set the handle",
 				     name ? name : "(unnamed)", i);
+			return -EINVAL;
+		}
+		/* Relaxed: unregistration clears it with an atomic store. */
+		if (STARPU_UNLIKELY(__atomic_load_n(&handle->magic, __ATOMIC_RELAXED) != _ASTRO_HANDLE_MAGIC)) {
+			_astro_error("task '%s': buffer %u: handle %p is not registered (already unregistered?): register the data again to use it",
+				     name ? name : "(unnamed)", i, (void *)handle);
 			return -EINVAL;
 		}
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
@@ -470,7 +489,25 @@ static int check_runnable(struct starpu_task *task)
 	return -ENODEV;
 }
 
-static int task_validate(struct starpu_task *task)
+/* Counts a submission in nsubmitted, then reads the runtime's state (both
+ * seq_cst, the one locked instruction a submission pays anyway): shutdown
+ * changes the state before it waits for nsubmitted to drop to zero, so either
+ * it waits for this task or this sees the state and backs out. Returns 0, or
+ * -ESHUTDOWN / -ESRCH with the count given back. */
+static int submit_enter(void)
+{
+	__atomic_add_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
+	if (STARPU_LIKELY(state == _ASTRO_RUNNING))
+		return 0;
+	/* Draining: tasks and callbacks may still submit (they are counted, shutdown waits for them); others may not. */
+	if (state == _ASTRO_DRAINING && _astro_called_back())
+		return 0;
+	_astro_task_completed_count();
+	return state == _ASTRO_DRAINING || state == _ASTRO_STOPPING ? -ESHUTDOWN : -ESRCH;
+}
+
+static int task_check_object(struct starpu_task *task)
 {
 	if (!task) {
 		_astro_error("starpu_task_submit: NULL task: create it with starpu_task_create()");
@@ -480,10 +517,12 @@ static int task_validate(struct starpu_task *task)
 		_astro_error("starpu_task_submit: the task was not initialised: use starpu_task_create() or starpu_task_init()");
 		return -EINVAL;
 	}
-	if (!_astro_running()) {
-		_astro_error("starpu_task_submit: the runtime is not running: call starpu_init() first");
-		return -ESRCH;
-	}
+	return 0;
+}
+
+/* Called counted in nsubmitted (submit_enter): the runtime stays up meanwhile. */
+static int task_validate(struct starpu_task *task)
+{
 	struct _astro_job *job = task->starpu_private;
 	if (job && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) && job != finishing_job) {
 		/* Terminating elsewhere (its tag is done, its callback runs): StarPU accepts it, let that end first. */
@@ -495,9 +534,10 @@ static int task_validate(struct starpu_task *task)
 			return -EINVAL;
 		}
 	}
-	if (task->synchronous && _astro_self) {
-		_astro_error("starpu_task_submit: a synchronous task cannot be submitted from a task or a callback running on a worker");
-		return -EDEADLK;
+	if (task->synchronous) {
+		int ret = _astro_forbid_blocking("starpu_task_submit of a synchronous task", "submit it asynchronously (task->synchronous = 0)");
+		if (ret)
+			return ret;
 	}
 	if (!task->cl)
 		return 0;
@@ -515,6 +555,7 @@ static int task_validate(struct starpu_task *task)
 	return check_runnable(task);
 }
 
+/* Called counted in nsubmitted (submit_enter); the caller gives the count back when this refuses. */
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
 {
 	/* First, so that a tag another task still holds refuses the submission before anything changed. */
@@ -536,7 +577,6 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
 		task->sched_ctx = 0;
-	__atomic_add_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
 	if (_astro_rt.policy->submit_hook)
 		_astro_rt.policy->submit_hook(task);
 	if (job->ngroups)
@@ -549,8 +589,22 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 
 int starpu_task_submit(struct starpu_task *task)
 {
-	int ret = task_validate(task);
+	int ret = task_check_object(task);
+	if (ret)
+		return ret;
+	ret = submit_enter();
+	if (STARPU_UNLIKELY(ret)) {
+		if (ret == -ESHUTDOWN)
+			_astro_error("starpu_task_submit: task '%s' is refused: starpu_shutdown() is under way, only tasks and callbacks may still submit; "
+				     "submit before calling starpu_shutdown()",
+				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		else
+			_astro_error("starpu_task_submit: the runtime is not running: call starpu_init() first");
+		return ret;
+	}
+	ret = task_validate(task);
 	if (ret) {
+		_astro_task_completed_count();
 		if (ret == -ENODEV)
 			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
 				     "add an implementation or start the matching workers",
@@ -563,8 +617,10 @@ int starpu_task_submit(struct starpu_task *task)
 	if (synchronous)
 		task->detach = 0;
 	ret = task_submit_prepared(task, job);
-	if (ret)
+	if (ret) {
+		_astro_task_completed_count();
 		return ret;
+	}
 	if (job == finishing_job)
 		finishing_resubmitted = true;
 	if (!synchronous)
@@ -621,10 +677,9 @@ int starpu_task_wait(struct starpu_task *task)
 			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return -EINVAL;
 	}
-	if (_astro_self) {
-		_astro_error("starpu_task_wait cannot be called from a task or a callback running on a worker: it would deadlock");
-		return -EDEADLK;
-	}
+	int ret = _astro_forbid_blocking("starpu_task_wait", NULL);
+	if (ret)
+		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
 	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
 	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
@@ -649,12 +704,9 @@ int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
 	return 0;
 }
 
-int starpu_task_wait_for_n_submitted(unsigned n)
+/* Waits until at most n submitted tasks are not complete. */
+void _astro_task_wait_for_n(unsigned n)
 {
-	if (_astro_self) {
-		_astro_error("starpu_task_wait_for_all cannot be called from a task or a callback running on a worker: it would deadlock");
-		return -EDEADLK;
-	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	pthread_mutex_lock(&_astro_rt.wait_lock);
 	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
@@ -667,24 +719,41 @@ int starpu_task_wait_for_n_submitted(unsigned n)
 		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&_astro_rt.wait_lock);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
+}
+
+int starpu_task_wait_for_n_submitted(unsigned n)
+{
+	int ret = _astro_forbid_blocking("starpu_task_wait_for_n_submitted", NULL);
+	if (ret)
+		return ret;
+	_astro_task_wait_for_n(n);
+	return 0;
+}
+
+static int wait_for_all(const char *call)
+{
+	int ret = _astro_forbid_blocking(call, NULL);
+	if (ret)
+		return ret;
+	starpu_do_schedule();
+	_astro_task_wait_for_n(0);
 	return 0;
 }
 
 int starpu_task_wait_for_all(void)
 {
-	starpu_do_schedule();
-	return starpu_task_wait_for_n_submitted(0);
+	return wait_for_all("starpu_task_wait_for_all");
 }
 
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 {
 	(void)sched_ctx_id;
-	return starpu_task_wait_for_all();
+	return wait_for_all("starpu_task_wait_for_all_in_ctx");
 }
 
 int starpu_task_wait_for_no_ready(void)
 {
-	return starpu_task_wait_for_all();
+	return wait_for_all("starpu_task_wait_for_no_ready");
 }
 
 int starpu_task_nsubmitted(void)
