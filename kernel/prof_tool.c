@@ -406,8 +406,8 @@ static void tool_unregister(enum starpu_prof_tool_event event, starpu_prof_tool_
 		goto out;
 	struct registration *r = find_registration(event, cb);
 	if (!r) {
-		_astro_warn("profiling tool unregister(%s): this callback is not registered for that event: nothing to remove",
-			    event_names[event]);
+		_astro_warn("profiling tool unregister(%s, callback %p): this callback is not registered for that event: nothing to remove",
+			    event_names[event], (void *)cb);
 		goto out;
 	}
 	/* A thread walking the old list skips it from now on. */

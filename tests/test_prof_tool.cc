@@ -663,9 +663,11 @@ TEST_F(ProfTool, UnregisterTwiceThenRegisterAgainAndToggle)
 	});
 	EXPECT_EQ(err, "");
 	EXPECT_EQ(fired_by_one_event(), "");
+	// Each is reported; x and y were reported before in this session, so only
+	// z's line shows now (repeats are counted until shutdown).
 	for (auto cb : { fire_x, fire_y, fire_z }) {
 		err = stderr_of([&] { unreg(ev, cb, cmd); });
-		EXPECT_EQ(count_lines_with(err, "not registered"), 1) << err;
+		EXPECT_EQ(count_lines_with(err, "not registered"), cb == fire_z ? 1 : 0) << err;
 	}
 	EXPECT_EQ(fired_by_one_event(), "");
 	// The tool's own callbacks on that event were never touched: called by each of the 12 events.

@@ -279,6 +279,7 @@ TEST_F(Tasks, WaitOnNeverSubmittedTaskIsRefused)
 	starpu_task inited;
 	starpu_task_init(&inited);
 	inited.cl = &cl;
+	inited.name = "inited_never_submitted"; // another message than the first (a repeat would be counted, not printed)
 	inited.detach = 0;
 	starpu_task_declare_deps(&inited, 1, created);
 	err = stderr_of([&] { ret = starpu_task_wait(&inited); });
