@@ -505,8 +505,16 @@ TEST_F(Profiling, FlopsGivenToTaskInsertCount)
 	EXPECT_DOUBLE_EQ(flops, 8 * 5e6);
 }
 
+// Both workers asleep: a worker out of work polls a while before it sleeps,
+// and on a loaded machine that while may be a good part of a short interval.
+bool workers_asleep()
+{
+	return wait_until([] { return starpu_worker_is_sleeping(0) && starpu_worker_is_sleeping(1); });
+}
+
 TEST_F(Profiling, SleepingTimeGrowsWhenWorkersLackWork)
 {
+	ASSERT_TRUE(workers_asleep());
 	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 	for (int w = 0; w < 2; w++)
 		ASSERT_EQ(starpu_profiling_worker_get_info(w, nullptr), 0);
@@ -526,6 +534,7 @@ TEST_F(Profiling, SleepingTimeGrowsWhenWorkersLackWork)
 	for (int i = 0; i < 10; i++)
 		ASSERT_EQ(submit_busy(&b), 0);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_TRUE(workers_asleep());
 	starpu_profiling_worker_info short_idle[2], long_idle[2];
 	for (int w = 0; w < 2; w++)
 		starpu_profiling_worker_get_info(w, &short_idle[w]);
