@@ -3,10 +3,18 @@
 #   ./build.sh demo     installs the Debian dependencies, builds, runs examples/demo
 #   ./build.sh test     installs the Debian dependencies, builds, runs the whole test suite
 # Extra configure options may follow (e.g. ./build.sh test --enable-asan).
+# BUILD_DIR=build-NAME builds in ./build-NAME instead (e.g. BUILD_DIR=build-asan),
+# so that several configurations can sit side by side.
 set -e
 cd "$(dirname "$0")"
 what=${1:-demo}
 [ $# -gt 0 ] && shift
+build=${BUILD_DIR:-build}
+case "$build" in
+build-aux|*/*) echo "BUILD_DIR='$build': name a folder build-NAME beside build.sh (it is removed and made again)" >&2; exit 2 ;;
+build|build-?*) ;;
+*) echo "BUILD_DIR='$build': name a folder build-NAME beside build.sh (it is removed and made again)" >&2; exit 2 ;;
+esac
 
 DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
 missing=
@@ -20,10 +28,10 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
 fi
 
-rm -rf build
+rm -rf "$build"
 ./autogen.sh >autogen.log 2>&1 || { tail -20 autogen.log; exit 1; }
-mkdir build
-cd build
+mkdir "$build"
+cd "$build"
 ../configure --prefix="$PWD/_install" "$@" >configure.log || { tail -30 configure.log; exit 1; }
 sed -n '/^Astrolabe .* configured/,$p' configure.log
 make -j"$(nproc)" >make.log 2>&1 || { tail -40 make.log; exit 1; }

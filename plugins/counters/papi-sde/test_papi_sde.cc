@@ -96,4 +96,21 @@ TEST_F(PapiSde, EveryCounterIsAnEvent)
 		}
 }
 
+// Each event carries its counter's help string (under ASan too, where the
+// plugin describes events with leak detection off: see papi_sde.c).
+TEST_F(PapiSde, EveryEventIsDescribedByItsCounterHelp)
+{
+	for (starpu_perf_counter_scope scope :
+	     { starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker, starpu_perf_counter_scope_per_codelet })
+		for (int i = 0; i < starpu_perf_counter_nb(scope); i++) {
+			int id = starpu_perf_counter_nth_to_id(scope, i);
+			std::string name = std::string("sde:::STARPU::") + starpu_perf_counter_id_to_name(id);
+			int code;
+			ASSERT_EQ(PAPI_event_name_to_code(name.c_str(), &code), PAPI_OK) << name;
+			PAPI_event_info_t info;
+			ASSERT_EQ(PAPI_get_event_info(code, &info), PAPI_OK) << name;
+			EXPECT_STREQ(info.long_descr, starpu_perf_counter_get_help_string(id)) << name;
+		}
+}
+
 } // namespace
