@@ -414,6 +414,8 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 int _astro_plugins_load(void);
 void _astro_plugins_unload(void);
 struct starpu_sched_policy *_astro_policy_lookup(const char *name);
+/* The one check of a policy wherever it comes from (from names it in the message): 0, or -EINVAL said. */
+int _astro_policy_check(const struct starpu_sched_policy *policy, const char *from);
 void _astro_policies_print(FILE *out);
 const struct astro_driver *_astro_driver_nth(unsigned i);
 unsigned _astro_driver_count(void);

@@ -34,7 +34,7 @@ static GPtrArray *policies;                  /* registration order */
 static GPtrArray *drivers;                   /* const struct astro_driver */
 static lt_dlhandle sched_lib;                /* STARPU_SCHED_LIB */
 static char *sched_lib_from;                 /* "STARPU_SCHED_LIB=path", for the messages */
-static GPtrArray *sched_lib_refused;         /* its policies that failed policy_check() */
+static GPtrArray *sched_lib_refused;         /* its policies that failed _astro_policy_check() */
 /* The plugin whose init is running: policies it registers are checked in its name. */
 static const struct loaded_plugin *initialising;
 static bool initialising_refused;            /* a registration of that init was refused, and said so */
@@ -75,7 +75,7 @@ static void registries_create(void)
 
 /* The one check of a scheduling policy, wherever it comes from (a plugin's
  * registration, STARPU_SCHED_LIB): from says where, for the message. */
-static int policy_check(const struct starpu_sched_policy *policy, const char *from)
+int _astro_policy_check(const struct starpu_sched_policy *policy, const char *from)
 {
 	const char *missing = !policy ? "a policy (NULL)"
 		: !policy->policy_name ? "policy_name"
@@ -93,7 +93,7 @@ int astro_sched_policy_register(struct starpu_sched_policy *policy)
 {
 	char *from = initialising ? g_strdup_printf("plugin %s, %s", initialising->desc->name, initialising->path)
 				  : g_strdup("astro_sched_policy_register()");
-	int ret = policy_check(policy, from);
+	int ret = _astro_policy_check(policy, from);
 	g_free(from);
 	if (ret) {
 		initialising_refused = initialising != NULL;
@@ -161,7 +161,7 @@ struct starpu_sched_policy *_astro_policy_lookup(const char *name)
 			_astro_foreign_leave(&call);
 		}
 		/* Checked at load when the library lists its policies; otherwise here, at its first use. */
-		if (policy && (g_ptr_array_find(sched_lib_refused, policy, NULL) || policy_check(policy, sched_lib_from)))
+		if (policy && (g_ptr_array_find(sched_lib_refused, policy, NULL) || _astro_policy_check(policy, sched_lib_from)))
 			policy = NULL;
 	}
 	return policy;
@@ -445,7 +445,7 @@ static void sched_lib_load(void)
 	sched_lib_refused = g_ptr_array_new();
 	/* Checked now, like a plugin's policies at their registration. */
 	for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
-		if (policy_check(*p, sched_lib_from))
+		if (_astro_policy_check(*p, sched_lib_from))
 			g_ptr_array_add(sched_lib_refused, *p);
 }
 

@@ -92,7 +92,7 @@ static void collection_setup(void)
 static struct starpu_sched_policy *choose_policy(void)
 {
 	const struct starpu_conf *conf = &_astro_rt.conf;
-	if (conf->sched_policy)
+	if (conf->sched_policy && _astro_policy_check(conf->sched_policy, "conf.sched_policy") == 0)
 		return conf->sched_policy;
 	const char *name = NULL;
 	const char *env = getenv("STARPU_SCHED");

@@ -419,6 +419,31 @@ TEST_F(Init, ConfPolicyName)
 	EXPECT_EQ(run_tasks(3), 3);
 }
 
+int pushes(starpu_task *)
+{
+	return 0;
+}
+
+// A policy handed in conf.sched_policy is checked like a plugin's: one without
+// pop_task is refused with one message, and the usual choice applies instead.
+TEST_F(Init, ConfPolicyWithoutPopIsRefused)
+{
+	static starpu_sched_policy broken = {};
+	broken.push_task = pushes;
+	broken.policy_name = "nopop_conf";
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy = &broken;
+	conf.sched_policy_name = "eager";
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(starpu_init(&conf), 0);
+	});
+	EXPECT_EQ(count_lines(err), 1) << err;
+	EXPECT_TRUE(contains(err, "scheduling policy 'nopop_conf' (conf.sched_policy) has no pop_task")) << err;
+	EXPECT_EQ(policy_name(), "eager");
+	EXPECT_EQ(run_tasks(3), 3);
+	starpu_shutdown();
+}
+
 std::atomic<int> g_worker_seen{-2};
 
 void record_worker(void **, void *)
