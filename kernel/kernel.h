@@ -446,7 +446,7 @@ struct _astro_runtime
 	int paused;
 	pthread_mutex_t pause_lock;
 	pthread_cond_t pause_cond;
-	long nsubmitted;                     /* atomic: submitted, not completed */
+	long nsubmitted;                     /* atomic: submitted, not completed (+1 per submission under way) */
 	long nready;                         /* atomic */
 	pthread_mutex_t wait_lock;           /* wait_for_all */
 	pthread_cond_t wait_cond;

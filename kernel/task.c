@@ -296,15 +296,21 @@ void _astro_job_terminate(struct _astro_job *job, int workerid)
 		job_finish(job);
 }
 
-void _astro_task_completed_count(void)
+/* n fewer tasks (or submissions under way, see submit_enter) are counted in nsubmitted. */
+static void count_down(long n)
 {
-	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, n, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
 	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST)) {
 		pthread_mutex_lock(&_astro_rt.wait_lock);
 		pthread_cond_broadcast(&_astro_rt.wait_cond);
 		pthread_mutex_unlock(&_astro_rt.wait_lock);
 	}
+}
+
+void _astro_task_completed_count(void)
+{
+	count_down(1);
 }
 
 static void release_successors(struct _astro_job *job)
@@ -401,10 +407,10 @@ static void job_finish(struct _astro_job *job)
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
 		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
-			_astro_task_completed_count();
+			count_down(2); /* this instance, and the submission */
 			return;
 		}
-		_astro_task_completed_count(); /* the refused resubmission's own count */
+		count_down(2); /* the refused resubmission's counts */
 	}
 	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
@@ -490,20 +496,22 @@ static int check_runnable(struct starpu_task *task)
 }
 
 /* Counts a submission in nsubmitted, then reads the runtime's state (both
- * seq_cst, the one locked instruction a submission pays anyway): shutdown
- * changes the state before it waits for nsubmitted to drop to zero, so either
- * it waits for this task or this sees the state and backs out. Returns 0, or
- * -ESHUTDOWN / -ESRCH with the count given back. */
+ * seq_cst): shutdown changes the state before it waits for nsubmitted to drop
+ * to zero, so either it waits for this task or this sees the state and backs
+ * out. Two counts: the task's, and one the submitting thread holds until it
+ * leaves the runtime (the end of starpu_task_submit), since the task may complete before the
+ * push has returned (waking a worker reads the worker shutdown frees).
+ * Returns 0, or -ESHUTDOWN / -ESRCH with the counts given back. */
 static int submit_enter(void)
 {
-	__atomic_add_fetch(&_astro_rt.nsubmitted, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&_astro_rt.nsubmitted, 2, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
 	if (STARPU_LIKELY(state == _ASTRO_RUNNING))
 		return 0;
 	/* Draining: tasks and callbacks may still submit (they are counted, shutdown waits for them); others may not. */
 	if (state == _ASTRO_DRAINING && _astro_called_back())
 		return 0;
-	_astro_task_completed_count();
+	count_down(2);
 	return state == _ASTRO_DRAINING || state == _ASTRO_STOPPING ? -ESHUTDOWN : -ESRCH;
 }
 
@@ -604,7 +612,7 @@ int starpu_task_submit(struct starpu_task *task)
 	}
 	ret = task_validate(task);
 	if (ret) {
-		_astro_task_completed_count();
+		count_down(2);
 		if (ret == -ENODEV)
 			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
 				     "add an implementation or start the matching workers",
@@ -618,11 +626,12 @@ int starpu_task_submit(struct starpu_task *task)
 		task->detach = 0;
 	ret = task_submit_prepared(task, job);
 	if (ret) {
-		_astro_task_completed_count();
+		count_down(2);
 		return ret;
 	}
 	if (job == finishing_job)
 		finishing_resubmitted = true;
+	count_down(1); /* the submission's own count: it leaves the runtime */
 	if (!synchronous)
 		return 0;
 	ret = starpu_task_wait(task);
