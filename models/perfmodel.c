@@ -467,14 +467,6 @@ double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfm
 	return model_prediction(task->cl->model, task, arch, -1, nimpl);
 }
 
-double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
-{
-	if (!task || !task->cl)
-		return 0.0;
-	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)workerid, sched_ctx_id);
-	return arch ? model_prediction(task->cl->model, task, arch, (int)workerid, nimpl) : NAN;
-}
-
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
 	if (!task || !task->cl)
@@ -482,12 +474,23 @@ double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfm
 	return model_prediction(task->cl->energy_model, task, arch, -1, nimpl);
 }
 
-double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
+/* The prediction of the task's time (energy: its energy) model on workerid's architecture. */
+static double worker_prediction(struct starpu_task *task, bool energy, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
 {
 	if (!task || !task->cl)
 		return 0.0;
 	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)workerid, sched_ctx_id);
-	return arch ? model_prediction(task->cl->energy_model, task, arch, (int)workerid, nimpl) : NAN;
+	return arch ? model_prediction(energy ? task->cl->energy_model : task->cl->model, task, arch, (int)workerid, nimpl) : NAN;
+}
+
+double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
+{
+	return worker_prediction(task, false, workerid, sched_ctx_id, nimpl);
+}
+
+double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
+{
+	return worker_prediction(task, true, workerid, sched_ctx_id, nimpl);
 }
 
 double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, uint32_t footprint)
