@@ -647,8 +647,33 @@ void (*handler_of(int sig))(int)
 	return current.sa_handler;
 }
 
+// The caught signals at their default disposition while it lives: a runner
+// that starts the suite in the background (SIGINT ignored, as a non-interactive
+// shell does) must not change what these tests see.
+class DefaultSignals
+{
+public:
+	DefaultSignals()
+	{
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		for (size_t i = 0; i < std::size(kCaughtSignals); i++)
+			sigaction(kCaughtSignals[i], &dfl, &saved_[i]);
+	}
+	~DefaultSignals()
+	{
+		for (size_t i = 0; i < std::size(kCaughtSignals); i++)
+			sigaction(kCaughtSignals[i], &saved_[i], nullptr);
+	}
+
+private:
+	struct sigaction saved_[std::size(kCaughtSignals)];
+};
+
 TEST_F(Knobs, CatchSignalKnobInstallsAndRemovesTheHandlers)
 {
+	DefaultSignals dfl;
 	std::map<int, void (*)(int)> before;
 	for (int sig : kCaughtSignals)
 		before[sig] = handler_of(sig);
@@ -722,6 +747,7 @@ class KnobsDeathTest : public Knobs
 {
 protected:
 	void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+	DefaultSignals dfl_;
 };
 
 TEST_F(KnobsDeathTest, CaughtSignalIsReportedThenRaisedAgain)
