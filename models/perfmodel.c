@@ -310,12 +310,9 @@ static struct _astro_pm_block *existing_block(struct starpu_perfmodel *model, in
 	return model->state ? _astro_pm_block_of(model, comb, nimpl, false) : NULL;
 }
 
-uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
+/* The task's footprint under model. Caller holds the model's state lock when it has a state. */
+static uint32_t footprint_locked(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
-	if (!task)
-		return 0;
-	if (!model)
-		return starpu_task_data_footprint(task);
 	if (model->footprint)
 		return model->footprint(task);
 	struct _astro_pm_block *b = existing_block(model, _astro_pm_comb_of(arch), nimpl);
@@ -327,6 +324,21 @@ uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_tas
 	else
 		return starpu_task_data_footprint(task);
 	return starpu_hash_crc32c_be_n(&size, sizeof(size), 0);
+}
+
+uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
+{
+	if (!task)
+		return 0;
+	if (!model)
+		return starpu_task_data_footprint(task);
+	struct _starpu_perfmodel_state *s = model->state;
+	if (!s)
+		return footprint_locked(model, task, arch, nimpl);
+	pthread_mutex_lock(&s->lock);
+	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
+	pthread_mutex_unlock(&s->lock);
+	return footprint;
 }
 
 static size_t task_size(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl)
@@ -377,7 +389,7 @@ static double data_prediction(struct starpu_perfmodel *model, struct starpu_task
 		if (r->nl_valid && in_range)
 			return r->a * pow(size, r->b) + r->c;
 	}
-	struct _astro_pm_entry *e = _astro_pm_block_find(b, starpu_task_footprint(model, task, arch, nimpl));
+	struct _astro_pm_entry *e = _astro_pm_block_find(b, footprint_locked(model, task, arch, nimpl));
 	return e && e->h.nsample >= minimum ? e->h.mean : NAN;
 }
 
@@ -620,8 +632,8 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		return;
 	char name[128];
 	_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
-	uint32_t footprint = starpu_task_footprint(model, task, arch, nimpl);
 	pthread_mutex_lock(&model->state->lock);
+	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
 	size_t size = task_size(model, task, arch, comb, nimpl);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
 	if (b) {

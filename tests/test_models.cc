@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <ftw.h>
+#include <spawn.h>
 #include <sys/wait.h>
 
 using namespace astro_test;
@@ -619,38 +620,51 @@ TEST_F(Models, PathsFollowTheEnvironment)
 	EXPECT_STREQ(p, "");
 }
 
+const int kConcurrentRuns = 4, kConcurrentCalls = 25;
+
+// One of the calibrating processes of the test below, which runs this binary
+// again for it (a fork would inherit the test's threads, which
+// ThreadSanitizer refuses): it inherits STARPU_HOME and the host name, and
+// waits on the pipe named by ASTRO_MODELS_GO until both may start.
+TEST(ModelsChild, CalibrateTheSharedModel)
+{
+	const char *go = getenv("ASTRO_MODELS_GO");
+	if (!go)
+		GTEST_SKIP() << "run by Models.ConcurrentCalibrationsLoseNoSample";
+	int rfd = -1, wfd = -1;
+	ASSERT_EQ(sscanf(go, "%d,%d", &rfd, &wfd), 2);
+	close(wfd);
+	char c;
+	ASSERT_EQ(read(rfd, &c, 1), 0);
+	for (int run = 0; run < kConcurrentRuns; run++) {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "shared";
+		{
+			VectorTask t(&model, 1000);
+			for (int i = 0; i < kConcurrentCalls; i++)
+				starpu_perfmodel_update_history_n(&model, t.task, starpu_worker_get_perf_archtype(0, 0), 0, 0, 30.0, 2);
+		}
+		starpu_shutdown();
+	}
+}
+
 // Two processes calibrate one model at the same time, several runs each: no sample is lost.
 TEST_F(Models, ConcurrentCalibrationsLoseNoSample)
 {
-	const int kRuns = 4, kCalls = 25;
 	int go[2];
 	ASSERT_EQ(pipe(go), 0);
+	std::string fds = std::to_string(go[0]) + "," + std::to_string(go[1]);
+	ScopedEnv child("ASTRO_MODELS_GO", fds.c_str());
+	std::string self = "/proc/self/exe";
+	char filter[] = "--gtest_filter=ModelsChild.CalibrateTheSharedModel";
+	char *argv[] = { self.data(), filter, nullptr };
 	pid_t kids[2];
 	for (pid_t &kid : kids) {
-		kid = fork();
-		ASSERT_GE(kid, 0);
-		if (kid == 0) {
-			char c;
-			close(go[1]);
-			if (read(go[0], &c, 1) != 0)
-				_exit(3);
-			for (int run = 0; run < kRuns; run++) {
-				starpu_conf conf = conf_with_ncpus(1);
-				conf.calibrate = 1;
-				if (starpu_init(&conf) != 0)
-					_exit(2);
-				starpu_perfmodel model{};
-				model.type = STARPU_HISTORY_BASED;
-				model.symbol = "shared";
-				{
-					VectorTask t(&model, 1000);
-					for (int i = 0; i < kCalls; i++)
-						starpu_perfmodel_update_history_n(&model, t.task, starpu_worker_get_perf_archtype(0, 0), 0, 0, 30.0, 2);
-				}
-				starpu_shutdown();
-			}
-			_exit(0);
-		}
+		ASSERT_EQ(posix_spawn(&kid, "/proc/self/exe", nullptr, nullptr, argv, environ), 0);
 	}
 	close(go[0]);
 	close(go[1]); // both start now
@@ -660,7 +674,7 @@ TEST_F(Models, ConcurrentCalibrationsLoseNoSample)
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 	}
 	std::string text = slurp(model_file("shared"));
-	const int total = 2 * kRuns * kCalls * 2;
+	const int total = 2 * kConcurrentRuns * kConcurrentCalls * 2;
 	EXPECT_TRUE(contains(text, "\t" + std::to_string(total) + "\n")) << text;
 	char sum[32];
 	snprintf(sum, sizeof(sum), "%-15e", 30.0 * total);

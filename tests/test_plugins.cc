@@ -454,6 +454,8 @@ TEST_F(PluginCrashes, InPolicyInitSched)
 // Once the plugins' init returned, a crash is nobody's in particular.
 TEST_F(PluginCrashes, AfterThePluginsReturned)
 {
+	// This child starts worker threads, which ThreadSanitizer refuses after a plain fork: re-executed instead (no temporary directory here).
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
 	std::string path = base_path_;
 	EXPECT_DEATH(
 		{
