@@ -217,20 +217,19 @@ void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 /* Serialises declarations, so that two of them cannot close a cycle together unseen. */
 static pthread_mutex_t declare_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Would "id depends on deps[]" close a cycle? That is: does some dep already
- * depend, directly or not, on id (found by walking the successors of id)? If
- * so, writes the cycle "id -> dep -> ... -> id" (-> read "depends on") in out.
- * Called with declare_lock held; costs what is reachable from id. */
-static bool closes_cycle(starpu_tag_t id, unsigned ndeps, const starpu_tag_t *deps, GString *out)
+/* Would "root depends on deps[]" close a cycle? That is: does some dep
+ * already depend, directly or not, on root (found by walking the successors
+ * of root)? If so, returns the cycle "root -> dep -> ... -> root" (-> read
+ * "depends on"), to g_free(); NULL otherwise. Called with declare_lock held;
+ * a tag nothing depends on yet (a chain's next tag) costs one look. */
+static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
 {
 	for (unsigned i = 0; i < ndeps; i++)
-		if (deps[i] == id) {
-			g_string_printf(out, "%llu -> %llu", (unsigned long long)id, (unsigned long long)id);
-			return true;
-		}
-	struct _astro_tag *root = tag_lookup(id, false);
-	if (!root)
-		return false; /* a new tag has no successor yet */
+		if (deps[i] == root->id)
+			return g_strdup_printf("%llu -> %llu", (unsigned long long)root->id, (unsigned long long)root->id);
+	/* Successors are only appended by declarations, under declare_lock which we hold. */
+	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
+		return NULL;
 	GHashTable *parent = g_hash_table_new(NULL, NULL); /* visited tag -> the tag it was reached from */
 	GQueue queue = G_QUEUE_INIT;
 	g_hash_table_insert(parent, root, root);
@@ -251,16 +250,19 @@ static bool closes_cycle(starpu_tag_t id, unsigned ndeps, const starpu_tag_t *de
 		}
 		pthread_mutex_unlock(&t->lock);
 	}
+	char *cycle = NULL;
 	if (found) {
-		/* found depends on its parent, which depends on ... on id. */
-		g_string_printf(out, "%llu", (unsigned long long)id);
+		/* found depends on its parent, which depends on ... on root. */
+		GString *out = g_string_new(NULL);
+		g_string_printf(out, "%llu", (unsigned long long)root->id);
 		for (struct _astro_tag *t = found; t != root; t = g_hash_table_lookup(parent, t))
 			g_string_append_printf(out, " -> %llu", (unsigned long long)t->id);
-		g_string_append_printf(out, " -> %llu", (unsigned long long)id);
+		g_string_append_printf(out, " -> %llu", (unsigned long long)root->id);
+		cycle = g_string_free(out, FALSE);
 	}
 	g_queue_clear(&queue);
 	g_hash_table_destroy(parent);
-	return found != NULL;
+	return cycle;
 }
 
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
@@ -270,17 +272,16 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		return;
 	}
 	pthread_mutex_lock(&declare_lock);
-	GString *cycle = g_string_new(NULL);
-	if (closes_cycle(id, ndeps, array, cycle)) {
+	struct _astro_tag *tag = tag_lookup(id, true);
+	char *cycle = closes_cycle(tag, ndeps, array);
+	if (cycle) {
 		_astro_error("starpu_tag_declare_deps: tag %llu cannot depend on these tags, it would close the dependency cycle %s "
 			     "(a -> b: a depends on b), whose tasks would never run: nothing declared, fix the dependencies",
-			     (unsigned long long)id, cycle->str);
-		g_string_free(cycle, TRUE);
+			     (unsigned long long)id, cycle);
+		g_free(cycle);
 		pthread_mutex_unlock(&declare_lock);
 		return;
 	}
-	g_string_free(cycle, TRUE);
-	struct _astro_tag *tag = tag_lookup(id, true);
 	for (unsigned i = 0; i < ndeps; i++) {
 		struct _astro_tag *dep = tag_lookup(array[i], true);
 		/* Declare first, so a completion counted meanwhile never releases the job early. */
