@@ -45,13 +45,16 @@ static void report_dead(starpu_data_handle_t handle, const char *fn)
 		_astro_error("%s: handle %p is not registered (already unregistered?): register the data again to use it", fn, (void *)handle);
 }
 
-/* Is handle registered? Reports it when not. */
-static bool handle_live(starpu_data_handle_t handle, const char *fn)
+/* Is handle registered? Reports it when not. With claim, it is unregistered
+ * for the application at the same time (its struct is freed later, once idle). */
+static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, bool claim)
 {
 	bool live = false;
 	if (handle) {
 		pthread_mutex_lock(&live_lock);
-		live = live_handles && g_hash_table_contains(live_handles, handle);
+		live = live_handles && (claim ? g_hash_table_remove(live_handles, handle) : g_hash_table_contains(live_handles, handle));
+		if (live && claim)
+			__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&live_lock);
 	}
 	if (!live)
@@ -59,20 +62,14 @@ static bool handle_live(starpu_data_handle_t handle, const char *fn)
 	return live;
 }
 
-/* Unregisters handle for the application (its struct is freed later, once idle): false, reported, if it was not registered. */
+static bool handle_live(starpu_data_handle_t handle, const char *fn)
+{
+	return handle_live_or_claim(handle, fn, false);
+}
+
 static bool handle_claim(starpu_data_handle_t handle, const char *fn)
 {
-	bool live = false;
-	if (handle) {
-		pthread_mutex_lock(&live_lock);
-		live = live_handles && g_hash_table_remove(live_handles, handle);
-		if (live)
-			__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&live_lock);
-	}
-	if (!live)
-		report_dead(handle, fn);
-	return live;
+	return handle_live_or_claim(handle, fn, true);
 }
 
 /* Frees the struct of an unregistered handle after a while. */
