@@ -564,10 +564,17 @@ struct _astro_foreign_call
 	const char *symbol;			/* the symbol it was found by */
 	const char *advice;			/* "the plugin crashed; fix or remove it" */
 	struct _astro_foreign_call *outer;
+	char *owned_what;			/* what, when _astro_foreign_enter_fn() formatted it */
 };
 extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
 /* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
 void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
+
+/* Enters a call of fn, located with _astro_foreign_locate(), its what formatted
+ * from fmt (freed by _astro_foreign_leave_fn()). */
+void _astro_foreign_enter_fn(struct _astro_foreign_call *call, void *fn, const char *fallback, const char *advice,
+			     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void _astro_foreign_leave_fn(struct _astro_foreign_call *call);
 
 static inline void _astro_foreign_enter(struct _astro_foreign_call *call)
 {

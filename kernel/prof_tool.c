@@ -453,27 +453,10 @@ int astro_prof_tool_provide(const struct astro_prof_tool *tool)
 
 /* A call into a tool outside the events (handshake, register function,
  * finalize), recorded so that a crash there names the tool. */
-struct tool_call
+static void tool_call_enter(struct _astro_foreign_call *call, const char *origin, const char *fn_name, void *fn)
 {
-	struct _astro_foreign_call call;
-	char *what;
-};
-
-static void tool_call_enter(struct tool_call *tc, const char *origin, const char *fn_name, void *fn)
-{
-	tc->what = g_strdup_printf("profiling tool %s's %s", origin, fn_name);
-	tc->call = (struct _astro_foreign_call){
-		.what = tc->what,
-		.advice = "the tool crashed; fix it or remove it from STARPU_PROF_TOOL",
-	};
-	_astro_foreign_locate(&tc->call, fn, fn_name);
-	_astro_foreign_enter(&tc->call);
-}
-
-static void tool_call_leave(struct tool_call *tc)
-{
-	_astro_foreign_leave(&tc->call);
-	g_free(tc->what);
+	_astro_foreign_enter_fn(call, fn, fn_name, "the tool crashed; fix it or remove it from STARPU_PROF_TOOL",
+				"profiling tool %s's %s", origin, fn_name);
 }
 
 /* Runs a tool's handshake and entry function; origin is what messages call it. */
@@ -487,11 +470,11 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 			return;
 		}
 	}
-	struct tool_call tc;
+	struct _astro_foreign_call tc;
 	if (handshake) {
 		tool_call_enter(&tc, origin, "astro_prof_tool_handshake", (void *)handshake);
 		int answer = handshake(ASTRO_PROF_TOOL_INTERFACE_VERSION);
-		tool_call_leave(&tc);
+		_astro_foreign_leave_fn(&tc);
 		if (answer != ASTRO_PROF_TOOL_ACCEPT) {
 			_astro_error("profiling tool %s declined this runtime in astro_prof_tool_handshake() (tool interface version %d, answer %d): the program runs without it",
 				     origin, ASTRO_PROF_TOOL_INTERFACE_VERSION, answer);
@@ -513,7 +496,7 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 	/* Not under tools_lock: the entry function calls tool_register. */
 	tool_call_enter(&tc, origin, "starpu_prof_tool_library_register", (void *)entry);
 	entry(tool_register, tool_unregister);
-	tool_call_leave(&tc);
+	_astro_foreign_leave_fn(&tc);
 }
 
 /* sym, when it lives in the same object file as ref; NULL otherwise. */
@@ -695,10 +678,10 @@ void _astro_prof_tool_unload(void)
 	for (guint i = 0; i < loaded->len; i++) {
 		struct tool *t = g_ptr_array_index(loaded, i);
 		if (t->finalize) {
-			struct tool_call tc;
+			struct _astro_foreign_call tc;
 			tool_call_enter(&tc, t->origin, "astro_prof_tool_finalize", (void *)t->finalize);
 			t->finalize();
-			tool_call_leave(&tc);
+			_astro_foreign_leave_fn(&tc);
 		}
 		g_free(t->origin);
 		g_free(t);

@@ -124,27 +124,10 @@ static struct starpu_sched_policy *choose_policy(void)
 
 /* A call of one of the policy's hooks at init or shutdown (never one on the
  * task path), recorded so that a crash there names the policy. */
-struct policy_call
+static void policy_call_enter(struct _astro_foreign_call *call, const struct starpu_sched_policy *policy, const char *hook, void *fn)
 {
-	struct _astro_foreign_call call;
-	char *what;
-};
-
-static void policy_call_enter(struct policy_call *pc, const struct starpu_sched_policy *policy, const char *hook, void *fn)
-{
-	pc->what = g_strdup_printf("scheduling policy %s's %s", policy->policy_name, hook);
-	pc->call = (struct _astro_foreign_call){
-		.what = pc->what,
-		.advice = "the policy crashed; fix it or choose another one with STARPU_SCHED",
-	};
-	_astro_foreign_locate(&pc->call, fn, hook);
-	_astro_foreign_enter(&pc->call);
-}
-
-static void policy_call_leave(struct policy_call *pc)
-{
-	_astro_foreign_leave(&pc->call);
-	g_free(pc->what);
+	_astro_foreign_enter_fn(call, fn, hook, "the policy crashed; fix it or choose another one with STARPU_SCHED",
+				"scheduling policy %s's %s", policy->policy_name, hook);
 }
 
 int _astro_sched_select(void)
@@ -158,11 +141,11 @@ int _astro_sched_select(void)
 	_astro_rt.policy = policy;
 	_astro_rt.policy_data = NULL;
 	collection_setup();
-	struct policy_call pc;
+	struct _astro_foreign_call pc;
 	if (policy->init_sched) {
 		policy_call_enter(&pc, policy, "init_sched", (void *)policy->init_sched);
 		policy->init_sched(0);
-		policy_call_leave(&pc);
+		_astro_foreign_leave_fn(&pc);
 	}
 	if (policy->add_workers && _astro_rt.nworkers) {
 		int ids[STARPU_NMAXWORKERS];
@@ -170,7 +153,7 @@ int _astro_sched_select(void)
 			ids[i] = (int)i;
 		policy_call_enter(&pc, policy, "add_workers", (void *)policy->add_workers);
 		policy->add_workers(0, ids, _astro_rt.nworkers);
-		policy_call_leave(&pc);
+		_astro_foreign_leave_fn(&pc);
 	}
 	_astro_verbose("scheduling policy: %s", policy->policy_name);
 	return 0;
@@ -181,19 +164,19 @@ void _astro_sched_deinit(void)
 	struct starpu_sched_policy *policy = _astro_rt.policy;
 	if (!policy)
 		return;
-	struct policy_call pc;
+	struct _astro_foreign_call pc;
 	if (policy->remove_workers && _astro_rt.nworkers) {
 		int ids[STARPU_NMAXWORKERS];
 		for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 			ids[i] = (int)i;
 		policy_call_enter(&pc, policy, "remove_workers", (void *)policy->remove_workers);
 		policy->remove_workers(0, ids, _astro_rt.nworkers);
-		policy_call_leave(&pc);
+		_astro_foreign_leave_fn(&pc);
 	}
 	if (policy->deinit_sched) {
 		policy_call_enter(&pc, policy, "deinit_sched", (void *)policy->deinit_sched);
 		policy->deinit_sched(0);
-		policy_call_leave(&pc);
+		_astro_foreign_leave_fn(&pc);
 	}
 	_astro_rt.collection.deinit(&_astro_rt.collection);
 	_astro_rt.policy = NULL;

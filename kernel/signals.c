@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* dladdr() */
 #include "kernel.h"
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -37,6 +38,24 @@ void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const cha
 	call->file = found ? info.dli_fname : "the program";
 	/* dladdr() gives the nearest exported symbol: it names fn only when it is fn. */
 	call->symbol = found && info.dli_sname && info.dli_saddr == fn ? info.dli_sname : fallback;
+}
+
+void _astro_foreign_enter_fn(struct _astro_foreign_call *call, void *fn, const char *fallback, const char *advice,
+			     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	*call = (struct _astro_foreign_call){ .what = what, .advice = advice, .owned_what = what };
+	_astro_foreign_locate(call, fn, fallback);
+	_astro_foreign_enter(call);
+}
+
+void _astro_foreign_leave_fn(struct _astro_foreign_call *call)
+{
+	_astro_foreign_leave(call);
+	g_free(call->owned_what);
 }
 
 static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
