@@ -1,0 +1,568 @@
+// The offline trace tools (tools/traces/ and tools/starpu_tasks_rec_complete),
+// run from the build tree on the fixtures of tests/data/traces/: reconstructions
+// of StarPU 1.4.12's paje.trace, trace.rec, tasks.rec, data.rec, activity.data,
+// distrib.data and number_events.data (see tests/data/traces/README). The
+// figures expected are worked out by hand from the fixtures, in the comments.
+#include "helpers.h"
+
+#include <starpu.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+using namespace astro_test;
+
+namespace
+{
+
+std::string fixture(const std::string &name)
+{
+	return env_or("ASTRO_TEST_SRCDIR", ".") + "/data/traces/" + name;
+}
+
+std::string tool(const std::string &name)
+{
+	return env_or("ASTRO_TEST_TOOLS_DIR", "") + "/" + name;
+}
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream s;
+	s << in.rdbuf();
+	return s.str();
+}
+
+std::string quote(const std::string &s)
+{
+	std::string out = "'";
+	for (char c : s)
+		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return out + "'";
+}
+
+// Runs a tool of the build tree in dir (its Python module from the source tree);
+// returns its exit status, with its stdout and stderr.
+int run_in(const TempDir &dir, const std::string &name, const std::string &args, std::string *out,
+	   std::string *err = nullptr, const std::string &env = "")
+{
+	std::string errfile = dir.file(".stderr");
+	std::string cmd = "cd " + quote(dir.path()) + " && PYTHONPATH=" + quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools") +
+			  " " + env + " " + quote(tool(name)) + " " + args + " 2>" + quote(errfile);
+	FILE *p = popen(cmd.c_str(), "r");
+	if (!p)
+		return -1;
+	std::string text;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		text.append(buf, n);
+	int status = pclose(p);
+	if (out)
+		*out = text;
+	if (err)
+		*err = slurp(errfile);
+	unlink(errfile.c_str());
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool have_program(const std::string &name)
+{
+	return system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// A picture gnuplot drew: present, not empty, with the magic of its format.
+void expect_picture(const std::string &path, const std::string &magic)
+{
+	std::string data = slurp(path);
+	ASSERT_GT(data.size(), 1000u) << path << " is missing or almost empty";
+	EXPECT_EQ(data.compare(0, magic.size(), magic), 0) << path << " does not start with " << magic;
+}
+
+const std::string kPng = "\x89PNG";
+
+int count_lines(const std::string &s)
+{
+	int n = 0;
+	for (char c : s)
+		n += c == '\n';
+	return n;
+}
+
+class TraceTools : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		if (env_or("ASTRO_TEST_TOOLS_DIR", "").empty())
+			GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+		ASSERT_TRUE(file_exists(tool("starpu_paje_state_stats"))) << "tools not built in " << tool("");
+	}
+	void copy(const std::string &name, const std::string &as = "")
+	{
+		ASSERT_TRUE(dir_.write(as.empty() ? name : as, slurp(fixture(name))));
+	}
+	TempDir dir_;
+};
+
+// ------------------------------------------------------------- paje.trace
+
+// Fixture timeline (ms): CPU0 In 1-2, B 2-3, Fi 3-3.5, B 3.5-5 (Sc pushed 4-4.5),
+// tt_scal 5-7, B 7-7.5, Sl 7.5-10, axpy_named 10-12, B 12-13, D 13-14 (destroyed);
+// CPU1 In 1-2, Sl 2-4, tt_scal 4-6, B 6-6.5, Sl 6.5-14; UserThread Su 1.5-2.5,
+// WA 3-13.5; MEMMANAGER0 Co 8-9. Tasks are written 10 then 20, unsorted lines.
+TEST_F(TraceTools, PajeStateStatsCountsEachStateOnce)
+{
+	copy("paje.trace");
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
+	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	EXPECT_TRUE(contains(csv, "\"Value\", \"Events_paje.trace.csv\", \"Duration_paje.trace.csv\"\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;          // not 4 events: 10+20 count once
+	EXPECT_TRUE(contains(csv, "\"axpy_named\", 1, 2\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5\n")) << csv;       // 1 + 1.5 + 0.5 + 1 + 0.5
+	EXPECT_TRUE(contains(csv, "\"Scheduling\", 1, 0.5\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Sleeping\", 3, 12\n")) << csv;        // 2.5 + 2 + 7.5 (to the trace end)
+	EXPECT_TRUE(contains(csv, "\"Deinitializing\", 1, 1\n")) << csv;   // ended by the container's destruction
+	EXPECT_TRUE(contains(csv, "\"Waiting all tasks\", 1, 10.5\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"DriverCopy\", 1, 1\n")) << csv;
+	EXPECT_EQ(count_lines(csv), 12) << csv;
+	EXPECT_TRUE(out.empty()) << "only -v prints: " << out;
+
+	// -r is relative to the first state selected (Overhead at 2): [6, 12] ms.
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "-v -r 4:10 -n Overhead,tt_scal paje.trace", &out), 0);
+	csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	EXPECT_TRUE(contains(csv, "\"Overhead\", 2, 1\n")) << csv;
+	EXPECT_FALSE(contains(csv, "tt_scal")) << csv;
+	EXPECT_TRUE(contains(out, "\"Overhead\"")) << out;
+}
+
+// start/stop_profiling marks at 4.8 and 9.5: only that window counts; a second
+// trace adds its columns, 0 where a state is absent.
+TEST_F(TraceTools, PajeStateStatsProfilingWindowAndTwoTraces)
+{
+	copy("paje.trace");
+	std::string text = slurp(fixture("paje.trace")) + "9\t9.500000000\tprog_event\tp\t\"stop_profiling\"\n" +
+			   "9\t4.800000000\tprog_event\tp\t\"start_profiling\"\n";
+	ASSERT_TRUE(dir_.write("window.trace", text));
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace window.trace", &out), 0);
+	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	EXPECT_TRUE(contains(csv, "\"Events_window.trace.csv\", \"Duration_window.trace.csv\"\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4, 2, 3.2\n")) << csv;        // 2 + (6 - 4.8)
+	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5, 3, 1.2\n")) << csv;     // 0.2 + 0.5 + 0.5
+	EXPECT_TRUE(contains(csv, "\"Sleeping\", 3, 12, 2, 5\n")) << csv;        // 2 + 3
+	EXPECT_TRUE(contains(csv, "\"Waiting all tasks\", 1, 10.5, 1, 4.7\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Initializing\", 2, 2, 0, 0\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Scheduling\", 1, 0.5, 0, 0\n")) << csv;
+}
+
+TEST_F(TraceTools, PajeToolsRejectMissingAndForeignFiles)
+{
+	std::string out, err;
+	for (const char *t : { "starpu_paje_state_stats", "starpu_paje_summary", "starpu_paje_draw_histogram", "starpu_paje_sort" }) {
+		EXPECT_EQ(run_in(dir_, t, "missing.trace", &out, &err), 1) << t;
+		EXPECT_TRUE(contains(err, "missing.trace")) << t << ": " << err;
+		EXPECT_EQ(count_lines(err), 1) << t << ": one line: " << err;
+	}
+	copy("tasks.rec", "notpaje.trace");
+	EXPECT_EQ(run_in(dir_, "starpu_paje_state_stats", "notpaje.trace", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "notpaje.trace:1:")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	ASSERT_TRUE(dir_.write("empty.trace", ""));
+	EXPECT_EQ(run_in(dir_, "starpu_paje_state_stats", "empty.trace", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "'empty.trace' is empty")) << err;
+	EXPECT_EQ(run_in(dir_, "starpu_paje_state_stats", "-r nonsense paje.trace", &out, &err), 2);
+	EXPECT_TRUE(contains(err, "bad range")) << err;
+}
+
+// starpu_paje_sort makes the file readable by pj_dump, which then agrees with
+// our figures (its zero-length twin of each task aside).
+TEST_F(TraceTools, PajeSortGivesWhatPjDumpReads)
+{
+	copy("paje.trace");
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_sort", "paje.trace", &out), 0);
+	std::string sorted = slurp(dir_.file("paje.trace"));
+	EXPECT_EQ(count_lines(sorted), count_lines(slurp(fixture("paje.trace"))));
+	// The body after the definitions is in time order.
+	std::istringstream in(sorted);
+	std::string line;
+	double last = -1;
+	while (std::getline(in, line)) {
+		int id = atoi(line.c_str());
+		if (line[0] == '%' || id <= 7)
+			continue;
+		double t = strtod(line.c_str() + line.find_first_of(" \t"), nullptr);
+		EXPECT_GE(t, last) << line;
+		last = t;
+	}
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
+	EXPECT_TRUE(contains(slurp(dir_.file("starpu_paje_state_stats.csv")), "\"tt_scal\", 2, 4\n"));
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump (pajeng) is not installed: the cross-check with it is skipped";
+	std::string dump;
+	FILE *p = popen(("pj_dump -n " + quote(dir_.file("paje.trace")) + " 2>&1").c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		dump.append(buf, n);
+	ASSERT_EQ(pclose(p), 0) << dump;
+	int tasks = 0;
+	double sum = 0;
+	std::istringstream rows(dump);
+	while (std::getline(rows, line)) {
+		if (line.rfind("State,", 0) == 0 && contains(line, ", tt_scal")) {
+			double d = atof(line.c_str() + line.find(", ", line.find(", ", line.find(", ", line.find(", ", 6) + 2) + 2) + 2) + 2);
+			if (d > 0) {
+				tasks++;
+				sum += d;
+			}
+		}
+	}
+	EXPECT_EQ(tasks, 2) << dump;
+	EXPECT_DOUBLE_EQ(sum, 4.0) << dump;
+}
+
+TEST_F(TraceTools, PajeSummaryWritesOneSelfContainedPage)
+{
+	copy("paje.trace");
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_summary", "paje.trace", &out), 0);
+	EXPECT_TRUE(contains(out, "summary.html written: 1 traces, 11 states")) << out;
+	std::string page = slurp(dir_.file("summary.html"));
+	EXPECT_TRUE(contains(page, "<svg")) << "no Gantt chart";
+	EXPECT_TRUE(contains(page, "<td>tt_scal</td>\n<td>2</td><td>4.000000</td><td>2.000000</td><td>2.000000</td>")) << page;
+	EXPECT_TRUE(contains(page, "<td>Sleeping</td>\n<td>3</td><td>12.000000</td><td>4.000000</td><td>7.500000</td>")) << page;
+	EXPECT_TRUE(contains(page, "fill=\"#3366ff\"")) << "axpy_named's colour, given in 0..255, is normalised";
+	EXPECT_FALSE(contains(page, "src=") || contains(page, "<link")) << "the page needs no network";
+}
+
+TEST_F(TraceTools, PajeDrawHistogramDrawsEachState)
+{
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed";
+	copy("paje.trace");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_draw_histogram", "-v -n Overhead,tt_scal,Nothing paje.trace", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "Overhead\tpaje.trace\t5\tmean 0.900000\tmin 0.500000\tmax 1.500000\n")) << out;
+	EXPECT_TRUE(contains(out, "tt_scal\tpaje.trace\t2\tmean 2.000000\tmin 2.000000\tmax 2.000000\n")) << out;
+	EXPECT_TRUE(contains(err, "no state 'Nothing'")) << err;
+	expect_picture(dir_.file("starpu_paje_draw_histogram.pdf"), "%PDF");
+}
+
+// --------------------------------------------------------------- trace.rec
+
+// Same timeline as paje.trace; categories as StarPU writes them (the Overhead set
+// at a codelet's end is "Other"). Worker time 12 + 13 = 25 ms: Runtime 4.5
+// (Initializing 2, Overhead 2 with the pushed Scheduling cut out, FetchingInput
+// 0.5), Scheduling 0.5, Task 6, Other 14.
+TEST_F(TraceTools, TraceStateStatsFiguresTimesAndEfficiencies)
+{
+	copy("trace.rec");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "-te trace.rec", &out, &err), 0) << err;
+	EXPECT_EQ(out, "\"Name\",\"Count\",\"Type\",\"Duration\"\n"
+		       "\"Initializing\",2,\"Runtime\",2.0\n"
+		       "\"Submitting task\",1,\"User\",1.0\n"
+		       "\"Overhead\",2,\"Runtime\",2.0\n"
+		       "\"Sleeping\",3,\"Other\",12.0\n"
+		       "\"FetchingInput\",1,\"Runtime\",0.5\n"
+		       "\"Waiting all tasks\",1,\"User\",10.5\n"
+		       "\"tt_scal\",2,\"Task\",4.0\n"
+		       "\"Scheduling\",1,\"Runtime\",0.5\n"
+		       "\"Overhead\",3,\"Other\",2.0\n"
+		       "\"axpy_named\",1,\"Task\",2.0\n");
+	EXPECT_EQ(slurp(dir_.file("times.csv")), "\"Time\",\"Duration\"\n\"Runtime\",4.5\n\"Task\",6.0\n\"Other\",14.0\n\"Scheduling\",0.5\n");
+	// es = 6/6.5, er = 6.5/11, ep = 11/25, e = 6/25.
+	EXPECT_EQ(slurp(dir_.file("efficiencies.csv")),
+		  "\"Efficiency\",\"Value\"\n\"Parallel\",0.24\n\"Task\",1.0\n\"Runtime\",0.590909\n\"Pipeline\",0.44\n\"Scheduling\",0.923077\n");
+	EXPECT_TRUE(contains(err, "Task efficiency will be 1.0")) << err;
+
+	// A sequential time of 3 ms halves the task efficiency.
+	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "-s 3 trace.rec", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(slurp(dir_.file("efficiencies.csv")), "\"Parallel\",0.12\n\"Task\",0.5\n"));
+}
+
+TEST_F(TraceTools, TraceStateStatsProfilingWindow)
+{
+	std::string text = slurp(fixture("trace.rec")) +
+			   "\nE: ProgEvent\nN: start_profiling\nC: Program\nW: -1\nT: 0\nS: 4.800000\n"
+			   "\nE: ProgEvent\nN: stop_profiling\nC: Program\nW: -1\nT: 0\nS: 9.500000\n";
+	ASSERT_TRUE(dir_.write("trace.rec", text));
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "trace.rec", &out), 0);
+	// Inside [4.8, 9.5]: tt_scal 2 + 1.2 (CPU1's started at 4), Sleeping 2 + 3 (the
+	// one of CPU1 from 2 to 4 is out), Initializing wholly out: count 0.
+	EXPECT_TRUE(contains(out, "\"tt_scal\",2,\"Task\",3.2\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Sleeping\",2,\"Other\",5.0\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Initializing\",0,\"Runtime\",0.0\n")) << out;
+}
+
+TEST_F(TraceTools, TraceStateStatsRejectsBadInput)
+{
+	std::string out, err;
+	EXPECT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "nothere.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "nothere.rec")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	ASSERT_TRUE(dir_.write("bad.rec", "E: SetState\nN: x\nW: 0\nS: soon\n"));
+	EXPECT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "bad.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "bad.rec:1: 'S: soon' is not a number")) << err;
+	copy("paje.trace", "paje.rec");
+	EXPECT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "paje.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "paje.rec:")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+}
+
+// ----------------------------------------------------------- activity.data
+
+// Window from set_profiling 1 (100 ms) to 0 (400 ms); the line at 90 ms is out.
+// CPU 0: elapsed 300, executing 30+45+30+45 = 150, sleeping 15+15+30+0 = 60.
+// CPU 1: executing 0+15+75+60 = 150, sleeping 75+60 = 135.
+TEST_F(TraceTools, WorkersActivityPicturesAndShares)
+{
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed";
+	copy("activity.data");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_workers_activity", "activity.data", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "START 0.1 END 0.4\n")) << out;
+	EXPECT_TRUE(contains(out, "CPU 0: executing 50.0 %, overhead 30.0 %, sleeping 20.0 %\n")) << out;
+	EXPECT_TRUE(contains(out, "CPU 1: executing 50.0 %, overhead 5.0 %, sleeping 45.0 %\n")) << out;
+	expect_picture(dir_.file("activity.png"), kPng);
+	expect_picture(dir_.file("activity.eps"), "%!PS-Adobe");
+
+	// An explicit window, in ms: the lines at 175 and 250.
+	ASSERT_EQ(run_in(dir_, "starpu_workers_activity", "activity.data 175 250", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "START 0.175 END 0.25\n")) << out;
+	EXPECT_TRUE(contains(out, "CPU 0: executing 50.0 %, overhead 30.0 %, sleeping 20.0 %\n")) << out;
+	EXPECT_TRUE(contains(out, "CPU 1: executing 10.0 %, overhead 0.0 %, sleeping 90.0 %\n")) << out;
+}
+
+TEST_F(TraceTools, WorkersActivityErrors)
+{
+	std::string out, err;
+	EXPECT_EQ(run_in(dir_, "starpu_workers_activity", "nothere.data", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "nothere.data")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	ASSERT_TRUE(dir_.write("bad.data", "name\t0\tCPU 0\n0\t10.0\tten\t0\t0\n"));
+	EXPECT_EQ(run_in(dir_, "starpu_workers_activity", "bad.data", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "bad.data:2: 'ten' is not a number")) << err;
+	// Without gnuplot: a clear failure, not a missing picture.
+	copy("activity.data");
+	EXPECT_EQ(run_in(dir_, "starpu_workers_activity", "activity.data", &out, &err, "GNUPLOT=/nonexistent/gnuplot"), 1);
+	EXPECT_TRUE(contains(err, "gnuplot is needed")) << err;
+	EXPECT_FALSE(file_exists(dir_.file("activity.png")));
+}
+
+// ----------------------------------------------------------------- tasks.rec
+
+// Executed tasks: job 2 tt_scal on worker 1, 4-6 ms, 16384 bytes; job 1 tt_scal
+// on worker 0, 5-7; job 3 axpy_named on 0, 10-12, 16384 + 16384 bytes. The
+// acquire and ghost jobs never ran.
+TEST_F(TraceTools, FxtDataTraceLengthAgainstSize)
+{
+	copy("tasks.rec");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", "tasks.rec", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "3 tasks of 2 codelets")) << out;
+	EXPECT_EQ(slurp(dir_.file("codelet_list")), "tt_scal\naxpy_named\n");
+	EXPECT_EQ(slurp(dir_.file("tt_scal")), "2.000000 16384 1\n2.000000 16384 0\n");
+	EXPECT_EQ(slurp(dir_.file("axpy_named")), "2.000000 32768 0\n");
+	if (have_program("gnuplot"))
+		expect_picture(dir_.file("data_trace.png"), kPng);
+	else
+		EXPECT_TRUE(contains(err, "gnuplot not found")) << err;
+
+	// Only the codelets named; sizes from data.rec when tasks.rec has no Sizes.
+	std::string text = slurp(fixture("tasks.rec"));
+	for (size_t at; (at = text.find("Sizes:")) != std::string::npos;)
+		text.erase(at, text.find('\n', at) + 1 - at);
+	ASSERT_TRUE(dir_.write("tasks.rec", text));
+	copy("data.rec");
+	unlink(dir_.file("tt_scal").c_str());
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", ". axpy_named", &out, &err, "GNUPLOT=/nonexistent"), 0) << err;
+	EXPECT_EQ(slurp(dir_.file("codelet_list")), "axpy_named\n");
+	EXPECT_EQ(slurp(dir_.file("axpy_named")), "2.000000 32768 0\n");
+	EXPECT_FALSE(file_exists(dir_.file("tt_scal")));
+}
+
+TEST_F(TraceTools, FxtDataTraceWantsTasksRec)
+{
+	std::string out, err;
+	ASSERT_TRUE(dir_.write("prof_file_me_0", std::string("\0\1\2fxt raw", 10)));
+	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "prof_file_me_0", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "'prof_file_me_0' is not a tasks.rec")) << err;
+	EXPECT_TRUE(contains(err, "starpu_fxt_tool")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "nothere.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "nothere.rec")) << err;
+}
+
+// --------------------------------------------------------------- distrib.data
+
+// tt_scal: worker 0 sizes 16384 (1.0, 1.1, 1.2, 1.3 ms) and 65536 (4.0), worker 1
+// 16384 (2.0, 2.2); axpy_named: worker 0 (2.5, 2.7), worker 1 (3.0).
+TEST_F(TraceTools, CodeletProfileSplitsPerWorker)
+{
+	copy("distrib.data");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_codelet_profile", "distrib.data tt_scal", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "worker 0: 5 executions of tt_scal\nworker 1: 2 executions of tt_scal\n")) << out;
+	EXPECT_EQ(count_lines(slurp(dir_.file("distrib.data.0"))), 5);
+	EXPECT_EQ(slurp(dir_.file("distrib.data.1")), "tt_scal\t1\t16384\t48e988e9\t2.000000000\ntt_scal\t1\t16384\t48e988e9\t2.200000000\n");
+	EXPECT_TRUE(file_exists(dir_.file("distrib.data.gp")));
+	if (have_program("gnuplot"))
+		expect_picture(dir_.file("distrib.data.png"), kPng);
+
+	EXPECT_EQ(run_in(dir_, "starpu_codelet_profile", "distrib.data chol", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "no task named 'chol' in 'distrib.data' (it holds: axpy_named, tt_scal)")) << err;
+	EXPECT_EQ(run_in(dir_, "starpu_codelet_profile", "nothere.data tt_scal", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "nothere.data")) << err;
+}
+
+TEST_F(TraceTools, CodeletHistoProfileOneHistogramPerCodeletWorkerFootprint)
+{
+	copy("distrib.data");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_codelet_histo_profile", "distrib.data", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "tt_scal worker 0 footprint 48e988e9 size 16384: 4 executions, mean 1.150000 ms, min 1.000000, max 1.300000\n"
+				  "tt_scal worker 0 footprint 8d2d8c7f size 65536: 1 executions, mean 4.000000 ms, min 4.000000, max 4.000000\n"
+				  "tt_scal worker 1 footprint 48e988e9 size 16384: 2 executions, mean 2.100000 ms, min 2.000000, max 2.200000\n"
+				  "axpy_named worker 0 footprint 20594624 size 32768: 2 executions, mean 2.600000 ms, min 2.500000, max 2.700000\n"
+				  "axpy_named worker 1 footprint 20594624 size 32768: 1 executions, mean 3.000000 ms, min 3.000000, max 3.000000\n"))
+		<< out;
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed: pictures not checked";
+	expect_picture(dir_.file("distrib.data.tt_scal.0.48e988e9.16384.pdf"), "%PDF");
+	expect_picture(dir_.file("distrib.data.tt_scal.0.48e988e9.16384.png"), kPng);
+	expect_picture(dir_.file("distrib.data.axpy_named.1.20594624.32768.png"), kPng);
+
+	ASSERT_TRUE(dir_.write("short.data", "tt_scal\t0\t16384\n"));
+	EXPECT_EQ(run_in(dir_, "starpu_codelet_histo_profile", "short.data", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "short.data:1: expected 5 fields")) << err;
+}
+
+// ------------------------------------------------------- number_events.data
+
+TEST_F(TraceTools, NumberEventsToNames)
+{
+	copy("number_events.data");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_number_events_to_names.py", "number_events.data", &out, &err), 0) << err;
+	EXPECT_EQ(out, "27    _STARPU_FUT_JOB_PUSH\n"
+		       "25    _STARPU_FUT_START_CODELET_BODY\n"
+		       "25    _STARPU_FUT_END_CODELET_BODY\n"
+		       " 3    0x5999\n"
+		       " 2    _STARPU_FUT_WORKER_INIT_START\n"
+		       " 1    astro_custom_event\n"
+		       "83    TOTAL\n");
+	ASSERT_TRUE(dir_.write("bad.data", "0x5100\tmany\n"));
+	EXPECT_EQ(run_in(dir_, "starpu_fxt_number_events_to_names.py", "bad.data", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "bad.data:1:")) << err;
+}
+
+// ------------------------------------------------- starpu_tasks_rec_complete
+
+class TasksRecComplete : public TraceTools
+{
+protected:
+	void SetUp() override
+	{
+		TraceTools::SetUp();
+		if (IsSkipped())
+			return;
+		models_ = dir_.file("models");
+		env_.emplace_back(new ScopedEnv("STARPU_PERF_MODEL_DIR", models_));
+		env_.emplace_back(new ScopedEnv("STARPU_HOSTNAME", "tracehost"));
+		env_.emplace_back(new ScopedEnv("STARPU_CALIBRATE", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_CALIBRATE_MINIMUM", nullptr));
+		env_.emplace_back(new ScopedEnv("STARPU_NCPU", "2"));
+	}
+	void TearDown() override
+	{
+		if (!models_.empty()) {
+			EXPECT_EQ(system(("rm -rf " + quote(models_)).c_str()), 0);
+		}
+		env_.clear();
+	}
+	std::string models_;
+	std::vector<std::unique_ptr<ScopedEnv>> env_;
+};
+
+void noop(void *[], void *) {}
+
+// A history model tt_scal calibrated here for a vector of 4096 floats: the
+// footprint StarPU gives it, 48e988e9, is the one in the fixture.
+TEST_F(TasksRecComplete, AddsThePredictionOfEachWorker)
+{
+	ASSERT_EQ(mkdir(models_.c_str(), 0755), 0);
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	{
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "tt_scal";
+		starpu_codelet cl{};
+		cl.cpu_funcs[0] = noop;
+		cl.nbuffers = 1;
+		cl.modes[0] = STARPU_RW;
+		cl.model = &model;
+		std::vector<float> v(4096);
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(float));
+		starpu_task *task = starpu_task_create();
+		task->cl = &cl;
+		task->handles[0] = h;
+		task->destroy = 0;
+		EXPECT_EQ(starpu_task_data_footprint(task), 0x48e988e9u);
+		for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+			starpu_perfmodel_update_history_n(&model, task, starpu_worker_get_perf_archtype((int)w, 0), w, 0, 1009.094, 20);
+		starpu_save_history_based_model(&model);
+		starpu_task_destroy(task);
+		starpu_data_unregister(h);
+		starpu_perfmodel_deinit(&model);
+	}
+	starpu_shutdown();
+
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_tasks_rec_complete", quote(fixture("tasks.rec")) + " done.rec", &out, &err), 0) << err;
+	std::string done = slurp(dir_.file("done.rec"));
+	std::string in = slurp(fixture("tasks.rec"));
+	const std::string line = "EstimatedTime: 1.009094e+03 1.009094e+03\n";
+	// Both tt_scal records end with it, right before their blank line; nothing else changes.
+	EXPECT_TRUE(contains(done, "Modes: RW\nSizes: 16384\nNumaNodes: -1\nMPIRank: -1\n" + line + "\n")) << done;
+	size_t first = done.find(line);
+	ASSERT_NE(first, std::string::npos) << done;
+	EXPECT_NE(done.find(line, first + 1), std::string::npos) << done;
+	EXPECT_EQ(done.size(), in.size() + 2 * line.size());
+	// tt_axpy has no model file here: said once, its record copied as is.
+	EXPECT_TRUE(contains(err, "no performance model file for 'tt_axpy'")) << err;
+	EXPECT_FALSE(contains(err, "tt_scal")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+
+	// A record already completed is left alone; stdin to stdout works.
+	ASSERT_EQ(run_in(dir_, "starpu_tasks_rec_complete", "< done.rec", &out, &err), 0) << err;
+	EXPECT_EQ(out, done);
+}
+
+TEST_F(TasksRecComplete, BadInputIsNamed)
+{
+	std::string out, err;
+	EXPECT_EQ(run_in(dir_, "starpu_tasks_rec_complete", "nothere.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "cannot read 'nothere.rec'")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	ASSERT_TRUE(dir_.write("bad.rec", "Name: x\nModel: tt_scal\nFootprint: zz\n"));
+	EXPECT_EQ(run_in(dir_, "starpu_tasks_rec_complete", "bad.rec", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "bad.rec")) << err;
+	EXPECT_TRUE(contains(err, "bad Footprint 'zz'")) << err;
+	copy("paje.trace");
+	EXPECT_EQ(run_in(dir_, "starpu_tasks_rec_complete", "paje.trace", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "paje.trace:1: not a recutils")) << err;
+}
+
+} // namespace
