@@ -161,6 +161,28 @@ TEST_F(TraceTools, PajeStateStatsProfilingWindowAndTwoTraces)
 	EXPECT_TRUE(contains(csv, "\"Scheduling\", 1, 0.5, 0, 0\n")) << csv;
 }
 
+// States of a container out of time order (here: the whole body reversed) are
+// replayed sorted, with the same figures.
+TEST_F(TraceTools, PajeStateStatsSameFiguresOnAReversedBody)
+{
+	std::istringstream in(slurp(fixture("paje.trace")));
+	std::string line, head, body;
+	while (std::getline(in, line)) {
+		if (line[0] == '%' || atoi(line.c_str()) <= 7)
+			head += line + "\n";
+		else
+			body = line + "\n" + body;
+	}
+	ASSERT_TRUE(dir_.write("paje.trace", head + body));
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
+	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Sleeping\", 3, 12\n")) << csv;
+	EXPECT_EQ(count_lines(csv), 12) << csv;
+}
+
 TEST_F(TraceTools, PajeToolsRejectMissingAndForeignFiles)
 {
 	std::string out, err;
@@ -287,6 +309,30 @@ TEST_F(TraceTools, TraceStateStatsFiguresTimesAndEfficiencies)
 	// A sequential time of 3 ms halves the task efficiency.
 	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "-s 3 trace.rec", &out, &err), 0) << err;
 	EXPECT_TRUE(contains(slurp(dir_.file("efficiencies.csv")), "\"Parallel\",0.12\n\"Task\",0.5\n"));
+}
+
+// Records out of time order (reversed) give the same statistics.
+TEST_F(TraceTools, TraceStateStatsSameFiguresOnReversedRecords)
+{
+	std::string text = slurp(fixture("trace.rec"));
+	std::vector<std::string> records;
+	size_t at = text.find("\n\n");
+	std::string header = text.substr(0, at + 2);
+	for (size_t next; at != std::string::npos; at = next) {
+		next = text.find("\n\n", at + 2);
+		records.push_back(text.substr(at + 2, next == std::string::npos ? std::string::npos : next - at - 2));
+	}
+	std::string reversed = header;
+	for (auto r = records.rbegin(); r != records.rend(); ++r)
+		reversed += *r + (r->back() == '\n' ? "\n" : "\n\n");
+	ASSERT_TRUE(dir_.write("trace.rec", reversed));
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "trace.rec", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "\"tt_scal\",2,\"Task\",4.0\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Overhead\",2,\"Runtime\",2.0\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Overhead\",3,\"Other\",2.0\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Sleeping\",3,\"Other\",12.0\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Waiting all tasks\",1,\"User\",10.5\n")) << out;
 }
 
 TEST_F(TraceTools, TraceStateStatsProfilingWindow)

@@ -9,6 +9,7 @@ Every problem with an input file raises TraceError, whose text names the file
 """
 
 import math
+import re
 import os
 import shutil
 import subprocess
@@ -47,36 +48,45 @@ def open_input(path):
 
 # ------------------------------------------------------------------ recutils
 
-def read_rec(path):
-    """Reads a recutils file: a list of records, each a dict field -> value (last wins)
+def iter_rec(path):
+    """The records of a recutils file, one at a time: dicts field -> value (last wins)
     plus the key '_line' (line number of the record's first field). Comments (#) are skipped."""
-    records = []
-    cur = None
+    cur, last = None, None
     with open_input(path) as f:
         for n, raw in enumerate(f, 1):
             line = raw.rstrip("\n")
             if line.startswith("#"):
                 continue
             if not line.strip():
+                if cur is not None:
+                    yield cur
                 cur = None
                 continue
             if line.startswith("+"):
-                if cur is None or not cur.get("_last"):
+                if cur is None:
                     raise TraceError("%s:%d: continuation line outside a field" % (path, n))
-                cur[cur["_last"]] += "\n" + line[1:].lstrip()
+                cur[last] += "\n" + line[1:].lstrip()
                 continue
             colon = line.find(":")
             if colon <= 0 or " " in line[:colon]:
                 raise TraceError("%s:%d: not a recutils 'Field: value' line: %.40r" % (path, n, line))
             if cur is None:
                 cur = {"_line": n}
-                records.append(cur)
-            field = line[:colon]
-            cur[field] = line[colon + 1:].strip()
-            cur["_last"] = field
-    for r in records:
-        r.pop("_last", None)
-    return records
+            last = line[:colon]
+            cur[last] = line[colon + 1:].strip()
+    if cur is not None:
+        yield cur
+
+
+def read_rec(path):
+    """All the records of a recutils file (see iter_rec)."""
+    return list(iter_rec(path))
+
+
+def file_mentions(path, text):
+    """Whether some line of path holds text (a cheap look ahead of a full reading)."""
+    with open_input(path) as f:
+        return any(text in line for line in f)
 
 
 def rec_float(rec, field, path):
@@ -160,55 +170,27 @@ def read_activity(path):
 
 # ------------------------------------------------------------------ paje.trace
 
+_TOKENS = re.compile(r'"([^"]*)"|(\S+)')
+
+
 def paje_split(line):
     """Splits a Paje line into fields: blanks separate, double quotes group."""
-    out = []
-    i, n = 0, len(line)
-    while i < n:
-        c = line[i]
-        if c in " \t\r\n":
-            i += 1
-            continue
-        if c == '"':
-            j = line.find('"', i + 1)
-            if j < 0:
-                return None
-            out.append(line[i + 1:j])
-            i = j + 1
-        else:
-            j = i
-            while j < n and line[j] not in " \t\r\n":
-                j += 1
-            out.append(line[i:j])
-            i = j
-    return out
+    if '"' not in line:
+        return line.split()
+    if line.count('"') % 2:
+        return None
+    return [q if q or not u else u for q, u in _TOKENS.findall(line)]
 
 
-# Field names of the Paje definitions, in the old (StarPU) and the new spelling.
-_PARENT = ("Type", "ContainerType")
-
-
-def _get(fields, names, default=None):
-    for n in names:
-        if n in fields:
-            return fields[n]
-    return default
-
-
-class PajeState:
-    __slots__ = ("container", "ctype", "start", "end", "depth", "value", "extra")
-
-    def __init__(self, container, ctype, start, depth, value, extra):
-        self.container, self.ctype, self.start = container, ctype, start
-        self.end, self.depth, self.value, self.extra = None, depth, value, extra
-
-    @property
-    def duration(self):
-        return self.end - self.start
+# Kinds of the timed Paje events the readers replay; other events only move the trace end.
+_CREATE, _DESTROY, _SET, _PUSH, _POP, _EVENT = range(6)
+_KINDS = {"PajeCreateContainer": _CREATE, "PajeDestroyContainer": _DESTROY, "PajeSetState": _SET,
+          "PajePushState": _PUSH, "PajePopState": _POP, "PajeNewEvent": _EVENT}
 
 
 class PajeTrace:
-    """A replayed paje.trace: states with their names resolved, events, trace end."""
+    """What a replayed paje.trace defines: containers, types, entity values and their
+    colours, the trace end (largest date) and the start/stop_profiling marks."""
 
     def __init__(self, path):
         self.path = path
@@ -216,8 +198,6 @@ class PajeTrace:
         self.types = {}        # alias -> name
         self.values = {}       # (type alias, value alias) -> name
         self.colors = {}       # value name -> "#rrggbb" (from the entity value definitions)
-        self.states = []       # PajeState, in closing order
-        self.events = []       # (time, type name, container name, value)
         self.end = 0.0
         self.profiling = []    # (time, "start"|"stop")
 
@@ -228,60 +208,8 @@ class PajeTrace:
         return self.values.get((ctype, value), value)
 
 
-def read_paje(path):
-    """Parses and replays a paje.trace as StarPU writes it (unsorted body, entity values
-    defined on the way, TAB or space separators), like pj_dump on the sorted file, except
-    that a state replaced at its own date (StarPU writes each task as event 10 then 20)
-    is not counted twice."""
-    defs = {}      # event id -> (Paje event name, [field names])
-    trace = PajeTrace(path)
-    timed = []     # (time, order, event name, fields dict)
-    cur_def = None
-    with open_input(path) as f:
-        for n, raw in enumerate(f, 1):
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith("%"):
-                parts = line[1:].split()
-                if not parts:
-                    continue
-                if parts[0] == "EventDef":
-                    if len(parts) < 3:
-                        raise TraceError("%s:%d: malformed %%EventDef line" % (path, n))
-                    cur_def = (parts[2], parts[1], [])
-                elif parts[0] == "EndEventDef":
-                    if cur_def is None:
-                        raise TraceError("%s:%d: %%EndEventDef without %%EventDef" % (path, n))
-                    defs[cur_def[0]] = (cur_def[1], cur_def[2])
-                    cur_def = None
-                elif cur_def is not None:
-                    cur_def[2].append(parts[0])
-                continue
-            fields = paje_split(line)
-            if fields is None:
-                raise TraceError("%s:%d: unterminated quoted string" % (path, n))
-            if fields[0] not in defs:
-                raise TraceError("%s:%d: event id '%s' is not defined by the %%EventDef header: not a Paje trace?"
-                                 % (path, n, fields[0]))
-            ev, names = defs[fields[0]]
-            if len(fields) - 1 < len(names):
-                raise TraceError("%s:%d: %s needs %d fields, found %d" % (path, n, ev, len(names), len(fields) - 1))
-            d = dict(zip(names, fields[1:]))
-            if ev.startswith("PajeDefine"):
-                _define(trace, ev, d)
-                continue
-            t = d.get("Time")
-            try:
-                t = float(t)
-            except (TypeError, ValueError):
-                raise TraceError("%s:%d: bad date '%s'" % (path, n, t))
-            timed.append((t, n, ev, d))
-    if not defs:
-        raise TraceError("'%s' has no %%EventDef header: not a Paje trace" % path)
-    timed.sort(key=lambda x: (x[0], x[1]))
-    _replay(trace, timed)
-    return trace
+class _Unsorted(Exception):
+    """The states of one container are not in time order: replay a sorted copy."""
 
 
 def paje_color(text):
@@ -298,10 +226,10 @@ def paje_color(text):
 
 
 def _define(trace, ev, d):
-    alias = _get(d, ("Alias",), d.get("Name"))
+    alias = d.get("Alias", d.get("Name"))
     name = d.get("Name", alias)
     if ev == "PajeDefineEntityValue":
-        trace.values[(_get(d, _PARENT), alias)] = name
+        trace.values[(d.get("Type", d.get("EntityType")), alias)] = name
         rgb = paje_color(d.get("Color", ""))
         if rgb:
             trace.colors.setdefault(name, rgb)
@@ -309,55 +237,58 @@ def _define(trace, ev, d):
         trace.types[alias] = name
 
 
-def _replay(trace, timed):
-    stacks = {}    # (container alias, type alias) -> [PajeState]
-    end = 0.0
+class _Replayer:
+    """Per (container, type) state stacks, fed in time order per container; each finished
+    state goes to sink(container name, type name, start, end, depth, value name)."""
 
-    def close(st, t):
-        st.end = t
-        trace.states.append(st)
+    def __init__(self, trace, sink, strict):
+        self.trace, self.strict = trace, strict
+        types, values, containers = trace.types, trace.values, trace.containers
 
-    for t, n, ev, d in timed:
-        end = max(end, t)
-        if ev == "PajeCreateContainer":
-            trace.containers[d.get("Alias", d.get("Name"))] = (d.get("Name"), d.get("Type"), d.get("Container"))
-        elif ev == "PajeDestroyContainer":
-            name = d.get("Name")
-            # Destroying a container ends the states of it and of everything inside it.
-            inside = _descendants(trace, name)
-            for key in list(stacks):
-                if key[0] in inside:
-                    for st in reversed(stacks.pop(key)):
-                        close(st, t)
-        elif ev in ("PajeSetState", "PajePushState", "PajePopState"):
-            c, ty = d.get("Container"), d.get("Type")
-            stack = stacks.setdefault((c, ty), [])
-            if ev == "PajePopState":
+        def named(c, ty, a, b, depth, v):
+            sink(containers.get(c, (c,))[0], types.get(ty, ty), a, b, depth, values.get((ty, v), v))
+        self.sink = named
+        self.stacks = {}    # (container, type) -> [[start, depth, value]]
+        self.last = {}      # (container, type) -> date of its last state event
+
+    def event(self, t, kind, c, ty, v):
+        if kind == _CREATE:
+            self.trace.containers[c] = (v[0], ty, v[1])
+        elif kind == _DESTROY:
+            # Destroying a container ends its states and those of all containers inside it.
+            inside = _descendants(self.trace, c)
+            for key in [k for k in self.stacks if k[0] in inside]:
+                for st in reversed(self.stacks.pop(key)):
+                    self.sink(key[0], key[1], st[0], t, st[1], st[2])
+        elif kind == _EVENT:
+            if v in ("start_profiling", "stop_profiling"):
+                self.trace.profiling.append((t, v[:-len("_profiling")]))
+        else:
+            key = (c, ty)
+            if self.strict and t < self.last.get(key, t):
+                raise _Unsorted()
+            self.last[key] = t
+            stack = self.stacks.get(key)
+            if stack is None:
+                stack = self.stacks[key] = []
+            if kind == _POP:
                 if stack:
-                    close(stack.pop(), t)
-                continue
-            value = trace.value_name(ty, d.get("Value"))
-            extra = {k: v for k, v in d.items() if k not in ("Time", "Container", "Type", "Value")}
-            if ev == "PajeSetState":
+                    st = stack.pop()
+                    self.sink(c, ty, st[0], t, st[1], st[2])
+                return
+            if kind == _SET:
                 while stack:
                     st = stack.pop()
-                    if st.start == t and st.depth == 0 and st.value == value and not stack:
+                    if st[0] == t and st[1] == 0 and st[2] == v and not stack:
                         continue    # the same state set again at its own date (10 then 20)
-                    close(st, t)
-            stack.append(PajeState(c, ty, t, len(stack), value, extra))
-        elif ev == "PajeNewEvent":
-            value = d.get("Value")
-            trace.events.append((t, trace.types.get(d.get("Type"), d.get("Type")),
-                                 trace.container_name(d.get("Container")), value))
-            if value in ("start_profiling", "stop_profiling"):
-                trace.profiling.append((t, value[:-len("_profiling")]))
-    for key in stacks:
-        for st in reversed(stacks[key]):
-            close(st, end)
-    trace.end = end
-    for st in trace.states:
-        st.container = trace.container_name(st.container)
-        st.ctype = trace.types.get(st.ctype, st.ctype)
+                    self.sink(c, ty, st[0], t, st[1], st[2])
+            stack.append([t, len(stack), v])
+
+    def finish(self, end):
+        for key, stack in self.stacks.items():
+            for st in reversed(stack):
+                self.sink(key[0], key[1], st[0], end, st[1], st[2])
+        self.stacks = {}
 
 
 def _descendants(trace, ident):
@@ -371,6 +302,104 @@ def _descendants(trace, ident):
                 out.add(a)
                 changed = True
     return out
+
+
+def _paje_pass(path, sink, sort):
+    """One reading of path. Without sort, the states of each container are replayed in file
+    order (StarPU writes them so; only variables, links and definitions come late) and
+    _Unsorted is raised when they are not; with sort, the timed events are sorted first."""
+    trace = PajeTrace(path)
+    rep = _Replayer(trace, sink, strict=not sort)
+    defs = {}      # event id -> (Paje event name, [field names])
+    plan = {}      # event id -> (kind, i_time, i_container, i_type, i_value, nfields, extra indexes)
+    timed = [] if sort else None
+    cur_def = None
+    end = 0.0
+    with open_input(path) as f:
+        for n, raw in enumerate(f, 1):
+            if raw[0] == "%":
+                parts = raw[1:].split()
+                if not parts:
+                    continue
+                if parts[0] == "EventDef":
+                    if len(parts) < 3:
+                        raise TraceError("%s:%d: malformed %%EventDef line" % (path, n))
+                    cur_def = (parts[2], parts[1], [])
+                elif parts[0] == "EndEventDef":
+                    if cur_def is None:
+                        raise TraceError("%s:%d: %%EndEventDef without %%EventDef" % (path, n))
+                    defs[cur_def[0]] = (cur_def[1], cur_def[2])
+                    cur_def = None
+                elif cur_def is not None:
+                    cur_def[2].append(parts[0])
+                continue
+            fields = paje_split(raw)
+            if not fields:
+                if fields is None:
+                    raise TraceError("%s:%d: unterminated quoted string" % (path, n))
+                continue
+            pl = plan.get(fields[0])
+            if pl is None:
+                if fields[0] not in defs:
+                    raise TraceError("%s:%d: event id '%s' is not defined by the %%EventDef header: not a Paje trace?"
+                                     % (path, n, fields[0]))
+                ev, names = defs[fields[0]]
+                idx = {name: i + 1 for i, name in enumerate(names)}
+                kind = _KINDS.get(ev, -1) if "Time" in idx else -2
+                if ev.startswith("PajeDefine"):
+                    kind = -2
+                if kind == _CREATE:
+                    pl = (kind, idx["Time"], idx.get("Alias", idx.get("Name")), idx.get("Type"),
+                          (idx.get("Name"), idx.get("Container")), len(names), ev, names)
+                else:
+                    pl = (kind, idx.get("Time"), idx.get("Container", idx.get("Name")), idx.get("Type"),
+                          idx.get("Value"), len(names), ev, names)
+                plan[fields[0]] = pl
+            kind, it, ic, ity, iv, nf, ev, names = pl
+            if len(fields) <= nf:
+                raise TraceError("%s:%d: %s needs %d fields, found %d" % (path, n, ev, nf, len(fields) - 1))
+            if kind == -2:
+                _define(trace, ev, dict(zip(names, fields[1:])))
+                continue
+            try:
+                t = float(fields[it])
+            except ValueError:
+                raise TraceError("%s:%d: bad date '%s'" % (path, n, fields[it]))
+            if t > end:
+                end = t
+            if kind < 0:
+                continue
+            if kind == _CREATE:
+                v = (fields[iv[0]], fields[iv[1]])
+            else:
+                v = fields[iv] if iv else None
+            if sort:
+                timed.append((t, n, kind, fields[ic], fields[ity] if ity else None, v))
+            else:
+                rep.event(t, kind, fields[ic], fields[ity] if ity else None, v)
+    if not defs:
+        raise TraceError("'%s' has no %%EventDef header: not a Paje trace" % path)
+    if sort:
+        timed.sort(key=lambda x: (x[0], x[1]))
+        for t, n, kind, c, ty, v in timed:
+            rep.event(t, kind, c, ty, v)
+    rep.finish(end)
+    trace.end = end
+    return trace
+
+
+def read_paje(path, sink, reset):
+    """Replays a paje.trace as StarPU writes it (unsorted body, entity values defined on the
+    way, TAB or space separators), like pj_dump on the sorted file except that a state set
+    again at its own date (StarPU writes each task as event 10 then 20) counts once.
+    sink(container name, type name, start, end, depth, value name) receives each state.
+    Memory stays bounded by the open states; when the states of a container are out of
+    order, reset() is called and the trace is replayed sorted. Returns the PajeTrace."""
+    try:
+        return _paje_pass(path, sink, sort=False)
+    except _Unsorted:
+        reset()
+        return _paje_pass(path, sink, sort=True)
 
 
 def profiling_windows(marks, end):
@@ -453,32 +482,60 @@ def safe_name(name):
     return "".join(c if c.isalnum() or c in "._-+" else "_" for c in name) or "_"
 
 
-def paje_state_rows(trace, names=None, rng=(0.0, -1.0)):
-    """The states of trace as starpu_paje_state_stats selects them: cut to the
-    start/stop_profiling windows when there are some, only the named values (None = all),
-    dates shifted so that the first state starts at 0, kept when inside rng
-    ((x1, x2) in ms, x2 = -1 for no limit). Rows are (container, type, start, end, value, extra)."""
-    wins = profiling_windows(trace.profiling, trace.end)
-    rows = []
-    for st in trace.states:
-        a, b = st.start, st.end
-        if wins is not None:
-            parts = [(max(a, w0), min(b, w1)) for w0, w1 in wins if min(b, w1) > max(a, w0) or w0 <= a <= w1]
-            if not parts:
-                continue
-            a, b = parts[0][0], parts[-1][1]
-        if names is not None and st.value not in names:
-            continue
-        rows.append([st.container, st.ctype, a, b, st.value, st.extra])
-    if rows:
-        origin = min(r[2] for r in rows)
-        for r in rows:
-            r[2] -= origin
-            r[3] -= origin
+def _profiling_marks(path):
+    """The start/stop_profiling marks of a paje.trace, read ahead of the replay."""
+    marks = []
+    with open_input(path) as f:
+        for line in f:
+            if "_profiling" in line and line[0] != "%":
+                fields = paje_split(line) or []
+                for what in ("start", "stop"):
+                    if what + "_profiling" in fields and len(fields) > 1:
+                        try:
+                            marks.append((float(fields[1]), what))
+                        except ValueError:
+                            pass
+    return marks
+
+
+def paje_states(path, on_row, reset, names=None, rng=(0.0, -1.0)):
+    """Feeds on_row(container, type, start, end, depth, value) with the states of a paje.trace as
+    starpu_paje_state_stats selects them: cut to the start/stop_profiling windows when
+    there are some, only the named values (None = all), and with rng = (x1, x2) in ms
+    (x2 = -1: no limit) only those inside [x1, x2] counted from the first state selected
+    (then dates start at 0). reset() is called if the replay has to start again.
+    Returns the PajeTrace."""
+    wins = profiling_windows(_profiling_marks(path), math.inf)
     lo, hi = rng
     hi = math.inf if hi < 0 else hi
     lo = math.inf if lo < 0 else lo
-    return [r for r in rows if r[2] >= lo and r[3] <= hi]
+    ranged = (lo, hi) != (0.0, math.inf)
+    rows = []
+
+    def sink(c, ty, a, b, depth, value):
+        if names is not None and value not in names:
+            return
+        if wins is not None:
+            parts = [(max(a, w0), min(b, w1)) for w0, w1 in wins if min(b, w1) > max(a, w0) or w0 <= a <= w1]
+            if not parts:
+                return
+            a, b = parts[0][0], parts[-1][1]
+        if ranged:
+            rows.append((c, ty, a, b, depth, value))
+        else:
+            on_row(c, ty, a, b, depth, value)
+
+    def restart():
+        rows.clear()
+        reset()
+
+    trace = read_paje(path, sink, restart)
+    if ranged and rows:
+        origin = min(r[2] for r in rows)
+        for c, ty, a, b, depth, value in rows:
+            if a - origin >= lo and b - origin <= hi:
+                on_row(c, ty, a - origin, b - origin, depth, value)
+    return trace
 
 
 def parse_range(prog, text):
