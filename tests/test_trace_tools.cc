@@ -111,6 +111,22 @@ protected:
 
 // ------------------------------------------------------------- paje.trace
 
+// Every tool is built under its StarPU name, answers -h with its usage, and a
+// call without input is no crash.
+TEST_F(TraceTools, EveryToolAnswersHelp)
+{
+	for (const char *t : { "starpu_workers_activity", "starpu_fxt_data_trace", "starpu_codelet_profile",
+			       "starpu_codelet_histo_profile", "starpu_trace_state_stats.py", "starpu_paje_state_stats",
+			       "starpu_paje_summary", "starpu_paje_draw_histogram", "starpu_paje_sort",
+			       "starpu_fxt_number_events_to_names.py", "starpu_tasks_rec_complete" }) {
+		std::string out, err;
+		EXPECT_EQ(run_in(dir_, t, "-h", &out, &err), 0) << t << ": " << err;
+		EXPECT_TRUE(contains(out, t)) << t << ": the usage names the tool: " << out;
+		EXPECT_TRUE(err.empty()) << t << ": " << err;
+	}
+}
+
+
 // Fixture timeline (ms): CPU0 In 1-2, B 2-3, Fi 3-3.5, B 3.5-5 (Sc pushed 4-4.5),
 // tt_scal 5-7, B 7-7.5, Sl 7.5-10, axpy_named 10-12, B 12-13, D 13-14 (destroyed);
 // CPU1 In 1-2, Sl 2-4, tt_scal 4-6, B 6-6.5, Sl 6.5-14; UserThread Su 1.5-2.5,

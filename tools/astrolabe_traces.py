@@ -26,6 +26,20 @@ def die(prog, err):
     sys.exit(1)
 
 
+def run_tool(main):
+    """Runs main(argv) as a tool's body: a TraceError becomes one line and status 1; a
+    reader that went away (| head) or ^C end it quietly."""
+    try:
+        sys.exit(main(sys.argv))
+    except TraceError as e:
+        die(sys.argv[0], e)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
 def usage_error(prog, text):
     """Prints a bad-usage message and exits with status 2."""
     sys.stderr.write("%s: %s (see %s --help)\n" % (os.path.basename(prog), text, os.path.basename(prog)))
