@@ -364,6 +364,13 @@ TEST_F(TraceTools, TraceStateStatsProfilingWindow)
 	EXPECT_TRUE(contains(out, "\"tt_scal\",2,\"Task\",3.2\n")) << out;
 	EXPECT_TRUE(contains(out, "\"Sleeping\",2,\"Other\",5.0\n")) << out;
 	EXPECT_TRUE(contains(out, "\"Initializing\",0,\"Runtime\",0.0\n")) << out;
+
+	// A stop without start: profiling was on from the beginning, up to 4.8.
+	ASSERT_TRUE(dir_.write("trace.rec", slurp(fixture("trace.rec")) +
+						"\nE: ProgEvent\nN: stop_profiling\nC: Program\nW: -1\nT: 0\nS: 4.800000\n"));
+	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "trace.rec", &out), 0);
+	EXPECT_TRUE(contains(out, "\"tt_scal\",1,\"Task\",0.8\n")) << out;
+	EXPECT_TRUE(contains(out, "\"Initializing\",2,\"Runtime\",2.0\n")) << out;
 }
 
 TEST_F(TraceTools, TraceStateStatsRejectsBadInput)

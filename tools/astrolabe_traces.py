@@ -421,11 +421,12 @@ def profiling_windows(marks, end):
     if not marks:
         return None
     wins, start = [], None
-    for t, what in sorted(marks):
+    for k, (t, what) in enumerate(sorted(marks)):
         if what == "start" and start is None:
             start = t
-        elif what == "stop" and start is not None:
-            wins.append((start, t))
+        elif what == "stop" and (start is not None or k == 0):
+            # A stop first: profiling was on from the beginning.
+            wins.append((-math.inf if start is None else start, t))
             start = None
     if start is not None:
         wins.append((start, end))
