@@ -639,6 +639,19 @@ TEST_F(TasksRecComplete, AddsThePredictionOfEachWorker)
 	// A record already completed is left alone; stdin to stdout works.
 	ASSERT_EQ(run_in(dir_, "starpu_tasks_rec_complete", "< done.rec", &out, &err), 0) << err;
 	EXPECT_EQ(out, done);
+
+	// recutils reads the result.
+	if (!have_program("recsel"))
+		GTEST_SKIP() << "recsel (recutils) is not installed";
+	std::string sel;
+	FILE *p = popen(("recsel -e '#EstimatedTime > 0' -p JobId " + quote(dir_.file("done.rec")) + " 2>&1").c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	char buf[1024];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		sel.append(buf, n);
+	EXPECT_EQ(pclose(p), 0) << sel;
+	EXPECT_EQ(sel, "JobId: 2\n\nJobId: 1\n") << sel;
 }
 
 TEST_F(TasksRecComplete, BadInputIsNamed)
