@@ -199,6 +199,23 @@ TEST_F(TraceTools, PajeStateStatsSameFiguresOnAReversedBody)
 	EXPECT_EQ(count_lines(csv), 12) << csv;
 }
 
+// StarPU's user_user_event put on the program container (a type pj_dump rejects
+// there) and a destruction line with an empty field do not stop the tools.
+TEST_F(TraceTools, PajeStateStatsToleratesStarPUQuirks)
+{
+	std::string text = slurp(fixture("paje.trace"));
+	size_t at = text.find("2       prog_event");
+	ASSERT_NE(at, std::string::npos);
+	text.insert(at, "2       user_user_event   UT       \"user event type\"\t\"1.0 1.0 1.0\"\n");
+	text += "9\t2.200000000\tuser_user_event\tp\t4242\n8\t13.900000000\tt100\t\tUT\n";
+	ASSERT_TRUE(dir_.write("paje.trace", text));
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out, &err), 0) << err;
+	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Waiting all tasks\", 1, 10.5\n")) << csv;
+}
+
 TEST_F(TraceTools, PajeToolsRejectMissingAndForeignFiles)
 {
 	std::string out, err;
