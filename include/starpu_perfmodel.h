@@ -32,7 +32,7 @@ enum starpu_perfmodel_type
 	STARPU_HISTORY_BASED,           /**< the mean of past executions with the same footprint */
 	STARPU_REGRESSION_BASED,        /**< alpha·size^beta, fitted on-line */
 	STARPU_NL_REGRESSION_BASED,     /**< a·size^b + c, fitted when the model is saved */
-	STARPU_MULTIPLE_REGRESSION_BASED /**< not supported yet: predictions are NaN */
+	STARPU_MULTIPLE_REGRESSION_BASED /**< coeff[0] + sum_i coeff[i+1]·prod_k param[k]^combinations[i][k], fitted (least squares) when saved */
 };
 
 /** One processing-unit type of an architecture. */

@@ -291,6 +291,8 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 		__atomic_store_n(&model->is_loaded, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&load_lock);
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		_astro_pm_mlr_usable(model);
 }
 
 /* ------------------------------------------------- footprints and size */
@@ -379,6 +381,8 @@ static double data_prediction(struct starpu_perfmodel *model, struct starpu_task
 	struct _astro_pm_block *b = existing_block(model, comb, nimpl);
 	if (!b)
 		return NAN;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		return _astro_pm_mlr_predict(model, b, task);
 	unsigned minimum = _astro_pm_calibrate_minimum();
 	const struct starpu_perfmodel_regression_model *r = &b->pub.regression;
 	if (model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) {
@@ -426,8 +430,9 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 		break;
 	case STARPU_HISTORY_BASED:
 	case STARPU_REGRESSION_BASED:
-	case STARPU_NL_REGRESSION_BASED: {
-		if (comb < 0)
+	case STARPU_NL_REGRESSION_BASED:
+	case STARPU_MULTIPLE_REGRESSION_BASED: {
+		if (comb < 0 || (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !_astro_pm_mlr_usable(model)))
 			return NAN;
 		pthread_mutex_lock(&s->lock);
 		double v = data_prediction(model, task, arch, comb, nimpl);
@@ -614,6 +619,30 @@ struct starpu_perfmodel starpu_perfmodel_nop = { .type = STARPU_PER_ARCH, .arch_
 
 /* ---------------------------------------------------------- recording */
 
+/* A multiple-regression sample: the task's parameters and its duration (no footprint, no outlier test, as StarPU). */
+static void mlr_update(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned nimpl, double measured, unsigned number)
+{
+	if (!_astro_pm_mlr_usable(model))
+		return;
+	double local[16];
+	unsigned width = model->nparameters + 1;
+	double *row = width <= 16 ? local : malloc(width * sizeof(double));
+	if (!row)
+		return;
+	_astro_pm_mlr_task_row(model, task, measured, row);	/* the user's function, outside the lock */
+	pthread_mutex_lock(&model->state->lock);
+	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
+	if (b) {
+		_astro_pm_mlr_record(b, row, width, number);
+		model->state->dirty = true;
+	}
+	pthread_mutex_unlock(&model->state->lock);
+	if (row != local)
+		free(row);
+	int zero = 0;
+	__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
 				       unsigned cpuid, unsigned nimpl, double average_measured, unsigned number)
 {
@@ -625,11 +654,15 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		return;
 	}
 	model_ensure_loaded(model);
-	if (!model->state || !_astro_pm_is_history_type(model->type) || model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+	if (!model->state || !_astro_pm_is_history_type(model->type))
 		return;
 	int comb = _astro_pm_comb_of(arch);
 	if (comb < 0)
 		return;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED) {
+		mlr_update(model, task, comb, nimpl, average_measured, number);
+		return;
+	}
 	char name[128];
 	_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
 	pthread_mutex_lock(&model->state->lock);
@@ -673,7 +706,7 @@ static void on_execution(const struct astro_event *ev, void *arg)
 	unsigned w = (unsigned)ev->workerid;
 	if (ev->moment == ASTRO_MOMENT_TASK_STARTED) {
 		model_ensure_loaded(model);
-		if (!model->benchmarking || !_astro_pm_is_history_type(model->type) || model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		if (!model->benchmarking || !_astro_pm_is_history_type(model->type))
 			return;
 		measuring[w].job_id = ev->job_id;
 		measuring[w].start = ev->time_us != 0.0 ? ev->time_us : _astro_now();

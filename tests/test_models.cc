@@ -435,6 +435,211 @@ TEST_F(Models, NonLinearRegressionIsFittedAtSaveAndUsedAfterReload)
 	starpu_perfmodel_deinit(&model);
 }
 
+// ------------------------------------------------- multiple regression
+
+// The parameters (M, N, K) of a task are the doubles its cl_arg points to.
+void mlr_parameters(starpu_task *task, double *parameters)
+{
+	memcpy(parameters, task->cl_arg, 3 * sizeof(double));
+}
+
+const char *kMlrNames[] = { "M", "N", "K" };
+unsigned kMlrTerm0[] = { 2, 1, 0 }, kMlrTerm1[] = { 0, 3, 1 };
+unsigned *kMlrTerms[] = { kMlrTerm0, kMlrTerm1 };
+
+// time = 5 + 0.5·M²·N + 0.01·N³·K
+double mlr_truth(const double *p)
+{
+	return 5.0 + 0.5 * p[0] * p[0] * p[1] + 0.01 * p[1] * p[1] * p[1] * p[2];
+}
+
+double mlr_truth3(double m, double n, double k)
+{
+	double p[3] = { m, n, k };
+	return mlr_truth(p);
+}
+
+starpu_perfmodel mlr_model(const char *symbol)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_MULTIPLE_REGRESSION_BASED;
+	model.symbol = symbol;
+	model.parameters = mlr_parameters;
+	model.nparameters = 3;
+	model.parameters_names = kMlrNames;
+	model.ncombinations = 2;
+	model.combinations = kMlrTerms;
+	return model;
+}
+
+// Records n samples of the true law (parameters varying with i), starting at first.
+void mlr_feed(starpu_perfmodel *model, int first, int n)
+{
+	VectorTask t(model, 10);
+	for (int i = first; i < first + n; i++) {
+		double p[3] = { 1.0 + i % 7, 2.0 + i % 5, 1.0 + i % 3 };
+		t.task->cl_arg = p;
+		starpu_perfmodel_update_history(model, t.task, cpu_arch(), 0, 0, mlr_truth(p));
+	}
+}
+
+double mlr_predict(starpu_perfmodel *model, double m, double n, double k)
+{
+	VectorTask t(model, 10);
+	double p[3] = { m, n, k };
+	t.task->cl_arg = p;
+	return starpu_task_expected_length(t.task, cpu_arch(), 0);
+}
+
+std::string mlr_samples_file(const std::string &home, const std::string &symbol)
+{
+	return home + "/.starpu/sampling/codelets/tmp/" + symbol + ".out";
+}
+
+bool have_lapacke()
+{
+#ifdef ASTRO_HAVE_LAPACKE
+	return true;
+#else
+	return false;
+#endif
+}
+
+TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
+{
+	if (!have_lapacke())
+		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	{
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model = mlr_model("mlr_fit");
+		std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(mlr_predict(&model, 2, 3, 4))); });
+		EXPECT_TRUE(contains(err, "not calibrated enough")) << "not fitted yet: NaN, calibration forced\n" << err;
+		mlr_feed(&model, 0, 40);
+		EXPECT_TRUE(std::isnan(mlr_predict(&model, 2, 3, 4))) << "coefficients are fitted when the model is saved";
+		err = stderr_of([&] { starpu_save_history_based_model(&model); });
+		EXPECT_EQ(err, "");
+		double p[3] = { 9, 4, 7 }; // never measured
+		EXPECT_NEAR(mlr_predict(&model, 9, 4, 7), mlr_truth(p), 1e-6 * mlr_truth(p));
+		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+		ASSERT_EQ(pa->regression.ncoeff, 3u);
+		EXPECT_NEAR(pa->regression.coeff[0], 5.0, 1e-6);
+		EXPECT_NEAR(pa->regression.coeff[1], 0.5, 1e-9);
+		EXPECT_NEAR(pa->regression.coeff[2], 0.01, 1e-9);
+		starpu_perfmodel_deinit(&model);
+	}
+	std::string text = slurp(model_file("mlr_fit"));
+	EXPECT_TRUE(contains(text, "# n\tintercept\tM^2*N\t\tN^3*K\t\t\n3\t5.000000e+00   \t5.000000e-01   \t1.000000e-02   \n")) << text;
+	std::string samples = slurp(mlr_samples_file(home_, "mlr_fit"));
+	EXPECT_EQ(samples.substr(0, 18), "Duration, M, N, K\n") << samples;
+	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 40) << "header, then one line per sample, no final newline";
+	EXPECT_TRUE(contains(samples, "\n" + std::to_string(mlr_truth3(1, 2, 1)).substr(0, 8))) << samples;
+
+	// The file round-trips: another run loads the coefficients and predicts with them.
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model = mlr_model("mlr_fit");
+	EXPECT_NEAR(mlr_predict(&model, 3, 3, 3), mlr_truth3(3, 3, 3), 1e-5);
+	std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
+	EXPECT_EQ(slurp(model_file("mlr_fit")), text) << "loaded and saved with nothing new: the same bytes";
+	starpu_perfmodel loaded{};
+	ASSERT_EQ(starpu_perfmodel_load_symbol("mlr_fit", &loaded), 0);
+	EXPECT_EQ(loaded.type, STARPU_MULTIPLE_REGRESSION_BASED) << "guessed from the coefficients";
+	starpu_perfmodel_unload_model(&loaded);
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
+{
+	if (!have_lapacke())
+		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	for (int run = 0; run < 2; run++) {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model = mlr_model("mlr_runs");
+		// Two samples per run: too few for three coefficients alone, enough with the earlier run's.
+		mlr_feed(&model, 2 * run, 2);
+		std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
+		if (run == 0) {
+			EXPECT_TRUE(contains(err, "2 samples for 3 coefficients")) << err;
+			EXPECT_TRUE(std::isnan(mlr_predict(&model, 2, 3, 4))) << "too few samples: not calibrated";
+		} else {
+			EXPECT_EQ(err, "");
+			EXPECT_FALSE(std::isnan(mlr_predict(&model, 2, 3, 4)));
+		}
+		starpu_perfmodel_deinit(&model);
+	}
+	std::string samples = slurp(mlr_samples_file(home_, "mlr_runs"));
+	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 4) << samples;
+
+	// STARPU_CALIBRATE=2 starts the samples again.
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 2;
+	{
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model = mlr_model("mlr_runs");
+		mlr_feed(&model, 0, 1);
+		stderr_of([&] { starpu_save_history_based_model(&model); });
+		starpu_perfmodel_deinit(&model);
+	}
+	samples = slurp(mlr_samples_file(home_, "mlr_runs"));
+	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 1) << samples;
+}
+
+TEST_F(Models, MultipleRegressionRecordsExecutedTasks)
+{
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model = mlr_model("mlr_exec");
+		VectorTask t(&model, 10);
+		double p[7][3];
+		for (int i = 0; i < 7; i++) {
+			p[i][0] = 1 + i, p[i][1] = 2, p[i][2] = 3 + i % 2;
+			ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, STARPU_CL_ARGS_NFREE, p[i], sizeof(p[i]), 0), 0);
+		}
+		starpu_task_wait_for_all();
+	}
+	std::string samples = slurp(mlr_samples_file(home_, "mlr_exec"));
+	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 7) << samples;
+	EXPECT_TRUE(contains(samples, ", 1.000000, 2.000000, 3.000000")) << samples;
+}
+
+TEST_F(Models, MultipleRegressionBadDescriptionIsOneClearError)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	struct Case
+	{
+		const char *symbol;
+		void (*spoil)(starpu_perfmodel *);
+		const char *says;
+	} cases[] = {
+		{ "mlr_no_terms", [](starpu_perfmodel *m) { m->combinations = nullptr; }, "ncombinations is 2 but combinations is NULL" },
+		{ "mlr_null_term", [](starpu_perfmodel *m) { static unsigned *terms[] = { kMlrTerm0, nullptr }; m->combinations = terms; },
+		  "combinations[1] is NULL" },
+		{ "mlr_no_function", [](starpu_perfmodel *m) { m->parameters = nullptr; }, "parameters is NULL" },
+		{ "mlr_no_parameters", [](starpu_perfmodel *m) { m->nparameters = 0; }, "nparameters is 0" },
+	};
+	for (const Case &c : cases) {
+		starpu_perfmodel model = mlr_model(c.symbol);
+		c.spoil(&model);
+		std::string err = stderr_of([&] {
+			EXPECT_TRUE(std::isnan(mlr_predict(&model, 1, 2, 3)));
+			EXPECT_TRUE(std::isnan(mlr_predict(&model, 1, 2, 3)));
+			mlr_feed(&model, 0, 3);
+		});
+		EXPECT_TRUE(contains(err, std::string("multiple-regression model ") + c.symbol + ": " + c.says)) << err;
+		EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line, once:\n" << err;
+		starpu_perfmodel_deinit(&model);
+	}
+}
+
 // ---------------------------------------------- calibration by execution
 
 TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
