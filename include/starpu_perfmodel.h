@@ -186,6 +186,21 @@ void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct star
 /** Records number executions whose mean is average_measured. */
 void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double average_measured, unsigned number);
 
+/** For tools that read models without starpu_init(): nothing to prepare here, kept for StarPU programs. */
+void starpu_perfmodel_initialize(void);
+/** Frees the data of every model loaded or initialised (not saved); a model used again is reloaded. */
+void starpu_perfmodel_free_sampling(void);
+
+/**
+ * Starts measuring the energy of workerid (-1: all CPUs) of type archi.
+ * No energy counter is read by this runtime: returns -ENODEV with an error
+ * line. Energy models are fed by starpu_perfmodel_update_history(), or from
+ * the profiling info's energy_consumed filled by a measuring plugin.
+ */
+int starpu_energy_start(int workerid, enum starpu_worker_archtype archi);
+/** Would record the energy measured since starpu_energy_start() as ntasks executions of task in model: -ENODEV here. */
+int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task, unsigned nimpl, unsigned ntasks, int workerid, enum starpu_worker_archtype archi);
+
 /** A PER_ARCH model that predicts 1e-6 µs, for tasks that do nothing. */
 extern struct starpu_perfmodel starpu_perfmodel_nop;
 

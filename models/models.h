@@ -15,6 +15,15 @@
 #include "kernel.h"
 #include "format.h"
 
+/* How well the model predicted the executions measured in this process (quality.c). Written under the
+ * state lock (samples: atomically), read by the counters' updater without it. */
+struct _astro_pm_quality
+{
+	int64_t samples, predicted;
+	int32_t calibrated;
+	double last_error, sum_error;
+};
+
 struct _starpu_perfmodel_state
 {
 	pthread_mutex_t lock;				/* data, dirty */
@@ -23,6 +32,7 @@ struct _starpu_perfmodel_state
 	bool dirty;					/* samples recorded since the last save */
 	bool warned_uncalibrated, warned_type, warned_mlr_ncoeff;
 	bool mlr_checked, mlr_bad;			/* the multiple-regression description was checked; it is unusable */
+	struct _astro_pm_quality quality;
 };
 
 /* ---- update rules (history.c) */
@@ -65,7 +75,19 @@ int _astro_pm_mkdirs(const char *path);
 /* fcntl lock (F_RDLCK / F_WRLCK) on fd, waiting; one warning when locks do not work there. */
 void _astro_pm_lock_file(int fd, short type, const char *path);
 
+/* ---- model quality counters (quality.c) */
+/* Registers the starpu.model.c_* counters (from starpu_init()). */
+void _astro_pm_quality_register(void);
+/* Has a tool read them (executions are then compared with predictions)? */
+bool _astro_pm_quality_wanted(void);
+/* An execution of a task of model's codelet lasted measured; the model predicted predicted (NaN: nothing). */
+void _astro_pm_quality_observe(struct starpu_perfmodel *model, double predicted, double measured);
+/* model recorded number samples. */
+void _astro_pm_quality_sampled(struct starpu_perfmodel *model, unsigned number);
+
 /* ---- combinations and models (perfmodel.c) */
+/* Follows task executions while something needs them measured (calibration, energy, quality counters). */
+void _astro_pm_follow(void);
 /* The global combination of arch (added when new), -1 when the table is full or arch is bad. */
 int _astro_pm_comb_of(const struct starpu_perfmodel_arch *arch);
 /* The model's block for global combination comb and impl, created when create. Caller holds the state lock. */

@@ -6,6 +6,9 @@
 // Each test gets its own STARPU_HOME and STARPU_HOSTNAME=vm.
 #include "helpers.h"
 
+#include <astrolabe/counters.h>
+#include <astrolabe/observe.h>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -638,6 +641,230 @@ TEST_F(Models, MultipleRegressionBadDescriptionIsOneClearError)
 		EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line, once:\n" << err;
 		starpu_perfmodel_deinit(&model);
 	}
+}
+
+// ------------------------------------------------------------- energy
+
+TEST_F(Models, EnergyModelsAreFedAndPredictJoules)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel energy{};
+	energy.type = STARPU_HISTORY_BASED;
+	energy.symbol = "en_fed";
+	VectorTask t(nullptr, 1000);
+	t.cl.energy_model = &energy;
+	EXPECT_EQ(starpu_task_expected_length(t.task, cpu_arch(), 0), 0.0) << "no time model";
+	starpu_perfmodel_update_history_n(&energy, t.task, cpu_arch(), 0, 0, 0.25, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_energy(t.task, cpu_arch(), 0), 0.25);
+	EXPECT_DOUBLE_EQ(starpu_task_worker_expected_energy(t.task, 1, 0, 0), 0.25);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_energy_average(t.task, 0), 0.25);
+	starpu_perfmodel_deinit(&energy);
+}
+
+TEST_F(Models, EnergyCountersAreNotAvailableHere)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_energy_start(-1, STARPU_CPU_WORKER), -ENODEV); });
+	EXPECT_TRUE(contains(err, "starpu_energy_start: no energy counter")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	starpu_perfmodel model{};
+	err = stderr_of([&] { EXPECT_EQ(starpu_energy_stop(&model, nullptr, 0, 10, -1, STARPU_CPU_WORKER), -ENODEV); });
+	EXPECT_TRUE(contains(err, "starpu_energy_stop: no energy counter")) << err;
+}
+
+// A measuring plugin's part: it fills the task's energy by the end of its execution.
+void fill_energy(const struct astro_event *ev, void *)
+{
+	if (ev->task && ev->task->profiling_info)
+		ev->task->profiling_info->energy_consumed = 0.125;
+}
+
+TEST_F(Models, EnergyMeasuredByAPluginCalibratesTheEnergyModel)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	ASSERT_EQ(starpu_profiling_status_set(STARPU_PROFILING_ENABLE), STARPU_PROFILING_DISABLE);
+	// Subscribed after the models: the energy must be read whatever the order of the observers.
+	int sub = astro_observe_subscribe(ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED), fill_energy, nullptr);
+	ASSERT_GE(sub, 0);
+	starpu_perfmodel energy{};
+	energy.type = STARPU_HISTORY_BASED;
+	energy.symbol = "en_measured";
+	VectorTask t(nullptr, 1000);
+	t.cl.energy_model = &energy;
+	for (int i = 0; i < 11; i++) // the first one of a new entry is dropped
+		ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_DOUBLE_EQ(starpu_task_expected_energy(t.task, cpu_arch(), 0), 0.125);
+	astro_observe_unsubscribe(sub);
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+}
+
+// ------------------------------------------------- the rest of the API
+
+TEST_F(Models, AveragesAndTransferPredictions)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "average";
+	VectorTask t(&model, 1000);
+	VectorTask none(nullptr, 1000);
+	EXPECT_EQ(starpu_task_expected_length_average(none.task, 0), 0.0) << "no model: 0";
+	std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length_average(t.task, 0))); });
+	starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 40.0, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length_average(t.task, 0), 40.0) << "two CPU workers, one architecture";
+	t.cl.cpu_funcs[1] = noop; // impl 1 is faster: each worker's best counts
+	starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 1, 10.0, 10);
+	EXPECT_DOUBLE_EQ(starpu_task_expected_length_average(t.task, 0), 10.0);
+
+	// One memory node: what a task reads is already there.
+	EXPECT_EQ(starpu_task_expected_data_transfer_time(STARPU_MAIN_RAM, t.task), 0.0);
+	EXPECT_EQ(starpu_task_expected_data_transfer_time_for(t.task, 1), 0.0);
+	EXPECT_EQ(starpu_data_expected_transfer_time(t.handle, STARPU_MAIN_RAM, STARPU_RW), 0.0);
+	EXPECT_EQ(starpu_task_expected_conversion_time(t.task, cpu_arch(), 0), 0.0);
+	err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_data_transfer_time_for(t.task, 99))); });
+	EXPECT_TRUE(contains(err, "no worker 99")) << err;
+	err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_data_expected_transfer_time(nullptr, STARPU_MAIN_RAM, STARPU_R))); });
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, FreeSamplingForgetsLoadedModels)
+{
+	put("vector_scal", kVectorScal);
+	starpu_perfmodel_initialize();
+	starpu_perfmodel model{};
+	ASSERT_EQ(starpu_perfmodel_load_symbol("vector_scal", &model), 0);
+	EXPECT_EQ(model.is_init, 1u);
+	starpu_perfmodel_free_sampling();
+	EXPECT_EQ(model.is_init, 0u);
+	EXPECT_EQ(model.state, nullptr);
+	free((char *)model.symbol);
+}
+
+// ---------------------------------------------------- quality counters
+
+struct QualityIds
+{
+	int samples, predicted, calibrated, last_error, mean_error;
+};
+
+QualityIds quality_ids()
+{
+	auto id = [](const char *name) { return starpu_perf_counter_name_to_id(starpu_perf_counter_scope_per_codelet, name); };
+	return { id("starpu.model.c_samples"), id("starpu.model.c_predicted"), id("starpu.model.c_calibrated"),
+		 id("starpu.model.c_last_relative_error"), id("starpu.model.c_mean_relative_error") };
+}
+
+std::atomic<int64_t> listened_predicted{ -1 };
+std::atomic<starpu_codelet *> listened_codelet{ nullptr };
+
+void quality_listener(starpu_perf_counter_listener *, starpu_perf_counter_sample *sample, void *context)
+{
+	int64_t v = starpu_perf_counter_sample_get_int64_value(sample, quality_ids().predicted);
+	if (context == listened_codelet.load())
+		listened_predicted = v;
+}
+
+TEST_F(Models, QualityCountersFollowPredictions)
+{
+	// Without STARPU_CALIBRATE: executions are only compared, not recorded.
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	QualityIds ids = quality_ids();
+	for (int id : { ids.samples, ids.predicted, ids.calibrated, ids.last_error, ids.mean_error })
+		ASSERT_GE(id, 0);
+	EXPECT_EQ(starpu_perf_counter_get_type_id(ids.calibrated), starpu_perf_counter_type_int32);
+	EXPECT_EQ(starpu_perf_counter_get_type_id(ids.mean_error), starpu_perf_counter_type_double);
+
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "quality";
+	VectorTask t(&model, 1000);
+	starpu_codelet plain{};
+	plain.cpu_funcs[0] = noop;
+
+	starpu_perf_counter_set *set = starpu_perf_counter_set_alloc(starpu_perf_counter_scope_per_codelet);
+	for (int id : { ids.samples, ids.predicted, ids.calibrated, ids.last_error, ids.mean_error })
+		starpu_perf_counter_set_enable_id(set, id);
+	starpu_perf_counter_listener *listener = starpu_perf_counter_listener_init(set, quality_listener, nullptr);
+	listened_codelet = &t.cl;
+	starpu_perf_counter_set_per_codelet_listener(&t.cl, listener);
+	starpu_perf_counter_set_per_codelet_listener(&plain, listener);
+
+	// 10 samples of 1 s: trusted, and far from what a task doing nothing lasts.
+	starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 1e6, 10);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+		ASSERT_EQ(starpu_task_insert(&plain, 0), 0);
+	}
+	starpu_task_wait_for_all();
+
+	auto read = [](int id, starpu_codelet *cl) {
+		union astro_counter_value v;
+		EXPECT_EQ(astro_counter_read(id, cl, &v), 0);
+		return v;
+	};
+	EXPECT_EQ(read(ids.samples, &t.cl).int64_val, 10) << "the 10 fed; executions not recorded without STARPU_CALIBRATE";
+	EXPECT_EQ(read(ids.predicted, &t.cl).int64_val, 5);
+	EXPECT_EQ(read(ids.calibrated, &t.cl).int32_val, 1);
+	double last = read(ids.last_error, &t.cl).double_val, mean = read(ids.mean_error, &t.cl).double_val;
+	EXPECT_GT(last, 10.0) << "a 1 s prediction for a task of microseconds";
+	EXPECT_GT(mean, 10.0);
+	EXPECT_TRUE(std::isfinite(mean));
+	// The refresh that follows an execution may run before the models compare it (the counters' observer
+	// came first): the listener sees the values at most one execution late.
+	EXPECT_GE(listened_predicted.load(), 4);
+	EXPECT_LE(listened_predicted.load(), 5);
+	// A codelet without a model: nothing predicted.
+	EXPECT_EQ(read(ids.predicted, &plain).int64_val, 0);
+	EXPECT_EQ(read(ids.calibrated, &plain).int32_val, 0);
+	EXPECT_TRUE(std::isnan(read(ids.mean_error, &plain).double_val));
+
+	starpu_perf_counter_unset_per_codelet_listener(&t.cl);
+	starpu_perf_counter_unset_per_codelet_listener(&plain);
+	starpu_perf_counter_listener_exit(listener);
+	starpu_perf_counter_set_free(set);
+	starpu_perfmodel_deinit(&model);
+}
+
+TEST_F(Models, QualityCountersSayWhenTheModelIsNotCalibrated)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	QualityIds ids = quality_ids();
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "quality_cal";
+	VectorTask t(&model, 1000);
+	starpu_perf_counter_set *set = starpu_perf_counter_set_alloc(starpu_perf_counter_scope_per_codelet);
+	starpu_perf_counter_set_enable_id(set, ids.predicted);
+	starpu_perf_counter_listener *listener = starpu_perf_counter_listener_init(set, quality_listener, nullptr);
+	starpu_perf_counter_set_per_codelet_listener(&t.cl, listener);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+	starpu_task_wait_for_all();
+	union astro_counter_value v;
+	ASSERT_EQ(astro_counter_read(ids.samples, &t.cl, &v), 0);
+	EXPECT_EQ(v.int64_val, 3) << "calibrating: each execution is a sample";
+	ASSERT_EQ(astro_counter_read(ids.predicted, &t.cl, &v), 0);
+	EXPECT_EQ(v.int64_val, 0) << "fewer than STARPU_CALIBRATE_MINIMUM samples: no prediction";
+	ASSERT_EQ(astro_counter_read(ids.calibrated, &t.cl, &v), 0);
+	EXPECT_EQ(v.int32_val, 0);
+	ASSERT_EQ(astro_counter_read(ids.last_error, &t.cl, &v), 0);
+	EXPECT_TRUE(std::isnan(v.double_val));
+	starpu_perf_counter_unset_per_codelet_listener(&t.cl);
+	starpu_perf_counter_listener_exit(listener);
+	starpu_perf_counter_set_free(set);
+	starpu_perfmodel_deinit(&model);
 }
 
 // ---------------------------------------------- calibration by execution
