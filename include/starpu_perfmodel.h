@@ -186,6 +186,8 @@ void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct star
 /** Records number executions whose mean is average_measured. */
 void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double average_measured, unsigned number);
 
+/** StarPU's debug file of model on arch and implementation nimpl: "<dir>/debug/<symbol>.<host><arch name>" (this runtime writes none). */
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl);
 /** For tools that read models without starpu_init(): nothing to prepare here, kept for StarPU programs. */
 void starpu_perfmodel_initialize(void);
 /** Frees the data of every model loaded or initialised (not saved); a model used again is reloaded. */

@@ -112,6 +112,26 @@ void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxl
 		snprintf(path, maxlen, "%s", p);
 }
 
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl)
+{
+	if (!path || !maxlen)
+		return;
+	path[0] = '\0';
+	if (!model || !model->symbol || !arch) {
+		_astro_error("starpu_perfmodel_debugfilepath: give a model with a symbol and an architecture");
+		return;
+	}
+	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
+	if (!dirs)
+		return;
+	sampling_dirs(dirs);
+	char host[256], archname[128];
+	host_name(host, sizeof(host));
+	starpu_perfmodel_get_arch_name(arch, archname, sizeof(archname), nimpl);
+	snprintf(path, maxlen, "%s/debug/%s.%s%s", dirs[0], model->symbol, host, archname);
+	free(dirs);
+}
+
 void starpu_perfmodel_directory(FILE *output)
 {
 	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));

@@ -732,6 +732,10 @@ TEST_F(Models, AveragesAndTransferPredictions)
 	EXPECT_TRUE(contains(err, "no worker 99")) << err;
 	err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_data_expected_transfer_time(nullptr, STARPU_MAIN_RAM, STARPU_R))); });
 	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+
+	char path[PATH_MAX];
+	starpu_perfmodel_debugfilepath(&model, cpu_arch(), path, sizeof(path), 1);
+	EXPECT_EQ(std::string(path), home_ + "/.starpu/sampling/debug/average.vmcpu0_impl1 (Comb0)");
 	starpu_perfmodel_deinit(&model);
 }
 
