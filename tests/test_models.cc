@@ -552,6 +552,40 @@ TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 	starpu_perfmodel_deinit(&model);
 }
 
+// StarPU 1.4.12's file of the mlr example (built without --enable-mlr: zero coefficients), notes §4.
+const std::string kMlrStarPU =
+	header(1) + "#####\n# Model for cpu0_impl0 (Comb0)\n# number of entries\n0\n" +
+	"# sumlnx\tsumlnx2\t\tsumlny\t\tsumlnxlny\talpha\t\tbeta\t\tn\tminx\t\tmaxx\n"
+	"0.000000e+00   \t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \tnan            \tnan            \t0\t0              \t0              \n"
+	"# a\t\tb\t\tc\n"
+	"nan            \tnan            \tnan            \n"
+	"# n\tintercept\tM^2*N\t\tN^3*K\t\t\n"
+	"3\t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \n" + kHashHeader + "\n";
+
+TEST_F(Models, MultipleRegressionStarPUFileRoundTrips)
+{
+	put("mlr_golden", kMlrStarPU);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model = mlr_model("mlr_golden");
+	EXPECT_EQ(mlr_predict(&model, 2, 3, 4), 0.0) << "zero coefficients predict 0";
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	EXPECT_EQ(pa->regression.ncoeff, 3u);
+	EXPECT_TRUE(pa->regression.multi_valid);
+	std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
+	EXPECT_EQ(slurp(model_file("mlr_golden")), kMlrStarPU);
+	starpu_perfmodel_deinit(&model);
+
+	// The same file read for a model that describes other terms: no prediction, one warning.
+	starpu_perfmodel other = mlr_model("mlr_golden");
+	other.ncombinations = 1;
+	double v = 0;
+	err = stderr_of([&] { v = mlr_predict(&other, 2, 3, 4); });
+	EXPECT_TRUE(std::isnan(v));
+	EXPECT_TRUE(contains(err, "its file has 3 coefficients, the model describes 1 combinations")) << err;
+	starpu_perfmodel_deinit(&other);
+}
+
 TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 {
 	if (!have_lapacke())
