@@ -71,7 +71,7 @@ static double term(const struct starpu_perfmodel *model, unsigned i, const doubl
 /* model->parameters() into a buffer of nparameters doubles (params when it is large enough, else allocated). */
 static double *task_parameters(struct starpu_perfmodel *model, struct starpu_task *task, double *params, unsigned room)
 {
-	double *p = model->nparameters <= room ? params : calloc(model->nparameters, sizeof(double));
+	double *p = model->nparameters <= room ? params : malloc(model->nparameters * sizeof(double));
 	if (p) {
 		memset(p, 0, model->nparameters * sizeof(double));
 		model->parameters(task, p);
@@ -110,12 +110,10 @@ double _astro_pm_mlr_predict(struct starpu_perfmodel *model, const struct _astro
 
 /* ------------------------------------------------------------ samples */
 
-int _astro_pm_mlr_task_row(struct starpu_perfmodel *model, struct starpu_task *task, double measured, double *row)
+void _astro_pm_mlr_task_row(struct starpu_perfmodel *model, struct starpu_task *task, double measured, double *row)
 {
 	row[0] = measured;
-	memset(row + 1, 0, model->nparameters * sizeof(double));
-	model->parameters(task, row + 1);
-	return 0;
+	task_parameters(model, task, row + 1, model->nparameters);
 }
 
 void _astro_pm_mlr_record(struct _astro_pm_block *b, const double *row, unsigned width, unsigned number)

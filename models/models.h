@@ -58,7 +58,7 @@ bool _astro_pm_mlr_usable(struct starpu_perfmodel *model);
 /* The prediction of b's coefficients for task (NaN when not fitted). Caller holds the state lock. */
 double _astro_pm_mlr_predict(struct starpu_perfmodel *model, const struct _astro_pm_block *b, struct starpu_task *task);
 /* Fills row (1 + nparameters values) with measured and the task's parameters. */
-int _astro_pm_mlr_task_row(struct starpu_perfmodel *model, struct starpu_task *task, double measured, double *row);
+void _astro_pm_mlr_task_row(struct starpu_perfmodel *model, struct starpu_task *task, double measured, double *row);
 /* Appends number copies of row (width values) to b's samples. Caller holds the state lock. */
 void _astro_pm_mlr_record(struct _astro_pm_block *b, const double *row, unsigned width, unsigned number);
 /* Least squares: a (m x n, row-major) x = y; x in y[0..n). Returns 0, or -errno with why filled. */

@@ -266,7 +266,6 @@ void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *pars
 	}
 }
 
-
 /* Loads model on first use: its file, and whether it records (STARPU_CALIBRATE at load time). */
 static void model_ensure_loaded(struct starpu_perfmodel *model)
 {
@@ -553,11 +552,9 @@ double starpu_task_expected_energy_average(struct starpu_task *task, unsigned sc
 
 double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
-	(void)arch;
-	(void)nimpl;
 	/* Only multiformat data is converted, and only between a CPU and a device with another layout: no
 	 * interface of this runtime is multiformat yet, so no task ever waits for a conversion. */
-	(void)task;
+	(void)task, (void)arch, (void)nimpl;
 	return 0.0;
 }
 
