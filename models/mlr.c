@@ -10,7 +10,11 @@
  * <symbol>.out ("Duration, M, N, K" then one "%f, %f, ..." row per sample).
  * The coefficients are fitted then, by least squares (LAPACKE_dgels) over
  * this run's samples plus that file's (unless STARPU_CALIBRATE=2), and
- * written in the model file. LAPACKE is loaded when a model is first fitted:
+ * written in the model file. The samples file has no architecture column
+ * (StarPU's format, read by starpu_mlr_analysis): its samples count for every
+ * architecture of the symbol, as in StarPU. A model without combinations
+ * only collects samples (its file holds one NaN coefficient), for an
+ * analysis that chooses the terms. LAPACKE is loaded when a model is first fitted:
  * OpenBLAS starts its threads when loaded, which no program that never fits
  * a model should pay for.
  */

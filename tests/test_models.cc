@@ -626,6 +626,28 @@ TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 1) << samples;
 }
 
+TEST_F(Models, MultipleRegressionWithoutTermsOnlyCollectsSamples)
+{
+	{
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model = mlr_model("mlr_collect");
+		model.ncombinations = 0;
+		model.combinations = nullptr;
+		model.parameters_names = nullptr;
+		std::string err = stderr_of([&] { mlr_feed(&model, 0, 3); });
+		EXPECT_EQ(err, "") << "no terms is a valid description: samples for an analysis";
+		EXPECT_TRUE(std::isnan(mlr_predict(&model, 1, 2, 3)));
+		err = stderr_of([&] { starpu_save_history_based_model(&model); });
+		EXPECT_EQ(err, "");
+		starpu_perfmodel_deinit(&model);
+	}
+	std::string samples = slurp(mlr_samples_file(home_, "mlr_collect"));
+	EXPECT_EQ(samples.substr(0, 21), "Duration, P0, P1, P2\n") << samples;
+	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 3) << samples;
+	EXPECT_TRUE(contains(slurp(model_file("mlr_collect")), "# n\tintercept\t\n1\tnan            \n"));
+}
+
 TEST_F(Models, MultipleRegressionRecordsExecutedTasks)
 {
 	{
