@@ -16,7 +16,9 @@ build|build-?*) ;;
 *) echo "BUILD_DIR='$build': name a folder build-NAME beside build.sh (it is removed and made again)" >&2; exit 2 ;;
 esac
 
-DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev python3 gnuplot-nox pajeng recutils"
+DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
+DEPS="$DEPS python3 gnuplot-nox pajeng recutils"	# offline trace tools and their checks
+DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models
 missing=
 for p in $DEPS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -32,7 +32,7 @@ enum starpu_perfmodel_type
 	STARPU_HISTORY_BASED,           /**< the mean of past executions with the same footprint */
 	STARPU_REGRESSION_BASED,        /**< alpha·size^beta, fitted on-line */
 	STARPU_NL_REGRESSION_BASED,     /**< a·size^b + c, fitted when the model is saved */
-	STARPU_MULTIPLE_REGRESSION_BASED /**< not supported yet: predictions are NaN */
+	STARPU_MULTIPLE_REGRESSION_BASED /**< coeff[0] + sum_i coeff[i+1]·prod_k param[k]^combinations[i][k], fitted (least squares) when saved */
 };
 
 /** One processing-unit type of an architecture. */
@@ -185,6 +185,23 @@ double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *mod
 void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double measured);
 /** Records number executions whose mean is average_measured. */
 void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double average_measured, unsigned number);
+
+/** StarPU's debug file of model on arch and implementation nimpl: "<dir>/debug/<symbol>.<host><arch name>" (this runtime writes none). */
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl);
+/** For tools that read models without starpu_init(): nothing to prepare here, kept for StarPU programs. */
+void starpu_perfmodel_initialize(void);
+/** Frees the data of every model loaded or initialised (not saved); a model used again is reloaded. */
+void starpu_perfmodel_free_sampling(void);
+
+/**
+ * Starts measuring the energy of workerid (-1: all CPUs) of type archi.
+ * No energy counter is read by this runtime: returns -ENODEV with an error
+ * line. Energy models are fed by starpu_perfmodel_update_history(), or from
+ * the profiling info's energy_consumed filled by a measuring plugin.
+ */
+int starpu_energy_start(int workerid, enum starpu_worker_archtype archi);
+/** Would record the energy measured since starpu_energy_start() as ntasks executions of task in model: -ENODEV here. */
+int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task, unsigned nimpl, unsigned ntasks, int workerid, enum starpu_worker_archtype archi);
 
 /** A PER_ARCH model that predicts 1e-6 µs, for tasks that do nothing. */
 extern struct starpu_perfmodel starpu_perfmodel_nop;

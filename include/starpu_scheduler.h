@@ -98,10 +98,21 @@ double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfm
 double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl);
 /** How much faster than one CPU core arch is (StarPU's driver factors). */
 double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch *perf_arch);
+/** Expected time (µs) to bring the data task reads to memory_node: the sum of starpu_data_expected_transfer_time() over its buffers. */
 double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task);
+/** As starpu_task_expected_data_transfer_time(), to the memory node of worker. */
+double starpu_task_expected_data_transfer_time_for(struct starpu_task *task, unsigned worker);
+/** Expected time (µs) to make handle valid on memory_node for an access in mode: 0 when mode does not read, or the data is there. */
+double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode);
+/** Expected time (µs) converting task's multiformat data for arch (0: no multiformat data here). */
+double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** Harmonic mean, over the workers of the context that can run task, of the expected length of each one's best implementation (NaN when none predicts). */
+double starpu_task_expected_length_average(struct starpu_task *task, unsigned sched_ctx_id);
 /** Expected energy (J) from codelet->energy_model, with the rules of starpu_task_expected_length(). */
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
 double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl);
+/** As starpu_task_expected_length_average(), for the energy model. */
+double starpu_task_expected_energy_average(struct starpu_task *task, unsigned sched_ctx_id);
 
 /** Entry points of a library named by STARPU_SCHED_LIB. */
 struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name);

@@ -530,6 +530,10 @@ void _astro_counters_shutdown(void);
 /* Is the calling thread running a counter listener? */
 bool _astro_counters_in_listener(void);
 
+/* Expected time (µs) to make handle valid on node for an access in mode (sched.c): the
+ * one per-handle transfer prediction, summed by the starpu_*_expected_*transfer_time() calls. */
+double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
 /* --------------------------------------------------------------- models */
 
 /* models/: performance models. Init once the workers exist (their

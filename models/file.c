@@ -23,7 +23,7 @@
 
 /* ------------------------------------------------------------ locations */
 
-static const char *home_dir(void)
+const char *_astro_pm_home_dir(void)
 {
 	static const char *const vars[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
 	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -58,7 +58,7 @@ static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
 	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
 	if (dir && dir[0])
 		snprintf(dirs[n++], PATH_MAX, "%s", dir);
-	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", home_dir());
+	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", _astro_pm_home_dir());
 	const char *list = getenv("STARPU_PERF_MODEL_PATH");
 	if (list && list[0]) {
 		char *copy = strdup(list), *save = NULL;
@@ -110,6 +110,26 @@ void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxl
 	path[0] = '\0';
 	if (symbol && find_file(symbol, p, sizeof(p)))
 		snprintf(path, maxlen, "%s", p);
+}
+
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl)
+{
+	if (!path || !maxlen)
+		return;
+	path[0] = '\0';
+	if (!model || !model->symbol || !arch) {
+		_astro_error("starpu_perfmodel_debugfilepath: give a model with a symbol and an architecture");
+		return;
+	}
+	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
+	if (!dirs)
+		return;
+	sampling_dirs(dirs);
+	char host[256], archname[128];
+	host_name(host, sizeof(host));
+	starpu_perfmodel_get_arch_name(arch, archname, sizeof(archname), nimpl);
+	snprintf(path, maxlen, "%s/debug/%s.%s%s", dirs[0], model->symbol, host, archname);
+	free(dirs);
 }
 
 void starpu_perfmodel_directory(FILE *output)
@@ -189,6 +209,9 @@ static void loaded_fixup(struct starpu_perfmodel *model, struct _astro_pm_data *
 			bool spread = _astro_pm_regression_valid(r);
 			r->valid = !isnan(r->alpha) && !isnan(r->beta) && spread;
 			r->nl_valid = !isnan(r->a) && !isnan(r->b) && !isnan(r->c) && spread;
+			r->multi_valid = r->ncoeff != 0;
+			for (unsigned k = 0; k < r->ncoeff; k++)
+				r->multi_valid &= !isnan(r->coeff[k]);
 			has_entries |= b->nentries > 0;
 			mlr |= r->ncoeff != 0;
 			nl |= !isnan(r->a) && !isnan(r->b) && !isnan(r->c);
@@ -301,7 +324,7 @@ int starpu_perfmodel_list(FILE *output)
 	return 0;
 }
 
-static int mkdirs(const char *path)
+int _astro_pm_mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];
 	snprintf(tmp, sizeof(tmp), "%s", path);
@@ -316,7 +339,7 @@ static int mkdirs(const char *path)
 	return 0;
 }
 
-static void lock_file(int fd, short type, const char *path)
+void _astro_pm_lock_file(int fd, short type, const char *path)
 {
 	static int warned;
 	struct flock fl = { .l_type = type, .l_whence = SEEK_SET };
@@ -425,7 +448,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		snprintf(path, sizeof(path), "%s", model->path);
 	else
 		find_file(model->symbol, path, sizeof(path));
-	int ret = mkdirs(path);
+	int ret = _astro_pm_mkdirs(path);
 	if (ret) {
 		_astro_error("cannot create the directory of %s (%s): model %s is not saved; check STARPU_HOME / STARPU_PERF_MODEL_DIR",
 			     path, strerror(-ret), model->symbol);
@@ -439,7 +462,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		_astro_error("cannot open %s (%s): model %s is not saved", lock_path, strerror(errno), model->symbol);
 		return ret;
 	}
-	lock_file(fd, F_WRLCK, lock_path);
+	_astro_pm_lock_file(fd, F_WRLCK, lock_path);
 
 	struct _astro_pm_data disk;
 	/* STARPU_CALIBRATE=2 restarts the model: what the file held is replaced, not added to. */
@@ -449,6 +472,10 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		read_model_file(path, &disk);
 	pthread_mutex_lock(&model->state->lock);
 	merge(model, &disk);
+	char *terms = NULL;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !model->state->mlr_bad)
+		_astro_pm_mlr_save(model, &disk, &terms);
+	disk.mlr_terms = terms;
 	FILE *f = fopen(tmp_path, "w");
 	ret = f ? _astro_perfmodel_write(f, &disk) : -errno;
 	if (f) {
@@ -471,6 +498,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 	}
 	pthread_mutex_unlock(&model->state->lock);
 	_astro_pm_data_clear(&disk);
+	free(terms);
 	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
 	fcntl(fd, F_SETLK, &fl);
 	close(fd);

@@ -34,6 +34,7 @@ void _astro_pm_block_free(struct _astro_pm_block *b)
 		free(b->entries[i]);
 	free(b->entries);
 	free(b->pub.regression.coeff);
+	free(b->mlr_rows);
 	g_hash_table_destroy(b->by_footprint);
 	free(b);
 }
@@ -398,11 +399,14 @@ int _astro_perfmodel_write(FILE *f, const struct _astro_pm_data *d)
 				isnan(r->c) ? NAN : r->c);
 			if (r->ncoeff) {
 				fprintf(f, "# n\tintercept\t");
-				for (unsigned i = 1; i < r->ncoeff; i++)
-					fprintf(f, "c%u\t", i);
+				if (d->mlr_terms)
+					fputs(d->mlr_terms, f);
+				else
+					for (unsigned i = 1; i < r->ncoeff; i++)
+						fprintf(f, "c%u\t", i);
 				fprintf(f, "\n%u", r->ncoeff);
 				for (unsigned i = 0; i < r->ncoeff; i++)
-					fprintf(f, "\t%-15e", r->coeff[i]);
+					fprintf(f, "\t%-15e", isnan(r->coeff[i]) ? NAN : r->coeff[i]);
 				fprintf(f, "\n");
 			} else {
 				fprintf(f, "# not multiple-regression-base\n0\n");

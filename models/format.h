@@ -39,6 +39,10 @@ struct _astro_pm_block
 	unsigned nentries, capacity;
 	GHashTable *by_footprint;			/* footprint -> entry */
 	struct starpu_perfmodel_regression_model base_reg; /* regression sums as last read from or written to the file */
+	/* Multiple regression: this run's samples, rows of mlr_width values (duration, then the
+	 * parameters). They go to codelets/tmp/<symbol>.out when saved, not to the model file. */
+	double *mlr_rows;
+	unsigned mlr_nrows, mlr_capacity, mlr_width;
 };
 
 struct _astro_pm_comb
@@ -55,6 +59,9 @@ struct _astro_pm_data
 {
 	unsigned ncombs;
 	struct _astro_pm_comb *combs[_ASTRO_PM_MAX_COMBS];
+	/* The writer's names of the multiple-regression terms ("M^2*N\t\tN^3*K\t\t"), or NULL: c1, c2...
+	 * Not owned, never parsed (a comment in the file). */
+	const char *mlr_terms;
 };
 
 /* ---- data */

@@ -15,13 +15,24 @@
 #include "kernel.h"
 #include "format.h"
 
+/* How well the model predicted the executions measured in this process (quality.c). Written under the
+ * state lock (samples: atomically), read by the counters' updater without it. */
+struct _astro_pm_quality
+{
+	int64_t samples, predicted;
+	int32_t calibrated;
+	double last_error, sum_error;
+};
+
 struct _starpu_perfmodel_state
 {
 	pthread_mutex_t lock;				/* data, dirty */
 	struct _astro_pm_data data;
 	int local_of[_ASTRO_PM_MAX_COMBS];		/* global combination id -> index in data.combs, -1 */
 	bool dirty;					/* samples recorded since the last save */
-	bool warned_uncalibrated, warned_type;
+	bool warned_uncalibrated, warned_type, warned_mlr_ncoeff;
+	bool mlr_checked, mlr_bad;			/* the multiple-regression description was checked; it is unusable */
+	struct _astro_pm_quality quality;
 };
 
 /* ---- update rules (history.c) */
@@ -41,7 +52,42 @@ void _astro_pm_load(struct starpu_perfmodel *model);
 /* Saves the model: merges its new samples into the file under a lock, writes atomically. Returns 0 or -errno. */
 int _astro_pm_save(struct starpu_perfmodel *model);
 
+/* ---- multiple regression (mlr.c) */
+/* Whether model's description (parameters, nparameters, combinations) is usable; one error line the first time it is not. */
+bool _astro_pm_mlr_usable(struct starpu_perfmodel *model);
+/* The prediction of b's coefficients for task (NaN when not fitted). Caller holds the state lock. */
+double _astro_pm_mlr_predict(struct starpu_perfmodel *model, const struct _astro_pm_block *b, struct starpu_task *task);
+/* Fills row (1 + nparameters values) with measured and the task's parameters. */
+void _astro_pm_mlr_task_row(struct starpu_perfmodel *model, struct starpu_task *task, double measured, double *row);
+/* Appends number copies of row (width values) to b's samples. Caller holds the state lock. */
+void _astro_pm_mlr_record(struct _astro_pm_block *b, const double *row, unsigned width, unsigned number);
+/* Least squares: a (m x n, row-major) x = y; x in y[0..n). Returns 0, or -errno with why filled. */
+int _astro_pm_mlr_solve(double *a, double *y, unsigned m, unsigned n, char *why, size_t whylen);
+/* At save, under the file lock and the state lock: fits the coefficients of the blocks of disk that have new
+ * samples (with the samples file's), appends the samples to that file; *terms gets the names of the
+ * coefficients for the writer (free it). Returns 0 or -errno. */
+int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *disk, char **terms);
+
+/* ---- file helpers (file.c) */
+const char *_astro_pm_home_dir(void);
+/* Creates the directories above path. Returns 0 or -errno. */
+int _astro_pm_mkdirs(const char *path);
+/* fcntl lock (F_RDLCK / F_WRLCK) on fd, waiting; one warning when locks do not work there. */
+void _astro_pm_lock_file(int fd, short type, const char *path);
+
+/* ---- model quality counters (quality.c) */
+/* Registers the starpu.model.c_* counters (from starpu_init()). */
+void _astro_pm_quality_register(void);
+/* Has a tool read them (executions are then compared with predictions)? */
+bool _astro_pm_quality_wanted(void);
+/* An execution of a task of model's codelet lasted measured; the model predicted predicted (NaN: nothing). */
+void _astro_pm_quality_observe(struct starpu_perfmodel *model, double predicted, double measured);
+/* model recorded number samples. */
+void _astro_pm_quality_sampled(struct starpu_perfmodel *model, unsigned number);
+
 /* ---- combinations and models (perfmodel.c) */
+/* Follows task executions while something needs them measured (calibration, energy, quality counters). */
+void _astro_pm_follow(void);
 /* The global combination of arch (added when new), -1 when the table is full or arch is bad. */
 int _astro_pm_comb_of(const struct starpu_perfmodel_arch *arch);
 /* The model's block for global combination comb and impl, created when create. Caller holds the state lock. */

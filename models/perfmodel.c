@@ -266,9 +266,6 @@ void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *pars
 	}
 }
 
-/* Sets calibration on (the observer) when something needs measurements. */
-static void calibration_follow(void);
-
 /* Loads model on first use: its file, and whether it records (STARPU_CALIBRATE at load time). */
 static void model_ensure_loaded(struct starpu_perfmodel *model)
 {
@@ -291,6 +288,8 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 		__atomic_store_n(&model->is_loaded, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&load_lock);
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		_astro_pm_mlr_usable(model);
 }
 
 /* ------------------------------------------------- footprints and size */
@@ -379,6 +378,8 @@ static double data_prediction(struct starpu_perfmodel *model, struct starpu_task
 	struct _astro_pm_block *b = existing_block(model, comb, nimpl);
 	if (!b)
 		return NAN;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		return _astro_pm_mlr_predict(model, b, task);
 	unsigned minimum = _astro_pm_calibrate_minimum();
 	const struct starpu_perfmodel_regression_model *r = &b->pub.regression;
 	if (model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) {
@@ -393,8 +394,10 @@ static double data_prediction(struct starpu_perfmodel *model, struct starpu_task
 	return e && e->h.nsample >= minimum ? e->h.mean : NAN;
 }
 
+/* What model predicts for task on arch (workerid: -1, or the worker for PER_WORKER models). quiet: for the
+ * runtime's own look (model quality), which neither forces calibration nor reports a model that cannot predict. */
 static double model_prediction(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
-			       int workerid, unsigned nimpl)
+			       int workerid, unsigned nimpl, bool quiet)
 {
 	if (!model)
 		return 0.0;
@@ -426,12 +429,13 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 		break;
 	case STARPU_HISTORY_BASED:
 	case STARPU_REGRESSION_BASED:
-	case STARPU_NL_REGRESSION_BASED: {
-		if (comb < 0)
+	case STARPU_NL_REGRESSION_BASED:
+	case STARPU_MULTIPLE_REGRESSION_BASED: {
+		if (comb < 0 || (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !_astro_pm_mlr_usable(model)))
 			return NAN;
 		pthread_mutex_lock(&s->lock);
 		double v = data_prediction(model, task, arch, comb, nimpl);
-		bool force = isnan(v) && !model->benchmarking && model->symbol;
+		bool force = isnan(v) && !model->benchmarking && model->symbol && !quiet;
 		bool warn = force && !s->warned_uncalibrated;
 		if (force) {
 			s->warned_uncalibrated = true;
@@ -447,13 +451,15 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 		if (force) {
 			int zero = 0;
 			__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-			calibration_follow();
+			_astro_pm_follow();
 		}
 		return v;
 	}
 	default:
 		break;
 	}
+	if (quiet)
+		return NAN;
 	pthread_mutex_lock(&s->lock);
 	bool warn = !s->warned_type;
 	s->warned_type = true;
@@ -476,14 +482,14 @@ double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfm
 {
 	if (!task || !task->cl)
 		return 0.0;
-	return model_prediction(task->cl->model, task, arch, -1, nimpl);
+	return model_prediction(task->cl->model, task, arch, -1, nimpl, false);
 }
 
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
 	if (!task || !task->cl)
 		return 0.0;
-	return model_prediction(task->cl->energy_model, task, arch, -1, nimpl);
+	return model_prediction(task->cl->energy_model, task, arch, -1, nimpl, false);
 }
 
 /* The prediction of the task's time (energy: its energy) model on workerid's architecture. */
@@ -492,7 +498,7 @@ static double worker_prediction(struct starpu_task *task, bool energy, unsigned 
 	if (!task || !task->cl)
 		return 0.0;
 	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)workerid, sched_ctx_id);
-	return arch ? model_prediction(energy ? task->cl->energy_model : task->cl->model, task, arch, (int)workerid, nimpl) : NAN;
+	return arch ? model_prediction(energy ? task->cl->energy_model : task->cl->model, task, arch, (int)workerid, nimpl, false) : NAN;
 }
 
 double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
@@ -503,6 +509,53 @@ double starpu_task_worker_expected_length(struct starpu_task *task, unsigned wor
 double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
 {
 	return worker_prediction(task, true, workerid, sched_ctx_id, nimpl);
+}
+
+/* StarPU's average: the harmonic mean, over the context's workers that can run task, of each one's best
+ * implementation (its throughput averaged); workers without a prediction are left out (NaN when none has one). */
+static double average_prediction(struct starpu_task *task, bool energy, unsigned sched_ctx_id)
+{
+	if (!task || !task->cl)
+		return 0.0;
+	int *workers = NULL;
+	unsigned nworkers_ctx = starpu_sched_ctx_get_workers_list(sched_ctx_id, &workers), n = 0;
+	double harmonic = 0.0;
+	for (unsigned i = 0; i < nworkers_ctx; i++) {
+		unsigned mask = 0;
+		if (!starpu_worker_can_execute_task_impl((unsigned)workers[i], task, &mask))
+			continue;
+		double best = INFINITY;
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
+			if (mask & (1u << impl)) {
+				double v = worker_prediction(task, energy, (unsigned)workers[i], sched_ctx_id, impl);
+				if (v < best)
+					best = v;
+			}
+		if (isinf(best))
+			continue;
+		harmonic += 1.0 / best;
+		n++;
+	}
+	free(workers);
+	return n ? n / harmonic : NAN;
+}
+
+double starpu_task_expected_length_average(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	return average_prediction(task, false, sched_ctx_id);
+}
+
+double starpu_task_expected_energy_average(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	return average_prediction(task, true, sched_ctx_id);
+}
+
+double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
+{
+	/* Only multiformat data is converted, and only between a CPU and a device with another layout: no
+	 * interface of this runtime is multiformat yet, so no task ever waits for a conversion. */
+	(void)task, (void)arch, (void)nimpl;
+	return 0.0;
 }
 
 double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, uint32_t footprint)
@@ -614,6 +667,31 @@ struct starpu_perfmodel starpu_perfmodel_nop = { .type = STARPU_PER_ARCH, .arch_
 
 /* ---------------------------------------------------------- recording */
 
+/* A multiple-regression sample: the task's parameters and its duration (no footprint, no outlier test, as StarPU). */
+static void mlr_update(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned nimpl, double measured, unsigned number)
+{
+	if (!_astro_pm_mlr_usable(model))
+		return;
+	double local[16];
+	unsigned width = model->nparameters + 1;
+	double *row = width <= 16 ? local : malloc(width * sizeof(double));
+	if (!row)
+		return;
+	_astro_pm_mlr_task_row(model, task, measured, row);	/* the user's function, outside the lock */
+	pthread_mutex_lock(&model->state->lock);
+	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
+	if (b) {
+		_astro_pm_mlr_record(b, row, width, number);
+		model->state->dirty = true;
+	}
+	_astro_pm_quality_sampled(model, number);
+	pthread_mutex_unlock(&model->state->lock);
+	if (row != local)
+		free(row);
+	int zero = 0;
+	__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
 				       unsigned cpuid, unsigned nimpl, double average_measured, unsigned number)
 {
@@ -625,11 +703,15 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		return;
 	}
 	model_ensure_loaded(model);
-	if (!model->state || !_astro_pm_is_history_type(model->type) || model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+	if (!model->state || !_astro_pm_is_history_type(model->type))
 		return;
 	int comb = _astro_pm_comb_of(arch);
 	if (comb < 0)
 		return;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED) {
+		mlr_update(model, task, comb, nimpl, average_measured, number);
+		return;
+	}
 	char name[128];
 	_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
 	pthread_mutex_lock(&model->state->lock);
@@ -640,6 +722,7 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, name);
 		model->state->dirty = true;
 	}
+	_astro_pm_quality_sampled(model, number);
 	pthread_mutex_unlock(&model->state->lock);
 	/* As StarPU: a fed model is saved at shutdown. */
 	int zero = 0;
@@ -652,46 +735,98 @@ void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct star
 	starpu_perfmodel_update_history_n(model, task, arch, cpuid, nimpl, measured, 1);
 }
 
-/* ------------------------------------------------ calibration observer */
+/* ------------------------------------------------ execution observer */
 
 static struct
 {
 	double start;
-	unsigned long job_id;				/* the task being measured, 0: none */
+	unsigned long job_id;				/* the task being timed, 0: none */
+	unsigned long energy_job_id;			/* the task whose energy is read when it completes, 0: none */
+	unsigned energy_nimpl;
 } __attribute__((aligned(_ASTRO_CACHELINE))) measuring[STARPU_NMAXWORKERS];
 
 static int subscription = -1;
+static int follow_energy;			/* an energy model records: read profiling infos at completion */
 static pthread_mutex_t follow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool records(const struct starpu_perfmodel *model)
+{
+	return model->benchmarking && _astro_pm_is_history_type(model->type);
+}
+
+/* The task's energy, read at its completion: a measuring plugin fills profiling_info->energy_consumed by its
+ * end, whatever the order in which observers were subscribed. */
+static void on_completed(const struct astro_event *ev, unsigned w)
+{
+	if (measuring[w].energy_job_id != ev->job_id)
+		return;
+	measuring[w].energy_job_id = 0;
+	struct starpu_profiling_task_info *info = ev->task->profiling_info;
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)w, 0);
+	if (info && info->energy_consumed != 0.0 && arch)
+		starpu_perfmodel_update_history(ev->task->cl->energy_model, ev->task, arch, w, measuring[w].energy_nimpl,
+						info->energy_consumed);
+}
 
 static void on_execution(const struct astro_event *ev, void *arg)
 {
 	(void)arg;
 	struct starpu_task *task = ev->task;
-	struct starpu_perfmodel *model = task->cl ? task->cl->model : NULL;
-	if (!model || ev->workerid < 0)
+	const struct starpu_codelet *cl = task->cl;
+	if (!cl || ev->workerid < 0)
 		return;
 	unsigned w = (unsigned)ev->workerid;
-	if (ev->moment == ASTRO_MOMENT_TASK_STARTED) {
+	struct starpu_perfmodel *model = cl->model, *energy = cl->energy_model;
+	switch (ev->moment) {
+	case ASTRO_MOMENT_TASK_STARTED:
+		if (STARPU_UNLIKELY(energy != NULL)) {
+			model_ensure_loaded(energy);
+			if (records(energy) && !__atomic_load_n(&follow_energy, __ATOMIC_RELAXED)) {
+				__atomic_store_n(&follow_energy, 1, __ATOMIC_RELAXED);
+				_astro_pm_follow();
+			}
+		}
+		if (!model)
+			return;
 		model_ensure_loaded(model);
-		if (!model->benchmarking || !_astro_pm_is_history_type(model->type) || model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		if (!records(model) && !_astro_pm_quality_wanted())
 			return;
 		measuring[w].job_id = ev->job_id;
 		measuring[w].start = ev->time_us != 0.0 ? ev->time_us : _astro_now();
 		return;
+	case ASTRO_MOMENT_TASK_ENDED:
+		break;
+	case ASTRO_MOMENT_TASK_COMPLETED:
+		if (energy)
+			on_completed(ev, w);
+		return;
+	default:
+		return;
+	}
+	if (energy && records(energy)) {
+		measuring[w].energy_job_id = ev->job_id;
+		measuring[w].energy_nimpl = ev->nimpl;
 	}
 	if (measuring[w].job_id != ev->job_id)
 		return;
 	double end = ev->time_us != 0.0 ? ev->time_us : _astro_now();
 	measuring[w].job_id = 0;
 	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)w, 0);
-	if (arch)
+	if (!arch)
+		return;
+	/* Compared before it is recorded: the prediction this execution would have been scheduled with. */
+	if (_astro_pm_quality_wanted() && model->state)
+		_astro_pm_quality_observe(model, model_prediction(model, task, arch, (int)w, ev->nimpl, true), end - measuring[w].start);
+	if (records(model))
 		starpu_perfmodel_update_history(model, task, arch, w, ev->nimpl, end - measuring[w].start);
 }
 
-static void calibration_follow(void)
+void _astro_pm_follow(void)
 {
-	bool on = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) != 0;
+	bool on = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) != 0 || _astro_pm_quality_wanted();
 	uint64_t mask = on ? ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) : 0;
+	if (on && __atomic_load_n(&follow_energy, __ATOMIC_RELAXED))
+		mask |= ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_COMPLETED);
 	pthread_mutex_lock(&follow_lock);
 	if (on && subscription < 0) {
 		subscription = astro_observe_subscribe(mask, on_execution, NULL);
@@ -703,17 +838,63 @@ static void calibration_follow(void)
 	pthread_mutex_unlock(&follow_lock);
 }
 
+/* ------------------------------------------------------------- energy */
+
+/* No energy counter is read here (StarPU reads RAPL through PAPI for CPUs, NVML for CUDA devices). */
+static int no_energy_counter(const char *fn)
+{
+	_astro_error("%s: no energy counter is available in this runtime: energy cannot be measured; feed energy models "
+		     "with starpu_perfmodel_update_history() or fill the profiling info's energy_consumed from a plugin", fn);
+	return -ENODEV;
+}
+
+int starpu_energy_start(int workerid, enum starpu_worker_archtype archi)
+{
+	(void)workerid;
+	(void)archi;
+	return no_energy_counter(__func__);
+}
+
+int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task, unsigned nimpl, unsigned ntasks, int workerid,
+		       enum starpu_worker_archtype archi)
+{
+	(void)model, (void)task, (void)nimpl, (void)ntasks, (void)workerid, (void)archi;
+	return no_energy_counter(__func__);
+}
+
+/* ------------------------------------------------------------ runtime */
+
+void starpu_perfmodel_initialize(void)
+{
+	/* Everything a tool needs without starpu_init() (combinations, files, loading) is ready from the start. */
+}
+
+/* Frees the data of every model (loaded by a tool, or initialised by the application), without saving. */
+void starpu_perfmodel_free_sampling(void)
+{
+	pthread_mutex_lock(&models_lock);
+	GPtrArray *models = registered;
+	registered = NULL;
+	for (unsigned i = 0; models && i < models->len; i++)
+		state_free(g_ptr_array_index(models, i));
+	pthread_mutex_unlock(&models_lock);
+	if (models)
+		g_ptr_array_free(models, TRUE);
+}
+
 void _astro_models_calibrate_changed(void)
 {
-	calibration_follow();
+	_astro_pm_follow();
 }
 
 void _astro_models_init(void)
 {
 	subscription = -1;	/* the hub's slots were reset by the previous shutdown */
+	follow_energy = 0;
 	memset(measuring, 0, sizeof(measuring));
 	workers_describe();
-	calibration_follow();
+	_astro_pm_quality_register();
+	_astro_pm_follow();
 }
 
 void _astro_models_shutdown(void)
