@@ -351,6 +351,25 @@ static void paje_header(struct converter *c)
 		fprintf(f, "6\t%s\tMS\t\"%s\"\t\"%s\"\n", memory_states[i][0], memory_states[i][1], memory_states[i][2]);
 }
 
+static gint by_id(gconstpointer a, gconstpointer b)
+{
+	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The locations by id: workers first, in worker order, then application threads. */
+static GPtrArray *sorted_locations(struct converter *c)
+{
+	GPtrArray *locs = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(locs, v);
+	g_ptr_array_sort(locs, by_id);
+	return locs;
+}
+
 /* The containers, at date 0: program, scheduler, memory node 0, one thread and worker per worker location, user threads. */
 static void paje_containers(struct converter *c)
 {
@@ -370,20 +389,7 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\tmm0\tbwo_mm\t0.000000\n");
 	}
 	/* Sorted by id: workers first, in worker order. */
-	GPtrArray *locs = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer k, v;
-	g_hash_table_iter_init(&it, c->locations);
-	while (g_hash_table_iter_next(&it, &k, &v))
-		g_ptr_array_add(locs, v);
-	for (guint i = 0; i < locs->len; i++)
-		for (guint j = i + 1; j < locs->len; j++) {
-			struct location *a = g_ptr_array_index(locs, i), *b = g_ptr_array_index(locs, j);
-			if (b->id < a->id) {
-				locs->pdata[i] = b;
-				locs->pdata[j] = a;
-			}
-		}
+	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
 		if (l->worker) {
@@ -1177,11 +1183,15 @@ static int convert(struct converter *c)
 
 	paje_header(c);
 	paje_containers(c);
-	g_hash_table_iter_init(&it, c->locations);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		struct location *l = v;
-		if (l->worker)
-			fprintf(c->activity, "name\t%d\t%s\n", l->workerid, l->name);
+	GPtrArray *locs = sorted_locations(c);
+	for (guint i = 0; i < locs->len; i++) {
+		struct location *l = g_ptr_array_index(locs, i);
+		if (l->worker) {
+			/* StarPU's worker names there are "<KIND> <devid>". */
+			size_t digits = strspn(l->name + strcspn(l->name, "0123456789"), "0123456789");
+			size_t kind = strcspn(l->name, "0123456789");
+			fprintf(c->activity, "name\t%d\t%.*s %.*s\n", l->workerid, (int)kind, l->name, (int)digits, l->name + kind);
+		}
 		json_begin(c);
 		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu64 ",\"args\":{\"name\":", l->id);
 		json_string(c->json, l->name);
@@ -1190,6 +1200,7 @@ static int convert(struct converter *c)
 		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
 			l->id, l->id);
 	}
+	g_ptr_array_free(locs, TRUE);
 
 	OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
 	if (!events) {
@@ -1214,8 +1225,15 @@ static int convert(struct converter *c)
 	if (status != OTF2_SUCCESS)
 		goto corrupt;
 	g_hash_table_iter_init(&it, c->locations);
-	while (g_hash_table_iter_next(&it, &k, &v))
-		flush_pending(c, v);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct location *l = v;
+		flush_pending(c, l);
+		/* The last period of each worker, however short, so that a short run still has its activity. */
+		if (l->worker && l->act_started && c->last_ts > l->act_last) {
+			fprintf(c->activity, "%d\t%.9f\t%.9f\t%.9f\t%.9f\n", l->workerid, ms(c, c->last_ts), (double)(c->last_ts - l->act_last) / 1e6,
+				(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
+		}
+	}
 	OTF2_Reader_CloseEvtFiles(reader);
 	OTF2_Reader_Close(reader);
 	g_free(anchor);
