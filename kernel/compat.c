@@ -63,3 +63,15 @@ void starpu_fxt_trace_user_meta_string(const char *s)
 	if (s)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TRACE_MARK, .workerid = _astro_worker_id(), .nimpl = ASTRO_TRACE_META_STRING, .label = s);
 }
+
+/* Iterations only label the tasks in traces: the recorder keeps the current ones. */
+void starpu_iteration_push(unsigned long iteration)
+{
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRACE_MARK, .workerid = _astro_worker_id(), .nimpl = ASTRO_TRACE_ITERATION_PUSH,
+		       .other_id = iteration);
+}
+
+void starpu_iteration_pop(void)
+{
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRACE_MARK, .workerid = _astro_worker_id(), .nimpl = ASTRO_TRACE_ITERATION_POP);
+}

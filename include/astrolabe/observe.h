@@ -103,6 +103,8 @@ enum astro_trace_mark
 	ASTRO_TRACE_META_STRING,       /**< starpu_fxt_trace_user_meta_string(label) */
 	ASTRO_TRACE_START_PROFILING,   /**< starpu_fxt_start_profiling() */
 	ASTRO_TRACE_STOP_PROFILING,    /**< starpu_fxt_stop_profiling() */
+	ASTRO_TRACE_ITERATION_PUSH,    /**< starpu_iteration_push(other_id) */
+	ASTRO_TRACE_ITERATION_POP,     /**< starpu_iteration_pop() */
 };
 
 /** What starpu_fxt_autostart_profiling() last chose (1 unless it was called with 0). */

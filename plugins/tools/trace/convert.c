@@ -61,6 +61,7 @@ struct task
 	uint64_t submit_ts, start_ts, end_ts;
 	int worker;
 	uint64_t start_location;
+	int64_t iteration, subiteration; /* -1: none */
 	GArray *handles;  /* struct handle_ref */
 	GArray *deps;     /* struct dep */
 };
@@ -192,6 +193,7 @@ static struct task *task_of(struct converter *c, uint64_t job)
 	t = g_new0(struct task, 1);
 	t->job = job;
 	t->worker = -1;
+	t->iteration = t->subiteration = -1;
 	t->handles = g_array_new(FALSE, FALSE, sizeof(struct handle_ref));
 	t->deps = g_array_new(FALSE, FALSE, sizeof(struct dep));
 	g_hash_table_insert(c->tasks, &t->job, t);
@@ -573,8 +575,20 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 	paje_word(c->paje, name);
 	fprintf(c->paje, "\t%" PRIu64 "\t", t->size);
 	paje_word(c->paje, params->str);
-	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%f\t0\t0\t-1\t-1\t\"-1\"\n", t->footprint, t->tag, t->job,
-		t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6);
+	/* X, Y: the coordinates of the first handle the task writes. */
+	int x = 0, y = 0;
+	for (guint i = 0; i < t->handles->len; i++) {
+		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
+		if (!(h->mode & 2)) /* STARPU_W */
+			continue;
+		struct data *d = g_hash_table_lookup(c->data, &h->handle);
+		if (d && d->coordinates)
+			sscanf(d->coordinates, "%d %d", &x, &y);
+		break;
+	}
+	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
+		t->footprint, t->tag, t->job, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
+		t->subiteration);
 	g_string_free(params, TRUE);
 	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
 }
@@ -715,6 +729,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			t->priority = a.v[A_PRIORITY].int32;
 		if (a.has[A_COLOR])
 			t->color = a.v[A_COLOR].uint32;
+		if (a.has[A_ITERATION])
+			t->iteration = a.v[A_ITERATION].int64;
+		if (a.has[A_SUBITERATION])
+			t->subiteration = a.v[A_SUBITERATION].int64;
 		counter(c, "nsubmitted", &c->nsubmitted, 1, ts);
 		break;
 	}
@@ -879,6 +897,12 @@ static void write_tasks_rec(struct converter *c)
 		fprintf(f, "Footprint: %x\n", t->footprint);
 		if (t->flops >= 1e3)
 			fprintf(f, "GFlop: %f\n", (double)(uint64_t)(t->flops / 1e3) / 1e6);
+		if (t->iteration >= 0) {
+			fprintf(f, "Iteration: %" PRId64, t->iteration);
+			if (t->subiteration >= 0)
+				fprintf(f, " %" PRId64, t->subiteration);
+			fputc('\n', f);
+		}
 		if (t->executed) {
 			GString *params = g_string_new(NULL);
 			params_of(c, t, params, ' ');

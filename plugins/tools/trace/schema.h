@@ -48,7 +48,9 @@
 	X(A_SRC_NODE, "SrcNode", UINT32) \
 	X(A_DST_NODE, "DstNode", UINT32) \
 	X(A_COLOR, "Color", UINT32) \
-	X(A_MEMORY_NODE, "MemoryNode", UINT32)
+	X(A_MEMORY_NODE, "MemoryNode", UINT32) \
+	X(A_ITERATION, "Iteration", INT64) \
+	X(A_SUBITERATION, "Subiteration", INT64)
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \

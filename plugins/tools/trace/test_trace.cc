@@ -128,8 +128,12 @@ void workload()
 	b->tag_id = 0x11;
 	b->callback_func = [](void *) {};
 	starpu_task_declare_deps(b, 1, a);
+	starpu_iteration_push(3);
+	starpu_iteration_push(1);
 	ASSERT_EQ(starpu_task_submit(b), 0);
+	starpu_iteration_pop();
 	ASSERT_EQ(starpu_task_submit(a), 0);
+	starpu_iteration_pop();
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	starpu_data_unregister(h);
 }
@@ -265,6 +269,8 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, "phase1-begin"));
 	EXPECT_TRUE(contains(o.text, "Event, program, user event type, ")) << "user events on the program container";
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
+	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
 }
 
 TEST_F(Converted, DagRendersWithDot)
@@ -294,6 +300,8 @@ TEST_F(Converted, RecFilesAreReadByRecsel)
 	EXPECT_EQ(atoi(deps.text.c_str()), kChain - 1);
 	Output second = run("recsel -p DependsOn,Tag -e 'Name = \"second\"' '" + file("tasks.rec") + "'");
 	EXPECT_TRUE(contains(second.text, "Tag: 11")) << second.text;
+	Output iterations = run("recsel -p Name,Iteration -e '#Iteration' '" + file("tasks.rec") + "'");
+	EXPECT_EQ(iterations.text, "Name: second\nIteration: 3 1\n\nName: first\nIteration: 3\n") << "starpu_iteration_push/pop";
 	Output data = run("recsel -e 'Name = \"vec\"' '" + file("data.rec") + "'");
 	EXPECT_TRUE(contains(data.text, "Coordinates: 1 11")) << data.text;
 	EXPECT_TRUE(contains(data.text, "Description: V64x8")) << data.text;

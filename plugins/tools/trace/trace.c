@@ -77,6 +77,10 @@ static struct
 	int flush_failed;
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
 
+/* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
+static long iterations[2] = { -1, -1 };
+static int iteration_depth;
+
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 static __thread struct location *self;
 
@@ -249,6 +253,13 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (task->use_tag)
 		ADD_U64(l, A_TAG, task->tag_id);
 	ADD_I32(l, A_PRIORITY, task->priority);
+	long it = __atomic_load_n(&iterations[0], __ATOMIC_RELAXED);
+	if (it >= 0) {
+		OTF2_AttributeList_AddInt64(l->attrs, A_ITERATION, it);
+		long sub = __atomic_load_n(&iterations[1], __ATOMIC_RELAXED);
+		if (sub >= 0)
+			OTF2_AttributeList_AddInt64(l->attrs, A_SUBITERATION, sub);
+	}
 	unsigned color = task->color ? task->color : (task->cl ? task->cl->color : 0);
 	if (color)
 		ADD_U32(l, A_COLOR, color);
@@ -309,6 +320,17 @@ static void trace_mark(struct location *l, uint64_t ts, const struct astro_event
 	case ASTRO_TRACE_STOP_PROFILING:
 		profiling_switch(0);
 		break;
+	case ASTRO_TRACE_ITERATION_PUSH:
+	case ASTRO_TRACE_ITERATION_POP:
+		/* Not an event of its own: the submitted tasks carry it. */
+		l->nevents--;
+		if (e->nimpl == ASTRO_TRACE_ITERATION_POP) {
+			if (iteration_depth > 0 && --iteration_depth < 2)
+				__atomic_store_n(&iterations[iteration_depth], -1, __ATOMIC_RELAXED);
+		} else if (iteration_depth++ < 2) {
+			__atomic_store_n(&iterations[iteration_depth - 1], (long)e->other_id, __ATOMIC_RELAXED);
+		}
+		return;
 	}
 	param_string(l, ts, P_STRING_EVENT, e->label ? e->label : "");
 }
@@ -570,6 +592,8 @@ static int init(void)
 	rec.region_is_task = g_array_new(FALSE, FALSE, sizeof(gboolean));
 	rec.flush_failed = 0;
 	generation++;
+	iterations[0] = iterations[1] = -1;
+	iteration_depth = 0;
 	/* The state regions take the first ids, in schema order. */
 #define STATE_REGION(id, name) region_locked(name, FALSE);
 	TRACE_STATES(STATE_REGION)
