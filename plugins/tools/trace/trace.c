@@ -48,7 +48,6 @@ struct location
 	uint64_t nevents;
 	uint64_t last_ts;
 	uint64_t first_ts;
-	unsigned generation;
 	unsigned depth;
 	uint32_t stack[MAX_DEPTH];
 	/* Task names seen by this thread, by pointer: name -> region, without the global lock. */
@@ -83,6 +82,7 @@ static int iteration_depth;
 
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 static __thread struct location *self;
+static __thread unsigned self_generation; /* self belongs to this session: an older one was freed */
 
 /* ------------------------------------------------------------ definitions */
 
@@ -141,7 +141,6 @@ static uint32_t cached(struct location *l, int regions, const char *s)
 static struct location *location_new(int workerid)
 {
 	struct location *l = calloc(1, sizeof(*l));
-	l->generation = generation;
 	l->first_ts = UINT64_MAX;
 	pthread_mutex_lock(&rec.lock);
 	if (workerid >= 0) {
@@ -162,10 +161,11 @@ static struct location *location_new(int workerid)
 
 static inline struct location *here(int workerid)
 {
-	struct location *l = self;
-	if (__builtin_expect(!l || l->generation != generation, 0))
-		self = l = location_new(workerid);
-	return l;
+	if (__builtin_expect(self_generation != generation || !self, 0)) {
+		self = location_new(workerid);
+		self_generation = generation;
+	}
+	return self;
 }
 
 static inline uint64_t stamp(struct location *l, double time_us)
