@@ -719,8 +719,9 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t->submit_ts = ts;
 		if (a.has[A_NAME] && !t->name)
 			t->name = g_strdup(string_of(c, a.v[A_NAME].stringRef));
-		if (a.has[A_MODEL])
-			t->model = g_strdup(string_of(c, a.v[A_MODEL].stringRef));
+		/* The recorder leaves Model out when it is the name (a codelet without performance model). */
+		if (a.has[A_MODEL] || a.has[A_NAME])
+			t->model = g_strdup(string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef));
 		if (a.has[A_TAG]) {
 			t->has_tag = true;
 			t->tag = a.v[A_TAG].uint64;
@@ -740,7 +741,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_PUSH:
 	case P_POP: {
-		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : 0;
+		struct task *t = g_hash_table_lookup(c->tasks, &value);
+		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
 		if (!c->opt.no_counter && !c->opt.no_events)
 			fprintf(c->paje, "9\t%.9f\t%s\tp\t%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", value);

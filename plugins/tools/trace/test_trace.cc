@@ -210,6 +210,26 @@ TEST(Trace, EventCategoriesLimitWhatIsRecorded)
 	EXPECT_TRUE(contains(o.text, "Value: 4242"));
 }
 
+TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir plain, verbose;
+	traced_run(plain);
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "task|task_verbose, WORKER_VERBOSE");
+		traced_run(verbose);
+	}
+	Output p = run("otf2-print '" + plain.archive() + "/traces.otf2'");
+	Output v = run("otf2-print '" + verbose.archive() + "/traces.otf2'");
+	ASSERT_EQ(v.status, 0) << v.text;
+	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 0u) << "not by default: it doubles a task's events";
+	EXPECT_EQ(count(v.text, "Region: \"FetchingInput\""), 2u * (kChain + 2));
+	EXPECT_GT(count(v.text, "Region: \"Scheduling\""), 0u);
+	EXPECT_EQ(count(v.text, "Region: \"scal\""), 2u * kChain);
+	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
+}
+
 TEST(Trace, StoppedProfilingRecordsOnlyTheWindow)
 {
 	if (!have("otf2-print"))

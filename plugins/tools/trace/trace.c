@@ -37,7 +37,13 @@
 #define CACHE_SIZE 64
 
 /* STARPU_FXT_EVENTS categories; META is always recorded. */
-enum category { C_META = 1, C_TASK = 2, C_SCHED = 4, C_WORKER = 8, C_DATA = 16, C_USER = 32, C_EVENT = 64 };
+enum category
+{
+	C_META = 1, C_TASK = 2, C_SCHED = 4, C_WORKER = 8, C_DATA = 16, C_USER = 32, C_EVENT = 64,
+	/* Not recorded unless named: they double the events of a task (ready, completed, fetching input; scheduling). */
+	C_TASK_VERBOSE = 128, C_WORKER_VERBOSE = 256,
+};
+#define C_DEFAULT (C_META | C_TASK | C_SCHED | C_WORKER | C_DATA | C_USER | C_EVENT)
 
 /* One per thread that reported a moment in this session; only that thread writes it until shutdown. */
 struct location
@@ -81,8 +87,9 @@ static long iterations[2] = { -1, -1 };
 static int iteration_depth;
 
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
-static __thread struct location *self;
-static __thread unsigned self_generation; /* self belongs to this session: an older one was freed */
+/* initial-exec: the recorder's per-event look-up is one load, not a __tls_get_addr call (glibc keeps room for a loaded module's few bytes). */
+static __thread struct location *self __attribute__((tls_model("initial-exec")));
+static __thread unsigned self_generation __attribute__((tls_model("initial-exec"))); /* self belongs to this session: an older one was freed */
 
 /* ------------------------------------------------------------ definitions */
 
@@ -226,9 +233,12 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 	size_t total = 0;
 	for (unsigned i = 0; i < n; i++)
 		total += starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
+	/* Attributes cost bytes in every event: only those that are not zero. */
 	ADD_U64(l, A_JOB_ID, e->job_id);
-	ADD_U32(l, A_FOOTPRINT, starpu_task_data_footprint(task));
-	ADD_U64(l, A_SIZE, total);
+	if (n) {
+		ADD_U32(l, A_FOOTPRINT, starpu_task_data_footprint(task));
+		ADD_U64(l, A_SIZE, total);
+	}
 	if (task->flops != 0.0)
 		OTF2_AttributeList_AddDouble(l->attrs, A_FLOPS, task->flops);
 	enter(l, ts, region);
@@ -248,11 +258,12 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (name)
 		ADD_STR(l, A_NAME, cached(l, 0, name));
 	const char *model = starpu_task_get_model_name(task);
-	if (model)
+	if (model && model != name)
 		ADD_STR(l, A_MODEL, cached(l, 0, model));
 	if (task->use_tag)
 		ADD_U64(l, A_TAG, task->tag_id);
-	ADD_I32(l, A_PRIORITY, task->priority);
+	if (task->priority)
+		ADD_I32(l, A_PRIORITY, task->priority);
 	long it = __atomic_load_n(&iterations[0], __ATOMIC_RELAXED);
 	if (it >= 0) {
 		OTF2_AttributeList_AddInt64(l->attrs, A_ITERATION, it);
@@ -343,19 +354,17 @@ static void observe(const struct astro_event *e, void *arg)
 	switch (e->moment) {
 	case ASTRO_MOMENT_TASK_SUBMITTED: task_submitted(l, ts, e); break;
 	case ASTRO_MOMENT_TASK_READY: param(l, ts, P_READY, e->job_id); break;
-	case ASTRO_MOMENT_TASK_PUSHED:
-		ADD_I32(l, A_PRIORITY, e->task->priority);
-		param(l, ts, P_PUSH, e->job_id);
-		break;
+	/* The priority of a push or pop is the task's, recorded at submission. */
+	case ASTRO_MOMENT_TASK_PUSHED: param(l, ts, P_PUSH, e->job_id); break;
 	case ASTRO_MOMENT_TASK_POPPED:
-		if (rec.categories & C_SCHED) {
-			ADD_I32(l, A_PRIORITY, e->task->priority);
+		if (rec.categories & C_SCHED)
 			param(l, ts, P_POP, e->job_id);
-		}
-		if (rec.categories & C_TASK) {
+		if (rec.categories & C_TASK_VERBOSE) {
 			l->nevents++;
 			enter(l, ts, S_FETCHING_INPUT);
 		}
+		if (!(rec.categories & (C_SCHED | C_TASK_VERBOSE)))
+			l->nevents--;
 		break;
 	case ASTRO_MOMENT_TASK_DATA_FETCHED: leave(l, ts, S_FETCHING_INPUT); break;
 	case ASTRO_MOMENT_TASK_STARTED: task_started(l, ts, e); break;
@@ -415,31 +424,36 @@ static uint64_t moments_of(unsigned categories)
 	uint64_t mask = B(DATA_REGISTERED) | B(DATA_UNREGISTERED) | B(DATA_DESCRIBED) | B(TRACE_MARK) | B(WORKER_INIT_BEGIN) |
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END);
 	if (categories & C_TASK)
-		mask |= B(TASK_SUBMITTED) | B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_STARTED) | B(TASK_ENDED) |
-			B(TASK_COMPLETED) | B(TASK_DEPENDENCY);
+		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
+	if (categories & C_TASK_VERBOSE)
+		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED);
 	if (categories & C_WORKER)
-		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) |
-			B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) | B(APP_WAIT_END);
+		mask |= B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
+			B(APP_WAIT_END);
+	if (categories & C_WORKER_VERBOSE)
+		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
 	if (categories & C_DATA)
 		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED);
 	return mask;
 #undef B
 }
 
-/* STARPU_FXT_EVENTS: StarPU's category names, separated by ',' or '|'; unknown ones are reported and skipped. */
+/* STARPU_FXT_EVENTS: StarPU's category names, separated by ',' or '|'; unknown ones are reported and skipped.
+ * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed and FetchingInput;
+ * WORKER_VERBOSE: Scheduling), which would double the cost of a task. */
 static unsigned parse_categories(const char *s)
 {
 	static const struct { const char *name; unsigned cat; } names[] = {
-		{ "USER", C_USER }, { "TASK", C_TASK }, { "TASK_VERBOSE", C_TASK }, { "TASK_VERBOSE_EXTRA", C_TASK },
-		{ "DATA", C_DATA }, { "DATA_VERBOSE", C_DATA }, { "WORKER", C_WORKER }, { "WORKER_VERBOSE", C_WORKER },
+		{ "USER", C_USER }, { "TASK", C_TASK }, { "TASK_VERBOSE", C_TASK_VERBOSE }, { "TASK_VERBOSE_EXTRA", C_TASK_VERBOSE },
+		{ "DATA", C_DATA }, { "DATA_VERBOSE", C_DATA }, { "WORKER", C_WORKER }, { "WORKER_VERBOSE", C_WORKER_VERBOSE },
 		{ "DSM", C_DATA }, { "DSM_VERBOSE", C_DATA }, { "SCHED", C_SCHED }, { "SCHED_VERBOSE", C_SCHED },
 		{ "LOCK", 0 }, { "LOCK_VERBOSE", 0 }, { "EVENT", C_EVENT }, { "EVENT_VERBOSE", C_EVENT }, { "MPI", 0 },
 		{ "MPI_VERBOSE", 0 }, { "MPI_VERBOSE_EXTRA", 0 }, { "HYP", 0 }, { "HYP_VERBOSE", 0 }, { "META", 0 },
 	};
 	if (!s || !*s)
-		return C_META | C_TASK | C_SCHED | C_WORKER | C_DATA | C_USER | C_EVENT;
+		return C_DEFAULT;
 	unsigned cats = C_META;
 	char **parts = g_strsplit_set(s, ",|", -1);
 	for (char **p = parts; *p; p++) {
