@@ -1149,6 +1149,21 @@ static void close_output(struct converter *c, FILE *f, const char *name)
 	}
 }
 
+/* OTF2 prints each error itself, several lines per problem: keep the first, say it once. */
+static char otf2_first_error[256];
+
+static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line, const char *function, OTF2_ErrorCode code,
+				 const char *fmt, va_list va)
+{
+	(void)user;
+	(void)file;
+	(void)line;
+	(void)function;
+	if (!otf2_first_error[0])
+		vsnprintf(otf2_first_error, sizeof(otf2_first_error), fmt, va);
+	return code;
+}
+
 static int convert(struct converter *c)
 {
 	char *anchor = anchor_of(c->input);
@@ -1163,7 +1178,7 @@ static int convert(struct converter *c)
 	}
 	OTF2_Reader *reader = OTF2_Reader_Open(anchor);
 	if (!reader) {
-		error("%s: cannot open the OTF2 archive: it is truncated or corrupt", anchor);
+		error("%s: cannot open the OTF2 archive: it is truncated or corrupt (%s)", anchor, otf2_first_error);
 		g_free(anchor);
 		return 1;
 	}
@@ -1266,7 +1281,8 @@ static int convert(struct converter *c)
 	return 0;
 
 corrupt:
-	error("%s: the OTF2 archive is truncated or corrupt (%s)", anchor, OTF2_Error_GetDescription(status));
+	error("%s: the OTF2 archive is truncated or corrupt (%s%s%s)", anchor, OTF2_Error_GetDescription(status),
+	      otf2_first_error[0] ? ": " : "", otf2_first_error);
 	OTF2_Reader_Close(reader);
 	g_free(anchor);
 	return 1;
@@ -1390,6 +1406,8 @@ int trace_convert_main(int argc, char **argv)
 		return error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
 	}
 	c.input = g_ptr_array_index(c.opt.inputs, 0);
+	otf2_first_error[0] = '\0';
+	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
 	memset(c.param_map, -1, sizeof(c.param_map));
 	memset(c.attr_map, -1, sizeof(c.attr_map));
 	c.strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -1413,6 +1431,7 @@ int trace_convert_main(int argc, char **argv)
 	fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"StarPU program\"}}", c.json);
 
 	ret = convert(&c);
+	OTF2_Error_RegisterCallback(previous, NULL);
 	if (ret == 0) {
 		c.tasks_rec = open_output(&c, "tasks.rec");
 		c.data_rec = open_output(&c, "data.rec");

@@ -3,9 +3,12 @@
 // Graphviz's dot, recutils' recsel and a JSON parser for the conversions.
 #include "helpers.h"
 #include <starpu_fxt.h>
+#include <csignal>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -138,10 +141,16 @@ void workload()
 	starpu_data_unregister(h);
 }
 
+void traced_run(const std::string &dir, void (*body)() = workload);
 void traced_run(const TraceDir &dir, void (*body)() = workload)
 {
+	traced_run(dir.path(), body);
+}
+
+void traced_run(const std::string &dir, void (*body)())
+{
 	ScopedEnv trace("STARPU_FXT_TRACE", "1");
-	ScopedEnv prefix("STARPU_FXT_PREFIX", dir.path());
+	ScopedEnv prefix("STARPU_FXT_PREFIX", dir);
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
 	body();
@@ -390,6 +399,44 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
 		EXPECT_TRUE(file_exists(dir.path() + "/" + f)) << f;
 	EXPECT_TRUE(contains(slurp(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
+}
+
+void full_disk_run(const std::string &dir)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit limit = { 64 * 1024, 64 * 1024 };
+	setrlimit(RLIMIT_FSIZE, &limit);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "2");
+	traced_run(dir, [] {
+		starpu_codelet cl = cpu_codelet(noop, 0, "many");
+		for (int i = 0; i < 20000; i++)
+			if (submit_detached(&cl) != 0)
+				exit(2);
+		starpu_task_wait_for_all();
+	});
+	fprintf(stderr, "run went on\n");
+	exit(0);
+}
+
+// A disk that fills up: files may not grow past 64 KiB. The run goes on, says
+// once that the trace is incomplete, and the converter warns about it.
+TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	// The child runs this test again from the start: it finds the parent's folder in the environment.
+	std::unique_ptr<TraceDir> own;
+	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
+	if (dir.empty()) {
+		own.reset(new TraceDir);
+		dir = own->path();
+	}
+	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
+	EXPECT_EXIT(full_disk_run(dir), testing::ExitedWithCode(0),
+		    "writing the trace failed .*incomplete \\(disk full\\?\\)(.|\n)*run went on");
+	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
+	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
+	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
+	EXPECT_TRUE(contains(o.text, archive)) << o.text;
 }
 
 } // namespace

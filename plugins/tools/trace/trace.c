@@ -80,6 +80,7 @@ static struct
 	char tmp_dir[PATH_MAX];
 	char prefix[PATH_MAX];
 	int flush_failed;
+	char first_error[256];
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
 
 /* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
@@ -527,6 +528,77 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRe
 
 static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
 
+/* Each OTF2 buffer (one per thread) keeps at most chunk_budget chunks: when they
+ * are used up, allocate() says no and OTF2 writes them to the file (pre_flush
+ * says yes), frees them all (kept for reuse) and asks again. So a long run
+ * keeps a bounded memory, as StarPU's STARPU_TRACE_BUFFER_SIZE does. */
+#define EVENT_CHUNK (1024 * 1024)
+struct chunk_pool
+{
+	unsigned used, allocated;
+	void *chunks[];
+};
+static unsigned chunk_budget;
+static OTF2_ErrorCallback previous_error_callback;
+
+static void *chunk_allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, uint64_t size)
+{
+	(void)user;
+	(void)location;
+	/* Definition buffers are small and not bounded here. */
+	unsigned budget = type == OTF2_FILETYPE_EVENTS ? chunk_budget : 1024;
+	struct chunk_pool *pool = *per_buffer;
+	if (!pool) {
+		pool = calloc(1, sizeof(*pool) + budget * sizeof(void *));
+		if (!pool)
+			return NULL;
+		*per_buffer = pool;
+	}
+	if (pool->used < pool->allocated)
+		return pool->chunks[pool->used++];
+	if (pool->allocated == budget)
+		return NULL;
+	void *chunk = malloc(size);
+	if (!chunk)
+		return NULL;
+	pool->chunks[pool->allocated++] = chunk;
+	pool->used++;
+	return chunk;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer, bool final)
+{
+	(void)user;
+	(void)type;
+	(void)location;
+	struct chunk_pool *pool = *per_buffer;
+	if (!pool)
+		return;
+	if (!final) {
+		pool->used = 0;
+		return;
+	}
+	for (unsigned i = 0; i < pool->allocated; i++)
+		free(pool->chunks[i]);
+	free(pool);
+	*per_buffer = NULL;
+}
+
+static OTF2_MemoryCallbacks memory_callbacks = { .otf2_allocate = chunk_allocate, .otf2_free_all = chunk_free_all };
+
+/* OTF2 reports each failure on stderr by itself: the recorder says it once, at shutdown. */
+static OTF2_ErrorCode otf2_failed(void *user, const char *file, uint64_t line, const char *function, OTF2_ErrorCode code,
+				  const char *fmt, va_list va)
+{
+	(void)user;
+	(void)file;
+	(void)line;
+	(void)function;
+	if (!__atomic_exchange_n(&rec.flush_failed, 1, __ATOMIC_RELAXED))
+		vsnprintf(rec.first_error, sizeof(rec.first_error), fmt, va);
+	return code;
+}
+
 static void free_tables(void)
 {
 	if (rec.strings)
@@ -585,8 +657,15 @@ static int init(void)
 			       "point STARPU_FXT_PREFIX to a writable directory", prefix, strerror(errno));
 		return ASTRO_PLUGIN_DECLINE;
 	}
-	/* Each thread's events go to the file each time its 1 MiB chunk is full. */
-	rec.archive = OTF2_Archive_Open(rec.tmp_dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+	/* STARPU_TRACE_BUFFER_SIZE: MiB of events each thread keeps before writing them (default 8). */
+	chunk_budget = 8;
+	const char *size = getenv("STARPU_TRACE_BUFFER_SIZE");
+	if (size && atoi(size) > 0)
+		chunk_budget = (unsigned)atoi(size) < 2 ? 2 : (unsigned)atoi(size);
+	rec.flush_failed = 0;
+	rec.first_error[0] = '\0';
+	previous_error_callback = OTF2_Error_RegisterCallback(otf2_failed, NULL);
+	rec.archive = OTF2_Archive_Open(rec.tmp_dir, "traces", OTF2_FILEMODE_WRITE, EVENT_CHUNK, 4 * 1024 * 1024,
 					OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!rec.archive) {
 		astro_log_error(WHAT, "cannot create the OTF2 archive in %s: no trace is recorded", rec.tmp_dir);
@@ -594,6 +673,7 @@ static int init(void)
 		return ASTRO_PLUGIN_DECLINE;
 	}
 	OTF2_Archive_SetFlushCallbacks(rec.archive, &flush_callbacks, NULL);
+	OTF2_Archive_SetMemoryCallbacks(rec.archive, &memory_callbacks, NULL);
 	OTF2_Archive_SetSerialCollectiveCallbacks(rec.archive);
 	OTF2_Pthread_Archive_SetLockingCallbacks(rec.archive, NULL);
 	OTF2_Archive_SetCreator(rec.archive, "Astrolabe (StarPU 1.4 API) trace recorder");
@@ -604,7 +684,6 @@ static int init(void)
 	rec.regions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	rec.region_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	rec.region_is_task = g_array_new(FALSE, FALSE, sizeof(gboolean));
-	rec.flush_failed = 0;
 	generation++;
 	iterations[0] = iterations[1] = -1;
 	iteration_depth = 0;
@@ -647,7 +726,9 @@ static void write_definitions(void)
 	pthread_mutex_lock(&rec.lock);
 	uint32_t s_machine = intern_locked("machine"), s_node = intern_locked("node"), s_process = intern_locked("StarPU program");
 	uint32_t s_task = intern_locked(TRACE_DESC_TASK), s_state = intern_locked(TRACE_DESC_STATE), s_empty = intern_locked("");
-	uint32_t s_incomplete = rec.flush_failed ? intern_locked(TRACE_INCOMPLETE_MARK) : 0;
+	/* The converter warns about a trace that lost events. */
+	if (rec.flush_failed)
+		intern_locked(TRACE_INCOMPLETE_MARK);
 	uint32_t param_names[TRACE_NPARAMETERS], attr_names[TRACE_NATTRIBUTES];
 	unsigned k = 0;
 #define PNAME(id, name, type) param_names[k++] = intern_locked(name);
@@ -662,7 +743,6 @@ static void write_definitions(void)
 
 	for (unsigned i = 0; i < rec.string_list->len; i++)
 		OTF2_GlobalDefWriter_WriteString(defs, i, g_ptr_array_index(rec.string_list, i));
-	(void)s_incomplete;
 	k = 0;
 #define PDEF(id, name, type) OTF2_GlobalDefWriter_WriteParameter(defs, id, param_names[k++], OTF2_PARAMETER_TYPE_##type);
 	TRACE_PARAMETERS(PDEF)
@@ -709,10 +789,11 @@ static void fini(void)
 	OTF2_ErrorCode status = OTF2_Archive_Close(rec.archive);
 	rec.archive = NULL;
 	free_tables();
+	OTF2_Error_RegisterCallback(previous_error_callback, NULL);
 	if (status != OTF2_SUCCESS || rec.flush_failed) {
-		astro_log_error(WHAT, "writing the trace in %s failed (%s): the archive is incomplete (disk full?); it is left there",
-				rec.tmp_dir, OTF2_Error_GetDescription(status));
-		return;
+		/* Keep what was written: the converter reads it and says it is incomplete. */
+		astro_log_error(WHAT, "writing the trace failed (%s): %s is incomplete (disk full?)",
+				rec.first_error[0] ? rec.first_error : OTF2_Error_GetDescription(status), rec.final_dir);
 	}
 	/* Replace an older trace of the same name in one step. */
 	char old[PATH_MAX + 8];
@@ -723,7 +804,8 @@ static void fini(void)
 	}
 	if (had_old)
 		remove_tree(old);
-	astro_log_info(WHAT, "trace written to %s", rec.final_dir);
+	if (!rec.flush_failed && status == OTF2_SUCCESS)
+		astro_log_info(WHAT, "trace written to %s", rec.final_dir);
 
 	const char *generate = getenv("STARPU_GENERATE_TRACE");
 	if (generate && atoi(generate) > 0) {
