@@ -51,6 +51,10 @@ enum astro_moment
 	ASTRO_MOMENT_DATA_UNREGISTERED,      /**< handle object is about to be freed */
 	ASTRO_MOMENT_DATA_DESCRIBED,         /**< starpu_data_set_name (label) or starpu_data_set_coordinates (label NULL) on handle object */
 	ASTRO_MOMENT_TRACE_MARK,             /**< starpu_fxt_* marks: nimpl is an astro_trace_mark, label the string, other_id the code */
+	ASTRO_MOMENT_STATE_BEGIN,            /**< astro_instr_state_open(label) (astrolabe/instrument.h) */
+	ASTRO_MOMENT_STATE_END,              /**< the thread's state label ends */
+	ASTRO_MOMENT_BURST_BEGIN,            /**< astro_instr_burst_open(label, other_id) */
+	ASTRO_MOMENT_BURST_END,              /**< astro_instr_burst_close(label) */
 	ASTRO_NMOMENTS
 };
 

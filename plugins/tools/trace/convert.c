@@ -122,7 +122,7 @@ struct converter
 struct region
 {
 	char *name;
-	bool task;
+	bool task, user;        /* a task; a state of astro_instr_state_open() */
 	char *alias;    /* Paje value alias for states */
 	char *category; /* trace.rec category */
 };
@@ -454,7 +454,7 @@ static void worker_state(struct converter *c, struct location *l, uint64_t ts, c
 	const char *alias = r ? r->alias : "B";
 	const char *name = r ? r->name : "Overhead";
 	const char *category = r ? r->category : (after_task ? "Other" : "Runtime");
-	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias);
+	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias); /* aliases never hold a quote: paje_word's rule */
 	trace_rec_state(c, "SetState", name, category, l->workerid, -1, ts);
 }
 
@@ -542,6 +542,24 @@ static void define_task_value(struct converter *c, const char *name, const struc
 	fputs("6\t", c->paje);
 	paje_word(c->paje, name);
 	fputs("\tWS\t", c->paje);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+}
+
+/* An application state's value for container type type (WS or US), defined before its first use. */
+static void define_user_state(struct converter *c, const char *name, const char *type)
+{
+	char *key = g_strdup_printf("%s\t%s", type, name);
+	if (g_hash_table_contains(c->defined_values, key)) {
+		g_free(key);
+		return;
+	}
+	g_hash_table_add(c->defined_values, key);
+	double rgb[3];
+	hashed_color(name, rgb);
+	fputs("6\t", c->paje);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t%s\t", type);
 	paje_word(c->paje, name);
 	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
 }
@@ -636,10 +654,14 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		l->task_ts = ts;
 		return OTF2_CALLBACK_SUCCESS;
 	}
+	if (r->user)
+		define_user_state(c, r->name, l->worker ? "WS" : "US");
 	if (l->worker) {
 		worker_state(c, l, ts, r, false);
 	} else {
-		fprintf(c->paje, "11\t%.9f\t%s\tUS\t%s\n", ms(c, ts), l->alias, r->alias);
+		fprintf(c->paje, "11\t%.9f\t%s\tUS\t", ms(c, ts), l->alias);
+		paje_word(c->paje, r->alias);
+		fputc('\n', c->paje);
 		trace_rec_state(c, "PushState", r->name, "User", -1, thread_of(l), ts);
 	}
 	return OTF2_CALLBACK_SUCCESS;
@@ -779,6 +801,17 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		/* The record stays in data_order for data.rec; the address may be registered again. */
 		if (!c->opt.no_events)
 			fprintf(c->paje, "9\t%.9f\tunregister\tp\t%" PRIx64 "\n", ms(c, ts), value);
+		break;
+	case P_BURST_BEGIN:
+	case P_BURST_END:
+		if (a.has[A_NAME]) {
+			const char *key = string_of(c, a.v[A_NAME].stringRef);
+			json_begin(c);
+			fputs("{\"name\":", c->json);
+			json_string(c->json, key);
+			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":0,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
+				p == P_BURST_BEGIN ? value : 0);
+		}
 		break;
 	case P_USER_EVENT:
 		if (!c->opt.no_events) {
@@ -1054,8 +1087,9 @@ static OTF2_CallbackCode def_region(void *arg, OTF2_RegionRef self, OTF2_StringR
 	struct region *r = g_new0(struct region, 1);
 	r->name = g_strdup(string_of(c, name));
 	r->task = strcmp(string_of(c, description), TRACE_DESC_TASK) == 0;
-	const char *category = "Task";
-	r->alias = g_strdup(r->task ? r->name : state_alias(r->name, &category));
+	r->user = strcmp(string_of(c, description), TRACE_DESC_USER_STATE) == 0;
+	const char *category = r->user ? "User" : "Task";
+	r->alias = g_strdup(r->task || r->user ? r->name : state_alias(r->name, &category));
 	r->category = g_strdup(category);
 	g_hash_table_insert(c->regions, GUINT_TO_POINTER(self), r);
 	return OTF2_CALLBACK_SUCCESS;

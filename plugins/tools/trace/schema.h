@@ -28,7 +28,9 @@
 	X(P_TRANSFER_BEGIN, "transfer_begin", UINT64) /* bytes; SrcNode, DstNode */ \
 	X(P_TRANSFER_END, "transfer_end", UINT64)  /* bytes; SrcNode, DstNode */ \
 	X(P_ALLOCATION, "allocation", UINT64)      /* bytes; DstNode */ \
-	X(P_COMPLETED, "completed", UINT64)        /* job */
+	X(P_COMPLETED, "completed", UINT64)        /* job */ \
+	X(P_BURST_BEGIN, "burst_begin", UINT64)    /* the value; Name (the key) */ \
+	X(P_BURST_END, "burst_end", UINT64)        /* 0; Name (the key) */
 
 /* Attributes attached to events. */
 #define TRACE_ATTRIBUTES(X) \
@@ -70,6 +72,7 @@ enum trace_state { TRACE_STATES(TRACE_ENUM) TRACE_NSTATES };
 
 #define TRACE_DESC_TASK "task"
 #define TRACE_DESC_STATE "state"
+#define TRACE_DESC_USER_STATE "user state" /* astro_instr_state_open() */
 /* The global-definitions string written when a flush failed: the archive lacks events. */
 #define TRACE_INCOMPLETE_MARK "astrolabe:incomplete"
 

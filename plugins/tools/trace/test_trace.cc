@@ -2,6 +2,7 @@
 // the readers people use: otf2-print for the archive, pajeng's pj_dump,
 // Graphviz's dot, recutils' recsel and a JSON parser for the conversions.
 #include "helpers.h"
+#include <astrolabe/instrument.h>
 #include <starpu_fxt.h>
 #include <csignal>
 #include <sys/resource.h>
@@ -101,6 +102,8 @@ void user_event_in_task(void *buffers[], void *arg)
 	(void)buffers;
 	(void)arg;
 	starpu_fxt_trace_user_event(7);
+	astro_instr_state_and_burst_open("inner state", "cache-malloc", 4096);
+	astro_instr_state_and_burst_close("cache-malloc");
 }
 
 constexpr int kChain = 20;
@@ -118,6 +121,7 @@ void workload()
 	scal.modes[0] = STARPU_RW;
 	starpu_fxt_trace_user_event(4242);
 	starpu_fxt_trace_user_event_string("phase1-begin");
+	astro_instr_state_open("submitting");
 	for (int i = 0; i < kChain; i++)
 		ASSERT_EQ(starpu_task_insert(&scal, STARPU_RW, h, 0), 0);
 
@@ -137,6 +141,7 @@ void workload()
 	starpu_iteration_pop();
 	ASSERT_EQ(starpu_task_submit(a), 0);
 	starpu_iteration_pop();
+	astro_instr_state_close();
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	starpu_data_unregister(h);
 }
@@ -297,6 +302,9 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, "CPU0"));
 	EXPECT_TRUE(contains(o.text, "phase1-begin"));
 	EXPECT_TRUE(contains(o.text, "Event, program, user event type, ")) << "user events on the program container";
+	// astro_instr_state_open(): on a worker and on the application's thread.
+	EXPECT_TRUE(contains(o.text, "Worker State, ") && contains(o.text, ", inner state\n")) << o.text.substr(0, 3000);
+	EXPECT_TRUE(contains(o.text, "User Thread State, ") && contains(o.text, ", submitting\n"));
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
 	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
 	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
@@ -347,7 +355,8 @@ TEST_F(Converted, PerfettoJsonLoads)
 		GTEST_SKIP() << "python3 missing";
 	Output o = run("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d[\"traceEvents\"];"
 		       "print(sum(1 for x in e if x.get(\"ph\")==\"X\" and x.get(\"name\")==\"scal\"),"
-		       "sum(1 for x in e if x.get(\"ph\")==\"s\"), sum(1 for x in e if x.get(\"ph\")==\"C\")>0)' '" +
+		       "sum(1 for x in e if x.get(\"ph\")==\"s\"), sum(1 for x in e if x.get(\"ph\")==\"C\")>0,"
+		       "[x[\"args\"][\"value\"] for x in e if x.get(\"name\")==\"cache-malloc\"])' '" +
 		       file("trace.json") + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	int slices = 0, flows = 0;
@@ -356,6 +365,7 @@ TEST_F(Converted, PerfettoJsonLoads)
 	EXPECT_EQ(slices, kChain);
 	EXPECT_GE(flows, kChain - 1 + 1) << "the chain's dependencies and first -> second";
 	EXPECT_STREQ(counters, "True");
+	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
 }
 
 TEST_F(Converted, ActivityDataNamesTheWorkers)

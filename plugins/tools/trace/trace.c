@@ -56,8 +56,7 @@ struct location
 	uint64_t first_ts;
 	unsigned depth;
 	uint32_t stack[MAX_DEPTH];
-	/* Task names seen by this thread, by pointer: name -> region, without the global lock. */
-	struct { const char *key; uint32_t value; } regions[CACHE_SIZE], strings[CACHE_SIZE];
+	struct cache_entry { const char *key; uint32_t value; } caches[3][CACHE_SIZE];
 	char name[64];
 	struct location *next;
 };
@@ -70,7 +69,7 @@ static struct
 	GPtrArray *string_list;          /* id -> char* */
 	GHashTable *regions;             /* task name -> region + 1 */
 	GArray *region_names;            /* region -> string id */
-	GArray *region_is_task;          /* region -> gboolean */
+	GArray *region_kind;             /* region -> enum region_kind */
 	struct location *locations;
 	unsigned napp_threads;
 	int subscription;
@@ -114,30 +113,34 @@ static uint32_t intern(const char *s)
 	return id;
 }
 
-static uint32_t region_locked(const char *name, gboolean is_task)
+/* Region kinds: the runtime's states, tasks, the application's states. */
+enum region_kind { R_STATE, R_TASK, R_USER_STATE };
+
+static uint32_t region_locked(const char *name, enum region_kind kind)
 {
 	/* States and tasks share names only by accident: keep them apart. */
 	char key[512];
-	snprintf(key, sizeof(key), "%c%s", is_task ? 'T' : 'S', name);
+	snprintf(key, sizeof(key), "%c%s", "STU"[kind], name);
 	gpointer v = g_hash_table_lookup(rec.regions, key);
 	if (v)
 		return GPOINTER_TO_UINT(v) - 1;
 	uint32_t id = rec.region_names->len;
 	uint32_t sid = intern_locked(name);
 	g_array_append_val(rec.region_names, sid);
-	g_array_append_val(rec.region_is_task, is_task);
+	g_array_append_val(rec.region_kind, kind);
 	g_hash_table_insert(rec.regions, g_strdup(key), GUINT_TO_POINTER(id + 1));
 	return id;
 }
 
-static uint32_t cached(struct location *l, int regions, const char *s)
+/* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions. */
+static uint32_t cached(struct location *l, int cache, const char *s)
 {
 	unsigned slot = (unsigned)(((uintptr_t)s >> 3) % CACHE_SIZE);
-	__typeof__(l->regions[0]) *c = regions ? &l->regions[slot] : &l->strings[slot];
+	struct cache_entry *c = &l->caches[cache][slot];
 	if (c->key == s)
 		return c->value;
 	pthread_mutex_lock(&rec.lock);
-	uint32_t v = regions ? region_locked(s, TRUE) : intern_locked(s);
+	uint32_t v = cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
 	pthread_mutex_unlock(&rec.lock);
 	c->key = s;
 	c->value = v;
@@ -413,6 +416,14 @@ static void observe(const struct astro_event *e, void *arg)
 		}
 		break;
 	case ASTRO_MOMENT_TRACE_MARK: trace_mark(l, ts, e); break;
+	case ASTRO_MOMENT_STATE_BEGIN: enter(l, ts, cached(l, 2, e->label)); break;
+	case ASTRO_MOMENT_STATE_END: leave(l, ts, cached(l, 2, e->label)); break;
+	case ASTRO_MOMENT_BURST_BEGIN:
+	case ASTRO_MOMENT_BURST_END:
+		ADD_STR(l, A_NAME, cached(l, 0, e->label));
+		param(l, ts, e->moment == ASTRO_MOMENT_BURST_BEGIN ? P_BURST_BEGIN : P_BURST_END,
+		      e->moment == ASTRO_MOMENT_BURST_BEGIN ? e->other_id : 0);
+		break;
 	default: l->nevents--; break;
 	}
 }
@@ -423,6 +434,7 @@ static uint64_t moments_of(unsigned categories)
 {
 #define B(m) ASTRO_MOMENT_BIT(ASTRO_MOMENT_##m)
 	uint64_t mask = B(DATA_REGISTERED) | B(DATA_UNREGISTERED) | B(DATA_DESCRIBED) | B(TRACE_MARK) | B(WORKER_INIT_BEGIN) |
+			B(STATE_BEGIN) | B(STATE_END) | B(BURST_BEGIN) | B(BURST_END) |
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END);
 	if (categories & C_TASK)
 		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
@@ -609,12 +621,12 @@ static void free_tables(void)
 		g_hash_table_destroy(rec.regions);
 	if (rec.region_names)
 		g_array_free(rec.region_names, TRUE);
-	if (rec.region_is_task)
-		g_array_free(rec.region_is_task, TRUE);
+	if (rec.region_kind)
+		g_array_free(rec.region_kind, TRUE);
 	rec.strings = NULL;
 	rec.string_list = NULL;
 	rec.regions = NULL;
-	rec.region_names = rec.region_is_task = NULL;
+	rec.region_names = rec.region_kind = NULL;
 	for (struct location *l = rec.locations, *next; l; l = next) {
 		next = l->next;
 		free(l);
@@ -683,12 +695,12 @@ static int init(void)
 	rec.string_list = g_ptr_array_new_with_free_func(g_free);
 	rec.regions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	rec.region_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	rec.region_is_task = g_array_new(FALSE, FALSE, sizeof(gboolean));
+	rec.region_kind = g_array_new(FALSE, FALSE, sizeof(enum region_kind));
 	generation++;
 	iterations[0] = iterations[1] = -1;
 	iteration_depth = 0;
 	/* The state regions take the first ids, in schema order. */
-#define STATE_REGION(id, name) region_locked(name, FALSE);
+#define STATE_REGION(id, name) region_locked(name, R_STATE);
 	TRACE_STATES(STATE_REGION)
 #undef STATE_REGION
 
@@ -726,6 +738,7 @@ static void write_definitions(void)
 	pthread_mutex_lock(&rec.lock);
 	uint32_t s_machine = intern_locked("machine"), s_node = intern_locked("node"), s_process = intern_locked("StarPU program");
 	uint32_t s_task = intern_locked(TRACE_DESC_TASK), s_state = intern_locked(TRACE_DESC_STATE), s_empty = intern_locked("");
+	uint32_t s_user_state = intern_locked(TRACE_DESC_USER_STATE);
 	/* The converter warns about a trace that lost events. */
 	if (rec.flush_failed)
 		intern_locked(TRACE_INCOMPLETE_MARK);
@@ -756,10 +769,10 @@ static void write_definitions(void)
 	for (struct location *l = rec.locations; l; l = l->next)
 		OTF2_GlobalDefWriter_WriteLocation(defs, l->id, intern_locked(l->name), OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, 0);
 	for (unsigned r = 0; r < rec.region_names->len; r++) {
-		gboolean is_task = g_array_index(rec.region_is_task, gboolean, r);
+		enum region_kind kind = g_array_index(rec.region_kind, enum region_kind, r);
 		uint32_t n = g_array_index(rec.region_names, uint32_t, r);
-		OTF2_GlobalDefWriter_WriteRegion(defs, r, n, n, is_task ? s_task : s_state,
-						 is_task ? OTF2_REGION_ROLE_TASK : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+		OTF2_GlobalDefWriter_WriteRegion(defs, r, n, n, kind == R_TASK ? s_task : kind == R_STATE ? s_state : s_user_state,
+						 kind == R_TASK ? OTF2_REGION_ROLE_TASK : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
 						 OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
 	}
 	pthread_mutex_unlock(&rec.lock);
