@@ -113,6 +113,8 @@ enum astro_trace_mark
 
 /** What starpu_fxt_autostart_profiling() last chose (1 unless it was called with 0). */
 int astro_trace_autostart(void);
+/** The id starpu_profiling_set_id() gave this process (0 by default): the suffix of its trace's name. */
+int astro_trace_file_id(void);
 
 typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);
 

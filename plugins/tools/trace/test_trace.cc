@@ -179,6 +179,18 @@ TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
 	EXPECT_EQ(ls.text, "prof_file_" + env_or("USER", "") + "_0\n");
 }
 
+TEST(Trace, SuffixAndProfilingIdNameTheArchive)
+{
+	TraceDir dir;
+	{
+		ScopedEnv suffix("STARPU_FXT_SUFFIX", "mytrace");
+		starpu_profiling_set_id(3);
+		traced_run(dir);
+		starpu_profiling_set_id(0);
+	}
+	EXPECT_TRUE(file_exists(dir.path() + "/mytrace_3/traces.otf2"));
+}
+
 TEST(Trace, OffLeavesNoFile)
 {
 	TraceDir dir;

@@ -648,10 +648,11 @@ static int init(void)
 	snprintf(rec.prefix, sizeof(rec.prefix), "%s", prefix);
 	const char *suffix = getenv("STARPU_FXT_SUFFIX");
 	char name[PATH_MAX];
+	/* <id>: starpu_profiling_set_id(), one archive per process of a run. */
 	if (suffix && *suffix)
-		snprintf(name, sizeof(name), "%s_0", suffix);
+		snprintf(name, sizeof(name), "%s_%d", suffix, astro_trace_file_id());
 	else
-		snprintf(name, sizeof(name), "prof_file_%s_0", getenv("USER") ? getenv("USER") : "");
+		snprintf(name, sizeof(name), "prof_file_%s_%d", getenv("USER") ? getenv("USER") : "", astro_trace_file_id());
 	int err = mkdir_p(prefix);
 	if (err) {
 		astro_log_error(WHAT, "STARPU_FXT_PREFIX=%s: cannot create the trace directory (%s): no trace is recorded; "
