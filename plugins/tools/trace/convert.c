@@ -116,6 +116,10 @@ struct converter
 	unsigned ncomms, nflows;
 	bool json_first;
 	bool failed;           /* a corrupt archive was reported: stop reading */
+	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
+	bool multi;
+	int rank;
+	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms;
 };
 
@@ -376,31 +380,31 @@ static GPtrArray *sorted_locations(struct converter *c)
 static void paje_containers(struct converter *c)
 {
 	FILE *f = c->paje;
-	fprintf(f, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
-	fprintf(f, "7\t0.000000000\tp\tP\tMPIroot\tprogram\n");
-	fprintf(f, "7\t0.000000000\tsched\tSc\tp\tscheduler\n");
+	const char *P = c->pre;
+	fprintf(f, "7\t0.000000000\t%sp\tP\tMPIroot\t%sprogram\n", P, P);
+	fprintf(f, "7\t0.000000000\t%ssched\tSc\t%sp\t%sscheduler\n", P, P, P);
 	if (!c->opt.no_counter) {
-		fprintf(f, "13\t0.000000000\tsched\tnsubmitted\t0.000000\n");
-		fprintf(f, "13\t0.000000000\tsched\tnready\t0.000000\n");
+		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
-	fprintf(f, "7\t0.000000000\tmn0\tMn\tp\tMEMNODE0\n");
-	fprintf(f, "7\t0.000000000\tmm0\tMm\tmn0\tMEMMANAGER0\n");
+	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
+	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
 	if (!c->opt.no_bus) {
-		fprintf(f, "13\t0.000000000\tmm0\tuse\t0.000000\n");
-		fprintf(f, "13\t0.000000000\tmm0\tbwi_mm\t0.000000\n");
-		fprintf(f, "13\t0.000000000\tmm0\tbwo_mm\t0.000000\n");
+		fprintf(f, "13\t0.000000000\t%smm0\tuse\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%smm0\tbwi_mm\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%smm0\tbwo_mm\t0.000000\n", P);
 	}
 	/* Sorted by id: workers first, in worker order. */
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
 		if (l->worker) {
-			fprintf(f, "7\t0.000000000\tt%d\tT\tmn0\tT%d\n", l->workerid, l->workerid);
-			fprintf(f, "7\t0.000000000\t%s\tW\tt%d\t%s\n", l->alias, l->workerid, l->name);
+			fprintf(f, "7\t0.000000000\t%st%d\tT\t%smn0\t%sT%d\n", P, l->workerid, P, P, l->workerid);
+			fprintf(f, "7\t0.000000000\t%s\tW\t%st%d\t%s%s\n", l->alias, P, l->workerid, P, l->name);
 			if (!c->opt.no_flops)
 				fprintf(f, "13\t0.000000000\t%s\tgf\t0.000000\n", l->alias);
 		} else {
-			fprintf(f, "7\t0.000000000\t%s\tUT\tp\t%s\n", l->alias, l->name);
+			fprintf(f, "7\t0.000000000\t%s\tUT\t%sp\t%s%s\n", l->alias, P, P, l->name);
 		}
 	}
 	g_ptr_array_free(locs, TRUE);
@@ -479,8 +483,8 @@ static void json_slice(struct converter *c, const struct location *l, const char
 	json_begin(c);
 	fputs("{\"name\":", c->json);
 	json_string(c->json, name);
-	fprintf(c->json, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":0,\"tid\":%" PRIu64, cat, us(c, begin),
-		(double)(end - begin) / 1e3, l->id);
+	fprintf(c->json, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%" PRIu64, cat, us(c, begin),
+		(double)(end - begin) / 1e3, c->rank, l->id);
 	if (t) {
 		fprintf(c->json, ",\"args\":{\"JobId\":%" PRIu64 ",\"Footprint\":\"%08x\",\"Tag\":\"%" PRIx64 "\",\"Size\":%" PRIu64
 				 ",\"Priority\":%d,\"GFlop\":%f,\"WorkerId\":%d",
@@ -497,7 +501,8 @@ static void json_slice(struct converter *c, const struct location *l, const char
 static void json_counter(struct converter *c, const char *name, uint64_t ts, long value)
 {
 	json_begin(c);
-	fprintf(c->json, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":0,\"args\":{\"%s\":%ld}}", name, us(c, ts), name, value);
+	fprintf(c->json, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"%s\":%ld}}", name, us(c, ts), c->rank, name,
+		value);
 }
 
 static void json_instant(struct converter *c, const struct location *l, const char *name, const char *scope, uint64_t ts)
@@ -505,8 +510,8 @@ static void json_instant(struct converter *c, const struct location *l, const ch
 	json_begin(c);
 	fputs("{\"name\":", c->json);
 	json_string(c->json, name);
-	fprintf(c->json, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":0,\"tid\":%" PRIu64 "}", scope, us(c, ts),
-		l ? l->id : 0);
+	fprintf(c->json, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}", scope, us(c, ts),
+		c->rank, l ? l->id : 0);
 }
 
 static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
@@ -516,7 +521,7 @@ static void counter(struct converter *c, const char *name, long *value, long del
 		*value = 0;
 	if (c->opt.no_counter)
 		return;
-	fprintf(c->paje, "13\t%.9f\tsched\t%s\t%f\n", ms(c, ts), name, (double)*value);
+	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
 	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
 	json_counter(c, name, ts, *value);
 }
@@ -604,8 +609,8 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 			sscanf(d->coordinates, "%d %d", &x, &y);
 		break;
 	}
-	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
-		t->footprint, t->tag, t->job, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
+	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%s%" PRIu64 "\t%s%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
+		t->footprint, t->tag, c->pre, t->job, c->pre, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
 		t->subiteration);
 	g_string_free(params, TRUE);
 	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
@@ -709,7 +714,10 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 
 static void sched_rec(struct converter *c, const char *type, uint64_t ts, int32_t prio, uint64_t job)
 {
-	fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %" PRIu64 "\n\n", type, ms(c, ts), prio, job);
+	if (c->multi)
+		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %d_%" PRIu64 "\n\n", type, ms(c, ts), prio, c->rank, job);
+	else
+		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %" PRIu64 "\n\n", type, ms(c, ts), prio, job);
 }
 
 static struct data *data_new(struct converter *c, uint64_t handle)
@@ -767,7 +775,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
 		if (!c->opt.no_counter && !c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\t%s\tp\t%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", value);
+			fprintf(c->paje, "9\t%.9f\t%s\t%sp\t%s%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", c->pre, c->pre, value);
 		counter(c, "nready", &c->nready, p == P_PUSH ? 1 : -1, ts);
 		if (p == P_POP)
 			counter(c, "nsubmitted", &c->nsubmitted, -1, ts);
@@ -794,13 +802,13 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		d->home = a.has[A_HOME_NODE] ? a.v[A_HOME_NODE].int32 : 0;
 		d->description = g_strdup(a.has[A_DESCRIPTION] ? string_of(c, a.v[A_DESCRIPTION].stringRef) : "");
 		if (!c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\tregister\tp\t%" PRIx64 "\n", ms(c, ts), value);
+			fprintf(c->paje, "9\t%.9f\tregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
 		break;
 	}
 	case P_UNREGISTER:
 		/* The record stays in data_order for data.rec; the address may be registered again. */
 		if (!c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\tunregister\tp\t%" PRIx64 "\n", ms(c, ts), value);
+			fprintf(c->paje, "9\t%.9f\tunregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
 		break;
 	case P_BURST_BEGIN:
 	case P_BURST_END:
@@ -809,13 +817,13 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			json_begin(c);
 			fputs("{\"name\":", c->json);
 			json_string(c->json, key);
-			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":0,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
-				p == P_BURST_BEGIN ? value : 0);
+			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
+				c->rank, p == P_BURST_BEGIN ? value : 0);
 		}
 		break;
 	case P_USER_EVENT:
 		if (!c->opt.no_events) {
-			fprintf(c->paje, "9\t%.9f\tuser_event\tp\t%" PRIu64 "\n", ms(c, ts), value);
+			fprintf(c->paje, "9\t%.9f\tuser_event\t%sp\t%" PRIu64 "\n", ms(c, ts), c->pre, value);
 			char buf[32];
 			snprintf(buf, sizeof(buf), "%" PRIu64, value);
 			json_instant(c, l, buf, "t", ts);
@@ -828,11 +836,11 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			if (p == P_TRANSFER_BEGIN) {
 				unsigned id = ++c->ncomms;
 				g_array_append_val(l->transfers, id);
-				fprintf(c->paje, "18\t%.9f\tF\tp\t%" PRIu64 "\tmm%u\tcom_%u\n", ms(c, ts), value, src, id);
+				fprintf(c->paje, "18\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, src, c->pre, id);
 			} else if (l->transfers->len) {
 				unsigned id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
 				g_array_set_size(l->transfers, l->transfers->len - 1);
-				fprintf(c->paje, "19\t%.9f\tF\tp\t%" PRIu64 "\tmm%u\tcom_%u\n", ms(c, ts), value, dst, id);
+				fprintf(c->paje, "19\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, dst, c->pre, id);
 			}
 		}
 		break;
@@ -859,7 +867,7 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 		if (strcmp(s, "start_profiling") == 0 || strcmp(s, "stop_profiling") == 0)
 			fprintf(c->activity, "set_profiling\t%.9f\t%d\n", ms(c, ts), s[2] == 'a');
 		if (!c->opt.no_events) {
-			fprintf(c->paje, "9\t%.9f\tprog_event\tp\t", ms(c, ts));
+			fprintf(c->paje, "9\t%.9f\tprog_event\t%sp\t", ms(c, ts), c->pre);
 			paje_word(c->paje, s);
 			fputc('\n', c->paje);
 		}
@@ -905,14 +913,14 @@ static void write_tasks_rec(struct converter *c)
 			fprintf(f, "Name: %s\n", t->name);
 		if (t->model)
 			fprintf(f, "Model: %s\n", t->model);
-		fprintf(f, "JobId: %" PRIu64 "\n", t->job);
+		fprintf(f, "JobId: %s%" PRIu64 "\n", c->pre, t->job);
 		if (t->submitted)
 			fprintf(f, "SubmitOrder: %" PRIu64 "\n", t->job);
 		fprintf(f, "Priority: %d\n", t->priority);
 		if (t->deps->len) {
 			fputs("DependsOn:", f);
 			for (guint k = 0; k < t->deps->len; k++)
-				fprintf(f, " %" PRIu64, g_array_index(t->deps, struct dep, k).pred);
+				fprintf(f, " %s%" PRIu64, c->pre, g_array_index(t->deps, struct dep, k).pred);
 			fputs("\nDepLabels:", f);
 			for (guint k = 0; k < t->deps->len; k++)
 				fputs(" task", f);
@@ -960,7 +968,7 @@ static void write_tasks_rec(struct converter *c)
 				fputc('\n', f);
 			}
 		}
-		fprintf(f, "MPIRank: -1\n\n");
+		fprintf(f, "MPIRank: %d\n\n", c->multi ? c->rank : -1);
 	}
 }
 
@@ -969,6 +977,8 @@ static void write_data_rec(struct converter *c)
 	for (guint i = 0; i < c->data_order->len; i++) {
 		struct data *d = g_ptr_array_index(c->data_order, i);
 		fprintf(c->data_rec, "Handle: %" PRIx64 "\nHomeNode: %d\n", d->handle, d->home);
+		if (c->multi)
+			fprintf(c->data_rec, "MPIRank: %d\n", c->rank);
 		if (d->name)
 			fprintf(c->data_rec, "Name: %s\n", d->name);
 		fprintf(c->data_rec, "Size: %" PRIu64 "\n", d->size);
@@ -1003,37 +1013,37 @@ static void dag_color(struct converter *c, const struct task *t, char *fill, siz
 static void write_dag_and_flows(struct converter *c)
 {
 	FILE *f = c->dag;
-	fprintf(f, "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n");
 	for (guint i = 0; i < c->task_order->len; i++) {
 		struct task *t = g_ptr_array_index(c->task_order, i);
 		for (guint k = 0; k < t->deps->len; k++) {
 			const struct dep *d = &g_array_index(t->deps, struct dep, k);
-			fprintf(f, "\t \"task_%" PRIu64 "\"->\"task_%" PRIu64 "\"%s\n", d->pred, t->job, c->opt.label_deps ? " [label=\"task\"]" : "");
+			fprintf(f, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, d->pred, c->pre, t->job,
+				c->opt.label_deps ? " [label=\"task\"]" : "");
 			struct task *pred = g_hash_table_lookup(c->tasks, &d->pred);
 			if (pred && pred->executed && t->executed) {
 				unsigned id = ++c->nflows;
 				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":0,\"tid\":%" PRIu64 "}",
-					id, us(c, pred->end_ts) - 0.001, pred->start_location);
+				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+					id, us(c, pred->end_ts) - 0.001, c->rank, pred->start_location);
 				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":0,\"tid\":%" PRIu64 "}",
-					id, us(c, t->start_ts), t->start_location);
+				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+					id, us(c, t->start_ts), c->rank, t->start_location);
 			}
 		}
 		if (t->has_tag)
-			fprintf(f, "\t \"tag_%" PRIx64 "\"->\"task_%" PRIu64 "\"->\"tag_%" PRIx64 "\" [style=dashed]%s\n", t->tag, t->job, t->tag,
+			fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
+				t->job, c->pre, t->tag,
 				c->opt.label_deps ? " [label=\"tag\"]" : "");
 		if (t->executed) {
 			char fill[32];
 			const char *font;
 			dag_color(c, t, fill, sizeof(fill), &font);
-			fprintf(f, "\t \"task_%" PRIu64 "\" [ style=filled, label=\"", t->job);
+			fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
 			for (const char *s = task_name(t); *s; s++)
 				fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
 			fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
 		}
 	}
-	fprintf(f, "}\n}\n");
 }
 
 /* ------------------------------------------------------------ reading */
@@ -1052,7 +1062,9 @@ static OTF2_CallbackCode def_clock(void *arg, uint64_t resolution, uint64_t offs
 	(void)resolution;
 	(void)length;
 	(void)realtime;
-	((struct converter *)arg)->origin = offset;
+	struct converter *c = arg;
+	if (!c->multi)
+		c->origin = offset; /* several archives: the earliest of them, found first */
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1109,9 +1121,9 @@ static OTF2_CallbackCode def_location(void *arg, OTF2_LocationRef self, OTF2_Str
 	l->workerid = l->worker ? (int)self : -1;
 	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
 	if (l->worker)
-		snprintf(l->alias, sizeof(l->alias), "w%d", l->workerid);
+		snprintf(l->alias, sizeof(l->alias), "%sw%d", c->pre, l->workerid);
 	else
-		snprintf(l->alias, sizeof(l->alias), "t%ld", thread_of(l));
+		snprintf(l->alias, sizeof(l->alias), "%st%ld", c->pre, thread_of(l));
 	g_hash_table_insert(c->locations, &l->id, l);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1256,8 +1268,11 @@ static int convert(struct converter *c)
 	while (g_hash_table_iter_next(&it, &k, &v))
 		OTF2_Reader_GetEvtReader(reader, ((struct location *)v)->id);
 
-	paje_header(c);
 	paje_containers(c);
+	json_begin(c);
+	fprintf(c->json, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", c->rank);
+	json_string(c->json, c->multi ? c->input : "StarPU program");
+	fputs("}}", c->json);
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
@@ -1268,12 +1283,12 @@ static int convert(struct converter *c)
 			fprintf(c->activity, "name\t%d\t%.*s %.*s\n", l->workerid, (int)kind, l->name, (int)digits, l->name + kind);
 		}
 		json_begin(c);
-		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu64 ",\"args\":{\"name\":", l->id);
+		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"name\":", c->rank, l->id);
 		json_string(c->json, l->name);
 		fputs("}}", c->json);
 		json_begin(c);
-		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
-			l->id, l->id);
+		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
+			c->rank, l->id, l->id);
 	}
 	g_ptr_array_free(locs, TRUE);
 
@@ -1328,7 +1343,8 @@ static void usage(FILE *f)
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec and\n"
 		   "trace.json (Chrome/Perfetto trace events).\n"
-		   "  -i FILE...     trace folders or their traces.otf2\n"
+		   "  -i FILE...     trace folders or their traces.otf2; several (one per process, named <...>_<rank>)\n"
+		   "                 are merged on one time base, each rank's containers and jobs prefixed '<rank>_'\n"
 		   "  -o FILE        name of the Paje file (default paje.trace)\n"
 		   "  -d DIR         write every output in DIR (created if needed)\n"
 		   "  -c             one colour per task name (hashed) instead of green\n"
@@ -1385,8 +1401,6 @@ static int parse(struct options *o, int argc, char **argv)
 		usage(stderr);
 		return error("no trace given: use -i <folder STARPU_FXT_TRACE=1 left>");
 	}
-	if (o->inputs->len > 1)
-		return error("%u traces given: merging several processes' traces is not supported yet; convert them one by one", o->inputs->len);
 	return 0;
 }
 
@@ -1426,6 +1440,101 @@ static void free_location(gpointer p)
 	g_free(l);
 }
 
+/* The rank of an archive: the <id> that ends its folder's name (prof_file_<user>_<id>), else -1. */
+static int rank_of(const char *input)
+{
+	char *path = g_strdup(input);
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (g_str_has_suffix(path, "/traces.otf2"))
+		path[n - strlen("/traces.otf2")] = '\0';
+	char *base = g_path_get_basename(path);
+	const char *underscore = strrchr(base, '_');
+	int rank = -1;
+	if (underscore && underscore[1] && strspn(underscore + 1, "0123456789") == strlen(underscore + 1))
+		rank = atoi(underscore + 1);
+	g_free(base);
+	g_free(path);
+	return rank;
+}
+
+static OTF2_CallbackCode origin_clock(void *arg, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+	(void)resolution;
+	(void)length;
+	(void)realtime;
+	uint64_t *origin = arg;
+	if (offset < *origin)
+		*origin = offset;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The earliest first event of the archives: their clocks are the machine's monotonic clock, one time base. */
+static void common_origin(struct converter *c)
+{
+	uint64_t origin = UINT64_MAX;
+	for (guint i = 0; i < c->opt.inputs->len; i++) {
+		char *anchor = anchor_of(g_ptr_array_index(c->opt.inputs, i));
+		OTF2_Reader *reader = anchor ? OTF2_Reader_Open(anchor) : NULL;
+		g_free(anchor);
+		if (!reader)
+			continue; /* reported when its turn comes */
+		OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+		OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader(reader);
+		if (defs) {
+			OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+			OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, origin_clock);
+			OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, cb, &origin);
+			OTF2_GlobalDefReaderCallbacks_Delete(cb);
+			uint64_t n;
+			OTF2_Reader_ReadAllGlobalDefinitions(reader, defs, &n);
+			OTF2_Reader_CloseGlobalDefReader(reader, defs);
+		}
+		OTF2_Reader_Close(reader);
+	}
+	c->origin = origin == UINT64_MAX ? 0 : origin;
+}
+
+static void tables_new(struct converter *c)
+{
+	memset(c->param_map, -1, sizeof(c->param_map));
+	memset(c->attr_map, -1, sizeof(c->attr_map));
+	c->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	c->regions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_region);
+	c->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
+	c->tasks = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->task_order = g_ptr_array_new_with_free_func(free_task);
+	c->data = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->data_order = g_ptr_array_new_with_free_func(free_data);
+	c->nsubmitted = c->nready = 0;
+	c->incomplete = false;
+	c->last_ts = 0;
+}
+
+static void tables_free(struct converter *c)
+{
+	g_hash_table_destroy(c->tasks);
+	g_ptr_array_free(c->task_order, TRUE);
+	g_hash_table_destroy(c->data);
+	g_ptr_array_free(c->data_order, TRUE);
+	g_hash_table_destroy(c->locations);
+	g_hash_table_destroy(c->regions);
+	g_hash_table_destroy(c->strings);
+}
+
+struct ranked
+{
+	int rank;
+	char *input;
+};
+
+static gint by_rank(gconstpointer a, gconstpointer b)
+{
+	const struct ranked *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
 int trace_convert_main(int argc, char **argv)
 {
 	struct converter c;
@@ -1439,63 +1548,79 @@ int trace_convert_main(int argc, char **argv)
 		g_ptr_array_free(c.opt.inputs, TRUE);
 		return error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
 	}
-	c.input = g_ptr_array_index(c.opt.inputs, 0);
+	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
+	guint n = c.opt.inputs->len;
+	GArray *ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));
+	bool ids_usable = true;
+	for (guint i = 0; i < n; i++) {
+		struct ranked r = { rank_of(g_ptr_array_index(c.opt.inputs, i)), g_ptr_array_index(c.opt.inputs, i) };
+		for (guint k = 0; k < ranked->len; k++)
+			if (g_array_index(ranked, struct ranked, k).rank == r.rank)
+				ids_usable = false;
+		if (r.rank < 0)
+			ids_usable = false;
+		g_array_append_val(ranked, r);
+	}
+	for (guint i = 0; i < n && !ids_usable; i++)
+		g_array_index(ranked, struct ranked, i).rank = (int)i;
+	g_array_sort(ranked, by_rank);
+	int width = snprintf(NULL, 0, "%d", g_array_index(ranked, struct ranked, n - 1).rank);
+	c.multi = n > 1;
+
 	otf2_first_error[0] = '\0';
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
-	memset(c.param_map, -1, sizeof(c.param_map));
-	memset(c.attr_map, -1, sizeof(c.attr_map));
-	c.strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-	c.regions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_region);
-	c.locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
-	c.tasks = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c.task_order = g_ptr_array_new_with_free_func(free_task);
-	c.data = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c.data_order = g_ptr_array_new_with_free_func(free_data);
 	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.json_first = true;
+	if (c.multi)
+		common_origin(&c);
 
 	c.paje = open_output(&c, c.opt.paje);
 	c.trace_rec = open_output(&c, "trace.rec");
 	c.sched_rec = open_output(&c, "sched_tasks.rec");
 	c.activity = open_output(&c, "activity.data");
 	c.json = open_output(&c, "trace.json");
+	c.tasks_rec = open_output(&c, "tasks.rec");
+	c.data_rec = open_output(&c, "data.rec");
+	c.dag = open_output(&c, "dag.dot");
+	c.comms = open_output(&c, "comms.rec");
 	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", c.json);
-	json_begin(&c);
-	fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"StarPU program\"}}", c.json);
+	paje_header(&c);
+	fprintf(c.paje, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
+	fprintf(c.dag, "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n");
 
-	ret = convert(&c);
-	OTF2_Error_RegisterCallback(previous, NULL);
-	if (ret == 0) {
-		c.tasks_rec = open_output(&c, "tasks.rec");
-		c.data_rec = open_output(&c, "data.rec");
-		c.dag = open_output(&c, "dag.dot");
-		c.comms = open_output(&c, "comms.rec");
-		write_tasks_rec(&c);
-		write_data_rec(&c);
-		write_dag_and_flows(&c);
-		close_output(&c, c.tasks_rec, "tasks.rec");
-		close_output(&c, c.data_rec, "data.rec");
-		close_output(&c, c.dag, "dag.dot");
-		close_output(&c, c.comms, "comms.rec");
+	for (guint i = 0; i < n && ret == 0; i++) {
+		const struct ranked *r = &g_array_index(ranked, struct ranked, i);
+		c.input = r->input;
+		c.rank = c.multi ? r->rank : 0;
+		if (c.multi)
+			snprintf(c.pre, sizeof(c.pre), "%0*d_", width, r->rank);
+		tables_new(&c);
+		ret = convert(&c);
+		if (ret == 0) {
+			write_tasks_rec(&c);
+			write_data_rec(&c);
+			write_dag_and_flows(&c);
+		}
+		tables_free(&c);
 	}
+	OTF2_Error_RegisterCallback(previous, NULL);
+
+	fprintf(c.dag, "}\n}\n");
 	fputs("\n]}\n", c.json);
 	close_output(&c, c.paje, c.opt.paje);
 	close_output(&c, c.trace_rec, "trace.rec");
 	close_output(&c, c.sched_rec, "sched_tasks.rec");
 	close_output(&c, c.activity, "activity.data");
 	close_output(&c, c.json, "trace.json");
+	close_output(&c, c.tasks_rec, "tasks.rec");
+	close_output(&c, c.data_rec, "data.rec");
+	close_output(&c, c.dag, "dag.dot");
+	close_output(&c, c.comms, "comms.rec");
 	if (c.failed)
 		ret = 1;
-
-	g_hash_table_destroy(c.tasks);
-	g_ptr_array_free(c.task_order, TRUE);
-	g_hash_table_destroy(c.data);
-	g_ptr_array_free(c.data_order, TRUE);
 	g_hash_table_destroy(c.defined_values);
-	g_hash_table_destroy(c.locations);
-	g_hash_table_destroy(c.regions);
-	g_hash_table_destroy(c.strings);
+	g_array_free(ranked, TRUE);
 	g_ptr_array_free(c.opt.inputs, TRUE);
 	return ret;
 }

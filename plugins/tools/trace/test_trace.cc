@@ -410,6 +410,41 @@ TEST(TraceTool, CorruptArchiveIsNamedAndFails)
 	EXPECT_TRUE(contains(o.text, dir.path() + "/missing: no such file")) << o.text;
 }
 
+// Two processes of one run (two sessions here, with their profiling ids):
+// the converter merges their archives, each rank prefixed as StarPU does.
+TEST(TraceTool, SeveralArchivesAreMergedWithRankPrefixes)
+{
+	TraceDir dir;
+	for (int id : { 1, 0 }) {
+		starpu_profiling_set_id(id);
+		traced_run(dir);
+	}
+	starpu_profiling_set_id(0);
+	std::string base = dir.path() + "/prof_file_" + env_or("USER", "") + "_";
+	Output o = run(tool() + " -d '" + dir.path() + "/out' -i '" + base + "1' '" + base + "0'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string paje = slurp(dir.path() + "/out/paje.trace");
+	EXPECT_TRUE(contains(paje, "\t0_p\tP\tMPIroot\t0_program\n")) << paje.substr(0, 4000);
+	EXPECT_TRUE(contains(paje, "\t1_w0\tW\t1_t0\t1_CPU0\n"));
+	if (have("pj_dump")) {
+		Output d = run("pj_dump '" + dir.path() + "/out/paje.trace'");
+		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	}
+	std::string tasks = slurp(dir.path() + "/out/tasks.rec");
+	EXPECT_EQ(count(tasks, "MPIRank: 0\n"), count(tasks, "MPIRank: 1\n"));
+	EXPECT_GT(count(tasks, "MPIRank: 0\n"), size_t(kChain));
+	EXPECT_TRUE(contains(tasks, "JobId: 1_")) << "job ids carry the rank";
+	EXPECT_TRUE(contains(slurp(dir.path() + "/out/dag.dot"), "\"task_0_")) << "dag nodes too";
+	EXPECT_TRUE(contains(slurp(dir.path() + "/out/sched_tasks.rec"), "JobId: 1_"));
+	// Rank 1 ran first: on the common time base its first task starts before rank 0's.
+	if (have("python3")) {
+		Output j = run("python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))[\"traceEvents\"];"
+			       "t=[(x[\"ts\"],x[\"pid\"]) for x in e if x.get(\"name\")==\"scal\"]; print(min(t)[1], len(set(p for _,p in t)))' '" +
+			       dir.path() + "/out/trace.json'");
+		EXPECT_EQ(j.text, "1 2\n") << "earliest scal from rank 1, two processes";
+	}
+}
+
 TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 {
 	TraceDir dir;
