@@ -120,7 +120,7 @@ struct converter
 	bool multi;
 	int rank;
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms;
+	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib;
 };
 
 struct region
@@ -477,6 +477,8 @@ static void activity_flush(struct converter *c, struct location *l, uint64_t ts)
 	l->act_exec = l->act_sleep = 0;
 }
 
+static const char *task_name(const struct task *t);
+
 static void json_slice(struct converter *c, const struct location *l, const char *name, const char *cat, uint64_t begin,
 		       uint64_t end, const struct task *t)
 {
@@ -697,6 +699,9 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t = task_of(c, l->task_job);
 		t->end_ts = ts;
 		l->act_exec += ts - begin;
+		/* distrib.data: what starpu_codelet_profile plots, one line per execution. */
+		fprintf(c->distrib, "%s\t%s%d\t%" PRIu64 "\t%08x\t%.9f\n", task_name(t), c->pre, l->workerid, t->size, t->footprint,
+			(double)(ts - begin) / 1e6);
 	} else if (strcmp(r->name, "Sleeping") == 0) {
 		l->act_sleep += ts - begin;
 	}
@@ -1583,6 +1588,7 @@ int trace_convert_main(int argc, char **argv)
 	c.data_rec = open_output(&c, "data.rec");
 	c.dag = open_output(&c, "dag.dot");
 	c.comms = open_output(&c, "comms.rec");
+	c.distrib = open_output(&c, "distrib.data");
 	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", c.json);
 	paje_header(&c);
@@ -1617,6 +1623,7 @@ int trace_convert_main(int argc, char **argv)
 	close_output(&c, c.data_rec, "data.rec");
 	close_output(&c, c.dag, "dag.dot");
 	close_output(&c, c.comms, "comms.rec");
+	close_output(&c, c.distrib, "distrib.data");
 	if (c.failed)
 		ret = 1;
 	g_hash_table_destroy(c.defined_values);

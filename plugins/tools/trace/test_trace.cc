@@ -380,6 +380,13 @@ TEST_F(Converted, PerfettoJsonLoads)
 	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
 }
 
+TEST_F(Converted, DistribDataHasOneLinePerExecution)
+{
+	std::string d = slurp(file("distrib.data"));
+	EXPECT_EQ(count(d, "scal\t"), size_t(kChain)) << d.substr(0, 300);
+	EXPECT_TRUE(contains(d, "scal\t0\t512\t") || contains(d, "scal\t1\t512\t")) << "name, worker, size, footprint, ms";
+}
+
 TEST_F(Converted, ActivityDataNamesTheWorkers)
 {
 	std::string a = slurp(file("activity.data"));
