@@ -380,6 +380,30 @@ TEST_F(Converted, PerfettoJsonLoads)
 	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
 }
 
+TEST_F(Converted, OptionsAsStarPUs)
+{
+	std::string out2 = dir_.path() + "/opts";
+	Output o = run(tool() + " -c -no-events -no-counter -label-deps -o mine.trace -d '" + out2 + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string paje = slurp(out2 + "/mine.trace");
+	ASSERT_FALSE(paje.empty()) << "-o names the Paje file";
+	EXPECT_FALSE(file_exists(out2 + "/paje.trace"));
+	EXPECT_FALSE(contains(paje, "\tpu\tp\t")) << "-no-counter drops push/pop events";
+	EXPECT_FALSE(contains(paje, "\tnsubmitted\t0")) << "-no-counter drops the counters";
+	EXPECT_FALSE(contains(paje, "\tregister\tp\t")) << "-no-events drops data registrations";
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tregister\tp\t")) << "by default they are there";
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tpu\tp\t"));
+	EXPECT_FALSE(contains(paje, "\"0.000000 0.600000 0.400000\"")) << "-c: hashed colours instead of green";
+	EXPECT_TRUE(contains(slurp(out2 + "/dag.dot"), "[label=\"task\"]")) << "-label-deps";
+	if (have("pj_dump")) {
+		Output d = run("pj_dump '" + out2 + "/mine.trace'");
+		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	}
+	Output bad = run(tool() + " -frobnicate -i '" + dir_.archive() + "'");
+	EXPECT_NE(bad.status, 0);
+	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
+}
+
 TEST_F(Converted, DistribDataHasOneLinePerExecution)
 {
 	std::string d = slurp(file("distrib.data"));
