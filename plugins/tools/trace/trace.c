@@ -187,7 +187,6 @@ static inline uint64_t stamp(struct location *l, double time_us)
 	l->last_ts = ts;
 	if (l->first_ts == UINT64_MAX)
 		l->first_ts = ts;
-	l->nevents++;
 	return ts;
 }
 
@@ -198,6 +197,7 @@ static void enter(struct location *l, uint64_t ts, uint32_t region)
 	if (l->depth < MAX_DEPTH)
 		l->stack[l->depth] = region;
 	l->depth++;
+	l->nevents++;
 	OTF2_EvtWriter_Enter(l->writer, l->attrs, ts, region);
 }
 
@@ -206,20 +206,22 @@ static void leave(struct location *l, uint64_t ts, uint32_t region)
 {
 	if (!l->depth || (l->depth <= MAX_DEPTH && l->stack[l->depth - 1] != region)) {
 		OTF2_AttributeList_RemoveAllAttributes(l->attrs);
-		l->nevents--;
 		return;
 	}
 	l->depth--;
+	l->nevents++;
 	OTF2_EvtWriter_Leave(l->writer, l->attrs, ts, region);
 }
 
 static void param(struct location *l, uint64_t ts, enum trace_parameter p, uint64_t value)
 {
+	l->nevents++;
 	OTF2_EvtWriter_ParameterUnsignedInt(l->writer, l->attrs, ts, p, value);
 }
 
 static void param_string(struct location *l, uint64_t ts, enum trace_parameter p, const char *s)
 {
+	l->nevents++;
 	OTF2_EvtWriter_ParameterString(l->writer, l->attrs, ts, p, intern(s));
 }
 
@@ -251,7 +253,6 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 		ADD_U32(l, A_MODE, (uint32_t)STARPU_TASK_GET_MODE(task, i));
 		ADD_U64(l, A_SIZE, starpu_data_get_size(h));
 		param(l, ts, P_HANDLE, (uint64_t)(uintptr_t)h);
-		l->nevents++;
 	}
 }
 
@@ -318,14 +319,10 @@ static void trace_mark(struct location *l, uint64_t ts, const struct astro_event
 	case ASTRO_TRACE_USER_CODE:
 		if (rec.categories & C_USER)
 			param(l, ts, P_USER_EVENT, e->other_id);
-		else
-			l->nevents--;
 		return;
 	case ASTRO_TRACE_USER_STRING:
-		if (!(rec.categories & C_EVENT)) {
-			l->nevents--;
+		if (!(rec.categories & C_EVENT))
 			return;
-		}
 		break;
 	case ASTRO_TRACE_META_STRING:
 		break;
@@ -338,7 +335,6 @@ static void trace_mark(struct location *l, uint64_t ts, const struct astro_event
 	case ASTRO_TRACE_ITERATION_PUSH:
 	case ASTRO_TRACE_ITERATION_POP:
 		/* Not an event of its own: the submitted tasks carry it. */
-		l->nevents--;
 		if (e->nimpl == ASTRO_TRACE_ITERATION_POP) {
 			if (iteration_depth > 0 && --iteration_depth < 2)
 				__atomic_store_n(&iterations[iteration_depth], -1, __ATOMIC_RELAXED);
@@ -363,12 +359,8 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_TASK_POPPED:
 		if (rec.categories & C_SCHED)
 			param(l, ts, P_POP, e->job_id);
-		if (rec.categories & C_TASK_VERBOSE) {
-			l->nevents++;
+		if (rec.categories & C_TASK_VERBOSE)
 			enter(l, ts, S_FETCHING_INPUT);
-		}
-		if (!(rec.categories & (C_SCHED | C_TASK_VERBOSE)))
-			l->nevents--;
 		break;
 	case ASTRO_MOMENT_TASK_DATA_FETCHED: leave(l, ts, S_FETCHING_INPUT); break;
 	case ASTRO_MOMENT_TASK_STARTED: task_started(l, ts, e); break;
@@ -424,7 +416,7 @@ static void observe(const struct astro_event *e, void *arg)
 		param(l, ts, e->moment == ASTRO_MOMENT_BURST_BEGIN ? P_BURST_BEGIN : P_BURST_END,
 		      e->moment == ASTRO_MOMENT_BURST_BEGIN ? e->other_id : 0);
 		break;
-	default: l->nevents--; break;
+	default: break;
 	}
 }
 
