@@ -191,6 +191,28 @@ TEST(Trace, SuffixAndProfilingIdNameTheArchive)
 	EXPECT_TRUE(file_exists(dir.path() + "/mytrace_3/traces.otf2"));
 }
 
+// Each thread keeps STARPU_TRACE_BUFFER_SIZE MiB: more events than that are
+// written while the run goes on (OTF2 marks each flush with a BUFFER_FLUSH event).
+TEST(Trace, FullBuffersAreFlushedDuringTheRun)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	{
+		ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "2");
+		traced_run(dir, [] {
+			starpu_codelet cl = cpu_codelet(noop, 0, "many");
+			for (int i = 0; i < 100000; i++)
+				ASSERT_EQ(submit_detached(&cl), 0);
+			ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		});
+	}
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c -e BUFFER_FLUSH -e 'Region: \"many\"'");
+	Output flushes = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c BUFFER_FLUSH");
+	EXPECT_GE(atoi(flushes.text.c_str()), 1) << "the application thread's 2 MiB filled up at least once";
+	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
+}
+
 TEST(Trace, OffLeavesNoFile)
 {
 	TraceDir dir;
