@@ -97,6 +97,7 @@ enum astro_dep_kind
 {
 	ASTRO_DEP_TASK = 0,   /**< declared with starpu_task_declare_deps */
 	ASTRO_DEP_DATA = 1,   /**< implicit, through data accesses */
+	ASTRO_DEP_TAG = 2,    /**< starpu_tag_declare_deps: tag job_id waits for tag other_id (task is NULL) */
 };
 
 /** TRACE_MARK's kinds (event->nimpl). */

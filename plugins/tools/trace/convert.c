@@ -48,6 +48,11 @@ struct dep
 	uint8_t kind;
 };
 
+struct tag_dep
+{
+	uint64_t father, child;
+};
+
 struct task
 {
 	uint64_t job;
@@ -110,6 +115,7 @@ struct converter
 	GPtrArray *task_order;
 	GHashTable *data;        /* handle -> struct data (live) */
 	GPtrArray *data_order;   /* every struct data, registration order */
+	GArray *tag_deps;        /* struct tag_dep, declaration order */
 	GHashTable *defined_values; /* task names with a Paje entity value */
 	long nsubmitted, nready;
 	uint64_t last_ts;
@@ -789,6 +795,12 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_DEPENDENCY: {
 		if (!a.has[A_JOB_ID])
 			break;
+		if (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) {
+			/* Tags: drawn in dag.dot only. */
+			struct tag_dep d = { value, a.v[A_JOB_ID].uint64 };
+			g_array_append_val(c->tag_deps, d);
+			break;
+		}
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0 };
 		g_array_append_val(t->deps, d);
@@ -1018,6 +1030,11 @@ static void dag_color(struct converter *c, const struct task *t, char *fill, siz
 static void write_dag_and_flows(struct converter *c)
 {
 	FILE *f = c->dag;
+	for (guint i = 0; i < c->tag_deps->len; i++) {
+		const struct tag_dep *d = &g_array_index(c->tag_deps, struct tag_dep, i);
+		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, d->father, c->pre, d->child,
+			c->opt.label_deps ? " [label=\"tag\"]" : "");
+	}
 	for (guint i = 0; i < c->task_order->len; i++) {
 		struct task *t = g_ptr_array_index(c->task_order, i);
 		for (guint k = 0; k < t->deps->len; k++) {
@@ -1512,6 +1529,7 @@ static void tables_new(struct converter *c)
 	c->task_order = g_ptr_array_new_with_free_func(free_task);
 	c->data = g_hash_table_new(g_int64_hash, g_int64_equal);
 	c->data_order = g_ptr_array_new_with_free_func(free_data);
+	c->tag_deps = g_array_new(FALSE, FALSE, sizeof(struct tag_dep));
 	c->nsubmitted = c->nready = 0;
 	c->incomplete = false;
 	c->last_ts = 0;
@@ -1523,6 +1541,7 @@ static void tables_free(struct converter *c)
 	g_ptr_array_free(c->task_order, TRUE);
 	g_hash_table_destroy(c->data);
 	g_ptr_array_free(c->data_order, TRUE);
+	g_array_free(c->tag_deps, TRUE);
 	g_hash_table_destroy(c->locations);
 	g_hash_table_destroy(c->regions);
 	g_hash_table_destroy(c->strings);

@@ -17,7 +17,7 @@
 	X(P_READY, "ready", UINT64)                /* job */ \
 	X(P_PUSH, "push", UINT64)                  /* job; Priority */ \
 	X(P_POP, "pop", UINT64)                    /* job; Priority */ \
-	X(P_DEPENDENCY, "dependency", UINT64)      /* predecessor job; JobId (successor), DepKind */ \
+	X(P_DEPENDENCY, "dependency", UINT64)      /* predecessor job (tag); JobId (successor job or tag), DepKind (0 task, 1 data, 2 tag) */ \
 	X(P_HANDLE, "handle", UINT64)              /* handle of the task entered just before; Mode, Size */ \
 	X(P_REGISTER, "register", UINT64)          /* handle; Size, HomeNode, Description */ \
 	X(P_UNREGISTER, "unregister", UINT64)      /* handle */ \

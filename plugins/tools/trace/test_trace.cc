@@ -143,6 +143,9 @@ void workload()
 	starpu_iteration_pop();
 	astro_instr_state_close();
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_tag_declare_deps(0x21, 1, (starpu_tag_t)0x20);
+	starpu_tag_notify_from_apps(0x20);
+	starpu_tag_notify_from_apps(0x21);
 	starpu_data_unregister(h);
 }
 
@@ -353,6 +356,7 @@ TEST_F(Converted, DagRendersWithDot)
 	std::string dag = slurp(file("dag.dot"));
 	EXPECT_EQ(count(dag, "label=\"scal\""), size_t(kChain));
 	EXPECT_EQ(count(dag, "\"tag_11\"->\"task_"), 1u);
+	EXPECT_EQ(count(dag, "\"tag_20\"->\"tag_21\"\n"), 1u) << "tag dependency";
 }
 
 TEST_F(Converted, RecFilesAreReadByRecsel)
