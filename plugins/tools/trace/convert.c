@@ -1095,6 +1095,7 @@ static const char *state_alias(const char *name, const char **category)
 	static const struct { const char *name, *alias, *category; } states[] = {
 		{ "Initializing", "In", "Runtime" }, { "Deinitializing", "D", "Runtime" }, { "Scheduling", "Sc", "Runtime" },
 		{ "Sleeping", "Sl", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
+		{ "PushingOutput", "Po", "Runtime" },
 		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(states); i++)

@@ -62,7 +62,8 @@
 	X(S_SLEEPING, "Sleeping") \
 	X(S_FETCHING_INPUT, "FetchingInput") \
 	X(S_CALLBACK, "Callback") \
-	X(S_WAITING, "Waiting all tasks")
+	X(S_WAITING, "Waiting all tasks") \
+	X(S_PUSHING_OUTPUT, "PushingOutput")
 
 #define TRACE_ENUM(id, ...) id,
 enum trace_parameter { TRACE_PARAMETERS(TRACE_ENUM) TRACE_NPARAMETERS };

@@ -277,6 +277,7 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 0u) << "not by default: it doubles a task's events";
 	EXPECT_EQ(count(v.text, "Region: \"FetchingInput\""), 2u * (kChain + 2));
 	EXPECT_GT(count(v.text, "Region: \"Scheduling\""), 0u);
+	EXPECT_EQ(count(v.text, "Region: \"PushingOutput\""), 2u * kChain) << "the tasks with data";
 	EXPECT_EQ(count(v.text, "Region: \"scal\""), 2u * kChain);
 	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
 }

@@ -367,8 +367,12 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_TASK_ENDED: {
 		const char *name = starpu_task_get_name(e->task);
 		leave(l, ts, cached(l, 1, name ? name : "unknown"));
+		/* Until its data is released (TASK_DATA_RELEASED, only for a task with buffers). */
+		if ((rec.categories & C_TASK_VERBOSE) && STARPU_TASK_GET_NBUFFERS(e->task))
+			enter(l, ts, S_PUSHING_OUTPUT);
 		break;
 	}
+	case ASTRO_MOMENT_TASK_DATA_RELEASED: leave(l, ts, S_PUSHING_OUTPUT); break;
 	case ASTRO_MOMENT_TASK_COMPLETED: param(l, ts, P_COMPLETED, e->job_id); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN: enter(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END: leave(l, ts, S_CALLBACK); break;
@@ -431,7 +435,7 @@ static uint64_t moments_of(unsigned categories)
 	if (categories & C_TASK)
 		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
 	if (categories & C_TASK_VERBOSE)
-		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED);
+		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED);
 	if (categories & C_WORKER)
@@ -446,7 +450,7 @@ static uint64_t moments_of(unsigned categories)
 }
 
 /* STARPU_FXT_EVENTS: StarPU's category names, separated by ',' or '|'; unknown ones are reported and skipped.
- * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed and FetchingInput;
+ * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed, FetchingInput, PushingOutput;
  * WORKER_VERBOSE: Scheduling), which would double the cost of a task. */
 static unsigned parse_categories(const char *s)
 {
