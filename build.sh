@@ -19,6 +19,7 @@ esac
 DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
 DEPS="$DEPS python3 gnuplot-nox pajeng recutils"	# offline trace tools and their checks
 DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models
+DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)
 missing=
 for p in $DEPS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

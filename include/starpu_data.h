@@ -102,6 +102,8 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
 void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
 void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...);
+/** Copies at most dimensions coordinates set by starpu_data_set_coordinates*() into dims; returns how many. */
+unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
 void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data);
 void *starpu_data_get_user_data(starpu_data_handle_t handle);
 /** Sets where the data is written back (node) after each modification; unsupported nodes are refused. */

@@ -325,6 +325,10 @@ int starpu_task_get_current_data_node(unsigned i);
 /** Name of task (its own, else its codelet's, else its model's symbol). */
 const char *starpu_task_get_name(struct starpu_task *task);
 const char *starpu_task_get_model_name(struct starpu_task *task);
+/** Tasks submitted from now on belong to iteration it (shown in traces); two levels nest: iteration, subiteration. */
+void starpu_iteration_push(unsigned long iteration);
+/** Ends the iteration starpu_iteration_push() opened last. */
+void starpu_iteration_pop(void);
 /** Makes a copy of task with the same codelet and arguments. */
 struct starpu_task *starpu_task_dup(struct starpu_task *task);
 /** Sets the implementation the task will run. */

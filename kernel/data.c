@@ -9,6 +9,7 @@
  * job through the handle may link to it safely.
  */
 #include "kernel.h"
+#include <stdarg.h>
 
 static unsigned default_sequential_consistency = 1;
 
@@ -141,6 +142,8 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 			       .bytes = starpu_data_get_alloc_size(h));
 	handle_track(h);
 	*handleptr = h;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
+		       .dst_node = (unsigned)home_node, .bytes = starpu_data_get_size(h));
 }
 
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
@@ -165,6 +168,13 @@ struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_hand
 
 /* ----------------------------------------------------- implicit dependencies */
 
+static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
+{
+	if (_astro_job_add_succ(pred, succ))
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = succ->task, .job_id = succ->id,
+			       .other_id = pred->id, .nimpl = ASTRO_DEP_DATA);
+}
+
 static void link_access(struct _astro_job *job, struct _astro_data_link *link)
 {
 	starpu_data_handle_t h = link->handle;
@@ -173,12 +183,12 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link)
 	link->registered = true;
 	if (h->sequential_consistency && !(link->mode & STARPU_SCRATCH)) {
 		if (h->last_writer)
-			_astro_job_add_succ(h->last_writer, job);
+			data_dependency(h->last_writer, job);
 		if (mode_writes(link->mode)) {
 			struct _astro_data_link *r = h->readers;
 			while (r) {
 				struct _astro_data_link *next = r->next;
-				_astro_job_add_succ(r->job, job);
+				data_dependency(r->job, job);
 				r->in_readers = false;
 				r->prev = r->next = NULL;
 				r = next;
@@ -498,6 +508,7 @@ void starpu_data_release(starpu_data_handle_t handle)
 
 static void handle_free(starpu_data_handle_t handle)
 {
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_UNREGISTERED, .workerid = _astro_worker_id(), .object = handle);
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
@@ -644,19 +655,43 @@ void starpu_data_set_name(starpu_data_handle_t handle, const char *name)
 		return;
 	free(handle->name);
 	handle->name = name ? strdup(name) : NULL;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_DESCRIBED, .workerid = _astro_worker_id(), .object = handle, .label = handle->name ? handle->name : "");
 }
 
 void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[])
 {
-	(void)handle;
-	(void)dimensions;
-	(void)dims;
+	if (!handle || (dimensions && !dims))
+		return;
+	if (dimensions > _ASTRO_MAX_COORDINATES)
+		dimensions = _ASTRO_MAX_COORDINATES;
+	for (unsigned i = 0; i < dimensions; i++)
+		handle->coordinates[i] = dims[i];
+	handle->ncoordinates = dimensions;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_DESCRIBED, .workerid = _astro_worker_id(), .object = handle);
 }
 
 void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...)
 {
-	(void)handle;
-	(void)dimensions;
+	int dims[_ASTRO_MAX_COORDINATES];
+	va_list ap;
+	va_start(ap, dimensions);
+	for (unsigned i = 0; i < dimensions; i++) {
+		int d = va_arg(ap, int);
+		if (i < _ASTRO_MAX_COORDINATES)
+			dims[i] = d;
+	}
+	va_end(ap);
+	starpu_data_set_coordinates_array(handle, dimensions, dims);
+}
+
+unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[])
+{
+	if (!handle)
+		return 0;
+	unsigned n = handle->ncoordinates < dimensions ? handle->ncoordinates : dimensions;
+	for (unsigned i = 0; i < n; i++)
+		dims[i] = handle->coordinates[i];
+	return n;
 }
 
 void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data)

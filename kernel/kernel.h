@@ -279,6 +279,7 @@ void _astro_watchdog_stop(void);
 
 #define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
 
+#define _ASTRO_MAX_COORDINATES 4
 struct _starpu_data_state
 {
 	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
@@ -300,6 +301,8 @@ struct _starpu_data_state
 	struct _astro_job *acquires;         /* active application acquires, most recent first */
 	void *user_data;
 	char *name;
+	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
+	unsigned ncoordinates;
 	struct starpu_codelet *redux_cl, *init_cl;
 	bool unregistering;
 	/* partitioning (filters.c): children are views into this handle's buffer */

@@ -92,7 +92,12 @@ int starpu_profiling_status_get(void)
 
 void starpu_profiling_set_id(int new_id)
 {
-	profiling_id = new_id;
+	__atomic_store_n(&profiling_id, new_id, __ATOMIC_RELAXED);
+}
+
+int astro_trace_file_id(void)
+{
+	return __atomic_load_n(&profiling_id, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------ task infos */

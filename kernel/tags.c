@@ -304,6 +304,9 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 			count_completion(tag);
 	}
 	pthread_mutex_unlock(&declare_lock);
+	for (unsigned i = 0; i < ndeps; i++)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
+			       .other_id = (unsigned long)array[i], .nimpl = ASTRO_DEP_TAG);
 }
 
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)

@@ -977,8 +977,12 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 	for (unsigned i = 0; i < ndeps; i++) {
 		if (!task_array[i] || task_array[i] == task)
 			_astro_error("starpu_task_declare_deps_array: dependency %u is %s: ignored", i, task_array[i] ? "the task itself" : "NULL");
-		else
-			g->preds[g->ndeps++] = _astro_job_get(task_array[i]);
+		else {
+			g->preds[g->ndeps] = _astro_job_get(task_array[i]);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id,
+				       .other_id = g->preds[g->ndeps]->id, .nimpl = ASTRO_DEP_TASK);
+			g->ndeps++;
+		}
 	}
 	if (g->ndeps == 0) {
 		free(g->preds);

@@ -46,6 +46,15 @@ enum astro_moment
 	ASTRO_MOMENT_APP_WAIT_END,
 	ASTRO_MOMENT_DATA_ALLOCATED,         /**< the runtime allocated a data buffer (dst_node, bytes) */
 	ASTRO_MOMENT_TASK_DATA_RELEASED,     /**< the ended task released its data (only for a task with buffers), before its successors run */
+	ASTRO_MOMENT_TASK_DEPENDENCY,        /**< task (job_id) now waits for job other_id; nimpl: an astro_dep_kind */
+	ASTRO_MOMENT_DATA_REGISTERED,        /**< handle object registered (bytes, home node in dst_node) */
+	ASTRO_MOMENT_DATA_UNREGISTERED,      /**< handle object is about to be freed */
+	ASTRO_MOMENT_DATA_DESCRIBED,         /**< starpu_data_set_name (label) or starpu_data_set_coordinates (label NULL) on handle object */
+	ASTRO_MOMENT_TRACE_MARK,             /**< starpu_fxt_* marks: nimpl is an astro_trace_mark, label the string, other_id the code */
+	ASTRO_MOMENT_STATE_BEGIN,            /**< astro_instr_state_open(label) (astrolabe/instrument.h) */
+	ASTRO_MOMENT_STATE_END,              /**< the thread's state label ends */
+	ASTRO_MOMENT_BURST_BEGIN,            /**< astro_instr_burst_open(label, other_id) */
+	ASTRO_MOMENT_BURST_END,              /**< astro_instr_burst_close(label) */
 	ASTRO_NMOMENTS
 };
 
@@ -75,9 +84,38 @@ struct astro_event
 	size_t bytes;
 	/** For USER_BEGIN / USER_END: the application's label (may be NULL). */
 	const char *label;
+	/** For DATA_* moments: the handle. */
+	const void *object;
+	/** For TASK_DEPENDENCY: the predecessor's job id; for TRACE_MARK: the user code. */
+	unsigned long other_id;
 	/** Room for growth. */
-	void *reserved[3];
+	void *reserved[1];
 };
+
+/** TASK_DEPENDENCY's kinds (event->nimpl). */
+enum astro_dep_kind
+{
+	ASTRO_DEP_TASK = 0,   /**< declared with starpu_task_declare_deps */
+	ASTRO_DEP_DATA = 1,   /**< implicit, through data accesses */
+	ASTRO_DEP_TAG = 2,    /**< starpu_tag_declare_deps: tag job_id waits for tag other_id (task is NULL) */
+};
+
+/** TRACE_MARK's kinds (event->nimpl). */
+enum astro_trace_mark
+{
+	ASTRO_TRACE_USER_CODE = 0,     /**< starpu_fxt_trace_user_event(other_id) */
+	ASTRO_TRACE_USER_STRING,       /**< starpu_fxt_trace_user_event_string(label) */
+	ASTRO_TRACE_META_STRING,       /**< starpu_fxt_trace_user_meta_string(label) */
+	ASTRO_TRACE_START_PROFILING,   /**< starpu_fxt_start_profiling() */
+	ASTRO_TRACE_STOP_PROFILING,    /**< starpu_fxt_stop_profiling() */
+	ASTRO_TRACE_ITERATION_PUSH,    /**< starpu_iteration_push(other_id) */
+	ASTRO_TRACE_ITERATION_POP,     /**< starpu_iteration_pop() */
+};
+
+/** What starpu_fxt_autostart_profiling() last chose (1 unless it was called with 0). */
+int astro_trace_autostart(void);
+/** The id starpu_profiling_set_id() gave this process (0 by default): the suffix of its trace's name. */
+int astro_trace_file_id(void);
 
 typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);
 

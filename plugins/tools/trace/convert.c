@@ -1,0 +1,1653 @@
+/*
+ * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
+ * files (paje.trace, dag.dot, tasks.rec, trace.rec, data.rec,
+ * sched_tasks.rec, activity.data, comms.rec) and a Chrome/Perfetto
+ * trace-event file (trace.json), with StarPU's field names, order and number
+ * formats (see ../shared/notes/traces.md in the project's notes).
+ *
+ * OTF2's global reader hands the events over in time order, merged across
+ * locations, so the time-ordered files (paje.trace, trace.rec,
+ * sched_tasks.rec, activity.data, trace.json) are written as the events
+ * come; only the per-task and per-handle tables stay in memory until the
+ * end, where tasks.rec, data.rec, dag.dot and the dependency flows are
+ * written.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "convert.h"
+#include "schema.h"
+
+#define TOOL "starpu_fxt_tool"
+#define ACTIVITY_PERIOD_MS 75.0
+
+struct options
+{
+	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, internal, no_acquire, number_events;
+	const char *paje, *dir;
+	GPtrArray *inputs;
+};
+
+struct handle_ref
+{
+	uint64_t handle;
+	uint32_t mode;
+	uint64_t size;
+};
+
+struct dep
+{
+	uint64_t pred;
+	uint8_t kind;
+};
+
+struct tag_dep
+{
+	uint64_t father, child;
+};
+
+struct task
+{
+	uint64_t job;
+	char *name, *model;
+	uint64_t tag;
+	bool has_tag, submitted, executed;
+	int32_t priority;
+	uint32_t color, footprint;
+	double flops;
+	uint64_t size;
+	uint64_t submit_ts, start_ts, end_ts;
+	int worker;
+	uint64_t start_location;
+	int64_t iteration, subiteration; /* -1: none */
+	GArray *handles;  /* struct handle_ref */
+	GArray *deps;     /* struct dep */
+};
+
+struct data
+{
+	uint64_t handle;
+	int32_t home;
+	uint64_t size;
+	char *description, *name, *coordinates;
+};
+
+/* What one location (worker or application thread) is doing, to turn nested regions into Paje states. */
+struct location
+{
+	uint64_t id;
+	char *name;
+	bool worker;
+	int workerid;
+	char alias[64];        /* Paje container of its states: w<id> or t<tid> */
+	unsigned depth;
+	uint32_t stack[32];
+	uint64_t enter_ts[32];
+	uint64_t task_job;     /* the task running, for its Leave */
+	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
+	uint64_t task_ts;
+	/* activity.data accumulators, ns */
+	uint64_t act_last, act_exec, act_sleep;
+	bool act_started;
+	GArray *transfers;     /* open transfer ids, for links */
+};
+
+struct converter
+{
+	struct options opt;
+	const char *input;
+	/* definitions, by the archive's ids */
+	GHashTable *strings;     /* id -> char* */
+	GHashTable *regions;     /* id -> struct region */
+	GHashTable *locations;   /* id -> struct location */
+	int param_map[256], attr_map[256];
+	uint64_t origin;
+	bool incomplete;
+	/* tables */
+	GHashTable *tasks;       /* job -> struct task */
+	GPtrArray *task_order;
+	GHashTable *data;        /* handle -> struct data (live) */
+	GPtrArray *data_order;   /* every struct data, registration order */
+	GArray *tag_deps;        /* struct tag_dep, declaration order */
+	GHashTable *defined_values; /* task names with a Paje entity value */
+	long nsubmitted, nready;
+	uint64_t last_ts;
+	unsigned ncomms, nflows;
+	bool json_first;
+	bool failed;           /* a corrupt archive was reported: stop reading */
+	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
+	bool multi;
+	int rank;
+	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
+	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib;
+};
+
+struct region
+{
+	char *name;
+	bool task, user;        /* a task; a state of astro_instr_state_open() */
+	char *alias;    /* Paje value alias for states */
+	char *category; /* trace.rec category */
+};
+
+static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "[astrolabe] " TOOL ": ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
+}
+
+
+/* ------------------------------------------------------------------ helpers */
+
+static double ms(const struct converter *c, uint64_t ts)
+{
+	return ts >= c->origin ? (double)(ts - c->origin) / 1e6 : 0.0;
+}
+
+static double us(const struct converter *c, uint64_t ts)
+{
+	return ts >= c->origin ? (double)(ts - c->origin) / 1e3 : 0.0;
+}
+
+static const char *string_of(struct converter *c, OTF2_StringRef ref)
+{
+	const char *s = g_hash_table_lookup(c->strings, GUINT_TO_POINTER(ref));
+	return s ? s : "";
+}
+
+/* The attribute values of one event, by schema id. */
+struct attrs
+{
+	bool has[TRACE_NATTRIBUTES];
+	OTF2_AttributeValue v[TRACE_NATTRIBUTES];
+};
+
+static void read_attrs(struct converter *c, OTF2_AttributeList *list, struct attrs *a)
+{
+	memset(a->has, 0, sizeof(a->has));
+	if (!list)
+		return;
+	uint32_t n = OTF2_AttributeList_GetNumberOfElements(list);
+	for (uint32_t i = 0; i < n; i++) {
+		OTF2_AttributeRef ref;
+		OTF2_Type type;
+		OTF2_AttributeValue value;
+		if (OTF2_AttributeList_GetAttributeByIndex(list, i, &ref, &type, &value) != OTF2_SUCCESS || ref >= 256)
+			continue;
+		int id = c->attr_map[ref];
+		if (id < 0)
+			continue;
+		a->has[id] = true;
+		a->v[id] = value;
+	}
+}
+
+static struct task *task_of(struct converter *c, uint64_t job)
+{
+	struct task *t = g_hash_table_lookup(c->tasks, &job);
+	if (t)
+		return t;
+	t = g_new0(struct task, 1);
+	t->job = job;
+	t->worker = -1;
+	t->iteration = t->subiteration = -1;
+	t->handles = g_array_new(FALSE, FALSE, sizeof(struct handle_ref));
+	t->deps = g_array_new(FALSE, FALSE, sizeof(struct dep));
+	g_hash_table_insert(c->tasks, &t->job, t);
+	g_ptr_array_add(c->task_order, t);
+	return t;
+}
+
+/* JSON string body (quotes and control characters escaped). */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_begin(struct converter *c)
+{
+	fputs(c->json_first ? "\n" : ",\n", c->json);
+	c->json_first = false;
+}
+
+/* Paje wants one word or a quoted string. */
+static void paje_word(FILE *f, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\"")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+/* crc32 of a name, for -c colours (as StarPU hashes names into r, g, b). */
+static uint32_t crc32_str(const char *s, uint32_t crc)
+{
+	crc = ~crc;
+	for (; *s; s++) {
+		crc ^= (unsigned char)*s;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+static void hashed_color(const char *name, double rgb[3])
+{
+	static const char *const salt[3] = { "red", "green", "blue" };
+	double sum = 0;
+	for (int i = 0; i < 3; i++) {
+		rgb[i] = (double)(crc32_str(name, crc32_str(salt[i], 0)) % 1024);
+		sum += rgb[i];
+	}
+	for (int i = 0; i < 3; i++)
+		rgb[i] = sum > 0 ? rgb[i] / sum : 1.0 / 3;
+}
+
+/* ------------------------------------------------------------ paje header */
+
+static const char *const paje_defs[] = {
+	"PajeDefineContainerType 1", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineEventType 2", "Alias string", "Type string", "Name string", "Color color", NULL,
+	"PajeDefineStateType 3", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineVariableType 4", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineLinkType 5", "Alias string", "Type string", "StartContainerType string", "EndContainerType string", "Name string", NULL,
+	"PajeDefineEntityValue 6", "Alias string", "Type string", "Name string", "Color color", NULL,
+	"PajeCreateContainer 7", "Time date", "Alias string", "Type string", "Container string", "Name string", NULL,
+	"PajeDestroyContainer 8", "Time date", "Name string", "Type string", NULL,
+	"PajeNewEvent 9", "Time date", "Type string", "Container string", "Value string", NULL,
+	"PajeSetState 10", "Time date", "Container string", "Type string", "Value string", NULL,
+	"PajePushState 11", "Time date", "Container string", "Type string", "Value string", NULL,
+	"PajePopState 12", "Time date", "Container string", "Type string", NULL,
+	"PajeSetVariable 13", "Time date", "Container string", "Type string", "Value double", NULL,
+	"PajeAddVariable 14", "Time date", "Type string", "Container string", "Value double", NULL,
+	"PajeSubVariable 15", "Time date", "Type string", "Container string", "Value double", NULL,
+	"PajeStartLink 18", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string", NULL,
+	"PajeEndLink 19", "Time date", "Type string", "Container string", "Value string", "EndContainer string", "Key string", NULL,
+	"PajeSetState 20", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
+	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", "Priority string", "GFlop string", "X string",
+	"Y string", "Iteration string", "Subiteration string", "NumaNodes string", NULL,
+	"PajeSetState 21", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
+	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", NULL,
+	"PajeStartLink 24", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
+	"Handle string", "HName string", "X string", "Y string", NULL,
+	"PajeSetState 26", "Time date", "Container string", "Type string", "Value string", "JobId string", NULL,
+	NULL,
+};
+
+/* Worker/thread state values of StarPU (alias, name, colour). */
+static const char *const thread_states[][3] = {
+	{ "I", "Idle", ".9 .1 .0" }, { "In", "Initializing", "0.0 .7 1.0" }, { "D", "Deinitializing", "0.0 .1 .7" },
+	{ "Fi", "FetchingInput", "1.0 .1 1.0" }, { "Po", "PushingOutput", "0.1 1.0 1.0" }, { "C", "Callback", ".0 .3 .8" },
+	{ "B", "Overhead", ".5 .18 .0" }, { "Ps", "Parallel sync", ".5 .18 1.0" }, { "E", "Executing", ".0 .6 .5" },
+	{ "Sc", "Scheduling", ".7 .36 .0" }, { "Sl", "Sleeping", ".9 .1 .0" }, { "P", "Progressing", ".1 .3 .1" },
+	{ "U", "Unpartitioning", ".0 .0 1.0" }, { "H", "Hypervisor", ".5 .18 .0" }, { "Bu", "Building task", ".5 .18 .0" },
+	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
+};
+static const char *const user_states[][3] = {
+	{ "C", "Callback", ".0 .3 .8" }, { "Sc", "Scheduling", ".7 .36 .0" }, { "Bu", "Building task", ".5 .18 .0" },
+	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
+	{ "W", "Waiting task", ".9 .1 .0" }, { "WA", "Waiting all tasks", ".9 .1 .0" }, { "No", "Nothing", ".0 .0 .0" },
+};
+static const char *const memory_states[][3] = {
+	{ "No", "Nothing", ".0 .0 .0" }, { "A", "Allocating", ".4 .1 .0" }, { "Ar", "AllocatingReuse", ".1 .1 .8" },
+	{ "F", "Freeing", ".6 .3 .0" }, { "W", "WritingBack", ".0 .0 .5" }, { "Wa", "WritingBackAsync", ".0 .0 .4" },
+	{ "R", "Reclaiming", ".0 .1 .6" }, { "Co", "DriverCopy", ".3 .5 .1" }, { "CoA", "DriverCopyAsync", ".1 .3 .1" },
+};
+
+static void paje_header(struct converter *c)
+{
+	FILE *f = c->paje;
+	for (const char *const *d = paje_defs; *d; d++) {
+		fprintf(f, "%%EventDef %s\n", *d++);
+		for (; *d; d++) {
+			const char *space = strchr(*d, ' ');
+			fprintf(f, "%%\t%.*s\t%s\n", (int)(space - *d), *d, space + 1);
+		}
+		fprintf(f, "%%EndEventDef\n");
+	}
+	static const char *const types[] = {
+		"1\tMPIP\t0\t\"MPI Program\"", "1\tP\tMPIP\tProgram", "1\tMn\tP\t\"Memory Node\"", "1\tT\tMn\tThread",
+		"1\tUT\tP\t\"User Thread\"", "1\tMm\tMn\t\"Memory Manager\"", "1\tW\tT\tWorker",
+		"1\tMPICt\tP\t\"MPI Communication Thread\"", "1\tSc\tP\t\"Scheduler State\"",
+		"2\tprog_event\tP\t\"program event type\"\t\"1.0 1.0 1.0\"", "2\tpu\tP\t\"Task Push\"\t\"1.0 1.0 1.0\"",
+		"2\tpo\tP\t\"Task Pop\"\t\"1.0 1.0 1.0\"", "2\tregister\tP\t\"data registration\"\t\"1.0 1.0 1.0\"",
+		"2\tunregister\tP\t\"data unregistration\"\t\"1.0 1.0 1.0\"", "2\tuser_event\tP\t\"user event type\"\t\"1.0 1.0 1.0\"",
+		"2\tthread_event\tT\t\"thread event type\"\t\"1.0 1.0 1.0\"", "2\tuser_user_event\tUT\t\"user event type\"\t\"1.0 1.0 1.0\"",
+		"2\tuser_thread_event\tUT\t\"thread event type\"\t\"1.0 1.0 1.0\"",
+		"3\tS\tT\t\"Thread State\"", "3\tWS\tW\t\"Worker State\"", "3\tUS\tUT\t\"User Thread State\"",
+		"3\tMS\tMm\t\"Memory Node State\"",
+		"4\tnsubmitted\tSc\t\"Number of Submitted Uncompleted Tasks\"", "4\tnready\tSc\t\"Number of Ready Tasks\"",
+		"4\tgft\tSc\t\"Total GFlop/s\"", "4\tuse\tMm\t\"Used (MB)\"", "4\tbwi_mm\tMm\t\"Bandwidth In (MB/s)\"",
+		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
+		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
+		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
+		"5\tWSL\tP\tW\tW\t\"Work steal\"",
+		NULL,
+	};
+	for (const char *const *t = types; *t; t++)
+		fprintf(f, "%s\n", *t);
+	for (size_t i = 0; i < G_N_ELEMENTS(thread_states); i++) {
+		fprintf(f, "6\t%s\tS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+		fprintf(f, "6\t%s\tWS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(user_states); i++)
+		fprintf(f, "6\t%s\tUS\t\"%s\"\t\"%s\"\n", user_states[i][0], user_states[i][1], user_states[i][2]);
+	for (size_t i = 0; i < G_N_ELEMENTS(memory_states); i++)
+		fprintf(f, "6\t%s\tMS\t\"%s\"\t\"%s\"\n", memory_states[i][0], memory_states[i][1], memory_states[i][2]);
+}
+
+static gint by_id(gconstpointer a, gconstpointer b)
+{
+	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The locations by id: workers first, in worker order, then application threads. */
+static GPtrArray *sorted_locations(struct converter *c)
+{
+	GPtrArray *locs = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(locs, v);
+	g_ptr_array_sort(locs, by_id);
+	return locs;
+}
+
+/* The containers, at date 0: program, scheduler, memory node 0, one thread and worker per worker location, user threads. */
+static void paje_containers(struct converter *c)
+{
+	FILE *f = c->paje;
+	const char *P = c->pre;
+	fprintf(f, "7\t0.000000000\t%sp\tP\tMPIroot\t%sprogram\n", P, P);
+	fprintf(f, "7\t0.000000000\t%ssched\tSc\t%sp\t%sscheduler\n", P, P, P);
+	if (!c->opt.no_counter) {
+		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
+	}
+	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
+	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
+	if (!c->opt.no_bus) {
+		fprintf(f, "13\t0.000000000\t%smm0\tuse\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%smm0\tbwi_mm\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%smm0\tbwo_mm\t0.000000\n", P);
+	}
+	/* Sorted by id: workers first, in worker order. */
+	GPtrArray *locs = sorted_locations(c);
+	for (guint i = 0; i < locs->len; i++) {
+		struct location *l = g_ptr_array_index(locs, i);
+		if (l->worker) {
+			fprintf(f, "7\t0.000000000\t%st%d\tT\t%smn0\t%sT%d\n", P, l->workerid, P, P, l->workerid);
+			fprintf(f, "7\t0.000000000\t%s\tW\t%st%d\t%s%s\n", l->alias, P, l->workerid, P, l->name);
+			if (!c->opt.no_flops)
+				fprintf(f, "13\t0.000000000\t%s\tgf\t0.000000\n", l->alias);
+		} else {
+			fprintf(f, "7\t0.000000000\t%s\tUT\t%sp\t%s%s\n", l->alias, P, P, l->name);
+		}
+	}
+	g_ptr_array_free(locs, TRUE);
+}
+
+/* --------------------------------------------------------------- events */
+
+static struct location *location_of(struct converter *c, OTF2_LocationRef id)
+{
+	struct location *l = g_hash_table_lookup(c->locations, &id);
+	if (!l) {
+		error("%s: events of location %" PRIu64 ", which the archive does not define: the archive is corrupt", c->input, (uint64_t)id);
+		c->failed = true;
+	}
+	return l;
+}
+
+static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
+
+/* Writes the Paje lines of the task l entered, now that its handles are known. */
+static void flush_pending(struct converter *c, struct location *l)
+{
+	if (!l->task_pending)
+		return;
+	l->task_pending = false;
+	task_begin(c, l, l->task_ts, task_of(c, l->task_job));
+}
+
+static void trace_rec_state(struct converter *c, const char *kind, const char *name, const char *category, int worker,
+			    long thread, uint64_t ts)
+{
+	FILE *f = c->trace_rec;
+	fprintf(f, "E: %s\n", kind);
+	if (name) {
+		fprintf(f, "N: %s\n", name);
+		fprintf(f, "C: %s\n", category);
+	}
+	fprintf(f, "W: %d\nT: %ld\nS: %f\n\n", worker, thread, ms(c, ts));
+}
+
+static long thread_of(const struct location *l)
+{
+	if (l->worker)
+		return -1;
+	return strtol(l->name + strlen("UserThread"), NULL, 10);
+}
+
+/* A worker location's state changes to region r (or to Overhead when r is NULL). */
+static void worker_state(struct converter *c, struct location *l, uint64_t ts, const struct region *r, bool after_task)
+{
+	const char *alias = r ? r->alias : "B";
+	const char *name = r ? r->name : "Overhead";
+	const char *category = r ? r->category : (after_task ? "Other" : "Runtime");
+	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias); /* aliases never hold a quote: paje_word's rule */
+	trace_rec_state(c, "SetState", name, category, l->workerid, -1, ts);
+}
+
+static void activity_flush(struct converter *c, struct location *l, uint64_t ts)
+{
+	if (!l->act_started) {
+		l->act_started = true;
+		l->act_last = ts;
+		return;
+	}
+	if ((double)(ts - l->act_last) / 1e6 < ACTIVITY_PERIOD_MS)
+		return;
+	fprintf(c->activity, "%d\t%.9f\t%.9f\t%.9f\t%.9f\n", l->workerid, ms(c, ts), (double)(ts - l->act_last) / 1e6,
+		(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
+	l->act_last = ts;
+	l->act_exec = l->act_sleep = 0;
+}
+
+static const char *task_name(const struct task *t);
+
+static void json_slice(struct converter *c, const struct location *l, const char *name, const char *cat, uint64_t begin,
+		       uint64_t end, const struct task *t)
+{
+	json_begin(c);
+	fputs("{\"name\":", c->json);
+	json_string(c->json, name);
+	fprintf(c->json, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%" PRIu64, cat, us(c, begin),
+		(double)(end - begin) / 1e3, c->rank, l->id);
+	if (t) {
+		fprintf(c->json, ",\"args\":{\"JobId\":%" PRIu64 ",\"Footprint\":\"%08x\",\"Tag\":\"%" PRIx64 "\",\"Size\":%" PRIu64
+				 ",\"Priority\":%d,\"GFlop\":%f,\"WorkerId\":%d",
+			t->job, t->footprint, t->tag, t->size, t->priority, t->flops / 1e9, t->worker);
+		if (t->model) {
+			fputs(",\"Model\":", c->json);
+			json_string(c->json, t->model);
+		}
+		fputs("}", c->json);
+	}
+	fputs("}", c->json);
+}
+
+static void json_counter(struct converter *c, const char *name, uint64_t ts, long value)
+{
+	json_begin(c);
+	fprintf(c->json, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"%s\":%ld}}", name, us(c, ts), c->rank, name,
+		value);
+}
+
+static void json_instant(struct converter *c, const struct location *l, const char *name, const char *scope, uint64_t ts)
+{
+	json_begin(c);
+	fputs("{\"name\":", c->json);
+	json_string(c->json, name);
+	fprintf(c->json, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}", scope, us(c, ts),
+		c->rank, l ? l->id : 0);
+}
+
+static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
+{
+	*value += delta;
+	if (*value < 0)
+		*value = 0;
+	if (c->opt.no_counter)
+		return;
+	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
+	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
+	json_counter(c, name, ts, *value);
+}
+
+static const char *task_name(const struct task *t)
+{
+	return t->name ? t->name : (t->model ? t->model : "unknown");
+}
+
+static void define_task_value(struct converter *c, const char *name, const struct task *t)
+{
+	if (g_hash_table_contains(c->defined_values, name))
+		return;
+	g_hash_table_add(c->defined_values, g_strdup(name));
+	double rgb[3] = { 0.0, 0.6, 0.4 };
+	if (t->color) {
+		rgb[0] = ((t->color >> 16) & 0xff) / 255.0;
+		rgb[1] = ((t->color >> 8) & 0xff) / 255.0;
+		rgb[2] = (t->color & 0xff) / 255.0;
+	} else if (c->opt.colors) {
+		hashed_color(name, rgb);
+	}
+	fputs("6\t", c->paje);
+	paje_word(c->paje, name);
+	fputs("\tWS\t", c->paje);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+}
+
+/* An application state's value for container type type (WS or US), defined before its first use. */
+static void define_user_state(struct converter *c, const char *name, const char *type)
+{
+	char *key = g_strdup_printf("%s\t%s", type, name);
+	if (g_hash_table_contains(c->defined_values, key)) {
+		g_free(key);
+		return;
+	}
+	g_hash_table_add(c->defined_values, key);
+	double rgb[3];
+	hashed_color(name, rgb);
+	fputs("6\t", c->paje);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t%s\t", type);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+}
+
+static void params_of(struct converter *c, const struct task *t, GString *out, char sep)
+{
+	if (!t->handles->len) {
+		g_string_append(out, "nodata");
+		return;
+	}
+	for (guint i = 0; i < t->handles->len && i < 8; i++) {
+		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
+		struct data *d = g_hash_table_lookup(c->data, &h->handle);
+		if (i)
+			g_string_append_c(out, sep);
+		const char *desc = d && d->description && *d->description ? d->description : "0";
+		for (const char *s = desc; *s; s++)
+			g_string_append_c(out, (sep == '_' && (*s == ' ' || *s == '\t')) ? '_' : *s);
+	}
+}
+
+static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t)
+{
+	const char *name = task_name(t);
+	define_task_value(c, name, t);
+	GString *params = g_string_new(NULL);
+	params_of(c, t, params, '_');
+	fprintf(c->paje, "10\t%.9f\t%s\tWS\t", ms(c, ts), l->alias);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\n20\t%.9f\t%s\tWS\t", ms(c, ts), l->alias);
+	paje_word(c->paje, name);
+	fprintf(c->paje, "\t%" PRIu64 "\t", t->size);
+	paje_word(c->paje, params->str);
+	/* X, Y: the coordinates of the first handle the task writes. */
+	int x = 0, y = 0;
+	for (guint i = 0; i < t->handles->len; i++) {
+		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
+		if (!(h->mode & 2)) /* STARPU_W */
+			continue;
+		struct data *d = g_hash_table_lookup(c->data, &h->handle);
+		if (d && d->coordinates)
+			sscanf(d->coordinates, "%d %d", &x, &y);
+		break;
+	}
+	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%s%" PRIu64 "\t%s%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
+		t->footprint, t->tag, c->pre, t->job, c->pre, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
+		t->subiteration);
+	g_string_free(params, TRUE);
+	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
+}
+
+static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_RegionRef ref)
+{
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	const struct region *r = g_hash_table_lookup(c->regions, GUINT_TO_POINTER(ref));
+	if (!r) {
+		error("%s: an event refers to region %u, which the archive does not define: the archive is corrupt", c->input, ref);
+		c->failed = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
+	flush_pending(c, l);
+	c->last_ts = ts;
+	if (l->depth < G_N_ELEMENTS(l->stack)) {
+		l->stack[l->depth] = ref;
+		l->enter_ts[l->depth] = ts;
+	}
+	l->depth++;
+	if (r->task) {
+		struct attrs a;
+		read_attrs(c, list, &a);
+		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : 0;
+		struct task *t = task_of(c, job);
+		if (!t->name)
+			t->name = g_strdup(r->name);
+		t->executed = true;
+		t->start_ts = ts;
+		t->worker = l->workerid;
+		t->start_location = l->id;
+		if (a.has[A_FOOTPRINT])
+			t->footprint = a.v[A_FOOTPRINT].uint32;
+		if (a.has[A_SIZE])
+			t->size = a.v[A_SIZE].uint64;
+		if (a.has[A_FLOPS])
+			t->flops = a.v[A_FLOPS].float64;
+		l->task_job = job;
+		/* The handles follow as "handle" events at the same date: the Paje lines wait for the next other event. */
+		g_array_set_size(t->handles, 0);
+		l->task_pending = true;
+		l->task_ts = ts;
+		return OTF2_CALLBACK_SUCCESS;
+	}
+	if (r->user)
+		define_user_state(c, r->name, l->worker ? "WS" : "US");
+	if (l->worker) {
+		worker_state(c, l, ts, r, false);
+	} else {
+		fprintf(c->paje, "11\t%.9f\t%s\tUS\t", ms(c, ts), l->alias);
+		paje_word(c->paje, r->alias);
+		fputc('\n', c->paje);
+		trace_rec_state(c, "PushState", r->name, "User", -1, thread_of(l), ts);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_RegionRef ref)
+{
+	(void)list;
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	const struct region *r = g_hash_table_lookup(c->regions, GUINT_TO_POINTER(ref));
+	if (!r || !l->depth) {
+		error("%s: a Leave event without its Enter on %s: the archive is corrupt", c->input, l->name);
+		c->failed = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
+	flush_pending(c, l);
+	c->last_ts = ts;
+	l->depth--;
+	uint64_t begin = l->depth < G_N_ELEMENTS(l->stack) ? l->enter_ts[l->depth] : ts;
+	const struct region *parent = NULL;
+	if (l->depth && l->depth <= G_N_ELEMENTS(l->stack))
+		parent = g_hash_table_lookup(c->regions, GUINT_TO_POINTER(l->stack[l->depth - 1]));
+	struct task *t = NULL;
+	if (r->task) {
+		t = task_of(c, l->task_job);
+		t->end_ts = ts;
+		l->act_exec += ts - begin;
+		/* distrib.data: what starpu_codelet_profile plots, one line per execution. */
+		fprintf(c->distrib, "%s\t%s%d\t%" PRIu64 "\t%08x\t%.9f\n", task_name(t), c->pre, l->workerid, t->size, t->footprint,
+			(double)(ts - begin) / 1e6);
+	} else if (strcmp(r->name, "Sleeping") == 0) {
+		l->act_sleep += ts - begin;
+	}
+	json_slice(c, l, r->name, r->task ? "task" : "state", begin, ts, t);
+	if (l->worker) {
+		worker_state(c, l, ts, parent, r->task);
+		if (r->task || strcmp(r->name, "Sleeping") == 0)
+			activity_flush(c, l, ts);
+	} else {
+		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
+		trace_rec_state(c, "PopState", NULL, NULL, -1, thread_of(l), ts);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static void sched_rec(struct converter *c, const char *type, uint64_t ts, int32_t prio, uint64_t job)
+{
+	if (c->multi)
+		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %d_%" PRIu64 "\n\n", type, ms(c, ts), prio, c->rank, job);
+	else
+		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %" PRIu64 "\n\n", type, ms(c, ts), prio, job);
+}
+
+static struct data *data_new(struct converter *c, uint64_t handle)
+{
+	struct data *d = g_new0(struct data, 1);
+	d->handle = handle;
+	g_hash_table_replace(c->data, &d->handle, d);
+	g_ptr_array_add(c->data_order, d);
+	return d;
+}
+
+static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list,
+				  OTF2_ParameterRef ref, uint64_t value)
+{
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	int p = ref < 256 ? c->param_map[ref] : -1;
+	struct attrs a;
+	read_attrs(c, list, &a);
+	if (p != P_HANDLE)
+		flush_pending(c, l);
+	c->last_ts = ts;
+	switch (p) {
+	case P_SUBMIT: {
+		struct task *t = task_of(c, value);
+		t->submitted = true;
+		t->submit_ts = ts;
+		if (a.has[A_NAME] && !t->name)
+			t->name = g_strdup(string_of(c, a.v[A_NAME].stringRef));
+		/* The recorder leaves Model out when it is the name (a codelet without performance model). */
+		if (a.has[A_MODEL] || a.has[A_NAME])
+			t->model = g_strdup(string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef));
+		if (a.has[A_TAG]) {
+			t->has_tag = true;
+			t->tag = a.v[A_TAG].uint64;
+		}
+		if (a.has[A_PRIORITY])
+			t->priority = a.v[A_PRIORITY].int32;
+		if (a.has[A_COLOR])
+			t->color = a.v[A_COLOR].uint32;
+		if (a.has[A_ITERATION])
+			t->iteration = a.v[A_ITERATION].int64;
+		if (a.has[A_SUBITERATION])
+			t->subiteration = a.v[A_SUBITERATION].int64;
+		counter(c, "nsubmitted", &c->nsubmitted, 1, ts);
+		break;
+	}
+	case P_READY:
+		break;
+	case P_PUSH:
+	case P_POP: {
+		struct task *t = g_hash_table_lookup(c->tasks, &value);
+		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
+		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
+		if (!c->opt.no_counter && !c->opt.no_events)
+			fprintf(c->paje, "9\t%.9f\t%s\t%sp\t%s%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", c->pre, c->pre, value);
+		counter(c, "nready", &c->nready, p == P_PUSH ? 1 : -1, ts);
+		if (p == P_POP)
+			counter(c, "nsubmitted", &c->nsubmitted, -1, ts);
+		break;
+	}
+	case P_DEPENDENCY: {
+		if (!a.has[A_JOB_ID])
+			break;
+		if (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) {
+			/* Tags: drawn in dag.dot only. */
+			struct tag_dep d = { value, a.v[A_JOB_ID].uint64 };
+			g_array_append_val(c->tag_deps, d);
+			break;
+		}
+		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
+		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0 };
+		g_array_append_val(t->deps, d);
+		task_of(c, value);
+		break;
+	}
+	case P_HANDLE: {
+		struct task *t = task_of(c, l->task_job);
+		struct handle_ref h = { value, a.has[A_MODE] ? a.v[A_MODE].uint32 : 0, a.has[A_SIZE] ? a.v[A_SIZE].uint64 : 0 };
+		g_array_append_val(t->handles, h);
+		break;
+	}
+	case P_REGISTER: {
+		struct data *d = data_new(c, value);
+		d->size = a.has[A_SIZE] ? a.v[A_SIZE].uint64 : 0;
+		d->home = a.has[A_HOME_NODE] ? a.v[A_HOME_NODE].int32 : 0;
+		d->description = g_strdup(a.has[A_DESCRIPTION] ? string_of(c, a.v[A_DESCRIPTION].stringRef) : "");
+		if (!c->opt.no_events)
+			fprintf(c->paje, "9\t%.9f\tregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		break;
+	}
+	case P_UNREGISTER:
+		/* The record stays in data_order for data.rec; the address may be registered again. */
+		if (!c->opt.no_events)
+			fprintf(c->paje, "9\t%.9f\tunregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		break;
+	case P_BURST_BEGIN:
+	case P_BURST_END:
+		if (a.has[A_NAME]) {
+			const char *key = string_of(c, a.v[A_NAME].stringRef);
+			json_begin(c);
+			fputs("{\"name\":", c->json);
+			json_string(c->json, key);
+			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
+				c->rank, p == P_BURST_BEGIN ? value : 0);
+		}
+		break;
+	case P_USER_EVENT:
+		if (!c->opt.no_events) {
+			fprintf(c->paje, "9\t%.9f\tuser_event\t%sp\t%" PRIu64 "\n", ms(c, ts), c->pre, value);
+			char buf[32];
+			snprintf(buf, sizeof(buf), "%" PRIu64, value);
+			json_instant(c, l, buf, "t", ts);
+		}
+		break;
+	case P_TRANSFER_BEGIN:
+	case P_TRANSFER_END:
+		if (!c->opt.no_bus) {
+			unsigned src = a.has[A_SRC_NODE] ? a.v[A_SRC_NODE].uint32 : 0, dst = a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0;
+			if (p == P_TRANSFER_BEGIN) {
+				unsigned id = ++c->ncomms;
+				g_array_append_val(l->transfers, id);
+				fprintf(c->paje, "18\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, src, c->pre, id);
+			} else if (l->transfers->len) {
+				unsigned id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
+				g_array_set_size(l->transfers, l->transfers->len - 1);
+				fprintf(c->paje, "19\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, dst, c->pre, id);
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list,
+					 OTF2_ParameterRef ref, OTF2_StringRef sref)
+{
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	flush_pending(c, l);
+	int p = ref < 256 ? c->param_map[ref] : -1;
+	struct attrs a;
+	read_attrs(c, list, &a);
+	const char *s = string_of(c, sref);
+	c->last_ts = ts;
+	if (p == P_STRING_EVENT) {
+		if (strcmp(s, "start_profiling") == 0 || strcmp(s, "stop_profiling") == 0)
+			fprintf(c->activity, "set_profiling\t%.9f\t%d\n", ms(c, ts), s[2] == 'a');
+		if (!c->opt.no_events) {
+			fprintf(c->paje, "9\t%.9f\tprog_event\t%sp\t", ms(c, ts), c->pre);
+			paje_word(c->paje, s);
+			fputc('\n', c->paje);
+		}
+		fprintf(c->trace_rec, "E: ProgEvent\nN: %s\nC: Program\nW: -1\nT: 0\nS: %f\n\n", s, ms(c, ts));
+		json_instant(c, l, s, "g", ts);
+	} else if ((p == P_DATA_NAME || p == P_DATA_COORDINATES) && a.has[A_HANDLE]) {
+		uint64_t h = a.v[A_HANDLE].uint64;
+		struct data *d = g_hash_table_lookup(c->data, &h);
+		if (!d)
+			d = data_new(c, h);
+		char **field = p == P_DATA_NAME ? &d->name : &d->coordinates;
+		g_free(*field);
+		*field = g_strdup(s);
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---------------------------------------------------------- final files */
+
+static const char *mode_string(uint32_t mode, char buf[8])
+{
+	size_t n = 0;
+	if (mode & 1) /* STARPU_R */
+		buf[n++] = 'R';
+	if (mode & 2) /* STARPU_W */
+		buf[n++] = 'W';
+	if (mode & 4) /* STARPU_SCRATCH */
+		buf[n++] = 'S';
+	if (mode & 8) /* STARPU_REDUX */
+		buf[n++] = 'X';
+	if (mode & 16) /* STARPU_COMMUTE */
+		buf[n++] = 'C';
+	buf[n] = '\0';
+	return buf;
+}
+
+static void write_tasks_rec(struct converter *c)
+{
+	FILE *f = c->tasks_rec;
+	for (guint i = 0; i < c->task_order->len; i++) {
+		struct task *t = g_ptr_array_index(c->task_order, i);
+		if (t->name)
+			fprintf(f, "Name: %s\n", t->name);
+		if (t->model)
+			fprintf(f, "Model: %s\n", t->model);
+		fprintf(f, "JobId: %s%" PRIu64 "\n", c->pre, t->job);
+		if (t->submitted)
+			fprintf(f, "SubmitOrder: %" PRIu64 "\n", t->job);
+		fprintf(f, "Priority: %d\n", t->priority);
+		if (t->deps->len) {
+			fputs("DependsOn:", f);
+			for (guint k = 0; k < t->deps->len; k++)
+				fprintf(f, " %s%" PRIu64, c->pre, g_array_index(t->deps, struct dep, k).pred);
+			fputs("\nDepLabels:", f);
+			for (guint k = 0; k < t->deps->len; k++)
+				fputs(" task", f);
+			fputc('\n', f);
+		}
+		fprintf(f, "Tag: %" PRIx64 "\n", t->tag);
+		if (t->executed) {
+			fprintf(f, "WorkerId: %d\n", t->worker);
+			fprintf(f, "MemoryNode: 0\n");
+		}
+		if (t->submit_ts)
+			fprintf(f, "SubmitTime: %f\n", ms(c, t->submit_ts));
+		if (t->executed) {
+			fprintf(f, "StartTime: %f\n", ms(c, t->start_ts));
+			fprintf(f, "EndTime: %f\n", ms(c, t->end_ts));
+		}
+		fprintf(f, "Footprint: %x\n", t->footprint);
+		if (t->flops >= 1e3)
+			fprintf(f, "GFlop: %f\n", (double)(uint64_t)(t->flops / 1e3) / 1e6);
+		if (t->iteration >= 0) {
+			fprintf(f, "Iteration: %" PRId64, t->iteration);
+			if (t->subiteration >= 0)
+				fprintf(f, " %" PRId64, t->subiteration);
+			fputc('\n', f);
+		}
+		if (t->executed) {
+			GString *params = g_string_new(NULL);
+			params_of(c, t, params, ' ');
+			fprintf(f, "Parameters: %s\n", params->str);
+			g_string_free(params, TRUE);
+			if (t->handles->len) {
+				char buf[8];
+				fputs("Handles:", f);
+				for (guint k = 0; k < t->handles->len; k++)
+					fprintf(f, " %" PRIx64, g_array_index(t->handles, struct handle_ref, k).handle);
+				fputs("\nModes:", f);
+				for (guint k = 0; k < t->handles->len; k++)
+					fprintf(f, " %s", mode_string(g_array_index(t->handles, struct handle_ref, k).mode, buf));
+				fputs("\nSizes:", f);
+				for (guint k = 0; k < t->handles->len; k++)
+					fprintf(f, " %" PRIu64, g_array_index(t->handles, struct handle_ref, k).size);
+				fputs("\nNumaNodes:", f);
+				for (guint k = 0; k < t->handles->len; k++)
+					fputs(" -1", f);
+				fputc('\n', f);
+			}
+		}
+		fprintf(f, "MPIRank: %d\n\n", c->multi ? c->rank : -1);
+	}
+}
+
+static void write_data_rec(struct converter *c)
+{
+	for (guint i = 0; i < c->data_order->len; i++) {
+		struct data *d = g_ptr_array_index(c->data_order, i);
+		fprintf(c->data_rec, "Handle: %" PRIx64 "\nHomeNode: %d\n", d->handle, d->home);
+		if (c->multi)
+			fprintf(c->data_rec, "MPIRank: %d\n", c->rank);
+		if (d->name)
+			fprintf(c->data_rec, "Name: %s\n", d->name);
+		fprintf(c->data_rec, "Size: %" PRIu64 "\n", d->size);
+		if (d->description)
+			fprintf(c->data_rec, "Description: %s\n", d->description);
+		if (d->coordinates)
+			fprintf(c->data_rec, "Coordinates: %s\n", d->coordinates);
+		fputc('\n', c->data_rec);
+	}
+}
+
+static void dag_color(struct converter *c, const struct task *t, char *fill, size_t n, const char **font)
+{
+	static const int greens[] = { 7, 6, 5, 4, 9, 3, 2, 1 };
+	*font = "white";
+	if (t->color) {
+		snprintf(fill, n, "#%06x", t->color & 0xffffff);
+		unsigned r = (t->color >> 16) & 0xff, g = (t->color >> 8) & 0xff, b = t->color & 0xff;
+		if ((r + g + b) / 256 >= 2)
+			*font = "black";
+	} else if (c->opt.colors) {
+		double rgb[3];
+		hashed_color(task_name(t), rgb);
+		snprintf(fill, n, "#%02x%02x%02x", (unsigned)(rgb[0] * 255), (unsigned)(rgb[1] * 255), (unsigned)(rgb[2] * 255));
+	} else if (t->worker >= 0) {
+		snprintf(fill, n, "/greens9/%d", greens[t->worker % 8]);
+	} else {
+		snprintf(fill, n, "#aaaaaa");
+	}
+}
+
+static void write_dag_and_flows(struct converter *c)
+{
+	FILE *f = c->dag;
+	for (guint i = 0; i < c->tag_deps->len; i++) {
+		const struct tag_dep *d = &g_array_index(c->tag_deps, struct tag_dep, i);
+		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, d->father, c->pre, d->child,
+			c->opt.label_deps ? " [label=\"tag\"]" : "");
+	}
+	for (guint i = 0; i < c->task_order->len; i++) {
+		struct task *t = g_ptr_array_index(c->task_order, i);
+		for (guint k = 0; k < t->deps->len; k++) {
+			const struct dep *d = &g_array_index(t->deps, struct dep, k);
+			fprintf(f, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, d->pred, c->pre, t->job,
+				c->opt.label_deps ? " [label=\"task\"]" : "");
+			struct task *pred = g_hash_table_lookup(c->tasks, &d->pred);
+			if (pred && pred->executed && t->executed) {
+				unsigned id = ++c->nflows;
+				json_begin(c);
+				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+					id, us(c, pred->end_ts) - 0.001, c->rank, pred->start_location);
+				json_begin(c);
+				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+					id, us(c, t->start_ts), c->rank, t->start_location);
+			}
+		}
+		if (t->has_tag)
+			fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
+				t->job, c->pre, t->tag,
+				c->opt.label_deps ? " [label=\"tag\"]" : "");
+		if (t->executed) {
+			char fill[32];
+			const char *font;
+			dag_color(c, t, fill, sizeof(fill), &font);
+			fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
+			for (const char *s = task_name(t); *s; s++)
+				fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
+			fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ reading */
+
+static OTF2_CallbackCode def_string(void *arg, OTF2_StringRef self, const char *s)
+{
+	struct converter *c = arg;
+	g_hash_table_insert(c->strings, GUINT_TO_POINTER(self), g_strdup(s));
+	if (strcmp(s, TRACE_INCOMPLETE_MARK) == 0)
+		c->incomplete = true;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *arg, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+	(void)resolution;
+	(void)length;
+	(void)realtime;
+	struct converter *c = arg;
+	if (!c->multi)
+		c->origin = offset; /* several archives: the earliest of them, found first */
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *state_alias(const char *name, const char **category)
+{
+	static const struct { const char *name, *alias, *category; } states[] = {
+		{ "Initializing", "In", "Runtime" }, { "Deinitializing", "D", "Runtime" }, { "Scheduling", "Sc", "Runtime" },
+		{ "Sleeping", "Sl", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
+		{ "PushingOutput", "Po", "Runtime" },
+		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(states); i++)
+		if (strcmp(states[i].name, name) == 0) {
+			*category = states[i].category;
+			return states[i].alias;
+		}
+	*category = "Runtime";
+	return "B";
+}
+
+static OTF2_CallbackCode def_region(void *arg, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
+				    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag flags,
+				    OTF2_StringRef file, uint32_t begin, uint32_t end)
+{
+	(void)canonical;
+	(void)role;
+	(void)paradigm;
+	(void)flags;
+	(void)file;
+	(void)begin;
+	(void)end;
+	struct converter *c = arg;
+	struct region *r = g_new0(struct region, 1);
+	r->name = g_strdup(string_of(c, name));
+	r->task = strcmp(string_of(c, description), TRACE_DESC_TASK) == 0;
+	r->user = strcmp(string_of(c, description), TRACE_DESC_USER_STATE) == 0;
+	const char *category = r->user ? "User" : "Task";
+	r->alias = g_strdup(r->task || r->user ? r->name : state_alias(r->name, &category));
+	r->category = g_strdup(category);
+	g_hash_table_insert(c->regions, GUINT_TO_POINTER(self), r);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location(void *arg, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+				      uint64_t nevents, OTF2_LocationGroupRef group)
+{
+	(void)type;
+	(void)nevents;
+	(void)group;
+	struct converter *c = arg;
+	struct location *l = g_new0(struct location, 1);
+	l->id = self;
+	l->name = g_strdup(string_of(c, name));
+	l->worker = self < TRACE_APP_LOCATION_BASE;
+	l->workerid = l->worker ? (int)self : -1;
+	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	if (l->worker)
+		snprintf(l->alias, sizeof(l->alias), "%sw%d", c->pre, l->workerid);
+	else
+		snprintf(l->alias, sizeof(l->alias), "%st%ld", c->pre, thread_of(l));
+	g_hash_table_insert(c->locations, &l->id, l);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_parameter(void *arg, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType type)
+{
+	(void)type;
+	struct converter *c = arg;
+	static const char *const names[] = {
+#define PNAME(id, name, type) name,
+		TRACE_PARAMETERS(PNAME)
+#undef PNAME
+	};
+	if (self >= 256)
+		return OTF2_CALLBACK_SUCCESS;
+	for (int i = 0; i < TRACE_NPARAMETERS; i++)
+		if (strcmp(names[i], string_of(c, name)) == 0)
+			c->param_map[self] = i;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_attribute(void *arg, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef description, OTF2_Type type)
+{
+	(void)description;
+	(void)type;
+	struct converter *c = arg;
+	static const char *const names[] = {
+#define ANAME(id, name, type) name,
+		TRACE_ATTRIBUTES(ANAME)
+#undef ANAME
+	};
+	if (self >= 256)
+		return OTF2_CALLBACK_SUCCESS;
+	for (int i = 0; i < TRACE_NATTRIBUTES; i++)
+		if (strcmp(names[i], string_of(c, name)) == 0)
+			c->attr_map[self] = i;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* -i accepts the archive's folder, its traces.otf2, or any anchor file. */
+static char *anchor_of(const char *input)
+{
+	struct stat st;
+	if (stat(input, &st) < 0)
+		return NULL;
+	if (S_ISDIR(st.st_mode))
+		return g_build_filename(input, "traces.otf2", NULL);
+	return g_strdup(input);
+}
+
+static FILE *open_output(struct converter *c, const char *name)
+{
+	char *path = c->opt.dir ? g_build_filename(c->opt.dir, name, NULL) : g_strdup(name);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		error("cannot write %s (%s): check the -d directory", path, strerror(errno));
+		c->failed = true;
+		f = fopen("/dev/null", "w");
+	}
+	g_free(path);
+	return f;
+}
+
+static void close_output(struct converter *c, FILE *f, const char *name)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		error("writing %s%s%s failed (disk full?)", c->opt.dir ? c->opt.dir : "", c->opt.dir ? "/" : "", name);
+		c->failed = true;
+	}
+}
+
+/* OTF2 prints each error itself, several lines per problem: keep the first, say it once. */
+static char otf2_first_error[256];
+
+static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line, const char *function, OTF2_ErrorCode code,
+				 const char *fmt, va_list va)
+{
+	(void)user;
+	(void)file;
+	(void)line;
+	(void)function;
+	if (!otf2_first_error[0])
+		vsnprintf(otf2_first_error, sizeof(otf2_first_error), fmt, va);
+	return code;
+}
+
+static int convert(struct converter *c)
+{
+	char *anchor = anchor_of(c->input);
+	if (!anchor)
+		return error("%s: no such file or directory: give the trace folder STARPU_FXT_TRACE=1 left (STARPU_FXT_PREFIX/prof_file_<user>_0)",
+			     c->input);
+	struct stat st;
+	if (stat(anchor, &st) < 0) {
+		error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", c->input, anchor);
+		g_free(anchor);
+		return 1;
+	}
+	OTF2_Reader *reader = OTF2_Reader_Open(anchor);
+	if (!reader) {
+		error("%s: cannot open the OTF2 archive: it is truncated or corrupt (%s)", anchor, otf2_first_error);
+		g_free(anchor);
+		return 1;
+	}
+	OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+	OTF2_ErrorCode status;
+	uint64_t nlocations = 0;
+	if ((status = OTF2_Reader_GetNumberOfLocations(reader, &nlocations)) != OTF2_SUCCESS)
+		goto corrupt;
+
+	OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader(reader);
+	if (!defs) {
+		status = OTF2_ERROR_FILE_INTERACTION;
+		goto corrupt;
+	}
+	OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
+	OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, def_string);
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
+	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
+	OTF2_GlobalDefReaderCallbacks_SetParameterCallback(dcb, def_parameter);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(dcb, def_attribute);
+	OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, dcb, c);
+	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
+	uint64_t ndefs = 0;
+	status = OTF2_Reader_ReadAllGlobalDefinitions(reader, defs, &ndefs);
+	OTF2_Reader_CloseGlobalDefReader(reader, defs);
+	if (status != OTF2_SUCCESS)
+		goto corrupt;
+	if (c->incomplete)
+		fprintf(stderr, "[astrolabe] " TOOL ": warning: %s is marked incomplete (a flush failed while recording): events are missing\n",
+			anchor);
+
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		OTF2_Reader_SelectLocation(reader, ((struct location *)v)->id);
+	if ((status = OTF2_Reader_OpenEvtFiles(reader)) != OTF2_SUCCESS)
+		goto corrupt;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		OTF2_Reader_GetEvtReader(reader, ((struct location *)v)->id);
+
+	paje_containers(c);
+	json_begin(c);
+	fprintf(c->json, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", c->rank);
+	json_string(c->json, c->multi ? c->input : "StarPU program");
+	fputs("}}", c->json);
+	GPtrArray *locs = sorted_locations(c);
+	for (guint i = 0; i < locs->len; i++) {
+		struct location *l = g_ptr_array_index(locs, i);
+		if (l->worker) {
+			/* StarPU's worker names there are "<KIND> <devid>". */
+			size_t digits = strspn(l->name + strcspn(l->name, "0123456789"), "0123456789");
+			size_t kind = strcspn(l->name, "0123456789");
+			fprintf(c->activity, "name\t%d\t%.*s %.*s\n", l->workerid, (int)kind, l->name, (int)digits, l->name + kind);
+		}
+		json_begin(c);
+		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"name\":", c->rank, l->id);
+		json_string(c->json, l->name);
+		fputs("}}", c->json);
+		json_begin(c);
+		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
+			c->rank, l->id, l->id);
+	}
+	g_ptr_array_free(locs, TRUE);
+
+	OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
+	if (!events) {
+		status = OTF2_ERROR_FILE_INTERACTION;
+		goto corrupt;
+	}
+	OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
+	OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, on_enter);
+	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
+	OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback(ecb, on_param);
+	OTF2_GlobalEvtReaderCallbacks_SetParameterStringCallback(ecb, on_param_string);
+	OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, ecb, c);
+	OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+	uint64_t nevents = 0;
+	status = OTF2_Reader_ReadAllGlobalEvents(reader, events, &nevents);
+	OTF2_Reader_CloseGlobalEvtReader(reader, events);
+	if (c->failed) {
+		OTF2_Reader_Close(reader);
+		g_free(anchor);
+		return 1;
+	}
+	if (status != OTF2_SUCCESS)
+		goto corrupt;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		struct location *l = v;
+		flush_pending(c, l);
+		/* The last period of each worker, however short, so that a short run still has its activity. */
+		if (l->worker && l->act_started && c->last_ts > l->act_last) {
+			fprintf(c->activity, "%d\t%.9f\t%.9f\t%.9f\t%.9f\n", l->workerid, ms(c, c->last_ts), (double)(c->last_ts - l->act_last) / 1e6,
+				(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
+		}
+	}
+	OTF2_Reader_CloseEvtFiles(reader);
+	OTF2_Reader_Close(reader);
+	g_free(anchor);
+	return 0;
+
+corrupt:
+	error("%s: the OTF2 archive is truncated or corrupt (%s%s%s)", anchor, OTF2_Error_GetDescription(status),
+	      otf2_first_error[0] ? ": " : "", otf2_first_error);
+	OTF2_Reader_Close(reader);
+	g_free(anchor);
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-o paje.trace] [-d dir] -i trace...\n"
+		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
+		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec and\n"
+		   "trace.json (Chrome/Perfetto trace events).\n"
+		   "  -i FILE...     trace folders or their traces.otf2; several (one per process, named <...>_<rank>)\n"
+		   "                 are merged on one time base, each rank's containers and jobs prefixed '<rank>_'\n"
+		   "  -o FILE        name of the Paje file (default paje.trace)\n"
+		   "  -d DIR         write every output in DIR (created if needed)\n"
+		   "  -c             one colour per task name (hashed) instead of green\n"
+		   "  -no-events     no push/pop, register/unregister, user or program events in paje.trace\n"
+		   "  -no-counter    no nsubmitted/nready counters and push/pop events\n"
+		   "  -no-bus        no transfer links nor memory-manager variables\n"
+		   "  -no-flops      no GFlop/s variables\n"
+		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
+		   "  -no-smooth, -no-acquire, -internal, -memory-states, -number-events, -use-task-color: accepted, no effect yet\n");
+}
+
+static int parse(struct options *o, int argc, char **argv)
+{
+	o->inputs = g_ptr_array_new();
+	o->paje = "paje.trace";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-i") == 0) {
+			while (i + 1 < argc && argv[i + 1][0] != '-')
+				g_ptr_array_add(o->inputs, argv[++i]);
+		} else if (strcmp(a, "-o") == 0 || strcmp(a, "-d") == 0) {
+			if (i + 1 == argc)
+				return error("%s needs a value: see -h", a);
+			if (a[1] == 'o')
+				o->paje = argv[++i];
+			else
+				o->dir = argv[++i];
+		} else if (strcmp(a, "-c") == 0) {
+			o->colors = true;
+		} else if (strcmp(a, "-no-events") == 0) {
+			o->no_events = true;
+		} else if (strcmp(a, "-no-counter") == 0) {
+			o->no_counter = true;
+		} else if (strcmp(a, "-no-bus") == 0) {
+			o->no_bus = true;
+		} else if (strcmp(a, "-no-flops") == 0) {
+			o->no_flops = true;
+		} else if (strcmp(a, "-label-deps") == 0) {
+			o->label_deps = true;
+		} else if (strcmp(a, "-no-smooth") == 0 || strcmp(a, "-no-acquire") == 0 || strcmp(a, "-internal") == 0 ||
+			   strcmp(a, "-memory-states") == 0 || strcmp(a, "-number-events") == 0 || strcmp(a, "-use-task-color") == 0) {
+			/* accepted for StarPU's command lines */
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
+			usage(stdout);
+			return -1;
+		} else if (a[0] != '-') {
+			g_ptr_array_add(o->inputs, argv[i]);
+		} else {
+			usage(stderr);
+			return error("unknown option '%s'", a);
+		}
+	}
+	if (!o->inputs->len) {
+		usage(stderr);
+		return error("no trace given: use -i <folder STARPU_FXT_TRACE=1 left>");
+	}
+	return 0;
+}
+
+static void free_task(gpointer p)
+{
+	struct task *t = p;
+	g_free(t->name);
+	g_free(t->model);
+	g_array_free(t->handles, TRUE);
+	g_array_free(t->deps, TRUE);
+	g_free(t);
+}
+
+static void free_data(gpointer p)
+{
+	struct data *d = p;
+	g_free(d->description);
+	g_free(d->name);
+	g_free(d->coordinates);
+	g_free(d);
+}
+
+static void free_region(gpointer p)
+{
+	struct region *r = p;
+	g_free(r->name);
+	g_free(r->alias);
+	g_free(r->category);
+	g_free(r);
+}
+
+static void free_location(gpointer p)
+{
+	struct location *l = p;
+	g_free(l->name);
+	g_array_free(l->transfers, TRUE);
+	g_free(l);
+}
+
+/* The rank of an archive: the <id> that ends its folder's name (prof_file_<user>_<id>), else -1. */
+static int rank_of(const char *input)
+{
+	char *path = g_strdup(input);
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (g_str_has_suffix(path, "/traces.otf2"))
+		path[n - strlen("/traces.otf2")] = '\0';
+	char *base = g_path_get_basename(path);
+	const char *underscore = strrchr(base, '_');
+	int rank = -1;
+	if (underscore && underscore[1] && strspn(underscore + 1, "0123456789") == strlen(underscore + 1))
+		rank = atoi(underscore + 1);
+	g_free(base);
+	g_free(path);
+	return rank;
+}
+
+static OTF2_CallbackCode origin_clock(void *arg, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
+{
+	(void)resolution;
+	(void)length;
+	(void)realtime;
+	uint64_t *origin = arg;
+	if (offset < *origin)
+		*origin = offset;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The earliest first event of the archives: their clocks are the machine's monotonic clock, one time base. */
+static void common_origin(struct converter *c)
+{
+	uint64_t origin = UINT64_MAX;
+	for (guint i = 0; i < c->opt.inputs->len; i++) {
+		char *anchor = anchor_of(g_ptr_array_index(c->opt.inputs, i));
+		OTF2_Reader *reader = anchor ? OTF2_Reader_Open(anchor) : NULL;
+		g_free(anchor);
+		if (!reader)
+			continue; /* reported when its turn comes */
+		OTF2_Reader_SetSerialCollectiveCallbacks(reader);
+		OTF2_GlobalDefReader *defs = OTF2_Reader_GetGlobalDefReader(reader);
+		if (defs) {
+			OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+			OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, origin_clock);
+			OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, cb, &origin);
+			OTF2_GlobalDefReaderCallbacks_Delete(cb);
+			uint64_t n;
+			OTF2_Reader_ReadAllGlobalDefinitions(reader, defs, &n);
+			OTF2_Reader_CloseGlobalDefReader(reader, defs);
+		}
+		OTF2_Reader_Close(reader);
+	}
+	c->origin = origin == UINT64_MAX ? 0 : origin;
+}
+
+static void tables_new(struct converter *c)
+{
+	memset(c->param_map, -1, sizeof(c->param_map));
+	memset(c->attr_map, -1, sizeof(c->attr_map));
+	c->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	c->regions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_region);
+	c->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
+	c->tasks = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->task_order = g_ptr_array_new_with_free_func(free_task);
+	c->data = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->data_order = g_ptr_array_new_with_free_func(free_data);
+	c->tag_deps = g_array_new(FALSE, FALSE, sizeof(struct tag_dep));
+	c->nsubmitted = c->nready = 0;
+	c->incomplete = false;
+	c->last_ts = 0;
+}
+
+static void tables_free(struct converter *c)
+{
+	g_hash_table_destroy(c->tasks);
+	g_ptr_array_free(c->task_order, TRUE);
+	g_hash_table_destroy(c->data);
+	g_ptr_array_free(c->data_order, TRUE);
+	g_array_free(c->tag_deps, TRUE);
+	g_hash_table_destroy(c->locations);
+	g_hash_table_destroy(c->regions);
+	g_hash_table_destroy(c->strings);
+}
+
+struct ranked
+{
+	int rank;
+	char *input;
+};
+
+static gint by_rank(gconstpointer a, gconstpointer b)
+{
+	const struct ranked *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int trace_convert_main(int argc, char **argv)
+{
+	struct converter c;
+	memset(&c, 0, sizeof(c));
+	int ret = parse(&c.opt, argc, argv);
+	if (ret) {
+		g_ptr_array_free(c.opt.inputs, TRUE);
+		return ret < 0 ? 0 : 1;
+	}
+	if (c.opt.dir && g_mkdir_with_parents(c.opt.dir, 0777) < 0) {
+		g_ptr_array_free(c.opt.inputs, TRUE);
+		return error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
+	}
+	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
+	guint n = c.opt.inputs->len;
+	GArray *ranked = g_array_new(FALSE, FALSE, sizeof(struct ranked));
+	bool ids_usable = true;
+	for (guint i = 0; i < n; i++) {
+		struct ranked r = { rank_of(g_ptr_array_index(c.opt.inputs, i)), g_ptr_array_index(c.opt.inputs, i) };
+		for (guint k = 0; k < ranked->len; k++)
+			if (g_array_index(ranked, struct ranked, k).rank == r.rank)
+				ids_usable = false;
+		if (r.rank < 0)
+			ids_usable = false;
+		g_array_append_val(ranked, r);
+	}
+	for (guint i = 0; i < n && !ids_usable; i++)
+		g_array_index(ranked, struct ranked, i).rank = (int)i;
+	g_array_sort(ranked, by_rank);
+	int width = snprintf(NULL, 0, "%d", g_array_index(ranked, struct ranked, n - 1).rank);
+	c.multi = n > 1;
+
+	otf2_first_error[0] = '\0';
+	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
+	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c.json_first = true;
+	if (c.multi)
+		common_origin(&c);
+
+	c.paje = open_output(&c, c.opt.paje);
+	c.trace_rec = open_output(&c, "trace.rec");
+	c.sched_rec = open_output(&c, "sched_tasks.rec");
+	c.activity = open_output(&c, "activity.data");
+	c.json = open_output(&c, "trace.json");
+	c.tasks_rec = open_output(&c, "tasks.rec");
+	c.data_rec = open_output(&c, "data.rec");
+	c.dag = open_output(&c, "dag.dot");
+	c.comms = open_output(&c, "comms.rec");
+	c.distrib = open_output(&c, "distrib.data");
+	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", c.json);
+	paje_header(&c);
+	fprintf(c.paje, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
+	fprintf(c.dag, "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n");
+
+	for (guint i = 0; i < n && ret == 0; i++) {
+		const struct ranked *r = &g_array_index(ranked, struct ranked, i);
+		c.input = r->input;
+		c.rank = c.multi ? r->rank : 0;
+		if (c.multi)
+			snprintf(c.pre, sizeof(c.pre), "%0*d_", width, r->rank);
+		tables_new(&c);
+		ret = convert(&c);
+		if (ret == 0) {
+			write_tasks_rec(&c);
+			write_data_rec(&c);
+			write_dag_and_flows(&c);
+		}
+		tables_free(&c);
+	}
+	OTF2_Error_RegisterCallback(previous, NULL);
+
+	fprintf(c.dag, "}\n}\n");
+	fputs("\n]}\n", c.json);
+	close_output(&c, c.paje, c.opt.paje);
+	close_output(&c, c.trace_rec, "trace.rec");
+	close_output(&c, c.sched_rec, "sched_tasks.rec");
+	close_output(&c, c.activity, "activity.data");
+	close_output(&c, c.json, "trace.json");
+	close_output(&c, c.tasks_rec, "tasks.rec");
+	close_output(&c, c.data_rec, "data.rec");
+	close_output(&c, c.dag, "dag.dot");
+	close_output(&c, c.comms, "comms.rec");
+	close_output(&c, c.distrib, "distrib.data");
+	if (c.failed)
+		ret = 1;
+	g_hash_table_destroy(c.defined_values);
+	g_array_free(ranked, TRUE);
+	g_ptr_array_free(c.opt.inputs, TRUE);
+	return ret;
+}

@@ -1,0 +1,8 @@
+/* starpu_fxt_tool's conversion, shared by the program and STARPU_GENERATE_TRACE=1 (convert.c). */
+#ifndef __ASTRO_TRACE_CONVERT_H__
+#define __ASTRO_TRACE_CONVERT_H__
+
+/** Runs starpu_fxt_tool with its command line (argv[0] is the program name); returns 0 or 1 (message printed). */
+int trace_convert_main(int argc, char **argv);
+
+#endif

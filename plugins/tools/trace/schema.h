@@ -1,0 +1,80 @@
+/*
+ * What the trace recorder writes into its OTF2 archive and starpu_fxt_tool
+ * reads back: the names of the parameters (instant events), attributes and
+ * state regions. The recorder numbers them as listed; the converter finds
+ * them by name in the archive's definitions, so an archive stays readable
+ * when entries are added at the tail.
+ */
+#ifndef __ASTRO_TRACE_SCHEMA_H__
+#define __ASTRO_TRACE_SCHEMA_H__
+
+/* Location ids: a worker's location is its worker id; application threads come after. */
+#define TRACE_APP_LOCATION_BASE 1000u
+
+/* Instant events (OTF2 parameters); the value is what the comment says. */
+#define TRACE_PARAMETERS(X) \
+	X(P_SUBMIT, "submit", UINT64)              /* job; Name, Model, Tag, Priority, Color */ \
+	X(P_READY, "ready", UINT64)                /* job */ \
+	X(P_PUSH, "push", UINT64)                  /* job; Priority */ \
+	X(P_POP, "pop", UINT64)                    /* job; Priority */ \
+	X(P_DEPENDENCY, "dependency", UINT64)      /* predecessor job (tag); JobId (successor job or tag), DepKind (0 task, 1 data, 2 tag) */ \
+	X(P_HANDLE, "handle", UINT64)              /* handle of the task entered just before; Mode, Size */ \
+	X(P_REGISTER, "register", UINT64)          /* handle; Size, HomeNode, Description */ \
+	X(P_UNREGISTER, "unregister", UINT64)      /* handle */ \
+	X(P_DATA_NAME, "data_name", STRING)        /* the name; Handle */ \
+	X(P_DATA_COORDINATES, "data_coordinates", STRING) /* space-separated; Handle */ \
+	X(P_USER_EVENT, "user_event", UINT64)      /* the code */ \
+	X(P_STRING_EVENT, "string_event", STRING)  /* user and meta strings, start_profiling/stop_profiling */ \
+	X(P_TRANSFER_BEGIN, "transfer_begin", UINT64) /* bytes; SrcNode, DstNode */ \
+	X(P_TRANSFER_END, "transfer_end", UINT64)  /* bytes; SrcNode, DstNode */ \
+	X(P_ALLOCATION, "allocation", UINT64)      /* bytes; DstNode */ \
+	X(P_COMPLETED, "completed", UINT64)        /* job */ \
+	X(P_BURST_BEGIN, "burst_begin", UINT64)    /* the value; Name (the key) */ \
+	X(P_BURST_END, "burst_end", UINT64)        /* 0; Name (the key) */
+
+/* Attributes attached to events. */
+#define TRACE_ATTRIBUTES(X) \
+	X(A_JOB_ID, "JobId", UINT64) \
+	X(A_NAME, "Name", STRING) \
+	X(A_MODEL, "Model", STRING) \
+	X(A_TAG, "Tag", UINT64) \
+	X(A_PRIORITY, "Priority", INT32) \
+	X(A_FOOTPRINT, "Footprint", UINT32) \
+	X(A_SIZE, "Size", UINT64) \
+	X(A_FLOPS, "Flops", DOUBLE) \
+	X(A_MODE, "Mode", UINT32) \
+	X(A_DEP_KIND, "DepKind", UINT8) \
+	X(A_HOME_NODE, "HomeNode", INT32) \
+	X(A_DESCRIPTION, "Description", STRING) \
+	X(A_HANDLE, "Handle", UINT64) \
+	X(A_SRC_NODE, "SrcNode", UINT32) \
+	X(A_DST_NODE, "DstNode", UINT32) \
+	X(A_COLOR, "Color", UINT32) \
+	X(A_MEMORY_NODE, "MemoryNode", UINT32) \
+	X(A_ITERATION, "Iteration", INT64) \
+	X(A_SUBITERATION, "Subiteration", INT64)
+
+/* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
+#define TRACE_STATES(X) \
+	X(S_INITIALIZING, "Initializing") \
+	X(S_DEINITIALIZING, "Deinitializing") \
+	X(S_SCHEDULING, "Scheduling") \
+	X(S_SLEEPING, "Sleeping") \
+	X(S_FETCHING_INPUT, "FetchingInput") \
+	X(S_CALLBACK, "Callback") \
+	X(S_WAITING, "Waiting all tasks") \
+	X(S_PUSHING_OUTPUT, "PushingOutput")
+
+#define TRACE_ENUM(id, ...) id,
+enum trace_parameter { TRACE_PARAMETERS(TRACE_ENUM) TRACE_NPARAMETERS };
+enum trace_attribute { TRACE_ATTRIBUTES(TRACE_ENUM) TRACE_NATTRIBUTES };
+enum trace_state { TRACE_STATES(TRACE_ENUM) TRACE_NSTATES };
+#undef TRACE_ENUM
+
+#define TRACE_DESC_TASK "task"
+#define TRACE_DESC_STATE "state"
+#define TRACE_DESC_USER_STATE "user state" /* astro_instr_state_open() */
+/* The global-definitions string written when a flush failed: the archive lacks events. */
+#define TRACE_INCOMPLETE_MARK "astrolabe:incomplete"
+
+#endif /* __ASTRO_TRACE_SCHEMA_H__ */

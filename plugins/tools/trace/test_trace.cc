@@ -1,0 +1,557 @@
+// The trace recorder (STARPU_FXT_TRACE=1) and starpu_fxt_tool, checked with
+// the readers people use: otf2-print for the archive, pajeng's pj_dump,
+// Graphviz's dot, recutils' recsel and a JSON parser for the conversions.
+#include "helpers.h"
+#include <astrolabe/instrument.h>
+#include <starpu_fxt.h>
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+using namespace astro_test;
+
+namespace {
+
+struct Output
+{
+	int status;
+	std::string text;
+};
+
+// Runs a shell command, stdout and stderr together.
+Output run(const std::string &cmd)
+{
+	Output out{ -1, "" };
+	FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+	if (!p)
+		return out;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		out.text.append(buf, n);
+	int st = pclose(p);
+	out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return out;
+}
+
+bool have(const char *program)
+{
+	return run(std::string("command -v ") + program).status == 0;
+}
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream s;
+	s << in.rdbuf();
+	return s.str();
+}
+
+size_t count(const std::string &text, const std::string &needle)
+{
+	size_t n = 0;
+	for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+		n++;
+	return n;
+}
+
+std::string tool()
+{
+	return env_or("ASTRO_TRACE_TOOL", "./starpu_fxt_tool");
+}
+
+// A folder removed with everything under it (the archive is a tree).
+class TraceDir
+{
+public:
+	TraceDir()
+	{
+		std::string tmpl = env_or("TMPDIR", "/tmp") + "/astro-trace-XXXXXX";
+		std::vector<char> buf(tmpl.begin(), tmpl.end());
+		buf.push_back('\0');
+		if (mkdtemp(buf.data()))
+			path_ = buf.data();
+		else
+			ADD_FAILURE() << "mkdtemp failed";
+	}
+	~TraceDir()
+	{
+		if (!path_.empty())
+			run("rm -rf '" + path_ + "'");
+	}
+	const std::string &path() const { return path_; }
+	std::string archive() const { return path_ + "/prof_file_" + env_or("USER", "") + "_0"; }
+
+private:
+	std::string path_;
+};
+
+void noop(void *buffers[], void *arg)
+{
+	(void)buffers;
+	(void)arg;
+}
+
+void user_event_in_task(void *buffers[], void *arg)
+{
+	(void)buffers;
+	(void)arg;
+	starpu_fxt_trace_user_event(7);
+	astro_instr_state_and_burst_open("inner state", "cache-malloc", 4096);
+	astro_instr_state_and_burst_close("cache-malloc");
+}
+
+constexpr int kChain = 20;
+
+// chain: kChain "scal" tasks on one vector (implicit dependencies); then
+// "first" -> "second" (declared), a tagged task, user events and a callback.
+void workload()
+{
+	static double v[64];
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 64, sizeof(double));
+	starpu_data_set_name(h, "vec");
+	starpu_data_set_coordinates(h, 2, 1, 11);
+	starpu_codelet scal = cpu_codelet(noop, 1, "scal");
+	scal.modes[0] = STARPU_RW;
+	starpu_fxt_trace_user_event(4242);
+	starpu_fxt_trace_user_event_string("phase1-begin");
+	astro_instr_state_open("submitting");
+	for (int i = 0; i < kChain; i++)
+		ASSERT_EQ(starpu_task_insert(&scal, STARPU_RW, h, 0), 0);
+
+	starpu_codelet first = cpu_codelet(user_event_in_task, 0, "first");
+	starpu_codelet second = cpu_codelet(noop, 0, "second");
+	struct starpu_task *a = starpu_task_create();
+	a->cl = &first;
+	struct starpu_task *b = starpu_task_create();
+	b->cl = &second;
+	b->use_tag = 1;
+	b->tag_id = 0x11;
+	b->callback_func = [](void *) {};
+	starpu_task_declare_deps(b, 1, a);
+	starpu_iteration_push(3);
+	starpu_iteration_push(1);
+	ASSERT_EQ(starpu_task_submit(b), 0);
+	starpu_iteration_pop();
+	ASSERT_EQ(starpu_task_submit(a), 0);
+	starpu_iteration_pop();
+	astro_instr_state_close();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_tag_declare_deps(0x21, 1, (starpu_tag_t)0x20);
+	starpu_tag_notify_from_apps(0x20);
+	starpu_tag_notify_from_apps(0x21);
+	starpu_data_unregister(h);
+}
+
+void traced_run(const std::string &dir, void (*body)() = workload);
+void traced_run(const TraceDir &dir, void (*body)() = workload)
+{
+	traced_run(dir.path(), body);
+}
+
+void traced_run(const std::string &dir, void (*body)())
+{
+	ScopedEnv trace("STARPU_FXT_TRACE", "1");
+	ScopedEnv prefix("STARPU_FXT_PREFIX", dir);
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	body();
+}
+
+TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	traced_run(dir);
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(count(o.text, "Region: \"scal\""), 2u * kChain) << "one ENTER and one LEAVE per task";
+	EXPECT_EQ(count(o.text, "Region: \"first\""), 2u);
+	EXPECT_EQ(count(o.text, "Region: \"second\""), 2u);
+	EXPECT_TRUE(contains(o.text, "\"dependency\"")) << "dependencies recorded";
+	EXPECT_TRUE(contains(o.text, "Value: 4242"));
+	// No temporary folder is left beside the archive.
+	Output ls = run("ls -A '" + dir.path() + "'");
+	EXPECT_EQ(ls.text, "prof_file_" + env_or("USER", "") + "_0\n");
+}
+
+TEST(Trace, SuffixAndProfilingIdNameTheArchive)
+{
+	TraceDir dir;
+	{
+		ScopedEnv suffix("STARPU_FXT_SUFFIX", "mytrace");
+		starpu_profiling_set_id(3);
+		traced_run(dir);
+		starpu_profiling_set_id(0);
+	}
+	EXPECT_TRUE(file_exists(dir.path() + "/mytrace_3/traces.otf2"));
+}
+
+// Each thread keeps STARPU_TRACE_BUFFER_SIZE MiB: more events than that are
+// written while the run goes on (OTF2 marks each flush with a BUFFER_FLUSH event).
+TEST(Trace, FullBuffersAreFlushedDuringTheRun)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	{
+		ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "2");
+		traced_run(dir, [] {
+			starpu_codelet cl = cpu_codelet(noop, 0, "many");
+			for (int i = 0; i < 100000; i++)
+				ASSERT_EQ(submit_detached(&cl), 0);
+			ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		});
+	}
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c -e BUFFER_FLUSH -e 'Region: \"many\"'");
+	Output flushes = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c BUFFER_FLUSH");
+	EXPECT_GE(atoi(flushes.text.c_str()), 1) << "the application thread's 2 MiB filled up at least once";
+	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
+}
+
+TEST(Trace, OffLeavesNoFile)
+{
+	TraceDir dir;
+	{
+		ScopedEnv trace("STARPU_FXT_TRACE", nullptr);
+		ScopedEnv prefix("STARPU_FXT_PREFIX", dir.path());
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		workload();
+	}
+	EXPECT_EQ(run("ls -A '" + dir.path() + "'").text, "");
+}
+
+TEST(Trace, UnusablePrefixGivesOneMessageAndTheRunGoesOn)
+{
+	TraceDir dir;
+	ASSERT_EQ(run("touch '" + dir.path() + "/file'").status, 0);
+	std::string bad = dir.path() + "/file/sub";
+	std::string err = stderr_of([&] {
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv prefix("STARPU_FXT_PREFIX", bad);
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		workload();
+	});
+	EXPECT_EQ(count(err, "[astrolabe]"), 1u) << err;
+	EXPECT_TRUE(contains(err, "STARPU_FXT_PREFIX=" + bad)) << err;
+	EXPECT_TRUE(contains(err, "cannot create the trace directory")) << err;
+}
+
+TEST(Trace, EventCategoriesLimitWhatIsRecorded)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "USER");
+		traced_run(dir);
+	}
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(count(o.text, "Region: \"scal\""), 0u);
+	EXPECT_TRUE(contains(o.text, "Value: 4242"));
+}
+
+TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir plain, verbose;
+	traced_run(plain);
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "task|task_verbose, WORKER_VERBOSE");
+		traced_run(verbose);
+	}
+	Output p = run("otf2-print '" + plain.archive() + "/traces.otf2'");
+	Output v = run("otf2-print '" + verbose.archive() + "/traces.otf2'");
+	ASSERT_EQ(v.status, 0) << v.text;
+	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 0u) << "not by default: it doubles a task's events";
+	EXPECT_EQ(count(v.text, "Region: \"FetchingInput\""), 2u * (kChain + 2));
+	EXPECT_GT(count(v.text, "Region: \"Scheduling\""), 0u);
+	EXPECT_EQ(count(v.text, "Region: \"PushingOutput\""), 2u * kChain) << "the tasks with data";
+	EXPECT_EQ(count(v.text, "Region: \"scal\""), 2u * kChain);
+	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
+}
+
+TEST(Trace, StoppedProfilingRecordsOnlyTheWindow)
+{
+	if (!have("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	starpu_fxt_autostart_profiling(0);
+	traced_run(dir, [] {
+		starpu_codelet cl = cpu_codelet(noop, 0, "outside");
+		ASSERT_EQ(submit_detached(&cl), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_fxt_start_profiling();
+		starpu_codelet in = cpu_codelet(noop, 0, "inside");
+		ASSERT_EQ(submit_detached(&in), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_fxt_stop_profiling();
+		ASSERT_EQ(submit_detached(&cl), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	starpu_fxt_autostart_profiling(1);
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(count(o.text, "Region: \"inside\""), 2u);
+	EXPECT_EQ(count(o.text, "Region: \"outside\""), 0u);
+	EXPECT_TRUE(contains(o.text, "\"start_profiling\""));
+	EXPECT_TRUE(contains(o.text, "\"stop_profiling\""));
+}
+
+class Converted : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		traced_run(dir_);
+		out_ = dir_.path() + "/out";
+		Output o = run(tool() + " -d '" + out_ + "' -i '" + dir_.archive() + "'");
+		ASSERT_EQ(o.status, 0) << o.text;
+	}
+	std::string file(const std::string &name) const { return out_ + "/" + name; }
+	TraceDir dir_;
+	std::string out_;
+};
+
+TEST_F(Converted, PajeIsAcceptedByPjDump)
+{
+	if (!have("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	Output o = run("pj_dump '" + file("paje.trace") + "'");
+	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
+	std::istringstream lines(o.text);
+	size_t task_states = 0;
+	for (std::string line; std::getline(lines, line);)
+		if (line.rfind("State, CPU", 0) == 0 && contains(line, "Worker State") && line.size() > 6 &&
+		    line.compare(line.size() - 6, 6, ", scal") == 0)
+			task_states++;
+	EXPECT_EQ(task_states, 2u * kChain) << "each task: a SetState (10) and an extended one (20)";
+	EXPECT_TRUE(contains(o.text, "CPU0"));
+	EXPECT_TRUE(contains(o.text, "phase1-begin"));
+	EXPECT_TRUE(contains(o.text, "Event, program, user event type, ")) << "user events on the program container";
+	// astro_instr_state_open(): on a worker and on the application's thread.
+	EXPECT_TRUE(contains(o.text, "Worker State, ") && contains(o.text, ", inner state\n")) << o.text.substr(0, 3000);
+	EXPECT_TRUE(contains(o.text, "User Thread State, ") && contains(o.text, ", submitting\n"));
+	EXPECT_TRUE(contains(o.text, ", 4242\n"));
+	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
+}
+
+TEST_F(Converted, DagRendersWithDot)
+{
+	if (!have("dot"))
+		GTEST_SKIP() << "dot missing (Debian graphviz)";
+	Output o = run("dot -Tsvg '" + file("dag.dot") + "' -o '" + file("dag.svg") + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string dag = slurp(file("dag.dot"));
+	EXPECT_EQ(count(dag, "label=\"scal\""), size_t(kChain));
+	EXPECT_EQ(count(dag, "\"tag_11\"->\"task_"), 1u);
+	EXPECT_EQ(count(dag, "\"tag_20\"->\"tag_21\"\n"), 1u) << "tag dependency";
+}
+
+TEST_F(Converted, RecFilesAreReadByRecsel)
+{
+	if (!have("recsel"))
+		GTEST_SKIP() << "recsel missing (Debian recutils)";
+	for (const char *f : { "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec" }) {
+		Output o = run(std::string("recsel -c '") + file(f) + "'");
+		EXPECT_EQ(o.status, 0) << f << ": " << o.text;
+		EXPECT_GT(atoi(o.text.c_str()), 0) << f;
+	}
+	Output tasks = run("recsel -c -e 'Name = \"scal\"' '" + file("tasks.rec") + "'");
+	EXPECT_EQ(atoi(tasks.text.c_str()), kChain);
+	// Every scal after the first waits for the one before (implicit data dependency).
+	Output deps = run("recsel -c -e 'Name = \"scal\" && DependsOn' '" + file("tasks.rec") + "'");
+	EXPECT_EQ(atoi(deps.text.c_str()), kChain - 1);
+	Output second = run("recsel -p DependsOn,Tag -e 'Name = \"second\"' '" + file("tasks.rec") + "'");
+	EXPECT_TRUE(contains(second.text, "Tag: 11")) << second.text;
+	Output iterations = run("recsel -p Name,Iteration -e '#Iteration' '" + file("tasks.rec") + "'");
+	EXPECT_EQ(iterations.text, "Name: second\nIteration: 3 1\n\nName: first\nIteration: 3\n") << "starpu_iteration_push/pop";
+	Output data = run("recsel -e 'Name = \"vec\"' '" + file("data.rec") + "'");
+	EXPECT_TRUE(contains(data.text, "Coordinates: 1 11")) << data.text;
+	EXPECT_TRUE(contains(data.text, "Description: V64x8")) << data.text;
+	EXPECT_TRUE(contains(data.text, "Size: 512")) << data.text;
+	Output pushes = run("recsel -c -e 'Type = \"push\"' '" + file("sched_tasks.rec") + "'");
+	EXPECT_EQ(atoi(pushes.text.c_str()), kChain + 2);
+	Output events = run("recsel -p N -e 'E = \"ProgEvent\"' '" + file("trace.rec") + "'");
+	EXPECT_TRUE(contains(events.text, "N: phase1-begin")) << events.text;
+}
+
+TEST_F(Converted, PerfettoJsonLoads)
+{
+	if (!have("python3"))
+		GTEST_SKIP() << "python3 missing";
+	Output o = run("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d[\"traceEvents\"];"
+		       "print(sum(1 for x in e if x.get(\"ph\")==\"X\" and x.get(\"name\")==\"scal\"),"
+		       "sum(1 for x in e if x.get(\"ph\")==\"s\"), sum(1 for x in e if x.get(\"ph\")==\"C\")>0,"
+		       "[x[\"args\"][\"value\"] for x in e if x.get(\"name\")==\"cache-malloc\"])' '" +
+		       file("trace.json") + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	int slices = 0, flows = 0;
+	char counters[8] = "";
+	ASSERT_EQ(sscanf(o.text.c_str(), "%d %d %7s", &slices, &flows, counters), 3) << o.text;
+	EXPECT_EQ(slices, kChain);
+	EXPECT_GE(flows, kChain - 1 + 1) << "the chain's dependencies and first -> second";
+	EXPECT_STREQ(counters, "True");
+	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
+}
+
+TEST_F(Converted, OptionsAsStarPUs)
+{
+	std::string out2 = dir_.path() + "/opts";
+	Output o = run(tool() + " -c -no-events -no-counter -label-deps -o mine.trace -d '" + out2 + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string paje = slurp(out2 + "/mine.trace");
+	ASSERT_FALSE(paje.empty()) << "-o names the Paje file";
+	EXPECT_FALSE(file_exists(out2 + "/paje.trace"));
+	EXPECT_FALSE(contains(paje, "\tpu\tp\t")) << "-no-counter drops push/pop events";
+	EXPECT_FALSE(contains(paje, "\tnsubmitted\t0")) << "-no-counter drops the counters";
+	EXPECT_FALSE(contains(paje, "\tregister\tp\t")) << "-no-events drops data registrations";
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tregister\tp\t")) << "by default they are there";
+	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tpu\tp\t"));
+	EXPECT_FALSE(contains(paje, "\"0.000000 0.600000 0.400000\"")) << "-c: hashed colours instead of green";
+	EXPECT_TRUE(contains(slurp(out2 + "/dag.dot"), "[label=\"task\"]")) << "-label-deps";
+	if (have("pj_dump")) {
+		Output d = run("pj_dump '" + out2 + "/mine.trace'");
+		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	}
+	Output bad = run(tool() + " -frobnicate -i '" + dir_.archive() + "'");
+	EXPECT_NE(bad.status, 0);
+	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
+}
+
+TEST_F(Converted, DistribDataHasOneLinePerExecution)
+{
+	std::string d = slurp(file("distrib.data"));
+	EXPECT_EQ(count(d, "scal\t"), size_t(kChain)) << d.substr(0, 300);
+	EXPECT_TRUE(contains(d, "scal\t0\t512\t") || contains(d, "scal\t1\t512\t")) << "name, worker, size, footprint, ms";
+}
+
+TEST_F(Converted, ActivityDataNamesTheWorkers)
+{
+	std::string a = slurp(file("activity.data"));
+	EXPECT_TRUE(contains(a, "name\t0\tCPU 0\n")) << a.substr(0, 300);
+	EXPECT_TRUE(contains(a, "cnt_submitted\t"));
+	EXPECT_TRUE(contains(a, "cnt_ready\t"));
+}
+
+TEST(TraceTool, CorruptArchiveIsNamedAndFails)
+{
+	TraceDir dir;
+	traced_run(dir);
+	std::string anchor = dir.archive() + "/traces.otf2";
+	// Truncate every event file: the global reader cannot read them.
+	ASSERT_EQ(run("for f in '" + dir.archive() + "'/traces/*.evt; do : > \"$f\"; done").status, 0);
+	Output o = run(tool() + " -d '" + dir.path() + "/out' -i '" + dir.archive() + "'");
+	EXPECT_NE(o.status, 0) << o.text;
+	EXPECT_TRUE(contains(o.text, anchor)) << o.text;
+	EXPECT_TRUE(contains(o.text, "truncated or corrupt")) << o.text;
+
+	ASSERT_EQ(run("echo garbage > '" + anchor + "'").status, 0);
+	o = run(tool() + " -d '" + dir.path() + "/out' -i '" + dir.archive() + "'");
+	EXPECT_NE(o.status, 0);
+	EXPECT_TRUE(contains(o.text, anchor)) << o.text;
+
+	o = run(tool() + " -i '" + dir.path() + "/missing'");
+	EXPECT_NE(o.status, 0);
+	EXPECT_TRUE(contains(o.text, dir.path() + "/missing: no such file")) << o.text;
+}
+
+// Two processes of one run (two sessions here, with their profiling ids):
+// the converter merges their archives, each rank prefixed as StarPU does.
+TEST(TraceTool, SeveralArchivesAreMergedWithRankPrefixes)
+{
+	TraceDir dir;
+	for (int id : { 1, 0 }) {
+		starpu_profiling_set_id(id);
+		traced_run(dir);
+	}
+	starpu_profiling_set_id(0);
+	std::string base = dir.path() + "/prof_file_" + env_or("USER", "") + "_";
+	Output o = run(tool() + " -d '" + dir.path() + "/out' -i '" + base + "1' '" + base + "0'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string paje = slurp(dir.path() + "/out/paje.trace");
+	EXPECT_TRUE(contains(paje, "\t0_p\tP\tMPIroot\t0_program\n")) << paje.substr(0, 4000);
+	EXPECT_TRUE(contains(paje, "\t1_w0\tW\t1_t0\t1_CPU0\n"));
+	if (have("pj_dump")) {
+		Output d = run("pj_dump '" + dir.path() + "/out/paje.trace'");
+		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	}
+	std::string tasks = slurp(dir.path() + "/out/tasks.rec");
+	EXPECT_EQ(count(tasks, "MPIRank: 0\n"), count(tasks, "MPIRank: 1\n"));
+	EXPECT_GT(count(tasks, "MPIRank: 0\n"), size_t(kChain));
+	EXPECT_TRUE(contains(tasks, "JobId: 1_")) << "job ids carry the rank";
+	EXPECT_TRUE(contains(slurp(dir.path() + "/out/dag.dot"), "\"task_0_")) << "dag nodes too";
+	EXPECT_TRUE(contains(slurp(dir.path() + "/out/sched_tasks.rec"), "JobId: 1_"));
+	// Rank 1 ran first: on the common time base its first task starts before rank 0's.
+	if (have("python3")) {
+		Output j = run("python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))[\"traceEvents\"];"
+			       "t=[(x[\"ts\"],x[\"pid\"]) for x in e if x.get(\"name\")==\"scal\"]; print(min(t)[1], len(set(p for _,p in t)))' '" +
+			       dir.path() + "/out/trace.json'");
+		EXPECT_EQ(j.text, "1 2\n") << "earliest scal from rank 1, two processes";
+	}
+}
+
+TEST(TraceTool, GenerateTraceConvertsAtShutdown)
+{
+	TraceDir dir;
+	{
+		ScopedEnv generate("STARPU_GENERATE_TRACE", "1");
+		ScopedEnv options("STARPU_GENERATE_TRACE_OPTIONS", "-c -label-deps");
+		traced_run(dir);
+	}
+	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
+		EXPECT_TRUE(file_exists(dir.path() + "/" + f)) << f;
+	EXPECT_TRUE(contains(slurp(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
+}
+
+void full_disk_run(const std::string &dir)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit limit = { 64 * 1024, 64 * 1024 };
+	setrlimit(RLIMIT_FSIZE, &limit);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "2");
+	traced_run(dir, [] {
+		starpu_codelet cl = cpu_codelet(noop, 0, "many");
+		for (int i = 0; i < 20000; i++)
+			if (submit_detached(&cl) != 0)
+				exit(2);
+		starpu_task_wait_for_all();
+	});
+	fprintf(stderr, "run went on\n");
+	exit(0);
+}
+
+// A disk that fills up: files may not grow past 64 KiB. The run goes on, says
+// once that the trace is incomplete, and the converter warns about it.
+TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	// The child runs this test again from the start: it finds the parent's folder in the environment.
+	std::unique_ptr<TraceDir> own;
+	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
+	if (dir.empty()) {
+		own.reset(new TraceDir);
+		dir = own->path();
+	}
+	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
+	EXPECT_EXIT(full_disk_run(dir), testing::ExitedWithCode(0),
+		    "writing the trace failed .*incomplete \\(disk full\\?\\)(.|\n)*run went on");
+	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
+	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
+	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
+	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+}
+
+} // namespace
