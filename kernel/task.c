@@ -580,7 +580,9 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	/* Relaxed atomic stores (plain moves): starpu_task_wait() may look at a regenerated task meanwhile. */
 	__atomic_store_n(&job->submitted, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&job->terminated, false, __ATOMIC_RELEASE); /* after submitted: see job_never_submitted() */
-	__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
+	/* A regenerated round keeps JOB_WAITED: a waiter asleep on it is woken by the last round. */
+	if (__atomic_load_n(&job->done, __ATOMIC_RELAXED) == JOB_DONE)
+		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
