@@ -380,7 +380,7 @@ TEST_P(EnableWorker, OnOffValuesAndUnknownWorkers)
 	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(id, 1), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, EnableWorker, ::testing::Values("eager", "prio", "random", "ws", "lws"),
+INSTANTIATE_TEST_SUITE_P(Policies, EnableWorker, ::testing::Values("eager", "prio", "random", "ws", "lws", "dmda", "dmdas"),
 			 [](const testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 TEST_F(Knobs, DisabledWorkerStillRunsWhatWasQueuedToItAndTasksPinnedToIt)

@@ -33,6 +33,7 @@
  * per policy (heft shares dmda's).
  */
 #include "../sched_util.h"
+#include "ready.h"
 #include <math.h>
 #include <stdbool.h>
 #include <astrolabe/knobs.h>
@@ -170,8 +171,9 @@ struct dm_worker
 	double pipeline_len;
 	int ntasks;
 	int pipeline_ntasks;
-	/* Set at add_workers. */
+	/* Relative speedup of its architecture, 0 until known (the architecture is set as the worker starts). */
 	double speedup;
+	/* Set at add_workers. */
 	unsigned memory_node;
 	/* The worker's own: when its current task started. */
 	double started_at;
@@ -211,7 +213,6 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	{
 		sched_lock_init(&dm->w[i].lock);
 		ret |= sched_queue_init(&dm->w[i].queue, min_priority, max_priority);
-		dm->w[i].speedup = 1.0;
 	}
 	if (ret)
 	{
@@ -258,12 +259,9 @@ static void dm_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nwork
 	for (unsigned i = 0; i < nworkers; i++)
 	{
 		int workerid = workerids[i];
-		double speedup;
 
 		if (workerid < 0 || workerid >= STARPU_NMAXWORKERS)
 			continue;
-		speedup = starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(workerid, sched_ctx_id));
-		dm->w[workerid].speedup = speedup > 0.0 ? speedup : 1.0;
 		dm->w[workerid].memory_node = starpu_worker_get_memory_node((unsigned)workerid);
 		dm_store(&dm->w[workerid].exp_start, starpu_timing_now());
 	}
@@ -282,6 +280,20 @@ static void dm_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nw
 static double dm_transfer_time_for(struct starpu_task *task, struct dm_worker *dw)
 {
 	return starpu_task_expected_data_transfer_time(dw->memory_node, task);
+}
+
+/* How much faster than a CPU core workerid is (StarPU's factors), for the greedy choice. */
+static double dm_speedup(struct dm_sched *dm, int workerid)
+{
+	double speedup = dm_load(&dm->w[workerid].speedup);
+
+	if (speedup > 0.0)
+		return speedup;
+	speedup = starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(workerid, dm->sched_ctx_id));
+	if (!(speedup > 0.0))
+		return 1.0;
+	dm_store(&dm->w[workerid].speedup, speedup);
+	return speedup;
 }
 
 /* A prediction as it counts in the queue lengths: NaN (unknown) counts 0. */
@@ -340,7 +352,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 		exp_start = fmax(dm_load(&dw->exp_start), now);
 		prev = dm_load(&dw->exp_len);
 		ntasks_end = (__atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) + __atomic_load_n(&dw->pipeline_ntasks, __ATOMIC_RELAXED))
-			/ dw->speedup;
+			/ dm_speedup(dm, workerid);
 		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
 		{
 			struct dm_candidate *c;
@@ -502,7 +514,7 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 static size_t dm_missing_bytes(struct starpu_task *task, unsigned node)
 {
 	size_t missing = 0;
-	unsigned nbuffers = STARPU_TASK_GET_NBUFFERS(task);
+	unsigned nbuffers = task->cl ? STARPU_TASK_GET_NBUFFERS(task) : 0;
 
 	for (unsigned i = 0; i < nbuffers; i++)
 	{
@@ -517,31 +529,6 @@ static size_t dm_missing_bytes(struct starpu_task *task, unsigned node)
 	return missing;
 }
 
-/* Among the tasks of the head's priority, takes the first with the fewest bytes to fetch to node (q locked, not empty). */
-static struct starpu_task *dm_take_ready(struct sched_queue *q, unsigned node)
-{
-	unsigned bucket = q->highest;
-	struct starpu_task *head = q->buckets[bucket].head;
-	int priority = sched_queue_priority_of(q, head);
-	struct starpu_task *best = head;
-	size_t best_missing = (size_t)-1;
-
-	for (struct starpu_task *task = head; task && sched_queue_priority_of(q, task) == priority; task = task->next)
-	{
-		size_t missing = task->cl ? dm_missing_bytes(task, node) : 0;
-
-		if (missing < best_missing)
-		{
-			best = task;
-			best_missing = missing;
-			if (missing == 0)
-				break;
-		}
-	}
-	sched_queue_erase(q, bucket, best);
-	return best;
-}
-
 static struct starpu_task *dm_take(void *policy_data, int workerid)
 {
 	struct dm_sched *dm = policy_data;
@@ -553,7 +540,8 @@ static struct starpu_task *dm_take(void *policy_data, int workerid)
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
 	/* Everything here was chosen for this worker (even if it was disabled since: it still runs what it has). */
 	if (sched_queue_ntasks(&dw->queue))
-		task = dm->desc->ready_pop ? dm_take_ready(&dw->queue, dw->memory_node) : sched_queue_take_head(&dw->queue);
+		task = dm->desc->ready_pop ? dm_queue_take_ready(&dw->queue, dw->memory_node, dm_missing_bytes)
+					    : sched_queue_take_head(&dw->queue);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
 	return task;
 }
