@@ -169,8 +169,8 @@ struct dm_worker
 	double exp_start;
 	double exp_len;
 	double pipeline_len;
+	/* Tasks queued or running here (StarPU's ntasks + pipeline_ntasks), for the greedy choice; atomic. */
 	int ntasks;
-	int pipeline_ntasks;
 	/* Relative speedup of its architecture, 0 until known (the architecture is set as the worker starts). */
 	double speedup;
 	/* Set at add_workers. */
@@ -185,6 +185,7 @@ struct dm_sched
 	const struct dm_variant_desc *desc;
 	unsigned sched_ctx_id;
 	double alpha, beta, gamma, idle_power;
+	int prefetch;
 	struct sched_workers workers;
 	struct dm_worker w[STARPU_NMAXWORKERS];
 };
@@ -204,6 +205,7 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	dm->beta = starpu_get_env_float_default("STARPU_SCHED_BETA", 1.0f);
 	dm->gamma = starpu_get_env_float_default("STARPU_SCHED_GAMMA", 1000.0f);
 	dm->idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", 0.0f);
+	dm->prefetch = dm->desc->data_aware && starpu_get_prefetch_flag();
 	if (dm->desc->sorted)
 	{
 		min_priority = starpu_sched_get_min_priority();
@@ -306,6 +308,8 @@ struct dm_choice
 {
 	int workerid;
 	unsigned impl;
+	/* The implementation the worker would pick by itself. */
+	unsigned first_impl;
 	double length;
 	double transfer;
 };
@@ -314,6 +318,7 @@ struct dm_candidate
 {
 	int workerid;
 	unsigned impl;
+	unsigned first_impl;
 	double exp_end;
 	double length;
 	double transfer;
@@ -335,24 +340,33 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 	/* Greedy choice, used as soon as one prediction is unknown (NaN) or absent (0). */
 	bool unknown = false, calibrating = false;
 	int greedy_worker = -1;
-	unsigned greedy_impl = 0;
+	unsigned greedy_impl = 0, greedy_first_impl = 0;
 	double greedy_end = 0.0, greedy_length = 0.0;
 	double min_exp_end = INFINITY, max_exp_end_of_workers = -INFINITY;
-	double now = starpu_timing_now();
+	/* Without a model every prediction is 0: the choice is greedy, and needs no clock. */
+	double now = model ? starpu_timing_now() : 0.0;
 
 	for (unsigned i = 0; i < dm->workers.count; i++)
 	{
 		int workerid = dm->workers.ids[i];
 		struct dm_worker *dw = &dm->w[workerid];
-		unsigned impl_mask;
+		unsigned impl_mask, first_impl;
 		double exp_start, prev, ntasks_end;
 
-		if (!starpu_worker_can_execute_task_impl((unsigned)workerid, task, &impl_mask))
-			continue;
+		if (model)
+		{
+			if (!starpu_worker_can_execute_task_impl((unsigned)workerid, task, &impl_mask))
+				continue;
+		}
+		else
+		{
+			if (!starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &first_impl))
+				continue;
+			impl_mask = 1u << first_impl;
+		}
 		exp_start = fmax(dm_load(&dw->exp_start), now);
 		prev = dm_load(&dw->exp_len);
-		ntasks_end = (__atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) + __atomic_load_n(&dw->pipeline_ntasks, __ATOMIC_RELAXED))
-			/ dm_speedup(dm, workerid);
+		ntasks_end = __atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) / dm_speedup(dm, workerid);
 		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
 		{
 			struct dm_candidate *c;
@@ -369,6 +383,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 				{
 					greedy_worker = workerid;
 					greedy_impl = impl;
+					greedy_first_impl = (unsigned)__builtin_ctz(impl_mask);
 					greedy_end = ntasks_end;
 					greedy_length = length;
 				}
@@ -382,6 +397,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 			c = &candidates[ncandidates++];
 			c->workerid = workerid;
 			c->impl = impl;
+			c->first_impl = (unsigned)__builtin_ctz(impl_mask);
 			c->length = length;
 			c->transfer = with_transfer ? dm_transfer_time_for(task, dw) : 0.0;
 			c->energy = 0.0;
@@ -403,6 +419,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 			return -ENODEV;
 		choice->workerid = greedy_worker;
 		choice->impl = greedy_impl;
+		choice->first_impl = greedy_first_impl;
 		choice->length = greedy_length;
 		choice->transfer = 0.0;
 		return 0;
@@ -440,14 +457,31 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 	}
 	choice->workerid = best->workerid;
 	choice->impl = best->impl;
+	choice->first_impl = best->first_impl;
 	choice->length = best->length;
 	choice->transfer = best->transfer;
 	return 0;
 }
 
-/* Adds task's prediction to dw's queue (dw locked). transfer overlaps the work already queued. */
-static void dm_account_queued(struct dm_worker *dw, struct starpu_task *task, double length, double transfer, double now)
+/* 1 when task adds predicted work (a length or a transfer) to its worker's queue. */
+static bool dm_adds_work(const struct starpu_task *task)
 {
+	return dm_counted(task->predicted) > 0.0 || dm_counted(task->predicted_transfer) > 0.0;
+}
+
+/*
+ * Adds task's prediction to dw's queue (dw locked). transfer overlaps the
+ * work already queued. A task that adds no work (no model) only counts.
+ */
+static void dm_account_queued(struct dm_worker *dw, struct starpu_task *task, double length, double transfer)
+{
+	__atomic_fetch_add(&dw->ntasks, 1, __ATOMIC_RELAXED);
+	task->predicted = length;
+	task->predicted_transfer = dm_counted(transfer);
+	if (!dm_adds_work(task))
+		return;
+
+	double now = starpu_timing_now();
 	double exp_start = fmax(dm_load(&dw->exp_start), now);
 	double exp_len = dm_load(&dw->exp_len);
 	double exp_end = exp_start + exp_len;
@@ -456,8 +490,6 @@ static void dm_account_queued(struct dm_worker *dw, struct starpu_task *task, do
 	transfer = now + transfer < exp_end ? 0.0 : now + transfer - exp_end;
 	dm_store(&dw->exp_start, exp_start);
 	dm_store(&dw->exp_len, exp_len + transfer + dm_counted(length));
-	__atomic_store_n(&dw->ntasks, dw->ntasks + 1, __ATOMIC_RELAXED);
-	task->predicted = length;
 	task->predicted_transfer = transfer;
 }
 
@@ -469,16 +501,22 @@ static int dm_push_task(struct starpu_task *task)
 	int wake;
 
 	if (dm_decide(dm, task, &choice) < 0)
+	{
+		/* The kernel runs it elsewhere: the hooks must not take it for one of ours. */
+		task->sched_data = NULL;
 		return -ENODEV;
+	}
 	dw = &dm->w[choice.workerid];
-	starpu_task_set_implementation(task, choice.impl);
-	if (dm->desc->data_aware && starpu_get_prefetch_flag())
+	/* The worker runs its first capable implementation unless told otherwise. */
+	if (choice.impl != choice.first_impl)
+		starpu_task_set_implementation(task, choice.impl);
+	if (dm->prefetch)
 		starpu_prefetch_task_input_for(task, (unsigned)choice.workerid);
 	task->sched_data = dm;
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
-	dm_account_queued(dw, task, choice.length, choice.transfer, starpu_timing_now());
+	dm_account_queued(dw, task, choice.length, choice.transfer);
 	sched_queue_push(&dw->queue, task);
 	wake = sched_workers_claim(&dm->workers, choice.workerid) ? choice.workerid : -1;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
@@ -504,7 +542,7 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 		transfer = dm_transfer_time_for(task, dw);
 	task->sched_data = dm;
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
-	dm_account_queued(dw, task, length, transfer, starpu_timing_now());
+	dm_account_queued(dw, task, length, transfer);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
 }
 
@@ -599,53 +637,58 @@ static void dm_gap_record(int workerid, struct starpu_codelet *cl, double gap)
 	}
 }
 
-static void dm_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+/* Tasks this instance counted (pushed or notified) carry it in sched_data; the worker running one, or NULL. */
+static struct dm_worker *dm_hook_worker(struct starpu_task *task)
 {
 	struct dm_sched *dm = task->sched_data;
 	int workerid = starpu_worker_get_id();
-	struct dm_worker *dw;
+
+	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+		return NULL;
+	return &dm->w[workerid];
+}
+
+/* The task's predicted length moves from the queue to the pipeline, its transfer is done. */
+static void dm_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct dm_worker *dw = dm_hook_worker(task);
 	double now, length, pipeline_len;
 
 	(void)sched_ctx_id;
-	/* Only tasks this instance counted (pushed or notified). */
-	if (!dm || dm != starpu_sched_ctx_get_policy_data(sched_task_ctx(task)) || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+	if (!dw || !dm_adds_work(task))
 		return;
-	dw = &dm->w[workerid];
 	length = dm_counted(task->predicted);
 	now = starpu_timing_now();
 	dw->started_at = now;
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
-	dm_store(&dw->exp_len, fmax(dm_load(&dw->exp_len) - length - dm_counted(task->predicted_transfer), 0.0));
+	dm_store(&dw->exp_len, fmax(dm_load(&dw->exp_len) - length - task->predicted_transfer, 0.0));
 	pipeline_len = dm_load(&dw->pipeline_len) + length;
 	dm_store(&dw->pipeline_len, pipeline_len);
 	dm_store(&dw->exp_start, now + pipeline_len);
-	__atomic_store_n(&dw->ntasks, dw->ntasks > 0 ? dw->ntasks - 1 : 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&dw->pipeline_ntasks, dw->pipeline_ntasks + 1, __ATOMIC_RELAXED);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
 }
 
 static void dm_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
 {
-	struct dm_sched *dm = task->sched_data;
-	int workerid = starpu_worker_get_id();
-	struct dm_worker *dw;
+	struct dm_worker *dw = dm_hook_worker(task);
 	double now, pipeline_len;
 
 	(void)sched_ctx_id;
-	if (!dm || dm != starpu_sched_ctx_get_policy_data(sched_task_ctx(task)) || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+	if (!dw)
 		return;
 	task->sched_data = NULL;
-	dw = &dm->w[workerid];
+	__atomic_fetch_sub(&dw->ntasks, 1, __ATOMIC_RELAXED);
+	if (!dm_adds_work(task))
+		return;
 	now = starpu_timing_now();
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
 	pipeline_len = fmax(dm_load(&dw->pipeline_len) - dm_counted(task->predicted), 0.0);
 	dm_store(&dw->pipeline_len, pipeline_len);
 	/* The worker is free now, whatever was predicted. */
 	dm_store(&dw->exp_start, now + pipeline_len);
-	__atomic_store_n(&dw->pipeline_ntasks, dw->pipeline_ntasks > 0 ? dw->pipeline_ntasks - 1 : 0, __ATOMIC_RELAXED);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
-	if (astro_counter_collecting() && task->cl && !isnan(task->predicted) && task->predicted > 0.0)
-		dm_gap_record(workerid, task->cl, fabs((now - dw->started_at) - task->predicted));
+	if (astro_counter_collecting() && task->cl && dm_counted(task->predicted) > 0.0)
+		dm_gap_record(starpu_worker_get_id(), task->cl, fabs((now - dw->started_at) - task->predicted));
 }
 
 /* --------------------------------------------------------------- counters */
