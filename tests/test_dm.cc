@@ -461,6 +461,11 @@ TEST_F(Dm, UncalibratedWorkersAreCalibratedFirst)
 	std::vector<int> ran = place_held(&cl, 4);
 	EXPECT_EQ(count_on(ran, 1), 4) << "the uncalibrated worker gets them";
 
+	// A worker without a value (0) is picked only when no worker is uncalibrated.
+	set_costs({ 0.0, NAN });
+	ran = place_held(&cl, 4);
+	EXPECT_EQ(count_on(ran, 1), 4) << "the uncalibrated worker gets them";
+
 	set_costs({ NAN, NAN });
 	std::vector<int> expected = { 0, 1, 0, 1 };
 	EXPECT_EQ(place_held(&cl, 4), expected) << "both uncalibrated: spread";
@@ -504,10 +509,12 @@ TEST_F(Dm, BoundTasksCountInTheirWorkersQueue)
 	START_OR_RETURN("dmda", 2);
 	static starpu_perfmodel model = per_worker_model("dm_bound", cost_of);
 	set_costs({ 1e9, 1e9 });
-	starpu_codelet long_cl = cpu_codelet(long_task, 0, "long");
+	static starpu_codelet long_cl = cpu_codelet(long_task, 0, "long");
 	long_cl.model = &model;
 	g_release = false;
 	g_long_running = 0;
+	// Released however the test ends: shutdown waits for it.
+	struct Release { ~Release() { g_release = true; } } release;
 	struct starpu_task *t = starpu_task_create();
 	t->cl = &long_cl;
 	t->execute_on_a_specific_worker = 1;
@@ -518,7 +525,7 @@ TEST_F(Dm, BoundTasksCountInTheirWorkersQueue)
 	for (double &c : equal_cost)
 		c = 100.0;
 	static starpu_perfmodel equal = per_worker_model("dm_equal", [](struct starpu_task *, unsigned w, unsigned) { return equal_cost[w]; });
-	starpu_codelet cl = cpu_codelet(record, 0, "after_bound");
+	static starpu_codelet cl = cpu_codelet(record, 0, "after_bound");
 	cl.model = &equal;
 	reset_records(4);
 	for (int i = 0; i < 4; i++) {
