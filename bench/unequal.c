@@ -1,12 +1,14 @@
 /*
  * unequal: independent tasks on two workers that are not equally fast, with
  * per-worker cost models (STARPU_PER_WORKER, so predictions are exact) and
- * tasks that really take that long (they busy-wait their cost). Prints the
- * makespan of each policy and a lower bound on any schedule's makespan.
+ * tasks that really take that long: they sleep until their cost has passed
+ * (as a CPU thread waits for a GPU kernel), so the figures hold on a machine
+ * whose cores are busy. Prints the makespan of each policy and a lower bound
+ * on any schedule's makespan.
  *
  *   kinds  two kinds of task, each fast on one worker and 10x slower on the
- *          other (as kernels are on a CPU and on a GPU); submitted
- *          alternately, half of each
+ *          other (as kernels are on a CPU and on a GPU), in a fixed random
+ *          order, about half of each
  *   slow   one kind; worker 1 is 3x slower than worker 0 at it
  *
  * The bound is the fractional one: the best split of the work between the
@@ -16,7 +18,7 @@
  *
  * Needs StarPU 1.4's per-worker models. -s POLICY runs one policy; by
  * default dmda, lws and eager run in turn. -x kinds|slow picks the setting
- * (default both). -n is the number of tasks (default 400), -w must be 2.
+ * (default both). -n is the number of tasks (default 200), -w must be 2.
  */
 #include "bench.h"
 #include <math.h>
@@ -34,8 +36,8 @@ struct setting
 
 static const struct setting settings[] =
 {
-	{ "kinds", 2, { { 500.0, 5000.0 }, { 5000.0, 500.0 } } },
-	{ "slow", 1, { { 500.0, 1500.0 }, { 0.0, 0.0 } } },
+	{ "kinds", 2, { { 2000.0, 20000.0 }, { 20000.0, 2000.0 } } },
+	{ "slow", 1, { { 2000.0, 6000.0 }, { 0.0, 0.0 } } },
 };
 
 static const struct setting *current;
@@ -46,12 +48,17 @@ static double cost_of(struct starpu_task *task, unsigned workerid, unsigned nimp
 	return current->cost[(uintptr_t) task->cl_arg][workerid % NWORKERS];
 }
 
-static void busy_func(void *buffers[], void *cl_arg)
+static void sleep_func(void *buffers[], void *cl_arg)
 {
 	(void) buffers;
 	int workerid = starpu_worker_get_id();
-	double until = bench_now_us() + current->cost[(uintptr_t) cl_arg][workerid % NWORKERS];
-	while (bench_now_us() < until)
+	double cost = current->cost[(uintptr_t) cl_arg][workerid % NWORKERS];
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	long long ns = until.tv_nsec + (long long) (cost * 1000.0);
+	until.tv_sec += ns / 1000000000;
+	until.tv_nsec = ns % 1000000000;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
 		;
 }
 
@@ -65,16 +72,21 @@ static struct starpu_perfmodel unequal_model =
 static struct starpu_codelet unequal_cl =
 {
 	.where = STARPU_CPU,
-	.cpu_funcs = { busy_func },
+	.cpu_funcs = { sleep_func },
 	.nbuffers = 0,
 	.model = &unequal_model,
 	.name = "unequal",
 };
 
-/* The kind of task i. */
+/* The kind of task i: a fixed pseudo-random sequence (an alternating one would
+ * suit a round-robin policy by chance). */
 static unsigned kind_of(const struct setting *s, long i)
 {
-	return (unsigned) (i % s->nkinds);
+	uint64_t x = (uint64_t) i * 0x9e3779b97f4a7c15ULL;
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return (unsigned) (x % s->nkinds);
 }
 
 /* Fractional lower bound on the makespan of n tasks of s on the two workers (µs). */
@@ -141,7 +153,7 @@ static double run_once(const struct setting *s, long n)
 int main(int argc, char **argv)
 {
 	struct bench_options o;
-	bench_parse(argc, argv, &o, 400, 3, 'x', " [-x kinds|slow]");
+	bench_parse(argc, argv, &o, 200, 3, 'x', " [-x kinds|slow]");
 	if (o.workers == 0)
 		setenv("STARPU_NCPU", "2", 1);
 	else if (o.workers != NWORKERS)
