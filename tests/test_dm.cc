@@ -449,6 +449,29 @@ TEST_F(Dm, WithoutModelTheChoiceIsGreedy)
 	EXPECT_EQ(place_held(&cl, 6), expected);
 }
 
+// On a tie, a task released by a worker stays on that worker (awake, with its data).
+TEST_F(Dm, TiesGoToTheReleasingWorker)
+{
+	START_OR_RETURN("dmda", 2);
+	static starpu_codelet cl = cpu_codelet(record, 0, "released");
+	reset_records(20);
+	for (int i = 0; i < 10; i++) {
+		struct starpu_task *first = starpu_task_create();
+		first->cl = &cl;
+		first->cl_arg = (void *)(uintptr_t)(2 * i);
+		first->execute_on_a_specific_worker = 1;
+		first->workerid = 1;
+		struct starpu_task *then = starpu_task_create();
+		then->cl = &cl;
+		then->cl_arg = (void *)(uintptr_t)(2 * i + 1);
+		starpu_task_declare_deps_array(then, 1, &first);
+		ASSERT_EQ(starpu_task_submit(then), 0);
+		ASSERT_EQ(starpu_task_submit(first), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+	EXPECT_EQ(count_on(g_ran_on, 1), 20);
+}
+
 // An uncalibrated (worker, implementation) is tried first, even when the
 // calibrated one predicts a short time; uncalibrated ones share the work.
 TEST_F(Dm, UncalibratedWorkersAreCalibratedFirst)

@@ -20,7 +20,10 @@
  * (pipeline_len). Pushing adds a task's prediction; the worker's
  * pre_exec_hook moves it to the pipeline, post_exec_hook removes it.
  * Deciders read these without the lock (relaxed atomics): a decision is a
- * heuristic, the counters stay exact.
+ * heuristic, the counters stay exact. Unlike StarPU, post_exec_hook resets
+ * the expected start to now (the worker is free, whatever was predicted). A
+ * task that adds no predicted work (no model) skips all that: it only counts
+ * in its worker's number of tasks, which the greedy choice reads.
  *
  * A prediction of NaN (the model is not calibrated for that worker and
  * implementation) or 0 (no model) makes the decision greedy: the least
@@ -346,7 +349,13 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 	/* Without a model every prediction is 0: the choice is greedy, and needs no clock. */
 	double now = model ? starpu_timing_now() : 0.0;
 
-	for (unsigned i = 0; i < dm->workers.count; i++)
+	/* Ties go to the first worker looked at: the pushing worker itself when it
+	 * belongs to the context (it released the task, is awake and has its data). */
+	unsigned count = dm->workers.count;
+	int pusher = starpu_worker_get_id();
+	unsigned first = sched_workers_contains(&dm->workers, pusher) ? (unsigned)dm->workers.position[pusher] : 0;
+
+	for (unsigned n = 0, i = first; n < count; n++, i = i + 1 < count ? i + 1 : 0)
 	{
 		int workerid = dm->workers.ids[i];
 		struct dm_worker *dw = &dm->w[workerid];
