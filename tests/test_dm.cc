@@ -7,6 +7,7 @@
 #include <astrolabe/counters.h>
 #include "dm_ready_probe.h"
 
+#include <climits>
 #include <cmath>
 #include <mutex>
 #include <random>
@@ -376,6 +377,35 @@ TEST_F(Dm, PriorityOrderOnlyInTheSortedVariants)
 		bool sorted = std::string(policy) == "dmdas" || std::string(policy) == "dmdap";
 		std::vector<int> expected = sorted ? std::vector<int>{ 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 } : prios;
 		EXPECT_EQ(ran_prios, expected) << policy;
+		starpu_shutdown();
+	}
+}
+
+// Unless the application sets a priority range, dmdas and dmdap order every priority (StarPU sets INT_MIN..INT_MAX).
+TEST_F(Dm, SortedVariantsTakeTheWholePriorityRange)
+{
+	for (const char *policy : { "dmdas", "dmdap", "dmda" }) {
+		START_OR_RETURN(policy, 1);
+		bool sorted = std::string(policy) != "dmda";
+		if (sorted) {
+			EXPECT_EQ(starpu_sched_get_min_priority(), INT_MIN) << policy;
+			EXPECT_EQ(starpu_sched_get_max_priority(), INT_MAX) << policy;
+		}
+		static starpu_codelet cl = cpu_codelet(record, 0, "wide");
+		std::vector<int> prios = { 100, -100, 7, 1000, INT_MIN, INT_MAX, 8 };
+		reset_records(prios.size());
+		{
+			Gate gate(1);
+			ASSERT_TRUE(gate.close());
+			for (size_t i = 0; i < prios.size(); i++)
+				ASSERT_EQ(submit(&cl, (int)i, prios[i]), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		std::vector<int> ran;
+		for (int i : g_order)
+			ran.push_back(prios[i]);
+		std::vector<int> expected = sorted ? std::vector<int>{ INT_MAX, 1000, 100, 8, 7, -100, INT_MIN } : prios;
+		EXPECT_EQ(ran, expected) << policy;
 		starpu_shutdown();
 	}
 }

@@ -11,6 +11,10 @@
  *   dmdap   dmda, queues sorted by priority, pops the head
  *   heft    dmda's former name
  *
+ * Tasks bound to a worker (execute_on_a_specific_worker) go to the kernel's
+ * queue of that worker; push_task_notify counts their prediction in its
+ * expected end all the same (StarPU counts them as 0).
+ *
  * A "ready" task has its input data on the worker's memory node: among the
  * tasks of the head's priority, the one with the fewest bytes still to fetch.
  *
@@ -211,6 +215,11 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	dm->prefetch = dm->desc->data_aware && starpu_get_prefetch_flag();
 	if (dm->desc->sorted)
 	{
+		/* As StarPU: every priority counts unless the application set a range. */
+		if (!starpu_sched_ctx_min_priority_is_set(sched_ctx_id))
+			starpu_sched_ctx_set_min_priority(sched_ctx_id, INT_MIN);
+		if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
+			starpu_sched_ctx_set_max_priority(sched_ctx_id, INT_MAX);
 		min_priority = starpu_sched_get_min_priority();
 		max_priority = starpu_sched_get_max_priority();
 	}
