@@ -283,6 +283,18 @@ TEST_F(Dm, GammaWeighsEnergy)
 	}
 }
 
+// A value that is not a number is reported once and the default used.
+TEST_F(Dm, BadParameterIsReportedAndIgnored)
+{
+	ScopedEnv gamma("STARPU_SCHED_GAMMA", "lots");
+	std::string err;
+	START_OR_RETURN("dmda", 2, &err);
+	EXPECT_TRUE(contains(err, "STARPU_SCHED_GAMMA")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	EnergyCase c;
+	EXPECT_EQ(c.place(), 1) << "the default gamma (1000 µs/J) applies";
+}
+
 TEST_F(Dm, KnobsMultiplyTheirParameterPerPolicy)
 {
 	START_OR_RETURN("dmda", 2);
