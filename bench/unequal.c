@@ -41,6 +41,8 @@ static const struct setting settings[] =
 };
 
 static const struct setting *current;
+/* Tasks of the last run that ran on a worker slower for them than the other. */
+static long misplaced;
 
 static double cost_of(struct starpu_task *task, unsigned workerid, unsigned nimpl)
 {
@@ -53,6 +55,8 @@ static void sleep_func(void *buffers[], void *cl_arg)
 	(void) buffers;
 	int workerid = starpu_worker_get_id();
 	double cost = current->cost[(uintptr_t) cl_arg][workerid % NWORKERS];
+	if (cost > current->cost[(uintptr_t) cl_arg][(workerid + 1) % NWORKERS])
+		__atomic_add_fetch(&misplaced, 1, __ATOMIC_RELAXED);
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	long long ns = until.tv_nsec + (long long) (cost * 1000.0);
@@ -138,6 +142,7 @@ static double lower_bound(const struct setting *s, long n)
 static double run_once(const struct setting *s, long n)
 {
 	double start = bench_now_us();
+	__atomic_store_n(&misplaced, 0, __ATOMIC_RELAXED);
 	for (long i = 0; i < n; i++)
 	{
 		struct starpu_task *task = starpu_task_create();
@@ -176,6 +181,7 @@ int main(int argc, char **argv)
 		for (unsigned p = 0; p < npolicies; p++)
 		{
 			double makespan[BENCH_MAX_SAMPLES], ratio[BENCH_MAX_SAMPLES];
+			long misplaced_total = 0;
 			char metric[64];
 			setenv("STARPU_SCHED", policies[p], 1);
 			bench_starpu_init();
@@ -189,12 +195,15 @@ int main(int argc, char **argv)
 			{
 				makespan[r] = run_once(s, o.ntasks) / 1000.0;
 				ratio[r] = makespan[r] * 1000.0 / bound;
+				misplaced_total += __atomic_load_n(&misplaced, __ATOMIC_RELAXED);
 			}
 			starpu_shutdown();
 			snprintf(metric, sizeof(metric), "unequal.%s.%s", s->name, policies[p]);
 			bench_report(metric, "ms", makespan, o.reps);
 			snprintf(metric, sizeof(metric), "unequal.%s.%s/bound", s->name, policies[p]);
 			bench_report(metric, "x", ratio, o.reps);
+			printf("# unequal.%s.%s: %.1f of %ld tasks per run ran on their slower worker\n", s->name, policies[p],
+			       (double) misplaced_total / o.reps, o.ntasks);
 		}
 		double bound_ms = bound / 1000.0;
 		char metric[64];
