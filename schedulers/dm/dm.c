@@ -552,7 +552,11 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 
 	(void)perf_workerid;
 	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !sched_workers_contains(&dm->workers, workerid))
+	{
+		/* Not counted: the hooks must not take it for one of ours. */
+		task->sched_data = NULL;
 		return;
+	}
 	dw = &dm->w[workerid];
 	if (task->cl && task->cl->model && starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &impl))
 		length = starpu_task_worker_expected_length(task, (unsigned)workerid, sched_ctx_id, impl);
@@ -661,7 +665,8 @@ static struct dm_worker *dm_hook_worker(struct starpu_task *task)
 	struct dm_sched *dm = task->sched_data;
 	int workerid = starpu_worker_get_id();
 
-	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+	/* sched_data may hold what the application gave (STARPU_TASK_SCHED_DATA) to a task we never saw. */
+	if (!dm || dm != __atomic_load_n(&dm_active, __ATOMIC_RELAXED) || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
 		return NULL;
 	return &dm->w[workerid];
 }
