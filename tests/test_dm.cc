@@ -230,15 +230,17 @@ TEST_F(Dm, FastestImplementationRuns)
 
 // Worker 0 is fast (100 µs) and costly (1 J), worker 1 slower (200 µs) and
 // frugal (1 mJ). Fitness: w0 = gamma·1, w1 = alpha·100 + gamma·0.001.
+// The runtime keeps the models it used until starpu_shutdown(): they outlive every test.
+starpu_perfmodel g_energy_time = per_worker_model("dm_energy_time", cost_of);
+starpu_perfmodel g_energy_energy = per_worker_model("dm_energy_energy", energy_of);
+
 struct EnergyCase
 {
-	starpu_perfmodel time = per_worker_model("dm_energy_time", cost_of);
-	starpu_perfmodel energy = per_worker_model("dm_energy_energy", energy_of);
 	starpu_codelet cl = cpu_codelet(record, 0, "energy");
 	EnergyCase()
 	{
-		cl.model = &time;
-		cl.energy_model = &energy;
+		cl.model = &g_energy_time;
+		cl.energy_model = &g_energy_energy;
 		set_costs({ 100.0, 200.0 });
 		g_energy[0] = 1.0;
 		g_energy[1] = 0.001;
@@ -340,8 +342,8 @@ TEST_F(Dm, KnobsMultiplyTheirParameterPerPolicy)
 // w1 = 100 + 0.05·P (gamma 1000): w1 wins beyond P = 1000 W.
 TEST_F(Dm, IdlePowerFavoursTheEarlierEnd)
 {
-	starpu_perfmodel time = per_worker_model("dm_idle_time", cost_of);
-	starpu_perfmodel energy = per_worker_model("dm_idle_energy", energy_of);
+	static starpu_perfmodel time = per_worker_model("dm_idle_time", cost_of);
+	static starpu_perfmodel energy = per_worker_model("dm_idle_energy", energy_of);
 	starpu_codelet cl = cpu_codelet(record, 0, "idle");
 	cl.model = &time;
 	cl.energy_model = &energy;
