@@ -195,6 +195,7 @@ struct _astro_job
 	struct _astro_tag *tag;
 	unsigned nbuffers;
 	unsigned nimpl;
+	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
 	void *scratch[STARPU_NMAXBUFS];

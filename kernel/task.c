@@ -930,7 +930,9 @@ const char *starpu_task_get_model_name(struct starpu_task *task)
 
 void starpu_task_set_implementation(struct starpu_task *task, unsigned impl)
 {
-	_astro_job_get(task)->nimpl = impl;
+	struct _astro_job *job = _astro_job_get(task);
+	job->nimpl = impl;
+	job->impl_chosen = impl < STARPU_MAXIMPLEMENTATIONS;
 }
 
 unsigned starpu_task_get_implementation(struct starpu_task *task)

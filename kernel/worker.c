@@ -187,7 +187,16 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	if (task->prologue_callback_pop_func)
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
 
-	int nimpl = _astro_worker_impl_for(w->id, task);
+	int nimpl = -1;
+	if (STARPU_UNLIKELY(job->impl_chosen)) {
+		/* The policy chose the implementation (dmda: the fastest on this worker); honoured when this worker has it. */
+		job->impl_chosen = false;
+		if (w->driver->has_impl(task->cl, job->nimpl) && _astro_task_where(task, w->driver)
+		    && (!task->cl->can_execute || task->cl->can_execute((unsigned)w->id, task, job->nimpl)))
+			nimpl = (int)job->nimpl;
+	}
+	if (nimpl < 0)
+		nimpl = _astro_worker_impl_for(w->id, task);
 	if (nimpl < 0) {
 		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
 		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",

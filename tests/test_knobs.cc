@@ -197,8 +197,17 @@ TEST_F(Knobs, KernelKnobsHaveStarPUIds)
 		EXPECT_EQ(info.scope, e.scope);
 		EXPECT_EQ(info.read_only, 0);
 	}
+	// The dm policies' plugin adds StarPU's starpu.dmda.* knobs, with StarPU's ids, after the kernel's.
+	const char *dmda_knobs[] = { "starpu.dmda.s_alpha_knob", "starpu.dmda.s_beta_knob", "starpu.dmda.s_gamma_knob",
+				     "starpu.dmda.s_idle_power_knob" };
+	bool with_dm = policy_registered("dmda");
+	for (int k = 0; with_dm && k < 4; k++) {
+		SCOPED_TRACE(dmda_knobs[k]);
+		EXPECT_EQ(starpu_perf_knob_name_to_id(kSched, dmda_knobs[k]), ((k + 2) << 4) | kSched);
+		EXPECT_EQ(starpu_perf_knob_get_type_id(((k + 2) << 4) | kSched), starpu_perf_knob_type_double);
+	}
 	for (starpu_perf_knob_scope scope : { kGlobal, kWorker, kSched }) {
-		ASSERT_EQ(starpu_perf_knob_nb(scope), 2);
+		ASSERT_EQ(starpu_perf_knob_nb(scope), scope == kSched && with_dm ? 6 : 2);
 		for (int nth = 0; nth < starpu_perf_knob_nb(scope); nth++)
 			EXPECT_EQ(starpu_perf_knob_nth_to_id(scope, nth), (nth << 4) | scope);
 	}
@@ -211,7 +220,7 @@ TEST_F(Knobs, KernelKnobsHaveStarPUIds)
 	EXPECT_TRUE(contains(out, "\n0x00000011:starpu.global.g_enable_catch_signal_knob [int32] - ")) << out;
 	EXPECT_TRUE(contains(out, "scope: per_worker\n0x00000003:starpu.worker.w_bind_to_pu_knob [int32] - ")) << out;
 	EXPECT_TRUE(contains(out, "scope: per_scheduler\n0x00000005:starpu.task.s_max_priority_cap_knob [int32] - ")) << out;
-	EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 9) << out;
+	EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), with_dm ? 13 : 9) << out;
 
 	testing::internal::CaptureStdout();
 	starpu_perf_knob_list_avail(kWorker);
@@ -342,8 +351,8 @@ TEST_P(EnableWorker, DisabledWorkerGetsNoNewTaskAndReenablingRestoresIt)
 TEST_P(EnableWorker, ReenabledWorkerWakesForQueuedWork)
 {
 	const std::string policy = GetParam();
-	if (policy == "random")
-		GTEST_SKIP() << "random never moves a queued task: the re-enabled worker has nothing it may take";
+	if (policy == "random" || policy.compare(0, 2, "dm") == 0)
+		GTEST_SKIP() << policy << " never moves a queued task: the re-enabled worker has nothing it may take";
 	START_OR_RETURN(GetParam(), 2);
 	int id = starpu_perf_knob_name_to_id(kWorker, kEnableWorker);
 	ASSERT_GE(id, 0);
@@ -380,7 +389,7 @@ TEST_P(EnableWorker, OnOffValuesAndUnknownWorkers)
 	EXPECT_EQ(starpu_perf_knob_get_per_worker_int32_value(id, 1), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, EnableWorker, ::testing::Values("eager", "prio", "random", "ws", "lws"),
+INSTANTIATE_TEST_SUITE_P(Policies, EnableWorker, ::testing::Values("eager", "prio", "random", "ws", "lws", "dmda", "dmdas"),
 			 [](const testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 TEST_F(Knobs, DisabledWorkerStillRunsWhatWasQueuedToItAndTasksPinnedToIt)
@@ -867,10 +876,10 @@ TEST_F(Knobs, EveryAccessorOfEveryTypeAndScope)
 	SelfStore store;
 	g_self = &store;
 	auto ids = declare_self_knobs();
-	// After the kernel's two knobs of each scope, in declaration order.
+	// After the kernel's two knobs of each scope (and dmda's four per_scheduler ones), in declaration order.
 	EXPECT_EQ(ids[kGlobal][0], 0x21);
 	EXPECT_EQ(ids[kWorker][3], 0x53);
-	EXPECT_EQ(ids[kSched][1], 0x35);
+	EXPECT_EQ(ids[kSched][1], policy_registered("dmda") ? 0x75 : 0x35);
 	EXPECT_EQ(starpu_perf_knob_nb(kGlobal), 6);
 	EXPECT_STREQ(starpu_perf_knob_id_to_name(ids[kSched][2]), "test.self.per_scheduler.f32");
 	EXPECT_EQ(starpu_perf_knob_get_type_id(ids[kWorker][1]), starpu_perf_knob_type_int64);
@@ -1111,7 +1120,8 @@ TEST_F(Knobs, PluginDeclaredKnobGroup)
 	int weight = starpu_perf_knob_name_to_id(kSched, "test.knobs.s_eager_weight_knob");
 	ASSERT_EQ(count_on, 0x21);
 	ASSERT_EQ(counted, 0x31);
-	ASSERT_EQ(weight, 0x25);
+	// After the kernel's two per_scheduler knobs and dmda's four.
+	ASSERT_EQ(weight, policy_registered("dmda") ? 0x65 : 0x25);
 	struct astro_knob_info info;
 	ASSERT_EQ(astro_knob_get_info(counted, &info), 0);
 	EXPECT_STREQ(info.module, "knobs_testgroup");

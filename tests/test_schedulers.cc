@@ -184,7 +184,7 @@ void record_priority(void **, void *)
 TEST_P(Policy, PrioritiesOrderTheQueue)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws")
+	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
 		GTEST_SKIP() << policy << " promises no priority order";
 	ScopedEnv ncpu("STARPU_NCPU", "1");
 	starpu_conf conf;
@@ -292,7 +292,7 @@ TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
 TEST_P(Policy, PrioritiesThenSubmissionOrder)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws")
+	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
 		GTEST_SKIP() << policy << " promises no priority order";
 	START_OR_RETURN(1);
 	const int n = 60;
@@ -441,7 +441,7 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 	starpu_shutdown();
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws"),
+INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap"),
 			 policy_param_name);
 
 } // namespace

@@ -44,7 +44,7 @@ TEST_P(Stress, EveryCountIsExactWithAllMonitoringOn)
 	}
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, Stress, ::testing::Values("eager", "prio", "random", "ws", "lws"),
+INSTANTIATE_TEST_SUITE_P(Policies, Stress, ::testing::Values("eager", "prio", "random", "ws", "lws", "dmda", "dmdas"),
 			 [](const testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 } // namespace

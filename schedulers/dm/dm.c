@@ -1,0 +1,813 @@
+/*
+ * The deque-model policies: each task goes to the worker (and the
+ * implementation) where the performance models say it will end best, given
+ * the work already queued on every worker.
+ *
+ *   dm      minimum expected completion time
+ *   dmda    fitness = alpha·(end − best end) + beta·transfer + gamma·energy
+ *           (+ the idle energy the choice makes the other workers burn)
+ *   dmdas   dmda, queues sorted by priority, pops the first ready task
+ *   dmdar   dmda, FIFO queues, pops the first ready task
+ *   dmdap   dmda, queues sorted by priority, pops the head
+ *   heft    dmda's former name
+ *
+ * Tasks bound to a worker (execute_on_a_specific_worker) go to the kernel's
+ * queue of that worker; push_task_notify counts their prediction in its
+ * expected end all the same (StarPU counts them as 0).
+ *
+ * A "ready" task has its input data on the worker's memory node: among the
+ * tasks of the head's priority, the one with the fewest bytes still to fetch.
+ *
+ * Each worker keeps, under its queue lock, the expected start of its queued
+ * work (exp_start: when the tasks it runs now are expected done), the
+ * predicted length of what is queued (exp_len) and of what it runs
+ * (pipeline_len). Pushing adds a task's prediction; the worker's
+ * pre_exec_hook moves it to the pipeline, post_exec_hook removes it.
+ * Deciders read these without the lock (relaxed atomics): a decision is a
+ * heuristic, the counters stay exact. Unlike StarPU, post_exec_hook resets
+ * the expected start to now (the worker is free, whatever was predicted). A
+ * task that adds no predicted work (no model) skips all that: it only counts
+ * in its worker's number of tasks, which the greedy choice reads.
+ *
+ * A prediction of NaN (the model is not calibrated for that worker and
+ * implementation) or 0 (no model) makes the decision greedy: the least
+ * loaded worker, uncalibrated ones first so that every architecture gets
+ * calibrated.
+ *
+ * alpha, beta, gamma and the idle power come from STARPU_SCHED_ALPHA,
+ * STARPU_SCHED_BETA, STARPU_SCHED_GAMMA (µs per Joule) and STARPU_IDLE_POWER
+ * (W) when an instance starts; the knobs starpu.dmda.s_*_knob multiply them,
+ * per policy (heft shares dmda's).
+ */
+#include "../sched_util.h"
+#include "ready.h"
+#include <math.h>
+#include <stdbool.h>
+#include <astrolabe/knobs.h>
+
+#define MODULE "sched_dm"
+
+enum dm_variant { DM, DMDA, DMDAS, DMDAR, DMDAP, HEFT, DM_NVARIANTS };
+
+struct dm_variant_desc
+{
+	const char *name;
+	const char *description;
+	/* Counts data transfers, energy and the knobs (all but dm). */
+	bool data_aware;
+	/* Queues ordered by priority, else FIFO. */
+	bool sorted;
+	/* Pops the first task whose data is ready, else the head. */
+	bool ready_pop;
+};
+
+static const struct dm_variant_desc dm_variants[DM_NVARIANTS] =
+{
+	[DM] = { "dm", "deque model: each task to the worker where it is expected to end first", false, false, false },
+	[DMDA] = { "dmda", "deque model data aware: expected end, data transfer time and energy", true, false, false },
+	[DMDAS] = { "dmdas", "dmda with queues sorted by priority, popping the first task whose data is ready", true, true, true },
+	[DMDAR] = { "dmdar", "dmda popping the first task whose data is ready", true, false, true },
+	[DMDAP] = { "dmdap", "dmda with queues sorted by priority", true, true, false },
+	[HEFT] = { "heft", "heft: the former name of dmda", true, false, false },
+};
+
+/* ------------------------------------------------------------------ knobs */
+
+enum dm_knob { KNOB_ALPHA, KNOB_BETA, KNOB_GAMMA, KNOB_IDLE_POWER, DM_NKNOBS };
+
+/* The knobs' multipliers, per variant (heft uses dmda's); read with relaxed atomics. */
+static double dm_knob_factor[DM_NVARIANTS][DM_NKNOBS];
+
+static enum dm_variant dm_knob_slot(enum dm_variant v)
+{
+	return v == HEFT ? DMDA : v;
+}
+
+static double dm_load(const double *p)
+{
+	double v;
+
+	__atomic_load(p, &v, __ATOMIC_RELAXED);
+	return v;
+}
+
+static void dm_store(double *p, double v)
+{
+	__atomic_store(p, &v, __ATOMIC_RELAXED);
+}
+
+static int dm_variant_of_name(const char *name)
+{
+	for (int v = 0; v < DM_NVARIANTS; v++)
+		if (name && strcmp(name, dm_variants[v].name) == 0)
+			return v;
+	return -1;
+}
+
+static int dm_knob_get(const struct astro_knob_context *ctx, union astro_knob_value *value, void *arg)
+{
+	int v = dm_variant_of_name(ctx->sched_policy_name);
+
+	(void)arg;
+	if (v < 0 || ctx->index >= DM_NKNOBS)
+		return -EINVAL;
+	value->double_val = dm_load(&dm_knob_factor[dm_knob_slot(v)][ctx->index]);
+	return 0;
+}
+
+static int dm_knob_set(const struct astro_knob_context *ctx, const union astro_knob_value *value, void *arg)
+{
+	int v = dm_variant_of_name(ctx->sched_policy_name);
+
+	(void)arg;
+	if (v < 0 || ctx->index >= DM_NKNOBS)
+		return -EINVAL;
+	dm_store(&dm_knob_factor[dm_knob_slot(v)][ctx->index], value->double_val);
+	return 0;
+}
+
+static int dm_knobs_declare(void)
+{
+	static const char *const policies[] = { "dmda", "dmdas", "dmdar", "dmdap", "heft", NULL };
+	static const struct { const char *name, *help; } knobs[DM_NKNOBS] =
+	{
+		[KNOB_ALPHA] = { "starpu.dmda.s_alpha_knob", "multiplies alpha, the weight of a task's expected end in the fitness" },
+		[KNOB_BETA] = { "starpu.dmda.s_beta_knob", "multiplies beta, the weight of the time to transfer a task's input data" },
+		[KNOB_GAMMA] = { "starpu.dmda.s_gamma_knob", "multiplies gamma, the weight of a task's expected energy" },
+		[KNOB_IDLE_POWER] = { "starpu.dmda.s_idle_power_knob", "multiplies the idle power the other workers burn while a task makes them wait" },
+	};
+	struct astro_knob_group_decl group =
+	{
+		.module = MODULE, .scope = starpu_perf_knob_scope_per_scheduler,
+		.get = dm_knob_get, .set = dm_knob_set, .policies = policies,
+	};
+	int g;
+
+	for (int v = 0; v < DM_NVARIANTS; v++)
+		for (int k = 0; k < DM_NKNOBS; k++)
+			dm_knob_factor[v][k] = 1.0;
+	g = astro_knob_group_declare(&group);
+	if (g < 0)
+		return g;
+	for (int k = 0; k < DM_NKNOBS; k++)
+	{
+		struct astro_knob_decl knob =
+		{
+			.name = knobs[k].name, .type = starpu_perf_knob_type_double, .help = knobs[k].help,
+			.has_default = 1, .default_value.double_val = 1.0,
+			/* 0 switches the term off (StarPU refuses 0). */
+			.check = ASTRO_KNOB_CHECK_RANGE, .min.double_val = 0.0, .max.double_val = 1e6,
+		};
+		int ret = astro_knob_declare(g, &knob);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- instance */
+
+struct dm_worker
+{
+	starpu_pthread_mutex_t lock;
+	struct sched_queue queue;
+	/* Written under lock, read anywhere (relaxed atomics). */
+	double exp_start;
+	double exp_len;
+	double pipeline_len;
+	/* Tasks queued or running here (StarPU's ntasks + pipeline_ntasks), for the greedy choice; atomic. */
+	int ntasks;
+	/* Relative speedup of its architecture, 0 until known (the architecture is set as the worker starts). */
+	double speedup;
+	/* Set at add_workers. */
+	unsigned memory_node;
+	/* The worker's own: when its current task started. */
+	double started_at;
+} __attribute__((aligned(SCHED_CACHE_LINE)));
+
+struct dm_sched
+{
+	enum dm_variant variant;
+	const struct dm_variant_desc *desc;
+	unsigned sched_ctx_id;
+	double alpha, beta, gamma, idle_power;
+	int prefetch;
+	struct sched_workers workers;
+	struct dm_worker w[STARPU_NMAXWORKERS];
+};
+
+/* The running instance, for the counters' updaters. */
+static struct dm_sched *dm_active;
+
+static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
+{
+	struct dm_sched *dm = sched_alloc_policy_data(dm_variants[variant].name, sizeof(*dm));
+	int min_priority = 0, max_priority = 0, ret = 0;
+
+	dm->variant = variant;
+	dm->desc = &dm_variants[variant];
+	dm->sched_ctx_id = sched_ctx_id;
+	dm->alpha = starpu_get_env_float_default("STARPU_SCHED_ALPHA", 1.0f);
+	dm->beta = starpu_get_env_float_default("STARPU_SCHED_BETA", 1.0f);
+	dm->gamma = starpu_get_env_float_default("STARPU_SCHED_GAMMA", 1000.0f);
+	dm->idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", 0.0f);
+	dm->prefetch = dm->desc->data_aware && starpu_get_prefetch_flag();
+	if (dm->desc->sorted)
+	{
+		/* As StarPU: every priority counts unless the application set a range. */
+		if (!starpu_sched_ctx_min_priority_is_set(sched_ctx_id))
+			starpu_sched_ctx_set_min_priority(sched_ctx_id, INT_MIN);
+		if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
+			starpu_sched_ctx_set_max_priority(sched_ctx_id, INT_MAX);
+		min_priority = starpu_sched_get_min_priority();
+		max_priority = starpu_sched_get_max_priority();
+	}
+	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
+	{
+		sched_lock_init(&dm->w[i].lock);
+		ret |= sched_queue_init(&dm->w[i].queue, min_priority, max_priority);
+	}
+	if (ret)
+	{
+		astro_log_error(dm->desc->name, "cannot allocate the task queues");
+		abort();
+	}
+	sched_workers_init(&dm->workers);
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, dm);
+	__atomic_store_n(&dm_active, dm, __ATOMIC_RELEASE);
+}
+
+#define DM_INIT(ident, variant) \
+	static void dm_init_##ident(unsigned sched_ctx_id) { dm_init_variant(sched_ctx_id, variant); }
+DM_INIT(dm, DM)
+DM_INIT(dmda, DMDA)
+DM_INIT(dmdas, DMDAS)
+DM_INIT(dmdar, DMDAR)
+DM_INIT(dmdap, DMDAP)
+DM_INIT(heft, HEFT)
+
+static void dm_deinit(unsigned sched_ctx_id)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	unsigned left = 0;
+
+	__atomic_store_n(&dm_active, NULL, __ATOMIC_RELEASE);
+	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
+	{
+		left += sched_queue_ntasks(&dm->w[i].queue);
+		sched_queue_fini(&dm->w[i].queue);
+		STARPU_PTHREAD_MUTEX_DESTROY(&dm->w[i].lock);
+	}
+	if (left)
+		astro_log_error(dm->desc->name, "%u tasks were still queued at shutdown", left);
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, NULL);
+	free(dm);
+}
+
+static void dm_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	sched_workers_add(&dm->workers, workerids, nworkers);
+	for (unsigned i = 0; i < nworkers; i++)
+	{
+		int workerid = workerids[i];
+
+		if (workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+			continue;
+		dm->w[workerid].memory_node = starpu_worker_get_memory_node((unsigned)workerid);
+		dm_store(&dm->w[workerid].exp_start, starpu_timing_now());
+	}
+}
+
+static void dm_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	sched_workers_remove(&dm->workers, workerids, nworkers);
+}
+
+/* --------------------------------------------------------------- decision */
+
+
+/* How much faster than a CPU core workerid is (StarPU's factors), for the greedy choice. */
+static double dm_speedup(struct dm_sched *dm, int workerid)
+{
+	double speedup = dm_load(&dm->w[workerid].speedup);
+
+	if (speedup > 0.0)
+		return speedup;
+	speedup = starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(workerid, dm->sched_ctx_id));
+	if (!(speedup > 0.0))
+		return 1.0;
+	dm_store(&dm->w[workerid].speedup, speedup);
+	return speedup;
+}
+
+/* A prediction as it counts in the queue lengths: NaN (unknown) counts 0. */
+static double dm_counted(double predicted)
+{
+	return isnan(predicted) || predicted < 0.0 ? 0.0 : predicted;
+}
+
+struct dm_choice
+{
+	int workerid;
+	unsigned impl;
+	/* The implementation the worker would pick by itself. */
+	unsigned first_impl;
+	double length;
+	double transfer;
+};
+
+struct dm_candidate
+{
+	int workerid;
+	unsigned impl;
+	unsigned first_impl;
+	double exp_end;
+	double length;
+	double transfer;
+	double energy;
+};
+
+/*
+ * Chooses the worker and implementation for task. Returns 0, or -ENODEV
+ * when no worker of the context may run it.
+ */
+static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_choice *choice)
+{
+	struct starpu_perfmodel *model = task->cl ? task->cl->model : NULL;
+	bool data_aware = dm->desc->data_aware;
+	bool with_energy = data_aware && task->cl && task->cl->energy_model;
+	bool with_transfer = data_aware && task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0;
+	struct dm_candidate candidates[STARPU_NMAXWORKERS * STARPU_MAXIMPLEMENTATIONS];
+	unsigned ncandidates = 0;
+	/* Greedy choice, used as soon as one prediction is unknown (NaN) or absent (0). */
+	bool unknown = false, calibrating = false;
+	int greedy_worker = -1;
+	unsigned greedy_impl = 0, greedy_first_impl = 0;
+	double greedy_end = 0.0, greedy_length = 0.0;
+	double min_exp_end = INFINITY, max_exp_end_of_workers = -INFINITY;
+	/* Without a model every prediction is 0: the choice is greedy, and needs no clock. */
+	double now = model ? starpu_timing_now() : 0.0;
+
+	/* Ties go to the first worker looked at: the pushing worker itself when it
+	 * belongs to the context (it released the task, is awake and has its data). */
+	unsigned count = dm->workers.count;
+	int pusher = starpu_worker_get_id();
+	unsigned first = sched_workers_contains(&dm->workers, pusher) ? (unsigned)dm->workers.position[pusher] : 0;
+
+	for (unsigned n = 0, i = first; n < count; n++, i = i + 1 < count ? i + 1 : 0)
+	{
+		int workerid = dm->workers.ids[i];
+		struct dm_worker *dw = &dm->w[workerid];
+		unsigned impl_mask, first_impl;
+		double exp_start, prev, ntasks_end;
+
+		if (model)
+		{
+			if (!starpu_worker_can_execute_task_impl((unsigned)workerid, task, &impl_mask))
+				continue;
+		}
+		else
+		{
+			if (!starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &first_impl))
+				continue;
+			impl_mask = 1u << first_impl;
+		}
+		exp_start = fmax(dm_load(&dw->exp_start), now);
+		prev = dm_load(&dw->exp_len);
+		ntasks_end = __atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) / dm_speedup(dm, workerid);
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
+		{
+			struct dm_candidate *c;
+			double length;
+
+			if (!(impl_mask & (1u << impl)))
+				continue;
+			length = model ? starpu_task_worker_expected_length(task, (unsigned)workerid, dm->sched_ctx_id, impl) : 0.0;
+			if (isnan(length) || length <= 0.0)
+			{
+				/* Uncalibrated pairs first (the first one, then the least loaded of them), else the least loaded. */
+				if (greedy_worker < 0 || (!calibrating && (isnan(length) || ntasks_end < greedy_end))
+				    || (calibrating && isnan(length) && ntasks_end < greedy_end))
+				{
+					greedy_worker = workerid;
+					greedy_impl = impl;
+					greedy_first_impl = (unsigned)__builtin_ctz(impl_mask);
+					greedy_end = ntasks_end;
+					greedy_length = length;
+				}
+				if (isnan(length))
+					calibrating = true;
+				unknown = true;
+				continue;
+			}
+			if (unknown)
+				continue;
+			c = &candidates[ncandidates++];
+			c->workerid = workerid;
+			c->impl = impl;
+			c->first_impl = (unsigned)__builtin_ctz(impl_mask);
+			c->length = length;
+			c->transfer = with_transfer ? starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid) : 0.0;
+			c->energy = 0.0;
+			if (with_energy)
+			{
+				c->energy = starpu_task_worker_expected_energy(task, (unsigned)workerid, dm->sched_ctx_id, impl);
+				if (isnan(c->energy))
+					c->energy = 0.0;
+			}
+			c->exp_end = fmax(exp_start + prev, now + c->transfer) + length;
+			min_exp_end = fmin(min_exp_end, c->exp_end);
+			max_exp_end_of_workers = fmax(max_exp_end_of_workers, exp_start + prev);
+		}
+	}
+
+	if (unknown)
+	{
+		if (greedy_worker < 0)
+			return -ENODEV;
+		choice->workerid = greedy_worker;
+		choice->impl = greedy_impl;
+		choice->first_impl = greedy_first_impl;
+		choice->length = greedy_length;
+		choice->transfer = 0.0;
+		return 0;
+	}
+	if (ncandidates == 0)
+		return -ENODEV;
+
+	enum dm_variant slot = dm_knob_slot(dm->variant);
+	double alpha = dm->alpha * dm_load(&dm_knob_factor[slot][KNOB_ALPHA]);
+	double beta = dm->beta * dm_load(&dm_knob_factor[slot][KNOB_BETA]);
+	double gamma = dm->gamma * dm_load(&dm_knob_factor[slot][KNOB_GAMMA]);
+	double idle_power = dm->idle_power * dm_load(&dm_knob_factor[slot][KNOB_IDLE_POWER]);
+	struct dm_candidate *best = NULL;
+	double best_fitness = INFINITY;
+
+	for (unsigned n = 0; n < ncandidates; n++)
+	{
+		struct dm_candidate *c = &candidates[n];
+		double fitness;
+
+		if (data_aware)
+		{
+			fitness = alpha * (c->exp_end - min_exp_end) + beta * c->transfer + gamma * c->energy;
+			/* The others wait idle until this task ends: gamma µs per Joule, idle power in W. */
+			if (c->exp_end > max_exp_end_of_workers)
+				fitness += gamma * idle_power * (c->exp_end - max_exp_end_of_workers) / 1e6;
+		}
+		else
+			fitness = c->exp_end - min_exp_end;
+		if (!best || fitness < best_fitness)
+		{
+			best = c;
+			best_fitness = fitness;
+		}
+	}
+	choice->workerid = best->workerid;
+	choice->impl = best->impl;
+	choice->first_impl = best->first_impl;
+	choice->length = best->length;
+	choice->transfer = best->transfer;
+	return 0;
+}
+
+/* 1 when task adds predicted work (a length or a transfer) to its worker's queue. */
+static bool dm_adds_work(const struct starpu_task *task)
+{
+	return dm_counted(task->predicted) > 0.0 || dm_counted(task->predicted_transfer) > 0.0;
+}
+
+/*
+ * Adds task's prediction to dw's queue (dw locked). transfer overlaps the
+ * work already queued. A task that adds no work (no model) only counts.
+ */
+static void dm_account_queued(struct dm_worker *dw, struct starpu_task *task, double length, double transfer)
+{
+	__atomic_fetch_add(&dw->ntasks, 1, __ATOMIC_RELAXED);
+	task->predicted = length;
+	task->predicted_transfer = dm_counted(transfer);
+	if (!dm_adds_work(task))
+		return;
+
+	double now = starpu_timing_now();
+	double exp_start = fmax(dm_load(&dw->exp_start), now);
+	double exp_len = dm_load(&dw->exp_len);
+	double exp_end = exp_start + exp_len;
+
+	transfer = dm_counted(transfer);
+	transfer = now + transfer < exp_end ? 0.0 : now + transfer - exp_end;
+	dm_store(&dw->exp_start, exp_start);
+	dm_store(&dw->exp_len, exp_len + transfer + dm_counted(length));
+	task->predicted_transfer = transfer;
+}
+
+static int dm_push_task(struct starpu_task *task)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_task_ctx(task));
+	struct dm_choice choice;
+	struct dm_worker *dw;
+	int wake;
+
+	if (dm_decide(dm, task, &choice) < 0)
+	{
+		/* The kernel runs it elsewhere: the hooks must not take it for one of ours. */
+		task->sched_data = NULL;
+		return -ENODEV;
+	}
+	dw = &dm->w[choice.workerid];
+	/* The worker runs its first capable implementation unless told otherwise. */
+	if (choice.impl != choice.first_impl)
+		starpu_task_set_implementation(task, choice.impl);
+	if (dm->prefetch)
+		starpu_prefetch_task_input_for(task, (unsigned)choice.workerid);
+	task->sched_data = dm;
+	/* Before the task is visible: once queued, a worker may run and free it. */
+	starpu_push_task_end(task);
+	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
+	dm_account_queued(dw, task, choice.length, choice.transfer);
+	sched_queue_push(&dw->queue, task);
+	wake = sched_workers_claim(&dm->workers, choice.workerid) ? choice.workerid : -1;
+	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
+	sched_wake(wake, 1);
+	return 0;
+}
+
+/* A task the kernel queued on workerid directly (bound to it): counted in its queue all the same. */
+static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf_workerid, unsigned sched_ctx_id)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	struct dm_worker *dw;
+	unsigned impl = 0;
+	double length = 0.0, transfer = 0.0;
+
+	(void)perf_workerid;
+	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !sched_workers_contains(&dm->workers, workerid))
+	{
+		/* Not counted: the hooks must not take it for one of ours. */
+		task->sched_data = NULL;
+		return;
+	}
+	dw = &dm->w[workerid];
+	if (task->cl && task->cl->model && starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &impl))
+		length = starpu_task_worker_expected_length(task, (unsigned)workerid, sched_ctx_id, impl);
+	if (dm->desc->data_aware && task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0)
+		transfer = starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid);
+	task->sched_data = dm;
+	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
+	dm_account_queued(dw, task, length, transfer);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
+}
+
+/* -------------------------------------------------------------------- pop */
+
+/* Bytes of task's input that are not yet on node. */
+static size_t dm_missing_bytes(struct starpu_task *task, unsigned node)
+{
+	size_t missing = 0;
+	unsigned nbuffers = task->cl ? STARPU_TASK_GET_NBUFFERS(task) : 0;
+
+	for (unsigned i = 0; i < nbuffers; i++)
+	{
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		starpu_data_handle_t handle = STARPU_TASK_GET_HANDLE(task, i);
+
+		if (!(mode & STARPU_R) || (mode & (STARPU_SCRATCH | STARPU_REDUX)))
+			continue;
+		if (!starpu_data_is_on_node(handle, node))
+			missing += starpu_data_get_size(handle);
+	}
+	return missing;
+}
+
+static struct starpu_task *dm_take(void *policy_data, int workerid)
+{
+	struct dm_sched *dm = policy_data;
+	struct dm_worker *dw = &dm->w[workerid];
+	struct starpu_task *task = NULL;
+
+	if (!sched_queue_ntasks(&dw->queue))
+		return NULL;
+	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
+	/* Everything here was chosen for this worker (even if it was disabled since: it still runs what it has). */
+	if (sched_queue_ntasks(&dw->queue))
+		task = dm->desc->ready_pop ? dm_queue_take_ready(&dw->queue, dw->memory_node, dm_missing_bytes)
+					    : sched_queue_take_head(&dw->queue);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
+	return task;
+}
+
+static struct starpu_task *dm_pop_task(unsigned sched_ctx_id)
+{
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	return sched_pop_task(&dm->workers, starpu_worker_get_id(), dm, dm_take);
+}
+
+/* ----------------------------------------------------------- exec hooks */
+
+/* Per-codelet mean gap between predicted and measured lengths: a few slots per worker (single writer). */
+#define DM_GAP_SLOTS 32
+#define DM_GAP_PROBES 4
+
+struct dm_gap_slot
+{
+	struct starpu_codelet *cl;
+	double sum;
+	int64_t count;
+};
+
+struct dm_gap_table
+{
+	struct dm_gap_slot slots[DM_GAP_SLOTS];
+} __attribute__((aligned(SCHED_CACHE_LINE)));
+
+static struct dm_gap_table dm_gaps[STARPU_NMAXWORKERS];
+
+static unsigned dm_gap_index(const struct starpu_codelet *cl, unsigned probe)
+{
+	return (unsigned)(((uintptr_t)cl >> 4) + probe) % DM_GAP_SLOTS;
+}
+
+/* Records one execution of cl by workerid (the worker itself); a codelet finding no free slot is not counted. */
+static void dm_gap_record(int workerid, struct starpu_codelet *cl, double gap)
+{
+	struct dm_gap_table *table = &dm_gaps[workerid];
+
+	for (unsigned probe = 0; probe < DM_GAP_PROBES; probe++)
+	{
+		struct dm_gap_slot *slot = &table->slots[dm_gap_index(cl, probe)];
+		struct starpu_codelet *owner = __atomic_load_n(&slot->cl, __ATOMIC_RELAXED);
+
+		if (!owner)
+			__atomic_store_n(&slot->cl, owner = cl, __ATOMIC_RELEASE);
+		if (owner == cl)
+		{
+			dm_store(&slot->sum, slot->sum + gap);
+			__atomic_store_n(&slot->count, slot->count + 1, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+/* Tasks this instance counted (pushed or notified) carry it in sched_data; the worker running one, or NULL. */
+static struct dm_worker *dm_hook_worker(struct starpu_task *task)
+{
+	struct dm_sched *dm = task->sched_data;
+	int workerid = starpu_worker_get_id();
+
+	/* sched_data may hold what the application gave (STARPU_TASK_SCHED_DATA) to a task we never saw. */
+	if (!dm || dm != __atomic_load_n(&dm_active, __ATOMIC_RELAXED) || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+		return NULL;
+	return &dm->w[workerid];
+}
+
+/* The task's predicted length moves from the queue to the pipeline, its transfer is done. */
+static void dm_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct dm_worker *dw = dm_hook_worker(task);
+	double now, length, pipeline_len;
+
+	(void)sched_ctx_id;
+	if (!dw || !dm_adds_work(task))
+		return;
+	length = dm_counted(task->predicted);
+	now = starpu_timing_now();
+	dw->started_at = now;
+	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
+	dm_store(&dw->exp_len, fmax(dm_load(&dw->exp_len) - length - task->predicted_transfer, 0.0));
+	pipeline_len = dm_load(&dw->pipeline_len) + length;
+	dm_store(&dw->pipeline_len, pipeline_len);
+	dm_store(&dw->exp_start, now + pipeline_len);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
+}
+
+static void dm_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct dm_worker *dw = dm_hook_worker(task);
+	double now, pipeline_len;
+
+	(void)sched_ctx_id;
+	if (!dw)
+		return;
+	task->sched_data = NULL;
+	__atomic_fetch_sub(&dw->ntasks, 1, __ATOMIC_RELAXED);
+	if (!dm_adds_work(task))
+		return;
+	now = starpu_timing_now();
+	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
+	pipeline_len = fmax(dm_load(&dw->pipeline_len) - dm_counted(task->predicted), 0.0);
+	dm_store(&dw->pipeline_len, pipeline_len);
+	/* The worker is free now, whatever was predicted. */
+	dm_store(&dw->exp_start, now + pipeline_len);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
+	if (astro_counter_collecting() && task->cl && dm_counted(task->predicted) > 0.0)
+		dm_gap_record(starpu_worker_get_id(), task->cl, fabs((now - dw->started_at) - task->predicted));
+}
+
+/* --------------------------------------------------------------- counters */
+
+static int dm_id_queue_length = -1, dm_id_gap = -1;
+
+static void dm_update_worker(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	struct dm_sched *dm = __atomic_load_n(&dm_active, __ATOMIC_ACQUIRE);
+	int workerid = astro_counter_context_worker(context);
+	double length = 0.0;
+
+	(void)arg;
+	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS)
+		return;
+	if (dm)
+	{
+		struct dm_worker *dw = &dm->w[workerid];
+
+		length = fmax(dm_load(&dw->exp_start) - starpu_timing_now(), 0.0) + dm_load(&dw->exp_len);
+	}
+	astro_counter_sample_set_double(sample, dm_id_queue_length, length);
+}
+
+static void dm_update_codelet(struct starpu_perf_counter_sample *sample, void *context, void *arg)
+{
+	struct starpu_codelet *cl = context;
+	double sum = 0.0;
+	int64_t count = 0;
+
+	(void)arg;
+	for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++)
+		for (unsigned probe = 0; probe < DM_GAP_PROBES; probe++)
+		{
+			struct dm_gap_slot *slot = &dm_gaps[w].slots[dm_gap_index(cl, probe)];
+
+			if (__atomic_load_n(&slot->cl, __ATOMIC_ACQUIRE) == cl)
+			{
+				count += __atomic_load_n(&slot->count, __ATOMIC_ACQUIRE);
+				sum += dm_load(&slot->sum);
+				break;
+			}
+		}
+	astro_counter_sample_set_double(sample, dm_id_gap, count ? sum / (double)count : 0.0);
+}
+
+static int dm_counters_register(void)
+{
+	memset(dm_gaps, 0, sizeof(dm_gaps));
+	dm_id_queue_length = astro_counter_register(MODULE, starpu_perf_counter_scope_per_worker,
+						    "starpu.sched.dm.w_expected_queue_length", starpu_perf_counter_type_double,
+						    ASTRO_COUNTER_INSTANT, "us",
+						    "predicted time until this worker has run what is queued to it (dm, dmda, dmdas, dmdar, dmdap)");
+	dm_id_gap = astro_counter_register(MODULE, starpu_perf_counter_scope_per_codelet,
+					   "starpu.sched.dm.c_mean_prediction_gap", starpu_perf_counter_type_double,
+					   ASTRO_COUNTER_INSTANT, "us",
+					   "mean absolute gap between the predicted and the measured length of this codelet's tasks placed by a dm policy");
+	if (dm_id_queue_length < 0 || dm_id_gap < 0)
+		return -EINVAL;
+	if (astro_counter_register_updater(MODULE, starpu_perf_counter_scope_per_worker, dm_update_worker, NULL) < 0)
+		return -EINVAL;
+	return astro_counter_register_updater(MODULE, starpu_perf_counter_scope_per_codelet, dm_update_codelet, NULL);
+}
+
+/* ----------------------------------------------------------------- plugin */
+
+#define DM_POLICY(ident) \
+	{ \
+		.init_sched = dm_init_##ident, .deinit_sched = dm_deinit, \
+		.add_workers = dm_add_workers, .remove_workers = dm_remove_workers, \
+		.push_task = dm_push_task, .push_task_notify = dm_push_task_notify, .pop_task = dm_pop_task, \
+		.pre_exec_hook = dm_pre_exec_hook, .post_exec_hook = dm_post_exec_hook, \
+		.prefetches = 1, .policy_name = #ident, .policy_description = NULL, \
+		.worker_type = STARPU_WORKER_LIST, \
+	}
+
+static struct starpu_sched_policy dm_policies[DM_NVARIANTS] =
+{
+	[DM] = DM_POLICY(dm),
+	[DMDA] = DM_POLICY(dmda),
+	[DMDAS] = DM_POLICY(dmdas),
+	[DMDAR] = DM_POLICY(dmdar),
+	[DMDAP] = DM_POLICY(dmdap),
+	[HEFT] = DM_POLICY(heft),
+};
+
+static int init(void)
+{
+	int ret;
+
+	/* The policies work without their counters and knobs: a failure there was printed. */
+	dm_counters_register();
+	dm_knobs_declare();
+	for (int v = 0; v < DM_NVARIANTS; v++)
+	{
+		dm_policies[v].policy_description = dm_variants[v].description;
+		ret = astro_sched_policy_register(&dm_policies[v]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+ASTRO_PLUGIN_DEFINE(sched_dm, ASTRO_PLUGIN_SCHED, "dm, dmda, dmdas, dmdar, dmdap, heft: placement by performance models", init, NULL);
