@@ -171,6 +171,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	return 0;
 
 fail_workers:
+	_astro_memory_nodes_shutdown();
 	_astro_prof_tool_unload();
 	_astro_plugins_unload();
 fail_plugins:
@@ -283,6 +284,7 @@ void starpu_shutdown(void)
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();
 	_astro_workers_free();
+	_astro_memory_nodes_shutdown();
 	_astro_plugins_unload();
 	_astro_counters_shutdown();
 	_astro_knobs_shutdown();

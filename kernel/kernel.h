@@ -204,6 +204,8 @@ struct _astro_job
 	void (*acquire_callback)(void *);
 	void *acquire_arg;
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
+	int acquire_node;                    /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
+	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
 	struct _astro_job *next_free;        /* deferred-completion list */
 	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
 	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
@@ -279,6 +281,18 @@ void _astro_watchdog_stop(void);
 
 #define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
 
+/* A handle's copy on one memory node (coherency.c): allocated or not, and in
+ * its node's least-recently-used list while allocated on a device. */
+struct _astro_replicate
+{
+	starpu_data_handle_t handle;
+	unsigned node;
+	bool allocated;                      /* the buffer exists on the node */
+	bool in_lru;
+	int pinned;                          /* running tasks using it: not evictable */
+	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
+};
+
 struct _starpu_data_state
 {
 	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
@@ -287,6 +301,9 @@ struct _starpu_data_state
 	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
 	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
 	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
+	pthread_mutex_t coherency_lock;
+	struct _astro_replicate replicates[STARPU_MAXNODES];
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
@@ -311,13 +328,59 @@ struct _starpu_data_state
 	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
 };
 
+/* ------------------------------------------------------ memory nodes */
+
+/* One memory node (memory.c): main memory is node 0, then one per device. */
+struct _astro_memory_node
+{
+	enum starpu_node_kind kind;
+	int devid;
+	const struct astro_driver *driver;   /* NULL for main memory */
+	const struct astro_node_ops *ops;    /* NULL for main memory */
+	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
+	size_t used;                         /* atomic: bytes the runtime allocated there */
+	pthread_mutex_t lru_lock;
+	struct _astro_replicate *lru_head, *lru_tail; /* least recently used first */
+};
+extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
+/* Node 0 at workers' start; one more per device worker of a driver with node ops (its id, or -ENOSPC said). */
+void _astro_memory_nodes_init(void);
+int _astro_memory_node_add(const struct astro_driver *driver, int devid);
+void _astro_memory_nodes_shutdown(void);
+void _astro_lru_touch(struct _astro_replicate *r);
+void _astro_lru_remove(struct _astro_replicate *r);
+extern _ASTRO_TLS bool _astro_in_handle_copy;
+
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node). */
+void _astro_coherency_register(starpu_data_handle_t handle, unsigned home);
+/* Makes handle valid on node for an access in mode (handle not locked); pin keeps
+ * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
+int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
+void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node);
+/* Frees handle's copy on node, written back to main memory first when it is the only valid one (coherency_lock held). */
+void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
+/* Frees every copy but main memory's (handle idle). */
+void _astro_coherency_free_devices(starpu_data_handle_t handle);
+/* An acquire job's data is ready: bring it to the node it asked for. */
+void _astro_coherency_acquired(struct _astro_job *job);
+/* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
+void _astro_coherency_task_in_ram(struct starpu_task *task);
+/* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
+double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
+/* The built-in interfaces' buffers on a node (interfaces.c): dev_handle is the
+ * driver's address, ptr the CPU's (0 on OpenCL). */
+starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
+void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
+
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
 /* Drops them at termination. */
 void _astro_data_release_accesses(struct _astro_job *job);
 /* Interfaces a worker of memory node node passes to the implementation. */
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
-void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node);
+/* After the execution: frees the scratch buffers, lets the fetched copies be evicted again. */
+void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node);
 int _astro_data_check_mode(enum starpu_data_access_mode mode);
 /* Waits until no submitted access to handle is left (whatever its consistency). */
 void _astro_data_wait_idle(starpu_data_handle_t handle);

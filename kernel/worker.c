@@ -214,7 +214,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 
-	_astro_data_scratch_free(job, task, w->memory_node);
+	_astro_data_executed(job, task, w->memory_node);
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
@@ -377,7 +377,7 @@ static void read_env_bindids(void)
 	env_bindid_set = true;
 }
 
-static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
+static struct _astro_worker *worker_new(const struct astro_driver *d, int devid, unsigned memory_node)
 {
 	struct _astro_worker *w;
 	if (posix_memalign((void **)&w, _ASTRO_CACHELINE, sizeof(*w)) != 0)
@@ -387,7 +387,7 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	w->devid = devid;
 	w->arch = d->archtype;
 	w->driver = d;
-	w->memory_node = STARPU_MAIN_RAM;
+	w->memory_node = memory_node;
 	w->enabled = 1;
 	snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
 	pthread_mutex_init(&w->sched_mutex, NULL);
@@ -425,6 +425,7 @@ int _astro_workers_start(void)
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
+	_astro_memory_nodes_init();
 	for (unsigned i = 0; i < _astro_driver_count(); i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = driver_worker_count(d);
@@ -433,7 +434,13 @@ int _astro_workers_start(void)
 				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
 				break;
 			}
-			struct _astro_worker *w = worker_new(d, dev);
+			/* A device's worker works in the device's memory: a node of its own. */
+			int node = d->node_ops ? _astro_memory_node_add(d, dev) : STARPU_MAIN_RAM;
+			if (node < 0) {
+				n = dev;
+				break;
+			}
+			struct _astro_worker *w = worker_new(d, dev, (unsigned)node);
 			if (!w)
 				return -ENOMEM;
 			_astro_rt.workers[_astro_rt.nworkers++] = w;
@@ -443,7 +450,6 @@ int _astro_workers_start(void)
 		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
 			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
 	}
-	_astro_rt.nmemory_nodes = 1;
 
 	int ret = _astro_sched_select();
 	if (ret) {
