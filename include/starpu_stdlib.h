@@ -51,6 +51,9 @@ int starpu_memory_unpin(void *addr, size_t size);
 starpu_ssize_t starpu_memory_get_total(unsigned node);
 /** Available memory of node in bytes, -1 when unknown. */
 starpu_ssize_t starpu_memory_get_available(unsigned node);
+/** The same summed over all memory nodes. */
+starpu_ssize_t starpu_memory_get_total_all_nodes(void);
+starpu_ssize_t starpu_memory_get_available_all_nodes(void);
 
 #ifdef __cplusplus
 }
