@@ -4,7 +4,9 @@
 // Every test skips where no OpenCL device exists.
 #include <gtest/gtest.h>
 #include <starpu.h>
+#include <astrolabe/observe.h>
 #include <atomic>
+#include <mutex>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -344,10 +346,96 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	starpu_data_release(h);
 	starpu_data_unregister(h);
 
-	EXPECT_EQ(starpu_data_prefetch_on_node(nullptr, opencl_node_, 0), -EINVAL);
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_data_prefetch_on_node(nullptr, opencl_node_, 0), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node: NULL handle")) << err;
 }
 
 // ----------------------------------------------------- statistics, events
+
+struct TransferLog
+{
+	std::mutex lock;
+	std::vector<astro_event> events;
+};
+
+void log_transfer(const astro_event *ev, void *arg)
+{
+	TransferLog *log = (TransferLog *)arg;
+	std::lock_guard<std::mutex> hold(log->lock);
+	log->events.push_back(*ev);
+}
+
+TEST_F(OpenCL, TransferMomentsCountEveryByte)
+{
+	TransferLog log;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END),
+					 log_transfer, &log);
+	ASSERT_GE(id, 0);
+	std::vector<float> v(2000, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 2000, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 2.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_data_unregister(h);
+	astro_observe_unsubscribe(id);
+	ASSERT_EQ(log.events.size(), 4u);
+	const unsigned src[] = { STARPU_MAIN_RAM, opencl_node_ }, dst[] = { opencl_node_, STARPU_MAIN_RAM };
+	for (unsigned t = 0; t < 2; t++) {
+		const astro_event &begin = log.events[2 * t], &end = log.events[2 * t + 1];
+		EXPECT_EQ(begin.moment, ASTRO_MOMENT_TRANSFER_BEGIN);
+		EXPECT_EQ(end.moment, ASTRO_MOMENT_TRANSFER_END);
+		EXPECT_EQ(begin.src_node, src[t]);
+		EXPECT_EQ(begin.dst_node, dst[t]);
+		EXPECT_EQ(end.src_node, src[t]);
+		EXPECT_EQ(end.dst_node, dst[t]);
+		EXPECT_EQ(begin.bytes, 8000u);
+		EXPECT_EQ(end.bytes, 8000u);
+		EXPECT_LE(begin.time_us, end.time_us);
+	}
+	EXPECT_EQ(log.events[0].workerid, opencl_worker_); // fetched by the worker that runs the task
+	EXPECT_EQ(log.events[2].workerid, -1);             // brought back by the application's unregister
+	EXPECT_EQ(v[1999], 2.0f);
+	// What was measured feeds the predictions.
+	EXPECT_GT(starpu_transfer_bandwidth(STARPU_MAIN_RAM, opencl_node_), 0.0);
+	EXPECT_GT(starpu_transfer_predict(STARPU_MAIN_RAM, opencl_node_, 1 << 20), 0.0);
+	EXPECT_EQ(starpu_transfer_predict(STARPU_MAIN_RAM, STARPU_MAIN_RAM, 1 << 20), 0.0);
+}
+
+void read_cpu(void *[], void *) {}
+
+TEST_F(OpenCL, PoliciesPrefetchTaskInputsAndPredictTheirTransfers)
+{
+	std::vector<float> in(1024, 1.0f), out(1024, 0.0f);
+	starpu_data_handle_t hin, hout;
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in.data(), 1024, sizeof(float));
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out.data(), 1024, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = read_cpu;
+	cl.nbuffers = 2;
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_W;
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = hin;
+	t->handles[1] = hout;
+	// Only the input has to move; the output is written.
+	double predicted = starpu_task_expected_data_transfer_time(opencl_node_, t);
+	EXPECT_GT(predicted, 0.0);
+	EXPECT_EQ(starpu_task_expected_data_transfer_time(STARPU_MAIN_RAM, t), 0.0);
+	EXPECT_EQ(starpu_prefetch_task_input_for(t, (unsigned)opencl_worker_), 0);
+	EXPECT_TRUE(starpu_data_is_on_node(hin, opencl_node_));
+	EXPECT_FALSE(starpu_data_is_on_node(hout, opencl_node_));
+	EXPECT_EQ(starpu_task_expected_data_transfer_time(opencl_node_, t), 0.0);
+	starpu_task_destroy(t);
+	starpu_data_unregister(hin);
+	starpu_data_unregister(hout);
+}
 
 TEST(OpenCLStats, BusStatsHaveOneLinePerBus)
 {
