@@ -103,6 +103,78 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
 
 /* ------------------------------------------------------------ allocation */
 
+/* Per-node allocation cache: the device buffers of unregistered handles,
+ * kept (still counted as used) for a new handle of the same layout, since
+ * device allocations are slow; freed first when the node is short of room. */
+struct cached_alloc
+{
+	struct starpu_data_interface_ops *ops;
+	uint32_t footprint;
+	size_t alloc_size;
+	struct cached_alloc *next;
+	char iface[];                        /* the interface, holding the buffer */
+};
+static struct cached_alloc *alloc_cache[STARPU_MAXNODES];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cache_put(starpu_data_handle_t h, unsigned node)
+{
+	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
+	if (!c || !h->ops->compare) {
+		free(c);
+		h->ops->free_data_on_node(h->iface[node], node);
+		return;
+	}
+	c->ops = h->ops;
+	c->footprint = starpu_data_get_footprint(h);
+	c->alloc_size = starpu_data_get_alloc_size(h);
+	memcpy(c->iface, h->iface[node], h->ops->interface_size);
+	pthread_mutex_lock(&cache_lock);
+	c->next = alloc_cache[node];
+	alloc_cache[node] = c;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* Takes a cached buffer of h's layout on node into h->iface[node]: true if there was one. */
+static bool cache_take(starpu_data_handle_t h, unsigned node)
+{
+	if (!__atomic_load_n(&alloc_cache[node], __ATOMIC_RELAXED))
+		return false;
+	uint32_t footprint = starpu_data_get_footprint(h);
+	size_t alloc_size = starpu_data_get_alloc_size(h);
+	pthread_mutex_lock(&cache_lock);
+	struct cached_alloc **p = &alloc_cache[node], *c;
+	for (; (c = *p); p = &c->next)
+		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && h->ops->compare(c->iface, h->iface[node]))
+			break;
+	if (c)
+		*p = c->next;
+	pthread_mutex_unlock(&cache_lock);
+	if (!c)
+		return false;
+	memcpy(h->iface[node], c->iface, h->ops->interface_size);
+	free(c);
+	return true;
+}
+
+bool _astro_alloc_cache_reclaim(unsigned node, bool all)
+{
+	bool freed = false;
+	do {
+		pthread_mutex_lock(&cache_lock);
+		struct cached_alloc *c = alloc_cache[node];
+		if (c)
+			alloc_cache[node] = c->next;
+		pthread_mutex_unlock(&cache_lock);
+		if (!c)
+			break;
+		c->ops->free_data_on_node(c->iface, node);
+		free(c);
+		freed = true;
+	} while (all);
+	return freed;
+}
+
 /* Allocates handle's buffer on node (coherency_lock held); the allocator may evict other handles' copies. */
 static int allocate(starpu_data_handle_t h, unsigned node)
 {
@@ -116,22 +188,31 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 	}
 	/* A fresh layout from main memory's (a device's copy holds only its own addresses). */
 	memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
-	if (h->ops->allocate_data_on_node(h->iface[node], node) < 0)
-		return -ENOMEM;
 	r->allocated = true;
 	h->owns_alloc[node] = true;
+	if (node != STARPU_MAIN_RAM && cache_take(h, node))
+		return 0;
+	if (h->ops->allocate_data_on_node(h->iface[node], node) < 0) {
+		r->allocated = h->owns_alloc[node] = false;
+		return -ENOMEM;
+	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
 		       .bytes = starpu_data_get_alloc_size(h));
 	return 0;
 }
 
-static void release_buffer(starpu_data_handle_t h, unsigned node)
+/* Frees handle's buffer on node (into the node's cache when keep). */
+static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 {
 	struct _astro_replicate *r = &h->replicates[node];
 	if (node != STARPU_MAIN_RAM)
 		_astro_lru_remove(r);
-	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node)
-		h->ops->free_data_on_node(h->iface[node], node);
+	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
+		if (keep)
+			cache_put(h, node);
+		else
+			h->ops->free_data_on_node(h->iface[node], node);
+	}
 	r->allocated = false;
 	h->owns_alloc[node] = false;
 	h->valid[node] = false;
@@ -228,7 +309,7 @@ void _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 		else
 			return; /* keep it rather than lose the data */
 	}
-	release_buffer(h, node);
+	release_buffer(h, node, false);
 }
 
 void _astro_coherency_free_devices(starpu_data_handle_t h)
@@ -236,7 +317,7 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 	pthread_mutex_lock(&h->coherency_lock);
 	for (unsigned node = 1; node < STARPU_MAXNODES; node++)
 		if (h->replicates[node].allocated)
-			release_buffer(h, node);
+			release_buffer(h, node, node < _astro_rt.nmemory_nodes);
 	pthread_mutex_unlock(&h->coherency_lock);
 	pthread_mutex_destroy(&h->coherency_lock);
 }
@@ -255,7 +336,7 @@ void _astro_coherency_acquired(struct _astro_job *job)
 		pthread_mutex_lock(&h->coherency_lock);
 		for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++)
 			if (h->replicates[node].allocated && !h->replicates[node].pinned)
-				release_buffer(h, node);
+				release_buffer(h, node, false);
 		pthread_mutex_unlock(&h->coherency_lock);
 	}
 }

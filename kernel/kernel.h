@@ -361,6 +361,8 @@ void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node);
 void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
 /* Frees every copy but main memory's (handle idle). */
 void _astro_coherency_free_devices(starpu_data_handle_t handle);
+/* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
+bool _astro_alloc_cache_reclaim(unsigned node, bool all);
 /* An acquire job's data is ready: bring it to the node it asked for. */
 void _astro_coherency_acquired(struct _astro_job *job);
 /* Brings the handles of a task that runs nothing (a partition switch) to main memory. */

@@ -80,6 +80,8 @@ int _astro_memory_node_add(const struct astro_driver *driver, int devid)
 void _astro_memory_nodes_shutdown(void)
 {
 	for (unsigned i = 0; i < _astro_rt.nmemory_nodes; i++) {
+		if (i != STARPU_MAIN_RAM)
+			_astro_alloc_cache_reclaim(i, true);
 		if (_astro_nodes[i].used && i != STARPU_MAIN_RAM)
 			_astro_verbose("%s %d: %zu bytes still allocated at shutdown (handles not unregistered)",
 				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
@@ -366,8 +368,10 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 				return addr;
 		}
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
-		/* Full: make room, unless main memory (its copies are the last ones) or asked not to. */
-		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM) || !evict_one(dst_node))
+		/* Full: make room, unless main memory (its copies are the last ones) or asked not to:
+		 * the cached buffers first, then the least recently used copies. */
+		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM) ||
+		    (!_astro_alloc_cache_reclaim(dst_node, false) && !evict_one(dst_node)))
 			return 0;
 	}
 }

@@ -314,6 +314,37 @@ TEST_F(OpenCL, VariablesTravelToo)
 	EXPECT_EQ(x, 205);
 }
 
+// A device buffer outlives its handle, for the next handle of the same layout.
+TEST_F(OpenCL, TheAllocationCacheReusesDeviceBuffers)
+{
+	starpu_ssize_t available = starpu_memory_get_available(opencl_node_);
+	std::vector<float> a(4096, 1.0f), b(4096, 2.0f), c(1000, 3.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)a.data(), 4096, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(h, opencl_node_, 0), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4) << "the buffer was not kept";
+	// The same layout takes the kept buffer; another one allocates.
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)b.data(), 4096, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(h, opencl_node_, 0), 0);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4) << "the kept buffer was not reused";
+	starpu_data_handle_t other;
+	starpu_vector_data_register(&other, STARPU_MAIN_RAM, (uintptr_t)c.data(), 1000, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(other, opencl_node_, 0), 0);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4 - 1000 * 4);
+	// The reused buffer holds b's data, not a's.
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 5.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_data_unregister(h);
+	starpu_data_unregister(other);
+	EXPECT_EQ(b[4095], 10.0f);
+}
+
 // ----------------------------------------------------------------- prefetch
 
 TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
