@@ -367,7 +367,10 @@ double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node)
 {
 	if (!valid_pair(src_node, dst_node))
 		return 0.0;
-	/* From the transfers above 4 KiB only, where the latency does not dominate. */
+	double bandwidth, latency;
+	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
+		return bandwidth;
+	/* Else from the transfers seen above 4 KiB, where the latency does not dominate. */
 	pthread_mutex_lock(&measure_lock);
 	double us = transfer_us[src_node][dst_node] - small_transfer_us[src_node][dst_node];
 	double bytes = transfer_bytes[src_node][dst_node] - small_transfer_bytes[src_node][dst_node];
@@ -379,6 +382,9 @@ double starpu_transfer_latency(unsigned src_node, unsigned dst_node)
 {
 	if (!valid_pair(src_node, dst_node) || src_node == dst_node)
 		return 0.0;
+	double bandwidth, latency;
+	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
+		return latency;
 	pthread_mutex_lock(&measure_lock);
 	unsigned long n = small_transfer_count[src_node][dst_node];
 	double us = n ? small_transfer_us[src_node][dst_node] / (double)n : DEFAULT_LATENCY_US;

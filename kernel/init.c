@@ -165,6 +165,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	ret = _astro_workers_start();
 	if (ret)
 		goto fail_workers;
+	_astro_bus_init();
 	_astro_models_init();
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	_astro_watchdog_start();

@@ -367,6 +367,10 @@ bool _astro_alloc_cache_reclaim(unsigned node, bool all);
 void _astro_coherency_acquired(struct _astro_job *job);
 /* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
 void _astro_coherency_task_in_ram(struct starpu_task *task);
+/* Bus figures (bus.c): measured at the first start on a configuration of
+ * memory nodes, then read back from the sampling directory. */
+void _astro_bus_init(void);
+bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency);
 /* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
 double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 
@@ -601,6 +605,10 @@ bool _astro_counters_in_listener(void);
  * architectures); shutdown saves calibrated models, before the workers go. */
 void _astro_models_init(void);
 void _astro_models_shutdown(void);
+/* The directory the models and the bus files are written to (STARPU_PERF_MODEL_DIR,
+ * else $STARPU_HOME/.starpu/sampling), and the host name their files carry (STARPU_HOSTNAME). */
+void _astro_sampling_dir(char *path, size_t len);
+void _astro_host_name(char *host, size_t len);
 /* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
 void _astro_models_calibrate_changed(void);
 

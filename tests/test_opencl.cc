@@ -501,6 +501,56 @@ TEST(OpenCLStats, BusStatsHaveOneLinePerBus)
 	EXPECT_TRUE(contains(text.str(), "Total transfers: 5.86 KB")) << text.str();
 }
 
+// The bus is measured at the first start on a configuration, kept in the
+// sampling directory, and read back (not measured) by the next start.
+TEST(OpenCLBus, BusFiguresAreWrittenAndReadBack)
+{
+	TempDir dir;
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), where("STARPU_PERF_MODEL_DIR", dir.path()),
+		host("STARPU_HOSTNAME", "busbox"), calibrate("STARPU_BUS_CALIBRATE", nullptr);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	double measured = starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1);
+	EXPECT_GT(measured, 0.0);
+	EXPECT_GT(starpu_transfer_latency(1, STARPU_MAIN_RAM), 0.0);
+	starpu_shutdown();
+	std::string bus_dir = dir.path() + "/bus/";
+	std::ifstream config(bus_dir + "busbox.config");
+	std::stringstream text;
+	text << config.rdbuf();
+	EXPECT_EQ(text.str(), "# Memory nodes the bus figures were measured on\n0\tNUMA 0\n1\tOpenCL 0\n");
+	ASSERT_TRUE(file_exists(bus_dir + "busbox.latency"));
+	// Figures of our own: the next start takes them as they are.
+	{
+		std::ofstream bw(bus_dir + "busbox.bandwidth");
+		bw << "# to 0\t\tto 1\t\t\n0.000000\t1234.500000\t\n4321.000000\t0.000000\t\n";
+	}
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_EQ(starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1), 1234.5);
+	EXPECT_EQ(starpu_transfer_bandwidth(1, STARPU_MAIN_RAM), 4321.0);
+	EXPECT_NEAR(starpu_transfer_predict(STARPU_MAIN_RAM, 1, 1234500), starpu_transfer_latency(STARPU_MAIN_RAM, 1) + 1000.0, 1e-6);
+	starpu_shutdown();
+	// A file that does not parse is said, and the bus measured again.
+	{
+		std::ofstream bw(bus_dir + "busbox.bandwidth");
+		bw << "garbage\n";
+	}
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(starpu_init(&conf), 0);
+		starpu_shutdown();
+	});
+	EXPECT_TRUE(contains(err, "busbox.bandwidth does not parse")) << err;
+	std::ifstream again(bus_dir + "busbox.bandwidth");
+	std::stringstream fixed;
+	fixed << again.rdbuf();
+	EXPECT_FALSE(contains(fixed.str(), "garbage")) << fixed.str();
+}
+
 // ----------------------------------------------------------------- eviction
 
 TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)
@@ -628,7 +678,20 @@ int main(int argc, char **argv)
 	testing::InitGoogleTest(&argc, argv);
 	// PoCL's device is of type CPU: StarPU takes such devices only when asked.
 	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
-	return RUN_ALL_TESTS();
+	// The bus figures measured at each start go to a folder of this run, not the user's.
+	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-test-opencl-" + std::to_string(getpid());
+	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
+	int ret = RUN_ALL_TESTS();
+	std::string bus = sampling + "/bus";
+	if (DIR *d = opendir(bus.c_str())) {
+		while (struct dirent *e = readdir(d))
+			if (e->d_name[0] != '.')
+				unlink((bus + "/" + e->d_name).c_str());
+		closedir(d);
+	}
+	rmdir(bus.c_str());
+	rmdir(sampling.c_str());
+	return ret;
 }
 
 #else
