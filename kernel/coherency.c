@@ -272,8 +272,10 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 	if (reads || writes || !has_valid_copy(h))
 		h->valid[node] = true;
 	struct _astro_replicate *r = &h->replicates[node];
-	if (pin)
+	if (pin) {
 		r->pinned++;
+		h->writers_running += writes;
+	}
 	if (node != STARPU_MAIN_RAM)
 		_astro_lru_touch(r);
 	return 0;
@@ -293,10 +295,11 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 	return ret;
 }
 
-void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node)
+void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	pthread_mutex_lock(&h->coherency_lock);
 	h->replicates[node].pinned--;
+	h->writers_running -= (mode & (STARPU_W | STARPU_REDUX)) != 0;
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 
@@ -339,6 +342,106 @@ void _astro_coherency_acquired(struct _astro_job *job)
 				release_buffer(h, node, false);
 		pthread_mutex_unlock(&h->coherency_lock);
 	}
+}
+
+/* ------------------------------------------------------ the transfer thread */
+
+/* Asynchronous prefetches: one thread moves the data while the workers
+ * compute. A request holds its handle (busy) until it is done, and ends its
+ * runtime acquire, if it has one. */
+struct transfer_request
+{
+	starpu_data_handle_t handle;
+	unsigned node;
+	struct _astro_job *job;              /* the prefetch's acquire, NULL for a policy's */
+	struct transfer_request *next;
+};
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static struct transfer_request *queue_head, *queue_tail;
+static bool transfers_running;
+static pthread_t transfer_thread;
+
+/* A prefetch is a hint: while a writer of the handle runs, the data it would
+ * copy is being changed, so it is skipped (the writer's task fetches later). */
+static void prefetch_now(starpu_data_handle_t h, unsigned node)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	if (!h->writers_running)
+		fetch_locked(h, node, STARPU_R, false);
+	pthread_mutex_unlock(&h->coherency_lock);
+}
+
+static void *transfer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&queue_lock);
+	for (;;) {
+		while (!queue_head && transfers_running)
+			pthread_cond_wait(&queue_cond, &queue_lock);
+		struct transfer_request *r = queue_head;
+		if (!r)
+			break; /* stopped, and nothing left */
+		queue_head = r->next;
+		if (!queue_head)
+			queue_tail = NULL;
+		pthread_mutex_unlock(&queue_lock);
+		prefetch_now(r->handle, r->node);
+		if (r->job)
+			_astro_data_runtime_acquire_done(r->job);
+		else
+			_astro_data_unhold(r->handle);
+		free(r);
+		pthread_mutex_lock(&queue_lock);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return NULL;
+}
+
+void _astro_transfers_start(void)
+{
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	transfers_running = true;
+	if (pthread_create(&transfer_thread, NULL, transfer_main, NULL) != 0) {
+		_astro_warn("cannot start the transfer thread: prefetches are done at once by the thread asking");
+		transfers_running = false;
+	}
+}
+
+void _astro_transfers_stop(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	bool running = transfers_running;
+	transfers_running = false;
+	pthread_cond_signal(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
+	if (running)
+		pthread_join(transfer_thread, NULL); /* after the requests left */
+}
+
+void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro_job *job)
+{
+	struct transfer_request *r = malloc(sizeof(*r));
+	pthread_mutex_lock(&queue_lock);
+	if (!r || !transfers_running) {
+		pthread_mutex_unlock(&queue_lock);
+		free(r);
+		prefetch_now(h, node);
+		if (job)
+			_astro_data_runtime_acquire_done(job);
+		else
+			_astro_data_unhold(h);
+		return;
+	}
+	*r = (struct transfer_request) { .handle = h, .node = node, .job = job };
+	if (queue_tail)
+		queue_tail->next = r;
+	else
+		queue_head = r;
+	queue_tail = r;
+	pthread_cond_signal(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
 }
 
 void _astro_coherency_task_in_ram(struct starpu_task *task)

@@ -374,7 +374,7 @@ void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsi
 	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
 		for (unsigned i = 0; i < n; i++)
 			if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_SCRATCH))
-				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node);
+				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_TASK_GET_MODE(task, i));
 	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
 		if (!job->scratch[i])
 			continue;
@@ -613,11 +613,37 @@ void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
 }
 
 /* Ends a runtime acquire from its own callback (arg: the job): its data was brought where it was asked. */
-static void runtime_acquire_done(void *arg)
+void _astro_data_runtime_acquire_done(struct _astro_job *job)
 {
-	struct _astro_job *job = arg;
 	_astro_job_terminate(job, -1);
 	_astro_job_free(job);
+}
+
+static void runtime_acquire_done(void *arg)
+{
+	_astro_data_runtime_acquire_done(arg);
+}
+
+/* An asynchronous prefetch's data is accessible: the transfer thread moves it, then ends the acquire. */
+static void prefetch_ready(void *arg)
+{
+	struct _astro_job *job = arg;
+	_astro_transfer_submit(job->links[0].handle, (unsigned)job->prefetch_node, job);
+}
+
+void _astro_data_hold(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&handle->lock);
+	handle->busy++;
+	pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_unhold(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&handle->lock);
+	if (--handle->busy == 0)
+		pthread_cond_broadcast(&handle->idle_cond);
+	pthread_mutex_unlock(&handle->lock);
 }
 
 /* A runtime acquire: once the accesses submitted before it are done, the
@@ -643,8 +669,14 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 	link->handle = handle;
 	link->mode = mode;
 	if (async) {
-		job->acquire_callback = runtime_acquire_done;
+		/* A prefetch moves its data on the transfer thread; the others (wont_use) are quick. */
+		bool prefetch = !evict && node != STARPU_MAIN_RAM && _astro_rt.nmemory_nodes > 1;
+		job->acquire_callback = prefetch ? prefetch_ready : runtime_acquire_done;
 		job->acquire_arg = job;
+		if (prefetch) {
+			job->prefetch_node = node;
+			job->acquire_node = -1;
+		}
 	}
 	link_access(job, link);
 	_astro_job_release(job);
@@ -784,7 +816,13 @@ void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 {
-	return handle && node < STARPU_MAXNODES && handle->valid[node];
+	if (!handle || node >= STARPU_MAXNODES)
+		return 0;
+	/* The transfer thread may be changing it. */
+	pthread_mutex_lock(&handle->coherency_lock);
+	unsigned valid = handle->valid[node];
+	pthread_mutex_unlock(&handle->coherency_lock);
+	return valid;
 }
 
 size_t starpu_data_get_size(starpu_data_handle_t handle)

@@ -166,6 +166,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	if (ret)
 		goto fail_workers;
 	_astro_bus_init();
+	_astro_transfers_start();
 	_astro_models_init();
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	_astro_watchdog_start();
@@ -281,6 +282,7 @@ void starpu_shutdown(void)
 	_astro_watchdog_stop();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_models_shutdown();
+	_astro_transfers_stop();
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();

@@ -206,6 +206,7 @@ struct _astro_job
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
 	int acquire_node;                    /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
 	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
+	int prefetch_node;                   /* an asynchronous prefetch: the transfer thread brings the data there */
 	struct _astro_job *next_free;        /* deferred-completion list */
 	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
 	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
@@ -304,6 +305,7 @@ struct _starpu_data_state
 	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
 	pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
+	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
@@ -356,7 +358,16 @@ void _astro_coherency_register(starpu_data_handle_t handle, unsigned home);
 /* Makes handle valid on node for an access in mode (handle not locked); pin keeps
  * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
 int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
-void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node);
+void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* The transfer thread (asynchronous prefetches), while there are device nodes. A
+ * request for job ends it once done; one without holds the handle meanwhile. */
+void _astro_transfers_start(void);
+void _astro_transfers_stop(void);
+void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, struct _astro_job *job);
+/* data.c: a handle kept from being freed (busy) without an access; the end of a runtime acquire. */
+void _astro_data_hold(starpu_data_handle_t handle);
+void _astro_data_unhold(starpu_data_handle_t handle);
+void _astro_data_runtime_acquire_done(struct _astro_job *job);
 /* Frees handle's copy on node, written back to main memory first when it is the only valid one (coherency_lock held). */
 void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
 /* Frees every copy but main memory's (handle idle). */

@@ -445,9 +445,8 @@ int starpu_get_prefetch_flag(void)
 	return _astro_env_int_in("STARPU_PREFETCH", 0, 1, 1);
 }
 
-/* A policy prefetches a task it queues, which is ready: whatever wrote its
- * inputs before it is done, and whatever writes them after it waits for it,
- * so its inputs can be copied to node at once, by the pushing thread. */
+/* A policy prefetches a task it queues: the transfer thread copies its read
+ * inputs to node while the workers compute. */
 static int prefetch_task_input(struct starpu_task *task, unsigned node, const char *fn)
 {
 	if (!task || node >= starpu_memory_nodes_get_count()) {
@@ -460,8 +459,11 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, const ch
 	unsigned n = _astro_task_nbuffers(task);
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH))
-			_astro_coherency_fetch(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_R, false);
+		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH)) {
+			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+			_astro_data_hold(h);
+			_astro_transfer_submit(h, node, NULL);
+		}
 	}
 	task->prefetched = 1;
 	return 0;
