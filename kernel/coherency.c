@@ -205,7 +205,7 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 {
 	struct _astro_replicate *r = &h->replicates[node];
-	if (node != STARPU_MAIN_RAM)
+	if (node != STARPU_MAIN_RAM && node < _astro_rt.nmemory_nodes)
 		_astro_lru_remove(r);
 	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
 		if (keep)
@@ -322,7 +322,6 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 		if (h->replicates[node].allocated)
 			release_buffer(h, node, node < _astro_rt.nmemory_nodes);
 	pthread_mutex_unlock(&h->coherency_lock);
-	pthread_mutex_destroy(&h->coherency_lock);
 }
 
 void _astro_coherency_acquired(struct _astro_job *job)

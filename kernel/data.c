@@ -372,9 +372,19 @@ void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsi
 {
 	unsigned n = _astro_task_nbuffers(task);
 	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
-		for (unsigned i = 0; i < n; i++)
-			if (!(STARPU_TASK_GET_MODE(task, i) & STARPU_SCRATCH))
-				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_TASK_GET_MODE(task, i));
+		for (unsigned i = 0; i < n; i++) {
+			enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+			if (mode & STARPU_SCRATCH)
+				continue;
+			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+			_astro_coherency_unpin(h, node, mode);
+			/* Write-through (starpu_data_set_wt_mask): the new value goes to those nodes at once. */
+			uint32_t wt = __atomic_load_n(&h->wt_mask, __ATOMIC_RELAXED);
+			if ((mode & STARPU_W) && wt)
+				for (unsigned other = 0; other < _astro_rt.nmemory_nodes; other++)
+					if (other != node && (wt & (1u << other)))
+						_astro_coherency_fetch(h, other, STARPU_R, false);
+		}
 	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
 		if (!job->scratch[i])
 			continue;
@@ -538,6 +548,7 @@ static void handle_free(starpu_data_handle_t handle)
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	_astro_coherency_free_devices(handle);
+	pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
 			handle->ops->free_data_on_node(handle->iface[node], node);
@@ -586,6 +597,23 @@ static void write_back_home(starpu_data_handle_t handle)
 {
 	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
+}
+
+void _astro_data_leave_devices(void)
+{
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	pthread_mutex_lock(&live_lock);
+	if (live_handles) {
+		GHashTableIter it;
+		gpointer key;
+		g_hash_table_iter_init(&it, live_handles);
+		while (g_hash_table_iter_next(&it, &key, NULL)) {
+			write_back_home(key);
+			_astro_coherency_free_devices(key);
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
 }
 
 static void unregister(starpu_data_handle_t handle, const char *fn, bool coherent)
@@ -798,8 +826,9 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle)
 
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 {
-	(void)handle;
-	(void)wt_mask;
+	if (!handle_live(handle, "starpu_data_set_wt_mask"))
+		return;
+	__atomic_store_n(&handle->wt_mask, wt_mask, __ATOMIC_RELAXED);
 }
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)

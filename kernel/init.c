@@ -287,6 +287,7 @@ void starpu_shutdown(void)
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();
 	_astro_workers_free();
+	_astro_data_leave_devices();
 	_astro_memory_nodes_shutdown();
 	_astro_plugins_unload();
 	_astro_counters_shutdown();

@@ -306,6 +306,7 @@ struct _starpu_data_state
 	pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
 	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
+	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
@@ -371,6 +372,9 @@ void _astro_data_runtime_acquire_done(struct _astro_job *job);
 /* Frees handle's copy on node, written back to main memory first when it is the only valid one (coherency_lock held). */
 void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
 /* Frees every copy but main memory's (handle idle). */
+/* data.c, at shutdown once the workers stopped: the handles still registered get
+ * their data back home, and lose their device copies while the drivers are loaded. */
+void _astro_data_leave_devices(void);
 void _astro_coherency_free_devices(starpu_data_handle_t handle);
 /* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
 bool _astro_alloc_cache_reclaim(unsigned node, bool all);

@@ -307,19 +307,35 @@ static void *worker_main(void *arg)
 
 /* ----------------------------------------------------------- start/stop */
 
+/* Is text unset, or a count _astro_conf_int_in() takes as it is? */
+static bool plain_count(const char *text)
+{
+	if (!text)
+		return true;
+	while (*text == ' ')
+		text++;
+	return *text && text[strspn(text, "0123456789")] == '\0';
+}
+
 static int driver_worker_count(const struct astro_driver *d)
 {
 	int conf_value = -1;
 	if (d->conf_count_offset)
 		memcpy(&conf_value, (const char *)&_astro_rt.conf + d->conf_count_offset, sizeof(int));
 	int n = conf_value;
-	if (d->count_env)
-		/* A negative count is meaningless: said, and the default used (probed only when it may be). */
-		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX,
-				       conf_value < 0 ? d->default_count() : conf_value);
+	if (d->count_env) {
+		/* A bad count is said, naming the default used instead: only then is it computed here. */
+		int fallback = conf_value;
+		if (fallback < 0 && (!plain_count(starpu_getenv(d->count_env)) ||
+				     (d->count_env_alias && !plain_count(starpu_getenv(d->count_env_alias)))))
+			fallback = d->default_count();
+		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX, fallback);
+	}
+	/* Probing devices costs (an OpenCL platform starts its threads, may install
+	 * signal handlers): only when no count is given, or to check a non-zero one. */
 	if (n < 0)
 		n = d->default_count();
-	int max = d->max_count ? d->max_count() : n;
+	int max = d->max_count && n > 0 ? d->max_count() : n;
 	if (n > max) {
 		_astro_warn("%s asks for %d %s workers but only %d can run here: starting %d",
 			    d->count_env ? d->count_env : "the configuration", n, d->name, max, max);

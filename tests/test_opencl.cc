@@ -393,6 +393,64 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node: NULL handle")) << err;
 }
 
+// Write-through: what a task writes on the device is copied to main memory at once.
+TEST_F(OpenCL, WriteThroughMaskCopiesEachWrite)
+{
+	std::vector<float> v(100, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 100, sizeof(float));
+	starpu_data_set_wt_mask(h, 1u << STARPU_MAIN_RAM);
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 4.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_task_wait_for_all();
+	EXPECT_TRUE(starpu_data_is_on_node(h, STARPU_MAIN_RAM));
+	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node_));
+	EXPECT_EQ(v[99], 4.0f); // no acquire needed
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM).second, 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM).second, 1) << "unregister moved again what was written through";
+}
+
+// A handle still registered at shutdown gets its data back from the device.
+TEST(OpenCLShutdown, DataLeftOnTheDeviceComesHomeAtShutdown)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	ASSERT_EQ(starpu_opencl_load_opencl_from_string(kernels_source, &programs, NULL), CL_SUCCESS);
+	std::vector<float> v(64, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 64, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 6.0f;
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = h;
+	t->cl_arg = &factor;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	starpu_task_wait_for_all(); // the result is on the device only
+	EXPECT_FALSE(starpu_data_is_on_node(h, STARPU_MAIN_RAM));
+	starpu_opencl_unload_opencl(&programs);
+	starpu_shutdown();
+	EXPECT_EQ(v[63], 6.0f);
+	starpu_data_unregister(h); // after shutdown: nothing left to move or free on the device
+	EXPECT_EQ(v[63], 6.0f);
+}
+
 // ----------------------------------------------------- statistics, events
 
 struct TransferLog
@@ -592,9 +650,10 @@ TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)
 	cl.modes[0] = STARPU_RW;
 	cl.where = STARPU_OPENCL;
 	int amount[nvec];
+	for (unsigned i = 0; i < nvec; i++)
+		amount[i] = (int)i + 1;
 	for (unsigned round = 0; round < 3; round++)
 		for (unsigned i = 0; i < nvec; i++) {
-			amount[i] = (int)i + 1;
 			starpu_task *t = starpu_task_create();
 			t->cl = &cl;
 			t->handles[0] = h[i];
@@ -667,7 +726,8 @@ TEST_F(OpenCL, HelpersSayWhatIsWrong)
 TEST(OpenCLDevices, CpuDevicesOnlyWhenAsked)
 {
 	{
-		ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", nullptr), only("STARPU_OPENCL_ONLY_ON_CPUS", nullptr);
+		ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", nullptr), only("STARPU_OPENCL_ONLY_ON_CPUS", nullptr),
+			any("STARPU_NOPENCL", nullptr);
 		Runtime rt(1);
 		ASSERT_TRUE(rt.ok());
 		for (unsigned w = 0; w < starpu_worker_get_count(); w++)

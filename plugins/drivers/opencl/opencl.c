@@ -12,13 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Devices of this starpu_init(): opened when first counted. Asked for none
- * (STARPU_NOPENCL=0), the platforms are not even probed. */
+/* Devices of this starpu_init(): opened when first counted (the kernel does
+ * not ask when no OpenCL worker is wanted, e.g. STARPU_NOPENCL=0). */
 static int device_count(void)
 {
-	const char *asked = getenv("STARPU_NOPENCL");
-	if (asked && strcmp(asked, "0") == 0)
-		return 0;
 	return astro_opencl_devices_open();
 }
 
