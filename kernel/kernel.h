@@ -204,9 +204,6 @@ struct _astro_job
 	void (*acquire_callback)(void *);
 	void *acquire_arg;
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
-	int acquire_node;                    /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
-	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
-	int prefetch_node;                   /* an asynchronous prefetch: the transfer thread brings the data there */
 	struct _astro_job *next_free;        /* deferred-completion list */
 	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
 	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
@@ -214,6 +211,10 @@ struct _astro_job
 	bool profiling_pending;
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
 	bool watched;                        /* in the watchdog's list (watchdog.c), under its lock */
+	/* Acquires only, in what was padding (a task's job does not grow). */
+	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
+	short acquire_node;                  /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
+	short prefetch_node;                 /* an asynchronous prefetch: the transfer thread brings the data there */
 	struct _astro_job *watch_prev, *watch_next;
 };
 
