@@ -20,6 +20,7 @@ DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2
 DEPS="$DEPS python3 gnuplot-nox pajeng recutils"	# offline trace tools and their checks
 DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models
 DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)
+DEPS="$DEPS opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"	# the OpenCL driver (PoCL runs its tests)
 missing=
 for p in $DEPS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

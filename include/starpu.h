@@ -30,6 +30,7 @@
 #include <starpu_profiling_tool.h>
 #include <starpu_perf_steering.h>
 #include <starpu_perf_monitoring.h>
+#include <starpu_opencl.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -136,6 +136,10 @@ int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
 unsigned starpu_memory_nodes_get_count(void);
 /** Writes the name of memory node node ("NUMA 0"...) into name; returns its length or -EINVAL. */
 int starpu_memory_node_get_name(unsigned node, char *name, size_t size);
+/** The device index of memory node node within its kind (0 for main memory), -1 for no such node. */
+int starpu_memory_node_get_devid(unsigned node);
+/** How many memory nodes of that kind exist. */
+unsigned starpu_memory_nodes_get_count_by_kind(enum starpu_node_kind kind);
 /** Kind of memory node node. */
 enum starpu_node_kind starpu_node_get_kind(unsigned node);
 /** Memory node of the calling worker (STARPU_MAIN_RAM from the application). */

@@ -30,6 +30,48 @@ enum starpu_data_interface_id
 	STARPU_MAX_INTERFACE_ID = 11
 };
 
+/* The completion objects of the asynchronous copy methods, declared without
+ * the OpenCL and CUDA headers (the same types as cl_event and cudaStream_t). */
+struct _cl_event;
+struct CUstream_st;
+
+/**
+ * How an interface copies its data between two memory nodes. The kernel
+ * uses the method of the pair of node kinds when the interface gives it,
+ * any_to_any otherwise. Each returns 0 (or -EAGAIN from an asynchronous
+ * form, whose copy then completes with its event or stream).
+ */
+struct starpu_data_copy_methods
+{
+	/** 0 when the pair of nodes cannot be copied between directly (NULL: it can). */
+	int (*can_copy)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, unsigned handling_node);
+	int (*ram_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_hip)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_max_fpga)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*cuda_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*cuda_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*hip_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*hip_to_hip)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*opencl_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*opencl_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*max_fpga_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct CUstream_st *stream);
+	int (*cuda_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct CUstream_st *stream);
+	int (*cuda_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct CUstream_st *stream);
+	int (*ram_to_hip_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+	int (*hip_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+	int (*hip_to_hip_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+	int (*ram_to_opencl_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct _cl_event **event);
+	int (*opencl_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct _cl_event **event);
+	int (*opencl_to_opencl_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, struct _cl_event **event);
+	int (*ram_to_max_fpga_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*max_fpga_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	/** Any pair of nodes, through starpu_interface_copy(); async_data NULL: synchronous. */
+	int (*any_to_any)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *async_data);
+};
+
 /**
  * What the runtime needs to know of a data layout. An interface struct is
  * interface_size bytes and starts with its enum starpu_data_interface_id.
@@ -38,12 +80,12 @@ struct starpu_data_interface_ops
 {
 	/** Fills the interface of every node from the home node's one (ptr only on home_node). */
 	void (*register_data_handle)(starpu_data_handle_t handle, int home_node, void *data_interface);
-	/** Allocates the buffer on node; returns the bytes allocated or -ENOMEM. */
+	/** Allocates the buffer on node (with starpu_malloc_on_node()); returns the bytes allocated or -ENOMEM. */
 	starpu_ssize_t (*allocate_data_on_node)(void *data_interface, unsigned node);
 	/** Frees the buffer on node. */
 	void (*free_data_on_node)(void *data_interface, unsigned node);
-	/** Copies src_interface (on src_node) into dst_interface (on dst_node). Returns 0. */
-	int (*copy_any_to_any)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *async_data);
+	/** How the data is copied between nodes (the kernel picks the method of each pair of node kinds). */
+	const struct starpu_data_copy_methods *copy_methods;
 	/** Pointer to the data on node. */
 	void *(*to_pointer)(void *data_interface, unsigned node);
 	/** Size of the data in bytes. */

@@ -180,6 +180,12 @@ const char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archt
 /** "cpu0_impl0 (Comb0)": the name of arch and implementation nimpl. */
 void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen, unsigned nimpl);
 /** The mean of the history entry of footprint for arch, implementation 0 (NaN when not trusted yet). */
+/** Bandwidth (MB/s) from memory node src_node to dst_node, measured on the transfers seen so far. */
+double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
+/** Latency (µs) of a transfer from src_node to dst_node. */
+double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
+/** Predicted time (µs) to move size bytes from src_node to dst_node (through main memory between two devices). */
+double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
 double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, uint32_t footprint);
 /** Records one execution of task on arch (µs), as calibration does; the model is then saved at shutdown. */
 void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double measured);

@@ -18,6 +18,19 @@ extern "C" {
 #define STARPU_MALLOC_SIMULATION_FOLDED ((1ULL) << 6)
 #define STARPU_MALLOC_SIMULATION_UNIQUE ((1ULL) << 7)
 
+/**
+ * Allocates size bytes on memory node dst_node (main memory or a device's:
+ * then the address is the driver's, e.g. a cl_mem). Counts against the
+ * node's limit (STARPU_LIMIT_*_MEM) and evicts least recently used data
+ * to make room. Returns 0 when the node is full.
+ */
+uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
+/** starpu_malloc_on_node() with STARPU_MALLOC_* flags. */
+uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags);
+/** Frees what starpu_malloc_on_node() returned. */
+void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
+/** Frees what starpu_malloc_on_node_flags() returned, with the same flags. */
+void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
 /** Sets the flags used by starpu_malloc(). */
 void starpu_malloc_set_align(size_t align);
 /** Allocates dim bytes in main memory, aligned, pinned when a driver can use it. Returns 0 or -ENOMEM. */
@@ -38,6 +51,9 @@ int starpu_memory_unpin(void *addr, size_t size);
 starpu_ssize_t starpu_memory_get_total(unsigned node);
 /** Available memory of node in bytes, -1 when unknown. */
 starpu_ssize_t starpu_memory_get_available(unsigned node);
+/** The same summed over all memory nodes. */
+starpu_ssize_t starpu_memory_get_total_all_nodes(void);
+starpu_ssize_t starpu_memory_get_available_all_nodes(void);
 
 #ifdef __cplusplus
 }

@@ -133,6 +133,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 			h->owns_alloc[node] = true;
 	}
 	h->valid[node] = true;
+	_astro_coherency_register(h, node);
 	if (ops->register_data_handle)
 		ops->register_data_handle(h, home_node, data_interface);
 	if (_astro_memory_stats_enabled)
@@ -343,6 +344,8 @@ static void exec_lock_unordered(struct _astro_job *job)
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
 {
 	unsigned n = _astro_task_nbuffers(task);
+	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
+	bool coherent = _astro_rt.nmemory_nodes > 1;
 	exec_lock_unordered(job);
 	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
 	if (task->dyn_handles && !task->dyn_interfaces)
@@ -352,6 +355,10 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
+			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
+			abort();
+		}
 		void *iface = h->iface[node];
 		if ((mode & STARPU_SCRATCH) && h->ops->allocate_data_on_node && i < STARPU_NMAXBUFS) {
 			/* A private buffer of the same layout, for this execution only. */
@@ -371,9 +378,29 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	}
 }
 
-void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node)
+/* Out of line: the single-node path does not pay for its frame. */
+static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsigned n, unsigned node)
+{
+	for (unsigned i = 0; i < n; i++) {
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (mode & STARPU_SCRATCH)
+			continue;
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		_astro_coherency_unpin(h, node, mode);
+		/* Write-through (starpu_data_set_wt_mask): the new value goes to those nodes at once. */
+		uint32_t wt = __atomic_load_n(&h->wt_mask, __ATOMIC_RELAXED);
+		if ((mode & STARPU_W) && wt)
+			for (unsigned other = 0; other < _astro_rt.nmemory_nodes; other++)
+				if (other != node && (wt & (1u << other)))
+					_astro_coherency_fetch(h, other, STARPU_R, false);
+	}
+}
+
+void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node)
 {
 	unsigned n = _astro_task_nbuffers(task);
+	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
+		unpin_all(task, n, node);
 	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
 		if (!job->scratch[i])
 			continue;
@@ -399,32 +426,52 @@ static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_m
 	return 0;
 }
 
-static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
-					 void (*callback)(void *), void *arg, bool sequential_consistency)
+/* An acquire of handle: by the application (on its stack of acquires, released by
+ * starpu_data_release) or by the runtime itself (a prefetch). Once its
+ * dependencies are met, the data is brought to node (-1: left where it is). */
+static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node,
+					 void (*callback)(void *), void *arg, bool sequential_consistency, bool by_application)
 {
 	struct _astro_job *job = _astro_job_new_internal();
 	job->acquire_callback = callback;
-	job->acquire_arg = arg;
+	/* The runtime's own callbacks get the job. */
+	job->acquire_arg = by_application ? arg : job;
+	job->acquire_node = node;
+	job->acquire_evict = false;
 	struct _astro_data_link *link = job_links(job, 1);
 	link->job = job;
 	link->handle = handle;
 	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
-	pthread_mutex_lock(&handle->lock);
-	job->next_acquire = handle->acquires;
-	handle->acquires = job;
-	pthread_mutex_unlock(&handle->lock);
+	if (by_application) {
+		pthread_mutex_lock(&handle->lock);
+		job->next_acquire = handle->acquires;
+		handle->acquires = job;
+		pthread_mutex_unlock(&handle->lock);
+	}
 	link_access(job, link);
 	_astro_job_release(job);
 	return job;
 }
 
-static int acquire_blocking(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn)
+/* The node an application acquire brings the data to: main memory unless it names one (or none). */
+static int acquire_node(int node, const char *fn)
+{
+	if (node == STARPU_ACQUIRE_NO_NODE || node == STARPU_ACQUIRE_NO_NODE_LOCK_ALL)
+		return -1;
+	if (node < 0 || (unsigned)node >= starpu_memory_nodes_get_count()) {
+		_astro_warn("%s: no memory node %d (there are %u): main memory is used", fn, node, starpu_memory_nodes_get_count());
+		return STARPU_MAIN_RAM;
+	}
+	return node;
+}
+
+static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, const char *fn)
 {
 	int ret = acquire_checks(handle, mode, fn, true);
 	if (ret)
 		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-	struct _astro_job *job = acquire_submit(handle, mode, NULL, NULL, true);
+	struct _astro_job *job = acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
 	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
 		_astro_futex_wait(&job->acquire_ready, 0);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
@@ -433,13 +480,12 @@ static int acquire_blocking(starpu_data_handle_t handle, enum starpu_data_access
 
 int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
 {
-	(void)node;
-	return acquire_blocking(handle, mode, "starpu_data_acquire_on_node");
+	return acquire_blocking(handle, node, mode, "starpu_data_acquire_on_node");
 }
 
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
 {
-	return acquire_blocking(handle, mode, "starpu_data_acquire");
+	return acquire_blocking(handle, STARPU_MAIN_RAM, mode, "starpu_data_acquire");
 }
 
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
@@ -452,7 +498,7 @@ int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, e
 		_astro_error("starpu_data_acquire_cb: NULL callback: use starpu_data_acquire for a blocking acquire");
 		return -EINVAL;
 	}
-	acquire_submit(handle, mode, callback, arg, sequential_consistency != 0);
+	acquire_submit(handle, mode, STARPU_MAIN_RAM, callback, arg, sequential_consistency != 0, true);
 	return 0;
 }
 
@@ -463,8 +509,15 @@ int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_
 
 int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
 {
-	(void)node;
-	return starpu_data_acquire_cb(handle, mode, callback, arg);
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_on_node_cb", false);
+	if (ret)
+		return ret;
+	if (!callback) {
+		_astro_error("starpu_data_acquire_on_node_cb: NULL callback: use starpu_data_acquire_on_node for a blocking acquire");
+		return -EINVAL;
+	}
+	acquire_submit(handle, mode, acquire_node(node, "starpu_data_acquire_on_node_cb"), callback, arg, true, true);
+	return 0;
 }
 
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
@@ -477,7 +530,7 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	pthread_mutex_unlock(&handle->lock);
 	if (!free_now)
 		return -EAGAIN;
-	acquire_submit(handle, mode, NULL, NULL, true);
+	acquire_submit(handle, mode, STARPU_MAIN_RAM, NULL, NULL, true, true);
 	return 0;
 }
 
@@ -511,6 +564,8 @@ static void handle_free(starpu_data_handle_t handle)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_UNREGISTERED, .workerid = _astro_worker_id(), .object = handle);
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
+	_astro_coherency_free_devices(handle);
+	pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
 			handle->ops->free_data_on_node(handle->iface[node], node);
@@ -554,7 +609,31 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 	return handle_claim(handle, fn);
 }
 
-static void unregister(starpu_data_handle_t handle, const char *fn)
+/* The application gets its data back where it registered it. */
+static void write_back_home(starpu_data_handle_t handle)
+{
+	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
+		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
+}
+
+void _astro_data_leave_devices(void)
+{
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	pthread_mutex_lock(&live_lock);
+	if (live_handles) {
+		GHashTableIter it;
+		gpointer key;
+		g_hash_table_iter_init(&it, live_handles);
+		while (g_hash_table_iter_next(&it, &key, NULL)) {
+			write_back_home(key);
+			_astro_coherency_free_devices(key);
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void unregister(starpu_data_handle_t handle, const char *fn, bool coherent)
 {
 	if (!unregister_claim(handle, fn))
 		return;
@@ -563,27 +642,102 @@ static void unregister(starpu_data_handle_t handle, const char *fn)
 		starpu_data_unpartition(handle, STARPU_MAIN_RAM);
 	/* Every task already submitted on it completes first, whatever its consistency. */
 	wait_idle(handle);
+	if (coherent)
+		write_back_home(handle);
 	handle_free(handle);
 }
 
 void starpu_data_unregister(starpu_data_handle_t handle)
 {
-	unregister(handle, "starpu_data_unregister");
+	unregister(handle, "starpu_data_unregister", true);
 }
 
 void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
 {
-	unregister(handle, "starpu_data_unregister_no_coherency");
+	unregister(handle, "starpu_data_unregister_no_coherency", false);
+}
+
+/* Ends a runtime acquire from its own callback (arg: the job): its data was brought where it was asked. */
+void _astro_data_runtime_acquire_done(struct _astro_job *job)
+{
+	_astro_job_terminate(job, -1);
+	_astro_job_free(job);
+}
+
+static void runtime_acquire_done(void *arg)
+{
+	_astro_data_runtime_acquire_done(arg);
+}
+
+/* An asynchronous prefetch's data is accessible: the transfer thread moves it, then ends the acquire. */
+static void prefetch_ready(void *arg)
+{
+	struct _astro_job *job = arg;
+	_astro_transfer_submit(job->links[0].handle, (unsigned)job->prefetch_node, job);
+}
+
+void _astro_data_hold(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&handle->lock);
+	handle->busy++;
+	pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_unhold(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&handle->lock);
+	if (--handle->busy == 0)
+		pthread_cond_broadcast(&handle->idle_cond);
+	pthread_mutex_unlock(&handle->lock);
+}
+
+/* A runtime acquire: once the accesses submitted before it are done, the
+ * data is brought to node (evict: then the devices' copies are freed), and
+ * the acquire ends. Waits for that unless async. */
+static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, bool evict,
+			   unsigned async, const char *fn)
+{
+	if (!handle_live(handle, fn))
+		return -EINVAL;
+	if (node < 0 || (unsigned)node >= starpu_memory_nodes_get_count()) {
+		_astro_error("%s: no memory node %d (there are %u): use starpu_worker_get_memory_node()", fn, node,
+			     starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	if (!async && _astro_forbid_blocking(fn, "pass async=1"))
+		return -EDEADLK;
+	struct _astro_job *job = _astro_job_new_internal();
+	job->acquire_node = node;
+	job->acquire_evict = evict;
+	struct _astro_data_link *link = job_links(job, 1);
+	link->job = job;
+	link->handle = handle;
+	link->mode = mode;
+	if (async) {
+		/* A prefetch moves its data on the transfer thread; the others (wont_use) are quick. */
+		bool prefetch = !evict && node != STARPU_MAIN_RAM && _astro_rt.nmemory_nodes > 1;
+		job->acquire_callback = prefetch ? prefetch_ready : runtime_acquire_done;
+		job->acquire_arg = job;
+		if (prefetch) {
+			job->prefetch_node = node;
+			job->acquire_node = -1;
+		}
+	}
+	link_access(job, link);
+	_astro_job_release(job);
+	if (!async) {
+		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
+			_astro_futex_wait(&job->acquire_ready, 0);
+		runtime_acquire_done(job);
+	}
+	return 0;
 }
 
 static void unregister_when_ready(void *arg)
 {
-	starpu_data_handle_t handle = arg;
-	/* Called with our own acquire active: drop it, then free once idle. */
-	pthread_mutex_lock(&handle->lock);
-	struct _astro_job *job = handle->acquires;
-	handle->acquires = job->next_acquire;
-	pthread_mutex_unlock(&handle->lock);
+	struct _astro_job *job = arg;
+	starpu_data_handle_t handle = job->links[0].handle;
+	/* Our own acquire brought the data home: drop it, then free once idle. */
 	_astro_job_terminate(job, -1);
 	_astro_job_free(job);
 	wait_idle(handle);
@@ -595,14 +749,18 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle)
 	if (!handle_claim(handle, "starpu_data_unregister_submit"))
 		return;
 	handle->unregistering = true;
-	acquire_submit(handle, STARPU_RW, unregister_when_ready, handle, true);
+	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);
 }
 
 void starpu_data_invalidate(starpu_data_handle_t handle)
 {
-	if (!handle)
+	if (!handle_live(handle, "starpu_data_invalidate"))
 		return;
-	/* Main memory is the only node: its copy stays allocated, its content is now undefined. */
+	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
+	pthread_mutex_lock(&handle->coherency_lock);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		handle->valid[node] = false;
+	pthread_mutex_unlock(&handle->coherency_lock);
 }
 
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)
@@ -612,7 +770,9 @@ void starpu_data_invalidate_submit(starpu_data_handle_t handle)
 
 void starpu_data_wont_use(starpu_data_handle_t handle)
 {
-	(void)handle;
+	/* After the accesses submitted so far: back to main memory, the devices' room freed. */
+	if (_astro_rt.nmemory_nodes > 1)
+		runtime_acquire(handle, STARPU_MAIN_RAM, STARPU_R, true, 1, "starpu_data_wont_use");
 }
 
 /* ------------------------------------------------------------- attributes */
@@ -707,8 +867,9 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle)
 
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 {
-	(void)handle;
-	(void)wt_mask;
+	if (!handle_live(handle, "starpu_data_set_wt_mask"))
+		return;
+	__atomic_store_n(&handle->wt_mask, wt_mask, __ATOMIC_RELAXED);
 }
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
@@ -725,7 +886,13 @@ void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 {
-	return handle && node < STARPU_MAXNODES && handle->valid[node];
+	if (!handle || node >= STARPU_MAXNODES)
+		return 0;
+	/* The transfer thread may be changing it. */
+	pthread_mutex_lock(&handle->coherency_lock);
+	unsigned valid = handle->valid[node];
+	pthread_mutex_unlock(&handle->coherency_lock);
+	return valid;
 }
 
 size_t starpu_data_get_size(starpu_data_handle_t handle)
@@ -767,20 +934,17 @@ starpu_data_handle_t starpu_data_lookup(const void *ptr)
 
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	(void)handle; (void)node; (void)async;
-	return 0;
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_prefetch_on_node");
 }
 
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	(void)handle; (void)node; (void)async;
-	return 0;
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_fetch_on_node");
 }
 
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	(void)handle; (void)node; (void)async;
-	return 0;
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_idle_prefetch_on_node");
 }
 
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
@@ -794,14 +958,4 @@ int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
 	(void)handle;
 	(void)node;
 	return 0;
-}
-
-unsigned starpu_memory_nodes_get_count(void)
-{
-	return _astro_rt.nmemory_nodes ? _astro_rt.nmemory_nodes : 1;
-}
-
-enum starpu_node_kind starpu_node_get_kind(unsigned node)
-{
-	return node == STARPU_MAIN_RAM ? STARPU_CPU_RAM : STARPU_UNUSED;
 }

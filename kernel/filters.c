@@ -63,6 +63,9 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		return;
 	/* The children alias the parent: the parent's pending tasks must be done before they exist. */
 	_astro_data_wait_idle(initial_handle);
+	/* The children are views into main memory's copy: it must hold the data, and be the only copy. */
+	if (_astro_rt.nmemory_nodes > 1)
+		_astro_coherency_fetch(initial_handle, STARPU_MAIN_RAM, STARPU_RW, false);
 	unsigned nparts = filter_nparts(f, initial_handle);
 	starpu_data_handle_t *children = calloc(nparts, sizeof(*children));
 	for (unsigned i = 0; i < nparts; i++)

@@ -165,12 +165,15 @@ static int runtime_start(struct starpu_conf *user_conf)
 	ret = _astro_workers_start();
 	if (ret)
 		goto fail_workers;
+	_astro_bus_init();
+	_astro_transfers_start();
 	_astro_models_init();
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	_astro_watchdog_start();
 	return 0;
 
 fail_workers:
+	_astro_memory_nodes_shutdown();
 	_astro_prof_tool_unload();
 	_astro_plugins_unload();
 fail_plugins:
@@ -279,10 +282,13 @@ void starpu_shutdown(void)
 	_astro_watchdog_stop();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_models_shutdown();
+	_astro_transfers_stop();
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();
 	_astro_workers_free();
+	_astro_data_leave_devices();
+	_astro_memory_nodes_shutdown();
 	_astro_plugins_unload();
 	_astro_counters_shutdown();
 	_astro_knobs_shutdown();

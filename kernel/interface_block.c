@@ -25,25 +25,18 @@ static bool is_block(starpu_data_handle_t handle, const char *fn)
 static starpu_ssize_t block_allocate(void *data_interface, unsigned node)
 {
 	struct starpu_block_interface *b = data_interface;
-	(void)node;
 	size_t bytes = (size_t)b->nx * b->ny * b->nz * b->elemsize;
-	void *p = NULL;
-	if (starpu_malloc(&p, bytes ? bytes : 1) != 0)
-		return -ENOMEM;
-	b->ptr = b->dev_handle = (uintptr_t)p;
 	b->offset = 0;
 	/* A fresh buffer is packed. */
 	b->ldy = b->nx;
 	b->ldz = b->nx * b->ny;
-	return (starpu_ssize_t)bytes;
+	return _astro_interface_alloc(node, bytes, &b->ptr, &b->dev_handle);
 }
 
 static void block_free(void *data_interface, unsigned node)
 {
 	struct starpu_block_interface *b = data_interface;
-	(void)node;
-	starpu_free_noflag((void *)b->ptr, (size_t)b->nx * b->ny * b->nz * b->elemsize);
-	b->ptr = b->dev_handle = 0;
+	_astro_interface_free(node, &b->ptr, &b->dev_handle, (size_t)b->nx * b->ny * b->nz * b->elemsize);
 }
 
 static int block_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
@@ -96,10 +89,12 @@ static starpu_ssize_t block_describe(void *data_interface, char *buf, size_t siz
 	return snprintf(buf, size, "B%ux%ux%ux%zu", b->nx, b->ny, b->nz, b->elemsize);
 }
 
+static const struct starpu_data_copy_methods block_copy_methods = { .any_to_any = block_copy };
+
 struct starpu_data_interface_ops starpu_interface_block_ops = {
 	.allocate_data_on_node = block_allocate,
 	.free_data_on_node = block_free,
-	.copy_any_to_any = block_copy,
+	.copy_methods = &block_copy_methods,
 	.to_pointer = block_to_pointer,
 	.get_size = block_size,
 	.footprint = block_footprint,

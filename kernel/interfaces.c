@@ -1,7 +1,8 @@
 /*
  * The built-in data interfaces: variable, vector, matrix and void. Each one
- * is a struct starpu_data_interface_ops; a driver that adds a memory node
- * only needs allocate/free/copy to work on it.
+ * is a struct starpu_data_interface_ops; they allocate with
+ * starpu_malloc_on_node() and copy with starpu_interface_copy(), so they
+ * work on any memory node a driver brings.
  */
 #include "kernel.h"
 
@@ -24,13 +25,23 @@ static bool check_handle(starpu_data_handle_t handle, enum starpu_data_interface
 	return true;
 }
 
-static starpu_ssize_t alloc_bytes(uintptr_t *ptr, size_t bytes)
+/* Allocates bytes on node. dev_handle is what the node's driver knows the
+ * buffer by; ptr the address a CPU may use, 0 where it has none (OpenCL's
+ * cl_mem), as in StarPU. */
+starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle)
 {
-	void *p = NULL;
-	if (starpu_malloc(&p, bytes ? bytes : 1) != 0)
+	uintptr_t addr = starpu_malloc_on_node(node, bytes ? bytes : 1);
+	if (!addr)
 		return -ENOMEM;
-	*ptr = (uintptr_t)p;
+	*dev_handle = addr;
+	*ptr = starpu_node_get_kind(node) == STARPU_OPENCL_RAM ? 0 : addr;
 	return (starpu_ssize_t)bytes;
+}
+
+void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes)
+{
+	starpu_free_on_node(node, *dev_handle, bytes ? bytes : 1);
+	*ptr = *dev_handle = 0;
 }
 
 /* ---------------------------------------------------------------- variable */
@@ -38,19 +49,14 @@ static starpu_ssize_t alloc_bytes(uintptr_t *ptr, size_t bytes)
 static starpu_ssize_t variable_allocate(void *data_interface, unsigned node)
 {
 	struct starpu_variable_interface *v = data_interface;
-	(void)node;
-	starpu_ssize_t ret = alloc_bytes(&v->ptr, v->elemsize);
-	v->dev_handle = v->ptr;
 	v->offset = 0;
-	return ret;
+	return _astro_interface_alloc(node, v->elemsize, &v->ptr, &v->dev_handle);
 }
 
 static void variable_free(void *data_interface, unsigned node)
 {
 	struct starpu_variable_interface *v = data_interface;
-	(void)node;
-	starpu_free_noflag((void *)v->ptr, v->elemsize);
-	v->ptr = v->dev_handle = 0;
+	_astro_interface_free(node, &v->ptr, &v->dev_handle, v->elemsize);
 }
 
 static int variable_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
@@ -90,10 +96,12 @@ static starpu_ssize_t variable_describe(void *data_interface, char *buf, size_t 
 	return snprintf(buf, size, "v%zu", ((struct starpu_variable_interface *)data_interface)->elemsize);
 }
 
+static const struct starpu_data_copy_methods variable_copy_methods = { .any_to_any = variable_copy };
+
 struct starpu_data_interface_ops starpu_interface_variable_ops = {
 	.allocate_data_on_node = variable_allocate,
 	.free_data_on_node = variable_free,
-	.copy_any_to_any = variable_copy,
+	.copy_methods = &variable_copy_methods,
 	.to_pointer = variable_to_pointer,
 	.get_size = variable_size,
 	.footprint = variable_footprint,
@@ -143,21 +151,16 @@ uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle)
 static starpu_ssize_t vector_allocate(void *data_interface, unsigned node)
 {
 	struct starpu_vector_interface *v = data_interface;
-	(void)node;
 	size_t bytes = v->allocsize ? v->allocsize : (size_t)v->nx * v->elemsize;
-	starpu_ssize_t ret = alloc_bytes(&v->ptr, bytes);
-	v->dev_handle = v->ptr;
 	v->offset = 0;
 	v->allocsize = bytes;
-	return ret;
+	return _astro_interface_alloc(node, bytes, &v->ptr, &v->dev_handle);
 }
 
 static void vector_free(void *data_interface, unsigned node)
 {
 	struct starpu_vector_interface *v = data_interface;
-	(void)node;
-	starpu_free_noflag((void *)v->ptr, v->allocsize);
-	v->ptr = v->dev_handle = 0;
+	_astro_interface_free(node, &v->ptr, &v->dev_handle, v->allocsize);
 }
 
 static int vector_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
@@ -206,10 +209,12 @@ static starpu_ssize_t vector_describe(void *data_interface, char *buf, size_t si
 	return snprintf(buf, size, "V%ux%zu", v->nx, v->elemsize);
 }
 
+static const struct starpu_data_copy_methods vector_copy_methods = { .any_to_any = vector_copy };
+
 struct starpu_data_interface_ops starpu_interface_vector_ops = {
 	.allocate_data_on_node = vector_allocate,
 	.free_data_on_node = vector_free,
-	.copy_any_to_any = vector_copy,
+	.copy_methods = &vector_copy_methods,
 	.to_pointer = vector_to_pointer,
 	.get_size = vector_size,
 	.get_alloc_size = vector_alloc_size,
@@ -276,22 +281,17 @@ uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle)
 static starpu_ssize_t matrix_allocate(void *data_interface, unsigned node)
 {
 	struct starpu_matrix_interface *m = data_interface;
-	(void)node;
 	size_t bytes = m->allocsize ? m->allocsize : (size_t)m->nx * m->ny * m->elemsize;
-	starpu_ssize_t ret = alloc_bytes(&m->ptr, bytes);
-	m->dev_handle = m->ptr;
 	m->offset = 0;
 	m->ld = m->nx;
 	m->allocsize = bytes;
-	return ret;
+	return _astro_interface_alloc(node, bytes, &m->ptr, &m->dev_handle);
 }
 
 static void matrix_free(void *data_interface, unsigned node)
 {
 	struct starpu_matrix_interface *m = data_interface;
-	(void)node;
-	starpu_free_noflag((void *)m->ptr, m->allocsize);
-	m->ptr = m->dev_handle = 0;
+	_astro_interface_free(node, &m->ptr, &m->dev_handle, m->allocsize);
 }
 
 static int matrix_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
@@ -347,10 +347,12 @@ static starpu_ssize_t matrix_describe(void *data_interface, char *buf, size_t si
 	return snprintf(buf, size, "M%ux%ux%zu", m->nx, m->ny, m->elemsize);
 }
 
+static const struct starpu_data_copy_methods matrix_copy_methods = { .any_to_any = matrix_copy };
+
 struct starpu_data_interface_ops starpu_interface_matrix_ops = {
 	.allocate_data_on_node = matrix_allocate,
 	.free_data_on_node = matrix_free,
-	.copy_any_to_any = matrix_copy,
+	.copy_methods = &matrix_copy_methods,
 	.to_pointer = matrix_to_pointer,
 	.get_size = matrix_size,
 	.get_alloc_size = matrix_alloc_size,

@@ -212,6 +212,10 @@ struct _astro_job
 	bool profiling_pending;
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
 	bool watched;                        /* in the watchdog's list (watchdog.c), under its lock */
+	/* Acquires only, in what was padding (a task's job does not grow). */
+	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
+	short acquire_node;                  /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
+	short prefetch_node;                 /* an asynchronous prefetch: the transfer thread brings the data there */
 	struct _astro_job *watch_prev, *watch_next;
 };
 
@@ -281,6 +285,19 @@ void _astro_watchdog_stop(void);
 #define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
 
 #define _ASTRO_MAX_COORDINATES 4
+
+/* A handle's copy on one memory node (coherency.c): allocated or not, and in
+ * its node's least-recently-used list while allocated on a device. */
+struct _astro_replicate
+{
+	starpu_data_handle_t handle;
+	unsigned node;
+	bool allocated;                      /* the buffer exists on the node */
+	bool in_lru;
+	int pinned;                          /* running tasks using it: not evictable */
+	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
+};
+
 struct _starpu_data_state
 {
 	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
@@ -289,6 +306,11 @@ struct _starpu_data_state
 	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
 	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
 	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
+	pthread_mutex_t coherency_lock;
+	struct _astro_replicate replicates[STARPU_MAXNODES];
+	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
+	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
@@ -315,13 +337,77 @@ struct _starpu_data_state
 	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
 };
 
+/* ------------------------------------------------------ memory nodes */
+
+/* One memory node (memory.c): main memory is node 0, then one per device. */
+struct _astro_memory_node
+{
+	enum starpu_node_kind kind;
+	int devid;
+	const struct astro_driver *driver;   /* NULL for main memory */
+	const struct astro_node_ops *ops;    /* NULL for main memory */
+	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
+	size_t used;                         /* atomic: bytes the runtime allocated there */
+	pthread_mutex_t lru_lock;
+	struct _astro_replicate *lru_head, *lru_tail; /* least recently used first */
+};
+extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
+/* Node 0 at workers' start; one more per device worker of a driver with node ops (its id, or -ENOSPC said). */
+void _astro_memory_nodes_init(void);
+int _astro_memory_node_add(const struct astro_driver *driver, int devid);
+void _astro_memory_nodes_shutdown(void);
+void _astro_lru_touch(struct _astro_replicate *r);
+void _astro_lru_remove(struct _astro_replicate *r);
+extern _ASTRO_TLS bool _astro_in_handle_copy;
+
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node). */
+void _astro_coherency_register(starpu_data_handle_t handle, unsigned home);
+/* Makes handle valid on node for an access in mode (handle not locked); pin keeps
+ * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
+int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
+void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* The transfer thread (asynchronous prefetches), while there are device nodes. A
+ * request for job ends it once done; one without holds the handle meanwhile. */
+void _astro_transfers_start(void);
+void _astro_transfers_stop(void);
+void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, struct _astro_job *job);
+/* data.c: a handle kept from being freed (busy) without an access; the end of a runtime acquire. */
+void _astro_data_hold(starpu_data_handle_t handle);
+void _astro_data_unhold(starpu_data_handle_t handle);
+void _astro_data_runtime_acquire_done(struct _astro_job *job);
+/* Frees handle's copy on node, written back to main memory first when it is the only valid one (coherency_lock held). */
+void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
+/* Frees every copy but main memory's (handle idle). */
+/* data.c, at shutdown once the workers stopped: the handles still registered get
+ * their data back home, and lose their device copies while the drivers are loaded. */
+void _astro_data_leave_devices(void);
+void _astro_coherency_free_devices(starpu_data_handle_t handle);
+/* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
+bool _astro_alloc_cache_reclaim(unsigned node, bool all);
+/* An acquire job's data is ready: bring it to the node it asked for. */
+void _astro_coherency_acquired(struct _astro_job *job);
+/* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
+void _astro_coherency_task_in_ram(struct starpu_task *task);
+/* Bus figures (bus.c): measured at the first start on a configuration of
+ * memory nodes, then read back from the sampling directory. */
+void _astro_bus_init(void);
+bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency);
+/* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
+double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
+/* The built-in interfaces' buffers on a node (interfaces.c): dev_handle is the
+ * driver's address, ptr the CPU's (0 on OpenCL). */
+starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
+void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
+
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
 /* Drops them at termination. */
 void _astro_data_release_accesses(struct _astro_job *job);
 /* Interfaces a worker of memory node node passes to the implementation. */
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
-void _astro_data_scratch_free(struct _astro_job *job, struct starpu_task *task, unsigned node);
+/* After the execution: frees the scratch buffers, lets the fetched copies be evicted again. */
+void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node);
 int _astro_data_check_mode(enum starpu_data_access_mode mode);
 /* Waits until no submitted access to handle is left (whatever its consistency). */
 void _astro_data_wait_idle(starpu_data_handle_t handle);
@@ -534,9 +620,6 @@ void _astro_counters_shutdown(void);
 /* Is the calling thread running a counter listener? */
 bool _astro_counters_in_listener(void);
 
-/* Expected time (µs) to make handle valid on node for an access in mode (sched.c): the
- * one per-handle transfer prediction, summed by the starpu_*_expected_*transfer_time() calls. */
-double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 
 /* --------------------------------------------------------------- models */
 
@@ -544,6 +627,10 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
  * architectures); shutdown saves calibrated models, before the workers go. */
 void _astro_models_init(void);
 void _astro_models_shutdown(void);
+/* The directory the models and the bus files are written to (STARPU_PERF_MODEL_DIR,
+ * else $STARPU_HOME/.starpu/sampling), and the host name their files carry (STARPU_HOSTNAME). */
+void _astro_sampling_dir(char *path, size_t len);
+void _astro_host_name(char *host, size_t len);
 /* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
 void _astro_models_calibrate_changed(void);
 

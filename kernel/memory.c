@@ -1,14 +1,153 @@
-/* Main-memory allocation (starpu_malloc and friends) and copies between nodes. */
+/*
+ * Memory nodes: the table (main memory is node 0, then one node per device a
+ * driver with node ops brings), allocation on a node under its limit, with
+ * eviction of the least recently used copies, and copies between nodes
+ * through the drivers' node ops. Coherency lives in coherency.c.
+ */
 #include "kernel.h"
 #include <sys/mman.h>
 #include <unistd.h>
 
+struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
+
 static size_t malloc_align = 64;
+
+/* ------------------------------------------------------------ the table */
+
+static const char *kind_name(enum starpu_node_kind kind)
+{
+	switch (kind) {
+	case STARPU_CPU_RAM: return "NUMA";
+	case STARPU_CUDA_RAM: return "CUDA";
+	case STARPU_OPENCL_RAM: return "OpenCL";
+	case STARPU_HIP_RAM: return "HIP";
+	case STARPU_DISK_RAM: return "Disk";
+	default: return "node";
+	}
+}
+
+/* STARPU_LIMIT_<KIND>_<devid>_MEM, else STARPU_LIMIT_<KIND>_MEM, in MiB: bytes, 0 when unlimited. */
+static size_t node_limit(enum starpu_node_kind kind, int devid)
+{
+	const char *what = kind == STARPU_CUDA_RAM ? "CUDA" : kind == STARPU_OPENCL_RAM ? "OPENCL" :
+			   kind == STARPU_HIP_RAM ? "HIP" : "CPU";
+	char name[64];
+	int mib;
+	if (kind == STARPU_CPU_RAM)
+		snprintf(name, sizeof(name), "STARPU_LIMIT_CPU_NUMA_%d_MEM", devid);
+	else
+		snprintf(name, sizeof(name), "STARPU_LIMIT_%s_%d_MEM", what, devid);
+	if (_astro_env_int(name, 0, INT_MAX, NULL, &mib) == 1)
+		return (size_t)mib << 20;
+	snprintf(name, sizeof(name), "STARPU_LIMIT_%s_MEM", what);
+	if (_astro_env_int(name, 0, INT_MAX, NULL, &mib) == 1)
+		return (size_t)mib << 20;
+	return 0;
+}
+
+static void node_init(unsigned id, enum starpu_node_kind kind, int devid, const struct astro_driver *driver)
+{
+	struct _astro_memory_node *n = &_astro_nodes[id];
+	pthread_mutex_init(&n->lru_lock, NULL);
+	n->kind = kind;
+	n->devid = devid;
+	n->driver = driver;
+	n->ops = driver ? driver->node_ops : NULL;
+	n->used = 0;
+	n->limit = node_limit(kind, devid);
+	n->lru_head = n->lru_tail = NULL;
+}
+
+void _astro_memory_nodes_init(void)
+{
+	node_init(STARPU_MAIN_RAM, STARPU_CPU_RAM, 0, NULL);
+	_astro_rt.nmemory_nodes = 1;
+}
+
+int _astro_memory_node_add(const struct astro_driver *driver, int devid)
+{
+	unsigned id = _astro_rt.nmemory_nodes;
+	if (id >= STARPU_MAXNODES) {
+		_astro_warn("%s device %d needs a memory node but all %d are taken: the device is not used (STARPU_MAXNODES is %d)",
+			    driver->name, devid, STARPU_MAXNODES, STARPU_MAXNODES);
+		return -ENOSPC;
+	}
+	node_init(id, driver->node_ops->kind, devid, driver);
+	_astro_rt.nmemory_nodes = id + 1;
+	return (int)id;
+}
+
+void _astro_memory_nodes_shutdown(void)
+{
+	for (unsigned i = 0; i < _astro_rt.nmemory_nodes; i++) {
+		if (i != STARPU_MAIN_RAM)
+			_astro_alloc_cache_reclaim(i, true);
+		if (_astro_nodes[i].used && i != STARPU_MAIN_RAM)
+			_astro_verbose("%s %d: %zu bytes still allocated at shutdown (handles not unregistered)",
+				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
+		pthread_mutex_destroy(&_astro_nodes[i].lru_lock);
+	}
+	memset(_astro_nodes, 0, sizeof(_astro_nodes));
+	_astro_rt.nmemory_nodes = 0;
+}
+
+static bool valid_node(unsigned node)
+{
+	return node < starpu_memory_nodes_get_count();
+}
+
+unsigned starpu_memory_nodes_get_count(void)
+{
+	return _astro_rt.nmemory_nodes ? _astro_rt.nmemory_nodes : 1;
+}
+
+enum starpu_node_kind starpu_node_get_kind(unsigned node)
+{
+	if (node == STARPU_MAIN_RAM)
+		return STARPU_CPU_RAM;
+	return valid_node(node) ? _astro_nodes[node].kind : STARPU_UNUSED;
+}
+
+int starpu_memory_node_get_devid(unsigned node)
+{
+	return valid_node(node) ? _astro_nodes[node].devid : -1;
+}
+
+unsigned starpu_memory_nodes_get_count_by_kind(enum starpu_node_kind kind)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < starpu_memory_nodes_get_count(); i++)
+		n += starpu_node_get_kind(i) == kind;
+	return n;
+}
+
+int starpu_memory_node_get_name(unsigned node, char *name, size_t size)
+{
+	if (!name || !size) {
+		_astro_error("starpu_memory_node_get_name: NULL or empty name buffer");
+		return -EINVAL;
+	}
+	if (!valid_node(node)) {
+		snprintf(name, size, "(invalid node %u)", node);
+		return -EINVAL;
+	}
+	/* As StarPU: main memory is named after its NUMA node, a device's memory after the device. */
+	return snprintf(name, size, "%s %d", kind_name(starpu_node_get_kind(node)), node == STARPU_MAIN_RAM ? 0 : _astro_nodes[node].devid);
+}
+
+/* --------------------------------------------------------- main memory */
 
 void starpu_malloc_set_align(size_t align)
 {
 	if (align && (align & (align - 1)) == 0 && align > malloc_align)
 		malloc_align = align;
+}
+
+/* Pinning matters to devices only (faster DMA); PoCL and a machine without
+ * devices gain nothing from it, and mlock may be refused without harm. */
+static bool pin_wanted(int flags)
+{
+	return (flags & STARPU_MALLOC_PINNED) && _astro_rt.nmemory_nodes > 1;
 }
 
 int starpu_malloc_flags(void **A, size_t dim, int flags)
@@ -17,11 +156,14 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 		_astro_error("starpu_malloc: NULL result pointer");
 		return -EINVAL;
 	}
-	(void)flags;
 	if (posix_memalign(A, malloc_align, dim ? dim : 1) != 0) {
 		*A = NULL;
 		return -ENOMEM;
 	}
+	if (pin_wanted(flags))
+		(void)mlock(*A, dim);
+	if (flags & STARPU_MALLOC_COUNT)
+		__atomic_add_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -32,8 +174,10 @@ int starpu_malloc(void **A, size_t dim)
 
 int starpu_free_flags(void *A, size_t dim, int flags)
 {
-	(void)dim;
-	(void)flags;
+	if (A && pin_wanted(flags) && dim)
+		(void)munlock(A, dim);
+	if (A && (flags & STARPU_MALLOC_COUNT))
+		__atomic_sub_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
 	free(A);
 	return 0;
 }
@@ -48,51 +192,245 @@ int starpu_free(void *A)
 	return starpu_free_flags(A, 0, STARPU_MALLOC_PINNED);
 }
 
-/* Pinning only matters to GPU drivers; on main memory it is a page lock we may be refused without harm. */
 int starpu_memory_pin(void *addr, size_t size)
 {
 	if (!addr && size) {
 		_astro_error("starpu_memory_pin: NULL address");
 		return -EINVAL;
 	}
-	(void)size;
+	if (pin_wanted(STARPU_MALLOC_PINNED) && size)
+		(void)mlock(addr, size);
 	return 0;
 }
 
 int starpu_memory_unpin(void *addr, size_t size)
 {
-	(void)addr;
-	(void)size;
+	if (addr && size && pin_wanted(STARPU_MALLOC_PINNED))
+		(void)munlock(addr, size);
 	return 0;
+}
+
+/* ---------------------------------------------------- totals and limits */
+
+static starpu_ssize_t node_total(unsigned node)
+{
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	if (n->limit)
+		return (starpu_ssize_t)n->limit;
+	if (node == STARPU_MAIN_RAM) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		return pages > 0 && page > 0 ? (starpu_ssize_t)pages * page : -1;
+	}
+	size_t size = n->ops && n->ops->memory_size ? n->ops->memory_size(n->devid) : 0;
+	return size ? (starpu_ssize_t)size : -1;
 }
 
 starpu_ssize_t starpu_memory_get_total(unsigned node)
 {
-	if (node != STARPU_MAIN_RAM)
-		return -1;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	return pages > 0 && page > 0 ? (starpu_ssize_t)pages * page : -1;
+	return valid_node(node) ? node_total(node) : -1;
+}
+
+starpu_ssize_t starpu_memory_get_total_all_nodes(void)
+{
+	starpu_ssize_t total = 0;
+	for (unsigned i = 0; i < starpu_memory_nodes_get_count(); i++) {
+		starpu_ssize_t t = node_total(i);
+		if (t > 0)
+			total += t;
+	}
+	return total;
 }
 
 starpu_ssize_t starpu_memory_get_available(unsigned node)
 {
-	if (node != STARPU_MAIN_RAM)
+	if (!valid_node(node))
 		return -1;
-	long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	return pages > 0 && page > 0 ? (starpu_ssize_t)pages * page : -1;
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	if (node == STARPU_MAIN_RAM && !n->limit) {
+		long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		return pages > 0 && page > 0 ? (starpu_ssize_t)pages * page : -1;
+	}
+	starpu_ssize_t total = node_total(node);
+	if (total < 0)
+		return -1;
+	starpu_ssize_t used = (starpu_ssize_t)__atomic_load_n(&n->used, __ATOMIC_RELAXED);
+	return used < total ? total - used : 0;
 }
+
+starpu_ssize_t starpu_memory_get_available_all_nodes(void)
+{
+	starpu_ssize_t total = 0;
+	for (unsigned i = 0; i < starpu_memory_nodes_get_count(); i++) {
+		starpu_ssize_t a = starpu_memory_get_available(i);
+		if (a > 0)
+			total += a;
+	}
+	return total;
+}
+
+/* ------------------------------------------------------- LRU and eviction */
+
+void _astro_lru_touch(struct _astro_replicate *r)
+{
+	struct _astro_memory_node *n = &_astro_nodes[r->node];
+	pthread_mutex_lock(&n->lru_lock);
+	if (r->in_lru) {
+		if (n->lru_tail == r) {
+			pthread_mutex_unlock(&n->lru_lock);
+			return;
+		}
+		if (r->lru_prev)
+			r->lru_prev->lru_next = r->lru_next;
+		else
+			n->lru_head = r->lru_next;
+		r->lru_next->lru_prev = r->lru_prev;
+	}
+	r->lru_prev = n->lru_tail;
+	r->lru_next = NULL;
+	if (n->lru_tail)
+		n->lru_tail->lru_next = r;
+	else
+		n->lru_head = r;
+	n->lru_tail = r;
+	r->in_lru = true;
+	pthread_mutex_unlock(&n->lru_lock);
+}
+
+void _astro_lru_remove(struct _astro_replicate *r)
+{
+	struct _astro_memory_node *n = &_astro_nodes[r->node];
+	pthread_mutex_lock(&n->lru_lock);
+	if (r->in_lru) {
+		if (r->lru_prev)
+			r->lru_prev->lru_next = r->lru_next;
+		else
+			n->lru_head = r->lru_next;
+		if (r->lru_next)
+			r->lru_next->lru_prev = r->lru_prev;
+		else
+			n->lru_tail = r->lru_prev;
+		r->lru_prev = r->lru_next = NULL;
+		r->in_lru = false;
+	}
+	pthread_mutex_unlock(&n->lru_lock);
+}
+
+/* Frees the least recently used copy on node that no running task uses and
+ * whose handle nobody holds (the caller holds its own handle's coherency
+ * lock: trylock skips it), writing it back to main memory first when it is
+ * the only valid copy. Returns true when something was freed. */
+static bool evict_one(unsigned node)
+{
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	pthread_mutex_lock(&n->lru_lock);
+	struct _astro_replicate *r = n->lru_head;
+	for (; r; r = r->lru_next) {
+		starpu_data_handle_t h = r->handle;
+		if (pthread_mutex_trylock(&h->coherency_lock) != 0)
+			continue;
+		if (r->pinned == 0)
+			break;
+		pthread_mutex_unlock(&h->coherency_lock);
+	}
+	pthread_mutex_unlock(&n->lru_lock);
+	if (!r)
+		return false;
+	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
+	starpu_data_handle_t h = r->handle;
+	_astro_coherency_evict(h, node);
+	pthread_mutex_unlock(&h->coherency_lock);
+	return true;
+}
+
+/* ---------------------------------------------------- allocation on nodes */
+
+static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
+{
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	if (n->ops)
+		return n->ops->allocate(n->devid, size);
+	void *p = NULL;
+	return starpu_malloc_flags(&p, size, flags & ~STARPU_MALLOC_COUNT) == 0 ? (uintptr_t)p : 0;
+}
+
+uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
+{
+	if (!valid_node(dst_node)) {
+		_astro_error("starpu_malloc_on_node: no memory node %u (there are %u)", dst_node, starpu_memory_nodes_get_count());
+		return 0;
+	}
+	struct _astro_memory_node *n = &_astro_nodes[dst_node];
+	for (;;) {
+		size_t used = __atomic_add_fetch(&n->used, size, __ATOMIC_RELAXED);
+		if (!n->limit || used <= n->limit) {
+			uintptr_t addr = raw_allocate(dst_node, size, flags);
+			if (addr)
+				return addr;
+		}
+		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
+		/* Full: make room, unless main memory (its copies are the last ones) or asked not to:
+		 * the cached buffers first, then the least recently used copies. */
+		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM) ||
+		    (!_astro_alloc_cache_reclaim(dst_node, false) && !evict_one(dst_node)))
+			return 0;
+	}
+}
+
+uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size)
+{
+	return starpu_malloc_on_node_flags(dst_node, size, STARPU_MALLOC_PINNED);
+}
+
+void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags)
+{
+	if (!valid_node(dst_node) || !addr)
+		return;
+	struct _astro_memory_node *n = &_astro_nodes[dst_node];
+	if (n->ops)
+		n->ops->free(n->devid, addr, size);
+	else
+		starpu_free_flags((void *)addr, size, flags & ~STARPU_MALLOC_COUNT);
+	__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
+}
+
+void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
+{
+	starpu_free_on_node_flags(dst_node, addr, size, STARPU_MALLOC_PINNED);
+}
+
+/* ------------------------------------------------------------ copies */
+
+/* Set while the kernel copies a whole handle: that copy is the transfer
+ * observed, not each piece (a matrix row) the interface copies. */
+_ASTRO_TLS bool _astro_in_handle_copy;
 
 int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
 			  size_t size, void *async_data)
 {
-	(void)async_data;
-	if (src_node != STARPU_MAIN_RAM || dst_node != STARPU_MAIN_RAM) {
-		_astro_error("starpu_interface_copy: no driver handles copies between nodes %u and %u", src_node, dst_node);
+	(void)async_data; /* copies complete before returning */
+	if (!valid_node(src_node) || !valid_node(dst_node)) {
+		_astro_error("starpu_interface_copy: no memory node %u: there are %u", !valid_node(src_node) ? src_node : dst_node,
+			     starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	const struct _astro_memory_node *s = &_astro_nodes[src_node], *d = &_astro_nodes[dst_node];
+	if (s->ops && d->ops) {
+		_astro_error("starpu_interface_copy: no direct path from %s %d to %s %d: copy through main memory",
+			     kind_name(s->kind), s->devid, kind_name(d->kind), d->devid);
 		return -ENODEV;
 	}
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
-	memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
-	return 0;
+	bool observed = !_astro_in_handle_copy;
+	if (observed)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	int ret = 0;
+	if (d->ops)
+		ret = d->ops->copy_from_ram(d->devid, (const char *)src + src_offset, dst, dst_offset, size, NULL);
+	else if (s->ops)
+		ret = s->ops->copy_to_ram(s->devid, src, src_offset, (char *)dst + dst_offset, size, NULL);
+	else
+		memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
+	if (observed)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	return ret;
 }

@@ -122,6 +122,12 @@ int astro_driver_register(const struct astro_driver *driver)
 		_astro_error("astro_driver_register: a driver needs name, execute, has_impl and default_count");
 		return -EINVAL;
 	}
+	const struct astro_node_ops *node = driver->node_ops;
+	if (node && (!node->kind || node->kind == STARPU_CPU_RAM || !node->allocate || !node->free || !node->copy_from_ram || !node->copy_to_ram)) {
+		_astro_error("astro_driver_register: driver '%s' has node ops without a device kind, allocate, free, copy_from_ram or copy_to_ram",
+			     driver->name);
+		return -EINVAL;
+	}
 	pthread_mutex_lock(&registry_lock);
 	if (!drivers)
 		registries_create();

@@ -662,19 +662,7 @@ int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *b
 
 /* ----------------------------------------------------------- memory nodes */
 
-int starpu_memory_node_get_name(unsigned node, char *name, size_t size)
-{
-	if (!name || !size) {
-		_astro_error("starpu_memory_node_get_name: NULL or empty name buffer");
-		return -EINVAL;
-	}
-	if (node >= starpu_memory_nodes_get_count()) {
-		snprintf(name, size, "(invalid node %u)", node);
-		return -EINVAL;
-	}
-	/* Main memory is the only node of this build; StarPU names it after its NUMA node. */
-	return snprintf(name, size, "NUMA %u", node);
-}
+/* starpu_memory_node_get_name(): memory.c, with the node table. */
 
 /* -------------------------------------------------------- data statistics */
 

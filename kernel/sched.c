@@ -440,19 +440,48 @@ int starpu_sched_get_max_priority(void) { return _astro_rt.max_prio; }
 int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(0, min_prio); }
 int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(0, max_prio); }
 
-int starpu_get_prefetch_flag(void) { return 0; }
-int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node) { (void)task; (void)node; return 0; }
-int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker) { (void)task; (void)worker; return 0; }
-int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker) { (void)task; (void)worker; return 0; }
-
-/* The one place a transfer is predicted: the time (µs) to make handle valid on node for an access in
- * mode. With one memory node, what a task reads is always there; nodes and bus models predict here. */
-double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
+int starpu_get_prefetch_flag(void)
 {
-	(void)handle;
-	(void)node;
-	(void)mode;
-	return 0.0;
+	return _astro_env_int_in("STARPU_PREFETCH", 0, 1, 1);
+}
+
+/* A policy prefetches a task it queues: the transfer thread copies its read
+ * inputs to node while the workers compute. */
+static int prefetch_task_input(struct starpu_task *task, unsigned node, const char *fn)
+{
+	if (!task || node >= starpu_memory_nodes_get_count()) {
+		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
+			     starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	if (_astro_rt.nmemory_nodes <= 1 || !task->cl)
+		return 0;
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < n; i++) {
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH)) {
+			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+			_astro_data_hold(h);
+			_astro_transfer_submit(h, node, NULL);
+		}
+	}
+	task->prefetched = 1;
+	return 0;
+}
+
+int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
+{
+	return prefetch_task_input(task, node, "starpu_prefetch_task_input_on_node");
+}
+
+int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_prefetch_task_input_for");
+}
+
+int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_idle_prefetch_task_input_for");
 }
 
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode)

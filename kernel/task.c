@@ -242,7 +242,9 @@ static void drain_deferred(void)
 static void job_ready(struct _astro_job *job)
 {
 	if (!job->task) {
-		/* An application acquire: the data is now accessible. */
+		/* An acquire: the data is now accessible, once brought where it is wanted. */
+		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
+			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
 			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 			job->acquire_callback(job->acquire_arg);
@@ -266,6 +268,9 @@ static void job_ready(struct _astro_job *job)
 		return;
 	}
 	task->status = STARPU_TASK_READY;
+	/* A partition's switch task: the children are views into the parent's main-memory copy. */
+	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
+		_astro_coherency_task_in_ram(task);
 	/* Nothing will pop it: its pop prologue runs here, as StarPU does for codelet-less tasks. */
 	if (task->prologue_callback_pop_func) {
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);

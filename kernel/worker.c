@@ -223,7 +223,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 
-	_astro_data_scratch_free(job, task, w->memory_node);
+	_astro_data_executed(job, task, w->memory_node);
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
@@ -316,19 +316,35 @@ static void *worker_main(void *arg)
 
 /* ----------------------------------------------------------- start/stop */
 
+/* Is text unset, or a count _astro_conf_int_in() takes as it is? */
+static bool plain_count(const char *text)
+{
+	if (!text)
+		return true;
+	while (*text == ' ')
+		text++;
+	return *text && text[strspn(text, "0123456789")] == '\0';
+}
+
 static int driver_worker_count(const struct astro_driver *d)
 {
 	int conf_value = -1;
 	if (d->conf_count_offset)
 		memcpy(&conf_value, (const char *)&_astro_rt.conf + d->conf_count_offset, sizeof(int));
 	int n = conf_value;
-	if (d->count_env)
-		/* A negative count is meaningless: said, and the default used (probed only when it may be). */
-		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX,
-				       conf_value < 0 ? d->default_count() : conf_value);
+	if (d->count_env) {
+		/* A bad count is said, naming the default used instead: only then is it computed here. */
+		int fallback = conf_value;
+		if (fallback < 0 && (!plain_count(starpu_getenv(d->count_env)) ||
+				     (d->count_env_alias && !plain_count(starpu_getenv(d->count_env_alias)))))
+			fallback = d->default_count();
+		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX, fallback);
+	}
+	/* Probing devices costs (an OpenCL platform starts its threads, may install
+	 * signal handlers): only when no count is given, or to check a non-zero one. */
 	if (n < 0)
 		n = d->default_count();
-	int max = d->max_count ? d->max_count() : n;
+	int max = d->max_count && n > 0 ? d->max_count() : n;
 	if (n > max) {
 		_astro_warn("%s asks for %d %s workers but only %d can run here: starting %d",
 			    d->count_env ? d->count_env : "the configuration", n, d->name, max, max);
@@ -386,7 +402,7 @@ static void read_env_bindids(void)
 	env_bindid_set = true;
 }
 
-static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
+static struct _astro_worker *worker_new(const struct astro_driver *d, int devid, unsigned memory_node)
 {
 	struct _astro_worker *w;
 	if (posix_memalign((void **)&w, _ASTRO_CACHELINE, sizeof(*w)) != 0)
@@ -396,7 +412,7 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid)
 	w->devid = devid;
 	w->arch = d->archtype;
 	w->driver = d;
-	w->memory_node = STARPU_MAIN_RAM;
+	w->memory_node = memory_node;
 	w->enabled = 1;
 	snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
 	pthread_mutex_init(&w->sched_mutex, NULL);
@@ -434,6 +450,7 @@ int _astro_workers_start(void)
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
+	_astro_memory_nodes_init();
 	for (unsigned i = 0; i < _astro_driver_count(); i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = driver_worker_count(d);
@@ -442,7 +459,13 @@ int _astro_workers_start(void)
 				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
 				break;
 			}
-			struct _astro_worker *w = worker_new(d, dev);
+			/* A device's worker works in the device's memory: a node of its own. */
+			int node = d->node_ops ? _astro_memory_node_add(d, dev) : STARPU_MAIN_RAM;
+			if (node < 0) {
+				n = dev;
+				break;
+			}
+			struct _astro_worker *w = worker_new(d, dev, (unsigned)node);
 			if (!w)
 				return -ENOMEM;
 			_astro_rt.workers[_astro_rt.nworkers++] = w;
@@ -452,7 +475,6 @@ int _astro_workers_start(void)
 		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
 			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
 	}
-	_astro_rt.nmemory_nodes = 1;
 
 	int ret = _astro_sched_select();
 	if (ret) {

@@ -34,7 +34,7 @@ const char *_astro_pm_home_dir(void)
 	return "/tmp";
 }
 
-static void host_name(char *host, size_t len)
+void _astro_host_name(char *host, size_t len)
 {
 	const char *v = getenv("STARPU_HOSTNAME");
 	if (v && v[0]) {
@@ -74,10 +74,19 @@ static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
 	return n;
 }
 
+void _astro_sampling_dir(char *path, size_t len)
+{
+	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
+	if (dir && dir[0])
+		snprintf(path, len, "%s", dir);
+	else
+		snprintf(path, len, "%s/.starpu/sampling", home_dir());
+}
+
 static void file_in(const char *dir, const char *symbol, char *path, size_t len)
 {
 	char host[256];
-	host_name(host, sizeof(host));
+	_astro_host_name(host, sizeof(host));
 	if (strchr(symbol, '.'))
 		snprintf(path, len, "%s/codelets/%d/%s", dir, _ASTRO_PM_VERSION, symbol);
 	else

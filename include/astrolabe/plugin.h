@@ -113,7 +113,46 @@ struct astro_driver
 	int (*has_impl)(const struct starpu_codelet *cl, unsigned nimpl);
 	/** Runs implementation nimpl of task; buffers are the interfaces on the worker's node. */
 	void (*execute)(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl);
-	/** Room for growth (memory-node operations come here). */
+	/* --- From here on, fields taken from the reserved room (same ABI version). --- */
+	/** Memory-node operations of the devices this driver runs on; NULL: its workers work in main memory. */
+	const struct astro_node_ops *node_ops;
+	/** Room for growth: zero. */
+	void *reserved[7];
+};
+
+/**
+ * What the kernel needs to keep data on a device's memory: each worker of a
+ * driver with node ops gets a memory node of its own (one per device), and
+ * the kernel allocates, frees and copies there only through these. Data
+ * interfaces reach them through starpu_malloc_on_node() and
+ * starpu_interface_copy(); coherency (MSI), eviction and the transfers'
+ * observation are the kernel's. Copies between two devices go through
+ * main memory.
+ */
+struct astro_node_ops
+{
+	/** Kind of the node (STARPU_OPENCL_RAM, STARPU_CUDA_RAM...). */
+	enum starpu_node_kind kind;
+	/** Allocates size bytes on device devid: an address meaningful to the driver (a cl_mem, a device pointer), 0 when full. */
+	uintptr_t (*allocate)(int devid, size_t size);
+	/** Frees what allocate returned. */
+	void (*free)(int devid, uintptr_t addr, size_t size);
+	/**
+	 * Copies size bytes from main memory at src to the device at dst + dst_offset.
+	 * With request NULL the copy is complete on return; otherwise the driver may
+	 * start it and set *request (NULL when already complete), for copy_wait.
+	 * Returns 0 or a negative errno.
+	 */
+	int (*copy_from_ram)(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request);
+	/** The same from the device at src + src_offset to main memory at dst. */
+	int (*copy_to_ram)(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request);
+	/** Completion of an asynchronous copy: returns 1 when request is complete, 0 when it is still under way. */
+	int (*copy_test)(int devid, void *request);
+	/** Waits for request to complete and releases it; 0 or a negative errno. */
+	int (*copy_wait)(int devid, void *request);
+	/** Bytes of memory of device devid (0: unknown). */
+	size_t (*memory_size)(int devid);
+	/** Room for growth: zero. */
 	void *reserved[8];
 };
 

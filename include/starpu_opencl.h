@@ -1,0 +1,82 @@
+/*
+ * The OpenCL helpers of the StarPU API: programs loaded on every OpenCL
+ * device the runtime uses, their kernels, and the device's context and
+ * queues. Available when Astrolabe was built with OpenCL
+ * (STARPU_USE_OPENCL); starpu.h includes it then.
+ */
+#ifndef __STARPU_OPENCL_H__
+#define __STARPU_OPENCL_H__
+
+#include <starpu_config.h>
+#ifdef STARPU_USE_OPENCL
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifndef CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#endif
+#include <CL/cl.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A program built for each OpenCL device of the runtime (index: the device id). */
+struct starpu_opencl_program
+{
+	cl_program programs[STARPU_MAXOPENCLDEVS];
+};
+
+/** Prints one line naming the failed call (func, file, line), msg and the OpenCL status, then aborts, as StarPU. */
+void starpu_opencl_report_error(const char *func, const char *file, int line, const char *msg, cl_int status);
+#define STARPU_OPENCL_REPORT_ERROR(status) starpu_opencl_report_error(__func__, __FILE__, __LINE__, NULL, status)
+#define STARPU_OPENCL_REPORT_ERROR_WITH_MSG(msg, status) starpu_opencl_report_error(__func__, __FILE__, __LINE__, msg, status)
+/** Prints the OpenCL status like starpu_opencl_report_error() without aborting. */
+void starpu_opencl_display_error(const char *func, const char *file, int line, const char *msg, cl_int status);
+#define STARPU_OPENCL_DISPLAY_ERROR(status) starpu_opencl_display_error(__func__, __FILE__, __LINE__, NULL, status)
+/** The name of an OpenCL status ("CL_INVALID_VALUE"). */
+const char *starpu_opencl_error_string(cl_int status);
+
+/** Builds the source for every OpenCL device; 0, or the OpenCL error (the build log is printed). */
+int starpu_opencl_load_opencl_from_string(const char *opencl_program_source, struct starpu_opencl_program *opencl_programs,
+					  const char *build_options);
+/** The same with the source read from a file (looked up as is, then in STARPU_OPENCL_PROGRAM_DIR). */
+int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct starpu_opencl_program *opencl_programs,
+					const char *build_options);
+/** Releases what starpu_opencl_load_opencl_from_string/_file built. */
+int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs);
+/** Creates kernel kernel_name of the program built for device devid, and gives that device's queue; CL_SUCCESS or the error. */
+int starpu_opencl_load_kernel(cl_kernel *kernel, cl_command_queue *queue, struct starpu_opencl_program *opencl_programs,
+			      const char *kernel_name, int devid);
+/** Releases a kernel from starpu_opencl_load_kernel(). */
+int starpu_opencl_release_kernel(cl_kernel kernel);
+
+/** The context, device and queue of OpenCL device devid (the worker's device id, starpu_worker_get_devid()). */
+void starpu_opencl_get_context(int devid, cl_context *context);
+void starpu_opencl_get_device(int devid, cl_device_id *device);
+void starpu_opencl_get_queue(int devid, cl_command_queue *queue);
+/** The same for the device of the calling OpenCL worker. */
+void starpu_opencl_get_current_context(cl_context *context);
+void starpu_opencl_get_current_queue(cl_command_queue *queue);
+
+/** Accounts the execution of event (a kernel the task enqueued) to the running task; CL_SUCCESS or the error. */
+int starpu_opencl_collect_stats(cl_event event);
+
+/** Sets the kernel's arguments from (size, pointer) pairs ending with 0; returns how many were set, *err the first error. */
+int starpu_opencl_set_kernel_args(cl_int *err, cl_kernel *kernel, ...);
+
+/** Allocates a buffer of size bytes on device devid. */
+cl_int starpu_opencl_allocate_memory(int devid, cl_mem *addr, size_t size, cl_mem_flags flags);
+/** Copies between main memory and an OpenCL buffer (offset in the buffer); *ret is 0 (event NULL: synchronous). */
+cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buffer, unsigned dst_node, size_t size,
+					size_t offset, cl_event *event, int *ret);
+cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *ptr, unsigned dst_node, size_t size,
+					size_t offset, cl_event *event, int *ret);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARPU_USE_OPENCL */
+#endif /* __STARPU_OPENCL_H__ */

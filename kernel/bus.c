@@ -1,0 +1,208 @@
+/*
+ * Bus performance between main memory and each device: measured once per
+ * machine and configuration of memory nodes, and kept, like StarPU, in the
+ * sampling directory: bus/<host>.bandwidth (MB/s) and bus/<host>.latency
+ * (µs), one row per source node and one column per destination, and
+ * bus/<host>.config, the configuration they were measured on. A later run
+ * with the same configuration reads them back; STARPU_BUS_CALIBRATE=1 (or
+ * conf.bus_calibrate) measures again.
+ */
+#include "kernel.h"
+#include <limits.h>
+#include <math.h>
+
+static double bus_bandwidth[STARPU_MAXNODES][STARPU_MAXNODES];
+static double bus_latency[STARPU_MAXNODES][STARPU_MAXNODES];
+static bool bus_known;
+
+/* The configuration the figures hold for: one line per memory node. */
+static void describe_config(GString *out)
+{
+	g_string_append(out, "# Memory nodes the bus figures were measured on\n");
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
+		char name[32];
+		starpu_memory_node_get_name(node, name, sizeof(name));
+		g_string_append_printf(out, "%u\t%s\n", node, name);
+	}
+}
+
+static void bus_path(char *path, size_t len, const char *suffix)
+{
+	char dir[PATH_MAX - 300], host[256];
+	_astro_sampling_dir(dir, sizeof(dir));
+	_astro_host_name(host, sizeof(host));
+	snprintf(path, len, "%s/bus/%s.%s", dir, host, suffix);
+}
+
+/* ---------------------------------------------------------- measuring */
+
+/* µs per copy of size bytes between main memory and node, each way, averaged over reps. */
+static bool measure_pair(unsigned node, size_t size, unsigned reps, double *to_device, double *from_device)
+{
+	const struct _astro_memory_node *n = &_astro_nodes[node];
+	uintptr_t buffer = n->ops->allocate(n->devid, size);
+	void *host = malloc(size);
+	bool ok = buffer && host;
+	if (ok) {
+		memset(host, 0, size);
+		double start = starpu_timing_now();
+		for (unsigned i = 0; i < reps && ok; i++)
+			ok = n->ops->copy_from_ram(n->devid, host, buffer, 0, size, NULL) == 0;
+		double mid = starpu_timing_now();
+		for (unsigned i = 0; i < reps && ok; i++)
+			ok = n->ops->copy_to_ram(n->devid, buffer, 0, host, size, NULL) == 0;
+		*to_device = (mid - start) / reps;
+		*from_device = (starpu_timing_now() - mid) / reps;
+	}
+	if (buffer)
+		n->ops->free(n->devid, buffer, size);
+	free(host);
+	return ok;
+}
+
+static void calibrate(void)
+{
+	memset(bus_bandwidth, 0, sizeof(bus_bandwidth));
+	memset(bus_latency, 0, sizeof(bus_latency));
+	for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++) {
+		double small_to, small_from, big_to, big_from;
+		const size_t big = 4 << 20;
+		if (!measure_pair(node, 4, 20, &small_to, &small_from) || !measure_pair(node, big, 4, &big_to, &big_from)) {
+			_astro_warn("measuring the bus to memory node %u failed: transfer predictions use default figures", node);
+			return;
+		}
+		bus_latency[STARPU_MAIN_RAM][node] = small_to;
+		bus_latency[node][STARPU_MAIN_RAM] = small_from;
+		bus_bandwidth[STARPU_MAIN_RAM][node] = big / fmax(big_to - small_to, 1e-3);
+		bus_bandwidth[node][STARPU_MAIN_RAM] = big / fmax(big_from - small_from, 1e-3);
+	}
+	bus_known = true;
+}
+
+/* ------------------------------------------------------------- files */
+
+static void append_matrix(GString *out, double m[STARPU_MAXNODES][STARPU_MAXNODES])
+{
+	g_string_append(out, "# ");
+	for (unsigned dst = 0; dst < _astro_rt.nmemory_nodes; dst++)
+		g_string_append_printf(out, "to %u\t\t", dst);
+	g_string_append(out, "\n");
+	for (unsigned src = 0; src < _astro_rt.nmemory_nodes; src++) {
+		for (unsigned dst = 0; dst < _astro_rt.nmemory_nodes; dst++)
+			g_string_append_printf(out, "%f\t", m[src][dst]);
+		g_string_append(out, "\n");
+	}
+}
+
+/* Writes text to path through a temporary file renamed over it: never half a file. */
+static bool write_atomically(const char *path, const GString *text)
+{
+	GError *err = NULL;
+	bool ok = g_file_set_contents(path, text->str, (gssize)text->len, &err);
+	if (!ok) {
+		_astro_warn("cannot write the bus figures to %s (%s): they will be measured again next time; check STARPU_HOME",
+			    path, err->message);
+		g_error_free(err);
+	}
+	return ok;
+}
+
+static void save(void)
+{
+	char path[PATH_MAX];
+	bus_path(path, sizeof(path), "config");
+	char *dir = g_path_get_dirname(path);
+	int made = g_mkdir_with_parents(dir, 0700);
+	g_free(dir);
+	if (made != 0) {
+		_astro_warn("cannot create the directory of %s (%s): the bus figures are not kept", path, strerror(errno));
+		return;
+	}
+	GString *text = g_string_new(NULL);
+	append_matrix(text, bus_bandwidth);
+	bus_path(path, sizeof(path), "bandwidth");
+	bool ok = write_atomically(path, text);
+	g_string_truncate(text, 0);
+	append_matrix(text, bus_latency);
+	bus_path(path, sizeof(path), "latency");
+	ok = ok && write_atomically(path, text);
+	/* The configuration last: it validates the two others. */
+	g_string_truncate(text, 0);
+	describe_config(text);
+	bus_path(path, sizeof(path), "config");
+	if (ok)
+		write_atomically(path, text);
+	g_string_free(text, TRUE);
+}
+
+static bool read_matrix(const char *suffix, double m[STARPU_MAXNODES][STARPU_MAXNODES])
+{
+	char path[PATH_MAX];
+	bus_path(path, sizeof(path), suffix);
+	gchar *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return false;
+	unsigned src = 0;
+	bool ok = true;
+	gchar **lines = g_strsplit(text, "\n", -1);
+	for (gchar **line = lines; *line && ok; line++) {
+		if ((*line)[0] == '#' || (*line)[0] == '\0')
+			continue;
+		char *p = *line, *end;
+		for (unsigned dst = 0; dst < _astro_rt.nmemory_nodes && ok; dst++, p = end) {
+			double v = strtod(p, &end);
+			ok = end != p && src < _astro_rt.nmemory_nodes && v >= 0 && isfinite(v);
+			if (ok)
+				m[src][dst] = v;
+		}
+		src++;
+	}
+	g_strfreev(lines);
+	g_free(text);
+	if (!ok || src != _astro_rt.nmemory_nodes) {
+		_astro_warn("the bus file %s does not parse: the bus is measured again", path);
+		return false;
+	}
+	return true;
+}
+
+/* The figures of the files, when they were measured on this configuration. */
+static bool load(void)
+{
+	char path[PATH_MAX];
+	bus_path(path, sizeof(path), "config");
+	gchar *config = NULL;
+	if (!g_file_get_contents(path, &config, NULL, NULL))
+		return false;
+	GString *ours = g_string_new(NULL);
+	describe_config(ours);
+	bool same = strcmp(config, ours->str) == 0;
+	g_string_free(ours, TRUE);
+	g_free(config);
+	return same && read_matrix("bandwidth", bus_bandwidth) && read_matrix("latency", bus_latency);
+}
+
+void _astro_bus_init(void)
+{
+	bus_known = false;
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	int force = _astro_conf_int("STARPU_BUS_CALIBRATE", NULL, _astro_rt.conf.bus_calibrate);
+	if (force <= 0 && load()) {
+		bus_known = true;
+		return;
+	}
+	_astro_verbose("measuring the bus between main memory and the devices (once per configuration)");
+	calibrate();
+	if (bus_known)
+		save();
+}
+
+bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency)
+{
+	if (!bus_known || src >= _astro_rt.nmemory_nodes || dst >= _astro_rt.nmemory_nodes || !bus_bandwidth[src][dst])
+		return false;
+	*bandwidth = bus_bandwidth[src][dst];
+	*latency = bus_latency[src][dst];
+	return true;
+}

@@ -1,0 +1,517 @@
+/*
+ * Coherency of a handle's copies across memory nodes (MSI): a node's copy is
+ * valid (shared) or not; a write leaves one valid copy (modified), on the
+ * writer's node. Before a task runs, the kernel makes each of its handles
+ * valid on the worker's node, copying from a valid node with the
+ * interface's copy methods; between two devices the data goes through main
+ * memory. A handle's coherency_lock covers its copies' state and the
+ * transfers that change it; implicit dependencies (data.c) already order the
+ * accesses themselves.
+ *
+ * With a single memory node none of this runs: the task path tests one
+ * already-loaded count (see _astro_data_fetch).
+ */
+#include "kernel.h"
+
+/* Measured transfers per pair of nodes, for starpu_transfer_bandwidth/_latency (atomics). */
+static double transfer_us[STARPU_MAXNODES][STARPU_MAXNODES];
+static double transfer_bytes[STARPU_MAXNODES][STARPU_MAXNODES];
+static unsigned long transfer_count[STARPU_MAXNODES][STARPU_MAXNODES];
+static double small_transfer_us[STARPU_MAXNODES][STARPU_MAXNODES];  /* transfers of at most 4 KiB: the latency */
+static double small_transfer_bytes[STARPU_MAXNODES][STARPU_MAXNODES];
+static unsigned long small_transfer_count[STARPU_MAXNODES][STARPU_MAXNODES];
+static pthread_mutex_t measure_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void _astro_coherency_register(starpu_data_handle_t handle, unsigned home)
+{
+	pthread_mutex_init(&handle->coherency_lock, NULL);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
+		handle->replicates[node].handle = handle;
+		handle->replicates[node].node = node;
+	}
+	handle->replicates[home].allocated = true;
+}
+
+/* ---------------------------------------------------------------- copies */
+
+typedef int (*pair_copy_fn)(void *, unsigned, void *, unsigned);
+
+/* The interface's method for this pair of node kinds, NULL when it has none. */
+static pair_copy_fn pair_method(const struct starpu_data_copy_methods *m, enum starpu_node_kind s, enum starpu_node_kind d)
+{
+	if (s == STARPU_CPU_RAM) {
+		switch (d) {
+		case STARPU_CPU_RAM: return m->ram_to_ram;
+		case STARPU_OPENCL_RAM: return m->ram_to_opencl;
+		case STARPU_CUDA_RAM: return m->ram_to_cuda;
+		case STARPU_HIP_RAM: return m->ram_to_hip;
+		default: return NULL;
+		}
+	}
+	if (d == STARPU_CPU_RAM) {
+		switch (s) {
+		case STARPU_OPENCL_RAM: return m->opencl_to_ram;
+		case STARPU_CUDA_RAM: return m->cuda_to_ram;
+		case STARPU_HIP_RAM: return m->hip_to_ram;
+		default: return NULL;
+		}
+	}
+	return NULL;
+}
+
+static void measure(unsigned src, unsigned dst, size_t bytes, double us)
+{
+	pthread_mutex_lock(&measure_lock);
+	transfer_us[src][dst] += us;
+	transfer_bytes[src][dst] += (double)bytes;
+	transfer_count[src][dst]++;
+	if (bytes <= 4096) {
+		small_transfer_us[src][dst] += us;
+		small_transfer_bytes[src][dst] += (double)bytes;
+		small_transfer_count[src][dst]++;
+	}
+	pthread_mutex_unlock(&measure_lock);
+}
+
+/* Copies handle's data from node src to node dst (both allocated): one observed transfer. */
+static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
+{
+	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
+	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
+	if (!pair && (!m || !m->any_to_any)) {
+		char s[32], d[32];
+		starpu_memory_node_get_name(src, s, sizeof(s));
+		starpu_memory_node_get_name(dst, d, sizeof(d));
+		_astro_error("interface %s has no copy method from %s to %s: give its copy_methods an any_to_any",
+			     h->ops->name ? h->ops->name : "(unnamed)", s, d);
+		return -ENOSYS;
+	}
+	size_t bytes = starpu_data_get_size(h);
+	int workerid = _astro_worker_id();
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
+	double start = starpu_timing_now();
+	bool outer = _astro_in_handle_copy;
+	_astro_in_handle_copy = true;
+	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, NULL);
+	_astro_in_handle_copy = outer;
+	measure(src, dst, bytes, starpu_timing_now() - start);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
+	if (ret < 0 && ret != -EAGAIN)
+		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* ------------------------------------------------------------ allocation */
+
+/* Per-node allocation cache: the device buffers of unregistered handles,
+ * kept (still counted as used) for a new handle of the same layout, since
+ * device allocations are slow; freed first when the node is short of room. */
+struct cached_alloc
+{
+	struct starpu_data_interface_ops *ops;
+	uint32_t footprint;
+	size_t alloc_size;
+	struct cached_alloc *next;
+	char iface[];                        /* the interface, holding the buffer */
+};
+static struct cached_alloc *alloc_cache[STARPU_MAXNODES];
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cache_put(starpu_data_handle_t h, unsigned node)
+{
+	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
+	if (!c || !h->ops->compare) {
+		free(c);
+		h->ops->free_data_on_node(h->iface[node], node);
+		return;
+	}
+	c->ops = h->ops;
+	c->footprint = starpu_data_get_footprint(h);
+	c->alloc_size = starpu_data_get_alloc_size(h);
+	memcpy(c->iface, h->iface[node], h->ops->interface_size);
+	pthread_mutex_lock(&cache_lock);
+	c->next = alloc_cache[node];
+	alloc_cache[node] = c;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* Takes a cached buffer of h's layout on node into h->iface[node]: true if there was one. */
+static bool cache_take(starpu_data_handle_t h, unsigned node)
+{
+	if (!__atomic_load_n(&alloc_cache[node], __ATOMIC_RELAXED))
+		return false;
+	uint32_t footprint = starpu_data_get_footprint(h);
+	size_t alloc_size = starpu_data_get_alloc_size(h);
+	pthread_mutex_lock(&cache_lock);
+	struct cached_alloc **p = &alloc_cache[node], *c;
+	for (; (c = *p); p = &c->next)
+		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && h->ops->compare(c->iface, h->iface[node]))
+			break;
+	if (c)
+		*p = c->next;
+	pthread_mutex_unlock(&cache_lock);
+	if (!c)
+		return false;
+	memcpy(h->iface[node], c->iface, h->ops->interface_size);
+	free(c);
+	return true;
+}
+
+bool _astro_alloc_cache_reclaim(unsigned node, bool all)
+{
+	bool freed = false;
+	do {
+		pthread_mutex_lock(&cache_lock);
+		struct cached_alloc *c = alloc_cache[node];
+		if (c)
+			alloc_cache[node] = c->next;
+		pthread_mutex_unlock(&cache_lock);
+		if (!c)
+			break;
+		c->ops->free_data_on_node(c->iface, node);
+		free(c);
+		freed = true;
+	} while (all);
+	return freed;
+}
+
+/* Allocates handle's buffer on node (coherency_lock held); the allocator may evict other handles' copies. */
+static int allocate(starpu_data_handle_t h, unsigned node)
+{
+	struct _astro_replicate *r = &h->replicates[node];
+	if (r->allocated)
+		return 0;
+	if (!h->ops->allocate_data_on_node) {
+		_astro_error("interface %s cannot be allocated on node %u: give it allocate_data_on_node",
+			     h->ops->name ? h->ops->name : "(unnamed)", node);
+		return -ENOSYS;
+	}
+	/* A fresh layout from main memory's (a device's copy holds only its own addresses). */
+	memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
+	r->allocated = true;
+	h->owns_alloc[node] = true;
+	if (node != STARPU_MAIN_RAM && cache_take(h, node))
+		return 0;
+	if (h->ops->allocate_data_on_node(h->iface[node], node) < 0) {
+		r->allocated = h->owns_alloc[node] = false;
+		return -ENOMEM;
+	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
+		       .bytes = starpu_data_get_alloc_size(h));
+	return 0;
+}
+
+/* Frees handle's buffer on node (into the node's cache when keep). */
+static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
+{
+	struct _astro_replicate *r = &h->replicates[node];
+	if (node != STARPU_MAIN_RAM && node < _astro_rt.nmemory_nodes)
+		_astro_lru_remove(r);
+	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
+		if (keep)
+			cache_put(h, node);
+		else
+			h->ops->free_data_on_node(h->iface[node], node);
+	}
+	r->allocated = false;
+	h->owns_alloc[node] = false;
+	h->valid[node] = false;
+}
+
+/* ------------------------------------------------------------------ MSI */
+
+static int valid_source(starpu_data_handle_t h, unsigned avoid)
+{
+	if (h->valid[STARPU_MAIN_RAM] && avoid != STARPU_MAIN_RAM)
+		return STARPU_MAIN_RAM;
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++)
+		if (node != avoid && h->valid[node])
+			return (int)node;
+	return -1;
+}
+
+/* Makes node's copy valid (coherency_lock held, node allocated). */
+static int load(starpu_data_handle_t h, unsigned node)
+{
+	int src = valid_source(h, node);
+	if (src < 0)
+		return 0; /* nothing valid anywhere (invalidated): the content is undefined */
+	if (src != STARPU_MAIN_RAM && node != STARPU_MAIN_RAM) {
+		/* No direct path between two devices: through main memory, which keeps a valid copy. */
+		int ret = allocate(h, STARPU_MAIN_RAM);
+		if (!ret)
+			ret = transfer(h, (unsigned)src, STARPU_MAIN_RAM);
+		if (ret)
+			return ret;
+		h->valid[STARPU_MAIN_RAM] = true;
+		src = STARPU_MAIN_RAM;
+	}
+	return transfer(h, (unsigned)src, node);
+}
+
+static bool has_valid_copy(starpu_data_handle_t h)
+{
+	return valid_source(h, STARPU_MAXNODES) >= 0;
+}
+
+static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
+{
+	bool reads = (mode & (STARPU_R | STARPU_REDUX)) || !(mode & STARPU_W);
+	bool writes = (mode & (STARPU_W | STARPU_REDUX)) != 0;
+	int ret = allocate(h, node);
+	if (ret)
+		return ret;
+	if (reads && !h->valid[node]) {
+		ret = load(h, node);
+		if (ret)
+			return ret;
+	}
+	if (writes)
+		for (unsigned other = 0; other < _astro_rt.nmemory_nodes; other++)
+			h->valid[other] = false;
+	if (reads || writes || !has_valid_copy(h))
+		h->valid[node] = true;
+	struct _astro_replicate *r = &h->replicates[node];
+	if (pin) {
+		r->pinned++;
+		h->writers_running += writes;
+	}
+	if (node != STARPU_MAIN_RAM)
+		_astro_lru_touch(r);
+	return 0;
+}
+
+int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	int ret = fetch_locked(h, node, mode, pin);
+	pthread_mutex_unlock(&h->coherency_lock);
+	if (ret == -ENOMEM) {
+		char name[32];
+		starpu_memory_node_get_name(node, name, sizeof(name));
+		_astro_error("no room for %zu bytes of data on %s, even after evicting what no running task uses: "
+			     "raise its limit (STARPU_LIMIT_*_MEM) or use smaller pieces", starpu_data_get_alloc_size(h), name);
+	}
+	return ret;
+}
+
+void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	h->replicates[node].pinned--;
+	h->writers_running -= (mode & (STARPU_W | STARPU_REDUX)) != 0;
+	pthread_mutex_unlock(&h->coherency_lock);
+}
+
+void _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
+{
+	if (h->valid[node] && valid_source(h, node) < 0) {
+		/* The only valid copy (dirty): main memory gets it first. */
+		if (allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM) == 0)
+			h->valid[STARPU_MAIN_RAM] = true;
+		else
+			return; /* keep it rather than lose the data */
+	}
+	release_buffer(h, node, false);
+}
+
+void _astro_coherency_free_devices(starpu_data_handle_t h)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	for (unsigned node = 1; node < STARPU_MAXNODES; node++)
+		if (h->replicates[node].allocated)
+			release_buffer(h, node, node < _astro_rt.nmemory_nodes);
+	pthread_mutex_unlock(&h->coherency_lock);
+}
+
+void _astro_coherency_acquired(struct _astro_job *job)
+{
+	if (job->acquire_node < 0 || job->nbuffers == 0 || _astro_rt.nmemory_nodes <= 1)
+		return;
+	struct _astro_data_link *link = &job->links[0];
+	starpu_data_handle_t h = link->handle;
+	enum starpu_data_access_mode mode = link->mode & ~STARPU_SCRATCH;
+	if (_astro_coherency_fetch(h, (unsigned)job->acquire_node, mode, false) != 0)
+		return;
+	if (job->acquire_evict) {
+		/* starpu_data_wont_use(): main memory now holds it, the devices' room is free again. */
+		pthread_mutex_lock(&h->coherency_lock);
+		for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++)
+			if (h->replicates[node].allocated && !h->replicates[node].pinned)
+				release_buffer(h, node, false);
+		pthread_mutex_unlock(&h->coherency_lock);
+	}
+}
+
+/* ------------------------------------------------------ the transfer thread */
+
+/* Asynchronous prefetches: one thread moves the data while the workers
+ * compute. A request holds its handle (busy) until it is done, and ends its
+ * runtime acquire, if it has one. */
+struct transfer_request
+{
+	starpu_data_handle_t handle;
+	unsigned node;
+	struct _astro_job *job;              /* the prefetch's acquire, NULL for a policy's */
+	struct transfer_request *next;
+};
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static struct transfer_request *queue_head, *queue_tail;
+static bool transfers_running;
+static pthread_t transfer_thread;
+
+/* A prefetch is a hint: while a writer of the handle runs, the data it would
+ * copy is being changed, so it is skipped (the writer's task fetches later). */
+static void prefetch_now(starpu_data_handle_t h, unsigned node)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	if (!h->writers_running)
+		fetch_locked(h, node, STARPU_R, false);
+	pthread_mutex_unlock(&h->coherency_lock);
+}
+
+static void *transfer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&queue_lock);
+	for (;;) {
+		while (!queue_head && transfers_running)
+			pthread_cond_wait(&queue_cond, &queue_lock);
+		struct transfer_request *r = queue_head;
+		if (!r)
+			break; /* stopped, and nothing left */
+		queue_head = r->next;
+		if (!queue_head)
+			queue_tail = NULL;
+		pthread_mutex_unlock(&queue_lock);
+		prefetch_now(r->handle, r->node);
+		if (r->job)
+			_astro_data_runtime_acquire_done(r->job);
+		else
+			_astro_data_unhold(r->handle);
+		free(r);
+		pthread_mutex_lock(&queue_lock);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return NULL;
+}
+
+void _astro_transfers_start(void)
+{
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	transfers_running = true;
+	if (pthread_create(&transfer_thread, NULL, transfer_main, NULL) != 0) {
+		_astro_warn("cannot start the transfer thread: prefetches are done at once by the thread asking");
+		transfers_running = false;
+	}
+}
+
+void _astro_transfers_stop(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	bool running = transfers_running;
+	transfers_running = false;
+	pthread_cond_signal(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
+	if (running)
+		pthread_join(transfer_thread, NULL); /* after the requests left */
+}
+
+void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro_job *job)
+{
+	struct transfer_request *r = malloc(sizeof(*r));
+	pthread_mutex_lock(&queue_lock);
+	if (!r || !transfers_running) {
+		pthread_mutex_unlock(&queue_lock);
+		free(r);
+		prefetch_now(h, node);
+		if (job)
+			_astro_data_runtime_acquire_done(job);
+		else
+			_astro_data_unhold(h);
+		return;
+	}
+	*r = (struct transfer_request) { .handle = h, .node = node, .job = job };
+	if (queue_tail)
+		queue_tail->next = r;
+	else
+		queue_head = r;
+	queue_tail = r;
+	pthread_cond_signal(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+void _astro_coherency_task_in_ram(struct starpu_task *task)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < n; i++) {
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (!(mode & STARPU_SCRATCH))
+			_astro_coherency_fetch(STARPU_TASK_GET_HANDLE(task, i), STARPU_MAIN_RAM, mode, false);
+	}
+}
+
+/* ---------------------------------------------------- transfer prediction */
+
+static bool valid_pair(unsigned src, unsigned dst)
+{
+	unsigned n = starpu_memory_nodes_get_count();
+	return src < n && dst < n;
+}
+
+/* Until a transfer was measured: what a PCIe-like bus does. */
+#define DEFAULT_BANDWIDTH_MBS 10000.0
+#define DEFAULT_LATENCY_US 10.0
+
+double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node)
+{
+	if (!valid_pair(src_node, dst_node))
+		return 0.0;
+	double bandwidth, latency;
+	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
+		return bandwidth;
+	/* Else from the transfers seen above 4 KiB, where the latency does not dominate. */
+	pthread_mutex_lock(&measure_lock);
+	double us = transfer_us[src_node][dst_node] - small_transfer_us[src_node][dst_node];
+	double bytes = transfer_bytes[src_node][dst_node] - small_transfer_bytes[src_node][dst_node];
+	pthread_mutex_unlock(&measure_lock);
+	return us > 0 && bytes > 0 ? bytes / us : DEFAULT_BANDWIDTH_MBS; /* bytes per µs: MB/s */
+}
+
+double starpu_transfer_latency(unsigned src_node, unsigned dst_node)
+{
+	if (!valid_pair(src_node, dst_node) || src_node == dst_node)
+		return 0.0;
+	double bandwidth, latency;
+	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
+		return latency;
+	pthread_mutex_lock(&measure_lock);
+	unsigned long n = small_transfer_count[src_node][dst_node];
+	double us = n ? small_transfer_us[src_node][dst_node] / (double)n : DEFAULT_LATENCY_US;
+	pthread_mutex_unlock(&measure_lock);
+	return us;
+}
+
+double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size)
+{
+	if (!valid_pair(src_node, dst_node) || src_node == dst_node)
+		return 0.0;
+	/* Between two devices the data goes through main memory. */
+	if (src_node != STARPU_MAIN_RAM && dst_node != STARPU_MAIN_RAM)
+		return starpu_transfer_predict(src_node, STARPU_MAIN_RAM, size) + starpu_transfer_predict(STARPU_MAIN_RAM, dst_node, size);
+	return starpu_transfer_latency(src_node, dst_node) + (double)size / starpu_transfer_bandwidth(src_node, dst_node);
+}
+
+double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
+{
+	if (_astro_rt.nmemory_nodes <= 1 || !handle || node >= _astro_rt.nmemory_nodes)
+		return 0.0;
+	if (!(mode & (STARPU_R | STARPU_REDUX)) && (mode & STARPU_W))
+		return 0.0; /* written only: nothing to bring */
+	pthread_mutex_lock(&handle->coherency_lock);
+	int src = handle->valid[node] ? -1 : valid_source(handle, node);
+	pthread_mutex_unlock(&handle->coherency_lock);
+	return src < 0 ? 0.0 : starpu_transfer_predict((unsigned)src, node, starpu_data_get_size(handle));
+}

@@ -1,0 +1,148 @@
+/*
+ * The OpenCL driver: one worker per OpenCL device (STARPU_NOPENCL), running
+ * the codelet's opencl_funcs, and the device's memory as a memory node:
+ * buffers are cl_mem, copies go through the device's transfer queue.
+ * Devices of type CPU (PoCL) only with STARPU_OPENCL_ON_CPUS=1 or
+ * STARPU_OPENCL_ONLY_ON_CPUS=1, as StarPU.
+ */
+#include "opencl_devices.h"
+#include <astrolabe/plugin.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Devices of this starpu_init(): opened when first counted (the kernel does
+ * not ask when no OpenCL worker is wanted, e.g. STARPU_NOPENCL=0). */
+static int device_count(void)
+{
+	return astro_opencl_devices_open();
+}
+
+static int has_impl(const struct starpu_codelet *cl, unsigned nimpl)
+{
+	return nimpl < STARPU_MAXIMPLEMENTATIONS && cl->opencl_funcs[nimpl] != NULL;
+}
+
+static void execute(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(starpu_worker_get_devid(workerid));
+	task->cl->opencl_funcs[nimpl](buffers, task->cl_arg);
+	/* The implementation may leave its kernels queued (STARPU_OPENCL_ASYNC): the task ends when they do. */
+	if (d)
+		clFinish(d->queue);
+}
+
+/* ------------------------------------------------------------ node ops */
+
+static uintptr_t node_allocate(int devid, size_t size)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		return 0;
+	cl_int err;
+	cl_mem buffer = clCreateBuffer(d->context, CL_MEM_READ_WRITE, size, NULL, &err);
+	return err == CL_SUCCESS ? (uintptr_t)buffer : 0;
+}
+
+static void node_free(int devid, uintptr_t addr, size_t size)
+{
+	(void)devid;
+	(void)size;
+	clReleaseMemObject((cl_mem)addr);
+}
+
+static int copy_result(cl_int err, const char *what)
+{
+	if (err == CL_SUCCESS)
+		return 0;
+	astro_log_error("opencl", "%s failed: %s", what, starpu_opencl_error_string(err));
+	return -EIO;
+}
+
+static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		return -ENODEV;
+	cl_event *event = (cl_event *)request;
+	if (event)
+		*event = NULL;
+	return copy_result(clEnqueueWriteBuffer(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, dst_offset, size, src,
+						0, NULL, event), "writing to the device");
+}
+
+static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		return -ENODEV;
+	cl_event *event = (cl_event *)request;
+	if (event)
+		*event = NULL;
+	return copy_result(clEnqueueReadBuffer(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, src_offset, size, dst,
+					       0, NULL, event), "reading from the device");
+}
+
+static int copy_test(int devid, void *request)
+{
+	(void)devid;
+	cl_int status = CL_COMPLETE;
+	if (request && clGetEventInfo((cl_event)request, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL) != CL_SUCCESS)
+		return 1;
+	return status == CL_COMPLETE || status < 0;
+}
+
+static int copy_wait(int devid, void *request)
+{
+	(void)devid;
+	if (!request)
+		return 0;
+	cl_event event = request;
+	int ret = copy_result(clWaitForEvents(1, &event), "waiting for a copy");
+	clReleaseEvent(event);
+	return ret;
+}
+
+static size_t memory_size(int devid)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	return d ? d->memory : 0;
+}
+
+static const struct astro_node_ops opencl_node_ops = {
+	.kind = STARPU_OPENCL_RAM,
+	.allocate = node_allocate,
+	.free = node_free,
+	.copy_from_ram = copy_from_ram,
+	.copy_to_ram = copy_to_ram,
+	.copy_test = copy_test,
+	.copy_wait = copy_wait,
+	.memory_size = memory_size,
+};
+
+static const struct astro_driver opencl_driver = {
+	.name = "opencl",
+	.archtype = STARPU_OPENCL_WORKER,
+	.where = STARPU_OPENCL,
+	.count_env = "STARPU_NOPENCL",
+	.conf_count_offset = offsetof(struct starpu_conf, nopencl),
+	.default_count = device_count,
+	.max_count = device_count,
+	.has_impl = has_impl,
+	.execute = execute,
+	.node_ops = &opencl_node_ops,
+};
+
+static int init(void)
+{
+	return astro_driver_register(&opencl_driver);
+}
+
+static void fini(void)
+{
+	astro_opencl_devices_close();
+}
+
+ASTRO_PLUGIN_DEFINE(driver_opencl, ASTRO_PLUGIN_DRIVER,
+		    "OpenCL workers, one per device (STARPU_NOPENCL; CPU devices with STARPU_OPENCL_ON_CPUS=1)", init, fini);

@@ -1,0 +1,410 @@
+/*
+ * The OpenCL device table and the starpu_opencl_* helpers programs call
+ * (linked into libastrolabe). The driver plugin (opencl.c) opens the table
+ * at starpu_init() and closes it at starpu_shutdown().
+ */
+#include "opencl_devices.h"
+#include <astrolabe/plugin.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct astro_opencl_device devices[STARPU_MAXOPENCLDEVS];
+static int ndevices = -1; /* -1: not open */
+
+static bool env_set(const char *name)
+{
+	const char *v = getenv(name);
+	return v && atoi(v) > 0;
+}
+
+/* Which device types this starpu_init() takes, as StarPU: GPUs and accelerators, CPU devices only when asked. */
+static cl_device_type wanted_types(void)
+{
+	if (env_set("STARPU_OPENCL_ONLY_ON_CPUS"))
+		return CL_DEVICE_TYPE_CPU;
+	cl_device_type types = CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR;
+	if (env_set("STARPU_OPENCL_ON_CPUS"))
+		types |= CL_DEVICE_TYPE_CPU;
+	return types;
+}
+
+static bool device_open(struct astro_opencl_device *d, cl_device_id id)
+{
+	cl_int err;
+	memset(d, 0, sizeof(*d));
+	d->device = id;
+	d->context = clCreateContext(NULL, 1, &id, NULL, NULL, &err);
+	if (err != CL_SUCCESS)
+		goto fail;
+	d->queue = clCreateCommandQueue(d->context, id, 0, &err);
+	if (err != CL_SUCCESS)
+		goto fail_context;
+	d->transfer_queue = clCreateCommandQueue(d->context, id, 0, &err);
+	if (err != CL_SUCCESS)
+		goto fail_queue;
+	cl_ulong memory = 0;
+	clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(memory), &memory, NULL);
+	d->memory = (size_t)memory;
+	return true;
+
+fail_queue:
+	clReleaseCommandQueue(d->queue);
+fail_context:
+	clReleaseContext(d->context);
+fail:
+	astro_log_error("opencl", "a device could not be opened (%s): it is not used", starpu_opencl_error_string(err));
+	return false;
+}
+
+int astro_opencl_devices_open(void)
+{
+	pthread_mutex_lock(&table_lock);
+	if (ndevices >= 0) {
+		pthread_mutex_unlock(&table_lock);
+		return ndevices;
+	}
+	ndevices = 0;
+	cl_platform_id platforms[8];
+	cl_uint nplatforms = 0;
+	if (clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
+		nplatforms = 0;
+	cl_device_type types = wanted_types();
+	for (cl_uint p = 0; p < nplatforms && p < 8; p++) {
+		cl_device_id ids[STARPU_MAXOPENCLDEVS];
+		cl_uint nids = 0;
+		if (clGetDeviceIDs(platforms[p], types, STARPU_MAXOPENCLDEVS, ids, &nids) != CL_SUCCESS)
+			continue;
+		for (cl_uint i = 0; i < nids && i < STARPU_MAXOPENCLDEVS && ndevices < STARPU_MAXOPENCLDEVS; i++)
+			if (device_open(&devices[ndevices], ids[i]))
+				ndevices++;
+	}
+	int n = ndevices;
+	pthread_mutex_unlock(&table_lock);
+	return n;
+}
+
+void astro_opencl_devices_close(void)
+{
+	pthread_mutex_lock(&table_lock);
+	for (int i = 0; i < ndevices; i++) {
+		clReleaseCommandQueue(devices[i].transfer_queue);
+		clReleaseCommandQueue(devices[i].queue);
+		clReleaseContext(devices[i].context);
+	}
+	memset(devices, 0, sizeof(devices));
+	ndevices = -1;
+	pthread_mutex_unlock(&table_lock);
+}
+
+int astro_opencl_device_count(void)
+{
+	return __atomic_load_n(&ndevices, __ATOMIC_ACQUIRE) > 0 ? ndevices : 0;
+}
+
+const struct astro_opencl_device *astro_opencl_device_get(int devid)
+{
+	return devid >= 0 && devid < astro_opencl_device_count() ? &devices[devid] : NULL;
+}
+
+/* The device of devid, or a message naming the call and NULL. */
+static const struct astro_opencl_device *device_of(int devid, const char *fn)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		astro_log_error(fn, "no OpenCL device %d (the runtime uses %d): use the worker's starpu_worker_get_devid()",
+				devid, astro_opencl_device_count());
+	return d;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+const char *starpu_opencl_error_string(cl_int status)
+{
+	switch (status) {
+#define CASE(s) case s: return #s;
+	CASE(CL_SUCCESS) CASE(CL_DEVICE_NOT_FOUND) CASE(CL_DEVICE_NOT_AVAILABLE) CASE(CL_COMPILER_NOT_AVAILABLE)
+	CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE) CASE(CL_OUT_OF_RESOURCES) CASE(CL_OUT_OF_HOST_MEMORY)
+	CASE(CL_PROFILING_INFO_NOT_AVAILABLE) CASE(CL_MEM_COPY_OVERLAP) CASE(CL_BUILD_PROGRAM_FAILURE)
+	CASE(CL_MAP_FAILURE) CASE(CL_INVALID_VALUE) CASE(CL_INVALID_DEVICE_TYPE) CASE(CL_INVALID_PLATFORM)
+	CASE(CL_INVALID_DEVICE) CASE(CL_INVALID_CONTEXT) CASE(CL_INVALID_QUEUE_PROPERTIES) CASE(CL_INVALID_COMMAND_QUEUE)
+	CASE(CL_INVALID_HOST_PTR) CASE(CL_INVALID_MEM_OBJECT) CASE(CL_INVALID_BINARY) CASE(CL_INVALID_BUILD_OPTIONS)
+	CASE(CL_INVALID_PROGRAM) CASE(CL_INVALID_PROGRAM_EXECUTABLE) CASE(CL_INVALID_KERNEL_NAME)
+	CASE(CL_INVALID_KERNEL_DEFINITION) CASE(CL_INVALID_KERNEL) CASE(CL_INVALID_ARG_INDEX) CASE(CL_INVALID_ARG_VALUE)
+	CASE(CL_INVALID_ARG_SIZE) CASE(CL_INVALID_KERNEL_ARGS) CASE(CL_INVALID_WORK_DIMENSION)
+	CASE(CL_INVALID_WORK_GROUP_SIZE) CASE(CL_INVALID_WORK_ITEM_SIZE) CASE(CL_INVALID_GLOBAL_OFFSET)
+	CASE(CL_INVALID_EVENT_WAIT_LIST) CASE(CL_INVALID_EVENT) CASE(CL_INVALID_OPERATION) CASE(CL_INVALID_BUFFER_SIZE)
+	CASE(CL_INVALID_GLOBAL_WORK_SIZE)
+#undef CASE
+	default: return "unknown OpenCL error";
+	}
+}
+
+void starpu_opencl_display_error(const char *func, const char *file, int line, const char *msg, cl_int status)
+{
+	astro_log_error("opencl", "%s (%s:%d): %s%s%s (%d)", func ? func : "?", file ? file : "?", line,
+			msg ? msg : "", msg ? ": " : "", starpu_opencl_error_string(status), (int)status);
+}
+
+void starpu_opencl_report_error(const char *func, const char *file, int line, const char *msg, cl_int status)
+{
+	starpu_opencl_display_error(func, file, line, msg, status);
+	abort();
+}
+
+/* -------------------------------------------------------------- programs */
+
+static void print_build_log(cl_program program, cl_device_id device)
+{
+	size_t len = 0;
+	clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+	char *log = malloc(len + 1);
+	if (!log)
+		return;
+	clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+	log[len] = 0;
+	fprintf(stderr, "%s\n", log);
+	free(log);
+}
+
+int starpu_opencl_load_opencl_from_string(const char *opencl_program_source, struct starpu_opencl_program *opencl_programs,
+					  const char *build_options)
+{
+	if (!opencl_program_source || !opencl_programs) {
+		astro_log_error("starpu_opencl_load_opencl_from_string", "NULL source or program");
+		return -EINVAL;
+	}
+	memset(opencl_programs, 0, sizeof(*opencl_programs));
+	for (int dev = 0; dev < astro_opencl_device_count(); dev++) {
+		const struct astro_opencl_device *d = &devices[dev];
+		cl_int err;
+		cl_program program = clCreateProgramWithSource(d->context, 1, &opencl_program_source, NULL, &err);
+		if (err != CL_SUCCESS) {
+			starpu_opencl_display_error(__func__, __FILE__, __LINE__, "creating the program", err);
+			starpu_opencl_unload_opencl(opencl_programs);
+			return err;
+		}
+		err = clBuildProgram(program, 1, &d->device, build_options, NULL, NULL);
+		if (err != CL_SUCCESS) {
+			astro_log_error("starpu_opencl_load_opencl_from_string", "the program does not build on OpenCL device %d (%s); build log:",
+					dev, starpu_opencl_error_string(err));
+			print_build_log(program, d->device);
+			clReleaseProgram(program);
+			starpu_opencl_unload_opencl(opencl_programs);
+			return err;
+		}
+		opencl_programs->programs[dev] = program;
+	}
+	return CL_SUCCESS;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *text = NULL;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long len = ftell(f);
+		if (len >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1))) {
+			size_t got = fread(text, 1, (size_t)len, f);
+			text[got] = 0;
+		}
+	}
+	fclose(f);
+	return text;
+}
+
+int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct starpu_opencl_program *opencl_programs,
+					const char *build_options)
+{
+	if (!source_file_name || !opencl_programs) {
+		astro_log_error("starpu_opencl_load_opencl_from_file", "NULL file name or program");
+		return -EINVAL;
+	}
+	char *source = read_file(source_file_name);
+	const char *dir = getenv("STARPU_OPENCL_PROGRAM_DIR");
+	if (!source && dir) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, source_file_name);
+		source = read_file(path);
+	}
+	if (!source) {
+		astro_log_error("starpu_opencl_load_opencl_from_file", "cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder",
+				source_file_name, strerror(errno));
+		return -ENOENT;
+	}
+	int ret = starpu_opencl_load_opencl_from_string(source, opencl_programs, build_options);
+	free(source);
+	return ret;
+}
+
+int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs)
+{
+	if (!opencl_programs)
+		return -EINVAL;
+	for (int dev = 0; dev < STARPU_MAXOPENCLDEVS; dev++)
+		if (opencl_programs->programs[dev]) {
+			clReleaseProgram(opencl_programs->programs[dev]);
+			opencl_programs->programs[dev] = NULL;
+		}
+	return 0;
+}
+
+int starpu_opencl_load_kernel(cl_kernel *kernel, cl_command_queue *queue, struct starpu_opencl_program *opencl_programs,
+			      const char *kernel_name, int devid)
+{
+	const struct astro_opencl_device *d = device_of(devid, "starpu_opencl_load_kernel");
+	if (!d || !kernel || !opencl_programs || !kernel_name)
+		return CL_INVALID_VALUE;
+	if (!opencl_programs->programs[devid]) {
+		astro_log_error("starpu_opencl_load_kernel", "no program built for OpenCL device %d: call starpu_opencl_load_opencl_from_string/_file after starpu_init()",
+				devid);
+		return CL_INVALID_PROGRAM;
+	}
+	cl_int err;
+	*kernel = clCreateKernel(opencl_programs->programs[devid], kernel_name, &err);
+	if (err != CL_SUCCESS) {
+		astro_log_error("starpu_opencl_load_kernel", "no kernel '%s' in the program (%s)", kernel_name, starpu_opencl_error_string(err));
+		return err;
+	}
+	if (queue)
+		*queue = d->queue;
+	return CL_SUCCESS;
+}
+
+int starpu_opencl_release_kernel(cl_kernel kernel)
+{
+	return kernel ? clReleaseKernel(kernel) : CL_INVALID_KERNEL;
+}
+
+/* ------------------------------------------------------ devices, queues */
+
+void starpu_opencl_get_context(int devid, cl_context *context)
+{
+	const struct astro_opencl_device *d = device_of(devid, "starpu_opencl_get_context");
+	*context = d ? d->context : NULL;
+}
+
+void starpu_opencl_get_device(int devid, cl_device_id *device)
+{
+	const struct astro_opencl_device *d = device_of(devid, "starpu_opencl_get_device");
+	*device = d ? d->device : NULL;
+}
+
+void starpu_opencl_get_queue(int devid, cl_command_queue *queue)
+{
+	const struct astro_opencl_device *d = device_of(devid, "starpu_opencl_get_queue");
+	*queue = d ? d->queue : NULL;
+}
+
+/* The device of the calling worker, when it is an OpenCL worker. */
+static int current_devid(const char *fn)
+{
+	int worker = starpu_worker_get_id();
+	if (worker < 0 || starpu_worker_get_type(worker) != STARPU_OPENCL_WORKER) {
+		astro_log_error(fn, "called outside an OpenCL worker: call it from an opencl_funcs implementation");
+		return -1;
+	}
+	return starpu_worker_get_devid(worker);
+}
+
+void starpu_opencl_get_current_context(cl_context *context)
+{
+	int devid = current_devid("starpu_opencl_get_current_context");
+	if (devid < 0)
+		*context = NULL;
+	else
+		starpu_opencl_get_context(devid, context);
+}
+
+void starpu_opencl_get_current_queue(cl_command_queue *queue)
+{
+	int devid = current_devid("starpu_opencl_get_current_queue");
+	if (devid < 0)
+		*queue = NULL;
+	else
+		starpu_opencl_get_queue(devid, queue);
+}
+
+int starpu_opencl_collect_stats(cl_event event)
+{
+	/* The task's time is measured around its implementation; the event must at least be a real one. */
+	cl_int status;
+	return clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+}
+
+int starpu_opencl_set_kernel_args(cl_int *err, cl_kernel *kernel, ...)
+{
+	va_list ap;
+	va_start(ap, kernel);
+	int n = 0;
+	cl_int ret = CL_SUCCESS;
+	for (;;) {
+		size_t size = va_arg(ap, size_t);
+		if (size == 0)
+			break;
+		void *ptr = va_arg(ap, void *);
+		ret = clSetKernelArg(*kernel, (cl_uint)n, size, ptr);
+		if (ret != CL_SUCCESS)
+			break;
+		n++;
+	}
+	va_end(ap);
+	if (err)
+		*err = ret;
+	return n;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+cl_int starpu_opencl_allocate_memory(int devid, cl_mem *addr, size_t size, cl_mem_flags flags)
+{
+	const struct astro_opencl_device *d = device_of(devid, "starpu_opencl_allocate_memory");
+	if (!d || !addr)
+		return CL_INVALID_VALUE;
+	cl_int err;
+	*addr = clCreateBuffer(d->context, flags, size, NULL, &err);
+	return err;
+}
+
+/* The device of a memory node, for the copy helpers. */
+static const struct astro_opencl_device *node_device(unsigned node, const char *fn)
+{
+	if (starpu_node_get_kind(node) != STARPU_OPENCL_RAM) {
+		astro_log_error(fn, "memory node %u is not an OpenCL device's", node);
+		return NULL;
+	}
+	return device_of(starpu_memory_node_get_devid(node), fn);
+}
+
+cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buffer, unsigned dst_node, size_t size,
+					size_t offset, cl_event *event, int *ret)
+{
+	(void)src_node;
+	const struct astro_opencl_device *d = node_device(dst_node, "starpu_opencl_copy_ram_to_opencl");
+	if (!d)
+		return CL_INVALID_VALUE;
+	cl_int err = clEnqueueWriteBuffer(d->transfer_queue, buffer, event ? CL_FALSE : CL_TRUE, offset, size, ptr, 0, NULL, event);
+	if (ret)
+		*ret = err == CL_SUCCESS ? 0 : -EIO;
+	return err;
+}
+
+cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *ptr, unsigned dst_node, size_t size,
+					size_t offset, cl_event *event, int *ret)
+{
+	(void)dst_node;
+	const struct astro_opencl_device *d = node_device(src_node, "starpu_opencl_copy_opencl_to_ram");
+	if (!d)
+		return CL_INVALID_VALUE;
+	cl_int err = clEnqueueReadBuffer(d->transfer_queue, buffer, event ? CL_FALSE : CL_TRUE, offset, size, ptr, 0, NULL, event);
+	if (ret)
+		*ret = err == CL_SUCCESS ? 0 : -EIO;
+	return err;
+}

@@ -1,0 +1,783 @@
+// The OpenCL driver on a real OpenCL platform (PoCL here: a device of type
+// CPU, hence STARPU_OPENCL_ON_CPUS=1), and through it the kernel's memory
+// nodes: coherency, transfers and their statistics, prefetch, eviction.
+// Every test skips where no OpenCL device exists.
+#include <gtest/gtest.h>
+#include <starpu.h>
+#include <astrolabe/observe.h>
+#include <atomic>
+#include <mutex>
+#include <fstream>
+#include <sstream>
+#include <vector>
+#include "helpers.h"
+
+using namespace astro_test;
+
+#ifdef STARPU_USE_OPENCL
+
+namespace {
+
+const char *kernels_source = R"(
+__kernel void scale(__global float *v, unsigned n, float factor)
+{
+	size_t i = get_global_id(0);
+	if (i < n)
+		v[i] *= factor;
+}
+__kernel void add(__global int *v, unsigned n, int what)
+{
+	size_t i = get_global_id(0);
+	if (i < n)
+		v[i] += what;
+}
+)";
+
+starpu_opencl_program programs;
+
+// Runs kernel `name` of the programs on the vector of buffers[0] with the extra argument arg.
+template <typename T> void run_kernel(void *buffers[], const char *name, T arg)
+{
+	cl_mem v = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
+	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+	int devid = starpu_worker_get_devid(starpu_worker_get_id());
+	cl_kernel kernel;
+	cl_command_queue queue;
+	cl_int err = starpu_opencl_load_kernel(&kernel, &queue, &programs, name, devid);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	clSetKernelArg(kernel, 0, sizeof(v), &v);
+	clSetKernelArg(kernel, 1, sizeof(n), &n);
+	clSetKernelArg(kernel, 2, sizeof(arg), &arg);
+	size_t global = n;
+	cl_event event;
+	err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, &event);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	clFinish(queue);
+	EXPECT_EQ(starpu_opencl_collect_stats(event), CL_SUCCESS);
+	clReleaseEvent(event);
+	starpu_opencl_release_kernel(kernel);
+}
+
+void scale_opencl(void *buffers[], void *arg)
+{
+	run_kernel(buffers, "scale", *(float *)arg);
+}
+
+std::atomic<int> ran_on_cpu{0}, ran_on_opencl{0};
+
+void add_opencl(void *buffers[], void *arg)
+{
+	ran_on_opencl++;
+	run_kernel(buffers, "add", arg ? *(int *)arg : 1);
+}
+
+void add_cpu(void *buffers[], void *arg)
+{
+	ran_on_cpu++;
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] += arg ? *(int *)arg : 1;
+}
+
+// The runtime with ncpus CPU workers and one OpenCL worker on a CPU device,
+// the test kernels built; skipped cleanly without a device.
+class OpenCL : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		ran_on_cpu = ran_on_opencl = 0;
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.nopencl = 1;
+		init_ret_ = starpu_init(&conf);
+		ASSERT_EQ(init_ret_, 0);
+		if (starpu_opencl_worker_get_count() == 0)
+			GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+		ASSERT_EQ(starpu_opencl_load_opencl_from_string(kernels_source, &programs, NULL), CL_SUCCESS);
+		loaded_ = true;
+		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+		cpu_worker_ = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+		opencl_worker_ = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
+		opencl_node_ = starpu_worker_get_memory_node((unsigned)opencl_worker_);
+	}
+	void TearDown() override
+	{
+		if (loaded_)
+			starpu_opencl_unload_opencl(&programs);
+		if (init_ret_ == 0) {
+			starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+			starpu_shutdown();
+		}
+	}
+
+	// Bytes and transfers over the bus from src to dst since profiling started
+	// (a read of the bus's profiling info restarts it, as in StarPU: summed here).
+	std::pair<long long, int> bus(unsigned src, unsigned dst)
+	{
+		int id = starpu_bus_get_id((int)src, (int)dst);
+		if (id < 0)
+			return {0, 0};
+		starpu_profiling_bus_info info;
+		EXPECT_EQ(starpu_bus_get_profiling_info(id, &info), 0);
+		std::pair<long long, int> &total = bus_totals_[src][dst];
+		total.first += info.transferred_bytes;
+		total.second += info.transfer_count;
+		return total;
+	}
+	std::pair<long long, int> bus_totals_[STARPU_MAXNODES][STARPU_MAXNODES] = {};
+
+	static int submit_on(starpu_codelet *cl, starpu_data_handle_t h, int worker, void *arg = nullptr)
+	{
+		starpu_task *t = starpu_task_create();
+		t->cl = cl;
+		t->handles[0] = h;
+		t->cl_arg = arg;
+		if (worker >= 0) {
+			t->execute_on_a_specific_worker = 1;
+			t->workerid = (unsigned)worker;
+		}
+		int ret = starpu_task_submit(t);
+		if (ret)
+			starpu_task_destroy(t);
+		return ret;
+	}
+
+	int init_ret_ = -1;
+	bool loaded_ = false;
+	int cpu_worker_ = -1, opencl_worker_ = -1;
+	unsigned opencl_node_ = 0;
+};
+
+// ------------------------------------------------------------ memory nodes
+
+TEST_F(OpenCL, TheDeviceIsAMemoryNodeOfItsOwn)
+{
+	EXPECT_EQ(starpu_memory_nodes_get_count(), 2u);
+	EXPECT_EQ(starpu_node_get_kind(STARPU_MAIN_RAM), STARPU_CPU_RAM);
+	EXPECT_EQ(opencl_node_, 1u);
+	EXPECT_EQ(starpu_node_get_kind(opencl_node_), STARPU_OPENCL_RAM);
+	EXPECT_EQ(starpu_worker_get_memory_node((unsigned)cpu_worker_), (unsigned)STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_memory_node_get_devid(opencl_node_), 0);
+	EXPECT_EQ(starpu_memory_nodes_get_count_by_kind(STARPU_OPENCL_RAM), 1u);
+	char name[32];
+	starpu_memory_node_get_name(opencl_node_, name, sizeof(name));
+	EXPECT_STREQ(name, "OpenCL 0");
+	starpu_memory_node_get_name(STARPU_MAIN_RAM, name, sizeof(name));
+	EXPECT_STREQ(name, "NUMA 0");
+	EXPECT_GT(starpu_memory_get_total(opencl_node_), 0);
+
+	// Allocations on the node count against it.
+	starpu_ssize_t before = starpu_memory_get_available(opencl_node_);
+	uintptr_t buffer = starpu_malloc_on_node(opencl_node_, 1 << 20);
+	ASSERT_NE(buffer, 0u);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), before - (1 << 20));
+	starpu_free_on_node(opencl_node_, buffer, 1 << 20);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), before);
+
+	// The helpers give this device's objects.
+	cl_context context;
+	cl_command_queue queue;
+	cl_device_id device;
+	starpu_opencl_get_context(0, &context);
+	starpu_opencl_get_queue(0, &queue);
+	starpu_opencl_get_device(0, &device);
+	EXPECT_NE(context, nullptr);
+	EXPECT_NE(queue, nullptr);
+	EXPECT_NE(device, nullptr);
+}
+
+// --------------------------------------------------------- vector scaling
+
+TEST_F(OpenCL, VectorScalingRunsOnTheDeviceAndComesBack)
+{
+	const unsigned n = 1000;
+	std::vector<float> v(n);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (float)i;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), n, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	cl.name = "scale";
+	float factor = 3.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_task_wait_for_all();
+	// The data is on the device only until the application gets it back.
+	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node_));
+	EXPECT_FALSE(starpu_data_is_on_node(h, STARPU_MAIN_RAM));
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_), std::make_pair((long long)n * 4, 1));
+	starpu_data_unregister(h);
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM), std::make_pair((long long)n * 4, 1));
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(v[i], 3.0f * i) << "element " << i;
+}
+
+// --------------------------------------------------------------- coherency
+
+TEST_F(OpenCL, AHandleWrittenInTurnOnCpuAndDeviceKeepsItsValue)
+{
+	const unsigned n = 256, rounds = 10;
+	std::vector<int> v(n, 0);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), n, sizeof(int));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = add_cpu;
+	cl.opencl_funcs[0] = add_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	for (unsigned r = 0; r < rounds; r++) {
+		ASSERT_EQ(submit_on(&cl, h, cpu_worker_), 0);
+		ASSERT_EQ(submit_on(&cl, h, opencl_worker_), 0);
+	}
+	starpu_task_wait_for_all();
+	EXPECT_EQ(ran_on_cpu, (int)rounds);
+	EXPECT_EQ(ran_on_opencl, (int)rounds);
+	// Every change of side moves the data once: in 10 times, back 9 times (the last one at the acquire).
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_), std::make_pair((long long)rounds * n * 4, (int)rounds));
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM), std::make_pair((long long)(rounds - 1) * n * 4, (int)rounds - 1));
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM).second, (int)rounds);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(v[i], (int)(2 * rounds)) << "element " << i;
+	starpu_data_release(h);
+	// Reading on the CPU kept the device's copy valid: reading there again moves nothing.
+	ASSERT_EQ(submit_on(&cl, h, cpu_worker_), 0);
+	starpu_task_wait_for_all();
+	starpu_data_unregister(h);
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, (int)rounds);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(v[i], (int)(2 * rounds + 1)) << "element " << i;
+}
+
+TEST_F(OpenCL, WhereAndCanExecuteChooseTheImplementation)
+{
+	std::vector<int> v(16, 0);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 16, sizeof(int));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = add_cpu;
+	cl.opencl_funcs[0] = add_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	cl.where = STARPU_OPENCL;
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(submit_on(&cl, h, -1), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(ran_on_opencl, 6);
+	EXPECT_EQ(ran_on_cpu, 0);
+	cl.where = STARPU_CPU | STARPU_OPENCL;
+	cl.can_execute = [](unsigned workerid, struct starpu_task *, unsigned) {
+		return (int)(starpu_worker_get_type((int)workerid) == STARPU_CPU_WORKER);
+	};
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(submit_on(&cl, h, -1), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(ran_on_cpu, 6);
+	EXPECT_EQ(ran_on_opencl, 6);
+	starpu_data_unregister(h);
+	EXPECT_EQ(v[0], 12);
+}
+
+// Two handles of a variable and a matrix go the same way as vectors (their interfaces' copy methods).
+void bump_variable_opencl(void *buffers[], void *)
+{
+	// Through the helpers: read, change, write the device buffer from here.
+	cl_mem m = (cl_mem)STARPU_VARIABLE_GET_DEV_HANDLE(buffers[0]);
+	cl_command_queue queue;
+	starpu_opencl_get_current_queue(&queue);
+	int value;
+	clEnqueueReadBuffer(queue, m, CL_TRUE, STARPU_VARIABLE_GET_OFFSET(buffers[0]), sizeof(value), &value, 0, NULL, NULL);
+	value += 100;
+	clEnqueueWriteBuffer(queue, m, CL_TRUE, STARPU_VARIABLE_GET_OFFSET(buffers[0]), sizeof(value), &value, 0, NULL, NULL);
+}
+
+TEST_F(OpenCL, VariablesTravelToo)
+{
+	int x = 5;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = bump_variable_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(submit_on(&cl, h, -1), 0);
+	ASSERT_EQ(submit_on(&cl, h, -1), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 205);
+}
+
+// A device buffer outlives its handle, for the next handle of the same layout.
+TEST_F(OpenCL, TheAllocationCacheReusesDeviceBuffers)
+{
+	starpu_ssize_t available = starpu_memory_get_available(opencl_node_);
+	std::vector<float> a(4096, 1.0f), b(4096, 2.0f), c(1000, 3.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)a.data(), 4096, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(h, opencl_node_, 0), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4) << "the buffer was not kept";
+	// The same layout takes the kept buffer; another one allocates.
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)b.data(), 4096, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(h, opencl_node_, 0), 0);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4) << "the kept buffer was not reused";
+	starpu_data_handle_t other;
+	starpu_vector_data_register(&other, STARPU_MAIN_RAM, (uintptr_t)c.data(), 1000, sizeof(float));
+	ASSERT_EQ(starpu_data_fetch_on_node(other, opencl_node_, 0), 0);
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4 - 1000 * 4);
+	// The reused buffer holds b's data, not a's.
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 5.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_data_unregister(h);
+	starpu_data_unregister(other);
+	EXPECT_EQ(b[4095], 10.0f);
+}
+
+// ----------------------------------------------------------------- prefetch
+
+TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
+{
+	std::vector<float> v(512, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 512, sizeof(float));
+	EXPECT_FALSE(starpu_data_is_on_node(h, opencl_node_));
+	ASSERT_EQ(starpu_data_prefetch_on_node(h, opencl_node_, 0), 0);
+	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node_));
+	EXPECT_TRUE(starpu_data_is_on_node(h, STARPU_MAIN_RAM)); // a read: both copies valid
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 1);
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 2.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 1) << "the task fetched again what was prefetched";
+
+	// wont_use: back to main memory, the device's room given back.
+	starpu_ssize_t available = starpu_memory_get_available(opencl_node_);
+	starpu_data_wont_use(h);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0); // ordered after the wont_use
+	EXPECT_FALSE(starpu_data_is_on_node(h, opencl_node_));
+	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available + 512 * 4);
+	EXPECT_EQ(v[10], 2.0f);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+
+	// Asynchronous: the call returns at once, the transfer thread moves the data.
+	std::vector<float> w(512, 1.0f);
+	starpu_data_handle_t hw;
+	starpu_vector_data_register(&hw, STARPU_MAIN_RAM, (uintptr_t)w.data(), 512, sizeof(float));
+	ASSERT_EQ(starpu_data_prefetch_on_node(hw, opencl_node_, 1), 0);
+	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node(hw, opencl_node_) != 0; }));
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 2);
+	ASSERT_EQ(submit_on(&cl, hw, -1, &factor), 0);
+	starpu_data_unregister(hw); // waits for the task, brings the data back
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 2) << "the task fetched again what was prefetched";
+	EXPECT_EQ(w[3], 2.0f);
+
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_data_prefetch_on_node(nullptr, opencl_node_, 0), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node: NULL handle")) << err;
+}
+
+// Write-through: what a task writes on the device is copied to main memory at once.
+TEST_F(OpenCL, WriteThroughMaskCopiesEachWrite)
+{
+	std::vector<float> v(100, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 100, sizeof(float));
+	starpu_data_set_wt_mask(h, 1u << STARPU_MAIN_RAM);
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 4.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_task_wait_for_all();
+	EXPECT_TRUE(starpu_data_is_on_node(h, STARPU_MAIN_RAM));
+	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node_));
+	EXPECT_EQ(v[99], 4.0f); // no acquire needed
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM).second, 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(bus(opencl_node_, STARPU_MAIN_RAM).second, 1) << "unregister moved again what was written through";
+}
+
+// A handle still registered at shutdown gets its data back from the device.
+TEST(OpenCLShutdown, DataLeftOnTheDeviceComesHomeAtShutdown)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	ASSERT_EQ(starpu_opencl_load_opencl_from_string(kernels_source, &programs, NULL), CL_SUCCESS);
+	std::vector<float> v(64, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 64, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 6.0f;
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = h;
+	t->cl_arg = &factor;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	starpu_task_wait_for_all(); // the result is on the device only
+	EXPECT_FALSE(starpu_data_is_on_node(h, STARPU_MAIN_RAM));
+	starpu_opencl_unload_opencl(&programs);
+	starpu_shutdown();
+	EXPECT_EQ(v[63], 6.0f);
+	starpu_data_unregister(h); // after shutdown: nothing left to move or free on the device
+	EXPECT_EQ(v[63], 6.0f);
+}
+
+// ----------------------------------------------------- statistics, events
+
+struct TransferLog
+{
+	std::mutex lock;
+	std::vector<astro_event> events;
+};
+
+void log_transfer(const astro_event *ev, void *arg)
+{
+	TransferLog *log = (TransferLog *)arg;
+	std::lock_guard<std::mutex> hold(log->lock);
+	log->events.push_back(*ev);
+}
+
+TEST_F(OpenCL, TransferMomentsCountEveryByte)
+{
+	TransferLog log;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END),
+					 log_transfer, &log);
+	ASSERT_GE(id, 0);
+	std::vector<float> v(2000, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 2000, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	float factor = 2.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	starpu_data_unregister(h);
+	astro_observe_unsubscribe(id);
+	ASSERT_EQ(log.events.size(), 4u);
+	const unsigned src[] = { STARPU_MAIN_RAM, opencl_node_ }, dst[] = { opencl_node_, STARPU_MAIN_RAM };
+	for (unsigned t = 0; t < 2; t++) {
+		const astro_event &begin = log.events[2 * t], &end = log.events[2 * t + 1];
+		EXPECT_EQ(begin.moment, ASTRO_MOMENT_TRANSFER_BEGIN);
+		EXPECT_EQ(end.moment, ASTRO_MOMENT_TRANSFER_END);
+		EXPECT_EQ(begin.src_node, src[t]);
+		EXPECT_EQ(begin.dst_node, dst[t]);
+		EXPECT_EQ(end.src_node, src[t]);
+		EXPECT_EQ(end.dst_node, dst[t]);
+		EXPECT_EQ(begin.bytes, 8000u);
+		EXPECT_EQ(end.bytes, 8000u);
+		EXPECT_LE(begin.time_us, end.time_us);
+	}
+	EXPECT_EQ(log.events[0].workerid, opencl_worker_); // fetched by the worker that runs the task
+	EXPECT_EQ(log.events[2].workerid, -1);             // brought back by the application's unregister
+	EXPECT_EQ(v[1999], 2.0f);
+	// What was measured feeds the predictions.
+	EXPECT_GT(starpu_transfer_bandwidth(STARPU_MAIN_RAM, opencl_node_), 0.0);
+	EXPECT_GT(starpu_transfer_predict(STARPU_MAIN_RAM, opencl_node_, 1 << 20), 0.0);
+	EXPECT_EQ(starpu_transfer_predict(STARPU_MAIN_RAM, STARPU_MAIN_RAM, 1 << 20), 0.0);
+}
+
+void read_cpu(void *[], void *) {}
+
+TEST_F(OpenCL, PoliciesPrefetchTaskInputsAndPredictTheirTransfers)
+{
+	std::vector<float> in(1024, 1.0f), out(1024, 0.0f);
+	starpu_data_handle_t hin, hout;
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in.data(), 1024, sizeof(float));
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out.data(), 1024, sizeof(float));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = read_cpu;
+	cl.nbuffers = 2;
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_W;
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = hin;
+	t->handles[1] = hout;
+	// Only the input has to move; the output is written.
+	double predicted = starpu_task_expected_data_transfer_time(opencl_node_, t);
+	EXPECT_GT(predicted, 0.0);
+	EXPECT_EQ(starpu_task_expected_data_transfer_time(STARPU_MAIN_RAM, t), 0.0);
+	EXPECT_EQ(starpu_prefetch_task_input_for(t, (unsigned)opencl_worker_), 0);
+	// The transfer thread moves it meanwhile.
+	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node(hin, opencl_node_) != 0; }));
+	EXPECT_FALSE(starpu_data_is_on_node(hout, opencl_node_));
+	EXPECT_EQ(starpu_task_expected_data_transfer_time(opencl_node_, t), 0.0);
+	starpu_task_destroy(t);
+	starpu_data_unregister(hin);
+	starpu_data_unregister(hout);
+}
+
+TEST(OpenCLStats, BusStatsHaveOneLinePerBus)
+{
+	TempDir dir;
+	std::string file = dir.file("bus.txt");
+	{
+		ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), stats("STARPU_BUS_STATS", "1"), to("STARPU_BUS_STATS_FILE", file);
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.nopencl = 1;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		if (starpu_opencl_worker_get_count() == 0) {
+			starpu_shutdown();
+			GTEST_SKIP() << "no OpenCL device here";
+		}
+		std::vector<char> data(3000, 1);
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), 3000, 1);
+		EXPECT_EQ(starpu_data_prefetch_on_node(h, 1, 0), 0);
+		starpu_data_invalidate(h); // nothing valid: the next read moves nothing
+		EXPECT_EQ(starpu_data_fetch_on_node(h, 0, 0), 0);
+		EXPECT_EQ(starpu_data_acquire_on_node(h, 1, STARPU_W), 0); // written on the device
+		starpu_data_release(h);
+		starpu_data_unregister(h);
+		starpu_shutdown();
+	}
+	std::ifstream in(file);
+	std::stringstream text;
+	text << in.rdbuf();
+	EXPECT_TRUE(contains(text.str(), "\tNUMA 0 -> OpenCL 0\t")) << text.str();
+	EXPECT_TRUE(contains(text.str(), "(transfers : 1 - avg ")) << text.str();
+	EXPECT_TRUE(contains(text.str(), "\tOpenCL 0 -> NUMA 0\t")) << text.str();
+	EXPECT_TRUE(contains(text.str(), "Total transfers: 5.86 KB")) << text.str();
+}
+
+// The bus is measured at the first start on a configuration, kept in the
+// sampling directory, and read back (not measured) by the next start.
+TEST(OpenCLBus, BusFiguresAreWrittenAndReadBack)
+{
+	TempDir dir;
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), where("STARPU_PERF_MODEL_DIR", dir.path()),
+		host("STARPU_HOSTNAME", "busbox"), calibrate("STARPU_BUS_CALIBRATE", nullptr);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	double measured = starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1);
+	EXPECT_GT(measured, 0.0);
+	EXPECT_GT(starpu_transfer_latency(1, STARPU_MAIN_RAM), 0.0);
+	starpu_shutdown();
+	std::string bus_dir = dir.path() + "/bus/";
+	std::ifstream config(bus_dir + "busbox.config");
+	std::stringstream text;
+	text << config.rdbuf();
+	EXPECT_EQ(text.str(), "# Memory nodes the bus figures were measured on\n0\tNUMA 0\n1\tOpenCL 0\n");
+	ASSERT_TRUE(file_exists(bus_dir + "busbox.latency"));
+	// Figures of our own: the next start takes them as they are.
+	{
+		std::ofstream bw(bus_dir + "busbox.bandwidth");
+		bw << "# to 0\t\tto 1\t\t\n0.000000\t1234.500000\t\n4321.000000\t0.000000\t\n";
+	}
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_EQ(starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1), 1234.5);
+	EXPECT_EQ(starpu_transfer_bandwidth(1, STARPU_MAIN_RAM), 4321.0);
+	EXPECT_NEAR(starpu_transfer_predict(STARPU_MAIN_RAM, 1, 1234500), starpu_transfer_latency(STARPU_MAIN_RAM, 1) + 1000.0, 1e-6);
+	starpu_shutdown();
+	// A file that does not parse is said, and the bus measured again.
+	{
+		std::ofstream bw(bus_dir + "busbox.bandwidth");
+		bw << "garbage\n";
+	}
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(starpu_init(&conf), 0);
+		starpu_shutdown();
+	});
+	EXPECT_TRUE(contains(err, "busbox.bandwidth does not parse")) << err;
+	std::ifstream again(bus_dir + "busbox.bandwidth");
+	std::stringstream fixed;
+	fixed << again.rdbuf();
+	EXPECT_FALSE(contains(fixed.str(), "garbage")) << fixed.str();
+}
+
+// ----------------------------------------------------------------- eviction
+
+TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), limit("STARPU_LIMIT_OPENCL_MEM", "1"); // 1 MiB
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	ASSERT_EQ(starpu_opencl_load_opencl_from_string(kernels_source, &programs, NULL), CL_SUCCESS);
+	unsigned node = starpu_worker_get_memory_node((unsigned)starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0));
+	EXPECT_EQ(starpu_memory_get_total(node), 1 << 20);
+	// 8 vectors of 256 KiB: 2 MiB, twice the device's room.
+	const unsigned nvec = 8, n = 64 * 1024;
+	std::vector<std::vector<int>> data(nvec, std::vector<int>(n, 0));
+	starpu_data_handle_t h[nvec];
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = add_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	cl.where = STARPU_OPENCL;
+	int amount[nvec];
+	for (unsigned i = 0; i < nvec; i++)
+		amount[i] = (int)i + 1;
+	for (unsigned round = 0; round < 3; round++)
+		for (unsigned i = 0; i < nvec; i++) {
+			starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			t->handles[0] = h[i];
+			t->cl_arg = &amount[i];
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+	starpu_task_wait_for_all();
+	EXPECT_LE(starpu_memory_get_total(node) - starpu_memory_get_available(node), 1 << 20);
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_data_unregister(h[i]);
+	for (unsigned i = 0; i < nvec; i++) {
+		EXPECT_EQ(data[i][0], 3 * (int)(i + 1)) << "vector " << i;
+		EXPECT_EQ(data[i][n - 1], 3 * (int)(i + 1)) << "vector " << i;
+	}
+	starpu_opencl_unload_opencl(&programs);
+	starpu_shutdown();
+}
+
+TEST(OpenCLLimits, DataLargerThanTheDeviceIsSaid)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), limit("STARPU_LIMIT_OPENCL_MEM", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	std::vector<char> big(2 << 20);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)big.data(), (uint32_t)big.size(), 1);
+	std::string err = stderr_of([&] { starpu_data_fetch_on_node(h, 1, 0); });
+	EXPECT_TRUE(contains(err, "no room for 2097152 bytes of data on OpenCL 0")) << err;
+	EXPECT_FALSE(starpu_data_is_on_node(h, 1));
+	starpu_data_unregister(h);
+	starpu_shutdown();
+}
+
+// ------------------------------------------------------- helpers' errors
+
+TEST_F(OpenCL, HelpersSayWhatIsWrong)
+{
+	cl_kernel kernel;
+	cl_command_queue queue;
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &programs, "no_such_kernel", 0), CL_INVALID_KERNEL_NAME);
+	});
+	EXPECT_TRUE(contains(err, "no kernel 'no_such_kernel'")) << err;
+	err = stderr_of([&] { EXPECT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &programs, "scale", 7), CL_INVALID_VALUE); });
+	EXPECT_TRUE(contains(err, "no OpenCL device 7")) << err;
+	starpu_opencl_program other;
+	err = stderr_of([&] { EXPECT_EQ(starpu_opencl_load_opencl_from_file("/nonexistent/k.cl", &other, NULL), -ENOENT); });
+	EXPECT_TRUE(contains(err, "cannot read '/nonexistent/k.cl'")) << err;
+	err = stderr_of([&] { EXPECT_NE(starpu_opencl_load_opencl_from_string("__kernel void broken( {", &other, NULL), CL_SUCCESS); });
+	EXPECT_TRUE(contains(err, "does not build on OpenCL device 0")) << err;
+	EXPECT_STREQ(starpu_opencl_error_string(CL_INVALID_KERNEL_NAME), "CL_INVALID_KERNEL_NAME");
+
+	TempDir dir;
+	ASSERT_TRUE(dir.write("k.cl", kernels_source));
+	ScopedEnv where("STARPU_OPENCL_PROGRAM_DIR", dir.path());
+	ASSERT_EQ(starpu_opencl_load_opencl_from_file("k.cl", &other, NULL), CL_SUCCESS);
+	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &other, "add", 0), CL_SUCCESS);
+	starpu_opencl_release_kernel(kernel);
+	starpu_opencl_unload_opencl(&other);
+}
+
+} // namespace
+
+// CPU devices are only used when asked, as StarPU does.
+TEST(OpenCLDevices, CpuDevicesOnlyWhenAsked)
+{
+	{
+		ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", nullptr), only("STARPU_OPENCL_ONLY_ON_CPUS", nullptr),
+			any("STARPU_NOPENCL", nullptr);
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+			if (starpu_worker_get_type((int)w) == STARPU_OPENCL_WORKER) {
+				cl_device_id device;
+				cl_device_type type;
+				starpu_opencl_get_device(starpu_worker_get_devid((int)w), &device);
+				clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+				EXPECT_FALSE(type & CL_DEVICE_TYPE_CPU);
+			}
+	}
+	ScopedEnv only("STARPU_OPENCL_ONLY_ON_CPUS", "1"), none("STARPU_NOPENCL", "0");
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_opencl_worker_get_count(), 0u); // STARPU_NOPENCL=0 wins
+	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+}
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	// PoCL's device is of type CPU: StarPU takes such devices only when asked.
+	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
+	// The bus figures measured at each start go to a folder of this run, not the user's.
+	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-test-opencl-" + std::to_string(getpid());
+	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
+	int ret = RUN_ALL_TESTS();
+	std::string bus = sampling + "/bus";
+	if (DIR *d = opendir(bus.c_str())) {
+		while (struct dirent *e = readdir(d))
+			if (e->d_name[0] != '.')
+				unlink((bus + "/" + e->d_name).c_str());
+		closedir(d);
+	}
+	rmdir(bus.c_str());
+	rmdir(sampling.c_str());
+	return ret;
+}
+
+#else
+
+TEST(OpenCL, NotBuilt)
+{
+	GTEST_SKIP() << "Astrolabe was built without OpenCL (install opencl-headers and ocl-icd-opencl-dev, then configure again)";
+}
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	return RUN_ALL_TESTS();
+}
+
+#endif
