@@ -80,7 +80,7 @@ void _astro_sampling_dir(char *path, size_t len)
 	if (dir && dir[0])
 		snprintf(path, len, "%s", dir);
 	else
-		snprintf(path, len, "%s/.starpu/sampling", home_dir());
+		snprintf(path, len, "%s/.starpu/sampling", _astro_pm_home_dir());
 }
 
 static void file_in(const char *dir, const char *symbol, char *path, size_t len)
@@ -135,7 +135,7 @@ void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starp
 		return;
 	sampling_dirs(dirs);
 	char host[256], archname[128];
-	host_name(host, sizeof(host));
+	_astro_host_name(host, sizeof(host));
 	starpu_perfmodel_get_arch_name(arch, archname, sizeof(archname), nimpl);
 	snprintf(path, maxlen, "%s/debug/%s.%s%s", dirs[0], model->symbol, host, archname);
 	free(dirs);
