@@ -49,5 +49,7 @@ struct _astro_pm_block *_astro_pm_block_of(struct starpu_perfmodel *model, int c
 /* Adopts the parsed data into the model's state (under its lock): combinations get global ids. */
 void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *parsed);
 bool _astro_pm_is_history_type(enum starpu_perfmodel_type type);
+/* Initialises model and loads its file once (what a first prediction does). */
+void _astro_pm_ensure_loaded(struct starpu_perfmodel *model);
 
 #endif /* __ASTRO_MODELS_H__ */

@@ -293,6 +293,11 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 	pthread_mutex_unlock(&load_lock);
 }
 
+void _astro_pm_ensure_loaded(struct starpu_perfmodel *model)
+{
+	model_ensure_loaded(model);
+}
+
 /* ------------------------------------------------- footprints and size */
 
 uint32_t starpu_task_data_footprint(struct starpu_task *task)
