@@ -8,10 +8,14 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
+#include <thread>
 #include <sstream>
 
 #include <ftw.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -960,6 +964,99 @@ TEST_F(ModelTools, RecdumpWritesRecordsThatRecselReads)
 	n = fread(buf, 1, sizeof(buf) - 1, p);
 	EXPECT_EQ(pclose(p), 0);
 	EXPECT_EQ(std::string(buf, n), "6\n");
+}
+
+// ------------------------------------------------- killed while saving
+
+const unsigned kKillEntries = 3000;
+uint32_t kill_footprint;
+uint32_t current_footprint(starpu_task *) { return kill_footprint; }
+
+// The saving process of the test below (run again from this binary): adds two
+// samples to each of kKillEntries entries, saves, and so on until it is killed.
+// After its first save it writes a byte to the pipe named by ASTRO_MODELS_SAVING.
+TEST(ModelsChild, SaveInALoopUntilKilled)
+{
+	const char *fd = getenv("ASTRO_MODELS_SAVING");
+	if (!fd)
+		GTEST_SKIP() << "run by Models.KilledWhileSavingLeavesAParsableFile";
+	int wfd = atoi(fd);
+	// Never outlive the test: dies with it, and stops by itself after 30 s.
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "killed";
+	model.footprint = current_footprint;
+	VectorTask t(&model, 10);
+	for (unsigned round = 0; std::chrono::steady_clock::now() < stop; round++) {
+		for (unsigned e = 0; e < kKillEntries; e++) {
+			kill_footprint = e * 2654435761u;
+			starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 10.0 + e, 2);
+		}
+		starpu_save_history_based_model(&model);
+		if (round == 0) {
+			ASSERT_EQ(write(wfd, "s", 1), 1);
+		}
+	}
+}
+
+// A process killed (SIGKILL) at random points of saving a large model leaves
+// the old or the new file, never a torn one: every time, the file parses and
+// all its entries hold the same number of samples, never fewer than before.
+TEST_F(Models, KilledWhileSavingLeavesAParsableFile)
+{
+	const int kKills = 12;
+	unsigned seed = (unsigned)time(nullptr);
+	std::mt19937 rng(seed);
+	SCOPED_TRACE("seed " + std::to_string(seed));
+	std::string self = "/proc/self/exe";
+	char filter[] = "--gtest_filter=ModelsChild.SaveInALoopUntilKilled";
+	char *argv[] = { self.data(), filter, nullptr };
+	unsigned before = 0;
+	for (int kill_no = 0; kill_no < kKills; kill_no++) {
+		int saving[2];
+		ASSERT_EQ(pipe(saving), 0);
+		std::string fd = std::to_string(saving[1]);
+		ScopedEnv child("ASTRO_MODELS_SAVING", fd.c_str());
+		pid_t kid;
+		ASSERT_EQ(posix_spawn(&kid, "/proc/self/exe", nullptr, nullptr, argv, environ), 0);
+		close(saving[1]);
+		char c;
+		// The child saves within seconds, or has failed (then read returns 0).
+		ASSERT_EQ(read(saving[0], &c, 1), 1) << "the saving process did not save";
+		close(saving[0]);
+		std::this_thread::sleep_for(std::chrono::microseconds(rng() % 30000));
+		ASSERT_EQ(kill(kid, SIGKILL), 0);
+		int status = 0;
+		ASSERT_EQ(waitpid(kid, &status, 0), kid);
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+
+		starpu_perfmodel model{};
+		std::string err = stderr_of([&] { ASSERT_EQ(starpu_perfmodel_load_file(model_file("killed").c_str(), &model), 0); });
+		EXPECT_EQ(err, "") << "kill " << kill_no << ": the file does not parse";
+		starpu_perfmodel_device cpu = { STARPU_CPU_WORKER, 0, 1 };
+		starpu_perfmodel_arch arch = { 1, &cpu };
+		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, &arch, 0);
+		ASSERT_NE(pa, nullptr);
+		unsigned entries = 0, nsample = 0;
+		bool same = true;
+		for (starpu_perfmodel_history_list *l = pa->list; l; l = l->next, entries++) {
+			if (entries == 0)
+				nsample = l->entry->nsample;
+			same &= l->entry->nsample == nsample;
+		}
+		EXPECT_EQ(entries, kKillEntries) << "kill " << kill_no;
+		EXPECT_TRUE(same) << "kill " << kill_no << ": entries from two different saves";
+		EXPECT_GE(nsample, before + 2) << "kill " << kill_no << ": the child saved at least once more";
+		EXPECT_EQ(nsample % 2, 0u);
+		before = nsample;
+		starpu_perfmodel_deinit(&model);
+	}
 }
 
 const int kConcurrentRuns = 4, kConcurrentCalls = 25;
