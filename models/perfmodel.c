@@ -635,20 +635,19 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 	int comb = _astro_pm_comb_of(arch);
 	if (comb < 0)
 		return;
-	char name[128];
-	_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
 	pthread_mutex_lock(&model->state->lock);
 	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
 	size_t size = task_size(model, task, arch, comb, nimpl);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
 	if (b) {
-		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, name);
+		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, arch, comb, nimpl);
 		model->state->dirty = true;
 	}
 	pthread_mutex_unlock(&model->state->lock);
-	/* As StarPU: a fed model is saved at shutdown. */
+	/* As StarPU: a fed model is saved at shutdown. Read first: no write to the shared flag per sample. */
 	int zero = 0;
-	__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED))
+		__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
@@ -717,6 +716,7 @@ void _astro_models_init(void)
 {
 	subscription = -1;	/* the hub's slots were reset by the previous shutdown */
 	memset(measuring, 0, sizeof(measuring));
+	_astro_pm_env_read();
 	workers_describe();
 	calibration_follow();
 }
