@@ -907,6 +907,42 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	EXPECT_GT(slurp(out + "/starpu_pn_nlreg.eps").size(), 1000u);
 }
 
+TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
+{
+	// impl0 with flops: GFlop/s = flops / (mean µs * 1000); impl1 without: missing ("").
+	std::string flops = kVectorScal;
+	flops.replace(flops.find("0.000000e+00   \t8.613960e+01"), 12, "1.000000e+06");
+	put("vs_flops", flops);
+	ToolRun r = run("starpu_perfmodel_plot", "-f -s vs_flops", home_);
+	ASSERT_EQ(r.status, 0) << r.err;
+	char line[256];
+	double gflops = 1e6 / (86.1396 * 1000);
+	snprintf(line, sizeof(line), "819200         \t%-15e\t%-15e\t\"\"\t\"\"\n", gflops, gflops * 11.32575 / 86.1396);
+	EXPECT_EQ(slurp(home_ + "/starpu_vs_flops_avg.data"), line);
+	std::string gp = slurp(home_ + "/starpu_gflops_vs_flops.gp");
+	EXPECT_TRUE(contains(gp, "set ylabel \"GFlop/s\"\n")) << gp;
+	EXPECT_TRUE(contains(gp, "set output \"starpu_gflops_vs_flops.png\"\n")) << gp;
+	// Power: the energy model's Joules over the time model's µs, per size.
+	std::string energy = kVectorScal;
+	energy.replace(energy.find("8.613960e+01   \t1.132575e+01   \t8.613960e+02   \t7.548303e+04"), 62,
+		       "2.000000e-03   \t0.000000e+00   \t2.000000e-02   \t4.000000e-05");
+	put("vs_energy", energy);
+	r = run("starpu_perfmodel_plot", "-se vector_scal vs_energy", home_);
+	ASSERT_EQ(r.status, 0) << r.err;
+	std::string data = slurp(home_ + "/starpu_vector_scal_avg.data");
+	snprintf(line, sizeof(line), "819200         \t%-15e\t", 2e-3 / (86.1396e-6));
+	EXPECT_EQ(data.substr(0, strlen(line)), line) << data;
+	gp = slurp(home_ + "/starpu_power_vector_scal.gp");
+	EXPECT_TRUE(contains(gp, "set ylabel \"Power (W)\"\n")) << gp;
+	// -c keeps the combinations asked for: comb 0 is the CPU here.
+	r = run("starpu_perfmodel_plot", "-s pn_reg -c 0 -o " + home_ + "/c0");
+	ASSERT_EQ(r.status, 0) << r.err;
+	gp = slurp(home_ + "/c0/starpu_pn_reg.gp");
+	// StarPU's %g: 8.556585e-04 prints 0.000855658 (its double is just below the half).
+	EXPECT_TRUE(contains(gp, "plot\t0.001 * 0.000855658 * x ** 1.15765 title \"Linear Regression cpu0_impl0 (Comb0)\"\n\n")) << gp;
+	EXPECT_FALSE(file_exists(home_ + "/c0/starpu_pn_reg_avg.data")) << "no entries, no sizes";
+}
+
 TEST_F(ModelTools, PlotRefusesBadOptionsWithOneMessage)
 {
 	expect_refused("starpu_perfmodel_plot", "-s no_such_model", "There is no performance model for symbol no_such_model");

@@ -297,6 +297,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* The measured sizes: the series with history entries, in the data file's column order. */
+	struct series measured[MAX_SERIES];
+	int nmeasured = 0;
+	for (int i = 0; i < n; i++)
+		if (series[i].pa->list)
+			measured[nmeasured++] = series[i];
+
 	char base[2048], prefix[1024], path[4096], data[4096], host[256], title[512];
 	snprintf(prefix, sizeof(prefix), "%s%s", dir ? dir : "", dir ? "/" : "");
 	if (dir && mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -305,7 +312,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(base, sizeof(base), "%sstarpu_%s%s", prefix, energy_symbol ? "power_" : gflops ? "gflops_" : "", symbol);
 	snprintf(data, sizeof(data), "%sstarpu_%s_avg.data", prefix, symbol);
-	int nvalues = write_data(data, series, n, unit);
+	int nvalues = nmeasured ? write_data(data, measured, nmeasured, unit) : 0;
 	if (nvalues < 0)
 		goto out;
 	if (nvalues == 0 && (unit == GFLOPS || unit == GFLOPS_PER_WATT || unit == POWER)) {
@@ -337,12 +344,18 @@ int main(int argc, char **argv)
 	if (unit == TIME || unit == ENERGY)
 		for (int i = 0; i < n; i++)
 			curves(f, &series[i], unit, &first);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < nmeasured && nvalues; i++) {
 		char name[256];
-		starpu_perfmodel_get_arch_name(series[i].arch, name, sizeof(name), series[i].impl);
+		starpu_perfmodel_get_arch_name(measured[i].arch, name, sizeof(name), measured[i].impl);
 		dashes(name);
 		separator(f, &first);
 		fprintf(f, "\"%s\" using 1:%d:%d with errorlines title \"Average %s\"", data, 2 + 2 * i, 3 + 2 * i, name);
+	}
+	if (first) {
+		fclose(f);
+		unlink(path);
+		fprintf(stderr, "%s: model %s has neither a valid regression nor measured sizes to plot: calibrate it further\n", argv0, symbol);
+		goto out;
 	}
 	fprintf(f, "\n\nset term png\n");
 	fprintf(f, "set output \"%s.png\"\n", base);
