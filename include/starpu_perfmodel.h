@@ -154,8 +154,23 @@ void starpu_save_history_based_model(struct starpu_perfmodel *model);
 void starpu_perfmodel_get_model_path(const char *symbol, char *path, size_t maxlen);
 /** Prints the directories searched for model files, one per line. */
 void starpu_perfmodel_directory(FILE *output);
-/** Lists the model files found, one symbol per line. Returns 0, or -errno. */
+/** Lists the model files: "codelet directory: <dir>" for each directory searched, then "file: <name>" per file. Returns 0, or -errno. */
 int starpu_perfmodel_list(FILE *output);
+/** Prints what model holds for arch and impl nimpl as starpu_perfmodel_display does: a header, the regressions and the
+ *  history table; or only parameter ("a", "b", "c", "alpha", "beta", "mean", "stddev", "path-file-debug"); only the
+ *  entries of *footprint when footprint is not NULL. */
+void starpu_perfmodel_print(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, unsigned nimpl, char *parameter, uint32_t *footprint, FILE *output);
+/** starpu_perfmodel_print() for every combination and implementation of model, or only those of arch ("cpu", "cpu:K",
+ *  "cuda", "cudaN", "cuda_N", ...). Returns 0, or -EINVAL (one message) for an unknown arch or parameter. */
+int starpu_perfmodel_print_all(struct starpu_perfmodel *model, char *arch, char *parameter, uint32_t *footprint, FILE *output);
+/** Prints, for each worker, the implementation-0 history mean of footprint on its architecture ("inf" when unknown), space separated. Returns 0. */
+int starpu_perfmodel_print_estimations(struct starpu_perfmodel *model, uint32_t footprint, FILE *output);
+/** Prints "Model <symbol>" and the combinations (devices) model has data for. Returns 0. */
+int starpu_perfmodel_list_combs(FILE *output, struct starpu_perfmodel *model);
+/** Writes model as XML (StarPU's starpu-perfmodel.dtd). */
+void starpu_perfmodel_dump_xml(FILE *output, struct starpu_perfmodel *model);
+/** The debug file of model for arch and nimpl: <first sampling dir>/debug/<symbol>.<host><archname>. */
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl);
 
 /** The architecture of workerid (NULL for an unknown worker). */
 struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);

@@ -152,6 +152,25 @@ void starpu_perfmodel_directory(FILE *output)
 	free(dirs);
 }
 
+void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen,
+				    unsigned nimpl)
+{
+	if (!path || !maxlen)
+		return;
+	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
+	char host[256], name[256];
+	path[0] = '\0';
+	if (!dirs || !model || !model->symbol) {
+		free(dirs);
+		return;
+	}
+	sampling_dirs(dirs);
+	host_name(host, sizeof(host));
+	starpu_perfmodel_get_arch_name(arch, name, sizeof(name), nimpl);
+	snprintf(path, maxlen, "%s/debug/%s.%s%s", dirs[0], model->symbol, host, name);
+	free(dirs);
+}
+
 /* ------------------------------------------------------- load and save */
 
 /* Reads path whole; NULL with errno set when it cannot. */
@@ -311,6 +330,11 @@ int starpu_perfmodel_unload_model(struct starpu_perfmodel *model)
 	return starpu_perfmodel_deinit(model);
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int starpu_perfmodel_list(FILE *output)
 {
 	char path[PATH_MAX + 32];
@@ -319,15 +343,21 @@ int starpu_perfmodel_list(FILE *output)
 		return -ENOMEM;
 	unsigned n = sampling_dirs(dirs);
 	for (unsigned i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/codelets/%d", dirs[i], _ASTRO_PM_VERSION);
+		snprintf(path, sizeof(path), "%s/codelets/%d/", dirs[i], _ASTRO_PM_VERSION);
 		GDir *dir = g_dir_open(path, 0, NULL);
 		if (!dir)
 			continue;
-		fprintf(output, "Performance models in %s:\n", path);
+		/* As StarPU: one line per directory, then its files in alphabetical order (our lock and temporary files left out). */
+		GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
 		for (const char *name; (name = g_dir_read_name(dir));)
-			if (!strstr(name, ".lock") && !strstr(name, ".corrupt-") && !strstr(name, ".tmp."))
-				fprintf(output, "file: <%s>\n", name);
+			if (!g_str_has_suffix(name, ".lock") && !strstr(name, ".corrupt-") && !strstr(name, ".tmp."))
+				g_ptr_array_add(names, g_strdup(name));
 		g_dir_close(dir);
+		qsort(names->pdata, names->len, sizeof(char *), name_cmp);
+		fprintf(output, "codelet directory: <%s>\n", path);
+		for (unsigned k = 0; k < names->len; k++)
+			fprintf(output, "file: <%s>\n", (const char *)g_ptr_array_index(names, k));
+		g_ptr_array_free(names, TRUE);
 	}
 	free(dirs);
 	return 0;

@@ -28,6 +28,7 @@ struct _astro_pm_entry
 	unsigned base_nsample;
 	/* The last observations (kept or rejected), for the median / MAD test; not saved. */
 	double window[_ASTRO_PM_WINDOW];
+	double sorted[_ASTRO_PM_WINDOW];		/* the same values in order, kept as they come and go */
 	unsigned nwindow, window_pos;
 };
 

@@ -18,16 +18,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned _astro_pm_calibrate_minimum(void)
+/* STARPU_CALIBRATE_MINIMUM and STARPU_HISTORY_MAX_ERROR, read at starpu_init
+ * (or at first use without it), as StarPU does: a getenv() per sample cost
+ * more than the rest of recording it. 0: not read yet. */
+static unsigned calibrate_minimum, max_error;
+
+void _astro_pm_env_read(void)
 {
 	int v = starpu_get_env_number_default("STARPU_CALIBRATE_MINIMUM", 10);
-	return v < 1 ? 1 : (unsigned)v;
+	__atomic_store_n(&calibrate_minimum, v < 1 ? 1u : (unsigned)v, __ATOMIC_RELAXED);
+	v = starpu_get_env_number_default("STARPU_HISTORY_MAX_ERROR", 50);
+	__atomic_store_n(&max_error, v < 1 ? 1u : (unsigned)v, __ATOMIC_RELAXED);
+}
+
+unsigned _astro_pm_calibrate_minimum(void)
+{
+	unsigned v = __atomic_load_n(&calibrate_minimum, __ATOMIC_RELAXED);
+	if (STARPU_UNLIKELY(!v)) {
+		_astro_pm_env_read();
+		v = __atomic_load_n(&calibrate_minimum, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 static double max_error_percent(void)
 {
-	int v = starpu_get_env_number_default("STARPU_HISTORY_MAX_ERROR", 50);
-	return v < 1 ? 1.0 : (double)v;
+	unsigned v = __atomic_load_n(&max_error, __ATOMIC_RELAXED);
+	if (STARPU_UNLIKELY(!v)) {
+		_astro_pm_env_read();
+		v = __atomic_load_n(&max_error, __ATOMIC_RELAXED);
+	}
+	return (double)v;
 }
 
 bool _astro_pm_regression_valid(const struct starpu_perfmodel_regression_model *r)
@@ -48,32 +69,46 @@ void _astro_pm_regression_refit(struct starpu_perfmodel_regression_model *r)
 	r->valid = !isnan(r->alpha) && !isnan(r->beta) && _astro_pm_regression_valid(r);
 }
 
-/* Median of n values (n >= 1), sorting a copy. */
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
-static double median_of(const double *v, unsigned n)
+static double median_sorted(const double *s, unsigned n)
 {
-	double s[_ASTRO_PM_WINDOW];
-	memcpy(s, v, n * sizeof(double));
-	qsort(s, n, sizeof(double), cmp_double);
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* Is measured an outlier for e? Decided before measured joins the window. */
+/* Median absolute deviation of sorted s around its median med: the
+ * deviations on each side of med are already in order, so a merge sorts them. */
+static double mad_sorted(const double *s, unsigned n, double med)
+{
+	double d[_ASTRO_PM_WINDOW];
+	unsigned r = 0, k = 0;
+	while (r < n && s[r] < med)
+		r++;
+	int l = (int)r - 1;
+	while (k < n) {
+		if (l >= 0 && (r >= n || med - s[l] <= s[r] - med))
+			d[k++] = med - s[l--];
+		else
+			d[k++] = s[r++] - med;
+	}
+	return median_sorted(d, n);
+}
+
+/* Is measured an outlier for e? Decided before measured joins the window.
+ * Within MAX_ERROR% of the median a sample is kept whatever the deviation
+ * says, so the deviation is computed only for the few samples beyond. */
 static bool is_outlier(const struct _astro_pm_entry *e, double measured)
 {
 	double tolerance = max_error_percent() / 100.0;
 	if (e->nwindow >= 3) {
-		double med = median_of(e->window, e->nwindow);
-		double dev[_ASTRO_PM_WINDOW];
-		for (unsigned i = 0; i < e->nwindow; i++)
-			dev[i] = fabs(e->window[i] - med);
-		double sigma = 1.4826 * median_of(dev, e->nwindow);
-		return fabs(measured - med) > fmax(5 * sigma, tolerance * med);
+		double med = median_sorted(e->sorted, e->nwindow), off = fabs(measured - med);
+		if (off <= tolerance * med)
+			return false;
+		return off > 5 * 1.4826 * mad_sorted(e->sorted, e->nwindow, med);
 	}
 	if (e->h.nsample == 0 || e->h.mean <= 0)
 		return false;
@@ -81,8 +116,22 @@ static bool is_outlier(const struct _astro_pm_entry *e, double measured)
 	return r > 1 + tolerance || 1 / r > 1 + tolerance;
 }
 
+/* Adds measured to the window (dropping the oldest when full) and to its sorted copy. */
 static void window_push(struct _astro_pm_entry *e, double measured)
 {
+	unsigned n = e->nwindow;
+	if (n == _ASTRO_PM_WINDOW) {
+		double old = e->window[e->window_pos];
+		unsigned i = 0;
+		while (i + 1 < n && e->sorted[i] != old)
+			i++;
+		memmove(&e->sorted[i], &e->sorted[i + 1], (n - 1 - i) * sizeof(double));
+		n--;
+	}
+	unsigned j = n;
+	for (; j > 0 && e->sorted[j - 1] > measured; j--)
+		e->sorted[j] = e->sorted[j - 1];
+	e->sorted[j] = measured;
 	e->window[e->window_pos] = measured;
 	e->window_pos = (e->window_pos + 1) % _ASTRO_PM_WINDOW;
 	if (e->nwindow < _ASTRO_PM_WINDOW)
@@ -90,7 +139,7 @@ static void window_push(struct _astro_pm_entry *e, double measured)
 }
 
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
-		      double flops, double measured, unsigned number, const char *archname)
+		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl)
 {
 	if (!(measured >= 0) || number == 0 || isinf(measured))
 		return;
@@ -111,6 +160,8 @@ void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b,
 		e->h.nerror += number;
 		/* The kept samples are the odd ones (e.g. a spike kept first): start again from the window. */
 		if (e->h.nerror >= e->h.nsample && e->h.nsample > 0) {
+			char archname[128];
+			_astro_pm_arch_name(arch, comb, nimpl, archname, sizeof(archname));
 			_astro_warn("model %s on %s: %u samples rejected against %u kept (last %.3g us, mean %.3g us): flushing the entry "
 				    "(raise STARPU_HISTORY_MAX_ERROR if the task's duration really varies that much)",
 				    model->symbol, archname, e->h.nerror, e->h.nsample, measured, e->h.mean);

@@ -40,11 +40,15 @@ struct _starpu_perfmodel_state
 void _astro_pm_regression_refit(struct starpu_perfmodel_regression_model *r);
 /* Fits a, b, c of a·size^b + c on the block's entries; returns 0, or -1 when there are too few. */
 int _astro_pm_nl_fit(struct _astro_pm_block *b);
-/* Records number executions averaging measured into b (history entry and regression sums). */
+/* Records number executions averaging measured into b (history entry and regression sums); arch, comb
+ * and nimpl name the block in a warning. */
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
-		      double flops, double measured, unsigned number, const char *archname);
+		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, int comb,
+		      unsigned nimpl);
 bool _astro_pm_regression_valid(const struct starpu_perfmodel_regression_model *r);
 unsigned _astro_pm_calibrate_minimum(void);
+/* Reads STARPU_CALIBRATE_MINIMUM and STARPU_HISTORY_MAX_ERROR (at starpu_init). */
+void _astro_pm_env_read(void);
 
 /* ---- files (file.c) */
 /* Loads the model's file (if any) into its state; a bad file is set aside with one warning. */
@@ -95,5 +99,7 @@ struct _astro_pm_block *_astro_pm_block_of(struct starpu_perfmodel *model, int c
 /* Adopts the parsed data into the model's state (under its lock): combinations get global ids. */
 void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *parsed);
 bool _astro_pm_is_history_type(enum starpu_perfmodel_type type);
+/* Initialises model and loads its file once (what a first prediction does). */
+void _astro_pm_ensure_loaded(struct starpu_perfmodel *model);
 
 #endif /* __ASTRO_MODELS_H__ */

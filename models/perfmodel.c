@@ -292,6 +292,11 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 		_astro_pm_mlr_usable(model);
 }
 
+void _astro_pm_ensure_loaded(struct starpu_perfmodel *model)
+{
+	model_ensure_loaded(model);
+}
+
 /* ------------------------------------------------- footprints and size */
 
 uint32_t starpu_task_data_footprint(struct starpu_task *task)
@@ -712,21 +717,20 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		mlr_update(model, task, comb, nimpl, average_measured, number);
 		return;
 	}
-	char name[128];
-	_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
 	pthread_mutex_lock(&model->state->lock);
 	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
 	size_t size = task_size(model, task, arch, comb, nimpl);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
 	if (b) {
-		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, name);
+		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, arch, comb, nimpl);
 		model->state->dirty = true;
 	}
 	_astro_pm_quality_sampled(model, number);
 	pthread_mutex_unlock(&model->state->lock);
-	/* As StarPU: a fed model is saved at shutdown. */
+	/* As StarPU: a fed model is saved at shutdown. Read first: no write to the shared flag per sample. */
 	int zero = 0;
-	__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED))
+		__atomic_compare_exchange_n(&_astro_rt.calibrate, &zero, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
@@ -892,6 +896,7 @@ void _astro_models_init(void)
 	subscription = -1;	/* the hub's slots were reset by the previous shutdown */
 	follow_energy = 0;
 	memset(measuring, 0, sizeof(measuring));
+	_astro_pm_env_read();
 	workers_describe();
 	_astro_pm_quality_register();
 	_astro_pm_follow();

@@ -11,9 +11,14 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
+#include <thread>
 #include <sstream>
 
 #include <ftw.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -1110,6 +1115,476 @@ TEST_F(Models, PathsFollowTheEnvironment)
 	EXPECT_EQ(std::string(p), model_file("found"));
 	stderr_of([&] { starpu_perfmodel_get_model_path("absent", p, sizeof(p)); });
 	EXPECT_STREQ(p, "");
+}
+
+// ------------------------------------------------------------ printing
+
+const std::string kDisplayHash = "# hash\t\tsize\t\tflops\t\tmean (us or J)\tstddev (us or J)\t\tn\n";
+
+// starpu_perfmodel_display -s vector_scal, as StarPU 1.4.12 printed it (notes/perfmodels.md §6).
+const std::string kDisplayVectorScal =
+	"# performance model for cpu0_impl0 (Comb0)\n" + kDisplayHash +
+	"d0c0d6c6\t819200         \t0.000000e+00   \t8.613960e+01   \t1.132575e+01   \t10\n"
+	"# performance model for cpu0_impl1 (Comb0)\n" + kDisplayHash +
+	"d0c0d6c6\t819200         \t0.000000e+00   \t4.184525e+01   \t4.015112e+00   \t8\n";
+
+const std::string kDisplayNlReg =
+	"# performance model for cpu0_impl0 (Comb0)\n"
+	"\tRegression : #sample = 75\n"
+	"\tLinear: y = alpha size ^ beta\n\t\talpha = 1.298877e-03\n\t\tbeta = 1.137254e+00\n"
+	"\tNon-Linear: y = a size ^b + c\n\t\ta = 1.285260e-04\n\t\tb = 1.302875e+00\n\t\tc = 2.023245e+01\n" + kDisplayHash +
+	"220e2244\t1024000        \t0.000000e+00   \t1.057835e+04   \t2.279753e+03   \t12\n"
+	"571f8f18\t256000         \t0.000000e+00   \t1.010320e+03   \t2.359985e+01   \t9\n"
+	"0d153cd6\t64000          \t0.000000e+00   \t2.494211e+02   \t1.486397e+01   \t14\n"
+	"0d370ae5\t16000          \t0.000000e+00   \t6.069736e+01   \t3.792429e-01   \t14\n"
+	"e40d1b6c\t4000           \t0.000000e+00   \t1.580764e+01   \t1.635263e+00   \t14\n";
+
+const std::string kXmlVectorScal =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<!DOCTYPE StarPUPerfmodel SYSTEM \"starpu-perfmodel.dtd\">\n"
+	"<!-- symbol vector_scal -->\n"
+	"<!-- All times in us -->\n"
+	"<perfmodel version=\"45\">\n"
+	"  <combination>\n"
+	"    <device type=\"CPU\" id=\"0\" ncores=\"1\"/>\n"
+	"    <implementation id=\"0\">\n"
+	"      <!-- cpu0_impl0 (Comb0) -->\n"
+	"      <entry footprint=\"d0c0d6c6\" size=\"819200\" flops=\"0.000000e+00\" mean=\"8.613960e+01\" deviation=\"1.132575e+01\" "
+	"sum=\"8.613960e+02\" sum2=\"7.548303e+04\" nsample=\"10\"/>\n"
+	"    </implementation>\n"
+	"    <implementation id=\"1\">\n"
+	"      <!-- cpu0_impl1 (Comb0) -->\n"
+	"      <entry footprint=\"d0c0d6c6\" size=\"819200\" flops=\"0.000000e+00\" mean=\"4.184525e+01\" deviation=\"4.015112e+00\" "
+	"sum=\"3.347620e+02\" sum2=\"1.413717e+04\" nsample=\"8\"/>\n"
+	"    </implementation>\n"
+	"  </combination>\n"
+	"</perfmodel>\n";
+
+// What a FILE * receives from f.
+template <typename F> std::string printed(F &&f)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	f(out);
+	fclose(out);
+	std::string text(buf, len);
+	free(buf);
+	return text;
+}
+
+TEST_F(Models, PrintFamilyWritesStarPUFormats)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	put("vector_scal", kVectorScal);
+	put("pn_nlreg", kNlReg);
+	starpu_perfmodel vs{}, nl{};
+	ASSERT_EQ(starpu_perfmodel_load_symbol("vector_scal", &vs), 0);
+	ASSERT_EQ(starpu_perfmodel_load_symbol("pn_nlreg", &nl), 0);
+	EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_print_all(&vs, nullptr, nullptr, nullptr, f), 0); }), kDisplayVectorScal);
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_print_all(&nl, nullptr, nullptr, nullptr, f); }), kDisplayNlReg);
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_dump_xml(f, &vs); }), kXmlVectorScal);
+	char cpu[] = "cpu", mean[] = "mean", c[] = "c";
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_print_all(&vs, cpu, mean, nullptr, f); }),
+		  "# performance model for cpu0_impl0 (Comb0)\n8.613960e+01   \n# performance model for cpu0_impl1 (Comb0)\n4.184525e+01   \n");
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_print(&nl, cpu_arch(), 0, c, nullptr, f); }),
+		  "# performance model for cpu0_impl0 (Comb0)\n2.023245e+01\n");
+	uint32_t fp = 0x0d153cd6;
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_print(&nl, cpu_arch(), 0, mean, &fp, f); }),
+		  "# performance model for cpu0_impl0 (Comb0)\n2.494211e+02   \n");
+	// One value per worker (2 CPU workers here), "inf" where the footprint is unknown.
+	EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_print_estimations(&vs, 0xd0c0d6c6, f), 0); }), "8.613960e+01 8.613960e+01");
+	EXPECT_EQ(printed([&](FILE *f) { starpu_perfmodel_print_estimations(&vs, 0x1234, f); }), "inf inf");
+	EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_list_combs(f, &vs), 0); }),
+		  "Model <vector_scal>\n\tComb 0: 1 device\n\t\tDevice 0: type: cpu - devid: 0 - ncores: 1\n");
+	// Nothing for an architecture the model has no data for.
+	char cuda[] = "cuda1";
+	EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_print_all(&vs, cuda, nullptr, nullptr, f), 0); }), "");
+	// Errors: -EINVAL, nothing printed on the stream, one line on stderr.
+	char gpu[] = "gpu", bogus[] = "bogus";
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_print_all(&vs, gpu, nullptr, nullptr, f), -EINVAL); }), "");
+	});
+	EXPECT_TRUE(contains(err, "Unknown architecture requested: gpu")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	err = stderr_of([&] {
+		EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_print_all(&vs, nullptr, bogus, nullptr, f), -EINVAL); }), "");
+	});
+	EXPECT_TRUE(contains(err, "Unknown parameter requested: bogus")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	// The listing, as StarPU's: directory, then its files in order.
+	EXPECT_EQ(printed([&](FILE *f) { EXPECT_EQ(starpu_perfmodel_list(f), 0); }),
+		  "codelet directory: <" + dir() + "/>\nfile: <pn_nlreg.vm>\nfile: <vector_scal.vm>\n");
+	starpu_perfmodel_unload_model(&vs);
+	starpu_perfmodel_unload_model(&nl);
+}
+
+TEST_F(Models, XmlOfRegressionModels)
+{
+	put("pn_nlreg", kNlReg);
+	starpu_perfmodel nl{}, reg{};
+	ASSERT_EQ(starpu_perfmodel_load_symbol("pn_nlreg", &nl), 0);
+	std::string xml = printed([&](FILE *f) { starpu_perfmodel_dump_xml(f, &nl); });
+	EXPECT_TRUE(contains(xml, "      <!-- cpu0_impl0 (Comb0) -->\n      <!-- time = a size ^b + c -->\n"
+				  "      <nl_regression a=\"1.285260e-04\" b=\"1.302875e+00\" c=\"2.023245e+01\"/>\n"
+				  "      <entry footprint=\"220e2244\" size=\"1024000\" ")) << xml;
+	starpu_perfmodel_unload_model(&nl);
+	std::string text = kNlReg;
+	text.replace(text.find("1.285260e-04   \t1.302875e+00   \t2.023245e+01"), 44, "nan            \tnan            \tnan            ");
+	put("pn_reg", text);
+	ASSERT_EQ(starpu_perfmodel_load_symbol("pn_reg", &reg), 0);
+	EXPECT_EQ(reg.type, STARPU_REGRESSION_BASED);
+	xml = printed([&](FILE *f) { starpu_perfmodel_dump_xml(f, &reg); });
+	EXPECT_TRUE(contains(xml, "      <!-- time = alpha size ^ beta -->\n      <l_regression sumlnx=\"8.299979e+02\" sumlnx2=\"9.473559e+03\" "
+				  "sumlny=\"4.454493e+02\" sumlnxlny=\"5.257465e+03\" alpha=\"1.298877e-03\" beta=\"1.137254e+00\" "
+				  "nsample=\"75\" minx=\"4000\" maxx=\"1024000\"/>\n")) << xml;
+	starpu_perfmodel_unload_model(&reg);
+}
+
+// ---------------------------------------------------------------- tools
+
+struct ToolRun
+{
+	int status = -1;
+	std::string out, err;
+};
+
+// Runs an installed tool of the build (ASTRO_TEST_TOOLS_DIR) with args from dir cwd.
+ToolRun run_tool(const std::string &home, const std::string &tool, const std::string &args, const std::string &cwd = "")
+{
+	ToolRun r;
+	std::string err_file = home + "/tool.err";
+	std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + env_or("ASTRO_TEST_TOOLS_DIR", "") + "/" + tool + " " + args +
+			  " 2>'" + err_file + "'";
+	FILE *p = popen(cmd.c_str(), "r");
+	if (!p)
+		return r;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		r.out.append(buf, n);
+	int st = pclose(p);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.err = slurp(err_file);
+	unlink(err_file.c_str());
+	return r;
+}
+
+bool have_program(const char *name)
+{
+	return system((std::string("command -v ") + name + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// The notes' real files (tests/data) in a private STARPU_HOME, host "vm".
+class ModelTools : public Models
+{
+public:
+	void SetUp() override
+	{
+		Models::SetUp();
+		ASSERT_FALSE(env_or("ASTRO_TEST_TOOLS_DIR", "").empty()) << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+		ASSERT_EQ(system(("mkdir -p " + dir()).c_str()), 0);
+		for (const char *name : { "vector_scal.vm", "pn_nlreg.vm", "pn_reg.vm" }) {
+			std::string data = slurp(env_or("ASTRO_TEST_SRCDIR", ".") + "/data/" + name);
+			ASSERT_FALSE(data.empty()) << "tests/data/" << name << " is missing (ASTRO_TEST_SRCDIR)";
+			std::ofstream(dir() + "/" + name, std::ios::binary) << data;
+		}
+	}
+	ToolRun run(const std::string &tool, const std::string &args, const std::string &cwd = "") { return run_tool(home_, tool, args, cwd); }
+	// A failing run: exit status 1, nothing on stdout, one line on stderr naming what.
+	void expect_refused(const std::string &tool, const std::string &args, const std::string &what)
+	{
+		ToolRun r = run(tool, args);
+		EXPECT_EQ(r.status, 1) << tool << " " << args;
+		EXPECT_EQ(r.out, "") << tool << " " << args;
+		EXPECT_TRUE(contains(r.err, what)) << tool << " " << args << ": " << r.err;
+		EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << tool << " " << args << ": " << r.err;
+	}
+};
+
+TEST_F(ModelTools, TheDataFilesAreTheNotesFiles)
+{
+	EXPECT_EQ(slurp(model_file("vector_scal")), kVectorScal);
+	EXPECT_EQ(slurp(model_file("pn_nlreg")), kNlReg);
+}
+
+TEST_F(ModelTools, DisplayPrintsAsStarPU)
+{
+	ToolRun r = run("starpu_perfmodel_display", "-s vector_scal");
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, kDisplayVectorScal);
+	EXPECT_EQ(r.err, "");
+	r = run("starpu_perfmodel_display", "-s vector_scal -a cpu -p mean");
+	EXPECT_EQ(r.out, "# performance model for cpu0_impl0 (Comb0)\n8.613960e+01   \n# performance model for cpu0_impl1 (Comb0)\n4.184525e+01   \n");
+	r = run("starpu_perfmodel_display", "-s pn_nlreg");
+	EXPECT_EQ(r.out, kDisplayNlReg);
+	r = run("starpu_perfmodel_display", "-s pn_nlreg -f 0d370ae5 -p stddev");
+	EXPECT_EQ(r.out, "# performance model for cpu0_impl0 (Comb0)\n3.792429e-01   \n");
+	r = run("starpu_perfmodel_display", "-s pn_reg -a cpu:1 -p beta");
+	EXPECT_EQ(r.out, "# performance model for cpu0_impl0 (Comb0)\n1.157653e+00\n");
+	r = run("starpu_perfmodel_display", "-s pn_reg");
+	EXPECT_EQ(r.out, "# performance model for cpu0_impl0 (Comb0)\n\tRegression : #sample = 60\n"
+			 "\tLinear: y = alpha size ^ beta\n\t\talpha = 8.556585e-04\n\t\tbeta = 1.157653e+00\n");
+	r = run("starpu_perfmodel_display", "-x -s vector_scal");
+	EXPECT_EQ(r.out, kXmlVectorScal);
+	r = run("starpu_perfmodel_display", "-l");
+	EXPECT_EQ(r.out, "codelet directory: <" + dir() + "/>\nfile: <pn_nlreg.vm>\nfile: <pn_reg.vm>\nfile: <vector_scal.vm>\n");
+	r = run("starpu_perfmodel_display", "-d");
+	EXPECT_EQ(r.out, "directory: <" + dir() + "/>\n");
+	EXPECT_EQ(r.status, 0);
+}
+
+TEST_F(ModelTools, DisplayRefusesBadOptionsWithOneMessage)
+{
+	expect_refused("starpu_perfmodel_display", "-s no_such_model", "There is no performance model for symbol no_such_model");
+	expect_refused("starpu_perfmodel_display", "-z", "unknown option -z");
+	expect_refused("starpu_perfmodel_display", "-s", "option -s needs a value");
+	expect_refused("starpu_perfmodel_display", "", "give -s <symbol>, -l or -d");
+	expect_refused("starpu_perfmodel_display", "-s vector_scal -p median", "Unknown parameter requested: median");
+	expect_refused("starpu_perfmodel_display", "-s vector_scal -a gpu", "Unknown architecture requested: gpu");
+	expect_refused("starpu_perfmodel_display", "-s vector_scal -f xyz", "-f xyz is not a footprint");
+	expect_refused("starpu_perfmodel_display", "-s vector_scal extra", "unexpected argument 'extra'");
+}
+
+TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
+{
+	std::string out = home_ + "/plot";
+	ToolRun r = run("starpu_perfmodel_plot", "-s pn_nlreg -o " + out);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(slurp(out + "/starpu_pn_nlreg.gp"),
+		  "#!/usr/bin/gnuplot -persist\n\n"
+		  "set term postscript eps enhanced color\n"
+		  "set output \"" + out + "/starpu_pn_nlreg.eps\"\n"
+		  "set title \"Model for codelet pn-nlreg on vm\"\n"
+		  "set xlabel \"Total data size\"\n"
+		  "set ylabel \"Time (ms)\"\n\n"
+		  "set key top left\n"
+		  "set logscale x\nset logscale y\n\n"
+		  "set xrange [1 < * < 10**9 : 1 < * < 10**9]\n\n"
+		  // The plot line of StarPU's own script for this model (notes §6), with our directory.
+		  "plot\t0.001 * 0.000128526 * x ** 1.30288 + 0.001 * 20.2325 title \"Non-Linear Regression cpu0_impl0 (Comb0)\",\\\n"
+		  "\t\"" + out + "/starpu_pn_nlreg_avg.data\" using 1:2:3 with errorlines title \"Average cpu0-impl0 (Comb0)\"\n\n"
+		  "set term png\n"
+		  "set output \"" + out + "/starpu_pn_nlreg.png\"\n"
+		  "replot\n");
+	struct stat st;
+	ASSERT_EQ(stat((out + "/starpu_pn_nlreg.gp").c_str(), &st), 0);
+	EXPECT_TRUE(st.st_mode & S_IXUSR) << "the script is executable, as StarPU's";
+	// Sizes in order, mean and deviation in ms.
+	EXPECT_EQ(slurp(out + "/starpu_pn_nlreg_avg.data"),
+		  "4000           \t1.580764e-02   \t1.635263e-03   \n"
+		  "16000          \t6.069736e-02   \t3.792429e-04   \n"
+		  "64000          \t2.494211e-01   \t1.486397e-02   \n"
+		  "256000         \t1.010320e+00   \t2.359985e-02   \n"
+		  "1024000        \t1.057835e+01   \t2.279753e+00   \n");
+	// Two implementations: two pairs of columns; -e keeps Joules as they are.
+	r = run("starpu_perfmodel_plot", "-e -s vector_scal", home_);
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(slurp(home_ + "/starpu_vector_scal_avg.data"), "819200         \t8.613960e+01   \t1.132575e+01   \t4.184525e+01   \t4.015112e+00   \n");
+	std::string gp = slurp(home_ + "/starpu_vector_scal.gp");
+	EXPECT_TRUE(contains(gp, "set ylabel \"Energy (J)\"\n")) << gp;
+	EXPECT_TRUE(contains(gp, "plot\t\"starpu_vector_scal_avg.data\" using 1:2:3 with errorlines title \"Average cpu0-impl0 (Comb0)\",\\\n"
+				 "\t\"starpu_vector_scal_avg.data\" using 1:4:5 with errorlines title \"Average cpu0-impl1 (Comb0)\"\n")) << gp;
+	r = run("starpu_perfmodel_plot", "-lc -s vector_scal");
+	EXPECT_EQ(r.out, "Model <vector_scal>\n\tComb 0: 1 device\n\t\tDevice 0: type: cpu - devid: 0 - ncores: 1\n");
+
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed: the script is not rendered";
+	ASSERT_EQ(system(("cd '" + home_ + "' && gnuplot '" + out + "/starpu_pn_nlreg.gp' 2>/dev/null").c_str()), 0);
+	std::string png = slurp(out + "/starpu_pn_nlreg.png");
+	ASSERT_GT(png.size(), 1000u);
+	EXPECT_EQ(png.substr(0, 4), "\x89PNG");
+	EXPECT_GT(slurp(out + "/starpu_pn_nlreg.eps").size(), 1000u);
+}
+
+TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
+{
+	// impl0 with flops: GFlop/s = flops / (mean µs * 1000); impl1 without: missing ("").
+	std::string flops = kVectorScal;
+	flops.replace(flops.find("0.000000e+00   \t8.613960e+01"), 12, "1.000000e+06");
+	put("vs_flops", flops);
+	ToolRun r = run("starpu_perfmodel_plot", "-f -s vs_flops", home_);
+	ASSERT_EQ(r.status, 0) << r.err;
+	char line[256];
+	double gflops = 1e6 / (86.1396 * 1000);
+	snprintf(line, sizeof(line), "819200         \t%-15e\t%-15e\t\"\"\t\"\"\n", gflops, gflops * 11.32575 / 86.1396);
+	EXPECT_EQ(slurp(home_ + "/starpu_vs_flops_avg.data"), line);
+	std::string gp = slurp(home_ + "/starpu_gflops_vs_flops.gp");
+	EXPECT_TRUE(contains(gp, "set ylabel \"GFlop/s\"\n")) << gp;
+	EXPECT_TRUE(contains(gp, "set output \"starpu_gflops_vs_flops.png\"\n")) << gp;
+	// Power: the energy model's Joules over the time model's µs, per size.
+	std::string energy = kVectorScal;
+	energy.replace(energy.find("8.613960e+01   \t1.132575e+01   \t8.613960e+02   \t7.548303e+04"), 62,
+		       "2.000000e-03   \t0.000000e+00   \t2.000000e-02   \t4.000000e-05");
+	put("vs_energy", energy);
+	r = run("starpu_perfmodel_plot", "-se vector_scal vs_energy", home_);
+	ASSERT_EQ(r.status, 0) << r.err;
+	std::string data = slurp(home_ + "/starpu_vector_scal_avg.data");
+	snprintf(line, sizeof(line), "819200         \t%-15e\t", 2e-3 / (86.1396e-6));
+	EXPECT_EQ(data.substr(0, strlen(line)), line) << data;
+	gp = slurp(home_ + "/starpu_power_vector_scal.gp");
+	EXPECT_TRUE(contains(gp, "set ylabel \"Power (W)\"\n")) << gp;
+	// -c keeps the combinations asked for: comb 0 is the CPU here.
+	r = run("starpu_perfmodel_plot", "-s pn_reg -c 0 -o " + home_ + "/c0");
+	ASSERT_EQ(r.status, 0) << r.err;
+	gp = slurp(home_ + "/c0/starpu_pn_reg.gp");
+	// StarPU's %g: 8.556585e-04 prints 0.000855658 (its double is just below the half).
+	EXPECT_TRUE(contains(gp, "plot\t0.001 * 0.000855658 * x ** 1.15765 title \"Linear Regression cpu0_impl0 (Comb0)\"\n\n")) << gp;
+	EXPECT_FALSE(file_exists(home_ + "/c0/starpu_pn_reg_avg.data")) << "no entries, no sizes";
+}
+
+TEST_F(ModelTools, PlotRefusesBadOptionsWithOneMessage)
+{
+	expect_refused("starpu_perfmodel_plot", "-s no_such_model", "There is no performance model for symbol no_such_model");
+	expect_refused("starpu_perfmodel_plot", "-q", "unknown option -q");
+	expect_refused("starpu_perfmodel_plot", "", "give -s <symbol>");
+	expect_refused("starpu_perfmodel_plot", "-s vector_scal -i trace", "-i needs FxT traces");
+	expect_refused("starpu_perfmodel_plot", "-f -s vector_scal -o " + home_, "model vector_scal has no flops to plot");
+	expect_refused("starpu_perfmodel_plot", "-s vector_scal -c 7 -o " + home_, "has no data for the chosen combinations");
+}
+
+const char *const kRecdump =
+	"%rec: timing\n\n"
+	"Model: pn_nlreg\nArchitecture: cpu0\nFootprint: 220e2244\nSize: 1024000\nFlops: 0.000000\nMean: 10578.350000\nStddev: 2279.753000\nSamples: 12\n\n"
+	"Model: pn_nlreg\nArchitecture: cpu0\nFootprint: 571f8f18\nSize: 256000\nFlops: 0.000000\nMean: 1010.320000\nStddev: 23.599850\nSamples: 9\n\n"
+	"Model: pn_nlreg\nArchitecture: cpu0\nFootprint: 0d153cd6\nSize: 64000\nFlops: 0.000000\nMean: 249.421100\nStddev: 14.863970\nSamples: 14\n\n"
+	"Model: pn_nlreg\nArchitecture: cpu0\nFootprint: 0d370ae5\nSize: 16000\nFlops: 0.000000\nMean: 60.697360\nStddev: 0.379243\nSamples: 14\n\n"
+	"Model: pn_nlreg\nArchitecture: cpu0\nFootprint: e40d1b6c\nSize: 4000\nFlops: 0.000000\nMean: 15.807640\nStddev: 1.635263\nSamples: 14\n\n"
+	"Model: vector_scal\nArchitecture: cpu0\nFootprint: d0c0d6c6\nSize: 819200\nFlops: 0.000000\nMean: 86.139600\nStddev: 11.325750\nSamples: 10\n\n";
+
+TEST_F(ModelTools, RecdumpWritesRecordsThatRecselReads)
+{
+	ToolRun r = run("starpu_perfmodel_recdump", "");
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, kRecdump);
+	r = run("starpu_perfmodel_recdump", "-o " + home_ + "/models.rec");
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(slurp(home_ + "/models.rec"), kRecdump) << "-o writes the file";
+	// With tasks: only the (model, footprint) pairs they use, after the machine's description.
+	{
+		std::ofstream(home_ + "/tasks.rec") << "Name: scal\nModel: vector_scal\nFootprint: d0c0d6c6\n\nName: other\nModel: pn_nlreg\n"
+						       "Footprint: 0d153cd6\n\nName: nomodel\n\n";
+	}
+	ScopedEnv ncpu("STARPU_NCPU", "2");
+	r = run("starpu_perfmodel_recdump", home_ + "/tasks.rec");
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_TRUE(contains(r.out, "%rec: worker_count\n\nArchitecture: cpu0\nNbWorkers: 2\n\n%rec: memory_workers\n\nMemoryNode: 0\n")) << r.out;
+	std::string timing = r.out.substr(r.out.find("%rec: timing\n\n"));
+	EXPECT_EQ(timing, "%rec: timing\n\n"
+			  "Model: vector_scal\nArchitecture: cpu0\nFootprint: d0c0d6c6\nSize: 819200\nFlops: 0.000000\nMean: 86.139600\nStddev: 11.325750\nSamples: 10\n\n"
+			  "Model: pn_nlreg\nArchitecture: cpu0\nFootprint: 0d153cd6\nSize: 64000\nFlops: 0.000000\nMean: 249.421100\nStddev: 14.863970\nSamples: 14\n\n");
+	expect_refused("starpu_perfmodel_recdump", "-x", "unknown option -x");
+	expect_refused("starpu_perfmodel_recdump", home_ + "/missing.rec", "cannot read " + home_ + "/missing.rec");
+
+	if (!have_program("recsel"))
+		GTEST_SKIP() << "recutils is not installed: recsel does not read the records";
+	FILE *p = popen(("recsel -t timing -e \"Footprint = '0d370ae5'\" -P Mean '" + home_ + "/models.rec'").c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	char buf[256] = {};
+	size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+	EXPECT_EQ(pclose(p), 0);
+	EXPECT_EQ(std::string(buf, n), "60.697360\n");
+	p = popen(("recsel -t timing -c '" + home_ + "/models.rec'").c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	n = fread(buf, 1, sizeof(buf) - 1, p);
+	EXPECT_EQ(pclose(p), 0);
+	EXPECT_EQ(std::string(buf, n), "6\n");
+}
+
+// ------------------------------------------------- killed while saving
+
+const unsigned kKillEntries = 3000;
+uint32_t kill_footprint;
+uint32_t current_footprint(starpu_task *) { return kill_footprint; }
+
+// The saving process of the test below (run again from this binary): adds two
+// samples to each of kKillEntries entries, saves, and so on until it is killed.
+// After its first save it writes a byte to the pipe named by ASTRO_MODELS_SAVING.
+TEST(ModelsChild, SaveInALoopUntilKilled)
+{
+	const char *fd = getenv("ASTRO_MODELS_SAVING");
+	if (!fd)
+		GTEST_SKIP() << "run by Models.KilledWhileSavingLeavesAParsableFile";
+	int wfd = atoi(fd);
+	// Never outlive the test: dies with it, and stops by itself after 30 s.
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.calibrate = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "killed";
+	model.footprint = current_footprint;
+	VectorTask t(&model, 10);
+	for (unsigned round = 0; std::chrono::steady_clock::now() < stop; round++) {
+		for (unsigned e = 0; e < kKillEntries; e++) {
+			kill_footprint = e * 2654435761u;
+			starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 10.0 + e, 2);
+		}
+		starpu_save_history_based_model(&model);
+		if (round == 0) {
+			ASSERT_EQ(write(wfd, "s", 1), 1);
+		}
+	}
+}
+
+// A process killed (SIGKILL) at random points of saving a large model leaves
+// the old or the new file, never a torn one: every time, the file parses and
+// all its entries hold the same number of samples, never fewer than before.
+TEST_F(Models, KilledWhileSavingLeavesAParsableFile)
+{
+	const int kKills = 12;
+	unsigned seed = (unsigned)time(nullptr);
+	std::mt19937 rng(seed);
+	SCOPED_TRACE("seed " + std::to_string(seed));
+	std::string self = "/proc/self/exe";
+	char filter[] = "--gtest_filter=ModelsChild.SaveInALoopUntilKilled";
+	char *argv[] = { self.data(), filter, nullptr };
+	unsigned before = 0;
+	for (int kill_no = 0; kill_no < kKills; kill_no++) {
+		int saving[2];
+		ASSERT_EQ(pipe(saving), 0);
+		std::string fd = std::to_string(saving[1]);
+		ScopedEnv child("ASTRO_MODELS_SAVING", fd.c_str());
+		pid_t kid;
+		ASSERT_EQ(posix_spawn(&kid, "/proc/self/exe", nullptr, nullptr, argv, environ), 0);
+		close(saving[1]);
+		char c;
+		// The child saves within seconds, or has failed (then read returns 0).
+		ASSERT_EQ(read(saving[0], &c, 1), 1) << "the saving process did not save";
+		close(saving[0]);
+		std::this_thread::sleep_for(std::chrono::microseconds(rng() % 30000));
+		ASSERT_EQ(kill(kid, SIGKILL), 0);
+		int status = 0;
+		ASSERT_EQ(waitpid(kid, &status, 0), kid);
+		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+
+		starpu_perfmodel model{};
+		std::string err = stderr_of([&] { ASSERT_EQ(starpu_perfmodel_load_file(model_file("killed").c_str(), &model), 0); });
+		EXPECT_EQ(err, "") << "kill " << kill_no << ": the file does not parse";
+		starpu_perfmodel_device cpu = { STARPU_CPU_WORKER, 0, 1 };
+		starpu_perfmodel_arch arch = { 1, &cpu };
+		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, &arch, 0);
+		ASSERT_NE(pa, nullptr);
+		unsigned entries = 0, nsample = 0;
+		bool same = true;
+		for (starpu_perfmodel_history_list *l = pa->list; l; l = l->next, entries++) {
+			if (entries == 0)
+				nsample = l->entry->nsample;
+			same &= l->entry->nsample == nsample;
+		}
+		EXPECT_EQ(entries, kKillEntries) << "kill " << kill_no;
+		EXPECT_TRUE(same) << "kill " << kill_no << ": entries from two different saves";
+		EXPECT_GE(nsample, before + 2) << "kill " << kill_no << ": the child saved at least once more";
+		EXPECT_EQ(nsample % 2, 0u);
+		before = nsample;
+		starpu_perfmodel_deinit(&model);
+	}
 }
 
 const int kConcurrentRuns = 4, kConcurrentCalls = 25;

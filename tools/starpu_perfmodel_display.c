@@ -1,0 +1,101 @@
+/*
+ * starpu_perfmodel_display: shows the performance models saved under
+ * $STARPU_HOME/.starpu/sampling/codelets/45/ with StarPU 1.4's options and
+ * output (starpu_perfmodel_list, _directory, _print_all, _dump_xml). Needs no
+ * runtime: it reads the files only.
+ */
+#include <starpu.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char prog[] = "starpu_perfmodel_display";
+
+static void usage(FILE *out, const char *argv0)
+{
+	fprintf(out, "Usage: %s [OPTION]\n"
+		"Display a performance model saved by calibration (STARPU_CALIBRATE=1).\n\n"
+		"  -l                 list the model files of every sampling directory\n"
+		"  -d                 display the directories searched for model files\n"
+		"  -s <symbol>        display the model of symbol (a file name with a dot is used as is)\n"
+		"  -x                 with -s: print the model as XML\n"
+		"  -p <parameter>     with -s: only this value: a, b, c (non-linear regression), alpha, beta\n"
+		"                     (regression), mean, stddev (history), path-file-debug\n"
+		"  -a <arch>          with -s: only this architecture: cpu, cpu:K (K combined cores), cuda, cudaN, cuda_N,\n"
+		"                     opencl, openclN, hip, ...\n"
+		"  -f <footprint>     with -s: only the entries of this footprint (hexadecimal)\n"
+		"  -h                 display this help and exit\n"
+		"  -v                 output version information and exit\n\n"
+		"Files are looked for in STARPU_PERF_MODEL_DIR, $STARPU_HOME/.starpu/sampling and STARPU_PERF_MODEL_PATH,\n"
+		"under the host name of STARPU_HOSTNAME.\n", argv0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *symbol = NULL;
+	char *arch = NULL, *parameter = NULL;
+	uint32_t footprint = 0;
+	int list = 0, dirs = 0, xml = 0, has_footprint = 0, opt;
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "dls:p:a:f:hxv")) != -1) {
+		switch (opt) {
+		case 'd': dirs = 1; break;
+		case 'l': list = 1; break;
+		case 's': symbol = optarg; break;
+		case 'p': parameter = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'x': xml = 1; break;
+		case 'f': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 16);
+			if (errno || end == optarg || *end || v > UINT32_MAX) {
+				fprintf(stderr, "%s: -f %s is not a footprint: give 8 hexadecimal digits, e.g. -f d0c0d6c6\n", prog, optarg);
+				return EXIT_FAILURE;
+			}
+			footprint = (uint32_t)v;
+			has_footprint = 1;
+			break;
+		}
+		case 'h':
+			usage(stdout, prog);
+			return EXIT_SUCCESS;
+		case 'v':
+			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", prog, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			if (optopt && strchr("spaf", optopt))
+				fprintf(stderr, "%s: option -%c needs a value (see -h)\n", prog, optopt);
+			else
+				fprintf(stderr, "%s: unknown option -%c (see -h)\n", prog, optopt ? optopt : '?');
+			return EXIT_FAILURE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (see -h)\n", prog, argv[optind]);
+		return EXIT_FAILURE;
+	}
+	if (list)
+		return starpu_perfmodel_list(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (dirs) {
+		starpu_perfmodel_directory(stdout);
+		return EXIT_SUCCESS;
+	}
+	if (!symbol) {
+		fprintf(stderr, "%s: give -s <symbol>, -l or -d (see -h)\n", prog);
+		return EXIT_FAILURE;
+	}
+	struct starpu_perfmodel model = { .type = STARPU_PERFMODEL_INVALID };
+	/* load_symbol says which symbol has no file, and where it looked. */
+	if (starpu_perfmodel_load_symbol(symbol, &model) != 0)
+		return EXIT_FAILURE;
+	int ret = 0;
+	if (xml)
+		starpu_perfmodel_dump_xml(stdout, &model);
+	else
+		ret = starpu_perfmodel_print_all(&model, arch, parameter, has_footprint ? &footprint : NULL, stdout);
+	starpu_perfmodel_unload_model(&model);
+	return ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
