@@ -169,8 +169,6 @@ int starpu_perfmodel_print_estimations(struct starpu_perfmodel *model, uint32_t 
 int starpu_perfmodel_list_combs(FILE *output, struct starpu_perfmodel *model);
 /** Writes model as XML (StarPU's starpu-perfmodel.dtd). */
 void starpu_perfmodel_dump_xml(FILE *output, struct starpu_perfmodel *model);
-/** The debug file of model for arch and nimpl: <first sampling dir>/debug/<symbol>.<host><archname>. */
-void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen, unsigned nimpl);
 
 /** The architecture of workerid (NULL for an unknown worker). */
 struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id);

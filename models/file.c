@@ -152,25 +152,6 @@ void starpu_perfmodel_directory(FILE *output)
 	free(dirs);
 }
 
-void starpu_perfmodel_debugfilepath(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, char *path, size_t maxlen,
-				    unsigned nimpl)
-{
-	if (!path || !maxlen)
-		return;
-	char (*dirs)[PATH_MAX] = malloc(MAX_DIRS * sizeof(*dirs));
-	char host[256], name[256];
-	path[0] = '\0';
-	if (!dirs || !model || !model->symbol) {
-		free(dirs);
-		return;
-	}
-	sampling_dirs(dirs);
-	host_name(host, sizeof(host));
-	starpu_perfmodel_get_arch_name(arch, name, sizeof(name), nimpl);
-	snprintf(path, maxlen, "%s/debug/%s.%s%s", dirs[0], model->symbol, host, name);
-	free(dirs);
-}
-
 /* ------------------------------------------------------- load and save */
 
 /* Reads path whole; NULL with errno set when it cannot. */
