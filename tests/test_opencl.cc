@@ -312,6 +312,7 @@ TEST_F(OpenCL, VariablesTravelToo)
 	ASSERT_EQ(submit_on(&cl, h, -1), 0);
 	starpu_data_unregister(h);
 	EXPECT_EQ(x, 205);
+	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
 
 // A device buffer outlives its handle, for the next handle of the same layout.
@@ -343,6 +344,7 @@ TEST_F(OpenCL, TheAllocationCacheReusesDeviceBuffers)
 	starpu_data_unregister(h);
 	starpu_data_unregister(other);
 	EXPECT_EQ(b[4095], 10.0f);
+	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
 
 // ----------------------------------------------------------------- prefetch
@@ -391,6 +393,7 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 
 	std::string err = stderr_of([&] { EXPECT_EQ(starpu_data_prefetch_on_node(nullptr, opencl_node_, 0), -EINVAL); });
 	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node: NULL handle")) << err;
+	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
 
 // Write-through: what a task writes on the device is copied to main memory at once.
@@ -505,6 +508,7 @@ TEST_F(OpenCL, TransferMomentsCountEveryByte)
 	EXPECT_GT(starpu_transfer_bandwidth(STARPU_MAIN_RAM, opencl_node_), 0.0);
 	EXPECT_GT(starpu_transfer_predict(STARPU_MAIN_RAM, opencl_node_, 1 << 20), 0.0);
 	EXPECT_EQ(starpu_transfer_predict(STARPU_MAIN_RAM, STARPU_MAIN_RAM, 1 << 20), 0.0);
+	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
 
 void read_cpu(void *[], void *) {}
