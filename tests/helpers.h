@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include <dirent.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,6 +120,34 @@ inline std::string test_plugin_dir()
 inline std::string test_plugin(const std::string &file)
 {
 	return test_plugin_dir() + "/" + file;
+}
+
+// A file's whole content ("" when it cannot be read).
+inline std::string read_file(const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	return text;
+}
+
+// Runs cmd through the shell: its exit status (-1 when it did not exit), its stdout appended to *out.
+inline int run_command(const std::string &cmd, std::string *out)
+{
+	FILE *p = popen(cmd.c_str(), "r");
+	if (!p)
+		return -1;
+	char buf[4096];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
+		out->append(buf, got);
+	int status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Is program in PATH?
+inline bool have_program(const std::string &program)
+{
+	return system(("command -v '" + program + "' >/dev/null 2>&1").c_str()) == 0;
 }
 
 inline bool file_exists(const std::string &path)

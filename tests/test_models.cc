@@ -74,14 +74,6 @@ int remove_entry(const char *path, const struct stat *, int, struct FTW *)
 	return remove(path);
 }
 
-std::string slurp(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream ss;
-	ss << in.rdbuf();
-	return ss.str();
-}
-
 void noop(void *[], void *) {}
 
 // A private STARPU_HOME (removed with its tree) and the host name "vm".
@@ -536,9 +528,9 @@ TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 		EXPECT_NEAR(pa->regression.coeff[2], 0.01, 1e-9);
 		starpu_perfmodel_deinit(&model);
 	}
-	std::string text = slurp(model_file("mlr_fit"));
+	std::string text = read_file(model_file("mlr_fit"));
 	EXPECT_TRUE(contains(text, "# n\tintercept\tM^2*N\t\tN^3*K\t\t\n3\t5.000000e+00   \t5.000000e-01   \t1.000000e-02   \n")) << text;
-	std::string samples = slurp(mlr_samples_file(home_, "mlr_fit"));
+	std::string samples = read_file(mlr_samples_file(home_, "mlr_fit"));
 	EXPECT_EQ(samples.substr(0, 18), "Duration, M, N, K\n") << samples;
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 40) << "header, then one line per sample, no final newline";
 	EXPECT_TRUE(contains(samples, "\n" + std::to_string(mlr_truth3(1, 2, 1)).substr(0, 8))) << samples;
@@ -549,7 +541,7 @@ TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 	starpu_perfmodel model = mlr_model("mlr_fit");
 	EXPECT_NEAR(mlr_predict(&model, 3, 3, 3), mlr_truth3(3, 3, 3), 1e-5);
 	std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
-	EXPECT_EQ(slurp(model_file("mlr_fit")), text) << "loaded and saved with nothing new: the same bytes";
+	EXPECT_EQ(read_file(model_file("mlr_fit")), text) << "loaded and saved with nothing new: the same bytes";
 	starpu_perfmodel loaded{};
 	ASSERT_EQ(starpu_perfmodel_load_symbol("mlr_fit", &loaded), 0);
 	EXPECT_EQ(loaded.type, STARPU_MULTIPLE_REGRESSION_BASED) << "guessed from the coefficients";
@@ -578,7 +570,7 @@ TEST_F(Models, MultipleRegressionStarPUFileRoundTrips)
 	EXPECT_EQ(pa->regression.ncoeff, 3u);
 	EXPECT_TRUE(pa->regression.multi_valid);
 	std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
-	EXPECT_EQ(slurp(model_file("mlr_golden")), kMlrStarPU);
+	EXPECT_EQ(read_file(model_file("mlr_golden")), kMlrStarPU);
 	starpu_perfmodel_deinit(&model);
 
 	// The same file read for a model that describes other terms: no prediction, one warning.
@@ -613,7 +605,7 @@ TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 		}
 		starpu_perfmodel_deinit(&model);
 	}
-	std::string samples = slurp(mlr_samples_file(home_, "mlr_runs"));
+	std::string samples = read_file(mlr_samples_file(home_, "mlr_runs"));
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 4) << samples;
 
 	// STARPU_CALIBRATE=2 starts the samples again.
@@ -627,7 +619,7 @@ TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 		stderr_of([&] { starpu_save_history_based_model(&model); });
 		starpu_perfmodel_deinit(&model);
 	}
-	samples = slurp(mlr_samples_file(home_, "mlr_runs"));
+	samples = read_file(mlr_samples_file(home_, "mlr_runs"));
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 1) << samples;
 }
 
@@ -647,10 +639,10 @@ TEST_F(Models, MultipleRegressionWithoutTermsOnlyCollectsSamples)
 		EXPECT_EQ(err, "");
 		starpu_perfmodel_deinit(&model);
 	}
-	std::string samples = slurp(mlr_samples_file(home_, "mlr_collect"));
+	std::string samples = read_file(mlr_samples_file(home_, "mlr_collect"));
 	EXPECT_EQ(samples.substr(0, 21), "Duration, P0, P1, P2\n") << samples;
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 3) << samples;
-	EXPECT_TRUE(contains(slurp(model_file("mlr_collect")), "# n\tintercept\t\n1\tnan            \n"));
+	EXPECT_TRUE(contains(read_file(model_file("mlr_collect")), "# n\tintercept\t\n1\tnan            \n"));
 }
 
 TEST_F(Models, MultipleRegressionRecordsExecutedTasks)
@@ -669,7 +661,7 @@ TEST_F(Models, MultipleRegressionRecordsExecutedTasks)
 		}
 		starpu_task_wait_for_all();
 	}
-	std::string samples = slurp(mlr_samples_file(home_, "mlr_exec"));
+	std::string samples = read_file(mlr_samples_file(home_, "mlr_exec"));
 	EXPECT_EQ(std::count(samples.begin(), samples.end(), '\n'), 7) << samples;
 	EXPECT_TRUE(contains(samples, ", 1.000000, 2.000000, 3.000000")) << samples;
 }
@@ -956,14 +948,14 @@ TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
 		starpu_task_wait_for_all();
 	}
 	EXPECT_EQ(model.is_init, 0u);
-	std::string text = slurp(model_file("exec_hist"));
+	std::string text = read_file(model_file("exec_hist"));
 	ASSERT_FALSE(text.empty());
 	// 12 executions, the first dropped; the plain codelet has no model and leaves no trace.
 	EXPECT_TRUE(contains(text, "\t11\n")) << text;
 	EXPECT_TRUE(contains(text, "# Model for cpu0_impl0 (Comb0)")) << text;
 
 	// Without STARPU_CALIBRATE, a calibrated model is used and the file is left alone.
-	std::string before = slurp(model_file("exec_hist"));
+	std::string before = read_file(model_file("exec_hist"));
 	{
 		Runtime rt(1);
 		ASSERT_TRUE(rt.ok());
@@ -972,7 +964,7 @@ TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
 		ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
 		starpu_task_wait_for_all();
 	}
-	EXPECT_EQ(slurp(model_file("exec_hist")), before);
+	EXPECT_EQ(read_file(model_file("exec_hist")), before);
 }
 
 TEST_F(Models, CalibrateTwoRestartsTheModel)
@@ -989,7 +981,7 @@ TEST_F(Models, CalibrateTwoRestartsTheModel)
 		VectorTask t(&model, 204800);
 		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 50.0, 3);
 	}
-	std::string text = slurp(model_file("restart"));
+	std::string text = read_file(model_file("restart"));
 	EXPECT_TRUE(contains(text, "d0c0d6c6\t819200         \t0.000000e+00   \t5.000000e+01   \t0.000000e+00   \t1.500000e+02   \t7.500000e+03   \t3\n")) << text;
 	EXPECT_FALSE(contains(text, "impl1")) << text;
 }
@@ -1020,7 +1012,7 @@ TEST_F(Models, StarPUFilesRoundTripByteForByte)
 		starpu_perfmodel_get_model_path(golden.first, path, sizeof(path));
 		EXPECT_EQ(std::string(path), model_file(golden.first));
 		std::string err = stderr_of([&] { starpu_save_history_based_model(&model); });
-		std::string saved = slurp(model_file(golden.first));
+		std::string saved = read_file(model_file(golden.first));
 		EXPECT_EQ(saved, *golden.second); // nothing new measured: the same bytes
 		EXPECT_EQ(starpu_perfmodel_unload_model(&model), 0);
 		EXPECT_EQ(model.symbol, nullptr);
@@ -1049,7 +1041,7 @@ TEST_F(Models, SavingAddsToWhatTheFileHolds)
 		other.replace(other.find("8.613960e+02   \t7.548303e+04   \t10"), 34, "9.475356e+02   \t8.290301e+04   \t11");
 		put("vector_scal", other);
 	}
-	std::string text = slurp(model_file("vector_scal"));
+	std::string text = read_file(model_file("vector_scal"));
 	EXPECT_TRUE(contains(text, "9.475356e+02   \t8.290301e+04   \t11\n")) << text;	// theirs kept
 	EXPECT_TRUE(contains(text, "\t10\n\n")) << text;					// ours added to impl1: 8 + 2
 	EXPECT_EQ(listing().size(), 2u) << "the model and its lock file, no temporary left";
@@ -1071,7 +1063,7 @@ void expect_set_aside(Models *t, const std::string &symbol, const std::string &c
 	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << "one warning for the file, one for the uncalibrated model:\n" << err;
 	EXPECT_FALSE(file_exists(t->model_file(symbol)));
 	std::string aside = t->model_file(symbol) + ".corrupt-" + std::to_string(getpid());
-	EXPECT_EQ(slurp(aside), content) << "set aside, not deleted";
+	EXPECT_EQ(read_file(aside), content) << "set aside, not deleted";
 	starpu_perfmodel_deinit(&model);
 }
 
@@ -1257,23 +1249,10 @@ ToolRun run_tool(const std::string &home, const std::string &tool, const std::st
 	std::string err_file = home + "/tool.err";
 	std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + env_or("ASTRO_TEST_TOOLS_DIR", "") + "/" + tool + " " + args +
 			  " 2>'" + err_file + "'";
-	FILE *p = popen(cmd.c_str(), "r");
-	if (!p)
-		return r;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		r.out.append(buf, n);
-	int st = pclose(p);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.err = slurp(err_file);
+	r.status = run_command(cmd, &r.out);
+	r.err = read_file(err_file);
 	unlink(err_file.c_str());
 	return r;
-}
-
-bool have_program(const char *name)
-{
-	return system((std::string("command -v ") + name + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 // The notes' real files (tests/data) in a private STARPU_HOME, host "vm".
@@ -1286,7 +1265,7 @@ public:
 		ASSERT_FALSE(env_or("ASTRO_TEST_TOOLS_DIR", "").empty()) << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
 		ASSERT_EQ(system(("mkdir -p " + dir()).c_str()), 0);
 		for (const char *name : { "vector_scal.vm", "pn_nlreg.vm", "pn_reg.vm" }) {
-			std::string data = slurp(env_or("ASTRO_TEST_SRCDIR", ".") + "/data/" + name);
+			std::string data = read_file(env_or("ASTRO_TEST_SRCDIR", ".") + "/data/" + name);
 			ASSERT_FALSE(data.empty()) << "tests/data/" << name << " is missing (ASTRO_TEST_SRCDIR)";
 			std::ofstream(dir() + "/" + name, std::ios::binary) << data;
 		}
@@ -1305,8 +1284,8 @@ public:
 
 TEST_F(ModelTools, TheDataFilesAreTheNotesFiles)
 {
-	EXPECT_EQ(slurp(model_file("vector_scal")), kVectorScal);
-	EXPECT_EQ(slurp(model_file("pn_nlreg")), kNlReg);
+	EXPECT_EQ(read_file(model_file("vector_scal")), kVectorScal);
+	EXPECT_EQ(read_file(model_file("pn_nlreg")), kNlReg);
 }
 
 TEST_F(ModelTools, DisplayPrintsAsStarPU)
@@ -1353,7 +1332,7 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	ToolRun r = run("starpu_perfmodel_plot", "-s pn_nlreg -o " + out);
 	ASSERT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(r.out, "");
-	EXPECT_EQ(slurp(out + "/starpu_pn_nlreg.gp"),
+	EXPECT_EQ(read_file(out + "/starpu_pn_nlreg.gp"),
 		  "#!/usr/bin/gnuplot -persist\n\n"
 		  "set term postscript eps enhanced color\n"
 		  "set output \"" + out + "/starpu_pn_nlreg.eps\"\n"
@@ -1373,7 +1352,7 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	ASSERT_EQ(stat((out + "/starpu_pn_nlreg.gp").c_str(), &st), 0);
 	EXPECT_TRUE(st.st_mode & S_IXUSR) << "the script is executable, as StarPU's";
 	// Sizes in order, mean and deviation in ms.
-	EXPECT_EQ(slurp(out + "/starpu_pn_nlreg_avg.data"),
+	EXPECT_EQ(read_file(out + "/starpu_pn_nlreg_avg.data"),
 		  "4000           \t1.580764e-02   \t1.635263e-03   \n"
 		  "16000          \t6.069736e-02   \t3.792429e-04   \n"
 		  "64000          \t2.494211e-01   \t1.486397e-02   \n"
@@ -1382,8 +1361,8 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	// Two implementations: two pairs of columns; -e keeps Joules as they are.
 	r = run("starpu_perfmodel_plot", "-e -s vector_scal", home_);
 	ASSERT_EQ(r.status, 0) << r.err;
-	EXPECT_EQ(slurp(home_ + "/starpu_vector_scal_avg.data"), "819200         \t8.613960e+01   \t1.132575e+01   \t4.184525e+01   \t4.015112e+00   \n");
-	std::string gp = slurp(home_ + "/starpu_vector_scal.gp");
+	EXPECT_EQ(read_file(home_ + "/starpu_vector_scal_avg.data"), "819200         \t8.613960e+01   \t1.132575e+01   \t4.184525e+01   \t4.015112e+00   \n");
+	std::string gp = read_file(home_ + "/starpu_vector_scal.gp");
 	EXPECT_TRUE(contains(gp, "set ylabel \"Energy (J)\"\n")) << gp;
 	EXPECT_TRUE(contains(gp, "plot\t\"starpu_vector_scal_avg.data\" using 1:2:3 with errorlines title \"Average cpu0-impl0 (Comb0)\",\\\n"
 				 "\t\"starpu_vector_scal_avg.data\" using 1:4:5 with errorlines title \"Average cpu0-impl1 (Comb0)\"\n")) << gp;
@@ -1393,10 +1372,10 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	if (!have_program("gnuplot"))
 		GTEST_SKIP() << "gnuplot is not installed: the script is not rendered";
 	ASSERT_EQ(system(("cd '" + home_ + "' && gnuplot '" + out + "/starpu_pn_nlreg.gp' 2>/dev/null").c_str()), 0);
-	std::string png = slurp(out + "/starpu_pn_nlreg.png");
+	std::string png = read_file(out + "/starpu_pn_nlreg.png");
 	ASSERT_GT(png.size(), 1000u);
 	EXPECT_EQ(png.substr(0, 4), "\x89PNG");
-	EXPECT_GT(slurp(out + "/starpu_pn_nlreg.eps").size(), 1000u);
+	EXPECT_GT(read_file(out + "/starpu_pn_nlreg.eps").size(), 1000u);
 }
 
 TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
@@ -1410,8 +1389,8 @@ TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
 	char line[256];
 	double gflops = 1e6 / (86.1396 * 1000);
 	snprintf(line, sizeof(line), "819200         \t%-15e\t%-15e\t\"\"\t\"\"\n", gflops, gflops * 11.32575 / 86.1396);
-	EXPECT_EQ(slurp(home_ + "/starpu_vs_flops_avg.data"), line);
-	std::string gp = slurp(home_ + "/starpu_gflops_vs_flops.gp");
+	EXPECT_EQ(read_file(home_ + "/starpu_vs_flops_avg.data"), line);
+	std::string gp = read_file(home_ + "/starpu_gflops_vs_flops.gp");
 	EXPECT_TRUE(contains(gp, "set ylabel \"GFlop/s\"\n")) << gp;
 	EXPECT_TRUE(contains(gp, "set output \"starpu_gflops_vs_flops.png\"\n")) << gp;
 	// Power: the energy model's Joules over the time model's µs, per size.
@@ -1421,15 +1400,15 @@ TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
 	put("vs_energy", energy);
 	r = run("starpu_perfmodel_plot", "-se vector_scal vs_energy", home_);
 	ASSERT_EQ(r.status, 0) << r.err;
-	std::string data = slurp(home_ + "/starpu_vector_scal_avg.data");
+	std::string data = read_file(home_ + "/starpu_vector_scal_avg.data");
 	snprintf(line, sizeof(line), "819200         \t%-15e\t", 2e-3 / (86.1396e-6));
 	EXPECT_EQ(data.substr(0, strlen(line)), line) << data;
-	gp = slurp(home_ + "/starpu_power_vector_scal.gp");
+	gp = read_file(home_ + "/starpu_power_vector_scal.gp");
 	EXPECT_TRUE(contains(gp, "set ylabel \"Power (W)\"\n")) << gp;
 	// -c keeps the combinations asked for: comb 0 is the CPU here.
 	r = run("starpu_perfmodel_plot", "-s pn_reg -c 0 -o " + home_ + "/c0");
 	ASSERT_EQ(r.status, 0) << r.err;
-	gp = slurp(home_ + "/c0/starpu_pn_reg.gp");
+	gp = read_file(home_ + "/c0/starpu_pn_reg.gp");
 	// StarPU's %g: 8.556585e-04 prints 0.000855658 (its double is just below the half).
 	EXPECT_TRUE(contains(gp, "plot\t0.001 * 0.000855658 * x ** 1.15765 title \"Linear Regression cpu0_impl0 (Comb0)\"\n\n")) << gp;
 	EXPECT_FALSE(file_exists(home_ + "/c0/starpu_pn_reg_avg.data")) << "no entries, no sizes";
@@ -1462,7 +1441,7 @@ TEST_F(ModelTools, RecdumpWritesRecordsThatRecselReads)
 	r = run("starpu_perfmodel_recdump", "-o " + home_ + "/models.rec");
 	EXPECT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(r.out, "");
-	EXPECT_EQ(slurp(home_ + "/models.rec"), kRecdump) << "-o writes the file";
+	EXPECT_EQ(read_file(home_ + "/models.rec"), kRecdump) << "-o writes the file";
 	// With tasks: only the (model, footprint) pairs they use, after the machine's description.
 	{
 		std::ofstream(home_ + "/tasks.rec") << "Name: scal\nModel: vector_scal\nFootprint: d0c0d6c6\n\nName: other\nModel: pn_nlreg\n"
@@ -1640,7 +1619,7 @@ TEST_F(Models, ConcurrentCalibrationsLoseNoSample)
 		ASSERT_EQ(waitpid(kid, &status, 0), kid);
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 	}
-	std::string text = slurp(model_file("shared"));
+	std::string text = read_file(model_file("shared"));
 	const int total = 2 * kConcurrentRuns * kConcurrentCalls * 2;
 	EXPECT_TRUE(contains(text, "\t" + std::to_string(total) + "\n")) << text;
 	char sum[32];

@@ -84,20 +84,6 @@ int count_lines_with(const std::string &text, const std::string &needle)
 	return n;
 }
 
-// Runs a shell command, returns its exit status and puts stdout+stderr in *out.
-int run_command(const std::string &cmd, std::string *out)
-{
-	FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-	if (!p)
-		return -1;
-	char buf[4096];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
-		out->append(buf, got);
-	int status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 class ProfTool : public ::testing::Test
 {
 protected:
@@ -938,7 +924,7 @@ TEST_F(ProfTool, StarpuToolPreloaded)
 	std::string app = helper_program("prof_tool_app");
 	ASSERT_TRUE(file_exists(app)) << app;
 	std::string out;
-	int rc = run_command(child_env(2) + "LD_PRELOAD=" + tool("proftool_starpu") + " " + app + " 17", &out);
+	int rc = run_command(child_env(2) + "LD_PRELOAD=" + tool("proftool_starpu") + " " + app + " 17 2>&1", &out);
 	EXPECT_EQ(rc, 0) << out;
 	EXPECT_TRUE(contains(out, expected_starpu_tool_lines(17, 2, 1))) << out;
 	EXPECT_TRUE(contains(out, "prof_tool_app: 17 tasks done")) << out;
@@ -950,7 +936,7 @@ TEST_F(ProfTool, StarpuToolPreloadedAndNamedLoadsOnce)
 	std::string app = helper_program("prof_tool_app");
 	std::string out;
 	int rc = run_command(child_env(1) + "LD_PRELOAD=" + tool("proftool_starpu") + " STARPU_PROF_TOOL=" +
-				     tool("proftool_starpu") + " " + app + " 5",
+				     tool("proftool_starpu") + " " + app + " 5 2>&1",
 			     &out);
 	EXPECT_EQ(rc, 0) << out;
 	EXPECT_TRUE(contains(out, expected_starpu_tool_lines(5, 1, 1))) << out;
@@ -963,7 +949,7 @@ TEST_F(ProfTool, StarpuToolLinkedIn)
 	std::string app = helper_program("prof_tool_linked");
 	ASSERT_TRUE(file_exists(app)) << app;
 	std::string out;
-	int rc = run_command(child_env(2) + app + " 9", &out);
+	int rc = run_command(child_env(2) + app + " 9 2>&1", &out);
 	EXPECT_EQ(rc, 0) << out;
 	EXPECT_TRUE(contains(out, expected_starpu_tool_lines(9, 2, 1))) << out;
 	EXPECT_TRUE(contains(out, "prof_tool_app: 9 tasks done")) << out;
@@ -972,7 +958,7 @@ TEST_F(ProfTool, StarpuToolLinkedIn)
 TEST_F(ProfTool, NoToolInTheProgramWithoutOne)
 {
 	std::string out;
-	int rc = run_command(child_env(1) + helper_program("prof_tool_app") + " 3", &out);
+	int rc = run_command(child_env(1) + helper_program("prof_tool_app") + " 3 2>&1", &out);
 	EXPECT_EQ(rc, 0) << out;
 	EXPECT_TRUE(contains(out, "prof_tool_app: 3 tasks done\n")) << out;
 	EXPECT_FALSE(contains(out, "proftool_starpu")) << out;

@@ -30,14 +30,6 @@ bool le(const timespec &a, const timespec &b)
 	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
 }
 
-std::string read_file(const std::string &path)
-{
-	std::ifstream in(path);
-	std::stringstream ss;
-	ss << in.rdbuf();
-	return ss.str();
-}
-
 std::vector<std::string> lines_of(const std::string &text)
 {
 	std::vector<std::string> lines;

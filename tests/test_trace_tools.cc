@@ -29,14 +29,6 @@ std::string tool(const std::string &name)
 	return env_or("ASTRO_TEST_TOOLS_DIR", "") + "/" + name;
 }
 
-std::string slurp(const std::string &path)
-{
-	std::ifstream in(path, std::ios::binary);
-	std::stringstream s;
-	s << in.rdbuf();
-	return s.str();
-}
-
 std::string quote(const std::string &s)
 {
 	std::string out = "'";
@@ -53,32 +45,20 @@ int run_in(const TempDir &dir, const std::string &name, const std::string &args,
 	std::string errfile = dir.file(".stderr");
 	std::string cmd = "cd " + quote(dir.path()) + " && PYTHONPATH=" + quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools") +
 			  " " + env + " " + quote(tool(name)) + " " + args + " 2>" + quote(errfile);
-	FILE *p = popen(cmd.c_str(), "r");
-	if (!p)
-		return -1;
 	std::string text;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		text.append(buf, n);
-	int status = pclose(p);
+	int status = run_command(cmd, &text);
 	if (out)
 		*out = text;
 	if (err)
-		*err = slurp(errfile);
+		*err = read_file(errfile);
 	unlink(errfile.c_str());
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-bool have_program(const std::string &name)
-{
-	return system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
+	return status;
 }
 
 // A picture gnuplot drew: present, not empty, with the magic of its format.
 void expect_picture(const std::string &path, const std::string &magic)
 {
-	std::string data = slurp(path);
+	std::string data = read_file(path);
 	ASSERT_GT(data.size(), 1000u) << path << " is missing or almost empty";
 	EXPECT_EQ(data.compare(0, magic.size(), magic), 0) << path << " does not start with " << magic;
 }
@@ -104,7 +84,7 @@ protected:
 	}
 	void copy(const std::string &name, const std::string &as = "")
 	{
-		ASSERT_TRUE(dir_.write(as.empty() ? name : as, slurp(fixture(name))));
+		ASSERT_TRUE(dir_.write(as.empty() ? name : as, read_file(fixture(name))));
 	}
 	TempDir dir_;
 };
@@ -136,7 +116,7 @@ TEST_F(TraceTools, PajeStateStatsCountsEachStateOnce)
 	copy("paje.trace");
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
-	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
 	EXPECT_TRUE(contains(csv, "\"Value\", \"Events_paje.trace.csv\", \"Duration_paje.trace.csv\"\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;          // not 4 events: 10+20 count once
 	EXPECT_TRUE(contains(csv, "\"axpy_named\", 1, 2\n")) << csv;
@@ -151,7 +131,7 @@ TEST_F(TraceTools, PajeStateStatsCountsEachStateOnce)
 
 	// -r is relative to the first state selected (Overhead at 2): [6, 12] ms.
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "-v -r 4:10 -n Overhead,tt_scal paje.trace", &out), 0);
-	csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
 	EXPECT_TRUE(contains(csv, "\"Overhead\", 2, 1\n")) << csv;
 	EXPECT_FALSE(contains(csv, "tt_scal")) << csv;
 	EXPECT_TRUE(contains(out, "\"Overhead\"")) << out;
@@ -162,12 +142,12 @@ TEST_F(TraceTools, PajeStateStatsCountsEachStateOnce)
 TEST_F(TraceTools, PajeStateStatsProfilingWindowAndTwoTraces)
 {
 	copy("paje.trace");
-	std::string text = slurp(fixture("paje.trace")) + "9\t9.500000000\tprog_event\tp\t\"stop_profiling\"\n" +
+	std::string text = read_file(fixture("paje.trace")) + "9\t9.500000000\tprog_event\tp\t\"stop_profiling\"\n" +
 			   "9\t4.800000000\tprog_event\tp\t\"start_profiling\"\n";
 	ASSERT_TRUE(dir_.write("window.trace", text));
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace window.trace", &out), 0);
-	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
 	EXPECT_TRUE(contains(csv, "\"Events_window.trace.csv\", \"Duration_window.trace.csv\"\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4, 2, 3.2\n")) << csv;        // 2 + (6 - 4.8)
 	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5, 3, 1.2\n")) << csv;     // 0.2 + 0.5 + 0.5
@@ -181,7 +161,7 @@ TEST_F(TraceTools, PajeStateStatsProfilingWindowAndTwoTraces)
 // replayed sorted, with the same figures.
 TEST_F(TraceTools, PajeStateStatsSameFiguresOnAReversedBody)
 {
-	std::istringstream in(slurp(fixture("paje.trace")));
+	std::istringstream in(read_file(fixture("paje.trace")));
 	std::string line, head, body;
 	while (std::getline(in, line)) {
 		if (line[0] == '%' || atoi(line.c_str()) <= 7)
@@ -192,7 +172,7 @@ TEST_F(TraceTools, PajeStateStatsSameFiguresOnAReversedBody)
 	ASSERT_TRUE(dir_.write("paje.trace", head + body));
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
-	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"Sleeping\", 3, 12\n")) << csv;
@@ -203,7 +183,7 @@ TEST_F(TraceTools, PajeStateStatsSameFiguresOnAReversedBody)
 // there) and a destruction line with an empty field do not stop the tools.
 TEST_F(TraceTools, PajeStateStatsToleratesStarPUQuirks)
 {
-	std::string text = slurp(fixture("paje.trace"));
+	std::string text = read_file(fixture("paje.trace"));
 	size_t at = text.find("2       prog_event");
 	ASSERT_NE(at, std::string::npos);
 	text.insert(at, "2       user_user_event   UT       \"user event type\"\t\"1.0 1.0 1.0\"\n");
@@ -211,7 +191,7 @@ TEST_F(TraceTools, PajeStateStatsToleratesStarPUQuirks)
 	ASSERT_TRUE(dir_.write("paje.trace", text));
 	std::string out, err;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out, &err), 0) << err;
-	std::string csv = slurp(dir_.file("starpu_paje_state_stats.csv"));
+	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"Waiting all tasks\", 1, 10.5\n")) << csv;
 }
@@ -242,8 +222,8 @@ TEST_F(TraceTools, PajeSortGivesWhatPjDumpReads)
 	copy("paje.trace");
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_sort", "paje.trace", &out), 0);
-	std::string sorted = slurp(dir_.file("paje.trace"));
-	EXPECT_EQ(count_lines(sorted), count_lines(slurp(fixture("paje.trace"))));
+	std::string sorted = read_file(dir_.file("paje.trace"));
+	EXPECT_EQ(count_lines(sorted), count_lines(read_file(fixture("paje.trace"))));
 	// The body after the definitions is in time order.
 	std::istringstream in(sorted);
 	std::string line;
@@ -257,7 +237,7 @@ TEST_F(TraceTools, PajeSortGivesWhatPjDumpReads)
 		last = t;
 	}
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
-	EXPECT_TRUE(contains(slurp(dir_.file("starpu_paje_state_stats.csv")), "\"tt_scal\", 2, 4\n"));
+	EXPECT_TRUE(contains(read_file(dir_.file("starpu_paje_state_stats.csv")), "\"tt_scal\", 2, 4\n"));
 	if (!have_program("pj_dump"))
 		GTEST_SKIP() << "pj_dump (pajeng) is not installed: the cross-check with it is skipped";
 	std::string dump;
@@ -290,7 +270,7 @@ TEST_F(TraceTools, PajeSummaryWritesOneSelfContainedPage)
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_summary", "paje.trace", &out), 0);
 	EXPECT_TRUE(contains(out, "summary.html written: 1 traces, 11 states")) << out;
-	std::string page = slurp(dir_.file("summary.html"));
+	std::string page = read_file(dir_.file("summary.html"));
 	EXPECT_TRUE(contains(page, "<svg")) << "no Gantt chart";
 	EXPECT_TRUE(contains(page, "<td>tt_scal</td>\n<td>2</td><td>4.000000</td><td>2.000000</td><td>2.000000</td>")) << page;
 	EXPECT_TRUE(contains(page, "<td>Sleeping</td>\n<td>3</td><td>12.000000</td><td>4.000000</td><td>7.500000</td>")) << page;
@@ -355,21 +335,21 @@ TEST_F(TraceTools, TraceStateStatsFiguresTimesAndEfficiencies)
 		       "\"Scheduling\",1,\"Runtime\",0.5\n"
 		       "\"Overhead\",3,\"Other\",2.0\n"
 		       "\"axpy_named\",1,\"Task\",2.0\n");
-	EXPECT_EQ(slurp(dir_.file("times.csv")), "\"Time\",\"Duration\"\n\"Runtime\",4.5\n\"Task\",6.0\n\"Other\",14.0\n\"Scheduling\",0.5\n");
+	EXPECT_EQ(read_file(dir_.file("times.csv")), "\"Time\",\"Duration\"\n\"Runtime\",4.5\n\"Task\",6.0\n\"Other\",14.0\n\"Scheduling\",0.5\n");
 	// es = 6/6.5, er = 6.5/11, ep = 11/25, e = 6/25.
-	EXPECT_EQ(slurp(dir_.file("efficiencies.csv")),
+	EXPECT_EQ(read_file(dir_.file("efficiencies.csv")),
 		  "\"Efficiency\",\"Value\"\n\"Parallel\",0.24\n\"Task\",1.0\n\"Runtime\",0.590909\n\"Pipeline\",0.44\n\"Scheduling\",0.923077\n");
 	EXPECT_TRUE(contains(err, "Task efficiency will be 1.0")) << err;
 
 	// A sequential time of 3 ms halves the task efficiency.
 	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "-s 3 trace.rec", &out, &err), 0) << err;
-	EXPECT_TRUE(contains(slurp(dir_.file("efficiencies.csv")), "\"Parallel\",0.12\n\"Task\",0.5\n"));
+	EXPECT_TRUE(contains(read_file(dir_.file("efficiencies.csv")), "\"Parallel\",0.12\n\"Task\",0.5\n"));
 }
 
 // Records out of time order (reversed) give the same statistics.
 TEST_F(TraceTools, TraceStateStatsSameFiguresOnReversedRecords)
 {
-	std::string text = slurp(fixture("trace.rec"));
+	std::string text = read_file(fixture("trace.rec"));
 	std::vector<std::string> records;
 	size_t at = text.find("\n\n");
 	std::string header = text.substr(0, at + 2);
@@ -392,7 +372,7 @@ TEST_F(TraceTools, TraceStateStatsSameFiguresOnReversedRecords)
 
 TEST_F(TraceTools, TraceStateStatsProfilingWindow)
 {
-	std::string text = slurp(fixture("trace.rec")) +
+	std::string text = read_file(fixture("trace.rec")) +
 			   "\nE: ProgEvent\nN: start_profiling\nC: Program\nW: -1\nT: 0\nS: 4.800000\n"
 			   "\nE: ProgEvent\nN: stop_profiling\nC: Program\nW: -1\nT: 0\nS: 9.500000\n";
 	ASSERT_TRUE(dir_.write("trace.rec", text));
@@ -405,7 +385,7 @@ TEST_F(TraceTools, TraceStateStatsProfilingWindow)
 	EXPECT_TRUE(contains(out, "\"Initializing\",0,\"Runtime\",0.0\n")) << out;
 
 	// A stop without start: profiling was on from the beginning, up to 4.8.
-	ASSERT_TRUE(dir_.write("trace.rec", slurp(fixture("trace.rec")) +
+	ASSERT_TRUE(dir_.write("trace.rec", read_file(fixture("trace.rec")) +
 						"\nE: ProgEvent\nN: stop_profiling\nC: Program\nW: -1\nT: 0\nS: 4.800000\n"));
 	ASSERT_EQ(run_in(dir_, "starpu_trace_state_stats.py", "trace.rec", &out), 0);
 	EXPECT_TRUE(contains(out, "\"tt_scal\",1,\"Task\",0.8\n")) << out;
@@ -479,24 +459,24 @@ TEST_F(TraceTools, FxtDataTraceLengthAgainstSize)
 	std::string out, err;
 	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", "tasks.rec", &out, &err), 0) << err;
 	EXPECT_TRUE(contains(out, "3 tasks of 2 codelets")) << out;
-	EXPECT_EQ(slurp(dir_.file("codelet_list")), "tt_scal\naxpy_named\n");
-	EXPECT_EQ(slurp(dir_.file("tt_scal")), "2.000000 16384 1\n2.000000 16384 0\n");
-	EXPECT_EQ(slurp(dir_.file("axpy_named")), "2.000000 32768 0\n");
+	EXPECT_EQ(read_file(dir_.file("codelet_list")), "tt_scal\naxpy_named\n");
+	EXPECT_EQ(read_file(dir_.file("tt_scal")), "2.000000 16384 1\n2.000000 16384 0\n");
+	EXPECT_EQ(read_file(dir_.file("axpy_named")), "2.000000 32768 0\n");
 	if (have_program("gnuplot"))
 		expect_picture(dir_.file("data_trace.png"), kPng);
 	else
 		EXPECT_TRUE(contains(err, "gnuplot not found")) << err;
 
 	// Only the codelets named; sizes from data.rec when tasks.rec has no Sizes.
-	std::string text = slurp(fixture("tasks.rec"));
+	std::string text = read_file(fixture("tasks.rec"));
 	for (size_t at; (at = text.find("Sizes:")) != std::string::npos;)
 		text.erase(at, text.find('\n', at) + 1 - at);
 	ASSERT_TRUE(dir_.write("tasks.rec", text));
 	copy("data.rec");
 	unlink(dir_.file("tt_scal").c_str());
 	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", ". axpy_named", &out, &err, "GNUPLOT=/nonexistent"), 0) << err;
-	EXPECT_EQ(slurp(dir_.file("codelet_list")), "axpy_named\n");
-	EXPECT_EQ(slurp(dir_.file("axpy_named")), "2.000000 32768 0\n");
+	EXPECT_EQ(read_file(dir_.file("codelet_list")), "axpy_named\n");
+	EXPECT_EQ(read_file(dir_.file("axpy_named")), "2.000000 32768 0\n");
 	EXPECT_FALSE(file_exists(dir_.file("tt_scal")));
 }
 
@@ -522,8 +502,8 @@ TEST_F(TraceTools, CodeletProfileSplitsPerWorker)
 	std::string out, err;
 	ASSERT_EQ(run_in(dir_, "starpu_codelet_profile", "distrib.data tt_scal", &out, &err), 0) << err;
 	EXPECT_TRUE(contains(out, "worker 0: 5 executions of tt_scal\nworker 1: 2 executions of tt_scal\n")) << out;
-	EXPECT_EQ(count_lines(slurp(dir_.file("distrib.data.0"))), 5);
-	EXPECT_EQ(slurp(dir_.file("distrib.data.1")), "tt_scal\t1\t16384\t48e988e9\t2.000000000\ntt_scal\t1\t16384\t48e988e9\t2.200000000\n");
+	EXPECT_EQ(count_lines(read_file(dir_.file("distrib.data.0"))), 5);
+	EXPECT_EQ(read_file(dir_.file("distrib.data.1")), "tt_scal\t1\t16384\t48e988e9\t2.000000000\ntt_scal\t1\t16384\t48e988e9\t2.200000000\n");
 	EXPECT_TRUE(file_exists(dir_.file("distrib.data.gp")));
 	if (have_program("gnuplot"))
 		expect_picture(dir_.file("distrib.data.png"), kPng);
@@ -639,8 +619,8 @@ TEST_F(TasksRecComplete, AddsThePredictionOfEachWorker)
 
 	std::string out, err;
 	ASSERT_EQ(run_in(dir_, "starpu_tasks_rec_complete", quote(fixture("tasks.rec")) + " done.rec", &out, &err), 0) << err;
-	std::string done = slurp(dir_.file("done.rec"));
-	std::string in = slurp(fixture("tasks.rec"));
+	std::string done = read_file(dir_.file("done.rec"));
+	std::string in = read_file(fixture("tasks.rec"));
 	const std::string line = "EstimatedTime: 1.009094e+03 1.009094e+03\n";
 	// Both tt_scal records end with it, right before their blank line; nothing else changes.
 	EXPECT_TRUE(contains(done, "Modes: RW\nSizes: 16384\nNumaNodes: -1\nMPIRank: -1\n" + line + "\n")) << done;

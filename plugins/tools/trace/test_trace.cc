@@ -27,29 +27,8 @@ struct Output
 Output run(const std::string &cmd)
 {
 	Output out{ -1, "" };
-	FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-	if (!p)
-		return out;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		out.text.append(buf, n);
-	int st = pclose(p);
-	out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	out.status = run_command(cmd + " 2>&1", &out.text);
 	return out;
-}
-
-bool have(const char *program)
-{
-	return run(std::string("command -v ") + program).status == 0;
-}
-
-std::string slurp(const std::string &path)
-{
-	std::ifstream in(path);
-	std::stringstream s;
-	s << in.rdbuf();
-	return s.str();
 }
 
 size_t count(const std::string &text, const std::string &needle)
@@ -166,7 +145,7 @@ void traced_run(const std::string &dir, void (*body)())
 
 TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
 {
-	if (!have("otf2-print"))
+	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir dir;
 	traced_run(dir);
@@ -198,7 +177,7 @@ TEST(Trace, SuffixAndProfilingIdNameTheArchive)
 // written while the run goes on (OTF2 marks each flush with a BUFFER_FLUSH event).
 TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 {
-	if (!have("otf2-print"))
+	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir dir;
 	{
@@ -248,7 +227,7 @@ TEST(Trace, UnusablePrefixGivesOneMessageAndTheRunGoesOn)
 
 TEST(Trace, EventCategoriesLimitWhatIsRecorded)
 {
-	if (!have("otf2-print"))
+	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir dir;
 	{
@@ -263,7 +242,7 @@ TEST(Trace, EventCategoriesLimitWhatIsRecorded)
 
 TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 {
-	if (!have("otf2-print"))
+	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir plain, verbose;
 	traced_run(plain);
@@ -284,7 +263,7 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 
 TEST(Trace, StoppedProfilingRecordsOnlyTheWindow)
 {
-	if (!have("otf2-print"))
+	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir dir;
 	starpu_fxt_autostart_profiling(0);
@@ -326,7 +305,7 @@ protected:
 
 TEST_F(Converted, PajeIsAcceptedByPjDump)
 {
-	if (!have("pj_dump"))
+	if (!have_program("pj_dump"))
 		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
 	Output o = run("pj_dump '" + file("paje.trace") + "'");
 	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
@@ -345,16 +324,16 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, "User Thread State, ") && contains(o.text, ", submitting\n"));
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
 	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
-	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
+	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
 }
 
 TEST_F(Converted, DagRendersWithDot)
 {
-	if (!have("dot"))
+	if (!have_program("dot"))
 		GTEST_SKIP() << "dot missing (Debian graphviz)";
 	Output o = run("dot -Tsvg '" + file("dag.dot") + "' -o '" + file("dag.svg") + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
-	std::string dag = slurp(file("dag.dot"));
+	std::string dag = read_file(file("dag.dot"));
 	EXPECT_EQ(count(dag, "label=\"scal\""), size_t(kChain));
 	EXPECT_EQ(count(dag, "\"tag_11\"->\"task_"), 1u);
 	EXPECT_EQ(count(dag, "\"tag_20\"->\"tag_21\"\n"), 1u) << "tag dependency";
@@ -362,7 +341,7 @@ TEST_F(Converted, DagRendersWithDot)
 
 TEST_F(Converted, RecFilesAreReadByRecsel)
 {
-	if (!have("recsel"))
+	if (!have_program("recsel"))
 		GTEST_SKIP() << "recsel missing (Debian recutils)";
 	for (const char *f : { "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec" }) {
 		Output o = run(std::string("recsel -c '") + file(f) + "'");
@@ -390,7 +369,7 @@ TEST_F(Converted, RecFilesAreReadByRecsel)
 
 TEST_F(Converted, PerfettoJsonLoads)
 {
-	if (!have("python3"))
+	if (!have_program("python3"))
 		GTEST_SKIP() << "python3 missing";
 	Output o = run("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d[\"traceEvents\"];"
 		       "print(sum(1 for x in e if x.get(\"ph\")==\"X\" and x.get(\"name\")==\"scal\"),"
@@ -412,17 +391,17 @@ TEST_F(Converted, OptionsAsStarPUs)
 	std::string out2 = dir_.path() + "/opts";
 	Output o = run(tool() + " -c -no-events -no-counter -label-deps -o mine.trace -d '" + out2 + "' -i '" + dir_.archive() + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
-	std::string paje = slurp(out2 + "/mine.trace");
+	std::string paje = read_file(out2 + "/mine.trace");
 	ASSERT_FALSE(paje.empty()) << "-o names the Paje file";
 	EXPECT_FALSE(file_exists(out2 + "/paje.trace"));
 	EXPECT_FALSE(contains(paje, "\tpu\tp\t")) << "-no-counter drops push/pop events";
 	EXPECT_FALSE(contains(paje, "\tnsubmitted\t0")) << "-no-counter drops the counters";
 	EXPECT_FALSE(contains(paje, "\tregister\tp\t")) << "-no-events drops data registrations";
-	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tregister\tp\t")) << "by default they are there";
-	EXPECT_TRUE(contains(slurp(file("paje.trace")), "\tpu\tp\t"));
+	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\tregister\tp\t")) << "by default they are there";
+	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\tpu\tp\t"));
 	EXPECT_FALSE(contains(paje, "\"0.000000 0.600000 0.400000\"")) << "-c: hashed colours instead of green";
-	EXPECT_TRUE(contains(slurp(out2 + "/dag.dot"), "[label=\"task\"]")) << "-label-deps";
-	if (have("pj_dump")) {
+	EXPECT_TRUE(contains(read_file(out2 + "/dag.dot"), "[label=\"task\"]")) << "-label-deps";
+	if (have_program("pj_dump")) {
 		Output d = run("pj_dump '" + out2 + "/mine.trace'");
 		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
 	}
@@ -433,14 +412,14 @@ TEST_F(Converted, OptionsAsStarPUs)
 
 TEST_F(Converted, DistribDataHasOneLinePerExecution)
 {
-	std::string d = slurp(file("distrib.data"));
+	std::string d = read_file(file("distrib.data"));
 	EXPECT_EQ(count(d, "scal\t"), size_t(kChain)) << d.substr(0, 300);
 	EXPECT_TRUE(contains(d, "scal\t0\t512\t") || contains(d, "scal\t1\t512\t")) << "name, worker, size, footprint, ms";
 }
 
 TEST_F(Converted, ActivityDataNamesTheWorkers)
 {
-	std::string a = slurp(file("activity.data"));
+	std::string a = read_file(file("activity.data"));
 	EXPECT_TRUE(contains(a, "name\t0\tCPU 0\n")) << a.substr(0, 300);
 	EXPECT_TRUE(contains(a, "cnt_submitted\t"));
 	EXPECT_TRUE(contains(a, "cnt_ready\t"));
@@ -481,21 +460,21 @@ TEST(TraceTool, SeveralArchivesAreMergedWithRankPrefixes)
 	std::string base = dir.path() + "/prof_file_" + env_or("USER", "") + "_";
 	Output o = run(tool() + " -d '" + dir.path() + "/out' -i '" + base + "1' '" + base + "0'");
 	ASSERT_EQ(o.status, 0) << o.text;
-	std::string paje = slurp(dir.path() + "/out/paje.trace");
+	std::string paje = read_file(dir.path() + "/out/paje.trace");
 	EXPECT_TRUE(contains(paje, "\t0_p\tP\tMPIroot\t0_program\n")) << paje.substr(0, 4000);
 	EXPECT_TRUE(contains(paje, "\t1_w0\tW\t1_t0\t1_CPU0\n"));
-	if (have("pj_dump")) {
+	if (have_program("pj_dump")) {
 		Output d = run("pj_dump '" + dir.path() + "/out/paje.trace'");
 		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
 	}
-	std::string tasks = slurp(dir.path() + "/out/tasks.rec");
+	std::string tasks = read_file(dir.path() + "/out/tasks.rec");
 	EXPECT_EQ(count(tasks, "MPIRank: 0\n"), count(tasks, "MPIRank: 1\n"));
 	EXPECT_GT(count(tasks, "MPIRank: 0\n"), size_t(kChain));
 	EXPECT_TRUE(contains(tasks, "JobId: 1_")) << "job ids carry the rank";
-	EXPECT_TRUE(contains(slurp(dir.path() + "/out/dag.dot"), "\"task_0_")) << "dag nodes too";
-	EXPECT_TRUE(contains(slurp(dir.path() + "/out/sched_tasks.rec"), "JobId: 1_"));
+	EXPECT_TRUE(contains(read_file(dir.path() + "/out/dag.dot"), "\"task_0_")) << "dag nodes too";
+	EXPECT_TRUE(contains(read_file(dir.path() + "/out/sched_tasks.rec"), "JobId: 1_"));
 	// Rank 1 ran first: on the common time base its first task starts before rank 0's.
-	if (have("python3")) {
+	if (have_program("python3")) {
 		Output j = run("python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))[\"traceEvents\"];"
 			       "t=[(x[\"ts\"],x[\"pid\"]) for x in e if x.get(\"name\")==\"scal\"]; print(min(t)[1], len(set(p for _,p in t)))' '" +
 			       dir.path() + "/out/trace.json'");
@@ -513,7 +492,7 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	}
 	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
 		EXPECT_TRUE(file_exists(dir.path() + "/" + f)) << f;
-	EXPECT_TRUE(contains(slurp(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
+	EXPECT_TRUE(contains(read_file(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
 }
 
 void full_disk_run(const std::string &dir)
