@@ -230,15 +230,21 @@ starpu_ssize_t starpu_memory_get_total(unsigned node)
 	return valid_node(node) ? node_total(node) : -1;
 }
 
-starpu_ssize_t starpu_memory_get_total_all_nodes(void)
+/* The sum of per_node over the nodes that know their figure. */
+static starpu_ssize_t sum_over_nodes(starpu_ssize_t (*per_node)(unsigned))
 {
 	starpu_ssize_t total = 0;
 	for (unsigned i = 0; i < starpu_memory_nodes_get_count(); i++) {
-		starpu_ssize_t t = node_total(i);
-		if (t > 0)
-			total += t;
+		starpu_ssize_t v = per_node(i);
+		if (v > 0)
+			total += v;
 	}
 	return total;
+}
+
+starpu_ssize_t starpu_memory_get_total_all_nodes(void)
+{
+	return sum_over_nodes(starpu_memory_get_total);
 }
 
 starpu_ssize_t starpu_memory_get_available(unsigned node)
@@ -259,13 +265,7 @@ starpu_ssize_t starpu_memory_get_available(unsigned node)
 
 starpu_ssize_t starpu_memory_get_available_all_nodes(void)
 {
-	starpu_ssize_t total = 0;
-	for (unsigned i = 0; i < starpu_memory_nodes_get_count(); i++) {
-		starpu_ssize_t a = starpu_memory_get_available(i);
-		if (a > 0)
-			total += a;
-	}
-	return total;
+	return sum_over_nodes(starpu_memory_get_available);
 }
 
 /* ------------------------------------------------------- LRU and eviction */
