@@ -65,6 +65,17 @@ void scale_opencl(void *buffers[], void *arg)
 	run_kernel(buffers, "scale", *(float *)arg);
 }
 
+// Scales a vector in place on the OpenCL device by *(float *)cl_arg.
+starpu_codelet scale_codelet()
+{
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = scale_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}
+
 std::atomic<int> ran_on_cpu{0}, ran_on_opencl{0};
 
 void add_opencl(void *buffers[], void *arg)
@@ -198,11 +209,7 @@ TEST_F(OpenCL, VectorScalingRunsOnTheDeviceAndComesBack)
 		v[i] = (float)i;
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), n, sizeof(float));
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	cl.name = "scale";
 	float factor = 3.0f;
 	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
@@ -334,11 +341,7 @@ TEST_F(OpenCL, TheAllocationCacheReusesDeviceBuffers)
 	ASSERT_EQ(starpu_data_fetch_on_node(other, opencl_node_, 0), 0);
 	EXPECT_EQ(starpu_memory_get_available(opencl_node_), available - 4096 * 4 - 1000 * 4);
 	// The reused buffer holds b's data, not a's.
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	float factor = 5.0f;
 	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
 	starpu_data_unregister(h);
@@ -359,11 +362,7 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node_));
 	EXPECT_TRUE(starpu_data_is_on_node(h, STARPU_MAIN_RAM)); // a read: both copies valid
 	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 1);
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	float factor = 2.0f;
 	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
 	starpu_task_wait_for_all();
@@ -403,11 +402,7 @@ TEST_F(OpenCL, WriteThroughMaskCopiesEachWrite)
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 100, sizeof(float));
 	starpu_data_set_wt_mask(h, 1u << STARPU_MAIN_RAM);
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	float factor = 4.0f;
 	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
 	starpu_task_wait_for_all();
@@ -434,11 +429,7 @@ TEST(OpenCLShutdown, DataLeftOnTheDeviceComesHomeAtShutdown)
 	std::vector<float> v(64, 1.0f);
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 64, sizeof(float));
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	float factor = 6.0f;
 	starpu_task *t = starpu_task_create();
 	t->cl = &cl;
@@ -478,11 +469,7 @@ TEST_F(OpenCL, TransferMomentsCountEveryByte)
 	std::vector<float> v(2000, 1.0f);
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 2000, sizeof(float));
-	starpu_codelet cl;
-	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = scale_opencl;
-	cl.nbuffers = 1;
-	cl.modes[0] = STARPU_RW;
+	starpu_codelet cl = scale_codelet();
 	float factor = 2.0f;
 	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
 	starpu_data_unregister(h);
