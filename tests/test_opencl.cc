@@ -102,6 +102,7 @@ protected:
 		ran_on_cpu = ran_on_opencl = 0;
 		starpu_conf conf = conf_with_ncpus(1);
 		conf.nopencl = 1;
+		conf.sched_policy_name = policy();
 		init_ret_ = starpu_init(&conf);
 		ASSERT_EQ(init_ret_, 0);
 		if (starpu_opencl_worker_get_count() == 0)
@@ -113,6 +114,7 @@ protected:
 		opencl_worker_ = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
 		opencl_node_ = starpu_worker_get_memory_node((unsigned)opencl_worker_);
 	}
+	virtual const char *policy() const { return nullptr; }
 	void TearDown() override
 	{
 		if (loaded_)
@@ -709,6 +711,96 @@ TEST_F(OpenCL, HelpersSayWhatIsWrong)
 	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &other, "add", 0), CL_SUCCESS);
 	starpu_opencl_release_kernel(kernel);
 	starpu_opencl_unload_opencl(&other);
+}
+
+// --------------------------------------------------------- dmda and the device
+
+class OpenCLDmda : public OpenCL
+{
+protected:
+	const char *policy() const override { return "dmda"; }
+};
+
+std::atomic<bool> device_held{false}, device_release{false};
+
+// Holds the OpenCL worker until device_release.
+void hold_device(void *[], void *)
+{
+	device_held = true;
+	wait_until([] { return device_release.load(); }, 60000);
+}
+
+// dmda prefetches a task's inputs to the worker it queues the task on: the data
+// is on the device while the worker is still busy with the task before.
+TEST_F(OpenCLDmda, QueuedTaskInputsArePrefetchedToItsWorker)
+{
+	device_held = device_release = false;
+	starpu_codelet hold;
+	starpu_codelet_init(&hold);
+	hold.opencl_funcs[0] = hold_device;
+	starpu_task *t = starpu_task_create();
+	t->cl = &hold;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_TRUE(wait_until([] { return device_held.load(); }));
+
+	std::vector<float> v(1024, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 1024, sizeof(float));
+	starpu_codelet cl = scale_codelet();
+	float factor = 3.0f;
+	ASSERT_EQ(submit_on(&cl, h, -1, &factor), 0);
+	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node(h, opencl_node_) != 0; }))
+		<< "dmda queued the task without prefetching its input";
+	device_release = true;
+	starpu_task_wait_for_all();
+	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 1) << "the task fetched again what was prefetched";
+	starpu_data_unregister(h);
+	EXPECT_EQ(v[5], 3.0f);
+}
+
+std::atomic<int> read_on_cpu{0}, read_on_opencl{0};
+void beta_read_cpu(void *[], void *) { read_on_cpu++; }
+void beta_read_opencl(void *[], void *) { read_on_opencl++; }
+double same_cost(starpu_task *, unsigned, unsigned) { return 1000.0; }
+
+// With equal lengths everywhere, the predicted transfer alone decides (it delays
+// the expected end, and counts again through beta): the worker whose node
+// already holds the data gets the task.
+TEST_F(OpenCLDmda, ThePredictedTransferSendsTheTaskWhereTheDataIs)
+{
+	read_on_cpu = read_on_opencl = 0;
+	starpu_perfmodel model{};
+	model.type = STARPU_PER_WORKER;
+	model.worker_cost_function = same_cost;
+	model.symbol = "opencl_beta";
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = beta_read_cpu;
+	cl.opencl_funcs[0] = beta_read_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_R;
+	cl.model = &model;
+	std::vector<float> v(1 << 20, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(float));
+	ASSERT_GT(starpu_data_expected_transfer_time(h, opencl_node_, STARPU_R), 0.0);
+
+	ASSERT_EQ(submit_on(&cl, h, -1), 0); // in main memory only
+	starpu_task_wait_for_all();
+	EXPECT_EQ(read_on_cpu.load(), 1);
+	EXPECT_EQ(read_on_opencl.load(), 0);
+
+	starpu_codelet scale = scale_codelet();
+	float factor = 2.0f;
+	ASSERT_EQ(submit_on(&scale, h, opencl_worker_, &factor), 0);
+	starpu_task_wait_for_all();
+	ASSERT_FALSE(starpu_data_is_on_node(h, STARPU_MAIN_RAM)); // on the device only
+	ASSERT_EQ(submit_on(&cl, h, -1), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(read_on_opencl.load(), 1);
+	EXPECT_EQ(read_on_cpu.load(), 1);
+	starpu_data_unregister(h);
+	EXPECT_EQ(v[7], 2.0f);
 }
 
 } // namespace
