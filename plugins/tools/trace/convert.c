@@ -1233,18 +1233,26 @@ static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line, co
 	return code;
 }
 
-static int convert(struct converter *c)
+/* 0 when input is a trace folder with its anchor file, else 1 and one message. */
+static int check_input(const char *input)
 {
-	char *anchor = anchor_of(c->input);
+	char *anchor = anchor_of(input);
 	if (!anchor)
 		return error("%s: no such file or directory: give the trace folder STARPU_FXT_TRACE=1 left (STARPU_FXT_PREFIX/prof_file_<user>_0)",
-			     c->input);
+			     input);
 	struct stat st;
-	if (stat(anchor, &st) < 0) {
-		error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", c->input, anchor);
-		g_free(anchor);
+	int ret = 0;
+	if (stat(anchor, &st) < 0)
+		ret = error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", input, anchor);
+	g_free(anchor);
+	return ret;
+}
+
+static int convert(struct converter *c)
+{
+	if (check_input(c->input))
 		return 1;
-	}
+	char *anchor = anchor_of(c->input);
 	OTF2_Reader *reader = OTF2_Reader_Open(anchor);
 	if (!reader) {
 		error("%s: cannot open the OTF2 archive: it is truncated or corrupt (%s)", anchor, otf2_first_error);
@@ -1569,6 +1577,12 @@ int trace_convert_main(int argc, char **argv)
 		g_ptr_array_free(c.opt.inputs, TRUE);
 		return ret < 0 ? 0 : 1;
 	}
+	/* Every input checked before any output is created: a wrong name leaves nothing behind. */
+	for (guint i = 0; i < c.opt.inputs->len; i++)
+		if (check_input(g_ptr_array_index(c.opt.inputs, i))) {
+			g_ptr_array_free(c.opt.inputs, TRUE);
+			return 1;
+		}
 	if (c.opt.dir && g_mkdir_with_parents(c.opt.dir, 0777) < 0) {
 		g_ptr_array_free(c.opt.inputs, TRUE);
 		return error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));

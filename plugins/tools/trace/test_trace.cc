@@ -442,9 +442,11 @@ TEST(TraceTool, CorruptArchiveIsNamedAndFails)
 	EXPECT_NE(o.status, 0);
 	EXPECT_TRUE(contains(o.text, anchor)) << o.text;
 
-	o = run(tool() + " -i '" + dir.path() + "/missing'");
+	// A missing input, the output in the current folder by default: nothing is created there.
+	o = run("cd '" + dir.path() + "' && " + tool() + " -i '" + dir.path() + "/missing'");
 	EXPECT_NE(o.status, 0);
 	EXPECT_TRUE(contains(o.text, dir.path() + "/missing: no such file")) << o.text;
+	EXPECT_FALSE(file_exists(dir.path() + "/paje.trace")) << "outputs created before the input was checked";
 }
 
 // Two processes of one run (two sessions here, with their profiling ids):
