@@ -736,12 +736,17 @@ TEST_F(OpenCL, HistoryModelsCalibrateOnTheDevice)
 	probe->cl = &cl;
 	probe->handles[0] = h;
 	EXPECT_TRUE(std::isnan(starpu_task_expected_length(probe, arch, 0))) << "not calibrated yet";
-	for (int i = 0; i < 12; i++) {
+	// STARPU_CALIBRATE_MINIMUM (10) kept samples make it calibrated; the first
+	// run and the outliers of a busy machine are not kept, hence the margin.
+	double length = NAN;
+	int runs = 0;
+	for (; runs < 500 && std::isnan(length); runs++) {
 		ASSERT_EQ(submit_on(&cl, h, opencl_worker_, &factor), 0);
 		starpu_task_wait_for_all();
+		length = starpu_task_expected_length(probe, arch, 0);
 	}
-	double length = starpu_task_expected_length(probe, arch, 0);
-	EXPECT_FALSE(std::isnan(length));
+	EXPECT_GE(runs, 10) << "calibrated before STARPU_CALIBRATE_MINIMUM samples";
+	EXPECT_FALSE(std::isnan(length)) << "not calibrated after " << runs << " runs";
 	EXPECT_GT(length, 0.0);
 	starpu_task_destroy(probe);
 	starpu_data_unregister(h);
