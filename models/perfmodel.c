@@ -170,7 +170,7 @@ void starpu_perfmodel_init(struct starpu_perfmodel *model)
 		pthread_mutex_init(&s->lock, NULL);
 		for (int c = 0; c < _ASTRO_PM_MAX_COMBS; c++)
 			s->local_of[c] = -1;
-		model->state = s;
+		__atomic_store_n(&model->state, s, __ATOMIC_RELEASE);	/* read unlocked by the quality counters */
 		if (!registered)
 			registered = g_ptr_array_new();
 		g_ptr_array_add(registered, model);
@@ -186,8 +186,8 @@ static void state_free(struct starpu_perfmodel *model)
 		return;
 	_astro_pm_data_clear(&s->data);
 	pthread_mutex_destroy(&s->lock);
+	__atomic_store_n(&model->state, NULL, __ATOMIC_RELEASE);
 	free(s);
-	model->state = NULL;
 	free(model->path);
 	model->path = NULL;
 	model->is_loaded = 0;

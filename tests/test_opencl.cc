@@ -720,7 +720,9 @@ TEST_F(OpenCL, HistoryModelsCalibrateOnTheDevice)
 {
 	starpu_perfmodel model{};
 	model.type = STARPU_HISTORY_BASED;
-	model.symbol = "opencl_history";
+	static int run = 0;	// a fresh model at each --gtest_repeat: the folder outlives one run
+	std::string symbol = "opencl_history_" + std::to_string(run++);
+	model.symbol = symbol.c_str();
 	starpu_codelet cl = scale_codelet();
 	cl.model = &model;
 	std::vector<float> v(4096, 1.0f);
