@@ -718,10 +718,13 @@ TEST_F(OpenCL, HelpersSayWhatIsWrong)
 // worker's own architecture and predicts for it.
 TEST_F(OpenCL, HistoryModelsCalibrateOnTheDevice)
 {
-	starpu_perfmodel model{};
-	model.type = STARPU_HISTORY_BASED;
+	// The runtime saves the model at shutdown (TearDown): it must outlive the test body.
+	static starpu_perfmodel model;
+	static std::string symbol;
 	static int run = 0;	// a fresh model at each --gtest_repeat: the folder outlives one run
-	std::string symbol = "opencl_history_" + std::to_string(run++);
+	symbol = "opencl_history_" + std::to_string(run++);
+	model = starpu_perfmodel{};
+	model.type = STARPU_HISTORY_BASED;
 	model.symbol = symbol.c_str();
 	starpu_codelet cl = scale_codelet();
 	cl.model = &model;
@@ -810,7 +813,8 @@ double same_cost(starpu_task *, unsigned, unsigned) { return 1000.0; }
 TEST_F(OpenCLDmda, ThePredictedTransferSendsTheTaskWhereTheDataIs)
 {
 	read_on_cpu = read_on_opencl = 0;
-	starpu_perfmodel model{};
+	static starpu_perfmodel model; // the runtime holds it until shutdown (TearDown)
+	model = starpu_perfmodel{};
 	model.type = STARPU_PER_WORKER;
 	model.worker_cost_function = same_cost;
 	model.symbol = "opencl_beta";
