@@ -109,7 +109,7 @@ static double predict(struct starpu_task *task, unsigned workerid)
 
 static void record_task(struct starpu_task *task, unsigned long job)
 {
-	unsigned nworkers = rec.nworkers;	/* set before the subscription, constant while recording */
+	unsigned nworkers = starpu_worker_get_count();	/* rec.nworkers, which needs rec.lock */
 	struct rec_task t = { .job = job, .prio = task->priority, .has_tag = task->use_tag, .tag = task->tag_id,
 			      .ran_on = -1, .kind = -1 };
 	t.len = calloc(nworkers ? nworkers : 1, sizeof(*t.len));

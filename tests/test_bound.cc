@@ -177,6 +177,9 @@ TEST_F(Fixture, ForkJoinThroughTags)
 	starpu_bound_compute(&res, &ires, 1);
 	EXPECT_NEAR(res, 7.0, 1e-6);
 	EXPECT_NEAR(ires, 10.0, 1e-6);
+	std::string report = printed([](FILE *f) { starpu_bound_print(f, 0); });
+	EXPECT_TRUE(contains(report, "Theoretical lower bound (relaxed, with dependencies): 7.000 ms")) << report;
+	EXPECT_TRUE(contains(report, "Actual execution: 4 of 4 tasks ran")) << report;
 	std::string dot = printed(starpu_bound_print_dot);
 	EXPECT_EQ(std::count(dot.begin(), dot.end(), '>'), 4) << dot;	// A->B1, A->B2, B1->C, B2->C
 	EXPECT_TRUE(contains(dot, "digraph")) << dot;
@@ -269,6 +272,17 @@ TEST_F(Fixture, FilesForGlpsolAndLp2paje)
 	EXPECT_GE(on_worker0, 2) << dump;
 	EXPECT_NEAR(last_end, 9.0, 1e-6) << dump;
 
+	// lp_solve's report (name, value): a task on worker 1 from 2 to 5 ms.
+	TempDir dir3;
+	ASSERT_TRUE(dir3.write("lp_solve.out", "\nValue of objective function: 5.00000000\n\nActual values of the variables:\n"
+					       "tmax                            5\nt7s                             2\nt7e                             5\n"
+					       "t7w0                            0\nt7w1                            1\n"));
+	out.clear();
+	ASSERT_EQ(run_command(tool + " < " + dir3.file("lp_solve.out") + " > " + dir3.file("paje.trace") + " 2>&1", &out), 0) << out;
+	dump.clear();
+	ASSERT_EQ(run_command("pj_dump " + dir3.file("paje.trace") + " 2>&1", &dump), 0) << dump;
+	EXPECT_TRUE(contains(dump, "State, Worker 1, Worker State, 2.000000, 5.000000, 3.000000, 0.000000, Running_t7")) << dump;
+
 	// Without dependencies the solution has no times: a clear error, no trace.
 	TempDir dir2;
 	ASSERT_TRUE(dir2.write("empty.sol", "tmax 3\nn0w0 2\n"));
@@ -306,6 +320,26 @@ TEST_F(Fixture, NeverAboveTheMakespanOfARealRun)
 	EXPECT_TRUE(contains(report, "Actual execution: 9 of 9 tasks ran")) << report;
 	EXPECT_TRUE(contains(report, "work")) << report;	// the kinds' table names the codelet
 }
+
+#ifndef ASTRO_HAVE_GLPK
+// Built without GLPK: the bound is 0 and the message says why and what to do; the files are still written.
+TEST_F(Fixture, WithoutGlpkComputeSaysSo)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	starpu_bound_start(0, 0);
+	submit(task(&one_ms));
+	starpu_bound_stop();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	double res = -1, ires = -1;
+	std::string err = stderr_of([&] { starpu_bound_compute(&res, &ires, 1); });
+	EXPECT_EQ(res, 0.0);
+	EXPECT_EQ(ires, 0.0);
+	EXPECT_TRUE(contains(err, "-ENOSYS")) << err;
+	EXPECT_TRUE(contains(err, "libglpk-dev")) << err;
+	EXPECT_TRUE(contains(printed(starpu_bound_print_lp), "Minimize"));
+}
+#endif
 
 // A history model never calibrated: the codelet is named, no bound, and the program is not written.
 TEST_F(Fixture, UncalibratedModelIsNamed)
