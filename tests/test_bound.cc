@@ -56,6 +56,15 @@ struct Fixture : testing::Test
 		return t;
 	}
 	void submit(starpu_task *t) { ASSERT_EQ(starpu_task_submit(t), 0); }
+	// What starpu_bound_compute() (integer too) printed, checking that it gave no number.
+	std::string compute_refused()
+	{
+		double res = -1, ires = -1;
+		std::string err = stderr_of([&] { starpu_bound_compute(&res, &ires, 1); });
+		EXPECT_EQ(res, 0.0);
+		EXPECT_EQ(ires, 0.0);
+		return err;
+	}
 };
 
 bool have_glpk()
@@ -72,18 +81,6 @@ bool have_glpk()
 		if (!have_glpk()) \
 			GTEST_SKIP() << "built without GLPK (libglpk-dev): starpu_bound_compute cannot solve"; \
 	} while (0)
-
-std::string printed(void (*print)(FILE *))
-{
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	print(f);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
-	return s;
-}
 
 // glpsol's objective value in its report file ("Objective:  obj = 12 (MINimum)").
 double glpsol_objective(const std::string &report)
@@ -331,10 +328,7 @@ TEST_F(Fixture, WithoutGlpkComputeSaysSo)
 	submit(task(&one_ms));
 	starpu_bound_stop();
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	double res = -1, ires = -1;
-	std::string err = stderr_of([&] { starpu_bound_compute(&res, &ires, 1); });
-	EXPECT_EQ(res, 0.0);
-	EXPECT_EQ(ires, 0.0);
+	std::string err = compute_refused();
 	EXPECT_TRUE(contains(err, "-ENOSYS")) << err;
 	EXPECT_TRUE(contains(err, "libglpk-dev")) << err;
 	EXPECT_TRUE(contains(printed(starpu_bound_print_lp), "Minimize"));
@@ -364,10 +358,7 @@ TEST_F(Fixture, UncalibratedModelIsNamed)
 	}
 	starpu_bound_stop();
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	double res = -1, ires = -1;
-	std::string err = stderr_of([&] { starpu_bound_compute(&res, &ires, 1); });
-	EXPECT_EQ(res, 0.0);
-	EXPECT_EQ(ires, 0.0);
+	std::string err = compute_refused();
 	EXPECT_TRUE(contains(err, "uncalibrated_kernel")) << err;
 	EXPECT_TRUE(contains(err, "modelless_kernel")) << err;
 	EXPECT_FALSE(contains(err, " work")) << err;
