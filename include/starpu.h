@@ -31,6 +31,7 @@
 #include <starpu_perf_steering.h>
 #include <starpu_perf_monitoring.h>
 #include <starpu_opencl.h>
+#include <starpu_bound.h>
 
 #ifdef __cplusplus
 extern "C" {

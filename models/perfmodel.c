@@ -511,6 +511,12 @@ double starpu_task_worker_expected_length(struct starpu_task *task, unsigned wor
 	return worker_prediction(task, false, workerid, sched_ctx_id, nimpl);
 }
 
+double _astro_pm_worker_predict(struct starpu_task *task, unsigned workerid, unsigned nimpl)
+{
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)workerid, task->sched_ctx);
+	return arch && task->cl ? model_prediction(task->cl->model, task, arch, (int)workerid, nimpl, true) : NAN;
+}
+
 double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
 {
 	return worker_prediction(task, true, workerid, sched_ctx_id, nimpl);
@@ -900,10 +906,12 @@ void _astro_models_init(void)
 	workers_describe();
 	_astro_pm_quality_register();
 	_astro_pm_follow();
+	_astro_bound_init();
 }
 
 void _astro_models_shutdown(void)
 {
+	_astro_bound_shutdown();
 	if (subscription >= 0)
 		astro_observe_set_mask(subscription, 0);
 	pthread_mutex_lock(&models_lock);
