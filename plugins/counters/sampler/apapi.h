@@ -7,7 +7,9 @@
  * Per event, each sample gives a raw value. The last two raw values give
  * value0: for an accumulating event (maximal raw value not 0) their
  * difference, corrected when the counter wrapped at its maximal value; else
- * the last raw value. The last two value0 and their times give value1 with
+ * the last raw value (a counter as wide as 63 or 64 bits is taken to have
+ * restarted from 0 when it goes down: it cannot wrap in a run's lifetime).
+ * The last two value0 and their times give value1 with
  * the event's APAPI_OP1_* operation. Statistics (min, max, time-weighted
  * average, accumulated sum) are kept on value0 and value1 as the event's
  * APAPI_STAT_* flags ask. Times are in nanoseconds.
@@ -205,8 +207,8 @@ int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out);
 
 /* -------------------------------------------------------- configuration */
 
-/** Components used when APAPI_CMPLIST is not set: the seed's, then the runtime's own counters. */
-#define APAPI_DEFAULT_CMPLIST "rapl:nvml:maxeler:micknc:ipmi:astrolabe"
+/** Components used when APAPI_CMPLIST is not set: APAPI's, PAPI's Linux powercap, the runtime's own counters. */
+#define APAPI_DEFAULT_CMPLIST "rapl:powercap:nvml:maxeler:micknc:ipmi:astrolabe"
 /** Interval of a component that the intervals do not name: 100 ms. */
 #define APAPI_DEFAULT_INTERVAL_NS 100000000u
 

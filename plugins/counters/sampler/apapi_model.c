@@ -101,6 +101,9 @@ void apapi_event_sample(struct apapi_event *e, union apapi_raw raw, uint64_t tim
 	else if (e->floating)
 		value0 = e->raw[1].d >= e->raw[0].d ? e->raw[1].d - e->raw[0].d
 						    : ((double)e->op.max_raw - e->raw[0].d) + e->raw[1].d;
+	else if (e->raw[1].u < e->raw[0].u && e->op.max_raw >= (uint64_t)INT64_MAX)
+		/* A 63/64-bit counter does not wrap in a run's lifetime: it restarted from 0 (a reset, its source stopped). */
+		value0 = (double)e->raw[1].u;
 	else
 		value0 = (double)apapi_raw_diff(e->raw[0].u, e->raw[1].u, e->op.max_raw);
 	e->value0[0] = e->value0[1];

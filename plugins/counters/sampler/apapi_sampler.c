@@ -230,7 +230,15 @@ static double stat_value(const struct apapi_stats *st, int k)
 void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 {
 	pthread_mutex_lock(&s->lock);
-	fprintf(out, "%-48s %-7s %-12s %-8s %8s %14s %14s %14s %14s\n", "event", "value", "type", "unit", "samples",
+	unsigned nevents = 0;
+	for (unsigned i = 0; i < s->ncomponents; i++)
+		nevents += s->components[i]->nevents;
+	if (!nevents) {
+		fprintf(out, "(no event was sampled)\n");
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	fprintf(out, "%-48s %-7s %-16s %-8s %8s %14s %14s %14s %14s\n", "event", "value", "type", "unit", "samples",
 		stat_columns[0], stat_columns[1], stat_columns[2], stat_columns[3]);
 	for (unsigned i = 0; i < s->ncomponents; i++) {
 		const struct apapi_component *c = s->components[i];
@@ -239,7 +247,7 @@ void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 			for (int v = 0; v < 2; v++) {
 				if (!ev->op.stats[v])
 					continue;
-				fprintf(out, "%-48s %-7s %-12s %-8s %8llu", ev->op.name, v ? "value1" : "value0", ev->op.type[v],
+				fprintf(out, "%-48s %-7s %-16s %-8s %8llu", ev->op.name, v ? "value1" : "value0", ev->op.type[v],
 					ev->op.unit[v], (unsigned long long)ev->stats[v].count);
 				for (int k = 0; k < 4; k++) {
 					if (ev->op.stats[v] & (1u << k) && ev->stats[v].count)

@@ -59,9 +59,14 @@ int main(int argc, char **argv)
 	struct apapi_sampler sampler;
 	apapi_sampler_init(&sampler);
 	apapi_sources_add(&sampler, &cfg, intervals, NULL);
-	setenv("ASTROLABE_SAMPLER", "1", 0);
-	if (intervals)
-		setenv("ASTROLABE_SAMPLER_INTERVALS", intervals, 1);
+	/* The program samples only the runtime's counters: atime samples the rest. */
+	for (unsigned i = 0; i < cfg.ncomponents; i++)
+		if (strcmp(cfg.components[i], APAPI_OWN_COMPONENT) == 0) {
+			setenv("ASTROLABE_SAMPLER", "1", 0);
+			setenv("APAPI_CMPLIST", APAPI_OWN_COMPONENT, 1);
+			if (intervals)
+				setenv("ASTROLABE_SAMPLER_INTERVALS", intervals, 1);
+		}
 	fflush(NULL);
 	if (apapi_sampler_start(&sampler))
 		return 2;

@@ -9,7 +9,8 @@
  * ASTROLABE_SAMPLER_INTERVALS ("astrolabe:10000000:rapl:100000000", ns).
  *
  * The statistics of the events that the event lists name are also counters,
- * "starpu.sampler.g_<event>.value0_min" (value0/value1, min/max/avg/acc,
+ * "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc"
+ * (the event's name, ':' as '.'; value0/value1; min/max/avg/acc,
  * printed units: value / factor): they are registered at starpu_init(),
  * before the runtime's counters can be looked up, hence only for listed
  * events.
@@ -20,6 +21,7 @@
 #include <astrolabe/counters.h>
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,23 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 
 static const char *const stat_names[] = { "min", "max", "avg", "acc" };
 
+/* The counter of a statistic: "starpu.sampler.g_<event>.value0_min", the
+ * event's ':' runs as '.', other characters a counter name cannot hold as '_'. */
+static void stat_counter_name(char *out, size_t size, const char *event, int value, int stat)
+{
+	int len = snprintf(out, size, "starpu.sampler.g_");
+	for (const char *p = event; *p && (size_t)len + 1 < size; p++) {
+		if (*p == ':') {
+			while (p[1] == ':')
+				p++;
+			out[len++] = '.';
+		} else {
+			out[len++] = isalnum((unsigned char)*p) || *p == '.' || *p == '_' || *p == '-' ? *p : '_';
+		}
+	}
+	snprintf(out + len, size - (size_t)len, ".value%d_%s", value, stat_names[stat]);
+}
+
 /* Registers the statistics of the listed events as counters (from init: the only time counters can be registered). */
 static int register_stat_counters(void)
 {
@@ -88,7 +107,7 @@ static int register_stat_counters(void)
 					if (!(op.stats[v] & (1u << k)))
 						continue;
 					char name[512], help[700];
-					snprintf(name, sizeof(name), "starpu.sampler.g_%s.value%d_%s", names[e], v, stat_names[k]);
+					stat_counter_name(name, sizeof(name), names[e], v, k);
 					snprintf(help, sizeof(help), "%s of %s's value%d (%s) over the sampled run", stat_names[k], names[e], v, op.type[v]);
 					int id = astro_counter_register(MODULE, starpu_perf_counter_scope_global, name,
 									starpu_perf_counter_type_double, ASTRO_COUNTER_INSTANT, op.unit[v], help);

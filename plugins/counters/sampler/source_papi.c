@@ -172,13 +172,17 @@ unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *c
 {
 	char skipped[1024] = "";
 	unsigned total = 0;
+	int energy_asked = 0, energy_found = 0;
 	for (unsigned i = 0; i < cfg->ncomponents; i++) {
 		const char *cmp = cfg->components[i];
 		uint64_t interval = apapi_interval_for(spec, cmp, APAPI_DEFAULT_INTERVAL_NS, NULL);
 		const char *why = "not available here";
 		int n = strcmp(cmp, APAPI_OWN_COMPONENT) == 0 ? (add_own ? add_own(s, cfg, interval) : 0)
 							       : apapi_papi_add(s, cfg, cmp, interval, &why);
+		int energy = strcmp(cmp, "rapl") == 0 || strcmp(cmp, "powercap") == 0;
+		energy_asked |= energy;
 		if (n >= 0) {
+			energy_found |= energy && n > 0;
 			total += (unsigned)n;
 			continue;
 		}
@@ -186,6 +190,7 @@ unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *c
 		snprintf(skipped + len, sizeof(skipped) - len, "%s%s (%s)", len ? ", " : "", cmp, why);
 	}
 	if (*skipped && apapi_config_tells(cfg))
-		astro_log_error(WHAT, "components skipped: %s; APAPI_CMPLIST chooses the components, APAPI_SOFTFAIL=1 hides this line", skipped);
+		astro_log_error(WHAT, "components skipped: %s%s; APAPI_CMPLIST chooses the components, APAPI_SOFTFAIL=1 hides this line",
+				skipped, energy_asked && !energy_found ? "; so no energy is measured here (no RAPL or powercap counter)" : "");
 	return total;
 }

@@ -128,6 +128,14 @@ TEST(SamplerModel, StatisticsOverAKnownSequence)
 	EXPECT_EQ(apapi_stats_avg(&s.ev.stats[1]) * 0, 0.0);
 }
 
+TEST(SamplerModel, WideCounterGoingDownRestarted)
+{
+	Scripted s(make_op(INT64_MAX), { 100, 160, 7 }, { 0, 10, 20 });
+	EXPECT_EQ(s.ev.stats[0].acc, 60.0 + 7.0);
+	Scripted narrow(make_op(0xffff), { 100, 160, 7 }, { 0, 10, 20 });
+	EXPECT_EQ(narrow.ev.stats[0].acc, 60.0 + double(0xffff - 160 + 7 + 1));
+}
+
 TEST(SamplerModel, FloatingAccumulatingValues)
 {
 	apapi_event ev;
@@ -192,8 +200,8 @@ TEST(SamplerFiles, EventOpsFileGivesDerivedValues)
 	fclose(out);
 	std::string table(text);
 	free(text);
-	EXPECT_TRUE(contains(table, "value0  energy       Ws              3              -              -              -              6")) << table;
-	EXPECT_TRUE(contains(table, "value1  power        W               2              1              2            1.5              -")) << table;
+	EXPECT_TRUE(contains(table, "value0  energy           Ws              3              -              -              -              6")) << table;
+	EXPECT_TRUE(contains(table, "value1  power            W               2              1              2            1.5              -")) << table;
 	apapi_sampler_clear(&sampler);
 	apapi_eventops_clear(&ops);
 }
@@ -382,6 +390,239 @@ TEST(SamplerTimer, StopsPromptlyWithLongIntervals)
 	EXPECT_EQ(src.reads.load(), 2u);
 	EXPECT_EQ(c->events[0].stats[0].acc, 3.0);
 	apapi_sampler_clear(&sampler);
+}
+
+// ----------------------------------------------------------------- plugin
+
+void nop_func(void **, void *) {}
+
+void run_tasks(int n)
+{
+	static starpu_codelet cl = cpu_codelet(nop_func, 0, "sampled");
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	starpu_task_wait_for_all();
+}
+
+double read_stat(const std::string &name)
+{
+	int id = starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global, name.c_str());
+	union astro_counter_value v;
+	if (id < 0 || astro_counter_read(id, nullptr, &v))
+		return -1;
+	return v.double_val;
+}
+
+// The rows of a CSV file as Python's csv module reads them: "event|value|column=value" per statistic.
+std::string csv_rows(const std::string &path)
+{
+	std::string out;
+	std::string cmd = "python3 -c 'import csv,sys\n"
+			  "for r in csv.DictReader(open(sys.argv[1])):\n"
+			  "  for k in (\"min\",\"max\",\"avg\",\"acc\"):\n"
+			  "    print(\"%s|%s|%s=%s\" % (r[\"event\"], r[\"value\"], k, r[k]))' '" + path + "'";
+	EXPECT_EQ(run_command(cmd, &out), 0) << cmd;
+	return out;
+}
+
+class SamplerPlugin : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		ASSERT_FALSE(build_plugin_path().empty()) << "STARPU_PLUGIN_PATH is not set: run through make check";
+		if (!have_program("python3"))
+			GTEST_SKIP() << "python3 is needed to read the CSV back";
+	}
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	TempDir dir;
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv on_{"ASTROLABE_SAMPLER", "1"};
+	ScopedEnv cmps_{"APAPI_CMPLIST", "astrolabe"};
+	ScopedEnv list_{"APAPI_EVENTLIST", nullptr};
+	ScopedEnv ops_{"APAPI_EVENTOPS", nullptr};
+	ScopedEnv intervals_{"ASTROLABE_SAMPLER_INTERVALS", "astrolabe:2000000"};
+	ScopedEnv csv_{"ASTROLABE_SAMPLER_CSV", dir.file("stats.csv")};
+};
+
+TEST_F(SamplerPlugin, SamplesTheRuntimeCounters)
+{
+	starpu_conf conf = conf_with_ncpus(2);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(20);
+	// The statistics are counters: the accumulated submissions reach 20 once sampled.
+	const std::string acc = "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc";
+	EXPECT_TRUE(wait_until([&] { return read_stat(acc) == 20.0; }, 60000)) << read_stat(acc);
+	EXPECT_GE(read_stat("starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value1_max"), 0.0);
+	// Not asked for by the default event operations: not a counter.
+	EXPECT_LT(starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global,
+						 "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_min"), 0);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_TRUE(contains(err, "sampler: statistics of")) << err;
+	EXPECT_TRUE(contains(err, "astrolabe:::starpu.task.w_total_executed")) << err;
+	EXPECT_TRUE(contains(err, "execution rate")) << err;
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|acc=20\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.w_total_executed|value0|acc=20\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|min=\n")) << rows;
+}
+
+TEST_F(SamplerPlugin, EveryCounterWithoutAList)
+{
+	ASSERT_TRUE(dir.write("list.txt", "# nothing of the runtime: all its counters\nrapl:::PACKAGE_ENERGY:PACKAGE0\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv nodefault("ASTROLABE_SAMPLER_DATADIR", dir.path());
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(5);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	// The fallback definition: every statistic, a monotonic counter accumulates.
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|acc=5\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|min=")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_current_ready|value1|")) << rows;
+	EXPECT_FALSE(contains(rows, "starpu.sampler.")) << rows;
+}
+
+TEST_F(SamplerPlugin, UnknownEventsAndComponentsAreSaidOnce)
+{
+	ASSERT_TRUE(dir.write("list.txt", "astrolabe:::starpu.task.g_total_submitted\nastrolabe:::no.such.counter\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv cmps("APAPI_CMPLIST", "astrolabe:nosuchcomponent:rapl");
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_TRUE(contains(err, "astrolabe:::no.such.counter: no such global or per-worker counter")) << err;
+	EXPECT_TRUE(contains(err, "components skipped: nosuchcomponent (not in this PAPI), rapl (")) << err;
+	starpu_shutdown();
+	{
+		ScopedEnv soft("APAPI_SOFTFAIL", "1");
+		err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+		EXPECT_EQ(err, "");
+		starpu_shutdown();
+	}
+}
+
+TEST_F(SamplerPlugin, OffCostsNothing)
+{
+	ScopedEnv off("ASTROLABE_SAMPLER", nullptr);
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_EQ(err, "");
+	EXPECT_LT(starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global,
+						 "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc"), 0);
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(err, "");
+	EXPECT_FALSE(file_exists(dir.file("stats.csv")));
+}
+
+TEST_F(SamplerPlugin, BadIntervalsAreRefused)
+{
+	ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "astrolabe:soon");
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { starpu_init(&conf); });
+	EXPECT_TRUE(contains(err, "intervals 'astrolabe:soon' are malformed")) << err;
+	if (starpu_is_initialized())
+		starpu_shutdown();
+}
+
+// PAPI's sde component reads the runtime's counters exported by counters_papi_sde.
+TEST_F(SamplerPlugin, PapiComponentSde)
+{
+#ifndef HAVE_PAPI
+	GTEST_SKIP() << "built without PAPI";
+#endif
+	if (!contains(build_plugin_path(), "papi-sde"))
+		GTEST_SKIP() << "counters_papi_sde is not built";
+	ASSERT_TRUE(dir.write("list.txt", "sde:::STARPU::starpu.task.g_total_submitted\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv cmps("APAPI_CMPLIST", "sde");
+	ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "sde:2000000");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.start_perf_counter_collection = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(12);
+	const std::string acc = "starpu.sampler.g_sde.STARPU.starpu.task.g_total_submitted.value0_acc";
+	EXPECT_TRUE(wait_until([&] { return read_stat(acc) == 12.0; }, 60000)) << read_stat(acc);
+	// counters_papi_sde's events read 0 once shutdown starts: a restart, not a wrap.
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	EXPECT_TRUE(contains(rows, "sde:::STARPU::starpu.task.g_total_submitted|value0|acc=12\n")) << rows << err;
+}
+
+// What atime runs in SamplerAtime: an Astrolabe program.
+TEST(SamplerChild, RunTasks)
+{
+	if (!getenv("SAMPLER_TEST_CHILD"))
+		GTEST_SKIP() << "run by SamplerAtime through atime";
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(7);
+	starpu_shutdown();
+}
+
+class SamplerAtime : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		atime_ = env_or("ATIME", "");
+		if (atime_.empty() || !file_exists(atime_))
+			GTEST_SKIP() << "atime is not built yet (make check builds it before the tests)";
+	}
+	std::string run(const std::string &args, int *status)
+	{
+		std::string out;
+		*status = run_command("'" + atime_ + "' " + args + " 2>&1", &out);
+		return out;
+	}
+	std::string atime_;
+	ScopedEnv cmps_{"APAPI_CMPLIST", "astrolabe:rapl"};
+	ScopedEnv on_{"ASTROLABE_SAMPLER", nullptr};
+	ScopedEnv csv_{"ASTROLABE_SAMPLER_CSV", nullptr};
+};
+
+TEST_F(SamplerAtime, SamplesAnAstrolabeProgram)
+{
+	ScopedEnv child("SAMPLER_TEST_CHILD", "1");
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(len, 0);
+	self[len] = '\0';
+	int status = -1;
+	std::string out = run(std::string("-t astrolabe:2000000 '") + self + "' --gtest_filter=SamplerChild.RunTasks", &status);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "atime: ")) << out;
+	EXPECT_TRUE(contains(out, ", exit status 0")) << out;
+	EXPECT_TRUE(contains(out, "sampler: statistics of")) << out;
+	EXPECT_TRUE(contains(out, "astrolabe:::starpu.task.g_total_submitted")) << out;
+	// The components atime samples are not sampled (nor said skipped) a second time by the program.
+	size_t first = out.find("components skipped: rapl");
+	ASSERT_NE(first, std::string::npos) << out;
+	EXPECT_TRUE(contains(out, "no energy is measured here")) << out;
+	EXPECT_EQ(out.find("components skipped", first + 1), std::string::npos) << out;
+}
+
+TEST_F(SamplerAtime, ExitStatusAndErrors)
+{
+	int status = -1;
+	run("false", &status);
+	EXPECT_EQ(status, 1);
+	std::string out = run("true", &status);
+	EXPECT_EQ(status, 0);
+	EXPECT_TRUE(contains(out, "atime: true ran ")) << out;
+	out = run("", &status);
+	EXPECT_EQ(status, 2);
+	EXPECT_TRUE(contains(out, "Usage: atime")) << out;
+	out = run("-t rapl:x true", &status);
+	EXPECT_EQ(status, 2);
+	EXPECT_TRUE(contains(out, "malformed")) << out;
+	out = run("/no/such/program", &status);
+	EXPECT_EQ(status, 127);
+	EXPECT_TRUE(contains(out, "cannot run /no/such/program")) << out;
 }
 
 } // namespace
