@@ -200,6 +200,10 @@ uint64_t apapi_interval_for(const char *spec, const char *cmp, uint64_t fallback
 /** Checks an interval specification; returns 0, or -EINVAL with a message. */
 int apapi_intervals_check(const char *spec);
 
+/** Whether statistic stat (0 min, 1 max, 2 avg, 3 acc) of value (0, 1) of ev is asked for and has a value. */
+int apapi_stat_shown(const struct apapi_event *ev, int value, int stat);
+/** That statistic as printed: divided by the value's factor (0 without any value). */
+double apapi_stat_printed(const struct apapi_event *ev, int value, int stat);
 /** Prints the statistics of every event as a table (locks s). */
 void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out);
 /** Writes the statistics as CSV with a header line (locks s). Returns 0 or -errno. */

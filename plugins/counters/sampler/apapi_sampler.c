@@ -217,14 +217,45 @@ int apapi_intervals_check(const char *spec)
 
 static const char *const stat_columns[] = { "min", "max", "avg", "acc" };
 
-static double stat_value(const struct apapi_stats *st, int k)
+int apapi_stat_shown(const struct apapi_event *ev, int value, int stat)
 {
-	switch (k) {
-	case 0: return st->min;
-	case 1: return st->max;
-	case 2: return apapi_stats_avg(st);
-	default: return st->acc;
+	return ev->op.stats[value] & (1u << stat) && ev->stats[value].count;
+}
+
+double apapi_stat_printed(const struct apapi_event *ev, int value, int stat)
+{
+	const struct apapi_stats *st = &ev->stats[value];
+	if (!st->count)
+		return 0.0;
+	double v = stat == 0 ? st->min : stat == 1 ? st->max : stat == 2 ? apapi_stats_avg(st) : st->acc;
+	return v / ev->op.factor[value];
+}
+
+/* Calls row() for each value of each event that has statistics, the lock held. */
+static void for_each_row(struct apapi_sampler *s, FILE *out,
+			 void (*row)(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int value))
+{
+	for (unsigned i = 0; i < s->ncomponents; i++) {
+		const struct apapi_component *c = s->components[i];
+		for (unsigned e = 0; e < c->nevents; e++)
+			for (int v = 0; v < 2; v++)
+				if (c->events[e].op.stats[v])
+					row(out, c, &c->events[e], v);
 	}
+}
+
+static void table_row(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int v)
+{
+	(void)c;
+	fprintf(out, "%-48s %-7s %-16s %-8s %8llu", ev->op.name, v ? "value1" : "value0", ev->op.type[v],
+		ev->op.unit[v], (unsigned long long)ev->stats[v].count);
+	for (int k = 0; k < 4; k++) {
+		if (apapi_stat_shown(ev, v, k))
+			fprintf(out, " %14.6g", apapi_stat_printed(ev, v, k));
+		else
+			fprintf(out, " %14s", "-");
+	}
+	fputc('\n', out);
 }
 
 void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
@@ -233,31 +264,12 @@ void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 	unsigned nevents = 0;
 	for (unsigned i = 0; i < s->ncomponents; i++)
 		nevents += s->components[i]->nevents;
-	if (!nevents) {
+	if (nevents) {
+		fprintf(out, "%-48s %-7s %-16s %-8s %8s %14s %14s %14s %14s\n", "event", "value", "type", "unit", "samples",
+			stat_columns[0], stat_columns[1], stat_columns[2], stat_columns[3]);
+		for_each_row(s, out, table_row);
+	} else {
 		fprintf(out, "(no event was sampled)\n");
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	fprintf(out, "%-48s %-7s %-16s %-8s %8s %14s %14s %14s %14s\n", "event", "value", "type", "unit", "samples",
-		stat_columns[0], stat_columns[1], stat_columns[2], stat_columns[3]);
-	for (unsigned i = 0; i < s->ncomponents; i++) {
-		const struct apapi_component *c = s->components[i];
-		for (unsigned e = 0; e < c->nevents; e++) {
-			const struct apapi_event *ev = &c->events[e];
-			for (int v = 0; v < 2; v++) {
-				if (!ev->op.stats[v])
-					continue;
-				fprintf(out, "%-48s %-7s %-16s %-8s %8llu", ev->op.name, v ? "value1" : "value0", ev->op.type[v],
-					ev->op.unit[v], (unsigned long long)ev->stats[v].count);
-				for (int k = 0; k < 4; k++) {
-					if (ev->op.stats[v] & (1u << k) && ev->stats[v].count)
-						fprintf(out, " %14.6g", stat_value(&ev->stats[v], k) / ev->op.factor[v]);
-					else
-						fprintf(out, " %14s", "-");
-				}
-				fputc('\n', out);
-			}
-		}
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -278,35 +290,30 @@ static void csv_field(FILE *out, const char *text)
 	fputc('"', out);
 }
 
+static void csv_row(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int v)
+{
+	csv_field(out, c->name);
+	fputc(',', out);
+	csv_field(out, ev->op.name);
+	fprintf(out, ",%s,", v ? "value1" : "value0");
+	csv_field(out, ev->op.type[v]);
+	fputc(',', out);
+	csv_field(out, ev->op.unit[v]);
+	fprintf(out, ",%llu", (unsigned long long)ev->stats[v].count);
+	for (int k = 0; k < 4; k++) {
+		if (apapi_stat_shown(ev, v, k))
+			fprintf(out, ",%.17g", apapi_stat_printed(ev, v, k));
+		else
+			fputc(',', out);
+	}
+	fputc('\n', out);
+}
+
 int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out)
 {
 	pthread_mutex_lock(&s->lock);
 	fputs("component,event,value,type,unit,samples,min,max,avg,acc\n", out);
-	for (unsigned i = 0; i < s->ncomponents; i++) {
-		const struct apapi_component *c = s->components[i];
-		for (unsigned e = 0; e < c->nevents; e++) {
-			const struct apapi_event *ev = &c->events[e];
-			for (int v = 0; v < 2; v++) {
-				if (!ev->op.stats[v])
-					continue;
-				csv_field(out, c->name);
-				fputc(',', out);
-				csv_field(out, ev->op.name);
-				fprintf(out, ",%s,", v ? "value1" : "value0");
-				csv_field(out, ev->op.type[v]);
-				fputc(',', out);
-				csv_field(out, ev->op.unit[v]);
-				fprintf(out, ",%llu", (unsigned long long)ev->stats[v].count);
-				for (int k = 0; k < 4; k++) {
-					if (ev->op.stats[v] & (1u << k) && ev->stats[v].count)
-						fprintf(out, ",%.17g", stat_value(&ev->stats[v], k) / ev->op.factor[v]);
-					else
-						fputc(',', out);
-				}
-				fputc('\n', out);
-			}
-		}
-	}
+	for_each_row(s, out, csv_row);
 	pthread_mutex_unlock(&s->lock);
 	return ferror(out) ? -EIO : 0;
 }

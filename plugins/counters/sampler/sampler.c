@@ -51,15 +51,6 @@ static int env_on(const char *name)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
-static double stat_of(const struct apapi_event *ev, int value, int stat)
-{
-	const struct apapi_stats *st = &ev->stats[value];
-	if (!st->count)
-		return 0.0;
-	double v = stat == 0 ? st->min : stat == 1 ? st->max : stat == 2 ? apapi_stats_avg(st) : st->acc;
-	return v / ev->op.factor[value];
-}
-
 static void update_global(struct starpu_perf_counter_sample *sample, void *context, void *arg)
 {
 	(void)context;
@@ -68,7 +59,7 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 	for (unsigned i = 0; i < nstat_counters; i++) {
 		const struct stat_counter *sc = &stat_counters[i];
 		if (astro_counter_sample_wants(sample, sc->id))
-			astro_counter_sample_set_double(sample, sc->id, sc->ev ? stat_of(sc->ev, sc->value, sc->stat) : 0.0);
+			astro_counter_sample_set_double(sample, sc->id, sc->ev ? apapi_stat_printed(sc->ev, sc->value, sc->stat) : 0.0);
 	}
 	pthread_mutex_unlock(&sampler.lock);
 }
