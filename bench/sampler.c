@@ -7,6 +7,10 @@
  *                              off, over the wall time
  *   sampler.interval    ms     mean interval between samples (asked: -x ms, default 10)
  *   sampler.on_time     %      intervals within 10% of the asked one
+ *   papi_task.cost      us/task  STARPU_PROF_PAPI_EVENTS with one event PAPI
+ *                              can read here (counters_papi_sde's
+ *                              sde:::STARPU::starpu.task.g_total_submitted)
+ *                              minus without, 20000 empty tasks, profiling on
  *
  * -r repetitions of -n milliseconds each (default 2000).
  */
@@ -61,6 +65,23 @@ static double idle_cpu(int on, long ms, const char *intervals)
 	return cpu;
 }
 
+/* µs per empty task with profiling on, with or without a PAPI event counted per task. */
+static double task_us(int papi)
+{
+	unsetenv("ASTROLABE_SAMPLER");
+	setenv("STARPU_PROFILING", "1", 1);
+	if (papi)
+		setenv("STARPU_PROF_PAPI_EVENTS", "sde:::STARPU::starpu.task.g_total_submitted", 1);
+	else
+		unsetenv("STARPU_PROF_PAPI_EVENTS");
+	bench_starpu_init();
+	bench_warmup_async(1000);
+	double submit, total;
+	bench_run_async(20000, &submit, &total);
+	starpu_shutdown();
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_options o;
@@ -70,7 +91,7 @@ int main(int argc, char **argv)
 	snprintf(intervals, sizeof(intervals), "astrolabe:%ld", interval_ms * 1000000);
 	bench_header("sampler", &o);
 
-	double cost[BENCH_MAX_SAMPLES], mean[BENCH_MAX_SAMPLES], on_time[BENCH_MAX_SAMPLES];
+	double cost[BENCH_MAX_SAMPLES], mean[BENCH_MAX_SAMPLES], on_time[BENCH_MAX_SAMPLES], papi[BENCH_MAX_SAMPLES];
 	for (int r = 0; r < o.reps; r++) {
 		double off = idle_cpu(0, o.ntasks, intervals);
 		double on = idle_cpu(1, o.ntasks, intervals);
@@ -97,9 +118,12 @@ int main(int argc, char **argv)
 		mean[r] = n > 1 ? (double)(sample_times[n - 1] - sample_times[0]) / (n - 1) / 1e6 : 0;
 		on_time[r] = n > 1 ? 100.0 * within / (n - 1) : 0;
 		apapi_sampler_clear(&s);
+
+		papi[r] = task_us(1) - task_us(0);
 	}
 	bench_report("sampler.cost", "%core", cost, o.reps);
 	bench_report("sampler.interval", "ms", mean, o.reps);
 	bench_report("sampler.on_time", "%", on_time, o.reps);
+	bench_report("papi_task.cost", "us/task", papi, o.reps);
 	return 0;
 }
