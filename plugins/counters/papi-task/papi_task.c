@@ -31,7 +31,6 @@ struct worker_set
 static struct worker_set workers[STARPU_NMAXWORKERS];
 static char *names[PAPI_MAX_HWCTRS];
 static int nnames;
-static int subscription = -1;
 static int said;               /* the one message about what PAPI cannot count */
 
 static void say_once(const char *fmt, const char *what, const char *why)
@@ -135,16 +134,16 @@ static int init(void)
 	}
 	memset(workers, 0, sizeof(workers));
 	said = 0;
-	subscription = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |
-					       ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_DEINIT_BEGIN),
-					       on_task, NULL);
-	return subscription < 0 ? subscription : 0;
+	int sub = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) |
+				  ASTRO_MOMENT_BIT(ASTRO_MOMENT_WORKER_DEINIT_BEGIN),
+				  on_task, NULL);
+	return sub < 0 ? sub : 0;
 }
 
 static void fini(void)
 {
+	/* The kernel drops the subscription itself at shutdown. */
 	clear_names();
-	subscription = -1;
 }
 
 ASTRO_PLUGIN_DEFINE(counters_papi_task, ASTRO_PLUGIN_COUNTERS, "STARPU_PROF_PAPI_EVENTS: PAPI events counted per task into its profiling info",

@@ -43,7 +43,6 @@ static struct apapi_sampler sampler;
 static struct stat_counter *stat_counters;
 static unsigned nstat_counters;
 static int sampling;
-static int subscription = -1;
 
 static int env_on(const char *name)
 {
@@ -197,16 +196,14 @@ static int init(void)
 	int ret = register_stat_counters();
 	if (ret < 0)
 		return ret;
-	subscription = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_RUNTIME_INIT_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_RUNTIME_TERMINATE),
-					       on_event, NULL);
-	return subscription < 0 ? subscription : 0;
+	int sub = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_RUNTIME_INIT_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_RUNTIME_TERMINATE),
+				  on_event, NULL);
+	return sub < 0 ? sub : 0;
 }
 
 static void fini(void)
 {
-	if (subscription >= 0)
-		astro_observe_unsubscribe(subscription);
-	subscription = -1;
+	/* The kernel drops the subscription itself after RUNTIME_TERMINATE. */
 	stop_sampling();
 	apapi_sampler_clear(&sampler);
 	apapi_papi_clear();
