@@ -32,6 +32,8 @@ static struct worker_set workers[STARPU_NMAXWORKERS];
 static char *names[PAPI_MAX_HWCTRS];
 static int nnames;
 static int said;               /* the one message about what PAPI cannot count */
+/* PAPI's event-set set-up shares tables whose locks are its own: one worker at a time (once per worker). */
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void say_once(const char *fmt, const char *what, const char *why)
 {
@@ -80,10 +82,12 @@ static void on_task(const struct astro_event *ev, void *arg)
 	if (ev->moment == ASTRO_MOMENT_WORKER_DEINIT_BEGIN) {
 		if (w->state == 1) {
 			long long ignored[PAPI_MAX_HWCTRS];
+			pthread_mutex_lock(&setup_lock);
 			PAPI_stop(w->set, ignored);
 			PAPI_cleanup_eventset(w->set);
 			PAPI_destroy_eventset(&w->set);
 			PAPI_unregister_thread();
+			pthread_mutex_unlock(&setup_lock);
 		}
 		w->state = 0;
 		return;
@@ -91,8 +95,11 @@ static void on_task(const struct astro_event *ev, void *arg)
 	if (!info)
 		return;
 	if (ev->moment == ASTRO_MOMENT_TASK_STARTED) {
-		if (w->state == 0)
+		if (w->state == 0) {
+			pthread_mutex_lock(&setup_lock);
 			make_set(w);
+			pthread_mutex_unlock(&setup_lock);
+		}
 		info->papi_event_set = w->state == 1 ? w->set : PAPI_NULL;
 		if (w->state == 1)
 			PAPI_reset(w->set);
