@@ -95,14 +95,15 @@ void apapi_event_sample(struct apapi_event *e, union apapi_raw raw, uint64_t tim
 	/* The first raw value starts the first period: nothing to weigh yet. */
 	if (e->nraw < 2)
 		return;
+	/* A 63/64-bit counter does not wrap in a run's lifetime: going down, it restarted from 0 (a reset, its source stopped). */
+	int wide = e->op.max_raw >= (uint64_t)INT64_MAX;
 	double value0;
 	if (!e->op.max_raw)
 		value0 = e->floating ? raw.d : (double)(int64_t)raw.u;
 	else if (e->floating)
 		value0 = e->raw[1].d >= e->raw[0].d ? e->raw[1].d - e->raw[0].d
-						    : ((double)e->op.max_raw - e->raw[0].d) + e->raw[1].d;
-	else if (e->raw[1].u < e->raw[0].u && e->op.max_raw >= (uint64_t)INT64_MAX)
-		/* A 63/64-bit counter does not wrap in a run's lifetime: it restarted from 0 (a reset, its source stopped). */
+		       : wide ? e->raw[1].d : ((double)e->op.max_raw - e->raw[0].d) + e->raw[1].d;
+	else if (e->raw[1].u < e->raw[0].u && wide)
 		value0 = (double)e->raw[1].u;
 	else
 		value0 = (double)apapi_raw_diff(e->raw[0].u, e->raw[1].u, e->op.max_raw);

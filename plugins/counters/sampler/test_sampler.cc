@@ -147,6 +147,10 @@ TEST(SamplerModel, FloatingAccumulatingValues)
 	r.d = 4.0;
 	apapi_event_sample(&ev, r, 10);
 	EXPECT_EQ(ev.value0[1], 2.5);
+	r.d = 0.5; // restarted
+	apapi_event_sample(&ev, r, 20);
+	EXPECT_EQ(ev.value0[1], 0.5);
+	EXPECT_EQ(ev.stats[0].acc, 3.0);
 	apapi_event_clear(&ev);
 }
 
