@@ -33,3 +33,46 @@ void astro_sched_queue_fini(struct astro_sched_queue *q)
 	free(q->buckets);
 	q->buckets = NULL;
 }
+
+void astro_sched_queue_push_front(struct astro_sched_queue *q, struct starpu_task *task)
+{
+	int priority = astro_sched_queue_priority_of(q, task);
+	unsigned bucket = astro_sched_queue_bucket_of(q, priority);
+	struct starpu_task_list *list = &q->buckets[bucket];
+	struct starpu_task *before = list->head;
+
+	while (before && astro_sched_queue_priority_of(q, before) > priority)
+		before = before->next;
+	if (before == list->head)
+		starpu_task_list_push_front(list, task);
+	else if (!before)
+		starpu_task_list_push_back(list, task);
+	else
+	{
+		task->next = before;
+		task->prev = before->prev;
+		before->prev->next = task;
+		before->prev = task;
+	}
+	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
+		q->lowest = q->highest = bucket;
+	else if (bucket > q->highest)
+		q->highest = bucket;
+	else if (bucket < q->lowest)
+		q->lowest = bucket;
+	atomic_fetch_add(&q->ntasks, 1);
+}
+
+struct starpu_task *astro_sched_queue_take_first_if(struct astro_sched_queue *q, int (*accept)(struct starpu_task *task, void *arg), void *arg)
+{
+	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
+		return NULL;
+	for (unsigned bucket = q->highest + 1; bucket-- > q->lowest; )
+		for (struct starpu_task *task = q->buckets[bucket].head; task; task = task->next)
+			if (accept(task, arg))
+			{
+				astro_sched_queue_erase(q, bucket, task);
+				return task;
+			}
+	return NULL;
+}

@@ -53,7 +53,18 @@ protected:
 
 std::string policy_param_name(const testing::TestParamInfo<const char *> &info)
 {
-	return info.param;
+	std::string name = info.param;
+	std::replace(name.begin(), name.end(), '-', '_');
+	return name;
+}
+
+// The policies whose queues are ordered by priority (one worker runs the highest first).
+bool promises_priorities(const std::string &policy)
+{
+	for (const char *p : { "prio", "lws", "dmdas", "dmdap", "modular-prio", "modular-prio-prefetching", "modular-random-prio" })
+		if (policy == p)
+			return true;
+	return false;
 }
 
 // ------------------------------------------------------------ run once
@@ -184,7 +195,7 @@ void record_priority(void **, void *)
 TEST_P(Policy, PrioritiesOrderTheQueue)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
+	if (!promises_priorities(policy))
 		GTEST_SKIP() << policy << " promises no priority order";
 	ScopedEnv ncpu("STARPU_NCPU", "1");
 	starpu_conf conf;
@@ -281,7 +292,7 @@ TEST_P(Policy, EqualPrioritiesRunFirstInFirstOut)
 TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
 {
 	const std::string policy = GetParam();
-	if (policy != "eager" && policy != "prio")
+	if (policy != "eager" && policy != "prio" && policy != "modular-eager" && policy != "modular-prio")
 		GTEST_SKIP() << policy << " has per-worker queues: with several workers, order is kept per queue only";
 	START_OR_RETURN(2);
 	const int n = 64;
@@ -292,7 +303,7 @@ TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
 TEST_P(Policy, PrioritiesThenSubmissionOrder)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
+	if (!promises_priorities(policy))
 		GTEST_SKIP() << policy << " promises no priority order";
 	START_OR_RETURN(1);
 	const int n = 60;
@@ -441,7 +452,10 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 	starpu_shutdown();
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap"),
+INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap",
+							     "modular-eager", "modular-eager-prefetching", "modular-prio",
+							     "modular-prio-prefetching", "modular-random", "modular-random-prio",
+							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2"),
 			 policy_param_name);
 
 } // namespace

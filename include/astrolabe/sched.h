@@ -199,6 +199,12 @@ static inline struct starpu_task *astro_sched_queue_take_last(struct astro_sched
 			}
 	return NULL;
 }
+/** Queues task ahead of the tasks of the same or lower priority (a task taken, then given back). */
+void astro_sched_queue_push_front(struct astro_sched_queue *q, struct starpu_task *task);
+
+/** Removes and returns the first task, in priority order, that accept(task, arg) accepts; NULL if none. */
+struct starpu_task *astro_sched_queue_take_first_if(struct astro_sched_queue *q, int (*accept)(struct starpu_task *task, void *arg), void *arg);
+
 /** Removes and returns the task of highest priority (oldest first) whoever may run it; NULL if none. */
 static inline struct starpu_task *astro_sched_queue_take_head(struct astro_sched_queue *q)
 {
