@@ -110,6 +110,27 @@ TEST_P(Policy, EveryTaskRunsOnce)
 	}
 }
 
+// A disabled worker (starpu.worker.w_enable_worker_knob = 0) gets no new task: every task runs on the other one.
+TEST_P(Policy, DisabledWorkerGetsNoNewTask)
+{
+	START_OR_RETURN(2);
+	int scope = starpu_perf_knob_scope_name_to_id("per_worker");
+	int enable = starpu_perf_knob_name_to_id((starpu_perf_knob_scope)scope, "starpu.worker.w_enable_worker_knob");
+	ASSERT_GE(enable, 0);
+	starpu_perf_knob_set_per_worker_int32_value(enable, 0, 0);
+	const unsigned n = 200;
+	Hits hits(n);
+	g_hits = &hits;
+	starpu_codelet cl = cpu_codelet(hit, 0, "disabled");
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl, (void *)(uintptr_t)i), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(cl.per_worker_stats[0], 0u);
+	EXPECT_EQ(cl.per_worker_stats[1], (unsigned long)n);
+	starpu_perf_knob_set_per_worker_int32_value(enable, 0, 1);
+	g_hits = nullptr;
+}
+
 // ---------------------------------------------------------- placement
 
 struct Placement
