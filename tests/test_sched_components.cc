@@ -297,4 +297,117 @@ TEST(OutOfTreeComponent, RunsInsideATree)
 	starpu_shutdown();
 }
 
+// ------------- a decision component of our own in a simple scheduler
+
+// As StarPU's examples/scheduler/dummy_modular_sched: one list, tasks pulled
+// from it, or pumped down when a queue below has room.
+struct Dummy
+{
+	starpu_pthread_mutex_t lock;
+	struct starpu_task_list list;
+	std::atomic<int> pushed{ 0 };
+};
+Dummy *g_dummy;
+
+int dummy_push(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	Dummy *d = (Dummy *)component->data;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+	starpu_task_list_push_front(&d->list, task);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	d->pushed++;
+	component->can_pull(component);
+	return 0;
+}
+
+struct starpu_task *dummy_pull(struct starpu_sched_component *component, struct starpu_sched_component *)
+{
+	Dummy *d = (Dummy *)component->data;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+	struct starpu_task *task = starpu_task_list_empty(&d->list) ? nullptr : starpu_task_list_pop_back(&d->list);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	return task;
+}
+
+int dummy_can_push(struct starpu_sched_component *component, struct starpu_sched_component *to)
+{
+	Dummy *d = (Dummy *)component->data;
+	int didwork = 0;
+	struct starpu_task *task = starpu_sched_component_pump_to(component, to, &didwork);
+	if (task) {
+		STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+		starpu_task_list_push_back(&d->list, task);
+		STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	}
+	return didwork || starpu_sched_component_can_push(component, to);
+}
+
+void dummy_deinit(struct starpu_sched_component *component)
+{
+	Dummy *d = (Dummy *)component->data;
+	EXPECT_TRUE(starpu_task_list_empty(&d->list));
+	STARPU_PTHREAD_MUTEX_DESTROY(&d->lock);
+}
+
+struct starpu_sched_component *dummy_create(struct starpu_sched_tree *tree, void *)
+{
+	struct starpu_sched_component *component = starpu_sched_component_create(tree, "dummy");
+	STARPU_PTHREAD_MUTEX_INIT(&g_dummy->lock, NULL);
+	starpu_task_list_init(&g_dummy->list);
+	component->data = g_dummy;
+	component->push_task = dummy_push;
+	component->pull_task = dummy_pull;
+	component->can_push = dummy_can_push;
+	component->deinit_data = dummy_deinit;
+	return component;
+}
+
+void dummy_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler(dummy_create, nullptr,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_FIFOS_BELOW
+							   | STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ctx);
+}
+
+struct starpu_sched_policy dummy_policy = {
+	.init_sched = dummy_init,
+	.deinit_sched = starpu_sched_tree_deinitialize,
+	.push_task = starpu_sched_tree_push_task,
+	.pop_task = starpu_sched_tree_pop_task,
+	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
+	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
+	.add_workers = starpu_sched_tree_add_workers,
+	.remove_workers = starpu_sched_tree_remove_workers,
+	.policy_name = "dummy",
+	.policy_description = "dummy modular scheduling strategy",
+	.worker_type = STARPU_WORKER_LIST,
+};
+
+TEST(OutOfTreeComponent, DecisionComponentOfASimpleScheduler)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	for (int ncpus : { 1, 2 }) {
+		SCOPED_TRACE(ncpus);
+		Dummy dummy;
+		g_dummy = &dummy;
+		starpu_conf conf = conf_with_ncpus(ncpus);
+		conf.sched_policy = &dummy_policy;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
+		ASSERT_NE(tree, nullptr);
+		ASSERT_NE(tree->root, nullptr);
+		EXPECT_EQ(std::string(tree->root->name), "dummy");
+		EXPECT_EQ(tree->root->nchildren, (unsigned)ncpus);
+		g_ran = 0;
+		starpu_codelet cl = cpu_codelet(count_run, 0, "dummy");
+		const int n = 1000;
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&cl), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		EXPECT_EQ(g_ran.load(), n);
+		EXPECT_EQ(dummy.pushed.load(), n);
+		starpu_shutdown();
+	}
+}
+
 } // namespace
