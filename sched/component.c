@@ -179,6 +179,11 @@ static void no_deinit_data(struct starpu_sched_component *component)
 	(void)component;
 }
 
+static void free_data(struct starpu_sched_component *component)
+{
+	free(component->data);
+}
+
 static void no_notify_change_workers(struct starpu_sched_component *component)
 {
 	(void)component;
@@ -264,6 +269,21 @@ struct starpu_sched_component *starpu_sched_component_create(struct starpu_sched
 	component->estimated_end = starpu_sched_component_estimated_end_min;
 	component->deinit_data = no_deinit_data;
 	component->notify_change_workers = no_notify_change_workers;
+	return component;
+}
+
+struct starpu_sched_component *_astro_component_create_with_data(struct starpu_sched_tree *tree, const char *name, size_t size)
+{
+	struct starpu_sched_component *component = starpu_sched_component_create(tree, name);
+
+	if (component && !(component->data = calloc(1, size)))
+	{
+		astro_log_error("sched_component", "cannot allocate the data of a %s component", name);
+		starpu_sched_component_destroy(component);
+		return NULL;
+	}
+	if (component)
+		component->deinit_data = free_data;
 	return component;
 }
 

@@ -29,6 +29,9 @@ struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_comp
 /** The relative speed of the workers of component (in context), summed; at least 1e-9. */
 double _astro_component_speed(struct starpu_sched_component *component);
 
+/** A component named name with size bytes of zeroed data (freed by the default deinit_data); NULL with a message when memory is short. */
+struct starpu_sched_component *_astro_component_create_with_data(struct starpu_sched_tree *tree, const char *name, size_t size);
+
 /** Priority range for the queue components of tree's context. */
 void _astro_component_priorities(struct starpu_sched_tree *tree, int *min_priority, int *max_priority);
 

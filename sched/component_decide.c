@@ -48,27 +48,14 @@ static int eager_push_task(struct starpu_sched_component *component, struct star
 	return can ? 1 : -ENODEV;
 }
 
-static void free_data(struct starpu_sched_component *component)
-{
-	free(component->data);
-}
-
 static struct starpu_sched_component *eager_create(struct starpu_sched_tree *tree, const char *name, int calibration)
 {
-	struct starpu_sched_component *component = starpu_sched_component_create(tree, name);
-	struct eager_data *data = calloc(1, sizeof(*data));
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, name, sizeof(struct eager_data));
 
-	if (!component || !data)
-	{
-		astro_log_error("sched_component", "cannot allocate an %s component", name);
-		free(data);
-		starpu_sched_component_destroy(component);
+	if (!component)
 		return NULL;
-	}
-	data->calibration = calibration;
-	component->data = data;
+	((struct eager_data *)component->data)->calibration = calibration;
 	component->push_task = eager_push_task;
-	component->deinit_data = free_data;
 	/* pull_task stays the default: a worker takes from above whatever it can run. */
 	return component;
 }
@@ -270,18 +257,11 @@ static void ws_deinit_data(struct starpu_sched_component *component)
 
 struct starpu_sched_component *starpu_sched_component_work_stealing_create(struct starpu_sched_tree *tree, void *arg)
 {
-	struct starpu_sched_component *component = starpu_sched_component_create(tree, "work_stealing");
-	struct ws_data *data = calloc(1, sizeof(*data));
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, "work_stealing", sizeof(struct ws_data));
 
 	(void)arg;
-	if (!component || !data)
-	{
-		astro_log_error("sched_component", "cannot allocate a work stealing component");
-		free(data);
-		starpu_sched_component_destroy(component);
+	if (!component)
 		return NULL;
-	}
-	component->data = data;
 	component->push_task = ws_push_task;
 	component->pull_task = ws_pull_task;
 	component->notify_change_workers = ws_notify_change_workers;
@@ -428,16 +408,17 @@ static void mct_deinit_data(struct starpu_sched_component *component)
 
 static struct starpu_sched_component *mct_create(struct starpu_sched_tree *tree, struct starpu_sched_component_mct_data *params, int heft)
 {
-	struct starpu_sched_component *component = starpu_sched_component_create(tree, heft ? "heft" : "mct");
-	struct mct_data *data = calloc(1, sizeof(*data));
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, heft ? "heft" : "mct", sizeof(struct mct_data));
+	struct mct_data *data = component ? component->data : NULL;
 	int min_priority = 0, max_priority = 0;
 
 	if (tree)
 		_astro_component_priorities(tree, &min_priority, &max_priority);
-	if (!component || !data || (heft && astro_sched_queue_init(&data->window, min_priority, max_priority)))
+	if (!component)
+		return NULL;
+	if (heft && astro_sched_queue_init(&data->window, min_priority, max_priority))
 	{
-		astro_log_error("sched_component", "cannot allocate a %s component", heft ? "heft" : "mct");
-		free(data);
+		astro_log_error("sched_component", "cannot allocate the window of a heft component");
 		starpu_sched_component_destroy(component);
 		return NULL;
 	}
@@ -453,7 +434,6 @@ static struct starpu_sched_component *mct_create(struct starpu_sched_tree *tree,
 	data->heft = heft;
 	if (heft)
 		astro_sched_lock_init(&data->lock);
-	component->data = data;
 	component->push_task = heft ? heft_push_task : mct_push_task;
 	component->pull_task = heft ? heft_pull_task : decide_on_push_pull_task;
 	if (heft)
@@ -556,27 +536,18 @@ static int perfmodel_select_push_task(struct starpu_sched_component *component, 
 struct starpu_sched_component *starpu_sched_component_perfmodel_select_create(struct starpu_sched_tree *tree, struct starpu_sched_component_perfmodel_select_data *params)
 {
 	struct starpu_sched_component *component;
-	struct starpu_sched_component_perfmodel_select_data *data;
 
 	if (!params)
 	{
 		astro_log_error("sched_component", "starpu_sched_component_perfmodel_select_create: the three components are needed (params is NULL)");
 		return NULL;
 	}
-	component = starpu_sched_component_create(tree, "perfmodel_select");
-	data = malloc(sizeof(*data));
-	if (!component || !data)
-	{
-		astro_log_error("sched_component", "cannot allocate a perfmodel_select component");
-		free(data);
-		starpu_sched_component_destroy(component);
+	component = _astro_component_create_with_data(tree, "perfmodel_select", sizeof(*params));
+	if (!component)
 		return NULL;
-	}
-	*data = *params;
-	component->data = data;
+	*(struct starpu_sched_component_perfmodel_select_data *)component->data = *params;
 	component->push_task = perfmodel_select_push_task;
 	component->pull_task = decide_on_push_pull_task;
-	component->deinit_data = free_data;
 	return component;
 }
 

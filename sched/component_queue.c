@@ -182,16 +182,17 @@ static void queue_deinit_data(struct starpu_sched_component *component)
 static struct starpu_sched_component *queue_create(struct starpu_sched_tree *tree, const char *name, int prio,
 						   unsigned ntasks_threshold, double exp_len_threshold, int ready)
 {
-	struct starpu_sched_component *component = starpu_sched_component_create(tree, name);
-	struct queue_data *data = calloc(1, sizeof(*data));
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, name, sizeof(struct queue_data));
+	struct queue_data *data = component ? component->data : NULL;
 	int min_priority = 0, max_priority = 0;
 
 	if (prio && tree)
 		_astro_component_priorities(tree, &min_priority, &max_priority);
-	if (!component || !data || astro_sched_queue_init(&data->queue, min_priority, max_priority))
+	if (!component)
+		return NULL;
+	if (astro_sched_queue_init(&data->queue, min_priority, max_priority))
 	{
-		astro_log_error("sched_component", "cannot allocate a %s component", name);
-		free(data);
+		astro_log_error("sched_component", "cannot allocate the queue of a %s component", name);
 		starpu_sched_component_destroy(component);
 		return NULL;
 	}
@@ -199,7 +200,6 @@ static struct starpu_sched_component *queue_create(struct starpu_sched_tree *tre
 	data->ntasks_threshold = ntasks_threshold;
 	data->exp_len_threshold = exp_len_threshold;
 	data->ready = ready;
-	component->data = data;
 	component->push_task = queue_push_task;
 	component->pull_task = queue_pull_task;
 	component->can_push = queue_can_push;

@@ -54,13 +54,7 @@ void astro_sched_queue_push_front(struct astro_sched_queue *q, struct starpu_tas
 		before->prev->next = task;
 		before->prev = task;
 	}
-	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
-		q->lowest = q->highest = bucket;
-	else if (bucket > q->highest)
-		q->highest = bucket;
-	else if (bucket < q->lowest)
-		q->lowest = bucket;
-	atomic_fetch_add(&q->ntasks, 1);
+	astro_sched_queue_count_push(q, bucket);
 }
 
 struct starpu_task *astro_sched_queue_take_first_if(struct astro_sched_queue *q, int (*accept)(struct starpu_task *task, void *arg), void *arg)

@@ -126,6 +126,18 @@ static inline unsigned astro_sched_queue_bucket_of(const struct astro_sched_queu
 	return (unsigned)(level * q->nbuckets / q->nlevels);
 }
 
+/** Counts a task just linked into bucket (for the functions that insert tasks). */
+static inline void astro_sched_queue_count_push(struct astro_sched_queue *q, unsigned bucket)
+{
+	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
+		q->lowest = q->highest = bucket;
+	else if (bucket > q->highest)
+		q->highest = bucket;
+	else if (bucket < q->lowest)
+		q->lowest = bucket;
+	atomic_fetch_add(&q->ntasks, 1);
+}
+
 /** Queues task behind the tasks of the same or higher priority. */
 static inline void astro_sched_queue_push(struct astro_sched_queue *q, struct starpu_task *task)
 {
@@ -150,13 +162,7 @@ static inline void astro_sched_queue_push(struct astro_sched_queue *q, struct st
 		after->next = task;
 	}
 
-	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
-		q->lowest = q->highest = bucket;
-	else if (bucket > q->highest)
-		q->highest = bucket;
-	else if (bucket < q->lowest)
-		q->lowest = bucket;
-	atomic_fetch_add(&q->ntasks, 1);
+	astro_sched_queue_count_push(q, bucket);
 }
 
 static inline void astro_sched_queue_erase(struct astro_sched_queue *q, unsigned bucket, struct starpu_task *task)
