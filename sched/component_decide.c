@@ -92,13 +92,39 @@ static struct starpu_task *decide_on_push_pull_task(struct starpu_sched_componen
 
 /* ------------------------------------------------------------ random */
 
+/* The children's speeds, kept from the last change of workers (they are constant in between). */
+struct random_speeds
+{
+	double *speed;
+	unsigned n;
+};
+
+static void random_notify_change_workers(struct starpu_sched_component *component)
+{
+	struct random_speeds *data = component->data;
+	double *speed = realloc(data->speed, (component->nchildren ? component->nchildren : 1) * sizeof(*speed));
+
+	if (!speed)
+	{
+		astro_log_error("sched_component", "cannot allocate the speeds of a random component");
+		return;
+	}
+	for (unsigned i = 0; i < component->nchildren; i++)
+		speed[i] = _astro_component_speed(component->children[i]);
+	data->speed = speed;
+	data->n = component->nchildren;
+}
+
 static int random_push_task(struct starpu_sched_component *component, struct starpu_task *task)
 {
+	struct random_speeds *data = component->data;
 	double speed[component->nchildren ? component->nchildren : 1], sum = 0.0;
 
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
-		speed[i] = starpu_sched_component_can_execute_task(component->children[i], task) ? _astro_component_speed(component->children[i]) : 0.0;
+		speed[i] = 0.0;
+		if (starpu_sched_component_can_execute_task(component->children[i], task))
+			speed[i] = i < data->n ? data->speed[i] : _astro_component_speed(component->children[i]);
 		sum += speed[i];
 	}
 	if (sum <= 0.0)
@@ -110,15 +136,25 @@ static int random_push_task(struct starpu_sched_component *component, struct sta
 	return starpu_sched_component_push_task(component, component->children[chosen], task);
 }
 
+static void random_deinit_data(struct starpu_sched_component *component)
+{
+	struct random_speeds *data = component->data;
+
+	free(data->speed);
+	free(data);
+}
+
 struct starpu_sched_component *starpu_sched_component_random_create(struct starpu_sched_tree *tree, void *arg)
 {
-	struct starpu_sched_component *component = starpu_sched_component_create(tree, "random");
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, "random", sizeof(struct random_speeds));
 
 	(void)arg;
 	if (!component)
 		return NULL;
 	component->push_task = random_push_task;
 	component->pull_task = decide_on_push_pull_task;
+	component->notify_change_workers = random_notify_change_workers;
+	component->deinit_data = random_deinit_data;
 	return component;
 }
 
@@ -474,6 +510,9 @@ static int best_impl_push_task(struct starpu_sched_component *component, struct 
 		astro_log_error("sched_component", "a best_implementation component needs exactly one child (it has %u)", component->nchildren);
 		return -ENODEV;
 	}
+	/* Without a model there is nothing to compare: the worker runs the first implementation it has. */
+	if (!task->cl || !task->cl->model)
+		return starpu_sched_component_push_task(component, component->children[0], task);
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0 && chosen < 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 	{
 		for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
