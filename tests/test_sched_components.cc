@@ -262,19 +262,23 @@ void counting_tree_init(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, t);
 }
 
-struct starpu_sched_policy counting_policy = {
-	.init_sched = counting_tree_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.policy_name = "counting-tree",
-	.policy_description = "a tree with a component of the test's own",
-	.worker_type = STARPU_WORKER_LIST,
-};
+// A policy made of a tree, as StarPU's modular policies are.
+#define TREE_POLICY(ident, name, init) \
+	struct starpu_sched_policy ident = { \
+		.init_sched = init, \
+		.deinit_sched = starpu_sched_tree_deinitialize, \
+		.push_task = starpu_sched_tree_push_task, \
+		.pop_task = starpu_sched_tree_pop_task, \
+		.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook, \
+		.post_exec_hook = starpu_sched_component_worker_post_exec_hook, \
+		.add_workers = starpu_sched_tree_add_workers, \
+		.remove_workers = starpu_sched_tree_remove_workers, \
+		.policy_name = name, \
+		.policy_description = name, \
+		.worker_type = STARPU_WORKER_LIST, \
+	}
+
+TREE_POLICY(counting_policy, "counting-tree", counting_tree_init);
 
 std::atomic<int> g_ran{ 0 };
 void count_run(void **, void *) { g_ran++; }
@@ -369,19 +373,7 @@ void dummy_init(unsigned ctx)
 							   | STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ctx);
 }
 
-struct starpu_sched_policy dummy_policy = {
-	.init_sched = dummy_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.policy_name = "dummy",
-	.policy_description = "dummy modular scheduling strategy",
-	.worker_type = STARPU_WORKER_LIST,
-};
+TREE_POLICY(dummy_policy, "dummy", dummy_init);
 
 TEST(OutOfTreeComponent, DecisionComponentOfASimpleScheduler)
 {
