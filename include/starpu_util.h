@@ -19,6 +19,7 @@ extern "C" {
 #define STARPU_LIKELY(expr) (__builtin_expect(!!(expr), 1))
 #define STARPU_ATTRIBUTE_UNUSED __attribute__((unused))
 #define STARPU_ATTRIBUTE_NORETURN __attribute__((noreturn))
+#define STARPU_ATTRIBUTE_MALLOC __attribute__((malloc))
 #define STARPU_ATTRIBUTE_INTERNAL __attribute__((visibility("internal")))
 #define STARPU_ATTRIBUTE_MALLOC __attribute__((malloc))
 #define STARPU_ATTRIBUTE_WARN_UNUSED_RESULT __attribute__((warn_unused_result))

@@ -15,10 +15,10 @@ static size_t probe_missing_bytes(struct starpu_task *task, unsigned node)
 
 int astro_test_dm_ready_order(const size_t *missing, const int *priorities, int n, int *order)
 {
-	struct sched_queue q;
+	struct astro_sched_queue q;
 	struct starpu_task *tasks = calloc((size_t)n, sizeof(*tasks));
 
-	if (!tasks || sched_queue_init(&q, 0, 9) != 0)
+	if (!tasks || astro_sched_queue_init(&q, 0, 9) != 0)
 	{
 		free(tasks);
 		return -ENOMEM;
@@ -28,11 +28,11 @@ int astro_test_dm_ready_order(const size_t *missing, const int *priorities, int 
 	{
 		tasks[i].priority = priorities[i];
 		tasks[i].cl_arg = (void *)(uintptr_t)i;
-		sched_queue_push(&q, &tasks[i]);
+		astro_sched_queue_push(&q, &tasks[i]);
 	}
 	for (int i = 0; i < n; i++)
 		order[i] = (int)(uintptr_t)dm_queue_take_ready(&q, 0, probe_missing_bytes)->cl_arg;
-	sched_queue_fini(&q);
+	astro_sched_queue_fini(&q);
 	free(tasks);
 	return 0;
 }

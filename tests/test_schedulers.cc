@@ -53,7 +53,18 @@ protected:
 
 std::string policy_param_name(const testing::TestParamInfo<const char *> &info)
 {
-	return info.param;
+	std::string name = info.param;
+	std::replace(name.begin(), name.end(), '-', '_');
+	return name;
+}
+
+// The policies whose queues are ordered by priority (one worker runs the highest first).
+bool promises_priorities(const std::string &policy)
+{
+	for (const char *p : { "prio", "lws", "dmdas", "dmdap", "modular-prio", "modular-prio-prefetching", "modular-random-prio" })
+		if (policy == p)
+			return true;
+	return false;
 }
 
 // ------------------------------------------------------------ run once
@@ -97,6 +108,27 @@ TEST_P(Policy, EveryTaskRunsOnce)
 		starpu_shutdown();
 		g_hits = nullptr;
 	}
+}
+
+// A disabled worker (starpu.worker.w_enable_worker_knob = 0) gets no new task: every task runs on the other one.
+TEST_P(Policy, DisabledWorkerGetsNoNewTask)
+{
+	START_OR_RETURN(2);
+	int scope = starpu_perf_knob_scope_name_to_id("per_worker");
+	int enable = starpu_perf_knob_name_to_id((starpu_perf_knob_scope)scope, "starpu.worker.w_enable_worker_knob");
+	ASSERT_GE(enable, 0);
+	starpu_perf_knob_set_per_worker_int32_value(enable, 0, 0);
+	const unsigned n = 200;
+	Hits hits(n);
+	g_hits = &hits;
+	starpu_codelet cl = cpu_codelet(hit, 0, "disabled");
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl, (void *)(uintptr_t)i), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(cl.per_worker_stats[0], 0u);
+	EXPECT_EQ(cl.per_worker_stats[1], (unsigned long)n);
+	starpu_perf_knob_set_per_worker_int32_value(enable, 0, 1);
+	g_hits = nullptr;
 }
 
 // ---------------------------------------------------------- placement
@@ -184,7 +216,7 @@ void record_priority(void **, void *)
 TEST_P(Policy, PrioritiesOrderTheQueue)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
+	if (!promises_priorities(policy))
 		GTEST_SKIP() << policy << " promises no priority order";
 	ScopedEnv ncpu("STARPU_NCPU", "1");
 	starpu_conf conf;
@@ -281,7 +313,7 @@ TEST_P(Policy, EqualPrioritiesRunFirstInFirstOut)
 TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
 {
 	const std::string policy = GetParam();
-	if (policy != "eager" && policy != "prio")
+	if (policy != "eager" && policy != "prio" && policy != "modular-eager" && policy != "modular-prio")
 		GTEST_SKIP() << policy << " has per-worker queues: with several workers, order is kept per queue only";
 	START_OR_RETURN(2);
 	const int n = 64;
@@ -292,7 +324,7 @@ TEST_P(Policy, EqualPrioritiesRunFirstInFirstOutFromTheCentralQueue)
 TEST_P(Policy, PrioritiesThenSubmissionOrder)
 {
 	const std::string policy = GetParam();
-	if (policy != "prio" && policy != "lws" && policy != "dmdas" && policy != "dmdap")
+	if (!promises_priorities(policy))
 		GTEST_SKIP() << policy << " promises no priority order";
 	START_OR_RETURN(1);
 	const int n = 60;
@@ -441,7 +473,10 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 	starpu_shutdown();
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap"),
+INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap",
+							     "modular-eager", "modular-eager-prefetching", "modular-prio",
+							     "modular-prio-prefetching", "modular-random", "modular-random-prio",
+							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2"),
 			 policy_param_name);
 
 } // namespace

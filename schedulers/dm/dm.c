@@ -39,7 +39,7 @@
  * (W) when an instance starts; the knobs starpu.dmda.s_*_knob multiply them,
  * per policy (heft shares dmda's).
  */
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 #include "ready.h"
 #include <math.h>
 #include <stdbool.h>
@@ -171,7 +171,7 @@ static int dm_knobs_declare(void)
 struct dm_worker
 {
 	starpu_pthread_mutex_t lock;
-	struct sched_queue queue;
+	struct astro_sched_queue queue;
 	/* Written under lock, read anywhere (relaxed atomics). */
 	double exp_start;
 	double exp_len;
@@ -184,7 +184,7 @@ struct dm_worker
 	unsigned memory_node;
 	/* The worker's own: when its current task started. */
 	double started_at;
-} __attribute__((aligned(SCHED_CACHE_LINE)));
+} __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 
 struct dm_sched
 {
@@ -193,7 +193,7 @@ struct dm_sched
 	unsigned sched_ctx_id;
 	double alpha, beta, gamma, idle_power;
 	int prefetch;
-	struct sched_workers workers;
+	struct astro_sched_workers workers;
 	struct dm_worker w[STARPU_NMAXWORKERS];
 };
 
@@ -202,7 +202,7 @@ static struct dm_sched *dm_active;
 
 static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 {
-	struct dm_sched *dm = sched_alloc_policy_data(dm_variants[variant].name, sizeof(*dm));
+	struct dm_sched *dm = astro_sched_alloc_policy_data(dm_variants[variant].name, sizeof(*dm));
 	int min_priority = 0, max_priority = 0, ret = 0;
 
 	dm->variant = variant;
@@ -225,15 +225,15 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	}
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
-		sched_lock_init(&dm->w[i].lock);
-		ret |= sched_queue_init(&dm->w[i].queue, min_priority, max_priority);
+		astro_sched_lock_init(&dm->w[i].lock);
+		ret |= astro_sched_queue_init(&dm->w[i].queue, min_priority, max_priority);
 	}
 	if (ret)
 	{
 		astro_log_error(dm->desc->name, "cannot allocate the task queues");
 		abort();
 	}
-	sched_workers_init(&dm->workers);
+	astro_sched_workers_init(&dm->workers);
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, dm);
 	__atomic_store_n(&dm_active, dm, __ATOMIC_RELEASE);
 }
@@ -255,8 +255,8 @@ static void dm_deinit(unsigned sched_ctx_id)
 	__atomic_store_n(&dm_active, NULL, __ATOMIC_RELEASE);
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
-		left += sched_queue_ntasks(&dm->w[i].queue);
-		sched_queue_fini(&dm->w[i].queue);
+		left += astro_sched_queue_ntasks(&dm->w[i].queue);
+		astro_sched_queue_fini(&dm->w[i].queue);
 		STARPU_PTHREAD_MUTEX_DESTROY(&dm->w[i].lock);
 	}
 	if (left)
@@ -269,7 +269,7 @@ static void dm_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nwork
 {
 	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	sched_workers_add(&dm->workers, workerids, nworkers);
+	astro_sched_workers_add(&dm->workers, workerids, nworkers);
 	for (unsigned i = 0; i < nworkers; i++)
 	{
 		int workerid = workerids[i];
@@ -285,7 +285,7 @@ static void dm_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nw
 {
 	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	sched_workers_remove(&dm->workers, workerids, nworkers);
+	astro_sched_workers_remove(&dm->workers, workerids, nworkers);
 }
 
 /* --------------------------------------------------------------- decision */
@@ -357,7 +357,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 	 * belongs to the context (it released the task, is awake and has its data). */
 	unsigned count = dm->workers.count;
 	int pusher = starpu_worker_get_id();
-	unsigned first = sched_workers_contains(&dm->workers, pusher) ? (unsigned)dm->workers.position[pusher] : 0;
+	unsigned first = astro_sched_workers_contains(&dm->workers, pusher) ? (unsigned)dm->workers.position[pusher] : 0;
 
 	for (unsigned n = 0, i = first; n < count; n++, i = i + 1 < count ? i + 1 : 0)
 	{
@@ -508,7 +508,7 @@ static void dm_account_queued(struct dm_worker *dw, struct starpu_task *task, do
 
 static int dm_push_task(struct starpu_task *task)
 {
-	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_task_ctx(task));
+	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
 	struct dm_choice choice;
 	struct dm_worker *dw;
 	int wake;
@@ -530,10 +530,10 @@ static int dm_push_task(struct starpu_task *task)
 	starpu_push_task_end(task);
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
 	dm_account_queued(dw, task, choice.length, choice.transfer);
-	sched_queue_push(&dw->queue, task);
-	wake = sched_workers_claim(&dm->workers, choice.workerid) ? choice.workerid : -1;
+	astro_sched_queue_push(&dw->queue, task);
+	wake = astro_sched_workers_claim(&dm->workers, choice.workerid) ? choice.workerid : -1;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
-	sched_wake(wake, 1);
+	astro_sched_wake(wake, 1);
 	return 0;
 }
 
@@ -546,7 +546,7 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 	double length = 0.0, transfer = 0.0;
 
 	(void)perf_workerid;
-	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !sched_workers_contains(&dm->workers, workerid))
+	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !astro_sched_workers_contains(&dm->workers, workerid))
 	{
 		/* Not counted: the hooks must not take it for one of ours. */
 		task->sched_data = NULL;
@@ -590,13 +590,13 @@ static struct starpu_task *dm_take(void *policy_data, int workerid)
 	struct dm_worker *dw = &dm->w[workerid];
 	struct starpu_task *task = NULL;
 
-	if (!sched_queue_ntasks(&dw->queue))
+	if (!astro_sched_queue_ntasks(&dw->queue))
 		return NULL;
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
 	/* Everything here was chosen for this worker (even if it was disabled since: it still runs what it has). */
-	if (sched_queue_ntasks(&dw->queue))
+	if (astro_sched_queue_ntasks(&dw->queue))
 		task = dm->desc->ready_pop ? dm_queue_take_ready(&dw->queue, dw->memory_node, dm_missing_bytes)
-					    : sched_queue_take_head(&dw->queue);
+					    : astro_sched_queue_take_head(&dw->queue);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
 	return task;
 }
@@ -605,7 +605,7 @@ static struct starpu_task *dm_pop_task(unsigned sched_ctx_id)
 {
 	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	return sched_pop_task(&dm->workers, starpu_worker_get_id(), dm, dm_take);
+	return astro_sched_pop_task(&dm->workers, starpu_worker_get_id(), dm, dm_take);
 }
 
 /* ----------------------------------------------------------- exec hooks */
@@ -624,7 +624,7 @@ struct dm_gap_slot
 struct dm_gap_table
 {
 	struct dm_gap_slot slots[DM_GAP_SLOTS];
-} __attribute__((aligned(SCHED_CACHE_LINE)));
+} __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 
 static struct dm_gap_table dm_gaps[STARPU_NMAXWORKERS];
 

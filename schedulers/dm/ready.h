@@ -5,23 +5,23 @@
 #ifndef __ASTROLABE_DM_READY_H__
 #define __ASTROLABE_DM_READY_H__
 
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 
 /**
  * Removes and returns, among the tasks of q that have the head's priority,
  * the first with the fewest bytes missing(task, node) (the head when all
  * miss as much). q is locked and not empty.
  */
-static inline struct starpu_task *dm_queue_take_ready(struct sched_queue *q, unsigned node,
+static inline struct starpu_task *dm_queue_take_ready(struct astro_sched_queue *q, unsigned node,
 						      size_t (*missing)(struct starpu_task *task, unsigned node))
 {
 	unsigned bucket = q->highest;
 	struct starpu_task *head = q->buckets[bucket].head;
-	int priority = sched_queue_priority_of(q, head);
+	int priority = astro_sched_queue_priority_of(q, head);
 	struct starpu_task *best = head;
 	size_t best_missing = (size_t)-1;
 
-	for (struct starpu_task *task = head; task && sched_queue_priority_of(q, task) == priority; task = task->next)
+	for (struct starpu_task *task = head; task && astro_sched_queue_priority_of(q, task) == priority; task = task->next)
 	{
 		size_t bytes = missing(task, node);
 
@@ -33,7 +33,7 @@ static inline struct starpu_task *dm_queue_take_ready(struct sched_queue *q, uns
 				break;
 		}
 	}
-	sched_queue_erase(q, bucket, best);
+	astro_sched_queue_erase(q, bucket, best);
 	return best;
 }
 

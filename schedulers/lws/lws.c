@@ -4,18 +4,18 @@
  * priority, and an idle worker steals from its nearest neighbours first
  * (ids i+1, i-1, i+2, i-2...), taking the victim's lowest-priority task.
  */
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 
-static struct sched_counters lws_counters;
+static struct astro_sched_counters lws_counters;
 
 static void lws_init_sched(unsigned sched_ctx_id)
 {
-	sched_local_init(sched_ctx_id, "lws", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_local_init(sched_ctx_id, "lws", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
 }
 
-static struct starpu_task *lws_steal(struct sched_local *local, int thief)
+static struct starpu_task *lws_steal(struct astro_sched_local *local, int thief)
 {
-	struct sched_workers *ws = &local->workers;
+	struct astro_sched_workers *ws = &local->workers;
 	int count = (int)ws->count;
 	int position = ws->position[thief];
 
@@ -29,7 +29,7 @@ static struct starpu_task *lws_steal(struct sched_local *local, int thief)
 			neighbour -= count;
 		else if (neighbour < 0)
 			neighbour += count;
-		task = sched_local_steal(local, ws->ids[neighbour], thief);
+		task = astro_sched_local_steal(local, ws->ids[neighbour], thief);
 
 		if (task)
 			return task;
@@ -39,42 +39,42 @@ static struct starpu_task *lws_steal(struct sched_local *local, int thief)
 
 static struct starpu_task *lws_take(void *policy_data, int workerid)
 {
-	struct sched_local *local = policy_data;
-	struct starpu_task *task = sched_local_take_own(local, workerid);
+	struct astro_sched_local *local = policy_data;
+	struct starpu_task *task = astro_sched_local_take_own(local, workerid);
 
 	if (task)
 	{
-		sched_counters_count_pop(&lws_counters, 0);
+		astro_sched_counters_count_pop(&lws_counters, 0);
 		return task;
 	}
 	task = lws_steal(local, workerid);
 	if (task)
-		sched_counters_count_pop(&lws_counters, 1);
+		astro_sched_counters_count_pop(&lws_counters, 1);
 	return task;
 }
 
 static int lws_push_task(struct starpu_task *task)
 {
-	int ret = sched_local_push_task_stealable(task);
+	int ret = astro_sched_local_push_task_stealable(task);
 
 	if (ret == 0)
-		sched_counters_count_push(&lws_counters);
+		astro_sched_counters_count_push(&lws_counters);
 	return ret;
 }
 
 static struct starpu_task *lws_pop_task(unsigned sched_ctx_id)
 {
-	struct sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	struct astro_sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	return sched_pop_task(&local->workers, starpu_worker_get_id(), local, lws_take);
+	return astro_sched_pop_task(&local->workers, starpu_worker_get_id(), local, lws_take);
 }
 
 static struct starpu_sched_policy lws_policy =
 {
 	.init_sched = lws_init_sched,
-	.deinit_sched = sched_local_deinit,
-	.add_workers = sched_local_add_workers,
-	.remove_workers = sched_local_remove_workers,
+	.deinit_sched = astro_sched_local_deinit,
+	.add_workers = astro_sched_local_add_workers,
+	.remove_workers = astro_sched_local_remove_workers,
 	.push_task = lws_push_task,
 	.pop_task = lws_pop_task,
 	.policy_name = "lws",
@@ -84,7 +84,7 @@ static struct starpu_sched_policy lws_policy =
 
 static int init(void)
 {
-	sched_counters_register(&lws_counters, "sched_lws", "lws", 1);
+	astro_sched_counters_register(&lws_counters, "sched_lws", "lws", 1);
 	return astro_sched_policy_register(&lws_policy);
 }
 

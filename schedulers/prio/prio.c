@@ -3,21 +3,21 @@
  * among equal priorities. Buckets per priority level of the context's range
  * (out-of-range priorities are clamped) keep push and pop O(1) amortised.
  */
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 
 static void prio_init_sched(unsigned sched_ctx_id)
 {
-	sched_central_init(sched_ctx_id, "prio", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_central_init(sched_ctx_id, "prio", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
 }
 
 static struct starpu_sched_policy prio_policy =
 {
 	.init_sched = prio_init_sched,
-	.deinit_sched = sched_central_deinit,
-	.add_workers = sched_central_add_workers,
-	.remove_workers = sched_central_remove_workers,
-	.push_task = sched_central_push_task,
-	.pop_task = sched_central_pop_task,
+	.deinit_sched = astro_sched_central_deinit,
+	.add_workers = astro_sched_central_add_workers,
+	.remove_workers = astro_sched_central_remove_workers,
+	.push_task = astro_sched_central_push_task,
+	.pop_task = astro_sched_central_pop_task,
 	.policy_name = "prio",
 	.policy_description = "greedy policy with priorities: one central queue, highest priority first",
 	.worker_type = STARPU_WORKER_LIST,

@@ -4,7 +4,7 @@
  * pop their own queue. No shared state on the task path but the draw.
  */
 #include <stdint.h>
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 
 /* Draws a first guess at random this many times before counting the capable workers. */
 #define RANDOM_GUESSES 8
@@ -39,7 +39,7 @@ static uint64_t random_next(void)
  * Guessing and retrying is uniform among the capable workers and O(1) when
  * most workers are capable; counting them first is the exact fallback.
  */
-static int random_pick_worker(struct sched_workers *ws, struct starpu_task *task)
+static int random_pick_worker(struct astro_sched_workers *ws, struct starpu_task *task)
 {
 	unsigned count = ws->count;
 	unsigned ncapable = 0;
@@ -50,58 +50,58 @@ static int random_pick_worker(struct sched_workers *ws, struct starpu_task *task
 	{
 		int workerid = ws->ids[random_next() % count];
 
-		if (sched_task_allowed_on(task, workerid))
+		if (astro_sched_task_allowed_on(task, workerid))
 			return workerid;
 	}
 	for (unsigned i = 0; i < count; i++)
-		ncapable += sched_task_allowed_on(task, ws->ids[i]);
+		ncapable += astro_sched_task_allowed_on(task, ws->ids[i]);
 	if (ncapable == 0)
 		return -1;
 	uint64_t chosen = random_next() % ncapable;
 	for (unsigned i = 0; i < count; i++)
-		if (sched_task_allowed_on(task, ws->ids[i]) && chosen-- == 0)
+		if (astro_sched_task_allowed_on(task, ws->ids[i]) && chosen-- == 0)
 			return ws->ids[i];
 	return -1;
 }
 
 static void random_init_sched(unsigned sched_ctx_id)
 {
-	sched_local_init(sched_ctx_id, "random", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_local_init(sched_ctx_id, "random", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
 }
 
 static int random_push_task(struct starpu_task *task)
 {
-	struct sched_local *local = starpu_sched_ctx_get_policy_data(sched_task_ctx(task));
-	int workerid = sched_task_bound_worker(task);
+	struct astro_sched_local *local = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
+	int workerid = astro_sched_task_bound_worker(task);
 
 	if (workerid < 0)
 		workerid = random_pick_worker(&local->workers, task);
-	else if (!sched_workers_contains(&local->workers, workerid))
+	else if (!astro_sched_workers_contains(&local->workers, workerid))
 		return -EINVAL;
 	if (workerid < 0)
 		return -ENODEV;
-	sched_local_push(local, workerid, task, 0);
+	astro_sched_local_push(local, workerid, task, 0);
 	return 0;
 }
 
 static struct starpu_task *random_take(void *policy_data, int workerid)
 {
-	return sched_local_take_own(policy_data, workerid);
+	return astro_sched_local_take_own(policy_data, workerid);
 }
 
 static struct starpu_task *random_pop_task(unsigned sched_ctx_id)
 {
-	struct sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	struct astro_sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	return sched_pop_task(&local->workers, starpu_worker_get_id(), local, random_take);
+	return astro_sched_pop_task(&local->workers, starpu_worker_get_id(), local, random_take);
 }
 
 static struct starpu_sched_policy random_policy =
 {
 	.init_sched = random_init_sched,
-	.deinit_sched = sched_local_deinit,
-	.add_workers = sched_local_add_workers,
-	.remove_workers = sched_local_remove_workers,
+	.deinit_sched = astro_sched_local_deinit,
+	.add_workers = astro_sched_local_add_workers,
+	.remove_workers = astro_sched_local_remove_workers,
 	.push_task = random_push_task,
 	.pop_task = random_pop_task,
 	.policy_name = "random",

@@ -4,17 +4,17 @@
  * with an empty queue steals, from the back, the queue of the most loaded
  * worker, so that stolen work is what its owner would have reached last.
  */
-#include "../sched_util.h"
+#include <astrolabe/sched.h>
 
 static void ws_init_sched(unsigned sched_ctx_id)
 {
 	/* Priorities are ignored: one level makes every queue a FIFO. */
-	sched_local_init(sched_ctx_id, "ws", 0, 0);
+	astro_sched_local_init(sched_ctx_id, "ws", 0, 0);
 }
 
-static struct starpu_task *ws_steal(struct sched_local *local, int thief)
+static struct starpu_task *ws_steal(struct astro_sched_local *local, int thief)
 {
-	struct sched_workers *ws = &local->workers;
+	struct astro_sched_workers *ws = &local->workers;
 	struct starpu_task *task;
 	unsigned most_load = 0;
 	int most_loaded = -1;
@@ -22,7 +22,7 @@ static struct starpu_task *ws_steal(struct sched_local *local, int thief)
 	for (unsigned i = 0; i < ws->count; i++)
 	{
 		int victim = ws->ids[i];
-		unsigned load = sched_queue_ntasks(&local->queues[victim].tasks);
+		unsigned load = astro_sched_queue_ntasks(&local->queues[victim].tasks);
 
 		if (victim != thief && load > most_load)
 		{
@@ -32,7 +32,7 @@ static struct starpu_task *ws_steal(struct sched_local *local, int thief)
 	}
 	if (most_loaded < 0)
 		return NULL;
-	task = sched_local_steal(local, most_loaded, thief);
+	task = astro_sched_local_steal(local, most_loaded, thief);
 	if (task)
 		return task;
 	/* Nothing there this worker may run (or it was taken meanwhile): try the others. */
@@ -41,7 +41,7 @@ static struct starpu_task *ws_steal(struct sched_local *local, int thief)
 	{
 		int victim = ws->ids[(start + i) % ws->count];
 
-		if (victim != most_loaded && (task = sched_local_steal(local, victim, thief)))
+		if (victim != most_loaded && (task = astro_sched_local_steal(local, victim, thief)))
 			return task;
 	}
 	return NULL;
@@ -49,26 +49,26 @@ static struct starpu_task *ws_steal(struct sched_local *local, int thief)
 
 static struct starpu_task *ws_take(void *policy_data, int workerid)
 {
-	struct sched_local *local = policy_data;
-	struct starpu_task *task = sched_local_take_own(local, workerid);
+	struct astro_sched_local *local = policy_data;
+	struct starpu_task *task = astro_sched_local_take_own(local, workerid);
 
 	return task ? task : ws_steal(local, workerid);
 }
 
 static struct starpu_task *ws_pop_task(unsigned sched_ctx_id)
 {
-	struct sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	struct astro_sched_local *local = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
-	return sched_pop_task(&local->workers, starpu_worker_get_id(), local, ws_take);
+	return astro_sched_pop_task(&local->workers, starpu_worker_get_id(), local, ws_take);
 }
 
 static struct starpu_sched_policy ws_policy =
 {
 	.init_sched = ws_init_sched,
-	.deinit_sched = sched_local_deinit,
-	.add_workers = sched_local_add_workers,
-	.remove_workers = sched_local_remove_workers,
-	.push_task = sched_local_push_task_stealable,
+	.deinit_sched = astro_sched_local_deinit,
+	.add_workers = astro_sched_local_add_workers,
+	.remove_workers = astro_sched_local_remove_workers,
+	.push_task = astro_sched_local_push_task_stealable,
 	.pop_task = ws_pop_task,
 	.policy_name = "ws",
 	.policy_description = "work stealing: per-worker queues, idle workers steal from the most loaded",

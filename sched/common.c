@@ -1,0 +1,45 @@
+/*
+ * The policy toolkit (astrolabe/sched.h): policy data and queue locks.
+ */
+#define _GNU_SOURCE /* glibc's adaptive mutexes */
+#include <pthread.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <astrolabe/sched.h>
+
+/** Policy data that must exist: aborts with a message naming the policy otherwise. */
+void *astro_sched_alloc_policy_data(const char *policy_name, size_t size)
+{
+	void *data = NULL;
+
+	/* Rounded up: aligned_alloc wants a multiple of the alignment. */
+	size = (size + ASTRO_SCHED_CACHE_LINE - 1) / ASTRO_SCHED_CACHE_LINE * ASTRO_SCHED_CACHE_LINE;
+	data = aligned_alloc(ASTRO_SCHED_CACHE_LINE, size);
+	if (!data)
+	{
+		astro_log_error(policy_name, "cannot allocate %zu bytes for the policy state", size);
+		abort();
+	}
+	memset(data, 0, size);
+	return data;
+}
+
+/**
+ * Initialises a queue lock. Queue locks are held for a few instructions while
+ * the submitting thread and the workers push and pop, so a contender spins
+ * briefly before it sleeps (glibc's adaptive mutex, where available) instead
+ * of paying two system calls.
+ */
+void astro_sched_lock_init(pthread_mutex_t *lock)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	STARPU_PTHREAD_MUTEX_INIT(lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+}

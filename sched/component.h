@@ -1,0 +1,38 @@
+/*
+ * What the components of sched/ share and an out-of-tree component does not
+ * see: the per-context state of a modular scheduler (its tree, its worker
+ * components, which workers are hungry).
+ */
+#ifndef __ASTROLABE_SCHED_COMPONENT_H__
+#define __ASTROLABE_SCHED_COMPONENT_H__
+
+#include <astrolabe/sched.h>
+#include <starpu_sched_component.h>
+
+struct _astro_modular_ctx
+{
+	struct starpu_sched_tree *tree;
+	/** The workers of the context and their hunger: a component that queued a task wakes one (can_pull). */
+	struct astro_sched_workers workers;
+	struct starpu_sched_component *worker[STARPU_NMAXWORKERS];
+};
+
+/** The context's modular state, made on first use (NULL only for a bad id, with a message). */
+struct _astro_modular_ctx *_astro_modular_ctx(unsigned sched_ctx_id);
+
+/** The context's modular state if it has one, NULL otherwise (no lock: for the task path). */
+struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
+
+/** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
+struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock);
+
+/** The relative speed of the workers of component (in context), summed; at least 1e-9. */
+double _astro_component_speed(struct starpu_sched_component *component);
+
+/** A component named name with size bytes of zeroed data (freed by the default deinit_data); NULL with a message when memory is short. */
+struct starpu_sched_component *_astro_component_create_with_data(struct starpu_sched_tree *tree, const char *name, size_t size);
+
+/** Priority range for the queue components of tree's context. */
+void _astro_component_priorities(struct starpu_sched_tree *tree, int *min_priority, int *max_priority);
+
+#endif /* __ASTROLABE_SCHED_COMPONENT_H__ */

@@ -1,0 +1,230 @@
+/*
+ * Queue components (fifo, prio): they store what is pushed to them, up to a
+ * limit, and give it to the components below that pull, or push it down
+ * when one of them has room again (can_push). fifo is prio with one level.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "component.h"
+
+struct queue_data
+{
+	starpu_pthread_mutex_t lock;
+	struct astro_sched_queue queue;
+	/** Predicted work queued (µs), written under lock. */
+	double exp_len;
+	unsigned ntasks_threshold;
+	double exp_len_threshold;
+	int ready;
+};
+
+static inline double load_double(double *p)
+{
+	double v;
+
+	__atomic_load(p, &v, __ATOMIC_RELAXED);
+	return v;
+}
+
+static double predicted_of(struct starpu_task *task)
+{
+	return isfinite(task->predicted) && task->predicted > 0.0 ? task->predicted : 0.0;
+}
+
+static void account(struct queue_data *data, struct starpu_task *task, int sign)
+{
+	double len = load_double(&data->exp_len) + sign * predicted_of(task);
+
+	len = len > 0.0 ? len : 0.0;
+	__atomic_store(&data->exp_len, &len, __ATOMIC_RELAXED);
+}
+
+static int queue_push_task(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	struct queue_data *data = component->data;
+
+	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	if ((data->ntasks_threshold && astro_sched_queue_ntasks(&data->queue) >= data->ntasks_threshold)
+	    || (data->exp_len_threshold > 0.0 && data->exp_len >= data->exp_len_threshold))
+	{
+		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		return 1;
+	}
+	/* A queue that schedules ahead brings the data while the task waits (before it is visible: then it may run and be freed). */
+	if (data->ntasks_threshold)
+		starpu_sched_component_prefetch_on_node(component, task);
+	astro_sched_queue_push(&data->queue, task);
+	account(data, task, +1);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	component->can_pull(component);
+	return 0;
+}
+
+static int below_can_run(struct starpu_task *task, void *to)
+{
+	return starpu_sched_component_can_execute_task(to, task);
+}
+
+/* Among the tasks of the head's priority, the first whose data is all on node. */
+static struct starpu_task *take_ready(struct astro_sched_queue *q, int workerid)
+{
+	unsigned node = starpu_worker_get_memory_node((unsigned)workerid);
+	struct starpu_task *head = q->buckets[q->highest].head;
+	int priority = astro_sched_queue_priority_of(q, head);
+
+	for (struct starpu_task *task = head; task && astro_sched_queue_priority_of(q, task) == priority; task = task->next)
+	{
+		int missing = 0;
+
+		for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task) && !missing; i++)
+			missing = !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node);
+		if (!missing && astro_sched_task_allowed_on(task, workerid))
+		{
+			astro_sched_queue_erase(q, q->highest, task);
+			return task;
+		}
+	}
+	return astro_sched_queue_take_first(q, workerid);
+}
+
+/* What to takes: the pulling worker's next task when it is below to, else one some worker below to can run. */
+static struct starpu_task *take_for(struct queue_data *data, struct starpu_sched_component *to)
+{
+	int workerid = starpu_worker_get_id();
+
+	if (workerid >= 0 && starpu_bitmap_get(to->workers_in_ctx, workerid))
+		return data->ready && astro_sched_queue_ntasks(&data->queue) ? take_ready(&data->queue, workerid)
+									       : astro_sched_queue_take_first(&data->queue, workerid);
+	return astro_sched_queue_take_first_if(&data->queue, below_can_run, to);
+}
+
+static struct starpu_task *queue_pull_task(struct starpu_sched_component *component, struct starpu_sched_component *to)
+{
+	struct queue_data *data = component->data;
+	struct starpu_task *task = NULL;
+
+	if (astro_sched_queue_ntasks(&data->queue))
+	{
+		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		task = take_for(data, to);
+		if (task)
+			account(data, task, -1);
+		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	}
+	if (task)
+	{
+		/* Room again: the components above may push more. */
+		if (data->ntasks_threshold || data->exp_len_threshold > 0.0)
+			starpu_sched_component_send_can_push_to_parents(component);
+		return task;
+	}
+	return starpu_sched_component_parents_pull_task(component, to);
+}
+
+/* A child has room: push it what it can take, keep the task it refuses. */
+static int queue_can_push(struct starpu_sched_component *component, struct starpu_sched_component *to)
+{
+	struct queue_data *data = component->data;
+	int pushed = 0;
+
+	while (astro_sched_queue_ntasks(&data->queue))
+	{
+		struct starpu_task *task;
+
+		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		task = astro_sched_queue_take_first_if(&data->queue, below_can_run, to);
+		if (task)
+			account(data, task, -1);
+		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		if (!task)
+			break;
+		if (starpu_sched_component_push_task(component, to, task))
+		{
+			STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+			astro_sched_queue_push_front(&data->queue, task);
+			account(data, task, +1);
+			STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+			break;
+		}
+		pushed = 1;
+	}
+	/* Nothing left here: those above may have some. */
+	return pushed || starpu_sched_component_send_can_push_to_parents(component);
+}
+
+static double queue_estimated_end(struct starpu_sched_component *component)
+{
+	struct queue_data *data = component->data;
+
+	return starpu_sched_component_estimated_end_min_add(component, load_double(&data->exp_len));
+}
+
+static double queue_estimated_load(struct starpu_sched_component *component)
+{
+	struct queue_data *data = component->data;
+
+	return astro_sched_queue_ntasks(&data->queue) / _astro_component_speed(component) + starpu_sched_component_estimated_load(component);
+}
+
+static void queue_deinit_data(struct starpu_sched_component *component)
+{
+	struct queue_data *data = component->data;
+	unsigned left = astro_sched_queue_ntasks(&data->queue);
+
+	if (left)
+		astro_log_error("sched_component", "%u tasks were still queued in component '%s' at shutdown", left, component->name);
+	astro_sched_queue_fini(&data->queue);
+	STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
+	free(data);
+}
+
+static struct starpu_sched_component *queue_create(struct starpu_sched_tree *tree, const char *name, int prio,
+						   unsigned ntasks_threshold, double exp_len_threshold, int ready)
+{
+	struct starpu_sched_component *component = _astro_component_create_with_data(tree, name, sizeof(struct queue_data));
+	struct queue_data *data = component ? component->data : NULL;
+	int min_priority = 0, max_priority = 0;
+
+	if (prio && tree)
+		_astro_component_priorities(tree, &min_priority, &max_priority);
+	if (!component)
+		return NULL;
+	if (astro_sched_queue_init(&data->queue, min_priority, max_priority))
+	{
+		astro_log_error("sched_component", "cannot allocate the queue of a %s component", name);
+		starpu_sched_component_destroy(component);
+		return NULL;
+	}
+	astro_sched_lock_init(&data->lock);
+	data->ntasks_threshold = ntasks_threshold;
+	data->exp_len_threshold = exp_len_threshold;
+	data->ready = ready;
+	component->push_task = queue_push_task;
+	component->pull_task = queue_pull_task;
+	component->can_push = queue_can_push;
+	component->estimated_end = queue_estimated_end;
+	component->estimated_load = queue_estimated_load;
+	component->deinit_data = queue_deinit_data;
+	return component;
+}
+
+struct starpu_sched_component *starpu_sched_component_fifo_create(struct starpu_sched_tree *tree, struct starpu_sched_component_fifo_data *d)
+{
+	return queue_create(tree, "fifo", 0, d ? d->ntasks_threshold : 0, d ? d->exp_len_threshold : 0.0, d ? d->ready : 0);
+}
+
+struct starpu_sched_component *starpu_sched_component_prio_create(struct starpu_sched_tree *tree, struct starpu_sched_component_prio_data *d)
+{
+	return queue_create(tree, "prio", 1, d ? d->ntasks_threshold : 0, d ? d->exp_len_threshold : 0.0, d ? d->ready : 0);
+}
+
+int starpu_sched_component_is_fifo(struct starpu_sched_component *component)
+{
+	return component && component->push_task == queue_push_task && !strcmp(component->name, "fifo");
+}
+
+int starpu_sched_component_is_prio(struct starpu_sched_component *component)
+{
+	return component && component->push_task == queue_push_task && !strcmp(component->name, "prio");
+}

@@ -1,0 +1,219 @@
+/*
+ * Simple modular schedulers (starpu_sched_component_initialize_simple_scheduler):
+ * a tree built around decision components from STARPU_SCHED_SIMPLE_* flags.
+ *
+ *   [fifo or prio above]                         STARPU_SCHED_SIMPLE_FIFO_ABOVE(_PRIO)
+ *   [perfmodel_select -> decision | eager calibration | eager]    ..._PERFMODEL
+ *   decision component(s), one choice per worker, memory node or architecture
+ *   [fifo or prio below each choice, limited]    ..._FIFOS_BELOW(_PRIO, _READY)
+ *   [work stealing, or eager, among a choice's workers]   ..._WS_BELOW
+ *   [best_implementation above each worker]      ..._IMPL
+ *   worker components
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include "component.h"
+
+#define NTASKS_THRESHOLD_DEFAULT 30
+#define EXP_LEN_THRESHOLD_DEFAULT 1000000000.0
+
+struct decision
+{
+	starpu_sched_component_create_t create;
+	void *data;
+	unsigned flags;
+};
+
+/* The choice a worker belongs to, as the decision flags group workers. */
+static int choice_of(unsigned flags, int workerid)
+{
+	switch (flags & STARPU_SCHED_SIMPLE_DECIDE_MASK)
+	{
+	case STARPU_SCHED_SIMPLE_DECIDE_MEMNODES:
+		return (int)starpu_worker_get_memory_node((unsigned)workerid);
+	case STARPU_SCHED_SIMPLE_DECIDE_ARCHS:
+		return (int)starpu_worker_get_type(workerid);
+	default:
+		return workerid;
+	}
+}
+
+/* What sits above a worker: its best_implementation component (IMPL) or the worker itself. */
+static struct starpu_sched_component *worker_top(struct starpu_sched_tree *t, unsigned flags, int workerid,
+						 struct starpu_sched_component **impl)
+{
+	struct starpu_sched_component *worker = starpu_sched_component_worker_get(t->sched_ctx_id, workerid);
+
+	if (!worker || !(flags & STARPU_SCHED_SIMPLE_IMPL))
+		return worker;
+	if (!impl[workerid] && (impl[workerid] = starpu_sched_component_best_implementation_create(t, NULL)))
+		starpu_sched_component_connect(impl[workerid], worker);
+	return impl[workerid];
+}
+
+static struct starpu_sched_component *queue_create(struct starpu_sched_tree *t, int prio, unsigned ntasks, double exp_len, int ready)
+{
+	struct starpu_sched_component_prio_data d = { .ntasks_threshold = ntasks, .exp_len_threshold = exp_len, .ready = ready };
+
+	return prio ? starpu_sched_component_prio_create(t, &d)
+		    : starpu_sched_component_fifo_create(t, (struct starpu_sched_component_fifo_data *)&d);
+}
+
+/* Connects decision to one component per choice, each over the workers of that choice. */
+static void connect_choices(struct starpu_sched_tree *t, struct starpu_sched_component *decision, unsigned flags,
+			    struct starpu_sched_component **impl)
+{
+	unsigned nworkers = starpu_worker_get_count();
+	int done[STARPU_NMAXWORKERS] = { 0 };
+	unsigned ntasks = (unsigned)starpu_get_env_number_default("STARPU_NTASKS_THRESHOLD", NTASKS_THRESHOLD_DEFAULT);
+	double exp_len = starpu_get_env_float_default("STARPU_EXP_LEN_THRESHOLD", EXP_LEN_THRESHOLD_DEFAULT);
+
+	for (unsigned w = 0; w < nworkers && w < STARPU_NMAXWORKERS; w++)
+	{
+		int choice = choice_of(flags, (int)w);
+		struct starpu_sched_component *top = decision;
+
+		if (done[w])
+			continue;
+		if (flags & STARPU_SCHED_SIMPLE_FIFOS_BELOW)
+		{
+			struct starpu_sched_component *below = queue_create(t, flags & STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ntasks, exp_len,
+									   flags & STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY);
+			if (!below)
+				return;
+			starpu_sched_component_connect(top, below);
+			top = below;
+		}
+		/* Several workers behind one choice share it through work stealing or eagerly. */
+		int shared = 0;
+		for (unsigned v = w + 1; v < nworkers; v++)
+			shared |= choice_of(flags, (int)v) == choice;
+		if (shared)
+		{
+			struct starpu_sched_component *spread = flags & STARPU_SCHED_SIMPLE_WS_BELOW ? starpu_sched_component_work_stealing_create(t, NULL)
+												    : starpu_sched_component_eager_create(t, NULL);
+			if (!spread)
+				return;
+			starpu_sched_component_connect(top, spread);
+			top = spread;
+		}
+		for (unsigned v = w; v < nworkers; v++)
+			if (choice_of(flags, (int)v) == choice)
+			{
+				struct starpu_sched_component *leaf = worker_top(t, flags, (int)v, impl);
+
+				if (leaf)
+					starpu_sched_component_connect(top, leaf);
+				done[v] = 1;
+			}
+	}
+}
+
+static void build(unsigned sched_ctx_id, unsigned ndecisions, struct decision *decisions)
+{
+	unsigned flags = decisions[0].flags;
+	struct starpu_sched_tree *t;
+	struct starpu_sched_component *above = NULL, *impl[STARPU_NMAXWORKERS] = { NULL };
+
+	for (unsigned i = 1; i < ndecisions; i++)
+		if ((decisions[i].flags & ~0u) != flags)
+		{
+			astro_log_error("sched_component", "starpu_sched_component_initialize_simple_schedulers: decision %u has flags %#x, decision 0 %#x: they must agree",
+					i, decisions[i].flags, flags);
+			return;
+		}
+	if (flags & STARPU_SCHED_SIMPLE_COMBINED_WORKERS)
+		astro_log_error("sched_component", "STARPU_SCHED_SIMPLE_COMBINED_WORKERS ignored: Astrolabe has no combined workers, the tree chooses among single workers");
+	if (ndecisions > 1 && (flags & STARPU_SCHED_SIMPLE_PERFMODEL))
+	{
+		astro_log_error("sched_component", "STARPU_SCHED_SIMPLE_PERFMODEL is not supported with several decision components");
+		return;
+	}
+	t = starpu_sched_tree_create(sched_ctx_id);
+	if (!t)
+		return;
+	if (flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE)
+		t->root = above = queue_create(t, flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO, 0, 0.0, 0);
+	for (unsigned i = 0; i < ndecisions; i++)
+	{
+		struct starpu_sched_component *decision = decisions[i].create(t, decisions[i].data);
+		struct starpu_sched_component *entry = decision;
+
+		if (!decision)
+		{
+			astro_log_error("sched_component", "the decision component of context %u could not be made", sched_ctx_id);
+			return;
+		}
+		if (flags & STARPU_SCHED_SIMPLE_PERFMODEL)
+		{
+			struct starpu_sched_component_perfmodel_select_data d =
+			{
+				.calibrator_component = starpu_sched_component_eager_calibration_create(t, NULL),
+				.no_perfmodel_component = starpu_sched_component_eager_create(t, NULL),
+				.perfmodel_component = decision,
+			};
+			entry = starpu_sched_component_perfmodel_select_create(t, &d);
+			if (!entry || !d.calibrator_component || !d.no_perfmodel_component)
+				return;
+			starpu_sched_component_connect(entry, d.perfmodel_component);
+			starpu_sched_component_connect(entry, d.calibrator_component);
+			starpu_sched_component_connect(entry, d.no_perfmodel_component);
+			/* Calibration and model-less tasks go straight to the workers (their implementation chosen). */
+			for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++)
+			{
+				struct starpu_sched_component *leaf = worker_top(t, flags | STARPU_SCHED_SIMPLE_IMPL, (int)w, impl);
+
+				starpu_sched_component_connect(d.calibrator_component, leaf);
+				starpu_sched_component_connect(d.no_perfmodel_component, leaf);
+			}
+			flags |= STARPU_SCHED_SIMPLE_IMPL;
+		}
+		if (above)
+			starpu_sched_component_connect(above, entry);
+		else if (!t->root)
+			t->root = entry;
+		connect_choices(t, decision, flags, impl);
+	}
+	starpu_sched_tree_update_workers(t);
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, t);
+}
+
+void starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_create_t create_decision_component, void *data, unsigned flags, unsigned sched_ctx_id)
+{
+	struct decision d = { create_decision_component, data, flags };
+
+	if (!create_decision_component)
+	{
+		astro_log_error("sched_component", "starpu_sched_component_initialize_simple_scheduler: create_decision_component is NULL");
+		return;
+	}
+	build(sched_ctx_id, 1, &d);
+}
+
+void starpu_sched_component_initialize_simple_schedulers(unsigned sched_ctx_id, unsigned ndecisions, ...)
+{
+	struct decision d[ndecisions ? ndecisions : 1];
+	va_list ap;
+
+	if (!ndecisions)
+	{
+		astro_log_error("sched_component", "starpu_sched_component_initialize_simple_schedulers: no decision component given");
+		return;
+	}
+	va_start(ap, ndecisions);
+	for (unsigned i = 0; i < ndecisions; i++)
+	{
+		d[i].create = va_arg(ap, starpu_sched_component_create_t);
+		d[i].data = va_arg(ap, void *);
+		d[i].flags = va_arg(ap, unsigned);
+	}
+	va_end(ap);
+	build(sched_ctx_id, ndecisions, d);
+}
+
+void starpu_initialize_prio_center_policy(unsigned sched_ctx_id)
+{
+	starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_eager_create, NULL,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_FIFO_ABOVE
+							   | STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO | STARPU_SCHED_SIMPLE_IMPL, sched_ctx_id);
+}

@@ -1,0 +1,256 @@
+/*
+ * Worker components, the leaves of a modular scheduler: the tasks decided
+ * for one worker, what the worker predicts it has left to do, and the
+ * pop_task of a modular policy (the worker takes from its component, then
+ * pulls from the components above).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "component.h"
+
+/* Predictions are written by one thread and read by deciders without the lock. */
+static inline double load_double(double *p)
+{
+	double v;
+
+	__atomic_load(p, &v, __ATOMIC_RELAXED);
+	return v;
+}
+
+static inline void store_double(double *p, double v)
+{
+	__atomic_store(p, &v, __ATOMIC_RELAXED);
+}
+
+struct worker_data
+{
+	int workerid;
+	struct _astro_modular_ctx *ctx;
+	starpu_pthread_mutex_t lock;
+	/** Tasks pushed to this worker, by priority. */
+	struct astro_sched_queue queue;
+	/** Predicted work (µs) queued here; when the running task started and how long it should take. */
+	double queued_len;
+	double started_at;
+	double running_len;
+};
+
+static int worker_push_task(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	struct worker_data *data = component->data;
+	int wake;
+
+	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_sched_queue_push(&data->queue, task);
+	if (isfinite(task->predicted) && task->predicted > 0.0)
+		store_double(&data->queued_len, load_double(&data->queued_len) + task->predicted);
+	wake = astro_sched_workers_claim(&data->ctx->workers, data->workerid);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	if (wake)
+		astro_sched_wake(data->workerid, 1);
+	return 0;
+}
+
+/* Nothing below a worker pulls from it. */
+static struct starpu_task *worker_pull_task(struct starpu_sched_component *from, struct starpu_sched_component *to)
+{
+	(void)from;
+	(void)to;
+	return NULL;
+}
+
+static int worker_can_pull(struct starpu_sched_component *component)
+{
+	struct worker_data *data = component->data;
+
+	if (!astro_sched_workers_claim(&data->ctx->workers, data->workerid))
+		return 0;
+	astro_sched_wake(data->workerid, 0);
+	return 1;
+}
+
+static double worker_estimated_end(struct starpu_sched_component *component)
+{
+	struct worker_data *data = component->data;
+	double now = starpu_timing_now();
+	double running_end = load_double(&data->started_at) + load_double(&data->running_len);
+
+	return (running_end > now ? running_end : now) + load_double(&data->queued_len);
+}
+
+static double worker_estimated_load(struct starpu_sched_component *component)
+{
+	struct worker_data *data = component->data;
+
+	return astro_sched_queue_ntasks(&data->queue) / _astro_component_speed(component);
+}
+
+static void worker_deinit_data(struct starpu_sched_component *component)
+{
+	struct worker_data *data = component->data;
+	unsigned left = astro_sched_queue_ntasks(&data->queue);
+
+	if (left)
+		astro_log_error("sched_component", "%u tasks were still queued for worker %d at shutdown", left, data->workerid);
+	astro_sched_queue_fini(&data->queue);
+	STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
+	free(data);
+}
+
+int starpu_sched_component_is_worker(struct starpu_sched_component *component)
+{
+	return component && component->push_task == worker_push_task;
+}
+
+int starpu_sched_component_is_simple_worker(struct starpu_sched_component *component)
+{
+	return starpu_sched_component_is_worker(component);
+}
+
+int starpu_sched_component_is_combined_worker(struct starpu_sched_component *component)
+{
+	(void)component;
+	return 0;
+}
+
+int starpu_sched_component_worker_get_workerid(struct starpu_sched_component *worker_component)
+{
+	return starpu_sched_component_is_worker(worker_component) ? ((struct worker_data *)worker_component->data)->workerid : -1;
+}
+
+struct starpu_sched_component *starpu_sched_component_worker_new(unsigned sched_ctx, int workerid)
+{
+	return starpu_sched_component_worker_get(sched_ctx, workerid);
+}
+
+struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_ctx, int workerid)
+{
+	struct _astro_modular_ctx *ctx = _astro_modular_ctx(sched_ctx);
+	struct starpu_sched_component *component;
+	struct worker_data *data;
+	int min_priority, max_priority;
+
+	if (!ctx)
+		return NULL;
+	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS || (unsigned)workerid >= starpu_worker_get_count())
+	{
+		astro_log_error("sched_component", "starpu_sched_component_worker_get: no worker %d (%u workers)", workerid, starpu_worker_get_count());
+		return NULL;
+	}
+	if (ctx->worker[workerid])
+		return ctx->worker[workerid];
+	component = starpu_sched_component_create(ctx->tree, "worker");
+	data = calloc(1, sizeof(*data));
+	if (!component || !data)
+		goto nomem;
+	data->workerid = workerid;
+	data->ctx = ctx;
+	min_priority = starpu_sched_ctx_get_min_priority(sched_ctx);
+	max_priority = starpu_sched_ctx_get_max_priority(sched_ctx);
+	if (astro_sched_queue_init(&data->queue, min_priority, max_priority))
+		goto nomem;
+	astro_sched_lock_init(&data->lock);
+	component->data = data;
+	component->push_task = worker_push_task;
+	component->pull_task = worker_pull_task;
+	component->can_pull = worker_can_pull;
+	component->estimated_end = worker_estimated_end;
+	component->estimated_load = worker_estimated_load;
+	component->deinit_data = worker_deinit_data;
+	component->properties = STARPU_SCHED_COMPONENT_HOMOGENEOUS | STARPU_SCHED_COMPONENT_SINGLE_MEMORY_NODE;
+	starpu_bitmap_set(component->workers, workerid);
+	starpu_bitmap_set(component->workers_in_ctx, workerid);
+	ctx->worker[workerid] = component;
+	return component;
+nomem:
+	astro_log_error("sched_component", "cannot allocate the component of worker %d", workerid);
+	free(data);
+	if (component)
+		component->deinit_data = NULL, free(component->name), starpu_bitmap_destroy(component->workers),
+			starpu_bitmap_destroy(component->workers_in_ctx), free(component);
+	return NULL;
+}
+
+struct starpu_sched_component *starpu_sched_component_parallel_worker_create(struct starpu_sched_tree *tree, unsigned nworkers, unsigned *workers)
+{
+	(void)tree;
+	(void)nworkers;
+	(void)workers;
+	astro_log_error("sched_component", "parallel (combined) worker components are not supported: Astrolabe has no combined workers");
+	return NULL;
+}
+
+struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock)
+{
+	struct worker_data *data = worker->data;
+
+	*lock = &data->lock;
+	return &data->queue;
+}
+
+/* The worker's next task from its own queue; a disabled worker still runs what was queued to it. */
+static struct starpu_task *worker_take_own(struct worker_data *data)
+{
+	struct starpu_task *task;
+
+	if (!astro_sched_queue_ntasks(&data->queue))
+		return NULL;
+	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	if (STARPU_UNLIKELY(!starpu_worker_is_enabled(data->workerid)))
+		task = astro_sched_queue_take_head(&data->queue);
+	else
+		task = astro_sched_queue_take_first(&data->queue, data->workerid);
+	if (task && isfinite(task->predicted) && task->predicted > 0.0)
+		store_double(&data->queued_len, fmax(0.0, load_double(&data->queued_len) - task->predicted));
+	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	return task;
+}
+
+static struct starpu_task *worker_take(void *policy_data, int workerid)
+{
+	struct starpu_sched_component *component = policy_data;
+	struct worker_data *data = component->data;
+	struct starpu_task *task = worker_take_own(data);
+
+	(void)workerid;
+	if (task)
+		return task;
+	for (unsigned i = 0; i < component->nparents && !task; i++)
+		task = starpu_sched_component_pull_task(component->parents[i], component);
+	/* A decision component answers a pull by pushing down (perhaps here). */
+	return task ? task : worker_take_own(data);
+}
+
+struct starpu_task *starpu_sched_tree_pop_task(unsigned sched_ctx)
+{
+	struct _astro_modular_ctx *ctx = _astro_modular_ctx_find(sched_ctx);
+	int workerid = starpu_worker_get_id();
+
+	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
+		return NULL;
+	return astro_sched_pop_task(&ctx->workers, workerid, ctx->worker[workerid], worker_take);
+}
+
+void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct _astro_modular_ctx *ctx = _astro_modular_ctx_find(sched_ctx_id);
+	int workerid = starpu_worker_get_id();
+
+	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
+		return;
+	struct worker_data *data = ctx->worker[workerid]->data;
+	store_double(&data->started_at, starpu_timing_now());
+	store_double(&data->running_len, isfinite(task->predicted) && task->predicted > 0.0 ? task->predicted : 0.0);
+}
+
+void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct _astro_modular_ctx *ctx = _astro_modular_ctx_find(sched_ctx_id);
+	int workerid = starpu_worker_get_id();
+
+	(void)task;
+	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
+		return;
+	struct worker_data *data = ctx->worker[workerid]->data;
+	store_double(&data->running_len, 0.0);
+}

@@ -1,0 +1,405 @@
+// The modular scheduler API (starpu_sched_component.h): sets of workers,
+// the contract of the queue components (push, refusal at the threshold,
+// can_push pumping down in order, a refused task kept), links between
+// components, bad input, and a component written here, out of the library,
+// inserted into a running tree.
+#include "helpers.h"
+#include <starpu_sched_component.h>
+
+#include <vector>
+
+using namespace astro_test;
+
+namespace {
+
+// ------------------------------------------------------------ bitmaps
+
+TEST(Bitmap, SetsAndWalks)
+{
+	struct starpu_bitmap *b = starpu_bitmap_create(), *c = starpu_bitmap_create(), *a = starpu_bitmap_create();
+	ASSERT_TRUE(b && c && a);
+	EXPECT_EQ(starpu_bitmap_first(b), -1);
+	EXPECT_EQ(starpu_bitmap_last(b), -1);
+	for (int e : { 3, 64, 200, 0 })
+		starpu_bitmap_set(b, e);
+	EXPECT_EQ(starpu_bitmap_cardinal(b), 4);
+	EXPECT_EQ(starpu_bitmap_first(b), 0);
+	EXPECT_EQ(starpu_bitmap_next(b, 0), 3);
+	EXPECT_EQ(starpu_bitmap_next(b, 3), 64);
+	EXPECT_EQ(starpu_bitmap_next(b, 64), 200);
+	EXPECT_EQ(starpu_bitmap_next(b, 200), -1);
+	EXPECT_EQ(starpu_bitmap_last(b), 200);
+	EXPECT_TRUE(starpu_bitmap_has_next(b, 64));
+	EXPECT_FALSE(starpu_bitmap_has_next(b, 200));
+	starpu_bitmap_unset(b, 64);
+	EXPECT_FALSE(starpu_bitmap_get(b, 64));
+	EXPECT_FALSE(starpu_bitmap_get(b, 100000));
+	starpu_bitmap_set(c, 3);
+	starpu_bitmap_set(c, 7);
+	EXPECT_TRUE(starpu_bitmap_and_get(b, c, 3));
+	EXPECT_FALSE(starpu_bitmap_and_get(b, c, 7));
+	starpu_bitmap_unset_and(a, b, c);
+	EXPECT_EQ(starpu_bitmap_cardinal(a), 1);
+	starpu_bitmap_or(a, c);
+	EXPECT_EQ(starpu_bitmap_cardinal(a), 2);
+	// A negative element is refused with a message, nothing changes.
+	std::string err = stderr_of([&] { starpu_bitmap_set(a, -1); });
+	EXPECT_NE(err.find("negative"), std::string::npos) << err;
+	EXPECT_EQ(starpu_bitmap_cardinal(a), 2);
+	starpu_bitmap_unset_all(b);
+	EXPECT_EQ(starpu_bitmap_cardinal(b), 0);
+	starpu_bitmap_destroy(a);
+	starpu_bitmap_destroy(b);
+	starpu_bitmap_destroy(c);
+	starpu_bitmap_destroy(nullptr);
+}
+
+// ------------------------------------------- components (runtime up)
+
+void nop(void **, void *) {}
+
+// A component that records what is pushed to it and takes at most room tasks.
+struct Sink
+{
+	std::vector<struct starpu_task *> got;
+	int room = 0;
+};
+
+int sink_push(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	Sink *sink = (Sink *)component->data;
+	if (sink->room <= 0)
+		return 1;
+	sink->room--;
+	sink->got.push_back(task);
+	return 0;
+}
+
+class Components : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.sched_policy_name = "eager";
+		conf.precedence_over_environment_variables = 1;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		cl_ = cpu_codelet(nop, 0, "component");
+		// Context 0 runs eager, not a tree: the test builds one there by hand.
+		tree_ = starpu_sched_tree_create(0);
+		ASSERT_NE(tree_, nullptr);
+		sink_ = starpu_sched_component_create(tree_, "sink");
+		ASSERT_NE(sink_, nullptr);
+		sink_->data = &sink_data_;
+		sink_->push_task = sink_push;
+		starpu_bitmap_set(sink_->workers_in_ctx, 0);
+	}
+	void TearDown() override
+	{
+		for (struct starpu_task *t : tasks_)
+			starpu_task_destroy(t);
+		starpu_sched_tree_destroy(tree_);
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	struct starpu_task *task(int priority)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl_;
+		t->priority = priority;
+		t->destroy = 0;
+		tasks_.push_back(t);
+		return t;
+	}
+	struct starpu_sched_component *queue_above_sink(bool prio, unsigned threshold)
+	{
+		struct starpu_sched_component_prio_data d = { threshold, 0.0, 0 };
+		struct starpu_sched_component *q = prio ? starpu_sched_component_prio_create(tree_, &d)
+							: starpu_sched_component_fifo_create(tree_, (struct starpu_sched_component_fifo_data *)&d);
+		EXPECT_NE(q, nullptr);
+		starpu_sched_component_connect(q, sink_);
+		starpu_bitmap_set(q->workers_in_ctx, 0);
+		tree_->root = q;
+		return q;
+	}
+
+	starpu_codelet cl_;
+	struct starpu_sched_tree *tree_ = nullptr;
+	struct starpu_sched_component *sink_ = nullptr;
+	Sink sink_data_;
+	std::vector<struct starpu_task *> tasks_;
+};
+
+TEST_F(Components, FifoRefusesAtItsThresholdAndPumpsInOrder)
+{
+	struct starpu_sched_component *fifo = queue_above_sink(false, 3);
+	ASSERT_TRUE(starpu_sched_component_is_fifo(fifo));
+	EXPECT_FALSE(starpu_sched_component_is_prio(fifo));
+	struct starpu_task *t[4] = { task(0), task(9), task(0), task(0) };
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(starpu_sched_component_push_task(nullptr, fifo, t[i]), 0);
+	// Full: refused, the caller keeps it.
+	EXPECT_NE(starpu_sched_component_push_task(nullptr, fifo, t[3]), 0);
+	// The sink has room for one: it gets the oldest, the next one it refused stays.
+	sink_data_.room = 1;
+	EXPECT_EQ(fifo->can_push(fifo, sink_), 1);
+	ASSERT_EQ(sink_data_.got.size(), 1u);
+	EXPECT_EQ(sink_data_.got[0], t[0]);
+	sink_data_.room = 10;
+	EXPECT_EQ(fifo->can_push(fifo, sink_), 1);
+	ASSERT_EQ(sink_data_.got.size(), 3u);
+	EXPECT_EQ(sink_data_.got[1], t[1]);
+	EXPECT_EQ(sink_data_.got[2], t[2]);
+	// Empty now: room again.
+	EXPECT_EQ(starpu_sched_component_push_task(nullptr, fifo, t[3]), 0);
+	EXPECT_EQ(starpu_sched_component_pump_downstream(fifo, nullptr), nullptr);
+	EXPECT_EQ(sink_data_.got.back(), t[3]);
+}
+
+TEST_F(Components, PrioGivesHighestFirstAndFifoAmongEquals)
+{
+	struct starpu_sched_component *prio = queue_above_sink(true, 0);
+	ASSERT_TRUE(starpu_sched_component_is_prio(prio));
+	struct starpu_task *t[5] = { task(1), task(5), task(3), task(5), task(-2) };
+	for (struct starpu_task *x : t)
+		EXPECT_EQ(starpu_sched_component_push_task(nullptr, prio, x), 0);
+	sink_data_.room = 10;
+	int success = 0;
+	EXPECT_EQ(starpu_sched_component_pump_to(prio, sink_, &success), nullptr);
+	EXPECT_EQ(success, 1);
+	std::vector<struct starpu_task *> expected = { t[1], t[3], t[2], t[0], t[4] };
+	EXPECT_EQ(sink_data_.got, expected);
+}
+
+TEST_F(Components, LinksAndWorkers)
+{
+	struct starpu_sched_component *eager = starpu_sched_component_eager_create(tree_, nullptr);
+	struct starpu_sched_component *w0 = starpu_sched_component_worker_get(0, 0);
+	ASSERT_TRUE(eager && w0);
+	EXPECT_TRUE(starpu_sched_component_is_eager(eager));
+	EXPECT_TRUE(starpu_sched_component_is_worker(w0));
+	EXPECT_FALSE(starpu_sched_component_is_worker(eager));
+	EXPECT_EQ(starpu_sched_component_worker_get_workerid(w0), 0);
+	EXPECT_EQ(starpu_sched_component_worker_get_workerid(eager), -1);
+	EXPECT_EQ(starpu_sched_component_worker_get(0, 0), w0);
+	starpu_sched_component_connect(eager, w0);
+	starpu_sched_component_connect(eager, w0);
+	EXPECT_EQ(eager->nchildren, 1u);
+	EXPECT_EQ(w0->nparents, 1u);
+	tree_->root = eager;
+	starpu_sched_tree_update_workers(tree_);
+	EXPECT_TRUE(starpu_bitmap_get(eager->workers, 0));
+	int ids[1] = { 0 };
+	starpu_sched_tree_add_workers(0, ids, 1);
+	EXPECT_TRUE(starpu_bitmap_get(eager->workers_in_ctx, 0));
+	struct starpu_task *t = task(0);
+	EXPECT_TRUE(starpu_sched_component_can_execute_task(eager, t));
+	double length = -1.0;
+	EXPECT_TRUE(starpu_sched_component_execute_preds(eager, t, &length));
+	EXPECT_EQ(length, 0.0); // no model
+	starpu_sched_tree_remove_workers(0, ids, 1);
+	EXPECT_FALSE(starpu_bitmap_get(eager->workers_in_ctx, 0));
+	EXPECT_FALSE(starpu_sched_component_can_execute_task(eager, t));
+	// sink_ is not in the tree: destroyed alone, which unlinks nothing else.
+	starpu_sched_component_destroy(sink_);
+	sink_ = nullptr;
+}
+
+TEST_F(Components, BadInputIsRefusedWithAMessage)
+{
+	std::string err = stderr_of([&] { starpu_sched_component_connect(nullptr, sink_); });
+	EXPECT_NE(err.find("NULL"), std::string::npos) << err;
+	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_worker_get(0, 4000), nullptr); });
+	EXPECT_NE(err.find("no worker 4000"), std::string::npos) << err;
+	err = stderr_of([&] { EXPECT_EQ(starpu_sched_tree_create(0), nullptr); });
+	EXPECT_NE(err.find("already has a tree"), std::string::npos) << err;
+	unsigned w = 0;
+	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_parallel_worker_create(tree_, 1, &w), nullptr); });
+	EXPECT_NE(err.find("not supported"), std::string::npos) << err;
+	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_perfmodel_select_create(tree_, nullptr), nullptr); });
+	EXPECT_NE(err.find("NULL"), std::string::npos) << err;
+	// Several children and no push_task: the default cannot choose.
+	struct starpu_sched_component *plain = starpu_sched_component_create(tree_, "plain");
+	starpu_sched_component_connect(plain, sink_);
+	starpu_sched_component_connect(plain, starpu_sched_component_worker_get(0, 0));
+	tree_->root = plain;
+	err = stderr_of([&] { EXPECT_NE(starpu_sched_component_push_task(nullptr, plain, task(0)), 0); });
+	EXPECT_NE(err.find("cannot choose"), std::string::npos) << err;
+}
+
+// ---------------------------------- a component of our own, in a policy
+
+std::atomic<int> g_counted{ 0 };
+
+// Counts the tasks going through, then passes them to its only child.
+int counting_push(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	g_counted++;
+	return starpu_sched_component_push_task(component, component->children[0], task);
+}
+
+// It decides on push: a pull asks the components above to push down.
+struct starpu_task *counting_pull(struct starpu_sched_component *from, struct starpu_sched_component *)
+{
+	starpu_sched_component_send_can_push_to_parents(from);
+	return nullptr;
+}
+
+void counting_tree_init(unsigned ctx)
+{
+	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
+	struct starpu_sched_component *fifo = starpu_sched_component_fifo_create(t, nullptr);
+	struct starpu_sched_component *counting = starpu_sched_component_create(t, "counting");
+	struct starpu_sched_component *eager = starpu_sched_component_eager_create(t, nullptr);
+	counting->push_task = counting_push;
+	counting->pull_task = counting_pull;
+	t->root = fifo;
+	starpu_sched_component_connect(fifo, counting);
+	starpu_sched_component_connect(counting, eager);
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		starpu_sched_component_connect(eager, starpu_sched_component_worker_get(ctx, (int)w));
+	starpu_sched_tree_update_workers(t);
+	starpu_sched_ctx_set_policy_data(ctx, t);
+}
+
+// A policy made of a tree, as StarPU's modular policies are.
+#define TREE_POLICY(ident, name, init) \
+	struct starpu_sched_policy ident = { \
+		.init_sched = init, \
+		.deinit_sched = starpu_sched_tree_deinitialize, \
+		.push_task = starpu_sched_tree_push_task, \
+		.pop_task = starpu_sched_tree_pop_task, \
+		.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook, \
+		.post_exec_hook = starpu_sched_component_worker_post_exec_hook, \
+		.add_workers = starpu_sched_tree_add_workers, \
+		.remove_workers = starpu_sched_tree_remove_workers, \
+		.policy_name = name, \
+		.policy_description = name, \
+		.worker_type = STARPU_WORKER_LIST, \
+	}
+
+TREE_POLICY(counting_policy, "counting-tree", counting_tree_init);
+
+std::atomic<int> g_ran{ 0 };
+void count_run(void **, void *) { g_ran++; }
+
+TEST(OutOfTreeComponent, RunsInsideATree)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	starpu_conf conf = conf_with_ncpus(2);
+	conf.sched_policy = &counting_policy;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	g_counted = 0;
+	g_ran = 0;
+	starpu_codelet cl = cpu_codelet(count_run, 0, "counted");
+	const int n = 500;
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ran.load(), n);
+	EXPECT_EQ(g_counted.load(), n);
+	starpu_shutdown();
+}
+
+// ------------- a decision component of our own in a simple scheduler
+
+// As StarPU's examples/scheduler/dummy_modular_sched: one list, tasks pulled
+// from it, or pumped down when a queue below has room.
+struct Dummy
+{
+	starpu_pthread_mutex_t lock;
+	struct starpu_task_list list;
+	std::atomic<int> pushed{ 0 };
+};
+Dummy *g_dummy;
+
+int dummy_push(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	Dummy *d = (Dummy *)component->data;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+	starpu_task_list_push_front(&d->list, task);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	d->pushed++;
+	component->can_pull(component);
+	return 0;
+}
+
+struct starpu_task *dummy_pull(struct starpu_sched_component *component, struct starpu_sched_component *)
+{
+	Dummy *d = (Dummy *)component->data;
+	STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+	struct starpu_task *task = starpu_task_list_empty(&d->list) ? nullptr : starpu_task_list_pop_back(&d->list);
+	STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	return task;
+}
+
+int dummy_can_push(struct starpu_sched_component *component, struct starpu_sched_component *to)
+{
+	Dummy *d = (Dummy *)component->data;
+	int didwork = 0;
+	struct starpu_task *task = starpu_sched_component_pump_to(component, to, &didwork);
+	if (task) {
+		STARPU_PTHREAD_MUTEX_LOCK(&d->lock);
+		starpu_task_list_push_back(&d->list, task);
+		STARPU_PTHREAD_MUTEX_UNLOCK(&d->lock);
+	}
+	return didwork || starpu_sched_component_can_push(component, to);
+}
+
+void dummy_deinit(struct starpu_sched_component *component)
+{
+	Dummy *d = (Dummy *)component->data;
+	EXPECT_TRUE(starpu_task_list_empty(&d->list));
+	STARPU_PTHREAD_MUTEX_DESTROY(&d->lock);
+}
+
+struct starpu_sched_component *dummy_create(struct starpu_sched_tree *tree, void *)
+{
+	struct starpu_sched_component *component = starpu_sched_component_create(tree, "dummy");
+	STARPU_PTHREAD_MUTEX_INIT(&g_dummy->lock, NULL);
+	starpu_task_list_init(&g_dummy->list);
+	component->data = g_dummy;
+	component->push_task = dummy_push;
+	component->pull_task = dummy_pull;
+	component->can_push = dummy_can_push;
+	component->deinit_data = dummy_deinit;
+	return component;
+}
+
+void dummy_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler(dummy_create, nullptr,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_FIFOS_BELOW
+							   | STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ctx);
+}
+
+TREE_POLICY(dummy_policy, "dummy", dummy_init);
+
+TEST(OutOfTreeComponent, DecisionComponentOfASimpleScheduler)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	for (int ncpus : { 1, 2 }) {
+		SCOPED_TRACE(ncpus);
+		Dummy dummy;
+		g_dummy = &dummy;
+		starpu_conf conf = conf_with_ncpus(ncpus);
+		conf.sched_policy = &dummy_policy;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
+		ASSERT_NE(tree, nullptr);
+		ASSERT_NE(tree->root, nullptr);
+		EXPECT_EQ(std::string(tree->root->name), "dummy");
+		EXPECT_EQ(tree->root->nchildren, (unsigned)ncpus);
+		g_ran = 0;
+		starpu_codelet cl = cpu_codelet(count_run, 0, "dummy");
+		const int n = 1000;
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&cl), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		EXPECT_EQ(g_ran.load(), n);
+		EXPECT_EQ(dummy.pushed.load(), n);
+		starpu_shutdown();
+	}
+}
+
+} // namespace
