@@ -120,7 +120,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static void cache_put(starpu_data_handle_t h, unsigned node)
 {
 	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
-	if (!c || !h->ops->compare) {
+	if (!c || !h->ops->compare || h->ops->dontcache) {
 		free(c);
 		h->ops->free_data_on_node(h->iface[node], node);
 		return;
@@ -186,8 +186,11 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 			     h->ops->name ? h->ops->name : "(unnamed)", node);
 		return -ENOSYS;
 	}
-	/* A fresh layout from main memory's (a device's copy holds only its own addresses). */
-	memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
+	/* A fresh layout from main memory's (a device's copy holds only its own addresses),
+	 * unless the interface fills each node's interface itself (register_data_handle),
+	 * where they may hold per-node metadata (the ndim interface's arrays). */
+	if (!h->ops->register_data_handle)
+		memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
 	r->allocated = true;
 	h->owns_alloc[node] = true;
 	if (node != STARPU_MAIN_RAM && cache_take(h, node))

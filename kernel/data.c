@@ -115,6 +115,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 		*handleptr = NULL;
 		return;
 	}
+	starpu_data_register_ops(ops);
 	struct _starpu_data_state *h = calloc(1, sizeof(*h));
 	h->ops = ops;
 	h->home_node = home_node;
@@ -125,7 +126,12 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
 		memcpy(h->iface[node], data_interface, ops->interface_size);
+		if (ops->init)
+			ops->init(h->iface[node]);
 	}
+	/* The interface fills each node's interface (before any allocation uses them). */
+	if (ops->register_data_handle)
+		ops->register_data_handle(h, home_node, data_interface);
 	unsigned node = home_node < 0 ? STARPU_MAIN_RAM : (unsigned)home_node;
 	if (home_node < 0 && ops->allocate_data_on_node) {
 		/* No home: the runtime provides the buffer in main memory. */
@@ -134,8 +140,6 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	}
 	h->valid[node] = true;
 	_astro_coherency_register(h, node);
-	if (ops->register_data_handle)
-		ops->register_data_handle(h, home_node, data_interface);
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
 	if (h->owns_alloc[node])
@@ -145,6 +149,27 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	*handleptr = h;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
 		       .dst_node = (unsigned)home_node, .bytes = starpu_data_get_size(h));
+}
+
+/* Ids of the interfaces the application defines, past the built-in ones. */
+static int next_interface_id = STARPU_MAX_INTERFACE_ID;
+
+int starpu_data_interface_get_next_id(void)
+{
+	return __atomic_fetch_add(&next_interface_id, 1, __ATOMIC_RELAXED);
+}
+
+void starpu_data_register_ops(struct starpu_data_interface_ops *ops)
+{
+	if (!ops) {
+		_astro_error("starpu_data_register_ops: NULL ops");
+		return;
+	}
+	/* Two first registrations of the same ops at once must agree on one id. */
+	int unknown = STARPU_UNKNOWN_INTERFACE_ID;
+	if (__atomic_load_n((int *)&ops->interfaceid, __ATOMIC_RELAXED) == STARPU_UNKNOWN_INTERFACE_ID)
+		__atomic_compare_exchange_n((int *)&ops->interfaceid, &unknown, starpu_data_interface_get_next_id(), false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
@@ -569,8 +594,12 @@ static void handle_free(starpu_data_handle_t handle)
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
 			handle->ops->free_data_on_node(handle->iface[node], node);
-		free(handle->iface[node]);
 	}
+	/* The interface's own metadata in each node's interface (the buffers are gone). */
+	if (handle->ops->unregister_data_handle)
+		handle->ops->unregister_data_handle(handle);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		free(handle->iface[node]);
 	pthread_mutex_destroy(&handle->lock);
 	pthread_cond_destroy(&handle->idle_cond);
 	pthread_cond_destroy(&handle->exec_cond);
@@ -874,9 +903,11 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
-	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node] || !handle->ops->to_pointer)
+	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node])
 		return NULL;
-	return handle->ops->to_pointer(handle->iface[node], node);
+	if (handle->ops->to_pointer)
+		return handle->ops->to_pointer(handle->iface[node], node);
+	return handle->ops->handle_to_pointer ? handle->ops->handle_to_pointer(handle, node) : NULL;
 }
 
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
@@ -898,6 +929,13 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 size_t starpu_data_get_size(starpu_data_handle_t handle)
 {
 	return handle && handle->ops->get_size ? handle->ops->get_size(handle) : 0;
+}
+
+starpu_ssize_t starpu_data_get_max_size(starpu_data_handle_t handle)
+{
+	if (!handle)
+		return -1;
+	return (starpu_ssize_t)(handle->ops->get_max_size ? handle->ops->get_max_size(handle) : starpu_data_get_size(handle));
 }
 
 size_t starpu_data_get_alloc_size(starpu_data_handle_t handle)
