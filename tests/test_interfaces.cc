@@ -1075,3 +1075,183 @@ TEST_F(Interfaces, ProgramDefinedInterface)
 }
 
 } // namespace
+
+// ------------------------------------------------------------------ OpenCL
+
+#ifdef STARPU_USE_OPENCL
+namespace {
+
+const char *add_source = R"(
+__kernel void add(__global int *v, unsigned first, unsigned n, int what)
+{
+	size_t i = get_global_id(0);
+	if (i < n)
+		v[first + i] += what;
+}
+)";
+
+starpu_opencl_program add_program;
+
+// Adds 1 to every value of buffers[0] on the OpenCL device, where the runtime's buffers are packed.
+void add_opencl(void **buffers, void *)
+{
+	void *i = buffers[0];
+	cl_mem mem;
+	size_t offset = 0;
+	unsigned n;
+	switch (*(enum starpu_data_interface_id *)i) {
+	case STARPU_TENSOR_INTERFACE_ID:
+		mem = (cl_mem)STARPU_TENSOR_GET_DEV_HANDLE(i);
+		offset = STARPU_TENSOR_GET_OFFSET(i);
+		n = STARPU_TENSOR_GET_NX(i) * STARPU_TENSOR_GET_NY(i) * STARPU_TENSOR_GET_NZ(i) * STARPU_TENSOR_GET_NT(i);
+		break;
+	case STARPU_NDIM_INTERFACE_ID:
+		mem = (cl_mem)STARPU_NDIM_GET_DEV_HANDLE(i);
+		offset = STARPU_NDIM_GET_OFFSET(i);
+		n = 1;
+		for (size_t d = 0; d < STARPU_NDIM_GET_NDIM(i); d++)
+			n *= STARPU_NDIM_GET_NN(i)[d];
+		break;
+	case STARPU_CSR_INTERFACE_ID:
+		mem = (cl_mem)STARPU_CSR_GET_NZVAL_DEV_HANDLE(i);
+		n = STARPU_CSR_GET_NNZ(i);
+		break;
+	case STARPU_BCSR_INTERFACE_ID:
+		mem = (cl_mem)STARPU_BCSR_GET_NZVAL_DEV_HANDLE(i);
+		n = STARPU_BCSR_GET_NNZ(i) * STARPU_BCSR_GET_R(i) * STARPU_BCSR_GET_C(i);
+		break;
+	case STARPU_COO_INTERFACE_ID:
+		mem = (cl_mem)STARPU_COO_GET_VALUES_DEV_HANDLE(i);
+		n = STARPU_COO_GET_NVALUES(i);
+		break;
+	default:
+		ADD_FAILURE() << "unexpected interface";
+		return;
+	}
+	cl_kernel kernel;
+	cl_command_queue queue;
+	int devid = starpu_worker_get_devid(starpu_worker_get_id());
+	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &add_program, "add", devid), CL_SUCCESS);
+	unsigned first = (unsigned)(offset / sizeof(int));
+	int what = 1;
+	clSetKernelArg(kernel, 0, sizeof(mem), &mem);
+	clSetKernelArg(kernel, 1, sizeof(first), &first);
+	clSetKernelArg(kernel, 2, sizeof(n), &n);
+	clSetKernelArg(kernel, 3, sizeof(what), &what);
+	size_t global = n ? n : 1;
+	EXPECT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+	clFinish(queue);
+	starpu_opencl_release_kernel(kernel);
+}
+
+// The runtime with one CPU worker and one OpenCL worker (a CPU device through PoCL); skipped without one.
+class InterfacesOpenCL : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.nopencl = 1;
+		init_ret_ = starpu_init(&conf);
+		ASSERT_EQ(init_ret_, 0);
+		if (starpu_opencl_worker_get_count() == 0)
+			GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+		ASSERT_EQ(starpu_opencl_load_opencl_from_string(add_source, &add_program, NULL), CL_SUCCESS);
+		loaded_ = true;
+	}
+	void TearDown() override
+	{
+		if (loaded_)
+			starpu_opencl_unload_opencl(&add_program);
+		if (init_ret_ == 0)
+			starpu_shutdown();
+	}
+	// Runs add_opencl on h on the OpenCL worker, then brings h home.
+	void add_on_device(starpu_data_handle_t h)
+	{
+		static starpu_codelet cl = [] {
+			starpu_codelet c;
+			starpu_codelet_init(&c);
+			c.opencl_funcs[0] = add_opencl;
+			c.nbuffers = 1;
+			c.modes[0] = STARPU_RW;
+			c.name = "add_opencl";
+			return c;
+		}();
+		ASSERT_EQ(submit_add(&cl, h), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+		starpu_data_release(h);
+	}
+	int init_ret_ = -1;
+	bool loaded_ = false;
+	ScopedEnv on_cpus_{ "STARPU_OPENCL_ON_CPUS", "1" };
+};
+
+TEST_F(InterfacesOpenCL, TensorAndItsPartsGoThroughTheDevice)
+{
+	std::vector<int> v = tensor_data();
+	starpu_data_handle_t h;
+	starpu_tensor_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), LDY, LDZ, LDT, NX, NY, NZ, NT, sizeof(int));
+	add_on_device(h);
+	starpu_data_filter f = {};
+	f.filter_func = starpu_tensor_filter_vertical_block;
+	f.nchildren = 2;
+	starpu_data_partition(h, &f);
+	add_on_device(starpu_data_get_child(h, 1));
+	starpu_data_unpartition(h, STARPU_MAIN_RAM);
+	starpu_data_unregister(h);
+	std::vector<int> want = tensor_data();
+	for (uint32_t t = 0; t < NT; t++)
+		for (uint32_t z = 0; z < NZ; z++)
+			for (uint32_t y = 0; y < NY; y++)
+				for (uint32_t x = 0; x < NX; x++) {
+					size_t at = x + y * LDY + z * LDZ + t * LDT;
+					ASSERT_EQ(v[at], want[at] + (y >= 2 ? 2 : 1)) << x << "," << y << "," << z << "," << t;
+				}
+	EXPECT_EQ(v[NX], -1) << "padding untouched";
+}
+
+TEST_F(InterfacesOpenCL, NdimGoesThroughTheDevice)
+{
+	Ndim3 a;
+	starpu_data_handle_t h = a.reg();
+	add_on_device(h);
+	// The strides of main memory are the application's again.
+	EXPECT_EQ(starpu_ndim_get_local_ldi(h, 2), 16u);
+	starpu_data_unregister(h);
+	Ndim3 want;
+	for (size_t k = 0; k < a.v.size(); k++)
+		ASSERT_EQ(a.v[k], want.v[k] == -1 ? -1 : want.v[k] + 1) << k;
+}
+
+TEST_F(InterfacesOpenCL, SparseMatricesGoThroughTheDevice)
+{
+	Csr m;
+	starpu_data_handle_t csr;
+	starpu_csr_data_register(&csr, STARPU_MAIN_RAM, 5, 3, (uintptr_t)m.nzval, m.colind, m.rowptr, 0, sizeof(int));
+	add_on_device(csr);
+	starpu_data_unregister(csr);
+	EXPECT_EQ(std::vector<int>(m.nzval, m.nzval + 5), (std::vector<int>{ 2, 3, 4, 5, 6 }));
+	EXPECT_EQ(std::vector<uint32_t>(m.colind, m.colind + 5), (std::vector<uint32_t>{ 0, 2, 2, 0, 1 }));
+
+	Bcsr b;
+	starpu_data_handle_t bcsr;
+	starpu_bcsr_data_register(&bcsr, STARPU_MAIN_RAM, 3, 2, (uintptr_t)b.nzval, b.colind, b.rowptr, 0, 2, 2, sizeof(int));
+	add_on_device(bcsr);
+	starpu_data_unregister(bcsr);
+	EXPECT_EQ(b.nzval[0], 1);
+	EXPECT_EQ(b.nzval[11], 12);
+
+	int values[3] = { 7, 8, 9 };
+	uint32_t columns[3] = { 0, 3, 1 }, rows[3] = { 1, 1, 2 };
+	starpu_data_handle_t coo;
+	starpu_coo_data_register(&coo, STARPU_MAIN_RAM, 4, 3, 3, columns, rows, (uintptr_t)values, sizeof(int));
+	add_on_device(coo);
+	starpu_data_unregister(coo);
+	EXPECT_EQ(values[2], 10);
+	EXPECT_EQ(rows[2], 2u);
+}
+
+} // namespace
+#endif
