@@ -132,19 +132,10 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	/* The interface fills each node's interface (before any allocation uses them). */
 	if (ops->register_data_handle)
 		ops->register_data_handle(h, home_node, data_interface);
-	unsigned node = home_node < 0 ? STARPU_MAIN_RAM : (unsigned)home_node;
-	if (home_node < 0 && ops->allocate_data_on_node) {
-		/* No home: the runtime provides the buffer in main memory. */
-		if (ops->allocate_data_on_node(h->iface[node], node) >= 0)
-			h->owns_alloc[node] = true;
-	}
-	h->valid[node] = true;
-	_astro_coherency_register(h, node);
+	/* No home: the buffer is allocated where the data is first used. */
+	_astro_coherency_register(h, home_node);
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
-	if (h->owns_alloc[node])
-		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
-			       .bytes = starpu_data_get_alloc_size(h));
 	handle_track(h);
 	*handleptr = h;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
@@ -371,6 +362,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
 	bool coherent = _astro_rt.nmemory_nodes > 1;
+	/* Handles registered on no node get their buffer at their first use. */
+	bool lazy = __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) != 0;
 	exec_lock_unordered(job);
 	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
 	if (task->dyn_handles && !task->dyn_interfaces)
@@ -382,6 +375,11 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
+			abort();
+		}
+		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
+		    !_astro_coherency_materialize(h, node)) {
+			_astro_error("task '%s' cannot run: its data has no buffer on memory node %u", starpu_task_get_name(task), node);
 			abort();
 		}
 		void *iface = h->iface[node];
@@ -590,6 +588,7 @@ static void handle_free(starpu_data_handle_t handle)
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	_astro_coherency_free_devices(handle);
+	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)

@@ -36,6 +36,9 @@ static bool filter_checks(starpu_data_handle_t handle, struct starpu_data_filter
 static starpu_data_handle_t child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_data_interface_ops *ops = f->get_child_ops ? f->get_child_ops(f, id) : father->ops;
+	/* A father registered on no node gets its buffer: the children are views into it. */
+	if (!father->replicates[STARPU_MAIN_RAM].allocated && !_astro_coherency_materialize(father, STARPU_MAIN_RAM))
+		return NULL;
 	void *iface = calloc(1, ops->interface_size);
 	f->filter_func(father->iface[STARPU_MAIN_RAM], iface, f, id, nparts);
 	starpu_data_handle_t child = NULL;

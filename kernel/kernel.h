@@ -306,6 +306,7 @@ struct _starpu_data_state
 	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
 	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
 	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	bool unallocated;                    /* home -1 and no buffer anywhere yet (under coherency_lock) */
 	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
 	pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
@@ -360,8 +361,15 @@ void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;
 
-/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node). */
-void _astro_coherency_register(starpu_data_handle_t handle, unsigned home);
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
+void _astro_coherency_register(starpu_data_handle_t handle, int home);
+/* Handles registered on no node (home -1) whose buffer does not exist yet: while
+ * there are some, the single-node task path checks its handles (one load per task). */
+extern int _astro_unallocated_handles;
+/* Gives handle a buffer on node if it has none (its first use): true on success. */
+bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
+/* The handle has a buffer now, or is being freed (coherency.c). */
+void _astro_coherency_allocated(starpu_data_handle_t handle);
 /* Makes handle valid on node for an access in mode (handle not locked); pin keeps
  * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
 int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);

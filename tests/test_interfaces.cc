@@ -71,6 +71,10 @@ void add_cpu(void **buffers, void *arg)
 		for (uint32_t k = 0; k < STARPU_COO_GET_NVALUES(i); k++)
 			((int *)STARPU_COO_GET_VALUES(i))[k] += what;
 		break;
+	case STARPU_VECTOR_INTERFACE_ID:
+		for (uint32_t k = 0; k < STARPU_VECTOR_GET_NX(i); k++)
+			((int *)STARPU_VECTOR_GET_PTR(i))[k] += what;
+		break;
 	case STARPU_MATRIX_INTERFACE_ID:
 		for (uint32_t y = 0; y < STARPU_MATRIX_GET_NY(i); y++)
 			for (uint32_t x = 0; x < STARPU_MATRIX_GET_NX(i); x++)
@@ -1076,6 +1080,105 @@ TEST_F(Interfaces, ProgramDefinedInterface)
 
 } // namespace
 
+// ----------------------------------------------------- registered on no node
+
+void set_to_arg(void **buffers, void *arg)
+{
+	int *p = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (uint32_t i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		p[i] = *(int *)arg + (int)i;
+}
+
+starpu_codelet &set_codelet()
+{
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(set_to_arg, 1, "set");
+		c.modes[0] = STARPU_W;
+		return c;
+	}();
+	return cl;
+}
+
+int submit_with_arg(starpu_codelet *cl, starpu_data_handle_t h, int *arg)
+{
+	starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->handles[0] = h;
+	t->cl_arg = arg;
+	return starpu_task_submit(t);
+}
+
+TEST_F(Interfaces, NowhereHandleGetsItsBufferAtFirstUse)
+{
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 8, sizeof(int));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_data_get_home_node(h), -1);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), nullptr) << "no buffer before the first use";
+	EXPECT_EQ(starpu_data_get_local_ptr(h), nullptr);
+	EXPECT_EQ(starpu_data_get_size(h), 8 * sizeof(int)) << "the layout is known already";
+	starpu_ssize_t count;
+	void *buf = nullptr;
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_data_pack(h, &buf, &count), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no buffer")) << err;
+	static int base = 40;
+	ASSERT_EQ(submit_with_arg(&set_codelet(), h, &base), 0);
+	ASSERT_EQ(submit_add(&add_codelet(), h), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	int *p = (int *)starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM);
+	ASSERT_NE(p, nullptr);
+	EXPECT_EQ(p[7], 48);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+}
+
+TEST_F(Interfaces, NowhereHandleAcquiredOrPartitionedFirst)
+{
+	// Acquired in write mode first: the buffer appears then.
+	starpu_data_handle_t h;
+	starpu_matrix_data_register(&h, -1, 0, 4, 4, 3, sizeof(int));
+	ASSERT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), nullptr);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	int *p = (int *)starpu_matrix_get_local_ptr(h);
+	ASSERT_NE(p, nullptr);
+	for (int i = 0; i < 12; i++)
+		p[i] = i;
+	starpu_data_release(h);
+	ASSERT_EQ(submit_add(&add_codelet(), h), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(((int *)starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM))[11], 12);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+
+	// Partitioned first: the children are views into the buffer the partition gave it.
+	starpu_data_handle_t t;
+	starpu_tensor_data_register(&t, -1, 0, 2, 4, 8, 2, 2, 2, 2, sizeof(int));
+	starpu_data_filter f = {};
+	f.filter_func = starpu_tensor_filter_time_block;
+	f.nchildren = 2;
+	starpu_data_partition(t, &f);
+	for (unsigned i = 0; i < 2; i++) {
+		starpu_data_handle_t c = starpu_data_get_child(t, i);
+		ASSERT_NE(starpu_tensor_get_local_ptr(c), 0u);
+		ASSERT_EQ(starpu_data_acquire(c, STARPU_W), 0);
+		int *q = (int *)starpu_tensor_get_local_ptr(c);
+		for (int k = 0; k < 8; k++)
+			q[k] = (int)(10 * i) + k;
+		starpu_data_release(c);
+	}
+	starpu_data_unpartition(t, STARPU_MAIN_RAM);
+	ASSERT_EQ(starpu_data_acquire(t, STARPU_R), 0);
+	EXPECT_EQ(((int *)starpu_tensor_get_local_ptr(t))[15], 17);
+	starpu_data_release(t);
+	starpu_data_unregister(t);
+
+	// Never used: unregistered without a buffer.
+	starpu_data_handle_t unused;
+	starpu_variable_data_register(&unused, -1, 0, sizeof(double));
+	EXPECT_EQ(starpu_data_handle_to_pointer(unused, STARPU_MAIN_RAM), nullptr);
+	starpu_data_unregister(unused);
+}
+
 // ------------------------------------------------------------------ OpenCL
 
 #ifdef STARPU_USE_OPENCL
@@ -1111,6 +1214,11 @@ void add_opencl(void **buffers, void *)
 		n = 1;
 		for (size_t d = 0; d < STARPU_NDIM_GET_NDIM(i); d++)
 			n *= STARPU_NDIM_GET_NN(i)[d];
+		break;
+	case STARPU_VECTOR_INTERFACE_ID:
+		mem = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(i);
+		offset = STARPU_VECTOR_GET_OFFSET(i);
+		n = STARPU_VECTOR_GET_NX(i);
 		break;
 	case STARPU_CSR_INTERFACE_ID:
 		mem = (cl_mem)STARPU_CSR_GET_NZVAL_DEV_HANDLE(i);
@@ -1166,8 +1274,8 @@ protected:
 		if (init_ret_ == 0)
 			starpu_shutdown();
 	}
-	// Runs add_opencl on h on the OpenCL worker, then brings h home.
-	void add_on_device(starpu_data_handle_t h)
+	// Runs add_opencl on h on the OpenCL worker, then brings h home (unless stay).
+	void add_on_device(starpu_data_handle_t h, bool stay = false)
 	{
 		static starpu_codelet cl = [] {
 			starpu_codelet c;
@@ -1180,6 +1288,8 @@ protected:
 		}();
 		ASSERT_EQ(submit_add(&cl, h), 0);
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		if (stay)
+			return;
 		ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
 		starpu_data_release(h);
 	}
@@ -1251,6 +1361,25 @@ TEST_F(InterfacesOpenCL, SparseMatricesGoThroughTheDevice)
 	starpu_data_unregister(coo);
 	EXPECT_EQ(values[2], 10);
 	EXPECT_EQ(rows[2], 2u);
+}
+
+TEST_F(InterfacesOpenCL, NowhereHandleFirstUsedOnTheDevice)
+{
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 16, sizeof(int));
+	add_on_device(h, true);
+	unsigned opencl_node = starpu_worker_get_memory_node((unsigned)starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0));
+	EXPECT_TRUE(starpu_data_is_on_node(h, opencl_node));
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), nullptr) << "main memory never used it";
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	int *p = (int *)starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM);
+	ASSERT_NE(p, nullptr);
+	for (int i = 0; i < 16; i++)
+		p[i] = i;
+	starpu_data_release(h);
+	add_on_device(h);
+	EXPECT_EQ(((int *)starpu_vector_get_local_ptr(h))[15], 16);
+	starpu_data_unregister(h);
 }
 
 } // namespace
