@@ -533,6 +533,54 @@ void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, ui
 #define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
 #define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
 
+/* ------------------------------------------------------------- multiformat */
+
+/**
+ * How a multiformat datum looks on each kind of processing unit: the size
+ * of one element in each format, and the codelets converting between the
+ * CPU format and a device's. A conversion codelet gets one RW buffer, the
+ * device's multiformat interface holding both formats (cpu_ptr and the
+ * device's pointer), and its device implementation converts between them.
+ */
+struct starpu_multiformat_data_interface_ops
+{
+	size_t cpu_elemsize;
+	size_t opencl_elemsize;
+	struct starpu_codelet *cpu_to_opencl_cl;
+	struct starpu_codelet *opencl_to_cpu_cl;
+	size_t cuda_elemsize;
+	struct starpu_codelet *cpu_to_cuda_cl;
+	struct starpu_codelet *cuda_to_cpu_cl;
+};
+
+/** nx elements, in CPU format at cpu_ptr and in a device's format at its pointer (device handles on a device). */
+struct starpu_multiformat_interface
+{
+	enum starpu_data_interface_id id;
+	void *cpu_ptr;
+	void *cuda_ptr;
+	void *hip_ptr;
+	void *opencl_ptr;
+	uint32_t nx;
+	struct starpu_multiformat_data_interface_ops *ops;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_multiformat_ops;
+/**
+ * Registers nobjects elements in CPU format at ptr on home_node. A task on a
+ * device gets them in that device's format: the runtime runs the format's
+ * conversion codelet there after bringing the data, and the reverse one
+ * after a task that wrote it.
+ */
+void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_node, void *ptr, uint32_t nobjects,
+				      struct starpu_multiformat_data_interface_ops *format_ops);
+
+#define STARPU_MULTIFORMAT_GET_CPU_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cpu_ptr)
+#define STARPU_MULTIFORMAT_GET_CUDA_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cuda_ptr)
+#define STARPU_MULTIFORMAT_GET_HIP_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->hip_ptr)
+#define STARPU_MULTIFORMAT_GET_OPENCL_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->opencl_ptr)
+#define STARPU_MULTIFORMAT_GET_NX(interface) (((struct starpu_multiformat_interface *)(interface))->nx)
+
 /* -------------------------------------------------------------------- void */
 
 extern struct starpu_data_interface_ops starpu_interface_void_ops;

@@ -377,6 +377,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
 			abort();
 		}
+		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH))
+			_astro_multiformat_fetched(h, node, mode);
 		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
 		    !_astro_coherency_materialize(h, node)) {
 			_astro_error("task '%s' cannot run: its data has no buffer on memory node %u", starpu_task_get_name(task), node);
@@ -409,6 +411,8 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 		if (mode & STARPU_SCRATCH)
 			continue;
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if (h->ops->is_multiformat)
+			_astro_multiformat_executed(h, node, mode);
 		_astro_coherency_unpin(h, node, mode);
 		/* Write-through (starpu_data_set_wt_mask): the new value goes to those nodes at once. */
 		uint32_t wt = __atomic_load_n(&h->wt_mask, __ATOMIC_RELAXED);

@@ -482,6 +482,11 @@ int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t co
 	} \
 	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
 
+/* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
+ * to the device's format once a task's fetch brought the data, back after a task wrote it. */
+void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
 /* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */
 struct _astro_rows
 {

@@ -6,6 +6,7 @@
 // the OpenCL worker (skipped without an OpenCL device), pack/unpack round
 // trips, footprints, and bad input.
 #include "helpers.h"
+#include <atomic>
 #include <numeric>
 #include <vector>
 
@@ -1080,6 +1081,66 @@ TEST_F(Interfaces, ProgramDefinedInterface)
 
 } // namespace
 
+// ------------------------------------------------------------- multiformat
+
+// The CPU format: an array of points; the OpenCL one: all x, then all y.
+struct point
+{
+	int x, y;
+};
+
+void y_plus_one(void **buffers, void *)
+{
+	auto *p = (point *)STARPU_MULTIFORMAT_GET_CPU_PTR(buffers[0]);
+	for (uint32_t i = 0; i < STARPU_MULTIFORMAT_GET_NX(buffers[0]); i++)
+		p[i].y += 1;
+}
+
+starpu_codelet &y_plus_one_codelet()
+{
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(y_plus_one, 1, "y_plus_one");
+		c.modes[0] = STARPU_RW;
+		return c;
+	}();
+	return cl;
+}
+
+TEST_F(Interfaces, MultiformatOnTheCpu)
+{
+	static starpu_multiformat_data_interface_ops formats = {};
+	formats.cpu_elemsize = sizeof(point);
+	formats.opencl_elemsize = 2 * sizeof(int);
+	point pts[4] = { { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 8 } }, copy[4] = {};
+	starpu_data_handle_t h = nullptr, h2;
+	starpu_multiformat_data_register(&h, STARPU_MAIN_RAM, pts, 4, &formats);
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_data_get_interface_id(h), STARPU_MULTIFORMAT_INTERFACE_ID);
+	EXPECT_EQ(starpu_data_get_size(h), sizeof(pts));
+	EXPECT_EQ(describe(h), "F4x8");
+	auto *ops = starpu_data_get_interface_ops(h);
+	EXPECT_TRUE(ops->is_multiformat);
+	EXPECT_EQ(ops->get_mf_ops(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM)), &formats);
+	ASSERT_EQ(submit_add(&y_plus_one_codelet(), h), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(pts[3].y, 9);
+	starpu_multiformat_data_register(&h2, STARPU_MAIN_RAM, copy, 4, &formats);
+	EXPECT_EQ(starpu_data_get_footprint(h), starpu_data_get_footprint(h2));
+	pack_round_trip(h, h2);
+	starpu_data_unregister(h);
+	starpu_data_unregister(h2);
+	EXPECT_EQ(copy[2].x, 5);
+	EXPECT_EQ(copy[2].y, 7);
+
+	starpu_data_handle_t bad = reinterpret_cast<starpu_data_handle_t>(0x1);
+	std::string err = stderr_of([&] { starpu_multiformat_data_register(&bad, STARPU_MAIN_RAM, pts, 4, nullptr); });
+	EXPECT_EQ(bad, nullptr);
+	EXPECT_TRUE(contains(err, "NULL format_ops")) << err;
+	err = stderr_of([&] { starpu_multiformat_data_register(&bad, STARPU_MAIN_RAM, nullptr, 4, &formats); });
+	EXPECT_EQ(bad, nullptr);
+	EXPECT_TRUE(contains(err, "NULL pointer")) << err;
+}
+
 // ----------------------------------------------------- registered on no node
 
 void set_to_arg(void **buffers, void *arg)
@@ -1191,6 +1252,22 @@ __kernel void add(__global int *v, unsigned first, unsigned n, int what)
 	if (i < n)
 		v[first + i] += what;
 }
+__kernel void aos_to_soa(__global int *aos, __global int *soa, unsigned n)
+{
+	size_t i = get_global_id(0);
+	if (i < n) {
+		soa[i] = aos[2 * i];
+		soa[n + i] = aos[2 * i + 1];
+	}
+}
+__kernel void soa_to_aos(__global int *aos, __global int *soa, unsigned n)
+{
+	size_t i = get_global_id(0);
+	if (i < n) {
+		aos[2 * i] = soa[i];
+		aos[2 * i + 1] = soa[n + i];
+	}
+}
 )";
 
 starpu_opencl_program add_program;
@@ -1250,6 +1327,52 @@ void add_opencl(void **buffers, void *)
 	EXPECT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
 	clFinish(queue);
 	starpu_opencl_release_kernel(kernel);
+}
+
+// Runs kernel name over the n points of the multiformat interface: (cpu_ptr, opencl_ptr, n).
+void run_on_points(void **buffers, const char *name)
+{
+	cl_mem aos = (cl_mem)STARPU_MULTIFORMAT_GET_CPU_PTR(buffers[0]), soa = (cl_mem)STARPU_MULTIFORMAT_GET_OPENCL_PTR(buffers[0]);
+	unsigned n = STARPU_MULTIFORMAT_GET_NX(buffers[0]);
+	cl_kernel kernel;
+	cl_command_queue queue;
+	int devid = starpu_worker_get_devid(starpu_worker_get_id());
+	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &add_program, name, devid), CL_SUCCESS);
+	clSetKernelArg(kernel, 0, sizeof(aos), &aos);
+	clSetKernelArg(kernel, 1, sizeof(soa), &soa);
+	clSetKernelArg(kernel, 2, sizeof(n), &n);
+	size_t global = n;
+	EXPECT_EQ(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+	clFinish(queue);
+	starpu_opencl_release_kernel(kernel);
+}
+
+std::atomic<int> conversions_to_device{0}, conversions_to_cpu{0};
+
+void to_soa(void **buffers, void *)
+{
+	conversions_to_device++;
+	run_on_points(buffers, "aos_to_soa");
+}
+
+void to_aos(void **buffers, void *)
+{
+	conversions_to_cpu++;
+	run_on_points(buffers, "soa_to_aos");
+}
+
+// Doubles every x of the points, in the OpenCL format (the x are the first n ints).
+void double_x(void **buffers, void *)
+{
+	cl_mem soa = (cl_mem)STARPU_MULTIFORMAT_GET_OPENCL_PTR(buffers[0]);
+	unsigned n = STARPU_MULTIFORMAT_GET_NX(buffers[0]);
+	cl_command_queue queue;
+	starpu_opencl_get_current_queue(&queue);
+	std::vector<int> x(n);
+	ASSERT_EQ(clEnqueueReadBuffer(queue, soa, CL_TRUE, 0, n * sizeof(int), x.data(), 0, NULL, NULL), CL_SUCCESS);
+	for (unsigned i = 0; i < n; i++)
+		x[i] *= 2;
+	ASSERT_EQ(clEnqueueWriteBuffer(queue, soa, CL_TRUE, 0, n * sizeof(int), x.data(), 0, NULL, NULL), CL_SUCCESS);
 }
 
 // The runtime with one CPU worker and one OpenCL worker (a CPU device through PoCL); skipped without one.
@@ -1380,6 +1503,69 @@ TEST_F(InterfacesOpenCL, NowhereHandleFirstUsedOnTheDevice)
 	add_on_device(h);
 	EXPECT_EQ(((int *)starpu_vector_get_local_ptr(h))[15], 16);
 	starpu_data_unregister(h);
+}
+
+TEST_F(InterfacesOpenCL, MultiformatIsConvertedOnTheDevice)
+{
+	static starpu_codelet to_device_cl = [] {
+		starpu_codelet c;
+		starpu_codelet_init(&c);
+		c.opencl_funcs[0] = to_soa;
+		c.nbuffers = 1;
+		c.modes[0] = STARPU_RW;
+		return c;
+	}();
+	static starpu_codelet to_cpu_cl = [] {
+		starpu_codelet c = to_device_cl;
+		c.opencl_funcs[0] = to_aos;
+		return c;
+	}();
+	static starpu_codelet double_cl = [] {
+		starpu_codelet c = to_device_cl;
+		c.opencl_funcs[0] = double_x;
+		c.name = "double_x";
+		return c;
+	}();
+	static starpu_multiformat_data_interface_ops formats = {};
+	formats.cpu_elemsize = sizeof(point);
+	formats.opencl_elemsize = 2 * sizeof(int);
+	formats.cpu_to_opencl_cl = &to_device_cl;
+	formats.opencl_to_cpu_cl = &to_cpu_cl;
+	conversions_to_device = conversions_to_cpu = 0;
+	std::vector<point> pts(16);
+	for (int i = 0; i < 16; i++)
+		pts[i] = { i, 100 + i };
+	starpu_data_handle_t h;
+	starpu_multiformat_data_register(&h, STARPU_MAIN_RAM, pts.data(), 16, &formats);
+	ASSERT_EQ(submit_add(&double_cl, h), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(conversions_to_device, 1);
+	EXPECT_EQ(conversions_to_cpu, 1);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(pts[5].x, 10);
+	EXPECT_EQ(pts[5].y, 105);
+	starpu_data_release(h);
+	// The CPU changes y: the next device task converts the new CPU format again.
+	ASSERT_EQ(submit_add(&y_plus_one_codelet(), h), 0);
+	ASSERT_EQ(submit_add(&double_cl, h), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(conversions_to_device, 2);
+	starpu_data_unregister(h);
+	EXPECT_EQ(pts[7].x, 28);
+	EXPECT_EQ(pts[7].y, 108);
+
+	// A format without its conversion codelet: a clear error, and the data left as it is.
+	static starpu_multiformat_data_interface_ops incomplete = {};
+	incomplete.cpu_elemsize = sizeof(point);
+	incomplete.opencl_elemsize = 2 * sizeof(int);
+	starpu_data_handle_t bad;
+	starpu_multiformat_data_register(&bad, STARPU_MAIN_RAM, pts.data(), 16, &incomplete);
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(submit_add(&double_cl, bad), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_TRUE(contains(err, "cpu_to_opencl_cl")) << err;
+	starpu_data_unregister(bad);
 }
 
 } // namespace
