@@ -457,29 +457,7 @@ int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t co
 		get(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM), &a); \
 		return _astro_arrays_size(&a); \
 	} \
-	static int prefix##_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count) \
-	{ \
-		struct _astro_arrays a; \
-		if (!_astro_pack_node_ok(handle, node, "starpu_data_pack")) \
-			return -EINVAL; \
-		get(starpu_data_get_interface_on_node(handle, node), &a); \
-		return _astro_arrays_pack(&a, node, ptr, count); \
-	} \
-	static int prefix##_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
-	{ \
-		struct _astro_arrays a; \
-		if (!_astro_pack_node_ok(handle, node, "starpu_data_peek")) \
-			return -EINVAL; \
-		get(starpu_data_get_interface_on_node(handle, node), &a); \
-		return _astro_arrays_peek(&a, ptr, count, handle->ops->name); \
-	} \
-	static int prefix##_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
-	{ \
-		int ret = prefix##_peek(handle, node, ptr, count); \
-		if (ret == 0) \
-			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
-		return ret; \
-	} \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_arrays, get, _astro_arrays_pack, _astro_arrays_peek) \
 	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
 
 /* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
@@ -530,23 +508,24 @@ int _astro_pack_dense(const struct _astro_dense *d, unsigned node, void **ptr, s
 /* Copies a packed buffer of count bytes into the layout (name: the interface, for the error). */
 int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t count, const char *name);
 /* The pack_data, peek_data and unpack_data methods prefix##_pack/_peek/_unpack of an
- * interface whose layout(iface, struct _astro_dense *) describes a node's copy. */
-#define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
+ * interface whose describe(iface, type *) fills a description that pack(desc, node, ptr,
+ * count) and peek(desc, ptr, count, name) use. */
+#define _ASTRO_PACK_METHODS(prefix, type, describe, pack, peek) \
 	static int prefix##_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count) \
 	{ \
-		struct _astro_dense d; \
+		type desc; \
 		if (!_astro_pack_node_ok(handle, node, "starpu_data_pack")) \
 			return -EINVAL; \
-		layout(starpu_data_get_interface_on_node(handle, node), &d); \
-		return _astro_pack_dense(&d, node, ptr, count); \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return pack(&desc, node, ptr, count); \
 	} \
 	static int prefix##_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
 	{ \
-		struct _astro_dense d; \
+		type desc; \
 		if (!_astro_pack_node_ok(handle, node, "starpu_data_peek")) \
 			return -EINVAL; \
-		layout(starpu_data_get_interface_on_node(handle, node), &d); \
-		return _astro_peek_dense(&d, ptr, count, handle->ops->name); \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return peek(&desc, ptr, count, handle->ops->name); \
 	} \
 	static int prefix##_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
 	{ \
@@ -555,6 +534,9 @@ int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t coun
 			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
 		return ret; \
 	}
+/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a node's copy. */
+#define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense)
 
 /* The shadow width a filter gets: the filter_arg_ptr value itself, cast to a pointer. */
 static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
