@@ -161,6 +161,92 @@ void starpu_block_filter_pick_matrix_z(void *father_interface, void *child_inter
 /** Child interface of starpu_block_filter_pick_matrix_z(): the matrix interface. */
 struct starpu_data_interface_ops *starpu_block_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
 
+/* --------------------------------------------------------- sparse filters */
+
+/** Cuts a CSR matrix into nparts bands of consecutive rows (views into the father's arrays, firstentry shifted). */
+void starpu_csr_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a BCSR matrix into nparts bands of consecutive block rows. */
+void starpu_bcsr_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a BCSR matrix into its nnz blocks, as c x r matrices (nx = c, ld = c). Set get_nchildren and get_child_ops to the two functions below. */
+void starpu_bcsr_filter_canonical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Number of children of starpu_bcsr_filter_canonical_block(): the number of blocks. */
+unsigned starpu_bcsr_filter_canonical_block_get_nchildren(struct starpu_data_filter *f, starpu_data_handle_t handle);
+/** Child interface of starpu_bcsr_filter_canonical_block(): the matrix interface. */
+struct starpu_data_interface_ops *starpu_bcsr_filter_canonical_block_child_ops(struct starpu_data_filter *f, unsigned child);
+
+/* ------------------------------------------------------------ tensor filters */
+
+/** Cuts a tensor along x into nparts sub-tensors (the last ones one element smaller when nparts does not divide nx). */
+void starpu_tensor_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_tensor_filter_block() with a shadow (filter_arg_ptr) border along x. Read-only use. */
+void starpu_tensor_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a tensor along y. */
+void starpu_tensor_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_tensor_filter_vertical_block() with a shadow (filter_arg_ptr) border along y. Read-only use. */
+void starpu_tensor_filter_vertical_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a tensor along z. */
+void starpu_tensor_filter_depth_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_tensor_filter_depth_block() with a shadow (filter_arg_ptr) border along z. Read-only use. */
+void starpu_tensor_filter_depth_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a tensor along t. */
+void starpu_tensor_filter_time_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_tensor_filter_time_block() with a shadow (filter_arg_ptr) border along t. Read-only use. */
+void starpu_tensor_filter_time_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive blocks (x, y, z) along t, from the t given as the filter_arg_ptr value (cast to a pointer). Set get_child_ops to starpu_tensor_filter_pick_block_child_ops. */
+void starpu_tensor_filter_pick_block_t(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive blocks (x, y, t) along z, from the z given as the filter_arg_ptr value. */
+void starpu_tensor_filter_pick_block_z(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive blocks (x, z, t) along y, from the y given as the filter_arg_ptr value. */
+void starpu_tensor_filter_pick_block_y(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Child interface of the starpu_tensor_filter_pick_block_* filters: the block interface. */
+struct starpu_data_interface_ops *starpu_tensor_filter_pick_block_child_ops(struct starpu_data_filter *f, unsigned child);
+/** Picks nparts consecutive elements along t as variables, from the position filter_arg_ptr points to (uint32_t[4]: x, y, z, t). Set get_child_ops to starpu_tensor_filter_pick_variable_child_ops. */
+void starpu_tensor_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Child interface of starpu_tensor_filter_pick_variable(): the variable interface. */
+struct starpu_data_interface_ops *starpu_tensor_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child);
+
+/* -------------------------------------------------------------- ndim filters */
+
+/** Cuts an ndim array into nparts along dimension filter_arg (the last parts one element smaller when nparts does not divide it). */
+void starpu_ndim_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_ndim_filter_block() with a shadow (filter_arg_ptr) border along that dimension. Read-only use. */
+void starpu_ndim_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a 4-dimensional array along dimension filter_arg into tensors. Set get_child_ops to starpu_ndim_filter_to_tensor_child_ops. */
+void starpu_ndim_filter_to_tensor(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a 3-dimensional array along dimension filter_arg into blocks. Set get_child_ops to starpu_ndim_filter_to_block_child_ops. */
+void starpu_ndim_filter_to_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a 2-dimensional array along dimension filter_arg into matrices. Set get_child_ops to starpu_ndim_filter_to_matrix_child_ops. */
+void starpu_ndim_filter_to_matrix(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Cuts a 1-dimensional array into vectors. Set get_child_ops to starpu_ndim_filter_to_vector_child_ops. */
+void starpu_ndim_filter_to_vector(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Turns a 0-dimensional array into a variable (nparts 1). Set get_child_ops to starpu_ndim_filter_to_variable_child_ops. */
+void starpu_ndim_filter_to_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive (n-1)-dimensional arrays along dimension filter_arg, from the index given as the filter_arg_ptr value (cast to a pointer). */
+void starpu_ndim_filter_pick_ndim(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_ndim_filter_pick_ndim() on a 5-dimensional array, giving tensors. Set get_child_ops to starpu_ndim_filter_pick_tensor_child_ops. */
+void starpu_ndim_filter_5d_pick_tensor(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_ndim_filter_pick_ndim() on a 4-dimensional array, giving blocks. Set get_child_ops to starpu_ndim_filter_pick_block_child_ops. */
+void starpu_ndim_filter_4d_pick_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_ndim_filter_pick_ndim() on a 3-dimensional array, giving matrices. Set get_child_ops to starpu_ndim_filter_pick_matrix_child_ops. */
+void starpu_ndim_filter_3d_pick_matrix(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** As starpu_ndim_filter_pick_ndim() on a 2-dimensional array, giving vectors. Set get_child_ops to starpu_ndim_filter_pick_vector_child_ops. */
+void starpu_ndim_filter_2d_pick_vector(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive elements of a 1-dimensional array as variables, from the index given as the filter_arg_ptr value. Set get_child_ops to starpu_ndim_filter_pick_variable_child_ops. */
+void starpu_ndim_filter_1d_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Picks nparts consecutive elements along the last dimension as variables, from the position filter_arg_ptr points to (uint32_t[ndim]). Set get_child_ops to starpu_ndim_filter_pick_variable_child_ops. */
+void starpu_ndim_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Child interfaces of the ndim filters that change the interface. */
+struct starpu_data_interface_ops *starpu_ndim_filter_pick_tensor_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_pick_block_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_pick_vector_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_to_tensor_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_to_block_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_to_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_to_vector_child_ops(struct starpu_data_filter *f, unsigned child);
+struct starpu_data_interface_ops *starpu_ndim_filter_to_variable_child_ops(struct starpu_data_filter *f, unsigned child);
+
 #ifdef __cplusplus
 }
 #endif

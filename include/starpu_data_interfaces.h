@@ -106,6 +106,33 @@ struct starpu_data_interface_ops
 	size_t interface_size;
 	/** Name of the interface, as shown by tools. */
 	const char *name;
+
+	/* Since issue 23: */
+	/** Frees what register_data_handle allocated in the interfaces of every node (the buffers are already freed). */
+	void (*unregister_data_handle)(starpu_data_handle_t handle);
+	/** Called on the interface of every node at registration, before register_data_handle. */
+	void (*init)(void *data_interface);
+	/** Pointer to the data on node, where to_pointer is not given (deprecated in StarPU). */
+	void *(*handle_to_pointer)(starpu_data_handle_t handle, unsigned node);
+	/** Largest size the data may grow to (starpu_data_get_max_size()); get_size when not given. */
+	size_t (*get_max_size)(starpu_data_handle_t handle);
+	/** Non-zero: a freed device buffer is never kept for another handle (layouts with their own metadata). */
+	char dontcache;
+	/** Non-zero for the multiformat interface. */
+	char is_multiformat;
+	/** The multiformat ops of a multiformat interface. */
+	struct starpu_multiformat_data_interface_ops *(*get_mf_ops)(void *data_interface);
+	/**
+	 * Packs the data on node into a new buffer from starpu_malloc_flags(ptr, count, 0),
+	 * returned in *ptr with its size in *count; with ptr NULL, only sets *count.
+	 */
+	int (*pack_data)(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count);
+	/** Reads the data on node from the count bytes at ptr, made by pack_data. */
+	int (*peek_data)(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+	/** As peek_data; the caller frees ptr afterwards. */
+	int (*unpack_data)(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+	/** Frees the metadata an interface struct holds that is not registered (e.g. a filter's scratch child interface). */
+	int (*free_meta)(void *data_interface);
 	/** Room for growth. */
 	void *reserved[8];
 };
@@ -118,6 +145,29 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);
 /** Interface ops of handle. */
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle);
+/** Gives ops a fresh interface id when its interfaceid is STARPU_UNKNOWN_INTERFACE_ID (starpu_data_register() does it too). */
+void starpu_data_register_ops(struct starpu_data_interface_ops *ops);
+/** A new interface id, above the built-in ones, for an interface the application defines. */
+int starpu_data_interface_get_next_id(void);
+/**
+ * Packs handle's data on node into a new buffer (*ptr, freed with
+ * starpu_free_flags(*ptr, *count, 0)) of *count bytes; with ptr NULL only
+ * sets *count. The data must be valid on node (acquire it first). 0, or
+ * -EINVAL / -ENOSYS when the interface has no pack_data.
+ */
+int starpu_data_pack_node(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count);
+/** starpu_data_pack_node() on main memory. */
+int starpu_data_pack(starpu_data_handle_t handle, void **ptr, starpu_ssize_t *count);
+/** Reads handle's data on node from the count bytes at ptr (made by starpu_data_pack_node()). */
+int starpu_data_peek_node(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+/** starpu_data_peek_node() on main memory. */
+int starpu_data_peek(starpu_data_handle_t handle, void *ptr, size_t count);
+/** As starpu_data_peek_node(), then frees ptr (count bytes, from starpu_data_pack_node()). */
+int starpu_data_unpack_node(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+/** starpu_data_unpack_node() on main memory. */
+int starpu_data_unpack(starpu_data_handle_t handle, void *ptr, size_t count);
+/** Largest size handle's data may grow to (its size for the fixed-size interfaces). */
+starpu_ssize_t starpu_data_get_max_size(starpu_data_handle_t handle);
 
 /* ---------------------------------------------------------------- variable */
 
@@ -254,6 +304,282 @@ size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
 #define STARPU_BLOCK_GET_LDY(interface) (((struct starpu_block_interface *)(interface))->ldy)
 #define STARPU_BLOCK_GET_LDZ(interface) (((struct starpu_block_interface *)(interface))->ldz)
 #define STARPU_BLOCK_GET_ELEMSIZE(interface) (((struct starpu_block_interface *)(interface))->elemsize)
+
+/* ------------------------------------------------------------------ tensor */
+
+/** nx x ny x nz x nt elements of elemsize bytes; ldy, ldz and ldt elements between consecutive y, z and t. */
+struct starpu_tensor_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t nz;
+	uint32_t nt;
+	uint32_t ldy;
+	uint32_t ldz;
+	uint32_t ldt;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_tensor_ops;
+/** Registers an nx x ny x nz x nt tensor at ptr on home_node, with leading dimensions ldy >= nx, ldz >= ldy*ny, ldt >= ldz*nz (elements). */
+void starpu_tensor_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ldy, uint32_t ldz, uint32_t ldt,
+				 uint32_t nx, uint32_t ny, uint32_t nz, uint32_t nt, size_t elemsize);
+/** Sets the buffer of handle on node. */
+void starpu_tensor_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset,
+				uint32_t ldy, uint32_t ldz, uint32_t ldt);
+uint32_t starpu_tensor_get_nx(starpu_data_handle_t handle);
+uint32_t starpu_tensor_get_ny(starpu_data_handle_t handle);
+uint32_t starpu_tensor_get_nz(starpu_data_handle_t handle);
+uint32_t starpu_tensor_get_nt(starpu_data_handle_t handle);
+/** Strides (elements) on the calling worker's node. */
+uint32_t starpu_tensor_get_local_ldy(starpu_data_handle_t handle);
+uint32_t starpu_tensor_get_local_ldz(starpu_data_handle_t handle);
+uint32_t starpu_tensor_get_local_ldt(starpu_data_handle_t handle);
+uintptr_t starpu_tensor_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_tensor_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_TENSOR_GET_PTR(interface) (((struct starpu_tensor_interface *)(interface))->ptr)
+#define STARPU_TENSOR_GET_DEV_HANDLE(interface) (((struct starpu_tensor_interface *)(interface))->dev_handle)
+#define STARPU_TENSOR_GET_OFFSET(interface) (((struct starpu_tensor_interface *)(interface))->offset)
+#define STARPU_TENSOR_GET_NX(interface) (((struct starpu_tensor_interface *)(interface))->nx)
+#define STARPU_TENSOR_GET_NY(interface) (((struct starpu_tensor_interface *)(interface))->ny)
+#define STARPU_TENSOR_GET_NZ(interface) (((struct starpu_tensor_interface *)(interface))->nz)
+#define STARPU_TENSOR_GET_NT(interface) (((struct starpu_tensor_interface *)(interface))->nt)
+#define STARPU_TENSOR_GET_LDY(interface) (((struct starpu_tensor_interface *)(interface))->ldy)
+#define STARPU_TENSOR_GET_LDZ(interface) (((struct starpu_tensor_interface *)(interface))->ldz)
+#define STARPU_TENSOR_GET_LDT(interface) (((struct starpu_tensor_interface *)(interface))->ldt)
+#define STARPU_TENSOR_GET_ELEMSIZE(interface) (((struct starpu_tensor_interface *)(interface))->elemsize)
+
+/* -------------------------------------------------------------------- ndim */
+
+/**
+ * An n-dimensional dense array: nn[i] elements along dimension i, ldn[i]
+ * elements between consecutive indices of dimension i (ldn[0] is 1). The
+ * runtime keeps its own copies of nn and ldn.
+ */
+struct starpu_ndim_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	size_t allocsize;
+	uint32_t *nn;
+	uint32_t *ldn;
+	size_t ndim;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_ndim_ops;
+/** Registers the ndim-dimensional array at ptr on home_node (ndim up to 16; ldn[i] >= ldn[i-1] * nn[i-1]). */
+void starpu_ndim_data_register(starpu_data_handle_t *handleptr, int home_node, uintptr_t ptr, uint32_t *ldn, uint32_t *nn, size_t ndim, size_t elemsize);
+/** Sets the buffer of handle on node, with strides ldn. */
+void starpu_ndim_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t *ldn);
+/** The sizes along each dimension (the runtime's array: do not free). */
+uint32_t *starpu_ndim_get_nn(starpu_data_handle_t handle);
+/** The size along dimension i. */
+uint32_t starpu_ndim_get_ni(starpu_data_handle_t handle, size_t i);
+/** The strides on the calling worker's node. */
+uint32_t *starpu_ndim_get_local_ldn(starpu_data_handle_t handle);
+/** The stride of dimension i on the calling worker's node. */
+uint32_t starpu_ndim_get_local_ldi(starpu_data_handle_t handle, size_t i);
+uintptr_t starpu_ndim_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_ndim_get_ndim(starpu_data_handle_t handle);
+size_t starpu_ndim_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_NDIM_GET_PTR(interface) (((struct starpu_ndim_interface *)(interface))->ptr)
+#define STARPU_NDIM_GET_DEV_HANDLE(interface) (((struct starpu_ndim_interface *)(interface))->dev_handle)
+#define STARPU_NDIM_GET_OFFSET(interface) (((struct starpu_ndim_interface *)(interface))->offset)
+#define STARPU_NDIM_GET_NN(interface) (((struct starpu_ndim_interface *)(interface))->nn)
+#define STARPU_NDIM_GET_LDN(interface) (((struct starpu_ndim_interface *)(interface))->ldn)
+#define STARPU_NDIM_GET_NDIM(interface) (((struct starpu_ndim_interface *)(interface))->ndim)
+#define STARPU_NDIM_GET_ELEMSIZE(interface) (((struct starpu_ndim_interface *)(interface))->elemsize)
+
+/* --------------------------------------------------------------------- CSR */
+
+/**
+ * A sparse matrix in compressed sparse row form: nnz values, colind[k] the
+ * column of value k, rowptr[i] the index of row i's first value (rowptr[nrow]
+ * = nnz), all indices counted from firstentry. On a device, nzval, colind and
+ * rowptr are the device's handles; ram_colind and ram_rowptr stay the arrays
+ * in main memory.
+ */
+struct starpu_csr_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t nnz;
+	uint32_t nrow;
+	uintptr_t nzval;
+	uint32_t *colind;
+	uint32_t *rowptr;
+	uint32_t *ram_colind;
+	uint32_t *ram_rowptr;
+	uint32_t firstentry;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_csr_ops;
+/** Registers the CSR matrix of nnz values of elemsize bytes at nzval, with colind (nnz) and rowptr (nrow + 1) arrays, on home_node. */
+void starpu_csr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind,
+			      uint32_t *rowptr, uint32_t firstentry, size_t elemsize);
+uint32_t starpu_csr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_firstentry(starpu_data_handle_t handle);
+/** The arrays on the calling worker's node. */
+uintptr_t starpu_csr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_rowptr(starpu_data_handle_t handle);
+size_t starpu_csr_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_CSR_GET_NNZ(interface) (((struct starpu_csr_interface *)(interface))->nnz)
+#define STARPU_CSR_GET_NROW(interface) (((struct starpu_csr_interface *)(interface))->nrow)
+#define STARPU_CSR_GET_NZVAL(interface) (((struct starpu_csr_interface *)(interface))->nzval)
+#define STARPU_CSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->nzval)
+#define STARPU_CSR_GET_COLIND(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_RAM_COLIND(interface) (((struct starpu_csr_interface *)(interface))->ram_colind)
+#define STARPU_CSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_ROWPTR(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_RAM_ROWPTR(interface) (((struct starpu_csr_interface *)(interface))->ram_rowptr)
+#define STARPU_CSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_OFFSET 0
+#define STARPU_CSR_GET_FIRSTENTRY(interface) (((struct starpu_csr_interface *)(interface))->firstentry)
+#define STARPU_CSR_GET_ELEMSIZE(interface) (((struct starpu_csr_interface *)(interface))->elemsize)
+
+/* -------------------------------------------------------------------- BCSR */
+
+/**
+ * A block-sparse matrix: as CSR, with nnz blocks of r x c elements (each
+ * block row-major) instead of values, and nrow rows of blocks.
+ */
+struct starpu_bcsr_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t nnz;
+	uint32_t nrow;
+	uintptr_t nzval;
+	uint32_t *colind;
+	uint32_t *rowptr;
+	uint32_t *ram_colind;
+	uint32_t *ram_rowptr;
+	uint32_t firstentry;
+	uint32_t r;
+	uint32_t c;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_bcsr_ops;
+/** Registers the BCSR matrix of nnz r x c blocks at nzval, with colind (nnz) and rowptr (nrow + 1) arrays, on home_node. */
+void starpu_bcsr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind,
+			       uint32_t *rowptr, uint32_t firstentry, uint32_t r, uint32_t c, size_t elemsize);
+uint32_t starpu_bcsr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_firstentry(starpu_data_handle_t handle);
+uintptr_t starpu_bcsr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_rowptr(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_r(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_c(starpu_data_handle_t handle);
+size_t starpu_bcsr_get_elemsize(starpu_data_handle_t handle);
+
+#define STARPU_BCSR_GET_NNZ(interface) (((struct starpu_bcsr_interface *)(interface))->nnz)
+#define STARPU_BCSR_GET_NROW(interface) (((struct starpu_bcsr_interface *)(interface))->nrow)
+#define STARPU_BCSR_GET_NZVAL(interface) (((struct starpu_bcsr_interface *)(interface))->nzval)
+#define STARPU_BCSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->nzval)
+#define STARPU_BCSR_GET_COLIND(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_RAM_COLIND(interface) (((struct starpu_bcsr_interface *)(interface))->ram_colind)
+#define STARPU_BCSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_ROWPTR(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_RAM_ROWPTR(interface) (((struct starpu_bcsr_interface *)(interface))->ram_rowptr)
+#define STARPU_BCSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_FIRSTENTRY(interface) (((struct starpu_bcsr_interface *)(interface))->firstentry)
+#define STARPU_BCSR_GET_R(interface) (((struct starpu_bcsr_interface *)(interface))->r)
+#define STARPU_BCSR_GET_C(interface) (((struct starpu_bcsr_interface *)(interface))->c)
+#define STARPU_BCSR_GET_ELEMSIZE(interface) (((struct starpu_bcsr_interface *)(interface))->elemsize)
+#define STARPU_BCSR_GET_OFFSET 0
+
+/* --------------------------------------------------------------------- COO */
+
+/** An nx x ny sparse matrix in coordinate form: value k (elemsize bytes) is at column columns[k], row rows[k]. */
+struct starpu_coo_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t *columns;
+	uint32_t *rows;
+	uintptr_t values;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t n_values;
+	size_t elemsize;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_coo_ops;
+/** Registers the nx x ny COO matrix of n_values values at values, with their columns and rows, on home_node. */
+void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, uint32_t nx, uint32_t ny, uint32_t n_values,
+			      uint32_t *columns, uint32_t *rows, uintptr_t values, size_t elemsize);
+
+#define STARPU_COO_GET_COLUMNS(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_COLUMNS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_ROWS(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_ROWS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_VALUES(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_VALUES_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_OFFSET 0
+#define STARPU_COO_GET_NX(interface) (((struct starpu_coo_interface *)(interface))->nx)
+#define STARPU_COO_GET_NY(interface) (((struct starpu_coo_interface *)(interface))->ny)
+#define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
+#define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
+
+/* ------------------------------------------------------------- multiformat */
+
+/**
+ * How a multiformat datum looks on each kind of processing unit: the size
+ * of one element in each format, and the codelets converting between the
+ * CPU format and a device's. A conversion codelet gets one RW buffer, the
+ * device's multiformat interface holding both formats (cpu_ptr and the
+ * device's pointer), and its device implementation converts between them.
+ */
+struct starpu_multiformat_data_interface_ops
+{
+	size_t cpu_elemsize;
+	size_t opencl_elemsize;
+	struct starpu_codelet *cpu_to_opencl_cl;
+	struct starpu_codelet *opencl_to_cpu_cl;
+	size_t cuda_elemsize;
+	struct starpu_codelet *cpu_to_cuda_cl;
+	struct starpu_codelet *cuda_to_cpu_cl;
+};
+
+/** nx elements, in CPU format at cpu_ptr and in a device's format at its pointer (device handles on a device). */
+struct starpu_multiformat_interface
+{
+	enum starpu_data_interface_id id;
+	void *cpu_ptr;
+	void *cuda_ptr;
+	void *hip_ptr;
+	void *opencl_ptr;
+	uint32_t nx;
+	struct starpu_multiformat_data_interface_ops *ops;
+};
+
+extern struct starpu_data_interface_ops starpu_interface_multiformat_ops;
+/**
+ * Registers nobjects elements in CPU format at ptr on home_node. A task on a
+ * device gets them in that device's format: the runtime runs the format's
+ * conversion codelet there after bringing the data, and the reverse one
+ * after a task that wrote it.
+ */
+void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_node, void *ptr, uint32_t nobjects,
+				      struct starpu_multiformat_data_interface_ops *format_ops);
+
+#define STARPU_MULTIFORMAT_GET_CPU_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cpu_ptr)
+#define STARPU_MULTIFORMAT_GET_CUDA_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cuda_ptr)
+#define STARPU_MULTIFORMAT_GET_HIP_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->hip_ptr)
+#define STARPU_MULTIFORMAT_GET_OPENCL_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->opencl_ptr)
+#define STARPU_MULTIFORMAT_GET_NX(interface) (((struct starpu_multiformat_interface *)(interface))->nx)
 
 /* -------------------------------------------------------------------- void */
 

@@ -22,14 +22,32 @@ static double small_transfer_bytes[STARPU_MAXNODES][STARPU_MAXNODES];
 static unsigned long small_transfer_count[STARPU_MAXNODES][STARPU_MAXNODES];
 static pthread_mutex_t measure_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void _astro_coherency_register(starpu_data_handle_t handle, unsigned home)
+int _astro_unallocated_handles;
+
+void _astro_coherency_register(starpu_data_handle_t handle, int home)
 {
 	pthread_mutex_init(&handle->coherency_lock, NULL);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		handle->replicates[node].handle = handle;
 		handle->replicates[node].node = node;
 	}
-	handle->replicates[home].allocated = true;
+	if (home >= 0) {
+		handle->replicates[home].allocated = true;
+		handle->valid[home] = true;
+	} else {
+		/* Nowhere yet: the first use allocates (see allocate()). */
+		handle->unallocated = true;
+		__atomic_add_fetch(&_astro_unallocated_handles, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* The handle has a buffer somewhere now (or is gone): one less to look for. */
+void _astro_coherency_allocated(starpu_data_handle_t h)
+{
+	if (h->unallocated) {
+		h->unallocated = false;
+		__atomic_sub_fetch(&_astro_unallocated_handles, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -120,7 +138,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static void cache_put(starpu_data_handle_t h, unsigned node)
 {
 	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
-	if (!c || !h->ops->compare) {
+	if (!c || !h->ops->compare || h->ops->dontcache) {
 		free(c);
 		h->ops->free_data_on_node(h->iface[node], node);
 		return;
@@ -186,8 +204,11 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 			     h->ops->name ? h->ops->name : "(unnamed)", node);
 		return -ENOSYS;
 	}
-	/* A fresh layout from main memory's (a device's copy holds only its own addresses). */
-	memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
+	/* A fresh layout from main memory's (a device's copy holds only its own addresses),
+	 * unless the interface fills each node's interface itself (register_data_handle),
+	 * where they may hold per-node metadata (the ndim interface's arrays). */
+	if (!h->ops->register_data_handle)
+		memcpy(h->iface[node], h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
 	r->allocated = true;
 	h->owns_alloc[node] = true;
 	if (node != STARPU_MAIN_RAM && cache_take(h, node))
@@ -196,6 +217,7 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 		r->allocated = h->owns_alloc[node] = false;
 		return -ENOMEM;
 	}
+	_astro_coherency_allocated(h);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
 		       .bytes = starpu_data_get_alloc_size(h));
 	return 0;
@@ -295,6 +317,20 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 	return ret;
 }
 
+bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	int ret = allocate(h, node);
+	/* Nothing valid anywhere: this fresh buffer is the (undefined) content. */
+	if (!ret && !has_valid_copy(h))
+		h->valid[node] = true;
+	pthread_mutex_unlock(&h->coherency_lock);
+	if (ret)
+		_astro_error("no room for the first buffer of a %s handle registered on no node (%zu bytes on node %u)",
+			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h), node);
+	return ret == 0;
+}
+
 void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	pthread_mutex_lock(&h->coherency_lock);
@@ -326,10 +362,15 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 
 void _astro_coherency_acquired(struct _astro_job *job)
 {
-	if (job->acquire_node < 0 || job->nbuffers == 0 || _astro_rt.nmemory_nodes <= 1)
+	if (job->acquire_node < 0 || job->nbuffers == 0)
 		return;
 	struct _astro_data_link *link = &job->links[0];
 	starpu_data_handle_t h = link->handle;
+	if (_astro_rt.nmemory_nodes <= 1) {
+		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[job->acquire_node].allocated)
+			_astro_coherency_materialize(h, (unsigned)job->acquire_node);
+		return;
+	}
 	enum starpu_data_access_mode mode = link->mode & ~STARPU_SCRATCH;
 	if (_astro_coherency_fetch(h, (unsigned)job->acquire_node, mode, false) != 0)
 		return;

@@ -115,6 +115,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 		*handleptr = NULL;
 		return;
 	}
+	starpu_data_register_ops(ops);
 	struct _starpu_data_state *h = calloc(1, sizeof(*h));
 	h->ops = ops;
 	h->home_node = home_node;
@@ -125,26 +126,41 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
 		memcpy(h->iface[node], data_interface, ops->interface_size);
+		if (ops->init)
+			ops->init(h->iface[node]);
 	}
-	unsigned node = home_node < 0 ? STARPU_MAIN_RAM : (unsigned)home_node;
-	if (home_node < 0 && ops->allocate_data_on_node) {
-		/* No home: the runtime provides the buffer in main memory. */
-		if (ops->allocate_data_on_node(h->iface[node], node) >= 0)
-			h->owns_alloc[node] = true;
-	}
-	h->valid[node] = true;
-	_astro_coherency_register(h, node);
+	/* The interface fills each node's interface (before any allocation uses them). */
 	if (ops->register_data_handle)
 		ops->register_data_handle(h, home_node, data_interface);
+	/* No home: the buffer is allocated where the data is first used. */
+	_astro_coherency_register(h, home_node);
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
-	if (h->owns_alloc[node])
-		_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
-			       .bytes = starpu_data_get_alloc_size(h));
 	handle_track(h);
 	*handleptr = h;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
 		       .dst_node = (unsigned)home_node, .bytes = starpu_data_get_size(h));
+}
+
+/* Ids of the interfaces the application defines, past the built-in ones. */
+static int next_interface_id = STARPU_MAX_INTERFACE_ID;
+
+int starpu_data_interface_get_next_id(void)
+{
+	return __atomic_fetch_add(&next_interface_id, 1, __ATOMIC_RELAXED);
+}
+
+void starpu_data_register_ops(struct starpu_data_interface_ops *ops)
+{
+	if (!ops) {
+		_astro_error("starpu_data_register_ops: NULL ops");
+		return;
+	}
+	/* Two first registrations of the same ops at once must agree on one id. */
+	int unknown = STARPU_UNKNOWN_INTERFACE_ID;
+	if (__atomic_load_n((int *)&ops->interfaceid, __ATOMIC_RELAXED) == STARPU_UNKNOWN_INTERFACE_ID)
+		__atomic_compare_exchange_n((int *)&ops->interfaceid, &unknown, starpu_data_interface_get_next_id(), false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
@@ -346,6 +362,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
 	bool coherent = _astro_rt.nmemory_nodes > 1;
+	/* Handles registered on no node get their buffer at their first use. */
+	bool lazy = __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) != 0;
 	exec_lock_unordered(job);
 	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
 	if (task->dyn_handles && !task->dyn_interfaces)
@@ -357,6 +375,13 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
+			abort();
+		}
+		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH))
+			_astro_multiformat_fetched(h, node, mode);
+		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
+		    !_astro_coherency_materialize(h, node)) {
+			_astro_error("task '%s' cannot run: its data has no buffer on memory node %u", starpu_task_get_name(task), node);
 			abort();
 		}
 		void *iface = h->iface[node];
@@ -386,6 +411,8 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 		if (mode & STARPU_SCRATCH)
 			continue;
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if (h->ops->is_multiformat)
+			_astro_multiformat_executed(h, node, mode);
 		_astro_coherency_unpin(h, node, mode);
 		/* Write-through (starpu_data_set_wt_mask): the new value goes to those nodes at once. */
 		uint32_t wt = __atomic_load_n(&h->wt_mask, __ATOMIC_RELAXED);
@@ -565,12 +592,17 @@ static void handle_free(starpu_data_handle_t handle)
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	_astro_coherency_free_devices(handle);
+	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
 			handle->ops->free_data_on_node(handle->iface[node], node);
-		free(handle->iface[node]);
 	}
+	/* The interface's own metadata in each node's interface (the buffers are gone). */
+	if (handle->ops->unregister_data_handle)
+		handle->ops->unregister_data_handle(handle);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		free(handle->iface[node]);
 	pthread_mutex_destroy(&handle->lock);
 	pthread_cond_destroy(&handle->idle_cond);
 	pthread_cond_destroy(&handle->exec_cond);
@@ -874,9 +906,11 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
-	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node] || !handle->ops->to_pointer)
+	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node])
 		return NULL;
-	return handle->ops->to_pointer(handle->iface[node], node);
+	if (handle->ops->to_pointer)
+		return handle->ops->to_pointer(handle->iface[node], node);
+	return handle->ops->handle_to_pointer ? handle->ops->handle_to_pointer(handle, node) : NULL;
 }
 
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
@@ -898,6 +932,13 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 size_t starpu_data_get_size(starpu_data_handle_t handle)
 {
 	return handle && handle->ops->get_size ? handle->ops->get_size(handle) : 0;
+}
+
+starpu_ssize_t starpu_data_get_max_size(starpu_data_handle_t handle)
+{
+	if (!handle)
+		return -1;
+	return (starpu_ssize_t)(handle->ops->get_max_size ? handle->ops->get_max_size(handle) : starpu_data_get_size(handle));
 }
 
 size_t starpu_data_get_alloc_size(starpu_data_handle_t handle)

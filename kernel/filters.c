@@ -36,11 +36,17 @@ static bool filter_checks(starpu_data_handle_t handle, struct starpu_data_filter
 static starpu_data_handle_t child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_data_interface_ops *ops = f->get_child_ops ? f->get_child_ops(f, id) : father->ops;
+	/* A father registered on no node gets its buffer: the children are views into it. */
+	if (!father->replicates[STARPU_MAIN_RAM].allocated && !_astro_coherency_materialize(father, STARPU_MAIN_RAM))
+		return NULL;
 	void *iface = calloc(1, ops->interface_size);
 	f->filter_func(father->iface[STARPU_MAIN_RAM], iface, f, id, nparts);
 	starpu_data_handle_t child = NULL;
 	/* Main memory holds the buffer (the father's), whatever the father's home node. */
 	starpu_data_register(&child, STARPU_MAIN_RAM, iface, ops);
+	/* The registration copied what the filter allocated in the scratch interface. */
+	if (ops->free_meta)
+		ops->free_meta(iface);
 	free(iface);
 	if (!child)
 		return NULL;
@@ -343,18 +349,12 @@ void starpu_filter_nparts_compute_chunk_size_and_offset(unsigned n, unsigned npa
 		*offset = ((size_t)id * base + STARPU_MIN(id, extra)) * ld * elemsize;
 }
 
-/* The shadow width is the filter_arg_ptr value itself, cast to a pointer. */
 static unsigned shadow_of(struct starpu_data_filter *f)
 {
-	return (unsigned)(uintptr_t)f->filter_arg_ptr;
+	return _astro_filter_shadow(f);
 }
 
-/* Moves a view by bytes, as every interface keeps ptr and offset side by side. */
-#define VIEW_MOVE(child, father, bytes) do { \
-		(child)->dev_handle = (father)->dev_handle; \
-		(child)->ptr = (father)->ptr ? (father)->ptr + (bytes) : 0; \
-		(child)->offset = (father)->offset + (bytes); \
-	} while (0)
+#define VIEW_MOVE _ASTRO_VIEW_MOVE
 
 static void vector_cut(struct starpu_vector_interface *father, struct starpu_vector_interface *child, uint32_t start, uint32_t nx)
 {

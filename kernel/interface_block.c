@@ -89,6 +89,14 @@ static starpu_ssize_t block_describe(void *data_interface, char *buf, size_t siz
 	return snprintf(buf, size, "B%ux%ux%ux%zu", b->nx, b->ny, b->nz, b->elemsize);
 }
 
+static void block_layout(void *data_interface, struct _astro_dense *d)
+{
+	struct starpu_block_interface *b = data_interface;
+	*d = (struct _astro_dense){ .ndim = 3, .nn = { b->nx, b->ny, b->nz }, .ld = { 1, b->ldy, b->ldz },
+				    .elemsize = b->elemsize, .base = (char *)b->ptr };
+}
+_ASTRO_DENSE_PACK_METHODS(block, block_layout)
+
 static const struct starpu_data_copy_methods block_copy_methods = { .any_to_any = block_copy };
 
 struct starpu_data_interface_ops starpu_interface_block_ops = {
@@ -101,6 +109,9 @@ struct starpu_data_interface_ops starpu_interface_block_ops = {
 	.compare = block_compare,
 	.display = block_display,
 	.describe = block_describe,
+	.pack_data = block_pack,
+	.peek_data = block_peek,
+	.unpack_data = block_unpack,
 	.interfaceid = STARPU_BLOCK_INTERFACE_ID,
 	.interface_size = sizeof(struct starpu_block_interface),
 	.name = "STARPU_BLOCK_INTERFACE",

@@ -44,6 +44,80 @@ void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle,
 	*ptr = *dev_handle = 0;
 }
 
+int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize,
+				uintptr_t src, size_t src_offset, const uint32_t *src_ld, unsigned src_node,
+				uintptr_t dst, size_t dst_offset, const uint32_t *dst_ld, unsigned dst_node, void *async)
+{
+	size_t count = 1;
+	for (size_t d = 0; d < ndim; d++)
+		count *= nn[d];
+	if (count == 0)
+		return 0;
+	/* Dimensions 0..contig-1 are packed on both sides: one copy covers them. */
+	size_t contig = 1, run = ndim ? nn[0] : 1;
+	while (contig < ndim && src_ld[contig] == run && dst_ld[contig] == run)
+		run *= nn[contig++];
+	if (contig >= ndim)
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, count * elemsize, async);
+	uint32_t idx[ndim];
+	memset(idx, 0, sizeof(idx));
+	int ret = 0;
+	for (;;) {
+		size_t s = 0, t = 0;
+		for (size_t d = contig; d < ndim; d++) {
+			s += (size_t)idx[d] * src_ld[d];
+			t += (size_t)idx[d] * dst_ld[d];
+		}
+		if (starpu_interface_copy(src, src_offset + s * elemsize, src_node, dst, dst_offset + t * elemsize, dst_node,
+					  run * elemsize, async) == -EAGAIN)
+			ret = -EAGAIN;
+		size_t d = contig;
+		while (d < ndim && ++idx[d] == nn[d])
+			idx[d++] = 0;
+		if (d == ndim)
+			return ret;
+	}
+}
+
+starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a)
+{
+	for (unsigned i = 0; i < a->n; i++) {
+		a->addr[i] = starpu_malloc_on_node(node, a->bytes[i] ? a->bytes[i] : 1);
+		if (!a->addr[i]) {
+			a->n = i;
+			_astro_arrays_free(node, a);
+			return -ENOMEM;
+		}
+	}
+	return (starpu_ssize_t)_astro_arrays_size(a);
+}
+
+void _astro_arrays_free(unsigned node, struct _astro_arrays *a)
+{
+	for (unsigned i = 0; i < a->n; i++) {
+		if (a->addr[i])
+			starpu_free_on_node(node, a->addr[i], a->bytes[i] ? a->bytes[i] : 1);
+		a->addr[i] = 0;
+	}
+}
+
+int _astro_arrays_copy(const struct _astro_arrays *src, unsigned src_node, const struct _astro_arrays *dst, unsigned dst_node, void *async)
+{
+	int ret = 0;
+	for (unsigned i = 0; i < src->n; i++)
+		if (src->bytes[i] && starpu_interface_copy(src->addr[i], 0, src_node, dst->addr[i], 0, dst_node, src->bytes[i], async) == -EAGAIN)
+			ret = -EAGAIN;
+	return ret;
+}
+
+size_t _astro_arrays_size(const struct _astro_arrays *a)
+{
+	size_t bytes = 0;
+	for (unsigned i = 0; i < a->n; i++)
+		bytes += a->bytes[i];
+	return bytes;
+}
+
 /* ---------------------------------------------------------------- variable */
 
 static starpu_ssize_t variable_allocate(void *data_interface, unsigned node)
@@ -96,6 +170,13 @@ static starpu_ssize_t variable_describe(void *data_interface, char *buf, size_t 
 	return snprintf(buf, size, "v%zu", ((struct starpu_variable_interface *)data_interface)->elemsize);
 }
 
+static void variable_layout(void *data_interface, struct _astro_dense *d)
+{
+	struct starpu_variable_interface *v = data_interface;
+	*d = (struct _astro_dense){ .ndim = 0, .elemsize = v->elemsize, .base = (char *)v->ptr };
+}
+_ASTRO_DENSE_PACK_METHODS(variable, variable_layout)
+
 static const struct starpu_data_copy_methods variable_copy_methods = { .any_to_any = variable_copy };
 
 struct starpu_data_interface_ops starpu_interface_variable_ops = {
@@ -108,6 +189,9 @@ struct starpu_data_interface_ops starpu_interface_variable_ops = {
 	.compare = variable_compare,
 	.display = variable_display,
 	.describe = variable_describe,
+	.pack_data = variable_pack,
+	.peek_data = variable_peek,
+	.unpack_data = variable_unpack,
 	.interfaceid = STARPU_VARIABLE_INTERFACE_ID,
 	.interface_size = sizeof(struct starpu_variable_interface),
 	.name = "STARPU_VARIABLE_INTERFACE",
@@ -209,6 +293,13 @@ static starpu_ssize_t vector_describe(void *data_interface, char *buf, size_t si
 	return snprintf(buf, size, "V%ux%zu", v->nx, v->elemsize);
 }
 
+static void vector_layout(void *data_interface, struct _astro_dense *d)
+{
+	struct starpu_vector_interface *v = data_interface;
+	*d = (struct _astro_dense){ .ndim = 1, .nn = { v->nx }, .ld = { 1 }, .elemsize = v->elemsize, .base = (char *)v->ptr };
+}
+_ASTRO_DENSE_PACK_METHODS(vector, vector_layout)
+
 static const struct starpu_data_copy_methods vector_copy_methods = { .any_to_any = vector_copy };
 
 struct starpu_data_interface_ops starpu_interface_vector_ops = {
@@ -222,6 +313,9 @@ struct starpu_data_interface_ops starpu_interface_vector_ops = {
 	.compare = vector_compare,
 	.display = vector_display,
 	.describe = vector_describe,
+	.pack_data = vector_pack,
+	.peek_data = vector_peek,
+	.unpack_data = vector_unpack,
 	.interfaceid = STARPU_VECTOR_INTERFACE_ID,
 	.interface_size = sizeof(struct starpu_vector_interface),
 	.name = "STARPU_VECTOR_INTERFACE",
@@ -347,6 +441,13 @@ static starpu_ssize_t matrix_describe(void *data_interface, char *buf, size_t si
 	return snprintf(buf, size, "M%ux%ux%zu", m->nx, m->ny, m->elemsize);
 }
 
+static void matrix_layout(void *data_interface, struct _astro_dense *d)
+{
+	struct starpu_matrix_interface *m = data_interface;
+	*d = (struct _astro_dense){ .ndim = 2, .nn = { m->nx, m->ny }, .ld = { 1, m->ld }, .elemsize = m->elemsize, .base = (char *)m->ptr };
+}
+_ASTRO_DENSE_PACK_METHODS(matrix, matrix_layout)
+
 static const struct starpu_data_copy_methods matrix_copy_methods = { .any_to_any = matrix_copy };
 
 struct starpu_data_interface_ops starpu_interface_matrix_ops = {
@@ -360,6 +461,9 @@ struct starpu_data_interface_ops starpu_interface_matrix_ops = {
 	.compare = matrix_compare,
 	.display = matrix_display,
 	.describe = matrix_describe,
+	.pack_data = matrix_pack,
+	.peek_data = matrix_peek,
+	.unpack_data = matrix_unpack,
 	.interfaceid = STARPU_MATRIX_INTERFACE_ID,
 	.interface_size = sizeof(struct starpu_matrix_interface),
 	.name = "STARPU_MATRIX_INTERFACE",

@@ -306,6 +306,7 @@ struct _starpu_data_state
 	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
 	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
 	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	bool unallocated;                    /* home -1 and no buffer anywhere yet (under coherency_lock) */
 	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
 	pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
@@ -360,8 +361,15 @@ void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;
 
-/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node). */
-void _astro_coherency_register(starpu_data_handle_t handle, unsigned home);
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
+void _astro_coherency_register(starpu_data_handle_t handle, int home);
+/* Handles registered on no node (home -1) whose buffer does not exist yet: while
+ * there are some, the single-node task path checks its handles (one load per task). */
+extern int _astro_unallocated_handles;
+/* Gives handle a buffer on node if it has none (its first use): true on success. */
+bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
+/* The handle has a buffer now, or is being freed (coherency.c). */
+void _astro_coherency_allocated(starpu_data_handle_t handle);
 /* Makes handle valid on node for an access in mode (handle not locked); pin keeps
  * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
 int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
@@ -399,6 +407,149 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
  * driver's address, ptr the CPU's (0 on OpenCL). */
 starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
 void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
+/* An interface made of a few separate arrays (the sparse ones: values and
+ * indices), each addr[i] on a node, bytes[i] long. */
+#define _ASTRO_MAX_ARRAYS 3
+struct _astro_arrays
+{
+	unsigned n;
+	uintptr_t addr[_ASTRO_MAX_ARRAYS];
+	size_t bytes[_ASTRO_MAX_ARRAYS];
+};
+/* Allocates every array on node into a (all or none); returns the bytes or -ENOMEM. */
+starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a);
+void _astro_arrays_free(unsigned node, struct _astro_arrays *a);
+int _astro_arrays_copy(const struct _astro_arrays *src, unsigned src_node, const struct _astro_arrays *dst, unsigned dst_node, void *async);
+size_t _astro_arrays_size(const struct _astro_arrays *a);
+/* The arrays one after the other in a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
+int _astro_arrays_pack(const struct _astro_arrays *a, unsigned node, void **ptr, starpu_ssize_t *count);
+/* Copies a packed buffer of count bytes into the arrays (name: the interface, for the error). */
+int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t count, const char *name);
+/* The allocate, free, copy, size and pack methods prefix##_* of an interface whose get(iface,
+ * struct _astro_arrays *) lists its arrays and set(iface, const struct _astro_arrays *) stores their addresses. */
+#define _ASTRO_ARRAYS_METHODS(prefix, get, set) \
+	static starpu_ssize_t prefix##_allocate(void *data_interface, unsigned node) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		starpu_ssize_t ret = _astro_arrays_alloc(node, &a); \
+		if (ret >= 0) \
+			set(data_interface, &a); \
+		return ret; \
+	} \
+	static void prefix##_free(void *data_interface, unsigned node) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		_astro_arrays_free(node, &a); \
+		set(data_interface, &a); \
+	} \
+	static int prefix##_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async) \
+	{ \
+		struct _astro_arrays s, d; \
+		get(src, &s); \
+		get(dst, &d); \
+		return _astro_arrays_copy(&s, src_node, &d, dst_node, async); \
+	} \
+	static size_t prefix##_size(starpu_data_handle_t handle) \
+	{ \
+		struct _astro_arrays a; \
+		get(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM), &a); \
+		return _astro_arrays_size(&a); \
+	} \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_arrays, get, _astro_arrays_pack, _astro_arrays_peek) \
+	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
+
+/* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
+ * to the device's format once a task's fetch brought the data, back after a task wrote it. */
+void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
+/* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */
+struct _astro_rows
+{
+	uint32_t nnz, nrow;
+	uintptr_t nzval;
+	uint32_t *colind, *rowptr;
+	uint32_t firstentry;
+};
+/* Band id of nparts of consecutive rows, as views into father's arrays (entry_bytes: bytes of one entry's values). */
+void _astro_rows_cut(const struct _astro_rows *father, struct _astro_rows *child, size_t entry_bytes, unsigned id, unsigned nparts);
+/* Checks the arrays a CSR or BCSR registration gives (reported under fn). */
+bool _astro_rows_check(const char *fn, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, const uint32_t *colind,
+		       const uint32_t *rowptr, uint32_t firstentry);
+
+/* Copies a dense array (ndim dimensions nn, strides src_ld / dst_ld in elements) between two
+ * nodes' buffers with starpu_interface_copy(), packed runs in one copy each. */
+int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize,
+				uintptr_t src, size_t src_offset, const uint32_t *src_ld, unsigned src_node,
+				uintptr_t dst, size_t dst_offset, const uint32_t *dst_ld, unsigned dst_node, void *async);
+/* Copies a dense array of ndim dimensions nn (elements), elemsize bytes each,
+ * between two CPU-addressable layouts with strides src_ld and dst_ld
+ * (elements between consecutive indices of each dimension; ld[0] is 1). */
+void _astro_copy_strided(size_t ndim, const uint32_t *nn, size_t elemsize, const char *src, const uint32_t *src_ld,
+			 char *dst, const uint32_t *dst_ld);
+/* Checks a pack/peek/unpack call on node: the data must be in that node's CPU-addressable memory. */
+bool _astro_pack_node_ok(starpu_data_handle_t handle, unsigned node, const char *fn);
+
+/* A dense layout on a CPU node (pack.c): ndim dimensions of nn elements,
+ * ld elements between consecutive indices of each (ld[0] = 1), at base. */
+#define _ASTRO_DENSE_MAXDIM 16
+struct _astro_dense
+{
+	size_t ndim;
+	uint32_t nn[_ASTRO_DENSE_MAXDIM];
+	uint32_t ld[_ASTRO_DENSE_MAXDIM];
+	size_t elemsize;
+	char *base;
+};
+/* Packs the layout into a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
+int _astro_pack_dense(const struct _astro_dense *d, unsigned node, void **ptr, starpu_ssize_t *count);
+/* Copies a packed buffer of count bytes into the layout (name: the interface, for the error). */
+int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t count, const char *name);
+/* The pack_data, peek_data and unpack_data methods prefix##_pack/_peek/_unpack of an
+ * interface whose describe(iface, type *) fills a description that pack(desc, node, ptr,
+ * count) and peek(desc, ptr, count, name) use. */
+#define _ASTRO_PACK_METHODS(prefix, type, describe, pack, peek) \
+	static int prefix##_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count) \
+	{ \
+		type desc; \
+		if (!_astro_pack_node_ok(handle, node, "starpu_data_pack")) \
+			return -EINVAL; \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return pack(&desc, node, ptr, count); \
+	} \
+	static int prefix##_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
+	{ \
+		type desc; \
+		if (!_astro_pack_node_ok(handle, node, "starpu_data_peek")) \
+			return -EINVAL; \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return peek(&desc, ptr, count, handle->ops->name); \
+	} \
+	static int prefix##_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
+	{ \
+		int ret = prefix##_peek(handle, node, ptr, count); \
+		if (ret == 0) \
+			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
+		return ret; \
+	}
+/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a node's copy. */
+#define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense)
+
+/* The shadow width a filter gets: the filter_arg_ptr value itself, cast to a pointer. */
+static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
+{
+	return (unsigned)(uintptr_t)f->filter_arg_ptr;
+}
+
+/* Moves a view by bytes, as every interface keeps ptr and offset side by side. */
+#define _ASTRO_VIEW_MOVE(child, father, bytes) do { \
+		(child)->dev_handle = (father)->dev_handle; \
+		(child)->ptr = (father)->ptr ? (father)->ptr + (bytes) : 0; \
+		(child)->offset = (father)->offset + (bytes); \
+	} while (0)
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);

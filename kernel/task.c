@@ -243,7 +243,7 @@ static void job_ready(struct _astro_job *job)
 {
 	if (!job->task) {
 		/* An acquire: the data is now accessible, once brought where it is wanted. */
-		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
+		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED)))
 			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
 			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);

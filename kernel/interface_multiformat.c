@@ -1,0 +1,217 @@
+/*
+ * The multiformat data interface: nx elements stored in a CPU format in
+ * main memory, and in a device's own format on that device (an array of
+ * structures on CPUs, a structure of arrays on a GPU, say). Between nodes
+ * only the CPU format moves; on a device, the format's conversion codelets
+ * run on the device's worker: to the device format before a task reads,
+ * back to the CPU format after a task writes (so the CPU format a transfer
+ * copies out of the device is always current).
+ */
+#include "kernel.h"
+
+/* A node's interface: the public one, and whether the device format there is current. */
+struct mf_state
+{
+	struct starpu_multiformat_interface pub;
+	int device_current;
+};
+
+static size_t device_elemsize(const struct starpu_multiformat_interface *m, enum starpu_node_kind kind)
+{
+	switch (kind) {
+	case STARPU_OPENCL_RAM: return m->ops->opencl_elemsize;
+	case STARPU_CUDA_RAM: return m->ops->cuda_elemsize;
+	default: return 0;
+	}
+}
+
+static void **device_ptr(struct starpu_multiformat_interface *m, enum starpu_node_kind kind)
+{
+	switch (kind) {
+	case STARPU_OPENCL_RAM: return &m->opencl_ptr;
+	case STARPU_CUDA_RAM: return &m->cuda_ptr;
+	case STARPU_HIP_RAM: return &m->hip_ptr;
+	default: return NULL;
+	}
+}
+
+static starpu_ssize_t mf_allocate(void *data_interface, unsigned node)
+{
+	struct mf_state *s = data_interface;
+	struct starpu_multiformat_interface *m = &s->pub;
+	enum starpu_node_kind kind = starpu_node_get_kind(node);
+	size_t cpu_bytes = (size_t)m->nx * m->ops->cpu_elemsize, dev_bytes = (size_t)m->nx * device_elemsize(m, kind);
+	/* On every node the CPU format (what moves); on a device also its own. */
+	uintptr_t cpu = starpu_malloc_on_node(node, cpu_bytes ? cpu_bytes : 1);
+	if (!cpu)
+		return -ENOMEM;
+	void **dev = device_ptr(m, kind);
+	if (dev && dev_bytes) {
+		uintptr_t d = starpu_malloc_on_node(node, dev_bytes);
+		if (!d) {
+			starpu_free_on_node(node, cpu, cpu_bytes ? cpu_bytes : 1);
+			return -ENOMEM;
+		}
+		*dev = (void *)d;
+	}
+	m->cpu_ptr = (void *)cpu;
+	s->device_current = 0;
+	return (starpu_ssize_t)(cpu_bytes + dev_bytes);
+}
+
+static void mf_free(void *data_interface, unsigned node)
+{
+	struct starpu_multiformat_interface *m = data_interface;
+	enum starpu_node_kind kind = starpu_node_get_kind(node);
+	size_t cpu_bytes = (size_t)m->nx * m->ops->cpu_elemsize, dev_bytes = (size_t)m->nx * device_elemsize(m, kind);
+	starpu_free_on_node(node, (uintptr_t)m->cpu_ptr, cpu_bytes ? cpu_bytes : 1);
+	m->cpu_ptr = NULL;
+	void **dev = device_ptr(m, kind);
+	if (dev && *dev && dev_bytes)
+		starpu_free_on_node(node, (uintptr_t)*dev, dev_bytes);
+	if (dev)
+		*dev = NULL;
+}
+
+static int mf_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
+{
+	struct mf_state *s = src, *d = dst;
+	/* The device format on dst no longer matches the CPU format arriving there. */
+	d->device_current = 0;
+	return starpu_interface_copy((uintptr_t)s->pub.cpu_ptr, 0, src_node, (uintptr_t)d->pub.cpu_ptr, 0, dst_node,
+				     (size_t)s->pub.nx * s->pub.ops->cpu_elemsize, async);
+}
+
+static void *mf_to_pointer(void *data_interface, unsigned node)
+{
+	(void)node;
+	return ((struct starpu_multiformat_interface *)data_interface)->cpu_ptr;
+}
+
+static size_t mf_size(starpu_data_handle_t handle)
+{
+	struct starpu_multiformat_interface *m = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return (size_t)m->nx * m->ops->cpu_elemsize;
+}
+
+static uint32_t mf_footprint(starpu_data_handle_t handle)
+{
+	return starpu_hash_crc32c_be(((struct starpu_multiformat_interface *)starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM))->nx, 0);
+}
+
+static int mf_compare(void *a, void *b)
+{
+	struct starpu_multiformat_interface *x = a, *y = b;
+	return x->nx == y->nx && x->ops == y->ops;
+}
+
+static void mf_display(starpu_data_handle_t handle, FILE *f)
+{
+	fprintf(f, "%u\t", ((struct starpu_multiformat_interface *)starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM))->nx);
+}
+
+static starpu_ssize_t mf_describe(void *data_interface, char *buf, size_t size)
+{
+	struct starpu_multiformat_interface *m = data_interface;
+	return snprintf(buf, size, "F%ux%zu", m->nx, m->ops->cpu_elemsize);
+}
+
+static struct starpu_multiformat_data_interface_ops *mf_get_ops(void *data_interface)
+{
+	return ((struct starpu_multiformat_interface *)data_interface)->ops;
+}
+
+static void mf_layout(void *data_interface, struct _astro_dense *d)
+{
+	struct starpu_multiformat_interface *m = data_interface;
+	*d = (struct _astro_dense){ .ndim = 1, .nn = { m->nx }, .ld = { 1 }, .elemsize = m->ops->cpu_elemsize, .base = m->cpu_ptr };
+}
+_ASTRO_DENSE_PACK_METHODS(mf, mf_layout)
+
+static const struct starpu_data_copy_methods mf_copy_methods = { .any_to_any = mf_copy };
+
+struct starpu_data_interface_ops starpu_interface_multiformat_ops = {
+	.allocate_data_on_node = mf_allocate,
+	.free_data_on_node = mf_free,
+	.copy_methods = &mf_copy_methods,
+	.to_pointer = mf_to_pointer,
+	.get_size = mf_size,
+	.footprint = mf_footprint,
+	.compare = mf_compare,
+	.display = mf_display,
+	.describe = mf_describe,
+	.pack_data = mf_pack,
+	.peek_data = mf_peek,
+	.unpack_data = mf_unpack,
+	.is_multiformat = 1,
+	.get_mf_ops = mf_get_ops,
+	.interfaceid = STARPU_MULTIFORMAT_INTERFACE_ID,
+	.interface_size = sizeof(struct mf_state),
+	.name = "STARPU_MULTIFORMAT_INTERFACE",
+};
+
+void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_node, void *ptr, uint32_t nobjects,
+				      struct starpu_multiformat_data_interface_ops *format_ops)
+{
+	if (!handle) {
+		_astro_error("starpu_multiformat_data_register: NULL handle pointer");
+		return;
+	}
+	*handle = NULL;
+	if (!format_ops || !format_ops->cpu_elemsize) {
+		_astro_error("starpu_multiformat_data_register: %s: give the formats (cpu_elemsize, and each device's elemsize and conversion codelets)",
+			     format_ops ? "cpu_elemsize is 0" : "NULL format_ops");
+		return;
+	}
+	if (home_node >= 0 && !ptr && nobjects) {
+		_astro_error("starpu_multiformat_data_register: NULL pointer on node %d: give the data's address, or home node -1 to let the runtime allocate it", home_node);
+		return;
+	}
+	struct mf_state s = {
+		.pub = { .id = STARPU_MULTIFORMAT_INTERFACE_ID, .cpu_ptr = ptr, .nx = nobjects, .ops = format_ops },
+	};
+	starpu_data_register(handle, home_node, &s, &starpu_interface_multiformat_ops);
+}
+
+/* ------------------------------------------------------------- conversions */
+
+/* Runs the device implementation of cl on the interface (on the device's worker). */
+static void convert(struct starpu_codelet *cl, enum starpu_node_kind kind, struct starpu_multiformat_interface *m, const char *which)
+{
+	starpu_opencl_func_t func = NULL;
+	if (cl)
+		func = kind == STARPU_OPENCL_RAM ? cl->opencl_funcs[0] : kind == STARPU_CUDA_RAM ? cl->cuda_funcs[0] : NULL;
+	if (!func) {
+		_astro_error("multiformat data on a %s device: its format has no %s codelet with an implementation for that device: "
+			     "set it in the starpu_multiformat_data_interface_ops (the data there is left unconverted)",
+			     kind == STARPU_OPENCL_RAM ? "OpenCL" : "CUDA", which);
+		return;
+	}
+	void *buffers[1] = { m };
+	func(buffers, NULL);
+}
+
+void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
+{
+	enum starpu_node_kind kind = starpu_node_get_kind(node);
+	struct mf_state *s = starpu_data_get_interface_on_node(handle, node);
+	if (kind == STARPU_CPU_RAM || s->device_current)
+		return;
+	/* A write-only access overwrites the device format anyway. */
+	if ((mode & STARPU_R) || !(mode & STARPU_W))
+		convert(kind == STARPU_OPENCL_RAM ? s->pub.ops->cpu_to_opencl_cl : s->pub.ops->cpu_to_cuda_cl, kind, &s->pub,
+			kind == STARPU_OPENCL_RAM ? "cpu_to_opencl_cl" : "cpu_to_cuda_cl");
+	s->device_current = 1;
+}
+
+void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
+{
+	enum starpu_node_kind kind = starpu_node_get_kind(node);
+	struct mf_state *s = starpu_data_get_interface_on_node(handle, node);
+	if (kind == STARPU_CPU_RAM || !(mode & (STARPU_W | STARPU_REDUX)))
+		return;
+	/* The CPU format there is what a transfer takes away. */
+	convert(kind == STARPU_OPENCL_RAM ? s->pub.ops->opencl_to_cpu_cl : s->pub.ops->cuda_to_cpu_cl, kind, &s->pub,
+		kind == STARPU_OPENCL_RAM ? "opencl_to_cpu_cl" : "cuda_to_cpu_cl");
+	s->device_current = 1;
+}
