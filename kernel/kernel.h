@@ -414,6 +414,17 @@ void _astro_data_wait_idle(starpu_data_handle_t handle);
 
 /* ------------------------------------------------------------- workers */
 
+/* A codelet a worker ran, and where its executions are counted: its own
+ * per_worker_stats, or the runtime's record of a codelet in read-only memory. */
+#define _ASTRO_CODELET_SLOTS 8
+struct _astro_codelet_slot
+{
+	const struct starpu_codelet *cl;
+	unsigned long *stats;
+};
+/* Resolves cl into slot: the counts, NULL when they cannot be kept (out of memory). */
+unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct starpu_codelet *cl);
+
 struct _astro_worker
 {
 	int id;
@@ -439,6 +450,7 @@ struct _astro_worker
 	struct starpu_task_list local_tasks;
 	int nlocal;
 	unsigned long executed;
+	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
@@ -490,6 +502,15 @@ int _astro_workers_start(void);
 void _astro_workers_stop(void);
 void _astro_worker_wake(struct _astro_worker *w);
 void _astro_workers_free(void);
+
+/* One more execution of cl on w (STARPU_CODELET_PROFILING). */
+static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_codelet *cl)
+{
+	struct _astro_codelet_slot *slot = &w->codelet_slots[((uintptr_t)cl >> 8) % _ASTRO_CODELET_SLOTS];
+	unsigned long *stats = STARPU_LIKELY(slot->cl == cl) ? slot->stats : _astro_codelet_slot_fill(slot, cl);
+	if (STARPU_LIKELY(stats != NULL))
+		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
+}
 
 /* ----------------------------------------------------------- scheduling */
 

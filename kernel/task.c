@@ -1110,21 +1110,6 @@ void starpu_codelet_init(struct starpu_codelet *cl)
 	memset(cl, 0, sizeof(*cl));
 }
 
-void starpu_codelet_display_stats(struct starpu_codelet *cl)
-{
-	if (!cl)
-		return;
-	const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : NULL;
-	if (name)
-		fprintf(stderr, "Statistics for codelet %s\n", name);
-	unsigned long total = 0;
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		total += cl->per_worker_stats[w];
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		fprintf(stderr, "\t%s -> %lu / %lu (%2.2f %%)\n", _astro_rt.workers[w]->name, cl->per_worker_stats[w], total,
-			total ? 100.0 * (double)cl->per_worker_stats[w] / (double)total : 0.0);
-}
-
 int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
 {
 	starpu_tag_declare_deps_array(sync_tag, ndeps, deps);

@@ -227,7 +227,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
-		__atomic_add_fetch(&task->cl->per_worker_stats[w->id], 1, __ATOMIC_RELAXED);
+		_astro_codelet_count(w, task->cl);
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (_astro_rt.policy->post_exec_hook)
 		_astro_rt.policy->post_exec_hook(task, task->sched_ctx);
