@@ -176,13 +176,14 @@ static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
 			       .other_id = pred->id, .nimpl = ASTRO_DEP_DATA);
 }
 
-static void link_access(struct _astro_job *job, struct _astro_data_link *link)
+/* consistency: the task's flag for this handle (STARPU_HANDLES_SEQUENTIAL_CONSISTENCY), -1 for the handle's own. */
+static void link_access(struct _astro_job *job, struct _astro_data_link *link, int consistency)
 {
 	starpu_data_handle_t h = link->handle;
 	pthread_mutex_lock(&h->lock);
 	h->busy++;
 	link->registered = true;
-	if (h->sequential_consistency && !(link->mode & STARPU_SCRATCH)) {
+	if ((consistency < 0 ? h->sequential_consistency : (unsigned)consistency) && !(link->mode & STARPU_SCRATCH)) {
 		if (h->last_writer)
 			data_dependency(h->last_writer, job);
 		if (mode_writes(link->mode)) {
@@ -262,7 +263,9 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 		links[i].job = job;
 		links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
 		links[i].mode = STARPU_TASK_GET_MODE(task, i);
-		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) && (!consistency || !links[i].handle->sequential_consistency);
+		int handle_consistency = task->handles_sequential_consistency ? task->handles_sequential_consistency[i] : -1;
+		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) &&
+				     (!consistency || !(handle_consistency < 0 ? links[i].handle->sequential_consistency : (unsigned)handle_consistency));
 		if (!consistency)
 			links[i].mode |= STARPU_SCRATCH; /* no ordering, only the busy count */
 		/* The same handle twice in one task: one access, with the union of the modes. */
@@ -277,7 +280,7 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 		for (unsigned j = i + 1; j < n; j++)
 			if (STARPU_TASK_GET_HANDLE(task, j) == links[i].handle)
 				links[i].mode |= STARPU_TASK_GET_MODE(task, j);
-		link_access(job, &links[i]);
+		link_access(job, &links[i], handle_consistency);
 	}
 }
 
@@ -448,7 +451,7 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 		handle->acquires = job;
 		pthread_mutex_unlock(&handle->lock);
 	}
-	link_access(job, link);
+	link_access(job, link, -1);
 	_astro_job_release(job);
 	return job;
 }
@@ -723,7 +726,7 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 			job->acquire_node = -1;
 		}
 	}
-	link_access(job, link);
+	link_access(job, link, -1);
 	_astro_job_release(job);
 	if (!async) {
 		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))

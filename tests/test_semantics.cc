@@ -90,4 +90,75 @@ TEST_F(Semantics, WritableCodeletGetsPerWorkerStats)
 	EXPECT_EQ(total, 10u);
 }
 
+// ------------------------------------------- per-handle sequential consistency
+
+std::atomic<int> g_released{0};
+std::atomic<int> g_waited_ok{0};
+
+// Waits (bounded) for a task that the program means to run meanwhile.
+void wait_for_release(void **, void *)
+{
+	g_waited_ok = wait_until([] { return g_released.load() != 0; }, 30000) ? 1 : 0;
+}
+
+void release_func(void **, void *)
+{
+	g_released = 1;
+}
+
+TEST_F(Semantics, HandlesSequentialConsistencyOffLetsATaskOvertake)
+{
+	g_released = 0;
+	g_waited_ok = 0;
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet waiter = cpu_codelet(wait_for_release, 1, "waiter");
+	waiter.modes[0] = STARPU_RW;
+	starpu_codelet releaser = cpu_codelet(release_func, 1, "releaser");
+	releaser.modes[0] = STARPU_RW;
+	unsigned char no_consistency[1] = { 0 };
+	ASSERT_EQ(starpu_task_insert(&waiter, STARPU_RW, h, 0), 0);
+	// Without the flag the second writer would wait for the first, which waits for it.
+	ASSERT_EQ(starpu_task_insert(&releaser, STARPU_RW, h, STARPU_HANDLES_SEQUENTIAL_CONSISTENCY, no_consistency, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_waited_ok, 1) << "the task inserted without consistency on its handle waited for the earlier writer";
+	starpu_data_unregister(h);
+}
+
+std::atomic<int> g_order{0};
+std::atomic<int> g_first_done_before_second{0};
+
+void first_func(void **, void *)
+{
+	sleep_ms(20);
+	g_order = 1;
+}
+
+void second_func(void **, void *)
+{
+	g_first_done_before_second = g_order.load();
+}
+
+TEST_F(Semantics, HandlesSequentialConsistencyOnKeepsTheOrder)
+{
+	g_order = 0;
+	g_first_done_before_second = 0;
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet first = cpu_codelet(first_func, 1, "first");
+	first.modes[0] = STARPU_RW;
+	starpu_codelet second = cpu_codelet(second_func, 1, "second");
+	second.modes[0] = STARPU_RW;
+	unsigned char consistency[1] = { 1 };
+	ASSERT_EQ(starpu_task_insert(&first, STARPU_RW, h, 0), 0);
+	ASSERT_EQ(starpu_task_insert(&second, STARPU_RW, h, STARPU_HANDLES_SEQUENTIAL_CONSISTENCY, consistency, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_first_done_before_second, 1);
+	starpu_data_unregister(h);
+}
+
 } // namespace
