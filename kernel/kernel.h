@@ -189,7 +189,7 @@ struct _astro_job
 	/* Declared dependencies (starpu_task_declare_deps) persist across submissions, see task.c. */
 	struct _astro_dep_group **groups;    /* groups this job waits for */
 	unsigned ngroups;
-	unsigned ngroups_completed;          /* group completions not yet used by a submission */
+	unsigned ngroups_ready;              /* groups with a completion not yet used by a submission */
 	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
 	unsigned npred_of, pred_of_cap;
 	struct _astro_tag *tag;

@@ -86,11 +86,21 @@ struct _astro_dep_group
 	struct _astro_job *succ;
 	unsigned ndeps;
 	unsigned remaining;                  /* under succ->lock */
+	unsigned banked;                     /* completions of the group not yet used by a submission of succ (under succ->lock) */
 	struct _astro_job **preds;           /* NULL once a predecessor is freed */
 };
 
 /* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
 static pthread_mutex_t dep_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One submission of job uses one completion of each of its groups (job->lock held). A
+ * regenerated task thus runs once per round of its predecessors, however far ahead they run. */
+static void groups_consume(struct _astro_job *job)
+{
+	for (unsigned i = 0; i < job->ngroups; i++)
+		if (--job->groups[i]->banked == 0)
+			job->ngroups_ready--;
+}
 
 /* One predecessor of g completed. Called with that predecessor's lock held
  * (so g cannot be freed meanwhile); returns the successor to release, if any. */
@@ -100,10 +110,11 @@ static struct _astro_job *group_notify(struct _astro_dep_group *g)
 	pthread_mutex_lock(&succ->lock);
 	if (--g->remaining == 0) {
 		g->remaining = g->ndeps;
-		succ->ngroups_completed++;
-		if (succ->waiting_groups && succ->ngroups_completed >= succ->ngroups) {
+		if (g->banked++ == 0)
+			succ->ngroups_ready++;
+		if (succ->waiting_groups && succ->ngroups_ready == succ->ngroups) {
 			succ->waiting_groups = false;
-			succ->ngroups_completed = 0;
+			groups_consume(succ);
 			release = succ;
 		}
 	}
@@ -115,8 +126,8 @@ static struct _astro_job *group_notify(struct _astro_dep_group *g)
 static void groups_claim(struct _astro_job *job)
 {
 	pthread_mutex_lock(&job->lock);
-	if (job->ngroups_completed >= job->ngroups) {
-		job->ngroups_completed = 0;
+	if (job->ngroups_ready == job->ngroups) {
+		groups_consume(job);
 	} else {
 		job->waiting_groups = true;
 		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);

@@ -161,4 +161,59 @@ TEST_F(Semantics, HandlesSequentialConsistencyOnKeepsTheOrder)
 	starpu_data_unregister(h);
 }
 
+// ------------------------------------------------- regenerated task pipeline
+
+const unsigned kRounds = 300;
+std::atomic<unsigned> g_stage_runs[3];
+std::atomic<int> g_stages_done{0};
+
+// The second stage's first run lasts until the first stage ran all its
+// rounds: the completions it did not see yet must still each count once.
+void stage_func(void **, void *arg)
+{
+	if ((intptr_t)arg == 1 && g_stage_runs[1] == 0)
+		wait_until([] { return g_stage_runs[0].load() == kRounds; }, 30000);
+}
+
+// Each stage stops regenerating after kRounds runs.
+void stage_callback(void *arg)
+{
+	std::atomic<unsigned> *runs = (std::atomic<unsigned> *)arg;
+	if (++*runs == kRounds) {
+		starpu_task_get_current()->regenerate = 0;
+		g_stages_done++;
+	}
+}
+
+TEST_F(Semantics, RegeneratedPipelineRunsEachStageOncePerRound)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	for (auto &r : g_stage_runs)
+		r = 0;
+	g_stages_done = 0;
+	starpu_codelet cl = cpu_codelet(stage_func, 0, "stage");
+	starpu_task stages[3];
+	for (int i = 0; i < 3; i++) {
+		starpu_task_init(&stages[i]);
+		stages[i].cl = &cl;
+		stages[i].cl_arg = (void *)(intptr_t)i;
+		stages[i].regenerate = 1;
+		stages[i].callback_func = stage_callback;
+		stages[i].callback_arg = &g_stage_runs[i];
+		if (i > 0) {
+			starpu_task *pred = &stages[i - 1];
+			starpu_task_declare_deps_array(&stages[i], 1, &pred);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(starpu_task_submit(&stages[i]), 0);
+	ASSERT_TRUE(wait_until([] { return g_stages_done.load() == 3; }, 30000))
+		<< "runs: " << g_stage_runs[0] << " " << g_stage_runs[1] << " " << g_stage_runs[2];
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(g_stage_runs[i].load(), kRounds) << "stage " << i;
+		starpu_task_clean(&stages[i]);
+	}
+}
+
 } // namespace
