@@ -263,6 +263,8 @@ void _astro_tags_shutdown(void);
 /* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
  * with nothing changed, when another task still holds the tag. */
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* task is freed: starpu_tag_get_task() no longer returns it. */
+void _astro_tag_forget_task(struct starpu_task *task);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
 /* The watchdog's report: one line per tag whose task waits for undone tags;
@@ -449,6 +451,7 @@ struct _astro_worker
 	pthread_mutex_t local_lock;
 	struct starpu_task_list local_tasks;
 	int nlocal;
+	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
 	unsigned long executed;
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));

@@ -26,6 +26,7 @@ struct _astro_tag
 	unsigned ndeps;                      /* declared dependency tags */
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
 	struct _astro_job *job;              /* associated job */
+	struct starpu_task *task;            /* the task that last carried it, kept once done until it is freed (starpu_tag_get_task) */
 	bool job_blocked;                    /* job holds a dependency on this tag */
 	struct _astro_tag **succs;           /* tags that depend on this one (inline_succs until it grows) */
 	unsigned nsuccs, succs_cap;
@@ -197,6 +198,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
 	tag->state = TAG_ASSOCIATED;
 	tag->job = job;
+	tag->task = job->task;
 	job->tag = tag;
 	if (tag->ndeps_completed < tag->ndeps) {
 		tag->job_blocked = true;
@@ -393,9 +395,20 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	if (!tag)
 		return NULL;
 	pthread_mutex_lock(&tag->lock);
-	struct starpu_task *task = tag->job ? tag->job->task : NULL;
+	struct starpu_task *task = tag->job ? tag->job->task : tag->task;
 	pthread_mutex_unlock(&tag->lock);
 	return task;
+}
+
+void _astro_tag_forget_task(struct starpu_task *task)
+{
+	struct _astro_tag *tag = tag_lookup(task->tag_id, false);
+	if (!tag)
+		return;
+	pthread_mutex_lock(&tag->lock);
+	if (tag->task == task)
+		tag->task = NULL;
+	pthread_mutex_unlock(&tag->lock);
 }
 
 /* ------------------------------------------------------------- watchdog */

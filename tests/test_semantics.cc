@@ -216,4 +216,151 @@ TEST_F(Semantics, RegeneratedPipelineRunsEachStageOncePerRound)
 	}
 }
 
+// --------------------------------------------------------- end dependencies
+
+std::atomic<int> g_body_ran{0};
+std::atomic<int> g_end_ran{0};
+
+void body_func(void **, void *)
+{
+	g_body_ran++;
+}
+
+void end_func(void **, void *)
+{
+	g_end_ran++;
+}
+
+// starpu_task_wait(task) on another thread: done turns true when it returned.
+std::thread waiter_of(starpu_task *task, std::atomic<int> *done)
+{
+	return std::thread([task, done] {
+		EXPECT_EQ(starpu_task_wait(task), 0);
+		*done = 1;
+	});
+}
+
+TEST_F(Semantics, EndDepAddHoldsTheTaskUntilReleased)
+{
+	g_body_ran = 0;
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	starpu_codelet cl = cpu_codelet(body_func, 0, "body");
+	starpu_task *task = starpu_task_create();
+	task->cl = &cl;
+	task->detach = 0;
+	task->destroy = 0;
+	starpu_task_end_dep_add(task, 1);
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_TRUE(wait_until([] { return g_body_ran.load() == 1; }, 30000));
+	std::atomic<int> done{0};
+	std::thread t = waiter_of(task, &done);
+	sleep_ms(100);
+	EXPECT_EQ(done, 0) << "starpu_task_wait returned before the end dependency was released";
+	starpu_task_end_dep_release(task);
+	t.join();
+	EXPECT_EQ(done, 1);
+	starpu_task_destroy(task);
+}
+
+TEST_F(Semantics, EndDepsArrayHoldsTheTaskUntilThoseEnd)
+{
+	g_body_ran = 0;
+	g_end_ran = 0;
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	starpu_codelet body = cpu_codelet(body_func, 0, "body");
+	starpu_codelet ender = cpu_codelet(end_func, 0, "ender");
+	starpu_task *later = starpu_task_create();
+	later->cl = &ender;
+	starpu_task *task = starpu_task_build(&body, STARPU_TASK_END_DEPS_ARRAY, 1, &later, 0);
+	ASSERT_NE(task, nullptr);
+	task->detach = 0;
+	task->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_TRUE(wait_until([] { return g_body_ran.load() == 1; }, 30000));
+	std::atomic<int> done{0};
+	std::thread t = waiter_of(task, &done);
+	sleep_ms(100);
+	EXPECT_EQ(done, 0) << "starpu_task_wait returned before its end dependency ended";
+	ASSERT_EQ(starpu_task_submit(later), 0);
+	t.join();
+	EXPECT_EQ(done, 1);
+	EXPECT_EQ(g_end_ran, 1);
+	starpu_task_destroy(task);
+}
+
+// ------------------------------------------------------------- worker order
+
+std::mutex g_order_lock;
+std::vector<int> g_ran_order;
+
+void record_order(void **, void *arg)
+{
+	std::lock_guard<std::mutex> guard(g_order_lock);
+	g_ran_order.push_back((int)(intptr_t)arg);
+}
+
+TEST_F(Semantics, WorkerOrderIsHonouredOnASpecificWorker)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	g_ran_order.clear();
+	starpu_codelet cl = cpu_codelet(record_order, 0, "ordered");
+	const int n = 8;
+	// Submitted in reverse order, pinned to worker 1: they run 1, 2, ... n.
+	for (int order = n; order >= 1; order--) {
+		starpu_task *task = starpu_task_create();
+		task->cl = &cl;
+		task->cl_arg = (void *)(intptr_t)order;
+		task->execute_on_a_specific_worker = 1;
+		task->workerid = 1;
+		task->workerorder = (unsigned)order;
+		ASSERT_EQ(starpu_task_submit(task), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<int> expected;
+	for (int order = 1; order <= n; order++)
+		expected.push_back(order);
+	EXPECT_EQ(g_ran_order, expected);
+}
+
+// --------------------------------------------------------------------- tags
+
+TEST_F(Semantics, TagGetTaskReturnsTheTaskAlsoAfterItCompleted)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	starpu_codelet cl = cpu_codelet(count_func, 0, "tagged");
+	starpu_task *task = starpu_task_create();
+	task->cl = &cl;
+	task->destroy = 0;
+	task->use_tag = 1;
+	task->tag_id = 0x4242;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(starpu_tag_get_task(0x4242), task);
+	starpu_task_destroy(task);
+	EXPECT_EQ(starpu_tag_get_task(0x4242), nullptr) << "a freed task is never returned";
+	EXPECT_EQ(starpu_tag_get_task(0x4243), nullptr);
+}
+
+// -------------------------------------------------------------- no worker
+
+TEST_F(Semantics, InitWithNoWorkerAtAllGivesENODEV)
+{
+	ScopedEnv ncpu("STARPU_NCPU", "0");
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_init(nullptr); });
+	EXPECT_EQ(ret, -ENODEV);
+	EXPECT_EQ(starpu_is_initialized(), 0);
+	EXPECT_TRUE(contains(err, "starpu_conf_noworker")) << err;
+	starpu_shutdown(); // as StarPU's programs do after -ENODEV: harmless
+	// A program that asks for no worker itself still starts.
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	starpu_conf_noworker(&conf);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_EQ(starpu_worker_get_count(), 0u);
+	starpu_shutdown();
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	EXPECT_EQ(starpu_worker_get_count(), 1u);
+}
+
 } // namespace
