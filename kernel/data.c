@@ -186,7 +186,10 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 	if ((consistency < 0 ? h->sequential_consistency : (unsigned)consistency) && !(link->mode & STARPU_SCRATCH)) {
 		if (h->last_writer)
 			data_dependency(h->last_writer, job);
-		if (mode_writes(link->mode)) {
+		/* Commuting writes run after the accesses before them, before the ones after
+		 * them, and in any order among themselves (they exclude each other as they run). */
+		link->commute = (link->mode & STARPU_COMMUTE) && mode_writes(link->mode);
+		if (mode_writes(link->mode) && !link->commute) {
 			struct _astro_data_link *r = h->readers;
 			while (r) {
 				struct _astro_data_link *next = r->next;
@@ -196,15 +199,23 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 				r = next;
 			}
 			h->readers = NULL;
+			h->ncommute = 0;
 			h->last_writer = job;
 			link->is_writer = true;
 		} else {
+			/* A read waits for the commuting writes before it; a commuting write for the reads. */
+			if (h->ncommute || link->commute)
+				for (struct _astro_data_link *r = h->readers; r; r = r->next)
+					if (r->commute != link->commute)
+						data_dependency(r->job, job);
 			link->prev = NULL;
 			link->next = h->readers;
 			if (h->readers)
 				h->readers->prev = link;
 			h->readers = link;
 			link->in_readers = true;
+			if (link->commute)
+				h->ncommute++;
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -224,6 +235,8 @@ static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 		if (link->next)
 			link->next->prev = link->prev;
 		link->in_readers = false;
+		if (link->commute)
+			h->ncommute--;
 	}
 	link->is_writer = false;
 	link->registered = false;
@@ -329,7 +342,7 @@ static void exec_lock_unordered(struct _astro_job *job)
 	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
 	for (unsigned i = 0; i < job->nbuffers; i++) {
 		struct _astro_data_link *link = &job->links[i];
-		if (!link->registered || !link->unordered)
+		if (!link->registered || !(link->unordered || link->commute))
 			continue;
 		unsigned pos = n++;
 		while (pos > 0 && (uintptr_t)sorted[pos - 1]->handle > (uintptr_t)link->handle) {

@@ -170,6 +170,7 @@ struct _astro_data_link
 	bool registered; /* took part in implicit dependencies / busy count */
 	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
 	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
+	bool commute;     /* a STARPU_COMMUTE write: ordered against the other accesses, not against its peers */
 };
 
 struct _astro_job
@@ -316,7 +317,8 @@ struct _starpu_data_state
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
-	struct _astro_data_link *readers;
+	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
+	unsigned ncommute;                   /* commuting writes among the readers */
 	unsigned sequential_consistency;
 	int busy;                            /* submitted accesses not yet terminated */
 	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */

@@ -363,4 +363,68 @@ TEST_F(Semantics, InitWithNoWorkerAtAllGivesENODEV)
 	EXPECT_EQ(starpu_worker_get_count(), 1u);
 }
 
+// ------------------------------------------------------------------ commute
+
+void increment_slowly(void **buffers, void *)
+{
+	int *x = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	int seen = *x;
+	sleep_ms(2); // a peer running meanwhile would lose an increment
+	*x = seen + 1;
+}
+
+std::atomic<int> g_read_value{-1};
+
+void read_value(void **buffers, void *)
+{
+	g_read_value = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+TEST_F(Semantics, CommuteWithExplicitDependencyOnALaterPeer)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet inc = cpu_codelet(increment_slowly, 1, "inc");
+	inc.modes[0] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
+	starpu_task *first = starpu_task_create();
+	first->cl = &inc;
+	first->handles[0] = h;
+	starpu_task *second = starpu_task_create();
+	second->cl = &inc;
+	second->handles[0] = h;
+	// Submitted first, but waits for the second: commuting accesses let it.
+	starpu_task_declare_deps_array(first, 1, &second);
+	ASSERT_EQ(starpu_task_submit(first), 0);
+	ASSERT_EQ(starpu_task_submit(second), 0);
+	ASSERT_TRUE(wait_until([] { return starpu_task_nsubmitted() == 0; }, 30000)) << "the two commuting tasks hang";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 2);
+}
+
+TEST_F(Semantics, CommutingWritesExcludeEachOtherAndPrecedeLaterReads)
+{
+	g_read_value = -1;
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet inc = cpu_codelet(increment_slowly, 1, "inc");
+	inc.modes[0] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
+	starpu_codelet reader = cpu_codelet(read_value, 1, "reader");
+	reader.modes[0] = STARPU_R;
+	const int n = 10;
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW | STARPU_COMMUTE, h, 0), 0);
+	ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, h, 0), 0);
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW | STARPU_COMMUTE, h, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_read_value, n) << "the read ran beside or before the commuting writes submitted before it";
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 2 * n);
+}
+
 } // namespace
