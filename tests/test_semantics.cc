@@ -427,4 +427,25 @@ TEST_F(Semantics, CommutingWritesExcludeEachOtherAndPrecedeLaterReads)
 	EXPECT_EQ(x, 2 * n);
 }
 
+// -------------------------------------------------------- 1.4 helper names
+
+TEST_F(Semantics, GetenvHelpersUnder14Names)
+{
+	ScopedEnv number("ASTRO_SEM_NUMBER", "42");
+	ScopedEnv real("ASTRO_SEM_FLOAT", "2.5");
+	ScopedEnv unset("ASTRO_SEM_UNSET", nullptr);
+	EXPECT_EQ(starpu_getenv_number("ASTRO_SEM_NUMBER"), 42);
+	EXPECT_EQ(starpu_getenv_number("ASTRO_SEM_UNSET"), -1);
+	EXPECT_EQ(starpu_getenv_number_default("ASTRO_SEM_NUMBER", 7), 42);
+	EXPECT_EQ(starpu_getenv_number_default("ASTRO_SEM_UNSET", 7), 7);
+	EXPECT_FLOAT_EQ(starpu_getenv_float_default("ASTRO_SEM_FLOAT", 1.0f), 2.5f);
+	EXPECT_FLOAT_EQ(starpu_getenv_float_default("ASTRO_SEM_UNSET", 1.0f), 1.0f);
+	// A value that is not a number is said and replaced by the default.
+	ScopedEnv bad("ASTRO_SEM_NUMBER", "forty");
+	int v = 0;
+	std::string err = stderr_of([&] { v = starpu_getenv_number_default("ASTRO_SEM_NUMBER", 7); });
+	EXPECT_EQ(v, 7);
+	EXPECT_TRUE(contains(err, "ASTRO_SEM_NUMBER")) << err;
+}
+
 } // namespace
