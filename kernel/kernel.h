@@ -194,6 +194,7 @@ struct _astro_job
 	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
 	unsigned npred_of, pred_of_cap;
 	struct _astro_tag *tag;
+	unsigned tag_generation;             /* the tags' generation when tag was attached: tag is still there while it is current */
 	unsigned nbuffers;
 	unsigned nimpl;
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
@@ -264,8 +265,8 @@ void _astro_tags_shutdown(void);
 /* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
  * with nothing changed, when another task still holds the tag. */
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
-/* task is freed: starpu_tag_get_task() no longer returns it. */
-void _astro_tag_forget_task(struct starpu_task *task);
+/* task (whose job is job) is freed: starpu_tag_get_task() no longer returns it. */
+void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
 /* The watchdog's report: one line per tag whose task waits for undone tags;

@@ -856,7 +856,7 @@ static void task_free_owned(struct starpu_task *task)
 	task->dyn_modes = NULL;
 	_astro_profiling_task_info_free(task);
 	if (task->use_tag)
-		_astro_tag_forget_task(task);
+		_astro_tag_forget_task(task->starpu_private, task);
 	_astro_job_free(task->starpu_private);
 	task->starpu_private = NULL;
 }
