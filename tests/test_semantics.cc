@@ -44,6 +44,22 @@ bool mapped_read_only(const void *address)
 	return false;
 }
 
+// A variable handle on x.
+starpu_data_handle_t register_int(int *x)
+{
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)x, sizeof(*x));
+	return h;
+}
+
+// A CPU codelet with one buffer accessed in mode.
+starpu_codelet one_buffer_codelet(starpu_cpu_func_t f, const char *name, int mode)
+{
+	starpu_codelet cl = cpu_codelet(f, 1, name);
+	cl.modes[0] = (starpu_data_access_mode)mode;
+	return cl;
+}
+
 class Semantics : public ::testing::Test
 {
 protected:
@@ -112,12 +128,9 @@ TEST_F(Semantics, HandlesSequentialConsistencyOffLetsATaskOvertake)
 	g_waited_ok = 0;
 	ASSERT_EQ(init_with_ncpus(2), 0);
 	int x = 0;
-	starpu_data_handle_t h;
-	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
-	starpu_codelet waiter = cpu_codelet(wait_for_release, 1, "waiter");
-	waiter.modes[0] = STARPU_RW;
-	starpu_codelet releaser = cpu_codelet(release_func, 1, "releaser");
-	releaser.modes[0] = STARPU_RW;
+	starpu_data_handle_t h = register_int(&x);
+	starpu_codelet waiter = one_buffer_codelet(wait_for_release, "waiter", STARPU_RW);
+	starpu_codelet releaser = one_buffer_codelet(release_func, "releaser", STARPU_RW);
 	unsigned char no_consistency[1] = { 0 };
 	ASSERT_EQ(starpu_task_insert(&waiter, STARPU_RW, h, 0), 0);
 	// Without the flag the second writer would wait for the first, which waits for it.
@@ -147,12 +160,9 @@ TEST_F(Semantics, HandlesSequentialConsistencyOnKeepsTheOrder)
 	g_first_done_before_second = 0;
 	ASSERT_EQ(init_with_ncpus(2), 0);
 	int x = 0;
-	starpu_data_handle_t h;
-	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
-	starpu_codelet first = cpu_codelet(first_func, 1, "first");
-	first.modes[0] = STARPU_RW;
-	starpu_codelet second = cpu_codelet(second_func, 1, "second");
-	second.modes[0] = STARPU_RW;
+	starpu_data_handle_t h = register_int(&x);
+	starpu_codelet first = one_buffer_codelet(first_func, "first", STARPU_RW);
+	starpu_codelet second = one_buffer_codelet(second_func, "second", STARPU_RW);
 	unsigned char consistency[1] = { 1 };
 	ASSERT_EQ(starpu_task_insert(&first, STARPU_RW, h, 0), 0);
 	ASSERT_EQ(starpu_task_insert(&second, STARPU_RW, h, STARPU_HANDLES_SEQUENTIAL_CONSISTENCY, consistency, 0), 0);
@@ -384,10 +394,8 @@ TEST_F(Semantics, CommuteWithExplicitDependencyOnALaterPeer)
 {
 	ASSERT_EQ(init_with_ncpus(2), 0);
 	int x = 0;
-	starpu_data_handle_t h;
-	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
-	starpu_codelet inc = cpu_codelet(increment_slowly, 1, "inc");
-	inc.modes[0] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
+	starpu_data_handle_t h = register_int(&x);
+	starpu_codelet inc = one_buffer_codelet(increment_slowly, "inc", STARPU_RW | STARPU_COMMUTE);
 	starpu_task *first = starpu_task_create();
 	first->cl = &inc;
 	first->handles[0] = h;
@@ -409,12 +417,9 @@ TEST_F(Semantics, CommutingWritesExcludeEachOtherAndPrecedeLaterReads)
 	g_read_value = -1;
 	ASSERT_EQ(init_with_ncpus(2), 0);
 	int x = 0;
-	starpu_data_handle_t h;
-	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
-	starpu_codelet inc = cpu_codelet(increment_slowly, 1, "inc");
-	inc.modes[0] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
-	starpu_codelet reader = cpu_codelet(read_value, 1, "reader");
-	reader.modes[0] = STARPU_R;
+	starpu_data_handle_t h = register_int(&x);
+	starpu_codelet inc = one_buffer_codelet(increment_slowly, "inc", STARPU_RW | STARPU_COMMUTE);
+	starpu_codelet reader = one_buffer_codelet(read_value, "reader", STARPU_R);
 	const int n = 10;
 	for (int i = 0; i < n; i++)
 		ASSERT_EQ(starpu_task_insert(&inc, STARPU_RW | STARPU_COMMUTE, h, 0), 0);
