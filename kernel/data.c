@@ -555,13 +555,19 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 	(void)node;
 	if (!handle_live(handle, "starpu_data_release"))
 		return;
+	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	pthread_mutex_lock(&handle->lock);
-	struct _astro_job *job = handle->acquires;
-	if (job)
-		handle->acquires = job->next_acquire;
+	struct _astro_job **link = &handle->acquires;
+	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
+		link = &(*link)->next_acquire;
+	struct _astro_job *job = *link;
+	if (job) {
+		*link = job->next_acquire;
+		pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
+	}
 	pthread_mutex_unlock(&handle->lock);
 	if (!job) {
-		_astro_error("starpu_data_release: the handle is not acquired: call starpu_data_acquire first");
+		_astro_error("starpu_data_release: the handle is not acquired (or its requests are not granted yet): call starpu_data_acquire first");
 		return;
 	}
 	_astro_job_terminate(job, -1);
@@ -616,6 +622,16 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
 		return false;
 	pthread_mutex_lock(&handle->lock);
+	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
+	for (;;) {
+		bool only_requests = handle->acquires != NULL;
+		for (struct _astro_job *j = handle->acquires; j; j = j->next_acquire)
+			if (!j->acquire_callback)
+				only_requests = false;
+		if (!only_requests)
+			break;
+		pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	}
 	bool acquired = handle->acquires != NULL;
 	pthread_mutex_unlock(&handle->lock);
 	if (acquired) {

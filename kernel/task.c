@@ -257,6 +257,7 @@ static void job_ready(struct _astro_job *job)
 		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
 			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
+			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE); /* granted: starpu_data_release may end it */
 			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 			job->acquire_callback(job->acquire_arg);
 			_astro_context_leave(previous);

@@ -432,6 +432,43 @@ TEST_F(Semantics, CommutingWritesExcludeEachOtherAndPrecedeLaterReads)
 	EXPECT_EQ(x, 2 * n);
 }
 
+// ---------------------------------------------------------------- acquire_cb
+
+struct acquire_step
+{
+	starpu_data_handle_t handle;
+	int *x;
+};
+
+void increment_and_release(void *arg)
+{
+	acquire_step *step = (acquire_step *)arg;
+	++*step->x;
+	starpu_data_release(step->handle);
+}
+
+void sleep_a_while(void **, void *)
+{
+	sleep_ms(50); // the acquire requests are still pending when unregister is called
+}
+
+TEST_F(Semantics, UnregisterWaitsForPendingAcquireCallbacks)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	int x = 0;
+	starpu_data_handle_t h = register_int(&x);
+	starpu_codelet slow = one_buffer_codelet(sleep_a_while, "slow", STARPU_RW);
+	ASSERT_EQ(starpu_task_insert(&slow, STARPU_RW, h, 0), 0);
+	acquire_step step = { h, &x };
+	// A chain of requests: each callback releases, which lets the next one in.
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_RW, increment_and_release, &step), 0);
+	std::string err = stderr_of([&] { starpu_data_unregister(h); });
+	EXPECT_FALSE(contains(err, "still acquired")) << err;
+	EXPECT_EQ(x, 3);
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+}
+
 // -------------------------------------------------------- 1.4 helper names
 
 TEST_F(Semantics, GetenvHelpersUnder14Names)
