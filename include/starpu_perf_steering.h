@@ -62,8 +62,8 @@ const char *starpu_perf_knob_get_help_string(int id);
 
 /** Prints the knobs of scope on stdout, one per line: "0x<id>:<name> [<type>] - <help>". */
 void starpu_perf_knob_list_avail(enum starpu_perf_knob_scope scope);
-/** Prints the knobs of every scope, each list after a "scope: <name>" line (scope itself is not used). */
-void starpu_perf_knob_list_all_avail(enum starpu_perf_knob_scope scope);
+/** Prints the knobs of every scope, each list after a "scope: <name>" line. */
+void starpu_perf_knob_list_all_avail(void);
 
 /** Value of global knob knob_id, which must be an int32 knob. */
 int32_t starpu_perf_knob_get_global_int32_value(const int knob_id);

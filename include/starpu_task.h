@@ -147,6 +147,8 @@ struct starpu_task
 	void *interfaces[STARPU_NMAXBUFS];
 	/** Access modes when cl->nbuffers is STARPU_VARIABLE_NBUFFERS. */
 	enum starpu_data_access_mode modes[STARPU_NMAXBUFS];
+	/** One flag per buffer, replacing its handle's sequential-consistency flag for this task (NULL: the handles' flags). */
+	unsigned char *handles_sequential_consistency;
 	/** Handles, interfaces and modes beyond STARPU_NMAXBUFS. */
 	starpu_data_handle_t *dyn_handles;
 	void **dyn_interfaces;

@@ -82,6 +82,12 @@ int starpu_get_env_number(const char *str);
 int starpu_get_env_number_default(const char *str, int defvalue);
 /** Float variant of starpu_get_env_number_default(). */
 float starpu_get_env_float_default(const char *str, float defvalue);
+/** StarPU 1.4's name of starpu_get_env_number(). */
+int starpu_getenv_number(const char *str);
+/** StarPU 1.4's name of starpu_get_env_number_default(). */
+int starpu_getenv_number_default(const char *str, int defvalue);
+/** StarPU 1.4's name of starpu_get_env_float_default(). */
+float starpu_getenv_float_default(const char *str, float defvalue);
 /** Size (with an optional B/K/M/G/T suffix), or defval when unset. */
 int64_t starpu_get_env_size_default(const char *str, int64_t defval);
 /** Value of str, or defvalue when unset. */

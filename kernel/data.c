@@ -192,16 +192,20 @@ static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
 			       .other_id = pred->id, .nimpl = ASTRO_DEP_DATA);
 }
 
-static void link_access(struct _astro_job *job, struct _astro_data_link *link)
+/* consistency: the task's flag for this handle (STARPU_HANDLES_SEQUENTIAL_CONSISTENCY), -1 for the handle's own. */
+static void link_access(struct _astro_job *job, struct _astro_data_link *link, int consistency)
 {
 	starpu_data_handle_t h = link->handle;
 	pthread_mutex_lock(&h->lock);
 	h->busy++;
 	link->registered = true;
-	if (h->sequential_consistency && !(link->mode & STARPU_SCRATCH)) {
+	if ((consistency < 0 ? h->sequential_consistency : (unsigned)consistency) && !(link->mode & STARPU_SCRATCH)) {
 		if (h->last_writer)
 			data_dependency(h->last_writer, job);
-		if (mode_writes(link->mode)) {
+		/* Commuting writes run after the accesses before them, before the ones after
+		 * them, and in any order among themselves (they exclude each other as they run). */
+		link->commute = (link->mode & STARPU_COMMUTE) && mode_writes(link->mode);
+		if (mode_writes(link->mode) && !link->commute) {
 			struct _astro_data_link *r = h->readers;
 			while (r) {
 				struct _astro_data_link *next = r->next;
@@ -211,15 +215,23 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link)
 				r = next;
 			}
 			h->readers = NULL;
+			h->ncommute = 0;
 			h->last_writer = job;
 			link->is_writer = true;
 		} else {
+			/* A read waits for the commuting writes before it; a commuting write for the reads. */
+			if (h->ncommute || link->commute)
+				for (struct _astro_data_link *r = h->readers; r; r = r->next)
+					if (r->commute != link->commute)
+						data_dependency(r->job, job);
 			link->prev = NULL;
 			link->next = h->readers;
 			if (h->readers)
 				h->readers->prev = link;
 			h->readers = link;
 			link->in_readers = true;
+			if (link->commute)
+				h->ncommute++;
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -239,6 +251,8 @@ static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 		if (link->next)
 			link->next->prev = link->prev;
 		link->in_readers = false;
+		if (link->commute)
+			h->ncommute--;
 	}
 	link->is_writer = false;
 	link->registered = false;
@@ -278,7 +292,9 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 		links[i].job = job;
 		links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
 		links[i].mode = STARPU_TASK_GET_MODE(task, i);
-		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) && (!consistency || !links[i].handle->sequential_consistency);
+		int handle_consistency = task->handles_sequential_consistency ? task->handles_sequential_consistency[i] : -1;
+		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) &&
+				     (!consistency || !(handle_consistency < 0 ? links[i].handle->sequential_consistency : (unsigned)handle_consistency));
 		if (!consistency)
 			links[i].mode |= STARPU_SCRATCH; /* no ordering, only the busy count */
 		/* The same handle twice in one task: one access, with the union of the modes. */
@@ -293,7 +309,7 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 		for (unsigned j = i + 1; j < n; j++)
 			if (STARPU_TASK_GET_HANDLE(task, j) == links[i].handle)
 				links[i].mode |= STARPU_TASK_GET_MODE(task, j);
-		link_access(job, &links[i]);
+		link_access(job, &links[i], handle_consistency);
 	}
 }
 
@@ -342,7 +358,7 @@ static void exec_lock_unordered(struct _astro_job *job)
 	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
 	for (unsigned i = 0; i < job->nbuffers; i++) {
 		struct _astro_data_link *link = &job->links[i];
-		if (!link->registered || !link->unordered)
+		if (!link->registered || !(link->unordered || link->commute))
 			continue;
 		unsigned pos = n++;
 		while (pos > 0 && (uintptr_t)sorted[pos - 1]->handle > (uintptr_t)link->handle) {
@@ -475,7 +491,7 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 		handle->acquires = job;
 		pthread_mutex_unlock(&handle->lock);
 	}
-	link_access(job, link);
+	link_access(job, link, -1);
 	_astro_job_release(job);
 	return job;
 }
@@ -566,13 +582,19 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 	(void)node;
 	if (!handle_live(handle, "starpu_data_release"))
 		return;
+	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	pthread_mutex_lock(&handle->lock);
-	struct _astro_job *job = handle->acquires;
-	if (job)
-		handle->acquires = job->next_acquire;
+	struct _astro_job **link = &handle->acquires;
+	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
+		link = &(*link)->next_acquire;
+	struct _astro_job *job = *link;
+	if (job) {
+		*link = job->next_acquire;
+		pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
+	}
 	pthread_mutex_unlock(&handle->lock);
 	if (!job) {
-		_astro_error("starpu_data_release: the handle is not acquired: call starpu_data_acquire first");
+		_astro_error("starpu_data_release: the handle is not acquired (or its requests are not granted yet): call starpu_data_acquire first");
 		return;
 	}
 	_astro_job_terminate(job, -1);
@@ -632,6 +654,16 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
 		return false;
 	pthread_mutex_lock(&handle->lock);
+	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
+	for (;;) {
+		bool only_requests = handle->acquires != NULL;
+		for (struct _astro_job *j = handle->acquires; j; j = j->next_acquire)
+			if (!j->acquire_callback)
+				only_requests = false;
+		if (!only_requests)
+			break;
+		pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	}
 	bool acquired = handle->acquires != NULL;
 	pthread_mutex_unlock(&handle->lock);
 	if (acquired) {
@@ -755,7 +787,7 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 			job->acquire_node = -1;
 		}
 	}
-	link_access(job, link);
+	link_access(job, link, -1);
 	_astro_job_release(job);
 	if (!async) {
 		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))

@@ -170,6 +170,7 @@ struct _astro_data_link
 	bool registered; /* took part in implicit dependencies / busy count */
 	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
 	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
+	bool commute;     /* a STARPU_COMMUTE write: ordered against the other accesses, not against its peers */
 };
 
 struct _astro_job
@@ -189,10 +190,11 @@ struct _astro_job
 	/* Declared dependencies (starpu_task_declare_deps) persist across submissions, see task.c. */
 	struct _astro_dep_group **groups;    /* groups this job waits for */
 	unsigned ngroups;
-	unsigned ngroups_completed;          /* group completions not yet used by a submission */
+	unsigned ngroups_ready;              /* groups with a completion not yet used by a submission */
 	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
 	unsigned npred_of, pred_of_cap;
 	struct _astro_tag *tag;
+	unsigned tag_generation;             /* the tags' generation when tag was attached: tag is still there while it is current */
 	unsigned nbuffers;
 	unsigned nimpl;
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
@@ -263,6 +265,8 @@ void _astro_tags_shutdown(void);
 /* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
  * with nothing changed, when another task still holds the tag. */
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* task (whose job is job) is freed: starpu_tag_get_task() no longer returns it. */
+void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
 /* The watchdog's report: one line per tag whose task waits for undone tags;
@@ -315,7 +319,8 @@ struct _starpu_data_state
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
-	struct _astro_data_link *readers;
+	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
+	unsigned ncommute;                   /* commuting writes among the readers */
 	unsigned sequential_consistency;
 	int busy;                            /* submitted accesses not yet terminated */
 	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
@@ -565,6 +570,17 @@ void _astro_data_wait_idle(starpu_data_handle_t handle);
 
 /* ------------------------------------------------------------- workers */
 
+/* A codelet a worker ran, and where its executions are counted: its own
+ * per_worker_stats, or the runtime's record of a codelet in read-only memory. */
+#define _ASTRO_CODELET_SLOTS 8
+struct _astro_codelet_slot
+{
+	const struct starpu_codelet *cl;
+	unsigned long *stats;
+};
+/* Resolves cl into slot: the counts, NULL when they cannot be kept (out of memory). */
+unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct starpu_codelet *cl);
+
 struct _astro_worker
 {
 	int id;
@@ -589,7 +605,9 @@ struct _astro_worker
 	pthread_mutex_t local_lock;
 	struct starpu_task_list local_tasks;
 	int nlocal;
+	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
 	unsigned long executed;
+	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
@@ -641,6 +659,15 @@ int _astro_workers_start(void);
 void _astro_workers_stop(void);
 void _astro_worker_wake(struct _astro_worker *w);
 void _astro_workers_free(void);
+
+/* One more execution of cl on w (STARPU_CODELET_PROFILING). */
+static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_codelet *cl)
+{
+	struct _astro_codelet_slot *slot = &w->codelet_slots[((uintptr_t)cl >> 8) % _ASTRO_CODELET_SLOTS];
+	unsigned long *stats = STARPU_LIKELY(slot->cl == cl) ? slot->stats : _astro_codelet_slot_fill(slot, cl);
+	if (STARPU_LIKELY(stats != NULL))
+		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
+}
 
 /* ----------------------------------------------------------- scheduling */
 

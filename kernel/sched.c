@@ -217,9 +217,16 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 	struct starpu_task *task = NULL;
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&w->local_lock);
-		task = starpu_task_list_pop_front(&w->local_tasks);
-		if (task)
+		/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
+		for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
+			if (!task->workerorder || task->workerorder == w->orders_done + 1)
+				break;
+		if (task) {
+			starpu_task_list_erase(&w->local_tasks, task);
+			if (task->workerorder)
+				w->orders_done++;
 			__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
+		}
 		pthread_mutex_unlock(&w->local_lock);
 		if (task)
 			return task;

@@ -26,6 +26,7 @@ struct _astro_tag
 	unsigned ndeps;                      /* declared dependency tags */
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
 	struct _astro_job *job;              /* associated job */
+	struct starpu_task *task;            /* the task that last carried it, kept once done until it is freed (starpu_tag_get_task) */
 	bool job_blocked;                    /* job holds a dependency on this tag */
 	struct _astro_tag **succs;           /* tags that depend on this one (inline_succs until it grows) */
 	unsigned nsuccs, succs_cap;
@@ -197,6 +198,8 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
 	tag->state = TAG_ASSOCIATED;
 	tag->job = job;
+	__atomic_store_n(&tag->task, job->task, __ATOMIC_RELAXED);
+	job->tag_generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
 	job->tag = tag;
 	if (tag->ndeps_completed < tag->ndeps) {
 		tag->job_blocked = true;
@@ -393,9 +396,18 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	if (!tag)
 		return NULL;
 	pthread_mutex_lock(&tag->lock);
-	struct starpu_task *task = tag->job ? tag->job->task : NULL;
+	struct starpu_task *task = tag->job ? tag->job->task : __atomic_load_n(&tag->task, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&tag->lock);
 	return task;
+}
+
+void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task)
+{
+	/* The job's tag, while no tag was removed since it was attached; else looked up by id. */
+	struct _astro_tag *tag = job && job->tag && job->tag_generation == __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE)
+				 ? job->tag : tag_lookup(task->tag_id, false);
+	if (tag)
+		__atomic_compare_exchange_n(&tag->task, &task, NULL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------- watchdog */

@@ -86,11 +86,21 @@ struct _astro_dep_group
 	struct _astro_job *succ;
 	unsigned ndeps;
 	unsigned remaining;                  /* under succ->lock */
+	unsigned banked;                     /* completions of the group not yet used by a submission of succ (under succ->lock) */
 	struct _astro_job **preds;           /* NULL once a predecessor is freed */
 };
 
 /* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
 static pthread_mutex_t dep_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One submission of job uses one completion of each of its groups (job->lock held). A
+ * regenerated task thus runs once per round of its predecessors, however far ahead they run. */
+static void groups_consume(struct _astro_job *job)
+{
+	for (unsigned i = 0; i < job->ngroups; i++)
+		if (--job->groups[i]->banked == 0)
+			job->ngroups_ready--;
+}
 
 /* One predecessor of g completed. Called with that predecessor's lock held
  * (so g cannot be freed meanwhile); returns the successor to release, if any. */
@@ -100,10 +110,11 @@ static struct _astro_job *group_notify(struct _astro_dep_group *g)
 	pthread_mutex_lock(&succ->lock);
 	if (--g->remaining == 0) {
 		g->remaining = g->ndeps;
-		succ->ngroups_completed++;
-		if (succ->waiting_groups && succ->ngroups_completed >= succ->ngroups) {
+		if (g->banked++ == 0)
+			succ->ngroups_ready++;
+		if (succ->waiting_groups && succ->ngroups_ready == succ->ngroups) {
 			succ->waiting_groups = false;
-			succ->ngroups_completed = 0;
+			groups_consume(succ);
 			release = succ;
 		}
 	}
@@ -115,8 +126,8 @@ static struct _astro_job *group_notify(struct _astro_dep_group *g)
 static void groups_claim(struct _astro_job *job)
 {
 	pthread_mutex_lock(&job->lock);
-	if (job->ngroups_completed >= job->ngroups) {
-		job->ngroups_completed = 0;
+	if (job->ngroups_ready == job->ngroups) {
+		groups_consume(job);
 	} else {
 		job->waiting_groups = true;
 		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
@@ -246,6 +257,7 @@ static void job_ready(struct _astro_job *job)
 		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED)))
 			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
+			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE); /* granted: starpu_data_release may end it */
 			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 			job->acquire_callback(job->acquire_arg);
 			_astro_context_leave(previous);
@@ -844,6 +856,8 @@ static void task_free_owned(struct starpu_task *task)
 	task->dyn_interfaces = NULL;
 	task->dyn_modes = NULL;
 	_astro_profiling_task_info_free(task);
+	if (task->use_tag)
+		_astro_tag_forget_task(task->starpu_private, task);
 	_astro_job_free(task->starpu_private);
 	task->starpu_private = NULL;
 }
@@ -1108,21 +1122,6 @@ struct starpu_codelet starpu_codelet_nop = {
 void starpu_codelet_init(struct starpu_codelet *cl)
 {
 	memset(cl, 0, sizeof(*cl));
-}
-
-void starpu_codelet_display_stats(struct starpu_codelet *cl)
-{
-	if (!cl)
-		return;
-	const char *name = cl->name ? cl->name : cl->model && cl->model->symbol ? cl->model->symbol : NULL;
-	if (name)
-		fprintf(stderr, "Statistics for codelet %s\n", name);
-	unsigned long total = 0;
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		total += cl->per_worker_stats[w];
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		fprintf(stderr, "\t%s -> %lu / %lu (%2.2f %%)\n", _astro_rt.workers[w]->name, cl->per_worker_stats[w], total,
-			total ? 100.0 * (double)cl->per_worker_stats[w] / (double)total : 0.0);
 }
 
 int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)

@@ -681,8 +681,8 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 		case STARPU_TASK_END_DEP:
 			a->end_deps += va_arg(ap, int);
 			break;
-		case STARPU_HANDLES_SEQUENTIAL_CONSISTENCY: /* per-handle flags: not supported, harmless to drop */
-			(void)va_arg(ap, unsigned char *);
+		case STARPU_HANDLES_SEQUENTIAL_CONSISTENCY:
+			task->handles_sequential_consistency = va_arg(ap, unsigned char *);
 			break;
 		case STARPU_EXECUTE_ON_NODE: /* MPI-only kinds */
 		case STARPU_NODE_SELECTION_POLICY:

@@ -67,6 +67,22 @@ int starpu_get_env_number_default(const char *str, int defvalue)
 	return _astro_env_int(str, INT_MIN, INT_MAX, &defvalue, &v) == 1 ? v : defvalue;
 }
 
+/* StarPU 1.4's names of the same helpers. */
+int starpu_getenv_number(const char *str)
+{
+	return starpu_get_env_number(str);
+}
+
+int starpu_getenv_number_default(const char *str, int defvalue)
+{
+	return starpu_get_env_number_default(str, defvalue);
+}
+
+float starpu_getenv_float_default(const char *str, float defvalue)
+{
+	return starpu_get_env_float_default(str, defvalue);
+}
+
 int _astro_env_int_in(const char *name, int min, int max, int fallback)
 {
 	int v;

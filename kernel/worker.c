@@ -227,7 +227,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
-		__atomic_add_fetch(&task->cl->per_worker_stats[w->id], 1, __ATOMIC_RELAXED);
+		_astro_codelet_count(w, task->cl);
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (_astro_rt.policy->post_exec_hook)
 		_astro_rt.policy->post_exec_hook(task, task->sched_ctx);
@@ -483,8 +483,16 @@ int _astro_workers_start(void)
 		_astro_rt.nworkers = 0;
 		return ret;
 	}
-	if (_astro_rt.nworkers == 0)
-		_astro_warn("no worker started (STARPU_NCPU=0 or no driver plugin found): tasks with a codelet will be refused with -ENODEV");
+	if (_astro_rt.nworkers == 0) {
+		/* As StarPU: a program gets -ENODEV, unless it asked for no worker itself (starpu_conf_noworker()). */
+		if (_astro_rt.conf.ncpus != 0) {
+			_astro_error("no worker could start (STARPU_NCPU=0, or no driver plugin found): starpu_init() returns -ENODEV; "
+				     "a program that means to run without workers says so with starpu_conf_noworker()");
+			_astro_sched_deinit();
+			return -ENODEV;
+		}
+		_astro_warn("no worker started (the configuration asks for none): tasks with a codelet will be refused with -ENODEV");
+	}
 
 	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_init(&_astro_rt.pause_lock, NULL);

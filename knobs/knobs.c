@@ -500,9 +500,8 @@ void starpu_perf_knob_list_avail(enum starpu_perf_knob_scope scope)
 	pthread_mutex_unlock(&registry_lock);
 }
 
-void starpu_perf_knob_list_all_avail(enum starpu_perf_knob_scope scope)
+void starpu_perf_knob_list_all_avail(void)
 {
-	(void)scope;
 	static const enum starpu_perf_knob_scope all[] = {
 		starpu_perf_knob_scope_global, starpu_perf_knob_scope_per_worker, starpu_perf_knob_scope_per_scheduler,
 	};

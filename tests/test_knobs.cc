@@ -213,7 +213,7 @@ TEST_F(Knobs, KernelKnobsHaveStarPUIds)
 	}
 
 	testing::internal::CaptureStdout();
-	starpu_perf_knob_list_all_avail(kGlobal);
+	starpu_perf_knob_list_all_avail();
 	fflush(stdout);
 	std::string out = testing::internal::GetCapturedStdout();
 	EXPECT_TRUE(contains(out, "scope: global\n0x00000001:starpu.global.g_calibrate_knob [int32] - ")) << out;
