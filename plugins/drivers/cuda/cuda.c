@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -431,10 +432,13 @@ static const struct astro_cuda_services services = {
 
 static int init(void)
 {
+	/* STARPU_NCUDA=0: not even a probe (it starts the CUDA driver). */
+	const char *asked = starpu_getenv("STARPU_NCUDA");
+	if (asked && strspn(asked, " 0") == strlen(asked) && *asked)
+		return ASTRO_PLUGIN_DECLINE;
 	cudaError_t err;
 	if (usable_devices(&err) == 0) {
 		/* Quiet unless CUDA workers were asked for by name. */
-		const char *asked = starpu_getenv("STARPU_NCUDA");
 		if (asked && atoi(asked) > 0)
 			astro_log_error("cuda", "STARPU_NCUDA=%s but no CUDA device is usable here (%s): no CUDA worker",
 					asked, err == cudaSuccess ? "none found" : cudaGetErrorString(err));
