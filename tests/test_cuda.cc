@@ -272,7 +272,12 @@ TEST_F(Cuda, AHandleWrittenInTurnOnCpuAndDeviceKeepsItsValue)
 
 #endif
 
-#ifdef STARPU_USE_CUDA
+#ifndef STARPU_USE_CUDA
+TEST_F(Cuda, NeedsTheToolkit)
+{
+	FAIL() << "a build without the toolkit has no CUDA worker: SetUp skips";
+}
+#else
 
 TEST_F(Cuda, CublasHandlesLiveFromInitToShutdownOnEveryWorker)
 {
