@@ -724,6 +724,13 @@ TEST_F(OpenCL, HistoryModelsCalibrateOnTheDevice)
 	starpu_codelet cl = scale_codelet();
 	cl.model = &model;
 	std::vector<float> v(4096, 1.0f);
+	// The model lives in this frame: it leaves the runtime's models before the frame goes
+	// (else starpu_shutdown() in TearDown frees what the dead frame held: TSan caught it).
+	struct Deinit
+	{
+		starpu_perfmodel *model;
+		~Deinit() { starpu_perfmodel_deinit(model); }
+	} deinit{&model};
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(float));
 	float factor = 1.0f;
