@@ -16,6 +16,11 @@
  * tasks in the order of their cost ratio, worker 1 the rest, and the split
  * equalises their loads), and no less than the longest single task.
  *
+ * Each measured run is also recorded for starpu_bound_compute() (the linear
+ * program solved by GLPK, in integers: whole tasks): the makespan is reported
+ * against that bound too, which must agree with the fractional one above or
+ * exceed it a little (the integer rounding).
+ *
  * Needs StarPU 1.4's per-worker models. -s POLICY runs one policy; by
  * default dmda, lws and eager run in turn. -x kinds|slow picks the setting
  * (default both). -n is the number of tasks (default 200), -w must be 2.
@@ -180,7 +185,8 @@ int main(int argc, char **argv)
 		double bound = lower_bound(s, o.ntasks);
 		for (unsigned p = 0; p < npolicies; p++)
 		{
-			double makespan[BENCH_MAX_SAMPLES], ratio[BENCH_MAX_SAMPLES];
+			double makespan[BENCH_MAX_SAMPLES], ratio[BENCH_MAX_SAMPLES], lp_ratio[BENCH_MAX_SAMPLES];
+			double lp_bound = 0.0, lp_integer = 0.0;
 			long misplaced_total = 0;
 			char metric[64];
 			setenv("STARPU_SCHED", policies[p], 1);
@@ -193,15 +199,32 @@ int main(int argc, char **argv)
 			run_once(s, o.ntasks / 10 + 1);
 			for (int r = 0; r < o.reps; r++)
 			{
+				starpu_bound_start(0, 0);
 				makespan[r] = run_once(s, o.ntasks) / 1000.0;
+				starpu_bound_stop();
 				ratio[r] = makespan[r] * 1000.0 / bound;
 				misplaced_total += __atomic_load_n(&misplaced, __ATOMIC_RELAXED);
 			}
+			starpu_bound_compute(&lp_bound, &lp_integer, 1);
 			starpu_shutdown();
 			snprintf(metric, sizeof(metric), "unequal.%s.%s", s->name, policies[p]);
 			bench_report(metric, "ms", makespan, o.reps);
 			snprintf(metric, sizeof(metric), "unequal.%s.%s/bound", s->name, policies[p]);
 			bench_report(metric, "x", ratio, o.reps);
+			if (lp_integer > 0.0)
+			{
+				for (int r = 0; r < o.reps; r++)
+					lp_ratio[r] = makespan[r] / lp_integer;
+				snprintf(metric, sizeof(metric), "unequal.%s.%s/starpu_bound", s->name, policies[p]);
+				bench_report(metric, "x", lp_ratio, o.reps);
+				if (p == 0)
+				{
+					snprintf(metric, sizeof(metric), "unequal.%s.starpu_bound", s->name);
+					bench_report(metric, "ms", &lp_integer, 1);
+				}
+			}
+			else
+				printf("# unequal.%s.%s: no starpu_bound_compute() figure (built without GLPK?)\n", s->name, policies[p]);
 			printf("# unequal.%s.%s: %.1f of %ld tasks per run ran on their slower worker\n", s->name, policies[p],
 			       (double) misplaced_total / o.reps, o.ntasks);
 		}

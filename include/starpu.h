@@ -33,6 +33,7 @@
 #include <starpu_opencl.h>
 #include <starpu_cuda.h>
 #include <starpu_cublas.h>
+#include <starpu_bound.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <time.h>
 #include <starpu_config.h>
+#ifdef STARPU_PAPI
+#include <papi.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,6 +68,12 @@ struct starpu_profiling_task_info
 	uint64_t stall_cycles;
 	/** Energy used by the task, in Joules, where it is measured (0 here). */
 	double energy_consumed;
+#ifdef STARPU_PAPI
+	/** Values of the STARPU_PROF_PAPI_EVENTS events counted while the task ran, in that variable's order. */
+	long long int papi_values[PAPI_MAX_HWCTRS];
+	/** The worker's PAPI event set that counted them; PAPI_NULL (or 0) when they were not counted. */
+	int papi_event_set;
+#endif
 };
 
 /**

@@ -101,5 +101,13 @@ void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *pars
 bool _astro_pm_is_history_type(enum starpu_perfmodel_type type);
 /* Initialises model and loads its file once (what a first prediction does). */
 void _astro_pm_ensure_loaded(struct starpu_perfmodel *model);
+/* What task's codelet model predicts for implementation nimpl on workerid (µs; NaN: nothing), without forcing
+ * calibration nor reporting a model that cannot predict: the caller says what is missing. */
+double _astro_pm_worker_predict(struct starpu_task *task, unsigned workerid, unsigned nimpl);
+
+/* ---- the theoretical lower bound (bound.c) */
+/* From starpu_init() and starpu_shutdown(): forget the recording and the hub subscription. */
+void _astro_bound_init(void);
+void _astro_bound_shutdown(void);
 
 #endif /* __ASTRO_MODELS_H__ */

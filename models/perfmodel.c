@@ -170,7 +170,7 @@ void starpu_perfmodel_init(struct starpu_perfmodel *model)
 		pthread_mutex_init(&s->lock, NULL);
 		for (int c = 0; c < _ASTRO_PM_MAX_COMBS; c++)
 			s->local_of[c] = -1;
-		model->state = s;
+		__atomic_store_n(&model->state, s, __ATOMIC_RELEASE);	/* read unlocked by the quality counters */
 		if (!registered)
 			registered = g_ptr_array_new();
 		g_ptr_array_add(registered, model);
@@ -186,8 +186,8 @@ static void state_free(struct starpu_perfmodel *model)
 		return;
 	_astro_pm_data_clear(&s->data);
 	pthread_mutex_destroy(&s->lock);
+	__atomic_store_n(&model->state, NULL, __ATOMIC_RELEASE);
 	free(s);
-	model->state = NULL;
 	free(model->path);
 	model->path = NULL;
 	model->is_loaded = 0;
@@ -509,6 +509,12 @@ static double worker_prediction(struct starpu_task *task, bool energy, unsigned 
 double starpu_task_worker_expected_length(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
 {
 	return worker_prediction(task, false, workerid, sched_ctx_id, nimpl);
+}
+
+double _astro_pm_worker_predict(struct starpu_task *task, unsigned workerid, unsigned nimpl)
+{
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)workerid, task->sched_ctx);
+	return arch && task->cl ? model_prediction(task->cl->model, task, arch, (int)workerid, nimpl, true) : NAN;
 }
 
 double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl)
@@ -900,10 +906,12 @@ void _astro_models_init(void)
 	workers_describe();
 	_astro_pm_quality_register();
 	_astro_pm_follow();
+	_astro_bound_init();
 }
 
 void _astro_models_shutdown(void)
 {
+	_astro_bound_shutdown();
 	if (subscription >= 0)
 		astro_observe_set_mask(subscription, 0);
 	pthread_mutex_lock(&models_lock);

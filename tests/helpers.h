@@ -45,6 +45,19 @@ template <typename F> std::string stderr_of(F &&f)
 	return testing::internal::GetCapturedStderr();
 }
 
+// What a FILE * receives from f.
+template <typename F> std::string printed(F &&f)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	f(out);
+	fclose(out);
+	std::string text(buf, len);
+	free(buf);
+	return text;
+}
+
 // ----------------------------------------------------------------- timing
 
 inline void sleep_ms(unsigned ms)

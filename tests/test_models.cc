@@ -1152,19 +1152,6 @@ const std::string kXmlVectorScal =
 	"  </combination>\n"
 	"</perfmodel>\n";
 
-// What a FILE * receives from f.
-template <typename F> std::string printed(F &&f)
-{
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	f(out);
-	fclose(out);
-	std::string text(buf, len);
-	free(buf);
-	return text;
-}
-
 TEST_F(Models, PrintFamilyWritesStarPUFormats)
 {
 	Runtime rt(2);

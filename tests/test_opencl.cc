@@ -718,19 +718,17 @@ TEST_F(OpenCL, HelpersSayWhatIsWrong)
 // worker's own architecture and predicts for it.
 TEST_F(OpenCL, HistoryModelsCalibrateOnTheDevice)
 {
-	starpu_perfmodel model{};
+	// The runtime saves the model at shutdown (TearDown): it must outlive the test body.
+	static starpu_perfmodel model;
+	static std::string symbol;
+	static int run = 0;	// a fresh model at each --gtest_repeat: the folder outlives one run
+	symbol = "opencl_history_" + std::to_string(run++);
+	model = starpu_perfmodel{};
 	model.type = STARPU_HISTORY_BASED;
-	model.symbol = "opencl_history";
+	model.symbol = symbol.c_str();
 	starpu_codelet cl = scale_codelet();
 	cl.model = &model;
 	std::vector<float> v(4096, 1.0f);
-	// The model lives in this frame: it leaves the runtime's models before the frame goes
-	// (else starpu_shutdown() in TearDown frees what the dead frame held: TSan caught it).
-	struct Deinit
-	{
-		starpu_perfmodel *model;
-		~Deinit() { starpu_perfmodel_deinit(model); }
-	} deinit{&model};
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(float));
 	float factor = 1.0f;
@@ -815,7 +813,8 @@ double same_cost(starpu_task *, unsigned, unsigned) { return 1000.0; }
 TEST_F(OpenCLDmda, ThePredictedTransferSendsTheTaskWhereTheDataIs)
 {
 	read_on_cpu = read_on_opencl = 0;
-	starpu_perfmodel model{};
+	static starpu_perfmodel model; // the runtime holds it until shutdown (TearDown)
+	model = starpu_perfmodel{};
 	model.type = STARPU_PER_WORKER;
 	model.worker_cost_function = same_cost;
 	model.symbol = "opencl_beta";

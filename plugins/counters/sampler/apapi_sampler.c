@@ -1,0 +1,319 @@
+/*
+ * The timer thread: samples each component at its own interval (deadlines
+ * advance by whole intervals so there is no drift; missed ones are skipped,
+ * not bunched), a first sample at start and a last one at stop; and the
+ * statistics printed as a table or as CSV.
+ */
+#include "apapi.h"
+
+#include <astrolabe/plugin.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WHAT "sampler"
+
+uint64_t apapi_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void apapi_sampler_init(struct apapi_sampler *s)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *name, uint64_t interval_ns,
+					  apapi_read_fn read, void *arg)
+{
+	struct apapi_component **grown = realloc(s->components, (s->ncomponents + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	s->components = grown;
+	struct apapi_component *c = calloc(1, sizeof(*c));
+	if (!c || !(c->name = strdup(name))) {
+		free(c);
+		return NULL;
+	}
+	c->interval_ns = interval_ns ? interval_ns : 1;
+	c->read = read;
+	c->arg = arg;
+	s->components[s->ncomponents++] = c;
+	return c;
+}
+
+int apapi_component_add_event(struct apapi_component *c, const struct apapi_eventop *op, int floating)
+{
+	struct apapi_event *grown = realloc(c->events, (c->nevents + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	c->events = grown;
+	union apapi_raw *scratch = realloc(c->scratch, (c->nevents + 1) * sizeof(*scratch));
+	if (!scratch)
+		return -ENOMEM;
+	c->scratch = scratch;
+	apapi_event_init(&c->events[c->nevents++], op, floating);
+	return 0;
+}
+
+/* Timer thread, lock not held: reads c, then takes the values in under the lock. */
+static void sample(struct apapi_sampler *s, struct apapi_component *c)
+{
+	if (!c->nevents)
+		return;
+	int ret = c->read(c, c->scratch);
+	uint64_t now = apapi_now_ns();
+	if (ret)
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < c->nevents; i++)
+		apapi_event_sample(&c->events[i], c->scratch[i], now);
+	c->nsamples++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *timer_thread(void *arg)
+{
+	struct apapi_sampler *s = arg;
+	uint64_t now;
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		uint64_t earliest = UINT64_MAX;
+		for (unsigned i = 0; i < s->ncomponents; i++)
+			if (s->components[i]->next_ns < earliest)
+				earliest = s->components[i]->next_ns;
+		now = apapi_now_ns();
+		if (now < earliest) {
+			if (earliest == UINT64_MAX) {
+				pthread_cond_wait(&s->cond, &s->lock);
+			} else {
+				struct timespec until = { (time_t)(earliest / 1000000000u), (long)(earliest % 1000000000u) };
+				pthread_cond_timedwait(&s->cond, &s->lock, &until);
+			}
+			continue;
+		}
+		pthread_mutex_unlock(&s->lock);
+		for (unsigned i = 0; i < s->ncomponents; i++) {
+			struct apapi_component *c = s->components[i];
+			if (c->next_ns > now)
+				continue;
+			sample(s, c);
+			c->next_ns += c->interval_ns;
+			if (c->next_ns <= now)
+				c->next_ns = now + c->interval_ns;
+		}
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned i = 0; i < s->ncomponents; i++)
+		sample(s, s->components[i]);
+	s->stop_ns = apapi_now_ns();
+	return NULL;
+}
+
+int apapi_sampler_start(struct apapi_sampler *s)
+{
+	if (s->running)
+		return 0;
+	s->stopping = 0;
+	/* The first sample before returning: whatever happens next is counted. */
+	uint64_t now = apapi_now_ns();
+	s->start_ns = now;
+	for (unsigned i = 0; i < s->ncomponents; i++) {
+		sample(s, s->components[i]);
+		s->components[i]->next_ns = now + s->components[i]->interval_ns;
+	}
+	int ret = pthread_create(&s->thread, NULL, timer_thread, s);
+	if (ret) {
+		astro_log_error(WHAT, "cannot start the timer thread: %s (nothing is sampled)", strerror(ret));
+		return -ret;
+	}
+	s->running = 1;
+	return 0;
+}
+
+void apapi_sampler_stop(struct apapi_sampler *s)
+{
+	if (!s->running)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	s->running = 0;
+}
+
+void apapi_sampler_clear(struct apapi_sampler *s)
+{
+	apapi_sampler_stop(s);
+	for (unsigned i = 0; i < s->ncomponents; i++) {
+		struct apapi_component *c = s->components[i];
+		for (unsigned e = 0; e < c->nevents; e++)
+			apapi_event_clear(&c->events[e]);
+		free(c->events);
+		free(c->scratch);
+		free(c->name);
+		free(c);
+	}
+	free(s->components);
+	s->components = NULL;
+	s->ncomponents = 0;
+}
+
+/* ---------------------------------------------------------- intervals */
+
+/* Walks "cmp:ns:cmp:ns...": returns the interval of cmp (0: not given); -1 when malformed. */
+static int64_t interval_lookup(const char *spec, const char *cmp)
+{
+	int64_t found = 0;
+	const char *p = spec;
+	while (*p) {
+		const char *colon = strchr(p, ':');
+		if (!colon || colon == p)
+			return -1;
+		char *end;
+		errno = 0;
+		if (colon[1] < '0' || colon[1] > '9')
+			return -1;
+		unsigned long long ns = strtoull(colon + 1, &end, 10);
+		if (errno || ns == 0 || (*end && *end != ':'))
+			return -1;
+		if ((size_t)(colon - p) == strlen(cmp) && strncmp(p, cmp, (size_t)(colon - p)) == 0)
+			found = (int64_t)ns;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return -1;
+	}
+	return found;
+}
+
+uint64_t apapi_interval_for(const char *spec, const char *cmp, uint64_t fallback, int *bad)
+{
+	int64_t ns = spec ? interval_lookup(spec, cmp) : 0;
+	if (bad)
+		*bad = ns < 0;
+	return ns > 0 ? (uint64_t)ns : fallback;
+}
+
+int apapi_intervals_check(const char *spec)
+{
+	if (interval_lookup(spec, "") >= 0)
+		return 0;
+	astro_log_error(WHAT, "intervals '%s' are malformed: give component:nanoseconds pairs, e.g. \"rapl:100000000:astrolabe:10000000\"", spec);
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------- output */
+
+static const char *const stat_columns[] = { "min", "max", "avg", "acc" };
+
+int apapi_stat_shown(const struct apapi_event *ev, int value, int stat)
+{
+	return ev->op.stats[value] & (1u << stat) && ev->stats[value].count;
+}
+
+double apapi_stat_printed(const struct apapi_event *ev, int value, int stat)
+{
+	const struct apapi_stats *st = &ev->stats[value];
+	if (!st->count)
+		return 0.0;
+	double v = stat == 0 ? st->min : stat == 1 ? st->max : stat == 2 ? apapi_stats_avg(st) : st->acc;
+	return v / ev->op.factor[value];
+}
+
+/* Calls row() for each value of each event that has statistics, the lock held. */
+static void for_each_row(struct apapi_sampler *s, FILE *out,
+			 void (*row)(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int value))
+{
+	for (unsigned i = 0; i < s->ncomponents; i++) {
+		const struct apapi_component *c = s->components[i];
+		for (unsigned e = 0; e < c->nevents; e++)
+			for (int v = 0; v < 2; v++)
+				if (c->events[e].op.stats[v])
+					row(out, c, &c->events[e], v);
+	}
+}
+
+static void table_row(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int v)
+{
+	(void)c;
+	fprintf(out, "%-48s %-7s %-16s %-8s %8llu", ev->op.name, v ? "value1" : "value0", ev->op.type[v],
+		ev->op.unit[v], (unsigned long long)ev->stats[v].count);
+	for (int k = 0; k < 4; k++) {
+		if (apapi_stat_shown(ev, v, k))
+			fprintf(out, " %14.6g", apapi_stat_printed(ev, v, k));
+		else
+			fprintf(out, " %14s", "-");
+	}
+	fputc('\n', out);
+}
+
+void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
+{
+	pthread_mutex_lock(&s->lock);
+	unsigned nevents = 0;
+	for (unsigned i = 0; i < s->ncomponents; i++)
+		nevents += s->components[i]->nevents;
+	if (nevents) {
+		fprintf(out, "%-48s %-7s %-16s %-8s %8s %14s %14s %14s %14s\n", "event", "value", "type", "unit", "samples",
+			stat_columns[0], stat_columns[1], stat_columns[2], stat_columns[3]);
+		for_each_row(s, out, table_row);
+	} else {
+		fprintf(out, "(no event was sampled)\n");
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *out, const char *text)
+{
+	if (!strpbrk(text, ",\"\n\r")) {
+		fputs(text, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *text; text++) {
+		if (*text == '"')
+			fputc('"', out);
+		fputc(*text, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_row(FILE *out, const struct apapi_component *c, const struct apapi_event *ev, int v)
+{
+	csv_field(out, c->name);
+	fputc(',', out);
+	csv_field(out, ev->op.name);
+	fprintf(out, ",%s,", v ? "value1" : "value0");
+	csv_field(out, ev->op.type[v]);
+	fputc(',', out);
+	csv_field(out, ev->op.unit[v]);
+	fprintf(out, ",%llu", (unsigned long long)ev->stats[v].count);
+	for (int k = 0; k < 4; k++) {
+		if (apapi_stat_shown(ev, v, k))
+			fprintf(out, ",%.17g", apapi_stat_printed(ev, v, k));
+		else
+			fputc(',', out);
+	}
+	fputc('\n', out);
+}
+
+int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out)
+{
+	pthread_mutex_lock(&s->lock);
+	fputs("component,event,value,type,unit,samples,min,max,avg,acc\n", out);
+	for_each_row(s, out, csv_row);
+	pthread_mutex_unlock(&s->lock);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,632 @@
+// The sampler (the APAPI model): value0 with overflow correction, value1
+// operations, statistics over scripted sequences, the configuration files
+// and their errors, the timer thread, the plugin inside the runtime, atime.
+#include "helpers.h"
+
+#include "apapi.h"
+#include "sources.h"
+
+#include <astrolabe/counters.h>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+using namespace astro_test;
+
+namespace {
+
+apapi_raw raw_u(uint64_t u)
+{
+	apapi_raw r;
+	r.u = u;
+	return r;
+}
+
+apapi_eventop make_op(uint64_t max_raw, apapi_op1 op1 = APAPI_OP1_SAMPLE_DIFF, unsigned stats0 = APAPI_STAT_ALL,
+		      unsigned stats1 = APAPI_STAT_ALL)
+{
+	apapi_eventop op = {};
+	op.name = (char *)"test:::event";
+	op.op1 = op1;
+	op.stats[0] = stats0;
+	op.stats[1] = stats1;
+	op.max_raw = max_raw;
+	op.type[0] = op.type[1] = (char *)"t";
+	op.unit[0] = op.unit[1] = (char *)"u";
+	op.factor[0] = op.factor[1] = 1.0;
+	return op;
+}
+
+// Feeds raw values at times into a fresh event and returns it (clear it after).
+struct Scripted
+{
+	apapi_event ev;
+	Scripted(const apapi_eventop &op, const std::vector<uint64_t> &raws, const std::vector<uint64_t> &times)
+	{
+		apapi_event_init(&ev, &op, 0);
+		for (size_t i = 0; i < raws.size(); i++)
+			apapi_event_sample(&ev, raw_u(raws[i]), times[i]);
+	}
+	~Scripted() { apapi_event_clear(&ev); }
+};
+
+TEST(SamplerModel, OverflowCorrectedAtTheCounterWidth)
+{
+	EXPECT_EQ(apapi_raw_diff(10, 25, 0xffffffffu), 15u);
+	EXPECT_EQ(apapi_raw_diff(0xfffffff0u, 0x10u, 0xffffffffu), 0x20u);          // 32-bit wrap
+	EXPECT_EQ(apapi_raw_diff(0xffffffffu, 0, 0xffffffffu), 1u);                 // exactly one step over
+	EXPECT_EQ(apapi_raw_diff(UINT64_MAX - 4, 5, UINT64_MAX), 10u);              // 64-bit wrap
+	EXPECT_EQ(apapi_raw_diff(1000, 1, 1023), 25u);                              // 10-bit counter: 23 steps to 1023, 1 to 0, 1 to 1
+
+	// Through the event: an accumulating 32-bit counter that wraps twice.
+	Scripted s(make_op(0xffffffffu), { 0xfffffff0u, 0x10u, 0x30u, 0xfffffff0u, 0x5u }, { 0, 10, 20, 30, 40 });
+	EXPECT_EQ(s.ev.stats[0].count, 4u);
+	EXPECT_EQ(s.ev.stats[0].acc, 32.0 + 32.0 + double(0xfffffff0u - 0x30u) + 21.0);
+	EXPECT_EQ(s.ev.stats[0].min, 21.0); // 0xfffffff0 -> 0x5: 15 steps to the maximum, 6 more
+	EXPECT_EQ(s.ev.value0[1], 21.0);
+	EXPECT_EQ(s.ev.value0[0], double(0xfffffff0u - 0x30u));
+	EXPECT_EQ(s.ev.raw[1].u, 0x5u);
+	EXPECT_EQ(s.ev.raw[0].u, 0xfffffff0u);
+}
+
+TEST(SamplerModel, NonAccumulatingValueIsTheLastRawValue)
+{
+	Scripted s(make_op(0), { 7, 5, 1, 9 }, { 0, 10, 30, 60 });
+	EXPECT_EQ(s.ev.value0[1], 9.0);
+	EXPECT_EQ(s.ev.value0[0], 1.0);
+	// Statistics of value0 over 5 (10 ns), 1 (20 ns), 9 (30 ns).
+	EXPECT_EQ(s.ev.stats[0].count, 3u);
+	EXPECT_EQ(s.ev.stats[0].min, 1.0);
+	EXPECT_EQ(s.ev.stats[0].max, 9.0);
+	EXPECT_EQ(s.ev.stats[0].acc, 15.0);
+	EXPECT_DOUBLE_EQ(apapi_stats_avg(&s.ev.stats[0]), (5.0 * 10 + 1.0 * 20 + 9.0 * 30) / 60.0);
+	// value1 = sample1 - sample0: -4 (20 ns), 8 (30 ns).
+	EXPECT_EQ(s.ev.stats[1].count, 2u);
+	EXPECT_EQ(s.ev.stats[1].min, -4.0);
+	EXPECT_EQ(s.ev.stats[1].max, 8.0);
+	EXPECT_EQ(s.ev.stats[1].acc, 4.0);
+	EXPECT_DOUBLE_EQ(apapi_stats_avg(&s.ev.stats[1]), (-4.0 * 20 + 8.0 * 30) / 50.0);
+}
+
+TEST(SamplerModel, EveryOperationGivesItsValue1)
+{
+	// value0: 100 over [0,10], 300 over [10,30]: sample0 = 100, sample1 = 300, time1 - time0 = 20.
+	const std::vector<uint64_t> raws = { 0, 100, 400 }, times = { 0, 10, 30 };
+	struct
+	{
+		apapi_op1 op;
+		double value1;
+	} cases[] = {
+		{ APAPI_OP1_SAMPLE_DIFF, 200.0 },
+		{ APAPI_OP1_SAMPLE1_MUL_DIFF_TIME, 300.0 * 20 },
+		{ APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME, (100.0 + 300.0) / 2.0 * 20 },
+		{ APAPI_OP1_DIV_DIFF_TIME, 300.0 / 20 },
+	};
+	for (auto &c : cases) {
+		Scripted s(make_op(UINT64_MAX, c.op), raws, times);
+		EXPECT_EQ(s.ev.value1, c.value1) << apapi_op1_name(c.op);
+		EXPECT_EQ(s.ev.stats[1].acc, c.value1) << apapi_op1_name(c.op);
+	}
+}
+
+TEST(SamplerModel, StatisticsOverAKnownSequence)
+{
+	// An energy counter in nJ sampled every 10 ms, then once 20 ms later.
+	std::vector<uint64_t> raws = { 1000, 3000, 4000, 9000, 11000 };
+	std::vector<uint64_t> times = { 0, 10000000, 20000000, 30000000, 50000000 };
+	Scripted s(make_op(0xffffffffu, APAPI_OP1_DIV_DIFF_TIME), raws, times);
+	// value0: 2000, 1000, 5000 (10 ms each), 2000 (20 ms).
+	EXPECT_EQ(s.ev.stats[0].min, 1000.0);
+	EXPECT_EQ(s.ev.stats[0].max, 5000.0);
+	EXPECT_EQ(s.ev.stats[0].acc, 10000.0);
+	EXPECT_DOUBLE_EQ(apapi_stats_avg(&s.ev.stats[0]), (2000.0 + 1000 + 5000 + 2000 * 2) / 5);
+	// value1 = value0 / dt (W): 1e-4, 5e-4 (10 ms each), 1e-4 (20 ms).
+	EXPECT_DOUBLE_EQ(s.ev.stats[1].min, 1000.0 / 1e7);
+	EXPECT_DOUBLE_EQ(s.ev.stats[1].max, 5000.0 / 1e7);
+	EXPECT_DOUBLE_EQ(s.ev.stats[1].acc, 1000.0 / 1e7 + 5000.0 / 1e7 + 2000.0 / 2e7);
+	EXPECT_DOUBLE_EQ(apapi_stats_avg(&s.ev.stats[1]), (1e-4 * 1e7 + 5e-4 * 1e7 + 1e-4 * 2e7) / 4e7);
+	EXPECT_EQ(apapi_stats_avg(&s.ev.stats[1]) * 0, 0.0);
+}
+
+TEST(SamplerModel, WideCounterGoingDownRestarted)
+{
+	Scripted s(make_op(INT64_MAX), { 100, 160, 7 }, { 0, 10, 20 });
+	EXPECT_EQ(s.ev.stats[0].acc, 60.0 + 7.0);
+	Scripted narrow(make_op(0xffff), { 100, 160, 7 }, { 0, 10, 20 });
+	EXPECT_EQ(narrow.ev.stats[0].acc, 60.0 + double(0xffff - 160 + 7 + 1));
+}
+
+TEST(SamplerModel, FloatingAccumulatingValues)
+{
+	apapi_event ev;
+	apapi_eventop op = make_op(INT64_MAX);
+	apapi_event_init(&ev, &op, 1);
+	apapi_raw r;
+	r.d = 1.5;
+	apapi_event_sample(&ev, r, 0);
+	r.d = 4.0;
+	apapi_event_sample(&ev, r, 10);
+	EXPECT_EQ(ev.value0[1], 2.5);
+	r.d = 0.5; // restarted
+	apapi_event_sample(&ev, r, 20);
+	EXPECT_EQ(ev.value0[1], 0.5);
+	EXPECT_EQ(ev.stats[0].acc, 3.0);
+	apapi_event_clear(&ev);
+}
+
+// ------------------------------------------------------------------ files
+
+TEST(SamplerFiles, EventOpsFileGivesDerivedValues)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("ops.txt", "# energy of a package\n\n"
+					 "rapl:::PACKAGE_ENERGY:PACKAGE0,APAPI_OP1_DIV_DIFF_TIME,APAPI_STAT_ACC,APAPI_STAT_MIN|APAPI_STAT_MAX|APAPI_STAT_AVG,0xffffffff,energy,Ws,1E9,power,W,1\n"
+					 "x:::gauge,APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME,APAPI_STAT_ALL,APAPI_STAT_NO,0,level,l,1,area,l.ns,1\r\n"));
+	apapi_eventops ops = {};
+	EXPECT_EQ(apapi_eventops_read(dir.file("ops.txt").c_str(), &ops), 0);
+	ASSERT_EQ(ops.n, 2u);
+	const apapi_eventop *rapl = apapi_eventops_find(&ops, "rapl:::PACKAGE_ENERGY:PACKAGE0");
+	ASSERT_NE(rapl, nullptr);
+	EXPECT_EQ(rapl->op1, APAPI_OP1_DIV_DIFF_TIME);
+	EXPECT_EQ(rapl->stats[0], (unsigned)APAPI_STAT_ACC);
+	EXPECT_EQ(rapl->stats[1], (unsigned)(APAPI_STAT_MIN | APAPI_STAT_MAX | APAPI_STAT_AVG));
+	EXPECT_EQ(rapl->max_raw, 0xffffffffu);
+	EXPECT_STREQ(rapl->type[0], "energy");
+	EXPECT_STREQ(rapl->unit[0], "Ws");
+	EXPECT_EQ(rapl->factor[0], 1e9);
+	EXPECT_STREQ(rapl->type[1], "power");
+	EXPECT_STREQ(rapl->unit[1], "W");
+	EXPECT_EQ(rapl->factor[1], 1.0);
+	const apapi_eventop *gauge = apapi_eventops_find(&ops, "x:::gauge");
+	ASSERT_NE(gauge, nullptr);
+	EXPECT_STREQ(gauge->unit[1], "l.ns");
+	EXPECT_EQ(gauge->stats[1], (unsigned)APAPI_STAT_NO);
+
+	// The derived value of the file's definition: 2 J over 1 s (wrapping) is 2 W.
+	Scripted s(*rapl, { 0xffffffffu - 999999999u, 1000000000u }, { 0, 1000000000u });
+	EXPECT_EQ(s.ev.value0[1], 2e9);
+	Scripted g(*gauge, { 0, 4, 6 }, { 0, 10, 20 });
+	EXPECT_EQ(g.ev.value1, (4.0 + 6.0) / 2 * 10);
+
+	// The table prints value / factor, only the statistics asked for.
+	apapi_sampler sampler;
+	apapi_sampler_init(&sampler);
+	apapi_component *c = apapi_sampler_add(&sampler, "rapl", 1000, [](apapi_component *, apapi_raw *) { return 0; }, nullptr);
+	ASSERT_EQ(apapi_component_add_event(c, rapl, 0), 0);
+	apapi_event_sample(&c->events[0], raw_u(0), 0);
+	apapi_event_sample(&c->events[0], raw_u(3000000000u), 1000000000u);
+	apapi_event_sample(&c->events[0], raw_u(4000000000u), 2000000000u);
+	apapi_event_sample(&c->events[0], raw_u(1705032704u), 3000000000u); // 6e9 wrapped at 32 bits
+	char *text = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	apapi_sampler_print_table(&sampler, out);
+	fclose(out);
+	std::string table(text);
+	free(text);
+	EXPECT_TRUE(contains(table, "value0  energy           Ws              3              -              -              -              6")) << table;
+	EXPECT_TRUE(contains(table, "value1  power            W               2              1              2            1.5              -")) << table;
+	apapi_sampler_clear(&sampler);
+	apapi_eventops_clear(&ops);
+}
+
+TEST(SamplerFiles, EveryMalformedLineIsReportedWithItsNumber)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("ops.txt",
+			      "# comment\n"                                                                                       // 1
+			      "a:::ok,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_ALL,APAPI_STAT_NO,0,t,u,1,t,u,1\n"                         // 2
+			      "b:::few,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_ALL\n"                                                    // 3
+			      "c:::op,APAPI_OP1_NOPE,APAPI_STAT_ALL,APAPI_STAT_NO,0,t,u,1,t,u,1\n"                                // 4
+			      "\n"                                                                                                // 5
+			      "d:::stat,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_MIN|APAPI_STAT_BAD,APAPI_STAT_NO,0,t,u,1,t,u,1\n"        // 6
+			      "e:::max,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_ALL,APAPI_STAT_NO,-1,t,u,1,t,u,1\n"                       // 7
+			      "f:::factor,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_ALL,APAPI_STAT_NO,0,t,u,0,t,u,1\n"                     // 8
+			      "g:::many,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_ALL,APAPI_STAT_NO,0,t,u,1,t,u,1,extra\n"                 // 9
+			      "h:::empty,APAPI_OP1_SAMPLE_DIFF,,APAPI_STAT_NO,0,t,u,1,t,u,1\n"                                    // 10
+			      "i:::ok,APAPI_OP1_DIV_DIFF_TIME,APAPI_STAT_NO,APAPI_STAT_AVG,12,t,u,2.5,t,u,1e-9\n"));              // 11
+	apapi_eventops ops = {};
+	int bad = -1;
+	std::string err = stderr_of([&] { bad = apapi_eventops_read(dir.file("ops.txt").c_str(), &ops); });
+	EXPECT_EQ(bad, 7) << err;
+	for (int line : { 3, 4, 6, 7, 8, 9, 10 })
+		EXPECT_TRUE(contains(err, dir.file("ops.txt") + ":" + std::to_string(line) + ": ")) << line << "\n" << err;
+	for (int line : { 1, 2, 5, 11 })
+		EXPECT_FALSE(contains(err, dir.file("ops.txt") + ":" + std::to_string(line) + ": ")) << line << "\n" << err;
+	// Nothing good is lost.
+	ASSERT_EQ(ops.n, 2u);
+	EXPECT_NE(apapi_eventops_find(&ops, "a:::ok"), nullptr);
+	ASSERT_NE(apapi_eventops_find(&ops, "i:::ok"), nullptr);
+	EXPECT_EQ(apapi_eventops_find(&ops, "i:::ok")->max_raw, 12u);
+	EXPECT_EQ(apapi_eventops_find(&ops, "i:::ok")->factor[1], 1e-9);
+	apapi_eventops_clear(&ops);
+
+	ASSERT_TRUE(dir.write("list.txt", "# events\nrapl:::PACKAGE_ENERGY:PACKAGE0\n\nbad event\nPAPI_TOT_INS\nrapl:::PACKAGE_ENERGY:PACKAGE0\n"));
+	apapi_eventlist list = {};
+	err = stderr_of([&] { bad = apapi_eventlist_read(dir.file("list.txt").c_str(), &list); });
+	EXPECT_EQ(bad, 1);
+	EXPECT_TRUE(contains(err, dir.file("list.txt") + ":4: 'bad event'")) << err;
+	ASSERT_EQ(list.n, 2u);
+	EXPECT_TRUE(apapi_event_in_component(list.names[0], "rapl"));
+	EXPECT_FALSE(apapi_event_in_component(list.names[0], "rap"));
+	EXPECT_TRUE(apapi_event_in_component(list.names[1], APAPI_CPU_COMPONENT));
+	apapi_eventlist_clear(&list);
+
+	err = stderr_of([&] { bad = apapi_eventlist_read(dir.file("missing.txt").c_str(), &list); });
+	EXPECT_EQ(bad, -ENOENT);
+	EXPECT_TRUE(contains(err, "missing.txt")) << err;
+}
+
+TEST(SamplerFiles, DefaultFilesAreValid)
+{
+	apapi_eventops ops = {};
+	apapi_eventlist list = {};
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(apapi_eventops_read(SAMPLER_SRCDIR "/default_eventops.txt", &ops), 0);
+		EXPECT_EQ(apapi_eventlist_read(SAMPLER_SRCDIR "/default_eventlist.txt", &list), 0);
+	});
+	EXPECT_EQ(err, "");
+	// Every listed event has its definition.
+	for (unsigned i = 0; i < list.n; i++)
+		EXPECT_NE(apapi_eventops_find(&ops, list.names[i]), nullptr) << list.names[i];
+	EXPECT_GE(list.n, 4u);
+	apapi_eventops_clear(&ops);
+	apapi_eventlist_clear(&list);
+}
+
+TEST(SamplerFiles, EnvironmentChoosesListsAndComponents)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("list.txt", "astrolabe:::starpu.task.g_peak_ready\n"));
+	ASSERT_TRUE(dir.write("ops.txt", "astrolabe:::starpu.task.g_total_submitted,APAPI_OP1_SAMPLE_DIFF,APAPI_STAT_MAX,APAPI_STAT_NO,0,a,b,1,c,d,1\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv ops("APAPI_EVENTOPS", dir.file("ops.txt"));
+	ScopedEnv cmps("APAPI_CMPLIST", "astrolabe:rapl");
+	ScopedEnv soft("APAPI_SOFTFAIL", "1");
+	apapi_config cfg;
+	ASSERT_EQ(apapi_config_load(&cfg, SAMPLER_SRCDIR), 0);
+	EXPECT_EQ(cfg.softfail, 1);
+	ASSERT_EQ(cfg.ncomponents, 2u);
+	EXPECT_STREQ(cfg.components[0], "astrolabe");
+	EXPECT_STREQ(cfg.components[1], "rapl");
+	const char **names;
+	// The user's list wins for the component it names, the default list serves the others.
+	ASSERT_EQ(apapi_config_events(&cfg, "astrolabe", &names), 1u);
+	EXPECT_STREQ(names[0], "astrolabe:::starpu.task.g_peak_ready");
+	free(names);
+	ASSERT_EQ(apapi_config_events(&cfg, "rapl", &names), 2u);
+	free(names);
+	EXPECT_EQ(apapi_config_events(&cfg, "sde", &names), 0u);
+	EXPECT_EQ(names, nullptr);
+	// The user's definition replaces the default one; an undefined event gets the fallback.
+	apapi_eventop op;
+	apapi_config_op(&cfg, "astrolabe:::starpu.task.g_total_submitted", 1, "", &op);
+	EXPECT_EQ(op.stats[0], (unsigned)APAPI_STAT_MAX);
+	EXPECT_STREQ(op.unit[0], "b");
+	apapi_eventop_clear(&op);
+	apapi_config_op(&cfg, "astrolabe:::starpu.task.g_peak_ready", INT64_MAX, "tasks", &op);
+	EXPECT_EQ(op.max_raw, (uint64_t)INT64_MAX);
+	EXPECT_EQ(op.op1, APAPI_OP1_DIV_DIFF_TIME);
+	EXPECT_STREQ(op.unit[1], "tasks/s");
+	apapi_eventop_clear(&op);
+	apapi_config_clear(&cfg);
+
+	ScopedEnv missing("APAPI_EVENTOPS", dir.file("nothing.txt"));
+	std::string err = stderr_of([&] { EXPECT_LT(apapi_config_load(&cfg, SAMPLER_SRCDIR), 0); });
+	EXPECT_TRUE(contains(err, "nothing.txt")) << err;
+	apapi_config_clear(&cfg);
+}
+
+TEST(SamplerFiles, Intervals)
+{
+	int bad = 0;
+	const char *spec = "nvml:250000000:ipmi:3000000000";
+	EXPECT_EQ(apapi_interval_for(spec, "nvml", 7, &bad), 250000000u);
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(apapi_interval_for(spec, "ipmi", 7, &bad), 3000000000u);
+	EXPECT_EQ(apapi_interval_for(spec, "rapl", 7, &bad), 7u);
+	EXPECT_EQ(apapi_intervals_check(spec), 0);
+	for (const char *wrong : { "nvml", "nvml:", "nvml:abc", ":5", "nvml:5:", "nvml:0", "nvml:-5", "nvml:5x" }) {
+		std::string err = stderr_of([&] { EXPECT_EQ(apapi_intervals_check(wrong), -EINVAL) << wrong; });
+		EXPECT_TRUE(contains(err, "malformed")) << wrong;
+		EXPECT_EQ(apapi_interval_for(wrong, "nvml", 7, &bad), 7u);
+		EXPECT_EQ(bad, 1) << wrong;
+	}
+}
+
+// ------------------------------------------------------------------ timer
+
+struct ScriptedSource
+{
+	std::atomic<uint64_t> reads{ 0 };
+	std::vector<uint64_t> times;
+};
+
+int read_scripted(apapi_component *c, apapi_raw *raw)
+{
+	auto *src = static_cast<ScriptedSource *>(c->arg);
+	// A counter that grows by 3 each read, wrapping at 8 bits.
+	uint64_t n = src->reads.fetch_add(1) + 1;
+	raw[0].u = (n * 3) & 0xff;
+	src->times.push_back(apapi_now_ns());
+	return 0;
+}
+
+TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
+{
+	apapi_sampler sampler;
+	apapi_sampler_init(&sampler);
+	ScriptedSource src;
+	const uint64_t interval = 5000000; // 5 ms
+	apapi_component *c = apapi_sampler_add(&sampler, "scripted", interval, read_scripted, &src);
+	apapi_eventop op = make_op(0xff, APAPI_OP1_DIV_DIFF_TIME);
+	ASSERT_EQ(apapi_component_add_event(c, &op, 0), 0);
+	ASSERT_EQ(apapi_sampler_start(&sampler), 0);
+	EXPECT_GE(src.reads.load(), 1u); // the first sample is taken before start returns
+	ASSERT_TRUE(wait_until([&] { return src.reads.load() >= 200; }, 60000));
+	apapi_sampler_stop(&sampler);
+	const uint64_t n = src.reads.load();
+	// Every value0 is 3, across the 8-bit wraps: exact whatever the timing.
+	EXPECT_EQ(c->events[0].stats[0].count, n - 1);
+	EXPECT_EQ(c->events[0].stats[0].min, 3.0);
+	EXPECT_EQ(c->events[0].stats[0].max, 3.0);
+	EXPECT_EQ(c->events[0].stats[0].acc, 3.0 * double(n - 1));
+	// Deadlines advance by whole intervals: samples are never early, and the
+	// mean interval over many samples stays near the interval (loosely:
+	// accuracy on a quiet machine is bench/sampler_cost's business).
+	std::vector<uint64_t> &t = src.times;
+	double mean = double(t[t.size() - 2] - t[0]) / double(t.size() - 2);
+	EXPECT_GE(mean, 0.9 * interval);
+	EXPECT_LE(mean, 3.0 * interval);
+	apapi_sampler_clear(&sampler);
+}
+
+TEST(SamplerTimer, StopsPromptlyWithLongIntervals)
+{
+	apapi_sampler sampler;
+	apapi_sampler_init(&sampler);
+	ScriptedSource src;
+	apapi_component *c = apapi_sampler_add(&sampler, "slow", 3600ull * 1000000000ull, read_scripted, &src);
+	apapi_eventop op = make_op(0xff);
+	ASSERT_EQ(apapi_component_add_event(c, &op, 0), 0);
+	ASSERT_EQ(apapi_sampler_start(&sampler), 0);
+	apapi_sampler_stop(&sampler); // a last sample, not an hour's wait
+	EXPECT_EQ(src.reads.load(), 2u);
+	EXPECT_EQ(c->events[0].stats[0].acc, 3.0);
+	apapi_sampler_clear(&sampler);
+}
+
+// ----------------------------------------------------------------- plugin
+
+void nop_func(void **, void *) {}
+
+void run_tasks(int n)
+{
+	static starpu_codelet cl = cpu_codelet(nop_func, 0, "sampled");
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	starpu_task_wait_for_all();
+}
+
+double read_stat(const std::string &name)
+{
+	int id = starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global, name.c_str());
+	union astro_counter_value v;
+	if (id < 0 || astro_counter_read(id, nullptr, &v))
+		return -1;
+	return v.double_val;
+}
+
+// The rows of a CSV file as Python's csv module reads them: "event|value|column=value" per statistic.
+std::string csv_rows(const std::string &path)
+{
+	std::string out;
+	std::string cmd = "python3 -c 'import csv,sys\n"
+			  "for r in csv.DictReader(open(sys.argv[1])):\n"
+			  "  for k in (\"min\",\"max\",\"avg\",\"acc\"):\n"
+			  "    print(\"%s|%s|%s=%s\" % (r[\"event\"], r[\"value\"], k, r[k]))' '" + path + "'";
+	EXPECT_EQ(run_command(cmd, &out), 0) << cmd;
+	return out;
+}
+
+class SamplerPlugin : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		ASSERT_FALSE(build_plugin_path().empty()) << "STARPU_PLUGIN_PATH is not set: run through make check";
+		if (!have_program("python3"))
+			GTEST_SKIP() << "python3 is needed to read the CSV back";
+	}
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	TempDir dir;
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv on_{"ASTROLABE_SAMPLER", "1"};
+	ScopedEnv cmps_{"APAPI_CMPLIST", "astrolabe"};
+	ScopedEnv list_{"APAPI_EVENTLIST", nullptr};
+	ScopedEnv ops_{"APAPI_EVENTOPS", nullptr};
+	ScopedEnv intervals_{"ASTROLABE_SAMPLER_INTERVALS", "astrolabe:2000000"};
+	ScopedEnv csv_{"ASTROLABE_SAMPLER_CSV", dir.file("stats.csv")};
+};
+
+TEST_F(SamplerPlugin, SamplesTheRuntimeCounters)
+{
+	starpu_conf conf = conf_with_ncpus(2);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(20);
+	// The statistics are counters: the accumulated submissions reach 20 once sampled.
+	const std::string acc = "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc";
+	EXPECT_TRUE(wait_until([&] { return read_stat(acc) == 20.0; }, 60000)) << read_stat(acc);
+	EXPECT_GE(read_stat("starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value1_max"), 0.0);
+	// Not asked for by the default event operations: not a counter.
+	EXPECT_LT(starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global,
+						 "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_min"), 0);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_TRUE(contains(err, "sampler: statistics of")) << err;
+	EXPECT_TRUE(contains(err, "astrolabe:::starpu.task.w_total_executed")) << err;
+	EXPECT_TRUE(contains(err, "execution rate")) << err;
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|acc=20\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.w_total_executed|value0|acc=20\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|min=\n")) << rows;
+}
+
+TEST_F(SamplerPlugin, EveryCounterWithoutAList)
+{
+	ASSERT_TRUE(dir.write("list.txt", "# nothing of the runtime: all its counters\nrapl:::PACKAGE_ENERGY:PACKAGE0\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv nodefault("ASTROLABE_SAMPLER_DATADIR", dir.path());
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(5);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	// The fallback definition: every statistic, a monotonic counter accumulates.
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|acc=5\n")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_total_submitted|value0|min=")) << rows;
+	EXPECT_TRUE(contains(rows, "astrolabe:::starpu.task.g_current_ready|value1|")) << rows;
+	EXPECT_FALSE(contains(rows, "starpu.sampler.")) << rows;
+}
+
+TEST_F(SamplerPlugin, UnknownEventsAndComponentsAreSaidOnce)
+{
+	ASSERT_TRUE(dir.write("list.txt", "astrolabe:::starpu.task.g_total_submitted\nastrolabe:::no.such.counter\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv cmps("APAPI_CMPLIST", "astrolabe:nosuchcomponent:rapl");
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_TRUE(contains(err, "astrolabe:::no.such.counter: no such global or per-worker counter")) << err;
+	EXPECT_TRUE(contains(err, "components skipped: nosuchcomponent (not in this PAPI), rapl (")) << err;
+	starpu_shutdown();
+	{
+		ScopedEnv soft("APAPI_SOFTFAIL", "1");
+		err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+		EXPECT_EQ(err, "");
+		starpu_shutdown();
+	}
+}
+
+TEST_F(SamplerPlugin, OffCostsNothing)
+{
+	ScopedEnv off("ASTROLABE_SAMPLER", nullptr);
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_EQ(err, "");
+	EXPECT_LT(starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global,
+						 "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc"), 0);
+	err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(err, "");
+	EXPECT_FALSE(file_exists(dir.file("stats.csv")));
+}
+
+TEST_F(SamplerPlugin, BadIntervalsAreRefused)
+{
+	ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "astrolabe:soon");
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { starpu_init(&conf); });
+	EXPECT_TRUE(contains(err, "intervals 'astrolabe:soon' are malformed")) << err;
+	if (starpu_is_initialized())
+		starpu_shutdown();
+}
+
+// PAPI's sde component reads the runtime's counters exported by counters_papi_sde.
+TEST_F(SamplerPlugin, PapiComponentSde)
+{
+#ifndef HAVE_PAPI
+	GTEST_SKIP() << "built without PAPI";
+#endif
+	if (!contains(build_plugin_path(), "papi-sde"))
+		GTEST_SKIP() << "counters_papi_sde is not built";
+	ASSERT_TRUE(dir.write("list.txt", "sde:::STARPU::starpu.task.g_total_submitted\n"));
+	ScopedEnv list("APAPI_EVENTLIST", dir.file("list.txt"));
+	ScopedEnv cmps("APAPI_CMPLIST", "sde");
+	ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "sde:2000000");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.start_perf_counter_collection = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(12);
+	const std::string acc = "starpu.sampler.g_sde.STARPU.starpu.task.g_total_submitted.value0_acc";
+	EXPECT_TRUE(wait_until([&] { return read_stat(acc) == 12.0; }, 60000)) << read_stat(acc);
+	// counters_papi_sde's events read 0 once shutdown starts: a restart, not a wrap.
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	std::string rows = csv_rows(dir.file("stats.csv"));
+	EXPECT_TRUE(contains(rows, "sde:::STARPU::starpu.task.g_total_submitted|value0|acc=12\n")) << rows << err;
+}
+
+// What atime runs in SamplerAtime: an Astrolabe program.
+TEST(SamplerChild, RunTasks)
+{
+	if (!getenv("SAMPLER_TEST_CHILD"))
+		GTEST_SKIP() << "run by SamplerAtime through atime";
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	run_tasks(7);
+	starpu_shutdown();
+}
+
+class SamplerAtime : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		atime_ = env_or("ATIME", "");
+		if (atime_.empty() || !file_exists(atime_))
+			GTEST_SKIP() << "atime is not built yet (make check builds it before the tests)";
+	}
+	std::string run(const std::string &args, int *status)
+	{
+		std::string out;
+		*status = run_command("'" + atime_ + "' " + args + " 2>&1", &out);
+		return out;
+	}
+	std::string atime_;
+	ScopedEnv cmps_{"APAPI_CMPLIST", "astrolabe:rapl"};
+	ScopedEnv on_{"ASTROLABE_SAMPLER", nullptr};
+	ScopedEnv csv_{"ASTROLABE_SAMPLER_CSV", nullptr};
+};
+
+TEST_F(SamplerAtime, SamplesAnAstrolabeProgram)
+{
+	ScopedEnv child("SAMPLER_TEST_CHILD", "1");
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(len, 0);
+	self[len] = '\0';
+	int status = -1;
+	std::string out = run(std::string("-t astrolabe:2000000 '") + self + "' --gtest_filter=SamplerChild.RunTasks", &status);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "atime: ")) << out;
+	EXPECT_TRUE(contains(out, ", exit status 0")) << out;
+	EXPECT_TRUE(contains(out, "sampler: statistics of")) << out;
+	EXPECT_TRUE(contains(out, "astrolabe:::starpu.task.g_total_submitted")) << out;
+	// The components atime samples are not sampled (nor said skipped) a second time by the program.
+	size_t first = out.find("components skipped: rapl");
+	ASSERT_NE(first, std::string::npos) << out;
+	EXPECT_TRUE(contains(out, "no energy is measured here")) << out;
+	EXPECT_EQ(out.find("components skipped", first + 1), std::string::npos) << out;
+}
+
+TEST_F(SamplerAtime, ExitStatusAndErrors)
+{
+	int status = -1;
+	run("false", &status);
+	EXPECT_EQ(status, 1);
+	std::string out = run("true", &status);
+	EXPECT_EQ(status, 0);
+	EXPECT_TRUE(contains(out, "atime: true ran ")) << out;
+	out = run("", &status);
+	EXPECT_EQ(status, 2);
+	EXPECT_TRUE(contains(out, "Usage: atime")) << out;
+	out = run("-t rapl:x true", &status);
+	EXPECT_EQ(status, 2);
+	EXPECT_TRUE(contains(out, "malformed")) << out;
+	out = run("/no/such/program", &status);
+	EXPECT_EQ(status, 127);
+	EXPECT_TRUE(contains(out, "cannot run /no/such/program")) << out;
+}
+
+} // namespace
