@@ -32,6 +32,8 @@
 #include <starpu_perf_steering.h>
 #include <starpu_perf_monitoring.h>
 #include <starpu_opencl.h>
+#include <starpu_cuda.h>
+#include <starpu_cublas.h>
 #include <starpu_bound.h>
 
 #ifdef __cplusplus

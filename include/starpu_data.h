@@ -140,6 +140,16 @@ int starpu_memory_node_get_name(unsigned node, char *name, size_t size);
 int starpu_memory_node_get_devid(unsigned node);
 /** How many memory nodes of that kind exist. */
 unsigned starpu_memory_nodes_get_count_by_kind(enum starpu_node_kind kind);
+/** How many RAM memory nodes there are: one per NUMA node with STARPU_USE_NUMA=1, else 1. */
+int starpu_memory_nodes_get_numa_count(void);
+/** The RAM memory node of the NUMA node the system numbers osid; -1 when there is none. */
+int starpu_memory_nodes_numa_id_to_devid(int osid);
+/** The system's number of the NUMA node of RAM memory node id; -1 when id is not a RAM node. */
+int starpu_memory_nodes_numa_devid_to_id(unsigned id);
+/** The hwloc logical index of the NUMA node of RAM memory node id; -1 when id is not a RAM node. */
+int starpu_memory_nodes_numa_id_to_hwloclogid(unsigned id);
+/** The RAM memory node of the NUMA node of hwloc logical index logid; -1 when none. */
+int starpu_memory_nodes_numa_hwloclogid_to_id(int logid);
 /** Kind of memory node node. */
 enum starpu_node_kind starpu_node_get_kind(unsigned node);
 /** Memory node of the calling worker (STARPU_MAIN_RAM from the application). */

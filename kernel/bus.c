@@ -66,6 +66,8 @@ static void calibrate(void)
 	memset(bus_latency, 0, sizeof(bus_latency));
 	for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++) {
 		double small_to, small_from, big_to, big_from;
+		if (!_astro_nodes[node].ops)
+			continue; /* another NUMA node's RAM: predicted with the default figures */
 		const size_t big = 4 << 20;
 		if (!measure_pair(node, 4, 20, &small_to, &small_from) || !measure_pair(node, big, 4, &big_to, &big_from)) {
 			_astro_warn("measuring the bus to memory node %u failed: transfer predictions use default figures", node);

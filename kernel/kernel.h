@@ -345,13 +345,14 @@ struct _starpu_data_state
 
 /* ------------------------------------------------------ memory nodes */
 
-/* One memory node (memory.c): main memory is node 0, then one per device. */
+/* One memory node (memory.c): main memory is node 0 (with STARPU_USE_NUMA,
+ * nodes 0.. are the NUMA nodes: numa.c), then one per device. */
 struct _astro_memory_node
 {
 	enum starpu_node_kind kind;
 	int devid;
-	const struct astro_driver *driver;   /* NULL for main memory */
-	const struct astro_node_ops *ops;    /* NULL for main memory */
+	const struct astro_driver *driver;   /* NULL for main memory (every RAM node) */
+	const struct astro_node_ops *ops;    /* NULL for main memory (every RAM node) */
 	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
 	size_t used;                         /* atomic: bytes the runtime allocated there */
 	pthread_mutex_t lru_lock;
@@ -362,6 +363,13 @@ extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
 void _astro_memory_nodes_init(void);
 int _astro_memory_node_add(const struct astro_driver *driver, int devid);
 void _astro_memory_nodes_shutdown(void);
+/* RAM nodes per NUMA node (numa.c): how many, from hwloc when STARPU_USE_NUMA=1
+ * (1 otherwise); the RAM node of a processing unit (hwloc logical index, -1:
+ * unbound); binding an allocation's pages to a RAM node; its bytes (0: unknown). */
+unsigned _astro_numa_nodes_init(void);
+unsigned _astro_numa_node_of_pu(int pu);
+void _astro_numa_bind_area(unsigned node, void *addr, size_t size);
+size_t _astro_numa_memory(unsigned node);
 void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;

@@ -1,6 +1,7 @@
 /*
- * Memory nodes: the table (main memory is node 0, then one node per device a
- * driver with node ops brings), allocation on a node under its limit, with
+ * Memory nodes: the table (main memory is node 0, or nodes 0.. one per NUMA
+ * node with STARPU_USE_NUMA=1, then one node per device a driver with node
+ * ops brings), allocation on a node under its limit, with
  * eviction of the least recently used copies, and copies between nodes
  * through the drivers' node ops. Coherency lives in coherency.c.
  */
@@ -60,8 +61,10 @@ static void node_init(unsigned id, enum starpu_node_kind kind, int devid, const 
 
 void _astro_memory_nodes_init(void)
 {
-	node_init(STARPU_MAIN_RAM, STARPU_CPU_RAM, 0, NULL);
-	_astro_rt.nmemory_nodes = 1;
+	unsigned nram = _astro_numa_nodes_init();
+	for (unsigned i = 0; i < nram; i++)
+		node_init(i, STARPU_CPU_RAM, (int)i, NULL);
+	_astro_rt.nmemory_nodes = nram;
 }
 
 int _astro_memory_node_add(const struct astro_driver *driver, int devid)
@@ -221,7 +224,7 @@ static starpu_ssize_t node_total(unsigned node)
 		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 		return pages > 0 && page > 0 ? (starpu_ssize_t)pages * page : -1;
 	}
-	size_t size = n->ops && n->ops->memory_size ? n->ops->memory_size(n->devid) : 0;
+	size_t size = n->ops && n->ops->memory_size ? n->ops->memory_size(n->devid) : n->ops ? 0 : _astro_numa_memory(node);
 	return size ? (starpu_ssize_t)size : -1;
 }
 
@@ -350,7 +353,10 @@ static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
 	if (n->ops)
 		return n->ops->allocate(n->devid, size);
 	void *p = NULL;
-	return starpu_malloc_flags(&p, size, flags & ~STARPU_MALLOC_COUNT) == 0 ? (uintptr_t)p : 0;
+	if (starpu_malloc_flags(&p, size, flags & ~STARPU_MALLOC_COUNT) != 0)
+		return 0;
+	_astro_numa_bind_area(node, p, size);
+	return (uintptr_t)p;
 }
 
 uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)

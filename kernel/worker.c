@@ -459,7 +459,8 @@ int _astro_workers_start(void)
 				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
 				break;
 			}
-			/* A device's worker works in the device's memory: a node of its own. */
+			/* A device's worker works in the device's memory: a node of its own;
+			 * the others in the RAM node of where they are bound. */
 			int node = d->node_ops ? _astro_memory_node_add(d, dev) : STARPU_MAIN_RAM;
 			if (node < 0) {
 				n = dev;
@@ -468,6 +469,8 @@ int _astro_workers_start(void)
 			struct _astro_worker *w = worker_new(d, dev, (unsigned)node);
 			if (!w)
 				return -ENOMEM;
+			if (!d->node_ops)
+				w->memory_node = _astro_numa_node_of_pu(w->bindid);
 			_astro_rt.workers[_astro_rt.nworkers++] = w;
 			_astro_rt.nworkers_by_arch[d->archtype]++;
 			_astro_rt.where_mask |= d->where;

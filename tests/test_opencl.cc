@@ -874,6 +874,32 @@ TEST(OpenCLDevices, CpuDevicesOnlyWhenAsked)
 	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
 }
 
+// StarPU's first example, as a user writes it (examples/vector_scal: the
+// kernel loaded from its .cl file through STARPU_OPENCL_PROGRAM_DIR), run on
+// the OpenCL worker alone.
+TEST(OpenCLExample, VectorScalRunsOnTheOpenCLWorker)
+{
+	{
+		starpu_conf conf = conf_with_ncpus(0);
+		conf.nopencl = 1;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		unsigned n = starpu_opencl_worker_get_count();
+		starpu_shutdown();
+		if (n == 0)
+			GTEST_SKIP() << "no OpenCL device here";
+	}
+	std::string examples = env_or("ASTRO_TEST_EXAMPLES_DIR", "");
+	std::string program = examples + "/vector_scal/vector_scal";
+	if (examples.empty() || !file_exists(program))
+		GTEST_SKIP() << "the examples are not built (" << program << ")";
+	std::string out;
+	int status = run_command("STARPU_NCPU=0 STARPU_NOPENCL=1 STARPU_OPENCL_PROGRAM_DIR='" + env_or("ASTRO_TEST_SRCDIR", ".") +
+					 "/../examples/vector_scal' '" + program + "' 2>&1",
+				 &out);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "on 0 CPU, 1 OpenCL and 0 CUDA workers: correct")) << out;
+}
+
 int main(int argc, char **argv)
 {
 	testing::InitGoogleTest(&argc, argv);

@@ -1,0 +1,7 @@
+/* The OpenCL kernel of vector_scal: v[i] *= factor. */
+__kernel void vector_mult_opencl(unsigned n, __global float *v, float factor)
+{
+	const size_t i = get_global_id(0);
+	if (i < n)
+		v[i] *= factor;
+}

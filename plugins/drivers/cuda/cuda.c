@@ -1,0 +1,459 @@
+/*
+ * The CUDA driver: one worker per CUDA device (STARPU_NCUDA), running the
+ * codelet's cuda_funcs with a stream of its own (starpu_cuda_get_local_stream()),
+ * and the device's memory as a memory node whose copies are asynchronous on
+ * a transfer stream, completed by an event. Without a usable device (no
+ * driver, cudaGetDeviceCount() failing or finding none) it declines quietly,
+ * saying so only when STARPU_NCUDA asks for CUDA workers.
+ *
+ * cuBLAS and cuSOLVER are loaded when the program calls starpu_cublas_init()
+ * or starpu_cusolver_init() (dlopen by the toolkit's soname: a program that
+ * links them gets the same library), so that every other program does not
+ * load hundreds of MiB at each starpu_init().
+ */
+#include "cuda_services.h"
+#include <astrolabe/plugin.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cusolverSp.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+struct device
+{
+	cudaStream_t stream;          /* the worker's kernels */
+	cudaStream_t transfer_stream; /* the kernel's copies, from any thread */
+	size_t memory;                /* totalGlobalMem */
+	cublasHandle_t cublas;
+	cusolverDnHandle_t cusolver_dn;
+	cusolverSpHandle_t cusolver_sp;
+};
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct device devices[STARPU_MAXCUDADEVS];
+static int ndevices = -1; /* -1: not open */
+
+/* One line naming the call that failed and CUDA's reason; returns -EIO. */
+static int cuda_failed(const char *what, cudaError_t err)
+{
+	astro_log_error("cuda", "%s failed: %s", what, cudaGetErrorString(err));
+	return -EIO;
+}
+
+static int usable_devices(cudaError_t *err)
+{
+	int n = 0;
+	*err = cudaGetDeviceCount(&n);
+	if (*err != cudaSuccess)
+		return 0;
+	return n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS;
+}
+
+static bool device_open(int devid, struct device *d)
+{
+	struct cudaDeviceProp prop;
+	cudaError_t err = cudaSetDevice(devid);
+	if (err == cudaSuccess)
+		err = cudaGetDeviceProperties(&prop, devid);
+	if (err == cudaSuccess)
+		err = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
+	if (err == cudaSuccess && (err = cudaStreamCreateWithFlags(&d->transfer_stream, cudaStreamNonBlocking)) != cudaSuccess)
+		cudaStreamDestroy(d->stream);
+	if (err != cudaSuccess) {
+		astro_log_error("cuda", "device %d could not be opened (%s): it is not used", devid, cudaGetErrorString(err));
+		return false;
+	}
+	d->memory = prop.totalGlobalMem;
+	return true;
+}
+
+/* Opens the devices of this starpu_init() (the kernel asks only when CUDA
+ * workers may be wanted); the same table until fini. */
+static int devices_open(void)
+{
+	pthread_mutex_lock(&table_lock);
+	if (ndevices < 0) {
+		cudaError_t err;
+		int n = usable_devices(&err);
+		ndevices = 0;
+		/* Device ids are CUDA's: a device that fails ends the table. */
+		while (ndevices < n && device_open(ndevices, &devices[ndevices]))
+			ndevices++;
+	}
+	int n = ndevices;
+	pthread_mutex_unlock(&table_lock);
+	return n;
+}
+
+static void devices_close(void)
+{
+	pthread_mutex_lock(&table_lock);
+	for (int i = 0; i < ndevices; i++) {
+		cudaSetDevice(i);
+		cudaStreamDestroy(devices[i].transfer_stream);
+		cudaStreamDestroy(devices[i].stream);
+		devices[i] = (struct device){ 0 };
+	}
+	ndevices = -1;
+	pthread_mutex_unlock(&table_lock);
+}
+
+static struct device *device_get(int devid)
+{
+	return devid >= 0 && devid < __atomic_load_n(&ndevices, __ATOMIC_ACQUIRE) ? &devices[devid] : NULL;
+}
+
+/* The device of the calling CUDA worker, NULL from any other thread. */
+static struct device *local_device(void)
+{
+	int workerid = starpu_worker_get_id();
+	if (workerid < 0 || starpu_worker_get_type(workerid) != STARPU_CUDA_WORKER)
+		return NULL;
+	return device_get(starpu_worker_get_devid(workerid));
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static int has_impl(const struct starpu_codelet *cl, unsigned nimpl)
+{
+	return nimpl < STARPU_MAXIMPLEMENTATIONS && cl->cuda_funcs[nimpl] != NULL;
+}
+
+static int worker_init(int workerid, int devid)
+{
+	cudaError_t err = cudaSetDevice(devid);
+	return err == cudaSuccess ? 0 : cuda_failed("cudaSetDevice", err);
+}
+
+static void execute(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	struct device *d = device_get(starpu_worker_get_devid(workerid));
+	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
+	/* Whether the implementation is STARPU_CUDA_ASYNC or not, the task ends when its stream is empty. */
+	cudaError_t err = d ? cudaStreamSynchronize(d->stream) : cudaSuccess;
+	if (err != cudaSuccess)
+		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+}
+
+/* ------------------------------------------------------------ node ops */
+
+static uintptr_t node_allocate(int devid, size_t size)
+{
+	void *ptr = NULL;
+	if (cudaSetDevice(devid) != cudaSuccess || cudaMalloc(&ptr, size) != cudaSuccess) {
+		cudaGetLastError(); /* out of memory is not sticky: the kernel evicts and tries again */
+		return 0;
+	}
+	return (uintptr_t)ptr;
+}
+
+static void node_free(int devid, uintptr_t addr, size_t size)
+{
+	cudaSetDevice(devid);
+	cudaFree((void *)addr);
+}
+
+/* Copies on the device's transfer stream; with request, returns at once and
+ * sets *request to an event recorded after the copy. */
+static int copy(int devid, void *dst, const void *src, size_t size, enum cudaMemcpyKind kind, void **request)
+{
+	struct device *d = device_get(devid);
+	if (!d)
+		return -ENODEV;
+	cudaError_t err = cudaSetDevice(devid);
+	if (err != cudaSuccess)
+		return cuda_failed("cudaSetDevice", err);
+	if (request)
+		*request = NULL;
+	if (!request || starpu_asynchronous_cuda_copy_disabled()) {
+		err = cudaMemcpyAsync(dst, src, size, kind, d->transfer_stream);
+		if (err == cudaSuccess)
+			err = cudaStreamSynchronize(d->transfer_stream);
+		return err == cudaSuccess ? 0 : cuda_failed("a copy", err);
+	}
+	cudaEvent_t event;
+	err = cudaMemcpyAsync(dst, src, size, kind, d->transfer_stream);
+	if (err != cudaSuccess)
+		return cuda_failed("cudaMemcpyAsync", err);
+	err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+	if (err == cudaSuccess && (err = cudaEventRecord(event, d->transfer_stream)) != cudaSuccess)
+		cudaEventDestroy(event);
+	if (err != cudaSuccess) {
+		/* No event to wait on: complete the copy here. */
+		cudaStreamSynchronize(d->transfer_stream);
+		return cuda_failed("recording a copy's completion", err);
+	}
+	*request = event;
+	return 0;
+}
+
+static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
+{
+	return copy(devid, (char *)dst + dst_offset, src, size, cudaMemcpyHostToDevice, request);
+}
+
+static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request)
+{
+	return copy(devid, dst, (const char *)src + src_offset, size, cudaMemcpyDeviceToHost, request);
+}
+
+static int copy_test(int devid, void *request)
+{
+	/* Anything but "not ready" completes it: copy_wait says an error. */
+	return !request || cudaEventQuery((cudaEvent_t)request) != cudaErrorNotReady;
+}
+
+static int copy_wait(int devid, void *request)
+{
+	if (!request)
+		return 0;
+	cudaError_t err = cudaEventSynchronize((cudaEvent_t)request);
+	cudaEventDestroy((cudaEvent_t)request);
+	return err == cudaSuccess ? 0 : cuda_failed("a copy", err);
+}
+
+static size_t memory_size(int devid)
+{
+	struct device *d = device_get(devid);
+	return d ? d->memory : 0;
+}
+
+static const struct astro_node_ops cuda_node_ops = {
+	.kind = STARPU_CUDA_RAM,
+	.allocate = node_allocate,
+	.free = node_free,
+	.copy_from_ram = copy_from_ram,
+	.copy_to_ram = copy_to_ram,
+	.copy_test = copy_test,
+	.copy_wait = copy_wait,
+	.memory_size = memory_size,
+};
+
+static const struct astro_driver cuda_driver = {
+	.name = "cuda",
+	.archtype = STARPU_CUDA_WORKER,
+	.where = STARPU_CUDA,
+	.count_env = "STARPU_NCUDA",
+	.conf_count_offset = offsetof(struct starpu_conf, ncuda),
+	.default_count = devices_open,
+	.max_count = devices_open,
+	.worker_init = worker_init,
+	.has_impl = has_impl,
+	.execute = execute,
+	.node_ops = &cuda_node_ops,
+};
+
+/* ------------------------------------------------- cuBLAS and cuSOLVER */
+
+/* Loads a library of the toolkit once per process; says once when it cannot. */
+static void *library(const char *soname, void **handle, bool *tried)
+{
+	pthread_mutex_lock(&table_lock);
+	if (!*tried) {
+		*tried = true;
+		*handle = dlopen(soname, RTLD_NOW | RTLD_GLOBAL);
+		if (!*handle)
+			astro_log_error("cuda", "cannot load %s (%s): its handles stay NULL; install the CUDA toolkit's "
+					"library or add its folder to LD_LIBRARY_PATH", soname, dlerror());
+	}
+	pthread_mutex_unlock(&table_lock);
+	return *handle;
+}
+
+#define LOAD(lib, sym) ((lib) ? (__typeof__(sym) *)dlsym(lib, #sym) : NULL)
+
+static void *cublas_lib, *cusolver_lib;
+static bool cublas_tried, cusolver_tried;
+
+static void *cublas(void)
+{
+	return library("libcublas.so." STR(CUBLAS_VER_MAJOR), &cublas_lib, &cublas_tried);
+}
+
+static void *cusolver(void)
+{
+	return library("libcusolver.so." STR(CUSOLVER_VER_MAJOR), &cusolver_lib, &cusolver_tried);
+}
+
+/* Each runs in every CUDA worker's thread (starpu_execute_on_each_worker). */
+static void cublas_create_here(void *arg)
+{
+	struct device *d = local_device();
+	__typeof__(cublasCreate_v2) *create = LOAD(cublas(), cublasCreate_v2);
+	__typeof__(cublasSetStream_v2) *set_stream = LOAD(cublas(), cublasSetStream_v2);
+	if (!d || d->cublas || !create || !set_stream)
+		return;
+	cublasStatus_t status = create(&d->cublas);
+	if (status == CUBLAS_STATUS_SUCCESS)
+		status = set_stream(d->cublas, d->stream);
+	if (status != CUBLAS_STATUS_SUCCESS)
+		astro_log_error("starpu_cublas_init", "cuBLAS error %d on device %d: its handle is not usable", (int)status,
+				starpu_worker_get_devid(starpu_worker_get_id()));
+}
+
+static void cublas_destroy_here(void *arg)
+{
+	struct device *d = local_device();
+	__typeof__(cublasDestroy_v2) *destroy = LOAD(cublas_lib, cublasDestroy_v2);
+	if (d && d->cublas && destroy)
+		destroy(d->cublas);
+	if (d)
+		d->cublas = NULL;
+}
+
+/* cublas.h (the v1 API) cannot be included with cublas_v2.h. */
+typedef int cublas_set_kernel_stream_fn(cudaStream_t stream);
+
+static void serve_cublas_set_stream(void)
+{
+	struct device *d = local_device();
+	cublas_set_kernel_stream_fn *set = cublas_lib ? (cublas_set_kernel_stream_fn *)dlsym(cublas_lib, "cublasSetKernelStream") : NULL;
+	if (d && set)
+		set(d->stream);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* cuSOLVER Sp, which StarPU serves */
+static void cusolver_create_here(void *arg)
+{
+	struct device *d = local_device();
+	void *lib = cusolver();
+	__typeof__(cusolverDnCreate) *dn_create = LOAD(lib, cusolverDnCreate);
+	__typeof__(cusolverDnSetStream) *dn_stream = LOAD(lib, cusolverDnSetStream);
+	__typeof__(cusolverSpCreate) *sp_create = LOAD(lib, cusolverSpCreate);
+	__typeof__(cusolverSpSetStream) *sp_stream = LOAD(lib, cusolverSpSetStream);
+	if (!d || !dn_create || !dn_stream || !sp_create || !sp_stream)
+		return;
+	cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
+	if (!d->cusolver_dn && (status = dn_create(&d->cusolver_dn)) == CUSOLVER_STATUS_SUCCESS)
+		status = dn_stream(d->cusolver_dn, d->stream);
+	if (status == CUSOLVER_STATUS_SUCCESS && !d->cusolver_sp && (status = sp_create(&d->cusolver_sp)) == CUSOLVER_STATUS_SUCCESS)
+		status = sp_stream(d->cusolver_sp, d->stream);
+	if (status != CUSOLVER_STATUS_SUCCESS)
+		astro_log_error("starpu_cusolver_init", "cuSOLVER error %d on device %d: its handles are not usable", (int)status,
+				starpu_worker_get_devid(starpu_worker_get_id()));
+}
+
+static void cusolver_destroy_here(void *arg)
+{
+	struct device *d = local_device();
+	__typeof__(cusolverDnDestroy) *dn_destroy = LOAD(cusolver_lib, cusolverDnDestroy);
+	__typeof__(cusolverSpDestroy) *sp_destroy = LOAD(cusolver_lib, cusolverSpDestroy);
+	if (!d)
+		return;
+	if (d->cusolver_dn && dn_destroy)
+		dn_destroy(d->cusolver_dn);
+	if (d->cusolver_sp && sp_destroy)
+		sp_destroy(d->cusolver_sp);
+	d->cusolver_dn = NULL;
+	d->cusolver_sp = NULL;
+}
+#pragma GCC diagnostic pop
+
+/* On every CUDA worker; nothing when there is none (STARPU_NCUDA=0). */
+static void on_cuda_workers(void (*fn)(void *), const char *name)
+{
+	if (starpu_cuda_worker_get_count() > 0)
+		starpu_execute_on_each_worker_ex(fn, NULL, STARPU_CUDA, name);
+}
+
+static void serve_cublas_init(void)
+{
+	on_cuda_workers(cublas_create_here, "starpu_cublas_init");
+}
+
+static void serve_cublas_shutdown(void)
+{
+	on_cuda_workers(cublas_destroy_here, "starpu_cublas_shutdown");
+}
+
+static void serve_cusolver_init(void)
+{
+	on_cuda_workers(cusolver_create_here, "starpu_cusolver_init");
+}
+
+static void serve_cusolver_shutdown(void)
+{
+	on_cuda_workers(cusolver_destroy_here, "starpu_cusolver_shutdown");
+}
+
+static void *local_stream(void)
+{
+	struct device *d = local_device();
+	return d ? d->stream : NULL;
+}
+
+static void *local_cublas(void)
+{
+	struct device *d = local_device();
+	return d ? d->cublas : NULL;
+}
+
+static void *local_cusolver_dn(void)
+{
+	struct device *d = local_device();
+	return d ? d->cusolver_dn : NULL;
+}
+
+static void *local_cusolver_sp(void)
+{
+	struct device *d = local_device();
+	return d ? d->cusolver_sp : NULL;
+}
+
+static const char *error_string(int status)
+{
+	return cudaGetErrorString((cudaError_t)status);
+}
+
+static const struct astro_cuda_services services = {
+	.cublas_init = serve_cublas_init,
+	.cublas_set_stream = serve_cublas_set_stream,
+	.cublas_shutdown = serve_cublas_shutdown,
+	.cusolver_init = serve_cusolver_init,
+	.cusolver_shutdown = serve_cusolver_shutdown,
+	.local_stream = local_stream,
+	.local_cublas = local_cublas,
+	.local_cusolver_dn = local_cusolver_dn,
+	.local_cusolver_sp = local_cusolver_sp,
+	.error_string = error_string,
+};
+
+/* ----------------------------------------------------------------- plugin */
+
+static int init(void)
+{
+	/* STARPU_NCUDA=0: not even a probe (it starts the CUDA driver). */
+	const char *asked = starpu_getenv("STARPU_NCUDA");
+	if (asked && strspn(asked, " 0") == strlen(asked) && *asked)
+		return ASTRO_PLUGIN_DECLINE;
+	cudaError_t err;
+	if (usable_devices(&err) == 0) {
+		/* Quiet unless CUDA workers were asked for by name. */
+		if (asked && atoi(asked) > 0)
+			astro_log_error("cuda", "STARPU_NCUDA=%s but no CUDA device is usable here (%s): no CUDA worker",
+					asked, err == cudaSuccess ? "none found" : cudaGetErrorString(err));
+		return ASTRO_PLUGIN_DECLINE;
+	}
+	int ret = astro_driver_register(&cuda_driver);
+	if (ret == 0)
+		astro_cuda_services_set(&services);
+	return ret;
+}
+
+static void fini(void)
+{
+	astro_cuda_services_set(NULL);
+	devices_close();
+}
+
+ASTRO_PLUGIN_DEFINE(driver_cuda, ASTRO_PLUGIN_DRIVER, "CUDA workers, one per device (STARPU_NCUDA)", init, fini);

@@ -1,0 +1,33 @@
+/*
+ * What the CUDA driver plugin serves to the starpu_cuda_*, starpu_cublas_*
+ * and starpu_cusolver_* entry points of libastrolabe (cuda_api.c), which
+ * exist in every build and do nothing while no driver serves them (no
+ * toolkit, no device: no CUDA worker, as StarPU). Private to this folder:
+ * astro_cuda_services_set() is exported only so that the loadable driver
+ * reaches libastrolabe.
+ */
+#ifndef __ASTRO_CUDA_SERVICES_H__
+#define __ASTRO_CUDA_SERVICES_H__
+
+struct astro_cuda_services
+{
+	/* starpu_cublas_init() and the others, on every CUDA worker. */
+	void (*cublas_init)(void);
+	void (*cublas_set_stream)(void);
+	void (*cublas_shutdown)(void);
+	void (*cusolver_init)(void);
+	void (*cusolver_shutdown)(void);
+	/* The calling worker's stream and handles (a cudaStream_t, a
+	 * cublasHandle_t...): NULL outside a CUDA worker or before the init. */
+	void *(*local_stream)(void);
+	void *(*local_cublas)(void);
+	void *(*local_cusolver_dn)(void);
+	void *(*local_cusolver_sp)(void);
+	/* cudaGetErrorString(). */
+	const char *(*error_string)(int status);
+};
+
+/* Served from the driver's init to its fini; NULL withdraws them. */
+void astro_cuda_services_set(const struct astro_cuda_services *services);
+
+#endif /* __ASTRO_CUDA_SERVICES_H__ */

@@ -1,0 +1,14 @@
+// Kernels of test_cuda, compiled by nvcc when the toolkit has it.
+#include <cuda_runtime.h>
+
+__global__ static void scale(float *v, unsigned n, float factor)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		v[i] *= factor;
+}
+
+extern "C" void astro_test_cuda_scale(float *v, unsigned n, float factor, cudaStream_t stream)
+{
+	scale<<<(n + 255) / 256, 256, 0, stream>>>(v, n, factor);
+}
