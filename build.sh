@@ -17,7 +17,7 @@ build|build-?*) ;;
 esac
 
 DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
-DEPS="$DEPS python3 gnuplot-nox pajeng recutils graphviz"	# offline trace tools and their checks (dot renders dag.dot)
+DEPS="$DEPS python3 gnuplot-nox pajeng recutils graphviz chromium"	# offline trace tools and their checks (dot renders dag.dot, headless Chromium reads the HTML pages)
 DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models
 DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)
 DEPS="$DEPS opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"	# the OpenCL driver (PoCL runs its tests)
