@@ -584,12 +584,15 @@ TEST_F(Semantics, ReduxOnAHandleRegisteredNowhereAcquiresTheReducedValue)
 	ASSERT_EQ(init_with_ncpus(2), 0);
 	ReduxCodelets cls;
 	g_home = nullptr;
+	g_inits = 0;
 	starpu_data_handle_t h;
 	starpu_variable_data_register(&h, -1, 0, sizeof(long));
 	starpu_data_set_reduction_methods(h, &cls.redux, &cls.init);
 	const int n = 25;
 	submit_contributions(&cls.contribute, h, n);
 	EXPECT_EQ(acquired_value(h), n);
+	// The per-worker buffers, and the handle's own first buffer, start from the init codelet's value.
+	EXPECT_GE(g_inits.load(), 2);
 	submit_contributions(&cls.contribute, h, n);
 	EXPECT_EQ(acquired_value(h), 2 * n);
 	starpu_data_unregister(h);
