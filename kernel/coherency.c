@@ -362,10 +362,14 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 
 void _astro_coherency_acquired(struct _astro_job *job)
 {
-	if (job->acquire_node < 0 || job->nbuffers == 0)
+	if (job->nbuffers == 0)
 		return;
 	struct _astro_data_link *link = &job->links[0];
 	starpu_data_handle_t h = link->handle;
+	if (__atomic_load_n(&h->redux, __ATOMIC_RELAXED))
+		_astro_redux_combine(h);
+	if (job->acquire_node < 0)
+		return;
 	if (_astro_rt.nmemory_nodes <= 1) {
 		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[job->acquire_node].allocated)
 			_astro_coherency_materialize(h, (unsigned)job->acquire_node);

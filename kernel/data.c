@@ -389,6 +389,12 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h, node)) {
+			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
+			continue;
+		}
+		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_RELAXED) != NULL))
+			_astro_redux_combine(h);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
 			abort();
@@ -424,9 +430,9 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 {
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (mode & STARPU_SCRATCH)
-			continue;
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h, node)))
+			continue;
 		if (h->ops->is_multiformat)
 			_astro_multiformat_executed(h, node, mode);
 		_astro_coherency_unpin(h, node, mode);
@@ -613,6 +619,7 @@ static void handle_free(starpu_data_handle_t handle)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_UNREGISTERED, .workerid = _astro_worker_id(), .object = handle);
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
+	_astro_redux_drop(handle);
 	_astro_coherency_free_devices(handle);
 	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
@@ -821,10 +828,12 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	if (!handle_live(handle, "starpu_data_invalidate"))
 		return;
 	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
+	_astro_redux_drop(handle);
 	pthread_mutex_lock(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 		handle->valid[node] = false;
 	pthread_mutex_unlock(&handle->coherency_lock);
+	_astro_redux_invalidated(handle);
 }
 
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)

@@ -333,6 +333,7 @@ struct _starpu_data_state
 	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
 	unsigned ncoordinates;
 	struct starpu_codelet *redux_cl, *init_cl;
+	struct _astro_redux *redux;          /* the per-worker reduction buffers pending (reduction.c), NULL when none */
 	bool unregistering;
 	/* partitioning (filters.c): children are views into this handle's buffer */
 	struct _starpu_data_state *father;
@@ -375,6 +376,17 @@ void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;
 
 /* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
+/* Reductions (reduction.c). Does a STARPU_REDUX access of handle on node use the worker's own buffer? */
+bool _astro_redux_private(starpu_data_handle_t handle, unsigned node);
+/* The calling worker's reduction buffer of handle, initialised by the init codelet when created. */
+void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
+/* Combines the pending reduction buffers into the main-memory copy (handle->redux set). */
+void _astro_redux_combine(starpu_data_handle_t handle);
+/* Frees the pending reduction buffers, their contributions lost. */
+void _astro_redux_drop(starpu_data_handle_t handle);
+/* After starpu_data_invalidate: a reduction handle's undefined content becomes the neutral value. */
+void _astro_redux_invalidated(starpu_data_handle_t handle);
+
 void _astro_coherency_register(starpu_data_handle_t handle, int home);
 /* Handles registered on no node (home -1) whose buffer does not exist yet: while
  * there are some, the single-node task path checks its handles (one load per task). */

@@ -254,7 +254,8 @@ static void job_ready(struct _astro_job *job)
 {
 	if (!job->task) {
 		/* An acquire: the data is now accessible, once brought where it is wanted. */
-		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED)))
+		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) ||
+				    (job->nbuffers && __atomic_load_n(&job->links[0].handle->redux, __ATOMIC_RELAXED))))
 			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE); /* granted: starpu_data_release may end it */

@@ -469,6 +469,135 @@ TEST_F(Semantics, UnregisterWaitsForPendingAcquireCallbacks)
 	EXPECT_EQ(starpu_task_wait_for_all(), 0);
 }
 
+// --------------------------------------------------------------- reductions
+
+std::atomic<int> g_inits{0};
+std::atomic<int> g_private{0};
+long *g_home = nullptr;
+
+void redux_init(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 0;
+	g_inits++;
+}
+
+void redux_add(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) += *(long *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+}
+
+// A STARPU_REDUX contribution of 1, noting when it works on a buffer other than the handle's own.
+void redux_contribute(void **buffers, void *)
+{
+	long *x = (long *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	if (x != g_home)
+		g_private++;
+	*x += 1;
+}
+
+void read_long(void **buffers, void *arg)
+{
+	*(long *)arg = *(long *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+struct ReduxCodelets
+{
+	starpu_codelet init = one_buffer_codelet(redux_init, "redux_init", STARPU_W);
+	starpu_codelet redux = cpu_codelet(redux_add, 2, "redux_add");
+	starpu_codelet contribute = one_buffer_codelet(redux_contribute, "contribute", STARPU_REDUX);
+	starpu_codelet read = one_buffer_codelet(read_long, "read_long", STARPU_R);
+	ReduxCodelets()
+	{
+		redux.modes[0] = STARPU_RW;
+		redux.modes[1] = STARPU_R;
+	}
+};
+
+void submit_contributions(starpu_codelet *cl, starpu_data_handle_t h, int n)
+{
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(starpu_task_insert(cl, STARPU_REDUX, h, 0), 0);
+}
+
+long acquired_value(starpu_data_handle_t h)
+{
+	EXPECT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	long v = *(long *)starpu_variable_get_local_ptr(h);
+	starpu_data_release(h);
+	return v;
+}
+
+TEST_F(Semantics, ReduxContributionsGoToInitialisedBuffersAndAddToTheValue)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ReduxCodelets cls;
+	long x = 10;
+	g_home = &x;
+	g_inits = 0;
+	g_private = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_set_reduction_methods(h, &cls.redux, &cls.init);
+	const int n = 40;
+	submit_contributions(&cls.contribute, h, n);
+	// A task reading it next sees the reduced value.
+	long seen = -1;
+	ASSERT_EQ(starpu_task_insert(&cls.read, STARPU_R, h, STARPU_CL_ARGS_NFREE, &seen, sizeof(seen), 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(seen, 10 + n);
+	EXPECT_EQ(g_private.load(), n) << "every STARPU_REDUX access works on a per-worker reduction buffer";
+	EXPECT_GE(g_inits.load(), 1);
+	EXPECT_LE(g_inits.load(), 2) << "one initialised buffer per worker";
+	// A second phase, read by an acquire.
+	submit_contributions(&cls.contribute, h, n);
+	EXPECT_EQ(acquired_value(h), 10 + 2 * n);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 10 + 2 * n);
+}
+
+TEST_F(Semantics, ReduxAfterInvalidateStartsFromTheInitValue)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ReduxCodelets cls;
+	long x = 1000;
+	g_home = &x;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_set_reduction_methods(h, &cls.redux, &cls.init);
+	const int n = 16;
+	for (int round = 0; round < 3; round++) {
+		starpu_data_invalidate_submit(h);
+		submit_contributions(&cls.contribute, h, n);
+		EXPECT_EQ(acquired_value(h), n) << "round " << round;
+	}
+	// Contributions pending when the handle is invalidated are dropped.
+	submit_contributions(&cls.contribute, h, n);
+	starpu_task_wait_for_all();
+	starpu_data_invalidate(h);
+	submit_contributions(&cls.contribute, h, 1);
+	EXPECT_EQ(acquired_value(h), 1);
+	starpu_data_unregister(h);
+}
+
+TEST_F(Semantics, ReduxOnAHandleRegisteredNowhereAcquiresTheReducedValue)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ReduxCodelets cls;
+	g_home = nullptr;
+	g_inits = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, -1, 0, sizeof(long));
+	starpu_data_set_reduction_methods(h, &cls.redux, &cls.init);
+	const int n = 25;
+	submit_contributions(&cls.contribute, h, n);
+	EXPECT_EQ(acquired_value(h), n);
+	// The per-worker buffers, and the handle's own first buffer, start from the init codelet's value.
+	EXPECT_GE(g_inits.load(), 2);
+	submit_contributions(&cls.contribute, h, n);
+	EXPECT_EQ(acquired_value(h), 2 * n);
+	starpu_data_unregister(h);
+}
+
 // -------------------------------------------------------- 1.4 helper names
 
 TEST_F(Semantics, GetenvHelpersUnder14Names)
