@@ -555,6 +555,28 @@ TEST_F(Semantics, ReduxContributionsGoToInitialisedBuffersAndAddToTheValue)
 	EXPECT_EQ(x, 10 + 2 * n);
 }
 
+TEST_F(Semantics, ReductionMethodsWithoutACpuFunctionAreRefused)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ReduxCodelets cls;
+	long x = 10;
+	g_home = &x;
+	g_inits = 0;
+	g_private = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_codelet no_cpu = cls.init;
+	no_cpu.cpu_funcs[0] = nullptr;
+	std::string err = stderr_of([&] { starpu_data_set_reduction_methods(h, &cls.redux, &no_cpu); });
+	EXPECT_TRUE(contains(err, "init codelet has no CPU function")) << err;
+	// The methods are not set: the contributions are plain read-write accesses to the value.
+	submit_contributions(&cls.contribute, h, 5);
+	EXPECT_EQ(acquired_value(h), 15);
+	EXPECT_EQ(g_private.load(), 0);
+	EXPECT_EQ(g_inits.load(), 0);
+	starpu_data_unregister(h);
+}
+
 TEST_F(Semantics, ReduxAfterInvalidateStartsFromTheInitValue)
 {
 	ASSERT_EQ(init_with_ncpus(2), 0);
