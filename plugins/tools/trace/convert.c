@@ -32,7 +32,7 @@
 
 struct options
 {
-	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, internal, no_acquire, number_events;
+	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, number_events;
 	const char *paje, *dir;
 	GPtrArray *inputs;
 };
@@ -1381,7 +1381,7 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec and\n"
 		   "trace.json (Chrome/Perfetto trace events).\n"
@@ -1397,8 +1397,17 @@ static void usage(FILE *f)
 		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
 		   "  -number-events write number_events.data: how many events of each kind (read it with\n"
 		   "                 starpu_fxt_number_events_to_names.py; STARPU_FXT_EVENTS records fewer)\n"
-		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: accepted, no effect yet\n");
+		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n");
 }
+
+/* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
+static const char *const unsupported[][2] = {
+	{ "-no-smooth", "no GFlop/s values are computed to smooth (the gf and gft variables stay at 0)" },
+	{ "-no-acquire", "the trace does not tell data acquisitions apart from the runtime's other internal jobs" },
+	{ "-internal", "the trace does not record the runtime's internal jobs as tasks" },
+	{ "-memory-states", "the recorder records neither data coherency states nor memory requests" },
+	{ "-use-task-color", "paje.trace draws no scheduling-context (Ctx) states to colour" },
+};
 
 static int parse(struct options *o, int argc, char **argv)
 {
@@ -1430,15 +1439,16 @@ static int parse(struct options *o, int argc, char **argv)
 			o->label_deps = true;
 		} else if (strcmp(a, "-number-events") == 0) {
 			o->number_events = true;
-		} else if (strcmp(a, "-no-smooth") == 0 || strcmp(a, "-no-acquire") == 0 || strcmp(a, "-internal") == 0 ||
-			   strcmp(a, "-memory-states") == 0 || strcmp(a, "-use-task-color") == 0) {
-			/* accepted for StarPU's command lines */
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
 			usage(stdout);
 			return -1;
 		} else if (a[0] != '-') {
 			g_ptr_array_add(o->inputs, argv[i]);
 		} else {
+			for (size_t k = 0; k < G_N_ELEMENTS(unsupported); k++)
+				if (strcmp(a, unsupported[k][0]) == 0)
+					return error("option '%s' is not supported: %s; leave it out (also of STARPU_GENERATE_TRACE_OPTIONS)", a,
+						     unsupported[k][1]);
 			usage(stderr);
 			return error("unknown option '%s'", a);
 		}

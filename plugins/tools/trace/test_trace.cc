@@ -409,6 +409,15 @@ TEST_F(Converted, OptionsAsStarPUs)
 	Output bad = run(tool() + " -frobnicate -i '" + dir_.archive() + "'");
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
+	// StarPU's options this converter cannot honour are refused, each with its reason, nothing written.
+	for (const char *opt : { "-no-smooth", "-no-acquire", "-internal", "-memory-states", "-use-task-color" }) {
+		std::string out3 = dir_.path() + "/refused";
+		Output r = run(tool() + " " + opt + " -d '" + out3 + "' -i '" + dir_.archive() + "'");
+		EXPECT_NE(r.status, 0) << opt;
+		EXPECT_TRUE(contains(r.text, std::string("option '") + opt + "' is not supported: ")) << r.text;
+		EXPECT_EQ(count(r.text, "\n"), 1u) << "one message: " << r.text;
+		EXPECT_FALSE(file_exists(out3)) << opt;
+	}
 }
 
 // -number-events: number_events.data as StarPU's, one line per kind of event,
