@@ -1,7 +1,8 @@
 /*
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
  * files (paje.trace, dag.dot, tasks.rec, trace.rec, data.rec,
- * sched_tasks.rec, activity.data, comms.rec) and a Chrome/Perfetto
+ * sched_tasks.rec, activity.data, comms.rec, number_events.data with
+ * -number-events) and a Chrome/Perfetto
  * trace-event file (trace.json), with StarPU's field names, order and number
  * formats (see ../shared/notes/traces.md in the project's notes).
  *
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "convert.h"
+#include "number_events.h"
 #include "schema.h"
 
 #define TOOL "starpu_fxt_tool"
@@ -30,7 +32,7 @@
 
 struct options
 {
-	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, internal, no_acquire, number_events;
+	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, number_events;
 	const char *paje, *dir;
 	GPtrArray *inputs;
 };
@@ -127,6 +129,7 @@ struct converter
 	int rank;
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib;
+	struct number_events nevents; /* -number-events, over every archive */
 };
 
 struct region
@@ -636,6 +639,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		c->failed = true;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
+	if (c->opt.number_events)
+		number_events_region(&c->nevents, r->name, r->task, r->user, false);
 	flush_pending(c, l);
 	c->last_ts = ts;
 	if (l->depth < G_N_ELEMENTS(l->stack)) {
@@ -693,6 +698,8 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		c->failed = true;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
+	if (c->opt.number_events)
+		number_events_region(&c->nevents, r->name, r->task, r->user, true);
 	flush_pending(c, l);
 	c->last_ts = ts;
 	l->depth--;
@@ -750,6 +757,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	int p = ref < 256 ? c->param_map[ref] : -1;
 	struct attrs a;
 	read_attrs(c, list, &a);
+	if (c->opt.number_events)
+		number_events_param(&c->nevents, p, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0);
 	if (p != P_HANDLE)
 		flush_pending(c, l);
 	c->last_ts = ts;
@@ -880,6 +889,8 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	read_attrs(c, list, &a);
 	const char *s = string_of(c, sref);
 	c->last_ts = ts;
+	if (c->opt.number_events)
+		number_events_param(&c->nevents, p, 0);
 	if (p == P_STRING_EVENT) {
 		if (strcmp(s, "start_profiling") == 0 || strcmp(s, "stop_profiling") == 0)
 			fprintf(c->activity, "set_profiling\t%.9f\t%d\n", ms(c, ts), s[2] == 'a');
@@ -1370,7 +1381,7 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec and\n"
 		   "trace.json (Chrome/Perfetto trace events).\n"
@@ -1384,8 +1395,19 @@ static void usage(FILE *f)
 		   "  -no-bus        no transfer links nor memory-manager variables\n"
 		   "  -no-flops      no GFlop/s variables\n"
 		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
-		   "  -no-smooth, -no-acquire, -internal, -memory-states, -number-events, -use-task-color: accepted, no effect yet\n");
+		   "  -number-events write number_events.data: how many events of each kind (read it with\n"
+		   "                 starpu_fxt_number_events_to_names.py; STARPU_FXT_EVENTS records fewer)\n"
+		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n");
 }
+
+/* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
+static const char *const unsupported[][2] = {
+	{ "-no-smooth", "no GFlop/s values are computed to smooth (the gf and gft variables stay at 0)" },
+	{ "-no-acquire", "the trace does not tell data acquisitions apart from the runtime's other internal jobs" },
+	{ "-internal", "the trace does not record the runtime's internal jobs as tasks" },
+	{ "-memory-states", "the recorder records neither data coherency states nor memory requests" },
+	{ "-use-task-color", "paje.trace draws no scheduling-context (Ctx) states to colour" },
+};
 
 static int parse(struct options *o, int argc, char **argv)
 {
@@ -1415,15 +1437,18 @@ static int parse(struct options *o, int argc, char **argv)
 			o->no_flops = true;
 		} else if (strcmp(a, "-label-deps") == 0) {
 			o->label_deps = true;
-		} else if (strcmp(a, "-no-smooth") == 0 || strcmp(a, "-no-acquire") == 0 || strcmp(a, "-internal") == 0 ||
-			   strcmp(a, "-memory-states") == 0 || strcmp(a, "-number-events") == 0 || strcmp(a, "-use-task-color") == 0) {
-			/* accepted for StarPU's command lines */
+		} else if (strcmp(a, "-number-events") == 0) {
+			o->number_events = true;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
 			usage(stdout);
 			return -1;
 		} else if (a[0] != '-') {
 			g_ptr_array_add(o->inputs, argv[i]);
 		} else {
+			for (size_t k = 0; k < G_N_ELEMENTS(unsupported); k++)
+				if (strcmp(a, unsupported[k][0]) == 0)
+					return error("option '%s' is not supported: %s; leave it out (also of STARPU_GENERATE_TRACE_OPTIONS)", a,
+						     unsupported[k][1]);
 			usage(stderr);
 			return error("unknown option '%s'", a);
 		}
@@ -1623,6 +1648,8 @@ int trace_convert_main(int argc, char **argv)
 	c.dag = open_output(&c, "dag.dot");
 	c.comms = open_output(&c, "comms.rec");
 	c.distrib = open_output(&c, "distrib.data");
+	if (c.opt.number_events)
+		number_events_init(&c.nevents);
 	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", c.json);
 	paje_header(&c);
@@ -1658,6 +1685,15 @@ int trace_convert_main(int argc, char **argv)
 	close_output(&c, c.dag, "dag.dot");
 	close_output(&c, c.comms, "comms.rec");
 	close_output(&c, c.distrib, "distrib.data");
+	if (c.opt.number_events) {
+		/* Written last, from what was read: a failed conversion leaves none. */
+		if (ret == 0) {
+			FILE *f = open_output(&c, "number_events.data");
+			number_events_write(&c.nevents, f);
+			close_output(&c, f, "number_events.data");
+		}
+		number_events_fini(&c.nevents);
+	}
 	if (c.failed)
 		ret = 1;
 	g_hash_table_destroy(c.defined_values);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -408,6 +409,78 @@ TEST_F(Converted, OptionsAsStarPUs)
 	Output bad = run(tool() + " -frobnicate -i '" + dir_.archive() + "'");
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
+	// StarPU's options this converter cannot honour are refused, each with its reason, nothing written.
+	for (const char *opt : { "-no-smooth", "-no-acquire", "-internal", "-memory-states", "-use-task-color" }) {
+		std::string out3 = dir_.path() + "/refused";
+		Output r = run(tool() + " " + opt + " -d '" + out3 + "' -i '" + dir_.archive() + "'");
+		EXPECT_NE(r.status, 0) << opt;
+		EXPECT_TRUE(contains(r.text, std::string("option '") + opt + "' is not supported: ")) << r.text;
+		EXPECT_EQ(count(r.text, "\n"), 1u) << "one message: " << r.text;
+		EXPECT_FALSE(file_exists(out3)) << opt;
+	}
+}
+
+// -number-events: number_events.data as StarPU's, one line per kind of event,
+// adding up to the events otf2-print lists; named by StarPU's script.
+TEST_F(Converted, NumberEventsCountsEachKind)
+{
+	EXPECT_FALSE(file_exists(file("number_events.data"))) << "only with -number-events";
+	std::string out2 = dir_.path() + "/numbers";
+	Output o = run(tool() + " -number-events -d '" + out2 + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string data = read_file(out2 + "/number_events.data");
+	const std::string header = "# Use starpu_fxt_number_events_to_names.py to convert event keys to event names.\n";
+	ASSERT_EQ(data.compare(0, header.size(), header), 0) << data;
+	std::istringstream lines(data.substr(header.size()));
+	unsigned long total = 0, previous = 0;
+	std::map<std::string, unsigned long> by_name;
+	for (std::string line; std::getline(lines, line);) {
+		unsigned long key = 0, n = 0;
+		char name[128] = "";
+		ASSERT_EQ(sscanf(line.c_str(), "0x%lx\t%lu\t%127s", &key, &n, name), 3) << line;
+		EXPECT_GT(key, previous) << "sorted by key, each once: " << line;
+		EXPECT_GT(n, 0u) << line;
+		previous = key;
+		total += n;
+		by_name[name] = n;
+	}
+	const unsigned long tasks = kChain + 2;
+	EXPECT_EQ(by_name["_STARPU_FUT_START_CODELET_BODY"], tasks) << data;
+	EXPECT_EQ(by_name["_STARPU_FUT_END_CODELET_BODY"], tasks);
+	EXPECT_EQ(by_name["_STARPU_FUT_TASK_SUBMIT"], tasks);
+	EXPECT_EQ(by_name["_STARPU_FUT_JOB_PUSH"], tasks);
+	EXPECT_EQ(by_name["_STARPU_FUT_JOB_POP"], tasks);
+	EXPECT_EQ(by_name["_STARPU_FUT_CODELET_DATA_HANDLE"], unsigned(kChain)) << "one handle per scal";
+	EXPECT_EQ(by_name["_STARPU_FUT_USER_EVENT"], 2u) << "4242 and 7";
+	EXPECT_EQ(by_name["_STARPU_FUT_HANDLE_DATA_REGISTER"], 1u);
+	EXPECT_EQ(by_name["_STARPU_FUT_HANDLE_DATA_UNREGISTER"], 1u);
+	EXPECT_EQ(by_name["_STARPU_FUT_DATA_NAME"], 1u);
+	EXPECT_EQ(by_name["_STARPU_FUT_TAG_DEPS"], 1u) << "0x20 -> 0x21";
+	EXPECT_EQ(by_name["astro_instr_state_open"], 2u) << "submitting, inner state";
+	EXPECT_EQ(by_name["astro_instr_state_close"], 2u);
+	EXPECT_EQ(by_name["astro_instr_burst_begin"], 1u);
+	EXPECT_EQ(by_name.count("astro_unknown_event"), 0u) << data;
+	EXPECT_TRUE(contains(data, "\n0x5102\t22\t_STARPU_FUT_START_CODELET_BODY\n")) << "StarPU's codes: " << data;
+
+	// Every event of the archive is counted once.
+	if (!have_program("otf2-print") || !have_program("python3"))
+		GTEST_SKIP() << "otf2-print or python3 missing (Debian otf2-tools, python3)";
+	Output events = run("otf2-print '" + dir_.archive() + "/traces.otf2' | grep -c -E '^(ENTER|LEAVE|PARAMETER_[A-Z0-9_]+) '");
+	EXPECT_EQ(strtoul(events.text.c_str(), nullptr, 10), total) << events.text;
+
+	// StarPU's script names the kinds and adds them up.
+	const std::string src = env_or("ASTRO_TOP_SRCDIR", "../../..");
+	Output named = run("PYTHONPATH='" + src + "/tools' python3 '" + src + "/tools/traces/starpu_fxt_number_events_to_names.py.in' '" +
+			   out2 + "/number_events.data'");
+	ASSERT_EQ(named.status, 0) << named.text;
+	EXPECT_TRUE(contains(named.text, "22    _STARPU_FUT_START_CODELET_BODY\n")) << named.text;
+	EXPECT_TRUE(contains(named.text, std::to_string(total) + "    TOTAL\n")) << named.text;
+
+	// A failed conversion leaves no count behind.
+	std::string out3 = dir_.path() + "/numbers-bad";
+	Output bad = run(tool() + " -number-events -d '" + out3 + "' -i '" + dir_.path() + "/nothing'");
+	EXPECT_NE(bad.status, 0);
+	EXPECT_FALSE(file_exists(out3 + "/number_events.data"));
 }
 
 TEST_F(Converted, DistribDataHasOneLinePerExecution)
