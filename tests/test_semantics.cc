@@ -296,6 +296,9 @@ TEST_F(Semantics, EndDepsArrayHoldsTheTaskUntilThoseEnd)
 	EXPECT_EQ(done, 1);
 	EXPECT_EQ(g_end_ran, 1);
 	starpu_task_destroy(task);
+	// The task ends within later's termination, before later's own callbacks are
+	// checked: later, whose codelet is on this stack, must be over before returning.
+	starpu_task_wait_for_all();
 }
 
 // ------------------------------------------------------------- worker order
