@@ -300,6 +300,43 @@ void starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_c
 /** The same with ndecisions decision components side by side (create, data, flags for each); their flags must agree and not include STARPU_SCHED_SIMPLE_PERFMODEL. */
 void starpu_sched_component_initialize_simple_schedulers(unsigned sched_ctx_id, unsigned ndecisions, ...);
 
+/* ------------------------------------------ trees from a specification */
+
+/** A list of component constructors, each instance placed under the previous one. */
+struct starpu_sched_component_composed_recipe;
+
+/** An empty recipe (NULL with a message when memory is short): add components to it. */
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create(void) STARPU_ATTRIBUTE_MALLOC;
+/** A recipe of the one component create_component(tree, arg). */
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create_singleton(struct starpu_sched_component *(*create_component)(struct starpu_sched_tree *tree, void *arg), void *arg) STARPU_ATTRIBUTE_MALLOC;
+/** Adds create_component(tree, arg) under the components already in recipe. */
+void starpu_sched_component_composed_recipe_add(struct starpu_sched_component_composed_recipe *recipe, struct starpu_sched_component *(*create_component)(struct starpu_sched_tree *tree, void *arg), void *arg);
+/** Frees recipe (the components made from it stay). */
+void starpu_sched_component_composed_recipe_destroy(struct starpu_sched_component_composed_recipe *recipe);
+/** The component of a recipe of one component; a recipe of several is refused (NULL with a message): starpu_sched_component_make_scheduler() builds those. */
+struct starpu_sched_component *starpu_sched_component_composed_component_create(struct starpu_sched_tree *tree, struct starpu_sched_component_composed_recipe *recipe) STARPU_ATTRIBUTE_MALLOC;
+
+#ifdef STARPU_HAVE_HWLOC
+/** What starpu_sched_component_make_scheduler() builds, level by level from the root; a NULL level is skipped. */
+struct starpu_sched_component_specs
+{
+	/** The components at the root (required). */
+	struct starpu_sched_component_composed_recipe *hwloc_machine_composed_sched_component;
+	/** The components made once per memory node (RAM node) of the workers, under the machine's. */
+	struct starpu_sched_component_composed_recipe *hwloc_component_composed_sched_component;
+	/** Per socket and per cache: not supported, must be NULL (refused with a message). */
+	struct starpu_sched_component_composed_recipe *hwloc_socket_composed_sched_component;
+	struct starpu_sched_component_composed_recipe *hwloc_cache_composed_sched_component;
+	/** A new recipe (or NULL: none) made once above each worker of kind archtype; the builder destroys it. */
+	struct starpu_sched_component_composed_recipe *(*worker_composed_sched_component)(enum starpu_worker_archtype archtype);
+	/** Non-zero: workers of different kinds on one memory node share its components; zero: each kind has its own. */
+	int mix_heterogeneous_workers;
+};
+
+/** Builds sched_ctx_id's tree from s (NULL with a message on bad specifications); the caller makes it the context's policy data. */
+struct starpu_sched_tree *starpu_sched_component_make_scheduler(unsigned sched_ctx_id, struct starpu_sched_component_specs s);
+#endif
+
 #define STARPU_COMPONENT_MUTEX_LOCK(m) \
 	do { \
 		const int _relaxed_state = starpu_worker_get_relax_state(); \

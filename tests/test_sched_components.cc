@@ -402,4 +402,182 @@ TEST(OutOfTreeComponent, DecisionComponentOfASimpleScheduler)
 	}
 }
 
+// ------------------- a tree built from a specification (make_scheduler)
+
+struct starpu_sched_component *eager_of(struct starpu_sched_tree *tree, void *arg)
+{
+	return starpu_sched_component_eager_create(tree, arg);
+}
+
+struct starpu_sched_component *fifo_of(struct starpu_sched_tree *tree, void *arg)
+{
+	return starpu_sched_component_fifo_create(tree, (struct starpu_sched_component_fifo_data *)arg);
+}
+
+struct starpu_sched_component *prio_of(struct starpu_sched_tree *tree, void *arg)
+{
+	return starpu_sched_component_prio_create(tree, (struct starpu_sched_component_prio_data *)arg);
+}
+
+std::atomic<int> g_worker_recipes{ 0 };
+
+// A queue above each CPU worker, none above the others.
+struct starpu_sched_component_composed_recipe *fifo_above_cpus(enum starpu_worker_archtype arch)
+{
+	if (arch != STARPU_CPU_WORKER)
+		return nullptr;
+	g_worker_recipes++;
+	return starpu_sched_component_composed_recipe_create_singleton(fifo_of, nullptr);
+}
+
+bool g_memory_node_level;
+
+// As StarPU's hierarchical heft: a recipe for the machine, one per memory node, one per worker.
+void made_init(unsigned ctx)
+{
+	struct starpu_sched_component_specs specs = {};
+	specs.hwloc_machine_composed_sched_component = starpu_sched_component_composed_recipe_create();
+	starpu_sched_component_composed_recipe_add(specs.hwloc_machine_composed_sched_component, prio_of, nullptr);
+	if (g_memory_node_level)
+		specs.hwloc_component_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);
+	else
+		starpu_sched_component_composed_recipe_add(specs.hwloc_machine_composed_sched_component, eager_of, nullptr);
+	specs.worker_composed_sched_component = fifo_above_cpus;
+	struct starpu_sched_tree *t = starpu_sched_component_make_scheduler(ctx, specs);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_machine_composed_sched_component);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_component_composed_sched_component);
+	starpu_sched_tree_update_workers(t);
+	starpu_sched_ctx_set_policy_data(ctx, t);
+}
+
+TREE_POLICY(made_policy, "made", made_init);
+
+// Where a task ran and how often.
+struct RunRecord
+{
+	std::atomic<int> runs{ 0 };
+	std::atomic<int> on{ -1 };
+};
+
+void record_run(void **, void *arg)
+{
+	RunRecord *r = (RunRecord *)arg;
+	r->on = starpu_worker_get_id();
+	r->runs++;
+}
+
+TEST(MakeScheduler, TreeRunsEveryTaskOnceOnTheRightWorker)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	for (bool level : { false, true })
+		for (int ncpus : { 1, 3 }) {
+			SCOPED_TRACE(testing::Message() << "memory node level " << level << ", " << ncpus << " cpus");
+			g_memory_node_level = level;
+			g_worker_recipes = 0;
+			starpu_conf conf = conf_with_ncpus(ncpus);
+			conf.sched_policy = &made_policy;
+			ASSERT_EQ(starpu_init(&conf), 0);
+			struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
+			ASSERT_NE(tree, nullptr);
+			ASSERT_NE(tree->root, nullptr);
+			unsigned nworkers = starpu_worker_get_count();
+			EXPECT_EQ(g_worker_recipes.load(), ncpus);
+			// prio, then eager (its own level or the machine's second step), then a fifo above each worker.
+			EXPECT_EQ(std::string(tree->root->name), "prio");
+			ASSERT_EQ(tree->root->nchildren, 1u);
+			struct starpu_sched_component *eager = tree->root->children[0];
+			EXPECT_EQ(std::string(eager->name), "eager");
+			EXPECT_EQ(eager->nchildren, nworkers);
+			EXPECT_EQ(starpu_bitmap_cardinal(tree->root->workers), (int)nworkers);
+			for (unsigned c = 0; c < eager->nchildren; c++) {
+				struct starpu_sched_component *fifo = eager->children[c];
+				EXPECT_TRUE(starpu_sched_component_is_fifo(fifo));
+				ASSERT_EQ(fifo->nchildren, 1u);
+				EXPECT_TRUE(starpu_sched_component_is_worker(fifo->children[0]));
+			}
+			starpu_codelet cl = cpu_codelet(record_run, 0, "made");
+			const int n = 600;
+			std::vector<RunRecord> runs(n);
+			for (int i = 0; i < n; i++) {
+				struct starpu_task *t = starpu_task_create();
+				t->cl = &cl;
+				t->cl_arg = &runs[i];
+				t->priority = i % 3;
+				// A third of the tasks are bound to a worker.
+				if (i % 3 == 0) {
+					t->execute_on_a_specific_worker = 1;
+					t->workerid = (unsigned)(i / 3) % nworkers;
+				}
+				ASSERT_EQ(starpu_task_submit(t), 0);
+			}
+			ASSERT_EQ(starpu_task_wait_for_all(), 0);
+			for (int i = 0; i < n; i++) {
+				EXPECT_EQ(runs[i].runs.load(), 1) << "task " << i;
+				if (i % 3 == 0)
+					EXPECT_EQ(runs[i].on.load(), (int)((unsigned)(i / 3) % nworkers)) << "task " << i;
+				else
+					EXPECT_GE(runs[i].on.load(), 0) << "task " << i;
+			}
+			starpu_shutdown();
+		}
+}
+
+TEST_F(Components, MakeSchedulerRefusesBadSpecificationsWithAMessage)
+{
+	// The fixture's hand-made tree holds context 0: free it for the builder.
+	starpu_sched_tree_destroy(tree_);
+	tree_ = nullptr;
+	struct starpu_sched_component_composed_recipe *machine = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);
+	struct starpu_sched_component_composed_recipe *empty = starpu_sched_component_composed_recipe_create();
+	ASSERT_TRUE(machine && empty);
+	struct starpu_sched_component_specs specs = {};
+	struct starpu_sched_tree *t = nullptr;
+
+	std::string err = stderr_of([&] { t = starpu_sched_component_make_scheduler(0, specs); });
+	EXPECT_EQ(t, nullptr);
+	EXPECT_NE(err.find("hwloc_machine_composed_sched_component"), std::string::npos) << err;
+
+	specs.hwloc_machine_composed_sched_component = machine;
+	specs.hwloc_socket_composed_sched_component = machine;
+	err = stderr_of([&] { t = starpu_sched_component_make_scheduler(0, specs); });
+	EXPECT_EQ(t, nullptr);
+	EXPECT_NE(err.find("socket"), std::string::npos) << err;
+	specs.hwloc_socket_composed_sched_component = nullptr;
+
+	// An empty level: refused, and the half-built tree is gone (the context can get another).
+	specs.hwloc_component_composed_sched_component = empty;
+	err = stderr_of([&] { t = starpu_sched_component_make_scheduler(0, specs); });
+	EXPECT_EQ(t, nullptr);
+	EXPECT_NE(err.find("memory node recipe is empty"), std::string::npos) << err;
+	EXPECT_EQ(starpu_sched_tree_get(0), nullptr);
+
+	err = stderr_of([&] { starpu_sched_component_composed_recipe_add(empty, nullptr, nullptr); });
+	EXPECT_NE(err.find("create_component is NULL"), std::string::npos) << err;
+	err = stderr_of([&] { starpu_sched_component_composed_recipe_add(nullptr, eager_of, nullptr); });
+	EXPECT_NE(err.find("recipe is NULL"), std::string::npos) << err;
+
+	specs.hwloc_component_composed_sched_component = nullptr;
+	t = starpu_sched_component_make_scheduler(0, specs);
+	ASSERT_NE(t, nullptr);
+	EXPECT_EQ(starpu_sched_tree_get(0), t);
+	EXPECT_EQ(std::string(t->root->name), "eager");
+	EXPECT_EQ(t->root->nchildren, 1u);
+	EXPECT_TRUE(starpu_sched_component_is_worker(t->root->children[0]));
+
+	// A composed component: one step is that component, several are refused.
+	struct starpu_sched_component *c = starpu_sched_component_composed_component_create(t, machine);
+	ASSERT_NE(c, nullptr);
+	EXPECT_EQ(std::string(c->name), "eager");
+	starpu_sched_component_destroy(c);
+	starpu_sched_component_composed_recipe_add(machine, fifo_of, nullptr);
+	err = stderr_of([&] { c = starpu_sched_component_composed_component_create(t, machine); });
+	EXPECT_EQ(c, nullptr);
+	EXPECT_NE(err.find("has 2"), std::string::npos) << err;
+
+	starpu_sched_tree_destroy(t);
+	starpu_sched_component_composed_recipe_destroy(machine);
+	starpu_sched_component_composed_recipe_destroy(empty);
+	starpu_sched_component_composed_recipe_destroy(nullptr);
+}
+
 } // namespace
