@@ -260,7 +260,8 @@ static void ws_notify_change_workers(struct starpu_sched_component *component)
 		astro_log_error("sched_component", "cannot allocate the queues of a work stealing component");
 		return;
 	}
-	memcpy(queues, data->queues, data->nqueues * sizeof(*queues));
+	if (data->nqueues)
+		memcpy(queues, data->queues, data->nqueues * sizeof(*queues));
 	for (unsigned i = data->nqueues; i < component->nchildren; i++)
 	{
 		astro_sched_lock_init(&queues[i].lock);
