@@ -524,7 +524,10 @@ TEST(MakeScheduler, TreeRunsEveryTaskOnceOnTheRightWorker)
 
 TEST_F(Components, MakeSchedulerRefusesBadSpecificationsWithAMessage)
 {
-	// The fixture's hand-made tree holds context 0: free it for the builder.
+	// The fixture's hand-made tree holds context 0: free it for the builder
+	// (its sink is not under its root, so it goes on its own).
+	starpu_sched_component_destroy(sink_);
+	sink_ = nullptr;
 	starpu_sched_tree_destroy(tree_);
 	tree_ = nullptr;
 	struct starpu_sched_component_composed_recipe *machine = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);
