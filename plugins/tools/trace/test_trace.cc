@@ -435,6 +435,15 @@ TEST_F(Converted, TraceHtmlWithoutComponentsSaysSo)
 	EXPECT_TRUE(contains(dom, "<p id=\"none\">No scheduling component in this trace")) << dom;
 }
 
+// Runs body traced, then converts its archive with -number-events into *out.
+void traced_and_converted(const TraceDir &dir, void (*body)(), std::string *out)
+{
+	traced_run(dir, body);
+	*out = dir.path() + "/out";
+	Output o = run(tool() + " -number-events -d '" + *out + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+}
+
 constexpr int kFlow = 6;
 
 void independent_tasks()
@@ -461,13 +470,11 @@ std::string span(const std::string &dom, const std::string &id)
 TEST(TraceHtml, AnimatesTheFlowBetweenComponents)
 {
 	TraceDir dir;
+	std::string out;
 	{
 		ScopedEnv sched("STARPU_SCHED", "modular-eager");
-		traced_run(dir, independent_tasks);
+		ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, independent_tasks, &out));
 	}
-	std::string out = dir.path() + "/out";
-	Output o = run(tool() + " -number-events -d '" + out + "' -i '" + dir.archive() + "'");
-	ASSERT_EQ(o.status, 0) << o.text;
 	std::string numbers = read_file(out + "/number_events.data");
 	EXPECT_TRUE(contains(numbers, "_STARPU_FUT_SCHED_COMPONENT_NEW")) << numbers;
 	EXPECT_TRUE(contains(numbers, "_STARPU_FUT_SCHED_COMPONENT_CONNECT")) << numbers;
@@ -515,16 +522,25 @@ void count_ops(void **, void *arg)
 	__atomic_fetch_add(&papi_ops, (long long)(intptr_t)arg, __ATOMIC_RELAXED);
 }
 
+// The tasks run one after the other (each writes the same vector): each worker's
+// event set counts the process's SDE counter, so two tasks running together
+// would each count both.
 void papi_counted_tasks()
 {
-	static starpu_codelet cl = cpu_codelet(count_ops, 0, "counted");
+	static double v[4];
+	static starpu_codelet cl = cpu_codelet(count_ops, 1, "counted");
+	cl.modes[0] = STARPU_RW;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 4, sizeof(double));
 	for (int i = 1; i <= 4; i++) {
 		struct starpu_task *t = starpu_task_create();
 		t->cl = &cl;
+		t->handles[0] = h;
 		t->cl_arg = (void *)(intptr_t)(i * 10);
 		ASSERT_EQ(starpu_task_submit(t), 0);
 	}
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
 }
 #endif
 
@@ -540,16 +556,14 @@ TEST(TracePapi, PapiRecHoldsEachTasksCounters)
 	static int registered = papi_sde_register_counter(handle, "ops", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &papi_ops);
 	ASSERT_EQ(registered, SDE_OK);
 	TraceDir dir;
+	std::string out;
 	{
 		ScopedEnv profiling("STARPU_PROFILING", "1");
 		ScopedEnv events("STARPU_PROF_PAPI_EVENTS", "sde:::ASTROTRACE::ops");
-		traced_run(dir, papi_counted_tasks);
+		ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, papi_counted_tasks, &out));
 	}
-	std::string out = dir.path() + "/out";
-	Output o = run(tool() + " -number-events -d '" + out + "' -i '" + dir.archive() + "'");
-	ASSERT_EQ(o.status, 0) << o.text;
 	std::string rec = read_file(out + "/papi.rec");
-	ASSERT_FALSE(rec.empty()) << "no papi.rec: " << o.text;
+	ASSERT_FALSE(rec.empty()) << "no papi.rec in " << out;
 	EXPECT_EQ(count(rec, "Event: sde:::ASTROTRACE::ops\n"), 4u) << rec;
 	for (int v : { 10, 20, 30, 40 })
 		EXPECT_EQ(count(rec, "\nValue: " + std::to_string(v) + "\n"), 1u) << "task " << v / 10 << ": " << rec;
