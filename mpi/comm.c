@@ -190,6 +190,8 @@ static void req_completed(struct _astro_mpi_req *req, const MPI_Status *status, 
 		mpi_failed(req, "MPI_Testsome", status->MPI_ERROR);
 		return;
 	}
+	if (req->kind == _ASTRO_MPI_SEND)
+		_astro_mpi_stats_sent(req->peer, req->count);
 	if (req->kind == _ASTRO_MPI_RECV) {
 		int got = 0;
 		MPI_Get_count(status, MPI_BYTE, &got);

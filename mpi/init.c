@@ -218,6 +218,8 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
 	if (ret == 0)
 		ret = _astro_mpi_data_init();
+	if (ret == 0)
+		_astro_mpi_stats_init();
 	if (ret == 0) {
 		ret = _astro_mpi_progress_start();
 		if (ret)
@@ -266,6 +268,7 @@ int starpu_mpi_shutdown(void)
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	_astro_mpi_progress_stop();
 	_astro_mpi_data_shutdown();
+	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	pthread_mutex_lock(&comms_lock);
 	ncomms = 0;
 	pthread_mutex_unlock(&comms_lock);

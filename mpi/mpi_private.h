@@ -70,4 +70,11 @@ void _astro_mpi_cache_written(starpu_data_handle_t handle);
 int _astro_mpi_data_init(void);
 void _astro_mpi_data_shutdown(void);
 
+/* ----------------------------------------------------------------- stats.c */
+
+/* STARPU_MPI_STATS=1: the bytes sent to each rank, printed at shutdown (rank: this process's). */
+void _astro_mpi_stats_init(void);
+void _astro_mpi_stats_sent(int dest, size_t bytes);
+void _astro_mpi_stats_shutdown(int rank);
+
 #endif /* __ASTRO_MPI_PRIVATE_H__ */

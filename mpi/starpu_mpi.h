@@ -39,6 +39,15 @@ int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi);
  */
 int starpu_mpi_shutdown(void);
 
+/**
+ * With STARPU_MPI_STATS=1 (StarPU 1.3's STARPU_COMM_STATS also works): the
+ * bytes this rank sent to each rank of MPI_COMM_WORLD so far, in
+ * comm_amounts[rank] (starpu_mpi_world_size() entries). Zeros otherwise.
+ * starpu_mpi_shutdown() then prints them on stderr, one
+ * "[starpu_comm_stats][me:dest]" line per destination after a TOTAL line.
+ */
+void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts);
+
 /** The size of comm in *size. Returns 0, or -EINVAL when MPI is not initialised. */
 int starpu_mpi_comm_size(MPI_Comm comm, int *size);
 /** The rank of this process in comm in *rank. Returns 0, or -EINVAL when MPI is not initialised. */

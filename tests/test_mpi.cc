@@ -152,6 +152,34 @@ TEST_F(Mpi, DetachedRequestsCallBackAndUnlockTags)
 		starpu_data_unregister(h);
 }
 
+// Many requests in flight at once: the progression thread polls them all.
+TEST_F(Mpi, ManyDetachedMessagesInFlight)
+{
+	const int n = 64;
+	static std::atomic<int> received;
+	received = 0;
+	std::vector<int64_t> out(n), in(n, -1);
+	std::vector<starpu_data_handle_t> hout(n), hin(n);
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	for (int i = 0; i < n; i++) {
+		out[i] = rank_ * 1000 + i;
+		starpu_variable_data_register(&hout[i], STARPU_MAIN_RAM, (uintptr_t)&out[i], sizeof(int64_t));
+		starpu_variable_data_register(&hin[i], STARPU_MAIN_RAM, (uintptr_t)&in[i], sizeof(int64_t));
+	}
+	// Receives posted in the reverse order of the sends: matching is by tag.
+	for (int i = n - 1; i >= 0; i--)
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[i], prev, 1000 + i, MPI_COMM_WORLD, count_call, &received));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, starpu_mpi_isend_detached(hout[i], next, 1000 + i, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(n, received.load());
+	for (int i = 0; i < n; i++) {
+		starpu_data_unregister(hin[i]);
+		starpu_data_unregister(hout[i]);
+		EXPECT_EQ(prev * 1000 + i, in[i]) << "message " << i;
+	}
+}
+
 // ------------------------------------------- a distributed 1-D stencil
 
 const int64_t kPrime = 1000003;
@@ -588,6 +616,35 @@ TEST(MpiNotStarted, InitOnARunningRuntime)
 	EXPECT_TRUE(starpu_is_initialized());
 }
 
+// STARPU_MPI_STATS=1: the bytes sent to each rank, retrieved and printed at shutdown.
+TEST(MpiStats, CommunicationMatrixIsPrintedAtShutdown)
+{
+	ScopedEnv stats("STARPU_MPI_STATS", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf));
+	int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	int64_t out[3] = { 1, 2, 3 }, in[3] = { 0, 0, 0 };
+	starpu_data_handle_t hout, hin;
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out, 3, sizeof(int64_t));
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in, 3, sizeof(int64_t));
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin, prev, 3, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout, next, 3, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	starpu_data_unregister(hin);
+	starpu_data_unregister(hout);
+	std::vector<size_t> amounts(size, 99);
+	starpu_mpi_comm_amounts_retrieve(amounts.data());
+	for (int r = 0; r < size; r++)
+		EXPECT_EQ(r == next ? 24u : 0u, amounts[r]) << "to rank " << r;
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_mpi_shutdown(); });
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(contains(err, "[starpu_comm_stats][" + std::to_string(rank) + "] TOTAL:\t24.000000 B\t")) << err;
+	EXPECT_TRUE(contains(err, "[starpu_comm_stats][" + std::to_string(rank) + ":" + std::to_string(next) + "]\t24.000000 B\t")) << err;
+	EXPECT_FALSE(contains(err, ":" + std::to_string(rank) + "]") && next != rank) << err;
+}
+
 // Run alone in its own mpirun: starpu_mpi_init_conf() initialises and finalises MPI.
 TEST(MpiInit, InitConfInitialisesAndFinalisesMpi)
 {
@@ -656,12 +713,12 @@ void run_ranks(int np, const std::string &filter)
 
 TEST(MpiRun, TwoRanks)
 {
-	run_ranks(2, "Mpi.*:MpiErrors.*:MpiNotStarted.*");
+	run_ranks(2, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, FourRanks)
 {
-	run_ranks(4, "Mpi.*:MpiErrors.*:MpiNotStarted.*");
+	run_ranks(4, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, InitConfInitialisesMpi)
@@ -682,7 +739,7 @@ int main(int argc, char **argv)
 		return RUN_ALL_TESTS();
 	}
 	if (filter == "*")
-		testing::GTEST_FLAG(filter) = "Mpi.*:MpiErrors.*:MpiNotStarted.*";
+		testing::GTEST_FLAG(filter) = "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*";
 	// One MPI per process: initialised here unless MpiInit's test does it.
 	bool init_here = filter.find("MpiInit") == std::string::npos;
 	if (init_here) {
