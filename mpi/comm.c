@@ -108,6 +108,16 @@ static void mpi_failed(struct _astro_mpi_req *req, const char *call, int err)
 
 /* ------------------------------------------------- the acquires' callbacks */
 
+/* Data are sent as one message of bytes, whose count MPI takes as an int. */
+static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
+{
+	if (count <= INT_MAX)
+		return 0;
+	_astro_mpi_error("%s rank %d (tag %d): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
+			 kind_name(req), req->peer, req->mpi_tag, count, INT_MAX);
+	return -EINVAL;
+}
+
 static void send_granted(void *arg)
 {
 	struct _astro_mpi_req *req = arg;
@@ -117,11 +127,8 @@ static void send_granted(void *arg)
 	starpu_data_release(req->handle);
 	req->buffer = ptr;
 	req->count = (size_t)count;
-	if (ret == 0 && count > INT_MAX) {
-		_astro_mpi_error("sending to rank %d (tag %d): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
-				 req->peer, req->mpi_tag, count, INT_MAX);
-		ret = -EINVAL;
-	}
+	if (ret == 0)
+		ret = one_message(req, count);
 	if (ret) {
 		req->ret = ret;
 		req_finish(req, false);
@@ -135,11 +142,8 @@ static void recv_granted(void *arg)
 	struct _astro_mpi_req *req = arg;
 	starpu_ssize_t count = 0;
 	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, NULL, &count);
-	if (ret == 0 && count > INT_MAX) {
-		_astro_mpi_error("receiving from rank %d (tag %d): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
-				 req->peer, req->mpi_tag, count, INT_MAX);
-		ret = -EINVAL;
-	}
+	if (ret == 0)
+		ret = one_message(req, count);
 	if (ret == 0) {
 		req->count = (size_t)count;
 		req->buffer = (void *)starpu_malloc_on_node_flags(STARPU_MAIN_RAM, req->count ? req->count : 1, 0);

@@ -41,6 +41,17 @@ protected:
 			EXPECT_EQ(0, starpu_mpi_shutdown());
 		}
 	}
+	// A variable owned by rank owner (its buffer mem there, none elsewhere), registered with tag on every rank.
+	starpu_data_handle_t owned_variable(int64_t *mem, int owner, starpu_mpi_tag_t tag)
+	{
+		starpu_data_handle_t h;
+		if (rank_ == owner)
+			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem, sizeof(*mem));
+		else
+			starpu_variable_data_register(&h, -1, 0, sizeof(*mem));
+		starpu_mpi_data_register(h, tag, owner);
+		return h;
+	}
 	starpu_conf conf_;
 	bool started_ = false;
 	int rank_ = -1, size_ = 0;
@@ -305,20 +316,10 @@ TEST_F(Mpi, ReductionAcrossRanks)
 	std::vector<int64_t> mem(size_, 0);
 	int64_t result = 0;
 	std::vector<starpu_data_handle_t> partial(size_);
-	for (int r = 0; r < size_; r++) {
-		if (r == rank_)
-			starpu_variable_data_register(&partial[r], STARPU_MAIN_RAM, (uintptr_t)&mem[r], sizeof(int64_t));
-		else
-			starpu_variable_data_register(&partial[r], -1, 0, sizeof(int64_t));
-		starpu_mpi_data_register(partial[r], 100 + r, r);
-	}
-	starpu_data_handle_t hres;
+	for (int r = 0; r < size_; r++)
+		partial[r] = owned_variable(&mem[r], r, 100 + r);
 	const int last = size_ - 1;
-	if (rank_ == last)
-		starpu_variable_data_register(&hres, STARPU_MAIN_RAM, (uintptr_t)&result, sizeof(result));
-	else
-		starpu_variable_data_register(&hres, -1, 0, sizeof(result));
-	starpu_mpi_data_register(hres, 99, last);
+	starpu_data_handle_t hres = owned_variable(&result, last, 99);
 
 	for (int r = 0; r < size_; r++)
 		ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &fill, STARPU_W, partial[r], STARPU_VALUE, &r, sizeof(r), 0));
@@ -354,18 +355,9 @@ TEST_F(Mpi, WrittenDataGoesBackToItsOwner)
 	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
 	cl.modes[0] = STARPU_RW;
 	int64_t value = 5, other = 0;
-	starpu_data_handle_t h, hother;
 	const int last = size_ - 1;
-	if (rank_ == 0)
-		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
-	else
-		starpu_variable_data_register(&h, -1, 0, sizeof(value));
-	if (rank_ == last)
-		starpu_variable_data_register(&hother, STARPU_MAIN_RAM, (uintptr_t)&other, sizeof(other));
-	else
-		starpu_variable_data_register(&hother, -1, 0, sizeof(other));
-	starpu_mpi_data_register(h, 10, 0);
-	starpu_mpi_data_register(hother, 11, last);
+	starpu_data_handle_t h = owned_variable(&value, 0, 10);
+	starpu_data_handle_t hother = owned_variable(&other, last, 11);
 	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, last, 0));
 	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_DATA, hother, 0));
 	ASSERT_EQ(0, starpu_mpi_insert_task(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
@@ -383,12 +375,7 @@ TEST_F(Mpi, TaskBuildAndPostBuild)
 	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
 	cl.modes[0] = STARPU_RW;
 	int64_t value = 2;
-	starpu_data_handle_t h;
-	if (rank_ == 0)
-		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
-	else
-		starpu_variable_data_register(&h, -1, 0, sizeof(value));
-	starpu_mpi_data_register(h, 12, 0);
+	starpu_data_handle_t h = owned_variable(&value, 0, 12);
 	struct starpu_task *task = starpu_mpi_task_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, 1, 0);
 	EXPECT_EQ(rank_ == 1, task != nullptr);
 	if (task) {
@@ -416,17 +403,8 @@ TEST_F(Mpi, CacheKeepsReceivedDataUntilWrittenOrFlushed)
 	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
 	bump.modes[0] = STARPU_RW;
 	int64_t src = 3, dst = 0;
-	starpu_data_handle_t hsrc, hdst;
-	if (rank_ == 0)
-		starpu_variable_data_register(&hsrc, STARPU_MAIN_RAM, (uintptr_t)&src, sizeof(src));
-	else
-		starpu_variable_data_register(&hsrc, -1, 0, sizeof(src));
-	if (rank_ == 1)
-		starpu_variable_data_register(&hdst, STARPU_MAIN_RAM, (uintptr_t)&dst, sizeof(dst));
-	else
-		starpu_variable_data_register(&hdst, -1, 0, sizeof(dst));
-	starpu_mpi_data_register(hsrc, 20, 0);
-	starpu_mpi_data_register(hdst, 21, 1);
+	starpu_data_handle_t hsrc = owned_variable(&src, 0, 20);
+	starpu_data_handle_t hdst = owned_variable(&dst, 1, 21);
 
 	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, hsrc, STARPU_W, hdst, 0));
 	EXPECT_EQ(rank_ == 0, starpu_mpi_cached_send(hsrc, 1) == 1);
@@ -467,12 +445,7 @@ TEST_F(Mpi, DataMigrateMovesOwnership)
 	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
 	bump.modes[0] = STARPU_RW;
 	int64_t value = 4;
-	starpu_data_handle_t h;
-	if (rank_ == 0)
-		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
-	else
-		starpu_variable_data_register(&h, -1, 0, sizeof(value));
-	starpu_mpi_data_register(h, 30, 0);
+	starpu_data_handle_t h = owned_variable(&value, 0, 30);
 	const int last = size_ - 1;
 	starpu_mpi_data_migrate(MPI_COMM_WORLD, h, last);
 	EXPECT_EQ(last, starpu_mpi_data_get_rank(h));
