@@ -523,8 +523,7 @@ int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, star
 int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm,
 						     void (*callback)(void *), void *arg, int sequential_consistency)
 {
-	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true,
-			       sequential_consistency && starpu_data_get_sequential_consistency_flag(data_handle), callback, arg, NULL,
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, sequential_consistency, callback, arg, NULL,
 			       "starpu_mpi_irecv_detached_sequential_consistency");
 }
 
