@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <glib.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct tag_key
 {
@@ -26,8 +25,8 @@ struct mpi_data
 	struct tag_key key;		/* key.tag -1: no tag */
 	int rank;			/* owner, STARPU_MPI_PER_NODE, or -1: none */
 	bool received;			/* cache: this rank holds the owner's current value */
-	unsigned char *sent;		/* cache: sent[r] when rank r holds it (allocated at the first send) */
-	int nsent;
+	int *sent;			/* cache: the ranks it was sent to (its readers: a few, whatever the number of ranks) */
+	int nsent, capsent;
 };
 
 static pthread_mutex_t data_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -161,8 +160,6 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 		e->rank = rank;
 	/* A new owner or tag: nothing sent or received before counts. */
 	e->received = false;
-	free(e->sent);
-	e->sent = NULL;
 	e->nsent = 0;
 	pthread_mutex_unlock(&data_lock);
 }
@@ -243,19 +240,31 @@ bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank
 
 /* ------------------------------------------------------------------ cache */
 
+static bool was_sent(const struct mpi_data *e, int dest)
+{
+	for (int i = 0; i < e->nsent; i++)
+		if (e->sent[i] == dest)
+			return true;
+	return false;
+}
+
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest)
 {
 	bool cached = false;
-	int me, size;
 	pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
-	if (cache_enabled && e && _astro_mpi_comm_info(e->key.comm, &me, &size, "starpu_mpi_cache") == 0 && dest < size) {
-		if (!e->sent && (e->sent = calloc((size_t)size, 1)))
-			e->nsent = size;
-		if (e->sent && dest < e->nsent) {
-			cached = e->sent[dest];
-			e->sent[dest] = 1;
+	if (cache_enabled && e) {
+		cached = was_sent(e, dest);
+		if (!cached && e->nsent == e->capsent) {
+			int cap = e->capsent ? 2 * e->capsent : 4;
+			int *grown = realloc(e->sent, (size_t)cap * sizeof(*grown));
+			if (grown) {
+				e->sent = grown;
+				e->capsent = cap;
+			}
 		}
+		if (!cached && e->nsent < e->capsent) /* else not recorded: sent again next time */
+			e->sent[e->nsent++] = dest;
 	}
 	pthread_mutex_unlock(&data_lock);
 	return cached;
@@ -277,8 +286,7 @@ bool _astro_mpi_cache_received(starpu_data_handle_t handle)
 static void forget(struct mpi_data *e)
 {
 	e->received = false;
-	if (e->sent)
-		memset(e->sent, 0, (size_t)e->nsent);
+	e->nsent = 0;
 }
 
 void _astro_mpi_cache_written(starpu_data_handle_t handle)
@@ -361,7 +369,7 @@ int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
 {
 	pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(data_handle);
-	int cached = e && e->sent && dest >= 0 && dest < e->nsent && e->sent[dest];
+	int cached = e && was_sent(e, dest);
 	pthread_mutex_unlock(&data_lock);
 	return cached;
 }
