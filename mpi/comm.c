@@ -7,8 +7,9 @@
  * releases the handle at once; a receive keeps it until the message is
  * unpacked into it. The request then goes to the progression thread, the
  * only thread that posts and completes MPI requests: it polls them with
- * MPI_Testsome, yielding, then sleeping in growing steps (up to 1 ms) while
- * nothing completes, and wakes at once when a request arrives.
+ * MPI_Testsome, yielding the processor between polls for 2 ms after the last
+ * completion, then sleeping in growing steps (20 us to 320 us) while nothing
+ * completes; a new request wakes it at once.
  */
 #include "mpi_private.h"
 
@@ -289,6 +290,7 @@ static void *progress_main(void *unused)
 	(void)unused;
 	struct pending p = { 0 };
 	unsigned idle_rounds = 0;
+	double last_progress = starpu_timing_now();
 
 	pthread_mutex_lock(&prog.lock);
 	for (;;) {
@@ -316,17 +318,22 @@ static void *progress_main(void *unused)
 		}
 		if (p.n && pending_test(&p) > 0)
 			progressed = true;
-		idle_rounds = progressed ? 0 : idle_rounds + 1;
+		double now = starpu_timing_now();
+		if (progressed) {
+			idle_rounds = 0;
+			last_progress = now;
+		}
 
 		pthread_mutex_lock(&prog.lock);
 		if (!progressed && !prog.head && p.n) {
-			if (idle_rounds < 32) {
+			/* A message is often a round trip away: poll politely for a while, then less and less often. */
+			if (now - last_progress < 2000) {
 				pthread_mutex_unlock(&prog.lock);
 				sched_yield();
 				pthread_mutex_lock(&prog.lock);
 			} else {
-				unsigned shift = idle_rounds - 32 < 7 ? idle_rounds - 32 : 7;
-				long wait_ns = 10000L << shift; /* 10 us .. 1.28 ms */
+				unsigned shift = idle_rounds < 4 ? idle_rounds++ : 4;
+				long wait_ns = 20000L << shift; /* 20 us .. 320 us */
 				struct timespec deadline;
 				clock_gettime(CLOCK_REALTIME, &deadline);
 				deadline.tv_nsec += wait_ns;
