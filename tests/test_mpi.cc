@@ -618,6 +618,34 @@ TEST(MpiStats, CommunicationMatrixIsPrintedAtShutdown)
 	EXPECT_FALSE(contains(err, ":" + std::to_string(rank) + "]") && next != rank) << err;
 }
 
+// STARPU_MPI_CACHE=0 turns the cache off; a value that is not 0 or 1 is said and leaves it on.
+TEST(MpiStats, CacheVariable)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	{
+		ScopedEnv cache("STARPU_MPI_CACHE", "0");
+		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf));
+		EXPECT_EQ(0, starpu_mpi_cache_is_enabled());
+		int64_t v = 0;
+		starpu_data_handle_t h;
+		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+		starpu_mpi_data_register(h, 1, 0);
+		starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, 1);
+		EXPECT_EQ(0, starpu_mpi_cached_receive(h));
+		EXPECT_EQ(0, starpu_mpi_cached_send(h, 1));
+		starpu_data_unregister(h);
+		EXPECT_EQ(0, starpu_mpi_shutdown());
+	}
+	ScopedEnv cache("STARPU_MPI_CACHE", "maybe");
+	conf = conf_with_ncpus(1);
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf); });
+	ASSERT_EQ(0, ret);
+	EXPECT_TRUE(contains(err, "STARPU_MPI_CACHE='maybe' is not 0 or 1")) << err;
+	EXPECT_EQ(1, starpu_mpi_cache_is_enabled());
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+}
+
 // Run alone in its own mpirun: starpu_mpi_init_conf() initialises and finalises MPI.
 TEST(MpiInit, InitConfInitialisesAndFinalisesMpi)
 {
