@@ -9,6 +9,7 @@
 #include <starpu.h>
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
+#include <astrolabe/task_build.h>
 #include "envparse.h"
 #include <glib.h>
 #include <pthread.h>

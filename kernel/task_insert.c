@@ -311,6 +311,7 @@ struct insert_args
 	struct dep_request *deps;
 	unsigned ndeps, deps_capacity;
 	int end_deps;             /* sum of the STARPU_TASK_END_DEP counts */
+	struct astro_mpi_task_args *mpi; /* receives the MPI-only kinds (astro_task_build_v), NULL: ignored */
 };
 
 static const char *cl_name(const struct starpu_codelet *cl)
@@ -684,13 +685,27 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 		case STARPU_HANDLES_SEQUENTIAL_CONSISTENCY:
 			task->handles_sequential_consistency = va_arg(ap, unsigned char *);
 			break;
-		case STARPU_EXECUTE_ON_NODE: /* MPI-only kinds */
+		case STARPU_EXECUTE_ON_NODE: /* MPI-only kinds: StarPU-MPI reads them (astro_task_build_v) */
+		{
+			int node = va_arg(ap, int);
+			if (a->mpi)
+				a->mpi->execute_on_node = node;
+			break;
+		}
 		case STARPU_NODE_SELECTION_POLICY:
-			(void)va_arg(ap, int);
+		{
+			int policy = va_arg(ap, int);
+			if (a->mpi)
+				a->mpi->node_selection_policy = policy;
 			break;
+		}
 		case STARPU_EXECUTE_ON_DATA:
-			(void)va_arg(ap, starpu_data_handle_t);
+		{
+			starpu_data_handle_t handle = va_arg(ap, starpu_data_handle_t);
+			if (a->mpi)
+				a->mpi->execute_on_data = handle;
 			break;
+		}
 		default:
 			_astro_error("%s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0",
 				a->caller, (unsigned)kind, a->nparsed, a->values_only ? "" : " for codelet '",
@@ -728,7 +743,8 @@ static void insert_args_fini(struct insert_args *a)
 /* Fills task from the argument list. The list is read into a copy of the
  * task, which replaces it only once everything is valid: on error the task
  * is left as it was and nothing the caller passed is owned or freed. */
-static int task_fill(struct starpu_task *task, struct starpu_codelet *cl, const char *caller, va_list ap)
+static int task_fill(struct starpu_task *task, struct starpu_codelet *cl, const char *caller,
+		     struct astro_mpi_task_args *mpi, va_list ap)
 {
 	struct insert_args a;
 	struct starpu_task filled = *task;
@@ -738,6 +754,7 @@ static int task_fill(struct starpu_task *task, struct starpu_codelet *cl, const 
 	int ret;
 
 	insert_args_init(&a, caller, cl, 0);
+	a.mpi = mpi;
 	filled.cl = cl;
 	ret = parse_args(&a, &filled, ap);
 	if (ret)
@@ -813,7 +830,7 @@ int starpu_task_insert_v(struct starpu_codelet *cl, va_list varg_list)
 
 	if (!task)
 		return -ENOMEM;
-	ret = task_fill(task, cl, "starpu_task_insert", varg_list);
+	ret = task_fill(task, cl, "starpu_task_insert", NULL, varg_list);
 	if (ret == 0)
 		ret = starpu_task_submit(task);
 	if (ret)
@@ -845,9 +862,30 @@ struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...)
 	if (!task)
 		return NULL;
 	va_start(ap, cl);
-	ret = task_fill(task, cl, "starpu_task_build", ap);
+	ret = task_fill(task, cl, "starpu_task_build", NULL, ap);
 	va_end(ap);
 	if (ret)
+	{
+		task->destroy = 0;
+		starpu_task_destroy(task);
+		return NULL;
+	}
+	return task;
+}
+
+struct starpu_task *astro_task_build_v(const char *caller, struct starpu_codelet *cl, struct astro_mpi_task_args *mpi, va_list ap)
+{
+	struct starpu_task *task = starpu_task_create();
+
+	if (!task)
+		return NULL;
+	if (mpi)
+	{
+		memset(mpi, 0, sizeof(*mpi));
+		mpi->execute_on_node = -1;
+		mpi->node_selection_policy = -1;
+	}
+	if (task_fill(task, cl, caller ? caller : "astro_task_build_v", mpi, ap))
 	{
 		task->destroy = 0;
 		starpu_task_destroy(task);
@@ -867,7 +905,7 @@ int starpu_task_set(struct starpu_task *task, struct starpu_codelet *cl, ...)
 		return -EINVAL;
 	}
 	va_start(ap, cl);
-	ret = task_fill(task, cl, "starpu_task_set", ap);
+	ret = task_fill(task, cl, "starpu_task_set", NULL, ap);
 	va_end(ap);
 	return ret;
 }

@@ -1,0 +1,625 @@
+/*
+ * Point-to-point communication of data handles, and the progression thread.
+ *
+ * A request first acquires its handle through the runtime (read for a send,
+ * write for a receive), so it is ordered with the tasks like any access.
+ * Once granted, a send packs the data (the interface's pack method) and
+ * releases the handle at once; a receive keeps it until the message is
+ * unpacked into it. The request then goes to the progression thread, the
+ * only thread that posts and completes MPI requests: it polls them with
+ * MPI_Testsome, yielding the processor between polls for 2 ms after the last
+ * completion, then sleeping in growing steps (20 us to 320 us) while nothing
+ * completes; a new request wakes it at once.
+ */
+#include "mpi_private.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct
+{
+	pthread_mutex_t lock;
+	pthread_cond_t wake;		/* a request to post, or stop */
+	pthread_cond_t idle;		/* outstanding fell to 0 */
+	struct _astro_mpi_req *head, *tail;	/* requests ready to post */
+	unsigned long outstanding;	/* requests created and not finished */
+	bool stop;
+	bool started;
+	pthread_t thread;
+} prog = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static void req_free(struct _astro_mpi_req *req)
+{
+	pthread_mutex_destroy(&req->lock);
+	pthread_cond_destroy(&req->cond);
+	free(req);
+}
+
+static void buffer_free(struct _astro_mpi_req *req)
+{
+	if (req->buffer)
+		starpu_free_on_node_flags(STARPU_MAIN_RAM, (uintptr_t)req->buffer, req->count ? req->count : 1, 0);
+	req->buffer = NULL;
+}
+
+/* The end of a request: its data unpacked and released, then its callback
+ * run and the request freed (detached) or its waiter woken. */
+static void req_finish(struct _astro_mpi_req *req, bool handle_held)
+{
+	bool detached = req->detached;
+	if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
+		if (starpu_data_unpack_node(req->handle, STARPU_MAIN_RAM, req->buffer, req->count) == 0)
+			req->buffer = NULL; /* unpack frees it */
+		else
+			req->ret = -EINVAL;
+	}
+	buffer_free(req);
+	if (handle_held)
+		starpu_data_release(req->handle);
+
+	if (detached) {
+		if (req->callback)
+			req->callback(req->arg);
+		req_free(req);
+	}
+	pthread_mutex_lock(&prog.lock);
+	if (--prog.outstanding == 0)
+		pthread_cond_broadcast(&prog.idle);
+	pthread_mutex_unlock(&prog.lock);
+	if (!detached) {
+		pthread_mutex_lock(&req->lock);
+		req->done = true;
+		pthread_cond_broadcast(&req->cond);
+		pthread_mutex_unlock(&req->lock);
+	}
+}
+
+static void req_enqueue(struct _astro_mpi_req *req)
+{
+	pthread_mutex_lock(&prog.lock);
+	req->next = NULL;
+	if (prog.tail)
+		prog.tail->next = req;
+	else
+		prog.head = req;
+	prog.tail = req;
+	pthread_cond_signal(&prog.wake);
+	pthread_mutex_unlock(&prog.lock);
+}
+
+static const char *kind_name(const struct _astro_mpi_req *req)
+{
+	return req->kind == _ASTRO_MPI_SEND ? "sending to" : req->kind == _ASTRO_MPI_RECV ? "receiving from" : "barrier with";
+}
+
+static void mpi_failed(struct _astro_mpi_req *req, const char *call, int err)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (MPI_Error_string(err, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "error %d", err);
+	_astro_mpi_error("%s failed %s rank %d (tag %d): %s", call, kind_name(req), req->peer, req->mpi_tag, text);
+	req->ret = -EIO;
+}
+
+/* ------------------------------------------------- the acquires' callbacks */
+
+/* Data are sent as one message of bytes, whose count MPI takes as an int. */
+static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
+{
+	if (count <= INT_MAX)
+		return 0;
+	_astro_mpi_error("%s rank %d (tag %d): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
+			 kind_name(req), req->peer, req->mpi_tag, count, INT_MAX);
+	return -EINVAL;
+}
+
+static void send_granted(void *arg)
+{
+	struct _astro_mpi_req *req = arg;
+	starpu_ssize_t count = 0;
+	void *ptr = NULL;
+	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, &ptr, &count);
+	starpu_data_release(req->handle);
+	req->buffer = ptr;
+	req->count = (size_t)count;
+	if (ret == 0)
+		ret = one_message(req, count);
+	if (ret) {
+		req->ret = ret;
+		req_finish(req, false);
+		return;
+	}
+	req_enqueue(req);
+}
+
+static void recv_granted(void *arg)
+{
+	struct _astro_mpi_req *req = arg;
+	starpu_ssize_t count = 0;
+	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, NULL, &count);
+	if (ret == 0)
+		ret = one_message(req, count);
+	if (ret == 0) {
+		req->count = (size_t)count;
+		req->buffer = (void *)starpu_malloc_on_node_flags(STARPU_MAIN_RAM, req->count ? req->count : 1, 0);
+		if (!req->buffer) {
+			_astro_mpi_error("receiving from rank %d (tag %d): out of memory for %zu bytes", req->peer, req->mpi_tag, req->count);
+			ret = -ENOMEM;
+		}
+	}
+	if (ret) {
+		req->ret = ret;
+		req_finish(req, true);
+		return;
+	}
+	req_enqueue(req);
+}
+
+/* ------------------------------------------------- the progression thread */
+
+/* Posts req; false (req->ret set, said) when MPI refused it. */
+static bool req_start(struct _astro_mpi_req *req)
+{
+	int err;
+	_astro_mpi_lock();
+	switch (req->kind) {
+	case _ASTRO_MPI_SEND:
+		err = (req->ssend ? MPI_Issend : MPI_Isend)(req->buffer, (int)req->count, MPI_BYTE, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
+		break;
+	case _ASTRO_MPI_RECV:
+		err = MPI_Irecv(req->buffer, (int)req->count, MPI_BYTE, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
+		break;
+	default:
+		err = MPI_Ibarrier(req->comm, &req->mpi_req);
+		break;
+	}
+	_astro_mpi_unlock();
+	if (err != MPI_SUCCESS) {
+		mpi_failed(req, req->kind == _ASTRO_MPI_SEND ? "MPI_Isend" : req->kind == _ASTRO_MPI_RECV ? "MPI_Irecv" : "MPI_Ibarrier", err);
+		return false;
+	}
+	return true;
+}
+
+/* A completed MPI request: its status checked (under the MPI lock, held by the caller). */
+static void req_completed(struct _astro_mpi_req *req, const MPI_Status *status, bool in_status)
+{
+	req->status = *status;
+	if (in_status && status->MPI_ERROR != MPI_SUCCESS) {
+		mpi_failed(req, "MPI_Testsome", status->MPI_ERROR);
+		return;
+	}
+	if (req->kind == _ASTRO_MPI_SEND)
+		_astro_mpi_stats_sent(req->peer, req->count);
+	if (req->kind == _ASTRO_MPI_RECV) {
+		int got = 0;
+		MPI_Get_count(status, MPI_BYTE, &got);
+		if ((size_t)got != req->count) {
+			_astro_mpi_error("received %d bytes from rank %d (tag %d) but the handle packs to %zu: register the data with the same layout and size on both ranks",
+					 got, req->peer, req->mpi_tag, req->count);
+			req->ret = -EINVAL;
+		}
+	}
+}
+
+struct pending
+{
+	size_t n, cap;
+	struct _astro_mpi_req **reqs;
+	MPI_Request *mpi;
+	int *indices;
+	MPI_Status *statuses;
+};
+
+static bool pending_add(struct pending *p, struct _astro_mpi_req *req)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		void *a = realloc(p->reqs, cap * sizeof(*p->reqs));
+		if (a)
+			p->reqs = a;
+		void *b = realloc(p->mpi, cap * sizeof(*p->mpi));
+		if (b)
+			p->mpi = b;
+		void *c = realloc(p->indices, cap * sizeof(*p->indices));
+		if (c)
+			p->indices = c;
+		void *d = realloc(p->statuses, cap * sizeof(*p->statuses));
+		if (d)
+			p->statuses = d;
+		if (!a || !b || !c || !d)
+			return false;
+		p->cap = cap;
+	}
+	p->reqs[p->n] = req;
+	p->mpi[p->n] = req->mpi_req;
+	p->n++;
+	return true;
+}
+
+/* Tests the pending requests; finishes those done. Returns how many. */
+static int pending_test(struct pending *p)
+{
+	int outcount = 0;
+	_astro_mpi_lock();
+	int err = MPI_Testsome((int)p->n, p->mpi, &outcount, p->indices, p->statuses);
+	if (err != MPI_SUCCESS && err != MPI_ERR_IN_STATUS) {
+		_astro_mpi_unlock();
+		_astro_mpi_error("MPI_Testsome failed (error %d): the %zu communications in flight are abandoned", err, p->n);
+		for (size_t i = 0; i < p->n; i++) {
+			p->reqs[i]->ret = -EIO;
+			req_finish(p->reqs[i], p->reqs[i]->kind == _ASTRO_MPI_RECV);
+		}
+		p->n = 0;
+		return 1;
+	}
+	if (outcount == MPI_UNDEFINED)
+		outcount = 0;
+	struct _astro_mpi_req *done[outcount > 0 ? outcount : 1];
+	for (int k = 0; k < outcount; k++) {
+		int i = p->indices[k];
+		done[k] = p->reqs[i];
+		req_completed(done[k], &p->statuses[k], err == MPI_ERR_IN_STATUS);
+		p->reqs[i] = NULL;
+	}
+	_astro_mpi_unlock();
+	if (outcount) {
+		size_t kept = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			if (p->reqs[i]) {
+				p->reqs[kept] = p->reqs[i];
+				p->mpi[kept] = p->mpi[i];
+				kept++;
+			}
+		}
+		p->n = kept;
+	}
+	for (int k = 0; k < outcount; k++)
+		req_finish(done[k], done[k]->kind == _ASTRO_MPI_RECV);
+	return outcount;
+}
+
+static void *progress_main(void *unused)
+{
+	(void)unused;
+	struct pending p = { 0 };
+	unsigned idle_rounds = 0;
+	double last_progress = starpu_timing_now();
+
+	pthread_mutex_lock(&prog.lock);
+	for (;;) {
+		struct _astro_mpi_req *incoming = prog.head;
+		prog.head = prog.tail = NULL;
+		if (!incoming && p.n == 0) {
+			if (prog.stop)
+				break;
+			pthread_cond_wait(&prog.wake, &prog.lock);
+			continue;
+		}
+		pthread_mutex_unlock(&prog.lock);
+
+		bool progressed = incoming != NULL;
+		while (incoming) {
+			struct _astro_mpi_req *req = incoming;
+			incoming = req->next;
+			if (!req_start(req))
+				req_finish(req, req->kind == _ASTRO_MPI_RECV);
+			else if (!pending_add(&p, req)) {
+				_astro_mpi_error("out of memory for the list of communications in flight: one is abandoned");
+				req->ret = -ENOMEM;
+				req_finish(req, req->kind == _ASTRO_MPI_RECV);
+			}
+		}
+		if (p.n && pending_test(&p) > 0)
+			progressed = true;
+		double now = starpu_timing_now();
+		if (progressed) {
+			idle_rounds = 0;
+			last_progress = now;
+		}
+
+		pthread_mutex_lock(&prog.lock);
+		if (!progressed && !prog.head && p.n) {
+			/* A message is often a round trip away: poll politely for a while, then less and less often. */
+			if (now - last_progress < 2000) {
+				pthread_mutex_unlock(&prog.lock);
+				sched_yield();
+				pthread_mutex_lock(&prog.lock);
+			} else {
+				unsigned shift = idle_rounds < 4 ? idle_rounds++ : 4;
+				long wait_ns = 20000L << shift; /* 20 us .. 320 us */
+				struct timespec deadline;
+				clock_gettime(CLOCK_REALTIME, &deadline);
+				deadline.tv_nsec += wait_ns;
+				if (deadline.tv_nsec >= 1000000000L) {
+					deadline.tv_sec++;
+					deadline.tv_nsec -= 1000000000L;
+				}
+				pthread_cond_timedwait(&prog.wake, &prog.lock, &deadline);
+			}
+		}
+	}
+	pthread_mutex_unlock(&prog.lock);
+	free(p.reqs);
+	free(p.mpi);
+	free(p.indices);
+	free(p.statuses);
+	return NULL;
+}
+
+int _astro_mpi_progress_start(void)
+{
+	prog.stop = false;
+	int err = pthread_create(&prog.thread, NULL, progress_main, NULL);
+	if (err) {
+		_astro_mpi_error("starpu_mpi_init: cannot start the progression thread: %s", strerror(err));
+		return -err;
+	}
+	prog.started = true;
+	return 0;
+}
+
+void _astro_mpi_progress_stop(void)
+{
+	if (!prog.started)
+		return;
+	pthread_mutex_lock(&prog.lock);
+	prog.stop = true;
+	pthread_cond_signal(&prog.wake);
+	pthread_mutex_unlock(&prog.lock);
+	pthread_join(prog.thread, NULL);
+	prog.started = false;
+}
+
+/* ------------------------------------------------------------- requests */
+
+static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, int mpi_tag, MPI_Comm comm)
+{
+	struct _astro_mpi_req *req = calloc(1, sizeof(*req));
+	if (!req) {
+		_astro_mpi_error("out of memory for a communication request");
+		return NULL;
+	}
+	req->kind = kind;
+	req->peer = peer;
+	req->mpi_tag = mpi_tag;
+	req->comm = comm;
+	req->mpi_req = MPI_REQUEST_NULL;
+	pthread_mutex_init(&req->lock, NULL);
+	pthread_cond_init(&req->cond, NULL);
+	pthread_mutex_lock(&prog.lock);
+	prog.outstanding++;
+	pthread_mutex_unlock(&prog.lock);
+	return req;
+}
+
+int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
+		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
+		    starpu_mpi_req *out, const char *fn)
+{
+	int rank, size, ret;
+
+	if (!_astro_mpi_running(fn))
+		return -EINVAL;
+	if (!detached && !out) {
+		_astro_mpi_error("%s: NULL request pointer: pass where to store the request (or use the _detached form)", fn);
+		return -EINVAL;
+	}
+	if (!handle) {
+		_astro_mpi_error("%s: NULL data handle: register the data first", fn);
+		return -EINVAL;
+	}
+	ret = _astro_mpi_comm_info(comm, &rank, &size, fn);
+	if (ret)
+		return ret;
+	if (peer < 0 || peer >= size) {
+		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d)", fn, peer, size - 1);
+		return -EINVAL;
+	}
+	if (tag < 0 || tag > _astro_mpi_tag_ub) {
+		_astro_mpi_error("%s: tag %lld is out of MPI's range 0 to %d: give the data a smaller tag", fn, (long long)tag, _astro_mpi_tag_ub);
+		return -EINVAL;
+	}
+	struct _astro_mpi_req *req = req_new(kind, peer, (int)tag, comm);
+	if (!req)
+		return -ENOMEM;
+	req->handle = handle;
+	req->ssend = ssend;
+	req->detached = detached;
+	req->callback = callback;
+	req->arg = arg;
+	if (out)
+		*out = detached ? NULL : req;
+	ret = starpu_data_acquire_cb_sequential_consistency(handle, kind == _ASTRO_MPI_SEND ? STARPU_R : STARPU_W,
+							    kind == _ASTRO_MPI_SEND ? send_granted : recv_granted, req,
+							    sequential_consistency);
+	if (ret) {
+		if (out)
+			*out = NULL;
+		req->detached = true;
+		req->callback = NULL;
+		req->ret = ret;
+		req_finish(req, false);
+		return ret;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ the public API */
+
+int starpu_mpi_isend(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm)
+{
+	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, false, 1, NULL, NULL, req, "starpu_mpi_isend");
+}
+
+int starpu_mpi_isend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm)
+{
+	(void)prio;
+	return starpu_mpi_isend(data_handle, req, dest, data_tag, comm);
+}
+
+int starpu_mpi_issend(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm)
+{
+	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, true, false, 1, NULL, NULL, req, "starpu_mpi_issend");
+}
+
+int starpu_mpi_issend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm)
+{
+	(void)prio;
+	return starpu_mpi_issend(data_handle, req, dest, data_tag, comm);
+}
+
+int starpu_mpi_irecv(starpu_data_handle_t data_handle, starpu_mpi_req *req, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm)
+{
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, false, 1, NULL, NULL, req, "starpu_mpi_irecv");
+}
+
+int starpu_mpi_send(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm)
+{
+	starpu_mpi_req req;
+	int ret = _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, false, 1, NULL, NULL, &req, "starpu_mpi_send");
+	return ret ? ret : starpu_mpi_wait(&req, MPI_STATUS_IGNORE);
+}
+
+int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm)
+{
+	(void)prio;
+	return starpu_mpi_send(data_handle, dest, data_tag, comm);
+}
+
+int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, MPI_Status *status)
+{
+	starpu_mpi_req req;
+	int ret = _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, false, 1, NULL, NULL, &req, "starpu_mpi_recv");
+	return ret ? ret : starpu_mpi_wait(&req, status);
+}
+
+int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)
+{
+	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, true, 1, callback, arg, NULL, "starpu_mpi_isend_detached");
+}
+
+int starpu_mpi_isend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg)
+{
+	(void)prio;
+	return starpu_mpi_isend_detached(data_handle, dest, data_tag, comm, callback, arg);
+}
+
+int starpu_mpi_issend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)
+{
+	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, true, true, 1, callback, arg, NULL, "starpu_mpi_issend_detached");
+}
+
+int starpu_mpi_issend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg)
+{
+	(void)prio;
+	return starpu_mpi_issend_detached(data_handle, dest, data_tag, comm, callback, arg);
+}
+
+int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)
+{
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, 1, callback, arg, NULL, "starpu_mpi_irecv_detached");
+}
+
+int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm,
+						     void (*callback)(void *), void *arg, int sequential_consistency)
+{
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, sequential_consistency, callback, arg, NULL,
+			       "starpu_mpi_irecv_detached_sequential_consistency");
+}
+
+static void unlock_tag(void *arg)
+{
+	starpu_tag_notify_from_apps((starpu_tag_t)(uintptr_t)arg);
+}
+
+int starpu_mpi_isend_detached_unlock_tag(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag)
+{
+	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, true, 1, unlock_tag, (void *)(uintptr_t)tag, NULL,
+			       "starpu_mpi_isend_detached_unlock_tag");
+}
+
+int starpu_mpi_isend_detached_unlock_tag_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, starpu_tag_t tag)
+{
+	(void)prio;
+	return starpu_mpi_isend_detached_unlock_tag(data_handle, dest, data_tag, comm, tag);
+}
+
+int starpu_mpi_irecv_detached_unlock_tag(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag)
+{
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, 1, unlock_tag, (void *)(uintptr_t)tag, NULL,
+			       "starpu_mpi_irecv_detached_unlock_tag");
+}
+
+int starpu_mpi_wait(starpu_mpi_req *req, MPI_Status *status)
+{
+	if (!req || !*req) {
+		_astro_mpi_error("starpu_mpi_wait: no request: pass the one starpu_mpi_isend()/irecv() gave (a request is waited only once)");
+		return -EINVAL;
+	}
+	struct _astro_mpi_req *r = *req;
+	pthread_mutex_lock(&r->lock);
+	while (!r->done)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	if (status && status != MPI_STATUS_IGNORE)
+		*status = r->status;
+	int ret = r->ret;
+	req_free(r);
+	*req = NULL;
+	return ret;
+}
+
+int starpu_mpi_test(starpu_mpi_req *req, int *flag, MPI_Status *status)
+{
+	if (!req || !*req || !flag) {
+		_astro_mpi_error("starpu_mpi_test: %s: pass the request starpu_mpi_isend()/irecv() gave and where to write the flag",
+				 flag ? "no request (a finished request is tested only once)" : "NULL flag");
+		return -EINVAL;
+	}
+	struct _astro_mpi_req *r = *req;
+	pthread_mutex_lock(&r->lock);
+	bool done = r->done;
+	pthread_mutex_unlock(&r->lock);
+	*flag = done;
+	return done ? starpu_mpi_wait(req, status) : 0;
+}
+
+int starpu_mpi_barrier(MPI_Comm comm)
+{
+	int rank, size;
+	if (!_astro_mpi_running("starpu_mpi_barrier"))
+		return -EINVAL;
+	int ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_barrier");
+	if (ret)
+		return ret;
+	struct _astro_mpi_req *req = req_new(_ASTRO_MPI_BARRIER, -1, -1, comm);
+	if (!req)
+		return -ENOMEM;
+	starpu_mpi_req handle = req;
+	req_enqueue(req);
+	return starpu_mpi_wait(&handle, MPI_STATUS_IGNORE);
+}
+
+int starpu_mpi_wait_for_all(MPI_Comm comm)
+{
+	if (!_astro_mpi_running("starpu_mpi_wait_for_all"))
+		return -EINVAL;
+	/* A received message may release tasks, which may send more: repeat until both are quiet. */
+	for (;;) {
+		starpu_task_wait_for_all();
+		pthread_mutex_lock(&prog.lock);
+		while (prog.outstanding)
+			pthread_cond_wait(&prog.idle, &prog.lock);
+		pthread_mutex_unlock(&prog.lock);
+		if (starpu_task_nsubmitted() == 0)
+			break;
+	}
+	return starpu_mpi_barrier(comm);
+}

@@ -1,0 +1,375 @@
+/*
+ * Data ownership (the tag and owner rank of each handle) and the
+ * communication cache: which ranks already hold the current value of a
+ * handle. Every rank submits the same task graph, so each one keeps its own
+ * view of the cache and they agree without talking. The state lives in two
+ * hash tables (handle -> entry, communicator and tag -> entry) that follow
+ * unregistrations through the observation path.
+ */
+#include "mpi_private.h"
+
+#include <astrolabe/observe.h>
+#include <errno.h>
+#include <glib.h>
+#include <stdlib.h>
+
+struct tag_key
+{
+	MPI_Comm comm;
+	starpu_mpi_tag_t tag;
+};
+
+struct mpi_data
+{
+	starpu_data_handle_t handle;
+	struct tag_key key;		/* key.tag -1: no tag */
+	int rank;			/* owner, STARPU_MPI_PER_NODE, or -1: none */
+	bool received;			/* cache: this rank holds the owner's current value */
+	int *sent;			/* cache: the ranks it was sent to (its readers: a few, whatever the number of ranks) */
+	int nsent, capsent;
+};
+
+static pthread_mutex_t data_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *by_handle;	/* handle -> struct mpi_data (owned) */
+static GHashTable *by_tag;	/* &entry->key -> entry */
+static int observer = -1;
+static bool cache_enabled = true;
+
+static guint tag_hash(gconstpointer p)
+{
+	const struct tag_key *k = p;
+	guint64 h = (guint64)k->tag * 0x9e3779b97f4a7c15ULL ^ (guint64)(uintptr_t)k->comm;
+	return (guint)(h ^ (h >> 32));
+}
+
+static gboolean tag_equal(gconstpointer a, gconstpointer b)
+{
+	const struct tag_key *x = a, *y = b;
+	return x->comm == y->comm && x->tag == y->tag;
+}
+
+static void entry_free(gpointer p)
+{
+	struct mpi_data *e = p;
+	free(e->sent);
+	free(e);
+}
+
+/* An unregistered handle takes its tag and rank with it. */
+static void handle_unregistered(const struct astro_event *event, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = by_handle ? g_hash_table_lookup(by_handle, event->object) : NULL;
+	if (e) {
+		if (e->key.tag != -1)
+			g_hash_table_remove(by_tag, &e->key);
+		g_hash_table_remove(by_handle, event->object);
+	}
+	pthread_mutex_unlock(&data_lock);
+}
+
+int _astro_mpi_data_init(void)
+{
+	const char *env = getenv("STARPU_MPI_CACHE");
+	cache_enabled = true;
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+		if (*end || (v != 0 && v != 1))
+			_astro_mpi_error("STARPU_MPI_CACHE='%s' is not 0 or 1: the cache stays on", env);
+		else
+			cache_enabled = v == 1;
+	}
+	pthread_mutex_lock(&data_lock);
+	by_handle = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entry_free);
+	by_tag = g_hash_table_new(tag_hash, tag_equal);
+	pthread_mutex_unlock(&data_lock);
+	observer = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_UNREGISTERED) | ASTRO_OBSERVE_UNTIMED, handle_unregistered, NULL);
+	if (observer < 0) {
+		_astro_mpi_data_shutdown();
+		return observer;
+	}
+	return 0;
+}
+
+void _astro_mpi_data_shutdown(void)
+{
+	if (observer >= 0)
+		astro_observe_unsubscribe(observer);
+	observer = -1;
+	pthread_mutex_lock(&data_lock);
+	if (by_tag)
+		g_hash_table_destroy(by_tag);
+	if (by_handle)
+		g_hash_table_destroy(by_handle);
+	by_tag = by_handle = NULL;
+	pthread_mutex_unlock(&data_lock);
+}
+
+/* Sets what is given (tag, rank, comm) of handle's entry, refusing a tag another handle has. */
+static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t tag, bool set_rank, int rank, MPI_Comm comm, const char *fn)
+{
+	int me, size;
+	if (!_astro_mpi_running(fn))
+		return;
+	if (!handle) {
+		_astro_mpi_error("%s: NULL data handle: register the data with the runtime first", fn);
+		return;
+	}
+	if (_astro_mpi_comm_info(comm, &me, &size, fn))
+		return;
+	if (set_rank && rank != STARPU_MPI_PER_NODE && (rank < 0 || rank >= size)) {
+		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d, or STARPU_MPI_PER_NODE): the data keeps its previous owner", fn, rank, size - 1);
+		return;
+	}
+	if (set_tag && (tag < -1 || tag > _astro_mpi_tag_ub)) {
+		_astro_mpi_error("%s: tag %lld is out of MPI's range 0 to %d: the data keeps its previous tag", fn, (long long)tag, _astro_mpi_tag_ub);
+		return;
+	}
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = g_hash_table_lookup(by_handle, handle);
+	struct tag_key key = { comm, set_tag ? tag : (e ? e->key.tag : -1) };
+	if (key.tag != -1) {
+		struct mpi_data *other = g_hash_table_lookup(by_tag, &key);
+		if (other && other != e) {
+			pthread_mutex_unlock(&data_lock);
+			_astro_mpi_error("%s: tag %lld is already the tag of another data handle (%p) in this communicator: give each handle its own tag (this one keeps %s)",
+					 fn, (long long)key.tag, (void *)other->handle, e && e->key.tag != -1 ? "its previous tag" : "no tag");
+			return;
+		}
+	}
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			pthread_mutex_unlock(&data_lock);
+			_astro_mpi_error("%s: out of memory", fn);
+			return;
+		}
+		e->handle = handle;
+		e->key.tag = -1;
+		e->rank = -1;
+		g_hash_table_insert(by_handle, handle, e);
+	}
+	if (e->key.tag != -1)
+		g_hash_table_remove(by_tag, &e->key);
+	e->key = key;
+	if (key.tag != -1)
+		g_hash_table_insert(by_tag, &e->key, e);
+	if (set_rank)
+		e->rank = rank;
+	/* A new owner or tag: nothing sent or received before counts. */
+	e->received = false;
+	e->nsent = 0;
+	pthread_mutex_unlock(&data_lock);
+}
+
+void starpu_mpi_data_register_comm(starpu_data_handle_t data_handle, starpu_mpi_tag_t data_tag, int rank, MPI_Comm comm)
+{
+	data_set(data_handle, true, data_tag, true, rank, comm, "starpu_mpi_data_register");
+}
+
+void starpu_mpi_data_set_tag(starpu_data_handle_t handle, starpu_mpi_tag_t data_tag)
+{
+	MPI_Comm comm = MPI_COMM_WORLD;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = by_handle ? g_hash_table_lookup(by_handle, handle) : NULL;
+	if (e)
+		comm = e->key.comm;
+	pthread_mutex_unlock(&data_lock);
+	data_set(handle, true, data_tag, false, -1, comm, "starpu_mpi_data_set_tag");
+}
+
+void starpu_mpi_data_set_rank_comm(starpu_data_handle_t handle, int rank, MPI_Comm comm)
+{
+	data_set(handle, false, -1, true, rank, comm, "starpu_mpi_data_set_rank");
+}
+
+static struct mpi_data *entry_of(starpu_data_handle_t handle)
+{
+	return by_handle ? g_hash_table_lookup(by_handle, handle) : NULL;
+}
+
+int starpu_mpi_data_get_rank(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	int rank = e ? e->rank : -1;
+	pthread_mutex_unlock(&data_lock);
+	return rank;
+}
+
+starpu_mpi_tag_t starpu_mpi_data_get_tag(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	starpu_mpi_tag_t tag = e ? e->key.tag : -1;
+	pthread_mutex_unlock(&data_lock);
+	return tag;
+}
+
+bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	struct mpi_data copy = e ? *e : (struct mpi_data){ .rank = -1, .key = { comm, -1 } };
+	pthread_mutex_unlock(&data_lock);
+	if (!handle) {
+		_astro_mpi_error("%s: NULL data handle", fn);
+		return false;
+	}
+	if (copy.rank == -1) {
+		_astro_mpi_error("%s: data %p has no owner: give it one on every rank with starpu_mpi_data_register(handle, tag, rank)",
+				 fn, (void *)handle);
+		return false;
+	}
+	if (copy.rank != STARPU_MPI_PER_NODE && copy.key.tag == -1) {
+		_astro_mpi_error("%s: data %p (owned by rank %d) has no tag to travel with: give it one with starpu_mpi_data_register(handle, tag, rank)",
+				 fn, (void *)handle, copy.rank);
+		return false;
+	}
+	if (copy.key.comm != comm) {
+		_astro_mpi_error("%s: data %p is registered in another communicator: use the one given to starpu_mpi_data_register_comm()",
+				 fn, (void *)handle);
+		return false;
+	}
+	*rank = copy.rank;
+	*tag = copy.key.tag;
+	return true;
+}
+
+/* ------------------------------------------------------------------ cache */
+
+static bool was_sent(const struct mpi_data *e, int dest)
+{
+	for (int i = 0; i < e->nsent; i++)
+		if (e->sent[i] == dest)
+			return true;
+	return false;
+}
+
+bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest)
+{
+	bool cached = false;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	if (cache_enabled && e) {
+		cached = was_sent(e, dest);
+		if (!cached && e->nsent == e->capsent) {
+			int cap = e->capsent ? 2 * e->capsent : 4;
+			int *grown = realloc(e->sent, (size_t)cap * sizeof(*grown));
+			if (grown) {
+				e->sent = grown;
+				e->capsent = cap;
+			}
+		}
+		if (!cached && e->nsent < e->capsent) /* else not recorded: sent again next time */
+			e->sent[e->nsent++] = dest;
+	}
+	pthread_mutex_unlock(&data_lock);
+	return cached;
+}
+
+bool _astro_mpi_cache_received(starpu_data_handle_t handle)
+{
+	bool cached = false;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	if (cache_enabled && e) {
+		cached = e->received;
+		e->received = true;
+	}
+	pthread_mutex_unlock(&data_lock);
+	return cached;
+}
+
+static void forget(struct mpi_data *e)
+{
+	e->received = false;
+	e->nsent = 0;
+}
+
+void _astro_mpi_cache_written(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	if (e)
+		forget(e);
+	pthread_mutex_unlock(&data_lock);
+}
+
+int starpu_mpi_cache_is_enabled(void)
+{
+	return cache_enabled;
+}
+
+int starpu_mpi_cache_set(int enabled)
+{
+	pthread_mutex_lock(&data_lock);
+	if (!enabled && by_handle) {
+		GHashTableIter it;
+		gpointer value;
+		g_hash_table_iter_init(&it, by_handle);
+		while (g_hash_table_iter_next(&it, NULL, &value))
+			forget(value);
+	}
+	cache_enabled = enabled != 0;
+	pthread_mutex_unlock(&data_lock);
+	return 0;
+}
+
+void starpu_mpi_cache_flush(MPI_Comm comm, starpu_data_handle_t data_handle)
+{
+	int me, size;
+	if (!_astro_mpi_running("starpu_mpi_cache_flush") || _astro_mpi_comm_info(comm, &me, &size, "starpu_mpi_cache_flush"))
+		return;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(data_handle);
+	int owner = e ? e->rank : -1;
+	if (e)
+		forget(e);
+	pthread_mutex_unlock(&data_lock);
+	if (!e) {
+		_astro_mpi_error("starpu_mpi_cache_flush: data %p is not registered with starpu_mpi_data_register(): nothing to flush", (void *)data_handle);
+		return;
+	}
+	/* A copy that is not the owner's is dropped: it is stale once the owner writes. */
+	if (owner >= 0 && owner != me)
+		starpu_data_invalidate_submit(data_handle);
+}
+
+void starpu_mpi_cache_flush_all_data(MPI_Comm comm)
+{
+	if (!_astro_mpi_running("starpu_mpi_cache_flush_all_data"))
+		return;
+	GPtrArray *handles = g_ptr_array_new();
+	pthread_mutex_lock(&data_lock);
+	GHashTableIter it;
+	gpointer key, value;
+	g_hash_table_iter_init(&it, by_handle);
+	while (g_hash_table_iter_next(&it, &key, &value))
+		if (((struct mpi_data *)value)->key.comm == comm)
+			g_ptr_array_add(handles, key);
+	pthread_mutex_unlock(&data_lock);
+	for (guint i = 0; i < handles->len; i++)
+		starpu_mpi_cache_flush(comm, g_ptr_array_index(handles, i));
+	g_ptr_array_free(handles, TRUE);
+}
+
+int starpu_mpi_cached_receive(starpu_data_handle_t data_handle)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(data_handle);
+	int cached = e && e->received;
+	pthread_mutex_unlock(&data_lock);
+	return cached;
+}
+
+int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(data_handle);
+	int cached = e && was_sent(e, dest);
+	pthread_mutex_unlock(&data_lock);
+	return cached;
+}

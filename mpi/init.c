@@ -1,0 +1,284 @@
+/*
+ * Starting and stopping StarPU-MPI, the thread level MPI gives, and the
+ * communicators' ranks and sizes (asked once, then remembered).
+ */
+#include "mpi_private.h"
+
+#include <errno.h>
+#include <string.h>
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool running;		/* atomic reads */
+static bool initialized_mpi;	/* starpu_mpi_init*() called MPI_Init_thread: shutdown finalises */
+static bool initialized_starpu;	/* starpu_mpi_init_conf() started the runtime: shutdown stops it */
+
+/* Below MPI_THREAD_MULTIPLE, one MPI call at a time: the progression thread's and the application thread's. */
+static bool serialize;
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+int _astro_mpi_tag_ub = 32767;	/* the smallest MPI_TAG_UB the standard allows */
+
+/* The communicators asked about: few, so a small table (state per communicator, none per rank). */
+#define MAX_COMMS 64
+static struct
+{
+	MPI_Comm comm;
+	int rank, size;
+} comms[MAX_COMMS];
+static int ncomms;
+static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool _astro_mpi_running(const char *fn)
+{
+	if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
+		return true;
+	_astro_mpi_error("%s: StarPU-MPI is not initialised: call starpu_mpi_init_conf() (or starpu_mpi_init()) first", fn);
+	return false;
+}
+
+void _astro_mpi_lock(void)
+{
+	if (serialize)
+		pthread_mutex_lock(&mpi_lock);
+}
+
+void _astro_mpi_unlock(void)
+{
+	if (serialize)
+		pthread_mutex_unlock(&mpi_lock);
+}
+
+static bool mpi_usable(const char *fn)
+{
+	int initialized = 0, finalized = 0;
+	MPI_Initialized(&initialized);
+	MPI_Finalized(&finalized);
+	if (!initialized || finalized) {
+		_astro_mpi_error("%s: MPI is %s: call it between starpu_mpi_init_conf() (or MPI_Init_thread()) and starpu_mpi_shutdown()",
+				 fn, finalized ? "finalised already" : "not initialised");
+		return false;
+	}
+	return true;
+}
+
+int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
+{
+	if (comm == MPI_COMM_NULL) {
+		_astro_mpi_error("%s: the communicator is MPI_COMM_NULL: pass MPI_COMM_WORLD or a communicator of this process", fn);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&comms_lock);
+	for (int i = 0; i < ncomms; i++) {
+		if (comms[i].comm == comm) {
+			*rank = comms[i].rank;
+			*size = comms[i].size;
+			pthread_mutex_unlock(&comms_lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&comms_lock);
+	if (!mpi_usable(fn))
+		return -EINVAL;
+	_astro_mpi_lock();
+	int err = MPI_Comm_rank(comm, rank);
+	if (err == MPI_SUCCESS)
+		err = MPI_Comm_size(comm, size);
+	_astro_mpi_unlock();
+	if (err != MPI_SUCCESS) {
+		_astro_mpi_error("%s: MPI does not know the communicator (error %d): pass MPI_COMM_WORLD or a communicator of this process", fn, err);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&comms_lock);
+	if (ncomms < MAX_COMMS) {
+		comms[ncomms].comm = comm;
+		comms[ncomms].rank = *rank;
+		comms[ncomms].size = *size;
+		ncomms++;
+	}
+	pthread_mutex_unlock(&comms_lock);
+	return 0;
+}
+
+int starpu_mpi_comm_rank(MPI_Comm comm, int *rank)
+{
+	int size;
+	if (!rank) {
+		_astro_mpi_error("starpu_mpi_comm_rank: NULL rank: pass where to write it");
+		return -EINVAL;
+	}
+	return _astro_mpi_comm_info(comm, rank, &size, "starpu_mpi_comm_rank");
+}
+
+int starpu_mpi_comm_size(MPI_Comm comm, int *size)
+{
+	int rank;
+	if (!size) {
+		_astro_mpi_error("starpu_mpi_comm_size: NULL size: pass where to write it");
+		return -EINVAL;
+	}
+	return _astro_mpi_comm_info(comm, &rank, size, "starpu_mpi_comm_size");
+}
+
+int starpu_mpi_world_rank(void)
+{
+	int rank, size;
+	return _astro_mpi_comm_info(MPI_COMM_WORLD, &rank, &size, "starpu_mpi_world_rank") ? -1 : rank;
+}
+
+int starpu_mpi_world_size(void)
+{
+	int rank, size;
+	return _astro_mpi_comm_info(MPI_COMM_WORLD, &rank, &size, "starpu_mpi_world_size") ? -1 : size;
+}
+
+int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+	(void)comm;
+	if (!attribute_val || !flag) {
+		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL %s: pass where to write it", flag ? "attribute_val" : "flag");
+		return -EINVAL;
+	}
+	*flag = 0;
+	if (keyval != STARPU_MPI_TAG_UB) {
+		_astro_mpi_error("starpu_mpi_comm_get_attr: unknown key %d: only STARPU_MPI_TAG_UB is known", keyval);
+		return -EINVAL;
+	}
+	*(int64_t *)attribute_val = _astro_mpi_tag_ub;
+	*flag = 1;
+	return 0;
+}
+
+static const char *thread_level_name(int level)
+{
+	switch (level) {
+	case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+	case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+	case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+	default: return "MPI_THREAD_MULTIPLE";
+	}
+}
+
+/* StarPU-MPI calls MPI from its progression thread: with MPI_THREAD_MULTIPLE
+ * freely, below it one call at a time. Below MPI_THREAD_SERIALIZED that is
+ * all it can do, and it says so. */
+static void use_thread_level(int provided)
+{
+	serialize = provided < MPI_THREAD_MULTIPLE;
+	if (provided < MPI_THREAD_SERIALIZED)
+		_astro_mpi_error("warning: MPI was initialised with %s, but StarPU-MPI calls MPI from its progression thread; "
+				 "it serialises its calls, which works with Open MPI: to be safe, initialise MPI with "
+				 "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let starpu_mpi_init*() do it (initialize_mpi = 1)",
+				 thread_level_name(provided));
+}
+
+int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm)
+{
+	int ret = -EINVAL, provided = MPI_THREAD_SINGLE, initialized = 0, finalized = 0;
+
+	pthread_mutex_lock(&init_lock);
+	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
+		_astro_mpi_error("starpu_mpi_init: StarPU-MPI is already initialised: call starpu_mpi_shutdown() first");
+		ret = -EBUSY;
+		goto out;
+	}
+	if (!starpu_is_initialized()) {
+		_astro_mpi_error("starpu_mpi_init: the runtime is not started: call starpu_init() first, or use starpu_mpi_init_conf()");
+		goto out;
+	}
+	MPI_Initialized(&initialized);
+	MPI_Finalized(&finalized);
+	if (finalized) {
+		_astro_mpi_error("starpu_mpi_init: MPI was finalised already: MPI cannot start twice in a process");
+		goto out;
+	}
+	if (!initialized && !initialize_mpi) {
+		_astro_mpi_error("starpu_mpi_init: MPI is not initialised: pass initialize_mpi = 1, or call MPI_Init_thread() first");
+		goto out;
+	}
+	if (!initialized) {
+		if (comm != MPI_COMM_WORLD) {
+			_astro_mpi_error("starpu_mpi_init: asked to initialise MPI with a communicator other than MPI_COMM_WORLD, which cannot exist before: initialise MPI first");
+			goto out;
+		}
+		if (MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+			_astro_mpi_error("starpu_mpi_init: MPI_Init_thread failed: is the program run by mpirun?");
+			ret = -EIO;
+			goto out;
+		}
+		initialized_mpi = true;
+	} else {
+		MPI_Query_thread(&provided);
+	}
+	use_thread_level(provided);
+	/* Errors come back as codes, which StarPU-MPI reports, instead of aborting the job. */
+	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+	int *tag_ub = NULL, flag = 0;
+	if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && tag_ub)
+		_astro_mpi_tag_ub = *tag_ub;
+	int rank, size;
+	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
+	if (ret == 0)
+		ret = _astro_mpi_data_init();
+	if (ret == 0)
+		_astro_mpi_stats_init();
+	if (ret == 0) {
+		ret = _astro_mpi_progress_start();
+		if (ret)
+			_astro_mpi_data_shutdown();
+	}
+	if (ret) {
+		if (initialized_mpi)
+			MPI_Finalize();
+		initialized_mpi = false;
+		goto out;
+	}
+	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi)
+{
+	return starpu_mpi_init_comm(argc, argv, initialize_mpi, MPI_COMM_WORLD);
+}
+
+int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm, struct starpu_conf *conf)
+{
+	if (conf)
+		conf->will_use_mpi = 1;
+	int ret = starpu_init(conf);
+	if (ret)
+		return ret;
+	ret = starpu_mpi_init_comm(argc, argv, initialize_mpi, comm);
+	if (ret) {
+		starpu_shutdown();
+		return ret;
+	}
+	initialized_starpu = true;
+	return 0;
+}
+
+int starpu_mpi_shutdown(void)
+{
+	if (!_astro_mpi_running("starpu_mpi_shutdown"))
+		return -EINVAL;
+	/* Nothing may be in flight when MPI goes: every rank finishes, then all meet. */
+	int ret = starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+	pthread_mutex_lock(&init_lock);
+	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
+	_astro_mpi_progress_stop();
+	_astro_mpi_data_shutdown();
+	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
+	pthread_mutex_lock(&comms_lock);
+	ncomms = 0;
+	pthread_mutex_unlock(&comms_lock);
+	if (initialized_mpi)
+		MPI_Finalize();
+	initialized_mpi = false;
+	bool stop_runtime = initialized_starpu;
+	initialized_starpu = false;
+	pthread_mutex_unlock(&init_lock);
+	if (stop_runtime)
+		starpu_shutdown();
+	return ret;
+}

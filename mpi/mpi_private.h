@@ -1,0 +1,80 @@
+/* StarPU-MPI's internals, shared by its files (never installed). */
+#ifndef __ASTRO_MPI_PRIVATE_H__
+#define __ASTRO_MPI_PRIVATE_H__
+
+#include <starpu_mpi.h>
+#include <astrolabe/plugin.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#define _astro_mpi_error(...) astro_log_error("starpu_mpi", __VA_ARGS__)
+
+/* ------------------------------------------------------------------ init.c */
+
+/* Is StarPU-MPI running (between starpu_mpi_init* and starpu_mpi_shutdown)? */
+bool _astro_mpi_running(const char *fn);
+/* MPI calls go through this lock unless MPI gave MPI_THREAD_MULTIPLE. */
+void _astro_mpi_lock(void);
+void _astro_mpi_unlock(void);
+/* The largest MPI tag (MPI_TAG_UB of MPI_COMM_WORLD). */
+extern int _astro_mpi_tag_ub;
+/* This process's rank and comm's size: 0, or -EINVAL said (fn names the caller). */
+int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn);
+
+/* ------------------------------------------------------------------ comm.c */
+
+enum _astro_mpi_req_kind { _ASTRO_MPI_SEND, _ASTRO_MPI_RECV, _ASTRO_MPI_BARRIER };
+
+/* One communication, from its creation to its completion. */
+struct _astro_mpi_req
+{
+	enum _astro_mpi_req_kind kind;
+	starpu_data_handle_t handle;
+	int peer;
+	int mpi_tag;
+	MPI_Comm comm;
+	bool ssend;
+	bool detached;
+	int sequential_consistency;
+	void (*callback)(void *);
+	void *arg;
+	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory) */
+	size_t count;
+	MPI_Request mpi_req;
+	MPI_Status status;
+	int ret;		/* 0 or a negative errno */
+	pthread_mutex_t lock;	/* done and the waiter's condition (requests that are not detached) */
+	pthread_cond_t cond;
+	bool done;
+	struct _astro_mpi_req *next;
+};
+
+/* Starts and stops the progression thread. */
+int _astro_mpi_progress_start(void);
+void _astro_mpi_progress_stop(void);
+/* A send or receive of handle: *req when not detached. 0 or a negative errno (said). */
+int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
+		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
+		    starpu_mpi_req *req, const char *fn);
+
+/* ------------------------------------------------------------------ data.c */
+
+/* Ownership: the tag and rank of handle (false, said, when it has none; fn names the caller). */
+bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn);
+/* The cache: does node already hold the current value (its receipt was posted)? Records it if not. */
+bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
+bool _astro_mpi_cache_received(starpu_data_handle_t handle);
+/* The value of handle changed (a task wrote it): what was sent and received is stale. */
+void _astro_mpi_cache_written(starpu_data_handle_t handle);
+/* Forgets every data (at shutdown) and follows unregistrations. */
+int _astro_mpi_data_init(void);
+void _astro_mpi_data_shutdown(void);
+
+/* ----------------------------------------------------------------- stats.c */
+
+/* STARPU_MPI_STATS=1: the bytes sent to each rank, printed at shutdown (rank: this process's). */
+void _astro_mpi_stats_init(void);
+void _astro_mpi_stats_sent(int dest, size_t bytes);
+void _astro_mpi_stats_shutdown(int rank);
+
+#endif /* __ASTRO_MPI_PRIVATE_H__ */

@@ -1,0 +1,195 @@
+/*
+ * StarPU-MPI: the StarPU 1.4 MPI API over Open MPI. Each MPI process runs
+ * the runtime; data handles get an owner rank and a tag, tasks inserted with
+ * starpu_mpi_task_insert() run where the data they write lives, and the data
+ * they read from other ranks travels with MPI, driven by one progression
+ * thread per process. Link with `pkg-config --libs starpumpi-1.4`.
+ */
+#ifndef __STARPU_MPI_H__
+#define __STARPU_MPI_H__
+
+#include <starpu.h>
+
+#if defined(STARPU_USE_MPI)
+
+#include <mpi.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ initialisation */
+
+/**
+ * Starts the runtime with conf (NULL: defaults), then StarPU-MPI on comm.
+ * With initialize_mpi, MPI is initialised here (MPI_Init_thread, asking for
+ * MPI_THREAD_MULTIPLE; comm must then be MPI_COMM_WORLD) and finalised by
+ * starpu_mpi_shutdown(). Returns 0, or a negative errno (said on stderr).
+ */
+int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm, struct starpu_conf *conf);
+/** Starts StarPU-MPI on comm; the runtime must already run (starpu_init()). */
+int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm);
+/** starpu_mpi_init_comm() on MPI_COMM_WORLD. */
+int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi);
+/**
+ * Waits for the tasks and communications in flight (starpu_mpi_wait_for_all()),
+ * stops the progression thread, finalises MPI if starpu_mpi_init*() initialised
+ * it and stops the runtime if starpu_mpi_init_conf() started it.
+ */
+int starpu_mpi_shutdown(void);
+
+/**
+ * With STARPU_MPI_STATS=1 (StarPU 1.3's STARPU_COMM_STATS also works): the
+ * bytes this rank sent to each rank of MPI_COMM_WORLD so far, in
+ * comm_amounts[rank] (starpu_mpi_world_size() entries). Zeros otherwise.
+ * starpu_mpi_shutdown() then prints them on stderr, one
+ * "[starpu_comm_stats][me:dest]" line per destination after a TOTAL line.
+ */
+void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts);
+
+/** The size of comm in *size. Returns 0, or -EINVAL when MPI is not initialised. */
+int starpu_mpi_comm_size(MPI_Comm comm, int *size);
+/** The rank of this process in comm in *rank. Returns 0, or -EINVAL when MPI is not initialised. */
+int starpu_mpi_comm_rank(MPI_Comm comm, int *rank);
+/** The rank of this process in MPI_COMM_WORLD. */
+int starpu_mpi_world_rank(void);
+/** The size of MPI_COMM_WORLD. */
+int starpu_mpi_world_size(void);
+
+/** For starpu_mpi_comm_get_attr(): the largest data tag. */
+#define STARPU_MPI_TAG_UB MPI_TAG_UB
+/** As MPI_Comm_get_attr(), the value being an int64_t. Only STARPU_MPI_TAG_UB is known. */
+int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+
+/* ------------------------------------------------------------- communication */
+
+/** A communication in flight, for starpu_mpi_wait() / starpu_mpi_test(). */
+typedef void *starpu_mpi_req;
+/** The tag naming a piece of data in messages (0 .. STARPU_MPI_TAG_UB). */
+typedef int64_t starpu_mpi_tag_t;
+
+/**
+ * Sends data_handle to dest in comm with data_tag, once the tasks submitted
+ * before that write it are done; *req is then waited or tested. The data is
+ * packed with its interface's pack method; the receiver's handle must have
+ * the same layout. Returns 0 or a negative errno (said on stderr).
+ */
+int starpu_mpi_isend(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+/** starpu_mpi_isend() with a priority (accepted; requests are served in order). */
+int starpu_mpi_isend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
+/** Receives data_handle from source in comm with data_tag, ordered after the tasks submitted before that access it. */
+int starpu_mpi_irecv(starpu_data_handle_t data_handle, starpu_mpi_req *req, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+/** starpu_mpi_isend() then starpu_mpi_wait(). */
+int starpu_mpi_send(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
+/** starpu_mpi_irecv() then starpu_mpi_wait(); status may be MPI_STATUS_IGNORE. */
+int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, MPI_Status *status);
+/** starpu_mpi_isend() that frees itself when done, after callback(arg) (callback may be NULL). */
+int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+int starpu_mpi_isend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** starpu_mpi_irecv() that frees itself when done, after callback(arg) (callback may be NULL). */
+int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** starpu_mpi_irecv_detached(), ordered after earlier tasks only when sequential_consistency is set. */
+int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg, int sequential_consistency);
+/** Synchronous-mode sends (MPI_Issend): complete once the receiver matched them. */
+int starpu_mpi_issend(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+int starpu_mpi_issend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
+int starpu_mpi_issend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+int starpu_mpi_issend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** Detached send / receive that notify the runtime tag `tag` when done. */
+int starpu_mpi_isend_detached_unlock_tag(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag);
+int starpu_mpi_isend_detached_unlock_tag_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, starpu_tag_t tag);
+int starpu_mpi_irecv_detached_unlock_tag(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag);
+
+/** Waits for *req, fills *status (unless MPI_STATUS_IGNORE) and frees the request (*req becomes NULL). Returns the request's result. */
+int starpu_mpi_wait(starpu_mpi_req *req, MPI_Status *status);
+/** Sets *flag to 1 when *req is done (then as starpu_mpi_wait()), to 0 otherwise. */
+int starpu_mpi_test(starpu_mpi_req *req, int *flag, MPI_Status *status);
+/** Returns once every process of comm called it. */
+int starpu_mpi_barrier(MPI_Comm comm);
+/** Waits for every task and every communication of this process, then for the other processes of comm. */
+int starpu_mpi_wait_for_all(MPI_Comm comm);
+
+/* ---------------------------------------------------- the communication cache */
+
+/** 1 when received data is kept until written (STARPU_MPI_CACHE, default 1), 0 otherwise. */
+int starpu_mpi_cache_is_enabled(void);
+/** Turns the cache on (1) or off (0, flushing it). Returns 0. */
+int starpu_mpi_cache_set(int enabled);
+/** Forgets what was sent and received of data_handle and drops copies other than the owner's; every rank calls it at the same point of submission. */
+void starpu_mpi_cache_flush(MPI_Comm comm, starpu_data_handle_t data_handle);
+/** starpu_mpi_cache_flush() on every registered data. */
+void starpu_mpi_cache_flush_all_data(MPI_Comm comm);
+/** 1 when this rank holds the owner's current value of data_handle, received earlier. */
+int starpu_mpi_cached_receive(starpu_data_handle_t data_handle);
+/** 1 when the current value of data_handle was already sent to dest. */
+int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest);
+
+/* --------------------------------------------------------- ownership and tasks */
+
+/** As a rank: the data is per-process, each one has its own value, and it never travels. */
+#define STARPU_MPI_PER_NODE -2
+
+/**
+ * Gives data_handle its tag and owner rank in comm, the same on every rank.
+ * A tag already given to another handle of comm is refused (said on stderr).
+ * Unregistering the handle forgets both.
+ */
+void starpu_mpi_data_register_comm(starpu_data_handle_t data_handle, starpu_mpi_tag_t data_tag, int rank, MPI_Comm comm);
+#define starpu_mpi_data_register(data_handle, data_tag, rank) starpu_mpi_data_register_comm(data_handle, data_tag, rank, MPI_COMM_WORLD)
+/** Sets only the tag (the rank stays). */
+void starpu_mpi_data_set_tag(starpu_data_handle_t handle, starpu_mpi_tag_t data_tag);
+#define starpu_data_set_tag starpu_mpi_data_set_tag
+/** Sets only the owner rank, in comm (the tag stays). */
+void starpu_mpi_data_set_rank_comm(starpu_data_handle_t handle, int rank, MPI_Comm comm);
+#define starpu_mpi_data_set_rank(handle, rank) starpu_mpi_data_set_rank_comm(handle, rank, MPI_COMM_WORLD)
+#define starpu_data_set_rank starpu_mpi_data_set_rank
+/** The owner rank of handle; -1 when it has none. */
+int starpu_mpi_data_get_rank(starpu_data_handle_t handle);
+#define starpu_data_get_rank starpu_mpi_data_get_rank
+/** The tag of handle; -1 when it has none. */
+starpu_mpi_tag_t starpu_mpi_data_get_tag(starpu_data_handle_t handle);
+#define starpu_data_get_tag starpu_mpi_data_get_tag
+
+/** STARPU_NODE_SELECTION_POLICY values. */
+#define STARPU_MPI_NODE_SELECTION_CURRENT_POLICY -1
+#define STARPU_MPI_NODE_SELECTION_MOST_R_DATA 0
+
+/**
+ * Called by every rank with the same arguments as starpu_task_insert(). The
+ * task runs on one rank: STARPU_EXECUTE_ON_NODE's, the owner of
+ * STARPU_EXECUTE_ON_DATA's handle, else the owner of the data it writes
+ * (when they disagree, or nothing is written: the rank owning the most bytes
+ * it reads). The data it reads are sent there by their owners, and the data
+ * it writes are sent back to theirs. Returns 0, or a negative errno (said on
+ * stderr): -EINVAL for a data without owner or tag.
+ */
+int starpu_mpi_task_insert(MPI_Comm comm, struct starpu_codelet *codelet, ...);
+/** The older name of starpu_mpi_task_insert(). */
+int starpu_mpi_insert_task(MPI_Comm comm, struct starpu_codelet *codelet, ...);
+/**
+ * The first half of starpu_mpi_task_insert(): posts the transfers the task
+ * needs and returns the task on the rank that runs it (to submit), NULL
+ * elsewhere. starpu_mpi_task_post_build() must follow on every rank, with
+ * the same arguments.
+ */
+struct starpu_task *starpu_mpi_task_build(MPI_Comm comm, struct starpu_codelet *codelet, ...);
+/** The second half: sends the written data back to their owners. Returns 0 or a negative errno. */
+int starpu_mpi_task_post_build(MPI_Comm comm, struct starpu_codelet *codelet, ...);
+
+/** Brings data_handle's value to rank node from its owner; called at least by both, node waits for it. */
+void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle, int node);
+/** As starpu_mpi_get_data_on_node() without waiting: on node, callback(arg) once received. */
+void starpu_mpi_get_data_on_node_detached(MPI_Comm comm, starpu_data_handle_t data_handle, int node, void (*callback)(void *), void *arg);
+/** Brings data_handle's value to every rank; every rank calls it. */
+void starpu_mpi_get_data_on_all_nodes_detached(MPI_Comm comm, starpu_data_handle_t data_handle);
+/** Moves the ownership of handle to new_rank, sending it the value; every rank calls it at the same point. */
+void starpu_mpi_data_migrate(MPI_Comm comm, starpu_data_handle_t handle, int new_rank);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARPU_USE_MPI */
+#endif /* __STARPU_MPI_H__ */

@@ -1,0 +1,331 @@
+/*
+ * starpu_mpi_task_insert() and its halves, with StarPU's owner-computes
+ * rule, and the transfers of a data's value to given ranks
+ * (starpu_mpi_get_data_on_node, starpu_mpi_data_migrate).
+ *
+ * Every rank calls these with the same arguments and takes the same
+ * decisions from the same ownership tables: which rank runs the task, who
+ * sends what to whom, what the cache holds. Nothing is exchanged to agree.
+ */
+#include "mpi_private.h"
+
+#include <astrolabe/task_build.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+struct access
+{
+	starpu_data_handle_t handle;
+	enum starpu_data_access_mode mode;
+	int rank;
+	starpu_mpi_tag_t tag;
+	bool first;	/* the handle's first access in the task (the one that moves it) */
+};
+
+struct plan
+{
+	struct starpu_task *task;	/* built here; NULL once submitted or given away */
+	int me;
+	int xrank;			/* the rank that runs the task; every rank when per_node */
+	bool per_node;
+	unsigned n;
+	struct access *acc;
+};
+
+static void plan_free(struct plan *p)
+{
+	if (p->task) {
+		/* Never submitted: the arguments the application passed stay its own. */
+		p->task->callback_arg_free = 0;
+		p->task->prologue_callback_arg_free = 0;
+		p->task->prologue_callback_pop_arg_free = 0;
+		p->task->destroy = 0;
+		starpu_task_destroy(p->task);
+		p->task = NULL;
+	}
+	free(p->acc);
+	p->acc = NULL;
+}
+
+static bool executes(const struct plan *p)
+{
+	return p->per_node || p->xrank == p->me;
+}
+
+/* The rank owning the most bytes the task reads (the lowest on a tie); rank 0 when it reads nothing. */
+static int most_read_data(const struct plan *p)
+{
+	int best = -1;
+	size_t best_bytes = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		if (!(a->mode & STARPU_R) || a->rank < 0 || !a->first)
+			continue;
+		size_t bytes = 0;
+		for (unsigned j = 0; j < p->n; j++)
+			if (p->acc[j].first && (p->acc[j].mode & STARPU_R) && p->acc[j].rank == a->rank)
+				bytes += starpu_data_get_size(p->acc[j].handle);
+		if (best < 0 || bytes > best_bytes || (bytes == best_bytes && a->rank < best)) {
+			best = a->rank;
+			best_bytes = bytes;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
+static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
+{
+	struct astro_mpi_task_args args;
+	int size, ret;
+
+	*p = (struct plan){ 0 };
+	if (!_astro_mpi_running(fn))
+		return -EINVAL;
+	ret = _astro_mpi_comm_info(comm, &p->me, &size, fn);
+	if (ret)
+		return ret;
+	p->task = astro_task_build_v(fn, cl, &args, ap);
+	if (!p->task)
+		return -EINVAL;
+	p->n = STARPU_TASK_GET_NBUFFERS(p->task);
+	p->acc = calloc(p->n ? p->n : 1, sizeof(*p->acc));
+	if (!p->acc) {
+		_astro_mpi_error("%s: out of memory", fn);
+		plan_free(p);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < p->n; i++) {
+		struct access *a = &p->acc[i];
+		a->handle = STARPU_TASK_GET_HANDLE(p->task, i);
+		a->mode = STARPU_TASK_GET_MODE(p->task, i);
+		a->first = true;
+		for (unsigned j = 0; j < i; j++)
+			if (p->acc[j].handle == a->handle) {
+				a->first = false;
+				p->acc[j].mode |= a->mode;
+			}
+		if (!_astro_mpi_data_owner(a->handle, comm, &a->rank, &a->tag, fn)) {
+			plan_free(p);
+			return -EINVAL;
+		}
+	}
+
+	/* Who runs it: the rank named, the owner of the data named, else the owner of what it writes. */
+	if (args.execute_on_node != -1) {
+		if (args.execute_on_node < 0 || args.execute_on_node >= size) {
+			_astro_mpi_error("%s: STARPU_EXECUTE_ON_NODE %d is not a rank of the communicator (0 to %d)", fn, args.execute_on_node, size - 1);
+			plan_free(p);
+			return -EINVAL;
+		}
+		p->xrank = args.execute_on_node;
+		return 0;
+	}
+	if (args.execute_on_data) {
+		starpu_mpi_tag_t tag;
+		if (!_astro_mpi_data_owner(args.execute_on_data, comm, &p->xrank, &tag, fn)) {
+			plan_free(p);
+			return -EINVAL;
+		}
+		p->per_node = p->xrank == STARPU_MPI_PER_NODE;
+		return 0;
+	}
+	int writer = -1;
+	bool disagree = false;
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		if (!(a->mode & (STARPU_W | STARPU_REDUX)))
+			continue;
+		if (a->rank == STARPU_MPI_PER_NODE)
+			p->per_node = true;
+		else if (writer == -1)
+			writer = a->rank;
+		else if (writer != a->rank)
+			disagree = true;
+	}
+	p->xrank = (writer == -1 || disagree) ? most_read_data(p) : writer;
+	return 0;
+}
+
+/* Before the task: its readers' data travel from their owners to the rank that runs it. */
+static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
+{
+	if (p->per_node)
+		return 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		int ret = 0;
+		if (!a->first || !(a->mode & STARPU_R) || a->rank == STARPU_MPI_PER_NODE || a->rank == p->xrank)
+			continue;
+		if (p->me == p->xrank && !_astro_mpi_cache_received(a->handle))
+			ret = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, a->rank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);
+		else if (p->me == a->rank && !_astro_mpi_cache_sent(a->handle, p->xrank))
+			ret = _astro_mpi_post(_ASTRO_MPI_SEND, a->handle, p->xrank, a->tag, comm, (a->mode & STARPU_SSEND) != 0, true, 1, NULL, NULL, NULL, fn);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* After the task: its written data go back to their owners; the copies elsewhere are stale. */
+static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
+{
+	int ret = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		if (!a->first || !(a->mode & (STARPU_W | STARPU_REDUX)) || a->rank == STARPU_MPI_PER_NODE)
+			continue;
+		if (!p->per_node && a->rank != p->xrank) {
+			int r = 0;
+			if (p->me == p->xrank)
+				r = _astro_mpi_post(_ASTRO_MPI_SEND, a->handle, a->rank, a->tag, comm, (a->mode & STARPU_SSEND) != 0, true, 1, NULL, NULL, NULL, fn);
+			else if (p->me == a->rank)
+				r = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, p->xrank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);
+			if (r && !ret)
+				ret = r;
+		}
+		_astro_mpi_cache_written(a->handle);
+	}
+	return ret;
+}
+
+static int task_insert_v(MPI_Comm comm, struct starpu_codelet *codelet, const char *fn, va_list ap)
+{
+	struct plan p;
+	int ret = plan_make(&p, comm, codelet, fn, ap);
+	if (ret)
+		return ret;
+	ret = plan_before(&p, comm, fn);
+	if (ret == 0 && executes(&p)) {
+		struct starpu_task *task = p.task;
+		p.task = NULL;
+		ret = starpu_task_submit(task);
+		if (ret) {
+			p.task = task;
+			plan_free(&p);
+			return ret;
+		}
+	}
+	if (ret == 0)
+		ret = plan_after(&p, comm, fn);
+	plan_free(&p);
+	return ret;
+}
+
+int starpu_mpi_task_insert(MPI_Comm comm, struct starpu_codelet *codelet, ...)
+{
+	va_list ap;
+	va_start(ap, codelet);
+	int ret = task_insert_v(comm, codelet, "starpu_mpi_task_insert", ap);
+	va_end(ap);
+	return ret;
+}
+
+int starpu_mpi_insert_task(MPI_Comm comm, struct starpu_codelet *codelet, ...)
+{
+	va_list ap;
+	va_start(ap, codelet);
+	int ret = task_insert_v(comm, codelet, "starpu_mpi_insert_task", ap);
+	va_end(ap);
+	return ret;
+}
+
+struct starpu_task *starpu_mpi_task_build(MPI_Comm comm, struct starpu_codelet *codelet, ...)
+{
+	struct plan p;
+	struct starpu_task *task = NULL;
+	va_list ap;
+	va_start(ap, codelet);
+	int ret = plan_make(&p, comm, codelet, "starpu_mpi_task_build", ap);
+	va_end(ap);
+	if (ret)
+		return NULL;
+	if (plan_before(&p, comm, "starpu_mpi_task_build") == 0 && executes(&p)) {
+		task = p.task;
+		p.task = NULL;
+	}
+	plan_free(&p);
+	return task;
+}
+
+int starpu_mpi_task_post_build(MPI_Comm comm, struct starpu_codelet *codelet, ...)
+{
+	struct plan p;
+	va_list ap;
+	va_start(ap, codelet);
+	int ret = plan_make(&p, comm, codelet, "starpu_mpi_task_post_build", ap);
+	va_end(ap);
+	if (ret)
+		return ret;
+	ret = plan_after(&p, comm, "starpu_mpi_task_post_build");
+	plan_free(&p);
+	return ret;
+}
+
+/* ------------------------------------------------ moving a value to a rank */
+
+/* Posts the transfer of handle's value from its owner to node; on node, *req (or callback when detached). */
+static int get_on_node(MPI_Comm comm, starpu_data_handle_t handle, int node, bool detached, void (*callback)(void *), void *arg,
+		       starpu_mpi_req *req, const char *fn)
+{
+	int me, size, owner;
+	starpu_mpi_tag_t tag;
+	if (!_astro_mpi_running(fn) || _astro_mpi_comm_info(comm, &me, &size, fn))
+		return -EINVAL;
+	if (node < 0 || node >= size) {
+		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d)", fn, node, size - 1);
+		return -EINVAL;
+	}
+	if (!_astro_mpi_data_owner(handle, comm, &owner, &tag, fn))
+		return -EINVAL;
+	if (owner == node || owner == STARPU_MPI_PER_NODE) {
+		if (me == node && callback)
+			callback(arg);
+		return 0;
+	}
+	int ret = 0;
+	if (me == node) {
+		ret = _astro_mpi_post(_ASTRO_MPI_RECV, handle, owner, tag, comm, false, detached, 1, callback, arg, req, fn);
+		_astro_mpi_cache_received(handle);
+	} else if (me == owner) {
+		ret = _astro_mpi_post(_ASTRO_MPI_SEND, handle, node, tag, comm, false, true, 1, NULL, NULL, NULL, fn);
+		_astro_mpi_cache_sent(handle, node);
+	}
+	return ret;
+}
+
+void starpu_mpi_get_data_on_node_detached(MPI_Comm comm, starpu_data_handle_t data_handle, int node, void (*callback)(void *), void *arg)
+{
+	get_on_node(comm, data_handle, node, true, callback, arg, NULL, "starpu_mpi_get_data_on_node_detached");
+}
+
+void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle, int node)
+{
+	starpu_mpi_req req = NULL;
+	if (get_on_node(comm, data_handle, node, false, NULL, NULL, &req, "starpu_mpi_get_data_on_node") == 0 && req)
+		starpu_mpi_wait(&req, MPI_STATUS_IGNORE);
+}
+
+void starpu_mpi_get_data_on_all_nodes_detached(MPI_Comm comm, starpu_data_handle_t data_handle)
+{
+	int me, size;
+	if (!_astro_mpi_running("starpu_mpi_get_data_on_all_nodes_detached") ||
+	    _astro_mpi_comm_info(comm, &me, &size, "starpu_mpi_get_data_on_all_nodes_detached"))
+		return;
+	for (int node = 0; node < size; node++)
+		if (get_on_node(comm, data_handle, node, true, NULL, NULL, NULL, "starpu_mpi_get_data_on_all_nodes_detached"))
+			return;
+}
+
+void starpu_mpi_data_migrate(MPI_Comm comm, starpu_data_handle_t handle, int new_rank)
+{
+	int owner;
+	starpu_mpi_tag_t tag;
+	if (!_astro_mpi_running("starpu_mpi_data_migrate") || !_astro_mpi_data_owner(handle, comm, &owner, &tag, "starpu_mpi_data_migrate"))
+		return;
+	if (owner == new_rank)
+		return;
+	if (get_on_node(comm, handle, new_rank, true, NULL, NULL, NULL, "starpu_mpi_data_migrate"))
+		return;
+	starpu_mpi_data_set_rank_comm(handle, new_rank, comm);
+}

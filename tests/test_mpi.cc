@@ -1,0 +1,767 @@
+// StarPU-MPI (mpi/): one program, two roles. Run by `make check`, its
+// MpiRun tests start it again under `mpirun -np N` and check that every rank
+// passed; under mpirun (OMPI_COMM_WORLD_SIZE set) it runs the Mpi* tests,
+// each rank the same ones in the same order, every rank calling the
+// collective parts. MPI is initialised once per process (it cannot start
+// twice), except for MpiInit where starpu_mpi_init_conf() does it.
+#include "helpers.h"
+
+#ifdef STARPU_USE_MPI
+#include <starpu_mpi.h>
+
+#include <cinttypes>
+#include <set>
+
+using namespace astro_test;
+
+namespace {
+
+bool under_mpirun()
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+}
+
+// --------------------------------------------------------- the rank's side
+
+class Mpi : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		conf_ = conf_with_ncpus(1);
+		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+		started_ = true;
+		ASSERT_EQ(0, starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank_));
+		ASSERT_EQ(0, starpu_mpi_comm_size(MPI_COMM_WORLD, &size_));
+		ASSERT_GE(size_, 2) << "run under mpirun -np 2 or more";
+	}
+	void TearDown() override
+	{
+		if (started_) {
+			EXPECT_EQ(0, starpu_mpi_shutdown());
+		}
+	}
+	// A variable owned by rank owner (its buffer mem there, none elsewhere), registered with tag on every rank.
+	starpu_data_handle_t owned_variable(int64_t *mem, int owner, starpu_mpi_tag_t tag)
+	{
+		starpu_data_handle_t h;
+		if (rank_ == owner)
+			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem, sizeof(*mem));
+		else
+			starpu_variable_data_register(&h, -1, 0, sizeof(*mem));
+		starpu_mpi_data_register(h, tag, owner);
+		return h;
+	}
+	starpu_conf conf_;
+	bool started_ = false;
+	int rank_ = -1, size_ = 0;
+};
+
+int64_t read_var(starpu_data_handle_t h)
+{
+	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
+	int64_t v = *(int64_t *)starpu_data_get_local_ptr(h);
+	starpu_data_release(h);
+	return v;
+}
+
+TEST_F(Mpi, RankAndSizeAreMpis)
+{
+	int r, s;
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Comm_size(MPI_COMM_WORLD, &s);
+	EXPECT_EQ(r, rank_);
+	EXPECT_EQ(s, size_);
+	EXPECT_EQ(r, starpu_mpi_world_rank());
+	EXPECT_EQ(s, starpu_mpi_world_size());
+	int64_t ub = 0;
+	int flag = 0;
+	EXPECT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &ub, &flag));
+	EXPECT_EQ(1, flag);
+	EXPECT_GE(ub, 32767);
+	EXPECT_EQ(1, starpu_mpi_cache_is_enabled());
+}
+
+// Each rank sends a vector to the next and receives one from the previous.
+TEST_F(Mpi, RingOfIsendIrecv)
+{
+	const int n = 1000;
+	std::vector<int32_t> out(n), in(n, -1);
+	for (int i = 0; i < n; i++)
+		out[i] = rank_ * 100000 + i;
+	starpu_data_handle_t hout, hin;
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out.data(), n, sizeof(int32_t));
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in.data(), n, sizeof(int32_t));
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	starpu_mpi_req sreq = nullptr, rreq = nullptr;
+	ASSERT_EQ(0, starpu_mpi_irecv(hin, &rreq, prev, prev, MPI_COMM_WORLD));
+	ASSERT_EQ(0, starpu_mpi_isend(hout, &sreq, next, rank_, MPI_COMM_WORLD));
+	MPI_Status status;
+	EXPECT_EQ(0, starpu_mpi_wait(&rreq, &status));
+	EXPECT_EQ(nullptr, rreq);
+	EXPECT_EQ(prev, status.MPI_SOURCE);
+	int flag = 0;
+	ASSERT_TRUE(wait_until([&] { return starpu_mpi_test(&sreq, &flag, MPI_STATUS_IGNORE) == 0 && flag; }, 60000));
+	starpu_data_unregister(hin);
+	starpu_data_unregister(hout);
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(prev * 100000 + i, in[i]) << "element " << i;
+}
+
+// A token goes round with blocking send/recv, each rank adding its rank.
+TEST_F(Mpi, TokenRoundWithSendRecv)
+{
+	int64_t token = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&token, sizeof(token));
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	if (rank_ == 0) {
+		token = 1000;
+		ASSERT_EQ(0, starpu_mpi_send(h, next, 42, MPI_COMM_WORLD));
+		ASSERT_EQ(0, starpu_mpi_recv(h, prev, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	} else {
+		ASSERT_EQ(0, starpu_mpi_recv(h, prev, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		EXPECT_EQ(0, starpu_data_acquire(h, STARPU_RW));
+		token += rank_;
+		starpu_data_release(h);
+		ASSERT_EQ(0, starpu_mpi_send(h, next, 42, MPI_COMM_WORLD));
+	}
+	starpu_data_unregister(h);
+	if (rank_ == 0) {
+		EXPECT_EQ(1000 + (int64_t)size_ * (size_ - 1) / 2, token);
+	}
+}
+
+void count_call(void *arg)
+{
+	static_cast<std::atomic<int> *>(arg)->fetch_add(1);
+}
+
+// Detached requests call back once done; the unlock-tag forms release a tag.
+TEST_F(Mpi, DetachedRequestsCallBackAndUnlockTags)
+{
+	static std::atomic<int> calls;
+	calls = 0;
+	int64_t a = 7 + rank_, b = -1, c = 100 + rank_, d = -1;
+	starpu_data_handle_t ha, hb, hc, hd;
+	starpu_variable_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(a));
+	starpu_variable_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)&b, sizeof(b));
+	starpu_variable_data_register(&hc, STARPU_MAIN_RAM, (uintptr_t)&c, sizeof(c));
+	starpu_variable_data_register(&hd, STARPU_MAIN_RAM, (uintptr_t)&d, sizeof(d));
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hb, prev, 1, MPI_COMM_WORLD, count_call, &calls));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(ha, next, 1, MPI_COMM_WORLD, count_call, &calls));
+	const starpu_tag_t tag = 0x4d5049;
+	ASSERT_EQ(0, starpu_mpi_irecv_detached_unlock_tag(hd, prev, 2, MPI_COMM_WORLD, tag));
+	ASSERT_EQ(0, starpu_mpi_issend_detached(hc, next, 2, MPI_COMM_WORLD, nullptr, nullptr));
+	EXPECT_EQ(0, starpu_tag_wait(tag));
+	EXPECT_EQ(100 + prev, read_var(hd));
+	EXPECT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(2, calls.load());
+	EXPECT_EQ(7 + prev, read_var(hb));
+	for (auto h : { ha, hb, hc, hd })
+		starpu_data_unregister(h);
+}
+
+// Many requests in flight at once: the progression thread polls them all.
+TEST_F(Mpi, ManyDetachedMessagesInFlight)
+{
+	const int n = 64;
+	static std::atomic<int> received;
+	received = 0;
+	std::vector<int64_t> out(n), in(n, -1);
+	std::vector<starpu_data_handle_t> hout(n), hin(n);
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	for (int i = 0; i < n; i++) {
+		out[i] = rank_ * 1000 + i;
+		starpu_variable_data_register(&hout[i], STARPU_MAIN_RAM, (uintptr_t)&out[i], sizeof(int64_t));
+		starpu_variable_data_register(&hin[i], STARPU_MAIN_RAM, (uintptr_t)&in[i], sizeof(int64_t));
+	}
+	// Receives posted in the reverse order of the sends: matching is by tag.
+	for (int i = n - 1; i >= 0; i--)
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[i], prev, 1000 + i, MPI_COMM_WORLD, count_call, &received));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, starpu_mpi_isend_detached(hout[i], next, 1000 + i, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(n, received.load());
+	for (int i = 0; i < n; i++) {
+		starpu_data_unregister(hin[i]);
+		starpu_data_unregister(hout[i]);
+		EXPECT_EQ(prev * 1000 + i, in[i]) << "message " << i;
+	}
+}
+
+// ------------------------------------------- a distributed 1-D stencil
+
+const int64_t kPrime = 1000003;
+const unsigned kElems = 16;
+
+void stencil_cpu(void *buffers[], void *)
+{
+	const int64_t *l = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const int64_t *c = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	const int64_t *r = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[2]);
+	int64_t *out = (int64_t *)STARPU_VECTOR_GET_PTR(buffers[3]);
+	unsigned n = STARPU_VECTOR_GET_NX(buffers[3]);
+	for (unsigned i = 0; i < n; i++)
+		out[i] = (l[i] + 2 * c[i] + r[i] + i) % kPrime;
+}
+
+starpu_codelet stencil_cl()
+{
+	starpu_codelet cl = cpu_codelet(stencil_cpu, 4, "stencil");
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_R;
+	cl.modes[2] = STARPU_R;
+	cl.modes[3] = STARPU_W;
+	return cl;
+}
+
+// Blocks b = 0 .. nb-1 on a ring, block b owned by rank b % size; steps of
+// new[b] = l + 2c + r (+ index) computed on the owner, neighbours moved by
+// starpu_mpi_task_insert. Every rank checks its blocks and rank 0 all of
+// them (brought with starpu_mpi_get_data_on_node) against the serial run.
+void run_stencil(int rank, int size, bool cache)
+{
+	static starpu_codelet cl = stencil_cl();
+	const int nb = 3 * size, steps = 5;
+	ASSERT_EQ(0, starpu_mpi_cache_set(cache ? 1 : 0));
+	std::vector<std::vector<int64_t>> serial(nb, std::vector<int64_t>(kElems));
+	for (int b = 0; b < nb; b++)
+		for (unsigned i = 0; i < kElems; i++)
+			serial[b][i] = b * 31 + i;
+	std::vector<std::vector<int64_t>> mem_cur = serial, mem_nxt = serial;
+	std::vector<starpu_data_handle_t> cur(nb), nxt(nb);
+	for (int b = 0; b < nb; b++) {
+		int owner = b % size;
+		if (owner == rank) {
+			starpu_vector_data_register(&cur[b], STARPU_MAIN_RAM, (uintptr_t)mem_cur[b].data(), kElems, sizeof(int64_t));
+			starpu_vector_data_register(&nxt[b], STARPU_MAIN_RAM, (uintptr_t)mem_nxt[b].data(), kElems, sizeof(int64_t));
+		} else {
+			starpu_vector_data_register(&cur[b], -1, 0, kElems, sizeof(int64_t));
+			starpu_vector_data_register(&nxt[b], -1, 0, kElems, sizeof(int64_t));
+		}
+		starpu_mpi_data_register(cur[b], b, owner);
+		starpu_mpi_data_register(nxt[b], nb + b, owner);
+	}
+	for (int s = 0; s < steps; s++) {
+		for (int b = 0; b < nb; b++)
+			ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_R, cur[(b + nb - 1) % nb], STARPU_R, cur[b],
+							    STARPU_R, cur[(b + 1) % nb], STARPU_W, nxt[b], 0));
+		std::swap(cur, nxt);
+		std::vector<std::vector<int64_t>> next(serial);
+		for (int b = 0; b < nb; b++)
+			for (unsigned i = 0; i < kElems; i++)
+				next[b][i] = (serial[(b + nb - 1) % nb][i] + 2 * serial[b][i] + serial[(b + 1) % nb][i] + i) % kPrime;
+		serial = next;
+	}
+	for (int b = 0; b < nb; b++)
+		starpu_mpi_get_data_on_node(MPI_COMM_WORLD, cur[b], 0);
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int b = 0; b < nb; b++) {
+		if (rank != 0 && b % size != rank)
+			continue;
+		ASSERT_EQ(0, starpu_data_acquire(cur[b], STARPU_R));
+		const int64_t *v = (const int64_t *)starpu_data_get_local_ptr(cur[b]);
+		ASSERT_NE(nullptr, v);
+		for (unsigned i = 0; i < kElems; i++)
+			EXPECT_EQ(serial[b][i], v[i]) << "block " << b << " element " << i << " on rank " << rank;
+		starpu_data_release(cur[b]);
+	}
+	for (int b = 0; b < nb; b++) {
+		starpu_data_unregister(cur[b]);
+		starpu_data_unregister(nxt[b]);
+	}
+	starpu_mpi_cache_set(1);
+}
+
+TEST_F(Mpi, StencilMatchesSerial)
+{
+	run_stencil(rank_, size_, true);
+}
+
+TEST_F(Mpi, StencilMatchesSerialWithoutCache)
+{
+	run_stencil(rank_, size_, false);
+}
+
+// ----------------------------------------------- a reduction across ranks
+
+void fill_cpu(void *buffers[], void *cl_arg)
+{
+	int r;
+	starpu_codelet_unpack_args(cl_arg, &r, 0);
+	int64_t sum = 0;
+	for (int i = 0; i < 100; i++)
+		sum += (int64_t)r * 1000 + i;
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) = sum;
+}
+
+void sum_cpu(void *buffers[], void *cl_arg)
+{
+	int n = (int)(intptr_t)cl_arg;
+	int64_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[i]);
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[n]) = total;
+}
+
+// Each rank fills its partial sum; the last rank adds them all (it owns the
+// result); every rank then gets the result.
+TEST_F(Mpi, ReductionAcrossRanks)
+{
+	static starpu_codelet fill = cpu_codelet(fill_cpu, 1, "fill");
+	fill.modes[0] = STARPU_W;
+	static starpu_codelet sum = cpu_codelet(sum_cpu, STARPU_VARIABLE_NBUFFERS, "sum");
+	std::vector<int64_t> mem(size_, 0);
+	int64_t result = 0;
+	std::vector<starpu_data_handle_t> partial(size_);
+	for (int r = 0; r < size_; r++)
+		partial[r] = owned_variable(&mem[r], r, 100 + r);
+	const int last = size_ - 1;
+	starpu_data_handle_t hres = owned_variable(&result, last, 99);
+
+	for (int r = 0; r < size_; r++)
+		ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &fill, STARPU_W, partial[r], STARPU_VALUE, &r, sizeof(r), 0));
+	std::vector<starpu_data_descr> descrs(size_ + 1);
+	for (int r = 0; r < size_; r++)
+		descrs[r] = { partial[r], STARPU_R };
+	descrs[size_] = { hres, STARPU_W };
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &sum, STARPU_DATA_MODE_ARRAY, descrs.data(), size_ + 1,
+					    STARPU_CL_ARGS_NFREE, (void *)(intptr_t)size_, (size_t)0, 0));
+	starpu_mpi_get_data_on_all_nodes_detached(MPI_COMM_WORLD, hres);
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+
+	int64_t expected = 0;
+	for (int r = 0; r < size_; r++)
+		for (int i = 0; i < 100; i++)
+			expected += (int64_t)r * 1000 + i;
+	EXPECT_EQ(expected, read_var(hres)) << "on rank " << rank_;
+	for (auto h : partial)
+		starpu_data_unregister(h);
+	starpu_data_unregister(hres);
+}
+
+void times_ten_plus_one(void *buffers[], void *)
+{
+	int64_t *v = (int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	*v = *v * 10 + 1;
+}
+
+// A task run elsewhere (STARPU_EXECUTE_ON_NODE / _ON_DATA) gets the data and
+// sends what it wrote back to the owner.
+TEST_F(Mpi, WrittenDataGoesBackToItsOwner)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 5, other = 0;
+	const int last = size_ - 1;
+	starpu_data_handle_t h = owned_variable(&value, 0, 10);
+	starpu_data_handle_t hother = owned_variable(&other, last, 11);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, last, 0));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_DATA, hother, 0));
+	ASSERT_EQ(0, starpu_mpi_insert_task(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(5111, read_var(h));
+	}
+	starpu_data_unregister(h);
+	starpu_data_unregister(hother);
+}
+
+// starpu_mpi_task_build / _post_build: the task on its rank only.
+TEST_F(Mpi, TaskBuildAndPostBuild)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 2;
+	starpu_data_handle_t h = owned_variable(&value, 0, 12);
+	struct starpu_task *task = starpu_mpi_task_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, 1, 0);
+	EXPECT_EQ(rank_ == 1, task != nullptr);
+	if (task) {
+		ASSERT_EQ(0, starpu_task_submit(task));
+	}
+	ASSERT_EQ(0, starpu_mpi_task_post_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, 1, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(21, read_var(h));
+	}
+	starpu_data_unregister(h);
+}
+
+void copy_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+// The cache: a value sent once is not sent again until written or flushed.
+TEST_F(Mpi, CacheKeepsReceivedDataUntilWrittenOrFlushed)
+{
+	static starpu_codelet copy = cpu_codelet(copy_cpu, 2, "copy");
+	copy.modes[0] = STARPU_R;
+	copy.modes[1] = STARPU_W;
+	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
+	bump.modes[0] = STARPU_RW;
+	int64_t src = 3, dst = 0;
+	starpu_data_handle_t hsrc = owned_variable(&src, 0, 20);
+	starpu_data_handle_t hdst = owned_variable(&dst, 1, 21);
+
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, hsrc, STARPU_W, hdst, 0));
+	EXPECT_EQ(rank_ == 0, starpu_mpi_cached_send(hsrc, 1) == 1);
+	EXPECT_EQ(rank_ == 1, starpu_mpi_cached_receive(hsrc) == 1);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, hsrc, STARPU_W, hdst, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 1) {
+		EXPECT_EQ(3, read_var(hdst));
+	}
+
+	// Written by its owner: the copy on rank 1 is stale, the next read brings the new value.
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, hsrc, 0));
+	EXPECT_EQ(0, starpu_mpi_cached_send(hsrc, 1));
+	EXPECT_EQ(0, starpu_mpi_cached_receive(hsrc));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, hsrc, STARPU_W, hdst, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 1) {
+		EXPECT_EQ(31, read_var(hdst));
+	}
+
+	// Flushed: forgotten on every rank.
+	starpu_mpi_cache_flush(MPI_COMM_WORLD, hsrc);
+	EXPECT_EQ(0, starpu_mpi_cached_send(hsrc, 1));
+	EXPECT_EQ(0, starpu_mpi_cached_receive(hsrc));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, hsrc, STARPU_W, hdst, 0));
+	starpu_mpi_cache_flush_all_data(MPI_COMM_WORLD);
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 1) {
+		EXPECT_EQ(31, read_var(hdst));
+	}
+	starpu_data_unregister(hsrc);
+	starpu_data_unregister(hdst);
+}
+
+// Migration: the new owner gets the value, and tasks then run there.
+TEST_F(Mpi, DataMigrateMovesOwnership)
+{
+	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
+	bump.modes[0] = STARPU_RW;
+	int64_t value = 4;
+	starpu_data_handle_t h = owned_variable(&value, 0, 30);
+	const int last = size_ - 1;
+	starpu_mpi_data_migrate(MPI_COMM_WORLD, h, last);
+	EXPECT_EQ(last, starpu_mpi_data_get_rank(h));
+	EXPECT_EQ(30, starpu_mpi_data_get_tag(h));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == last) {
+		EXPECT_EQ(41, read_var(h));
+	}
+	starpu_data_unregister(h);
+}
+
+// ------------------------------------------------------------------ errors
+
+class MpiErrors : public Mpi
+{
+};
+
+TEST_F(MpiErrors, TaskOnDataWithoutOwnerIsRefused)
+{
+	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
+	bump.modes[0] = STARPU_RW;
+	int64_t value = 1;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, 0); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "has no owner")) << err;
+	EXPECT_TRUE(contains(err, "starpu_mpi_data_register")) << err;
+	EXPECT_EQ(-1, starpu_mpi_data_get_rank(h));
+
+	// An owner but no tag: refused too, it could not travel.
+	starpu_mpi_data_set_rank(h, 0);
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, 0); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "has no tag")) << err;
+	starpu_data_unregister(h);
+	EXPECT_EQ(1, value);
+}
+
+TEST_F(MpiErrors, TagReusedForTwoHandlesIsRefused)
+{
+	int64_t a = 0, b = 0;
+	starpu_data_handle_t ha, hb;
+	starpu_variable_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(a));
+	starpu_variable_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)&b, sizeof(b));
+	starpu_mpi_data_register(ha, 7, 0);
+	std::string err = stderr_of([&] { starpu_mpi_data_register(hb, 7, 0); });
+	EXPECT_TRUE(contains(err, "tag 7 is already the tag of another data handle")) << err;
+	EXPECT_EQ(7, starpu_mpi_data_get_tag(ha));
+	EXPECT_EQ(-1, starpu_mpi_data_get_tag(hb));
+	// Unregistering frees the tag for another handle.
+	starpu_data_unregister(ha);
+	err = stderr_of([&] { starpu_mpi_data_register(hb, 7, 0); });
+	EXPECT_EQ("", err);
+	EXPECT_EQ(7, starpu_mpi_data_get_tag(hb));
+	starpu_data_unregister(hb);
+}
+
+TEST_F(MpiErrors, BadArgumentsAreRefused)
+{
+	int64_t a = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(a));
+	starpu_mpi_req req = nullptr;
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_isend(h, &req, size_, 1, MPI_COMM_WORLD); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "is not in the communicator")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_isend(h, &req, 0, -5, MPI_COMM_WORLD); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "out of MPI's range")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_isend(h, nullptr, 0, 1, MPI_COMM_WORLD); });
+	EXPECT_EQ(-EINVAL, ret);
+	err = stderr_of([&] { ret = starpu_mpi_wait(&req, MPI_STATUS_IGNORE); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "no request")) << err;
+	err = stderr_of([&] { starpu_mpi_data_register(h, 1, size_ + 3); });
+	EXPECT_TRUE(contains(err, "is not in the communicator")) << err;
+	EXPECT_EQ(-1, starpu_mpi_data_get_rank(h));
+	starpu_data_unregister(h);
+}
+
+// A message whose size is not the receiving handle's is an error, not a silent overflow.
+TEST_F(MpiErrors, SizeMismatchIsReported)
+{
+	std::vector<int32_t> small(4, 9), big(8, -1);
+	starpu_data_handle_t h;
+	if (rank_ == 0)
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)small.data(), small.size(), sizeof(int32_t));
+	else
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)big.data(), big.size(), sizeof(int32_t));
+	if (rank_ == 0) {
+		EXPECT_EQ(0, starpu_mpi_send(h, 1, 5, MPI_COMM_WORLD));
+	} else if (rank_ == 1) {
+		int ret = 0;
+		std::string err = stderr_of([&] { ret = starpu_mpi_recv(h, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE); });
+		EXPECT_NE(0, ret);
+		EXPECT_TRUE(contains(err, "received 16 bytes from rank 0")) << err;
+		EXPECT_TRUE(contains(err, "packs to 32")) << err;
+	}
+	EXPECT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	starpu_data_unregister(h);
+	if (rank_ == 1) {
+		EXPECT_EQ(-1, big[7]);
+	}
+}
+
+// Before starpu_mpi_init*(), and a second init while running.
+TEST(MpiNotStarted, CallsAreRefused)
+{
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_isend_detached(nullptr, 0, 1, MPI_COMM_WORLD, nullptr, nullptr); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "StarPU-MPI is not initialised")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_shutdown(); });
+	EXPECT_EQ(-EINVAL, ret);
+	err = stderr_of([&] { ret = starpu_mpi_init(nullptr, nullptr, 0); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "call starpu_init() first")) << err;
+
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf));
+	err = stderr_of([&] { ret = starpu_mpi_init(nullptr, nullptr, 0); });
+	EXPECT_EQ(-EBUSY, ret);
+	EXPECT_TRUE(contains(err, "already initialised")) << err;
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+	EXPECT_FALSE(starpu_is_initialized());
+}
+
+// starpu_mpi_init() on a runtime the program started: shutdown leaves it running.
+TEST(MpiNotStarted, InitOnARunningRuntime)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	ASSERT_EQ(0, starpu_mpi_init(nullptr, nullptr, 0));
+	EXPECT_GE(starpu_mpi_world_size(), 2);
+	EXPECT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+	EXPECT_TRUE(starpu_is_initialized());
+}
+
+// STARPU_MPI_STATS=1: the bytes sent to each rank, retrieved and printed at shutdown.
+TEST(MpiStats, CommunicationMatrixIsPrintedAtShutdown)
+{
+	ScopedEnv stats("STARPU_MPI_STATS", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf));
+	int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
+	int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+	int64_t out[3] = { 1, 2, 3 }, in[3] = { 0, 0, 0 };
+	starpu_data_handle_t hout, hin;
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out, 3, sizeof(int64_t));
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in, 3, sizeof(int64_t));
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin, prev, 3, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout, next, 3, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	starpu_data_unregister(hin);
+	starpu_data_unregister(hout);
+	std::vector<size_t> amounts(size, 99);
+	starpu_mpi_comm_amounts_retrieve(amounts.data());
+	for (int r = 0; r < size; r++)
+		EXPECT_EQ(r == next ? 24u : 0u, amounts[r]) << "to rank " << r;
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_mpi_shutdown(); });
+	EXPECT_EQ(0, ret);
+	EXPECT_TRUE(contains(err, "[starpu_comm_stats][" + std::to_string(rank) + "] TOTAL:\t24.000000 B\t")) << err;
+	EXPECT_TRUE(contains(err, "[starpu_comm_stats][" + std::to_string(rank) + ":" + std::to_string(next) + "]\t24.000000 B\t")) << err;
+	EXPECT_FALSE(contains(err, ":" + std::to_string(rank) + "]") && next != rank) << err;
+}
+
+// STARPU_MPI_CACHE=0 turns the cache off; a value that is not 0 or 1 is said and leaves it on.
+TEST(MpiStats, CacheVariable)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	{
+		ScopedEnv cache("STARPU_MPI_CACHE", "0");
+		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf));
+		EXPECT_EQ(0, starpu_mpi_cache_is_enabled());
+		int64_t v = 0;
+		starpu_data_handle_t h;
+		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+		starpu_mpi_data_register(h, 1, 0);
+		starpu_mpi_get_data_on_node(MPI_COMM_WORLD, h, 1);
+		EXPECT_EQ(0, starpu_mpi_cached_receive(h));
+		EXPECT_EQ(0, starpu_mpi_cached_send(h, 1));
+		starpu_data_unregister(h);
+		EXPECT_EQ(0, starpu_mpi_shutdown());
+	}
+	ScopedEnv cache("STARPU_MPI_CACHE", "maybe");
+	conf = conf_with_ncpus(1);
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf); });
+	ASSERT_EQ(0, ret);
+	EXPECT_TRUE(contains(err, "STARPU_MPI_CACHE='maybe' is not 0 or 1")) << err;
+	EXPECT_EQ(1, starpu_mpi_cache_is_enabled());
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+}
+
+// Run alone in its own mpirun: starpu_mpi_init_conf() initialises and finalises MPI.
+TEST(MpiInit, InitConfInitialisesAndFinalisesMpi)
+{
+	int initialized = 1, finalized = 0;
+	MPI_Initialized(&initialized);
+	MPI_Finalized(&finalized);
+	if (finalized)
+		GTEST_SKIP() << "MPI starts once per process: only the first repetition checks it";
+	ASSERT_EQ(0, initialized);
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 1, MPI_COMM_WORLD, &conf));
+	int provided = 0;
+	MPI_Query_thread(&provided);
+	EXPECT_EQ(MPI_THREAD_MULTIPLE, provided);
+	EXPECT_GE(starpu_mpi_world_size(), 2);
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+	MPI_Finalized(&finalized);
+	EXPECT_EQ(1, finalized);
+	EXPECT_FALSE(starpu_is_initialized());
+}
+
+// ------------------------------------------------------ the launcher's side
+
+// Runs this program under mpirun with np ranks and filter; every rank must pass.
+void run_ranks(int np, const std::string &filter)
+{
+	if (!have_program("mpirun"))
+		GTEST_SKIP() << "mpirun not found: install openmpi-bin";
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ASSERT_GT(len, 0);
+	self[len] = '\0';
+	TempDir out;
+	std::string cmd = "timeout 300 mpirun --oversubscribe";
+	if (getuid() == 0)
+		cmd += " --allow-run-as-root";
+	// The loopback and shared memory only: no network is needed (or wanted) on one machine.
+	cmd += " --mca btl self,vader --mca btl_vader_single_copy_mechanism none";
+	cmd += " --output-filename " + out.path() + "/ranks -np " + std::to_string(np) + " '" + self +
+	       "' --gtest_color=no --gtest_filter='" + filter + "' " + env_or("ASTRO_MPI_TEST_ARGS", "") + " 2>&1";
+	// Under ASan, Open MPI's own leaks are suppressed (mpi-lsan.supp, which says why).
+	std::string srcdir = env_or("ASTRO_TEST_SRCDIR", ".");
+	ASSERT_TRUE(out.write("lsan.supp", read_file(srcdir + "/lsan.supp") + read_file(srcdir + "/mpi-lsan.supp")));
+	ScopedEnv lsan("LSAN_OPTIONS", "suppressions=" + out.file("lsan.supp") + " print_suppressions=0");
+	ScopedEnv asan("ASAN_OPTIONS", env_or("ASAN_OPTIONS", "") + " fast_unwind_on_malloc=0");
+	std::string output;
+	int status = run_command(cmd, &output);
+	int passed = 0;
+	std::string failures;
+	std::set<long> counts;
+	for (int r = 0; r < np; r++) {
+		std::string text = read_file(out.path() + "/ranks/1/rank." + std::to_string(r) + "/stdout");
+		std::string errtext = read_file(out.path() + "/ranks/1/rank." + std::to_string(r) + "/stderr");
+		// "[  PASSED  ] N tests." with N > 0, and no failure.
+		size_t at = text.find("\n[  PASSED  ] ");
+		long count = at == std::string::npos ? 0 : strtol(text.c_str() + at + 14, nullptr, 10);
+		if (count > 0 && !contains(text, "[  FAILED  ]")) {
+			passed++;
+			counts.insert(count);
+		}
+		else
+			failures += "--- rank " + std::to_string(r) + " stdout:\n" + text + "--- rank " + std::to_string(r) + " stderr:\n" + errtext;
+	}
+	// The ranks' files hold gtest's lines: rm them so that the outer log stays ours.
+	std::string ignored;
+	run_command("rm -rf '" + out.path() + "/ranks'", &ignored);
+	EXPECT_EQ(0, status) << cmd << "\n" << output;
+	EXPECT_EQ(np, passed) << "ranks that failed:\n" << failures;
+	EXPECT_EQ(1u, counts.size()) << "the ranks ran different numbers of tests";
+}
+
+TEST(MpiRun, TwoRanks)
+{
+	run_ranks(2, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+}
+
+TEST(MpiRun, FourRanks)
+{
+	run_ranks(4, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+}
+
+TEST(MpiRun, InitConfInitialisesMpi)
+{
+	run_ranks(2, "MpiInit.*");
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	std::string filter = testing::GTEST_FLAG(filter);
+	if (!under_mpirun()) {
+		// Started by make check: only the launcher's tests.
+		if (filter == "*")
+			testing::GTEST_FLAG(filter) = "MpiRun.*";
+		return RUN_ALL_TESTS();
+	}
+	if (filter == "*")
+		testing::GTEST_FLAG(filter) = "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*";
+	// One MPI per process: initialised here unless MpiInit's test does it.
+	bool init_here = filter.find("MpiInit") == std::string::npos;
+	if (init_here) {
+		int provided;
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	}
+	int ret = RUN_ALL_TESTS();
+	if (init_here)
+		MPI_Finalize();
+	return ret;
+}
+#else
+
+TEST(MpiRun, NeedsMpi)
+{
+	GTEST_SKIP() << "built without MPI (configure found no Open MPI): install libopenmpi-dev and openmpi-bin, then configure again";
+}
+
+#endif
