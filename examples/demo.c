@@ -158,6 +158,24 @@ static int run_tool(const char *dir, const char *tool, const char *args, const c
 	return 0;
 }
 
+/* The last date of activity.data's worker lines (ms), for a window spanning the whole run:
+ * a run shorter than two of the converter's periods has one line per worker,
+ * whose dates alone make an empty window. */
+static double activity_end_ms(const char *dir)
+{
+	char path[PATH_MAX + 16], line[256];
+	double end = 0, date;
+	int worker;
+	snprintf(path, sizeof(path), "%s/activity.data", dir);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d\t%lf", &worker, &date) == 2 && date > end)
+			end = date;
+	if (f)
+		fclose(f);
+	return end;
+}
+
 static void print_outputs(const char *dir)
 {
 	char path[PATH_MAX + 16];
@@ -167,7 +185,9 @@ static void print_outputs(const char *dir)
 		printf("  no trace: this build has no trace recorder (install libotf2-trace-dev, then configure again)\n");
 		return;
 	}
-	int activity = run_tool(dir, "starpu_workers_activity", "activity.data", "activity.png");
+	char window[64];
+	snprintf(window, sizeof(window), "activity.data 0 %.6f", activity_end_ms(dir));
+	int activity = run_tool(dir, "starpu_workers_activity", window, "activity.png");
 	int summary = run_tool(dir, "starpu_paje_summary", "paje.trace", "summary.html");
 	printf("  %-20s %-34s %s\n", "trace_0/", "the trace (OTF2)", "otf2-print trace_0/traces.otf2 | less");
 	printf("  %-20s %-34s %s\n", "trace.json", "the trace for Perfetto", "open https://ui.perfetto.dev, drop the file on it");
