@@ -94,7 +94,12 @@ TEST_P(LinalgExample, AgreesWithLapack)
 	std::vector<std::string> figures = figures_after(out, ex.header);
 	ASSERT_GE(figures.size(), 3u) << "no line after '" << ex.header << "' in:\n" << out;
 	EXPECT_EQ(figures[0], "192") << out;
-	EXPECT_GT(atof(figures.back().c_str()), 0.0) << "GFlop/s in:\n" << out;
+	// ms and GFlop/s are numbers (a loaded machine may print 0.0 GFlop/s: no bound on speed here).
+	for (size_t f = 1; f < figures.size(); f++) {
+		char *end = nullptr;
+		double v = strtod(figures[f].c_str(), &end);
+		EXPECT_TRUE(end && *end == '\0' && !figures[f].empty() && v >= 0.0) << "figure " << f << " in:\n" << out;
+	}
 }
 
 const Example examples[] = {
@@ -185,7 +190,7 @@ TEST(TasksSizeOverhead, SweepAndPlot)
 	EXPECT_EQ(table[2].rfind("\"seq\"\t", 0), 0u) << table[2];
 	size_t ncpus = table.size() - 3;
 
-	// One row per task length, 4 to 4096 us, with a positive speedup per worker count.
+	// One row per task length, 4 to 4096 us, with a speedup per worker count (no bound: the machine may be loaded).
 	std::vector<std::string> data = lines_of(read_file(dir.file("tasks_size_overhead.data")));
 	ASSERT_EQ(data.size(), 12u) << read_file(dir.file("tasks_size_overhead.data"));
 	unsigned length = 4;
@@ -197,7 +202,7 @@ TEST(TasksSizeOverhead, SweepAndPlot)
 		ASSERT_EQ(f.size(), ncpus + 1) << data[i];
 		EXPECT_EQ(f[0], length) << data[i];
 		for (size_t c = 1; c < f.size(); c++)
-			EXPECT_GT(f[c], 0.0) << data[i];
+			EXPECT_GE(f[c], 0.0) << data[i];
 	}
 
 	if (!have_program("gnuplot"))
