@@ -26,16 +26,12 @@ int main(int argc, char **argv)
 	}
 	openblas_set_num_threads(threads);
 
-	real *a = linalg_alloc(n), *b = gemm ? linalg_alloc(n) : NULL, *c = gemm ? linalg_alloc(n) : NULL;
+	real *a = linalg_matrix(n, potrf ? linalg_fill_spd : linalg_fill_random, NULL);
+	real *b = gemm ? linalg_matrix(n, linalg_fill_random, NULL) : NULL, *c = gemm ? linalg_alloc(n) : NULL;
 	if (!a || (gemm && (!b || !c)))
 		return 1;
-	if (potrf)
-		linalg_fill_spd(a, n);
-	else {
-		linalg_fill_random(a, n, 0);
-		linalg_fill_random(b, n, 0);
+	if (c)
 		memset(c, 0, (size_t)n * n * sizeof(real));
-	}
 
 	double start = starpu_timing_now(), flop;
 	if (potrf) {

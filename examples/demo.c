@@ -226,11 +226,10 @@ int main(int argc, char **argv)
 
 	/* The matrix, and LAPACK's factorization of it to check against. */
 	const unsigned n = opt.size, nb = opt.nblocks;
-	real *orig = linalg_alloc(n), *a = linalg_alloc(n), *ref = NULL;
-	if (orig)
-		linalg_fill_spd(orig, n);
-	if (!orig || !a || !(ref = linalg_copy(orig, n))) {
+	real *ref = NULL, *orig = linalg_matrix(n, linalg_fill_spd, &ref), *a = linalg_alloc(n);
+	if (!orig || !a) {
 		linalg_free(orig);
+		linalg_free(ref);
 		linalg_free(a);
 		return 1;
 	}

@@ -32,16 +32,6 @@ int run_example(const std::string &program, const std::string &args, std::string
 	return run_command(cmd, out);
 }
 
-// Lines of text.
-std::vector<std::string> lines_of(const std::string &text)
-{
-	std::vector<std::string> lines;
-	std::istringstream in(text);
-	for (std::string line; std::getline(in, line);)
-		lines.push_back(line);
-	return lines;
-}
-
 // The line after `header` in out, split at tabs ({} when there is none).
 std::vector<std::string> figures_after(const std::string &out, const std::string &header)
 {

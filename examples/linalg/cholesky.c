@@ -52,11 +52,15 @@ static int submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, d
 	return ret;
 }
 
-static int cholesky_tag_submit(struct linalg_tiles *t, int no_prio)
+static int cholesky_submit(struct linalg_tiles *t, int no_prio)
 {
 	const unsigned nb = t->nb, bs = t->bs;
 	starpu_tag_t deps[3];
 	int ret;
+
+	/* Only the tags order the tasks. */
+	for (size_t h = 0; h < (size_t)nb * nb; h++)
+		starpu_data_set_sequential_consistency_flag(t->handles[h], 0);
 
 	for (unsigned k = 0; k < nb; k++) {
 		deps[0] = k ? updated(k, k, k) : 0;
@@ -93,52 +97,30 @@ static int cholesky_tag_submit(struct linalg_tiles *t, int no_prio)
 	}
 	return starpu_tag_wait(tag(POTRF, nb - 1, nb - 1, nb - 1));
 }
+#else
+static int cholesky_submit(struct linalg_tiles *t, int no_prio)
+{
+	return linalg_cholesky_submit(t, no_prio, NULL);
+}
 #endif
 
 int main(int argc, char **argv)
 {
 	struct linalg_options opt = { .size = 2048, .nblocks = 8, .iter = 1 };
-	int ret = linalg_parse_options(argc, argv, &opt, LINALG_OPT_PRIO);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	ret = linalg_init();
-	if (ret == -ENODEV)
-		return 77;
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	int ret = linalg_start(argc, argv, &opt, LINALG_OPT_PRIO);
+	if (ret >= 0)
+		return ret;
 
 	const unsigned n = opt.size;
-	real *a = linalg_alloc(n), *ref = NULL;
-	if (a)
-		linalg_fill_spd(a, n);
-	if (!a || (opt.check && !(ref = linalg_copy(a, n)))) {
-		linalg_free(a);
+	real *ref = NULL, *a = linalg_matrix(n, linalg_fill_spd, opt.check ? &ref : NULL);
+	if (!a) {
 		starpu_shutdown();
 		return 1;
 	}
-#ifdef CHOLESKY_TAG
-	starpu_data_set_default_sequential_consistency_flag(0);
-#endif
-	struct linalg_tiles tiles;
-	ret = linalg_tiles_register(&tiles, a, n, opt.nblocks);
-	STARPU_CHECK_RETURN_VALUE(ret, "linalg_tiles_register");
-
-	double start = starpu_timing_now();
-#ifdef CHOLESKY_TAG
-	ret = cholesky_tag_submit(&tiles, opt.no_prio);
-#else
-	ret = linalg_cholesky_submit(&tiles, opt.no_prio, NULL);
-#endif
-	starpu_task_wait_for_all();
-	double end = starpu_timing_now();
-	linalg_tiles_unregister(&tiles);
-	starpu_shutdown();
-
-	int status = 0;
-	if (ret) {
-		fprintf(stderr, "%s: a task could not be submitted: %s\n", argv[0], strerror(-ret));
-		status = ret == -ENODEV ? 77 : 1;
-	} else {
-		linalg_report(n, end - start, (double)n * n * n / 3.0);
+	double elapsed = linalg_run(a, &opt, cholesky_submit, &ret);
+	int status = linalg_submit_status(argv[0], ret);
+	if (status == 0) {
+		linalg_report(n, elapsed, (double)n * n * n / 3.0);
 		if (ref) {
 			LAPACK(potrf)(LAPACK_COL_MAJOR, 'L', n, ref, n);
 			status = linalg_compare(a, ref, n, 'L');

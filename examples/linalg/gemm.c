@@ -29,16 +29,12 @@ static int gemm_submit(struct linalg_tiles *a, struct linalg_tiles *b, struct li
 int main(int argc, char **argv)
 {
 	struct linalg_options opt = { .size = 2048, .nblocks = 8, .iter = 1 };
-	int ret = linalg_parse_options(argc, argv, &opt, LINALG_OPT_ITER);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	ret = linalg_init();
-	if (ret == -ENODEV)
-		return 77;
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	int ret = linalg_start(argc, argv, &opt, LINALG_OPT_ITER);
+	if (ret >= 0)
+		return ret;
 
 	const unsigned n = opt.size;
-	real *a = linalg_alloc(n), *b = linalg_alloc(n), *c = linalg_alloc(n);
+	real *a = linalg_matrix(n, linalg_fill_random, NULL), *b = linalg_alloc(n), *c = linalg_alloc(n);
 	if (!a || !b || !c) {
 		linalg_free(a);
 		linalg_free(b);
@@ -46,7 +42,6 @@ int main(int argc, char **argv)
 		starpu_shutdown();
 		return 1;
 	}
-	linalg_fill_random(a, n, 0);
 	for (size_t e = 0; e < (size_t)n * n; e++)
 		b[e] = a[(size_t)n * n - 1 - e] - (real)0.5;
 	memset(c, 0, (size_t)n * n * sizeof(real));
@@ -66,11 +61,8 @@ int main(int argc, char **argv)
 	linalg_tiles_unregister(&tc);
 	starpu_shutdown();
 
-	int status = 0;
-	if (ret) {
-		fprintf(stderr, "%s: a task could not be submitted: %s\n", argv[0], strerror(-ret));
-		status = ret == -ENODEV ? 77 : 1;
-	} else {
+	int status = linalg_submit_status(argv[0], ret);
+	if (status == 0) {
 		double timing = end - start, flop = 2.0 * n * n * n * opt.iter;
 		printf("# x\ty\tz\tms\tGFlop/s\n");
 		printf("%u\t%u\t%u\t%.0f\t%.1f\n", n, n, n, timing / 1000, flop / timing / 1000);

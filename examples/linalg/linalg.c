@@ -199,6 +199,26 @@ int linalg_init(void)
 	return starpu_init(NULL);
 }
 
+int linalg_start(int argc, char **argv, struct linalg_options *opt, int flags)
+{
+	int ret = linalg_parse_options(argc, argv, opt, flags);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	ret = linalg_init();
+	if (ret == -ENODEV)
+		return 77;
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	return -1;
+}
+
+int linalg_submit_status(const char *prog, int ret)
+{
+	if (!ret)
+		return 0;
+	fprintf(stderr, "%s: a task could not be submitted: %s\n", prog, strerror(-ret));
+	return ret == -ENODEV ? 77 : 1;
+}
+
 /* --------------------------------------------------------------- matrices */
 
 real *linalg_alloc(unsigned n)
@@ -227,26 +247,46 @@ static real entry(unsigned i, unsigned j)
 	return (real)(h % 1000u) / 1000;
 }
 
-void linalg_fill_random(real *a, unsigned n, int dominant_diag)
+static void fill(real *a, unsigned n, int symmetric, real diag)
 {
 	for (unsigned j = 0; j < n; j++)
 		for (unsigned i = 0; i < n; i++)
-			a[i + (size_t)j * n] = entry(i, j) + (dominant_diag && i == j ? (real)n : 0);
+			a[i + (size_t)j * n] = (symmetric && i < j ? entry(j, i) : entry(i, j)) + (i == j ? diag : 0);
+}
+
+void linalg_fill_random(real *a, unsigned n)
+{
+	fill(a, n, 0, 0);
+}
+
+void linalg_fill_dominant(real *a, unsigned n)
+{
+	fill(a, n, 0, (real)n);
 }
 
 void linalg_fill_spd(real *a, unsigned n)
 {
-	for (unsigned j = 0; j < n; j++)
-		for (unsigned i = 0; i < n; i++)
-			a[i + (size_t)j * n] = (i >= j ? entry(i, j) : entry(j, i)) + (i == j ? (real)n : 0);
+	fill(a, n, 1, (real)n);
 }
 
-real *linalg_copy(const real *a, unsigned n)
+static real *copy_of(const real *a, unsigned n)
 {
 	real *c = linalg_alloc(n);
 	if (c)
 		memcpy(c, a, (size_t)n * n * sizeof(real));
 	return c;
+}
+
+real *linalg_matrix(unsigned n, void (*filler)(real *, unsigned), real **ref)
+{
+	real *a = linalg_alloc(n);
+	if (a)
+		filler(a, n);
+	if (a && ref && !(*ref = copy_of(a, n))) {
+		linalg_free(a);
+		a = NULL;
+	}
+	return a;
 }
 
 int linalg_tiles_register(struct linalg_tiles *t, real *a, unsigned n, unsigned nb)
@@ -280,6 +320,23 @@ int linalg_priority(const struct linalg_tiles *t, unsigned k, unsigned behind, i
 	int prio = 2 * (int)(t->nb - k) - (int)behind;
 	int max = starpu_sched_get_max_priority(), min = starpu_sched_get_min_priority();
 	return prio > max ? max : prio < min ? min : prio;
+}
+
+double linalg_run(real *a, const struct linalg_options *opt, int (*submit)(struct linalg_tiles *, int), int *ret)
+{
+	struct linalg_tiles tiles;
+	double start = 0, end = 0;
+
+	*ret = linalg_tiles_register(&tiles, a, opt->size, opt->nblocks);
+	if (*ret == 0) {
+		start = starpu_timing_now();
+		*ret = submit(&tiles, opt->no_prio);
+		starpu_task_wait_for_all();
+		end = starpu_timing_now();
+		linalg_tiles_unregister(&tiles);
+	}
+	starpu_shutdown();
+	return end - start;
 }
 
 /* --------------------------------------------------------------- Cholesky */

@@ -55,14 +55,27 @@ int linalg_parse_options(int argc, char **argv, struct linalg_options *opt, int 
  * parallelism): 0, -ENODEV (no worker: exit 77), or starpu_init's error. */
 int linalg_init(void);
 
-/* An n x n matrix (64-byte aligned, free with linalg_free), and its fillings:
- * entries in [0, 1), plus dominant diagonal (the same n added to each
- * diagonal entry) when diag is set; symmetric positive definite. */
+/* A program's start: the options (defaults in opt), then linalg_init().
+ * -1: go on; else the exit status to return at once (0 after -h, 2 for a bad
+ * option, 77 without a worker). */
+int linalg_start(int argc, char **argv, struct linalg_options *opt, int flags);
+
+/* The exit status after a run whose submission returned ret: 0; 77 for
+ * -ENODEV (no worker can run the tasks) or 1, explained in one line. */
+int linalg_submit_status(const char *prog, int ret);
+
+/* An n x n matrix (64-byte aligned, free with linalg_free) and its fillings:
+ * entries in [0, 1); plus n on the diagonal (diagonally dominant); symmetric
+ * plus n on the diagonal (symmetric positive definite). */
 real *linalg_alloc(unsigned n);
 void linalg_free(real *a);
-void linalg_fill_random(real *a, unsigned n, int dominant_diag);
+void linalg_fill_random(real *a, unsigned n);
+void linalg_fill_dominant(real *a, unsigned n);
 void linalg_fill_spd(real *a, unsigned n);
-real *linalg_copy(const real *a, unsigned n);
+
+/* A program's matrix, filled by fill, and when ref is not NULL its copy in
+ * *ref (for the check); NULL, after a message, when memory is short. */
+real *linalg_matrix(unsigned n, void (*fill)(real *, unsigned), real **ref);
 
 /* The handles of the nb x nb tiles of a. */
 struct linalg_tiles
@@ -96,6 +109,11 @@ extern struct starpu_codelet linalg_gemm_cl;	/* C += A B (R: A, R: B, RW: C) */
 #define LINALG_FLOPS_SYRK(bs) ((double)(bs) * (bs) * (bs))
 #define LINALG_FLOPS_GEMM(bs) (2.0 * (bs) * (bs) * (bs))
 #define LINALG_FLOPS_GETRF(bs) (2.0 * (bs) * (bs) * (bs) / 3.0)
+
+/* A factorization's run: registers a's tiles, times submit(tiles, no_prio)
+ * to the end of its tasks, unregisters the tiles and shuts the runtime down.
+ * The elapsed time (us); submit's error, if any, in *ret. */
+double linalg_run(real *a, const struct linalg_options *opt, int (*submit)(struct linalg_tiles *, int), int *ret);
 
 /* Submits the right-looking tiled Cholesky of t (lower, in place), with
  * dependencies inferred from the data; done (may be NULL) is each task's

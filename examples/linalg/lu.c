@@ -66,40 +66,20 @@ static int lu_reference(real *ref, unsigned n)
 int main(int argc, char **argv)
 {
 	struct linalg_options opt = { .size = 2048, .nblocks = 8, .iter = 1 };
-	int ret = linalg_parse_options(argc, argv, &opt, LINALG_OPT_PRIO);
-	if (ret)
-		return ret > 0 ? 0 : 2;
-	ret = linalg_init();
-	if (ret == -ENODEV)
-		return 77;
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	int ret = linalg_start(argc, argv, &opt, LINALG_OPT_PRIO);
+	if (ret >= 0)
+		return ret;
 
 	const unsigned n = opt.size;
-	real *a = linalg_alloc(n), *ref = NULL;
-	if (a)
-		linalg_fill_random(a, n, 1);
-	if (!a || (opt.check && !(ref = linalg_copy(a, n)))) {
-		linalg_free(a);
+	real *ref = NULL, *a = linalg_matrix(n, linalg_fill_dominant, opt.check ? &ref : NULL);
+	if (!a) {
 		starpu_shutdown();
 		return 1;
 	}
-	struct linalg_tiles tiles;
-	ret = linalg_tiles_register(&tiles, a, n, opt.nblocks);
-	STARPU_CHECK_RETURN_VALUE(ret, "linalg_tiles_register");
-
-	double start = starpu_timing_now();
-	ret = lu_submit(&tiles, opt.no_prio);
-	starpu_task_wait_for_all();
-	double end = starpu_timing_now();
-	linalg_tiles_unregister(&tiles);
-	starpu_shutdown();
-
-	int status = 0;
-	if (ret) {
-		fprintf(stderr, "%s: a task could not be submitted: %s\n", argv[0], strerror(-ret));
-		status = ret == -ENODEV ? 77 : 1;
-	} else {
-		linalg_report(n, end - start, 2.0 * n * n * n / 3.0);
+	double elapsed = linalg_run(a, &opt, lu_submit, &ret);
+	int status = linalg_submit_status(argv[0], ret);
+	if (status == 0) {
+		linalg_report(n, elapsed, 2.0 * n * n * n / 3.0);
 		if (ref)
 			status = lu_reference(ref, n) ? 1 : linalg_compare(a, ref, n, 'A');
 	}
