@@ -16,6 +16,7 @@
 
 uint64_t _astro_observe_mask;
 uint64_t _astro_observe_timed_mask;
+uint64_t astro_observed_moments;	/* _astro_observe_mask, exported for the reports of astro_observe_report() */
 struct _astro_observer _astro_observers[MAX_OBSERVERS];
 struct _astro_moment_list _astro_moment_lists[ASTRO_NMOMENTS];
 static uint64_t listed[MAX_OBSERVERS];	/* the moments whose list has the slot (under observers_lock) */
@@ -46,6 +47,7 @@ static void recompute_mask(void)
 	}
 	__atomic_store_n(&_astro_observe_timed_mask, timed, __ATOMIC_RELAXED);
 	__atomic_store_n(&_astro_observe_mask, mask, __ATOMIC_RELEASE);
+	__atomic_store_n(&astro_observed_moments, mask, __ATOMIC_RELEASE);
 }
 
 int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg)
@@ -104,6 +106,16 @@ void _astro_observe_fire_slow(struct astro_event *event)
 		if (__atomic_load_n(&o->mask, __ATOMIC_ACQUIRE) & bit)
 			o->fn(event, o->arg);
 	}
+}
+
+void astro_observe_report(struct astro_event *event)
+{
+	if ((unsigned)event->moment >= ASTRO_NMOMENTS) {
+		_astro_error("astro_observe_report: moment %d does not exist: use an enum astro_moment", (int)event->moment);
+		return;
+	}
+	if (__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(event->moment))
+		_astro_observe_fire_slow(event);
 }
 
 void _astro_observe_reset(void)

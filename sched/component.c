@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "component.h"
+#include <astrolabe/observe.h>
 
 /* ------------------------------------------------------- per context */
 
@@ -240,6 +241,24 @@ static void default_remove_parent(struct starpu_sched_component *component, stru
 	drop(component->parents, &component->nparents, parent);
 }
 
+/* The components' moments, for the trace's animation of the task flow (trace.html): reported
+ * only when observed (the callers test ASTRO_OBSERVED first). */
+static void report(enum astro_moment moment, const struct starpu_sched_component *component, const void *other,
+		   struct starpu_task *task, unsigned nimpl)
+{
+	struct astro_event e = { .moment = moment, .workerid = starpu_worker_get_id(), .task = task,
+				 .job_id = task ? starpu_task_get_job_id(task) : 0, .nimpl = nimpl,
+				 .label = moment == ASTRO_MOMENT_COMPONENT_NEW ? component->name : NULL, .object = component,
+				 .other_id = (unsigned long)(uintptr_t)other };
+	astro_observe_report(&e);
+}
+
+void _astro_component_report_new(struct starpu_sched_component *component, int workerid)
+{
+	if (ASTRO_OBSERVED(ASTRO_MOMENT_COMPONENT_NEW))
+		report(ASTRO_MOMENT_COMPONENT_NEW, component, NULL, NULL, workerid >= 0 ? (unsigned)workerid + 1 : 0);
+}
+
 struct starpu_sched_component *starpu_sched_component_create(struct starpu_sched_tree *tree, const char *name)
 {
 	struct starpu_sched_component *component = calloc(1, sizeof(*component));
@@ -269,6 +288,7 @@ struct starpu_sched_component *starpu_sched_component_create(struct starpu_sched
 	component->estimated_end = starpu_sched_component_estimated_end_min;
 	component->deinit_data = no_deinit_data;
 	component->notify_change_workers = no_notify_change_workers;
+	_astro_component_report_new(component, -1);
 	return component;
 }
 
@@ -349,16 +369,48 @@ void starpu_sched_component_connect(struct starpu_sched_component *parent, struc
 	}
 	parent->add_child(parent, child);
 	child->add_parent(child, parent);
+	if (ASTRO_OBSERVED(ASTRO_MOMENT_COMPONENT_CONNECT))
+		report(ASTRO_MOMENT_COMPONENT_CONNECT, parent, child, NULL, 0);
+}
+
+/* Observed: reported before, since once to has the task a worker may run it (and free it) at
+ * once; a refusal is reported as the way back. Out of line, so that the unobserved push stays
+ * a jump to the component's method. */
+static __attribute__((noinline)) int push_observed(struct starpu_sched_component *from, struct starpu_sched_component *to,
+						   struct starpu_task *task)
+{
+	report(ASTRO_MOMENT_COMPONENT_PUSH, to, from, task, 0);
+	unsigned long job = starpu_task_get_job_id(task);
+	int ret = to->push_task(to, task);
+	if (ret)
+	{
+		struct astro_event e = { .moment = ASTRO_MOMENT_COMPONENT_PUSH, .workerid = starpu_worker_get_id(), .job_id = job,
+					 .nimpl = 1, .object = from, .other_id = (unsigned long)(uintptr_t)to };
+		astro_observe_report(&e);
+	}
+	return ret;
 }
 
 int starpu_sched_component_push_task(struct starpu_sched_component *from, struct starpu_sched_component *to, struct starpu_task *task)
 {
-	(void)from;
+	if (ASTRO_OBSERVED(ASTRO_MOMENT_COMPONENT_PUSH))
+		return push_observed(from, to, task);
 	return to->push_task(to, task);
+}
+
+/* Observed: the puller holds the task, alive until it pushes it on or its worker runs it. */
+static __attribute__((noinline)) struct starpu_task *pull_observed(struct starpu_sched_component *from, struct starpu_sched_component *to)
+{
+	struct starpu_task *task = from->pull_task(from, to);
+	if (task)
+		report(ASTRO_MOMENT_COMPONENT_PULL, from, to, task, 0);
+	return task;
 }
 
 struct starpu_task *starpu_sched_component_pull_task(struct starpu_sched_component *from, struct starpu_sched_component *to)
 {
+	if (ASTRO_OBSERVED(ASTRO_MOMENT_COMPONENT_PULL))
+		return pull_observed(from, to);
 	return from->pull_task(from, to);
 }
 

@@ -32,6 +32,9 @@ double _astro_component_speed(struct starpu_sched_component *component);
 /** A component named name with size bytes of zeroed data (freed by the default deinit_data); NULL with a message when memory is short. */
 struct starpu_sched_component *_astro_component_create_with_data(struct starpu_sched_tree *tree, const char *name, size_t size);
 
+/** Reports the new component to the observers of ASTRO_MOMENT_COMPONENT_NEW (with its worker, or -1). */
+void _astro_component_report_new(struct starpu_sched_component *component, int workerid);
+
 /** Priority range for the queue components of tree's context. */
 void _astro_component_priorities(struct starpu_sched_tree *tree, int *min_priority, int *max_priority);
 

@@ -161,6 +161,7 @@ struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_
 	starpu_bitmap_set(component->workers, workerid);
 	starpu_bitmap_set(component->workers_in_ctx, workerid);
 	ctx->worker[workerid] = component;
+	_astro_component_report_new(component, workerid);
 	return component;
 nomem:
 	astro_log_error("sched_component", "cannot allocate the component of worker %d", workerid);

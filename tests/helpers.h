@@ -184,6 +184,22 @@ inline bool file_exists(const std::string &path)
 	return stat(path.c_str(), &st) == 0;
 }
 
+// The DOM headless Chromium builds from the page at url (file://... or with a #fragment;
+// its scripts have run) into *dom; false when chromium is not installed.
+inline bool dump_dom(const std::string &url, std::string *dom)
+{
+	const char *browser = have_program("chromium") ? "chromium" : have_program("chromium-browser") ? "chromium-browser" : nullptr;
+	if (!browser)
+		return false;
+	char profile[] = "/tmp/astro-chromium-XXXXXX";
+	if (!mkdtemp(profile))
+		return false;
+	run_command("timeout 300 " + std::string(browser) + " --headless --no-sandbox --disable-gpu --user-data-dir=" + profile +
+			    " --dump-dom '" + url + "' 2>/dev/null",
+		    dom);
+	return system(("rm -rf " + std::string(profile)).c_str()) == 0;
+}
+
 // ------------------------------------------------------------ temporary dir
 
 // A fresh directory under $TMPDIR, removed (with its plain files and links) at the end.

@@ -6,6 +6,8 @@
 #include "helpers.h"
 #include <starpu_sched_component.h>
 
+#include <astrolabe/observe.h>
+#include <mutex>
 #include <vector>
 
 using namespace astro_test;
@@ -154,6 +156,71 @@ TEST_F(Components, FifoRefusesAtItsThresholdAndPumpsInOrder)
 	EXPECT_EQ(starpu_sched_component_push_task(nullptr, fifo, t[3]), 0);
 	EXPECT_EQ(starpu_sched_component_pump_downstream(fifo, nullptr), nullptr);
 	EXPECT_EQ(sink_data_.got.back(), t[3]);
+}
+
+// The components' moments (what trace.html animates): a component made and
+// connected, each push reported before the component takes the task, a refusal
+// reported as the way back; a moment that does not exist is refused.
+struct ComponentMoment
+{
+	astro_moment moment;
+	const void *object;
+	unsigned long other, job;
+	unsigned nimpl;
+	std::string label;
+};
+
+void record_component_moment(const astro_event *e, void *arg)
+{
+	static std::mutex lock;
+	std::lock_guard<std::mutex> hold(lock);
+	static_cast<std::vector<ComponentMoment> *>(arg)->push_back(
+		{ e->moment, e->object, e->other_id, e->job_id, e->nimpl, e->label ? e->label : "" });
+}
+
+TEST_F(Components, MovesAreReportedToObservers)
+{
+	std::vector<ComponentMoment> seen;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_COMPONENT_NEW) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_COMPONENT_CONNECT) |
+						 ASTRO_MOMENT_BIT(ASTRO_MOMENT_COMPONENT_PUSH) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_COMPONENT_PULL) |
+						 ASTRO_OBSERVE_UNTIMED,
+					 record_component_moment, &seen);
+	ASSERT_GE(id, 0);
+	struct starpu_sched_component *fifo = queue_above_sink(false, 1);
+	struct starpu_task *t[2] = { task(0), task(0) };
+	EXPECT_EQ(starpu_sched_component_push_task(nullptr, fifo, t[0]), 0);
+	EXPECT_NE(starpu_sched_component_push_task(nullptr, fifo, t[1]), 0) << "threshold 1: refused";
+	ASSERT_EQ(astro_observe_unsubscribe(id), 0);
+	EXPECT_EQ(starpu_sched_component_push_task(nullptr, fifo, t[1]), 1) << "no observer: nothing more is reported";
+
+	ASSERT_EQ(seen.size(), 5u);
+	EXPECT_EQ(seen[0].moment, ASTRO_MOMENT_COMPONENT_NEW);
+	EXPECT_EQ(seen[0].object, fifo);
+	EXPECT_EQ(seen[0].label, "fifo");
+	EXPECT_EQ(seen[0].nimpl, 0u) << "not a worker component";
+	EXPECT_EQ(seen[1].moment, ASTRO_MOMENT_COMPONENT_CONNECT);
+	EXPECT_EQ(seen[1].object, fifo);
+	EXPECT_EQ(seen[1].other, (unsigned long)(uintptr_t)sink_);
+	for (int i : { 2, 3 }) {
+		EXPECT_EQ(seen[i].moment, ASTRO_MOMENT_COMPONENT_PUSH);
+		EXPECT_EQ(seen[i].object, fifo);
+		EXPECT_EQ(seen[i].other, 0u) << "from the policy";
+		EXPECT_EQ(seen[i].nimpl, 0u);
+		EXPECT_EQ(seen[i].job, starpu_task_get_job_id(t[i - 2]));
+	}
+	// The refused task went back where it came from (the policy: no component).
+	EXPECT_EQ(seen[4].moment, ASTRO_MOMENT_COMPONENT_PUSH);
+	EXPECT_EQ(seen[4].nimpl, 1u);
+	EXPECT_EQ(seen[4].object, nullptr);
+	EXPECT_EQ(seen[4].other, (unsigned long)(uintptr_t)fifo);
+	EXPECT_EQ(seen[4].job, starpu_task_get_job_id(t[1]));
+
+	std::string err = stderr_of([] {
+		astro_event e = {};
+		e.moment = (astro_moment)999;
+		astro_observe_report(&e);
+	});
+	EXPECT_NE(err.find("moment 999 does not exist"), std::string::npos) << err;
 }
 
 TEST_F(Components, PrioGivesHighestFirstAndFifoAmongEquals)
@@ -524,7 +591,10 @@ TEST(MakeScheduler, TreeRunsEveryTaskOnceOnTheRightWorker)
 
 TEST_F(Components, MakeSchedulerRefusesBadSpecificationsWithAMessage)
 {
-	// The fixture's hand-made tree holds context 0: free it for the builder.
+	// The fixture's hand-made tree holds context 0: free it for the builder
+	// (its sink is not under its root, so it goes on its own).
+	starpu_sched_component_destroy(sink_);
+	sink_ = nullptr;
 	starpu_sched_tree_destroy(tree_);
 	tree_ = nullptr;
 	struct starpu_sched_component_composed_recipe *machine = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);

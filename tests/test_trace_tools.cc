@@ -98,7 +98,7 @@ TEST_F(TraceTools, EveryToolAnswersHelp)
 	for (const char *t : { "starpu_workers_activity", "starpu_fxt_data_trace", "starpu_codelet_profile",
 			       "starpu_codelet_histo_profile", "starpu_trace_state_stats.py", "starpu_paje_state_stats",
 			       "starpu_paje_summary", "starpu_paje_draw_histogram", "starpu_paje_sort",
-			       "starpu_fxt_number_events_to_names.py", "starpu_tasks_rec_complete" }) {
+			       "starpu_fxt_number_events_to_names.py", "starpu_tasks_rec_complete", "astrolabe-trace-report" }) {
 		std::string out, err;
 		EXPECT_EQ(run_in(dir_, t, "-h", &out, &err), 0) << t << ": " << err;
 		EXPECT_TRUE(contains(out, t)) << t << ": the usage names the tool: " << out;
@@ -278,21 +278,9 @@ TEST_F(TraceTools, PajeSummaryWritesOneSelfContainedPage)
 	EXPECT_FALSE(contains(page, "src=") || contains(page, "<link")) << "the page needs no network";
 
 	// A browser reads it whole: 19 state bars in the Gantt chart and 11 share bars.
-	const char *browser = have_program("chromium") ? "chromium" : have_program("chromium-browser") ? "chromium-browser" : nullptr;
-	if (!browser)
-		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
-	TempDir profile;
 	std::string dom;
-	FILE *p = popen(("timeout 300 " + std::string(browser) + " --headless --no-sandbox --disable-gpu --user-data-dir=" +
-			 quote(profile.file("chromium")) + " --dump-dom " + quote("file://" + dir_.file("summary.html")) + " 2>/dev/null")
-				.c_str(), "r");
-	ASSERT_NE(p, nullptr);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		dom.append(buf, n);
-	pclose(p);
-	EXPECT_EQ(system(("rm -rf " + quote(profile.file("chromium"))).c_str()), 0);
+	if (!dump_dom("file://" + dir_.file("summary.html"), &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
 	int rects = 0;
 	for (size_t at = 0; (at = dom.find("<rect", at)) != std::string::npos; at++)
 		rects++;
@@ -311,6 +299,143 @@ TEST_F(TraceTools, PajeDrawHistogramDrawsEachState)
 	EXPECT_TRUE(contains(out, "tt_scal\tpaje.trace\t2\tmean 2.000000\tmin 2.000000\tmax 2.000000\n")) << out;
 	EXPECT_TRUE(contains(err, "no state 'Nothing'")) << err;
 	expect_picture(dir_.file("starpu_paje_draw_histogram.pdf"), "%PDF");
+}
+
+// ------------------------------------------------------------ the report
+
+size_t occurrences(const std::string &text, const std::string &needle)
+{
+	size_t n = 0;
+	for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+		n++;
+	return n;
+}
+
+// The fixtures' run (3 tasks on CPU0 and CPU1) and a two-task graph: one page
+// with the Gantt rows, the task bars, the activity and the codelets, which a
+// browser reads whole; the graph is inline SVG when Graphviz is there.
+TEST_F(TraceTools, ReportIsOneSelfContainedPage)
+{
+	copy("paje.trace");
+	copy("tasks.rec");
+	copy("activity.data");
+	ASSERT_TRUE(dir_.write("dag.dot", "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n"
+					  "\t \"task_1\"->\"task_3\"\n"
+					  "\t \"task_1\" [ style=filled, label=\"tt_scal\", fillcolor=\"/greens9/7\", fontcolor=\"white\"]\n"
+					  "\t \"task_3\" [ style=filled, label=\"axpy_named\", fillcolor=\"/greens9/6\", fontcolor=\"white\"]\n}\n}\n"));
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "astrolabe-trace-report", ".", &out, &err), 0) << err;
+	EXPECT_EQ(out, "./report.html written: 3 tasks\n");
+	std::string page = read_file(dir_.file("report.html"));
+	EXPECT_FALSE(contains(page, "src=") || contains(page, "<link") || contains(page, "<script")) << "the page needs no network";
+
+	std::string dom;
+	if (!dump_dom("file://" + dir_.file("report.html"), &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
+	for (const char *row : { "CPU0", "CPU1", "UserThread100", "MEMMANAGER0" })
+		EXPECT_TRUE(contains(dom, std::string(">") + row + "</text>")) << row << " has no Gantt row: " << dom.substr(0, 3000);
+	EXPECT_TRUE(dom.find(">CPU0</text>") < dom.find(">CPU1</text>") && dom.find(">CPU1</text>") < dom.find(">MEMMANAGER0</text>"))
+		<< "workers come first, in order";
+	EXPECT_EQ(occurrences(dom, "<rect class=\"task\""), 3u) << dom.substr(0, 3000);
+	EXPECT_EQ(occurrences(dom, "<title>tt_scal: 2.000000 ms"), 2u) << dom.substr(0, 3000);
+	EXPECT_TRUE(contains(dom, "<title>axpy_named: 2.000000 ms at 10.000000</title>")) << dom.substr(0, 3000);
+	// activity.data: CPU 0 executed 150 of 390 ms, slept 150.
+	EXPECT_TRUE(contains(dom, "<tr class=\"worker\"><td>CPU 0</td><td>38.5</td><td>23.1</td><td>38.5</td></tr>")) << dom;
+	EXPECT_TRUE(contains(dom, "<tr class=\"worker\"><td>CPU 1</td>")) << dom;
+	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>tt_scal</td><td>2</td><td>4.000000</td><td>2.000000</td><td>2.000000</td><td>0 1</td></tr>"))
+		<< dom;
+	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>axpy_named</td><td>1</td>")) << dom;
+	if (!have_program("dot")) {
+		EXPECT_TRUE(contains(dom, "install graphviz")) << dom;
+		GTEST_SKIP() << "dot (graphviz) is not installed: the task graph is not checked";
+	}
+	EXPECT_EQ(occurrences(dom, "class=\"node\""), 2u) << dom;
+	EXPECT_EQ(occurrences(dom, "class=\"edge\""), 1u) << dom;
+	EXPECT_TRUE(contains(dom, "<title>task_1</title>") && contains(dom, "<title>task_3</title>")) << dom;
+}
+
+void report_noop(void *buffers[], void *arg)
+{
+	(void)buffers;
+	(void)arg;
+}
+
+// A run traced by the recorder, converted by starpu_fxt_tool, reported: four
+// independent "alpha" tasks and an "omega" that waits for them, on two CPU
+// workers. Which worker ran what varies; the rows, the bars, the codelets and
+// the graph do not.
+TEST_F(TraceTools, ReportOfATracedRun)
+{
+	std::string fxt_tool = env_or("ASTRO_TEST_TRACE_TOOL", "");
+	if (fxt_tool.empty() || !file_exists(fxt_tool))
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	TempDir traces;
+	{
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv prefix("STARPU_FXT_PREFIX", traces.path());
+		ScopedEnv suffix("STARPU_FXT_SUFFIX", "report");
+		ScopedEnv sched("STARPU_SCHED", "eager");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static starpu_codelet alpha = cpu_codelet(report_noop, 0, "alpha");
+		static starpu_codelet omega = cpu_codelet(report_noop, 0, "omega");
+		struct starpu_task *before[4];
+		for (auto &t : before) {
+			t = starpu_task_create();
+			t->cl = &alpha;
+		}
+		struct starpu_task *last = starpu_task_create();
+		last->cl = &omega;
+		starpu_task_declare_deps_array(last, 4, before);
+		ASSERT_EQ(starpu_task_submit(last), 0);
+		for (auto *t : before)
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+	std::string archive = traces.file("report_0"), out, err;
+	int status = run_command(quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out);
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+	ASSERT_EQ(status, 0) << out;
+	ASSERT_EQ(run_in(dir_, "astrolabe-trace-report", ".", &out, &err), 0) << err;
+	EXPECT_EQ(out, "./report.html written: 5 tasks\n") << err;
+
+	std::string dom;
+	if (!dump_dom("file://" + dir_.file("report.html"), &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
+	EXPECT_TRUE(contains(dom, ">CPU0</text>") && contains(dom, ">CPU1</text>")) << "one Gantt row per worker: " << dom.substr(0, 3000);
+	EXPECT_EQ(occurrences(dom, "<rect class=\"task\""), 5u) << dom.substr(0, 3000);
+	EXPECT_EQ(occurrences(dom, "<title>alpha: "), 4u) << dom.substr(0, 3000);
+	EXPECT_EQ(occurrences(dom, "<title>omega: "), 1u) << dom.substr(0, 3000);
+	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>alpha</td><td>4</td>")) << dom;
+	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>omega</td><td>1</td>")) << dom;
+	EXPECT_TRUE(contains(dom, "<tr class=\"worker\"><td>CPU 0</td>") && contains(dom, "<tr class=\"worker\"><td>CPU 1</td>")) << dom;
+	if (!have_program("dot"))
+		GTEST_SKIP() << "dot (graphviz) is not installed: the task graph is not checked";
+	EXPECT_EQ(occurrences(dom, "class=\"node\""), 5u) << dom;
+	EXPECT_EQ(occurrences(dom, "class=\"edge\""), 4u) << dom;
+}
+
+// What is missing is said: no folder, no paje.trace (an error naming it), no
+// activity.data or dot (the page is written, with a note).
+TEST_F(TraceTools, ReportSaysWhatIsMissing)
+{
+	std::string out, err;
+	EXPECT_EQ(run_in(dir_, "astrolabe-trace-report", "nothere", &out, &err), 1);
+	EXPECT_EQ(err, "astrolabe-trace-report: error: 'nothere' is not a folder: give the folder starpu_fxt_tool wrote (its -d)\n");
+	EXPECT_EQ(run_in(dir_, "astrolabe-trace-report", ".", &out, &err), 1);
+	EXPECT_TRUE(contains(err, "no paje.trace in '.': convert the trace first")) << err;
+	EXPECT_EQ(count_lines(err), 1) << err;
+	EXPECT_FALSE(file_exists(dir_.file("report.html")));
+	EXPECT_EQ(run_in(dir_, "astrolabe-trace-report", "-x", &out, &err), 2);
+
+	copy("paje.trace");
+	ASSERT_TRUE(dir_.write("dag.dot", "digraph G {\n}\n"));
+	ASSERT_EQ(run_in(dir_, "astrolabe-trace-report", "-o r.html", &out, &err, "DOT=/nonexistent/dot"), 0) << err;
+	EXPECT_EQ(out, "r.html written: 0 tasks; missing: tasks.rec, activity.data\n");
+	EXPECT_TRUE(contains(err, "Graphviz's dot was not found")) << err;
+	std::string page = read_file(dir_.file("r.html"));
+	EXPECT_TRUE(contains(page, "install graphviz")) << page;
+	EXPECT_EQ(occurrences(page, "<rect class=\"state\""), 19u) << "every state drawn, none a task without tasks.rec";
 }
 
 // --------------------------------------------------------------- trace.rec

@@ -8,12 +8,14 @@ Every problem with an input file raises TraceError, whose text names the file
 (and the line); the tools print it as one line and exit with status 1.
 """
 
+import html
 import math
 import re
 import os
 import shutil
 import subprocess
 import sys
+import zlib
 
 
 class TraceError(Exception):
@@ -442,6 +444,46 @@ def clip(a, b, windows):
 
 def inside(t, windows):
     return windows is None or any(w0 <= t <= w1 for w0, w1 in windows)
+
+
+# ------------------------------------------------------------------ pictures for pages
+
+def state_color(trace, value):
+    """'#rrggbb' of a state value: its Paje colour, else one hashed from its name."""
+    c = trace.colors.get(value)
+    if c:
+        return c
+    h = zlib.crc32(value.encode())
+    return "#%02x%02x%02x" % (64 + (h & 0x7f), 64 + ((h >> 8) & 0x7f), 64 + ((h >> 16) & 0x7f))
+
+
+def svg_gantt(trace, states, row_key=None, rect_class=None):
+    """An SVG Gantt chart of states [(container, start, end, depth, value)], one row per
+    container (ordered by row_key(name), default by name); rect_class(value) may give
+    a class attribute to each bar. Each bar's tooltip says its value, duration and date."""
+    rows = sorted({st[0] for st in states}, key=row_key)
+    index = {c: i for i, c in enumerate(rows)}
+    t0 = min((st[1] for st in states), default=0.0)
+    span = max(trace.end - t0, 1e-9)
+    left, width, rh = 130, 900, 18
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-size="11" font-family="sans-serif">'
+           % (left + width + 10, rh * len(rows) + 30)]
+    for i, c in enumerate(rows):
+        out.append('<text class="row" x="2" y="%d">%s</text>' % (i * rh + 13, html.escape(c)))
+    for c, a, b, depth, value in sorted(states, key=lambda s: s[3]):
+        y = index[c] * rh + 2 + 3 * depth
+        x = left + width * (a - t0) / span
+        w = max(width * (b - a) / span, 0.5)
+        cls = rect_class(value) if rect_class else None
+        out.append('<rect%s x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s: %.6f ms at %.6f</title></rect>'
+                   % (' class="%s"' % cls if cls else "", x, y, w, max(rh - 4 - 3 * depth, 2),
+                      state_color(trace, value), html.escape(value), b - a, a))
+    y = rh * len(rows) + 20
+    for k in range(6):
+        x = left + width * k / 5
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%.3f</text>' % (x, y, t0 + span * k / 5))
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 # ------------------------------------------------------------------ gnuplot

@@ -55,6 +55,11 @@ enum astro_moment
 	ASTRO_MOMENT_STATE_END,              /**< the thread's state label ends */
 	ASTRO_MOMENT_BURST_BEGIN,            /**< astro_instr_burst_open(label, other_id) */
 	ASTRO_MOMENT_BURST_END,              /**< astro_instr_burst_close(label) */
+	/* The scheduling components (starpu_sched_component.h), reported through astro_observe_report(): */
+	ASTRO_MOMENT_COMPONENT_NEW,          /**< component object was made (label: its name; nimpl: 1 + the worker of a worker component, else 0) */
+	ASTRO_MOMENT_COMPONENT_CONNECT,      /**< component other_id (a pointer) is now a child of component object */
+	ASTRO_MOMENT_COMPONENT_PUSH,         /**< job job_id goes from component other_id (0: from the policy) into component object; nimpl 1: object refused it, it went back */
+	ASTRO_MOMENT_COMPONENT_PULL,         /**< job job_id was pulled out of component object by component other_id */
 	ASTRO_NMOMENTS
 };
 
@@ -118,6 +123,15 @@ int astro_trace_autostart(void);
 int astro_trace_file_id(void);
 
 typedef void (*astro_observer_fn)(const struct astro_event *event, void *arg);
+
+/** The moments someone observes now (read-only: it changes with the subscriptions).
+ * Code outside the kernel that reports moments (the scheduling components) tests
+ * ASTRO_OBSERVED(m) before building its event, so that a moment nobody observes
+ * costs one load and a predictable branch. */
+extern uint64_t astro_observed_moments;
+#define ASTRO_OBSERVED(m) __builtin_expect(!!(__atomic_load_n(&astro_observed_moments, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(m)), 0)
+/** Calls the observers of event->moment with event, stamping time_us first when one of them wants it. */
+void astro_observe_report(struct astro_event *event);
 
 /** Calls fn(event, arg) at every moment whose bit is in mask (plus ASTRO_OBSERVE_UNTIMED, optionally). Returns an id >= 0, or -ENOSPC / -EINVAL. */
 int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg);

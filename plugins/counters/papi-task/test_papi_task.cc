@@ -50,6 +50,10 @@ TEST_F(PapiTask, ValuesOfEachTaskInItsProfilingInfo)
 		t->cl_arg = (void *)(intptr_t)(i * 10);
 		t->detach = 0;
 		t->destroy = 0;
+		// One after the other: both workers' event sets count the same process-wide
+		// counter, so tasks running at once would count each other's increments.
+		if (!tasks.empty())
+			starpu_task_declare_deps_array(t, 1, &tasks.back());
 		ASSERT_EQ(starpu_task_submit(t), 0);
 		tasks.push_back(t);
 	}

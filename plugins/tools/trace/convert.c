@@ -1,8 +1,8 @@
 /*
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
  * files (paje.trace, dag.dot, tasks.rec, trace.rec, data.rec,
- * sched_tasks.rec, activity.data, comms.rec, number_events.data with
- * -number-events) and a Chrome/Perfetto
+ * sched_tasks.rec, activity.data, comms.rec, trace.html, papi.rec when the
+ * run counted PAPI events, number_events.data with -number-events) and a Chrome/Perfetto
  * trace-event file (trace.json), with StarPU's field names, order and number
  * formats (see ../shared/notes/traces.md in the project's notes).
  *
@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "convert.h"
 #include "number_events.h"
+#include "trace_html.h"
 #include "schema.h"
 
 #define TOOL "starpu_fxt_tool"
@@ -58,7 +60,7 @@ struct tag_dep
 struct task
 {
 	uint64_t job;
-	char *name, *model;
+	const char *name, *model; /* in the archive's strings or regions: not copied per task */
 	uint64_t tag;
 	bool has_tag, submitted, executed;
 	int32_t priority;
@@ -69,8 +71,8 @@ struct task
 	int worker;
 	uint64_t start_location;
 	int64_t iteration, subiteration; /* -1: none */
-	GArray *handles;  /* struct handle_ref */
-	GArray *deps;     /* struct dep */
+	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
+	GArray *deps;     /* struct dep; NULL until the first */
 };
 
 struct data
@@ -128,7 +130,9 @@ struct converter
 	bool multi;
 	int rank;
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib;
+	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
+	FILE *papi;              /* papi.rec, created at the first PAPI value */
+	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
 };
 
@@ -141,6 +145,7 @@ struct region
 };
 
 static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static FILE *open_output(struct converter *c, const char *name);
 static int error(const char *fmt, ...)
 {
 	va_list ap;
@@ -198,6 +203,17 @@ static void read_attrs(struct converter *c, OTF2_AttributeList *list, struct att
 	}
 }
 
+/* The length of a task's handles or deps, NULL when it has none. */
+#define LEN(array) ((array) ? (array)->len : 0u)
+
+/* Appends one element of size bytes to array, made at the first. */
+static GArray *append(GArray *array, const void *element, guint size)
+{
+	if (!array)
+		array = g_array_new(FALSE, FALSE, size);
+	return g_array_append_vals(array, element, 1);
+}
+
 static struct task *task_of(struct converter *c, uint64_t job)
 {
 	struct task *t = g_hash_table_lookup(c->tasks, &job);
@@ -207,22 +223,19 @@ static struct task *task_of(struct converter *c, uint64_t job)
 	t->job = job;
 	t->worker = -1;
 	t->iteration = t->subiteration = -1;
-	t->handles = g_array_new(FALSE, FALSE, sizeof(struct handle_ref));
-	t->deps = g_array_new(FALSE, FALSE, sizeof(struct dep));
 	g_hash_table_insert(c->tasks, &t->job, t);
 	g_ptr_array_add(c->task_order, t);
 	return t;
 }
 
-/* JSON string body (quotes and control characters escaped). */
-static void json_string(FILE *f, const char *s)
+void trace_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 		if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
+		else if (ch < 0x20 || ch == '<')
 			fprintf(f, "\\u%04x", ch);
 		else
 			fputc(ch, f);
@@ -493,7 +506,7 @@ static void json_slice(struct converter *c, const struct location *l, const char
 {
 	json_begin(c);
 	fputs("{\"name\":", c->json);
-	json_string(c->json, name);
+	trace_json_string(c->json, name);
 	fprintf(c->json, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%" PRIu64, cat, us(c, begin),
 		(double)(end - begin) / 1e3, c->rank, l->id);
 	if (t) {
@@ -502,7 +515,7 @@ static void json_slice(struct converter *c, const struct location *l, const char
 			t->job, t->footprint, t->tag, t->size, t->priority, t->flops / 1e9, t->worker);
 		if (t->model) {
 			fputs(",\"Model\":", c->json);
-			json_string(c->json, t->model);
+			trace_json_string(c->json, t->model);
 		}
 		fputs("}", c->json);
 	}
@@ -520,7 +533,7 @@ static void json_instant(struct converter *c, const struct location *l, const ch
 {
 	json_begin(c);
 	fputs("{\"name\":", c->json);
-	json_string(c->json, name);
+	trace_json_string(c->json, name);
 	fprintf(c->json, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}", scope, us(c, ts),
 		c->rank, l ? l->id : 0);
 }
@@ -582,11 +595,11 @@ static void define_user_state(struct converter *c, const char *name, const char 
 
 static void params_of(struct converter *c, const struct task *t, GString *out, char sep)
 {
-	if (!t->handles->len) {
+	if (!LEN(t->handles)) {
 		g_string_append(out, "nodata");
 		return;
 	}
-	for (guint i = 0; i < t->handles->len && i < 8; i++) {
+	for (guint i = 0; i < LEN(t->handles) && i < 8; i++) {
 		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
 		struct data *d = g_hash_table_lookup(c->data, &h->handle);
 		if (i)
@@ -611,7 +624,7 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 	paje_word(c->paje, params->str);
 	/* X, Y: the coordinates of the first handle the task writes. */
 	int x = 0, y = 0;
-	for (guint i = 0; i < t->handles->len; i++) {
+	for (guint i = 0; i < LEN(t->handles); i++) {
 		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
 		if (!(h->mode & 2)) /* STARPU_W */
 			continue;
@@ -654,7 +667,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : 0;
 		struct task *t = task_of(c, job);
 		if (!t->name)
-			t->name = g_strdup(r->name);
+			t->name = r->name;
 		t->executed = true;
 		t->start_ts = ts;
 		t->worker = l->workerid;
@@ -667,7 +680,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			t->flops = a.v[A_FLOPS].float64;
 		l->task_job = job;
 		/* The handles follow as "handle" events at the same date: the Paje lines wait for the next other event. */
-		g_array_set_size(t->handles, 0);
+		if (t->handles)
+			g_array_set_size(t->handles, 0);
 		l->task_pending = true;
 		l->task_ts = ts;
 		return OTF2_CALLBACK_SUCCESS;
@@ -738,6 +752,12 @@ static void sched_rec(struct converter *c, const char *type, uint64_t ts, int32_
 		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %" PRIu64 "\n\n", type, ms(c, ts), prio, job);
 }
 
+/* A component's address, told apart from the same address in another process's archive. */
+static uint64_t component_key(const struct converter *c, uint64_t address)
+{
+	return address ? address ^ ((uint64_t)(unsigned)c->rank << 56) : 0; /* 0: the policy */
+}
+
 static struct data *data_new(struct converter *c, uint64_t handle)
 {
 	struct data *d = g_new0(struct data, 1);
@@ -768,10 +788,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t->submitted = true;
 		t->submit_ts = ts;
 		if (a.has[A_NAME] && !t->name)
-			t->name = g_strdup(string_of(c, a.v[A_NAME].stringRef));
+			t->name = string_of(c, a.v[A_NAME].stringRef);
 		/* The recorder leaves Model out when it is the name (a codelet without performance model). */
 		if (a.has[A_MODEL] || a.has[A_NAME])
-			t->model = g_strdup(string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef));
+			t->model = string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef);
 		if (a.has[A_TAG]) {
 			t->has_tag = true;
 			t->tag = a.v[A_TAG].uint64;
@@ -791,6 +811,11 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_PUSH:
 	case P_POP: {
+		if (p == P_POP && l->worker) {
+			char job[48];
+			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
+			trace_html_pop(c->html, ms(c, ts), job, l->workerid);
+		}
 		struct task *t = g_hash_table_lookup(c->tasks, &value);
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
@@ -812,14 +837,14 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0 };
-		g_array_append_val(t->deps, d);
+		t->deps = append(t->deps, &d, sizeof(d));
 		task_of(c, value);
 		break;
 	}
 	case P_HANDLE: {
 		struct task *t = task_of(c, l->task_job);
 		struct handle_ref h = { value, a.has[A_MODE] ? a.v[A_MODE].uint32 : 0, a.has[A_SIZE] ? a.v[A_SIZE].uint64 : 0 };
-		g_array_append_val(t->handles, h);
+		t->handles = append(t->handles, &h, sizeof(h));
 		break;
 	}
 	case P_REGISTER: {
@@ -842,9 +867,38 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			const char *key = string_of(c, a.v[A_NAME].stringRef);
 			json_begin(c);
 			fputs("{\"name\":", c->json);
-			json_string(c->json, key);
+			trace_json_string(c->json, key);
 			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
 				c->rank, p == P_BURST_BEGIN ? value : 0);
+		}
+		break;
+	case P_COMPONENT_CONNECT:
+		if (a.has[A_COMPONENT])
+			trace_html_connect(c->html, component_key(c, a.v[A_COMPONENT].uint64), component_key(c, value));
+		break;
+	case P_COMPONENT_PUSH:
+	case P_COMPONENT_PULL:
+		{
+			char job[48];
+			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
+			uint64_t from = a.has[A_FROM_COMPONENT] ? component_key(c, a.v[A_FROM_COMPONENT].uint64) : 0;
+			uint64_t to = a.has[A_COMPONENT] ? component_key(c, a.v[A_COMPONENT].uint64) : 0;
+			trace_html_move(c->html, ms(c, ts), job, from, to, p == P_COMPONENT_PULL);
+		}
+		break;
+	case P_COMPONENT_NEW:
+		if (a.has[A_NAME]) {
+			char *name = g_strdup_printf("%s%s", c->pre, string_of(c, a.v[A_NAME].stringRef));
+			trace_html_component(c->html, component_key(c, value), name, a.has[A_WORKER] ? a.v[A_WORKER].int32 : -1);
+			g_free(name);
+		}
+		break;
+	case P_PAPI:
+		if (a.has[A_JOB_ID] && a.has[A_NAME]) {
+			if (!c->papi)
+				c->papi = open_output(c, "papi.rec");
+			fprintf(c->papi, "JobId: %s%" PRIu64 "\nEvent: %s\nValue: %lld\n\n", c->pre, a.v[A_JOB_ID].uint64,
+				string_of(c, a.v[A_NAME].stringRef), (long long)value);
 		}
 		break;
 	case P_USER_EVENT:
@@ -945,12 +999,12 @@ static void write_tasks_rec(struct converter *c)
 		if (t->submitted)
 			fprintf(f, "SubmitOrder: %" PRIu64 "\n", t->job);
 		fprintf(f, "Priority: %d\n", t->priority);
-		if (t->deps->len) {
+		if (LEN(t->deps)) {
 			fputs("DependsOn:", f);
-			for (guint k = 0; k < t->deps->len; k++)
+			for (guint k = 0; k < LEN(t->deps); k++)
 				fprintf(f, " %s%" PRIu64, c->pre, g_array_index(t->deps, struct dep, k).pred);
 			fputs("\nDepLabels:", f);
-			for (guint k = 0; k < t->deps->len; k++)
+			for (guint k = 0; k < LEN(t->deps); k++)
 				fputs(" task", f);
 			fputc('\n', f);
 		}
@@ -979,19 +1033,19 @@ static void write_tasks_rec(struct converter *c)
 			params_of(c, t, params, ' ');
 			fprintf(f, "Parameters: %s\n", params->str);
 			g_string_free(params, TRUE);
-			if (t->handles->len) {
+			if (LEN(t->handles)) {
 				char buf[8];
 				fputs("Handles:", f);
-				for (guint k = 0; k < t->handles->len; k++)
+				for (guint k = 0; k < LEN(t->handles); k++)
 					fprintf(f, " %" PRIx64, g_array_index(t->handles, struct handle_ref, k).handle);
 				fputs("\nModes:", f);
-				for (guint k = 0; k < t->handles->len; k++)
+				for (guint k = 0; k < LEN(t->handles); k++)
 					fprintf(f, " %s", mode_string(g_array_index(t->handles, struct handle_ref, k).mode, buf));
 				fputs("\nSizes:", f);
-				for (guint k = 0; k < t->handles->len; k++)
+				for (guint k = 0; k < LEN(t->handles); k++)
 					fprintf(f, " %" PRIu64, g_array_index(t->handles, struct handle_ref, k).size);
 				fputs("\nNumaNodes:", f);
-				for (guint k = 0; k < t->handles->len; k++)
+				for (guint k = 0; k < LEN(t->handles); k++)
 					fputs(" -1", f);
 				fputc('\n', f);
 			}
@@ -1048,7 +1102,7 @@ static void write_dag_and_flows(struct converter *c)
 	}
 	for (guint i = 0; i < c->task_order->len; i++) {
 		struct task *t = g_ptr_array_index(c->task_order, i);
-		for (guint k = 0; k < t->deps->len; k++) {
+		for (guint k = 0; k < LEN(t->deps); k++) {
 			const struct dep *d = &g_array_index(t->deps, struct dep, k);
 			fprintf(f, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, d->pred, c->pre, t->job,
 				c->opt.label_deps ? " [label=\"task\"]" : "");
@@ -1221,6 +1275,16 @@ static FILE *open_output(struct converter *c, const char *name)
 	return f;
 }
 
+static void remove_output(struct converter *c, const char *name)
+{
+	char *path = c->opt.dir ? g_build_filename(c->opt.dir, name, NULL) : g_strdup(name);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		error("cannot remove the older %s (%s): it does not belong to this trace", path, strerror(errno));
+		c->failed = true;
+	}
+	g_free(path);
+}
+
 static void close_output(struct converter *c, FILE *f, const char *name)
 {
 	if (ferror(f) | (fclose(f) != 0)) {
@@ -1313,7 +1377,7 @@ static int convert(struct converter *c)
 	paje_containers(c);
 	json_begin(c);
 	fprintf(c->json, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", c->rank);
-	json_string(c->json, c->multi ? c->input : "StarPU program");
+	trace_json_string(c->json, c->multi ? c->input : "StarPU program");
 	fputs("}}", c->json);
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
@@ -1326,7 +1390,7 @@ static int convert(struct converter *c)
 		}
 		json_begin(c);
 		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"name\":", c->rank, l->id);
-		json_string(c->json, l->name);
+		trace_json_string(c->json, l->name);
 		fputs("}}", c->json);
 		json_begin(c);
 		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
@@ -1383,7 +1447,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
-		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec and\n"
+		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec,\n"
+		   "trace.html (the task flow between the components of a modular-* scheduler, for a browser), papi.rec\n"
+		   "(when the run counted STARPU_PROF_PAPI_EVENTS) and\n"
 		   "trace.json (Chrome/Perfetto trace events).\n"
 		   "  -i FILE...     trace folders or their traces.otf2; several (one per process, named <...>_<rank>)\n"
 		   "                 are merged on one time base, each rank's containers and jobs prefixed '<rank>_'\n"
@@ -1463,10 +1529,10 @@ static int parse(struct options *o, int argc, char **argv)
 static void free_task(gpointer p)
 {
 	struct task *t = p;
-	g_free(t->name);
-	g_free(t->model);
-	g_array_free(t->handles, TRUE);
-	g_array_free(t->deps, TRUE);
+	if (t->handles)
+		g_array_free(t->handles, TRUE);
+	if (t->deps)
+		g_array_free(t->deps, TRUE);
 	g_free(t);
 }
 
@@ -1648,6 +1714,9 @@ int trace_convert_main(int argc, char **argv)
 	c.dag = open_output(&c, "dag.dot");
 	c.comms = open_output(&c, "comms.rec");
 	c.distrib = open_output(&c, "distrib.data");
+	c.html_file = open_output(&c, "trace.html");
+	remove_output(&c, "papi.rec"); /* written only when the trace holds PAPI values: no older one left beside the rest */
+	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
 	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
@@ -1685,6 +1754,10 @@ int trace_convert_main(int argc, char **argv)
 	close_output(&c, c.dag, "dag.dot");
 	close_output(&c, c.comms, "comms.rec");
 	close_output(&c, c.distrib, "distrib.data");
+	trace_html_end(c.html);
+	if (c.papi)
+		close_output(&c, c.papi, "papi.rec");
+	close_output(&c, c.html_file, "trace.html");
 	if (c.opt.number_events) {
 		/* Written last, from what was read: a failed conversion leaves none. */
 		if (ret == 0) {

@@ -30,7 +30,12 @@
 	X(P_ALLOCATION, "allocation", UINT64)      /* bytes; DstNode */ \
 	X(P_COMPLETED, "completed", UINT64)        /* job */ \
 	X(P_BURST_BEGIN, "burst_begin", UINT64)    /* the value; Name (the key) */ \
-	X(P_BURST_END, "burst_end", UINT64)        /* 0; Name (the key) */
+	X(P_BURST_END, "burst_end", UINT64)        /* 0; Name (the key) */ \
+	X(P_COMPONENT_NEW, "component_new", UINT64) /* a scheduling component (its address); Name, Worker (of a worker component) */ \
+	X(P_COMPONENT_CONNECT, "component_connect", UINT64) /* the child component; Component (the parent) */ \
+	X(P_COMPONENT_PUSH, "component_push", UINT64) /* job; Component (where it goes), FromComponent (0: from the policy) */ \
+	X(P_COMPONENT_PULL, "component_pull", UINT64) /* job; Component (the puller), FromComponent (the component pulled from) */ \
+	X(P_PAPI, "papi", UINT64)                  /* a PAPI counter of a task (the long long's bits); JobId, Name (the PAPI event) */
 
 /* Attributes attached to events. */
 #define TRACE_ATTRIBUTES(X) \
@@ -52,7 +57,10 @@
 	X(A_COLOR, "Color", UINT32) \
 	X(A_MEMORY_NODE, "MemoryNode", UINT32) \
 	X(A_ITERATION, "Iteration", INT64) \
-	X(A_SUBITERATION, "Subiteration", INT64)
+	X(A_SUBITERATION, "Subiteration", INT64) \
+	X(A_COMPONENT, "Component", UINT64) \
+	X(A_FROM_COMPONENT, "FromComponent", UINT64) \
+	X(A_WORKER, "Worker", INT32)
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \

@@ -4,6 +4,9 @@
 #include "helpers.h"
 #include <astrolabe/instrument.h>
 #include <starpu_fxt.h>
+#ifdef STARPU_PAPI
+#include <sde_lib.h>
+#endif
 #include <csignal>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -418,6 +421,165 @@ TEST_F(Converted, OptionsAsStarPUs)
 		EXPECT_EQ(count(r.text, "\n"), 1u) << "one message: " << r.text;
 		EXPECT_FALSE(file_exists(out3)) << opt;
 	}
+}
+
+// trace.html without a modular scheduler: the page says there is nothing to animate.
+TEST_F(Converted, TraceHtmlWithoutComponentsSaysSo)
+{
+	std::string page = read_file(file("trace.html"));
+	ASSERT_FALSE(page.empty());
+	EXPECT_TRUE(contains(page, "var steps = [\n\n];")) << "lws has no components: no move";
+	std::string dom;
+	if (!dump_dom("file://" + file("trace.html"), &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
+	EXPECT_TRUE(contains(dom, "<p id=\"none\">No scheduling component in this trace")) << dom;
+}
+
+// Runs body traced, then converts its archive with -number-events into *out.
+void traced_and_converted(const TraceDir &dir, void (*body)(), std::string *out)
+{
+	traced_run(dir, body);
+	*out = dir.path() + "/out";
+	Output o = run(tool() + " -number-events -d '" + *out + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+}
+
+constexpr int kFlow = 6;
+
+void independent_tasks()
+{
+	static starpu_codelet cl = cpu_codelet(noop, 0, "alpha");
+	for (int i = 0; i < kFlow; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+std::string span(const std::string &dom, const std::string &id)
+{
+	std::string open = "<span id=\"" + id + "\">";
+	size_t at = dom.find(open);
+	if (at == std::string::npos)
+		return "(no " + id + ")";
+	at += open.size();
+	return dom.substr(at, dom.find('<', at) - at);
+}
+
+// trace.html with modular-eager on two workers: the components of its tree
+// (StarPU's names), each task pushed in by the policy, moved down, taken out
+// by a worker; a browser replays the moves up to any step.
+TEST(TraceHtml, AnimatesTheFlowBetweenComponents)
+{
+	TraceDir dir;
+	std::string out;
+	{
+		ScopedEnv sched("STARPU_SCHED", "modular-eager");
+		ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, independent_tasks, &out));
+	}
+	std::string numbers = read_file(out + "/number_events.data");
+	EXPECT_TRUE(contains(numbers, "_STARPU_FUT_SCHED_COMPONENT_NEW")) << numbers;
+	EXPECT_TRUE(contains(numbers, "_STARPU_FUT_SCHED_COMPONENT_CONNECT")) << numbers;
+	EXPECT_TRUE(contains(numbers, "\t_STARPU_FUT_SCHED_COMPONENT_PUSH\n")) << numbers;
+	std::string page = read_file(out + "/trace.html");
+	EXPECT_FALSE(contains(page, "src=") || contains(page, "<link")) << "the page needs no network";
+	EXPECT_TRUE(contains(page, "\"worker\":0}") && contains(page, "\"worker\":1}")) << "one worker component per worker";
+	EXPECT_EQ(count(page, ",-2,0]"), size_t(kFlow)) << "each task taken out of the tree once: " << page.substr(0, 4000);
+	EXPECT_EQ(count(page, ",-1,"), size_t(kFlow)) << "each task pushed in by the policy once";
+
+	std::string url = "file://" + out + "/trace.html", dom;
+	if (!dump_dom(url, &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
+	// At the last step every task went in and out, and no component holds one.
+	int components = atoi(span(dom, "ncomponents").c_str());
+	EXPECT_GE(components, 3) << "a queue, a decision and the worker components: " << dom.substr(0, 4000);
+	EXPECT_EQ(span(dom, "entered"), std::to_string(kFlow)) << dom.substr(0, 4000);
+	EXPECT_EQ(span(dom, "left"), std::to_string(kFlow));
+	EXPECT_EQ(span(dom, "step"), span(dom, "nsteps"));
+	EXPECT_EQ(count(dom, ">0 tasks</text>"), size_t(components)) << dom.substr(0, 6000);
+	EXPECT_EQ(count(dom, "<g class=\"component\""), size_t(components));
+	EXPECT_TRUE(contains(dom, ">worker 0</text>") && contains(dom, ">worker 1</text>")) << dom.substr(0, 6000);
+	// After the first move, one task is in the tree: in the component the policy pushed it into.
+	dom.clear();
+	ASSERT_TRUE(dump_dom(url + "#step=1", &dom));
+	EXPECT_EQ(span(dom, "step"), "1") << dom.substr(0, 4000);
+	EXPECT_EQ(span(dom, "entered"), "1");
+	EXPECT_EQ(span(dom, "left"), "0");
+	EXPECT_EQ(count(dom, ">1 task</text>"), 1u) << dom.substr(0, 6000);
+	EXPECT_TRUE(contains(dom, "went from the policy to ")) << dom.substr(0, 4000);
+}
+
+// No PAPI counted: no papi.rec (StarPU writes one only when it counted some).
+TEST_F(Converted, NoPapiRecWithoutPapiValues)
+{
+	EXPECT_FALSE(file_exists(file("papi.rec")));
+	EXPECT_TRUE(file_exists(file("trace.html")));
+}
+
+#ifdef STARPU_PAPI
+long long papi_ops; // the test's software-defined PAPI event, which the tasks count
+
+void count_ops(void **, void *arg)
+{
+	__atomic_fetch_add(&papi_ops, (long long)(intptr_t)arg, __ATOMIC_RELAXED);
+}
+
+// The tasks run one after the other (each writes the same vector): each worker's
+// event set counts the process's SDE counter, so two tasks running together
+// would each count both.
+void papi_counted_tasks()
+{
+	static double v[4];
+	static starpu_codelet cl = cpu_codelet(count_ops, 1, "counted");
+	cl.modes[0] = STARPU_RW;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 4, sizeof(double));
+	for (int i = 1; i <= 4; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->handles[0] = h;
+		t->cl_arg = (void *)(intptr_t)(i * 10);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+#endif
+
+// papi.rec: one record per task and PAPI event (JobId, Event, Value), from the
+// values counters_papi_task counted; exact with an event the tasks count
+// themselves (PAPI reads no hardware counter in these machines).
+TEST(TracePapi, PapiRecHoldsEachTasksCounters)
+{
+#ifndef STARPU_PAPI
+	GTEST_SKIP() << "built without PAPI (libpapi-dev): no papi.rec";
+#else
+	static papi_handle_t handle = papi_sde_init("ASTROTRACE");
+	static int registered = papi_sde_register_counter(handle, "ops", PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long, &papi_ops);
+	ASSERT_EQ(registered, SDE_OK);
+	TraceDir dir;
+	std::string out;
+	{
+		ScopedEnv profiling("STARPU_PROFILING", "1");
+		ScopedEnv events("STARPU_PROF_PAPI_EVENTS", "sde:::ASTROTRACE::ops");
+		ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, papi_counted_tasks, &out));
+	}
+	std::string rec = read_file(out + "/papi.rec");
+	ASSERT_FALSE(rec.empty()) << "no papi.rec in " << out;
+	EXPECT_EQ(count(rec, "Event: sde:::ASTROTRACE::ops\n"), 4u) << rec;
+	for (int v : { 10, 20, 30, 40 })
+		EXPECT_EQ(count(rec, "\nValue: " + std::to_string(v) + "\n"), 1u) << "task " << v / 10 << ": " << rec;
+	// Each record names a job of tasks.rec.
+	std::string tasks = read_file(out + "/tasks.rec");
+	std::istringstream lines(rec);
+	for (std::string line; std::getline(lines, line);)
+		if (line.rfind("JobId: ", 0) == 0)
+			EXPECT_TRUE(contains(tasks, "\n" + line + "\n")) << line << " is not in tasks.rec";
+	EXPECT_TRUE(contains(read_file(out + "/number_events.data"), "\n0x5186\t4\t_STARPU_FUT_PAPI_TASK_EVENT_VALUE\n"));
+	if (!have_program("recsel"))
+		GTEST_SKIP() << "recsel missing (Debian recutils)";
+	Output sel = run("recsel -c -e 'Value >= 30' '" + out + "/papi.rec'");
+	ASSERT_EQ(sel.status, 0) << sel.text;
+	EXPECT_EQ(sel.text, "2\n");
+#endif
 }
 
 // -number-events: number_events.data as StarPU's, one line per kind of event,

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
+#include <starpu_profiling.h>
 #include <otf2/otf2.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <errno.h>
@@ -85,6 +86,10 @@ static struct
 /* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
 static long iterations[2] = { -1, -1 };
 static int iteration_depth;
+
+/* STARPU_PROF_PAPI_EVENTS (counted by counters_papi_task into each task's profiling info): their names, for papi.rec. */
+static char **papi_names;
+static unsigned npapi;
 
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 /* initial-exec: the recorder's per-event look-up is one load, not a __tls_get_addr call (glibc keeps room for a loaded module's few bytes). */
@@ -346,6 +351,25 @@ static void trace_mark(struct location *l, uint64_t ts, const struct astro_event
 	param_string(l, ts, P_STRING_EVENT, e->label ? e->label : "");
 }
 
+/* The PAPI counters of a task that ran, once counters_papi_task read them (TASK_ENDED): one event each. */
+static void papi_values(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+#ifdef STARPU_PAPI
+	const struct starpu_profiling_task_info *info = e->task->profiling_info;
+	if (!info || info->papi_event_set == PAPI_NULL)
+		return;
+	for (unsigned i = 0; i < npapi && i < PAPI_MAX_HWCTRS; i++) {
+		ADD_U64(l, A_JOB_ID, e->job_id);
+		ADD_STR(l, A_NAME, cached(l, 0, papi_names[i]));
+		param(l, ts, P_PAPI, (uint64_t)info->papi_values[i]);
+	}
+#else
+	(void)l;
+	(void)ts;
+	(void)e;
+#endif
+}
+
 static void observe(const struct astro_event *e, void *arg)
 {
 	(void)arg;
@@ -373,7 +397,12 @@ static void observe(const struct astro_event *e, void *arg)
 		break;
 	}
 	case ASTRO_MOMENT_TASK_DATA_RELEASED: leave(l, ts, S_PUSHING_OUTPUT); break;
-	case ASTRO_MOMENT_TASK_COMPLETED: param(l, ts, P_COMPLETED, e->job_id); break;
+	case ASTRO_MOMENT_TASK_COMPLETED:
+		if (rec.categories & C_TASK_VERBOSE)
+			param(l, ts, P_COMPLETED, e->job_id);
+		if (npapi)
+			papi_values(l, ts, e);
+		break;
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN: enter(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END: leave(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_DEPENDENCY:
@@ -420,6 +449,29 @@ static void observe(const struct astro_event *e, void *arg)
 		param(l, ts, e->moment == ASTRO_MOMENT_BURST_BEGIN ? P_BURST_BEGIN : P_BURST_END,
 		      e->moment == ASTRO_MOMENT_BURST_BEGIN ? e->other_id : 0);
 		break;
+	case ASTRO_MOMENT_COMPONENT_NEW:
+		ADD_STR(l, A_NAME, intern(e->label ? e->label : "component"));
+		if (e->nimpl)
+			ADD_I32(l, A_WORKER, (int32_t)e->nimpl - 1);
+		param(l, ts, P_COMPONENT_NEW, (uint64_t)(uintptr_t)e->object);
+		break;
+	case ASTRO_MOMENT_COMPONENT_CONNECT:
+		ADD_U64(l, A_COMPONENT, (uint64_t)(uintptr_t)e->object);
+		param(l, ts, P_COMPONENT_CONNECT, e->other_id);
+		break;
+	/* Both move job job_id from one component to another: into object for a push, out of object for a pull. */
+	case ASTRO_MOMENT_COMPONENT_PUSH:
+		if (e->object) /* else a refusal: back to the policy */
+			ADD_U64(l, A_COMPONENT, (uint64_t)(uintptr_t)e->object);
+		if (e->other_id)
+			ADD_U64(l, A_FROM_COMPONENT, e->other_id);
+		param(l, ts, P_COMPONENT_PUSH, e->job_id);
+		break;
+	case ASTRO_MOMENT_COMPONENT_PULL:
+		ADD_U64(l, A_COMPONENT, e->other_id);
+		ADD_U64(l, A_FROM_COMPONENT, (uint64_t)(uintptr_t)e->object);
+		param(l, ts, P_COMPONENT_PULL, e->job_id);
+		break;
 	default: break;
 	}
 }
@@ -431,13 +483,13 @@ static uint64_t moments_of(unsigned categories)
 #define B(m) ASTRO_MOMENT_BIT(ASTRO_MOMENT_##m)
 	uint64_t mask = B(DATA_REGISTERED) | B(DATA_UNREGISTERED) | B(DATA_DESCRIBED) | B(TRACE_MARK) | B(WORKER_INIT_BEGIN) |
 			B(STATE_BEGIN) | B(STATE_END) | B(BURST_BEGIN) | B(BURST_END) |
-			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END);
+			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END) | B(COMPONENT_NEW) | B(COMPONENT_CONNECT);
 	if (categories & C_TASK)
 		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
 	if (categories & C_TASK_VERBOSE)
 		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED);
 	if (categories & C_SCHED)
-		mask |= B(TASK_PUSHED) | B(TASK_POPPED);
+		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
 	if (categories & C_WORKER)
 		mask |= B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
 			B(APP_WAIT_END);
@@ -609,6 +661,9 @@ static OTF2_ErrorCode otf2_failed(void *user, const char *file, uint64_t line, c
 
 static void free_tables(void)
 {
+	g_strfreev(papi_names);
+	papi_names = NULL;
+	npapi = 0;
 	if (rec.strings)
 		g_hash_table_destroy(rec.strings);
 	if (rec.string_list)
@@ -703,6 +758,20 @@ static int init(void)
 
 	rec.categories = parse_categories(getenv("STARPU_FXT_EVENTS"));
 	rec.full_mask = moments_of(rec.categories);
+#ifdef STARPU_PAPI
+	/* Counted only while profiling is on, as counters_papi_task does; separated by spaces or commas, as it reads them. */
+	const char *papi = getenv("STARPU_PROF_PAPI_EVENTS");
+	papi_names = g_strsplit_set(papi ? papi : "", " ,", -1);
+	npapi = 0;
+	for (char **p = papi_names; *p; p++)
+		if (**p)
+			papi_names[npapi++] = *p;
+		else
+			g_free(*p);
+	papi_names[npapi] = NULL;
+	if (npapi && (rec.categories & C_TASK))
+		rec.full_mask |= ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_COMPLETED);
+#endif
 	rec.meta_mask = moments_of(C_META);
 	rec.subscription = astro_observe_subscribe(astro_trace_autostart() ? rec.full_mask : rec.meta_mask, observe, NULL);
 	if (rec.subscription < 0) {
