@@ -6,7 +6,8 @@
  * Profiling and tracing are on: the demo prints, for each pass, the check
  * against LAPACK, the GFlop/s and the time split of each worker, then how far
  * the models' predictions were from the measured lengths, and where the
- * trace and the files drawn from it are, with how to open them.
+ * trace and the files drawn from it are (Perfetto's trace.json, the HTML
+ * report and summary, the activity picture), with how to open them.
  *
  *   demo [-size N] [-nblocks K] [-no-prio]     (outputs in $ASTRO_DEMO_DIR, default ./astrolabe-demo)
  *
@@ -189,10 +190,13 @@ static void print_outputs(const char *dir)
 	snprintf(window, sizeof(window), "activity.data 0 %.6f", activity_end_ms(dir));
 	int activity = run_tool(dir, "starpu_workers_activity", window, "activity.png");
 	int summary = run_tool(dir, "starpu_paje_summary", "paje.trace", "summary.html");
+	int report = run_tool(dir, "astrolabe-trace-report", ".", "report.html");
 	printf("  %-20s %-34s %s\n", "trace_0/", "the trace (OTF2)", "otf2-print trace_0/traces.otf2 | less");
 	printf("  %-20s %-34s %s\n", "trace.json", "the trace for Perfetto", "open https://ui.perfetto.dev, drop the file on it");
+	if (report == 0)
+		printf("  %-20s %-34s %s\n", "report.html", "HTML report: Gantt, activity, DAG", "open it in a web browser");
 	if (summary == 0)
-		printf("  %-20s %-34s %s\n", "summary.html", "HTML report: Gantt chart, states", "open it in a web browser");
+		printf("  %-20s %-34s %s\n", "summary.html", "HTML summary: Gantt chart, states", "open it in a web browser");
 	if (activity == 0)
 		printf("  %-20s %-34s %s\n", "activity.png", "the workers' activity over time", "open it in an image viewer");
 	printf("  %-20s %-34s %s\n", "paje.trace", "Gantt chart (Paje)", "vite paje.trace (or pj_dump paje.trace)");

@@ -250,6 +250,7 @@ TEST(Demo, TwoPassesWithTraceOutputs)
 		GTEST_SKIP() << "built without the trace recorder (OTF2)";
 	EXPECT_TRUE(contains(out, "trace.json ")) << out;
 	EXPECT_TRUE(contains(out, "summary.html ")) << out;
+	EXPECT_TRUE(contains(out, "report.html ")) << out;
 	if (have_program("gnuplot"))
 		EXPECT_TRUE(contains(out, "activity.png ")) << out;
 }
@@ -273,7 +274,7 @@ TEST(Demo, TraceFilesAreReadable)
 						quote(dir + "/trace.json") + " 2>&1",
 					&parsed)
 			  : 0;
-	std::string html = read_file(dir + "/summary.html");
+	std::string html = read_file(dir + "/summary.html"), report = read_file(dir + "/report.html");
 	if (system(("rm -rf " + quote(dir)).c_str()) != 0)
 		ADD_FAILURE() << "could not remove " << dir;
 	if (status == 77)
@@ -285,6 +286,7 @@ TEST(Demo, TraceFilesAreReadable)
 	// Two passes of 20 tasks each.
 	EXPECT_EQ(atoi(parsed.c_str()), 40) << parsed;
 	EXPECT_TRUE(contains(html, "<html")) << html.substr(0, 200);
+	EXPECT_TRUE(contains(report, "<html")) << report.substr(0, 200);
 }
 
 } // namespace
