@@ -18,7 +18,7 @@ esac
 
 DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
 DEPS="$DEPS python3 gnuplot-nox pajeng recutils graphviz chromium"	# offline trace tools and their checks (dot renders dag.dot, headless Chromium reads the HTML pages)
-DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models
+DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models, the linear-algebra examples and the demo
 DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)
 DEPS="$DEPS opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"	# the OpenCL driver (PoCL runs its tests)
 DEPS="$DEPS libglpk-dev glpk-utils"	# the theoretical lower bound (starpu_bound_compute) and glpsol for its checks

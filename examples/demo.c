@@ -1,152 +1,277 @@
 /*
- * The Astrolabe demo: a blocked matrix-vector product y = A x followed by a
- * few relaxation sweeps, written against the plain StarPU API.
+ * The Astrolabe demo: a tiled Cholesky factorization (examples/linalg) under
+ * the dmda scheduler, run twice. dmda places each task where its performance
+ * model says it ends first; the models start empty, so the first pass
+ * calibrates them (every task is measured) and the second uses them.
+ * Profiling and tracing are on: the demo prints, for each pass, the check
+ * against LAPACK, the GFlop/s and the time split of each worker, then how far
+ * the models' predictions were from the measured lengths, and where the
+ * trace and the files drawn from it are (Perfetto's trace.json, the HTML
+ * report and summary, the activity picture), with how to open them.
  *
- * Every task names its data and how it uses it; the runtime derives the
- * dependencies (implicit, sequential consistency): the products that
- * accumulate into the same block of y run one after the other, different
- * blocks run in parallel. The result is checked against a sequential
- * computation, and the program prints which worker ran what.
+ *   demo [-size N] [-nblocks K] [-no-prio]     (outputs in $ASTRO_DEMO_DIR, default ./astrolabe-demo)
+ *
+ * Everything it sets up goes through StarPU's environment variables (set
+ * here unless already set): STARPU_SCHED=dmda, STARPU_CALIBRATE=2 (models
+ * from empty), STARPU_PERF_MODEL_DIR, STARPU_FXT_TRACE, STARPU_FXT_PREFIX,
+ * STARPU_GENERATE_TRACE (starpu_fxt_tool's conversion at shutdown).
  */
-#include <starpu.h>
+#include "linalg/linalg.h"
+
+#include <lapacke.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define N 1024          /* matrix order */
-#define NBLOCKS 8       /* blocks per dimension */
-#define BS (N / NBLOCKS)
-#define SWEEPS 4
-
-/* y_i += A_ij x_j on one block (column-major A block, leading dimension ld). */
-static void gemv_block(void *buffers[], void *cl_arg)
+/* What the models predicted against what the tasks took, per kernel, for the pass running. */
+static struct starpu_codelet *const kernels[] = { &linalg_potrf_cl, &linalg_trsm_rlt_cl, &linalg_syrk_cl, &linalg_gemm_nt_cl };
+#define NKERNELS (sizeof(kernels) / sizeof(kernels[0]))
+static struct
 {
-	(void)cl_arg;
-	const double *a = (const double *)STARPU_MATRIX_GET_PTR(buffers[0]);
-	unsigned nx = STARPU_MATRIX_GET_NX(buffers[0]), ny = STARPU_MATRIX_GET_NY(buffers[0]);
-	unsigned ld = STARPU_MATRIX_GET_LD(buffers[0]);
-	const double *x = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[2]);
-	for (unsigned col = 0; col < ny; col++)
-		for (unsigned row = 0; row < nx; row++)
-			y[row] += a[row + (size_t)col * ld] * x[col];
+	unsigned tasks, predicted;	/* all, and those dmda had a prediction for */
+	double measured_us, predicted_us;	/* over the predicted ones */
+	double *errors;	/* |predicted - measured| / measured of each predicted one */
+} accuracy[NKERNELS];
+static pthread_mutex_t accuracy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Each task's callback: its measured length (profiling) against dmda's prediction. */
+static void task_done(void *arg)
+{
+	(void)arg;
+	struct starpu_task *task = starpu_task_get_current();
+	struct starpu_profiling_task_info *info = task->profiling_info;
+	double measured = info ? starpu_timing_timespec_delay_us(&info->start_time, &info->end_time) : 0;
+	double predicted = task->predicted;
+	for (unsigned k = 0; k < NKERNELS; k++) {
+		if (task->cl != kernels[k])
+			continue;
+		pthread_mutex_lock(&accuracy_lock);
+		accuracy[k].tasks++;
+		if (isfinite(predicted) && predicted > 0 && measured > 0) {
+			accuracy[k].errors[accuracy[k].predicted++] = fabs(predicted - measured) / measured;
+			accuracy[k].measured_us += measured;
+			accuracy[k].predicted_us += predicted;
+		}
+		pthread_mutex_unlock(&accuracy_lock);
+	}
 }
 
-/* y_i = omega * y_i + (1 - omega) * x_i */
-static void relax_block(void *buffers[], void *cl_arg)
+/* Per worker: tasks run and how its time split since the last call (which resets it). */
+static void print_time_split(void)
 {
-	double omega;
-	starpu_codelet_unpack_args(cl_arg, &omega, 0);
-	const double *x = (const double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	double *y = (double *)STARPU_VECTOR_GET_PTR(buffers[1]);
-	unsigned n = STARPU_VECTOR_GET_NX(buffers[1]);
-	for (unsigned i = 0; i < n; i++)
-		y[i] = omega * y[i] + (1.0 - omega) * x[i];
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+		struct starpu_profiling_worker_info info;
+		char name[64];
+		if (starpu_profiling_worker_get_info((int)w, &info) != 0)
+			continue;
+		starpu_worker_get_name((int)w, name, sizeof(name));
+		double total = starpu_timing_timespec_to_us(&info.total_time) / 1000;
+		double exec = starpu_timing_timespec_to_us(&info.executing_time) / 1000;
+		double sleep = starpu_timing_timespec_to_us(&info.sleeping_time) / 1000;
+		double other = fmax(total - exec - sleep, 0);
+		if (total <= 0)
+			total = 1;
+		printf("    %-8s %4d tasks  executing %7.1f ms (%4.1f%%)  sleeping %6.1f ms (%4.1f%%)  runtime %6.1f ms (%4.1f%%)\n",
+		       name, info.executed_tasks, exec, 100 * exec / total, sleep, 100 * sleep / total, other, 100 * other / total);
+	}
 }
 
-static struct starpu_codelet gemv_cl = {
-	.cpu_funcs = { gemv_block },
-	.cpu_funcs_name = { "gemv_block" },
-	.nbuffers = 3,
-	.modes = { STARPU_R, STARPU_R, STARPU_RW },
-	.name = "gemv_block",
-};
-
-static struct starpu_codelet relax_cl = {
-	.cpu_funcs = { relax_block },
-	.cpu_funcs_name = { "relax_block" },
-	.nbuffers = 2,
-	.modes = { STARPU_R, STARPU_RW },
-	.name = "relax_block",
-};
-
-int main(void)
+static int by_value(const void *a, const void *b)
 {
-	int ret = starpu_init(NULL);
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The median error is the figure to read: on a loaded machine a task preempted
+ * midway takes several times its length, which the mean length shows. */
+static void print_accuracy(void)
+{
+	printf("    %-10s %6s %10s %12s %12s %13s\n", "kernel", "tasks", "predicted", "mean length", "prediction", "median error");
+	for (unsigned k = 0; k < NKERNELS; k++) {
+		unsigned p = accuracy[k].predicted;
+		if (!accuracy[k].tasks)
+			continue;
+		printf("    %-10s %6u %10u", kernels[k]->name, accuracy[k].tasks, p);
+		if (p) {
+			qsort(accuracy[k].errors, p, sizeof(double), by_value);
+			printf(" %9.3f ms %9.3f ms %12.1f%%\n", accuracy[k].measured_us / p / 1000, accuracy[k].predicted_us / p / 1000,
+			       100 * accuracy[k].errors[p / 2]);
+		} else
+			printf("   (no prediction: the model was calibrating)\n");
+		accuracy[k].tasks = accuracy[k].predicted = 0;
+		accuracy[k].measured_us = accuracy[k].predicted_us = 0;
+	}
+}
+
+/* One factorization of the original matrix: 0 when LAPACK agrees. */
+static int run_pass(int pass, real *a, const real *orig, const real *ref, const struct linalg_options *opt)
+{
+	const unsigned n = opt->size;
+	struct linalg_tiles tiles;
+
+	memcpy(a, orig, (size_t)n * n * sizeof(real));
+	int ret = linalg_tiles_register(&tiles, a, n, opt->nblocks);
+	if (ret)
+		return ret;
+	double start = starpu_timing_now();
+	ret = linalg_cholesky_submit(&tiles, opt->no_prio, task_done);
+	starpu_task_wait_for_all();
+	double elapsed = starpu_timing_now() - start;
+	linalg_tiles_unregister(&tiles);
+	if (ret) {
+		fprintf(stderr, "demo: a task could not be submitted: %s\n", strerror(-ret));
+		return ret;
+	}
+	unsigned nb = opt->nblocks;
+	printf("\npass %d (%s): %u tasks in %.1f ms, %.1f GFlop/s\n", pass,
+	       pass == 1 ? "the models calibrate" : "dmda uses the models", nb * (nb + 1) * (nb + 2) / 6, elapsed / 1000,
+	       (double)n * n * n / 3.0 / elapsed / 1000);
+	printf("  ");
+	ret = linalg_compare(a, ref, n, 'L');
+	printf("  time split per worker:\n");
+	print_time_split();
+	printf("  the models' predictions against the measured task lengths:\n");
+	print_accuracy();
+	return ret;
+}
+
+/* Runs `tool args` in dir when the tool is in PATH; 0 when it ran and wrote `made`. */
+static int run_tool(const char *dir, const char *tool, const char *args, const char *made)
+{
+	char cmd[3 * PATH_MAX], path[2 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	if (system(cmd) != 0) {
+		printf("  (%s not found in PATH: %s is not drawn)\n", tool, made);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s %s > %s.log 2>&1", dir, tool, args, tool);
+	snprintf(path, sizeof(path), "%s/%s", dir, made);
+	if (system(cmd) != 0 || access(path, R_OK) != 0) {
+		printf("  (%s failed: see %s/%s.log)\n", tool, dir, tool);
+		return -1;
+	}
+	return 0;
+}
+
+/* The last date of activity.data's worker lines (ms), for a window spanning the whole run:
+ * a run shorter than two of the converter's periods has one line per worker,
+ * whose dates alone make an empty window. */
+static double activity_end_ms(const char *dir)
+{
+	char path[PATH_MAX + 16], line[256];
+	double end = 0, date;
+	int worker;
+	snprintf(path, sizeof(path), "%s/activity.data", dir);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d\t%lf", &worker, &date) == 2 && date > end)
+			end = date;
+	if (f)
+		fclose(f);
+	return end;
+}
+
+static void print_outputs(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	printf("\nOutputs, in %s:\n", dir);
+	snprintf(path, sizeof(path), "%s/paje.trace", dir);
+	if (access(path, R_OK) != 0) {
+		printf("  no trace: this build has no trace recorder (install libotf2-trace-dev, then configure again)\n");
+		return;
+	}
+	char window[64];
+	snprintf(window, sizeof(window), "activity.data 0 %.6f", activity_end_ms(dir));
+	int activity = run_tool(dir, "starpu_workers_activity", window, "activity.png");
+	int summary = run_tool(dir, "starpu_paje_summary", "paje.trace", "summary.html");
+	int report = run_tool(dir, "astrolabe-trace-report", ".", "report.html");
+	printf("  %-20s %-34s %s\n", "trace_0/", "the trace (OTF2)", "otf2-print trace_0/traces.otf2 | less");
+	printf("  %-20s %-34s %s\n", "trace.json", "the trace for Perfetto", "open https://ui.perfetto.dev, drop the file on it");
+	if (report == 0)
+		printf("  %-20s %-34s %s\n", "report.html", "HTML report: Gantt, activity, DAG", "open it in a web browser");
+	if (summary == 0)
+		printf("  %-20s %-34s %s\n", "summary.html", "HTML summary: Gantt chart, states", "open it in a web browser");
+	if (activity == 0)
+		printf("  %-20s %-34s %s\n", "activity.png", "the workers' activity over time", "open it in an image viewer");
+	printf("  %-20s %-34s %s\n", "paje.trace", "Gantt chart (Paje)", "vite paje.trace (or pj_dump paje.trace)");
+	printf("  %-20s %-34s %s\n", "tasks.rec, dag.dot", "the tasks, their dependencies", "recsel tasks.rec | less; dot -Tsvg dag.dot > dag.svg");
+	printf("  %-20s %-34s %s\n", "models/", "the performance models", "STARPU_PERF_MODEL_DIR=models starpu_perfmodel_display -s dgemm_nt");
+}
+
+int main(int argc, char **argv)
+{
+	struct linalg_options opt = { .size = 1920, .nblocks = 12, .iter = 1 };
+	int ret = linalg_parse_options(argc, argv, &opt, LINALG_OPT_PRIO);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+
+	char dir[PATH_MAX], models[PATH_MAX + 16];
+	const char *out = getenv("ASTRO_DEMO_DIR");
+	out = out && *out ? out : "astrolabe-demo";
+	if ((mkdir(out, 0777) != 0 && errno != EEXIST) || !realpath(out, dir)) {
+		fprintf(stderr, "demo: cannot create the output folder %s (%s): set ASTRO_DEMO_DIR to a writable folder\n", out,
+			strerror(errno));
+		return 1;
+	}
+	snprintf(models, sizeof(models), "%s/models", dir);
+	setenv("STARPU_SCHED", "dmda", 0);
+	setenv("STARPU_CALIBRATE", "2", 0);
+	setenv("STARPU_PERF_MODEL_DIR", models, 0);
+	setenv("STARPU_FXT_TRACE", "1", 0);
+	setenv("STARPU_FXT_PREFIX", dir, 0);
+	setenv("STARPU_FXT_SUFFIX", "trace", 0);
+	setenv("STARPU_GENERATE_TRACE", "1", 0);
+
+	/* The matrix, and LAPACK's factorization of it to check against. */
+	const unsigned n = opt.size, nb = opt.nblocks;
+	real *ref = NULL, *orig = linalg_matrix(n, linalg_fill_spd, &ref), *a = linalg_alloc(n);
+	if (!orig || !a) {
+		linalg_free(orig);
+		linalg_free(ref);
+		linalg_free(a);
+		return 1;
+	}
+	LAPACK(potrf)(LAPACK_COL_MAJOR, 'L', n, ref, n);
+
+	ret = linalg_init();
 	if (ret == -ENODEV) {
-		fprintf(stderr, "no worker available: nothing to demonstrate\n");
+		fprintf(stderr, "demo: no worker available: nothing to demonstrate\n");
 		return 77;
 	}
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 
-	double *a, *x, *y;
-	starpu_malloc((void **)&a, sizeof(double) * N * N);
-	starpu_malloc((void **)&x, sizeof(double) * N);
-	starpu_malloc((void **)&y, sizeof(double) * N);
-	for (unsigned col = 0; col < N; col++)
-		for (unsigned row = 0; row < N; row++)
-			a[row + (size_t)col * N] = 1.0 / (1.0 + row + col);
-	for (unsigned i = 0; i < N; i++) {
-		x[i] = 1.0 + (i % 7);
-		y[i] = 0.0;
-	}
-
-	starpu_data_handle_t ha[NBLOCKS][NBLOCKS], hx[NBLOCKS], hy[NBLOCKS];
-	for (unsigned i = 0; i < NBLOCKS; i++) {
-		starpu_vector_data_register(&hx[i], STARPU_MAIN_RAM, (uintptr_t)&x[i * BS], BS, sizeof(double));
-		starpu_vector_data_register(&hy[i], STARPU_MAIN_RAM, (uintptr_t)&y[i * BS], BS, sizeof(double));
-		for (unsigned j = 0; j < NBLOCKS; j++)
-			starpu_matrix_data_register(&ha[i][j], STARPU_MAIN_RAM, (uintptr_t)&a[i * BS + (size_t)j * BS * N],
-						    N, BS, BS, sizeof(double));
-	}
-
-	double start = starpu_timing_now();
-	const double omega = 0.75;
-	unsigned ntasks = 0;
-	for (unsigned sweep = 0; sweep < SWEEPS; sweep++) {
-		for (unsigned i = 0; i < NBLOCKS; i++) {
-			for (unsigned j = 0; j < NBLOCKS; j++) {
-				ret = starpu_task_insert(&gemv_cl, STARPU_R, ha[i][j], STARPU_R, hx[j], STARPU_RW, hy[i],
-							 STARPU_FLOPS, 2.0 * BS * BS, 0);
-				STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert gemv");
-				ntasks++;
-			}
-			ret = starpu_task_insert(&relax_cl, STARPU_R, hx[i], STARPU_RW, hy[i],
-						 STARPU_VALUE, &omega, sizeof(omega), 0);
-			STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_insert relax");
-			ntasks++;
+	/* Room for the errors of every task of a pass (nb^3 bounds their number). */
+	for (unsigned k = 0; k < NKERNELS; k++)
+		if (!(accuracy[k].errors = calloc((size_t)nb * nb * nb + 1, sizeof(double)))) {
+			starpu_shutdown();
+			return 1;
 		}
-	}
-	starpu_task_wait_for_all();
-	double elapsed = starpu_timing_now() - start;
 
-	for (unsigned i = 0; i < NBLOCKS; i++) {
-		starpu_data_unregister(hx[i]);
-		starpu_data_unregister(hy[i]);
-		for (unsigned j = 0; j < NBLOCKS; j++)
-			starpu_data_unregister(ha[i][j]);
-	}
+	printf("Astrolabe demo: tiled Cholesky factorization A = L L^T of a %u x %u matrix, %u x %u tiles of %u\n", n, n, nb, nb,
+	       n / nb);
+	printf("  policy %s on %u workers; tile kernels from OpenBLAS; profiling and tracing on\n",
+	       starpu_sched_get_sched_policy()->policy_name, starpu_worker_get_count());
 
-	/* The same computation, sequentially. */
-	double *ref = calloc(N, sizeof(double));
-	for (unsigned sweep = 0; sweep < SWEEPS; sweep++) {
-		for (unsigned row = 0; row < N; row++) {
-			double sum = 0.0;
-			for (unsigned col = 0; col < N; col++)
-				sum += a[row + (size_t)col * N] * x[col];
-			ref[row] = omega * (ref[row] + sum) + (1.0 - omega) * x[row];
-		}
-	}
-	double max_err = 0.0;
-	for (unsigned i = 0; i < N; i++)
-		max_err = fmax(max_err, fabs(ref[i] - y[i]) / fmax(1.0, fabs(ref[i])));
+	int wrong = run_pass(1, a, orig, ref, &opt);
+	wrong |= run_pass(2, a, orig, ref, &opt);
 
-	printf("Astrolabe demo: blocked y = A x (%d x %d, %d x %d blocks), %d sweeps\n", N, N, NBLOCKS, NBLOCKS, SWEEPS);
-	printf("policy %s, %u workers, %u tasks in %.1f ms\n", starpu_sched_get_sched_policy()->policy_name,
-	       starpu_worker_get_count(), ntasks, elapsed / 1000.0);
-	for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
-		char name[64];
-		starpu_worker_get_name((int)w, name, sizeof(name));
-		printf("  %-8s ran %4lu gemv_block and %3lu relax_block tasks\n", name,
-		       gemv_cl.per_worker_stats[w], relax_cl.per_worker_stats[w]);
-	}
-	int ok = max_err < 1e-12;
-	printf("result %s (max relative error %.2e)\n", ok ? "correct" : "WRONG", max_err);
-
-	free(ref);
-	starpu_free_noflag(a, sizeof(double) * N * N);
-	starpu_free_noflag(x, sizeof(double) * N);
-	starpu_free_noflag(y, sizeof(double) * N);
+	printf("\nWriting the trace and converting it (starpu_fxt_tool)...\n");
+	fflush(stdout);
 	starpu_shutdown();
-	return ok ? 0 : 1;
+	print_outputs(dir);
+	printf("\n%s\n", wrong ? "result WRONG" : "result correct: both passes agree with LAPACK");
+
+	for (unsigned k = 0; k < NKERNELS; k++)
+		free(accuracy[k].errors);
+	linalg_free(orig);
+	linalg_free(a);
+	linalg_free(ref);
+	return wrong ? 1 : 0;
 }

@@ -37,6 +37,21 @@ inline bool contains(const std::string &haystack, const std::string &needle)
 	return haystack.find(needle) != std::string::npos;
 }
 
+// The lines of text, without their newlines.
+inline std::vector<std::string> lines_of(const std::string &text)
+{
+	std::vector<std::string> lines;
+	size_t start = 0;
+	while (start < text.size()) {
+		size_t end = text.find('\n', start);
+		if (end == std::string::npos)
+			end = text.size();
+		lines.push_back(text.substr(start, end - start));
+		start = end + 1;
+	}
+	return lines;
+}
+
 // Runs f with stderr captured and returns what it printed.
 template <typename F> std::string stderr_of(F &&f)
 {

@@ -1,0 +1,302 @@
+// The real workloads of examples/: the tiled linear-algebra programs (GEMM,
+// Cholesky with data and tag dependencies, LU, in both precisions) checked
+// against LAPACK, their options, tasks_size_overhead and its plot, and the
+// demo with its trace outputs. Each program runs at a small size, as a user
+// runs it, from the build tree.
+#include "helpers.h"
+
+#include <sstream>
+
+using namespace astro_test;
+
+namespace {
+
+std::string examples_dir()
+{
+	return env_or("ASTRO_TEST_EXAMPLES_DIR", "");
+}
+
+std::string quote(const std::string &s)
+{
+	return "'" + s + "'";
+}
+
+// Model files and anything else the programs write under $STARPU_HOME stay in this run's folder.
+std::string scratch;
+
+// Runs an example with args (stderr with stdout): its exit status, its output in *out.
+int run_example(const std::string &program, const std::string &args, std::string *out, const std::string &env = "")
+{
+	std::string cmd = "STARPU_HOME=" + quote(scratch) + " STARPU_PERF_MODEL_DIR=" + quote(scratch + "/sampling") + " " + env +
+			  " " + quote(examples_dir() + "/" + program) + " " + args + " 2>&1";
+	return run_command(cmd, out);
+}
+
+// The line after `header` in out, split at tabs ({} when there is none).
+std::vector<std::string> figures_after(const std::string &out, const std::string &header)
+{
+	std::vector<std::string> lines = lines_of(out), fields;
+	for (size_t i = 0; i + 1 < lines.size(); i++)
+		if (lines[i] == header) {
+			std::istringstream row(lines[i + 1]);
+			for (std::string f; std::getline(row, f, '\t');)
+				fields.push_back(f);
+			break;
+		}
+	return fields;
+}
+
+#ifdef ASTRO_HAVE_LINALG
+#define SKIP_WITHOUT_LINALG()
+#else
+#define SKIP_WITHOUT_LINALG() GTEST_SKIP() << "the linear-algebra examples are not built (install libopenblas-dev and liblapacke-dev, then configure again)"
+#endif
+
+#define SKIP_WITHOUT_EXAMPLES()                                                                            \
+	do {                                                                                               \
+		SKIP_WITHOUT_LINALG();                                                                     \
+		if (examples_dir().empty())                                                                \
+			GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";      \
+	} while (0)
+
+struct Example
+{
+	const char *program;
+	const char *header;	// the report's header line
+};
+
+class LinalgExample : public testing::TestWithParam<Example>
+{
+};
+
+// Each program factorizes (multiplies) a 192 x 192 matrix in 4 x 4 tiles and agrees with LAPACK (BLAS).
+TEST_P(LinalgExample, AgreesWithLapack)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	const Example &ex = GetParam();
+	std::string out;
+	int status = run_example(std::string("linalg/") + ex.program, "-size 192 -nblocks 4 -check", &out);
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "result correct (relative error")) << out;
+	EXPECT_FALSE(contains(out, "WRONG")) << out;
+	std::vector<std::string> figures = figures_after(out, ex.header);
+	ASSERT_GE(figures.size(), 3u) << "no line after '" << ex.header << "' in:\n" << out;
+	EXPECT_EQ(figures[0], "192") << out;
+	// ms and GFlop/s are numbers (a loaded machine may print 0.0 GFlop/s: no bound on speed here).
+	for (size_t f = 1; f < figures.size(); f++) {
+		char *end = nullptr;
+		double v = strtod(figures[f].c_str(), &end);
+		EXPECT_TRUE(end && *end == '\0' && !figures[f].empty() && v >= 0.0) << "figure " << f << " in:\n" << out;
+	}
+}
+
+const Example examples[] = {
+	{ "dgemm", "# x\ty\tz\tms\tGFlop/s" },
+	{ "sgemm", "# x\ty\tz\tms\tGFlop/s" },
+	{ "dcholesky_implicit", "# size\tms\tGFlop/s" },
+	{ "scholesky_implicit", "# size\tms\tGFlop/s" },
+	{ "dcholesky_tag", "# size\tms\tGFlop/s" },
+	{ "scholesky_tag", "# size\tms\tGFlop/s" },
+	{ "dlu_implicit", "# size\tms\tGFlop/s" },
+	{ "slu_implicit", "# size\tms\tGFlop/s" },
+};
+INSTANTIATE_TEST_SUITE_P(Programs, LinalgExample, testing::ValuesIn(examples),
+			 [](const testing::TestParamInfo<Example> &info) { return std::string(info.param.program); });
+
+// Under dmda (models calibrating), without priorities, with uneven work: still LAPACK's result.
+TEST(LinalgExamples, CholeskyUnderDmdaWithoutPriorities)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	for (const char *program : { "linalg/dcholesky_implicit", "linalg/dcholesky_tag", "linalg/dlu_implicit" }) {
+		std::string out;
+		int status = run_example(program, "-size 210 -nblocks 7 -check -no-prio", &out, "STARPU_SCHED=dmda");
+		if (status == 77)
+			GTEST_SKIP() << "no worker: " << out;
+		EXPECT_EQ(status, 0) << program << ":\n" << out;
+		EXPECT_TRUE(contains(out, "result correct")) << program << ":\n" << out;
+	}
+}
+
+// A product repeated with -iter accumulates, and the check knows it.
+TEST(LinalgExamples, GemmIterations)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	std::string out;
+	int status = run_example("linalg/sgemm", "-size 96 -nblocks 3 -iter 3 -check", &out);
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "result correct")) << out;
+}
+
+// Every bad option: exit status 2, one line naming it, the usage; nothing is computed.
+TEST(LinalgExamples, BadOptionsAreExplained)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	struct
+	{
+		const char *program, *args, *message;
+	} cases[] = {
+		{ "linalg/dcholesky_implicit", "-size 100 -nblocks 3", "-size 100 is not a multiple of -nblocks 3: tiles are equal squares (try -size 99)" },
+		{ "linalg/dgemm", "-size x", "-size takes a positive integer up to 1048576, not 'x'" },
+		{ "linalg/slu_implicit", "-nblocks 0", "-nblocks takes a positive integer up to 1048576, not '0'" },
+		{ "linalg/scholesky_tag", "-nblocks", "-nblocks needs a value (a positive integer)" },
+		{ "linalg/dlu_implicit", "-bogus", "unknown option '-bogus'" },
+		{ "linalg/sgemm", "-no-prio", "unknown option '-no-prio'" },	// gemm has no priorities
+		{ "linalg/dcholesky_implicit", "-iter 2", "unknown option '-iter'" },
+	};
+	for (const auto &c : cases) {
+		std::string out;
+		EXPECT_EQ(run_example(c.program, c.args, &out), 2) << c.program << " " << c.args << ":\n" << out;
+		EXPECT_TRUE(contains(out, c.message)) << c.program << " " << c.args << ":\n" << out;
+		EXPECT_TRUE(contains(out, "usage: ")) << out;
+		EXPECT_FALSE(contains(out, "GFlop/s")) << out;
+	}
+	std::string out;
+	EXPECT_EQ(run_example("linalg/dgemm", "-h", &out), 0) << out;
+	EXPECT_TRUE(contains(out, "-iter I")) << out;
+}
+
+// tasks_size_overhead.sh: the table, the speedups per task length and worker count, and the PNG.
+TEST(TasksSizeOverhead, SweepAndPlot)
+{
+	if (examples_dir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";
+	TempDir dir;
+	std::string out;
+	std::string cmd = "cd " + quote(dir.path()) + " && TASKS_SIZE_OVERHEAD=" +
+			  quote(examples_dir() + "/tasks_size_overhead/tasks_size_overhead") + " " +
+			  quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../examples/tasks_size_overhead/tasks_size_overhead.sh") + " -i 1 2>&1";
+	int status = run_command(cmd, &out);
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	ASSERT_EQ(status, 0) << out;
+
+	std::vector<std::string> table = lines_of(read_file(dir.file("tasks_size_overhead.output")));
+	ASSERT_GE(table.size(), 4u) << read_file(dir.file("tasks_size_overhead.output"));
+	EXPECT_EQ(table[0], "# tasks : 1 buffers : 0 total_nbuffers : 0");
+	EXPECT_EQ(table[2].rfind("\"seq\"\t", 0), 0u) << table[2];
+	size_t ncpus = table.size() - 3;
+
+	// One row per task length, 4 to 4096 us, with a speedup per worker count (no bound: the machine may be loaded).
+	std::vector<std::string> data = lines_of(read_file(dir.file("tasks_size_overhead.data")));
+	ASSERT_EQ(data.size(), 12u) << read_file(dir.file("tasks_size_overhead.data"));
+	unsigned length = 4;
+	for (size_t i = 1; i < data.size(); i++, length *= 2) {
+		std::istringstream row(data[i]);
+		std::vector<double> f;
+		for (std::string v; std::getline(row, v, '\t');)
+			f.push_back(atof(v.c_str()));
+		ASSERT_EQ(f.size(), ncpus + 1) << data[i];
+		EXPECT_EQ(f[0], length) << data[i];
+		for (size_t c = 1; c < f.size(); c++)
+			EXPECT_GE(f[c], 0.0) << data[i];
+	}
+
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed (gnuplot-nox): no plot to check";
+	std::string png = read_file(dir.file("tasks_size_overhead.png"));
+	ASSERT_GT(png.size(), 8u) << out;
+	EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+TEST(TasksSizeOverhead, BadOptionsAreExplained)
+{
+	if (examples_dir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";
+	struct
+	{
+		const char *args, *message;
+	} cases[] = {
+		{ "-i x", "-i takes an integer from 0 to 1048576, not 'x'" },
+		{ "-i 0", "-i 0 runs no task: give at least 1" },
+		{ "-b 9", "-b takes an integer from 0 to 8, not '9'" },
+		{ "-b 4 -B 2", "-b 4 buffers per task need -B 4 or more registered buffers" },
+		{ "-x", "unknown option '-x'" },
+	};
+	for (const auto &c : cases) {
+		std::string out;
+		EXPECT_EQ(run_example("tasks_size_overhead/tasks_size_overhead", c.args, &out), 2) << c.args << ":\n" << out;
+		EXPECT_TRUE(contains(out, c.message)) << c.args << ":\n" << out;
+	}
+}
+
+// The demo: both passes checked, the time split and the models' accuracy printed, and the trace outputs written.
+TEST(Demo, TwoPassesWithTraceOutputs)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	TempDir tmp;
+	std::string dir = tmp.path() + "/out", tools = env_or("ASTRO_TEST_TOOLS_DIR", "");
+	std::string env = "ASTRO_DEMO_DIR=" + quote(dir) + " PATH=" + quote(tools) + ":\"$PATH\" PYTHONPATH=" +
+			  quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools");
+	std::string out;
+	int status = run_example("demo", "-size 384 -nblocks 6", &out, env);
+	if (system(("rm -rf " + quote(dir)).c_str()) != 0)	// written before the checks: nothing is left behind
+		ADD_FAILURE() << "could not remove " << dir;
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "policy dmda on ")) << out;
+	EXPECT_TRUE(contains(out, "pass 1 (the models calibrate): 56 tasks in ")) << out;
+	EXPECT_TRUE(contains(out, "pass 2 (dmda uses the models): 56 tasks in ")) << out;
+	EXPECT_TRUE(contains(out, "result correct: both passes agree with LAPACK")) << out;
+	EXPECT_TRUE(contains(out, "time split per worker:")) << out;
+	EXPECT_TRUE(contains(out, "    CPU 0 ")) << out;
+	EXPECT_TRUE(contains(out, "median error")) << out;
+	EXPECT_TRUE(contains(out, "    dgemm_nt ")) << out;
+	if (contains(out, "no trace: this build has no trace recorder"))
+		GTEST_SKIP() << "built without the trace recorder (OTF2)";
+	EXPECT_TRUE(contains(out, "trace.json ")) << out;
+	EXPECT_TRUE(contains(out, "summary.html ")) << out;
+	EXPECT_TRUE(contains(out, "report.html ")) << out;
+	if (have_program("gnuplot"))
+		EXPECT_TRUE(contains(out, "activity.png ")) << out;
+}
+
+// The trace the demo writes: Perfetto's JSON parses and holds the tasks, the summary is HTML.
+TEST(Demo, TraceFilesAreReadable)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	if (!have_program("python3"))
+		GTEST_SKIP() << "python3 is needed to read trace.json";
+	TempDir tmp;
+	std::string dir = tmp.path() + "/out", tools = env_or("ASTRO_TEST_TOOLS_DIR", "");
+	std::string env = "ASTRO_DEMO_DIR=" + quote(dir) + " PATH=" + quote(tools) + ":\"$PATH\" PYTHONPATH=" +
+			  quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools");
+	std::string out, parsed;
+	int status = run_example("demo", "-size 256 -nblocks 4", &out, env);
+	bool traced = !contains(out, "no trace: this build has no trace recorder");
+	int json = traced ? run_command("python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); "
+					"ev=t[\"traceEvents\"] if isinstance(t, dict) else t; "
+					"print(sum(1 for e in ev if e.get(\"ph\")==\"X\" and e.get(\"cat\")==\"task\"))' " +
+						quote(dir + "/trace.json") + " 2>&1",
+					&parsed)
+			  : 0;
+	std::string html = read_file(dir + "/summary.html"), report = read_file(dir + "/report.html");
+	if (system(("rm -rf " + quote(dir)).c_str()) != 0)
+		ADD_FAILURE() << "could not remove " << dir;
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	ASSERT_EQ(status, 0) << out;
+	if (!traced)
+		GTEST_SKIP() << "built without the trace recorder (OTF2)";
+	EXPECT_EQ(json, 0) << parsed;
+	// Two passes of 20 tasks each.
+	EXPECT_EQ(atoi(parsed.c_str()), 40) << parsed;
+	EXPECT_TRUE(contains(html, "<html")) << html.substr(0, 200);
+	EXPECT_TRUE(contains(report, "<html")) << report.substr(0, 200);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	scratch = env_or("TMPDIR", "/tmp") + "/astro-test-linalg-" + std::to_string(getpid());
+	int ret = RUN_ALL_TESTS();
+	if (system(("rm -rf " + quote(scratch)).c_str()) != 0)
+		fprintf(stderr, "could not remove %s\n", scratch.c_str());
+	return ret;
+}
