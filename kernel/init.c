@@ -286,6 +286,7 @@ void starpu_shutdown(void)
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();
+	_astro_combined_workers_reset();
 	_astro_workers_free();
 	_astro_data_leave_devices();
 	_astro_memory_nodes_shutdown();

@@ -627,6 +627,8 @@ struct _astro_worker
 	int nlocal;
 	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
 	unsigned long executed;
+	struct _astro_participation *parallel_head, *parallel_tail; /* parts in parallel tasks, under local_lock, counted in nlocal */
+	struct _astro_participation *parallel; /* the parallel task it runs as rank 0 (parallel.c) */
 	uint32_t ctx_mask;                   /* atomic: the contexts other than 0 it belongs to (bit = id) */
 	unsigned ctx_turn;                   /* the context it served last, to take them in turn */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
@@ -690,6 +692,19 @@ static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_c
 	if (STARPU_LIKELY(stats != NULL))
 		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
 }
+
+/* ------------------------------------------------------ parallel tasks */
+
+/* parallel.c: combined workers and the execution of parallel tasks on them. */
+struct _astro_participation;
+bool _astro_is_combined_worker(int id);
+/* Queues task on the members of combined worker combined_id. */
+int _astro_parallel_push(int combined_id, struct starpu_task *task);
+/* Under w->local_lock (released) with w->parallel_head set: the task to run as rank 0, or NULL once another rank ran its part. */
+struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
+/* Rank 0 runs w->parallel's task with its members. */
+void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
+void _astro_combined_workers_reset(void);
 
 /* ----------------------------------------------------------- scheduling */
 

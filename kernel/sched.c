@@ -137,8 +137,16 @@ static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worke
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 {
 	struct starpu_task *task = NULL;
+retry:
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&w->local_lock);
+		if (STARPU_UNLIKELY(w->parallel_head != NULL)) {
+			/* A part in a parallel task comes first (see parallel.c). */
+			task = _astro_parallel_take(w);
+			if (task)
+				return task;
+			goto retry;
+		}
 		/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
 		for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
 			if (!task->workerorder || task->workerorder == w->orders_done + 1)
@@ -171,7 +179,10 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 {
 	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers) {
-		_astro_error("starpu_push_local_task: invalid worker id %d (%u workers)", workerid, _astro_rt.nworkers);
+		if (_astro_is_combined_worker(workerid))
+			return _astro_parallel_push(workerid, task);
+		_astro_error("starpu_push_local_task: invalid worker id %d (%u workers, %u combined workers)", workerid,
+			     _astro_rt.nworkers, starpu_combined_worker_get_count());
 		return -EINVAL;
 	}
 	struct _astro_worker *w = _astro_rt.workers[workerid];
@@ -216,7 +227,8 @@ int _astro_worker_impl_for(int workerid, struct starpu_task *task)
 	struct starpu_codelet *cl = task->cl;
 	if (!_astro_task_where(task, w->driver))
 		return -1;
-	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid)
+	/* A task given to a combined worker runs on its members (the kernel gives it to them only). */
+	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid && task->workerid < _astro_rt.nworkers)
 		return -1;
 	for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++) {
 		if (!w->driver->has_impl(cl, nimpl))
@@ -239,7 +251,8 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 		return 0;
 	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
 		return 0;
-	if (task->execute_on_a_specific_worker && task->workerid != workerid)
+	/* A task given to a combined worker runs on its members. */
+	if (task->execute_on_a_specific_worker && task->workerid != workerid && task->workerid < _astro_rt.nworkers)
 		return 0;
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
 }
@@ -266,10 +279,6 @@ int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_t
 	return 0;
 }
 
-int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
-{
-	return starpu_worker_can_execute_task(workerid, task, nimpl);
-}
 
 int starpu_get_prefetch_flag(void)
 {

@@ -491,6 +491,15 @@ static int check_runnable(struct starpu_task *task)
 {
 	const char *name = starpu_task_get_name(task);
 	if (task->execute_on_a_specific_worker) {
+		if (task->workerid >= _astro_rt.nworkers && _astro_is_combined_worker((int)task->workerid)) {
+			if (!starpu_combined_worker_can_execute_task(task->workerid, task, 0)) {
+				_astro_error("task '%s' asks for combined worker %u, which cannot run it: its codelet must be STARPU_SPMD or "
+					     "STARPU_FORKJOIN with max_parallelism at least the combined worker's size, and run on its workers",
+					     name ? name : "(unnamed)", task->workerid);
+				return -ENODEV;
+			}
+			return 0;
+		}
 		if (task->workerid >= _astro_rt.nworkers) {
 			_astro_error("task '%s' asks for worker %u but there are only %u workers: fix task->workerid",
 				     name ? name : "(unnamed)", task->workerid, _astro_rt.nworkers);

@@ -222,7 +222,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
-	w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	if (STARPU_UNLIKELY(w->parallel != NULL))
+		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
+	else
+		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 
@@ -584,7 +587,6 @@ unsigned starpu_hip_worker_get_count(void) { return _astro_rt.nworkers_by_arch[S
 unsigned starpu_max_fpga_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MAX_FPGA_WORKER]; }
 unsigned starpu_mpi_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MPI_MS_WORKER]; }
 unsigned starpu_tcpip_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_TCPIP_MS_WORKER]; }
-unsigned starpu_combined_worker_get_count(void) { return 0; }
 
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type)
 {
@@ -607,9 +609,6 @@ unsigned starpu_worker_get_id_check(void)
 	return (unsigned)id;
 }
 
-int starpu_combined_worker_get_id(void) { return starpu_worker_get_id(); }
-int starpu_combined_worker_get_size(void) { return 1; }
-int starpu_combined_worker_get_rank(void) { return 0; }
 
 unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize)
 {

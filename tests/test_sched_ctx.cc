@@ -30,6 +30,16 @@ struct CtxRecord
 	unsigned long long allowed = 0;
 	unsigned ctx = 0;
 	std::atomic<int> wrong_ctx{0};              // starpu_sched_ctx_worker_get_id() said the worker is not in it
+	// Static records live across --gtest_repeat runs: each test starts from zero.
+	void reset(unsigned long long allowed_workers, unsigned context)
+	{
+		ran = 0;
+		workers = 0;
+		foreign = 0;
+		wrong_ctx = 0;
+		allowed = allowed_workers;
+		ctx = context;
+	}
 };
 
 void record_kernel(void **, void *arg)
@@ -132,10 +142,8 @@ TEST(SchedCtx, TwoContextsWithTheirOwnPoliciesRunAtOnceOnTheirOwnWorkers)
 	}
 
 	static CtxRecord r1, r2;
-	r1.allowed = mask_of({0, 1});
-	r2.allowed = mask_of({2, 3});
-	r1.ctx = c1;
-	r2.ctx = c2;
+	r1.reset(mask_of({0, 1}), c1);
+	r2.reset(mask_of({2, 3}), c2);
 	const int n = 300;
 	for (int i = 0; i < n; i++) {
 		ASSERT_EQ(submit_to(c1, &r1, i % 2), 0);
@@ -193,8 +201,7 @@ TEST(SchedCtx, WaitForAllInCtxWaitsForThatContextOnly)
 	t->cl_arg = &hold;
 	ASSERT_EQ(starpu_task_submit_to_ctx(t, c1), 0);
 	static CtxRecord r;
-	r.allowed = mask_of({1});
-	r.ctx = c2;
+	r.reset(mask_of({1}), c2);
 	for (int i = 0; i < 50; i++)
 		ASSERT_EQ(submit_to(c2, &r, true), 0);
 	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(c2), 0);
@@ -238,8 +245,7 @@ TEST_P(SchedCtxMoves, AddingAndRemovingWorkersUnderLoadLosesNoTask)
 	unsigned ctx = starpu_sched_ctx_create(first, 2, "moving", STARPU_SCHED_CTX_POLICY_NAME, policy, 0);
 	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	static CtxRecord r;
-	r.ran = 0;
-	r.workers = 0;
+	r.reset(0, ctx);
 	const int n = 3000;
 	int submitted = 0;
 	// Each step keeps a worker in the context (removing the last one while tasks wait is refused).
@@ -284,8 +290,7 @@ TEST(SchedCtx, DeleteWaitsForItsTasksAndGivesItsWorkersToTheInheritor)
 	starpu_sched_ctx_set_inheritor(c1, c2);
 	EXPECT_EQ(starpu_sched_ctx_get_inheritor(c1), c2);
 	static CtxRecord r;
-	r.allowed = mask_of({0});
-	r.ctx = c1;
+	r.reset(mask_of({0}), c1);
 	for (int i = 0; i < 100; i++)
 		ASSERT_EQ(submit_to(c1, &r, true), 0);
 	starpu_sched_ctx_finished_submit(c1);
@@ -307,8 +312,7 @@ TEST(SchedCtx, TheThreadsContextTakesTasksLeftUnset)
 	starpu_sched_ctx_set_context(&ctx);
 	EXPECT_EQ(starpu_sched_ctx_get_context(), ctx);
 	static CtxRecord r;
-	r.allowed = mask_of({1});
-	r.ctx = ctx;
+	r.reset(mask_of({1}), ctx);
 	struct starpu_task *t = starpu_task_create();
 	t->cl = &record_cl;
 	t->cl_arg = &r;
@@ -340,6 +344,7 @@ TEST(SchedCtx, OptionsPrioritiesAndQueries)
 	ASSERT_TRUE(rt.ok());
 	int w[] = {3, 1};
 	static int user_data;
+	init_called_with = 12345;
 	unsigned ctx = starpu_sched_ctx_create(w, 2, "queried", STARPU_SCHED_CTX_POLICY_MIN_PRIO, -3, STARPU_SCHED_CTX_POLICY_MAX_PRIO, 7,
 					       STARPU_SCHED_CTX_USER_DATA, &user_data, STARPU_SCHED_CTX_POLICY_INIT, policy_init_fn,
 					       STARPU_SCHED_CTX_HIERARCHY_LEVEL, 2u, 0);
@@ -436,6 +441,7 @@ TEST(SchedCtx, BadInputGetsAClearError)
 	starpu_sched_ctx_delete(ctx);
 
 	static CtxRecord r;
+	r.reset(0, ctx);
 	testing::internal::CaptureStderr();
 	EXPECT_EQ(submit_to(ctx, &r, false), -EINVAL);
 	EXPECT_EQ(starpu_sched_ctx_get_nworkers(ctx), 0u);
