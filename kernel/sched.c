@@ -90,9 +90,10 @@ static int __attribute__((noinline)) ctx_push(struct _astro_sched_ctx *c, struct
 
 int _astro_sched_push(struct starpu_task *task)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
 	task->status = STARPU_TASK_READY;
 	if (task->execute_on_a_specific_worker) {
+		c = &_astro_rt.ctxs[task->sched_ctx];
 		/* Pinned tasks go straight to the worker's local queue, whatever the policy. */
 		if (c->policy->push_task_notify)
 			c->policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, task->sched_ctx);
@@ -101,8 +102,8 @@ int _astro_sched_push(struct starpu_task *task)
 	/* Observed before the push: once queued, a worker may run and free the task. */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
-	if (STARPU_UNLIKELY(c != &_astro_rt.ctxs[0]))
-		return ctx_push(c, task);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		return ctx_push(&_astro_rt.ctxs[task->sched_ctx], task);
 	int ret = c->policy->push_task(task);
 	if (ret == 0)
 		return 0;
@@ -134,30 +135,37 @@ static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worke
 	return NULL;
 }
 
+/* The worker's own queue: its parts in parallel tasks first, then the tasks pushed to it alone. */
+static struct starpu_task *__attribute__((noinline)) pop_local(struct _astro_worker *w)
+{
+	struct starpu_task *task;
+	pthread_mutex_lock(&w->local_lock);
+	while (STARPU_UNLIKELY(w->parallel_head != NULL)) {
+		/* A part in a parallel task comes first (see parallel.c): rank 0 gets the task, the others ran theirs. */
+		task = _astro_parallel_take(w);
+		if (task)
+			return task;
+		pthread_mutex_lock(&w->local_lock);
+	}
+	/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
+	for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
+		if (!task->workerorder || task->workerorder == w->orders_done + 1)
+			break;
+	if (task) {
+		starpu_task_list_erase(&w->local_tasks, task);
+		if (task->workerorder)
+			w->orders_done++;
+		__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&w->local_lock);
+	return task;
+}
+
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 {
 	struct starpu_task *task = NULL;
-retry:
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
-		pthread_mutex_lock(&w->local_lock);
-		if (STARPU_UNLIKELY(w->parallel_head != NULL)) {
-			/* A part in a parallel task comes first (see parallel.c). */
-			task = _astro_parallel_take(w);
-			if (task)
-				return task;
-			goto retry;
-		}
-		/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
-		for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
-			if (!task->workerorder || task->workerorder == w->orders_done + 1)
-				break;
-		if (task) {
-			starpu_task_list_erase(&w->local_tasks, task);
-			if (task->workerorder)
-				w->orders_done++;
-			__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&w->local_lock);
+		task = pop_local(w);
 		if (task)
 			return task;
 	}
@@ -240,6 +248,12 @@ int _astro_worker_impl_for(int workerid, struct starpu_task *task)
 	return -1;
 }
 
+/* A pinned task may run on workerid only when pinned there, or to a combined worker (it runs on its members). */
+static bool __attribute__((noinline, cold)) pinned_elsewhere(const struct starpu_task *task, unsigned workerid)
+{
+	return task->workerid != workerid && task->workerid < _astro_rt.nworkers;
+}
+
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (workerid >= _astro_rt.nworkers || !task || !task->cl)
@@ -251,8 +265,7 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 		return 0;
 	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
 		return 0;
-	/* A task given to a combined worker runs on its members. */
-	if (task->execute_on_a_specific_worker && task->workerid != workerid && task->workerid < _astro_rt.nworkers)
+	if (STARPU_UNLIKELY(task->execute_on_a_specific_worker) && pinned_elsewhere(task, workerid))
 		return 0;
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
 }

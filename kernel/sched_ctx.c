@@ -701,7 +701,9 @@ unsigned starpu_sched_ctx_get_context(void)
 
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 {
-	/* On the task path of every policy: the look-up only. */
+	/* On the task path of every policy: the global context first, which lives as long as the workers. */
+	if (STARPU_LIKELY(sched_ctx_id == 0))
+		return _astro_rt.ctxs[0].policy_data;
 	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
 			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
 		return _astro_rt.ctxs[sched_ctx_id].policy_data;

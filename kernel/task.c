@@ -604,10 +604,12 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
 		task->sched_ctx = _astro_ctx_current;
 	/* First, so that a context or a tag that cannot take the task refuses it before anything changed. */
+	struct starpu_sched_policy *policy = _astro_rt.ctxs[0].policy;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0)) {
 		int ret = _astro_ctx_task_submitted(task->sched_ctx, task);
 		if (ret)
 			return ret;
+		policy = _astro_rt.ctxs[task->sched_ctx].policy;
 	}
 	job->tag = NULL;
 	if (task->use_tag) {
@@ -630,7 +632,6 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
-	struct starpu_sched_policy *policy = _astro_rt.ctxs[task->sched_ctx].policy;
 	if (policy->submit_hook)
 		policy->submit_hook(task);
 	if (job->ngroups)

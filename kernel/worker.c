@@ -209,11 +209,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	task->status = STARPU_TASK_RUNNING;
 	__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED); /* the watchdog reads it */
 	_astro_current_task = task;
-	struct starpu_sched_policy *policy = _astro_rt.ctxs[task->sched_ctx].policy;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, false);
-	else if (policy->pre_exec_hook)
-		policy->pre_exec_hook(task, 0);
+	else if (_astro_rt.ctxs[0].policy->pre_exec_hook)
+		_astro_rt.ctxs[0].policy->pre_exec_hook(task, 0);
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
@@ -237,8 +236,8 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, true);
-	else if (policy->post_exec_hook)
-		policy->post_exec_hook(task, 0);
+	else if (_astro_rt.ctxs[0].policy->post_exec_hook)
+		_astro_rt.ctxs[0].policy->post_exec_hook(task, 0);
 	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);
