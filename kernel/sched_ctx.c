@@ -116,7 +116,7 @@ static unsigned ctx_id(const struct _astro_sched_ctx *c)
 /* One of the policy's hooks outside the task path, recorded so that a crash there names the policy. */
 static void policy_call_enter(struct _astro_foreign_call *call, const struct starpu_sched_policy *policy, const char *hook, void *fn)
 {
-	_astro_foreign_enter_fn(call, fn, hook, "the policy crashed; fix it or choose another one",
+	_astro_foreign_enter_fn(call, fn, hook, "the policy crashed; fix it or choose another one with STARPU_SCHED",
 				"scheduling policy %s's %s", policy->policy_name, hook);
 }
 
