@@ -244,8 +244,14 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 	/* Counted before the state is read (both seq_cst): a deletion either waits for it or is seen. */
 	__atomic_add_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
-	if (state == _ASTRO_CTX_LIVE && __atomic_load_n(&c->collection.nworkers, __ATOMIC_RELAXED) > 0)
-		return 0;
+	if (state == _ASTRO_CTX_LIVE) {
+		/* Its workers change under its lock. */
+		pthread_rwlock_rdlock(&c->lock);
+		unsigned nworkers = c->collection.nworkers;
+		pthread_rwlock_unlock(&c->lock);
+		if (nworkers > 0)
+			return 0;
+	}
 	_astro_ctx_task_done(id);
 	if (state == _ASTRO_CTX_LIVE)
 		_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which has no worker: "
@@ -642,16 +648,13 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 
 void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
 {
+	pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
-	if (!c)
-		return;
-	if (inheritor != STARPU_NMAX_SCHED_CTXS && !ctx_get(inheritor, __func__))
-		return;
-	if (inheritor == sched_ctx_id) {
+	if (c && inheritor == sched_ctx_id)
 		_astro_error("%s: context %u cannot inherit its own workers: name another context", __func__, inheritor);
-		return;
-	}
-	c->inheritor = inheritor;
+	else if (c && (inheritor == STARPU_NMAX_SCHED_CTXS || ctx_get(inheritor, __func__)))
+		c->inheritor = inheritor;
+	pthread_mutex_unlock(&ctxs_lock);
 }
 
 unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
@@ -798,10 +801,9 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 	*workerids = malloc(STARPU_NMAXWORKERS * sizeof(int));
 	if (!c)
 		return 0;
-	pthread_mutex_lock(&ctxs_lock);
+	/* No lock: policies call it from their hooks, which run under the context's changes. */
 	n = c->collection.nworkers;
 	memcpy(*workerids, c->collection.workerids, n * sizeof(int));
-	pthread_mutex_unlock(&ctxs_lock);
 	return n;
 }
 
