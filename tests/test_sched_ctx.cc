@@ -225,6 +225,10 @@ void count_kernel(void **, void *arg)
 {
 	CtxRecord *r = static_cast<CtxRecord *>(arg);
 	int w = starpu_worker_get_id();
+	// A little work, so that tasks are still queued while the workers move.
+	volatile unsigned sink = 0;
+	for (unsigned i = 0; i < 2000; i++)
+		sink = sink + i;
 	r->workers |= 1ull << w;
 	r->ran++;
 }
