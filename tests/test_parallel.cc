@@ -26,8 +26,10 @@ struct Seen
 	std::atomic<int> arrived{0};
 	std::atomic<int> all_met{0}; // parts that saw every other part arrive (they ran at the same time)
 	std::atomic<int> calls{0};
+	bool with_buffer = false; // the task has one vector, each rank writes its element
 	void reset()
 	{
+		with_buffer = false;
 		std::lock_guard<std::mutex> g(lock);
 		ranks.clear();
 		sizes.clear();
@@ -55,7 +57,7 @@ void spmd_kernel(void **buffers, void *arg)
 	s->arrived++;
 	if (wait_until([&] { return s->arrived.load() >= size; }, 60000))
 		s->all_met++;
-	if (buffers && buffers[0]) {
+	if (s->with_buffer) {
 		int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
 		v[rank] = rank + 1;
 	}
@@ -165,6 +167,7 @@ TEST_P(ParallelSpmd, RunsOnNWorkersAtOnceWithRanks)
 	cl.modes[0] = STARPU_W;
 	static Seen seen;
 	seen.reset();
+	seen.with_buffer = true;
 	std::vector<int> v(n, 0);
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), (uint32_t)n, sizeof(int));
