@@ -40,7 +40,7 @@ extern "C" {
  * The workers stay in the global context too.
  */
 unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const char *sched_ctx_name, ...);
-/** Creates a context of at most max_ncpus CPU and max_ngpus other workers (at least the minimums). */
+/** Creates a context of at most max_ncpus CPU and max_ngpus other workers (at least the minimums); without allow_overlap, of workers in no other context but the global one. */
 unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name, int min_ncpus, int max_ncpus,
 						 int min_ngpus, int max_ngpus, unsigned allow_overlap);
 /** Adds workers to a context (not the global one, which has them all). */

@@ -587,7 +587,6 @@ unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const cha
 unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name, int min_ncpus, int max_ncpus,
 						 int min_ngpus, int max_ngpus, unsigned allow_overlap)
 {
-	(void)allow_overlap;
 	if (min_ncpus < 0 || max_ncpus < min_ncpus || min_ngpus < 0 || max_ngpus < min_ngpus) {
 		_astro_error("starpu_sched_ctx_create_inside_interval: bad intervals [%d, %d] CPUs, [%d, %d] GPUs: give 0 <= min <= max",
 			     min_ncpus, max_ncpus, min_ngpus, max_ngpus);
@@ -598,6 +597,9 @@ unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const 
 	int n = 0, ncpus = 0, ngpus = 0;
 	for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
 		enum starpu_worker_archtype arch = _astro_rt.workers[w]->arch;
+		/* Without overlap: none already in a context besides the global one. */
+		if (!allow_overlap && __atomic_load_n(&_astro_rt.workers[w]->ctx_mask, __ATOMIC_RELAXED))
+			continue;
 		if (arch == STARPU_CPU_WORKER && ncpus < max_ncpus) {
 			ids[n++] = (int)w;
 			ncpus++;

@@ -395,10 +395,17 @@ TEST(SchedCtx, OptionsPrioritiesAndQueries)
 	free(ctxs);
 	EXPECT_EQ(of3, (std::set<unsigned>{0, ctx}));
 
-	unsigned inside = starpu_sched_ctx_create_inside_interval("", "interval", 1, 2, 0, 0, 0);
+	// Without overlap, workers 1 and 3 (in ctx) are left out.
+	unsigned inside = starpu_sched_ctx_create_inside_interval("", "interval", 1, 3, 0, 0, 0);
 	ASSERT_LT(inside, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	EXPECT_EQ(starpu_sched_ctx_get_nworkers(inside), 2u);
+	EXPECT_EQ(starpu_sched_ctx_contains_worker(0, inside), 1u);
+	EXPECT_EQ(starpu_sched_ctx_contains_worker(1, inside), 0u);
 	starpu_sched_ctx_delete(inside);
+	unsigned overlapping = starpu_sched_ctx_create_inside_interval("", "overlap", 1, 3, 0, 0, 1);
+	ASSERT_LT(overlapping, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_EQ(starpu_sched_ctx_get_nworkers(overlapping), 3u);
+	starpu_sched_ctx_delete(overlapping);
 
 	// Every worker with a NULL list.
 	unsigned all = starpu_sched_ctx_create(nullptr, -1, "all", 0);
