@@ -1,13 +1,82 @@
-/* Scheduling contexts of the StarPU API (the global context). */
+/* Scheduling contexts of the StarPU API: sets of workers, each running its own instance of a policy. */
 #ifndef __STARPU_SCHED_CTX_H__
 #define __STARPU_SCHED_CTX_H__
 
 #include <starpu_config.h>
 #include <starpu_worker.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** Options of starpu_sched_ctx_create(), each followed by its value; the list ends with 0. */
+/** A policy name (const char *); "" or NULL: the global context's policy. */
+#define STARPU_SCHED_CTX_POLICY_NAME (1 << 16)
+/** A policy (struct starpu_sched_policy *). */
+#define STARPU_SCHED_CTX_POLICY_STRUCT (2 << 16)
+/** The context's priority range (int each). */
+#define STARPU_SCHED_CTX_POLICY_MIN_PRIO (3 << 16)
+#define STARPU_SCHED_CTX_POLICY_MAX_PRIO (4 << 16)
+/** A level (unsigned), returned by starpu_sched_ctx_get_hierarchy_level(). */
+#define STARPU_SCHED_CTX_HIERARCHY_LEVEL (5 << 16)
+/** Nested contexts (unsigned parent): refused here with an error. */
+#define STARPU_SCHED_CTX_NESTED (6 << 16)
+/** No value; for nested contexts: refused here with an error. */
+#define STARPU_SCHED_CTX_AWAKE_WORKERS (7 << 16)
+/** A function void (*)(unsigned sched_ctx_id), called once the policy is set up, before the workers join. */
+#define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)
+/** A pointer returned by starpu_sched_ctx_get_user_data(). */
+#define STARPU_SCHED_CTX_USER_DATA (9 << 16)
+/** GPU multiprocessor partitions (int): refused here with an error. */
+#define STARPU_SCHED_CTX_CUDA_NSMS (10 << 16)
+/** Sub-contexts (int *, int): refused here with an error. */
+#define STARPU_SCHED_CTX_SUB_CTXS (11 << 16)
+
+/**
+ * Creates a context of the nworkers_ctx workers in workerids_ctx (NULL or -1:
+ * every worker), named sched_ctx_name, with the options that follow (ended by
+ * 0). Returns its id, or STARPU_NMAX_SCHED_CTXS with a message on bad input.
+ * The workers stay in the global context too.
+ */
+unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const char *sched_ctx_name, ...);
+/** Creates a context of at most max_ncpus CPU and max_ngpus other workers (at least the minimums); without allow_overlap, of workers in no other context but the global one. */
+unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name, int min_ncpus, int max_ncpus,
+						 int min_ngpus, int max_ngpus, unsigned allow_overlap);
+/** Adds workers to a context (not the global one, which has them all). */
+void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id);
+/** Removes workers from a context; the tasks queued for them go to the workers that stay. */
+void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id);
+/** Waits for the context's tasks, deletes it, and gives its workers to its inheritor if any. */
+void starpu_sched_ctx_delete(unsigned sched_ctx_id);
+/** The context that gets sched_ctx_id's workers when it is deleted. */
+void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor);
+unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id);
+/** The application submits no more tasks to the context. */
+void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id);
+/** Name given at creation ("global" for context 0). */
+const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id);
+/** Workers both contexts have. */
+unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2);
+/** 1 when the context has a worker of kind arch. */
+unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id);
+/** The calling worker's id when it belongs to the context, (unsigned)-1 otherwise. */
+unsigned starpu_sched_ctx_worker_get_id(unsigned sched_ctx_id);
+/** 1 when the worker belongs to a context besides the global one. */
+unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid);
+/** The context task goes to. */
+unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task);
+/** Prints the context's workers on f. */
+void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f);
+/** The pointer given with STARPU_SCHED_CTX_USER_DATA. */
+void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id);
+void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
+/** The function given with STARPU_SCHED_CTX_POLICY_INIT. */
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
+/** The context's worker collection (the kernel keeps one list per context, whatever the type). */
+struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type);
+void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id);
 
 /** Policy-private data of context sched_ctx_id. */
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
@@ -23,7 +92,7 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
 /** 1 when workerid belongs to context sched_ctx_id. */
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
-/** Context of the calling thread. */
+/** Context the calling thread's tasks go to when task->sched_ctx is left unset (starpu_sched_ctx_set_context). */
 unsigned starpu_sched_ctx_get_context(void);
 void starpu_sched_ctx_set_context(unsigned *sched_ctx_id);
 /** Priority range of a context. */

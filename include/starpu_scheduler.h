@@ -67,7 +67,10 @@ int starpu_sched_set_max_priority(int max_prio);
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
 int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask);
 int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task *task, unsigned *nimpl);
+/** 1 when workerid (a worker or a combined worker: a parallel codelet within max_parallelism) can run task. */
 int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/** Makes the default combined workers: the CPU workers in aligned groups of 2, 4, 8... and all of them. */
+void starpu_sched_find_all_worker_combinations(void);
 
 /** Queues task on workerid's local queue (front unless back). */
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back);

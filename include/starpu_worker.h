@@ -88,10 +88,14 @@ int starpu_worker_get_id(void);
 /** As starpu_worker_get_id(), asserting the caller is a worker. */
 unsigned starpu_worker_get_id_check(void);
 #define STARPU_NONCOMBINED_WORKER_ID starpu_worker_get_id()
-/** Id of the calling combined worker (its worker id here). */
+/** Inside a parallel task: the combined worker running it (else the worker's id), its size (else 1) and the caller's rank in it (else 0). */
 int starpu_combined_worker_get_id(void);
 int starpu_combined_worker_get_size(void);
 int starpu_combined_worker_get_rank(void);
+/** Makes a combined worker of nworkers CPU workers (the first one runs rank 0); returns its id (starpu_worker_get_count() and up), or a negative errno with a message. */
+int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]);
+/** The size and the workers (owned by the runtime) of combined worker workerid: 0, or -EINVAL with a message. */
+int starpu_combined_worker_get_description(int workerid, int *worker_size, int **combined_workerid);
 /** Fills workerids with up to maxsize workers of type; returns how many. */
 unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize);
 /** The num-th worker of type, -1 if none. */

@@ -101,29 +101,29 @@ static void read_priorities(void)
 	/* -1 is a legal priority, so conf values count only when both differ from the default pair. */
 	bool conf_set = !(min == -1 && max == -1);
 	const char *emin = getenv("STARPU_MIN_PRIO"), *emax = getenv("STARPU_MAX_PRIO");
-	_astro_rt.min_prio = STARPU_MIN_PRIO;
-	_astro_rt.max_prio = STARPU_MAX_PRIO;
-	_astro_rt.min_prio_set = _astro_rt.max_prio_set = false;
+	_astro_rt.ctxs[0].min_prio = STARPU_MIN_PRIO;
+	_astro_rt.ctxs[0].max_prio = STARPU_MAX_PRIO;
+	_astro_rt.ctxs[0].min_prio_set = _astro_rt.ctxs[0].max_prio_set = false;
 	if (conf_set) {
-		_astro_rt.min_prio = min;
-		_astro_rt.max_prio = max;
-		_astro_rt.min_prio_set = _astro_rt.max_prio_set = true;
+		_astro_rt.ctxs[0].min_prio = min;
+		_astro_rt.ctxs[0].max_prio = max;
+		_astro_rt.ctxs[0].min_prio_set = _astro_rt.ctxs[0].max_prio_set = true;
 	}
 	if (!(conf_set && conf->precedence_over_environment_variables)) {
 		if (emin) {
-			_astro_rt.min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_rt.min_prio);
-			_astro_rt.min_prio_set = true;
+			_astro_rt.ctxs[0].min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_rt.ctxs[0].min_prio);
+			_astro_rt.ctxs[0].min_prio_set = true;
 		}
 		if (emax) {
-			_astro_rt.max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_rt.max_prio);
-			_astro_rt.max_prio_set = true;
+			_astro_rt.ctxs[0].max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_rt.ctxs[0].max_prio);
+			_astro_rt.ctxs[0].max_prio_set = true;
 		}
 	}
-	if (_astro_rt.min_prio > _astro_rt.max_prio) {
+	if (_astro_rt.ctxs[0].min_prio > _astro_rt.ctxs[0].max_prio) {
 		_astro_warn("minimum priority %d exceeds maximum priority %d: using [%d, %d]",
-			    _astro_rt.min_prio, _astro_rt.max_prio, STARPU_MIN_PRIO, STARPU_MAX_PRIO);
-		_astro_rt.min_prio = STARPU_MIN_PRIO;
-		_astro_rt.max_prio = STARPU_MAX_PRIO;
+			    _astro_rt.ctxs[0].min_prio, _astro_rt.ctxs[0].max_prio, STARPU_MIN_PRIO, STARPU_MAX_PRIO);
+		_astro_rt.ctxs[0].min_prio = STARPU_MIN_PRIO;
+		_astro_rt.ctxs[0].max_prio = STARPU_MAX_PRIO;
 	}
 }
 
@@ -286,6 +286,7 @@ void starpu_shutdown(void)
 	_astro_workers_stop();
 	_astro_prof_tool_unload();
 	_astro_sched_deinit();
+	_astro_combined_workers_reset();
 	_astro_workers_free();
 	_astro_data_leave_devices();
 	_astro_memory_nodes_shutdown();

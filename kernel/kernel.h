@@ -628,6 +628,10 @@ struct _astro_worker
 	int nlocal;
 	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
 	unsigned long executed;
+	struct _astro_participation *parallel_head, *parallel_tail; /* parts in parallel tasks, under local_lock, counted in nlocal */
+	struct _astro_participation *parallel; /* the parallel task it runs as rank 0 (parallel.c) */
+	uint32_t ctx_mask;                   /* atomic: the contexts other than 0 it belongs to (bit = id) */
+	unsigned ctx_turn;                   /* the context it served last, to take them in turn */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
@@ -690,6 +694,19 @@ static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_c
 		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
 }
 
+/* ------------------------------------------------------ parallel tasks */
+
+/* parallel.c: combined workers and the execution of parallel tasks on them. */
+struct _astro_participation;
+bool _astro_is_combined_worker(int id);
+/* Queues task on the members of combined worker combined_id. */
+int _astro_parallel_push(int combined_id, struct starpu_task *task);
+/* Under w->local_lock (released) with w->parallel_head set: the task to run as rank 0, or NULL once another rank ran its part. */
+struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
+/* Rank 0 runs w->parallel's task with its members. */
+void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
+void _astro_combined_workers_reset(void);
+
 /* ----------------------------------------------------------- scheduling */
 
 int _astro_sched_select(void);
@@ -714,6 +731,52 @@ void _astro_registries_clear(void);
 void _astro_prof_tool_load(void);
 void _astro_prof_tool_unload(void);
 
+/* ------------------------------------------------- scheduling contexts */
+
+/* A scheduling context (sched_ctx.c): a set of workers running its own
+ * instance of a policy. Context 0, the global one, holds every worker for the
+ * whole run, so its push and pop take no lock; another context's push and pop
+ * hold its lock for reading, and changing its workers holds it for writing. */
+enum _astro_ctx_state
+{
+	_ASTRO_CTX_FREE = 0,
+	_ASTRO_CTX_CREATING,                 /* its policy is being set up */
+	_ASTRO_CTX_LIVE,
+	_ASTRO_CTX_DELETING,                 /* refuses new tasks, waits for its own */
+};
+struct _astro_sched_ctx
+{
+	int state;                           /* atomic: an enum _astro_ctx_state */
+	struct starpu_sched_policy *policy;
+	void *policy_data;
+	struct starpu_worker_collection collection;
+	int min_prio, max_prio;
+	bool min_prio_set, max_prio_set;
+	/* Contexts other than 0 only: */
+	char *name;
+	pthread_rwlock_t lock;               /* read: push, pop, exec hooks; write: its workers change */
+	long ntasks;                         /* atomic: submitted, not completed */
+	pthread_mutex_t wait_lock;           /* starpu_task_wait_for_all_in_ctx, delete */
+	pthread_cond_t wait_cond;
+	unsigned inheritor;                  /* STARPU_NMAX_SCHED_CTXS: none */
+	bool finished_submit;
+	unsigned hierarchy_level;
+	void *user_data;
+	void (*policy_init)(unsigned);
+};
+
+/* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
+void _astro_ctx_global_setup(struct starpu_sched_policy *policy);
+void _astro_ctxs_teardown(void);
+/* A task of context ctx (not 0) is submitted: 0, or -EINVAL said when ctx cannot take tasks. */
+int _astro_ctx_task_submitted(unsigned ctx, struct starpu_task *task);
+/* ... or completed. */
+void _astro_ctx_task_done(unsigned ctx);
+/* The context unset tasks of the calling thread go to (starpu_sched_ctx_set_context). */
+extern _ASTRO_TLS unsigned _astro_ctx_current;
+/* The policy hooks around an execution, in the task's context. */
+void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
+
 /* -------------------------------------------------------------- runtime */
 
 struct _astro_runtime
@@ -726,11 +789,7 @@ struct _astro_runtime
 	uint32_t where_mask;                 /* union of the drivers' where bits with workers */
 	const struct astro_driver *active_drivers[STARPU_NARCH]; /* drivers that started workers */
 	unsigned nactive_drivers;
-	struct starpu_sched_policy *policy;
-	void *policy_data;
-	struct starpu_worker_collection collection;
-	int min_prio, max_prio;
-	bool min_prio_set, max_prio_set;
+	struct _astro_sched_ctx ctxs[STARPU_NMAX_SCHED_CTXS]; /* 0: the global context, every worker's */
 	int running;                         /* workers keep looping */
 	int paused;
 	pthread_mutex_t pause_lock;

@@ -1,91 +1,11 @@
 /*
- * Scheduling: selecting the policy, pushing ready tasks and popping them for
- * workers, and the helpers policies call (the global context, worker
- * collections, priorities, local queues).
+ * Scheduling: selecting the policy, pushing ready tasks to their context's
+ * policy and popping them for workers, and the helpers policies call (local
+ * queues, can-execute, prefetches). The contexts themselves: sched_ctx.c.
  */
 #include "kernel.h"
 
 #define DEFAULT_POLICY "lws"
-
-/* ------------------------------------------------------- the collection */
-
-static unsigned list_has_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	return (unsigned)it->cursor < workers->nworkers;
-}
-
-static int list_get_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	return workers->workerids[it->cursor++];
-}
-
-static int list_add(struct starpu_worker_collection *workers, int worker)
-{
-	if (workers->present[worker])
-		return -1;
-	workers->present[worker] = 1;
-	workers->is_unblocked[worker] = 1;
-	workers->workerids[workers->nworkers++] = worker;
-	return worker;
-}
-
-static int list_remove(struct starpu_worker_collection *workers, int worker)
-{
-	if (!workers->present[worker])
-		return -1;
-	unsigned j = 0;
-	for (unsigned i = 0; i < workers->nworkers; i++)
-		if (workers->workerids[i] != worker)
-			workers->workerids[j++] = workers->workerids[i];
-	workers->nworkers = j;
-	workers->present[worker] = 0;
-	return worker;
-}
-
-static void list_init(struct starpu_worker_collection *workers)
-{
-	workers->workerids = calloc(STARPU_NMAXWORKERS, sizeof(int));
-	workers->nworkers = 0;
-	memset(workers->present, 0, sizeof(workers->present));
-}
-
-static void list_deinit(struct starpu_worker_collection *workers)
-{
-	free(workers->workerids);
-	workers->workerids = NULL;
-	workers->nworkers = 0;
-}
-
-static void list_init_iterator(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	(void)workers;
-	it->cursor = 0;
-	it->possibly_parallel = -1;
-}
-
-static void list_init_iterator_for_parallel_tasks(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it, struct starpu_task *task)
-{
-	(void)task;
-	list_init_iterator(workers, it);
-}
-
-static void collection_setup(void)
-{
-	struct starpu_worker_collection *c = &_astro_rt.collection;
-	memset(c, 0, sizeof(*c));
-	c->type = STARPU_WORKER_LIST;
-	c->has_next = list_has_next;
-	c->get_next = list_get_next;
-	c->add = list_add;
-	c->remove = list_remove;
-	c->init = list_init;
-	c->deinit = list_deinit;
-	c->init_iterator = list_init_iterator;
-	c->init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks;
-	c->init(c);
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-		c->add(c, (int)i);
-}
 
 /* ------------------------------------------------------ policy selection */
 
@@ -122,14 +42,6 @@ static struct starpu_sched_policy *choose_policy(void)
 	return p;
 }
 
-/* A call of one of the policy's hooks at init or shutdown (never one on the
- * task path), recorded so that a crash there names the policy. */
-static void policy_call_enter(struct _astro_foreign_call *call, const struct starpu_sched_policy *policy, const char *hook, void *fn)
-{
-	_astro_foreign_enter_fn(call, fn, hook, "the policy crashed; fix it or choose another one with STARPU_SCHED",
-				"scheduling policy %s's %s", policy->policy_name, hook);
-}
-
 int _astro_sched_select(void)
 {
 	struct starpu_sched_policy *policy = choose_policy();
@@ -138,96 +50,122 @@ int _astro_sched_select(void)
 			     "(STARPU_PLUGIN_VERBOSE=1 shows where they are looked for)");
 		return -ENODEV;
 	}
-	_astro_rt.policy = policy;
-	_astro_rt.policy_data = NULL;
-	collection_setup();
-	struct _astro_foreign_call pc;
-	if (policy->init_sched) {
-		policy_call_enter(&pc, policy, "init_sched", (void *)policy->init_sched);
-		policy->init_sched(0);
-		_astro_foreign_leave_fn(&pc);
-	}
-	if (policy->add_workers && _astro_rt.nworkers) {
-		int ids[STARPU_NMAXWORKERS];
-		for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-			ids[i] = (int)i;
-		policy_call_enter(&pc, policy, "add_workers", (void *)policy->add_workers);
-		policy->add_workers(0, ids, _astro_rt.nworkers);
-		_astro_foreign_leave_fn(&pc);
-	}
-	_astro_verbose("scheduling policy: %s", policy->policy_name);
+	_astro_ctx_global_setup(policy);
 	return 0;
 }
 
 void _astro_sched_deinit(void)
 {
-	struct starpu_sched_policy *policy = _astro_rt.policy;
-	if (!policy)
-		return;
-	struct _astro_foreign_call pc;
-	if (policy->remove_workers && _astro_rt.nworkers) {
-		int ids[STARPU_NMAXWORKERS];
-		for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-			ids[i] = (int)i;
-		policy_call_enter(&pc, policy, "remove_workers", (void *)policy->remove_workers);
-		policy->remove_workers(0, ids, _astro_rt.nworkers);
-		_astro_foreign_leave_fn(&pc);
-	}
-	if (policy->deinit_sched) {
-		policy_call_enter(&pc, policy, "deinit_sched", (void *)policy->deinit_sched);
-		policy->deinit_sched(0);
-		_astro_foreign_leave_fn(&pc);
-	}
-	_astro_rt.collection.deinit(&_astro_rt.collection);
-	_astro_rt.policy = NULL;
+	_astro_ctxs_teardown();
 }
 
 /* ---------------------------------------------------------- push / pop */
 
+/* The policy of c refused task (ret): a task is never lost, it goes to a worker of c that can run it. */
+static int push_refused(struct _astro_sched_ctx *c, struct starpu_task *task, int ret)
+{
+	const char *name = starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)";
+	for (unsigned i = 0; i < c->collection.nworkers; i++) {
+		int w = c->collection.workerids[i];
+		if (_astro_worker_impl_for(w, task) >= 0) {
+			_astro_warn("policy '%s' refused task '%s' (%s): it runs on worker %d instead",
+				    c->policy->policy_name, name, strerror(-ret), w);
+			return starpu_push_local_task(w, task, 1);
+		}
+	}
+	_astro_error("policy '%s' refused task '%s' and no worker of its scheduling context can run it", c->policy->policy_name, name);
+	return ret;
+}
+
+/* Contexts other than the global one: their policy is called under their lock (see sched_ctx.c). */
+static int __attribute__((noinline)) ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task)
+{
+	pthread_rwlock_rdlock(&c->lock);
+	int ret = c->policy->push_task(task);
+	if (ret)
+		ret = push_refused(c, task, ret);
+	pthread_rwlock_unlock(&c->lock);
+	return ret;
+}
+
 int _astro_sched_push(struct starpu_task *task)
 {
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
 	task->status = STARPU_TASK_READY;
 	if (task->execute_on_a_specific_worker) {
+		c = &_astro_rt.ctxs[task->sched_ctx];
 		/* Pinned tasks go straight to the worker's local queue, whatever the policy. */
-		if (_astro_rt.policy->push_task_notify)
-			_astro_rt.policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, 0);
+		if (c->policy->push_task_notify)
+			c->policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, task->sched_ctx);
 		return starpu_push_local_task((int)task->workerid, task, 1);
 	}
 	/* Observed before the push: once queued, a worker may run and free the task. */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
-	int ret = _astro_rt.policy->push_task(task);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		return ctx_push(&_astro_rt.ctxs[task->sched_ctx], task);
+	int ret = c->policy->push_task(task);
 	if (ret == 0)
 		return 0;
-	/* The policy refused it: a task is never lost, it goes to a worker that can run it. */
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		if (_astro_worker_impl_for((int)w, task) >= 0) {
-			_astro_warn("policy '%s' refused task '%s' (%s): it runs on worker %u instead",
-				    _astro_rt.policy->policy_name, starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)",
-				    strerror(-ret), w);
-			return starpu_push_local_task((int)w, task, 1);
+	return push_refused(c, task, ret);
+}
+
+/* A worker that belongs to other contexts than the global one (mask) takes
+ * them in turn, from the one after the context it served last. */
+static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worker *w, uint32_t mask)
+{
+	for (unsigned i = 1; i <= STARPU_NMAX_SCHED_CTXS; i++) {
+		unsigned id = (w->ctx_turn + i) % STARPU_NMAX_SCHED_CTXS;
+		struct starpu_task *task = NULL;
+		if (id == 0) {
+			task = _astro_rt.ctxs[0].policy->pop_task(0);
+		} else if (mask & (1u << id)) {
+			struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+			pthread_rwlock_rdlock(&c->lock);
+			/* Still a member: membership changes under the write lock. */
+			if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
+				task = c->policy->pop_task(id);
+			pthread_rwlock_unlock(&c->lock);
 		}
-	_astro_error("policy '%s' refused task '%s' and no worker can run it", _astro_rt.policy->policy_name,
-		     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-	return ret;
+		if (task) {
+			w->ctx_turn = id;
+			return task;
+		}
+	}
+	return NULL;
+}
+
+/* The worker's own queue: its parts in parallel tasks first, then the tasks pushed to it alone. */
+static struct starpu_task *__attribute__((noinline)) pop_local(struct _astro_worker *w)
+{
+	struct starpu_task *task;
+	pthread_mutex_lock(&w->local_lock);
+	while (STARPU_UNLIKELY(w->parallel_head != NULL)) {
+		/* A part in a parallel task comes first (see parallel.c): rank 0 gets the task, the others ran theirs. */
+		task = _astro_parallel_take(w);
+		if (task)
+			return task;
+		pthread_mutex_lock(&w->local_lock);
+	}
+	/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
+	for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
+		if (!task->workerorder || task->workerorder == w->orders_done + 1)
+			break;
+	if (task) {
+		starpu_task_list_erase(&w->local_tasks, task);
+		if (task->workerorder)
+			w->orders_done++;
+		__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&w->local_lock);
+	return task;
 }
 
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 {
 	struct starpu_task *task = NULL;
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
-		pthread_mutex_lock(&w->local_lock);
-		/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
-		for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
-			if (!task->workerorder || task->workerorder == w->orders_done + 1)
-				break;
-		if (task) {
-			starpu_task_list_erase(&w->local_tasks, task);
-			if (task->workerorder)
-				w->orders_done++;
-			__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
-		}
-		pthread_mutex_unlock(&w->local_lock);
+		task = pop_local(w);
 		if (task)
 			return task;
 	}
@@ -236,7 +174,11 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 	/* An idle worker polling again is not reported at each empty poll: only the pop that finds work ends its search. */
 	if (!again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
-	task = _astro_rt.policy->pop_task(0);
+	uint32_t mask = __atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED);
+	if (STARPU_LIKELY(!mask))
+		task = _astro_rt.ctxs[0].policy->pop_task(0);
+	else
+		task = ctx_pop(w, mask);
 	if (task || !again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
 	return task;
@@ -245,7 +187,10 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 {
 	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers) {
-		_astro_error("starpu_push_local_task: invalid worker id %d (%u workers)", workerid, _astro_rt.nworkers);
+		if (_astro_is_combined_worker(workerid))
+			return _astro_parallel_push(workerid, task);
+		_astro_error("starpu_push_local_task: invalid worker id %d (%u workers, %u combined workers)", workerid,
+			     _astro_rt.nworkers, starpu_combined_worker_get_count());
 		return -EINVAL;
 	}
 	struct _astro_worker *w = _astro_rt.workers[workerid];
@@ -269,8 +214,17 @@ int starpu_push_task_end(struct starpu_task *task)
 
 void starpu_do_schedule(void)
 {
-	if (_astro_rt.policy && _astro_rt.policy->do_schedule)
-		_astro_rt.policy->do_schedule(0);
+	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++) {
+		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE || !c->policy->do_schedule)
+			continue;
+		if (id)
+			pthread_rwlock_rdlock(&c->lock);
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE)
+			c->policy->do_schedule(id);
+		if (id)
+			pthread_rwlock_unlock(&c->lock);
+	}
 }
 
 /* --------------------------------------------------------- can execute */
@@ -281,7 +235,8 @@ int _astro_worker_impl_for(int workerid, struct starpu_task *task)
 	struct starpu_codelet *cl = task->cl;
 	if (!_astro_task_where(task, w->driver))
 		return -1;
-	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid)
+	/* A task given to a combined worker runs on its members (the kernel gives it to them only). */
+	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid && task->workerid < _astro_rt.nworkers)
 		return -1;
 	for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++) {
 		if (!w->driver->has_impl(cl, nimpl))
@@ -291,6 +246,12 @@ int _astro_worker_impl_for(int workerid, struct starpu_task *task)
 		return (int)nimpl;
 	}
 	return -1;
+}
+
+/* A pinned task may run on workerid only when pinned there, or to a combined worker (it runs on its members). */
+static bool __attribute__((noinline, cold)) pinned_elsewhere(const struct starpu_task *task, unsigned workerid)
+{
+	return task->workerid != workerid && task->workerid < _astro_rt.nworkers;
 }
 
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
@@ -304,7 +265,7 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 		return 0;
 	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
 		return 0;
-	if (task->execute_on_a_specific_worker && task->workerid != workerid)
+	if (STARPU_UNLIKELY(task->execute_on_a_specific_worker) && pinned_elsewhere(task, workerid))
 		return 0;
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
 }
@@ -331,121 +292,6 @@ int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_t
 	return 0;
 }
 
-int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
-{
-	return starpu_worker_can_execute_task(workerid, task, nimpl);
-}
-
-/* ----------------------------------------------------- context helpers */
-
-static bool valid_ctx(unsigned ctx, const char *fn)
-{
-	if (ctx == 0 || ctx == STARPU_NMAX_SCHED_CTXS)
-		return true;
-	_astro_error("%s: scheduling context %u does not exist: only the global context 0 exists here", fn, ctx);
-	return false;
-}
-
-void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
-{
-	return valid_ctx(sched_ctx_id, __func__) ? _astro_rt.policy_data : NULL;
-}
-
-void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
-{
-	if (valid_ctx(sched_ctx_id, __func__))
-		_astro_rt.policy_data = policy_data;
-}
-
-struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id)
-{
-	return valid_ctx(sched_ctx_id, __func__) ? &_astro_rt.collection : NULL;
-}
-
-struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)
-{
-	return valid_ctx(sched_ctx_id, __func__) ? _astro_rt.policy : NULL;
-}
-
-struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id)
-{
-	return starpu_sched_ctx_get_sched_policy(sched_ctx_id);
-}
-
-struct starpu_sched_policy *starpu_sched_get_sched_policy(void)
-{
-	return _astro_rt.policy;
-}
-
-const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id)
-{
-	struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(sched_ctx_id);
-	return p ? p->policy_name : NULL;
-}
-
-unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)
-{
-	return valid_ctx(sched_ctx_id, __func__) ? _astro_rt.nworkers : 0;
-}
-
-unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids)
-{
-	unsigned n = starpu_sched_ctx_get_nworkers(sched_ctx_id);
-	*workerids = malloc((n ? n : 1) * sizeof(int));
-	for (unsigned i = 0; i < n; i++)
-		(*workerids)[i] = (int)i;
-	return n;
-}
-
-unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
-{
-	*workerids = _astro_rt.collection.workerids;
-	return starpu_sched_ctx_get_nworkers(sched_ctx_id);
-}
-
-unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
-{
-	return sched_ctx_id == 0 && workerid >= 0 && (unsigned)workerid < _astro_rt.nworkers;
-}
-
-unsigned starpu_sched_ctx_get_context(void)
-{
-	return 0;
-}
-
-void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
-{
-	if (sched_ctx_id)
-		valid_ctx(*sched_ctx_id, __func__);
-}
-
-int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id) { (void)sched_ctx_id; return _astro_rt.min_prio; }
-int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id) { (void)sched_ctx_id; return _astro_rt.max_prio; }
-int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id) { (void)sched_ctx_id; return _astro_rt.min_prio_set; }
-int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id) { (void)sched_ctx_id; return _astro_rt.max_prio_set; }
-
-int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
-{
-	if (!valid_ctx(sched_ctx_id, __func__))
-		return -EINVAL;
-	_astro_rt.min_prio = min_prio;
-	_astro_rt.min_prio_set = true;
-	return 0;
-}
-
-int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
-{
-	if (!valid_ctx(sched_ctx_id, __func__))
-		return -EINVAL;
-	_astro_rt.max_prio = max_prio;
-	_astro_rt.max_prio_set = true;
-	return 0;
-}
-
-int starpu_sched_get_min_priority(void) { return _astro_rt.min_prio; }
-int starpu_sched_get_max_priority(void) { return _astro_rt.max_prio; }
-int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(0, min_prio); }
-int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(0, max_prio); }
 
 int starpu_get_prefetch_flag(void)
 {

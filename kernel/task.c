@@ -371,6 +371,8 @@ static void task_delete(struct starpu_task *task);
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
+	/* Read before the callback, which may move the task to another context for its next submission. */
+	unsigned ctx = task ? task->sched_ctx : 0;
 	if (STARPU_UNLIKELY(job->watched))
 		_astro_watchdog_untrack(job);
 	_astro_data_release_accesses(job);
@@ -414,6 +416,8 @@ static void job_finish(struct _astro_job *job)
 		/* The new submission owns the job (it may even be running): only this instance's counts are left. */
 		__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
 		_astro_task_completed_count();
+		if (STARPU_UNLIKELY(ctx != 0))
+			_astro_ctx_task_done(ctx);
 		return;
 	}
 
@@ -426,6 +430,8 @@ static void job_finish(struct _astro_job *job)
 		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
 			count_down(2); /* this instance, and the submission */
+			if (STARPU_UNLIKELY(ctx != 0))
+				_astro_ctx_task_done(ctx);
 			return;
 		}
 		count_down(2); /* the refused resubmission's counts */
@@ -443,6 +449,8 @@ static void job_finish(struct _astro_job *job)
 		__atomic_store_n(&job->done, JOB_DONE, __ATOMIC_RELEASE);
 	}
 	_astro_task_completed_count();
+	if (STARPU_UNLIKELY(ctx != 0))
+		_astro_ctx_task_done(ctx);
 }
 
 /* ------------------------------------------------------------ submission */
@@ -483,6 +491,15 @@ static int check_runnable(struct starpu_task *task)
 {
 	const char *name = starpu_task_get_name(task);
 	if (task->execute_on_a_specific_worker) {
+		if (task->workerid >= _astro_rt.nworkers && _astro_is_combined_worker((int)task->workerid)) {
+			if (!starpu_combined_worker_can_execute_task(task->workerid, task, 0)) {
+				_astro_error("task '%s' asks for combined worker %u, which cannot run it: its codelet must be STARPU_SPMD or "
+					     "STARPU_FORKJOIN with max_parallelism at least the combined worker's size, and run on its workers",
+					     name ? name : "(unnamed)", task->workerid);
+				return -ENODEV;
+			}
+			return 0;
+		}
 		if (task->workerid >= _astro_rt.nworkers) {
 			_astro_error("task '%s' asks for worker %u but there are only %u workers: fix task->workerid",
 				     name ? name : "(unnamed)", task->workerid, _astro_rt.nworkers);
@@ -584,12 +601,24 @@ static int task_validate(struct starpu_task *task)
 /* Called counted in nsubmitted (submit_enter); the caller gives the count back when this refuses. */
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job)
 {
-	/* First, so that a tag another task still holds refuses the submission before anything changed. */
+	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
+		task->sched_ctx = _astro_ctx_current;
+	/* First, so that a context or a tag that cannot take the task refuses it before anything changed. */
+	struct starpu_sched_policy *policy = _astro_rt.ctxs[0].policy;
+	if (STARPU_UNLIKELY(task->sched_ctx != 0)) {
+		int ret = _astro_ctx_task_submitted(task->sched_ctx, task);
+		if (ret)
+			return ret;
+		policy = _astro_rt.ctxs[task->sched_ctx].policy;
+	}
 	job->tag = NULL;
 	if (task->use_tag) {
 		int ret = _astro_tag_attach_job(job, task->tag_id);
-		if (ret)
+		if (ret) {
+			if (task->sched_ctx != 0)
+				_astro_ctx_task_done(task->sched_ctx);
 			return ret;
+		}
 	}
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_watchdog_tracking, __ATOMIC_RELAXED)))
 		_astro_watchdog_track(job);
@@ -603,10 +632,8 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
-	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
-		task->sched_ctx = 0;
-	if (_astro_rt.policy->submit_hook)
-		_astro_rt.policy->submit_hook(task);
+	if (policy->submit_hook)
+		policy->submit_hook(task);
 	if (job->ngroups)
 		groups_claim(job);
 	_astro_data_submit_accesses(job, task);
@@ -660,11 +687,12 @@ int starpu_task_submit(struct starpu_task *task)
 
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id)
 {
-	if (sched_ctx_id != 0 && sched_ctx_id != STARPU_NMAX_SCHED_CTXS) {
-		_astro_error("starpu_task_submit_to_ctx: scheduling context %u does not exist: only the global context 0 exists here", sched_ctx_id);
+	if (!task) {
+		_astro_error("starpu_task_submit_to_ctx: NULL task");
 		return -EINVAL;
 	}
-	task->sched_ctx = 0;
+	/* The context is checked at submission (_astro_ctx_task_submitted). */
+	task->sched_ctx = sched_ctx_id;
 	return starpu_task_submit(task);
 }
 
@@ -772,12 +800,6 @@ static int wait_for_all(const char *call)
 int starpu_task_wait_for_all(void)
 {
 	return wait_for_all("starpu_task_wait_for_all");
-}
-
-int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
-{
-	(void)sched_ctx_id;
-	return wait_for_all("starpu_task_wait_for_all_in_ctx");
 }
 
 int starpu_task_wait_for_no_ready(void)

@@ -200,7 +200,7 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	if (nimpl < 0) {
 		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
 		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
-			     _astro_rt.policy->policy_name, starpu_task_get_name(task), w->name);
+			     _astro_rt.ctxs[task->sched_ctx].policy->policy_name, starpu_task_get_name(task), w->name);
 		_astro_sched_push(task);
 		return;
 	}
@@ -209,8 +209,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	task->status = STARPU_TASK_RUNNING;
 	__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED); /* the watchdog reads it */
 	_astro_current_task = task;
-	if (_astro_rt.policy->pre_exec_hook)
-		_astro_rt.policy->pre_exec_hook(task, task->sched_ctx);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_exec_hook(task, false);
+	else if (_astro_rt.ctxs[0].policy->pre_exec_hook)
+		_astro_rt.ctxs[0].policy->pre_exec_hook(task, 0);
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
@@ -219,7 +221,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
-	w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	if (STARPU_UNLIKELY(w->parallel != NULL))
+		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
+	else
+		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 
@@ -229,8 +234,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	if (_astro_rt.codelet_profiling)
 		_astro_codelet_count(w, task->cl);
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
-	if (_astro_rt.policy->post_exec_hook)
-		_astro_rt.policy->post_exec_hook(task, task->sched_ctx);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_exec_hook(task, true);
+	else if (_astro_rt.ctxs[0].policy->post_exec_hook)
+		_astro_rt.ctxs[0].policy->post_exec_hook(task, 0);
 	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);
@@ -579,7 +586,6 @@ unsigned starpu_hip_worker_get_count(void) { return _astro_rt.nworkers_by_arch[S
 unsigned starpu_max_fpga_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MAX_FPGA_WORKER]; }
 unsigned starpu_mpi_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_MPI_MS_WORKER]; }
 unsigned starpu_tcpip_ms_worker_get_count(void) { return _astro_rt.nworkers_by_arch[STARPU_TCPIP_MS_WORKER]; }
-unsigned starpu_combined_worker_get_count(void) { return 0; }
 
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type)
 {
@@ -602,9 +608,6 @@ unsigned starpu_worker_get_id_check(void)
 	return (unsigned)id;
 }
 
-int starpu_combined_worker_get_id(void) { return starpu_worker_get_id(); }
-int starpu_combined_worker_get_size(void) { return 1; }
-int starpu_combined_worker_get_rank(void) { return 0; }
 
 unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize)
 {
@@ -723,13 +726,6 @@ void starpu_worker_display_all(FILE *output)
 	for (unsigned t = 0; t < STARPU_NARCH; t++)
 		if (arch_names[t] && _astro_rt.nworkers_by_arch[t])
 			starpu_worker_display_names(output, (enum starpu_worker_archtype)t);
-}
-
-unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
-{
-	*sched_ctx = malloc(sizeof(unsigned));
-	(*sched_ctx)[0] = 0;
-	return valid_worker(worker) ? 1 : 0;
 }
 
 unsigned starpu_worker_is_blocked_in_parallel(int workerid) { (void)workerid; return 0; }

@@ -188,7 +188,7 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 		c->max_cap = cap;
 	else
 		c->min_cap = cap;
-	const char *running = _astro_rt.policy ? _astro_rt.policy->policy_name : NULL;
+	const char *running = _astro_rt.ctxs[0].policy ? _astro_rt.ctxs[0].policy->policy_name : NULL;
 	bool applies = running && strcmp(running, policy) == 0;
 	if (applies) {
 		__atomic_store_n(&_astro_rt.prio_cap_max, c->max_cap, __ATOMIC_RELAXED);
@@ -227,8 +227,8 @@ void _astro_knobs_init(void)
 	pthread_mutex_lock(&caps_lock);
 	if (!caps)
 		caps = g_ptr_array_new_with_free_func(policy_caps_free);
-	default_max_cap = _astro_rt.max_prio;
-	default_min_cap = _astro_rt.min_prio;
+	default_max_cap = _astro_rt.ctxs[0].max_prio;
+	default_min_cap = _astro_rt.ctxs[0].min_prio;
 	_astro_rt.prio_cap_max = default_max_cap;
 	_astro_rt.prio_cap_min = default_min_cap;
 	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);

@@ -197,7 +197,7 @@ struct dm_sched
 	struct dm_worker w[STARPU_NMAXWORKERS];
 };
 
-/* The running instance, for the counters' updaters. */
+/* The global context's instance, for the counters' updaters. */
 static struct dm_sched *dm_active;
 
 static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
@@ -220,8 +220,8 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 			starpu_sched_ctx_set_min_priority(sched_ctx_id, INT_MIN);
 		if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
 			starpu_sched_ctx_set_max_priority(sched_ctx_id, INT_MAX);
-		min_priority = starpu_sched_get_min_priority();
-		max_priority = starpu_sched_get_max_priority();
+		min_priority = starpu_sched_ctx_get_min_priority(sched_ctx_id);
+		max_priority = starpu_sched_ctx_get_max_priority(sched_ctx_id);
 	}
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
@@ -235,7 +235,8 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	}
 	astro_sched_workers_init(&dm->workers);
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, dm);
-	__atomic_store_n(&dm_active, dm, __ATOMIC_RELEASE);
+	if (sched_ctx_id == STARPU_GLOBAL_SCHED_CTX)
+		__atomic_store_n(&dm_active, dm, __ATOMIC_RELEASE);
 }
 
 #define DM_INIT(ident, variant) \
@@ -252,7 +253,8 @@ static void dm_deinit(unsigned sched_ctx_id)
 	struct dm_sched *dm = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 	unsigned left = 0;
 
-	__atomic_store_n(&dm_active, NULL, __ATOMIC_RELEASE);
+	if (sched_ctx_id == STARPU_GLOBAL_SCHED_CTX)
+		__atomic_store_n(&dm_active, NULL, __ATOMIC_RELEASE);
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
 		left += astro_sched_queue_ntasks(&dm->w[i].queue);

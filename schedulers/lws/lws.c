@@ -10,7 +10,7 @@ static struct astro_sched_counters lws_counters;
 
 static void lws_init_sched(unsigned sched_ctx_id)
 {
-	astro_sched_local_init(sched_ctx_id, "lws", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_local_init(sched_ctx_id, "lws", starpu_sched_ctx_get_min_priority(sched_ctx_id), starpu_sched_ctx_get_max_priority(sched_ctx_id));
 }
 
 static struct starpu_task *lws_steal(struct astro_sched_local *local, int thief)

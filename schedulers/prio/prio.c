@@ -7,7 +7,7 @@
 
 static void prio_init_sched(unsigned sched_ctx_id)
 {
-	astro_sched_central_init(sched_ctx_id, "prio", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_central_init(sched_ctx_id, "prio", starpu_sched_ctx_get_min_priority(sched_ctx_id), starpu_sched_ctx_get_max_priority(sched_ctx_id));
 }
 
 static struct starpu_sched_policy prio_policy =

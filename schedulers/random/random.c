@@ -66,7 +66,7 @@ static int random_pick_worker(struct astro_sched_workers *ws, struct starpu_task
 
 static void random_init_sched(unsigned sched_ctx_id)
 {
-	astro_sched_local_init(sched_ctx_id, "random", starpu_sched_get_min_priority(), starpu_sched_get_max_priority());
+	astro_sched_local_init(sched_ctx_id, "random", starpu_sched_ctx_get_min_priority(sched_ctx_id), starpu_sched_ctx_get_max_priority(sched_ctx_id));
 }
 
 static int random_push_task(struct starpu_task *task)

@@ -1,0 +1,322 @@
+/*
+ * Parallel tasks: combined workers (sets of CPU workers that run one task
+ * together) and the execution of STARPU_SPMD and STARPU_FORKJOIN codelets on
+ * them. A task given to a combined worker (starpu_push_local_task() or
+ * task->workerid naming it) becomes one participation per member, queued
+ * before anything else each member has; the first member (rank 0) runs the
+ * task's whole life (data, hooks, termination), the others join it: in SPMD
+ * every member calls the implementation with its rank, in fork-join the
+ * others only hold their core while rank 0 runs it.
+ *
+ * The participations of one task are queued on all its members at once,
+ * under one lock, so every worker meets them in the same order: a member
+ * waiting for the others of a task never waits for one stuck in a later task.
+ */
+#include "kernel.h"
+
+struct _astro_parallel;
+
+/* One member's part in a parallel execution (an entry of its worker's list). */
+struct _astro_participation
+{
+	struct _astro_parallel *p;
+	int rank;
+	struct _astro_participation *next;
+};
+
+struct _astro_parallel
+{
+	struct starpu_task *task;
+	int combined;                        /* its combined worker id */
+	int size;
+	int arrived;                         /* futex word: members (rank > 0) ready */
+	int go;                              /* futex word: rank 0 has the data, they may start */
+	int finished;                        /* futex word: members (rank > 0) done */
+	int refs;                            /* atomic: who still touches it */
+	void **buffers;
+	unsigned nimpl;
+	struct _astro_participation parts[];
+};
+
+struct _astro_combined
+{
+	int size;
+	int ids[STARPU_MAXCPUS];
+};
+
+/* Combined workers, numbered after the workers; only added to while the runtime runs. */
+static struct _astro_combined combined[STARPU_NMAX_COMBINEDWORKERS];
+static unsigned ncombined;                   /* atomic */
+static pthread_mutex_t combined_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Queues the participations of one task on all its members at once (see above). */
+static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The participation the calling worker runs, NULL outside a parallel task. */
+static _ASTRO_TLS struct _astro_participation *current_part;
+
+static const struct _astro_combined *combined_get(int id)
+{
+	int index = id - (int)_astro_rt.nworkers;
+	if (index < 0 || (unsigned)index >= __atomic_load_n(&ncombined, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &combined[index];
+}
+
+bool _astro_is_combined_worker(int id)
+{
+	return combined_get(id) != NULL;
+}
+
+/* ----------------------------------------------------- combined workers */
+
+/* Adds one; under combined_lock. Returns its id, or a negative errno said naming fn. */
+static int combined_add(int n, const int *ids, const char *fn)
+{
+	if (n < 1 || n > STARPU_MAXCPUS || !ids) {
+		_astro_error("%s: %d workers: a combined worker has 1 to %d CPU workers", fn, n, STARPU_MAXCPUS);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (ids[i] < 0 || (unsigned)ids[i] >= _astro_rt.nworkers || _astro_rt.workers[ids[i]]->arch != STARPU_CPU_WORKER) {
+			_astro_error("%s: worker %d is not a CPU worker: combined workers are made of CPU workers (0 to %u here)",
+				     fn, ids[i], _astro_rt.nworkers - 1);
+			return -EINVAL;
+		}
+		for (int j = 0; j < i; j++)
+			if (ids[j] == ids[i]) {
+				_astro_error("%s: worker %d is given twice: give each worker once", fn, ids[i]);
+				return -EINVAL;
+			}
+	}
+	unsigned count = __atomic_load_n(&ncombined, __ATOMIC_RELAXED);
+	for (unsigned c = 0; c < count; c++)
+		if (combined[c].size == n && memcmp(combined[c].ids, ids, (size_t)n * sizeof(int)) == 0)
+			return (int)(_astro_rt.nworkers + c); /* the same one exists */
+	if (count == STARPU_NMAX_COMBINEDWORKERS) {
+		_astro_error("%s: all %d combined workers are in use", fn, STARPU_NMAX_COMBINEDWORKERS);
+		return -ENOMEM;
+	}
+	combined[count].size = n;
+	memcpy(combined[count].ids, ids, (size_t)n * sizeof(int));
+	__atomic_store_n(&ncombined, count + 1, __ATOMIC_RELEASE);
+	return (int)(_astro_rt.nworkers + count);
+}
+
+int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[])
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_combined_worker_assign_workerid: the runtime is not running: call starpu_init() first");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&combined_lock);
+	int id = combined_add(nworkers, workerid_array, __func__);
+	pthread_mutex_unlock(&combined_lock);
+	return id;
+}
+
+int starpu_combined_worker_get_description(int workerid, int *worker_size, int **combined_workerid)
+{
+	const struct _astro_combined *c = combined_get(workerid);
+	if (!c) {
+		_astro_error("starpu_combined_worker_get_description: %d is no combined worker: their ids go from "
+			     "starpu_worker_get_count() to that plus starpu_combined_worker_get_count() - 1", workerid);
+		return -EINVAL;
+	}
+	if (worker_size)
+		*worker_size = c->size;
+	if (combined_workerid)
+		*combined_workerid = (int *)c->ids;
+	return 0;
+}
+
+unsigned starpu_combined_worker_get_count(void)
+{
+	return __atomic_load_n(&ncombined, __ATOMIC_ACQUIRE);
+}
+
+/* The CPU workers in groups of 2, 4, 8... (aligned, in id order), and all of them. */
+void starpu_sched_find_all_worker_combinations(void)
+{
+	int cpus[STARPU_MAXCPUS];
+	int n = 0;
+	for (unsigned w = 0; w < _astro_rt.nworkers && n < STARPU_MAXCPUS; w++)
+		if (_astro_rt.workers[w]->arch == STARPU_CPU_WORKER)
+			cpus[n++] = (int)w;
+	pthread_mutex_lock(&combined_lock);
+	for (int size = 2; size < n; size *= 2)
+		for (int first = 0; first + size <= n; first += size)
+			if (combined_add(size, cpus + first, __func__) < 0)
+				goto out;
+	if (n >= 2)
+		combined_add(n, cpus, __func__);
+out:
+	pthread_mutex_unlock(&combined_lock);
+}
+
+void _astro_combined_workers_reset(void)
+{
+	__atomic_store_n(&ncombined, 0, __ATOMIC_RELEASE);
+}
+
+int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	if (workerid < _astro_rt.nworkers)
+		return starpu_worker_can_execute_task(workerid, task, nimpl);
+	const struct _astro_combined *c = combined_get((int)workerid);
+	if (!c || !task || !task->cl)
+		return 0;
+	/* A sequential codelet runs on one worker; a parallel one on at most max_parallelism. */
+	if (c->size > 1 && (task->cl->type == STARPU_SEQ || (task->cl->max_parallelism > 0 && c->size > task->cl->max_parallelism)))
+		return 0;
+	for (int i = 0; i < c->size; i++)
+		if (!starpu_worker_can_execute_task((unsigned)c->ids[i], task, nimpl))
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------ execution */
+
+static void parallel_unref(struct _astro_parallel *p)
+{
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(p);
+}
+
+/* Waits until *word reaches at least target (futex, after a short spin). */
+static void wait_at_least(int *word, int target)
+{
+	unsigned round = 0;
+	int v;
+	while ((v = __atomic_load_n(word, __ATOMIC_ACQUIRE)) < target) {
+		if (round < 64)
+			_astro_relax(round++);
+		else
+			_astro_futex_wait(word, v);
+	}
+}
+
+static void bump(int *word)
+{
+	__atomic_add_fetch(word, 1, __ATOMIC_ACQ_REL);
+	_astro_futex_wake_all(word);
+}
+
+int _astro_parallel_push(int combined_id, struct starpu_task *task)
+{
+	const struct _astro_combined *c = combined_get(combined_id);
+	if (!task->cl || task->cl->type == STARPU_SEQ) {
+		if (c->size > 1) {
+			_astro_error("task '%s' is given to combined worker %d but its codelet is sequential: set cl->type to STARPU_SPMD or "
+				     "STARPU_FORKJOIN", starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", combined_id);
+			return -EINVAL;
+		}
+	}
+	struct _astro_parallel *p = calloc(1, sizeof(*p) + (size_t)c->size * sizeof(p->parts[0]));
+	if (!p) {
+		_astro_error("out of memory for a parallel task");
+		return -ENOMEM;
+	}
+	p->task = task;
+	p->combined = combined_id;
+	p->size = c->size;
+	p->refs = c->size;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_of(task)->id);
+	pthread_mutex_lock(&launch_lock);
+	for (int r = 0; r < c->size; r++) {
+		struct _astro_worker *w = _astro_rt.workers[c->ids[r]];
+		struct _astro_participation *part = &p->parts[r];
+		part->p = p;
+		part->rank = r;
+		pthread_mutex_lock(&w->local_lock);
+		if (w->parallel_tail)
+			w->parallel_tail->next = part;
+		else
+			w->parallel_head = part;
+		w->parallel_tail = part;
+		__atomic_add_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&w->local_lock);
+	}
+	pthread_mutex_unlock(&launch_lock);
+	for (int r = 0; r < c->size; r++)
+		_astro_worker_wake(_astro_rt.workers[c->ids[r]]);
+	return 0;
+}
+
+/* A member's part (rank > 0), run by its worker from its queue. */
+static void member_run(struct _astro_worker *w, struct _astro_participation *part)
+{
+	struct _astro_parallel *p = part->p;
+	struct starpu_task *task = p->task;
+	bool spmd = task->cl->type == STARPU_SPMD;
+	/* Read before arriving: once all arrived, rank 0 may run and end the task. */
+	bump(&p->arrived);
+	wait_at_least(&p->go, 1);
+	if (spmd) {
+		__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED);
+		current_part = part;
+		w->driver->execute(w->id, task, p->buffers, p->nimpl);
+		current_part = NULL;
+		__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
+	}
+	/* Fork-join: the core stays held until rank 0 returns. */
+	bump(&p->finished);
+	if (!spmd)
+		wait_at_least(&p->go, 2);
+	parallel_unref(p);
+}
+
+/* In _astro_sched_pop, under w->local_lock with a participation queued: rank
+ * 0 gets the task back (to run as usual, see _astro_parallel_execute);
+ * another rank runs its part here and gets NULL. */
+struct starpu_task *_astro_parallel_take(struct _astro_worker *w)
+{
+	struct _astro_participation *part = w->parallel_head;
+	w->parallel_head = part->next;
+	if (!w->parallel_head)
+		w->parallel_tail = NULL;
+	__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&w->local_lock);
+	if (part->rank == 0) {
+		w->parallel = part;
+		return part->p->task;
+	}
+	member_run(w, part);
+	return NULL;
+}
+
+/* Rank 0's execution of a parallel task, where a sequential task is executed. */
+void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	struct _astro_participation *part = w->parallel;
+	struct _astro_parallel *p = part->p;
+	w->parallel = NULL;
+	p->buffers = buffers;
+	p->nimpl = nimpl;
+	wait_at_least(&p->arrived, p->size - 1);
+	bump(&p->go);
+	current_part = part;
+	w->driver->execute(w->id, task, buffers, nimpl);
+	current_part = NULL;
+	if (task->cl->type == STARPU_SPMD) {
+		wait_at_least(&p->finished, p->size - 1);
+	} else {
+		wait_at_least(&p->finished, p->size - 1);
+		bump(&p->go); /* the fork-join members may go */
+	}
+	parallel_unref(p);
+}
+
+int starpu_combined_worker_get_id(void)
+{
+	return current_part ? current_part->p->combined : starpu_worker_get_id();
+}
+
+int starpu_combined_worker_get_size(void)
+{
+	return current_part ? current_part->p->size : 1;
+}
+
+int starpu_combined_worker_get_rank(void)
+{
+	return current_part ? current_part->rank : 0;
+}

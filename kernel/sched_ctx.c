@@ -1,0 +1,942 @@
+/*
+ * Scheduling contexts (starpu_sched_ctx.h): sets of workers, each running its
+ * own instance of a policy. Context 0, the global one, is set up at init with
+ * the runtime's policy and every worker, and keeps them to the end: its push
+ * and pop stay lock-free (sched.c). The others are created, changed and
+ * deleted here, under ctxs_lock; their push, pop and execution hooks hold
+ * their lock for reading, so a change of their workers (write) never meets a
+ * policy call in flight.
+ */
+#include "kernel.h"
+#include <stdarg.h>
+
+_ASTRO_TLS unsigned _astro_ctx_current;
+
+/* Serialises creations, deletions and worker changes. */
+static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------- the collection */
+
+static unsigned list_has_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+{
+	return (unsigned)it->cursor < workers->nworkers;
+}
+
+static int list_get_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+{
+	return workers->workerids[it->cursor++];
+}
+
+static int list_add(struct starpu_worker_collection *workers, int worker)
+{
+	if (workers->present[worker])
+		return -1;
+	workers->present[worker] = 1;
+	workers->is_unblocked[worker] = 1;
+	workers->workerids[workers->nworkers++] = worker;
+	return worker;
+}
+
+static int list_remove(struct starpu_worker_collection *workers, int worker)
+{
+	if (!workers->present[worker])
+		return -1;
+	unsigned j = 0;
+	for (unsigned i = 0; i < workers->nworkers; i++)
+		if (workers->workerids[i] != worker)
+			workers->workerids[j++] = workers->workerids[i];
+	workers->nworkers = j;
+	workers->present[worker] = 0;
+	return worker;
+}
+
+static void list_init(struct starpu_worker_collection *workers)
+{
+	workers->workerids = calloc(STARPU_NMAXWORKERS, sizeof(int));
+	workers->nworkers = 0;
+	memset(workers->present, 0, sizeof(workers->present));
+}
+
+static void list_deinit(struct starpu_worker_collection *workers)
+{
+	free(workers->workerids);
+	workers->workerids = NULL;
+	workers->nworkers = 0;
+}
+
+static void list_init_iterator(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+{
+	(void)workers;
+	it->cursor = 0;
+	it->possibly_parallel = -1;
+}
+
+static void list_init_iterator_for_parallel_tasks(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it, struct starpu_task *task)
+{
+	(void)task;
+	list_init_iterator(workers, it);
+}
+
+static void collection_setup(struct starpu_worker_collection *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = STARPU_WORKER_LIST;
+	c->has_next = list_has_next;
+	c->get_next = list_get_next;
+	c->add = list_add;
+	c->remove = list_remove;
+	c->init = list_init;
+	c->deinit = list_deinit;
+	c->init_iterator = list_init_iterator;
+	c->init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks;
+	c->init(c);
+}
+
+/* ---------------------------------------------------------- look-ups */
+
+#define ctx_fix "create it with starpu_sched_ctx_create() (contexts 0 to " G_STRINGIFY(STARPU_NMAX_SCHED_CTXS) " - 1)"
+
+/* The context id names, or NULL said in one line naming fn. STARPU_NMAX_SCHED_CTXS
+ * (an unset task->sched_ctx) stands for the global context. */
+static struct _astro_sched_ctx *ctx_get(unsigned id, const char *fn)
+{
+	if (id == STARPU_NMAX_SCHED_CTXS)
+		id = 0;
+	if (id < STARPU_NMAX_SCHED_CTXS && __atomic_load_n(&_astro_rt.ctxs[id].state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_FREE)
+		return &_astro_rt.ctxs[id];
+	_astro_error("%s: scheduling context %u does not exist (deleted or never created): %s", fn, id, ctx_fix);
+	return NULL;
+}
+
+static unsigned ctx_id(const struct _astro_sched_ctx *c)
+{
+	return (unsigned)(c - _astro_rt.ctxs);
+}
+
+/* One of the policy's hooks outside the task path, recorded so that a crash there names the policy. */
+static void policy_call_enter(struct _astro_foreign_call *call, const struct starpu_sched_policy *policy, const char *hook, void *fn)
+{
+	_astro_foreign_enter_fn(call, fn, hook, "the policy crashed; fix it or choose another one with STARPU_SCHED",
+				"scheduling policy %s's %s", policy->policy_name, hook);
+}
+
+static void policy_init(struct _astro_sched_ctx *c)
+{
+	struct _astro_foreign_call pc;
+	if (c->policy->init_sched) {
+		policy_call_enter(&pc, c->policy, "init_sched", (void *)c->policy->init_sched);
+		c->policy->init_sched(ctx_id(c));
+		_astro_foreign_leave_fn(&pc);
+	}
+	if (c->policy_init)
+		c->policy_init(ctx_id(c));
+}
+
+static void policy_add_workers(struct _astro_sched_ctx *c, int *ids, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		c->collection.add(&c->collection, ids[i]);
+	if (c->policy->add_workers && n) {
+		struct _astro_foreign_call pc;
+		policy_call_enter(&pc, c->policy, "add_workers", (void *)c->policy->add_workers);
+		c->policy->add_workers(ctx_id(c), ids, n);
+		_astro_foreign_leave_fn(&pc);
+	}
+}
+
+static void policy_remove_workers(struct _astro_sched_ctx *c, int *ids, unsigned n)
+{
+	if (c->policy->remove_workers && n) {
+		struct _astro_foreign_call pc;
+		policy_call_enter(&pc, c->policy, "remove_workers", (void *)c->policy->remove_workers);
+		c->policy->remove_workers(ctx_id(c), ids, n);
+		_astro_foreign_leave_fn(&pc);
+	}
+	for (unsigned i = 0; i < n; i++)
+		c->collection.remove(&c->collection, ids[i]);
+}
+
+static void policy_deinit(struct _astro_sched_ctx *c)
+{
+	if (c->policy->deinit_sched) {
+		struct _astro_foreign_call pc;
+		policy_call_enter(&pc, c->policy, "deinit_sched", (void *)c->policy->deinit_sched);
+		c->policy->deinit_sched(ctx_id(c));
+		_astro_foreign_leave_fn(&pc);
+	}
+	c->collection.deinit(&c->collection);
+}
+
+/* ------------------------------------------------ the global context */
+
+void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
+{
+	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
+		/* Locks live as long as the runtime: a worker may still take one of a context it just left. */
+		pthread_rwlockattr_t attr;
+		pthread_rwlockattr_init(&attr);
+		/* Workers poll their contexts all the time: a change of workers must not wait behind them forever. */
+		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&_astro_rt.ctxs[i].lock, &attr);
+		pthread_rwlockattr_destroy(&attr);
+		pthread_mutex_init(&_astro_rt.ctxs[i].wait_lock, NULL);
+		pthread_cond_init(&_astro_rt.ctxs[i].wait_cond, NULL);
+		_astro_rt.ctxs[i].state = _ASTRO_CTX_FREE;
+	}
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
+	c->policy = policy;
+	c->policy_data = NULL;
+	c->policy_init = _astro_rt.conf.sched_policy_callback;
+	c->inheritor = STARPU_NMAX_SCHED_CTXS;
+	collection_setup(&c->collection);
+	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_RELEASE);
+	policy_init(c);
+	int ids[STARPU_NMAXWORKERS];
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		ids[i] = (int)i;
+	policy_add_workers(c, ids, _astro_rt.nworkers);
+	_astro_verbose("scheduling policy: %s", policy->policy_name);
+}
+
+static void ctx_teardown(struct _astro_sched_ctx *c)
+{
+	int *ids = c->collection.workerids;
+	unsigned n = c->collection.nworkers;
+	int copy[STARPU_NMAXWORKERS];
+	memcpy(copy, ids, n * sizeof(int));
+	for (unsigned i = 0; i < n; i++)
+		__atomic_and_fetch(&_astro_rt.workers[copy[i]]->ctx_mask, ~(1u << ctx_id(c)), __ATOMIC_RELAXED);
+	policy_remove_workers(c, copy, n);
+	policy_deinit(c);
+	free(c->name);
+	c->name = NULL;
+	c->policy = NULL;
+	c->policy_data = NULL;
+	__atomic_store_n(&c->state, _ASTRO_CTX_FREE, __ATOMIC_RELEASE);
+}
+
+/* At shutdown, once the workers stopped: every context goes, the global one last. */
+void _astro_ctxs_teardown(void)
+{
+	if (!_astro_rt.ctxs[0].policy)
+		return;
+	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
+		if (_astro_rt.ctxs[i].state != _ASTRO_CTX_FREE)
+			ctx_teardown(&_astro_rt.ctxs[i]);
+		pthread_rwlock_destroy(&_astro_rt.ctxs[i].lock);
+		pthread_mutex_destroy(&_astro_rt.ctxs[i].wait_lock);
+		pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
+	}
+	ctx_teardown(&_astro_rt.ctxs[0]);
+	_astro_ctx_current = 0;
+}
+
+/* --------------------------------------------------------- the tasks */
+
+int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
+{
+	const char *name = starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)";
+	if (id >= STARPU_NMAX_SCHED_CTXS) {
+		_astro_error("starpu_task_submit: task '%s' names scheduling context %u, which does not exist: %s", name, id, ctx_fix);
+		return -EINVAL;
+	}
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	/* Counted before the state is read (both seq_cst): a deletion either waits for it or is seen. */
+	__atomic_add_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
+	int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
+	if (state == _ASTRO_CTX_LIVE) {
+		/* Its workers change under its lock. */
+		pthread_rwlock_rdlock(&c->lock);
+		unsigned nworkers = c->collection.nworkers;
+		pthread_rwlock_unlock(&c->lock);
+		if (nworkers > 0)
+			return 0;
+	}
+	_astro_ctx_task_done(id);
+	if (state == _ASTRO_CTX_LIVE)
+		_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which has no worker: "
+			     "add workers to it first (starpu_sched_ctx_add_workers)", name, id);
+	else
+		_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which %s: %s", name, id,
+			     state == _ASTRO_CTX_DELETING ? "is being deleted" : "does not exist", ctx_fix);
+	return state == _ASTRO_CTX_LIVE ? -ENODEV : -EINVAL;
+}
+
+void _astro_ctx_task_done(unsigned id)
+{
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	if (__atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST) == 0) {
+		pthread_mutex_lock(&c->wait_lock);
+		pthread_cond_broadcast(&c->wait_cond);
+		pthread_mutex_unlock(&c->wait_lock);
+	}
+}
+
+static void ctx_wait_tasks(struct _astro_sched_ctx *c)
+{
+	pthread_mutex_lock(&c->wait_lock);
+	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0)
+		pthread_cond_wait(&c->wait_cond, &c->wait_lock);
+	pthread_mutex_unlock(&c->wait_lock);
+}
+
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return -EINVAL;
+	int ret = _astro_forbid_blocking("starpu_task_wait_for_all_in_ctx", NULL);
+	if (ret)
+		return ret;
+	starpu_do_schedule();
+	/* The global context's tasks are not counted apart (the task path stays as it was): all of them. */
+	if (c == &_astro_rt.ctxs[0])
+		_astro_task_wait_for_n(0);
+	else
+		ctx_wait_tasks(c);
+	return 0;
+}
+
+void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
+{
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
+	pthread_rwlock_rdlock(&c->lock);
+	if (post && c->policy->post_exec_hook)
+		c->policy->post_exec_hook(task, task->sched_ctx);
+	else if (!post && c->policy->pre_exec_hook)
+		c->policy->pre_exec_hook(task, task->sched_ctx);
+	pthread_rwlock_unlock(&c->lock);
+}
+
+/* -------------------------------------------------------- the workers */
+
+/* Checks the workers a call names: 0, or -EINVAL said naming fn. */
+static int check_workers(const int *ids, int n, const char *fn)
+{
+	if (n < 0 || (n > 0 && !ids) || n > STARPU_NMAXWORKERS) {
+		_astro_error("%s: %d workers%s: give an array of worker ids and its length (at most %d)", fn, n,
+			     ids ? "" : " and no array", STARPU_NMAXWORKERS);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0 || (unsigned)ids[i] >= _astro_rt.nworkers) {
+			_astro_error("%s: worker id %d does not exist: ids go from 0 to %u (starpu_worker_get_count() - 1)",
+				     fn, ids[i], _astro_rt.nworkers - 1);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Adds to c those of ids it lacks; under ctxs_lock. */
+static void ctx_add_workers(struct _astro_sched_ctx *c, const int *ids, unsigned n)
+{
+	int added[STARPU_NMAXWORKERS];
+	unsigned nadded = 0;
+	unsigned id = ctx_id(c);
+	pthread_rwlock_wrlock(&c->lock);
+	for (unsigned i = 0; i < n; i++) {
+		bool dup = c->collection.present[ids[i]];
+		for (unsigned j = 0; j < nadded && !dup; j++)
+			dup = added[j] == ids[i];
+		if (!dup)
+			added[nadded++] = ids[i];
+	}
+	policy_add_workers(c, added, nadded);
+	for (unsigned i = 0; i < nadded; i++)
+		__atomic_or_fetch(&_astro_rt.workers[added[i]]->ctx_mask, 1u << id, __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&c->lock);
+	/* They look at their new context's tasks at once. */
+	for (unsigned i = 0; i < nadded; i++)
+		_astro_worker_wake(_astro_rt.workers[added[i]]);
+}
+
+/* Removes ids from c, under ctxs_lock. What the policy queued for them is
+ * taken out as each of them would pop it, and pushed again to the workers
+ * that stay: no task is lost. 0, or -EBUSY said when that would leave the
+ * context without workers while tasks of it are pending. */
+static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsigned n, const char *fn)
+{
+	int removed[STARPU_NMAXWORKERS];
+	unsigned nremoved = 0;
+	unsigned id = ctx_id(c);
+	pthread_rwlock_wrlock(&c->lock);
+	for (unsigned i = 0; i < n; i++) {
+		bool dup = !c->collection.present[ids[i]];
+		for (unsigned j = 0; j < nremoved && !dup; j++)
+			dup = removed[j] == ids[i];
+		if (!dup)
+			removed[nremoved++] = ids[i];
+	}
+	if (nremoved && nremoved == c->collection.nworkers && __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0) {
+		pthread_rwlock_unlock(&c->lock);
+		_astro_error("%s: removing these workers would leave scheduling context %u ('%s') without workers while %ld of its tasks "
+			     "are pending: wait for them first (starpu_task_wait_for_all_in_ctx) or keep a worker", fn, id,
+			     c->name ? c->name : "", __atomic_load_n(&c->ntasks, __ATOMIC_RELAXED));
+		return -EBUSY;
+	}
+	struct starpu_task_list drained;
+	starpu_task_list_init(&drained);
+	struct _astro_worker *self = _astro_self;
+	for (unsigned i = 0; i < nremoved; i++) {
+		/* Pops as that worker: the policy hands over what it queued for it (the write lock keeps the worker out). */
+		_astro_self = _astro_rt.workers[removed[i]];
+		struct starpu_task *task;
+		while ((task = c->policy->pop_task(id)))
+			starpu_task_list_push_back(&drained, task);
+	}
+	_astro_self = self;
+	for (unsigned i = 0; i < nremoved; i++)
+		__atomic_and_fetch(&_astro_rt.workers[removed[i]]->ctx_mask, ~(1u << id), __ATOMIC_RELAXED);
+	policy_remove_workers(c, removed, nremoved);
+	while (!starpu_task_list_empty(&drained)) {
+		struct starpu_task *task = starpu_task_list_pop_front(&drained);
+		if (c->policy->push_task(task) != 0) {
+			/* The policy has no room for it among the workers left: the first one that can run it takes it. */
+			int w = -1;
+			for (unsigned i = 0; i < c->collection.nworkers && w < 0; i++)
+				if (_astro_worker_impl_for(c->collection.workerids[i], task) >= 0)
+					w = c->collection.workerids[i];
+			if (w < 0)
+				w = removed[0];
+			starpu_push_local_task(w, task, 1);
+		}
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return 0;
+}
+
+/* The context for a change named by fn: a live one other than the global one. */
+static struct _astro_sched_ctx *ctx_changeable(unsigned id, const char *fn)
+{
+	if (id == 0 || id == STARPU_NMAX_SCHED_CTXS) {
+		_astro_error("%s: the global scheduling context keeps every worker: create a context with the workers you want "
+			     "(starpu_sched_ctx_create) and change that one", fn);
+		return NULL;
+	}
+	struct _astro_sched_ctx *c = ctx_get(id, fn);
+	if (c && __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE) {
+		_astro_error("%s: scheduling context %u is being deleted", fn, id);
+		return NULL;
+	}
+	return c;
+}
+
+void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id)
+{
+	pthread_mutex_lock(&ctxs_lock);
+	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
+	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0)
+		ctx_add_workers(c, workerids_ctx, nworkers_ctx);
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id)
+{
+	pthread_mutex_lock(&ctxs_lock);
+	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
+	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0)
+		ctx_remove_workers(c, workerids_ctx, nworkers_ctx, __func__);
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+/* ------------------------------------------------- creation, deletion */
+
+struct ctx_options
+{
+	struct starpu_sched_policy *policy;
+	int min_prio, max_prio;
+	bool min_prio_set, max_prio_set;
+	unsigned hierarchy_level;
+	void *user_data;
+	void (*policy_init)(unsigned);
+};
+
+/* Reads the variadic options of starpu_sched_ctx_create(): 0, or -EINVAL said. */
+static int read_options(va_list ap, struct ctx_options *o)
+{
+	int arg;
+	while ((arg = va_arg(ap, int)) != 0) {
+		switch (arg) {
+		case STARPU_SCHED_CTX_POLICY_NAME: {
+			const char *name = va_arg(ap, const char *);
+			if (!name || !*name) {
+				o->policy = NULL; /* the default: the global context's */
+				break;
+			}
+			o->policy = _astro_policy_lookup(name);
+			if (!o->policy) {
+				_astro_error("starpu_sched_ctx_create: scheduling policy '%s' was not found: STARPU_SCHED=help lists them", name);
+				return -EINVAL;
+			}
+			break;
+		}
+		case STARPU_SCHED_CTX_POLICY_STRUCT:
+			o->policy = va_arg(ap, struct starpu_sched_policy *);
+			if (!o->policy || _astro_policy_check(o->policy, "STARPU_SCHED_CTX_POLICY_STRUCT") != 0) {
+				if (!o->policy)
+					_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_POLICY_STRUCT is NULL: give a policy");
+				return -EINVAL;
+			}
+			break;
+		case STARPU_SCHED_CTX_POLICY_MIN_PRIO:
+			o->min_prio = va_arg(ap, int);
+			o->min_prio_set = true;
+			break;
+		case STARPU_SCHED_CTX_POLICY_MAX_PRIO:
+			o->max_prio = va_arg(ap, int);
+			o->max_prio_set = true;
+			break;
+		case STARPU_SCHED_CTX_HIERARCHY_LEVEL:
+			o->hierarchy_level = va_arg(ap, unsigned);
+			break;
+		case STARPU_SCHED_CTX_POLICY_INIT:
+			o->policy_init = va_arg(ap, void (*)(unsigned));
+			break;
+		case STARPU_SCHED_CTX_USER_DATA:
+			o->user_data = va_arg(ap, void *);
+			break;
+		case STARPU_SCHED_CTX_NESTED:
+			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_NESTED is not supported here (contexts are not nested): "
+				     "create the inner context on the workers it needs instead");
+			return -EINVAL;
+		case STARPU_SCHED_CTX_AWAKE_WORKERS:
+			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_AWAKE_WORKERS is not supported here (it belongs to nested contexts): drop it");
+			return -EINVAL;
+		case STARPU_SCHED_CTX_CUDA_NSMS:
+			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_CUDA_NSMS is not supported here (no partition of a GPU's multiprocessors): drop it");
+			return -EINVAL;
+		case STARPU_SCHED_CTX_SUB_CTXS:
+			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS is not supported here (contexts are not nested): drop it");
+			return -EINVAL;
+		default:
+			_astro_error("starpu_sched_ctx_create: unknown option %d (0x%x): the options are the STARPU_SCHED_CTX_* constants, "
+				     "each followed by its value, and the list ends with 0", arg, (unsigned)arg);
+			return -EINVAL;
+		}
+	}
+	if (o->min_prio_set && o->max_prio_set && o->min_prio > o->max_prio) {
+		_astro_error("starpu_sched_ctx_create: minimum priority %d exceeds maximum priority %d: give min <= max", o->min_prio, o->max_prio);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_options *o)
+{
+	int all[STARPU_NMAXWORKERS];
+	if (!ids || n == -1) {
+		/* StarPU's convention: no list means every worker. */
+		n = (int)_astro_rt.nworkers;
+		for (int i = 0; i < n; i++)
+			all[i] = i;
+		ids = all;
+	}
+	if (!_astro_running()) {
+		_astro_error("starpu_sched_ctx_create: the runtime is not running: call starpu_init() first");
+		return STARPU_NMAX_SCHED_CTXS;
+	}
+	if (check_workers(ids, n, "starpu_sched_ctx_create") != 0)
+		return STARPU_NMAX_SCHED_CTXS;
+	pthread_mutex_lock(&ctxs_lock);
+	unsigned id = 1;
+	while (id < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[id].state != _ASTRO_CTX_FREE)
+		id++;
+	if (id == STARPU_NMAX_SCHED_CTXS) {
+		pthread_mutex_unlock(&ctxs_lock);
+		_astro_error("starpu_sched_ctx_create: all %d scheduling contexts are in use: delete one first (starpu_sched_ctx_delete)",
+			     STARPU_NMAX_SCHED_CTXS);
+		return STARPU_NMAX_SCHED_CTXS;
+	}
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	const struct _astro_sched_ctx *global = &_astro_rt.ctxs[0];
+	c->policy = o->policy ? o->policy : global->policy;
+	c->policy_data = NULL;
+	c->min_prio = o->min_prio_set ? o->min_prio : global->min_prio;
+	c->max_prio = o->max_prio_set ? o->max_prio : global->max_prio;
+	c->min_prio_set = o->min_prio_set;
+	c->max_prio_set = o->max_prio_set;
+	c->name = strdup(name ? name : "");
+	c->ntasks = 0;
+	c->inheritor = STARPU_NMAX_SCHED_CTXS;
+	c->finished_submit = false;
+	c->hierarchy_level = o->hierarchy_level;
+	c->user_data = o->user_data;
+	c->policy_init = o->policy_init;
+	collection_setup(&c->collection);
+	__atomic_store_n(&c->state, _ASTRO_CTX_CREATING, __ATOMIC_RELEASE);
+	policy_init(c);
+	ctx_add_workers(c, ids, (unsigned)n);
+	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&ctxs_lock);
+	_astro_verbose("scheduling context %u '%s': policy %s, %d workers", id, c->name, c->policy->policy_name, n);
+	return id;
+}
+
+unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const char *sched_ctx_name, ...)
+{
+	struct ctx_options o = { 0 };
+	va_list ap;
+	va_start(ap, sched_ctx_name);
+	int ret = read_options(ap, &o);
+	va_end(ap);
+	if (ret)
+		return STARPU_NMAX_SCHED_CTXS;
+	return ctx_create(workerids_ctx, nworkers_ctx, sched_ctx_name, &o);
+}
+
+unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name, int min_ncpus, int max_ncpus,
+						 int min_ngpus, int max_ngpus, unsigned allow_overlap)
+{
+	if (min_ncpus < 0 || max_ncpus < min_ncpus || min_ngpus < 0 || max_ngpus < min_ngpus) {
+		_astro_error("starpu_sched_ctx_create_inside_interval: bad intervals [%d, %d] CPUs, [%d, %d] GPUs: give 0 <= min <= max",
+			     min_ncpus, max_ncpus, min_ngpus, max_ngpus);
+		return STARPU_NMAX_SCHED_CTXS;
+	}
+	/* The most workers each interval allows, from the first ones of each kind. */
+	int ids[STARPU_NMAXWORKERS];
+	int n = 0, ncpus = 0, ngpus = 0;
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
+		enum starpu_worker_archtype arch = _astro_rt.workers[w]->arch;
+		/* Without overlap: none already in a context besides the global one. */
+		if (!allow_overlap && __atomic_load_n(&_astro_rt.workers[w]->ctx_mask, __ATOMIC_RELAXED))
+			continue;
+		if (arch == STARPU_CPU_WORKER && ncpus < max_ncpus) {
+			ids[n++] = (int)w;
+			ncpus++;
+		} else if (arch != STARPU_CPU_WORKER && ngpus < max_ngpus) {
+			ids[n++] = (int)w;
+			ngpus++;
+		}
+	}
+	if (ncpus < min_ncpus || ngpus < min_ngpus) {
+		_astro_error("starpu_sched_ctx_create_inside_interval: at least %d CPU and %d GPU workers are asked for, %d and %d exist: "
+			     "lower the minimums", min_ncpus, min_ngpus, ncpus, ngpus);
+		return STARPU_NMAX_SCHED_CTXS;
+	}
+	struct ctx_options o = { 0 };
+	if (policy_name && *policy_name && !(o.policy = _astro_policy_lookup(policy_name))) {
+		_astro_error("starpu_sched_ctx_create_inside_interval: scheduling policy '%s' was not found: STARPU_SCHED=help lists them", policy_name);
+		return STARPU_NMAX_SCHED_CTXS;
+	}
+	return ctx_create(ids, n, sched_ctx_name, &o);
+}
+
+void starpu_sched_ctx_delete(unsigned sched_ctx_id)
+{
+	if (_astro_forbid_blocking("starpu_sched_ctx_delete", "delete it from the application thread") != 0)
+		return;
+	pthread_mutex_lock(&ctxs_lock);
+	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
+	if (!c) {
+		pthread_mutex_unlock(&ctxs_lock);
+		return;
+	}
+	/* Refuses new tasks (seq_cst, against _astro_ctx_task_submitted), then lets its own end. */
+	__atomic_store_n(&c->state, _ASTRO_CTX_DELETING, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&ctxs_lock);
+	ctx_wait_tasks(c);
+	pthread_mutex_lock(&ctxs_lock);
+	int ids[STARPU_NMAXWORKERS];
+	unsigned n = c->collection.nworkers;
+	memcpy(ids, c->collection.workerids, n * sizeof(int));
+	unsigned inheritor = c->inheritor;
+	pthread_rwlock_wrlock(&c->lock);
+	ctx_teardown(c);
+	pthread_rwlock_unlock(&c->lock);
+	if (inheritor < STARPU_NMAX_SCHED_CTXS && inheritor != 0 && _astro_rt.ctxs[inheritor].state == _ASTRO_CTX_LIVE)
+		ctx_add_workers(&_astro_rt.ctxs[inheritor], ids, n);
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
+{
+	pthread_mutex_lock(&ctxs_lock);
+	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
+	if (c && inheritor == sched_ctx_id)
+		_astro_error("%s: context %u cannot inherit its own workers: name another context", __func__, inheritor);
+	else if (c && (inheritor == STARPU_NMAX_SCHED_CTXS || ctx_get(inheritor, __func__)))
+		c->inheritor = inheritor;
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->inheritor : STARPU_NMAX_SCHED_CTXS;
+}
+
+unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->hierarchy_level : 0;
+}
+
+/* Tasks are counted per context from their submission, so the workers move to
+ * the inheritor when the context is deleted, once its tasks ended: finishing
+ * the submissions only records that no more come. */
+void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (c)
+		c->finished_submit = true;
+}
+
+/* ------------------------------------------------------ the thread's */
+
+void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
+{
+	if (!sched_ctx_id) {
+		_astro_error("starpu_sched_ctx_set_context: NULL pointer: pass the address of a context id");
+		return;
+	}
+	if (*sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
+		_astro_ctx_current = 0;
+		return;
+	}
+	if (ctx_get(*sched_ctx_id, __func__))
+		_astro_ctx_current = *sched_ctx_id;
+}
+
+unsigned starpu_sched_ctx_get_context(void)
+{
+	return _astro_ctx_current;
+}
+
+/* ------------------------------------------------------------ queries */
+
+void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
+{
+	/* On the task path of every policy: the global context first, which lives as long as the workers. */
+	if (STARPU_LIKELY(sched_ctx_id == 0))
+		return _astro_rt.ctxs[0].policy_data;
+	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
+			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
+		return _astro_rt.ctxs[sched_ctx_id].policy_data;
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->policy_data : NULL;
+}
+
+void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (c)
+		c->policy_data = policy_data;
+}
+
+void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->user_data : NULL;
+}
+
+void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (c)
+		c->user_data = user_data;
+}
+
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->policy_init : NULL;
+}
+
+struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? &c->collection : NULL;
+}
+
+struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type)
+{
+	(void)type; /* the kernel keeps a list for every context; a tree orders the same workers */
+	return starpu_sched_ctx_get_worker_collection(sched_ctx_id);
+}
+
+void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id)
+{
+	/* The kernel's: freed with the context. */
+	(void)ctx_get(sched_ctx_id, __func__);
+}
+
+struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->policy : NULL;
+}
+
+struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id)
+{
+	return starpu_sched_ctx_get_sched_policy(sched_ctx_id);
+}
+
+struct starpu_sched_policy *starpu_sched_get_sched_policy(void)
+{
+	return _astro_rt.ctxs[0].policy;
+}
+
+const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id)
+{
+	struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(sched_ctx_id);
+	return p ? p->policy_name : NULL;
+}
+
+const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return NULL;
+	return ctx_id(c) == 0 ? "global" : c->name;
+}
+
+unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->collection.nworkers : 0;
+}
+
+unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	unsigned n = 0;
+	*workerids = malloc(STARPU_NMAXWORKERS * sizeof(int));
+	if (!c)
+		return 0;
+	/* No lock: policies call it from their hooks, which run under the context's changes. */
+	n = c->collection.nworkers;
+	memcpy(*workerids, c->collection.workerids, n * sizeof(int));
+	return n;
+}
+
+unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	*workerids = c ? c->collection.workerids : NULL;
+	return c ? c->collection.nworkers : 0;
+}
+
+unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
+{
+	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
+		sched_ctx_id = 0;
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
+		return 0;
+	if (sched_ctx_id == 0)
+		return _astro_rt.ctxs[0].state != _ASTRO_CTX_FREE;
+	return (__atomic_load_n(&_astro_rt.workers[workerid]->ctx_mask, __ATOMIC_RELAXED) >> sched_ctx_id) & 1;
+}
+
+unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return 0;
+	for (unsigned i = 0; i < c->collection.nworkers; i++)
+		if (_astro_rt.workers[c->collection.workerids[i]]->arch == arch)
+			return 1;
+	return 0;
+}
+
+unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2)
+{
+	unsigned n = 0;
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
+		n += starpu_sched_ctx_contains_worker((int)w, sched_ctx_id) && starpu_sched_ctx_contains_worker((int)w, sched_ctx_id2);
+	return n;
+}
+
+unsigned starpu_sched_ctx_worker_get_id(unsigned sched_ctx_id)
+{
+	int w = _astro_worker_id();
+	return w >= 0 && starpu_sched_ctx_contains_worker(w, sched_ctx_id) ? (unsigned)w : (unsigned)-1;
+}
+
+unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
+		return 0;
+	/* Every worker is in the global context: any other one overlaps it. */
+	return __atomic_load_n(&_astro_rt.workers[workerid]->ctx_mask, __ATOMIC_RELAXED) != 0;
+}
+
+unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task)
+{
+	return task && task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : _astro_ctx_current;
+}
+
+void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c || !f)
+		return;
+	fprintf(f, "[sched_ctx %u]: %u worker%s\n", ctx_id(c), c->collection.nworkers, c->collection.nworkers == 1 ? "" : "s");
+	for (unsigned i = 0; i < c->collection.nworkers; i++)
+		fprintf(f, "\t%s\n", _astro_rt.workers[c->collection.workerids[i]]->name);
+}
+
+unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
+{
+	*sched_ctx = malloc(STARPU_NMAX_SCHED_CTXS * sizeof(unsigned));
+	if (worker < 0 || (unsigned)worker >= _astro_rt.nworkers)
+		return 0;
+	unsigned n = 0;
+	(*sched_ctx)[n++] = 0;
+	uint32_t mask = __atomic_load_n(&_astro_rt.workers[worker]->ctx_mask, __ATOMIC_RELAXED);
+	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++)
+		if (mask & (1u << i))
+			(*sched_ctx)[n++] = i;
+	return n;
+}
+
+/* ---------------------------------------------------------- priorities */
+
+int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->min_prio : 0;
+}
+
+int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->max_prio : 0;
+}
+
+int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->min_prio_set : 0;
+}
+
+int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	return c ? c->max_prio_set : 0;
+}
+
+int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return -EINVAL;
+	c->min_prio = min_prio;
+	c->min_prio_set = true;
+	return 0;
+}
+
+int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
+{
+	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return -EINVAL;
+	c->max_prio = max_prio;
+	c->max_prio_set = true;
+	return 0;
+}
+
+/* The calling thread's context, as StarPU's. */
+int starpu_sched_get_min_priority(void) { return _astro_rt.ctxs[_astro_ctx_current].min_prio; }
+int starpu_sched_get_max_priority(void) { return _astro_rt.ctxs[_astro_ctx_current].max_prio; }
+int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(_astro_ctx_current, min_prio); }
+int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(_astro_ctx_current, max_prio); }
