@@ -1,4 +1,5 @@
-/* Astrolabe: a task-based runtime speaking the StarPU 1.4 C API. */
+/** @file
+ * Astrolabe: a task-based runtime speaking the StarPU 1.4 C API. */
 #ifndef __STARPU_H__
 #define __STARPU_H__
 
@@ -126,8 +127,11 @@ int starpu_is_paused(void);
 void starpu_get_version(int *major, int *minor, int *release);
 /** Prints the topology the runtime found. */
 void starpu_topology_print(FILE *output);
+/** Returns 1 when starpu_conf.disable_asynchronous_copy asked for synchronous copies only. */
 int starpu_asynchronous_copy_disabled(void);
+/** Returns 1 when starpu_conf.disable_asynchronous_cuda_copy asked for synchronous CUDA copies. */
 int starpu_asynchronous_cuda_copy_disabled(void);
+/** Prints the bus and worker profiling summaries (as STARPU_BUS_STATS and STARPU_WORKER_STATS do at shutdown). */
 void starpu_display_stats(void);
 
 #ifdef __cplusplus

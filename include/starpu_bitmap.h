@@ -1,4 +1,5 @@
-/* Sets of small non-negative integers (worker ids), as in StarPU's starpu_bitmap.h. */
+/** @file
+ * Sets of small non-negative integers (worker ids), as in StarPU's starpu_bitmap.h. */
 #ifndef __STARPU_BITMAP_H__
 #define __STARPU_BITMAP_H__
 

@@ -1,4 +1,4 @@
-/*
+/** @file
  * The theoretical lower bound on execution time (StarPU 1.4's starpu_bound.h).
  *
  * The tasks submitted between starpu_bound_start() and starpu_bound_stop() are

@@ -1,4 +1,4 @@
-/*
+/** @file
  * cuBLAS on the CUDA workers, as StarPU. In every build: without CUDA
  * worker (no toolkit, no device, STARPU_NCUDA=0) these do nothing.
  */

@@ -1,4 +1,4 @@
-/*
+/** @file
  * The calling CUDA worker's cuBLAS handle. Available when Astrolabe was
  * built with the CUDA toolkit (STARPU_USE_CUDA), unless the program defines
  * STARPU_DONT_INCLUDE_CUDA_HEADERS.

@@ -1,4 +1,4 @@
-/*
+/** @file
  * The CUDA helpers of the StarPU API that name CUDA types: the calling
  * worker's stream, and the error reports. Available when Astrolabe was built
  * with the CUDA toolkit (STARPU_USE_CUDA), unless the program defines

@@ -1,4 +1,4 @@
-/*
+/** @file
  * cuSOLVER on the CUDA workers, as StarPU. starpu_cusolver_init() and
  * _shutdown() are in every build and do nothing without CUDA worker; the
  * handle getters need the toolkit (STARPU_USE_CUDA).

@@ -1,4 +1,5 @@
-/* Data handles of the StarPU API: registration, access modes, acquire/release. */
+/** @file
+ * Data handles of the StarPU API: registration, access modes, acquire/release. */
 #ifndef __STARPU_DATA_H__
 #define __STARPU_DATA_H__
 
@@ -80,6 +81,7 @@ int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mod
 int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
 /** Asynchronous acquire: callback(arg) is called once the data is accessible. */
 int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg);
+/** As starpu_data_acquire_cb(), with the data made valid on node. */
 int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg);
 /** As starpu_data_acquire_cb(), honouring sequential consistency only when sequential_consistency is set. */
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg, int sequential_consistency);
@@ -87,24 +89,31 @@ int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, e
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
 /** Releases a handle acquired by the application. */
 void starpu_data_release(starpu_data_handle_t handle);
+/** Releases a handle acquired with starpu_data_acquire_on_node() on node. */
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
 
 /** Turns implicit (sequential-consistency) dependencies on or off for handle. */
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);
+/** The sequential-consistency flag of handle. */
 unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle);
 /** Default sequential-consistency flag for handles registered afterwards. */
 void starpu_data_set_default_sequential_consistency_flag(unsigned flag);
+/** The default sequential-consistency flag given to new handles. */
 unsigned starpu_data_get_default_sequential_consistency_flag(void);
 
 /** Sets the functions used by STARPU_REDUX accesses. */
 void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl);
 /** Gives the handle a name shown in traces. */
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
+/** Records the position of handle in the application's grid (dims[0..dimensions-1]), shown in traces. */
 void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
+/** As starpu_data_set_coordinates_array(), with the coordinates given as int arguments. */
 void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...);
 /** Copies at most dimensions coordinates set by starpu_data_set_coordinates*() into dims; returns how many. */
 unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[]);
+/** Attaches an application pointer to handle. */
 void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data);
+/** The pointer attached with starpu_data_set_user_data(), NULL if none. */
 void *starpu_data_get_user_data(starpu_data_handle_t handle);
 /** Sets where the data is written back (node) after each modification; unsupported nodes are refused. */
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
@@ -117,6 +126,7 @@ void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
 /** Size of the data in bytes. */
 size_t starpu_data_get_size(starpu_data_handle_t handle);
+/** Bytes allocated for a copy of handle (the interface's allocation size, else its data size); 0 for NULL. */
 size_t starpu_data_get_alloc_size(starpu_data_handle_t handle);
 /** Footprint (hash of the sizes) of the data. */
 uint32_t starpu_data_get_footprint(starpu_data_handle_t handle);
@@ -127,9 +137,13 @@ int starpu_data_get_home_node(starpu_data_handle_t handle);
 
 /** Prefetch (no-op while data lives in main RAM only). */
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** Brings a valid copy of handle to node (as a read acquisition), waiting unless async is set. */
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** As starpu_data_fetch_on_node(), for a prefetch meant to use idle bus time. */
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** An eviction hint; accepted and ignored here (this runtime's eviction does not use it). */
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
+/** Returns 0; the buffer on node is allocated when a copy first goes there. */
 int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
 
 /** Number of memory nodes. */

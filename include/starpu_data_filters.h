@@ -1,4 +1,5 @@
-/* Data partitioning of the StarPU API: filters that cut a handle into children handles. */
+/** @file
+ * Data partitioning of the StarPU API: filters that cut a handle into children handles. */
 #ifndef __STARPU_DATA_FILTERS_H__
 #define __STARPU_DATA_FILTERS_H__
 
@@ -237,14 +238,23 @@ void starpu_ndim_filter_1d_pick_variable(void *father_interface, void *child_int
 void starpu_ndim_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
 /** Child interfaces of the ndim filters that change the interface. */
 struct starpu_data_interface_ops *starpu_ndim_filter_pick_tensor_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the ndim filters that pick blocks: the block interface. */
 struct starpu_data_interface_ops *starpu_ndim_filter_pick_block_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the ndim filters that pick matrices: the matrix interface. */
 struct starpu_data_interface_ops *starpu_ndim_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the ndim filters that pick vectors: the vector interface. */
 struct starpu_data_interface_ops *starpu_ndim_filter_pick_vector_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the ndim filters that pick variables: the variable interface. */
 struct starpu_data_interface_ops *starpu_ndim_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the filter that views a 4-dimensional ndim as a tensor. */
 struct starpu_data_interface_ops *starpu_ndim_filter_to_tensor_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the filter that views a 3-dimensional ndim as a block. */
 struct starpu_data_interface_ops *starpu_ndim_filter_to_block_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the filter that views a 2-dimensional ndim as a matrix. */
 struct starpu_data_interface_ops *starpu_ndim_filter_to_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the filter that views a 1-dimensional ndim as a vector. */
 struct starpu_data_interface_ops *starpu_ndim_filter_to_vector_child_ops(struct starpu_data_filter *f, unsigned child);
+/** get_child_ops of the filter that views a 0-dimensional ndim as a variable. */
 struct starpu_data_interface_ops *starpu_ndim_filter_to_variable_child_ops(struct starpu_data_filter *f, unsigned child);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Data interfaces of the StarPU API: variable, vector, matrix, and the ops a new interface provides. */
+/** @file
+ * Data interfaces of the StarPU API: variable, vector, matrix, and the ops a new interface provides. */
 #ifndef __STARPU_DATA_INTERFACES_H__
 #define __STARPU_DATA_INTERFACES_H__
 
@@ -184,8 +185,11 @@ struct starpu_variable_interface
 extern struct starpu_data_interface_ops starpu_interface_variable_ops;
 /** Registers the element at ptr (elemsize bytes) on home_node. A NULL ptr with home_node -1 lets the runtime allocate it. */
 void starpu_variable_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, size_t size);
+/** Sets the buffer of a variable handle on node (ptr, dev_handle, offset). */
 void starpu_variable_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset);
+/** Size in bytes of a variable handle's element. */
 size_t starpu_variable_get_elemsize(starpu_data_handle_t handle);
+/** Address of a variable handle's element on the calling worker's node. */
 uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle);
 
 #define STARPU_VARIABLE_GET_PTR(interface) (((struct starpu_variable_interface *)(interface))->ptr)
@@ -211,11 +215,17 @@ struct starpu_vector_interface
 extern struct starpu_data_interface_ops starpu_interface_vector_ops;
 /** Registers nx elements of elemsize bytes at ptr on home_node. */
 void starpu_vector_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t nx, size_t elemsize);
+/** As starpu_vector_data_register(), allocating allocsize bytes for each copy instead of nx * elemsize. */
 void starpu_vector_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t nx, size_t elemsize, size_t allocsize);
+/** Sets the buffer of a vector handle on node. */
 void starpu_vector_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset);
+/** Number of elements of a vector handle. */
 uint32_t starpu_vector_get_nx(starpu_data_handle_t handle);
+/** Size in bytes of one element of a vector handle. */
 size_t starpu_vector_get_elemsize(starpu_data_handle_t handle);
+/** Bytes allocated for each copy of a vector handle. */
 size_t starpu_vector_get_allocsize(starpu_data_handle_t handle);
+/** Address of a vector handle's elements on the calling worker's node. */
 uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle);
 
 #define STARPU_VECTOR_GET_PTR(interface) (((struct starpu_vector_interface *)(interface))->ptr)
@@ -245,13 +255,21 @@ struct starpu_matrix_interface
 extern struct starpu_data_interface_ops starpu_interface_matrix_ops;
 /** Registers an nx x ny matrix with leading dimension ld at ptr on home_node. */
 void starpu_matrix_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ld, uint32_t nx, uint32_t ny, size_t elemsize);
+/** As starpu_matrix_data_register(), allocating allocsize bytes for each copy. */
 void starpu_matrix_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ld, uint32_t nx, uint32_t ny, size_t elemsize, size_t allocsize);
+/** Sets the buffer of a matrix handle on node, with its leading dimension there. */
 void starpu_matrix_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ld);
+/** Number of rows (elements along x, the contiguous dimension) of a matrix handle. */
 uint32_t starpu_matrix_get_nx(starpu_data_handle_t handle);
+/** Number of columns (along y) of a matrix handle. */
 uint32_t starpu_matrix_get_ny(starpu_data_handle_t handle);
+/** Leading dimension (elements) of a matrix handle on the calling worker's node. */
 uint32_t starpu_matrix_get_local_ld(starpu_data_handle_t handle);
+/** Address of a matrix handle's elements on the calling worker's node. */
 uintptr_t starpu_matrix_get_local_ptr(starpu_data_handle_t handle);
+/** Size in bytes of one element of a matrix handle. */
 size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle);
+/** Bytes allocated for each copy of a matrix handle. */
 size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 
 #define STARPU_MATRIX_GET_PTR(interface) (((struct starpu_matrix_interface *)(interface))->ptr)
@@ -285,14 +303,19 @@ extern struct starpu_data_interface_ops starpu_interface_block_ops;
 void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ldy, uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize);
 /** Sets the buffer of handle on node. */
 void starpu_block_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ldy, uint32_t ldz);
+/** Size along x (contiguous) of a block handle. */
 uint32_t starpu_block_get_nx(starpu_data_handle_t handle);
+/** Size along y of a block handle. */
 uint32_t starpu_block_get_ny(starpu_data_handle_t handle);
+/** Size along z of a block handle. */
 uint32_t starpu_block_get_nz(starpu_data_handle_t handle);
 /** Row stride (elements) on the calling worker's node. */
 uint32_t starpu_block_get_local_ldy(starpu_data_handle_t handle);
 /** Plane stride (elements) on the calling worker's node. */
 uint32_t starpu_block_get_local_ldz(starpu_data_handle_t handle);
+/** Address of a block handle's elements on the calling worker's node. */
 uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t handle);
+/** Size in bytes of one element of a block handle. */
 size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_BLOCK_GET_PTR(interface) (((struct starpu_block_interface *)(interface))->ptr)
@@ -331,15 +354,23 @@ void starpu_tensor_data_register(starpu_data_handle_t *handle, int home_node, ui
 /** Sets the buffer of handle on node. */
 void starpu_tensor_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset,
 				uint32_t ldy, uint32_t ldz, uint32_t ldt);
+/** Size along x (contiguous) of a tensor handle. */
 uint32_t starpu_tensor_get_nx(starpu_data_handle_t handle);
+/** Size along y of a tensor handle. */
 uint32_t starpu_tensor_get_ny(starpu_data_handle_t handle);
+/** Size along z of a tensor handle. */
 uint32_t starpu_tensor_get_nz(starpu_data_handle_t handle);
+/** Size along t of a tensor handle. */
 uint32_t starpu_tensor_get_nt(starpu_data_handle_t handle);
 /** Strides (elements) on the calling worker's node. */
 uint32_t starpu_tensor_get_local_ldy(starpu_data_handle_t handle);
+/** Stride (elements) between z planes of a tensor handle on the calling worker's node. */
 uint32_t starpu_tensor_get_local_ldz(starpu_data_handle_t handle);
+/** Stride (elements) between t cubes of a tensor handle on the calling worker's node. */
 uint32_t starpu_tensor_get_local_ldt(starpu_data_handle_t handle);
+/** Address of a tensor handle's elements on the calling worker's node. */
 uintptr_t starpu_tensor_get_local_ptr(starpu_data_handle_t handle);
+/** Size in bytes of one element of a tensor handle. */
 size_t starpu_tensor_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_TENSOR_GET_PTR(interface) (((struct starpu_tensor_interface *)(interface))->ptr)
@@ -387,8 +418,11 @@ uint32_t starpu_ndim_get_ni(starpu_data_handle_t handle, size_t i);
 uint32_t *starpu_ndim_get_local_ldn(starpu_data_handle_t handle);
 /** The stride of dimension i on the calling worker's node. */
 uint32_t starpu_ndim_get_local_ldi(starpu_data_handle_t handle, size_t i);
+/** Address of an ndim handle's elements on the calling worker's node. */
 uintptr_t starpu_ndim_get_local_ptr(starpu_data_handle_t handle);
+/** Number of dimensions of an ndim handle. */
 size_t starpu_ndim_get_ndim(starpu_data_handle_t handle);
+/** Size in bytes of one element of an ndim handle. */
 size_t starpu_ndim_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_NDIM_GET_PTR(interface) (((struct starpu_ndim_interface *)(interface))->ptr)
@@ -426,13 +460,19 @@ extern struct starpu_data_interface_ops starpu_interface_csr_ops;
 /** Registers the CSR matrix of nnz values of elemsize bytes at nzval, with colind (nnz) and rowptr (nrow + 1) arrays, on home_node. */
 void starpu_csr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind,
 			      uint32_t *rowptr, uint32_t firstentry, size_t elemsize);
+/** Number of non-zero values of a CSR handle. */
 uint32_t starpu_csr_get_nnz(starpu_data_handle_t handle);
+/** Number of rows of a CSR handle. */
 uint32_t starpu_csr_get_nrow(starpu_data_handle_t handle);
+/** Index of the first entry (0 or 1 based numbering) of a CSR handle. */
 uint32_t starpu_csr_get_firstentry(starpu_data_handle_t handle);
 /** The arrays on the calling worker's node. */
 uintptr_t starpu_csr_get_local_nzval(starpu_data_handle_t handle);
+/** Column indices of a CSR handle on the calling worker's node. */
 uint32_t *starpu_csr_get_local_colind(starpu_data_handle_t handle);
+/** Row pointers of a CSR handle on the calling worker's node. */
 uint32_t *starpu_csr_get_local_rowptr(starpu_data_handle_t handle);
+/** Size in bytes of one value of a CSR handle. */
 size_t starpu_csr_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_CSR_GET_NNZ(interface) (((struct starpu_csr_interface *)(interface))->nnz)
@@ -475,14 +515,23 @@ extern struct starpu_data_interface_ops starpu_interface_bcsr_ops;
 /** Registers the BCSR matrix of nnz r x c blocks at nzval, with colind (nnz) and rowptr (nrow + 1) arrays, on home_node. */
 void starpu_bcsr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind,
 			       uint32_t *rowptr, uint32_t firstentry, uint32_t r, uint32_t c, size_t elemsize);
+/** Number of non-zero blocks of a BCSR handle. */
 uint32_t starpu_bcsr_get_nnz(starpu_data_handle_t handle);
+/** Number of block rows of a BCSR handle. */
 uint32_t starpu_bcsr_get_nrow(starpu_data_handle_t handle);
+/** Index of the first entry (0 or 1 based numbering) of a BCSR handle. */
 uint32_t starpu_bcsr_get_firstentry(starpu_data_handle_t handle);
+/** Address of the non-zero blocks of a BCSR handle on the calling worker's node. */
 uintptr_t starpu_bcsr_get_local_nzval(starpu_data_handle_t handle);
+/** Block column indices of a BCSR handle on the calling worker's node. */
 uint32_t *starpu_bcsr_get_local_colind(starpu_data_handle_t handle);
+/** Block row pointers of a BCSR handle on the calling worker's node. */
 uint32_t *starpu_bcsr_get_local_rowptr(starpu_data_handle_t handle);
+/** Rows of each block of a BCSR handle. */
 uint32_t starpu_bcsr_get_r(starpu_data_handle_t handle);
+/** Columns of each block of a BCSR handle. */
 uint32_t starpu_bcsr_get_c(starpu_data_handle_t handle);
+/** Size in bytes of one value of a BCSR handle. */
 size_t starpu_bcsr_get_elemsize(starpu_data_handle_t handle);
 
 #define STARPU_BCSR_GET_NNZ(interface) (((struct starpu_bcsr_interface *)(interface))->nnz)

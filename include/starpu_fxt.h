@@ -1,4 +1,5 @@
-/* FxT tracing control of the StarPU API. Astrolabe records traces through its
+/** @file
+ * FxT tracing control of the StarPU API. Astrolabe records traces through its
  * observation path and tools (STARPU_PROF_TOOL), not FxT: these calls are
  * accepted so programs written for StarPU build and run unchanged. */
 #ifndef __STARPU_FXT_H__

@@ -1,4 +1,5 @@
-/* CRC32C hashing, used for data footprints. */
+/** @file
+ * CRC32C hashing, used for data footprints. */
 #ifndef __STARPU_HASH_H__
 #define __STARPU_HASH_H__
 

@@ -1,4 +1,4 @@
-/*
+/** @file
  * The OpenCL helpers of the StarPU API: programs loaded on every OpenCL
  * device the runtime uses, their kernels, and the device's context and
  * queues. Available when Astrolabe was built with OpenCL
@@ -54,10 +54,13 @@ int starpu_opencl_release_kernel(cl_kernel kernel);
 
 /** The context, device and queue of OpenCL device devid (the worker's device id, starpu_worker_get_devid()). */
 void starpu_opencl_get_context(int devid, cl_context *context);
+/** Gives the cl_device_id of OpenCL device devid. */
 void starpu_opencl_get_device(int devid, cl_device_id *device);
+/** Gives the command queue of OpenCL device devid. */
 void starpu_opencl_get_queue(int devid, cl_command_queue *queue);
 /** The same for the device of the calling OpenCL worker. */
 void starpu_opencl_get_current_context(cl_context *context);
+/** Gives the command queue of the calling OpenCL worker's device. */
 void starpu_opencl_get_current_queue(cl_command_queue *queue);
 
 /** Accounts the execution of event (a kernel the task enqueued) to the running task; CL_SUCCESS or the error. */
@@ -71,6 +74,7 @@ cl_int starpu_opencl_allocate_memory(int devid, cl_mem *addr, size_t size, cl_me
 /** Copies between main memory and an OpenCL buffer (offset in the buffer); *ret is 0 (event NULL: synchronous). */
 cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buffer, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret);
+/** Copies size bytes at offset of buffer on OpenCL node src_node to ptr in RAM; asynchronous when event is given; *ret (if not NULL) gets 0 or -EIO. */
 cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *ptr, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret);
 

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Performance monitoring counters (StarPU 1.4 API).
  *
  * A counter is a named, typed value kept by the runtime or a plugin, in one

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Performance steering knobs of the StarPU API: settings a tool or the
  * application discovers by name at run time and reads or changes while tasks
  * run. Every knob has a scope (global, per worker, per scheduling policy

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Performance models of the StarPU 1.4 API: the struct a codelet points to,
  * the architectures models are kept for, the history and regression data,
  * and the functions that load, feed, save and print models (models/).
@@ -199,6 +199,7 @@ double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
 double starpu_transfer_latency(unsigned src_node, unsigned dst_node);
 /** Predicted time (µs) to move size bytes from src_node to dst_node (through main memory between two devices). */
 double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size);
+/** The mean time recorded for footprint in a history-based model on arch, NaN when none was recorded. */
 double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *model, struct starpu_perfmodel_arch *arch, uint32_t footprint);
 /** Records one execution of task on arch (µs), as calibration does; the model is then saved at shutdown. */
 void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double measured);

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Profiling of the StarPU API: on-line performance feedback per task, per
  * worker and per bus, and the summaries printed at shutdown.
  *

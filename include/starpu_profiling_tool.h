@@ -1,4 +1,4 @@
-/*
+/** @file
  * The StarPU 1.4 profiling-tool interface.
  *
  * A tool is a shared library exporting starpu_prof_tool_library_register();

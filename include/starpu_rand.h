@@ -1,4 +1,5 @@
-/* Random numbers of the StarPU API: the drand48 family, under the names StarPU programs use. */
+/** @file
+ * Random numbers of the StarPU API: the drand48 family, under the names StarPU programs use. */
 #ifndef __STARPU_RAND_H__
 #define __STARPU_RAND_H__
 

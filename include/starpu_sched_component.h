@@ -1,4 +1,4 @@
-/*
+/** @file
  * Modular schedulers (StarPU's starpu_sched_component.h): a policy as a tree
  * of components. Tasks enter at the root (push_task) and flow down towards
  * the workers; a worker looking for work pulls from the component above it
@@ -121,6 +121,7 @@ int starpu_sched_tree_push_task(struct starpu_task *task);
 struct starpu_task *starpu_sched_tree_pop_task(unsigned sched_ctx);
 /** add_workers / remove_workers of a modular policy. */
 void starpu_sched_tree_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
+/** Removes workers from the modular tree of context sched_ctx_id. */
 void starpu_sched_tree_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
 
 /** to->push_task(to, task); from is the pusher (for traces). */
@@ -152,6 +153,7 @@ struct starpu_sched_component *starpu_sched_component_create(struct starpu_sched
 void starpu_sched_component_destroy(struct starpu_sched_component *component);
 /** Destroys component and, recursively, its children that are not worker components. */
 void starpu_sched_component_destroy_rec(struct starpu_sched_component *component);
+/** Adds child to component's children. */
 void starpu_sched_component_add_child(struct starpu_sched_component *component, struct starpu_sched_component *child);
 /** 1 when a worker of component's workers_in_ctx can run task. */
 int starpu_sched_component_can_execute_task(struct starpu_sched_component *component, struct starpu_task *task);
@@ -166,29 +168,40 @@ void starpu_sched_component_prefetch_on_node(struct starpu_sched_component *comp
 
 /** The leaf of sched_ctx's tree for workerid, made on first use (NULL with a message for a bad id). */
 struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_ctx, int workerid);
+/** The worker component of workerid in the modular tree of context sched_ctx. */
 struct starpu_sched_component *starpu_sched_component_worker_new(unsigned sched_ctx, int workerid);
 /** Parallel (combined) workers are not supported: NULL with a message. */
 struct starpu_sched_component *starpu_sched_component_parallel_worker_create(struct starpu_sched_tree *tree, unsigned nworkers, unsigned *workers);
 /** The worker of a worker component, -1 for another component. */
 int starpu_sched_component_worker_get_workerid(struct starpu_sched_component *worker_component);
+/** Returns 1 if component is a worker component (simple or combined). */
 int starpu_sched_component_is_worker(struct starpu_sched_component *component);
+/** Returns 1 if component is the component of one worker. */
 int starpu_sched_component_is_simple_worker(struct starpu_sched_component *component);
+/** Returns 1 if component is the component of a combined worker. */
 int starpu_sched_component_is_combined_worker(struct starpu_sched_component *component);
 /** pre_exec_hook / post_exec_hook of a modular policy: keep the worker components' estimated ends. */
 void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id);
+/** Post-execution hook of the modular policies: lets the worker component of the calling worker update its expected end. */
 void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id);
 
 /* ------------------------------------------------- default methods */
 
+/** Pulls a task from component's parents in turn (on behalf of to), NULL if none has one. */
 struct starpu_task *starpu_sched_component_parents_pull_task(struct starpu_sched_component *component, struct starpu_sched_component *to);
+/** Tells component's parents that it can take tasks again, so they push to it. */
 int starpu_sched_component_can_push(struct starpu_sched_component *component, struct starpu_sched_component *to);
+/** Tells component's children that it has tasks to pull; returns 1 once one of them took note. */
 int starpu_sched_component_can_pull(struct starpu_sched_component *component);
 /** can_pull on every child, not only until one answers. */
 int starpu_sched_component_can_pull_all(struct starpu_sched_component *component);
+/** Sum of the estimated loads of component's children. */
 double starpu_sched_component_estimated_load(struct starpu_sched_component *component);
+/** Earliest estimated end among component's children. */
 double starpu_sched_component_estimated_end_min(struct starpu_sched_component *component);
 /** The children's minimum end, plus exp_len spread over the workers below. */
 double starpu_sched_component_estimated_end_min_add(struct starpu_sched_component *component, double exp_len);
+/** Average estimated end of component's children (now when it has none). */
 double starpu_sched_component_estimated_end_average(struct starpu_sched_component *component);
 
 /* ---------------------------------------------------------- queues */
@@ -203,6 +216,7 @@ struct starpu_sched_component_fifo_data
 
 /** A first-in first-out queue component (fifo_data may be NULL: no limit). */
 struct starpu_sched_component *starpu_sched_component_fifo_create(struct starpu_sched_tree *tree, struct starpu_sched_component_fifo_data *fifo_data) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_fifo_create(). */
 int starpu_sched_component_is_fifo(struct starpu_sched_component *component);
 
 struct starpu_sched_component_prio_data
@@ -214,25 +228,30 @@ struct starpu_sched_component_prio_data
 
 /** A queue component ordered by priority, first in first out among equals. */
 struct starpu_sched_component *starpu_sched_component_prio_create(struct starpu_sched_tree *tree, struct starpu_sched_component_prio_data *prio_data) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_prio_create(). */
 int starpu_sched_component_is_prio(struct starpu_sched_component *component);
 
 /* ------------------------------------------------------ decisions */
 
 /** Work stealing: a queue per child, filled round-robin (or by the pushing worker), and idle children steal. */
 struct starpu_sched_component *starpu_sched_component_work_stealing_create(struct starpu_sched_tree *tree, void *arg) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_work_stealing_create(). */
 int starpu_sched_component_is_work_stealing(struct starpu_sched_component *component);
 /** push_task of modular-ws: a task pushed by a worker stays in its queue of the tree's work-stealing component. */
 int starpu_sched_tree_work_stealing_push_task(struct starpu_task *task);
 
 /** Pushes each task to a child chosen at random, weighted by the relative speed of its workers. */
 struct starpu_sched_component *starpu_sched_component_random_create(struct starpu_sched_tree *tree, void *arg) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_random_create(). */
 int starpu_sched_component_is_random(struct starpu_sched_component *);
 
 /** Gives tasks to the children that ask for them (pull), or pushes to the first child that can run them and takes them. */
 struct starpu_sched_component *starpu_sched_component_eager_create(struct starpu_sched_tree *tree, void *arg) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_eager_create(). */
 int starpu_sched_component_is_eager(struct starpu_sched_component *);
 /** Eager, towards the children whose workers still need to calibrate the task's model first. */
 struct starpu_sched_component *starpu_sched_component_eager_calibration_create(struct starpu_sched_tree *tree, void *arg) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_eager_calibration_create(). */
 int starpu_sched_component_is_eager_calibration(struct starpu_sched_component *);
 
 /** Weights of the minimum-completion-time decision: alpha the completion time, beta the transfers, _gamma the energy, idle_power the idle workers' power. */
@@ -246,9 +265,11 @@ struct starpu_sched_component_mct_data
 
 /** Pushes each task to the child where it is predicted to complete first (mct_data NULL: StarPU's defaults and env vars). */
 struct starpu_sched_component *starpu_sched_component_mct_create(struct starpu_sched_tree *tree, struct starpu_sched_component_mct_data *mct_data) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_mct_create(). */
 int starpu_sched_component_is_mct(struct starpu_sched_component *component);
 /** MCT over a window of tasks it keeps by priority, decided highest first as the children make room. */
 struct starpu_sched_component *starpu_sched_component_heft_create(struct starpu_sched_tree *tree, struct starpu_sched_component_mct_data *mct_data) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_heft_create(). */
 int starpu_sched_component_is_heft(struct starpu_sched_component *component);
 
 /** Chooses the implementation predicted fastest on the workers below (one needing calibration first), then pushes to its only child. */
@@ -263,6 +284,7 @@ struct starpu_sched_component_perfmodel_select_data
 
 /** Sends a task with a calibrated model to perfmodel_component, one still calibrating to calibrator_component, any other to no_perfmodel_component. */
 struct starpu_sched_component *starpu_sched_component_perfmodel_select_create(struct starpu_sched_tree *tree, struct starpu_sched_component_perfmodel_select_data *perfmodel_select_data) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_perfmodel_select_create(). */
 int starpu_sched_component_is_perfmodel_select(struct starpu_sched_component *component);
 
 /* ------------------------------------------------ simple schedulers */

@@ -1,4 +1,5 @@
-/* Scheduling contexts of the StarPU API: sets of workers, each running its own instance of a policy. */
+/** @file
+ * Scheduling contexts of the StarPU API: sets of workers, each running its own instance of a policy. */
 #ifndef __STARPU_SCHED_CTX_H__
 #define __STARPU_SCHED_CTX_H__
 
@@ -51,7 +52,9 @@ void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, 
 void starpu_sched_ctx_delete(unsigned sched_ctx_id);
 /** The context that gets sched_ctx_id's workers when it is deleted. */
 void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor);
+/** The context that gets the workers of sched_ctx_id when it is deleted (STARPU_NMAX_SCHED_CTXS if none). */
 unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id);
+/** The hierarchy level recorded for sched_ctx_id (0 unless set at creation). */
 unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id);
 /** The application submits no more tasks to the context. */
 void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id);
@@ -71,15 +74,18 @@ unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task);
 void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f);
 /** The pointer given with STARPU_SCHED_CTX_USER_DATA. */
 void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id);
+/** Attaches an application pointer to context sched_ctx_id. */
 void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
 /** The function given with STARPU_SCHED_CTX_POLICY_INIT. */
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
 /** The context's worker collection (the kernel keeps one list per context, whatever the type). */
 struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type);
+/** Accepted for StarPU compatibility: the kernel's worker collection is freed with the context. */
 void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id);
 
 /** Policy-private data of context sched_ctx_id. */
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
+/** Stores the policy's private data in context sched_ctx_id. */
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
 /** Workers of context sched_ctx_id. */
 struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id);
@@ -89,18 +95,25 @@ struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx
 unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id);
 /** Fills *workerids (allocated) with the workers of the context; returns their count. */
 unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids);
+/** Points *workerids at the context's own array of worker ids (not a copy) and returns its length. */
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
 /** 1 when workerid belongs to context sched_ctx_id. */
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
 /** Context the calling thread's tasks go to when task->sched_ctx is left unset (starpu_sched_ctx_set_context). */
 unsigned starpu_sched_ctx_get_context(void);
+/** Makes *sched_ctx_id the calling thread's context for the tasks it submits (STARPU_NMAX_SCHED_CTXS: back to the global context). */
 void starpu_sched_ctx_set_context(unsigned *sched_ctx_id);
 /** Priority range of a context. */
 int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id);
+/** Highest task priority of context sched_ctx_id. */
 int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id);
+/** Sets the lowest task priority of context sched_ctx_id. */
 int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio);
+/** Sets the highest task priority of context sched_ctx_id. */
 int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio);
+/** Returns 1 if the lowest priority of sched_ctx_id was set explicitly. */
 int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id);
+/** Returns 1 if the highest priority of sched_ctx_id was set explicitly. */
 int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id);
 /** Name of the policy of context sched_ctx_id. */
 const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id);

@@ -1,4 +1,5 @@
-/* Scheduling policies of the StarPU API. */
+/** @file
+ * Scheduling policies of the StarPU API. */
 #ifndef __STARPU_SCHEDULER_H__
 #define __STARPU_SCHEDULER_H__
 
@@ -55,17 +56,23 @@ struct starpu_sched_policy
 struct starpu_sched_policy **starpu_sched_get_predefined_policies(void);
 /** The policy in use for context sched_ctx_id. */
 struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id);
+/** The policy of the global context. */
 struct starpu_sched_policy *starpu_sched_get_sched_policy(void);
 
 /** Priority range of the global context. */
 int starpu_sched_get_min_priority(void);
+/** Highest task priority of the global context. */
 int starpu_sched_get_max_priority(void);
+/** Sets the lowest task priority of the global context (for policies, from their init). */
 int starpu_sched_set_min_priority(int min_prio);
+/** Sets the highest task priority of the global context (for policies, from their init). */
 int starpu_sched_set_max_priority(int max_prio);
 
 /** 1 when workerid has an implementation of task (nimpl) it may run. */
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/** Returns 1 if workerid can run task; *impl_mask (if not NULL) gets one bit per implementation it can run. */
 int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask);
+/** Returns 1 if workerid can run task; *nimpl (if not NULL) gets the first implementation it can run. */
 int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task *task, unsigned *nimpl);
 /** 1 when workerid (a worker or a combined worker: a parallel codelet within max_parallelism) can run task. */
 int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
@@ -79,16 +86,24 @@ int starpu_push_task_end(struct starpu_task *task);
 
 /** Wakes workerid if it sleeps. Returns 1 if it was woken. */
 int starpu_wake_worker(int workerid);
+/** Wakes workerid if it sleeps, the caller holding its scheduling mutex; returns 1 if it was sleeping. */
 int starpu_wake_worker_locked(int workerid);
+/** Wakes workerid if it sleeps; returns 1 if it was sleeping. */
 int starpu_wake_worker_no_relax(int workerid);
+/** Wakes workerid if it sleeps; returns 1 if it was sleeping. */
 int starpu_wake_worker_relax(int workerid);
+/** Wakes workerid if it sleeps; returns 1 if it was sleeping. */
 int starpu_wake_worker_relax_light(int workerid);
 /** Wakes every sleeping worker of the context. */
 void starpu_wake_all_blocked_workers(void);
 
+/** Returns 1 when policies should prefetch task data (STARPU_PREFETCH, default 1). */
 int starpu_get_prefetch_flag(void);
+/** Starts moving the data task reads to node, without waiting. */
 int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+/** Starts moving the data task reads to the memory node of worker. */
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+/** As starpu_prefetch_task_input_for(), for a prefetch meant to use idle bus time. */
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
 
 /** Hash of the task's data sizes: CRC32C of each buffer's footprint, buffers with STARPU_NOFOOTPRINT left out. */
@@ -113,12 +128,14 @@ double starpu_task_expected_conversion_time(struct starpu_task *task, struct sta
 double starpu_task_expected_length_average(struct starpu_task *task, unsigned sched_ctx_id);
 /** Expected energy (J) from codelet->energy_model, with the rules of starpu_task_expected_length(). */
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/** Energy the codelet's energy model predicts for task on workerid with implementation nimpl, NaN without a prediction. */
 double starpu_task_worker_expected_energy(struct starpu_task *task, unsigned workerid, unsigned sched_ctx_id, unsigned nimpl);
 /** As starpu_task_expected_length_average(), for the energy model. */
 double starpu_task_expected_energy_average(struct starpu_task *task, unsigned sched_ctx_id);
 
 /** Entry points of a library named by STARPU_SCHED_LIB. */
 struct starpu_sched_policy *starpu_get_sched_lib_policy(const char *name);
+/** Provided by a library named in STARPU_SCHED_LIB: its policies, NULL-terminated. */
 struct starpu_sched_policy **starpu_get_sched_lib_policies(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Memory allocation of the StarPU API. */
+/** @file
+ * Memory allocation of the StarPU API. */
 #ifndef __STARPU_STDLIB_H__
 #define __STARPU_STDLIB_H__
 
@@ -53,6 +54,7 @@ starpu_ssize_t starpu_memory_get_total(unsigned node);
 starpu_ssize_t starpu_memory_get_available(unsigned node);
 /** The same summed over all memory nodes. */
 starpu_ssize_t starpu_memory_get_total_all_nodes(void);
+/** Sum of starpu_memory_get_available() over all memory nodes. */
 starpu_ssize_t starpu_memory_get_available_all_nodes(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Codelets and tasks of the StarPU API. */
+/** @file
+ * Codelets and tasks of the StarPU API. */
 #ifndef __STARPU_TASK_H__
 #define __STARPU_TASK_H__
 
@@ -311,6 +312,7 @@ int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU
 /** Waits until every submitted task has completed. Returns 0, or -EDEADLK from a
  * task, a callback, a tool callback or a counter listener (as every waiting call). */
 int starpu_task_wait_for_all(void);
+/** Waits until every task submitted to context sched_ctx_id has completed. */
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
 /** Waits until at most n tasks are still submitted. */
 int starpu_task_wait_for_n_submitted(unsigned n);
@@ -326,6 +328,7 @@ struct starpu_task *starpu_task_get_current(void);
 int starpu_task_get_current_data_node(unsigned i);
 /** Name of task (its own, else its codelet's, else its model's symbol). */
 const char *starpu_task_get_name(struct starpu_task *task);
+/** The symbol of the performance model of task's codelet, NULL if it has none. */
 const char *starpu_task_get_model_name(struct starpu_task *task);
 /** Tasks submitted from now on belong to iteration it (shown in traces); two levels nest: iteration, subiteration. */
 void starpu_iteration_push(unsigned long iteration);
@@ -335,6 +338,7 @@ void starpu_iteration_pop(void);
 struct starpu_task *starpu_task_dup(struct starpu_task *task);
 /** Sets the implementation the task will run. */
 void starpu_task_set_implementation(struct starpu_task *task, unsigned impl);
+/** The implementation chosen for task (valid once it is scheduled). */
 unsigned starpu_task_get_implementation(struct starpu_task *task);
 /** Lets the scheduler push out the tasks it holds. */
 void starpu_do_schedule(void);
@@ -344,8 +348,11 @@ unsigned long starpu_task_get_job_id(struct starpu_task *task);
 enum starpu_task_status starpu_task_get_status(struct starpu_task *task);
 /** Prints the fields of task. */
 void starpu_task_print(struct starpu_task *task);
+/** Delays the end of task until starpu_task_end_dep_release() has been called nb_deps more times. */
 void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps);
+/** Releases one end dependency added by starpu_task_end_dep_add(). */
 void starpu_task_end_dep_release(struct starpu_task *t);
+/** Calls hook(hook_arg) instead of printing when the watchdog (STARPU_WATCHDOG_TIMEOUT) finds no task ending. */
 void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg);
 
 /** Creates a task (and tag id) that completes when the ndeps tags complete. */
@@ -363,6 +370,7 @@ int starpu_tag_wait(starpu_tag_t id);
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *id);
 /** Marks tag id complete, releasing what depends on it. */
 void starpu_tag_notify_from_apps(starpu_tag_t id);
+/** As starpu_tag_notify_from_apps(), then starpu_tag_restart() so the tag can be reused. */
 void starpu_tag_notify_restart_from_apps(starpu_tag_t id);
 /** Makes tag id reusable after it completed. */
 void starpu_tag_restart(starpu_tag_t id);
@@ -377,9 +385,11 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...);
 /** task's termination waits for the given tasks to complete. */
 void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+/** Makes task end only after the ndeps tasks given as arguments have ended. */
 void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...);
 /** Fills task_array with up to ndeps tasks that depend on task; returns their count. */
 int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+/** As starpu_task_get_task_succs(). */
 int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/* Doubly-linked lists of tasks through their prev/next fields. */
+/** @file
+ * Doubly-linked lists of tasks through their prev/next fields. */
 #ifndef __STARPU_TASK_LIST_H__
 #define __STARPU_TASK_LIST_H__
 
@@ -87,7 +88,9 @@ static inline struct starpu_task *starpu_task_list_pop_back(struct starpu_task_l
 
 /** Iteration: for (t = begin(l); t != end(l); t = next(t)). */
 static inline struct starpu_task *starpu_task_list_begin(const struct starpu_task_list *list) { return list->head; }
+/** Iteration end for starpu_task_list_begin()/starpu_task_list_next(): NULL. */
 static inline struct starpu_task *starpu_task_list_end(const struct starpu_task_list *list) { (void)list; return NULL; }
+/** The task after task in its list, NULL at the end. */
 static inline struct starpu_task *starpu_task_list_next(const struct starpu_task *task) { return task->next; }
 
 /** 1 when task is in list (linear search). */

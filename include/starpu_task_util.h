@@ -1,4 +1,5 @@
-/* starpu_task_insert() and the argument packing helpers of the StarPU API. */
+/** @file
+ * starpu_task_insert() and the argument packing helpers of the StarPU API. */
 #ifndef __STARPU_TASK_UTIL_H__
 #define __STARPU_TASK_UTIL_H__
 

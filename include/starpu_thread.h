@@ -1,4 +1,5 @@
-/* Thread types of the StarPU API: plain POSIX threads here. */
+/** @file
+ * Thread types of the StarPU API: plain POSIX threads here. */
 #ifndef __STARPU_THREAD_H__
 #define __STARPU_THREAD_H__
 

@@ -1,4 +1,5 @@
-/* Checked wrappers over the thread calls: abort with a message on failure. */
+/** @file
+ * Checked wrappers over the thread calls: abort with a message on failure. */
 #ifndef __STARPU_THREAD_UTIL_H__
 #define __STARPU_THREAD_UTIL_H__
 

@@ -1,4 +1,5 @@
-/* Utilities of the StarPU API: assertions, environment, timing. */
+/** @file
+ * Utilities of the StarPU API: assertions, environment, timing. */
 #ifndef __STARPU_UTIL_H__
 #define __STARPU_UTIL_H__
 
@@ -102,7 +103,9 @@ void starpu_usleep(float nb_micro_sec);
 
 /** Calls func(arg) on every worker of the given type (where: STARPU_CPU ...), waiting until done. */
 void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where);
+/** Runs func(arg) once on each worker whose kind is in where (a STARPU_CPU|... mask), waiting for all; name labels the tasks. */
 void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t where, const char *name);
+/** Runs func(arg) on each of the num_workers workers listed in workers, waiting for all; name labels the tasks. */
 void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers, const char *name);
 
 /** Copies size bytes from handle-less memory: a synchronous memcpy between nodes. */

@@ -1,4 +1,5 @@
-/* Workers of the StarPU API: queries and worker collections. */
+/** @file
+ * Workers of the StarPU API: queries and worker collections. */
 #ifndef __STARPU_WORKER_H__
 #define __STARPU_WORKER_H__
 
@@ -75,11 +76,17 @@ unsigned starpu_worker_get_count(void);
 unsigned starpu_cpu_worker_get_count(void);
 /** Number of CUDA workers (0 when no CUDA driver is loaded). */
 unsigned starpu_cuda_worker_get_count(void);
+/** Number of OpenCL workers. */
 unsigned starpu_opencl_worker_get_count(void);
+/** Number of HIP workers (0 unless a driver provides them). */
 unsigned starpu_hip_worker_get_count(void);
+/** Number of Maxeler FPGA workers (0 unless a driver provides them). */
 unsigned starpu_max_fpga_worker_get_count(void);
+/** Number of MPI master-slave workers (0 unless a driver provides them). */
 unsigned starpu_mpi_ms_worker_get_count(void);
+/** Number of TCP/IP master-slave workers (0 unless a driver provides them). */
 unsigned starpu_tcpip_ms_worker_get_count(void);
+/** Number of combined workers (groups of CPU workers for parallel tasks). */
 unsigned starpu_combined_worker_get_count(void);
 /** Number of workers of type. */
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type);
@@ -90,7 +97,9 @@ unsigned starpu_worker_get_id_check(void);
 #define STARPU_NONCOMBINED_WORKER_ID starpu_worker_get_id()
 /** Inside a parallel task: the combined worker running it (else the worker's id), its size (else 1) and the caller's rank in it (else 0). */
 int starpu_combined_worker_get_id(void);
+/** Number of workers of the combined worker running the calling thread's parallel task (1 outside one). */
 int starpu_combined_worker_get_size(void);
+/** Rank of the calling worker in its combined worker (0 outside one). */
 int starpu_combined_worker_get_rank(void);
 /** Makes a combined worker of nworkers CPU workers (the first one runs rank 0); returns its id (starpu_worker_get_count() and up), or a negative errno with a message. */
 int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]);
@@ -122,10 +131,13 @@ uint32_t starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type);
 int starpu_worker_is_enabled(int workerid);
 /** Prints the workers of type to output. */
 void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type);
+/** Prints the names of the workers of each kind on output. */
 void starpu_worker_display_all(FILE *output);
+/** Points *sched_ctx at a new array (free() it) of the contexts worker belongs to, the global one first; returns how many. */
 unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx);
 /** 1 when worker id is blocked in a parallel task (never here). */
 unsigned starpu_worker_is_blocked_in_parallel(int workerid);
+/** Returns 0: workers here are never slaves of a parallel context. */
 unsigned starpu_worker_is_slave_somewhere(int workerid);
 /** Stores in *date when the task workerid runs is expected to end (relative to starpu_init(); now when unknown). */
 void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *date);
@@ -134,12 +146,17 @@ void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *
 void starpu_worker_lock(int workerid);
 /** Tries to lock it: 0 on success. */
 int starpu_worker_trylock(int workerid);
+/** Releases the scheduling mutex of workerid. */
 void starpu_worker_unlock(int workerid);
+/** Takes the calling worker's scheduling mutex. */
 void starpu_worker_lock_self(void);
+/** Releases the calling worker's scheduling mutex. */
 void starpu_worker_unlock_self(void);
 /** Relax/unrelax the calling worker's state (no-ops kept for policies written for StarPU). */
 void starpu_worker_relax_on(void);
+/** Ends a relaxed section of the calling worker started by starpu_worker_relax_on(). */
 void starpu_worker_relax_off(void);
+/** Returns 1 if the calling worker is in a relaxed section (always 1 outside a worker). */
 int starpu_worker_get_relax_state(void);
 /** Mutex and condition workerid sleeps on. */
 void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond);

@@ -1,4 +1,4 @@
-/*
+/** @file
  * StarPU-MPI: the StarPU 1.4 MPI API over Open MPI. Each MPI process runs
  * the runtime; data handles get an owner rank and a tag, tasks inserted with
  * starpu_mpi_task_insert() run where the data they write lives, and the data
@@ -82,11 +82,13 @@ int starpu_mpi_isend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req,
 int starpu_mpi_irecv(starpu_data_handle_t data_handle, starpu_mpi_req *req, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm);
 /** starpu_mpi_isend() then starpu_mpi_wait(). */
 int starpu_mpi_send(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+/** As starpu_mpi_send(); prio is accepted and not used. */
 int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
 /** starpu_mpi_irecv() then starpu_mpi_wait(); status may be MPI_STATUS_IGNORE. */
 int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, MPI_Status *status);
 /** starpu_mpi_isend() that frees itself when done, after callback(arg) (callback may be NULL). */
 int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** As starpu_mpi_isend_detached(); prio is accepted and not used. */
 int starpu_mpi_isend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
 /** starpu_mpi_irecv() that frees itself when done, after callback(arg) (callback may be NULL). */
 int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
@@ -94,12 +96,17 @@ int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, star
 int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg, int sequential_consistency);
 /** Synchronous-mode sends (MPI_Issend): complete once the receiver matched them. */
 int starpu_mpi_issend(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm);
+/** As starpu_mpi_issend(); prio is accepted and not used. */
 int starpu_mpi_issend_prio(starpu_data_handle_t data_handle, starpu_mpi_req *req, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
+/** As starpu_mpi_isend_detached(), with a synchronous send (MPI_Issend). */
 int starpu_mpi_issend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** As starpu_mpi_issend_detached(); prio is accepted and not used. */
 int starpu_mpi_issend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
 /** Detached send / receive that notify the runtime tag `tag` when done. */
 int starpu_mpi_isend_detached_unlock_tag(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag);
+/** As starpu_mpi_isend_detached_unlock_tag(); prio is accepted and not used. */
 int starpu_mpi_isend_detached_unlock_tag_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, starpu_tag_t tag);
+/** Receives data_handle from source in the background and notifies tag once it has arrived. */
 int starpu_mpi_irecv_detached_unlock_tag(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag);
 
 /** Waits for *req, fills *status (unless MPI_STATUS_IGNORE) and frees the request (*req becomes NULL). Returns the request's result. */

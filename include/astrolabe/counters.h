@@ -1,4 +1,4 @@
-/*
+/** @file
  * Counters as a plugin service: how a plugin (or a part of the runtime)
  * exports performance counters that tools then read with the StarPU API of
  * <starpu_perf_monitoring.h>, and the atomic helpers to keep them.
@@ -196,16 +196,19 @@ static inline int astro_counter_dec_positive_int64(int64_t *p)
 	return 0;
 }
 
+/** Reads a 64-bit integer counter slot atomically (relaxed), for updaters and listeners. */
 static inline int64_t astro_counter_load_int64(const int64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/** Reads a 32-bit integer counter slot atomically (relaxed). */
 static inline int32_t astro_counter_load_int32(const int32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/** Reads a double counter slot atomically (relaxed). */
 static inline double astro_counter_load_double(const double *p)
 {
 	double v;
@@ -213,6 +216,7 @@ static inline double astro_counter_load_double(const double *p)
 	return v;
 }
 
+/** Reads a float counter slot atomically (relaxed). */
 static inline float astro_counter_load_float(const float *p)
 {
 	float v;
@@ -220,6 +224,7 @@ static inline float astro_counter_load_float(const float *p)
 	return v;
 }
 
+/** Writes a double counter slot atomically (relaxed). */
 static inline void astro_counter_store_double(double *p, double v)
 {
 	__atomic_store(p, &v, __ATOMIC_RELAXED);

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Instrumentation states and bursts (the model of Nanos++'s instrumentation):
  * a thread is in a stack of named states (opened and closed in order), and a
  * burst gives a key a value for a while (an allocation's size, a phase's

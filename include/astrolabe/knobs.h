@@ -1,4 +1,4 @@
-/*
+/** @file
  * Declaring performance steering knobs (starpu_perf_knob_*) from a plugin.
  *
  * A knob group is one getter/setter pair serving several knobs of one scope;

@@ -1,4 +1,4 @@
-/*
+/** @file
  * The observation path: the moments of a task's and a worker's life, defined
  * once in the kernel. Counters, tools, profiling feedback, traces and model
  * calibration all subscribe here. A moment nobody subscribed to costs one

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Astrolabe plugin ABI: what a scheduler, driver, tool or counter module
  * exports so the kernel can load it, and the services it may call from init.
  *

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Profiling tools shipped as Astrolabe plugins (plugins/tools/). A tool
  * plugin offers a StarPU-style tool under a name; the tool stays inactive
  * unless STARPU_PROF_TOOL names it (STARPU_PROF_TOOL=stats, or a list such as

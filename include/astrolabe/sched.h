@@ -1,4 +1,4 @@
-/*
+/** @file
  * The policy toolkit: the building blocks of Astrolabe's scheduling policies,
  * public for the authors of new ones (an in-tree folder of schedulers/ or an
  * out-of-tree plugin, see examples/scheduler_plugin/). A plugin includes
@@ -117,6 +117,7 @@ static inline int astro_sched_queue_priority_of(const struct astro_sched_queue *
 	return task->priority;
 }
 
+/** The bucket (index in the queue's array of lists) that holds tasks of the given priority. */
 static inline unsigned astro_sched_queue_bucket_of(const struct astro_sched_queue *q, int priority)
 {
 	long long level = (long long)priority - q->min_priority;
@@ -165,6 +166,7 @@ static inline void astro_sched_queue_push(struct astro_sched_queue *q, struct st
 	astro_sched_queue_count_push(q, bucket);
 }
 
+/** Unlinks task from bucket and updates the queue's counts (the task must be in that bucket). */
 static inline void astro_sched_queue_erase(struct astro_sched_queue *q, unsigned bucket, struct starpu_task *task)
 {
 	starpu_task_list_erase(&q->buckets[bucket], task);
@@ -529,9 +531,9 @@ struct astro_sched_counter_slot
 
 /**
  * A policy's counts, exported as performance counters of its plugin:
- * starpu.sched.<policy>.g_total_pushed (tasks pushed to the policy),
- * starpu.sched.<policy>.w_total_popped (tasks a worker got from it) and,
- * for work-stealing policies, starpu.sched.<policy>.w_total_stolen (those
+ * starpu.sched.\<policy\>.g_total_pushed (tasks pushed to the policy),
+ * starpu.sched.\<policy\>.w_total_popped (tasks a worker got from it) and,
+ * for work-stealing policies, starpu.sched.\<policy\>.w_total_stolen (those
  * it took from another worker's queue). Each worker counts in its own slot,
  * application threads share the last one; nothing is counted while
  * collection is off.

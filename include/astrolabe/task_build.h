@@ -1,4 +1,4 @@
-/*
+/** @file
  * Building a task from a starpu_task_insert() argument list, for the
  * libraries layered on the runtime (StarPU-MPI, mpi/): they read the task's
  * data and the arguments the single-process runtime ignores.
