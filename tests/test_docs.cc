@@ -1,7 +1,10 @@
 // What a user reads before writing a line: the table of environment variables
-// (README.md, checked against the variables the sources read) and the API
-// reference's warning check (doc/check-warnings).
+// (README.md, checked against the variables the sources read), the API
+// reference's warning check (doc/check-warnings), and every installed
+// program's --help and manual page.
 #include "helpers.h"
+
+#include <sstream>
 
 using namespace astro_test;
 
@@ -10,6 +13,13 @@ namespace {
 std::string top_srcdir()
 {
 	return env_or("ASTRO_TEST_SRCDIR", "..") + "/..";
+}
+
+// The top of the build tree: the parent of tools/ (make check sets ASTRO_TEST_TOOLS_DIR).
+std::string top_builddir()
+{
+	std::string tools = env_or("ASTRO_TEST_TOOLS_DIR", "");
+	return tools.empty() ? "" : tools + "/..";
 }
 
 std::string sh_quoted(const std::string &s)
@@ -27,6 +37,30 @@ struct ScratchDir {
 int run_environment(const std::string &args, std::string *out)
 {
 	return run_command("python3 " + sh_quoted(top_srcdir() + "/doc/environment") + " " + args + " 2>&1", out);
+}
+
+// The programs a build folder installs, from its Makefile (build-aux/help2man.am).
+std::vector<std::string> installed_programs(const std::string &dir)
+{
+	std::string out;
+	// MAKEFLAGS of the make running the tests would point at its job server.
+	int rc = run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + sh_quoted(dir) + " installed-programs", &out);
+	EXPECT_EQ(rc, 0) << dir << ": " << out;
+	std::vector<std::string> programs;
+	std::istringstream words(out);
+	for (std::string w; words >> w;)
+		programs.push_back(w);
+	return programs;
+}
+
+// The folders whose Makefile installs programs (the trace plugin's, when it is built).
+std::vector<std::string> program_dirs()
+{
+	std::vector<std::string> dirs = { top_builddir() + "/tools" };
+	if (file_exists(top_builddir() + "/plugins/tools/trace/Makefile") &&
+	    file_exists(env_or("ASTRO_TEST_TRACE_TOOL", "")))
+		dirs.push_back(top_builddir() + "/plugins/tools/trace");
+	return dirs;
 }
 
 } // namespace
@@ -113,5 +147,50 @@ TEST(ReferenceWarnings, AnUndocumentedFunctionFailsAFieldDoesNot)
 	out.clear();
 	EXPECT_EQ(run_command(check + sh_quoted(tmp.dir.file("absent.log")) + " 2>&1", &out), 2) << out;
 	EXPECT_TRUE(contains(out, "make doc")) << out;
+}
+
+// ------------------------------------------------ programs and man pages
+
+TEST(InstalledPrograms, EachAnswersHelpWithItsOptions)
+{
+	if (top_builddir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	unsigned n = 0;
+	for (const std::string &dir : program_dirs())
+		for (const std::string &p : installed_programs(dir)) {
+			std::string out;
+			EXPECT_EQ(run_command("cd " + sh_quoted(dir) + " && timeout 60 ./" + p + " --help 2>&1", &out), 0) << p << ": " << out;
+			EXPECT_TRUE(contains(out, p)) << p << ": the help names the program: " << out;
+			EXPECT_TRUE(contains(out, "-h") || contains(out, "--help")) << p << ": the help lists its options: " << out;
+			n++;
+		}
+	EXPECT_GE(n, 10u) << "the tools folder alone installs more programs";
+}
+
+TEST(InstalledPrograms, EachHasAManualPageInstalledInMan1)
+{
+	if (top_builddir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	if (!have_program("help2man"))
+		GTEST_SKIP() << "help2man is not installed: no manual page is made (install help2man and run configure again)";
+	ScratchDir dest;
+	for (const std::string &dir : program_dirs()) {
+		std::string out;
+		ASSERT_EQ(run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + sh_quoted(dir) +
+					      " install-man DESTDIR=" + sh_quoted(dest.path()) + " 2>&1", &out), 0) << out;
+		for (const std::string &p : installed_programs(dir)) {
+			std::string found;
+			run_command("find " + sh_quoted(dest.path()) + " -path '*/man1/" + p + ".1'", &found);
+			ASSERT_FALSE(found.empty()) << p << ": no man1/" << p << ".1 installed";
+			std::string page = read_file(lines_of(found)[0]);
+			EXPECT_TRUE(contains(page, ".TH")) << p << ": not a manual page";
+			EXPECT_FALSE(contains(page, "manual page for")) << p << ": give it a description in build-aux/man-names";
+			if (have_program("groff")) {
+				std::string warnings;
+				EXPECT_EQ(run_command("groff -man -Tutf8 -ww -z " + sh_quoted(lines_of(found)[0]) + " 2>&1", &warnings), 0);
+				EXPECT_TRUE(warnings.empty()) << p << ": groff: " << warnings;
+			}
+		}
+	}
 }
 

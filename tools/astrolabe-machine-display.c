@@ -164,10 +164,10 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hvifw:cn", options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			usage(stdout, argv[0]);
+			usage(stdout, "astrolabe-machine-display");
 			return EXIT_SUCCESS;
 		case 'v':
-			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", argv[0], STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", "astrolabe-machine-display", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 			return EXIT_SUCCESS;
 		case 'i': info = 1; break;
 		case 'f': force = 1; break;

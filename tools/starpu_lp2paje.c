@@ -169,7 +169,8 @@ int main(int argc, char **argv)
 		printf("Usage: %s [SOLUTION...]\n"
 		       "Turns the solution of the program starpu_bound_print_lp() wrote (recorded with dependencies)\n"
 		       "into a Paje trace on stdout. SOLUTION: glpsol's report (glpsol --lp bound.lp -o SOLUTION)\n"
-		       "or lp_solve's output; stdin when none is given.\n", argv[0]);
+		       "or lp_solve's output; stdin when none is given.\n\n"
+		       "  -h, --help   display this help and exit\n", "starpu_lp2paje");
 		return 0;
 	}
 	if (argc == 1)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
 
 static const char prog[] = "starpu_perfmodel_display";
@@ -26,8 +27,8 @@ static void usage(FILE *out, const char *argv0)
 		"  -a <arch>          with -s: only this architecture: cpu, cpu:K (K combined cores), cuda, cudaN, cuda_N,\n"
 		"                     opencl, openclN, hip, ...\n"
 		"  -f <footprint>     with -s: only the entries of this footprint (hexadecimal)\n"
-		"  -h                 display this help and exit\n"
-		"  -v                 output version information and exit\n\n"
+		"  -h, --help         display this help and exit\n"
+		"  -v, --version      output version information and exit\n\n"
 		"Files are looked for in STARPU_PERF_MODEL_DIR, $STARPU_HOME/.starpu/sampling and STARPU_PERF_MODEL_PATH,\n"
 		"under the host name of STARPU_HOSTNAME.\n", argv0);
 }
@@ -39,7 +40,10 @@ int main(int argc, char **argv)
 	uint32_t footprint = 0;
 	int list = 0, dirs = 0, xml = 0, has_footprint = 0, opt;
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "dls:p:a:f:hxv")) != -1) {
+	static const struct option options[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+	};
+	while ((opt = getopt_long(argc, argv, "dls:p:a:f:hxv", options, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dirs = 1; break;
 		case 'l': list = 1; break;

@@ -198,7 +198,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("Usage: %s [tasks.rec] [-o output]\n"
 			       "Print the performance models as recutils records (%%rec: timing): every model file, or only\n"
-			       "the models and footprints the tasks of tasks.rec use (with the workers and memory nodes).\n", argv0);
+			       "the models and footprints the tasks of tasks.rec use (with the workers and memory nodes).\n\n"
+			       "  -o output    write to output instead of stdout\n"
+			       "  -h, --help   display this help and exit\n", argv0);
 			return EXIT_SUCCESS;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s: unknown option %s (see -h)\n", argv0, argv[i]);

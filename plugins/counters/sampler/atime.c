@@ -26,6 +26,7 @@ static void usage(FILE *out)
 		     "Runs program and prints the statistics of the events sampled while it ran.\n"
 		     "  -t intervals  sampling interval per component in nanoseconds, e.g.\n"
 		     "                \"rapl:100000000:astrolabe:10000000\" (default %u ns)\n"
+		     "  -h, --help    display this help and exit\n"
 		     "Environment: APAPI_CMPLIST, APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_VERBOSE, APAPI_SOFTFAIL.\n",
 		APAPI_DEFAULT_INTERVAL_NS);
 }

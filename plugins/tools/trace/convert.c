@@ -1463,7 +1463,8 @@ static void usage(FILE *f)
 		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
 		   "  -number-events write number_events.data: how many events of each kind (read it with\n"
 		   "                 starpu_fxt_number_events_to_names.py; STARPU_FXT_EVENTS records fewer)\n"
-		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n");
+		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n"
+		   "  -h, --help     display this help and exit\n");
 }
 
 /* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
