@@ -194,3 +194,49 @@ TEST(InstalledPrograms, EachHasAManualPageInstalledInMan1)
 	}
 }
 
+// ------------------------------------------------------------ Spack recipe
+
+namespace {
+
+int check_recipe(const std::string &recipe, std::string *out)
+{
+	return run_command("python3 " + sh_quoted(top_srcdir() + "/packaging/spack/check-recipe") + " " + sh_quoted(recipe) + " " +
+				   sh_quoted(top_srcdir() + "/configure") + " 2>&1",
+			   out);
+}
+
+} // namespace
+
+TEST(SpackRecipe, EveryVariantMapsToAConfigureOption)
+{
+	std::string out;
+	EXPECT_EQ(check_recipe(top_srcdir() + "/packaging/spack/package.py", &out), 0) << out;
+	EXPECT_TRUE(contains(out, "all found in configure --help")) << out;
+}
+
+TEST(SpackRecipe, AnOptionConfigureLacksOrAnUnmappedVariantFails)
+{
+	ScratchDir tmp;
+	std::string recipe = read_file(top_srcdir() + "/packaging/spack/package.py");
+	ASSERT_TRUE(contains(recipe, "\"--disable-plugin-trace\""));
+	std::string wrong = recipe;
+	wrong.replace(wrong.find("\"--disable-plugin-trace\""), 24, "\"--disable-plugin-tracer\"");
+	ASSERT_TRUE(tmp.dir.write("wrong_option.py", wrong));
+	std::string out;
+	EXPECT_EQ(check_recipe(tmp.dir.file("wrong_option.py"), &out), 1) << out;
+	EXPECT_TRUE(contains(out, "--disable-plugin-tracer is not an option of configure")) << out;
+
+	std::string unmapped = recipe;
+	size_t at = unmapped.find("    variant(\"doc\"");
+	ASSERT_NE(at, std::string::npos);
+	unmapped.insert(at, "    variant(\"hip\", default=False, description=\"HIP driver\")\n");
+	ASSERT_TRUE(tmp.dir.write("unmapped.py", unmapped));
+	out.clear();
+	EXPECT_EQ(check_recipe(tmp.dir.file("unmapped.py"), &out), 1) << out;
+	EXPECT_TRUE(contains(out, "variant hip has no entry")) << out;
+
+	ASSERT_TRUE(tmp.dir.write("broken.py", "class Astrolabe(:\n"));
+	out.clear();
+	EXPECT_EQ(check_recipe(tmp.dir.file("broken.py"), &out), 1) << out;
+	EXPECT_TRUE(contains(out, "broken.py:1")) << out;
+}
