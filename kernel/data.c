@@ -836,9 +836,19 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	_astro_redux_invalidated(handle);
 }
 
+static void invalidate_when_ready(void *arg)
+{
+	starpu_data_handle_t handle = arg;
+	starpu_data_invalidate(handle);
+	starpu_data_release(handle);
+}
+
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)
 {
-	starpu_data_invalidate(handle);
+	if (!handle_live(handle, "starpu_data_invalidate_submit"))
+		return;
+	/* After the accesses submitted before it, which may still read the copies (a write access: nothing is fetched). */
+	starpu_data_acquire_cb(handle, STARPU_W, invalidate_when_ready, handle);
 }
 
 void starpu_data_wont_use(starpu_data_handle_t handle)
@@ -888,6 +898,14 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	}
 	handle->redux_cl = redux_cl;
 	handle->init_cl = init_cl;
+}
+
+void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
+{
+	if (redux_cl)
+		*redux_cl = handle ? handle->redux_cl : NULL;
+	if (init_cl)
+		*init_cl = handle ? handle->init_cl : NULL;
 }
 
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name)

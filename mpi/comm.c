@@ -49,17 +49,22 @@ static void buffer_free(struct _astro_mpi_req *req)
 
 /* The end of a request: its data unpacked and released, then its callback
  * run and the request freed (detached) or its waiter woken. */
-static void req_finish(struct _astro_mpi_req *req, bool handle_held)
+static void req_finish(struct _astro_mpi_req *req)
 {
 	bool detached = req->detached;
-	if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
+	if (req->datatype != MPI_DATATYPE_NULL) {
+		req->buffer = NULL; /* the handle's own */
+		_astro_mpi_lock();
+		req->free_datatype(&req->datatype);
+		_astro_mpi_unlock();
+	} else if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
 		if (starpu_data_unpack_node(req->handle, STARPU_MAIN_RAM, req->buffer, req->count) == 0)
 			req->buffer = NULL; /* unpack frees it */
 		else
 			req->ret = -EINVAL;
 	}
 	buffer_free(req);
-	if (handle_held)
+	if (req->held)
 		starpu_data_release(req->handle);
 
 	if (detached) {
@@ -119,9 +124,24 @@ static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
 	return -EINVAL;
 }
 
+/* A user datatype for the handle's interface: the message goes straight from
+ * or to the handle's buffer, which stays acquired until then. */
+static bool use_datatype(struct _astro_mpi_req *req)
+{
+	if (!_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype))
+		return false;
+	req->held = true;
+	req->buffer = starpu_data_get_local_ptr(req->handle);
+	req->count = 1;
+	req_enqueue(req);
+	return true;
+}
+
 static void send_granted(void *arg)
 {
 	struct _astro_mpi_req *req = arg;
+	if (use_datatype(req))
+		return;
 	starpu_ssize_t count = 0;
 	void *ptr = NULL;
 	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, &ptr, &count);
@@ -132,7 +152,7 @@ static void send_granted(void *arg)
 		ret = one_message(req, count);
 	if (ret) {
 		req->ret = ret;
-		req_finish(req, false);
+		req_finish(req);
 		return;
 	}
 	req_enqueue(req);
@@ -141,6 +161,9 @@ static void send_granted(void *arg)
 static void recv_granted(void *arg)
 {
 	struct _astro_mpi_req *req = arg;
+	req->held = true;
+	if (use_datatype(req))
+		return;
 	starpu_ssize_t count = 0;
 	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, NULL, &count);
 	if (ret == 0)
@@ -155,7 +178,7 @@ static void recv_granted(void *arg)
 	}
 	if (ret) {
 		req->ret = ret;
-		req_finish(req, true);
+		req_finish(req);
 		return;
 	}
 	req_enqueue(req);
@@ -167,13 +190,14 @@ static void recv_granted(void *arg)
 static bool req_start(struct _astro_mpi_req *req)
 {
 	int err;
+	MPI_Datatype type = req->datatype != MPI_DATATYPE_NULL ? req->datatype : MPI_BYTE;
 	_astro_mpi_lock();
 	switch (req->kind) {
 	case _ASTRO_MPI_SEND:
-		err = (req->ssend ? MPI_Issend : MPI_Isend)(req->buffer, (int)req->count, MPI_BYTE, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
+		err = (req->ssend ? MPI_Issend : MPI_Isend)(req->buffer, (int)req->count, type, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
 		break;
 	case _ASTRO_MPI_RECV:
-		err = MPI_Irecv(req->buffer, (int)req->count, MPI_BYTE, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
+		err = MPI_Irecv(req->buffer, (int)req->count, type, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
 		break;
 	default:
 		err = MPI_Ibarrier(req->comm, &req->mpi_req);
@@ -195,11 +219,18 @@ static void req_completed(struct _astro_mpi_req *req, const MPI_Status *status, 
 		mpi_failed(req, "MPI_Testsome", status->MPI_ERROR);
 		return;
 	}
-	if (req->kind == _ASTRO_MPI_SEND)
-		_astro_mpi_stats_sent(req->peer, req->count);
+	if (req->kind == _ASTRO_MPI_SEND) {
+		size_t bytes = req->count;
+		if (req->datatype != MPI_DATATYPE_NULL) {
+			int size = 0;
+			MPI_Type_size(req->datatype, &size);
+			bytes = (size_t)size;
+		}
+		_astro_mpi_stats_sent(req->peer, bytes);
+	}
 	if (req->kind == _ASTRO_MPI_RECV) {
 		int got = 0;
-		MPI_Get_count(status, MPI_BYTE, &got);
+		MPI_Get_count(status, req->datatype != MPI_DATATYPE_NULL ? req->datatype : MPI_BYTE, &got);
 		if ((size_t)got != req->count) {
 			_astro_mpi_error("received %d bytes from rank %d (tag %d) but the handle packs to %zu: register the data with the same layout and size on both ranks",
 					 got, req->peer, req->mpi_tag, req->count);
@@ -254,7 +285,7 @@ static int pending_test(struct pending *p)
 		_astro_mpi_error("MPI_Testsome failed (error %d): the %zu communications in flight are abandoned", err, p->n);
 		for (size_t i = 0; i < p->n; i++) {
 			p->reqs[i]->ret = -EIO;
-			req_finish(p->reqs[i], p->reqs[i]->kind == _ASTRO_MPI_RECV);
+			req_finish(p->reqs[i]);
 		}
 		p->n = 0;
 		return 1;
@@ -281,7 +312,7 @@ static int pending_test(struct pending *p)
 		p->n = kept;
 	}
 	for (int k = 0; k < outcount; k++)
-		req_finish(done[k], done[k]->kind == _ASTRO_MPI_RECV);
+		req_finish(done[k]);
 	return outcount;
 }
 
@@ -309,11 +340,11 @@ static void *progress_main(void *unused)
 			struct _astro_mpi_req *req = incoming;
 			incoming = req->next;
 			if (!req_start(req))
-				req_finish(req, req->kind == _ASTRO_MPI_RECV);
+				req_finish(req);
 			else if (!pending_add(&p, req)) {
 				_astro_mpi_error("out of memory for the list of communications in flight: one is abandoned");
 				req->ret = -ENOMEM;
-				req_finish(req, req->kind == _ASTRO_MPI_RECV);
+				req_finish(req);
 			}
 		}
 		if (p.n && pending_test(&p) > 0)
@@ -391,6 +422,7 @@ static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, i
 	req->mpi_tag = mpi_tag;
 	req->comm = comm;
 	req->mpi_req = MPI_REQUEST_NULL;
+	req->datatype = MPI_DATATYPE_NULL;
 	pthread_mutex_init(&req->lock, NULL);
 	pthread_cond_init(&req->cond, NULL);
 	pthread_mutex_lock(&prog.lock);
@@ -445,7 +477,7 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 		req->detached = true;
 		req->callback = NULL;
 		req->ret = ret;
-		req_finish(req, false);
+		req_finish(req);
 		return ret;
 	}
 	return 0;

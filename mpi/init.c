@@ -268,6 +268,7 @@ int starpu_mpi_shutdown(void)
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	_astro_mpi_progress_stop();
 	_astro_mpi_data_shutdown();
+	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	pthread_mutex_lock(&comms_lock);
 	ncomms = 0;

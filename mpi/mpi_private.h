@@ -38,8 +38,11 @@ struct _astro_mpi_req
 	int sequential_consistency;
 	void (*callback)(void *);
 	void *arg;
-	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory) */
-	size_t count;
+	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory), or the handle's own with a datatype */
+	size_t count;		/* bytes packed, or 1 (datatype) */
+	MPI_Datatype datatype;	/* a user datatype (the handle stays acquired), or MPI_DATATYPE_NULL: packed bytes */
+	starpu_mpi_datatype_free_func_t free_datatype;
+	bool held;		/* the request holds its handle's acquire until it finishes */
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
@@ -66,9 +69,35 @@ bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
 bool _astro_mpi_cache_received(starpu_data_handle_t handle);
 /* The value of handle changed (a task wrote it): what was sent and received is stale. */
 void _astro_mpi_cache_written(starpu_data_handle_t handle);
+/* Reductions: rank contributes to handle (1: its first contribution of this
+ * reduction, 0: not the first, negative errno); is one pending; takes the
+ * contributors (*ranks malloc'ed, their count returned, the set emptied). */
+int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank);
+bool _astro_mpi_redux_pending(starpu_data_handle_t handle);
+int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks);
 /* Forgets every data (at shutdown) and follows unregistrations. */
 int _astro_mpi_data_init(void);
 void _astro_mpi_data_shutdown(void);
+
+/* ----------------------------------------------------------------- redux.c */
+
+/* A task on rank xrank accesses handle (owned by owner) in a reduction mode:
+ * records the contribution, and on xrank starts its copy from the neutral
+ * value when it is the first. 0 or a negative errno (said). */
+int _astro_mpi_redux_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int owner, int xrank, int me, const char *fn);
+
+/* -------------------------------------------------------------- datatype.c */
+
+/* The user datatype of handle's interface, made now (false: none, pack it). */
+bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func);
+/* Forgets the registered datatypes (at shutdown). */
+void _astro_mpi_datatype_shutdown(void);
+
+/* ---------------------------------------------------------------- select.c */
+
+/* The rank policy (or the current one, for STARPU_MPI_NODE_SELECTION_CURRENT_POLICY)
+ * chooses for a task with these data; a negative errno (said) when it cannot. */
+int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data, const char *fn);
 
 /* ----------------------------------------------------------------- stats.c */
 

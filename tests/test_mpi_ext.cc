@@ -1,0 +1,354 @@
+// StarPU-MPI beyond point-to-point, run under mpirun -np 2 and 4
+// (tests/mpi_run.h): reductions across ranks (mpi/redux.c: STARPU_MPI_REDUX
+// and STARPU_REDUX contributions of starpu_mpi_task_insert(), folded into
+// the owner by starpu_mpi_redux_data(), flat or along a tree, or by the next
+// access in another mode), node-selection policies (select.c), scatter and
+// gather (collective.c).
+#include "helpers.h"
+
+#ifdef STARPU_USE_MPI
+#include <starpu_mpi.h>
+#include "mpi_run.h"
+
+using namespace astro_test;
+
+namespace {
+
+void zero_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 0;
+}
+
+void add_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) += *(const int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+}
+
+void contribute_cpu(void *buffers[], void *cl_arg)
+{
+	int64_t v;
+	starpu_codelet_unpack_args(cl_arg, &v, 0);
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) += v;
+}
+
+void copy_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = *(const int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+starpu_codelet make_cl(starpu_cpu_func_t f, int n, const char *name, int m0, int m1)
+{
+	starpu_codelet cl = cpu_codelet(f, n, name);
+	cl.modes[0] = (starpu_data_access_mode)m0;
+	cl.modes[1] = (starpu_data_access_mode)m1;
+	return cl;
+}
+
+// The codelets outlive every test (the runtime may use them after a body returns).
+starpu_codelet init_cl = make_cl(zero_cpu, 1, "redux_zero", STARPU_W, STARPU_NONE);
+starpu_codelet redux_cl = make_cl(add_cpu, 2, "redux_add", STARPU_RW | STARPU_COMMUTE, STARPU_R);
+starpu_codelet contribute_mpi_cl = make_cl(contribute_cpu, 1, "contribute_mpi", STARPU_RW | STARPU_COMMUTE, STARPU_NONE);
+starpu_codelet contribute_cl = make_cl(contribute_cpu, 1, "contribute", STARPU_REDUX, STARPU_NONE);
+starpu_codelet copy_cl = make_cl(copy_cpu, 2, "copy", STARPU_R, STARPU_W);
+
+class MpiRedux : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		conf_ = conf_with_ncpus(2);
+		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+		started_ = true;
+		rank_ = starpu_mpi_world_rank();
+		size_ = starpu_mpi_world_size();
+		ASSERT_GE(size_, 2) << "run under mpirun -np 2 or more";
+	}
+	void TearDown() override
+	{
+		if (started_) {
+			EXPECT_EQ(0, starpu_mpi_shutdown());
+		}
+	}
+	// The sum, owned by owner (starting at 1000 there), with the reduction methods.
+	starpu_data_handle_t sum_variable(int64_t *mem, int owner, starpu_mpi_tag_t tag)
+	{
+		starpu_data_handle_t h;
+		*mem = 1000;
+		if (rank_ == owner)
+			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem, sizeof(*mem));
+		else
+			starpu_variable_data_register(&h, -1, 0, sizeof(*mem));
+		starpu_mpi_data_register(h, tag, owner);
+		starpu_data_set_reduction_methods(h, &redux_cl, &init_cl);
+		return h;
+	}
+	// Every rank r adds (r + 1) * 10 + k for k < per_rank, running on r, in mode.
+	int64_t contribute(starpu_data_handle_t h, enum starpu_data_access_mode mode, int per_rank)
+	{
+		int64_t expected = 0;
+		for (int r = 0; r < size_; r++)
+			for (int k = 0; k < per_rank; k++) {
+				int64_t v = (r + 1) * 10 + k;
+				expected += v;
+				EXPECT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, mode == STARPU_REDUX ? &contribute_cl : &contribute_mpi_cl,
+								    mode, h, STARPU_VALUE, &v, sizeof(v), STARPU_EXECUTE_ON_NODE, r, 0));
+			}
+		return expected;
+	}
+	int64_t owner_value(starpu_data_handle_t h)
+	{
+		EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
+		int64_t v = *(int64_t *)starpu_data_get_local_ptr(h);
+		starpu_data_release(h);
+		return v;
+	}
+	void check_sum(enum starpu_data_access_mode mode, int arity, int owner)
+	{
+		int64_t mem;
+		starpu_data_handle_t h = sum_variable(&mem, owner, 7);
+		// Each round adds to the value the previous one reduced.
+		for (int round = 0; round < 3; round++) {
+			int64_t expected = 1000 + (round + 1) * contribute(h, mode, 4);
+			ASSERT_EQ(0, starpu_mpi_redux_data_tree(MPI_COMM_WORLD, h, arity));
+			ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+			if (rank_ == owner) {
+				EXPECT_EQ(expected, owner_value(h)) << "round " << round;
+			}
+		}
+		starpu_data_unregister(h);
+	}
+	starpu_conf conf_;
+	bool started_ = false;
+	int rank_ = -1, size_ = 0;
+};
+
+TEST_F(MpiRedux, MpiReduxContributionsReachTheOwner)
+{
+	check_sum(STARPU_MPI_REDUX, 0, 0);
+}
+
+TEST_F(MpiRedux, ReduxContributionsReachTheOwner)
+{
+	check_sum(STARPU_REDUX, 0, 0);
+}
+
+TEST_F(MpiRedux, TreeOfArityTwoToTheLastRank)
+{
+	check_sum(STARPU_MPI_REDUX, 2, size_ - 1);
+}
+
+TEST_F(MpiRedux, RankOrderedTreeWithReduxMode)
+{
+	check_sum(STARPU_REDUX, 3, 1);
+}
+
+// No starpu_mpi_redux_data(): a task reading the data elsewhere completes the reduction first.
+TEST_F(MpiRedux, AReadCompletesThePendingReduction)
+{
+	int64_t mem, out = -1;
+	starpu_data_handle_t h = sum_variable(&mem, 0, 11);
+	const int reader = size_ - 1;
+	starpu_data_handle_t hout;
+	if (rank_ == reader)
+		starpu_variable_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)&out, sizeof(out));
+	else
+		starpu_variable_data_register(&hout, -1, 0, sizeof(out));
+	starpu_mpi_data_register(hout, 12, reader);
+	int64_t expected = 1000 + contribute(h, STARPU_MPI_REDUX, 3);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy_cl, STARPU_R, h, STARPU_W, hout, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	starpu_data_unregister(hout);
+	starpu_data_unregister(h);
+	if (rank_ == reader) {
+		EXPECT_EQ(expected, out);
+	}
+	if (rank_ == 0) {
+		EXPECT_EQ(expected, mem);
+	}
+}
+
+// Without reduction methods, a contribution from another rank is refused on every rank, clearly.
+TEST_F(MpiRedux, NoReductionMethodsIsSaid)
+{
+	int64_t mem = 5;
+	starpu_data_handle_t h;
+	if (rank_ == 0)
+		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&mem, sizeof(mem));
+	else
+		starpu_variable_data_register(&h, -1, 0, sizeof(mem));
+	starpu_mpi_data_register(h, 21, 0);
+	int64_t v = 1;
+	int ret = 0;
+	std::string err = stderr_of([&] {
+		ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &contribute_mpi_cl, STARPU_MPI_REDUX, h, STARPU_VALUE, &v, sizeof(v),
+					     STARPU_EXECUTE_ON_NODE, 1, 0);
+	});
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "has no reduction methods")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_set_reduction_methods")) << err;
+	// Nothing was recorded: there is nothing to reduce.
+	EXPECT_EQ(0, starpu_mpi_redux_data(MPI_COMM_WORLD, h));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	starpu_data_unregister(h);
+	if (rank_ == 0) {
+		EXPECT_EQ(5, mem);
+	}
+}
+
+TEST_F(MpiRedux, DataWithoutOwnerIsRefused)
+{
+	starpu_data_handle_t h;
+	int64_t mem = 0;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&mem, sizeof(mem));
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_redux_data(MPI_COMM_WORLD, h); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "has no owner")) << err;
+	starpu_data_unregister(h);
+}
+
+// ------------------------------------------------------ node selection
+
+class MpiExt : public MpiRedux
+{
+};
+
+// A policy that picks the last rank, whatever the data.
+int last_rank_policy(int, int nb_nodes, starpu_data_descr *, int)
+{
+	return nb_nodes - 1;
+}
+
+int bad_policy(int, int nb_nodes, starpu_data_descr *, int)
+{
+	return nb_nodes + 5;
+}
+
+void where_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) = starpu_mpi_world_rank();
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = starpu_mpi_world_rank();
+}
+
+// A task writing data of two owners runs where the policy says: the current one, or the task's own.
+TEST_F(MpiExt, NodeSelectionPolicies)
+{
+	static starpu_codelet where = make_cl(where_cpu, 2, "where", STARPU_W, STARPU_W);
+	EXPECT_EQ(STARPU_MPI_NODE_SELECTION_MOST_R_DATA, starpu_mpi_node_selection_get_current_policy());
+	int last = starpu_mpi_node_selection_register_policy(last_rank_policy);
+	ASSERT_GT(last, 0);
+	int bad = starpu_mpi_node_selection_register_policy(bad_policy);
+	ASSERT_GT(bad, last);
+	int64_t a = -1, b = -1;
+	starpu_data_handle_t ha, hb;
+	starpu_variable_data_register(&ha, rank_ == 0 ? STARPU_MAIN_RAM : -1, rank_ == 0 ? (uintptr_t)&a : 0, sizeof(a));
+	starpu_variable_data_register(&hb, rank_ == 1 ? STARPU_MAIN_RAM : -1, rank_ == 1 ? (uintptr_t)&b : 0, sizeof(b));
+	starpu_mpi_data_register(ha, 31, 0);
+	starpu_mpi_data_register(hb, 32, 1);
+	// The built-in policy: no data read, rank 0.
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &where, STARPU_W, ha, STARPU_W, hb, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ <= 1) {
+		EXPECT_EQ(0, rank_ == 0 ? a : b);
+	}
+	// This task's policy.
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &where, STARPU_W, ha, STARPU_W, hb, STARPU_NODE_SELECTION_POLICY, last, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ <= 1) {
+		EXPECT_EQ(size_ - 1, rank_ == 0 ? a : b);
+	}
+	// The current policy.
+	ASSERT_EQ(0, starpu_mpi_node_selection_set_current_policy(last));
+	EXPECT_EQ(last, starpu_mpi_node_selection_get_current_policy());
+	ASSERT_EQ(0, starpu_mpi_node_selection_set_current_policy(STARPU_MPI_NODE_SELECTION_MOST_R_DATA));
+	// A policy choosing no rank, an unknown one: said, nothing submitted.
+	int ret = 0;
+	std::string err = stderr_of([&] {
+		ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &where, STARPU_W, ha, STARPU_W, hb, STARPU_NODE_SELECTION_POLICY, bad, 0);
+	});
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "chose rank " + std::to_string(size_ + 5))) << err;
+	err = stderr_of([&] { ret = starpu_mpi_node_selection_set_current_policy(23); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "23 is not a registered policy")) << err;
+	EXPECT_EQ(0, starpu_mpi_node_selection_unregister_policy(bad));
+	EXPECT_EQ(0, starpu_mpi_node_selection_unregister_policy(last));
+	err = stderr_of([&] { ret = starpu_mpi_node_selection_unregister_policy(last); });
+	EXPECT_EQ(-EINVAL, ret);
+	starpu_data_unregister(ha);
+	starpu_data_unregister(hb);
+}
+
+// ------------------------------------------------------- scatter / gather
+
+// The root scatters blocks to their owners, each owner adds its rank, and the root gathers them back.
+TEST_F(MpiExt, ScatterThenGather)
+{
+	static std::atomic<int> scattered, gathered;
+	scattered = gathered = 0;
+	const int root = size_ - 1, nb = 3 * size_;
+	std::vector<int64_t> mem(nb);
+	std::vector<starpu_data_handle_t> h(nb);
+	for (int i = 0; i < nb; i++) {
+		mem[i] = rank_ == root ? 100 * i : -1;
+		starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&mem[i], sizeof(int64_t));
+		starpu_mpi_data_register(h[i], 200 + i, i % size_);
+	}
+	auto bump = [](void *arg) { static_cast<std::atomic<int> *>(arg)->fetch_add(1); };
+	ASSERT_EQ(0, starpu_mpi_scatter_detached(h.data(), nb, root, MPI_COMM_WORLD, bump, &scattered, bump, &scattered));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(1, scattered.load()) << "one callback per rank, once all its requests are done";
+	for (int i = 0; i < nb; i++) {
+		if (i % size_ != rank_)
+			continue;
+		ASSERT_EQ(0, starpu_data_acquire(h[i], STARPU_RW));
+		EXPECT_EQ(100 * i, mem[i]) << "block " << i;
+		mem[i] += rank_;
+		starpu_data_release(h[i]);
+	}
+	ASSERT_EQ(0, starpu_mpi_gather_detached(h.data(), nb, root, MPI_COMM_WORLD, bump, &gathered, bump, &gathered));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(1, gathered.load());
+	for (int i = 0; i < nb; i++)
+		starpu_data_unregister(h[i]);
+	if (rank_ == root) {
+		for (int i = 0; i < nb; i++)
+			EXPECT_EQ(100 * i + i % size_, mem[i]) << "block " << i;
+	}
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_scatter_detached(nullptr, 2, 0, MPI_COMM_WORLD, nullptr, nullptr, nullptr, nullptr); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "NULL array")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_gather_detached(h.data(), 0, size_, MPI_COMM_WORLD, nullptr, nullptr, nullptr, nullptr); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "is not a rank")) << err;
+}
+
+// ------------------------------------------------------ the launcher's side
+
+const char kRankTests[] = "MpiRedux.*:MpiExt.*";
+
+TEST(MpiRun, TwoRanks)
+{
+	run_ranks(2, kRankTests);
+}
+
+TEST(MpiRun, FourRanks)
+{
+	run_ranks(4, kRankTests);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	return mpi_test_main(argc, argv, kRankTests, nullptr);
+}
+#else
+
+TEST(MpiRun, NeedsMpi)
+{
+	GTEST_SKIP() << "built without MPI (configure found no Open MPI): install libopenmpi-dev and openmpi-bin, then configure again";
+}
+
+#endif
