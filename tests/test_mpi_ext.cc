@@ -324,6 +324,85 @@ TEST_F(MpiExt, ScatterThenGather)
 	EXPECT_TRUE(contains(err, "is not a rank")) << err;
 }
 
+// --------------------------------------------------------- user datatypes
+
+std::atomic<int> g_types_made, g_types_freed;
+
+// A matrix of int32 with its leading dimension: ny rows of nx, ld apart.
+int matrix_type(starpu_data_handle_t h, MPI_Datatype *type)
+{
+	g_types_made++;
+	MPI_Type_vector((int)starpu_matrix_get_ny(h), (int)starpu_matrix_get_nx(h), (int)starpu_matrix_get_local_ld(h), MPI_INT32_T, type);
+	MPI_Type_commit(type);
+	return 0;
+}
+
+void free_type(MPI_Datatype *type)
+{
+	g_types_freed++;
+	MPI_Type_free(type);
+}
+
+int failing_type(starpu_data_handle_t, MPI_Datatype *)
+{
+	return -1;
+}
+
+// Rank 0 sends a strided matrix to rank 1 (other strides there): the datatype carries it, the gaps stay.
+void send_matrix(int rank, int ld0, int ld1, bool expect_datatype)
+{
+	const int nx = 3, ny = 4, ld = rank == 0 ? ld0 : ld1;
+	std::vector<int32_t> mem(ld * ny, -7);
+	for (int j = 0; j < ny; j++)
+		for (int i = 0; i < nx; i++)
+			if (rank == 0)
+				mem[j * ld + i] = 10 * j + i;
+	starpu_data_handle_t h;
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem.data(), ld, nx, ny, sizeof(int32_t));
+	g_types_made = g_types_freed = 0;
+	if (rank == 0)
+		ASSERT_EQ(0, starpu_mpi_send(h, 1, 41, MPI_COMM_WORLD));
+	else if (rank == 1)
+		ASSERT_EQ(0, starpu_mpi_recv(h, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	starpu_data_unregister(h);
+	if (rank <= 1) {
+		EXPECT_EQ(expect_datatype ? 1 : 0, g_types_freed.load());
+	}
+	if (rank != 1)
+		return;
+	for (int j = 0; j < ny; j++)
+		for (int i = 0; i < ld; i++)
+			EXPECT_EQ(i < nx ? 10 * j + i : -7, mem[j * ld + i]) << "row " << j << " column " << i;
+}
+
+TEST_F(MpiExt, UserDatatypeCarriesStridedData)
+{
+	starpu_data_handle_t probe;
+	int32_t x[4];
+	starpu_matrix_data_register(&probe, STARPU_MAIN_RAM, (uintptr_t)x, 2, 2, 2, sizeof(int32_t));
+	ASSERT_EQ(0, starpu_mpi_datatype_register(probe, matrix_type, free_type));
+	send_matrix(rank_, 5, 8, true);
+	ASSERT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	// A datatype function that fails: said, and the data is packed instead.
+	ASSERT_EQ(0, starpu_mpi_interface_datatype_register(STARPU_MATRIX_INTERFACE_ID, failing_type, free_type));
+	std::string err = stderr_of([&] { send_matrix(rank_, 6, 3, false); });
+	if (rank_ <= 1) {
+		EXPECT_TRUE(contains(err, "the data is packed instead")) << err;
+	}
+	ASSERT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_datatype_unregister(probe));
+	// Unregistered: packed, no datatype made.
+	send_matrix(rank_, 4, 3, false);
+	EXPECT_EQ(0, g_types_made.load());
+	int ret = 0;
+	err = stderr_of([&] { ret = starpu_mpi_datatype_unregister(probe); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "has no datatype registered")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_datatype_register(probe, nullptr, free_type); });
+	EXPECT_EQ(-EINVAL, ret);
+	starpu_data_unregister(probe);
+}
+
 // ------------------------------------------------------ the launcher's side
 
 const char kRankTests[] = "MpiRedux.*:MpiExt.*";
