@@ -108,7 +108,7 @@ static void mpi_failed(struct _astro_mpi_req *req, const char *call, int err)
 	int len = 0;
 	if (MPI_Error_string(err, text, &len) != MPI_SUCCESS)
 		snprintf(text, sizeof(text), "error %d", err);
-	_astro_mpi_error("%s failed %s rank %d (tag %d): %s", call, kind_name(req), req->peer, req->mpi_tag, text);
+	_astro_mpi_error("%s failed %s rank %d (tag %lld): %s", call, kind_name(req), req->peer, (long long)req->tag64, text);
 	req->ret = -EIO;
 }
 
@@ -119,8 +119,8 @@ static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
 {
 	if (count <= INT_MAX)
 		return 0;
-	_astro_mpi_error("%s rank %d (tag %d): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
-			 kind_name(req), req->peer, req->mpi_tag, count, INT_MAX);
+	_astro_mpi_error("%s rank %d (tag %lld): the data packs to %zd bytes, more than one MPI message carries (%d): split it into smaller handles",
+			 kind_name(req), req->peer, (long long)req->tag64, count, INT_MAX);
 	return -EINVAL;
 }
 
@@ -128,13 +128,30 @@ static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
  * or to the handle's buffer, which stays acquired until then. */
 static bool use_datatype(struct _astro_mpi_req *req)
 {
-	if (!_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype))
+	if (req->enveloped || !_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype))
 		return false;
 	req->held = true;
 	req->buffer = starpu_data_get_local_ptr(req->handle);
 	req->count = 1;
 	req_enqueue(req);
 	return true;
+}
+
+/* The packed data behind the envelope's header, in one buffer. */
+static int envelope(struct _astro_mpi_req *req)
+{
+	size_t total = req->count + _ASTRO_MPI_ENVELOPE_HEADER;
+	char *buffer = (char *)starpu_malloc_on_node_flags(STARPU_MAIN_RAM, total, 0);
+	if (!buffer) {
+		_astro_mpi_error("sending to rank %d (tag %lld): out of memory for %zu bytes", req->peer, (long long)req->tag64, total);
+		return -ENOMEM;
+	}
+	_astro_mpi_envelope_header(buffer, req->tag64);
+	memcpy(buffer + _ASTRO_MPI_ENVELOPE_HEADER, req->buffer, req->count);
+	buffer_free(req);
+	req->buffer = buffer;
+	req->count = total;
+	return 0;
 }
 
 static void send_granted(void *arg)
@@ -149,7 +166,9 @@ static void send_granted(void *arg)
 	req->buffer = ptr;
 	req->count = (size_t)count;
 	if (ret == 0)
-		ret = one_message(req, count);
+		ret = one_message(req, count + (req->enveloped ? _ASTRO_MPI_ENVELOPE_HEADER : 0));
+	if (ret == 0 && req->enveloped)
+		ret = envelope(req);
 	if (ret) {
 		req->ret = ret;
 		req_finish(req);
@@ -172,7 +191,7 @@ static void recv_granted(void *arg)
 		req->count = (size_t)count;
 		req->buffer = (void *)starpu_malloc_on_node_flags(STARPU_MAIN_RAM, req->count ? req->count : 1, 0);
 		if (!req->buffer) {
-			_astro_mpi_error("receiving from rank %d (tag %d): out of memory for %zu bytes", req->peer, req->mpi_tag, req->count);
+			_astro_mpi_error("receiving from rank %d (tag %lld): out of memory for %zu bytes", req->peer, (long long)req->tag64, req->count);
 			ret = -ENOMEM;
 		}
 	}
@@ -232,8 +251,8 @@ static void req_completed(struct _astro_mpi_req *req, const MPI_Status *status, 
 		int got = 0;
 		MPI_Get_count(status, req->datatype != MPI_DATATYPE_NULL ? req->datatype : MPI_BYTE, &got);
 		if ((size_t)got != req->count) {
-			_astro_mpi_error("received %d bytes from rank %d (tag %d) but the handle packs to %zu: register the data with the same layout and size on both ranks",
-					 got, req->peer, req->mpi_tag, req->count);
+			_astro_mpi_error("received %d bytes from rank %d (tag %lld) but the handle packs to %zu: register the data with the same layout and size on both ranks",
+					 got, req->peer, (long long)req->tag64, req->count);
 			req->ret = -EINVAL;
 		}
 	}
@@ -327,7 +346,7 @@ static void *progress_main(void *unused)
 	for (;;) {
 		struct _astro_mpi_req *incoming = prog.head;
 		prog.head = prog.tail = NULL;
-		if (!incoming && p.n == 0) {
+		if (!incoming && p.n == 0 && !_astro_mpi_envelope_waiting()) {
 			if (prog.stop)
 				break;
 			pthread_cond_wait(&prog.wake, &prog.lock);
@@ -339,7 +358,10 @@ static void *progress_main(void *unused)
 		while (incoming) {
 			struct _astro_mpi_req *req = incoming;
 			incoming = req->next;
-			if (!req_start(req))
+			if (req->enveloped && req->kind == _ASTRO_MPI_RECV) {
+				if (_astro_mpi_envelope_wait(req)) /* its message had come */
+					req_finish(req);
+			} else if (!req_start(req))
 				req_finish(req);
 			else if (!pending_add(&p, req)) {
 				_astro_mpi_error("out of memory for the list of communications in flight: one is abandoned");
@@ -349,6 +371,8 @@ static void *progress_main(void *unused)
 		}
 		if (p.n && pending_test(&p) > 0)
 			progressed = true;
+		if (_astro_mpi_envelope_waiting() && _astro_mpi_envelope_poll(req_finish) > 0)
+			progressed = true;
 		double now = starpu_timing_now();
 		if (progressed) {
 			idle_rounds = 0;
@@ -356,7 +380,7 @@ static void *progress_main(void *unused)
 		}
 
 		pthread_mutex_lock(&prog.lock);
-		if (!progressed && !prog.head && p.n) {
+		if (!progressed && !prog.head && (p.n || _astro_mpi_envelope_waiting())) {
 			/* A message is often a round trip away: poll politely for a while, then less and less often. */
 			if (now - last_progress < 2000) {
 				pthread_mutex_unlock(&prog.lock);
@@ -377,6 +401,7 @@ static void *progress_main(void *unused)
 		}
 	}
 	pthread_mutex_unlock(&prog.lock);
+	_astro_mpi_envelope_shutdown();
 	free(p.reqs);
 	free(p.mpi);
 	free(p.indices);
@@ -454,13 +479,16 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d)", fn, peer, size - 1);
 		return -EINVAL;
 	}
-	if (tag < 0 || tag > _astro_mpi_tag_ub) {
-		_astro_mpi_error("%s: tag %lld is out of MPI's range 0 to %d: give the data a smaller tag", fn, (long long)tag, _astro_mpi_tag_ub);
+	if (tag < 0) {
+		_astro_mpi_error("%s: tag %lld is negative: data tags go from 0 to %lld", fn, (long long)tag, (long long)INT64_MAX);
 		return -EINVAL;
 	}
-	struct _astro_mpi_req *req = req_new(kind, peer, (int)tag, comm);
+	bool enveloped = _astro_mpi_envelope_needed(tag);
+	struct _astro_mpi_req *req = req_new(kind, peer, enveloped ? _astro_mpi_envelope_tag() : (int)tag, comm);
 	if (!req)
 		return -ENOMEM;
+	req->tag64 = tag;
+	req->enveloped = enveloped;
 	req->handle = handle;
 	req->ssend = ssend;
 	req->detached = detached;

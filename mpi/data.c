@@ -11,6 +11,7 @@
 #include <astrolabe/observe.h>
 #include <errno.h>
 #include <glib.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* A few ranks, in the order they came. */
@@ -131,8 +132,8 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d, or STARPU_MPI_PER_NODE): the data keeps its previous owner", fn, rank, size - 1);
 		return;
 	}
-	if (set_tag && (tag < -1 || tag > _astro_mpi_tag_ub)) {
-		_astro_mpi_error("%s: tag %lld is out of MPI's range 0 to %d: the data keeps its previous tag", fn, (long long)tag, _astro_mpi_tag_ub);
+	if (set_tag && tag < -1) {
+		_astro_mpi_error("%s: tag %lld is negative: data tags go from 0 to %lld; the data keeps its previous tag", fn, (long long)tag, (long long)INT64_MAX);
 		return;
 	}
 	pthread_mutex_lock(&data_lock);

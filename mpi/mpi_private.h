@@ -31,7 +31,9 @@ struct _astro_mpi_req
 	enum _astro_mpi_req_kind kind;
 	starpu_data_handle_t handle;
 	int peer;
-	int mpi_tag;
+	int mpi_tag;		/* the MPI tag: the data tag, or the envelope's */
+	starpu_mpi_tag_t tag64;	/* the data tag */
+	bool enveloped;		/* the data tag is beyond MPI's: the envelope protocol (envelope.c) */
 	MPI_Comm comm;
 	bool ssend;
 	bool detached;
@@ -92,6 +94,22 @@ int _astro_mpi_redux_access(starpu_data_handle_t handle, enum starpu_data_access
 bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func);
 /* Forgets the registered datatypes (at shutdown). */
 void _astro_mpi_datatype_shutdown(void);
+
+/* -------------------------------------------------------------- envelope.c */
+
+/* The header before the payload of an enveloped message: the 64-bit data tag. */
+#define _ASTRO_MPI_ENVELOPE_HEADER 8
+/* Does tag need the envelope? Its MPI tag, and its header. */
+bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag);
+int _astro_mpi_envelope_tag(void);
+void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag);
+/* The progression thread's side: an enveloped receive waits (true: its message
+ * had come, it is filled: finish it); are some waiting; receive what came,
+ * finishing the receives served (returns how many); forget what is left. */
+bool _astro_mpi_envelope_wait(struct _astro_mpi_req *req);
+bool _astro_mpi_envelope_waiting(void);
+int _astro_mpi_envelope_poll(void (*finish)(struct _astro_mpi_req *));
+void _astro_mpi_envelope_shutdown(void);
 
 /* ---------------------------------------------------------------- select.c */
 

@@ -57,7 +57,7 @@ int starpu_mpi_world_rank(void);
 /** The size of MPI_COMM_WORLD. */
 int starpu_mpi_world_size(void);
 
-/** For starpu_mpi_comm_get_attr(): the largest data tag. */
+/** For starpu_mpi_comm_get_attr(): the largest data tag (INT64_MAX: tags beyond MPI's MPI_TAG_UB travel behind a header on one reserved MPI tag). */
 #define STARPU_MPI_TAG_UB MPI_TAG_UB
 /** As MPI_Comm_get_attr(), the value being an int64_t. Only STARPU_MPI_TAG_UB is known. */
 int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
@@ -66,7 +66,7 @@ int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int
 
 /** A communication in flight, for starpu_mpi_wait() / starpu_mpi_test(). */
 typedef void *starpu_mpi_req;
-/** The tag naming a piece of data in messages (0 .. STARPU_MPI_TAG_UB). */
+/** The tag naming a piece of data in messages (0 .. INT64_MAX). */
 typedef int64_t starpu_mpi_tag_t;
 
 /**

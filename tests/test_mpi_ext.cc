@@ -403,6 +403,72 @@ TEST_F(MpiExt, UserDatatypeCarriesStridedData)
 	starpu_data_unregister(probe);
 }
 
+// ------------------------------------------------- tags beyond MPI's
+
+// Tags from MPI_TAG_UB up to INT64_MAX travel in envelopes: receives posted
+// before and after their messages, in any order, the same tag twice in order.
+TEST_F(MpiExt, TagsBeyondMpisTagUpperBound)
+{
+	int *ub = nullptr, flag = 0;
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+	ASSERT_TRUE(flag && ub);
+	int64_t attr = 0;
+	ASSERT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &attr, &flag));
+	EXPECT_EQ(INT64_MAX, attr);
+	const std::vector<starpu_mpi_tag_t> tags = { (starpu_mpi_tag_t)*ub, (starpu_mpi_tag_t)*ub + 1, (starpu_mpi_tag_t)1 << 40, INT64_MAX,
+						     INT64_MAX, (starpu_mpi_tag_t)*ub - 1 };
+	const int n = (int)tags.size();
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	std::vector<int64_t> out(n), in(n, -1);
+	std::vector<starpu_data_handle_t> hout(n), hin(n);
+	for (int i = 0; i < n; i++) {
+		out[i] = rank_ * 100 + i;
+		starpu_variable_data_register(&hout[i], STARPU_MAIN_RAM, (uintptr_t)&out[i], sizeof(int64_t));
+		starpu_variable_data_register(&hin[i], STARPU_MAIN_RAM, (uintptr_t)&in[i], sizeof(int64_t));
+	}
+	// The first receive waits for its message; the others come after theirs, in reverse order but for the repeated tag.
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[0], prev, tags[0], MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ(0, starpu_mpi_isend_detached(hout[i], next, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[3], prev, tags[3], MPI_COMM_WORLD, nullptr, nullptr));
+	for (int i = n - 1; i >= 1; i--)
+		if (i != 3)
+			ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[i], prev, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int i = 0; i < n; i++) {
+		starpu_data_unregister(hout[i]);
+		starpu_data_unregister(hin[i]);
+		EXPECT_EQ(prev * 100 + i, in[i]) << "tag " << tags[i];
+	}
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_isend_detached(hout[0], next, -3, MPI_COMM_WORLD, nullptr, nullptr); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "tag -3 is negative")) << err;
+}
+
+// Data registered with huge tags move with starpu_mpi_task_insert like the others.
+TEST_F(MpiExt, TaskInsertWithHugeTags)
+{
+	int64_t a = 0, b = 0;
+	starpu_data_handle_t ha, hb;
+	starpu_variable_data_register(&ha, rank_ == 0 ? STARPU_MAIN_RAM : -1, rank_ == 0 ? (uintptr_t)&a : 0, sizeof(a));
+	starpu_variable_data_register(&hb, rank_ == 1 ? STARPU_MAIN_RAM : -1, rank_ == 1 ? (uintptr_t)&b : 0, sizeof(b));
+	starpu_mpi_data_register(ha, INT64_MAX - 1, 0);
+	starpu_mpi_data_register(hb, (starpu_mpi_tag_t)3 << 50, 1);
+	EXPECT_EQ(INT64_MAX - 1, starpu_mpi_data_get_tag(ha));
+	if (rank_ == 0)
+		a = 4242;
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy_cl, STARPU_R, ha, STARPU_W, hb, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	starpu_data_unregister(ha);
+	starpu_data_unregister(hb);
+	if (rank_ == 1) {
+		EXPECT_EQ(4242, b);
+	}
+}
+
 // ------------------------------------------------------ the launcher's side
 
 const char kRankTests[] = "MpiRedux.*:MpiExt.*";
