@@ -13,6 +13,7 @@
  */
 #include "mpi_private.h"
 
+#include <astrolabe/observe.h>
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
@@ -47,6 +48,32 @@ static void buffer_free(struct _astro_mpi_req *req)
 	req->buffer = NULL;
 }
 
+/* The bytes of data a request carries (its datatype's size, or what was packed, header aside). */
+static size_t payload_bytes(const struct _astro_mpi_req *req)
+{
+	if (req->datatype != MPI_DATATYPE_NULL) {
+		int size = 0;
+		MPI_Type_size(req->datatype, &size);
+		return (size_t)size;
+	}
+	return req->enveloped && req->kind == _ASTRO_MPI_SEND ? req->count - _ASTRO_MPI_ENVELOPE_HEADER : req->count;
+}
+
+/* A message on the observation path (tools, counters, traces see it): costs a load and a branch when nobody looks. */
+static void observe_message(const struct _astro_mpi_req *req, enum astro_moment moment)
+{
+	if (!ASTRO_OBSERVED(moment))
+		return;
+	int me = -1, size;
+	_astro_mpi_comm_info(req->comm, &me, &size, "starpu_mpi");
+	struct astro_event e = {
+		.moment = moment, .workerid = -1, .bytes = payload_bytes(req), .other_id = (unsigned long)req->tag64, .object = req->handle,
+		.src_node = (unsigned)(moment == ASTRO_MOMENT_MPI_SEND ? me : req->peer),
+		.dst_node = (unsigned)(moment == ASTRO_MOMENT_MPI_SEND ? req->peer : me),
+	};
+	astro_observe_report(&e);
+}
+
 /* The end of a request: its data unpacked and released, then its callback
  * run and the request freed (detached) or its waiter woken. */
 static void req_finish(struct _astro_mpi_req *req)
@@ -54,14 +81,18 @@ static void req_finish(struct _astro_mpi_req *req)
 	bool detached = req->detached;
 	if (req->datatype != MPI_DATATYPE_NULL) {
 		req->buffer = NULL; /* the handle's own */
-		_astro_mpi_lock();
-		req->free_datatype(&req->datatype);
-		_astro_mpi_unlock();
 	} else if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
 		if (starpu_data_unpack_node(req->handle, STARPU_MAIN_RAM, req->buffer, req->count) == 0)
 			req->buffer = NULL; /* unpack frees it */
 		else
 			req->ret = -EINVAL;
+	}
+	if (req->kind == _ASTRO_MPI_RECV && req->ret == 0)
+		observe_message(req, ASTRO_MOMENT_MPI_RECV);
+	if (req->datatype != MPI_DATATYPE_NULL) {
+		_astro_mpi_lock();
+		req->free_datatype(&req->datatype);
+		_astro_mpi_unlock();
 	}
 	buffer_free(req);
 	if (req->held)
@@ -227,6 +258,8 @@ static bool req_start(struct _astro_mpi_req *req)
 		mpi_failed(req, req->kind == _ASTRO_MPI_SEND ? "MPI_Isend" : req->kind == _ASTRO_MPI_RECV ? "MPI_Irecv" : "MPI_Ibarrier", err);
 		return false;
 	}
+	if (req->kind == _ASTRO_MPI_SEND)
+		observe_message(req, ASTRO_MOMENT_MPI_SEND);
 	return true;
 }
 
@@ -239,13 +272,7 @@ static void req_completed(struct _astro_mpi_req *req, const MPI_Status *status, 
 		return;
 	}
 	if (req->kind == _ASTRO_MPI_SEND) {
-		size_t bytes = req->count;
-		if (req->datatype != MPI_DATATYPE_NULL) {
-			int size = 0;
-			MPI_Type_size(req->datatype, &size);
-			bytes = (size_t)size;
-		}
-		_astro_mpi_stats_sent(req->peer, bytes);
+		_astro_mpi_stats_sent(req->peer, payload_bytes(req));
 	}
 	if (req->kind == _ASTRO_MPI_RECV) {
 		int got = 0;

@@ -217,8 +217,14 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 		_astro_mpi_tag_ub = *tag_ub;
 	int rank, size;
 	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
-	if (ret == 0)
+	if (ret == 0) {
+		/* As StarPU: the rank names this process's trace (prof_file_<user>_<rank>), and its clock is set against rank 0's. */
+		int world_rank = 0;
+		MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+		starpu_profiling_set_id(world_rank);
+		_astro_mpi_clock_report();
 		ret = _astro_mpi_data_init();
+	}
 	if (ret == 0)
 		_astro_mpi_stats_init();
 	if (ret == 0) {

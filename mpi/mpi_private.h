@@ -88,6 +88,13 @@ void _astro_mpi_data_shutdown(void);
  * value when it is the first. 0 or a negative errno (said). */
 int _astro_mpi_redux_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int owner, int xrank, int me, const char *fn);
 
+/* ----------------------------------------------------------------- clock.c */
+
+/* Reports StarPU-MPI's start (ASTRO_MOMENT_MPI_INIT) with this rank's clock
+ * offset to rank 0, measured with every rank when someone observes it.
+ * Collective over MPI_COMM_WORLD; before the progression thread starts. */
+void _astro_mpi_clock_report(void);
+
 /* -------------------------------------------------------------- datatype.c */
 
 /* The user datatype of handle's interface, made now (false: none, pack it). */

@@ -8,7 +8,10 @@
 
 #ifdef STARPU_USE_MPI
 #include <starpu_mpi.h>
+#include <astrolabe/observe.h>
 #include "mpi_run.h"
+
+#include <mutex>
 
 using namespace astro_test;
 
@@ -469,6 +472,84 @@ TEST_F(MpiExt, TaskInsertWithHugeTags)
 	}
 }
 
+// ------------------------------------------------------------ observation
+
+struct SeenMessage
+{
+	astro_moment moment;
+	unsigned src, dst;
+	size_t bytes;
+	unsigned long tag;
+	const void *handle;
+};
+
+std::mutex g_seen_lock;
+std::vector<SeenMessage> g_seen;
+
+void see_message(const astro_event *e, void *)
+{
+	std::lock_guard<std::mutex> hold(g_seen_lock);
+	g_seen.push_back({ e->moment, e->src_node, e->dst_node, e->bytes, e->other_id, e->object });
+}
+
+// Each message is a moment of the observation path: its ranks, bytes, tag and handle.
+TEST_F(MpiExt, MessagesAreObserved)
+{
+	{
+		std::lock_guard<std::mutex> hold(g_seen_lock);
+		g_seen.clear();
+	}
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_MPI_SEND) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_MPI_RECV), see_message, nullptr);
+	ASSERT_GE(id, 0);
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	int64_t out[4] = { 1, 2, 3, 4 }, in[4] = { 0, 0, 0, 0 };
+	starpu_data_handle_t hout, hin;
+	starpu_vector_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)out, 4, sizeof(int64_t));
+	starpu_vector_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)in, 4, sizeof(int64_t));
+	const starpu_mpi_tag_t tag = ((starpu_mpi_tag_t)1 << 33) + 5; /* in an envelope: observed the same */
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin, prev, tag, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout, next, tag, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(0, astro_observe_unsubscribe(id));
+	std::vector<SeenMessage> seen;
+	{
+		std::lock_guard<std::mutex> hold(g_seen_lock);
+		seen = g_seen;
+	}
+	ASSERT_EQ(2u, seen.size());
+	for (const SeenMessage &m : seen) {
+		bool send = m.moment == ASTRO_MOMENT_MPI_SEND;
+		EXPECT_EQ(send ? (unsigned)rank_ : (unsigned)prev, m.src);
+		EXPECT_EQ(send ? (unsigned)next : (unsigned)rank_, m.dst);
+		EXPECT_EQ(4 * sizeof(int64_t), m.bytes);
+		EXPECT_EQ((unsigned long)tag, m.tag);
+		EXPECT_EQ(send ? (const void *)hout : (const void *)hin, m.handle);
+	}
+	EXPECT_NE(seen[0].moment, seen[1].moment);
+	starpu_data_unregister(hout);
+	starpu_data_unregister(hin);
+}
+
+// Run traced by the launcher (MpiRun.TracesOfTheRanksMerge): a few messages around the ring.
+TEST_F(MpiExt, TracedRing)
+{
+	if (!getenv("STARPU_FXT_TRACE"))
+		GTEST_SKIP() << "run by MpiRun.TracesOfTheRanksMerge, with STARPU_FXT_TRACE=1";
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	int64_t out = rank_, in = -1;
+	starpu_data_handle_t hout, hin;
+	starpu_variable_data_register(&hout, STARPU_MAIN_RAM, (uintptr_t)&out, sizeof(out));
+	starpu_variable_data_register(&hin, STARPU_MAIN_RAM, (uintptr_t)&in, sizeof(in));
+	for (int round = 0; round < 3; round++) {
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(hin, prev, 70 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_mpi_isend_detached(hout, next, 70 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	}
+	starpu_data_unregister(hout);
+	starpu_data_unregister(hin);
+	EXPECT_EQ(prev, in);
+}
+
 // ------------------------------------------------------ the launcher's side
 
 const char kRankTests[] = "MpiRedux.*:MpiExt.*";
@@ -481,6 +562,56 @@ TEST(MpiRun, TwoRanks)
 TEST(MpiRun, FourRanks)
 {
 	run_ranks(4, kRankTests);
+}
+
+std::string trim(const std::string &s)
+{
+	size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+	return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// Each rank records its trace (named by its rank); starpu_fxt_tool merges them
+// on one time base, and comms.rec pairs every send with its receive.
+TEST(MpiRun, TracesOfTheRanksMerge)
+{
+	std::string fxt_tool = env_or("ASTRO_TEST_TRACE_TOOL", "");
+	if (fxt_tool.empty() || !file_exists(fxt_tool))
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	const int np = 3;
+	TempDir traces;
+	{
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv prefix("STARPU_FXT_PREFIX", traces.path());
+		ScopedEnv suffix("STARPU_FXT_SUFFIX", "rank");
+		run_ranks(np, "MpiExt.TracedRing");
+	}
+	std::string inputs, output;
+	for (int r = 0; r < np; r++) {
+		ASSERT_TRUE(file_exists(traces.file("rank_" + std::to_string(r)) + "/traces.otf2")) << "rank " << r << "'s trace";
+		inputs += " '" + traces.file("rank_" + std::to_string(r)) + "'";
+	}
+	std::string out = traces.file("out");
+	ASSERT_EQ(0, run_command("'" + fxt_tool + "' -d '" + out + "' -i" + inputs + " 2>&1", &output)) << output;
+	std::string comms = read_file(out + "/comms.rec");
+	// Three rounds around the ring: np * 3 messages, each once, the ranks and tags right.
+	if (have_program("recsel")) {
+		std::string count;
+		ASSERT_EQ(0, run_command("recsel -c '" + out + "/comms.rec'", &count));
+		EXPECT_EQ(std::to_string(np * 3), trim(count)) << comms;
+		for (int r = 0; r < np; r++)
+			for (int round = 0; round < 3; round++) {
+				std::string one;
+				ASSERT_EQ(0, run_command("recsel -c -e 'Src = " + std::to_string(r) + " && Dst = " + std::to_string((r + 1) % np) +
+								 " && Tag = " + std::to_string(70 + round) + " && Size = 8' '" + out + "/comms.rec'",
+							 &one));
+				EXPECT_EQ("1", trim(one)) << "from rank " << r << " round " << round << "\n" << comms;
+			}
+	}
+	EXPECT_TRUE(contains(comms, "Type: PointToPoint")) << comms;
+	// One timeline: every rank's containers in the one paje.trace.
+	std::string paje = read_file(out + "/paje.trace");
+	for (int r = 0; r < np; r++)
+		EXPECT_TRUE(contains(paje, "\t" + std::to_string(r) + "_p\t")) << "rank " << r << " in paje.trace";
 }
 
 } // namespace
