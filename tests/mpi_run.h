@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 
+#include <memory>
 #include <mpi.h>
 #include <set>
 
@@ -16,6 +17,33 @@ inline bool under_mpirun()
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
 }
+
+// mpirun, before -np: as many ranks as asked whatever the cores, on this machine only, 300 s at most.
+inline std::string mpirun_command()
+{
+	std::string cmd = "timeout 300 mpirun --oversubscribe";
+	if (getuid() == 0)
+		cmd += " --allow-run-as-root";
+	// The loopback and shared memory only: no network is needed (or wanted) on one machine.
+	return cmd + " --mca btl self,vader --mca btl_vader_single_copy_mechanism none";
+}
+
+// While it lives, under ASan, Open MPI's own leaks are suppressed (mpi-lsan.supp, which says why;
+// the suppression file goes in dir).
+class MpiSanitizerEnv
+{
+public:
+	explicit MpiSanitizerEnv(TempDir &dir)
+	{
+		std::string srcdir = env_or("ASTRO_TEST_SRCDIR", ".");
+		dir.write("lsan.supp", read_file(srcdir + "/lsan.supp") + read_file(srcdir + "/mpi-lsan.supp"));
+		lsan_.reset(new ScopedEnv("LSAN_OPTIONS", "suppressions=" + dir.file("lsan.supp") + " print_suppressions=0"));
+		asan_.reset(new ScopedEnv("ASAN_OPTIONS", env_or("ASAN_OPTIONS", "") + " fast_unwind_on_malloc=0"));
+	}
+
+private:
+	std::unique_ptr<ScopedEnv> lsan_, asan_;
+};
 
 // Runs this program under mpirun with np ranks and filter; every rank must pass.
 inline void run_ranks(int np, const std::string &filter)
@@ -27,18 +55,10 @@ inline void run_ranks(int np, const std::string &filter)
 	ASSERT_GT(len, 0);
 	self[len] = '\0';
 	TempDir out;
-	std::string cmd = "timeout 300 mpirun --oversubscribe";
-	if (getuid() == 0)
-		cmd += " --allow-run-as-root";
-	// The loopback and shared memory only: no network is needed (or wanted) on one machine.
-	cmd += " --mca btl self,vader --mca btl_vader_single_copy_mechanism none";
+	std::string cmd = mpirun_command();
 	cmd += " --output-filename " + out.path() + "/ranks -np " + std::to_string(np) + " '" + self +
 	       "' --gtest_color=no --gtest_filter='" + filter + "' " + env_or("ASTRO_MPI_TEST_ARGS", "") + " 2>&1";
-	// Under ASan, Open MPI's own leaks are suppressed (mpi-lsan.supp, which says why).
-	std::string srcdir = env_or("ASTRO_TEST_SRCDIR", ".");
-	ASSERT_TRUE(out.write("lsan.supp", read_file(srcdir + "/lsan.supp") + read_file(srcdir + "/mpi-lsan.supp")));
-	ScopedEnv lsan("LSAN_OPTIONS", "suppressions=" + out.file("lsan.supp") + " print_suppressions=0");
-	ScopedEnv asan("ASAN_OPTIONS", env_or("ASAN_OPTIONS", "") + " fast_unwind_on_malloc=0");
+	MpiSanitizerEnv sanitizers(out);
 	std::string output;
 	int status = run_command(cmd, &output);
 	int passed = 0;

@@ -564,6 +564,60 @@ TEST(MpiRun, FourRanks)
 	run_ranks(4, kRankTests);
 }
 
+// The line of output that starts with prefix ("" when none).
+std::string line_of(const std::string &output, const std::string &prefix)
+{
+	size_t at = output.rfind("\n" + prefix);
+	size_t start = at == std::string::npos ? (output.compare(0, prefix.size(), prefix) == 0 ? 0 : std::string::npos) : at + 1;
+	if (start == std::string::npos)
+		return "";
+	return output.substr(start, output.find('\n', start) - start);
+}
+
+// StarPU-MPI's examples (examples/mpi/) give the same result on 1, 2 and 4 ranks.
+TEST(MpiRun, ExamplesGiveTheSameResultOnOneTwoAndFourRanks)
+{
+	std::string dir = env_or("ASTRO_TEST_EXAMPLES_DIR", "") + "/mpi";
+	if (!have_program("mpirun"))
+		GTEST_SKIP() << "mpirun not found: install openmpi-bin";
+	const struct
+	{
+		const char *program, *args;
+	} examples[] = {
+		{ "mpi_stencil", "-nblocks 8 -size 256 -iter 12" },
+		{ "mpi_cholesky", "-size 192 -nblocks 6 -check" },
+	};
+	TempDir tmp;
+	MpiSanitizerEnv sanitizers(tmp);
+	int ran = 0;
+	for (const auto &ex : examples) {
+		std::string program = dir + "/" + ex.program;
+		if (!file_exists(program))
+			continue; /* mpi_cholesky needs LAPACKE: not built without it */
+		ran++;
+		std::string reference;
+		for (int np : { 1, 2, 4 }) {
+			std::string output;
+			int status = run_command(mpirun_command() + " -np " + std::to_string(np) + " '" + program + "' " + ex.args + " 2>&1", &output);
+			ASSERT_EQ(0, status) << ex.program << " on " << np << " ranks:\n" << output;
+			std::string checksum = line_of(output, "checksum ");
+			ASSERT_FALSE(checksum.empty()) << ex.program << " on " << np << " ranks:\n" << output;
+			if (reference.empty())
+				reference = checksum;
+			EXPECT_EQ(reference, checksum) << ex.program << " on " << np << " ranks:\n" << output;
+			if (std::string(ex.program) == "mpi_cholesky") {
+				EXPECT_TRUE(contains(output, "result correct")) << output;
+			} else {
+				std::string heat = line_of(output, "heat ");
+				EXPECT_TRUE(heat.find("heat ") == 0 && heat.substr(5, heat.find(' ', 5) - 5) == heat.substr(heat.find("initially ") + 10, heat.find(')') - heat.find("initially ") - 10))
+					<< "the heat is conserved: " << heat;
+			}
+		}
+	}
+	if (!ran)
+		GTEST_SKIP() << "the MPI examples are not built in " << dir;
+}
+
 std::string trim(const std::string &s)
 {
 	size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
