@@ -79,7 +79,7 @@ static void observe_message(const struct _astro_mpi_req *req, enum astro_moment 
 static void req_finish(struct _astro_mpi_req *req)
 {
 	bool detached = req->detached;
-	if (req->datatype != MPI_DATATYPE_NULL) {
+	if (req->in_place) {
 		req->buffer = NULL; /* the handle's own */
 	} else if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
 		if (starpu_data_unpack_node(req->handle, STARPU_MAIN_RAM, req->buffer, req->count) == 0)
@@ -155,16 +155,38 @@ static int one_message(const struct _astro_mpi_req *req, starpu_ssize_t count)
 	return -EINVAL;
 }
 
-/* A user datatype for the handle's interface: the message goes straight from
- * or to the handle's buffer, which stays acquired until then. */
-static bool use_datatype(struct _astro_mpi_req *req)
+/* Is handle's main-memory buffer one run of bytes, its packed form (a variable, a vector, a matrix without gaps)? */
+static bool contiguous(starpu_data_handle_t handle)
 {
-	if (req->enveloped || !_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype))
+	switch (starpu_data_get_interface_id(handle)) {
+	case STARPU_VARIABLE_INTERFACE_ID:
+	case STARPU_VECTOR_INTERFACE_ID:
+		return true;
+	case STARPU_MATRIX_INTERFACE_ID:
+		return starpu_matrix_get_local_ld(handle) == starpu_matrix_get_nx(handle);
+	default:
 		return false;
+	}
+}
+
+/* Can the message go straight from or to the handle's buffer (a user
+ * datatype describes it, or it is contiguous)? Then nothing is packed, and
+ * the request keeps the handle acquired until the message is through. */
+static bool in_place(struct _astro_mpi_req *req)
+{
+	if (req->enveloped)
+		return false;
+	if (_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype)) {
+		req->count = 1;
+	} else {
+		size_t bytes = starpu_data_get_size(req->handle);
+		if (!contiguous(req->handle) || bytes > INT_MAX)
+			return false;
+		req->count = bytes;
+	}
+	req->in_place = true;
 	req->held = true;
 	req->buffer = starpu_data_get_local_ptr(req->handle);
-	req->count = 1;
-	req_enqueue(req);
 	return true;
 }
 
@@ -188,8 +210,10 @@ static int envelope(struct _astro_mpi_req *req)
 static void send_granted(void *arg)
 {
 	struct _astro_mpi_req *req = arg;
-	if (use_datatype(req))
+	if (in_place(req)) {
+		req_enqueue(req);
 		return;
+	}
 	starpu_ssize_t count = 0;
 	void *ptr = NULL;
 	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, &ptr, &count);
@@ -212,8 +236,10 @@ static void recv_granted(void *arg)
 {
 	struct _astro_mpi_req *req = arg;
 	req->held = true;
-	if (use_datatype(req))
+	if (in_place(req)) {
+		req_enqueue(req);
 		return;
+	}
 	starpu_ssize_t count = 0;
 	int ret = starpu_data_pack_node(req->handle, STARPU_MAIN_RAM, NULL, &count);
 	if (ret == 0)
@@ -483,9 +509,9 @@ static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, i
 	return req;
 }
 
-int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
-		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
-		    starpu_mpi_req *out, const char *fn)
+/* The arguments of a send or receive: 0, or -EINVAL said. */
+static int check_post(starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm, bool detached, const starpu_mpi_req *out,
+		      const char *fn)
 {
 	int rank, size, ret;
 
@@ -510,6 +536,16 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 		_astro_mpi_error("%s: tag %lld is negative: data tags go from 0 to %lld", fn, (long long)tag, (long long)INT64_MAX);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
+		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
+		    starpu_mpi_req *out, const char *fn)
+{
+	int ret = check_post(handle, peer, tag, comm, detached, out, fn);
+	if (ret)
+		return ret;
 	bool enveloped = _astro_mpi_envelope_needed(tag);
 	struct _astro_mpi_req *req = req_new(kind, peer, enveloped ? _astro_mpi_envelope_tag() : (int)tag, comm);
 	if (!req)
@@ -567,11 +603,78 @@ int starpu_mpi_irecv(starpu_data_handle_t data_handle, starpu_mpi_req *req, int 
 	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, false, 1, NULL, NULL, req, "starpu_mpi_irecv");
 }
 
+/* The blocking forms. With MPI_THREAD_MULTIPLE, the calling thread acquires
+ * the data and makes the MPI call itself: no hand-off to the progression
+ * thread and back, which is most of a small message's time on a loaded
+ * machine. Otherwise (and for tags in envelopes), a request and its wait. */
+static int blocking(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
+		    MPI_Status *status, const char *fn)
+{
+	starpu_mpi_req r = NULL;
+	int ret = check_post(handle, peer, tag, comm, false, &r, fn);
+	if (ret)
+		return ret;
+	if (!_astro_mpi_thread_multiple() || _astro_mpi_envelope_needed(tag)) {
+		ret = _astro_mpi_post(kind, handle, peer, tag, comm, false, false, 1, NULL, NULL, &r, fn);
+		return ret ? ret : starpu_mpi_wait(&r, status);
+	}
+	struct _astro_mpi_req req = { .kind = kind, .handle = handle, .peer = peer, .mpi_tag = (int)tag, .tag64 = tag, .comm = comm,
+				      .datatype = MPI_DATATYPE_NULL, .mpi_req = MPI_REQUEST_NULL };
+	ret = starpu_data_acquire(handle, kind == _ASTRO_MPI_SEND ? STARPU_R : STARPU_W);
+	if (ret)
+		return ret;
+	if (!in_place(&req)) {
+		starpu_ssize_t count = 0;
+		void *ptr = NULL;
+		ret = starpu_data_pack_node(handle, STARPU_MAIN_RAM, kind == _ASTRO_MPI_SEND ? &ptr : NULL, &count);
+		if (ret == 0)
+			ret = one_message(&req, count);
+		req.buffer = ptr;
+		req.count = (size_t)count;
+		if (ret == 0 && kind == _ASTRO_MPI_RECV) {
+			req.buffer = (void *)starpu_malloc_on_node_flags(STARPU_MAIN_RAM, req.count ? req.count : 1, 0);
+			if (!req.buffer) {
+				_astro_mpi_error("%s: out of memory for %zu bytes", fn, req.count);
+				ret = -ENOMEM;
+			}
+		}
+	}
+	if (ret == 0) {
+		MPI_Datatype type = req.datatype != MPI_DATATYPE_NULL ? req.datatype : MPI_BYTE;
+		int err;
+		if (kind == _ASTRO_MPI_SEND) {
+			observe_message(&req, ASTRO_MOMENT_MPI_SEND);
+			err = MPI_Send(req.buffer, (int)req.count, type, peer, (int)tag, comm);
+		} else {
+			err = MPI_Recv(req.buffer, (int)req.count, type, peer, (int)tag, comm, &req.status);
+		}
+		if (err != MPI_SUCCESS)
+			mpi_failed(&req, kind == _ASTRO_MPI_SEND ? "MPI_Send" : "MPI_Recv", err);
+		else
+			req_completed(&req, &req.status, false);
+		ret = req.ret;
+	}
+	if (kind == _ASTRO_MPI_RECV && ret == 0) {
+		if (status && status != MPI_STATUS_IGNORE)
+			*status = req.status;
+		observe_message(&req, ASTRO_MOMENT_MPI_RECV);
+		if (!req.in_place) {
+			ret = starpu_data_unpack_node(handle, STARPU_MAIN_RAM, req.buffer, req.count) == 0 ? 0 : -EINVAL;
+			req.buffer = NULL; /* unpack frees it */
+		}
+	}
+	if (req.datatype != MPI_DATATYPE_NULL)
+		req.free_datatype(&req.datatype);
+	if (req.in_place)
+		req.buffer = NULL;
+	buffer_free(&req);
+	starpu_data_release(handle);
+	return ret;
+}
+
 int starpu_mpi_send(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm)
 {
-	starpu_mpi_req req;
-	int ret = _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, false, 1, NULL, NULL, &req, "starpu_mpi_send");
-	return ret ? ret : starpu_mpi_wait(&req, MPI_STATUS_IGNORE);
+	return blocking(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, MPI_STATUS_IGNORE, "starpu_mpi_send");
 }
 
 int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm)
@@ -582,9 +685,7 @@ int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_
 
 int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, MPI_Status *status)
 {
-	starpu_mpi_req req;
-	int ret = _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, false, 1, NULL, NULL, &req, "starpu_mpi_recv");
-	return ret ? ret : starpu_mpi_wait(&req, status);
+	return blocking(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, status, "starpu_mpi_recv");
 }
 
 int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)

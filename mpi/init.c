@@ -36,6 +36,11 @@ bool _astro_mpi_running(const char *fn)
 	return false;
 }
 
+bool _astro_mpi_thread_multiple(void)
+{
+	return !serialize;
+}
+
 void _astro_mpi_lock(void)
 {
 	if (serialize)

@@ -13,6 +13,8 @@
 
 /* Is StarPU-MPI running (between starpu_mpi_init* and starpu_mpi_shutdown)? */
 bool _astro_mpi_running(const char *fn);
+/* Did MPI give MPI_THREAD_MULTIPLE (any thread may call MPI at any time)? */
+bool _astro_mpi_thread_multiple(void);
 /* MPI calls go through this lock unless MPI gave MPI_THREAD_MULTIPLE. */
 void _astro_mpi_lock(void);
 void _astro_mpi_unlock(void);
@@ -40,11 +42,12 @@ struct _astro_mpi_req
 	int sequential_consistency;
 	void (*callback)(void *);
 	void *arg;
-	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory), or the handle's own with a datatype */
-	size_t count;		/* bytes packed, or 1 (datatype) */
+	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory), or the handle's own (in_place) */
+	size_t count;		/* bytes, or 1 (datatype) */
 	MPI_Datatype datatype;	/* a user datatype (the handle stays acquired), or MPI_DATATYPE_NULL: packed bytes */
 	starpu_mpi_datatype_free_func_t free_datatype;
 	bool held;		/* the request holds its handle's acquire until it finishes */
+	bool in_place;		/* buffer is the handle's own (contiguous, or a user datatype): nothing packed */
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
