@@ -170,8 +170,8 @@ static bool contiguous(starpu_data_handle_t handle)
 }
 
 /* Can the message go straight from or to the handle's buffer (a user
- * datatype describes it, or it is contiguous)? Then nothing is packed, and
- * the request keeps the handle acquired until the message is through. */
+ * datatype describes it, or a send's data is contiguous)? Then nothing is
+ * packed, and the request keeps the handle acquired until the message is through. */
 static bool in_place(struct _astro_mpi_req *req)
 {
 	if (req->enveloped)
@@ -179,8 +179,10 @@ static bool in_place(struct _astro_mpi_req *req)
 	if (_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype)) {
 		req->count = 1;
 	} else {
+		/* Receives into a contiguous buffer in place gave wrong values in test_mpi's repeated
+		 * stencil (not understood yet): they unpack a copy, as before. */
 		size_t bytes = starpu_data_get_size(req->handle);
-		if (!contiguous(req->handle) || bytes > INT_MAX)
+		if (req->kind == _ASTRO_MPI_RECV || !contiguous(req->handle) || bytes > INT_MAX)
 			return false;
 		req->count = bytes;
 	}
