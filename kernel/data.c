@@ -166,7 +166,15 @@ void starpu_data_register_ops(struct starpu_data_interface_ops *ops)
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
 {
 	void *iface = malloc(handlesrc->ops->interface_size);
+	if (!iface) {
+		_astro_error("starpu_data_register_same: out of memory");
+		*handledst = NULL;
+		return;
+	}
+	/* The source may be in use: a worker may be allocating its main-memory copy (coherency.c). */
+	pthread_mutex_lock(&handlesrc->coherency_lock);
 	memcpy(iface, handlesrc->iface[STARPU_MAIN_RAM], handlesrc->ops->interface_size);
+	pthread_mutex_unlock(&handlesrc->coherency_lock);
 	starpu_data_register(handledst, -1, iface, handlesrc->ops);
 	free(iface);
 }

@@ -69,8 +69,10 @@ static int fold(MPI_Comm comm, starpu_data_handle_t handle, starpu_mpi_tag_t tag
 		/* Sent: this copy is no longer a contribution, nor the value. */
 		starpu_data_invalidate_submit(handle);
 	} else if (me == head) {
-		starpu_data_handle_t part;
+		starpu_data_handle_t part = NULL;
 		starpu_data_register_same(&part, handle);
+		if (!part)
+			return -ENOMEM;
 		ret = _astro_mpi_post(_ASTRO_MPI_RECV, part, from, tag, comm, false, true, 1, NULL, NULL, NULL, fn);
 		/* part goes once folded (its receive, which releases it through the API, is over by then). */
 		if (ret == 0)
