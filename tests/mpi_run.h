@@ -10,6 +10,7 @@
 #include <memory>
 #include <mpi.h>
 #include <set>
+#include <starpu_mpi.h>
 
 namespace astro_test {
 
@@ -17,6 +18,43 @@ inline bool under_mpirun()
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
 }
+
+// A rank's test: StarPU-MPI started with ncpus CPU workers (MPI already initialised), stopped after.
+class MpiRankTest : public testing::Test
+{
+protected:
+	explicit MpiRankTest(unsigned ncpus = 1) : ncpus_(ncpus) {}
+	void SetUp() override
+	{
+		conf_ = conf_with_ncpus(ncpus_);
+		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+		started_ = true;
+		ASSERT_EQ(0, starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank_));
+		ASSERT_EQ(0, starpu_mpi_comm_size(MPI_COMM_WORLD, &size_));
+		ASSERT_GE(size_, 2) << "run under mpirun -np 2 or more";
+	}
+	void TearDown() override
+	{
+		if (started_) {
+			EXPECT_EQ(0, starpu_mpi_shutdown());
+		}
+	}
+	// A variable owned by rank owner (its buffer mem there, none elsewhere), registered with tag on every rank.
+	starpu_data_handle_t owned_variable(int64_t *mem, int owner, starpu_mpi_tag_t tag)
+	{
+		starpu_data_handle_t h;
+		if (rank_ == owner)
+			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem, sizeof(*mem));
+		else
+			starpu_variable_data_register(&h, -1, 0, sizeof(*mem));
+		starpu_mpi_data_register(h, tag, owner);
+		return h;
+	}
+	unsigned ncpus_;
+	starpu_conf conf_;
+	bool started_ = false;
+	int rank_ = -1, size_ = 0;
+};
 
 // mpirun, before -np: as many ranks as asked whatever the cores, on this machine only, 300 s at most.
 inline std::string mpirun_command()

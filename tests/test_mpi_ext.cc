@@ -54,34 +54,15 @@ starpu_codelet contribute_mpi_cl = make_cl(contribute_cpu, 1, "contribute_mpi", 
 starpu_codelet contribute_cl = make_cl(contribute_cpu, 1, "contribute", STARPU_REDUX, STARPU_NONE);
 starpu_codelet copy_cl = make_cl(copy_cpu, 2, "copy", STARPU_R, STARPU_W);
 
-class MpiRedux : public testing::Test
+class MpiRedux : public MpiRankTest
 {
 protected:
-	void SetUp() override
-	{
-		conf_ = conf_with_ncpus(2);
-		ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
-		started_ = true;
-		rank_ = starpu_mpi_world_rank();
-		size_ = starpu_mpi_world_size();
-		ASSERT_GE(size_, 2) << "run under mpirun -np 2 or more";
-	}
-	void TearDown() override
-	{
-		if (started_) {
-			EXPECT_EQ(0, starpu_mpi_shutdown());
-		}
-	}
+	MpiRedux() : MpiRankTest(2) {}
 	// The sum, owned by owner (starting at 1000 there), with the reduction methods.
 	starpu_data_handle_t sum_variable(int64_t *mem, int owner, starpu_mpi_tag_t tag)
 	{
-		starpu_data_handle_t h;
 		*mem = 1000;
-		if (rank_ == owner)
-			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem, sizeof(*mem));
-		else
-			starpu_variable_data_register(&h, -1, 0, sizeof(*mem));
-		starpu_mpi_data_register(h, tag, owner);
+		starpu_data_handle_t h = owned_variable(mem, owner, tag);
 		starpu_data_set_reduction_methods(h, &redux_cl, &init_cl);
 		return h;
 	}
@@ -120,9 +101,6 @@ protected:
 		}
 		starpu_data_unregister(h);
 	}
-	starpu_conf conf_;
-	bool started_ = false;
-	int rank_ = -1, size_ = 0;
 };
 
 TEST_F(MpiRedux, MpiReduxContributionsReachTheOwner)
