@@ -341,10 +341,11 @@ void send_matrix(int rank, int ld0, int ld1, bool expect_datatype)
 	starpu_data_handle_t h;
 	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)mem.data(), ld, nx, ny, sizeof(int32_t));
 	g_types_made = g_types_freed = 0;
-	if (rank == 0)
+	if (rank == 0) {
 		ASSERT_EQ(0, starpu_mpi_send(h, 1, 41, MPI_COMM_WORLD));
-	else if (rank == 1)
+	} else if (rank == 1) {
 		ASSERT_EQ(0, starpu_mpi_recv(h, 0, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	}
 	starpu_data_unregister(h);
 	if (rank <= 1) {
 		EXPECT_EQ(expect_datatype ? 1 : 0, g_types_freed.load());
@@ -414,9 +415,11 @@ TEST_F(MpiExt, TagsBeyondMpisTagUpperBound)
 		ASSERT_EQ(0, starpu_mpi_isend_detached(hout[i], next, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
 	ASSERT_EQ(0, starpu_mpi_barrier(MPI_COMM_WORLD));
 	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[3], prev, tags[3], MPI_COMM_WORLD, nullptr, nullptr));
-	for (int i = n - 1; i >= 1; i--)
-		if (i != 3)
+	for (int i = n - 1; i >= 1; i--) {
+		if (i != 3) {
 			ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[i], prev, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
+		}
+	}
 	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
 	for (int i = 0; i < n; i++) {
 		starpu_data_unregister(hout[i]);
