@@ -166,7 +166,15 @@ void starpu_data_register_ops(struct starpu_data_interface_ops *ops)
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc)
 {
 	void *iface = malloc(handlesrc->ops->interface_size);
+	if (!iface) {
+		_astro_error("starpu_data_register_same: out of memory");
+		*handledst = NULL;
+		return;
+	}
+	/* The source may be in use: a worker may be allocating its main-memory copy (coherency.c). */
+	pthread_mutex_lock(&handlesrc->coherency_lock);
 	memcpy(iface, handlesrc->iface[STARPU_MAIN_RAM], handlesrc->ops->interface_size);
+	pthread_mutex_unlock(&handlesrc->coherency_lock);
 	starpu_data_register(handledst, -1, iface, handlesrc->ops);
 	free(iface);
 }
@@ -836,9 +844,19 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	_astro_redux_invalidated(handle);
 }
 
+static void invalidate_when_ready(void *arg)
+{
+	starpu_data_handle_t handle = arg;
+	starpu_data_invalidate(handle);
+	starpu_data_release(handle);
+}
+
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)
 {
-	starpu_data_invalidate(handle);
+	if (!handle_live(handle, "starpu_data_invalidate_submit"))
+		return;
+	/* After the accesses submitted before it, which may still read the copies (a write access: nothing is fetched). */
+	starpu_data_acquire_cb(handle, STARPU_W, invalidate_when_ready, handle);
 }
 
 void starpu_data_wont_use(starpu_data_handle_t handle)
@@ -888,6 +906,14 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	}
 	handle->redux_cl = redux_cl;
 	handle->init_cl = init_cl;
+}
+
+void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
+{
+	if (redux_cl)
+		*redux_cl = handle ? handle->redux_cl : NULL;
+	if (init_cl)
+		*init_cl = handle ? handle->init_cl : NULL;
 }
 
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name)

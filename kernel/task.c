@@ -258,9 +258,12 @@ static void job_ready(struct _astro_job *job)
 				    (job->nbuffers && __atomic_load_n(&job->links[0].handle->redux, __ATOMIC_RELAXED))))
 			_astro_coherency_acquired(job);
 		if (job->acquire_callback) {
+			/* Read first: once granted, any starpu_data_release of the handle (another holder's) may end and free it. */
+			void (*callback)(void *) = job->acquire_callback;
+			void *arg = job->acquire_arg;
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE); /* granted: starpu_data_release may end it */
 			enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
-			job->acquire_callback(job->acquire_arg);
+			callback(arg);
 			_astro_context_leave(previous);
 		} else {
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);

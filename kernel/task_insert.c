@@ -411,10 +411,12 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 	{
 		/* A codelet that leaves a mode unset adopts the first one it is
 		 * given, as StarPU does; the exchange keeps racing inserts honest. */
+		/* StarPU-MPI's STARPU_MPI_REDUX runs on each rank as STARPU_RW|STARPU_COMMUTE (mpi/redux.c). */
+		int local = a->mpi && mode == STARPU_MPI_REDUX ? (int)(STARPU_RW | STARPU_COMMUTE) : (int)mode;
 		int expected = __atomic_load_n((int *)slot, __ATOMIC_ACQUIRE);
 		if (expected == STARPU_NONE)
-			__atomic_compare_exchange_n((int *)slot, &expected, (int)mode, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-		if (expected != STARPU_NONE && expected != (int)mode)
+			__atomic_compare_exchange_n((int *)slot, &expected, local, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		if (expected != STARPU_NONE && expected != local)
 		{
 			_astro_error("%s: codelet '%s' declares access mode %s for buffer %u but %s was given: make them match, or give the codelet nbuffers = STARPU_VARIABLE_NBUFFERS",
 				a->caller, cl_name(cl), mode_name((enum starpu_data_access_mode)expected, declared, sizeof(declared)), i,

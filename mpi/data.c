@@ -11,7 +11,15 @@
 #include <astrolabe/observe.h>
 #include <errno.h>
 #include <glib.h>
+#include <stdint.h>
 #include <stdlib.h>
+
+/* A few ranks, in the order they came. */
+struct rank_set
+{
+	int *ranks;
+	int n, cap;
+};
 
 struct tag_key
 {
@@ -25,8 +33,8 @@ struct mpi_data
 	struct tag_key key;		/* key.tag -1: no tag */
 	int rank;			/* owner, STARPU_MPI_PER_NODE, or -1: none */
 	bool received;			/* cache: this rank holds the owner's current value */
-	int *sent;			/* cache: the ranks it was sent to (its readers: a few, whatever the number of ranks) */
-	int nsent, capsent;
+	struct rank_set sent;		/* cache: the ranks it was sent to (its readers: a few, whatever the number of ranks) */
+	struct rank_set contributors;	/* the ranks other than the owner with a pending reduction contribution (redux.c) */
 };
 
 static pthread_mutex_t data_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,7 +59,8 @@ static gboolean tag_equal(gconstpointer a, gconstpointer b)
 static void entry_free(gpointer p)
 {
 	struct mpi_data *e = p;
-	free(e->sent);
+	free(e->sent.ranks);
+	free(e->contributors.ranks);
 	free(e);
 }
 
@@ -123,8 +132,8 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d, or STARPU_MPI_PER_NODE): the data keeps its previous owner", fn, rank, size - 1);
 		return;
 	}
-	if (set_tag && (tag < -1 || tag > _astro_mpi_tag_ub)) {
-		_astro_mpi_error("%s: tag %lld is out of MPI's range 0 to %d: the data keeps its previous tag", fn, (long long)tag, _astro_mpi_tag_ub);
+	if (set_tag && tag < -1) {
+		_astro_mpi_error("%s: tag %lld is negative: data tags go from 0 to %lld; the data keeps its previous tag", fn, (long long)tag, (long long)INT64_MAX);
 		return;
 	}
 	pthread_mutex_lock(&data_lock);
@@ -160,7 +169,7 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 		e->rank = rank;
 	/* A new owner or tag: nothing sent or received before counts. */
 	e->received = false;
-	e->nsent = 0;
+	e->sent.n = 0;
 	pthread_mutex_unlock(&data_lock);
 }
 
@@ -240,12 +249,29 @@ bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank
 
 /* ------------------------------------------------------------------ cache */
 
-static bool was_sent(const struct mpi_data *e, int dest)
+static bool rank_set_has(const struct rank_set *set, int rank)
 {
-	for (int i = 0; i < e->nsent; i++)
-		if (e->sent[i] == dest)
+	for (int i = 0; i < set->n; i++)
+		if (set->ranks[i] == rank)
 			return true;
 	return false;
+}
+
+/* Adds rank unless there; false when memory ran out (then it is not recorded). */
+static bool rank_set_add(struct rank_set *set, int rank)
+{
+	if (rank_set_has(set, rank))
+		return true;
+	if (set->n == set->cap) {
+		int cap = set->cap ? 2 * set->cap : 4;
+		int *grown = realloc(set->ranks, (size_t)cap * sizeof(*grown));
+		if (!grown)
+			return false;
+		set->ranks = grown;
+		set->cap = cap;
+	}
+	set->ranks[set->n++] = rank;
+	return true;
 }
 
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest)
@@ -254,17 +280,9 @@ bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest)
 	pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	if (cache_enabled && e) {
-		cached = was_sent(e, dest);
-		if (!cached && e->nsent == e->capsent) {
-			int cap = e->capsent ? 2 * e->capsent : 4;
-			int *grown = realloc(e->sent, (size_t)cap * sizeof(*grown));
-			if (grown) {
-				e->sent = grown;
-				e->capsent = cap;
-			}
-		}
-		if (!cached && e->nsent < e->capsent) /* else not recorded: sent again next time */
-			e->sent[e->nsent++] = dest;
+		cached = rank_set_has(&e->sent, dest);
+		if (!cached)
+			rank_set_add(&e->sent, dest); /* not recorded when out of memory: sent again next time */
 	}
 	pthread_mutex_unlock(&data_lock);
 	return cached;
@@ -286,7 +304,7 @@ bool _astro_mpi_cache_received(starpu_data_handle_t handle)
 static void forget(struct mpi_data *e)
 {
 	e->received = false;
-	e->nsent = 0;
+	e->sent.n = 0;
 }
 
 void _astro_mpi_cache_written(starpu_data_handle_t handle)
@@ -369,7 +387,48 @@ int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
 {
 	pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(data_handle);
-	int cached = e && was_sent(e, dest);
+	int cached = e && rank_set_has(&e->sent, dest);
 	pthread_mutex_unlock(&data_lock);
 	return cached;
+}
+
+/* ------------------------------------------------------------- reductions */
+
+int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank)
+{
+	int ret = 0;
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	if (!e)
+		ret = -EINVAL;
+	else if (rank_set_has(&e->contributors, rank))
+		ret = 0;
+	else
+		ret = rank_set_add(&e->contributors, rank) ? 1 : -ENOMEM;
+	pthread_mutex_unlock(&data_lock);
+	return ret;
+}
+
+bool _astro_mpi_redux_pending(starpu_data_handle_t handle)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	bool pending = e && e->contributors.n > 0;
+	pthread_mutex_unlock(&data_lock);
+	return pending;
+}
+
+int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks)
+{
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = entry_of(handle);
+	int n = 0;
+	*ranks = NULL;
+	if (e && e->contributors.n) {
+		n = e->contributors.n;
+		*ranks = e->contributors.ranks;
+		e->contributors = (struct rank_set){ 0 };
+	}
+	pthread_mutex_unlock(&data_lock);
+	return n;
 }

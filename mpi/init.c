@@ -5,6 +5,7 @@
 #include "mpi_private.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,6 +34,11 @@ bool _astro_mpi_running(const char *fn)
 		return true;
 	_astro_mpi_error("%s: StarPU-MPI is not initialised: call starpu_mpi_init_conf() (or starpu_mpi_init()) first", fn);
 	return false;
+}
+
+bool _astro_mpi_thread_multiple(void)
+{
+	return !serialize;
 }
 
 void _astro_mpi_lock(void)
@@ -142,7 +148,7 @@ int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int
 		_astro_mpi_error("starpu_mpi_comm_get_attr: unknown key %d: only STARPU_MPI_TAG_UB is known", keyval);
 		return -EINVAL;
 	}
-	*(int64_t *)attribute_val = _astro_mpi_tag_ub;
+	*(int64_t *)attribute_val = INT64_MAX; /* tags beyond MPI's travel in envelopes (envelope.c) */
 	*flag = 1;
 	return 0;
 }
@@ -216,8 +222,14 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 		_astro_mpi_tag_ub = *tag_ub;
 	int rank, size;
 	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
-	if (ret == 0)
+	if (ret == 0) {
+		/* As StarPU: the rank names this process's trace (prof_file_<user>_<rank>), and its clock is set against rank 0's. */
+		int world_rank = 0;
+		MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+		starpu_profiling_set_id(world_rank);
+		_astro_mpi_clock_report();
 		ret = _astro_mpi_data_init();
+	}
 	if (ret == 0)
 		_astro_mpi_stats_init();
 	if (ret == 0) {
@@ -268,6 +280,7 @@ int starpu_mpi_shutdown(void)
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	_astro_mpi_progress_stop();
 	_astro_mpi_data_shutdown();
+	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	pthread_mutex_lock(&comms_lock);
 	ncomms = 0;

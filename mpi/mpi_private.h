@@ -13,6 +13,8 @@
 
 /* Is StarPU-MPI running (between starpu_mpi_init* and starpu_mpi_shutdown)? */
 bool _astro_mpi_running(const char *fn);
+/* Did MPI give MPI_THREAD_MULTIPLE (any thread may call MPI at any time)? */
+bool _astro_mpi_thread_multiple(void);
 /* MPI calls go through this lock unless MPI gave MPI_THREAD_MULTIPLE. */
 void _astro_mpi_lock(void);
 void _astro_mpi_unlock(void);
@@ -31,15 +33,21 @@ struct _astro_mpi_req
 	enum _astro_mpi_req_kind kind;
 	starpu_data_handle_t handle;
 	int peer;
-	int mpi_tag;
+	int mpi_tag;		/* the MPI tag: the data tag, or the envelope's */
+	starpu_mpi_tag_t tag64;	/* the data tag */
+	bool enveloped;		/* the data tag is beyond MPI's: the envelope protocol (envelope.c) */
 	MPI_Comm comm;
 	bool ssend;
 	bool detached;
 	int sequential_consistency;
 	void (*callback)(void *);
 	void *arg;
-	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory) */
-	size_t count;
+	void *buffer;		/* the packed data (starpu_malloc_on_node_flags on main memory), or the handle's own (in_place) */
+	size_t count;		/* bytes, or 1 (datatype) */
+	MPI_Datatype datatype;	/* a user datatype (the handle stays acquired), or MPI_DATATYPE_NULL: packed bytes */
+	starpu_mpi_datatype_free_func_t free_datatype;
+	bool held;		/* the request holds its handle's acquire until it finishes */
+	bool in_place;		/* buffer is the handle's own (contiguous, or a user datatype): nothing packed */
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
@@ -66,9 +74,58 @@ bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
 bool _astro_mpi_cache_received(starpu_data_handle_t handle);
 /* The value of handle changed (a task wrote it): what was sent and received is stale. */
 void _astro_mpi_cache_written(starpu_data_handle_t handle);
+/* Reductions: rank contributes to handle (1: its first contribution of this
+ * reduction, 0: not the first, negative errno); is one pending; takes the
+ * contributors (*ranks malloc'ed, their count returned, the set emptied). */
+int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank);
+bool _astro_mpi_redux_pending(starpu_data_handle_t handle);
+int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks);
 /* Forgets every data (at shutdown) and follows unregistrations. */
 int _astro_mpi_data_init(void);
 void _astro_mpi_data_shutdown(void);
+
+/* ----------------------------------------------------------------- redux.c */
+
+/* A task on rank xrank accesses handle (owned by owner) in a reduction mode:
+ * records the contribution, and on xrank starts its copy from the neutral
+ * value when it is the first. 0 or a negative errno (said). */
+int _astro_mpi_redux_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int owner, int xrank, int me, const char *fn);
+
+/* ----------------------------------------------------------------- clock.c */
+
+/* Reports StarPU-MPI's start (ASTRO_MOMENT_MPI_INIT) with this rank's clock
+ * offset to rank 0, measured with every rank when someone observes it.
+ * Collective over MPI_COMM_WORLD; before the progression thread starts. */
+void _astro_mpi_clock_report(void);
+
+/* -------------------------------------------------------------- datatype.c */
+
+/* The user datatype of handle's interface, made now (false: none, pack it). */
+bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func);
+/* Forgets the registered datatypes (at shutdown). */
+void _astro_mpi_datatype_shutdown(void);
+
+/* -------------------------------------------------------------- envelope.c */
+
+/* The header before the payload of an enveloped message: the 64-bit data tag. */
+#define _ASTRO_MPI_ENVELOPE_HEADER 8
+/* Does tag need the envelope? Its MPI tag, and its header. */
+bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag);
+int _astro_mpi_envelope_tag(void);
+void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag);
+/* The progression thread's side: an enveloped receive waits (true: its message
+ * had come, it is filled: finish it); are some waiting; receive what came,
+ * finishing the receives served (returns how many); forget what is left. */
+bool _astro_mpi_envelope_wait(struct _astro_mpi_req *req);
+bool _astro_mpi_envelope_waiting(void);
+int _astro_mpi_envelope_poll(void (*finish)(struct _astro_mpi_req *));
+void _astro_mpi_envelope_shutdown(void);
+
+/* ---------------------------------------------------------------- select.c */
+
+/* The rank policy (or the current one, for STARPU_MPI_NODE_SELECTION_CURRENT_POLICY)
+ * chooses for a task with these data; a negative errno (said) when it cannot. */
+int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data, const char *fn);
 
 /* ----------------------------------------------------------------- stats.c */
 

@@ -57,7 +57,7 @@ int starpu_mpi_world_rank(void);
 /** The size of MPI_COMM_WORLD. */
 int starpu_mpi_world_size(void);
 
-/** For starpu_mpi_comm_get_attr(): the largest data tag. */
+/** For starpu_mpi_comm_get_attr(): the largest data tag (INT64_MAX: tags beyond MPI's MPI_TAG_UB travel behind a header on one reserved MPI tag). */
 #define STARPU_MPI_TAG_UB MPI_TAG_UB
 /** As MPI_Comm_get_attr(), the value being an int64_t. Only STARPU_MPI_TAG_UB is known. */
 int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
@@ -66,7 +66,7 @@ int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int
 
 /** A communication in flight, for starpu_mpi_wait() / starpu_mpi_test(). */
 typedef void *starpu_mpi_req;
-/** The tag naming a piece of data in messages (0 .. STARPU_MPI_TAG_UB). */
+/** The tag naming a piece of data in messages (0 .. INT64_MAX). */
 typedef int64_t starpu_mpi_tag_t;
 
 /**
@@ -118,6 +118,29 @@ int starpu_mpi_barrier(MPI_Comm comm);
 /** Waits for every task and every communication of this process, then for the other processes of comm. */
 int starpu_mpi_wait_for_all(MPI_Comm comm);
 
+/* ------------------------------------------------------------ user datatypes */
+
+/** Makes the MPI datatype describing handle's buffer in *datatype; returns 0 (else the data is packed). */
+typedef int (*starpu_mpi_datatype_allocate_func_t)(starpu_data_handle_t handle, MPI_Datatype *datatype);
+/** Frees a datatype the allocate function made. */
+typedef void (*starpu_mpi_datatype_free_func_t)(MPI_Datatype *datatype);
+/**
+ * Data of interface id then travel with the datatype allocate_datatype_func
+ * makes, straight from and to their buffer (starpu_data_get_local_ptr()),
+ * instead of being packed by the interface's pack method. Register it on
+ * every rank before the first communication of such data. Returns 0 or a
+ * negative errno.
+ */
+int starpu_mpi_interface_datatype_register(enum starpu_data_interface_id id, starpu_mpi_datatype_allocate_func_t allocate_datatype_func,
+					   starpu_mpi_datatype_free_func_t free_datatype_func);
+/** Data of interface id are packed again. Returns 0, or -EINVAL when none was registered. */
+int starpu_mpi_interface_datatype_unregister(enum starpu_data_interface_id id);
+/** starpu_mpi_interface_datatype_register() for handle's interface. */
+int starpu_mpi_datatype_register(starpu_data_handle_t handle, starpu_mpi_datatype_allocate_func_t allocate_datatype_func,
+				 starpu_mpi_datatype_free_func_t free_datatype_func);
+/** starpu_mpi_interface_datatype_unregister() for handle's interface. */
+int starpu_mpi_datatype_unregister(starpu_data_handle_t handle);
+
 /* ---------------------------------------------------- the communication cache */
 
 /** 1 when received data is kept until written (STARPU_MPI_CACHE, default 1), 0 otherwise. */
@@ -164,6 +187,22 @@ starpu_mpi_tag_t starpu_mpi_data_get_tag(starpu_data_handle_t handle);
 #define STARPU_MPI_NODE_SELECTION_MOST_R_DATA 0
 
 /**
+ * A node-selection policy: the rank (0 .. nb_nodes - 1) that runs a task
+ * whose nb_data data are descr, when the owner-computes rule cannot say (the
+ * data it writes have different owners, or it writes none). me is the
+ * calling rank; every rank must choose the same.
+ */
+typedef int (*starpu_mpi_select_node_policy_func_t)(int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data);
+/** Registers policy_func (on every rank, in the same order): returns its id (> 0), or a negative errno. */
+int starpu_mpi_node_selection_register_policy(starpu_mpi_select_node_policy_func_t policy_func);
+/** Forgets a registered policy (the built-in one stays). Returns 0 or -EINVAL. */
+int starpu_mpi_node_selection_unregister_policy(int policy);
+/** The policy used when a task names none (STARPU_MPI_NODE_SELECTION_MOST_R_DATA at first). */
+int starpu_mpi_node_selection_get_current_policy(void);
+/** Makes policy the one used when a task names none. Returns 0 or -EINVAL (not registered). */
+int starpu_mpi_node_selection_set_current_policy(int policy);
+
+/**
  * Called by every rank with the same arguments as starpu_task_insert(). The
  * task runs on one rank: STARPU_EXECUTE_ON_NODE's, the owner of
  * STARPU_EXECUTE_ON_DATA's handle, else the owner of the data it writes
@@ -191,6 +230,43 @@ void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle
 void starpu_mpi_get_data_on_node_detached(MPI_Comm comm, starpu_data_handle_t data_handle, int node, void (*callback)(void *), void *arg);
 /** Brings data_handle's value to every rank; every rank calls it. */
 void starpu_mpi_get_data_on_all_nodes_detached(MPI_Comm comm, starpu_data_handle_t data_handle);
+/**
+ * Completes the reduction of data_handle: the ranks other than its owner
+ * that ran tasks accessing it in STARPU_REDUX or STARPU_MPI_REDUX mode send
+ * their contributions to the owner, which folds each into its value with
+ * the reduction codelet of starpu_data_set_reduction_methods() (each
+ * contributor's copy started from the init codelet). Every rank calls it at
+ * the same point of submission; a later starpu_mpi_task_insert() accessing
+ * the data in another mode calls it by itself. Returns 0 or a negative
+ * errno (said on stderr).
+ */
+int starpu_mpi_redux_data(MPI_Comm comm, starpu_data_handle_t data_handle);
+/** starpu_mpi_redux_data() whose reduction tasks have priority prio. */
+int starpu_mpi_redux_data_prio(MPI_Comm comm, starpu_data_handle_t data_handle, int prio);
+/**
+ * starpu_mpi_redux_data() along a tree: the owner and the contributors, in
+ * groups of arity, fold into the first of each group, level after level
+ * (arity below 2: all into the owner at once).
+ */
+int starpu_mpi_redux_data_tree(MPI_Comm comm, starpu_data_handle_t data_handle, int arity);
+int starpu_mpi_redux_data_prio_tree(MPI_Comm comm, starpu_data_handle_t data_handle, int prio, int arity);
+
+/**
+ * The root sends each data of data_handles (NULL entries skipped) to its
+ * owner, with detached requests; scallback(sarg) runs on the root once its
+ * sends are done, rcallback(rarg) on the others once their receives are.
+ * Every rank calls it. Returns 0 or a negative errno (said on stderr).
+ */
+int starpu_mpi_scatter_detached(starpu_data_handle_t *data_handles, int count, int root, MPI_Comm comm, void (*scallback)(void *), void *sarg,
+				void (*rcallback)(void *), void *rarg);
+/**
+ * Each owner sends its data of data_handles to the root; rcallback(rarg)
+ * runs on the root once it received them all, scallback(sarg) on the
+ * others once their sends are done. Every rank calls it.
+ */
+int starpu_mpi_gather_detached(starpu_data_handle_t *data_handles, int count, int root, MPI_Comm comm, void (*scallback)(void *), void *sarg,
+			       void (*rcallback)(void *), void *rarg);
+
 /** Moves the ownership of handle to new_rank, sending it the value; every rank calls it at the same point. */
 void starpu_mpi_data_migrate(MPI_Comm comm, starpu_data_handle_t handle, int new_rank);
 

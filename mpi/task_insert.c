@@ -23,6 +23,9 @@ struct access
 	bool first;	/* the handle's first access in the task (the one that moves it) */
 };
 
+#define REDUX_MODES (STARPU_REDUX | STARPU_MPI_REDUX)
+#define WRITE_MODES (STARPU_W | REDUX_MODES)
+
 struct plan
 {
 	struct starpu_task *task;	/* built here; NULL once submitted or given away */
@@ -53,25 +56,21 @@ static bool executes(const struct plan *p)
 	return p->per_node || p->xrank == p->me;
 }
 
-/* The rank owning the most bytes the task reads (the lowest on a tie); rank 0 when it reads nothing. */
-static int most_read_data(const struct plan *p)
+/* The node-selection policy's choice, given the task's data (each once, with all its modes). */
+static int select_node(const struct plan *p, int policy, int size, const char *fn)
 {
-	int best = -1;
-	size_t best_bytes = 0;
-	for (unsigned i = 0; i < p->n; i++) {
-		const struct access *a = &p->acc[i];
-		if (!(a->mode & STARPU_R) || a->rank < 0 || !a->first)
-			continue;
-		size_t bytes = 0;
-		for (unsigned j = 0; j < p->n; j++)
-			if (p->acc[j].first && (p->acc[j].mode & STARPU_R) && p->acc[j].rank == a->rank)
-				bytes += starpu_data_get_size(p->acc[j].handle);
-		if (best < 0 || bytes > best_bytes || (bytes == best_bytes && a->rank < best)) {
-			best = a->rank;
-			best_bytes = bytes;
-		}
+	struct starpu_data_descr *descr = malloc((p->n ? p->n : 1) * sizeof(*descr));
+	if (!descr) {
+		_astro_mpi_error("%s: out of memory", fn);
+		return -ENOMEM;
 	}
-	return best < 0 ? 0 : best;
+	int nb = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->acc[i].first)
+			descr[nb++] = (struct starpu_data_descr){ .handle = p->acc[i].handle, .mode = p->acc[i].mode };
+	int rank = _astro_mpi_select_node(policy, p->me, size, descr, nb, fn);
+	free(descr);
+	return rank;
 }
 
 static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
@@ -98,7 +97,12 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	for (unsigned i = 0; i < p->n; i++) {
 		struct access *a = &p->acc[i];
 		a->handle = STARPU_TASK_GET_HANDLE(p->task, i);
-		a->mode = STARPU_TASK_GET_MODE(p->task, i);
+		/* The mode the argument list gave (the codelet's own may differ: it is what runs locally). */
+		enum starpu_data_access_mode *given = p->task->dyn_modes ? &p->task->dyn_modes[i] : &p->task->modes[i];
+		a->mode = *given ? *given : STARPU_TASK_GET_MODE(p->task, i);
+		/* Within a rank, an STARPU_MPI_REDUX contribution accumulates into the rank's one copy. */
+		if (*given & STARPU_MPI_REDUX)
+			*given = STARPU_RW | STARPU_COMMUTE;
 		a->first = true;
 		for (unsigned j = 0; j < i; j++)
 			if (p->acc[j].handle == a->handle) {
@@ -134,7 +138,7 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	bool disagree = false;
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct access *a = &p->acc[i];
-		if (!(a->mode & (STARPU_W | STARPU_REDUX)))
+		if (!(a->mode & WRITE_MODES))
 			continue;
 		if (a->rank == STARPU_MPI_PER_NODE)
 			p->per_node = true;
@@ -143,13 +147,36 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		else if (writer != a->rank)
 			disagree = true;
 	}
-	p->xrank = (writer == -1 || disagree) ? most_read_data(p) : writer;
+	if (writer != -1 && !disagree) {
+		p->xrank = writer;
+		return 0;
+	}
+	p->xrank = select_node(p, args.node_selection_policy, size, fn);
+	if (p->xrank < 0) {
+		ret = p->xrank;
+		plan_free(p);
+		return ret;
+	}
 	return 0;
 }
 
-/* Before the task: its readers' data travel from their owners to the rank that runs it. */
+/* Before the task: a reduction in progress is recorded, or completed if the
+ * task accesses its data otherwise; its readers' data travel from their
+ * owners to the rank that runs it. */
 static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
 {
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		int ret = 0;
+		if (!a->first)
+			continue;
+		if (a->mode & REDUX_MODES)
+			ret = p->per_node ? 0 : _astro_mpi_redux_access(a->handle, a->mode, a->rank, p->xrank, p->me, fn);
+		else if (_astro_mpi_redux_pending(a->handle))
+			ret = starpu_mpi_redux_data(comm, a->handle);
+		if (ret)
+			return ret;
+	}
 	if (p->per_node)
 		return 0;
 	for (unsigned i = 0; i < p->n; i++) {
@@ -167,15 +194,16 @@ static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
 	return 0;
 }
 
-/* After the task: its written data go back to their owners; the copies elsewhere are stale. */
+/* After the task: its written data go back to their owners (a contribution
+ * to a reduction waits for starpu_mpi_redux_data()); the copies elsewhere are stale. */
 static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
 {
 	int ret = 0;
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct access *a = &p->acc[i];
-		if (!a->first || !(a->mode & (STARPU_W | STARPU_REDUX)) || a->rank == STARPU_MPI_PER_NODE)
+		if (!a->first || !(a->mode & WRITE_MODES) || a->rank == STARPU_MPI_PER_NODE)
 			continue;
-		if (!p->per_node && a->rank != p->xrank) {
+		if (!p->per_node && a->rank != p->xrank && !(a->mode & REDUX_MODES)) {
 			int r = 0;
 			if (p->me == p->xrank)
 				r = _astro_mpi_post(_ASTRO_MPI_SEND, a->handle, a->rank, a->tag, comm, (a->mode & STARPU_SSEND) != 0, true, 1, NULL, NULL, NULL, fn);
@@ -278,6 +306,11 @@ static int get_on_node(MPI_Comm comm, starpu_data_handle_t handle, int node, boo
 	}
 	if (!_astro_mpi_data_owner(handle, comm, &owner, &tag, fn))
 		return -EINVAL;
+	if (_astro_mpi_redux_pending(handle)) {
+		int ret = starpu_mpi_redux_data(comm, handle);
+		if (ret)
+			return ret;
+	}
 	if (owner == node || owner == STARPU_MPI_PER_NODE) {
 		if (me == node && callback)
 			callback(arg);

@@ -60,6 +60,11 @@ enum astro_moment
 	ASTRO_MOMENT_COMPONENT_CONNECT,      /**< component other_id (a pointer) is now a child of component object */
 	ASTRO_MOMENT_COMPONENT_PUSH,         /**< job job_id goes from component other_id (0: from the policy) into component object; nimpl 1: object refused it, it went back */
 	ASTRO_MOMENT_COMPONENT_PULL,         /**< job job_id was pulled out of component object by component other_id */
+	/* StarPU-MPI (mpi/), reported through astro_observe_report(): */
+	ASTRO_MOMENT_MPI_INIT,               /**< StarPU-MPI started: this process is rank nimpl of bytes ranks (MPI_COMM_WORLD); other_id is an int64_t,
+					          rank 0's clock minus this one's in ns, measured then if someone observes this moment (0 on rank 0) */
+	ASTRO_MOMENT_MPI_SEND,               /**< a message leaves (posted to MPI): to rank dst_node from this rank src_node, bytes, other_id the data tag, object the handle */
+	ASTRO_MOMENT_MPI_RECV,               /**< a message arrived (received): from rank src_node to this rank dst_node, bytes, other_id the data tag, object the handle */
 	ASTRO_NMOMENTS
 };
 

@@ -34,6 +34,12 @@ struct astro_mpi_task_args
  */
 struct starpu_task *astro_task_build_v(const char *caller, struct starpu_codelet *cl, struct astro_mpi_task_args *mpi, va_list ap);
 
+/**
+ * The codelets starpu_data_set_reduction_methods() gave handle (NULL when
+ * none), for StarPU-MPI's reductions across ranks.
+ */
+void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,14 @@ struct tag_dep
 	uint64_t father, child;
 };
 
+/* A StarPU-MPI message seen by one side: for comms.rec, where both sides meet. */
+struct message
+{
+	int self, peer;          /* the ranks of the archive and of the other side */
+	uint64_t tag, handle, size;
+	double time_ms;          /* on the common time base */
+};
+
 struct task
 {
 	uint64_t job;
@@ -129,6 +137,8 @@ struct converter
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
 	int rank;
+	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
+	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
 	FILE *papi;              /* papi.rec, created at the first PAPI value */
@@ -893,6 +903,13 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			g_free(name);
 		}
 		break;
+	case P_MPI_SEND:
+	case P_MPI_RECV:
+		if (a.has[A_PEER] && a.has[A_TAG]) {
+			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts) };
+			g_array_append_val(p == P_MPI_SEND ? c->sends : c->recvs, m);
+		}
+		break;
 	case P_PAPI:
 		if (a.has[A_JOB_ID] && a.has[A_NAME]) {
 			if (!c->papi)
@@ -1582,22 +1599,47 @@ static int rank_of(const char *input)
 	return rank;
 }
 
+/* What the first look at an archive finds: its first event, and its clock's offset to rank 0's (StarPU-MPI). */
+struct clock_info
+{
+	uint64_t first;
+	int64_t offset_ns;
+};
+
 static OTF2_CallbackCode origin_clock(void *arg, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
 {
 	(void)resolution;
 	(void)length;
 	(void)realtime;
-	uint64_t *origin = arg;
-	if (offset < *origin)
-		*origin = offset;
+	((struct clock_info *)arg)->first = offset;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-/* The earliest first event of the archives: their clocks are the machine's monotonic clock, one time base. */
-static void common_origin(struct converter *c)
+/* TRACE_MPI_MARK's offset, 0 when absent (not an MPI process, or one machine's clock). */
+static int64_t mpi_offset_of(const char *s)
+{
+	int rank, size;
+	long long offset;
+	if (strncmp(s, TRACE_MPI_MARK, strlen(TRACE_MPI_MARK)) == 0 && sscanf(s + strlen(TRACE_MPI_MARK), "%d %d %lld", &rank, &size, &offset) == 3)
+		return offset;
+	return 0;
+}
+
+static OTF2_CallbackCode origin_string(void *arg, OTF2_StringRef self, const char *s)
+{
+	(void)self;
+	int64_t offset = mpi_offset_of(s);
+	if (offset)
+		((struct clock_info *)arg)->offset_ns = offset;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The clock of each archive, and the earliest first event on rank 0's clock: the common time base. */
+static void common_origin(struct converter *c, GArray *clocks)
 {
 	uint64_t origin = UINT64_MAX;
 	for (guint i = 0; i < c->opt.inputs->len; i++) {
+		struct clock_info *info = &g_array_index(clocks, struct clock_info, i);
 		char *anchor = anchor_of(g_ptr_array_index(c->opt.inputs, i));
 		OTF2_Reader *reader = anchor ? OTF2_Reader_Open(anchor) : NULL;
 		g_free(anchor);
@@ -1608,15 +1650,58 @@ static void common_origin(struct converter *c)
 		if (defs) {
 			OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
 			OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, origin_clock);
-			OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, cb, &origin);
+			OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, origin_string);
+			OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, cb, info);
 			OTF2_GlobalDefReaderCallbacks_Delete(cb);
 			uint64_t n;
 			OTF2_Reader_ReadAllGlobalDefinitions(reader, defs, &n);
 			OTF2_Reader_CloseGlobalDefReader(reader, defs);
 		}
 		OTF2_Reader_Close(reader);
+		uint64_t first = (uint64_t)((int64_t)info->first + info->offset_ns);
+		if (first < origin)
+			origin = first;
 	}
-	c->origin = origin == UINT64_MAX ? 0 : origin;
+	c->common_origin = origin == UINT64_MAX ? 0 : origin;
+}
+
+static gint by_time(gconstpointer a, gconstpointer b)
+{
+	const struct message *x = a, *y = b;
+	return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+}
+
+/* comms.rec: each receive meets the oldest send of the same source, destination and tag (MPI keeps their order). */
+static void write_comms_rec(struct converter *c)
+{
+	g_array_sort(c->sends, by_time);
+	g_array_sort(c->recvs, by_time);
+	GHashTable *queues = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_queue_free);
+	for (guint i = 0; i < c->sends->len; i++) {
+		const struct message *m = &g_array_index(c->sends, struct message, i);
+		char *key = g_strdup_printf("%d %d %" PRIu64, m->self, m->peer, m->tag);
+		GQueue *q = g_hash_table_lookup(queues, key);
+		if (!q) {
+			q = g_queue_new();
+			g_hash_table_insert(queues, key, q);
+		} else {
+			g_free(key);
+		}
+		g_queue_push_tail(q, (gpointer)m);
+	}
+	for (guint i = 0; i < c->recvs->len; i++) {
+		const struct message *r = &g_array_index(c->recvs, struct message, i);
+		char key[64];
+		snprintf(key, sizeof(key), "%d %d %" PRIu64, r->peer, r->self, r->tag);
+		GQueue *q = g_hash_table_lookup(queues, key);
+		const struct message *m = q ? g_queue_pop_head(q) : NULL;
+		if (!m)
+			continue; /* its sender's archive was not given */
+		fprintf(c->comms, "Src: %d\nDst: %d\nTag: %" PRIu64 "\nSendTime: %.9f\nRecvTime: %.9f\nSendHandle: 0x%" PRIx64
+			"\nRecvHandle: 0x%" PRIx64 "\nSize: %" PRIu64 "\nPriority: 0\nType: PointToPoint\n\n",
+			m->self, r->self, r->tag, m->time_ms, r->time_ms, m->handle, r->handle, r->size);
+	}
+	g_hash_table_destroy(queues);
 }
 
 static void tables_new(struct converter *c)
@@ -1702,8 +1787,12 @@ int trace_convert_main(int argc, char **argv)
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
 	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.json_first = true;
+	GArray *clocks = g_array_sized_new(FALSE, TRUE, sizeof(struct clock_info), n);
+	g_array_set_size(clocks, n);
 	if (c.multi)
-		common_origin(&c);
+		common_origin(&c, clocks);
+	c.sends = g_array_new(FALSE, FALSE, sizeof(struct message));
+	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
 	c.paje = open_output(&c, c.opt.paje);
 	c.trace_rec = open_output(&c, "trace.rec");
@@ -1730,8 +1819,15 @@ int trace_convert_main(int argc, char **argv)
 		const struct ranked *r = &g_array_index(ranked, struct ranked, i);
 		c.input = r->input;
 		c.rank = c.multi ? r->rank : 0;
-		if (c.multi)
+		if (c.multi) {
 			snprintf(c.pre, sizeof(c.pre), "%0*d_", width, r->rank);
+			/* This archive's clock on rank 0's: its events shift by the offset StarPU-MPI measured. */
+			guint input = 0;
+			while (input < n && g_ptr_array_index(c.opt.inputs, input) != r->input)
+				input++;
+			int64_t offset = input < n ? g_array_index(clocks, struct clock_info, input).offset_ns : 0;
+			c.origin = (uint64_t)((int64_t)c.common_origin - offset);
+		}
 		tables_new(&c);
 		ret = convert(&c);
 		if (ret == 0) {
@@ -1742,6 +1838,11 @@ int trace_convert_main(int argc, char **argv)
 		tables_free(&c);
 	}
 	OTF2_Error_RegisterCallback(previous, NULL);
+	if (ret == 0 && c.multi)
+		write_comms_rec(&c);
+	g_array_free(c.sends, TRUE);
+	g_array_free(c.recvs, TRUE);
+	g_array_free(clocks, TRUE);
 
 	fprintf(c.dag, "}\n}\n");
 	fputs("\n]}\n", c.json);

@@ -59,6 +59,8 @@ struct kind
 	X(K_WAIT_ALL_END, 0x517b, "_STARPU_FUT_TASK_WAIT_FOR_ALL_END") \
 	X(K_REGISTER, 0x517c, "_STARPU_FUT_HANDLE_DATA_REGISTER") \
 	X(K_PAPI, 0x5186, "_STARPU_FUT_PAPI_TASK_EVENT_VALUE") \
+	X(K_MPI_ISEND_SUBMIT, 0x5204, "_STARPU_MPI_FUT_ISEND_SUBMIT_BEGIN") \
+	X(K_MPI_IRECV_COMPLETE, 0x520b, "_STARPU_MPI_FUT_IRECV_COMPLETE_END") \
 	X(K_READY, 0x5a00, "astro_task_ready") \
 	X(K_USER_STATE_OPEN, 0x5a01, "astro_instr_state_open") \
 	X(K_USER_STATE_CLOSE, 0x5a02, "astro_instr_state_close") \
@@ -121,8 +123,10 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_COMPONENT_PUSH] = K_COMPONENT_PUSH,
 		[P_COMPONENT_PULL] = K_COMPONENT_PULL,
 		[P_PAPI] = K_PAPI,
+		[P_MPI_SEND] = K_MPI_ISEND_SUBMIT,
+		[P_MPI_RECV] = K_MPI_IRECV_COMPLETE,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 23, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 25, "every parameter has its kind above");
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
 	if (param == P_DEPENDENCY && dep_kind == 2)
 		k = K_TAG_DEPS;

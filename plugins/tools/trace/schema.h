@@ -35,7 +35,9 @@
 	X(P_COMPONENT_CONNECT, "component_connect", UINT64) /* the child component; Component (the parent) */ \
 	X(P_COMPONENT_PUSH, "component_push", UINT64) /* job; Component (where it goes), FromComponent (0: from the policy) */ \
 	X(P_COMPONENT_PULL, "component_pull", UINT64) /* job; Component (the puller), FromComponent (the component pulled from) */ \
-	X(P_PAPI, "papi", UINT64)                  /* a PAPI counter of a task (the long long's bits); JobId, Name (the PAPI event) */
+	X(P_PAPI, "papi", UINT64)                  /* a PAPI counter of a task (the long long's bits); JobId, Name (the PAPI event) */ \
+	X(P_MPI_SEND, "mpi_send", UINT64)          /* bytes of a StarPU-MPI message posted; Peer (the destination rank), Tag, Handle */ \
+	X(P_MPI_RECV, "mpi_recv", UINT64)          /* bytes of a StarPU-MPI message received; Peer (the source rank), Tag, Handle */
 
 /* Attributes attached to events. */
 #define TRACE_ATTRIBUTES(X) \
@@ -60,7 +62,8 @@
 	X(A_SUBITERATION, "Subiteration", INT64) \
 	X(A_COMPONENT, "Component", UINT64) \
 	X(A_FROM_COMPONENT, "FromComponent", UINT64) \
-	X(A_WORKER, "Worker", INT32)
+	X(A_WORKER, "Worker", INT32) \
+	X(A_PEER, "Peer", INT32)
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \
@@ -82,6 +85,9 @@ enum trace_state { TRACE_STATES(TRACE_ENUM) TRACE_NSTATES };
 #define TRACE_DESC_TASK "task"
 #define TRACE_DESC_STATE "state"
 #define TRACE_DESC_USER_STATE "user state" /* astro_instr_state_open() */
+/* The global-definitions string of a StarPU-MPI process: "<prefix><rank> <ranks> <offset>", offset
+ * being rank 0's clock minus this process's, in ns (the converter shifts its events by it). */
+#define TRACE_MPI_MARK "astrolabe:mpi "
 /* The global-definitions string written when a flush failed: the archive lacks events. */
 #define TRACE_INCOMPLETE_MARK "astrolabe:incomplete"
 

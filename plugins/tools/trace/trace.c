@@ -43,8 +43,9 @@ enum category
 	C_META = 1, C_TASK = 2, C_SCHED = 4, C_WORKER = 8, C_DATA = 16, C_USER = 32, C_EVENT = 64,
 	/* Not recorded unless named: they double the events of a task (ready, completed, fetching input; scheduling). */
 	C_TASK_VERBOSE = 128, C_WORKER_VERBOSE = 256,
+	C_MPI = 512,
 };
-#define C_DEFAULT (C_META | C_TASK | C_SCHED | C_WORKER | C_DATA | C_USER | C_EVENT)
+#define C_DEFAULT (C_META | C_TASK | C_SCHED | C_WORKER | C_DATA | C_USER | C_EVENT | C_MPI)
 
 /* One per thread that reported a moment in this session; only that thread writes it until shutdown. */
 struct location
@@ -81,6 +82,8 @@ static struct
 	char prefix[PATH_MAX];
 	int flush_failed;
 	char first_error[256];
+	int mpi_rank, mpi_size;           /* StarPU-MPI's (ASTRO_MOMENT_MPI_INIT); mpi_size 0: not an MPI process */
+	int64_t mpi_offset_ns;
 } rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
 
 /* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
@@ -472,6 +475,21 @@ static void observe(const struct astro_event *e, void *arg)
 		ADD_U64(l, A_FROM_COMPONENT, (uint64_t)(uintptr_t)e->object);
 		param(l, ts, P_COMPONENT_PULL, e->job_id);
 		break;
+	case ASTRO_MOMENT_MPI_INIT:
+		/* Written with the definitions; the archive is then named by the rank (starpu_profiling_set_id). */
+		__atomic_store_n(&rec.mpi_rank, (int)e->nimpl, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec.mpi_size, (int)e->bytes, __ATOMIC_RELAXED);
+		__atomic_store_n(&rec.mpi_offset_ns, (int64_t)e->other_id, __ATOMIC_RELAXED);
+		break;
+	case ASTRO_MOMENT_MPI_SEND:
+	case ASTRO_MOMENT_MPI_RECV: {
+		bool send = e->moment == ASTRO_MOMENT_MPI_SEND;
+		ADD_I32(l, A_PEER, (int32_t)(send ? e->dst_node : e->src_node));
+		ADD_U64(l, A_TAG, e->other_id);
+		ADD_U64(l, A_HANDLE, (uint64_t)(uintptr_t)e->object);
+		param(l, ts, send ? P_MPI_SEND : P_MPI_RECV, e->bytes);
+		break;
+	}
 	default: break;
 	}
 }
@@ -481,7 +499,7 @@ static void observe(const struct astro_event *e, void *arg)
 static uint64_t moments_of(unsigned categories)
 {
 #define B(m) ASTRO_MOMENT_BIT(ASTRO_MOMENT_##m)
-	uint64_t mask = B(DATA_REGISTERED) | B(DATA_UNREGISTERED) | B(DATA_DESCRIBED) | B(TRACE_MARK) | B(WORKER_INIT_BEGIN) |
+	uint64_t mask = B(DATA_REGISTERED) | B(DATA_UNREGISTERED) | B(DATA_DESCRIBED) | B(TRACE_MARK) | B(WORKER_INIT_BEGIN) | B(MPI_INIT) |
 			B(STATE_BEGIN) | B(STATE_END) | B(BURST_BEGIN) | B(BURST_END) |
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END) | B(COMPONENT_NEW) | B(COMPONENT_CONNECT);
 	if (categories & C_TASK)
@@ -497,6 +515,8 @@ static uint64_t moments_of(unsigned categories)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
 	if (categories & C_DATA)
 		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED);
+	if (categories & C_MPI)
+		mask |= B(MPI_SEND) | B(MPI_RECV);
 	return mask;
 #undef B
 }
@@ -510,8 +530,8 @@ static unsigned parse_categories(const char *s)
 		{ "USER", C_USER }, { "TASK", C_TASK }, { "TASK_VERBOSE", C_TASK_VERBOSE }, { "TASK_VERBOSE_EXTRA", C_TASK_VERBOSE },
 		{ "DATA", C_DATA }, { "DATA_VERBOSE", C_DATA }, { "WORKER", C_WORKER }, { "WORKER_VERBOSE", C_WORKER_VERBOSE },
 		{ "DSM", C_DATA }, { "DSM_VERBOSE", C_DATA }, { "SCHED", C_SCHED }, { "SCHED_VERBOSE", C_SCHED },
-		{ "LOCK", 0 }, { "LOCK_VERBOSE", 0 }, { "EVENT", C_EVENT }, { "EVENT_VERBOSE", C_EVENT }, { "MPI", 0 },
-		{ "MPI_VERBOSE", 0 }, { "MPI_VERBOSE_EXTRA", 0 }, { "HYP", 0 }, { "HYP_VERBOSE", 0 }, { "META", 0 },
+		{ "LOCK", 0 }, { "LOCK_VERBOSE", 0 }, { "EVENT", C_EVENT }, { "EVENT_VERBOSE", C_EVENT }, { "MPI", C_MPI },
+		{ "MPI_VERBOSE", C_MPI }, { "MPI_VERBOSE_EXTRA", C_MPI }, { "HYP", 0 }, { "HYP_VERBOSE", 0 }, { "META", 0 },
 	};
 	if (!s || !*s)
 		return C_DEFAULT;
@@ -532,6 +552,16 @@ static unsigned parse_categories(const char *s)
 	}
 	g_strfreev(parts);
 	return cats;
+}
+
+/* <STARPU_FXT_SUFFIX or prof_file_<USER>>_<id>, id from starpu_profiling_set_id(): one archive per process of a run. */
+static void archive_name(char *name, size_t n)
+{
+	const char *suffix = getenv("STARPU_FXT_SUFFIX");
+	if (suffix && *suffix)
+		snprintf(name, n, "%s_%d", suffix, astro_trace_file_id());
+	else
+		snprintf(name, n, "prof_file_%s_%d", getenv("USER") ? getenv("USER") : "", astro_trace_file_id());
 }
 
 static int mkdir_p(const char *path)
@@ -697,13 +727,8 @@ static int init(void)
 	if (!prefix || !*prefix)
 		prefix = "/tmp";
 	snprintf(rec.prefix, sizeof(rec.prefix), "%s", prefix);
-	const char *suffix = getenv("STARPU_FXT_SUFFIX");
 	char name[PATH_MAX];
-	/* <id>: starpu_profiling_set_id(), one archive per process of a run. */
-	if (suffix && *suffix)
-		snprintf(name, sizeof(name), "%s_%d", suffix, astro_trace_file_id());
-	else
-		snprintf(name, sizeof(name), "prof_file_%s_%d", getenv("USER") ? getenv("USER") : "", astro_trace_file_id());
+	archive_name(name, sizeof(name));
 	int err = mkdir_p(prefix);
 	if (err) {
 		astro_log_error(WHAT, "STARPU_FXT_PREFIX=%s: cannot create the trace directory (%s): no trace is recorded; "
@@ -727,6 +752,7 @@ static int init(void)
 	if (size && atoi(size) > 0)
 		chunk_budget = (unsigned)atoi(size) < 2 ? 2 : (unsigned)atoi(size);
 	rec.flush_failed = 0;
+	rec.mpi_size = 0; /* a later session may not use MPI */
 	rec.first_error[0] = '\0';
 	previous_error_callback = OTF2_Error_RegisterCallback(otf2_failed, NULL);
 	rec.archive = OTF2_Archive_Open(rec.tmp_dir, "traces", OTF2_FILEMODE_WRITE, EVENT_CHUNK, 4 * 1024 * 1024,
@@ -808,6 +834,11 @@ static void write_definitions(void)
 	/* The converter warns about a trace that lost events. */
 	if (rec.flush_failed)
 		intern_locked(TRACE_INCOMPLETE_MARK);
+	if (rec.mpi_size > 0) {
+		char mark[96];
+		snprintf(mark, sizeof(mark), TRACE_MPI_MARK "%d %d %lld", rec.mpi_rank, rec.mpi_size, (long long)rec.mpi_offset_ns);
+		intern_locked(mark);
+	}
 	uint32_t param_names[TRACE_NPARAMETERS], attr_names[TRACE_NATTRIBUTES];
 	unsigned k = 0;
 #define PNAME(id, name, type) param_names[k++] = intern_locked(name);
@@ -874,6 +905,11 @@ static void fini(void)
 		astro_log_error(WHAT, "writing the trace failed (%s): %s is incomplete (disk full?)",
 				rec.first_error[0] ? rec.first_error : OTF2_Error_GetDescription(status), rec.final_dir);
 	}
+	/* The id may have been set since the start (StarPU-MPI sets the rank): the name follows it. */
+	char name[PATH_MAX];
+	archive_name(name, sizeof(name));
+	if (snprintf(rec.final_dir, sizeof(rec.final_dir), "%s/%s", rec.prefix, name) >= (int)sizeof(rec.final_dir))
+		astro_log_error(WHAT, "the trace's path %s/%s is too long: it is cut", rec.prefix, name);
 	/* Replace an older trace of the same name in one step. */
 	char old[PATH_MAX + 8];
 	int had_old = snprintf(old, sizeof(old), "%s.old", rec.tmp_dir) < (int)sizeof(old) && rename(rec.final_dir, old) == 0;

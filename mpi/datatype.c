@@ -1,0 +1,113 @@
+/*
+ * User MPI datatypes (starpu_mpi_datatype_register,
+ * starpu_mpi_interface_datatype_register): a data whose interface has one
+ * travels straight from and to its buffer with that datatype, instead of
+ * being packed into bytes by the interface's pack method. The table is
+ * small (one entry per interface given a datatype) and read on every
+ * message only once one was registered.
+ */
+#include "mpi_private.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <stdlib.h>
+
+struct datatype_funcs
+{
+	starpu_mpi_datatype_allocate_func_t allocate;
+	starpu_mpi_datatype_free_func_t free;
+};
+
+static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *types;	/* interface id -> struct datatype_funcs (owned) */
+static int ntypes;		/* atomic reads: 0 skips the look-up */
+
+int starpu_mpi_interface_datatype_register(enum starpu_data_interface_id id, starpu_mpi_datatype_allocate_func_t allocate_datatype_func,
+					   starpu_mpi_datatype_free_func_t free_datatype_func)
+{
+	if (!allocate_datatype_func || !free_datatype_func) {
+		_astro_mpi_error("starpu_mpi_datatype_register: NULL %s function: pass both", allocate_datatype_func ? "free" : "allocate");
+		return -EINVAL;
+	}
+	struct datatype_funcs *f = malloc(sizeof(*f));
+	if (!f) {
+		_astro_mpi_error("starpu_mpi_datatype_register: out of memory");
+		return -ENOMEM;
+	}
+	*f = (struct datatype_funcs){ allocate_datatype_func, free_datatype_func };
+	pthread_mutex_lock(&types_lock);
+	if (!types)
+		types = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+	g_hash_table_insert(types, GINT_TO_POINTER(id), f);
+	__atomic_store_n(&ntypes, (int)g_hash_table_size(types), __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&types_lock);
+	return 0;
+}
+
+int starpu_mpi_interface_datatype_unregister(enum starpu_data_interface_id id)
+{
+	pthread_mutex_lock(&types_lock);
+	bool known = types && g_hash_table_remove(types, GINT_TO_POINTER(id));
+	if (types)
+		__atomic_store_n(&ntypes, (int)g_hash_table_size(types), __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&types_lock);
+	if (!known) {
+		_astro_mpi_error("starpu_mpi_datatype_unregister: interface %d has no datatype registered", (int)id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int starpu_mpi_datatype_register(starpu_data_handle_t handle, starpu_mpi_datatype_allocate_func_t allocate_datatype_func,
+				 starpu_mpi_datatype_free_func_t free_datatype_func)
+{
+	if (!handle) {
+		_astro_mpi_error("starpu_mpi_datatype_register: NULL data handle");
+		return -EINVAL;
+	}
+	return starpu_mpi_interface_datatype_register(starpu_data_get_interface_id(handle), allocate_datatype_func, free_datatype_func);
+}
+
+int starpu_mpi_datatype_unregister(starpu_data_handle_t handle)
+{
+	if (!handle) {
+		_astro_mpi_error("starpu_mpi_datatype_unregister: NULL data handle");
+		return -EINVAL;
+	}
+	return starpu_mpi_interface_datatype_unregister(starpu_data_get_interface_id(handle));
+}
+
+bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func)
+{
+	if (__atomic_load_n(&ntypes, __ATOMIC_ACQUIRE) == 0)
+		return false;
+	struct datatype_funcs f = { 0 };
+	pthread_mutex_lock(&types_lock);
+	struct datatype_funcs *found = types ? g_hash_table_lookup(types, GINT_TO_POINTER(starpu_data_get_interface_id(handle))) : NULL;
+	if (found)
+		f = *found;
+	pthread_mutex_unlock(&types_lock);
+	if (!f.allocate)
+		return false;
+	*type = MPI_DATATYPE_NULL;
+	_astro_mpi_lock();
+	int ret = f.allocate(handle, type);
+	_astro_mpi_unlock();
+	if (ret != 0 || *type == MPI_DATATYPE_NULL) {
+		_astro_mpi_error("the datatype function registered for interface %d failed (%d): the data is packed instead",
+				 starpu_data_get_interface_id(handle), ret);
+		return false;
+	}
+	*free_func = f.free;
+	return true;
+}
+
+void _astro_mpi_datatype_shutdown(void)
+{
+	pthread_mutex_lock(&types_lock);
+	if (types)
+		g_hash_table_destroy(types);
+	types = NULL;
+	__atomic_store_n(&ntypes, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&types_lock);
+}
