@@ -373,7 +373,32 @@ static void exec_lock_unordered(struct _astro_job *job)
 
 /* -------------------------------------------------------------- fetching */
 
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < job->nbuffers; i++)
+		if (job->links[i].unordered || job->links[i].commute)
+			return false;
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if ((mode & (STARPU_SCRATCH | STARPU_REDUX)) || h->ops->is_multiformat || __atomic_load_n(&h->redux, __ATOMIC_RELAXED))
+			return false;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (_astro_coherency_fetch_async(h, node, mode) != 0) {
+			/* No room yet (the running task's data is pinned there): the task fetches at its execution. */
+			while (i-- > 0)
+				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_TASK_GET_MODE(task, i));
+			return false;
+		}
+	}
+	return true;
+}
+
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers, bool started)
 {
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
@@ -395,7 +420,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		}
 		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_RELAXED) != NULL))
 			_astro_redux_combine(h);
-		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
+		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
+		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
 			abort();
 		}

@@ -131,6 +131,7 @@ static const struct astro_driver opencl_driver = {
 	.max_count = device_count,
 	.has_impl = has_impl,
 	.execute = execute,
+	.pipeline_env = "STARPU_OPENCL_PIPELINE",
 	.node_ops = &opencl_node_ops,
 };
 
