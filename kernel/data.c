@@ -352,7 +352,7 @@ static void exec_lock(struct _astro_data_link *link)
 }
 
 /* Takes the execution locks of the unordered accesses, in handle address order so two tasks cannot wait on each other. */
-static void exec_lock_unordered(struct _astro_job *job)
+static inline __attribute__((always_inline)) void exec_lock_unordered(struct _astro_job *job)
 {
 	unsigned n = 0;
 	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
@@ -398,7 +398,9 @@ bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, u
 	return true;
 }
 
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers, bool started)
+/* Both entry points below, each its own copy: the common one pays nothing for the other. */
+static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers,
+							bool started)
 {
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
@@ -449,6 +451,16 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		buffers[i] = iface;
 		interfaces[i] = iface;
 	}
+}
+
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+{
+	fetch(job, task, node, buffers, false);
+}
+
+void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+{
+	fetch(job, task, node, buffers, true);
 }
 
 /* Out of line: the single-node path does not pay for its frame. */

@@ -606,9 +606,10 @@ static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
 /* Drops them at termination. */
 void _astro_data_release_accesses(struct _astro_job *job);
-/* Interfaces a worker of memory node node passes to the implementation; started: the
- * task's data was asked for by _astro_data_fetch_start(), only its arrival is awaited. */
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers, bool started);
+/* Interfaces a worker of memory node node passes to the implementation. */
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. */
+void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
 /* Asks for task's data on node, asynchronously, ahead of its execution (a device worker's
  * pipeline): true when it did, false when the task fetches at its execution (accesses
  * that need their execution's order: commute, unordered, scratch, reduction, multiformat). */

@@ -225,7 +225,10 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
-	_astro_data_fetch(job, task, w->memory_node, buffers, fetch_started);
+	if (fetch_started)
+		_astro_data_fetch_arrived(job, task, w->memory_node, buffers);
+	else
+		_astro_data_fetch(job, task, w->memory_node, buffers);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
@@ -329,18 +332,9 @@ static void bind_worker(struct _astro_worker *w)
 
 static pthread_barrier_t start_barrier;
 
-static void *worker_main(void *arg)
+/* The scheduling loop, one copy per kind of worker (pipelined: a device worker's, see worker_execute_pipelined). */
+static inline __attribute__((always_inline)) void worker_loop(struct _astro_worker *w, bool pipelined)
 {
-	struct _astro_worker *w = arg;
-	_astro_self = w;
-	w->tid = (pid_t)syscall(SYS_gettid);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
-	bind_worker(w);
-	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
-		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
-	pthread_barrier_wait(&start_barrier);
-
 	unsigned idle_polls = 0, backoff = 1;
 	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED)) {
 		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
@@ -354,7 +348,7 @@ static void *worker_main(void *arg)
 		if (task) {
 			idle_polls = 0;
 			backoff = 1;
-			if (STARPU_UNLIKELY(w->pipeline > 1))
+			if (pipelined)
 				worker_execute_pipelined(w, task);
 			else
 				worker_execute(w, task);
@@ -378,6 +372,24 @@ static void *worker_main(void *arg)
 		idle_polls = 0;
 		backoff = 1;
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct _astro_worker *w = arg;
+	_astro_self = w;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
+	bind_worker(w);
+	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
+		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
+	pthread_barrier_wait(&start_barrier);
+
+	if (w->pipeline > 1)
+		worker_loop(w, true);
+	else
+		worker_loop(w, false);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
 	if (w->driver->worker_deinit)
