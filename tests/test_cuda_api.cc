@@ -121,6 +121,35 @@ TEST_F(CudaApi, CopiesRoundTripThroughTheDevice)
 	starpu_free_on_node(node, dev, n);
 }
 
+cudaStream_t streams[STARPU_NMAXWORKERS];
+
+void note_stream(void *)
+{
+	streams[starpu_worker_get_id()] = starpu_cuda_get_local_stream();
+}
+
+// Where a device is: STARPU_NWORKER_PER_CUDA=2 gives each device two workers, one memory node, two streams.
+TEST(CudaWorkers, TwoWorkersPerDeviceShareItsNode)
+{
+	ScopedEnv two("STARPU_NWORKER_PER_CUDA", "2");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	int n = (int)starpu_cuda_worker_get_count();
+	if (n == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no CUDA worker here (no device, or STARPU_NCUDA=0)";
+	}
+	EXPECT_EQ(n % 2, 0);
+	int a = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0), b = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 1);
+	EXPECT_EQ(starpu_worker_get_devid(a), starpu_worker_get_devid(b));
+	EXPECT_EQ(starpu_worker_get_memory_node((unsigned)a), starpu_worker_get_memory_node((unsigned)b));
+	unsigned ids[2] = { (unsigned)a, (unsigned)b };
+	starpu_execute_on_specific_workers(note_stream, NULL, 2, ids, "note_stream");
+	EXPECT_NE(streams[a], (cudaStream_t)NULL);
+	EXPECT_NE(streams[a], streams[b]);
+	starpu_shutdown();
+}
+
 #endif /* STARPU_USE_CUDA */
 
 // conf.ncuda asks for CUDA workers where none can start: one message, and the runtime runs without.
