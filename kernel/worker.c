@@ -280,10 +280,13 @@ static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task
 		if (task) {
 			int nimpl = worker_take(w, task);
 			if (nimpl >= 0) {
+				/* Behind a task that fetches when it runs, none asks ahead: what it pinned
+				 * could leave that task no room on the device. */
+				bool ahead = count == 0 || ring[(head + count - 1) % _ASTRO_PIPELINE_MAX].started;
 				unsigned slot = (head + count++) % _ASTRO_PIPELINE_MAX;
 				ring[slot].task = task;
 				ring[slot].nimpl = nimpl;
-				ring[slot].started = _astro_data_fetch_start(_astro_job_of(task), task, w->memory_node);
+				ring[slot].started = ahead && _astro_data_fetch_start(_astro_job_of(task), task, w->memory_node);
 			}
 			task = NULL;
 		}

@@ -263,6 +263,37 @@ TEST_F(Pipeline, AlternatingWritersLoseAndDoubleNoTransfer)
 	EXPECT_EQ(ends, begins);
 }
 
+// A pipeline deeper than the device's room (8 tasks of 256 KiB, 1 MiB there):
+// the tasks that find no room ahead fetch when they run, after eviction; no data lost.
+TEST_F(Pipeline, APipelineDeeperThanTheDevicesRoomLosesNoData)
+{
+	ScopedEnv limit("STARPU_LIMIT_OPENCL_MEM", "1"); // MiB
+	start(0, "8");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	EXPECT_EQ(starpu_memory_get_total(node_), 1 << 20);
+	const unsigned nvec = 8, n = 64 * 1024, rounds = 3;
+	std::vector<std::vector<int>> data(nvec, std::vector<int>(n, 0));
+	std::vector<starpu_data_handle_t> handles(nvec);
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	static int amount[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	starpu_pause();
+	for (unsigned round = 0; round < rounds; round++)
+		for (unsigned i = 0; i < nvec; i++)
+			ASSERT_EQ(starpu_task_submit(task_on(&add_cl, handles[i], opencl_worker_, &amount[i])), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_LE(starpu_memory_get_total(node_) - starpu_memory_get_available(node_), 1 << 20);
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_data_unregister(handles[i]);
+	for (unsigned i = 0; i < nvec; i++) {
+		EXPECT_EQ(data[i][0], (int)rounds * amount[i]) << "vector " << i;
+		EXPECT_EQ(data[i][n - 1], (int)rounds * amount[i]) << "vector " << i;
+	}
+	EXPECT_EQ(log_.count(ASTRO_MOMENT_TRANSFER_END), log_.count(ASTRO_MOMENT_TRANSFER_BEGIN));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
