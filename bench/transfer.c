@@ -6,6 +6,10 @@
  * a buffer of the same size) in the same run. Prints, per size, the time of
  * one transfer (µs) and the bandwidth (MB/s) of each, and their ratio.
  *
+ * Then tasks on the OpenCL worker that each read 1 MiB of their own and
+ * compute as long as one transfer takes: µs per task, and its share of
+ * compute + transfer (1 without overlap, nearer 0.5 with the worker's pipeline).
+ *
  *   transfer [-r REPETITIONS] [-n ROUND_TRIPS]   (sets STARPU_OPENCL_ON_CPUS=1 unless given)
  */
 #include "bench.h"
@@ -50,6 +54,56 @@ static double raw_pingpong(cl_command_queue queue, cl_mem buffer, void *host, si
 	return (bench_now_us() - start) / (2.0 * trips);
 }
 
+/* A task computing for *(double *)arg µs (busy: the worker's thread is taken). */
+static void compute_opencl(void *buffers[], void *arg)
+{
+	(void)buffers;
+	double until = bench_now_us() + *(double *)arg;
+	while (bench_now_us() < until)
+		;
+}
+
+/* µs per task for ntasks tasks on the OpenCL worker, each reading a vector
+ * of size bytes of its own (one transfer each) and computing compute_us:
+ * with a pipeline (STARPU_OPENCL_PIPELINE, 2 by default) the next task's
+ * transfer runs while the task before it computes. */
+static double tasks_run(int worker, size_t size, long ntasks, double compute_us)
+{
+	static struct starpu_codelet cl;
+	static double compute;
+	compute = compute_us;
+	starpu_codelet_init(&cl);
+	cl.opencl_funcs[0] = compute_opencl;
+	cl.nbuffers = 1;
+	cl.modes[0] = STARPU_R;
+	cl.name = "compute";
+	char *data;
+	if (starpu_malloc((void **)&data, size * (size_t)ntasks) != 0)
+		bench_die("starpu_malloc(%zu) failed", size * (size_t)ntasks);
+	memset(data, 1, size * (size_t)ntasks);
+	starpu_data_handle_t *h = malloc(sizeof(*h) * (size_t)ntasks);
+	for (long i = 0; i < ntasks; i++)
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)(data + (size_t)i * size), (uint32_t)size, 1);
+	double start = bench_now_us();
+	for (long i = 0; i < ntasks; i++) {
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl;
+		task->handles[0] = h[i];
+		task->cl_arg = &compute;
+		task->execute_on_a_specific_worker = 1;
+		task->workerid = (unsigned)worker;
+		if (starpu_task_submit(task) != 0)
+			bench_die("submitting a task failed");
+	}
+	starpu_task_wait_for_all();
+	double us = (bench_now_us() - start) / (double)ntasks;
+	for (long i = 0; i < ntasks; i++)
+		starpu_data_unregister(h[i]);
+	free(h);
+	starpu_free_noflag(data, size * (size_t)ntasks);
+	return us;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_options o;
@@ -80,6 +134,7 @@ int main(int argc, char **argv)
 	queue = clCreateCommandQueue(context, device, 0, &err);
 	printf("# transfer: main memory <-> OpenCL 0, runtime against raw OpenCL calls, %d repetitions\n", o.reps);
 	const size_t sizes[] = { 4, 4096, 1 << 20, 64 << 20 };
+	double one_mib_us = 0;
 	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t size = sizes[s];
 		long trips = size >= (64 << 20) ? 4 : size >= (1 << 20) ? 50 : o.ntasks;
@@ -105,6 +160,8 @@ int main(int argc, char **argv)
 			raw[r] = raw_pingpong(queue, buffer, host, size, trips);
 		}
 		double t = median(rt, o.reps), t_raw = median(raw, o.reps);
+		if (size == 1 << 20)
+			one_mib_us = t;
 		printf("transfer.%-9zu runtime %10.2f us %10.1f MB/s | raw %10.2f us %10.1f MB/s | time ratio %.2f, bandwidth %.0f%% of raw\n",
 		       size, t, size / t, t_raw, size / t_raw, t / t_raw, 100.0 * t_raw / t);
 		clReleaseMemObject(buffer);
@@ -112,6 +169,29 @@ int main(int argc, char **argv)
 		starpu_free_noflag(data, size);
 		starpu_free_noflag(host, size);
 	}
+	/* Tasks that compute about as long as their 1 MiB input takes to come: without
+	 * overlap each costs the sum, with it the larger of the two. */
+	const size_t task_size = 1 << 20;
+	char *data = NULL;
+	if (starpu_malloc((void **)&data, task_size) != 0)
+		bench_die("starpu_malloc(%zu) failed", task_size);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data, (uint32_t)task_size, 1);
+	runtime_pingpong(h, node, 1);
+	double transfer_us = runtime_pingpong(h, node, 20);
+	starpu_data_unregister(h);
+	starpu_free_noflag(data, task_size);
+	const char *pipeline = getenv("STARPU_OPENCL_PIPELINE");
+	transfer_us = one_mib_us > 0 ? one_mib_us : transfer_us;
+	long ntasks = 64;
+	tasks_run(worker, task_size, 8, transfer_us); /* warm-up */
+	double per_task[BENCH_MAX_SAMPLES];
+	for (int r = 0; r < o.reps; r++)
+		per_task[r] = tasks_run(worker, task_size, ntasks, transfer_us);
+	double t = median(per_task, o.reps);
+	printf("transfer.tasks    %ld tasks reading 1 MiB each, computing %.1f us (one transfer's time), STARPU_OPENCL_PIPELINE=%s: "
+	       "%10.2f us/task | %.2f of compute + transfer (1: no overlap, 0.5: all of it)\n",
+	       ntasks, transfer_us, pipeline ? pipeline : "(default 2)", t, t / (2 * transfer_us));
 	clReleaseCommandQueue(queue);
 	starpu_shutdown();
 	return 0;

@@ -8,6 +8,14 @@
  * transfers that change it; implicit dependencies (data.c) already order the
  * accesses themselves.
  *
+ * A device worker asks for its next tasks' data ahead (its pipeline, see
+ * worker.c): the last copy to the device is then left under way, held by
+ * the device's replicate (replicates[node].copy), which counts as valid and
+ * pinned meanwhile. The task waits for it before it runs
+ * (_astro_coherency_arrived); anything else that reads, writes or frees the
+ * handle's copies waits for the copies under way first (arrive_all), so
+ * that no copy ever reads or writes a buffer that changes under it.
+ *
  * With a single memory node none of this runs: the task path tests one
  * already-loaded count (see _astro_data_fetch).
  */
@@ -91,8 +99,41 @@ static void measure(unsigned src, unsigned dst, size_t bytes, double us)
 	pthread_mutex_unlock(&measure_lock);
 }
 
-/* Copies handle's data from node src to node dst (both allocated): one observed transfer. */
-static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
+/* Waits for the copy under way to node (coherency_lock held): 0, or a negative errno said. */
+static int arrive(starpu_data_handle_t h, unsigned node)
+{
+	struct _astro_copy *c = h->replicates[node].copy;
+	if (!c)
+		return 0;
+	h->replicates[node].copy = NULL;
+	h->copies_arriving--;
+	int ret = 0;
+	for (unsigned i = 0; i < c->nparts; i++) {
+		int err = c->parts[i].ops->copy_wait(c->parts[i].devid, c->parts[i].request);
+		ret = ret ? ret : err;
+	}
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = c->src, .dst_node = c->dst, .bytes = c->bytes);
+	if (ret) {
+		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", c->src, c->dst, ret);
+		h->valid[node] = false;
+	}
+	free(c->parts);
+	free(c);
+	return ret;
+}
+
+/* Waits for the handle's copies under way, but the one to node except (coherency_lock held). */
+static void arrive_all(starpu_data_handle_t h, unsigned except)
+{
+	for (unsigned node = 0; h->copies_arriving && node < _astro_rt.nmemory_nodes; node++)
+		if (node != except)
+			arrive(h, node);
+}
+
+/* Copies handle's data from node src to node dst (both allocated): one observed
+ * transfer. With async, the copy may be left under way to a device: dst's
+ * replicate holds it, and its end is observed when it arrives. */
+static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst, bool async)
 {
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
 	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
@@ -110,8 +151,24 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
 	double start = starpu_timing_now();
 	bool outer = _astro_in_handle_copy;
 	_astro_in_handle_copy = true;
-	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, NULL);
+	const struct astro_node_ops *ops = _astro_nodes[dst].ops;
+	struct _astro_copy *copy = async && !pair && ops && ops->copy_wait && !starpu_asynchronous_copy_disabled() ? calloc(1, sizeof(*copy)) : NULL;
+	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, copy);
 	_astro_in_handle_copy = outer;
+	if (copy && copy->nparts) {
+		copy->src = src;
+		copy->dst = dst;
+		copy->bytes = bytes;
+		h->replicates[dst].copy = copy;
+		h->copies_arriving++;
+		if (ret >= 0 || ret == -EAGAIN)
+			return 0;
+		/* A piece failed to start: the others complete first, then the failure is said. */
+		if (arrive(h, dst) == 0) /* else it said so */
+			_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
+		return ret;
+	}
+	free(copy); /* nothing was left under way */
 	measure(src, dst, bytes, starpu_timing_now() - start);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
 	if (ret < 0 && ret != -EAGAIN)
@@ -227,6 +284,7 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 {
 	struct _astro_replicate *r = &h->replicates[node];
+	arrive(h, node);
 	if (node != STARPU_MAIN_RAM && node < _astro_rt.nmemory_nodes)
 		_astro_lru_remove(r);
 	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
@@ -252,8 +310,8 @@ static int valid_source(starpu_data_handle_t h, unsigned avoid)
 	return -1;
 }
 
-/* Makes node's copy valid (coherency_lock held, node allocated). */
-static int load(starpu_data_handle_t h, unsigned node)
+/* Makes node's copy valid (coherency_lock held, node allocated); with async, the copy may still be under way. */
+static int load(starpu_data_handle_t h, unsigned node, bool async)
 {
 	int src = valid_source(h, node);
 	if (src < 0)
@@ -262,13 +320,13 @@ static int load(starpu_data_handle_t h, unsigned node)
 		/* No direct path between two devices: through main memory, which keeps a valid copy. */
 		int ret = allocate(h, STARPU_MAIN_RAM);
 		if (!ret)
-			ret = transfer(h, (unsigned)src, STARPU_MAIN_RAM);
+			ret = transfer(h, (unsigned)src, STARPU_MAIN_RAM, false);
 		if (ret)
 			return ret;
 		h->valid[STARPU_MAIN_RAM] = true;
 		src = STARPU_MAIN_RAM;
 	}
-	return transfer(h, (unsigned)src, node);
+	return transfer(h, (unsigned)src, node, async);
 }
 
 static bool has_valid_copy(starpu_data_handle_t h)
@@ -276,15 +334,18 @@ static bool has_valid_copy(starpu_data_handle_t h)
 	return valid_source(h, STARPU_MAXNODES) >= 0;
 }
 
-static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
+/* With async, the copy to node may be left under way (pin must be set: the copy stays until it arrives). */
+static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async)
 {
 	bool reads = (mode & (STARPU_R | STARPU_REDUX)) || !(mode & STARPU_W);
 	bool writes = (mode & (STARPU_W | STARPU_REDUX)) != 0;
+	/* A copy still arriving to node serves an asynchronous fetch there too. */
+	arrive_all(h, async ? node : STARPU_MAXNODES);
 	int ret = allocate(h, node);
 	if (ret)
 		return ret;
 	if (reads && !h->valid[node]) {
-		ret = load(h, node);
+		ret = load(h, node, async);
 		if (ret)
 			return ret;
 	}
@@ -306,7 +367,7 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
 {
 	pthread_mutex_lock(&h->coherency_lock);
-	int ret = fetch_locked(h, node, mode, pin);
+	int ret = fetch_locked(h, node, mode, pin, false);
 	pthread_mutex_unlock(&h->coherency_lock);
 	if (ret == -ENOMEM) {
 		char name[32];
@@ -314,6 +375,22 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 		_astro_error("no room for %zu bytes of data on %s, even after evicting what no running task uses: "
 			     "raise its limit (STARPU_LIMIT_*_MEM) or use smaller pieces", starpu_data_get_alloc_size(h), name);
 	}
+	return ret;
+}
+
+int _astro_coherency_fetch_async(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	int ret = fetch_locked(h, node, mode, true, true);
+	pthread_mutex_unlock(&h->coherency_lock);
+	return ret;
+}
+
+int _astro_coherency_arrived(starpu_data_handle_t h, unsigned node)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	int ret = arrive(h, node);
+	pthread_mutex_unlock(&h->coherency_lock);
 	return ret;
 }
 
@@ -341,9 +418,10 @@ void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_d
 
 void _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 {
+	arrive_all(h, STARPU_MAXNODES);
 	if (h->valid[node] && valid_source(h, node) < 0) {
 		/* The only valid copy (dirty): main memory gets it first. */
-		if (allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM) == 0)
+		if (allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM, false) == 0)
 			h->valid[STARPU_MAIN_RAM] = true;
 		else
 			return; /* keep it rather than lose the data */
@@ -412,7 +490,7 @@ static void prefetch_now(starpu_data_handle_t h, unsigned node)
 {
 	pthread_mutex_lock(&h->coherency_lock);
 	if (!h->writers_running)
-		fetch_locked(h, node, STARPU_R, false);
+		fetch_locked(h, node, STARPU_R, false, false);
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 

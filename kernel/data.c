@@ -360,7 +360,7 @@ static void exec_lock(struct _astro_data_link *link)
 }
 
 /* Takes the execution locks of the unordered accesses, in handle address order so two tasks cannot wait on each other. */
-static void exec_lock_unordered(struct _astro_job *job)
+static inline __attribute__((always_inline)) void exec_lock_unordered(struct _astro_job *job)
 {
 	unsigned n = 0;
 	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
@@ -381,7 +381,34 @@ static void exec_lock_unordered(struct _astro_job *job)
 
 /* -------------------------------------------------------------- fetching */
 
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < job->nbuffers; i++)
+		if (job->links[i].unordered || job->links[i].commute)
+			return false;
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if ((mode & (STARPU_SCRATCH | STARPU_REDUX)) || h->ops->is_multiformat || __atomic_load_n(&h->redux, __ATOMIC_RELAXED))
+			return false;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (_astro_coherency_fetch_async(h, node, mode) != 0) {
+			/* No room yet (the running task's data is pinned there): the task fetches at its execution. */
+			while (i-- > 0)
+				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_TASK_GET_MODE(task, i));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Both entry points below, each its own copy: the common one pays nothing for the other. */
+static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers,
+							bool started)
 {
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
@@ -403,7 +430,8 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		}
 		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_RELAXED) != NULL))
 			_astro_redux_combine(h);
-		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
+		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
+		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
 			abort();
 		}
@@ -431,6 +459,16 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 		buffers[i] = iface;
 		interfaces[i] = iface;
 	}
+}
+
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+{
+	fetch(job, task, node, buffers, false);
+}
+
+void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+{
+	fetch(job, task, node, buffers, true);
 }
 
 /* Out of line: the single-node path does not pay for its frame. */

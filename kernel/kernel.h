@@ -301,7 +301,26 @@ struct _astro_replicate
 	bool in_lru;
 	int pinned;                          /* running tasks using it: not evictable */
 	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
+	struct _astro_copy *copy;            /* an asynchronous copy still arriving here (see _astro_coherency_fetch_async) */
 };
+
+/* An asynchronous copy of a handle (the async_data the interfaces' copy
+ * methods pass to starpu_interface_copy()): the drivers' requests it is
+ * made of, completed together. */
+struct _astro_copy
+{
+	unsigned src, dst;
+	size_t bytes;
+	unsigned nparts, cap;
+	struct _astro_copy_part
+	{
+		const struct astro_node_ops *ops;
+		int devid;
+		void *request;
+	} *parts;
+};
+/* Adds a driver's request to copy (memory.c); false when out of memory (then wait for it yourself). */
+bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops, int devid, void *request);
 
 struct _starpu_data_state
 {
@@ -316,6 +335,7 @@ struct _starpu_data_state
 	pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
 	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
+	unsigned copies_arriving;            /* replicates with a copy under way */
 	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
 	pthread_mutex_t lock;                /* implicit dependencies and busy count */
 	pthread_cond_t idle_cond;
@@ -400,6 +420,11 @@ void _astro_coherency_allocated(starpu_data_handle_t handle);
  * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
 int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
 void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* The same as _astro_coherency_fetch(..., pin true), quietly, but the copy to node may
+ * still be under way on return: _astro_coherency_arrived() waits for it. 0 or a negative errno. */
+int _astro_coherency_fetch_async(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* Waits for the copy arriving on node, if any: 0, or a negative errno said. */
+int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
 /* The transfer thread (asynchronous prefetches), while there are device nodes. A
  * request for job ends it once done; one without holds the handle meanwhile. */
 void _astro_transfers_start(void);
@@ -583,6 +608,12 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 void _astro_data_release_accesses(struct _astro_job *job);
 /* Interfaces a worker of memory node node passes to the implementation. */
 void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. */
+void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* Asks for task's data on node, asynchronously, ahead of its execution (a device worker's
+ * pipeline): true when it did, false when the task fetches at its execution (accesses
+ * that need their execution's order: commute, unordered, scratch, reduction, multiformat). */
+bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node);
 /* After the execution: frees the scratch buffers, lets the fetched copies be evicted again. */
 void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node);
 int _astro_data_check_mode(enum starpu_data_access_mode mode);
@@ -601,6 +632,9 @@ struct _astro_codelet_slot
 };
 /* Resolves cl into slot: the counts, NULL when they cannot be kept (out of memory). */
 unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct starpu_codelet *cl);
+
+/* Largest pipeline of a device worker (STARPU_*_PIPELINE). */
+#define _ASTRO_PIPELINE_MAX 64
 
 struct _astro_worker
 {
@@ -622,6 +656,7 @@ struct _astro_worker
 	int enabled;
 	int relax;
 	struct starpu_task *current_task;
+	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
 	/* starpu_push_local_task() queue */
 	pthread_mutex_t local_lock;
 	struct starpu_task_list local_tasks;

@@ -414,7 +414,6 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
 			  size_t size, void *async_data)
 {
-	(void)async_data; /* copies complete before returning */
 	if (!valid_node(src_node) || !valid_node(dst_node)) {
 		_astro_error("starpu_interface_copy: no memory node %u: there are %u", !valid_node(src_node) ? src_node : dst_node,
 			     starpu_memory_nodes_get_count());
@@ -429,14 +428,38 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	bool observed = !_astro_in_handle_copy;
 	if (observed)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	/* Within a handle's transfer, async_data is the kernel's (see coherency.c): a
+	 * device copy may be left under way there, which says -EAGAIN. */
+	const struct _astro_memory_node *dev = d->ops ? d : s->ops ? s : NULL;
+	void *request = NULL, **requestp = async_data && !observed && dev && dev->ops->copy_wait ? &request : NULL;
 	int ret = 0;
 	if (d->ops)
-		ret = d->ops->copy_from_ram(d->devid, (const char *)src + src_offset, dst, dst_offset, size, NULL);
+		ret = d->ops->copy_from_ram(d->devid, (const char *)src + src_offset, dst, dst_offset, size, requestp);
 	else if (s->ops)
-		ret = s->ops->copy_to_ram(s->devid, src, src_offset, (char *)dst + dst_offset, size, NULL);
+		ret = s->ops->copy_to_ram(s->devid, src, src_offset, (char *)dst + dst_offset, size, requestp);
 	else
 		memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
+	if (request) {
+		if (ret == 0 && _astro_copy_add(async_data, dev->ops, dev->devid, request))
+			return -EAGAIN;
+		int waited = dev->ops->copy_wait(dev->devid, request);
+		ret = ret ? ret : waited;
+	}
 	if (observed)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
 	return ret;
+}
+
+bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops, int devid, void *request)
+{
+	if (copy->nparts == copy->cap) {
+		unsigned cap = copy->cap ? 2 * copy->cap : 4;
+		struct _astro_copy_part *parts = realloc(copy->parts, cap * sizeof(*parts));
+		if (!parts)
+			return false;
+		copy->parts = parts;
+		copy->cap = cap;
+	}
+	copy->parts[copy->nparts++] = (struct _astro_copy_part) { .ops = ops, .devid = devid, .request = request };
+	return true;
 }

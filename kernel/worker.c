@@ -176,13 +176,10 @@ static void *impl_pointer(const struct _astro_worker *w, const struct starpu_cod
 	}
 }
 
-static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+/* The worker took task: the implementation it will run, -1 when it gave the task back. */
+static inline __attribute__((always_inline)) int worker_take(struct _astro_worker *w, struct starpu_task *task)
 {
 	struct _astro_job *job = _astro_job_of(task);
-	void *buffers_inline[STARPU_NMAXBUFS];
-	void **buffers = buffers_inline;
-	unsigned nbuffers = _astro_task_nbuffers(task);
-
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_POPPED, .workerid = w->id, .task = task, .job_id = job->id);
 	if (task->prologue_callback_pop_func)
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
@@ -202,8 +199,20 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
 			     _astro_rt.ctxs[task->sched_ctx].policy->policy_name, starpu_task_get_name(task), w->name);
 		_astro_sched_push(task);
-		return;
+		return -1;
 	}
+	return nimpl;
+}
+
+/* Runs implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline). */
+static inline __attribute__((always_inline)) void worker_run(struct _astro_worker *w, struct starpu_task *task, int nimpl,
+							     bool fetch_started)
+{
+	struct _astro_job *job = _astro_job_of(task);
+	void *buffers_inline[STARPU_NMAXBUFS];
+	void **buffers = buffers_inline;
+	unsigned nbuffers = _astro_task_nbuffers(task);
+
 	job->nimpl = (unsigned)nimpl;
 	job->workerid = w->id;
 	task->status = STARPU_TASK_RUNNING;
@@ -216,7 +225,10 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
-	_astro_data_fetch(job, task, w->memory_node, buffers);
+	if (fetch_started)
+		_astro_data_fetch_arrived(job, task, w->memory_node, buffers);
+	else
+		_astro_data_fetch(job, task, w->memory_node, buffers);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
@@ -243,6 +255,63 @@ static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 	_astro_job_terminate(job, w->id);
 }
 
+static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+{
+	int nimpl = worker_take(w, task);
+	if (nimpl >= 0)
+		worker_run(w, task, nimpl, false);
+}
+
+/* A device worker's pipeline (the driver's pipeline variable, STARPU_CUDA_PIPELINE
+ * or STARPU_OPENCL_PIPELINE): it takes up to w->pipeline tasks and asks for
+ * their data as soon as it takes them, so that the transfers of the next
+ * ones run while the one before them executes. Returns when it has run all
+ * it took and finds no more. */
+static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task *task)
+{
+	struct
+	{
+		struct starpu_task *task;
+		int nimpl;
+		bool started;
+	} ring[_ASTRO_PIPELINE_MAX];
+	unsigned head = 0, count = 0;
+	for (;;) {
+		if (task) {
+			int nimpl = worker_take(w, task);
+			if (nimpl >= 0) {
+				/* Behind a task that fetches when it runs, none asks ahead: what it pinned
+				 * could leave that task no room on the device. */
+				bool ahead = count == 0 || ring[(head + count - 1) % _ASTRO_PIPELINE_MAX].started;
+				unsigned slot = (head + count++) % _ASTRO_PIPELINE_MAX;
+				ring[slot].task = task;
+				ring[slot].nimpl = nimpl;
+				ring[slot].started = ahead && _astro_data_fetch_start(_astro_job_of(task), task, w->memory_node);
+			}
+			task = NULL;
+		}
+		if (count < w->pipeline && __atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL)
+			continue;
+		if (count == 0)
+			return;
+		unsigned slot = head;
+		head = (head + 1) % _ASTRO_PIPELINE_MAX;
+		count--;
+		worker_run(w, ring[slot].task, ring[slot].nimpl, ring[slot].started);
+	}
+}
+
+/* How many tasks a worker of driver d holds (1: one at a time, fetched when it runs). */
+static unsigned pipeline_depth(const struct astro_driver *d)
+{
+	const struct astro_node_ops *ops = d->node_ops;
+	if (!ops || !ops->copy_wait || !d->pipeline_env)
+		return 1;
+	int depth = _astro_env_int_in(d->pipeline_env, 0, _ASTRO_PIPELINE_MAX, 2);
+	return depth > 1 ? (unsigned)depth : 1;
+}
+
 static void worker_wait_unpaused(void)
 {
 	pthread_mutex_lock(&_astro_rt.pause_lock);
@@ -266,18 +335,9 @@ static void bind_worker(struct _astro_worker *w)
 
 static pthread_barrier_t start_barrier;
 
-static void *worker_main(void *arg)
+/* The scheduling loop, one copy per kind of worker (pipelined: a device worker's, see worker_execute_pipelined). */
+static inline __attribute__((always_inline)) void worker_loop(struct _astro_worker *w, bool pipelined)
 {
-	struct _astro_worker *w = arg;
-	_astro_self = w;
-	w->tid = (pid_t)syscall(SYS_gettid);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
-	bind_worker(w);
-	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
-		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
-	pthread_barrier_wait(&start_barrier);
-
 	unsigned idle_polls = 0, backoff = 1;
 	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED)) {
 		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
@@ -291,7 +351,10 @@ static void *worker_main(void *arg)
 		if (task) {
 			idle_polls = 0;
 			backoff = 1;
-			worker_execute(w, task);
+			if (pipelined)
+				worker_execute_pipelined(w, task);
+			else
+				worker_execute(w, task);
 			continue;
 		}
 		if (idle_polls++ < spin_polls) {
@@ -312,6 +375,24 @@ static void *worker_main(void *arg)
 		idle_polls = 0;
 		backoff = 1;
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct _astro_worker *w = arg;
+	_astro_self = w;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
+	bind_worker(w);
+	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
+		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
+	pthread_barrier_wait(&start_barrier);
+
+	if (w->pipeline > 1)
+		worker_loop(w, true);
+	else
+		worker_loop(w, false);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
 	if (w->driver->worker_deinit)
@@ -409,7 +490,8 @@ static void read_env_bindids(void)
 	env_bindid_set = true;
 }
 
-static struct _astro_worker *worker_new(const struct astro_driver *d, int devid, unsigned memory_node)
+/* sub: the worker's rank among those of its device (-1: the device's only one). */
+static struct _astro_worker *worker_new(const struct astro_driver *d, int devid, int sub, unsigned memory_node)
 {
 	struct _astro_worker *w;
 	if (posix_memalign((void **)&w, _ASTRO_CACHELINE, sizeof(*w)) != 0)
@@ -421,7 +503,10 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 	w->driver = d;
 	w->memory_node = memory_node;
 	w->enabled = 1;
-	snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
+	if (sub < 0)
+		snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
+	else
+		snprintf(w->name, sizeof(w->name), "%s %d.%d", starpu_worker_get_type_as_string(d->archtype), devid, sub);
 	pthread_mutex_init(&w->sched_mutex, NULL);
 	pthread_cond_init(&w->sched_cond, NULL);
 	pthread_mutex_init(&w->local_lock, NULL);
@@ -447,6 +532,40 @@ static void worker_free(struct _astro_worker *w)
 	free(w);
 }
 
+/* Workers of a kind the configuration asks for (starpu_conf, the variable
+ * unset or overridden) where no driver of that kind registered: no device,
+ * or a build without its toolkit. Said once; a driver that did register
+ * says itself when it has fewer devices than asked (driver_worker_count). */
+static void say_unserved_counts(void)
+{
+	static const struct
+	{
+		enum starpu_worker_archtype arch;
+		size_t offset;
+		const char *field, *env, *kind;
+	} counts[] = {
+		{ STARPU_CUDA_WORKER, offsetof(struct starpu_conf, ncuda), "ncuda", "STARPU_NCUDA", "CUDA" },
+		{ STARPU_OPENCL_WORKER, offsetof(struct starpu_conf, nopencl), "nopencl", "STARPU_NOPENCL", "OpenCL" },
+		{ STARPU_HIP_WORKER, offsetof(struct starpu_conf, nhip), "nhip", "STARPU_NHIP", "HIP" },
+		{ STARPU_MAX_FPGA_WORKER, offsetof(struct starpu_conf, nmax_fpga), "nmax_fpga", "STARPU_NMAX_FPGA", "Maxeler FPGA" },
+		{ STARPU_MPI_MS_WORKER, offsetof(struct starpu_conf, nmpi_ms), "nmpi_ms", "STARPU_NMPI_MS", "MPI master-slave" },
+		{ STARPU_TCPIP_MS_WORKER, offsetof(struct starpu_conf, ntcpip_ms), "ntcpip_ms", "STARPU_NTCPIP_MS", "TCP/IP master-slave" },
+	};
+	for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		int asked;
+		memcpy(&asked, (const char *)&_astro_rt.conf + counts[c].offset, sizeof(asked));
+		if (asked <= 0 || (starpu_getenv(counts[c].env) && !_astro_rt.conf.precedence_over_environment_variables))
+			continue;
+		bool served = false;
+		for (unsigned i = 0; i < _astro_driver_count() && !served; i++)
+			served = _astro_driver_nth(i)->archtype == counts[c].arch;
+		if (!served)
+			_astro_warn("starpu_conf.%s = %d asks for %s workers, but no %s device is usable here (none found, "
+				    "or Astrolabe was built without its toolkit): no %s worker starts; set %s to -1 or 0",
+				    counts[c].field, asked, counts[c].kind, counts[c].kind, counts[c].kind, counts[c].field);
+	}
+}
+
 int _astro_workers_start(void)
 {
 	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
@@ -458,29 +577,36 @@ int _astro_workers_start(void)
 	_astro_rt.nactive_drivers = 0;
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
 	_astro_memory_nodes_init();
+	say_unserved_counts();
 	for (unsigned i = 0; i < _astro_driver_count(); i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = driver_worker_count(d);
+		int per_device = n > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		unsigned pipeline = n > 0 ? pipeline_depth(d) : 1;
 		for (int dev = 0; dev < n; dev++) {
-			if (_astro_rt.nworkers == STARPU_NMAXWORKERS) {
+			if (_astro_rt.nworkers + (unsigned)per_device > STARPU_NMAXWORKERS) {
 				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
+				n = dev;
 				break;
 			}
-			/* A device's worker works in the device's memory: a node of its own;
+			/* A device's workers work in the device's memory: a node of its own;
 			 * the others in the RAM node of where they are bound. */
 			int node = d->node_ops ? _astro_memory_node_add(d, dev) : STARPU_MAIN_RAM;
 			if (node < 0) {
 				n = dev;
 				break;
 			}
-			struct _astro_worker *w = worker_new(d, dev, (unsigned)node);
-			if (!w)
-				return -ENOMEM;
-			if (!d->node_ops)
-				w->memory_node = _astro_numa_node_of_pu(w->bindid);
-			_astro_rt.workers[_astro_rt.nworkers++] = w;
-			_astro_rt.nworkers_by_arch[d->archtype]++;
-			_astro_rt.where_mask |= d->where;
+			for (int sub = 0; sub < per_device; sub++) {
+				struct _astro_worker *w = worker_new(d, dev, per_device > 1 ? sub : -1, (unsigned)node);
+				if (!w)
+					return -ENOMEM;
+				w->pipeline = pipeline;
+				if (!d->node_ops)
+					w->memory_node = _astro_numa_node_of_pu(w->bindid);
+				_astro_rt.workers[_astro_rt.nworkers++] = w;
+				_astro_rt.nworkers_by_arch[d->archtype]++;
+				_astro_rt.where_mask |= d->where;
+			}
 		}
 		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
 			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;

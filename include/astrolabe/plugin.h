@@ -116,8 +116,21 @@ struct astro_driver
 	/* --- From here on, fields taken from the reserved room (same ABI version). --- */
 	/** Memory-node operations of the devices this driver runs on; NULL: its workers work in main memory. */
 	const struct astro_node_ops *node_ops;
+	/**
+	 * Variable giving how many tasks a worker holds at once, asking for their
+	 * data as it takes them so that their transfers overlap the execution of
+	 * the task before them (STARPU_CUDA_PIPELINE; default 2, 0 or 1: one task
+	 * at a time). Only for node ops with copy_test and copy_wait; NULL: one at a time.
+	 */
+	const char *pipeline_env;
+	/**
+	 * Variable giving how many workers share each device (STARPU_NWORKER_PER_CUDA;
+	 * default 1): the device's workers share its memory node, and each runs
+	 * its tasks apart (worker_init gives each its own stream). NULL: one.
+	 */
+	const char *workers_per_device_env;
 	/** Room for growth: zero. */
-	void *reserved[7];
+	void *reserved[5];
 };
 
 /**

@@ -1,5 +1,6 @@
 /*
- * The CUDA driver: one worker per CUDA device (STARPU_NCUDA), running the
+ * The CUDA driver: one worker per CUDA device (STARPU_NCUDA; several with
+ * STARPU_NWORKER_PER_CUDA, sharing the device's memory), running the
  * codelet's cuda_funcs with a stream of its own (starpu_cuda_get_local_stream()),
  * and the device's memory as a memory node whose copies are asynchronous on
  * a transfer stream, completed by an event. Without a usable device (no
@@ -30,9 +31,14 @@
 
 struct device
 {
-	cudaStream_t stream;          /* the worker's kernels */
 	cudaStream_t transfer_stream; /* the kernel's copies, from any thread */
 	size_t memory;                /* totalGlobalMem */
+};
+
+/* What each CUDA worker has of its own (its thread makes and uses it). */
+struct worker
+{
+	cudaStream_t stream;          /* its kernels */
 	cublasHandle_t cublas;
 	cusolverDnHandle_t cusolver_dn;
 	cusolverSpHandle_t cusolver_sp;
@@ -41,6 +47,7 @@ struct device
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct device devices[STARPU_MAXCUDADEVS];
 static int ndevices = -1; /* -1: not open */
+static struct worker workers[STARPU_NMAXWORKERS];
 
 /* One line naming the call that failed and CUDA's reason; returns -EIO. */
 static int cuda_failed(const char *what, cudaError_t err)
@@ -65,9 +72,7 @@ static bool device_open(int devid, struct device *d)
 	if (err == cudaSuccess)
 		err = cudaGetDeviceProperties(&prop, devid);
 	if (err == cudaSuccess)
-		err = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
-	if (err == cudaSuccess && (err = cudaStreamCreateWithFlags(&d->transfer_stream, cudaStreamNonBlocking)) != cudaSuccess)
-		cudaStreamDestroy(d->stream);
+		err = cudaStreamCreateWithFlags(&d->transfer_stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess) {
 		astro_log_error("cuda", "device %d could not be opened (%s): it is not used", devid, cudaGetErrorString(err));
 		return false;
@@ -100,7 +105,6 @@ static void devices_close(void)
 	for (int i = 0; i < ndevices; i++) {
 		cudaSetDevice(i);
 		cudaStreamDestroy(devices[i].transfer_stream);
-		cudaStreamDestroy(devices[i].stream);
 		devices[i] = (struct device){ 0 };
 	}
 	ndevices = -1;
@@ -112,13 +116,13 @@ static struct device *device_get(int devid)
 	return devid >= 0 && devid < __atomic_load_n(&ndevices, __ATOMIC_ACQUIRE) ? &devices[devid] : NULL;
 }
 
-/* The device of the calling CUDA worker, NULL from any other thread. */
-static struct device *local_device(void)
+/* The calling CUDA worker's own, NULL from any other thread. */
+static struct worker *local_worker(void)
 {
 	int workerid = starpu_worker_get_id();
 	if (workerid < 0 || starpu_worker_get_type(workerid) != STARPU_CUDA_WORKER)
 		return NULL;
-	return device_get(starpu_worker_get_devid(workerid));
+	return &workers[workerid];
 }
 
 /* ---------------------------------------------------------------- worker */
@@ -130,16 +134,29 @@ static int has_impl(const struct starpu_codelet *cl, unsigned nimpl)
 
 static int worker_init(int workerid, int devid)
 {
+	struct worker *w = &workers[workerid];
+	*w = (struct worker){ 0 };
 	cudaError_t err = cudaSetDevice(devid);
-	return err == cudaSuccess ? 0 : cuda_failed("cudaSetDevice", err);
+	if (err != cudaSuccess)
+		return cuda_failed("cudaSetDevice", err);
+	err = cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking);
+	return err == cudaSuccess ? 0 : cuda_failed("creating the worker's stream", err);
+}
+
+static void worker_deinit(int workerid, int devid)
+{
+	(void)devid;
+	if (workers[workerid].stream)
+		cudaStreamDestroy(workers[workerid].stream);
+	workers[workerid] = (struct worker){ 0 };
 }
 
 static void execute(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
 {
-	struct device *d = device_get(starpu_worker_get_devid(workerid));
+	cudaStream_t stream = workers[workerid].stream;
 	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
 	/* Whether the implementation is STARPU_CUDA_ASYNC or not, the task ends when its stream is empty. */
-	cudaError_t err = d ? cudaStreamSynchronize(d->stream) : cudaSuccess;
+	cudaError_t err = stream ? cudaStreamSynchronize(stream) : cudaSuccess;
 	if (err != cudaSuccess)
 		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
 }
@@ -247,8 +264,11 @@ static const struct astro_driver cuda_driver = {
 	.default_count = devices_open,
 	.max_count = devices_open,
 	.worker_init = worker_init,
+	.worker_deinit = worker_deinit,
 	.has_impl = has_impl,
 	.execute = execute,
+	.pipeline_env = "STARPU_CUDA_PIPELINE",
+	.workers_per_device_env = "STARPU_NWORKER_PER_CUDA",
 	.node_ops = &cuda_node_ops,
 };
 
@@ -287,14 +307,14 @@ static void *cusolver(void)
 /* Each runs in every CUDA worker's thread (starpu_execute_on_each_worker). */
 static void cublas_create_here(void *arg)
 {
-	struct device *d = local_device();
+	struct worker *w = local_worker();
 	__typeof__(cublasCreate_v2) *create = LOAD(cublas(), cublasCreate_v2);
 	__typeof__(cublasSetStream_v2) *set_stream = LOAD(cublas(), cublasSetStream_v2);
-	if (!d || d->cublas || !create || !set_stream)
+	if (!w || w->cublas || !create || !set_stream)
 		return;
-	cublasStatus_t status = create(&d->cublas);
+	cublasStatus_t status = create(&w->cublas);
 	if (status == CUBLAS_STATUS_SUCCESS)
-		status = set_stream(d->cublas, d->stream);
+		status = set_stream(w->cublas, w->stream);
 	if (status != CUBLAS_STATUS_SUCCESS)
 		astro_log_error("starpu_cublas_init", "cuBLAS error %d on device %d: its handle is not usable", (int)status,
 				starpu_worker_get_devid(starpu_worker_get_id()));
@@ -302,12 +322,12 @@ static void cublas_create_here(void *arg)
 
 static void cublas_destroy_here(void *arg)
 {
-	struct device *d = local_device();
+	struct worker *w = local_worker();
 	__typeof__(cublasDestroy_v2) *destroy = LOAD(cublas_lib, cublasDestroy_v2);
-	if (d && d->cublas && destroy)
-		destroy(d->cublas);
-	if (d)
-		d->cublas = NULL;
+	if (w && w->cublas && destroy)
+		destroy(w->cublas);
+	if (w)
+		w->cublas = NULL;
 }
 
 /* cublas.h (the v1 API) cannot be included with cublas_v2.h. */
@@ -315,29 +335,29 @@ typedef int cublas_set_kernel_stream_fn(cudaStream_t stream);
 
 static void serve_cublas_set_stream(void)
 {
-	struct device *d = local_device();
+	struct worker *w = local_worker();
 	cublas_set_kernel_stream_fn *set = cublas_lib ? (cublas_set_kernel_stream_fn *)dlsym(cublas_lib, "cublasSetKernelStream") : NULL;
-	if (d && set)
-		set(d->stream);
+	if (w && set)
+		set(w->stream);
 }
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* cuSOLVER Sp, which StarPU serves */
 static void cusolver_create_here(void *arg)
 {
-	struct device *d = local_device();
+	struct worker *w = local_worker();
 	void *lib = cusolver();
 	__typeof__(cusolverDnCreate) *dn_create = LOAD(lib, cusolverDnCreate);
 	__typeof__(cusolverDnSetStream) *dn_stream = LOAD(lib, cusolverDnSetStream);
 	__typeof__(cusolverSpCreate) *sp_create = LOAD(lib, cusolverSpCreate);
 	__typeof__(cusolverSpSetStream) *sp_stream = LOAD(lib, cusolverSpSetStream);
-	if (!d || !dn_create || !dn_stream || !sp_create || !sp_stream)
+	if (!w || !dn_create || !dn_stream || !sp_create || !sp_stream)
 		return;
 	cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
-	if (!d->cusolver_dn && (status = dn_create(&d->cusolver_dn)) == CUSOLVER_STATUS_SUCCESS)
-		status = dn_stream(d->cusolver_dn, d->stream);
-	if (status == CUSOLVER_STATUS_SUCCESS && !d->cusolver_sp && (status = sp_create(&d->cusolver_sp)) == CUSOLVER_STATUS_SUCCESS)
-		status = sp_stream(d->cusolver_sp, d->stream);
+	if (!w->cusolver_dn && (status = dn_create(&w->cusolver_dn)) == CUSOLVER_STATUS_SUCCESS)
+		status = dn_stream(w->cusolver_dn, w->stream);
+	if (status == CUSOLVER_STATUS_SUCCESS && !w->cusolver_sp && (status = sp_create(&w->cusolver_sp)) == CUSOLVER_STATUS_SUCCESS)
+		status = sp_stream(w->cusolver_sp, w->stream);
 	if (status != CUSOLVER_STATUS_SUCCESS)
 		astro_log_error("starpu_cusolver_init", "cuSOLVER error %d on device %d: its handles are not usable", (int)status,
 				starpu_worker_get_devid(starpu_worker_get_id()));
@@ -345,17 +365,17 @@ static void cusolver_create_here(void *arg)
 
 static void cusolver_destroy_here(void *arg)
 {
-	struct device *d = local_device();
+	struct worker *w = local_worker();
 	__typeof__(cusolverDnDestroy) *dn_destroy = LOAD(cusolver_lib, cusolverDnDestroy);
 	__typeof__(cusolverSpDestroy) *sp_destroy = LOAD(cusolver_lib, cusolverSpDestroy);
-	if (!d)
+	if (!w)
 		return;
-	if (d->cusolver_dn && dn_destroy)
-		dn_destroy(d->cusolver_dn);
-	if (d->cusolver_sp && sp_destroy)
-		sp_destroy(d->cusolver_sp);
-	d->cusolver_dn = NULL;
-	d->cusolver_sp = NULL;
+	if (w->cusolver_dn && dn_destroy)
+		dn_destroy(w->cusolver_dn);
+	if (w->cusolver_sp && sp_destroy)
+		sp_destroy(w->cusolver_sp);
+	w->cusolver_dn = NULL;
+	w->cusolver_sp = NULL;
 }
 #pragma GCC diagnostic pop
 
@@ -388,31 +408,66 @@ static void serve_cusolver_shutdown(void)
 
 static void *local_stream(void)
 {
-	struct device *d = local_device();
-	return d ? d->stream : NULL;
+	struct worker *w = local_worker();
+	return w ? w->stream : NULL;
 }
 
 static void *local_cublas(void)
 {
-	struct device *d = local_device();
-	return d ? d->cublas : NULL;
+	struct worker *w = local_worker();
+	return w ? w->cublas : NULL;
 }
 
 static void *local_cusolver_dn(void)
 {
-	struct device *d = local_device();
-	return d ? d->cusolver_dn : NULL;
+	struct worker *w = local_worker();
+	return w ? w->cusolver_dn : NULL;
 }
 
 static void *local_cusolver_sp(void)
 {
-	struct device *d = local_device();
-	return d ? d->cusolver_sp : NULL;
+	struct worker *w = local_worker();
+	return w ? w->cusolver_sp : NULL;
 }
 
 static const char *error_string(int status)
 {
 	return cudaGetErrorString((cudaError_t)status);
+}
+
+/* starpu_cuda_copy*_async_sync(): queued on stream while CUDA takes the
+ * launches, synchronously from the first one it refuses (after what was
+ * queued, so that the pieces land in order). */
+static int serve_copy(const char *src, char *dst, size_t blocksize, size_t n1, size_t ld1_src, size_t ld1_dst,
+		      size_t n2, size_t ld2_src, size_t ld2_dst, void *stream_arg, int kind_arg)
+{
+	cudaStream_t stream = stream_arg;
+	enum cudaMemcpyKind kind = (enum cudaMemcpyKind)kind_arg;
+	for (size_t group = 0; group < n2; group++) {
+		const char *s = src + group * ld2_src;
+		char *d = dst + group * ld2_dst;
+		cudaError_t err;
+		if (stream) {
+			err = n1 == 1 ? cudaMemcpyAsync(d, s, blocksize, kind, stream)
+				      : cudaMemcpy2DAsync(d, ld1_dst, s, ld1_src, blocksize, n1, kind, stream);
+			if (err == cudaSuccess)
+				continue;
+			cudaGetLastError();
+			cudaStreamSynchronize(stream);
+			stream = NULL;
+		}
+		err = n1 == 1 ? cudaMemcpy(d, s, blocksize, kind) : cudaMemcpy2D(d, ld1_dst, s, ld1_src, blocksize, n1, kind);
+		if (err != cudaSuccess)
+			return cuda_failed("a starpu_cuda_copy*_async_sync copy", err);
+	}
+	return stream ? -EAGAIN : 0;
+}
+
+static void serve_set_device(unsigned devid)
+{
+	cudaError_t err = cudaSetDevice((int)devid);
+	if (err != cudaSuccess)
+		cuda_failed("starpu_cuda_set_device", err);
 }
 
 static const struct astro_cuda_services services = {
@@ -426,6 +481,8 @@ static const struct astro_cuda_services services = {
 	.local_cusolver_dn = local_cusolver_dn,
 	.local_cusolver_sp = local_cusolver_sp,
 	.error_string = error_string,
+	.copy = serve_copy,
+	.set_device = serve_set_device,
 };
 
 /* ----------------------------------------------------------------- plugin */

@@ -15,6 +15,7 @@
 #include <starpu_cublas_v2.h>
 #endif
 #include <astrolabe/plugin.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -80,6 +81,87 @@ cusolverDnHandle_t starpu_cusolverDn_get_local_handle(void)
 cusolverSpHandle_t starpu_cusolverSp_get_local_handle(void)
 {
 	return (cusolverSpHandle_t)SERVED(local_cusolver_sp);
+}
+
+/* What every copy checks before the driver copies: 0, or a negative errno said. */
+static int copy_checks(const char *call, const void *src, unsigned src_node, const void *dst, unsigned dst_node, size_t bytes,
+		       size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, enum cudaMemcpyKind kind)
+{
+	if (bytes && (!src || !dst)) {
+		astro_log_error(call, "the %s pointer is NULL: nothing copied", !src ? "source" : "destination");
+		return -EINVAL;
+	}
+	if (numblocks > 1 && (ld_src < blocksize || ld_dst < blocksize)) {
+		astro_log_error(call, "blocks of %zu bytes but %zu bytes apart in the %s: they would overlap; give a larger ld",
+				blocksize, ld_src < blocksize ? ld_src : ld_dst, ld_src < blocksize ? "source" : "destination");
+		return -EINVAL;
+	}
+	if ((int)kind < (int)cudaMemcpyHostToHost || (int)kind > (int)cudaMemcpyDefault) {
+		astro_log_error(call, "%d is not a cudaMemcpyKind: nothing copied", (int)kind);
+		return -EINVAL;
+	}
+	const struct astro_cuda_services *s = services();
+	if (!s || !s->copy) {
+		astro_log_error(call, "no CUDA worker runs (no CUDA device here, STARPU_NCUDA=0, or outside starpu_init() "
+				"and starpu_shutdown()): nothing copied");
+		return -ENODEV;
+	}
+	unsigned nodes = starpu_memory_nodes_get_count();
+	if (src_node >= nodes || dst_node >= nodes) {
+		astro_log_error(call, "there is no memory node %u (there are %u): nothing copied", src_node >= nodes ? src_node : dst_node, nodes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int starpu_cuda_copy_async_sync(void *src_ptr, unsigned src_node, void *dst_ptr, unsigned dst_node, size_t ssize, cudaStream_t stream,
+				enum cudaMemcpyKind kind)
+{
+	int ret = copy_checks("starpu_cuda_copy_async_sync", src_ptr, src_node, dst_ptr, dst_node, ssize, ssize, 1, ssize, ssize, kind);
+	if (ret || !ssize)
+		return ret;
+	return services()->copy(src_ptr, dst_ptr, ssize, 1, ssize, ssize, 1, ssize, ssize, stream, (int)kind);
+}
+
+int starpu_cuda_copy2d_async_sync(void *src_ptr, unsigned src_node, void *dst_ptr, unsigned dst_node, size_t blocksize, size_t numblocks,
+				  size_t ld_src, size_t ld_dst, cudaStream_t stream, enum cudaMemcpyKind kind)
+{
+	int ret = copy_checks("starpu_cuda_copy2d_async_sync", src_ptr, src_node, dst_ptr, dst_node, blocksize * numblocks, blocksize,
+			      numblocks, ld_src, ld_dst, kind);
+	if (ret || !blocksize || !numblocks)
+		return ret;
+	return services()->copy(src_ptr, dst_ptr, blocksize, numblocks, ld_src, ld_dst, 1, 0, 0, stream, (int)kind);
+}
+
+int starpu_cuda_copy3d_async_sync(void *src_ptr, unsigned src_node, void *dst_ptr, unsigned dst_node, size_t blocksize,
+				  size_t numblocks_1, size_t ld1_src, size_t ld1_dst, size_t numblocks_2, size_t ld2_src, size_t ld2_dst,
+				  cudaStream_t stream, enum cudaMemcpyKind kind)
+{
+	const char *call = "starpu_cuda_copy3d_async_sync";
+	size_t span_src = numblocks_1 ? ld1_src * (numblocks_1 - 1) + blocksize : 0;
+	size_t span_dst = numblocks_1 ? ld1_dst * (numblocks_1 - 1) + blocksize : 0;
+	if (numblocks_2 > 1 && (ld2_src < span_src || ld2_dst < span_dst)) {
+		astro_log_error(call, "groups of %zu blocks span %zu bytes but are %zu bytes apart in the %s: they would overlap; "
+				"give a larger ld2", numblocks_1, ld2_src < span_src ? span_src : span_dst, ld2_src < span_src ? ld2_src : ld2_dst,
+				ld2_src < span_src ? "source" : "destination");
+		return -EINVAL;
+	}
+	int ret = copy_checks(call, src_ptr, src_node, dst_ptr, dst_node, blocksize * numblocks_1 * numblocks_2, blocksize, numblocks_1,
+			      ld1_src, ld1_dst, kind);
+	if (ret || !blocksize || !numblocks_1 || !numblocks_2)
+		return ret;
+	return services()->copy(src_ptr, dst_ptr, blocksize, numblocks_1, ld1_src, ld1_dst, numblocks_2, ld2_src, ld2_dst, stream, (int)kind);
+}
+
+void starpu_cuda_set_device(unsigned devid)
+{
+	const struct astro_cuda_services *s = services();
+	if (!s || !s->set_device) {
+		astro_log_error("starpu_cuda_set_device", "no CUDA worker runs (no CUDA device here, STARPU_NCUDA=0, or outside "
+				"starpu_init() and starpu_shutdown()): device %u is not made current", devid);
+		return;
+	}
+	s->set_device(devid);
 }
 
 void starpu_cuda_report_error(const char *func, const char *file, int line, cudaError_t status)

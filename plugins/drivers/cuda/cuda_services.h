@@ -9,6 +9,8 @@
 #ifndef __ASTRO_CUDA_SERVICES_H__
 #define __ASTRO_CUDA_SERVICES_H__
 
+#include <stddef.h>
+
 struct astro_cuda_services
 {
 	/* starpu_cublas_init() and the others, on every CUDA worker. */
@@ -25,6 +27,14 @@ struct astro_cuda_services
 	void *(*local_cusolver_sp)(void);
 	/* cudaGetErrorString(). */
 	const char *(*error_string)(int status);
+	/* Copies n2 groups (ld2 bytes apart) of n1 blocks (ld1 bytes apart) of
+	 * blocksize bytes, of CUDA memcpy kind kind, queued on stream (a
+	 * cudaStream_t) when not NULL: -EAGAIN when left under way there, 0 when
+	 * complete, a negative errno said. */
+	int (*copy)(const char *src, char *dst, size_t blocksize, size_t n1, size_t ld1_src, size_t ld1_dst,
+		    size_t n2, size_t ld2_src, size_t ld2_dst, void *stream, int kind);
+	/* cudaSetDevice(devid), saying a failure. */
+	void (*set_device)(unsigned devid);
 };
 
 /* Served from the driver's init to its fini; NULL withdraws them. */

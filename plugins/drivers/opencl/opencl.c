@@ -60,6 +60,14 @@ static int copy_result(cl_int err, const char *what)
 	return -EIO;
 }
 
+/* A copy was queued (event: left under way): sent to the device at once, so that it runs while the worker computes. */
+static int started(const struct astro_opencl_device *d, cl_int err, cl_event *event, const char *what)
+{
+	if (err == CL_SUCCESS && event)
+		clFlush(d->transfer_queue);
+	return copy_result(err, what);
+}
+
 static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
 {
 	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
@@ -68,8 +76,8 @@ static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_o
 	cl_event *event = (cl_event *)request;
 	if (event)
 		*event = NULL;
-	return copy_result(clEnqueueWriteBuffer(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, dst_offset, size, src,
-						0, NULL, event), "writing to the device");
+	return started(d, clEnqueueWriteBuffer(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, dst_offset, size, src,
+						0, NULL, event), event, "writing to the device");
 }
 
 static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request)
@@ -80,8 +88,8 @@ static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, s
 	cl_event *event = (cl_event *)request;
 	if (event)
 		*event = NULL;
-	return copy_result(clEnqueueReadBuffer(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, src_offset, size, dst,
-					       0, NULL, event), "reading from the device");
+	return started(d, clEnqueueReadBuffer(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, src_offset, size, dst,
+					      0, NULL, event), event, "reading from the device");
 }
 
 static int copy_test(int devid, void *request)
@@ -131,6 +139,7 @@ static const struct astro_driver opencl_driver = {
 	.max_count = device_count,
 	.has_impl = has_impl,
 	.execute = execute,
+	.pipeline_env = "STARPU_OPENCL_PIPELINE",
 	.node_ops = &opencl_node_ops,
 };
 

@@ -1,0 +1,325 @@
+// A device worker's pipeline (STARPU_OPENCL_PIPELINE) on a real OpenCL
+// platform (PoCL here): the worker takes its next task while the one before
+// runs and asks for its data at once, so the transfers overlap the
+// execution. Seen through the observation moments (never through timing):
+// the next task's transfer begins before the running task starts, and ends
+// (arrives) only when the next task is about to run. Every test skips where
+// no OpenCL device exists.
+#include <gtest/gtest.h>
+#include <starpu.h>
+#include <astrolabe/observe.h>
+#include <algorithm>
+#include <mutex>
+#include <vector>
+#include "helpers.h"
+
+using namespace astro_test;
+
+#ifdef STARPU_USE_OPENCL
+
+namespace {
+
+// Adds *(int *)arg (1 without) to every element of the int vector buffers[0],
+// with plain copies on the worker's queue: no kernel to build.
+void add_opencl(void *buffers[], void *arg)
+{
+	cl_mem v = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
+	size_t n = STARPU_VECTOR_GET_NX(buffers[0]), offset = STARPU_VECTOR_GET_OFFSET(buffers[0]);
+	cl_command_queue queue;
+	starpu_opencl_get_current_queue(&queue);
+	std::vector<int> host(n);
+	ASSERT_EQ(clEnqueueReadBuffer(queue, v, CL_TRUE, offset, n * sizeof(int), host.data(), 0, NULL, NULL), CL_SUCCESS);
+	for (int &x : host)
+		x += arg ? *(int *)arg : 1;
+	ASSERT_EQ(clEnqueueWriteBuffer(queue, v, CL_TRUE, offset, n * sizeof(int), host.data(), 0, NULL, NULL), CL_SUCCESS);
+}
+
+void add_cpu(void *buffers[], void *arg)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] += arg ? *(int *)arg : 1;
+}
+
+void read_opencl(void *[], void *) {}
+
+// Codelets the detached tasks may still read after a test body: static.
+starpu_codelet add_cl, read_cl;
+
+void make_codelets()
+{
+	starpu_codelet_init(&add_cl);
+	add_cl.opencl_funcs[0] = add_opencl;
+	add_cl.cpu_funcs[0] = add_cpu;
+	add_cl.nbuffers = 1;
+	add_cl.modes[0] = STARPU_RW;
+	add_cl.name = "add";
+	starpu_codelet_init(&read_cl);
+	read_cl.opencl_funcs[0] = read_opencl;
+	read_cl.nbuffers = 1;
+	read_cl.modes[0] = STARPU_R;
+	read_cl.name = "read";
+}
+
+// The moments of the tasks and transfers, in the order they were observed.
+struct Log
+{
+	std::mutex lock;
+	std::vector<astro_event> events;
+
+	static void record(const astro_event *ev, void *arg)
+	{
+		Log *log = (Log *)arg;
+		std::lock_guard<std::mutex> hold(log->lock);
+		log->events.push_back(*ev);
+	}
+	// Index of the first event of moment m matching pred, -1 if none.
+	template <typename P> long find(enum astro_moment m, P pred)
+	{
+		std::lock_guard<std::mutex> hold(lock);
+		for (size_t i = 0; i < events.size(); i++)
+			if (events[i].moment == m && pred(events[i]))
+				return (long)i;
+		return -1;
+	}
+	long count(enum astro_moment m)
+	{
+		std::lock_guard<std::mutex> hold(lock);
+		return std::count_if(events.begin(), events.end(), [m](const astro_event &e) { return e.moment == m; });
+	}
+};
+
+const uint64_t kMoments = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END) |
+			  ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED);
+
+// The runtime with ncpus CPU workers and one OpenCL worker on a CPU device
+// (eager: no policy prefetch, so every transfer is a task's own fetch).
+class Pipeline : public testing::Test
+{
+protected:
+	void start(int ncpus, const char *pipeline)
+	{
+		ScopedEnv depth("STARPU_OPENCL_PIPELINE", pipeline);
+		starpu_conf conf = conf_with_ncpus(ncpus);
+		conf.nopencl = 1;
+		conf.sched_policy_name = "eager";
+		ASSERT_EQ(starpu_init(&conf), 0);
+		started_ = true;
+		if (starpu_opencl_worker_get_count() == 0)
+			GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+		make_codelets();
+		opencl_worker_ = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
+		cpu_worker_ = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+		node_ = starpu_worker_get_memory_node((unsigned)opencl_worker_);
+		subscription_ = astro_observe_subscribe(kMoments, Log::record, &log_);
+		ASSERT_GE(subscription_, 0);
+	}
+	void TearDown() override
+	{
+		if (subscription_ >= 0)
+			astro_observe_unsubscribe(subscription_);
+		if (started_)
+			starpu_shutdown();
+	}
+	starpu_task *task_on(starpu_codelet *cl, starpu_data_handle_t h, int worker, int *arg = nullptr)
+	{
+		starpu_task *t = starpu_task_create();
+		t->cl = cl;
+		t->handles[0] = h;
+		t->cl_arg = arg;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)worker;
+		return t;
+	}
+	// Runs A then B (each adding one to a vector of its own, of different
+	// sizes so that their transfers tell apart) on the OpenCL worker, both
+	// queued before the worker looks; returns the log's indexes of B's
+	// transfer begin and end to the device and A's start and end.
+	void run_two(long *b_begin, long *b_end, long *a_started, long *a_ended)
+	{
+		std::vector<int> a(1000, 0), b(3000, 0);
+		starpu_data_handle_t ha, hb;
+		starpu_vector_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)a.data(), a.size(), sizeof(int));
+		starpu_vector_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)b.data(), b.size(), sizeof(int));
+		starpu_pause();
+		starpu_task *ta = task_on(&add_cl, ha, opencl_worker_), *tb = task_on(&add_cl, hb, opencl_worker_);
+		ASSERT_EQ(starpu_task_submit(ta), 0);
+		ASSERT_EQ(starpu_task_submit(tb), 0);
+		starpu_resume();
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(ha);
+		starpu_data_unregister(hb);
+		EXPECT_EQ(a[999], 1);
+		EXPECT_EQ(b[2999], 1);
+		unsigned node = node_;
+		auto b_to_device = [node](const astro_event &e) { return e.dst_node == node && e.bytes == 3000 * sizeof(int); };
+		*b_begin = log_.find(ASTRO_MOMENT_TRANSFER_BEGIN, b_to_device);
+		*b_end = log_.find(ASTRO_MOMENT_TRANSFER_END, b_to_device);
+		*a_started = log_.find(ASTRO_MOMENT_TASK_STARTED, [ta](const astro_event &e) { return e.task == ta; });
+		*a_ended = log_.find(ASTRO_MOMENT_TASK_ENDED, [ta](const astro_event &e) { return e.task == ta; });
+		ASSERT_GE(*b_begin, 0);
+		ASSERT_GE(*b_end, 0);
+		ASSERT_GE(*a_started, 0);
+		ASSERT_GE(*a_ended, 0);
+	}
+
+	Log log_;
+	int subscription_ = -1;
+	bool started_ = false;
+	int opencl_worker_ = -1, cpu_worker_ = -1;
+	unsigned node_ = 0;
+};
+
+TEST_F(Pipeline, TheNextTasksTransferOverlapsTheRunningTask)
+{
+	start(0, nullptr); // the default pipeline: 2
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	long b_begin, b_end, a_started, a_ended;
+	run_two(&b_begin, &b_end, &a_started, &a_ended);
+	// B's data was asked for before A ran, and arrived after A ended: under way meanwhile.
+	EXPECT_LT(b_begin, a_started);
+	EXPECT_GT(b_end, a_ended);
+}
+
+TEST_F(Pipeline, PipelineZeroFetchesEachTaskWhenItRuns)
+{
+	start(0, "0");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	long b_begin, b_end, a_started, a_ended;
+	run_two(&b_begin, &b_end, &a_started, &a_ended);
+	EXPECT_GT(b_begin, a_ended);
+	EXPECT_GT(b_end, b_begin);
+}
+
+TEST_F(Pipeline, ABadPipelineValueIsSaidAndTheDefaultUsed)
+{
+	testing::internal::CaptureStderr();
+	start(0, "many");
+	std::string err = testing::internal::GetCapturedStderr();
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	EXPECT_TRUE(contains(err, "STARPU_OPENCL_PIPELINE")) << err;
+	long b_begin, b_end, a_started, a_ended;
+	run_two(&b_begin, &b_end, &a_started, &a_ended);
+	EXPECT_LT(b_begin, a_started);
+}
+
+// Tasks reading the same handle, in the pipeline together: one transfer, which both wait for.
+TEST_F(Pipeline, ReadersOfOneHandleShareItsTransfer)
+{
+	start(0, "4");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	const unsigned nhandles = 8, nreaders = 6;
+	std::vector<std::vector<int>> data(nhandles, std::vector<int>(256, 7));
+	std::vector<starpu_data_handle_t> handles(nhandles);
+	for (unsigned i = 0; i < nhandles; i++)
+		starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), 256, sizeof(int));
+	starpu_pause();
+	for (unsigned r = 0; r < nreaders; r++)
+		for (unsigned i = 0; i < nhandles; i++)
+			ASSERT_EQ(starpu_task_submit(task_on(&read_cl, handles[i], opencl_worker_)), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (unsigned i = 0; i < nhandles; i++)
+		starpu_data_unregister(handles[i]);
+	// Read only: each handle went to the device once, and nothing came back.
+	EXPECT_EQ(log_.count(ASTRO_MOMENT_TRANSFER_BEGIN), (long)nhandles);
+	EXPECT_EQ(log_.count(ASTRO_MOMENT_TRANSFER_END), (long)nhandles);
+	EXPECT_EQ(log_.count(ASTRO_MOMENT_TASK_ENDED), (long)(nhandles * nreaders));
+}
+
+// Handles written in turn on the CPU and the device, many tasks in flight:
+// every value right, every transfer begun has ended, and exactly the
+// transfers coherency needs (one per change of side, one home at the end).
+TEST_F(Pipeline, AlternatingWritersLoseAndDoubleNoTransfer)
+{
+	start(1, "3");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	if (cpu_worker_ < 0)
+		GTEST_SKIP() << "no CPU worker";
+	const unsigned nhandles = 6, nturns = 8, n = 512;
+	std::vector<std::vector<int>> data(nhandles, std::vector<int>(n, 0));
+	std::vector<starpu_data_handle_t> handles(nhandles);
+	for (unsigned i = 0; i < nhandles; i++)
+		starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	for (unsigned turn = 0; turn < nturns; turn++)
+		for (unsigned i = 0; i < nhandles; i++)
+			ASSERT_EQ(starpu_task_submit(task_on(&add_cl, handles[i], turn % 2 ? cpu_worker_ : opencl_worker_)), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (unsigned i = 0; i < nhandles; i++)
+		starpu_data_unregister(handles[i]);
+	for (unsigned i = 0; i < nhandles; i++) {
+		EXPECT_EQ(data[i][0], (int)nturns) << "handle " << i;
+		EXPECT_EQ(data[i][n - 1], (int)nturns) << "handle " << i;
+	}
+	// Device, CPU, device...: one transfer per turn (the first brings it, each
+	// later one crosses over), the last turn on the CPU leaves it home.
+	long begins = log_.count(ASTRO_MOMENT_TRANSFER_BEGIN), ends = log_.count(ASTRO_MOMENT_TRANSFER_END);
+	EXPECT_EQ(begins, (long)(nhandles * nturns));
+	EXPECT_EQ(ends, begins);
+}
+
+// A pipeline deeper than the device's room (8 tasks of 256 KiB, 1 MiB there):
+// the tasks that find no room ahead fetch when they run, after eviction; no data lost.
+TEST_F(Pipeline, APipelineDeeperThanTheDevicesRoomLosesNoData)
+{
+	ScopedEnv limit("STARPU_LIMIT_OPENCL_MEM", "1"); // MiB
+	start(0, "8");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	EXPECT_EQ(starpu_memory_get_total(node_), 1 << 20);
+	const unsigned nvec = 8, n = 64 * 1024, rounds = 3;
+	std::vector<std::vector<int>> data(nvec, std::vector<int>(n, 0));
+	std::vector<starpu_data_handle_t> handles(nvec);
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	static int amount[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	starpu_pause();
+	for (unsigned round = 0; round < rounds; round++)
+		for (unsigned i = 0; i < nvec; i++)
+			ASSERT_EQ(starpu_task_submit(task_on(&add_cl, handles[i], opencl_worker_, &amount[i])), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_LE(starpu_memory_get_total(node_) - starpu_memory_get_available(node_), 1 << 20);
+	for (unsigned i = 0; i < nvec; i++)
+		starpu_data_unregister(handles[i]);
+	for (unsigned i = 0; i < nvec; i++) {
+		EXPECT_EQ(data[i][0], (int)rounds * amount[i]) << "vector " << i;
+		EXPECT_EQ(data[i][n - 1], (int)rounds * amount[i]) << "vector " << i;
+	}
+	EXPECT_EQ(log_.count(ASTRO_MOMENT_TRANSFER_END), log_.count(ASTRO_MOMENT_TRANSFER_BEGIN));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	// PoCL's device is of type CPU: StarPU takes such devices only when asked.
+	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
+	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-test-opencl-pipeline-" + std::to_string(getpid());
+	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
+	int ret = RUN_ALL_TESTS();
+	if (system(("rm -rf '" + sampling + "'").c_str()) != 0)
+		fprintf(stderr, "could not remove %s\n", sampling.c_str());
+	return ret;
+}
+
+#else
+
+TEST(OpenCLPipeline, NotBuilt)
+{
+	GTEST_SKIP() << "Astrolabe was built without OpenCL (install opencl-headers and ocl-icd-opencl-dev, then configure again)";
+}
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	return RUN_ALL_TESTS();
+}
+
+#endif
