@@ -249,6 +249,7 @@ int starpu_mpi_redux_data_prio(MPI_Comm comm, starpu_data_handle_t data_handle, 
  * (arity below 2: all into the owner at once).
  */
 int starpu_mpi_redux_data_tree(MPI_Comm comm, starpu_data_handle_t data_handle, int arity);
+/** starpu_mpi_redux_data_tree() whose reduction tasks have priority prio. */
 int starpu_mpi_redux_data_prio_tree(MPI_Comm comm, starpu_data_handle_t data_handle, int prio, int arity);
 
 /**
