@@ -60,6 +60,7 @@ enum astro_moment
 	ASTRO_MOMENT_COMPONENT_CONNECT,      /**< component other_id (a pointer) is now a child of component object */
 	ASTRO_MOMENT_COMPONENT_PUSH,         /**< job job_id goes from component other_id (0: from the policy) into component object; nimpl 1: object refused it, it went back */
 	ASTRO_MOMENT_COMPONENT_PULL,         /**< job job_id was pulled out of component object by component other_id */
+	ASTRO_MOMENT_PROFILING_STATUS,       /**< starpu_profiling_status_set() turned profiling on or off (nimpl: the new status) */
 	ASTRO_NMOMENTS
 };
 

@@ -4,7 +4,8 @@
  * from PAPI's rapl component where PAPI has it working. It then
  *   - registers the runtime's energy meter (astrolabe/energy.h):
  *     starpu_energy_start() / starpu_energy_stop() measure with it;
- *   - fills each task's profiling info energy_consumed (profiling on): the
+ *   - fills each task's profiling info energy_consumed (watching tasks only
+ *     while profiling is on): the
  *     energy of its worker's package and DRAM over the task's execution, as
  *     StarPU fills it from a device-wide counter, so tasks running at once
  *     on one package each count the package's whole energy; energy models
@@ -100,9 +101,25 @@ static struct astro_energy_meter meter = {
 
 /* --------------------------------------------------------------- per task */
 
-static void on_task(const struct astro_event *ev, void *arg)
+static int subscription = -1;
+
+#define TASK_MOMENTS (ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED))
+#define STATUS_MOMENTS \
+	(ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_RUNTIME_INIT_END) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_PROFILING_STATUS))
+
+/* Tasks are watched only while profiling is on (they have no info to fill otherwise): off, it costs them nothing. */
+static void follow_profiling(void)
+{
+	astro_observe_set_mask(subscription, STATUS_MOMENTS | (starpu_profiling_status_get() == STARPU_PROFILING_ENABLE ? TASK_MOMENTS : 0));
+}
+
+static void on_event(const struct astro_event *ev, void *arg)
 {
 	(void)arg;
+	if (ev->moment == ASTRO_MOMENT_RUNTIME_INIT_END || ev->moment == ASTRO_MOMENT_PROFILING_STATUS) {
+		follow_profiling();
+		return;
+	}
 	struct starpu_profiling_task_info *info = ev->task ? ev->task->profiling_info : NULL;
 	if (!info || ev->workerid < 0 || ev->workerid >= STARPU_NMAXWORKERS ||
 	    starpu_worker_get_type(ev->workerid) != STARPU_CPU_WORKER)
@@ -181,9 +198,8 @@ static int init(void)
 	if (ret == 0)
 		ret = astro_energy_meter_register(&meter);
 	if (ret == 0) {
-		int sub = astro_observe_subscribe(ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) |
-						  ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED), on_task, NULL);
-		ret = sub < 0 ? sub : 0;
+		subscription = astro_observe_subscribe(STATUS_MOMENTS, on_event, NULL);
+		ret = subscription < 0 ? subscription : 0;
 	}
 	if (ret) {
 		astro_energy_meter_register(NULL);

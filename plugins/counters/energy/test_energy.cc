@@ -343,22 +343,32 @@ TEST_F(EnergyTest, WithoutASourceACalibratingEnergyModelSaysSoOnce)
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
 }
 
-TEST_F(EnergyTest, ProfilingOffLeavesNoInfo)
+TEST_F(EnergyTest, TasksAreMeasuredFromWhenProfilingIsTurnedOn)
 {
 	starpu_conf conf = conf_with_ncpus(1);
 	ASSERT_EQ(starpu_init(&conf), 0);
 	starpu_profiling_status_set(STARPU_PROFILING_DISABLE); // whatever an earlier test left
 	static Consumption c;
-	c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", 5000000, 300000 };
-	starpu_task *task = starpu_task_create();
-	task->cl = &consume_cl;
-	task->cl_arg = &c;
-	task->detach = 0;
-	task->destroy = 0;
-	ASSERT_EQ(starpu_task_submit(task), 0);
-	ASSERT_EQ(starpu_task_wait(task), 0);
-	EXPECT_EQ(task->profiling_info, nullptr);
-	starpu_task_destroy(task);
+	auto run = [&](uint64_t to) {
+		sysfs_.set("intel-rapl:0", 1000000);
+		sysfs_.set("intel-rapl:0:1", 200000);
+		c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", to, 200000 };
+		starpu_task *task = starpu_task_create();
+		task->cl = &consume_cl;
+		task->cl_arg = &c;
+		task->detach = 0;
+		task->destroy = 0;
+		EXPECT_EQ(starpu_task_submit(task), 0);
+		EXPECT_EQ(starpu_task_wait(task), 0);
+		double e = task->profiling_info ? task->profiling_info->energy_consumed : -1.0;
+		starpu_task_destroy(task);
+		return e;
+	};
+	EXPECT_EQ(run(5000000), -1.0); // no profiling info without profiling
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	EXPECT_DOUBLE_EQ(run(1750000), 0.75);
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	EXPECT_EQ(run(5000000), -1.0);
 }
 
 // -------------------------------------------------------------- counters
