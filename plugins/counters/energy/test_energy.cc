@@ -179,11 +179,18 @@ starpu_codelet batch_cl = [] {
 	return cl;
 }();
 
-double expected_energy(starpu_codelet *cl)
+// A task that is never submitted: what energy models index (its footprint).
+starpu_task *specimen(starpu_codelet *cl)
 {
 	starpu_task *task = starpu_task_create();
 	task->cl = cl;
 	task->destroy = 0;
+	return task;
+}
+
+double expected_energy(starpu_codelet *cl)
+{
+	starpu_task *task = specimen(cl);
 	double e = starpu_task_expected_energy(task, starpu_worker_get_perf_archtype(0, 0), 0);
 	starpu_task_destroy(task);
 	return e;
@@ -201,9 +208,7 @@ TEST_F(EnergyTest, StartStopRecordsThePackagesEnergyPerTask)
 	sysfs_.set("intel-rapl:0:1", 2200000);        // + 2 J of DRAM
 	sysfs_.set("intel-rapl:0:0", 90000000);       // the cores: inside the package's 8 J
 	sysfs_.set("intel-rapl:1", 99000000);         // the platform: not the packages'
-	starpu_task *task = starpu_task_create();
-	task->cl = &batch_cl;
-	task->destroy = 0;
+	starpu_task *task = specimen(&batch_cl);
 	ASSERT_EQ(starpu_energy_stop(&batch_model, task, 0, 4, -1, STARPU_CPU_WORKER), 0);
 	starpu_task_destroy(task);
 	EXPECT_DOUBLE_EQ(expected_energy(&batch_cl), 2.5); // 10 J over 4 tasks
@@ -213,9 +218,7 @@ TEST_F(EnergyTest, BadCallsAreRefusedWithOneLine)
 {
 	starpu_conf conf = conf_with_ncpus(1);
 	ASSERT_EQ(starpu_init(&conf), 0);
-	starpu_task *task = starpu_task_create();
-	task->cl = &batch_cl;
-	task->destroy = 0;
+	starpu_task *task = specimen(&batch_cl);
 	struct Case
 	{
 		std::function<int()> call;
@@ -251,9 +254,7 @@ TEST_F(EnergyTest, WithoutASourceOneLineAndENODEV)
 	EXPECT_EQ(ret, -ENODEV);
 	EXPECT_TRUE(contains(err, "starpu_energy_start: no energy counter here")) << err;
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
-	starpu_task *task = starpu_task_create();
-	task->cl = &batch_cl;
-	task->destroy = 0;
+	starpu_task *task = specimen(&batch_cl);
 	err = stderr_of([&] { ret = starpu_energy_stop(&batch_model, task, 0, 1, -1, STARPU_CPU_WORKER); });
 	EXPECT_EQ(ret, -ENODEV);
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
@@ -285,6 +286,21 @@ starpu_codelet consume_cl = [] {
 	return cl;
 }();
 
+// Runs one consume task on c: its energy_consumed, -1 when it has no profiling info, -2 when it did not run.
+double run_consume(Consumption *c)
+{
+	starpu_task *task = starpu_task_create();
+	task->cl = &consume_cl;
+	task->cl_arg = c;
+	task->detach = 0;
+	task->destroy = 0;
+	double e = -2.0;
+	if (starpu_task_submit(task) == 0 && starpu_task_wait(task) == 0)
+		e = task->profiling_info ? task->profiling_info->energy_consumed : -1.0;
+	starpu_task_destroy(task);
+	return e;
+}
+
 } // namespace
 
 TEST_F(EnergyTest, EachTaskGetsThePackagesEnergyOverItsExecution)
@@ -301,16 +317,7 @@ TEST_F(EnergyTest, EachTaskGetsThePackagesEnergyOverItsExecution)
 		static Consumption c;
 		c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj",
 		      (start + 2500000) % RANGE, 700000 };
-		starpu_task *task = starpu_task_create();
-		task->cl = &consume_cl;
-		task->cl_arg = &c;
-		task->detach = 0;
-		task->destroy = 0;
-		ASSERT_EQ(starpu_task_submit(task), 0);
-		ASSERT_EQ(starpu_task_wait(task), 0);
-		ASSERT_NE(task->profiling_info, nullptr);
-		EXPECT_DOUBLE_EQ(task->profiling_info->energy_consumed, 3.0) << "from " << start;
-		starpu_task_destroy(task);
+		EXPECT_DOUBLE_EQ(run_consume(&c), 3.0) << "from " << start;
 	}
 	// The energy model calibrated with the measured values.
 	EXPECT_DOUBLE_EQ(expected_energy(&consume_cl), 3.0);
@@ -326,18 +333,8 @@ TEST_F(EnergyTest, WithoutASourceACalibratingEnergyModelSaysSoOnce)
 	static Consumption c;
 	c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", 5000000, 300000 };
 	std::string err = stderr_of([&] {
-		for (int i = 0; i < 3; i++) {
-			starpu_task *task = starpu_task_create();
-			task->cl = &consume_cl;
-			task->cl_arg = &c;
-			task->detach = 0;
-			task->destroy = 0;
-			ASSERT_EQ(starpu_task_submit(task), 0);
-			ASSERT_EQ(starpu_task_wait(task), 0);
-			ASSERT_NE(task->profiling_info, nullptr);
-			EXPECT_EQ(task->profiling_info->energy_consumed, 0.0);
-			starpu_task_destroy(task);
-		}
+		for (int i = 0; i < 3; i++)
+			EXPECT_EQ(run_consume(&c), 0.0);
 	});
 	EXPECT_TRUE(contains(err, "energy model astro_energy_per_task calibrates, but there is no energy counter here")) << err;
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
@@ -353,16 +350,7 @@ TEST_F(EnergyTest, TasksAreMeasuredFromWhenProfilingIsTurnedOn)
 		sysfs_.set("intel-rapl:0", 1000000);
 		sysfs_.set("intel-rapl:0:1", 200000);
 		c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", to, 200000 };
-		starpu_task *task = starpu_task_create();
-		task->cl = &consume_cl;
-		task->cl_arg = &c;
-		task->detach = 0;
-		task->destroy = 0;
-		EXPECT_EQ(starpu_task_submit(task), 0);
-		EXPECT_EQ(starpu_task_wait(task), 0);
-		double e = task->profiling_info ? task->profiling_info->energy_consumed : -1.0;
-		starpu_task_destroy(task);
-		return e;
+		return run_consume(&c);
 	};
 	EXPECT_EQ(run(5000000), -1.0); // no profiling info without profiling
 	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
