@@ -386,7 +386,7 @@ TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
 	// machine may be loaded; bench/sampler reports its distribution.
 	double mean = double(t[scheduled] - sampler.start_ns) / double(scheduled);
 	EXPECT_GE(mean, double(interval));
-	EXPECT_LE(mean, 5.0 * interval) << c->nmissed << " deadlines missed";
+	EXPECT_LE(mean, 10.0 * interval) << c->nmissed << " deadlines missed";
 	apapi_sampler_clear(&sampler);
 }
 
