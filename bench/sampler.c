@@ -5,8 +5,11 @@
  *   sampler.cost        %core  process CPU time with the sampler on (every
  *                              counter of the runtime, idle workers) minus
  *                              off, over the wall time
- *   sampler.interval    ms     mean interval between samples (asked: -x ms, default 10)
- *   sampler.on_time     %      intervals within 10% of the asked one
+ *   sampler.interval    ms     mean interval between samples over the run (asked: -x ms,
+ *                              default 10): the accuracy goal, within 10% of the asked one
+ *   sampler.interval_p50/p90/p99/max  ms  the distribution of single intervals
+ *   sampler.on_time     %      single intervals within 10% of the asked one
+ *   sampler.missed      %      deadlines skipped because the timer thread woke up too late
  *   papi_task.cost      us/task  STARPU_PROF_PAPI_EVENTS with one event PAPI
  *                              can read here (counters_papi_sde's
  *                              sde:::STARPU::starpu.task.g_total_submitted)
@@ -20,6 +23,13 @@
 #include <pthread.h>
 
 static uint64_t sample_times[100000];
+static double gaps[100000];
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
 static unsigned nsample_times;
 
 static int read_clock(struct apapi_component *c, union apapi_raw *raw)
@@ -92,6 +102,8 @@ int main(int argc, char **argv)
 	bench_header("sampler", &o);
 
 	double cost[BENCH_MAX_SAMPLES], mean[BENCH_MAX_SAMPLES], on_time[BENCH_MAX_SAMPLES], papi[BENCH_MAX_SAMPLES];
+	double p50[BENCH_MAX_SAMPLES], p90[BENCH_MAX_SAMPLES], p99[BENCH_MAX_SAMPLES], pmax[BENCH_MAX_SAMPLES],
+		missed[BENCH_MAX_SAMPLES];
 	for (int r = 0; r < o.reps; r++) {
 		double off = idle_cpu(0, o.ntasks, intervals);
 		double on = idle_cpu(1, o.ntasks, intervals);
@@ -117,13 +129,26 @@ int main(int argc, char **argv)
 		}
 		mean[r] = n > 1 ? (double)(sample_times[n - 1] - sample_times[0]) / (n - 1) / 1e6 : 0;
 		on_time[r] = n > 1 ? 100.0 * within / (n - 1) : 0;
+		for (unsigned i = 1; i < n; i++)
+			gaps[i - 1] = (double)(sample_times[i] - sample_times[i - 1]) / 1e6;
+		qsort(gaps, n > 1 ? n - 1 : 0, sizeof(double), by_value);
+		p50[r] = n > 1 ? gaps[(n - 2) / 2] : 0;
+		p90[r] = n > 1 ? gaps[(n - 2) * 9 / 10] : 0;
+		p99[r] = n > 1 ? gaps[(n - 2) * 99 / 100] : 0;
+		pmax[r] = n > 1 ? gaps[n - 2] : 0;
+		missed[r] = 100.0 * (double)c->nmissed / (double)(c->nmissed + (n > 1 ? n - 1 : 0) + 1);
 		apapi_sampler_clear(&s);
 
 		papi[r] = task_us(1) - task_us(0);
 	}
 	bench_report("sampler.cost", "%core", cost, o.reps);
 	bench_report("sampler.interval", "ms", mean, o.reps);
+	bench_report("sampler.interval_p50", "ms", p50, o.reps);
+	bench_report("sampler.interval_p90", "ms", p90, o.reps);
+	bench_report("sampler.interval_p99", "ms", p99, o.reps);
+	bench_report("sampler.interval_max", "ms", pmax, o.reps);
 	bench_report("sampler.on_time", "%", on_time, o.reps);
+	bench_report("sampler.missed", "%", missed, o.reps);
 	bench_report("papi_task.cost", "us/task", papi, o.reps);
 	return 0;
 }

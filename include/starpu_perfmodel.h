@@ -214,13 +214,22 @@ void starpu_perfmodel_initialize(void);
 void starpu_perfmodel_free_sampling(void);
 
 /**
- * Starts measuring the energy of workerid (-1: all CPUs) of type archi.
- * No energy counter is read by this runtime: returns -ENODEV with an error
- * line. Energy models are fed by starpu_perfmodel_update_history(), or from
- * the profiling info's energy_consumed filled by a measuring plugin.
+ * Starts measuring the energy of workerid (-1: all CPU workers, which CPU
+ * energy needs: the packages' energy cannot be told apart per worker) of
+ * type archi, with the energy meter a plugin registered (counters_energy:
+ * Linux powercap, PAPI's powercap or rapl component). Returns 0; -ENODEV
+ * with an error line when nothing measures energy here or for archi;
+ * -EINVAL for a CPU workerid other than -1.
  */
 int starpu_energy_start(int workerid, enum starpu_worker_archtype archi);
-/** Would record the energy measured since starpu_energy_start() as ntasks executions of task in model: -ENODEV here. */
+/**
+ * Records the energy measured since starpu_energy_start() as ntasks
+ * executions of task (a specimen: its footprint) in model, each of
+ * energy / ntasks Joules, on the architecture of archi's first worker.
+ * Returns 0; -EINVAL (no model, task or ntasks, no measurement started,
+ * workerid not -1 for CPUs) or -ENODEV (nothing measures energy), each with
+ * an error line.
+ */
 int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task, unsigned nimpl, unsigned ntasks, int workerid, enum starpu_worker_archtype archi);
 
 /** A PER_ARCH model that predicts 1e-6 µs, for tasks that do nothing. */

@@ -66,7 +66,13 @@ struct starpu_profiling_task_info
 	uint64_t used_cycles;
 	/** Cycles stalled within the task, where the hardware reports them (0 here). */
 	uint64_t stall_cycles;
-	/** Energy used by the task, in Joules, where it is measured (0 here). */
+	/**
+	 * Energy used while the task ran, in Joules: the energy of its worker's
+	 * CPU package (and its DRAM) over the task's execution, where an energy
+	 * meter is registered (counters_energy: Linux powercap), else 0. Like
+	 * StarPU's device-wide counters, it includes whatever else ran on that
+	 * package meanwhile (other workers' tasks).
+	 */
 	double energy_consumed;
 #ifdef STARPU_PAPI
 	/** Values of the STARPU_PROF_PAPI_EVENTS events counted while the task ran, in that variable's order. */
@@ -117,7 +123,7 @@ struct starpu_profiling_worker_info
 	uint64_t used_cycles;
 	/** Cycles stalled within the worker, where the hardware reports them (0 here). */
 	uint64_t stall_cycles;
-	/** Energy used by the worker, in Joules, where it is measured (0 here). */
+	/** Energy used by the worker, in Joules: not measured per worker (0). */
 	double energy_consumed;
 	/** Sum of starpu_task::flops of the tasks it executed. */
 	double flops;

@@ -1254,6 +1254,9 @@ int starpu_profiling_status_set(int status)
 	}
 	subscription_update();
 	pthread_mutex_unlock(&reader_lock);
+	/* Observers that only matter with profiling on (counters_energy) follow it instead of watching every task. */
+	if (previous != status)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_PROFILING_STATUS, .workerid = -1, .nimpl = (unsigned)status);
 	return previous;
 }
 

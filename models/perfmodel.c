@@ -10,6 +10,7 @@
  * Models are loaded at their first prediction or first measured execution.
  */
 #include "models.h"
+#include <astrolabe/energy.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -793,6 +794,10 @@ static void on_execution(const struct astro_event *ev, void *arg)
 			model_ensure_loaded(energy);
 			if (records(energy) && !__atomic_load_n(&follow_energy, __ATOMIC_RELAXED)) {
 				__atomic_store_n(&follow_energy, 1, __ATOMIC_RELAXED);
+				if (!astro_energy_meter_get())
+					_astro_warn("energy model %s calibrates, but there is no energy counter here (no readable "
+						    "/sys/class/powercap zone, no working PAPI rapl component): feed it with "
+						    "starpu_perfmodel_update_history()", energy->symbol ? energy->symbol : "(unnamed)");
 				_astro_pm_follow();
 			}
 		}
@@ -846,30 +851,6 @@ void _astro_pm_follow(void)
 		astro_observe_set_mask(subscription, mask);
 	}
 	pthread_mutex_unlock(&follow_lock);
-}
-
-/* ------------------------------------------------------------- energy */
-
-/* No energy counter is read here (StarPU reads RAPL through PAPI for CPUs, NVML for CUDA devices). */
-static int no_energy_counter(const char *fn)
-{
-	_astro_error("%s: no energy counter is available in this runtime: energy cannot be measured; feed energy models "
-		     "with starpu_perfmodel_update_history() or fill the profiling info's energy_consumed from a plugin", fn);
-	return -ENODEV;
-}
-
-int starpu_energy_start(int workerid, enum starpu_worker_archtype archi)
-{
-	(void)workerid;
-	(void)archi;
-	return no_energy_counter(__func__);
-}
-
-int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task, unsigned nimpl, unsigned ntasks, int workerid,
-		       enum starpu_worker_archtype archi)
-{
-	(void)model, (void)task, (void)nimpl, (void)ntasks, (void)workerid, (void)archi;
-	return no_energy_counter(__func__);
 }
 
 /* ------------------------------------------------------------ runtime */

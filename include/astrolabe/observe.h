@@ -65,6 +65,7 @@ enum astro_moment
 					          rank 0's clock minus this one's in ns, measured then if someone observes this moment (0 on rank 0) */
 	ASTRO_MOMENT_MPI_SEND,               /**< a message leaves (posted to MPI): to rank dst_node from this rank src_node, bytes, other_id the data tag, object the handle */
 	ASTRO_MOMENT_MPI_RECV,               /**< a message arrived (received): from rank src_node to this rank dst_node, bytes, other_id the data tag, object the handle */
+	ASTRO_MOMENT_PROFILING_STATUS,       /**< starpu_profiling_status_set() turned profiling on or off (nimpl: the new status) */
 	ASTRO_NMOMENTS
 };
 

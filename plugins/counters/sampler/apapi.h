@@ -161,6 +161,7 @@ struct apapi_component
 	union apapi_raw *scratch;
 	uint64_t next_ns;
 	uint64_t nsamples;
+	uint64_t nmissed;        /**< deadlines skipped: the timer thread woke up too late for them */
 };
 
 /** The components and the timer thread that samples them. */

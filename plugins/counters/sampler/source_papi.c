@@ -167,6 +167,15 @@ void apapi_papi_clear(void)
 
 #endif
 
+/* Whether c samples an energy: a PAPI energy component's, or the runtime's energy counters (counters_energy). */
+static int measures_energy(const struct apapi_component *c)
+{
+	for (unsigned e = 0; e < c->nevents; e++)
+		if (strstr(c->events[e].op.name, "ENERGY") || strstr(c->events[e].op.name, ".energy.g_"))
+			return 1;
+	return 0;
+}
+
 unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *cfg, const char *spec,
 			   int (*add_own)(struct apapi_sampler *s, const struct apapi_config *cfg, uint64_t interval_ns))
 {
@@ -182,7 +191,7 @@ unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *c
 		int energy = strcmp(cmp, "rapl") == 0 || strcmp(cmp, "powercap") == 0;
 		energy_asked |= energy;
 		if (n >= 0) {
-			energy_found |= energy && n > 0;
+			energy_found |= (energy || strcmp(cmp, APAPI_OWN_COMPONENT) == 0) && n > 0 && measures_energy(s->components[s->ncomponents - 1]);
 			total += (unsigned)n;
 			continue;
 		}
@@ -191,6 +200,6 @@ unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *c
 	}
 	if (*skipped && apapi_config_tells(cfg))
 		astro_log_error(WHAT, "components skipped: %s%s; APAPI_CMPLIST chooses the components, APAPI_SOFTFAIL=1 hides this line",
-				skipped, energy_asked && !energy_found ? "; so no energy is measured here (no RAPL or powercap counter)" : "");
+				skipped, energy_asked && !energy_found ? "; so no energy is measured here (no PAPI RAPL or powercap counter, no readable Linux powercap zone)" : "");
 	return total;
 }

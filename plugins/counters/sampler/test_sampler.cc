@@ -371,13 +371,22 @@ TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
 	EXPECT_EQ(c->events[0].stats[0].min, 3.0);
 	EXPECT_EQ(c->events[0].stats[0].max, 3.0);
 	EXPECT_EQ(c->events[0].stats[0].acc, 3.0 * double(n - 1));
-	// Deadlines advance by whole intervals: samples are never early, and the
-	// mean interval over many samples stays near the interval (loosely:
-	// accuracy on a quiet machine is bench/sampler_cost's business).
+	// Deadlines are absolute, start + k * interval: no sample is early (the
+	// i-th scheduled one comes at least i intervals after the start), and
+	// however late the thread wakes up, the schedule keeps its phase (the
+	// next deadline is still on the grid, after the samples taken and the
+	// deadlines missed). Both hold exactly on any machine.
 	std::vector<uint64_t> &t = src.times;
-	double mean = double(t[t.size() - 2] - t[0]) / double(t.size() - 2);
-	EXPECT_GE(mean, 0.9 * interval);
-	EXPECT_LE(mean, 3.0 * interval);
+	const uint64_t scheduled = t.size() - 2; // neither the start's sample nor the stop's
+	for (uint64_t i = 1; i <= scheduled; i++)
+		ASSERT_GE(t[i] - sampler.start_ns, i * interval) << "sample " << i << " came before its deadline";
+	EXPECT_EQ(c->next_ns, sampler.start_ns + (scheduled + c->nmissed + 1) * interval) << "the schedule drifted";
+	// What is asserted of the accuracy: the mean interval over the run (its
+	// time over its samples) is the interval, loosely bounded above as the
+	// machine may be loaded; bench/sampler reports its distribution.
+	double mean = double(t[scheduled] - sampler.start_ns) / double(scheduled);
+	EXPECT_GE(mean, double(interval));
+	EXPECT_LE(mean, 10.0 * interval) << c->nmissed << " deadlines missed";
 	apapi_sampler_clear(&sampler);
 }
 
