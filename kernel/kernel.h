@@ -707,6 +707,8 @@ int _astro_parallel_push(int combined_id, struct starpu_task *task);
 struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
 /* Rank 0 runs w->parallel's task with its members. */
 void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
+/* Rank 0, once the task's end was observed: no longer a combined worker. */
+void _astro_parallel_ended(void);
 void _astro_combined_workers_reset(void);
 
 /* ----------------------------------------------------------- scheduling */
