@@ -171,6 +171,11 @@ static int read_options(va_list ap, struct starpu_parallel_worker_config *cfg)
 				     "followed by its value (but _PARTITION_ONE and _NEW), and the list ends with 0", fn_init, arg, (unsigned)arg);
 			return -EINVAL;
 		}
+		if (p->min_nb && p->max_nb && p->min_nb > p->max_nb) {
+			_astro_error("%s: STARPU_PARALLEL_WORKER_MIN_NB %d exceeds STARPU_PARALLEL_WORKER_MAX_NB %d: give min <= max",
+				     fn_init, p->min_nb, p->max_nb);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

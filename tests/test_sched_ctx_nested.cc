@@ -431,6 +431,11 @@ TEST(ParallelWorker, BadOptionsGetAClearErrorAndLeaveNothing)
 	err = stderr_of([&] { pw = starpu_parallel_worker_init(HWLOC_OBJ_PACKAGE, STARPU_PARALLEL_WORKER_NB, 0, 0); });
 	EXPECT_EQ(pw, nullptr);
 	EXPECT_TRUE(contains(err, "STARPU_PARALLEL_WORKER_NB is 0")) << err;
+	err = stderr_of([&] {
+		pw = starpu_parallel_worker_init(HWLOC_OBJ_PACKAGE, STARPU_PARALLEL_WORKER_MIN_NB, 3, STARPU_PARALLEL_WORKER_MAX_NB, 2, 0);
+	});
+	EXPECT_EQ(pw, nullptr);
+	EXPECT_TRUE(contains(err, "MIN_NB 3 exceeds")) << err;
 	err = stderr_of([&] { pw = starpu_parallel_worker_init(HWLOC_OBJ_PACKAGE, STARPU_PARALLEL_WORKER_TYPE, 99, 0); });
 	EXPECT_EQ(pw, nullptr);
 	EXPECT_TRUE(contains(err, "STARPU_PARALLEL_WORKER_TYPE 99")) << err;
