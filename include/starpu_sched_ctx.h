@@ -128,6 +128,12 @@ unsigned starpu_sched_ctx_has_starpu_scheduler(unsigned sched_ctx_id, unsigned *
 void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, int *ncpuids);
 /** Binds the calling thread to processing unit cpuid (hwloc logical index). */
 void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid);
+/**
+ * Runs func(param) in the calling (application) thread while every CPU worker
+ * of the context holds its core, once it ended the task it runs; returns
+ * what func returned (NULL with a message on bad input).
+ */
+void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id);
 
 /** Id of the global context. */
 #define STARPU_GLOBAL_SCHED_CTX 0

@@ -180,3 +180,82 @@ void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid)
 		_astro_warn("starpu_sched_ctx_bind_current_thread_to_cpuid: the thread could not be bound to processing unit %u (%s)",
 			    cpuid, strerror(errno));
 }
+
+/* ------------------------------------------------- parallel code on a context */
+
+/* The context's CPU workers held while the caller's parallel code runs on their cores. */
+struct hold
+{
+	int started;                         /* futex word: workers holding */
+	int release;                         /* futex word: 1 once the code returned */
+	int left;                            /* futex word: workers still reading this */
+};
+
+static void wait_until_at_least(int *word, int target)
+{
+	int v;
+	while ((v = __atomic_load_n(word, __ATOMIC_ACQUIRE)) < target)
+		_astro_futex_wait(word, v);
+}
+
+static void hold_worker(void *buffers[], void *arg)
+{
+	(void)buffers;
+	struct hold *h = arg;
+	__atomic_add_fetch(&h->started, 1, __ATOMIC_ACQ_REL);
+	_astro_futex_wake_all(&h->started);
+	wait_until_at_least(&h->release, 1);
+	/* The last touch of h: the caller returns (and h goes) once every worker is past it. */
+	__atomic_sub_fetch(&h->left, 1, __ATOMIC_ACQ_REL);
+	_astro_futex_wake_all(&h->left);
+}
+
+static struct starpu_codelet hold_cl = {
+	.cpu_funcs = { hold_worker },
+	.nbuffers = 0,
+	.name = "parallel_code_hold",
+};
+
+void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return NULL;
+	if (!func) {
+		_astro_error("starpu_sched_ctx_exec_parallel_code: no function: give the code to run on the context's cores");
+		return NULL;
+	}
+	if (_astro_forbid_blocking("starpu_sched_ctx_exec_parallel_code", "call it from the application thread") != 0)
+		return NULL;
+	int *ids;
+	unsigned n = starpu_sched_ctx_get_workers_list(sched_ctx_id, &ids);
+	struct hold h = { 0, 0, 0 };
+	int held = 0;
+	/* Each CPU worker of the context ends what it runs, then holds its core until func returns. */
+	for (unsigned i = 0; i < n; i++) {
+		if (_astro_rt.workers[ids[i]]->arch != STARPU_CPU_WORKER)
+			continue;
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &hold_cl;
+		task->cl_arg = &h;
+		task->sched_ctx = STARPU_GLOBAL_SCHED_CTX;
+		task->execute_on_a_specific_worker = 1;
+		task->workerid = (unsigned)ids[i];
+		__atomic_add_fetch(&h.left, 1, __ATOMIC_RELAXED);
+		if (starpu_task_submit(task) != 0) {
+			__atomic_sub_fetch(&h.left, 1, __ATOMIC_RELAXED);
+			starpu_task_destroy(task);
+			continue;
+		}
+		held++;
+	}
+	free(ids);
+	wait_until_at_least(&h.started, held);
+	void *ret = func(param);
+	__atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
+	_astro_futex_wake_all(&h.release);
+	int v;
+	while ((v = __atomic_load_n(&h.left, __ATOMIC_ACQUIRE)) > 0)
+		_astro_futex_wait(&h.left, v);
+	return ret;
+}

@@ -456,3 +456,63 @@ TEST(ParallelWorker, BadOptionsGetAClearErrorAndLeaveNothing)
 		if (c != NONE)
 			starpu_sched_ctx_delete(c);
 }
+
+// --------------------------------------------------------- parallel code
+
+namespace {
+
+std::atomic<int> probe_ran{0};
+
+void probe_kernel(void **, void *)
+{
+	probe_ran++;
+}
+
+starpu_codelet probe_cl = cpu_codelet(probe_kernel, 0, "parallel_code_probe");
+
+struct CodeRun
+{
+	unsigned ctx;
+	int ran_during = -1; // probe_ran when the code ended
+	struct starpu_task *probe = nullptr;
+};
+
+void *parallel_code(void *arg)
+{
+	CodeRun *run = static_cast<CodeRun *>(arg);
+	// Every worker of the context holds its core: a task of the context cannot start.
+	run->probe = starpu_task_create();
+	run->probe->cl = &probe_cl;
+	run->probe->detach = 0;
+	EXPECT_EQ(starpu_task_submit_to_ctx(run->probe, run->ctx), 0);
+	run->ran_during = probe_ran.load();
+	return run;
+}
+
+} // namespace
+
+TEST(NestedCtx, ParallelCodeRunsWhileTheContextsWorkersHoldTheirCores)
+{
+	Runtime rt(4);
+	ASSERT_TRUE(rt.ok());
+	int two[] = {1, 2};
+	unsigned ctx = starpu_sched_ctx_create(two, 2, "parallel_code", 0);
+	ASSERT_NE(ctx, NONE);
+	probe_ran = 0;
+	CodeRun run;
+	run.ctx = ctx;
+	EXPECT_EQ(starpu_sched_ctx_exec_parallel_code(parallel_code, &run, ctx), &run);
+	EXPECT_EQ(run.ran_during, 0);
+	ASSERT_NE(run.probe, nullptr);
+	// Released: the workers run the context's tasks again.
+	EXPECT_EQ(starpu_task_wait(run.probe), 0);
+	EXPECT_EQ(probe_ran.load(), 1);
+	seen.reset();
+	ASSERT_EQ(submit(ctx, 20), 0);
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	EXPECT_EQ(seen.ran.load(), 20);
+
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_sched_ctx_exec_parallel_code(nullptr, nullptr, ctx), nullptr); });
+	EXPECT_TRUE(contains(err, "no function")) << err;
+	starpu_sched_ctx_delete(ctx);
+}
