@@ -159,12 +159,17 @@ void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, 
 	if (!c)
 		return;
 	int master = __atomic_load_n(&c->master, __ATOMIC_ACQUIRE);
+	/* Called from tasks, not from policy hooks: its workers may change meanwhile (the global context's never do). */
+	if (c != &_astro_rt.ctxs[0])
+		pthread_rwlock_rdlock(&c->lock);
 	/* The master (or a thread that is no worker) has every core of the context; another worker its own. */
 	for (unsigned i = 0; i < c->collection.nworkers; i++) {
 		int w = c->collection.workerids[i];
 		if (self < 0 || self == master || self == w)
 			(*cpuids)[(*ncpuids)++] = _astro_rt.workers[w]->bindid;
 	}
+	if (c != &_astro_rt.ctxs[0])
+		pthread_rwlock_unlock(&c->lock);
 }
 
 void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid)
