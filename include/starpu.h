@@ -36,6 +36,7 @@
 #include <starpu_cuda.h>
 #include <starpu_cublas.h>
 #include <starpu_bound.h>
+#include <starpu_parallel_worker.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -19,11 +19,18 @@ extern "C" {
 /** The context's priority range (int each). */
 #define STARPU_SCHED_CTX_POLICY_MIN_PRIO (3 << 16)
 #define STARPU_SCHED_CTX_POLICY_MAX_PRIO (4 << 16)
-/** A level (unsigned), returned by starpu_sched_ctx_get_hierarchy_level(). */
+/** A level (unsigned), returned by starpu_sched_ctx_get_hierarchy_level(); a nested context's defaults to its parent's plus 1. */
 #define STARPU_SCHED_CTX_HIERARCHY_LEVEL (5 << 16)
-/** Nested contexts (unsigned parent): refused here with an error. */
+/**
+ * The context to nest in (unsigned), whose workers the new one takes some of.
+ * The new context's master (its lowest worker) hands the tasks it takes from
+ * the parent down to it. Without a policy option, the nested context has no
+ * scheduler: its master runs its tasks, and its other workers are kept for
+ * the master (what the parent's policy gives them goes to the master) unless
+ * STARPU_SCHED_CTX_AWAKE_WORKERS.
+ */
 #define STARPU_SCHED_CTX_NESTED (6 << 16)
-/** No value; for nested contexts: refused here with an error. */
+/** No value: the workers of a nested context without a policy keep taking tasks. */
 #define STARPU_SCHED_CTX_AWAKE_WORKERS (7 << 16)
 /** A function void (*)(unsigned sched_ctx_id), called once the policy is set up, before the workers join. */
 #define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)
@@ -117,6 +124,30 @@ int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id);
 int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id);
 /** Name of the policy of context sched_ctx_id. */
 const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id);
+/* Nested contexts (STARPU_SCHED_CTX_NESTED). */
+/** The first context nested in sched_ctx_id whose master is workerid, STARPU_NMAX_SCHED_CTXS if none. */
+unsigned starpu_sched_ctx_worker_is_master_for_child_ctx(int workerid, unsigned sched_ctx_id);
+/** The nested context whose master is masterid, STARPU_NMAX_SCHED_CTXS if none. */
+unsigned starpu_sched_ctx_master_get_context(int masterid);
+/** The calling worker's rank in the context's workers, -1 when it is not one of them. */
+int starpu_sched_ctx_get_worker_rank(unsigned sched_ctx_id);
+/** 1 when the context has a policy (0: nested without one); *awake_workers (if not NULL) tells STARPU_SCHED_CTX_AWAKE_WORKERS. */
+unsigned starpu_sched_ctx_has_starpu_scheduler(unsigned sched_ctx_id, unsigned *awake_workers);
+/**
+ * Fills *cpuids (allocated, to free) with the processing units (hwloc logical
+ * indexes) the caller may use in the context: all of its workers' for its
+ * master or a thread that is no worker, the calling worker's own otherwise.
+ */
+void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, int *ncpuids);
+/** Binds the calling thread to processing unit cpuid (hwloc logical index). */
+void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid);
+/**
+ * Runs func(param) in the calling (application) thread while every CPU worker
+ * of the context holds its core, once it ended the task it runs; returns
+ * what func returned (NULL with a message on bad input).
+ */
+void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id);
+
 /** Id of the global context. */
 #define STARPU_GLOBAL_SCHED_CTX 0
 

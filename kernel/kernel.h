@@ -667,6 +667,8 @@ struct _astro_worker
 	struct _astro_participation *parallel; /* the parallel task it runs as rank 0 (parallel.c) */
 	uint32_t ctx_mask;                   /* atomic: the contexts other than 0 it belongs to (bit = id) */
 	unsigned ctx_turn;                   /* the context it served last, to take them in turn */
+	uint32_t master_of;                  /* atomic: the nested contexts it is the master of (bit = id) */
+	uint32_t hands_down;                 /* atomic: the nested contexts it gives what it takes from their parent (bit = id) */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
@@ -740,6 +742,8 @@ int _astro_parallel_push(int combined_id, struct starpu_task *task);
 struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
 /* Rank 0 runs w->parallel's task with its members. */
 void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
+/* Rank 0, once the task's end was observed: no longer a combined worker. */
+void _astro_parallel_ended(void);
 void _astro_combined_workers_reset(void);
 
 /* ----------------------------------------------------------- scheduling */
@@ -798,6 +802,12 @@ struct _astro_sched_ctx
 	unsigned hierarchy_level;
 	void *user_data;
 	void (*policy_init)(unsigned);
+	/* Nesting (sched_ctx_nested.c), changed under the contexts' lock: */
+	unsigned nesting;                    /* the context it is nested in, STARPU_NMAX_SCHED_CTXS: none */
+	uint32_t children;                   /* atomic: the contexts nested in it (bit = id) */
+	int master;                          /* atomic: a nested context's master (its lowest worker), -1: none */
+	bool awake_workers;                  /* STARPU_SCHED_CTX_AWAKE_WORKERS */
+	bool no_scheduler;                   /* nested without a policy: its tasks run on its master */
 };
 
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
@@ -811,6 +821,22 @@ void _astro_ctx_task_done(unsigned ctx);
 extern _ASTRO_TLS unsigned _astro_ctx_current;
 /* The policy hooks around an execution, in the task's context. */
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
+/* Pushes task to context c (not 0) under its lock (sched.c). */
+int _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task);
+/* Queues task on w's own queue and wakes it, unobserved (starpu_push_local_task observes). */
+void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back);
+/* The context id names (STARPU_NMAX_SCHED_CTXS: the global one), or NULL said in one line naming fn. */
+struct _astro_sched_ctx *_astro_ctx_get(unsigned id, const char *fn);
+
+/* Nested contexts (sched_ctx_nested.c). The policy of a context nested without one. */
+extern struct starpu_sched_policy _astro_master_policy;
+/* Under the contexts' lock, once contexts or their workers changed: the masters, and who hands tasks down. */
+void _astro_ctx_nesting_update(void);
+/* Under the contexts' lock: context id, being deleted, leaves its parent and its children. */
+void _astro_ctx_nesting_cut(unsigned id);
+/* Worker w popped task from context parent: when w hands tasks down to a context nested in it, the
+ * task goes there (NULL returned), else it is returned. */
+struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned parent, struct starpu_task *task);
 
 /* -------------------------------------------------------------- runtime */
 

@@ -51,8 +51,18 @@ static pthread_mutex_t combined_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Queues the participations of one task on all its members at once (see above). */
 static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The participation the calling worker runs, NULL outside a parallel task. */
-static _ASTRO_TLS struct _astro_participation *current_part;
+/* The part in a parallel task the calling worker runs; size 0 outside one. */
+static _ASTRO_TLS struct
+{
+	int combined, size, rank;
+} current;
+
+static void current_set(const struct _astro_participation *part)
+{
+	current.combined = part->p->combined;
+	current.size = part->p->size;
+	current.rank = part->rank;
+}
 
 static const struct _astro_combined *combined_get(int id)
 {
@@ -253,9 +263,9 @@ static void member_run(struct _astro_worker *w, struct _astro_participation *par
 	wait_at_least(&p->go, 1);
 	if (spmd) {
 		__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED);
-		current_part = part;
+		current_set(part);
 		w->driver->execute(w->id, task, p->buffers, p->nimpl);
-		current_part = NULL;
+		current.size = 0;
 		__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	}
 	/* Fork-join: the core stays held until rank 0 returns. */
@@ -294,9 +304,9 @@ void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, 
 	p->nimpl = nimpl;
 	wait_at_least(&p->arrived, p->size - 1);
 	bump(&p->go);
-	current_part = part;
+	current_set(part);
 	w->driver->execute(w->id, task, buffers, nimpl);
-	current_part = NULL;
+	/* current stays until the end is observed (_astro_parallel_ended). */
 	if (task->cl->type == STARPU_SPMD) {
 		wait_at_least(&p->finished, p->size - 1);
 	} else {
@@ -306,17 +316,22 @@ void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, 
 	parallel_unref(p);
 }
 
+void _astro_parallel_ended(void)
+{
+	current.size = 0;
+}
+
 int starpu_combined_worker_get_id(void)
 {
-	return current_part ? current_part->p->combined : starpu_worker_get_id();
+	return current.size ? current.combined : starpu_worker_get_id();
 }
 
 int starpu_combined_worker_get_size(void)
 {
-	return current_part ? current_part->p->size : 1;
+	return current.size ? current.size : 1;
 }
 
 int starpu_combined_worker_get_rank(void)
 {
-	return current_part ? current_part->rank : 0;
+	return current.size ? current.rank : 0;
 }

@@ -78,7 +78,7 @@ static int push_refused(struct _astro_sched_ctx *c, struct starpu_task *task, in
 }
 
 /* Contexts other than the global one: their policy is called under their lock (see sched_ctx.c). */
-static int __attribute__((noinline)) ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task)
+int __attribute__((noinline)) _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task)
 {
 	pthread_rwlock_rdlock(&c->lock);
 	int ret = c->policy->push_task(task);
@@ -103,7 +103,7 @@ int _astro_sched_push(struct starpu_task *task)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
-		return ctx_push(&_astro_rt.ctxs[task->sched_ctx], task);
+		return _astro_ctx_push(&_astro_rt.ctxs[task->sched_ctx], task);
 	int ret = c->policy->push_task(task);
 	if (ret == 0)
 		return 0;
@@ -127,6 +127,9 @@ static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worke
 				task = c->policy->pop_task(id);
 			pthread_rwlock_unlock(&c->lock);
 		}
+		/* What a nested context's master (or kept worker) takes from the parent goes down to it. */
+		if (task && __atomic_load_n(&w->hands_down, __ATOMIC_RELAXED))
+			task = _astro_ctx_hand_down(w, id, task);
 		if (task) {
 			w->ctx_turn = id;
 			return task;
@@ -193,8 +196,13 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 			     _astro_rt.nworkers, starpu_combined_worker_get_count());
 		return -EINVAL;
 	}
-	struct _astro_worker *w = _astro_rt.workers[workerid];
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = workerid, .task = task, .job_id = _astro_job_of(task)->id);
+	_astro_push_local(_astro_rt.workers[workerid], task, back);
+	return 0;
+}
+
+void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back)
+{
 	pthread_mutex_lock(&w->local_lock);
 	if (back)
 		starpu_task_list_push_back(&w->local_tasks, task);
@@ -203,7 +211,6 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 	__atomic_add_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->local_lock);
 	_astro_worker_wake(w);
-	return 0;
 }
 
 int starpu_push_task_end(struct starpu_task *task)

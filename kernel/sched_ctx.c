@@ -96,9 +96,8 @@ static void collection_setup(struct starpu_worker_collection *c)
 
 #define ctx_fix "create it with starpu_sched_ctx_create() (contexts 0 to " G_STRINGIFY(STARPU_NMAX_SCHED_CTXS) " - 1)"
 
-/* The context id names, or NULL said in one line naming fn. STARPU_NMAX_SCHED_CTXS
- * (an unset task->sched_ctx) stands for the global context. */
-static struct _astro_sched_ctx *ctx_get(unsigned id, const char *fn)
+/* STARPU_NMAX_SCHED_CTXS (an unset task->sched_ctx) stands for the global context. */
+struct _astro_sched_ctx *_astro_ctx_get(unsigned id, const char *fn)
 {
 	if (id == STARPU_NMAX_SCHED_CTXS)
 		id = 0;
@@ -188,6 +187,8 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 	c->policy_data = NULL;
 	c->policy_init = _astro_rt.conf.sched_policy_callback;
 	c->inheritor = STARPU_NMAX_SCHED_CTXS;
+	c->nesting = STARPU_NMAX_SCHED_CTXS;
+	c->master = -1;
 	collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_RELEASE);
 	policy_init(c);
@@ -282,7 +283,7 @@ static void ctx_wait_tasks(struct _astro_sched_ctx *c)
 
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return -EINVAL;
 	int ret = _astro_forbid_blocking("starpu_task_wait_for_all_in_ctx", NULL);
@@ -290,10 +291,16 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 		return ret;
 	starpu_do_schedule();
 	/* The global context's tasks are not counted apart (the task path stays as it was): all of them. */
-	if (c == &_astro_rt.ctxs[0])
+	if (c == &_astro_rt.ctxs[0]) {
 		_astro_task_wait_for_n(0);
-	else
-		ctx_wait_tasks(c);
+		return 0;
+	}
+	ctx_wait_tasks(c);
+	/* Its masters hand tasks down to its nested contexts: those are its tasks too. */
+	uint32_t children = __atomic_load_n(&c->children, __ATOMIC_SEQ_CST);
+	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
+		if (children & (1u << id))
+			starpu_task_wait_for_all_in_ctx(id);
 	return 0;
 }
 
@@ -413,7 +420,7 @@ static struct _astro_sched_ctx *ctx_changeable(unsigned id, const char *fn)
 			     "(starpu_sched_ctx_create) and change that one", fn);
 		return NULL;
 	}
-	struct _astro_sched_ctx *c = ctx_get(id, fn);
+	struct _astro_sched_ctx *c = _astro_ctx_get(id, fn);
 	if (c && __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE) {
 		_astro_error("%s: scheduling context %u is being deleted", fn, id);
 		return NULL;
@@ -421,12 +428,33 @@ static struct _astro_sched_ctx *ctx_changeable(unsigned id, const char *fn)
 	return c;
 }
 
+/* Under ctxs_lock: a context of workers ids may nest in parent: 0, or -EINVAL said naming fn. */
+static int nest_check(unsigned parent, const int *ids, int n, const char *fn)
+{
+	const struct _astro_sched_ctx *p = &_astro_rt.ctxs[parent];
+	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE) {
+		_astro_error("%s: STARPU_SCHED_CTX_NESTED names context %u, which does not exist or is being deleted: "
+			     "create the parent context first", fn, parent);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++)
+		if (!starpu_sched_ctx_contains_worker(ids[i], parent)) {
+			_astro_error("%s: worker %d is not in context %u, which the new context nests in: a nested context "
+				     "takes some of its parent's workers", fn, ids[i], parent);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id)
 {
 	pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
-	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0)
+	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
+	    (c->nesting == STARPU_NMAX_SCHED_CTXS || nest_check(c->nesting, workerids_ctx, (int)nworkers_ctx, __func__) == 0)) {
 		ctx_add_workers(c, workerids_ctx, nworkers_ctx);
+		_astro_ctx_nesting_update();
+	}
 	pthread_mutex_unlock(&ctxs_lock);
 }
 
@@ -434,8 +462,9 @@ void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, 
 {
 	pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
-	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0)
-		ctx_remove_workers(c, workerids_ctx, nworkers_ctx, __func__);
+	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
+	    ctx_remove_workers(c, workerids_ctx, nworkers_ctx, __func__) == 0)
+		_astro_ctx_nesting_update();
 	pthread_mutex_unlock(&ctxs_lock);
 }
 
@@ -444,6 +473,10 @@ void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, 
 struct ctx_options
 {
 	struct starpu_sched_policy *policy;
+	bool policy_given;                   /* a policy option, even "" (the global context's) */
+	unsigned nesting;                    /* STARPU_SCHED_CTX_NESTED's parent, STARPU_NMAX_SCHED_CTXS: none */
+	bool hierarchy_level_set;
+	bool awake_workers;
 	int min_prio, max_prio;
 	bool min_prio_set, max_prio_set;
 	unsigned hierarchy_level;
@@ -459,6 +492,7 @@ static int read_options(va_list ap, struct ctx_options *o)
 		switch (arg) {
 		case STARPU_SCHED_CTX_POLICY_NAME: {
 			const char *name = va_arg(ap, const char *);
+			o->policy_given = true;
 			if (!name || !*name) {
 				o->policy = NULL; /* the default: the global context's */
 				break;
@@ -472,6 +506,7 @@ static int read_options(va_list ap, struct ctx_options *o)
 		}
 		case STARPU_SCHED_CTX_POLICY_STRUCT:
 			o->policy = va_arg(ap, struct starpu_sched_policy *);
+			o->policy_given = true;
 			if (!o->policy || _astro_policy_check(o->policy, "STARPU_SCHED_CTX_POLICY_STRUCT") != 0) {
 				if (!o->policy)
 					_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_POLICY_STRUCT is NULL: give a policy");
@@ -488,6 +523,7 @@ static int read_options(va_list ap, struct ctx_options *o)
 			break;
 		case STARPU_SCHED_CTX_HIERARCHY_LEVEL:
 			o->hierarchy_level = va_arg(ap, unsigned);
+			o->hierarchy_level_set = true;
 			break;
 		case STARPU_SCHED_CTX_POLICY_INIT:
 			o->policy_init = va_arg(ap, void (*)(unsigned));
@@ -496,12 +532,16 @@ static int read_options(va_list ap, struct ctx_options *o)
 			o->user_data = va_arg(ap, void *);
 			break;
 		case STARPU_SCHED_CTX_NESTED:
-			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_NESTED is not supported here (contexts are not nested): "
-				     "create the inner context on the workers it needs instead");
-			return -EINVAL;
+			o->nesting = va_arg(ap, unsigned);
+			if (o->nesting >= STARPU_NMAX_SCHED_CTXS) {
+				_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_NESTED names context %u: give the id of the "
+					     "context to nest in (0 to %d)", o->nesting, STARPU_NMAX_SCHED_CTXS - 1);
+				return -EINVAL;
+			}
+			break;
 		case STARPU_SCHED_CTX_AWAKE_WORKERS:
-			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_AWAKE_WORKERS is not supported here (it belongs to nested contexts): drop it");
-			return -EINVAL;
+			o->awake_workers = true;
+			break;
 		case STARPU_SCHED_CTX_CUDA_NSMS:
 			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_CUDA_NSMS is not supported here (no partition of a GPU's multiprocessors): drop it");
 			return -EINVAL;
@@ -538,6 +578,10 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	if (check_workers(ids, n, "starpu_sched_ctx_create") != 0)
 		return STARPU_NMAX_SCHED_CTXS;
 	pthread_mutex_lock(&ctxs_lock);
+	if (o->nesting != STARPU_NMAX_SCHED_CTXS && nest_check(o->nesting, ids, n, "starpu_sched_ctx_create") != 0) {
+		pthread_mutex_unlock(&ctxs_lock);
+		return STARPU_NMAX_SCHED_CTXS;
+	}
 	unsigned id = 1;
 	while (id < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[id].state != _ASTRO_CTX_FREE)
 		id++;
@@ -562,11 +606,24 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	c->hierarchy_level = o->hierarchy_level;
 	c->user_data = o->user_data;
 	c->policy_init = o->policy_init;
+	c->nesting = o->nesting;
+	c->children = 0;
+	c->master = -1;
+	c->awake_workers = o->awake_workers;
+	/* Nested without a policy: no scheduler, its master runs its tasks (StarPU's parallel workers). */
+	c->no_scheduler = o->nesting != STARPU_NMAX_SCHED_CTXS && !o->policy_given;
+	if (c->no_scheduler)
+		c->policy = &_astro_master_policy;
+	if (o->nesting != STARPU_NMAX_SCHED_CTXS && !o->hierarchy_level_set)
+		c->hierarchy_level = _astro_rt.ctxs[o->nesting].hierarchy_level + 1;
 	collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_CREATING, __ATOMIC_RELEASE);
 	policy_init(c);
 	ctx_add_workers(c, ids, (unsigned)n);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_SEQ_CST);
+	if (o->nesting != STARPU_NMAX_SCHED_CTXS)
+		__atomic_or_fetch(&_astro_rt.ctxs[o->nesting].children, 1u << id, __ATOMIC_RELAXED);
+	_astro_ctx_nesting_update();
 	pthread_mutex_unlock(&ctxs_lock);
 	_astro_verbose("scheduling context %u '%s': policy %s, %d workers", id, c->name, c->policy->policy_name, n);
 	return id;
@@ -574,7 +631,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 
 unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const char *sched_ctx_name, ...)
 {
-	struct ctx_options o = { 0 };
+	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS };
 	va_list ap;
 	va_start(ap, sched_ctx_name);
 	int ret = read_options(ap, &o);
@@ -613,7 +670,7 @@ unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const 
 			     "lower the minimums", min_ncpus, min_ngpus, ncpus, ngpus);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
-	struct ctx_options o = { 0 };
+	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS };
 	if (policy_name && *policy_name && !(o.policy = _astro_policy_lookup(policy_name))) {
 		_astro_error("starpu_sched_ctx_create_inside_interval: scheduling policy '%s' was not found: STARPU_SCHED=help lists them", policy_name);
 		return STARPU_NMAX_SCHED_CTXS;
@@ -640,11 +697,13 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	unsigned n = c->collection.nworkers;
 	memcpy(ids, c->collection.workerids, n * sizeof(int));
 	unsigned inheritor = c->inheritor;
+	_astro_ctx_nesting_cut(sched_ctx_id);
 	pthread_rwlock_wrlock(&c->lock);
 	ctx_teardown(c);
 	pthread_rwlock_unlock(&c->lock);
 	if (inheritor < STARPU_NMAX_SCHED_CTXS && inheritor != 0 && _astro_rt.ctxs[inheritor].state == _ASTRO_CTX_LIVE)
 		ctx_add_workers(&_astro_rt.ctxs[inheritor], ids, n);
+	_astro_ctx_nesting_update();
 	pthread_mutex_unlock(&ctxs_lock);
 }
 
@@ -654,20 +713,20 @@ void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
 	if (c && inheritor == sched_ctx_id)
 		_astro_error("%s: context %u cannot inherit its own workers: name another context", __func__, inheritor);
-	else if (c && (inheritor == STARPU_NMAX_SCHED_CTXS || ctx_get(inheritor, __func__)))
+	else if (c && (inheritor == STARPU_NMAX_SCHED_CTXS || _astro_ctx_get(inheritor, __func__)))
 		c->inheritor = inheritor;
 	pthread_mutex_unlock(&ctxs_lock);
 }
 
 unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->inheritor : STARPU_NMAX_SCHED_CTXS;
 }
 
 unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->hierarchy_level : 0;
 }
 
@@ -676,7 +735,7 @@ unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id)
  * the submissions only records that no more come. */
 void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (c)
 		c->finished_submit = true;
 }
@@ -693,7 +752,7 @@ void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
 		_astro_ctx_current = 0;
 		return;
 	}
-	if (ctx_get(*sched_ctx_id, __func__))
+	if (_astro_ctx_get(*sched_ctx_id, __func__))
 		_astro_ctx_current = *sched_ctx_id;
 }
 
@@ -712,39 +771,39 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
 			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
 		return _astro_rt.ctxs[sched_ctx_id].policy_data;
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->policy_data : NULL;
 }
 
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (c)
 		c->policy_data = policy_data;
 }
 
 void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->user_data : NULL;
 }
 
 void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (c)
 		c->user_data = user_data;
 }
 
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->policy_init : NULL;
 }
 
 struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? &c->collection : NULL;
 }
 
@@ -757,13 +816,14 @@ struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsig
 void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id)
 {
 	/* The kernel's: freed with the context. */
-	(void)ctx_get(sched_ctx_id, __func__);
+	(void)_astro_ctx_get(sched_ctx_id, __func__);
 }
 
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
-	return c ? c->policy : NULL;
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	/* A nested context without a policy has none (its master runs its tasks). */
+	return c && !c->no_scheduler ? c->policy : NULL;
 }
 
 struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id)
@@ -784,7 +844,7 @@ const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id)
 
 const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return NULL;
 	return ctx_id(c) == 0 ? "global" : c->name;
@@ -792,13 +852,13 @@ const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id)
 
 unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->collection.nworkers : 0;
 }
 
 unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	unsigned n = 0;
 	*workerids = malloc(STARPU_NMAXWORKERS * sizeof(int));
 	if (!c)
@@ -811,7 +871,7 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	*workerids = c ? c->collection.workerids : NULL;
 	return c ? c->collection.nworkers : 0;
 }
@@ -829,7 +889,7 @@ unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
 
 unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return 0;
 	for (unsigned i = 0; i < c->collection.nworkers; i++)
@@ -867,7 +927,7 @@ unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task)
 
 void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c || !f)
 		return;
 	fprintf(f, "[sched_ctx %u]: %u worker%s\n", ctx_id(c), c->collection.nworkers, c->collection.nworkers == 1 ? "" : "s");
@@ -893,31 +953,31 @@ unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
 
 int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->min_prio : 0;
 }
 
 int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->max_prio : 0;
 }
 
 int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->min_prio_set : 0;
 }
 
 int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->max_prio_set : 0;
 }
 
 int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return -EINVAL;
 	c->min_prio = min_prio;
@@ -927,7 +987,7 @@ int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
 
 int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
 {
-	struct _astro_sched_ctx *c = ctx_get(sched_ctx_id, __func__);
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return -EINVAL;
 	c->max_prio = max_prio;

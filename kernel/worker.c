@@ -233,12 +233,16 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
-	if (STARPU_UNLIKELY(w->parallel != NULL))
+	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
+	if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+	/* Its observers saw the combined worker it ran as (the models calibrate that architecture). */
+	if (STARPU_UNLIKELY(parallel))
+		_astro_parallel_ended();
 
 	_astro_data_executed(job, task, w->memory_node);
 	if (buffers != buffers_inline)

@@ -129,9 +129,22 @@ static void workers_describe(void)
 	}
 }
 
+/* The architecture of size CPU cores together (a combined worker's, as StarPU's), NULL said when none is left. */
+static struct starpu_perfmodel_arch *cores_arch(int size)
+{
+	struct starpu_perfmodel_device cores = { .type = STARPU_CPU_WORKER, .devid = 0, .ncores = size };
+	int c = starpu_perfmodel_arch_comb_add(1, &cores);
+	return c >= 0 ? &combs[c].arch : NULL;
+}
+
 struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id)
 {
 	(void)sched_ctx_id;
+	int size;
+	/* A combined worker: its CPU cores together. */
+	if (workerid >= 0 && (unsigned)workerid >= nworkers && _astro_is_combined_worker(workerid) &&
+	    starpu_combined_worker_get_description(workerid, &size, NULL) == 0)
+		return cores_arch(size);
 	if (workerid < 0 || (unsigned)workerid >= nworkers || worker_comb[workerid] < 0)
 		return NULL;
 	return &combs[worker_comb[workerid]].arch;
@@ -779,6 +792,13 @@ static void on_completed(const struct astro_event *ev, unsigned w)
 						info->energy_consumed);
 }
 
+/* The architecture worker w runs as: inside a parallel task, its combined worker's. */
+static struct starpu_perfmodel_arch *executing_arch(unsigned w)
+{
+	int size = starpu_combined_worker_get_size();
+	return size > 1 ? cores_arch(size) : starpu_worker_get_perf_archtype((int)w, 0);
+}
+
 static void on_execution(const struct astro_event *ev, void *arg)
 {
 	(void)arg;
@@ -826,7 +846,7 @@ static void on_execution(const struct astro_event *ev, void *arg)
 		return;
 	double end = ev->time_us != 0.0 ? ev->time_us : _astro_now();
 	measuring[w].job_id = 0;
-	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int)w, 0);
+	struct starpu_perfmodel_arch *arch = executing_arch(w);
 	if (!arch)
 		return;
 	/* Compared before it is recorded: the prediction this execution would have been scheduled with. */

@@ -436,7 +436,7 @@ TEST(SchedCtx, BadInputGetsAClearError)
 	EXPECT_TRUE(contains(err, "worker id 99")) << err;
 
 	testing::internal::CaptureStderr();
-	bad = starpu_sched_ctx_create(w, 1, "x", STARPU_SCHED_CTX_NESTED, 0u, 0);
+	bad = starpu_sched_ctx_create(w, 1, "x", STARPU_SCHED_CTX_NESTED, (unsigned)STARPU_NMAX_SCHED_CTXS - 1, 0);
 	err = capture_stderr_end();
 	EXPECT_EQ(bad, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	EXPECT_TRUE(contains(err, "STARPU_SCHED_CTX_NESTED")) << err;
