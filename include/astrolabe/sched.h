@@ -68,7 +68,7 @@ static inline unsigned astro_sched_task_ctx(const struct starpu_task *task)
 	return task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : STARPU_GLOBAL_SCHED_CTX;
 }
 
-/** A double that deciders read while a queue's owner writes it (estimates): relaxed atomics. */
+/** Reads a double that deciders read while a queue's owner writes it (estimates): a relaxed atomic load. */
 static inline double astro_sched_load_double(const double *p)
 {
 	double v;
@@ -77,6 +77,7 @@ static inline double astro_sched_load_double(const double *p)
 	return v;
 }
 
+/** Writes such a double (see astro_sched_load_double()): a relaxed atomic store. */
 static inline void astro_sched_store_double(double *p, double v)
 {
 	__atomic_store(p, &v, __ATOMIC_RELAXED);
