@@ -91,8 +91,7 @@ static void measure(unsigned src, unsigned dst, size_t bytes, double us)
 	pthread_mutex_unlock(&measure_lock);
 }
 
-/* Copies handle's data from node src to node dst (both allocated): one observed transfer. */
-static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
+int _astro_interface_transfer(starpu_data_handle_t h, void *src_iface, unsigned src, void *dst_iface, unsigned dst)
 {
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
 	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
@@ -110,13 +109,19 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
 	double start = starpu_timing_now();
 	bool outer = _astro_in_handle_copy;
 	_astro_in_handle_copy = true;
-	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, NULL);
+	int ret = pair ? pair(src_iface, src, dst_iface, dst) : m->any_to_any(src_iface, src, dst_iface, dst, NULL);
 	_astro_in_handle_copy = outer;
 	measure(src, dst, bytes, starpu_timing_now() - start);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
 	if (ret < 0 && ret != -EAGAIN)
 		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
 	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* Copies handle's data from node src to node dst (both allocated). */
+static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
+{
+	return _astro_interface_transfer(h, h->iface[src], src, h->iface[dst], dst);
 }
 
 /* ------------------------------------------------------------ allocation */

@@ -122,6 +122,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->idle_cond, NULL);
 	pthread_cond_init(&h->exec_cond, NULL);
+	pthread_mutex_init(&h->redux_lock, NULL);
 	h->sequential_consistency = default_sequential_consistency;
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
@@ -205,7 +206,8 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 		/* Commuting writes run after the accesses before them, before the ones after
 		 * them, and in any order among themselves (they exclude each other as they run). */
 		link->commute = (link->mode & STARPU_COMMUTE) && mode_writes(link->mode);
-		if (mode_writes(link->mode) && !link->commute) {
+		link->redux = (link->mode & STARPU_REDUX) && !link->commute && _astro_redux_private(h);
+		if (mode_writes(link->mode) && !link->commute && !link->redux) {
 			struct _astro_data_link *r = h->readers;
 			while (r) {
 				struct _astro_data_link *next = r->next;
@@ -216,13 +218,15 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 			}
 			h->readers = NULL;
 			h->ncommute = 0;
+			h->nredux = 0;
 			h->last_writer = job;
 			link->is_writer = true;
 		} else {
-			/* A read waits for the commuting writes before it; a commuting write for the reads. */
-			if (h->ncommute || link->commute)
+			/* Reads, commuting writes and reductions each share the handle among themselves:
+			 * an access waits for the accesses of the other kinds before it. */
+			if (h->ncommute || h->nredux || link->commute || link->redux)
 				for (struct _astro_data_link *r = h->readers; r; r = r->next)
-					if (r->commute != link->commute)
+					if (r->commute != link->commute || r->redux != link->redux)
 						data_dependency(r->job, job);
 			link->prev = NULL;
 			link->next = h->readers;
@@ -232,6 +236,8 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 			link->in_readers = true;
 			if (link->commute)
 				h->ncommute++;
+			if (link->redux)
+				h->nredux++;
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -253,6 +259,8 @@ static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 		link->in_readers = false;
 		if (link->commute)
 			h->ncommute--;
+		if (link->redux)
+			h->nredux--;
 	}
 	link->is_writer = false;
 	link->registered = false;
@@ -389,7 +397,7 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h, node)) {
+		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h)) {
 			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
 			continue;
 		}
@@ -407,19 +415,9 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 			abort();
 		}
 		void *iface = h->iface[node];
-		if ((mode & STARPU_SCRATCH) && h->ops->allocate_data_on_node && i < STARPU_NMAXBUFS) {
-			/* A private buffer of the same layout, for this execution only. */
-			void *scratch = malloc(h->ops->interface_size);
-			memcpy(scratch, iface, h->ops->interface_size);
-			if (h->ops->allocate_data_on_node(scratch, node) < 0) {
-				_astro_error("out of memory allocating a scratch buffer for task '%s'", starpu_task_get_name(task));
-				abort();
-			}
-			job->scratch[i] = scratch;
-			iface = scratch;
-			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .task = task, .dst_node = node,
-				       .bytes = starpu_data_get_alloc_size(h));
-		}
+		/* The worker's own buffer of that layout, never the application's data. */
+		if (STARPU_UNLIKELY(mode & STARPU_SCRATCH))
+			iface = _astro_scratch_buffer(h, node);
 		buffers[i] = iface;
 		interfaces[i] = iface;
 	}
@@ -431,7 +429,7 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h, node)))
+		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h)))
 			continue;
 		if (h->ops->is_multiformat)
 			_astro_multiformat_executed(h, node, mode);
@@ -447,17 +445,9 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 
 void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node)
 {
-	unsigned n = _astro_task_nbuffers(task);
+	(void)job;
 	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
-		unpin_all(task, n, node);
-	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
-		if (!job->scratch[i])
-			continue;
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		h->ops->free_data_on_node(job->scratch[i], node);
-		free(job->scratch[i]);
-		job->scratch[i] = NULL;
-	}
+		unpin_all(task, _astro_task_nbuffers(task), node);
 }
 
 /* ---------------------------------------------------------- acquire/release */
@@ -620,6 +610,7 @@ static void handle_free(starpu_data_handle_t handle)
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	_astro_redux_drop(handle);
+	_astro_scratch_drop(handle);
 	_astro_coherency_free_devices(handle);
 	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
@@ -635,6 +626,7 @@ static void handle_free(starpu_data_handle_t handle)
 	pthread_mutex_destroy(&handle->lock);
 	pthread_cond_destroy(&handle->idle_cond);
 	pthread_cond_destroy(&handle->exec_cond);
+	pthread_mutex_destroy(&handle->redux_lock);
 	free(handle->switched_to);
 	free(handle->name);
 	handle_quarantine(handle);
@@ -683,6 +675,8 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 /* The application gets its data back where it registered it. */
 static void write_back_home(starpu_data_handle_t handle)
 {
+	if (__atomic_load_n(&handle->redux, __ATOMIC_RELAXED))
+		_astro_redux_combine(handle);
 	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
 }
@@ -698,6 +692,7 @@ void _astro_data_leave_devices(void)
 		g_hash_table_iter_init(&it, live_handles);
 		while (g_hash_table_iter_next(&it, &key, NULL)) {
 			write_back_home(key);
+			_astro_scratch_drop(key);
 			_astro_coherency_free_devices(key);
 		}
 	}
@@ -872,22 +867,6 @@ void starpu_data_set_default_sequential_consistency_flag(unsigned flag)
 unsigned starpu_data_get_default_sequential_consistency_flag(void)
 {
 	return default_sequential_consistency;
-}
-
-void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
-{
-	if (!handle)
-		return;
-	/* The runtime runs both on the CPU, in main memory (kernel/reduction.c). */
-	struct starpu_codelet *cpuless = redux_cl && !redux_cl->cpu_funcs[0] ? redux_cl : init_cl && !init_cl->cpu_funcs[0] ? init_cl : NULL;
-	if (cpuless) {
-		_astro_error("starpu_data_set_reduction_methods: the %s codelet has no CPU function; the methods are not set "
-			     "(STARPU_REDUX accesses stay read-write accesses): give it cpu_funcs[0]",
-			     cpuless == redux_cl ? "reduction" : "init");
-		return;
-	}
-	handle->redux_cl = redux_cl;
-	handle->init_cl = init_cl;
 }
 
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name)

@@ -54,6 +54,8 @@ static starpu_data_handle_t child_register(starpu_data_handle_t father, struct s
 	child->sequential_consistency = father->sequential_consistency;
 	child->redux_cl = father->redux_cl;
 	child->init_cl = father->init_cl;
+	child->redux_arg = father->redux_arg;
+	child->init_arg = father->init_arg;
 	return child;
 }
 

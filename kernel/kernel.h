@@ -172,6 +172,7 @@ struct _astro_data_link
 	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
 	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
 	bool commute;     /* a STARPU_COMMUTE write: ordered against the other accesses, not against its peers */
+	bool redux;       /* a STARPU_REDUX access on per-worker buffers: runs alongside its peers */
 };
 
 struct _astro_job
@@ -201,7 +202,6 @@ struct _astro_job
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
-	void *scratch[STARPU_NMAXBUFS];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
 	int acquire_ready;                   /* futex word */
@@ -333,8 +333,12 @@ struct _starpu_data_state
 	char *name;
 	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
 	unsigned ncoordinates;
+	unsigned nredux;                     /* reductions among the readers */
 	struct starpu_codelet *redux_cl, *init_cl;
-	struct _astro_redux *redux;          /* the per-worker reduction buffers pending (reduction.c), NULL when none */
+	void *redux_arg, *init_arg;          /* their cl_arg (starpu_data_set_reduction_methods_with_args) */
+	struct _astro_worker_buffers *redux; /* the per-worker reduction buffers pending (reduction.c), NULL when none */
+	pthread_mutex_t redux_lock;          /* one combination of them at a time */
+	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
 	bool unregistering;
 	/* partitioning (filters.c): children are views into this handle's buffer */
 	struct _starpu_data_state *father;
@@ -376,17 +380,41 @@ void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;
 
-/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
-/* Reductions (reduction.c). Does a STARPU_REDUX access of handle on node use the worker's own buffer? */
-bool _astro_redux_private(starpu_data_handle_t handle, unsigned node);
-/* The calling worker's reduction buffer of handle, initialised by the init codelet when created. */
+/* Per-worker buffers of a handle (worker_buffers.c): the runtime's own copies
+ * of its layout, one per worker on the worker's memory node, made at their
+ * first use and kept until freed (reductions' contributions, scratch data). */
+struct _astro_worker_buffers
+{
+	void *iface[STARPU_NMAXWORKERS];     /* each worker's interface, NULL when none */
+	unsigned char node[STARPU_NMAXWORKERS];
+};
+/* The calling worker's buffer of *set (created with the set when missing, under
+ * handle's coherency_lock); *fresh tells a new one. NULL, said, when out of memory. */
+void *_astro_worker_buffer(starpu_data_handle_t handle, struct _astro_worker_buffers **set, unsigned node, bool *fresh);
+/* Frees the set and its buffers. */
+void _astro_worker_buffers_free(starpu_data_handle_t handle, struct _astro_worker_buffers *set);
+/* The calling worker's STARPU_SCRATCH buffer of handle on node (aborts, said, when out of memory). */
+void *_astro_scratch_buffer(starpu_data_handle_t handle, unsigned node);
+/* Frees handle's scratch buffers. */
+void _astro_scratch_drop(starpu_data_handle_t handle);
+/* Copies a handle's data between two interfaces of its layout on nodes src and dst: one observed transfer. */
+int _astro_interface_transfer(starpu_data_handle_t handle, void *src_iface, unsigned src, void *dst_iface, unsigned dst);
+
+/* Reductions (reduction.c). Does a STARPU_REDUX access of handle use the worker's own buffer? */
+static inline bool _astro_redux_private(starpu_data_handle_t handle)
+{
+	return handle->redux_cl && handle->init_cl;
+}
+/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created. */
 void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
-/* Combines the pending reduction buffers into the main-memory copy (handle->redux set). */
+/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first). */
 void _astro_redux_combine(starpu_data_handle_t handle);
 /* Frees the pending reduction buffers, their contributions lost. */
 void _astro_redux_drop(starpu_data_handle_t handle);
 /* After starpu_data_invalidate: a reduction handle's undefined content becomes the neutral value. */
 void _astro_redux_invalidated(starpu_data_handle_t handle);
+
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
 
 void _astro_coherency_register(starpu_data_handle_t handle, int home);
 /* Handles registered on no node (home -1) whose buffer does not exist yet: while
