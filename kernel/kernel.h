@@ -789,6 +789,9 @@ struct _astro_sched_ctx
 	unsigned inheritor;                  /* STARPU_NMAX_SCHED_CTXS: none */
 	bool finished_submit;
 	unsigned hierarchy_level;
+	/* starpu_iteration_push(): the levels open in this context, the first two numbers (compat.c). */
+	unsigned iteration_level;
+	long iterations[2];
 	void *user_data;
 	void (*policy_init)(unsigned);
 };
@@ -802,6 +805,10 @@ int _astro_ctx_task_submitted(unsigned ctx, struct starpu_task *task);
 void _astro_ctx_task_done(unsigned ctx);
 /* The context unset tasks of the calling thread go to (starpu_sched_ctx_set_context). */
 extern _ASTRO_TLS unsigned _astro_ctx_current;
+/* Iteration levels open in any context (starpu_iteration_push): while there are
+ * some, a submission stamps its task with its context's numbers (one load per task otherwise). */
+extern unsigned _astro_iterations_open;
+void _astro_iteration_stamp(struct starpu_task *task);
 /* The policy hooks around an execution, in the task's context. */
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
 

@@ -611,6 +611,8 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 			return ret;
 		policy = _astro_rt.ctxs[task->sched_ctx].policy;
 	}
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_iterations_open, __ATOMIC_RELAXED)))
+		_astro_iteration_stamp(task);
 	job->tag = NULL;
 	if (task->use_tag) {
 		int ret = _astro_tag_attach_job(job, task->tag_id);
