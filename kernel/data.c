@@ -135,6 +135,8 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 		ops->register_data_handle(h, home_node, data_interface);
 	/* No home: the buffer is allocated where the data is first used. */
 	_astro_coherency_register(h, home_node);
+	if (ops->is_multiformat)
+		__atomic_add_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
 	handle_track(h);
@@ -611,6 +613,8 @@ static void handle_free(starpu_data_handle_t handle)
 		_astro_memory_stats_unregister(handle);
 	_astro_redux_drop(handle);
 	_astro_scratch_drop(handle);
+	if (handle->ops->is_multiformat)
+		__atomic_sub_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
 	_astro_coherency_free_devices(handle);
 	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);

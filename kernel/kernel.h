@@ -517,6 +517,9 @@ int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t co
 /* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
  * to the device's format once a task's fetch brought the data, back after a task wrote it. */
 void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* Multiformat handles registered; a task's check that each device it may run on has its buffers' conversions (0, or -EINVAL said). */
+extern int _astro_multiformat_handles;
+int _astro_multiformat_check_task(struct starpu_task *task);
 void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 
 /* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */

@@ -595,7 +595,10 @@ static int task_validate(struct starpu_task *task)
 		return ret;
 	if (runs_nothing(task))
 		return 0;
-	return check_runnable(task);
+	ret = check_runnable(task);
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_multiformat_handles, __ATOMIC_RELAXED)) && ret == 0 && _astro_rt.nmemory_nodes > 1)
+		ret = _astro_multiformat_check_task(task);
+	return ret;
 }
 
 /* Called counted in nsubmitted (submit_enter); the caller gives the count back when this refuses. */
