@@ -484,6 +484,8 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 	link->handle = handle;
 	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
 	if (by_application) {
+		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)))
+			_astro_plans_access(handle, mode);
 		pthread_mutex_lock(&handle->lock);
 		job->next_acquire = handle->acquires;
 		handle->acquires = job;
@@ -631,7 +633,7 @@ static void handle_free(starpu_data_handle_t handle)
 	pthread_cond_destroy(&handle->idle_cond);
 	pthread_cond_destroy(&handle->exec_cond);
 	pthread_mutex_destroy(&handle->redux_lock);
-	free(handle->switched_to);
+	_astro_plans_forget(handle);
 	free(handle->name);
 	handle_quarantine(handle);
 }
@@ -656,6 +658,8 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 		return false;
 	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
 		return false;
+	/* Its partition plans give it the data back first (their switches still access it). */
+	_astro_plans_gather(handle);
 	pthread_mutex_lock(&handle->lock);
 	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
 	for (;;) {

@@ -344,10 +344,30 @@ struct _starpu_data_state
 	struct _starpu_data_state *father;
 	struct _starpu_data_state **children;    /* starpu_data_partition() */
 	unsigned nchildren;
-	struct _starpu_data_state **switched_to; /* the plan starpu_data_partition_submit() switched to */
-	unsigned nswitched_to;
+	/* partition plans (partition_plans.c), under their lock */
+	struct _astro_plan *plan;                /* a planned child: its plan */
+	struct _astro_plan **plans;              /* the plans made of this handle */
+	unsigned nplans;
+	struct _astro_plan **active;             /* the plans this handle is partitioned into now */
+	unsigned nactive, active_cap;
+	bool active_readonly;                    /* they are read-only partitions: the handle stays readable */
+	bool plans_manual;                       /* starpu_data_partition_not_automatic() */
 	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
 };
+
+/* Partitioning (filters.c): the checks of a filter, its number of parts, child id of them. */
+bool _astro_filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn);
+unsigned _astro_filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle);
+starpu_data_handle_t _astro_child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/* Partition plans (partition_plans.c). While some exist, a submission's accesses
+ * switch the plans they need first (one load per task otherwise). */
+extern int _astro_plans;
+int _astro_plans_task_access(struct starpu_task *task);
+/* An access in mode to handle outside a task (an acquire): the plans it needs. */
+void _astro_plans_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/* handle goes: its plans are gathered first (unregister), its own plan forgets it (free). */
+void _astro_plans_gather(starpu_data_handle_t handle);
+void _astro_plans_forget(starpu_data_handle_t handle);
 
 /* ------------------------------------------------------ memory nodes */
 

@@ -672,6 +672,9 @@ int starpu_task_submit(struct starpu_task *task)
 				     task->cl ? task->cl->where : 0, _astro_rt.nworkers);
 		return ret;
 	}
+	/* The partition switches its accesses need go first. */
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)) && task->cl)
+		_astro_plans_task_access(task);
 	struct _astro_job *job = _astro_job_get(task);
 	bool synchronous = task->synchronous;
 	if (synchronous)
