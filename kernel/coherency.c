@@ -140,18 +140,27 @@ struct cached_alloc
 static struct cached_alloc *alloc_cache[STARPU_MAXNODES];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The cache's footprint of h's buffers. */
+static uint32_t alloc_footprint(starpu_data_handle_t h)
+{
+	return h->ops->alloc_footprint ? h->ops->alloc_footprint(h) : starpu_data_get_footprint(h);
+}
+
 static void cache_put(starpu_data_handle_t h, unsigned node)
 {
-	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
-	if (!c || !h->ops->compare || h->ops->dontcache) {
+	struct cached_alloc *c = calloc(1, sizeof(*c) + h->ops->interface_size);
+	if (!c || !(h->ops->alloc_compare || h->ops->compare) || h->ops->dontcache) {
 		free(c);
 		h->ops->free_data_on_node(h->iface[node], node);
 		return;
 	}
 	c->ops = h->ops;
-	c->footprint = starpu_data_get_footprint(h);
+	c->footprint = alloc_footprint(h);
 	c->alloc_size = starpu_data_get_alloc_size(h);
-	memcpy(c->iface, h->iface[node], h->ops->interface_size);
+	if (h->ops->cache_data_on_node)
+		h->ops->cache_data_on_node(c->iface, h->iface[node], node);
+	else
+		memcpy(c->iface, h->iface[node], h->ops->interface_size);
 	pthread_mutex_lock(&cache_lock);
 	c->next = alloc_cache[node];
 	alloc_cache[node] = c;
@@ -163,19 +172,23 @@ static bool cache_take(starpu_data_handle_t h, unsigned node)
 {
 	if (!__atomic_load_n(&alloc_cache[node], __ATOMIC_RELAXED))
 		return false;
-	uint32_t footprint = starpu_data_get_footprint(h);
+	uint32_t footprint = alloc_footprint(h);
 	size_t alloc_size = starpu_data_get_alloc_size(h);
+	int (*fits)(void *, void *) = h->ops->alloc_compare ? h->ops->alloc_compare : h->ops->compare;
 	pthread_mutex_lock(&cache_lock);
 	struct cached_alloc **p = &alloc_cache[node], *c;
 	for (; (c = *p); p = &c->next)
-		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && h->ops->compare(c->iface, h->iface[node]))
+		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && fits(c->iface, h->iface[node]))
 			break;
 	if (c)
 		*p = c->next;
 	pthread_mutex_unlock(&cache_lock);
 	if (!c)
 		return false;
-	memcpy(h->iface[node], c->iface, h->ops->interface_size);
+	if (h->ops->reuse_data_on_node)
+		h->ops->reuse_data_on_node(h->iface[node], c->iface, node);
+	else
+		memcpy(h->iface[node], c->iface, h->ops->interface_size);
 	free(c);
 	return true;
 }

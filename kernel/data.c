@@ -186,6 +186,15 @@ struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_hand
 	return handle ? handle->ops : NULL;
 }
 
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr)
+{
+	if (!handle_live(handle, "starpu_data_pointer_is_inside") || node >= STARPU_MAXNODES)
+		return -1;
+	if (!handle->ops->pointer_is_inside)
+		return -1;
+	return handle->ops->pointer_is_inside(handle->iface[node], node, ptr) ? 1 : 0;
+}
+
 /* ----------------------------------------------------- implicit dependencies */
 
 static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)

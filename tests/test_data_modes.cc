@@ -3,6 +3,9 @@
 // reduction buffer, also on a device node, and are combined by the next
 // access of another kind; STARPU_SCRATCH accesses get a buffer of the
 // worker's, reused from one task to the next, also past STARPU_NMAXBUFS.
+// And the interface methods about buffers the runtime honours: the
+// allocation cache's (cache_data_on_node, reuse_data_on_node,
+// alloc_footprint, alloc_compare) and pointer_is_inside.
 #include "helpers.h"
 
 #include <set>
@@ -280,6 +283,34 @@ TEST_F(DataModes, ScratchBuffersPastNmaxbufsAreTheRuntimes)
 			ASSERT_EQ(data[i][k], 2.5) << i << "," << k;
 }
 
+// ------------------------------------------------------ interface methods
+
+TEST_F(DataModes, PointerIsInsideTellsWhereTheDataIs)
+{
+	start(1);
+	double m[6][10];
+	long x = 0;
+	starpu_data_handle_t matrix, variable, vector;
+	starpu_matrix_data_register(&matrix, STARPU_MAIN_RAM, (uintptr_t)m, 10, 4, 6, sizeof(double)); // 4 of each 10
+	starpu_variable_data_register(&variable, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_vector_data_register(&vector, STARPU_MAIN_RAM, (uintptr_t)m[1], 10, sizeof(double));
+	EXPECT_EQ(starpu_data_pointer_is_inside(matrix, STARPU_MAIN_RAM, &m[0][0]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(matrix, STARPU_MAIN_RAM, &m[5][3]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(matrix, STARPU_MAIN_RAM, &m[5][4]), 0) << "past the last row's elements";
+	EXPECT_EQ(starpu_data_pointer_is_inside(variable, STARPU_MAIN_RAM, &x), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(variable, STARPU_MAIN_RAM, &x + 1), 0);
+	EXPECT_EQ(starpu_data_pointer_is_inside(vector, STARPU_MAIN_RAM, &m[1][9]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(vector, STARPU_MAIN_RAM, &m[2][0]), 0);
+	// An interface without the method cannot tell.
+	static starpu_data_interface_ops silent = starpu_interface_variable_ops;
+	silent.pointer_is_inside = nullptr;
+	starpu_data_handle_t unknown;
+	starpu_data_register(&unknown, STARPU_MAIN_RAM, starpu_data_get_interface_on_node(variable, STARPU_MAIN_RAM), &silent);
+	EXPECT_EQ(starpu_data_pointer_is_inside(unknown, STARPU_MAIN_RAM, &x), -1);
+	for (auto h : { matrix, variable, vector, unknown })
+		starpu_data_unregister(h);
+}
+
 // ------------------------------------------------------ on a device node
 
 #ifdef STARPU_USE_OPENCL
@@ -390,6 +421,71 @@ TEST_F(DataModesOpenCL, DeviceContributionsWithACpuOnlyInitCodelet)
 	EXPECT_EQ(x, -3 + n);
 }
 
+// A vector interface whose allocation-cache methods count their calls.
+std::atomic<int> g_cached{0}, g_reused{0}, g_alloc_footprints{0}, g_alloc_compares{0};
+
+starpu_data_interface_ops counting_vector_ops()
+{
+	starpu_data_interface_ops ops = starpu_interface_vector_ops;
+	ops.cache_data_on_node = [](void *cached, void *src, unsigned) {
+		g_cached++;
+		memcpy(cached, src, sizeof(starpu_vector_interface));
+		// The handle's interface loses its buffer: the cache owns it now.
+		((starpu_vector_interface *)src)->dev_handle = 0;
+	};
+	ops.reuse_data_on_node = [](void *dst, const void *cached, unsigned) {
+		g_reused++;
+		auto *d = (starpu_vector_interface *)dst;
+		auto *c = (const starpu_vector_interface *)cached;
+		d->dev_handle = c->dev_handle;
+		d->ptr = c->ptr;
+		d->offset = c->offset;
+	};
+	ops.alloc_footprint = [](starpu_data_handle_t h) {
+		g_alloc_footprints++;
+		return starpu_hash_crc32c_be(starpu_vector_get_nx(h) * (uint32_t)starpu_vector_get_elemsize(h), 0);
+	};
+	ops.alloc_compare = [](void *a, void *b) {
+		g_alloc_compares++;
+		auto *x = (starpu_vector_interface *)a, *y = (starpu_vector_interface *)b;
+		return (int)((size_t)x->nx * x->elemsize == (size_t)y->nx * y->elemsize);
+	};
+	return ops;
+}
+
+TEST_F(DataModesOpenCL, TheAllocationCacheUsesTheInterfaceMethods)
+{
+	static starpu_data_interface_ops ops = counting_vector_ops();
+	static starpu_codelet touch = [] {
+		starpu_codelet c;
+		starpu_codelet_init(&c);
+		c.opencl_funcs[0] = [](void **, void *) {};
+		c.nbuffers = 1;
+		c.modes[0] = STARPU_RW;
+		c.name = "touch_on_device";
+		return c;
+	}();
+	g_cached = g_reused = g_alloc_footprints = g_alloc_compares = 0;
+	std::vector<float> a(256, 1.0f);
+	std::vector<int> b(256, 2); // another shape of the same bytes: alloc_compare lets it reuse the buffer
+	starpu_vector_interface va = { STARPU_VECTOR_INTERFACE_ID, (uintptr_t)a.data(), (uintptr_t)a.data(), 0, 256, sizeof(float), 0, 256 * sizeof(float) };
+	starpu_data_handle_t ha, hb;
+	starpu_data_register(&ha, STARPU_MAIN_RAM, &va, &ops);
+	ASSERT_EQ(submit_on_worker(&touch, ha, device_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(ha); // its device buffer goes to the cache
+	EXPECT_EQ(g_cached.load(), 1);
+	starpu_vector_interface vb = { STARPU_VECTOR_INTERFACE_ID, (uintptr_t)b.data(), (uintptr_t)b.data(), 0, 256, sizeof(int), 0, 256 * sizeof(int) };
+	starpu_data_register(&hb, STARPU_MAIN_RAM, &vb, &ops);
+	ASSERT_EQ(submit_on_worker(&touch, hb, device_), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_reused.load(), 1) << "the cached buffer went to the second handle";
+	EXPECT_GE(g_alloc_footprints.load(), 2);
+	EXPECT_GE(g_alloc_compares.load(), 1);
+	starpu_data_unregister(hb);
+	EXPECT_EQ(b[17], 2);
+}
+
 TEST(DataModesOpenCLShutdown, PendingDeviceContributionsComeHomeAtShutdown)
 {
 	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
@@ -406,7 +502,8 @@ TEST(DataModesOpenCLShutdown, PendingDeviceContributionsComeHomeAtShutdown)
 		c.where = STARPU_OPENCL;
 		return c;
 	}();
-	static long x = 40;
+	static long x;
+	x = 40;
 	starpu_data_handle_t h = register_long(&x);
 	starpu_data_set_reduction_methods(h, &add_cl, &init_cl);
 	for (int i = 0; i < 4; i++)
