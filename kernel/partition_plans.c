@@ -394,6 +394,13 @@ void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle
 		unpartition(initial_handle, p, true, true, NULL, NULL, "starpu_data_unpartition_readonly_submit");
 }
 
+void starpu_data_partition_readonly_downgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	struct _astro_plan *p = plan_of(initial_handle, nparts, children, "starpu_data_partition_readonly_downgrade_submit");
+	if (p)
+		unpartition(initial_handle, p, true, true, NULL, NULL, "starpu_data_partition_readonly_downgrade_submit");
+}
+
 void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node)
 {
 	(void)gathering_node;
@@ -402,6 +409,12 @@ void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int g
 		return;
 	}
 	gather_all(initial_handle, "starpu_data_unpartition_submit_r");
+}
+
+void starpu_data_partition_clean_node(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children, int gather_node)
+{
+	(void)gather_node; /* the views live in main memory */
+	starpu_data_partition_clean(root_data, nparts, children);
 }
 
 void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children)

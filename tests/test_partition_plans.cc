@@ -227,6 +227,70 @@ TEST_F(PartitionPlans, NestedPlansAreGatheredDeepestFirst)
 	EXPECT_EQ(values(), expected([](int x) { return (x >= 8 && x < 16 ? x + 1 : x) * 2; }));
 }
 
+// Checks that each element of a vector (a part starting at element first of the whole) is factor * its index.
+std::atomic<int> g_mismatches{0}, g_checks{0};
+struct Expect
+{
+	int first, factor;
+};
+
+void check_vector(void **buffers, void *arg)
+{
+	const Expect *e = (const Expect *)arg;
+	const int *v = (const int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (uint32_t i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		if (v[i] != e->factor * (e->first + (int)i))
+			g_mismatches++;
+	g_checks++;
+}
+
+TEST_F(PartitionPlans, DowngradeReadOnlyPlansAndUpgradeInOneProgram)
+{
+	static starpu_codelet check_cl = codelet(check_vector, "check", STARPU_R);
+	static Expect a_parts[4][3], b_parts[4][4], whole[4];
+	g_mismatches = g_checks = 0;
+	auto check_all = [&](int round, int factor) {
+		for (int i = 0; i < 3; i++) {
+			a_parts[round][i] = { i * 8, factor };
+			ASSERT_EQ(submit(&check_cl, a_[i], &a_parts[round][i]), 0);
+		}
+		for (int i = 0; i < 4; i++) {
+			b_parts[round][i] = { i * 6, factor };
+			ASSERT_EQ(submit(&check_cl, b_[i], &b_parts[round][i]), 0);
+		}
+		whole[round] = { 0, factor };
+		ASSERT_EQ(submit(&check_cl, h_, &whole[round]), 0);
+	};
+	// Written through a_ (partitioned by the accesses), then a_ read-only beside a read-only b_.
+	for (auto c : a_)
+		ASSERT_EQ(submit(&double_cl, c, nullptr), 0);
+	starpu_data_partition_readonly_downgrade_submit(h_, 3, a_);
+	starpu_data_partition_readonly_submit(h_, 4, b_);
+	check_all(0, 2);
+	starpu_data_unpartition_submit(h_, 4, b_, -1);
+	starpu_data_unpartition_submit(h_, 3, a_, -1);
+	ASSERT_EQ(submit(&double_cl, h_, nullptr), 0);
+	starpu_data_partition_readonly_submit(h_, 3, a_);
+	starpu_data_partition_readonly_submit(h_, 4, b_);
+	check_all(1, 4);
+	starpu_data_unpartition_submit(h_, 3, a_, -1);
+	starpu_data_partition_readwrite_upgrade_submit(h_, 4, b_);
+	for (auto c : b_)
+		ASSERT_EQ(submit(&double_cl, c, nullptr), 0);
+	starpu_data_unpartition_readonly_submit(h_, 4, b_, -1);
+	starpu_data_partition_readonly_submit(h_, 3, a_);
+	check_all(2, 8);
+	starpu_data_unpartition_submit(h_, 3, a_, -1);
+	starpu_data_unpartition_submit(h_, 4, b_, -1);
+	ASSERT_EQ(submit(&double_cl, h_, nullptr), 0);
+	check_all(3, 16); // every plan made again by the reads
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_checks.load(), 4 * 8);
+	EXPECT_EQ(g_mismatches.load(), 0);
+	clean();
+	EXPECT_EQ(values(), expected([](int x) { return 16 * x; }));
+}
+
 TEST_F(PartitionPlans, WrongSwitchesAreSaidAndChangeNothing)
 {
 	starpu_data_partition_submit(h_, 3, a_);
