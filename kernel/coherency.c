@@ -384,7 +384,7 @@ void _astro_coherency_acquired(struct _astro_job *job)
 		return;
 	struct _astro_data_link *link = &job->links[0];
 	starpu_data_handle_t h = link->handle;
-	if (__atomic_load_n(&h->redux, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE))
 		_astro_redux_combine(h);
 	if (job->acquire_node < 0)
 		return;

@@ -412,7 +412,7 @@ void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigne
 			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
 			continue;
 		}
-		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_RELAXED) != NULL))
+		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL))
 			_astro_redux_combine(h);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) && _astro_coherency_fetch(h, node, mode, true) != 0) {
 			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
@@ -692,7 +692,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 /* The application gets its data back where it registered it. */
 static void write_back_home(starpu_data_handle_t handle)
 {
-	if (__atomic_load_n(&handle->redux, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&handle->redux, __ATOMIC_ACQUIRE))
 		_astro_redux_combine(handle);
 	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);

@@ -50,14 +50,7 @@ int one = 1, hundred = 100;
 
 int submit(starpu_codelet *cl, starpu_data_handle_t h, void *arg)
 {
-	starpu_task *t = starpu_task_create();
-	t->cl = cl;
-	t->handles[0] = h;
-	t->cl_arg = arg;
-	int ret = starpu_task_submit(t);
-	if (ret)
-		starpu_task_destroy(t);
-	return ret;
+	return submit_on_handle(cl, h, arg);
 }
 
 starpu_data_filter blocks(unsigned n)
