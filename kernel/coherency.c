@@ -91,7 +91,8 @@ static void measure(unsigned src, unsigned dst, size_t bytes, double us)
 	pthread_mutex_unlock(&measure_lock);
 }
 
-int _astro_interface_transfer(starpu_data_handle_t h, void *src_iface, unsigned src, void *dst_iface, unsigned dst)
+/* Copies handle's data from node src to node dst (both allocated): one observed transfer. */
+static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
 {
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
 	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
@@ -109,19 +110,13 @@ int _astro_interface_transfer(starpu_data_handle_t h, void *src_iface, unsigned 
 	double start = starpu_timing_now();
 	bool outer = _astro_in_handle_copy;
 	_astro_in_handle_copy = true;
-	int ret = pair ? pair(src_iface, src, dst_iface, dst) : m->any_to_any(src_iface, src, dst_iface, dst, NULL);
+	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, NULL);
 	_astro_in_handle_copy = outer;
 	measure(src, dst, bytes, starpu_timing_now() - start);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
 	if (ret < 0 && ret != -EAGAIN)
 		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
 	return ret == -EAGAIN ? 0 : ret;
-}
-
-/* Copies handle's data from node src to node dst (both allocated). */
-static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst)
-{
-	return _astro_interface_transfer(h, h->iface[src], src, h->iface[dst], dst);
 }
 
 /* ------------------------------------------------------------ allocation */
@@ -577,4 +572,24 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
 	int src = handle->valid[node] ? -1 : valid_source(handle, node);
 	pthread_mutex_unlock(&handle->coherency_lock);
 	return src < 0 ? 0.0 : starpu_transfer_predict((unsigned)src, node, starpu_data_get_size(handle));
+}
+
+/* The copy of a handle's data between two interfaces of its layout that are not
+ * its replicates (a reduction's per-worker buffers): synchronous, observed as a transfer. */
+int _astro_interface_transfer(starpu_data_handle_t h, void *src_iface, unsigned src, void *dst_iface, unsigned dst)
+{
+	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
+	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
+	if (!pair && (!m || !m->any_to_any)) {
+		_astro_error("interface %s has no copy method between nodes %u and %u: give its copy_methods an any_to_any",
+			     h->ops->name ? h->ops->name : "(unnamed)", src, dst);
+		return -ENOSYS;
+	}
+	size_t bytes = starpu_data_get_size(h);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src, .dst_node = dst, .bytes = bytes);
+	int ret = pair ? pair(src_iface, src, dst_iface, dst) : m->any_to_any(src_iface, src, dst_iface, dst, NULL);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src, .dst_node = dst, .bytes = bytes);
+	if (ret < 0 && ret != -EAGAIN)
+		_astro_error("copying a %s buffer from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
+	return ret == -EAGAIN ? 0 : ret;
 }

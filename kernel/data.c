@@ -886,6 +886,22 @@ unsigned starpu_data_get_default_sequential_consistency_flag(void)
 	return default_sequential_consistency;
 }
 
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
+{
+	if (!handle)
+		return;
+	/* The runtime runs both on the CPU, in main memory (kernel/reduction.c). */
+	struct starpu_codelet *cpuless = redux_cl && !redux_cl->cpu_funcs[0] ? redux_cl : init_cl && !init_cl->cpu_funcs[0] ? init_cl : NULL;
+	if (cpuless) {
+		_astro_error("starpu_data_set_reduction_methods: the %s codelet has no CPU function; the methods are not set "
+			     "(STARPU_REDUX accesses stay read-write accesses): give it cpu_funcs[0]",
+			     cpuless == redux_cl ? "reduction" : "init");
+		return;
+	}
+	handle->redux_cl = redux_cl;
+	handle->init_cl = init_cl;
+}
+
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name)
 {
 	if (!handle)

@@ -182,25 +182,10 @@ void _astro_redux_invalidated(starpu_data_handle_t h)
 void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, void *redux_cl_arg,
 						  struct starpu_codelet *init_cl, void *init_cl_arg)
 {
-	if (!handle) {
-		_astro_error("starpu_data_set_reduction_methods: NULL handle");
+	/* The checks, and the codelets, are starpu_data_set_reduction_methods()'s (data.c). */
+	starpu_data_set_reduction_methods(handle, redux_cl, init_cl);
+	if (!handle || handle->redux_cl != redux_cl || handle->init_cl != init_cl)
 		return;
-	}
-	/* The combination runs on the CPU, in main memory, and so may the initialisation. */
-	struct starpu_codelet *cpuless = redux_cl && !redux_cl->cpu_funcs[0] ? redux_cl : init_cl && !init_cl->cpu_funcs[0] ? init_cl : NULL;
-	if (cpuless) {
-		_astro_error("starpu_data_set_reduction_methods: the %s codelet has no CPU function; the methods are not set "
-			     "(STARPU_REDUX accesses stay read-write accesses): give it cpu_funcs[0]",
-			     cpuless == redux_cl ? "reduction" : "init");
-		return;
-	}
 	handle->redux_arg = redux_cl_arg;
 	handle->init_arg = init_cl_arg;
-	handle->redux_cl = redux_cl;
-	handle->init_cl = init_cl;
-}
-
-void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
-{
-	starpu_data_set_reduction_methods_with_args(handle, redux_cl, NULL, init_cl, NULL);
 }
