@@ -101,8 +101,13 @@ void starpu_data_set_default_sequential_consistency_flag(unsigned flag);
 /** The default sequential-consistency flag given to new handles. */
 unsigned starpu_data_get_default_sequential_consistency_flag(void);
 
-/** Sets the functions used by STARPU_REDUX accesses. */
+/** Sets the functions used by STARPU_REDUX accesses: init_cl sets a buffer
+ * (its one STARPU_W buffer) to the neutral value, redux_cl folds its second
+ * buffer (STARPU_R) into its first (STARPU_RW). Both need a CPU function. */
 void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl);
+/** The same, each codelet called with its cl_arg. */
+void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, void *redux_cl_arg,
+						  struct starpu_codelet *init_cl, void *init_cl_arg);
 /** Gives the handle a name shown in traces. */
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name);
 /** Records the position of handle in the application's grid (dims[0..dimensions-1]), shown in traces. */

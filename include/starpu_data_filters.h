@@ -81,6 +81,8 @@ void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t in
 void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children);
 /** As starpu_data_partition_readonly_submit(), choosing whether the switch is ordered with the tasks on initial_handle. */
 void starpu_data_partition_readonly_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency);
+/** Turns a read-write partitioning into a read-only one: initial_handle is readable again, the children stay readable. */
+void starpu_data_partition_readonly_downgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children);
 /** Turns a read-only partitioning into a read-write one: the children may be written, initial_handle may not. */
 void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children);
 /** Switches back from the children to initial_handle, after the tasks already submitted on the children. */
@@ -95,6 +97,8 @@ void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle
 void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node);
 /** Unregisters the planned children once their tasks are done. */
 void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children);
+/** As starpu_data_partition_clean(), the data gathered on gather_node (main memory here, where the children's views live). */
+void starpu_data_partition_clean_node(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children, int gather_node);
 /** Kept for compatibility: switches are never inserted automatically here, so this does nothing. */
 void starpu_data_partition_not_automatic(starpu_data_handle_t handle);
 

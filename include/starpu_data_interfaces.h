@@ -134,8 +134,30 @@ struct starpu_data_interface_ops
 	int (*unpack_data)(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
 	/** Frees the metadata an interface struct holds that is not registered (e.g. a filter's scratch child interface). */
 	int (*free_meta)(void *data_interface);
+	/**
+	 * A buffer of src_interface on node goes to the allocation cache: moves its
+	 * pointers (and what the comparison needs) into cached_interface. Without it
+	 * the whole interface is copied.
+	 */
+	void (*cache_data_on_node)(void *cached_interface, void *src_interface, unsigned node);
+	/** Installs the cached buffer of cached_interface into dst_data_interface on node. Without it the whole interface is copied. */
+	void (*reuse_data_on_node)(void *dst_data_interface, const void *cached_interface, unsigned node);
+	/** The allocation cache's footprint of the handle's buffers (footprint when not given). */
+	uint32_t (*alloc_footprint)(starpu_data_handle_t handle);
+	/** 1 when a buffer allocated for one interface fits the other (compare when not given). */
+	int (*alloc_compare)(void *data_interface_a, void *data_interface_b);
+	/** 1 when ptr lies within the data of the interface on node, 0 when not (starpu_data_pointer_is_inside()). */
+	int (*pointer_is_inside)(void *data_interface, unsigned node, void *ptr);
+	/** Packs the interface itself (its dynamic description) into a new buffer; for master-slave runs, which Astrolabe has not. */
+	int (*pack_meta)(void *data_interface, void **ptr, starpu_ssize_t *count);
+	/** Unpacks an interface packed by pack_meta; for master-slave runs, which Astrolabe has not. */
+	int (*unpack_meta)(void **data_interface, void *ptr, starpu_ssize_t *count);
+	/** Mapping methods (StarPU maps data between nodes that share memory); Astrolabe copies instead, never calls them. */
+	int (*map_data)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*unmap_data)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*update_map)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
 	/** Room for growth. */
-	void *reserved[8];
+	void *reserved[6];
 };
 
 /** Registers a handle of any interface; data_interface describes the data on home_node. */
@@ -169,6 +191,8 @@ int starpu_data_unpack_node(starpu_data_handle_t handle, unsigned node, void *pt
 int starpu_data_unpack(starpu_data_handle_t handle, void *ptr, size_t count);
 /** Largest size handle's data may grow to (its size for the fixed-size interfaces). */
 starpu_ssize_t starpu_data_get_max_size(starpu_data_handle_t handle);
+/** 1 when ptr lies within handle's data on node, 0 when not, -1 when its interface cannot tell (no pointer_is_inside). */
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr);
 
 /* ---------------------------------------------------------------- variable */
 

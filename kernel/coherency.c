@@ -192,18 +192,27 @@ struct cached_alloc
 static struct cached_alloc *alloc_cache[STARPU_MAXNODES];
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The cache's footprint of h's buffers. */
+static uint32_t alloc_footprint(starpu_data_handle_t h)
+{
+	return h->ops->alloc_footprint ? h->ops->alloc_footprint(h) : starpu_data_get_footprint(h);
+}
+
 static void cache_put(starpu_data_handle_t h, unsigned node)
 {
-	struct cached_alloc *c = malloc(sizeof(*c) + h->ops->interface_size);
-	if (!c || !h->ops->compare || h->ops->dontcache) {
+	struct cached_alloc *c = calloc(1, sizeof(*c) + h->ops->interface_size);
+	if (!c || !(h->ops->alloc_compare || h->ops->compare) || h->ops->dontcache) {
 		free(c);
 		h->ops->free_data_on_node(h->iface[node], node);
 		return;
 	}
 	c->ops = h->ops;
-	c->footprint = starpu_data_get_footprint(h);
+	c->footprint = alloc_footprint(h);
 	c->alloc_size = starpu_data_get_alloc_size(h);
-	memcpy(c->iface, h->iface[node], h->ops->interface_size);
+	if (h->ops->cache_data_on_node)
+		h->ops->cache_data_on_node(c->iface, h->iface[node], node);
+	else
+		memcpy(c->iface, h->iface[node], h->ops->interface_size);
 	pthread_mutex_lock(&cache_lock);
 	c->next = alloc_cache[node];
 	alloc_cache[node] = c;
@@ -215,19 +224,23 @@ static bool cache_take(starpu_data_handle_t h, unsigned node)
 {
 	if (!__atomic_load_n(&alloc_cache[node], __ATOMIC_RELAXED))
 		return false;
-	uint32_t footprint = starpu_data_get_footprint(h);
+	uint32_t footprint = alloc_footprint(h);
 	size_t alloc_size = starpu_data_get_alloc_size(h);
+	int (*fits)(void *, void *) = h->ops->alloc_compare ? h->ops->alloc_compare : h->ops->compare;
 	pthread_mutex_lock(&cache_lock);
 	struct cached_alloc **p = &alloc_cache[node], *c;
 	for (; (c = *p); p = &c->next)
-		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && h->ops->compare(c->iface, h->iface[node]))
+		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && fits(c->iface, h->iface[node]))
 			break;
 	if (c)
 		*p = c->next;
 	pthread_mutex_unlock(&cache_lock);
 	if (!c)
 		return false;
-	memcpy(h->iface[node], c->iface, h->ops->interface_size);
+	if (h->ops->reuse_data_on_node)
+		h->ops->reuse_data_on_node(h->iface[node], c->iface, node);
+	else
+		memcpy(h->iface[node], c->iface, h->ops->interface_size);
 	free(c);
 	return true;
 }
@@ -444,7 +457,7 @@ void _astro_coherency_acquired(struct _astro_job *job)
 		return;
 	struct _astro_data_link *link = &job->links[0];
 	starpu_data_handle_t h = link->handle;
-	if (__atomic_load_n(&h->redux, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE))
 		_astro_redux_combine(h);
 	if (job->acquire_node < 0)
 		return;
@@ -637,4 +650,24 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
 	int src = handle->valid[node] ? -1 : valid_source(handle, node);
 	pthread_mutex_unlock(&handle->coherency_lock);
 	return src < 0 ? 0.0 : starpu_transfer_predict((unsigned)src, node, starpu_data_get_size(handle));
+}
+
+/* The copy of a handle's data between two interfaces of its layout that are not
+ * its replicates (a reduction's per-worker buffers): synchronous, observed as a transfer. */
+int _astro_interface_transfer(starpu_data_handle_t h, void *src_iface, unsigned src, void *dst_iface, unsigned dst)
+{
+	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
+	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
+	if (!pair && (!m || !m->any_to_any)) {
+		_astro_error("interface %s has no copy method between nodes %u and %u: give its copy_methods an any_to_any",
+			     h->ops->name ? h->ops->name : "(unnamed)", src, dst);
+		return -ENOSYS;
+	}
+	size_t bytes = starpu_data_get_size(h);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src, .dst_node = dst, .bytes = bytes);
+	int ret = pair ? pair(src_iface, src, dst_iface, dst) : m->any_to_any(src_iface, src, dst_iface, dst, NULL);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src, .dst_node = dst, .bytes = bytes);
+	if (ret < 0 && ret != -EAGAIN)
+		_astro_error("copying a %s buffer from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
+	return ret == -EAGAIN ? 0 : ret;
 }

@@ -122,6 +122,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->idle_cond, NULL);
 	pthread_cond_init(&h->exec_cond, NULL);
+	pthread_mutex_init(&h->redux_lock, NULL);
 	h->sequential_consistency = default_sequential_consistency;
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
@@ -134,6 +135,8 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 		ops->register_data_handle(h, home_node, data_interface);
 	/* No home: the buffer is allocated where the data is first used. */
 	_astro_coherency_register(h, home_node);
+	if (ops->is_multiformat)
+		__atomic_add_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
 	if (_astro_memory_stats_enabled)
 		_astro_memory_stats_register(h);
 	handle_track(h);
@@ -191,6 +194,15 @@ struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_hand
 	return handle ? handle->ops : NULL;
 }
 
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr)
+{
+	if (!handle_live(handle, "starpu_data_pointer_is_inside") || node >= STARPU_MAXNODES)
+		return -1;
+	if (!handle->ops->pointer_is_inside)
+		return -1;
+	return handle->ops->pointer_is_inside(handle->iface[node], node, ptr) ? 1 : 0;
+}
+
 /* ----------------------------------------------------- implicit dependencies */
 
 static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
@@ -213,7 +225,8 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 		/* Commuting writes run after the accesses before them, before the ones after
 		 * them, and in any order among themselves (they exclude each other as they run). */
 		link->commute = (link->mode & STARPU_COMMUTE) && mode_writes(link->mode);
-		if (mode_writes(link->mode) && !link->commute) {
+		link->redux = (link->mode & STARPU_REDUX) && !link->commute && _astro_redux_private(h);
+		if (mode_writes(link->mode) && !link->commute && !link->redux) {
 			struct _astro_data_link *r = h->readers;
 			while (r) {
 				struct _astro_data_link *next = r->next;
@@ -224,13 +237,15 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 			}
 			h->readers = NULL;
 			h->ncommute = 0;
+			h->nredux = 0;
 			h->last_writer = job;
 			link->is_writer = true;
 		} else {
-			/* A read waits for the commuting writes before it; a commuting write for the reads. */
-			if (h->ncommute || link->commute)
+			/* Reads, commuting writes and reductions each share the handle among themselves:
+			 * an access waits for the accesses of the other kinds before it. */
+			if (h->ncommute || h->nredux || link->commute || link->redux)
 				for (struct _astro_data_link *r = h->readers; r; r = r->next)
-					if (r->commute != link->commute)
+					if (r->commute != link->commute || r->redux != link->redux)
 						data_dependency(r->job, job);
 			link->prev = NULL;
 			link->next = h->readers;
@@ -240,6 +255,8 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 			link->in_readers = true;
 			if (link->commute)
 				h->ncommute++;
+			if (link->redux)
+				h->nredux++;
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -261,6 +278,8 @@ static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 		link->in_readers = false;
 		if (link->commute)
 			h->ncommute--;
+		if (link->redux)
+			h->nredux--;
 	}
 	link->is_writer = false;
 	link->registered = false;
@@ -424,11 +443,11 @@ static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, 
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h, node)) {
+		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h)) {
 			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
 			continue;
 		}
-		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_RELAXED) != NULL))
+		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL))
 			_astro_redux_combine(h);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
 		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0) {
@@ -443,19 +462,9 @@ static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, 
 			abort();
 		}
 		void *iface = h->iface[node];
-		if ((mode & STARPU_SCRATCH) && h->ops->allocate_data_on_node && i < STARPU_NMAXBUFS) {
-			/* A private buffer of the same layout, for this execution only. */
-			void *scratch = malloc(h->ops->interface_size);
-			memcpy(scratch, iface, h->ops->interface_size);
-			if (h->ops->allocate_data_on_node(scratch, node) < 0) {
-				_astro_error("out of memory allocating a scratch buffer for task '%s'", starpu_task_get_name(task));
-				abort();
-			}
-			job->scratch[i] = scratch;
-			iface = scratch;
-			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .task = task, .dst_node = node,
-				       .bytes = starpu_data_get_alloc_size(h));
-		}
+		/* The worker's own buffer of that layout, never the application's data. */
+		if (STARPU_UNLIKELY(mode & STARPU_SCRATCH))
+			iface = _astro_scratch_buffer(h, node);
 		buffers[i] = iface;
 		interfaces[i] = iface;
 	}
@@ -477,7 +486,7 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h, node)))
+		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h)))
 			continue;
 		if (h->ops->is_multiformat)
 			_astro_multiformat_executed(h, node, mode);
@@ -493,17 +502,9 @@ static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsign
 
 void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node)
 {
-	unsigned n = _astro_task_nbuffers(task);
+	(void)job;
 	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
-		unpin_all(task, n, node);
-	for (unsigned i = 0; i < n && i < STARPU_NMAXBUFS; i++) {
-		if (!job->scratch[i])
-			continue;
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		h->ops->free_data_on_node(job->scratch[i], node);
-		free(job->scratch[i]);
-		job->scratch[i] = NULL;
-	}
+		unpin_all(task, _astro_task_nbuffers(task), node);
 }
 
 /* ---------------------------------------------------------- acquire/release */
@@ -538,6 +539,8 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 	link->handle = handle;
 	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
 	if (by_application) {
+		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)))
+			_astro_plans_access(handle, mode);
 		pthread_mutex_lock(&handle->lock);
 		job->next_acquire = handle->acquires;
 		handle->acquires = job;
@@ -666,6 +669,9 @@ static void handle_free(starpu_data_handle_t handle)
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
 	_astro_redux_drop(handle);
+	_astro_scratch_drop(handle);
+	if (handle->ops->is_multiformat)
+		__atomic_sub_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
 	_astro_coherency_free_devices(handle);
 	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
@@ -681,7 +687,8 @@ static void handle_free(starpu_data_handle_t handle)
 	pthread_mutex_destroy(&handle->lock);
 	pthread_cond_destroy(&handle->idle_cond);
 	pthread_cond_destroy(&handle->exec_cond);
-	free(handle->switched_to);
+	pthread_mutex_destroy(&handle->redux_lock);
+	_astro_plans_forget(handle);
 	free(handle->name);
 	handle_quarantine(handle);
 }
@@ -706,6 +713,8 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 		return false;
 	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
 		return false;
+	/* Its partition plans give it the data back first (their switches still access it). */
+	_astro_plans_gather(handle);
 	pthread_mutex_lock(&handle->lock);
 	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
 	for (;;) {
@@ -729,6 +738,8 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 /* The application gets its data back where it registered it. */
 static void write_back_home(starpu_data_handle_t handle)
 {
+	if (__atomic_load_n(&handle->redux, __ATOMIC_ACQUIRE))
+		_astro_redux_combine(handle);
 	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
 }
@@ -744,6 +755,7 @@ void _astro_data_leave_devices(void)
 		g_hash_table_iter_init(&it, live_handles);
 		while (g_hash_table_iter_next(&it, &key, NULL)) {
 			write_back_home(key);
+			_astro_scratch_drop(key);
 			_astro_coherency_free_devices(key);
 		}
 	}

@@ -6,26 +6,24 @@
  *
  * The synchronous API waits: starpu_data_partition() for the tasks already
  * submitted on the parent, starpu_data_unpartition() for the tasks on the
- * children. The asynchronous (plan) API submits a "switch" task that runs
- * nothing but accesses the parent and the children, so the implicit
- * dependencies order everything before and after it.
+ * children. The asynchronous (plan) API lives in partition_plans.c.
  */
 #include "kernel.h"
 
 /* -------------------------------------------------------------- children */
 
-static unsigned filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle)
+unsigned _astro_filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle)
 {
 	return f->get_nchildren ? f->get_nchildren(f, handle) : f->nchildren;
 }
 
-static bool filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn)
+bool _astro_filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn)
 {
 	if (!handle || !f || !f->filter_func) {
 		_astro_error("%s: NULL handle, filter or filter_func: set .filter_func (e.g. starpu_vector_filter_block) and .nchildren", fn);
 		return false;
 	}
-	if (filter_nparts(f, handle) == 0) {
+	if (_astro_filter_nparts(f, handle) == 0) {
 		_astro_error("%s: the filter gives 0 parts: set .nchildren", fn);
 		return false;
 	}
@@ -33,7 +31,7 @@ static bool filter_checks(starpu_data_handle_t handle, struct starpu_data_filter
 }
 
 /* Child id of nparts: a handle registered on the view filter_func computes. */
-static starpu_data_handle_t child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+starpu_data_handle_t _astro_child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_data_interface_ops *ops = f->get_child_ops ? f->get_child_ops(f, id) : father->ops;
 	/* A father registered on no node gets its buffer: the children are views into it. */
@@ -54,12 +52,14 @@ static starpu_data_handle_t child_register(starpu_data_handle_t father, struct s
 	child->sequential_consistency = father->sequential_consistency;
 	child->redux_cl = father->redux_cl;
 	child->init_cl = father->init_cl;
+	child->redux_arg = father->redux_arg;
+	child->init_arg = father->init_arg;
 	return child;
 }
 
 void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_data_filter *f)
 {
-	if (!filter_checks(initial_handle, f, "starpu_data_partition"))
+	if (!_astro_filter_checks(initial_handle, f, "starpu_data_partition"))
 		return;
 	if (initial_handle->nchildren) {
 		_astro_error("starpu_data_partition: the handle is already partitioned: unpartition it first, or partition its children");
@@ -72,10 +72,10 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 	/* The children are views into main memory's copy: it must hold the data, and be the only copy. */
 	if (_astro_rt.nmemory_nodes > 1)
 		_astro_coherency_fetch(initial_handle, STARPU_MAIN_RAM, STARPU_RW, false);
-	unsigned nparts = filter_nparts(f, initial_handle);
+	unsigned nparts = _astro_filter_nparts(f, initial_handle);
 	starpu_data_handle_t *children = calloc(nparts, sizeof(*children));
 	for (unsigned i = 0; i < nparts; i++)
-		children[i] = child_register(initial_handle, f, i, nparts);
+		children[i] = _astro_child_register(initial_handle, f, i, nparts);
 	initial_handle->children = children;
 	initial_handle->nchildren = nparts;
 }
@@ -173,167 +173,6 @@ void starpu_data_map_filters(starpu_data_handle_t root_data, unsigned nfilters, 
 	va_start(pa, nfilters);
 	starpu_data_vmap_filters(root_data, nfilters, pa);
 	va_end(pa);
-}
-
-/* ------------------------------------------------------------- plan API */
-
-void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct starpu_data_filter *f, starpu_data_handle_t *children)
-{
-	if (!filter_checks(initial_handle, f, "starpu_data_partition_plan"))
-		return;
-	if (!children) {
-		_astro_error("starpu_data_partition_plan: NULL children array: give an array of nchildren handles");
-		return;
-	}
-	unsigned nparts = filter_nparts(f, initial_handle);
-	for (unsigned i = 0; i < nparts; i++)
-		children[i] = child_register(initial_handle, f, i, nparts);
-}
-
-/* The switch task: it runs nothing, its accesses order the tasks around it. */
-static struct starpu_codelet switch_cl = {
-	.where = STARPU_NOWHERE,
-	.nbuffers = STARPU_VARIABLE_NBUFFERS,
-	.name = "partition_switch",
-};
-
-static void switch_submit(starpu_data_handle_t initial_handle, enum starpu_data_access_mode initial_mode, unsigned nparts,
-			  starpu_data_handle_t *children, enum starpu_data_access_mode children_mode,
-			  void (*callback)(void *), void *callback_arg, const char *fn)
-{
-	if (!initial_handle || (nparts && !children)) {
-		_astro_error("%s: NULL handle or children array", fn);
-		return;
-	}
-	unsigned n = nparts + (initial_mode != STARPU_NONE);
-	struct starpu_task *task = starpu_task_create();
-	task->cl = &switch_cl;
-	task->name = fn;
-	task->nbuffers = (int)n;
-	task->dyn_handles = malloc(n * sizeof(*task->dyn_handles));
-	task->dyn_modes = malloc(n * sizeof(*task->dyn_modes));
-	unsigned slot = 0;
-	if (initial_mode != STARPU_NONE) {
-		task->dyn_handles[slot] = initial_handle;
-		task->dyn_modes[slot++] = initial_mode;
-	}
-	for (unsigned i = 0; i < nparts; i++) {
-		task->dyn_handles[slot] = children[i];
-		task->dyn_modes[slot++] = children_mode;
-	}
-	task->callback_func = callback;
-	task->callback_arg = callback_arg;
-	int ret = starpu_task_submit(task);
-	if (ret)
-		_astro_error("%s: submitting the switch failed (%d)", fn, ret);
-}
-
-/* Remembers (or forgets, with nparts 0) the children initial_handle is switched to, for starpu_data_unpartition_submit_r(). */
-static void remember_switch(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
-{
-	if (!initial_handle)
-		return;
-	free(initial_handle->switched_to);
-	initial_handle->switched_to = NULL;
-	initial_handle->nswitched_to = 0;
-	if (!nparts || !children)
-		return;
-	initial_handle->switched_to = malloc(nparts * sizeof(*children));
-	memcpy(initial_handle->switched_to, children, nparts * sizeof(*children));
-	initial_handle->nswitched_to = nparts;
-}
-
-void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency)
-{
-	/* Children written after the parent's last accesses: the parent is unusable until the unpartition. */
-	switch_submit(initial_handle, sequential_consistency ? STARPU_RW : STARPU_NONE, nparts, children, STARPU_W,
-		      NULL, NULL, "starpu_data_partition_submit");
-	remember_switch(initial_handle, nparts, children);
-}
-
-void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
-{
-	starpu_data_partition_submit_sequential_consistency(initial_handle, nparts, children, 1);
-}
-
-void starpu_data_partition_readonly_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency)
-{
-	/* The parent is only read: tasks reading it may run alongside the tasks reading the children. */
-	switch_submit(initial_handle, sequential_consistency ? STARPU_R : STARPU_NONE, nparts, children, STARPU_W,
-		      NULL, NULL, "starpu_data_partition_readonly_submit");
-	remember_switch(initial_handle, nparts, children);
-}
-
-void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
-{
-	starpu_data_partition_readonly_submit_sequential_consistency(initial_handle, nparts, children, 1);
-}
-
-void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
-{
-	/* Writes to the children must follow the reads still pending on the parent. */
-	switch_submit(initial_handle, STARPU_RW, nparts, children, STARPU_RW, NULL, NULL, "starpu_data_partition_readwrite_upgrade_submit");
-}
-
-void starpu_data_unpartition_submit_sequential_consistency_cb(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children,
-							      int gathering_node, int sequential_consistency,
-							      void (*callback_func)(void *), void *callback_arg)
-{
-	(void)gathering_node;
-	switch_submit(initial_handle, sequential_consistency ? STARPU_W : STARPU_NONE, nparts, children, STARPU_RW,
-		      callback_func, callback_arg, "starpu_data_unpartition_submit");
-	remember_switch(initial_handle, 0, NULL);
-}
-
-void starpu_data_unpartition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children,
-							   int gathering_node, int sequential_consistency)
-{
-	starpu_data_unpartition_submit_sequential_consistency_cb(initial_handle, nparts, children, gathering_node, sequential_consistency, NULL, NULL);
-}
-
-void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
-{
-	starpu_data_unpartition_submit_sequential_consistency_cb(initial_handle, nparts, children, gathering_node, 1, NULL, NULL);
-}
-
-void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
-{
-	(void)gathering_node;
-	/* The children stay readable: the switch only reads them. */
-	switch_submit(initial_handle, STARPU_W, nparts, children, STARPU_R, NULL, NULL, "starpu_data_unpartition_readonly_submit");
-}
-
-void starpu_data_unpartition_submit_r(starpu_data_handle_t initial_handle, int gathering_node)
-{
-	if (!initial_handle || !initial_handle->nswitched_to)
-		return;
-	/* Deepest first: each level gathers children that are whole again. */
-	unsigned nparts = initial_handle->nswitched_to;
-	starpu_data_handle_t children[nparts];
-	memcpy(children, initial_handle->switched_to, sizeof(children));
-	for (unsigned i = 0; i < nparts; i++)
-		starpu_data_unpartition_submit_r(children[i], gathering_node);
-	starpu_data_unpartition_submit(initial_handle, nparts, children, gathering_node);
-}
-
-void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts, starpu_data_handle_t *children)
-{
-	if (!root_data || !children) {
-		_astro_error("starpu_data_partition_clean: NULL handle or children array");
-		return;
-	}
-	/* Gather first, so whoever waits on root_data (e.g. its unregistration) also waits for the children's tasks. */
-	switch_submit(root_data, STARPU_W, nparts, children, STARPU_RW, NULL, NULL, "starpu_data_partition_clean");
-	if (root_data->switched_to && root_data->switched_to[0] == children[0])
-		remember_switch(root_data, 0, NULL);
-	for (unsigned i = 0; i < nparts; i++)
-		if (children[i])
-			starpu_data_unregister_submit(children[i]);
-}
-
-void starpu_data_partition_not_automatic(starpu_data_handle_t handle)
-{
-	(void)handle;
 }
 
 /* ------------------------------------------------------------- filters */

@@ -130,6 +130,9 @@ _ASTRO_DENSE_PACK_METHODS(mf, mf_layout)
 
 static const struct starpu_data_copy_methods mf_copy_methods = { .any_to_any = mf_copy };
 
+/* Multiformat handles registered (data.c counts them): while there are some, submissions check their conversions. */
+int _astro_multiformat_handles;
+
 struct starpu_data_interface_ops starpu_interface_multiformat_ops = {
 	.allocate_data_on_node = mf_allocate,
 	.free_data_on_node = mf_free,
@@ -175,19 +178,81 @@ void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_nod
 
 /* ------------------------------------------------------------- conversions */
 
-/* Runs the device implementation of cl on the interface (on the device's worker). */
-static void convert(struct starpu_codelet *cl, enum starpu_node_kind kind, struct starpu_multiformat_interface *m, const char *which)
+/* The conversion codelet of format ops, for a device of kind, in one direction (NULL: none). */
+static struct starpu_codelet *conversion(const struct starpu_multiformat_data_interface_ops *ops, enum starpu_node_kind kind, bool to_device)
 {
-	starpu_opencl_func_t func = NULL;
-	if (cl)
-		func = kind == STARPU_OPENCL_RAM ? cl->opencl_funcs[0] : kind == STARPU_CUDA_RAM ? cl->cuda_funcs[0] : NULL;
-	if (!func) {
-		_astro_error("multiformat data on a %s device: its format has no %s codelet with an implementation for that device: "
-			     "set it in the starpu_multiformat_data_interface_ops (the data there is left unconverted)",
-			     kind == STARPU_OPENCL_RAM ? "OpenCL" : "CUDA", which);
-		return;
+	switch (kind) {
+	case STARPU_OPENCL_RAM: return to_device ? ops->cpu_to_opencl_cl : ops->opencl_to_cpu_cl;
+	case STARPU_CUDA_RAM: return to_device ? ops->cpu_to_cuda_cl : ops->cuda_to_cpu_cl;
+	default: return NULL;
 	}
-	void *buffers[1] = { m };
+}
+
+/* The device implementation of a conversion codelet (NULL: none). */
+static starpu_opencl_func_t conversion_func(const struct starpu_codelet *cl, enum starpu_node_kind kind)
+{
+	if (!cl)
+		return NULL;
+	return kind == STARPU_OPENCL_RAM ? cl->opencl_funcs[0] : kind == STARPU_CUDA_RAM ? cl->cuda_funcs[0] : NULL;
+}
+
+static const char *conversion_name(enum starpu_node_kind kind, bool to_device)
+{
+	if (kind == STARPU_OPENCL_RAM)
+		return to_device ? "cpu_to_opencl_cl" : "opencl_to_cpu_cl";
+	return to_device ? "cpu_to_cuda_cl" : "cuda_to_cpu_cl";
+}
+
+int _astro_multiformat_check_task(struct starpu_task *task)
+{
+	unsigned n = _astro_task_nbuffers(task);
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		if (!h->ops->is_multiformat)
+			continue;
+		const struct starpu_multiformat_interface *m = h->iface[STARPU_MAIN_RAM];
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if (mode & STARPU_SCRATCH)
+			continue;
+		/* What an access needs on a device: the device format before it reads, the CPU format after it writes. */
+		bool needs[2] = { (mode & STARPU_R) || !(mode & STARPU_W), (mode & (STARPU_W | STARPU_REDUX)) != 0 };
+		for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
+			if (task->execute_on_a_specific_worker && w != task->workerid)
+				continue;
+			enum starpu_node_kind kind = starpu_node_get_kind(_astro_worker((int)w)->memory_node);
+			if (kind == STARPU_CPU_RAM || _astro_worker_impl_for((int)w, task) < 0)
+				continue;
+			for (int dir = 0; dir < 2; dir++) {
+				bool to_device = dir == 0;
+				if (!needs[dir] || conversion_func(conversion(m->ops, kind, to_device), kind))
+					continue;
+				char worker[64];
+				starpu_worker_get_name((int)w, worker, sizeof(worker));
+				_astro_error("task '%s' may run on %s, but the format of its multiformat buffer %u has no %s codelet with an "
+					     "implementation for that device: set it in the starpu_multiformat_data_interface_ops, or keep the "
+					     "task off the device (its codelet's where)",
+					     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", worker, i,
+					     conversion_name(kind, to_device));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Runs the device implementation of cl on the interface (on the device's worker). */
+static void convert(starpu_data_handle_t handle, struct mf_state *s, enum starpu_node_kind kind, bool to_device)
+{
+	starpu_opencl_func_t func = conversion_func(conversion(s->pub.ops, kind, to_device), kind);
+	if (!func) {
+		/* Submission refuses a task that would need it: the format changed since. */
+		_astro_error("multiformat data on a %s device: its format has no %s codelet with an implementation for that device: "
+			     "set it in the starpu_multiformat_data_interface_ops",
+			     kind == STARPU_OPENCL_RAM ? "OpenCL" : "CUDA", conversion_name(kind, to_device));
+		abort();
+	}
+	(void)handle;
+	void *buffers[1] = { &s->pub };
 	func(buffers, NULL);
 }
 
@@ -195,13 +260,17 @@ void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum
 {
 	enum starpu_node_kind kind = starpu_node_get_kind(node);
 	struct mf_state *s = starpu_data_get_interface_on_node(handle, node);
-	if (kind == STARPU_CPU_RAM || s->device_current)
+	if (kind == STARPU_CPU_RAM)
 		return;
-	/* A write-only access overwrites the device format anyway. */
-	if ((mode & STARPU_R) || !(mode & STARPU_W))
-		convert(kind == STARPU_OPENCL_RAM ? s->pub.ops->cpu_to_opencl_cl : s->pub.ops->cpu_to_cuda_cl, kind, &s->pub,
-			kind == STARPU_OPENCL_RAM ? "cpu_to_opencl_cl" : "cpu_to_cuda_cl");
-	s->device_current = 1;
+	/* Readers on one device may fetch together: the first converts, the others find the device format current. */
+	pthread_mutex_lock(&handle->coherency_lock);
+	if (!s->device_current) {
+		/* A write-only access overwrites the device format anyway. */
+		if ((mode & STARPU_R) || !(mode & STARPU_W))
+			convert(handle, s, kind, true);
+		s->device_current = 1;
+	}
+	pthread_mutex_unlock(&handle->coherency_lock);
 }
 
 void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
@@ -211,7 +280,8 @@ void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enu
 	if (kind == STARPU_CPU_RAM || !(mode & (STARPU_W | STARPU_REDUX)))
 		return;
 	/* The CPU format there is what a transfer takes away. */
-	convert(kind == STARPU_OPENCL_RAM ? s->pub.ops->opencl_to_cpu_cl : s->pub.ops->cuda_to_cpu_cl, kind, &s->pub,
-		kind == STARPU_OPENCL_RAM ? "opencl_to_cpu_cl" : "cuda_to_cpu_cl");
+	pthread_mutex_lock(&handle->coherency_lock);
+	convert(handle, s, kind, false);
 	s->device_current = 1;
+	pthread_mutex_unlock(&handle->coherency_lock);
 }

@@ -145,6 +145,19 @@ static void *variable_to_pointer(void *data_interface, unsigned node)
 	return (void *)((struct starpu_variable_interface *)data_interface)->ptr;
 }
 
+/* Does p lie in the extent bytes from base (a CPU address; 0 on a device, where nothing does)? */
+static int inside(uintptr_t base, size_t extent, const void *p)
+{
+	return base && (uintptr_t)p >= base && (uintptr_t)p < base + extent;
+}
+
+static int variable_pointer_is_inside(void *data_interface, unsigned node, void *p)
+{
+	(void)node;
+	struct starpu_variable_interface *v = data_interface;
+	return inside(v->ptr, v->elemsize, p);
+}
+
 static size_t variable_size(starpu_data_handle_t handle)
 {
 	return ((struct starpu_variable_interface *)iface_of(handle))->elemsize;
@@ -184,6 +197,7 @@ struct starpu_data_interface_ops starpu_interface_variable_ops = {
 	.free_data_on_node = variable_free,
 	.copy_methods = &variable_copy_methods,
 	.to_pointer = variable_to_pointer,
+	.pointer_is_inside = variable_pointer_is_inside,
 	.get_size = variable_size,
 	.footprint = variable_footprint,
 	.compare = variable_compare,
@@ -260,6 +274,13 @@ static void *vector_to_pointer(void *data_interface, unsigned node)
 	return (void *)((struct starpu_vector_interface *)data_interface)->ptr;
 }
 
+static int vector_pointer_is_inside(void *data_interface, unsigned node, void *p)
+{
+	(void)node;
+	struct starpu_vector_interface *v = data_interface;
+	return inside(v->ptr, (size_t)v->nx * v->elemsize, p);
+}
+
 static size_t vector_size(starpu_data_handle_t handle)
 {
 	struct starpu_vector_interface *v = iface_of(handle);
@@ -307,6 +328,7 @@ struct starpu_data_interface_ops starpu_interface_vector_ops = {
 	.free_data_on_node = vector_free,
 	.copy_methods = &vector_copy_methods,
 	.to_pointer = vector_to_pointer,
+	.pointer_is_inside = vector_pointer_is_inside,
 	.get_size = vector_size,
 	.get_alloc_size = vector_alloc_size,
 	.footprint = vector_footprint,
@@ -406,6 +428,14 @@ static void *matrix_to_pointer(void *data_interface, unsigned node)
 	return (void *)((struct starpu_matrix_interface *)data_interface)->ptr;
 }
 
+static int matrix_pointer_is_inside(void *data_interface, unsigned node, void *p)
+{
+	(void)node;
+	struct starpu_matrix_interface *m = data_interface;
+	size_t elements = m->ny ? (size_t)(m->ny - 1) * m->ld + m->nx : 0;
+	return inside(m->ptr, elements * m->elemsize, p);
+}
+
 static size_t matrix_size(starpu_data_handle_t handle)
 {
 	struct starpu_matrix_interface *m = iface_of(handle);
@@ -455,6 +485,7 @@ struct starpu_data_interface_ops starpu_interface_matrix_ops = {
 	.free_data_on_node = matrix_free,
 	.copy_methods = &matrix_copy_methods,
 	.to_pointer = matrix_to_pointer,
+	.pointer_is_inside = matrix_pointer_is_inside,
 	.get_size = matrix_size,
 	.get_alloc_size = matrix_alloc_size,
 	.footprint = matrix_footprint,

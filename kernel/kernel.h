@@ -172,6 +172,7 @@ struct _astro_data_link
 	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
 	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
 	bool commute;     /* a STARPU_COMMUTE write: ordered against the other accesses, not against its peers */
+	bool redux;       /* a STARPU_REDUX access on per-worker buffers: runs alongside its peers */
 };
 
 struct _astro_job
@@ -201,7 +202,6 @@ struct _astro_job
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
-	void *scratch[STARPU_NMAXBUFS];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
 	int acquire_ready;                   /* futex word */
@@ -353,17 +353,41 @@ struct _starpu_data_state
 	char *name;
 	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
 	unsigned ncoordinates;
+	unsigned nredux;                     /* reductions among the readers */
 	struct starpu_codelet *redux_cl, *init_cl;
-	struct _astro_redux *redux;          /* the per-worker reduction buffers pending (reduction.c), NULL when none */
+	void *redux_arg, *init_arg;          /* their cl_arg (starpu_data_set_reduction_methods_with_args) */
+	struct _astro_worker_buffers *redux; /* the per-worker reduction buffers pending (reduction.c), NULL when none */
+	pthread_mutex_t redux_lock;          /* one combination of them at a time */
+	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
 	bool unregistering;
 	/* partitioning (filters.c): children are views into this handle's buffer */
 	struct _starpu_data_state *father;
 	struct _starpu_data_state **children;    /* starpu_data_partition() */
 	unsigned nchildren;
-	struct _starpu_data_state **switched_to; /* the plan starpu_data_partition_submit() switched to */
-	unsigned nswitched_to;
+	/* partition plans (partition_plans.c), under their lock */
+	struct _astro_plan *plan;                /* a planned child: its plan */
+	struct _astro_plan **plans;              /* the plans made of this handle */
+	unsigned nplans;
+	struct _astro_plan **active;             /* the plans this handle is partitioned into now */
+	unsigned nactive, active_cap;
+	bool active_readonly;                    /* they are read-only partitions: the handle stays readable */
+	bool plans_manual;                       /* starpu_data_partition_not_automatic() */
 	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
 };
+
+/* Partitioning (filters.c): the checks of a filter, its number of parts, child id of them. */
+bool _astro_filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn);
+unsigned _astro_filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle);
+starpu_data_handle_t _astro_child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/* Partition plans (partition_plans.c). While some exist, a submission's accesses
+ * switch the plans they need first (one load per task otherwise). */
+extern int _astro_plans;
+int _astro_plans_task_access(struct starpu_task *task);
+/* An access in mode to handle outside a task (an acquire): the plans it needs. */
+void _astro_plans_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/* handle goes: its plans are gathered first (unregister), its own plan forgets it (free). */
+void _astro_plans_gather(starpu_data_handle_t handle);
+void _astro_plans_forget(starpu_data_handle_t handle);
 
 /* ------------------------------------------------------ memory nodes */
 
@@ -396,17 +420,41 @@ void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
 extern _ASTRO_TLS bool _astro_in_handle_copy;
 
-/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
-/* Reductions (reduction.c). Does a STARPU_REDUX access of handle on node use the worker's own buffer? */
-bool _astro_redux_private(starpu_data_handle_t handle, unsigned node);
-/* The calling worker's reduction buffer of handle, initialised by the init codelet when created. */
+/* Per-worker buffers of a handle (worker_buffers.c): the runtime's own copies
+ * of its layout, one per worker on the worker's memory node, made at their
+ * first use and kept until freed (reductions' contributions, scratch data). */
+struct _astro_worker_buffers
+{
+	void *iface[STARPU_NMAXWORKERS];     /* each worker's interface, NULL when none */
+	unsigned char node[STARPU_NMAXWORKERS];
+};
+/* The calling worker's buffer of *set (created with the set when missing, under
+ * handle's coherency_lock); *fresh tells a new one. NULL, said, when out of memory. */
+void *_astro_worker_buffer(starpu_data_handle_t handle, struct _astro_worker_buffers **set, unsigned node, bool *fresh);
+/* Frees the set and its buffers. */
+void _astro_worker_buffers_free(starpu_data_handle_t handle, struct _astro_worker_buffers *set);
+/* The calling worker's STARPU_SCRATCH buffer of handle on node (aborts, said, when out of memory). */
+void *_astro_scratch_buffer(starpu_data_handle_t handle, unsigned node);
+/* Frees handle's scratch buffers. */
+void _astro_scratch_drop(starpu_data_handle_t handle);
+/* Copies a handle's data between two interfaces of its layout on nodes src and dst: one observed transfer. */
+int _astro_interface_transfer(starpu_data_handle_t handle, void *src_iface, unsigned src, void *dst_iface, unsigned dst);
+
+/* Reductions (reduction.c). Does a STARPU_REDUX access of handle use the worker's own buffer? */
+static inline bool _astro_redux_private(starpu_data_handle_t handle)
+{
+	return handle->redux_cl && handle->init_cl;
+}
+/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created. */
 void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
-/* Combines the pending reduction buffers into the main-memory copy (handle->redux set). */
+/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first). */
 void _astro_redux_combine(starpu_data_handle_t handle);
 /* Frees the pending reduction buffers, their contributions lost. */
 void _astro_redux_drop(starpu_data_handle_t handle);
 /* After starpu_data_invalidate: a reduction handle's undefined content becomes the neutral value. */
 void _astro_redux_invalidated(starpu_data_handle_t handle);
+
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
 
 void _astro_coherency_register(starpu_data_handle_t handle, int home);
 /* Handles registered on no node (home -1) whose buffer does not exist yet: while
@@ -514,6 +562,9 @@ int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t co
 /* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
  * to the device's format once a task's fetch brought the data, back after a task wrote it. */
 void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* Multiformat handles registered; a task's check that each device it may run on has its buffers' conversions (0, or -EINVAL said). */
+extern int _astro_multiformat_handles;
+int _astro_multiformat_check_task(struct starpu_task *task);
 void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 
 /* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */
@@ -800,6 +851,9 @@ struct _astro_sched_ctx
 	unsigned inheritor;                  /* STARPU_NMAX_SCHED_CTXS: none */
 	bool finished_submit;
 	unsigned hierarchy_level;
+	/* starpu_iteration_push(): the levels open in this context, the first two numbers (compat.c). */
+	unsigned iteration_level;
+	long iterations[2];
 	void *user_data;
 	void (*policy_init)(unsigned);
 	/* Nesting (sched_ctx_nested.c), changed under the contexts' lock: */
@@ -819,6 +873,10 @@ int _astro_ctx_task_submitted(unsigned ctx, struct starpu_task *task);
 void _astro_ctx_task_done(unsigned ctx);
 /* The context unset tasks of the calling thread go to (starpu_sched_ctx_set_context). */
 extern _ASTRO_TLS unsigned _astro_ctx_current;
+/* Iteration levels open in any context (starpu_iteration_push): while there are
+ * some, a submission stamps its task with its context's numbers (one load per task otherwise). */
+extern unsigned _astro_iterations_open;
+void _astro_iteration_stamp(struct starpu_task *task);
 /* The policy hooks around an execution, in the task's context. */
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
 /* Pushes task to context c (not 0) under its lock (sched.c). */

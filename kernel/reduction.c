@@ -1,22 +1,27 @@
 /* Reductions (STARPU_REDUX accesses, starpu_data_set_reduction_methods).
  *
- * A task accessing a handle in STARPU_REDUX mode on a worker works on that
- * worker's own reduction buffer, which the handle's init codelet sets to the
- * neutral value when it is created. The next access in another mode (a task,
- * an acquire, the unregistration) first combines every pending buffer into
- * the handle's main-memory copy with the reduction codelet. When the handle's
- * content is undefined at that point (registered on no node, or invalidated),
- * the init codelet gives the main copy its neutral value first. The codelets
- * run on the CPU, in main memory. */
+ * A task accessing a handle in STARPU_REDUX mode works on its worker's own
+ * reduction buffer (worker_buffers.c), on the worker's memory node, which the
+ * handle's init codelet sets to the neutral value when it is created: so
+ * reductions on one handle run alongside each other (data.c orders them only
+ * against the other accesses). The init codelet runs on the worker itself
+ * when its driver has an implementation, else on the CPU into main memory,
+ * the value then copied to the device. The next access in another mode (a
+ * task, an acquire, the unregistration) first combines every pending buffer
+ * into the handle's main-memory copy with the reduction codelet's CPU
+ * function, a device buffer being brought to main memory for it: that fold
+ * needs the main copy, which lives there. When the handle's content is
+ * undefined at that point (registered on no node, or invalidated), the init
+ * codelet gives the main copy its neutral value first. */
 #include "kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct _astro_redux
+static void *cl_arg_of(starpu_data_handle_t h, struct starpu_codelet *cl)
 {
-	void *bufs[STARPU_NMAXWORKERS];      /* each worker's interface, NULL when none */
-};
+	return cl == h->init_cl ? h->init_arg : h->redux_arg;
+}
 
 static int run_cpu(starpu_data_handle_t h, struct starpu_codelet *cl, void **buffers, const char *what)
 {
@@ -25,13 +30,60 @@ static int run_cpu(starpu_data_handle_t h, struct starpu_codelet *cl, void **buf
 			     what, h->name ? " " : "", h->name ? h->name : "");
 		return -ENOSYS;
 	}
-	cl->cpu_funcs[0](buffers, NULL);
+	cl->cpu_funcs[0](buffers, cl_arg_of(h, cl));
 	return 0;
 }
 
-bool _astro_redux_private(starpu_data_handle_t h, unsigned node)
+/* Runs cl through the calling worker's driver when it has an implementation of it: true if it ran. */
+static bool run_on_worker(starpu_data_handle_t h, struct starpu_codelet *cl, void **buffers)
 {
-	return h->redux_cl && h->init_cl && starpu_node_get_kind(node) == STARPU_CPU_RAM && _astro_worker_id() >= 0;
+	struct _astro_worker *w = _astro_self;
+	if (!w || !w->driver->has_impl(cl, 0) || (cl->where && !(cl->where & w->driver->where)))
+		return false;
+	struct starpu_task task;
+	starpu_task_init(&task);
+	task.cl = cl;
+	task.cl_arg = cl_arg_of(h, cl);
+	w->driver->execute(w->id, &task, buffers, 0);
+	return true;
+}
+
+/* A buffer of the handle's layout in main memory, the runtime's (NULL, said, when out of memory). */
+static void *ram_buffer(starpu_data_handle_t h)
+{
+	void *iface = malloc(h->ops->interface_size);
+	memcpy(iface, h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
+	if (h->ops->allocate_data_on_node(iface, STARPU_MAIN_RAM) < 0) {
+		_astro_error("no room in main memory to combine a reduction of a %s handle (%zu bytes): free some memory",
+			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h));
+		free(iface);
+		return NULL;
+	}
+	return iface;
+}
+
+static void ram_buffer_free(starpu_data_handle_t h, void *iface)
+{
+	h->ops->free_data_on_node(iface, STARPU_MAIN_RAM);
+	free(iface);
+}
+
+/* Sets a new reduction buffer on node to the neutral value. */
+static int init_buffer(starpu_data_handle_t h, void *iface, unsigned node)
+{
+	if (run_on_worker(h, h->init_cl, &iface))
+		return 0;
+	if (starpu_node_get_kind(node) == STARPU_CPU_RAM)
+		return run_cpu(h, h->init_cl, &iface, "init");
+	/* No implementation for this device: the neutral value is made in main memory, then copied. */
+	void *tmp = ram_buffer(h);
+	if (!tmp)
+		return -ENOMEM;
+	int ret = run_cpu(h, h->init_cl, &tmp, "init");
+	if (ret == 0)
+		ret = _astro_interface_transfer(h, tmp, STARPU_MAIN_RAM, iface, node);
+	ram_buffer_free(h, tmp);
+	return ret;
 }
 
 /* Is the handle's content undefined (coherency_lock held)? */
@@ -47,47 +99,52 @@ static bool undefined(starpu_data_handle_t h)
 
 void *_astro_redux_buffer(starpu_data_handle_t h, unsigned node)
 {
-	int worker = _astro_worker_id();
-	pthread_mutex_lock(&h->coherency_lock);
-	if (!h->redux)
-		__atomic_store_n(&h->redux, calloc(1, sizeof(*h->redux)), __ATOMIC_RELAXED);
-	void *iface = h->redux->bufs[worker];
-	pthread_mutex_unlock(&h->coherency_lock);
-	if (iface)
-		return iface;
-	iface = malloc(h->ops->interface_size);
-	memcpy(iface, h->iface[STARPU_MAIN_RAM], h->ops->interface_size);
-	if (!h->ops->allocate_data_on_node || h->ops->allocate_data_on_node(iface, node) < 0) {
-		_astro_error("no room for the reduction buffer of a %s handle (%zu bytes): free some memory",
-			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h));
+	bool fresh;
+	void *iface = _astro_worker_buffer(h, &h->redux, node, &fresh);
+	if (!iface || (fresh && init_buffer(h, iface, node) != 0)) {
+		_astro_error("task '%s' cannot run without its reduction buffer", starpu_task_get_name(_astro_current_task));
 		abort();
 	}
-	if (run_cpu(h, h->init_cl, &iface, "init") != 0)
-		abort();
-	pthread_mutex_lock(&h->coherency_lock);
-	h->redux->bufs[worker] = iface;
-	pthread_mutex_unlock(&h->coherency_lock);
 	return iface;
 }
 
 void _astro_redux_drop(starpu_data_handle_t h)
 {
 	pthread_mutex_lock(&h->coherency_lock);
-	struct _astro_redux *r = __atomic_exchange_n(&h->redux, NULL, __ATOMIC_RELAXED);
+	struct _astro_worker_buffers *set = __atomic_exchange_n(&h->redux, NULL, __ATOMIC_ACQ_REL);
 	pthread_mutex_unlock(&h->coherency_lock);
-	if (!r)
-		return;
-	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++) {
-		if (!r->bufs[w])
-			continue;
-		h->ops->free_data_on_node(r->bufs[w], STARPU_MAIN_RAM);
-		free(r->bufs[w]);
+	_astro_worker_buffers_free(h, set);
+}
+
+/* Folds one worker's contribution (on node) into the main copy main. */
+static int fold(starpu_data_handle_t h, void *main, void *contribution, unsigned node)
+{
+	void *tmp = NULL;
+	if (starpu_node_get_kind(node) != STARPU_CPU_RAM) {
+		if (!(tmp = ram_buffer(h)))
+			return -ENOMEM;
+		if (_astro_interface_transfer(h, contribution, node, tmp, STARPU_MAIN_RAM) != 0) {
+			ram_buffer_free(h, tmp);
+			return -EIO;
+		}
+		contribution = tmp;
 	}
-	free(r);
+	void *buffers[2] = { main, contribution };
+	int ret = run_cpu(h, h->redux_cl, buffers, "reduction");
+	if (tmp)
+		ram_buffer_free(h, tmp);
+	return ret;
 }
 
 void _astro_redux_combine(starpu_data_handle_t h)
 {
+	/* Readers that may run together (tasks, acquires) each find the buffers pending: the first combines. */
+	pthread_mutex_lock(&h->redux_lock);
+	struct _astro_worker_buffers *set = __atomic_load_n(&h->redux, __ATOMIC_ACQUIRE);
+	if (!set) {
+		pthread_mutex_unlock(&h->redux_lock);
+		return;
+	}
 	pthread_mutex_lock(&h->coherency_lock);
 	bool fresh = undefined(h);
 	pthread_mutex_unlock(&h->coherency_lock);
@@ -98,17 +155,14 @@ void _astro_redux_combine(starpu_data_handle_t h)
 	pthread_mutex_lock(&h->coherency_lock);
 	h->valid[STARPU_MAIN_RAM] = true;
 	pthread_mutex_unlock(&h->coherency_lock);
-	void *buffers[2] = { h->iface[STARPU_MAIN_RAM], NULL };
-	if (fresh && run_cpu(h, h->init_cl, buffers, "init") != 0)
+	void *main = h->iface[STARPU_MAIN_RAM];
+	if (fresh && run_cpu(h, h->init_cl, &main, "init") != 0)
 		abort();
-	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++) {
-		if (!h->redux->bufs[w])
-			continue;
-		buffers[1] = h->redux->bufs[w];
-		if (run_cpu(h, h->redux_cl, buffers, "reduction") != 0)
+	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++)
+		if (set->iface[w] && fold(h, main, set->iface[w], set->node[w]) != 0)
 			abort();
-	}
 	_astro_redux_drop(h);
+	pthread_mutex_unlock(&h->redux_lock);
 }
 
 void _astro_redux_invalidated(starpu_data_handle_t h)
@@ -123,4 +177,15 @@ void _astro_redux_invalidated(starpu_data_handle_t h)
 	pthread_mutex_lock(&h->coherency_lock);
 	h->valid[STARPU_MAIN_RAM] = true;
 	pthread_mutex_unlock(&h->coherency_lock);
+}
+
+void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, void *redux_cl_arg,
+						  struct starpu_codelet *init_cl, void *init_cl_arg)
+{
+	/* The checks, and the codelets, are starpu_data_set_reduction_methods()'s (data.c). */
+	starpu_data_set_reduction_methods(handle, redux_cl, init_cl);
+	if (!handle || handle->redux_cl != redux_cl || handle->init_cl != init_cl)
+		return;
+	handle->redux_arg = redux_cl_arg;
+	handle->init_arg = init_cl_arg;
 }

@@ -213,6 +213,10 @@ static void ctx_teardown(struct _astro_sched_ctx *c)
 	c->name = NULL;
 	c->policy = NULL;
 	c->policy_data = NULL;
+	/* Iterations left open end with the context. */
+	__atomic_sub_fetch(&_astro_iterations_open, c->iteration_level, __ATOMIC_RELAXED);
+	c->iteration_level = 0;
+	c->iterations[0] = c->iterations[1] = -1;
 	__atomic_store_n(&c->state, _ASTRO_CTX_FREE, __ATOMIC_RELEASE);
 }
 

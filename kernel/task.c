@@ -598,7 +598,10 @@ static int task_validate(struct starpu_task *task)
 		return ret;
 	if (runs_nothing(task))
 		return 0;
-	return check_runnable(task);
+	ret = check_runnable(task);
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_multiformat_handles, __ATOMIC_RELAXED)) && ret == 0 && _astro_rt.nmemory_nodes > 1)
+		ret = _astro_multiformat_check_task(task);
+	return ret;
 }
 
 /* Called counted in nsubmitted (submit_enter); the caller gives the count back when this refuses. */
@@ -614,6 +617,8 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 			return ret;
 		policy = _astro_rt.ctxs[task->sched_ctx].policy;
 	}
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_iterations_open, __ATOMIC_RELAXED)))
+		_astro_iteration_stamp(task);
 	job->tag = NULL;
 	if (task->use_tag) {
 		int ret = _astro_tag_attach_job(job, task->tag_id);
@@ -670,6 +675,9 @@ int starpu_task_submit(struct starpu_task *task)
 				     task->cl ? task->cl->where : 0, _astro_rt.nworkers);
 		return ret;
 	}
+	/* The partition switches its accesses need go first. */
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)) && task->cl)
+		_astro_plans_task_access(task);
 	struct _astro_job *job = _astro_job_get(task);
 	bool synchronous = task->synchronous;
 	if (synchronous)

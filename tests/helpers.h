@@ -343,6 +343,24 @@ inline int submit_detached(starpu_codelet *cl, void *arg = nullptr, int priority
 	return ret;
 }
 
+// Submits one task of cl on handle h (the mode from the codelet) with arg, on
+// worker when it is not -1; returns starpu_task_submit()'s result.
+inline int submit_on_handle(starpu_codelet *cl, starpu_data_handle_t h, void *arg = nullptr, int worker = -1)
+{
+	struct starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->handles[0] = h;
+	t->cl_arg = arg;
+	if (worker >= 0) {
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)worker;
+	}
+	int ret = starpu_task_submit(t);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
 // Holds workers in a task until open(), so that what is submitted meanwhile
 // stays queued (ready, never started): one blocking task pinned to each worker.
 class Gate

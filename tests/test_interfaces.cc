@@ -1550,22 +1550,45 @@ TEST_F(InterfacesOpenCL, MultiformatIsConvertedOnTheDevice)
 	ASSERT_EQ(submit_add(&double_cl, h), 0);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(conversions_to_device, 2);
+	// Two readers on the device: the device format is made once, and nothing goes back.
+	static starpu_codelet read_cl = [] {
+		starpu_codelet c = to_device_cl;
+		c.opencl_funcs[0] = [](void **, void *) {};
+		c.modes[0] = STARPU_R;
+		c.name = "read_points";
+		return c;
+	}();
+	ASSERT_EQ(submit_add(&y_plus_one_codelet(), h), 0);
+	ASSERT_EQ(submit_add(&read_cl, h), 0);
+	ASSERT_EQ(submit_add(&read_cl, h), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(conversions_to_device, 3);
+	EXPECT_EQ(conversions_to_cpu, 2);
 	starpu_data_unregister(h);
 	EXPECT_EQ(pts[7].x, 28);
-	EXPECT_EQ(pts[7].y, 108);
+	EXPECT_EQ(pts[7].y, 109);
 
-	// A format without its conversion codelet: a clear error, and the data left as it is.
+	// A format without its conversion codelet: the task is refused at submission with one
+	// clear message, rather than run on unconverted data; the data is left as it is.
 	static starpu_multiformat_data_interface_ops incomplete = {};
 	incomplete.cpu_elemsize = sizeof(point);
 	incomplete.opencl_elemsize = 2 * sizeof(int);
 	starpu_data_handle_t bad;
 	starpu_multiformat_data_register(&bad, STARPU_MAIN_RAM, pts.data(), 16, &incomplete);
-	std::string err = stderr_of([&] {
-		ASSERT_EQ(submit_add(&double_cl, bad), 0);
-		ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	});
+	starpu_task *t = starpu_task_create();
+	t->cl = &double_cl;
+	t->handles[0] = bad;
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_task_submit(t), -EINVAL); });
+	starpu_task_destroy(t);
 	EXPECT_TRUE(contains(err, "cpu_to_opencl_cl")) << err;
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	// The same format is fine for a task kept on the CPU.
+	ASSERT_EQ(submit_add(&y_plus_one_codelet(), bad), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	starpu_data_unregister(bad);
+	EXPECT_EQ(pts[7].x, 28);
+	EXPECT_EQ(pts[7].y, 110);
 }
 
 } // namespace

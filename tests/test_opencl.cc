@@ -144,18 +144,7 @@ protected:
 
 	static int submit_on(starpu_codelet *cl, starpu_data_handle_t h, int worker, void *arg = nullptr)
 	{
-		starpu_task *t = starpu_task_create();
-		t->cl = cl;
-		t->handles[0] = h;
-		t->cl_arg = arg;
-		if (worker >= 0) {
-			t->execute_on_a_specific_worker = 1;
-			t->workerid = (unsigned)worker;
-		}
-		int ret = starpu_task_submit(t);
-		if (ret)
-			starpu_task_destroy(t);
-		return ret;
+		return submit_on_handle(cl, h, arg, worker);
 	}
 
 	int init_ret_ = -1;

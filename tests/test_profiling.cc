@@ -890,11 +890,14 @@ TEST(ProfilingDataStats, MsiAndAllocationStatsCountWhatHappened)
 		starpu_data_unregister(h);
 		starpu_data_unregister(scratch);
 	});
-	// 10 R + 10 RW + 10 R (beside the scratch) accesses, all hits in main memory; 10 scratch allocations
-	// (the home-less handle itself, only ever a scratch, never gets a buffer of its own).
+	// 10 R + 10 RW + 10 R (beside the scratch) accesses, all hits in main memory; one scratch buffer
+	// per worker that ran a scratch task, reused by its next ones (the home-less handle itself, only
+	// ever a scratch, never gets a buffer of its own).
 	EXPECT_TRUE(contains(out, "#-----\nMSI cache stats :\nTOTAL MSI stats\thit 30 (100.00 %)\tmiss 0 (0.00 %)\n"
 				  "memory node NUMA 0\n\thit : 30 (100.00 %)\n\tmiss : 0 (0.00 %)\n#-----\n")) << out;
-	EXPECT_TRUE(contains(out, "#-----\nAllocation cache stats:\nmemory node NUMA 0\n\ttotal alloc : 10\n"
+	EXPECT_TRUE(contains(out, "#-----\nAllocation cache stats:\nmemory node NUMA 0\n\ttotal alloc : 1\n"
+				  "\tcached alloc: 0 (0.00 %)\n#-----\n") ||
+		    contains(out, "#-----\nAllocation cache stats:\nmemory node NUMA 0\n\ttotal alloc : 2\n"
 				  "\tcached alloc: 0 (0.00 %)\n#-----\n")) << out;
 	EXPECT_TRUE(contains(out, "Data transfer stats:\nTotal transfers: 0.00 B\n")) << out;
 }

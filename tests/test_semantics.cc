@@ -623,6 +623,57 @@ TEST_F(Semantics, ReduxOnAHandleRegisteredNowhereAcquiresTheReducedValue)
 	starpu_data_unregister(h);
 }
 
+// --------------------------------------------------------------- iterations
+
+// A task submitted and kept (not destroyed) so that its fields can be read after it ran.
+starpu_task *kept_task()
+{
+	static starpu_codelet cl = cpu_codelet(count_func, 0, "kept");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->destroy = 0;
+	EXPECT_EQ(starpu_task_submit(t), 0);
+	return t;
+}
+
+TEST_F(Semantics, IterationPushAndPopStampTheTasksSubmittedMeanwhile)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	starpu_task *before = kept_task();
+	starpu_iteration_push(3);
+	starpu_task *outer = kept_task();
+	starpu_iteration_push(7);
+	starpu_task *inner = kept_task();
+	starpu_iteration_push(9); // a third level is counted, not kept
+	starpu_task *deeper = kept_task();
+	starpu_iteration_pop();
+	starpu_iteration_pop();
+	starpu_task *outer_again = kept_task();
+	starpu_iteration_pop();
+	starpu_task *after = kept_task();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(before->iterations[0], -1);
+	EXPECT_EQ(before->iterations[1], -1);
+	EXPECT_EQ(outer->iterations[0], 3);
+	EXPECT_EQ(outer->iterations[1], -1);
+	EXPECT_EQ(inner->iterations[0], 3);
+	EXPECT_EQ(inner->iterations[1], 7);
+	EXPECT_EQ(deeper->iterations[0], 3);
+	EXPECT_EQ(deeper->iterations[1], 7);
+	EXPECT_EQ(outer_again->iterations[0], 3);
+	EXPECT_EQ(outer_again->iterations[1], -1);
+	EXPECT_EQ(after->iterations[0], -1);
+	for (starpu_task *t : { before, outer, inner, deeper, outer_again, after })
+		starpu_task_destroy(t);
+	// A pop without its push is said, and changes nothing.
+	std::string err = stderr_of([] { starpu_iteration_pop(); });
+	EXPECT_TRUE(contains(err, "starpu_iteration_pop")) << err;
+	starpu_task *none = kept_task();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(none->iterations[0], -1);
+	starpu_task_destroy(none);
+}
+
 // -------------------------------------------------------- 1.4 helper names
 
 TEST_F(Semantics, GetenvHelpersUnder14Names)
