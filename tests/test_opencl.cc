@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
-#include "helpers.h"
+#include "opencl_helpers.h"
 #include <cmath>
 
 using namespace astro_test;
@@ -439,24 +439,11 @@ TEST(OpenCLShutdown, DataLeftOnTheDeviceComesHomeAtShutdown)
 
 // ----------------------------------------------------- statistics, events
 
-struct TransferLog
-{
-	std::mutex lock;
-	std::vector<astro_event> events;
-};
-
-void log_transfer(const astro_event *ev, void *arg)
-{
-	TransferLog *log = (TransferLog *)arg;
-	std::lock_guard<std::mutex> hold(log->lock);
-	log->events.push_back(*ev);
-}
-
 TEST_F(OpenCL, TransferMomentsCountEveryByte)
 {
-	TransferLog log;
+	EventLog log;
 	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END),
-					 log_transfer, &log);
+					 EventLog::record, &log);
 	ASSERT_GE(id, 0);
 	std::vector<float> v(2000, 1.0f);
 	starpu_data_handle_t h;
@@ -889,21 +876,6 @@ TEST(OpenCLExample, VectorScalRunsOnTheOpenCLWorker)
 	EXPECT_TRUE(contains(out, "on 0 CPU, 1 OpenCL and 0 CUDA workers: correct")) << out;
 }
 
-int main(int argc, char **argv)
-{
-	testing::InitGoogleTest(&argc, argv);
-	// PoCL's device is of type CPU: StarPU takes such devices only when asked.
-	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
-	// The bus figures measured at each start go to a folder of this run, not the user's.
-	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-test-opencl-" + std::to_string(getpid());
-	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
-	int ret = RUN_ALL_TESTS();
-	// The bus figures and the model files the tests left.
-	if (system(("rm -rf '" + sampling + "'").c_str()) != 0)
-		fprintf(stderr, "could not remove %s\n", sampling.c_str());
-	return ret;
-}
-
 #else
 
 TEST(OpenCL, NotBuilt)
@@ -911,10 +883,9 @@ TEST(OpenCL, NotBuilt)
 	GTEST_SKIP() << "Astrolabe was built without OpenCL (install opencl-headers and ocl-icd-opencl-dev, then configure again)";
 }
 
+#endif
+
 int main(int argc, char **argv)
 {
-	testing::InitGoogleTest(&argc, argv);
-	return RUN_ALL_TESTS();
+	return opencl_test_main(argc, argv, "test-opencl");
 }
-
-#endif

@@ -8,70 +8,17 @@
 #include <gtest/gtest.h>
 #include <starpu.h>
 #include <astrolabe/observe.h>
-#include <mutex>
 #include <vector>
-#include "helpers.h"
+#include "opencl_helpers.h"
 
 using namespace astro_test;
 
 #ifdef STARPU_USE_OPENCL
 
-namespace {
-
-const char *add_source = R"(
-__kernel void add(__global int *v, unsigned n, int what)
-{
-	size_t i = get_global_id(0);
-	if (i < n)
-		v[i] += what;
-}
-)";
-
-starpu_opencl_program program;
-
-// Adds *(int *)arg to every element of the vector, on the worker's device.
-void add_opencl(void *buffers[], void *arg)
-{
-	cl_mem v = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
-	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
-	int what = *(int *)arg;
-	int devid = starpu_worker_get_devid(starpu_worker_get_id());
-	cl_kernel kernel;
-	cl_command_queue queue;
-	cl_int err = starpu_opencl_load_kernel(&kernel, &queue, &program, "add", devid);
-	if (err != CL_SUCCESS)
-		STARPU_OPENCL_REPORT_ERROR(err);
-	clSetKernelArg(kernel, 0, sizeof(v), &v);
-	clSetKernelArg(kernel, 1, sizeof(n), &n);
-	clSetKernelArg(kernel, 2, sizeof(what), &what);
-	size_t global = n;
-	err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
-	if (err != CL_SUCCESS)
-		STARPU_OPENCL_REPORT_ERROR(err);
-	clFinish(queue);
-	starpu_opencl_release_kernel(kernel);
-}
-
-struct TransferLog
-{
-	std::mutex lock;
-	std::vector<astro_event> events;
-};
-
-void log_transfer(const astro_event *ev, void *arg)
-{
-	TransferLog *log = (TransferLog *)arg;
-	std::lock_guard<std::mutex> hold(log->lock);
-	log->events.push_back(*ev);
-}
-
-} // namespace
-
 TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 {
 	// Before PoCL starts in this process (it reads the variable once).
 	ScopedEnv devices("POCL_DEVICES", "pthread pthread");
-	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
 	starpu_conf conf = conf_with_ncpus(1);
 	conf.nopencl = 2;
 	ASSERT_EQ(starpu_init(&conf), 0);
@@ -79,16 +26,15 @@ TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 		starpu_shutdown();
 		GTEST_SKIP() << "fewer than two OpenCL devices here (PoCL with POCL_DEVICES=\"pthread pthread\" gives two)";
 	}
-	ASSERT_EQ(starpu_opencl_load_opencl_from_string(add_source, &program, NULL), CL_SUCCESS);
 	int workers[2] = { starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0), starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 1) };
 	unsigned nodes[2] = { starpu_worker_get_memory_node((unsigned)workers[0]), starpu_worker_get_memory_node((unsigned)workers[1]) };
 	ASSERT_NE(nodes[0], nodes[1]);
 	ASSERT_NE(nodes[0], (unsigned)STARPU_MAIN_RAM);
 	ASSERT_NE(nodes[1], (unsigned)STARPU_MAIN_RAM);
 
-	TransferLog log;
+	EventLog log;
 	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END),
-					 log_transfer, &log);
+					 EventLog::record, &log);
 	ASSERT_GE(id, 0);
 	const unsigned n = 1000, rounds = 6;
 	std::vector<int> v(n, 0);
@@ -96,7 +42,7 @@ TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), n, sizeof(int));
 	static starpu_codelet cl; // read by the detached tasks until their end
 	starpu_codelet_init(&cl);
-	cl.opencl_funcs[0] = add_opencl;
+	cl.opencl_funcs[0] = add_opencl_by_copies;
 	cl.nbuffers = 1;
 	cl.modes[0] = STARPU_RW;
 	static int one = 1;
@@ -111,6 +57,7 @@ TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 	// Each round after the first moves the data device -> RAM -> device; the
 	// first brings it from RAM, the unregister brings it home: 2 * rounds transfers.
 	unsigned begins = 0, ends = 0, into[STARPU_MAXNODES] = {}, outof[STARPU_MAXNODES] = {};
+	std::lock_guard<std::mutex> hold(log.lock);
 	for (const astro_event &e : log.events) {
 		EXPECT_TRUE(e.src_node == STARPU_MAIN_RAM || e.dst_node == STARPU_MAIN_RAM)
 			<< "a transfer from node " << e.src_node << " to node " << e.dst_node << " bypassed main memory";
@@ -130,7 +77,6 @@ TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 	EXPECT_EQ(into[nodes[1]], rounds / 2);
 	EXPECT_EQ(outof[nodes[0]], rounds / 2);
 	EXPECT_EQ(outof[nodes[1]], rounds / 2);
-	starpu_opencl_unload_opencl(&program);
 	starpu_shutdown();
 }
 
@@ -138,7 +84,12 @@ TEST(OpenCLTwoDevices, DataGoesFromDeviceToDeviceThroughMainMemory)
 
 TEST(OpenCLTwoDevices, NotBuilt)
 {
-	GTEST_SKIP() << "built without OpenCL (configure found no OpenCL headers and ICD loader)";
+	GTEST_SKIP() << "Astrolabe was built without OpenCL (install opencl-headers and ocl-icd-opencl-dev, then configure again)";
 }
 
 #endif
+
+int main(int argc, char **argv)
+{
+	return opencl_test_main(argc, argv, "test-opencl-devices");
+}

@@ -11,28 +11,13 @@
 #include <algorithm>
 #include <mutex>
 #include <vector>
-#include "helpers.h"
+#include "opencl_helpers.h"
 
 using namespace astro_test;
 
 #ifdef STARPU_USE_OPENCL
 
 namespace {
-
-// Adds *(int *)arg (1 without) to every element of the int vector buffers[0],
-// with plain copies on the worker's queue: no kernel to build.
-void add_opencl(void *buffers[], void *arg)
-{
-	cl_mem v = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
-	size_t n = STARPU_VECTOR_GET_NX(buffers[0]), offset = STARPU_VECTOR_GET_OFFSET(buffers[0]);
-	cl_command_queue queue;
-	starpu_opencl_get_current_queue(&queue);
-	std::vector<int> host(n);
-	ASSERT_EQ(clEnqueueReadBuffer(queue, v, CL_TRUE, offset, n * sizeof(int), host.data(), 0, NULL, NULL), CL_SUCCESS);
-	for (int &x : host)
-		x += arg ? *(int *)arg : 1;
-	ASSERT_EQ(clEnqueueWriteBuffer(queue, v, CL_TRUE, offset, n * sizeof(int), host.data(), 0, NULL, NULL), CL_SUCCESS);
-}
 
 void add_cpu(void *buffers[], void *arg)
 {
@@ -49,7 +34,7 @@ starpu_codelet add_cl, read_cl;
 void make_codelets()
 {
 	starpu_codelet_init(&add_cl);
-	add_cl.opencl_funcs[0] = add_opencl;
+	add_cl.opencl_funcs[0] = add_opencl_by_copies;
 	add_cl.cpu_funcs[0] = add_cpu;
 	add_cl.nbuffers = 1;
 	add_cl.modes[0] = STARPU_RW;
@@ -60,34 +45,6 @@ void make_codelets()
 	read_cl.modes[0] = STARPU_R;
 	read_cl.name = "read";
 }
-
-// The moments of the tasks and transfers, in the order they were observed.
-struct Log
-{
-	std::mutex lock;
-	std::vector<astro_event> events;
-
-	static void record(const astro_event *ev, void *arg)
-	{
-		Log *log = (Log *)arg;
-		std::lock_guard<std::mutex> hold(log->lock);
-		log->events.push_back(*ev);
-	}
-	// Index of the first event of moment m matching pred, -1 if none.
-	template <typename P> long find(enum astro_moment m, P pred)
-	{
-		std::lock_guard<std::mutex> hold(lock);
-		for (size_t i = 0; i < events.size(); i++)
-			if (events[i].moment == m && pred(events[i]))
-				return (long)i;
-		return -1;
-	}
-	long count(enum astro_moment m)
-	{
-		std::lock_guard<std::mutex> hold(lock);
-		return std::count_if(events.begin(), events.end(), [m](const astro_event &e) { return e.moment == m; });
-	}
-};
 
 const uint64_t kMoments = ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END) |
 			  ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED);
@@ -111,7 +68,7 @@ protected:
 		opencl_worker_ = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
 		cpu_worker_ = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
 		node_ = starpu_worker_get_memory_node((unsigned)opencl_worker_);
-		subscription_ = astro_observe_subscribe(kMoments, Log::record, &log_);
+		subscription_ = astro_observe_subscribe(kMoments, EventLog::record, &log_);
 		ASSERT_GE(subscription_, 0);
 	}
 	void TearDown() override
@@ -163,7 +120,7 @@ protected:
 		ASSERT_GE(*a_ended, 0);
 	}
 
-	Log log_;
+	EventLog log_;
 	int subscription_ = -1;
 	bool started_ = false;
 	int opencl_worker_ = -1, cpu_worker_ = -1;
@@ -296,19 +253,6 @@ TEST_F(Pipeline, APipelineDeeperThanTheDevicesRoomLosesNoData)
 
 } // namespace
 
-int main(int argc, char **argv)
-{
-	testing::InitGoogleTest(&argc, argv);
-	// PoCL's device is of type CPU: StarPU takes such devices only when asked.
-	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
-	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-test-opencl-pipeline-" + std::to_string(getpid());
-	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
-	int ret = RUN_ALL_TESTS();
-	if (system(("rm -rf '" + sampling + "'").c_str()) != 0)
-		fprintf(stderr, "could not remove %s\n", sampling.c_str());
-	return ret;
-}
-
 #else
 
 TEST(OpenCLPipeline, NotBuilt)
@@ -316,10 +260,9 @@ TEST(OpenCLPipeline, NotBuilt)
 	GTEST_SKIP() << "Astrolabe was built without OpenCL (install opencl-headers and ocl-icd-opencl-dev, then configure again)";
 }
 
+#endif
+
 int main(int argc, char **argv)
 {
-	testing::InitGoogleTest(&argc, argv);
-	return RUN_ALL_TESTS();
+	return opencl_test_main(argc, argv, "test-opencl-pipeline");
 }
-
-#endif
