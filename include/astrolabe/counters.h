@@ -208,7 +208,7 @@ static inline int32_t astro_counter_load_int32(const int32_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-/** Reads a double counter slot atomically (relaxed). */
+/** Reads a double counter slot atomically (relaxed); also any double one thread writes while others read it, such as a policy's estimates. */
 static inline double astro_counter_load_double(const double *p)
 {
 	double v;

@@ -68,21 +68,6 @@ static inline unsigned astro_sched_task_ctx(const struct starpu_task *task)
 	return task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : STARPU_GLOBAL_SCHED_CTX;
 }
 
-/** Reads a double that deciders read while a queue's owner writes it (estimates): a relaxed atomic load. */
-static inline double astro_sched_load_double(const double *p)
-{
-	double v;
-
-	__atomic_load(p, &v, __ATOMIC_RELAXED);
-	return v;
-}
-
-/** Writes such a double (see astro_sched_load_double()): a relaxed atomic store. */
-static inline void astro_sched_store_double(double *p, double v)
-{
-	__atomic_store(p, &v, __ATOMIC_RELAXED);
-}
-
 /** Policy data that must exist: aborts with a message naming the policy otherwise. */
 void *astro_sched_alloc_policy_data(const char *policy_name, size_t size);
 

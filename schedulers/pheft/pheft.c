@@ -36,7 +36,7 @@ static void pheft_init_sched(unsigned sched_ctx_id)
 	starpu_sched_find_all_worker_combinations();
 	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
 	{
-		astro_sched_store_double(&st->exp_end[w], 0.0);
+		astro_counter_store_double(&st->exp_end[w], 0.0);
 		__atomic_store_n(&st->load[w], 0, __ATOMIC_RELAXED);
 	}
 	astro_sched_local_init(sched_ctx_id, "pheft", starpu_sched_ctx_get_min_priority(sched_ctx_id),
@@ -77,7 +77,7 @@ static void pheft_consider(struct pheft_state *st, struct starpu_task *task, uns
 
 	for (int i = 0; i < n; i++)
 	{
-		start = fmax(start, astro_sched_load_double(&st->exp_end[members[i]]));
+		start = fmax(start, astro_counter_load_double(&st->exp_end[members[i]]));
 		int member_load = __atomic_load_n(&st->load[members[i]], __ATOMIC_RELAXED);
 
 		load = member_load > load ? member_load : load;
@@ -158,12 +158,12 @@ static int pheft_push_task(struct starpu_task *task)
 	double end = predicted;
 	for (int i = 0; i < size; i++)
 	{
-		end = fmax(end, astro_sched_load_double(&st->exp_end[members[i]]) + predicted);
+		end = fmax(end, astro_counter_load_double(&st->exp_end[members[i]]) + predicted);
 		__atomic_add_fetch(&st->load[members[i]], 1, __ATOMIC_RELAXED);
 	}
 	if (predicted > 0.0)
 		for (int i = 0; i < size; i++)
-			astro_sched_store_double(&st->exp_end[members[i]], fmax(end, starpu_timing_now() + predicted));
+			astro_counter_store_double(&st->exp_end[members[i]], fmax(end, starpu_timing_now() + predicted));
 	/* The hook frees the workers of its choice: target + 1 (NULL: not counted here). */
 	task->sched_data = (void *)(uintptr_t)(target + 1);
 	if (size > 1)
@@ -216,7 +216,7 @@ static void pheft_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id
 	double now = starpu_timing_now();
 	for (int i = 0; i < size; i++)
 		if (__atomic_sub_fetch(&st->load[members[i]], 1, __ATOMIC_RELAXED) == 0)
-			astro_sched_store_double(&st->exp_end[members[i]], now);
+			astro_counter_store_double(&st->exp_end[members[i]], now);
 }
 
 static struct starpu_sched_policy pheft_policy =
