@@ -7,6 +7,7 @@
 
 #include <astrolabe/counters.h>
 #include <astrolabe/energy.h>
+#include <cmath>
 #include <starpu_profiling.h>
 
 #include <fcntl.h>
@@ -357,6 +358,66 @@ TEST_F(EnergyTest, TasksAreMeasuredFromWhenProfilingIsTurnedOn)
 	EXPECT_DOUBLE_EQ(run(1750000), 0.75);
 	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
 	EXPECT_EQ(run(5000000), -1.0);
+}
+
+// A worker's energy_consumed: the sum of the tasks it ended since the last
+// starpu_profiling_worker_get_info(), which resets it as its other figures.
+TEST_F(EnergyTest, EachWorkerGetsItsTasksEnergyAndResetsOnRead)
+{
+	ScopedEnv profiling("STARPU_PROFILING", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	starpu_profiling_worker_info info;
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, nullptr), 0); // the interval starts now
+	static Consumption c;
+	auto run = [&](uint64_t package_from, uint64_t package_to, uint64_t dram_to) {
+		sysfs_.set("intel-rapl:0", package_from);
+		sysfs_.set("intel-rapl:0:1", 200000);
+		c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", package_to, dram_to };
+		return run_consume(&c);
+	};
+	// 3 J, then 1.25 J across the package counter's wrap.
+	EXPECT_DOUBLE_EQ(run(1000000, 3500000, 700000), 3.0);
+	EXPECT_DOUBLE_EQ(run(RANGE - 500000, 500000, 450000), 1.25);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 4.25);
+	EXPECT_EQ(info.executed_tasks, 2);
+	// Read again: reset.
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
+	EXPECT_DOUBLE_EQ(run(1000000, 1500000, 200000), 0.5);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 0.5);
+	// Profiling off: tasks are not measured, and what was measured stays.
+	EXPECT_DOUBLE_EQ(run(1000000, 1250000, 200000), 0.25);
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	EXPECT_EQ(run(1000000, 9000000, 200000), -1.0);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 0.25);
+}
+
+TEST_F(EnergyTest, WithoutASourceWorkersConsumeNothing)
+{
+	ScopedEnv nowhere("ASTROLABE_SYSFS_ROOT", (sysfs_.root() + "/nowhere").c_str());
+	ScopedEnv profiling("STARPU_PROFILING", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	static Consumption c;
+	c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", 5000000, 300000 };
+	EXPECT_EQ(run_consume(&c), 0.0);
+	starpu_profiling_worker_info info;
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
+	EXPECT_EQ(info.executed_tasks, 1);
+	// Bad calls to the service are ignored, and harmless.
+	astro_energy_worker_add(-1, 1.0);
+	astro_energy_worker_add(STARPU_NMAXWORKERS, 1.0);
+	astro_energy_worker_add(0, -1.0);
+	astro_energy_worker_add(0, NAN);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
 }
 
 // -------------------------------------------------------------- counters
