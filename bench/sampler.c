@@ -10,6 +10,10 @@
  *   sampler.interval_p50/p90/p99/max  ms  the distribution of single intervals
  *   sampler.on_time     %      single intervals within 10% of the asked one
  *   sampler.missed      %      deadlines skipped because the timer thread woke up too late
+ *   sampler.loaded.*           the same with 4 busy threads per core in the process
+ *   sampler.loaded_fifo.*      the same, the timer thread asking for
+ *                              ASTROLABE_SAMPLER_PRIORITY (default fifo); "refused"
+ *                              when the system does not give it
  *   papi_task.cost      us/task  STARPU_PROF_PAPI_EVENTS with one event PAPI
  *                              can read here (counters_papi_sde's
  *                              sde:::STARPU::starpu.task.g_total_submitted)
@@ -21,6 +25,8 @@
 #include "apapi.h"
 
 #include <pthread.h>
+#include <stddef.h>
+#include <unistd.h>
 
 static uint64_t sample_times[100000];
 static double gaps[100000];
@@ -75,6 +81,97 @@ static double idle_cpu(int on, long ms, const char *intervals)
 	return cpu;
 }
 
+/* The timer's figures over one run. */
+struct timer_figures
+{
+	double mean, p50, p90, p99, max, on_time, missed;
+	int refused;
+};
+
+static volatile int load_stop;
+
+static void *busy(void *arg)
+{
+	(void)arg;
+	volatile unsigned long spin = 0;
+	while (!load_stop)
+		spin++;
+	return NULL;
+}
+
+/* Samples a clock every interval_ms for ms milliseconds, nload busy threads
+ * competing for the cores, the timer thread asking for priority (NULL: none). */
+static void timer_run(long interval_ms, long ms, int nload, const char *priority, struct timer_figures *f)
+{
+	pthread_t load[256];
+	if (nload > 256)
+		nload = 256;
+	load_stop = 0;
+	for (int i = 0; i < nload; i++)
+		if (pthread_create(&load[i], NULL, busy, NULL))
+			bench_die("cannot start a load thread");
+	struct apapi_sampler s;
+	apapi_sampler_init(&s);
+	if (priority && apapi_priority_parse(priority, &s.priority))
+		bench_die("bad ASTROLABE_SAMPLER_PRIORITY");
+	struct apapi_component *c = apapi_sampler_add(&s, "clock", (uint64_t)interval_ms * 1000000, read_clock, NULL);
+	struct apapi_eventop op = { .name = "clock", .stats = { APAPI_STAT_ALL, APAPI_STAT_ALL }, .max_raw = UINT64_MAX,
+				    .factor = { 1, 1 } };
+	nsample_times = 0;
+	if (!c || apapi_component_add_event(c, &op, 0) || apapi_sampler_start(&s))
+		bench_die("cannot start the sampler");
+	f->refused = s.priority_error != 0;
+	struct timespec nap = { ms / 1000, (ms % 1000) * 1000000 };
+	nanosleep(&nap, NULL);
+	apapi_sampler_stop(&s);
+	load_stop = 1;
+	for (int i = 0; i < nload; i++)
+		pthread_join(load[i], NULL);
+	/* The last sample is the one taken at stop, off the schedule. */
+	unsigned n = nsample_times - 1, within = 0;
+	double asked = (double)interval_ms * 1e6;
+	for (unsigned i = 1; i < n; i++) {
+		double d = (double)(sample_times[i] - sample_times[i - 1]);
+		within += d >= 0.9 * asked && d <= 1.1 * asked;
+	}
+	f->mean = n > 1 ? (double)(sample_times[n - 1] - sample_times[0]) / (n - 1) / 1e6 : 0;
+	f->on_time = n > 1 ? 100.0 * within / (n - 1) : 0;
+	for (unsigned i = 1; i < n; i++)
+		gaps[i - 1] = (double)(sample_times[i] - sample_times[i - 1]) / 1e6;
+	qsort(gaps, n > 1 ? n - 1 : 0, sizeof(double), by_value);
+	f->p50 = n > 1 ? gaps[(n - 2) / 2] : 0;
+	f->p90 = n > 1 ? gaps[(n - 2) * 9 / 10] : 0;
+	f->p99 = n > 1 ? gaps[(n - 2) * 99 / 100] : 0;
+	f->max = n > 1 ? gaps[n - 2] : 0;
+	f->missed = 100.0 * (double)c->nmissed / (double)(c->nmissed + (n > 1 ? n - 1 : 0) + 1);
+	apapi_sampler_clear(&s);
+}
+
+static void timer_report(const char *prefix, const struct timer_figures *f, int reps)
+{
+	static const struct
+	{
+		const char *name, *unit;
+		size_t offset;
+	} fields[] = {
+		{ "interval", "ms", offsetof(struct timer_figures, mean) },
+		{ "interval_p50", "ms", offsetof(struct timer_figures, p50) },
+		{ "interval_p90", "ms", offsetof(struct timer_figures, p90) },
+		{ "interval_p99", "ms", offsetof(struct timer_figures, p99) },
+		{ "interval_max", "ms", offsetof(struct timer_figures, max) },
+		{ "on_time", "%", offsetof(struct timer_figures, on_time) },
+		{ "missed", "%", offsetof(struct timer_figures, missed) },
+	};
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) {
+		double v[BENCH_MAX_SAMPLES];
+		for (int r = 0; r < reps; r++)
+			v[r] = *(const double *)((const char *)&f[r] + fields[k].offset);
+		char metric[96];
+		snprintf(metric, sizeof(metric), "%s.%s", prefix, fields[k].name);
+		bench_report(metric, fields[k].unit, v, reps);
+	}
+}
+
 /* µs per empty task with profiling on, with or without a PAPI event counted per task. */
 static double task_us(int papi)
 {
@@ -101,54 +198,36 @@ int main(int argc, char **argv)
 	snprintf(intervals, sizeof(intervals), "astrolabe:%ld", interval_ms * 1000000);
 	bench_header("sampler", &o);
 
-	double cost[BENCH_MAX_SAMPLES], mean[BENCH_MAX_SAMPLES], on_time[BENCH_MAX_SAMPLES], papi[BENCH_MAX_SAMPLES];
-	double p50[BENCH_MAX_SAMPLES], p90[BENCH_MAX_SAMPLES], p99[BENCH_MAX_SAMPLES], pmax[BENCH_MAX_SAMPLES],
-		missed[BENCH_MAX_SAMPLES];
+	double cost[BENCH_MAX_SAMPLES], papi[BENCH_MAX_SAMPLES];
+	static struct timer_figures timer[3][BENCH_MAX_SAMPLES];
+	const char *priority = getenv("ASTROLABE_SAMPLER_PRIORITY");
+	if (!priority || !*priority)
+		priority = "fifo";
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nload = (int)(4 * (ncpus > 0 ? ncpus : 1));
 	for (int r = 0; r < o.reps; r++) {
 		double off = idle_cpu(0, o.ntasks, intervals);
 		double on = idle_cpu(1, o.ntasks, intervals);
 		cost[r] = (on - off) / ((double)o.ntasks / 1000.0) * 100.0;
 
-		struct apapi_sampler s;
-		apapi_sampler_init(&s);
-		struct apapi_component *c = apapi_sampler_add(&s, "clock", (uint64_t)interval_ms * 1000000, read_clock, NULL);
-		struct apapi_eventop op = { .name = "clock", .stats = { APAPI_STAT_ALL, APAPI_STAT_ALL }, .max_raw = UINT64_MAX,
-					    .factor = { 1, 1 } };
-		nsample_times = 0;
-		if (!c || apapi_component_add_event(c, &op, 0) || apapi_sampler_start(&s))
-			bench_die("cannot start the sampler");
-		struct timespec nap = { o.ntasks / 1000, (o.ntasks % 1000) * 1000000 };
-		nanosleep(&nap, NULL);
-		apapi_sampler_stop(&s);
-		/* The last sample is the one taken at stop, off the schedule. */
-		unsigned n = nsample_times - 1, within = 0;
-		double asked = (double)interval_ms * 1e6;
-		for (unsigned i = 1; i < n; i++) {
-			double d = (double)(sample_times[i] - sample_times[i - 1]);
-			within += d >= 0.9 * asked && d <= 1.1 * asked;
-		}
-		mean[r] = n > 1 ? (double)(sample_times[n - 1] - sample_times[0]) / (n - 1) / 1e6 : 0;
-		on_time[r] = n > 1 ? 100.0 * within / (n - 1) : 0;
-		for (unsigned i = 1; i < n; i++)
-			gaps[i - 1] = (double)(sample_times[i] - sample_times[i - 1]) / 1e6;
-		qsort(gaps, n > 1 ? n - 1 : 0, sizeof(double), by_value);
-		p50[r] = n > 1 ? gaps[(n - 2) / 2] : 0;
-		p90[r] = n > 1 ? gaps[(n - 2) * 9 / 10] : 0;
-		p99[r] = n > 1 ? gaps[(n - 2) * 99 / 100] : 0;
-		pmax[r] = n > 1 ? gaps[n - 2] : 0;
-		missed[r] = 100.0 * (double)c->nmissed / (double)(c->nmissed + (n > 1 ? n - 1 : 0) + 1);
-		apapi_sampler_clear(&s);
+		timer_run(interval_ms, o.ntasks, 0, NULL, &timer[0][r]);
+		timer_run(interval_ms, o.ntasks, nload, NULL, &timer[1][r]);
+		timer_run(interval_ms, o.ntasks, nload, priority, &timer[2][r]);
 
 		papi[r] = task_us(1) - task_us(0);
 	}
 	bench_report("sampler.cost", "%core", cost, o.reps);
-	bench_report("sampler.interval", "ms", mean, o.reps);
-	bench_report("sampler.interval_p50", "ms", p50, o.reps);
-	bench_report("sampler.interval_p90", "ms", p90, o.reps);
-	bench_report("sampler.interval_p99", "ms", p99, o.reps);
-	bench_report("sampler.interval_max", "ms", pmax, o.reps);
-	bench_report("sampler.on_time", "%", on_time, o.reps);
-	bench_report("sampler.missed", "%", missed, o.reps);
+	timer_report("sampler", timer[0], o.reps);
+	timer_report("sampler.loaded", timer[1], o.reps);
+	char name[64];
+	snprintf(name, sizeof(name), "sampler.loaded_%s", priority);
+	for (char *c = name; *c; c++)
+		if (*c == ':' || *c == '-')
+			*c = '_';
+	if (timer[2][0].refused)
+		printf("%-34s refused: the system did not give the timer thread ASTROLABE_SAMPLER_PRIORITY=%s\n", name, priority);
+	else
+		timer_report(name, timer[2], o.reps);
 	bench_report("papi_task.cost", "us/task", papi, o.reps);
 	return 0;
 }

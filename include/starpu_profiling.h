@@ -123,7 +123,9 @@ struct starpu_profiling_worker_info
 	uint64_t used_cycles;
 	/** Cycles stalled within the worker, where the hardware reports them (0 here). */
 	uint64_t stall_cycles;
-	/** Energy used by the worker, in Joules: not measured per worker (0). */
+	/** Energy, in Joules, of the tasks the worker ended during the interval,
+	 *  each measured over its execution (its package and DRAM) where an
+	 *  energy meter exists (plugin counters_energy), else 0. */
 	double energy_consumed;
 	/** Sum of starpu_task::flops of the tasks it executed. */
 	double flops;

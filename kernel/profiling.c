@@ -24,6 +24,7 @@
  * block the submitting thread cleared long before, maybe on another core.
  */
 #include "kernel.h"
+#include <astrolabe/energy.h>
 #include <math.h>
 
 /* ------------------------------------------------------------- the clock */
@@ -179,6 +180,7 @@ struct times
 	int64_t all[NSTATES];
 	int64_t split[NSTATES];
 	double flops;
+	double energy;                 /* Joules of the tasks it ended (astro_energy_worker_add) */
 };
 
 #define S(state) (1u << (state))
@@ -298,6 +300,7 @@ static void record_adopt(struct worker_record *r, int workerid, unsigned current
 		STORE(&r->acc.split[s], (int64_t)0);
 	}
 	store_double(&r->acc.flops, 0.0);
+	store_double(&r->acc.energy, 0.0);
 	STORE(&r->last_ns, start);
 	STORE(&r->bits, bits);
 	STORE(&r->exp_end_ns, (int64_t)-1);
@@ -408,6 +411,7 @@ static bool record_snapshot(int workerid, struct times *t, int64_t *now)
 			t->split[s] = LOAD(&r->acc.split[s]);
 		}
 		t->flops = load_double(&r->acc.flops);
+		t->energy = load_double(&r->acc.energy);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (LOAD(&r->seq) == seq)
 			break;
@@ -465,6 +469,22 @@ static void fill_worker_info(struct starpu_profiling_worker_info *info, const st
 	}
 	double flops = values->flops - (stale_interval ? 0.0 : base->flops);
 	info->flops = flops > 0 ? flops : 0.0;
+	double energy = values->energy - (stale_interval ? 0.0 : base->energy);
+	info->energy_consumed = energy > 0 ? energy : 0.0;
+}
+
+void astro_energy_worker_add(int workerid, double joules)
+{
+	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS || !(joules > 0))
+		return;
+	struct worker_record *r = &records[workerid];
+	/* Before its first moment of this epoch the worker has nothing to add to:
+	 * it starts from zero when it adopts the epoch. */
+	if (r->epoch != __atomic_load_n(&epoch, __ATOMIC_ACQUIRE))
+		return;
+	record_begin(r);
+	store_double(&r->acc.energy, r->acc.energy + joules);
+	record_end(r);
 }
 
 int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worker_info *info)

@@ -4,7 +4,8 @@
  * component) registers one meter from its init; the runtime then measures
  * with it: starpu_energy_start() / starpu_energy_stop() (energy models fed
  * with measured values), and the plugin itself fills the profiling info's
- * energy_consumed around each task.
+ * energy_consumed around each task, and adds it to the task's worker's
+ * (astro_energy_worker_add()).
  *
  * Meters count in raw units that wrap around: a reading is a stamp of every
  * zone's raw value, and the meter alone turns two stamps into Joules (it
@@ -58,6 +59,16 @@ int astro_energy_meter_register(const struct astro_energy_meter *meter);
 
 /** The registered meter, NULL when nothing measures energy here. */
 const struct astro_energy_meter *astro_energy_meter_get(void);
+
+/**
+ * Adds joules, the energy a task consumed while worker workerid executed it,
+ * to that worker's starpu_profiling_worker_info energy_consumed (which
+ * starpu_profiling_worker_get_info() reports and resets as its other
+ * figures). Called by the meter's plugin on the worker's own thread at the
+ * task's end, while profiling is on; ignored for a bad workerid or a
+ * non-positive amount.
+ */
+void astro_energy_worker_add(int workerid, double joules);
 
 /**
  * The wrap-corrected difference b - a of a raw counter that counts from 0

@@ -6,6 +6,11 @@ AC_DEFUN([ASTRO_PLUGIN_CHECK_counters_energy], [
   AS_IF([test "x$astro_energy_papi" = xyes],
         [ENERGY_PAPI_CFLAGS=-DHAVE_PAPI ENERGY_PAPI_LIBS=-lpapi],
         [AC_MSG_NOTICE([PAPI not found (install libpapi-dev): energy is read from Linux powercap only])])
+  dnl The test reads package energy events of its own through PAPI's sde component (libsde).
+  AS_IF([test "x$astro_energy_papi" = xyes],
+        [AC_CHECK_HEADER([sde_lib.h], [AC_CHECK_LIB([sde], [papi_sde_init], [ENERGY_SDE_CFLAGS=-DHAVE_SDE ENERGY_SDE_LIBS=-lsde])])])
   AC_SUBST([ENERGY_PAPI_CFLAGS])
   AC_SUBST([ENERGY_PAPI_LIBS])
+  AC_SUBST([ENERGY_SDE_CFLAGS])
+  AC_SUBST([ENERGY_SDE_LIBS])
 ])

@@ -9,7 +9,8 @@
  *     energy of its worker's package and DRAM over the task's execution, as
  *     StarPU fills it from a device-wide counter, so tasks running at once
  *     on one package each count the package's whole energy; energy models
- *     that calibrate are fed from it;
+ *     that calibrate are fed from it; and the sum over a worker's tasks
+ *     goes to that worker's starpu_profiling_worker_info energy_consumed;
  *   - exports one counter per zone, starpu.energy.g_<zone> (Joules since
  *     starpu_init(), wrap-arounds corrected), which the sampler samples.
  * Where no zone can be read (no powercap, or energy_uj readable by root
@@ -131,8 +132,10 @@ static void on_event(const struct astro_event *ev, void *arg)
 		return;
 	}
 	struct astro_energy_stamp end;
-	if (s->job_id == ev->job_id && meter_read(s->package, &end) == 0)
+	if (s->job_id == ev->job_id && meter_read(s->package, &end) == 0) {
 		info->energy_consumed = meter_joules(s->package, &s->stamp, &end);
+		astro_energy_worker_add(ev->workerid, info->energy_consumed);
+	}
 	s->job_id = 0;
 }
 

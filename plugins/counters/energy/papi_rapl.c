@@ -6,6 +6,11 @@
  * package-wide: one event set, started at init and read under a lock by
  * whichever thread measures. (PAPI's powercap component reads the same
  * sysfs files as powercap.c: where it works, powercap.c does.)
+ *
+ * Any PAPI component whose events end in PACKAGE_ENERGY:PACKAGE<k> or
+ * DRAM_ENERGY:PACKAGE<k> reads the same way (papi_energy_open()): the tests
+ * run this path on PAPI's sde component, with events of their own, where no
+ * RAPL register can be read.
  */
 #include "powercap.h"
 
@@ -23,11 +28,13 @@ static int nevents;
 static long long values[ASTRO_ENERGY_MAX_ZONES];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* "PACKAGE_ENERGY:PACKAGE<k>" (dram 0) or "DRAM_ENERGY:PACKAGE<k>" (dram 1) after the component's prefix; -1 otherwise. */
+/* "PACKAGE_ENERGY:PACKAGE<k>" (dram 0) or "DRAM_ENERGY:PACKAGE<k>" (dram 1) after the component's
+ * prefix ("rapl:::", "sde:::LIB::"): its package; -1 otherwise. */
 static int energy_event(const char *name, int *dram)
 {
-	const char *event = strstr(name, ":::");
-	event = event ? event + 3 : name;
+	const char *event = name;
+	for (const char *p = strstr(name, "::"); p; p = strstr(p + 1, "::"))
+		event = p + 2;
 	int package, end = 0;
 	*dram = strncmp(event, "DRAM_ENERGY:", 12) == 0;
 	const char *pattern = *dram ? "DRAM_ENERGY:PACKAGE%d%n" : "PACKAGE_ENERGY:PACKAGE%d%n";
@@ -43,27 +50,40 @@ unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen)
 		snprintf(why, whylen, "/dev/cpu/0/msr cannot be read either (PAPI's rapl component needs it)");
 		return 0;
 	}
+	return papi_energy_open(pc, "rapl", why, whylen);
+}
+
+unsigned papi_energy_open(struct powercap *pc, const char *component, char *why, size_t whylen)
+{
+	pthread_mutex_lock(&lock);
+	int open = set != PAPI_NULL;
+	pthread_mutex_unlock(&lock);
+	if (open) {
+		snprintf(why, whylen, "PAPI energy events are already read (one event set at a time)");
+		return 0;
+	}
 	/* Initialised as counters_papi_task does: event sets in several threads. */
 	if (!PAPI_is_initialized() &&
 	    (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT || PAPI_thread_init(pthread_self) != PAPI_OK)) {
 		snprintf(why, whylen, "PAPI could not be initialised");
 		return 0;
 	}
-	int cid = PAPI_get_component_index("rapl");
+	int cid = PAPI_get_component_index(component);
 	const PAPI_component_info_t *info = cid >= 0 ? PAPI_get_component_info(cid) : NULL;
 	if (!info) {
-		snprintf(why, whylen, "this PAPI has no rapl component");
+		snprintf(why, whylen, "this PAPI has no %s component", component);
 		return 0;
 	}
 	if (info->disabled) {
-		snprintf(why, whylen, "PAPI's rapl component is disabled (%s)", info->disabled_reason);
+		snprintf(why, whylen, "PAPI's %s component is disabled (%s)", component, info->disabled_reason);
 		return 0;
 	}
-	if (PAPI_create_eventset(&set) != PAPI_OK) {
-		snprintf(why, whylen, "PAPI cannot make an event set for its rapl component");
+	/* Made aside, published under the lock once it counts. */
+	int es = PAPI_NULL, n = 0;
+	if (PAPI_create_eventset(&es) != PAPI_OK) {
+		snprintf(why, whylen, "PAPI cannot make an event set for its %s component", component);
 		return 0;
 	}
-	nevents = 0;
 	int code = PAPI_NATIVE_MASK;
 	for (int ret = PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cid); ret == PAPI_OK && pc->nzones < ASTRO_ENERGY_MAX_ZONES;
 	     ret = PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cid)) {
@@ -72,7 +92,7 @@ unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen)
 		if (PAPI_event_code_to_name(code, name) != PAPI_OK)
 			continue;
 		int package = energy_event(name, &dram);
-		if (package < 0 || PAPI_add_event(set, code) != PAPI_OK)
+		if (package < 0 || PAPI_add_event(es, code) != PAPI_OK)
 			continue;
 		struct powercap_zone *z = &pc->zones[pc->nzones++];
 		memset(z, 0, sizeof(*z));
@@ -80,22 +100,30 @@ unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen)
 		z->package = package;
 		z->in_package = 1;
 		z->fd = -1;
-		z->papi_index = nevents++;
+		z->papi_index = n++;
 		z->per_joule = 1e9;
 	}
-	if (!nevents || PAPI_start(set) != PAPI_OK) {
-		snprintf(why, whylen, nevents ? "PAPI cannot start its rapl events" : "PAPI's rapl component has no package energy event");
-		pc->nzones -= (unsigned)nevents;
-		papi_rapl_close();
+	if (!n || PAPI_start(es) != PAPI_OK) {
+		if (n)
+			snprintf(why, whylen, "PAPI cannot start its %s component's energy events", component);
+		else
+			snprintf(why, whylen, "PAPI's %s component has no package energy event (PACKAGE_ENERGY:PACKAGE<k>)", component);
+		pc->nzones -= (unsigned)n;
+		PAPI_cleanup_eventset(es);
+		PAPI_destroy_eventset(&es);
 		return 0;
 	}
-	return (unsigned)nevents;
+	pthread_mutex_lock(&lock);
+	set = es;
+	nevents = n;
+	pthread_mutex_unlock(&lock);
+	return (unsigned)n;
 }
 
 int papi_rapl_read(int index, uint64_t *raw)
 {
 	pthread_mutex_lock(&lock);
-	int ret = set != PAPI_NULL && index < nevents && PAPI_read(set, values) == PAPI_OK ? 0 : -EIO;
+	int ret = set != PAPI_NULL && index >= 0 && index < nevents && PAPI_read(set, values) == PAPI_OK ? 0 : -EIO;
 	if (!ret)
 		*raw = (uint64_t)values[index];
 	pthread_mutex_unlock(&lock);
@@ -120,8 +148,13 @@ void papi_rapl_close(void)
 
 unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen)
 {
+	return papi_energy_open(pc, "rapl", why, whylen);
+}
+
+unsigned papi_energy_open(struct powercap *pc, const char *component, char *why, size_t whylen)
+{
 	(void)pc;
-	snprintf(why, whylen, "built without PAPI (libpapi-dev) for its rapl component");
+	snprintf(why, whylen, "built without PAPI (libpapi-dev) for its %s component", component);
 	return 0;
 }
 

@@ -47,6 +47,13 @@ int powercap_read(const struct powercap *pc, unsigned z, uint64_t *raw);
  * and starts counting them. Returns how many (0: none, with why).
  */
 unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen);
+/**
+ * The same from PAPI component component: its events named
+ * <prefix>PACKAGE_ENERGY:PACKAGE<k> and <prefix>DRAM_ENERGY:PACKAGE<k>, in nJ
+ * (papi_rapl_open() is it for "rapl", after checking the msr device).
+ * One component at a time.
+ */
+unsigned papi_energy_open(struct powercap *pc, const char *component, char *why, size_t whylen);
 /** The current value of PAPI rapl event index: 0 or a negative errno. */
 int papi_rapl_read(int index, uint64_t *raw);
 void papi_rapl_close(void);

@@ -7,6 +7,12 @@
 
 #include <astrolabe/counters.h>
 #include <astrolabe/energy.h>
+#include <cmath>
+#include <map>
+#include <thread>
+#ifdef HAVE_SDE
+#include <sde_lib.h>
+#endif
 #include <starpu_profiling.h>
 
 #include <fcntl.h>
@@ -165,6 +171,138 @@ TEST(PowercapReader, WhatCannotBeReadIsSaid)
 	EXPECT_TRUE(contains(why, "only root may read it")) << why;
 	powercap_close(&pc);
 }
+
+// ------------------------------------------------------------ PAPI rapl
+
+// PAPI's rapl component: where it works (RAPL registers readable through
+// /dev/cpu/N/msr, a PAPI with the component enabled), its package and DRAM
+// energy events become zones read through PAPI; elsewhere (as here: no msr
+// device) it declines with the reason. Checked whichever this machine gives.
+TEST(PapiRapl, OpensPackageZonesOrSaysWhyNot)
+{
+	struct powercap pc = {};
+	char why[400] = "";
+	unsigned n = papi_rapl_open(&pc, why, sizeof(why));
+	EXPECT_EQ(pc.nzones, n);
+	if (n == 0) {
+		EXPECT_STRNE(why, "") << "declined without a reason";
+		EXPECT_TRUE(contains(why, "PAPI") || contains(why, "/dev/cpu/0/msr")) << why;
+		// Nothing is left open: reading a PAPI zone fails cleanly.
+		uint64_t raw = 0;
+		EXPECT_LT(papi_rapl_read(0, &raw), 0);
+		papi_rapl_close(); // harmless when nothing is open
+		return;
+	}
+	for (unsigned z = 0; z < n; z++) {
+		SCOPED_TRACE(pc.zones[z].name);
+		EXPECT_EQ(pc.zones[z].fd, -1);
+		EXPECT_EQ(pc.zones[z].papi_index, int(z));
+		EXPECT_TRUE(pc.zones[z].in_package);
+		EXPECT_GE(pc.zones[z].package, 0);
+		EXPECT_EQ(pc.zones[z].per_joule, 1e9);
+		EXPECT_EQ(pc.zones[z].range, 0u); // PAPI accumulates on 64 bits
+		EXPECT_TRUE(contains(pc.zones[z].name, "package-")) << pc.zones[z].name;
+		uint64_t a = 0, b = 0;
+		ASSERT_EQ(powercap_read(&pc, z, &a), 0);
+		ASSERT_EQ(powercap_read(&pc, z, &b), 0);
+		EXPECT_GE(b, a) << "energy went down";
+	}
+	powercap_close(&pc);
+	uint64_t raw = 0;
+	EXPECT_LT(papi_rapl_read(0, &raw), 0) << "read after close";
+}
+
+// With neither source, the plugin steps aside: quietly, unless asked
+// (STARPU_PLUGIN_VERBOSE), then in one line naming both reasons.
+TEST_F(EnergyTest, WithoutPowercapOrRaplTheReasonsAreOneLine)
+{
+	ScopedEnv nowhere("ASTROLABE_SYSFS_ROOT", (sysfs_.root() + "/nowhere").c_str());
+	struct powercap probe = {};
+	char why[400];
+	if (papi_rapl_open(&probe, why, sizeof(why))) {
+		powercap_close(&probe);
+		GTEST_SKIP() << "PAPI's rapl component works here: the plugin measures with it";
+	}
+	ScopedEnv verbose("STARPU_PLUGIN_VERBOSE", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_EQ(astro_energy_meter_get(), nullptr);
+	std::string line;
+	int said = 0;
+	for (const std::string &l : lines_of(err))
+		if (contains(l, "counters_energy: no energy is measured: ")) {
+			line = l;
+			said++;
+		}
+	EXPECT_EQ(said, 1) << err;
+	EXPECT_TRUE(contains(line, "nowhere")) << line;  // powercap's reason: the tree it looked in
+	EXPECT_TRUE(contains(line, why)) << line;        // PAPI rapl's reason
+}
+
+#ifdef HAVE_SDE
+// The PAPI path end to end on a component that exists everywhere PAPI does:
+// PAPI's sde component, with package energy events of this test's own (nJ,
+// as the rapl component gives them), named as rapl names them.
+namespace {
+long long sde_package0_nj, sde_dram0_nj, sde_package1_nj, sde_pp0_nj;
+}
+
+TEST(PapiRapl, ReadsThePackageEventsOfAPapiComponent)
+{
+	static papi_handle_t handle = [] {
+		papi_handle_t h = papi_sde_init("ENERGYTEST");
+		papi_sde_register_counter(h, "PACKAGE_ENERGY:PACKAGE0", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long, &sde_package0_nj);
+		papi_sde_register_counter(h, "DRAM_ENERGY:PACKAGE0", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long, &sde_dram0_nj);
+		papi_sde_register_counter(h, "PACKAGE_ENERGY:PACKAGE1", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long, &sde_package1_nj);
+		// Within the package's energy, as in rapl: not a zone.
+		papi_sde_register_counter(h, "PP0_ENERGY:PACKAGE0", PAPI_SDE_RO | PAPI_SDE_INSTANT, PAPI_SDE_long_long, &sde_pp0_nj);
+		return h;
+	}();
+	ASSERT_NE(handle, nullptr);
+	sde_package0_nj = 1000000000;
+	sde_dram0_nj = 250000000;
+	sde_package1_nj = 7;
+	struct powercap pc = {};
+	char why[400] = "";
+	unsigned n = papi_energy_open(&pc, "sde", why, sizeof(why));
+	if (n == 0 && contains(why, "sde component is disabled"))
+		GTEST_SKIP() << why;
+	ASSERT_EQ(n, 3u) << why;
+	std::map<std::string, unsigned> zones;
+	for (unsigned z = 0; z < n; z++) {
+		zones[pc.zones[z].name] = z;
+		EXPECT_EQ(pc.zones[z].fd, -1);
+		EXPECT_TRUE(pc.zones[z].in_package);
+		EXPECT_EQ(pc.zones[z].per_joule, 1e9);
+		EXPECT_EQ(pc.zones[z].range, 0u);
+	}
+	ASSERT_EQ(zones.count("package-0"), 1u);
+	ASSERT_EQ(zones.count("package-0.dram"), 1u);
+	ASSERT_EQ(zones.count("package-1"), 1u);
+	EXPECT_EQ(pc.zones[zones["package-1"]].package, 1);
+	uint64_t raw = 0;
+	ASSERT_EQ(powercap_read(&pc, zones["package-0"], &raw), 0);
+	EXPECT_EQ(raw, 1000000000u);
+	ASSERT_EQ(powercap_read(&pc, zones["package-0.dram"], &raw), 0);
+	EXPECT_EQ(raw, 250000000u);
+	// Read from another thread as a worker's would, while the counters move.
+	sde_package0_nj += 2500000000;
+	std::thread([&] {
+		uint64_t v = 0;
+		EXPECT_EQ(powercap_read(&pc, zones["package-0"], &v), 0);
+		EXPECT_EQ(v, 3500000000u);
+	}).join();
+	// A second component at once is refused, said.
+	struct powercap other = {};
+	EXPECT_EQ(papi_energy_open(&other, "sde", why, sizeof(why)), 0u);
+	EXPECT_TRUE(contains(why, "already")) << why;
+	powercap_close(&pc);
+	EXPECT_LT(papi_rapl_read(0, &raw), 0) << "read after close";
+	// Nothing of the kind in a component: said.
+	EXPECT_EQ(papi_energy_open(&other, "no_such_component", why, sizeof(why)), 0u);
+	EXPECT_TRUE(contains(why, "this PAPI has no no_such_component component")) << why;
+}
+#endif
 
 // ---------------------------------------------------------- batch energy
 
@@ -357,6 +495,66 @@ TEST_F(EnergyTest, TasksAreMeasuredFromWhenProfilingIsTurnedOn)
 	EXPECT_DOUBLE_EQ(run(1750000), 0.75);
 	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
 	EXPECT_EQ(run(5000000), -1.0);
+}
+
+// A worker's energy_consumed: the sum of the tasks it ended since the last
+// starpu_profiling_worker_get_info(), which resets it as its other figures.
+TEST_F(EnergyTest, EachWorkerGetsItsTasksEnergyAndResetsOnRead)
+{
+	ScopedEnv profiling("STARPU_PROFILING", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	starpu_profiling_worker_info info;
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, nullptr), 0); // the interval starts now
+	static Consumption c;
+	auto run = [&](uint64_t package_from, uint64_t package_to, uint64_t dram_to) {
+		sysfs_.set("intel-rapl:0", package_from);
+		sysfs_.set("intel-rapl:0:1", 200000);
+		c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", package_to, dram_to };
+		return run_consume(&c);
+	};
+	// 3 J, then 1.25 J across the package counter's wrap.
+	EXPECT_DOUBLE_EQ(run(1000000, 3500000, 700000), 3.0);
+	EXPECT_DOUBLE_EQ(run(RANGE - 500000, 500000, 450000), 1.25);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 4.25);
+	EXPECT_EQ(info.executed_tasks, 2);
+	// Read again: reset.
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
+	EXPECT_DOUBLE_EQ(run(1000000, 1500000, 200000), 0.5);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 0.5);
+	// Profiling off: tasks are not measured, and what was measured stays.
+	EXPECT_DOUBLE_EQ(run(1000000, 1250000, 200000), 0.25);
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	EXPECT_EQ(run(1000000, 9000000, 200000), -1.0);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_DOUBLE_EQ(info.energy_consumed, 0.25);
+}
+
+TEST_F(EnergyTest, WithoutASourceWorkersConsumeNothing)
+{
+	ScopedEnv nowhere("ASTROLABE_SYSFS_ROOT", (sysfs_.root() + "/nowhere").c_str());
+	ScopedEnv profiling("STARPU_PROFILING", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	static Consumption c;
+	c = { sysfs_.dir("intel-rapl:0") / "energy_uj", sysfs_.dir("intel-rapl:0:1") / "energy_uj", 5000000, 300000 };
+	EXPECT_EQ(run_consume(&c), 0.0);
+	starpu_profiling_worker_info info;
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
+	EXPECT_EQ(info.executed_tasks, 1);
+	// Bad calls to the service are ignored, and harmless.
+	astro_energy_worker_add(-1, 1.0);
+	astro_energy_worker_add(STARPU_NMAXWORKERS, 1.0);
+	astro_energy_worker_add(0, -1.0);
+	astro_energy_worker_add(0, NAN);
+	ASSERT_EQ(starpu_profiling_worker_get_info(0, &info), 0);
+	EXPECT_EQ(info.energy_consumed, 0.0);
 }
 
 // -------------------------------------------------------------- counters

@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,6 +165,28 @@ struct apapi_component
 	uint64_t nmissed;        /**< deadlines skipped: the timer thread woke up too late for them */
 };
 
+/**
+ * The scheduling the timer thread asks for (ASTROLABE_SAMPLER_PRIORITY), so
+ * that it wakes up at its deadlines on a loaded machine: a real-time policy
+ * (SCHED_FIFO, SCHED_RR) with its priority, or a nice value.
+ */
+struct apapi_priority
+{
+	int asked;               /**< 0: the thread keeps the process's scheduling */
+	int policy;              /**< SCHED_FIFO, SCHED_RR, or SCHED_OTHER for a nice value */
+	int level;               /**< the real-time priority (1..99) or the nice value (-20..19) */
+};
+
+/** The environment variable apapi_priority_parse() is meant for. */
+#define APAPI_PRIORITY_ENV "ASTROLABE_SAMPLER_PRIORITY"
+
+/**
+ * Parses spec ("fifo", "fifo:N", "rr", "rr:N" with N in 1..99, default 1;
+ * "nice:N" with N in -20..19; NULL, "" or "default": nothing asked) into p.
+ * Returns 0, or -EINVAL with one message naming the accepted forms.
+ */
+int apapi_priority_parse(const char *spec, struct apapi_priority *p);
+
 /** The components and the timer thread that samples them. */
 struct apapi_sampler
 {
@@ -174,6 +197,13 @@ struct apapi_sampler
 	pthread_t thread;
 	int running, stopping;
 	uint64_t start_ns, stop_ns;
+	/** Set before apapi_sampler_start(): the timer thread's scheduling. */
+	struct apapi_priority priority;
+	/** Once apapi_sampler_start() returned: 0 when the priority asked for was
+	 *  given (or none was asked), else the errno that refused it (said once). */
+	int priority_error;
+	pid_t thread_id;         /**< the timer thread's kernel id, once started */
+	int thread_ready;        /**< guarded by lock */
 };
 
 /** The monotonic clock, in nanoseconds. */

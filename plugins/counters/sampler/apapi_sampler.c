@@ -5,15 +5,24 @@
  * CLOCK_MONOTONIC, waited for with an absolute timed wait, as
  * clock_nanosleep(TIMER_ABSTIME) would, but which stop can interrupt), so
  * late wake-ups never accumulate into drift; deadlines a loaded machine made
- * the thread miss are skipped (counted in nmissed), not bunched.
+ * the thread miss are skipped (counted in nmissed), not bunched. On a
+ * loaded machine, wake-ups are late by the scheduler's latency, not by the
+ * wait: ASTROLABE_SAMPLER_PRIORITY gives the thread a real-time policy or a
+ * lower nice value, so that it runs as soon as its deadline comes; when the
+ * system refuses it (no CAP_SYS_NICE, no RLIMIT_RTPRIO/RLIMIT_NICE), one
+ * message says so and how to allow it, and the thread samples as before.
  */
 #include "apapi.h"
 
 #include <astrolabe/plugin.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WHAT "sampler"
 
@@ -84,11 +93,82 @@ static void sample(struct apapi_sampler *s, struct apapi_component *c)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* ----------------------------------------------------------- priority */
+
+int apapi_priority_parse(const char *spec, struct apapi_priority *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!spec || !*spec || strcmp(spec, "default") == 0)
+		return 0;
+	const char *colon = strchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+	long min = 1, max = 99, level = 1;
+	if (len == 4 && strncmp(spec, "fifo", 4) == 0) {
+		p->policy = SCHED_FIFO;
+	} else if (len == 2 && strncmp(spec, "rr", 2) == 0) {
+		p->policy = SCHED_RR;
+	} else if (len == 4 && strncmp(spec, "nice", 4) == 0 && colon) {
+		p->policy = SCHED_OTHER;
+		min = -20;
+		max = 19;
+	} else {
+		goto bad;
+	}
+	if (colon) {
+		char *end;
+		errno = 0;
+		level = strtol(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || level < min || level > max)
+			goto bad;
+	}
+	p->asked = 1;
+	p->level = (int)level;
+	return 0;
+bad:
+	memset(p, 0, sizeof(*p));
+	astro_log_error(WHAT, "%s '%s' is malformed: give fifo[:1..99], rr[:1..99] (real-time, default priority 1) or nice:-20..19 (e.g. \"fifo\")",
+			APAPI_PRIORITY_ENV, spec);
+	return -EINVAL;
+}
+
+/* Timer thread: gives itself the scheduling asked for; says once why not. */
+static int raise_priority(const struct apapi_priority *p)
+{
+	if (!p->asked)
+		return 0;
+	int err;
+	if (p->policy == SCHED_OTHER) {
+		err = setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), p->level) ? errno : 0;
+	} else {
+		struct sched_param param = { .sched_priority = p->level };
+		err = pthread_setschedparam(pthread_self(), p->policy, &param);
+	}
+	if (!err)
+		return 0;
+	if (p->policy == SCHED_OTHER)
+		astro_log_error(WHAT, "cannot give the timer thread the nice value %d (%s=nice:%d): %s; it samples at normal priority, "
+				"late when the machine is loaded. Run with CAP_SYS_NICE or an RLIMIT_NICE of at least %d (ulimit -e, "
+				"nice in limits.conf), or unset %s",
+				p->level, APAPI_PRIORITY_ENV, p->level, strerror(err), 20 - p->level, APAPI_PRIORITY_ENV);
+	else
+		astro_log_error(WHAT, "cannot give the timer thread the real-time policy %s priority %d (%s=%s:%d): %s; it samples "
+				"at normal priority, late when the machine is loaded. Run with CAP_SYS_NICE or an RLIMIT_RTPRIO of at "
+				"least %d (ulimit -r, rtprio in limits.conf), or unset %s",
+				p->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", p->level, APAPI_PRIORITY_ENV,
+				p->policy == SCHED_FIFO ? "fifo" : "rr", p->level, strerror(err), p->level, APAPI_PRIORITY_ENV);
+	return err;
+}
+
 static void *timer_thread(void *arg)
 {
 	struct apapi_sampler *s = arg;
 	uint64_t now;
+	int err = raise_priority(&s->priority);
 	pthread_mutex_lock(&s->lock);
+	s->priority_error = err;
+	s->thread_id = (pid_t)syscall(SYS_gettid);
+	s->thread_ready = 1;
+	pthread_cond_broadcast(&s->cond);
 	while (!s->stopping) {
 		uint64_t earliest = UINT64_MAX;
 		for (unsigned i = 0; i < s->ncomponents; i++)
@@ -130,6 +210,7 @@ int apapi_sampler_start(struct apapi_sampler *s)
 	if (s->running)
 		return 0;
 	s->stopping = 0;
+	s->thread_ready = 0;
 	/* The first sample before returning: whatever happens next is counted. */
 	uint64_t now = apapi_now_ns();
 	s->start_ns = now;
@@ -143,6 +224,11 @@ int apapi_sampler_start(struct apapi_sampler *s)
 		return -ret;
 	}
 	s->running = 1;
+	/* Its priority settled (and said when refused) before sampling goes on. */
+	pthread_mutex_lock(&s->lock);
+	while (!s->thread_ready)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 

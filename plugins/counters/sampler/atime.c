@@ -27,7 +27,9 @@ static void usage(FILE *out)
 		     "  -t intervals  sampling interval per component in nanoseconds, e.g.\n"
 		     "                \"rapl:100000000:astrolabe:10000000\" (default %u ns)\n"
 		     "  -h, --help    display this help and exit\n"
-		     "Environment: APAPI_CMPLIST, APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_VERBOSE, APAPI_SOFTFAIL.\n",
+		     "Environment: APAPI_CMPLIST, APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_VERBOSE, APAPI_SOFTFAIL,\n"
+		     "  " APAPI_PRIORITY_ENV " (fifo[:1..99], rr[:1..99] or nice:-20..19: the timer thread's\n"
+		     "  scheduling, so that it keeps its cadence on a loaded machine).\n",
 		APAPI_DEFAULT_INTERVAL_NS);
 }
 
@@ -54,11 +56,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	struct apapi_priority priority;
+	if (apapi_priority_parse(getenv(APAPI_PRIORITY_ENV), &priority))
+		return 2;
 	struct apapi_config cfg;
 	if (apapi_config_load(&cfg, SAMPLER_DATADIR) < 0)
 		return 2;
 	struct apapi_sampler sampler;
 	apapi_sampler_init(&sampler);
+	sampler.priority = priority;
 	apapi_sources_add(&sampler, &cfg, intervals, NULL);
 	/* The program samples only the runtime's counters: atime samples the rest. */
 	for (unsigned i = 0; i < cfg.ncomponents; i++)

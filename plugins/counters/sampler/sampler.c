@@ -6,7 +6,9 @@
  * per-worker ones summed over the workers) named astrolabe:::<counter>.
  * At shutdown it prints the statistics as a table on stderr, and as CSV into
  * ASTROLABE_SAMPLER_CSV when set. Intervals per component come from
- * ASTROLABE_SAMPLER_INTERVALS ("astrolabe:10000000:rapl:100000000", ns).
+ * ASTROLABE_SAMPLER_INTERVALS ("astrolabe:10000000:rapl:100000000", ns);
+ * ASTROLABE_SAMPLER_PRIORITY ("fifo", "rr:N", "nice:N") raises the timer
+ * thread's scheduling so that it keeps its cadence on a loaded machine.
  *
  * The statistics of the events that the event lists name are also counters,
  * "starpu.sampler.g_astrolabe.starpu.task.g_total_submitted.value0_acc"
@@ -191,6 +193,8 @@ static int init(void)
 	if (intervals && *intervals && apapi_intervals_check(intervals))
 		return -EINVAL;
 	apapi_sampler_init(&sampler);
+	if (apapi_priority_parse(getenv(APAPI_PRIORITY_ENV), &sampler.priority))
+		return -EINVAL;
 	if (apapi_config_load(&cfg, SAMPLER_DATADIR) < 0)
 		return -ENOENT;
 	int ret = register_stat_counters();

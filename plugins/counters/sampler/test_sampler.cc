@@ -6,9 +6,15 @@
 #include "apapi.h"
 #include "sources.h"
 
+#include <algorithm>
 #include <astrolabe/counters.h>
 #include <atomic>
 #include <cmath>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace astro_test;
@@ -405,6 +411,157 @@ TEST(SamplerTimer, StopsPromptlyWithLongIntervals)
 	apapi_sampler_clear(&sampler);
 }
 
+// --------------------------------------------------------------- priority
+
+TEST(SamplerPriority, ParsesTheAskedScheduling)
+{
+	apapi_priority p;
+	for (const char *none : { (const char *)nullptr, "", "default" }) {
+		ASSERT_EQ(apapi_priority_parse(none, &p), 0);
+		EXPECT_FALSE(p.asked);
+	}
+	struct
+	{
+		const char *spec;
+		int policy, level;
+	} good[] = { { "fifo", SCHED_FIFO, 1 }, { "fifo:50", SCHED_FIFO, 50 }, { "rr", SCHED_RR, 1 },
+		     { "rr:99", SCHED_RR, 99 },  { "nice:-20", SCHED_OTHER, -20 }, { "nice:19", SCHED_OTHER, 19 } };
+	for (const auto &g : good) {
+		ASSERT_EQ(apapi_priority_parse(g.spec, &p), 0) << g.spec;
+		EXPECT_TRUE(p.asked) << g.spec;
+		EXPECT_EQ(p.policy, g.policy) << g.spec;
+		EXPECT_EQ(p.level, g.level) << g.spec;
+	}
+	for (const char *bad : { "fifo:0", "fifo:100", "rr:x", "rr:", "nice", "nice:20", "nice:-21", "realtime", "fifo:1:2",
+				 " fifo", "FIFO" }) {
+		int ret = 0;
+		std::string err = stderr_of([&] { ret = apapi_priority_parse(bad, &p); });
+		EXPECT_EQ(ret, -EINVAL) << bad;
+		EXPECT_FALSE(p.asked) << bad;
+		EXPECT_TRUE(contains(err, std::string("ASTROLABE_SAMPLER_PRIORITY '") + bad + "' is malformed")) << err;
+		EXPECT_TRUE(contains(err, "fifo[:1..99]")) << err;
+	}
+}
+
+// Starts s at 1 ms, asking for spec; returns what the start said.
+std::string start_with_priority(apapi_sampler &s, ScriptedSource &src, const char *spec)
+{
+	apapi_sampler_init(&s);
+	apapi_component *c = apapi_sampler_add(&s, "scripted", 1000000, read_scripted, &src);
+	apapi_eventop op = make_op(0xff);
+	EXPECT_EQ(apapi_component_add_event(c, &op, 0), 0);
+	EXPECT_EQ(apapi_priority_parse(spec, &s.priority), 0);
+	return stderr_of([&] { EXPECT_EQ(apapi_sampler_start(&s), 0); });
+}
+
+// The sampler keeps sampling, whatever became of its priority.
+void expect_sampling_goes_on(apapi_sampler &s, ScriptedSource &src)
+{
+	EXPECT_TRUE(wait_until([&] { return src.reads.load() >= 5; }, 60000));
+	apapi_sampler_stop(&s);
+	apapi_sampler_clear(&s);
+}
+
+size_t count_lines(const std::string &text)
+{
+	return size_t(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Where the system allows it (root, CAP_SYS_NICE, RLIMIT_RTPRIO), the timer
+// thread runs with what was asked; elsewhere one line says why not and how to
+// allow it. Both outcomes are checked, whichever this machine gives.
+TEST(SamplerPriority, GivesTheTimerThreadItsPriorityOrSaysWhy)
+{
+	for (const char *spec : { "fifo:1", "rr:2", "nice:-5", "nice:10" }) {
+		SCOPED_TRACE(spec);
+		apapi_sampler s;
+		ScriptedSource src;
+		std::string err = start_with_priority(s, src, spec);
+		if (s.priority_error == 0) {
+			EXPECT_EQ(err, "");
+			if (s.priority.policy == SCHED_OTHER) {
+				errno = 0;
+				EXPECT_EQ(getpriority(PRIO_PROCESS, id_t(s.thread_id)), s.priority.level);
+				EXPECT_EQ(errno, 0);
+			} else {
+				int policy = -1;
+				sched_param param = {};
+				ASSERT_EQ(pthread_getschedparam(s.thread, &policy, &param), 0);
+				EXPECT_EQ(policy, s.priority.policy);
+				EXPECT_EQ(param.sched_priority, s.priority.level);
+			}
+		} else {
+			EXPECT_EQ(count_lines(err), 1u) << err;
+			EXPECT_TRUE(contains(err, "cannot give the timer thread")) << err;
+			EXPECT_TRUE(contains(err, "CAP_SYS_NICE")) << err;
+		}
+		// Raising one's own nice value is always allowed.
+		if (std::string(spec) == "nice:10")
+			EXPECT_EQ(s.priority_error, 0) << err;
+		expect_sampling_goes_on(s, src);
+	}
+}
+
+// Takes CAP_SYS_NICE out of this thread's effective set (threads it creates
+// inherit it) and sets the soft RLIMIT_RTPRIO and RLIMIT_NICE to 0, so that
+// raising a priority is refused here even as root; all restored at the end.
+struct NoPriorityRights
+{
+	__user_cap_header_struct header{ _LINUX_CAPABILITY_VERSION_3, 0 };
+	__user_cap_data_struct caps[2]{};
+	rlimit rtprio{}, nice{};
+	bool capset_done = false;
+	NoPriorityRights()
+	{
+		getrlimit(RLIMIT_RTPRIO, &rtprio);
+		getrlimit(RLIMIT_NICE, &nice);
+		rlimit none = rtprio;
+		none.rlim_cur = 0;
+		EXPECT_EQ(setrlimit(RLIMIT_RTPRIO, &none), 0);
+		none = nice;
+		none.rlim_cur = 0;
+		EXPECT_EQ(setrlimit(RLIMIT_NICE, &none), 0);
+		if (syscall(SYS_capget, &header, caps) == 0) {
+			__user_cap_data_struct dropped[2] = { caps[0], caps[1] };
+			dropped[CAP_TO_INDEX(CAP_SYS_NICE)].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+			capset_done = syscall(SYS_capset, &header, dropped) == 0;
+			EXPECT_TRUE(capset_done) << strerror(errno);
+		}
+	}
+	~NoPriorityRights()
+	{
+		if (capset_done)
+			syscall(SYS_capset, &header, caps);
+		setrlimit(RLIMIT_RTPRIO, &rtprio);
+		setrlimit(RLIMIT_NICE, &nice);
+	}
+};
+
+TEST(SamplerPriority, RefusedPriorityIsSaidOnceAndSamplingGoesOn)
+{
+	for (const char *spec : { "fifo", "rr:3", "nice:-5" }) {
+		SCOPED_TRACE(spec);
+		apapi_sampler s;
+		ScriptedSource src;
+		std::string err;
+		{
+			NoPriorityRights none;
+			err = start_with_priority(s, src, spec);
+		}
+		EXPECT_NE(s.priority_error, 0);
+		EXPECT_EQ(count_lines(err), 1u) << err;
+		EXPECT_TRUE(contains(err, "sampler: cannot give the timer thread")) << err;
+		EXPECT_TRUE(contains(err, "ASTROLABE_SAMPLER_PRIORITY=" + std::string(spec[0] == 'f' ? "fifo:1" : spec))) << err;
+		EXPECT_TRUE(contains(err, spec[0] == 'n' ? "RLIMIT_NICE of at least 25" : "RLIMIT_RTPRIO")) << err;
+		EXPECT_TRUE(contains(err, "it samples at normal priority")) << err;
+		int policy = -1;
+		sched_param param = {};
+		ASSERT_EQ(pthread_getschedparam(s.thread, &policy, &param), 0);
+		EXPECT_EQ(policy, SCHED_OTHER);
+		expect_sampling_goes_on(s, src);
+	}
+}
+
 // ----------------------------------------------------------------- plugin
 
 void nop_func(void **, void *) {}
@@ -532,6 +689,17 @@ TEST_F(SamplerPlugin, OffCostsNothing)
 	EXPECT_FALSE(file_exists(dir.file("stats.csv")));
 }
 
+TEST_F(SamplerPlugin, BadPriorityIsRefused)
+{
+	ScopedEnv priority("ASTROLABE_SAMPLER_PRIORITY", "urgent");
+	starpu_conf conf = conf_with_ncpus(1);
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_init(&conf); });
+	EXPECT_TRUE(contains(err, "ASTROLABE_SAMPLER_PRIORITY 'urgent' is malformed")) << err;
+	if (ret == 0)
+		starpu_shutdown();
+}
+
 TEST_F(SamplerPlugin, BadIntervalsAreRefused)
 {
 	ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "astrolabe:soon");
@@ -636,6 +804,21 @@ TEST_F(SamplerAtime, ExitStatusAndErrors)
 	out = run("/no/such/program", &status);
 	EXPECT_EQ(status, 127);
 	EXPECT_TRUE(contains(out, "cannot run /no/such/program")) << out;
+	out = run("--help", &status);
+	EXPECT_TRUE(contains(out, "ASTROLABE_SAMPLER_PRIORITY")) << out;
+	{
+		ScopedEnv priority("ASTROLABE_SAMPLER_PRIORITY", "asap");
+		out = run("true", &status);
+		EXPECT_EQ(status, 2);
+		EXPECT_TRUE(contains(out, "ASTROLABE_SAMPLER_PRIORITY 'asap' is malformed")) << out;
+	}
+	{
+		// Asked for, atime's timer thread gets it or says why not, and measures anyway.
+		ScopedEnv priority("ASTROLABE_SAMPLER_PRIORITY", "fifo");
+		out = run("true", &status);
+		EXPECT_EQ(status, 0) << out;
+		EXPECT_TRUE(contains(out, "atime: true ran ")) << out;
+	}
 }
 
 } // namespace
