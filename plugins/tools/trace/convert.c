@@ -103,6 +103,12 @@ struct location
 	uint32_t stack[32];
 	uint64_t enter_ts[32];
 	uint64_t task_job;     /* the task running, for its Leave */
+	/* schema.h's shortcuts: the last pop here, the name and model of the last submit here */
+	uint64_t last_pop;
+	bool popped, submitted;
+	const char *prev_name, *prev_model;
+	bool prev_has_tag;
+	uint64_t prev_tag;     /* the Tag of the last submit here */
 	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
 	uint64_t task_ts;
 	/* activity.data accumulators, ns */
@@ -674,7 +680,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	if (r->task) {
 		struct attrs a;
 		read_attrs(c, list, &a);
-		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : 0;
+		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : l->popped ? l->last_pop : 0;
+		l->popped = false;
 		struct task *t = task_of(c, job);
 		if (!t->name)
 			t->name = r->name;
@@ -797,15 +804,25 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		struct task *t = task_of(c, value);
 		t->submitted = true;
 		t->submit_ts = ts;
-		if (a.has[A_NAME] && !t->name)
-			t->name = string_of(c, a.v[A_NAME].stringRef);
-		/* The recorder leaves Model out when it is the name (a codelet without performance model). */
-		if (a.has[A_MODEL] || a.has[A_NAME])
-			t->model = string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef);
+		if (a.has[A_NAME]) {
+			/* The recorder leaves Model out when it is the name (a codelet without performance model); "": no name. */
+			const char *name = string_of(c, a.v[A_NAME].stringRef);
+			l->prev_name = *name ? name : NULL;
+			l->prev_model = a.has[A_MODEL] ? string_of(c, a.v[A_MODEL].stringRef) : l->prev_name;
+			l->submitted = true;
+		}
+		/* Neither: those of the previous submit here. */
+		if (l->submitted) {
+			if (!t->name)
+				t->name = l->prev_name;
+			t->model = l->prev_model;
+		}
 		if (a.has[A_TAG]) {
 			t->has_tag = true;
 			t->tag = a.v[A_TAG].uint64;
 		}
+		l->prev_has_tag = t->has_tag;
+		l->prev_tag = t->tag;
 		if (a.has[A_PRIORITY])
 			t->priority = a.v[A_PRIORITY].int32;
 		if (a.has[A_COLOR])
@@ -821,6 +838,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_PUSH:
 	case P_POP: {
+		if (p == P_POP) {
+			l->last_pop = value;
+			l->popped = true;
+		}
 		if (p == P_POP && l->worker) {
 			char job[48];
 			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
@@ -836,10 +857,15 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			counter(c, "nsubmitted", &c->nsubmitted, -1, ts);
 		break;
 	}
-	case P_DEPENDENCY: {
+	case P_DEPENDENCY:
+	case P_TAG_DEPENDENCY: {
+		if (p == P_TAG_DEPENDENCY && !a.has[A_JOB_ID] && l->prev_has_tag) {
+			a.has[A_JOB_ID] = true; /* the Tag of the submit just before */
+			a.v[A_JOB_ID].uint64 = l->prev_tag;
+		}
 		if (!a.has[A_JOB_ID])
 			break;
-		if (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) {
+		if (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2)) {
 			/* Tags: drawn in dag.dot only. */
 			struct tag_dep d = { value, a.v[A_JOB_ID].uint64 };
 			g_array_append_val(c->tag_deps, d);

@@ -125,8 +125,9 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_PAPI] = K_PAPI,
 		[P_MPI_SEND] = K_MPI_ISEND_SUBMIT,
 		[P_MPI_RECV] = K_MPI_IRECV_COMPLETE,
+		[P_TAG_DEPENDENCY] = K_TAG_DEPS,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 25, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 26, "every parameter has its kind above");
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
 	if (param == P_DEPENDENCY && dep_kind == 2)
 		k = K_TAG_DEPS;

@@ -343,6 +343,67 @@ TEST_F(Converted, DagRendersWithDot)
 	EXPECT_EQ(count(dag, "\"tag_20\"->\"tag_21\"\n"), 1u) << "tag dependency";
 }
 
+// The recorder leaves out what the converter can tell from a location's
+// previous events (schema.h's shortcuts): a task's JobId after its pop, the
+// name and model of the previous submit, the child tag of a dependency
+// declared just before its task's submission. Nothing may be lost: names
+// change and come back, a task without name follows named ones, tagged
+// tasks wait for each other.
+TEST(TraceTool, RecorderShortcutsLoseNothing)
+{
+	TraceDir dir;
+	traced_run(dir, [] {
+		static starpu_codelet alpha = cpu_codelet(noop, 0, "alpha");
+		static starpu_codelet beta = cpu_codelet(noop, 0, "beta");
+		static starpu_codelet nameless = cpu_codelet(noop, 0, nullptr);
+		starpu_codelet *order[] = { &alpha, &alpha, &beta, &nameless, &alpha, &nameless, &nameless, &beta };
+		for (int i = 0; i < 8; i++) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = order[i];
+			t->use_tag = 1;
+			t->tag_id = 0x100 + i;
+			if (i)
+				starpu_tag_declare_deps(t->tag_id, 1, (starpu_tag_t)(0x100 + i - 1));
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	std::string out = dir.path() + "/out";
+	Output o = run(tool() + " -d '" + out + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string tasks = read_file(out + "/tasks.rec");
+	EXPECT_EQ(count(tasks, "\nTag: "), 8u) << "one record per task, no stray job: " << tasks;
+	EXPECT_EQ(count(tasks, "StartTime: "), 8u) << tasks;
+	EXPECT_EQ(count(tasks, "Name: alpha\n"), 3u) << tasks;
+	EXPECT_EQ(count(tasks, "Name: beta\n"), 2u) << tasks;
+	EXPECT_EQ(count(tasks, "Model: "), 5u) << "the nameless tasks have no model: " << tasks;
+	// In submission order: each record's tag and name.
+	std::string expected[] = { "alpha", "alpha", "beta", "", "alpha", "", "", "beta" };
+	for (int i = 0; i < 8; i++) {
+		char tag[32];
+		snprintf(tag, sizeof(tag), "Tag: %x\n", 0x100 + i);
+		size_t at = tasks.find(tag);
+		ASSERT_NE(at, std::string::npos) << tag;
+		size_t begin = tasks.rfind("\n\n", at);
+		std::string record = tasks.substr(begin == std::string::npos ? 0 : begin, at - (begin == std::string::npos ? 0 : begin));
+		if (expected[i].empty())
+			EXPECT_FALSE(contains(record, "Model: ")) << record;
+		else
+			EXPECT_TRUE(contains(record, "Name: " + expected[i] + "\nModel: " + expected[i] + "\n")) << record;
+	}
+	std::string dag = read_file(out + "/dag.dot");
+	for (int i = 1; i < 8; i++) {
+		char edge[64];
+		snprintf(edge, sizeof(edge), "\"tag_%x\"->\"tag_%x\"\n", 0x100 + i - 1, 0x100 + i);
+		EXPECT_EQ(count(dag, edge), 1u) << edge << dag;
+	}
+	if (have_program("otf2-print")) {
+		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
+		EXPECT_EQ(count(p.text, "Parameter: \"tag_dependency\""), 7u) << p.text.substr(0, 4000);
+	}
+}
+
 TEST_F(Converted, RecFilesAreReadByRecsel)
 {
 	if (!have_program("recsel"))
