@@ -7,11 +7,15 @@
  * formats (see ../shared/notes/traces.md in the project's notes).
  *
  * OTF2's global reader hands the events over in time order, merged across
- * locations, so the time-ordered files (paje.trace, trace.rec,
- * sched_tasks.rec, activity.data, trace.json) are written as the events
- * come; only the per-task and per-handle tables stay in memory until the
- * end, where tasks.rec, data.rec, dag.dot and the dependency flows are
- * written.
+ * locations, so every file is written as the events come: the time-ordered
+ * ones (paje.trace, trace.rec, sched_tasks.rec, activity.data, trace.json)
+ * event by event, dag.dot's edges when a dependency is declared, a task's
+ * tasks.rec record, dag.dot node and flow starts when it ends (its flow ends
+ * when its successors start), a handle's data.rec record when it is
+ * unregistered. What stays in memory is what is still to come: the tasks
+ * submitted and not ended yet, the handles registered, the dependencies
+ * between live tasks; and, for comms.rec, the StarPU-MPI messages (a send
+ * meets its receive only once every archive was read).
  */
 #include <errno.h>
 #include <glib.h>
@@ -50,11 +54,7 @@ struct dep
 {
 	uint64_t pred;
 	uint8_t kind;
-};
-
-struct tag_dep
-{
-	uint64_t father, child;
+	unsigned flow;       /* the trace.json flow the predecessor started at its end (0: none) */
 };
 
 /* A StarPU-MPI message seen by one side: for comms.rec, where both sides meet. */
@@ -81,10 +81,12 @@ struct task
 	int64_t iteration, subiteration; /* -1: none */
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
 	GArray *deps;     /* struct dep; NULL until the first */
+	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
 };
 
 struct data
 {
+	uint64_t seq;     /* registration order, for the handles still registered at the end */
 	uint64_t handle;
 	int32_t home;
 	uint64_t size;
@@ -129,11 +131,9 @@ struct converter
 	uint64_t origin;
 	bool incomplete;
 	/* tables */
-	GHashTable *tasks;       /* job -> struct task */
-	GPtrArray *task_order;
-	GHashTable *data;        /* handle -> struct data (live) */
-	GPtrArray *data_order;   /* every struct data, registration order */
-	GArray *tag_deps;        /* struct tag_dep, declaration order */
+	GHashTable *tasks;       /* job -> struct task, until its record is written (it ended) */
+	GHashTable *data;        /* handle -> struct data, until its record is written (unregistered) */
+	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
 	long nsubmitted, nready;
 	uint64_t last_ts;
@@ -240,7 +240,6 @@ static struct task *task_of(struct converter *c, uint64_t job)
 	t->worker = -1;
 	t->iteration = t->subiteration = -1;
 	g_hash_table_insert(c->tasks, &t->job, t);
-	g_ptr_array_add(c->task_order, t);
 	return t;
 }
 
@@ -461,6 +460,8 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 }
 
 static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
+static void task_done(struct converter *c, struct task *t);
+static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location);
 
 /* Writes the Paje lines of the task l entered, now that its handles are known. */
 static void flush_pending(struct converter *c, struct location *l)
@@ -689,6 +690,11 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t->start_ts = ts;
 		t->worker = l->workerid;
 		t->start_location = l->id;
+		for (guint k = 0; k < LEN(t->deps); k++) {
+			const struct dep *d = &g_array_index(t->deps, struct dep, k);
+			if (d->flow)
+				json_flow(c, "f", d->flow, us(c, ts), l->id);
+		}
 		if (a.has[A_FOOTPRINT])
 			t->footprint = a.v[A_FOOTPRINT].uint32;
 		if (a.has[A_SIZE])
@@ -758,6 +764,8 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
 		trace_rec_state(c, "PopState", NULL, NULL, -1, thread_of(l), ts);
 	}
+	if (t)
+		task_done(c, t);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -775,12 +783,25 @@ static uint64_t component_key(const struct converter *c, uint64_t address)
 	return address ? address ^ ((uint64_t)(unsigned)c->rank << 56) : 0; /* 0: the policy */
 }
 
+static void write_data_record(struct converter *c, const struct data *d);
+
+/* The record of handle, unregistered: written, forgotten. */
+static void data_done(struct converter *c, uint64_t handle)
+{
+	struct data *d = g_hash_table_lookup(c->data, &handle);
+	if (!d)
+		return;
+	write_data_record(c, d);
+	g_hash_table_remove(c->data, &handle); /* frees d */
+}
+
 static struct data *data_new(struct converter *c, uint64_t handle)
 {
+	data_done(c, handle); /* registered again without its unregistration in the trace */
 	struct data *d = g_new0(struct data, 1);
+	d->seq = c->ndata++;
 	d->handle = handle;
-	g_hash_table_replace(c->data, &d->handle, d);
-	g_ptr_array_add(c->data_order, d);
+	g_hash_table_insert(c->data, &d->handle, d);
 	return d;
 }
 
@@ -865,16 +886,21 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		if (!a.has[A_JOB_ID])
 			break;
+		const char *label = c->opt.label_deps ? (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) ?
+							   " [label=\"tag\"]" : " [label=\"task\"]") : "";
 		if (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2)) {
 			/* Tags: drawn in dag.dot only. */
-			struct tag_dep d = { value, a.v[A_JOB_ID].uint64 };
-			g_array_append_val(c->tag_deps, d);
+			fprintf(c->dag, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, value, c->pre, a.v[A_JOB_ID].uint64, label);
 			break;
 		}
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
-		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0 };
+		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
 		t->deps = append(t->deps, &d, sizeof(d));
-		task_of(c, value);
+		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
+		/* The flow starts when the predecessor ends. One not seen yet is made (declared before its submission);
+		 * one that ended was forgotten and comes back empty: no record is written for it (write_remaining). */
+		struct task *pred = task_of(c, value);
+		pred->succs = append(pred->succs, &t->job, sizeof(t->job));
 		break;
 	}
 	case P_HANDLE: {
@@ -893,9 +919,9 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	}
 	case P_UNREGISTER:
-		/* The record stays in data_order for data.rec; the address may be registered again. */
 		if (!c->opt.no_events)
 			fprintf(c->paje, "9\t%.9f\tunregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		data_done(c, value); /* the address may be registered again */
 		break;
 	case P_BURST_BEGIN:
 	case P_BURST_END:
@@ -1029,11 +1055,11 @@ static const char *mode_string(uint32_t mode, char buf[8])
 	return buf;
 }
 
-static void write_tasks_rec(struct converter *c)
+/* tasks.rec: the record of a task that ended, or of one still waiting at the end of its archive. */
+static void write_task_record(struct converter *c, const struct task *t)
 {
 	FILE *f = c->tasks_rec;
-	for (guint i = 0; i < c->task_order->len; i++) {
-		struct task *t = g_ptr_array_index(c->task_order, i);
+	{
 		if (t->name)
 			fprintf(f, "Name: %s\n", t->name);
 		if (t->model)
@@ -1097,10 +1123,10 @@ static void write_tasks_rec(struct converter *c)
 	}
 }
 
-static void write_data_rec(struct converter *c)
+/* data.rec: the record of a handle unregistered, or still registered at the end of its archive. */
+static void write_data_record(struct converter *c, const struct data *d)
 {
-	for (guint i = 0; i < c->data_order->len; i++) {
-		struct data *d = g_ptr_array_index(c->data_order, i);
+	{
 		fprintf(c->data_rec, "Handle: %" PRIx64 "\nHomeNode: %d\n", d->handle, d->home);
 		if (c->multi)
 			fprintf(c->data_rec, "MPIRank: %d\n", c->rank);
@@ -1135,45 +1161,108 @@ static void dag_color(struct converter *c, const struct task *t, char *fill, siz
 	}
 }
 
-static void write_dag_and_flows(struct converter *c)
+/* dag.dot: a task's tag and, when it ran, its node (the edges are written when declared). */
+static void write_dag_node(struct converter *c, const struct task *t)
 {
 	FILE *f = c->dag;
-	for (guint i = 0; i < c->tag_deps->len; i++) {
-		const struct tag_dep *d = &g_array_index(c->tag_deps, struct tag_dep, i);
-		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, d->father, c->pre, d->child,
-			c->opt.label_deps ? " [label=\"tag\"]" : "");
+	if (t->has_tag)
+		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
+			t->job, c->pre, t->tag, c->opt.label_deps ? " [label=\"tag\"]" : "");
+	if (t->executed) {
+		char fill[32];
+		const char *font;
+		dag_color(c, t, fill, sizeof(fill), &font);
+		fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
+		for (const char *s = task_name(t); *s; s++)
+			fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
+		fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
 	}
-	for (guint i = 0; i < c->task_order->len; i++) {
-		struct task *t = g_ptr_array_index(c->task_order, i);
-		for (guint k = 0; k < LEN(t->deps); k++) {
-			const struct dep *d = &g_array_index(t->deps, struct dep, k);
-			fprintf(f, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, d->pred, c->pre, t->job,
-				c->opt.label_deps ? " [label=\"task\"]" : "");
-			struct task *pred = g_hash_table_lookup(c->tasks, &d->pred);
-			if (pred && pred->executed && t->executed) {
-				unsigned id = ++c->nflows;
-				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
-					id, us(c, pred->end_ts) - 0.001, c->rank, pred->start_location);
-				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
-					id, us(c, t->start_ts), c->rank, t->start_location);
+}
+
+/* A dependency flow of trace.json: s at the end of the predecessor, f (bp e) at the start of the successor. */
+static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location)
+{
+	json_begin(c);
+	fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"%s\",%s\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+		ph, ph[0] == 'f' ? "\"bp\":\"e\"," : "", id, ts_us, c->rank, location);
+}
+
+static void free_task(gpointer p)
+{
+	struct task *t = p;
+	if (t->handles)
+		g_array_free(t->handles, TRUE);
+	if (t->deps)
+		g_array_free(t->deps, TRUE);
+	if (t->succs)
+		g_array_free(t->succs, TRUE);
+	g_free(t);
+}
+
+/* Task t ended: the flows to its successors that have not started start here; its records are written and it is forgotten. */
+static void task_done(struct converter *c, struct task *t)
+{
+	for (guint i = 0; i < LEN(t->succs); i++) {
+		uint64_t job = g_array_index(t->succs, uint64_t, i);
+		struct task *succ = g_hash_table_lookup(c->tasks, &job);
+		if (!succ || succ->executed)
+			continue;
+		for (guint k = 0; k < LEN(succ->deps); k++) {
+			struct dep *d = &g_array_index(succ->deps, struct dep, k);
+			if (d->pred == t->job && !d->flow) {
+				d->flow = ++c->nflows;
+				json_flow(c, "s", d->flow, us(c, t->end_ts) - 0.001, t->start_location);
+				break;
 			}
 		}
-		if (t->has_tag)
-			fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
-				t->job, c->pre, t->tag,
-				c->opt.label_deps ? " [label=\"tag\"]" : "");
-		if (t->executed) {
-			char fill[32];
-			const char *font;
-			dag_color(c, t, fill, sizeof(fill), &font);
-			fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
-			for (const char *s = task_name(t); *s; s++)
-				fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
-			fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
-		}
 	}
+	write_task_record(c, t);
+	write_dag_node(c, t);
+	g_hash_table_remove(c->tasks, &t->job); /* frees t */
+}
+
+/* The values of a table, in a new array. */
+static GPtrArray *values_of(GHashTable *table)
+{
+	GPtrArray *values = g_ptr_array_sized_new(g_hash_table_size(table));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, table);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(values, v);
+	return values;
+}
+
+static gint by_job(gconstpointer a, gconstpointer b)
+{
+	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+static gint by_seq(gconstpointer a, gconstpointer b)
+{
+	const struct data *x = *(struct data *const *)a, *y = *(struct data *const *)b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The end of an archive: the records of the tasks that did not end (by job) and of the handles still registered (by registration). */
+static void write_remaining(struct converter *c)
+{
+	GPtrArray *tasks = values_of(c->tasks);
+	g_ptr_array_sort(tasks, by_job);
+	for (guint i = 0; i < tasks->len; i++) {
+		const struct task *t = g_ptr_array_index(tasks, i);
+		if (!t->submitted && !t->executed)
+			continue; /* only named as a predecessor: submitted before the trace started, or ended before that */
+		write_task_record(c, t);
+		write_dag_node(c, t);
+	}
+	g_ptr_array_free(tasks, TRUE);
+	GPtrArray *data = values_of(c->data);
+	g_ptr_array_sort(data, by_seq);
+	for (guint i = 0; i < data->len; i++)
+		write_data_record(c, g_ptr_array_index(data, i));
+	g_ptr_array_free(data, TRUE);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -1570,16 +1659,6 @@ static int parse(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-static void free_task(gpointer p)
-{
-	struct task *t = p;
-	if (t->handles)
-		g_array_free(t->handles, TRUE);
-	if (t->deps)
-		g_array_free(t->deps, TRUE);
-	g_free(t);
-}
-
 static void free_data(gpointer p)
 {
 	struct data *d = p;
@@ -1737,11 +1816,9 @@ static void tables_new(struct converter *c)
 	c->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	c->regions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_region);
 	c->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
-	c->tasks = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c->task_order = g_ptr_array_new_with_free_func(free_task);
-	c->data = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c->data_order = g_ptr_array_new_with_free_func(free_data);
-	c->tag_deps = g_array_new(FALSE, FALSE, sizeof(struct tag_dep));
+	c->tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_task);
+	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
+	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
 	c->incomplete = false;
 	c->last_ts = 0;
@@ -1750,10 +1827,7 @@ static void tables_new(struct converter *c)
 static void tables_free(struct converter *c)
 {
 	g_hash_table_destroy(c->tasks);
-	g_ptr_array_free(c->task_order, TRUE);
 	g_hash_table_destroy(c->data);
-	g_ptr_array_free(c->data_order, TRUE);
-	g_array_free(c->tag_deps, TRUE);
 	g_hash_table_destroy(c->locations);
 	g_hash_table_destroy(c->regions);
 	g_hash_table_destroy(c->strings);
@@ -1856,11 +1930,8 @@ int trace_convert_main(int argc, char **argv)
 		}
 		tables_new(&c);
 		ret = convert(&c);
-		if (ret == 0) {
-			write_tasks_rec(&c);
-			write_data_rec(&c);
-			write_dag_and_flows(&c);
-		}
+		if (ret == 0)
+			write_remaining(&c);
 		tables_free(&c);
 	}
 	OTF2_Error_RegisterCallback(previous, NULL);
