@@ -57,12 +57,13 @@ struct dep
 	unsigned flow;       /* the trace.json flow the predecessor started at its end (0: none) */
 };
 
-/* A StarPU-MPI message seen by one side: for comms.rec, where both sides meet. */
+/* A StarPU-MPI message seen by one side: for comms.rec and paje.trace's links, where both sides meet. */
 struct message
 {
 	int self, peer;          /* the ranks of the archive and of the other side */
 	uint64_t tag, handle, size;
 	double time_ms;          /* on the common time base */
+	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none: the links' HName */
 };
 
 struct task
@@ -142,7 +143,8 @@ struct converter
 	bool failed;           /* a corrupt archive was reported: stop reading */
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
-	int rank;
+	bool mpi;                /* this archive is a StarPU-MPI process's (TRACE_MPI_MARK): it has an MPI communication container */
+	int rank, width;         /* width: of the largest rank, the prefixes' */
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
@@ -326,6 +328,8 @@ static const char *const paje_defs[] = {
 	"Y string", "Iteration string", "Subiteration string", "NumaNodes string", NULL,
 	"PajeSetState 21", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
 	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", NULL,
+	"PajeStartLink 23", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
+	"MPITAG string", "MPIType string", "Priority string", "Handle string", "HName string", "X string", "Y string", NULL,
 	"PajeStartLink 24", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
 	"Handle string", "HName string", "X string", "Y string", NULL,
 	"PajeSetState 26", "Time date", "Container string", "Type string", "Value string", "JobId string", NULL,
@@ -379,7 +383,7 @@ static void paje_header(struct converter *c)
 		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
 		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
 		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
-		"5\tWSL\tP\tW\tW\t\"Work steal\"",
+		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
 		NULL,
 	};
 	for (const char *const *t = types; *t; t++)
@@ -424,6 +428,8 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
 		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
+	if (c->mpi) /* the two ends of its messages' links */
+		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
 	if (!c->opt.no_bus) {
@@ -958,7 +964,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_MPI_SEND:
 	case P_MPI_RECV:
 		if (a.has[A_PEER] && a.has[A_TAG]) {
-			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts) };
+			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts), "-" };
+			const struct data *d = m.handle ? g_hash_table_lookup(c->data, &m.handle) : NULL;
+			if (d && d->name && *d->name)
+				g_strlcpy(m.hname, d->name, sizeof(m.hname));
 			g_array_append_val(p == P_MPI_SEND ? c->sends : c->recvs, m);
 		}
 		break;
@@ -1273,6 +1282,8 @@ static OTF2_CallbackCode def_string(void *arg, OTF2_StringRef self, const char *
 	g_hash_table_insert(c->strings, GUINT_TO_POINTER(self), g_strdup(s));
 	if (strcmp(s, TRACE_INCOMPLETE_MARK) == 0)
 		c->incomplete = true;
+	if (strncmp(s, TRACE_MPI_MARK, strlen(TRACE_MPI_MARK)) == 0)
+		c->mpi = true;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1776,7 +1787,45 @@ static gint by_time(gconstpointer a, gconstpointer b)
 	return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
 }
 
-/* comms.rec: each receive meets the oldest send of the same source, destination and tag (MPI keeps their order). */
+/* One end of an MPI link of paje.trace: the send (StartLink 23 on the sender's mpict) or the receive (EndLink 19). */
+struct link_end
+{
+	double time_ms;
+	const struct message *m; /* the send */
+	const struct message *r; /* the receive */
+	unsigned id;
+	bool end;
+};
+
+static gint by_link_time(gconstpointer a, gconstpointer b)
+{
+	const struct link_end *x = a, *y = b;
+	if (x->time_ms != y->time_ms)
+		return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
+}
+
+/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>), at the end of the file as StarPU writes them, in time order
+ * (pj_dump wants each container's events so). */
+static void write_mpi_links(struct converter *c, GArray *ends)
+{
+	g_array_sort(ends, by_link_time);
+	for (guint i = 0; i < ends->len; i++) {
+		const struct link_end *e = &g_array_index(ends, struct link_end, i);
+		if (e->end) {
+			fprintf(c->paje, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, e->r->size, c->width,
+				e->r->self, e->id);
+		} else {
+			fprintf(c->paje, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
+				e->time_ms, e->r->size, c->width, e->m->self, e->id, e->m->tag, e->m->handle);
+			paje_word(c->paje, e->m->hname);
+			fputs("\t0\t0\n", c->paje);
+		}
+	}
+}
+
+/* comms.rec and paje.trace's MPI links: each receive meets the oldest send of the same source, destination and tag
+ * (MPI keeps their order). */
 static void write_comms_rec(struct converter *c)
 {
 	g_array_sort(c->sends, by_time);
@@ -1794,6 +1843,7 @@ static void write_comms_rec(struct converter *c)
 		}
 		g_queue_push_tail(q, (gpointer)m);
 	}
+	GArray *ends = g_array_new(FALSE, FALSE, sizeof(struct link_end));
 	for (guint i = 0; i < c->recvs->len; i++) {
 		const struct message *r = &g_array_index(c->recvs, struct message, i);
 		char key[64];
@@ -1805,7 +1855,14 @@ static void write_comms_rec(struct converter *c)
 		fprintf(c->comms, "Src: %d\nDst: %d\nTag: %" PRIu64 "\nSendTime: %.9f\nRecvTime: %.9f\nSendHandle: 0x%" PRIx64
 			"\nRecvHandle: 0x%" PRIx64 "\nSize: %" PRIu64 "\nPriority: 0\nType: PointToPoint\n\n",
 			m->self, r->self, r->tag, m->time_ms, r->time_ms, m->handle, r->handle, r->size);
+		/* A receive seen before its send is the error of the clock offsets measured at init: the link ends as it starts. */
+		unsigned id = ends->len / 2;
+		struct link_end start = { m->time_ms, m, r, id, false }, end = { MAX(r->time_ms, m->time_ms), m, r, id, true };
+		g_array_append_val(ends, start);
+		g_array_append_val(ends, end);
 	}
+	write_mpi_links(c, ends);
+	g_array_free(ends, TRUE);
 	g_hash_table_destroy(queues);
 }
 
@@ -1821,6 +1878,7 @@ static void tables_new(struct converter *c)
 	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
 	c->incomplete = false;
+	c->mpi = false;
 	c->last_ts = 0;
 }
 
@@ -1881,6 +1939,7 @@ int trace_convert_main(int argc, char **argv)
 		g_array_index(ranked, struct ranked, i).rank = (int)i;
 	g_array_sort(ranked, by_rank);
 	int width = snprintf(NULL, 0, "%d", g_array_index(ranked, struct ranked, n - 1).rank);
+	c.width = width;
 	c.multi = n > 1;
 
 	otf2_first_error[0] = '\0';
