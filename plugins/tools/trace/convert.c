@@ -136,6 +136,9 @@ struct converter
 	GHashTable *data;        /* handle -> struct data, until its record is written (unregistered) */
 	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
+	GHashTable *counter_types;  /* sampled counter name -> its Paje variable type (ctr<n>) + 1, over every archive */
+	GHashTable *metric_members; /* the archive's metric member -> its name */
+	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
 	uint64_t last_ts;
 	unsigned ncomms, nflows;
@@ -545,11 +548,15 @@ static void json_slice(struct converter *c, const struct location *l, const char
 	fputs("}", c->json);
 }
 
-static void json_counter(struct converter *c, const char *name, uint64_t ts, long value)
+/* A value of a counter track of trace.json (one track per name and process). */
+static void json_counter(struct converter *c, const char *name, uint64_t ts, double value)
 {
 	json_begin(c);
-	fprintf(c->json, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"%s\":%ld}}", name, us(c, ts), c->rank, name,
-		value);
+	fputs("{\"name\":", c->json);
+	trace_json_string(c->json, name);
+	fprintf(c->json, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{", us(c, ts), c->rank);
+	trace_json_string(c->json, name);
+	fprintf(c->json, ":%.17g}}", value);
 }
 
 static void json_instant(struct converter *c, const struct location *l, const char *name, const char *scope, uint64_t ts)
@@ -570,7 +577,7 @@ static void counter(struct converter *c, const char *name, long *value, long del
 		return;
 	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
 	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
-	json_counter(c, name, ts, *value);
+	json_counter(c, name, ts, (double)*value);
 }
 
 static const char *task_name(const struct task *t)
@@ -1045,6 +1052,39 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
+ * first value) and a counter track of trace.json. */
+static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
+				   uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+	(void)list;
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	flush_pending(c, l);
+	c->last_ts = ts;
+	if (c->opt.number_events)
+		number_events_counter(&c->nevents);
+	guint member = GPOINTER_TO_UINT(g_hash_table_lookup(c->metric_classes, GUINT_TO_POINTER(metric)));
+	const char *name = member ? g_hash_table_lookup(c->metric_members, GUINT_TO_POINTER(member - 1)) : NULL;
+	if (!name || n < 1 || c->opt.no_counter)
+		return OTF2_CALLBACK_SUCCESS;
+	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
+		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, name));
+	if (!type) {
+		type = g_hash_table_size(c->counter_types) + 1;
+		g_hash_table_insert(c->counter_types, g_strdup(name), GUINT_TO_POINTER(type));
+		fprintf(c->paje, "4\tctr%u\tP\t", type - 1);
+		paje_word(c->paje, name);
+		fputc('\n', c->paje);
+	}
+	fprintf(c->paje, "13\t%.9f\t%sp\tctr%u\t%f\n", ms(c, ts), c->pre, type - 1, value);
+	json_counter(c, name, ts, value);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 /* ---------------------------------------------------------- final files */
 
 static const char *mode_string(uint32_t mode, char buf[8])
@@ -1394,6 +1434,26 @@ static OTF2_CallbackCode def_attribute(void *arg, OTF2_AttributeRef self, OTF2_S
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_metric_member(void *arg, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef description,
+					   OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type, OTF2_Base base, int64_t exponent,
+					   OTF2_StringRef unit)
+{
+	(void)description, (void)type, (void)mode, (void)value_type, (void)base, (void)exponent, (void)unit;
+	struct converter *c = arg;
+	g_hash_table_insert(c->metric_members, GUINT_TO_POINTER(self), (gpointer)string_of(c, name));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_metric_class(void *arg, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+					  OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
+{
+	(void)occurrence, (void)kind;
+	struct converter *c = arg;
+	if (n)
+		g_hash_table_insert(c->metric_classes, GUINT_TO_POINTER(self), GUINT_TO_POINTER(members[0] + 1));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 /* -i accepts the archive's folder, its traces.otf2, or any anchor file. */
 static char *anchor_of(const char *input)
 {
@@ -1495,6 +1555,8 @@ static int convert(struct converter *c)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetParameterCallback(dcb, def_parameter);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(dcb, def_attribute);
+	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, def_metric_member);
+	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, def_metric_class);
 	OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, dcb, c);
 	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
 	uint64_t ndefs = 0;
@@ -1551,6 +1613,7 @@ static int convert(struct converter *c)
 	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
 	OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback(ecb, on_param);
 	OTF2_GlobalEvtReaderCallbacks_SetParameterStringCallback(ecb, on_param_string);
+	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, on_metric);
 	OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, ecb, c);
 	OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
 	uint64_t nevents = 0;
@@ -1875,6 +1938,8 @@ static void tables_new(struct converter *c)
 	c->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
 	c->tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_task);
 	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
+	c->metric_members = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
 	c->incomplete = false;
@@ -1886,6 +1951,8 @@ static void tables_free(struct converter *c)
 {
 	g_hash_table_destroy(c->tasks);
 	g_hash_table_destroy(c->data);
+	g_hash_table_destroy(c->metric_members);
+	g_hash_table_destroy(c->metric_classes);
 	g_hash_table_destroy(c->locations);
 	g_hash_table_destroy(c->regions);
 	g_hash_table_destroy(c->strings);
@@ -1945,6 +2012,7 @@ int trace_convert_main(int argc, char **argv)
 	otf2_first_error[0] = '\0';
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
 	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c.counter_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.json_first = true;
 	GArray *clocks = g_array_sized_new(FALSE, TRUE, sizeof(struct clock_info), n);
 	g_array_set_size(clocks, n);
@@ -2028,6 +2096,7 @@ int trace_convert_main(int argc, char **argv)
 	if (c.failed)
 		ret = 1;
 	g_hash_table_destroy(c.defined_values);
+	g_hash_table_destroy(c.counter_types);
 	g_array_free(ranked, TRUE);
 	g_ptr_array_free(c.opt.inputs, TRUE);
 	return ret;

@@ -404,6 +404,61 @@ TEST(TraceTool, RecorderShortcutsLoseNothing)
 	}
 }
 
+// The counters sampler (ASTROLABE_SAMPLER=1) reports each value it reads:
+// the archive holds them as OTF2 metrics, the converter as Paje variables
+// of the program and Perfetto counter tracks. The sampler reads at its
+// start and at its stop whatever the load: 20 tasks submitted, the last
+// value of the runtime's submission counter is 20.
+TEST(TraceCounters, SampledCountersBecomeSeries)
+{
+	TraceDir dir;
+	{
+		ScopedEnv on("ASTROLABE_SAMPLER", "1");
+		ScopedEnv cmps("APAPI_CMPLIST", "astrolabe");
+		ScopedEnv list("APAPI_EVENTLIST", nullptr);
+		ScopedEnv ops("APAPI_EVENTOPS", nullptr);
+		ScopedEnv intervals("ASTROLABE_SAMPLER_INTERVALS", "astrolabe:2000000");
+		traced_run(dir, [] {
+			static starpu_codelet cl = cpu_codelet(noop, 0, "counted");
+			for (int i = 0; i < 20; i++)
+				ASSERT_EQ(submit_detached(&cl), 0);
+			ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		});
+	}
+	const std::string name = "astrolabe:::starpu.task.g_total_submitted";
+	if (have_program("otf2-print")) {
+		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
+		EXPECT_GE(count(p.text, "METRIC "), 2u) << p.text.substr(0, 4000);
+		Output d = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
+		EXPECT_TRUE(contains(d.text, name)) << "a metric member per counter: " << d.text.substr(0, 4000);
+	}
+	std::string out = dir.path() + "/out";
+	Output o = run(tool() + " -number-events -d '" + out + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_TRUE(contains(read_file(out + "/number_events.data"), "astro_counter_sample")) << read_file(out + "/number_events.data");
+	if (have_program("pj_dump")) {
+		Output d = run("pj_dump '" + out + "/paje.trace'");
+		ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+		std::istringstream lines(d.text);
+		int values = 0;
+		double last = -1;
+		for (std::string line; std::getline(lines, line);)
+			if (line.rfind("Variable, program, " + name + ", ", 0) == 0) {
+				values++;
+				last = std::stod(line.substr(line.rfind(',') + 1));
+			}
+		EXPECT_GE(values, 2) << d.text.substr(0, 4000);
+		EXPECT_EQ(last, 20.0) << d.text.substr(0, 4000);
+	}
+	if (have_program("python3")) {
+		Output j = run("python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))[\"traceEvents\"];"
+			       "v=[x[\"args\"][sys.argv[2]] for x in e if x.get(\"ph\")==\"C\" and x.get(\"name\")==sys.argv[2]];"
+			       "print(len(v)>=2, v[-1])' '" + out + "/trace.json' '" + name + "'");
+		EXPECT_EQ(j.text, "True 20\n") << "a counter track: " << j.text;
+	}
+}
+
 TEST_F(Converted, RecFilesAreReadByRecsel)
 {
 	if (!have_program("recsel"))

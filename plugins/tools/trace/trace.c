@@ -69,7 +69,7 @@ struct location
 	/* Tag dependencies not written yet: the next submit may be their tag's task (schema.h). */
 	unsigned npending;
 	struct pending_tag_dep { uint64_t ts, child, father; } pending[MAX_PENDING_TAG_DEPS];
-	struct cache_entry { const char *key; uint32_t value; } caches[3][CACHE_SIZE];
+	struct cache_entry { const char *key; uint32_t value; } caches[4][CACHE_SIZE];
 	char name[64];
 	struct location *next;
 };
@@ -83,6 +83,8 @@ static struct
 	GHashTable *regions;             /* task name -> region + 1 */
 	GArray *region_names;            /* region -> string id */
 	GArray *region_kind;             /* region -> enum region_kind */
+	GHashTable *metrics;             /* counter name -> metric (class and member) + 1 */
+	GArray *metric_names;            /* metric -> string id */
 	struct location *locations;
 	unsigned napp_threads;
 	int subscription;
@@ -151,7 +153,20 @@ static uint32_t region_locked(const char *name, enum region_kind kind)
 	return id;
 }
 
-/* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions. */
+/* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
+static uint32_t metric_locked(const char *name)
+{
+	gpointer v = g_hash_table_lookup(rec.metrics, name);
+	if (v)
+		return GPOINTER_TO_UINT(v) - 1;
+	uint32_t id = rec.metric_names->len;
+	uint32_t sid = intern_locked(name);
+	g_array_append_val(rec.metric_names, sid);
+	g_hash_table_insert(rec.metrics, g_strdup(name), GUINT_TO_POINTER(id + 1));
+	return id;
+}
+
+/* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions, 3 metrics. */
 static uint32_t cached(struct location *l, int cache, const char *s)
 {
 	unsigned slot = (unsigned)(((uintptr_t)s >> 3) % CACHE_SIZE);
@@ -159,7 +174,7 @@ static uint32_t cached(struct location *l, int cache, const char *s)
 	if (c->key == s)
 		return c->value;
 	pthread_mutex_lock(&rec.lock);
-	uint32_t v = cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
+	uint32_t v = cache == 3 ? metric_locked(s) : cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
 	pthread_mutex_unlock(&rec.lock);
 	c->key = s;
 	c->value = v;
@@ -541,6 +556,15 @@ static void observe(const struct astro_event *e, void *arg)
 		__atomic_store_n(&rec.mpi_size, (int)e->bytes, __ATOMIC_RELAXED);
 		__atomic_store_n(&rec.mpi_offset_ns, (int64_t)e->other_id, __ATOMIC_RELAXED);
 		break;
+	case ASTRO_MOMENT_COUNTER_SAMPLED:
+		if (e->label) {
+			OTF2_Type type = OTF2_TYPE_DOUBLE;
+			OTF2_MetricValue value;
+			memcpy(&value.floating_point, &e->other_id, sizeof(value.floating_point));
+			l->nevents++;
+			OTF2_EvtWriter_Metric(l->writer, l->attrs, ts, cached(l, 3, e->label), 1, &type, &value);
+		}
+		break;
 	case ASTRO_MOMENT_MPI_SEND:
 	case ASTRO_MOMENT_MPI_RECV: {
 		bool send = e->moment == ASTRO_MOMENT_MPI_SEND;
@@ -577,6 +601,8 @@ static uint64_t moments_of(unsigned categories)
 		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED);
 	if (categories & C_MPI)
 		mask |= B(MPI_SEND) | B(MPI_RECV);
+	if (categories & C_EVENT)
+		mask |= B(COUNTER_SAMPLED); /* the sampler's (ASTROLABE_SAMPLER=1): a few values every interval */
 	return mask;
 #undef B
 }
@@ -764,6 +790,12 @@ static void free_tables(void)
 		g_array_free(rec.region_names, TRUE);
 	if (rec.region_kind)
 		g_array_free(rec.region_kind, TRUE);
+	if (rec.metrics)
+		g_hash_table_destroy(rec.metrics);
+	if (rec.metric_names)
+		g_array_free(rec.metric_names, TRUE);
+	rec.metrics = NULL;
+	rec.metric_names = NULL;
 	rec.strings = NULL;
 	rec.string_list = NULL;
 	rec.regions = NULL;
@@ -834,6 +866,8 @@ static int init(void)
 	rec.regions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	rec.region_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	rec.region_kind = g_array_new(FALSE, FALSE, sizeof(enum region_kind));
+	rec.metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	rec.metric_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	generation++;
 	iterations[0] = iterations[1] = -1;
 	iteration_depth = 0;
@@ -931,6 +965,12 @@ static void write_definitions(void)
 		OTF2_GlobalDefWriter_WriteRegion(defs, r, n, n, kind == R_TASK ? s_task : kind == R_STATE ? s_state : s_user_state,
 						 kind == R_TASK ? OTF2_REGION_ROLE_TASK : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
 						 OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+	}
+	/* Each sampled counter: a member (its name, double values, each a point in time) and a class of it alone. */
+	for (uint32_t m = 0; m < rec.metric_names->len; m++) {
+		OTF2_GlobalDefWriter_WriteMetricMember(defs, m, g_array_index(rec.metric_names, uint32_t, m), s_empty, OTF2_METRIC_TYPE_OTHER,
+						       OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, s_empty);
+		OTF2_GlobalDefWriter_WriteMetricClass(defs, m, 1, &m, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_ABSTRACT);
 	}
 	pthread_mutex_unlock(&rec.lock);
 	OTF2_Archive_CloseGlobalDefWriter(rec.archive, defs);
