@@ -137,33 +137,37 @@ static uint32_t intern(const char *s)
 /* Region kinds: the runtime's states, tasks, the application's states. */
 enum region_kind { R_STATE, R_TASK, R_USER_STATE };
 
+/* The number of key in ids, given at its first look-up in the order met; names gets name's string then. */
+static uint32_t numbered_locked(GHashTable *ids, GArray *names, const char *key, const char *name, bool *fresh)
+{
+	gpointer v = g_hash_table_lookup(ids, key);
+	if (fresh)
+		*fresh = !v;
+	if (v)
+		return GPOINTER_TO_UINT(v) - 1;
+	uint32_t id = names->len;
+	uint32_t sid = intern_locked(name);
+	g_array_append_val(names, sid);
+	g_hash_table_insert(ids, g_strdup(key), GUINT_TO_POINTER(id + 1));
+	return id;
+}
+
 static uint32_t region_locked(const char *name, enum region_kind kind)
 {
 	/* States and tasks share names only by accident: keep them apart. */
 	char key[512];
 	snprintf(key, sizeof(key), "%c%s", "STU"[kind], name);
-	gpointer v = g_hash_table_lookup(rec.regions, key);
-	if (v)
-		return GPOINTER_TO_UINT(v) - 1;
-	uint32_t id = rec.region_names->len;
-	uint32_t sid = intern_locked(name);
-	g_array_append_val(rec.region_names, sid);
-	g_array_append_val(rec.region_kind, kind);
-	g_hash_table_insert(rec.regions, g_strdup(key), GUINT_TO_POINTER(id + 1));
+	bool fresh;
+	uint32_t id = numbered_locked(rec.regions, rec.region_names, key, name, &fresh);
+	if (fresh)
+		g_array_append_val(rec.region_kind, kind);
 	return id;
 }
 
 /* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
 static uint32_t metric_locked(const char *name)
 {
-	gpointer v = g_hash_table_lookup(rec.metrics, name);
-	if (v)
-		return GPOINTER_TO_UINT(v) - 1;
-	uint32_t id = rec.metric_names->len;
-	uint32_t sid = intern_locked(name);
-	g_array_append_val(rec.metric_names, sid);
-	g_hash_table_insert(rec.metrics, g_strdup(name), GUINT_TO_POINTER(id + 1));
-	return id;
+	return numbered_locked(rec.metrics, rec.metric_names, name, name, NULL);
 }
 
 /* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions, 3 metrics. */
