@@ -35,6 +35,9 @@
 
 #define TOOL "starpu_fxt_tool"
 #define ACTIVITY_PERIOD_MS 75.0
+/* Tasks that ended and are still remembered for the flows of dependencies declared after their end (a successor
+ * submitted while its predecessor's data is released): the last ENDED_KEEP of them. */
+#define ENDED_KEEP 4096
 
 struct options
 {
@@ -83,6 +86,12 @@ struct task
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
 	GArray *deps;     /* struct dep; NULL until the first */
 	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
+};
+
+/* What a flow needs of a task that ended (its record is written and forgotten). */
+struct ended
+{
+	uint64_t job, end_ts, location;
 };
 
 struct data
@@ -134,6 +143,9 @@ struct converter
 	/* tables */
 	GHashTable *tasks;       /* job -> struct task, until its record is written (it ended) */
 	GHashTable *data;        /* handle -> struct data, until its record is written (unregistered) */
+	GHashTable *ended;       /* job -> its struct ended in ended_ring */
+	struct ended *ended_ring;
+	unsigned ended_next;
 	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
 	GHashTable *counter_types;  /* sampled counter name -> its Paje variable type (ctr<n>) + 1, over every archive */
@@ -908,12 +920,19 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
-		t->deps = append(t->deps, &d, sizeof(d));
 		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
-		/* The flow starts when the predecessor ends. One not seen yet is made (declared before its submission);
-		 * one that ended was forgotten and comes back empty: no record is written for it (write_remaining). */
-		struct task *pred = task_of(c, value);
-		pred->succs = append(pred->succs, &t->job, sizeof(t->job));
+		/* The flow starts when the predecessor ends: now if it has ended already (remembered); else at its end. One
+		 * not seen yet is made (declared before its submission); one that ended and was forgotten comes back empty:
+		 * no record is written for it (write_remaining). */
+		const struct ended *e = g_hash_table_contains(c->tasks, &value) ? NULL : g_hash_table_lookup(c->ended, &value);
+		if (e && !t->executed) {
+			d.flow = ++c->nflows;
+			json_flow(c, "s", d.flow, us(c, e->end_ts) - 0.001, e->location);
+		} else if (!e) {
+			struct task *pred = task_of(c, value);
+			pred->succs = append(pred->succs, &t->job, sizeof(t->job));
+		}
+		t->deps = append(t->deps, &d, sizeof(d));
 		break;
 	}
 	case P_HANDLE: {
@@ -1267,6 +1286,14 @@ static void task_done(struct converter *c, struct task *t)
 	}
 	write_task_record(c, t);
 	write_dag_node(c, t);
+	if (t->executed) {
+		struct ended *e = &c->ended_ring[c->ended_next];
+		if (g_hash_table_lookup(c->ended, &e->job) == e) /* the oldest one leaves */
+			g_hash_table_remove(c->ended, &e->job);
+		*e = (struct ended){ t->job, t->end_ts, t->start_location };
+		g_hash_table_replace(c->ended, &e->job, e);
+		c->ended_next = (c->ended_next + 1) % ENDED_KEEP;
+	}
 	g_hash_table_remove(c->tasks, &t->job); /* frees t */
 }
 
@@ -1939,6 +1966,9 @@ static void tables_new(struct converter *c)
 	c->tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_task);
 	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
 	c->metric_members = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c->ended = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->ended_ring = g_new0(struct ended, ENDED_KEEP);
+	c->ended_next = 0;
 	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
@@ -1952,6 +1982,8 @@ static void tables_free(struct converter *c)
 	g_hash_table_destroy(c->tasks);
 	g_hash_table_destroy(c->data);
 	g_hash_table_destroy(c->metric_members);
+	g_hash_table_destroy(c->ended);
+	g_free(c->ended_ring);
 	g_hash_table_destroy(c->metric_classes);
 	g_hash_table_destroy(c->locations);
 	g_hash_table_destroy(c->regions);
