@@ -14,6 +14,7 @@
  */
 #include "apapi.h"
 
+#include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
 #include <errno.h>
 #include <sched.h>
@@ -91,6 +92,14 @@ static void sample(struct apapi_sampler *s, struct apapi_component *c)
 		apapi_event_sample(&c->events[i], c->scratch[i], now);
 	c->nsamples++;
 	pthread_mutex_unlock(&s->lock);
+	/* Each value read, to whoever observes it (the trace recorder: a sampled series per counter). */
+	if (ASTRO_OBSERVED(ASTRO_MOMENT_COUNTER_SAMPLED))
+		for (unsigned i = 0; i < c->nevents; i++) {
+			double value = c->events[i].floating ? c->scratch[i].d : (double)(int64_t)c->scratch[i].u;
+			struct astro_event ev = { .moment = ASTRO_MOMENT_COUNTER_SAMPLED, .workerid = -1, .label = c->events[i].op.name };
+			memcpy(&ev.other_id, &value, sizeof(value));
+			astro_observe_report(&ev);
+		}
 }
 
 /* ----------------------------------------------------------- priority */

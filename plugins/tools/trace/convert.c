@@ -7,11 +7,15 @@
  * formats (see ../shared/notes/traces.md in the project's notes).
  *
  * OTF2's global reader hands the events over in time order, merged across
- * locations, so the time-ordered files (paje.trace, trace.rec,
- * sched_tasks.rec, activity.data, trace.json) are written as the events
- * come; only the per-task and per-handle tables stay in memory until the
- * end, where tasks.rec, data.rec, dag.dot and the dependency flows are
- * written.
+ * locations, so every file is written as the events come: the time-ordered
+ * ones (paje.trace, trace.rec, sched_tasks.rec, activity.data, trace.json)
+ * event by event, dag.dot's edges when a dependency is declared, a task's
+ * tasks.rec record, dag.dot node and flow starts when it ends (its flow ends
+ * when its successors start), a handle's data.rec record when it is
+ * unregistered. What stays in memory is what is still to come: the tasks
+ * submitted and not ended yet, the handles registered, the dependencies
+ * between live tasks; and, for comms.rec, the StarPU-MPI messages (a send
+ * meets its receive only once every archive was read).
  */
 #include <errno.h>
 #include <glib.h>
@@ -31,6 +35,9 @@
 
 #define TOOL "starpu_fxt_tool"
 #define ACTIVITY_PERIOD_MS 75.0
+/* Tasks that ended and are still remembered for the flows of dependencies declared after their end (a successor
+ * submitted while its predecessor's data is released): the last ENDED_KEEP of them. */
+#define ENDED_KEEP 4096
 
 struct options
 {
@@ -50,19 +57,16 @@ struct dep
 {
 	uint64_t pred;
 	uint8_t kind;
+	unsigned flow;       /* the trace.json flow the predecessor started at its end (0: none) */
 };
 
-struct tag_dep
-{
-	uint64_t father, child;
-};
-
-/* A StarPU-MPI message seen by one side: for comms.rec, where both sides meet. */
+/* A StarPU-MPI message seen by one side: for comms.rec and paje.trace's links, where both sides meet. */
 struct message
 {
 	int self, peer;          /* the ranks of the archive and of the other side */
 	uint64_t tag, handle, size;
 	double time_ms;          /* on the common time base */
+	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none: the links' HName */
 };
 
 struct task
@@ -81,10 +85,18 @@ struct task
 	int64_t iteration, subiteration; /* -1: none */
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
 	GArray *deps;     /* struct dep; NULL until the first */
+	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
+};
+
+/* What a flow needs of a task that ended (its record is written and forgotten). */
+struct ended
+{
+	uint64_t job, end_ts, location;
 };
 
 struct data
 {
+	uint64_t seq;     /* registration order, for the handles still registered at the end */
 	uint64_t handle;
 	int32_t home;
 	uint64_t size;
@@ -103,6 +115,12 @@ struct location
 	uint32_t stack[32];
 	uint64_t enter_ts[32];
 	uint64_t task_job;     /* the task running, for its Leave */
+	/* schema.h's shortcuts: the last pop here, the name and model of the last submit here */
+	uint64_t last_pop;
+	bool popped, submitted;
+	const char *prev_name, *prev_model;
+	bool prev_has_tag;
+	uint64_t prev_tag;     /* the Tag of the last submit here */
 	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
 	uint64_t task_ts;
 	/* activity.data accumulators, ns */
@@ -123,12 +141,16 @@ struct converter
 	uint64_t origin;
 	bool incomplete;
 	/* tables */
-	GHashTable *tasks;       /* job -> struct task */
-	GPtrArray *task_order;
-	GHashTable *data;        /* handle -> struct data (live) */
-	GPtrArray *data_order;   /* every struct data, registration order */
-	GArray *tag_deps;        /* struct tag_dep, declaration order */
+	GHashTable *tasks;       /* job -> struct task, until its record is written (it ended) */
+	GHashTable *data;        /* handle -> struct data, until its record is written (unregistered) */
+	GHashTable *ended;       /* job -> its struct ended in ended_ring */
+	struct ended *ended_ring;
+	unsigned ended_next;
+	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
+	GHashTable *counter_types;  /* sampled counter name -> its Paje variable type (ctr<n>) + 1, over every archive */
+	GHashTable *metric_members; /* the archive's metric member -> its name */
+	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
 	uint64_t last_ts;
 	unsigned ncomms, nflows;
@@ -136,7 +158,8 @@ struct converter
 	bool failed;           /* a corrupt archive was reported: stop reading */
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
-	int rank;
+	bool mpi;                /* this archive is a StarPU-MPI process's (TRACE_MPI_MARK): it has an MPI communication container */
+	int rank, width;         /* width: of the largest rank, the prefixes' */
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
@@ -234,7 +257,6 @@ static struct task *task_of(struct converter *c, uint64_t job)
 	t->worker = -1;
 	t->iteration = t->subiteration = -1;
 	g_hash_table_insert(c->tasks, &t->job, t);
-	g_ptr_array_add(c->task_order, t);
 	return t;
 }
 
@@ -321,6 +343,8 @@ static const char *const paje_defs[] = {
 	"Y string", "Iteration string", "Subiteration string", "NumaNodes string", NULL,
 	"PajeSetState 21", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
 	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", NULL,
+	"PajeStartLink 23", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
+	"MPITAG string", "MPIType string", "Priority string", "Handle string", "HName string", "X string", "Y string", NULL,
 	"PajeStartLink 24", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
 	"Handle string", "HName string", "X string", "Y string", NULL,
 	"PajeSetState 26", "Time date", "Container string", "Type string", "Value string", "JobId string", NULL,
@@ -374,7 +398,7 @@ static void paje_header(struct converter *c)
 		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
 		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
 		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
-		"5\tWSL\tP\tW\tW\t\"Work steal\"",
+		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
 		NULL,
 	};
 	for (const char *const *t = types; *t; t++)
@@ -419,6 +443,8 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
 		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
+	if (c->mpi) /* the two ends of its messages' links */
+		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
 	if (!c->opt.no_bus) {
@@ -455,6 +481,8 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 }
 
 static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
+static void task_done(struct converter *c, struct task *t);
+static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location);
 
 /* Writes the Paje lines of the task l entered, now that its handles are known. */
 static void flush_pending(struct converter *c, struct location *l)
@@ -532,11 +560,15 @@ static void json_slice(struct converter *c, const struct location *l, const char
 	fputs("}", c->json);
 }
 
-static void json_counter(struct converter *c, const char *name, uint64_t ts, long value)
+/* A value of a counter track of trace.json (one track per name and process). */
+static void json_counter(struct converter *c, const char *name, uint64_t ts, double value)
 {
 	json_begin(c);
-	fprintf(c->json, "{\"name\":\"%s\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"%s\":%ld}}", name, us(c, ts), c->rank, name,
-		value);
+	fputs("{\"name\":", c->json);
+	trace_json_string(c->json, name);
+	fprintf(c->json, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{", us(c, ts), c->rank);
+	trace_json_string(c->json, name);
+	fprintf(c->json, ":%.17g}}", value);
 }
 
 static void json_instant(struct converter *c, const struct location *l, const char *name, const char *scope, uint64_t ts)
@@ -557,7 +589,7 @@ static void counter(struct converter *c, const char *name, long *value, long del
 		return;
 	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
 	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
-	json_counter(c, name, ts, *value);
+	json_counter(c, name, ts, (double)*value);
 }
 
 static const char *task_name(const struct task *t)
@@ -674,7 +706,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	if (r->task) {
 		struct attrs a;
 		read_attrs(c, list, &a);
-		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : 0;
+		uint64_t job = a.has[A_JOB_ID] ? a.v[A_JOB_ID].uint64 : l->popped ? l->last_pop : 0;
+		l->popped = false;
 		struct task *t = task_of(c, job);
 		if (!t->name)
 			t->name = r->name;
@@ -682,6 +715,11 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t->start_ts = ts;
 		t->worker = l->workerid;
 		t->start_location = l->id;
+		for (guint k = 0; k < LEN(t->deps); k++) {
+			const struct dep *d = &g_array_index(t->deps, struct dep, k);
+			if (d->flow)
+				json_flow(c, "f", d->flow, us(c, ts), l->id);
+		}
 		if (a.has[A_FOOTPRINT])
 			t->footprint = a.v[A_FOOTPRINT].uint32;
 		if (a.has[A_SIZE])
@@ -751,6 +789,8 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
 		trace_rec_state(c, "PopState", NULL, NULL, -1, thread_of(l), ts);
 	}
+	if (t)
+		task_done(c, t);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -768,12 +808,25 @@ static uint64_t component_key(const struct converter *c, uint64_t address)
 	return address ? address ^ ((uint64_t)(unsigned)c->rank << 56) : 0; /* 0: the policy */
 }
 
+static void write_data_record(struct converter *c, const struct data *d);
+
+/* The record of handle, unregistered: written, forgotten. */
+static void data_done(struct converter *c, uint64_t handle)
+{
+	struct data *d = g_hash_table_lookup(c->data, &handle);
+	if (!d)
+		return;
+	write_data_record(c, d);
+	g_hash_table_remove(c->data, &handle); /* frees d */
+}
+
 static struct data *data_new(struct converter *c, uint64_t handle)
 {
+	data_done(c, handle); /* registered again without its unregistration in the trace */
 	struct data *d = g_new0(struct data, 1);
+	d->seq = c->ndata++;
 	d->handle = handle;
-	g_hash_table_replace(c->data, &d->handle, d);
-	g_ptr_array_add(c->data_order, d);
+	g_hash_table_insert(c->data, &d->handle, d);
 	return d;
 }
 
@@ -797,15 +850,25 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		struct task *t = task_of(c, value);
 		t->submitted = true;
 		t->submit_ts = ts;
-		if (a.has[A_NAME] && !t->name)
-			t->name = string_of(c, a.v[A_NAME].stringRef);
-		/* The recorder leaves Model out when it is the name (a codelet without performance model). */
-		if (a.has[A_MODEL] || a.has[A_NAME])
-			t->model = string_of(c, a.has[A_MODEL] ? a.v[A_MODEL].stringRef : a.v[A_NAME].stringRef);
+		if (a.has[A_NAME]) {
+			/* The recorder leaves Model out when it is the name (a codelet without performance model); "": no name. */
+			const char *name = string_of(c, a.v[A_NAME].stringRef);
+			l->prev_name = *name ? name : NULL;
+			l->prev_model = a.has[A_MODEL] ? string_of(c, a.v[A_MODEL].stringRef) : l->prev_name;
+			l->submitted = true;
+		}
+		/* Neither: those of the previous submit here. */
+		if (l->submitted) {
+			if (!t->name)
+				t->name = l->prev_name;
+			t->model = l->prev_model;
+		}
 		if (a.has[A_TAG]) {
 			t->has_tag = true;
 			t->tag = a.v[A_TAG].uint64;
 		}
+		l->prev_has_tag = t->has_tag;
+		l->prev_tag = t->tag;
 		if (a.has[A_PRIORITY])
 			t->priority = a.v[A_PRIORITY].int32;
 		if (a.has[A_COLOR])
@@ -821,6 +884,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_PUSH:
 	case P_POP: {
+		if (p == P_POP) {
+			l->last_pop = value;
+			l->popped = true;
+		}
 		if (p == P_POP && l->worker) {
 			char job[48];
 			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
@@ -836,19 +903,36 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			counter(c, "nsubmitted", &c->nsubmitted, -1, ts);
 		break;
 	}
-	case P_DEPENDENCY: {
+	case P_DEPENDENCY:
+	case P_TAG_DEPENDENCY: {
+		if (p == P_TAG_DEPENDENCY && !a.has[A_JOB_ID] && l->prev_has_tag) {
+			a.has[A_JOB_ID] = true; /* the Tag of the submit just before */
+			a.v[A_JOB_ID].uint64 = l->prev_tag;
+		}
 		if (!a.has[A_JOB_ID])
 			break;
-		if (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) {
+		const char *label = c->opt.label_deps ? (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) ?
+							   " [label=\"tag\"]" : " [label=\"task\"]") : "";
+		if (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2)) {
 			/* Tags: drawn in dag.dot only. */
-			struct tag_dep d = { value, a.v[A_JOB_ID].uint64 };
-			g_array_append_val(c->tag_deps, d);
+			fprintf(c->dag, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, value, c->pre, a.v[A_JOB_ID].uint64, label);
 			break;
 		}
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
-		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0 };
+		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
+		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
+		/* The flow starts when the predecessor ends: now if it has ended already (remembered); else at its end. One
+		 * not seen yet is made (declared before its submission); one that ended and was forgotten comes back empty:
+		 * no record is written for it (write_remaining). */
+		const struct ended *e = g_hash_table_contains(c->tasks, &value) ? NULL : g_hash_table_lookup(c->ended, &value);
+		if (e && !t->executed) {
+			d.flow = ++c->nflows;
+			json_flow(c, "s", d.flow, us(c, e->end_ts) - 0.001, e->location);
+		} else if (!e) {
+			struct task *pred = task_of(c, value);
+			pred->succs = append(pred->succs, &t->job, sizeof(t->job));
+		}
 		t->deps = append(t->deps, &d, sizeof(d));
-		task_of(c, value);
 		break;
 	}
 	case P_HANDLE: {
@@ -867,9 +951,9 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	}
 	case P_UNREGISTER:
-		/* The record stays in data_order for data.rec; the address may be registered again. */
 		if (!c->opt.no_events)
 			fprintf(c->paje, "9\t%.9f\tunregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		data_done(c, value); /* the address may be registered again */
 		break;
 	case P_BURST_BEGIN:
 	case P_BURST_END:
@@ -906,7 +990,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_MPI_SEND:
 	case P_MPI_RECV:
 		if (a.has[A_PEER] && a.has[A_TAG]) {
-			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts) };
+			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts), "-" };
+			const struct data *d = m.handle ? g_hash_table_lookup(c->data, &m.handle) : NULL;
+			if (d && d->name && *d->name)
+				g_strlcpy(m.hname, d->name, sizeof(m.hname));
 			g_array_append_val(p == P_MPI_SEND ? c->sends : c->recvs, m);
 		}
 		break;
@@ -984,6 +1071,39 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
+ * first value) and a counter track of trace.json. */
+static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
+				   uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+	(void)list;
+	struct converter *c = arg;
+	struct location *l = location_of(c, loc);
+	if (!l)
+		return OTF2_CALLBACK_INTERRUPT;
+	flush_pending(c, l);
+	c->last_ts = ts;
+	if (c->opt.number_events)
+		number_events_counter(&c->nevents);
+	guint member = GPOINTER_TO_UINT(g_hash_table_lookup(c->metric_classes, GUINT_TO_POINTER(metric)));
+	const char *name = member ? g_hash_table_lookup(c->metric_members, GUINT_TO_POINTER(member - 1)) : NULL;
+	if (!name || n < 1 || c->opt.no_counter)
+		return OTF2_CALLBACK_SUCCESS;
+	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
+		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, name));
+	if (!type) {
+		type = g_hash_table_size(c->counter_types) + 1;
+		g_hash_table_insert(c->counter_types, g_strdup(name), GUINT_TO_POINTER(type));
+		fprintf(c->paje, "4\tctr%u\tP\t", type - 1);
+		paje_word(c->paje, name);
+		fputc('\n', c->paje);
+	}
+	fprintf(c->paje, "13\t%.9f\t%sp\tctr%u\t%f\n", ms(c, ts), c->pre, type - 1, value);
+	json_counter(c, name, ts, value);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 /* ---------------------------------------------------------- final files */
 
 static const char *mode_string(uint32_t mode, char buf[8])
@@ -1003,11 +1123,11 @@ static const char *mode_string(uint32_t mode, char buf[8])
 	return buf;
 }
 
-static void write_tasks_rec(struct converter *c)
+/* tasks.rec: the record of a task that ended, or of one still waiting at the end of its archive. */
+static void write_task_record(struct converter *c, const struct task *t)
 {
 	FILE *f = c->tasks_rec;
-	for (guint i = 0; i < c->task_order->len; i++) {
-		struct task *t = g_ptr_array_index(c->task_order, i);
+	{
 		if (t->name)
 			fprintf(f, "Name: %s\n", t->name);
 		if (t->model)
@@ -1071,10 +1191,10 @@ static void write_tasks_rec(struct converter *c)
 	}
 }
 
-static void write_data_rec(struct converter *c)
+/* data.rec: the record of a handle unregistered, or still registered at the end of its archive. */
+static void write_data_record(struct converter *c, const struct data *d)
 {
-	for (guint i = 0; i < c->data_order->len; i++) {
-		struct data *d = g_ptr_array_index(c->data_order, i);
+	{
 		fprintf(c->data_rec, "Handle: %" PRIx64 "\nHomeNode: %d\n", d->handle, d->home);
 		if (c->multi)
 			fprintf(c->data_rec, "MPIRank: %d\n", c->rank);
@@ -1109,45 +1229,116 @@ static void dag_color(struct converter *c, const struct task *t, char *fill, siz
 	}
 }
 
-static void write_dag_and_flows(struct converter *c)
+/* dag.dot: a task's tag and, when it ran, its node (the edges are written when declared). */
+static void write_dag_node(struct converter *c, const struct task *t)
 {
 	FILE *f = c->dag;
-	for (guint i = 0; i < c->tag_deps->len; i++) {
-		const struct tag_dep *d = &g_array_index(c->tag_deps, struct tag_dep, i);
-		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, d->father, c->pre, d->child,
-			c->opt.label_deps ? " [label=\"tag\"]" : "");
+	if (t->has_tag)
+		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
+			t->job, c->pre, t->tag, c->opt.label_deps ? " [label=\"tag\"]" : "");
+	if (t->executed) {
+		char fill[32];
+		const char *font;
+		dag_color(c, t, fill, sizeof(fill), &font);
+		fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
+		for (const char *s = task_name(t); *s; s++)
+			fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
+		fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
 	}
-	for (guint i = 0; i < c->task_order->len; i++) {
-		struct task *t = g_ptr_array_index(c->task_order, i);
-		for (guint k = 0; k < LEN(t->deps); k++) {
-			const struct dep *d = &g_array_index(t->deps, struct dep, k);
-			fprintf(f, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, d->pred, c->pre, t->job,
-				c->opt.label_deps ? " [label=\"task\"]" : "");
-			struct task *pred = g_hash_table_lookup(c->tasks, &d->pred);
-			if (pred && pred->executed && t->executed) {
-				unsigned id = ++c->nflows;
-				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
-					id, us(c, pred->end_ts) - 0.001, c->rank, pred->start_location);
-				json_begin(c);
-				fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
-					id, us(c, t->start_ts), c->rank, t->start_location);
+}
+
+/* A dependency flow of trace.json: s at the end of the predecessor, f (bp e) at the start of the successor. */
+static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location)
+{
+	json_begin(c);
+	fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"%s\",%s\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+		ph, ph[0] == 'f' ? "\"bp\":\"e\"," : "", id, ts_us, c->rank, location);
+}
+
+static void free_task(gpointer p)
+{
+	struct task *t = p;
+	if (t->handles)
+		g_array_free(t->handles, TRUE);
+	if (t->deps)
+		g_array_free(t->deps, TRUE);
+	if (t->succs)
+		g_array_free(t->succs, TRUE);
+	g_free(t);
+}
+
+/* Task t ended: the flows to its successors that have not started start here; its records are written and it is forgotten. */
+static void task_done(struct converter *c, struct task *t)
+{
+	for (guint i = 0; i < LEN(t->succs); i++) {
+		uint64_t job = g_array_index(t->succs, uint64_t, i);
+		struct task *succ = g_hash_table_lookup(c->tasks, &job);
+		if (!succ || succ->executed)
+			continue;
+		for (guint k = 0; k < LEN(succ->deps); k++) {
+			struct dep *d = &g_array_index(succ->deps, struct dep, k);
+			if (d->pred == t->job && !d->flow) {
+				d->flow = ++c->nflows;
+				json_flow(c, "s", d->flow, us(c, t->end_ts) - 0.001, t->start_location);
+				break;
 			}
 		}
-		if (t->has_tag)
-			fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
-				t->job, c->pre, t->tag,
-				c->opt.label_deps ? " [label=\"tag\"]" : "");
-		if (t->executed) {
-			char fill[32];
-			const char *font;
-			dag_color(c, t, fill, sizeof(fill), &font);
-			fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
-			for (const char *s = task_name(t); *s; s++)
-				fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
-			fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
-		}
 	}
+	write_task_record(c, t);
+	write_dag_node(c, t);
+	if (t->executed) {
+		struct ended *e = &c->ended_ring[c->ended_next];
+		if (g_hash_table_lookup(c->ended, &e->job) == e) /* the oldest one leaves */
+			g_hash_table_remove(c->ended, &e->job);
+		*e = (struct ended){ t->job, t->end_ts, t->start_location };
+		g_hash_table_replace(c->ended, &e->job, e);
+		c->ended_next = (c->ended_next + 1) % ENDED_KEEP;
+	}
+	g_hash_table_remove(c->tasks, &t->job); /* frees t */
+}
+
+/* The values of a table, in a new array. */
+static GPtrArray *values_of(GHashTable *table)
+{
+	GPtrArray *values = g_ptr_array_sized_new(g_hash_table_size(table));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, table);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(values, v);
+	return values;
+}
+
+static gint by_job(gconstpointer a, gconstpointer b)
+{
+	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
+static gint by_seq(gconstpointer a, gconstpointer b)
+{
+	const struct data *x = *(struct data *const *)a, *y = *(struct data *const *)b;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The end of an archive: the records of the tasks that did not end (by job) and of the handles still registered (by registration). */
+static void write_remaining(struct converter *c)
+{
+	GPtrArray *tasks = values_of(c->tasks);
+	g_ptr_array_sort(tasks, by_job);
+	for (guint i = 0; i < tasks->len; i++) {
+		const struct task *t = g_ptr_array_index(tasks, i);
+		if (!t->submitted && !t->executed)
+			continue; /* only named as a predecessor: submitted before the trace started, or ended before that */
+		write_task_record(c, t);
+		write_dag_node(c, t);
+	}
+	g_ptr_array_free(tasks, TRUE);
+	GPtrArray *data = values_of(c->data);
+	g_ptr_array_sort(data, by_seq);
+	for (guint i = 0; i < data->len; i++)
+		write_data_record(c, g_ptr_array_index(data, i));
+	g_ptr_array_free(data, TRUE);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -1158,6 +1349,8 @@ static OTF2_CallbackCode def_string(void *arg, OTF2_StringRef self, const char *
 	g_hash_table_insert(c->strings, GUINT_TO_POINTER(self), g_strdup(s));
 	if (strcmp(s, TRACE_INCOMPLETE_MARK) == 0)
 		c->incomplete = true;
+	if (strncmp(s, TRACE_MPI_MARK, strlen(TRACE_MPI_MARK)) == 0)
+		c->mpi = true;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1268,6 +1461,26 @@ static OTF2_CallbackCode def_attribute(void *arg, OTF2_AttributeRef self, OTF2_S
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode def_metric_member(void *arg, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef description,
+					   OTF2_MetricType type, OTF2_MetricMode mode, OTF2_Type value_type, OTF2_Base base, int64_t exponent,
+					   OTF2_StringRef unit)
+{
+	(void)description, (void)type, (void)mode, (void)value_type, (void)base, (void)exponent, (void)unit;
+	struct converter *c = arg;
+	g_hash_table_insert(c->metric_members, GUINT_TO_POINTER(self), (gpointer)string_of(c, name));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_metric_class(void *arg, OTF2_MetricRef self, uint8_t n, const OTF2_MetricMemberRef *members,
+					  OTF2_MetricOccurrence occurrence, OTF2_RecorderKind kind)
+{
+	(void)occurrence, (void)kind;
+	struct converter *c = arg;
+	if (n)
+		g_hash_table_insert(c->metric_classes, GUINT_TO_POINTER(self), GUINT_TO_POINTER(members[0] + 1));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 /* -i accepts the archive's folder, its traces.otf2, or any anchor file. */
 static char *anchor_of(const char *input)
 {
@@ -1369,6 +1582,8 @@ static int convert(struct converter *c)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetParameterCallback(dcb, def_parameter);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(dcb, def_attribute);
+	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, def_metric_member);
+	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, def_metric_class);
 	OTF2_Reader_RegisterGlobalDefCallbacks(reader, defs, dcb, c);
 	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
 	uint64_t ndefs = 0;
@@ -1425,6 +1640,7 @@ static int convert(struct converter *c)
 	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
 	OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback(ecb, on_param);
 	OTF2_GlobalEvtReaderCallbacks_SetParameterStringCallback(ecb, on_param_string);
+	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, on_metric);
 	OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, ecb, c);
 	OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
 	uint64_t nevents = 0;
@@ -1544,16 +1760,6 @@ static int parse(struct options *o, int argc, char **argv)
 	return 0;
 }
 
-static void free_task(gpointer p)
-{
-	struct task *t = p;
-	if (t->handles)
-		g_array_free(t->handles, TRUE);
-	if (t->deps)
-		g_array_free(t->deps, TRUE);
-	g_free(t);
-}
-
 static void free_data(gpointer p)
 {
 	struct data *d = p;
@@ -1671,7 +1877,45 @@ static gint by_time(gconstpointer a, gconstpointer b)
 	return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
 }
 
-/* comms.rec: each receive meets the oldest send of the same source, destination and tag (MPI keeps their order). */
+/* One end of an MPI link of paje.trace: the send (StartLink 23 on the sender's mpict) or the receive (EndLink 19). */
+struct link_end
+{
+	double time_ms;
+	const struct message *m; /* the send */
+	const struct message *r; /* the receive */
+	unsigned id;
+	bool end;
+};
+
+static gint by_link_time(gconstpointer a, gconstpointer b)
+{
+	const struct link_end *x = a, *y = b;
+	if (x->time_ms != y->time_ms)
+		return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
+}
+
+/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>), at the end of the file as StarPU writes them, in time order
+ * (pj_dump wants each container's events so). */
+static void write_mpi_links(struct converter *c, GArray *ends)
+{
+	g_array_sort(ends, by_link_time);
+	for (guint i = 0; i < ends->len; i++) {
+		const struct link_end *e = &g_array_index(ends, struct link_end, i);
+		if (e->end) {
+			fprintf(c->paje, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, e->r->size, c->width,
+				e->r->self, e->id);
+		} else {
+			fprintf(c->paje, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
+				e->time_ms, e->r->size, c->width, e->m->self, e->id, e->m->tag, e->m->handle);
+			paje_word(c->paje, e->m->hname);
+			fputs("\t0\t0\n", c->paje);
+		}
+	}
+}
+
+/* comms.rec and paje.trace's MPI links: each receive meets the oldest send of the same source, destination and tag
+ * (MPI keeps their order). */
 static void write_comms_rec(struct converter *c)
 {
 	g_array_sort(c->sends, by_time);
@@ -1689,6 +1933,7 @@ static void write_comms_rec(struct converter *c)
 		}
 		g_queue_push_tail(q, (gpointer)m);
 	}
+	GArray *ends = g_array_new(FALSE, FALSE, sizeof(struct link_end));
 	for (guint i = 0; i < c->recvs->len; i++) {
 		const struct message *r = &g_array_index(c->recvs, struct message, i);
 		char key[64];
@@ -1700,7 +1945,14 @@ static void write_comms_rec(struct converter *c)
 		fprintf(c->comms, "Src: %d\nDst: %d\nTag: %" PRIu64 "\nSendTime: %.9f\nRecvTime: %.9f\nSendHandle: 0x%" PRIx64
 			"\nRecvHandle: 0x%" PRIx64 "\nSize: %" PRIu64 "\nPriority: 0\nType: PointToPoint\n\n",
 			m->self, r->self, r->tag, m->time_ms, r->time_ms, m->handle, r->handle, r->size);
+		/* A receive seen before its send is the error of the clock offsets measured at init: the link ends as it starts. */
+		unsigned id = ends->len / 2;
+		struct link_end start = { m->time_ms, m, r, id, false }, end = { MAX(r->time_ms, m->time_ms), m, r, id, true };
+		g_array_append_val(ends, start);
+		g_array_append_val(ends, end);
 	}
+	write_mpi_links(c, ends);
+	g_array_free(ends, TRUE);
 	g_hash_table_destroy(queues);
 }
 
@@ -1711,23 +1963,28 @@ static void tables_new(struct converter *c)
 	c->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	c->regions = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_region);
 	c->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_location);
-	c->tasks = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c->task_order = g_ptr_array_new_with_free_func(free_task);
-	c->data = g_hash_table_new(g_int64_hash, g_int64_equal);
-	c->data_order = g_ptr_array_new_with_free_func(free_data);
-	c->tag_deps = g_array_new(FALSE, FALSE, sizeof(struct tag_dep));
+	c->tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_task);
+	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
+	c->metric_members = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c->ended = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->ended_ring = g_new0(struct ended, ENDED_KEEP);
+	c->ended_next = 0;
+	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
 	c->incomplete = false;
+	c->mpi = false;
 	c->last_ts = 0;
 }
 
 static void tables_free(struct converter *c)
 {
 	g_hash_table_destroy(c->tasks);
-	g_ptr_array_free(c->task_order, TRUE);
 	g_hash_table_destroy(c->data);
-	g_ptr_array_free(c->data_order, TRUE);
-	g_array_free(c->tag_deps, TRUE);
+	g_hash_table_destroy(c->metric_members);
+	g_hash_table_destroy(c->ended);
+	g_free(c->ended_ring);
+	g_hash_table_destroy(c->metric_classes);
 	g_hash_table_destroy(c->locations);
 	g_hash_table_destroy(c->regions);
 	g_hash_table_destroy(c->strings);
@@ -1781,11 +2038,13 @@ int trace_convert_main(int argc, char **argv)
 		g_array_index(ranked, struct ranked, i).rank = (int)i;
 	g_array_sort(ranked, by_rank);
 	int width = snprintf(NULL, 0, "%d", g_array_index(ranked, struct ranked, n - 1).rank);
+	c.width = width;
 	c.multi = n > 1;
 
 	otf2_first_error[0] = '\0';
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
 	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c.counter_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.json_first = true;
 	GArray *clocks = g_array_sized_new(FALSE, TRUE, sizeof(struct clock_info), n);
 	g_array_set_size(clocks, n);
@@ -1830,11 +2089,8 @@ int trace_convert_main(int argc, char **argv)
 		}
 		tables_new(&c);
 		ret = convert(&c);
-		if (ret == 0) {
-			write_tasks_rec(&c);
-			write_data_rec(&c);
-			write_dag_and_flows(&c);
-		}
+		if (ret == 0)
+			write_remaining(&c);
 		tables_free(&c);
 	}
 	OTF2_Error_RegisterCallback(previous, NULL);
@@ -1872,6 +2128,7 @@ int trace_convert_main(int argc, char **argv)
 	if (c.failed)
 		ret = 1;
 	g_hash_table_destroy(c.defined_values);
+	g_hash_table_destroy(c.counter_types);
 	g_array_free(ranked, TRUE);
 	g_ptr_array_free(c.opt.inputs, TRUE);
 	return ret;

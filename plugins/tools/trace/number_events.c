@@ -66,6 +66,7 @@ struct kind
 	X(K_USER_STATE_CLOSE, 0x5a02, "astro_instr_state_close") \
 	X(K_BURST_BEGIN, 0x5a03, "astro_instr_burst_begin") \
 	X(K_BURST_END, 0x5a04, "astro_instr_burst_end") \
+	X(K_COUNTER_SAMPLE, 0x5a05, "astro_counter_sample") \
 	X(K_UNKNOWN, 0x5aff, "astro_unknown_event")
 
 #define KIND_ENUM(id, ...) id,
@@ -125,12 +126,18 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_PAPI] = K_PAPI,
 		[P_MPI_SEND] = K_MPI_ISEND_SUBMIT,
 		[P_MPI_RECV] = K_MPI_IRECV_COMPLETE,
+		[P_TAG_DEPENDENCY] = K_TAG_DEPS,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 25, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 26, "every parameter has its kind above");
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
 	if (param == P_DEPENDENCY && dep_kind == 2)
 		k = K_TAG_DEPS;
 	n->count[k]++;
+}
+
+void number_events_counter(struct number_events *n)
+{
+	n->count[K_COUNTER_SAMPLE]++;
 }
 
 void number_events_region(struct number_events *n, const char *name, bool task, bool user, bool leave)

@@ -13,11 +13,11 @@
 
 /* Instant events (OTF2 parameters); the value is what the comment says. */
 #define TRACE_PARAMETERS(X) \
-	X(P_SUBMIT, "submit", UINT64)              /* job; Name, Model, Tag, Priority, Color */ \
+	X(P_SUBMIT, "submit", UINT64)              /* job; Name, Model (see "Shortcuts"), Tag, Priority, Color */ \
 	X(P_READY, "ready", UINT64)                /* job */ \
 	X(P_PUSH, "push", UINT64)                  /* job; Priority */ \
 	X(P_POP, "pop", UINT64)                    /* job; Priority */ \
-	X(P_DEPENDENCY, "dependency", UINT64)      /* predecessor job (tag); JobId (successor job or tag), DepKind (0 task, 1 data, 2 tag) */ \
+	X(P_DEPENDENCY, "dependency", UINT64)      /* predecessor job (tag); JobId (successor job or tag), DepKind (0 task when absent, 1 data, 2 tag) */ \
 	X(P_HANDLE, "handle", UINT64)              /* handle of the task entered just before; Mode, Size */ \
 	X(P_REGISTER, "register", UINT64)          /* handle; Size, HomeNode, Description */ \
 	X(P_UNREGISTER, "unregister", UINT64)      /* handle */ \
@@ -37,7 +37,17 @@
 	X(P_COMPONENT_PULL, "component_pull", UINT64) /* job; Component (the puller), FromComponent (the component pulled from) */ \
 	X(P_PAPI, "papi", UINT64)                  /* a PAPI counter of a task (the long long's bits); JobId, Name (the PAPI event) */ \
 	X(P_MPI_SEND, "mpi_send", UINT64)          /* bytes of a StarPU-MPI message posted; Peer (the destination rank), Tag, Handle */ \
-	X(P_MPI_RECV, "mpi_recv", UINT64)          /* bytes of a StarPU-MPI message received; Peer (the source rank), Tag, Handle */
+	X(P_MPI_RECV, "mpi_recv", UINT64)          /* bytes of a StarPU-MPI message received; Peer (the source rank), Tag, Handle */ \
+	X(P_TAG_DEPENDENCY, "tag_dependency", UINT64) /* tag the JobId tag waits for (starpu_tag_declare_deps): "dependency" with DepKind 2, one attribute less */
+
+/* Shortcuts: attributes cost OTF2 about as much as an event, so the recorder
+ * leaves out what the reader can tell from the same location's previous events:
+ * - an Enter of a task region without JobId is the job this location popped last;
+ * - a submit without Name and Model has those of the previous submit of the
+ *   location; a Name that is the empty string means none (and no Model);
+ * - a tag_dependency without JobId is declared for the Tag of the submit just
+ *   before it on the location (starpu_tag_declare_deps() then the task's
+ *   submission: the recorder holds the dependency until it sees which). */
 
 /* Attributes attached to events. */
 #define TRACE_ATTRIBUTES(X) \

@@ -36,6 +36,7 @@
 #define WHAT "trace"
 #define MAX_DEPTH 16
 #define CACHE_SIZE 64
+#define MAX_PENDING_TAG_DEPS 4
 
 /* STARPU_FXT_EVENTS categories; META is always recorded. */
 enum category
@@ -58,7 +59,17 @@ struct location
 	uint64_t first_ts;
 	unsigned depth;
 	uint32_t stack[MAX_DEPTH];
-	struct cache_entry { const char *key; uint32_t value; } caches[3][CACHE_SIZE];
+	/* The shortcuts of schema.h: what the reader also knows from this location's previous events. */
+	uint64_t last_pop;          /* job of the last pop recorded here (valid when popped) */
+	bool popped;
+	bool submitted;             /* prev_name/prev_model are those of a submit recorded here */
+	const char *prev_name, *prev_model;
+	bool in_task;               /* task_region is open: the task whose end comes next */
+	uint32_t task_region;
+	/* Tag dependencies not written yet: the next submit may be their tag's task (schema.h). */
+	unsigned npending;
+	struct pending_tag_dep { uint64_t ts, child, father; } pending[MAX_PENDING_TAG_DEPS];
+	struct cache_entry { const char *key; uint32_t value; } caches[4][CACHE_SIZE];
 	char name[64];
 	struct location *next;
 };
@@ -72,6 +83,8 @@ static struct
 	GHashTable *regions;             /* task name -> region + 1 */
 	GArray *region_names;            /* region -> string id */
 	GArray *region_kind;             /* region -> enum region_kind */
+	GHashTable *metrics;             /* counter name -> metric (class and member) + 1 */
+	GArray *metric_names;            /* metric -> string id */
 	struct location *locations;
 	unsigned napp_threads;
 	int subscription;
@@ -124,23 +137,40 @@ static uint32_t intern(const char *s)
 /* Region kinds: the runtime's states, tasks, the application's states. */
 enum region_kind { R_STATE, R_TASK, R_USER_STATE };
 
+/* The number of key in ids, given at its first look-up in the order met; names gets name's string then. */
+static uint32_t numbered_locked(GHashTable *ids, GArray *names, const char *key, const char *name, bool *fresh)
+{
+	gpointer v = g_hash_table_lookup(ids, key);
+	if (fresh)
+		*fresh = !v;
+	if (v)
+		return GPOINTER_TO_UINT(v) - 1;
+	uint32_t id = names->len;
+	uint32_t sid = intern_locked(name);
+	g_array_append_val(names, sid);
+	g_hash_table_insert(ids, g_strdup(key), GUINT_TO_POINTER(id + 1));
+	return id;
+}
+
 static uint32_t region_locked(const char *name, enum region_kind kind)
 {
 	/* States and tasks share names only by accident: keep them apart. */
 	char key[512];
 	snprintf(key, sizeof(key), "%c%s", "STU"[kind], name);
-	gpointer v = g_hash_table_lookup(rec.regions, key);
-	if (v)
-		return GPOINTER_TO_UINT(v) - 1;
-	uint32_t id = rec.region_names->len;
-	uint32_t sid = intern_locked(name);
-	g_array_append_val(rec.region_names, sid);
-	g_array_append_val(rec.region_kind, kind);
-	g_hash_table_insert(rec.regions, g_strdup(key), GUINT_TO_POINTER(id + 1));
+	bool fresh;
+	uint32_t id = numbered_locked(rec.regions, rec.region_names, key, name, &fresh);
+	if (fresh)
+		g_array_append_val(rec.region_kind, kind);
 	return id;
 }
 
-/* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions. */
+/* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
+static uint32_t metric_locked(const char *name)
+{
+	return numbered_locked(rec.metrics, rec.metric_names, name, name, NULL);
+}
+
+/* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions, 3 metrics. */
 static uint32_t cached(struct location *l, int cache, const char *s)
 {
 	unsigned slot = (unsigned)(((uintptr_t)s >> 3) % CACHE_SIZE);
@@ -148,7 +178,7 @@ static uint32_t cached(struct location *l, int cache, const char *s)
 	if (c->key == s)
 		return c->value;
 	pthread_mutex_lock(&rec.lock);
-	uint32_t v = cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
+	uint32_t v = cache == 3 ? metric_locked(s) : cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
 	pthread_mutex_unlock(&rec.lock);
 	c->key = s;
 	c->value = v;
@@ -189,7 +219,7 @@ static inline struct location *here(int workerid)
 
 static inline uint64_t stamp(struct location *l, double time_us)
 {
-	uint64_t ts = (uint64_t)(time_us * 1000.0);
+	uint64_t ts = (uint64_t)(int64_t)(time_us * 1000.0); /* one conversion instruction (times are positive) */
 	if (ts < l->last_ts)
 		ts = l->last_ts; /* OTF2 wants each location's events in order */
 	l->last_ts = ts;
@@ -247,8 +277,12 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 	size_t total = 0;
 	for (unsigned i = 0; i < n; i++)
 		total += starpu_data_get_size(STARPU_TASK_GET_HANDLE(task, i));
-	/* Attributes cost bytes in every event: only those that are not zero. */
-	ADD_U64(l, A_JOB_ID, e->job_id);
+	/* Attributes cost bytes and time in every event: only those that are not zero or known. */
+	if (!l->popped || l->last_pop != e->job_id)
+		ADD_U64(l, A_JOB_ID, e->job_id);
+	l->popped = false;
+	l->in_task = true;
+	l->task_region = region;
 	if (n) {
 		ADD_U32(l, A_FOOTPRINT, starpu_task_data_footprint(task));
 		ADD_U64(l, A_SIZE, total);
@@ -264,15 +298,40 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 	}
 }
 
+/* Writes the tag dependencies held back, in full: what follows is not their task's submission. */
+static void tag_deps_flush(struct location *l)
+{
+	for (unsigned i = 0; i < l->npending; i++) {
+		ADD_U64(l, A_JOB_ID, l->pending[i].child);
+		param(l, l->pending[i].ts, P_TAG_DEPENDENCY, l->pending[i].father);
+	}
+	l->npending = 0;
+}
+
+static void tag_dep_hold(struct location *l, uint64_t ts, uint64_t child, uint64_t father)
+{
+	if (l->npending == MAX_PENDING_TAG_DEPS || (l->npending && l->pending[0].child != child))
+		tag_deps_flush(l);
+	l->pending[l->npending++] = (struct pending_tag_dep){ ts, child, father };
+}
+
 static void task_submitted(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	struct starpu_task *task = e->task;
+	bool tag_deps = l->npending && task->use_tag && task->tag_id == l->pending[0].child;
+	if (l->npending && !tag_deps)
+		tag_deps_flush(l);
 	const char *name = starpu_task_get_name(task);
-	if (name)
-		ADD_STR(l, A_NAME, cached(l, 0, name));
 	const char *model = starpu_task_get_model_name(task);
-	if (model && model != name)
-		ADD_STR(l, A_MODEL, cached(l, 0, model));
+	if (!l->submitted || name != l->prev_name || model != l->prev_model) {
+		/* "" says "no name" to a reader that would otherwise take the previous submit's. */
+		ADD_STR(l, A_NAME, cached(l, 0, name ? name : ""));
+		if (model && model != name)
+			ADD_STR(l, A_MODEL, cached(l, 0, model));
+		l->submitted = true;
+		l->prev_name = name;
+		l->prev_model = model;
+	}
 	if (task->use_tag)
 		ADD_U64(l, A_TAG, task->tag_id);
 	if (task->priority)
@@ -288,6 +347,12 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (color)
 		ADD_U32(l, A_COLOR, color);
 	param(l, ts, P_SUBMIT, e->job_id);
+	if (tag_deps) {
+		/* At the submit's date: OTF2 writes no new timestamp. */
+		for (unsigned i = 0; i < l->npending; i++)
+			param(l, ts, P_TAG_DEPENDENCY, l->pending[i].father);
+		l->npending = 0;
+	}
 }
 
 static void data_coordinates(struct location *l, uint64_t ts, starpu_data_handle_t h)
@@ -378,27 +443,34 @@ static void observe(const struct astro_event *e, void *arg)
 	(void)arg;
 	struct location *l = here(e->workerid);
 	uint64_t ts = stamp(l, e->time_us);
+	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
+		tag_deps_flush(l);
 	switch (e->moment) {
 	case ASTRO_MOMENT_TASK_SUBMITTED: task_submitted(l, ts, e); break;
 	case ASTRO_MOMENT_TASK_READY: param(l, ts, P_READY, e->job_id); break;
 	/* The priority of a push or pop is the task's, recorded at submission. */
 	case ASTRO_MOMENT_TASK_PUSHED: param(l, ts, P_PUSH, e->job_id); break;
 	case ASTRO_MOMENT_TASK_POPPED:
-		if (rec.categories & C_SCHED)
+		if (rec.categories & C_SCHED) {
 			param(l, ts, P_POP, e->job_id);
+			l->last_pop = e->job_id;
+			l->popped = true;
+		}
 		if (rec.categories & C_TASK_VERBOSE)
 			enter(l, ts, S_FETCHING_INPUT);
 		break;
 	case ASTRO_MOMENT_TASK_DATA_FETCHED: leave(l, ts, S_FETCHING_INPUT); break;
 	case ASTRO_MOMENT_TASK_STARTED: task_started(l, ts, e); break;
-	case ASTRO_MOMENT_TASK_ENDED: {
-		const char *name = starpu_task_get_name(e->task);
-		leave(l, ts, cached(l, 1, name ? name : "unknown"));
+	case ASTRO_MOMENT_TASK_ENDED:
+		/* Its start was not recorded when recording started meanwhile. */
+		if (l->in_task) {
+			l->in_task = false;
+			leave(l, ts, l->task_region);
+		}
 		/* Until its data is released (TASK_DATA_RELEASED, only for a task with buffers). */
 		if ((rec.categories & C_TASK_VERBOSE) && STARPU_TASK_GET_NBUFFERS(e->task))
 			enter(l, ts, S_PUSHING_OUTPUT);
 		break;
-	}
 	case ASTRO_MOMENT_TASK_DATA_RELEASED: leave(l, ts, S_PUSHING_OUTPUT); break;
 	case ASTRO_MOMENT_TASK_COMPLETED:
 		if (rec.categories & C_TASK_VERBOSE)
@@ -409,8 +481,15 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN: enter(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END: leave(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_DEPENDENCY:
+		if (e->nimpl == ASTRO_DEP_TAG) {
+			tag_dep_hold(l, ts, e->job_id, e->other_id);
+			break;
+		}
+		if (l->npending)
+			tag_deps_flush(l);
 		ADD_U64(l, A_JOB_ID, e->job_id);
-		OTF2_AttributeList_AddUint8(l->attrs, A_DEP_KIND, (uint8_t)e->nimpl);
+		if (e->nimpl)
+			OTF2_AttributeList_AddUint8(l->attrs, A_DEP_KIND, (uint8_t)e->nimpl);
 		param(l, ts, P_DEPENDENCY, e->other_id);
 		break;
 	case ASTRO_MOMENT_WORKER_INIT_BEGIN: enter(l, ts, S_INITIALIZING); break;
@@ -481,6 +560,15 @@ static void observe(const struct astro_event *e, void *arg)
 		__atomic_store_n(&rec.mpi_size, (int)e->bytes, __ATOMIC_RELAXED);
 		__atomic_store_n(&rec.mpi_offset_ns, (int64_t)e->other_id, __ATOMIC_RELAXED);
 		break;
+	case ASTRO_MOMENT_COUNTER_SAMPLED:
+		if (e->label) {
+			OTF2_Type type = OTF2_TYPE_DOUBLE;
+			OTF2_MetricValue value;
+			memcpy(&value.floating_point, &e->other_id, sizeof(value.floating_point));
+			l->nevents++;
+			OTF2_EvtWriter_Metric(l->writer, l->attrs, ts, cached(l, 3, e->label), 1, &type, &value);
+		}
+		break;
 	case ASTRO_MOMENT_MPI_SEND:
 	case ASTRO_MOMENT_MPI_RECV: {
 		bool send = e->moment == ASTRO_MOMENT_MPI_SEND;
@@ -517,6 +605,8 @@ static uint64_t moments_of(unsigned categories)
 		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED);
 	if (categories & C_MPI)
 		mask |= B(MPI_SEND) | B(MPI_RECV);
+	if (categories & C_EVENT)
+		mask |= B(COUNTER_SAMPLED); /* the sampler's (ASTROLABE_SAMPLER=1): a few values every interval */
 	return mask;
 #undef B
 }
@@ -704,6 +794,12 @@ static void free_tables(void)
 		g_array_free(rec.region_names, TRUE);
 	if (rec.region_kind)
 		g_array_free(rec.region_kind, TRUE);
+	if (rec.metrics)
+		g_hash_table_destroy(rec.metrics);
+	if (rec.metric_names)
+		g_array_free(rec.metric_names, TRUE);
+	rec.metrics = NULL;
+	rec.metric_names = NULL;
 	rec.strings = NULL;
 	rec.string_list = NULL;
 	rec.regions = NULL;
@@ -774,6 +870,8 @@ static int init(void)
 	rec.regions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	rec.region_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	rec.region_kind = g_array_new(FALSE, FALSE, sizeof(enum region_kind));
+	rec.metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	rec.metric_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	generation++;
 	iterations[0] = iterations[1] = -1;
 	iteration_depth = 0;
@@ -872,6 +970,12 @@ static void write_definitions(void)
 						 kind == R_TASK ? OTF2_REGION_ROLE_TASK : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
 						 OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
 	}
+	/* Each sampled counter: a member (its name, double values, each a point in time) and a class of it alone. */
+	for (uint32_t m = 0; m < rec.metric_names->len; m++) {
+		OTF2_GlobalDefWriter_WriteMetricMember(defs, m, g_array_index(rec.metric_names, uint32_t, m), s_empty, OTF2_METRIC_TYPE_OTHER,
+						       OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, s_empty);
+		OTF2_GlobalDefWriter_WriteMetricClass(defs, m, 1, &m, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_ABSTRACT);
+	}
 	pthread_mutex_unlock(&rec.lock);
 	OTF2_Archive_CloseGlobalDefWriter(rec.archive, defs);
 }
@@ -884,6 +988,7 @@ static void fini(void)
 	rec.subscription = -1;
 	/* The workers have stopped: their locations are written from here on. */
 	for (struct location *l = rec.locations; l; l = l->next) {
+		tag_deps_flush(l);
 		if (OTF2_Archive_CloseEvtWriter(rec.archive, l->writer) != OTF2_SUCCESS)
 			rec.flush_failed = 1;
 		OTF2_AttributeList_Delete(l->attrs);
