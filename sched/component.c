@@ -100,6 +100,13 @@ int starpu_sched_component_send_can_push_to_parents(struct starpu_sched_componen
 
 int starpu_sched_component_can_pull(struct starpu_sched_component *component)
 {
+	/* Only a hungry worker needs telling; the others look again before they sleep. The caller queued its
+	 * task first, and announcing hunger is sequentially consistent too (astro_sched_pop_task()), so a
+	 * worker that turns hungry after this look finds the task. */
+	struct _astro_modular_ctx *ctx = component->tree ? _astro_modular_ctx_find(component->tree->sched_ctx_id) : NULL;
+
+	if (ctx && !atomic_load(&ctx->workers.nhungry))
+		return 0;
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		struct starpu_sched_component *child = component->children[i];
@@ -492,9 +499,10 @@ double starpu_sched_component_transfer_length(struct starpu_sched_component *com
 
 void starpu_sched_component_prefetch_on_node(struct starpu_sched_component *component, struct starpu_task *task)
 {
-	int first = starpu_bitmap_first(component->workers_in_ctx);
+	int first;
 
-	if (first < 0 || !starpu_get_prefetch_flag())
+	/* With one memory node the data is where every worker runs. */
+	if (starpu_memory_nodes_get_count() <= 1 || (first = starpu_bitmap_first(component->workers_in_ctx)) < 0 || !starpu_get_prefetch_flag())
 		return;
 	unsigned node = starpu_worker_get_memory_node((unsigned)first);
 	for (int w = first; w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))

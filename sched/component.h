@@ -26,6 +26,10 @@ struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
 /** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
 struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock);
 
+/** 1 once a task was pushed to the worker component whose worker pulls on this thread (it takes that
+ * task straight away): a component pumping tasks down for that pull may stop there. */
+int _astro_component_puller_served(void);
+
 /** The relative speed of the workers of component (in context), summed; at least 1e-9. */
 double _astro_component_speed(struct starpu_sched_component *component);
 
