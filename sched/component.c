@@ -197,7 +197,7 @@ static void no_notify_change_workers(struct starpu_sched_component *component)
 	(void)component;
 }
 
-static int grow(struct starpu_sched_component ***array, unsigned *n, struct starpu_sched_component *c)
+int _astro_component_links_add(struct starpu_sched_component ***array, unsigned *n, struct starpu_sched_component *c)
 {
 	struct starpu_sched_component **bigger = realloc(*array, (*n + 1) * sizeof(**array));
 
@@ -211,7 +211,7 @@ static int grow(struct starpu_sched_component ***array, unsigned *n, struct star
 	return 0;
 }
 
-static void drop(struct starpu_sched_component **array, unsigned *n, struct starpu_sched_component *c)
+void _astro_component_links_drop(struct starpu_sched_component **array, unsigned *n, struct starpu_sched_component *c)
 {
 	for (unsigned i = 0; i < *n; i++)
 		if (array[i] == c)
@@ -227,12 +227,12 @@ void starpu_sched_component_add_child(struct starpu_sched_component *component, 
 	for (unsigned i = 0; i < component->nchildren; i++)
 		if (component->children[i] == child)
 			return;
-	grow(&component->children, &component->nchildren, child);
+	_astro_component_links_add(&component->children, &component->nchildren, child);
 }
 
 static void default_remove_child(struct starpu_sched_component *component, struct starpu_sched_component *child)
 {
-	drop(component->children, &component->nchildren, child);
+	_astro_component_links_drop(component->children, &component->nchildren, child);
 }
 
 static void default_add_parent(struct starpu_sched_component *component, struct starpu_sched_component *parent)
@@ -240,12 +240,12 @@ static void default_add_parent(struct starpu_sched_component *component, struct 
 	for (unsigned i = 0; i < component->nparents; i++)
 		if (component->parents[i] == parent)
 			return;
-	grow(&component->parents, &component->nparents, parent);
+	_astro_component_links_add(&component->parents, &component->nparents, parent);
 }
 
 static void default_remove_parent(struct starpu_sched_component *component, struct starpu_sched_component *parent)
 {
-	drop(component->parents, &component->nparents, parent);
+	_astro_component_links_drop(component->parents, &component->nparents, parent);
 }
 
 /* The components' moments, for the trace's animation of the task flow (trace.html): reported
@@ -347,7 +347,7 @@ static void collect(struct starpu_sched_component *c, struct starpu_sched_compon
 	for (unsigned i = 0; i < *n; i++)
 		if ((*all)[i] == c)
 			return;
-	if (grow(all, n, c))
+	if (_astro_component_links_add(all, n, c))
 		return;
 	for (unsigned i = 0; i < c->nchildren; i++)
 		collect(c->children[i], all, n);
