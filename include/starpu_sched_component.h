@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+#ifdef STARPU_HAVE_HWLOC
+/** The hwloc topology of the machine, as loaded by starpu_init() (NULL before and after): read it, do not change it.
+ * (StarPU declares it in starpu_helper.h, which starpu.h includes.) */
+hwloc_topology_t starpu_get_hwloc_topology(void);
+#endif
+
 /** Flags of starpu_sched_component::properties. */
 enum starpu_sched_component_properties
 {
@@ -335,7 +341,7 @@ struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_r
 void starpu_sched_component_composed_recipe_add(struct starpu_sched_component_composed_recipe *recipe, struct starpu_sched_component *(*create_component)(struct starpu_sched_tree *tree, void *arg), void *arg);
 /** Frees recipe (the components made from it stay). */
 void starpu_sched_component_composed_recipe_destroy(struct starpu_sched_component_composed_recipe *recipe);
-/** The component of a recipe of one component; a recipe of several is refused (NULL with a message): starpu_sched_component_make_scheduler() builds those. */
+/** The component of a recipe: its one component, or for several a "composed" component that chains them (pushed tasks enter the first, the components below take from the last); NULL with a message for an empty recipe or a step that cannot be made. */
 struct starpu_sched_component *starpu_sched_component_composed_component_create(struct starpu_sched_tree *tree, struct starpu_sched_component_composed_recipe *recipe) STARPU_ATTRIBUTE_MALLOC;
 
 #ifdef STARPU_HAVE_HWLOC
@@ -346,8 +352,9 @@ struct starpu_sched_component_specs
 	struct starpu_sched_component_composed_recipe *hwloc_machine_composed_sched_component;
 	/** The components made once per memory node (RAM node) of the workers, under the machine's. */
 	struct starpu_sched_component_composed_recipe *hwloc_component_composed_sched_component;
-	/** Per socket and per cache: not supported, must be NULL (refused with a message). */
+	/** Made once per package (hwloc) of the CPU workers' processing units, or NULL: no such level. */
 	struct starpu_sched_component_composed_recipe *hwloc_socket_composed_sched_component;
+	/** Made once per last-level cache of the CPU workers' processing units, or NULL: no such level. */
 	struct starpu_sched_component_composed_recipe *hwloc_cache_composed_sched_component;
 	/** A new recipe (or NULL: none) made once above each worker of kind archtype; the builder destroys it. */
 	struct starpu_sched_component_composed_recipe *(*worker_composed_sched_component)(enum starpu_worker_archtype archtype);

@@ -1,6 +1,7 @@
 /* starpu_init() / starpu_shutdown(): configuration, plugins, policy, workers. */
 #include "kernel.h"
 #include <hwloc.h>
+#include <starpu_sched_component.h> /* starpu_get_hwloc_topology */
 
 struct _astro_runtime _astro_rt;
 
@@ -85,6 +86,11 @@ static void topology_load(void)
 	int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 	_astro_rt.npus = npus > 0 ? (unsigned)npus : 1;
 	_astro_rt.ncores = ncores > 0 ? (unsigned)ncores : _astro_rt.npus;
+}
+
+hwloc_topology_t starpu_get_hwloc_topology(void)
+{
+	return (hwloc_topology_t)_astro_rt.topology;
 }
 
 static void topology_unload(void)

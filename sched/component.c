@@ -100,6 +100,13 @@ int starpu_sched_component_send_can_push_to_parents(struct starpu_sched_componen
 
 int starpu_sched_component_can_pull(struct starpu_sched_component *component)
 {
+	/* Only a hungry worker needs telling; the others look again before they sleep. The caller queued its
+	 * task first, and announcing hunger is sequentially consistent too (astro_sched_pop_task()), so a
+	 * worker that turns hungry after this look finds the task. */
+	struct _astro_modular_ctx *ctx = component->tree ? _astro_modular_ctx_find(component->tree->sched_ctx_id) : NULL;
+
+	if (ctx && !atomic_load(&ctx->workers.nhungry))
+		return 0;
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		struct starpu_sched_component *child = component->children[i];
@@ -190,7 +197,7 @@ static void no_notify_change_workers(struct starpu_sched_component *component)
 	(void)component;
 }
 
-static int grow(struct starpu_sched_component ***array, unsigned *n, struct starpu_sched_component *c)
+int _astro_component_links_add(struct starpu_sched_component ***array, unsigned *n, struct starpu_sched_component *c)
 {
 	struct starpu_sched_component **bigger = realloc(*array, (*n + 1) * sizeof(**array));
 
@@ -204,7 +211,7 @@ static int grow(struct starpu_sched_component ***array, unsigned *n, struct star
 	return 0;
 }
 
-static void drop(struct starpu_sched_component **array, unsigned *n, struct starpu_sched_component *c)
+void _astro_component_links_drop(struct starpu_sched_component **array, unsigned *n, struct starpu_sched_component *c)
 {
 	for (unsigned i = 0; i < *n; i++)
 		if (array[i] == c)
@@ -220,12 +227,12 @@ void starpu_sched_component_add_child(struct starpu_sched_component *component, 
 	for (unsigned i = 0; i < component->nchildren; i++)
 		if (component->children[i] == child)
 			return;
-	grow(&component->children, &component->nchildren, child);
+	_astro_component_links_add(&component->children, &component->nchildren, child);
 }
 
 static void default_remove_child(struct starpu_sched_component *component, struct starpu_sched_component *child)
 {
-	drop(component->children, &component->nchildren, child);
+	_astro_component_links_drop(component->children, &component->nchildren, child);
 }
 
 static void default_add_parent(struct starpu_sched_component *component, struct starpu_sched_component *parent)
@@ -233,12 +240,12 @@ static void default_add_parent(struct starpu_sched_component *component, struct 
 	for (unsigned i = 0; i < component->nparents; i++)
 		if (component->parents[i] == parent)
 			return;
-	grow(&component->parents, &component->nparents, parent);
+	_astro_component_links_add(&component->parents, &component->nparents, parent);
 }
 
 static void default_remove_parent(struct starpu_sched_component *component, struct starpu_sched_component *parent)
 {
-	drop(component->parents, &component->nparents, parent);
+	_astro_component_links_drop(component->parents, &component->nparents, parent);
 }
 
 /* The components' moments, for the trace's animation of the task flow (trace.html): reported
@@ -340,7 +347,7 @@ static void collect(struct starpu_sched_component *c, struct starpu_sched_compon
 	for (unsigned i = 0; i < *n; i++)
 		if ((*all)[i] == c)
 			return;
-	if (grow(all, n, c))
+	if (_astro_component_links_add(all, n, c))
 		return;
 	for (unsigned i = 0; i < c->nchildren; i++)
 		collect(c->children[i], all, n);
@@ -492,9 +499,10 @@ double starpu_sched_component_transfer_length(struct starpu_sched_component *com
 
 void starpu_sched_component_prefetch_on_node(struct starpu_sched_component *component, struct starpu_task *task)
 {
-	int first = starpu_bitmap_first(component->workers_in_ctx);
+	int first;
 
-	if (first < 0 || !starpu_get_prefetch_flag())
+	/* With one memory node the data is where every worker runs. */
+	if (starpu_memory_nodes_get_count() <= 1 || (first = starpu_bitmap_first(component->workers_in_ctx)) < 0 || !starpu_get_prefetch_flag())
 		return;
 	unsigned node = starpu_worker_get_memory_node((unsigned)first);
 	for (int w = first; w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))

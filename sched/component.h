@@ -26,11 +26,21 @@ struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
 /** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
 struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock);
 
+/** 1 once a task was pushed to the worker component whose worker pulls on this thread (it takes that
+ * task straight away): a component pumping tasks down for that pull may stop there. */
+int _astro_component_puller_served(void);
+
 /** The relative speed of the workers of component (in context), summed; at least 1e-9. */
 double _astro_component_speed(struct starpu_sched_component *component);
 
 /** A component named name with size bytes of zeroed data (freed by the default deinit_data); NULL with a message when memory is short. */
 struct starpu_sched_component *_astro_component_create_with_data(struct starpu_sched_tree *tree, const char *name, size_t size);
+
+/** Appends c to a component's array of n links (children or parents); -ENOMEM with a message. */
+int _astro_component_links_add(struct starpu_sched_component ***array, unsigned *n, struct starpu_sched_component *c);
+
+/** Removes c from a component's array of n links, keeping their order (nothing when absent). */
+void _astro_component_links_drop(struct starpu_sched_component **array, unsigned *n, struct starpu_sched_component *c);
 
 /** Reports the new component to the observers of ASTRO_MOMENT_COMPONENT_NEW (with its worker, or -1). */
 void _astro_component_report_new(struct starpu_sched_component *component, int workerid);

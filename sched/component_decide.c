@@ -119,16 +119,24 @@ static int random_push_task(struct starpu_sched_component *component, struct sta
 {
 	struct random_speeds *data = component->data;
 	double speed[component->nchildren ? component->nchildren : 1], sum = 0.0;
+	unsigned ncapable = 0, capable = 0;
 
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		speed[i] = 0.0;
 		if (starpu_sched_component_can_execute_task(component->children[i], task))
+		{
 			speed[i] = i < data->n ? data->speed[i] : _astro_component_speed(component->children[i]);
+			ncapable++;
+			capable = i;
+		}
 		sum += speed[i];
 	}
 	if (sum <= 0.0)
 		return -ENODEV;
+	/* One child can run it: nothing to draw. */
+	if (ncapable == 1)
+		return starpu_sched_component_push_task(component, component->children[capable], task);
 	double draw = starpu_drand48() * sum;
 	unsigned chosen = 0;
 	while (chosen + 1 < component->nchildren && (speed[chosen] == 0.0 || draw >= speed[chosen]))
@@ -400,6 +408,8 @@ static int heft_pump(struct starpu_sched_component *component)
 			break;
 		}
 		pushed = 1;
+		if (_astro_component_puller_served())
+			break;
 	}
 	return pushed;
 }

@@ -148,6 +148,9 @@ static int queue_can_push(struct starpu_sched_component *component, struct starp
 			break;
 		}
 		pushed = 1;
+		/* The worker that pulls has its task: the rest waits here for the next pull. */
+		if (_astro_component_puller_served())
+			break;
 	}
 	/* Nothing left here: those above may have some. */
 	return pushed || starpu_sched_component_send_can_push_to_parents(component);

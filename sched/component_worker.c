@@ -35,11 +35,21 @@ struct worker_data
 	double running_len;
 };
 
+/* The worker component whose worker is pulling on this thread, and the task a decision pushed to
+ * it during that pull: handed straight back to the worker, without a round trip through its queue. */
+static __thread __attribute__((tls_model("initial-exec"))) struct starpu_sched_component *pulling;
+static __thread __attribute__((tls_model("initial-exec"))) struct starpu_task *handed;
+
 static int worker_push_task(struct starpu_sched_component *component, struct starpu_task *task)
 {
 	struct worker_data *data = component->data;
 	int wake;
 
+	if (pulling == component && !handed)
+	{
+		handed = task;
+		return 0;
+	}
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
 	astro_sched_queue_push(&data->queue, task);
 	if (isfinite(task->predicted) && task->predicted > 0.0)
@@ -181,6 +191,11 @@ struct starpu_sched_component *starpu_sched_component_parallel_worker_create(str
 	return NULL;
 }
 
+int _astro_component_puller_served(void)
+{
+	return handed != NULL;
+}
+
 struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock)
 {
 	struct worker_data *data = worker->data;
@@ -189,7 +204,9 @@ struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_comp
 	return &data->queue;
 }
 
-/* The worker's next task from its own queue; a disabled worker still runs what was queued to it. */
+/* The worker's next task from its own queue. The components above pushed there only tasks this
+ * worker can run (as in StarPU, where that is the contract of a worker component; the kernel gives
+ * back a misrouted task with a message), and a disabled worker still runs what was queued to it. */
 static struct starpu_task *worker_take_own(struct worker_data *data)
 {
 	struct starpu_task *task;
@@ -197,10 +214,7 @@ static struct starpu_task *worker_take_own(struct worker_data *data)
 	if (!astro_sched_queue_ntasks(&data->queue))
 		return NULL;
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
-	if (STARPU_UNLIKELY(!starpu_worker_is_enabled(data->workerid)))
-		task = astro_sched_queue_take_head(&data->queue);
-	else
-		task = astro_sched_queue_take_first(&data->queue, data->workerid);
+	task = astro_sched_queue_take_head(&data->queue);
 	if (task && isfinite(task->predicted) && task->predicted > 0.0)
 		store_double(&data->queued_len, fmax(0.0, load_double(&data->queued_len) - task->predicted));
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
@@ -216,9 +230,21 @@ static struct starpu_task *worker_take(void *policy_data, int workerid)
 	(void)workerid;
 	if (task)
 		return task;
+	/* A decision component answers a pull by pushing down: its first task for this worker comes back as handed. */
+	pulling = component;
 	for (unsigned i = 0; i < component->nparents && !task; i++)
 		task = starpu_sched_component_pull_task(component->parents[i], component);
-	/* A decision component answers a pull by pushing down (perhaps here). */
+	pulling = NULL;
+	if (handed)
+	{
+		struct starpu_task *first = handed;
+
+		handed = NULL;
+		if (!task)
+			return first;
+		worker_push_task(component, task);
+		return first;
+	}
 	return task ? task : worker_take_own(data);
 }
 
@@ -240,8 +266,15 @@ void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsig
 	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
 		return;
 	struct worker_data *data = ctx->worker[workerid]->data;
+	/* Without a prediction the running task adds nothing to the worker's expected end (nor its start). */
+	if (!(isfinite(task->predicted) && task->predicted > 0.0))
+	{
+		if (load_double(&data->running_len) != 0.0)
+			store_double(&data->running_len, 0.0);
+		return;
+	}
 	store_double(&data->started_at, starpu_timing_now());
-	store_double(&data->running_len, isfinite(task->predicted) && task->predicted > 0.0 ? task->predicted : 0.0);
+	store_double(&data->running_len, task->predicted);
 }
 
 void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)

@@ -7,7 +7,9 @@
 #include <starpu_sched_component.h>
 
 #include <astrolabe/observe.h>
+#include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 using namespace astro_test;
@@ -486,6 +488,11 @@ struct starpu_sched_component *prio_of(struct starpu_sched_tree *tree, void *arg
 	return starpu_sched_component_prio_create(tree, (struct starpu_sched_component_prio_data *)arg);
 }
 
+struct starpu_sched_component *failing_of(struct starpu_sched_tree *, void *)
+{
+	return nullptr;
+}
+
 std::atomic<int> g_worker_recipes{ 0 };
 
 // A queue above each CPU worker, none above the others.
@@ -533,6 +540,35 @@ void record_run(void **, void *arg)
 	r->runs++;
 }
 
+// Submits n tasks of priorities 0..nprio-1 in turn, every bound_every-th one bound to a worker in
+// turn (0: none), waits for them, and checks that each ran once, the bound ones on their worker.
+void run_tasks_once(const char *name, int n, int nprio, int bound_every)
+{
+	static starpu_codelet cl = cpu_codelet(record_run, 0, "run_once");
+	unsigned nworkers = starpu_worker_get_count();
+	std::vector<RunRecord> runs(n);
+	cl.name = name;
+	for (int i = 0; i < n; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &runs[i];
+		t->priority = i % nprio;
+		if (bound_every && i % bound_every == 0) {
+			t->execute_on_a_specific_worker = 1;
+			t->workerid = (unsigned)(i / bound_every) % nworkers;
+		}
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (int i = 0; i < n; i++) {
+		EXPECT_EQ(runs[i].runs.load(), 1) << "task " << i;
+		if (bound_every && i % bound_every == 0)
+			EXPECT_EQ(runs[i].on.load(), (int)((unsigned)(i / bound_every) % nworkers)) << "task " << i;
+		else
+			EXPECT_GE(runs[i].on.load(), 0) << "task " << i;
+	}
+}
+
 TEST(MakeScheduler, TreeRunsEveryTaskOnceOnTheRightWorker)
 {
 	ScopedEnv sched("STARPU_SCHED", nullptr);
@@ -562,29 +598,8 @@ TEST(MakeScheduler, TreeRunsEveryTaskOnceOnTheRightWorker)
 				ASSERT_EQ(fifo->nchildren, 1u);
 				EXPECT_TRUE(starpu_sched_component_is_worker(fifo->children[0]));
 			}
-			starpu_codelet cl = cpu_codelet(record_run, 0, "made");
-			const int n = 600;
-			std::vector<RunRecord> runs(n);
-			for (int i = 0; i < n; i++) {
-				struct starpu_task *t = starpu_task_create();
-				t->cl = &cl;
-				t->cl_arg = &runs[i];
-				t->priority = i % 3;
-				// A third of the tasks are bound to a worker.
-				if (i % 3 == 0) {
-					t->execute_on_a_specific_worker = 1;
-					t->workerid = (unsigned)(i / 3) % nworkers;
-				}
-				ASSERT_EQ(starpu_task_submit(t), 0);
-			}
-			ASSERT_EQ(starpu_task_wait_for_all(), 0);
-			for (int i = 0; i < n; i++) {
-				EXPECT_EQ(runs[i].runs.load(), 1) << "task " << i;
-				if (i % 3 == 0)
-					EXPECT_EQ(runs[i].on.load(), (int)((unsigned)(i / 3) % nworkers)) << "task " << i;
-				else
-					EXPECT_GE(runs[i].on.load(), 0) << "task " << i;
-			}
+			// A third of the tasks are bound to a worker.
+			run_tasks_once("made", 600, 3, 3);
 			starpu_shutdown();
 		}
 }
@@ -608,11 +623,16 @@ TEST_F(Components, MakeSchedulerRefusesBadSpecificationsWithAMessage)
 	EXPECT_NE(err.find("hwloc_machine_composed_sched_component"), std::string::npos) << err;
 
 	specs.hwloc_machine_composed_sched_component = machine;
-	specs.hwloc_socket_composed_sched_component = machine;
+	specs.hwloc_socket_composed_sched_component = empty;
+	// (An empty socket level: refused where the worker has a processing unit, else the level is left out.)
 	err = stderr_of([&] { t = starpu_sched_component_make_scheduler(0, specs); });
-	EXPECT_EQ(t, nullptr);
-	EXPECT_NE(err.find("socket"), std::string::npos) << err;
+	if (starpu_worker_get_bindid(0) >= 0) {
+		EXPECT_EQ(t, nullptr);
+		EXPECT_NE(err.find("socket recipe is empty"), std::string::npos) << err;
+	} else
+		starpu_sched_tree_destroy(t);
 	specs.hwloc_socket_composed_sched_component = nullptr;
+	EXPECT_EQ(starpu_sched_tree_get(0), nullptr);
 
 	// An empty level: refused, and the half-built tree is gone (the context can get another).
 	specs.hwloc_component_composed_sched_component = empty;
@@ -634,20 +654,157 @@ TEST_F(Components, MakeSchedulerRefusesBadSpecificationsWithAMessage)
 	EXPECT_EQ(t->root->nchildren, 1u);
 	EXPECT_TRUE(starpu_sched_component_is_worker(t->root->children[0]));
 
-	// A composed component: one step is that component, several are refused.
+	// A composed component: one step is that component; an empty or missing recipe is refused.
 	struct starpu_sched_component *c = starpu_sched_component_composed_component_create(t, machine);
 	ASSERT_NE(c, nullptr);
 	EXPECT_EQ(std::string(c->name), "eager");
 	starpu_sched_component_destroy(c);
+	err = stderr_of([&] { c = starpu_sched_component_composed_component_create(t, empty); });
+	EXPECT_EQ(c, nullptr);
+	EXPECT_NE(err.find("the recipe is empty"), std::string::npos) << err;
+	err = stderr_of([&] { c = starpu_sched_component_composed_component_create(t, nullptr); });
+	EXPECT_EQ(c, nullptr);
+	EXPECT_NE(err.find("recipe is NULL"), std::string::npos) << err;
+	// A step that cannot be made: refused, the steps made before are freed (LeakSanitizer checks).
 	starpu_sched_component_composed_recipe_add(machine, fifo_of, nullptr);
+	starpu_sched_component_composed_recipe_add(machine, failing_of, nullptr);
 	err = stderr_of([&] { c = starpu_sched_component_composed_component_create(t, machine); });
 	EXPECT_EQ(c, nullptr);
-	EXPECT_NE(err.find("has 2"), std::string::npos) << err;
+	EXPECT_NE(err.find("step 2 of the recipe could not be made"), std::string::npos) << err;
 
 	starpu_sched_tree_destroy(t);
 	starpu_sched_component_composed_recipe_destroy(machine);
 	starpu_sched_component_composed_recipe_destroy(empty);
 	starpu_sched_component_composed_recipe_destroy(nullptr);
+}
+
+// ------------------- a composed component of several steps in a running tree
+
+// The root is one component made of prio -> eager -> fifo, above every worker.
+void composed_init(unsigned ctx)
+{
+	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
+	struct starpu_sched_component_composed_recipe *r = starpu_sched_component_composed_recipe_create();
+	starpu_sched_component_composed_recipe_add(r, prio_of, nullptr);
+	starpu_sched_component_composed_recipe_add(r, eager_of, nullptr);
+	starpu_sched_component_composed_recipe_add(r, fifo_of, nullptr);
+	t->root = starpu_sched_component_composed_component_create(t, r);
+	starpu_sched_component_composed_recipe_destroy(r);
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		starpu_sched_component_connect(t->root, starpu_sched_component_worker_get(ctx, (int)w));
+	starpu_sched_tree_update_workers(t);
+	starpu_sched_ctx_set_policy_data(ctx, t);
+}
+
+TREE_POLICY(composed_policy, "composed", composed_init);
+
+TEST(ComposedComponent, SeveralStepsActAsOneComponent)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	for (int ncpus : { 1, 2 }) {
+		SCOPED_TRACE(testing::Message() << ncpus << " cpus");
+		starpu_conf conf = conf_with_ncpus(ncpus);
+		conf.sched_policy = &composed_policy;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
+		ASSERT_NE(tree, nullptr);
+		ASSERT_NE(tree->root, nullptr);
+		unsigned nworkers = starpu_worker_get_count();
+		EXPECT_EQ(std::string(tree->root->name), "composed");
+		ASSERT_EQ(tree->root->nchildren, nworkers);
+		for (unsigned c = 0; c < nworkers; c++) {
+			EXPECT_TRUE(starpu_sched_component_is_worker(tree->root->children[c]));
+			ASSERT_EQ(tree->root->children[c]->nparents, 1u);
+			EXPECT_EQ(tree->root->children[c]->parents[0], tree->root);
+		}
+		EXPECT_EQ(starpu_bitmap_cardinal(tree->root->workers_in_ctx), (int)nworkers);
+		EXPECT_GE(tree->root->estimated_end(tree->root), 0.0);
+		run_tasks_once("composed", 400, 4, 4);
+		starpu_shutdown();
+	}
+}
+
+// ------------------- the socket and cache levels of make_scheduler
+
+// prio at the root, eager per package, fifo per last-level cache.
+void levels_init(unsigned ctx)
+{
+	struct starpu_sched_component_specs specs = {};
+	specs.hwloc_machine_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(prio_of, nullptr);
+	specs.hwloc_socket_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);
+	specs.hwloc_cache_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(fifo_of, nullptr);
+	struct starpu_sched_tree *t = starpu_sched_component_make_scheduler(ctx, specs);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_machine_composed_sched_component);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_socket_composed_sched_component);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_cache_composed_sched_component);
+	starpu_sched_ctx_set_policy_data(ctx, t);
+}
+
+TREE_POLICY(levels_policy, "levels", levels_init);
+
+// The package and last-level cache of a worker's processing unit, as hwloc sees them (-1: none, or no unit).
+std::pair<long long, long long> place_of(int workerid)
+{
+	hwloc_topology_t topo = starpu_get_hwloc_topology();
+	int bindid = starpu_worker_get_bindid(workerid);
+	hwloc_obj_t pu = topo && bindid >= 0 ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)bindid) : nullptr;
+	hwloc_obj_t package = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu) : nullptr;
+	hwloc_obj_t llc = nullptr;
+	for (hwloc_obj_t o = pu; o; o = o->parent)
+		if (hwloc_obj_type_is_cache(o->type))
+			llc = o;
+	return { package ? (long long)package->logical_index : -1, llc ? (long long)llc->gp_index : -1 };
+}
+
+TEST(MakeScheduler, SocketAndCacheLevelsFollowTheTopology)
+{
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	starpu_conf conf = conf_with_ncpus(2);
+	conf.sched_policy = &levels_policy;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_NE(starpu_get_hwloc_topology(), nullptr);
+	struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
+	ASSERT_NE(tree, nullptr);
+	ASSERT_NE(tree->root, nullptr);
+	EXPECT_EQ(std::string(tree->root->name), "prio");
+	unsigned nworkers = starpu_worker_get_count();
+	std::map<long long, struct starpu_sched_component *> socket_of, cache_of;
+	std::set<struct starpu_sched_component *> under_root;
+	for (unsigned w = 0; w < nworkers; w++) {
+		SCOPED_TRACE(testing::Message() << "worker " << w);
+		auto place = place_of((int)w);
+		struct starpu_sched_component *c = starpu_sched_component_worker_get(0, (int)w);
+		ASSERT_EQ(c->nparents, 1u);
+		c = c->parents[0];
+		// Up from the worker: its cache's fifo (when it has a cache), its package's eager (when it has one), the root.
+		if (place.second >= 0) {
+			EXPECT_TRUE(starpu_sched_component_is_fifo(c)) << c->name;
+			EXPECT_TRUE(cache_of.emplace(place.second, c).first->second == c) << "workers of one cache share its component";
+			ASSERT_EQ(c->nparents, 1u);
+			c = c->parents[0];
+		}
+		if (place.first >= 0) {
+			EXPECT_TRUE(starpu_sched_component_is_eager(c)) << c->name;
+			EXPECT_TRUE(socket_of.emplace(place.first, c).first->second == c) << "workers of one package share its component";
+			ASSERT_EQ(c->nparents, 1u);
+			c = c->parents[0];
+		}
+		EXPECT_EQ(c, tree->root);
+		under_root.insert(place.first >= 0 ? socket_of[place.first] : place.second >= 0 ? cache_of[place.second]
+												: starpu_sched_component_worker_get(0, (int)w));
+	}
+	// One component per package and per cache, no more.
+	std::set<struct starpu_sched_component *> sockets, caches;
+	for (auto &p : socket_of)
+		sockets.insert(p.second);
+	for (auto &p : cache_of)
+		caches.insert(p.second);
+	EXPECT_EQ(sockets.size(), socket_of.size());
+	EXPECT_EQ(caches.size(), cache_of.size());
+	EXPECT_EQ(tree->root->nchildren, under_root.size());
+
+	run_tasks_once("levels", 300, 2, 0);
+	starpu_shutdown();
 }
 
 } // namespace
