@@ -23,12 +23,6 @@
 extern "C" {
 #endif
 
-#ifdef STARPU_HAVE_HWLOC
-/** The hwloc topology of the machine, as loaded by starpu_init() (NULL before and after): read it, do not change it.
- * (StarPU declares it in starpu_helper.h, which starpu.h includes.) */
-hwloc_topology_t starpu_get_hwloc_topology(void);
-#endif
-
 /** Flags of starpu_sched_component::properties. */
 enum starpu_sched_component_properties
 {

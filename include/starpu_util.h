@@ -9,6 +9,9 @@
 #include <string.h>
 #include <errno.h>
 #include <starpu_config.h>
+#ifdef STARPU_HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +103,12 @@ double starpu_timing_now(void);
 void starpu_sleep(float nb_sec);
 /** Sleeps for nb_micro_sec microseconds. */
 void starpu_usleep(float nb_micro_sec);
+
+#ifdef STARPU_HAVE_HWLOC
+/** The hwloc topology of the machine, as loaded by starpu_init() (NULL before and after): read it, do not change it.
+ * (StarPU 1.4 declares it in starpu_helper.h, whose helpers live here.) */
+hwloc_topology_t starpu_get_hwloc_topology(void);
+#endif
 
 /** Calls func(arg) on every worker of the given type (where: STARPU_CPU ...), waiting until done. */
 void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where);
