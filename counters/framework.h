@@ -1,7 +1,8 @@
 /*
  * Internals of the performance-monitoring framework, shared by its files:
  * perf_counters.c (registry, sets, listeners, samples, the StarPU API) and
- * task_counters.c (the runtime's own counters, fed by the observation path).
+ * task_counters.c (the runtime's own counters, fed by the observation path)
+ * and mpi_counters.c (StarPU-MPI's message counters, fed the same way).
  * Only public headers are used: the kernel is reached through
  * <astrolabe/observe.h>, and calls the three hooks below.
  */
@@ -44,6 +45,14 @@ void _astro_task_counters_register(void);
 void _astro_task_counters_collect(bool on);
 /* Forgets the observation subscription (the kernel drops them all at shutdown). */
 void _astro_task_counters_shutdown(void);
+
+/* --------------------------------------- mpi_counters.c -> framework */
+
+/* StarPU-MPI's message counters (module "mpi"): registered, switched and
+ * forgotten with the runtime's own, at the same moments. */
+void _astro_mpi_counters_register(void);
+void _astro_mpi_counters_collect(bool on);
+void _astro_mpi_counters_shutdown(void);
 
 /* What one worker executed of one codelet: written by that worker only, summed when read. */
 struct astro_cl_worker_values

@@ -549,6 +549,7 @@ void _astro_counters_init(void)
 	reports_forget();
 
 	_astro_task_counters_register();
+	_astro_mpi_counters_register();
 }
 
 static void collect_apply_locked(void)
@@ -560,6 +561,7 @@ static void collect_apply_locked(void)
 		astro_counter_store_double(&_astro_counters_since, starpu_timing_now());
 	__atomic_store_n(&astro_counters_active, on, __ATOMIC_RELEASE);
 	_astro_task_counters_collect(on);
+	_astro_mpi_counters_collect(on);
 }
 
 void _astro_counters_start(int start_collection)
@@ -616,10 +618,13 @@ void _astro_counters_shutdown(void)
 	pthread_mutex_unlock(&registry_lock);
 
 	pthread_mutex_lock(&collect_lock);
-	if (__atomic_load_n(&astro_counters_active, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&astro_counters_active, __ATOMIC_RELAXED)) {
 		_astro_task_counters_collect(false);
+		_astro_mpi_counters_collect(false);
+	}
 	__atomic_store_n(&astro_counters_active, 0, __ATOMIC_RELEASE);
 	_astro_task_counters_shutdown();
+	_astro_mpi_counters_shutdown();
 	pthread_mutex_unlock(&collect_lock);
 
 	pthread_mutex_lock(&attach_lock);

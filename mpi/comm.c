@@ -169,26 +169,43 @@ static bool contiguous(starpu_data_handle_t handle)
 	}
 }
 
+/* The handle's buffer in main memory, where its acquire put it. Not
+ * starpu_data_get_local_ptr(): that is the calling thread's node (a device's,
+ * when a device worker's release granted the acquire), and NULL while the
+ * copy is marked invalid (after starpu_data_invalidate(), as a cache flush
+ * does), though a write acquire may use it. */
+static void *main_ram_buffer(starpu_data_handle_t handle)
+{
+	struct starpu_data_interface_ops *ops = starpu_data_get_interface_ops(handle);
+	void *iface = starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	if (!ops || !iface)
+		return NULL;
+	if (ops->to_pointer)
+		return ops->to_pointer(iface, STARPU_MAIN_RAM);
+	return ops->handle_to_pointer ? ops->handle_to_pointer(handle, STARPU_MAIN_RAM) : NULL;
+}
+
 /* Can the message go straight from or to the handle's buffer (a user
- * datatype describes it, or a send's data is contiguous)? Then nothing is
- * packed, and the request keeps the handle acquired until the message is through. */
+ * datatype describes it, or the data is contiguous)? Then nothing is
+ * packed, and the request keeps the handle acquired until the message is
+ * through: a receive's MPI writes there while the handle is acquired for
+ * writing, so nothing else touches it. */
 static bool in_place(struct _astro_mpi_req *req)
 {
 	if (req->enveloped)
 		return false;
+	void *buffer = main_ram_buffer(req->handle);
 	if (_astro_mpi_datatype_of(req->handle, &req->datatype, &req->free_datatype)) {
 		req->count = 1;
 	} else {
-		/* Receives into a contiguous buffer in place gave wrong values in test_mpi's repeated
-		 * stencil (not understood yet): they unpack a copy, as before. */
 		size_t bytes = starpu_data_get_size(req->handle);
-		if (req->kind == _ASTRO_MPI_RECV || !contiguous(req->handle) || bytes > INT_MAX)
+		if (!buffer || !contiguous(req->handle) || bytes > INT_MAX)
 			return false;
 		req->count = bytes;
 	}
 	req->in_place = true;
 	req->held = true;
-	req->buffer = starpu_data_get_local_ptr(req->handle);
+	req->buffer = buffer;
 	return true;
 }
 

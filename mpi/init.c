@@ -18,14 +18,16 @@ static bool serialize;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 int _astro_mpi_tag_ub = 32767;	/* the smallest MPI_TAG_UB the standard allows */
 
-/* The communicators asked about: few, so a small table (state per communicator, none per rank). */
+/* The communicators asked about: few, so a small table (state per communicator, none per rank).
+ * Entries are only added while StarPU-MPI runs (under comms_lock), each published by
+ * the release store of ncomms: every message looks its communicator up without a lock. */
 #define MAX_COMMS 64
 static struct
 {
 	MPI_Comm comm;
 	int rank, size;
 } comms[MAX_COMMS];
-static int ncomms;
+static int ncomms;	/* atomic reads */
 static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool _astro_mpi_running(const char *fn)
@@ -72,16 +74,14 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
 		_astro_mpi_error("%s: the communicator is MPI_COMM_NULL: pass MPI_COMM_WORLD or a communicator of this process", fn);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&comms_lock);
-	for (int i = 0; i < ncomms; i++) {
+	int known = __atomic_load_n(&ncomms, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < known; i++) {
 		if (comms[i].comm == comm) {
 			*rank = comms[i].rank;
 			*size = comms[i].size;
-			pthread_mutex_unlock(&comms_lock);
 			return 0;
 		}
 	}
-	pthread_mutex_unlock(&comms_lock);
 	if (!mpi_usable(fn))
 		return -EINVAL;
 	_astro_mpi_lock();
@@ -94,11 +94,14 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&comms_lock);
-	if (ncomms < MAX_COMMS) {
+	bool listed = false;
+	for (int i = 0; i < ncomms; i++)
+		listed = listed || comms[i].comm == comm;
+	if (!listed && ncomms < MAX_COMMS) {
 		comms[ncomms].comm = comm;
 		comms[ncomms].rank = *rank;
 		comms[ncomms].size = *size;
-		ncomms++;
+		__atomic_store_n(&ncomms, ncomms + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&comms_lock);
 	return 0;
@@ -283,7 +286,7 @@ int starpu_mpi_shutdown(void)
 	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	pthread_mutex_lock(&comms_lock);
-	ncomms = 0;
+	__atomic_store_n(&ncomms, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comms_lock);
 	if (initialized_mpi)
 		MPI_Finalize();

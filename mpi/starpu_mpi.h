@@ -126,7 +126,7 @@ typedef int (*starpu_mpi_datatype_allocate_func_t)(starpu_data_handle_t handle, 
 typedef void (*starpu_mpi_datatype_free_func_t)(MPI_Datatype *datatype);
 /**
  * Data of interface id then travel with the datatype allocate_datatype_func
- * makes, straight from and to their buffer (starpu_data_get_local_ptr()),
+ * makes, straight from and to their buffer in main memory (the interface's to_pointer),
  * instead of being packed by the interface's pack method. Register it on
  * every rank before the first communication of such data. Returns 0 or a
  * negative errno.

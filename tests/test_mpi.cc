@@ -252,6 +252,84 @@ TEST_F(Mpi, StencilMatchesSerialWithoutCache)
 	run_stencil(rank_, size_, false);
 }
 
+// ------------------------------------ receiving straight into the handle
+
+// Contiguous data are received straight into the handle's buffer while a
+// write acquire holds it. Each round, every block is rewritten by its owner
+// and read on the next rank, which receives it in place into the same
+// buffer as the round before; some rounds flush the cache first (the copies
+// elsewhere are marked invalid, which once gave MPI a NULL buffer). A value
+// that is wrong, torn or a round late is counted.
+const unsigned kStressElems = 64;
+int stress_mismatches;
+
+void stress_fill_cpu(void *buffers[], void *cl_arg)
+{
+	int round, block;
+	starpu_codelet_unpack_args(cl_arg, &round, &block, 0);
+	int64_t *v = (int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] = (int64_t)round * 100000 + block * 1000 + i;
+}
+
+void stress_check_cpu(void *buffers[], void *cl_arg)
+{
+	int round, block;
+	starpu_codelet_unpack_args(cl_arg, &round, &block, 0);
+	const int64_t *v = (const int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	int64_t *sum = (int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++) {
+		if (v[i] != (int64_t)round * 100000 + block * 1000 + i)
+			__atomic_add_fetch(&stress_mismatches, 1, __ATOMIC_RELAXED);
+		*sum += v[i];
+	}
+}
+
+TEST_F(Mpi, InPlaceReceivesKeepEveryRound)
+{
+	static starpu_codelet fill = cpu_codelet(stress_fill_cpu, 1, "stress_fill");
+	fill.modes[0] = STARPU_W;
+	static starpu_codelet check = cpu_codelet(stress_check_cpu, 2, "stress_check");
+	check.modes[0] = STARPU_R;
+	check.modes[1] = STARPU_RW;
+	const int rounds = 60;
+	__atomic_store_n(&stress_mismatches, 0, __ATOMIC_RELAXED);
+	std::vector<std::vector<int64_t>> mem(size_, std::vector<int64_t>(kStressElems));
+	std::vector<int64_t> sums(size_, 0);
+	std::vector<starpu_data_handle_t> blocks(size_), hsums(size_);
+	for (int b = 0; b < size_; b++) {
+		if (b == rank_)
+			starpu_vector_data_register(&blocks[b], STARPU_MAIN_RAM, (uintptr_t)mem[b].data(), kStressElems, sizeof(int64_t));
+		else
+			starpu_vector_data_register(&blocks[b], -1, 0, kStressElems, sizeof(int64_t));
+		starpu_mpi_data_register(blocks[b], 600 + b, b);
+		hsums[b] = owned_variable(&sums[b], b, 700 + b);
+	}
+	for (int round = 0; round < rounds; round++) {
+		if (round % 7 == 3)
+			for (int b = 0; b < size_; b++)
+				starpu_mpi_cache_flush(MPI_COMM_WORLD, blocks[b]);
+		for (int b = 0; b < size_; b++) {
+			ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &fill, STARPU_W, blocks[b], STARPU_VALUE, &round, sizeof(round),
+							    STARPU_VALUE, &b, sizeof(b), 0));
+			ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &check, STARPU_R, blocks[b], STARPU_RW, hsums[(b + 1) % size_],
+							    STARPU_VALUE, &round, sizeof(round), STARPU_VALUE, &b, sizeof(b), 0));
+		}
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	const int from = (rank_ + size_ - 1) % size_;
+	int64_t expected = 0;
+	for (int round = 0; round < rounds; round++)
+		for (unsigned i = 0; i < kStressElems; i++)
+			expected += (int64_t)round * 100000 + from * 1000 + i;
+	EXPECT_EQ(expected, read_var(hsums[rank_])) << "on rank " << rank_;
+	EXPECT_EQ(0, __atomic_load_n(&stress_mismatches, __ATOMIC_RELAXED)) << "values received wrong on rank " << rank_;
+	for (int b = 0; b < size_; b++) {
+		starpu_data_unregister(blocks[b]);
+		starpu_data_unregister(hsums[b]);
+	}
+}
+
 // ----------------------------------------------- a reduction across ranks
 
 void fill_cpu(void *buffers[], void *cl_arg)

@@ -8,6 +8,7 @@
 
 #ifdef STARPU_USE_MPI
 #include <starpu_mpi.h>
+#include <astrolabe/counters.h>
 #include <astrolabe/observe.h>
 #include "mpi_run.h"
 
@@ -512,6 +513,93 @@ TEST_F(MpiExt, MessagesAreObserved)
 	EXPECT_NE(seen[0].moment, seen[1].moment);
 	starpu_data_unregister(hout);
 	starpu_data_unregister(hin);
+}
+
+// StarPU-MPI's message counters (counters/mpi_counters.c): each message of
+// each kind (isend/irecv, detached, blocking send and receive) is counted
+// once with its bytes while collection is on, and only then; a tool
+// subscribed to the moments sees the same messages.
+int64_t read_counter(int id)
+{
+	astro_counter_value v{};
+	EXPECT_EQ(0, astro_counter_read(id, nullptr, &v));
+	return v.int64_val;
+}
+
+int g_sends_seen, g_recvs_seen;
+
+void count_message(const astro_event *e, void *)
+{
+	__atomic_add_fetch(e->moment == ASTRO_MOMENT_MPI_SEND ? &g_sends_seen : &g_recvs_seen, 1, __ATOMIC_RELAXED);
+}
+
+TEST_F(MpiExt, MessagesAreCounted)
+{
+	const char *names[4] = { "starpu.mpi.g_total_messages_sent", "starpu.mpi.g_total_bytes_sent", "starpu.mpi.g_total_messages_received",
+				 "starpu.mpi.g_total_bytes_received" };
+	int ids[4];
+	for (int i = 0; i < 4; i++) {
+		ids[i] = starpu_perf_counter_name_to_id(starpu_perf_counter_scope_global, names[i]);
+		ASSERT_GE(ids[i], 0) << names[i];
+	}
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	static int64_t out[4] = { 1, 2, 3, 4 }, in[4];
+	starpu_data_handle_t hout[4], hin[4];
+	for (int n = 1; n <= 4; n++) {
+		starpu_vector_data_register(&hout[n - 1], STARPU_MAIN_RAM, (uintptr_t)out, n, sizeof(int64_t));
+		starpu_vector_data_register(&hin[n - 1], STARPU_MAIN_RAM, (uintptr_t)in, n, sizeof(int64_t));
+	}
+	// Before collection: not counted.
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[0], prev, 90, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout[0], next, 90, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(0, read_counter(ids[i])) << names[i];
+
+	__atomic_store_n(&g_sends_seen, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_recvs_seen, 0, __ATOMIC_RELAXED);
+	int tool = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_MPI_SEND) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_MPI_RECV), count_message, nullptr);
+	ASSERT_GE(tool, 0);
+	starpu_perf_counter_collection_start();
+	starpu_mpi_req rreq, sreq;
+	// 32 bytes: isend / irecv / wait.
+	ASSERT_EQ(0, starpu_mpi_irecv(hin[3], &rreq, prev, 91, MPI_COMM_WORLD));
+	ASSERT_EQ(0, starpu_mpi_isend(hout[3], &sreq, next, 91, MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_wait(&sreq, MPI_STATUS_IGNORE));
+	EXPECT_EQ(0, starpu_mpi_wait(&rreq, MPI_STATUS_IGNORE));
+	// 8 bytes: detached.
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[0], prev, 92, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout[0], next, 92, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	// 16 bytes: a blocking send (its receive posted first).
+	ASSERT_EQ(0, starpu_mpi_irecv(hin[1], &rreq, prev, 93, MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_send(hout[1], next, 93, MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_wait(&rreq, MPI_STATUS_IGNORE));
+	// 24 bytes: a blocking receive.
+	ASSERT_EQ(0, starpu_mpi_isend(hout[2], &sreq, next, 94, MPI_COMM_WORLD));
+	EXPECT_EQ(0, starpu_mpi_recv(hin[2], prev, 94, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	EXPECT_EQ(0, starpu_mpi_wait(&sreq, MPI_STATUS_IGNORE));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	const int64_t expected[4] = { 4, 80, 4, 80 };
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(expected[i], read_counter(ids[i])) << names[i] << " on rank " << rank_;
+	EXPECT_EQ(4, __atomic_load_n(&g_sends_seen, __ATOMIC_RELAXED)) << "sends the tool saw";
+	EXPECT_EQ(4, __atomic_load_n(&g_recvs_seen, __ATOMIC_RELAXED)) << "receives the tool saw";
+
+	// Stopped: no longer counted (the tool still sees them).
+	starpu_perf_counter_collection_stop();
+	ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[0], prev, 95, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_isend_detached(hout[0], next, 95, MPI_COMM_WORLD, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(expected[i], read_counter(ids[i])) << names[i] << " after collection stopped";
+	EXPECT_EQ(5, __atomic_load_n(&g_sends_seen, __ATOMIC_RELAXED));
+	EXPECT_EQ(5, __atomic_load_n(&g_recvs_seen, __ATOMIC_RELAXED));
+	EXPECT_EQ(0, astro_observe_unsubscribe(tool));
+	for (int n = 0; n < 4; n++) {
+		starpu_data_unregister(hout[n]);
+		starpu_data_unregister(hin[n]);
+	}
 }
 
 // Run traced by the launcher (MpiRun.TracesOfTheRanksMerge): a few messages around the ring.
