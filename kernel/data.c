@@ -1031,7 +1031,14 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
-	if (!handle || node >= STARPU_MAXNODES || !handle->valid[node])
+	if (!handle || node >= STARPU_MAXNODES)
+		return NULL;
+	/* Where a buffer exists, valid or not (as StarPU: after starpu_data_invalidate, a
+	 * write acquire or a receive still writes there; with one memory node nothing marks it valid again). */
+	pthread_mutex_lock(&handle->coherency_lock);
+	bool allocated = handle->replicates[node].allocated;
+	pthread_mutex_unlock(&handle->coherency_lock);
+	if (!allocated)
 		return NULL;
 	if (handle->ops->to_pointer)
 		return handle->ops->to_pointer(handle->iface[node], node);

@@ -82,6 +82,25 @@ TEST_F(Data, Variable)
 	EXPECT_EQ(x, 42);
 }
 
+// StarPU-MPI's receives write through this pointer after starpu_mpi_cache_flush
+// invalidated the handle: the buffer is still there, so is its pointer.
+TEST_F(Data, PointerOfAnInvalidatedCopyStaysUntilWritten)
+{
+	int x = 5;
+	starpu_data_handle_t h = nullptr;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_NE(h, nullptr);
+	starpu_data_invalidate(h);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)&x);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	EXPECT_EQ(starpu_data_get_local_ptr(h), (void *)&x);
+	*(int *)starpu_data_get_local_ptr(h) = 9;
+	starpu_data_release(h);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)&x);
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 9);
+}
+
 TEST_F(Data, AccessorOfAnotherInterfaceIsAnError)
 {
 	int x = 0;
