@@ -67,7 +67,7 @@ enum astro_moment
 	ASTRO_MOMENT_MPI_RECV,               /**< a message arrived (received): from rank src_node to this rank dst_node, bytes, other_id the data tag, object the handle */
 	ASTRO_MOMENT_PROFILING_STATUS,       /**< starpu_profiling_status_set() turned profiling on or off (nimpl: the new status) */
 	/* The counters sampler (plugins/counters/sampler), through astro_observe_report(): */
-	ASTRO_MOMENT_COUNTER_SAMPLED,        /**< the sampler read counter label (APAPI's component:::event name); other_id holds the value
+	ASTRO_MOMENT_COUNTER_SAMPLED,        /**< the sampler read counter label (its APAPI name, component, three colons, event); other_id holds the value
 					          read, a double's bits (memcpy them back) */
 	ASTRO_NMOMENTS
 };
