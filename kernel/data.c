@@ -956,6 +956,9 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	}
 	handle->redux_cl = redux_cl;
 	handle->init_cl = init_cl;
+	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
+	handle->redux_arg = NULL;
+	handle->init_arg = NULL;
 }
 
 void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)

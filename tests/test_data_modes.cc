@@ -186,6 +186,19 @@ TEST_F(DataModes, InitCodeletGetsItsArgument)
 	starpu_data_unregister(h);
 }
 
+TEST_F(DataModes, MethodsSetWithoutArgsDropTheEarlierArgs)
+{
+	start(1);
+	long x = 0, init_value = 1000;
+	starpu_data_handle_t h = register_long(&x);
+	starpu_data_set_reduction_methods_with_args(h, &add_cl, nullptr, &init_cl, &init_value);
+	// Set again without arguments: init_cpu now gets NULL, the neutral value 0.
+	starpu_data_set_reduction_methods(h, &add_cl, &init_cl);
+	ASSERT_EQ(submit_on_worker(&contribute_cl, h, 0), 0);
+	EXPECT_EQ(acquired(h), 1) << "the init codelet still got the argument of the _with_args call";
+	starpu_data_unregister(h);
+}
+
 // ---------------------------------------------------------------- scratch
 
 struct ScratchUse
