@@ -959,6 +959,9 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
 	handle->redux_arg = NULL;
 	handle->init_arg = NULL;
+	/* Data registered on no node starts from the neutral value: a reader before any contribution reads it. */
+	if (handle->unallocated)
+		_astro_redux_invalidated(handle);
 }
 
 void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
@@ -1046,6 +1049,16 @@ void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 	return starpu_data_handle_to_pointer(handle, starpu_worker_get_local_memory_node());
 }
 
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node)
+{
+	if (!handle_live(handle, "starpu_data_test_if_allocated_on_node") || memory_node >= STARPU_MAXNODES)
+		return 0;
+	pthread_mutex_lock(&handle->coherency_lock);
+	unsigned allocated = handle->replicates[memory_node].allocated;
+	pthread_mutex_unlock(&handle->coherency_lock);
+	return allocated;
+}
+
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 {
 	if (!handle || node >= STARPU_MAXNODES)
@@ -1095,10 +1108,29 @@ int starpu_data_get_home_node(starpu_data_handle_t handle)
 	return handle ? handle->home_node : -1;
 }
 
+/* The handle whose main-memory buffer starts at ptr (registered there, or allocated there since):
+ * of a partitioned handle and its piece starting at the same address, the piece. */
 starpu_data_handle_t starpu_data_lookup(const void *ptr)
 {
-	(void)ptr;
-	return NULL;
+	starpu_data_handle_t found = NULL;
+	if (!ptr)
+		return NULL;
+	pthread_mutex_lock(&live_lock);
+	GHashTableIter it;
+	gpointer key;
+	if (live_handles)
+		g_hash_table_iter_init(&it, live_handles);
+	while (live_handles && g_hash_table_iter_next(&it, &key, NULL)) {
+		starpu_data_handle_t h = key;
+		if (!h->replicates[STARPU_MAIN_RAM].allocated || (found && !found->nchildren))
+			continue;
+		void *p = h->ops->to_pointer ? h->ops->to_pointer(h->iface[STARPU_MAIN_RAM], STARPU_MAIN_RAM)
+			: h->ops->handle_to_pointer ? h->ops->handle_to_pointer(h, STARPU_MAIN_RAM) : NULL;
+		if (p == ptr && (!found || !h->nchildren))
+			found = h;
+	}
+	pthread_mutex_unlock(&live_lock);
+	return found;
 }
 
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)

@@ -451,7 +451,8 @@ void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
 void _astro_redux_combine(starpu_data_handle_t handle);
 /* Frees the pending reduction buffers, their contributions lost. */
 void _astro_redux_drop(starpu_data_handle_t handle);
-/* After starpu_data_invalidate: a reduction handle's undefined content becomes the neutral value. */
+/* After starpu_data_invalidate, or once reduction methods are set on data registered on no node:
+ * a reduction handle's undefined content becomes the neutral value (in main memory). */
 void _astro_redux_invalidated(starpu_data_handle_t handle);
 
 /* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */

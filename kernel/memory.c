@@ -450,6 +450,78 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	return ret;
 }
 
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data)
+{
+	if (numblocks > 1 && (ld_src < blocksize || ld_dst < blocksize)) {
+		_astro_error("starpu_interface_copy2d: blocks of %zu bytes overlap with ld_src %zu, ld_dst %zu: give ld at least blocksize",
+			     blocksize, ld_src, ld_dst);
+		return -EINVAL;
+	}
+	if (numblocks <= 1 || (ld_src == blocksize && ld_dst == blocksize))
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize * numblocks, async_data);
+	int ret = 0;
+	for (size_t i = 0; i < numblocks; i++) {
+		int r = starpu_interface_copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, async_data);
+		if (r && r != -EAGAIN)
+			return r;
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data)
+{
+	/* Planes that follow each other make one 2-D copy of longer runs. */
+	if (ld1_src == blocksize && ld1_dst == blocksize)
+		return starpu_interface_copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
+					       blocksize * numblocks1, numblocks2, ld2_src, ld2_dst, async_data);
+	int ret = 0;
+	for (size_t i = 0; i < numblocks2; i++) {
+		int r = starpu_interface_copy2d(src, src_offset + i * ld2_src, src_node, dst, dst_offset + i * ld2_dst, dst_node,
+						blocksize, numblocks1, ld1_src, ld1_dst, async_data);
+		if (r && r != -EAGAIN)
+			return r;
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
+			    size_t numblocks3, size_t ld3_src, size_t ld3_dst, void *async_data)
+{
+	int ret = 0;
+	for (size_t i = 0; i < numblocks3; i++) {
+		int r = starpu_interface_copy3d(src, src_offset + i * ld3_src, src_node, dst, dst_offset + i * ld3_dst, dst_node,
+						blocksize, numblocks1, ld1_src, ld1_dst, numblocks2, ld2_src, ld2_dst, async_data);
+		if (r && r != -EAGAIN)
+			return r;
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size)
+{
+	if (!valid_node(src_node) || !valid_node(dst_node)) {
+		_astro_error("starpu_interface_data_copy: no memory node %u: there are %u", !valid_node(src_node) ? src_node : dst_node,
+			     starpu_memory_nodes_get_count());
+		return;
+	}
+	/* Within the kernel's own transfer of the handle, that transfer is the one observed. */
+	if (_astro_in_handle_copy)
+		return;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+}
+
 bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops, int devid, void *request)
 {
 	if (copy->nparts == copy->cap) {
