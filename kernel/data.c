@@ -959,7 +959,8 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
 	handle->redux_arg = NULL;
 	handle->init_arg = NULL;
-	/* Data registered on no node starts from the neutral value: a reader before any contribution reads it. */
+	/* Data registered on no node starts from the init codelet's value (also without a reduction codelet):
+	 * a reader before any contribution reads it. */
 	if (handle->unallocated)
 		_astro_redux_invalidated(handle);
 }

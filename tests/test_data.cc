@@ -726,6 +726,35 @@ TEST_F(Data, HandleRegisteredOnNoNodeReadsTheNeutralValue)
 	starpu_data_unregister(h);
 }
 
+void increment_long(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) += 1;
+}
+
+starpu_codelet increment_long_cl = [] {
+	starpu_codelet cl = cpu_codelet(increment_long, 1, "increment_long");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+TEST_F(Data, InitCodeletAloneStartsDataRegisteredOnNoNodeAndInvalidated)
+{
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, -1, 0, sizeof(long));
+	starpu_data_set_reduction_methods(h, nullptr, &init_42_cl);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 5; i++)
+			ASSERT_EQ(submit_on(&increment_long_cl, h), 0);
+		ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+		long *x = (long *)starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM);
+		ASSERT_NE(x, nullptr);
+		EXPECT_EQ(*x, 42 + 5) << "round " << round << ": the writers start from the init codelet's value";
+		starpu_data_release(h);
+		starpu_data_invalidate(h);
+	}
+	starpu_data_unregister(h);
+}
+
 TEST_F(Data, TellsWhereAHandleHasABuffer)
 {
 	static long x;
