@@ -632,11 +632,10 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	return 0;
 }
 
-void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+/* Releases the most recent granted acquire of a handle known to be there (its unregistration
+ * may be submitted already: it waits for this release). */
+static void release_granted(starpu_data_handle_t handle)
 {
-	(void)node;
-	if (!handle_live(handle, "starpu_data_release"))
-		return;
 	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	pthread_mutex_lock(&handle->lock);
 	struct _astro_job **link = &handle->acquires;
@@ -654,6 +653,13 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 	}
 	_astro_job_terminate(job, -1);
 	_astro_job_free(job);
+}
+
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+{
+	(void)node;
+	if (handle_live(handle, "starpu_data_release"))
+		release_granted(handle);
 }
 
 void starpu_data_release(starpu_data_handle_t handle)
@@ -881,10 +887,8 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle)
 	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);
 }
 
-void starpu_data_invalidate(starpu_data_handle_t handle)
+static void invalidate_now(starpu_data_handle_t handle)
 {
-	if (!handle_live(handle, "starpu_data_invalidate"))
-		return;
 	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
 	_astro_redux_drop(handle);
 	pthread_mutex_lock(&handle->coherency_lock);
@@ -894,11 +898,19 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	_astro_redux_invalidated(handle);
 }
 
+void starpu_data_invalidate(starpu_data_handle_t handle)
+{
+	if (handle_live(handle, "starpu_data_invalidate"))
+		invalidate_now(handle);
+}
+
+/* The handle's unregistration may have been submitted since (starpu_data_partition_clean after
+ * an invalidate_submit on a piece): it waits for this request, so the handle is still there. */
 static void invalidate_when_ready(void *arg)
 {
 	starpu_data_handle_t handle = arg;
-	starpu_data_invalidate(handle);
-	starpu_data_release(handle);
+	invalidate_now(handle);
+	release_granted(handle);
 }
 
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)

@@ -6,6 +6,7 @@
 #include <astrolabe/observe.h>
 
 #include <mutex>
+#include <thread>
 #include <vector>
 
 using namespace astro_test;
@@ -753,6 +754,54 @@ TEST_F(Data, InitCodeletAloneStartsDataRegisteredOnNoNodeAndInvalidated)
 		starpu_data_invalidate(h);
 	}
 	starpu_data_unregister(h);
+}
+
+std::atomic<bool> g_hold_go{false};
+
+// Writes its handle once told to (60 s at most).
+void hold_until_go(void **, void *)
+{
+	for (int i = 0; i < 6000 && !g_hold_go; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+starpu_codelet hold_cl = [] {
+	starpu_codelet cl = cpu_codelet(hold_until_go, 1, "hold");
+	cl.modes[0] = STARPU_W;
+	return cl;
+}();
+
+TEST_F(Data, InvalidateSubmitThenUnregisterSubmitCompletes)
+{
+	// StarPU's tests/datawizard/temporary_partition: a piece's invalidation is still pending when
+	// partition_clean submits its unregistration; both must complete, without a complaint.
+	struct Seen
+	{
+		std::atomic<bool> unregistered{false};
+		starpu_data_handle_t h = nullptr;
+	} seen;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_UNREGISTERED),
+					 [](const astro_event *ev, void *arg) {
+						 Seen *s = (Seen *)arg;
+						 if (ev->object == s->h)
+							 s->unregistered = true;
+					 }, &seen);
+	ASSERT_GE(id, 0);
+	static long x;
+	starpu_variable_data_register(&seen.h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_handle_t h = seen.h;
+	std::string err = stderr_of([&] {
+		g_hold_go = false;
+		ASSERT_EQ(submit_on(&hold_cl, h), 0); // holds the handle: the invalidation waits for it
+		starpu_data_invalidate_submit(h);
+		starpu_data_unregister_submit(h);
+		g_hold_go = true;
+		for (int i = 0; i < 6000 && !seen.unregistered; i++)
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	});
+	astro_observe_unsubscribe(id);
+	EXPECT_TRUE(seen.unregistered) << "the unregistration never completed: " << err;
+	EXPECT_FALSE(contains(err, "not registered")) << err;
 }
 
 TEST_F(Data, TellsWhereAHandleHasABuffer)
