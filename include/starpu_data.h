@@ -103,7 +103,9 @@ unsigned starpu_data_get_default_sequential_consistency_flag(void);
 
 /** Sets the functions used by STARPU_REDUX accesses: init_cl sets a buffer
  * (its one STARPU_W buffer) to the neutral value, redux_cl folds its second
- * buffer (STARPU_R) into its first (STARPU_RW). Both need a CPU function. */
+ * buffer (STARPU_R) into its first (STARPU_RW). Both need a CPU function.
+ * Each codelet is called with a NULL cl_arg: arguments an earlier
+ * starpu_data_set_reduction_methods_with_args() gave are dropped. */
 void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl);
 /** The same, each codelet called with its cl_arg. */
 void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, void *redux_cl_arg,

@@ -166,6 +166,8 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc);
 /** Interface struct of handle on node. */
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);
+/** 1 when handle has a buffer on memory_node (registered there or allocated since), else 0. */
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node);
 /** Interface ops of handle. */
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle);
 /** Gives ops a fresh interface id when its interfaceid is STARPU_UNKNOWN_INTERFACE_ID (starpu_data_register() does it too). */

@@ -121,6 +121,26 @@ void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigne
 int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
 			  size_t size, void *async_data);
+/** Copies numblocks blocks of blocksize bytes, ld_src bytes apart in the source and ld_dst
+ * in the destination, with starpu_interface_copy() (one copy when both are contiguous):
+ * 0 when done, -EAGAIN when left under way in async_data. */
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data);
+/** starpu_interface_copy2d() repeated numblocks2 times, ld2_src / ld2_dst bytes apart. */
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data);
+/** starpu_interface_copy3d() repeated numblocks3 times, ld3_src / ld3_dst bytes apart. */
+int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
+			    size_t numblocks3, size_t ld3_src, size_t ld3_dst, void *async_data);
+/** Tells the runtime that an interface's own copy method moved size bytes from
+ * src_node to dst_node without starpu_interface_copy(): observers see the transfer. */
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size);
 
 #ifdef __cplusplus
 }

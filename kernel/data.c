@@ -632,11 +632,10 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	return 0;
 }
 
-void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+/* Releases the most recent granted acquire of a handle known to be there (its unregistration
+ * may be submitted already: it waits for this release). */
+static void release_granted(starpu_data_handle_t handle)
 {
-	(void)node;
-	if (!handle_live(handle, "starpu_data_release"))
-		return;
 	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	pthread_mutex_lock(&handle->lock);
 	struct _astro_job **link = &handle->acquires;
@@ -654,6 +653,13 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 	}
 	_astro_job_terminate(job, -1);
 	_astro_job_free(job);
+}
+
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+{
+	(void)node;
+	if (handle_live(handle, "starpu_data_release"))
+		release_granted(handle);
 }
 
 void starpu_data_release(starpu_data_handle_t handle)
@@ -881,10 +887,8 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle)
 	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);
 }
 
-void starpu_data_invalidate(starpu_data_handle_t handle)
+static void invalidate_now(starpu_data_handle_t handle)
 {
-	if (!handle_live(handle, "starpu_data_invalidate"))
-		return;
 	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
 	_astro_redux_drop(handle);
 	pthread_mutex_lock(&handle->coherency_lock);
@@ -894,11 +898,19 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	_astro_redux_invalidated(handle);
 }
 
+void starpu_data_invalidate(starpu_data_handle_t handle)
+{
+	if (handle_live(handle, "starpu_data_invalidate"))
+		invalidate_now(handle);
+}
+
+/* The handle's unregistration may have been submitted since (starpu_data_partition_clean after
+ * an invalidate_submit on a piece): it waits for this request, so the handle is still there. */
 static void invalidate_when_ready(void *arg)
 {
 	starpu_data_handle_t handle = arg;
-	starpu_data_invalidate(handle);
-	starpu_data_release(handle);
+	invalidate_now(handle);
+	release_granted(handle);
 }
 
 void starpu_data_invalidate_submit(starpu_data_handle_t handle)
@@ -956,6 +968,13 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	}
 	handle->redux_cl = redux_cl;
 	handle->init_cl = init_cl;
+	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
+	handle->redux_arg = NULL;
+	handle->init_arg = NULL;
+	/* Data registered on no node starts from the init codelet's value (also without a reduction codelet):
+	 * a reader before any contribution reads it. */
+	if (handle->unallocated)
+		_astro_redux_invalidated(handle);
 }
 
 void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
@@ -1050,6 +1069,16 @@ void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 	return starpu_data_handle_to_pointer(handle, starpu_worker_get_local_memory_node());
 }
 
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node)
+{
+	if (!handle_live(handle, "starpu_data_test_if_allocated_on_node") || memory_node >= STARPU_MAXNODES)
+		return 0;
+	pthread_mutex_lock(&handle->coherency_lock);
+	unsigned allocated = handle->replicates[memory_node].allocated;
+	pthread_mutex_unlock(&handle->coherency_lock);
+	return allocated;
+}
+
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 {
 	if (!handle || node >= STARPU_MAXNODES)
@@ -1099,10 +1128,29 @@ int starpu_data_get_home_node(starpu_data_handle_t handle)
 	return handle ? handle->home_node : -1;
 }
 
+/* The handle whose main-memory buffer starts at ptr (registered there, or allocated there since):
+ * of a partitioned handle and its piece starting at the same address, the piece. */
 starpu_data_handle_t starpu_data_lookup(const void *ptr)
 {
-	(void)ptr;
-	return NULL;
+	starpu_data_handle_t found = NULL;
+	if (!ptr)
+		return NULL;
+	pthread_mutex_lock(&live_lock);
+	GHashTableIter it;
+	gpointer key;
+	if (live_handles)
+		g_hash_table_iter_init(&it, live_handles);
+	while (live_handles && g_hash_table_iter_next(&it, &key, NULL)) {
+		starpu_data_handle_t h = key;
+		if (!h->replicates[STARPU_MAIN_RAM].allocated || (found && !found->nchildren))
+			continue;
+		void *p = h->ops->to_pointer ? h->ops->to_pointer(h->iface[STARPU_MAIN_RAM], STARPU_MAIN_RAM)
+			: h->ops->handle_to_pointer ? h->ops->handle_to_pointer(h, STARPU_MAIN_RAM) : NULL;
+		if (p == ptr && (!found || !h->nchildren))
+			found = h;
+	}
+	pthread_mutex_unlock(&live_lock);
+	return found;
 }
 
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)

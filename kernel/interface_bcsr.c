@@ -89,6 +89,7 @@ struct starpu_data_interface_ops starpu_interface_bcsr_ops = {
 	.free_data_on_node = bcsr_free,
 	.copy_methods = &bcsr_copy_methods,
 	.to_pointer = bcsr_to_pointer,
+	.pointer_is_inside = bcsr_pointer_is_inside,
 	.get_size = bcsr_size,
 	.footprint = bcsr_footprint,
 	.compare = bcsr_compare,

@@ -104,6 +104,7 @@ struct starpu_data_interface_ops starpu_interface_block_ops = {
 	.free_data_on_node = block_free,
 	.copy_methods = &block_copy_methods,
 	.to_pointer = block_to_pointer,
+	.pointer_is_inside = block_pointer_is_inside,
 	.get_size = block_size,
 	.footprint = block_footprint,
 	.compare = block_compare,

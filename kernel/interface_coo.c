@@ -66,6 +66,7 @@ struct starpu_data_interface_ops starpu_interface_coo_ops = {
 	.free_data_on_node = coo_free,
 	.copy_methods = &coo_copy_methods,
 	.to_pointer = coo_to_pointer,
+	.pointer_is_inside = coo_pointer_is_inside,
 	.get_size = coo_size,
 	.footprint = coo_footprint,
 	.compare = coo_compare,

@@ -83,6 +83,7 @@ struct starpu_data_interface_ops starpu_interface_csr_ops = {
 	.free_data_on_node = csr_free,
 	.copy_methods = &csr_copy_methods,
 	.to_pointer = csr_to_pointer,
+	.pointer_is_inside = csr_pointer_is_inside,
 	.get_size = csr_size,
 	.footprint = csr_footprint,
 	.compare = csr_compare,

@@ -138,6 +138,7 @@ struct starpu_data_interface_ops starpu_interface_multiformat_ops = {
 	.free_data_on_node = mf_free,
 	.copy_methods = &mf_copy_methods,
 	.to_pointer = mf_to_pointer,
+	.pointer_is_inside = mf_pointer_is_inside,
 	.get_size = mf_size,
 	.footprint = mf_footprint,
 	.compare = mf_compare,

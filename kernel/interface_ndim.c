@@ -179,6 +179,7 @@ struct starpu_data_interface_ops starpu_interface_ndim_ops = {
 	.free_data_on_node = ndim_free,
 	.copy_methods = &ndim_copy_methods,
 	.to_pointer = ndim_to_pointer,
+	.pointer_is_inside = ndim_pointer_is_inside,
 	.get_size = ndim_size,
 	.get_alloc_size = ndim_alloc_size,
 	.footprint = ndim_footprint,

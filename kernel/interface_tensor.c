@@ -108,6 +108,7 @@ struct starpu_data_interface_ops starpu_interface_tensor_ops = {
 	.free_data_on_node = tensor_free,
 	.copy_methods = &tensor_copy_methods,
 	.to_pointer = tensor_to_pointer,
+	.pointer_is_inside = tensor_pointer_is_inside,
 	.get_size = tensor_size,
 	.footprint = tensor_footprint,
 	.compare = tensor_compare,

@@ -118,6 +118,17 @@ size_t _astro_arrays_size(const struct _astro_arrays *a)
 	return bytes;
 }
 
+int _astro_arrays_contain(const struct _astro_arrays *a, unsigned node, const void *p)
+{
+	/* On OpenCL an array's address is a cl_mem, no pointer lies in it. */
+	if (starpu_node_get_kind(node) == STARPU_OPENCL_RAM)
+		return 0;
+	for (unsigned i = 0; i < a->n; i++)
+		if (_astro_inside(a->addr[i], a->bytes[i], p))
+			return 1;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- variable */
 
 static starpu_ssize_t variable_allocate(void *data_interface, unsigned node)
@@ -143,19 +154,6 @@ static void *variable_to_pointer(void *data_interface, unsigned node)
 {
 	(void)node;
 	return (void *)((struct starpu_variable_interface *)data_interface)->ptr;
-}
-
-/* Does p lie in the extent bytes from base (a CPU address; 0 on a device, where nothing does)? */
-static int inside(uintptr_t base, size_t extent, const void *p)
-{
-	return base && (uintptr_t)p >= base && (uintptr_t)p < base + extent;
-}
-
-static int variable_pointer_is_inside(void *data_interface, unsigned node, void *p)
-{
-	(void)node;
-	struct starpu_variable_interface *v = data_interface;
-	return inside(v->ptr, v->elemsize, p);
 }
 
 static size_t variable_size(starpu_data_handle_t handle)
@@ -272,13 +270,6 @@ static void *vector_to_pointer(void *data_interface, unsigned node)
 {
 	(void)node;
 	return (void *)((struct starpu_vector_interface *)data_interface)->ptr;
-}
-
-static int vector_pointer_is_inside(void *data_interface, unsigned node, void *p)
-{
-	(void)node;
-	struct starpu_vector_interface *v = data_interface;
-	return inside(v->ptr, (size_t)v->nx * v->elemsize, p);
 }
 
 static size_t vector_size(starpu_data_handle_t handle)
@@ -426,14 +417,6 @@ static void *matrix_to_pointer(void *data_interface, unsigned node)
 {
 	(void)node;
 	return (void *)((struct starpu_matrix_interface *)data_interface)->ptr;
-}
-
-static int matrix_pointer_is_inside(void *data_interface, unsigned node, void *p)
-{
-	(void)node;
-	struct starpu_matrix_interface *m = data_interface;
-	size_t elements = m->ny ? (size_t)(m->ny - 1) * m->ld + m->nx : 0;
-	return inside(m->ptr, elements * m->elemsize, p);
 }
 
 static size_t matrix_size(starpu_data_handle_t handle)

@@ -451,7 +451,8 @@ void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
 void _astro_redux_combine(starpu_data_handle_t handle);
 /* Frees the pending reduction buffers, their contributions lost. */
 void _astro_redux_drop(starpu_data_handle_t handle);
-/* After starpu_data_invalidate: a reduction handle's undefined content becomes the neutral value. */
+/* After starpu_data_invalidate, or once reduction methods are set on data registered on no node:
+ * a reduction handle's undefined content becomes the neutral value (in main memory). */
 void _astro_redux_invalidated(starpu_data_handle_t handle);
 
 /* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
@@ -506,6 +507,11 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
  * driver's address, ptr the CPU's (0 on OpenCL). */
 starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
 void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
+/* Does p lie in the extent bytes from base (a CPU address; 0 on a device, where nothing does)? */
+static inline int _astro_inside(uintptr_t base, size_t extent, const void *p)
+{
+	return base && (uintptr_t)p >= base && (uintptr_t)p < base + extent;
+}
 /* An interface made of a few separate arrays (the sparse ones: values and
  * indices), each addr[i] on a node, bytes[i] long. */
 #define _ASTRO_MAX_ARRAYS 3
@@ -520,11 +526,13 @@ starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a);
 void _astro_arrays_free(unsigned node, struct _astro_arrays *a);
 int _astro_arrays_copy(const struct _astro_arrays *src, unsigned src_node, const struct _astro_arrays *dst, unsigned dst_node, void *async);
 size_t _astro_arrays_size(const struct _astro_arrays *a);
+/* 1 when p lies in one of the arrays on node, else 0 (the pointer_is_inside method). */
+int _astro_arrays_contain(const struct _astro_arrays *a, unsigned node, const void *p);
 /* The arrays one after the other in a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
 int _astro_arrays_pack(const struct _astro_arrays *a, unsigned node, void **ptr, starpu_ssize_t *count);
 /* Copies a packed buffer of count bytes into the arrays (name: the interface, for the error). */
 int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t count, const char *name);
-/* The allocate, free, copy, size and pack methods prefix##_* of an interface whose get(iface,
+/* The allocate, free, copy, size, pointer_is_inside and pack methods prefix##_* of an interface whose get(iface,
  * struct _astro_arrays *) lists its arrays and set(iface, const struct _astro_arrays *) stores their addresses. */
 #define _ASTRO_ARRAYS_METHODS(prefix, get, set) \
 	static starpu_ssize_t prefix##_allocate(void *data_interface, unsigned node) \
@@ -555,6 +563,12 @@ int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t co
 		struct _astro_arrays a; \
 		get(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM), &a); \
 		return _astro_arrays_size(&a); \
+	} \
+	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		return _astro_arrays_contain(&a, node, p); \
 	} \
 	_ASTRO_PACK_METHODS(prefix, struct _astro_arrays, get, _astro_arrays_pack, _astro_arrays_peek) \
 	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
@@ -636,9 +650,19 @@ int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t coun
 			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
 		return ret; \
 	}
-/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a node's copy. */
+/* 1 when p lies within the layout (between its first and last elements), else 0. */
+int _astro_dense_contains(const struct _astro_dense *d, const void *p);
+/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a
+ * node's copy, and its pointer_is_inside method prefix##_pointer_is_inside. */
 #define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
-	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense)
+	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense) \
+	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
+	{ \
+		(void)node; \
+		struct _astro_dense d; \
+		layout(data_interface, &d); \
+		return _astro_dense_contains(&d, p); \
+	}
 
 /* The shadow width a filter gets: the filter_arg_ptr value itself, cast to a pointer. */
 static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)

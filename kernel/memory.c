@@ -450,6 +450,77 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	return ret;
 }
 
+/* Copies the blocks of a dims-dimensional arrangement: n[d] blocks along dimension d, ld_src[d] /
+ * ld_dst[d] bytes apart, dimension 0 the innermost; runs that follow each other are merged. */
+static int copy_blocks(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+		       size_t blocksize, size_t dims, const size_t *n, const size_t *ld_src, const size_t *ld_dst, void *async_data)
+{
+	while (dims && (n[0] <= 1 || (ld_src[0] == blocksize && ld_dst[0] == blocksize))) {
+		blocksize *= n[0];
+		n++, ld_src++, ld_dst++, dims--;
+	}
+	if (!dims)
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, async_data);
+	if (ld_src[0] < blocksize || ld_dst[0] < blocksize) {
+		_astro_error("starpu_interface_copy: blocks of %zu bytes overlap with ld_src %zu, ld_dst %zu: give ld at least blocksize",
+			     blocksize, ld_src[0], ld_dst[0]);
+		return -EINVAL;
+	}
+	/* The outermost dimension, each of its blocks a copy of the dims - 1 inner ones. */
+	size_t last = dims - 1;
+	int ret = 0;
+	for (size_t i = 0; i < n[last]; i++) {
+		int r = copy_blocks(src, src_offset + i * ld_src[last], src_node, dst, dst_offset + i * ld_dst[last], dst_node,
+				    blocksize, last, n, ld_src, ld_dst, async_data);
+		if (r && r != -EAGAIN)
+			return r;
+		ret = ret ? ret : r;
+	}
+	return ret;
+}
+
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data)
+{
+	return copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, 1,
+			   (size_t[]){ numblocks }, (size_t[]){ ld_src }, (size_t[]){ ld_dst }, async_data);
+}
+
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data)
+{
+	return copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, 2, (size_t[]){ numblocks1, numblocks2 },
+			   (size_t[]){ ld1_src, ld2_src }, (size_t[]){ ld1_dst, ld2_dst }, async_data);
+}
+
+int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
+			    size_t numblocks3, size_t ld3_src, size_t ld3_dst, void *async_data)
+{
+	return copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, 3,
+			   (size_t[]){ numblocks1, numblocks2, numblocks3 }, (size_t[]){ ld1_src, ld2_src, ld3_src },
+			   (size_t[]){ ld1_dst, ld2_dst, ld3_dst }, async_data);
+}
+
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size)
+{
+	if (!valid_node(src_node) || !valid_node(dst_node)) {
+		_astro_error("starpu_interface_data_copy: no memory node %u: there are %u", !valid_node(src_node) ? src_node : dst_node,
+			     starpu_memory_nodes_get_count());
+		return;
+	}
+	/* Within the kernel's own transfer of the handle, that transfer is the one observed. */
+	if (_astro_in_handle_copy)
+		return;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
+}
+
 bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops, int devid, void *request)
 {
 	if (copy->nparts == copy->cap) {

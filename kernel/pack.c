@@ -133,6 +133,17 @@ static size_t dense_bytes(const struct _astro_dense *d)
 	return bytes;
 }
 
+int _astro_dense_contains(const struct _astro_dense *d, const void *p)
+{
+	size_t last = 0; /* the last element's index */
+	for (size_t i = 0; i < d->ndim; i++) {
+		if (!d->nn[i])
+			return 0;
+		last += (size_t)(d->nn[i] - 1) * d->ld[i];
+	}
+	return _astro_inside((uintptr_t)d->base, (last + 1) * d->elemsize, p);
+}
+
 int _astro_pack_dense(const struct _astro_dense *d, unsigned node, void **ptr, starpu_ssize_t *count)
 {
 	size_t bytes = dense_bytes(d);

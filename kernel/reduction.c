@@ -169,7 +169,9 @@ void _astro_redux_invalidated(starpu_data_handle_t h)
 {
 	/* Any content is right for undefined data: the neutral one, where the next reduction starts
 	 * (also with a single memory node, where later plain writes do not track validity). */
-	if (!h->init_cl || !h->redux_cl || !h->replicates[STARPU_MAIN_RAM].allocated)
+	if (!h->init_cl)
+		return;
+	if (!h->replicates[STARPU_MAIN_RAM].allocated && !(h->unallocated && _astro_coherency_materialize(h, STARPU_MAIN_RAM)))
 		return;
 	void *iface = h->iface[STARPU_MAIN_RAM];
 	if (run_cpu(h, h->init_cl, &iface, "init") != 0)

@@ -3,6 +3,12 @@
 // allocation.
 #include "helpers.h"
 
+#include <astrolabe/observe.h>
+
+#include <mutex>
+#include <thread>
+#include <vector>
+
 using namespace astro_test;
 
 namespace {
@@ -668,6 +674,226 @@ TEST_F(Data, UserDataAndName)
 	EXPECT_EQ(starpu_data_get_user_data(h), &tag);
 	starpu_data_set_name(h, "x"); // freed at unregister (ASan checks)
 	starpu_data_unregister(h);
+}
+
+// ------------------------------------------- StarPU's own programs' calls
+
+TEST_F(Data, FindsTheHandleOfAPointerAndThePieceOfAPartition)
+{
+	static int a[12], b[3];
+	starpu_data_handle_t va, vb, lazy;
+	starpu_vector_data_register(&va, STARPU_MAIN_RAM, (uintptr_t)a, 12, sizeof(int));
+	starpu_variable_data_register(&vb, STARPU_MAIN_RAM, (uintptr_t)b, sizeof(b));
+	EXPECT_EQ(starpu_data_lookup(a), va);
+	EXPECT_EQ(starpu_data_lookup(b), vb);
+	EXPECT_EQ(starpu_data_lookup(&a[1]), nullptr) << "only a buffer's start is looked up";
+	// Partitioned: each piece, the first included, is found rather than the whole.
+	starpu_data_filter f = {};
+	f.filter_func = starpu_vector_filter_block;
+	f.nchildren = 3;
+	starpu_data_partition(va, &f);
+	for (int i = 0; i < 3; i++)
+		EXPECT_EQ(starpu_data_lookup(&a[4 * i]), starpu_data_get_sub_data(va, 1, i));
+	starpu_data_unpartition(va, STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_data_lookup(a), va);
+	EXPECT_EQ(starpu_data_lookup(&a[4]), nullptr);
+	// Registered on no node: found once its buffer exists, gone once unregistered.
+	starpu_vector_data_register(&lazy, -1, 0, 5, sizeof(int));
+	ASSERT_EQ(starpu_data_acquire(lazy, STARPU_W), 0);
+	void *p = starpu_data_get_local_ptr(lazy);
+	ASSERT_NE(p, nullptr);
+	EXPECT_EQ(starpu_data_lookup(p), lazy);
+	starpu_data_release(lazy);
+	starpu_data_unregister(lazy);
+	EXPECT_EQ(starpu_data_lookup(p), nullptr);
+	starpu_data_unregister(va);
+	EXPECT_EQ(starpu_data_lookup(a), nullptr);
+	starpu_data_unregister(vb);
+}
+
+void init_42(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 42;
+}
+
+void add_long(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) += *(long *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+}
+
+starpu_codelet init_42_cl = [] {
+	starpu_codelet cl = cpu_codelet(init_42, 1, "init_42");
+	cl.modes[0] = STARPU_W;
+	return cl;
+}();
+starpu_codelet add_long_cl = [] {
+	starpu_codelet cl = cpu_codelet(add_long, 2, "add_long");
+	cl.modes[0] = STARPU_RW;
+	cl.modes[1] = STARPU_R;
+	return cl;
+}();
+
+TEST_F(Data, HandleRegisteredOnNoNodeReadsTheNeutralValue)
+{
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, -1, 0, sizeof(long));
+	starpu_data_set_reduction_methods(h, &add_long_cl, &init_42_cl);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	long *x = (long *)starpu_data_get_local_ptr(h);
+	ASSERT_NE(x, nullptr);
+	EXPECT_EQ(*x, 42) << "no contribution yet: the content is the init codelet's";
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+}
+
+void increment_long(void **buffers, void *)
+{
+	*(long *)STARPU_VARIABLE_GET_PTR(buffers[0]) += 1;
+}
+
+starpu_codelet increment_long_cl = [] {
+	starpu_codelet cl = cpu_codelet(increment_long, 1, "increment_long");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+TEST_F(Data, InitCodeletAloneStartsDataRegisteredOnNoNodeAndInvalidated)
+{
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, -1, 0, sizeof(long));
+	starpu_data_set_reduction_methods(h, nullptr, &init_42_cl);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 5; i++)
+			ASSERT_EQ(submit_on(&increment_long_cl, h), 0);
+		ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+		long *x = (long *)starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM);
+		ASSERT_NE(x, nullptr);
+		EXPECT_EQ(*x, 42 + 5) << "round " << round << ": the writers start from the init codelet's value";
+		starpu_data_release(h);
+		starpu_data_invalidate(h);
+	}
+	starpu_data_unregister(h);
+}
+
+std::atomic<bool> g_hold_go{false};
+
+// Writes its handle once told to (60 s at most).
+void hold_until_go(void **, void *)
+{
+	for (int i = 0; i < 6000 && !g_hold_go; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+starpu_codelet hold_cl = [] {
+	starpu_codelet cl = cpu_codelet(hold_until_go, 1, "hold");
+	cl.modes[0] = STARPU_W;
+	return cl;
+}();
+
+TEST_F(Data, InvalidateSubmitThenUnregisterSubmitCompletes)
+{
+	// StarPU's tests/datawizard/temporary_partition: a piece's invalidation is still pending when
+	// partition_clean submits its unregistration; both must complete, without a complaint.
+	struct Seen
+	{
+		std::atomic<bool> unregistered{false};
+		starpu_data_handle_t h = nullptr;
+	} seen;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_UNREGISTERED),
+					 [](const astro_event *ev, void *arg) {
+						 Seen *s = (Seen *)arg;
+						 if (ev->object == s->h)
+							 s->unregistered = true;
+					 }, &seen);
+	ASSERT_GE(id, 0);
+	static long x;
+	starpu_variable_data_register(&seen.h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_handle_t h = seen.h;
+	std::string err = stderr_of([&] {
+		g_hold_go = false;
+		ASSERT_EQ(submit_on(&hold_cl, h), 0); // holds the handle: the invalidation waits for it
+		starpu_data_invalidate_submit(h);
+		starpu_data_unregister_submit(h);
+		g_hold_go = true;
+		for (int i = 0; i < 6000 && !seen.unregistered; i++)
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	});
+	astro_observe_unsubscribe(id);
+	EXPECT_TRUE(seen.unregistered) << "the unregistration never completed: " << err;
+	EXPECT_FALSE(contains(err, "not registered")) << err;
+}
+
+TEST_F(Data, TellsWhereAHandleHasABuffer)
+{
+	static long x;
+	starpu_data_handle_t home, lazy;
+	starpu_variable_data_register(&home, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_variable_data_register(&lazy, -1, 0, sizeof(long));
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(home, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(lazy, STARPU_MAIN_RAM), 0u);
+	ASSERT_EQ(starpu_data_acquire(lazy, STARPU_W), 0);
+	starpu_data_release(lazy);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(lazy, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(home, STARPU_MAXNODES), 0u);
+	starpu_data_unregister(home);
+	starpu_data_unregister(lazy);
+}
+
+TEST_F(Data, StridedCopiesMoveEveryBlockAndNothingElse)
+{
+	// Source: 2 x 3 x 4 ints with padding (rows of 5, planes of 4 rows); destination packed.
+	int src[2][4][5], dst2[3][4], dst3[2][3][4], dst4[2][3][4];
+	for (int i = 0; i < 2 * 4 * 5; i++)
+		(&src[0][0][0])[i] = i;
+	memset(dst2, -1, sizeof(dst2));
+	const size_t e = sizeof(int);
+	EXPECT_EQ(starpu_interface_copy2d((uintptr_t)src, 0, STARPU_MAIN_RAM, (uintptr_t)dst2, 0, STARPU_MAIN_RAM,
+					  4 * e, 3, 5 * e, 4 * e, nullptr), 0);
+	for (int y = 0; y < 3; y++)
+		for (int x = 0; x < 4; x++)
+			EXPECT_EQ(dst2[y][x], src[0][y][x]);
+	memset(dst3, -1, sizeof(dst3));
+	EXPECT_EQ(starpu_interface_copy3d((uintptr_t)src, 0, STARPU_MAIN_RAM, (uintptr_t)dst3, 0, STARPU_MAIN_RAM,
+					  4 * e, 3, 5 * e, 4 * e, 2, 20 * e, 12 * e, nullptr), 0);
+	// The same as one 4-D copy of a single outer block.
+	memset(dst4, -1, sizeof(dst4));
+	EXPECT_EQ(starpu_interface_copy4d((uintptr_t)src, 0, STARPU_MAIN_RAM, (uintptr_t)dst4, 0, STARPU_MAIN_RAM,
+					  4 * e, 3, 5 * e, 4 * e, 2, 20 * e, 12 * e, 1, 40 * e, 24 * e, nullptr), 0);
+	for (int z = 0; z < 2; z++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 4; x++) {
+				EXPECT_EQ(dst3[z][y][x], src[z][y][x]);
+				EXPECT_EQ(dst4[z][y][x], src[z][y][x]);
+			}
+	// Overlapping blocks are refused, with one message.
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_interface_copy2d((uintptr_t)src, 0, STARPU_MAIN_RAM, (uintptr_t)dst2, 0, STARPU_MAIN_RAM,
+						  4 * e, 3, 2 * e, 4 * e, nullptr), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "overlap")) << err;
+}
+
+TEST_F(Data, DataCopyIsObservedAsATransfer)
+{
+	struct Seen
+	{
+		std::mutex lock;
+		std::vector<astro_event> events;
+	} seen;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TRANSFER_END),
+					 [](const astro_event *ev, void *arg) {
+						 Seen *s = (Seen *)arg;
+						 std::lock_guard<std::mutex> hold(s->lock);
+						 s->events.push_back(*ev);
+					 }, &seen);
+	ASSERT_GE(id, 0);
+	starpu_interface_data_copy(STARPU_MAIN_RAM, STARPU_MAIN_RAM, 1234);
+	astro_observe_unsubscribe(id);
+	std::lock_guard<std::mutex> hold(seen.lock);
+	ASSERT_EQ(seen.events.size(), 2u);
+	EXPECT_EQ(seen.events[0].moment, ASTRO_MOMENT_TRANSFER_BEGIN);
+	EXPECT_EQ(seen.events[1].moment, ASTRO_MOMENT_TRANSFER_END);
+	EXPECT_EQ(seen.events[1].bytes, 1234u);
 }
 
 } // namespace

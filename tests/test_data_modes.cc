@@ -5,7 +5,8 @@
 // worker's, reused from one task to the next, also past STARPU_NMAXBUFS.
 // And the interface methods about buffers the runtime honours: the
 // allocation cache's (cache_data_on_node, reuse_data_on_node,
-// alloc_footprint, alloc_compare) and pointer_is_inside.
+// alloc_footprint, alloc_compare) and pointer_is_inside (every built-in
+// interface with a CPU address).
 #include "helpers.h"
 
 #include <set>
@@ -186,6 +187,19 @@ TEST_F(DataModes, InitCodeletGetsItsArgument)
 	starpu_data_unregister(h);
 }
 
+TEST_F(DataModes, MethodsSetWithoutArgsDropTheEarlierArgs)
+{
+	start(1);
+	long x = 0, init_value = 1000;
+	starpu_data_handle_t h = register_long(&x);
+	starpu_data_set_reduction_methods_with_args(h, &add_cl, nullptr, &init_cl, &init_value);
+	// Set again without arguments: init_cpu now gets NULL, the neutral value 0.
+	starpu_data_set_reduction_methods(h, &add_cl, &init_cl);
+	ASSERT_EQ(submit_on_worker(&contribute_cl, h, 0), 0);
+	EXPECT_EQ(acquired(h), 1) << "the init codelet still got the argument of the _with_args call";
+	starpu_data_unregister(h);
+}
+
 // ---------------------------------------------------------------- scratch
 
 struct ScratchUse
@@ -297,6 +311,46 @@ TEST_F(DataModes, PointerIsInsideTellsWhereTheDataIs)
 	starpu_data_register(&unknown, STARPU_MAIN_RAM, starpu_data_get_interface_on_node(variable, STARPU_MAIN_RAM), &silent);
 	EXPECT_EQ(starpu_data_pointer_is_inside(unknown, STARPU_MAIN_RAM, &x), -1);
 	for (auto h : { matrix, variable, vector, unknown })
+		starpu_data_unregister(h);
+}
+
+TEST_F(DataModes, PointerIsInsideForDenseAndSparseInterfaces)
+{
+	start(1);
+	// A 3x2x2 block, and a 3x2x2x2 tensor, in arrays with padding: 4 per row, 3 rows per plane, 2 planes per cube.
+	static double a[2][2][3][4];
+	starpu_data_handle_t block, tensor, ndim, csr, bcsr, coo;
+	starpu_block_data_register(&block, STARPU_MAIN_RAM, (uintptr_t)a, 4, 12, 3, 2, 2, sizeof(double));
+	starpu_tensor_data_register(&tensor, STARPU_MAIN_RAM, (uintptr_t)a, 4, 12, 24, 3, 2, 2, 2, sizeof(double));
+	uint32_t nn[2] = { 3, 2 }, ldn[2] = { 1, 4 };
+	starpu_ndim_data_register(&ndim, STARPU_MAIN_RAM, (uintptr_t)&a[1][1][1][0], ldn, nn, 2, sizeof(double));
+	EXPECT_EQ(starpu_data_pointer_is_inside(block, STARPU_MAIN_RAM, &a[0][0][0][0]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(block, STARPU_MAIN_RAM, &a[0][1][1][2]), 1) << "the last element";
+	EXPECT_EQ(starpu_data_pointer_is_inside(block, STARPU_MAIN_RAM, &a[0][1][1][3]), 0) << "past the last element";
+	EXPECT_EQ(starpu_data_pointer_is_inside(tensor, STARPU_MAIN_RAM, &a[1][1][1][2]), 1) << "the last element";
+	EXPECT_EQ(starpu_data_pointer_is_inside(tensor, STARPU_MAIN_RAM, &a[1][1][1][3]), 0);
+	EXPECT_EQ(starpu_data_pointer_is_inside(ndim, STARPU_MAIN_RAM, &a[1][1][0][3]), 0) << "before the first element";
+	EXPECT_EQ(starpu_data_pointer_is_inside(ndim, STARPU_MAIN_RAM, &a[1][1][1][0]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(ndim, STARPU_MAIN_RAM, &a[1][1][2][2]), 1) << "the last element";
+	EXPECT_EQ(starpu_data_pointer_is_inside(ndim, STARPU_MAIN_RAM, &a[1][1][2][3]), 0);
+
+	// A 2x3 sparse matrix with 3 values: each of its arrays counts, nothing between them does.
+	static float values[3] = { 1, 2, 3 };
+	static uint32_t colind[3] = { 0, 2, 1 }, rowptr[3] = { 0, 2, 3 }, rows[3] = { 0, 0, 1 };
+	starpu_csr_data_register(&csr, STARPU_MAIN_RAM, 3, 2, (uintptr_t)values, colind, rowptr, 0, sizeof(float));
+	starpu_bcsr_data_register(&bcsr, STARPU_MAIN_RAM, 3, 2, (uintptr_t)values, colind, rowptr, 0, 1, 1, sizeof(float));
+	starpu_coo_data_register(&coo, STARPU_MAIN_RAM, 3, 2, 3, colind, rows, (uintptr_t)values, sizeof(float));
+	for (auto h : { csr, bcsr }) {
+		EXPECT_EQ(starpu_data_pointer_is_inside(h, STARPU_MAIN_RAM, &values[2]), 1);
+		EXPECT_EQ(starpu_data_pointer_is_inside(h, STARPU_MAIN_RAM, &colind[0]), 1);
+		EXPECT_EQ(starpu_data_pointer_is_inside(h, STARPU_MAIN_RAM, &rowptr[2]), 1);
+		EXPECT_EQ(starpu_data_pointer_is_inside(h, STARPU_MAIN_RAM, &rows[0]), 0);
+	}
+	EXPECT_EQ(starpu_data_pointer_is_inside(coo, STARPU_MAIN_RAM, &rows[2]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(coo, STARPU_MAIN_RAM, &colind[1]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(coo, STARPU_MAIN_RAM, &values[1]), 1);
+	EXPECT_EQ(starpu_data_pointer_is_inside(coo, STARPU_MAIN_RAM, &rowptr[0]), 0);
+	for (auto h : { block, tensor, ndim, csr, bcsr, coo })
 		starpu_data_unregister(h);
 }
 
