@@ -12,7 +12,11 @@ extern "C" {
 #endif
 
 /** Options of starpu_sched_ctx_create(), each followed by its value; the list ends with 0. */
-/** A policy name (const char *); "" or NULL: the global context's policy. */
+/**
+ * A policy name (const char *); "" or NULL: the global context's policy.
+ * Without this option nor STARPU_SCHED_CTX_POLICY_STRUCT, the context has no
+ * scheduler (as in StarPU 1.4): its master, its lowest worker, runs its tasks.
+ */
 #define STARPU_SCHED_CTX_POLICY_NAME (1 << 16)
 /** A policy (struct starpu_sched_policy *). */
 #define STARPU_SCHED_CTX_POLICY_STRUCT (2 << 16)
@@ -30,7 +34,7 @@ extern "C" {
  * STARPU_SCHED_CTX_AWAKE_WORKERS.
  */
 #define STARPU_SCHED_CTX_NESTED (6 << 16)
-/** No value: the workers of a nested context without a policy keep taking tasks. */
+/** No value: the workers of a nested context without a policy keep taking the parent's tasks. */
 #define STARPU_SCHED_CTX_AWAKE_WORKERS (7 << 16)
 /** A function void (*)(unsigned sched_ctx_id), called once the policy is set up, before the workers join. */
 #define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)

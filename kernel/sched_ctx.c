@@ -666,8 +666,9 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	c->close_callback = NULL;
 	c->close_args = NULL;
 	c->closed = 0;
-	/* Nested without a policy: no scheduler, its master runs its tasks (StarPU's parallel workers). */
-	c->no_scheduler = o->nesting != STARPU_NMAX_SCHED_CTXS && !o->policy_given;
+	/* Without a policy option, no scheduler: its master runs its tasks, as StarPU 1.4 (its parallel
+	 * workers are made of such contexts). A policy named "" is the global context's. */
+	c->no_scheduler = !o->policy_given;
 	if (c->no_scheduler)
 		c->policy = &_astro_master_policy;
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && !o->hierarchy_level_set)
@@ -726,7 +727,7 @@ unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const 
 			     "lower the minimums", min_ncpus, min_ngpus, ncpus, ngpus);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
-	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS };
+	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS, .policy_given = true };
 	if (policy_name && *policy_name && !(o.policy = _astro_policy_lookup(policy_name))) {
 		_astro_error("starpu_sched_ctx_create_inside_interval: scheduling policy '%s' was not found: STARPU_SCHED=help lists them", policy_name);
 		return STARPU_NMAX_SCHED_CTXS;

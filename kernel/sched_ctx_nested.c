@@ -50,7 +50,8 @@ void _astro_ctx_nesting_update(void)
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++) {
 		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
 		int master = -1;
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE && c->nesting != STARPU_NMAX_SCHED_CTXS) {
+		/* A context without a policy has a master too, nested or not. */
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE && (c->nesting != STARPU_NMAX_SCHED_CTXS || c->no_scheduler)) {
 			for (unsigned i = 0; i < c->collection.nworkers; i++)
 				if (master < 0 || c->collection.workerids[i] < master)
 					master = c->collection.workerids[i];

@@ -180,3 +180,54 @@ TEST(Pheft, AParallelExecutionCalibratesItsCombinedArchitecture)
 	EXPECT_GT(predicted, 0.0);
 	starpu_task_destroy(t);
 }
+
+namespace {
+
+std::atomic<unsigned long long> by_worker[2];
+
+void count_worker(void **, void *)
+{
+	by_worker[starpu_worker_get_id()]++;
+}
+
+} // namespace
+
+// Tasks a leaving worker had queued go to the workers that stay: the worker they
+// were charged to is not charged any more (it would look busy for ever after).
+TEST(Pheft, TasksTakenBackFromALeavingWorkerNoLongerLoadIt)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	if (!policy_registered("pheft"))
+		GTEST_SKIP() << "the pheft policy is not built";
+	static starpu_codelet cl = cpu_codelet(count_worker, 0, "pheft_count");
+	int both[] = {0, 1}, one[] = {1};
+	unsigned ctx = starpu_sched_ctx_create(both, 2, "pheft_moves", STARPU_SCHED_CTX_POLICY_NAME, "pheft", 0);
+	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	auto submit_n = [&](int n) {
+		for (int i = 0; i < n; i++) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			ASSERT_EQ(starpu_task_submit_to_ctx(t, ctx), 0);
+		}
+	};
+	{
+		// Without a model the least loaded gets each: 20 queued on each worker.
+		Gate gate(2);
+		ASSERT_TRUE(gate.close());
+		submit_n(40);
+		starpu_sched_ctx_remove_workers(one, 1, ctx);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	starpu_sched_ctx_add_workers(one, 1, ctx);
+	by_worker[0] = by_worker[1] = 0;
+	{
+		Gate gate(2);
+		ASSERT_TRUE(gate.close());
+		submit_n(10);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	EXPECT_EQ(by_worker[0] + by_worker[1], 10u);
+	EXPECT_GE(by_worker[1].load(), 4u) << "worker 1 still carries the load of the tasks taken back from it";
+	starpu_sched_ctx_delete(ctx);
+}

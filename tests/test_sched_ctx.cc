@@ -361,8 +361,16 @@ TEST(SchedCtx, OptionsPrioritiesAndQueries)
 	EXPECT_EQ(starpu_sched_ctx_get_user_data(ctx), &user_data);
 	EXPECT_EQ(starpu_sched_ctx_get_sched_policy_init(ctx), &policy_init_fn);
 	EXPECT_EQ(starpu_sched_ctx_get_hierarchy_level(ctx), 2u);
-	// The default policy is the global context's.
-	EXPECT_EQ(starpu_sched_ctx_get_sched_policy(ctx), starpu_sched_get_sched_policy());
+	// Without a policy option there is no scheduler (StarPU 1.4): the master, its lowest worker, runs its tasks.
+	EXPECT_EQ(starpu_sched_ctx_get_sched_policy(ctx), nullptr);
+	EXPECT_EQ(starpu_sched_ctx_has_starpu_scheduler(ctx, nullptr), 0u);
+	EXPECT_EQ(starpu_sched_ctx_master_get_context(1), ctx);
+	// A policy named "" is the global context's.
+	unsigned named = starpu_sched_ctx_create(w, 2, "named", STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	ASSERT_LT(named, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_EQ(starpu_sched_ctx_get_sched_policy(named), starpu_sched_get_sched_policy());
+	EXPECT_EQ(starpu_sched_ctx_has_starpu_scheduler(named, nullptr), 1u);
+	starpu_sched_ctx_delete(named);
 
 	int *ids = nullptr;
 	unsigned n = starpu_sched_ctx_get_workers_list(ctx, &ids);
