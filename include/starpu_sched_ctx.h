@@ -94,7 +94,7 @@ struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsig
 /** Accepted for StarPU compatibility: the kernel's worker collection is freed with the context. */
 void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id);
 
-/** Policy-private data of context sched_ctx_id. */
+/** Policy-private data of context sched_ctx_id (STARPU_NMAX_SCHED_CTXS, no context, has a slot of its own). */
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
 /** Stores the policy's private data in context sched_ctx_id. */
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
@@ -110,7 +110,7 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
 /** 1 when workerid belongs to context sched_ctx_id. */
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
-/** Context the calling thread's tasks go to when task->sched_ctx is left unset (starpu_sched_ctx_set_context). */
+/** The context the calling thread chose with starpu_sched_ctx_set_context(), STARPU_NMAX_SCHED_CTXS if none (its tasks then go to the global context). */
 unsigned starpu_sched_ctx_get_context(void);
 /** Makes *sched_ctx_id the calling thread's context for the tasks it submits (STARPU_NMAX_SCHED_CTXS: back to the global context). */
 void starpu_sched_ctx_set_context(unsigned *sched_ctx_id);

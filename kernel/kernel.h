@@ -807,6 +807,9 @@ void _astro_combined_workers_reset(void);
 int _astro_sched_select(void);
 void _astro_sched_deinit(void);
 int _astro_sched_push(struct starpu_task *task);
+/* starpu_worker_can_execute_task() but for task->workerids; and whether task->workerids allows worker or combined worker id. */
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+int _astro_task_allows_worker(const struct starpu_task *task, unsigned id);
 /* again: the worker's previous pop found nothing (its empty polls are not observed). */
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 

@@ -290,7 +290,14 @@ static bool __attribute__((noinline, cold)) pinned_elsewhere(const struct starpu
 	return task->workerid != workerid && task->workerid < _astro_rt.nworkers;
 }
 
-int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+/* task->workerids (a bitmap of workerids_len words, NULL: any) allows id. */
+static bool __attribute__((noinline, cold)) allowed_by_workerids(const struct starpu_task *task, unsigned id)
+{
+	return id / 32 < task->workerids_len && ((task->workerids[id / 32] >> (id % 32)) & 1);
+}
+
+/* Whether worker workerid could run task, task->workerids aside (a combined worker's members run it when it allows the combined worker). */
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (workerid >= _astro_rt.nworkers || !task || !task->cl)
 		return 0;
@@ -304,6 +311,18 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 	if (STARPU_UNLIKELY(task->execute_on_a_specific_worker) && pinned_elsewhere(task, workerid))
 		return 0;
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
+}
+
+int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
+		return 0;
+	return _astro_worker_can_execute(workerid, task, nimpl);
+}
+
+int _astro_task_allows_worker(const struct starpu_task *task, unsigned id)
+{
+	return !task->workerids || allowed_by_workerids(task, id);
 }
 
 int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask)

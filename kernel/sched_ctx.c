@@ -12,6 +12,11 @@
 #include <stdarg.h>
 
 _ASTRO_TLS unsigned _astro_ctx_current;
+/* The thread chose its context (starpu_sched_ctx_set_context): else starpu_sched_ctx_get_context() says none. */
+static _ASTRO_TLS bool ctx_chosen;
+/* The policy data of "no context" (STARPU_NMAX_SCHED_CTXS, what starpu_sched_ctx_get_context() returns
+ * when none was chosen): a slot of its own, as StarPU's. */
+static void *no_ctx_policy_data;
 
 /* Serialises creations, deletions and worker changes. */
 static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -202,10 +207,12 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 
 static void ctx_teardown(struct _astro_sched_ctx *c)
 {
-	int *ids = c->collection.workerids;
-	unsigned n = c->collection.nworkers;
 	int copy[STARPU_NMAXWORKERS];
-	memcpy(copy, ids, n * sizeof(int));
+	unsigned n = 0;
+	/* An application may have added a combined worker to the collection (workers->add): only workers have a mask and a policy's view. */
+	for (unsigned i = 0; i < c->collection.nworkers; i++)
+		if ((unsigned)c->collection.workerids[i] < _astro_rt.nworkers)
+			copy[n++] = c->collection.workerids[i];
 	for (unsigned i = 0; i < n; i++)
 		__atomic_and_fetch(&_astro_rt.workers[copy[i]]->ctx_mask, ~(1u << ctx_id(c)), __ATOMIC_RELAXED);
 	policy_remove_workers(c, copy, n);
@@ -240,6 +247,8 @@ void _astro_ctxs_teardown(void)
 	}
 	ctx_teardown(&_astro_rt.ctxs[0]);
 	_astro_ctx_current = 0;
+	ctx_chosen = false;
+	no_ctx_policy_data = NULL;
 }
 
 /* --------------------------------------------------------- the tasks */
@@ -900,15 +909,19 @@ void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
 	}
 	if (*sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
 		_astro_ctx_current = 0;
+		ctx_chosen = false;
 		return;
 	}
-	if (_astro_ctx_get(*sched_ctx_id, __func__))
+	if (_astro_ctx_get(*sched_ctx_id, __func__)) {
 		_astro_ctx_current = *sched_ctx_id;
+		ctx_chosen = true;
+	}
 }
 
 unsigned starpu_sched_ctx_get_context(void)
 {
-	return _astro_ctx_current;
+	/* As StarPU: STARPU_NMAX_SCHED_CTXS until the thread chose one (its tasks go to the global context). */
+	return ctx_chosen ? _astro_ctx_current : STARPU_NMAX_SCHED_CTXS;
 }
 
 /* ------------------------------------------------------------ queries */
@@ -921,12 +934,18 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
 			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
 		return _astro_rt.ctxs[sched_ctx_id].policy_data;
+	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
+		return __atomic_load_n(&no_ctx_policy_data, __ATOMIC_ACQUIRE);
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->policy_data : NULL;
 }
 
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
 {
+	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
+		__atomic_store_n(&no_ctx_policy_data, policy_data, __ATOMIC_RELEASE);
+		return;
+	}
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (c)
 		c->policy_data = policy_data;

@@ -231,3 +231,69 @@ TEST(Pheft, TasksTakenBackFromALeavingWorkerNoLongerLoadIt)
 	EXPECT_GE(by_worker[1].load(), 4u) << "worker 1 still carries the load of the tasks taken back from it";
 	starpu_sched_ctx_delete(ctx);
 }
+
+namespace {
+
+std::atomic<int> wrong_combined{0};
+std::atomic<int> combined_runs{0};
+int wanted_combined = -1;
+
+void check_combined(void **, void *)
+{
+	if (starpu_combined_worker_get_rank() != 0)
+		return;
+	if (starpu_combined_worker_get_id() != wanted_combined)
+		wrong_combined++;
+	combined_runs++;
+}
+
+} // namespace
+
+// task->workerids naming a combined worker (made by hand): every task runs on it, not on a larger one.
+TEST(Pheft, TheWorkeridsOfATaskMayNameACombinedWorker)
+{
+	std::unique_ptr<Runtime> rt;
+	if (!start_pheft(4, &rt))
+		GTEST_SKIP() << "the pheft policy is not built";
+	int pair[] = {2, 3};
+	wanted_combined = starpu_combined_worker_assign_workerid(2, pair);
+	ASSERT_GE(wanted_combined, 4);
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(check_combined, 0, "pheft_named_combined");
+		c.type = STARPU_FORKJOIN;
+		c.max_parallelism = INT_MAX;
+		return c;
+	}();
+	static uint32_t allowed[4];
+	memset(allowed, 0, sizeof(allowed));
+	allowed[wanted_combined / 32] |= 1u << (wanted_combined % 32);
+	wrong_combined = 0;
+	combined_runs = 0;
+	for (int i = 0; i < 20; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->workerids = allowed;
+		t->workerids_len = 4;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(combined_runs.load(), 20);
+	EXPECT_EQ(wrong_combined.load(), 0);
+	// A sequential task allowed on worker 1 only runs there.
+	static uint32_t only1 = 1u << 1;
+	static std::atomic<int> elsewhere{0};
+	elsewhere = 0;
+	static starpu_codelet seq = cpu_codelet([](void **, void *) { if (starpu_worker_get_id() != 1) elsewhere++; }, 0, "pheft_only1");
+	for (int i = 0; i < 20; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &seq;
+		t->workerids = &only1;
+		t->workerids_len = 1;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(elsewhere.load(), 0);
+	// A program may add the combined worker to a context's collection (StarPU's test does): the shutdown copes.
+	struct starpu_worker_collection *coll = starpu_sched_ctx_get_worker_collection(0);
+	coll->add(coll, wanted_combined);
+}

@@ -313,6 +313,13 @@ TEST(SchedCtx, TheThreadsContextTakesTasksLeftUnset)
 	int w[] = {1};
 	unsigned ctx = starpu_sched_ctx_create(w, 1, "current", 0);
 	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	// None chosen yet (StarPU's answer), and "no context" has a policy data slot of its own.
+	EXPECT_EQ(starpu_sched_ctx_get_context(), (unsigned)STARPU_NMAX_SCHED_CTXS);
+	static int slot;
+	EXPECT_EQ(starpu_sched_ctx_get_policy_data(STARPU_NMAX_SCHED_CTXS), nullptr);
+	starpu_sched_ctx_set_policy_data(STARPU_NMAX_SCHED_CTXS, &slot);
+	EXPECT_EQ(starpu_sched_ctx_get_policy_data(STARPU_NMAX_SCHED_CTXS), &slot);
+	EXPECT_NE(starpu_sched_ctx_get_policy_data(0), &slot);
 	starpu_sched_ctx_set_context(&ctx);
 	EXPECT_EQ(starpu_sched_ctx_get_context(), ctx);
 	static CtxRecord r;
@@ -329,6 +336,9 @@ TEST(SchedCtx, TheThreadsContextTakesTasksLeftUnset)
 	unsigned global = 0;
 	starpu_sched_ctx_set_context(&global);
 	EXPECT_EQ(starpu_sched_ctx_get_context(), 0u);
+	unsigned none = STARPU_NMAX_SCHED_CTXS;
+	starpu_sched_ctx_set_context(&none);
+	EXPECT_EQ(starpu_sched_ctx_get_context(), (unsigned)STARPU_NMAX_SCHED_CTXS);
 	starpu_sched_ctx_delete(ctx);
 }
 
