@@ -12,7 +12,11 @@ extern "C" {
 #endif
 
 /** Options of starpu_sched_ctx_create(), each followed by its value; the list ends with 0. */
-/** A policy name (const char *); "" or NULL: the global context's policy. */
+/**
+ * A policy name (const char *); "" or NULL: the global context's policy.
+ * Without this option nor STARPU_SCHED_CTX_POLICY_STRUCT, the context has no
+ * scheduler (as in StarPU 1.4): its master, its lowest worker, runs its tasks.
+ */
 #define STARPU_SCHED_CTX_POLICY_NAME (1 << 16)
 /** A policy (struct starpu_sched_policy *). */
 #define STARPU_SCHED_CTX_POLICY_STRUCT (2 << 16)
@@ -30,7 +34,7 @@ extern "C" {
  * STARPU_SCHED_CTX_AWAKE_WORKERS.
  */
 #define STARPU_SCHED_CTX_NESTED (6 << 16)
-/** No value: the workers of a nested context without a policy keep taking tasks. */
+/** No value: the workers of a nested context without a policy keep taking the parent's tasks. */
 #define STARPU_SCHED_CTX_AWAKE_WORKERS (7 << 16)
 /** A function void (*)(unsigned sched_ctx_id), called once the policy is set up, before the workers join. */
 #define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)
@@ -90,7 +94,7 @@ struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsig
 /** Accepted for StarPU compatibility: the kernel's worker collection is freed with the context. */
 void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id);
 
-/** Policy-private data of context sched_ctx_id. */
+/** Policy-private data of context sched_ctx_id (STARPU_NMAX_SCHED_CTXS, no context, has a slot of its own). */
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
 /** Stores the policy's private data in context sched_ctx_id. */
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
@@ -106,7 +110,7 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
 /** 1 when workerid belongs to context sched_ctx_id. */
 unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
-/** Context the calling thread's tasks go to when task->sched_ctx is left unset (starpu_sched_ctx_set_context). */
+/** The context the calling thread chose with starpu_sched_ctx_set_context(), STARPU_NMAX_SCHED_CTXS if none (its tasks then go to the global context). */
 unsigned starpu_sched_ctx_get_context(void);
 /** Makes *sched_ctx_id the calling thread's context for the tasks it submits (STARPU_NMAX_SCHED_CTXS: back to the global context). */
 void starpu_sched_ctx_set_context(unsigned *sched_ctx_id);
@@ -147,6 +151,68 @@ void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid);
  * what func returned (NULL with a message on bad input).
  */
 void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id);
+
+/* Tasks of a context. */
+/**
+ * Calls close_callback(sched_ctx_id, args) once the application said it submits
+ * no more to the context (starpu_sched_ctx_finished_submit()) and its last task
+ * ended, in the thread that ended it (as a task callback: no blocking call);
+ * the context's workers then join its inheritor, if it has one.
+ */
+void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*close_callback)(unsigned sched_ctx_id, void *args), void *args);
+/**
+ * Tasks pushed to a context without workers wait in it until workers are added
+ * (starpu_sched_ctx_add_workers); after this call, the next addition to each
+ * context pushes only the tasks that waited before it, the others wait for
+ * the following one.
+ */
+void starpu_sched_ctx_stop_task_submission(void);
+/** Tasks of the context ready (dependencies met) and not completed yet. */
+int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id);
+/** The flops (starpu_task::flops) of those tasks; the global context does not count them (0 with a message). */
+double starpu_sched_ctx_get_nready_flops(unsigned sched_ctx_id);
+/**
+ * Counts the ready task in context sched_ctx and makes it its context; with
+ * with_repush, pushes it to that context's policy (which must not be the one
+ * it is in). The former context still counts it: see starpu_sched_ctx_revert_task_counters_ctx_locked().
+ */
+void starpu_sched_ctx_move_task_to_ctx_locked(struct starpu_task *task, unsigned sched_ctx, unsigned with_repush);
+/** Removes a ready task of flops from the counts of sched_ctx_id (its tasks and ready tasks). */
+void starpu_sched_ctx_revert_task_counters_ctx_locked(unsigned sched_ctx_id, double flops);
+
+/* The order a worker in several contexts serves them in. */
+/**
+ * Sets the priority of context sched_ctx_id for the nworkers workers (-1: none):
+ * a worker serves first, among its contexts whose policy counted tasks for it
+ * (starpu_sched_ctx_list_task_counters_*), the one of highest priority; then
+ * all of them in turn.
+ */
+void starpu_sched_ctx_set_priority(int *workers, int nworkers, unsigned sched_ctx_id, unsigned priority);
+/** The priority of the context for the worker (0 unless set). */
+unsigned starpu_sched_ctx_get_priority(int worker, unsigned sched_ctx_id);
+/** One more task of the context waits for workerid (a policy counts what it queues). */
+void starpu_sched_ctx_list_task_counters_increment(unsigned sched_ctx_id, int workerid);
+/** One task fewer of the context waits for workerid (never below 0). */
+void starpu_sched_ctx_list_task_counters_decrement(unsigned sched_ctx_id, int workerid);
+/** No task of the context waits for workerid. */
+void starpu_sched_ctx_list_task_counters_reset(unsigned sched_ctx_id, int workerid);
+/** Counts task for every worker of the context that can run it (called from its policy's hooks). */
+void starpu_sched_ctx_list_task_counters_increment_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id);
+/** Uncounts task for every worker of the context that can run it. */
+void starpu_sched_ctx_list_task_counters_decrement_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id);
+/** Resets the counts of every worker of the context that can run task. */
+void starpu_sched_ctx_list_task_counters_reset_all(struct starpu_task *task, unsigned sched_ctx_id);
+
+/* Booking workers. */
+/**
+ * Books the nworkers CPU workers for a task: each but the master ends the task
+ * it runs, then holds its core until starpu_sched_ctx_unbook_workers_for_task();
+ * returns once they all do. The master is the calling worker when it is one of
+ * them, else the lowest of them; returns its id, or a negative error code said.
+ */
+int starpu_sched_ctx_book_workers_for_task(unsigned sched_ctx_id, int *workerids, int nworkers);
+/** Lets the workers booked for master go back to their tasks. */
+void starpu_sched_ctx_unbook_workers_for_task(unsigned sched_ctx_id, int master);
 
 /** Id of the global context. */
 #define STARPU_GLOBAL_SCHED_CTX 0

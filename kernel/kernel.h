@@ -742,6 +742,11 @@ struct _astro_worker
 	struct _astro_participation *parallel; /* the parallel task it runs as rank 0 (parallel.c) */
 	uint32_t ctx_mask;                   /* atomic: the contexts other than 0 it belongs to (bit = id) */
 	unsigned ctx_turn;                   /* the context it served last, to take them in turn */
+	/* Per context: starpu_sched_ctx_set_priority()'s order and the tasks policies counted for it
+	 * (starpu_sched_ctx_list_task_counters_*): a worker in several contexts serves first the one of
+	 * highest priority that has tasks counted for it (ctx_pop in sched.c). Atomic. */
+	unsigned ctx_priority[STARPU_NMAX_SCHED_CTXS];
+	int ctx_ntasks[STARPU_NMAX_SCHED_CTXS];
 	uint32_t master_of;                  /* atomic: the nested contexts it is the master of (bit = id) */
 	uint32_t hands_down;                 /* atomic: the nested contexts it gives what it takes from their parent (bit = id) */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
@@ -826,6 +831,9 @@ void _astro_combined_workers_reset(void);
 int _astro_sched_select(void);
 void _astro_sched_deinit(void);
 int _astro_sched_push(struct starpu_task *task);
+/* starpu_worker_can_execute_task() but for task->workerids; and whether task->workerids allows worker or combined worker id. */
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+int _astro_task_allows_worker(const struct starpu_task *task, unsigned id);
 /* again: the worker's previous pop found nothing (its empty polls are not observed). */
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 
@@ -886,11 +894,25 @@ struct _astro_sched_ctx
 	int master;                          /* atomic: a nested context's master (its lowest worker), -1: none */
 	bool awake_workers;                  /* STARPU_SCHED_CTX_AWAKE_WORKERS */
 	bool no_scheduler;                   /* nested without a policy: its tasks run on its master */
+	/* Ready tasks (pushed, not completed) and their flops (starpu_sched_ctx_get_nready_tasks/_flops). Atomic. */
+	long nready;
+	double nready_flops;
+	/* Tasks pushed while it had no worker, in order, under wait_lock: pushed once workers come
+	 * (starpu_sched_ctx_add_workers); with nwaiting_release >= 0 (starpu_sched_ctx_stop_task_submission),
+	 * only that many of them. */
+	struct starpu_task_list waiting;
+	int nwaiting, nwaiting_release;
+	/* starpu_sched_ctx_register_close_callback(): called once its tasks ended after finished_submit. */
+	void (*close_callback)(unsigned, void *);
+	void *close_args;
+	int closed;                          /* atomic: the close step ran */
 };
 
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
 void _astro_ctx_global_setup(struct starpu_sched_policy *policy);
 void _astro_ctxs_teardown(void);
+/* A task of context ctx (not 0) became ready / completed: its ready counts (not 0). */
+void _astro_ctx_ready(unsigned ctx, const struct starpu_task *task, int sign);
 /* A task of context ctx (not 0) is submitted: 0, or -EINVAL said when ctx cannot take tasks. */
 int _astro_ctx_task_submitted(unsigned ctx, struct starpu_task *task);
 /* ... or completed. */
@@ -905,6 +927,8 @@ void _astro_iteration_stamp(struct starpu_task *task);
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
 /* Pushes task to context c (not 0) under its lock (sched.c). */
 int _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task);
+/* Under c's lock (read): c has no worker, task waits in it until some come. */
+void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task);
 /* Queues task on w's own queue and wakes it, unobserved (starpu_push_local_task observes). */
 void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back);
 /* The context id names (STARPU_NMAX_SCHED_CTXS: the global one), or NULL said in one line naming fn. */

@@ -173,13 +173,14 @@ int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_tas
 	if (workerid < _astro_rt.nworkers)
 		return starpu_worker_can_execute_task(workerid, task, nimpl);
 	const struct _astro_combined *c = combined_get((int)workerid);
-	if (!c || !task || !task->cl)
+	if (!c || !task || !task->cl || !_astro_task_allows_worker(task, workerid))
 		return 0;
 	/* A sequential codelet runs on one worker; a parallel one on at most max_parallelism. */
 	if (c->size > 1 && (task->cl->type == STARPU_SEQ || (task->cl->max_parallelism > 0 && c->size > task->cl->max_parallelism)))
 		return 0;
+	/* task->workerids names the combined worker, not its members. */
 	for (int i = 0; i < c->size; i++)
-		if (!starpu_worker_can_execute_task((unsigned)c->ids[i], task, nimpl))
+		if (!_astro_worker_can_execute((unsigned)c->ids[i], task, nimpl))
 			return 0;
 	return 1;
 }

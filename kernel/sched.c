@@ -81,8 +81,10 @@ static int push_refused(struct _astro_sched_ctx *c, struct starpu_task *task, in
 int __attribute__((noinline)) _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task)
 {
 	pthread_rwlock_rdlock(&c->lock);
-	int ret = c->policy->push_task(task);
-	if (ret)
+	int ret = 0;
+	if (STARPU_UNLIKELY(c->collection.nworkers == 0))
+		_astro_ctx_wait_for_workers(c, task); /* until starpu_sched_ctx_add_workers */
+	else if ((ret = c->policy->push_task(task)) != 0)
 		ret = push_refused(c, task, ret);
 	pthread_rwlock_unlock(&c->lock);
 	return ret;
@@ -110,26 +112,53 @@ int _astro_sched_push(struct starpu_task *task)
 	return push_refused(c, task, ret);
 }
 
-/* A worker that belongs to other contexts than the global one (mask) takes
- * them in turn, from the one after the context it served last. */
+/* Pops from context id for w, a member; what a nested context's master (or kept worker) takes
+ * from the parent goes down to it (NULL then). */
+static struct starpu_task *ctx_pop_from(struct _astro_worker *w, unsigned id)
+{
+	struct starpu_task *task = NULL;
+	if (id == 0) {
+		task = _astro_rt.ctxs[0].policy->pop_task(0);
+	} else {
+		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		pthread_rwlock_rdlock(&c->lock);
+		/* Still a member: membership changes under the write lock. */
+		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
+			task = c->policy->pop_task(id);
+		pthread_rwlock_unlock(&c->lock);
+	}
+	if (task && __atomic_load_n(&w->hands_down, __ATOMIC_RELAXED))
+		task = _astro_ctx_hand_down(w, id, task);
+	return task;
+}
+
+/* A worker that belongs to other contexts than the global one (mask) serves
+ * first those whose policy counted tasks for it (starpu_sched_ctx_list_task_counters_*),
+ * the highest priority first (starpu_sched_ctx_set_priority), then takes them
+ * all in turn, from the one after the context it served last. */
 static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worker *w, uint32_t mask)
 {
+	mask |= 1u; /* the global context */
+	uint32_t tried = 0;
+	for (;;) {
+		int best = -1;
+		for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++)
+			if ((mask & ~tried & (1u << id)) && __atomic_load_n(&w->ctx_ntasks[id], __ATOMIC_RELAXED) > 0 &&
+			    (best < 0 || __atomic_load_n(&w->ctx_priority[id], __ATOMIC_RELAXED) >
+						 __atomic_load_n(&w->ctx_priority[best], __ATOMIC_RELAXED)))
+				best = (int)id;
+		if (best < 0)
+			break;
+		tried |= 1u << best;
+		struct starpu_task *task = ctx_pop_from(w, (unsigned)best);
+		if (task) {
+			w->ctx_turn = (unsigned)best;
+			return task;
+		}
+	}
 	for (unsigned i = 1; i <= STARPU_NMAX_SCHED_CTXS; i++) {
 		unsigned id = (w->ctx_turn + i) % STARPU_NMAX_SCHED_CTXS;
-		struct starpu_task *task = NULL;
-		if (id == 0) {
-			task = _astro_rt.ctxs[0].policy->pop_task(0);
-		} else if (mask & (1u << id)) {
-			struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
-			pthread_rwlock_rdlock(&c->lock);
-			/* Still a member: membership changes under the write lock. */
-			if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
-				task = c->policy->pop_task(id);
-			pthread_rwlock_unlock(&c->lock);
-		}
-		/* What a nested context's master (or kept worker) takes from the parent goes down to it. */
-		if (task && __atomic_load_n(&w->hands_down, __ATOMIC_RELAXED))
-			task = _astro_ctx_hand_down(w, id, task);
+		struct starpu_task *task = (mask & (1u << id)) ? ctx_pop_from(w, id) : NULL;
 		if (task) {
 			w->ctx_turn = id;
 			return task;
@@ -261,7 +290,14 @@ static bool __attribute__((noinline, cold)) pinned_elsewhere(const struct starpu
 	return task->workerid != workerid && task->workerid < _astro_rt.nworkers;
 }
 
-int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+/* task->workerids (a bitmap of workerids_len words, NULL: any) allows id. */
+static bool __attribute__((noinline, cold)) allowed_by_workerids(const struct starpu_task *task, unsigned id)
+{
+	return id / 32 < task->workerids_len && ((task->workerids[id / 32] >> (id % 32)) & 1);
+}
+
+/* Whether worker workerid could run task, task->workerids aside (a combined worker's members run it when it allows the combined worker). */
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (workerid >= _astro_rt.nworkers || !task || !task->cl)
 		return 0;
@@ -275,6 +311,18 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 	if (STARPU_UNLIKELY(task->execute_on_a_specific_worker) && pinned_elsewhere(task, workerid))
 		return 0;
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
+}
+
+int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
+		return 0;
+	return _astro_worker_can_execute(workerid, task, nimpl);
+}
+
+int _astro_task_allows_worker(const struct starpu_task *task, unsigned id)
+{
+	return !task->workerids || allowed_by_workerids(task, id);
 }
 
 int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask)

@@ -8,9 +8,15 @@
  * policy call in flight.
  */
 #include "kernel.h"
+#include <astrolabe/counters.h>
 #include <stdarg.h>
 
 _ASTRO_TLS unsigned _astro_ctx_current;
+/* The thread chose its context (starpu_sched_ctx_set_context): else starpu_sched_ctx_get_context() says none. */
+static _ASTRO_TLS bool ctx_chosen;
+/* The policy data of "no context" (STARPU_NMAX_SCHED_CTXS, what starpu_sched_ctx_get_context() returns
+ * when none was chosen): a slot of its own, as StarPU's. */
+static void *no_ctx_policy_data;
 
 /* Serialises creations, deletions and worker changes. */
 static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -201,14 +207,21 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 
 static void ctx_teardown(struct _astro_sched_ctx *c)
 {
-	int *ids = c->collection.workerids;
-	unsigned n = c->collection.nworkers;
 	int copy[STARPU_NMAXWORKERS];
-	memcpy(copy, ids, n * sizeof(int));
+	unsigned n = 0;
+	/* An application may have added a combined worker to the collection (workers->add): only workers have a mask and a policy's view. */
+	for (unsigned i = 0; i < c->collection.nworkers; i++)
+		if ((unsigned)c->collection.workerids[i] < _astro_rt.nworkers)
+			copy[n++] = c->collection.workerids[i];
 	for (unsigned i = 0; i < n; i++)
 		__atomic_and_fetch(&_astro_rt.workers[copy[i]]->ctx_mask, ~(1u << ctx_id(c)), __ATOMIC_RELAXED);
 	policy_remove_workers(c, copy, n);
 	policy_deinit(c);
+	/* A context made later with this id starts without the order its workers had for this one. */
+	for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
+		__atomic_store_n(&_astro_rt.workers[w]->ctx_priority[ctx_id(c)], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&_astro_rt.workers[w]->ctx_ntasks[ctx_id(c)], 0, __ATOMIC_RELAXED);
+	}
 	free(c->name);
 	c->name = NULL;
 	c->policy = NULL;
@@ -234,6 +247,8 @@ void _astro_ctxs_teardown(void)
 	}
 	ctx_teardown(&_astro_rt.ctxs[0]);
 	_astro_ctx_current = 0;
+	ctx_chosen = false;
+	no_ctx_policy_data = NULL;
 }
 
 /* --------------------------------------------------------- the tasks */
@@ -249,23 +264,24 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 	/* Counted before the state is read (both seq_cst): a deletion either waits for it or is seen. */
 	__atomic_add_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
-	if (state == _ASTRO_CTX_LIVE) {
-		/* Its workers change under its lock. */
-		pthread_rwlock_rdlock(&c->lock);
-		unsigned nworkers = c->collection.nworkers;
-		pthread_rwlock_unlock(&c->lock);
-		if (nworkers > 0)
-			return 0;
-	}
-	_astro_ctx_task_done(id);
+	/* A context without workers keeps its ready tasks until some come (_astro_ctx_push). */
 	if (state == _ASTRO_CTX_LIVE)
-		_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which has no worker: "
-			     "add workers to it first (starpu_sched_ctx_add_workers)", name, id);
-	else
-		_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which %s: %s", name, id,
-			     state == _ASTRO_CTX_DELETING ? "is being deleted" : "does not exist", ctx_fix);
-	return state == _ASTRO_CTX_LIVE ? -ENODEV : -EINVAL;
+		return 0;
+	_astro_ctx_task_done(id);
+	_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which %s: %s", name, id,
+		     state == _ASTRO_CTX_DELETING ? "is being deleted" : "does not exist", ctx_fix);
+	return -EINVAL;
 }
+
+void _astro_ctx_ready(unsigned id, const struct starpu_task *task, int sign)
+{
+	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	__atomic_add_fetch(&c->nready, sign, __ATOMIC_RELAXED);
+	if (task->flops != 0.0)
+		astro_counter_add_double(&c->nready_flops, sign * task->flops);
+}
+
+static void ctx_close(struct _astro_sched_ctx *c);
 
 void _astro_ctx_task_done(unsigned id)
 {
@@ -274,7 +290,54 @@ void _astro_ctx_task_done(unsigned id)
 		pthread_mutex_lock(&c->wait_lock);
 		pthread_cond_broadcast(&c->wait_cond);
 		pthread_mutex_unlock(&c->wait_lock);
+		if (__atomic_load_n(&c->finished_submit, __ATOMIC_SEQ_CST))
+			ctx_close(c);
 	}
+}
+
+/* Under c's lock (read, from a push): c has no worker, task waits for some. */
+void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task)
+{
+	pthread_mutex_lock(&c->wait_lock);
+	starpu_task_list_push_back(&c->waiting, task);
+	c->nwaiting++;
+	pthread_mutex_unlock(&c->wait_lock);
+}
+
+/* Pushes task to c's policy, under c's write lock: a task is never lost, when the policy refuses it
+ * the first of c's workers that can run it takes it (fallback: that worker otherwise). */
+static void ctx_repush(struct _astro_sched_ctx *c, struct starpu_task *task, int fallback)
+{
+	if (c->policy->push_task(task) == 0)
+		return;
+	int w = -1;
+	for (unsigned i = 0; i < c->collection.nworkers && w < 0; i++)
+		if (_astro_worker_impl_for(c->collection.workerids[i], task) >= 0)
+			w = c->collection.workerids[i];
+	starpu_push_local_task(w < 0 ? fallback : w, task, 1);
+}
+
+/* Workers came to c: the tasks that waited for them are pushed (all of them, or those before
+ * starpu_sched_ctx_stop_task_submission()'s mark). */
+static void ctx_flush_waiting(struct _astro_sched_ctx *c)
+{
+	struct starpu_task_list flushed;
+	starpu_task_list_init(&flushed);
+	pthread_rwlock_wrlock(&c->lock);
+	if (c->collection.nworkers == 0) {
+		pthread_rwlock_unlock(&c->lock);
+		return;
+	}
+	pthread_mutex_lock(&c->wait_lock);
+	int n = c->nwaiting_release >= 0 ? c->nwaiting_release : c->nwaiting;
+	for (int i = 0; i < n; i++)
+		starpu_task_list_push_back(&flushed, starpu_task_list_pop_front(&c->waiting));
+	c->nwaiting -= n;
+	c->nwaiting_release = -1;
+	pthread_mutex_unlock(&c->wait_lock);
+	while (!starpu_task_list_empty(&flushed))
+		ctx_repush(c, starpu_task_list_pop_front(&flushed), c->collection.workerids[0]);
+	pthread_rwlock_unlock(&c->lock);
 }
 
 static void ctx_wait_tasks(struct _astro_sched_ctx *c)
@@ -399,19 +462,8 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 	for (unsigned i = 0; i < nremoved; i++)
 		__atomic_and_fetch(&_astro_rt.workers[removed[i]]->ctx_mask, ~(1u << id), __ATOMIC_RELAXED);
 	policy_remove_workers(c, removed, nremoved);
-	while (!starpu_task_list_empty(&drained)) {
-		struct starpu_task *task = starpu_task_list_pop_front(&drained);
-		if (c->policy->push_task(task) != 0) {
-			/* The policy has no room for it among the workers left: the first one that can run it takes it. */
-			int w = -1;
-			for (unsigned i = 0; i < c->collection.nworkers && w < 0; i++)
-				if (_astro_worker_impl_for(c->collection.workerids[i], task) >= 0)
-					w = c->collection.workerids[i];
-			if (w < 0)
-				w = removed[0];
-			starpu_push_local_task(w, task, 1);
-		}
-	}
+	while (!starpu_task_list_empty(&drained))
+		ctx_repush(c, starpu_task_list_pop_front(&drained), removed[0]);
 	pthread_rwlock_unlock(&c->lock);
 	return 0;
 }
@@ -458,6 +510,7 @@ void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, uns
 	    (c->nesting == STARPU_NMAX_SCHED_CTXS || nest_check(c->nesting, workerids_ctx, (int)nworkers_ctx, __func__) == 0)) {
 		ctx_add_workers(c, workerids_ctx, nworkers_ctx);
 		_astro_ctx_nesting_update();
+		ctx_flush_waiting(c);
 	}
 	pthread_mutex_unlock(&ctxs_lock);
 }
@@ -568,8 +621,8 @@ static int read_options(va_list ap, struct ctx_options *o)
 static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_options *o)
 {
 	int all[STARPU_NMAXWORKERS];
-	if (!ids || n == -1) {
-		/* StarPU's convention: no list means every worker. */
+	if (n == -1) {
+		/* StarPU's convention: -1 workers means every worker (NULL and 0: none yet). */
 		n = (int)_astro_rt.nworkers;
 		for (int i = 0; i < n; i++)
 			all[i] = i;
@@ -614,8 +667,17 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	c->children = 0;
 	c->master = -1;
 	c->awake_workers = o->awake_workers;
-	/* Nested without a policy: no scheduler, its master runs its tasks (StarPU's parallel workers). */
-	c->no_scheduler = o->nesting != STARPU_NMAX_SCHED_CTXS && !o->policy_given;
+	c->nready = 0;
+	c->nready_flops = 0.0;
+	starpu_task_list_init(&c->waiting);
+	c->nwaiting = 0;
+	c->nwaiting_release = -1;
+	c->close_callback = NULL;
+	c->close_args = NULL;
+	c->closed = 0;
+	/* Without a policy option, no scheduler: its master runs its tasks, as StarPU 1.4 (its parallel
+	 * workers are made of such contexts). A policy named "" is the global context's. */
+	c->no_scheduler = !o->policy_given;
 	if (c->no_scheduler)
 		c->policy = &_astro_master_policy;
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && !o->hierarchy_level_set)
@@ -674,12 +736,44 @@ unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const 
 			     "lower the minimums", min_ncpus, min_ngpus, ncpus, ngpus);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
-	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS };
+	struct ctx_options o = { .nesting = STARPU_NMAX_SCHED_CTXS, .policy_given = true };
 	if (policy_name && *policy_name && !(o.policy = _astro_policy_lookup(policy_name))) {
 		_astro_error("starpu_sched_ctx_create_inside_interval: scheduling policy '%s' was not found: STARPU_SCHED=help lists them", policy_name);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
 	return ctx_create(ids, n, sched_ctx_name, &o);
+}
+
+static int ctx_move_task(struct starpu_task *task, unsigned to, bool push);
+
+/* c, being deleted, has no worker: the tasks waiting for some go to context heir (said). */
+static void ctx_give_waiting(struct _astro_sched_ctx *c, unsigned heir)
+{
+	struct starpu_task_list given;
+	starpu_task_list_init(&given);
+	pthread_rwlock_wrlock(&c->lock);
+	pthread_mutex_lock(&c->wait_lock);
+	int n = c->collection.nworkers == 0 ? c->nwaiting : 0;
+	if (n) {
+		given = c->waiting;
+		starpu_task_list_init(&c->waiting);
+		c->nwaiting = 0;
+		c->nwaiting_release = -1;
+	}
+	pthread_mutex_unlock(&c->wait_lock);
+	pthread_rwlock_unlock(&c->lock);
+	if (n)
+		_astro_warn("starpu_sched_ctx_delete: scheduling context %u ('%s') is deleted with %d tasks waiting for workers: "
+			    "they run in context %u instead (add workers before deleting it to run them there)", ctx_id(c),
+			    c->name ? c->name : "", n, heir);
+	while (!starpu_task_list_empty(&given)) {
+		struct starpu_task *task = starpu_task_list_pop_front(&given);
+		unsigned from = task->sched_ctx;
+		if (ctx_move_task(task, heir, false) != 0)
+			ctx_move_task(task, 0, false);
+		starpu_sched_ctx_revert_task_counters_ctx_locked(from, task->flops);
+		_astro_sched_push(task);
+	}
 }
 
 void starpu_sched_ctx_delete(unsigned sched_ctx_id)
@@ -694,7 +788,9 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	}
 	/* Refuses new tasks (seq_cst, against _astro_ctx_task_submitted), then lets its own end. */
 	__atomic_store_n(&c->state, _ASTRO_CTX_DELETING, __ATOMIC_SEQ_CST);
+	unsigned heir = c->inheritor < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[c->inheritor].state == _ASTRO_CTX_LIVE ? c->inheritor : 0;
 	pthread_mutex_unlock(&ctxs_lock);
+	ctx_give_waiting(c, heir);
 	ctx_wait_tasks(c);
 	pthread_mutex_lock(&ctxs_lock);
 	int ids[STARPU_NMAXWORKERS];
@@ -734,14 +830,73 @@ unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id)
 	return c ? c->hierarchy_level : 0;
 }
 
-/* Tasks are counted per context from their submission, so the workers move to
- * the inheritor when the context is deleted, once its tasks ended: finishing
- * the submissions only records that no more come. */
+/* Once the application said it submits no more to c and c's tasks ended (the
+ * thread that ended the last one, or the one that said so): c's close callback
+ * runs, then its workers join its inheritor, once. */
+static void ctx_close(struct _astro_sched_ctx *c)
+{
+	if (__atomic_exchange_n(&c->closed, 1, __ATOMIC_ACQ_REL))
+		return;
+	unsigned id = ctx_id(c);
+	if (c->close_callback) {
+		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
+		c->close_callback(id, c->close_args);
+		_astro_context_leave(previous);
+	}
+	pthread_mutex_lock(&ctxs_lock);
+	unsigned heir = c->inheritor;
+	if (c->state == _ASTRO_CTX_LIVE && heir != 0 && heir < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[heir].state == _ASTRO_CTX_LIVE) {
+		int ids[STARPU_NMAXWORKERS];
+		pthread_rwlock_rdlock(&c->lock);
+		unsigned n = c->collection.nworkers;
+		memcpy(ids, c->collection.workerids, n * sizeof(int));
+		pthread_rwlock_unlock(&c->lock);
+		ctx_add_workers(&_astro_rt.ctxs[heir], ids, n);
+		_astro_ctx_nesting_update();
+		ctx_flush_waiting(&_astro_rt.ctxs[heir]);
+	}
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+/* Tasks are counted per context from their submission: once the last one
+ * ended, the close callback runs and the workers join the inheritor (they
+ * stay in the context too, until it is deleted). */
 void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)
 {
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (c)
-		c->finished_submit = true;
+	if (!c)
+		return;
+	__atomic_store_n(&c->finished_submit, true, __ATOMIC_SEQ_CST);
+	if (ctx_id(c) != 0 && __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) == 0)
+		ctx_close(c);
+}
+
+void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*close_callback)(unsigned sched_ctx_id, void *args), void *args)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return;
+	if (ctx_id(c) == 0) {
+		_astro_error("%s: the global scheduling context is never closed: register the callback on a context you created", __func__);
+		return;
+	}
+	pthread_mutex_lock(&ctxs_lock);
+	c->close_callback = close_callback;
+	c->close_args = args;
+	pthread_mutex_unlock(&ctxs_lock);
+}
+
+void starpu_sched_ctx_stop_task_submission(void)
+{
+	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++) {
+		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE)
+			continue;
+		pthread_mutex_lock(&c->wait_lock);
+		if (c->nwaiting_release < 0)
+			c->nwaiting_release = c->nwaiting;
+		pthread_mutex_unlock(&c->wait_lock);
+	}
 }
 
 /* ------------------------------------------------------ the thread's */
@@ -754,15 +909,19 @@ void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
 	}
 	if (*sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
 		_astro_ctx_current = 0;
+		ctx_chosen = false;
 		return;
 	}
-	if (_astro_ctx_get(*sched_ctx_id, __func__))
+	if (_astro_ctx_get(*sched_ctx_id, __func__)) {
 		_astro_ctx_current = *sched_ctx_id;
+		ctx_chosen = true;
+	}
 }
 
 unsigned starpu_sched_ctx_get_context(void)
 {
-	return _astro_ctx_current;
+	/* As StarPU: STARPU_NMAX_SCHED_CTXS until the thread chose one (its tasks go to the global context). */
+	return ctx_chosen ? _astro_ctx_current : STARPU_NMAX_SCHED_CTXS;
 }
 
 /* ------------------------------------------------------------ queries */
@@ -775,12 +934,18 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
 			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
 		return _astro_rt.ctxs[sched_ctx_id].policy_data;
+	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
+		return __atomic_load_n(&no_ctx_policy_data, __ATOMIC_ACQUIRE);
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->policy_data : NULL;
 }
 
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
 {
+	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
+		__atomic_store_n(&no_ctx_policy_data, policy_data, __ATOMIC_RELEASE);
+		return;
+	}
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (c)
 		c->policy_data = policy_data;
@@ -1004,3 +1169,171 @@ int starpu_sched_get_min_priority(void) { return _astro_rt.ctxs[_astro_ctx_curre
 int starpu_sched_get_max_priority(void) { return _astro_rt.ctxs[_astro_ctx_current].max_prio; }
 int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(_astro_ctx_current, min_prio); }
 int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(_astro_ctx_current, max_prio); }
+
+/* ------------------------------------------------------ ready tasks */
+
+int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return 0;
+	if (ctx_id(c) != 0)
+		return (int)__atomic_load_n(&c->nready, __ATOMIC_RELAXED);
+	/* The global context's are not counted apart (its task path stays as it was): all but the others'. */
+	long n = __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
+	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
+		n -= __atomic_load_n(&_astro_rt.ctxs[id].nready, __ATOMIC_RELAXED);
+	return n > 0 ? (int)n : 0;
+}
+
+double starpu_sched_ctx_get_nready_flops(unsigned sched_ctx_id)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return 0.0;
+	if (ctx_id(c) == 0) {
+		_astro_error("%s: the global scheduling context does not count the flops of its ready tasks (its task path "
+			     "stays light): ask a context you created", __func__);
+		return 0.0;
+	}
+	return astro_counter_load_double(&c->nready_flops);
+}
+
+/* task, ready, is counted in context to (not yet in its former one, see the revert) and pushed there if push. */
+static int ctx_move_task(struct starpu_task *task, unsigned to, bool push)
+{
+	struct _astro_sched_ctx *t = &_astro_rt.ctxs[to];
+	if (to != 0) {
+		/* Counted before its state is read, as a submission (see _astro_ctx_task_submitted). */
+		__atomic_add_fetch(&t->ntasks, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&t->state, __ATOMIC_SEQ_CST) != _ASTRO_CTX_LIVE) {
+			_astro_ctx_task_done(to);
+			return -EINVAL;
+		}
+		_astro_ctx_ready(to, task, 1);
+	}
+	task->sched_ctx = to;
+	return push ? _astro_sched_push(task) : 0;
+}
+
+void starpu_sched_ctx_move_task_to_ctx_locked(struct starpu_task *task, unsigned sched_ctx, unsigned with_repush)
+{
+	if (!task || !_astro_ctx_get(sched_ctx, __func__))
+		return;
+	if (sched_ctx == STARPU_NMAX_SCHED_CTXS)
+		sched_ctx = 0;
+	if (with_repush && sched_ctx == task->sched_ctx) {
+		/* Its policy's hook holds that context's lock: pushing there again would wait for itself. */
+		_astro_error("%s: task '%s' is already in scheduling context %u: give another context, or no repush", __func__,
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", sched_ctx);
+		return;
+	}
+	if (ctx_move_task(task, sched_ctx, with_repush) != 0)
+		_astro_error("%s: scheduling context %u is being deleted: the task stays in context %u", __func__, sched_ctx,
+			     task->sched_ctx);
+}
+
+void starpu_sched_ctx_revert_task_counters_ctx_locked(unsigned sched_ctx_id, double flops)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c || ctx_id(c) == 0)
+		return; /* the global context's tasks are counted all together */
+	__atomic_sub_fetch(&c->nready, 1, __ATOMIC_RELAXED);
+	if (flops != 0.0)
+		astro_counter_add_double(&c->nready_flops, -flops);
+	_astro_ctx_task_done(ctx_id(c));
+}
+
+/* ------------------------------------- the order a worker serves them in */
+
+/* 0, or -EINVAL said: workerid exists and context id exists. */
+static int check_worker_ctx(int workerid, unsigned id, const char *fn)
+{
+	if (!_astro_ctx_get(id, fn))
+		return -EINVAL;
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers) {
+		_astro_error("%s: worker id %d does not exist: ids go from 0 to %u (starpu_worker_get_count() - 1)", fn, workerid,
+			     _astro_rt.nworkers - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void starpu_sched_ctx_set_priority(int *workers, int nworkers, unsigned sched_ctx_id, unsigned priority)
+{
+	if (nworkers == -1)
+		return; /* StarPU's "no worker" */
+	if (check_workers(workers, nworkers, __func__) != 0 || !_astro_ctx_get(sched_ctx_id, __func__))
+		return;
+	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
+	for (int i = 0; i < nworkers; i++)
+		__atomic_store_n(&_astro_rt.workers[workers[i]]->ctx_priority[id], priority, __ATOMIC_RELAXED);
+}
+
+unsigned starpu_sched_ctx_get_priority(int worker, unsigned sched_ctx_id)
+{
+	if (check_worker_ctx(worker, sched_ctx_id, __func__) != 0)
+		return 0;
+	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
+	return __atomic_load_n(&_astro_rt.workers[worker]->ctx_priority[id], __ATOMIC_RELAXED);
+}
+
+static void list_counter_add(unsigned sched_ctx_id, int workerid, int delta, bool reset, const char *fn)
+{
+	if (check_worker_ctx(workerid, sched_ctx_id, fn) != 0)
+		return;
+	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
+	int *n = &_astro_rt.workers[workerid]->ctx_ntasks[id];
+	if (reset) {
+		__atomic_store_n(n, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Never below 0: a decrement without its increment does not hide the next task. */
+	int v = __atomic_load_n(n, __ATOMIC_RELAXED);
+	while (v + delta >= 0 && !__atomic_compare_exchange_n(n, &v, v + delta, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+void starpu_sched_ctx_list_task_counters_increment(unsigned sched_ctx_id, int workerid)
+{
+	list_counter_add(sched_ctx_id, workerid, 1, false, __func__);
+}
+
+void starpu_sched_ctx_list_task_counters_decrement(unsigned sched_ctx_id, int workerid)
+{
+	list_counter_add(sched_ctx_id, workerid, -1, false, __func__);
+}
+
+void starpu_sched_ctx_list_task_counters_reset(unsigned sched_ctx_id, int workerid)
+{
+	list_counter_add(sched_ctx_id, workerid, 0, true, __func__);
+}
+
+/* Each worker of the context that can run task (every one without a task) counts it. */
+static void list_counters_all(struct starpu_task *task, unsigned sched_ctx_id, int delta, bool reset, const char *fn)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, fn);
+	if (!c)
+		return;
+	/* Called from the context's policy hooks, under its lock. */
+	for (unsigned i = 0; i < c->collection.nworkers; i++) {
+		int w = c->collection.workerids[i];
+		if (!task || !task->cl || _astro_worker_impl_for(w, task) >= 0)
+			list_counter_add(ctx_id(c), w, delta, reset, fn);
+	}
+}
+
+void starpu_sched_ctx_list_task_counters_increment_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	list_counters_all(task, sched_ctx_id, 1, false, __func__);
+}
+
+void starpu_sched_ctx_list_task_counters_decrement_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	list_counters_all(task, sched_ctx_id, -1, false, __func__);
+}
+
+void starpu_sched_ctx_list_task_counters_reset_all(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	list_counters_all(task, sched_ctx_id, 0, true, __func__);
+}

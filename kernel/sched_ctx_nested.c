@@ -50,7 +50,8 @@ void _astro_ctx_nesting_update(void)
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++) {
 		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
 		int master = -1;
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE && c->nesting != STARPU_NMAX_SCHED_CTXS) {
+		/* A context without a policy has a master too, nested or not. */
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE && (c->nesting != STARPU_NMAX_SCHED_CTXS || c->no_scheduler)) {
 			for (unsigned i = 0; i < c->collection.nworkers; i++)
 				if (master < 0 || c->collection.workerids[i] < master)
 					master = c->collection.workerids[i];
@@ -99,14 +100,18 @@ struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned paren
 		return task;
 	}
 	task->sched_ctx = child;
+	_astro_ctx_ready(child, task, 1);
 	if (_astro_ctx_push(c, task) != 0) {
 		/* The nested context cannot take it (said): it runs here, in its parent. */
 		task->sched_ctx = parent;
+		_astro_ctx_ready(child, task, -1);
 		_astro_ctx_task_done(child);
 		return task;
 	}
-	if (parent != 0)
+	if (parent != 0) {
+		_astro_ctx_ready(parent, task, -1);
 		_astro_ctx_task_done(parent);
+	}
 	return NULL;
 }
 
@@ -188,11 +193,12 @@ void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid)
 
 /* ------------------------------------------------- parallel code on a context */
 
-/* The context's CPU workers held while the caller's parallel code runs on their cores. */
+/* CPU workers held on their cores, each by a task pinned to it, while someone
+ * else uses those cores (parallel code, a booking). */
 struct hold
 {
 	int started;                         /* futex word: workers holding */
-	int release;                         /* futex word: 1 once the code returned */
+	int release;                         /* futex word: 1 once they may go */
 	int left;                            /* futex word: workers still reading this */
 };
 
@@ -210,7 +216,7 @@ static void hold_worker(void *buffers[], void *arg)
 	__atomic_add_fetch(&h->started, 1, __ATOMIC_ACQ_REL);
 	_astro_futex_wake_all(&h->started);
 	wait_until_at_least(&h->release, 1);
-	/* The last touch of h: the caller returns (and h goes) once every worker is past it. */
+	/* The last touch of h: the releaser frees it once every worker is past it. */
 	__atomic_sub_fetch(&h->left, 1, __ATOMIC_ACQ_REL);
 	_astro_futex_wake_all(&h->left);
 }
@@ -220,6 +226,43 @@ static struct starpu_codelet hold_cl = {
 	.nbuffers = 0,
 	.name = "parallel_code_hold",
 };
+
+/* Holds the CPU workers of ids but skip: each ends the task it runs, then holds its core. Returns once they all do. */
+static struct hold *hold_workers(const int *ids, unsigned n, int skip)
+{
+	struct hold *h = calloc(1, sizeof(*h));
+	int held = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (ids[i] == skip || _astro_rt.workers[ids[i]]->arch != STARPU_CPU_WORKER)
+			continue;
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &hold_cl;
+		task->cl_arg = h;
+		task->sched_ctx = STARPU_GLOBAL_SCHED_CTX;
+		task->execute_on_a_specific_worker = 1;
+		task->workerid = (unsigned)ids[i];
+		__atomic_add_fetch(&h->left, 1, __ATOMIC_RELAXED);
+		if (starpu_task_submit(task) != 0) {
+			__atomic_sub_fetch(&h->left, 1, __ATOMIC_RELAXED);
+			starpu_task_destroy(task);
+			continue;
+		}
+		held++;
+	}
+	wait_until_at_least(&h->started, held);
+	return h;
+}
+
+/* Lets the workers of h go, and frees it once none reads it. */
+static void release_hold(struct hold *h)
+{
+	__atomic_store_n(&h->release, 1, __ATOMIC_RELEASE);
+	_astro_futex_wake_all(&h->release);
+	int v;
+	while ((v = __atomic_load_n(&h->left, __ATOMIC_ACQUIRE)) > 0)
+		_astro_futex_wait(&h->left, v);
+	free(h);
+}
 
 void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id)
 {
@@ -234,33 +277,77 @@ void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, un
 		return NULL;
 	int *ids;
 	unsigned n = starpu_sched_ctx_get_workers_list(sched_ctx_id, &ids);
-	struct hold h = { 0, 0, 0 };
-	int held = 0;
 	/* Each CPU worker of the context ends what it runs, then holds its core until func returns. */
-	for (unsigned i = 0; i < n; i++) {
-		if (_astro_rt.workers[ids[i]]->arch != STARPU_CPU_WORKER)
-			continue;
-		struct starpu_task *task = starpu_task_create();
-		task->cl = &hold_cl;
-		task->cl_arg = &h;
-		task->sched_ctx = STARPU_GLOBAL_SCHED_CTX;
-		task->execute_on_a_specific_worker = 1;
-		task->workerid = (unsigned)ids[i];
-		__atomic_add_fetch(&h.left, 1, __ATOMIC_RELAXED);
-		if (starpu_task_submit(task) != 0) {
-			__atomic_sub_fetch(&h.left, 1, __ATOMIC_RELAXED);
-			starpu_task_destroy(task);
-			continue;
-		}
-		held++;
-	}
+	struct hold *h = hold_workers(ids, n, -1);
 	free(ids);
-	wait_until_at_least(&h.started, held);
 	void *ret = func(param);
-	__atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
-	_astro_futex_wake_all(&h.release);
-	int v;
-	while ((v = __atomic_load_n(&h.left, __ATOMIC_ACQUIRE)) > 0)
-		_astro_futex_wait(&h.left, v);
+	release_hold(h);
 	return ret;
+}
+
+/* ---------------------------------------------------------- bookings */
+
+/* starpu_sched_ctx_book_workers_for_task(): per context and master, the workers held for it. */
+static struct hold *booked[STARPU_NMAX_SCHED_CTXS][STARPU_NMAXWORKERS];
+static pthread_mutex_t booked_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hold booking_coming;      /* a booking whose workers are not all held yet */
+
+int starpu_sched_ctx_book_workers_for_task(unsigned sched_ctx_id, int *workerids, int nworkers)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return -EINVAL;
+	if (nworkers <= 0 || !workerids || nworkers > STARPU_NMAXWORKERS) {
+		_astro_error("%s: %d workers: give an array of worker ids and its length (1 to %d)", __func__, nworkers, STARPU_NMAXWORKERS);
+		return -EINVAL;
+	}
+	int self = _astro_worker_id(), master = -1;
+	for (int i = 0; i < nworkers; i++) {
+		if (workerids[i] < 0 || (unsigned)workerids[i] >= _astro_rt.nworkers) {
+			_astro_error("%s: worker id %d does not exist: ids go from 0 to %u", __func__, workerids[i], _astro_rt.nworkers - 1);
+			return -EINVAL;
+		}
+		if (master < 0 || workerids[i] < master)
+			master = workerids[i];
+	}
+	/* The calling worker, when it is one of them, is their master: it cannot hold itself. */
+	for (int i = 0; i < nworkers; i++)
+		if (workerids[i] == self)
+			master = self;
+	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
+	pthread_mutex_lock(&booked_lock);
+	if (booked[id][master]) {
+		pthread_mutex_unlock(&booked_lock);
+		_astro_error("%s: worker %d already has workers booked in context %u: unbook them first "
+			     "(starpu_sched_ctx_unbook_workers_for_task)", __func__, master, id);
+		return -EBUSY;
+	}
+	/* Taken while its workers come (another booking of them may hold them until it is unbooked). */
+	booked[id][master] = &booking_coming;
+	pthread_mutex_unlock(&booked_lock);
+	struct hold *h = hold_workers(workerids, (unsigned)nworkers, master);
+	pthread_mutex_lock(&booked_lock);
+	booked[id][master] = h;
+	pthread_mutex_unlock(&booked_lock);
+	return master;
+}
+
+void starpu_sched_ctx_unbook_workers_for_task(unsigned sched_ctx_id, int master)
+{
+	if (!_astro_ctx_get(sched_ctx_id, __func__))
+		return;
+	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
+	struct hold *h = NULL;
+	pthread_mutex_lock(&booked_lock);
+	if (master >= 0 && master < STARPU_NMAXWORKERS && booked[id][master] && booked[id][master] != &booking_coming) {
+		h = booked[id][master];
+		booked[id][master] = NULL;
+	}
+	pthread_mutex_unlock(&booked_lock);
+	if (!h) {
+		_astro_error("%s: worker %d has no workers booked in context %u: give the master "
+			     "starpu_sched_ctx_book_workers_for_task() returned", __func__, master, id);
+		return;
+	}
+	release_hold(h);
 }

@@ -273,6 +273,8 @@ static void job_ready(struct _astro_job *job)
 	}
 	struct starpu_task *task = job->task;
 	__atomic_add_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_ready(task->sched_ctx, task, 1);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	if (task->prologue_callback_func) {
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
@@ -376,6 +378,9 @@ static void job_finish(struct _astro_job *job)
 	struct starpu_task *task = job->task;
 	/* Read before the callback, which may move the task to another context for its next submission. */
 	unsigned ctx = task ? task->sched_ctx : 0;
+	/* Ready no more in its context (before a callback changes its flops for a next submission). */
+	if (STARPU_UNLIKELY(ctx != 0))
+		_astro_ctx_ready(ctx, task, -1);
 	if (STARPU_UNLIKELY(job->watched))
 		_astro_watchdog_untrack(job);
 	_astro_data_release_accesses(job);

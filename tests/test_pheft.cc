@@ -180,3 +180,120 @@ TEST(Pheft, AParallelExecutionCalibratesItsCombinedArchitecture)
 	EXPECT_GT(predicted, 0.0);
 	starpu_task_destroy(t);
 }
+
+namespace {
+
+std::atomic<unsigned long long> by_worker[2];
+
+void count_worker(void **, void *)
+{
+	by_worker[starpu_worker_get_id()]++;
+}
+
+} // namespace
+
+// Tasks a leaving worker had queued go to the workers that stay: the worker they
+// were charged to is not charged any more (it would look busy for ever after).
+TEST(Pheft, TasksTakenBackFromALeavingWorkerNoLongerLoadIt)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	if (!policy_registered("pheft"))
+		GTEST_SKIP() << "the pheft policy is not built";
+	static starpu_codelet cl = cpu_codelet(count_worker, 0, "pheft_count");
+	int both[] = {0, 1}, one[] = {1};
+	unsigned ctx = starpu_sched_ctx_create(both, 2, "pheft_moves", STARPU_SCHED_CTX_POLICY_NAME, "pheft", 0);
+	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	auto submit_n = [&](int n) {
+		for (int i = 0; i < n; i++) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			ASSERT_EQ(starpu_task_submit_to_ctx(t, ctx), 0);
+		}
+	};
+	{
+		// Without a model the least loaded gets each: 20 queued on each worker.
+		Gate gate(2);
+		ASSERT_TRUE(gate.close());
+		submit_n(40);
+		starpu_sched_ctx_remove_workers(one, 1, ctx);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	starpu_sched_ctx_add_workers(one, 1, ctx);
+	by_worker[0] = by_worker[1] = 0;
+	{
+		Gate gate(2);
+		ASSERT_TRUE(gate.close());
+		submit_n(10);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	EXPECT_EQ(by_worker[0] + by_worker[1], 10u);
+	EXPECT_GE(by_worker[1].load(), 4u) << "worker 1 still carries the load of the tasks taken back from it";
+	starpu_sched_ctx_delete(ctx);
+}
+
+namespace {
+
+std::atomic<int> wrong_combined{0};
+std::atomic<int> combined_runs{0};
+int wanted_combined = -1;
+
+void check_combined(void **, void *)
+{
+	if (starpu_combined_worker_get_rank() != 0)
+		return;
+	if (starpu_combined_worker_get_id() != wanted_combined)
+		wrong_combined++;
+	combined_runs++;
+}
+
+} // namespace
+
+// task->workerids naming a combined worker (made by hand): every task runs on it, not on a larger one.
+TEST(Pheft, TheWorkeridsOfATaskMayNameACombinedWorker)
+{
+	std::unique_ptr<Runtime> rt;
+	if (!start_pheft(4, &rt))
+		GTEST_SKIP() << "the pheft policy is not built";
+	int pair[] = {2, 3};
+	wanted_combined = starpu_combined_worker_assign_workerid(2, pair);
+	ASSERT_GE(wanted_combined, 4);
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(check_combined, 0, "pheft_named_combined");
+		c.type = STARPU_FORKJOIN;
+		c.max_parallelism = INT_MAX;
+		return c;
+	}();
+	static uint32_t allowed[4];
+	memset(allowed, 0, sizeof(allowed));
+	allowed[wanted_combined / 32] |= 1u << (wanted_combined % 32);
+	wrong_combined = 0;
+	combined_runs = 0;
+	for (int i = 0; i < 20; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->workerids = allowed;
+		t->workerids_len = 4;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(combined_runs.load(), 20);
+	EXPECT_EQ(wrong_combined.load(), 0);
+	// A sequential task allowed on worker 1 only runs there.
+	static uint32_t only1 = 1u << 1;
+	static std::atomic<int> elsewhere{0};
+	elsewhere = 0;
+	static starpu_codelet seq = cpu_codelet([](void **, void *) { if (starpu_worker_get_id() != 1) elsewhere++; }, 0, "pheft_only1");
+	for (int i = 0; i < 20; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &seq;
+		t->workerids = &only1;
+		t->workerids_len = 1;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(elsewhere.load(), 0);
+	// A program may add the combined worker to a context's collection (StarPU's test does): the shutdown copes.
+	struct starpu_worker_collection *coll = starpu_sched_ctx_get_worker_collection(0);
+	coll->add(coll, wanted_combined);
+}

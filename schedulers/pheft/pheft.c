@@ -139,6 +139,44 @@ static int pheft_decide(struct pheft_state *st, struct astro_sched_local *local,
 	return c.greedy.id;
 }
 
+/*
+ * A task's charge, in its sched_data: the context whose state it loads and
+ * its target + 1, marked as pheft's (another policy's sched_data is never
+ * read as one). A task may be pushed again before it ran: taken back from a
+ * worker leaving the context, handed down to a nested context, moved to
+ * another context; its former charge is released first, so that no worker
+ * stays loaded by a task it will not run.
+ */
+#define PHEFT_MARK ((uintptr_t)0x9f5e << 32)
+#define PHEFT_MARK_MASK ((uintptr_t)0xffff << 32)
+
+static void *pheft_charge(unsigned sched_ctx_id, int target)
+{
+	return (void *)(PHEFT_MARK | (uintptr_t)sched_ctx_id << 24 | (uintptr_t)(target + 1));
+}
+
+/* Releases the charge task carries, if any: its workers are free of it (their expected end back to now when idle). */
+static void pheft_release(struct starpu_task *task)
+{
+	uintptr_t charge = (uintptr_t)task->sched_data;
+
+	if ((charge & PHEFT_MARK_MASK) != PHEFT_MARK)
+		return;
+	task->sched_data = NULL;
+	unsigned sched_ctx_id = (unsigned)(charge >> 24 & 0xff);
+	int target = (int)(charge & 0xffffff) - 1, size = 1, *members = &target;
+
+	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS || target < 0)
+		return;
+	if (target >= (int)starpu_worker_get_count() && starpu_combined_worker_get_description(target, &size, &members) != 0)
+		return;
+	struct pheft_state *st = &pheft_states[sched_ctx_id];
+	double now = starpu_timing_now();
+	for (int i = 0; i < size; i++)
+		if (__atomic_sub_fetch(&st->load[members[i]], 1, __ATOMIC_RELAXED) == 0)
+			astro_counter_store_double(&st->exp_end[members[i]], now);
+}
+
 static int pheft_push_task(struct starpu_task *task)
 {
 	unsigned sched_ctx_id = astro_sched_task_ctx(task);
@@ -149,6 +187,8 @@ static int pheft_push_task(struct starpu_task *task)
 
 	if (!task->cl)
 		return -ENODEV;
+	/* Pushed again before it ran: the former choice does not hold any more. */
+	pheft_release(task);
 	target = pheft_decide(st, local, task, sched_ctx_id, &predicted);
 	if (target < 0)
 		return -ENODEV;
@@ -164,8 +204,8 @@ static int pheft_push_task(struct starpu_task *task)
 	if (predicted > 0.0)
 		for (int i = 0; i < size; i++)
 			astro_counter_store_double(&st->exp_end[members[i]], fmax(end, starpu_timing_now() + predicted));
-	/* The hook frees the workers of its choice: target + 1 (NULL: not counted here). */
-	task->sched_data = (void *)(uintptr_t)(target + 1);
+	/* The hook frees the workers of its choice. */
+	task->sched_data = pheft_charge(sched_ctx_id, target);
 	if (size > 1)
 	{
 		ret = starpu_push_local_task(target, task, 1);
@@ -205,18 +245,8 @@ static struct starpu_task *pheft_pop_task(unsigned sched_ctx_id)
 /* Run by the worker that ran task (rank 0 of a combined one): the workers of the choice are free again. */
 static void pheft_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
 {
-	struct pheft_state *st = &pheft_states[sched_ctx_id];
-	int target = (int)(uintptr_t)task->sched_data - 1, size = 1, *members = &target;
-
-	if (target < 0)
-		return;
-	task->sched_data = NULL;
-	if (target >= (int)starpu_worker_get_count() && starpu_combined_worker_get_description(target, &size, &members) != 0)
-		return;
-	double now = starpu_timing_now();
-	for (int i = 0; i < size; i++)
-		if (__atomic_sub_fetch(&st->load[members[i]], 1, __ATOMIC_RELAXED) == 0)
-			astro_counter_store_double(&st->exp_end[members[i]], now);
+	(void)sched_ctx_id; /* the charge names the context it was made in (the task may have moved since) */
+	pheft_release(task);
 }
 
 static struct starpu_sched_policy pheft_policy =
