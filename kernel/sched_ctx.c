@@ -286,13 +286,17 @@ static void ctx_close(struct _astro_sched_ctx *c);
 void _astro_ctx_task_done(unsigned id)
 {
 	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
-	if (__atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST) == 0) {
-		pthread_mutex_lock(&c->wait_lock);
+	/* All under wait_lock: once ntasks is 0, a waiter may delete c and starpu_sched_ctx_create
+	 * reuse its slot, so nothing of c may be read after that unless the application said
+	 * finished_submit (then it closes c, and c stays until deleted). Only tasks of created contexts come here. */
+	pthread_mutex_lock(&c->wait_lock);
+	bool last = __atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST) == 0;
+	bool close = last && __atomic_load_n(&c->finished_submit, __ATOMIC_SEQ_CST);
+	if (last)
 		pthread_cond_broadcast(&c->wait_cond);
-		pthread_mutex_unlock(&c->wait_lock);
-		if (__atomic_load_n(&c->finished_submit, __ATOMIC_SEQ_CST))
-			ctx_close(c);
-	}
+	pthread_mutex_unlock(&c->wait_lock);
+	if (close)
+		ctx_close(c);
 }
 
 /* Under c's lock (read, from a push): c has no worker, task waits for some. */

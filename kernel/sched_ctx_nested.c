@@ -100,18 +100,22 @@ struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned paren
 		return task;
 	}
 	task->sched_ctx = child;
+	/* Ready in the child, no longer in the parent: counted before the push, after which
+	 * another worker may run the task and free it. */
 	_astro_ctx_ready(child, task, 1);
+	if (parent != 0)
+		_astro_ctx_ready(parent, task, -1);
 	if (_astro_ctx_push(c, task) != 0) {
 		/* The nested context cannot take it (said): it runs here, in its parent. */
 		task->sched_ctx = parent;
 		_astro_ctx_ready(child, task, -1);
+		if (parent != 0)
+			_astro_ctx_ready(parent, task, 1);
 		_astro_ctx_task_done(child);
 		return task;
 	}
-	if (parent != 0) {
-		_astro_ctx_ready(parent, task, -1);
+	if (parent != 0)
 		_astro_ctx_task_done(parent);
-	}
 	return NULL;
 }
 

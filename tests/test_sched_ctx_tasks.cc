@@ -8,6 +8,7 @@
 #include <starpu.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,14 @@ struct Record
 	std::atomic<int> ran{0};
 	std::atomic<unsigned long long> workers{0}; // bit per worker that ran one
 	std::atomic<bool> open{true};               // tasks wait (bounded) until it is
-	std::vector<char> order;                    // tags in the order they ran (one worker at a time)
+	std::mutex order_lock;                      // several workers may run tasks at once
+	std::vector<char> order;                    // tags in the order they ran (under order_lock)
 	void reset(bool opened)
 	{
 		ran = 0;
 		workers = 0;
 		open = opened;
+		std::lock_guard<std::mutex> hold(order_lock);
 		order.clear();
 	}
 };
@@ -44,7 +47,10 @@ void record_kernel(void **, void *arg)
 	Arg *a = static_cast<Arg *>(arg);
 	wait_until([&] { return a->r->open.load(); }, 60000);
 	a->r->workers |= 1ull << starpu_worker_get_id();
-	a->r->order.push_back(a->tag);
+	{
+		std::lock_guard<std::mutex> hold(a->r->order_lock);
+		a->r->order.push_back(a->tag);
+	}
 	a->r->ran++;
 }
 
