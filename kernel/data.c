@@ -1048,16 +1048,20 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 	__atomic_store_n(&handle->wt_mask, wt_mask, __ATOMIC_RELAXED);
 }
 
-void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
+/* Does handle have a buffer on node (valid or not)? A transfer may be changing it. */
+static bool allocated_on(starpu_data_handle_t handle, unsigned node)
 {
-	if (!handle || node >= STARPU_MAXNODES)
-		return NULL;
-	/* Where a buffer exists, valid or not (as StarPU: after starpu_data_invalidate, a
-	 * write acquire or a receive still writes there; with one memory node nothing marks it valid again). */
 	pthread_mutex_lock(&handle->coherency_lock);
 	bool allocated = handle->replicates[node].allocated;
 	pthread_mutex_unlock(&handle->coherency_lock);
-	if (!allocated)
+	return allocated;
+}
+
+void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
+{
+	/* Where a buffer exists, valid or not (as StarPU: after starpu_data_invalidate, a
+	 * write acquire or a receive still writes there; with one memory node nothing marks it valid again). */
+	if (!handle || node >= STARPU_MAXNODES || !allocated_on(handle, node))
 		return NULL;
 	if (handle->ops->to_pointer)
 		return handle->ops->to_pointer(handle->iface[node], node);
@@ -1073,10 +1077,7 @@ unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsi
 {
 	if (!handle_live(handle, "starpu_data_test_if_allocated_on_node") || memory_node >= STARPU_MAXNODES)
 		return 0;
-	pthread_mutex_lock(&handle->coherency_lock);
-	unsigned allocated = handle->replicates[memory_node].allocated;
-	pthread_mutex_unlock(&handle->coherency_lock);
-	return allocated;
+	return allocated_on(handle, memory_node);
 }
 
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
