@@ -225,6 +225,9 @@ struct apapi_sampler
 	int thread_ready;        /**< guarded by lock */
 };
 
+/** The timer thread's name (top -H, /proc/PID/task/TID/comm). */
+#define APAPI_THREAD_NAME "astro-sampler"
+
 /** The monotonic clock, in nanoseconds. */
 uint64_t apapi_now_ns(void);
 

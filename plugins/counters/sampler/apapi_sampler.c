@@ -17,6 +17,7 @@
  * RLIMIT_RTPRIO/RLIMIT_NICE), one message says so and how to allow it, and
  * the thread samples as before.
  */
+#define _GNU_SOURCE /* pthread_setname_np() */
 #include "apapi.h"
 
 #include <astrolabe/observe.h>
@@ -188,6 +189,7 @@ static void *timer_thread(void *arg)
 {
 	struct apapi_sampler *s = arg;
 	uint64_t now;
+	pthread_setname_np(pthread_self(), APAPI_THREAD_NAME);
 	/* Not worth a message: without it, the waits end up to 50 us late. */
 	if (s->timer_slack_ns)
 		prctl(PR_SET_TIMERSLACK, s->timer_slack_ns, 0, 0, 0);

@@ -408,10 +408,11 @@ TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
 	ASSERT_EQ(apapi_component_add_event(c, &op, 0), 0);
 	ASSERT_EQ(apapi_sampler_start(&sampler), 0);
 	EXPECT_GE(src.reads.load(), 1u); // the first sample is taken before start returns
-	// The timer thread asked for the finest timer slack (its waits end at the deadline).
+	// The timer thread asked for the finest timer slack (its waits end at the deadline), and has its name.
 	std::string slack = read_file("/proc/" + std::to_string(sampler.thread_id) + "/timerslack_ns");
 	if (!slack.empty())
 		EXPECT_EQ(std::stoul(slack), 1ul);
+	EXPECT_EQ(read_file("/proc/" + std::to_string(sampler.thread_id) + "/comm"), APAPI_THREAD_NAME "\n");
 	ASSERT_TRUE(wait_until([&] { return src.reads.load() >= 200; }, 60000));
 	apapi_sampler_stop(&sampler);
 	const uint64_t n = src.reads.load();
