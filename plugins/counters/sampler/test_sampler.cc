@@ -43,6 +43,19 @@ apapi_eventop make_op(uint64_t max_raw, apapi_op1 op1 = APAPI_OP1_SAMPLE_DIFF, u
 	return op;
 }
 
+// What apapi_sampler_print_table() prints.
+std::string table_of(apapi_sampler *sampler)
+{
+	char *text = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	apapi_sampler_print_table(sampler, out);
+	fclose(out);
+	std::string table(text);
+	free(text);
+	return table;
+}
+
 // Feeds raw values at times into a fresh event and returns it (clear it after).
 struct Scripted
 {
@@ -203,13 +216,7 @@ TEST(SamplerFiles, EventOpsFileGivesDerivedValues)
 	apapi_event_sample(&c->events[0], raw_u(3000000000u), 1000000000u);
 	apapi_event_sample(&c->events[0], raw_u(4000000000u), 2000000000u);
 	apapi_event_sample(&c->events[0], raw_u(1705032704u), 3000000000u); // 6e9 wrapped at 32 bits
-	char *text = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	apapi_sampler_print_table(&sampler, out);
-	fclose(out);
-	std::string table(text);
-	free(text);
+	std::string table = table_of(&sampler);
 	EXPECT_TRUE(contains(table, "value0  energy           Ws              3              -              -              -              6")) << table;
 	EXPECT_TRUE(contains(table, "value1  power            W               2              1              2            1.5              -")) << table;
 	apapi_sampler_clear(&sampler);
@@ -447,13 +454,7 @@ TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
 	// The table ends with the timer's accuracy over its deadlines, as counted.
 	EXPECT_EQ(c->nscheduled, scheduled);
 	EXPECT_LE(c->nlate, c->nscheduled);
-	char *text = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	apapi_sampler_print_table(&sampler, out);
-	fclose(out);
-	std::string table(text);
-	free(text);
+	std::string table = table_of(&sampler);
 	const uint64_t deadlines = scheduled + c->nmissed;
 	EXPECT_TRUE(contains(table, "timer: " + std::to_string(deadlines - c->nlate - c->nmissed) + " of " + std::to_string(deadlines) +
 					    " deadlines sampled within 10% of their interval"))
