@@ -404,7 +404,8 @@ void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 		double share = 100.0 * (double)(deadlines - late) / (double)deadlines;
 		fprintf(out, "timer: %llu of %llu deadlines sampled within 10%% of their interval (%.1f%%)%s\n",
 			(unsigned long long)(deadlines - late), (unsigned long long)deadlines, share,
-			share < 90.0 ? "; the others late or skipped, the machine being loaded: " APAPI_PRIORITY_ENV "=fifo keeps the cadence" : "");
+			share < 90.0 && !s->priority.asked ? "; the others late or skipped, the machine being loaded: " APAPI_PRIORITY_ENV
+							     "=fifo keeps the cadence" : "");
 	}
 	pthread_mutex_unlock(&s->lock);
 }

@@ -462,6 +462,35 @@ TEST(SamplerTimer, SamplesAtItsIntervalAndCorrectsWraps)
 	apapi_sampler_clear(&sampler);
 }
 
+// The table's last line, from the counts alone: samples on time over all the
+// deadlines (late and skipped ones failed), and the way to keep the cadence
+// when fewer than 90% were, unless a priority was already asked for.
+TEST(SamplerTimer, TableSaysHowManyDeadlinesWereOnTime)
+{
+	apapi_sampler sampler;
+	apapi_sampler_init(&sampler);
+	ScriptedSource src;
+	apapi_component *fast = apapi_sampler_add(&sampler, "fast", 1000, read_scripted, &src);
+	apapi_component *slow = apapi_sampler_add(&sampler, "slow", 5000, read_scripted, &src);
+	EXPECT_EQ(table_of(&sampler).find("timer:"), std::string::npos) << "no deadline came yet";
+	fast->nscheduled = 90; // 4 late, 6 skipped
+	fast->nlate = 4;
+	fast->nmissed = 6;
+	slow->nscheduled = 20; // 1 late
+	slow->nlate = 1;
+	std::string table = table_of(&sampler);
+	EXPECT_TRUE(contains(table, "timer: 105 of 116 deadlines sampled within 10% of their interval (90.5%)\n")) << table;
+	fast->nlate = 30;
+	table = table_of(&sampler);
+	EXPECT_TRUE(contains(table, "timer: 79 of 116 deadlines sampled within 10% of their interval (68.1%); the others late or "
+				    "skipped, the machine being loaded: ASTROLABE_SAMPLER_PRIORITY=fifo keeps the cadence\n"))
+		<< table;
+	ASSERT_EQ(apapi_priority_parse("fifo", &sampler.priority), 0);
+	table = table_of(&sampler);
+	EXPECT_TRUE(contains(table, "(68.1%)\n")) << table;
+	apapi_sampler_clear(&sampler);
+}
+
 TEST(SamplerTimer, StopsPromptlyWithLongIntervals)
 {
 	apapi_sampler sampler;
