@@ -160,10 +160,24 @@ struct apapi_component
 	void *arg;               /**< the source's own state */
 	/* Sampling state, guarded by the sampler's lock. */
 	union apapi_raw *scratch;
-	uint64_t next_ns;
+	uint64_t next_ns;        /**< the next deadline: start + k * interval */
+	uint64_t deadline_ns;    /**< the deadline the sample being taken answers (read() may look): start_ns
+				  *   for the start's, 0 for the stop's (off the schedule) */
 	uint64_t nsamples;
+	uint64_t nscheduled;     /**< samples taken for a deadline of the schedule (neither the start's nor the stop's) */
+	uint64_t nlate;          /**< of them, taken more than a tenth of the interval after their deadline */
 	uint64_t nmissed;        /**< deadlines skipped: the timer thread woke up too late for them */
 };
+
+/**
+ * The timer's schedule, free of any clock: a component whose next deadline
+ * is *next woke up at now (not before *next). Its sample answers the latest
+ * deadline of the schedule (start + k * interval) not after now, returned;
+ * the deadlines before it that no sample answered are missed (added to
+ * *missed); *next becomes the first deadline after now. However late the
+ * wake-ups, the deadlines stay on the schedule: it never drifts.
+ */
+uint64_t apapi_schedule_advance(uint64_t *next, uint64_t interval, uint64_t now, uint64_t *missed);
 
 /**
  * The scheduling the timer thread asks for (ASTROLABE_SAMPLER_PRIORITY), so
@@ -202,9 +216,17 @@ struct apapi_sampler
 	/** Once apapi_sampler_start() returned: 0 when the priority asked for was
 	 *  given (or none was asked), else the errno that refused it (said once). */
 	int priority_error;
+	/** Set before apapi_sampler_start(): the timer thread's timer slack, how
+	 *  late the kernel may end its waits to group wake-ups (PR_SET_TIMERSLACK).
+	 *  apapi_sampler_init() sets 1 ns, the finest; 0 keeps the slack the
+	 *  thread inherits (50 us by default). */
+	unsigned long timer_slack_ns;
 	pid_t thread_id;         /**< the timer thread's kernel id, once started */
 	int thread_ready;        /**< guarded by lock */
 };
+
+/** The timer thread's name (top -H, /proc/PID/task/TID/comm). */
+#define APAPI_THREAD_NAME "astro-sampler"
 
 /** The monotonic clock, in nanoseconds. */
 uint64_t apapi_now_ns(void);
@@ -235,7 +257,9 @@ int apapi_intervals_check(const char *spec);
 int apapi_stat_shown(const struct apapi_event *ev, int value, int stat);
 /** That statistic as printed: divided by the value's factor (0 without any value). */
 double apapi_stat_printed(const struct apapi_event *ev, int value, int stat);
-/** Prints the statistics of every event as a table (locks s). */
+/** Prints the statistics of every event as a table (locks s), then, once
+ *  the timer ran, how many of its deadlines were sampled within 10% of their
+ *  interval (what remains are late or skipped ones: a loaded machine). */
 void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out);
 /** Writes the statistics as CSV with a header line (locks s). Returns 0 or -errno. */
 int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out);
