@@ -470,7 +470,9 @@ int starpu_sched_component_execute_preds(struct starpu_sched_component *componen
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 		for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
 		{
-			if (!starpu_worker_can_execute_task((unsigned)w, task, nimpl))
+			/* w may be a combined worker's id (its component's): the kernel says whether its members can run task together. */
+			if (!starpu_worker_can_execute_task((unsigned)w, task, nimpl)
+			    && !((unsigned)w >= starpu_worker_get_count() && starpu_combined_worker_can_execute_task((unsigned)w, task, nimpl)))
 				continue;
 			double len = starpu_task_worker_expected_length(task, (unsigned)w, component->tree->sched_ctx_id, nimpl);
 
@@ -495,6 +497,11 @@ double starpu_sched_component_transfer_length(struct starpu_sched_component *com
 	double sum = 0.0;
 	int n = 0;
 
+	if (!STARPU_TASK_GET_NBUFFERS(task))
+		return 0.0;
+	/* A combined worker's data goes where its members work. */
+	if (starpu_sched_component_is_combined_worker(component))
+		return starpu_task_expected_data_transfer_time(starpu_worker_get_memory_node((unsigned)_astro_component_combined_first(component)), task);
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w), n++)
 		sum += starpu_task_expected_data_transfer_time_for(task, (unsigned)w);
 	return n ? sum / n : 0.0;

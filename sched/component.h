@@ -35,6 +35,9 @@ int _astro_component_puller_served(void);
 /** 1 when component is a combined worker's, all its members in the context, and they can run task together. */
 int _astro_component_combined_can_execute(struct starpu_sched_component *component, struct starpu_task *task);
 
+/** The first worker of a combined worker's component. */
+int _astro_component_combined_first(struct starpu_sched_component *component);
+
 /** The relative speed of a combined worker's component: its members', summed. */
 double _astro_component_combined_speed(struct starpu_sched_component *component);
 

@@ -361,7 +361,9 @@ int _astro_component_mct_choose(struct starpu_sched_component *component, const 
 		struct starpu_sched_component *child = component->children[i];
 
 		end[i] = INFINITY;
-		if (!starpu_sched_component_execute_preds(child, task, &len[i]))
+		/* Without a model every length is 0: whether the child can run it is enough (execute_preds asks every implementation). */
+		if (!task->cl->model ? (len[i] = 0.0, !starpu_sched_component_can_execute_task(child, task))
+				     : !starpu_sched_component_execute_preds(child, task, &len[i]))
 			continue;
 		if (isnan(len[i]))
 			len[i] = 0.0;

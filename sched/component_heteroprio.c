@@ -13,6 +13,7 @@
  * queues below keep the order it chose.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "component.h"
@@ -36,6 +37,8 @@ struct heteroprio_data
 	unsigned nbuckets;
 	/* Tasks that not every worker can run, or without a prediction: by the mct decision alone. */
 	struct astro_sched_queue no_accel;
+	/* Tasks in the buckets (read without the lock, to skip them when empty). */
+	atomic_uint nbucketed;
 	int min_priority, max_priority;
 	/* The kinds of worker below (bit per starpu_worker_archtype), from the last change of workers. */
 	unsigned archs;
@@ -46,6 +49,9 @@ static double acceleration_of(struct starpu_sched_component *component, struct s
 {
 	double fastest = INFINITY, slowest = 0.0;
 	int any = 0;
+
+	if (!task->cl->model)
+		return NAN;
 
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 	{
@@ -134,6 +140,8 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 	struct starpu_task *task = NULL;
 	double accel = 0.0;
 
+	if (!atomic_load(&data->nbucketed))
+		return 1;
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
 	for (unsigned n = 0; n < data->nbuckets && !task; n++)
 	{
@@ -143,6 +151,7 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 		{
 			task = astro_sched_queue_take_head(&b->tasks);
 			accel = b->accel;
+			atomic_fetch_sub(&data->nbucketed, 1);
 		}
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
@@ -156,6 +165,7 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 		if (data->buckets[n].accel == accel)
 		{
 			astro_sched_queue_push_front(&data->buckets[n].tasks, task);
+			atomic_fetch_add(&data->nbucketed, 1);
 			break;
 		}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
@@ -185,15 +195,15 @@ static int progress_one(struct starpu_sched_component *component, struct heterop
 			STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
 		}
 	}
-	unsigned known = 0;
+	unsigned known = 0, archs = __atomic_load_n(&data->archs, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 	{
 		known |= 1u << order[i].arch;
-		if ((data->archs & (1u << order[i].arch)) && progress_accel(component, data, order[i].arch, order[i].front) == 0)
+		if ((archs & (1u << order[i].arch)) && progress_accel(component, data, order[i].arch, order[i].front) == 0)
 			return 0;
 	}
 	/* Workers of another kind take what the decision gives them. */
-	if ((data->archs & ~known) && progress_accel(component, data, -1, 0) == 0)
+	if ((archs & ~known) && progress_accel(component, data, -1, 0) == 0)
 		return 0;
 	return 1;
 }
@@ -226,7 +236,10 @@ static int heteroprio_push_task(struct starpu_sched_component *component, struct
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
 	int bucket = isnan(accel) ? -1 : bucket_for(data, accel);
 	if (bucket >= 0)
+	{
 		astro_sched_queue_push(&data->buckets[bucket].tasks, task);
+		atomic_fetch_add(&data->nbucketed, 1);
+	}
 	else if (isnan(accel))
 		astro_sched_queue_push(&data->no_accel, task);
 	else
@@ -262,7 +275,8 @@ static void heteroprio_notify_change_workers(struct starpu_sched_component *comp
 
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 		archs |= 1u << starpu_worker_get_type(w);
-	data->archs = archs;
+	/* Read by the deciders without the lock. */
+	__atomic_store_n(&data->archs, archs, __ATOMIC_RELAXED);
 }
 
 static void heteroprio_deinit_data(struct starpu_sched_component *component)

@@ -164,7 +164,7 @@ static int userchoice_push_task(struct starpu_sched_component *component, struct
 /* Puts above decision its calibration: perfmodel_select sends tasks whose model calibrates, or that have none, to
  * eager components over the workers (their implementation chosen). Returns the entry, NULL when it cannot be made. */
 static struct starpu_sched_component *with_perfmodel(struct starpu_sched_tree *t, struct starpu_sched_component *decision,
-						     struct starpu_sched_component **impl)
+						     struct starpu_sched_component **impl, unsigned flags)
 {
 	struct starpu_sched_component_perfmodel_select_data d =
 	{
@@ -182,6 +182,14 @@ static struct starpu_sched_component *with_perfmodel(struct starpu_sched_tree *t
 	for (unsigned w = 0; w < starpu_worker_get_count() && w < STARPU_NMAXWORKERS; w++)
 	{
 		struct starpu_sched_component *leaf = worker_top(t, STARPU_SCHED_SIMPLE_IMPL, (int)w, impl);
+
+		starpu_sched_component_connect(d.calibrator_component, leaf);
+		starpu_sched_component_connect(d.no_perfmodel_component, leaf);
+	}
+	/* And to the combined workers, as StarPU: a parallel task may get several cores whatever its model. */
+	for (unsigned c = 0; (flags & STARPU_SCHED_SIMPLE_COMBINED_WORKERS) && c < starpu_combined_worker_get_count(); c++)
+	{
+		struct starpu_sched_component *leaf = starpu_sched_component_worker_get(t->sched_ctx_id, (int)(starpu_worker_get_count() + c));
 
 		starpu_sched_component_connect(d.calibrator_component, leaf);
 		starpu_sched_component_connect(d.no_perfmodel_component, leaf);
@@ -236,7 +244,7 @@ static void build(unsigned sched_ctx_id, unsigned ndecisions, struct decision *d
 		}
 		if ((flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE) && !(above = queue_create(t, flags & STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO, 0, 0.0, 0)))
 			return;
-		if ((flags & STARPU_SCHED_SIMPLE_PERFMODEL) && !(entry = with_perfmodel(t, decision, impl)))
+		if ((flags & STARPU_SCHED_SIMPLE_PERFMODEL) && !(entry = with_perfmodel(t, decision, impl, flags)))
 			return;
 		if (above)
 			starpu_sched_component_connect(above, entry), entry = above;

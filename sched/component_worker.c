@@ -251,6 +251,11 @@ int _astro_component_combined_can_execute(struct starpu_sched_component *compone
 	return 0;
 }
 
+int _astro_component_combined_first(struct starpu_sched_component *component)
+{
+	return ((struct combined_data *)component->data)->members[0];
+}
+
 double _astro_component_combined_speed(struct starpu_sched_component *component)
 {
 	struct combined_data *data = component->data;

@@ -1,9 +1,9 @@
 // Combined workers in modular trees: the component of a combined worker
 // (starpu_sched_component_parallel_worker_create, or worker_get with a
 // combined worker's id), a parallel task given all the CPUs through a tree,
-// and the modular-prandom policies (STARPU_SCHED_SIMPLE_COMBINED_WORKERS).
+// and the modular-prandom and modular-pheft policies (STARPU_SCHED_SIMPLE_COMBINED_WORKERS).
 #include "helpers.h"
-#include <starpu_sched_component.h>
+#include "tree_policy.h"
 
 #include <mutex>
 #include <set>
@@ -131,19 +131,7 @@ void all_cpus_init(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, t);
 }
 
-struct starpu_sched_policy all_cpus_policy = {
-	.init_sched = all_cpus_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.policy_name = "all-cpus-tree",
-	.policy_description = "a queue over the combined worker of all CPUs",
-	.worker_type = STARPU_WORKER_LIST,
-};
+TREE_POLICY(all_cpus_policy, "all-cpus-tree", all_cpus_init);
 
 TEST(ParallelWorkerComponent, ParallelTaskGetsAllCoresThroughATree)
 {
@@ -177,7 +165,7 @@ TEST(ParallelWorkerComponent, ParallelTaskGetsAllCoresThroughATree)
 	}
 }
 
-// --------------------------------------------- the modular-prandom policies
+// ------------------------------ the modular-prandom and modular-pheft policies
 
 class Prandom : public ::testing::TestWithParam<const char *>
 {
@@ -193,12 +181,18 @@ TEST_P(Prandom, TasksRunOnceParallelOnesOnCombinedWorkers)
 	ASSERT_EQ(policy_name(), GetParam());
 	unsigned ncombined = starpu_combined_worker_get_count();
 	EXPECT_GT(ncombined, 0u) << "the policy makes StarPU's default combined workers";
-	// The random decision chooses among the workers and the combined workers.
+	// The decision (random; mct after the perfmodel selection) chooses among the workers and the combined workers.
 	struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
 	ASSERT_NE(tree, nullptr);
 	ASSERT_EQ(tree->root->nchildren, 1u);
 	struct starpu_sched_component *decision = tree->root->children[0];
-	EXPECT_TRUE(starpu_sched_component_is_random(decision));
+	if (starpu_sched_component_is_perfmodel_select(decision)) {
+		ASSERT_GE(decision->nchildren, 1u);
+		decision = decision->children[0];
+		EXPECT_TRUE(starpu_sched_component_is_mct(decision));
+	} else {
+		EXPECT_TRUE(starpu_sched_component_is_random(decision));
+	}
 	EXPECT_EQ(decision->nchildren, starpu_worker_get_count() + ncombined);
 
 	static starpu_codelet seq, spmd;
@@ -229,12 +223,13 @@ TEST_P(Prandom, TasksRunOnceParallelOnesOnCombinedWorkers)
 		EXPECT_EQ(par_parts[i].ranks, ranks);
 		parallel += size > 1;
 	}
-	// A combined worker is a third of the weight of the choices (sizes 2, 2 and 4 against four workers):
-	// a hundred tasks all on single workers would take a chance below 1e-40.
+	// prandom: a combined worker is a third of the weight of the choices (sizes 2, 2 and 4 against four
+	// workers), a hundred tasks all on single workers would take a chance below 1e-40; pheft: tasks without
+	// a model go round the workers and the combined workers (eager).
 	EXPECT_GT(parallel, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, Prandom, ::testing::Values("modular-prandom", "modular-prandom-prio"),
+INSTANTIATE_TEST_SUITE_P(Policies, Prandom, ::testing::Values("modular-prandom", "modular-prandom-prio", "modular-pheft"),
 			 [](const testing::TestParamInfo<const char *> &info) {
 				 std::string name = info.param;
 				 std::replace(name.begin(), name.end(), '-', '_');

@@ -4,7 +4,7 @@
 // modular-heteroprio, and modular-heteroprio-heft's two decisions chosen by
 // the task's sched_data.
 #include "helpers.h"
-#include <starpu_sched_component.h>
+#include "tree_policy.h"
 
 #include <astrolabe/observe.h>
 #include <map>
@@ -65,19 +65,7 @@ void heteroprio_over_one_init(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, t);
 }
 
-struct starpu_sched_policy heteroprio_over_one = {
-	.init_sched = heteroprio_over_one_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.policy_name = "heteroprio-over-one",
-	.policy_description = "heteroprio over a queue of one task",
-	.worker_type = STARPU_WORKER_LIST,
-};
+TREE_POLICY(heteroprio_over_one, "heteroprio-over-one", heteroprio_over_one_init);
 
 class HeteroprioComponent : public ::testing::TestWithParam<unsigned>
 {

@@ -4,7 +4,7 @@
 // components, bad input, and a component written here, out of the library,
 // inserted into a running tree.
 #include "helpers.h"
-#include <starpu_sched_component.h>
+#include "tree_policy.h"
 
 #include <astrolabe/observe.h>
 #include <map>
@@ -332,20 +332,6 @@ void counting_tree_init(unsigned ctx)
 }
 
 // A policy made of a tree, as StarPU's modular policies are.
-#define TREE_POLICY(ident, name, init) \
-	struct starpu_sched_policy ident = { \
-		.init_sched = init, \
-		.deinit_sched = starpu_sched_tree_deinitialize, \
-		.push_task = starpu_sched_tree_push_task, \
-		.pop_task = starpu_sched_tree_pop_task, \
-		.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook, \
-		.post_exec_hook = starpu_sched_component_worker_post_exec_hook, \
-		.add_workers = starpu_sched_tree_add_workers, \
-		.remove_workers = starpu_sched_tree_remove_workers, \
-		.policy_name = name, \
-		.policy_description = name, \
-		.worker_type = STARPU_WORKER_LIST, \
-	}
 
 TREE_POLICY(counting_policy, "counting-tree", counting_tree_init);
 

@@ -106,6 +106,13 @@ static void prandom_prio_init(unsigned ctx)
 							   | STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ctx);
 }
 
+/* modular-heft's tree, the combined workers among the choices. */
+static void pheft_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler((starpu_sched_component_create_t)starpu_sched_component_mct_create, NULL,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_COMBINED_WORKERS | MODELS, ctx);
+}
+
 #define MODULAR_POLICY(ident, name, init, push, description) \
 	static struct starpu_sched_policy ident = \
 	{ \
@@ -137,6 +144,7 @@ MODULAR_POLICY(modular_heft2, "modular-heft2", heft2_init, starpu_sched_tree_pus
 MODULAR_POLICY(modular_heteroprio, "modular-heteroprio", heteroprio_init, starpu_sched_tree_push_task, "heteroprio modular policy");
 MODULAR_POLICY(modular_heteroprio_heft, "modular-heteroprio-heft", heteroprio_heft_init, starpu_sched_tree_push_task,
 	       "heteroprio+heft modular policy");
+MODULAR_POLICY(modular_pheft, "modular-pheft", pheft_init, starpu_sched_tree_push_task, "parallel heft modular policy");
 MODULAR_POLICY(modular_prandom, "modular-prandom", prandom_init, starpu_sched_tree_push_task, "prandom modular policy");
 MODULAR_POLICY(modular_prandom_prio, "modular-prandom-prio", prandom_prio_init, starpu_sched_tree_push_task, "prandom-prio modular policy");
 
@@ -144,7 +152,7 @@ static struct starpu_sched_policy *modular_policies[] =
 {
 	&modular_eager, &modular_eager_prefetching, &modular_prio, &modular_prio_prefetching, &modular_random,
 	&modular_random_prio, &modular_ws, &modular_heft, &modular_heft_prio, &modular_heft2, &modular_heteroprio,
-	&modular_heteroprio_heft, &modular_prandom, &modular_prandom_prio,
+	&modular_heteroprio_heft, &modular_prandom, &modular_prandom_prio, &modular_pheft,
 };
 
 static int init(void)
