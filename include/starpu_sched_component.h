@@ -279,7 +279,7 @@ struct starpu_sched_component *starpu_sched_component_heft_create(struct starpu_
 int starpu_sched_component_is_heft(struct starpu_sched_component *component);
 
 /** Parameters of the heteroprio component: mct the weights of its decisions (NULL: StarPU's defaults and env vars);
- * batch non-zero (the default) gives the tasks it sends down the context's highest priority, so the queues below keep its order. */
+ * batch non-zero (the default) sends the tasks of its buckets down with the context's highest priority, so the queues below keep its order. */
 struct starpu_sched_component_heteroprio_data
 {
 	struct starpu_sched_component_mct_data *mct;
