@@ -170,7 +170,13 @@ void starpu_sched_component_prefetch_on_node(struct starpu_sched_component *comp
 struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_ctx, int workerid);
 /** The worker component of workerid in the modular tree of context sched_ctx. */
 struct starpu_sched_component *starpu_sched_component_worker_new(unsigned sched_ctx, int workerid);
-/** Parallel (combined) workers are not supported: NULL with a message. */
+/**
+ * The component of the combined worker of workers (made with starpu_combined_worker_assign_workerid() if none
+ * exists; their order gives the ranks), parent of their worker components: a task pushed to it runs on all of
+ * them at once (a parallel codelet: STARPU_SPMD or STARPU_FORKJOIN). Decisions count it when all its workers are
+ * in the context. starpu_sched_component_worker_get() gives it by its combined worker id. NULL with a message for
+ * bad workers (not CPU workers, repeated, out of range).
+ */
 struct starpu_sched_component *starpu_sched_component_parallel_worker_create(struct starpu_sched_tree *tree, unsigned nworkers, unsigned *workers);
 /** The worker of a worker component, -1 for another component. */
 int starpu_sched_component_worker_get_workerid(struct starpu_sched_component *worker_component);
@@ -272,6 +278,26 @@ struct starpu_sched_component *starpu_sched_component_heft_create(struct starpu_
 /** Returns 1 if component was made by starpu_sched_component_heft_create(). */
 int starpu_sched_component_is_heft(struct starpu_sched_component *component);
 
+/** Parameters of the heteroprio component: mct the weights of its decisions (NULL: StarPU's defaults and env vars);
+ * batch non-zero (the default) sends the tasks of its buckets down with the context's highest priority, so the queues below keep its order. */
+struct starpu_sched_component_heteroprio_data
+{
+	struct starpu_sched_component_mct_data *mct;
+	unsigned batch;
+};
+
+/**
+ * Sorts tasks into buckets of similar acceleration factor (their predicted
+ * length on the slowest worker below over the fastest), most accelerated
+ * first, and hands them down by the mct decision: accelerators take the most
+ * accelerated tasks, CPUs the least; tasks that not every worker can run or
+ * without prediction go by the mct decision alone (params NULL: mct defaults,
+ * batch on). NULL with a message when memory is short.
+ */
+struct starpu_sched_component *starpu_sched_component_heteroprio_create(struct starpu_sched_tree *tree, struct starpu_sched_component_heteroprio_data *params) STARPU_ATTRIBUTE_MALLOC;
+/** Returns 1 if component was made by starpu_sched_component_heteroprio_create(). */
+int starpu_sched_component_is_heteroprio(struct starpu_sched_component *component);
+
 /** Chooses the implementation predicted fastest on the workers below (one needing calibration first), then pushes to its only child. */
 struct starpu_sched_component *starpu_sched_component_best_implementation_create(struct starpu_sched_tree *tree, void *arg) STARPU_ATTRIBUTE_MALLOC;
 
@@ -314,7 +340,8 @@ int starpu_sched_component_is_perfmodel_select(struct starpu_sched_component *co
 #define STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY	(1 << 10)
 /** The workers sharing a queue below share it through a work-stealing component. */
 #define STARPU_SCHED_SIMPLE_WS_BELOW		(1 << 11)
-/** Choose among combined workers too (not supported here: refused with a message). */
+/** Choose among combined workers too: StarPU's default ones are made (starpu_sched_find_all_worker_combinations()) and each
+ * is a choice of the decision (or goes with its first member's memory node or kind), with no queue below it. */
 #define STARPU_SCHED_SIMPLE_COMBINED_WORKERS	(1 << 12)
 
 /** Builds sched_ctx_id's tree around the decision component create_decision_component(tree, data), as flags describe, and makes it the context's policy data. */

@@ -114,7 +114,8 @@ static int combined_add(int n, const int *ids, const char *fn)
 
 int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[])
 {
-	if (!_astro_running()) {
+	/* A policy's init_sched (the runtime starting) may make some too. */
+	if (!_astro_running() && __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE) != _ASTRO_STARTING) {
 		_astro_error("starpu_combined_worker_assign_workerid: the runtime is not running: call starpu_init() first");
 		return -EINVAL;
 	}

@@ -60,6 +60,8 @@ double _astro_component_speed(struct starpu_sched_component *component)
 {
 	double sum = 0.0;
 
+	if (starpu_sched_component_is_combined_worker(component))
+		return _astro_component_combined_speed(component);
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 		sum += starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(w, component->tree->sched_ctx_id));
 	return sum > 1e-9 ? sum : 1e-9;
@@ -456,7 +458,8 @@ int starpu_sched_component_can_execute_task(struct starpu_sched_component *compo
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 		if (starpu_worker_can_execute_task((unsigned)w, task, 0) || starpu_worker_can_execute_task_first_impl((unsigned)w, task, NULL))
 			return 1;
-	return 0;
+	/* A combined worker's id is no worker's: the kernel says whether its members can run task together. */
+	return _astro_component_combined_can_execute(component, task);
 }
 
 int starpu_sched_component_execute_preds(struct starpu_sched_component *component, struct starpu_task *task, double *length)
@@ -467,7 +470,9 @@ int starpu_sched_component_execute_preds(struct starpu_sched_component *componen
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w))
 		for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
 		{
-			if (!starpu_worker_can_execute_task((unsigned)w, task, nimpl))
+			/* w may be a combined worker's id (its component's): the kernel says whether its members can run task together. */
+			if (!starpu_worker_can_execute_task((unsigned)w, task, nimpl)
+			    && !((unsigned)w >= starpu_worker_get_count() && starpu_combined_worker_can_execute_task((unsigned)w, task, nimpl)))
 				continue;
 			double len = starpu_task_worker_expected_length(task, (unsigned)w, component->tree->sched_ctx_id, nimpl);
 
@@ -492,6 +497,11 @@ double starpu_sched_component_transfer_length(struct starpu_sched_component *com
 	double sum = 0.0;
 	int n = 0;
 
+	if (!STARPU_TASK_GET_NBUFFERS(task))
+		return 0.0;
+	/* A combined worker's data goes where its members work. */
+	if (starpu_sched_component_is_combined_worker(component))
+		return starpu_task_expected_data_transfer_time(starpu_worker_get_memory_node((unsigned)_astro_component_combined_first(component)), task);
 	for (int w = starpu_bitmap_first(component->workers_in_ctx); w >= 0; w = starpu_bitmap_next(component->workers_in_ctx, w), n++)
 		sum += starpu_task_expected_data_transfer_time_for(task, (unsigned)w);
 	return n ? sum / n : 0.0;
@@ -546,6 +556,8 @@ void starpu_sched_tree_destroy(struct starpu_sched_tree *tree)
 		return;
 	ctx = _astro_modular_ctx(tree->sched_ctx_id);
 	starpu_sched_component_destroy_rec(tree->root);
+	for (int c = 0; c < STARPU_NMAX_COMBINEDWORKERS; c++)
+		starpu_sched_component_destroy(ctx->combined[c]);
 	for (int w = 0; w < STARPU_NMAXWORKERS; w++)
 		starpu_sched_component_destroy(ctx->worker[w]);
 	STARPU_PTHREAD_MUTEX_DESTROY(&tree->lock);
@@ -649,6 +661,10 @@ int starpu_sched_tree_push_task(struct starpu_task *task)
 	/* A task bound to a worker needs no decision. */
 	if (bound >= 0 && astro_sched_workers_contains(&ctx->workers, bound) && ctx->worker[bound])
 		ret = starpu_sched_component_push_task(NULL, ctx->worker[bound], task);
+	else if (bound >= 0 && (unsigned)bound >= starpu_worker_get_count() && (unsigned)bound - starpu_worker_get_count() < STARPU_NMAX_COMBINEDWORKERS
+		 && ctx->combined[bound - starpu_worker_get_count()])
+		/* Bound to a combined worker of the tree. */
+		ret = starpu_sched_component_push_task(NULL, ctx->combined[bound - starpu_worker_get_count()], task);
 	else
 		ret = starpu_sched_component_push_task(NULL, ctx->tree->root, task);
 	return ret ? -EAGAIN : 0;

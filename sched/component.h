@@ -15,6 +15,8 @@ struct _astro_modular_ctx
 	/** The workers of the context and their hunger: a component that queued a task wakes one (can_pull). */
 	struct astro_sched_workers workers;
 	struct starpu_sched_component *worker[STARPU_NMAXWORKERS];
+	/** The components of combined workers, by id - starpu_worker_get_count(). */
+	struct starpu_sched_component *combined[STARPU_NMAX_COMBINEDWORKERS];
 };
 
 /** The context's modular state, made on first use (NULL only for a bad id, with a message). */
@@ -30,6 +32,15 @@ struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_comp
  * task straight away): a component pumping tasks down for that pull may stop there. */
 int _astro_component_puller_served(void);
 
+/** 1 when component is a combined worker's, all its members in the context, and they can run task together. */
+int _astro_component_combined_can_execute(struct starpu_sched_component *component, struct starpu_task *task);
+
+/** The first worker of a combined worker's component. */
+int _astro_component_combined_first(struct starpu_sched_component *component);
+
+/** The relative speed of a combined worker's component: its members', summed. */
+double _astro_component_combined_speed(struct starpu_sched_component *component);
+
 /** The relative speed of the workers of component (in context), summed; at least 1e-9. */
 double _astro_component_speed(struct starpu_sched_component *component);
 
@@ -44,6 +55,14 @@ void _astro_component_links_drop(struct starpu_sched_component **array, unsigned
 
 /** Reports the new component to the observers of ASTRO_MOMENT_COMPONENT_NEW (with its worker, or -1). */
 void _astro_component_report_new(struct starpu_sched_component *component, int workerid);
+
+/** The weights of an mct decision: given, or StarPU's defaults and env vars (STARPU_SCHED_ALPHA...) when given is NULL. */
+void _astro_component_mct_params(struct starpu_sched_component_mct_data *to, const struct starpu_sched_component_mct_data *given);
+
+/** The child of component where task completes first, weighing transfers by params (-1: none can run it);
+ * sets task->predicted and predicted_transfer for that child. */
+int _astro_component_mct_choose(struct starpu_sched_component *component, const struct starpu_sched_component_mct_data *params,
+				struct starpu_task *task);
 
 /** Priority range for the queue components of tree's context. */
 void _astro_component_priorities(struct starpu_sched_tree *tree, int *min_priority, int *max_priority);

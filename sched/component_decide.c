@@ -327,6 +327,19 @@ int starpu_sched_tree_work_stealing_push_task(struct starpu_task *task)
 
 /* ---------------------------------------------------------- mct, heft */
 
+void _astro_component_mct_params(struct starpu_sched_component_mct_data *to, const struct starpu_sched_component_mct_data *given)
+{
+	if (given)
+	{
+		*to = *given;
+		return;
+	}
+	to->alpha = starpu_get_env_float_default("STARPU_SCHED_ALPHA", 1.0);
+	to->beta = starpu_get_env_float_default("STARPU_SCHED_BETA", 1.0);
+	to->_gamma = starpu_get_env_float_default("STARPU_SCHED_GAMMA", 1000.0);
+	to->idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", 0.0);
+}
+
 struct mct_data
 {
 	struct starpu_sched_component_mct_data params;
@@ -336,10 +349,9 @@ struct mct_data
 	int heft;
 };
 
-/* The child where task completes first, weighing transfers; sets task->predicted and predicted_transfer. */
-static int mct_choose(struct starpu_sched_component *component, struct starpu_task *task)
+int _astro_component_mct_choose(struct starpu_sched_component *component, const struct starpu_sched_component_mct_data *params,
+				struct starpu_task *task)
 {
-	struct mct_data *data = component->data;
 	double end[component->nchildren ? component->nchildren : 1], len[component->nchildren ? component->nchildren : 1];
 	double transfer[component->nchildren ? component->nchildren : 1], min_end = INFINITY, best_fitness = INFINITY;
 	int best = -1;
@@ -349,7 +361,9 @@ static int mct_choose(struct starpu_sched_component *component, struct starpu_ta
 		struct starpu_sched_component *child = component->children[i];
 
 		end[i] = INFINITY;
-		if (!starpu_sched_component_execute_preds(child, task, &len[i]))
+		/* Without a model every length is 0: whether the child can run it is enough (execute_preds asks every implementation). */
+		if (!task->cl->model ? (len[i] = 0.0, !starpu_sched_component_can_execute_task(child, task))
+				     : !starpu_sched_component_execute_preds(child, task, &len[i]))
 			continue;
 		if (isnan(len[i]))
 			len[i] = 0.0;
@@ -362,7 +376,7 @@ static int mct_choose(struct starpu_sched_component *component, struct starpu_ta
 	{
 		if (isinf(end[i]))
 			continue;
-		double fitness = data->params.alpha * (end[i] - min_end) + data->params.beta * transfer[i];
+		double fitness = params->alpha * (end[i] - min_end) + params->beta * transfer[i];
 
 		if (fitness < best_fitness)
 		{
@@ -380,7 +394,7 @@ static int mct_choose(struct starpu_sched_component *component, struct starpu_ta
 
 static int mct_push_task(struct starpu_sched_component *component, struct starpu_task *task)
 {
-	int best = mct_choose(component, task);
+	int best = _astro_component_mct_choose(component, &((struct mct_data *)component->data)->params, task);
 
 	if (best < 0)
 		return -ENODEV;
@@ -469,15 +483,7 @@ static struct starpu_sched_component *mct_create(struct starpu_sched_tree *tree,
 		starpu_sched_component_destroy(component);
 		return NULL;
 	}
-	if (params)
-		data->params = *params;
-	else
-	{
-		data->params.alpha = starpu_get_env_float_default("STARPU_SCHED_ALPHA", 1.0);
-		data->params.beta = starpu_get_env_float_default("STARPU_SCHED_BETA", 1.0);
-		data->params._gamma = starpu_get_env_float_default("STARPU_SCHED_GAMMA", 1000.0);
-		data->params.idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", 0.0);
-	}
+	_astro_component_mct_params(&data->params, params);
 	data->heft = heft;
 	if (heft)
 		astro_sched_lock_init(&data->lock);

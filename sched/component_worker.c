@@ -107,25 +107,187 @@ static void worker_deinit_data(struct starpu_sched_component *component)
 	free(data);
 }
 
+/* ------------------------------------------------------ combined workers */
+
+/* A combined worker's component: a leaf of the decisions (the kernel runs what it is given on all its members at
+ * once), made the parent of its members' components, as in StarPU. */
+struct combined_data
+{
+	int id;
+	int size;
+	const int *members;
+};
+
+static int combined_push_task(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	struct combined_data *data = component->data;
+
+	/* The kernel queues one part per member and wakes them (a sequential codelet is refused, with a message). */
+	return starpu_push_local_task(data->id, task, 1) ? 1 : 0;
+}
+
+/* A member pulls through it: what it takes from above is launched on the combined worker (the member meets its part
+ * in its own queue); only a task the kernel refuses comes back to the member, which runs it alone. */
+static struct starpu_task *combined_pull_task(struct starpu_sched_component *component, struct starpu_sched_component *to)
+{
+	struct starpu_task *task = starpu_sched_component_parents_pull_task(component, to);
+
+	if (task && combined_push_task(component, task) == 0)
+		return NULL;
+	return task;
+}
+
+static double combined_estimated_end(struct starpu_sched_component *component)
+{
+	struct combined_data *data = component->data;
+	double end = starpu_timing_now();
+
+	for (int i = 0; i < data->size; i++)
+	{
+		struct starpu_sched_component *member = starpu_sched_component_worker_get(component->tree->sched_ctx_id, data->members[i]);
+		double member_end = member ? member->estimated_end(member) : end;
+
+		end = member_end > end ? member_end : end;
+	}
+	return end;
+}
+
+static double combined_estimated_load(struct starpu_sched_component *component)
+{
+	struct combined_data *data = component->data;
+	double load = 0.0;
+
+	for (int i = 0; i < data->size; i++)
+	{
+		struct starpu_sched_component *member = starpu_sched_component_worker_get(component->tree->sched_ctx_id, data->members[i]);
+
+		load += member ? member->estimated_load(member) : 0.0;
+	}
+	return load;
+}
+
+/* Decisions count it in the context when all its members are (its id is no worker of the context). */
+static void combined_notify_change_workers(struct starpu_sched_component *component)
+{
+	struct combined_data *data = component->data;
+	struct starpu_sched_tree *tree = component->tree;
+	int in = 1;
+
+	for (int i = 0; i < data->size && in; i++)
+		in = starpu_bitmap_get(tree->workers, data->members[i]);
+	if (in)
+		starpu_bitmap_set(component->workers_in_ctx, data->id);
+	else
+		starpu_bitmap_unset(component->workers_in_ctx, data->id);
+}
+
+/* The component of combined worker id in the context's tree, made on first use; NULL with a message. */
+static struct starpu_sched_component *combined_get(struct _astro_modular_ctx *ctx, unsigned sched_ctx, int id)
+{
+	unsigned slot = (unsigned)id - starpu_worker_get_count();
+	struct starpu_sched_component *component;
+	struct combined_data *data;
+
+	if (ctx->combined[slot])
+		return ctx->combined[slot];
+	if (!ctx->tree)
+	{
+		astro_log_error("sched_component", "the component of combined worker %d: context %u has no tree yet (starpu_sched_tree_create)", id,
+				sched_ctx);
+		return NULL;
+	}
+	component = _astro_component_create_with_data(ctx->tree, "combined_worker", sizeof(*data));
+	if (!component)
+		return NULL;
+	data = component->data;
+	data->id = id;
+	if (starpu_combined_worker_get_description(id, &data->size, (int **)&data->members) != 0)
+	{
+		starpu_sched_component_destroy(component);
+		return NULL;
+	}
+	component->push_task = combined_push_task;
+	/* can_pull stays the default: a task above it wakes a member, which pulls. */
+	component->pull_task = combined_pull_task;
+	component->estimated_end = combined_estimated_end;
+	component->estimated_load = combined_estimated_load;
+	component->notify_change_workers = combined_notify_change_workers;
+	component->properties = STARPU_SCHED_COMPONENT_HOMOGENEOUS | STARPU_SCHED_COMPONENT_SINGLE_MEMORY_NODE;
+	starpu_bitmap_set(component->workers, id);
+	ctx->combined[slot] = component;
+	for (int i = 0; i < data->size; i++)
+		starpu_sched_component_connect(component, starpu_sched_component_worker_get(sched_ctx, data->members[i]));
+	combined_notify_change_workers(component);
+	return component;
+}
+
+struct starpu_sched_component *starpu_sched_component_parallel_worker_create(struct starpu_sched_tree *tree, unsigned nworkers, unsigned *workers)
+{
+	int ids[STARPU_MAXCPUS];
+	struct _astro_modular_ctx *ctx;
+
+	if (!tree || !workers || nworkers < 1 || nworkers > STARPU_MAXCPUS)
+	{
+		astro_log_error("sched_component", "starpu_sched_component_parallel_worker_create: give a tree and 1 to %d CPU workers (%s, %u workers)",
+				STARPU_MAXCPUS, tree ? "a tree" : "no tree", workers ? nworkers : 0);
+		return NULL;
+	}
+	if (!(ctx = _astro_modular_ctx(tree->sched_ctx_id)))
+		return NULL;
+	for (unsigned i = 0; i < nworkers; i++)
+		ids[i] = (int)workers[i];
+	/* The combined worker of these workers, made if none exists (the kernel says what is wrong with them). */
+	int id = starpu_combined_worker_assign_workerid((int)nworkers, ids);
+	return id < 0 ? NULL : combined_get(ctx, tree->sched_ctx_id, id);
+}
+
+int _astro_component_combined_can_execute(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	if (!starpu_sched_component_is_combined_worker(component) || !starpu_bitmap_cardinal(component->workers_in_ctx))
+		return 0;
+	for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
+		if (starpu_combined_worker_can_execute_task((unsigned)((struct combined_data *)component->data)->id, task, nimpl))
+			return 1;
+	return 0;
+}
+
+int _astro_component_combined_first(struct starpu_sched_component *component)
+{
+	return ((struct combined_data *)component->data)->members[0];
+}
+
+double _astro_component_combined_speed(struct starpu_sched_component *component)
+{
+	struct combined_data *data = component->data;
+	double sum = 0.0;
+
+	for (int i = 0; i < data->size; i++)
+		sum += starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(data->members[i], component->tree->sched_ctx_id));
+	return sum > 1e-9 ? sum : 1e-9;
+}
+
+/* ---------------------------------------------------------- all workers */
+
 int starpu_sched_component_is_worker(struct starpu_sched_component *component)
 {
-	return component && component->push_task == worker_push_task;
+	return component && (component->push_task == worker_push_task || component->push_task == combined_push_task);
 }
 
 int starpu_sched_component_is_simple_worker(struct starpu_sched_component *component)
 {
-	return starpu_sched_component_is_worker(component);
+	return component && component->push_task == worker_push_task;
 }
 
 int starpu_sched_component_is_combined_worker(struct starpu_sched_component *component)
 {
-	(void)component;
-	return 0;
+	return component && component->push_task == combined_push_task;
 }
 
 int starpu_sched_component_worker_get_workerid(struct starpu_sched_component *worker_component)
 {
-	return starpu_sched_component_is_worker(worker_component) ? ((struct worker_data *)worker_component->data)->workerid : -1;
+	if (starpu_sched_component_is_combined_worker(worker_component))
+		return ((struct combined_data *)worker_component->data)->id;
+	return starpu_sched_component_is_simple_worker(worker_component) ? ((struct worker_data *)worker_component->data)->workerid : -1;
 }
 
 struct starpu_sched_component *starpu_sched_component_worker_new(unsigned sched_ctx, int workerid)
@@ -142,9 +304,13 @@ struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_
 
 	if (!ctx)
 		return NULL;
+	if (workerid >= 0 && (unsigned)workerid >= starpu_worker_get_count()
+	    && (unsigned)workerid < starpu_worker_get_count() + starpu_combined_worker_get_count())
+		return combined_get(ctx, sched_ctx, workerid);
 	if (workerid < 0 || workerid >= STARPU_NMAXWORKERS || (unsigned)workerid >= starpu_worker_get_count())
 	{
-		astro_log_error("sched_component", "starpu_sched_component_worker_get: no worker %d (%u workers)", workerid, starpu_worker_get_count());
+		astro_log_error("sched_component", "starpu_sched_component_worker_get: no worker %d (%u workers, %u combined workers)", workerid,
+				starpu_worker_get_count(), starpu_combined_worker_get_count());
 		return NULL;
 	}
 	if (ctx->worker[workerid])
@@ -179,15 +345,6 @@ nomem:
 	if (component)
 		component->deinit_data = NULL, free(component->name), starpu_bitmap_destroy(component->workers),
 			starpu_bitmap_destroy(component->workers_in_ctx), free(component);
-	return NULL;
-}
-
-struct starpu_sched_component *starpu_sched_component_parallel_worker_create(struct starpu_sched_tree *tree, unsigned nworkers, unsigned *workers)
-{
-	(void)tree;
-	(void)nworkers;
-	(void)workers;
-	astro_log_error("sched_component", "parallel (combined) worker components are not supported: Astrolabe has no combined workers");
 	return NULL;
 }
 

@@ -4,7 +4,7 @@
 // components, bad input, and a component written here, out of the library,
 // inserted into a running tree.
 #include "helpers.h"
-#include <starpu_sched_component.h>
+#include "tree_policy.h"
 
 #include <astrolabe/observe.h>
 #include <map>
@@ -282,9 +282,9 @@ TEST_F(Components, BadInputIsRefusedWithAMessage)
 	EXPECT_NE(err.find("no worker 4000"), std::string::npos) << err;
 	err = stderr_of([&] { EXPECT_EQ(starpu_sched_tree_create(0), nullptr); });
 	EXPECT_NE(err.find("already has a tree"), std::string::npos) << err;
-	unsigned w = 0;
-	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_parallel_worker_create(tree_, 1, &w), nullptr); });
-	EXPECT_NE(err.find("not supported"), std::string::npos) << err;
+	unsigned w[2] = { 0, 0 };
+	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_parallel_worker_create(tree_, 2, w), nullptr); });
+	EXPECT_NE(err.find("twice"), std::string::npos) << err;
 	err = stderr_of([&] { EXPECT_EQ(starpu_sched_component_perfmodel_select_create(tree_, nullptr), nullptr); });
 	EXPECT_NE(err.find("NULL"), std::string::npos) << err;
 	// Several children and no push_task: the default cannot choose.
@@ -332,20 +332,6 @@ void counting_tree_init(unsigned ctx)
 }
 
 // A policy made of a tree, as StarPU's modular policies are.
-#define TREE_POLICY(ident, name, init) \
-	struct starpu_sched_policy ident = { \
-		.init_sched = init, \
-		.deinit_sched = starpu_sched_tree_deinitialize, \
-		.push_task = starpu_sched_tree_push_task, \
-		.pop_task = starpu_sched_tree_pop_task, \
-		.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook, \
-		.post_exec_hook = starpu_sched_component_worker_post_exec_hook, \
-		.add_workers = starpu_sched_tree_add_workers, \
-		.remove_workers = starpu_sched_tree_remove_workers, \
-		.policy_name = name, \
-		.policy_description = name, \
-		.worker_type = STARPU_WORKER_LIST, \
-	}
 
 TREE_POLICY(counting_policy, "counting-tree", counting_tree_init);
 
@@ -726,15 +712,21 @@ TEST(ComposedComponent, SeveralStepsActAsOneComponent)
 
 // ------------------- the socket and cache levels of make_scheduler
 
-// prio at the root, eager per package, fifo per last-level cache.
+bool g_levels_numa;
+
+// prio at the root, random per memory node (when asked), eager per package, fifo per last-level cache.
 void levels_init(unsigned ctx)
 {
 	struct starpu_sched_component_specs specs = {};
 	specs.hwloc_machine_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(prio_of, nullptr);
+	if (g_levels_numa)
+		specs.hwloc_component_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(
+			[](struct starpu_sched_tree *tree, void *arg) { return starpu_sched_component_random_create(tree, arg); }, nullptr);
 	specs.hwloc_socket_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(eager_of, nullptr);
 	specs.hwloc_cache_composed_sched_component = starpu_sched_component_composed_recipe_create_singleton(fifo_of, nullptr);
 	struct starpu_sched_tree *t = starpu_sched_component_make_scheduler(ctx, specs);
 	starpu_sched_component_composed_recipe_destroy(specs.hwloc_machine_composed_sched_component);
+	starpu_sched_component_composed_recipe_destroy(specs.hwloc_component_composed_sched_component);
 	starpu_sched_component_composed_recipe_destroy(specs.hwloc_socket_composed_sched_component);
 	starpu_sched_component_composed_recipe_destroy(specs.hwloc_cache_composed_sched_component);
 	starpu_sched_ctx_set_policy_data(ctx, t);
@@ -756,55 +748,111 @@ std::pair<long long, long long> place_of(int workerid)
 	return { package ? (long long)package->logical_index : -1, llc ? (long long)llc->gp_index : -1 };
 }
 
-TEST(MakeScheduler, SocketAndCacheLevelsFollowTheTopology)
+// A machine for hwloc to show (HWLOC_SYNTHETIC; none: this one), its CPU workers, whether main memory is split per
+// NUMA node (STARPU_USE_NUMA, and a memory-node level in the tree), and how many packages, caches and RAM nodes the
+// workers span there (0: whatever this machine has).
+struct Machine
 {
+	const char *name;
+	const char *synthetic;
+	int ncpus;
+	bool numa;
+	size_t packages, caches, nodes;
+};
+
+class Levels : public ::testing::TestWithParam<Machine>
+{
+};
+
+TEST_P(Levels, TreeFollowsTheTopology)
+{
+	const Machine &m = GetParam();
 	ScopedEnv sched("STARPU_SCHED", nullptr);
-	starpu_conf conf = conf_with_ncpus(2);
+	ScopedEnv synthetic("HWLOC_SYNTHETIC", m.synthetic);
+	ScopedEnv numa("STARPU_USE_NUMA", m.numa ? "1" : nullptr);
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
+	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	g_levels_numa = m.numa;
+	starpu_conf conf = conf_with_ncpus(m.ncpus);
 	conf.sched_policy = &levels_policy;
 	ASSERT_EQ(starpu_init(&conf), 0);
-	EXPECT_NE(starpu_get_hwloc_topology(), nullptr);
+	hwloc_topology_t topo = starpu_get_hwloc_topology();
+	ASSERT_NE(topo, nullptr);
+	if (m.synthetic)
+		ASSERT_FALSE(hwloc_topology_is_thissystem(topo)) << "hwloc did not take HWLOC_SYNTHETIC";
 	struct starpu_sched_tree *tree = starpu_sched_tree_get(0);
 	ASSERT_NE(tree, nullptr);
 	ASSERT_NE(tree->root, nullptr);
 	EXPECT_EQ(std::string(tree->root->name), "prio");
 	unsigned nworkers = starpu_worker_get_count();
-	std::map<long long, struct starpu_sched_component *> socket_of, cache_of;
+	ASSERT_EQ(nworkers, (unsigned)m.ncpus);
+	std::map<long long, struct starpu_sched_component *> node_of, socket_of, cache_of;
 	std::set<struct starpu_sched_component *> under_root;
 	for (unsigned w = 0; w < nworkers; w++) {
 		SCOPED_TRACE(testing::Message() << "worker " << w);
 		auto place = place_of((int)w);
-		struct starpu_sched_component *c = starpu_sched_component_worker_get(0, (int)w);
+		long long node = starpu_worker_get_memory_node(w);
+		struct starpu_sched_component *c = starpu_sched_component_worker_get(0, (int)w), *top = c;
 		ASSERT_EQ(c->nparents, 1u);
 		c = c->parents[0];
-		// Up from the worker: its cache's fifo (when it has a cache), its package's eager (when it has one), the root.
+		// Up from the worker: its cache's fifo (when it has a cache), its package's eager (when it has one), its
+		// memory node's random (with that level), the root.
 		if (place.second >= 0) {
 			EXPECT_TRUE(starpu_sched_component_is_fifo(c)) << c->name;
 			EXPECT_TRUE(cache_of.emplace(place.second, c).first->second == c) << "workers of one cache share its component";
 			ASSERT_EQ(c->nparents, 1u);
+			top = c;
 			c = c->parents[0];
 		}
 		if (place.first >= 0) {
 			EXPECT_TRUE(starpu_sched_component_is_eager(c)) << c->name;
 			EXPECT_TRUE(socket_of.emplace(place.first, c).first->second == c) << "workers of one package share its component";
 			ASSERT_EQ(c->nparents, 1u);
+			top = c;
+			c = c->parents[0];
+		}
+		if (m.numa) {
+			EXPECT_TRUE(starpu_sched_component_is_random(c)) << c->name;
+			EXPECT_TRUE(node_of.emplace(node, c).first->second == c) << "workers of one memory node share its component";
+			ASSERT_EQ(c->nparents, 1u);
+			top = c;
 			c = c->parents[0];
 		}
 		EXPECT_EQ(c, tree->root);
-		under_root.insert(place.first >= 0 ? socket_of[place.first] : place.second >= 0 ? cache_of[place.second]
-												: starpu_sched_component_worker_get(0, (int)w));
+		under_root.insert(top);
 	}
-	// One component per package and per cache, no more.
-	std::set<struct starpu_sched_component *> sockets, caches;
-	for (auto &p : socket_of)
-		sockets.insert(p.second);
-	for (auto &p : cache_of)
-		caches.insert(p.second);
-	EXPECT_EQ(sockets.size(), socket_of.size());
-	EXPECT_EQ(caches.size(), cache_of.size());
+	// One component per memory node, package and cache, no more.
+	for (auto *level : { &node_of, &socket_of, &cache_of }) {
+		std::set<struct starpu_sched_component *> distinct;
+		for (auto &p : *level)
+			distinct.insert(p.second);
+		EXPECT_EQ(distinct.size(), level->size());
+	}
 	EXPECT_EQ(tree->root->nchildren, under_root.size());
+	// The workers span the machine hwloc shows: the levels were exercised.
+	if (m.packages)
+		EXPECT_EQ(socket_of.size(), m.packages);
+	if (m.synthetic)
+		EXPECT_EQ(cache_of.size(), m.caches);
+	if (m.nodes) {
+		EXPECT_EQ(node_of.size(), m.nodes);
+		EXPECT_EQ(starpu_memory_nodes_get_numa_count(), (int)m.nodes);
+	}
 
 	run_tasks_once("levels", 300, 2, 0);
 	starpu_shutdown();
 }
+
+INSTANTIATE_TEST_SUITE_P(
+	MakeScheduler, Levels,
+	::testing::Values(Machine{ "this_machine", nullptr, 2, false, 0, 0, 0 },
+			  // Two packages of two L3 caches of two cores.
+			  Machine{ "two_packages", "package:2 l3:2 core:2 pu:1", 8, false, 2, 4, 0 },
+			  // A NUMA node per package, two L3 caches each.
+			  Machine{ "numa_per_package", "numa:2 package:1 l3:2 core:2 pu:1", 8, true, 2, 4, 2 },
+			  // Two NUMA nodes of two packages each, no cache: that level goes.
+			  Machine{ "packages_per_numa_no_cache", "numa:2 package:2 core:2 pu:1", 8, true, 4, 0, 2 }),
+	[](const testing::TestParamInfo<Machine> &info) { return std::string(info.param.name); });
 
 } // namespace

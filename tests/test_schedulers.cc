@@ -61,7 +61,8 @@ std::string policy_param_name(const testing::TestParamInfo<const char *> &info)
 // The policies whose queues are ordered by priority (one worker runs the highest first).
 bool promises_priorities(const std::string &policy)
 {
-	for (const char *p : { "prio", "lws", "dmdas", "dmdap", "modular-prio", "modular-prio-prefetching", "modular-random-prio" })
+	for (const char *p : { "prio", "lws", "dmdas", "dmdap", "modular-prio", "modular-prio-prefetching", "modular-random-prio",
+			       "modular-heteroprio" })
 		if (policy == p)
 			return true;
 	return false;
@@ -476,7 +477,9 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap",
 							     "modular-eager", "modular-eager-prefetching", "modular-prio",
 							     "modular-prio-prefetching", "modular-random", "modular-random-prio",
-							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2"),
+							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2",
+							     "modular-heteroprio", "modular-heteroprio-heft", "modular-prandom",
+							     "modular-prandom-prio", "modular-pheft"),
 			 policy_param_name);
 
 } // namespace

@@ -74,6 +74,45 @@ static void heft2_init(unsigned ctx)
 							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | MODELS, ctx);
 }
 
+static void heteroprio_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler((starpu_sched_component_create_t)starpu_sched_component_heteroprio_create, NULL,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | MODELS, ctx);
+}
+
+/* Two decisions, heteroprio (the default) and heft: a task's sched_data (STARPU_TASK_SCHED_DATA) chooses, 1 for heft. */
+static void heteroprio_heft_init(unsigned ctx)
+{
+	struct starpu_sched_component_heteroprio_data heteroprio = { .mct = NULL, .batch = 1 };
+
+	starpu_sched_component_initialize_simple_schedulers(ctx, 2,
+							    (starpu_sched_component_create_t)starpu_sched_component_heteroprio_create, &heteroprio,
+							    STARPU_SCHED_SIMPLE_DECIDE_WORKERS | BELOW | STARPU_SCHED_SIMPLE_IMPL,
+							    (starpu_sched_component_create_t)starpu_sched_component_heft_create, NULL,
+							    STARPU_SCHED_SIMPLE_DECIDE_WORKERS | ABOVE_PRIO | BELOW_PRIO | STARPU_SCHED_SIMPLE_IMPL);
+}
+
+/* Random among the workers and the combined workers: a parallel task may get several cores at once. */
+static void prandom_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_random_create, NULL,
+							   WORKERS | STARPU_SCHED_SIMPLE_COMBINED_WORKERS | ABOVE | STARPU_SCHED_SIMPLE_FIFOS_BELOW, ctx);
+}
+
+static void prandom_prio_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_random_create, NULL,
+							   WORKERS | STARPU_SCHED_SIMPLE_COMBINED_WORKERS | ABOVE | STARPU_SCHED_SIMPLE_FIFOS_BELOW
+							   | STARPU_SCHED_SIMPLE_FIFOS_BELOW_PRIO, ctx);
+}
+
+/* modular-heft's tree, the combined workers among the choices. */
+static void pheft_init(unsigned ctx)
+{
+	starpu_sched_component_initialize_simple_scheduler((starpu_sched_component_create_t)starpu_sched_component_mct_create, NULL,
+							   STARPU_SCHED_SIMPLE_DECIDE_WORKERS | STARPU_SCHED_SIMPLE_COMBINED_WORKERS | MODELS, ctx);
+}
+
 #define MODULAR_POLICY(ident, name, init, push, description) \
 	static struct starpu_sched_policy ident = \
 	{ \
@@ -102,11 +141,18 @@ MODULAR_POLICY(modular_ws, "modular-ws", ws_init, starpu_sched_tree_work_stealin
 MODULAR_POLICY(modular_heft, "modular-heft", heft_init, starpu_sched_tree_push_task, "heft modular policy");
 MODULAR_POLICY(modular_heft_prio, "modular-heft-prio", heft_prio_init, starpu_sched_tree_push_task, "heft+prio modular policy");
 MODULAR_POLICY(modular_heft2, "modular-heft2", heft2_init, starpu_sched_tree_push_task, "heft modular2 policy");
+MODULAR_POLICY(modular_heteroprio, "modular-heteroprio", heteroprio_init, starpu_sched_tree_push_task, "heteroprio modular policy");
+MODULAR_POLICY(modular_heteroprio_heft, "modular-heteroprio-heft", heteroprio_heft_init, starpu_sched_tree_push_task,
+	       "heteroprio+heft modular policy");
+MODULAR_POLICY(modular_pheft, "modular-pheft", pheft_init, starpu_sched_tree_push_task, "parallel heft modular policy");
+MODULAR_POLICY(modular_prandom, "modular-prandom", prandom_init, starpu_sched_tree_push_task, "prandom modular policy");
+MODULAR_POLICY(modular_prandom_prio, "modular-prandom-prio", prandom_prio_init, starpu_sched_tree_push_task, "prandom-prio modular policy");
 
 static struct starpu_sched_policy *modular_policies[] =
 {
 	&modular_eager, &modular_eager_prefetching, &modular_prio, &modular_prio_prefetching, &modular_random,
-	&modular_random_prio, &modular_ws, &modular_heft, &modular_heft_prio, &modular_heft2,
+	&modular_random_prio, &modular_ws, &modular_heft, &modular_heft_prio, &modular_heft2, &modular_heteroprio,
+	&modular_heteroprio_heft, &modular_prandom, &modular_prandom_prio, &modular_pheft,
 };
 
 static int init(void)
