@@ -121,6 +121,7 @@ struct location
 	const char *prev_name, *prev_model;
 	bool prev_has_tag;
 	uint64_t prev_tag;     /* the Tag of the last submit here */
+	uint64_t prev_job;     /* the job of the last submit here, whose tag a task_tag event gives */
 	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
 	uint64_t task_ts;
 	/* activity.data accumulators, ns */
@@ -869,6 +870,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		l->prev_has_tag = t->has_tag;
 		l->prev_tag = t->tag;
+		l->prev_job = value;
 		if (a.has[A_PRIORITY])
 			t->priority = a.v[A_PRIORITY].int32;
 		if (a.has[A_COLOR])
@@ -878,6 +880,17 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		if (a.has[A_SUBITERATION])
 			t->subiteration = a.v[A_SUBITERATION].int64;
 		counter(c, "nsubmitted", &c->nsubmitted, 1, ts);
+		break;
+	}
+	case P_TASK_TAG: {
+		/* Written right after its submit, at the same date: that task has not ended yet. */
+		struct task *t = g_hash_table_lookup(c->tasks, &l->prev_job);
+		if (t) {
+			t->has_tag = true;
+			t->tag = value;
+		}
+		l->prev_has_tag = true;
+		l->prev_tag = value;
 		break;
 	}
 	case P_READY:

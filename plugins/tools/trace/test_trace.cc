@@ -401,6 +401,7 @@ TEST(TraceTool, RecorderShortcutsLoseNothing)
 		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
 		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
 		EXPECT_EQ(count(p.text, "Parameter: \"tag_dependency\""), 7u) << p.text.substr(0, 4000);
+		EXPECT_EQ(count(p.text, "Parameter: \"task_tag\""), 8u) << "each task's tag, an event after its submit: " << p.text.substr(0, 4000);
 	}
 }
 

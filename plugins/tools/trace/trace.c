@@ -109,8 +109,11 @@ static unsigned npapi;
 
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 /* initial-exec: the recorder's per-event look-up is one load, not a __tls_get_addr call (glibc keeps room for a loaded module's few bytes). */
-static __thread struct location *self __attribute__((tls_model("initial-exec")));
-static __thread unsigned self_generation __attribute__((tls_model("initial-exec"))); /* self belongs to this session: an older one was freed */
+static __thread struct
+{
+	struct location *location;
+	unsigned generation; /* location belongs to this session: an older one was freed */
+} self __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------ definitions */
 
@@ -208,23 +211,28 @@ static struct location *location_new(int workerid)
 	return l;
 }
 
-static inline struct location *here(int workerid)
+static inline uint64_t ns_of(double time_us)
 {
-	if (__builtin_expect(self_generation != generation || !self, 0)) {
-		self = location_new(workerid);
-		self_generation = generation;
+	return (uint64_t)(int64_t)(time_us * 1000.0); /* one conversion instruction (times are positive) */
+}
+
+/* This thread's location; made at its first event, whose date is the location's first. */
+static inline struct location *here(const struct astro_event *e)
+{
+	if (__builtin_expect(self.generation != generation || !self.location, 0)) {
+		self.location = location_new(e->workerid);
+		self.location->first_ts = self.location->last_ts = ns_of(e->time_us);
+		self.generation = generation;
 	}
-	return self;
+	return self.location;
 }
 
 static inline uint64_t stamp(struct location *l, double time_us)
 {
-	uint64_t ts = (uint64_t)(int64_t)(time_us * 1000.0); /* one conversion instruction (times are positive) */
+	uint64_t ts = ns_of(time_us);
 	if (ts < l->last_ts)
 		ts = l->last_ts; /* OTF2 wants each location's events in order */
 	l->last_ts = ts;
-	if (l->first_ts == UINT64_MAX)
-		l->first_ts = ts;
 	return ts;
 }
 
@@ -332,8 +340,6 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 		l->prev_name = name;
 		l->prev_model = model;
 	}
-	if (task->use_tag)
-		ADD_U64(l, A_TAG, task->tag_id);
 	if (task->priority)
 		ADD_I32(l, A_PRIORITY, task->priority);
 	long it = __atomic_load_n(&iterations[0], __ATOMIC_RELAXED);
@@ -347,6 +353,8 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (color)
 		ADD_U32(l, A_COLOR, color);
 	param(l, ts, P_SUBMIT, e->job_id);
+	if (task->use_tag)
+		param(l, ts, P_TASK_TAG, task->tag_id); /* at the submit's date: no new timestamp */
 	if (tag_deps) {
 		/* At the submit's date: OTF2 writes no new timestamp. */
 		for (unsigned i = 0; i < l->npending; i++)
@@ -441,7 +449,7 @@ static void papi_values(struct location *l, uint64_t ts, const struct astro_even
 static void observe(const struct astro_event *e, void *arg)
 {
 	(void)arg;
-	struct location *l = here(e->workerid);
+	struct location *l = here(e);
 	uint64_t ts = stamp(l, e->time_us);
 	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
 		tag_deps_flush(l);
