@@ -149,7 +149,7 @@ struct converter
 	unsigned ended_next;
 	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
-	GHashTable *counter_types;  /* sampled counter name -> its Paje variable type (ctr<n>) + 1, over every archive */
+	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its Paje variable type (ctr<n>, bst<n>) + 1, over every archive */
 	GHashTable *metric_members; /* the archive's metric member -> its name */
 	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
@@ -483,6 +483,7 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 
 static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
 static void task_done(struct converter *c, struct task *t);
+static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value);
 static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location);
 
 /* Writes the Paje lines of the task l entered, now that its handles are known. */
@@ -972,6 +973,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_BURST_END:
 		if (a.has[A_NAME]) {
 			const char *key = string_of(c, a.v[A_NAME].stringRef);
+			/* In Paje, a variable of the program per key: the value while the burst lasts, 0 after. */
+			program_variable(c, "bst", key, ts, p == P_BURST_BEGIN ? (double)value : 0.0);
 			json_begin(c);
 			fputs("{\"name\":", c->json);
 			trace_json_string(c->json, key);
@@ -1084,6 +1087,23 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A value of a Paje variable of the program container: kind "ctr" (a sampled counter) or "bst" (a burst's key), type
+ * <kind><n> named name, defined at its first value (the numbers are shared by every kind and archive). */
+static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s:%s", kind, name);
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, key));
+	if (!type) {
+		type = g_hash_table_size(c->counter_types) + 1;
+		g_hash_table_insert(c->counter_types, g_strdup(key), GUINT_TO_POINTER(type));
+		fprintf(c->paje, "4\t%s%u\tP\t", kind, type - 1);
+		paje_word(c->paje, name);
+		fputc('\n', c->paje);
+	}
+	fprintf(c->paje, "13\t%.9f\t%sp\t%s%u\t%f\n", ms(c, ts), c->pre, kind, type - 1, value);
+}
+
 /* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
  * first value) and a counter track of trace.json. */
 static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
@@ -1104,15 +1124,7 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
 		return OTF2_CALLBACK_SUCCESS;
 	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
 		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
-	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, name));
-	if (!type) {
-		type = g_hash_table_size(c->counter_types) + 1;
-		g_hash_table_insert(c->counter_types, g_strdup(name), GUINT_TO_POINTER(type));
-		fprintf(c->paje, "4\tctr%u\tP\t", type - 1);
-		paje_word(c->paje, name);
-		fputc('\n', c->paje);
-	}
-	fprintf(c->paje, "13\t%.9f\t%sp\tctr%u\t%f\n", ms(c, ts), c->pre, type - 1, value);
+	program_variable(c, "ctr", name, ts, value);
 	json_counter(c, name, ts, value);
 	return OTF2_CALLBACK_SUCCESS;
 }

@@ -327,6 +327,8 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, "Worker State, ") && contains(o.text, ", inner state\n")) << o.text.substr(0, 3000);
 	EXPECT_TRUE(contains(o.text, "User Thread State, ") && contains(o.text, ", submitting\n"));
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
+	// The burst of astro_instr_state_and_burst_open(): a variable of the program, its value while it lasts, then 0.
+	EXPECT_TRUE(contains(o.text, "Variable, program, cache-malloc, ") && contains(o.text, ", 4096.000000\n")) << o.text.substr(0, 4000);
 	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
 	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
 }
