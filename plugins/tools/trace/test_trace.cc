@@ -435,6 +435,12 @@ TEST(TraceCounters, SampledCountersBecomeSeries)
 		EXPECT_GE(count(p.text, "METRIC "), 2u) << p.text.substr(0, 4000);
 		Output d = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
 		EXPECT_TRUE(contains(d.text, name)) << "a metric member per counter: " << d.text.substr(0, 4000);
+		std::istringstream lines(d.text);
+		std::string member;
+		for (std::string line; std::getline(lines, line);)
+			if (line.rfind("METRIC_MEMBER ", 0) == 0 && contains(line, "\"" + name + "\""))
+				member = line;
+		EXPECT_TRUE(contains(member, "Unit: \"tasks\"")) << "the runtime counter's unit: " << d.text.substr(0, 4000);
 	}
 	std::string out = dir.path() + "/out";
 	Output o = run(tool() + " -number-events -d '" + out + "' -i '" + dir.archive() + "'");
