@@ -397,6 +397,7 @@ static void paje_header(struct converter *c)
 		"4\tnsubmitted\tSc\t\"Number of Submitted Uncompleted Tasks\"", "4\tnready\tSc\t\"Number of Ready Tasks\"",
 		"4\tgft\tSc\t\"Total GFlop/s\"", "4\tuse\tMm\t\"Used (MB)\"", "4\tbwi_mm\tMm\t\"Bandwidth In (MB/s)\"",
 		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
+		"4\tbwi_mpi\tMPICt\t\"Bandwidth In (MB/s)\"", "4\tbwo_mpi\tMPICt\t\"Bandwidth Out (MB/s)\"",
 		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
 		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
 		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
@@ -444,8 +445,13 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
 		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
-	if (c->mpi) /* the two ends of its messages' links */
+	if (c->mpi) { /* the two ends of its messages' links, the bandwidth of those in flight */
 		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
+		if (!c->opt.no_bus) {
+			fprintf(f, "13\t0.000000000\t%smpict\tbwi_mpi\t0.000000\n", P);
+			fprintf(f, "13\t0.000000000\t%smpict\tbwo_mpi\t0.000000\n", P);
+		}
+	}
 	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
 	if (!c->opt.no_bus) {
@@ -1920,13 +1926,33 @@ static gint by_link_time(gconstpointer a, gconstpointer b)
 	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
 }
 
-/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>), at the end of the file as StarPU writes them, in time order
- * (pj_dump wants each container's events so). */
+/* A rank's bwo_mpi (out) or bwi_mpi (in): the sum of the bandwidths of its messages in flight, changed by delta. */
+static void mpi_bandwidth(struct converter *c, double time_ms, GArray *sums, int rank, bool out, double delta)
+{
+	if ((guint)rank >= sums->len)
+		g_array_set_size(sums, (guint)rank + 1);
+	double *sum = &g_array_index(sums, double, rank);
+	*sum += delta;
+	if (*sum < 1e-9)
+		*sum = 0; /* rounding, once the last message in flight arrived */
+	fprintf(c->paje, "13\t%.9f\t%0*d_mpict\t%s\t%f\n", time_ms, c->width, rank, out ? "bwo_mpi" : "bwi_mpi", *sum);
+}
+
+/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>) and StarPU's bwo_mpi / bwi_mpi variables of the sender's and
+ * the receiver's mpict (MB/s: 0.001 * bytes / ms of the message, from its send to its receive), at the end of the
+ * file as StarPU writes them, in time order (pj_dump wants each container's events so). */
 static void write_mpi_links(struct converter *c, GArray *ends)
 {
 	g_array_sort(ends, by_link_time);
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(double)), *in = g_array_new(FALSE, TRUE, sizeof(double));
 	for (guint i = 0; i < ends->len; i++) {
 		const struct link_end *e = &g_array_index(ends, struct link_end, i);
+		double duration = e->r->time_ms - e->m->time_ms;
+		if (!c->opt.no_bus && duration > 0) { /* a receive dated at its send (clamped) has no bandwidth */
+			double bw = 0.001 * (double)e->r->size / duration;
+			mpi_bandwidth(c, e->time_ms, out, e->m->self, true, e->end ? -bw : bw);
+			mpi_bandwidth(c, e->time_ms, in, e->r->self, false, e->end ? -bw : bw);
+		}
 		if (e->end) {
 			fprintf(c->paje, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, e->r->size, c->width,
 				e->r->self, e->id);
@@ -1937,6 +1963,8 @@ static void write_mpi_links(struct converter *c, GArray *ends)
 			fputs("\t0\t0\n", c->paje);
 		}
 	}
+	g_array_free(out, TRUE);
+	g_array_free(in, TRUE);
 }
 
 /* comms.rec and paje.trace's MPI links: each receive meets the oldest send of the same source, destination and tag
