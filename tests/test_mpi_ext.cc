@@ -763,6 +763,27 @@ TEST(MpiRun, TracesOfTheRanksMerge)
 	for (int r = 0; r < np; r++)
 		EXPECT_EQ(links[std::to_string(r) + "_mpict " + std::to_string((r + 1) % np) + "_mpict 8"], 3)
 			<< "three 8-byte messages from rank " << r << " to the next\n" << dump.substr(0, 3000);
+	// StarPU's bwo_mpi / bwi_mpi: each rank's bandwidth of its messages in flight, never negative, positive while a
+	// message that took time is in flight (one received at the date of its send, a clock offset's error, has none).
+	std::istringstream variables(dump);
+	std::map<std::string, int> bandwidths; // "<rank>_mpict <type>" -> values
+	double highest = 0;
+	for (std::string line; std::getline(variables, line);) {
+		if (line.rfind("Variable, ", 0) != 0 || !contains(line, "_mpict, Bandwidth "))
+			continue;
+		double value = std::stod(line.substr(line.rfind(',') + 1));
+		EXPECT_GE(value, 0.0) << line;
+		highest = std::max(highest, value);
+		bandwidths[line.substr(10, line.find(", ", 10) - 10) + (contains(line, "Bandwidth Out") ? " out" : " in")]++;
+	}
+	for (int r = 0; r < np; r++) {
+		EXPECT_GE(bandwidths[std::to_string(r) + "_mpict out"], 1) << dump.substr(0, 3000);
+		EXPECT_GE(bandwidths[std::to_string(r) + "_mpict in"], 1) << dump.substr(0, 3000);
+	}
+	std::string later;
+	if (have_program("recsel") && run_command("recsel -e 'RecvTime > SendTime' -P Size '" + out + "/comms.rec'", &later) == 0 &&
+	    !trim(later).empty())
+		EXPECT_GT(highest, 0.0) << "a message that took time has a bandwidth\n" << dump.substr(0, 3000);
 }
 
 } // namespace

@@ -121,6 +121,7 @@ struct location
 	const char *prev_name, *prev_model;
 	bool prev_has_tag;
 	uint64_t prev_tag;     /* the Tag of the last submit here */
+	uint64_t prev_job;     /* the job of the last submit here, whose tag a task_tag event gives */
 	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
 	uint64_t task_ts;
 	/* activity.data accumulators, ns */
@@ -148,7 +149,7 @@ struct converter
 	unsigned ended_next;
 	uint64_t ndata;
 	GHashTable *defined_values; /* task names with a Paje entity value */
-	GHashTable *counter_types;  /* sampled counter name -> its Paje variable type (ctr<n>) + 1, over every archive */
+	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its Paje variable type (ctr<n>, bst<n>) + 1, over every archive */
 	GHashTable *metric_members; /* the archive's metric member -> its name */
 	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
@@ -396,6 +397,7 @@ static void paje_header(struct converter *c)
 		"4\tnsubmitted\tSc\t\"Number of Submitted Uncompleted Tasks\"", "4\tnready\tSc\t\"Number of Ready Tasks\"",
 		"4\tgft\tSc\t\"Total GFlop/s\"", "4\tuse\tMm\t\"Used (MB)\"", "4\tbwi_mm\tMm\t\"Bandwidth In (MB/s)\"",
 		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
+		"4\tbwi_mpi\tMPICt\t\"Bandwidth In (MB/s)\"", "4\tbwo_mpi\tMPICt\t\"Bandwidth Out (MB/s)\"",
 		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
 		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
 		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
@@ -443,8 +445,13 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
 		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
-	if (c->mpi) /* the two ends of its messages' links */
+	if (c->mpi) { /* the two ends of its messages' links, the bandwidth of those in flight */
 		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
+		if (!c->opt.no_bus) {
+			fprintf(f, "13\t0.000000000\t%smpict\tbwi_mpi\t0.000000\n", P);
+			fprintf(f, "13\t0.000000000\t%smpict\tbwo_mpi\t0.000000\n", P);
+		}
+	}
 	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
 	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
 	if (!c->opt.no_bus) {
@@ -482,6 +489,7 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 
 static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
 static void task_done(struct converter *c, struct task *t);
+static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value);
 static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location);
 
 /* Writes the Paje lines of the task l entered, now that its handles are known. */
@@ -869,6 +877,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		l->prev_has_tag = t->has_tag;
 		l->prev_tag = t->tag;
+		l->prev_job = value;
 		if (a.has[A_PRIORITY])
 			t->priority = a.v[A_PRIORITY].int32;
 		if (a.has[A_COLOR])
@@ -878,6 +887,17 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		if (a.has[A_SUBITERATION])
 			t->subiteration = a.v[A_SUBITERATION].int64;
 		counter(c, "nsubmitted", &c->nsubmitted, 1, ts);
+		break;
+	}
+	case P_TASK_TAG: {
+		/* Written right after its submit, at the same date: that task has not ended yet. */
+		struct task *t = g_hash_table_lookup(c->tasks, &l->prev_job);
+		if (t) {
+			t->has_tag = true;
+			t->tag = value;
+		}
+		l->prev_has_tag = true;
+		l->prev_tag = value;
 		break;
 	}
 	case P_READY:
@@ -959,6 +979,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_BURST_END:
 		if (a.has[A_NAME]) {
 			const char *key = string_of(c, a.v[A_NAME].stringRef);
+			/* In Paje, a variable of the program per key: the value while the burst lasts, 0 after. */
+			program_variable(c, "bst", key, ts, p == P_BURST_BEGIN ? (double)value : 0.0);
 			json_begin(c);
 			fputs("{\"name\":", c->json);
 			trace_json_string(c->json, key);
@@ -1071,6 +1093,23 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A value of a Paje variable of the program container: kind "ctr" (a sampled counter) or "bst" (a burst's key), type
+ * <kind><n> named name, defined at its first value (the numbers are shared by every kind and archive). */
+static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s:%s", kind, name);
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, key));
+	if (!type) {
+		type = g_hash_table_size(c->counter_types) + 1;
+		g_hash_table_insert(c->counter_types, g_strdup(key), GUINT_TO_POINTER(type));
+		fprintf(c->paje, "4\t%s%u\tP\t", kind, type - 1);
+		paje_word(c->paje, name);
+		fputc('\n', c->paje);
+	}
+	fprintf(c->paje, "13\t%.9f\t%sp\t%s%u\t%f\n", ms(c, ts), c->pre, kind, type - 1, value);
+}
+
 /* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
  * first value) and a counter track of trace.json. */
 static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
@@ -1091,15 +1130,7 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
 		return OTF2_CALLBACK_SUCCESS;
 	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
 		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
-	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, name));
-	if (!type) {
-		type = g_hash_table_size(c->counter_types) + 1;
-		g_hash_table_insert(c->counter_types, g_strdup(name), GUINT_TO_POINTER(type));
-		fprintf(c->paje, "4\tctr%u\tP\t", type - 1);
-		paje_word(c->paje, name);
-		fputc('\n', c->paje);
-	}
-	fprintf(c->paje, "13\t%.9f\t%sp\tctr%u\t%f\n", ms(c, ts), c->pre, type - 1, value);
+	program_variable(c, "ctr", name, ts, value);
 	json_counter(c, name, ts, value);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1895,13 +1926,33 @@ static gint by_link_time(gconstpointer a, gconstpointer b)
 	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
 }
 
-/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>), at the end of the file as StarPU writes them, in time order
- * (pj_dump wants each container's events so). */
+/* A rank's bwo_mpi (out) or bwi_mpi (in): the sum of the bandwidths of its messages in flight, changed by delta. */
+static void mpi_bandwidth(struct converter *c, double time_ms, GArray *sums, int rank, bool out, double delta)
+{
+	if ((guint)rank >= sums->len)
+		g_array_set_size(sums, (guint)rank + 1);
+	double *sum = &g_array_index(sums, double, rank);
+	*sum += delta;
+	if (*sum < 1e-9)
+		*sum = 0; /* rounding, once the last message in flight arrived */
+	fprintf(c->paje, "13\t%.9f\t%0*d_mpict\t%s\t%f\n", time_ms, c->width, rank, out ? "bwo_mpi" : "bwi_mpi", *sum);
+}
+
+/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>) and StarPU's bwo_mpi / bwi_mpi variables of the sender's and
+ * the receiver's mpict (MB/s: 0.001 * bytes / ms of the message, from its send to its receive), at the end of the
+ * file as StarPU writes them, in time order (pj_dump wants each container's events so). */
 static void write_mpi_links(struct converter *c, GArray *ends)
 {
 	g_array_sort(ends, by_link_time);
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(double)), *in = g_array_new(FALSE, TRUE, sizeof(double));
 	for (guint i = 0; i < ends->len; i++) {
 		const struct link_end *e = &g_array_index(ends, struct link_end, i);
+		double duration = e->r->time_ms - e->m->time_ms;
+		if (!c->opt.no_bus && duration > 0) { /* a receive dated at its send (clamped) has no bandwidth */
+			double bw = 0.001 * (double)e->r->size / duration;
+			mpi_bandwidth(c, e->time_ms, out, e->m->self, true, e->end ? -bw : bw);
+			mpi_bandwidth(c, e->time_ms, in, e->r->self, false, e->end ? -bw : bw);
+		}
 		if (e->end) {
 			fprintf(c->paje, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, e->r->size, c->width,
 				e->r->self, e->id);
@@ -1912,6 +1963,8 @@ static void write_mpi_links(struct converter *c, GArray *ends)
 			fputs("\t0\t0\n", c->paje);
 		}
 	}
+	g_array_free(out, TRUE);
+	g_array_free(in, TRUE);
 }
 
 /* comms.rec and paje.trace's MPI links: each receive meets the oldest send of the same source, destination and tag

@@ -30,6 +30,7 @@ struct kind
 	X(K_FETCH_END, 0x5108, "_STARPU_FUT_END_FETCH_INPUT_ON_TID") \
 	X(K_PUSH_OUTPUT_START, 0x5109, "_STARPU_FUT_START_PUSH_OUTPUT_ON_TID") \
 	X(K_PUSH_OUTPUT_END, 0x5110, "_STARPU_FUT_END_PUSH_OUTPUT_ON_TID") \
+	X(K_TAG, 0x5111, "_STARPU_FUT_TAG") \
 	X(K_TAG_DEPS, 0x5112, "_STARPU_FUT_TAG_DEPS") \
 	X(K_TASK_DEPS, 0x5113, "_STARPU_FUT_TASK_DEPS") \
 	X(K_DEINIT_START, 0x5116, "_STARPU_FUT_WORKER_DEINIT_START") \
@@ -127,8 +128,9 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_MPI_SEND] = K_MPI_ISEND_SUBMIT,
 		[P_MPI_RECV] = K_MPI_IRECV_COMPLETE,
 		[P_TAG_DEPENDENCY] = K_TAG_DEPS,
+		[P_TASK_TAG] = K_TAG,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 26, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 27, "every parameter has its kind above");
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
 	if (param == P_DEPENDENCY && dep_kind == 2)
 		k = K_TAG_DEPS;

@@ -327,6 +327,8 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, "Worker State, ") && contains(o.text, ", inner state\n")) << o.text.substr(0, 3000);
 	EXPECT_TRUE(contains(o.text, "User Thread State, ") && contains(o.text, ", submitting\n"));
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
+	// The burst of astro_instr_state_and_burst_open(): a variable of the program, its value while it lasts, then 0.
+	EXPECT_TRUE(contains(o.text, "Variable, program, cache-malloc, ") && contains(o.text, ", 4096.000000\n")) << o.text.substr(0, 4000);
 	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
 	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
 }
@@ -401,6 +403,7 @@ TEST(TraceTool, RecorderShortcutsLoseNothing)
 		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
 		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
 		EXPECT_EQ(count(p.text, "Parameter: \"tag_dependency\""), 7u) << p.text.substr(0, 4000);
+		EXPECT_EQ(count(p.text, "Parameter: \"task_tag\""), 8u) << "each task's tag, an event after its submit: " << p.text.substr(0, 4000);
 	}
 }
 
@@ -432,6 +435,12 @@ TEST(TraceCounters, SampledCountersBecomeSeries)
 		EXPECT_GE(count(p.text, "METRIC "), 2u) << p.text.substr(0, 4000);
 		Output d = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
 		EXPECT_TRUE(contains(d.text, name)) << "a metric member per counter: " << d.text.substr(0, 4000);
+		std::istringstream lines(d.text);
+		std::string member;
+		for (std::string line; std::getline(lines, line);)
+			if (line.rfind("METRIC_MEMBER ", 0) == 0 && contains(line, "\"" + name + "\""))
+				member = line;
+		EXPECT_TRUE(contains(member, "Unit: \"tasks\"")) << "the runtime counter's unit: " << d.text.substr(0, 4000);
 	}
 	std::string out = dir.path() + "/out";
 	Output o = run(tool() + " -number-events -d '" + out + "' -i '" + dir.archive() + "'");

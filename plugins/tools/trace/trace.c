@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
+#include <astrolabe/counters.h>
 #include <starpu_profiling.h>
 #include <otf2/otf2.h>
 #include <otf2/OTF2_Pthread_Locks.h>
@@ -85,6 +86,7 @@ static struct
 	GArray *region_kind;             /* region -> enum region_kind */
 	GHashTable *metrics;             /* counter name -> metric (class and member) + 1 */
 	GArray *metric_names;            /* metric -> string id */
+	GArray *metric_units;            /* metric -> string id of its unit ("" when unknown or dimensionless) */
 	struct location *locations;
 	unsigned napp_threads;
 	int subscription;
@@ -109,8 +111,11 @@ static unsigned npapi;
 
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 /* initial-exec: the recorder's per-event look-up is one load, not a __tls_get_addr call (glibc keeps room for a loaded module's few bytes). */
-static __thread struct location *self __attribute__((tls_model("initial-exec")));
-static __thread unsigned self_generation __attribute__((tls_model("initial-exec"))); /* self belongs to this session: an older one was freed */
+static __thread struct
+{
+	struct location *location;
+	unsigned generation; /* location belongs to this session: an older one was freed */
+} self __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------ definitions */
 
@@ -164,10 +169,36 @@ static uint32_t region_locked(const char *name, enum region_kind kind)
 	return id;
 }
 
-/* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
-static uint32_t metric_locked(const char *name)
+/* The unit of a sampled counter: that of the runtime's counter which the sampler's own component reads as
+ * "astrolabe:::<counter>"; "" for the others (PAPI's events) and for a dimensionless one. Looked up without a message. */
+static const char *counter_unit(const char *event)
 {
-	return numbered_locked(rec.metrics, rec.metric_names, name, name, NULL);
+	const char *sep = strstr(event, ":::");
+	if (!sep)
+		return "";
+	static const enum starpu_perf_counter_scope scopes[] = { starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker };
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < starpu_perf_counter_nb(scopes[k]); i++) {
+			int id = starpu_perf_counter_nth_to_id(scopes[k], i);
+			const char *name = starpu_perf_counter_id_to_name(id);
+			if (name && strcmp(name, sep + 3) == 0) {
+				const char *unit = astro_counter_get_unit(id);
+				return unit ? unit : "";
+			}
+		}
+	return "";
+}
+
+/* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
+static uint32_t metric_locked(const char *name, const char *unit)
+{
+	bool fresh;
+	uint32_t id = numbered_locked(rec.metrics, rec.metric_names, name, name, &fresh);
+	if (fresh) {
+		uint32_t sid = intern_locked(unit);
+		g_array_append_val(rec.metric_units, sid);
+	}
+	return id;
 }
 
 /* Names seen by this thread, by pointer, without the global lock. cache: 0 strings, 1 task regions, 2 user-state regions, 3 metrics. */
@@ -177,8 +208,9 @@ static uint32_t cached(struct location *l, int cache, const char *s)
 	struct cache_entry *c = &l->caches[cache][slot];
 	if (c->key == s)
 		return c->value;
+	const char *unit = cache == 3 ? counter_unit(s) : NULL; /* the counters' registry has its own lock: not under ours */
 	pthread_mutex_lock(&rec.lock);
-	uint32_t v = cache == 3 ? metric_locked(s) : cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
+	uint32_t v = cache == 3 ? metric_locked(s, unit) : cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
 	pthread_mutex_unlock(&rec.lock);
 	c->key = s;
 	c->value = v;
@@ -208,23 +240,28 @@ static struct location *location_new(int workerid)
 	return l;
 }
 
-static inline struct location *here(int workerid)
+static inline uint64_t ns_of(double time_us)
 {
-	if (__builtin_expect(self_generation != generation || !self, 0)) {
-		self = location_new(workerid);
-		self_generation = generation;
+	return (uint64_t)(int64_t)(time_us * 1000.0); /* one conversion instruction (times are positive) */
+}
+
+/* This thread's location; made at its first event, whose date is the location's first. */
+static inline struct location *here(const struct astro_event *e)
+{
+	if (__builtin_expect(self.generation != generation || !self.location, 0)) {
+		self.location = location_new(e->workerid);
+		self.location->first_ts = self.location->last_ts = ns_of(e->time_us);
+		self.generation = generation;
 	}
-	return self;
+	return self.location;
 }
 
 static inline uint64_t stamp(struct location *l, double time_us)
 {
-	uint64_t ts = (uint64_t)(int64_t)(time_us * 1000.0); /* one conversion instruction (times are positive) */
+	uint64_t ts = ns_of(time_us);
 	if (ts < l->last_ts)
 		ts = l->last_ts; /* OTF2 wants each location's events in order */
 	l->last_ts = ts;
-	if (l->first_ts == UINT64_MAX)
-		l->first_ts = ts;
 	return ts;
 }
 
@@ -332,8 +369,6 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 		l->prev_name = name;
 		l->prev_model = model;
 	}
-	if (task->use_tag)
-		ADD_U64(l, A_TAG, task->tag_id);
 	if (task->priority)
 		ADD_I32(l, A_PRIORITY, task->priority);
 	long it = __atomic_load_n(&iterations[0], __ATOMIC_RELAXED);
@@ -347,6 +382,8 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (color)
 		ADD_U32(l, A_COLOR, color);
 	param(l, ts, P_SUBMIT, e->job_id);
+	if (task->use_tag)
+		param(l, ts, P_TASK_TAG, task->tag_id); /* at the submit's date: no new timestamp */
 	if (tag_deps) {
 		/* At the submit's date: OTF2 writes no new timestamp. */
 		for (unsigned i = 0; i < l->npending; i++)
@@ -441,7 +478,7 @@ static void papi_values(struct location *l, uint64_t ts, const struct astro_even
 static void observe(const struct astro_event *e, void *arg)
 {
 	(void)arg;
-	struct location *l = here(e->workerid);
+	struct location *l = here(e);
 	uint64_t ts = stamp(l, e->time_us);
 	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
 		tag_deps_flush(l);
@@ -798,8 +835,11 @@ static void free_tables(void)
 		g_hash_table_destroy(rec.metrics);
 	if (rec.metric_names)
 		g_array_free(rec.metric_names, TRUE);
+	if (rec.metric_units)
+		g_array_free(rec.metric_units, TRUE);
 	rec.metrics = NULL;
 	rec.metric_names = NULL;
+	rec.metric_units = NULL;
 	rec.strings = NULL;
 	rec.string_list = NULL;
 	rec.regions = NULL;
@@ -872,6 +912,7 @@ static int init(void)
 	rec.region_kind = g_array_new(FALSE, FALSE, sizeof(enum region_kind));
 	rec.metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	rec.metric_names = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	rec.metric_units = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	generation++;
 	iterations[0] = iterations[1] = -1;
 	iteration_depth = 0;
@@ -970,10 +1011,11 @@ static void write_definitions(void)
 						 kind == R_TASK ? OTF2_REGION_ROLE_TASK : OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
 						 OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
 	}
-	/* Each sampled counter: a member (its name, double values, each a point in time) and a class of it alone. */
+	/* Each sampled counter: a member (its name, double values, each a point in time, its unit) and a class of it alone. */
 	for (uint32_t m = 0; m < rec.metric_names->len; m++) {
 		OTF2_GlobalDefWriter_WriteMetricMember(defs, m, g_array_index(rec.metric_names, uint32_t, m), s_empty, OTF2_METRIC_TYPE_OTHER,
-						       OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0, s_empty);
+						       OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0,
+						       g_array_index(rec.metric_units, uint32_t, m));
 		OTF2_GlobalDefWriter_WriteMetricClass(defs, m, 1, &m, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_ABSTRACT);
 	}
 	pthread_mutex_unlock(&rec.lock);
