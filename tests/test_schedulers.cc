@@ -476,7 +476,7 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap",
 							     "modular-eager", "modular-eager-prefetching", "modular-prio",
 							     "modular-prio-prefetching", "modular-random", "modular-random-prio",
-							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2"),
+							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2", "heteroprio"),
 			 policy_param_name);
 
 } // namespace
