@@ -483,6 +483,13 @@ starpu_codelet both_codelet(const char *name)
 	return cl;
 }
 
+// Workers of kind arch look at bucket alone.
+void look_only_at(unsigned ctx, enum starpu_worker_archtype arch, unsigned bucket)
+{
+	starpu_heteroprio_set_nb_prios(ctx, arch, 1);
+	starpu_heteroprio_set_mapping(ctx, arch, 0, bucket);
+}
+
 class HeteroprioOpenCL : public Heteroprio
 {
 protected:
@@ -506,10 +513,8 @@ protected:
 TEST_F(HeteroprioOpenCL, ASlowArchitectureLeavesTheBucketToTheFastestOne)
 {
 	if (!start_mixed([](unsigned ctx) {
-		    starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
-		    starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 0);
-		    starpu_heteroprio_set_nb_prios(ctx, STARPU_OPENCL_WORKER, 1);
-		    starpu_heteroprio_set_mapping(ctx, STARPU_OPENCL_WORKER, 0, 0);
+		    look_only_at(ctx, STARPU_CPU_WORKER, 0);
+		    look_only_at(ctx, STARPU_OPENCL_WORKER, 0);
 		    starpu_heteroprio_set_faster_arch(ctx, STARPU_OPENCL_WORKER, 0);
 		    starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 0, 1000.0f);
 	    }))
@@ -532,10 +537,8 @@ TEST_F(HeteroprioOpenCL, ASlowArchitectureLeavesTheBucketToTheFastestOne)
 TEST_F(HeteroprioOpenCL, EachArchitectureTakesOnlyFromItsBuckets)
 {
 	if (!start_mixed([](unsigned ctx) {
-		    starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
-		    starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 0);
-		    starpu_heteroprio_set_nb_prios(ctx, STARPU_OPENCL_WORKER, 1);
-		    starpu_heteroprio_set_mapping(ctx, STARPU_OPENCL_WORKER, 0, 1);
+		    look_only_at(ctx, STARPU_CPU_WORKER, 0);
+		    look_only_at(ctx, STARPU_OPENCL_WORKER, 1);
 	    }))
 		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
 	static starpu_codelet cl0 = both_codelet("bucket0");

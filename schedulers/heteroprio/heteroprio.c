@@ -22,6 +22,8 @@ struct hp_bucket
 {
 	struct starpu_task_list tasks;
 	unsigned ntasks;
+	/* Of them, those no worker of faster_arch can run (a slower worker takes them at once). */
+	unsigned nfor_slower_only;
 	/* Architectures looking at it (1 << arch). */
 	unsigned archs;
 	int faster_arch;
@@ -178,9 +180,25 @@ static void bucket_put(struct hp_policy *hp, struct starpu_task *task, int at_he
 	else
 		starpu_task_list_push_back(&bucket->tasks, task);
 	bucket->ntasks++;
+	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+		bucket->nfor_slower_only++;
 	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
 		if (archs & (1u << arch))
 			atomic_fetch_add(&hp->in_buckets[arch], 1);
+}
+
+/* Unlinks task from bucket and uncounts it; hp->lock held. */
+static void bucket_erase(struct hp_policy *hp, struct hp_bucket *bucket, struct starpu_task *task)
+{
+	unsigned archs = task_archs(task);
+
+	starpu_task_list_erase(&bucket->tasks, task);
+	bucket->ntasks--;
+	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+		bucket->nfor_slower_only--;
+	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
+		if (archs & (1u << arch))
+			atomic_fetch_sub(&hp->in_buckets[arch], 1);
 }
 
 static void hp_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
@@ -280,16 +298,16 @@ static int hp_push_task(struct starpu_task *task)
 }
 
 /*
- * Whether a worker of architecture arch takes task from bucket: the
- * bucket's fastest workers always do; a slower one only while the bucket
+ * Whether a worker of architecture arch may take any task of bucket: the
+ * bucket's fastest workers always may; a slower one only while the bucket
  * holds at least its slow factor times as many tasks as there are fastest
- * workers, or when no fastest worker can run the task.
+ * workers. Otherwise it takes only the tasks no fastest worker can run.
  */
-static int slow_factor_allows(struct hp_policy *hp, struct hp_bucket *bucket, struct starpu_task *task, int arch)
+static int slow_factor_allows(struct hp_policy *hp, struct hp_bucket *bucket, int arch)
 {
 	int faster = bucket->faster_arch;
 
-	if (faster < 0 || faster == arch || !(task_archs(task) & (1u << faster)))
+	if (faster < 0 || faster == arch)
 		return 1;
 	return (float)bucket->ntasks / (float)hp->nworkers_of[faster] >= bucket->slow_factor[arch];
 }
@@ -304,20 +322,18 @@ static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
 	{
 		struct hp_bucket *bucket = &hp->buckets[hp->mapping[w->arch][i]];
 		struct starpu_task *task = starpu_task_list_begin(&bucket->tasks);
+		unsigned faster_bit = bucket->faster_arch >= 0 ? 1u << bucket->faster_arch : 0;
 
 		while (want && task)
 		{
 			struct starpu_task *next = starpu_task_list_next(task);
+			int any = slow_factor_allows(hp, bucket, w->arch);
 
-			if ((task_archs(task) & bit) && slow_factor_allows(hp, bucket, task, w->arch) && astro_sched_task_allowed_on(task, workerid))
+			if (!any && !bucket->nfor_slower_only)
+				break;
+			if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
 			{
-				unsigned archs = task_archs(task);
-
-				starpu_task_list_erase(&bucket->tasks, task);
-				bucket->ntasks--;
-				for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
-					if (archs & (1u << arch))
-						atomic_fetch_sub(&hp->in_buckets[arch], 1);
+				bucket_erase(hp, bucket, task);
 				starpu_task_list_push_back(&w->queue, task);
 				atomic_fetch_add(&w->nqueued, 1);
 				atomic_fetch_add(&hp->in_queues[w->arch], 1);
