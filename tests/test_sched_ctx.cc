@@ -279,7 +279,7 @@ TEST_P(SchedCtxMoves, AddingAndRemovingWorkersUnderLoadLosesNoTask)
 	starpu_sched_ctx_delete(ctx);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, SchedCtxMoves, testing::Values("eager", "prio", "lws", "ws", "random", "dmda"),
+INSTANTIATE_TEST_SUITE_P(Policies, SchedCtxMoves, testing::Values("eager", "prio", "lws", "ws", "random", "dmda", "heteroprio"),
 			 [](const testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 TEST(SchedCtx, DeleteWaitsForItsTasksAndGivesItsWorkersToTheInheritor)
