@@ -89,6 +89,8 @@ void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id);
 void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
 /** The function given with STARPU_SCHED_CTX_POLICY_INIT. */
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
+/** StarPU 1.4's name of starpu_sched_ctx_get_sched_policy_init(): the policy's callback (starpu_conf::sched_policy_callback for the global context). */
+void (*starpu_sched_ctx_get_sched_policy_callback(unsigned sched_ctx_id))(unsigned);
 /** The context's worker collection (the kernel keeps one list per context, whatever the type). */
 struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type);
 /** Accepted for StarPU compatibility: the kernel's worker collection is freed with the context. */

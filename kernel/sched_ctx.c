@@ -133,8 +133,8 @@ static void policy_init(struct _astro_sched_ctx *c)
 		c->policy->init_sched(ctx_id(c));
 		_astro_foreign_leave_fn(&pc);
 	}
-	if (c->policy_init)
-		c->policy_init(ctx_id(c));
+	/* c->policy_init (STARPU_SCHED_CTX_POLICY_INIT, starpu_conf.sched_policy_callback) is the policy's to
+	 * call, as StarPU's: heteroprio calls it from its init_sched (starpu_sched_ctx_get_sched_policy_callback). */
 }
 
 static void policy_add_workers(struct _astro_sched_ctx *c, int *ids, unsigned n)
@@ -972,6 +972,11 @@ void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
 {
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	return c ? c->policy_init : NULL;
+}
+
+void (*starpu_sched_ctx_get_sched_policy_callback(unsigned sched_ctx_id))(unsigned)
+{
+	return starpu_sched_ctx_get_sched_policy_init(sched_ctx_id);
 }
 
 struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id)

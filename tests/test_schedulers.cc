@@ -479,7 +479,7 @@ INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", 
 							     "modular-prio-prefetching", "modular-random", "modular-random-prio",
 							     "modular-ws", "modular-heft", "modular-heft-prio", "modular-heft2",
 							     "modular-heteroprio", "modular-heteroprio-heft", "modular-prandom",
-							     "modular-prandom-prio", "modular-pheft"),
+							     "modular-prandom-prio", "modular-pheft", "heteroprio"),
 			 policy_param_name);
 
 } // namespace

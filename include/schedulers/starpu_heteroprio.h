@@ -1,0 +1,3 @@
+/** @file
+ * StarPU's programs include the heteroprio header from this folder too: see starpu_heteroprio.h. */
+#include <starpu_heteroprio.h>

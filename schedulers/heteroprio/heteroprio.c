@@ -1,0 +1,449 @@
+/*
+ * heteroprio: ready tasks wait in buckets, one per priority (0..99); each
+ * kind of worker looks at its own buckets in its own order, set by the
+ * application's callback (starpu_heteroprio.h, kept by libastrolabe:
+ * astrolabe/heteroprio.h). A worker takes up to STARPU_HETEROPRIO_MAX_PREFETCH
+ * tasks at once into a queue of its own, which workers of its kind steal
+ * from when the buckets hold nothing for them. A bucket may name its fastest
+ * kind of worker: a slower one takes its tasks only while the bucket holds at
+ * least its slow factor times as many tasks as there are fastest workers.
+ *
+ * One lock guards the buckets and the workers' queues (a worker takes from
+ * several buckets at once). Counts read without it let an idle worker see
+ * there is nothing for it without taking the lock.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <astrolabe/sched.h>
+#include <astrolabe/heteroprio.h>
+
+struct hp_bucket
+{
+	struct starpu_task_list tasks;
+	unsigned ntasks;
+	/* Of them, those no worker of faster_arch can run (a slower worker takes them at once). */
+	unsigned nfor_slower_only;
+	/* Architectures looking at it (1 << arch). */
+	unsigned archs;
+	int faster_arch;
+	float slow_factor[STARPU_NARCH];
+};
+
+struct hp_worker
+{
+	/* Tasks the worker took from the buckets and has not run yet. */
+	struct starpu_task_list queue;
+	atomic_uint nqueued;
+	int arch;
+} __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
+
+struct hp_policy
+{
+	starpu_pthread_mutex_t lock;
+	struct astro_sched_workers workers;
+	unsigned nb_prios[STARPU_NARCH];
+	unsigned mapping[STARPU_NARCH][STARPU_HETEROPRIO_MAX_PRIO];
+	struct hp_bucket buckets[STARPU_HETEROPRIO_MAX_PRIO];
+	/* Tasks in the buckets that workers of each architecture may take. */
+	atomic_uint in_buckets[STARPU_NARCH];
+	/* Tasks in the queues of the workers of each architecture. */
+	atomic_uint in_queues[STARPU_NARCH];
+	unsigned nworkers_of[STARPU_NARCH];
+	/* Buckets whose tasks no worker could run, reported once each. */
+	unsigned char reported[STARPU_HETEROPRIO_MAX_PRIO];
+	struct hp_worker w[STARPU_NMAXWORKERS];
+};
+
+static struct astro_sched_counters hp_counters;
+
+/* The architectures that may run a queued task (1 << arch), kept in the task while the policy holds it. */
+static inline unsigned task_archs(const struct starpu_task *task)
+{
+	return (unsigned)(uintptr_t)task->sched_data;
+}
+
+static inline unsigned bucket_of(const struct starpu_task *task)
+{
+	if (task->priority < 0)
+		return 0;
+	if (task->priority >= STARPU_HETEROPRIO_MAX_PRIO)
+		return STARPU_HETEROPRIO_MAX_PRIO - 1;
+	return (unsigned)task->priority;
+}
+
+static int arch_of(int workerid)
+{
+	enum starpu_worker_archtype arch = starpu_worker_get_type(workerid);
+
+	return (unsigned)arch < STARPU_NARCH ? (int)arch : -1;
+}
+
+static void hp_init_sched(unsigned sched_ctx_id)
+{
+	struct hp_policy *hp = astro_sched_alloc_policy_data("heteroprio", sizeof(*hp));
+	struct astro_heteroprio_setup *setup = malloc(sizeof(*setup));
+	void (*callback)(unsigned) = starpu_sched_ctx_get_sched_policy_callback(sched_ctx_id);
+
+	if (!setup)
+	{
+		astro_log_error("heteroprio", "cannot allocate the policy's set-up");
+		abort();
+	}
+	/* Task priorities are bucket numbers. */
+	if (starpu_sched_ctx_get_max_priority(sched_ctx_id) < STARPU_HETEROPRIO_MAX_PRIO - 1)
+		starpu_sched_ctx_set_max_priority(sched_ctx_id, STARPU_HETEROPRIO_MAX_PRIO - 1);
+	if (starpu_sched_ctx_get_min_priority(sched_ctx_id) > 0)
+		starpu_sched_ctx_set_min_priority(sched_ctx_id, 0);
+	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_LA", 0) > 0)
+		astro_log_error("heteroprio", "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available in Astrolabe; "
+				"heteroprio runs without it (unset the variable to silence this)");
+	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", 0) > 0)
+		astro_log_error("heteroprio", "STARPU_HETEROPRIO_USE_AUTO_CALIBRATION: the automatic mode is not available in Astrolabe; "
+				"heteroprio runs with the buckets of the policy's callback, or its default (unset the variable to silence this)");
+
+	if (astro_heteroprio_setup_open(sched_ctx_id) == 0)
+	{
+		if (callback)
+			callback(sched_ctx_id);
+		else
+			astro_heteroprio_setup_default(sched_ctx_id);
+	}
+	astro_heteroprio_setup_close(sched_ctx_id, setup);
+
+	memcpy(hp->nb_prios, setup->nb_prios, sizeof(hp->nb_prios));
+	memcpy(hp->mapping, setup->mapping, sizeof(hp->mapping));
+	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
+	{
+		struct hp_bucket *bucket = &hp->buckets[b];
+
+		starpu_task_list_init(&bucket->tasks);
+		bucket->archs = setup->buckets[b].archs;
+		bucket->faster_arch = setup->buckets[b].faster_arch;
+		memcpy(bucket->slow_factor, setup->buckets[b].slow_factor, sizeof(bucket->slow_factor));
+	}
+	free(setup);
+	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
+	{
+		starpu_task_list_init(&hp->w[i].queue);
+		hp->w[i].arch = -1;
+	}
+	astro_sched_lock_init(&hp->lock);
+	astro_sched_workers_init(&hp->workers);
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, hp);
+}
+
+static void hp_deinit_sched(unsigned sched_ctx_id)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	unsigned left = 0;
+
+	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
+		left += hp->buckets[b].ntasks;
+	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
+		left += atomic_load(&hp->w[i].nqueued);
+	if (left)
+		astro_log_error("heteroprio", "%u tasks were still queued at shutdown", left);
+	astro_heteroprio_setup_release(sched_ctx_id);
+	STARPU_PTHREAD_MUTEX_DESTROY(&hp->lock);
+	starpu_sched_ctx_set_policy_data(sched_ctx_id, NULL);
+	free(hp);
+}
+
+static void hp_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	for (unsigned i = 0; i < nworkers; i++)
+	{
+		int id = workerids[i];
+		int arch;
+
+		if (id < 0 || id >= STARPU_NMAXWORKERS || astro_sched_workers_contains(&hp->workers, id) || (arch = arch_of(id)) < 0)
+			continue;
+		hp->w[id].arch = arch;
+		hp->nworkers_of[arch]++;
+		astro_sched_workers_add(&hp->workers, &id, 1);
+	}
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+}
+
+/* Queues task at the head (given back) or tail of its bucket, counted for the architectures that may take it; hp->lock held. */
+static void bucket_put(struct hp_policy *hp, struct starpu_task *task, int at_head)
+{
+	struct hp_bucket *bucket = &hp->buckets[bucket_of(task)];
+	unsigned archs = task_archs(task);
+
+	if (at_head)
+		starpu_task_list_push_front(&bucket->tasks, task);
+	else
+		starpu_task_list_push_back(&bucket->tasks, task);
+	bucket->ntasks++;
+	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+		bucket->nfor_slower_only++;
+	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
+		if (archs & (1u << arch))
+			atomic_fetch_add(&hp->in_buckets[arch], 1);
+}
+
+/* Unlinks task from bucket and uncounts it; hp->lock held. */
+static void bucket_erase(struct hp_policy *hp, struct hp_bucket *bucket, struct starpu_task *task)
+{
+	unsigned archs = task_archs(task);
+
+	starpu_task_list_erase(&bucket->tasks, task);
+	bucket->ntasks--;
+	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+		bucket->nfor_slower_only--;
+	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
+		if (archs & (1u << arch))
+			atomic_fetch_sub(&hp->in_buckets[arch], 1);
+}
+
+static void hp_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	for (unsigned i = 0; i < nworkers; i++)
+	{
+		int id = workerids[i];
+		struct hp_worker *w;
+		struct starpu_task *task;
+
+		if (!astro_sched_workers_contains(&hp->workers, id))
+			continue;
+		w = &hp->w[id];
+		astro_sched_workers_remove(&hp->workers, &id, 1);
+		/* What it took and did not run goes back to the buckets, in order. */
+		while ((task = starpu_task_list_pop_back(&w->queue)))
+		{
+			atomic_fetch_sub(&w->nqueued, 1);
+			atomic_fetch_sub(&hp->in_queues[w->arch], 1);
+			bucket_put(hp, task, 1);
+		}
+		hp->nworkers_of[w->arch]--;
+		w->arch = -1;
+	}
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+}
+
+/* The architectures of archs with a worker in the context that may run task; hp->lock held. */
+static unsigned archs_that_run(struct hp_policy *hp, struct starpu_task *task, unsigned archs)
+{
+	unsigned found = 0;
+
+	for (unsigned i = 0; i < hp->workers.count && (archs & ~found); i++)
+	{
+		int id = hp->workers.ids[i];
+		unsigned bit = 1u << hp->w[id].arch;
+
+		if ((archs & bit) && !(found & bit) && astro_sched_task_allowed_on(task, id))
+			found |= bit;
+	}
+	return found;
+}
+
+/* Claims a hungry worker of architecture arch that may run task; -1 if none. */
+static int claim_of_arch(struct hp_policy *hp, struct starpu_task *task, int arch)
+{
+	struct astro_sched_workers *ws = &hp->workers;
+
+	if (!atomic_load(&ws->nhungry))
+		return -1;
+	for (unsigned i = 0; i < ws->count; i++)
+	{
+		int id = ws->ids[i];
+
+		if (hp->w[id].arch == arch && astro_sched_workers_is_hungry(ws, id) && astro_sched_task_allowed_on(task, id)
+		    && astro_sched_workers_claim(ws, id))
+			return id;
+	}
+	return -1;
+}
+
+static int hp_push_task(struct starpu_task *task)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
+	unsigned b = bucket_of(task);
+	int wake[STARPU_NARCH];
+	unsigned archs;
+
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	archs = archs_that_run(hp, task, hp->buckets[b].archs);
+	if (!archs)
+	{
+		int first = !hp->reported[b];
+
+		hp->reported[b] = 1;
+		STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+		if (first)
+			astro_log_error("heteroprio", "task '%s' has priority %d: bucket %u, which no worker of the context that can run it looks at; "
+					"map the bucket for those workers' architecture (starpu_heteroprio_set_mapping in the policy's callback)",
+					starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", task->priority, b);
+		return -EINVAL;
+	}
+	task->sched_data = (void *)(uintptr_t)archs;
+	/* Before the task is visible: once queued, a worker may run and free it. */
+	starpu_push_task_end(task);
+	bucket_put(hp, task, 0);
+	for (int arch = 0; arch < STARPU_NARCH; arch++)
+		wake[arch] = archs & (1u << arch) ? claim_of_arch(hp, task, arch) : -1;
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+	astro_sched_counters_count_push(&hp_counters);
+	for (int arch = 0; arch < STARPU_NARCH; arch++)
+		astro_sched_wake(wake[arch], 0);
+	return 0;
+}
+
+/*
+ * Whether a worker of architecture arch may take any task of bucket: the
+ * bucket's fastest workers always may; a slower one only while the bucket
+ * holds at least its slow factor times as many tasks as there are fastest
+ * workers. Otherwise it takes only the tasks no fastest worker can run.
+ */
+static int slow_factor_allows(struct hp_policy *hp, struct hp_bucket *bucket, int arch)
+{
+	int faster = bucket->faster_arch;
+
+	if (faster < 0 || faster == arch)
+		return 1;
+	return (float)bucket->ntasks / (float)hp->nworkers_of[faster] >= bucket->slow_factor[arch];
+}
+
+/* Moves up to want tasks workerid may take from its buckets, in its order, into its queue; hp->lock held. */
+static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
+{
+	struct hp_worker *w = &hp->w[workerid];
+	unsigned bit = 1u << w->arch;
+
+	for (unsigned i = 0; want && i < hp->nb_prios[w->arch]; i++)
+	{
+		struct hp_bucket *bucket = &hp->buckets[hp->mapping[w->arch][i]];
+		struct starpu_task *task = starpu_task_list_begin(&bucket->tasks);
+		unsigned faster_bit = bucket->faster_arch >= 0 ? 1u << bucket->faster_arch : 0;
+
+		while (want && task)
+		{
+			struct starpu_task *next = starpu_task_list_next(task);
+			int any = slow_factor_allows(hp, bucket, w->arch);
+
+			if (!any && !bucket->nfor_slower_only)
+				break;
+			if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
+			{
+				bucket_erase(hp, bucket, task);
+				starpu_task_list_push_back(&w->queue, task);
+				atomic_fetch_add(&w->nqueued, 1);
+				atomic_fetch_add(&hp->in_queues[w->arch], 1);
+				want--;
+			}
+			task = next;
+		}
+	}
+}
+
+/* Takes a task from the queue of another worker of thief's architecture, the one it took last; hp->lock held. */
+static struct starpu_task *steal(struct hp_policy *hp, int thief)
+{
+	struct astro_sched_workers *ws = &hp->workers;
+	unsigned count = ws->count;
+	unsigned position = (unsigned)ws->position[thief];
+
+	/* From the worker after the thief, around. */
+	for (unsigned step = 1; step < count; step++)
+	{
+		int victim = ws->ids[(position + step) % count];
+		struct hp_worker *v = &hp->w[victim];
+
+		if (v->arch != hp->w[thief].arch || !atomic_load_explicit(&v->nqueued, memory_order_relaxed))
+			continue;
+		for (struct starpu_task *task = starpu_task_list_back(&v->queue); task; task = task->prev)
+			if (astro_sched_task_allowed_on(task, thief))
+			{
+				starpu_task_list_erase(&v->queue, task);
+				atomic_fetch_sub(&v->nqueued, 1);
+				atomic_fetch_sub(&hp->in_queues[v->arch], 1);
+				return task;
+			}
+	}
+	return NULL;
+}
+
+static struct starpu_task *hp_take(void *policy_data, int workerid)
+{
+	struct hp_policy *hp = policy_data;
+	struct hp_worker *w = &hp->w[workerid];
+	struct starpu_task *task = NULL;
+	int arch = w->arch;
+	int stolen = 0;
+	int thief = -1;
+
+	if (arch < 0 || (!atomic_load(&w->nqueued) && !atomic_load(&hp->in_buckets[arch]) && !atomic_load(&hp->in_queues[arch])))
+		return NULL;
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	unsigned available = atomic_load_explicit(&hp->in_buckets[arch], memory_order_relaxed);
+	if (available)
+	{
+		unsigned queued = atomic_load_explicit(&w->nqueued, memory_order_relaxed);
+		unsigned want = queued < STARPU_HETEROPRIO_MAX_PREFETCH ? STARPU_HETEROPRIO_MAX_PREFETCH - queued : 0;
+
+		if (want > available)
+			want = available;
+		/* Fewer tasks than workers: one each, so that none waits behind another's queue. */
+		if (available < hp->workers.count)
+			want = queued ? 0 : 1;
+		take_from_buckets(hp, workerid, want);
+	}
+	if (atomic_load_explicit(&w->nqueued, memory_order_relaxed))
+	{
+		task = starpu_task_list_pop_front(&w->queue);
+		atomic_fetch_sub(&w->nqueued, 1);
+		atomic_fetch_sub(&hp->in_queues[arch], 1);
+		/* What stays queued here while this worker runs task: an idle worker of its kind may steal it. */
+		if (atomic_load_explicit(&w->nqueued, memory_order_relaxed))
+			thief = claim_of_arch(hp, starpu_task_list_front(&w->queue), arch);
+	}
+	else if (atomic_load_explicit(&hp->in_queues[arch], memory_order_relaxed))
+	{
+		task = steal(hp, workerid);
+		stolen = task != NULL;
+	}
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+	astro_sched_wake(thief, 0);
+	if (task)
+	{
+		task->sched_data = NULL;
+		astro_sched_counters_count_pop(&hp_counters, stolen);
+	}
+	return task;
+}
+
+static struct starpu_task *hp_pop_task(unsigned sched_ctx_id)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+
+	return astro_sched_pop_task(&hp->workers, starpu_worker_get_id(), hp, hp_take);
+}
+
+static struct starpu_sched_policy heteroprio_policy =
+{
+	.init_sched = hp_init_sched,
+	.deinit_sched = hp_deinit_sched,
+	.add_workers = hp_add_workers,
+	.remove_workers = hp_remove_workers,
+	.push_task = hp_push_task,
+	.pop_task = hp_pop_task,
+	.policy_name = "heteroprio",
+	.policy_description = "heteroprio: priority buckets looked at in a different order by each kind of worker, with slow factors",
+	.worker_type = STARPU_WORKER_LIST,
+};
+
+static int init(void)
+{
+	astro_sched_counters_register(&hp_counters, "sched_heteroprio", "heteroprio", 1);
+	return astro_sched_policy_register(&heteroprio_policy);
+}
+
+ASTRO_PLUGIN_DEFINE(sched_heteroprio, ASTRO_PLUGIN_SCHED, "heteroprio: per-architecture priority buckets with slow factors", init, NULL);

@@ -1,0 +1,564 @@
+// The heteroprio policy (schedulers/heteroprio) and its set-up API
+// (starpu_heteroprio.h): the policy's callback sets each architecture's
+// buckets, the order it looks at them and the slow factors; every call
+// checks its arguments and the moment it is made; the policy then runs tasks
+// in each architecture's order, and a slower architecture leaves a bucket's
+// tasks to the fastest one. The OpenCL cases use PoCL's CPU device.
+#include <gtest/gtest.h>
+#include <starpu.h>
+#include <starpu_heteroprio.h>
+#include <schedulers/starpu_heteroprio.h>
+#include <astrolabe/heteroprio.h>
+#include <cmath>
+#include <functional>
+#include <mutex>
+#include <random>
+#include "opencl_helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+// What the test's callback does, set before starpu_init; what starpu_init printed.
+std::function<void(unsigned)> g_setup;
+std::string g_setup_err;
+unsigned g_callback_ctx = 12345;
+
+void setup_callback(unsigned ctx)
+{
+	g_callback_ctx = ctx;
+	if (g_setup)
+		g_setup(ctx);
+}
+
+class Heteroprio : public ::testing::Test
+{
+protected:
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+		g_setup = nullptr;
+		g_setup_err.clear();
+	}
+
+	// Starts heteroprio with ncpus CPU workers (and nopencl OpenCL ones) and
+	// the callback running setup (none if null); the stderr of starpu_init in err.
+	int start(int ncpus, std::function<void(unsigned)> setup, std::string *err = nullptr, int nopencl = 0)
+	{
+		g_setup = std::move(setup);
+		starpu_conf conf = conf_with_ncpus(ncpus);
+		conf.nopencl = nopencl;
+		conf.sched_policy_name = "heteroprio";
+		conf.sched_policy_callback = g_setup ? setup_callback : nullptr;
+		int ret = -1;
+		g_setup_err = stderr_of([&] { ret = starpu_init(&conf); });
+		if (err)
+			*err = g_setup_err;
+		if (ret == 0 && policy_name() != "heteroprio") {
+			starpu_shutdown();
+			return -ENOENT;
+		}
+		return ret;
+	}
+
+	astro_heteroprio_setup running(unsigned ctx = 0)
+	{
+		astro_heteroprio_setup setup;
+		EXPECT_EQ(astro_heteroprio_setup_get(ctx, &setup), 0);
+		return setup;
+	}
+
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
+	ScopedEnv auto_{"STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", nullptr};
+	ScopedEnv la_{"STARPU_HETEROPRIO_USE_LA", nullptr};
+};
+
+#define START_OR_SKIP(...) \
+	do { \
+		int ret_ = start(__VA_ARGS__); \
+		if (ret_ == -ENOENT) \
+			GTEST_SKIP() << "the heteroprio policy is not built here"; \
+		ASSERT_EQ(ret_, 0); \
+	} while (0)
+
+// ------------------------------------------------------------- set-up API
+
+TEST_F(Heteroprio, WithoutCallbackEveryArchitectureLooksAtEveryBucketFromZero)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy_name = "heteroprio";
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (policy_name() != "heteroprio")
+		GTEST_SKIP() << "the heteroprio policy is not built here";
+	astro_heteroprio_setup s = running();
+	EXPECT_EQ(s.nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
+	for (unsigned i = 0; i < STARPU_HETEROPRIO_MAX_PRIO; i++) {
+		EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][i], i);
+		EXPECT_EQ(s.buckets[i].faster_arch, ASTRO_HETEROPRIO_NO_FASTER_ARCH);
+	}
+	// Task priorities are bucket numbers: the context's range covers them.
+	EXPECT_LE(starpu_sched_get_min_priority(), 0);
+	EXPECT_GE(starpu_sched_get_max_priority(), STARPU_HETEROPRIO_MAX_PRIO - 1);
+}
+
+TEST_F(Heteroprio, TheCallbackGetsItsContextAndSetsTheBuckets)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 3);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 7);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 2, 40);
+		starpu_heteroprio_set_faster_arch(ctx, STARPU_OPENCL_WORKER, 7);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 7, 2.5f);
+		starpu_heteroprio_set_use_locality(ctx, 0);
+	});
+	EXPECT_EQ(g_callback_ctx, 0u);
+	EXPECT_EQ(g_setup_err, "");
+	EXPECT_EQ((void *)starpu_sched_ctx_get_sched_policy_callback(0), (void *)setup_callback);
+	astro_heteroprio_setup s = running();
+	EXPECT_EQ(s.nb_prios[STARPU_CPU_WORKER], 3u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][0], 7u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][1], 2u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][2], 40u);
+	EXPECT_EQ(s.buckets[7].archs, 1u << STARPU_CPU_WORKER);
+	EXPECT_EQ(s.buckets[0].archs, 0u);
+	EXPECT_EQ(s.buckets[7].faster_arch, (int)STARPU_OPENCL_WORKER);
+	EXPECT_EQ(s.buckets[7].slow_factor[STARPU_CPU_WORKER], 2.5f);
+	EXPECT_EQ(s.buckets[2].faster_arch, ASTRO_HETEROPRIO_NO_FASTER_ARCH);
+}
+
+TEST_F(Heteroprio, RemappingAPositionFreesTheBucketItNamedBefore)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 5);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 6);
+	});
+	astro_heteroprio_setup s = running();
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][0], 6u);
+	EXPECT_EQ(s.buckets[5].archs, 0u);
+	EXPECT_EQ(s.buckets[6].archs, 1u << STARPU_CPU_WORKER);
+}
+
+TEST_F(Heteroprio, SetFasterArchMakesItsSlowFactorZero)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_OPENCL_WORKER, 3, 4.0f);
+		starpu_heteroprio_set_faster_arch(ctx, STARPU_OPENCL_WORKER, 3);
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 3);
+	});
+	astro_heteroprio_setup s = running();
+	EXPECT_EQ(s.buckets[3].faster_arch, (int)STARPU_OPENCL_WORKER);
+	EXPECT_EQ(s.buckets[3].slow_factor[STARPU_OPENCL_WORKER], 0.0f);
+}
+
+// Each bad argument: one error naming it, and the set-up keeps what it had.
+TEST_F(Heteroprio, BadArgumentsAreRefusedOneByOne)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 1, 2.0f);
+		// Now the bad ones.
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, STARPU_HETEROPRIO_MAX_PRIO + 1);
+		starpu_heteroprio_set_nb_prios(ctx, (enum starpu_worker_archtype)42, 1);
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_ANY_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, STARPU_HETEROPRIO_MAX_PRIO);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, STARPU_HETEROPRIO_MAX_PRIO, 3);
+		starpu_heteroprio_set_mapping(ctx, STARPU_UNKNOWN_WORKER, 0, 3);
+		starpu_heteroprio_set_faster_arch(ctx, STARPU_CPU_WORKER, 1000);
+		starpu_heteroprio_set_faster_arch(ctx, (enum starpu_worker_archtype)STARPU_NARCH, 1);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 1, -1.0f);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 1, NAN);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 1, INFINITY);
+		starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, STARPU_HETEROPRIO_MAX_PRIO, 1.0f);
+		starpu_heteroprio_set_use_locality(ctx, 2);
+		// Another context than the one starting.
+		starpu_heteroprio_set_nb_prios(ctx + 5, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_nb_prios(STARPU_NMAX_SCHED_CTXS + 3, STARPU_CPU_WORKER, 1);
+	});
+	std::vector<std::string> errors = lines_of(g_setup_err);
+	EXPECT_EQ(errors.size(), 15u) << g_setup_err;
+	for (const char *what : { "101 buckets asked", "42 is no worker architecture", "255 is no worker architecture",
+				  "bucket 100 does not exist", "position 100 is beyond", "4294967295 is no worker architecture",
+				  "bucket 1000 does not exist", "8 is no worker architecture", "slow factor -1", "slow factor nan",
+				  "slow factor inf", "neither 0 nor 1", "context 5 is not starting a heteroprio policy" })
+		EXPECT_TRUE(contains(g_setup_err, what)) << what << " in\n" << g_setup_err;
+	astro_heteroprio_setup s = running();
+	EXPECT_EQ(s.nb_prios[STARPU_CPU_WORKER], 2u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][0], 1u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][1], 0u);
+	EXPECT_EQ(s.buckets[1].slow_factor[STARPU_CPU_WORKER], 2.0f);
+	EXPECT_EQ(s.buckets[1].faster_arch, ASTRO_HETEROPRIO_NO_FASTER_ARCH);
+	EXPECT_EQ(s.buckets[3].archs, 0u);
+}
+
+TEST_F(Heteroprio, CallsOutsideTheCallbackAreRefused)
+{
+	// No heteroprio at all.
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([] { starpu_heteroprio_set_nb_prios(0, STARPU_CPU_WORKER, 1); });
+	EXPECT_TRUE(contains(err, "context 0 is not starting a heteroprio policy")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_SCHED=heteroprio")) << err;
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	starpu_shutdown();
+
+	// heteroprio running: its buckets are fixed.
+	START_OR_SKIP(1, nullptr);
+	err = stderr_of([] {
+		starpu_heteroprio_set_nb_prios(0, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(0, STARPU_CPU_WORKER, 0, 4);
+		starpu_heteroprio_set_faster_arch(0, STARPU_CPU_WORKER, 4);
+		starpu_heteroprio_set_arch_slow_factor(0, STARPU_CPU_WORKER, 4, 1.0f);
+		starpu_heteroprio_set_use_locality(0, 0);
+	});
+	EXPECT_EQ(lines_of(err).size(), 5u) << err;
+	EXPECT_TRUE(contains(err, "context 0 already runs its heteroprio policy")) << err;
+	EXPECT_TRUE(contains(err, "sched_policy_callback")) << err;
+	EXPECT_EQ(running().nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
+}
+
+TEST_F(Heteroprio, InconsistentBucketsFallBackToTheDefaultWithAnError)
+{
+	struct Case
+	{
+		std::function<void(unsigned)> setup;
+		const char *why;
+	};
+	std::vector<Case> cases = {
+		{ [](unsigned ctx) {
+			 starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 3);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 0);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 1);
+		 },
+		  "bucket number 2 was never given" },
+		{ [](unsigned ctx) {
+			 starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 0);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 1);
+		 },
+		  "beyond the 1 buckets they look at" },
+		{ [](unsigned ctx) {
+			 starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 2);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 9);
+			 starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 9);
+		 },
+		  "bucket 9 twice" },
+	};
+	for (Case &c : cases) {
+		SCOPED_TRACE(c.why);
+		std::string err;
+		START_OR_SKIP(1, c.setup, &err);
+		EXPECT_TRUE(contains(err, c.why)) << err;
+		EXPECT_TRUE(contains(err, "uses its default")) << err;
+		astro_heteroprio_setup s = running();
+		EXPECT_EQ(s.nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
+		EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][9], 9u);
+		starpu_shutdown();
+	}
+}
+
+TEST_F(Heteroprio, LocalityModeAndAutomaticModeAreRefusedClearly)
+{
+	std::string err;
+	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_set_use_locality(ctx, 1); });
+	EXPECT_TRUE(contains(g_setup_err, "data locality mode")) << g_setup_err;
+	EXPECT_EQ(lines_of(g_setup_err).size(), 1u) << g_setup_err;
+	err = stderr_of([] {
+		starpu_heteroprio_map_wgroup_memory_nodes(0);
+		starpu_heteroprio_print_wgroups(stdout, 0);
+	});
+	EXPECT_EQ(lines_of(err).size(), 2u) << err;
+	EXPECT_TRUE(contains(err, "starpu_heteroprio_map_wgroup_memory_nodes")) << err;
+	EXPECT_TRUE(contains(err, "starpu_heteroprio_print_wgroups")) << err;
+	starpu_shutdown();
+
+	ScopedEnv automatic("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_AUTO_CALIBRATION: the automatic mode is not available")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available")) << err;
+	// It still runs, with its default buckets.
+	EXPECT_EQ(running().nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
+}
+
+// ------------------------------------------------------------- behaviour
+
+std::mutex g_order_lock;
+std::vector<int> g_order;
+
+void record_priority(void **, void *)
+{
+	std::lock_guard<std::mutex> lock(g_order_lock);
+	g_order.push_back(starpu_task_get_current()->priority);
+}
+
+// Submits tasks of the given priorities while worker 0 (the only one) is held, then lets it run them.
+std::vector<int> run_order(const std::vector<int> &prios, unsigned ctx = 0)
+{
+	static starpu_codelet cl = cpu_codelet(record_priority, 0, "order");
+	g_order.clear();
+	{
+		Gate gate(1);
+		EXPECT_TRUE(gate.close());
+		for (int prio : prios) {
+			starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			t->priority = prio;
+			t->sched_ctx = ctx;
+			EXPECT_EQ(starpu_task_submit(t), 0);
+		}
+	}
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	std::lock_guard<std::mutex> lock(g_order_lock);
+	return g_order;
+}
+
+TEST_F(Heteroprio, ByDefaultBucketZeroRunsFirst)
+{
+	START_OR_SKIP(1, nullptr);
+	std::vector<int> prios = { 5, 0, 9, 3, 3, 1, 99, 0, 7 };
+	std::vector<int> expected = prios;
+	std::sort(expected.begin(), expected.end());
+	EXPECT_EQ(run_order(prios), expected);
+}
+
+TEST_F(Heteroprio, AWorkerRunsItsBucketsInTheOrderOfItsMapping)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 3);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 2, 1);
+	});
+	std::vector<int> prios;
+	for (int i = 0; i < 30; i++)
+		prios.push_back(i % 3);
+	std::shuffle(prios.begin(), prios.end(), std::mt19937(7));
+	std::vector<int> expected;
+	for (int bucket : { 2, 0, 1 })
+		for (int i = 0; i < 10; i++)
+			expected.push_back(bucket);
+	EXPECT_EQ(run_order(prios), expected);
+}
+
+// Out-of-range priorities go to the nearest bucket (0 or STARPU_HETEROPRIO_MAX_PRIO - 1).
+TEST_F(Heteroprio, OutOfRangePrioritiesGoToTheEndBuckets)
+{
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, STARPU_HETEROPRIO_MAX_PRIO - 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+	});
+	std::vector<int> order = run_order({ -7, 1000, 0, STARPU_HETEROPRIO_MAX_PRIO - 1 });
+	EXPECT_EQ(order, (std::vector<int>{ 1000, STARPU_HETEROPRIO_MAX_PRIO - 1, -7, 0 }));
+}
+
+struct Count
+{
+	std::atomic<int> runs{0};
+};
+
+void count_run(void **, void *arg)
+{
+	static_cast<Count *>(arg)->runs++;
+}
+
+// A task whose bucket no worker looks at: one error for the bucket, and it runs anyway.
+TEST_F(Heteroprio, ATaskInABucketNobodyLooksAtStillRunsWithAnError)
+{
+	START_OR_SKIP(2, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 0);
+	});
+	static starpu_codelet cl = cpu_codelet(count_run, 0, "lost_bucket");
+	Count c;
+	std::string err = stderr_of([&] {
+		for (int i = 0; i < 5; i++)
+			ASSERT_EQ(submit_detached(&cl, &c, 4), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(c.runs, 5);
+	EXPECT_TRUE(contains(err, "task 'lost_bucket' has priority 4: bucket 4, which no worker of the context that can run it looks at")) << err;
+	size_t reports = 0;
+	for (const std::string &line : lines_of(err))
+		reports += contains(line, "has priority 4");
+	EXPECT_EQ(reports, 1u) << err;
+}
+
+// Two CPU workers, two tasks per worker at most taken at once: everything runs exactly once.
+TEST_F(Heteroprio, ManyTasksOnTwoWorkersRunOnce)
+{
+	START_OR_SKIP(2, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 4);
+		for (unsigned i = 0; i < 4; i++)
+			starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, i, 3 - i);
+	});
+	static starpu_codelet cl = cpu_codelet(count_run, 0, "many");
+	Count c;
+	unsigned long before = cl.per_worker_stats[0] + cl.per_worker_stats[1];
+	for (int i = 0; i < 1000; i++)
+		ASSERT_EQ(submit_detached(&cl, &c, i % 4), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(c.runs, 1000);
+	EXPECT_EQ(cl.per_worker_stats[0] + cl.per_worker_stats[1] - before, 1000ul);
+}
+
+// A context of its own, created with STARPU_SCHED_CTX_POLICY_NAME and STARPU_SCHED_CTX_POLICY_INIT.
+TEST_F(Heteroprio, AContextGetsItsOwnBuckets)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	if (!policy_registered("heteroprio"))
+		GTEST_SKIP() << "the heteroprio policy is not built here";
+	g_setup = [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+	};
+	int workers[1] = { 1 };
+	unsigned ctx = STARPU_NMAX_SCHED_CTXS;
+	g_setup_err = stderr_of([&] {
+		ctx = starpu_sched_ctx_create(workers, 1, "hp_ctx", STARPU_SCHED_CTX_POLICY_NAME, "heteroprio", STARPU_SCHED_CTX_POLICY_INIT,
+					      setup_callback, 0);
+	});
+	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_EQ(g_callback_ctx, ctx);
+	EXPECT_EQ(g_setup_err, "");
+	astro_heteroprio_setup s = running(ctx);
+	EXPECT_EQ(s.nb_prios[STARPU_CPU_WORKER], 2u);
+	EXPECT_EQ(s.mapping[STARPU_CPU_WORKER][0], 1u);
+	// The global context (lws) has no heteroprio set-up.
+	astro_heteroprio_setup none;
+	EXPECT_EQ(astro_heteroprio_setup_get(0, &none), -ENOENT);
+
+	static starpu_codelet cl = cpu_codelet(record_priority, 0, "ctx_order");
+	g_order.clear();
+	{
+		Gate gate(std::vector<int>{ 1 });
+		ASSERT_TRUE(gate.close());
+		for (int prio : { 0, 1, 0, 1 }) {
+			starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			t->priority = prio;
+			t->sched_ctx = ctx;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+	}
+	starpu_task_wait_for_all_in_ctx(ctx);
+	{
+		std::lock_guard<std::mutex> lock(g_order_lock);
+		EXPECT_EQ(g_order, (std::vector<int>{ 1, 1, 0, 0 }));
+	}
+	starpu_sched_ctx_delete(ctx);
+	EXPECT_EQ(astro_heteroprio_setup_get(ctx, &none), -ENOENT);
+}
+
+// ------------------------------------------------ CPU and OpenCL workers
+
+#ifdef STARPU_USE_OPENCL
+struct Where
+{
+	std::atomic<int> cpu{0};
+	std::atomic<int> opencl{0};
+};
+
+void on_cpu(void **, void *arg)
+{
+	static_cast<Where *>(arg)->cpu++;
+}
+
+void on_opencl(void **, void *arg)
+{
+	static_cast<Where *>(arg)->opencl++;
+}
+
+starpu_codelet both_codelet(const char *name)
+{
+	starpu_codelet cl = cpu_codelet(on_cpu, 0, name);
+	cl.opencl_funcs[0] = on_opencl;
+	return cl;
+}
+
+// Workers of kind arch look at bucket alone.
+void look_only_at(unsigned ctx, enum starpu_worker_archtype arch, unsigned bucket)
+{
+	starpu_heteroprio_set_nb_prios(ctx, arch, 1);
+	starpu_heteroprio_set_mapping(ctx, arch, 0, bucket);
+}
+
+class HeteroprioOpenCL : public Heteroprio
+{
+protected:
+	// One CPU and one OpenCL worker, or skip.
+	bool start_mixed(std::function<void(unsigned)> setup)
+	{
+		int ret = start(1, std::move(setup), nullptr, 1);
+		if (ret == -ENOENT || (ret == 0 && starpu_opencl_worker_get_count() < 1)) {
+			if (ret == 0)
+				starpu_shutdown();
+			return false;
+		}
+		EXPECT_EQ(ret, 0);
+		return ret == 0;
+	}
+};
+
+// The OpenCL worker is fastest for bucket 0 and the CPU 1000 times slower:
+// with fewer than 1000 tasks per OpenCL worker waiting, the CPU takes none
+// of them, but it still takes the tasks only it can run.
+TEST_F(HeteroprioOpenCL, ASlowArchitectureLeavesTheBucketToTheFastestOne)
+{
+	if (!start_mixed([](unsigned ctx) {
+		    look_only_at(ctx, STARPU_CPU_WORKER, 0);
+		    look_only_at(ctx, STARPU_OPENCL_WORKER, 0);
+		    starpu_heteroprio_set_faster_arch(ctx, STARPU_OPENCL_WORKER, 0);
+		    starpu_heteroprio_set_arch_slow_factor(ctx, STARPU_CPU_WORKER, 0, 1000.0f);
+	    }))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	static starpu_codelet both = both_codelet("both");
+	static starpu_codelet cpu_only = cpu_codelet(on_cpu, 0, "cpu_only");
+	Where w, w_cpu;
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(submit_detached(&both, &w), 0);
+		if (i % 10 == 0)
+			ASSERT_EQ(submit_detached(&cpu_only, &w_cpu), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(w.opencl, 100);
+	EXPECT_EQ(w.cpu, 0);
+	EXPECT_EQ(w_cpu.cpu, 10);
+}
+
+// Each architecture looks at its own buckets: OpenCL only at bucket 1, the CPU only at bucket 0.
+TEST_F(HeteroprioOpenCL, EachArchitectureTakesOnlyFromItsBuckets)
+{
+	if (!start_mixed([](unsigned ctx) {
+		    look_only_at(ctx, STARPU_CPU_WORKER, 0);
+		    look_only_at(ctx, STARPU_OPENCL_WORKER, 1);
+	    }))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	static starpu_codelet cl0 = both_codelet("bucket0");
+	static starpu_codelet cl1 = both_codelet("bucket1");
+	Where w0, w1;
+	for (int i = 0; i < 50; i++) {
+		ASSERT_EQ(submit_detached(&cl0, &w0, 0), 0);
+		ASSERT_EQ(submit_detached(&cl1, &w1, 1), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(w0.cpu, 50);
+	EXPECT_EQ(w0.opencl, 0);
+	EXPECT_EQ(w1.opencl, 50);
+	EXPECT_EQ(w1.cpu, 0);
+}
+#endif
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	return opencl_test_main(argc, argv, "heteroprio");
+}
