@@ -175,9 +175,14 @@ TEST_F(Deps, TagWithoutDependenciesIsSharedByTasksInFlight)
 	g_release = false;
 	starpu_codelet blocking = cpu_codelet(wait_for_release, 0, "blocking");
 	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	// On two workers: the second runs while the first is held.
 	starpu_task *first = tagged_task(&blocking, 7200, 0, "running");
+	first->execute_on_a_specific_worker = 1;
+	first->workerid = 0;
 	ASSERT_EQ(starpu_task_submit(first), 0);
 	starpu_task *second = tagged_task(&cl, 7200, 1, "late");
+	second->execute_on_a_specific_worker = 1;
+	second->workerid = 1;
 	std::string err = stderr_of([&] { ASSERT_EQ(starpu_task_submit(second), 0); });
 	EXPECT_EQ(err, "");
 	// The second completes while the first is held: the tag is done.
