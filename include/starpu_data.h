@@ -15,6 +15,8 @@ struct _starpu_data_state;
 struct starpu_codelet;
 /** A piece of data managed by the runtime. */
 typedef struct _starpu_data_state *starpu_data_handle_t;
+/** A data access arbiter (starpu_arbiter_create()). */
+typedef struct starpu_arbiter *starpu_arbiter_t;
 
 /** How a task accesses a piece of data. */
 enum starpu_data_access_mode
@@ -74,6 +76,30 @@ void starpu_data_invalidate(starpu_data_handle_t handle);
 void starpu_data_invalidate_submit(starpu_data_handle_t handle);
 /** Tells the runtime the data will not be used again soon. */
 void starpu_data_wont_use(starpu_data_handle_t handle);
+
+/** Copies src_handle's content into dst_handle (same interface and size), as a
+ * task writing dst_handle and reading src_handle, ordered with their other
+ * accesses. Synchronous unless asynchronous; callback_func(callback_arg) runs
+ * when the copy is done. Returns 0, -EINVAL for unsuitable handles, or
+ * starpu_task_submit()'s error (-ENODEV without a CPU worker). */
+int starpu_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, int asynchronous,
+		    void (*callback_func)(void *), void *callback_arg);
+/** Creates a data access arbiter: the handles assigned to it
+ * (starpu_data_assign_arbiter()) are taken all at once by the accesses that
+ * exclude each other as they run (STARPU_COMMUTE writes, accesses without
+ * sequential consistency), when all of a task's are free, instead of one by
+ * one in address order. NULL when out of memory. */
+starpu_arbiter_t starpu_arbiter_create(void);
+/** Puts the accesses to handle under arbiter (NULL takes it off): before any
+ * task or acquire uses the handle, one arbiter per handle; refused with an
+ * error otherwise. */
+void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t arbiter);
+/** Frees arbiter once every handle assigned to it is unregistered (refused,
+ * with an error, before). */
+void starpu_arbiter_destroy(starpu_arbiter_t arbiter);
+/** As starpu_data_cpy(), the copy task with the given priority. */
+int starpu_data_cpy_priority(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, int asynchronous,
+			     void (*callback_func)(void *), void *callback_arg, int priority);
 
 /** Makes handle accessible from the application in main RAM with mode, waiting for prior tasks. Returns 0 or -EINVAL. */
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode);

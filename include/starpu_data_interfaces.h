@@ -162,6 +162,12 @@ struct starpu_data_interface_ops
 
 /** Registers a handle of any interface; data_interface describes the data on home_node. */
 void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
+/** Tells the runtime that the program sets handle's buffer on node itself
+ * (right after registering, before the interface's pointers are set there, as
+ * the starpu_*_ptr_register() helpers do): the buffer counts as allocated on
+ * node and stays the program's (never freed nor evicted). Refused, with an
+ * error, when handle already has a buffer on node. */
+void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node);
 /** Registers a handle with the same layout as handlesrc, with no valid copy. */
 void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc);
 /** Interface struct of handle on node. */

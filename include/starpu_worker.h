@@ -152,6 +152,13 @@ void starpu_worker_unlock(int workerid);
 void starpu_worker_lock_self(void);
 /** Releases the calling worker's scheduling mutex. */
 void starpu_worker_unlock_self(void);
+/** The list worker collection: its methods, which a program copies into a
+ * collection of its own (type STARPU_WORKER_LIST); workers in the order added. */
+extern struct starpu_worker_collection starpu_worker_list;
+/** The tree worker collection (type STARPU_WORKER_TREE): the same methods,
+ * the workers walked in the machine's topology order (by the processing unit
+ * each is bound to). */
+extern struct starpu_worker_collection starpu_worker_tree;
 /** Relax/unrelax the calling worker's state (no-ops kept for policies written for StarPU). */
 void starpu_worker_relax_on(void);
 /** Ends a relaxed section of the calling worker started by starpu_worker_relax_on(). */

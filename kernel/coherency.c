@@ -372,7 +372,8 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 		r->pinned++;
 		h->writers_running += writes;
 	}
-	if (node != STARPU_MAIN_RAM)
+	/* A buffer the program gave (starpu_data_ptr_register) is not the runtime's to evict. */
+	if (node != STARPU_MAIN_RAM && h->owns_alloc[node])
 		_astro_lru_touch(r);
 	return 0;
 }

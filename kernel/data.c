@@ -68,6 +68,11 @@ static bool handle_live(starpu_data_handle_t handle, const char *fn)
 	return handle_live_or_claim(handle, fn, false);
 }
 
+bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
+{
+	return handle_live(handle, fn);
+}
+
 static bool handle_claim(starpu_data_handle_t handle, const char *fn)
 {
 	return handle_live_or_claim(handle, fn, true);
@@ -350,7 +355,10 @@ static void exec_unlock(struct _astro_data_link *link)
 		h->exec_readers--;
 	link->exec_locked = false;
 	pthread_cond_broadcast(&h->exec_cond);
+	struct starpu_arbiter *arbiter = h->arbiter;
 	pthread_mutex_unlock(&h->lock);
+	if (arbiter)
+		_astro_arbiter_wake(arbiter);
 }
 
 void _astro_data_release_accesses(struct _astro_job *job)
@@ -363,22 +371,52 @@ void _astro_data_release_accesses(struct _astro_job *job)
 	}
 }
 
-static void exec_lock(struct _astro_data_link *link)
+/* Takes link's execution lock if it is free (h->lock held): readers share, a writer owns. */
+static bool exec_grab(struct _astro_data_link *link, bool take)
 {
 	starpu_data_handle_t h = link->handle;
 	bool writes = mode_writes(link->mode);
+	if (h->exec_writer || (writes && h->exec_readers))
+		return false;
+	if (take) {
+		if (writes)
+			h->exec_writer = true;
+		else
+			h->exec_readers++;
+		link->exec_locked = true;
+	}
+	return true;
+}
+
+bool _astro_data_exec_try(struct _astro_data_link *link, bool take)
+{
+	pthread_mutex_lock(&link->handle->lock);
+	bool free = exec_grab(link, take);
+	pthread_mutex_unlock(&link->handle->lock);
+	return free;
+}
+
+static void exec_lock(struct _astro_data_link *link)
+{
+	starpu_data_handle_t h = link->handle;
 	pthread_mutex_lock(&h->lock);
-	while (h->exec_writer || (writes && h->exec_readers))
+	while (!exec_grab(link, true))
 		pthread_cond_wait(&h->exec_cond, &h->lock);
-	if (writes)
-		h->exec_writer = true;
-	else
-		h->exec_readers++;
-	link->exec_locked = true;
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Takes the execution locks of the unordered accesses, in handle address order so two tasks cannot wait on each other. */
+/* The order execution locks are taken in: the handles of an arbiter together
+ * (arbiters in address order, before the handles of none), then by address. */
+static bool exec_before(const struct _astro_data_link *a, const struct _astro_data_link *b)
+{
+	uintptr_t aa = (uintptr_t)a->handle->arbiter, ba = (uintptr_t)b->handle->arbiter;
+	if (aa != ba)
+		return aa && (!ba || aa < ba);
+	return (uintptr_t)a->handle < (uintptr_t)b->handle;
+}
+
+/* Takes the execution locks of the unordered accesses in one order (exec_before), so
+ * two tasks cannot wait on each other; an arbiter takes those of its handles at once. */
 static inline __attribute__((always_inline)) void exec_lock_unordered(struct _astro_job *job)
 {
 	unsigned n = 0;
@@ -388,14 +426,24 @@ static inline __attribute__((always_inline)) void exec_lock_unordered(struct _as
 		if (!link->registered || !(link->unordered || link->commute))
 			continue;
 		unsigned pos = n++;
-		while (pos > 0 && (uintptr_t)sorted[pos - 1]->handle > (uintptr_t)link->handle) {
+		while (pos > 0 && exec_before(link, sorted[pos - 1])) {
 			sorted[pos] = sorted[pos - 1];
 			pos--;
 		}
 		sorted[pos] = link;
 	}
-	for (unsigned i = 0; i < n; i++)
-		exec_lock(sorted[i]);
+	for (unsigned i = 0; i < n;) {
+		struct starpu_arbiter *arbiter = sorted[i]->handle->arbiter;
+		if (!arbiter) {
+			exec_lock(sorted[i++]);
+			continue;
+		}
+		unsigned end = i + 1;
+		while (end < n && sorted[end]->handle->arbiter == arbiter)
+			end++;
+		_astro_arbiter_lock(arbiter, sorted + i, end - i);
+		i = end;
+	}
 }
 
 /* -------------------------------------------------------------- fetching */
@@ -695,6 +743,7 @@ static void handle_free(starpu_data_handle_t handle)
 	pthread_cond_destroy(&handle->exec_cond);
 	pthread_mutex_destroy(&handle->redux_lock);
 	_astro_plans_forget(handle);
+	_astro_arbiter_forget(handle);
 	free(handle->name);
 	handle_quarantine(handle);
 }
@@ -1055,6 +1104,35 @@ static bool allocated_on(starpu_data_handle_t handle, unsigned node)
 	bool allocated = handle->replicates[node].allocated;
 	pthread_mutex_unlock(&handle->coherency_lock);
 	return allocated;
+}
+
+bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn)
+{
+	if (!handle_live(handle, fn))
+		return false;
+	if (node >= _astro_rt.nmemory_nodes) {
+		_astro_error("%s: no memory node %u (there are %u): give a node of starpu_memory_nodes_get_count()", fn, node,
+			     _astro_rt.nmemory_nodes);
+		return false;
+	}
+	pthread_mutex_lock(&handle->coherency_lock);
+	struct _astro_replicate *r = &handle->replicates[node];
+	bool fresh = !r->allocated;
+	if (fresh) {
+		/* The program's buffer: never freed nor evicted by the runtime (owns_alloc stays false). */
+		r->allocated = true;
+		_astro_coherency_allocated(handle);
+	}
+	pthread_mutex_unlock(&handle->coherency_lock);
+	if (!fresh)
+		_astro_error("%s: the handle already has a buffer on node %u: call it right after registering, once per node", fn,
+			     node);
+	return fresh;
+}
+
+void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node)
+{
+	_astro_data_ptr_register(handle, node, "starpu_data_ptr_register");
 }
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)

@@ -141,6 +141,8 @@ void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uin
 
 void starpu_block_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ldy, uint32_t ldz)
 {
+	if (!is_block(handle, __func__) || !_astro_data_ptr_register(handle, node, __func__))
+		return;
 	struct starpu_block_interface *b = block_of(handle, node);
 	b->ptr = ptr;
 	b->dev_handle = dev_handle;

@@ -239,6 +239,8 @@ void starpu_ndim_ptr_register(starpu_data_handle_t handle, unsigned node, uintpt
 		_astro_error("starpu_ndim_ptr_register: no node %u or NULL ldn", node);
 		return;
 	}
+	if (!_astro_data_ptr_register(handle, node, __func__))
+		return;
 	n->ptr = ptr;
 	n->dev_handle = dev_handle;
 	n->offset = offset;

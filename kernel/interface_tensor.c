@@ -150,7 +150,7 @@ void starpu_tensor_data_register(starpu_data_handle_t *handle, int home_node, ui
 void starpu_tensor_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset,
 				uint32_t ldy, uint32_t ldz, uint32_t ldt)
 {
-	if (!is_tensor(handle, __func__))
+	if (!is_tensor(handle, __func__) || !_astro_data_ptr_register(handle, node, __func__))
 		return;
 	struct starpu_tensor_interface *t = tensor_of(handle, node);
 	t->ptr = ptr;

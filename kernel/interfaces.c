@@ -224,6 +224,8 @@ void starpu_variable_data_register(starpu_data_handle_t *handle, int home_node, 
 
 void starpu_variable_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset)
 {
+	if (!check_handle(handle, STARPU_VARIABLE_INTERFACE_ID, __func__) || !_astro_data_ptr_register(handle, node, __func__))
+		return;
 	struct starpu_variable_interface *v = starpu_data_get_interface_on_node(handle, node);
 	v->ptr = ptr;
 	v->dev_handle = dev_handle;
@@ -355,6 +357,8 @@ void starpu_vector_data_register(starpu_data_handle_t *handle, int home_node, ui
 
 void starpu_vector_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset)
 {
+	if (!check_handle(handle, STARPU_VECTOR_INTERFACE_ID, __func__) || !_astro_data_ptr_register(handle, node, __func__))
+		return;
 	struct starpu_vector_interface *v = starpu_data_get_interface_on_node(handle, node);
 	v->ptr = ptr;
 	v->dev_handle = dev_handle;
@@ -509,6 +513,8 @@ void starpu_matrix_data_register(starpu_data_handle_t *handle, int home_node, ui
 
 void starpu_matrix_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ld)
 {
+	if (!check_handle(handle, STARPU_MATRIX_INTERFACE_ID, __func__) || !_astro_data_ptr_register(handle, node, __func__))
+		return;
 	struct starpu_matrix_interface *m = starpu_data_get_interface_on_node(handle, node);
 	m->ptr = ptr;
 	m->dev_handle = dev_handle;

@@ -348,6 +348,7 @@ struct _starpu_data_state
 	pthread_cond_t exec_cond;
 	int exec_readers;
 	bool exec_writer;
+	struct starpu_arbiter *arbiter;      /* starpu_data_assign_arbiter(): takes the execution locks (arbiter.c) */
 	struct _astro_job *acquires;         /* active application acquires, most recent first */
 	void *user_data;
 	char *name;
@@ -465,6 +466,19 @@ extern int _astro_unallocated_handles;
 bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
 /* The handle has a buffer now, or is being freed (coherency.c). */
 void _astro_coherency_allocated(starpu_data_handle_t handle);
+/* Is handle registered? Reports it for fn when not (data.c). */
+bool _astro_data_live(starpu_data_handle_t handle, const char *fn);
+/* Data arbiters (arbiter.c): the execution locks of a task's n accesses to
+ * handles of one arbiter, taken all at once (under the handles' lock, as
+ * data.c's exec_lock); a released execution lock wakes the arbiter's waiters;
+ * an unregistered handle leaves its arbiter. */
+/* Takes link's execution lock if free (take), or only says whether it is (data.c). */
+bool _astro_data_exec_try(struct _astro_data_link *link, bool take);
+void _astro_arbiter_lock(struct starpu_arbiter *arbiter, struct _astro_data_link **links, unsigned n);
+void _astro_arbiter_wake(struct starpu_arbiter *arbiter);
+void _astro_arbiter_forget(starpu_data_handle_t handle);
+/* starpu_data_ptr_register() for fn: false (and an error) when refused. */
+bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn);
 /* Makes handle valid on node for an access in mode (handle not locked); pin keeps
  * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
 int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);

@@ -33,9 +33,18 @@ static int list_get_next(struct starpu_worker_collection *workers, struct starpu
 	return workers->workerids[it->cursor++];
 }
 
+/* A worker id a collection can hold (programs add and remove ids themselves). */
+static bool collection_id_ok(int worker, const char *fn)
+{
+	if (worker >= 0 && worker < STARPU_NMAXWORKERS)
+		return true;
+	_astro_error("%s: no worker %d: give an id below STARPU_NMAXWORKERS (%d)", fn, worker, STARPU_NMAXWORKERS);
+	return false;
+}
+
 static int list_add(struct starpu_worker_collection *workers, int worker)
 {
-	if (workers->present[worker])
+	if (!collection_id_ok(worker, "starpu_worker_collection add") || workers->present[worker])
 		return -1;
 	workers->present[worker] = 1;
 	workers->is_unblocked[worker] = 1;
@@ -45,7 +54,7 @@ static int list_add(struct starpu_worker_collection *workers, int worker)
 
 static int list_remove(struct starpu_worker_collection *workers, int worker)
 {
-	if (!workers->present[worker])
+	if (!collection_id_ok(worker, "starpu_worker_collection remove") || !workers->present[worker])
 		return -1;
 	unsigned j = 0;
 	for (unsigned i = 0; i < workers->nworkers; i++)
@@ -83,18 +92,20 @@ static void list_init_iterator_for_parallel_tasks(struct starpu_worker_collectio
 	list_init_iterator(workers, it);
 }
 
+#define LIST_COLLECTION                                                                                          \
+	{                                                                                                        \
+		.type = STARPU_WORKER_LIST, .has_next = list_has_next, .get_next = list_get_next, .add = list_add, \
+		.remove = list_remove, .init = list_init, .deinit = list_deinit,                                  \
+		.init_iterator = list_init_iterator,                                                               \
+		.init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks,                         \
+	}
+
+/* The list collection as programs find it (starpu_worker.h), to copy its methods from. */
+struct starpu_worker_collection starpu_worker_list = LIST_COLLECTION;
+
 static void collection_setup(struct starpu_worker_collection *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->type = STARPU_WORKER_LIST;
-	c->has_next = list_has_next;
-	c->get_next = list_get_next;
-	c->add = list_add;
-	c->remove = list_remove;
-	c->init = list_init;
-	c->deinit = list_deinit;
-	c->init_iterator = list_init_iterator;
-	c->init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks;
+	*c = (struct starpu_worker_collection)LIST_COLLECTION;
 	c->init(c);
 }
 

@@ -1,7 +1,8 @@
 /*
  * Tags: application-chosen ids that tasks depend on. A tag with undone
  * dependency tags blocks the job associated with it; a tag is done when its
- * job completes or the application notifies it.
+ * job completes or the application notifies it. Several tasks may carry a tag
+ * without dependencies at once: it is done when the first completes.
  *
  * As in StarPU, a declared dependency stays: each time a dependency tag is
  * done it counts one completion for its successors, and a successor's job
@@ -25,7 +26,8 @@ struct _astro_tag
 	enum tag_state state;
 	unsigned ndeps;                      /* declared dependency tags */
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
-	struct _astro_job *job;              /* associated job */
+	struct _astro_job *job;              /* associated job (the last submitted of those sharing it) */
+	unsigned njobs;                      /* jobs carrying it, submitted and not completed */
 	struct starpu_task *task;            /* the task that last carried it, kept once done until it is freed (starpu_tag_get_task) */
 	bool job_blocked;                    /* job holds a dependency on this tag */
 	struct _astro_tag **succs;           /* tags that depend on this one (inline_succs until it grows) */
@@ -156,16 +158,23 @@ static void count_completion(struct _astro_tag *tag)
 		_astro_job_release(release);
 }
 
-/* Marks tag done and releases what depended on it. */
-static void tag_set_done(struct _astro_tag *tag)
+/* Marks tag done and releases what depended on it; ended: the job of it that completed, if any. */
+static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 {
 	pthread_mutex_lock(&tag->lock);
+	if (ended) {
+		tag->njobs--;
+		if (tag->job == ended)
+			tag->job = NULL;
+	}
 	if (tag->state == TAG_DONE) {
 		pthread_mutex_unlock(&tag->lock);
 		return;
 	}
 	tag->state = TAG_DONE;
-	tag->job = NULL;
+	/* Notified while its job waits for the tag's dependencies: the job stays, they release it. */
+	if (!tag->job_blocked)
+		tag->job = NULL;
 	/* The successors stay declared: notify a snapshot, the list may grow meanwhile. */
 	unsigned n = tag->nsuccs;
 	struct _astro_tag *succs_inline[8];
@@ -185,17 +194,20 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 {
 	struct _astro_tag *tag = tag_lookup(id, true);
 	pthread_mutex_lock(&tag->lock);
-	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job) {
+	/* Several tasks may carry a tag at once (as in StarPU): it is done when the first
+	 * of them completes. Not a tag with dependencies: those wake one task. */
+	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job && tag->ndeps) {
 		/* The tag's job cannot go away while we hold the lock: it clears tag->job here first. */
 		const char *other = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 		const char *name = job->task ? starpu_task_get_name(job->task) : NULL;
-		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds: it has not completed. "
-			     "Use another tag, or submit this task once that one completed",
+		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds, and the tag has "
+			     "dependencies (starpu_tag_declare_deps), which wake one task only. Use another tag, or submit this task once that one completed",
 			     name ? name : "(unnamed)", (unsigned long long)id, other ? other : "(unnamed)", tag->job->id);
 		pthread_mutex_unlock(&tag->lock);
 		return -EINVAL;
 	}
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
+	tag->njobs++;
 	tag->state = TAG_ASSOCIATED;
 	tag->job = job;
 	__atomic_store_n(&tag->task, job->task, __ATOMIC_RELAXED);
@@ -213,8 +225,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 {
-	(void)job;
-	tag_set_done(tag);
+	tag_set_done(tag, job);
 }
 
 /* Serialises declarations, so that two of them cannot close a cycle together unseen. */
@@ -276,14 +287,14 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 	}
 	pthread_mutex_lock(&declare_lock);
 	struct _astro_tag *tag = tag_lookup(id, true);
+	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
+	 * application), but its tasks wait until one of its tags is notified: said once. */
 	char *cycle = closes_cycle(tag, ndeps, array);
 	if (cycle) {
-		_astro_error("starpu_tag_declare_deps: tag %llu cannot depend on these tags, it would close the dependency cycle %s "
-			     "(a -> b: a depends on b), whose tasks would never run: nothing declared, fix the dependencies",
-			     (unsigned long long)id, cycle);
+		_astro_warn("starpu_tag_declare_deps: tag %llu closes the dependency cycle %s (a -> b: a depends on b): "
+			    "its tasks run only once one of these tags is notified (starpu_tag_notify_from_apps)",
+			    (unsigned long long)id, cycle);
 		g_free(cycle);
-		pthread_mutex_unlock(&declare_lock);
-		return;
 	}
 	for (unsigned i = 0; i < ndeps; i++) {
 		struct _astro_tag *dep = tag_lookup(array[i], true);
@@ -349,7 +360,7 @@ int starpu_tag_wait(starpu_tag_t id)
 
 void starpu_tag_notify_from_apps(starpu_tag_t id)
 {
-	tag_set_done(tag_lookup(id, true));
+	tag_set_done(tag_lookup(id, true), NULL);
 }
 
 void starpu_tag_restart(starpu_tag_t id)
@@ -377,7 +388,7 @@ void starpu_tag_remove(starpu_tag_t id)
 	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
 	if (tag) {
 		pthread_mutex_lock(&tag->lock);
-		bool busy = tag->waiters > 0 || (tag->state == TAG_ASSOCIATED && tag->job);
+		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
 		pthread_mutex_unlock(&tag->lock);
 		if (busy)
 			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",

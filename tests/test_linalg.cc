@@ -289,6 +289,41 @@ TEST(Demo, TraceFilesAreReadable)
 	EXPECT_TRUE(contains(report, "<html")) << report.substr(0, 200);
 }
 
+#ifdef STARPU_OPENBLAS
+// The Fortran entry point StarPU's BLAS examples declare (examples/common/blas.h) when starpu_config.h says OpenBLAS.
+extern "C" void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k, const double *alpha,
+		       const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
+		       const int *ldc);
+#endif
+
+// starpu_config.h names the BLAS configure found, with StarPU's macros, and a
+// program that trusts them finds that BLAS; without one, it promises none.
+TEST(StarpuConfig, NamesTheBlasFound)
+{
+#ifdef ASTRO_HAVE_OPENBLAS
+#if !defined(STARPU_OPENBLAS) || !defined(STARPU_HAVE_BLAS)
+	ADD_FAILURE() << "configure found OpenBLAS but starpu_config.h does not define STARPU_OPENBLAS and STARPU_HAVE_BLAS";
+#else
+	// Column-major 2x2: C = A * B.
+	const double a[4] = {1, 3, 2, 4}, b[4] = {5, 7, 6, 8};
+	double c[4] = {0, 0, 0, 0};
+	const int n = 2;
+	const double one = 1, zero = 0;
+	dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+	EXPECT_EQ(c[0], 19);
+	EXPECT_EQ(c[1], 43);
+	EXPECT_EQ(c[2], 22);
+	EXPECT_EQ(c[3], 50);
+#endif
+#else
+#if defined(STARPU_OPENBLAS) || defined(STARPU_HAVE_BLAS)
+	ADD_FAILURE() << "starpu_config.h names a BLAS that configure did not find";
+#else
+	GTEST_SKIP() << "configure found no OpenBLAS (install libopenblas-dev, then configure again)";
+#endif
+#endif
+}
+
 } // namespace
 
 int main(int argc, char **argv)

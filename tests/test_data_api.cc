@@ -1,0 +1,372 @@
+// StarPU API items StarPU's own programs use (issue 23): buffers the program
+// sets itself (starpu_data_ptr_register and the *_ptr_register helpers),
+// copies between handles (starpu_data_cpy), the worker collections programs
+// copy (starpu_worker_list, starpu_worker_tree) and data arbiters.
+#include "helpers.h"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+using namespace astro_test;
+
+namespace {
+
+class DataApi : public ::testing::Test
+{
+protected:
+	void SetUp() override { ASSERT_EQ(init_with_ncpus(2), 0); }
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+};
+
+// Adds the task's cl_arg (an int) to each element of its vector.
+void add_to_vector(void **buffers, void *arg)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] += (int)(intptr_t)arg;
+}
+
+starpu_codelet add_cl = [] {
+	starpu_codelet cl = cpu_codelet(add_to_vector, 1, "add");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+// ----------------------------------------------------------- ptr_register
+
+// A handle registered on no node gets the program's buffer: allocated there,
+// used by tasks, never freed by the runtime.
+TEST_F(DataApi, PtrRegisterGivesTheProgramsBuffer)
+{
+	const unsigned n = 16;
+	std::vector<int> *buf = new std::vector<int>(n, 1);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, n, sizeof(int));
+	ASSERT_NE(h, nullptr);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, STARPU_MAIN_RAM), 0u);
+	uintptr_t ptr = (uintptr_t)buf->data();
+	std::string err = stderr_of([&] { starpu_vector_ptr_register(h, STARPU_MAIN_RAM, ptr, ptr, 0); });
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), buf->data());
+	// Its content is the program's: a read-write task adds to it.
+	ASSERT_EQ(submit_on_handle(&add_cl, h, (void *)(intptr_t)2), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ((void *)starpu_vector_get_local_ptr(h), (void *)buf->data());
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	// Still the program's (ASan reports a free of it by the runtime, a mismatch with new[]).
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ((*buf)[i], 3) << i;
+	delete buf;
+}
+
+// Every interface's helper marks the buffer, and the generic call works for a program's own helper.
+TEST_F(DataApi, PtrRegisterOfEachInterface)
+{
+	static double d[4 * 4 * 4 * 2];
+	starpu_data_handle_t var, mat, blk, ten, any;
+	starpu_variable_data_register(&var, -1, 0, sizeof(double));
+	starpu_matrix_data_register(&mat, -1, 0, 4, 4, 4, sizeof(double));
+	starpu_block_data_register(&blk, -1, 0, 4, 16, 4, 4, 4, sizeof(double));
+	starpu_tensor_data_register(&ten, -1, 0, 4, 16, 64, 4, 4, 4, 2, sizeof(double));
+	starpu_variable_data_register(&any, -1, 0, sizeof(double));
+	std::string err = stderr_of([&] {
+		starpu_variable_ptr_register(var, STARPU_MAIN_RAM, (uintptr_t)d, (uintptr_t)d, 0);
+		starpu_matrix_ptr_register(mat, STARPU_MAIN_RAM, (uintptr_t)d, (uintptr_t)d, 0, 4);
+		starpu_block_ptr_register(blk, STARPU_MAIN_RAM, (uintptr_t)d, (uintptr_t)d, 0, 4, 16);
+		starpu_tensor_ptr_register(ten, STARPU_MAIN_RAM, (uintptr_t)d, (uintptr_t)d, 0, 4, 16, 64);
+		starpu_data_ptr_register(any, STARPU_MAIN_RAM);
+	});
+	EXPECT_EQ(err, "");
+	for (starpu_data_handle_t h : {var, mat, blk, ten, any})
+		EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_handle_to_pointer(ten, STARPU_MAIN_RAM), (void *)d);
+	for (starpu_data_handle_t h : {var, mat, blk, ten, any})
+		starpu_data_unregister(h);
+}
+
+// Refused with one message each, the handle unchanged: a node that already
+// has a buffer (its home), no such node, another interface, no handle.
+TEST_F(DataApi, PtrRegisterBadInput)
+{
+	static int home[8], other[8];
+	starpu_data_handle_t h, var;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)home, 8, sizeof(int));
+	starpu_variable_data_register(&var, -1, 0, sizeof(int));
+	std::string err = stderr_of([&] { starpu_vector_ptr_register(h, STARPU_MAIN_RAM, (uintptr_t)other, (uintptr_t)other, 0); });
+	EXPECT_TRUE(contains(err, "error: starpu_vector_ptr_register: the handle already has a buffer on node 0")) << err;
+	EXPECT_EQ(starpu_data_handle_to_pointer(h, STARPU_MAIN_RAM), (void *)home);
+	err = stderr_of([&] { starpu_data_ptr_register(h, STARPU_MAIN_RAM); });
+	EXPECT_TRUE(contains(err, "error: starpu_data_ptr_register: the handle already has a buffer on node 0")) << err;
+	err = stderr_of([&] { starpu_data_ptr_register(var, STARPU_MAXNODES + 3); });
+	EXPECT_TRUE(contains(err, "starpu_data_ptr_register: no memory node")) << err;
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(var, STARPU_MAIN_RAM), 0u);
+	err = stderr_of([&] { starpu_vector_ptr_register(var, STARPU_MAIN_RAM, (uintptr_t)other, (uintptr_t)other, 0); });
+	EXPECT_TRUE(contains(err, "starpu_vector_ptr_register: the handle is a")) << err;
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(var, STARPU_MAIN_RAM), 0u);
+	err = stderr_of([&] { starpu_data_ptr_register(nullptr, STARPU_MAIN_RAM); });
+	EXPECT_TRUE(contains(err, "starpu_data_ptr_register: NULL handle")) << err;
+	starpu_data_unregister(h);
+	starpu_data_unregister(var);
+}
+
+// --------------------------------------------------------------- data_cpy
+
+std::atomic<int> g_copied{0};
+
+void count_copy(void *arg)
+{
+	EXPECT_EQ(arg, (void *)&g_copied);
+	g_copied++;
+}
+
+// The copy is a task ordered with the other accesses: after the tasks writing
+// the source, before those using the destination; synchronous or not.
+TEST_F(DataApi, DataCpyCopiesInTaskOrder)
+{
+	const unsigned n = 32;
+	static int src[n], dst[n];
+	for (unsigned i = 0; i < n; i++) {
+		src[i] = (int)i;
+		dst[i] = -1;
+	}
+	starpu_data_handle_t hs, hd;
+	starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)src, n, sizeof(int));
+	starpu_vector_data_register(&hd, STARPU_MAIN_RAM, (uintptr_t)dst, n, sizeof(int));
+	ASSERT_EQ(starpu_data_cpy(hd, hs, 0, nullptr, nullptr), 0);
+	ASSERT_EQ(starpu_data_acquire(hd, STARPU_R), 0);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(dst[i], (int)i) << i;
+	starpu_data_release(hd);
+
+	g_copied = 0;
+	ASSERT_EQ(submit_on_handle(&add_cl, hs, (void *)(intptr_t)100), 0);
+	ASSERT_EQ(starpu_data_cpy_priority(hd, hs, 1, count_copy, &g_copied, STARPU_MAX_PRIO), 0);
+	ASSERT_EQ(submit_on_handle(&add_cl, hd, (void *)(intptr_t)1000), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_copied, 1);
+	starpu_data_unregister(hs);
+	starpu_data_unregister(hd);
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_EQ(src[i], (int)i + 100) << i;
+		EXPECT_EQ(dst[i], (int)i + 1100) << i;
+	}
+}
+
+// Unsuitable handles: -EINVAL with one message, nothing copied.
+TEST_F(DataApi, DataCpyBadInput)
+{
+	static int a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0}, c[8], v = 7;
+	starpu_data_handle_t ha, hb, hc, hv;
+	starpu_vector_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)a, 4, sizeof(int));
+	starpu_vector_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)b, 4, sizeof(int));
+	starpu_vector_data_register(&hc, STARPU_MAIN_RAM, (uintptr_t)c, 8, sizeof(int));
+	starpu_variable_data_register(&hv, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(int));
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_data_cpy(nullptr, ha, 0, nullptr, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "starpu_data_cpy: NULL destination handle")) << err;
+	err = stderr_of([&] { ret = starpu_data_cpy(hb, nullptr, 0, nullptr, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "starpu_data_cpy: NULL source handle")) << err;
+	err = stderr_of([&] { ret = starpu_data_cpy(ha, ha, 0, nullptr, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "the same handle")) << err;
+	err = stderr_of([&] { ret = starpu_data_cpy(hb, hv, 0, nullptr, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "both handles need the same interface")) << err;
+	err = stderr_of([&] { ret = starpu_data_cpy(hb, hc, 1, nullptr, nullptr); });
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "the source holds 32 bytes and the destination 16")) << err;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (starpu_data_handle_t h : {ha, hb, hc, hv})
+		starpu_data_unregister(h);
+	for (int x : b)
+		EXPECT_EQ(x, 0);
+}
+
+// ----------------------------------------------------- worker collections
+
+std::vector<int> walk(starpu_worker_collection *co)
+{
+	std::vector<int> ids;
+	starpu_sched_ctx_iterator it;
+	co->init_iterator(co, &it);
+	while (co->has_next(co, &it))
+		ids.push_back(co->get_next(co, &it));
+	return ids;
+}
+
+// As StarPU's worker_list_example: a program's collection made of
+// starpu_worker_list's methods holds the workers added, in that order.
+TEST_F(DataApi, WorkerListCollection)
+{
+	int ids[STARPU_NMAXWORKERS];
+	unsigned n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+	ASSERT_EQ(n, 2u);
+	starpu_worker_collection co = starpu_worker_list;
+	co.init(&co);
+	EXPECT_EQ(co.type, STARPU_WORKER_LIST);
+	EXPECT_EQ(co.add(&co, ids[1]), ids[1]);
+	EXPECT_EQ(co.add(&co, ids[0]), ids[0]);
+	EXPECT_EQ(co.add(&co, ids[0]), -1); // already there
+	EXPECT_EQ(walk(&co), (std::vector<int>{ids[1], ids[0]}));
+	EXPECT_EQ(co.remove(&co, ids[1]), ids[1]);
+	EXPECT_EQ(co.remove(&co, ids[1]), -1);
+	EXPECT_EQ(walk(&co), std::vector<int>{ids[0]});
+	EXPECT_EQ(co.nworkers, 1u);
+	// Ids no collection can hold: refused with a message.
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = co.add(&co, -1); });
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(contains(err, "no worker -1")) << err;
+	err = stderr_of([&] { ret = co.remove(&co, STARPU_NMAXWORKERS); });
+	EXPECT_EQ(ret, -1);
+	EXPECT_TRUE(contains(err, "give an id below STARPU_NMAXWORKERS")) << err;
+	EXPECT_EQ(co.nworkers, 1u);
+	co.deinit(&co);
+}
+
+// starpu_worker_tree walks the same workers in topology order (by the unit each is bound to).
+TEST_F(DataApi, WorkerTreeCollection)
+{
+	int ids[STARPU_NMAXWORKERS];
+	unsigned n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+	ASSERT_EQ(n, 2u);
+	starpu_worker_collection co = starpu_worker_tree;
+	co.init(&co);
+	EXPECT_EQ(co.type, STARPU_WORKER_TREE);
+	for (int i = (int)n - 1; i >= 0; i--)
+		EXPECT_EQ(co.add(&co, ids[i]), ids[i]);
+	std::vector<int> seen = walk(&co);
+	ASSERT_EQ(seen.size(), n);
+	std::vector<int> expected(ids, ids + n);
+	std::sort(expected.begin(), expected.end(), [](int a, int b) {
+		int ba = starpu_worker_get_bindid(a), bb = starpu_worker_get_bindid(b);
+		return ba != bb ? ba < bb : a < b;
+	});
+	EXPECT_EQ(seen, expected);
+	EXPECT_EQ(co.add(&co, ids[0]), -1);
+	EXPECT_EQ(co.remove(&co, ids[0]), ids[0]);
+	EXPECT_EQ(walk(&co).size(), n - 1);
+	co.deinit(&co);
+}
+
+// --------------------------------------------------------------- arbiters
+
+const int g_narb = 6;
+int g_arb_values[g_narb];
+std::atomic<int> g_arb_in_use[g_narb];
+std::atomic<int> g_arb_overlaps{0};
+std::atomic<int> g_arb_runs{0};
+
+// Increments its two variables, checking that no other task holds them meanwhile.
+void arbitrated(void **buffers, void *arg)
+{
+	(void)arg;
+	int *x = (int *)STARPU_VARIABLE_GET_PTR(buffers[0]), *y = (int *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	int ix = (int)(x - g_arb_values), iy = (int)(y - g_arb_values);
+	if (g_arb_in_use[ix].exchange(1) || g_arb_in_use[iy].exchange(1))
+		g_arb_overlaps++;
+	(*x)++;
+	(*y)++;
+	std::this_thread::yield();
+	g_arb_in_use[ix] = 0;
+	g_arb_in_use[iy] = 0;
+	g_arb_runs++;
+}
+
+// As StarPU's test_arbiter: commuting tasks on every pair of handles, the
+// handles under one arbiter, then under two, then some under none; each
+// task has its two handles to itself, every task runs, none waits forever.
+TEST(DataApiArbiter, CommuteAccessesAreArbitrated)
+{
+	Runtime rt(4);
+	ASSERT_TRUE(rt.ok());
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(arbitrated, 2, "arbitrated");
+		c.modes[0] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
+		c.modes[1] = (starpu_data_access_mode)(STARPU_RW | STARPU_COMMUTE);
+		return c;
+	}();
+	starpu_arbiter_t one = starpu_arbiter_create(), two = starpu_arbiter_create();
+	ASSERT_NE(one, nullptr);
+	ASSERT_NE(two, nullptr);
+	for (int layout = 0; layout < 3; layout++) {
+		g_arb_overlaps = 0;
+		g_arb_runs = 0;
+		starpu_data_handle_t h[g_narb];
+		for (int i = 0; i < g_narb; i++) {
+			g_arb_values[i] = 0;
+			starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&g_arb_values[i], sizeof(int));
+			starpu_arbiter_t a = layout == 0 ? one : layout == 1 ? (i % 2 ? one : two) : (i % 3 == 0 ? nullptr : i % 3 == 1 ? one : two);
+			if (a)
+				starpu_data_assign_arbiter(h[i], a);
+		}
+		int ntasks = 0;
+		for (int i = 0; i < g_narb; i++)
+			for (int j = 0; j < g_narb; j++)
+				if (i != j) {
+					starpu_task *t = starpu_task_create();
+					t->cl = &cl;
+					t->handles[0] = h[i];
+					t->handles[1] = h[j];
+					ASSERT_EQ(starpu_task_submit(t), 0);
+					ntasks++;
+				}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		for (int i = 0; i < g_narb; i++)
+			starpu_data_unregister(h[i]);
+		EXPECT_EQ(g_arb_overlaps, 0) << "layout " << layout;
+		EXPECT_EQ(g_arb_runs, ntasks) << "layout " << layout;
+		for (int i = 0; i < g_narb; i++)
+			EXPECT_EQ(g_arb_values[i], 2 * (g_narb - 1)) << "layout " << layout << ", handle " << i;
+	}
+	starpu_arbiter_destroy(one);
+	starpu_arbiter_destroy(two);
+}
+
+// Refused with one message each: no handle, a handle in use, a second
+// arbiter, destroying an arbiter whose handles are registered (kept).
+TEST_F(DataApi, ArbiterBadInput)
+{
+	static int x, y;
+	starpu_data_handle_t hx, hy;
+	starpu_variable_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(int));
+	starpu_variable_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)&y, sizeof(int));
+	starpu_arbiter_t one = starpu_arbiter_create(), two = starpu_arbiter_create();
+	std::string err = stderr_of([&] { starpu_data_assign_arbiter(nullptr, one); });
+	EXPECT_TRUE(contains(err, "starpu_data_assign_arbiter: NULL handle")) << err;
+	ASSERT_EQ(starpu_data_acquire(hx, STARPU_R), 0);
+	err = stderr_of([&] { starpu_data_assign_arbiter(hx, one); });
+	EXPECT_TRUE(contains(err, "tasks or acquires are using the handle")) << err;
+	starpu_data_release(hx);
+	err = stderr_of([&] {
+		starpu_data_assign_arbiter(hx, one);
+		starpu_data_assign_arbiter(hy, one);
+	});
+	EXPECT_EQ(err, "");
+	err = stderr_of([&] { starpu_data_assign_arbiter(hx, two); });
+	EXPECT_TRUE(contains(err, "the handle already has an arbiter")) << err;
+	err = stderr_of([&] { starpu_arbiter_destroy(one); });
+	EXPECT_TRUE(contains(err, "starpu_arbiter_destroy: 2 handle(s) assigned to the arbiter are still registered")) << err;
+	err = stderr_of([&] { starpu_arbiter_destroy(nullptr); });
+	EXPECT_TRUE(contains(err, "starpu_arbiter_destroy: NULL arbiter")) << err;
+	// Taken off one handle, the other unregistered: the arbiter goes.
+	starpu_data_assign_arbiter(hx, nullptr);
+	starpu_data_unregister(hy);
+	err = stderr_of([&] {
+		starpu_arbiter_destroy(one);
+		starpu_arbiter_destroy(two);
+	});
+	EXPECT_EQ(err, "");
+	starpu_data_unregister(hx);
+}
+
+} // namespace
