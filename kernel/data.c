@@ -530,8 +530,8 @@ static bool handle_magic_live(starpu_data_handle_t handle)
 	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
 }
 
-/* Records an acquire of handle in mode if nothing stands in its way (false: take the usual path). */
-static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+/* Records an acquire of handle in mode, by callback (NULL: a blocking acquire), if nothing stands in its way (false: take the usual path). */
+static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *))
 {
 	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !handle_magic_live(handle) || _astro_rt.nmemory_nodes != 1 ||
 	    __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) || __atomic_load_n(&_astro_plans, __ATOMIC_RELAXED))
@@ -541,6 +541,7 @@ static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode m
 		       !__atomic_load_n(&handle->redux, __ATOMIC_RELAXED);
 	if (granted) {
 		handle->fast_hold = mode;
+		handle->fast_hold_callback = callback;
 		handle->busy++;
 	}
 	pthread_mutex_unlock(&handle->lock);
@@ -554,6 +555,7 @@ static void hold_materialize(starpu_data_handle_t handle)
 	job->pending = 0;
 	job->acquire_ready = 1;
 	job->acquire_node = STARPU_MAIN_RAM;
+	job->acquire_callback = handle->fast_hold_callback; /* already called: it tells unregistration what this acquire is */
 	struct _astro_data_link *link = job_links(job, 1);
 	link->job = job;
 	link->handle = handle;
@@ -580,8 +582,8 @@ static bool hold_release(starpu_data_handle_t handle)
 	if (!handle->fast_hold)
 		return false;
 	handle->fast_hold = 0;
-	if (--handle->busy == 0)
-		pthread_cond_broadcast(&handle->idle_cond);
+	--handle->busy;
+	pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
 	return true;
 }
 
@@ -643,7 +645,7 @@ static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_d
 {
 	if (_astro_forbid_blocking(fn, "use starpu_data_acquire_cb"))
 		return -EDEADLK;
-	if (node == STARPU_MAIN_RAM && hold_try(handle, mode)) {
+	if (node == STARPU_MAIN_RAM && hold_try(handle, mode, NULL)) {
 		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 		return 0;
@@ -672,7 +674,7 @@ int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mod
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
 						  void (*callback)(void *), void *arg, int sequential_consistency)
 {
-	if (callback && sequential_consistency && hold_try(handle, mode)) {
+	if (callback && sequential_consistency && hold_try(handle, mode, callback)) {
 		/* Granted at once: the callback runs here, as it does when the usual path finds the handle free. */
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		callback(arg);
@@ -819,7 +821,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 	pthread_mutex_lock(&handle->lock);
 	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
 	for (;;) {
-		bool only_requests = handle->acquires != NULL && !handle->fast_hold;
+		bool only_requests = (handle->acquires != NULL || handle->fast_hold) && (!handle->fast_hold || handle->fast_hold_callback);
 		for (struct _astro_job *j = handle->acquires; j; j = j->next_acquire)
 			if (!j->acquire_callback)
 				only_requests = false;

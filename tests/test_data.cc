@@ -486,6 +486,27 @@ TEST_F(Data, AcquireOfAFreeHandleOrdersWhatFollows)
 	EXPECT_TRUE(contains(err, "not registered")) << err;
 }
 
+// A callback acquire granted at once is a request: unregistering waits for its release.
+TEST_F(Data, UnregisterWaitsForACallbackAcquireGrantedAtOnce)
+{
+	int x = 3;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	AcquireCb a;
+	a.x = &x;
+	ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_R, acquire_callback, &a), 0);
+	ASSERT_TRUE(wait_until([&] { return a.called.load() == 1; }));
+	std::thread releaser([&] {
+		sleep_ms(20);
+		starpu_data_release(h);
+	});
+	std::string err = stderr_of([&] { starpu_data_unregister(h); });
+	releaser.join();
+	EXPECT_EQ(err, "");
+	err = stderr_of([&] { starpu_data_release(h); });
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+}
+
 TEST_F(Data, AcquireBadArguments)
 {
 	int ret = 0;
