@@ -17,8 +17,9 @@ static unsigned default_sequential_consistency = 1;
 
 /* A handle used after its unregistration must get a message, not a double
  * free: the data entry points look the handle up among the live ones (never
- * reading a dead handle's memory), and the task path, which cannot afford a
- * look-up, checks its magic, cleared at unregistration. The structs of the
+ * reading a dead handle's memory), and the task path and the uncontended
+ * acquires and releases, which cannot afford a look-up, check its magic,
+ * cleared at unregistration. The structs of the
  * last unregistered handles stay allocated (a quarantine), so that this read
  * finds the cleared magic rather than freed memory. */
 #define HANDLE_DEAD 0xdeadda7au
