@@ -17,8 +17,9 @@ static unsigned default_sequential_consistency = 1;
 
 /* A handle used after its unregistration must get a message, not a double
  * free: the data entry points look the handle up among the live ones (never
- * reading a dead handle's memory), and the task path, which cannot afford a
- * look-up, checks its magic, cleared at unregistration. The structs of the
+ * reading a dead handle's memory), and the task path and the uncontended
+ * acquires and releases, which cannot afford a look-up, check its magic,
+ * cleared at unregistration. The structs of the
  * last unregistered handles stay allocated (a quarantine), so that this read
  * finds the cleared magic rather than freed memory. */
 #define HANDLE_DEAD 0xdeadda7au
@@ -217,11 +218,15 @@ static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
 			       .other_id = pred->id, .nimpl = ASTRO_DEP_DATA);
 }
 
+static void hold_materialize(starpu_data_handle_t handle);
+
 /* consistency: the task's flag for this handle (STARPU_HANDLES_SEQUENTIAL_CONSISTENCY), -1 for the handle's own. */
 static void link_access(struct _astro_job *job, struct _astro_data_link *link, int consistency)
 {
 	starpu_data_handle_t h = link->handle;
 	pthread_mutex_lock(&h->lock);
+	if (STARPU_UNLIKELY(h->fast_hold))
+		hold_materialize(h);
 	h->busy++;
 	link->registered = true;
 	if ((consistency < 0 ? h->sequential_consistency : (unsigned)consistency) && !(link->mode & STARPU_SCRATCH)) {
@@ -555,9 +560,85 @@ void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsi
 		unpin_all(task, _astro_task_nbuffers(task), node);
 }
 
+/* ------------------------------------------------------- uncontended acquires */
+
+/* An application acquire of main memory on a free handle (no access pending,
+ * nothing to move: one memory node) is granted at once, without a job: the
+ * handle records it in fast_hold, and its busy count keeps unregistration
+ * waiting. The next access registered on the handle (link_access: a task, an
+ * acquire, an unregistration) first turns that record into a granted acquire
+ * job, so the access is ordered after it as if the acquire had taken the
+ * usual path; the release of a record still there just clears it. One record
+ * at a time: a second acquire takes the usual path. Liveness is read from the
+ * handle's magic, as the task path does, not from the table of live handles
+ * under its global lock; a handle that is not live goes the usual way, which
+ * reports it. */
+
+static bool handle_magic_live(starpu_data_handle_t handle)
+{
+	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
+}
+
+/* Records an acquire of handle in mode, by callback (NULL: a blocking acquire), if nothing stands in its way (false: take the usual path). */
+static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *))
+{
+	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !handle_magic_live(handle) || _astro_rt.nmemory_nodes != 1 ||
+	    __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) || __atomic_load_n(&_astro_plans, __ATOMIC_RELAXED))
+		return false;
+	pthread_mutex_lock(&handle->lock);
+	bool granted = handle->sequential_consistency && !handle->last_writer && !handle->readers && !handle->acquires && !handle->fast_hold &&
+		       !__atomic_load_n(&handle->redux, __ATOMIC_RELAXED);
+	if (granted) {
+		handle->fast_hold = mode;
+		handle->fast_hold_callback = callback;
+		handle->busy++;
+	}
+	pthread_mutex_unlock(&handle->lock);
+	return granted;
+}
+
+/* The record becomes a granted acquire job, the oldest of the handle's acquires (handle->lock held). */
+static void hold_materialize(starpu_data_handle_t handle)
+{
+	struct _astro_job *job = _astro_job_new_internal();
+	job->pending = 0;
+	job->acquire_ready = 1;
+	job->acquire_node = STARPU_MAIN_RAM;
+	job->acquire_callback = handle->fast_hold_callback; /* already called: it tells unregistration what this acquire is */
+	struct _astro_data_link *link = job_links(job, 1);
+	link->job = job;
+	link->handle = handle;
+	link->mode = handle->fast_hold;
+	link->registered = true; /* the record's busy count is now this access's */
+	/* Granted on a free handle, and every access since came through here: no writer, no reader. */
+	if (mode_writes(link->mode)) {
+		handle->last_writer = job;
+		link->is_writer = true;
+	} else {
+		handle->readers = link;
+		link->in_readers = true;
+	}
+	struct _astro_job **tail = &handle->acquires;
+	while (*tail)
+		tail = &(*tail)->next_acquire;
+	*tail = job;
+	handle->fast_hold = 0;
+}
+
+/* Ends the handle's record if it is still one (handle->lock held; false: there is none). */
+static bool hold_release(starpu_data_handle_t handle)
+{
+	if (!handle->fast_hold)
+		return false;
+	handle->fast_hold = 0;
+	--handle->busy;
+	pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
+	return true;
+}
+
 /* ---------------------------------------------------------- acquire/release */
 
-static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn, bool blocking)
+static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn)
 {
 	if (!handle_live(handle, fn))
 		return -EINVAL;
@@ -565,8 +646,6 @@ static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_m
 		_astro_error("%s: invalid access mode 0x%x: use STARPU_R, STARPU_W or STARPU_RW", fn, (unsigned)mode);
 		return -EINVAL;
 	}
-	if (blocking)
-		return _astro_forbid_blocking(fn, "use starpu_data_acquire_cb");
 	return 0;
 }
 
@@ -613,7 +692,14 @@ static int acquire_node(int node, const char *fn)
 
 static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, const char *fn)
 {
-	int ret = acquire_checks(handle, mode, fn, true);
+	if (_astro_forbid_blocking(fn, "use starpu_data_acquire_cb"))
+		return -EDEADLK;
+	if (node == STARPU_MAIN_RAM && hold_try(handle, mode, NULL)) {
+		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
+		return 0;
+	}
+	int ret = acquire_checks(handle, mode, fn);
 	if (ret)
 		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
@@ -637,7 +723,14 @@ int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mod
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
 						  void (*callback)(void *), void *arg, int sequential_consistency)
 {
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_cb", false);
+	if (callback && sequential_consistency && hold_try(handle, mode, callback)) {
+		/* Granted at once: the callback runs here, as it does when the usual path finds the handle free. */
+		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
+		callback(arg);
+		_astro_context_leave(previous);
+		return 0;
+	}
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_cb");
 	if (ret)
 		return ret;
 	if (!callback) {
@@ -655,7 +748,7 @@ int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_
 
 int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
 {
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_on_node_cb", false);
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_on_node_cb");
 	if (ret)
 		return ret;
 	if (!callback) {
@@ -668,11 +761,12 @@ int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum s
 
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
 {
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try", false);
+	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try");
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&handle->lock);
-	bool free_now = !handle->last_writer && (!mode_writes(mode) || !handle->readers);
+	bool free_now = !handle->last_writer && !(handle->fast_hold && mode_writes(handle->fast_hold)) &&
+			(!mode_writes(mode) || (!handle->readers && !handle->fast_hold));
 	pthread_mutex_unlock(&handle->lock);
 	if (!free_now)
 		return -EAGAIN;
@@ -686,6 +780,10 @@ static void release_granted(starpu_data_handle_t handle)
 {
 	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	pthread_mutex_lock(&handle->lock);
+	if (hold_release(handle)) {
+		pthread_mutex_unlock(&handle->lock);
+		return;
+	}
 	struct _astro_job **link = &handle->acquires;
 	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
 		link = &(*link)->next_acquire;
@@ -706,7 +804,7 @@ static void release_granted(starpu_data_handle_t handle)
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 {
 	(void)node;
-	if (handle_live(handle, "starpu_data_release"))
+	if (handle_magic_live(handle) || handle_live(handle, "starpu_data_release"))
 		release_granted(handle);
 }
 
@@ -773,7 +871,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 	pthread_mutex_lock(&handle->lock);
 	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
 	for (;;) {
-		bool only_requests = handle->acquires != NULL;
+		bool only_requests = (handle->acquires != NULL || handle->fast_hold) && (!handle->fast_hold || handle->fast_hold_callback);
 		for (struct _astro_job *j = handle->acquires; j; j = j->next_acquire)
 			if (!j->acquire_callback)
 				only_requests = false;
@@ -781,7 +879,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 			break;
 		pthread_cond_wait(&handle->idle_cond, &handle->lock);
 	}
-	bool acquired = handle->acquires != NULL;
+	bool acquired = handle->acquires != NULL || handle->fast_hold;
 	pthread_mutex_unlock(&handle->lock);
 	if (acquired) {
 		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);

@@ -350,6 +350,8 @@ struct _starpu_data_state
 	bool exec_writer;
 	struct starpu_arbiter *arbiter;      /* starpu_data_assign_arbiter(): takes the execution locks (arbiter.c) */
 	struct _astro_job *acquires;         /* active application acquires, most recent first */
+	enum starpu_data_access_mode fast_hold; /* an application acquire granted without a job (data.c), 0 when none */
+	void (*fast_hold_callback)(void *);  /* its starpu_data_acquire_cb() callback, NULL for a blocking acquire */
 	void *user_data;
 	char *name;
 	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */

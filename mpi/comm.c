@@ -28,7 +28,7 @@ static struct
 	pthread_cond_t wake;		/* a request to post, or stop */
 	pthread_cond_t idle;		/* outstanding fell to 0 */
 	struct _astro_mpi_req *head, *tail;	/* requests ready to post */
-	unsigned long outstanding;	/* requests created and not finished */
+	unsigned long outstanding;	/* requests created and not finished (changed under lock, atomically: read without it) */
 	bool stop;
 	bool started;
 	pthread_t thread;
@@ -104,7 +104,7 @@ static void req_finish(struct _astro_mpi_req *req)
 		req_free(req);
 	}
 	pthread_mutex_lock(&prog.lock);
-	if (--prog.outstanding == 0)
+	if (__atomic_sub_fetch(&prog.outstanding, 1, __ATOMIC_RELEASE) == 0)
 		pthread_cond_broadcast(&prog.idle);
 	pthread_mutex_unlock(&prog.lock);
 	if (!detached) {
@@ -523,7 +523,7 @@ static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, i
 	pthread_mutex_init(&req->lock, NULL);
 	pthread_cond_init(&req->cond, NULL);
 	pthread_mutex_lock(&prog.lock);
-	prog.outstanding++;
+	__atomic_add_fetch(&prog.outstanding, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&prog.lock);
 	return req;
 }
@@ -625,7 +625,11 @@ int starpu_mpi_irecv(starpu_data_handle_t data_handle, starpu_mpi_req *req, int 
 /* The blocking forms. With MPI_THREAD_MULTIPLE, the calling thread acquires
  * the data and makes the MPI call itself: no hand-off to the progression
  * thread and back, which is most of a small message's time on a loaded
- * machine. Otherwise (and for tags in envelopes), a request and its wait. */
+ * machine. Not while other requests are outstanding: one of them may be a
+ * message to the same peer with the same tag, not posted yet, which this one
+ * must not overtake (MPI matches messages in the order they are posted).
+ * Otherwise (and for tags in envelopes), a request and its wait, in order
+ * behind the others. */
 static int blocking(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
 		    MPI_Status *status, const char *fn)
 {
@@ -633,7 +637,7 @@ static int blocking(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 	int ret = check_post(handle, peer, tag, comm, false, &r, fn);
 	if (ret)
 		return ret;
-	if (!_astro_mpi_thread_multiple() || _astro_mpi_envelope_needed(tag)) {
+	if (!_astro_mpi_thread_multiple() || _astro_mpi_envelope_needed(tag) || __atomic_load_n(&prog.outstanding, __ATOMIC_ACQUIRE)) {
 		ret = _astro_mpi_post(kind, handle, peer, tag, comm, false, false, 1, NULL, NULL, &r, fn);
 		return ret ? ret : starpu_mpi_wait(&r, status);
 	}

@@ -445,6 +445,68 @@ TEST_F(Data, AcquireCallback)
 	starpu_data_unregister(h);
 }
 
+// An acquire of a free handle is granted without a job (data.c, uncontended
+// acquires): whatever comes next still finds it there.
+TEST_F(Data, AcquireOfAFreeHandleOrdersWhatFollows)
+{
+	int x = 3;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+
+	// Held for reading: another read is granted, a write is not.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	EXPECT_EQ(starpu_data_acquire_try(h, STARPU_W), -EAGAIN);
+	ASSERT_EQ(starpu_data_acquire_try(h, STARPU_R), 0);
+	starpu_data_release(h);
+	starpu_data_release(h);
+	std::string err = stderr_of([&] { starpu_data_release(h); });
+	EXPECT_TRUE(contains(err, "not acquired")) << err;
+
+	// Held for writing: a callback acquire waits for the release.
+	AcquireCb a;
+	a.x = &x;
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	EXPECT_EQ(starpu_data_acquire_try(h, STARPU_R), -EAGAIN);
+	ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_R, acquire_callback, &a), 0);
+	sleep_ms(20);
+	EXPECT_EQ(a.called.load(), 0);
+	x = 4;
+	starpu_data_release(h);
+	ASSERT_TRUE(wait_until([&] { return a.called.load() == 1; }));
+	EXPECT_EQ(a.value, 4);
+	starpu_data_release(h);
+
+	// Still held: unregistering is refused, and works after the release.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	err = stderr_of([&] { starpu_data_unregister(h); });
+	EXPECT_TRUE(contains(err, "still acquired")) << err;
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	err = stderr_of([&] { EXPECT_EQ(starpu_data_acquire(h, STARPU_R), -EINVAL); });
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+}
+
+// A callback acquire granted at once is a request: unregistering waits for its release.
+TEST_F(Data, UnregisterWaitsForACallbackAcquireGrantedAtOnce)
+{
+	int x = 3;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	AcquireCb a;
+	a.x = &x;
+	ASSERT_EQ(starpu_data_acquire_cb(h, STARPU_R, acquire_callback, &a), 0);
+	ASSERT_TRUE(wait_until([&] { return a.called.load() == 1; }));
+	std::thread releaser([&] {
+		sleep_ms(20);
+		starpu_data_release(h);
+	});
+	std::string err = stderr_of([&] { starpu_data_unregister(h); });
+	releaser.join();
+	EXPECT_EQ(err, "");
+	err = stderr_of([&] { starpu_data_release(h); });
+	EXPECT_TRUE(contains(err, "not registered")) << err;
+}
+
 TEST_F(Data, AcquireBadArguments)
 {
 	int ret = 0;

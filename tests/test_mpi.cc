@@ -99,6 +99,37 @@ TEST_F(Mpi, TokenRoundWithSendRecv)
 	}
 }
 
+// A blocking send after a detached one to the same peer with the same tag
+// arrives second, whichever thread makes the MPI call (rank 0 to rank 1).
+TEST_F(Mpi, BlockingSendStaysBehindADetachedOne)
+{
+	int64_t first = 0, second = 0, got = -1;
+	starpu_data_handle_t hf, hs, hg;
+	starpu_variable_data_register(&hf, STARPU_MAIN_RAM, (uintptr_t)&first, sizeof(first));
+	starpu_variable_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)&second, sizeof(second));
+	starpu_variable_data_register(&hg, STARPU_MAIN_RAM, (uintptr_t)&got, sizeof(got));
+	for (int64_t round = 0; round < 20; round++) {
+		if (rank_ == 0) {
+			ASSERT_EQ(0, starpu_data_acquire(hf, STARPU_W));
+			first = 2 * round;
+			starpu_data_release(hf);
+			ASSERT_EQ(0, starpu_data_acquire(hs, STARPU_W));
+			second = 2 * round + 1;
+			starpu_data_release(hs);
+			ASSERT_EQ(0, starpu_mpi_isend_detached(hf, 1, 43, MPI_COMM_WORLD, nullptr, nullptr));
+			ASSERT_EQ(0, starpu_mpi_send(hs, 1, 43, MPI_COMM_WORLD));
+		} else if (rank_ == 1) {
+			ASSERT_EQ(0, starpu_mpi_recv(hg, 0, 43, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			EXPECT_EQ(2 * round, read_var(hg));
+			ASSERT_EQ(0, starpu_mpi_recv(hg, 0, 43, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+			EXPECT_EQ(2 * round + 1, read_var(hg));
+		}
+	}
+	EXPECT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (auto h : { hf, hs, hg })
+		starpu_data_unregister(h);
+}
+
 void count_call(void *arg)
 {
 	static_cast<std::atomic<int> *>(arg)->fetch_add(1);
