@@ -906,6 +906,11 @@ struct _astro_sched_ctx
 	void (*close_callback)(unsigned, void *);
 	void *close_args;
 	int closed;                          /* atomic: the close step ran */
+	/* STARPU_SCHED_CTX_SUB_CTXS: the contexts given as its sub-contexts (starpu_sched_ctx_get_sub_ctxs). */
+	int sub_ctxs[STARPU_NMAX_SCHED_CTXS];
+	int nsub_ctxs;
+	/* The priority caps of its policy (knobs starpu.task.s_*_priority_cap_knob), INT_MIN/INT_MAX until set. Atomic. */
+	int prio_cap_min, prio_cap_max;
 };
 
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
@@ -970,8 +975,7 @@ struct _astro_runtime
 	bool nobind;
 	bool codelet_profiling;
 	int calibrate;                       /* STARPU_CALIBRATE; starpu.global.g_calibrate_knob */
-	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities */
-	int prio_cap_min, prio_cap_max;      /* the caps of the running policy (knobs/kernel_knobs.c) */
+	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities to their context's caps */
 	void *topology;                      /* hwloc_topology_t */
 	unsigned npus;
 	unsigned ncores;
@@ -1064,8 +1068,10 @@ void _astro_models_calibrate_changed(void);
 /* knobs/: the steering framework, and the kernel's knobs declared before the plugins' (ids as StarPU's). */
 void _astro_knobs_init(void);
 void _astro_knobs_shutdown(void);
-/* Clamps task->priority to the running policy's caps; called at submission when _astro_rt.prio_capped. */
+/* Clamps task->priority to the caps of its context's policy; called at submission when _astro_rt.prio_capped. */
 void _astro_task_cap_priority(struct starpu_task *task);
+/* Gives context c, being created with its policy set, the caps set for that policy (knobs/kernel_knobs.c). */
+void _astro_ctx_caps_setup(struct _astro_sched_ctx *c);
 /* signals.c: the runtime's handlers of SIGINT, SIGSEGV and SIGTRAP (STARPU_CATCH_SIGNALS). */
 void _astro_signals_init(void);
 void _astro_signals_shutdown(void);
