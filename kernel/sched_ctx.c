@@ -1072,10 +1072,8 @@ int starpu_sched_ctx_get_stream_worker(unsigned sub_ctx)
 	struct _astro_sched_ctx *c = _astro_ctx_get(sub_ctx, __func__);
 	if (!c)
 		return -1;
-	pthread_mutex_lock(&ctxs_lock);
-	int worker = c->collection.nworkers ? c->collection.workerids[0] : -1;
-	pthread_mutex_unlock(&ctxs_lock);
-	return worker;
+	/* No lock, as starpu_sched_ctx_get_workers_list(): policies call these from their hooks. */
+	return c->collection.nworkers ? c->collection.workerids[0] : -1;
 }
 
 void starpu_sched_ctx_get_sms_interval(int stream_workerid, int *start, int *end)
