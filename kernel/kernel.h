@@ -934,6 +934,11 @@ void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
 int _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task);
 /* Under c's lock (read): c has no worker, task waits in it until some come. */
 void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task);
+/* The hypervisor link (sched_ctx_hypervisor.c): context ctx got task while it has no worker;
+ * context ctx is being deleted (its tasks ended; its counters go); the runtime stops. */
+void _astro_hyp_empty_ctx(unsigned ctx, struct starpu_task *task);
+void _astro_hyp_ctx_deleted(unsigned ctx);
+void _astro_hyp_reset(void);
 /* Queues task on w's own queue and wakes it, unobserved (starpu_push_local_task observes). */
 void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back);
 /* The context id names (STARPU_NMAX_SCHED_CTXS: the global one), or NULL said in one line naming fn. */

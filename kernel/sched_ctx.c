@@ -247,6 +247,7 @@ void _astro_ctxs_teardown(void)
 		pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
 	}
 	ctx_teardown(&_astro_rt.ctxs[0]);
+	_astro_hyp_reset();
 	_astro_ctx_current = 0;
 	ctx_chosen = false;
 	no_ctx_policy_data = NULL;
@@ -307,6 +308,7 @@ void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task 
 	starpu_task_list_push_back(&c->waiting, task);
 	c->nwaiting++;
 	pthread_mutex_unlock(&c->wait_lock);
+	_astro_hyp_empty_ctx(ctx_id(c), task);
 }
 
 /* Pushes task to c's policy, under c's write lock: a task is never lost, when the policy refuses it
@@ -819,6 +821,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	pthread_mutex_unlock(&ctxs_lock);
 	ctx_give_waiting(c, heir);
 	ctx_wait_tasks(c);
+	_astro_hyp_ctx_deleted(sched_ctx_id);
 	pthread_mutex_lock(&ctxs_lock);
 	int ids[STARPU_NMAXWORKERS];
 	unsigned n = c->collection.nworkers;
