@@ -24,6 +24,7 @@
 #include <starpu_task_list.h>
 #include <starpu_task_util.h>
 #include <starpu_sched_ctx.h>
+#include <starpu_sched_ctx_hypervisor.h>
 #include <starpu_scheduler.h>
 #include <starpu_bitmap.h>
 #include <starpu_profiling.h>

@@ -126,8 +126,8 @@ struct starpu_prof_tool_info
 	void *fun_ptr;
 };
 
-/** Astrolabe: version of the extensions below; a tool may refuse another one in its handshake. */
-#define ASTRO_PROF_TOOL_INTERFACE_VERSION 1
+/** Astrolabe: version of the extensions below; a tool may refuse another one in its handshake. 2 added sched_ctx. */
+#define ASTRO_PROF_TOOL_INTERFACE_VERSION 2
 
 /**
    Astrolabe: what events carry beyond struct starpu_prof_tool_info, read
@@ -165,8 +165,15 @@ struct astro_prof_tool_event_ext
 	/** User marks: the label given to starpu_prof_tool_user_start() / _end() (may be NULL). */
 	const char *user_label;
 
+	/**
+	   Execution events: the scheduling context the task was submitted to
+	   (0: the global one); STARPU_NMAX_SCHED_CTXS for the other events.
+	   Since interface version 2, in room that was reserved before.
+	*/
+	unsigned sched_ctx;
+
 	/** Room for growth: zero. */
-	void *reserved[8];
+	void *reserved[7];
 };
 
 /**

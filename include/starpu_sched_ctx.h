@@ -40,9 +40,14 @@ extern "C" {
 #define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)
 /** A pointer returned by starpu_sched_ctx_get_user_data(). */
 #define STARPU_SCHED_CTX_USER_DATA (9 << 16)
-/** GPU multiprocessor partitions (int): refused here with an error. */
+/** GPU multiprocessor partitions (int): refused here with an error (no GPU is partitioned). */
 #define STARPU_SCHED_CTX_CUDA_NSMS (10 << 16)
-/** Sub-contexts (int *, int): refused here with an error. */
+/**
+ * Sub-contexts: an int * array of existing context ids, then their number
+ * (int). They are recorded for starpu_sched_ctx_get_sub_ctxs(), as StarPU
+ * does; no scheduling follows from them (StarPU pairs them with GPU
+ * multiprocessor partitions, which are not supported here).
+ */
 #define STARPU_SCHED_CTX_SUB_CTXS (11 << 16)
 
 /**
@@ -130,6 +135,19 @@ int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id);
 int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id);
 /** Name of the policy of context sched_ctx_id. */
 const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id);
+/**
+ * Copies into ctxs (room for STARPU_NMAX_SCHED_CTXS ints) the sub-contexts
+ * given to sched_ctx with STARPU_SCHED_CTX_SUB_CTXS, in their order; returns
+ * their number, or -EINVAL said for an unknown context. (StarPU exports it
+ * without declaring it.)
+ */
+int starpu_sched_ctx_get_sub_ctxs(unsigned sched_ctx, int *ctxs);
+/** Multiprocessors of a GPU given to sched_ctx: always 0 here (no GPU is partitioned); -EINVAL said for an unknown context. */
+int starpu_sched_ctx_get_nsms(unsigned sched_ctx);
+/** The first worker of context sub_ctx (its stream worker in StarPU's GPU partitions); -1 when it has none or does not exist. */
+int starpu_sched_ctx_get_stream_worker(unsigned sub_ctx);
+/** The multiprocessor interval of a GPU stream worker: no worker has one here, so an error is said and both are set to 0. */
+void starpu_sched_ctx_get_sms_interval(int stream_workerid, int *start, int *end);
 /* Nested contexts (STARPU_SCHED_CTX_NESTED). */
 /** The first context nested in sched_ctx_id whose master is workerid, STARPU_NMAX_SCHED_CTXS if none. */
 unsigned starpu_sched_ctx_worker_is_master_for_child_ctx(int workerid, unsigned sched_ctx_id);

@@ -48,8 +48,17 @@ struct starpu_sched_policy
 	/** One-line description shown by STARPU_SCHED=help. */
 	const char *policy_description;
 	enum starpu_worker_collection_type worker_type;
+	/**
+	 * StarPU's "remove every available task" method (the tasks chained
+	 * through starpu_task::prev and next). StarPU 1.4 documents it as
+	 * unused: it never calls it, and neither does Astrolabe; a policy may
+	 * set it (for StarPU's sources) and it is ignored. It takes a reserved
+	 * slot at the tail, so policies built against older headers keep
+	 * their layout.
+	 */
+	struct starpu_task *(*pop_every_task)(unsigned sched_ctx_id);
 	/** Room for growth. */
-	void *reserved[4];
+	void *reserved[3];
 };
 
 /** The policies this build knows, NULL-terminated. */

@@ -922,6 +922,11 @@ struct _astro_sched_ctx
 	void (*close_callback)(unsigned, void *);
 	void *close_args;
 	int closed;                          /* atomic: the close step ran */
+	/* STARPU_SCHED_CTX_SUB_CTXS: the contexts given as its sub-contexts (starpu_sched_ctx_get_sub_ctxs). */
+	int sub_ctxs[STARPU_NMAX_SCHED_CTXS];
+	int nsub_ctxs;
+	/* The priority caps of its policy (knobs starpu.task.s_*_priority_cap_knob), INT_MIN/INT_MAX until set. Atomic. */
+	int prio_cap_min, prio_cap_max;
 };
 
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
@@ -945,6 +950,11 @@ void _astro_ctx_exec_hook(struct starpu_task *task, bool post);
 int _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task);
 /* Under c's lock (read): c has no worker, task waits in it until some come. */
 void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task);
+/* The hypervisor link (sched_ctx_hypervisor.c): context ctx got task while it has no worker;
+ * context ctx is being deleted (its tasks ended; its counters go); the runtime stops. */
+void _astro_hyp_empty_ctx(unsigned ctx, struct starpu_task *task);
+void _astro_hyp_ctx_deleted(unsigned ctx);
+void _astro_hyp_reset(void);
 /* Queues task on w's own queue and wakes it, unobserved (starpu_push_local_task observes). */
 void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back);
 /* The context id names (STARPU_NMAX_SCHED_CTXS: the global one), or NULL said in one line naming fn. */
@@ -986,8 +996,7 @@ struct _astro_runtime
 	bool nobind;
 	bool codelet_profiling;
 	int calibrate;                       /* STARPU_CALIBRATE; starpu.global.g_calibrate_knob */
-	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities */
-	int prio_cap_min, prio_cap_max;      /* the caps of the running policy (knobs/kernel_knobs.c) */
+	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities to their context's caps */
 	void *topology;                      /* hwloc_topology_t */
 	unsigned npus;
 	unsigned ncores;
@@ -1080,8 +1089,10 @@ void _astro_models_calibrate_changed(void);
 /* knobs/: the steering framework, and the kernel's knobs declared before the plugins' (ids as StarPU's). */
 void _astro_knobs_init(void);
 void _astro_knobs_shutdown(void);
-/* Clamps task->priority to the running policy's caps; called at submission when _astro_rt.prio_capped. */
+/* Clamps task->priority to the caps of its context's policy; called at submission when _astro_rt.prio_capped. */
 void _astro_task_cap_priority(struct starpu_task *task);
+/* Gives context c, being created with its policy set, the caps set for that policy (knobs/kernel_knobs.c). */
+void _astro_ctx_caps_setup(struct _astro_sched_ctx *c);
 /* signals.c: the runtime's handlers of SIGINT, SIGSEGV and SIGTRAP (STARPU_CATCH_SIGNALS). */
 void _astro_signals_init(void);
 void _astro_signals_shutdown(void);

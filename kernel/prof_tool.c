@@ -138,6 +138,7 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 	if (with_ext) {
 		ext->interface_version = ASTRO_PROF_TOOL_INTERFACE_VERSION;
 		ext->time_us = ev && ev->time_us != 0.0 ? ev->time_us : _astro_now();
+		ext->sched_ctx = STARPU_NMAX_SCHED_CTXS;
 	}
 
 	if (ev) {
@@ -162,6 +163,8 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 			if (!with_ext)
 				break;
 			ext->task = task;
+			if (task)
+				ext->sched_ctx = task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : 0;
 			ext->job_id = ev->job_id;
 			ext->nimpl = ev->nimpl;
 			if (task && task->cl) {

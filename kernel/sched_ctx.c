@@ -208,6 +208,7 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 	c->master = -1;
 	collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_RELEASE);
+	_astro_ctx_caps_setup(c);
 	policy_init(c);
 	int ids[STARPU_NMAXWORKERS];
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
@@ -257,6 +258,7 @@ void _astro_ctxs_teardown(void)
 		pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
 	}
 	ctx_teardown(&_astro_rt.ctxs[0]);
+	_astro_hyp_reset();
 	_astro_ctx_current = 0;
 	ctx_chosen = false;
 	no_ctx_policy_data = NULL;
@@ -317,6 +319,7 @@ void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task 
 	starpu_task_list_push_back(&c->waiting, task);
 	c->nwaiting++;
 	pthread_mutex_unlock(&c->wait_lock);
+	_astro_hyp_empty_ctx(ctx_id(c), task);
 }
 
 /* Pushes task to c's policy, under c's write lock: a task is never lost, when the policy refuses it
@@ -554,6 +557,8 @@ struct ctx_options
 	unsigned hierarchy_level;
 	void *user_data;
 	void (*policy_init)(unsigned);
+	const int *sub_ctxs;
+	int nsub_ctxs;
 };
 
 /* Reads the variadic options of starpu_sched_ctx_create(): 0, or -EINVAL said. */
@@ -618,8 +623,15 @@ static int read_options(va_list ap, struct ctx_options *o)
 			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_CUDA_NSMS is not supported here (no partition of a GPU's multiprocessors): drop it");
 			return -EINVAL;
 		case STARPU_SCHED_CTX_SUB_CTXS:
-			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS is not supported here (contexts are not nested): drop it");
-			return -EINVAL;
+			o->sub_ctxs = va_arg(ap, const int *);
+			o->nsub_ctxs = va_arg(ap, int);
+			if (o->nsub_ctxs < 0 || o->nsub_ctxs > STARPU_NMAX_SCHED_CTXS || (o->nsub_ctxs > 0 && !o->sub_ctxs)) {
+				_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS gives %d contexts%s: give an array "
+					     "of 0 to %d context ids, then their number", o->nsub_ctxs,
+					     o->sub_ctxs ? "" : " and no array", STARPU_NMAX_SCHED_CTXS);
+				return -EINVAL;
+			}
+			break;
 		default:
 			_astro_error("starpu_sched_ctx_create: unknown option %d (0x%x): the options are the STARPU_SCHED_CTX_* constants, "
 				     "each followed by its value, and the list ends with 0", arg, (unsigned)arg);
@@ -653,6 +665,15 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && nest_check(o->nesting, ids, n, "starpu_sched_ctx_create") != 0) {
 		pthread_mutex_unlock(&ctxs_lock);
 		return STARPU_NMAX_SCHED_CTXS;
+	}
+	for (int i = 0; i < o->nsub_ctxs; i++) {
+		int sub = o->sub_ctxs[i];
+		if (sub < 0 || sub >= STARPU_NMAX_SCHED_CTXS || _astro_rt.ctxs[sub].state == _ASTRO_CTX_FREE) {
+			pthread_mutex_unlock(&ctxs_lock);
+			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS names context %d, which does not exist: "
+				     "create the sub-contexts first", sub);
+			return STARPU_NMAX_SCHED_CTXS;
+		}
 	}
 	unsigned id = 1;
 	while (id < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[id].state != _ASTRO_CTX_FREE)
@@ -690,6 +711,9 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	c->close_callback = NULL;
 	c->close_args = NULL;
 	c->closed = 0;
+	c->nsub_ctxs = o->nsub_ctxs;
+	if (o->nsub_ctxs)
+		memcpy(c->sub_ctxs, o->sub_ctxs, (size_t)o->nsub_ctxs * sizeof(int));
 	/* Without a policy option, no scheduler: its master runs its tasks, as StarPU 1.4 (its parallel
 	 * workers are made of such contexts). A policy named "" is the global context's. */
 	c->no_scheduler = !o->policy_given;
@@ -699,6 +723,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 		c->hierarchy_level = _astro_rt.ctxs[o->nesting].hierarchy_level + 1;
 	collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_CREATING, __ATOMIC_RELEASE);
+	_astro_ctx_caps_setup(c);
 	policy_init(c);
 	ctx_add_workers(c, ids, (unsigned)n);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_SEQ_CST);
@@ -807,6 +832,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	pthread_mutex_unlock(&ctxs_lock);
 	ctx_give_waiting(c, heir);
 	ctx_wait_tasks(c);
+	_astro_hyp_ctx_deleted(sched_ctx_id);
 	pthread_mutex_lock(&ctxs_lock);
 	int ids[STARPU_NMAXWORKERS];
 	unsigned n = c->collection.nworkers;
@@ -1037,6 +1063,46 @@ const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id)
 	if (!c)
 		return NULL;
 	return ctx_id(c) == 0 ? "global" : c->name;
+}
+
+int starpu_sched_ctx_get_sub_ctxs(unsigned sched_ctx, int *ctxs)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx, __func__);
+	if (!c)
+		return -EINVAL;
+	if (c->nsub_ctxs && !ctxs) {
+		_astro_error("%s: context %u has %d sub-contexts and ctxs is NULL: give an array of STARPU_NMAX_SCHED_CTXS ints",
+			     __func__, ctx_id(c), c->nsub_ctxs);
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->nsub_ctxs; i++)
+		ctxs[i] = c->sub_ctxs[i];
+	return c->nsub_ctxs;
+}
+
+int starpu_sched_ctx_get_nsms(unsigned sched_ctx)
+{
+	/* No context holds a share of a GPU's multiprocessors (STARPU_SCHED_CTX_CUDA_NSMS is refused). */
+	return _astro_ctx_get(sched_ctx, __func__) ? 0 : -EINVAL;
+}
+
+int starpu_sched_ctx_get_stream_worker(unsigned sub_ctx)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sub_ctx, __func__);
+	if (!c)
+		return -1;
+	/* No lock, as starpu_sched_ctx_get_workers_list(): policies call these from their hooks. */
+	return c->collection.nworkers ? c->collection.workerids[0] : -1;
+}
+
+void starpu_sched_ctx_get_sms_interval(int stream_workerid, int *start, int *end)
+{
+	_astro_error("%s: worker %d drives no share of a GPU's multiprocessors (STARPU_SCHED_CTX_CUDA_NSMS is not supported "
+		     "here): do not ask for its interval", __func__, stream_workerid);
+	if (start)
+		*start = 0;
+	if (end)
+		*end = 0;
 }
 
 unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)

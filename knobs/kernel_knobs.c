@@ -15,6 +15,7 @@
 #include "kernel.h"
 #include "knobs_internal.h"
 #include <hwloc.h>
+#include <limits.h>
 
 #define MODULE "kernel"
 
@@ -188,24 +189,41 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 		c->max_cap = cap;
 	else
 		c->min_cap = cap;
-	const char *running = _astro_rt.ctxs[0].policy ? _astro_rt.ctxs[0].policy->policy_name : NULL;
-	bool applies = running && strcmp(running, policy) == 0;
-	if (applies) {
-		__atomic_store_n(&_astro_rt.prio_cap_max, c->max_cap, __ATOMIC_RELAXED);
-		__atomic_store_n(&_astro_rt.prio_cap_min, c->min_cap, __ATOMIC_RELAXED);
-		__atomic_store_n(&_astro_rt.prio_capped, 1, __ATOMIC_RELEASE);
+	/* StarPU names a policy, not a context: every context running it takes its caps. */
+	bool applies = false;
+	for (unsigned i = 0; i < STARPU_NMAX_SCHED_CTXS; i++) {
+		struct _astro_sched_ctx *x = &_astro_rt.ctxs[i];
+		if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE || !x->policy
+		    || strcmp(x->policy->policy_name, policy) != 0)
+			continue;
+		__atomic_store_n(&x->prio_cap_max, c->max_cap, __ATOMIC_RELAXED);
+		__atomic_store_n(&x->prio_cap_min, c->min_cap, __ATOMIC_RELAXED);
+		applies = true;
 	}
+	if (applies)
+		__atomic_store_n(&_astro_rt.prio_capped, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&caps_lock);
 	if (!applies)
-		_astro_warn("%s: policy '%s' is not the one scheduling tasks ('%s'): its cap is kept but caps no task",
-			    ctx->knob_name, policy, running ? running : "none");
+		_astro_warn("%s: no scheduling context runs policy '%s': its cap is kept for the contexts created with it later",
+			    ctx->knob_name, policy);
 	return 0;
+}
+
+void _astro_ctx_caps_setup(struct _astro_sched_ctx *c)
+{
+	pthread_mutex_lock(&caps_lock);
+	struct policy_caps *pc = caps && c->policy ? policy_caps_find(c->policy->policy_name, false) : NULL;
+	__atomic_store_n(&c->prio_cap_max, pc ? pc->max_cap : INT_MAX, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->prio_cap_min, pc ? pc->min_cap : INT_MIN, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&caps_lock);
 }
 
 void _astro_task_cap_priority(struct starpu_task *task)
 {
-	int max = __atomic_load_n(&_astro_rt.prio_cap_max, __ATOMIC_RELAXED);
-	int min = __atomic_load_n(&_astro_rt.prio_cap_min, __ATOMIC_RELAXED);
+	/* task->sched_ctx is the task's context here (submission resolved it). */
+	const struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
+	int max = __atomic_load_n(&c->prio_cap_max, __ATOMIC_RELAXED);
+	int min = __atomic_load_n(&c->prio_cap_min, __ATOMIC_RELAXED);
 	if (task->priority > max)
 		task->priority = max;
 	else if (task->priority < min)
@@ -229,8 +247,6 @@ void _astro_knobs_init(void)
 		caps = g_ptr_array_new_with_free_func(policy_caps_free);
 	default_max_cap = _astro_rt.ctxs[0].max_prio;
 	default_min_cap = _astro_rt.ctxs[0].min_prio;
-	_astro_rt.prio_cap_max = default_max_cap;
-	_astro_rt.prio_cap_min = default_min_cap;
 	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&caps_lock);
 
@@ -262,12 +278,12 @@ void _astro_knobs_init(void)
 		.module = MODULE, .scope = starpu_perf_knob_scope_per_scheduler, .get = sched_get, .set = sched_set });
 	declare(sched, &(struct astro_knob_decl){
 		.name = "starpu.task.s_max_priority_cap_knob", .type = starpu_perf_knob_type_int32,
-		.help = "tasks submitted from now on get at most this priority (caps of the running policy apply)",
+		.help = "tasks submitted from now on to the contexts running the policy get at most this priority",
 		.has_default = 1, .default_value.int32_val = default_max_cap,
 		.check = ASTRO_KNOB_CHECK_RANGE, .min.int32_val = default_min_cap, .max.int32_val = default_max_cap });
 	declare(sched, &(struct astro_knob_decl){
 		.name = "starpu.task.s_min_priority_cap_knob", .type = starpu_perf_knob_type_int32,
-		.help = "tasks submitted from now on get at least this priority (caps of the running policy apply)",
+		.help = "tasks submitted from now on to the contexts running the policy get at least this priority",
 		.has_default = 1, .default_value.int32_val = default_min_cap,
 		.check = ASTRO_KNOB_CHECK_RANGE, .min.int32_val = default_min_cap, .max.int32_val = default_max_cap });
 }

@@ -478,7 +478,7 @@ TEST_F(Knobs, PriorityCapsClampTasksSubmittedAfterwards)
 
 	// Caps kept for another policy cap nothing here.
 	std::string err = stderr_of([&] { starpu_perf_knob_set_per_scheduler_int32_value(max_id, "eager", -3); });
-	EXPECT_TRUE(contains(err, "policy 'eager' is not the one scheduling tasks ('prio')")) << err;
+	EXPECT_TRUE(contains(err, "no scheduling context runs policy 'eager'")) << err;
 	EXPECT_EQ(starpu_perf_knob_get_per_scheduler_int32_value(max_id, "eager"), -3);
 	EXPECT_EQ(starpu_perf_knob_get_per_scheduler_int32_value(min_id, "eager"), starpu_sched_get_min_priority());
 	EXPECT_EQ(starpu_perf_knob_get_per_scheduler_int32_value(max_id, "prio"), 2);
@@ -503,6 +503,60 @@ TEST_F(Knobs, PriorityCapsClampTasksSubmittedAfterwards)
 	EXPECT_EQ(ran[1], 0);
 	EXPECT_EQ(ran[2], 0);
 	EXPECT_EQ(ran[3], 0);
+}
+
+// The caps name a policy: they clamp the tasks of every context running it, and only those.
+TEST_F(Knobs, PriorityCapsActOnTheContextsRunningTheirPolicy)
+{
+	START_OR_RETURN("prio", 2);
+	if (!policy_registered("eager"))
+		GTEST_SKIP() << "policy eager is not built";
+	int max_id = starpu_perf_knob_name_to_id(kSched, kMaxPrioCap);
+	int min_id = starpu_perf_knob_name_to_id(kSched, kMinPrioCap);
+	int lo = starpu_sched_get_min_priority(), hi = starpu_sched_get_max_priority();
+	ASSERT_LE(lo + 2, hi) << "the test needs a few priority levels";
+	int w0[] = {0}, w1[] = {1};
+	unsigned eager_ctx = starpu_sched_ctx_create(w0, 1, "eager-ctx", STARPU_SCHED_CTX_POLICY_NAME, "eager",
+						     STARPU_SCHED_CTX_POLICY_MIN_PRIO, lo, STARPU_SCHED_CTX_POLICY_MAX_PRIO, hi, 0);
+	unsigned prio_ctx = starpu_sched_ctx_create(w1, 1, "prio-ctx", STARPU_SCHED_CTX_POLICY_NAME, "prio", 0);
+	ASSERT_LT(eager_ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	ASSERT_LT(prio_ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+
+	// Eager runs in a context only: capping it is no longer a cap of nothing.
+	expect_silent([&] {
+		starpu_perf_knob_set_per_scheduler_int32_value(max_id, "eager", lo);
+		starpu_perf_knob_set_per_scheduler_int32_value(max_id, "prio", lo + 1);
+	});
+	unsigned late_eager = starpu_sched_ctx_create(w1, 1, "late-eager", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	ASSERT_LT(late_eager, (unsigned)STARPU_NMAX_SCHED_CTXS);
+
+	{
+		std::lock_guard<std::mutex> lock(g_prio_lock);
+		g_ran_with_priority.clear();
+	}
+	const unsigned ctxs[] = {0, eager_ctx, prio_ctx, late_eager};
+	for (uintptr_t i = 0; i < 4; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &g_prio_cl;
+		t->cl_arg = (void *)i;
+		t->priority = hi;
+		t->sched_ctx = ctxs[i];
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (unsigned c : {eager_ctx, prio_ctx, late_eager})
+		ASSERT_EQ(starpu_task_wait_for_all_in_ctx(c), 0);
+	{
+		std::lock_guard<std::mutex> lock(g_prio_lock);
+		EXPECT_EQ(g_ran_with_priority[0], lo + 1) << "the global context runs prio";
+		EXPECT_EQ(g_ran_with_priority[1], lo) << "context " << eager_ctx << " runs eager";
+		EXPECT_EQ(g_ran_with_priority[2], lo + 1) << "context " << prio_ctx << " runs prio";
+		EXPECT_EQ(g_ran_with_priority[3], lo) << "context " << late_eager << ", made after the cap, runs eager";
+	}
+	EXPECT_EQ(starpu_perf_knob_get_per_scheduler_int32_value(max_id, "eager"), lo);
+	EXPECT_EQ(starpu_perf_knob_get_per_scheduler_int32_value(min_id, "eager"), lo);
+	for (unsigned c : {eager_ctx, prio_ctx, late_eager})
+		starpu_sched_ctx_delete(c);
 }
 
 TEST_F(Knobs, PriorityCapsLastUntilShutdown)

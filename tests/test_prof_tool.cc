@@ -305,6 +305,59 @@ TEST_F(ProfTool, TaskPayload)
 	starpu_data_unregister(handle);
 }
 
+// Each execution event names the context its task ran in; the other events name none.
+TEST_F(ProfTool, ExecutionEventsNameTheTasksContext)
+{
+	std::string err;
+	ASSERT_EQ(start(tool("proftool_a"), 2, &err), 0) << err;
+	if (!policy_registered("eager") || !policy_registered("prio"))
+		GTEST_SKIP() << "policies eager and prio are needed";
+	int w0[] = {0}, w1[] = {1};
+	unsigned c1 = starpu_sched_ctx_create(w0, 1, "first", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	unsigned c2 = starpu_sched_ctx_create(w1, 1, "second", STARPU_SCHED_CTX_POLICY_NAME, "prio", 0);
+	ASSERT_LT(c1, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	ASSERT_LT(c2, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	static starpu_codelet in_c1 = cpu_codelet(work, 0, "in_c1");
+	static starpu_codelet in_c2 = cpu_codelet(work, 0, "in_c2");
+	const int N = 10;
+	for (int i = 0; i < N; i++) {
+		ASSERT_EQ(submit_detached(&g_work_cl), 0);
+		for (auto [cl, ctx] : { std::pair<starpu_codelet *, unsigned>{ &in_c1, c1 }, { &in_c2, c2 } }) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = cl;
+			ASSERT_EQ(starpu_task_submit_to_ctx(t, ctx), 0);
+		}
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(c1), 0);
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(c2), 0);
+	starpu_sched_ctx_delete(c1);
+	starpu_sched_ctx_delete(c2);
+
+	std::map<std::string, std::set<unsigned>> ctx_of;
+	std::map<std::string, int> seen;
+	int others = 0;
+	for (const proftool_record &r : records_of(TOOL_A, 0)) {
+		if (r.event == PROFTOOL_FINALIZE)
+			continue;
+		if (r.event != starpu_prof_tool_event_start_cpu_exec && r.event != starpu_prof_tool_event_end_cpu_exec) {
+			EXPECT_EQ(r.ext.sched_ctx, (unsigned)STARPU_NMAX_SCHED_CTXS) << "event " << r.event;
+			others++;
+			continue;
+		}
+		ASSERT_NE(r.ext.codelet_name, nullptr);
+		ctx_of[r.ext.codelet_name].insert(r.ext.sched_ctx);
+		seen[r.ext.codelet_name]++;
+	}
+	EXPECT_GT(others, 0);
+	EXPECT_EQ(seen["work"], 2 * N);
+	EXPECT_EQ(seen["in_c1"], 2 * N);
+	EXPECT_EQ(seen["in_c2"], 2 * N);
+	EXPECT_EQ(ctx_of["work"], std::set<unsigned>{ 0u });
+	EXPECT_EQ(ctx_of["in_c1"], std::set<unsigned>{ c1 });
+	EXPECT_EQ(ctx_of["in_c2"], std::set<unsigned>{ c2 });
+}
+
 void touch_nothing(void **, void *) {}
 
 // The Astrolabe extension is for the tools that take part: a plain StarPU tool

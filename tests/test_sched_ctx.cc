@@ -504,6 +504,74 @@ TEST(SchedCtx, BadInputGetsAClearError)
 	EXPECT_EQ(r.ran.load(), 1);
 }
 
+// STARPU_SCHED_CTX_SUB_CTXS records the sub-contexts, read back with starpu_sched_ctx_get_sub_ctxs().
+TEST(SchedCtx, SubContextsAreRecorded)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	int w0[] = {0}, w1[] = {1}, both[] = {0, 1};
+	unsigned s1 = starpu_sched_ctx_create(w0, 1, "sub1", STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	unsigned s2 = starpu_sched_ctx_create(w1, 1, "sub2", STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	ASSERT_LT(s1, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	ASSERT_LT(s2, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	int subs[] = {(int)s2, (int)s1};
+	unsigned parent = starpu_sched_ctx_create(both, 2, "parent", STARPU_SCHED_CTX_POLICY_NAME, "",
+						  STARPU_SCHED_CTX_SUB_CTXS, subs, 2, 0);
+	ASSERT_LT(parent, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	int got[STARPU_NMAX_SCHED_CTXS];
+	ASSERT_EQ(starpu_sched_ctx_get_sub_ctxs(parent, got), 2);
+	EXPECT_EQ(got[0], (int)s2);
+	EXPECT_EQ(got[1], (int)s1);
+	EXPECT_EQ(starpu_sched_ctx_get_sub_ctxs(s1, got), 0);
+	EXPECT_EQ(starpu_sched_ctx_get_sub_ctxs(0, nullptr), 0);
+	EXPECT_EQ(starpu_sched_ctx_get_nsms(parent), 0);
+	EXPECT_EQ(starpu_sched_ctx_get_stream_worker(s2), 1);
+	EXPECT_EQ(starpu_sched_ctx_get_stream_worker(s1), 0);
+
+	// The parent schedules its tasks as any context.
+	static CtxRecord r;
+	r.reset(mask_of({0, 1}), parent);
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(submit_to(parent, &r, i % 2), 0);
+	ASSERT_EQ(starpu_task_wait_for_all_in_ctx(parent), 0);
+	EXPECT_EQ(r.ran.load(), 20);
+	EXPECT_EQ(r.foreign.load(), 0);
+
+	// Its slot, used again, starts without sub-contexts.
+	starpu_sched_ctx_delete(parent);
+	unsigned again = starpu_sched_ctx_create(both, 2, "again", STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	ASSERT_LT(again, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_EQ(starpu_sched_ctx_get_sub_ctxs(again, got), 0);
+
+	// Bad input: a context that does not exist, a bad count, no array; each said, nothing made.
+	std::string err;
+	int ghost[] = {STARPU_NMAX_SCHED_CTXS - 1}; // never made: 4 contexts at most exist here
+	testing::internal::CaptureStderr();
+	unsigned bad = starpu_sched_ctx_create(both, 2, "x", STARPU_SCHED_CTX_SUB_CTXS, ghost, 1, 0);
+	err = capture_stderr_end();
+	EXPECT_EQ(bad, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_TRUE(contains(err, "names context " + std::to_string(STARPU_NMAX_SCHED_CTXS - 1) + ", which does not exist")) << err;
+	testing::internal::CaptureStderr();
+	bad = starpu_sched_ctx_create(both, 2, "x", STARPU_SCHED_CTX_SUB_CTXS, subs, -1, 0);
+	EXPECT_EQ(bad, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	bad = starpu_sched_ctx_create(both, 2, "x", STARPU_SCHED_CTX_SUB_CTXS, nullptr, 2, 0);
+	EXPECT_EQ(bad, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	err = capture_stderr_end();
+	EXPECT_TRUE(contains(err, "gives -1 contexts")) << err;
+	EXPECT_TRUE(contains(err, "gives 2 contexts and no array")) << err;
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(starpu_sched_ctx_get_sub_ctxs(STARPU_NMAX_SCHED_CTXS - 1, got), -EINVAL);
+	int start = 7, end = 7;
+	starpu_sched_ctx_get_sms_interval(0, &start, &end);
+	err = capture_stderr_end();
+	EXPECT_TRUE(contains(err, "does not exist")) << err;
+	EXPECT_TRUE(contains(err, "drives no share of a GPU")) << err;
+	EXPECT_EQ(start, 0);
+	EXPECT_EQ(end, 0);
+	for (unsigned c : {again, s1, s2})
+		starpu_sched_ctx_delete(c);
+}
+
 // Removing the last worker while tasks of the context wait is refused: they would never run.
 TEST(SchedCtx, RemovingTheLastWorkerWithTasksPendingIsRefused)
 {
