@@ -343,6 +343,23 @@ inline int submit_detached(starpu_codelet *cl, void *arg = nullptr, int priority
 	return ret;
 }
 
+// Submits t to scheduling context ctx; destroys it when refused. Returns
+// starpu_task_submit_to_ctx()'s result.
+inline int submit_to_ctx(struct starpu_task *t, unsigned ctx)
+{
+	int ret = starpu_task_submit_to_ctx(t, ctx);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
+// A scheduling context of the n workers ids with no policy (its tasks go to
+// its workers as they ask, as StarPU does for a context created without one).
+inline unsigned create_ctx_without_policy(int *ids, int n, const char *name)
+{
+	return starpu_sched_ctx_create(ids, n, name, STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+}
+
 // Submits one task of cl on handle h (the mode from the codelet) with arg, on
 // worker when it is not -1; returns starpu_task_submit()'s result.
 inline int submit_on_handle(starpu_codelet *cl, starpu_data_handle_t h, void *arg = nullptr, int worker = -1)

@@ -90,15 +90,7 @@ int submit(unsigned ctx, starpu_data_handle_t h, int worker = -1)
 		t->execute_on_a_specific_worker = 1;
 		t->workerid = (unsigned)worker;
 	}
-	int ret = starpu_task_submit_to_ctx(t, ctx);
-	if (ret)
-		starpu_task_destroy(t);
-	return ret;
-}
-
-unsigned create(int *ids, int n, const char *name)
-{
-	return starpu_sched_ctx_create(ids, n, name, STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	return submit_to_ctx(t, ctx);
 }
 
 } // namespace
@@ -109,7 +101,7 @@ TEST(SchedCtxHypervisor, TheCountersOfOneContextHearItsTasksAndWorkersOnly)
 	ASSERT_TRUE(rt.ok());
 	heard.clear();
 	int zero[] = {0}, one[] = {1};
-	unsigned a = create(zero, 1, "heard"), b = create(one, 1, "unheard");
+	unsigned a = create_ctx_without_policy(zero, 1, "heard"), b = create_ctx_without_policy(one, 1, "unheard");
 	ASSERT_LT(a, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	ASSERT_LT(b, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	starpu_data_handle_t h;
@@ -186,7 +178,7 @@ TEST(SchedCtxHypervisor, AWorklessContextAndItsDeletionAreHeard)
 	ASSERT_TRUE(rt.ok());
 	heard.clear();
 	int one[] = {1};
-	unsigned c = create(nullptr, 0, "workless"), other = create(one, 1, "other");
+	unsigned c = create_ctx_without_policy(nullptr, 0, "workless"), other = create_ctx_without_policy(one, 1, "other");
 	ASSERT_LT(c, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, 4, sizeof(int));
@@ -209,7 +201,7 @@ TEST(SchedCtxHypervisor, AWorklessContextAndItsDeletionAreHeard)
 	ASSERT_EQ(heard.count(heard.deleted), 1u);
 	EXPECT_EQ(heard.deleted[0].ctx, c);
 	// The deleted context's counters went with it: a new context with its id hears nothing.
-	unsigned again = create(one, 1, "again");
+	unsigned again = create_ctx_without_policy(one, 1, "again");
 	ASSERT_EQ(submit(again, h), 0);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(heard.count(heard.popped), 1u);
@@ -226,7 +218,7 @@ TEST(SchedCtxHypervisor, PoliciesNameThePushesAndTheHypervisorSaysItExists)
 	starpu_sched_ctx_notify_hypervisor_exists();
 	EXPECT_EQ(starpu_sched_ctx_check_if_hypervisor_exists(), 1u);
 	int zero[] = {0}, one[] = {1};
-	unsigned a = create(zero, 1, "a"), b = create(one, 1, "b");
+	unsigned a = create_ctx_without_policy(zero, 1, "a"), b = create_ctx_without_policy(one, 1, "b");
 	starpu_sched_ctx_set_perf_counters(a, &counters);
 	starpu_sched_ctx_call_pushed_task_cb(0, a);
 	starpu_sched_ctx_call_pushed_task_cb(1, b);
@@ -251,7 +243,7 @@ TEST(SchedCtxHypervisor, BadInputIsSaid)
 		err = stderr_of([] { starpu_sched_ctx_call_pushed_task_cb(0, STARPU_NMAX_SCHED_CTXS - 1); });
 		EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
 		int zero[] = {0};
-		unsigned a = create(zero, 1, "a");
+		unsigned a = create_ctx_without_policy(zero, 1, "a");
 		starpu_sched_ctx_set_perf_counters(a, &counters);
 		err = stderr_of([&] { starpu_sched_ctx_call_pushed_task_cb(99, a); });
 		EXPECT_NE(err.find("worker 99 does not exist"), std::string::npos) << err;
@@ -265,7 +257,7 @@ TEST(SchedCtxHypervisor, BadInputIsSaid)
 	heard.clear();
 	// Nor with the counters of the last one's contexts.
 	int zero[] = {0};
-	unsigned a = create(zero, 1, "a");
+	unsigned a = create_ctx_without_policy(zero, 1, "a");
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)values, 4, sizeof(int));
 	ASSERT_EQ(submit(a, h), 0);

@@ -68,15 +68,7 @@ int submit_to(unsigned ctx, Record *r, char tag = 'x', double flops = 0.0)
 	t->cl = &record_cl;
 	t->cl_arg = a;
 	t->flops = flops;
-	int ret = starpu_task_submit_to_ctx(t, ctx);
-	if (ret)
-		starpu_task_destroy(t);
-	return ret;
-}
-
-unsigned create(int *ids, int n, const char *name)
-{
-	return starpu_sched_ctx_create(ids, n, name, STARPU_SCHED_CTX_POLICY_NAME, "", 0);
+	return submit_to_ctx(t, ctx);
 }
 
 } // namespace
@@ -85,7 +77,7 @@ TEST(SchedCtxTasks, AContextWithoutWorkersKeepsItsTasksUntilSomeCome)
 {
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
-	unsigned ctx = create(nullptr, 0, "empty");
+	unsigned ctx = create_ctx_without_policy(nullptr, 0, "empty");
 	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	EXPECT_EQ(starpu_sched_ctx_get_nworkers(ctx), 0u);
 	static Record r;
@@ -137,8 +129,8 @@ TEST(SchedCtxTasks, TheCloseCallbackRunsOnceTheLastTaskEndedAndTheInheritorGetsT
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
 	int zero[] = {0}, one[] = {1};
-	unsigned a = create(zero, 1, "closing");
-	unsigned b = create(one, 1, "heir");
+	unsigned a = create_ctx_without_policy(zero, 1, "closing");
+	unsigned b = create_ctx_without_policy(one, 1, "heir");
 	ASSERT_LT(a, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	ASSERT_LT(b, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	starpu_sched_ctx_set_inheritor(a, b);
@@ -179,7 +171,7 @@ TEST(SchedCtxTasks, ReadyTasksAndTheirFlopsAreCountedPerContext)
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
 	int one[] = {1};
-	unsigned ctx = create(one, 1, "counted");
+	unsigned ctx = create_ctx_without_policy(one, 1, "counted");
 	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	static Record r;
 	r.reset(false);
@@ -243,7 +235,7 @@ TEST(SchedCtxTasks, APolicyMovesItsTasksToAnotherContext)
 	forward_policy.policy_name = "forward";
 	forward_policy.policy_description = "hands its tasks to another context";
 	int zero[] = {0}, one[] = {1};
-	unsigned target = create(one, 1, "target");
+	unsigned target = create_ctx_without_policy(one, 1, "target");
 	ASSERT_LT(target, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	forward_to = target;
 	unsigned from = starpu_sched_ctx_create(zero, 1, "forwarding", STARPU_SCHED_CTX_POLICY_STRUCT, &forward_policy, 0);
@@ -276,8 +268,8 @@ TEST(SchedCtxTasks, AWorkerServesFirstTheContextOfHighestPriorityWithTasksCounte
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
 	int zero[] = {0};
-	unsigned a = create(zero, 1, "a");
-	unsigned b = create(zero, 1, "b");
+	unsigned a = create_ctx_without_policy(zero, 1, "a");
+	unsigned b = create_ctx_without_policy(zero, 1, "b");
 	ASSERT_LT(a, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	ASSERT_LT(b, (unsigned)STARPU_NMAX_SCHED_CTXS);
 	static Record r;
