@@ -388,3 +388,10 @@ TEST(Crc32c, DifferentInputsDiffer)
 	// Order matters: crc(a then b) differs from crc(b then a).
 	EXPECT_NE(starpu_hash_crc32c_be(2, starpu_hash_crc32c_be(1, 0)), starpu_hash_crc32c_be(1, starpu_hash_crc32c_be(2, 0)));
 }
+
+// StarPU's MPI stencil example prints through a macro that names the function with __starpu_func__.
+TEST(ConfigMacros, StarpuFuncNamesTheEnclosingFunction)
+{
+	EXPECT_STREQ(__starpu_func__, __func__);
+	EXPECT_STRNE(__starpu_func__, "");
+}
