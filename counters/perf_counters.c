@@ -851,6 +851,20 @@ int astro_counter_get_kind(int id)
 	return c ? (int)c->kind : -1;
 }
 
+int astro_counter_find(const char *name, enum starpu_perf_counter_scope *scope)
+{
+	if (!name)
+		return -1;
+	pthread_mutex_lock(&registry_lock);
+	struct counter *c = counters_by_name ? g_hash_table_lookup(counters_by_name, name) : NULL;
+	int id = c ? c->id : -1;
+	int found_scope = c ? c->scope : 0;
+	pthread_mutex_unlock(&registry_lock);
+	if (c && scope)
+		*scope = (enum starpu_perf_counter_scope)found_scope;
+	return id;
+}
+
 const char *astro_counter_get_unit(int id)
 {
 	struct counter *c = counter_for("astro_counter_get_unit", id);

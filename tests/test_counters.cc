@@ -163,6 +163,25 @@ TEST_F(Counters, ScopesAndTypesByName)
 	EXPECT_TRUE(contains(err, "'int16' is not a counter type")) << err;
 }
 
+// astro_counter_find: any scope, the scope said, and no message for a name that is not there.
+TEST_F(Counters, FindTellsTheScopeAndMissesSilently)
+{
+	start(1);
+	starpu_perf_counter_scope scope = c_scope;
+	EXPECT_EQ(astro_counter_find("starpu.task.g_total_submitted", &scope), id_of(g_scope, "starpu.task.g_total_submitted"));
+	EXPECT_EQ(scope, g_scope);
+	EXPECT_EQ(astro_counter_find("starpu.task.w_total_executed", &scope), id_of(w_scope, "starpu.task.w_total_executed"));
+	EXPECT_EQ(scope, w_scope);
+	EXPECT_EQ(astro_counter_find("starpu.task.c_total_executed", nullptr), id_of(c_scope, "starpu.task.c_total_executed"));
+	std::string err = stderr_of([&] {
+		scope = g_scope;
+		EXPECT_EQ(astro_counter_find("starpu.task.no_such_counter", &scope), -1);
+		EXPECT_EQ(astro_counter_find(nullptr, &scope), -1);
+	});
+	EXPECT_EQ(scope, g_scope);
+	EXPECT_EQ(err, "");
+}
+
 TEST_F(Counters, StarpuCountersWithTheirTypesAndIds)
 {
 	start(1);

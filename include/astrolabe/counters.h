@@ -130,6 +130,13 @@ int astro_counter_foreach_codelet(void (*fn)(struct starpu_codelet *cl, void *ar
 
 /** Kind of counter id, or -1 with an error line for an invalid id. */
 int astro_counter_get_kind(int id);
+/**
+ * Id of the counter named name, whatever its scope (stored in *scope when
+ * scope is not NULL), or -1 without a message when there is none (or name is
+ * NULL): for callers that try names, where starpu_perf_counter_name_to_id()
+ * would report each miss.
+ */
+int astro_counter_find(const char *name, enum starpu_perf_counter_scope *scope);
 /** Unit of counter id ("" when dimensionless), or NULL with an error line for an invalid id. */
 const char *astro_counter_get_unit(int id);
 /** Module that registered counter id ("kernel" for the runtime's own), or NULL with an error line. */

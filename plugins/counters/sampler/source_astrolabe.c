@@ -68,27 +68,14 @@ static int read_own(struct apapi_component *c, union apapi_raw *raw)
 	return 0;
 }
 
-/* The id of the global or per-worker counter name (-1: none), looked up without a message. */
-static int find_counter(const char *name, int *per_worker)
-{
-	static const enum starpu_perf_counter_scope scopes[] = { starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker };
-	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < starpu_perf_counter_nb(scopes[k]); i++) {
-			int id = starpu_perf_counter_nth_to_id(scopes[k], i);
-			const char *candidate = starpu_perf_counter_id_to_name(id);
-			if (candidate && strcmp(candidate, name) == 0) {
-				*per_worker = k == 1;
-				return id;
-			}
-		}
-	return -1;
-}
-
 /* Adds the counter named name (without prefix) to c; 1 when added. */
 static int add_counter(struct apapi_component *c, const struct apapi_config *cfg, const char *name)
 {
-	int per_worker = 0;
-	int id = find_counter(name, &per_worker);
+	enum starpu_perf_counter_scope scope;
+	int id = astro_counter_find(name, &scope);
+	if (id >= 0 && scope != starpu_perf_counter_scope_global && scope != starpu_perf_counter_scope_per_worker)
+		id = -1;
+	int per_worker = scope == starpu_perf_counter_scope_per_worker;
 	if (id < 0) {
 		if (apapi_config_tells(cfg))
 			astro_log_error(WHAT, "%s%s: no such global or per-worker counter: it is not sampled (astrolabe-perf-list lists them)",

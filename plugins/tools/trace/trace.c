@@ -176,17 +176,9 @@ static const char *counter_unit(const char *event)
 	const char *sep = strstr(event, ":::");
 	if (!sep)
 		return "";
-	static const enum starpu_perf_counter_scope scopes[] = { starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker };
-	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < starpu_perf_counter_nb(scopes[k]); i++) {
-			int id = starpu_perf_counter_nth_to_id(scopes[k], i);
-			const char *name = starpu_perf_counter_id_to_name(id);
-			if (name && strcmp(name, sep + 3) == 0) {
-				const char *unit = astro_counter_get_unit(id);
-				return unit ? unit : "";
-			}
-		}
-	return "";
+	int id = astro_counter_find(sep + 3, NULL);
+	const char *unit = id >= 0 ? astro_counter_get_unit(id) : NULL;
+	return unit ? unit : "";
 }
 
 /* A sampled counter's OTF2 metric: one class of one member per counter name, in the order met. */
