@@ -12,7 +12,8 @@
  *                                            without a runtime
  *
  * Prints the examples' report, then the CPU time of the computation (every
- * thread of the process) and the rate per CPU second. That rate does not
+ * thread of the process) and the rate per CPU second; with -tile, each tile
+ * kernel's calls and CPU time per call too. That rate does not
  * depend on what else runs on the machine, so "-tile B" against the whole
  * routine on one thread says what the tiled algorithm can reach at best on
  * these cores, whatever the runtime (bench/linalg/run's "kernels" column).
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 void openblas_set_num_threads(int num_threads);
@@ -45,12 +47,35 @@ static struct starpu_matrix_interface tile(real *a, unsigned n, unsigned bs, uns
 						 .nx = bs, .ny = bs, .ld = n, .elemsize = sizeof(real) };
 }
 
-/* One call of cl's CPU function on up to three tiles. */
+/* This thread's CPU seconds so far. */
+static double thread_cpu_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The tile kernels called, with their calls and CPU seconds. */
+static struct kernel_use
+{
+	struct starpu_codelet *cl;
+	unsigned calls;
+	double seconds;
+} uses[4];
+
+/* One call of cl's CPU function on up to three tiles, its CPU time added to cl's. */
 static void call(struct starpu_codelet *cl, struct starpu_matrix_interface t0, struct starpu_matrix_interface t1,
 		 struct starpu_matrix_interface t2)
 {
 	void *buffers[3] = { &t0, &t1, &t2 };
+	struct kernel_use *u = uses;
+	while (u->cl && u->cl != cl)
+		u++;
+	u->cl = cl;
+	double start = thread_cpu_seconds();
 	cl->cpu_funcs[0](buffers, NULL);
+	u->seconds += thread_cpu_seconds() - start;
+	u->calls++;
 }
 
 /* The examples' tasks, in their submission order, run in this thread. */
@@ -113,6 +138,8 @@ int main(int argc, char **argv)
 	cpu = cpu_seconds() - cpu;
 	linalg_report(n, elapsed, flop);
 	printf("cpu\t%.0f ms\t%.1f GFlop/s per CPU second\n", cpu * 1e3, flop / cpu / 1e9);
+	for (struct kernel_use *u = uses; u < uses + 4 && u->cl; u++)
+		printf("kernel\t%s\t%u calls\t%.1f us per call\n", u->cl->name, u->calls, u->seconds / u->calls * 1e6);
 	linalg_free(a);
 	linalg_free(b);
 	linalg_free(c);
