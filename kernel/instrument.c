@@ -194,15 +194,15 @@ void astro_instr_state_enable(void)
 void _astro_instr_task_leave(struct _astro_job *job)
 {
 	const struct starpu_task *task = job->task;
-	struct saved_context *ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		_astro_error("out of memory keeping the instrumentation states of task '%s': they end here", starpu_task_get_name(job->task));
-		return;
-	}
-	/* The task's states are the top of the stack (opened while it ran); keep them bottom first. */
-	unsigned first = stack.depth;
+	/* The task's states are the top of the stack (opened while it ran); its bursts may be anywhere. */
+	unsigned first = stack.depth, owned_bursts = 0;
 	while (first > 0 && stack.state_owner[first - 1] == task)
 		first--;
+	for (unsigned i = 0; i < stack.nbursts; i++)
+		owned_bursts += stack.burst_owner[i] == task;
+	if (first == stack.depth && !owned_bursts)
+		return; /* what is open here belongs to another task (a parallel task's other member), whose end comes elsewhere */
+	struct saved_context local = { 0 }, *ctx = &local;
 	for (unsigned i = first; i < stack.depth; i++)
 		ctx->states[ctx->nstates++] = stack.states[i];
 	_astro_instr_task_open -= stack.depth - first;
@@ -219,10 +219,12 @@ void _astro_instr_task_leave(struct _astro_job *job)
 		emit(ASTRO_MOMENT_BURST_END, stack.bursts[i], 0);
 		remove_burst(i);
 	}
-	if (!ctx->nstates && !ctx->nbursts) {
-		free(ctx); /* what is open here belongs to another task, whose end comes later */
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx) {
+		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(job->task));
 		return;
 	}
+	*ctx = local;
 	pthread_mutex_lock(&saved_lock);
 	if (!saved)
 		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
