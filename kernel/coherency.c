@@ -283,13 +283,18 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 	h->owns_alloc[node] = true;
 	if (node != STARPU_MAIN_RAM && cache_take(h, node))
 		return 0;
-	if (h->ops->allocate_data_on_node(h->iface[node], node) < 0) {
+	size_t bytes = starpu_data_get_alloc_size(h);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
+		       .nimpl = ASTRO_MEMORY_ALLOCATING);
+	int failed = h->ops->allocate_data_on_node(h->iface[node], node) < 0;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
+		       .nimpl = ASTRO_MEMORY_ALLOCATING);
+	if (failed) {
 		r->allocated = h->owns_alloc[node] = false;
 		return -ENOMEM;
 	}
 	_astro_coherency_allocated(h);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node,
-		       .bytes = starpu_data_get_alloc_size(h));
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes);
 	return 0;
 }
 
@@ -301,10 +306,16 @@ static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 	if (node != STARPU_MAIN_RAM && node < _astro_rt.nmemory_nodes)
 		_astro_lru_remove(r);
 	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
-		if (keep)
+		if (keep) {
 			cache_put(h, node);
-		else
+		} else {
+			size_t bytes = starpu_data_get_alloc_size(h);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
+				       .object = h, .nimpl = ASTRO_MEMORY_FREEING);
 			h->ops->free_data_on_node(h->iface[node], node);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
+				       .object = h, .nimpl = ASTRO_MEMORY_FREEING);
+		}
 	}
 	r->allocated = false;
 	h->owns_alloc[node] = false;
@@ -435,7 +446,13 @@ void _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 	arrive_all(h, STARPU_MAXNODES);
 	if (h->valid[node] && valid_source(h, node) < 0) {
 		/* The only valid copy (dirty): main memory gets it first. */
-		if (allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM, false) == 0)
+		size_t bytes = starpu_data_get_size(h);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
+			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
+		bool written = allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM, false) == 0;
+		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
+			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
+		if (written)
 			h->valid[STARPU_MAIN_RAM] = true;
 		else
 			return; /* keep it rather than lose the data */

@@ -828,8 +828,14 @@ static void handle_free(starpu_data_handle_t handle)
 	_astro_coherency_allocated(handle);
 	pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		if (handle->owns_alloc[node] && handle->ops->free_data_on_node)
+		if (handle->owns_alloc[node] && handle->ops->free_data_on_node) {
+			size_t bytes = starpu_data_get_alloc_size(handle);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
+				       .object = handle, .nimpl = ASTRO_MEMORY_FREEING);
 			handle->ops->free_data_on_node(handle->iface[node], node);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
+				       .object = handle, .nimpl = ASTRO_MEMORY_FREEING);
+		}
 	}
 	/* The interface's own metadata in each node's interface (the buffers are gone). */
 	if (handle->ops->unregister_data_handle)

@@ -3,6 +3,16 @@
  * keeps its state stack and how much of it the observers were told; while
  * state instrumentation is off only the stack changes, and the next state
  * call after it is on again tells the observers the difference.
+ *
+ * The per-task context (seed 001's InstrumentationContext): a state or burst
+ * opened while a task runs belongs to that task. When the thread leaves the
+ * task (its implementation returns, its callback returns) with some still
+ * open, they are closed for the observers and kept with the task; when a
+ * thread comes back to the task (its callback, the next run of a
+ * regenerated task) they are opened again, in the same order, with the same
+ * values: the worker's own states never carry a task's, and a task finds its
+ * history where it left it. Free on the task path: a flag of the job and a
+ * count of this thread's task-owned entries, both tested by the kernel.
  */
 #include "kernel.h"
 #include <astrolabe/instrument.h>
@@ -10,16 +20,33 @@
 struct state_stack
 {
 	const char *states[ASTRO_INSTR_MAX_DEPTH];
+	const struct starpu_task *state_owner[ASTRO_INSTR_MAX_DEPTH]; /* the task running when it was opened (NULL: none) */
 	unsigned depth;
 	/* What the observers saw: emitted[0..nemitted). */
 	const char *emitted[ASTRO_INSTR_MAX_DEPTH];
 	unsigned nemitted;
 	const char *bursts[ASTRO_INSTR_MAX_DEPTH];
+	uint64_t burst_value[ASTRO_INSTR_MAX_DEPTH];
+	const struct starpu_task *burst_owner[ASTRO_INSTR_MAX_DEPTH];
 	unsigned nbursts;
 };
 
 static __thread struct state_stack stack;
 static int states_off; /* atomic */
+
+_ASTRO_TLS unsigned _astro_instr_task_open;
+
+/* What a task left open: its states (bottom first) and bursts, until a thread comes back to it. */
+struct saved_context
+{
+	unsigned nstates, nbursts;
+	const char *states[ASTRO_INSTR_MAX_DEPTH];
+	const char *bursts[ASTRO_INSTR_MAX_DEPTH];
+	uint64_t burst_value[ASTRO_INSTR_MAX_DEPTH];
+};
+
+static pthread_mutex_t saved_lock = PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *saved; /* job -> struct saved_context, for the jobs with instr_saved set */
 
 static void emit(enum astro_moment moment, const char *label, uint64_t value)
 {
@@ -62,7 +89,10 @@ int astro_instr_state_open(const char *state)
 			     state, ASTRO_INSTR_MAX_DEPTH);
 		return -ENOSPC;
 	}
+	stack.state_owner[stack.depth] = _astro_current_task;
 	stack.states[stack.depth++] = state;
+	if (_astro_current_task)
+		_astro_instr_task_open++;
 	catch_up();
 	return 0;
 }
@@ -74,6 +104,8 @@ int astro_instr_state_close(void)
 		return -EINVAL;
 	}
 	stack.depth--;
+	if (stack.state_owner[stack.depth] && _astro_instr_task_open)
+		_astro_instr_task_open--;
 	catch_up();
 	return 0;
 }
@@ -81,6 +113,15 @@ int astro_instr_state_close(void)
 const char *astro_instr_state_current(void)
 {
 	return stack.depth ? stack.states[stack.depth - 1] : NULL;
+}
+
+static void remove_burst(unsigned i)
+{
+	unsigned after = stack.nbursts - i - 1;
+	memmove(&stack.bursts[i], &stack.bursts[i + 1], after * sizeof(stack.bursts[0]));
+	memmove(&stack.burst_value[i], &stack.burst_value[i + 1], after * sizeof(stack.burst_value[0]));
+	memmove(&stack.burst_owner[i], &stack.burst_owner[i + 1], after * sizeof(stack.burst_owner[0]));
+	stack.nbursts--;
 }
 
 int astro_instr_burst_open(const char *key, uint64_t value)
@@ -94,7 +135,11 @@ int astro_instr_burst_open(const char *key, uint64_t value)
 			     key, ASTRO_INSTR_MAX_DEPTH);
 		return -ENOSPC;
 	}
+	stack.burst_owner[stack.nbursts] = _astro_current_task;
+	stack.burst_value[stack.nbursts] = value;
 	stack.bursts[stack.nbursts++] = key;
+	if (_astro_current_task)
+		_astro_instr_task_open++;
 	emit(ASTRO_MOMENT_BURST_BEGIN, key, value);
 	return 0;
 }
@@ -103,8 +148,9 @@ int astro_instr_burst_close(const char *key)
 {
 	for (unsigned i = stack.nbursts; key && i-- > 0;) {
 		if (stack.bursts[i] == key || strcmp(stack.bursts[i], key) == 0) {
-			memmove(&stack.bursts[i], &stack.bursts[i + 1], (stack.nbursts - i - 1) * sizeof(stack.bursts[0]));
-			stack.nbursts--;
+			if (stack.burst_owner[i] && _astro_instr_task_open)
+				_astro_instr_task_open--;
+			remove_burst(i);
 			emit(ASTRO_MOMENT_BURST_END, key, 0);
 			return 0;
 		}
@@ -141,4 +187,90 @@ void astro_instr_state_enable(void)
 {
 	__atomic_store_n(&states_off, 0, __ATOMIC_RELAXED);
 	catch_up();
+}
+
+/* ------------------------------------------------------ per-task context */
+
+void _astro_instr_task_leave(struct _astro_job *job)
+{
+	const struct starpu_task *task = job->task;
+	/* The task's states are the top of the stack (opened while it ran); its bursts may be anywhere. */
+	unsigned first = stack.depth, owned_bursts = 0;
+	while (first > 0 && stack.state_owner[first - 1] == task)
+		first--;
+	for (unsigned i = 0; i < stack.nbursts; i++)
+		owned_bursts += stack.burst_owner[i] == task;
+	if (first == stack.depth && !owned_bursts)
+		return; /* what is open here belongs to another task (a parallel task's other member), whose end comes elsewhere */
+	struct saved_context local = { 0 }, *ctx = &local;
+	for (unsigned i = first; i < stack.depth; i++)
+		ctx->states[ctx->nstates++] = stack.states[i];
+	_astro_instr_task_open -= stack.depth - first;
+	stack.depth = first;
+	catch_up();
+	for (unsigned i = 0; i < stack.nbursts;) {
+		if (stack.burst_owner[i] != task) {
+			i++;
+			continue;
+		}
+		ctx->bursts[ctx->nbursts] = stack.bursts[i];
+		ctx->burst_value[ctx->nbursts++] = stack.burst_value[i];
+		_astro_instr_task_open--;
+		emit(ASTRO_MOMENT_BURST_END, stack.bursts[i], 0);
+		remove_burst(i);
+	}
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx) {
+		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(job->task));
+		return;
+	}
+	*ctx = local;
+	pthread_mutex_lock(&saved_lock);
+	if (!saved)
+		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+	g_hash_table_replace(saved, job, ctx);
+	__atomic_store_n(&job->instr_saved, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&saved_lock);
+}
+
+void _astro_instr_task_enter(struct _astro_job *job)
+{
+	pthread_mutex_lock(&saved_lock);
+	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, job) : NULL;
+	if (ctx)
+		g_hash_table_steal(saved, job);
+	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&saved_lock);
+	if (!ctx)
+		return;
+	const struct starpu_task *task = job->task;
+	/* Room is checked as at an open: what does not fit is dropped with one message. */
+	unsigned n = MIN(ctx->nstates, ASTRO_INSTR_MAX_DEPTH - stack.depth);
+	for (unsigned i = 0; i < n; i++) {
+		stack.state_owner[stack.depth] = task;
+		stack.states[stack.depth++] = ctx->states[i];
+	}
+	_astro_instr_task_open += n;
+	catch_up();
+	unsigned nb = MIN(ctx->nbursts, ASTRO_INSTR_MAX_DEPTH - stack.nbursts);
+	for (unsigned i = 0; i < nb; i++) {
+		stack.burst_owner[stack.nbursts] = task;
+		stack.burst_value[stack.nbursts] = ctx->burst_value[i];
+		stack.bursts[stack.nbursts++] = ctx->bursts[i];
+		_astro_instr_task_open++;
+		emit(ASTRO_MOMENT_BURST_BEGIN, ctx->bursts[i], ctx->burst_value[i]);
+	}
+	if (n < ctx->nstates || nb < ctx->nbursts)
+		_astro_error("task '%s': %u of its instrumentation states and bursts do not fit on this thread's stack (%d each): they are dropped",
+			     starpu_task_get_name(job->task), ctx->nstates - n + ctx->nbursts - nb, ASTRO_INSTR_MAX_DEPTH);
+	free(ctx);
+}
+
+void _astro_instr_job_forget(struct _astro_job *job)
+{
+	pthread_mutex_lock(&saved_lock);
+	if (saved)
+		g_hash_table_remove(saved, job);
+	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&saved_lock);
 }

@@ -200,6 +200,7 @@ struct _astro_job
 	unsigned nbuffers;
 	unsigned nimpl;
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
+	bool instr_saved;                    /* instrumentation states or bursts it left open are kept for its next run (instrument.c) */
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
@@ -770,6 +771,16 @@ struct _astro_worker
 
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
 extern _ASTRO_TLS struct starpu_task *_astro_current_task;
+
+/* The per-task instrumentation context (instrument.c): how many of this thread's open states and bursts
+ * belong to a task; a thread leaving a task with some (_astro_instr_task_leave) keeps them with its job,
+ * a thread coming back to a job with instr_saved opens them again (_astro_instr_task_enter). */
+extern _ASTRO_TLS unsigned _astro_instr_task_open;
+void _astro_instr_task_leave(struct _astro_job *job);
+void _astro_instr_task_enter(struct _astro_job *job);
+void _astro_instr_job_forget(struct _astro_job *job);
+#define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) _astro_instr_task_enter(job); } while (0)
+#define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave(job); } while (0)
 
 /* ------------------------------------------------------- call context */
 

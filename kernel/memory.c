@@ -376,8 +376,14 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 		/* Full: make room, unless main memory (its copies are the last ones) or asked not to:
 		 * the cached buffers first, then the least recently used copies. */
-		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM) ||
-		    (!_astro_alloc_cache_reclaim(dst_node, false) && !evict_one(dst_node)))
+		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM))
+			return 0;
+		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
+			       .nimpl = ASTRO_MEMORY_RECLAIMING);
+		bool room = _astro_alloc_cache_reclaim(dst_node, false) || evict_one(dst_node);
+		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
+			       .nimpl = ASTRO_MEMORY_RECLAIMING);
+		if (!room)
 			return 0;
 	}
 }

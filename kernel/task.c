@@ -174,6 +174,8 @@ void _astro_job_free(struct _astro_job *job)
 		return;
 	if (job->groups || job->pred_of)
 		groups_forget(job);
+	if (STARPU_UNLIKELY(__atomic_load_n(&job->instr_saved, __ATOMIC_RELAXED)))
+		_astro_instr_job_forget(job);
 	pthread_mutex_destroy(&job->lock);
 	free(job->succs);
 	if (job->links != job->inline_links)
@@ -406,6 +408,7 @@ static void job_finish(struct _astro_job *job)
 		struct starpu_task *previous = _astro_current_task;
 		_astro_current_task = task;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+		_ASTRO_INSTR_TASK_ENTER(job);
 		enum _astro_call_context previous_context = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		if (task->cl && task->cl->callback_func)
 			task->cl->callback_func(task->callback_arg);
@@ -414,6 +417,7 @@ static void job_finish(struct _astro_job *job)
 		if (task->epilogue_callback_func)
 			task->epilogue_callback_func(task->epilogue_callback_arg);
 		_astro_context_leave(previous_context);
+		_ASTRO_INSTR_TASK_LEAVE(job);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 		_astro_current_task = previous;
 	}
@@ -655,12 +659,10 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	return 0;
 }
 
-int starpu_task_submit(struct starpu_task *task)
+/* starpu_task_submit() up to a synchronous task's wait (the Submitting stage); *synchronous: whether it is one. */
+static int task_submit(struct starpu_task *task, bool *synchronous)
 {
-	int ret = task_check_object(task);
-	if (ret)
-		return ret;
-	ret = submit_enter();
+	int ret = submit_enter();
 	if (STARPU_UNLIKELY(ret)) {
 		if (ret == -ESHUTDOWN)
 			_astro_error("starpu_task_submit: task '%s' is refused: starpu_shutdown() is under way, only tasks and callbacks may still submit; "
@@ -684,8 +686,8 @@ int starpu_task_submit(struct starpu_task *task)
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)) && task->cl)
 		_astro_plans_task_access(task);
 	struct _astro_job *job = _astro_job_get(task);
-	bool synchronous = task->synchronous;
-	if (synchronous)
+	*synchronous = task->synchronous;
+	if (*synchronous)
 		task->detach = 0;
 	ret = task_submit_prepared(task, job);
 	if (ret) {
@@ -695,10 +697,34 @@ int starpu_task_submit(struct starpu_task *task)
 	if (job == finishing_job)
 		finishing_resubmitted = true;
 	count_down(1); /* the submission's own count: it leaves the runtime */
-	if (!synchronous)
-		return 0;
-	ret = starpu_task_wait(task);
-	return ret;
+	return 0;
+}
+
+/* The Submitting stage's begin (task) or end (NULL), for its observers (the trace's TASK_VERBOSE). */
+static __attribute__((noinline)) void submit_stage(struct starpu_task *task)
+{
+	if (task)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_STAGE_BEGIN, .workerid = _astro_worker_id(), .task = task, .nimpl = ASTRO_SUBMIT_SUBMITTING);
+	else
+		_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_STAGE_END, .workerid = _astro_worker_id(), .nimpl = ASTRO_SUBMIT_SUBMITTING);
+}
+
+int starpu_task_submit(struct starpu_task *task)
+{
+	int ret = task_check_object(task);
+	if (ret)
+		return ret;
+	/* Unobserved, the stage costs one test of the mask and one of this flag. */
+	bool observed = STARPU_UNLIKELY(__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(ASTRO_MOMENT_SUBMIT_STAGE_BEGIN));
+	if (observed)
+		submit_stage(task);
+	bool synchronous = false;
+	ret = task_submit(task, &synchronous);
+	if (observed)
+		submit_stage(NULL);
+	if (ret || !synchronous)
+		return ret;
+	return starpu_task_wait(task);
 }
 
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id)

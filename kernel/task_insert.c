@@ -832,7 +832,9 @@ int starpu_task_insert_v(struct starpu_codelet *cl, va_list varg_list)
 
 	if (!task)
 		return -ENOMEM;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_STAGE_BEGIN, .workerid = _astro_worker_id(), .task = task, .nimpl = ASTRO_SUBMIT_BUILDING);
 	ret = task_fill(task, cl, "starpu_task_insert", NULL, varg_list);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_STAGE_END, .workerid = _astro_worker_id(), .nimpl = ASTRO_SUBMIT_BUILDING);
 	if (ret == 0)
 		ret = starpu_task_submit(task);
 	if (ret)

@@ -233,11 +233,13 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
 	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
 	if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	_ASTRO_INSTR_TASK_LEAVE(job); /* its states and bursts still open end before it, kept for its callback or next run */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 	/* Its observers saw the combined worker it ran as (the models calibrate that architecture). */

@@ -105,4 +105,69 @@ TEST_F(Instrument, MisuseIsReported)
 	EXPECT_EQ(events().size(), size_t(ASTRO_INSTR_MAX_DEPTH));
 }
 
+// The per-task context: a state or burst a task leaves open ends when its worker leaves the task and
+// comes back when a thread comes back to it (its callback, its next round); no other task carries it.
+const char *in_callback = "unset";
+const char *in_other = "unset";
+const char *in_round2 = "unset";
+int rounds;
+
+void leaves_open(void **, void *)
+{
+	astro_instr_state_open("phase");
+	astro_instr_burst_open("bytes", 100);
+}
+
+void sees_its_state(void *)
+{
+	in_callback = astro_instr_state_current();
+}
+
+void other_task(void **, void *)
+{
+	in_other = astro_instr_state_current();
+}
+
+void two_rounds(void **, void *)
+{
+	if (__atomic_fetch_add(&rounds, 1, __ATOMIC_RELAXED) == 0) {
+		astro_instr_state_open("round");
+		return;
+	}
+	in_round2 = astro_instr_state_current();
+	astro_instr_state_close();
+	starpu_task_get_current()->regenerate = 0;
+}
+
+TEST_F(Instrument, TaskStatesFollowTheirTask)
+{
+	static starpu_codelet open_cl = cpu_codelet(leaves_open, 0, "leaves_open");
+	static starpu_codelet other_cl = cpu_codelet(other_task, 0, "other");
+	static starpu_codelet rounds_cl = cpu_codelet(two_rounds, 0, "rounds");
+	struct starpu_task *a = starpu_task_create();
+	a->cl = &open_cl;
+	a->callback_func = sees_its_state;
+	ASSERT_EQ(starpu_task_submit(a), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(submit_detached(&other_cl), 0); // the same (only) worker, after a
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_STREQ(in_callback, "phase") << "the callback comes back to its task's state";
+	EXPECT_EQ(in_other, nullptr) << "another task on the same worker does not carry it";
+	EXPECT_EQ(events(), (std::vector<std::string>{ "+phase", "burst bytes=100", "-phase", "burst bytes end", // the task's run
+						       "+phase", "burst bytes=100", "-phase", "burst bytes end" })) // its callback
+		<< "the task's state and burst end when the worker leaves it and come back with its callback";
+
+	rounds = 0;
+	struct starpu_task *r = starpu_task_create();
+	r->cl = &rounds_cl;
+	r->regenerate = 1;
+	ASSERT_EQ(starpu_task_submit(r), 0);
+	ASSERT_TRUE(wait_until([] { return __atomic_load_n(&rounds, __ATOMIC_RELAXED) >= 2; }, 60000));
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_STREQ(in_round2, "round") << "the next round of a regenerated task finds the state its first round left open";
+	std::vector<std::string> e = events();
+	EXPECT_EQ(std::vector<std::string>(e.begin() + 8, e.end()), (std::vector<std::string>{ "+round", "-round", "+round", "-round" }));
+	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
 } // namespace

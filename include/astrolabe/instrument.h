@@ -12,6 +12,13 @@
  * between what observers last saw and its current stack at its next state
  * call, so the trace ends up in the right state.
  *
+ * States and bursts opened while a task runs belong to the task (the
+ * per-task instrumentation context): when the thread leaves the task (its
+ * implementation or its callback returns) with some still open, they end for
+ * the observers and are kept with the task; when a thread comes back to it
+ * (its callback, the next run of a regenerated task) they are opened again,
+ * in the same order and with the same values.
+ *
  * Costs nothing but a branch when nobody observes the moments.
  */
 #ifndef __ASTROLABE_INSTRUMENT_H__

@@ -69,6 +69,12 @@ enum astro_moment
 	/* The counters sampler (plugins/counters/sampler), through astro_observe_report(): */
 	ASTRO_MOMENT_COUNTER_SAMPLED,        /**< the sampler read counter label (its APAPI name, component, three colons, event); other_id holds the value
 					          read, a double's bits (memcpy them back) */
+	/* The submitting thread's side (StarPU's TASK_VERBOSE states of a user thread): */
+	ASTRO_MOMENT_SUBMIT_STAGE_BEGIN,     /**< a stage of a submission starts (nimpl: an astro_submit_stage; task set) */
+	ASTRO_MOMENT_SUBMIT_STAGE_END,       /**< that stage ends (same nimpl; no task: a submitted one may be complete and freed already) */
+	/* A memory node's manager (StarPU's memory-manager states): */
+	ASTRO_MOMENT_MEMORY_STATE_BEGIN,     /**< nimpl (an astro_memory_state) starts on node dst_node for bytes of handle object (NULL: none) */
+	ASTRO_MOMENT_MEMORY_STATE_END,       /**< it ends (same fields) */
 	ASTRO_NMOMENTS
 };
 
@@ -124,6 +130,22 @@ enum astro_trace_mark
 	ASTRO_TRACE_STOP_PROFILING,    /**< starpu_fxt_stop_profiling() */
 	ASTRO_TRACE_ITERATION_PUSH,    /**< starpu_iteration_push(other_id) */
 	ASTRO_TRACE_ITERATION_POP,     /**< starpu_iteration_pop() */
+};
+
+/** SUBMIT_STAGE_*'s stages (event->nimpl). */
+enum astro_submit_stage
+{
+	ASTRO_SUBMIT_SUBMITTING = 0,  /**< starpu_task_submit() (StarPU's "Submitting task"), up to a synchronous task's wait */
+	ASTRO_SUBMIT_BUILDING,        /**< starpu_task_insert() reads its arguments into the task ("Building task") */
+};
+
+/** MEMORY_STATE_*'s states (event->nimpl). */
+enum astro_memory_state
+{
+	ASTRO_MEMORY_ALLOCATING = 0,  /**< a data buffer is allocated (DATA_ALLOCATED follows when it succeeded) */
+	ASTRO_MEMORY_FREEING,         /**< a data buffer is freed */
+	ASTRO_MEMORY_WRITING_BACK,    /**< an evicted copy, the only valid one, is written back to main memory first */
+	ASTRO_MEMORY_RECLAIMING,      /**< the node is full: cached buffers or copies are freed to make room */
 };
 
 /** What starpu_fxt_autostart_profiling() last chose (1 unless it was called with 0). */

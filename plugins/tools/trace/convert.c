@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "convert.h"
 #include "number_events.h"
+#include "gflops.h"
 #include "trace_html.h"
 #include "schema.h"
 
@@ -41,7 +42,7 @@
 
 struct options
 {
-	bool colors, no_events, no_counter, no_bus, no_flops, label_deps, number_events;
+	bool colors, no_events, no_counter, no_bus, no_flops, no_smooth, label_deps, number_events;
 	const char *paje, *dir;
 	GPtrArray *inputs;
 };
@@ -110,6 +111,8 @@ struct location
 	char *name;
 	bool worker;
 	int workerid;
+	long tid;              /* its OS thread id (0: older archive, unknown) */
+	int bindid;            /* a worker's logical CPU (-1: unknown) */
 	char alias[64];        /* Paje container of its states: w<id> or t<tid> */
 	unsigned depth;
 	uint32_t stack[32];
@@ -128,6 +131,7 @@ struct location
 	uint64_t act_last, act_exec, act_sleep;
 	bool act_started;
 	GArray *transfers;     /* open transfer ids, for links */
+	struct gflops_worker gf; /* its GFlop/s variable (gflops.h) */
 };
 
 struct converter
@@ -153,6 +157,10 @@ struct converter
 	GHashTable *metric_members; /* the archive's metric member -> its name */
 	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
+	uint64_t nodes_made;     /* bit n: memory node n's containers are in paje.trace */
+	uint64_t node_used[64];  /* bytes allocated on each memory node */
+	unsigned node_depth[64]; /* the states pushed on each memory manager and not popped */
+	struct gflops gflops;    /* the archive's GFlop/s sum (gft) */
 	uint64_t last_ts;
 	unsigned ncomms, nflows;
 	bool json_first;
@@ -434,6 +442,55 @@ static GPtrArray *sorted_locations(struct converter *c)
 	return locs;
 }
 
+/* Memory node node's containers (StarPU's mn<N> and its manager mm<N>), made at date_ms the first time it is named. */
+static void memory_node(struct converter *c, unsigned node, double date_ms)
+{
+	if (node >= 64 || (c->nodes_made >> node & 1))
+		return;
+	c->nodes_made |= UINT64_C(1) << node;
+	FILE *f = c->paje;
+	const char *P = c->pre;
+	fprintf(f, "7\t%.9f\t%smn%u\tMn\t%sp\t%sMEMNODE%u\n", date_ms, P, node, P, P, node);
+	fprintf(f, "7\t%.9f\t%smm%u\tMm\t%smn%u\t%sMEMMANAGER%u\n", date_ms, P, node, P, node, P, node);
+	if (!c->opt.no_bus) {
+		fprintf(f, "13\t%.9f\t%smm%u\tuse\t0.000000\n", date_ms, P, node);
+		fprintf(f, "13\t%.9f\t%smm%u\tbwi_mm\t0.000000\n", date_ms, P, node);
+		fprintf(f, "13\t%.9f\t%smm%u\tbwo_mm\t0.000000\n", date_ms, P, node);
+	}
+}
+
+static void json_counter(struct converter *c, const char *name, uint64_t ts, double value);
+
+/* The bytes allocated on node change by delta at ts: its Used (MB). */
+static void node_used(struct converter *c, unsigned node, int64_t delta, uint64_t ts)
+{
+	if (node >= 64)
+		return;
+	memory_node(c, node, ms(c, ts));
+	c->node_used[node] = delta < 0 && (uint64_t)-delta > c->node_used[node] ? 0 : c->node_used[node] + (uint64_t)delta;
+	double mb = (double)c->node_used[node] / (1 << 20);
+	fprintf(c->paje, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(c, ts), c->pre, node, mb);
+	char track[64];
+	snprintf(track, sizeof(track), "MEMMANAGER%u Used (MB)", node);
+	json_counter(c, track, ts, mb);
+}
+
+/* Pushes state alias on node's manager, or pops its last one (alias NULL; none pushed: an end whose
+ * begin came before recording started, left out). */
+static void memory_state(struct converter *c, unsigned node, uint64_t ts, const char *alias)
+{
+	if (node >= 64 || (!alias && !c->node_depth[node]))
+		return;
+	memory_node(c, node, ms(c, ts));
+	if (alias) {
+		c->node_depth[node]++;
+		fprintf(c->paje, "11\t%.9f\t%smm%u\tMS\t%s\n", ms(c, ts), c->pre, node, alias);
+	} else {
+		c->node_depth[node]--;
+		fprintf(c->paje, "12\t%.9f\t%smm%u\tMS\n", ms(c, ts), c->pre, node);
+	}
+}
+
 /* The containers, at date 0: program, scheduler, memory node 0, one thread and worker per worker location, user threads. */
 static void paje_containers(struct converter *c)
 {
@@ -445,6 +502,8 @@ static void paje_containers(struct converter *c)
 		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
 		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
 	}
+	if (!c->opt.no_flops)
+		fprintf(f, "13\t0.000000000\t%ssched\tgft\t0.000000\n", P);
 	if (c->mpi) { /* the two ends of its messages' links, the bandwidth of those in flight */
 		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
 		if (!c->opt.no_bus) {
@@ -452,20 +511,16 @@ static void paje_containers(struct converter *c)
 			fprintf(f, "13\t0.000000000\t%smpict\tbwo_mpi\t0.000000\n", P);
 		}
 	}
-	fprintf(f, "7\t0.000000000\t%smn0\tMn\t%sp\t%sMEMNODE0\n", P, P, P);
-	fprintf(f, "7\t0.000000000\t%smm0\tMm\t%smn0\t%sMEMMANAGER0\n", P, P, P);
-	if (!c->opt.no_bus) {
-		fprintf(f, "13\t0.000000000\t%smm0\tuse\t0.000000\n", P);
-		fprintf(f, "13\t0.000000000\t%smm0\tbwi_mm\t0.000000\n", P);
-		fprintf(f, "13\t0.000000000\t%smm0\tbwo_mm\t0.000000\n", P);
-	}
+	memory_node(c, 0, 0.0);
 	/* Sorted by id: workers first, in worker order. */
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
 		if (l->worker) {
-			fprintf(f, "7\t0.000000000\t%st%d\tT\t%smn0\t%sT%d\n", P, l->workerid, P, P, l->workerid);
-			fprintf(f, "7\t0.000000000\t%s\tW\t%st%d\t%s%s\n", l->alias, P, l->workerid, P, l->name);
+			/* StarPU's: the thread t<OS id> named T<its CPU>; an older archive has neither: the worker's id. */
+			long thread = l->tid ? l->tid : l->workerid;
+			fprintf(f, "7\t0.000000000\t%st%ld\tT\t%smn0\t%sT%d\n", P, thread, P, P, l->bindid >= 0 ? l->bindid : l->workerid);
+			fprintf(f, "7\t0.000000000\t%s\tW\t%st%ld\t%s%s\n", l->alias, P, thread, P, l->name);
 			if (!c->opt.no_flops)
 				fprintf(f, "13\t0.000000000\t%s\tgf\t0.000000\n", l->alias);
 		} else {
@@ -690,6 +745,40 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
 }
 
+/* The scheduler's gft at ts (gflops_flush's writer). */
+static void gft_emit(void *arg, uint64_t ts, double total)
+{
+	struct converter *c = arg;
+	fprintf(c->paje, "13\t%.9f\t%ssched\tgft\t%f\n", ms(c, ts), c->pre, total);
+	json_counter(c, "GFlop/s", ts, total);
+}
+
+/* Worker l's task ended at end after flops: its gf from the task's start (or the previous end, smoothed) to end, then
+ * the changes of gft no worker can still precede (StarPU writes both late too, dated back; each container's own lines
+ * stay in time order). */
+static void task_gflops(struct converter *c, struct location *l, uint64_t end, double flops)
+{
+	uint64_t from;
+	double rate;
+	if (!gflops_task_end(&c->gflops, &l->gf, end, flops, &from, &rate))
+		return;
+	fprintf(c->paje, "13\t%.9f\t%s\tgf\t%f\n13\t%.9f\t%s\tgf\t0.000000\n", ms(c, from), l->alias, rate, ms(c, end), l->alias);
+	char track[96];
+	snprintf(track, sizeof(track), "GFlop/s %s", l->name);
+	json_counter(c, track, from, rate);
+	json_counter(c, track, end, 0.0);
+	uint64_t horizon = end;
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		const struct location *w = v;
+		if (w->worker)
+			horizon = MIN(horizon, gflops_floor(&c->gflops, &w->gf, end));
+	}
+	gflops_flush(&c->gflops, horizon, gft_emit, c);
+}
+
 static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_RegionRef ref)
 {
 	struct converter *c = arg;
@@ -723,6 +812,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t->start_ts = ts;
 		t->worker = l->workerid;
 		t->start_location = l->id;
+		gflops_task_start(&l->gf, ts);
 		for (guint k = 0; k < LEN(t->deps); k++) {
 			const struct dep *d = &g_array_index(t->deps, struct dep, k);
 			if (d->flow)
@@ -785,6 +875,8 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		/* distrib.data: what starpu_codelet_profile plots, one line per execution. */
 		fprintf(c->distrib, "%s\t%s%d\t%" PRIu64 "\t%08x\t%.9f\n", task_name(t), c->pre, l->workerid, t->size, t->footprint,
 			(double)(ts - begin) / 1e6);
+		if (l->worker && !c->opt.no_flops)
+			task_gflops(c, l, ts, t->flops);
 	} else if (strcmp(r->name, "Sleeping") == 0) {
 		l->act_sleep += ts - begin;
 	}
@@ -849,7 +941,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	struct attrs a;
 	read_attrs(c, list, &a);
 	if (c->opt.number_events)
-		number_events_param(&c->nevents, p, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0);
+		number_events_param(&c->nevents, p, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : a.has[A_MEMORY_STATE] ? a.v[A_MEMORY_STATE].uint8 : 0);
 	if (p != P_HANDLE)
 		flush_pending(c, l);
 	c->last_ts = ts;
@@ -1035,10 +1127,32 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			json_instant(c, l, buf, "t", ts);
 		}
 		break;
+	case P_ALLOCATION:
+		node_used(c, a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0, (int64_t)value, ts);
+		break;
+	case P_MEMORY_STATE_BEGIN:
+	case P_MEMORY_STATE_END: {
+		static const char *const aliases[] = TRACE_MEMORY_STATES;
+		unsigned node = a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0;
+		unsigned state = a.has[A_MEMORY_STATE] ? a.v[A_MEMORY_STATE].uint8 : 0;
+		if (state >= G_N_ELEMENTS(aliases))
+			break; /* a newer recorder's */
+		if (p == P_MEMORY_STATE_END && aliases[state][0] == 'F')
+			node_used(c, node, -(int64_t)value, ts);
+		if (c->opt.no_bus)
+			break;
+		/* On the node's manager, pushed and popped as StarPU does (several threads may overlap there). */
+		memory_state(c, node, ts, p == P_MEMORY_STATE_BEGIN ? aliases[state] : NULL);
+		break;
+	}
 	case P_TRANSFER_BEGIN:
 	case P_TRANSFER_END:
 		if (!c->opt.no_bus) {
 			unsigned src = a.has[A_SRC_NODE] ? a.v[A_SRC_NODE].uint32 : 0, dst = a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0;
+			memory_node(c, src, ms(c, ts));
+			memory_node(c, dst, ms(c, ts));
+			/* The copy is a DriverCopy state of the destination's manager while it lasts. */
+			memory_state(c, dst, ts, p == P_TRANSFER_BEGIN ? "Co" : NULL);
 			if (p == P_TRANSFER_BEGIN) {
 				unsigned id = ++c->ncomms;
 				g_array_append_val(l->transfers, id);
@@ -1403,6 +1517,7 @@ static const char *state_alias(const char *name, const char **category)
 		{ "Sleeping", "Sl", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
 		{ "PushingOutput", "Po", "Runtime" },
 		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
+		{ "Submitting task", "Su", "User" }, { "Building task", "Bu", "User" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(states); i++)
 		if (strcmp(states[i].name, name) == 0) {
@@ -1448,12 +1563,28 @@ static OTF2_CallbackCode def_location(void *arg, OTF2_LocationRef self, OTF2_Str
 	l->name = g_strdup(string_of(c, name));
 	l->worker = self < TRACE_APP_LOCATION_BASE;
 	l->workerid = l->worker ? (int)self : -1;
+	l->bindid = -1;
 	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
 	if (l->worker)
 		snprintf(l->alias, sizeof(l->alias), "%sw%d", c->pre, l->workerid);
 	else
 		snprintf(l->alias, sizeof(l->alias), "%st%ld", c->pre, thread_of(l));
 	g_hash_table_insert(c->locations, &l->id, l);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_location_property(void *arg, OTF2_LocationRef location, OTF2_StringRef name, OTF2_Type type,
+					       OTF2_AttributeValue value)
+{
+	struct converter *c = arg;
+	struct location *l = g_hash_table_lookup(c->locations, &location);
+	const char *property = string_of(c, name);
+	if (!l)
+		return OTF2_CALLBACK_SUCCESS;
+	if (type == OTF2_TYPE_INT64 && strcmp(property, TRACE_PROPERTY_TID) == 0)
+		l->tid = (long)value.int64;
+	else if (type == OTF2_TYPE_INT32 && strcmp(property, TRACE_PROPERTY_BINDID) == 0)
+		l->bindid = value.int32;
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1611,6 +1742,7 @@ static int convert(struct converter *c)
 	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, def_region);
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
+	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(dcb, def_location_property);
 	OTF2_GlobalDefReaderCallbacks_SetParameterCallback(dcb, def_parameter);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(dcb, def_attribute);
 	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, def_metric_member);
@@ -1694,6 +1826,8 @@ static int convert(struct converter *c)
 				(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
 		}
 	}
+	if (gflops_pending(&c->gflops))
+		gflops_flush(&c->gflops, UINT64_MAX, gft_emit, c);
 	OTF2_Reader_CloseEvtFiles(reader);
 	OTF2_Reader_Close(reader);
 	g_free(anchor);
@@ -1709,7 +1843,7 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec,\n"
 		   "trace.html (the task flow between the components of a modular-* scheduler, for a browser), papi.rec\n"
@@ -1723,20 +1857,20 @@ static void usage(FILE *f)
 		   "  -no-events     no push/pop, register/unregister, user or program events in paje.trace\n"
 		   "  -no-counter    no nsubmitted/nready counters and push/pop events\n"
 		   "  -no-bus        no transfer links nor memory-manager variables\n"
-		   "  -no-flops      no GFlop/s variables\n"
+		   "  -no-flops      no GFlop/s variables (gf of each worker, gft of the scheduler)\n"
+		   "  -no-smooth     GFlop/s of each task alone, without the short idle gap before it\n"
 		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
 		   "  -number-events write number_events.data: how many events of each kind (read it with\n"
 		   "                 starpu_fxt_number_events_to_names.py; STARPU_FXT_EVENTS records fewer)\n"
-		   "  -no-smooth, -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n"
+		   "  -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n"
 		   "  -h, --help     display this help and exit\n");
 }
 
 /* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
 static const char *const unsupported[][2] = {
-	{ "-no-smooth", "no GFlop/s values are computed to smooth (the gf and gft variables stay at 0)" },
 	{ "-no-acquire", "the trace does not tell data acquisitions apart from the runtime's other internal jobs" },
 	{ "-internal", "the trace does not record the runtime's internal jobs as tasks" },
-	{ "-memory-states", "the recorder records neither data coherency states nor memory requests" },
+	{ "-memory-states", "the recorder records neither data coherency states nor memory requests (the memory managers' states are drawn without it)" },
 	{ "-use-task-color", "paje.trace draws no scheduling-context (Ctx) states to colour" },
 };
 
@@ -1766,6 +1900,8 @@ static int parse(struct options *o, int argc, char **argv)
 			o->no_bus = true;
 		} else if (strcmp(a, "-no-flops") == 0) {
 			o->no_flops = true;
+		} else if (strcmp(a, "-no-smooth") == 0) {
+			o->no_smooth = true;
 		} else if (strcmp(a, "-label-deps") == 0) {
 			o->label_deps = true;
 		} else if (strcmp(a, "-number-events") == 0) {
@@ -2025,6 +2161,10 @@ static void tables_new(struct converter *c)
 	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
+	c->nodes_made = 0;
+	memset(c->node_used, 0, sizeof(c->node_used));
+	memset(c->node_depth, 0, sizeof(c->node_depth));
+	gflops_init(&c->gflops, !c->opt.no_smooth);
 	c->incomplete = false;
 	c->mpi = false;
 	c->last_ts = 0;
@@ -2032,6 +2172,7 @@ static void tables_new(struct converter *c)
 
 static void tables_free(struct converter *c)
 {
+	gflops_fini(&c->gflops);
 	g_hash_table_destroy(c->tasks);
 	g_hash_table_destroy(c->data);
 	g_hash_table_destroy(c->metric_members);

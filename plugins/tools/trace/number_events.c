@@ -46,16 +46,30 @@ struct kind
 	X(K_CALLBACK_END, 0x5124, "_STARPU_FUT_END_CALLBACK") \
 	X(K_TASK_DONE, 0x5125, "_STARPU_FUT_TASK_DONE") \
 	X(K_ALLOC, 0x5127, "_STARPU_FUT_START_ALLOC") \
+	X(K_ALLOC_END, 0x5128, "_STARPU_FUT_END_ALLOC") \
+	X(K_USED_MEM, 0x512a, "_STARPU_FUT_USED_MEM") \
+	X(K_RECLAIM_START, 0x5131, "_STARPU_FUT_START_MEMRECLAIM") \
+	X(K_RECLAIM_END, 0x5132, "_STARPU_FUT_END_MEMRECLAIM") \
 	X(K_COPY_START, 0x5133, "_STARPU_FUT_START_DRIVER_COPY") \
 	X(K_COPY_END, 0x5134, "_STARPU_FUT_END_DRIVER_COPY") \
 	X(K_USER_EVENT, 0x5139, "_STARPU_FUT_USER_EVENT") \
 	X(K_EVENT, 0x513c, "_STARPU_FUT_EVENT") \
+	X(K_FREE_START, 0x5156, "_STARPU_FUT_START_FREE") \
+	X(K_FREE_END, 0x5157, "_STARPU_FUT_END_FREE") \
+	X(K_WRITEBACK_START, 0x5158, "_STARPU_FUT_START_WRITEBACK") \
+	X(K_WRITEBACK_END, 0x5159, "_STARPU_FUT_END_WRITEBACK") \
 	X(K_SCHEDULING_START, 0x5164, "_STARPU_FUT_WORKER_SCHEDULING_START") \
 	X(K_SCHEDULING_END, 0x5165, "_STARPU_FUT_WORKER_SCHEDULING_END") \
 	X(K_COMPONENT_NEW, 0x516a, "_STARPU_FUT_SCHED_COMPONENT_NEW") \
 	X(K_COMPONENT_CONNECT, 0x516b, "_STARPU_FUT_SCHED_COMPONENT_CONNECT") \
 	X(K_COMPONENT_PUSH, 0x516c, "_STARPU_FUT_SCHED_COMPONENT_PUSH") \
 	X(K_COMPONENT_PULL, 0x516d, "_STARPU_FUT_SCHED_COMPONENT_PULL") \
+	X(K_SUBMIT_START, 0x516e, "_STARPU_FUT_TASK_SUBMIT_START") \
+	X(K_SUBMIT_END, 0x516f, "_STARPU_FUT_TASK_SUBMIT_END") \
+	X(K_BUILD_START, 0x5170, "_STARPU_FUT_TASK_BUILD_START") \
+	X(K_BUILD_END, 0x5171, "_STARPU_FUT_TASK_BUILD_END") \
+	X(K_WAIT_START, 0x5178, "_STARPU_FUT_TASK_WAIT_START") \
+	X(K_WAIT_END, 0x5179, "_STARPU_FUT_TASK_WAIT_END") \
 	X(K_WAIT_ALL_START, 0x517a, "_STARPU_FUT_TASK_WAIT_FOR_ALL_START") \
 	X(K_WAIT_ALL_END, 0x517b, "_STARPU_FUT_TASK_WAIT_FOR_ALL_END") \
 	X(K_REGISTER, 0x517c, "_STARPU_FUT_HANDLE_DATA_REGISTER") \
@@ -86,6 +100,7 @@ static const struct
 	{ "Initializing", K_INIT_START },	 { "Deinitializing", K_DEINIT_START }, { "Scheduling", K_SCHEDULING_START },
 	{ "Sleeping", K_SLEEP_START },		 { "FetchingInput", K_FETCH_START },   { "Callback", K_CALLBACK_START },
 	{ "Waiting all tasks", K_WAIT_ALL_START }, { "PushingOutput", K_PUSH_OUTPUT_START },
+	{ "Submitting task", K_SUBMIT_START },	 { "Building task", K_BUILD_START },   { "Waiting task", K_WAIT_START },
 };
 
 void number_events_init(struct number_events *n)
@@ -99,7 +114,7 @@ void number_events_fini(struct number_events *n)
 	n->count = NULL;
 }
 
-void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
+void number_events_param(struct number_events *n, int param, uint8_t kind)
 {
 	static const enum kind_id of_param[TRACE_NPARAMETERS] = {
 		[P_SUBMIT] = K_SUBMIT,
@@ -116,7 +131,9 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_STRING_EVENT] = K_EVENT,
 		[P_TRANSFER_BEGIN] = K_COPY_START,
 		[P_TRANSFER_END] = K_COPY_END,
-		[P_ALLOCATION] = K_ALLOC,
+		[P_ALLOCATION] = K_USED_MEM,
+		[P_MEMORY_STATE_BEGIN] = K_ALLOC,
+		[P_MEMORY_STATE_END] = K_ALLOC_END,
 		[P_COMPLETED] = K_TASK_DONE,
 		[P_BURST_BEGIN] = K_BURST_BEGIN,
 		[P_BURST_END] = K_BURST_END,
@@ -130,10 +147,14 @@ void number_events_param(struct number_events *n, int param, uint8_t dep_kind)
 		[P_TAG_DEPENDENCY] = K_TAG_DEPS,
 		[P_TASK_TAG] = K_TAG,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 27, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 29, "every parameter has its kind above");
+	/* A memory state's begin and end, by its astro_memory_state. */
+	static const enum kind_id memory_state[] = { K_ALLOC, K_FREE_START, K_WRITEBACK_START, K_RECLAIM_START };
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
-	if (param == P_DEPENDENCY && dep_kind == 2)
+	if (param == P_DEPENDENCY && kind == 2)
 		k = K_TAG_DEPS;
+	if ((param == P_MEMORY_STATE_BEGIN || param == P_MEMORY_STATE_END) && kind < G_N_ELEMENTS(memory_state))
+		k = memory_state[kind] + (param == P_MEMORY_STATE_END);
 	n->count[k]++;
 }
 

@@ -16,8 +16,8 @@ struct number_events
 
 void number_events_init(struct number_events *n);
 void number_events_fini(struct number_events *n);
-/** An instant event: param is a TRACE_PARAMETERS id (-1: unknown), dep_kind the DepKind attribute of a dependency. */
-void number_events_param(struct number_events *n, int param, uint8_t dep_kind);
+/** An instant event: param is a TRACE_PARAMETERS id (-1: unknown); kind the DepKind attribute of a dependency, the MemoryState of a memory state. */
+void number_events_param(struct number_events *n, int param, uint8_t kind);
 /** Counts a sampled counter's value (an OTF2 metric event). */
 void number_events_counter(struct number_events *n);
 /** An Enter (leave false) or a Leave of a region: a task, a user state, or a worker state named as in TRACE_STATES. */

@@ -39,7 +39,9 @@
 	X(P_MPI_SEND, "mpi_send", UINT64)          /* bytes of a StarPU-MPI message posted; Peer (the destination rank), Tag, Handle */ \
 	X(P_MPI_RECV, "mpi_recv", UINT64)          /* bytes of a StarPU-MPI message received; Peer (the source rank), Tag, Handle */ \
 	X(P_TAG_DEPENDENCY, "tag_dependency", UINT64) /* tag the JobId tag waits for (starpu_tag_declare_deps): "dependency" with DepKind 2, one attribute less */ \
-	X(P_TASK_TAG, "task_tag", UINT64)          /* the tag of the job submitted just before on the location (StarPU's _STARPU_FUT_TAG) */
+	X(P_TASK_TAG, "task_tag", UINT64)          /* the tag of the job submitted just before on the location (StarPU's _STARPU_FUT_TAG) */ \
+	X(P_MEMORY_STATE_BEGIN, "memory_state_begin", UINT64) /* bytes; DstNode (the memory node), MemoryState (TRACE_MEMORY_STATES' index, 0 when absent) */ \
+	X(P_MEMORY_STATE_END, "memory_state_end", UINT64)     /* bytes; DstNode, MemoryState */
 
 /* Shortcuts: attributes cost OTF2 about as much as an event, so the recorder
  * leaves out what the reader can tell from the same location's previous events:
@@ -77,7 +79,8 @@
 	X(A_COMPONENT, "Component", UINT64) \
 	X(A_FROM_COMPONENT, "FromComponent", UINT64) \
 	X(A_WORKER, "Worker", INT32) \
-	X(A_PEER, "Peer", INT32)
+	X(A_PEER, "Peer", INT32) \
+	X(A_MEMORY_STATE, "MemoryState", UINT8)
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \
@@ -88,13 +91,23 @@
 	X(S_FETCHING_INPUT, "FetchingInput") \
 	X(S_CALLBACK, "Callback") \
 	X(S_WAITING, "Waiting all tasks") \
-	X(S_PUSHING_OUTPUT, "PushingOutput")
+	X(S_PUSHING_OUTPUT, "PushingOutput") \
+	X(S_SUBMITTING, "Submitting task")  /* TASK_VERBOSE: starpu_task_submit() */ \
+	X(S_BUILDING, "Building task")      /* TASK_VERBOSE: starpu_task_insert() reading its arguments */ \
+	X(S_WAITING_TASK, "Waiting task")   /* starpu_task_wait() (the other waits are "Waiting all tasks") */
+
+/* A memory manager's states, in astro_memory_state's order: the MemoryState attribute's values, their Paje aliases. */
+#define TRACE_MEMORY_STATES { "A", "F", "W", "R" } /* Allocating, Freeing, WritingBack, Reclaiming */
 
 #define TRACE_ENUM(id, ...) id,
 enum trace_parameter { TRACE_PARAMETERS(TRACE_ENUM) TRACE_NPARAMETERS };
 enum trace_attribute { TRACE_ATTRIBUTES(TRACE_ENUM) TRACE_NATTRIBUTES };
 enum trace_state { TRACE_STATES(TRACE_ENUM) TRACE_NSTATES };
 #undef TRACE_ENUM
+
+/* Location properties: the thread's OS id (gettid, INT64), a worker's logical CPU (INT32, when bound). */
+#define TRACE_PROPERTY_TID "OS thread id"
+#define TRACE_PROPERTY_BINDID "CPU"
 
 #define TRACE_DESC_TASK "task"
 #define TRACE_DESC_STATE "state"

@@ -10,6 +10,9 @@
 #include <csignal>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -541,7 +544,7 @@ TEST_F(Converted, OptionsAsStarPUs)
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
 	// StarPU's options this converter cannot honour are refused, each with its reason, nothing written.
-	for (const char *opt : { "-no-smooth", "-no-acquire", "-internal", "-memory-states", "-use-task-color" }) {
+	for (const char *opt : { "-no-acquire", "-internal", "-memory-states", "-use-task-color" }) {
 		std::string out3 = dir_.path() + "/refused";
 		Output r = run(tool() + " " + opt + " -d '" + out3 + "' -i '" + dir_.archive() + "'");
 		EXPECT_NE(r.status, 0) << opt;
@@ -827,7 +830,7 @@ TEST(TraceTool, SeveralArchivesAreMergedWithRankPrefixes)
 	ASSERT_EQ(o.status, 0) << o.text;
 	std::string paje = read_file(dir.path() + "/out/paje.trace");
 	EXPECT_TRUE(contains(paje, "\t0_p\tP\tMPIroot\t0_program\n")) << paje.substr(0, 4000);
-	EXPECT_TRUE(contains(paje, "\t1_w0\tW\t1_t0\t1_CPU0\n"));
+	EXPECT_TRUE(contains(paje, "\t1_w0\tW\t1_t") && contains(paje, "\t1_CPU0\n")) << "rank 1's worker 0 in its thread container";
 	if (have_program("pj_dump")) {
 		Output d = run("pj_dump '" + dir.path() + "/out/paje.trace'");
 		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
@@ -896,6 +899,197 @@ TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
 	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
 	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
 	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+}
+
+// What session 12 added to the outputs: GFlop/s variables, the threads' OS ids,
+// the submitting thread's states, the memory managers' states and the
+// per-task instrumentation context. One traced run (with TASK_VERBOSE),
+// converted once, checked with pj_dump, otf2-print and recsel.
+constexpr int kFlopTasks = 6;
+constexpr int kInserted = 3;
+long worker_tid[2];
+
+void note_tid(void **, void *)
+{
+	int w = starpu_worker_get_id();
+	if (w >= 0 && w < 2)
+		__atomic_store_n(&worker_tid[w], (long)syscall(SYS_gettid), __ATOMIC_RELAXED);
+}
+
+void leaves_phase_open(void **, void *)
+{
+	astro_instr_state_open("phase");
+	astro_instr_burst_open("phase-bytes", 300);
+}
+
+void phase_callback(void *)
+{
+	// The worker came back to the task: its state and burst are there again; closed here.
+	astro_instr_burst_close("phase-bytes");
+	astro_instr_state_close();
+}
+
+void content_workload()
+{
+	static starpu_codelet flopper = cpu_codelet(note_tid, 0, "flopper");
+	static starpu_codelet inserted = cpu_codelet(noop, 0, "inserted");
+	static starpu_codelet writer = cpu_codelet(noop, 1, "writer");
+	static starpu_codelet phased = cpu_codelet(leaves_phase_open, 0, "phased");
+	writer.modes[0] = STARPU_W;
+	// Each worker runs flop-counted tasks (and notes its thread id).
+	for (int i = 0; i < kFlopTasks; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &flopper;
+		t->flops = 2e6;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)(i % 2);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	// Built by starpu_task_insert, then one waited for: Building, Submitting, Waiting task.
+	for (int i = 0; i < kInserted; i++)
+		ASSERT_EQ(starpu_task_insert(&inserted, 0), 0);
+	struct starpu_task *waited = starpu_task_create();
+	waited->cl = &inserted;
+	waited->detach = 0;
+	waited->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(waited), 0);
+	ASSERT_EQ(starpu_task_wait(waited), 0);
+	starpu_task_destroy(waited);
+	// A buffer the runtime allocates (no home node), then frees.
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 4096, sizeof(double));
+	ASSERT_EQ(starpu_task_insert(&writer, STARPU_W, h, 0), 0);
+	// A task that leaves a state and a burst open, closed by its callback.
+	struct starpu_task *p = starpu_task_create();
+	p->cl = &phased;
+	p->callback_func = phase_callback;
+	ASSERT_EQ(starpu_task_submit(p), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+class TraceContent : public testing::Test
+{
+protected:
+	static void SetUpTestSuite()
+	{
+		dir_ = new TraceDir;
+		ScopedEnv events("STARPU_FXT_EVENTS", "TASK|TASK_VERBOSE|WORKER|SCHED|DATA|USER|EVENT");
+		traced_and_converted(*dir_, content_workload, &out_);
+		if (have_program("pj_dump")) {
+			Output o = run("pj_dump '" + out_ + "/paje.trace'");
+			dump_status_ = o.status;
+			dump_ = o.text;
+		}
+	}
+	static void TearDownTestSuite()
+	{
+		delete dir_;
+		dir_ = nullptr;
+	}
+	void SetUp() override
+	{
+		if (!have_program("pj_dump"))
+			GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+		ASSERT_EQ(dump_status_, 0) << dump_.substr(0, 2000);
+	}
+	// pj_dump's rows that start with prefix and end with suffix.
+	static std::vector<std::string> rows(const std::string &prefix, const std::string &suffix = "")
+	{
+		std::vector<std::string> found;
+		std::istringstream lines(dump_);
+		for (std::string line; std::getline(lines, line);)
+			if (line.rfind(prefix, 0) == 0 && line.size() >= suffix.size() &&
+			    line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0)
+				found.push_back(line);
+		return found;
+	}
+	// The largest value of the Variable rows that start with prefix (the value is the last field).
+	static double largest(const std::string &prefix)
+	{
+		double most = 0.0;
+		for (const std::string &row : rows(prefix))
+			most = std::max(most, strtod(row.c_str() + row.rfind(", ") + 2, nullptr));
+		return most;
+	}
+	static TraceDir *dir_;
+	static std::string out_, dump_;
+	static int dump_status_;
+};
+TraceDir *TraceContent::dir_;
+std::string TraceContent::out_, TraceContent::dump_;
+int TraceContent::dump_status_ = -1;
+
+// StarPU's gf (each worker: its task's GFlop over its duration) and gft (their sum).
+TEST_F(TraceContent, GFlopsOfEachWorkerAndTheirSum)
+{
+	EXPECT_GT(largest("Variable, CPU0, GFlop/s, "), 0.0) << dump_.substr(0, 3000);
+	EXPECT_GT(largest("Variable, CPU1, GFlop/s, "), 0.0);
+	EXPECT_GT(largest("Variable, scheduler, Total GFlop/s, "), 0.0);
+	// -no-smooth: each task's own rate; -no-flops: none. Both still accepted by pj_dump.
+	for (const char *option : { "-no-smooth", "-no-flops" }) {
+		std::string out = dir_->path() + "/out" + option;
+		Output o = run(tool() + " " + option + " -d '" + out + "' -i '" + dir_->archive() + "'");
+		ASSERT_EQ(o.status, 0) << o.text;
+		Output d = run("pj_dump '" + out + "/paje.trace'");
+		ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+		EXPECT_EQ(contains(d.text, "GFlop/s"), std::string(option) == "-no-smooth") << option;
+	}
+	std::string json = read_file(out_ + "/trace.json");
+	EXPECT_TRUE(contains(json, "\"name\":\"GFlop/s\",\"ph\":\"C\"")) << "gft as a counter track";
+}
+
+// Each worker's thread container is StarPU's t<OS thread id>, named T<its CPU>; the archive keeps the id.
+TEST_F(TraceContent, ThreadsAreNamedByTheirOsIds)
+{
+	std::string paje = read_file(out_ + "/paje.trace");
+	for (int w = 0; w < 2; w++) {
+		long tid = __atomic_load_n(&worker_tid[w], __ATOMIC_RELAXED);
+		ASSERT_GT(tid, 0);
+		EXPECT_TRUE(contains(paje, "\tt" + std::to_string(tid) + "\tT\tmn0\tT")) << w << " " << tid;
+		EXPECT_TRUE(contains(paje, "\tw" + std::to_string(w) + "\tW\tt" + std::to_string(tid) + "\tCPU" + std::to_string(w) + "\n"));
+	}
+	if (!have_program("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	Output o = run("otf2-print -G '" + dir_->archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_TRUE(contains(o.text, "OS thread id")) << o.text.substr(0, 3000);
+	EXPECT_TRUE(contains(o.text, std::to_string(worker_tid[0]))) << o.text.substr(0, 3000);
+}
+
+// TASK_VERBOSE (as StarPU): the application thread's Building task, Submitting task and Waiting task.
+TEST_F(TraceContent, SubmittingThreadStates)
+{
+	EXPECT_EQ(rows("State, UserThread", ", Building task").size(), size_t(kInserted + 1)) << "each starpu_task_insert";
+	EXPECT_EQ(rows("State, UserThread", ", Submitting task").size(), size_t(kFlopTasks + kInserted + 3)) << "each submission";
+	EXPECT_EQ(rows("State, UserThread", ", Waiting task").size(), 1u) << "starpu_task_wait";
+	EXPECT_TRUE(contains(read_file(out_ + "/number_events.data"), "\n0x516e\t" + std::to_string(kFlopTasks + kInserted + 3) +
+									  "\t_STARPU_FUT_TASK_SUBMIT_START\n"));
+	if (!have_program("recsel"))
+		GTEST_SKIP() << "recsel missing (Debian recutils)";
+	Output o = run("recsel -c -e 'N = \"Submitting task\"' '" + out_ + "/trace.rec'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(o.text, std::to_string(kFlopTasks + kInserted + 3) + "\n");
+}
+
+// The memory manager of RAM: Allocating then Freeing the runtime's buffer, its Used (MB) while it lives.
+TEST_F(TraceContent, MemoryManagerStatesAndUse)
+{
+	EXPECT_GE(rows("State, MEMMANAGER0, Memory Node State, ", ", Allocating").size(), 1u) << dump_.substr(0, 3000);
+	EXPECT_GE(rows("State, MEMMANAGER0, Memory Node State, ", ", Freeing").size(), 1u);
+	EXPECT_NEAR(largest("Variable, MEMMANAGER0, Used (MB), "), 4096.0 * sizeof(double) / (1 << 20), 1e-5);
+	std::string numbers = read_file(out_ + "/number_events.data");
+	EXPECT_TRUE(contains(numbers, "\t_STARPU_FUT_START_ALLOC\n") && contains(numbers, "\t_STARPU_FUT_END_ALLOC\n") &&
+		    contains(numbers, "\t_STARPU_FUT_START_FREE\n"))
+		<< numbers;
+}
+
+// The task's state ends with the task and comes back with its callback (the per-task context): two intervals.
+TEST_F(TraceContent, TaskStatesFollowTheirTask)
+{
+	std::vector<std::string> phase = rows("State, CPU", ", phase");
+	EXPECT_EQ(phase.size(), 2u) << "its run and its callback";
+	EXPECT_EQ(rows("Variable, program, phase-bytes, ", ", 300.000000").size(), 2u) << dump_.substr(0, 3000);
 }
 
 } // namespace

@@ -72,6 +72,8 @@ struct location
 	struct pending_tag_dep { uint64_t ts, child, father; } pending[MAX_PENDING_TAG_DEPS];
 	struct cache_entry { const char *key; uint32_t value; } caches[4][CACHE_SIZE];
 	char name[64];
+	long tid;                   /* the thread's OS id (gettid) */
+	int bindid;                 /* a worker's logical CPU (starpu_worker_get_bindid), -1 for the others */
 	struct location *next;
 };
 
@@ -215,6 +217,8 @@ static struct location *location_new(int workerid)
 {
 	struct location *l = calloc(1, sizeof(*l));
 	l->first_ts = UINT64_MAX;
+	l->tid = (long)syscall(SYS_gettid);
+	l->bindid = workerid >= 0 ? starpu_worker_get_bindid(workerid) : -1;
 	pthread_mutex_lock(&rec.lock);
 	if (workerid >= 0) {
 		l->id = (uint64_t)workerid;
@@ -222,7 +226,7 @@ static struct location *location_new(int workerid)
 			 starpu_worker_get_devid(workerid));
 	} else {
 		l->id = TRACE_APP_LOCATION_BASE + rec.napp_threads++;
-		snprintf(l->name, sizeof(l->name), "UserThread%ld", (long)syscall(SYS_gettid));
+		snprintf(l->name, sizeof(l->name), "UserThread%ld", l->tid);
 	}
 	l->writer = OTF2_Archive_GetEvtWriter(rec.archive, l->id);
 	l->attrs = OTF2_AttributeList_New();
@@ -529,13 +533,22 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_WORKER_SCHED_END: leave(l, ts, S_SCHEDULING); break;
 	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN: enter(l, ts, S_SLEEPING); break;
 	case ASTRO_MOMENT_WORKER_SLEEP_END: leave(l, ts, S_SLEEPING); break;
-	case ASTRO_MOMENT_APP_WAIT_BEGIN: enter(l, ts, S_WAITING); break;
-	case ASTRO_MOMENT_APP_WAIT_END: leave(l, ts, S_WAITING); break;
+	case ASTRO_MOMENT_APP_WAIT_BEGIN: enter(l, ts, e->task ? S_WAITING_TASK : S_WAITING); break;
+	case ASTRO_MOMENT_APP_WAIT_END: leave(l, ts, e->task ? S_WAITING_TASK : S_WAITING); break;
+	case ASTRO_MOMENT_SUBMIT_STAGE_BEGIN: enter(l, ts, e->nimpl == ASTRO_SUBMIT_BUILDING ? S_BUILDING : S_SUBMITTING); break;
+	case ASTRO_MOMENT_SUBMIT_STAGE_END: leave(l, ts, e->nimpl == ASTRO_SUBMIT_BUILDING ? S_BUILDING : S_SUBMITTING); break;
 	case ASTRO_MOMENT_TRANSFER_BEGIN:
 	case ASTRO_MOMENT_TRANSFER_END:
 		ADD_U32(l, A_SRC_NODE, e->src_node);
 		ADD_U32(l, A_DST_NODE, e->dst_node);
 		param(l, ts, e->moment == ASTRO_MOMENT_TRANSFER_BEGIN ? P_TRANSFER_BEGIN : P_TRANSFER_END, e->bytes);
+		break;
+	case ASTRO_MOMENT_MEMORY_STATE_BEGIN:
+	case ASTRO_MOMENT_MEMORY_STATE_END:
+		ADD_U32(l, A_DST_NODE, e->dst_node);
+		if (e->nimpl)
+			OTF2_AttributeList_AddUint8(l->attrs, A_MEMORY_STATE, (uint8_t)e->nimpl);
+		param(l, ts, e->moment == ASTRO_MOMENT_MEMORY_STATE_BEGIN ? P_MEMORY_STATE_BEGIN : P_MEMORY_STATE_END, e->bytes);
 		break;
 	case ASTRO_MOMENT_DATA_ALLOCATED:
 		ADD_U32(l, A_DST_NODE, e->dst_node);
@@ -621,8 +634,9 @@ static uint64_t moments_of(unsigned categories)
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END) | B(COMPONENT_NEW) | B(COMPONENT_CONNECT);
 	if (categories & C_TASK)
 		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
-	if (categories & C_TASK_VERBOSE)
-		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED);
+	if (categories & C_TASK_VERBOSE) /* and the submitting thread's stages, as StarPU */
+		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED) |
+			B(SUBMIT_STAGE_BEGIN) | B(SUBMIT_STAGE_END);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
 	if (categories & C_WORKER)
@@ -631,7 +645,7 @@ static uint64_t moments_of(unsigned categories)
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
 	if (categories & C_DATA)
-		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED);
+		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED) | B(MEMORY_STATE_BEGIN) | B(MEMORY_STATE_END);
 	if (categories & C_MPI)
 		mask |= B(MPI_SEND) | B(MPI_RECV);
 	if (categories & C_EVENT)
@@ -981,6 +995,7 @@ static void write_definitions(void)
 #undef ANAME
 	for (struct location *l = rec.locations; l; l = l->next)
 		intern_locked(l->name);
+	uint32_t s_tid = intern_locked(TRACE_PROPERTY_TID), s_bindid = intern_locked(TRACE_PROPERTY_BINDID);
 
 	for (unsigned i = 0; i < rec.string_list->len; i++)
 		OTF2_GlobalDefWriter_WriteString(defs, i, g_ptr_array_index(rec.string_list, i));
@@ -996,6 +1011,15 @@ static void write_definitions(void)
 	OTF2_GlobalDefWriter_WriteLocationGroup(defs, 0, s_process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP);
 	for (struct location *l = rec.locations; l; l = l->next)
 		OTF2_GlobalDefWriter_WriteLocation(defs, l->id, intern_locked(l->name), OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, 0);
+	/* Each thread's OS id and a worker's CPU: the names of StarPU's thread containers. */
+	for (struct location *l = rec.locations; l; l = l->next) {
+		OTF2_AttributeValue v = { .int64 = l->tid };
+		OTF2_GlobalDefWriter_WriteLocationProperty(defs, l->id, s_tid, OTF2_TYPE_INT64, v);
+		if (l->bindid >= 0) {
+			v.int32 = l->bindid;
+			OTF2_GlobalDefWriter_WriteLocationProperty(defs, l->id, s_bindid, OTF2_TYPE_INT32, v);
+		}
+	}
 	for (unsigned r = 0; r < rec.region_names->len; r++) {
 		enum region_kind kind = g_array_index(rec.region_kind, enum region_kind, r);
 		uint32_t n = g_array_index(rec.region_names, uint32_t, r);
