@@ -287,30 +287,11 @@ static int unistd_full_write(void *base, void *obj, void *ptr, size_t size)
 	return _astro_disk_full_write(&starpu_disk_unistd_ops, base, obj, o->fd, &o->size, ptr, size);
 }
 
-struct starpu_disk_ops starpu_disk_unistd_ops = {
-	.plug = unistd_plug,
-	.unplug = unistd_unplug,
-	.bandwidth = unistd_bandwidth,
-	.alloc = unistd_alloc,
-	.free = unistd_free,
-	.open = unistd_open,
-	.close = unistd_close,
-	.read = unistd_read,
-	.write = unistd_write,
-	.full_read = unistd_full_read,
-	.full_write = unistd_full_write,
-};
-
-struct starpu_disk_ops starpu_disk_unistd_o_direct_ops = {
-	.plug = unistd_o_direct_plug,
-	.unplug = unistd_unplug,
-	.bandwidth = unistd_bandwidth,
-	.alloc = unistd_alloc,
-	.free = unistd_free,
-	.open = unistd_open,
-	.close = unistd_close,
-	.read = unistd_read,
-	.write = unistd_write,
-	.full_read = unistd_full_read,
-	.full_write = unistd_full_write,
-};
+/* The two differ by their plug only. */
+#define UNISTD_OPS(plug_method) { \
+		.plug = plug_method, .unplug = unistd_unplug, .bandwidth = unistd_bandwidth, \
+		.alloc = unistd_alloc, .free = unistd_free, .open = unistd_open, .close = unistd_close, \
+		.read = unistd_read, .write = unistd_write, .full_read = unistd_full_read, .full_write = unistd_full_write, \
+	}
+struct starpu_disk_ops starpu_disk_unistd_ops = UNISTD_OPS(unistd_plug);
+struct starpu_disk_ops starpu_disk_unistd_o_direct_ops = UNISTD_OPS(unistd_o_direct_plug);

@@ -44,6 +44,16 @@ int files_in(const std::string &folder)
 	return n;
 }
 
+// Writes n ints, factor * i, to file name of tmp: what the program gives the disk to open.
+std::vector<int> write_ints(const TempDir &tmp, const char *name, unsigned n, int factor)
+{
+	std::vector<int> v(n);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = factor * (int)i;
+	EXPECT_TRUE(tmp.write(name, std::string((const char *)v.data(), n * sizeof(int))));
+	return v;
+}
+
 void add_one(void **buffers, void *)
 {
 	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
@@ -153,10 +163,7 @@ TEST_P(DiskBackend, OpenUsesAnExistingFile)
 {
 	ASSERT_EQ(init_with_ncpus(1), 0);
 	const unsigned n = 4096;
-	std::vector<int> init(n);
-	for (unsigned i = 0; i < n; i++)
-		init[i] = (int)i;
-	ASSERT_TRUE(tmp.write("input", std::string((const char *)init.data(), n * sizeof(int))));
+	write_ints(tmp, "input", n, 1);
 	int node = starpu_disk_register(GetParam().ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN);
 	ASSERT_GT(node, 0);
 	void *obj = starpu_disk_open(node, (void *)"input", n * sizeof(int));
@@ -235,10 +242,7 @@ TEST_F(Disk, CopiesFromDiskToDisk)
 {
 	ASSERT_EQ(init_with_ncpus(1), 0);
 	const unsigned n = 3000;
-	std::vector<int> init(n);
-	for (unsigned i = 0; i < n; i++)
-		init[i] = 7 * (int)i;
-	ASSERT_TRUE(tmp.write("data", std::string((const char *)init.data(), n * sizeof(int))));
+	std::vector<int> init = write_ints(tmp, "data", n, 7);
 	int a = starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN);
 	std::string other = tmp.file("other");
 	int b = starpu_disk_register(&starpu_disk_stdio_ops, (void *)other.c_str(), STARPU_DISK_SIZE_MIN);
@@ -260,6 +264,23 @@ TEST_F(Disk, CopiesFromDiskToDisk)
 	starpu_data_unregister(h);
 	starpu_disk_close(a, obj, n * sizeof(int));
 	EXPECT_EQ(read_file(tmp.file("data")), std::string((const char *)init.data(), n * sizeof(int)));
+}
+
+// starpu_data_cpy of an interface without copy method (as StarPU's disk_pack makes): packed, then unpacked.
+TEST_F(Disk, DataCpyPacksAnInterfaceWithoutCopyMethod)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const unsigned n = 100;
+	std::vector<int> src(n), dst(n, 0);
+	for (unsigned i = 0; i < n; i++)
+		src[i] = 5 * (int)i + 1;
+	starpu_data_handle_t hs, hd;
+	packed_vector_register(&hs, STARPU_MAIN_RAM, (uintptr_t)src.data(), n);
+	packed_vector_register(&hd, STARPU_MAIN_RAM, (uintptr_t)dst.data(), n);
+	ASSERT_EQ(starpu_data_cpy(hd, hs, 0, nullptr, nullptr), 0);
+	starpu_data_unregister(hs);
+	starpu_data_unregister(hd);
+	EXPECT_EQ(dst, src);
 }
 
 // STARPU_DISK_SWAP registers a swap disk at starpu_init with the back-end and size asked.
