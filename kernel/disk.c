@@ -232,7 +232,8 @@ int _astro_disk_evict_target(starpu_data_handle_t h)
 {
 	if (h->home_node >= 0 && disk_of((unsigned)h->home_node))
 		return h->home_node;
-	return ndisks ? (int)disks[0].node : -1;
+	/* The count is published after its disk (a worker may evict while the program registers another). */
+	return __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE) ? (int)disks[0].node : -1;
 }
 
 /* The back-end object of h on disk node (its interface's to_pointer), NULL said when there is none. */
