@@ -82,19 +82,27 @@ starpu_codelet fill_cl = [] {
 
 // The vector interface without copy method: it moves to and from disks packed.
 const starpu_data_copy_methods no_copy_methods = {};
-starpu_data_interface_ops packed_vector_ops;
+
+// Made once: the workers read it while later handles register.
+starpu_data_interface_ops *packed_vector_ops()
+{
+	static starpu_data_interface_ops ops = [] {
+		starpu_data_interface_ops o = starpu_interface_vector_ops;
+		o.copy_methods = &no_copy_methods;
+		return o;
+	}();
+	return &ops;
+}
 
 void packed_vector_register(starpu_data_handle_t *h, int home, uintptr_t ptr, uint32_t nx)
 {
-	packed_vector_ops = starpu_interface_vector_ops;
-	packed_vector_ops.copy_methods = &no_copy_methods;
 	starpu_vector_interface v = {};
 	v.id = STARPU_VECTOR_INTERFACE_ID;
 	v.ptr = v.dev_handle = ptr;
 	v.nx = nx;
 	v.elemsize = sizeof(int);
 	v.allocsize = nx * sizeof(int);
-	starpu_data_register(h, home, &v, &packed_vector_ops);
+	starpu_data_register(h, home, &v, packed_vector_ops());
 }
 
 class DiskBackend : public testing::TestWithParam<Backend>
@@ -235,6 +243,14 @@ TEST_F(Disk, EvictsToDiskUnderTheMemoryLimit)
 		}
 		EXPECT_EQ(files_in(folder), 0) << "the evicted copies are deleted with their handles";
 	}
+}
+
+// StarPU's disk programs limit main memory with STARPU_LIMIT_CPU_NUMA_MEM.
+TEST_F(Disk, NumaMemoryLimitVariableLimitsMainMemory)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_NUMA_MEM", "3");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	EXPECT_EQ(starpu_memory_get_total(STARPU_MAIN_RAM), 3 << 20);
 }
 
 // Data on one disk moves to another (through main memory) and back.
