@@ -32,12 +32,8 @@ struct unistd_obj
 
 static size_t page_size(void)
 {
-	static size_t page;
-	if (!page) {
-		long p = sysconf(_SC_PAGESIZE);
-		page = p > 0 ? (size_t)p : 4096;
-	}
-	return page;
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (size_t)p : 4096;
 }
 
 static int direct_flag(const struct unistd_base *b)
@@ -222,8 +218,10 @@ static int full_pwrite(int fd, const void *buf, size_t size, off_t offset)
 
 static bool aligned(const struct unistd_base *b, const void *buf, off_t offset, size_t size)
 {
+	if (!b->direct)
+		return true;
 	size_t page = page_size();
-	return !b->direct || ((uintptr_t)buf % page == 0 && (size_t)offset % page == 0 && size % page == 0);
+	return (uintptr_t)buf % page == 0 && (size_t)offset % page == 0 && size % page == 0;
 }
 
 /* An unaligned request on an O_DIRECT file: through an aligned copy of the pages it touches. */
