@@ -38,6 +38,7 @@
 #include <starpu_cublas.h>
 #include <starpu_bound.h>
 #include <starpu_parallel_worker.h>
+#include <starpu_disk.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -137,7 +137,9 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst, bool asy
 {
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
 	pair_copy_fn pair = m ? pair_method(m, starpu_node_get_kind(src), starpu_node_get_kind(dst)) : NULL;
-	if (!pair && (!m || !m->any_to_any)) {
+	bool packed = !pair && (!m || !m->any_to_any) &&
+		      (starpu_node_get_kind(src) == STARPU_DISK_RAM || starpu_node_get_kind(dst) == STARPU_DISK_RAM);
+	if (!pair && (!m || !m->any_to_any) && !packed) {
 		char s[32], d[32];
 		starpu_memory_node_get_name(src, s, sizeof(s));
 		starpu_memory_node_get_name(dst, d, sizeof(d));
@@ -152,8 +154,9 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst, bool asy
 	bool outer = _astro_in_handle_copy;
 	_astro_in_handle_copy = true;
 	const struct astro_node_ops *ops = _astro_nodes[dst].ops;
-	struct _astro_copy *copy = async && !pair && ops && ops->copy_wait && !starpu_asynchronous_copy_disabled() ? calloc(1, sizeof(*copy)) : NULL;
-	int ret = pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, copy);
+	struct _astro_copy *copy = async && !pair && !packed && ops && ops->copy_wait && !starpu_asynchronous_copy_disabled() ? calloc(1, sizeof(*copy)) : NULL;
+	int ret = packed ? _astro_disk_pack_transfer(h, src, dst)
+		  : pair ? pair(h->iface[src], src, h->iface[dst], dst) : m->any_to_any(h->iface[src], src, h->iface[dst], dst, copy);
 	_astro_in_handle_copy = outer;
 	if (copy && copy->nparts) {
 		copy->src = src;
@@ -303,7 +306,7 @@ static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 {
 	struct _astro_replicate *r = &h->replicates[node];
 	arrive(h, node);
-	if (node != STARPU_MAIN_RAM && node < _astro_rt.nmemory_nodes)
+	if ((node != STARPU_MAIN_RAM || r->in_lru) && node < _astro_rt.nmemory_nodes)
 		_astro_lru_remove(r);
 	if (r->allocated && h->owns_alloc[node] && h->ops->free_data_on_node) {
 		if (keep) {
@@ -383,8 +386,9 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 		r->pinned++;
 		h->writers_running += writes;
 	}
-	/* A buffer the program gave (starpu_data_ptr_register) is not the runtime's to evict. */
-	if (node != STARPU_MAIN_RAM && h->owns_alloc[node])
+	/* A buffer the program gave (starpu_data_ptr_register) is not the runtime's to evict;
+	 * main memory's copies are evicted only to a disk. */
+	if (h->owns_alloc[node] && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_RELAXED)))
 		_astro_lru_touch(r);
 	return 0;
 }
@@ -441,31 +445,35 @@ void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_d
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 
-void _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
+bool _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 {
 	arrive_all(h, STARPU_MAXNODES);
 	if (h->valid[node] && valid_source(h, node) < 0) {
-		/* The only valid copy (dirty): main memory gets it first. */
+		/* The only valid copy (dirty): main memory gets it first, or a disk gets main memory's. */
+		int to = node == STARPU_MAIN_RAM ? _astro_disk_evict_target(h) : STARPU_MAIN_RAM;
 		size_t bytes = starpu_data_get_size(h);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
-		bool written = allocate(h, STARPU_MAIN_RAM) == 0 && transfer(h, node, STARPU_MAIN_RAM, false) == 0;
+		bool written = to >= 0 && allocate(h, (unsigned)to) == 0 && transfer(h, node, (unsigned)to, false) == 0;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
 		if (written)
-			h->valid[STARPU_MAIN_RAM] = true;
+			h->valid[to] = true;
 		else
-			return; /* keep it rather than lose the data */
+			return false; /* keep it rather than lose the data */
 	}
 	release_buffer(h, node, false);
+	return true;
 }
 
 void _astro_coherency_free_devices(starpu_data_handle_t h)
 {
 	pthread_mutex_lock(&h->coherency_lock);
 	for (unsigned node = 1; node < STARPU_MAXNODES; node++)
-		if (h->replicates[node].allocated)
-			release_buffer(h, node, node < _astro_rt.nmemory_nodes);
+		if (h->replicates[node].allocated) /* a disk's files are deleted at once, not cached */
+			release_buffer(h, node, node < _astro_rt.nmemory_nodes && _astro_nodes[node].kind != STARPU_DISK_RAM);
+	if (h->replicates[STARPU_MAIN_RAM].in_lru) /* with a disk: main memory's copy goes with the handle */
+		_astro_lru_remove(&h->replicates[STARPU_MAIN_RAM]);
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 

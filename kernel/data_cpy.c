@@ -12,7 +12,19 @@ static void copy_cpu(void *buffers[], void *arg)
 	(void)arg;
 	struct starpu_task *task = starpu_task_get_current();
 	unsigned node = starpu_worker_get_local_memory_node();
-	_astro_interface_transfer(STARPU_TASK_GET_HANDLE(task, 0), buffers[1], node, buffers[0], node);
+	starpu_data_handle_t dst = STARPU_TASK_GET_HANDLE(task, 0), src = STARPU_TASK_GET_HANDLE(task, 1);
+	const struct starpu_data_copy_methods *m = dst->ops->copy_methods;
+	if ((!m || (!m->ram_to_ram && !m->any_to_any)) && dst->ops->pack_data && dst->ops->peek_data) {
+		/* An interface without copy method (one made to move to disks packed): packed, then unpacked. */
+		void *ptr = NULL;
+		starpu_ssize_t count = 0;
+		if (starpu_data_pack_node(src, node, &ptr, &count) == 0) {
+			starpu_data_peek_node(dst, node, ptr, (size_t)count);
+			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? (size_t)count : 1, 0);
+		}
+		return;
+	}
+	_astro_interface_transfer(dst, buffers[1], node, buffers[0], node);
 }
 
 static struct starpu_codelet copy_cl = {

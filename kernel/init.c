@@ -171,6 +171,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	ret = _astro_workers_start();
 	if (ret)
 		goto fail_workers;
+	_astro_disk_swap_init();
 	_astro_bus_init();
 	_astro_transfers_start();
 	_astro_models_init();

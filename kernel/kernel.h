@@ -413,6 +413,35 @@ extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
 void _astro_memory_nodes_init(void);
 int _astro_memory_node_add(const struct astro_driver *driver, int devid);
 void _astro_memory_nodes_shutdown(void);
+/* A memory node served by ops without a driver (a disk: disk.c): its id, or -ENOSPC said. */
+int _astro_memory_node_add_ops(const struct astro_node_ops *ops, int devid);
+
+/* Disk memory nodes (disk.c). _astro_disk_count: disks registered (atomic; 0: none of
+ * the hooks below runs). The swap disk of STARPU_DISK_SWAP at init; unplugging all at
+ * shutdown, once no buffer is left on them. The node a copy evicted from main memory
+ * goes to (-1: none). A handle's copy between main memory and a disk for an interface
+ * without copy method: packed (-ENODEV between two disks: go through main memory). */
+extern int _astro_disk_count;
+void _astro_disk_swap_init(void);
+void _astro_disks_shutdown(void);
+int _astro_disk_evict_target(starpu_data_handle_t h);
+int _astro_disk_pack_transfer(starpu_data_handle_t h, unsigned src, unsigned dst);
+/* The file back-ends' folder (disk_files.c): made at plug when missing, removed at
+ * unplug when made then and left empty; a new uniquely named file there, or an
+ * existing one by name (a descriptor, -1 said; *path to g_free); the whole-object
+ * reads and writes through the back-end's read/write (fd: the object's file). */
+struct _astro_disk_folder
+{
+	char *path;
+	bool created;
+};
+struct starpu_disk_ops;
+struct _astro_disk_folder *_astro_disk_folder_plug(const char *backend, void *parameter);
+void _astro_disk_folder_unplug(struct _astro_disk_folder *f);
+int _astro_disk_file_new(const struct _astro_disk_folder *f, int flags, char **path);
+int _astro_disk_file_open(const struct _astro_disk_folder *f, const char *name, int flags, char **path);
+int _astro_disk_full_read(const struct starpu_disk_ops *ops, void *base, void *obj, int fd, void **ptr, size_t *size, unsigned dst_node);
+int _astro_disk_full_write(const struct starpu_disk_ops *ops, void *base, void *obj, int fd, size_t *obj_size, void *ptr, size_t size);
 /* RAM nodes per NUMA node (numa.c): how many, from hwloc when STARPU_USE_NUMA=1
  * (1 otherwise); the RAM node of a processing unit (hwloc logical index, -1:
  * unbound); binding an allocation's pages to a RAM node; its bytes (0: unknown). */
@@ -500,8 +529,10 @@ void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, struct _
 void _astro_data_hold(starpu_data_handle_t handle);
 void _astro_data_unhold(starpu_data_handle_t handle);
 void _astro_data_runtime_acquire_done(struct _astro_job *job);
-/* Frees handle's copy on node, written back to main memory first when it is the only valid one (coherency_lock held). */
-void _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
+/* Frees handle's copy on node, written back first when it is the only valid one: to main
+ * memory, or from main memory to a disk node (coherency_lock held). False: kept, as the
+ * write-back failed. */
+bool _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
 /* Frees every copy but main memory's (handle idle). */
 /* data.c, at shutdown once the workers stopped: the handles still registered get
  * their data back home, and lose their device copies while the drivers are loaded. */

@@ -27,9 +27,12 @@ static const char *kind_name(enum starpu_node_kind kind)
 	}
 }
 
-/* STARPU_LIMIT_<KIND>_<devid>_MEM, else STARPU_LIMIT_<KIND>_MEM, in MiB: bytes, 0 when unlimited. */
+/* STARPU_LIMIT_<KIND>_<devid>_MEM, else STARPU_LIMIT_<KIND>_MEM (for main memory also
+ * STARPU_LIMIT_CPU_NUMA_MEM), in MiB: bytes, 0 when unlimited. A disk's is its registered size. */
 static size_t node_limit(enum starpu_node_kind kind, int devid)
 {
+	if (kind == STARPU_DISK_RAM)
+		return 0;
 	const char *what = kind == STARPU_CUDA_RAM ? "CUDA" : kind == STARPU_OPENCL_RAM ? "OPENCL" :
 			   kind == STARPU_HIP_RAM ? "HIP" : "CPU";
 	char name[64];
@@ -39,6 +42,8 @@ static size_t node_limit(enum starpu_node_kind kind, int devid)
 	else
 		snprintf(name, sizeof(name), "STARPU_LIMIT_%s_%d_MEM", what, devid);
 	if (_astro_env_int(name, 0, INT_MAX, NULL, &mib) == 1)
+		return (size_t)mib << 20;
+	if (kind == STARPU_CPU_RAM && _astro_env_int("STARPU_LIMIT_CPU_NUMA_MEM", 0, INT_MAX, NULL, &mib) == 1)
 		return (size_t)mib << 20;
 	snprintf(name, sizeof(name), "STARPU_LIMIT_%s_MEM", what);
 	if (_astro_env_int(name, 0, INT_MAX, NULL, &mib) == 1)
@@ -67,17 +72,28 @@ void _astro_memory_nodes_init(void)
 	_astro_rt.nmemory_nodes = nram;
 }
 
-int _astro_memory_node_add(const struct astro_driver *driver, int devid)
+static int node_add(const struct astro_driver *driver, const struct astro_node_ops *ops, int devid)
 {
 	unsigned id = _astro_rt.nmemory_nodes;
 	if (id >= STARPU_MAXNODES) {
-		_astro_warn("%s device %d needs a memory node but all %d are taken: the device is not used (STARPU_MAXNODES is %d)",
-			    driver->name, devid, STARPU_MAXNODES, STARPU_MAXNODES);
+		_astro_warn("%s %d needs a memory node but all %d are taken: it is not used (STARPU_MAXNODES is %d)",
+			    driver ? driver->name : kind_name(ops->kind), devid, STARPU_MAXNODES, STARPU_MAXNODES);
 		return -ENOSPC;
 	}
-	node_init(id, driver->node_ops->kind, devid, driver);
+	node_init(id, ops->kind, devid, driver);
+	_astro_nodes[id].ops = ops;
 	_astro_rt.nmemory_nodes = id + 1;
 	return (int)id;
+}
+
+int _astro_memory_node_add(const struct astro_driver *driver, int devid)
+{
+	return node_add(driver, driver->node_ops, devid);
+}
+
+int _astro_memory_node_add_ops(const struct astro_node_ops *ops, int devid)
+{
+	return node_add(NULL, ops, devid);
 }
 
 void _astro_memory_nodes_shutdown(void)
@@ -90,6 +106,8 @@ void _astro_memory_nodes_shutdown(void)
 				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
 		pthread_mutex_destroy(&_astro_nodes[i].lru_lock);
 	}
+	if (_astro_disk_count)
+		_astro_disks_shutdown();
 	memset(_astro_nodes, 0, sizeof(_astro_nodes));
 	_astro_rt.nmemory_nodes = 0;
 }
@@ -322,16 +340,38 @@ void _astro_lru_remove(struct _astro_replicate *r)
  * whose handle nobody holds (the caller holds its own handle's coherency
  * lock: trylock skips it), writing it back to main memory first when it is
  * the only valid copy. Returns true when something was freed. */
-static bool evict_one(unsigned node)
+/* A main-memory copy (evicted to a disk) the application may be reading: acquired by
+ * it, or the buffer under a partitioned handle's views; *busy when its lock is taken. */
+static bool ram_copy_in_use(starpu_data_handle_t h, bool *busy)
+{
+	if (h->father || h->nchildren || h->nactive)
+		return true;
+	if (pthread_mutex_trylock(&h->lock) != 0) {
+		*busy = true;
+		return true;
+	}
+	bool acquired = h->acquires || h->fast_hold;
+	pthread_mutex_unlock(&h->lock);
+	return acquired;
+}
+
+/* Set while this thread evicts a copy from main memory. */
+static _ASTRO_TLS bool evicting_ram;
+
+/* *busy: a candidate was skipped as another thread held it for a moment. */
+static bool evict_one(unsigned node, bool *busy)
 {
 	struct _astro_memory_node *n = &_astro_nodes[node];
+	bool ram = n->kind == STARPU_CPU_RAM;
 	pthread_mutex_lock(&n->lru_lock);
 	struct _astro_replicate *r = n->lru_head;
 	for (; r; r = r->lru_next) {
 		starpu_data_handle_t h = r->handle;
-		if (pthread_mutex_trylock(&h->coherency_lock) != 0)
+		if (pthread_mutex_trylock(&h->coherency_lock) != 0) {
+			*busy = true;
 			continue;
-		if (r->pinned == 0)
+		}
+		if (r->pinned == 0 && !(ram && ram_copy_in_use(h, busy)))
 			break;
 		pthread_mutex_unlock(&h->coherency_lock);
 	}
@@ -340,9 +380,13 @@ static bool evict_one(unsigned node)
 		return false;
 	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
 	starpu_data_handle_t h = r->handle;
-	_astro_coherency_evict(h, node);
+	/* A write-back from main memory to disk may pack: its buffer is let past main memory's limit. */
+	bool outer = evicting_ram;
+	evicting_ram = ram;
+	bool freed = _astro_coherency_evict(h, node);
+	evicting_ram = outer;
 	pthread_mutex_unlock(&h->coherency_lock);
-	return true;
+	return freed;
 }
 
 /* ---------------------------------------------------- allocation on nodes */
@@ -366,25 +410,31 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 		return 0;
 	}
 	struct _astro_memory_node *n = &_astro_nodes[dst_node];
-	for (;;) {
+	for (unsigned waits = 0;;) {
 		size_t used = __atomic_add_fetch(&n->used, size, __ATOMIC_RELAXED);
-		if (!n->limit || used <= n->limit) {
+		if (!n->limit || used <= n->limit || (evicting_ram && n->kind == STARPU_CPU_RAM)) {
 			uintptr_t addr = raw_allocate(dst_node, size, flags);
 			if (addr)
 				return addr;
 		}
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
-		/* Full: make room, unless main memory (its copies are the last ones) or asked not to:
-		 * the cached buffers first, then the least recently used copies. */
-		if (dst_node == STARPU_MAIN_RAM || (flags & STARPU_MALLOC_NORECLAIM))
+		/* Full: make room, unless main memory without a disk to evict to (its copies are the
+		 * last ones) or asked not to: the cached buffers first, then the least recently used copies. */
+		if ((dst_node == STARPU_MAIN_RAM && !__atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) || (flags & STARPU_MALLOC_NORECLAIM))
 			return 0;
+		bool busy = false;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
 			       .nimpl = ASTRO_MEMORY_RECLAIMING);
-		bool room = _astro_alloc_cache_reclaim(dst_node, false) || evict_one(dst_node);
+		bool room = _astro_alloc_cache_reclaim(dst_node, false) || evict_one(dst_node, &busy);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
 			       .nimpl = ASTRO_MEMORY_RECLAIMING);
-		if (!room)
+		if (room)
+			continue;
+		/* The copies left were held by other threads for a moment (their transfers,
+		 * their evictions): they may be free soon. A second at most. */
+		if (!busy || ++waits > 1000)
 			return 0;
+		usleep(1000);
 	}
 }
 

@@ -1,0 +1,363 @@
+// Disk memory nodes (starpu_disk.h, issue 23): registering a disk with each
+// file back-end, data written out to it and read back right (by offsets, and
+// packed for an interface without copy method), eviction of main memory's
+// copies to it under STARPU_LIMIT_CPU_MEM, files the program opens there,
+// the swap disk of STARPU_DISK_SWAP, and bad input refused in one line.
+#include "helpers.h"
+
+#include <starpu_disk.h>
+
+#include <string>
+#include <vector>
+
+using namespace astro_test;
+
+namespace {
+
+struct Backend
+{
+	const char *name;
+	starpu_disk_ops *ops;
+};
+
+std::string backend_name(const testing::TestParamInfo<Backend> &info)
+{
+	return info.param.name;
+}
+
+const Backend backends[] = {
+	{ "stdio", &starpu_disk_stdio_ops },
+	{ "unistd", &starpu_disk_unistd_ops },
+	{ "unistd_o_direct", &starpu_disk_unistd_o_direct_ops },
+};
+
+// The files in folder ("" entries and subfolders left out), -1 when it does not exist.
+int files_in(const std::string &folder)
+{
+	DIR *d = opendir(folder.c_str());
+	if (!d)
+		return -1;
+	int n = 0;
+	while (struct dirent *e = readdir(d))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+// Writes n ints, factor * i, to file name of tmp: what the program gives the disk to open.
+std::vector<int> write_ints(const TempDir &tmp, const char *name, unsigned n, int factor)
+{
+	std::vector<int> v(n);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = factor * (int)i;
+	EXPECT_TRUE(tmp.write(name, std::string((const char *)v.data(), n * sizeof(int))));
+	return v;
+}
+
+void add_one(void **buffers, void *)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i]++;
+}
+
+void fill_with_arg(void **buffers, void *arg)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] = (int)(intptr_t)arg + (int)i;
+}
+
+starpu_codelet add_cl = [] {
+	starpu_codelet cl = cpu_codelet(add_one, 1, "disk_add");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+starpu_codelet fill_cl = [] {
+	starpu_codelet cl = cpu_codelet(fill_with_arg, 1, "disk_fill");
+	cl.modes[0] = STARPU_W;
+	return cl;
+}();
+
+// The vector interface without copy method: it moves to and from disks packed.
+const starpu_data_copy_methods no_copy_methods = {};
+
+// Made once: the workers read it while later handles register.
+starpu_data_interface_ops *packed_vector_ops()
+{
+	static starpu_data_interface_ops ops = [] {
+		starpu_data_interface_ops o = starpu_interface_vector_ops;
+		o.copy_methods = &no_copy_methods;
+		return o;
+	}();
+	return &ops;
+}
+
+void packed_vector_register(starpu_data_handle_t *h, int home, uintptr_t ptr, uint32_t nx)
+{
+	starpu_vector_interface v = {};
+	v.id = STARPU_VECTOR_INTERFACE_ID;
+	v.ptr = v.dev_handle = ptr;
+	v.nx = nx;
+	v.elemsize = sizeof(int);
+	v.allocsize = nx * sizeof(int);
+	starpu_data_register(h, home, &v, packed_vector_ops());
+}
+
+class DiskBackend : public testing::TestWithParam<Backend>
+{
+protected:
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	TempDir tmp;
+};
+
+// The disk is one more memory node, of its kind and size, in a folder made for it and removed after.
+TEST_P(DiskBackend, RegisterGivesADiskNodeOfItsSize)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string folder = tmp.file("disk");
+	int node = starpu_disk_register(GetParam().ops, (void *)folder.c_str(), 2 * STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	EXPECT_EQ(starpu_node_get_kind(node), STARPU_DISK_RAM);
+	EXPECT_EQ(starpu_memory_nodes_get_count(), (unsigned)node + 1);
+	EXPECT_EQ(starpu_memory_get_total(node), 2 * STARPU_DISK_SIZE_MIN);
+	EXPECT_EQ(starpu_memory_get_available(node), 2 * STARPU_DISK_SIZE_MIN);
+	EXPECT_EQ(starpu_memory_nodes_get_count_by_kind(STARPU_DISK_RAM), 1u);
+	EXPECT_EQ(files_in(folder), 0);
+	starpu_shutdown();
+	EXPECT_EQ(files_in(folder), -1) << "the folder the disk made is removed at shutdown";
+}
+
+// Data moved to the disk (the RAM copy then invalid) comes back right, with
+// offsets (any_to_any) and packed (no copy method); the disk's files go with the handle.
+TEST_P(DiskBackend, DataWrittenOutComesBackRight)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string folder = tmp.file("disk");
+	int node = starpu_disk_register(GetParam().ops, (void *)folder.c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	const unsigned n = 10007; /* not a page multiple: O_DIRECT goes through its bounce buffer */
+	for (bool packed : { false, true }) {
+		SCOPED_TRACE(packed ? "packed" : "by offsets");
+		std::vector<int> data(n);
+		for (unsigned i = 0; i < n; i++)
+			data[i] = (int)i * 3;
+		starpu_data_handle_t h;
+		if (packed)
+			packed_vector_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), n);
+		else
+			starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), n, sizeof(int));
+		ASSERT_EQ(starpu_data_acquire_on_node(h, node, STARPU_RW), 0);
+		starpu_data_release_on_node(h, node);
+		EXPECT_EQ(files_in(folder), 1);
+		/* Only the disk holds the data now: wipe the program's buffer to be sure it comes from there. */
+		std::vector<int> expected = data;
+		std::fill(data.begin(), data.end(), -1);
+		ASSERT_EQ(starpu_task_insert(&add_cl, STARPU_RW, h, 0), 0);
+		starpu_data_unregister(h);
+		for (unsigned i = 0; i < n; i++)
+			ASSERT_EQ(data[i], expected[i] + 1) << "element " << i;
+		EXPECT_EQ(files_in(folder), 0) << "the disk copy is deleted with its handle";
+	}
+}
+
+// A file the program wrote is opened on the disk, computed on, and holds the result after close.
+TEST_P(DiskBackend, OpenUsesAnExistingFile)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const unsigned n = 4096;
+	write_ints(tmp, "input", n, 1);
+	int node = starpu_disk_register(GetParam().ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	void *obj = starpu_disk_open(node, (void *)"input", n * sizeof(int));
+	ASSERT_NE(obj, nullptr);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, node, (uintptr_t)obj, n, sizeof(int));
+	ASSERT_EQ(starpu_task_insert(&add_cl, STARPU_RW, h, 0), 0);
+	ASSERT_EQ(starpu_task_insert(&add_cl, STARPU_RW, h, 0), 0);
+	starpu_data_unregister(h);
+	starpu_disk_close(node, obj, n * sizeof(int));
+	std::string out = read_file(tmp.file("input"));
+	ASSERT_EQ(out.size(), n * sizeof(int));
+	const int *v = (const int *)out.data();
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(v[i], (int)i + 2) << "element " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Disk, DiskBackend, testing::ValuesIn(backends), backend_name);
+
+class Disk : public testing::Test
+{
+protected:
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	TempDir tmp;
+};
+
+// Main memory limited to 1 MiB holds 2 MiB of data by evicting to the disk:
+// every value is right, and the disk held some of it meanwhile.
+TEST_F(Disk, EvictsToDiskUnderTheMemoryLimit)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	std::string folder = tmp.file("swap");
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)folder.c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	const unsigned ndata = 8, nx = 256 * 1024 / sizeof(int);
+	for (bool packed : { false, true }) {
+		SCOPED_TRACE(packed ? "packed" : "by offsets");
+		starpu_data_handle_t h[ndata];
+		for (unsigned d = 0; d < ndata; d++) {
+			if (packed)
+				packed_vector_register(&h[d], -1, 0, nx);
+			else
+				starpu_vector_data_register(&h[d], -1, 0, nx, sizeof(int));
+			starpu_task *t = starpu_task_create();
+			t->cl = &fill_cl;
+			t->handles[0] = h[d];
+			t->cl_arg = (void *)(intptr_t)(d * 1000);
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		for (unsigned round = 0; round < 2; round++)
+			for (unsigned d = 0; d < ndata; d++)
+				ASSERT_EQ(starpu_task_insert(&add_cl, STARPU_RW, h[d], 0), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		EXPECT_LT(starpu_memory_get_available(node), STARPU_DISK_SIZE_MIN) << "nothing went to the disk";
+		EXPECT_GT(files_in(folder), 0);
+		for (unsigned d = 0; d < ndata; d++) {
+			ASSERT_EQ(starpu_data_acquire(h[d], STARPU_R), 0);
+			const int *v = (const int *)starpu_data_get_local_ptr(h[d]);
+			ASSERT_NE(v, nullptr);
+			for (unsigned i = 0; i < nx; i += 997)
+				ASSERT_EQ(v[i], (int)(d * 1000 + i + 2)) << "handle " << d << " element " << i;
+			starpu_data_release(h[d]);
+			starpu_data_unregister(h[d]);
+		}
+		EXPECT_EQ(files_in(folder), 0) << "the evicted copies are deleted with their handles";
+	}
+}
+
+// StarPU's disk programs limit main memory with STARPU_LIMIT_CPU_NUMA_MEM.
+TEST_F(Disk, NumaMemoryLimitVariableLimitsMainMemory)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_NUMA_MEM", "3");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	EXPECT_EQ(starpu_memory_get_total(STARPU_MAIN_RAM), 3 << 20);
+}
+
+// Data on one disk moves to another (through main memory) and back.
+TEST_F(Disk, CopiesFromDiskToDisk)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const unsigned n = 3000;
+	std::vector<int> init = write_ints(tmp, "data", n, 7);
+	int a = starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN);
+	std::string other = tmp.file("other");
+	int b = starpu_disk_register(&starpu_disk_stdio_ops, (void *)other.c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(a, 0);
+	ASSERT_GT(b, a);
+	void *obj = starpu_disk_open(a, (void *)"data", n * sizeof(int));
+	ASSERT_NE(obj, nullptr);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, a, (uintptr_t)obj, n, sizeof(int));
+	ASSERT_EQ(starpu_data_acquire_on_node(h, b, STARPU_RW), 0); /* only b valid now */
+	starpu_data_release_on_node(h, b);
+	ASSERT_EQ(starpu_data_acquire_on_node(h, a, STARPU_RW), 0);
+	starpu_data_release_on_node(h, a);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	const int *v = (const int *)starpu_data_get_local_ptr(h);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(v[i], 7 * (int)i);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	starpu_disk_close(a, obj, n * sizeof(int));
+	EXPECT_EQ(read_file(tmp.file("data")), std::string((const char *)init.data(), n * sizeof(int)));
+}
+
+// starpu_data_cpy of an interface without copy method (as StarPU's disk_pack makes): packed, then unpacked.
+TEST_F(Disk, DataCpyPacksAnInterfaceWithoutCopyMethod)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const unsigned n = 100;
+	std::vector<int> src(n), dst(n, 0);
+	for (unsigned i = 0; i < n; i++)
+		src[i] = 5 * (int)i + 1;
+	starpu_data_handle_t hs, hd;
+	packed_vector_register(&hs, STARPU_MAIN_RAM, (uintptr_t)src.data(), n);
+	packed_vector_register(&hd, STARPU_MAIN_RAM, (uintptr_t)dst.data(), n);
+	ASSERT_EQ(starpu_data_cpy(hd, hs, 0, nullptr, nullptr), 0);
+	starpu_data_unregister(hs);
+	starpu_data_unregister(hd);
+	EXPECT_EQ(dst, src);
+}
+
+// STARPU_DISK_SWAP registers a swap disk at starpu_init with the back-end and size asked.
+TEST_F(Disk, SwapDiskFromTheEnvironment)
+{
+	std::string folder = tmp.file("swap");
+	ScopedEnv swap("STARPU_DISK_SWAP", folder);
+	ScopedEnv backend("STARPU_DISK_SWAP_BACKEND", "stdio");
+	ScopedEnv size("STARPU_DISK_SWAP_SIZE", "32");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	ASSERT_GT(starpu_disk_swap_node, 0);
+	EXPECT_EQ(starpu_node_get_kind(starpu_disk_swap_node), STARPU_DISK_RAM);
+	EXPECT_EQ(starpu_memory_get_total(starpu_disk_swap_node), 32 << 20);
+	EXPECT_EQ(files_in(folder), 0);
+	starpu_shutdown();
+	EXPECT_EQ(starpu_disk_swap_node, -1);
+}
+
+TEST_F(Disk, SwapWithAnUnknownBackendIsSaidAndSkipped)
+{
+	ScopedEnv swap("STARPU_DISK_SWAP", tmp.file("swap"));
+	ScopedEnv backend("STARPU_DISK_SWAP_BACKEND", "tape");
+	std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+	EXPECT_TRUE(contains(err, "STARPU_DISK_SWAP_BACKEND=tape")) << err;
+	EXPECT_EQ(starpu_disk_swap_node, -1);
+	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+}
+
+// Bad input: one line naming the problem, an error code, no node added.
+TEST_F(Disk, BadInputIsRefusedClearly)
+{
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_init")) << err;
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	err = stderr_of([&] { EXPECT_EQ(starpu_disk_register(nullptr, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN), -EINVAL); });
+	EXPECT_TRUE(contains(err, "NULL ops")) << err;
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.path().c_str(), STARPU_DISK_SIZE_MIN - 1), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "STARPU_DISK_SIZE_MIN")) << err;
+	starpu_disk_ops no_read = starpu_disk_stdio_ops;
+	no_read.read = nullptr;
+	err = stderr_of([&] { EXPECT_EQ(starpu_disk_register(&no_read, (void *)tmp.path().c_str(), -1), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no read")) << err;
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_disk_register(&starpu_disk_unistd_ops, (void *)"/proc/astro-no-such-folder/disk", STARPU_DISK_SIZE_MIN), -ENOENT);
+	});
+	EXPECT_TRUE(contains(err, "/proc/astro-no-such-folder/disk")) << err;
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+
+	err = stderr_of([&] { EXPECT_EQ(starpu_disk_open(STARPU_MAIN_RAM, (void *)"x", 4), nullptr); });
+	EXPECT_TRUE(contains(err, "not a disk node")) << err;
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.path().c_str(), -1);
+	ASSERT_GT(node, 0);
+	err = stderr_of([&] { EXPECT_EQ(starpu_disk_open(node, (void *)"missing", 4), nullptr); });
+	EXPECT_TRUE(contains(err, "missing")) << err;
+	err = stderr_of([&] { starpu_disk_close(node, nullptr, 4); });
+	EXPECT_TRUE(contains(err, "NULL object")) << err;
+}
+
+} // namespace
