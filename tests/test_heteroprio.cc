@@ -9,10 +9,15 @@
 #include <starpu_heteroprio.h>
 #include <schedulers/starpu_heteroprio.h>
 #include <astrolabe/heteroprio.h>
+#include <cerrno>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
+#include <unistd.h>
 #include "opencl_helpers.h"
 
 using namespace astro_test;
@@ -262,7 +267,7 @@ TEST_F(Heteroprio, InconsistentBucketsFallBackToTheDefaultWithAnError)
 	}
 }
 
-TEST_F(Heteroprio, LocalityModeAndAutomaticModeAreRefusedClearly)
+TEST_F(Heteroprio, LocalityModeIsRefusedClearly)
 {
 	std::string err;
 	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_set_use_locality(ctx, 1); });
@@ -277,10 +282,8 @@ TEST_F(Heteroprio, LocalityModeAndAutomaticModeAreRefusedClearly)
 	EXPECT_TRUE(contains(err, "starpu_heteroprio_print_wgroups")) << err;
 	starpu_shutdown();
 
-	ScopedEnv automatic("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
 	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
 	START_OR_SKIP(1, nullptr, &err);
-	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_AUTO_CALIBRATION: the automatic mode is not available")) << err;
 	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available")) << err;
 	// It still runs, with its default buckets.
 	EXPECT_EQ(running().nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
@@ -455,6 +458,317 @@ TEST_F(Heteroprio, AContextGetsItsOwnBuckets)
 	}
 	starpu_sched_ctx_delete(ctx);
 	EXPECT_EQ(astro_heteroprio_setup_get(ctx, &none), -ENOENT);
+}
+
+
+// --------------------------------------------------------- automatic mode
+
+// The codelets of the automatic mode's tests: "auto_a" by its performance
+// model's symbol, "auto_b" by its name; each task records its codelet's name.
+std::mutex g_ran_lock;
+std::vector<std::string> g_ran;
+
+void record_codelet(void **, void *)
+{
+	std::lock_guard<std::mutex> lock(g_ran_lock);
+	g_ran.push_back(starpu_task_get_current()->cl->name);
+}
+
+void opencl_unused(void **, void *)
+{
+	ADD_FAILURE() << "no OpenCL worker runs in this test";
+}
+
+starpu_perfmodel g_model_a = [] {
+	starpu_perfmodel m{};
+	m.type = STARPU_HISTORY_BASED;
+	m.symbol = "auto_a";
+	return m;
+}();
+starpu_codelet g_auto_a = [] {
+	starpu_codelet cl = cpu_codelet(record_codelet, 0, "auto_a_codelet");
+	cl.model = &g_model_a;
+	return cl;
+}();
+starpu_codelet g_auto_b = cpu_codelet(record_codelet, 0, "auto_b");
+
+// The statistics a data file holds for codelet name: its line of ten values, then one line per architecture that runs it.
+struct CodeletData
+{
+	std::vector<unsigned> can;
+	std::vector<std::string> general;
+	std::vector<std::vector<std::string>> per_arch;
+};
+
+std::vector<std::string> words(const std::string &line)
+{
+	std::istringstream in(line);
+	std::vector<std::string> w;
+	for (std::string x; in >> x;)
+		w.push_back(x);
+	return w;
+}
+
+// Parses a data file as StarPU lays it out: comment lines start with #.
+bool parse_data_file(const std::string &text, std::vector<unsigned> *archs, std::map<std::string, CodeletData> *codelets)
+{
+	std::vector<std::string> lines;
+	for (const std::string &l : lines_of(text))
+		if (!l.empty() && l[0] != '#')
+			lines.push_back(l);
+	if (lines.size() < 2)
+		return false;
+	std::vector<std::string> head = words(lines[0]);
+	if (head.empty() || std::stoul(head[0]) != head.size() - 1)
+		return false;
+	archs->clear();
+	for (size_t i = 1; i < head.size(); i++)
+		archs->push_back((unsigned)std::stoul(head[i]));
+	if (words(lines[1]).size() != 2 * archs->size())
+		return false;
+	for (size_t i = 2; i < lines.size();) {
+		std::vector<std::string> name = words(lines[i++]);
+		if (name.size() != archs->size() + 1 || i >= lines.size())
+			return false;
+		CodeletData d;
+		for (size_t k = 1; k < name.size(); k++)
+			d.can.push_back((unsigned)std::stoul(name[k]));
+		d.general = words(lines[i++]);
+		if (d.general.size() != 10)
+			return false;
+		for (unsigned c : d.can) {
+			if (!c)
+				continue;
+			if (i >= lines.size())
+				return false;
+			d.per_arch.push_back(words(lines[i++]));
+			if (d.per_arch.back().size() != 4)
+				return false;
+		}
+		(*codelets)[name[0]] = d;
+	}
+	return true;
+}
+
+class HeteroprioAuto : public Heteroprio
+{
+protected:
+	void SetUp() override
+	{
+		g_ran.clear();
+	}
+
+	// Runs n tasks of each codelet, with priorities the automatic mode ignores.
+	void run_tasks(int n)
+	{
+		for (int i = 0; i < n; i++) {
+			ASSERT_EQ(submit_detached(&g_auto_a, nullptr, 500), 0);
+			ASSERT_EQ(submit_detached(&g_auto_b, nullptr, -7), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+
+	TempDir dir_;
+	ScopedEnv on_{"STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1"};
+	ScopedEnv file_{"STARPU_HETEROPRIO_DATA_FILE", dir_.file("run.data").c_str()};
+	ScopedEnv data_dir_{"STARPU_HETEROPRIO_DATA_DIR", nullptr};
+	ScopedEnv freeze_{"STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", nullptr};
+	ScopedEnv ordering_{"STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", nullptr};
+	ScopedEnv grouping_{"STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", nullptr};
+};
+
+// Without a callback, each codelet gets a bucket of its own that the CPU
+// looks at; every task runs; the times measured are written to the data
+// file, and the next run reads them back and adds its own.
+TEST_F(HeteroprioAuto, EachCodeletGetsABucketAndTheDataFileIsWrittenAndReadBack)
+{
+	std::string err;
+	START_OR_SKIP(2, nullptr, &err);
+	EXPECT_EQ(err, "");
+	run_tasks(20);
+	EXPECT_EQ(g_ran.size(), 40u);
+	starpu_shutdown();
+
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	std::string text = read_file(dir_.file("run.data"));
+	ASSERT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	EXPECT_EQ(archs, std::vector<unsigned>{ (unsigned)STARPU_CPU_WORKER });
+	ASSERT_EQ(codelets.size(), 2u) << text;
+	// "auto_a" by its model's symbol, "auto_b" by its name.
+	ASSERT_TRUE(codelets.count("auto_a")) << text;
+	ASSERT_TRUE(codelets.count("auto_b")) << text;
+	for (auto &c : codelets) {
+		EXPECT_EQ(c.second.can, std::vector<unsigned>{ 1 });
+		EXPECT_EQ(c.second.general[4], "20") << "tasks submitted, " << text;
+		EXPECT_EQ(c.second.per_arch[0][2], "20") << "times measured on the CPU, " << text;
+		EXPECT_GT(std::stod(c.second.per_arch[0][1]), 0.0) << text;
+	}
+
+	START_OR_SKIP(2, nullptr, &err);
+	EXPECT_EQ(err, "");
+	run_tasks(5);
+	starpu_shutdown();
+	codelets.clear();
+	text = read_file(dir_.file("run.data"));
+	ASSERT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	ASSERT_EQ(codelets.size(), 2u) << text;
+	for (auto &c : codelets)
+		EXPECT_EQ(c.second.per_arch[0][2], "25") << text;
+}
+
+// Without STARPU_HETEROPRIO_DATA_FILE the file is <STARPU_HETEROPRIO_DATA_DIR>/<program>.data.
+TEST_F(HeteroprioAuto, TheDataFileIsNamedAfterTheProgramInTheDataDir)
+{
+	TempDir data;
+	ScopedEnv no_file("STARPU_HETEROPRIO_DATA_FILE", nullptr);
+	ScopedEnv in("STARPU_HETEROPRIO_DATA_DIR", (data.path() + "/sub").c_str());
+	START_OR_SKIP(1, nullptr);
+	run_tasks(3);
+	starpu_shutdown();
+	std::string file = data.path() + "/sub/" + program_invocation_short_name + ".data";
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	EXPECT_TRUE(parse_data_file(read_file(file), &archs, &codelets)) << file;
+	EXPECT_EQ(codelets.size(), 2u);
+	unlink(file.c_str());
+	rmdir((data.path() + "/sub").c_str());
+}
+
+// A data file of an earlier run says auto_a's tasks take 1000 us on the CPU
+// and 10 us on OpenCL, auto_b's the reverse. With gathering frozen, the CPU
+// looks at auto_b's bucket first: all its tasks run before auto_a's.
+const char g_hand_written[] =
+	"# two architectures: CPU (0) and OpenCL (2)\n"
+	"2 0 2\n"
+	"# busy and free times\n"
+	" 0.000000 0.000000 0.000000 0.000000\n"
+	"auto_a 1 1\n"
+	"0.000000 10 10 0.500000 10 10 0.000000 10 10.000000 10\n"
+	"0.000000 1000.000000 100 0.500000\n"
+	"0.000000 10.000000 100 0.500000\n"
+	"#####\n"
+	"auto_b 1 1\n"
+	"0.000000 10 10 0.500000 10 10 0.000000 10 10.000000 10\n"
+	"0.000000 10.000000 100 0.500000\n"
+	"0.000000 1000.000000 100 0.500000\n"
+	"#####\n";
+
+starpu_codelet g_both_a = [] {
+	starpu_codelet cl = g_auto_a;
+	cl.opencl_funcs[0] = opencl_unused;
+	return cl;
+}();
+starpu_codelet g_both_b = [] {
+	starpu_codelet cl = g_auto_b;
+	cl.opencl_funcs[0] = opencl_unused;
+	return cl;
+}();
+
+TEST_F(HeteroprioAuto, MeasuredTimesOrderTheBucketsOfEachArchitecture)
+{
+	{
+		std::ofstream out(dir_.file("run.data"));
+		out << g_hand_written;
+	}
+	ScopedEnv frozen("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", "1");
+	START_OR_SKIP(1, nullptr);
+	{
+		Gate gate(1);
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < 10; i++) {
+			ASSERT_EQ(submit_detached(&g_both_a), 0);
+			ASSERT_EQ(submit_detached(&g_both_b), 0);
+		}
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<std::string> expected(10, "auto_b");
+	expected.insert(expected.end(), 10, "auto_a_codelet");
+	EXPECT_EQ(g_ran, expected);
+	starpu_shutdown();
+	// Frozen: the file is left as it was.
+	EXPECT_EQ(read_file(dir_.file("run.data")), g_hand_written);
+}
+
+// A callback's buckets give way to the automatic mode, with a warning.
+TEST_F(HeteroprioAuto, ACallbackIsOverriddenWithAWarning)
+{
+	std::string err;
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 3);
+	}, &err);
+	EXPECT_TRUE(contains(err, "automatic mode")) << err;
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	run_tasks(4);
+	EXPECT_EQ(g_ran.size(), 8u);
+}
+
+// A damaged data file: one error naming it; what was read before the damage
+// is kept, every task runs, and the file is written anew at shutdown.
+TEST_F(HeteroprioAuto, ADamagedDataFileIsReportedAndRewritten)
+{
+	std::string damaged = std::string(g_hand_written).substr(0, sizeof(g_hand_written) - 1 - 60) + "x y z\n";
+	{
+		std::ofstream out(dir_.file("run.data"));
+		out << damaged;
+	}
+	std::string err;
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, dir_.file("run.data"))) << err;
+	EXPECT_TRUE(contains(err, "damaged")) << err;
+	run_tasks(3);
+	EXPECT_EQ(g_ran.size(), 6u);
+	starpu_shutdown();
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	std::string text = read_file(dir_.file("run.data"));
+	EXPECT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	EXPECT_TRUE(codelets.count("auto_a")) << text;
+	EXPECT_TRUE(codelets.count("auto_b")) << text;
+}
+
+// Values out of range: one error each, the default used, tasks run.
+TEST_F(HeteroprioAuto, BadSettingsAreReportedAndTheDefaultsUsed)
+{
+	ScopedEnv ordering("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", "28");
+	ScopedEnv grouping("STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", "2");
+	std::string err;
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 2u) << err;
+	EXPECT_TRUE(contains(err, "STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY=28")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY=2")) << err;
+	run_tasks(3);
+	EXPECT_EQ(g_ran.size(), 6u);
+}
+
+// An unwritable data file: one error at shutdown naming it and the fix.
+TEST_F(HeteroprioAuto, AnUnwritableDataFileIsReported)
+{
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", (dir_.path() + "/no/such/dir/run.data").c_str());
+	START_OR_SKIP(1, nullptr);
+	run_tasks(2);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "no/such/dir/run.data")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_DATA_FILE")) << err;
+}
+
+// Every ordering policy orders the buckets and runs every task.
+TEST_F(HeteroprioAuto, EveryOrderingPolicyRunsEveryTask)
+{
+	for (int policy = 0; policy < STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT; policy++) {
+		ScopedEnv ordering("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", std::to_string(policy).c_str());
+		ScopedEnv interval("STARPU_AUTOHETEROPRIO_ORDERING_INTERVAL", "1");
+		g_ran.clear();
+		std::string err;
+		START_OR_SKIP(1, nullptr, &err);
+		EXPECT_EQ(err, "") << policy;
+		run_tasks(3);
+		EXPECT_EQ(g_ran.size(), 6u) << policy;
+		starpu_shutdown();
+	}
 }
 
 // ------------------------------------------------ CPU and OpenCL workers

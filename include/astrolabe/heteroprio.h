@@ -61,7 +61,7 @@ void astro_heteroprio_setup_default(unsigned sched_ctx_id);
  */
 int astro_heteroprio_setup_close(unsigned sched_ctx_id, struct astro_heteroprio_setup *setup);
 
-/** The set-up ctx's heteroprio policy runs with (after close). Returns 0, or -ENOENT when ctx runs no heteroprio policy. */
+/** The set-up ctx's heteroprio policy started with (after close; the automatic mode then changes its own copy). Returns 0, or -ENOENT when ctx runs no heteroprio policy. */
 int astro_heteroprio_setup_get(unsigned sched_ctx_id, struct astro_heteroprio_setup *setup);
 
 /** Forgets ctx's set-up (the policy's deinit_sched). */
