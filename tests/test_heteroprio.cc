@@ -868,6 +868,40 @@ TEST_F(HeteroprioOpenCL, EachArchitectureTakesOnlyFromItsBuckets)
 	EXPECT_EQ(w1.opencl, 50);
 	EXPECT_EQ(w1.cpu, 0);
 }
+
+// Automatic mode, with the hand-written data file of an earlier run: auto_a
+// runs 100 times faster on OpenCL, auto_b 100 times faster on the CPU. With
+// fewer than 100 tasks waiting per worker, each architecture leaves the
+// other's codelet alone: every task runs where its codelet is fastest.
+TEST_F(HeteroprioOpenCL, AutomaticModeRunsEachCodeletWhereItIsFastest)
+{
+	TempDir dir;
+	{
+		std::ofstream out(dir.file("run.data"));
+		out << g_hand_written;
+	}
+	ScopedEnv on("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", dir.file("run.data").c_str());
+	ScopedEnv frozen("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", "1");
+	if (!start_mixed(nullptr))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	static starpu_codelet a = [] {
+		starpu_codelet cl = both_codelet("auto_a_codelet");
+		cl.model = &g_model_a;
+		return cl;
+	}();
+	static starpu_codelet b = both_codelet("auto_b");
+	Where wa, wb;
+	for (int i = 0; i < 40; i++) {
+		ASSERT_EQ(submit_detached(&a, &wa), 0);
+		ASSERT_EQ(submit_detached(&b, &wb), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(wa.opencl, 40);
+	EXPECT_EQ(wa.cpu, 0);
+	EXPECT_EQ(wb.cpu, 40);
+	EXPECT_EQ(wb.opencl, 0);
+}
 #endif
 
 } // namespace

@@ -56,6 +56,9 @@ struct hp_policy
 };
 
 static struct astro_sched_counters hp_counters;
+static struct starpu_sched_policy heteroprio_policy;
+static void hp_pre_exec(struct starpu_task *task, unsigned sched_ctx_id);
+static void hp_post_exec(struct starpu_task *task, unsigned sched_ctx_id);
 
 /* While the policy holds a task, its sched_data keeps its bucket and the architectures that may run it (1 << arch). */
 static inline void *queued_as(unsigned bucket, unsigned archs)
@@ -115,6 +118,12 @@ static void hp_init_sched(unsigned sched_ctx_id)
 	if ((hp->autom = hp_auto_open(&hp->layout)) && callback)
 		astro_log_error("heteroprio", "automatic mode (STARPU_HETEROPRIO_USE_AUTO_CALIBRATION): it orders the buckets itself, "
 				"what the policy's callback set is not used (set the variable to 0 to use it)");
+	/* The hooks that measure execution times: installed once a context needs them, so that they cost nothing before. */
+	if (hp->autom && !heteroprio_policy.pre_exec_hook)
+	{
+		__atomic_store_n(&heteroprio_policy.pre_exec_hook, hp_pre_exec, __ATOMIC_RELEASE);
+		__atomic_store_n(&heteroprio_policy.post_exec_hook, hp_post_exec, __ATOMIC_RELEASE);
+	}
 
 	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
 		starpu_task_list_init(&hp->buckets[b].tasks);
@@ -506,8 +515,6 @@ static struct starpu_sched_policy heteroprio_policy =
 	.remove_workers = hp_remove_workers,
 	.push_task = hp_push_task,
 	.pop_task = hp_pop_task,
-	.pre_exec_hook = hp_pre_exec,
-	.post_exec_hook = hp_post_exec,
 	.policy_name = "heteroprio",
 	.policy_description = "heteroprio: priority buckets looked at in a different order by each kind of worker, with slow factors",
 	.worker_type = STARPU_WORKER_LIST,
