@@ -267,28 +267,6 @@ TEST_F(Heteroprio, InconsistentBucketsFallBackToTheDefaultWithAnError)
 	}
 }
 
-TEST_F(Heteroprio, LocalityModeIsRefusedClearly)
-{
-	std::string err;
-	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_set_use_locality(ctx, 1); });
-	EXPECT_TRUE(contains(g_setup_err, "data locality mode")) << g_setup_err;
-	EXPECT_EQ(lines_of(g_setup_err).size(), 1u) << g_setup_err;
-	err = stderr_of([] {
-		starpu_heteroprio_map_wgroup_memory_nodes(0);
-		starpu_heteroprio_print_wgroups(stdout, 0);
-	});
-	EXPECT_EQ(lines_of(err).size(), 2u) << err;
-	EXPECT_TRUE(contains(err, "starpu_heteroprio_map_wgroup_memory_nodes")) << err;
-	EXPECT_TRUE(contains(err, "starpu_heteroprio_print_wgroups")) << err;
-	starpu_shutdown();
-
-	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
-	START_OR_SKIP(1, nullptr, &err);
-	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available")) << err;
-	// It still runs, with its default buckets.
-	EXPECT_EQ(running().nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
-}
-
 // ------------------------------------------------------------- behaviour
 
 std::mutex g_order_lock;
@@ -458,6 +436,86 @@ TEST_F(Heteroprio, AContextGetsItsOwnBuckets)
 	}
 	starpu_sched_ctx_delete(ctx);
 	EXPECT_EQ(astro_heteroprio_setup_get(ctx, &none), -ENOENT);
+}
+
+
+// --------------------------------------------------------- locality mode
+
+// What starpu_heteroprio_print_wgroups() prints for ctx.
+std::string wgroups_of(unsigned ctx)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	starpu_heteroprio_print_wgroups(f, ctx);
+	fclose(f);
+	std::string text(buf ? buf : "", len);
+	free(buf);
+	return text;
+}
+
+// The callback turns the mode on and maps the groups: no error; each worker
+// is in the group of its memory node; tasks still run in the CPU's order.
+TEST_F(Heteroprio, LocalityModeGroupsTheWorkersByMemoryNode)
+{
+	START_OR_SKIP(2, [](unsigned ctx) {
+		starpu_heteroprio_set_use_locality(ctx, 1);
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 3);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 2, 1);
+		starpu_heteroprio_map_wgroup_memory_nodes(ctx);
+	});
+	EXPECT_EQ(g_setup_err, "");
+	EXPECT_EQ(running().use_locality, 1);
+	std::string groups = wgroups_of(0);
+	EXPECT_TRUE(contains(groups, "[STARPU-LAHETEROPRIO] There are 1 groups")) << groups;
+	EXPECT_TRUE(contains(groups, "Worker 0 => group 0")) << groups;
+	EXPECT_TRUE(contains(groups, "Worker 1 => group 0")) << groups;
+	EXPECT_TRUE(contains(groups, "Prio   0 (Bucket   2) => [ 0]")) << groups;
+	EXPECT_TRUE(contains(groups, "Prio   2 (Bucket   1) => [ 2]")) << groups;
+	starpu_shutdown();
+
+	// The same from the variable, without a callback; one worker to see the order.
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	START_OR_SKIP(1, nullptr);
+	EXPECT_TRUE(contains(wgroups_of(0), "There are 1 groups"));
+	std::vector<int> prios = { 5, 0, 9, 3, 3, 1, 99, 0, 7 };
+	std::vector<int> expected = prios;
+	std::sort(expected.begin(), expected.end());
+	EXPECT_EQ(run_order(prios), expected);
+}
+
+TEST_F(Heteroprio, LocalityModeRefusesBadUseClearly)
+{
+	// Mapping groups with the mode off; printing them for a context without it.
+	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_map_wgroup_memory_nodes(ctx); });
+	EXPECT_EQ(lines_of(g_setup_err).size(), 1u) << g_setup_err;
+	EXPECT_TRUE(contains(g_setup_err, "starpu_heteroprio_set_use_locality(ctx, 1) first")) << g_setup_err;
+	std::string err = stderr_of([] { EXPECT_EQ(wgroups_of(0), ""); });
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "no heteroprio policy in the data locality mode")) << err;
+	starpu_shutdown();
+
+	// An unknown push strategy; the mode with the automatic one.
+	TempDir dir;
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	ScopedEnv push("STARPU_LAHETEROPRIO_PUSH", "NEAREST");
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "STARPU_LAHETEROPRIO_PUSH=NEAREST")) << err;
+	EXPECT_EQ(run_order({ 2, 1 }), (std::vector<int>{ 1, 2 }));
+	starpu_shutdown();
+
+	ScopedEnv automatic("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", dir.file("run.data").c_str());
+	ScopedEnv no_push("STARPU_LAHETEROPRIO_PUSH", nullptr);
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "cannot run together")) << err;
+	EXPECT_EQ(run_order({ 2, 1 }).size(), 2u);
+	// Before the data file's directory goes.
+	starpu_shutdown();
 }
 
 
@@ -901,6 +959,86 @@ TEST_F(HeteroprioOpenCL, AutomaticModeRunsEachCodeletWhereItIsFastest)
 	EXPECT_EQ(wa.cpu, 0);
 	EXPECT_EQ(wb.cpu, 40);
 	EXPECT_EQ(wb.opencl, 0);
+}
+
+// Locality mode on one CPU and one OpenCL worker (two memory nodes). x is
+// only on the OpenCL device, y only in RAM: the tasks reading x go to the
+// OpenCL group's list, those reading y to the CPU's. The CPU worker, held
+// while they are submitted interleaved, then runs all those near its data
+// before the others (the OpenCL worker is held meanwhile).
+std::atomic<int> g_ocl_hold{0};
+
+void write_on_opencl(void **, void *) {}
+
+void hold_opencl(void **, void *)
+{
+	g_ocl_hold = 1;
+	wait_until([] { return g_ocl_hold.load() == 2; }, 60000);
+}
+
+void record_x(void **, void *arg)
+{
+	std::lock_guard<std::mutex> lock(g_ran_lock);
+	g_ran.push_back(static_cast<const char *>(arg));
+}
+
+TEST_F(HeteroprioOpenCL, LocalityModeRunsTasksNearTheirDataFirst)
+{
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	ScopedEnv push("STARPU_LAHETEROPRIO_PUSH", "LS_SDHB");
+	g_ran.clear();
+	if (!start_mixed(nullptr))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	std::string groups = wgroups_of(0);
+	EXPECT_TRUE(contains(groups, "There are 2 groups")) << groups;
+	static float x[16], y[16];
+	starpu_data_handle_t hx, hy;
+	starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, 16, sizeof(float));
+	starpu_vector_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)y, 16, sizeof(float));
+	static starpu_codelet writer = [] {
+		starpu_codelet cl{};
+		cl.where = STARPU_OPENCL;
+		cl.opencl_funcs[0] = write_on_opencl;
+		cl.nbuffers = 1;
+		cl.modes[0] = STARPU_W;
+		cl.name = "write_on_opencl";
+		return cl;
+	}();
+	static starpu_codelet holder = [] {
+		starpu_codelet cl{};
+		cl.where = STARPU_OPENCL;
+		cl.opencl_funcs[0] = hold_opencl;
+		cl.name = "hold_opencl";
+		return cl;
+	}();
+	static starpu_codelet reader = [] {
+		starpu_codelet cl = cpu_codelet(record_x, 1, "reader");
+		cl.opencl_funcs[0] = record_x;
+		cl.modes[0] = STARPU_R;
+		return cl;
+	}();
+	ASSERT_EQ(starpu_task_insert(&writer, STARPU_W, hx, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_FALSE(starpu_data_is_on_node(hx, STARPU_MAIN_RAM));
+	g_ocl_hold = 0;
+	ASSERT_EQ(starpu_task_insert(&holder, 0), 0);
+	ASSERT_TRUE(wait_until([] { return g_ocl_hold.load() == 1; }, 60000));
+	{
+		Gate gate({ starpu_worker_get_by_type(STARPU_CPU_WORKER, 0) });
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < 6; i++) {
+			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hx, STARPU_CL_ARGS_NFREE, "x", (size_t)2, 0), 0);
+			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hy, STARPU_CL_ARGS_NFREE, "y", (size_t)2, 0), 0);
+		}
+	}
+	ASSERT_TRUE(wait_until([] { std::lock_guard<std::mutex> l(g_ran_lock); return g_ran.size() == 12; }, 60000));
+	g_ocl_hold = 2;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<std::string> expected(6, "y");
+	expected.insert(expected.end(), 6, "x");
+	EXPECT_EQ(g_ran, expected);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
 }
 #endif
 

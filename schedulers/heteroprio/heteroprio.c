@@ -18,11 +18,13 @@
 #include <astrolabe/sched.h>
 #include <astrolabe/heteroprio.h>
 #include "auto.h"
+#include "la.h"
 
 /* A bucket's tasks; its architectures, fastest one and slow factors are in the policy's layout. */
 struct hp_bucket
 {
-	struct starpu_task_list tasks;
+	/* One list per worker group in the data locality mode (la.h), else only the first. */
+	struct starpu_task_list tasks[HP_LA_MAX_GROUPS];
 	unsigned ntasks;
 	/* Of them, those no worker of the fastest architecture can run (a slower worker takes them at once). */
 	unsigned nfor_slower_only;
@@ -44,6 +46,8 @@ struct hp_policy
 	struct astro_heteroprio_setup layout;
 	/* The automatic mode (auto.h), which changes the layout as tasks come; NULL when off. */
 	struct hp_auto *autom;
+	/* The data locality mode (la.h); NULL when off. */
+	struct hp_la *la;
 	struct hp_bucket buckets[STARPU_HETEROPRIO_MAX_PRIO];
 	/* Tasks in the buckets that workers of each architecture may take. */
 	atomic_uint in_buckets[STARPU_NARCH];
@@ -60,20 +64,43 @@ static struct starpu_sched_policy heteroprio_policy;
 static void hp_pre_exec(struct starpu_task *task, unsigned sched_ctx_id);
 static void hp_post_exec(struct starpu_task *task, unsigned sched_ctx_id);
 
-/* While the policy holds a task, its sched_data keeps its bucket and the architectures that may run it (1 << arch). */
-static inline void *queued_as(unsigned bucket, unsigned archs)
+/*
+ * While the policy holds a task, its sched_data keeps the architectures that
+ * may run it (1 << arch), its bucket, its worker group and, for the locality
+ * mode's AUTO push, the group each strategy chose.
+ */
+#define AT_BUCKET STARPU_NARCH
+#define AT_GROUP (AT_BUCKET + 7)
+#define AT_AUTO (AT_GROUP + 4)
+
+static inline void *queued_as(unsigned bucket, unsigned archs, unsigned group, const unsigned auto_groups[HP_LA_NAUTO])
 {
-	return (void *)(uintptr_t)(bucket << STARPU_NARCH | archs);
+	uint64_t v = (uint64_t)archs | (uint64_t)bucket << AT_BUCKET | (uint64_t)group << AT_GROUP;
+
+	for (unsigned p = 0; p < HP_LA_NAUTO; p++)
+		v |= (uint64_t)auto_groups[p] << (AT_AUTO + 4 * p);
+	return (void *)(uintptr_t)v;
 }
 
 static inline unsigned task_archs(const struct starpu_task *task)
 {
-	return (unsigned)(uintptr_t)task->sched_data & ((1u << STARPU_NARCH) - 1);
+	return (unsigned)((uintptr_t)task->sched_data & ((1u << STARPU_NARCH) - 1));
 }
 
 static inline unsigned task_bucket(const struct starpu_task *task)
 {
-	return (unsigned)(uintptr_t)task->sched_data >> STARPU_NARCH;
+	return (unsigned)(((uintptr_t)task->sched_data >> AT_BUCKET) & 127);
+}
+
+static inline unsigned task_group(const struct starpu_task *task)
+{
+	return (unsigned)(((uintptr_t)task->sched_data >> AT_GROUP) & 15);
+}
+
+static inline void task_auto_groups(const struct starpu_task *task, unsigned auto_groups[HP_LA_NAUTO])
+{
+	for (unsigned p = 0; p < HP_LA_NAUTO; p++)
+		auto_groups[p] = (unsigned)(((uint64_t)(uintptr_t)task->sched_data >> (AT_AUTO + 4 * p)) & 15);
 }
 
 static inline unsigned bucket_of(const struct starpu_task *task)
@@ -102,9 +129,6 @@ static void hp_init_sched(unsigned sched_ctx_id)
 		starpu_sched_ctx_set_max_priority(sched_ctx_id, STARPU_HETEROPRIO_MAX_PRIO - 1);
 	if (starpu_sched_ctx_get_min_priority(sched_ctx_id) > 0)
 		starpu_sched_ctx_set_min_priority(sched_ctx_id, 0);
-	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_LA", 0) > 0)
-		astro_log_error("heteroprio", "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available in Astrolabe; "
-				"heteroprio runs without it (unset the variable to silence this)");
 
 	if (astro_heteroprio_setup_open(sched_ctx_id) == 0)
 	{
@@ -125,8 +149,19 @@ static void hp_init_sched(unsigned sched_ctx_id)
 		__atomic_store_n(&heteroprio_policy.post_exec_hook, hp_post_exec, __ATOMIC_RELEASE);
 	}
 
+	hp->la = hp_la_open(sched_ctx_id, &hp->layout);
+	if (hp->la && hp->autom)
+	{
+		astro_log_error("heteroprio", "the data locality mode and the automatic mode cannot run together (the locality mode's access orders "
+				"rest on fixed buckets): heteroprio runs the automatic mode only; unset STARPU_HETEROPRIO_USE_LA or "
+				"STARPU_HETEROPRIO_USE_AUTO_CALIBRATION");
+		hp_la_close(hp->la, sched_ctx_id);
+		hp->la = NULL;
+	}
+
 	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
-		starpu_task_list_init(&hp->buckets[b].tasks);
+		for (unsigned g = 0; g < HP_LA_MAX_GROUPS; g++)
+			starpu_task_list_init(&hp->buckets[b].tasks[g]);
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
 		starpu_task_list_init(&hp->w[i].queue);
@@ -149,6 +184,7 @@ static void hp_deinit_sched(unsigned sched_ctx_id)
 	if (left)
 		astro_log_error("heteroprio", "%u tasks were still queued at shutdown", left);
 	hp_auto_close(hp->autom, &hp->layout);
+	hp_la_close(hp->la, sched_ctx_id);
 	astro_heteroprio_setup_release(sched_ctx_id);
 	STARPU_PTHREAD_MUTEX_DESTROY(&hp->lock);
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, NULL);
@@ -184,9 +220,9 @@ static void bucket_put(struct hp_policy *hp, unsigned b, struct starpu_task *tas
 	unsigned archs = task_archs(task);
 
 	if (at_head)
-		starpu_task_list_push_front(&bucket->tasks, task);
+		starpu_task_list_push_front(&bucket->tasks[task_group(task)], task);
 	else
-		starpu_task_list_push_back(&bucket->tasks, task);
+		starpu_task_list_push_back(&bucket->tasks[task_group(task)], task);
 	bucket->ntasks++;
 	if (faster >= 0 && !(archs & (1u << faster)))
 		bucket->nfor_slower_only++;
@@ -202,7 +238,7 @@ static void bucket_erase(struct hp_policy *hp, unsigned b, struct starpu_task *t
 	int faster = hp->layout.buckets[b].faster_arch;
 	unsigned archs = task_archs(task);
 
-	starpu_task_list_erase(&bucket->tasks, task);
+	starpu_task_list_erase(&bucket->tasks[task_group(task)], task);
 	bucket->ntasks--;
 	if (faster >= 0 && !(archs & (1u << faster)))
 		bucket->nfor_slower_only--;
@@ -282,9 +318,10 @@ static void recount_for_slower_only(struct hp_policy *hp, unsigned b)
 	bucket->nfor_slower_only = 0;
 	if (faster < 0)
 		return;
-	for (struct starpu_task *t = starpu_task_list_begin(&bucket->tasks); t; t = starpu_task_list_next(t))
-		if (!(task_archs(t) & (1u << faster)))
-			bucket->nfor_slower_only++;
+	for (unsigned g = 0; g < HP_LA_MAX_GROUPS; g++)
+		for (struct starpu_task *t = starpu_task_list_begin(&bucket->tasks[g]); t; t = starpu_task_list_next(t))
+			if (!(task_archs(t) & (1u << faster)))
+				bucket->nfor_slower_only++;
 }
 
 /* The bucket the automatic mode gives task (it may change the layout); -1 when none. hp->lock held. */
@@ -306,8 +343,12 @@ static int hp_push_task(struct starpu_task *task)
 {
 	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
 	int wake[STARPU_NARCH];
-	unsigned archs, b;
+	unsigned auto_groups[HP_LA_NAUTO] = { 0 };
+	unsigned archs, b, group = 0;
 
+	/* Where the task's data are, before the lock. */
+	if (hp->la)
+		group = hp_la_push_group(hp->la, task, auto_groups);
 	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
 	if (hp->autom)
 	{
@@ -335,7 +376,7 @@ static int hp_push_task(struct starpu_task *task)
 					starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", task->priority, b);
 		return -EINVAL;
 	}
-	task->sched_data = queued_as(b, archs);
+	task->sched_data = queued_as(b, archs, group, auto_groups);
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
 	bucket_put(hp, b, task, 0);
@@ -364,38 +405,57 @@ static int slow_factor_allows(struct hp_policy *hp, unsigned b, int arch)
 	return (float)hp->buckets[b].ntasks / (float)hp->nworkers_of[faster] >= cfg->slow_factor[arch];
 }
 
-/* Moves up to want tasks workerid may take from its buckets, in its order, into its queue; hp->lock held. */
-static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
+/* Moves up to want tasks workerid may take from the list of group in bucket b into its queue; what is left to take. hp->lock held. */
+static unsigned take_from_list(struct hp_policy *hp, int workerid, unsigned b, unsigned group, unsigned want)
 {
 	struct hp_worker *w = &hp->w[workerid];
 	unsigned bit = 1u << w->arch;
+	struct hp_bucket *bucket = &hp->buckets[b];
+	struct starpu_task *task = starpu_task_list_begin(&bucket->tasks[group]);
+	int faster = hp->layout.buckets[b].faster_arch;
+	unsigned faster_bit = faster >= 0 ? 1u << faster : 0;
 
-	for (unsigned i = 0; want && i < hp->layout.nb_prios[w->arch]; i++)
+	while (want && task)
 	{
-		unsigned b = hp->layout.mapping[w->arch][i];
-		struct hp_bucket *bucket = &hp->buckets[b];
-		struct starpu_task *task = starpu_task_list_begin(&bucket->tasks);
-		int faster = hp->layout.buckets[b].faster_arch;
-		unsigned faster_bit = faster >= 0 ? 1u << faster : 0;
+		struct starpu_task *next = starpu_task_list_next(task);
+		int any = slow_factor_allows(hp, b, w->arch);
 
-		while (want && task)
+		if (!any && !bucket->nfor_slower_only)
+			break;
+		if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
 		{
-			struct starpu_task *next = starpu_task_list_next(task);
-			int any = slow_factor_allows(hp, b, w->arch);
-
-			if (!any && !bucket->nfor_slower_only)
-				break;
-			if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
-			{
-				bucket_erase(hp, b, task);
-				starpu_task_list_push_back(&w->queue, task);
-				atomic_fetch_add(&w->nqueued, 1);
-				atomic_fetch_add(&hp->in_queues[w->arch], 1);
-				want--;
-			}
-			task = next;
+			bucket_erase(hp, b, task);
+			starpu_task_list_push_back(&w->queue, task);
+			atomic_fetch_add(&w->nqueued, 1);
+			atomic_fetch_add(&hp->in_queues[w->arch], 1);
+			want--;
 		}
+		task = next;
 	}
+	return want;
+}
+
+/*
+ * Moves up to want tasks workerid may take from its buckets, in its order,
+ * into its queue: in the locality mode, one task, in its group's access
+ * order. hp->lock held.
+ */
+static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
+{
+	int arch = hp->w[workerid].arch;
+
+	if (hp->la)
+	{
+		unsigned n;
+		const struct hp_la_access *order = hp_la_order(hp->la, workerid, &n);
+
+		for (unsigned i = 0; want && i < n; i++)
+			if (order[i].prio_idx < hp->layout.nb_prios[arch])
+				want = take_from_list(hp, workerid, hp->layout.mapping[arch][order[i].prio_idx], order[i].group, want ? 1 : 0);
+		return;
+	}
+	for (unsigned i = 0; want && i < hp->layout.nb_prios[arch]; i++)
+		want = take_from_list(hp, workerid, hp->layout.mapping[arch][i], 0, want);
 }
 
 /* Takes a task from the queue of another worker of thief's architecture, the one it took last; hp->lock held. */
@@ -445,8 +505,8 @@ static struct starpu_task *hp_take(void *policy_data, int workerid)
 
 		if (want > available)
 			want = available;
-		/* Fewer tasks than workers: one each, so that none waits behind another's queue. */
-		if (available < hp->workers.count)
+		/* Fewer tasks than workers, or the locality mode (no prefetch): one each, so that none waits behind another's queue. */
+		if (available < hp->workers.count || hp->la)
 			want = queued ? 0 : 1;
 		take_from_buckets(hp, workerid, want);
 	}
@@ -468,6 +528,13 @@ static struct starpu_task *hp_take(void *policy_data, int workerid)
 	astro_sched_wake(thief, 0);
 	if (task)
 	{
+		if (hp->la)
+		{
+			unsigned auto_groups[HP_LA_NAUTO];
+
+			task_auto_groups(task, auto_groups);
+			hp_la_taken(hp->la, task, auto_groups);
+		}
 		task->sched_data = NULL;
 		astro_sched_counters_count_pop(&hp_counters, stolen);
 	}
