@@ -33,7 +33,7 @@ extern "C" {
 /** Number of buckets: task priorities 0..STARPU_HETEROPRIO_MAX_PRIO-1. */
 #define STARPU_HETEROPRIO_MAX_PRIO 100
 
-/** Number of orderings of the automatic mode (StarPU 1.4; not available in Astrolabe, see the README). */
+/** Number of orderings of the automatic mode (STARPU_HETEROPRIO_USE_AUTO_CALIBRATION=1; see the README). */
 #define STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT 28
 
 /** The orderings of StarPU 1.4's automatic mode, by the value STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY takes. */
@@ -86,8 +86,11 @@ static const char starpu_autoheteroprio_priority_ordering_policy_names[STARPU_AU
 };
 
 /**
- * Data locality mode (StarPU's worker groups per memory node). Astrolabe's
- * heteroprio has no such mode: 0 is accepted, 1 is refused with an error.
+ * Data locality mode (1) or not (0, the default; STARPU_HETEROPRIO_USE_LA=1
+ * also turns it on): the workers of each memory node form a group, each
+ * bucket keeps a task list per group, a task goes to the list of the group
+ * its data are closest to and workers take from their own group's lists
+ * first. Another value is refused with an error.
  */
 void starpu_heteroprio_set_use_locality(unsigned sched_ctx_id, unsigned use_locality);
 
@@ -108,10 +111,10 @@ void starpu_heteroprio_set_faster_arch(unsigned sched_ctx_id, enum starpu_worker
  */
 void starpu_heteroprio_set_arch_slow_factor(unsigned sched_ctx_id, enum starpu_worker_archtype arch, unsigned bucket_id, float slow_factor);
 
-/** Worker groups per memory node, for the data locality mode: refused with an error (see starpu_heteroprio_set_use_locality()). */
+/** Worker groups per memory node, for the data locality mode: call it in the callback after starpu_heteroprio_set_use_locality(ctx, 1) (the policy maps the groups as it starts); with the mode off, an error. */
 void starpu_heteroprio_map_wgroup_memory_nodes(unsigned sched_ctx_id);
 
-/** Prints the worker groups of the data locality mode: refused with an error (see starpu_heteroprio_set_use_locality()). */
+/** Prints on stream the worker groups of ctx's data locality mode and each group's access order; an error when ctx does not run the mode. */
 void starpu_heteroprio_print_wgroups(FILE *stream, unsigned sched_ctx_id);
 
 #ifdef __cplusplus

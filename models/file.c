@@ -12,6 +12,7 @@
  * atomic. A file that does not parse is renamed aside with one warning.
  */
 #include "models.h"
+#include <astrolabe/sched.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +82,11 @@ void _astro_sampling_dir(char *path, size_t len)
 		snprintf(path, len, "%s", dir);
 	else
 		snprintf(path, len, "%s/.starpu/sampling", _astro_pm_home_dir());
+}
+
+void astro_sched_sampling_dir(char *path, size_t len)
+{
+	_astro_sampling_dir(path, len);
 }
 
 static void file_in(const char *dir, const char *symbol, char *path, size_t len)

@@ -25,6 +25,9 @@ struct setup_slot
 {
 	enum setup_state state;
 	struct astro_heteroprio_setup setup;
+	/* Prints the locality mode's worker groups (set by the policy). */
+	void (*print)(FILE *stream, void *arg);
+	void *print_arg;
 };
 
 /* Set-ups are written from the thread creating a context, read by tests; the lock is never on the task path. */
@@ -167,30 +170,50 @@ void starpu_heteroprio_set_arch_slow_factor(unsigned sched_ctx_id, enum starpu_w
 
 void starpu_heteroprio_set_use_locality(unsigned sched_ctx_id, unsigned use_locality)
 {
+	struct astro_heteroprio_setup *setup;
+
 	if (use_locality > 1)
 	{
 		astro_log_error("heteroprio", "%s: %u is neither 0 nor 1", __func__, use_locality);
 		return;
 	}
-	if (!open_setup(__func__, sched_ctx_id, -1, -1))
+	if (!(setup = open_setup(__func__, sched_ctx_id, -1, -1)))
 		return;
+	setup->use_locality = (unsigned char)use_locality;
 	pthread_mutex_unlock(&setups_lock);
-	if (use_locality)
-		astro_log_error("heteroprio", "%s: the data locality mode (worker groups per memory node) is not available in Astrolabe's heteroprio; "
-				"the context keeps one set of buckets for all workers", __func__);
 }
 
 void starpu_heteroprio_map_wgroup_memory_nodes(unsigned sched_ctx_id)
 {
-	astro_log_error("heteroprio", "%s (context %u): worker groups belong to the data locality mode, which Astrolabe's heteroprio does not have "
-			"(see starpu_heteroprio_set_use_locality)", __func__, sched_ctx_id);
+	struct astro_heteroprio_setup *setup;
+	int on;
+
+	if (!(setup = open_setup(__func__, sched_ctx_id, -1, -1)))
+		return;
+	on = setup->use_locality;
+	pthread_mutex_unlock(&setups_lock);
+	/* The policy maps the groups to the memory nodes as it starts, from the buckets the callback set. */
+	if (!on)
+		astro_log_error("heteroprio", "%s (context %u): worker groups belong to the data locality mode, which is off: "
+				"call starpu_heteroprio_set_use_locality(ctx, 1) first (or set STARPU_HETEROPRIO_USE_LA=1)", __func__, sched_ctx_id);
 }
 
 void starpu_heteroprio_print_wgroups(FILE *stream, unsigned sched_ctx_id)
 {
-	(void)stream;
-	astro_log_error("heteroprio", "%s (context %u): worker groups belong to the data locality mode, which Astrolabe's heteroprio does not have "
-			"(see starpu_heteroprio_set_use_locality)", __func__, sched_ctx_id);
+	struct setup_slot *slot;
+
+	pthread_mutex_lock(&setups_lock);
+	slot = sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? setups[sched_ctx_id] : NULL;
+	if (slot && slot->print && stream)
+	{
+		slot->print(stream, slot->print_arg);
+		pthread_mutex_unlock(&setups_lock);
+		return;
+	}
+	pthread_mutex_unlock(&setups_lock);
+	astro_log_error("heteroprio", "%s (context %u): %s", __func__, sched_ctx_id,
+			!stream ? "no stream to print to" : "the context runs no heteroprio policy in the data locality mode "
+			"(starpu_heteroprio_set_use_locality(ctx, 1) in its callback, or STARPU_HETEROPRIO_USE_LA=1)");
 }
 
 /* ----------------------------------------------------- the policy's side */
@@ -214,6 +237,8 @@ int astro_heteroprio_setup_open(unsigned sched_ctx_id)
 		return -ENOMEM;
 	}
 	slot->state = SETUP_OPEN;
+	slot->print = NULL;
+	slot->print_arg = NULL;
 	setup_empty(&slot->setup);
 	pthread_mutex_unlock(&setups_lock);
 	return 0;
@@ -279,7 +304,12 @@ int astro_heteroprio_setup_close(unsigned sched_ctx_id, struct astro_heteroprio_
 	}
 	ret = setup_check(&slot->setup, why, sizeof(why));
 	if (ret)
+	{
+		unsigned char use_locality = slot->setup.use_locality;
+
 		setup_fill_default(&slot->setup);
+		slot->setup.use_locality = use_locality;
+	}
 	slot->state = SETUP_CLOSED;
 	*setup = slot->setup;
 	pthread_mutex_unlock(&setups_lock);
@@ -301,6 +331,17 @@ int astro_heteroprio_setup_get(unsigned sched_ctx_id, struct astro_heteroprio_se
 	}
 	pthread_mutex_unlock(&setups_lock);
 	return ret;
+}
+
+void astro_heteroprio_setup_set_printer(unsigned sched_ctx_id, void (*print)(FILE *stream, void *arg), void *arg)
+{
+	pthread_mutex_lock(&setups_lock);
+	if (sched_ctx_id < STARPU_NMAX_SCHED_CTXS && setups[sched_ctx_id])
+	{
+		setups[sched_ctx_id]->print = print;
+		setups[sched_ctx_id]->print_arg = arg;
+	}
+	pthread_mutex_unlock(&setups_lock);
 }
 
 void astro_heteroprio_setup_release(unsigned sched_ctx_id)

@@ -9,10 +9,15 @@
 #include <starpu_heteroprio.h>
 #include <schedulers/starpu_heteroprio.h>
 #include <astrolabe/heteroprio.h>
+#include <cerrno>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
+#include <unistd.h>
 #include "opencl_helpers.h"
 
 using namespace astro_test;
@@ -262,30 +267,6 @@ TEST_F(Heteroprio, InconsistentBucketsFallBackToTheDefaultWithAnError)
 	}
 }
 
-TEST_F(Heteroprio, LocalityModeAndAutomaticModeAreRefusedClearly)
-{
-	std::string err;
-	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_set_use_locality(ctx, 1); });
-	EXPECT_TRUE(contains(g_setup_err, "data locality mode")) << g_setup_err;
-	EXPECT_EQ(lines_of(g_setup_err).size(), 1u) << g_setup_err;
-	err = stderr_of([] {
-		starpu_heteroprio_map_wgroup_memory_nodes(0);
-		starpu_heteroprio_print_wgroups(stdout, 0);
-	});
-	EXPECT_EQ(lines_of(err).size(), 2u) << err;
-	EXPECT_TRUE(contains(err, "starpu_heteroprio_map_wgroup_memory_nodes")) << err;
-	EXPECT_TRUE(contains(err, "starpu_heteroprio_print_wgroups")) << err;
-	starpu_shutdown();
-
-	ScopedEnv automatic("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
-	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
-	START_OR_SKIP(1, nullptr, &err);
-	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_AUTO_CALIBRATION: the automatic mode is not available")) << err;
-	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available")) << err;
-	// It still runs, with its default buckets.
-	EXPECT_EQ(running().nb_prios[STARPU_CPU_WORKER], (unsigned)STARPU_HETEROPRIO_MAX_PRIO);
-}
-
 // ------------------------------------------------------------- behaviour
 
 std::mutex g_order_lock;
@@ -457,6 +438,397 @@ TEST_F(Heteroprio, AContextGetsItsOwnBuckets)
 	EXPECT_EQ(astro_heteroprio_setup_get(ctx, &none), -ENOENT);
 }
 
+
+// --------------------------------------------------------- locality mode
+
+// What starpu_heteroprio_print_wgroups() prints for ctx.
+std::string wgroups_of(unsigned ctx)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	starpu_heteroprio_print_wgroups(f, ctx);
+	fclose(f);
+	std::string text(buf ? buf : "", len);
+	free(buf);
+	return text;
+}
+
+// The callback turns the mode on and maps the groups: no error; each worker
+// is in the group of its memory node; tasks still run in the CPU's order.
+TEST_F(Heteroprio, LocalityModeGroupsTheWorkersByMemoryNode)
+{
+	START_OR_SKIP(2, [](unsigned ctx) {
+		starpu_heteroprio_set_use_locality(ctx, 1);
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 3);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 2);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 1, 0);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 2, 1);
+		starpu_heteroprio_map_wgroup_memory_nodes(ctx);
+	});
+	EXPECT_EQ(g_setup_err, "");
+	EXPECT_EQ(running().use_locality, 1);
+	std::string groups = wgroups_of(0);
+	EXPECT_TRUE(contains(groups, "[STARPU-LAHETEROPRIO] There are 1 groups")) << groups;
+	EXPECT_TRUE(contains(groups, "Worker 0 => group 0")) << groups;
+	EXPECT_TRUE(contains(groups, "Worker 1 => group 0")) << groups;
+	EXPECT_TRUE(contains(groups, "Prio   0 (Bucket   2) => [ 0]")) << groups;
+	EXPECT_TRUE(contains(groups, "Prio   2 (Bucket   1) => [ 2]")) << groups;
+	starpu_shutdown();
+
+	// The same from the variable, without a callback; one worker to see the order.
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	START_OR_SKIP(1, nullptr);
+	EXPECT_TRUE(contains(wgroups_of(0), "There are 1 groups"));
+	std::vector<int> prios = { 5, 0, 9, 3, 3, 1, 99, 0, 7 };
+	std::vector<int> expected = prios;
+	std::sort(expected.begin(), expected.end());
+	EXPECT_EQ(run_order(prios), expected);
+}
+
+TEST_F(Heteroprio, LocalityModeRefusesBadUseClearly)
+{
+	// Mapping groups with the mode off; printing them for a context without it.
+	START_OR_SKIP(1, [](unsigned ctx) { starpu_heteroprio_map_wgroup_memory_nodes(ctx); });
+	EXPECT_EQ(lines_of(g_setup_err).size(), 1u) << g_setup_err;
+	EXPECT_TRUE(contains(g_setup_err, "starpu_heteroprio_set_use_locality(ctx, 1) first")) << g_setup_err;
+	std::string err = stderr_of([] { EXPECT_EQ(wgroups_of(0), ""); });
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "no heteroprio policy in the data locality mode")) << err;
+	starpu_shutdown();
+
+	// An unknown push strategy; the mode with the automatic one.
+	TempDir dir;
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	ScopedEnv push("STARPU_LAHETEROPRIO_PUSH", "NEAREST");
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "STARPU_LAHETEROPRIO_PUSH=NEAREST")) << err;
+	EXPECT_EQ(run_order({ 2, 1 }), (std::vector<int>{ 1, 2 }));
+	starpu_shutdown();
+
+	ScopedEnv automatic("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", dir.file("run.data").c_str());
+	ScopedEnv no_push("STARPU_LAHETEROPRIO_PUSH", nullptr);
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "cannot run together")) << err;
+	EXPECT_EQ(run_order({ 2, 1 }).size(), 2u);
+	// Before the data file's directory goes.
+	starpu_shutdown();
+}
+
+
+// --------------------------------------------------------- automatic mode
+
+// The codelets of the automatic mode's tests: "auto_a" by its performance
+// model's symbol, "auto_b" by its name; each task records its codelet's name.
+std::mutex g_ran_lock;
+std::vector<std::string> g_ran;
+
+void record_codelet(void **, void *)
+{
+	std::lock_guard<std::mutex> lock(g_ran_lock);
+	g_ran.push_back(starpu_task_get_current()->cl->name);
+}
+
+void opencl_unused(void **, void *)
+{
+	ADD_FAILURE() << "no OpenCL worker runs in this test";
+}
+
+starpu_perfmodel g_model_a = [] {
+	starpu_perfmodel m{};
+	m.type = STARPU_HISTORY_BASED;
+	m.symbol = "auto_a";
+	return m;
+}();
+starpu_codelet g_auto_a = [] {
+	starpu_codelet cl = cpu_codelet(record_codelet, 0, "auto_a_codelet");
+	cl.model = &g_model_a;
+	return cl;
+}();
+starpu_codelet g_auto_b = cpu_codelet(record_codelet, 0, "auto_b");
+
+// The statistics a data file holds for codelet name: its line of ten values, then one line per architecture that runs it.
+struct CodeletData
+{
+	std::vector<unsigned> can;
+	std::vector<std::string> general;
+	std::vector<std::vector<std::string>> per_arch;
+};
+
+std::vector<std::string> words(const std::string &line)
+{
+	std::istringstream in(line);
+	std::vector<std::string> w;
+	for (std::string x; in >> x;)
+		w.push_back(x);
+	return w;
+}
+
+// Parses a data file as StarPU lays it out: comment lines start with #.
+bool parse_data_file(const std::string &text, std::vector<unsigned> *archs, std::map<std::string, CodeletData> *codelets)
+{
+	std::vector<std::string> lines;
+	for (const std::string &l : lines_of(text))
+		if (!l.empty() && l[0] != '#')
+			lines.push_back(l);
+	if (lines.size() < 2)
+		return false;
+	std::vector<std::string> head = words(lines[0]);
+	if (head.empty() || std::stoul(head[0]) != head.size() - 1)
+		return false;
+	archs->clear();
+	for (size_t i = 1; i < head.size(); i++)
+		archs->push_back((unsigned)std::stoul(head[i]));
+	if (words(lines[1]).size() != 2 * archs->size())
+		return false;
+	for (size_t i = 2; i < lines.size();) {
+		std::vector<std::string> name = words(lines[i++]);
+		if (name.size() != archs->size() + 1 || i >= lines.size())
+			return false;
+		CodeletData d;
+		for (size_t k = 1; k < name.size(); k++)
+			d.can.push_back((unsigned)std::stoul(name[k]));
+		d.general = words(lines[i++]);
+		if (d.general.size() != 10)
+			return false;
+		for (unsigned c : d.can) {
+			if (!c)
+				continue;
+			if (i >= lines.size())
+				return false;
+			d.per_arch.push_back(words(lines[i++]));
+			if (d.per_arch.back().size() != 4)
+				return false;
+		}
+		(*codelets)[name[0]] = d;
+	}
+	return true;
+}
+
+class HeteroprioAuto : public Heteroprio
+{
+protected:
+	void SetUp() override
+	{
+		g_ran.clear();
+	}
+
+	// Runs n tasks of each codelet, with priorities the automatic mode ignores.
+	void run_tasks(int n)
+	{
+		for (int i = 0; i < n; i++) {
+			ASSERT_EQ(submit_detached(&g_auto_a, nullptr, 500), 0);
+			ASSERT_EQ(submit_detached(&g_auto_b, nullptr, -7), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+
+	TempDir dir_;
+	ScopedEnv on_{"STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1"};
+	ScopedEnv file_{"STARPU_HETEROPRIO_DATA_FILE", dir_.file("run.data").c_str()};
+	ScopedEnv data_dir_{"STARPU_HETEROPRIO_DATA_DIR", nullptr};
+	ScopedEnv freeze_{"STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", nullptr};
+	ScopedEnv ordering_{"STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", nullptr};
+	ScopedEnv grouping_{"STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", nullptr};
+};
+
+// Without a callback, each codelet gets a bucket of its own that the CPU
+// looks at; every task runs; the times measured are written to the data
+// file, and the next run reads them back and adds its own.
+TEST_F(HeteroprioAuto, EachCodeletGetsABucketAndTheDataFileIsWrittenAndReadBack)
+{
+	std::string err;
+	START_OR_SKIP(2, nullptr, &err);
+	EXPECT_EQ(err, "");
+	run_tasks(20);
+	EXPECT_EQ(g_ran.size(), 40u);
+	starpu_shutdown();
+
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	std::string text = read_file(dir_.file("run.data"));
+	ASSERT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	EXPECT_EQ(archs, std::vector<unsigned>{ (unsigned)STARPU_CPU_WORKER });
+	ASSERT_EQ(codelets.size(), 2u) << text;
+	// "auto_a" by its model's symbol, "auto_b" by its name.
+	ASSERT_TRUE(codelets.count("auto_a")) << text;
+	ASSERT_TRUE(codelets.count("auto_b")) << text;
+	for (auto &c : codelets) {
+		EXPECT_EQ(c.second.can, std::vector<unsigned>{ 1 });
+		EXPECT_EQ(c.second.general[4], "20") << "tasks submitted, " << text;
+		EXPECT_EQ(c.second.per_arch[0][2], "20") << "times measured on the CPU, " << text;
+		EXPECT_GT(std::stod(c.second.per_arch[0][1]), 0.0) << text;
+	}
+
+	START_OR_SKIP(2, nullptr, &err);
+	EXPECT_EQ(err, "");
+	run_tasks(5);
+	starpu_shutdown();
+	codelets.clear();
+	text = read_file(dir_.file("run.data"));
+	ASSERT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	ASSERT_EQ(codelets.size(), 2u) << text;
+	for (auto &c : codelets)
+		EXPECT_EQ(c.second.per_arch[0][2], "25") << text;
+}
+
+// Without STARPU_HETEROPRIO_DATA_FILE the file is <STARPU_HETEROPRIO_DATA_DIR>/<program>.data.
+TEST_F(HeteroprioAuto, TheDataFileIsNamedAfterTheProgramInTheDataDir)
+{
+	TempDir data;
+	ScopedEnv no_file("STARPU_HETEROPRIO_DATA_FILE", nullptr);
+	ScopedEnv in("STARPU_HETEROPRIO_DATA_DIR", (data.path() + "/sub").c_str());
+	START_OR_SKIP(1, nullptr);
+	run_tasks(3);
+	starpu_shutdown();
+	std::string file = data.path() + "/sub/" + program_invocation_short_name + ".data";
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	EXPECT_TRUE(parse_data_file(read_file(file), &archs, &codelets)) << file;
+	EXPECT_EQ(codelets.size(), 2u);
+	unlink(file.c_str());
+	rmdir((data.path() + "/sub").c_str());
+}
+
+// A data file of an earlier run says auto_a's tasks take 1000 us on the CPU
+// and 10 us on OpenCL, auto_b's the reverse. With gathering frozen, the CPU
+// looks at auto_b's bucket first: all its tasks run before auto_a's.
+const char g_hand_written[] =
+	"# two architectures: CPU (0) and OpenCL (2)\n"
+	"2 0 2\n"
+	"# busy and free times\n"
+	" 0.000000 0.000000 0.000000 0.000000\n"
+	"auto_a 1 1\n"
+	"0.000000 10 10 0.500000 10 10 0.000000 10 10.000000 10\n"
+	"0.000000 1000.000000 100 0.500000\n"
+	"0.000000 10.000000 100 0.500000\n"
+	"#####\n"
+	"auto_b 1 1\n"
+	"0.000000 10 10 0.500000 10 10 0.000000 10 10.000000 10\n"
+	"0.000000 10.000000 100 0.500000\n"
+	"0.000000 1000.000000 100 0.500000\n"
+	"#####\n";
+
+starpu_codelet g_both_a = [] {
+	starpu_codelet cl = g_auto_a;
+	cl.opencl_funcs[0] = opencl_unused;
+	return cl;
+}();
+starpu_codelet g_both_b = [] {
+	starpu_codelet cl = g_auto_b;
+	cl.opencl_funcs[0] = opencl_unused;
+	return cl;
+}();
+
+TEST_F(HeteroprioAuto, MeasuredTimesOrderTheBucketsOfEachArchitecture)
+{
+	{
+		std::ofstream out(dir_.file("run.data"));
+		out << g_hand_written;
+	}
+	ScopedEnv frozen("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", "1");
+	START_OR_SKIP(1, nullptr);
+	{
+		Gate gate(1);
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < 10; i++) {
+			ASSERT_EQ(submit_detached(&g_both_a), 0);
+			ASSERT_EQ(submit_detached(&g_both_b), 0);
+		}
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<std::string> expected(10, "auto_b");
+	expected.insert(expected.end(), 10, "auto_a_codelet");
+	EXPECT_EQ(g_ran, expected);
+	starpu_shutdown();
+	// Frozen: the file is left as it was.
+	EXPECT_EQ(read_file(dir_.file("run.data")), g_hand_written);
+}
+
+// A callback's buckets give way to the automatic mode, with a warning.
+TEST_F(HeteroprioAuto, ACallbackIsOverriddenWithAWarning)
+{
+	std::string err;
+	START_OR_SKIP(1, [](unsigned ctx) {
+		starpu_heteroprio_set_nb_prios(ctx, STARPU_CPU_WORKER, 1);
+		starpu_heteroprio_set_mapping(ctx, STARPU_CPU_WORKER, 0, 3);
+	}, &err);
+	EXPECT_TRUE(contains(err, "automatic mode")) << err;
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	run_tasks(4);
+	EXPECT_EQ(g_ran.size(), 8u);
+}
+
+// A damaged data file: one error naming it; what was read before the damage
+// is kept, every task runs, and the file is written anew at shutdown.
+TEST_F(HeteroprioAuto, ADamagedDataFileIsReportedAndRewritten)
+{
+	std::string damaged = std::string(g_hand_written).substr(0, sizeof(g_hand_written) - 1 - 60) + "x y z\n";
+	{
+		std::ofstream out(dir_.file("run.data"));
+		out << damaged;
+	}
+	std::string err;
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, dir_.file("run.data"))) << err;
+	EXPECT_TRUE(contains(err, "damaged")) << err;
+	run_tasks(3);
+	EXPECT_EQ(g_ran.size(), 6u);
+	starpu_shutdown();
+	std::vector<unsigned> archs;
+	std::map<std::string, CodeletData> codelets;
+	std::string text = read_file(dir_.file("run.data"));
+	EXPECT_TRUE(parse_data_file(text, &archs, &codelets)) << text;
+	EXPECT_TRUE(codelets.count("auto_a")) << text;
+	EXPECT_TRUE(codelets.count("auto_b")) << text;
+}
+
+// Values out of range: one error each, the default used, tasks run.
+TEST_F(HeteroprioAuto, BadSettingsAreReportedAndTheDefaultsUsed)
+{
+	ScopedEnv ordering("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", "28");
+	ScopedEnv grouping("STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", "2");
+	std::string err;
+	START_OR_SKIP(1, nullptr, &err);
+	EXPECT_EQ(lines_of(err).size(), 2u) << err;
+	EXPECT_TRUE(contains(err, "STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY=28")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY=2")) << err;
+	run_tasks(3);
+	EXPECT_EQ(g_ran.size(), 6u);
+}
+
+// An unwritable data file: one error at shutdown naming it and the fix.
+TEST_F(HeteroprioAuto, AnUnwritableDataFileIsReported)
+{
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", (dir_.path() + "/no/such/dir/run.data").c_str());
+	START_OR_SKIP(1, nullptr);
+	run_tasks(2);
+	std::string err = stderr_of([] { starpu_shutdown(); });
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "no/such/dir/run.data")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_HETEROPRIO_DATA_FILE")) << err;
+}
+
+// Every ordering policy orders the buckets and runs every task.
+TEST_F(HeteroprioAuto, EveryOrderingPolicyRunsEveryTask)
+{
+	for (int policy = 0; policy < STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT; policy++) {
+		ScopedEnv ordering("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", std::to_string(policy).c_str());
+		ScopedEnv interval("STARPU_AUTOHETEROPRIO_ORDERING_INTERVAL", "1");
+		g_ran.clear();
+		std::string err;
+		START_OR_SKIP(1, nullptr, &err);
+		EXPECT_EQ(err, "") << policy;
+		run_tasks(3);
+		EXPECT_EQ(g_ran.size(), 6u) << policy;
+		starpu_shutdown();
+	}
+}
+
 // ------------------------------------------------ CPU and OpenCL workers
 
 #ifdef STARPU_USE_OPENCL
@@ -553,6 +925,120 @@ TEST_F(HeteroprioOpenCL, EachArchitectureTakesOnlyFromItsBuckets)
 	EXPECT_EQ(w0.opencl, 0);
 	EXPECT_EQ(w1.opencl, 50);
 	EXPECT_EQ(w1.cpu, 0);
+}
+
+// Automatic mode, with the hand-written data file of an earlier run: auto_a
+// runs 100 times faster on OpenCL, auto_b 100 times faster on the CPU. With
+// fewer than 100 tasks waiting per worker, each architecture leaves the
+// other's codelet alone: every task runs where its codelet is fastest.
+TEST_F(HeteroprioOpenCL, AutomaticModeRunsEachCodeletWhereItIsFastest)
+{
+	TempDir dir;
+	{
+		std::ofstream out(dir.file("run.data"));
+		out << g_hand_written;
+	}
+	ScopedEnv on("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", "1");
+	ScopedEnv file("STARPU_HETEROPRIO_DATA_FILE", dir.file("run.data").c_str());
+	ScopedEnv frozen("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", "1");
+	if (!start_mixed(nullptr))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	static starpu_codelet a = [] {
+		starpu_codelet cl = both_codelet("auto_a_codelet");
+		cl.model = &g_model_a;
+		return cl;
+	}();
+	static starpu_codelet b = both_codelet("auto_b");
+	Where wa, wb;
+	for (int i = 0; i < 40; i++) {
+		ASSERT_EQ(submit_detached(&a, &wa), 0);
+		ASSERT_EQ(submit_detached(&b, &wb), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(wa.opencl, 40);
+	EXPECT_EQ(wa.cpu, 0);
+	EXPECT_EQ(wb.cpu, 40);
+	EXPECT_EQ(wb.opencl, 0);
+}
+
+// Locality mode on one CPU and one OpenCL worker (two memory nodes). x is
+// only on the OpenCL device, y only in RAM: the tasks reading x go to the
+// OpenCL group's list, those reading y to the CPU's. The CPU worker, held
+// while they are submitted interleaved, then runs all those near its data
+// before the others (the OpenCL worker is held meanwhile).
+std::atomic<int> g_ocl_hold{0};
+
+void write_on_opencl(void **, void *) {}
+
+void hold_opencl(void **, void *)
+{
+	g_ocl_hold = 1;
+	wait_until([] { return g_ocl_hold.load() == 2; }, 60000);
+}
+
+void record_x(void **, void *arg)
+{
+	std::lock_guard<std::mutex> lock(g_ran_lock);
+	g_ran.push_back(static_cast<const char *>(arg));
+}
+
+TEST_F(HeteroprioOpenCL, LocalityModeRunsTasksNearTheirDataFirst)
+{
+	ScopedEnv la("STARPU_HETEROPRIO_USE_LA", "1");
+	ScopedEnv push("STARPU_LAHETEROPRIO_PUSH", "LS_SDHB");
+	g_ran.clear();
+	if (!start_mixed(nullptr))
+		GTEST_SKIP() << "no heteroprio or no OpenCL worker here";
+	std::string groups = wgroups_of(0);
+	EXPECT_TRUE(contains(groups, "There are 2 groups")) << groups;
+	static float x[16], y[16];
+	starpu_data_handle_t hx, hy;
+	starpu_vector_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)x, 16, sizeof(float));
+	starpu_vector_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)y, 16, sizeof(float));
+	static starpu_codelet writer = [] {
+		starpu_codelet cl{};
+		cl.where = STARPU_OPENCL;
+		cl.opencl_funcs[0] = write_on_opencl;
+		cl.nbuffers = 1;
+		cl.modes[0] = STARPU_W;
+		cl.name = "write_on_opencl";
+		return cl;
+	}();
+	static starpu_codelet holder = [] {
+		starpu_codelet cl{};
+		cl.where = STARPU_OPENCL;
+		cl.opencl_funcs[0] = hold_opencl;
+		cl.name = "hold_opencl";
+		return cl;
+	}();
+	static starpu_codelet reader = [] {
+		starpu_codelet cl = cpu_codelet(record_x, 1, "reader");
+		cl.opencl_funcs[0] = record_x;
+		cl.modes[0] = STARPU_R;
+		return cl;
+	}();
+	ASSERT_EQ(starpu_task_insert(&writer, STARPU_W, hx, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_FALSE(starpu_data_is_on_node(hx, STARPU_MAIN_RAM));
+	g_ocl_hold = 0;
+	ASSERT_EQ(starpu_task_insert(&holder, 0), 0);
+	ASSERT_TRUE(wait_until([] { return g_ocl_hold.load() == 1; }, 60000));
+	{
+		Gate gate({ starpu_worker_get_by_type(STARPU_CPU_WORKER, 0) });
+		ASSERT_TRUE(gate.close());
+		for (int i = 0; i < 6; i++) {
+			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hx, STARPU_CL_ARGS_NFREE, "x", (size_t)2, 0), 0);
+			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hy, STARPU_CL_ARGS_NFREE, "y", (size_t)2, 0), 0);
+		}
+	}
+	ASSERT_TRUE(wait_until([] { std::lock_guard<std::mutex> l(g_ran_lock); return g_ran.size() == 12; }, 60000));
+	g_ocl_hold = 2;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::vector<std::string> expected(6, "y");
+	expected.insert(expected.end(), 6, "x");
+	EXPECT_EQ(g_ran, expected);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
 }
 #endif
 

@@ -44,6 +44,8 @@ struct astro_heteroprio_setup
 	/** 1 where starpu_heteroprio_set_mapping() gave mapping[arch][i]. */
 	unsigned char mapped[STARPU_NARCH][STARPU_HETEROPRIO_MAX_PRIO];
 	struct astro_heteroprio_bucket_setup buckets[STARPU_HETEROPRIO_MAX_PRIO];
+	/** 1 when starpu_heteroprio_set_use_locality() asked for the data locality mode. */
+	unsigned char use_locality;
 };
 
 /** Opens ctx's set-up (empty: no architecture looks at any bucket) to the set_* calls. Returns 0, or -EBUSY if it is open already. */
@@ -61,8 +63,15 @@ void astro_heteroprio_setup_default(unsigned sched_ctx_id);
  */
 int astro_heteroprio_setup_close(unsigned sched_ctx_id, struct astro_heteroprio_setup *setup);
 
-/** The set-up ctx's heteroprio policy runs with (after close). Returns 0, or -ENOENT when ctx runs no heteroprio policy. */
+/** The set-up ctx's heteroprio policy started with (after close; the automatic mode then changes its own copy). Returns 0, or -ENOENT when ctx runs no heteroprio policy. */
 int astro_heteroprio_setup_get(unsigned sched_ctx_id, struct astro_heteroprio_setup *setup);
+
+/**
+ * The function starpu_heteroprio_print_wgroups() calls for ctx (the locality
+ * mode's worker groups, printed by the policy, which knows them), with arg;
+ * NULL removes it. Call it after astro_heteroprio_setup_close().
+ */
+void astro_heteroprio_setup_set_printer(unsigned sched_ctx_id, void (*print)(FILE *stream, void *arg), void *arg);
 
 /** Forgets ctx's set-up (the policy's deinit_sched). */
 void astro_heteroprio_setup_release(unsigned sched_ctx_id);

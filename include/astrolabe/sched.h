@@ -407,6 +407,13 @@ struct astro_sched_central
  */
 void astro_sched_lock_init(pthread_mutex_t *lock);
 
+/**
+ * The directory performance models are written to (STARPU_PERF_MODEL_DIR, else
+ * $STARPU_HOME/.starpu/sampling), into path: for a policy that keeps files of
+ * its own beside them (heteroprio's automatic mode).
+ */
+void astro_sched_sampling_dir(char *path, size_t len);
+
 /** Sets up a central-queue policy for sched_ctx_id with priority levels min..max (one level: FIFO). */
 void astro_sched_central_init(unsigned sched_ctx_id, const char *policy_name, int min_priority, int max_priority);
 

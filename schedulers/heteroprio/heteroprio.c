@@ -17,17 +17,17 @@
 #include <string.h>
 #include <astrolabe/sched.h>
 #include <astrolabe/heteroprio.h>
+#include "auto.h"
+#include "la.h"
 
+/* A bucket's tasks; its architectures, fastest one and slow factors are in the policy's layout. */
 struct hp_bucket
 {
-	struct starpu_task_list tasks;
+	/* One list per worker group in the data locality mode (la.h), else only the first. */
+	struct starpu_task_list tasks[HP_LA_MAX_GROUPS];
 	unsigned ntasks;
-	/* Of them, those no worker of faster_arch can run (a slower worker takes them at once). */
+	/* Of them, those no worker of the fastest architecture can run (a slower worker takes them at once). */
 	unsigned nfor_slower_only;
-	/* Architectures looking at it (1 << arch). */
-	unsigned archs;
-	int faster_arch;
-	float slow_factor[STARPU_NARCH];
 };
 
 struct hp_worker
@@ -42,8 +42,12 @@ struct hp_policy
 {
 	starpu_pthread_mutex_t lock;
 	struct astro_sched_workers workers;
-	unsigned nb_prios[STARPU_NARCH];
-	unsigned mapping[STARPU_NARCH][STARPU_HETEROPRIO_MAX_PRIO];
+	/* Which buckets each architecture looks at, in which order; each bucket's fastest architecture and slow factors. */
+	struct astro_heteroprio_setup layout;
+	/* The automatic mode (auto.h), which changes the layout as tasks come; NULL when off. */
+	struct hp_auto *autom;
+	/* The data locality mode (la.h); NULL when off. */
+	struct hp_la *la;
 	struct hp_bucket buckets[STARPU_HETEROPRIO_MAX_PRIO];
 	/* Tasks in the buckets that workers of each architecture may take. */
 	atomic_uint in_buckets[STARPU_NARCH];
@@ -56,11 +60,47 @@ struct hp_policy
 };
 
 static struct astro_sched_counters hp_counters;
+static struct starpu_sched_policy heteroprio_policy;
+static void hp_pre_exec(struct starpu_task *task, unsigned sched_ctx_id);
+static void hp_post_exec(struct starpu_task *task, unsigned sched_ctx_id);
 
-/* The architectures that may run a queued task (1 << arch), kept in the task while the policy holds it. */
+/*
+ * While the policy holds a task, its sched_data keeps the architectures that
+ * may run it (1 << arch), its bucket, its worker group and, for the locality
+ * mode's AUTO push, the group each strategy chose.
+ */
+#define AT_BUCKET STARPU_NARCH
+#define AT_GROUP (AT_BUCKET + 7)
+#define AT_AUTO (AT_GROUP + 4)
+
+static inline void *queued_as(unsigned bucket, unsigned archs, unsigned group, const unsigned auto_groups[HP_LA_NAUTO])
+{
+	uint64_t v = (uint64_t)archs | (uint64_t)bucket << AT_BUCKET | (uint64_t)group << AT_GROUP;
+
+	for (unsigned p = 0; p < HP_LA_NAUTO; p++)
+		v |= (uint64_t)auto_groups[p] << (AT_AUTO + 4 * p);
+	return (void *)(uintptr_t)v;
+}
+
 static inline unsigned task_archs(const struct starpu_task *task)
 {
-	return (unsigned)(uintptr_t)task->sched_data;
+	return (unsigned)((uintptr_t)task->sched_data & ((1u << STARPU_NARCH) - 1));
+}
+
+static inline unsigned task_bucket(const struct starpu_task *task)
+{
+	return (unsigned)(((uintptr_t)task->sched_data >> AT_BUCKET) & 127);
+}
+
+static inline unsigned task_group(const struct starpu_task *task)
+{
+	return (unsigned)(((uintptr_t)task->sched_data >> AT_GROUP) & 15);
+}
+
+static inline void task_auto_groups(const struct starpu_task *task, unsigned auto_groups[HP_LA_NAUTO])
+{
+	for (unsigned p = 0; p < HP_LA_NAUTO; p++)
+		auto_groups[p] = (unsigned)(((uint64_t)(uintptr_t)task->sched_data >> (AT_AUTO + 4 * p)) & 15);
 }
 
 static inline unsigned bucket_of(const struct starpu_task *task)
@@ -82,25 +122,13 @@ static int arch_of(int workerid)
 static void hp_init_sched(unsigned sched_ctx_id)
 {
 	struct hp_policy *hp = astro_sched_alloc_policy_data("heteroprio", sizeof(*hp));
-	struct astro_heteroprio_setup *setup = malloc(sizeof(*setup));
 	void (*callback)(unsigned) = starpu_sched_ctx_get_sched_policy_callback(sched_ctx_id);
 
-	if (!setup)
-	{
-		astro_log_error("heteroprio", "cannot allocate the policy's set-up");
-		abort();
-	}
 	/* Task priorities are bucket numbers. */
 	if (starpu_sched_ctx_get_max_priority(sched_ctx_id) < STARPU_HETEROPRIO_MAX_PRIO - 1)
 		starpu_sched_ctx_set_max_priority(sched_ctx_id, STARPU_HETEROPRIO_MAX_PRIO - 1);
 	if (starpu_sched_ctx_get_min_priority(sched_ctx_id) > 0)
 		starpu_sched_ctx_set_min_priority(sched_ctx_id, 0);
-	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_LA", 0) > 0)
-		astro_log_error("heteroprio", "STARPU_HETEROPRIO_USE_LA: the data locality mode is not available in Astrolabe; "
-				"heteroprio runs without it (unset the variable to silence this)");
-	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", 0) > 0)
-		astro_log_error("heteroprio", "STARPU_HETEROPRIO_USE_AUTO_CALIBRATION: the automatic mode is not available in Astrolabe; "
-				"heteroprio runs with the buckets of the policy's callback, or its default (unset the variable to silence this)");
 
 	if (astro_heteroprio_setup_open(sched_ctx_id) == 0)
 	{
@@ -109,20 +137,31 @@ static void hp_init_sched(unsigned sched_ctx_id)
 		else
 			astro_heteroprio_setup_default(sched_ctx_id);
 	}
-	astro_heteroprio_setup_close(sched_ctx_id, setup);
-
-	memcpy(hp->nb_prios, setup->nb_prios, sizeof(hp->nb_prios));
-	memcpy(hp->mapping, setup->mapping, sizeof(hp->mapping));
-	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
+	astro_heteroprio_setup_close(sched_ctx_id, &hp->layout);
+	/* The automatic mode replaces what the callback set, as StarPU's does (with a warning). */
+	if ((hp->autom = hp_auto_open(&hp->layout)) && callback)
+		astro_log_error("heteroprio", "automatic mode (STARPU_HETEROPRIO_USE_AUTO_CALIBRATION): it orders the buckets itself, "
+				"what the policy's callback set is not used (set the variable to 0 to use it)");
+	/* The hooks that measure execution times: installed once a context needs them, so that they cost nothing before. */
+	if (hp->autom && !heteroprio_policy.pre_exec_hook)
 	{
-		struct hp_bucket *bucket = &hp->buckets[b];
-
-		starpu_task_list_init(&bucket->tasks);
-		bucket->archs = setup->buckets[b].archs;
-		bucket->faster_arch = setup->buckets[b].faster_arch;
-		memcpy(bucket->slow_factor, setup->buckets[b].slow_factor, sizeof(bucket->slow_factor));
+		__atomic_store_n(&heteroprio_policy.pre_exec_hook, hp_pre_exec, __ATOMIC_RELEASE);
+		__atomic_store_n(&heteroprio_policy.post_exec_hook, hp_post_exec, __ATOMIC_RELEASE);
 	}
-	free(setup);
+
+	hp->la = hp_la_open(sched_ctx_id, &hp->layout);
+	if (hp->la && hp->autom)
+	{
+		astro_log_error("heteroprio", "the data locality mode and the automatic mode cannot run together (the locality mode's access orders "
+				"rest on fixed buckets): heteroprio runs the automatic mode only; unset STARPU_HETEROPRIO_USE_LA or "
+				"STARPU_HETEROPRIO_USE_AUTO_CALIBRATION");
+		hp_la_close(hp->la, sched_ctx_id);
+		hp->la = NULL;
+	}
+
+	for (unsigned b = 0; b < STARPU_HETEROPRIO_MAX_PRIO; b++)
+		for (unsigned g = 0; g < HP_LA_MAX_GROUPS; g++)
+			starpu_task_list_init(&hp->buckets[b].tasks[g]);
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
 		starpu_task_list_init(&hp->w[i].queue);
@@ -144,6 +183,8 @@ static void hp_deinit_sched(unsigned sched_ctx_id)
 		left += atomic_load(&hp->w[i].nqueued);
 	if (left)
 		astro_log_error("heteroprio", "%u tasks were still queued at shutdown", left);
+	hp_auto_close(hp->autom, &hp->layout);
+	hp_la_close(hp->la, sched_ctx_id);
 	astro_heteroprio_setup_release(sched_ctx_id);
 	STARPU_PTHREAD_MUTEX_DESTROY(&hp->lock);
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, NULL);
@@ -164,23 +205,26 @@ static void hp_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nwork
 			continue;
 		hp->w[id].arch = arch;
 		hp->nworkers_of[arch]++;
+		if (hp->autom)
+			hp_auto_worker_added(hp->autom, id, starpu_timing_now());
 		astro_sched_workers_add(&hp->workers, &id, 1);
 	}
 	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
 }
 
 /* Queues task at the head (given back) or tail of its bucket, counted for the architectures that may take it; hp->lock held. */
-static void bucket_put(struct hp_policy *hp, struct starpu_task *task, int at_head)
+static void bucket_put(struct hp_policy *hp, unsigned b, struct starpu_task *task, int at_head)
 {
-	struct hp_bucket *bucket = &hp->buckets[bucket_of(task)];
+	struct hp_bucket *bucket = &hp->buckets[b];
+	int faster = hp->layout.buckets[b].faster_arch;
 	unsigned archs = task_archs(task);
 
 	if (at_head)
-		starpu_task_list_push_front(&bucket->tasks, task);
+		starpu_task_list_push_front(&bucket->tasks[task_group(task)], task);
 	else
-		starpu_task_list_push_back(&bucket->tasks, task);
+		starpu_task_list_push_back(&bucket->tasks[task_group(task)], task);
 	bucket->ntasks++;
-	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+	if (faster >= 0 && !(archs & (1u << faster)))
 		bucket->nfor_slower_only++;
 	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
 		if (archs & (1u << arch))
@@ -188,13 +232,15 @@ static void bucket_put(struct hp_policy *hp, struct starpu_task *task, int at_he
 }
 
 /* Unlinks task from bucket and uncounts it; hp->lock held. */
-static void bucket_erase(struct hp_policy *hp, struct hp_bucket *bucket, struct starpu_task *task)
+static void bucket_erase(struct hp_policy *hp, unsigned b, struct starpu_task *task)
 {
+	struct hp_bucket *bucket = &hp->buckets[b];
+	int faster = hp->layout.buckets[b].faster_arch;
 	unsigned archs = task_archs(task);
 
-	starpu_task_list_erase(&bucket->tasks, task);
+	starpu_task_list_erase(&bucket->tasks[task_group(task)], task);
 	bucket->ntasks--;
-	if (bucket->faster_arch >= 0 && !(archs & (1u << bucket->faster_arch)))
+	if (faster >= 0 && !(archs & (1u << faster)))
 		bucket->nfor_slower_only--;
 	for (unsigned arch = 0; arch < STARPU_NARCH; arch++)
 		if (archs & (1u << arch))
@@ -221,7 +267,7 @@ static void hp_remove_workers(unsigned sched_ctx_id, int *workerids, unsigned nw
 		{
 			atomic_fetch_sub(&w->nqueued, 1);
 			atomic_fetch_sub(&hp->in_queues[w->arch], 1);
-			bucket_put(hp, task, 1);
+			bucket_put(hp, task_bucket(task), task, 1);
 		}
 		hp->nworkers_of[w->arch]--;
 		w->arch = -1;
@@ -263,15 +309,61 @@ static int claim_of_arch(struct hp_policy *hp, struct starpu_task *task, int arc
 	return -1;
 }
 
+/* Counts again the tasks of bucket b no worker of its fastest architecture can run, after the automatic mode changed it; hp->lock held. */
+static void recount_for_slower_only(struct hp_policy *hp, unsigned b)
+{
+	struct hp_bucket *bucket = &hp->buckets[b];
+	int faster = hp->layout.buckets[b].faster_arch;
+
+	bucket->nfor_slower_only = 0;
+	if (faster < 0)
+		return;
+	for (unsigned g = 0; g < HP_LA_MAX_GROUPS; g++)
+		for (struct starpu_task *t = starpu_task_list_begin(&bucket->tasks[g]); t; t = starpu_task_list_next(t))
+			if (!(task_archs(t) & (1u << faster)))
+				bucket->nfor_slower_only++;
+}
+
+/* The bucket the automatic mode gives task (it may change the layout); -1 when none. hp->lock held. */
+static int auto_bucket(struct hp_policy *hp, struct starpu_task *task)
+{
+	int faster[STARPU_HETEROPRIO_MAX_PRIO];
+	int b;
+
+	for (unsigned i = 0; i < STARPU_HETEROPRIO_MAX_PRIO; i++)
+		faster[i] = hp->layout.buckets[i].faster_arch;
+	b = hp_auto_push(hp->autom, &hp->layout, task);
+	for (unsigned i = 0; i < STARPU_HETEROPRIO_MAX_PRIO; i++)
+		if (faster[i] != hp->layout.buckets[i].faster_arch && hp->buckets[i].ntasks)
+			recount_for_slower_only(hp, i);
+	return b;
+}
+
 static int hp_push_task(struct starpu_task *task)
 {
 	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
-	unsigned b = bucket_of(task);
 	int wake[STARPU_NARCH];
-	unsigned archs;
+	unsigned auto_groups[HP_LA_NAUTO] = { 0 };
+	unsigned archs, b, group = 0;
 
+	/* Where the task's data are, before the lock. */
+	if (hp->la)
+		group = hp_la_push_group(hp->la, task, auto_groups);
 	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
-	archs = archs_that_run(hp, task, hp->buckets[b].archs);
+	if (hp->autom)
+	{
+		int ab = auto_bucket(hp, task);
+
+		if (ab < 0)
+		{
+			STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+			return -EINVAL;
+		}
+		b = (unsigned)ab;
+	}
+	else
+		b = bucket_of(task);
+	archs = archs_that_run(hp, task, hp->layout.buckets[b].archs);
 	if (!archs)
 	{
 		int first = !hp->reported[b];
@@ -284,10 +376,10 @@ static int hp_push_task(struct starpu_task *task)
 					starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", task->priority, b);
 		return -EINVAL;
 	}
-	task->sched_data = (void *)(uintptr_t)archs;
+	task->sched_data = queued_as(b, archs, group, auto_groups);
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
-	bucket_put(hp, task, 0);
+	bucket_put(hp, b, task, 0);
 	for (int arch = 0; arch < STARPU_NARCH; arch++)
 		wake[arch] = archs & (1u << arch) ? claim_of_arch(hp, task, arch) : -1;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
@@ -303,45 +395,67 @@ static int hp_push_task(struct starpu_task *task)
  * holds at least its slow factor times as many tasks as there are fastest
  * workers. Otherwise it takes only the tasks no fastest worker can run.
  */
-static int slow_factor_allows(struct hp_policy *hp, struct hp_bucket *bucket, int arch)
+static int slow_factor_allows(struct hp_policy *hp, unsigned b, int arch)
 {
-	int faster = bucket->faster_arch;
+	const struct astro_heteroprio_bucket_setup *cfg = &hp->layout.buckets[b];
+	int faster = cfg->faster_arch;
 
 	if (faster < 0 || faster == arch)
 		return 1;
-	return (float)bucket->ntasks / (float)hp->nworkers_of[faster] >= bucket->slow_factor[arch];
+	return (float)hp->buckets[b].ntasks / (float)hp->nworkers_of[faster] >= cfg->slow_factor[arch];
 }
 
-/* Moves up to want tasks workerid may take from its buckets, in its order, into its queue; hp->lock held. */
-static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
+/* Moves up to want tasks workerid may take from the list of group in bucket b into its queue; what is left to take. hp->lock held. */
+static unsigned take_from_list(struct hp_policy *hp, int workerid, unsigned b, unsigned group, unsigned want)
 {
 	struct hp_worker *w = &hp->w[workerid];
 	unsigned bit = 1u << w->arch;
+	struct hp_bucket *bucket = &hp->buckets[b];
+	struct starpu_task *task = starpu_task_list_begin(&bucket->tasks[group]);
+	int faster = hp->layout.buckets[b].faster_arch;
+	unsigned faster_bit = faster >= 0 ? 1u << faster : 0;
 
-	for (unsigned i = 0; want && i < hp->nb_prios[w->arch]; i++)
+	while (want && task)
 	{
-		struct hp_bucket *bucket = &hp->buckets[hp->mapping[w->arch][i]];
-		struct starpu_task *task = starpu_task_list_begin(&bucket->tasks);
-		unsigned faster_bit = bucket->faster_arch >= 0 ? 1u << bucket->faster_arch : 0;
+		struct starpu_task *next = starpu_task_list_next(task);
+		int any = slow_factor_allows(hp, b, w->arch);
 
-		while (want && task)
+		if (!any && !bucket->nfor_slower_only)
+			break;
+		if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
 		{
-			struct starpu_task *next = starpu_task_list_next(task);
-			int any = slow_factor_allows(hp, bucket, w->arch);
-
-			if (!any && !bucket->nfor_slower_only)
-				break;
-			if ((task_archs(task) & bit) && (any || !(task_archs(task) & faster_bit)) && astro_sched_task_allowed_on(task, workerid))
-			{
-				bucket_erase(hp, bucket, task);
-				starpu_task_list_push_back(&w->queue, task);
-				atomic_fetch_add(&w->nqueued, 1);
-				atomic_fetch_add(&hp->in_queues[w->arch], 1);
-				want--;
-			}
-			task = next;
+			bucket_erase(hp, b, task);
+			starpu_task_list_push_back(&w->queue, task);
+			atomic_fetch_add(&w->nqueued, 1);
+			atomic_fetch_add(&hp->in_queues[w->arch], 1);
+			want--;
 		}
+		task = next;
 	}
+	return want;
+}
+
+/*
+ * Moves up to want tasks workerid may take from its buckets, in its order,
+ * into its queue: in the locality mode, one task, in its group's access
+ * order. hp->lock held.
+ */
+static void take_from_buckets(struct hp_policy *hp, int workerid, unsigned want)
+{
+	int arch = hp->w[workerid].arch;
+
+	if (hp->la)
+	{
+		unsigned n;
+		const struct hp_la_access *order = hp_la_order(hp->la, workerid, &n);
+
+		for (unsigned i = 0; want && i < n; i++)
+			if (order[i].prio_idx < hp->layout.nb_prios[arch])
+				want = take_from_list(hp, workerid, hp->layout.mapping[arch][order[i].prio_idx], order[i].group, want ? 1 : 0);
+		return;
+	}
+	for (unsigned i = 0; want && i < hp->layout.nb_prios[arch]; i++)
+		want = take_from_list(hp, workerid, hp->layout.mapping[arch][i], 0, want);
 }
 
 /* Takes a task from the queue of another worker of thief's architecture, the one it took last; hp->lock held. */
@@ -391,8 +505,8 @@ static struct starpu_task *hp_take(void *policy_data, int workerid)
 
 		if (want > available)
 			want = available;
-		/* Fewer tasks than workers: one each, so that none waits behind another's queue. */
-		if (available < hp->workers.count)
+		/* Fewer tasks than workers, or the locality mode (no prefetch): one each, so that none waits behind another's queue. */
+		if (available < hp->workers.count || hp->la)
 			want = queued ? 0 : 1;
 		take_from_buckets(hp, workerid, want);
 	}
@@ -414,6 +528,13 @@ static struct starpu_task *hp_take(void *policy_data, int workerid)
 	astro_sched_wake(thief, 0);
 	if (task)
 	{
+		if (hp->la)
+		{
+			unsigned auto_groups[HP_LA_NAUTO];
+
+			task_auto_groups(task, auto_groups);
+			hp_la_taken(hp->la, task, auto_groups);
+		}
 		task->sched_data = NULL;
 		astro_sched_counters_count_pop(&hp_counters, stolen);
 	}
@@ -425,6 +546,32 @@ static struct starpu_task *hp_pop_task(unsigned sched_ctx_id)
 	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
 
 	return astro_sched_pop_task(&hp->workers, starpu_worker_get_id(), hp, hp_take);
+}
+
+/* The automatic mode measures the time each worker spends running tasks and between them. */
+static void hp_pre_exec(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	int workerid = starpu_worker_get_id();
+
+	(void)task;
+	if (!hp || !hp->autom || workerid < 0 || hp->w[workerid].arch < 0)
+		return;
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	hp_auto_task_started(hp->autom, workerid, hp->w[workerid].arch, starpu_timing_now());
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
+}
+
+static void hp_post_exec(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct hp_policy *hp = starpu_sched_ctx_get_policy_data(sched_ctx_id);
+	int workerid = starpu_worker_get_id();
+
+	if (!hp || !hp->autom || workerid < 0 || hp->w[workerid].arch < 0)
+		return;
+	STARPU_PTHREAD_MUTEX_LOCK(&hp->lock);
+	hp_auto_task_ended(hp->autom, &hp->layout, task, workerid, hp->w[workerid].arch, starpu_timing_now());
+	STARPU_PTHREAD_MUTEX_UNLOCK(&hp->lock);
 }
 
 static struct starpu_sched_policy heteroprio_policy =
