@@ -125,8 +125,8 @@ int starpu_worker_get_bindid(int workerid);
 const char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type);
 /** Worker type from its name, STARPU_UNKNOWN_WORKER when unknown. */
 enum starpu_worker_archtype starpu_worker_get_type_from_string(const char *type);
-/** STARPU_CPU etc. for a worker type. */
-uint32_t starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type);
+/** A worker type as spelled in environment variable names ("CPU", "CUDA", "OPENCL"...), NULL when unknown. */
+const char *starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type);
 /** 1 when worker id may be given tasks (see the enable-worker knob). */
 int starpu_worker_is_enabled(int workerid);
 /** Prints the workers of type to output. */

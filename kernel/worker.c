@@ -821,17 +821,18 @@ enum starpu_worker_archtype starpu_worker_get_type_from_string(const char *type)
 	return STARPU_UNKNOWN_WORKER;
 }
 
-uint32_t starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type)
+/* The spelling of a worker type in environment variable names (STARPU_NCPU, STARPU_NOPENCL...), as StarPU's. */
+const char *starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type)
 {
 	switch (type) {
-	case STARPU_CPU_WORKER: return STARPU_CPU;
-	case STARPU_CUDA_WORKER: return STARPU_CUDA;
-	case STARPU_OPENCL_WORKER: return STARPU_OPENCL;
-	case STARPU_HIP_WORKER: return STARPU_HIP;
-	case STARPU_MAX_FPGA_WORKER: return STARPU_MAX_FPGA;
-	case STARPU_MPI_MS_WORKER: return STARPU_MPI_MS;
-	case STARPU_TCPIP_MS_WORKER: return STARPU_TCPIP_MS;
-	default: return 0;
+	case STARPU_CPU_WORKER: return "CPU";
+	case STARPU_CUDA_WORKER: return "CUDA";
+	case STARPU_OPENCL_WORKER: return "OPENCL";
+	case STARPU_HIP_WORKER: return "HIP";
+	case STARPU_MAX_FPGA_WORKER: return "MAX_FPGA";
+	case STARPU_MPI_MS_WORKER: return "MPI_MS";
+	case STARPU_TCPIP_MS_WORKER: return "TCPIP_MS";
+	default: return NULL;
 	}
 }
 

@@ -476,6 +476,11 @@ TEST_F(Init, WorkerQueries)
 	EXPECT_EQ(starpu_worker_get_devid(1), 1);
 	EXPECT_EQ(starpu_worker_get_memory_node(0), (unsigned)STARPU_MAIN_RAM);
 	EXPECT_STREQ(starpu_worker_get_type_as_string(STARPU_CPU_WORKER), "CPU");
+	// As in the names of environment variables (StarPU's heteroprio builds STARPU_LAHETEROPRIO_S_<this>).
+	EXPECT_STREQ(starpu_worker_get_type_as_env_var(STARPU_CPU_WORKER), "CPU");
+	EXPECT_STREQ(starpu_worker_get_type_as_env_var(STARPU_OPENCL_WORKER), "OPENCL");
+	EXPECT_STREQ(starpu_worker_get_type_as_env_var(STARPU_MAX_FPGA_WORKER), "MAX_FPGA");
+	EXPECT_EQ(starpu_worker_get_type_as_env_var(STARPU_ANY_WORKER), nullptr);
 
 	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CPU_WORKER, 0), 0);
 	EXPECT_EQ(starpu_worker_get_by_type(STARPU_CPU_WORKER, 1), 1);

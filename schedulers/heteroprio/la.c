@@ -75,13 +75,7 @@ static int by_dist(const void *x, const void *y)
 /* An env value for architecture arch: STARPU_LAHETEROPRIO_<kind>_<ARCH>, else def. */
 static unsigned arch_env(const char *kind, unsigned arch, unsigned def)
 {
-	/* As in STARPU_NCPU, STARPU_NCUDA... */
-	static const char *const names[STARPU_NARCH] = {
-		[STARPU_CPU_WORKER] = "CPU", [STARPU_CUDA_WORKER] = "CUDA", [STARPU_OPENCL_WORKER] = "OPENCL",
-		[STARPU_MAX_FPGA_WORKER] = "MAX_FPGA", [STARPU_MPI_MS_WORKER] = "MPI_MS", [STARPU_TCPIP_MS_WORKER] = "TCPIP_MS",
-		[STARPU_HIP_WORKER] = "HIP",
-	};
-	const char *name = arch < STARPU_NARCH ? names[arch] : NULL;
+	const char *name = starpu_worker_get_type_as_env_var((enum starpu_worker_archtype)arch); /* as in STARPU_NCPU */
 	char var[64];
 	int v;
 
