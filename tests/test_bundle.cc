@@ -143,6 +143,8 @@ TEST_F(Bundle, BadCallsAreRefusedWithOneMessage)
 	starpu_data_unregister(h);
 }
 
+void nothing(void **, void *) {}
+
 double length_of(struct starpu_task *task, struct starpu_perfmodel_arch *, unsigned)
 {
 	return (double)(uintptr_t)task->cl_arg;
@@ -159,7 +161,7 @@ TEST_F(Bundle, EstimatesSumOverTheTasks)
 		return m;
 	}();
 	static struct starpu_codelet cl = [] {
-		struct starpu_codelet c = cpu_codelet(scale, 0, "modelled");
+		struct starpu_codelet c = cpu_codelet(nothing, 0, "modelled");
 		c.model = &model;
 		return c;
 	}();
@@ -183,6 +185,48 @@ TEST_F(Bundle, EstimatesSumOverTheTasks)
 	for (int i = 0; i < 3; i++)
 		starpu_task_destroy(t[i]);
 	starpu_task_bundle_close(b);
+}
+
+// dmda places a task for its whole bundle (StarPU's heft rule), then takes it out of the bundle.
+TEST(BundleDmda, APlacedTaskLeavesItsBundle)
+{
+	ScopedEnv sched("STARPU_SCHED", "dmda");
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	static struct starpu_perfmodel model = [] {
+		struct starpu_perfmodel m;
+		memset(&m, 0, sizeof(m));
+		m.type = STARPU_PER_ARCH;
+		m.arch_cost_function = length_of;
+		m.symbol = "bundle_dmda_model";
+		return m;
+	}();
+	static struct starpu_codelet cl = [] {
+		struct starpu_codelet c = cpu_codelet(nothing, 0, "bundled");
+		c.model = &model;
+		return c;
+	}();
+	starpu_task_bundle_t b;
+	starpu_task_bundle_create(&b);
+	struct starpu_task *t[2];
+	for (int i = 0; i < 2; i++) {
+		t[i] = starpu_task_create();
+		t[i]->cl = &cl;
+		t[i]->cl_arg = (void *)(uintptr_t)10;
+		t[i]->detach = 0;
+		t[i]->destroy = 0;
+		ASSERT_EQ(starpu_task_bundle_insert(b, t[i]), 0);
+	}
+	ASSERT_EQ(starpu_task_submit(t[0]), 0);
+	ASSERT_EQ(starpu_task_wait(t[0]), 0);
+	EXPECT_EQ(t[0]->bundle, nullptr);
+	EXPECT_EQ(t[1]->bundle, b);
+	ASSERT_EQ(starpu_task_submit(t[1]), 0);
+	ASSERT_EQ(starpu_task_wait(t[1]), 0);
+	EXPECT_EQ(t[1]->bundle, nullptr);
+	starpu_task_bundle_close(b); // empty: freed
+	for (int i = 0; i < 2; i++)
+		starpu_task_destroy(t[i]);
 }
 
 } // namespace
