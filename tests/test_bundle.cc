@@ -44,8 +44,11 @@ struct starpu_task *scale_task(starpu_data_handle_t h, float *factor)
 // StarPU's starpu_task_bundle test: bundles of 5 tasks on one value, one put aside, all submitted.
 TEST_F(Bundle, TasksOfABundleRunAsTasks)
 {
-	static float values[3] = { 1, 2, 3 };
-	static float factors[3] = { 2, 3, 4 };
+	static float values[3], factors[3];
+	for (int i = 0; i < 3; i++) {
+		values[i] = (float)(i + 1);
+		factors[i] = (float)(i + 2);
+	}
 	starpu_data_handle_t h[3];
 	for (int i = 0; i < 3; i++)
 		starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&values[i], sizeof(float));
@@ -74,7 +77,9 @@ TEST_F(Bundle, TasksOfABundleRunAsTasks)
 
 TEST_F(Bundle, BadCallsAreRefusedWithOneMessage)
 {
-	static float value = 1, factor = 2;
+	static float value, factor;
+	value = 1;
+	factor = 2;
 	starpu_data_handle_t h;
 	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(float));
 	starpu_task_bundle_t b, other;
