@@ -34,6 +34,9 @@ struct starpu_driver
 #if defined(STARPU_USE_OPENCL) && !defined(__CUDACC__)
 		cl_device_id opencl_id;
 #endif
+		/* The size of a cl_device_id in every build: a program built without
+		 * OpenCL passes the same struct to a runtime built with it. */
+		void *reserved_opencl_id;
 	} id;
 };
 

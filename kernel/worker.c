@@ -259,7 +259,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_astro_job_terminate(job, w->id);
 }
 
-static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+/* Inlined into each copy of the loop (worker_round), as when the loop was its only caller. */
+static inline __attribute__((always_inline)) void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 {
 	int nimpl = worker_take(w, task);
 	if (nimpl >= 0)

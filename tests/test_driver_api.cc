@@ -300,4 +300,12 @@ TEST_F(DriverApi, ConfNamingNoWorkerIsSaidAndIgnored)
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
 }
 
+// A program built without OpenCL (as StarPU's CPU programs) and the runtime built with it see one layout.
+TEST(DriverStruct, TheLayoutDoesNotDependOnOpenCL)
+{
+	EXPECT_EQ(sizeof(((struct starpu_driver *)nullptr)->id), sizeof(void *));
+	EXPECT_EQ(offsetof(struct starpu_driver, id), sizeof(void *));
+	EXPECT_EQ(sizeof(struct starpu_driver), 2 * sizeof(void *));
+}
+
 } // namespace
