@@ -155,27 +155,29 @@ double length_of(struct starpu_task *task, struct starpu_perfmodel_arch *, unsig
 	return (double)(uintptr_t)task->cl_arg;
 }
 
+// A codelet whose tasks last what their cl_arg says (µs), on every architecture.
+struct starpu_perfmodel length_model = [] {
+	struct starpu_perfmodel m;
+	memset(&m, 0, sizeof(m));
+	m.type = STARPU_PER_ARCH;
+	m.arch_cost_function = length_of;
+	m.symbol = "bundle_test_model";
+	return m;
+}();
+struct starpu_codelet modelled_cl = [] {
+	struct starpu_codelet c = cpu_codelet(nothing, 0, "modelled");
+	c.model = &length_model;
+	return c;
+}();
+
 TEST_F(Bundle, EstimatesSumOverTheTasks)
 {
-	static struct starpu_perfmodel model = [] {
-		struct starpu_perfmodel m;
-		memset(&m, 0, sizeof(m));
-		m.type = STARPU_PER_ARCH;
-		m.arch_cost_function = length_of;
-		m.symbol = "bundle_test_model";
-		return m;
-	}();
-	static struct starpu_codelet cl = [] {
-		struct starpu_codelet c = cpu_codelet(nothing, 0, "modelled");
-		c.model = &model;
-		return c;
-	}();
 	starpu_task_bundle_t b;
 	starpu_task_bundle_create(&b);
 	struct starpu_task *t[3];
 	for (int i = 0; i < 3; i++) {
 		t[i] = starpu_task_create();
-		t[i]->cl = &cl;
+		t[i]->cl = &modelled_cl;
 		t[i]->cl_arg = (void *)(uintptr_t)(10 * (i + 1));
 		ASSERT_EQ(starpu_task_bundle_insert(b, t[i]), 0);
 	}
@@ -198,25 +200,12 @@ TEST(BundleDmda, APlacedTaskLeavesItsBundle)
 	ScopedEnv sched("STARPU_SCHED", "dmda");
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
-	static struct starpu_perfmodel model = [] {
-		struct starpu_perfmodel m;
-		memset(&m, 0, sizeof(m));
-		m.type = STARPU_PER_ARCH;
-		m.arch_cost_function = length_of;
-		m.symbol = "bundle_dmda_model";
-		return m;
-	}();
-	static struct starpu_codelet cl = [] {
-		struct starpu_codelet c = cpu_codelet(nothing, 0, "bundled");
-		c.model = &model;
-		return c;
-	}();
 	starpu_task_bundle_t b;
 	starpu_task_bundle_create(&b);
 	struct starpu_task *t[2];
 	for (int i = 0; i < 2; i++) {
 		t[i] = starpu_task_create();
-		t[i]->cl = &cl;
+		t[i]->cl = &modelled_cl;
 		t[i]->cl_arg = (void *)(uintptr_t)10;
 		t[i]->detach = 0;
 		t[i]->destroy = 0;

@@ -137,13 +137,19 @@ void *run_driver(void *arg)
 	return nullptr;
 }
 
+// StarPU's run_driver pattern: starpu_driver_run(&cpu0) on a thread of the program.
+bool start_run_driver(pthread_t *thread)
+{
+	run_driver_ret = -1;
+	return pthread_create(thread, nullptr, run_driver, &cpu0) == 0;
+}
+
 TEST_F(DriverApi, RunServesTasksUntilTerminationIsRequested)
 {
 	starpu_conf conf = conf_not_launching(1, &cpu0);
 	ASSERT_EQ(starpu_init(&conf), 0);
 	pthread_t thread;
-	run_driver_ret = -1;
-	ASSERT_EQ(pthread_create(&thread, nullptr, run_driver, &cpu0), 0);
+	ASSERT_TRUE(start_run_driver(&thread));
 	Seen seen;
 	for (int i = 0; i < 5; i++) {
 		struct starpu_task *t = pinned_task(&seen, -1);
@@ -179,7 +185,7 @@ TEST_F(DriverApi, TerminationWaitsForTheTasksSubmittedBefore)
 	starpu_shutdown();
 	ASSERT_EQ(starpu_init(&conf), 0);
 	pthread_t thread;
-	ASSERT_EQ(pthread_create(&thread, nullptr, run_driver, &cpu0), 0);
+	ASSERT_TRUE(start_run_driver(&thread));
 	Seen again;
 	struct starpu_task *t = pinned_task(&again, -1);
 	ASSERT_EQ(starpu_task_submit(t), 0);
@@ -195,8 +201,7 @@ TEST_F(DriverApi, ShutdownEndsALoopStillRunning)
 	starpu_conf conf = conf_not_launching(2, &cpu0);
 	ASSERT_EQ(starpu_init(&conf), 0);
 	pthread_t thread;
-	run_driver_ret = -1;
-	ASSERT_EQ(pthread_create(&thread, nullptr, run_driver, &cpu0), 0);
+	ASSERT_TRUE(start_run_driver(&thread));
 	Seen seen;
 	struct starpu_task *t = pinned_task(&seen, worker_of(STARPU_CPU_WORKER, 0));
 	ASSERT_EQ(starpu_task_submit(t), 0);
