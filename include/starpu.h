@@ -36,9 +36,11 @@
 #include <starpu_opencl.h>
 #include <starpu_cuda.h>
 #include <starpu_cublas.h>
+#include <starpu_cusparse.h>
 #include <starpu_bound.h>
 #include <starpu_parallel_worker.h>
 #include <starpu_disk.h>
+#include <starpu_driver.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,8 +99,13 @@ struct starpu_conf
 	uint64_t trace_buffer_size;
 	int driver_spinning_backoff_min;
 	int driver_spinning_backoff_max;
+	/** Workers the runtime starts no thread for: the application runs their
+	 * loops (starpu_driver_run(), starpu_driver.h). NULL: none. */
+	struct starpu_driver *not_launched_drivers;
+	/** Number of entries of not_launched_drivers. */
+	unsigned n_not_launched_drivers;
 	/** Room for growth. */
-	void *reserved[8];
+	void *reserved[6];
 };
 
 /** Fills conf with the defaults (every count -1: "decide at init"). */
@@ -126,6 +133,27 @@ void starpu_pause(void);
 void starpu_resume(void);
 /** Returns 1 when the workers are paused. */
 int starpu_is_paused(void);
+/** Flag of starpu_get_next_bindid() and starpu_bind_thread_on(): the thread
+ * keeps its processing unit busy and should have it alone. */
+#define STARPU_THREAD_ACTIVE (1 << 0)
+/**
+   A processing unit (hwloc logical index) for a thread of the program, to
+   give to starpu_bind_thread_on(): the first of preferred (npreferred
+   entries, may be 0), then of all units, that no worker and no active
+   thread holds; failing that one no active thread holds. With
+   STARPU_THREAD_ACTIVE the unit is kept for the caller: later calls do
+   not give it again. Returns 0 and says so before starpu_init().
+*/
+unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned npreferred);
+/**
+   Binds the calling thread to processing unit cpuid (unless
+   STARPU_WORKERS_NOBIND), under name (one name per thread: binding again
+   under the same name is quiet). Returns 0; -1 with a warning when a
+   worker or another thread holds the unit in a way that makes them share
+   it (the thread is bound all the same), or with an error when cpuid does
+   not exist or StarPU is not initialised (not bound).
+*/
+int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name);
 /** Fills the version numbers of the StarPU API this runtime speaks. */
 void starpu_get_version(int *major, int *minor, int *release);
 /** Prints the topology the runtime found. */

@@ -11,6 +11,7 @@
 #include <starpu_data.h>
 #include <starpu_perfmodel.h>
 #include <starpu_profiling.h>
+#include <starpu_task_bundle.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -212,7 +213,8 @@ struct starpu_task
 	unsigned sched_ctx;
 	int hypervisor_tag;
 	unsigned possibly_parallel;
-	void *bundle;
+	/** The bundle the task is in (starpu_task_bundle_insert()), NULL when none. */
+	starpu_task_bundle_t bundle;
 	/** Timing, filled when profiling is enabled. */
 	struct starpu_profiling_task_info *profiling_info;
 	/** Flops performed, for GFlop/s figures. */
@@ -305,6 +307,9 @@ int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id);
 /** Submits task, bypassing nothing: identical to starpu_task_submit() here. */
 int starpu_task_submit_nodeps(struct starpu_task *task);
+/** Returns 1 once task completed (its callback ran), 0 while it is submitted and
+ * not complete, or was never submitted. Does not wait: see starpu_task_wait(). */
+int starpu_task_finished(struct starpu_task *task);
 /** Waits for a non-detached task. Returns 0, or -EINVAL if task is detached. */
 int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Waits for n non-detached tasks. */

@@ -8,6 +8,9 @@
 #include <time.h>
 #include <starpu_config.h>
 #include <starpu_thread.h>
+#ifdef STARPU_HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +124,14 @@ int starpu_worker_get_devid(int id);
 unsigned starpu_worker_get_memory_node(unsigned workerid);
 /** Processing unit worker id is bound to, -1 when not bound. */
 int starpu_worker_get_bindid(int workerid);
+#ifdef STARPU_HAVE_HWLOC
+/** The processing units workerid runs on: its unit, or the whole machine when unbound
+ * (STARPU_WORKERS_NOBIND). A copy: free it with hwloc_bitmap_free(). NULL, with a message,
+ * when there is no such worker. */
+hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid);
+/** The hwloc object (the processing unit) workerid is bound to; NULL when unbound or no such worker. */
+hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid);
+#endif
 /** Name of a worker type ("CPU", "CUDA"...). */
 const char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type);
 /** Worker type from its name, STARPU_UNKNOWN_WORKER when unknown. */

@@ -859,6 +859,24 @@ int _astro_workers_start(void);
 void _astro_workers_stop(void);
 void _astro_worker_wake(struct _astro_worker *w);
 void _astro_workers_free(void);
+/* The calling thread becomes w's (its id, binding, the driver's set-up), and stops being it. */
+void _astro_worker_thread_begin(struct _astro_worker *w);
+void _astro_worker_thread_end(struct _astro_worker *w);
+/* One round of w's scheduling loop; idle: its idle counts between rounds, { 0, 1 } at first. */
+void _astro_worker_round(struct _astro_worker *w, unsigned idle[2]);
+
+/* The driver API (driver_api.c): marks the workers starpu_conf.not_launched_drivers names
+ * (before their threads start; returns how many), tells one, and waits at shutdown
+ * (running is 0) for the application's threads to leave their loops. */
+int _astro_drivers_mark_not_launched(void);
+bool _astro_driver_not_launched(int workerid);
+void _astro_drivers_wait_out(void);
+
+/* Forgets which threads of the program hold which units (binding.c), at shutdown. */
+void _astro_binding_reset(void);
+
+/* A task destroyed or cleaned leaves its bundle (bundle.c). */
+void _astro_bundle_forget(struct starpu_task *task);
 
 /* One more execution of cl on w (STARPU_CODELET_PROFILING). */
 static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_codelet *cl)

@@ -759,6 +759,16 @@ static bool job_never_submitted(struct _astro_job *job)
 	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
 }
 
+int starpu_task_finished(struct starpu_task *task)
+{
+	if (!task) {
+		_astro_error("starpu_task_finished: NULL task");
+		return 0;
+	}
+	struct _astro_job *job = task->starpu_private;
+	return job && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE);
+}
+
 int starpu_task_wait(struct starpu_task *task)
 {
 	if (!task) {
@@ -898,6 +908,8 @@ struct starpu_task *starpu_task_create(void)
 /* Frees what the runtime or the user handed over to the task, not the task itself. */
 static void task_free_owned(struct starpu_task *task)
 {
+	if (STARPU_UNLIKELY(task->bundle != NULL))
+		_astro_bundle_forget(task);
 	if (task->cl_arg_free) {
 		free(task->cl_arg);
 		task->cl_arg = NULL;
@@ -964,6 +976,7 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 	*copy = *task;
 	copy->starpu_private = NULL;
 	copy->prev = copy->next = NULL;
+	copy->bundle = NULL; /* the copy is in no bundle */
 	copy->status = STARPU_TASK_INIT;
 	copy->profiling_info = NULL;
 	copy->destroy = 1;

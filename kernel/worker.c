@@ -261,7 +261,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_astro_job_terminate(job, w->id);
 }
 
-static void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+/* Inlined into each copy of the loop (worker_round), as when the loop was its only caller. */
+static inline __attribute__((always_inline)) void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 {
 	int nimpl = worker_take(w, task);
 	if (nimpl >= 0)
@@ -341,51 +342,65 @@ static void bind_worker(struct _astro_worker *w)
 
 static pthread_barrier_t start_barrier;
 
+/* One round of the scheduling loop: runs what it pops, or takes one idle
+ * step (a pause, a yield, or a sleep until woken). idle: the rounds found
+ * idle in a row and the current pause length, kept between rounds. */
+static inline __attribute__((always_inline)) void worker_round(struct _astro_worker *w, bool pipelined, unsigned idle[2])
+{
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
+		worker_wait_unpaused();
+		return;
+	}
+	/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
+	__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
+	struct starpu_task *task = _astro_sched_pop(w, idle[0] > 0);
+	if (task) {
+		idle[0] = 0;
+		idle[1] = 1;
+		if (pipelined)
+			worker_execute_pipelined(w, task);
+		else
+			worker_execute(w, task);
+		return;
+	}
+	if (idle[0]++ < spin_polls) {
+		if (idle[0] > spin_yield_after) {
+			sched_yield();
+			return;
+		}
+		/* A task queued for this worker alone (astro_worker_wake_for_queued) ends the pause;
+		 * a wake-up that only offers work others may take too does not, so the worker that
+		 * queued it keeps its chance to take it first. */
+		for (unsigned i = 0; i < idle[1] && !__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED); i++)
+			cpu_relax();
+		if (idle[1] < spin_backoff_max)
+			idle[1] *= 2;
+		return;
+	}
+	worker_sleep(w);
+	idle[0] = 0;
+	idle[1] = 1;
+}
+
 /* The scheduling loop, one copy per kind of worker (pipelined: a device worker's, see worker_execute_pipelined). */
 static inline __attribute__((always_inline)) void worker_loop(struct _astro_worker *w, bool pipelined)
 {
-	unsigned idle_polls = 0, backoff = 1;
-	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED)) {
-		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
-			worker_wait_unpaused();
-			continue;
-		}
-		/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
-		__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
-		struct starpu_task *task = _astro_sched_pop(w, idle_polls > 0);
-		if (task) {
-			idle_polls = 0;
-			backoff = 1;
-			if (pipelined)
-				worker_execute_pipelined(w, task);
-			else
-				worker_execute(w, task);
-			continue;
-		}
-		if (idle_polls++ < spin_polls) {
-			if (idle_polls > spin_yield_after) {
-				sched_yield();
-				continue;
-			}
-			/* A task queued for this worker alone (astro_worker_wake_for_queued) ends the pause;
-			 * a wake-up that only offers work others may take too does not, so the worker that
-			 * queued it keeps its chance to take it first. */
-			for (unsigned i = 0; i < backoff && !__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED); i++)
-				cpu_relax();
-			if (backoff < spin_backoff_max)
-				backoff *= 2;
-			continue;
-		}
-		worker_sleep(w);
-		idle_polls = 0;
-		backoff = 1;
-	}
+	unsigned idle[2] = { 0, 1 };
+	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED))
+		worker_round(w, pipelined, idle);
 }
 
-static void *worker_main(void *arg)
+void _astro_worker_round(struct _astro_worker *w, unsigned idle[2])
 {
-	struct _astro_worker *w = arg;
+	if (w->pipeline > 1)
+		worker_round(w, true, idle);
+	else
+		worker_round(w, false, idle);
+}
+
+void _astro_worker_thread_begin(struct _astro_worker *w)
+{
 	_astro_self = w;
 	w->tid = (pid_t)syscall(SYS_gettid);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
@@ -393,6 +408,21 @@ static void *worker_main(void *arg)
 	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
 		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
+}
+
+void _astro_worker_thread_end(struct _astro_worker *w)
+{
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
+	if (w->driver->worker_deinit)
+		w->driver->worker_deinit(w->id, w->devid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_END, .workerid = w->id);
+	_astro_self = NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct _astro_worker *w = arg;
+	_astro_worker_thread_begin(w);
 	pthread_barrier_wait(&start_barrier);
 
 	if (w->pipeline > 1)
@@ -400,11 +430,7 @@ static void *worker_main(void *arg)
 	else
 		worker_loop(w, false);
 
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
-	if (w->driver->worker_deinit)
-		w->driver->worker_deinit(w->id, w->devid);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_END, .workerid = w->id);
-	_astro_self = NULL;
+	_astro_worker_thread_end(w);
 	return NULL;
 }
 
@@ -636,12 +662,16 @@ int _astro_workers_start(void)
 		_astro_warn("no worker started (the configuration asks for none): tasks with a codelet will be refused with -ENODEV");
 	}
 
+	/* The workers of starpu_conf.not_launched_drivers run on the application's threads (driver_api.c). */
+	unsigned napp = (unsigned)_astro_drivers_mark_not_launched();
 	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_init(&_astro_rt.pause_lock, NULL);
 	pthread_cond_init(&_astro_rt.pause_cond, NULL);
-	pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers + 1);
+	pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers - napp + 1);
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
 		struct _astro_worker *w = _astro_rt.workers[i];
+		if (napp && _astro_driver_not_launched(w->id))
+			continue;
 		int err = pthread_create(&w->thread, NULL, worker_main, w);
 		if (err) {
 			_astro_error("cannot create the thread of %s (%s): lower STARPU_NCPU", w->name, strerror(err));
@@ -666,12 +696,15 @@ void _astro_workers_stop(void)
 		pthread_mutex_unlock(&w->sched_mutex);
 	}
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-		pthread_join(_astro_rt.workers[i]->thread, NULL);
+		if (!_astro_driver_not_launched((int)i))
+			pthread_join(_astro_rt.workers[i]->thread, NULL);
+	_astro_drivers_wait_out();
 	pthread_barrier_destroy(&start_barrier);
 }
 
 void _astro_workers_free(void)
 {
+	_astro_binding_reset();
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		worker_free(_astro_rt.workers[i]);
 	_astro_rt.nworkers = 0;

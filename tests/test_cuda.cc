@@ -72,7 +72,7 @@ bool have_cuda_workers(std::string *why)
 
 // ------------------------------------------------------------- any build
 
-TEST(CudaHelpers, CublasAndCusolverCallsDoNothingWithoutCudaWorker)
+TEST(CudaHelpers, CublasCusolverAndCusparseCallsDoNothingWithoutCudaWorker)
 {
 	std::string err = stderr_of([] {
 		// Before starpu_init, as after starpu_shutdown: nothing to act on.
@@ -85,11 +85,14 @@ TEST(CudaHelpers, CublasAndCusolverCallsDoNothingWithoutCudaWorker)
 		starpu_cublas_init();
 		starpu_cublas_set_stream();
 		starpu_cusolver_init();
+		starpu_cusparse_init();
+		starpu_cusparse_init();
 		std::vector<float> v(16, 1.0f);
 		add_on_cpus(v, 3);
 		EXPECT_EQ(v[0], 4.0f);
 		EXPECT_EQ(v[15], 4.0f);
 		starpu_cusolver_shutdown();
+		starpu_cusparse_shutdown();
 		starpu_cublas_shutdown();
 		starpu_cublas_shutdown();
 		EXPECT_EQ(starpu_cuda_worker_get_count(), 0u);
@@ -278,6 +281,32 @@ TEST_F(Cuda, NeedsTheToolkit)
 	FAIL() << "a build without the toolkit has no CUDA worker: SetUp skips";
 }
 #else
+
+TEST_F(Cuda, CusparseHandlesLiveFromInitToShutdown)
+{
+	static std::atomic<int> with_handle{0}, runs{0};
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cuda_funcs[0] = [](void **, void *) {
+		with_handle += starpu_cusparse_get_local_handle() != nullptr;
+		runs++;
+	};
+	cl.nbuffers = 0;
+	starpu_cusparse_init();
+	with_handle = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_handle.load(), 1);
+	starpu_cusparse_shutdown();
+	with_handle = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_handle.load(), 0);
+	// Outside a CUDA worker there is no handle.
+	EXPECT_EQ(starpu_cusparse_get_local_handle(), nullptr);
+}
 
 TEST_F(Cuda, CublasHandlesLiveFromInitToShutdownOnEveryWorker)
 {

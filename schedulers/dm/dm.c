@@ -332,7 +332,26 @@ struct dm_candidate
 	double length;
 	double transfer;
 	double energy;
+	/* What the choice weighs: the task's own length and transfer, or its bundle's. */
+	double decide_length, decide_transfer;
 };
+
+/* A task of a bundle is placed for the whole bundle, as StarPU's dmda: the
+ * tasks still in it, on workerid's architecture and memory node (a bundle
+ * without estimate leaves the task's own). */
+static void dm_bundle_costs(struct dm_sched *dm, starpu_task_bundle_t bundle, int workerid, unsigned impl, bool with_transfer,
+			    struct dm_candidate *c)
+{
+	double length = starpu_task_bundle_expected_length(bundle, starpu_worker_get_perf_archtype(workerid, dm->sched_ctx_id), impl);
+	if (!isnan(length) && length > 0.0)
+		c->decide_length = length;
+	if (with_transfer)
+	{
+		double transfer = starpu_task_bundle_expected_data_transfer_time(bundle, starpu_worker_get_memory_node((unsigned)workerid));
+		if (!isnan(transfer))
+			c->decide_transfer = transfer;
+	}
+}
 
 /*
  * Chooses the worker and implementation for task. Returns 0, or -ENODEV
@@ -415,6 +434,10 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 			c->first_impl = (unsigned)__builtin_ctz(impl_mask);
 			c->length = length;
 			c->transfer = with_transfer ? starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid) : 0.0;
+			c->decide_length = length;
+			c->decide_transfer = c->transfer;
+			if (STARPU_UNLIKELY(task->bundle != NULL))
+				dm_bundle_costs(dm, task->bundle, workerid, impl, with_transfer, c);
 			c->energy = 0.0;
 			if (with_energy)
 			{
@@ -422,7 +445,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 				if (isnan(c->energy))
 					c->energy = 0.0;
 			}
-			c->exp_end = fmax(exp_start + prev, now + c->transfer) + length;
+			c->exp_end = fmax(exp_start + prev, now + c->decide_transfer) + c->decide_length;
 			min_exp_end = fmin(min_exp_end, c->exp_end);
 			max_exp_end_of_workers = fmax(max_exp_end_of_workers, exp_start + prev);
 		}
@@ -457,7 +480,7 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 
 		if (data_aware)
 		{
-			fitness = alpha * (c->exp_end - min_exp_end) + beta * c->transfer + gamma * c->energy;
+			fitness = alpha * (c->exp_end - min_exp_end) + beta * c->decide_transfer + gamma * c->energy;
 			/* The others wait idle until this task ends: gamma µs per Joule, idle power in W. */
 			if (c->exp_end > max_exp_end_of_workers)
 				fitness += gamma * idle_power * (c->exp_end - max_exp_end_of_workers) / 1e6;
@@ -521,6 +544,9 @@ static int dm_push_task(struct starpu_task *task)
 		task->sched_data = NULL;
 		return -ENODEV;
 	}
+	/* Placed: the rest of its bundle is weighed without it. */
+	if (STARPU_UNLIKELY(task->bundle != NULL))
+		starpu_task_bundle_remove(task->bundle, task);
 	dw = &dm->w[choice.workerid];
 	/* The worker runs its first capable implementation unless told otherwise. */
 	if (choice.impl != choice.first_impl)

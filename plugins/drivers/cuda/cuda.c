@@ -8,7 +8,7 @@
  * saying so only when STARPU_NCUDA asks for CUDA workers.
  *
  * cuBLAS and cuSOLVER are loaded when the program calls starpu_cublas_init()
- * or starpu_cusolver_init() (dlopen by the toolkit's soname: a program that
+ * or starpu_cusolver_init() or starpu_cusparse_init() (dlopen by the toolkit's soname: a program that
  * links them gets the same library), so that every other program does not
  * load hundreds of MiB at each starpu_init().
  */
@@ -18,6 +18,7 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <cusolverSp.h>
+#include <cusparse.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +43,7 @@ struct worker
 	cublasHandle_t cublas;
 	cusolverDnHandle_t cusolver_dn;
 	cusolverSpHandle_t cusolver_sp;
+	cusparseHandle_t cusparse;
 };
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -291,8 +293,8 @@ static void *library(const char *soname, void **handle, bool *tried)
 
 #define LOAD(lib, sym) ((lib) ? (__typeof__(sym) *)dlsym(lib, #sym) : NULL)
 
-static void *cublas_lib, *cusolver_lib;
-static bool cublas_tried, cusolver_tried;
+static void *cublas_lib, *cusolver_lib, *cusparse_lib;
+static bool cublas_tried, cusolver_tried, cusparse_tried;
 
 static void *cublas(void)
 {
@@ -302,6 +304,11 @@ static void *cublas(void)
 static void *cusolver(void)
 {
 	return library("libcusolver.so." STR(CUSOLVER_VER_MAJOR), &cusolver_lib, &cusolver_tried);
+}
+
+static void *cusparse(void)
+{
+	return library("libcusparse.so." STR(CUSPARSE_VER_MAJOR), &cusparse_lib, &cusparse_tried);
 }
 
 /* Each runs in every CUDA worker's thread (starpu_execute_on_each_worker). */
@@ -379,6 +386,31 @@ static void cusolver_destroy_here(void *arg)
 }
 #pragma GCC diagnostic pop
 
+static void cusparse_create_here(void *arg)
+{
+	struct worker *w = local_worker();
+	__typeof__(cusparseCreate) *create = LOAD(cusparse(), cusparseCreate);
+	__typeof__(cusparseSetStream) *set_stream = LOAD(cusparse(), cusparseSetStream);
+	if (!w || w->cusparse || !create || !set_stream)
+		return;
+	cusparseStatus_t status = create(&w->cusparse);
+	if (status == CUSPARSE_STATUS_SUCCESS)
+		status = set_stream(w->cusparse, w->stream);
+	if (status != CUSPARSE_STATUS_SUCCESS)
+		astro_log_error("starpu_cusparse_init", "cuSPARSE error %d on device %d: its handle is not usable", (int)status,
+				starpu_worker_get_devid(starpu_worker_get_id()));
+}
+
+static void cusparse_destroy_here(void *arg)
+{
+	struct worker *w = local_worker();
+	__typeof__(cusparseDestroy) *destroy = LOAD(cusparse_lib, cusparseDestroy);
+	if (w && w->cusparse && destroy)
+		destroy(w->cusparse);
+	if (w)
+		w->cusparse = NULL;
+}
+
 /* On every CUDA worker; nothing when there is none (STARPU_NCUDA=0). */
 static void on_cuda_workers(void (*fn)(void *), const char *name)
 {
@@ -404,6 +436,22 @@ static void serve_cusolver_init(void)
 static void serve_cusolver_shutdown(void)
 {
 	on_cuda_workers(cusolver_destroy_here, "starpu_cusolver_shutdown");
+}
+
+static void serve_cusparse_init(void)
+{
+	on_cuda_workers(cusparse_create_here, "starpu_cusparse_init");
+}
+
+static void serve_cusparse_shutdown(void)
+{
+	on_cuda_workers(cusparse_destroy_here, "starpu_cusparse_shutdown");
+}
+
+static void *local_cusparse(void)
+{
+	struct worker *w = local_worker();
+	return w ? w->cusparse : NULL;
 }
 
 static void *local_stream(void)
@@ -476,6 +524,9 @@ static const struct astro_cuda_services services = {
 	.cublas_shutdown = serve_cublas_shutdown,
 	.cusolver_init = serve_cusolver_init,
 	.cusolver_shutdown = serve_cusolver_shutdown,
+	.cusparse_init = serve_cusparse_init,
+	.cusparse_shutdown = serve_cusparse_shutdown,
+	.local_cusparse = local_cusparse,
 	.local_stream = local_stream,
 	.local_cublas = local_cublas,
 	.local_cusolver_dn = local_cusolver_dn,

@@ -11,6 +11,7 @@
 #include <starpu.h>
 #include <starpu_cublas.h>
 #include <starpu_cusolver.h>
+#include <starpu_cusparse.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
@@ -61,7 +62,22 @@ void starpu_cusolver_shutdown(void)
 	SERVE(cusolver_shutdown);
 }
 
+void starpu_cusparse_init(void)
+{
+	SERVE(cusparse_init);
+}
+
+void starpu_cusparse_shutdown(void)
+{
+	SERVE(cusparse_shutdown);
+}
+
 #ifdef STARPU_USE_CUDA
+
+cusparseHandle_t starpu_cusparse_get_local_handle(void)
+{
+	return (cusparseHandle_t)SERVED(local_cusparse);
+}
 
 cudaStream_t starpu_cuda_get_local_stream(void)
 {

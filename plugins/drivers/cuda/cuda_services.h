@@ -1,6 +1,6 @@
 /*
- * What the CUDA driver plugin serves to the starpu_cuda_*, starpu_cublas_*
- * and starpu_cusolver_* entry points of libastrolabe (cuda_api.c), which
+ * What the CUDA driver plugin serves to the starpu_cuda_*, starpu_cublas_*,
+ * starpu_cusolver_* and starpu_cusparse_* entry points of libastrolabe (cuda_api.c), which
  * exist in every build and do nothing while no driver serves them (no
  * toolkit, no device: no CUDA worker, as StarPU). Private to this folder:
  * astro_cuda_services_set() is exported only so that the loadable driver
@@ -35,6 +35,10 @@ struct astro_cuda_services
 		    size_t n2, size_t ld2_src, size_t ld2_dst, void *stream, int kind);
 	/* cudaSetDevice(devid), saying a failure. */
 	void (*set_device)(unsigned devid);
+	/* starpu_cusparse_init() and _shutdown(), on every CUDA worker; the calling worker's cusparseHandle_t. */
+	void (*cusparse_init)(void);
+	void (*cusparse_shutdown)(void);
+	void *(*local_cusparse)(void);
 };
 
 /* Served from the driver's init to its fini; NULL withdraws them. */

@@ -1,0 +1,168 @@
+/*
+ * Where threads run, for the program (starpu.h, starpu_worker.h): the
+ * processing units (hwloc logical indexes) the program's own threads may
+ * take beside the workers (starpu_get_next_bindid, starpu_bind_thread_on),
+ * and the workers' cpusets. A table per run says who holds each unit:
+ * the workers (their bindid), and the threads bound through
+ * starpu_bind_thread_on(); an active thread holds its unit alone.
+ */
+#include "kernel.h"
+#include <hwloc.h>
+
+static struct
+{
+	pthread_mutex_t lock;
+	unsigned npus;
+	bool *active;                        /* a unit taken by an active thread (or reserved for one) */
+	char **names;                        /* the name of the thread bound there, NULL when none */
+} units = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void units_reset(void)
+{
+	if (units.names)
+		for (unsigned i = 0; i < units.npus; i++)
+			free(units.names[i]);
+	free(units.active);
+	free(units.names);
+	units.active = NULL;
+	units.names = NULL;
+	units.npus = 0;
+}
+
+/* The table for this run, made at the first call after starpu_init(). Under units.lock. */
+static bool units_ready(const char *call)
+{
+	if (!_astro_running()) {
+		_astro_error("%s: StarPU is not initialised: call starpu_init() first", call);
+		return false;
+	}
+	if (units.npus != _astro_rt.npus || !units.active) {
+		units_reset();
+		units.active = calloc(_astro_rt.npus, sizeof(*units.active));
+		units.names = calloc(_astro_rt.npus, sizeof(*units.names));
+		if (!units.active || !units.names) {
+			units_reset();
+			_astro_error("%s: out of memory", call);
+			return false;
+		}
+		units.npus = _astro_rt.npus;
+	}
+	return true;
+}
+
+void _astro_binding_reset(void)
+{
+	pthread_mutex_lock(&units.lock);
+	units_reset();
+	pthread_mutex_unlock(&units.lock);
+}
+
+static bool worker_on(unsigned pu)
+{
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (_astro_rt.workers[i]->bindid == (int)pu)
+			return true;
+	return false;
+}
+
+unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned npreferred)
+{
+	pthread_mutex_lock(&units.lock);
+	if (!units_ready("starpu_get_next_bindid")) {
+		pthread_mutex_unlock(&units.lock);
+		return 0;
+	}
+	if (npreferred && !preferred) {
+		_astro_error("starpu_get_next_bindid: npreferred is %u but preferred is NULL: the preferences are ignored", npreferred);
+		npreferred = 0;
+	}
+	/* The preferred units first, then all in order: the first neither a worker's nor an
+	 * active thread's; failing that, the first no active thread holds; failing that, the last. */
+	unsigned choice = units.npus, fallback = units.npus;
+	for (unsigned k = 0; k < npreferred + units.npus && choice == units.npus; k++) {
+		unsigned pu = k < npreferred ? preferred[k] : k - npreferred;
+		if (pu >= units.npus)
+			continue;
+		if (units.active[pu])
+			continue;
+		if (fallback == units.npus)
+			fallback = pu;
+		if (!worker_on(pu))
+			choice = pu;
+	}
+	if (choice == units.npus)
+		choice = fallback != units.npus ? fallback : units.npus - 1;
+	if (flags & STARPU_THREAD_ACTIVE)
+		units.active[choice] = true;
+	pthread_mutex_unlock(&units.lock);
+	return choice;
+}
+
+int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name)
+{
+	if (!name)
+		name = "(unnamed thread)";
+	pthread_mutex_lock(&units.lock);
+	if (!units_ready("starpu_bind_thread_on")) {
+		pthread_mutex_unlock(&units.lock);
+		return -1;
+	}
+	if (cpuid < 0 || (unsigned)cpuid >= units.npus) {
+		pthread_mutex_unlock(&units.lock);
+		_astro_error("starpu_bind_thread_on: %s: processing unit %d does not exist (0 to %u here): the thread is not bound",
+			     name, cpuid, units.npus - 1);
+		return -1;
+	}
+	int ret = 0;
+	bool same = units.names[cpuid] && strcmp(units.names[cpuid], name) == 0;
+	if (worker_on((unsigned)cpuid) && (flags & STARPU_THREAD_ACTIVE)) {
+		_astro_warn("starpu_bind_thread_on: %s is bound on processing unit %d, where a worker runs: both share it "
+			    "(reserve it with starpu_conf.reserve_ncpus, or take the unit starpu_get_next_bindid() gives)", name, cpuid);
+		ret = -1;
+	} else if (units.names[cpuid] && !same && ((flags & STARPU_THREAD_ACTIVE) || units.active[cpuid])) {
+		_astro_warn("starpu_bind_thread_on: %s is bound on processing unit %d, which %s holds already: both share it "
+			    "(take another unit from starpu_get_next_bindid())", name, cpuid, units.names[cpuid]);
+		ret = -1;
+	}
+	if (!same) {
+		free(units.names[cpuid]);
+		units.names[cpuid] = strdup(name);
+	}
+	if (flags & STARPU_THREAD_ACTIVE)
+		units.active[cpuid] = true;
+	pthread_mutex_unlock(&units.lock);
+
+	if (_astro_rt.nobind)
+		return ret;
+	hwloc_topology_t topo = _astro_rt.topology;
+	hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)cpuid);
+	if (!pu || hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+		_astro_warn("starpu_bind_thread_on: %s could not be bound to processing unit %d: it runs unbound", name, cpuid);
+		return -1;
+	}
+	return ret;
+}
+
+hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers || !_astro_running()) {
+		_astro_error("starpu_worker_get_hwloc_obj: no worker %d (there are %u)", workerid, _astro_rt.nworkers);
+		return NULL;
+	}
+	int bindid = _astro_rt.workers[workerid]->bindid;
+	if (bindid < 0)
+		return NULL;
+	return hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, (unsigned)bindid);
+}
+
+hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid)
+{
+	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers || !_astro_running()) {
+		_astro_error("starpu_worker_get_hwloc_cpuset: no worker %d (there are %u)", workerid, _astro_rt.nworkers);
+		return NULL;
+	}
+	int bindid = _astro_rt.workers[workerid]->bindid;
+	hwloc_obj_t where = bindid >= 0 ? hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, (unsigned)bindid)
+					: hwloc_get_root_obj(_astro_rt.topology);
+	return hwloc_bitmap_dup(where->cpuset);
+}
