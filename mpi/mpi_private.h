@@ -69,6 +69,8 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 
 /* Ownership: the tag and rank of handle (false, said, when it has none; fn names the caller). */
 bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn);
+/* The handle with tag in comm on this rank, NULL when none has it (said by nobody). */
+starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag);
 /* The cache: does node already hold the current value (its receipt was posted)? Records it if not. */
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
 bool _astro_mpi_cache_received(starpu_data_handle_t handle);
@@ -133,5 +135,11 @@ int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_
 void _astro_mpi_stats_init(void);
 void _astro_mpi_stats_sent(int dest, size_t bytes);
 void _astro_mpi_stats_shutdown(int rank);
+
+/* -------------------------------------------------------------------- lb.c */
+
+/* starpu_mpi_task_insert() inserted a task numbered tag (its tag_id), run on
+ * this rank when local: the load balancer's phases (nothing when none runs). */
+void _astro_mpi_lb_inserted(starpu_tag_t tag, bool local);
 
 #endif /* __ASTRO_MPI_PRIVATE_H__ */
