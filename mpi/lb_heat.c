@@ -9,7 +9,9 @@
  *  1. it waits until LB_HEAT_WAKEUP_RATIO of the tasks it runs in the phase
  *     are done, and takes as its load the time its workers spent running
  *     tasks since the previous phase (observed at TASK_STARTED/ENDED);
- *  2. it exchanges that load with its neighbours (point to point);
+ *  2. it sends that load to the ranks that list it as a neighbour and
+ *     receives its own neighbours' (point to point; the relation may be
+ *     one way, who lists whom is learnt once at init);
  *  3. if its least loaded neighbour is cooler by LB_HEAT_TIME_THRESHOLD µs or
  *     more, it asks the application which data it gives that neighbour;
  *  4. every rank learns every move (all-gather: each handle may be known
@@ -43,8 +45,10 @@ static struct
 	MPI_Comm comm;
 	int me, size;
 	struct starpu_mpi_lb_conf conf;
-	int *neighbors;
+	int *neighbors;			/* the ranks this rank compares itself with (and may give data to) */
 	int nneighbors;
+	int *watchers;			/* the ranks that list this one: they get its load */
+	int nwatchers;
 	unsigned long sleep_threshold;
 	double wakeup_ratio;
 	double time_threshold;
@@ -130,11 +134,13 @@ static int take_neighbors(int *given, int n)
 	return 0;
 }
 
-/* Is the neighbour relation symmetric? Every rank tells every rank whether it lists it (init only). */
-static int check_symmetric(void)
+/* Who lists this rank as a neighbour (the relation may be one way): every
+ * rank tells every rank whether it lists it, once, at init. */
+static int find_watchers(void)
 {
 	int *mine = calloc(heat.size, sizeof(int)), *theirs = calloc(heat.size, sizeof(int));
-	int ret = mine && theirs ? 0 : -ENOMEM;
+	heat.watchers = malloc(heat.size * sizeof(int));
+	int ret = mine && theirs && heat.watchers ? 0 : -ENOMEM;
 	if (ret == 0) {
 		for (int i = 0; i < heat.nneighbors; i++)
 			mine[heat.neighbors[i]] = 1;
@@ -143,14 +149,12 @@ static int check_symmetric(void)
 		int err = MPI_Ialltoall(mine, 1, MPI_INT, theirs, 1, MPI_INT, heat.comm, &req);
 		_astro_mpi_unlock();
 		ret = err != MPI_SUCCESS ? -EIO : _astro_mpi_lb_wait(&req, 1, "starpu_mpi_lb_init");
-	}
+	} else
+		_astro_mpi_error("starpu_mpi_lb_init: out of memory");
+	heat.nwatchers = 0;
 	for (int r = 0; ret == 0 && r < heat.size; r++)
-		if (mine[r] != theirs[r]) {
-			int a = mine[r] ? heat.me : r, b = mine[r] ? r : heat.me;
-			_astro_mpi_error("starpu_mpi_lb_init: rank %d lists rank %d as a neighbour but rank %d does not list rank %d: get_neighbors() must give a symmetric relation",
-					 a, b, b, a);
-			ret = -EINVAL;
-		}
+		if (theirs[r])
+			heat.watchers[heat.nwatchers++] = r;
 	free(mine);
 	free(theirs);
 	return ret;
@@ -159,8 +163,9 @@ static int check_symmetric(void)
 static void forget(void)
 {
 	free(heat.neighbors);
-	heat.neighbors = NULL;
-	heat.nneighbors = 0;
+	free(heat.watchers);
+	heat.neighbors = heat.watchers = NULL;
+	heat.nneighbors = heat.nwatchers = 0;
 	if (heat.moved)
 		g_array_free(heat.moved, TRUE);
 	if (heat.moved_tags)
@@ -194,7 +199,7 @@ static int heat_init(const struct starpu_mpi_lb_conf *conf, MPI_Comm comm)
 	}
 	int agreed = _astro_mpi_lb_agree_min(comm, ret, fn);
 	if (agreed == 0) {
-		ret = check_symmetric();
+		ret = find_watchers();
 		agreed = _astro_mpi_lb_agree_min(comm, ret, fn);
 	}
 	if (agreed && !ret)
@@ -246,14 +251,14 @@ static double loads(double *theirs)
 	pthread_mutex_unlock(&lock);
 	heat.submitted_then = heat.submitted;
 
-	MPI_Request reqs[2 * heat.nneighbors + 1];
+	MPI_Request reqs[heat.nneighbors + heat.nwatchers + 1];
 	_astro_mpi_lock();
-	for (int i = 0; i < heat.nneighbors; i++) {
-		MPI_Irecv(&theirs[i], 1, MPI_DOUBLE, heat.neighbors[i], TAG_LOAD, heat.comm, &reqs[2 * i]);
-		MPI_Isend(&load, 1, MPI_DOUBLE, heat.neighbors[i], TAG_LOAD, heat.comm, &reqs[2 * i + 1]);
-	}
+	for (int i = 0; i < heat.nneighbors; i++)
+		MPI_Irecv(&theirs[i], 1, MPI_DOUBLE, heat.neighbors[i], TAG_LOAD, heat.comm, &reqs[i]);
+	for (int i = 0; i < heat.nwatchers; i++)
+		MPI_Isend(&load, 1, MPI_DOUBLE, heat.watchers[i], TAG_LOAD, heat.comm, &reqs[heat.nneighbors + i]);
 	_astro_mpi_unlock();
-	if (_astro_mpi_lb_wait(reqs, 2 * heat.nneighbors, "starpu_mpi_task_insert (load balancer)"))
+	if (_astro_mpi_lb_wait(reqs, heat.nneighbors + heat.nwatchers, "starpu_mpi_task_insert (load balancer)"))
 		for (int i = 0; i < heat.nneighbors; i++)
 			theirs[i] = load;	/* not known: no move */
 	return load;
@@ -377,7 +382,7 @@ static void heat_inserted(starpu_tag_t tag, bool local)
 	unsigned long phase = (unsigned long)(tag / heat.sleep_threshold);
 	if (phase > heat.phase) {
 		heat.phase = phase;
-		if (heat.nneighbors > 0) {
+		if (heat.size > 1) {
 			double theirs[heat.nneighbors];
 			double load = loads(theirs);
 			int64_t *mine;

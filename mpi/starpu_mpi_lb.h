@@ -22,9 +22,8 @@ struct starpu_mpi_lb_conf
 	/**
 	 * Fills *neighbor_ids with a malloc'ed array of the ranks (of
 	 * MPI_COMM_WORLD) this rank may exchange load and data with, and
-	 * *nneighbors with their number (at least 1). The relation must be
-	 * symmetric: a rank is a neighbour of its neighbours. The balancer
-	 * frees the array.
+	 * *nneighbors with their number (at least 1, this rank not counted).
+	 * The relation may be one way. The balancer frees the array.
 	 */
 	void (*get_neighbors)(int **neighbor_ids, int *nneighbors);
 	/**
@@ -43,7 +42,7 @@ struct starpu_mpi_lb_conf
  * with the same policy. Returns 0, or a negative errno said on stderr on
  * every rank (balancing then stays off): -ENOENT for an unknown policy,
  * -EINVAL for a missing name or a bad conf (NULL functions, no neighbours,
- * neighbours out of range or not symmetric), -EBUSY when one already runs.
+ * neighbours out of range), -EBUSY when one already runs.
  * (StarPU's returns nothing; a program ignoring the result is unaffected.)
  */
 int starpu_mpi_lb_init(const char *lb_policy_name, struct starpu_mpi_lb_conf *);
