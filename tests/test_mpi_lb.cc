@@ -294,6 +294,16 @@ TEST_F(MpiLb, DataUnitsThatCannotMoveStay)
 
 const char kRankTests[] = "MpiLb.*";
 
+// StarPU's MPI programs and tests (mpi/tests/load_balancer.c) test for StarPU-MPI's MPI back-end.
+TEST(MpiRun, ConfigNamesTheMpiBackEnd)
+{
+#ifdef STARPU_USE_MPI_MPI
+	SUCCEED();
+#else
+	FAIL() << "starpu_config.h defines STARPU_USE_MPI without STARPU_USE_MPI_MPI";
+#endif
+}
+
 TEST(MpiRun, TwoRanks)
 {
 	run_ranks(2, kRankTests);
