@@ -3,13 +3,13 @@
  * (STARPU_MPI_LB overrides the program's), makes sure every rank agrees
  * before any starts, and hands the policy each task starpu_mpi_task_insert()
  * inserts, on every rank. Its messages travel on a communicator of its own,
- * so they never meet the application's data tags. The policies live in
+ * so they never meet the application's data tags, and are made by the
+ * progression thread like every other MPI call. The policies live in
  * lb_*.c.
  */
 #include "lb_policy.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 
 static const struct _astro_mpi_lb_policy *const policies[] = { &_astro_mpi_lb_heat, NULL };
@@ -18,37 +18,47 @@ static const struct _astro_mpi_lb_policy *const policies[] = { &_astro_mpi_lb_he
 static const struct _astro_mpi_lb_policy *active;
 static MPI_Comm lb_comm = MPI_COMM_NULL;
 
-int _astro_mpi_lb_wait(MPI_Request *reqs, int n, const char *fn)
+int _astro_mpi_lb_run(const struct _astro_mpi_lb_call *calls, int n, const char *fn)
 {
-	int err = MPI_SUCCESS;
-	if (_astro_mpi_thread_multiple())
-		err = MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-	else
-		/* Serialised MPI: never block under the lock the progression thread needs. */
-		for (int done = 0; err == MPI_SUCCESS && !done; ) {
-			_astro_mpi_lock();
-			err = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-			_astro_mpi_unlock();
-			if (!done)
-				sched_yield();
-		}
-	if (err != MPI_SUCCESS) {
-		_astro_mpi_error("%s: an MPI exchange of the load balancer failed (error %d): check the MPI library and the network", fn, err);
+	starpu_mpi_req reqs[n > 0 ? n : 1];
+	int posted = 0, ret = 0;
+	while (posted < n && ret == 0)
+		if ((ret = _astro_mpi_call(calls[posted].start, calls[posted].arg, MPI_COMM_WORLD, &reqs[posted])) == 0)
+			posted++;
+	for (int i = 0; i < posted; i++) {
+		int r = starpu_mpi_wait(&reqs[i], MPI_STATUS_IGNORE);
+		ret = ret ? ret : r;
+	}
+	if (ret) {
+		_astro_mpi_error("%s: an MPI exchange of the load balancer failed (%s): check the MPI library and the network", fn, strerror(-ret));
 		return -EIO;
 	}
 	return 0;
 }
 
+struct agree
+{
+	int v, all;
+	MPI_Comm comm;
+};
+
+static int agree_start(void *arg, MPI_Request *req)
+{
+	struct agree *a = arg;
+	return MPI_Iallreduce(&a->v, &a->all, 1, MPI_INT, MPI_MIN, a->comm, req);
+}
+
 int _astro_mpi_lb_agree_min(MPI_Comm comm, int v, const char *fn)
 {
-	int all = v;
-	MPI_Request req;
-	_astro_mpi_lock();
-	int err = MPI_Iallreduce(&v, &all, 1, MPI_INT, MPI_MIN, comm, &req);
-	_astro_mpi_unlock();
-	if (err != MPI_SUCCESS || _astro_mpi_lb_wait(&req, 1, fn))
-		return -EIO;
-	return all;
+	struct agree a = { v, v, comm };
+	struct _astro_mpi_lb_call call = { agree_start, &a };
+	return _astro_mpi_lb_run(&call, 1, fn) ? -EIO : a.all;
+}
+
+/* The balancer's communicator: made once per process, at the first starpu_mpi_lb_init(). */
+static int dup_start(void *arg, MPI_Request *req)
+{
+	return MPI_Comm_idup(MPI_COMM_WORLD, arg, req);
 }
 
 static const struct _astro_mpi_lb_policy *policy_named(const char *name)
@@ -87,13 +97,12 @@ int starpu_mpi_lb_init(const char *lb_policy_name, struct starpu_mpi_lb_conf *co
 	int ret = policy ? 0 : name ? -ENOENT : -EINVAL;
 
 	/* A rank that starts alone would wait for the others at the first phase: all or none. */
-	MPI_Request req;
-	_astro_mpi_lock();
-	int err = MPI_Comm_idup(MPI_COMM_WORLD, &lb_comm, &req);
-	_astro_mpi_unlock();
-	if (err != MPI_SUCCESS || _astro_mpi_lb_wait(&req, 1, fn)) {
-		_astro_mpi_error("%s: MPI could not give the load balancer its communicator (error %d); balancing stays off", fn, err);
-		return -EIO;
+	if (lb_comm == MPI_COMM_NULL) {
+		struct _astro_mpi_lb_call call = { dup_start, &lb_comm };
+		if (_astro_mpi_lb_run(&call, 1, fn)) {
+			lb_comm = MPI_COMM_NULL;
+			return -EIO;
+		}
 	}
 	int agreed = _astro_mpi_lb_agree_min(lb_comm, ret, fn);
 	if (ret == -ENOENT)
@@ -105,12 +114,8 @@ int starpu_mpi_lb_init(const char *lb_policy_name, struct starpu_mpi_lb_conf *co
 		_astro_mpi_error("%s: another rank could not start the '%s' policy (see its message); balancing stays off on every rank", fn, name);
 	if (agreed == 0)
 		agreed = policy->init(conf, lb_comm);
-	if (agreed < 0) {
-		_astro_mpi_lock();
-		MPI_Comm_free(&lb_comm);
-		_astro_mpi_unlock();
+	if (agreed < 0)
 		return ret ? ret : agreed;
-	}
 	__atomic_store_n(&active, policy, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -128,8 +133,5 @@ int starpu_mpi_lb_shutdown(void)
 	if (!policy)
 		return 0;
 	policy->shutdown();
-	_astro_mpi_lock();
-	MPI_Comm_free(&lb_comm);
-	_astro_mpi_unlock();
 	return 0;
 }

@@ -39,6 +39,61 @@ struct moved
 	int home;
 };
 
+/* The arguments of one nonblocking MPI call (lb.c's _astro_mpi_lb_run()). */
+struct call
+{
+	const void *send;
+	void *recv;
+	int count;
+	const int *counts, *displs;	/* Iallgatherv */
+	MPI_Datatype type;
+	int peer;
+	MPI_Comm comm;
+};
+
+static int alltoall_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Ialltoall(c->send, c->count, c->type, c->recv, c->count, c->type, c->comm, req);
+}
+
+static int send_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Isend(c->send, c->count, c->type, c->peer, TAG_LOAD, c->comm, req);
+}
+
+static int recv_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Irecv(c->recv, c->count, c->type, c->peer, TAG_LOAD, c->comm, req);
+}
+
+static int allgather_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Iallgather(c->send, c->count, c->type, c->recv, c->count, c->type, c->comm, req);
+}
+
+static int allgatherv_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Iallgatherv(c->send, c->count, c->type, c->recv, c->counts, c->displs, c->type, c->comm, req);
+}
+
+static int allreduce_min_start(void *arg, MPI_Request *req)
+{
+	struct call *c = arg;
+	return MPI_Iallreduce(MPI_IN_PLACE, c->recv, c->count, c->type, MPI_MIN, c->comm, req);
+}
+
+/* One call: 0 or -EIO said. */
+static int run(int (*start)(void *, MPI_Request *), struct call c, const char *fn)
+{
+	struct _astro_mpi_lb_call call = { start, &c };
+	return _astro_mpi_lb_run(&call, 1, fn);
+}
+
 /* The application thread's state (the balancer runs in starpu_mpi_task_insert()). */
 static struct
 {
@@ -144,11 +199,8 @@ static int find_watchers(void)
 	if (ret == 0) {
 		for (int i = 0; i < heat.nneighbors; i++)
 			mine[heat.neighbors[i]] = 1;
-		MPI_Request req;
-		_astro_mpi_lock();
-		int err = MPI_Ialltoall(mine, 1, MPI_INT, theirs, 1, MPI_INT, heat.comm, &req);
-		_astro_mpi_unlock();
-		ret = err != MPI_SUCCESS ? -EIO : _astro_mpi_lb_wait(&req, 1, "starpu_mpi_lb_init");
+		ret = run(alltoall_start, (struct call){ .send = mine, .recv = theirs, .count = 1, .type = MPI_INT, .comm = heat.comm },
+			  "starpu_mpi_lb_init");
 	} else
 		_astro_mpi_error("starpu_mpi_lb_init: out of memory");
 	heat.nwatchers = 0;
@@ -178,9 +230,9 @@ static int heat_init(const struct starpu_mpi_lb_conf *conf, MPI_Comm comm)
 {
 	static const char fn[] = "starpu_mpi_lb_init";
 	int ret = 0;
-	heat.comm = comm;
-	MPI_Comm_rank(comm, &heat.me);
-	MPI_Comm_size(comm, &heat.size);
+	heat.comm = comm;	/* a duplicate of MPI_COMM_WORLD: the same ranks */
+	starpu_mpi_comm_rank(MPI_COMM_WORLD, &heat.me);
+	starpu_mpi_comm_size(MPI_COMM_WORLD, &heat.size);
 	if (!conf || !conf->get_neighbors || !conf->get_data_unit_to_migrate) {
 		_astro_mpi_error("%s: the heat policy needs a struct starpu_mpi_lb_conf with get_neighbors and get_data_unit_to_migrate set (%s)", fn,
 				 !conf ? "conf is NULL" : !conf->get_neighbors ? "get_neighbors is NULL" : "get_data_unit_to_migrate is NULL");
@@ -251,14 +303,16 @@ static double loads(double *theirs)
 	pthread_mutex_unlock(&lock);
 	heat.submitted_then = heat.submitted;
 
-	MPI_Request reqs[heat.nneighbors + heat.nwatchers + 1];
-	_astro_mpi_lock();
-	for (int i = 0; i < heat.nneighbors; i++)
-		MPI_Irecv(&theirs[i], 1, MPI_DOUBLE, heat.neighbors[i], TAG_LOAD, heat.comm, &reqs[i]);
-	for (int i = 0; i < heat.nwatchers; i++)
-		MPI_Isend(&load, 1, MPI_DOUBLE, heat.watchers[i], TAG_LOAD, heat.comm, &reqs[heat.nneighbors + i]);
-	_astro_mpi_unlock();
-	if (_astro_mpi_lb_wait(reqs, heat.nneighbors + heat.nwatchers, "starpu_mpi_task_insert (load balancer)"))
+	int n = heat.nneighbors + heat.nwatchers;
+	struct call args[n];
+	struct _astro_mpi_lb_call calls[n];
+	for (int i = 0; i < n; i++) {
+		bool in = i < heat.nneighbors;
+		args[i] = (struct call){ .send = &load, .recv = &theirs[i], .count = 1, .type = MPI_DOUBLE,
+					 .peer = in ? heat.neighbors[i] : heat.watchers[i - heat.nneighbors], .comm = heat.comm };
+		calls[i] = (struct _astro_mpi_lb_call){ in ? recv_start : send_start, &args[i] };
+	}
+	if (_astro_mpi_lb_run(calls, n, "starpu_mpi_task_insert (load balancer)"))
 		for (int i = 0; i < heat.nneighbors; i++)
 			theirs[i] = load;	/* not known: no move */
 	return load;
@@ -316,14 +370,11 @@ static void move(int64_t *mine, int nmine)
 	int64_t *all = NULL;
 	int *ok = NULL;
 	int total = 0;
-	MPI_Request req;
-	int err = !counts || !displs ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-	if (err == MPI_SUCCESS) {
-		_astro_mpi_lock();
-		err = MPI_Iallgather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, heat.comm, &req);
-		_astro_mpi_unlock();
+	if (!counts || !displs) {
+		_astro_mpi_error("%s: out of memory", fn);
+		abort();	/* the other ranks would wait for this one's moves */
 	}
-	if (err != MPI_SUCCESS || _astro_mpi_lb_wait(&req, 1, fn))
+	if (run(allgather_start, (struct call){ .send = &nmine, .recv = counts, .count = 1, .type = MPI_INT, .comm = heat.comm }, fn))
 		goto out;
 	for (int r = 0; r < heat.size; r++) {
 		displs[r] = 2 * total;
@@ -334,12 +385,12 @@ static void move(int64_t *mine, int nmine)
 		goto out;
 	all = malloc(2 * (size_t)total * sizeof(int64_t));
 	ok = malloc(total * sizeof(int));
-	if (!all || !ok)
-		goto out;	/* every rank agrees below that nothing moves */
-	_astro_mpi_lock();
-	err = MPI_Iallgatherv(mine, 2 * nmine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, heat.comm, &req);
-	_astro_mpi_unlock();
-	if (err != MPI_SUCCESS || _astro_mpi_lb_wait(&req, 1, fn))
+	if (!all || !ok) {
+		_astro_mpi_error("%s: out of memory", fn);
+		abort();
+	}
+	if (run(allgatherv_start, (struct call){ .send = mine, .recv = all, .count = 2 * nmine, .counts = counts, .displs = displs,
+						 .type = MPI_INT64_T, .comm = heat.comm }, fn))
 		goto out;
 	/* A destination that does not know the data could not receive it: the move is off everywhere. */
 	for (int k = 0; k < total; k++) {
@@ -348,10 +399,7 @@ static void move(int64_t *mine, int nmine)
 			_astro_mpi_error("load balancer: the data with tag %lld should move to rank %d, which has none registered with that tag: register it on the ranks it may move to (the owner's neighbours); it stays",
 					 (long long)all[2 * k], heat.me);
 	}
-	_astro_mpi_lock();
-	err = MPI_Iallreduce(MPI_IN_PLACE, ok, total, MPI_INT, MPI_MIN, heat.comm, &req);
-	_astro_mpi_unlock();
-	if (err != MPI_SUCCESS || _astro_mpi_lb_wait(&req, 1, fn))
+	if (run(allreduce_min_start, (struct call){ .recv = ok, .count = total, .type = MPI_INT, .comm = heat.comm }, fn))
 		goto out;
 	for (int r = 0, k = 0; r < heat.size; r++)
 		for (int end = k + counts[r] / 2; k < end; k++) {
@@ -369,8 +417,6 @@ static void move(int64_t *mine, int nmine)
 				starpu_mpi_data_migrate(MPI_COMM_WORLD, handle, (int)all[2 * k + 1]);
 		}
 out:
-	if (err != MPI_SUCCESS)
-		_astro_mpi_error("%s: the load balancer could not share its moves (MPI error %d); nothing moves in this phase", fn, err);
 	free(counts);
 	free(displs);
 	free(all);

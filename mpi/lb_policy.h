@@ -21,8 +21,15 @@ struct _astro_mpi_lb_policy
 
 extern const struct _astro_mpi_lb_policy _astro_mpi_lb_heat;
 
-/* For the policies: waits for n MPI requests of the balancer (0, or -EIO said, naming fn). */
-int _astro_mpi_lb_wait(MPI_Request *reqs, int n, const char *fn);
+/* A nonblocking MPI call of a policy: start(arg, &request). */
+struct _astro_mpi_lb_call
+{
+	int (*start)(void *arg, MPI_Request *req);
+	void *arg;
+};
+/* Makes the n calls on the progression thread (no other thread calls MPI
+ * meanwhile) and waits for them all: 0, or -EIO said (naming fn). */
+int _astro_mpi_lb_run(const struct _astro_mpi_lb_call *calls, int n, const char *fn);
 /* The smallest of every rank's v over comm (collective): what all agree on (-EIO, said, when MPI fails). */
 int _astro_mpi_lb_agree_min(MPI_Comm comm, int v, const char *fn);
 
