@@ -130,7 +130,8 @@ static void req_enqueue(struct _astro_mpi_req *req)
 
 static const char *kind_name(const struct _astro_mpi_req *req)
 {
-	return req->kind == _ASTRO_MPI_SEND ? "sending to" : req->kind == _ASTRO_MPI_RECV ? "receiving from" : "barrier with";
+	return req->kind == _ASTRO_MPI_SEND ? "sending to" : req->kind == _ASTRO_MPI_RECV ? "receiving from" :
+	       req->kind == _ASTRO_MPI_CALL ? "exchanging with" : "barrier with";
 }
 
 static void mpi_failed(struct _astro_mpi_req *req, const char *call, int err)
@@ -294,13 +295,17 @@ static bool req_start(struct _astro_mpi_req *req)
 	case _ASTRO_MPI_RECV:
 		err = MPI_Irecv(req->buffer, (int)req->count, type, req->peer, req->mpi_tag, req->comm, &req->mpi_req);
 		break;
+	case _ASTRO_MPI_CALL:
+		err = req->start(req->start_arg, &req->mpi_req);
+		break;
 	default:
 		err = MPI_Ibarrier(req->comm, &req->mpi_req);
 		break;
 	}
 	_astro_mpi_unlock();
 	if (err != MPI_SUCCESS) {
-		mpi_failed(req, req->kind == _ASTRO_MPI_SEND ? "MPI_Isend" : req->kind == _ASTRO_MPI_RECV ? "MPI_Irecv" : "MPI_Ibarrier", err);
+		mpi_failed(req, req->kind == _ASTRO_MPI_SEND ? "MPI_Isend" : req->kind == _ASTRO_MPI_RECV ? "MPI_Irecv" :
+				req->kind == _ASTRO_MPI_CALL ? "StarPU-MPI's own call" : "MPI_Ibarrier", err);
 		return false;
 	}
 	if (req->kind == _ASTRO_MPI_SEND)
@@ -816,6 +821,18 @@ int starpu_mpi_barrier(MPI_Comm comm)
 	starpu_mpi_req handle = req;
 	req_enqueue(req);
 	return starpu_mpi_wait(&handle, MPI_STATUS_IGNORE);
+}
+
+int _astro_mpi_call(int (*start)(void *arg, MPI_Request *mpi_req), void *arg, MPI_Comm comm, starpu_mpi_req *out)
+{
+	struct _astro_mpi_req *req = req_new(_ASTRO_MPI_CALL, -1, -1, comm);
+	if (!req)
+		return -ENOMEM;
+	req->start = start;
+	req->start_arg = arg;
+	*out = req;
+	req_enqueue(req);
+	return 0;
 }
 
 int starpu_mpi_wait_for_all(MPI_Comm comm)

@@ -217,6 +217,16 @@ starpu_mpi_tag_t starpu_mpi_data_get_tag(starpu_data_handle_t handle)
 	return tag;
 }
 
+starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag)
+{
+	struct tag_key key = { comm, tag };
+	pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = by_tag ? g_hash_table_lookup(by_tag, &key) : NULL;
+	starpu_data_handle_t handle = e ? e->handle : NULL;
+	pthread_mutex_unlock(&data_lock);
+	return handle;
+}
+
 bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn)
 {
 	pthread_mutex_lock(&data_lock);

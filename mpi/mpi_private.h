@@ -25,7 +25,7 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn);
 
 /* ------------------------------------------------------------------ comm.c */
 
-enum _astro_mpi_req_kind { _ASTRO_MPI_SEND, _ASTRO_MPI_RECV, _ASTRO_MPI_BARRIER };
+enum _astro_mpi_req_kind { _ASTRO_MPI_SEND, _ASTRO_MPI_RECV, _ASTRO_MPI_BARRIER, _ASTRO_MPI_CALL };
 
 /* One communication, from its creation to its completion. */
 struct _astro_mpi_req
@@ -48,6 +48,8 @@ struct _astro_mpi_req
 	starpu_mpi_datatype_free_func_t free_datatype;
 	bool held;		/* the request holds its handle's acquire until it finishes */
 	bool in_place;		/* buffer is the handle's own (contiguous, or a user datatype): nothing packed */
+	int (*start)(void *arg, MPI_Request *mpi_req);	/* _ASTRO_MPI_CALL: makes the nonblocking MPI call */
+	void *start_arg;
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
@@ -60,6 +62,11 @@ struct _astro_mpi_req
 /* Starts and stops the progression thread. */
 int _astro_mpi_progress_start(void);
 void _astro_mpi_progress_stop(void);
+/* The progression thread calls start(arg, &request), a nonblocking MPI call of
+ * StarPU-MPI's own (the load balancer's exchanges), and follows the request
+ * like the others: so no other thread calls MPI meanwhile. *req is then
+ * waited with starpu_mpi_wait(). 0 or a negative errno. */
+int _astro_mpi_call(int (*start)(void *arg, MPI_Request *mpi_req), void *arg, MPI_Comm comm, starpu_mpi_req *req);
 /* A send or receive of handle: *req when not detached. 0 or a negative errno (said). */
 int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
 		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
@@ -69,6 +76,8 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 
 /* Ownership: the tag and rank of handle (false, said, when it has none; fn names the caller). */
 bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn);
+/* The handle with tag in comm on this rank, NULL when none has it (said by nobody). */
+starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag);
 /* The cache: does node already hold the current value (its receipt was posted)? Records it if not. */
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
 bool _astro_mpi_cache_received(starpu_data_handle_t handle);
@@ -133,5 +142,11 @@ int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_
 void _astro_mpi_stats_init(void);
 void _astro_mpi_stats_sent(int dest, size_t bytes);
 void _astro_mpi_stats_shutdown(int rank);
+
+/* -------------------------------------------------------------------- lb.c */
+
+/* starpu_mpi_task_insert() inserted a task numbered tag (its tag_id), run on
+ * this rank when local: the load balancer's phases (nothing when none runs). */
+void _astro_mpi_lb_inserted(starpu_tag_t tag, bool local);
 
 #endif /* __ASTRO_MPI_PRIVATE_H__ */

@@ -223,8 +223,10 @@ static int task_insert_v(MPI_Comm comm, struct starpu_codelet *codelet, const ch
 	int ret = plan_make(&p, comm, codelet, fn, ap);
 	if (ret)
 		return ret;
+	starpu_tag_t number = p.task->tag_id;	/* the load balancer's phases (lb.c) */
+	bool local = executes(&p);
 	ret = plan_before(&p, comm, fn);
-	if (ret == 0 && executes(&p)) {
+	if (ret == 0 && local) {
 		struct starpu_task *task = p.task;
 		p.task = NULL;
 		ret = starpu_task_submit(task);
@@ -237,6 +239,8 @@ static int task_insert_v(MPI_Comm comm, struct starpu_codelet *codelet, const ch
 	if (ret == 0)
 		ret = plan_after(&p, comm, fn);
 	plan_free(&p);
+	if (ret == 0)
+		_astro_mpi_lb_inserted(number, local);
 	return ret;
 }
 
