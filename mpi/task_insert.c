@@ -6,6 +6,14 @@
  * Every rank calls these with the same arguments and takes the same
  * decisions from the same ownership tables: which rank runs the task, who
  * sends what to whom, what the cache holds. Nothing is exchanged to agree.
+ *
+ * As in StarPU-MPI, a rank may pass NULL for a data it does not hold: it
+ * takes no part in that data's moves. When the task writes such a data and
+ * no STARPU_EXECUTE_ON_* names the rank, this rank cannot tell who runs the
+ * task, and needs not: it is not the writer's owner, so it has nothing to do
+ * as long as it owns nothing the task reads (StarPU-MPI returns -EINVAL
+ * there, unsaid; we return 0, the rank having done its part). The rank that
+ * runs the task needs every data.
  */
 #include "mpi_private.h"
 
@@ -30,7 +38,7 @@ struct plan
 {
 	struct starpu_task *task;	/* built here; NULL once submitted or given away */
 	int me;
-	int xrank;			/* the rank that runs the task; every rank when per_node */
+	int xrank;			/* the rank that runs the task; every rank when per_node; -1: not known here, not this one */
 	bool per_node;
 	unsigned n;
 	struct access *acc;
@@ -73,10 +81,51 @@ static int select_node(const struct plan *p, int policy, int size, const char *f
 	return rank;
 }
 
+static const char *codelet_name(const struct starpu_codelet *cl)
+{
+	return cl && cl->name ? cl->name : "(unnamed)";
+}
+
+/* The rank that runs the task needs every data: none may be NULL there. */
+static int plan_check_held(struct plan *p, struct starpu_codelet *cl, const char *fn)
+{
+	if (!executes(p))
+		return 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (!p->acc[i].handle) {
+			_astro_mpi_error("%s: buffer %u of codelet '%s' is a NULL handle on rank %d, which runs the task: "
+					 "register the data on this rank too (home node -1 when it holds no value) with starpu_mpi_data_register()",
+					 fn, i, codelet_name(cl), p->me);
+			plan_free(p);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* This rank passed NULL for buffer missing, which the task writes: it does
+ * not own it, so it does not run the task and has nothing to do, unless it
+ * owns data the task reads or takes part in a reduction (it would have to
+ * know who runs the task). */
+static int plan_not_involved(struct plan *p, unsigned missing, struct starpu_codelet *cl, const char *fn)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		if (a->handle && (a->rank == p->me || (a->mode & REDUX_MODES))) {
+			_astro_mpi_error("%s: buffer %u of codelet '%s' is written by the task but is a NULL handle on rank %d, which %s buffer %u: "
+					 "this rank cannot tell which rank runs the task; register the written data here too, or name the rank with STARPU_EXECUTE_ON_NODE",
+					 fn, missing, codelet_name(cl), p->me, a->rank == p->me ? "owns" : "reduces into", i);
+			plan_free(p);
+			return -EINVAL;
+		}
+	}
+	p->xrank = -1;
+	return 0;
+}
+
 static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
 {
 	struct astro_mpi_task_args args;
-	int size, ret;
+	int size, ret, missing = -1, missing_write = -1;
 
 	*p = (struct plan){ 0 };
 	if (!_astro_mpi_running(fn))
@@ -103,6 +152,15 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		/* Within a rank, an STARPU_MPI_REDUX contribution accumulates into the rank's one copy. */
 		if (*given & STARPU_MPI_REDUX)
 			*given = STARPU_RW | STARPU_COMMUTE;
+		if (!a->handle) {
+			/* Not held here: no part in its moves (first stays false). */
+			a->rank = -1;
+			if (missing < 0)
+				missing = (int)i;
+			if ((a->mode & WRITE_MODES) && missing_write < 0)
+				missing_write = (int)i;
+			continue;
+		}
 		a->first = true;
 		for (unsigned j = 0; j < i; j++)
 			if (p->acc[j].handle == a->handle) {
@@ -123,7 +181,7 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 			return -EINVAL;
 		}
 		p->xrank = args.execute_on_node;
-		return 0;
+		return plan_check_held(p, cl, fn);
 	}
 	if (args.execute_on_data) {
 		starpu_mpi_tag_t tag;
@@ -132,8 +190,10 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 			return -EINVAL;
 		}
 		p->per_node = p->xrank == STARPU_MPI_PER_NODE;
-		return 0;
+		return plan_check_held(p, cl, fn);
 	}
+	if (missing_write >= 0)
+		return plan_not_involved(p, (unsigned)missing_write, cl, fn);
 	int writer = -1;
 	bool disagree = false;
 	for (unsigned i = 0; i < p->n; i++) {
@@ -149,7 +209,15 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	}
 	if (writer != -1 && !disagree) {
 		p->xrank = writer;
-		return 0;
+		return plan_check_held(p, cl, fn);
+	}
+	if (missing >= 0 && !p->per_node) {
+		/* The policy would see other data here than on the ranks that hold them: they could disagree. */
+		_astro_mpi_error("%s: buffer %u of codelet '%s' is a NULL handle on rank %d, but the rank that runs the task is left to the node-selection policy, "
+				 "which must see the same data on every rank: register the data here too, or name the rank with STARPU_EXECUTE_ON_NODE",
+				 fn, (unsigned)missing, codelet_name(cl), p->me);
+		plan_free(p);
+		return -EINVAL;
 	}
 	p->xrank = select_node(p, args.node_selection_policy, size, fn);
 	if (p->xrank < 0) {
@@ -157,7 +225,7 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		plan_free(p);
 		return ret;
 	}
-	return 0;
+	return plan_check_held(p, cl, fn);
 }
 
 /* Before the task: a reduction in progress is recorded, or completed if the
@@ -177,7 +245,7 @@ static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
 		if (ret)
 			return ret;
 	}
-	if (p->per_node)
+	if (p->per_node || p->xrank < 0)
 		return 0;
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct access *a = &p->acc[i];

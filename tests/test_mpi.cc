@@ -465,6 +465,99 @@ TEST_F(Mpi, TaskBuildAndPostBuild)
 	starpu_data_unregister(h);
 }
 
+// ------------------------------- ranks pass NULL for data they do not hold
+
+void in_place_cpu(void *buffers[], void *cl_arg)
+{
+	int b;
+	starpu_codelet_unpack_args(cl_arg, &b, 0);
+	int64_t l = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	int64_t *c = (int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	int64_t r = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[2]);
+	*c = (l + 2 * *c + r + b) % kPrime;
+}
+
+// StarPU's stencil5 pattern on a ring of blocks, three per rank: a rank
+// registers its blocks and their neighbours, and passes NULL for the rest.
+// A task in place on block b reads b-1 and b+1; a rank holding none of it
+// passes NULL for all (not involved), the owner of a neighbour passes NULL
+// for the far neighbour and must still send its own. Once, such a rank
+// refused the insert and the owner of b waited for ever.
+TEST_F(Mpi, RanksPassNullForDataTheyDoNotHold)
+{
+	static starpu_codelet cl = cpu_codelet(in_place_cpu, 3, "in_place");
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_RW;
+	cl.modes[2] = STARPU_R;
+	const int nb = 3 * size_, steps = 3;
+	auto owner = [&](int b) { return ((b + nb) % nb) / 3; };
+	std::vector<int64_t> serial(nb), mem(nb);
+	for (int b = 0; b < nb; b++)
+		serial[b] = mem[b] = 7 * b + 1;
+	std::vector<starpu_data_handle_t> h(nb, nullptr);
+	int held = 0;
+	for (int b = 0; b < nb; b++) {
+		if (owner(b) == rank_)
+			starpu_variable_data_register(&h[b], STARPU_MAIN_RAM, (uintptr_t)&mem[b], sizeof(int64_t));
+		else if (owner(b - 1) == rank_ || owner(b + 1) == rank_)
+			starpu_variable_data_register(&h[b], -1, 0, sizeof(int64_t));
+		if (h[b]) {
+			starpu_mpi_data_register(h[b], 300 + b, owner(b));
+			held++;
+		}
+	}
+	if (size_ >= 4) {
+		EXPECT_LT(held, nb) << "some blocks must be NULL on this rank";
+	}
+	for (int s = 0; s < steps; s++)
+		for (int b = 0; b < nb; b++) {
+			int l = (b + nb - 1) % nb, r = (b + 1) % nb;
+			std::string err;
+			int ret = -1;
+			err = stderr_of([&] {
+				ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_R, h[l], STARPU_RW, h[b], STARPU_R, h[r],
+							     STARPU_VALUE, &b, sizeof(b), 0);
+			});
+			ASSERT_EQ(0, ret) << "block " << b << " step " << s << " on rank " << rank_ << ": " << err;
+			EXPECT_EQ("", err);
+			serial[b] = (serial[l] + 2 * serial[b] + serial[r] + b) % kPrime;
+		}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int b = 0; b < nb; b++)
+		if (owner(b) == rank_) {
+			EXPECT_EQ(serial[b], read_var(h[b])) << "block " << b << " on rank " << rank_;
+		}
+	for (int b = 0; b < nb; b++)
+		if (h[b])
+			starpu_data_unregister(h[b]);
+}
+
+// A starpu_mpi_task_build() on a rank with none of the data builds nothing, says nothing.
+TEST_F(Mpi, TaskBuildOnARankWithoutTheDataBuildsNothing)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 3;
+	starpu_data_handle_t h = nullptr;
+	if (rank_ <= 1) {
+		h = owned_variable(&value, 1, 13);
+	}
+	struct starpu_task *task = nullptr;
+	std::string err = stderr_of([&] { task = starpu_mpi_task_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0); });
+	EXPECT_EQ("", err);
+	EXPECT_EQ(rank_ == 1, task != nullptr);
+	if (task) {
+		ASSERT_EQ(0, starpu_task_submit(task));
+	}
+	EXPECT_EQ(0, starpu_mpi_task_post_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 1) {
+		EXPECT_EQ(31, read_var(h));
+	}
+	if (h)
+		starpu_data_unregister(h);
+}
+
 void copy_cpu(void *buffers[], void *)
 {
 	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
@@ -561,6 +654,64 @@ TEST_F(MpiErrors, TaskOnDataWithoutOwnerIsRefused)
 	EXPECT_TRUE(contains(err, "has no tag")) << err;
 	starpu_data_unregister(h);
 	EXPECT_EQ(1, value);
+}
+
+// NULL stays an error where the data is needed: on the rank that runs the
+// task, on a rank that owns what the task reads but lacks what it writes (it
+// cannot tell where to send), and where the node-selection policy decides.
+TEST_F(MpiErrors, NullHandleWhereTheDataIsNeededIsRefused)
+{
+	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
+	bump.modes[0] = STARPU_RW;
+	static starpu_codelet copy = cpu_codelet(copy_cpu, 2, "copy");
+	copy.modes[0] = STARPU_R;
+	copy.modes[1] = STARPU_W;
+	static starpu_codelet reads = cpu_codelet(copy_cpu, 2, "reads");
+	reads.modes[0] = STARPU_R;
+	reads.modes[1] = STARPU_R;
+	int64_t value = 4, out = 0;
+	starpu_data_handle_t h = owned_variable(&value, 0, 20);
+	starpu_data_handle_t none = nullptr;
+	int ret = 0;
+
+	std::string err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, none, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	if (rank_ == 1) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "buffer 0 of codelet 'times10' is a NULL handle on rank 1, which runs the task")) << err;
+		EXPECT_TRUE(contains(err, "starpu_mpi_data_register")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ("", err);
+	}
+	struct starpu_task *task = nullptr;
+	err = stderr_of([&] { task = starpu_mpi_task_build(MPI_COMM_WORLD, &bump, STARPU_RW, none, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	EXPECT_EQ(nullptr, task);
+	EXPECT_EQ(rank_ == 1, contains(err, "which runs the task")) << err;
+
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, h, STARPU_W, none, 0); });
+	if (rank_ == 0) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "buffer 1 of codelet 'copy' is written by the task but is a NULL handle on rank 0, which owns buffer 0")) << err;
+		EXPECT_TRUE(contains(err, "STARPU_EXECUTE_ON_NODE")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ("", err);
+	}
+
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &reads, STARPU_R, none, STARPU_R, h, 0); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "is left to the node-selection policy")) << err;
+
+	// Nothing moved, nothing ran: the data are as they were, and usable.
+	starpu_data_handle_t hout = owned_variable(&out, 0, 21);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, h, STARPU_W, hout, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(4, read_var(h));
+		EXPECT_EQ(4, read_var(hout));
+	}
+	starpu_data_unregister(h);
+	starpu_data_unregister(hout);
 }
 
 TEST_F(MpiErrors, TagReusedForTwoHandlesIsRefused)
