@@ -136,7 +136,8 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	p->task = astro_task_build_v(fn, cl, &args, ap);
 	if (!p->task)
 		return -EINVAL;
-	p->n = STARPU_TASK_GET_NBUFFERS(p->task);
+	/* A task without codelet (a callback, say) takes no data. */
+	p->n = cl ? STARPU_TASK_GET_NBUFFERS(p->task) : 0;
 	p->acc = calloc(p->n ? p->n : 1, sizeof(*p->acc));
 	if (!p->acc) {
 		_astro_mpi_error("%s: out of memory", fn);

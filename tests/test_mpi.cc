@@ -41,11 +41,21 @@ TEST_F(Mpi, RankAndSizeAreMpis)
 	EXPECT_EQ(s, size_);
 	EXPECT_EQ(r, starpu_mpi_world_rank());
 	EXPECT_EQ(s, starpu_mpi_world_size());
-	int64_t ub = 0;
+	// As MPI_Comm_get_attr() (and StarPU-MPI): the address of the value.
+	int64_t *ub = nullptr;
 	int flag = 0;
 	EXPECT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &ub, &flag));
 	EXPECT_EQ(1, flag);
-	EXPECT_GE(ub, 32767);
+	ASSERT_NE(nullptr, ub);
+	EXPECT_EQ(INT64_MAX, *ub);
+	// A key without attribute: flag 0, no error (StarPU's attr.c passes NULL for the value).
+	flag = 1;
+	std::string err = stderr_of([&] { EXPECT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, 42, nullptr, &flag)); });
+	EXPECT_EQ(0, flag);
+	EXPECT_EQ("", err);
+	err = stderr_of([&] { EXPECT_EQ(-EINVAL, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, nullptr, &flag)); });
+	EXPECT_TRUE(contains(err, "NULL attribute_val")) << err;
+	EXPECT_EQ(0, flag);
 	EXPECT_EQ(1, starpu_mpi_cache_is_enabled());
 }
 
@@ -556,6 +566,37 @@ TEST_F(Mpi, TaskBuildOnARankWithoutTheDataBuildsNothing)
 	}
 	if (h)
 		starpu_data_unregister(h);
+}
+
+// A task without codelet (StarPU's callback.c): its callback runs on the rank named, once.
+void count_callback(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+TEST_F(Mpi, TaskWithoutCodeletRunsItsCallbackOnItsRank)
+{
+	static int count;
+	count = 0;
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, nullptr, STARPU_EXECUTE_ON_NODE, 1,
+					    STARPU_CALLBACK_WITH_ARG_NFREE, count_callback, &count, 0));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, nullptr, STARPU_CALLBACK_WITH_ARG_NFREE, count_callback, &count, 0));
+	starpu_task_wait_for_all();
+	// The second names no rank and takes no data: the node-selection policy's choice, rank 0.
+	EXPECT_EQ((rank_ == 1) + (rank_ == 0), count);
+}
+
+// A void handle travels as an empty message (StarPU's datatypes.c): a synchronisation.
+TEST_F(Mpi, VoidHandleTravelsAsAnEmptyMessage)
+{
+	starpu_data_handle_t h;
+	starpu_void_data_register(&h);
+	if (rank_ == 0) {
+		EXPECT_EQ(0, starpu_mpi_send(h, 1, 30, MPI_COMM_WORLD));
+	} else if (rank_ == 1) {
+		EXPECT_EQ(0, starpu_mpi_recv(h, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	}
+	starpu_data_unregister(h);
 }
 
 void copy_cpu(void *buffers[], void *)

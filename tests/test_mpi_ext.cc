@@ -398,9 +398,10 @@ TEST_F(MpiExt, TagsBeyondMpisTagUpperBound)
 	int *ub = nullptr, flag = 0;
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
 	ASSERT_TRUE(flag && ub);
-	int64_t attr = 0;
+	int64_t *attr = nullptr;
 	ASSERT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &attr, &flag));
-	EXPECT_EQ(INT64_MAX, attr);
+	ASSERT_TRUE(flag && attr);
+	EXPECT_EQ(INT64_MAX, *attr);
 	const std::vector<starpu_mpi_tag_t> tags = { (starpu_mpi_tag_t)*ub, (starpu_mpi_tag_t)*ub + 1, (starpu_mpi_tag_t)1 << 40, INT64_MAX,
 						     INT64_MAX, (starpu_mpi_tag_t)*ub - 1 };
 	const int n = (int)tags.size();
