@@ -413,7 +413,8 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		/* A codelet that leaves a mode unset adopts the first one it is
 		 * given, as StarPU does; the exchange keeps racing inserts honest. */
 		/* StarPU-MPI's STARPU_MPI_REDUX runs on each rank as STARPU_RW|STARPU_COMMUTE (mpi/redux.c). */
-		int local = a->mpi && mode == STARPU_MPI_REDUX ? (int)(STARPU_RW | STARPU_COMMUTE) : (int)mode;
+		/* STARPU_SSEND says how StarPU-MPI sends the data, not how the task accesses it. */
+		int local = a->mpi && mode == STARPU_MPI_REDUX ? (int)(STARPU_RW | STARPU_COMMUTE) : (int)(mode & ~STARPU_SSEND);
 		int expected = __atomic_load_n((int *)slot, __ATOMIC_ACQUIRE);
 		if (expected == STARPU_NONE)
 			__atomic_compare_exchange_n((int *)slot, &expected, local, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);

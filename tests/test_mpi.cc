@@ -455,6 +455,25 @@ TEST_F(Mpi, WrittenDataGoesBackToItsOwner)
 	starpu_data_unregister(hother);
 }
 
+// STARPU_SSEND says how the data travel, not how the task accesses them
+// (StarPU's insert_task_count.c): a codelet declaring STARPU_RW takes STARPU_RW|STARPU_SSEND.
+TEST_F(Mpi, SsendGoesWithTheCodeletsMode)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 1, expected = 1;
+	starpu_data_handle_t h = owned_variable(&value, 0, 14);
+	for (int r = 0; r < size_; r++) {
+		ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW | STARPU_SSEND, h, STARPU_EXECUTE_ON_NODE, r, 0));
+		expected = expected * 10 + 1;
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(expected, read_var(h));
+	}
+	starpu_data_unregister(h);
+}
+
 // starpu_mpi_task_build / _post_build: the task on its rank only.
 TEST_F(Mpi, TaskBuildAndPostBuild)
 {
@@ -584,6 +603,55 @@ TEST_F(Mpi, TaskWithoutCodeletRunsItsCallbackOnItsRank)
 	starpu_task_wait_for_all();
 	// The second names no rank and takes no data: the node-selection policy's choice, rank 0.
 	EXPECT_EQ((rank_ == 1) + (rank_ == 0), count);
+}
+
+// Detached requests, then starpu_data_unregister_submit() at once (StarPU's
+// early_request.c): the unregistration waits for the requests, whose
+// releases once found the handle unregistered and the ranks hung.
+int64_t unregister_received[64];
+
+void fill_rank_cpu(void *buffers[], void *cl_arg)
+{
+	int64_t v;
+	starpu_codelet_unpack_args(cl_arg, &v, 0);
+	int64_t *p = (int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		p[i] = v + i;
+}
+
+void keep_received_cpu(void *buffers[], void *cl_arg)
+{
+	int round;
+	starpu_codelet_unpack_args(cl_arg, &round, 0);
+	unregister_received[round] = *(int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+}
+
+TEST_F(Mpi, UnregisterSubmitWaitsForDetachedRequests)
+{
+	static starpu_codelet fill = cpu_codelet(fill_rank_cpu, 1, "fill");
+	fill.modes[0] = STARPU_W;
+	static starpu_codelet keep = cpu_codelet(keep_received_cpu, 1, "keep");
+	keep.modes[0] = STARPU_R;
+	const int rounds = 16, next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	for (int round = 0; round < rounds; round++) {
+		unregister_received[round] = -1;
+		starpu_data_handle_t out, in;
+		starpu_vector_data_register(&out, -1, 0, 4, sizeof(int64_t));
+		starpu_vector_data_register(&in, -1, 0, 4, sizeof(int64_t));
+		int64_t v = rank_ * 1000 + round;
+		ASSERT_EQ(0, starpu_task_insert(&fill, STARPU_W, out, STARPU_VALUE, &v, sizeof(v), 0));
+		ASSERT_EQ(0, starpu_mpi_isend_detached(out, next, 40 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(in, prev, 40 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_task_insert(&keep, STARPU_R, in, STARPU_VALUE, &round, sizeof(round), 0));
+		std::string err = stderr_of([&] {
+			starpu_data_unregister_submit(out);
+			starpu_data_unregister_submit(in);
+		});
+		EXPECT_EQ("", err);
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int round = 0; round < rounds; round++)
+		EXPECT_EQ(prev * 1000 + round, unregister_received[round]) << "round " << round;
 }
 
 // A void handle travels as an empty message (StarPU's datatypes.c): a synchronisation.
