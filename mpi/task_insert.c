@@ -168,7 +168,7 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 				a->first = false;
 				p->acc[j].mode |= a->mode;
 			}
-		if (!_astro_mpi_data_owner(a->handle, comm, &a->rank, &a->tag, fn)) {
+		if (!_astro_mpi_data_owner_untagged(a->handle, comm, &a->rank, &a->tag, fn)) {
 			plan_free(p);
 			return -EINVAL;
 		}
@@ -229,6 +229,16 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	return plan_check_held(p, cl, fn);
 }
 
+/* A data without tag stays where it is (StarPU's temporary data): moving it is an error. */
+static bool can_travel(const struct access *a, int to, const char *fn)
+{
+	if (a->tag != -1)
+		return true;
+	_astro_mpi_error("%s: data %p (owned by rank %d) must travel to rank %d but has no tag: give it one with starpu_mpi_data_register(handle, tag, rank)",
+			 fn, (void *)a->handle, a->rank, to);
+	return false;
+}
+
 /* Before the task: a reduction in progress is recorded, or completed if the
  * task accesses its data otherwise; its readers' data travel from their
  * owners to the rank that runs it. */
@@ -253,6 +263,8 @@ static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
 		int ret = 0;
 		if (!a->first || !(a->mode & STARPU_R) || a->rank == STARPU_MPI_PER_NODE || a->rank == p->xrank)
 			continue;
+		if ((p->me == p->xrank || p->me == a->rank) && !can_travel(a, p->xrank, fn))
+			return -EINVAL;
 		if (p->me == p->xrank && !_astro_mpi_cache_received(a->handle))
 			ret = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, a->rank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);
 		else if (p->me == a->rank && !_astro_mpi_cache_sent(a->handle, p->xrank))
@@ -274,7 +286,9 @@ static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
 			continue;
 		if (!p->per_node && a->rank != p->xrank && !(a->mode & REDUX_MODES)) {
 			int r = 0;
-			if (p->me == p->xrank)
+			if ((p->me == p->xrank || p->me == a->rank) && !can_travel(a, a->rank, fn))
+				r = -EINVAL;
+			else if (p->me == p->xrank)
 				r = _astro_mpi_post(_ASTRO_MPI_SEND, a->handle, a->rank, a->tag, comm, (a->mode & STARPU_SSEND) != 0, true, 1, NULL, NULL, NULL, fn);
 			else if (p->me == a->rank)
 				r = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, p->xrank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);

@@ -756,13 +756,21 @@ TEST_F(MpiErrors, TaskOnDataWithoutOwnerIsRefused)
 	EXPECT_TRUE(contains(err, "starpu_mpi_data_register")) << err;
 	EXPECT_EQ(-1, starpu_mpi_data_get_rank(h));
 
-	// An owner but no tag: refused too, it could not travel.
+	// An owner but no tag (StarPU's temporary data): fine where it stays, refused where it must travel.
 	starpu_mpi_data_set_rank(h, 0);
 	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, 0); });
-	EXPECT_EQ(-EINVAL, ret);
-	EXPECT_TRUE(contains(err, "has no tag")) << err;
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ("", err);
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	if (rank_ <= 1) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "must travel to rank 1 but has no tag")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+	}
+	starpu_task_wait_for_all();
 	starpu_data_unregister(h);
-	EXPECT_EQ(1, value);
+	EXPECT_EQ(rank_ == 0 ? 11 : 1, value);
 }
 
 // NULL stays an error where the data is needed: on the rank that runs the
