@@ -23,6 +23,8 @@ static unsigned default_sequential_consistency = 1;
  * last unregistered handles stay allocated (a quarantine), so that this read
  * finds the cleared magic rather than freed memory. */
 #define HANDLE_DEAD 0xdeadda7au
+/* Unregistration submitted, not done: the requests before it may still release the handle. */
+#define HANDLE_UNREGISTERING 0xdeadb10cu
 #define QUARANTINE_SIZE 64
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_handles;
@@ -49,14 +51,14 @@ static void report_dead(starpu_data_handle_t handle, const char *fn)
 
 /* Is handle registered? Reports it when not. With claim, it is unregistered
  * for the application at the same time (its struct is freed later, once idle). */
-static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, bool claim)
+static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic)
 {
 	bool live = false;
 	if (handle) {
 		pthread_mutex_lock(&live_lock);
-		live = live_handles && (claim ? g_hash_table_remove(live_handles, handle) : g_hash_table_contains(live_handles, handle));
-		if (live && claim)
-			__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELAXED);
+		live = live_handles && (claim_magic ? g_hash_table_remove(live_handles, handle) : g_hash_table_contains(live_handles, handle));
+		if (live && claim_magic)
+			__atomic_store_n(&handle->magic, claim_magic, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&live_lock);
 	}
 	if (!live)
@@ -66,7 +68,7 @@ static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, bo
 
 static bool handle_live(starpu_data_handle_t handle, const char *fn)
 {
-	return handle_live_or_claim(handle, fn, false);
+	return handle_live_or_claim(handle, fn, 0);
 }
 
 bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
@@ -76,7 +78,7 @@ bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
 
 static bool handle_claim(starpu_data_handle_t handle, const char *fn)
 {
-	return handle_live_or_claim(handle, fn, true);
+	return handle_live_or_claim(handle, fn, HANDLE_DEAD);
 }
 
 /* Frees the struct of an unregistered handle after a while. */
@@ -804,7 +806,10 @@ static void release_granted(starpu_data_handle_t handle)
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 {
 	(void)node;
-	if (handle_magic_live(handle) || handle_live(handle, "starpu_data_release"))
+	/* A request submitted before starpu_data_unregister_submit() (a detached
+	 * StarPU-MPI send, say) releases the handle that unregistration waits for. */
+	if (handle_magic_live(handle) || (handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == HANDLE_UNREGISTERING) ||
+	    handle_live(handle, "starpu_data_release"))
 		release_granted(handle);
 }
 
@@ -817,6 +822,7 @@ void starpu_data_release(starpu_data_handle_t handle)
 
 static void handle_free(starpu_data_handle_t handle)
 {
+	__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELEASE);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_UNREGISTERED, .workerid = _astro_worker_id(), .object = handle);
 	if (handle->memory_stats)
 		_astro_memory_stats_unregister(handle);
@@ -1034,7 +1040,7 @@ static void unregister_when_ready(void *arg)
 
 void starpu_data_unregister_submit(starpu_data_handle_t handle)
 {
-	if (!handle_claim(handle, "starpu_data_unregister_submit"))
+	if (!handle_live_or_claim(handle, "starpu_data_unregister_submit", HANDLE_UNREGISTERING))
 		return;
 	handle->unregistering = true;
 	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);

@@ -573,10 +573,42 @@ static size_t void_size(starpu_data_handle_t handle)
 	return 0;
 }
 
+/* Nothing to carry: StarPU-MPI sends a void handle as an empty message (a synchronisation). */
+static int void_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count)
+{
+	(void)handle;
+	(void)node;
+	if (ptr)
+		*ptr = NULL;
+	*count = 0;
+	return 0;
+}
+
+static int void_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count)
+{
+	(void)handle;
+	(void)node;
+	(void)ptr;
+	(void)count;
+	return 0;
+}
+
+/* As every unpack method, it frees the buffer it is given (a receive's, say). */
+static int void_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count)
+{
+	(void)handle;
+	if (ptr)
+		starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0);
+	return 0;
+}
+
 struct starpu_data_interface_ops starpu_interface_void_ops = {
 	.allocate_data_on_node = void_allocate,
 	.free_data_on_node = void_free,
 	.get_size = void_size,
+	.pack_data = void_pack,
+	.peek_data = void_peek,
+	.unpack_data = void_unpack,
 	.interfaceid = STARPU_VOID_INTERFACE_ID,
 	.interface_size = sizeof(struct void_interface),
 	.name = "STARPU_VOID_INTERFACE",

@@ -378,7 +378,8 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		_astro_error("%s: a data handle was given for a task without codelet: such a task takes no data", a->caller);
 		return -EINVAL;
 	}
-	if (!handle)
+	/* StarPU-MPI lets a rank pass NULL for data it does not hold; mpi/task_insert.c judges it. */
+	if (!handle && !a->mpi)
 	{
 		_astro_error("%s: buffer %u of codelet '%s' is a NULL handle", a->caller, i, cl_name(cl));
 		return -EINVAL;
@@ -412,7 +413,8 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		/* A codelet that leaves a mode unset adopts the first one it is
 		 * given, as StarPU does; the exchange keeps racing inserts honest. */
 		/* StarPU-MPI's STARPU_MPI_REDUX runs on each rank as STARPU_RW|STARPU_COMMUTE (mpi/redux.c). */
-		int local = a->mpi && mode == STARPU_MPI_REDUX ? (int)(STARPU_RW | STARPU_COMMUTE) : (int)mode;
+		/* STARPU_SSEND says how StarPU-MPI sends the data, not how the task accesses it. */
+		int local = a->mpi && mode == STARPU_MPI_REDUX ? (int)(STARPU_RW | STARPU_COMMUTE) : (int)(mode & ~STARPU_SSEND);
 		int expected = __atomic_load_n((int *)slot, __ATOMIC_ACQUIRE);
 		if (expected == STARPU_NONE)
 			__atomic_compare_exchange_n((int *)slot, &expected, local, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);

@@ -227,7 +227,19 @@ starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag)
 	return handle;
 }
 
+static bool data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, bool need_tag, const char *fn);
+
 bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn)
+{
+	return data_owner(handle, comm, rank, tag, true, fn);
+}
+
+bool _astro_mpi_data_owner_untagged(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn)
+{
+	return data_owner(handle, comm, rank, tag, false, fn);
+}
+
+static bool data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, bool need_tag, const char *fn)
 {
 	pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
@@ -242,7 +254,7 @@ bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank
 				 fn, (void *)handle);
 		return false;
 	}
-	if (copy.rank != STARPU_MPI_PER_NODE && copy.key.tag == -1) {
+	if (need_tag && copy.rank != STARPU_MPI_PER_NODE && copy.key.tag == -1) {
 		_astro_mpi_error("%s: data %p (owned by rank %d) has no tag to travel with: give it one with starpu_mpi_data_register(handle, tag, rank)",
 				 fn, (void *)handle, copy.rank);
 		return false;

@@ -139,19 +139,24 @@ int starpu_mpi_world_size(void)
 	return _astro_mpi_comm_info(MPI_COMM_WORLD, &rank, &size, "starpu_mpi_world_size") ? -1 : size;
 }
 
+/* As MPI_Comm_get_attr(), and as StarPU-MPI: *attribute_val receives a pointer
+ * to the value; a key without attribute gives *flag = 0, which is no error. */
 int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+	static const int64_t tag_ub = INT64_MAX; /* tags beyond MPI's travel in envelopes (envelope.c) */
 	(void)comm;
-	if (!attribute_val || !flag) {
-		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL %s: pass where to write it", flag ? "attribute_val" : "flag");
+	if (!flag) {
+		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL flag: pass where to write it");
 		return -EINVAL;
 	}
 	*flag = 0;
-	if (keyval != STARPU_MPI_TAG_UB) {
-		_astro_mpi_error("starpu_mpi_comm_get_attr: unknown key %d: only STARPU_MPI_TAG_UB is known", keyval);
+	if (keyval != STARPU_MPI_TAG_UB)
+		return 0;
+	if (!attribute_val) {
+		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL attribute_val: pass the address of an int64_t * to receive the value");
 		return -EINVAL;
 	}
-	*(int64_t *)attribute_val = INT64_MAX; /* tags beyond MPI's travel in envelopes (envelope.c) */
+	*(const int64_t **)attribute_val = &tag_ub;
 	*flag = 1;
 	return 0;
 }

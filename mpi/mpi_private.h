@@ -78,6 +78,8 @@ int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 bool _astro_mpi_data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn);
 /* The handle with tag in comm on this rank, NULL when none has it (said by nobody). */
 starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag);
+/* The same, a data without tag (-1) being fine until it must travel (StarPU's temporary data). */
+bool _astro_mpi_data_owner_untagged(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, const char *fn);
 /* The cache: does node already hold the current value (its receipt was posted)? Records it if not. */
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest);
 bool _astro_mpi_cache_received(starpu_data_handle_t handle);

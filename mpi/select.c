@@ -19,7 +19,15 @@ static pthread_mutex_t policies_lock = PTHREAD_MUTEX_INITIALIZER;
 static starpu_mpi_select_node_policy_func_t policies[MAX_POLICIES] = { most_r_data };
 static int current;
 
-/* The rank owning the most bytes the task reads (the lowest on a tie); rank 0 when it reads nothing. */
+/* The rank owning the most bytes the task accesses, counted as StarPU does:
+ * a data read counts its size, a data written its size again (it would
+ * travel back); the lowest rank on a tie; rank 0 when it accesses none. */
+static size_t access_bytes(const struct starpu_data_descr *d)
+{
+	size_t size = starpu_data_get_size(d->handle);
+	return ((d->mode & STARPU_R) ? size : 0) + ((d->mode & STARPU_W) ? size : 0);
+}
+
 static int most_r_data(int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data)
 {
 	(void)me;
@@ -28,12 +36,12 @@ static int most_r_data(int me, int nb_nodes, struct starpu_data_descr *descr, in
 	size_t best_bytes = 0;
 	for (int i = 0; i < nb_data; i++) {
 		int rank = starpu_mpi_data_get_rank(descr[i].handle);
-		if (!(descr[i].mode & STARPU_R) || rank < 0)
+		if (!(descr[i].mode & STARPU_RW) || rank < 0)
 			continue;
 		size_t bytes = 0;
 		for (int j = 0; j < nb_data; j++)
-			if ((descr[j].mode & STARPU_R) && starpu_mpi_data_get_rank(descr[j].handle) == rank)
-				bytes += starpu_data_get_size(descr[j].handle);
+			if (starpu_mpi_data_get_rank(descr[j].handle) == rank)
+				bytes += access_bytes(&descr[j]);
 		if (best < 0 || bytes > best_bytes || (bytes == best_bytes && rank < best)) {
 			best = rank;
 			best_bytes = bytes;

@@ -59,7 +59,7 @@ int starpu_mpi_world_size(void);
 
 /** For starpu_mpi_comm_get_attr(): the largest data tag (INT64_MAX: tags beyond MPI's MPI_TAG_UB travel behind a header on one reserved MPI tag). */
 #define STARPU_MPI_TAG_UB MPI_TAG_UB
-/** As MPI_Comm_get_attr(), the value being an int64_t. Only STARPU_MPI_TAG_UB is known. */
+/** As MPI_Comm_get_attr(): *attribute_val (an int64_t *) receives the address of the value, *flag 1; 0 for a key without value. Only STARPU_MPI_TAG_UB has one. */
 int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 
 /* ------------------------------------------------------------- communication */

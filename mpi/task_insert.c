@@ -6,6 +6,14 @@
  * Every rank calls these with the same arguments and takes the same
  * decisions from the same ownership tables: which rank runs the task, who
  * sends what to whom, what the cache holds. Nothing is exchanged to agree.
+ *
+ * As in StarPU-MPI, a rank may pass NULL for a data it does not hold: it
+ * takes no part in that data's moves. When the task writes such a data and
+ * no STARPU_EXECUTE_ON_* names the rank, this rank cannot tell who runs the
+ * task, and needs not: it is not the writer's owner, so it has nothing to do
+ * as long as it owns nothing the task reads (StarPU-MPI returns -EINVAL
+ * there, unsaid; we return 0, the rank having done its part). The rank that
+ * runs the task needs every data.
  */
 #include "mpi_private.h"
 
@@ -30,7 +38,7 @@ struct plan
 {
 	struct starpu_task *task;	/* built here; NULL once submitted or given away */
 	int me;
-	int xrank;			/* the rank that runs the task; every rank when per_node */
+	int xrank;			/* the rank that runs the task; every rank when per_node; -1: not known here, not this one */
 	bool per_node;
 	unsigned n;
 	struct access *acc;
@@ -73,10 +81,51 @@ static int select_node(const struct plan *p, int policy, int size, const char *f
 	return rank;
 }
 
+static const char *codelet_name(const struct starpu_codelet *cl)
+{
+	return cl && cl->name ? cl->name : "(unnamed)";
+}
+
+/* The rank that runs the task needs every data: none may be NULL there. */
+static int plan_check_held(struct plan *p, struct starpu_codelet *cl, const char *fn)
+{
+	if (!executes(p))
+		return 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (!p->acc[i].handle) {
+			_astro_mpi_error("%s: buffer %u of codelet '%s' is a NULL handle on rank %d, which runs the task: "
+					 "register the data on this rank too (home node -1 when it holds no value) with starpu_mpi_data_register()",
+					 fn, i, codelet_name(cl), p->me);
+			plan_free(p);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* This rank passed NULL for buffer missing, which the task writes: it does
+ * not own it, so it does not run the task and has nothing to do, unless it
+ * owns data the task reads or takes part in a reduction (it would have to
+ * know who runs the task). */
+static int plan_not_involved(struct plan *p, unsigned missing, struct starpu_codelet *cl, const char *fn)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct access *a = &p->acc[i];
+		if (a->handle && (a->rank == p->me || (a->mode & REDUX_MODES))) {
+			_astro_mpi_error("%s: buffer %u of codelet '%s' is written by the task but is a NULL handle on rank %d, which %s buffer %u: "
+					 "this rank cannot tell which rank runs the task; register the written data here too, or name the rank with STARPU_EXECUTE_ON_NODE",
+					 fn, missing, codelet_name(cl), p->me, a->rank == p->me ? "owns" : "reduces into", i);
+			plan_free(p);
+			return -EINVAL;
+		}
+	}
+	p->xrank = -1;
+	return 0;
+}
+
 static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
 {
 	struct astro_mpi_task_args args;
-	int size, ret;
+	int size, ret, missing = -1, missing_write = -1;
 
 	*p = (struct plan){ 0 };
 	if (!_astro_mpi_running(fn))
@@ -87,7 +136,8 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	p->task = astro_task_build_v(fn, cl, &args, ap);
 	if (!p->task)
 		return -EINVAL;
-	p->n = STARPU_TASK_GET_NBUFFERS(p->task);
+	/* A task without codelet (a callback, say) takes no data. */
+	p->n = cl ? STARPU_TASK_GET_NBUFFERS(p->task) : 0;
 	p->acc = calloc(p->n ? p->n : 1, sizeof(*p->acc));
 	if (!p->acc) {
 		_astro_mpi_error("%s: out of memory", fn);
@@ -103,13 +153,22 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		/* Within a rank, an STARPU_MPI_REDUX contribution accumulates into the rank's one copy. */
 		if (*given & STARPU_MPI_REDUX)
 			*given = STARPU_RW | STARPU_COMMUTE;
+		if (!a->handle) {
+			/* Not held here: no part in its moves (first stays false). */
+			a->rank = -1;
+			if (missing < 0)
+				missing = (int)i;
+			if ((a->mode & WRITE_MODES) && missing_write < 0)
+				missing_write = (int)i;
+			continue;
+		}
 		a->first = true;
 		for (unsigned j = 0; j < i; j++)
 			if (p->acc[j].handle == a->handle) {
 				a->first = false;
 				p->acc[j].mode |= a->mode;
 			}
-		if (!_astro_mpi_data_owner(a->handle, comm, &a->rank, &a->tag, fn)) {
+		if (!_astro_mpi_data_owner_untagged(a->handle, comm, &a->rank, &a->tag, fn)) {
 			plan_free(p);
 			return -EINVAL;
 		}
@@ -123,7 +182,7 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 			return -EINVAL;
 		}
 		p->xrank = args.execute_on_node;
-		return 0;
+		return plan_check_held(p, cl, fn);
 	}
 	if (args.execute_on_data) {
 		starpu_mpi_tag_t tag;
@@ -132,8 +191,10 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 			return -EINVAL;
 		}
 		p->per_node = p->xrank == STARPU_MPI_PER_NODE;
-		return 0;
+		return plan_check_held(p, cl, fn);
 	}
+	if (missing_write >= 0)
+		return plan_not_involved(p, (unsigned)missing_write, cl, fn);
 	int writer = -1;
 	bool disagree = false;
 	for (unsigned i = 0; i < p->n; i++) {
@@ -149,7 +210,15 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 	}
 	if (writer != -1 && !disagree) {
 		p->xrank = writer;
-		return 0;
+		return plan_check_held(p, cl, fn);
+	}
+	if (missing >= 0 && !p->per_node) {
+		/* The policy would see other data here than on the ranks that hold them: they could disagree. */
+		_astro_mpi_error("%s: buffer %u of codelet '%s' is a NULL handle on rank %d, but the rank that runs the task is left to the node-selection policy, "
+				 "which must see the same data on every rank: register the data here too, or name the rank with STARPU_EXECUTE_ON_NODE",
+				 fn, (unsigned)missing, codelet_name(cl), p->me);
+		plan_free(p);
+		return -EINVAL;
 	}
 	p->xrank = select_node(p, args.node_selection_policy, size, fn);
 	if (p->xrank < 0) {
@@ -157,7 +226,17 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		plan_free(p);
 		return ret;
 	}
-	return 0;
+	return plan_check_held(p, cl, fn);
+}
+
+/* A data without tag stays where it is (StarPU's temporary data): moving it is an error. */
+static bool can_travel(const struct access *a, int to, const char *fn)
+{
+	if (a->tag != -1)
+		return true;
+	_astro_mpi_error("%s: data %p (owned by rank %d) must travel to rank %d but has no tag: give it one with starpu_mpi_data_register(handle, tag, rank)",
+			 fn, (void *)a->handle, a->rank, to);
+	return false;
 }
 
 /* Before the task: a reduction in progress is recorded, or completed if the
@@ -177,13 +256,15 @@ static int plan_before(struct plan *p, MPI_Comm comm, const char *fn)
 		if (ret)
 			return ret;
 	}
-	if (p->per_node)
+	if (p->per_node || p->xrank < 0)
 		return 0;
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct access *a = &p->acc[i];
 		int ret = 0;
 		if (!a->first || !(a->mode & STARPU_R) || a->rank == STARPU_MPI_PER_NODE || a->rank == p->xrank)
 			continue;
+		if ((p->me == p->xrank || p->me == a->rank) && !can_travel(a, p->xrank, fn))
+			return -EINVAL;
 		if (p->me == p->xrank && !_astro_mpi_cache_received(a->handle))
 			ret = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, a->rank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);
 		else if (p->me == a->rank && !_astro_mpi_cache_sent(a->handle, p->xrank))
@@ -205,7 +286,9 @@ static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
 			continue;
 		if (!p->per_node && a->rank != p->xrank && !(a->mode & REDUX_MODES)) {
 			int r = 0;
-			if (p->me == p->xrank)
+			if ((p->me == p->xrank || p->me == a->rank) && !can_travel(a, a->rank, fn))
+				r = -EINVAL;
+			else if (p->me == p->xrank)
 				r = _astro_mpi_post(_ASTRO_MPI_SEND, a->handle, a->rank, a->tag, comm, (a->mode & STARPU_SSEND) != 0, true, 1, NULL, NULL, NULL, fn);
 			else if (p->me == a->rank)
 				r = _astro_mpi_post(_ASTRO_MPI_RECV, a->handle, p->xrank, a->tag, comm, false, true, 1, NULL, NULL, NULL, fn);

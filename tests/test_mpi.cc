@@ -41,11 +41,21 @@ TEST_F(Mpi, RankAndSizeAreMpis)
 	EXPECT_EQ(s, size_);
 	EXPECT_EQ(r, starpu_mpi_world_rank());
 	EXPECT_EQ(s, starpu_mpi_world_size());
-	int64_t ub = 0;
+	// As MPI_Comm_get_attr() (and StarPU-MPI): the address of the value.
+	int64_t *ub = nullptr;
 	int flag = 0;
 	EXPECT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &ub, &flag));
 	EXPECT_EQ(1, flag);
-	EXPECT_GE(ub, 32767);
+	ASSERT_NE(nullptr, ub);
+	EXPECT_EQ(INT64_MAX, *ub);
+	// A key without attribute: flag 0, no error (StarPU's attr.c passes NULL for the value).
+	flag = 1;
+	std::string err = stderr_of([&] { EXPECT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, 42, nullptr, &flag)); });
+	EXPECT_EQ(0, flag);
+	EXPECT_EQ("", err);
+	err = stderr_of([&] { EXPECT_EQ(-EINVAL, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, nullptr, &flag)); });
+	EXPECT_TRUE(contains(err, "NULL attribute_val")) << err;
+	EXPECT_EQ(0, flag);
 	EXPECT_EQ(1, starpu_mpi_cache_is_enabled());
 }
 
@@ -445,6 +455,25 @@ TEST_F(Mpi, WrittenDataGoesBackToItsOwner)
 	starpu_data_unregister(hother);
 }
 
+// STARPU_SSEND says how the data travel, not how the task accesses them
+// (StarPU's insert_task_count.c): a codelet declaring STARPU_RW takes STARPU_RW|STARPU_SSEND.
+TEST_F(Mpi, SsendGoesWithTheCodeletsMode)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 1, expected = 1;
+	starpu_data_handle_t h = owned_variable(&value, 0, 14);
+	for (int r = 0; r < size_; r++) {
+		ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW | STARPU_SSEND, h, STARPU_EXECUTE_ON_NODE, r, 0));
+		expected = expected * 10 + 1;
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(expected, read_var(h));
+	}
+	starpu_data_unregister(h);
+}
+
 // starpu_mpi_task_build / _post_build: the task on its rank only.
 TEST_F(Mpi, TaskBuildAndPostBuild)
 {
@@ -461,6 +490,179 @@ TEST_F(Mpi, TaskBuildAndPostBuild)
 	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
 	if (rank_ == 0) {
 		EXPECT_EQ(21, read_var(h));
+	}
+	starpu_data_unregister(h);
+}
+
+// ------------------------------- ranks pass NULL for data they do not hold
+
+void in_place_cpu(void *buffers[], void *cl_arg)
+{
+	int b;
+	starpu_codelet_unpack_args(cl_arg, &b, 0);
+	int64_t l = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	int64_t *c = (int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	int64_t r = *(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[2]);
+	*c = (l + 2 * *c + r + b) % kPrime;
+}
+
+// StarPU's stencil5 pattern on a ring of blocks, three per rank: a rank
+// registers its blocks and their neighbours, and passes NULL for the rest.
+// A task in place on block b reads b-1 and b+1; a rank holding none of it
+// passes NULL for all (not involved), the owner of a neighbour passes NULL
+// for the far neighbour and must still send its own. Once, such a rank
+// refused the insert and the owner of b waited for ever.
+TEST_F(Mpi, RanksPassNullForDataTheyDoNotHold)
+{
+	static starpu_codelet cl = cpu_codelet(in_place_cpu, 3, "in_place");
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_RW;
+	cl.modes[2] = STARPU_R;
+	const int nb = 3 * size_, steps = 3;
+	auto owner = [&](int b) { return ((b + nb) % nb) / 3; };
+	std::vector<int64_t> serial(nb), mem(nb);
+	for (int b = 0; b < nb; b++)
+		serial[b] = mem[b] = 7 * b + 1;
+	std::vector<starpu_data_handle_t> h(nb, nullptr);
+	int held = 0;
+	for (int b = 0; b < nb; b++) {
+		if (owner(b) == rank_)
+			starpu_variable_data_register(&h[b], STARPU_MAIN_RAM, (uintptr_t)&mem[b], sizeof(int64_t));
+		else if (owner(b - 1) == rank_ || owner(b + 1) == rank_)
+			starpu_variable_data_register(&h[b], -1, 0, sizeof(int64_t));
+		if (h[b]) {
+			starpu_mpi_data_register(h[b], 300 + b, owner(b));
+			held++;
+		}
+	}
+	if (size_ >= 4) {
+		EXPECT_LT(held, nb) << "some blocks must be NULL on this rank";
+	}
+	for (int s = 0; s < steps; s++)
+		for (int b = 0; b < nb; b++) {
+			int l = (b + nb - 1) % nb, r = (b + 1) % nb;
+			std::string err;
+			int ret = -1;
+			err = stderr_of([&] {
+				ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_R, h[l], STARPU_RW, h[b], STARPU_R, h[r],
+							     STARPU_VALUE, &b, sizeof(b), 0);
+			});
+			ASSERT_EQ(0, ret) << "block " << b << " step " << s << " on rank " << rank_ << ": " << err;
+			EXPECT_EQ("", err);
+			serial[b] = (serial[l] + 2 * serial[b] + serial[r] + b) % kPrime;
+		}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int b = 0; b < nb; b++)
+		if (owner(b) == rank_) {
+			EXPECT_EQ(serial[b], read_var(h[b])) << "block " << b << " on rank " << rank_;
+		}
+	for (int b = 0; b < nb; b++)
+		if (h[b])
+			starpu_data_unregister(h[b]);
+}
+
+// A starpu_mpi_task_build() on a rank with none of the data builds nothing, says nothing.
+TEST_F(Mpi, TaskBuildOnARankWithoutTheDataBuildsNothing)
+{
+	static starpu_codelet cl = cpu_codelet(times_ten_plus_one, 1, "times10");
+	cl.modes[0] = STARPU_RW;
+	int64_t value = 3;
+	starpu_data_handle_t h = nullptr;
+	if (rank_ <= 1) {
+		h = owned_variable(&value, 1, 13);
+	}
+	struct starpu_task *task = nullptr;
+	std::string err = stderr_of([&] { task = starpu_mpi_task_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0); });
+	EXPECT_EQ("", err);
+	EXPECT_EQ(rank_ == 1, task != nullptr);
+	if (task) {
+		ASSERT_EQ(0, starpu_task_submit(task));
+	}
+	EXPECT_EQ(0, starpu_mpi_task_post_build(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 1) {
+		EXPECT_EQ(31, read_var(h));
+	}
+	if (h)
+		starpu_data_unregister(h);
+}
+
+// A task without codelet (StarPU's callback.c): its callback runs on the rank named, once.
+void count_callback(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+TEST_F(Mpi, TaskWithoutCodeletRunsItsCallbackOnItsRank)
+{
+	static int count;
+	count = 0;
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, nullptr, STARPU_EXECUTE_ON_NODE, 1,
+					    STARPU_CALLBACK_WITH_ARG_NFREE, count_callback, &count, 0));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, nullptr, STARPU_CALLBACK_WITH_ARG_NFREE, count_callback, &count, 0));
+	starpu_task_wait_for_all();
+	// The second names no rank and takes no data: the node-selection policy's choice, rank 0.
+	EXPECT_EQ((rank_ == 1) + (rank_ == 0), count);
+}
+
+// Detached requests, then starpu_data_unregister_submit() at once (StarPU's
+// early_request.c): the unregistration waits for the requests, whose
+// releases once found the handle unregistered and the ranks hung.
+int64_t unregister_received[64];
+
+void fill_rank_cpu(void *buffers[], void *cl_arg)
+{
+	int64_t v;
+	starpu_codelet_unpack_args(cl_arg, &v, 0);
+	int64_t *p = (int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		p[i] = v + i;
+}
+
+void keep_received_cpu(void *buffers[], void *cl_arg)
+{
+	int round;
+	starpu_codelet_unpack_args(cl_arg, &round, 0);
+	unregister_received[round] = *(int64_t *)STARPU_VECTOR_GET_PTR(buffers[0]);
+}
+
+TEST_F(Mpi, UnregisterSubmitWaitsForDetachedRequests)
+{
+	static starpu_codelet fill = cpu_codelet(fill_rank_cpu, 1, "fill");
+	fill.modes[0] = STARPU_W;
+	static starpu_codelet keep = cpu_codelet(keep_received_cpu, 1, "keep");
+	keep.modes[0] = STARPU_R;
+	const int rounds = 16, next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	for (int round = 0; round < rounds; round++) {
+		unregister_received[round] = -1;
+		starpu_data_handle_t out, in;
+		starpu_vector_data_register(&out, -1, 0, 4, sizeof(int64_t));
+		starpu_vector_data_register(&in, -1, 0, 4, sizeof(int64_t));
+		int64_t v = rank_ * 1000 + round;
+		ASSERT_EQ(0, starpu_task_insert(&fill, STARPU_W, out, STARPU_VALUE, &v, sizeof(v), 0));
+		ASSERT_EQ(0, starpu_mpi_isend_detached(out, next, 40 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(in, prev, 40 + round, MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_task_insert(&keep, STARPU_R, in, STARPU_VALUE, &round, sizeof(round), 0));
+		std::string err = stderr_of([&] {
+			starpu_data_unregister_submit(out);
+			starpu_data_unregister_submit(in);
+		});
+		EXPECT_EQ("", err);
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int round = 0; round < rounds; round++)
+		EXPECT_EQ(prev * 1000 + round, unregister_received[round]) << "round " << round;
+}
+
+// A void handle travels as an empty message (StarPU's datatypes.c): a synchronisation.
+TEST_F(Mpi, VoidHandleTravelsAsAnEmptyMessage)
+{
+	starpu_data_handle_t h;
+	starpu_void_data_register(&h);
+	if (rank_ == 0) {
+		EXPECT_EQ(0, starpu_mpi_send(h, 1, 30, MPI_COMM_WORLD));
+	} else if (rank_ == 1) {
+		EXPECT_EQ(0, starpu_mpi_recv(h, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 	}
 	starpu_data_unregister(h);
 }
@@ -554,13 +756,79 @@ TEST_F(MpiErrors, TaskOnDataWithoutOwnerIsRefused)
 	EXPECT_TRUE(contains(err, "starpu_mpi_data_register")) << err;
 	EXPECT_EQ(-1, starpu_mpi_data_get_rank(h));
 
-	// An owner but no tag: refused too, it could not travel.
+	// An owner but no tag (StarPU's temporary data): fine where it stays, refused where it must travel.
 	starpu_mpi_data_set_rank(h, 0);
 	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, 0); });
-	EXPECT_EQ(-EINVAL, ret);
-	EXPECT_TRUE(contains(err, "has no tag")) << err;
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ("", err);
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, h, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	if (rank_ <= 1) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "must travel to rank 1 but has no tag")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+	}
+	starpu_task_wait_for_all();
 	starpu_data_unregister(h);
-	EXPECT_EQ(1, value);
+	EXPECT_EQ(rank_ == 0 ? 11 : 1, value);
+}
+
+// NULL stays an error where the data is needed: on the rank that runs the
+// task, on a rank that owns what the task reads but lacks what it writes (it
+// cannot tell where to send), and where the node-selection policy decides.
+TEST_F(MpiErrors, NullHandleWhereTheDataIsNeededIsRefused)
+{
+	static starpu_codelet bump = cpu_codelet(times_ten_plus_one, 1, "times10");
+	bump.modes[0] = STARPU_RW;
+	static starpu_codelet copy = cpu_codelet(copy_cpu, 2, "copy");
+	copy.modes[0] = STARPU_R;
+	copy.modes[1] = STARPU_W;
+	static starpu_codelet reads = cpu_codelet(copy_cpu, 2, "reads");
+	reads.modes[0] = STARPU_R;
+	reads.modes[1] = STARPU_R;
+	int64_t value = 4, out = 0;
+	starpu_data_handle_t h = owned_variable(&value, 0, 20);
+	starpu_data_handle_t none = nullptr;
+	int ret = 0;
+
+	std::string err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &bump, STARPU_RW, none, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	if (rank_ == 1) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "buffer 0 of codelet 'times10' is a NULL handle on rank 1, which runs the task")) << err;
+		EXPECT_TRUE(contains(err, "starpu_mpi_data_register")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ("", err);
+	}
+	struct starpu_task *task = nullptr;
+	err = stderr_of([&] { task = starpu_mpi_task_build(MPI_COMM_WORLD, &bump, STARPU_RW, none, STARPU_EXECUTE_ON_NODE, 1, 0); });
+	EXPECT_EQ(nullptr, task);
+	EXPECT_EQ(rank_ == 1, contains(err, "which runs the task")) << err;
+
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, h, STARPU_W, none, 0); });
+	if (rank_ == 0) {
+		EXPECT_EQ(-EINVAL, ret);
+		EXPECT_TRUE(contains(err, "buffer 1 of codelet 'copy' is written by the task but is a NULL handle on rank 0, which owns buffer 0")) << err;
+		EXPECT_TRUE(contains(err, "STARPU_EXECUTE_ON_NODE")) << err;
+	} else {
+		EXPECT_EQ(0, ret);
+		EXPECT_EQ("", err);
+	}
+
+	err = stderr_of([&] { ret = starpu_mpi_task_insert(MPI_COMM_WORLD, &reads, STARPU_R, none, STARPU_R, h, 0); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "is left to the node-selection policy")) << err;
+
+	// Nothing moved, nothing ran: the data are as they were, and usable.
+	starpu_data_handle_t hout = owned_variable(&out, 0, 21);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &copy, STARPU_R, h, STARPU_W, hout, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(4, read_var(h));
+		EXPECT_EQ(4, read_var(hout));
+	}
+	starpu_data_unregister(h);
+	starpu_data_unregister(hout);
 }
 
 TEST_F(MpiErrors, TagReusedForTwoHandlesIsRefused)

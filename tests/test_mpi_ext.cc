@@ -215,6 +215,11 @@ void where_cpu(void *buffers[], void *)
 	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = starpu_mpi_world_rank();
 }
 
+void where_second_cpu(void *buffers[], void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[1]) = starpu_mpi_world_rank();
+}
+
 // A task writing data of two owners runs where the policy says: the current one, or the task's own.
 TEST_F(MpiExt, NodeSelectionPolicies)
 {
@@ -236,6 +241,20 @@ TEST_F(MpiExt, NodeSelectionPolicies)
 	if (rank_ <= 1) {
 		EXPECT_EQ(0, rank_ == 0 ? a : b);
 	}
+	// The built-in policy counts what is written too, as StarPU's (policy_selection.c):
+	// reading hb (rank 1) weighs less than writing ha and hc (rank 0).
+	static starpu_codelet pick = make_cl(where_second_cpu, 3, "pick", STARPU_R, STARPU_W);
+	pick.modes[2] = STARPU_W;
+	int64_t c = -1;
+	starpu_data_handle_t hc;
+	starpu_variable_data_register(&hc, rank_ == 0 ? STARPU_MAIN_RAM : -1, rank_ == 0 ? (uintptr_t)&c : 0, sizeof(c));
+	starpu_mpi_data_register(hc, 33, 0);
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &pick, STARPU_R, hb, STARPU_W, ha, STARPU_W, hc, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0) {
+		EXPECT_EQ(0, a);
+	}
+	starpu_data_unregister(hc);
 	// This task's policy.
 	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &where, STARPU_W, ha, STARPU_W, hb, STARPU_NODE_SELECTION_POLICY, last, 0));
 	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
@@ -398,9 +417,10 @@ TEST_F(MpiExt, TagsBeyondMpisTagUpperBound)
 	int *ub = nullptr, flag = 0;
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
 	ASSERT_TRUE(flag && ub);
-	int64_t attr = 0;
+	int64_t *attr = nullptr;
 	ASSERT_EQ(0, starpu_mpi_comm_get_attr(MPI_COMM_WORLD, STARPU_MPI_TAG_UB, &attr, &flag));
-	EXPECT_EQ(INT64_MAX, attr);
+	ASSERT_TRUE(flag && attr);
+	EXPECT_EQ(INT64_MAX, *attr);
 	const std::vector<starpu_mpi_tag_t> tags = { (starpu_mpi_tag_t)*ub, (starpu_mpi_tag_t)*ub + 1, (starpu_mpi_tag_t)1 << 40, INT64_MAX,
 						     INT64_MAX, (starpu_mpi_tag_t)*ub - 1 };
 	const int n = (int)tags.size();

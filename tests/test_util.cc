@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <starpu.h>
 
+#include "helpers.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -387,6 +389,31 @@ TEST(Crc32c, DifferentInputsDiffer)
 	EXPECT_NE(starpu_hash_crc32c_string("ab", 0), starpu_hash_crc32c_string("ba", 0));
 	// Order matters: crc(a then b) differs from crc(b then a).
 	EXPECT_NE(starpu_hash_crc32c_be(2, starpu_hash_crc32c_be(1, 0)), starpu_hash_crc32c_be(1, starpu_hash_crc32c_be(2, 0)));
+}
+
+// starpu-1.4.pc gives programs the CUDA toolkit's libraries when starpu_config.h
+// says STARPU_USE_CUDA (StarPU's examples call cuBLAS themselves), none otherwise;
+// starpumpi-1.4.pc the same through its Requires.
+TEST(PkgConfig, LibsNameTheCudaLibrariesWhenStarpuUseCuda)
+{
+	if (!astro_test::have_program("pkg-config"))
+		GTEST_SKIP() << "pkg-config not found: install pkgconf";
+	// The build tree's .pc files, next to its examples folder.
+	std::string top = astro_test::env_or("ASTRO_TEST_EXAMPLES_DIR", "../examples") + "/..";
+	std::vector<std::string> packages = { "starpu-1.4" };
+	if (!astro_test::read_file(top + "/starpumpi-1.4.pc").empty())
+		packages.push_back("starpumpi-1.4");
+	for (const std::string &package : packages) {
+		std::string libs;
+		ASSERT_EQ(0, astro_test::run_command("PKG_CONFIG_PATH='" + top + "' pkg-config --libs " + package + " 2>&1", &libs)) << libs;
+#ifdef STARPU_USE_CUDA
+		for (const char *lib : { "-lcudart", "-lcublas", "/lib64", "-Wl,--push-state,--as-needed" })
+			EXPECT_TRUE(astro_test::contains(libs, lib)) << package << " lacks " << lib << ": " << libs;
+		EXPECT_LT(libs.find("--as-needed"), libs.find("-lcublas")) << libs;
+#else
+		EXPECT_FALSE(astro_test::contains(libs, "-lcudart")) << package << ": " << libs;
+#endif
+	}
 }
 
 // StarPU's MPI stencil example prints through a macro that names the function with __starpu_func__.

@@ -29,7 +29,10 @@ struct astro_mpi_task_args
 /**
  * Builds the task starpu_task_insert(cl, ...) would submit, without
  * submitting it, and fills *mpi (when not NULL) with the MPI-only arguments.
- * caller names the public function in messages. NULL on a bad argument list
+ * caller names the public function in messages. With mpi, a NULL data
+ * handle is kept in the task (StarPU-MPI: a rank passes NULL for data it
+ * does not hold), for the caller to judge before any submission.
+ * NULL on a bad argument list
  * (said on stderr); the task is freed with starpu_task_destroy() if never submitted.
  */
 struct starpu_task *astro_task_build_v(const char *caller, struct starpu_codelet *cl, struct astro_mpi_task_args *mpi, va_list ap);
