@@ -31,6 +31,7 @@
 #include "convert.h"
 #include "number_events.h"
 #include "gflops.h"
+#include "paje_sort.h"
 #include "trace_html.h"
 #include "schema.h"
 
@@ -174,6 +175,7 @@ struct converter
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
 	FILE *papi;              /* papi.rec, created at the first PAPI value */
+	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
 };
@@ -750,6 +752,7 @@ static void gft_emit(void *arg, uint64_t ts, double total)
 {
 	struct converter *c = arg;
 	fprintf(c->paje, "13\t%.9f\t%ssched\tgft\t%f\n", ms(c, ts), c->pre, total);
+	c->paje_dated_back = true;
 	json_counter(c, "GFlop/s", ts, total);
 }
 
@@ -763,6 +766,7 @@ static void task_gflops(struct converter *c, struct location *l, uint64_t end, d
 	if (!gflops_task_end(&c->gflops, &l->gf, end, flops, &from, &rate))
 		return;
 	fprintf(c->paje, "13\t%.9f\t%s\tgf\t%f\n13\t%.9f\t%s\tgf\t0.000000\n", ms(c, from), l->alias, rate, ms(c, end), l->alias);
+	c->paje_dated_back = true;
 	char track[96];
 	snprintf(track, sizeof(track), "GFlop/s %s", l->name);
 	json_counter(c, track, from, rate);
@@ -2297,6 +2301,14 @@ int trace_convert_main(int argc, char **argv)
 	fprintf(c.dag, "}\n}\n");
 	fputs("\n]}\n", c.json);
 	close_output(&c, c.paje, c.opt.paje);
+	if (c.paje_dated_back && !c.failed) {
+		char *path = c.opt.dir ? g_build_filename(c.opt.dir, c.opt.paje, NULL) : g_strdup(c.opt.paje);
+		if (paje_sort_file(path) != 0) {
+			error("cannot put %s in time order (%s): check the room left on its disk, or give -no-flops", path, strerror(errno));
+			c.failed = true;
+		}
+		g_free(path);
+	}
 	close_output(&c, c.trace_rec, "trace.rec");
 	close_output(&c, c.sched_rec, "sched_tasks.rec");
 	close_output(&c, c.activity, "activity.data");

@@ -1,0 +1,88 @@
+/* Sorting a paje.trace's timed events (paje_sort.h). */
+#include <errno.h>
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "paje_sort.h"
+
+struct timed
+{
+	double t;
+	guint order; /* of writing: equal times keep it */
+	const char *line;
+};
+
+static gint by_time(gconstpointer a, gconstpointer b)
+{
+	const struct timed *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+int paje_sort_file(const char *path)
+{
+	gchar *text = NULL;
+	gsize size = 0;
+	if (!g_file_get_contents(path, &text, &size, NULL)) {
+		errno = EIO;
+		return -1;
+	}
+	/* The header says which events are timed: those whose first field is Time. */
+	bool timed_id[256] = { false };
+	GArray *timed = g_array_new(FALSE, FALSE, sizeof(struct timed));
+	GPtrArray *untimed = g_ptr_array_new();
+	int defining = -1;
+	bool first_field = false;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (line[0] == '%') {
+			int id;
+			if (sscanf(line, "%%EventDef %*s %d", &id) == 1) {
+				defining = id >= 0 && id < 256 ? id : -1;
+				first_field = true;
+			} else if (defining >= 0 && first_field && line[1] == '\t') {
+				timed_id[defining] = strncmp(line + 2, "Time\t", 5) == 0;
+				first_field = false;
+			}
+			g_ptr_array_add(untimed, line);
+			continue;
+		}
+		char *end;
+		long id = strtol(line, &end, 10);
+		if (end != line && *end == '\t' && id >= 0 && id < 256 && timed_id[id]) {
+			struct timed e = { strtod(end + 1, NULL), timed->len, line };
+			g_array_append_val(timed, e);
+		} else {
+			g_ptr_array_add(untimed, line);
+		}
+	}
+	g_array_sort(timed, by_time);
+
+	gchar *tmp = g_strconcat(path, ".sorting", NULL);
+	FILE *f = fopen(tmp, "w");
+	int ret = f ? 0 : -1;
+	for (guint i = 0; f && i < untimed->len; i++)
+		fprintf(f, "%s\n", (const char *)g_ptr_array_index(untimed, i));
+	for (guint i = 0; f && i < timed->len; i++)
+		fprintf(f, "%s\n", g_array_index(timed, struct timed, i).line);
+	if (f && (ferror(f) | (fclose(f) != 0)))
+		ret = -1;
+	if (ret == 0 && rename(tmp, path) != 0)
+		ret = -1;
+	if (ret != 0) {
+		int saved = errno;
+		unlink(tmp);
+		errno = saved;
+	}
+	g_free(tmp);
+	g_ptr_array_free(untimed, TRUE);
+	g_array_free(timed, TRUE);
+	g_free(text);
+	return ret;
+}

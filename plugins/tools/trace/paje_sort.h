@@ -1,0 +1,14 @@
+/*
+ * Puts a paje.trace's timed events in time order (paje_sort.c). Pajé readers
+ * need each container's events in time order; the GFlop/s variables are known
+ * only at a task's end and are written dated back, behind later lines of
+ * their containers (pj_dump then silently stops reading there).
+ */
+#ifndef __ASTRO_TRACE_PAJE_SORT_H__
+#define __ASTRO_TRACE_PAJE_SORT_H__
+
+/** Rewrites the file at path with its timed events in time order, equal times in their order of writing; the
+ * definitions (untimed lines) stay first. Returns 0, or -1 with errno when it cannot be read or written. */
+int paje_sort_file(const char *path);
+
+#endif
