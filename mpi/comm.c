@@ -804,7 +804,12 @@ int starpu_mpi_test(starpu_mpi_req *req, int *flag, MPI_Status *status)
 	bool done = r->done;
 	pthread_mutex_unlock(&r->lock);
 	*flag = done;
-	return done ? starpu_mpi_wait(req, status) : 0;
+	if (done)
+		return starpu_mpi_wait(req, status);
+	/* Programs poll in a loop: leave the processor to the communication thread, which finishes the request
+	 * (on a machine with more threads than cores, a loop that never yields starves it). */
+	sched_yield();
+	return 0;
 }
 
 int starpu_mpi_barrier(MPI_Comm comm)
