@@ -108,6 +108,17 @@ int starpu_mpi_isend_detached_unlock_tag(starpu_data_handle_t data_handle, int d
 int starpu_mpi_isend_detached_unlock_tag_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, starpu_tag_t tag);
 /** Receives data_handle from source in the background and notifies tag once it has arrived. */
 int starpu_mpi_irecv_detached_unlock_tag(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag);
+/** Detached sends of the n-th handle of data_handle to dest[n] with data_tag[n] in comm[n], for n below array_size;
+ * tag is notified once every one has finished (nothing is posted and tag is left alone when array_size is 0).
+ * Returns 0, or the error of the first send that could not be posted (tag is then never notified). */
+int starpu_mpi_isend_array_detached_unlock_tag(unsigned array_size, starpu_data_handle_t *data_handle, int *dest, starpu_mpi_tag_t *data_tag,
+						MPI_Comm *comm, starpu_tag_t tag);
+/** As starpu_mpi_isend_array_detached_unlock_tag(); the priorities prio are accepted and not used. */
+int starpu_mpi_isend_array_detached_unlock_tag_prio(unsigned array_size, starpu_data_handle_t *data_handle, int *dest,
+						     starpu_mpi_tag_t *data_tag, int *prio, MPI_Comm *comm, starpu_tag_t tag);
+/** Detached receives, as starpu_mpi_isend_array_detached_unlock_tag(), of the n-th handle from source[n]. */
+int starpu_mpi_irecv_array_detached_unlock_tag(unsigned array_size, starpu_data_handle_t *data_handle, int *source, starpu_mpi_tag_t *data_tag,
+						MPI_Comm *comm, starpu_tag_t tag);
 
 /** Waits for *req, fills *status (unless MPI_STATUS_IGNORE) and frees the request (*req becomes NULL). Returns the request's result. */
 int starpu_mpi_wait(starpu_mpi_req *req, MPI_Status *status);

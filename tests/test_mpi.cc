@@ -171,6 +171,44 @@ TEST_F(Mpi, DetachedRequestsCallBackAndUnlockTags)
 		starpu_data_unregister(h);
 }
 
+// The array forms: the tag is notified once every message of the array has finished.
+TEST_F(Mpi, ArraysOfDetachedMessagesUnlockATag)
+{
+	const unsigned n = 3;
+	int64_t out[n], in[n];
+	starpu_data_handle_t hout[n], hin[n];
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	int dests[n], sources[n];
+	starpu_mpi_tag_t tags[n];
+	MPI_Comm comms[n];
+	for (unsigned i = 0; i < n; i++) {
+		out[i] = rank_ * 10 + i;
+		in[i] = -1;
+		starpu_variable_data_register(&hout[i], STARPU_MAIN_RAM, (uintptr_t)&out[i], sizeof(int64_t));
+		starpu_variable_data_register(&hin[i], STARPU_MAIN_RAM, (uintptr_t)&in[i], sizeof(int64_t));
+		dests[i] = next;
+		sources[i] = prev;
+		tags[i] = 300 + i;
+		comms[i] = MPI_COMM_WORLD;
+	}
+	const starpu_tag_t received = 0x415252, sent = 0x415253;
+	ASSERT_EQ(0, starpu_mpi_irecv_array_detached_unlock_tag(n, hin, sources, tags, comms, received));
+	ASSERT_EQ(0, starpu_mpi_isend_array_detached_unlock_tag(n, hout, dests, tags, comms, sent));
+	EXPECT_EQ(0, starpu_tag_wait(received));
+	EXPECT_EQ(0, starpu_tag_wait(sent));
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(prev * 10 + (int64_t)i, read_var(hin[i])) << "message " << i;
+	// Nothing to send: nothing posted, no error. A NULL array: refused, said.
+	EXPECT_EQ(0, starpu_mpi_isend_array_detached_unlock_tag(0, nullptr, nullptr, nullptr, nullptr, sent));
+	std::string err = stderr_of([&] { EXPECT_EQ(-EINVAL, starpu_mpi_irecv_array_detached_unlock_tag(n, hin, nullptr, tags, comms, received)); });
+	EXPECT_TRUE(contains(err, "starpu_mpi_irecv_array_detached_unlock_tag: NULL array")) << err;
+	EXPECT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (unsigned i = 0; i < n; i++) {
+		starpu_data_unregister(hin[i]);
+		starpu_data_unregister(hout[i]);
+	}
+}
+
 // Many requests in flight at once: the progression thread polls them all.
 TEST_F(Mpi, ManyDetachedMessagesInFlight)
 {
