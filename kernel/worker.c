@@ -5,6 +5,7 @@
  * sleeper sets sleeping before looking at wake_pending, so one of them always
  * sees the other (no lost wake-up, no lock on the fast path).
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "kernel.h"
 #include <hwloc.h>
 #include <sys/syscall.h>
@@ -422,6 +423,12 @@ void _astro_worker_thread_end(struct _astro_worker *w)
 static void *worker_main(void *arg)
 {
 	struct _astro_worker *w = arg;
+	/* Named as the worker ("CPU 0"), as StarPU's threads are: top, perf and gdb show it (16 bytes at most). */
+	char thread_name[16];
+	size_t length = strnlen(w->name, sizeof(thread_name) - 1);
+	memcpy(thread_name, w->name, length);
+	thread_name[length] = '\0';
+	pthread_setname_np(pthread_self(), thread_name);
 	_astro_worker_thread_begin(w);
 	pthread_barrier_wait(&start_barrier);
 

@@ -42,6 +42,32 @@ int run_tasks(int n)
 	return g_count - before;
 }
 
+// Worker threads carry their worker's name, as StarPU's do (top, perf and gdb show it).
+void record_thread_name(void **, void *arg)
+{
+	std::string *name = static_cast<std::string *>(arg);
+	*name = read_file("/proc/thread-self/comm");
+}
+
+TEST_F(Init, WorkerThreadsAreNamedAfterTheirWorker)
+{
+	starpu_conf conf = conf_with_ncpus(2);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	static starpu_codelet cl = cpu_codelet(record_thread_name, 0, "record_thread_name");
+	for (int w = 0; w < 2; w++) {
+		std::string name;
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->cl_arg = &name;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = (unsigned)w;
+		t->synchronous = 1;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+		EXPECT_EQ(name, "CPU " + std::to_string(w) + "\n");
+	}
+	starpu_shutdown();
+}
+
 TEST_F(Init, InitShutdownRepeated)
 {
 	for (int round = 0; round < 3; round++) {
