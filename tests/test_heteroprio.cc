@@ -1023,22 +1023,29 @@ TEST_F(HeteroprioOpenCL, LocalityModeRunsTasksNearTheirDataFirst)
 	g_ocl_hold = 0;
 	ASSERT_EQ(starpu_task_insert(&holder, 0), 0);
 	ASSERT_TRUE(wait_until([] { return g_ocl_hold.load() == 1; }, 60000));
+	// The premise, while every worker is held: x is on the OpenCL device only. A copy in main memory would make
+	// both groups equally near for x (its readers then go where the application's thread pushes, in its order).
+	bool x_in_ram = false;
 	{
 		Gate gate({ starpu_worker_get_by_type(STARPU_CPU_WORKER, 0) });
 		ASSERT_TRUE(gate.close());
 		for (int i = 0; i < 6; i++) {
+			x_in_ram |= starpu_data_is_on_node(hx, STARPU_MAIN_RAM) != 0;
 			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hx, STARPU_CL_ARGS_NFREE, "x", (size_t)2, 0), 0);
 			ASSERT_EQ(starpu_task_insert(&reader, STARPU_R, hy, STARPU_CL_ARGS_NFREE, "y", (size_t)2, 0), 0);
 		}
+		x_in_ram |= starpu_data_is_on_node(hx, STARPU_MAIN_RAM) != 0;
 	}
 	ASSERT_TRUE(wait_until([] { std::lock_guard<std::mutex> l(g_ran_lock); return g_ran.size() == 12; }, 60000));
 	g_ocl_hold = 2;
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	std::vector<std::string> expected(6, "y");
-	expected.insert(expected.end(), 6, "x");
-	EXPECT_EQ(g_ran, expected);
 	starpu_data_unregister(hx);
 	starpu_data_unregister(hy);
+	if (x_in_ram)
+		GTEST_SKIP() << "x was copied to main memory while every worker was held: the premise of this test did not hold";
+	std::vector<std::string> expected(6, "y");
+	expected.insert(expected.end(), 6, "x");
+	EXPECT_EQ(g_ran, expected) << groups;
 }
 #endif
 
