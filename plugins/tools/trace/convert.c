@@ -1658,9 +1658,15 @@ static char *anchor_of(const char *input)
 	return g_strdup(input);
 }
 
+/* Where output name goes: in the -d directory, else here (to be g_free()d). */
+static char *output_path(const struct converter *c, const char *name)
+{
+	return c->opt.dir ? g_build_filename(c->opt.dir, name, NULL) : g_strdup(name);
+}
+
 static FILE *open_output(struct converter *c, const char *name)
 {
-	char *path = c->opt.dir ? g_build_filename(c->opt.dir, name, NULL) : g_strdup(name);
+	char *path = output_path(c, name);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		error("cannot write %s (%s): check the -d directory", path, strerror(errno));
@@ -1673,7 +1679,7 @@ static FILE *open_output(struct converter *c, const char *name)
 
 static void remove_output(struct converter *c, const char *name)
 {
-	char *path = c->opt.dir ? g_build_filename(c->opt.dir, name, NULL) : g_strdup(name);
+	char *path = output_path(c, name);
 	if (unlink(path) < 0 && errno != ENOENT) {
 		error("cannot remove the older %s (%s): it does not belong to this trace", path, strerror(errno));
 		c->failed = true;
@@ -2302,7 +2308,7 @@ int trace_convert_main(int argc, char **argv)
 	fputs("\n]}\n", c.json);
 	close_output(&c, c.paje, c.opt.paje);
 	if (c.paje_dated_back && !c.failed) {
-		char *path = c.opt.dir ? g_build_filename(c.opt.dir, c.opt.paje, NULL) : g_strdup(c.opt.paje);
+		char *path = output_path(&c, c.opt.paje);
 		if (paje_sort_file(path) != 0) {
 			error("cannot put %s in time order (%s): check the room left on its disk, or give -no-flops", path, strerror(errno));
 			c.failed = true;
