@@ -467,7 +467,7 @@ def svg_gantt(trace, states, row_key=None, rect_class=None):
     span = max(trace.end - t0, 1e-9)
     left, width, rh = 130, 900, 18
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-size="11" font-family="sans-serif">'
-           % (left + width + 10, rh * len(rows) + 30)]
+           % (left + width + 40, rh * len(rows) + 30)]
     for i, c in enumerate(rows):
         out.append('<text class="row" x="2" y="%d">%s</text>' % (i * rh + 13, html.escape(c)))
     for c, a, b, depth, value in sorted(states, key=lambda s: s[3]):
