@@ -832,13 +832,9 @@ void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
 		}
 		if (give_up())
 			break;
-		struct timespec until;
+		struct timespec until, poll = { 0, GIVE_UP_POLL_NS };
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += GIVE_UP_POLL_NS;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		starpu_timespec_accumulate(&until, &poll);
 		pthread_cond_timedwait(&_astro_rt.wait_cond, &_astro_rt.wait_lock, &until);
 	}
 	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)

@@ -15,8 +15,9 @@
  *   yet submitted), or the runtime is paused (starpu_pause). The wait also
  *   ends when this becomes true during it.
  * StarPU holds a submission when the count is above the maximum; as its
- * documentation says, here the maximum is never exceeded: a submission is
- * held when the count has reached it.
+ * documentation says, here a submission is held when the count has reached
+ * it, so that one submitting thread never has more in flight (several threads
+ * checking at once may each pass it by one task).
  *
  * Unset, the task path pays one predictable branch (starpu_task_submit reads
  * _astro_throttling).
