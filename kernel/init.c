@@ -155,6 +155,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.nready = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
+	_astro_throttle_init();
 	/* Before anything fires a moment: profiling watches the workers from their start. */
 	_astro_profiling_init();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);

@@ -1102,6 +1102,16 @@ void _astro_futex_wake_all(int *addr);
 
 /* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
 void _astro_task_wait_for_n(unsigned n);
+/* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
+void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void));
+
+/* throttle.c: STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS. _astro_throttling: both are set (read at init). */
+extern bool _astro_throttling;
+void _astro_throttle_init(void);
+/* Holds the calling application thread while the limit is reached (starpu_task_submit, when _astro_throttling). */
+void _astro_throttle(void);
+/* starpu_task_submit() for a task the runtime submits for itself during another submission: never held. */
+int _astro_task_submit_internally(struct starpu_task *task);
 
 /* Called once all submitted tasks are complete, or one more completed. */
 void _astro_task_completed_count(void);

@@ -111,7 +111,7 @@ static void switch_submit(starpu_data_handle_t parent, enum starpu_data_access_m
 	}
 	task->callback_func = callback;
 	task->callback_arg = callback_arg;
-	int ret = starpu_task_submit(task);
+	int ret = _astro_task_submit_internally(task);
 	if (ret)
 		_astro_error("%s: submitting the switch failed (%d)", fn, ret);
 }

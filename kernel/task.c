@@ -714,6 +714,8 @@ int starpu_task_submit(struct starpu_task *task)
 	int ret = task_check_object(task);
 	if (ret)
 		return ret;
+	if (STARPU_UNLIKELY(_astro_throttling))
+		_astro_throttle();
 	/* Unobserved, the stage costs one test of the mask and one of this flag. */
 	bool observed = STARPU_UNLIKELY(__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(ASTRO_MOMENT_SUBMIT_STAGE_BEGIN));
 	if (observed)
@@ -813,20 +815,38 @@ int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
 	return 0;
 }
 
-/* Waits until at most n submitted tasks are not complete. */
-void _astro_task_wait_for_n(unsigned n)
+/* How often _astro_task_wait_for_n_unless() looks at its give_up(). */
+#define GIVE_UP_POLL_NS 10000000L
+
+void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
 {
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	pthread_mutex_lock(&_astro_rt.wait_lock);
 	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
 	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
-		pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
+	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n) {
+		if (!give_up) {
+			pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
+			continue;
+		}
+		if (give_up())
+			break;
+		struct timespec until, poll = { 0, GIVE_UP_POLL_NS };
+		clock_gettime(CLOCK_REALTIME, &until);
+		starpu_timespec_accumulate(&until, &poll);
+		pthread_cond_timedwait(&_astro_rt.wait_cond, &_astro_rt.wait_lock, &until);
+	}
 	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)
 		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&_astro_rt.wait_lock);
+}
+
+/* Waits until at most n submitted tasks are not complete. */
+void _astro_task_wait_for_n(unsigned n)
+{
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
+	_astro_task_wait_for_n_unless(n, NULL);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 }
 

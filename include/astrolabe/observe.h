@@ -75,6 +75,9 @@ enum astro_moment
 	/* A memory node's manager (StarPU's memory-manager states): */
 	ASTRO_MOMENT_MEMORY_STATE_BEGIN,     /**< nimpl (an astro_memory_state) starts on node dst_node for bytes of handle object (NULL: none) */
 	ASTRO_MOMENT_MEMORY_STATE_END,       /**< it ends (same fields) */
+	/* Submission throttling (STARPU_LIMIT_MAX_SUBMITTED_TASKS): StarPU's "Throttling task submission" state: */
+	ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN,  /**< starpu_task_submit() holds the application's thread: the limit is reached */
+	ASTRO_MOMENT_SUBMIT_THROTTLE_END,    /**< it lets it go on (the count is down to the minimum, or nothing can complete) */
 	ASTRO_NMOMENTS
 };
 

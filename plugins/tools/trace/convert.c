@@ -1522,6 +1522,7 @@ static const char *state_alias(const char *name, const char **category)
 		{ "PushingOutput", "Po", "Runtime" },
 		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
 		{ "Submitting task", "Su", "User" }, { "Building task", "Bu", "User" },
+		{ "Throttling task submission", "Th", "User" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(states); i++)
 		if (strcmp(states[i].name, name) == 0) {

@@ -73,6 +73,8 @@ struct kind
 	X(K_WAIT_ALL_START, 0x517a, "_STARPU_FUT_TASK_WAIT_FOR_ALL_START") \
 	X(K_WAIT_ALL_END, 0x517b, "_STARPU_FUT_TASK_WAIT_FOR_ALL_END") \
 	X(K_REGISTER, 0x517c, "_STARPU_FUT_HANDLE_DATA_REGISTER") \
+	X(K_THROTTLE_START, 0x5180, "_STARPU_FUT_TASK_THROTTLE_START") \
+	X(K_THROTTLE_END, 0x5181, "_STARPU_FUT_TASK_THROTTLE_END") \
 	X(K_PAPI, 0x5186, "_STARPU_FUT_PAPI_TASK_EVENT_VALUE") \
 	X(K_MPI_ISEND_SUBMIT, 0x5204, "_STARPU_MPI_FUT_ISEND_SUBMIT_BEGIN") \
 	X(K_MPI_IRECV_COMPLETE, 0x520b, "_STARPU_MPI_FUT_IRECV_COMPLETE_END") \
@@ -101,6 +103,7 @@ static const struct
 	{ "Sleeping", K_SLEEP_START },		 { "FetchingInput", K_FETCH_START },   { "Callback", K_CALLBACK_START },
 	{ "Waiting all tasks", K_WAIT_ALL_START }, { "PushingOutput", K_PUSH_OUTPUT_START },
 	{ "Submitting task", K_SUBMIT_START },	 { "Building task", K_BUILD_START },   { "Waiting task", K_WAIT_START },
+	{ "Throttling task submission", K_THROTTLE_START },
 };
 
 void number_events_init(struct number_events *n)

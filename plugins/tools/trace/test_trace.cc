@@ -3,6 +3,7 @@
 // Graphviz's dot, recutils' recsel and a JSON parser for the conversions.
 #include "helpers.h"
 #include <astrolabe/instrument.h>
+#include <astrolabe/observe.h>
 #include <starpu_fxt.h>
 #ifdef STARPU_PAPI
 #include <sde_lib.h>
@@ -1105,6 +1106,63 @@ TEST_F(TraceContent, TaskStatesFollowTheirTask)
 	std::vector<std::string> phase = rows("State, CPU", ", phase");
 	EXPECT_EQ(phase.size(), 2u) << "its run and its callback";
 	EXPECT_EQ(rows("Variable, program, phase-bytes, ", ", 300.000000").size(), 2u) << dump_.substr(0, 3000);
+}
+
+// Submission throttling (STARPU_LIMIT_MAX_SUBMITTED_TASKS): the held application thread's Th state, recorded with
+// the default categories (StarPU's TASK). The held tasks end only once the submitter was seen held.
+constexpr int kThrottled = 12;
+std::atomic<bool> g_throttled{false};
+
+void held_until_throttled(void **, void *)
+{
+	while (!g_throttled.load())
+		sched_yield();
+}
+
+void throttled_workload()
+{
+	static starpu_codelet cl = cpu_codelet(held_until_throttled, 0, "held");
+	g_throttled = false;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN) | ASTRO_OBSERVE_UNTIMED,
+					 [](const astro_event *, void *) { g_throttled = true; }, nullptr);
+	ASSERT_GE(id, 0);
+	for (int i = 0; i < kThrottled; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	astro_observe_unsubscribe(id);
+	EXPECT_TRUE(g_throttled.load());
+}
+
+TEST(TraceThrottle, HeldSubmitterIsInStateTh)
+{
+	TraceDir dir;
+	std::string out;
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", nullptr);
+		ScopedEnv max("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "4"), min("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "2");
+		traced_and_converted(dir, throttled_workload, &out);
+	}
+	std::string paje = read_file(out + "/paje.trace");
+	EXPECT_TRUE(contains(paje, "6\tTh\tUS\t\"Throttling task submission\"\t\".8 .6 .6\"")) << "StarPU's declaration";
+	EXPECT_GE(count(paje, "\tUS\tTh\n"), 1u) << paje.substr(0, 3000);
+	EXPECT_TRUE(contains(read_file(out + "/number_events.data"), "\t_STARPU_FUT_TASK_THROTTLE_START\n"));
+	EXPECT_TRUE(contains(read_file(out + "/trace.json"), "\"name\":\"Throttling task submission\""));
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	Output d = run("pj_dump '" + out + "/paje.trace'");
+	ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	size_t held = 0;
+	std::istringstream lines(d.text);
+	for (std::string line; std::getline(lines, line);)
+		if (line.rfind("State, UserThread", 0) == 0 && contains(line, ", User Thread State, ") &&
+		    line.size() > 28 && line.compare(line.size() - 28, 28, ", Throttling task submission") == 0)
+			held++;
+	EXPECT_GE(held, 1u) << d.text.substr(0, 3000);
+	if (!have_program("recsel"))
+		GTEST_SKIP() << "recsel missing (Debian recutils)";
+	Output r = run("recsel -c -e 'N = \"Throttling task submission\"' '" + out + "/trace.rec'");
+	ASSERT_EQ(r.status, 0) << r.text;
+	EXPECT_GE(atoi(r.text.c_str()), 1) << r.text;
 }
 
 } // namespace

@@ -537,6 +537,8 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_APP_WAIT_END: leave(l, ts, e->task ? S_WAITING_TASK : S_WAITING); break;
 	case ASTRO_MOMENT_SUBMIT_STAGE_BEGIN: enter(l, ts, e->nimpl == ASTRO_SUBMIT_BUILDING ? S_BUILDING : S_SUBMITTING); break;
 	case ASTRO_MOMENT_SUBMIT_STAGE_END: leave(l, ts, e->nimpl == ASTRO_SUBMIT_BUILDING ? S_BUILDING : S_SUBMITTING); break;
+	case ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN: enter(l, ts, S_THROTTLING); break;
+	case ASTRO_MOMENT_SUBMIT_THROTTLE_END: leave(l, ts, S_THROTTLING); break;
 	case ASTRO_MOMENT_TRANSFER_BEGIN:
 	case ASTRO_MOMENT_TRANSFER_END:
 		ADD_U32(l, A_SRC_NODE, e->src_node);
@@ -634,6 +636,8 @@ static uint64_t moments_of(unsigned categories)
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END) | B(COMPONENT_NEW) | B(COMPONENT_CONNECT);
 	if (categories & C_TASK)
 		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
+	if (categories & C_TASK) /* StarPU's TASK category holds the throttling state */
+		mask |= B(SUBMIT_THROTTLE_BEGIN) | B(SUBMIT_THROTTLE_END);
 	if (categories & C_TASK_VERBOSE) /* and the submitting thread's stages, as StarPU */
 		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED) |
 			B(SUBMIT_STAGE_BEGIN) | B(SUBMIT_STAGE_END);

@@ -1,0 +1,99 @@
+/*
+ * Submission throttling (StarPU's STARPU_LIMIT_MAX_SUBMITTED_TASKS and
+ * STARPU_LIMIT_MIN_SUBMITTED_TASKS): when the submitted tasks not yet
+ * complete reach the maximum, starpu_task_submit() holds the application's
+ * thread until they are down to the minimum, so that a program submitting a
+ * large graph does not hold all of it (its tasks, their data) at once.
+ *
+ * As in StarPU, both variables must be set, and the submissions the runtime
+ * makes for itself are never held. Where StarPU would hang or abort, the
+ * submission goes on instead, over the limit:
+ * - from a task, a callback or a worker thread (StarPU asserts there): the
+ *   thread that completes tasks must not wait for completions;
+ * - when nothing can complete without the application: no submitted task is
+ *   ready (they all wait for a tag, a data the application holds, a task not
+ *   yet submitted), or the runtime is paused (starpu_pause). The wait also
+ *   ends when this becomes true during it.
+ * StarPU holds a submission when the count is above the maximum; as its
+ * documentation says, here a submission is held when the count has reached
+ * it, so that one submitting thread never has more in flight (several threads
+ * checking at once may each pass it by one task).
+ *
+ * Unset, the task path pays one predictable branch (starpu_task_submit reads
+ * _astro_throttling).
+ */
+#include "kernel.h"
+
+bool _astro_throttling;
+
+/* Hold submissions when the count reaches max; release them at resume_at (below max). */
+static long limit_max, resume_at;
+
+/* Submissions the runtime makes from inside another one (partition switches): never held. */
+static _ASTRO_TLS unsigned internal_depth;
+
+static int read_limit(const char *name, int *out)
+{
+	/* -1 is StarPU's "unset" (what its getter returns for an absent variable). */
+	int v;
+	int ret = _astro_env_int(name, -1, INT_MAX, NULL, &v);
+	if (ret != 1 || v == -1)
+		return ret;
+	*out = v;
+	return 1;
+}
+
+void _astro_throttle_init(void)
+{
+	int max = -1, min = -1;
+	int got_max = read_limit("STARPU_LIMIT_MAX_SUBMITTED_TASKS", &max);
+	int got_min = read_limit("STARPU_LIMIT_MIN_SUBMITTED_TASKS", &min);
+	_astro_throttling = false;
+	if (got_max < 0 || got_min < 0)
+		return; /* already reported */
+	if (got_max != got_min) {
+		_astro_error("%s is set but not %s: task submission is throttled only when both are, as in StarPU; "
+			     "set %s too (the count submission resumes at, below the maximum)",
+			     got_max ? "STARPU_LIMIT_MAX_SUBMITTED_TASKS" : "STARPU_LIMIT_MIN_SUBMITTED_TASKS",
+			     got_max ? "STARPU_LIMIT_MIN_SUBMITTED_TASKS" : "STARPU_LIMIT_MAX_SUBMITTED_TASKS",
+			     got_max ? "STARPU_LIMIT_MIN_SUBMITTED_TASKS" : "STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+		return;
+	}
+	if (!got_max)
+		return;
+	if (max == 0 || min > max) {
+		_astro_error("STARPU_LIMIT_MAX_SUBMITTED_TASKS=%d and STARPU_LIMIT_MIN_SUBMITTED_TASKS=%d: ignored, submission is not throttled; "
+			     "the maximum must be at least 1 and the minimum at most the maximum", max, min);
+		return;
+	}
+	limit_max = max;
+	resume_at = min < max ? min : max - 1;
+	_astro_throttling = true;
+}
+
+/* Whether submitted tasks can complete without the application doing something first. */
+static bool stuck(void)
+{
+	return __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED) <= 0 || __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED);
+}
+
+void _astro_throttle(void)
+{
+	if (internal_depth || _astro_called_back())
+		return;
+	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) < limit_max || stuck())
+		return;
+	/* Policies that hold tasks back until asked (do_schedule) must let them go, or the wait never ends. */
+	starpu_do_schedule();
+	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN, .workerid = -1);
+	_astro_task_wait_for_n_unless((unsigned)resume_at, stuck);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_END, .workerid = -1);
+}
+
+int _astro_task_submit_internally(struct starpu_task *task)
+{
+	internal_depth++;
+	int ret = starpu_task_submit(task);
+	internal_depth--;
+	return ret;
+}
