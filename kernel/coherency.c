@@ -491,6 +491,16 @@ bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
 	return ret == 0;
 }
 
+void _astro_coherency_invalidate(starpu_data_handle_t h)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	MSI_BEFORE(h);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		h->valid[node] = false;
+	MSI_AFTER(h);
+	pthread_mutex_unlock(&h->coherency_lock);
+}
+
 void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	pthread_mutex_lock(&h->coherency_lock);

@@ -1060,10 +1060,7 @@ static void invalidate_now(starpu_data_handle_t handle)
 {
 	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
 	_astro_redux_drop(handle);
-	pthread_mutex_lock(&handle->coherency_lock);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-		handle->valid[node] = false;
-	pthread_mutex_unlock(&handle->coherency_lock);
+	_astro_coherency_invalidate(handle);
 	_astro_redux_invalidated(handle);
 }
 

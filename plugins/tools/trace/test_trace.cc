@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -1115,6 +1116,7 @@ TEST_F(TraceContent, TaskStatesFollowTheirTask)
 std::string disk_folder;
 std::atomic<bool> acquired{ false };
 constexpr unsigned kDiskData = 8;
+uintptr_t invalidated; // the handle starpu_data_invalidate() left with no valid copy
 
 void disk_workload()
 {
@@ -1152,6 +1154,8 @@ void disk_workload()
 	starpu_data_wont_use(h[2]);
 	ASSERT_EQ(starpu_data_prefetch_on_node(h[3], (unsigned)node, 1), 0);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_invalidate(h[5]);
+	invalidated = (uintptr_t)h[5];
 	for (unsigned d = 0; d < kDiskData; d++)
 		if (d != 1)
 			starpu_data_unregister(h[d]);
@@ -1278,6 +1282,22 @@ TEST_F(MemoryStates, MemoryStatesAddTheDetailsAndNothingElse)
 	EXPECT_EQ(lines["DCo"], lines["DCoE"]);
 	EXPECT_EQ(lines["Wb"], lines["WbE"]);
 	EXPECT_EQ(lines["WU"], 1) << "one starpu_data_wont_use";
+	// The copies of the invalidated handle: each one's last state is invalid.
+	char hex[32];
+	snprintf(hex, sizeof(hex), "\t%lx", (unsigned long)invalidated);
+	std::map<std::string, std::string> last; // memory manager -> its last state of the handle
+	for (const std::string &line : lines_of(paje))
+		if (line.rfind("9\t", 0) == 0 && line.size() > strlen(hex) && line.compare(line.size() - strlen(hex), strlen(hex), hex) == 0) {
+			std::vector<std::string> f;
+			std::istringstream fields(line);
+			for (std::string x; std::getline(fields, x, '\t');)
+				f.push_back(x);
+			if (f.size() == 5 && f[3].rfind("mm", 0) == 0 && f[2] != "WU")
+				last[f[3]] = f[2];
+		}
+	ASSERT_FALSE(last.empty()) << hex;
+	for (const auto &node : last)
+		EXPECT_EQ(node.second, "SI") << node.first;
 	// The rest is the plain conversion's (the header's additions and the memory nodes' containers aside).
 	std::string header_added;
 	for (const std::string &line : lines_of(kept))
