@@ -517,7 +517,14 @@ TEST_F(Converted, PerfettoJsonLoads)
 	char counters[8] = "";
 	ASSERT_EQ(sscanf(o.text.c_str(), "%d %d %7s", &slices, &flows, counters), 3) << o.text;
 	EXPECT_EQ(slices, kChain);
-	EXPECT_GE(flows, kChain - 1 + 1) << "the chain's dependencies and first -> second";
+	// One flow per task dependency dag.dot draws: first -> second always; a scal task that ended before the next one
+	// was submitted (a loaded machine: the worker is faster than the submitting thread) leaves none to the next.
+	size_t edges = 0;
+	for (const std::string &line : lines_of(read_file(file("dag.dot"))))
+		if (line.rfind("\t \"task_", 0) == 0 && contains(line, "\"->\"task_") && !contains(line, "\"->\"tag_"))
+			edges++;
+	EXPECT_GE(edges, 1u);
+	EXPECT_EQ(size_t(flows), edges) << "the chain's dependencies and first -> second";
 	EXPECT_STREQ(counters, "True");
 	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
 }
