@@ -112,7 +112,8 @@ static int arrive(starpu_data_handle_t h, unsigned node)
 		int err = c->parts[i].ops->copy_wait(c->parts[i].devid, c->parts[i].request);
 		ret = ret ? ret : err;
 	}
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = c->src, .dst_node = c->dst, .bytes = c->bytes);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = c->src, .dst_node = c->dst, .bytes = c->bytes,
+		       .object = h);
 	if (ret) {
 		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", c->src, c->dst, ret);
 		h->valid[node] = false;
@@ -149,7 +150,7 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst, bool asy
 	}
 	size_t bytes = starpu_data_get_size(h);
 	int workerid = _astro_worker_id();
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes, .object = h);
 	double start = starpu_timing_now();
 	bool outer = _astro_in_handle_copy;
 	_astro_in_handle_copy = true;
@@ -173,7 +174,7 @@ static int transfer(starpu_data_handle_t h, unsigned src, unsigned dst, bool asy
 	}
 	free(copy); /* nothing was left under way */
 	measure(src, dst, bytes, starpu_timing_now() - start);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = workerid, .src_node = src, .dst_node = dst, .bytes = bytes, .object = h);
 	if (ret < 0 && ret != -EAGAIN)
 		_astro_error("copying a %s handle from node %u to node %u failed (%d)", h->ops->name ? h->ops->name : "data", src, dst, ret);
 	return ret == -EAGAIN ? 0 : ret;
@@ -327,6 +328,46 @@ static void release_buffer(starpu_data_handle_t h, unsigned node, bool keep)
 
 /* ------------------------------------------------------------------ MSI */
 
+/* The MSI states observers see (DATA_STATE): a section that changes a handle's
+ * valid copies takes the mask of them before (MSI_BEFORE, only when someone
+ * observes: else one load and a branch) and reports each node whose state
+ * changed after (MSI_AFTER). */
+#define MSI_OBSERVED() STARPU_UNLIKELY(__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & \
+				       ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_STATE))
+#define MSI_BEFORE(h) uint64_t msi_before = MSI_OBSERVED() ? valid_mask(h) | MSI_TAKEN : 0
+#define MSI_AFTER(h) do { if (STARPU_UNLIKELY(msi_before)) msi_report(h, msi_before); } while (0)
+#define MSI_TAKEN (UINT64_C(1) << 63) /* a mask was taken (the nodes are fewer than 63) */
+
+static uint64_t valid_mask(starpu_data_handle_t h)
+{
+	uint64_t mask = 0;
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++)
+		mask |= (uint64_t)h->valid[node] << node;
+	return mask;
+}
+
+static enum astro_data_state msi_of(uint64_t mask, unsigned node)
+{
+	mask &= ~MSI_TAKEN;
+	if (!(mask >> node & 1))
+		return ASTRO_DATA_INVALID;
+	return mask & ~(UINT64_C(1) << node) ? ASTRO_DATA_SHARED : ASTRO_DATA_OWNER;
+}
+
+static void msi_report(starpu_data_handle_t h, uint64_t before)
+{
+	uint64_t after = valid_mask(h);
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
+		enum astro_data_state state = msi_of(after, node);
+		if (state != msi_of(before, node))
+			_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_STATE, .workerid = _astro_worker_id(), .object = h, .dst_node = node,
+				       .nimpl = state);
+	}
+}
+
+/* The requests observers see (DATA_REQUEST): numbered from 1 as they are reported. */
+static unsigned long nrequests;
+
 static int valid_source(starpu_data_handle_t h, unsigned avoid)
 {
 	if (h->valid[STARPU_MAIN_RAM] && avoid != STARPU_MAIN_RAM)
@@ -338,11 +379,13 @@ static int valid_source(starpu_data_handle_t h, unsigned avoid)
 }
 
 /* Makes node's copy valid (coherency_lock held, node allocated); with async, the copy may still be under way. */
-static int load(starpu_data_handle_t h, unsigned node, bool async)
+static int load(starpu_data_handle_t h, unsigned node, bool async, int kind)
 {
 	int src = valid_source(h, node);
 	if (src < 0)
 		return 0; /* nothing valid anywhere (invalidated): the content is undefined */
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REQUEST, .workerid = _astro_worker_id(), .object = h, .src_node = (unsigned)src,
+		       .dst_node = node, .nimpl = (unsigned)kind, .other_id = __atomic_add_fetch(&nrequests, 1, __ATOMIC_RELAXED));
 	if (src != STARPU_MAIN_RAM && node != STARPU_MAIN_RAM) {
 		/* No direct path between two devices: through main memory, which keeps a valid copy. */
 		int ret = allocate(h, STARPU_MAIN_RAM);
@@ -361,8 +404,9 @@ static bool has_valid_copy(starpu_data_handle_t h)
 	return valid_source(h, STARPU_MAXNODES) >= 0;
 }
 
-/* With async, the copy to node may be left under way (pin must be set: the copy stays until it arrives). */
-static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async)
+/* With async, the copy to node may be left under way (pin must be set: the copy stays until it arrives).
+ * kind: what asks, for the observers (StarPU's starpu_is_prefetch: 0 a task's fetch, 1 a task prefetch, 2 a prefetch). */
+static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, int kind)
 {
 	bool reads = (mode & (STARPU_R | STARPU_REDUX)) || !(mode & STARPU_W);
 	bool writes = (mode & (STARPU_W | STARPU_REDUX)) != 0;
@@ -372,7 +416,7 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 	if (ret)
 		return ret;
 	if (reads && !h->valid[node]) {
-		ret = load(h, node, async);
+		ret = load(h, node, async, kind);
 		if (ret)
 			return ret;
 	}
@@ -393,10 +437,18 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 	return 0;
 }
 
+static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, int kind)
+{
+	MSI_BEFORE(h);
+	int ret = fetch_copies(h, node, mode, pin, async, kind);
+	MSI_AFTER(h);
+	return ret;
+}
+
 int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
 {
 	pthread_mutex_lock(&h->coherency_lock);
-	int ret = fetch_locked(h, node, mode, pin, false);
+	int ret = fetch_locked(h, node, mode, pin, false, 0);
 	pthread_mutex_unlock(&h->coherency_lock);
 	if (ret == -ENOMEM) {
 		char name[32];
@@ -410,7 +462,7 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 int _astro_coherency_fetch_async(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	pthread_mutex_lock(&h->coherency_lock);
-	int ret = fetch_locked(h, node, mode, true, true);
+	int ret = fetch_locked(h, node, mode, true, true, 1);
 	pthread_mutex_unlock(&h->coherency_lock);
 	return ret;
 }
@@ -426,15 +478,27 @@ int _astro_coherency_arrived(starpu_data_handle_t h, unsigned node)
 bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
 {
 	pthread_mutex_lock(&h->coherency_lock);
+	MSI_BEFORE(h);
 	int ret = allocate(h, node);
 	/* Nothing valid anywhere: this fresh buffer is the (undefined) content. */
 	if (!ret && !has_valid_copy(h))
 		h->valid[node] = true;
+	MSI_AFTER(h);
 	pthread_mutex_unlock(&h->coherency_lock);
 	if (ret)
 		_astro_error("no room for the first buffer of a %s handle registered on no node (%zu bytes on node %u)",
 			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h), node);
 	return ret == 0;
+}
+
+void _astro_coherency_invalidate(starpu_data_handle_t h)
+{
+	pthread_mutex_lock(&h->coherency_lock);
+	MSI_BEFORE(h);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		h->valid[node] = false;
+	MSI_AFTER(h);
+	pthread_mutex_unlock(&h->coherency_lock);
 }
 
 void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
@@ -445,7 +509,7 @@ void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_d
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 
-bool _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
+static bool evict(starpu_data_handle_t h, unsigned node)
 {
 	arrive_all(h, STARPU_MAXNODES);
 	if (h->valid[node] && valid_source(h, node) < 0) {
@@ -464,6 +528,14 @@ bool _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 	}
 	release_buffer(h, node, false);
 	return true;
+}
+
+bool _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
+{
+	MSI_BEFORE(h);
+	bool evicted = evict(h, node);
+	MSI_AFTER(h);
+	return evicted;
 }
 
 void _astro_coherency_free_devices(starpu_data_handle_t h)
@@ -498,9 +570,11 @@ void _astro_coherency_acquired(struct _astro_job *job)
 	if (job->acquire_evict) {
 		/* starpu_data_wont_use(): main memory now holds it, the devices' room is free again. */
 		pthread_mutex_lock(&h->coherency_lock);
+		MSI_BEFORE(h);
 		for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++)
 			if (h->replicates[node].allocated && !h->replicates[node].pinned)
 				release_buffer(h, node, false);
+		MSI_AFTER(h);
 		pthread_mutex_unlock(&h->coherency_lock);
 	}
 }
@@ -529,7 +603,7 @@ static void prefetch_now(starpu_data_handle_t h, unsigned node)
 {
 	pthread_mutex_lock(&h->coherency_lock);
 	if (!h->writers_running)
-		fetch_locked(h, node, STARPU_R, false, false);
+		fetch_locked(h, node, STARPU_R, false, false, 2);
 	pthread_mutex_unlock(&h->coherency_lock);
 }
 

@@ -599,6 +599,11 @@ static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode m
 	return granted;
 }
 
+/* What observers call an acquisition's job (StarPU's names for the tasks of its acquisitions, which starpu_fxt_tool's
+ * -no-acquire hides from dag.dot). */
+#define ACQUIRE_LABEL "_starpu_data_acquire_post"
+#define ACQUIRE_CB_LABEL "_starpu_data_acquire_cb_post"
+
 /* The record becomes a granted acquire job, the oldest of the handle's acquires (handle->lock held). */
 static void hold_materialize(starpu_data_handle_t handle)
 {
@@ -607,6 +612,8 @@ static void hold_materialize(starpu_data_handle_t handle)
 	job->acquire_ready = 1;
 	job->acquire_node = STARPU_MAIN_RAM;
 	job->acquire_callback = handle->fast_hold_callback; /* already called: it tells unregistration what this acquire is */
+	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle, .nimpl = 1,
+		       .label = job->acquire_callback ? ACQUIRE_CB_LABEL : ACQUIRE_LABEL);
 	struct _astro_data_link *link = job_links(job, 1);
 	link->job = job;
 	link->handle = handle;
@@ -667,6 +674,8 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 	link->job = job;
 	link->handle = handle;
 	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle,
+		       .nimpl = by_application, .label = !by_application ? "starpu_data_unregister_submit" : callback ? ACQUIRE_CB_LABEL : ACQUIRE_LABEL);
 	if (by_application) {
 		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)))
 			_astro_plans_access(handle, mode);
@@ -1001,6 +1010,7 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 	if (!async && _astro_forbid_blocking(fn, "pass async=1"))
 		return -EDEADLK;
 	struct _astro_job *job = _astro_job_new_internal();
+	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle, .label = fn);
 	job->acquire_node = node;
 	job->acquire_evict = evict;
 	struct _astro_data_link *link = job_links(job, 1);
@@ -1050,10 +1060,7 @@ static void invalidate_now(starpu_data_handle_t handle)
 {
 	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
 	_astro_redux_drop(handle);
-	pthread_mutex_lock(&handle->coherency_lock);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-		handle->valid[node] = false;
-	pthread_mutex_unlock(&handle->coherency_lock);
+	_astro_coherency_invalidate(handle);
 	_astro_redux_invalidated(handle);
 }
 
@@ -1082,6 +1089,7 @@ void starpu_data_invalidate_submit(starpu_data_handle_t handle)
 
 void starpu_data_wont_use(starpu_data_handle_t handle)
 {
+	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_WONT_USE, .workerid = _astro_worker_id(), .object = handle);
 	/* After the accesses submitted so far: back to main memory, the devices' room freed. */
 	if (_astro_rt.nmemory_nodes > 1)
 		runtime_acquire(handle, STARPU_MAIN_RAM, STARPU_R, true, 1, "starpu_data_wont_use");

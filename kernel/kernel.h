@@ -496,6 +496,8 @@ void _astro_coherency_register(starpu_data_handle_t handle, int home);
 extern int _astro_unallocated_handles;
 /* Gives handle a buffer on node if it has none (its first use): true on success. */
 bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
+/* No copy of handle is valid any more (starpu_data_invalidate): the next access finds undefined content. */
+void _astro_coherency_invalidate(starpu_data_handle_t handle);
 /* The handle has a buffer now, or is being freed (coherency.c). */
 void _astro_coherency_allocated(starpu_data_handle_t handle);
 /* Is handle registered? Reports it for fn when not (data.c). */

@@ -78,6 +78,15 @@ enum astro_moment
 	/* Submission throttling (STARPU_LIMIT_MAX_SUBMITTED_TASKS): StarPU's "Throttling task submission" state: */
 	ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN,  /**< starpu_task_submit() holds the application's thread: the limit is reached */
 	ASTRO_MOMENT_SUBMIT_THROTTLE_END,    /**< it lets it go on (the count is down to the minimum, or nothing can complete) */
+	/* Data coherency (recorded with STARPU_FXT_EVENTS' DATA; the -memory-states details of starpu_fxt_tool). */
+	ASTRO_MOMENT_DATA_STATE,             /**< the copy of handle object on node dst_node is now in MSI state nimpl (an astro_data_state) */
+	ASTRO_MOMENT_DATA_WONT_USE,          /**< starpu_data_wont_use(object) */
+	ASTRO_MOMENT_DATA_REQUEST,           /**< a copy of handle object from node src_node to node dst_node was asked: other_id the
+					      *   request's number (from 1), nimpl its kind (StarPU's enum starpu_is_prefetch: 0 fetch,
+					      *   1 task prefetch, 2 prefetch, 3 idle fetch) */
+	ASTRO_MOMENT_RUNTIME_JOB,            /**< job job_id is the runtime's own, no task (task NULL): nimpl 1 an application's
+					      *   acquisition of handle object (starpu_data_acquire*), 0 internal (starpu_data_unregister_submit,
+					      *   a prefetch, starpu_data_wont_use...); label what it is for. Reported before its dependencies */
 	ASTRO_NMOMENTS
 };
 
@@ -149,6 +158,14 @@ enum astro_memory_state
 	ASTRO_MEMORY_FREEING,         /**< a data buffer is freed */
 	ASTRO_MEMORY_WRITING_BACK,    /**< an evicted copy, the only valid one, is written back to main memory first */
 	ASTRO_MEMORY_RECLAIMING,      /**< the node is full: cached buffers or copies are freed to make room */
+};
+
+/** DATA_STATE's states (event->nimpl): a copy is invalid, valid with others (shared) or the only valid one (owner). */
+enum astro_data_state
+{
+	ASTRO_DATA_INVALID = 0,
+	ASTRO_DATA_SHARED,
+	ASTRO_DATA_OWNER,
 };
 
 /** What starpu_fxt_autostart_profiling() last chose (1 unless it was called with 0). */

@@ -32,6 +32,7 @@
 #include "number_events.h"
 #include "gflops.h"
 #include "paje_sort.h"
+#include "memstates.h"
 #include "trace_html.h"
 #include "schema.h"
 
@@ -44,6 +45,7 @@
 struct options
 {
 	bool colors, no_events, no_counter, no_bus, no_flops, no_smooth, label_deps, number_events;
+	bool memory_states, no_acquire, internal; /* StarPU's -memory-states, -no-acquire, -internal */
 	const char *paje, *dir;
 	GPtrArray *inputs;
 };
@@ -150,6 +152,7 @@ struct converter
 	GHashTable *tasks;       /* job -> struct task, until its record is written (it ended) */
 	GHashTable *data;        /* handle -> struct data, until its record is written (unregistered) */
 	GHashTable *ended;       /* job -> its struct ended in ended_ring */
+	GHashTable *runtime_jobs; /* job of the runtime's own (runtime_job) -> 1 + 1 for an acquisition: hidden from dag.dot or not */
 	struct ended *ended_ring;
 	unsigned ended_next;
 	uint64_t ndata;
@@ -386,6 +389,8 @@ static void paje_header(struct converter *c)
 {
 	FILE *f = c->paje;
 	for (const char *const *d = paje_defs; *d; d++) {
+		if (c->opt.memory_states && strcmp(*d, "PajeStartLink 23") == 0)
+			memstates_event_def(f); /* in its place, between 21 and 23 */
 		fprintf(f, "%%EventDef %s\n", *d++);
 		for (; *d; d++) {
 			const char *space = strchr(*d, ' ');
@@ -415,6 +420,8 @@ static void paje_header(struct converter *c)
 	};
 	for (const char *const *t = types; *t; t++)
 		fprintf(f, "%s\n", *t);
+	if (c->opt.memory_states)
+		memstates_event_types(f);
 	for (size_t i = 0; i < G_N_ELEMENTS(thread_states); i++) {
 		fprintf(f, "6\t%s\tS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
 		fprintf(f, "6\t%s\tWS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
@@ -491,6 +498,59 @@ static void memory_state(struct converter *c, unsigned node, uint64_t ts, const 
 		c->node_depth[node]--;
 		fprintf(c->paje, "12\t%.9f\t%smm%u\tMS\n", ms(c, ts), c->pre, node);
 	}
+}
+
+/* -memory-states: the details of a memory manager's state (StarPU's event 22): Al/AlE around an allocation (Info: 0, then
+ * the bytes allocated), Fe/FeE around a free (its size), Wb/WbE around a write-back; a reclaim has none. */
+static void memory_state_details(struct converter *c, int p, unsigned state, unsigned node, uint64_t bytes, uint64_t handle,
+				 uint64_t ts)
+{
+	static const char *const names[][2] = { { "Al", "AlE" }, { "Fe", "FeE" }, { "Wb", "WbE" } };
+	if (state >= G_N_ELEMENTS(names) || node >= 64)
+		return;
+	bool end = p == P_MEMORY_STATE_END;
+	memory_node(c, node, ms(c, ts));
+	memstates_event(c->paje, ms(c, ts), c->pre, node, names[state][end], 0, handle, state == 0 && end ? bytes : 0,
+			state == 2 || end ? 0 : (int64_t)bytes, node);
+}
+
+/* A job of the runtime's own, not a task: hidden from dag.dot when it is internal (unless -internal) or an
+ * acquisition with -no-acquire. */
+static bool dag_hidden(struct converter *c, uint64_t job)
+{
+	gpointer kind = g_hash_table_lookup(c->runtime_jobs, GSIZE_TO_POINTER(job));
+	if (!kind)
+		return false;
+	return GPOINTER_TO_UINT(kind) == 2 ? c->opt.no_acquire : !c->opt.internal;
+}
+
+/* The coherency of the handles' copies (-memory-states) and the runtime's own jobs (dag.dot). */
+static void coherency_param(struct converter *c, int p, uint64_t value, const struct attrs *a, uint64_t ts)
+{
+	unsigned src = a->has[A_SRC_NODE] ? a->v[A_SRC_NODE].uint32 : 0, dst = a->has[A_DST_NODE] ? a->v[A_DST_NODE].uint32 : 0;
+	if (p == P_RUNTIME_JOB) {
+		bool acquire = a->has[A_ACQUIRE] && a->v[A_ACQUIRE].uint32;
+		g_hash_table_insert(c->runtime_jobs, GSIZE_TO_POINTER(value), GUINT_TO_POINTER(1 + acquire));
+		if (dag_hidden(c, value))
+			return;
+		/* As StarPU draws the tasks of its acquisitions and internal jobs: grey, named. */
+		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, value);
+		for (const char *s = a->has[A_NAME] ? string_of(c, a->v[A_NAME].stringRef) : "runtime"; *s; s++)
+			fprintf(c->dag, *s == '"' ? "\\%c" : "%c", *s);
+		fprintf(c->dag, "\", fillcolor=\"#aaaaaa\", fontcolor=\"white\"]\n");
+		return;
+	}
+	if (!c->opt.memory_states || src >= 64 || dst >= 64)
+		return;
+	memory_node(c, src, ms(c, ts));
+	memory_node(c, dst, ms(c, ts));
+	if (p == P_DATA_STATE)
+		memstates_data_state(c->paje, ms(c, ts), c->pre, dst, a->has[A_COHERENCY] ? a->v[A_COHERENCY].uint32 : 0, value);
+	else if (p == P_WONT_USE)
+		memstates_wont_use(c->paje, ms(c, ts), c->pre, value);
+	else /* a request: on the source's manager, StarPU's priority (none here) as its Size */
+		memstates_event(c->paje, ms(c, ts), c->pre, src, "rc", value, a->has[A_HANDLE] ? a->v[A_HANDLE].uint64 : 0,
+				a->has[A_PREFETCH] ? a->v[A_PREFETCH].uint32 : 0, 0, dst);
 }
 
 /* The containers, at date 0: program, scheduler, memory node 0, one thread and worker per worker location, user threads. */
@@ -945,7 +1005,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	struct attrs a;
 	read_attrs(c, list, &a);
 	if (c->opt.number_events)
-		number_events_param(&c->nevents, p, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : a.has[A_MEMORY_STATE] ? a.v[A_MEMORY_STATE].uint8 : 0);
+		number_events_param(&c->nevents, p, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : a.has[A_MEMORY_STATE] ? a.v[A_MEMORY_STATE].uint8 :
+						    a.has[A_COHERENCY] ? (uint8_t)a.v[A_COHERENCY].uint32 : 0);
 	if (p != P_HANDLE)
 		flush_pending(c, l);
 	c->last_ts = ts;
@@ -1034,6 +1095,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			fprintf(c->dag, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, value, c->pre, a.v[A_JOB_ID].uint64, label);
 			break;
 		}
+		if (dag_hidden(c, value) || dag_hidden(c, a.v[A_JOB_ID].uint64))
+			break; /* drawn only when both ends are (-no-acquire, -internal) */
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
 		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
@@ -1143,6 +1206,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			break; /* a newer recorder's */
 		if (p == P_MEMORY_STATE_END && aliases[state][0] == 'F')
 			node_used(c, node, -(int64_t)value, ts);
+		if (c->opt.memory_states)
+			memory_state_details(c, p, state, node, value, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, ts);
 		if (c->opt.no_bus)
 			break;
 		/* On the node's manager, pushed and popped as StarPU does (several threads may overlap there). */
@@ -1161,12 +1226,24 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 				unsigned id = ++c->ncomms;
 				g_array_append_val(l->transfers, id);
 				fprintf(c->paje, "18\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, src, c->pre, id);
+				if (c->opt.memory_states)
+					memstates_event(c->paje, ms(c, ts), c->pre, dst, "DCo", 0, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, id,
+							(int64_t)value, src);
 			} else if (l->transfers->len) {
 				unsigned id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
 				g_array_set_size(l->transfers, l->transfers->len - 1);
 				fprintf(c->paje, "19\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, dst, c->pre, id);
+				if (c->opt.memory_states)
+					memstates_event(c->paje, ms(c, ts), c->pre, dst, "DCoE", 0, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, id,
+							(int64_t)value, src);
 			}
 		}
+		break;
+	case P_DATA_STATE:
+	case P_WONT_USE:
+	case P_DATA_REQUEST:
+	case P_RUNTIME_JOB:
+		coherency_param(c, p, value, &a, ts);
 		break;
 	default:
 		break;
@@ -1854,7 +1931,7 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-memory-states] [-no-acquire] [-internal] [-o paje.trace] [-d dir] -i trace...\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec,\n"
 		   "trace.html (the task flow between the components of a modular-* scheduler, for a browser), papi.rec\n"
@@ -1873,15 +1950,16 @@ static void usage(FILE *f)
 		   "  -label-deps    label the dag.dot edges with the kind of dependency\n"
 		   "  -number-events write number_events.data: how many events of each kind (read it with\n"
 		   "                 starpu_fxt_number_events_to_names.py; STARPU_FXT_EVENTS records fewer)\n"
-		   "  -no-acquire, -internal, -memory-states, -use-task-color: StarPU's, not supported (refused)\n"
+		   "  -memory-states the memory managers' details in paje.trace: the MSI states of the data's copies,\n"
+		   "                 starpu_data_wont_use, memory requests, allocations, frees, write-backs, copies\n"
+		   "  -no-acquire    leave the data acquisitions (starpu_data_acquire*) out of dag.dot\n"
+		   "  -internal      also draw the runtime's internal jobs in dag.dot (unregister_submit, prefetches...)\n"
+		   "  -use-task-color: StarPU's, not supported (refused)\n"
 		   "  -h, --help     display this help and exit\n");
 }
 
 /* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
 static const char *const unsupported[][2] = {
-	{ "-no-acquire", "the trace does not tell data acquisitions apart from the runtime's other internal jobs" },
-	{ "-internal", "the trace does not record the runtime's internal jobs as tasks" },
-	{ "-memory-states", "the recorder records neither data coherency states nor memory requests (the memory managers' states are drawn without it)" },
 	{ "-use-task-color", "paje.trace draws no scheduling-context (Ctx) states to colour" },
 };
 
@@ -1917,6 +1995,12 @@ static int parse(struct options *o, int argc, char **argv)
 			o->label_deps = true;
 		} else if (strcmp(a, "-number-events") == 0) {
 			o->number_events = true;
+		} else if (strcmp(a, "-memory-states") == 0) {
+			o->memory_states = true;
+		} else if (strcmp(a, "-no-acquire") == 0) {
+			o->no_acquire = true;
+		} else if (strcmp(a, "-internal") == 0) {
+			o->internal = true;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
 			usage(stdout);
 			return -1;
@@ -2167,6 +2251,7 @@ static void tables_new(struct converter *c)
 	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
 	c->metric_members = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ended = g_hash_table_new(g_int64_hash, g_int64_equal);
+	c->runtime_jobs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ended_ring = g_new0(struct ended, ENDED_KEEP);
 	c->ended_next = 0;
 	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -2188,6 +2273,7 @@ static void tables_free(struct converter *c)
 	g_hash_table_destroy(c->data);
 	g_hash_table_destroy(c->metric_members);
 	g_hash_table_destroy(c->ended);
+	g_hash_table_destroy(c->runtime_jobs);
 	g_free(c->ended_ring);
 	g_hash_table_destroy(c->metric_classes);
 	g_hash_table_destroy(c->locations);

@@ -48,6 +48,7 @@ struct kind
 	X(K_ALLOC, 0x5127, "_STARPU_FUT_START_ALLOC") \
 	X(K_ALLOC_END, 0x5128, "_STARPU_FUT_END_ALLOC") \
 	X(K_USED_MEM, 0x512a, "_STARPU_FUT_USED_MEM") \
+	X(K_WONT_USE, 0x512c, "_STARPU_FUT_DATA_WONT_USE") \
 	X(K_RECLAIM_START, 0x5131, "_STARPU_FUT_START_MEMRECLAIM") \
 	X(K_RECLAIM_END, 0x5132, "_STARPU_FUT_END_MEMRECLAIM") \
 	X(K_COPY_START, 0x5133, "_STARPU_FUT_START_DRIVER_COPY") \
@@ -75,6 +76,10 @@ struct kind
 	X(K_REGISTER, 0x517c, "_STARPU_FUT_HANDLE_DATA_REGISTER") \
 	X(K_THROTTLE_START, 0x5180, "_STARPU_FUT_TASK_THROTTLE_START") \
 	X(K_THROTTLE_END, 0x5181, "_STARPU_FUT_TASK_THROTTLE_END") \
+	X(K_STATE_INVALID, 0x5182, "_STARPU_FUT_DATA_STATE_INVALID") \
+	X(K_STATE_OWNER, 0x5183, "_STARPU_FUT_DATA_STATE_OWNER") \
+	X(K_STATE_SHARED, 0x5184, "_STARPU_FUT_DATA_STATE_SHARED") \
+	X(K_REQUEST_CREATED, 0x5185, "_STARPU_FUT_DATA_REQUEST_CREATED") \
 	X(K_PAPI, 0x5186, "_STARPU_FUT_PAPI_TASK_EVENT_VALUE") \
 	X(K_MPI_ISEND_SUBMIT, 0x5204, "_STARPU_MPI_FUT_ISEND_SUBMIT_BEGIN") \
 	X(K_MPI_IRECV_COMPLETE, 0x520b, "_STARPU_MPI_FUT_IRECV_COMPLETE_END") \
@@ -84,6 +89,7 @@ struct kind
 	X(K_BURST_BEGIN, 0x5a03, "astro_instr_burst_begin") \
 	X(K_BURST_END, 0x5a04, "astro_instr_burst_end") \
 	X(K_COUNTER_SAMPLE, 0x5a05, "astro_counter_sample") \
+	X(K_RUNTIME_JOB, 0x5a06, "astro_runtime_job") \
 	X(K_UNKNOWN, 0x5aff, "astro_unknown_event")
 
 #define KIND_ENUM(id, ...) id,
@@ -149,8 +155,14 @@ void number_events_param(struct number_events *n, int param, uint8_t kind)
 		[P_MPI_RECV] = K_MPI_IRECV_COMPLETE,
 		[P_TAG_DEPENDENCY] = K_TAG_DEPS,
 		[P_TASK_TAG] = K_TAG,
+		[P_DATA_STATE] = K_STATE_INVALID,
+		[P_WONT_USE] = K_WONT_USE,
+		[P_DATA_REQUEST] = K_REQUEST_CREATED,
+		[P_RUNTIME_JOB] = K_RUNTIME_JOB,
 	};
-	_Static_assert(TRACE_NPARAMETERS == 29, "every parameter has its kind above");
+	_Static_assert(TRACE_NPARAMETERS == 33, "every parameter has its kind above");
+	/* A data state's kind, by its astro_data_state (invalid, shared, owner). */
+	static const enum kind_id data_state[] = { K_STATE_INVALID, K_STATE_SHARED, K_STATE_OWNER };
 	/* A memory state's begin and end, by its astro_memory_state. */
 	static const enum kind_id memory_state[] = { K_ALLOC, K_FREE_START, K_WRITEBACK_START, K_RECLAIM_START };
 	enum kind_id k = param >= 0 && param < TRACE_NPARAMETERS ? of_param[param] : K_UNKNOWN;
@@ -158,6 +170,8 @@ void number_events_param(struct number_events *n, int param, uint8_t kind)
 		k = K_TAG_DEPS;
 	if ((param == P_MEMORY_STATE_BEGIN || param == P_MEMORY_STATE_END) && kind < G_N_ELEMENTS(memory_state))
 		k = memory_state[kind] + (param == P_MEMORY_STATE_END);
+	if (param == P_DATA_STATE && kind < G_N_ELEMENTS(data_state))
+		k = data_state[kind];
 	n->count[k]++;
 }
 

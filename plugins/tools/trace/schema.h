@@ -25,8 +25,8 @@
 	X(P_DATA_COORDINATES, "data_coordinates", STRING) /* space-separated; Handle */ \
 	X(P_USER_EVENT, "user_event", UINT64)      /* the code */ \
 	X(P_STRING_EVENT, "string_event", STRING)  /* user and meta strings, start_profiling/stop_profiling */ \
-	X(P_TRANSFER_BEGIN, "transfer_begin", UINT64) /* bytes; SrcNode, DstNode */ \
-	X(P_TRANSFER_END, "transfer_end", UINT64)  /* bytes; SrcNode, DstNode */ \
+	X(P_TRANSFER_BEGIN, "transfer_begin", UINT64) /* bytes; SrcNode, DstNode, Handle (older archives: none) */ \
+	X(P_TRANSFER_END, "transfer_end", UINT64)  /* bytes; SrcNode, DstNode, Handle */ \
 	X(P_ALLOCATION, "allocation", UINT64)      /* bytes; DstNode */ \
 	X(P_COMPLETED, "completed", UINT64)        /* job */ \
 	X(P_BURST_BEGIN, "burst_begin", UINT64)    /* the value; Name (the key) */ \
@@ -40,8 +40,12 @@
 	X(P_MPI_RECV, "mpi_recv", UINT64)          /* bytes of a StarPU-MPI message received; Peer (the source rank), Tag, Handle */ \
 	X(P_TAG_DEPENDENCY, "tag_dependency", UINT64) /* tag the JobId tag waits for (starpu_tag_declare_deps): "dependency" with DepKind 2, one attribute less */ \
 	X(P_TASK_TAG, "task_tag", UINT64)          /* the tag of the job submitted just before on the location (StarPU's _STARPU_FUT_TAG) */ \
-	X(P_MEMORY_STATE_BEGIN, "memory_state_begin", UINT64) /* bytes; DstNode (the memory node), MemoryState (TRACE_MEMORY_STATES' index, 0 when absent) */ \
-	X(P_MEMORY_STATE_END, "memory_state_end", UINT64)     /* bytes; DstNode, MemoryState */
+	X(P_MEMORY_STATE_BEGIN, "memory_state_begin", UINT64) /* bytes; DstNode (the memory node), MemoryState (TRACE_MEMORY_STATES' index, 0 when absent), Handle (when one) */ \
+	X(P_MEMORY_STATE_END, "memory_state_end", UINT64)     /* bytes; DstNode, MemoryState, Handle */ \
+	X(P_DATA_STATE, "data_state", UINT64)      /* handle whose copy on DstNode is now in MSI state Coherency (0 invalid when absent, 1 shared, 2 owner) */ \
+	X(P_WONT_USE, "wont_use", UINT64)          /* handle given to starpu_data_wont_use */ \
+	X(P_DATA_REQUEST, "data_request", UINT64)  /* the request's number; Handle, SrcNode, DstNode, Prefetch (StarPU's starpu_is_prefetch, 0 fetch when absent) */ \
+	X(P_RUNTIME_JOB, "runtime_job", UINT64)    /* a job of the runtime (no task): Name (what for), Handle, Acquire (1: an application's acquisition; absent: internal) */
 
 /* Shortcuts: attributes cost OTF2 about as much as an event, so the recorder
  * leaves out what the reader can tell from the same location's previous events:
@@ -80,7 +84,10 @@
 	X(A_FROM_COMPONENT, "FromComponent", UINT64) \
 	X(A_WORKER, "Worker", INT32) \
 	X(A_PEER, "Peer", INT32) \
-	X(A_MEMORY_STATE, "MemoryState", UINT8)
+	X(A_MEMORY_STATE, "MemoryState", UINT8) \
+	X(A_COHERENCY, "Coherency", UINT32) \
+	X(A_PREFETCH, "Prefetch", UINT32) \
+	X(A_ACQUIRE, "Acquire", UINT32)
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -517,7 +518,14 @@ TEST_F(Converted, PerfettoJsonLoads)
 	char counters[8] = "";
 	ASSERT_EQ(sscanf(o.text.c_str(), "%d %d %7s", &slices, &flows, counters), 3) << o.text;
 	EXPECT_EQ(slices, kChain);
-	EXPECT_GE(flows, kChain - 1 + 1) << "the chain's dependencies and first -> second";
+	// One flow per task dependency dag.dot draws: first -> second always; a scal task that ended before the next one
+	// was submitted (a loaded machine: the worker is faster than the submitting thread) leaves none to the next.
+	size_t edges = 0;
+	for (const std::string &line : lines_of(read_file(file("dag.dot"))))
+		if (line.rfind("\t \"task_", 0) == 0 && contains(line, "\"->\"task_") && !contains(line, "\"->\"tag_"))
+			edges++;
+	EXPECT_GE(edges, 1u);
+	EXPECT_EQ(size_t(flows), edges) << "the chain's dependencies and first -> second";
 	EXPECT_STREQ(counters, "True");
 	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
 }
@@ -545,7 +553,7 @@ TEST_F(Converted, OptionsAsStarPUs)
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
 	// StarPU's options this converter cannot honour are refused, each with its reason, nothing written.
-	for (const char *opt : { "-no-acquire", "-internal", "-memory-states", "-use-task-color" }) {
+	for (const char *opt : { "-use-task-color" }) {
 		std::string out3 = dir_.path() + "/refused";
 		Output r = run(tool() + " " + opt + " -d '" + out3 + "' -i '" + dir_.archive() + "'");
 		EXPECT_NE(r.status, 0) << opt;
@@ -1163,6 +1171,294 @@ TEST(TraceThrottle, HeldSubmitterIsInStateTh)
 	Output r = run("recsel -c -e 'N = \"Throttling task submission\"' '" + out + "/trace.rec'");
 	ASSERT_EQ(r.status, 0) << r.text;
 	EXPECT_GE(atoi(r.text.c_str()), 1) << r.text;
+// ------------------------------------------------------------------ -memory-states, -no-acquire, -internal
+
+// A disk node under a 1 MiB main memory: 2 MiB of data evicted to it and back (Reclaiming, WritingBack, DriverCopy); an
+// acquisition that waits for a task (gated by a tag) and that a task waits for; an internal job waiting for that task
+// (starpu_data_unregister_submit); starpu_data_wont_use and a prefetch to the disk.
+std::string disk_folder;
+std::atomic<bool> acquired{ false };
+constexpr unsigned kDiskData = 8;
+uintptr_t invalidated; // the handle starpu_data_invalidate() left with no valid copy
+
+void disk_workload()
+{
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)disk_folder.c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	static starpu_codelet fill = cpu_codelet(noop, 1, "fill");
+	fill.modes[0] = STARPU_W;
+	static starpu_codelet add = cpu_codelet(noop, 1, "add");
+	add.modes[0] = STARPU_RW;
+	const unsigned nx = 256 * 1024 / sizeof(int);
+	starpu_data_handle_t h[kDiskData];
+	for (unsigned d = 0; d < kDiskData; d++) {
+		starpu_vector_data_register(&h[d], -1, 0, nx, sizeof(int));
+		ASSERT_EQ(starpu_task_insert(&fill, STARPU_W, h[d], 0), 0);
+	}
+	for (unsigned round = 0; round < 2; round++)
+		for (unsigned d = 0; d < kDiskData; d++)
+			ASSERT_EQ(starpu_task_insert(&add, STARPU_RW, h[d], 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	// gate (waits for tag 0x30) -> the acquisition of h[1] -> next -> the unregistration of h[1].
+	starpu_tag_declare_deps(0x31, 1, (starpu_tag_t)0x30);
+	struct starpu_task *gate = starpu_task_create();
+	gate->cl = &add;
+	gate->handles[0] = h[1];
+	gate->use_tag = 1;
+	gate->tag_id = 0x31;
+	ASSERT_EQ(starpu_task_submit(gate), 0);
+	acquired = false;
+	ASSERT_EQ(starpu_data_acquire_cb(h[1], STARPU_R, [](void *) { acquired = true; }, nullptr), 0);
+	ASSERT_EQ(starpu_task_insert(&add, STARPU_RW, h[1], STARPU_NAME, "next", 0), 0);
+	starpu_data_unregister_submit(h[1]);
+	starpu_tag_notify_from_apps(0x30);
+	ASSERT_TRUE(wait_until([] { return acquired.load(); }, 60000));
+	starpu_data_release(h[1]);
+	starpu_data_wont_use(h[2]);
+	ASSERT_EQ(starpu_data_prefetch_on_node(h[3], (unsigned)node, 1), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_invalidate(h[5]);
+	invalidated = (uintptr_t)h[5];
+	for (unsigned d = 0; d < kDiskData; d++)
+		if (d != 1)
+			starpu_data_unregister(h[d]);
+}
+
+class MemoryStates : public testing::Test
+{
+protected:
+	static void SetUpTestSuite()
+	{
+		dir_ = new TraceDir;
+		disk_folder = dir_->path() + "/swap";
+		ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+		traced_run(*dir_, disk_workload);
+	}
+	static void TearDownTestSuite()
+	{
+		delete dir_;
+		dir_ = nullptr;
+	}
+	// Converts the suite's archive with options into out/<name>; returns that folder.
+	static std::string convert(const std::string &options, const std::string &name)
+	{
+		std::string out = dir_->path() + "/" + name;
+		Output o = run(tool() + " " + options + " -d '" + out + "' -i '" + dir_->archive() + "'");
+		EXPECT_EQ(o.status, 0) << o.text;
+		return out;
+	}
+	// The dag.dot node of the job labelled label ("task_<job>"), "" when there is none.
+	static std::string node_of(const std::string &dag, const std::string &label)
+	{
+		size_t at = dag.find("label=\"" + label + "\"");
+		if (at == std::string::npos)
+			return "";
+		size_t open = dag.rfind("\"task_", at);
+		return dag.substr(open + 1, dag.find('"', open + 1) - open - 1);
+	}
+	static TraceDir *dir_;
+};
+TraceDir *MemoryStates::dir_;
+
+// paje.trace's lines, less those of the memory managers' containers (-memory-states may name a node first).
+std::string without_node_containers(const std::string &paje)
+{
+	std::string kept;
+	for (const std::string &line : lines_of(paje)) {
+		if (line.rfind("7\t", 0) == 0 && (contains(line, "\tMn\t") || contains(line, "\tMm\t")))
+			continue;
+		if (line.rfind("13\t", 0) == 0 && contains(line, "\tmm") && contains(line, "\t0.000000") &&
+		    (contains(line, "\tuse\t") || contains(line, "\tbwi_mm\t") || contains(line, "\tbwo_mm\t")))
+			continue;
+		kept += line + "\n";
+	}
+	return kept;
+}
+
+// The memory managers' states that need a second node: Reclaiming and WritingBack on main memory's as it evicts to the
+// disk, DriverCopy on the disk's and back. Checked with pj_dump, with and without -memory-states.
+TEST_F(MemoryStates, EvictionToADiskDrawsReclaimingWritingBackAndDriverCopy)
+{
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	for (const char *options : { "", "-memory-states" }) {
+		SCOPED_TRACE(options);
+		std::string out = convert(options, std::string("states") + options);
+		Output d = run("pj_dump '" + out + "/paje.trace'");
+		ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+		std::string dump = d.text;
+		EXPECT_TRUE(contains(dump, "State, MEMMANAGER0, Memory Node State, ") && contains(dump, ", Reclaiming\n"))
+			<< dump.substr(0, 4000);
+		EXPECT_TRUE(contains(dump, ", WritingBack\n")) << dump.substr(0, 4000);
+		EXPECT_TRUE(contains(dump, "State, MEMMANAGER1, Memory Node State, ")) << "copies to the disk";
+		EXPECT_TRUE(contains(dump, ", DriverCopy\n"));
+		EXPECT_TRUE(contains(dump, "Link, program, Intra-node data Fetch, ")) << "the transfers' links";
+	}
+}
+
+// -memory-states adds StarPU's event 22 definition, the memory managers' event types and, on them, the MSI states,
+// wont-use, requests and the details of allocations, frees, write-backs and copies; nothing else changes.
+TEST_F(MemoryStates, MemoryStatesAddTheDetailsAndNothingElse)
+{
+	std::string plain = read_file(convert("", "plain") + "/paje.trace");
+	std::string out = convert("-memory-states", "detailed");
+	std::string paje = read_file(out + "/paje.trace");
+	ASSERT_FALSE(plain.empty());
+	EXPECT_FALSE(contains(plain, "PajeNewEvent 22")) << "without the option: as before";
+	EXPECT_FALSE(contains(plain, "\tMm\t\"data state owner\""));
+	EXPECT_TRUE(contains(paje, "%EventDef PajeNewEvent 22\n%\tTime\tdate\n%\tType\tstring\n%\tContainer\tstring\n"
+				   "%\tValue\tstring\n%\tHandle\tstring\n%\tInfo\tstring\n%\tSize\tstring\n%\tTid\tstring\n%EndEventDef\n"
+				   "%EventDef PajeStartLink 23\n"));
+	for (const char *type : { "2\tSI\tMm\t\"data state invalid\"", "2\tSO\tMm\t\"data state owner\"", "2\trc\tMm\t\"Request Created\"",
+				  "2\tDCo\tMm\t\"DriverCopy Start\"", "2\tWbE\tMm\t\"WritingBack End\"" })
+		EXPECT_TRUE(contains(paje, std::string(type) + "\t\"1.0 1.0 1.0\"\n")) << type;
+	// Body lines: kind -> how many.
+	std::map<std::string, int> lines;
+	std::string kept;
+	for (const std::string &line : lines_of(paje)) {
+		std::vector<std::string> f;
+		std::istringstream fields(line);
+		for (std::string x; std::getline(fields, x, '\t');)
+			f.push_back(x);
+		if (f.size() == 9 && f[0] == "22") {
+			lines[f[2]]++;
+			EXPECT_EQ(f[3].rfind("mm", 0), 0u) << line;
+			EXPECT_EQ(f[8].rfind("mm", 0), 0u) << line;
+			if (f[2] == "rc") {
+				EXPECT_NE(f[4], "0") << "the request's number: " << line;
+				EXPECT_NE(f[5], "0") << "its handle: " << line;
+			}
+			if (f[2] == "DCo") {
+				EXPECT_NE(f[5], "0") << line;
+				EXPECT_NE(f[7], "0") << "the bytes copied: " << line;
+			}
+			continue;
+		}
+		if (f.size() == 5 && f[0] == "9" && (f[2] == "SI" || f[2] == "SS" || f[2] == "SO" || f[2] == "WU")) {
+			lines[f[2]]++;
+			continue;
+		}
+		kept += line + "\n";
+	}
+	for (const char *kind : { "SI", "SO", "WU", "rc", "Al", "AlE", "Fe", "FeE", "Wb", "WbE", "DCo", "DCoE" })
+		EXPECT_GE(lines[kind], 1) << kind;
+	EXPECT_EQ(lines["DCo"], lines["DCoE"]);
+	EXPECT_EQ(lines["Wb"], lines["WbE"]);
+	EXPECT_EQ(lines["WU"], 1) << "one starpu_data_wont_use";
+	// The copies of the invalidated handle: each one's last state is invalid.
+	char hex[32];
+	snprintf(hex, sizeof(hex), "\t%lx", (unsigned long)invalidated);
+	std::map<std::string, std::string> last; // memory manager -> its last state of the handle
+	for (const std::string &line : lines_of(paje))
+		if (line.rfind("9\t", 0) == 0 && line.size() > strlen(hex) && line.compare(line.size() - strlen(hex), strlen(hex), hex) == 0) {
+			std::vector<std::string> f;
+			std::istringstream fields(line);
+			for (std::string x; std::getline(fields, x, '\t');)
+				f.push_back(x);
+			if (f.size() == 5 && f[3].rfind("mm", 0) == 0 && f[2] != "WU")
+				last[f[3]] = f[2];
+		}
+	ASSERT_FALSE(last.empty()) << hex;
+	for (const auto &node : last)
+		EXPECT_EQ(node.second, "SI") << node.first;
+	// The rest is the plain conversion's (the header's additions and the memory nodes' containers aside).
+	std::string header_added;
+	for (const std::string &line : lines_of(kept))
+		if (!(line.rfind("2\t", 0) == 0 && contains(line, "\tMm\t")))
+			header_added += line + "\n";
+	size_t def = header_added.find("%EventDef PajeNewEvent 22\n");
+	ASSERT_NE(def, std::string::npos);
+	header_added.erase(def, header_added.find("%EndEventDef\n", def) + 13 - def);
+	EXPECT_EQ(without_node_containers(header_added), without_node_containers(plain));
+	if (have_program("pj_dump")) {
+		Output d = run("pj_dump '" + out + "/paje.trace'");
+		ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+		EXPECT_TRUE(contains(d.text, "Event, MEMMANAGER0, data state owner, ")) << d.text.substr(0, 3000);
+		EXPECT_TRUE(contains(d.text, "Event, MEMMANAGER0, Request Created, ") || contains(d.text, "Event, MEMMANAGER1, Request Created, "));
+		EXPECT_TRUE(contains(d.text, "Event, MEMMANAGER1, DriverCopy Start, "));
+	}
+	if (have_program("recsel")) {
+		for (const char *rec : { "tasks.rec", "data.rec", "trace.rec" }) {
+			Output r = run(std::string("recsel -c '") + out + "/" + rec + "'");
+			EXPECT_EQ(r.status, 0) << rec << ": " << r.text;
+		}
+		EXPECT_EQ(read_file(out + "/tasks.rec"), read_file(dir_->path() + "/plain/tasks.rec")) << "-memory-states: paje.trace only";
+	}
+}
+
+// dag.dot draws acquisitions as StarPU does (grey, _starpu_data_acquire_*, with their dependencies) unless -no-acquire,
+// and the runtime's internal jobs only with -internal. Each rendered by dot.
+TEST_F(MemoryStates, AcquisitionsAndInternalJobsInTheDag)
+{
+	std::string dag = read_file(convert("", "dag") + "/dag.dot");
+	std::string acquire = node_of(dag, "_starpu_data_acquire_cb_post");
+	ASSERT_FALSE(acquire.empty()) << dag;
+	EXPECT_TRUE(contains(dag, "\"" + acquire + "\" [ style=filled, label=\"_starpu_data_acquire_cb_post\", fillcolor=\"#aaaaaa\", fontcolor=\"white\"]\n"));
+	std::string next = node_of(dag, "next");
+	ASSERT_FALSE(next.empty()) << dag;
+	EXPECT_TRUE(contains(dag, "->\"" + acquire + "\"\n")) << "the gate before it: " << dag;
+	EXPECT_TRUE(contains(dag, "\"" + acquire + "\"->\"" + next + "\"\n")) << "the task after it: " << dag;
+	EXPECT_FALSE(contains(dag, "starpu_data_unregister_submit")) << "internal jobs are left out by default";
+	EXPECT_EQ(count(dag, "\"" + next + "\"->"), 0u) << "nor their edges: " << dag;
+
+	std::string hidden = read_file(convert("-no-acquire", "noacquire") + "/dag.dot");
+	EXPECT_FALSE(contains(hidden, "_starpu_data_acquire")) << hidden;
+	EXPECT_FALSE(contains(hidden, "\"" + acquire + "\"")) << "nor its edges: " << hidden;
+	EXPECT_TRUE(contains(hidden, "label=\"next\""));
+
+	std::string internal = read_file(convert("-internal -label-deps", "internal") + "/dag.dot");
+	std::string unregister = node_of(internal, "starpu_data_unregister_submit");
+	ASSERT_FALSE(unregister.empty()) << internal;
+	EXPECT_TRUE(contains(internal, "\"" + next + "\"->\"" + unregister + "\" [label=\"task\"]\n")) << internal;
+	EXPECT_TRUE(contains(internal, "label=\"starpu_data_prefetch_on_node\"")) << internal;
+	EXPECT_TRUE(contains(internal, "label=\"starpu_data_wont_use\"")) << internal;
+	EXPECT_TRUE(contains(internal, "label=\"_starpu_data_acquire_cb_post\""));
+
+	if (!have_program("dot"))
+		GTEST_SKIP() << "dot missing (Debian graphviz)";
+	for (const char *name : { "dag", "noacquire", "internal" }) {
+		std::string path = dir_->path() + "/" + name + "/dag.dot";
+		Output o = run("dot -Tsvg '" + path + "' -o '" + path + ".svg'");
+		EXPECT_EQ(o.status, 0) << name << ": " << o.text;
+		EXPECT_TRUE(contains(read_file(path + ".svg"), "</svg>")) << name;
+	}
+}
+
+// -number-events counts the new kinds under StarPU's codes.
+TEST_F(MemoryStates, NumberEventsNamesTheCoherencyEvents)
+{
+	std::string numbers = read_file(convert("-number-events", "numbers") + "/number_events.data");
+	for (const char *kind : { "\t_STARPU_FUT_DATA_STATE_OWNER\n", "\t_STARPU_FUT_DATA_STATE_INVALID\n", "\t_STARPU_FUT_DATA_REQUEST_CREATED\n",
+				  "\t_STARPU_FUT_DATA_WONT_USE\n", "\tastro_runtime_job\n", "\t_STARPU_FUT_START_WRITEBACK\n",
+				  "\t_STARPU_FUT_START_MEMRECLAIM\n" })
+		EXPECT_TRUE(contains(numbers, kind)) << kind << numbers;
+	EXPECT_TRUE(contains(numbers, "0x512c\t1\t_STARPU_FUT_DATA_WONT_USE\n")) << numbers;
+}
+
+// An archive recorded without the DATA category has no details to draw: -memory-states still gives a paje.trace that
+// pj_dump reads (the definitions, no detail line); -no-acquire and -internal change nothing there.
+TEST(MemoryStatesInput, ArchiveWithoutDataCategoryConvertsWithTheOptions)
+{
+	TraceDir dir;
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "TASK");
+		traced_run(dir);
+	}
+	std::string out = dir.path() + "/out";
+	Output o = run(tool() + " -memory-states -no-acquire -internal -d '" + out + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string paje = read_file(out + "/paje.trace");
+	EXPECT_TRUE(contains(paje, "%EventDef PajeNewEvent 22\n"));
+	for (const std::string &line : lines_of(paje))
+		EXPECT_NE(line.rfind("22\t", 0), 0u) << line;
+	if (have_program("pj_dump")) {
+		Output d = run("pj_dump '" + out + "/paje.trace'");
+		EXPECT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	}
+	// A missing archive with the options: one message naming it, nothing converted.
+	Output bad = run(tool() + " -memory-states -internal -i '" + dir.path() + "/nothing-here'");
+	EXPECT_NE(bad.status, 0);
+	EXPECT_TRUE(contains(bad.text, "nothing-here")) << bad.text;
 }
 
 } // namespace

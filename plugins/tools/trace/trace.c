@@ -471,6 +471,37 @@ static void papi_values(struct location *l, uint64_t ts, const struct astro_even
 #endif
 }
 
+/* The coherency of handles' copies (starpu_fxt_tool -memory-states) and the runtime's own jobs (dag.dot's acquisitions). */
+static void coherency_moment(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	uint64_t handle = (uint64_t)(uintptr_t)e->object;
+	switch (e->moment) {
+	case ASTRO_MOMENT_DATA_STATE:
+		ADD_U32(l, A_DST_NODE, e->dst_node);
+		if (e->nimpl)
+			ADD_U32(l, A_COHERENCY, e->nimpl);
+		param(l, ts, P_DATA_STATE, handle);
+		break;
+	case ASTRO_MOMENT_DATA_WONT_USE: param(l, ts, P_WONT_USE, handle); break;
+	case ASTRO_MOMENT_DATA_REQUEST:
+		ADD_U64(l, A_HANDLE, handle);
+		ADD_U32(l, A_SRC_NODE, e->src_node);
+		ADD_U32(l, A_DST_NODE, e->dst_node);
+		if (e->nimpl)
+			ADD_U32(l, A_PREFETCH, e->nimpl);
+		param(l, ts, P_DATA_REQUEST, e->other_id);
+		break;
+	case ASTRO_MOMENT_RUNTIME_JOB:
+		ADD_STR(l, A_NAME, cached(l, 0, e->label ? e->label : "runtime"));
+		ADD_U64(l, A_HANDLE, handle);
+		if (e->nimpl)
+			ADD_U32(l, A_ACQUIRE, 1);
+		param(l, ts, P_RUNTIME_JOB, e->job_id);
+		break;
+	default: break;
+	}
+}
+
 static void observe(const struct astro_event *e, void *arg)
 {
 	(void)arg;
@@ -543,6 +574,8 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_TRANSFER_END:
 		ADD_U32(l, A_SRC_NODE, e->src_node);
 		ADD_U32(l, A_DST_NODE, e->dst_node);
+		if (e->object)
+			ADD_U64(l, A_HANDLE, (uint64_t)(uintptr_t)e->object);
 		param(l, ts, e->moment == ASTRO_MOMENT_TRANSFER_BEGIN ? P_TRANSFER_BEGIN : P_TRANSFER_END, e->bytes);
 		break;
 	case ASTRO_MOMENT_MEMORY_STATE_BEGIN:
@@ -550,6 +583,8 @@ static void observe(const struct astro_event *e, void *arg)
 		ADD_U32(l, A_DST_NODE, e->dst_node);
 		if (e->nimpl)
 			OTF2_AttributeList_AddUint8(l->attrs, A_MEMORY_STATE, (uint8_t)e->nimpl);
+		if (e->object)
+			ADD_U64(l, A_HANDLE, (uint64_t)(uintptr_t)e->object);
 		param(l, ts, e->moment == ASTRO_MOMENT_MEMORY_STATE_BEGIN ? P_MEMORY_STATE_BEGIN : P_MEMORY_STATE_END, e->bytes);
 		break;
 	case ASTRO_MOMENT_DATA_ALLOCATED:
@@ -622,6 +657,10 @@ static void observe(const struct astro_event *e, void *arg)
 		param(l, ts, send ? P_MPI_SEND : P_MPI_RECV, e->bytes);
 		break;
 	}
+	case ASTRO_MOMENT_DATA_STATE:
+	case ASTRO_MOMENT_DATA_WONT_USE:
+	case ASTRO_MOMENT_DATA_REQUEST:
+	case ASTRO_MOMENT_RUNTIME_JOB: coherency_moment(l, ts, e); break;
 	default: break;
 	}
 }
@@ -635,7 +674,7 @@ static uint64_t moments_of(unsigned categories)
 			B(STATE_BEGIN) | B(STATE_END) | B(BURST_BEGIN) | B(BURST_END) |
 			B(WORKER_INIT_END) | B(WORKER_DEINIT_BEGIN) | B(WORKER_DEINIT_END) | B(COMPONENT_NEW) | B(COMPONENT_CONNECT);
 	if (categories & C_TASK)
-		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY);
+		mask |= B(TASK_SUBMITTED) | B(TASK_STARTED) | B(TASK_ENDED) | B(TASK_DEPENDENCY) | B(RUNTIME_JOB);
 	if (categories & C_TASK) /* StarPU's TASK category holds the throttling state */
 		mask |= B(SUBMIT_THROTTLE_BEGIN) | B(SUBMIT_THROTTLE_END);
 	if (categories & C_TASK_VERBOSE) /* and the submitting thread's stages, as StarPU */
@@ -649,7 +688,8 @@ static uint64_t moments_of(unsigned categories)
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
 	if (categories & C_DATA)
-		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED) | B(MEMORY_STATE_BEGIN) | B(MEMORY_STATE_END);
+		mask |= B(TRANSFER_BEGIN) | B(TRANSFER_END) | B(DATA_ALLOCATED) | B(MEMORY_STATE_BEGIN) | B(MEMORY_STATE_END) |
+			B(DATA_STATE) | B(DATA_WONT_USE) | B(DATA_REQUEST);
 	if (categories & C_MPI)
 		mask |= B(MPI_SEND) | B(MPI_RECV);
 	if (categories & C_EVENT)
