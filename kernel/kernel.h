@@ -926,6 +926,9 @@ void _astro_policies_print(FILE *out);
 const struct astro_driver *_astro_driver_nth(unsigned i);
 unsigned _astro_driver_count(void);
 void _astro_registries_clear(void);
+/* Trace-format plugins (format_*), loaded by astro_trace_formats_load() (trace_format.c), not by starpu_init(). */
+void _astro_format_plugins_load(void);
+char *_astro_plugin_initialising(bool refused);
 
 /* Profiling tools (prof_tool.c): loaded after the plugins, unloaded once the workers stopped. */
 void _astro_prof_tool_load(void);

@@ -42,6 +42,11 @@ static bool initialising_refused;            /* a registration of that init was 
  * shutdown re-runs the plugins' init without reloading them, and code that
  * still points into a plugin (a leak report, a late callback) stays valid. */
 static GHashTable *opened_files;
+/* Trace-format plugins (format_*): astro_trace_formats_load() loads them when the trace converter starts, not
+ * starpu_init(); they stay for the process (their formats stay registered), never finalised. */
+#define FORMAT_PREFIX "format_"
+static GHashTable *format_plugins;           /* name -> struct loaded_plugin */
+static GHashTable *format_paths_seen;        /* each file looked at once: a bad or duplicate one is told once */
 
 static lt_dlhandle open_file(const char *path)
 {
@@ -260,6 +265,8 @@ static int plugin_call(const struct loaded_plugin *p, bool fini)
 		.what = what, .file = p->path, .symbol = symbol,
 		.advice = "the plugin crashed; fix or remove it",
 	};
+	/* A plugin's fini may load others (the trace recorder's conversion loads the format plugins): restored after. */
+	const struct loaded_plugin *outer = initialising;
 	initialising = p;
 	initialising_refused = false;
 	_astro_foreign_enter(&call);
@@ -269,15 +276,17 @@ static int plugin_call(const struct loaded_plugin *p, bool fini)
 	else
 		ret = p->desc->init();
 	_astro_foreign_leave(&call);
-	initialising = NULL;
+	initialising = outer;
 	g_free(symbol);
 	g_free(what);
 	return ret;
 }
 
-/* Validates and runs a descriptor; takes ownership of path. */
+/* Validates and runs a descriptor (a trace-format plugin's, named format_*, goes to format_plugins); takes ownership of path. */
 static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char *path, const char *expected)
 {
+	bool format = g_str_has_prefix(expected, FORMAT_PREFIX);
+	GHashTable *by_name = format ? format_plugins : plugins_by_name;
 	if (desc->abi_version != ASTRO_PLUGIN_ABI_VERSION) {
 		_astro_error("plugin %s (%s) was built for plugin ABI %u, this runtime speaks ABI %u: rebuild it against this Astrolabe",
 			     expected, path, desc->abi_version, ASTRO_PLUGIN_ABI_VERSION);
@@ -289,7 +298,7 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 		goto reject;
 	}
 	pthread_mutex_lock(&registry_lock);
-	struct loaded_plugin *dup = g_hash_table_lookup(plugins_by_name, desc->name);
+	struct loaded_plugin *dup = g_hash_table_lookup(by_name, desc->name);
 	pthread_mutex_unlock(&registry_lock);
 	if (dup) {
 		_astro_warn("plugin %s found twice, in %s and %s: the second is ignored; remove one or fix STARPU_PLUGIN_PATH",
@@ -301,8 +310,9 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 	p->handle = handle;
 	p->path = path;
 	pthread_mutex_lock(&registry_lock);
-	g_hash_table_insert(plugins_by_name, (gpointer)desc->name, p);
-	g_ptr_array_add(plugins, p);
+	g_hash_table_insert(by_name, (gpointer)desc->name, p);
+	if (!format)
+		g_ptr_array_add(plugins, p);
 	pthread_mutex_unlock(&registry_lock);
 
 	_astro_verbose("plugin %s (%s): %s", desc->name, path, desc->description ? desc->description : "");
@@ -405,7 +415,8 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void plugin_load_dir(const char *dir, bool must_exist)
+/* Loads the plugins of dir: the trace-format plugins alone when formats, else all the others. */
+static void plugin_load_dir(const char *dir, bool must_exist, bool formats)
 {
 	GError *err = NULL;
 	GDir *d = g_dir_open(dir, 0, &err);
@@ -419,13 +430,21 @@ static void plugin_load_dir(const char *dir, bool must_exist)
 	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
 	const char *entry;
 	while ((entry = g_dir_read_name(d)))
-		if (g_str_has_suffix(entry, ".so"))
+		if (g_str_has_suffix(entry, ".so") &&
+		    (g_str_has_prefix(entry, FORMAT_PREFIX) || g_str_has_prefix(entry, "lib" FORMAT_PREFIX)) == formats)
 			g_ptr_array_add(files, g_build_filename(dir, entry, NULL));
 	g_dir_close(d);
 	/* Sorted, so the load order (and which duplicate wins) does not depend on the file system. */
 	g_ptr_array_sort(files, compare_strings);
-	for (guint i = 0; i < files->len; i++)
-		plugin_load_file(g_ptr_array_index(files, i));
+	for (guint i = 0; i < files->len; i++) {
+		const char *file = g_ptr_array_index(files, i);
+		if (formats) {
+			if (g_hash_table_contains(format_paths_seen, file))
+				continue;
+			g_hash_table_add(format_paths_seen, g_strdup(file));
+		}
+		plugin_load_file(file);
+	}
 	g_ptr_array_free(files, TRUE);
 }
 
@@ -455,6 +474,23 @@ static void sched_lib_load(void)
 			g_ptr_array_add(sched_lib_refused, *p);
 }
 
+/* The built-in directory (ASTROLABE_PLUGIN_DIR replaces it: tests use it to ignore an installed copy), then STARPU_PLUGIN_PATH. */
+static void plugin_load_dirs(bool formats)
+{
+	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
+	if (!builtin)
+		builtin = ASTRO_PLUGIN_DIR;
+	if (*builtin)
+		plugin_load_dir(builtin, false, formats);
+	const char *path = getenv("STARPU_PLUGIN_PATH");
+	if (path) {
+		char **dirs = _astro_parse_path_list(path, false);
+		for (char **dir = dirs; *dir; dir++)
+			plugin_load_dir(*dir, true, formats);
+		g_strfreev(dirs);
+	}
+}
+
 int _astro_plugins_load(void)
 {
 	pthread_mutex_lock(&registry_lock);
@@ -471,21 +507,39 @@ int _astro_plugins_load(void)
 	for (unsigned i = 0; _astro_static_plugins[i]; i++)
 		plugin_add(_astro_static_plugins[i], NULL, g_strdup("built in"), _astro_static_plugins[i]->name);
 
-	/* ASTROLABE_PLUGIN_DIR replaces the built-in directory (tests use it to ignore an installed copy). */
-	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
-	if (!builtin)
-		builtin = ASTRO_PLUGIN_DIR;
-	if (*builtin)
-		plugin_load_dir(builtin, false);
-	const char *path = getenv("STARPU_PLUGIN_PATH");
-	if (path) {
-		char **dirs = _astro_parse_path_list(path, false);
-		for (char **dir = dirs; *dir; dir++)
-			plugin_load_dir(*dir, true);
-		g_strfreev(dirs);
-	}
+	plugin_load_dirs(false);
 	sched_lib_load();
 	return 0;
+}
+
+/* The trace-format plugins not loaded yet (the trace converter's, astrolabe/trace_format.h); without starpu_init(). */
+void _astro_format_plugins_load(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	if (!format_plugins) {
+		format_plugins = g_hash_table_new(g_str_hash, g_str_equal);
+		format_paths_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (!ltdl_ready) {
+		if (lt_dlinit() != 0) {
+			_astro_error("libltdl failed to initialise (%s): no trace-format plugin can be loaded", lt_dlerror());
+			return;
+		}
+		ltdl_ready = true;
+	}
+	plugin_load_dirs(true);
+}
+
+/* What the plugin whose init is running is, for the messages of its registrations ("plugin NAME (PATH)"); NULL outside
+ * init. refused: this registration is refused and says so (the init's failure then adds no message). */
+char *_astro_plugin_initialising(bool refused)
+{
+	if (!initialising)
+		return NULL;
+	if (refused)
+		initialising_refused = true;
+	return g_strdup_printf("plugin %s (%s)", initialising->desc->name, initialising->path);
 }
 
 void _astro_plugins_unload(void)

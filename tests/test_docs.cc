@@ -53,14 +53,10 @@ std::vector<std::string> installed_programs(const std::string &dir)
 	return programs;
 }
 
-// The folders whose Makefile installs programs (the trace plugin's, when it is built).
+// The folders whose Makefile installs programs (starpu_fxt_tool, when the trace plugin is built, is one of tools/).
 std::vector<std::string> program_dirs()
 {
-	std::vector<std::string> dirs = { top_builddir() + "/tools" };
-	if (file_exists(top_builddir() + "/plugins/tools/trace/Makefile") &&
-	    file_exists(env_or("ASTRO_TEST_TRACE_TOOL", "")))
-		dirs.push_back(top_builddir() + "/plugins/tools/trace");
-	return dirs;
+	return { top_builddir() + "/tools" };
 }
 
 } // namespace

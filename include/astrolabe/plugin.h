@@ -33,7 +33,9 @@ enum astro_plugin_kind
 	ASTRO_PLUGIN_SCHED = 2,
 	ASTRO_PLUGIN_TOOL = 3,
 	ASTRO_PLUGIN_COUNTERS = 4,
-	ASTRO_PLUGIN_OTHER = 5
+	ASTRO_PLUGIN_OTHER = 5,
+	/** Output formats of the trace converter (astrolabe/trace_format.h): a module format_NAME, loaded by the converter, not by starpu_init(). */
+	ASTRO_PLUGIN_TRACE_FORMAT = 6
 };
 
 /**

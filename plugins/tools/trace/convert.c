@@ -2,13 +2,15 @@
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
  * files (paje.trace, dag.dot, tasks.rec, trace.rec, data.rec,
  * sched_tasks.rec, activity.data, comms.rec, trace.html, papi.rec when the
- * run counted PAPI events, number_events.data with -number-events) and a Chrome/Perfetto
- * trace-event file (trace.json), with StarPU's field names, order and number
- * formats (see ../shared/notes/traces.md in the project's notes).
+ * run counted PAPI events, number_events.data with -number-events), with
+ * StarPU's field names, order and number formats (see ../shared/notes/traces.md
+ * in the project's notes); and hands the same stream to the trace formats
+ * (formats.c, astrolabe/trace_format.h): the Chrome/Perfetto trace.json
+ * (json.c) and the format plugins' outputs.
  *
  * OTF2's global reader hands the events over in time order, merged across
  * locations, so every file is written as the events come: the time-ordered
- * ones (paje.trace, trace.rec, sched_tasks.rec, activity.data, trace.json)
+ * ones (paje.trace, trace.rec, sched_tasks.rec, activity.data, the formats')
  * event by event, dag.dot's edges when a dependency is declared, a task's
  * tasks.rec record, dag.dot node and flow starts when it ends (its flow ends
  * when its successors start), a handle's data.rec record when it is
@@ -29,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "convert.h"
+#include "formats.h"
 #include "number_events.h"
 #include "gflops.h"
 #include "paje_sort.h"
@@ -48,6 +51,7 @@ struct options
 	bool memory_states, no_acquire, internal; /* StarPU's -memory-states, -no-acquire, -internal */
 	const char *paje, *dir;
 	GPtrArray *inputs;
+	struct trace_formats formats; /* -formats, -no-format, -format: trace.json and the plugins' (formats.c) */
 };
 
 struct handle_ref
@@ -61,7 +65,7 @@ struct dep
 {
 	uint64_t pred;
 	uint8_t kind;
-	unsigned flow;       /* the trace.json flow the predecessor started at its end (0: none) */
+	unsigned flow;       /* the formats' flow the predecessor started at its end (0: none) */
 };
 
 /* A StarPU-MPI message seen by one side: for comms.rec and paje.trace's links, where both sides meet. */
@@ -167,7 +171,6 @@ struct converter
 	struct gflops gflops;    /* the archive's GFlop/s sum (gft) */
 	uint64_t last_ts;
 	unsigned ncomms, nflows;
-	bool json_first;
 	bool failed;           /* a corrupt archive was reported: stop reading */
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
@@ -176,7 +179,7 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *trace_rec, *sched_rec, *activity, *json, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
+	FILE *paje, *trace_rec, *sched_rec, *activity, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
 	FILE *papi;              /* papi.rec, created at the first PAPI value */
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
@@ -210,11 +213,6 @@ static int error(const char *fmt, ...)
 static double ms(const struct converter *c, uint64_t ts)
 {
 	return ts >= c->origin ? (double)(ts - c->origin) / 1e6 : 0.0;
-}
-
-static double us(const struct converter *c, uint64_t ts)
-{
-	return ts >= c->origin ? (double)(ts - c->origin) / 1e3 : 0.0;
 }
 
 static const char *string_of(struct converter *c, OTF2_StringRef ref)
@@ -274,25 +272,93 @@ static struct task *task_of(struct converter *c, uint64_t job)
 	return t;
 }
 
-void trace_json_string(FILE *f, const char *s)
+/* ------------------------------------------------ the formats' stream (formats.h) */
+
+/* A date as the formats have it: ns from the origin. */
+static uint64_t since_origin(const struct converter *c, uint64_t ts)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == '<')
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	return ts >= c->origin ? ts - c->origin : 0;
 }
 
-static void json_begin(struct converter *c)
+static struct astro_trace_location public_location(const struct location *l)
 {
-	fputs(c->json_first ? "\n" : ",\n", c->json);
-	c->json_first = false;
+	return (struct astro_trace_location){ .id = l->id, .name = l->name, .workerid = l->worker ? l->workerid : -1, .tid = l->tid,
+					      .bindid = l->bindid };
+}
+
+/* The converter's handle_ref is the formats' astro_trace_handle. */
+G_STATIC_ASSERT(sizeof(struct handle_ref) == sizeof(struct astro_trace_handle) &&
+		G_STRUCT_OFFSET(struct handle_ref, mode) == G_STRUCT_OFFSET(struct astro_trace_handle, mode) &&
+		G_STRUCT_OFFSET(struct handle_ref, size) == G_STRUCT_OFFSET(struct astro_trace_handle, size));
+
+/* Task t as the formats have it, without its dependencies. */
+static struct astro_trace_task public_task(const struct converter *c, const struct task *t)
+{
+	return (struct astro_trace_task){
+		.job = t->job, .name = t->name, .model = t->model, .has_tag = t->has_tag, .tag = t->tag, .priority = t->priority,
+		.color = t->color, .footprint = t->footprint, .flops = t->flops, .size = t->size, .submitted = t->submitted,
+		.executed = t->executed, .submit_date = since_origin(c, t->submit_ts), .start_date = since_origin(c, t->start_ts),
+		.end_date = since_origin(c, t->end_ts), .worker = t->worker, .location = t->start_location, .iteration = t->iteration,
+		.subiteration = t->subiteration, .nhandles = LEN(t->handles),
+		.handles = t->handles ? (const struct astro_trace_handle *)(const void *)t->handles->data : NULL,
+	};
+}
+
+/* Task t's life, with its dependencies, to the formats that take tasks. */
+static void emit_task(struct converter *c, const struct task *t)
+{
+	if (!trace_formats_want_tasks(&c->opt.formats))
+		return;
+	struct astro_trace_task e = public_task(c, t);
+	uint64_t *deps = g_new(uint64_t, LEN(t->deps) + 1);
+	for (guint k = 0; k < LEN(t->deps); k++)
+		deps[k] = g_array_index(t->deps, struct dep, k).pred;
+	e.ndeps = LEN(t->deps);
+	e.deps = deps;
+	trace_formats_task(&c->opt.formats, &e);
+	g_free(deps);
+}
+
+/* Location l enters region r at begin, or leaves it (left) at end; t: the task it ran, at a task's leave. */
+static void emit_state(struct converter *c, const struct location *l, const struct region *r, uint64_t begin, bool left, uint64_t end,
+		       const struct task *t)
+{
+	struct astro_trace_location where = public_location(l);
+	struct astro_trace_task task;
+	if (t)
+		task = public_task(c, t);
+	struct astro_trace_state e = { .location = &where, .name = r->name, .is_task = r->task, .is_user = r->user, .left = left,
+				       .begin = since_origin(c, begin), .end = left ? since_origin(c, end) : 0, .task = t ? &task : NULL };
+	trace_formats_state(&c->opt.formats, &e);
+}
+
+static void emit_counter(struct converter *c, enum astro_trace_counter_kind kind, const char *name, uint64_t ts, double value)
+{
+	struct astro_trace_counter e = { .kind = kind, .name = name, .date = since_origin(c, ts), .value = value };
+	trace_formats_counter(&c->opt.formats, &e);
+}
+
+/* A dependency of succ on pred: declared (phase 0), leaving pred at its end (1) or reaching succ at its start (2). */
+static void emit_dependency(struct converter *c, int phase, uint64_t pred, uint64_t succ, int kind, unsigned flow, uint64_t ts,
+			    uint64_t location)
+{
+	struct astro_trace_dependency e = { .phase = phase, .pred = pred, .succ = succ, .kind = kind, .flow = flow,
+					    .date = since_origin(c, ts), .location = location };
+	trace_formats_dependency(&c->opt.formats, &e);
+}
+
+static void emit_instant(struct converter *c, const struct location *l, int kind, const char *name, uint64_t value, uint64_t ts)
+{
+	struct astro_trace_location where = public_location(l);
+	struct astro_trace_instant e = { .kind = kind, .name = name, .value = value, .date = since_origin(c, ts), .location = &where };
+	trace_formats_instant(&c->opt.formats, &e);
+}
+
+static void emit_data(struct converter *c, const struct data *d)
+{
+	struct astro_trace_data e = { .handle = d->handle, .home_node = d->home, .size = d->size, .description = d->description,
+				      .name = d->name, .coordinates = d->coordinates };
+	trace_formats_data(&c->opt.formats, &e);
 }
 
 /* Paje wants one word or a quoted string. */
@@ -468,8 +534,6 @@ static void memory_node(struct converter *c, unsigned node, double date_ms)
 	}
 }
 
-static void json_counter(struct converter *c, const char *name, uint64_t ts, double value);
-
 /* The bytes allocated on node change by delta at ts: its Used (MB). */
 static void node_used(struct converter *c, unsigned node, int64_t delta, uint64_t ts)
 {
@@ -481,7 +545,7 @@ static void node_used(struct converter *c, unsigned node, int64_t delta, uint64_
 	fprintf(c->paje, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(c, ts), c->pre, node, mb);
 	char track[64];
 	snprintf(track, sizeof(track), "MEMMANAGER%u Used (MB)", node);
-	json_counter(c, track, ts, mb);
+	emit_counter(c, ASTRO_TRACE_COUNTER_MEMORY, track, ts, mb);
 }
 
 /* Pushes state alias on node's manager, or pops its last one (alias NULL; none pushed: an end whose
@@ -607,7 +671,6 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
 static void task_done(struct converter *c, struct task *t);
 static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value);
-static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location);
 
 /* Writes the Paje lines of the task l entered, now that its handles are known. */
 static void flush_pending(struct converter *c, struct location *l)
@@ -664,47 +727,6 @@ static void activity_flush(struct converter *c, struct location *l, uint64_t ts)
 
 static const char *task_name(const struct task *t);
 
-static void json_slice(struct converter *c, const struct location *l, const char *name, const char *cat, uint64_t begin,
-		       uint64_t end, const struct task *t)
-{
-	json_begin(c);
-	fputs("{\"name\":", c->json);
-	trace_json_string(c->json, name);
-	fprintf(c->json, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%" PRIu64, cat, us(c, begin),
-		(double)(end - begin) / 1e3, c->rank, l->id);
-	if (t) {
-		fprintf(c->json, ",\"args\":{\"JobId\":%" PRIu64 ",\"Footprint\":\"%08x\",\"Tag\":\"%" PRIx64 "\",\"Size\":%" PRIu64
-				 ",\"Priority\":%d,\"GFlop\":%f,\"WorkerId\":%d",
-			t->job, t->footprint, t->tag, t->size, t->priority, t->flops / 1e9, t->worker);
-		if (t->model) {
-			fputs(",\"Model\":", c->json);
-			trace_json_string(c->json, t->model);
-		}
-		fputs("}", c->json);
-	}
-	fputs("}", c->json);
-}
-
-/* A value of a counter track of trace.json (one track per name and process). */
-static void json_counter(struct converter *c, const char *name, uint64_t ts, double value)
-{
-	json_begin(c);
-	fputs("{\"name\":", c->json);
-	trace_json_string(c->json, name);
-	fprintf(c->json, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{", us(c, ts), c->rank);
-	trace_json_string(c->json, name);
-	fprintf(c->json, ":%.17g}}", value);
-}
-
-static void json_instant(struct converter *c, const struct location *l, const char *name, const char *scope, uint64_t ts)
-{
-	json_begin(c);
-	fputs("{\"name\":", c->json);
-	trace_json_string(c->json, name);
-	fprintf(c->json, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}", scope, us(c, ts),
-		c->rank, l ? l->id : 0);
-}
-
 static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
 {
 	*value += delta;
@@ -714,7 +736,7 @@ static void counter(struct converter *c, const char *name, long *value, long del
 		return;
 	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
 	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
-	json_counter(c, name, ts, (double)*value);
+	emit_counter(c, ASTRO_TRACE_COUNTER_RUNTIME, name, ts, (double)*value);
 }
 
 static const char *task_name(const struct task *t)
@@ -813,7 +835,7 @@ static void gft_emit(void *arg, uint64_t ts, double total)
 	struct converter *c = arg;
 	fprintf(c->paje, "13\t%.9f\t%ssched\tgft\t%f\n", ms(c, ts), c->pre, total);
 	c->paje_dated_back = true;
-	json_counter(c, "GFlop/s", ts, total);
+	emit_counter(c, ASTRO_TRACE_COUNTER_GFLOPS, "GFlop/s", ts, total);
 }
 
 /* Worker l's task ended at end after flops: its gf from the task's start (or the previous end, smoothed) to end, then
@@ -829,8 +851,8 @@ static void task_gflops(struct converter *c, struct location *l, uint64_t end, d
 	c->paje_dated_back = true;
 	char track[96];
 	snprintf(track, sizeof(track), "GFlop/s %s", l->name);
-	json_counter(c, track, from, rate);
-	json_counter(c, track, end, 0.0);
+	emit_counter(c, ASTRO_TRACE_COUNTER_GFLOPS, track, from, rate);
+	emit_counter(c, ASTRO_TRACE_COUNTER_GFLOPS, track, end, 0.0);
 	uint64_t horizon = end;
 	GHashTableIter it;
 	gpointer k, v;
@@ -880,7 +902,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		for (guint k = 0; k < LEN(t->deps); k++) {
 			const struct dep *d = &g_array_index(t->deps, struct dep, k);
 			if (d->flow)
-				json_flow(c, "f", d->flow, us(c, ts), l->id);
+				emit_dependency(c, 2, d->pred, job, d->kind, d->flow, ts, l->id);
 		}
 		if (a.has[A_FOOTPRINT])
 			t->footprint = a.v[A_FOOTPRINT].uint32;
@@ -894,8 +916,10 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			g_array_set_size(t->handles, 0);
 		l->task_pending = true;
 		l->task_ts = ts;
+		emit_state(c, l, r, ts, false, 0, NULL);
 		return OTF2_CALLBACK_SUCCESS;
 	}
+	emit_state(c, l, r, ts, false, 0, NULL);
 	if (r->user)
 		define_user_state(c, r->name, l->worker ? "WS" : "US");
 	if (l->worker) {
@@ -944,7 +968,7 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	} else if (strcmp(r->name, "Sleeping") == 0) {
 		l->act_sleep += ts - begin;
 	}
-	json_slice(c, l, r->name, r->task ? "task" : "state", begin, ts, t);
+	emit_state(c, l, r, begin, true, ts, t);
 	if (l->worker) {
 		worker_state(c, l, ts, parent, r->task);
 		if (r->task || strcmp(r->name, "Sleeping") == 0)
@@ -981,6 +1005,7 @@ static void data_done(struct converter *c, uint64_t handle)
 	if (!d)
 		return;
 	write_data_record(c, d);
+	emit_data(c, d);
 	g_hash_table_remove(c->data, &handle); /* frees d */
 }
 
@@ -1093,6 +1118,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		if (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2)) {
 			/* Tags: drawn in dag.dot only. */
 			fprintf(c->dag, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, value, c->pre, a.v[A_JOB_ID].uint64, label);
+			emit_dependency(c, 0, value, a.v[A_JOB_ID].uint64, 2, 0, ts, l->id);
 			break;
 		}
 		if (dag_hidden(c, value) || dag_hidden(c, a.v[A_JOB_ID].uint64))
@@ -1100,13 +1126,14 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
 		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
+		emit_dependency(c, 0, value, t->job, d.kind, 0, ts, l->id);
 		/* The flow starts when the predecessor ends: now if it has ended already (remembered); else at its end. One
 		 * not seen yet is made (declared before its submission); one that ended and was forgotten comes back empty:
 		 * no record is written for it (write_remaining). */
 		const struct ended *e = g_hash_table_contains(c->tasks, &value) ? NULL : g_hash_table_lookup(c->ended, &value);
 		if (e && !t->executed) {
 			d.flow = ++c->nflows;
-			json_flow(c, "s", d.flow, us(c, e->end_ts) - 0.001, e->location);
+			emit_dependency(c, 1, value, t->job, d.kind, d.flow, e->end_ts, e->location);
 		} else if (!e) {
 			struct task *pred = task_of(c, value);
 			pred->succs = append(pred->succs, &t->job, sizeof(t->job));
@@ -1140,11 +1167,9 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			const char *key = string_of(c, a.v[A_NAME].stringRef);
 			/* In Paje, a variable of the program per key: the value while the burst lasts, 0 after. */
 			program_variable(c, "bst", key, ts, p == P_BURST_BEGIN ? (double)value : 0.0);
-			json_begin(c);
-			fputs("{\"name\":", c->json);
-			trace_json_string(c->json, key);
-			fprintf(c->json, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c, ts),
-				c->rank, p == P_BURST_BEGIN ? value : 0);
+			struct astro_trace_counter e = { .kind = ASTRO_TRACE_COUNTER_BURST, .name = key, .date = since_origin(c, ts),
+							 .value = p == P_BURST_BEGIN ? (double)value : 0.0, .raw = p == P_BURST_BEGIN ? value : 0 };
+			trace_formats_counter(&c->opt.formats, &e);
 		}
 		break;
 	case P_COMPONENT_CONNECT:
@@ -1191,7 +1216,7 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			fprintf(c->paje, "9\t%.9f\tuser_event\t%sp\t%" PRIu64 "\n", ms(c, ts), c->pre, value);
 			char buf[32];
 			snprintf(buf, sizeof(buf), "%" PRIu64, value);
-			json_instant(c, l, buf, "t", ts);
+			emit_instant(c, l, 0, buf, value, ts);
 		}
 		break;
 	case P_ALLOCATION:
@@ -1275,7 +1300,7 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 			fputc('\n', c->paje);
 		}
 		fprintf(c->trace_rec, "E: ProgEvent\nN: %s\nC: Program\nW: -1\nT: 0\nS: %f\n\n", s, ms(c, ts));
-		json_instant(c, l, s, "g", ts);
+		emit_instant(c, l, 1, s, 0, ts);
 	} else if ((p == P_DATA_NAME || p == P_DATA_COORDINATES) && a.has[A_HANDLE]) {
 		uint64_t h = a.v[A_HANDLE].uint64;
 		struct data *d = g_hash_table_lookup(c->data, &h);
@@ -1306,7 +1331,7 @@ static void program_variable(struct converter *c, const char *kind, const char *
 }
 
 /* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
- * first value) and a counter track of trace.json. */
+ * first value) and a counter of the formats (trace.json's track). */
 static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
 				   uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *values)
 {
@@ -1326,7 +1351,7 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
 	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
 		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
 	program_variable(c, "ctr", name, ts, value);
-	json_counter(c, name, ts, value);
+	emit_counter(c, ASTRO_TRACE_COUNTER_SAMPLED, name, ts, value);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1473,14 +1498,6 @@ static void write_dag_node(struct converter *c, const struct task *t)
 	}
 }
 
-/* A dependency flow of trace.json: s at the end of the predecessor, f (bp e) at the start of the successor. */
-static void json_flow(struct converter *c, const char *ph, unsigned id, double ts_us, uint64_t location)
-{
-	json_begin(c);
-	fprintf(c->json, "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"%s\",%s\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
-		ph, ph[0] == 'f' ? "\"bp\":\"e\"," : "", id, ts_us, c->rank, location);
-}
-
 static void free_task(gpointer p)
 {
 	struct task *t = p;
@@ -1505,13 +1522,14 @@ static void task_done(struct converter *c, struct task *t)
 			struct dep *d = &g_array_index(succ->deps, struct dep, k);
 			if (d->pred == t->job && !d->flow) {
 				d->flow = ++c->nflows;
-				json_flow(c, "s", d->flow, us(c, t->end_ts) - 0.001, t->start_location);
+				emit_dependency(c, 1, t->job, job, d->kind, d->flow, t->end_ts, t->start_location);
 				break;
 			}
 		}
 	}
 	write_task_record(c, t);
 	write_dag_node(c, t);
+	emit_task(c, t);
 	if (t->executed) {
 		struct ended *e = &c->ended_ring[c->ended_next];
 		if (g_hash_table_lookup(c->ended, &e->job) == e) /* the oldest one leaves */
@@ -1558,12 +1576,15 @@ static void write_remaining(struct converter *c)
 			continue; /* only named as a predecessor: submitted before the trace started, or ended before that */
 		write_task_record(c, t);
 		write_dag_node(c, t);
+		emit_task(c, t);
 	}
 	g_ptr_array_free(tasks, TRUE);
 	GPtrArray *data = values_of(c->data);
 	g_ptr_array_sort(data, by_seq);
-	for (guint i = 0; i < data->len; i++)
+	for (guint i = 0; i < data->len; i++) {
 		write_data_record(c, g_ptr_array_index(data, i));
+		emit_data(c, g_ptr_array_index(data, i));
+	}
 	g_ptr_array_free(data, TRUE);
 }
 
@@ -1858,10 +1879,8 @@ static int convert(struct converter *c)
 		OTF2_Reader_GetEvtReader(reader, ((struct location *)v)->id);
 
 	paje_containers(c);
-	json_begin(c);
-	fprintf(c->json, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", c->rank);
-	trace_json_string(c->json, c->multi ? c->input : "StarPU program");
-	fputs("}}", c->json);
+	struct astro_trace_process process = { .rank = c->rank, .input = c->input, .prefix = c->pre, .multi = c->multi };
+	trace_formats_process(&c->opt.formats, &process);
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
@@ -1871,13 +1890,8 @@ static int convert(struct converter *c)
 			size_t kind = strcspn(l->name, "0123456789");
 			fprintf(c->activity, "name\t%d\t%.*s %.*s\n", l->workerid, (int)kind, l->name, (int)digits, l->name + kind);
 		}
-		json_begin(c);
-		fprintf(c->json, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"name\":", c->rank, l->id);
-		trace_json_string(c->json, l->name);
-		fputs("}}", c->json);
-		json_begin(c);
-		fprintf(c->json, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
-			c->rank, l->id, l->id);
+		struct astro_trace_location where = public_location(l);
+		trace_formats_location(&c->opt.formats, &where);
 	}
 	g_ptr_array_free(locs, TRUE);
 
@@ -1931,7 +1945,8 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-memory-states] [-no-acquire] [-internal] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-memory-states] [-no-acquire] [-internal] [-no-format NAME] [-format NAME] [-o paje.trace] [-d dir] -i trace...\n"
+		   "       " TOOL " -formats\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec,\n"
 		   "trace.html (the task flow between the components of a modular-* scheduler, for a browser), papi.rec\n"
@@ -1954,6 +1969,9 @@ static void usage(FILE *f)
 		   "                 starpu_data_wont_use, memory requests, allocations, frees, write-backs, copies\n"
 		   "  -no-acquire    leave the data acquisitions (starpu_data_acquire*) out of dag.dot\n"
 		   "  -internal      also draw the runtime's internal jobs in dag.dot (unregister_submit, prefetches...)\n"
+		   "  -formats       list the trace formats (trace.json's and the format_* plugins'), on or off, and exit\n"
+		   "  -no-format NAME  do not write trace format NAME (json: no trace.json)\n"
+		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
 		   "  -use-task-color: StarPU's, not supported (refused)\n"
 		   "  -h, --help     display this help and exit\n");
 }
@@ -1967,6 +1985,7 @@ static int parse(struct options *o, int argc, char **argv)
 {
 	o->inputs = g_ptr_array_new();
 	o->paje = "paje.trace";
+	int taken;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-i") == 0) {
@@ -2001,6 +2020,9 @@ static int parse(struct options *o, int argc, char **argv)
 			o->no_acquire = true;
 		} else if (strcmp(a, "-internal") == 0) {
 			o->internal = true;
+		} else if ((taken = trace_formats_option(&o->formats, argc, argv, &i)) != 0) {
+			if (taken < 0)
+				return 1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
 			usage(stdout);
 			return -1;
@@ -2015,7 +2037,7 @@ static int parse(struct options *o, int argc, char **argv)
 			return error("unknown option '%s'", a);
 		}
 	}
-	if (!o->inputs->len) {
+	if (!o->inputs->len && !o->formats.list) {
 		usage(stderr);
 		return error("no trace given: use -i <folder STARPU_FXT_TRACE=1 left>");
 	}
@@ -2293,23 +2315,34 @@ static gint by_rank(gconstpointer a, gconstpointer b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+static void options_free(struct options *o)
+{
+	g_ptr_array_free(o->inputs, TRUE);
+	trace_formats_free(&o->formats);
+}
+
 int trace_convert_main(int argc, char **argv)
 {
 	struct converter c;
 	memset(&c, 0, sizeof(c));
 	int ret = parse(&c.opt, argc, argv);
-	if (ret) {
-		g_ptr_array_free(c.opt.inputs, TRUE);
+	if (ret || (ret = trace_formats_select(&c.opt.formats)) != 0) {
+		options_free(&c.opt);
 		return ret < 0 ? 0 : 1;
+	}
+	if (c.opt.formats.list) {
+		trace_formats_print(&c.opt.formats, stdout);
+		options_free(&c.opt);
+		return 0;
 	}
 	/* Every input checked before any output is created: a wrong name leaves nothing behind. */
 	for (guint i = 0; i < c.opt.inputs->len; i++)
 		if (check_input(g_ptr_array_index(c.opt.inputs, i))) {
-			g_ptr_array_free(c.opt.inputs, TRUE);
+			options_free(&c.opt);
 			return 1;
 		}
 	if (c.opt.dir && g_mkdir_with_parents(c.opt.dir, 0777) < 0) {
-		g_ptr_array_free(c.opt.inputs, TRUE);
+		options_free(&c.opt);
 		return error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
 	}
 	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
@@ -2336,7 +2369,6 @@ int trace_convert_main(int argc, char **argv)
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
 	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	c.counter_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c.json_first = true;
 	GArray *clocks = g_array_sized_new(FALSE, TRUE, sizeof(struct clock_info), n);
 	g_array_set_size(clocks, n);
 	if (c.multi)
@@ -2348,7 +2380,6 @@ int trace_convert_main(int argc, char **argv)
 	c.trace_rec = open_output(&c, "trace.rec");
 	c.sched_rec = open_output(&c, "sched_tasks.rec");
 	c.activity = open_output(&c, "activity.data");
-	c.json = open_output(&c, "trace.json");
 	c.tasks_rec = open_output(&c, "tasks.rec");
 	c.data_rec = open_output(&c, "data.rec");
 	c.dag = open_output(&c, "dag.dot");
@@ -2360,7 +2391,11 @@ int trace_convert_main(int argc, char **argv)
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
 	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", c.json);
+	struct astro_trace_format_options format_options = {
+		.dir = c.opt.dir ? c.opt.dir : "", .nprocesses = (int)n, .colors = c.opt.colors, .no_events = c.opt.no_events,
+		.no_counter = c.opt.no_counter, .no_bus = c.opt.no_bus, .no_flops = c.opt.no_flops, .label_deps = c.opt.label_deps,
+	};
+	trace_formats_begin(&c.opt.formats, &format_options);
 	paje_header(&c);
 	fprintf(c.paje, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
 	fprintf(c.dag, "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n");
@@ -2392,7 +2427,6 @@ int trace_convert_main(int argc, char **argv)
 	g_array_free(clocks, TRUE);
 
 	fprintf(c.dag, "}\n}\n");
-	fputs("\n]}\n", c.json);
 	close_output(&c, c.paje, c.opt.paje);
 	if (c.paje_dated_back && !c.failed) {
 		char *path = output_path(&c, c.opt.paje);
@@ -2405,7 +2439,9 @@ int trace_convert_main(int argc, char **argv)
 	close_output(&c, c.trace_rec, "trace.rec");
 	close_output(&c, c.sched_rec, "sched_tasks.rec");
 	close_output(&c, c.activity, "activity.data");
-	close_output(&c, c.json, "trace.json");
+	trace_formats_end(&c.opt.formats);
+	if (c.opt.formats.failed)
+		c.failed = true;
 	close_output(&c, c.tasks_rec, "tasks.rec");
 	close_output(&c, c.data_rec, "data.rec");
 	close_output(&c, c.dag, "dag.dot");
@@ -2429,6 +2465,6 @@ int trace_convert_main(int argc, char **argv)
 	g_hash_table_destroy(c.defined_values);
 	g_hash_table_destroy(c.counter_types);
 	g_array_free(ranked, TRUE);
-	g_ptr_array_free(c.opt.inputs, TRUE);
+	options_free(&c.opt);
 	return ret;
 }

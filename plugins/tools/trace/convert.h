@@ -7,7 +7,4 @@
 /** Runs starpu_fxt_tool with its command line (argv[0] is the program name); returns 0 or 1 (message printed). */
 int trace_convert_main(int argc, char **argv);
 
-/** s as a JSON string, quotes included ('<' escaped too, so that it may sit in an HTML script). */
-void trace_json_string(FILE *f, const char *s);
-
 #endif

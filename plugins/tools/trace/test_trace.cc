@@ -872,6 +872,156 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	EXPECT_TRUE(contains(read_file(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
 }
 
+// The trace format plugins built for these tests (test_formats/, test_formats_bad/): make check runs the test in their folder.
+std::string formats_dir(const char *folder)
+{
+	char here[4096];
+	return std::string(getcwd(here, sizeof(here)) ? here : ".") + "/" + folder + "/.libs";
+}
+
+// STARPU_PLUGIN_PATH with folder's format plugins added.
+std::string plugin_path_with(const char *folder)
+{
+	return env_or("STARPU_PLUGIN_PATH", "") + ":" + formats_dir(folder);
+}
+
+// tasks.rec's tasks that ran, as the test plugin's tasks.csv writes them (JobId,Name,WorkerId,SubmitTime,StartTime,EndTime).
+std::vector<std::string> ran_tasks_of(const std::string &tasks_rec)
+{
+	std::vector<std::string> rows;
+	std::istringstream records(tasks_rec);
+	std::map<std::string, std::string> r;
+	for (std::string line;;) {
+		bool more = static_cast<bool>(std::getline(records, line));
+		if (more && !line.empty()) {
+			size_t colon = line.find(": ");
+			if (colon != std::string::npos)
+				r[line.substr(0, colon)] = line.substr(colon + 2);
+			continue;
+		}
+		if (r.count("StartTime"))
+			rows.push_back(r["JobId"] + "," + r["Name"] + "," + r["WorkerId"] + "," + r["SubmitTime"] + "," + r["StartTime"] + "," +
+				       r["EndTime"]);
+		r.clear();
+		if (!more)
+			break;
+	}
+	return rows;
+}
+
+// tasks.csv's rows, cut to the columns tasks.rec has, and its last line (the counts of each callback).
+std::vector<std::string> csv_rows(const std::string &csv, std::string *summary)
+{
+	std::vector<std::string> rows;
+	std::istringstream lines(csv);
+	std::string line;
+	std::getline(lines, line); // the header
+	while (std::getline(lines, line)) {
+		if (line.rfind("# ", 0) == 0) {
+			*summary = line;
+			continue;
+		}
+		size_t cut = 0;
+		for (int field = 0; field < 6 && cut != std::string::npos; field++)
+			cut = line.find(',', cut + (field ? 1 : 0));
+		rows.push_back(line.substr(0, cut));
+	}
+	return rows;
+}
+
+// One count of the summary line ("... tasks 23 ...").
+long summary_count(const std::string &summary, const std::string &what)
+{
+	size_t at = summary.find(" " + what + " ");
+	return at == std::string::npos ? -1 : atol(summary.c_str() + at + what.size() + 2);
+}
+
+// A format plugin (tasks.csv) gets the converter's stream: the same tasks, names and dates as tasks.rec, and every
+// kind of event; -formats lists it, -no-format and -format turn formats off and on; trace.json does not change.
+TEST_F(Converted, FormatPluginWritesWhatTasksRecSays)
+{
+	ScopedEnv path("STARPU_PLUGIN_PATH", plugin_path_with("test_formats"));
+	std::string out = dir_.path() + "/csv";
+	Output o = run(tool() + " -d '" + out + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(o.text, "");
+	std::vector<std::string> expected = ran_tasks_of(read_file(out + "/tasks.rec"));
+	std::string summary;
+	std::vector<std::string> rows = csv_rows(read_file(out + "/tasks.csv"), &summary);
+	EXPECT_EQ(expected.size(), size_t(kChain + 2)) << read_file(out + "/tasks.rec").substr(0, 2000);
+	EXPECT_EQ(rows, expected) << "tasks.csv lists the tasks that ran as tasks.rec does, in its order";
+	EXPECT_EQ(summary_count(summary, "processes"), 1) << summary;
+	EXPECT_GE(summary_count(summary, "locations"), 3) << "two workers and the application thread: " << summary;
+	EXPECT_EQ(summary_count(summary, "entered"), summary_count(summary, "left")) << summary;
+	EXPECT_GT(summary_count(summary, "left"), kChain) << summary;
+	EXPECT_GT(summary_count(summary, "counters"), 0) << summary;
+	EXPECT_GE(summary_count(summary, "dependencies"), 3 * (kChain - 1)) << "declared, left, reached: " << summary;
+	EXPECT_GE(summary_count(summary, "instants"), 3) << "4242, 7, phase1-begin: " << summary;
+	EXPECT_EQ(summary_count(summary, "tasks"), long(count(read_file(out + "/tasks.rec"), "JobId: "))) << summary;
+	EXPECT_GE(summary_count(summary, "data"), 1) << summary;
+	EXPECT_EQ(read_file(out + "/trace.json"), read_file(file("trace.json"))) << "trace.json is the same with a plugin beside it";
+	EXPECT_FALSE(file_exists(out + "/data.csv")) << "data_csv is off by default";
+
+	Output list = run(tool() + " -formats");
+	ASSERT_EQ(list.status, 0) << list.text;
+	EXPECT_TRUE(contains(list.text, "\njson ") && contains(list.text, "(built in)")) << list.text;
+	EXPECT_TRUE(contains(list.text, "\ntasks_csv    on ") && contains(list.text, "format_tasks_csv.so)")) << list.text;
+	EXPECT_TRUE(contains(list.text, "\ndata_csv     off ")) << list.text;
+
+	std::string out2 = dir_.path() + "/csv2";
+	o = run(tool() + " -no-format json -format data_csv -no-format tasks_csv -d '" + out2 + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_FALSE(file_exists(out2 + "/trace.json")) << "-no-format json";
+	EXPECT_FALSE(file_exists(out2 + "/tasks.csv")) << "-no-format tasks_csv";
+	EXPECT_TRUE(contains(read_file(out2 + "/data.csv"), ",vec,512\n")) << "-format data_csv: " << read_file(out2 + "/data.csv");
+	EXPECT_EQ(read_file(out2 + "/paje.trace"), read_file(file("paje.trace"))) << "StarPU's outputs are not formats: all there";
+
+	std::string out3 = dir_.path() + "/none";
+	Output bad = run(tool() + " -no-format jsn -d '" + out3 + "' -i '" + dir_.archive() + "'");
+	EXPECT_EQ(bad.status, 1);
+	EXPECT_TRUE(contains(bad.text, "-no-format jsn: no such format (the formats are json, tasks_csv, data_csv;")) << bad.text;
+	EXPECT_EQ(count(bad.text, "\n"), 1u) << bad.text;
+	EXPECT_FALSE(file_exists(out3)) << "nothing written";
+	Output missing = run(tool() + " -i '" + dir_.archive() + "' -format");
+	EXPECT_EQ(missing.status, 1);
+	EXPECT_TRUE(contains(missing.text, "-format needs a format's name")) << missing.text;
+}
+
+// Format plugins that are wrong: one message each, naming the plugin; the other outputs are written.
+TEST_F(Converted, BadFormatPluginsAreNamedAndTheRestIsWritten)
+{
+	ScopedEnv path("STARPU_PLUGIN_PATH", plugin_path_with("test_formats_bad"));
+	std::string out = dir_.path() + "/bad";
+	Output o = run(tool() + " -d '" + out + "' -i '" + dir_.archive() + "'");
+	EXPECT_EQ(o.status, 1) << "a format could not write: " << o.text;
+	EXPECT_EQ(count(o.text, "\n"), 3u) << o.text;
+	EXPECT_EQ(count(o.text, "a trace format of plugin format_noname ("), 1u) << o.text;
+	EXPECT_TRUE(contains(o.text, ") has no name: ")) << o.text;
+	EXPECT_EQ(count(o.text, "trace format 'json' of plugin format_twice ("), 1u) << o.text;
+	EXPECT_TRUE(contains(o.text, ") is registered already (built in): the second one is ignored")) << o.text;
+	EXPECT_EQ(count(o.text, "trace format 'unwritable' ("), 1u) << o.text;
+	EXPECT_TRUE(contains(o.text, "format_unwritable.so) cannot write in " + out + " (No such file or directory)")) << o.text;
+	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data" })
+		EXPECT_EQ(read_file(out + "/" + f), read_file(file(f))) << f;
+	EXPECT_EQ(read_file(out + "/trace.json"), read_file(file("trace.json"))) << "the built-in json stays";
+}
+
+// STARPU_GENERATE_TRACE=1 finds the format plugins too (in starpu_shutdown(), without starpu_fxt_tool).
+TEST(TraceTool, GenerateTraceWritesFormatPlugins)
+{
+	TraceDir dir;
+	{
+		ScopedEnv path("STARPU_PLUGIN_PATH", plugin_path_with("test_formats"));
+		ScopedEnv generate("STARPU_GENERATE_TRACE", "1");
+		traced_run(dir);
+	}
+	std::string summary;
+	std::vector<std::string> rows = csv_rows(read_file(dir.path() + "/tasks.csv"), &summary);
+	EXPECT_EQ(rows.size(), size_t(kChain + 2)) << read_file(dir.path() + "/tasks.csv");
+	EXPECT_EQ(rows, ran_tasks_of(read_file(dir.path() + "/tasks.rec")));
+	EXPECT_TRUE(file_exists(dir.path() + "/trace.json"));
+}
+
 void full_disk_run(const std::string &dir)
 {
 	signal(SIGXFSZ, SIG_IGN);

@@ -12,7 +12,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
-#include "convert.h"
+#include "json.h"
 #include "trace_html.h"
 
 struct trace_html

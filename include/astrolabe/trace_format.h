@@ -1,0 +1,295 @@
+/** @file
+ * Astrolabe trace formats: what an output of the trace converter
+ * (starpu_fxt_tool, STARPU_GENERATE_TRACE=1) implements to be written from
+ * the recorded trace, built in or as a plugin.
+ *
+ * The converter reads the OTF2 archive once, in time order, and hands every
+ * format it has the same decoded stream: the output folder and options
+ * (begin), each archive (process) and its locations, then as they happen the
+ * states entered and left on each location (task executions included),
+ * counter values, dependencies, instant events, and, when they are complete,
+ * each task's life (at its end) and each data handle (at its
+ * unregistration), then end. Every callback may be NULL; every date is in
+ * nanoseconds from the trace's origin (the earliest first event of the
+ * archives converted together), per location in time order.
+ *
+ * A format plugin is a libtool module named format_NAME (see
+ * astrolabe/plugin.h) whose init registers its formats:
+ *
+ *     static const struct astro_trace_format csv = {
+ *         .abi_version = ASTRO_TRACE_FORMAT_ABI_VERSION,
+ *         .name = "tasks_csv", .description = "tasks.csv: one line per task",
+ *         .begin = csv_begin, .task = csv_task, .end = csv_end,
+ *     };
+ *     static int init(void) { return astro_trace_format_register(&csv); }
+ *     ASTRO_PLUGIN_DEFINE(format_tasks_csv, ASTRO_PLUGIN_TRACE_FORMAT, "tasks as CSV", init, NULL);
+ *
+ * The converter loads the format_* modules of the plugin directories (the
+ * built-in one, then STARPU_PLUGIN_PATH) when it starts; starpu_init() does
+ * not load them. `starpu_fxt_tool -formats` lists the formats, `-no-format
+ * NAME` turns one off, `-format NAME` turns on one that is off by default.
+ */
+#ifndef __ASTROLABE_TRACE_FORMAT_H__
+#define __ASTROLABE_TRACE_FORMAT_H__
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ABI version of struct astro_trace_format and of the structs it receives. */
+#define ASTRO_TRACE_FORMAT_ABI_VERSION 1
+
+/** struct astro_trace_format's flags: the format writes nothing unless `-format NAME` asks for it. */
+#define ASTRO_TRACE_FORMAT_OFF_BY_DEFAULT 1u
+
+/** What a format is given at begin: where to write and the converter's options. */
+struct astro_trace_format_options
+{
+	/** The output folder (-d; STARPU_FXT_PREFIX under STARPU_GENERATE_TRACE), "" for the current one. */
+	const char *dir;
+	/** How many archives (processes) are converted together: each gets a process callback. */
+	int nprocesses;
+	/** -c: one colour per task name. */
+	int colors;
+	/** -no-events: no push/pop, register/unregister, user or program events. */
+	int no_events;
+	/** -no-counter: no nsubmitted/nready counters. */
+	int no_counter;
+	/** -no-bus: no transfers nor memory-manager variables. */
+	int no_bus;
+	/** -no-flops: no GFlop/s counters. */
+	int no_flops;
+	/** -label-deps: label dependencies with their kind. */
+	int label_deps;
+	/** Room for growth: zero. */
+	void *reserved[8];
+};
+
+/** One archive, i.e. one process of the run (a StarPU-MPI rank). */
+struct astro_trace_process
+{
+	/** Its rank (0 for a single archive). */
+	int rank;
+	/** The archive's path as given to the converter. */
+	const char *input;
+	/** The prefix StarPU puts on its containers and job ids: "" for one archive, else "<rank>_". */
+	const char *prefix;
+	/** 1 when several archives are converted together. */
+	int multi;
+	void *reserved[4];
+};
+
+/** A location: a worker or an application thread. */
+struct astro_trace_location
+{
+	/** The archive's id of the location (worker id, 1000 + n for the n-th application thread). */
+	uint64_t id;
+	/** "CPU0", "UserThread0"... */
+	const char *name;
+	/** Its worker id, -1 for an application thread. */
+	int workerid;
+	/** Its OS thread id (0: unknown). */
+	long tid;
+	/** A worker's logical CPU (-1: unknown). */
+	int bindid;
+	void *reserved[4];
+};
+
+/** A data handle a task accesses. */
+struct astro_trace_handle
+{
+	uint64_t handle;
+	/** enum starpu_data_access_mode bits (STARPU_R 1, STARPU_W 2, ...). */
+	uint32_t mode;
+	uint64_t size;
+};
+
+/** A task's life, as tasks.rec tells it: given once, when it ended (or at the end of its archive when it never ran). */
+struct astro_trace_task
+{
+	uint64_t job;
+	/** Its name and performance model's symbol; NULL when none. */
+	const char *name, *model;
+	/** has_tag: the task has a tag (tag). */
+	int has_tag;
+	uint64_t tag;
+	int32_t priority;
+	/** starpu_task's color (0: none) and the footprint of its data. */
+	uint32_t color, footprint;
+	double flops;
+	/** Bytes of its data. */
+	uint64_t size;
+	/** Whether it was submitted, whether it ran (start, end, worker, location are then set). */
+	int submitted, executed;
+	uint64_t submit_date, start_date, end_date;
+	int worker;
+	uint64_t location;
+	/** starpu_iteration_push()'s iteration and subiteration, -1 when none. */
+	int64_t iteration, subiteration;
+	unsigned nhandles;
+	const struct astro_trace_handle *handles;
+	/** The jobs it depended on. */
+	unsigned ndeps;
+	const uint64_t *deps;
+	void *reserved[4];
+};
+
+/** A state of a location: a task's execution or a runtime or application state (Sleeping, Callback...). */
+struct astro_trace_state
+{
+	const struct astro_trace_location *location;
+	const char *name;
+	/** 1 for a task's execution (task is set at the leave), 0 for a state. */
+	int is_task;
+	/** 1 for a state the application opened (astro_instr_state_open()). */
+	int is_user;
+	/** 0 when entered, 1 when left. */
+	int left;
+	/** The date it was entered; end: the date it was left (at the leave). */
+	uint64_t begin, end;
+	/** The task executed (at the leave of a task), else NULL; its record comes later, in task. */
+	const struct astro_trace_task *task;
+	void *reserved[4];
+};
+
+/** What a counter value measures. */
+enum astro_trace_counter_kind
+{
+	/** The scheduler's nsubmitted and nready. */
+	ASTRO_TRACE_COUNTER_RUNTIME = 0,
+	/** GFlop/s: of all workers ("GFlop/s") or of one ("GFlop/s CPU0"). */
+	ASTRO_TRACE_COUNTER_GFLOPS = 1,
+	/** A memory node's allocated MB ("MEMMANAGER0 Used (MB)"). */
+	ASTRO_TRACE_COUNTER_MEMORY = 2,
+	/** A counter the counters sampler read, named by its PAPI-style event name. */
+	ASTRO_TRACE_COUNTER_SAMPLED = 3,
+	/** A burst's value while it lasts, 0 after (astro_instr_burst_open()); raw holds the value. */
+	ASTRO_TRACE_COUNTER_BURST = 4
+};
+
+/** One value of a counter series. */
+struct astro_trace_counter
+{
+	/** What it measures. */
+	enum astro_trace_counter_kind kind;
+	/** The series: "nsubmitted", "GFlop/s CPU0", a burst's key... */
+	const char *name;
+	/** When it took this value. */
+	uint64_t date;
+	/** The value. */
+	double value;
+	/** A burst's integer value (value is the same as a double); 0 for the other kinds. */
+	uint64_t raw;
+	void *reserved[4];
+};
+
+/** A dependency between two tasks, or two tags. */
+struct astro_trace_dependency
+{
+	/** 0: declared (succ waits for pred); 1: pred ended, the arrow leaves it (date, location); 2: succ started, the arrow arrives (date, location). */
+	int phase;
+	/** The jobs, or the tags for a tag dependency. */
+	uint64_t pred, succ;
+	/** The recorder's DepKind: 0 data-induced, 1 explicit (starpu_task_declare_deps), 2 tags. */
+	int kind;
+	/** Pairs phase 1 with phase 2 of the same arrow (1, 2, ...); 0 at phase 0. */
+	unsigned flow;
+	uint64_t date;
+	/** Where the arrow leaves (phase 1) or arrives (phase 2). */
+	uint64_t location;
+	void *reserved[4];
+};
+
+/** An instant event. */
+struct astro_trace_instant
+{
+	/** 0: starpu_fxt_trace_user_event() (value); 1: a program event or mark, starpu_fxt_trace_user_event_string() (name). */
+	int kind;
+	/** The user event's value in decimal, or the program event's string. */
+	const char *name;
+	uint64_t value;
+	uint64_t date;
+	/** Where it happened; NULL when unknown. */
+	const struct astro_trace_location *location;
+	void *reserved[4];
+};
+
+/** A data handle, given once, when it was unregistered (or at the end of its archive). */
+struct astro_trace_data
+{
+	/** The handle's address in the run, as tasks' handles give it. */
+	uint64_t handle;
+	/** Its home memory node. */
+	int home_node;
+	/** Its bytes. */
+	uint64_t size;
+	/** Its interface's description, starpu_data_set_name()'s name, starpu_data_set_coordinates()'s; NULL when none. */
+	const char *description, *name, *coordinates;
+	void *reserved[4];
+};
+
+/**
+ * An output format of the trace converter. begin returns the format's state
+ * (any non-NULL pointer), given back to every other callback; NULL means it
+ * cannot write (it printed nothing: the converter says so, naming the format
+ * and errno, and goes on with the others). end returns 0, or a negative errno
+ * when its output is incomplete (a write failed). Fields are only ever added
+ * at the tail.
+ */
+struct astro_trace_format
+{
+	/** ASTRO_TRACE_FORMAT_ABI_VERSION the format was built with: any other is refused. */
+	unsigned abi_version;
+	/** Its name, for -formats, -no-format and -format: letters, digits, '_' and '-'. */
+	const char *name;
+	/** One line for -formats: what it writes. */
+	const char *description;
+	/** ASTRO_TRACE_FORMAT_OFF_BY_DEFAULT or 0. */
+	unsigned flags;
+	void *(*begin)(const struct astro_trace_format_options *options);
+	void (*process)(void *state, const struct astro_trace_process *process);
+	void (*location)(void *state, const struct astro_trace_location *location);
+	void (*state)(void *state, const struct astro_trace_state *s);
+	void (*counter)(void *state, const struct astro_trace_counter *counter);
+	void (*dependency)(void *state, const struct astro_trace_dependency *dependency);
+	void (*instant)(void *state, const struct astro_trace_instant *instant);
+	void (*task)(void *state, const struct astro_trace_task *task);
+	void (*data)(void *state, const struct astro_trace_data *data);
+	int (*end)(void *state);
+	/** Room for growth: zero. */
+	void *reserved[8];
+};
+
+/**
+ * Makes format available to the trace converter. Call it from a format
+ * plugin's init; format must outlive the process (a static const). Returns
+ * 0; -EINVAL (one message naming the plugin) for a format of another ABI
+ * version, without a name, with a name of other characters than letters,
+ * digits, '_' and '-', or without begin and end; -EEXIST when a format of
+ * that name is registered already (the first one stays).
+ */
+int astro_trace_format_register(const struct astro_trace_format *format);
+
+/**
+ * Loads the format plugins (format_*.so) of the plugin directories not
+ * loaded yet (the built-in one or ASTROLABE_PLUGIN_DIR, then
+ * STARPU_PLUGIN_PATH), running their init; works without starpu_init(). A
+ * bad plugin gets one message and is skipped. Returns how many formats are
+ * registered.
+ */
+int astro_trace_formats_load(void);
+
+/** The n-th registered format in registration order (n from 0), NULL past the last. */
+const struct astro_trace_format *astro_trace_format_nth(unsigned n);
+
+/** Where the n-th format comes from: the plugin's file, or "built in". NULL past the last. */
+const char *astro_trace_format_origin(unsigned n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __ASTROLABE_TRACE_FORMAT_H__ */

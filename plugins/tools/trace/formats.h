@@ -1,0 +1,42 @@
+/* The converter's output formats (astrolabe/trace_format.h): which are on, and the dispatch of the stream to them (formats.c). */
+#ifndef __ASTRO_TRACE_FORMATS_H__
+#define __ASTRO_TRACE_FORMATS_H__
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <astrolabe/trace_format.h>
+
+struct trace_formats
+{
+	GPtrArray *names_off, *names_on; /* -no-format, -format: names as given */
+	bool list;                       /* -formats */
+	GPtrArray *on;                   /* const struct astro_trace_format *, those writing this conversion */
+	GPtrArray *states;               /* what each one's begin returned (NULL: it failed and was told) */
+	bool failed;                     /* a format could not begin or end */
+};
+
+/* Takes argv[*i] when it is -formats, -no-format NAME or -format NAME (moving *i past NAME): 1; -1 when NAME is
+ * missing (told); 0 when it is another option. */
+int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i);
+/* The formats built in and those of the plugins, the command line's choice applied: 0, or 1 for an unknown name (told). */
+int trace_formats_select(struct trace_formats *f);
+/* -formats: every format, on or off, and where it comes from. */
+void trace_formats_print(const struct trace_formats *f, FILE *out);
+/* Begins each format on; one that cannot is told and left out (failed). */
+void trace_formats_begin(struct trace_formats *f, const struct astro_trace_format_options *options);
+void trace_formats_process(struct trace_formats *f, const struct astro_trace_process *p);
+void trace_formats_location(struct trace_formats *f, const struct astro_trace_location *l);
+void trace_formats_state(struct trace_formats *f, const struct astro_trace_state *s);
+void trace_formats_counter(struct trace_formats *f, const struct astro_trace_counter *c);
+void trace_formats_dependency(struct trace_formats *f, const struct astro_trace_dependency *d);
+void trace_formats_instant(struct trace_formats *f, const struct astro_trace_instant *i);
+void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t);
+void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d);
+/* Whether some format on takes tasks (their record is then built). */
+bool trace_formats_want_tasks(const struct trace_formats *f);
+/* Ends each format that began: one whose output is incomplete is told (failed). */
+void trace_formats_end(struct trace_formats *f);
+void trace_formats_free(struct trace_formats *f);
+
+#endif

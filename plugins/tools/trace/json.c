@@ -1,0 +1,179 @@
+/*
+ * trace.json: the Chrome / Perfetto trace-event format (open it at
+ * https://ui.perfetto.dev or chrome://tracing), written through the trace
+ * format API (astrolabe/trace_format.h) like a plugin's format. It is built
+ * into the converter rather than a plugin of its own: it is always there
+ * (a static build too), and trace.html shares its string writer.
+ *
+ * One process per archive (pid: its rank), one track per location (tid: its
+ * id), tasks and states as X slices, counters as C events, dependencies as
+ * flows (s at the end of the predecessor, f with bp e at the start of the
+ * successor), user and program events as instants.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "json.h"
+
+struct json
+{
+	FILE *f;
+	bool first;   /* no event written yet: no comma before the next */
+	int rank;     /* the pid of the events of the archive being read */
+};
+
+void trace_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == '<')
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* Microseconds, the format's unit, from the converter's nanoseconds. */
+static double us(uint64_t date)
+{
+	return (double)date / 1e3;
+}
+
+/* Starts an event of the traceEvents list. */
+static FILE *event(struct json *j)
+{
+	fputs(j->first ? "\n" : ",\n", j->f);
+	j->first = false;
+	return j->f;
+}
+
+static void *json_begin(const struct astro_trace_format_options *options)
+{
+	char *path = g_build_filename(options->dir, "trace.json", NULL);
+	FILE *f = fopen(path, "w");
+	g_free(path);
+	if (!f)
+		return NULL;
+	struct json *j = g_new0(struct json, 1);
+	j->f = f;
+	j->first = true;
+	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"Astrolabe starpu_fxt_tool\"},\"traceEvents\":[", f);
+	return j;
+}
+
+static void json_process(void *state, const struct astro_trace_process *p)
+{
+	struct json *j = state;
+	j->rank = p->rank;
+	FILE *f = event(j);
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":", j->rank);
+	trace_json_string(f, p->multi ? p->input : "StarPU program");
+	fputs("}}", f);
+}
+
+static void json_location(void *state, const struct astro_trace_location *l)
+{
+	struct json *j = state;
+	FILE *f = event(j);
+	fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"name\":", j->rank, l->id);
+	trace_json_string(f, l->name);
+	fputs("}}", f);
+	f = event(j);
+	fprintf(f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu64 ",\"args\":{\"sort_index\":%" PRIu64 "}}",
+		j->rank, l->id, l->id);
+}
+
+/* A task's execution or a state, as a slice when it is left. */
+static void json_state(void *state, const struct astro_trace_state *s)
+{
+	struct json *j = state;
+	if (!s->left)
+		return;
+	FILE *f = event(j);
+	fputs("{\"name\":", f);
+	trace_json_string(f, s->name);
+	fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%" PRIu64, s->is_task ? "task" : "state",
+		us(s->begin), (double)(s->end - s->begin) / 1e3, j->rank, s->location->id);
+	const struct astro_trace_task *t = s->task;
+	if (t) {
+		fprintf(f, ",\"args\":{\"JobId\":%" PRIu64 ",\"Footprint\":\"%08x\",\"Tag\":\"%" PRIx64 "\",\"Size\":%" PRIu64
+			   ",\"Priority\":%d,\"GFlop\":%f,\"WorkerId\":%d",
+			t->job, t->footprint, t->tag, t->size, t->priority, t->flops / 1e9, t->worker);
+		if (t->model) {
+			fputs(",\"Model\":", f);
+			trace_json_string(f, t->model);
+		}
+		fputs("}", f);
+	}
+	fputs("}", f);
+}
+
+/* A value of a counter track (one track per name and process); a burst's key is a track of its own category. */
+static void json_counter(void *state, const struct astro_trace_counter *c)
+{
+	struct json *j = state;
+	FILE *f = event(j);
+	fputs("{\"name\":", f);
+	trace_json_string(f, c->name);
+	if (c->kind == ASTRO_TRACE_COUNTER_BURST) {
+		fprintf(f, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c->date), j->rank,
+			c->raw);
+		return;
+	}
+	fprintf(f, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{", us(c->date), j->rank);
+	trace_json_string(f, c->name);
+	fprintf(f, ":%.17g}}", c->value);
+}
+
+/* A dependency flow: s just before the end of the predecessor, f (bp e) at the start of the successor. */
+static void json_dependency(void *state, const struct astro_trace_dependency *d)
+{
+	struct json *j = state;
+	if (d->phase != 1 && d->phase != 2)
+		return;
+	const char *ph = d->phase == 1 ? "s" : "f";
+	double ts = d->phase == 1 ? us(d->date) - 0.001 : us(d->date);
+	fprintf(event(j), "{\"name\":\"dependency\",\"cat\":\"dep\",\"ph\":\"%s\",%s\"id\":%u,\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}",
+		ph, d->phase == 2 ? "\"bp\":\"e\"," : "", d->flow, ts, j->rank, d->location);
+}
+
+/* A user event (scope thread) or a program event (scope global). */
+static void json_instant(void *state, const struct astro_trace_instant *i)
+{
+	struct json *j = state;
+	FILE *f = event(j);
+	fputs("{\"name\":", f);
+	trace_json_string(f, i->name);
+	fprintf(f, ",\"cat\":\"event\",\"ph\":\"i\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%d,\"tid\":%" PRIu64 "}", i->kind == 0 ? "t" : "g",
+		us(i->date), j->rank, i->location ? i->location->id : 0);
+}
+
+static int json_end(void *state)
+{
+	struct json *j = state;
+	fputs("\n]}\n", j->f);
+	int ret = (ferror(j->f) | (fclose(j->f) != 0)) ? -EIO : 0;
+	g_free(j);
+	return ret;
+}
+
+const struct astro_trace_format trace_json_format = {
+	.abi_version = ASTRO_TRACE_FORMAT_ABI_VERSION,
+	.name = "json",
+	.description = "trace.json: Chrome / Perfetto trace events (tasks, states, counters, dependencies, events)",
+	.begin = json_begin,
+	.process = json_process,
+	.location = json_location,
+	.state = json_state,
+	.counter = json_counter,
+	.dependency = json_dependency,
+	.instant = json_instant,
+	.end = json_end,
+};
