@@ -1321,6 +1321,8 @@ TEST(TraceThrottle, HeldSubmitterIsInStateTh)
 	Output r = run("recsel -c -e 'N = \"Throttling task submission\"' '" + out + "/trace.rec'");
 	ASSERT_EQ(r.status, 0) << r.text;
 	EXPECT_GE(atoi(r.text.c_str()), 1) << r.text;
+}
+
 // ------------------------------------------------------------------ -memory-states, -no-acquire, -internal
 
 // A disk node under a 1 MiB main memory: 2 MiB of data evicted to it and back (Reclaiming, WritingBack, DriverCopy); an
