@@ -19,6 +19,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace astro_test;
 
@@ -200,6 +201,112 @@ TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 	Output flushes = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c BUFFER_FLUSH");
 	EXPECT_GE(atoi(flushes.text.c_str()), 1) << "the application thread's 2 MiB filled up at least once";
 	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
+}
+
+// The application thread's records, past STARPU_TRACE_BUFFER_SIZE MiB (1, the
+// least), go to its spill file while the run goes on, several times; at
+// shutdown they are replayed into the archive before what stayed in memory.
+// Every task is there once, in submission order, with its attributes (a name
+// that changes, a priority, a colour, an iteration and subiteration), and no
+// spill file is left.
+constexpr int kSpillTasks = 18000;
+uint64_t spilled_bytes; // the spill files' size at the end of the run, before shutdown
+
+uint64_t spill_files_size(const std::string &dir)
+{
+	Output o = run("cat '" + dir + "'/.prof_file_*/raw.* | wc -c");
+	return strtoull(o.text.c_str(), nullptr, 10);
+}
+
+TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
+{
+	if (!have_program("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	static std::string path;
+	TraceDir dir;
+	path = dir.path();
+	{
+		ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+		traced_run(dir, [] {
+			static starpu_codelet alpha = cpu_codelet(noop, 0, "alpha");
+			static starpu_codelet beta = cpu_codelet(noop, 0, "beta");
+			for (int i = 0; i < kSpillTasks; i++) {
+				struct starpu_task *t = starpu_task_create();
+				t->cl = i % 3 ? &alpha : &beta; // a Name attribute at each change
+				t->use_tag = 1;
+				t->tag_id = i;
+				t->priority = i % 7 + 1;
+				t->color = 0x10 + i % 5;
+				starpu_iteration_push(i);
+				starpu_iteration_push(i % 11);
+				ASSERT_EQ(starpu_task_submit(t), 0);
+				starpu_iteration_pop();
+				starpu_iteration_pop();
+			}
+			ASSERT_EQ(starpu_task_wait_for_all(), 0);
+			spilled_bytes = spill_files_size(path);
+		});
+	}
+	EXPECT_GT(spilled_bytes, 1u << 20) << "the application thread's 1 MiB was spilled at least twice";
+	EXPECT_EQ(run("find '" + dir.path() + "' -name 'raw.*'").text, "") << "no spill file is left";
+
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
+	EXPECT_EQ(count(o.text, "Region: \"alpha\"") + count(o.text, "Region: \"beta\""), 2u * kSpillTasks) << "one ENTER and one LEAVE per task";
+	// Each task's tag once, in submission order, and the dates never go back.
+	std::istringstream lines(o.text);
+	std::string line;
+	long next_tag = 0;
+	unsigned long long last = 0;
+	bool ordered = true;
+	while (std::getline(lines, line)) {
+		std::istringstream fields(line);
+		std::string event;
+		unsigned long long location = 0, ts = 0;
+		if (!(fields >> event >> location >> ts))
+			continue;
+		if (ts < last)
+			ordered = false;
+		last = ts;
+		size_t at = line.find("Parameter: \"task_tag\"");
+		if (at != std::string::npos) {
+			long tag = atol(line.c_str() + line.find("Value: ", at) + 7);
+			EXPECT_EQ(tag, next_tag) << line;
+			next_tag = tag + 1;
+		}
+	}
+	EXPECT_TRUE(ordered) << "events in time order";
+	EXPECT_EQ(next_tag, kSpillTasks);
+
+	Output c = run(tool() + " -d '" + dir.path() + "/out' -i '" + dir.archive() + "'");
+	ASSERT_EQ(c.status, 0) << c.text;
+	EXPECT_FALSE(contains(c.text, "incomplete")) << c.text;
+	std::string tasks = read_file(dir.path() + "/out/tasks.rec");
+	EXPECT_EQ(count(tasks, "Name: beta\n"), (size_t)(kSpillTasks + 2) / 3);
+	std::vector<bool> seen(kSpillTasks);
+	size_t records = 0, twice = 0, wrong = 0;
+	long tag = -1, priority = -1, iteration = -1;
+	std::istringstream rec(tasks + "\n");
+	while (std::getline(rec, line)) {
+		if (line.compare(0, 5, "Tag: ") == 0)
+			tag = strtol(line.c_str() + 5, nullptr, 16);
+		else if (line.compare(0, 10, "Priority: ") == 0)
+			priority = atol(line.c_str() + 10);
+		else if (line.compare(0, 11, "Iteration: ") == 0)
+			iteration = atol(line.c_str() + 11);
+		if (!line.empty() || (tag < 0 && priority < 0 && iteration < 0))
+			continue;
+		ASSERT_TRUE(tag >= 0 && tag < kSpillTasks) << "a task record without its tag: " << records;
+		records++;
+		twice += seen[tag];
+		seen[tag] = true;
+		if ((priority != tag % 7 + 1 || iteration != tag) && wrong++ == 0)
+			ADD_FAILURE() << "task " << tag << ": priority " << priority << ", iteration " << iteration;
+		tag = priority = iteration = -1;
+	}
+	EXPECT_EQ(records, (size_t)kSpillTasks);
+	EXPECT_EQ(twice, 0u) << "each task once";
+	EXPECT_EQ(wrong, 0u);
 }
 
 TEST(Trace, OffLeavesNoFile)
@@ -898,6 +1005,51 @@ TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
 	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
 	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
 	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
+	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+}
+
+void spill_failure_run(const std::string &dir)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit limit = { 256 * 1024, 256 * 1024 };
+	setrlimit(RLIMIT_FSIZE, &limit);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+	std::string err = stderr_of([&] {
+		traced_run(dir, [] {
+			// More than 1 MiB of records on this thread: its buffer is spilled, and the file may not grow that much.
+			for (int i = 0; i < 60000; i++)
+				starpu_fxt_trace_user_event(i);
+			starpu_codelet cl = cpu_codelet(noop, 0, "after");
+			for (int i = 0; i < 100; i++)
+				if (submit_detached(&cl) != 0)
+					exit(2);
+			starpu_task_wait_for_all();
+		});
+	});
+	fprintf(stderr, "%s[astrolabe] messages: %zu\nrun went on\n", err.c_str(), count(err, "[astrolabe]"));
+	exit(0);
+}
+
+// The disk fills up while a full buffer is spilled during the run: one
+// message (at shutdown, naming the spill file), the run goes on, and the
+// converter says the archive is incomplete.
+TEST(TraceDeathTest, FullDiskDuringASpillLeavesOneMessageAndAnIncompleteTrace)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	std::unique_ptr<TraceDir> own;
+	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
+	if (dir.empty()) {
+		own.reset(new TraceDir);
+		dir = own->path();
+	}
+	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
+	EXPECT_EXIT(spill_failure_run(dir), testing::ExitedWithCode(0),
+		    "writing the trace failed \\(writing [^\n]*raw\\.[0-9]+: [^\n]*\\): [^\n]*incomplete \\(disk full\\?\\)\n"
+		    "\\[astrolabe\\] messages: 1\nrun went on");
+	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
+	EXPECT_EQ(run("find '" + dir + "' -name 'raw.*'").text, "") << "no spill file is left";
+	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
+	EXPECT_TRUE(contains(o.text, "incomplete")) << o.text;
 	EXPECT_TRUE(contains(o.text, archive)) << o.text;
 }
 

@@ -1061,11 +1061,16 @@ static void fini(void)
 	rec.subscription = -1;
 	/* The workers have stopped: each location's records (its spill file, then its buffer) go into OTF2, one location
 	 * at a time, so OTF2 keeps at most one location's chunk budget. */
-	OTF2_AttributeList *attrs = OTF2_AttributeList_New();
 	for (struct location *l = rec.locations; l; l = l->next) {
 		tag_deps_flush(l);
-		if (l->raw.failed && !__atomic_exchange_n(&rec.flush_failed, 1, __ATOMIC_RELAXED))
+		/* A spill that failed during the run comes first in the message. */
+		if (l->raw.failed && !rec.flush_failed) {
+			rec.flush_failed = 1;
 			snprintf(rec.first_error, sizeof(rec.first_error), "writing %s: %s", l->raw.path, strerror(l->raw.error));
+		}
+	}
+	OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+	for (struct location *l = rec.locations; l; l = l->next) {
 		OTF2_EvtWriter *writer = OTF2_Archive_GetEvtWriter(rec.archive, l->id);
 		l->nevents = 0;
 		OTF2_ErrorCode status = raw_replay(&l->raw, writer, attrs, &replay_clock, &l->nevents);
