@@ -92,30 +92,46 @@ static OTF2_ErrorCode replay_words(const uint64_t *p, const uint64_t *end, OTF2_
 				   uint64_t *clock, uint64_t *nevents)
 {
 	while (p < end) {
-		uint64_t h = p[0];
-		enum raw_op op = (enum raw_op)(h & 0xff);
-		uint32_t ref = (uint32_t)(h >> 32);
-		size_t words = op == RAW_ENTER || op == RAW_LEAVE || op == RAW_ATTR ? 2 : 3;
-		if ((size_t)(end - p) < words)
+		uint64_t h = *p++;
+		enum raw_op op = (enum raw_op)(h & RAW_OP_MASK);
+		uint32_t ref = (uint32_t)(h >> 4) & 0x0fffffff;
+		uint64_t value = 0;
+		/* The words that follow the first. */
+		size_t more = (op != RAW_ENTER && op != RAW_LEAVE && op != RAW_PARAM_SHORT) + (op != RAW_ATTR && op != RAW_TIME && (h & RAW_WIDE));
+		if ((size_t)(end - p) < more)
 			return OTF2_ERROR_INVALID_DATA;
-		uint64_t ts = p[1], value = words == 3 ? p[2] : 0;
-		p += words;
+		if (op != RAW_ATTR && op != RAW_TIME && (h & RAW_WIDE))
+			ref = (uint32_t)*p++;
+		if (op == RAW_PARAM_SHORT) {
+			ref = (uint32_t)(h >> 4) & 63;
+			*clock += (h >> 10) & 0x3fffff;
+			value = h >> 32;
+		} else if (op != RAW_ATTR && op != RAW_TIME) {
+			*clock += h >> 32;
+		}
+		if (op != RAW_ENTER && op != RAW_LEAVE && op != RAW_PARAM_SHORT)
+			value = *p++;
+		OTF2_TimeStamp ts = *clock;
 		OTF2_ErrorCode status;
 		switch (op) {
+		case RAW_TIME:
+			*clock = value;
+			continue;
 		case RAW_ATTR: {
-			OTF2_Type type = (OTF2_Type)(h >> 8);
-			OTF2_AttributeList_AddAttribute(attrs, ref, type, attribute_value(type, p[-1]));
+			OTF2_Type type = (OTF2_Type)(h >> 4);
+			OTF2_AttributeList_AddAttribute(attrs, (OTF2_AttributeRef)(h >> 32), type, attribute_value(type, value));
 			continue;
 		}
-		case RAW_ENTER: status = OTF2_EvtWriter_Enter(writer, attrs, *clock = ts, ref); break;
-		case RAW_LEAVE: status = OTF2_EvtWriter_Leave(writer, attrs, *clock = ts, ref); break;
-		case RAW_PARAM: status = OTF2_EvtWriter_ParameterUnsignedInt(writer, attrs, *clock = ts, ref, value); break;
-		case RAW_PARAM_STRING: status = OTF2_EvtWriter_ParameterString(writer, attrs, *clock = ts, ref, (OTF2_StringRef)value); break;
+		case RAW_ENTER: status = OTF2_EvtWriter_Enter(writer, attrs, ts, ref); break;
+		case RAW_LEAVE: status = OTF2_EvtWriter_Leave(writer, attrs, ts, ref); break;
+		case RAW_PARAM:
+		case RAW_PARAM_SHORT: status = OTF2_EvtWriter_ParameterUnsignedInt(writer, attrs, ts, ref, value); break;
+		case RAW_PARAM_STRING: status = OTF2_EvtWriter_ParameterString(writer, attrs, ts, ref, (OTF2_StringRef)value); break;
 		case RAW_METRIC: {
 			OTF2_Type type = OTF2_TYPE_DOUBLE;
 			OTF2_MetricValue v;
 			memcpy(&v.floating_point, &value, sizeof(v.floating_point));
-			status = OTF2_EvtWriter_Metric(writer, attrs, *clock = ts, ref, 1, &type, &v);
+			status = OTF2_EvtWriter_Metric(writer, attrs, ts, ref, 1, &type, &v);
 			break;
 		}
 		default: return OTF2_ERROR_INVALID_DATA;
@@ -142,9 +158,19 @@ static OTF2_ErrorCode replay_file(struct raw_writer *w, OTF2_EvtWriter *writer, 
 	return status;
 }
 
+void raw_time(struct raw_writer *w, uint64_t ts)
+{
+	if (w->pos > w->limit)
+		raw_spill(w);
+	w->pos[0] = RAW_TIME;
+	w->pos[1] = ts;
+	w->pos += 2;
+}
+
 OTF2_ErrorCode raw_replay(struct raw_writer *w, OTF2_EvtWriter *writer, OTF2_AttributeList *attrs, uint64_t *clock,
 			  uint64_t *nevents)
 {
+	*clock = 0;
 	OTF2_ErrorCode status = replay_file(w, writer, attrs, clock, nevents);
 	/* After a failed spill the archive holds what came before it, no gap. */
 	if (status == OTF2_SUCCESS && !w->failed && w->buf)
