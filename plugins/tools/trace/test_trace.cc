@@ -963,6 +963,18 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	EXPECT_TRUE(contains(read_file(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
 }
 
+// A death test's folder: the child runs the test again from the start and
+// finds the parent's folder in the environment (own is the parent's).
+std::string death_test_dir(std::unique_ptr<TraceDir> &own)
+{
+	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
+	if (dir.empty()) {
+		own.reset(new TraceDir);
+		dir = own->path();
+	}
+	return dir;
+}
+
 void full_disk_run(const std::string &dir)
 {
 	signal(SIGXFSZ, SIG_IGN);
@@ -985,13 +997,8 @@ void full_disk_run(const std::string &dir)
 TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
 {
 	GTEST_FLAG_SET(death_test_style, "threadsafe");
-	// The child runs this test again from the start: it finds the parent's folder in the environment.
 	std::unique_ptr<TraceDir> own;
-	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
-	if (dir.empty()) {
-		own.reset(new TraceDir);
-		dir = own->path();
-	}
+	std::string dir = death_test_dir(own);
 	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
 	EXPECT_EXIT(full_disk_run(dir), testing::ExitedWithCode(0),
 		    "writing the trace failed .*incomplete \\(disk full\\?\\)(.|\n)*run went on");
@@ -1030,11 +1037,7 @@ TEST(TraceDeathTest, FullDiskDuringASpillLeavesOneMessageAndAnIncompleteTrace)
 {
 	GTEST_FLAG_SET(death_test_style, "threadsafe");
 	std::unique_ptr<TraceDir> own;
-	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
-	if (dir.empty()) {
-		own.reset(new TraceDir);
-		dir = own->path();
-	}
+	std::string dir = death_test_dir(own);
 	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
 	EXPECT_EXIT(spill_failure_run(dir), testing::ExitedWithCode(0),
 		    "writing the trace failed \\(writing [^\n]*raw\\.[0-9]+: [^\n]*\\): [^\n]*incomplete \\(disk full\\?\\)\n"
