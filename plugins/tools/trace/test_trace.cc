@@ -203,55 +203,64 @@ TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
 }
 
-// The application thread's records, past STARPU_TRACE_BUFFER_SIZE MiB (1, the
-// least), go to its spill file while the run goes on, several times; at
-// shutdown they are replayed into the archive before what stayed in memory.
-// Every task is there once, in submission order, with its attributes (a name
-// that changes, a priority, a colour, an iteration and subiteration), and no
-// spill file is left.
-constexpr int kSpillTasks = 28000;
-uint64_t spilled_bytes; // the spill files' size at the end of the run, before shutdown
+// A thread's records, past STARPU_TRACE_BUFFER_SIZE MiB (1, the least), go
+// to its spill file while the run goes on, several times; at shutdown they
+// are replayed into the archive before what stayed in memory. One worker runs
+// tasks of 8 handles each (~400 bytes of records per task: each handle an
+// event with two attributes). Every task is there once, in submission order,
+// with its attributes (a priority, an iteration, its handles), and no spill
+// file is left.
+constexpr int kSpillTasks = 7000;
+constexpr int kSpillHandles = 8;
+uint64_t spilled_bytes; // the worker's spill file's size at the end of the run, before shutdown
 
-uint64_t spill_files_size(const std::string &dir)
+void spilling_run(const std::string &dir)
 {
-	Output o = run("cat '" + dir + "'/.prof_file_*/raw.* | wc -c");
-	return strtoull(o.text.c_str(), nullptr, 10);
+	ScopedEnv trace("STARPU_FXT_TRACE", "1");
+	ScopedEnv prefix("STARPU_FXT_PREFIX", dir);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+	ScopedEnv events("STARPU_FXT_EVENTS", "TASK"); // fewer events to read back
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	static double v[kSpillHandles][4];
+	starpu_data_handle_t h[kSpillHandles];
+	for (int k = 0; k < kSpillHandles; k++)
+		starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t)v[k], 4, sizeof(double));
+	static starpu_codelet cl = cpu_codelet(noop, kSpillHandles, "reader");
+	for (int k = 0; k < kSpillHandles; k++)
+		cl.modes[k] = STARPU_R;
+	for (int i = 0; i < kSpillTasks; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		for (int k = 0; k < kSpillHandles; k++)
+			t->handles[k] = h[k];
+		t->priority = i % 7 + 1;
+		starpu_iteration_push(i);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+		starpu_iteration_pop();
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	Output o = run("cat '" + dir + "'/.prof_file_*/raw.0 | wc -c");
+	spilled_bytes = strtoull(o.text.c_str(), nullptr, 10);
+	for (int k = 0; k < kSpillHandles; k++)
+		starpu_data_unregister(h[k]);
 }
 
 TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
 {
 	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
-	static std::string path;
 	TraceDir dir;
-	path = dir.path();
-	{
-		ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
-		ScopedEnv events("STARPU_FXT_EVENTS", "TASK"); // fewer events to read back
-		traced_run(dir, [] {
-			static starpu_codelet alpha = cpu_codelet(noop, 0, "alpha");
-			static starpu_codelet beta = cpu_codelet(noop, 0, "beta");
-			for (int i = 0; i < kSpillTasks; i++) {
-				struct starpu_task *t = starpu_task_create();
-				t->cl = i % 3 ? &alpha : &beta; // a Name attribute at each change
-				t->priority = i % 7 + 1;
-				t->color = 0x10 + i % 5;
-				starpu_iteration_push(i);
-				starpu_iteration_push(i % 11);
-				ASSERT_EQ(starpu_task_submit(t), 0);
-				starpu_iteration_pop();
-				starpu_iteration_pop();
-			}
-			ASSERT_EQ(starpu_task_wait_for_all(), 0);
-			spilled_bytes = spill_files_size(path);
-		});
-	}
-	EXPECT_GT(spilled_bytes, 1u << 20) << "the application thread's 1 MiB was spilled at least twice";
+	spilling_run(dir.path());
+	EXPECT_GT(spilled_bytes, 1u << 20) << "the worker's 1 MiB was spilled at least twice";
 	EXPECT_EQ(run("find '" + dir.path() + "' -name 'raw.*'").text, "") << "no spill file is left";
 
 	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
 	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
-	EXPECT_EQ(count(o.text, "Region: \"alpha\"") + count(o.text, "Region: \"beta\""), 2u * kSpillTasks) << "one ENTER and one LEAVE per task";
+	EXPECT_EQ(count(o.text, "Region: \"reader\""), 2u * kSpillTasks) << "one ENTER and one LEAVE per task";
+	EXPECT_EQ(count(o.text, "Parameter: \"handle\""), (size_t)kSpillTasks * kSpillHandles);
+	EXPECT_EQ(count(o.text, "(\"Mode\" <"), (size_t)kSpillTasks * kSpillHandles) << "each handle's attributes, also across spills";
+	EXPECT_EQ(count(o.text, "(\"Size\" <"), (size_t)kSpillTasks * (kSpillHandles + 1) + kSpillHandles) << "each handle's, each task's, each registration's";
 	// Each task's submission once, in order, and the dates never go back.
 	std::istringstream lines(o.text);
 	std::string line;
@@ -282,7 +291,7 @@ TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
 	ASSERT_EQ(c.status, 0) << c.text;
 	EXPECT_FALSE(contains(c.text, "incomplete")) << c.text;
 	std::string tasks = read_file(dir.path() + "/out/tasks.rec");
-	EXPECT_EQ(count(tasks, "Name: beta\n"), (size_t)(kSpillTasks + 2) / 3);
+	EXPECT_EQ(count(tasks, "Parameters: "), (size_t)kSpillTasks);
 	std::vector<bool> seen(kSpillTasks);
 	size_t records = 0, twice = 0, wrong = 0;
 	for (size_t at = tasks.find("Priority: "); at != std::string::npos; at = tasks.find("Priority: ", at + 1)) {
