@@ -21,6 +21,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace astro_test;
 
@@ -202,6 +203,114 @@ TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 	Output flushes = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c BUFFER_FLUSH");
 	EXPECT_GE(atoi(flushes.text.c_str()), 1) << "the application thread's 2 MiB filled up at least once";
 	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
+}
+
+// A thread's records, past STARPU_TRACE_BUFFER_SIZE MiB (1, the least), go
+// to its spill file while the run goes on, several times; at shutdown they
+// are replayed into the archive before what stayed in memory. One worker runs
+// tasks of 8 handles each (~400 bytes of records per task: each handle an
+// event with two attributes). Every task is there once, in submission order,
+// with its attributes (a priority, an iteration, its handles), and no spill
+// file is left.
+constexpr int kSpillTasks = 7000;
+constexpr int kSpillHandles = 8;
+uint64_t spilled_bytes; // the worker's spill file's size at the end of the run, before shutdown
+
+void spilling_run(const std::string &dir)
+{
+	ScopedEnv trace("STARPU_FXT_TRACE", "1");
+	ScopedEnv prefix("STARPU_FXT_PREFIX", dir);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+	ScopedEnv events("STARPU_FXT_EVENTS", "TASK"); // fewer events to read back
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	static double v[kSpillHandles][4];
+	starpu_data_handle_t h[kSpillHandles];
+	for (int k = 0; k < kSpillHandles; k++)
+		starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t)v[k], 4, sizeof(double));
+	static starpu_codelet cl = cpu_codelet(noop, kSpillHandles, "reader");
+	for (int k = 0; k < kSpillHandles; k++)
+		cl.modes[k] = STARPU_R;
+	for (int i = 0; i < kSpillTasks; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		for (int k = 0; k < kSpillHandles; k++)
+			t->handles[k] = h[k];
+		t->priority = i % 7 + 1;
+		starpu_iteration_push(i);
+		ASSERT_EQ(starpu_task_submit(t), 0);
+		starpu_iteration_pop();
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	Output o = run("cat '" + dir + "'/.prof_file_*/raw.0 | wc -c");
+	spilled_bytes = strtoull(o.text.c_str(), nullptr, 10);
+	for (int k = 0; k < kSpillHandles; k++)
+		starpu_data_unregister(h[k]);
+}
+
+TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
+{
+	if (!have_program("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	spilling_run(dir.path());
+	EXPECT_GT(spilled_bytes, 1u << 20) << "the worker's 1 MiB was spilled at least twice";
+	EXPECT_EQ(run("find '" + dir.path() + "' -name 'raw.*'").text, "") << "no spill file is left";
+
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
+	EXPECT_EQ(count(o.text, "Region: \"reader\""), 2u * kSpillTasks) << "one ENTER and one LEAVE per task";
+	EXPECT_EQ(count(o.text, "Parameter: \"handle\""), (size_t)kSpillTasks * kSpillHandles);
+	EXPECT_EQ(count(o.text, "(\"Mode\" <"), (size_t)kSpillTasks * kSpillHandles) << "each handle's attributes, also across spills";
+	EXPECT_EQ(count(o.text, "(\"Size\" <"), (size_t)kSpillTasks * (kSpillHandles + 1) + kSpillHandles) << "each handle's, each task's, each registration's";
+	// Each task's submission once, in order, and the dates never go back.
+	std::istringstream lines(o.text);
+	std::string line;
+	long submits = 0, job = 0;
+	unsigned long long last = 0;
+	bool ordered = true;
+	while (std::getline(lines, line)) {
+		std::istringstream fields(line);
+		std::string event;
+		unsigned long long location = 0, ts = 0;
+		if (!(fields >> event >> location >> ts))
+			continue;
+		if (ts < last)
+			ordered = false;
+		last = ts;
+		size_t at = line.find("Parameter: \"submit\"");
+		if (at != std::string::npos) {
+			long value = atol(line.c_str() + line.find("Value: ", at) + 7);
+			EXPECT_GT(value, job) << line;
+			job = value;
+			submits++;
+		}
+	}
+	EXPECT_TRUE(ordered) << "events in time order";
+	EXPECT_EQ(submits, kSpillTasks);
+
+	Output c = run(tool() + " -no-counter -no-events -d '" + dir.path() + "/out' -i '" + dir.archive() + "'");
+	ASSERT_EQ(c.status, 0) << c.text;
+	EXPECT_FALSE(contains(c.text, "incomplete")) << c.text;
+	std::string tasks = read_file(dir.path() + "/out/tasks.rec");
+	EXPECT_EQ(count(tasks, "Parameters: "), (size_t)kSpillTasks);
+	std::vector<bool> seen(kSpillTasks);
+	size_t records = 0, twice = 0, wrong = 0;
+	for (size_t at = tasks.find("Priority: "); at != std::string::npos; at = tasks.find("Priority: ", at + 1)) {
+		long priority = atol(tasks.c_str() + at + 10);
+		size_t end = std::min(tasks.find("\n\n", at), tasks.size()), it = tasks.find("\nIteration: ", at);
+		// The iteration tells the task.
+		long iteration = it < end ? atol(tasks.c_str() + it + 12) : -1;
+		ASSERT_TRUE(iteration >= 0 && iteration < kSpillTasks) << "a task record without its iteration: " << tasks.substr(at, 200);
+		records++;
+		twice += seen[iteration];
+		seen[iteration] = true;
+		if (priority != iteration % 7 + 1 && wrong++ == 0)
+			ADD_FAILURE() << "task " << iteration << ": priority " << priority;
+	}
+	EXPECT_EQ(records, (size_t)kSpillTasks);
+	EXPECT_EQ(twice, 0u) << "each task once";
+	EXPECT_EQ(wrong, 0u);
 }
 
 TEST(Trace, OffLeavesNoFile)
@@ -1022,6 +1131,18 @@ TEST(TraceTool, GenerateTraceWritesFormatPlugins)
 	EXPECT_TRUE(file_exists(dir.path() + "/trace.json"));
 }
 
+// A death test's folder: the child runs the test again from the start and
+// finds the parent's folder in the environment (own is the parent's).
+std::string death_test_dir(std::unique_ptr<TraceDir> &own)
+{
+	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
+	if (dir.empty()) {
+		own.reset(new TraceDir);
+		dir = own->path();
+	}
+	return dir;
+}
+
 void full_disk_run(const std::string &dir)
 {
 	signal(SIGXFSZ, SIG_IGN);
@@ -1044,19 +1165,55 @@ void full_disk_run(const std::string &dir)
 TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
 {
 	GTEST_FLAG_SET(death_test_style, "threadsafe");
-	// The child runs this test again from the start: it finds the parent's folder in the environment.
 	std::unique_ptr<TraceDir> own;
-	std::string dir = env_or("ASTRO_TRACE_DEATH_DIR", "");
-	if (dir.empty()) {
-		own.reset(new TraceDir);
-		dir = own->path();
-	}
+	std::string dir = death_test_dir(own);
 	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
 	EXPECT_EXIT(full_disk_run(dir), testing::ExitedWithCode(0),
 		    "writing the trace failed .*incomplete \\(disk full\\?\\)(.|\n)*run went on");
 	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
 	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
 	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
+	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+}
+
+void spill_failure_run(const std::string &dir)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit limit = { 256 * 1024, 256 * 1024 };
+	setrlimit(RLIMIT_FSIZE, &limit);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+	std::string err = stderr_of([&] {
+		traced_run(dir, [] {
+			// More than 1 MiB of records on this thread: its buffer is spilled, and the file may not grow that much.
+			for (int i = 0; i < 200000; i++)
+				starpu_fxt_trace_user_event(i);
+			starpu_codelet cl = cpu_codelet(noop, 0, "after");
+			for (int i = 0; i < 100; i++)
+				if (submit_detached(&cl) != 0)
+					exit(2);
+			starpu_task_wait_for_all();
+		});
+	});
+	fprintf(stderr, "%s[astrolabe] messages: %zu\nrun went on\n", err.c_str(), count(err, "[astrolabe]"));
+	exit(0);
+}
+
+// The disk fills up while a full buffer is spilled during the run: one
+// message (at shutdown, naming the spill file), the run goes on, and the
+// converter says the archive is incomplete.
+TEST(TraceDeathTest, FullDiskDuringASpillLeavesOneMessageAndAnIncompleteTrace)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	std::unique_ptr<TraceDir> own;
+	std::string dir = death_test_dir(own);
+	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
+	EXPECT_EXIT(spill_failure_run(dir), testing::ExitedWithCode(0),
+		    "writing the trace failed \\(writing [^\n]*raw\\.[0-9]+: [^\n]*\\): [^\n]*incomplete \\(disk full\\?\\)\n"
+		    "\\[astrolabe\\] messages: 1\nrun went on");
+	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
+	EXPECT_EQ(run("find '" + dir + "' -name 'raw.*'").text, "") << "no spill file is left";
+	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
+	EXPECT_TRUE(contains(o.text, "incomplete")) << o.text;
 	EXPECT_TRUE(contains(o.text, archive)) << o.text;
 }
 

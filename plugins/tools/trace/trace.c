@@ -2,12 +2,13 @@
  * The trace recorder (STARPU_FXT_TRACE=1): an observer of the kernel's
  * observation hub that writes an OTF2 archive, the FxT-free counterpart of
  * StarPU's prof_file. Each thread that reports a moment gets its own OTF2
- * location and event writer the first time (one lock then); afterwards an
- * event is appended to that thread's OTF2 buffer without any lock. OTF2
- * flushes a buffer to its file when its memory is used up, and at shutdown
- * the definitions (strings, regions per task name, locations) are written
- * and the archive's folder is renamed into place, so a reader never sees a
- * half archive under the final name.
+ * location and raw buffer the first time (one lock then); afterwards an
+ * event is appended to that buffer as a fixed-layout record, without any
+ * lock and without OTF2 (raw.h); a full buffer is written to the thread's
+ * spill file. At shutdown each thread's records are replayed into its OTF2
+ * event writer, the definitions (strings, regions per task name, locations)
+ * are written and the archive's folder is renamed into place, so a reader
+ * never sees a half archive under the final name.
  *
  * Layout: <STARPU_FXT_PREFIX>/<STARPU_FXT_SUFFIX or prof_file_<USER>>_<id>/traces.otf2
  * (+ traces.def and traces/). starpu_fxt_tool converts it (schema.h says what
@@ -33,6 +34,7 @@
 #include <unistd.h>
 #include "schema.h"
 #include "convert.h"
+#include "raw.h"
 
 #define WHAT "trace"
 #define MAX_DEPTH 16
@@ -52,10 +54,9 @@ enum category
 /* One per thread that reported a moment in this session; only that thread writes it until shutdown. */
 struct location
 {
-	OTF2_EvtWriter *writer;
-	OTF2_AttributeList *attrs;
+	struct raw_writer raw;      /* this thread's events until shutdown (raw.h) */
 	uint64_t id;
-	uint64_t nevents;
+	uint64_t nevents;           /* counted when replayed into OTF2 */
 	uint64_t last_ts;
 	uint64_t first_ts;
 	unsigned depth;
@@ -213,6 +214,8 @@ static uint32_t cached(struct location *l, int cache, const char *s)
 
 /* ------------------------------------------------------------ locations */
 
+static size_t raw_buffer_bytes; /* STARPU_TRACE_BUFFER_SIZE */
+
 static struct location *location_new(int workerid)
 {
 	struct location *l = calloc(1, sizeof(*l));
@@ -228,11 +231,12 @@ static struct location *location_new(int workerid)
 		l->id = TRACE_APP_LOCATION_BASE + rec.napp_threads++;
 		snprintf(l->name, sizeof(l->name), "UserThread%ld", l->tid);
 	}
-	l->writer = OTF2_Archive_GetEvtWriter(rec.archive, l->id);
-	l->attrs = OTF2_AttributeList_New();
 	l->next = rec.locations;
 	rec.locations = l;
 	pthread_mutex_unlock(&rec.lock);
+	char spill[PATH_MAX + 32];
+	snprintf(spill, sizeof(spill), "%s/raw.%llu", rec.tmp_dir, (unsigned long long)l->id);
+	raw_init(&l->raw, raw_buffer_bytes, spill);
 	return l;
 }
 
@@ -244,7 +248,7 @@ static inline uint64_t ns_of(double time_us)
 /* This thread's location; made at its first event, whose date is the location's first. */
 static inline struct location *here(const struct astro_event *e)
 {
-	if (__builtin_expect(self.generation != generation || !self.location, 0)) {
+	if (__builtin_expect(self.generation != generation, 0)) { /* 0 (no location yet) is no session's */
 		self.location = location_new(e->workerid);
 		self.location->first_ts = self.location->last_ts = ns_of(e->time_us);
 		self.generation = generation;
@@ -263,43 +267,50 @@ static inline uint64_t stamp(struct location *l, double time_us)
 
 /* ------------------------------------------------------------- recording */
 
+/* Each event is appended to the thread's raw buffer with the attributes ADD_* gave it (raw.h); OTF2 encodes them at shutdown. */
 static void enter(struct location *l, uint64_t ts, uint32_t region)
 {
 	if (l->depth < MAX_DEPTH)
 		l->stack[l->depth] = region;
 	l->depth++;
-	l->nevents++;
-	OTF2_EvtWriter_Enter(l->writer, l->attrs, ts, region);
+	raw_event(&l->raw, RAW_ENTER, region, ts, 0);
 }
 
 /* Leaves region if it is the innermost open one (a moment seen after recording started may end a region never entered). */
 static void leave(struct location *l, uint64_t ts, uint32_t region)
 {
 	if (!l->depth || (l->depth <= MAX_DEPTH && l->stack[l->depth - 1] != region)) {
-		OTF2_AttributeList_RemoveAllAttributes(l->attrs);
+		raw_attr_clear(&l->raw);
 		return;
 	}
 	l->depth--;
-	l->nevents++;
-	OTF2_EvtWriter_Leave(l->writer, l->attrs, ts, region);
+	raw_event(&l->raw, RAW_LEAVE, region, ts, 0);
 }
 
 static void param(struct location *l, uint64_t ts, enum trace_parameter p, uint64_t value)
 {
-	l->nevents++;
-	OTF2_EvtWriter_ParameterUnsignedInt(l->writer, l->attrs, ts, p, value);
+	raw_event(&l->raw, RAW_PARAM, p, ts, value);
 }
 
 static void param_string(struct location *l, uint64_t ts, enum trace_parameter p, const char *s)
 {
-	l->nevents++;
-	OTF2_EvtWriter_ParameterString(l->writer, l->attrs, ts, p, intern(s));
+	raw_event(&l->raw, RAW_PARAM_STRING, p, ts, intern(s));
 }
 
-#define ADD_U64(l, a, v) OTF2_AttributeList_AddUint64((l)->attrs, (a), (v))
-#define ADD_U32(l, a, v) OTF2_AttributeList_AddUint32((l)->attrs, (a), (v))
-#define ADD_I32(l, a, v) OTF2_AttributeList_AddInt32((l)->attrs, (a), (v))
-#define ADD_STR(l, a, v) OTF2_AttributeList_AddStringRef((l)->attrs, (a), (v))
+/* A sampled counter's value (an OTF2 metric event of the counter's class). */
+static void metric(struct location *l, uint64_t ts, uint32_t metric, double value)
+{
+	raw_event(&l->raw, RAW_METRIC, metric, ts, raw_double_bits(value));
+}
+
+/* The attributes of the next event (schema.h's types). */
+#define ADD_U64(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_UINT64, (uint64_t)(v))
+#define ADD_U32(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_UINT32, (uint32_t)(v))
+#define ADD_I32(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_INT32, (uint32_t)(int32_t)(v))
+#define ADD_STR(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_STRING, (uint32_t)(v))
+#define ADD_U8(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_UINT8, (uint8_t)(v))
+#define ADD_I64(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_INT64, (uint64_t)(int64_t)(v))
+#define ADD_DOUBLE(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_DOUBLE, raw_double_bits(v))
 
 static void task_started(struct location *l, uint64_t ts, const struct astro_event *e)
 {
@@ -321,7 +332,7 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 		ADD_U64(l, A_SIZE, total);
 	}
 	if (task->flops != 0.0)
-		OTF2_AttributeList_AddDouble(l->attrs, A_FLOPS, task->flops);
+		ADD_DOUBLE(l, A_FLOPS, task->flops);
 	enter(l, ts, region);
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
@@ -369,10 +380,10 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 		ADD_I32(l, A_PRIORITY, task->priority);
 	long it = __atomic_load_n(&iterations[0], __ATOMIC_RELAXED);
 	if (it >= 0) {
-		OTF2_AttributeList_AddInt64(l->attrs, A_ITERATION, it);
+		ADD_I64(l, A_ITERATION, it);
 		long sub = __atomic_load_n(&iterations[1], __ATOMIC_RELAXED);
 		if (sub >= 0)
-			OTF2_AttributeList_AddInt64(l->attrs, A_SUBITERATION, sub);
+			ADD_I64(l, A_SUBITERATION, sub);
 	}
 	unsigned color = task->color ? task->color : (task->cl ? task->cl->color : 0);
 	if (color)
@@ -553,7 +564,7 @@ static void observe(const struct astro_event *e, void *arg)
 			tag_deps_flush(l);
 		ADD_U64(l, A_JOB_ID, e->job_id);
 		if (e->nimpl)
-			OTF2_AttributeList_AddUint8(l->attrs, A_DEP_KIND, (uint8_t)e->nimpl);
+			ADD_U8(l, A_DEP_KIND, e->nimpl);
 		param(l, ts, P_DEPENDENCY, e->other_id);
 		break;
 	case ASTRO_MOMENT_WORKER_INIT_BEGIN: enter(l, ts, S_INITIALIZING); break;
@@ -582,7 +593,7 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_MEMORY_STATE_END:
 		ADD_U32(l, A_DST_NODE, e->dst_node);
 		if (e->nimpl)
-			OTF2_AttributeList_AddUint8(l->attrs, A_MEMORY_STATE, (uint8_t)e->nimpl);
+			ADD_U8(l, A_MEMORY_STATE, e->nimpl);
 		if (e->object)
 			ADD_U64(l, A_HANDLE, (uint64_t)(uintptr_t)e->object);
 		param(l, ts, e->moment == ASTRO_MOMENT_MEMORY_STATE_BEGIN ? P_MEMORY_STATE_BEGIN : P_MEMORY_STATE_END, e->bytes);
@@ -641,11 +652,9 @@ static void observe(const struct astro_event *e, void *arg)
 		break;
 	case ASTRO_MOMENT_COUNTER_SAMPLED:
 		if (e->label) {
-			OTF2_Type type = OTF2_TYPE_DOUBLE;
-			OTF2_MetricValue value;
-			memcpy(&value.floating_point, &e->other_id, sizeof(value.floating_point));
-			l->nevents++;
-			OTF2_EvtWriter_Metric(l->writer, l->attrs, ts, cached(l, 3, e->label), 1, &type, &value);
+			double value;
+			memcpy(&value, &e->other_id, sizeof(value));
+			metric(l, ts, cached(l, 3, e->label), value);
 		}
 		break;
 	case ASTRO_MOMENT_MPI_SEND:
@@ -785,20 +794,24 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 	return OTF2_FLUSH;
 }
 
+/* OTF2 writes events at shutdown only, replaying each thread's records (raw.h): replay_clock is the date of the one
+ * being written. A flush is dated by it, never after the events that follow. */
+static uint64_t replay_clock;
+
 static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef location)
 {
 	(void)user;
 	(void)type;
 	(void)location;
-	return (OTF2_TimeStamp)(starpu_timing_now() * 1000.0);
+	return replay_clock;
 }
 
 static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
 
-/* Each OTF2 buffer (one per thread) keeps at most chunk_budget chunks: when they
- * are used up, allocate() says no and OTF2 writes them to the file (pre_flush
- * says yes), frees them all (kept for reuse) and asks again. So a long run
- * keeps a bounded memory, as StarPU's STARPU_TRACE_BUFFER_SIZE does. */
+/* Each OTF2 buffer (one per thread, filled at shutdown by the replay) keeps at
+ * most chunk_budget chunks: when they are used up, allocate() says no and OTF2
+ * writes them to the file (pre_flush says yes), frees them all (kept for reuse)
+ * and asks again. So the replay of a long run keeps a bounded memory. */
 #define EVENT_CHUNK (1024 * 1024)
 struct chunk_pool
 {
@@ -896,6 +909,7 @@ static void free_tables(void)
 	rec.region_names = rec.region_kind = NULL;
 	for (struct location *l = rec.locations, *next; l; l = next) {
 		next = l->next;
+		raw_discard(&l->raw);
 		free(l);
 	}
 	rec.locations = NULL;
@@ -932,11 +946,12 @@ static int init(void)
 			       "point STARPU_FXT_PREFIX to a writable directory", prefix, strerror(errno));
 		return ASTRO_PLUGIN_DECLINE;
 	}
-	/* STARPU_TRACE_BUFFER_SIZE: MiB of events each thread keeps before writing them (default 8). */
-	chunk_budget = 8;
+	/* STARPU_TRACE_BUFFER_SIZE: MiB of events each thread keeps before writing them to its spill file (default 8,
+	 * at least 1); OTF2's buffers of the replay keep as much (at least 2 chunks). */
 	const char *size = getenv("STARPU_TRACE_BUFFER_SIZE");
-	if (size && atoi(size) > 0)
-		chunk_budget = (unsigned)atoi(size) < 2 ? 2 : (unsigned)atoi(size);
+	unsigned mib = size && atoi(size) > 0 ? (unsigned)atoi(size) : 8;
+	raw_buffer_bytes = (size_t)mib << 20;
+	chunk_budget = mib < 2 ? 2 : mib;
 	rec.flush_failed = 0;
 	rec.mpi_size = 0; /* a later session may not use MPI */
 	rec.first_error[0] = '\0';
@@ -1088,13 +1103,27 @@ static void fini(void)
 		return;
 	astro_observe_unsubscribe(rec.subscription);
 	rec.subscription = -1;
-	/* The workers have stopped: their locations are written from here on. */
+	/* The workers have stopped: each location's records (its spill file, then its buffer) go into OTF2, one location
+	 * at a time, so OTF2 keeps at most one location's chunk budget. */
 	for (struct location *l = rec.locations; l; l = l->next) {
 		tag_deps_flush(l);
-		if (OTF2_Archive_CloseEvtWriter(rec.archive, l->writer) != OTF2_SUCCESS)
+		/* A spill that failed during the run comes first in the message. */
+		if (l->raw.failed && !rec.flush_failed) {
 			rec.flush_failed = 1;
-		OTF2_AttributeList_Delete(l->attrs);
+			snprintf(rec.first_error, sizeof(rec.first_error), "writing %s: %s", l->raw.path, strerror(l->raw.error));
+		}
 	}
+	OTF2_AttributeList *attrs = OTF2_AttributeList_New();
+	for (struct location *l = rec.locations; l; l = l->next) {
+		OTF2_EvtWriter *writer = OTF2_Archive_GetEvtWriter(rec.archive, l->id);
+		l->nevents = 0;
+		OTF2_ErrorCode status = raw_replay(&l->raw, writer, attrs, &replay_clock, &l->nevents);
+		if (status != OTF2_SUCCESS && !__atomic_exchange_n(&rec.flush_failed, 1, __ATOMIC_RELAXED))
+			snprintf(rec.first_error, sizeof(rec.first_error), "the events of %s: %s", l->name, OTF2_Error_GetDescription(status));
+		if (OTF2_Archive_CloseEvtWriter(rec.archive, writer) != OTF2_SUCCESS)
+			rec.flush_failed = 1;
+	}
+	OTF2_AttributeList_Delete(attrs);
 	OTF2_Archive_CloseEvtFiles(rec.archive);
 	OTF2_Archive_OpenDefFiles(rec.archive);
 	for (struct location *l = rec.locations; l; l = l->next) {

@@ -1,0 +1,126 @@
+/*
+ * The recorder's deferred event writer. While the run goes on, an event is
+ * appended to its thread's own buffer as a fixed-layout record (no lock, no
+ * call into OTF2: a few stores); a full buffer is written with one write() to
+ * the thread's spill file and reused. At shutdown each thread's spill file
+ * then its buffer are replayed, in order, into its OTF2 event writer. So the
+ * encoding of OTF2 (attribute lists, compressed integers, chunks) leaves the
+ * task path, as StarPU's FxT keeps raw records during the run.
+ *
+ * A record is one to three 64-bit words; the first holds its kind (3 bits)
+ * and, for an event, a reference (28 bits: the region of an Enter or Leave,
+ * the parameter, the metric; larger ones follow in a word of their own, flag
+ * RAW_WIDE) and the time since the location's previous event (32 bits, ns;
+ * a longer gap is a RAW_TIME record of the absolute date before the event):
+ *   Enter, Leave    op | ref << 4 | dt << 32
+ *   short param     op | ref << 4 (6 bits) | dt << 10 (22 bits) | value << 32
+ *                   (a parameter of a 32-bit value, less than 4 ms after)
+ *   other events    op | ref << 4 | dt << 32, then the value (the
+ *                   parameter's, the string's id, the metric's double)
+ *   attribute       op | OTF2 type << 4 | id << 32, then the value (an
+ *                   integer zero-extended, a double's bits)
+ *   time            op, then the date (ns)
+ * An event's attributes are the records just before it. A task of the chain
+ * benchmark takes 56 bytes (seven events).
+ */
+#ifndef __ASTRO_TRACE_RAW_H__
+#define __ASTRO_TRACE_RAW_H__
+
+#include <otf2/otf2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum raw_op { RAW_ENTER, RAW_LEAVE, RAW_PARAM, RAW_PARAM_SHORT, RAW_PARAM_STRING, RAW_METRIC, RAW_ATTR, RAW_TIME };
+#define RAW_OP_MASK 7u
+#define RAW_WIDE 8u /* the reference is in the next word */
+
+/* The longest record, in words (a wide event after its time): past buf's end minus this, a record spills the buffer first. */
+#define RAW_MAX_RECORD 5
+
+struct raw_writer
+{
+	uint64_t *pos;       /* where the next record goes */
+	uint64_t *limit;     /* buf's end minus RAW_MAX_RECORD */
+	uint64_t *mark;      /* after the last event: the attributes from there on wait for theirs */
+	uint64_t last;       /* the date of the last event */
+	uint64_t *buf;
+	int fd;              /* the spill file, opened at the first spill */
+	bool failed;         /* a spill failed: nothing more is kept (the archive holds what came before) */
+	int error;           /* errno of that failure */
+	uint64_t spilled;    /* bytes in the spill file */
+	char *path;
+};
+
+/* A writer of a bytes-byte buffer spilling to path (created at the first spill). */
+void raw_init(struct raw_writer *w, size_t bytes, const char *path);
+
+/* Writes the buffer's events to the spill file and empties it but for the attributes waiting (called when full). */
+void raw_spill(struct raw_writer *w);
+
+/* Replays the spill file then the buffer into writer (attrs: a list for its attributes), setting *clock to the date
+ * of each record before it goes to OTF2 (OTF2's flush callback dates a flush by it) and counting the events written
+ * in *nevents. Then removes the spill file and frees the writer. Returns OTF2's first failure (OTF2_SUCCESS). */
+OTF2_ErrorCode raw_replay(struct raw_writer *w, OTF2_EvtWriter *writer, OTF2_AttributeList *attrs, uint64_t *clock,
+			  uint64_t *nevents);
+
+/* Appends a RAW_TIME record of ts (a gap of 4 s or more, or the first event). */
+void raw_time(struct raw_writer *w, uint64_t ts);
+
+/* Frees the writer and removes its spill file without replaying. */
+void raw_discard(struct raw_writer *w);
+
+/* An attribute of the next event. */
+static inline void raw_attr(struct raw_writer *w, uint32_t id, OTF2_Type type, uint64_t bits)
+{
+	if (__builtin_expect(w->pos > w->limit, 0))
+		raw_spill(w);
+	uint64_t *p = w->pos;
+	p[0] = RAW_ATTR | (uint64_t)type << 4 | (uint64_t)id << 32;
+	p[1] = bits;
+	w->pos = p + 2;
+}
+
+/* A double's bits, for raw_attr and raw_event. */
+static inline uint64_t raw_double_bits(double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
+/* Drops the attributes waiting (their event is not written). */
+static inline void raw_attr_clear(struct raw_writer *w)
+{
+	w->pos = w->mark;
+}
+
+/* Appends an event; op is a constant at each call (and ref often), so most tests of the layout fold away. */
+static inline void raw_event(struct raw_writer *w, enum raw_op op, uint32_t ref, uint64_t ts, uint64_t value)
+{
+	uint64_t dt = ts - w->last;
+	if (__builtin_expect(dt >> 32, 0)) {
+		raw_time(w, ts);
+		dt = 0;
+	}
+	w->last = ts;
+	if (__builtin_expect(w->pos > w->limit, 0))
+		raw_spill(w);
+	uint64_t *p = w->pos;
+	if (op == RAW_PARAM && ref < 64 && !((value >> 32) | (dt >> 22))) {
+		p[0] = RAW_PARAM_SHORT | (uint64_t)ref << 4 | dt << 10 | value << 32;
+		p += 1;
+	} else {
+		bool wide = ref >> 28;
+		p[0] = op | (wide ? RAW_WIDE : (uint64_t)ref << 4) | dt << 32;
+		p += 1;
+		if (__builtin_expect(wide, 0))
+			*p++ = ref;
+		if (op != RAW_ENTER && op != RAW_LEAVE)
+			*p++ = value;
+	}
+	w->pos = w->mark = p;
+}
+
+#endif /* __ASTRO_TRACE_RAW_H__ */
