@@ -36,6 +36,7 @@
 #include "gflops.h"
 #include "paje_sort.h"
 #include "memstates.h"
+#include "ctxstates.h"
 #include "trace_html.h"
 #include "schema.h"
 
@@ -49,6 +50,7 @@ struct options
 {
 	bool colors, no_events, no_counter, no_bus, no_flops, no_smooth, label_deps, number_events;
 	bool memory_states, no_acquire, internal; /* StarPU's -memory-states, -no-acquire, -internal */
+	bool use_task_color;   /* -use-task-color: the Ctx values in the task's colour (ctxstates.c) */
 	const char *paje, *dir;
 	GPtrArray *inputs;
 	struct trace_formats formats; /* -formats, -no-format, -format: trace.json and the plugins' (formats.c) */
@@ -91,6 +93,7 @@ struct task
 	int worker;
 	uint64_t start_location;
 	int64_t iteration, subiteration; /* -1: none */
+	unsigned sched_ctx;  /* the scheduling context it ran in (0: the default one) */
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
 	GArray *deps;     /* struct dep; NULL until the first */
 	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
@@ -362,7 +365,7 @@ static void emit_data(struct converter *c, const struct data *d)
 }
 
 /* Paje wants one word or a quoted string. */
-static void paje_word(FILE *f, const char *s)
+void paje_word(FILE *f, const char *s)
 {
 	if (*s && !strpbrk(s, " \t\"")) {
 		fputs(s, f);
@@ -484,13 +487,17 @@ static void paje_header(struct converter *c)
 		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
 		NULL,
 	};
-	for (const char *const *t = types; *t; t++)
+	for (const char *const *t = types; *t; t++) {
 		fprintf(f, "%s\n", *t);
+		if (strcmp(*t, "3\tWS\tW\t\"Worker State\"") == 0)
+			ctxstates_types(f);
+	}
 	if (c->opt.memory_states)
 		memstates_event_types(f);
 	for (size_t i = 0; i < G_N_ELEMENTS(thread_states); i++) {
 		fprintf(f, "6\t%s\tS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
 		fprintf(f, "6\t%s\tWS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+		ctxstates_state_values(f, thread_states[i][0], thread_states[i][1], thread_states[i][2]);
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(user_states); i++)
 		fprintf(f, "6\t%s\tUS\t\"%s\"\t\"%s\"\n", user_states[i][0], user_states[i][1], user_states[i][2]);
@@ -762,6 +769,7 @@ static void define_task_value(struct converter *c, const char *name, const struc
 	fputs("\tWS\t", c->paje);
 	paje_word(c->paje, name);
 	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+	ctxstates_task_values(c->paje, name, rgb, c->opt.use_task_color);
 }
 
 /* An application state's value for container type type (WS or US), defined before its first use. */
@@ -825,6 +833,11 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%s%" PRIu64 "\t%s%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
 		t->footprint, t->tag, c->pre, t->job, c->pre, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
 		t->subiteration);
+	if (t->sched_ctx) {
+		char job[48];
+		snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, t->job);
+		ctxstates_task_begin(c->paje, ms(c, ts), l->alias, t->sched_ctx, name, t->size, params->str, t->footprint, t->tag, job);
+	}
 	g_string_free(params, TRUE);
 	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
 }
@@ -910,6 +923,7 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			t->size = a.v[A_SIZE].uint64;
 		if (a.has[A_FLOPS])
 			t->flops = a.v[A_FLOPS].float64;
+		t->sched_ctx = a.has[A_SCHED_CTX] && a.v[A_SCHED_CTX].uint32 <= CTXSTATES_N ? a.v[A_SCHED_CTX].uint32 : 0;
 		l->task_job = job;
 		/* The handles follow as "handle" events at the same date: the Paje lines wait for the next other event. */
 		if (t->handles)
@@ -1945,7 +1959,7 @@ corrupt:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-memory-states] [-no-acquire] [-internal] [-no-format NAME] [-format NAME] [-o paje.trace] [-d dir] -i trace...\n"
+	fprintf(f, "Usage: " TOOL " [-c] [-no-events] [-no-counter] [-no-bus] [-no-flops] [-no-smooth] [-label-deps] [-number-events] [-memory-states] [-no-acquire] [-internal] [-use-task-color] [-no-format NAME] [-format NAME] [-o paje.trace] [-d dir] -i trace...\n"
 		   "       " TOOL " -formats\n"
 		   "Converts the OTF2 trace a run with STARPU_FXT_TRACE=1 left (the folder STARPU_FXT_PREFIX/prof_file_<user>_0)\n"
 		   "into paje.trace, dag.dot, tasks.rec, sched_tasks.rec, trace.rec, data.rec, activity.data, comms.rec,\n"
@@ -1972,14 +1986,10 @@ static void usage(FILE *f)
 		   "  -formats       list the trace formats (trace.json's and the format_* plugins'), on or off, and exit\n"
 		   "  -no-format NAME  do not write trace format NAME (json: no trace.json)\n"
 		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
-		   "  -use-task-color: StarPU's, not supported (refused)\n"
+		   "  -use-task-color the scheduling contexts' task states (InCtx1..InCtx9) in the task's colour instead of\n"
+		   "                 one colour per context\n"
 		   "  -h, --help     display this help and exit\n");
 }
-
-/* StarPU's options this converter cannot honour, and why: refused rather than ignored. */
-static const char *const unsupported[][2] = {
-	{ "-use-task-color", "paje.trace draws no scheduling-context (Ctx) states to colour" },
-};
 
 static int parse(struct options *o, int argc, char **argv)
 {
@@ -2020,6 +2030,8 @@ static int parse(struct options *o, int argc, char **argv)
 			o->no_acquire = true;
 		} else if (strcmp(a, "-internal") == 0) {
 			o->internal = true;
+		} else if (strcmp(a, "-use-task-color") == 0) {
+			o->use_task_color = true;
 		} else if ((taken = trace_formats_option(&o->formats, argc, argv, &i)) != 0) {
 			if (taken < 0)
 				return 1;
@@ -2029,10 +2041,6 @@ static int parse(struct options *o, int argc, char **argv)
 		} else if (a[0] != '-') {
 			g_ptr_array_add(o->inputs, argv[i]);
 		} else {
-			for (size_t k = 0; k < G_N_ELEMENTS(unsupported); k++)
-				if (strcmp(a, unsupported[k][0]) == 0)
-					return error("option '%s' is not supported: %s; leave it out (also of STARPU_GENERATE_TRACE_OPTIONS)", a,
-						     unsupported[k][1]);
 			usage(stderr);
 			return error("unknown option '%s'", a);
 		}

@@ -87,7 +87,8 @@
 	X(A_MEMORY_STATE, "MemoryState", UINT8) \
 	X(A_COHERENCY, "Coherency", UINT32) \
 	X(A_PREFETCH, "Prefetch", UINT32) \
-	X(A_ACQUIRE, "Acquire", UINT32)
+	X(A_ACQUIRE, "Acquire", UINT32) \
+	X(A_SCHED_CTX, "SchedCtx", UINT32)   /* on a task's Enter: the scheduling context it runs in, when not 0 */
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \

@@ -661,15 +661,6 @@ TEST_F(Converted, OptionsAsStarPUs)
 	Output bad = run(tool() + " -frobnicate -i '" + dir_.archive() + "'");
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "unknown option '-frobnicate'")) << bad.text;
-	// StarPU's options this converter cannot honour are refused, each with its reason, nothing written.
-	for (const char *opt : { "-use-task-color" }) {
-		std::string out3 = dir_.path() + "/refused";
-		Output r = run(tool() + " " + opt + " -d '" + out3 + "' -i '" + dir_.archive() + "'");
-		EXPECT_NE(r.status, 0) << opt;
-		EXPECT_TRUE(contains(r.text, std::string("option '") + opt + "' is not supported: ")) << r.text;
-		EXPECT_EQ(count(r.text, "\n"), 1u) << "one message: " << r.text;
-		EXPECT_FALSE(file_exists(out3)) << opt;
-	}
 }
 
 // trace.html without a modular scheduler: the page says there is nothing to animate.
@@ -1768,6 +1759,126 @@ TEST(MemoryStatesInput, ArchiveWithoutDataCategoryConvertsWithTheOptions)
 	Output bad = run(tool() + " -memory-states -internal -i '" + dir.path() + "/nothing-here'");
 	EXPECT_NE(bad.status, 0);
 	EXPECT_TRUE(contains(bad.text, "nothing-here")) << bad.text;
+}
+
+
+// Scheduling contexts: StarPU's InCtx<k> states. Worker 0 alone in one context, worker 1 in another; tasks reach the
+// first through task->sched_ctx, the second through starpu_sched_ctx_set_context (the submitting thread's default),
+// and one more runs in the default context (0), which has no Ctx state.
+constexpr int kCtxTasks = 4;
+unsigned g_ctx[2];
+
+void two_contexts()
+{
+	static starpu_codelet in_a = cpu_codelet(noop, 0, "in_a");
+	static starpu_codelet in_b = cpu_codelet(noop, 0, "in_b");
+	static starpu_codelet plain = cpu_codelet(noop, 0, "plain");
+	in_b.color = 0x3366ff;
+	int w0[] = { 0 }, w1[] = { 1 };
+	g_ctx[0] = starpu_sched_ctx_create(w0, 1, "ctx_a", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	g_ctx[1] = starpu_sched_ctx_create(w1, 1, "ctx_b", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	ASSERT_NE(g_ctx[0], g_ctx[1]);
+	for (int i = 0; i < kCtxTasks; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &in_a;
+		t->sched_ctx = g_ctx[0];
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	starpu_sched_ctx_set_context(&g_ctx[1]);
+	for (int i = 0; i < kCtxTasks; i++)
+		ASSERT_EQ(submit_detached(&in_b), 0);
+	unsigned none = STARPU_NMAX_SCHED_CTXS;
+	starpu_sched_ctx_set_context(&none);
+	ASSERT_EQ(submit_detached(&plain), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_sched_ctx_delete(g_ctx[0]);
+	starpu_sched_ctx_delete(g_ctx[1]);
+}
+
+// The rows of a pj_dump output that start with prefix and end with suffix.
+std::vector<std::string> dump_rows(const std::string &dump, const std::string &prefix, const std::string &suffix)
+{
+	std::vector<std::string> found;
+	for (const std::string &line : lines_of(dump))
+		if (line.rfind(prefix, 0) == 0 && line.size() >= suffix.size() &&
+		    line.compare(line.size() - suffix.size(), suffix.size(), suffix) == 0)
+			found.push_back(line);
+	return found;
+}
+
+TEST(TraceSchedCtx, TasksOfAContextAreInCtxStatesOfItsWorkers)
+{
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	TraceDir dir;
+	std::string out;
+	ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, two_contexts, &out));
+	std::string paje = read_file(out + "/paje.trace");
+	const std::string a = std::to_string(g_ctx[0]), b = std::to_string(g_ctx[1]);
+	// The header: StarPU's 9 state types and the worker states' values for each.
+	for (int k = 1; k <= 9; k++) {
+		std::string ctx = "Ctx" + std::to_string(k);
+		EXPECT_TRUE(contains(paje, "3\t" + ctx + "\tW\t\"InCtx" + std::to_string(k) + "\"\n")) << k;
+		EXPECT_TRUE(contains(paje, "6\tB\t" + ctx + "\t\"Overhead\"\t\".5 .18 .0\"\n")) << k;
+		EXPECT_TRUE(contains(paje, "6\tin_a_" + std::to_string(k) + "\t" + ctx + "\tin_a\t\"")) << k;
+	}
+	EXPECT_TRUE(contains(paje, "6\tin_a_1\tCtx1\tin_a\t\"1.0 0.39 1.0\"\n")) << "StarPU's palette";
+	EXPECT_TRUE(contains(paje, "6\tin_b_2\tCtx2\tin_b\t\".0 1.0 .0\"\n"));
+	EXPECT_FALSE(contains(paje, "\tCtx0\t"));
+	// Each task of a context: one 10 and one 21 line on its worker, for its context only.
+	EXPECT_EQ(count(paje, "\tw0\tCtx" + a + "\tin_a\n"), (size_t)kCtxTasks) << paje.substr(0, 200);
+	EXPECT_EQ(count(paje, "\tw1\tCtx" + b + "\tin_b\n"), (size_t)kCtxTasks);
+	EXPECT_EQ(count(paje, "\n21\t"), (size_t)(2 * kCtxTasks));
+	EXPECT_FALSE(contains(paje, "\tplain\n21\t")) << "the default context has no Ctx state";
+	Output d = run("pj_dump '" + out + "/paje.trace'");
+	ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	std::string ctx_rows;
+	for (const std::string &row : dump_rows(d.text, "State, CPU", ""))
+		if (contains(row, "InCtx"))
+			ctx_rows += row + "\n";
+	// Each task twice at its start, as its WS state: event 10 (a zero-length row), then 21 until the worker's next task in
+	// that context (StarPU ends a Ctx state no other way).
+	EXPECT_EQ(dump_rows(d.text, "State, CPU0, InCtx" + a + ", ", ", in_a").size(), (size_t)(2 * kCtxTasks)) << ctx_rows;
+	EXPECT_EQ(dump_rows(d.text, "State, CPU1, InCtx" + b + ", ", ", in_b").size(), (size_t)(2 * kCtxTasks)) << ctx_rows;
+	EXPECT_TRUE(dump_rows(d.text, "State, CPU1, InCtx" + a, "").empty()) << "worker 1 is not in the first context";
+	EXPECT_TRUE(dump_rows(d.text, "State, CPU0, InCtx" + b, "").empty());
+	EXPECT_TRUE(dump_rows(d.text, "State, CPU", ", plain").size() >= 1u) << "its WS state";
+	EXPECT_EQ(dump_rows(d.text, "State, CPU0, InCtx", ", plain").size() + dump_rows(d.text, "State, CPU1, InCtx", ", plain").size(), 0u);
+
+	// -use-task-color: the Ctx values take the task's colour (in_b's codelet colour, in_a's default green).
+	std::string coloured = dir.path() + "/coloured";
+	Output o = run(tool() + " -use-task-color -d '" + coloured + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::string cpaje = read_file(coloured + "/paje.trace");
+	for (int k = 1; k <= 9; k++) {
+		EXPECT_TRUE(contains(cpaje, "6\tin_b_" + std::to_string(k) + "\tCtx" + std::to_string(k) + "\tin_b\t\"0.200000 0.400000 1.000000\"\n"))
+			<< k;
+		EXPECT_TRUE(contains(cpaje, "6\tin_a_" + std::to_string(k) + "\tCtx" + std::to_string(k) + "\tin_a\t\"0.000000 0.600000 0.400000\"\n"))
+			<< k;
+	}
+	EXPECT_FALSE(contains(cpaje, "\"1.0 0.39 1.0\"")) << "no palette colour left";
+	// Nothing else changes.
+	std::string palette_free = paje, task_coloured = cpaje;
+	for (std::string *text : { &palette_free, &task_coloured }) {
+		std::string kept;
+		for (const std::string &line : lines_of(*text))
+			if (!(line.rfind("6\t", 0) == 0 && line.find("\tCtx") != std::string::npos))
+				kept += line + "\n";
+		*text = kept;
+	}
+	EXPECT_EQ(palette_free, task_coloured);
+	Output cd = run("pj_dump '" + coloured + "/paje.trace'");
+	EXPECT_EQ(cd.status, 0) << cd.text.substr(0, 2000);
+}
+
+// A run without contexts: the header declares the Ctx types as StarPU does, and no state of the body uses them.
+TEST_F(Converted, NoContextNoCtxState)
+{
+	std::string paje = read_file(file("paje.trace"));
+	EXPECT_TRUE(contains(paje, "3\tCtx9\tW\t\"InCtx9\"\n"));
+	EXPECT_EQ(count(paje, "\n21\t"), 0u);
+	for (const std::string &line : lines_of(paje))
+		EXPECT_FALSE(line.rfind("10\t", 0) == 0 && line.find("\tCtx") != std::string::npos) << line;
 }
 
 } // namespace

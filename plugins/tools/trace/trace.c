@@ -333,6 +333,9 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 	}
 	if (task->flops != 0.0)
 		ADD_DOUBLE(l, A_FLOPS, task->flops);
+	/* Resolved at submission (starpu_sched_ctx_set_context's default included) and kept until the end. */
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		ADD_U32(l, A_SCHED_CTX, task->sched_ctx);
 	enter(l, ts, region);
 	for (unsigned i = 0; i < n; i++) {
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
