@@ -151,7 +151,7 @@ struct astro_trace_state
 {
 	const struct astro_trace_location *location;
 	const char *name;
-	/** 1 for a task's execution (task is set at the leave), 0 for a state. */
+	/** 1 for a task's execution (task is set), 0 for a state. */
 	int is_task;
 	/** 1 for a state the application opened (astro_instr_state_open()). */
 	int is_user;

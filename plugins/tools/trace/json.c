@@ -10,7 +10,6 @@
  * flows (s at the end of the predecessor, f with bp e at the start of the
  * successor), user and program events as instants.
  */
-#include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
