@@ -9,7 +9,8 @@
  * states entered and left on each location (task executions included),
  * counter values, dependencies, instant events, and, when they are complete,
  * each task's life (at its end) and each data handle (at its
- * unregistration), then end. Every callback may be NULL; every date is in
+ * unregistration), and the runtime's own jobs (at their submission), then
+ * end. Every callback may be NULL; every date is in
  * nanoseconds from the trace's origin (the earliest first event of the
  * archives converted together), per location in time order.
  *
@@ -134,7 +135,15 @@ struct astro_trace_task
 	/** The jobs it depended on. */
 	unsigned ndeps;
 	const uint64_t *deps;
-	void *reserved[4];
+	/**
+	 * The interface's description of each of its handles (as struct
+	 * astro_trace_data's) when the task was handed over, nhandles of them;
+	 * an entry is NULL when the handle's is unknown. Added in place of a
+	 * reserved pointer: same ABI version; NULL from a converter older than it.
+	 */
+	const char *const *descriptions;
+	/** Room for growth: NULL. */
+	void *reserved[3];
 };
 
 /** A state of a location: a task's execution or a runtime or application state (Sleeping, Callback...). */
@@ -142,7 +151,7 @@ struct astro_trace_state
 {
 	const struct astro_trace_location *location;
 	const char *name;
-	/** 1 for a task's execution (task is set at the leave), 0 for a state. */
+	/** 1 for a task's execution (task is set), 0 for a state. */
 	int is_task;
 	/** 1 for a state the application opened (astro_instr_state_open()). */
 	int is_user;
@@ -150,7 +159,11 @@ struct astro_trace_state
 	int left;
 	/** The date it was entered; end: the date it was left (at the leave). */
 	uint64_t begin, end;
-	/** The task executed (at the leave of a task), else NULL; its record comes later, in task. */
+	/**
+	 * The task run, at the enter and the leave of a task (its enter is
+	 * given once its handles are known, at the same date), else NULL; its
+	 * record comes later, in task.
+	 */
 	const struct astro_trace_task *task;
 	void *reserved[4];
 };
@@ -217,6 +230,27 @@ struct astro_trace_instant
 	void *reserved[4];
 };
 
+/**
+ * A job of the runtime's own, not a task of the application: a data
+ * acquisition (starpu_data_acquire*) or an internal job (unregister_submit,
+ * a prefetch...), given when it is submitted. Those that -no-acquire
+ * (acquisitions) or the default (internal jobs, unless -internal) leave out
+ * of the graph are not given, nor are their dependencies.
+ */
+struct astro_trace_job
+{
+	/** Its job id, as the dependencies name it. */
+	uint64_t job;
+	/** What it is ("acquire", "unregister_submit"...); "runtime" when unknown. */
+	const char *name;
+	/** 1 for a data acquisition, 0 for an internal job. */
+	int acquire;
+	/** When it was submitted. */
+	uint64_t date;
+	/** Room for growth: zero. */
+	void *reserved[4];
+};
+
 /** A data handle, given once, when it was unregistered (or at the end of its archive). */
 struct astro_trace_data
 {
@@ -259,8 +293,14 @@ struct astro_trace_format
 	void (*task)(void *state, const struct astro_trace_task *task);
 	void (*data)(void *state, const struct astro_trace_data *data);
 	int (*end)(void *state);
+	/**
+	 * A job of the runtime's own (struct astro_trace_job), when it is
+	 * submitted. Added in place of a reserved pointer: same ABI version; a
+	 * format built before it has it NULL.
+	 */
+	void (*job)(void *state, const struct astro_trace_job *job);
 	/** Room for growth: zero. */
-	void *reserved[8];
+	void *reserved[7];
 };
 
 /**

@@ -6,7 +6,9 @@
  * StarPU's field names, order and number formats (see ../shared/notes/traces.md
  * in the project's notes); and hands the same stream to the trace formats
  * (formats.c, astrolabe/trace_format.h): the Chrome/Perfetto trace.json
- * (json.c) and the format plugins' outputs.
+ * (json.c), StarPU's tasks.rec (tasks_rec.c), data.rec (data_rec.c),
+ * distrib.data (distrib.c), trace.rec (trace_rec.c) and dag.dot (dag.c),
+ * and the format plugins' outputs.
  *
  * OTF2's global reader hands the events over in time order, merged across
  * locations, so every file is written as the events come: the time-ordered
@@ -39,6 +41,7 @@
 #include "ctxstates.h"
 #include "trace_html.h"
 #include "schema.h"
+#include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
 #define ACTIVITY_PERIOD_MS 75.0
@@ -135,7 +138,8 @@ struct location
 	bool prev_has_tag;
 	uint64_t prev_tag;     /* the Tag of the last submit here */
 	uint64_t prev_job;     /* the job of the last submit here, whose tag a task_tag event gives */
-	bool task_pending;     /* its Paje lines wait for its "handle" events (same date) */
+	bool task_pending;     /* its Paje lines and its state's enter wait for its "handle" events (same date) */
+	const struct region *task_region; /* the region of that task */
 	uint64_t task_ts;
 	/* activity.data accumulators, ns */
 	uint64_t act_last, act_exec, act_sleep;
@@ -182,7 +186,7 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *trace_rec, *sched_rec, *activity, *tasks_rec, *data_rec, *dag, *comms, *distrib, *html_file;
+	FILE *paje, *sched_rec, *activity, *comms, *html_file;
 	FILE *papi;              /* papi.rec, created at the first PAPI value */
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
@@ -194,7 +198,6 @@ struct region
 	char *name;
 	bool task, user;        /* a task; a state of astro_instr_state_open() */
 	char *alias;    /* Paje value alias for states */
-	char *category; /* trace.rec category */
 };
 
 static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -313,16 +316,29 @@ static void emit_task(struct converter *c, const struct task *t)
 	if (!trace_formats_want_tasks(&c->opt.formats))
 		return;
 	struct astro_trace_task e = public_task(c, t);
-	uint64_t *deps = g_new(uint64_t, LEN(t->deps) + 1);
+	/* Its dependencies and its handles' descriptions, on the stack for most tasks. */
+	uint64_t deps_here[16];
+	const char *descriptions_here[16];
+	uint64_t *deps = LEN(t->deps) <= G_N_ELEMENTS(deps_here) ? deps_here : g_new(uint64_t, LEN(t->deps));
+	const char **descriptions =
+		LEN(t->handles) <= G_N_ELEMENTS(descriptions_here) ? descriptions_here : g_new(const char *, LEN(t->handles));
 	for (guint k = 0; k < LEN(t->deps); k++)
 		deps[k] = g_array_index(t->deps, struct dep, k).pred;
+	for (guint k = 0; k < LEN(t->handles); k++) {
+		const struct data *d = g_hash_table_lookup(c->data, &g_array_index(t->handles, struct handle_ref, k).handle);
+		descriptions[k] = d ? d->description : NULL;
+	}
 	e.ndeps = LEN(t->deps);
 	e.deps = deps;
+	e.descriptions = descriptions;
 	trace_formats_task(&c->opt.formats, &e);
-	g_free(deps);
+	if (deps != deps_here)
+		g_free(deps);
+	if (descriptions != descriptions_here)
+		g_free(descriptions);
 }
 
-/* Location l enters region r at begin, or leaves it (left) at end; t: the task it ran, at a task's leave. */
+/* Location l enters region r at begin, or leaves it (left) at end; t: the task it runs, at a task's enter and leave. */
 static void emit_state(struct converter *c, const struct location *l, const struct region *r, uint64_t begin, bool left, uint64_t end,
 		       const struct task *t)
 {
@@ -389,7 +405,7 @@ static uint32_t crc32_str(const char *s, uint32_t crc)
 	return ~crc;
 }
 
-static void hashed_color(const char *name, double rgb[3])
+void trace_hashed_color(const char *name, double rgb[3])
 {
 	static const char *const salt[3] = { "red", "green", "blue" };
 	double sum = 0;
@@ -604,11 +620,9 @@ static void coherency_param(struct converter *c, int p, uint64_t value, const st
 		g_hash_table_insert(c->runtime_jobs, GSIZE_TO_POINTER(value), GUINT_TO_POINTER(1 + acquire));
 		if (dag_hidden(c, value))
 			return;
-		/* As StarPU draws the tasks of its acquisitions and internal jobs: grey, named. */
-		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, value);
-		for (const char *s = a->has[A_NAME] ? string_of(c, a->v[A_NAME].stringRef) : "runtime"; *s; s++)
-			fprintf(c->dag, *s == '"' ? "\\%c" : "%c", *s);
-		fprintf(c->dag, "\", fillcolor=\"#aaaaaa\", fontcolor=\"white\"]\n");
+		struct astro_trace_job e = { .job = value, .name = a->has[A_NAME] ? string_of(c, a->v[A_NAME].stringRef) : "runtime",
+					     .acquire = acquire, .date = since_origin(c, ts) };
+		trace_formats_job(&c->opt.formats, &e);
 		return;
 	}
 	if (!c->opt.memory_states || src >= 64 || dst >= 64)
@@ -688,18 +702,6 @@ static void flush_pending(struct converter *c, struct location *l)
 	task_begin(c, l, l->task_ts, task_of(c, l->task_job));
 }
 
-static void trace_rec_state(struct converter *c, const char *kind, const char *name, const char *category, int worker,
-			    long thread, uint64_t ts)
-{
-	FILE *f = c->trace_rec;
-	fprintf(f, "E: %s\n", kind);
-	if (name) {
-		fprintf(f, "N: %s\n", name);
-		fprintf(f, "C: %s\n", category);
-	}
-	fprintf(f, "W: %d\nT: %ld\nS: %f\n\n", worker, thread, ms(c, ts));
-}
-
 static long thread_of(const struct location *l)
 {
 	if (l->worker)
@@ -708,13 +710,10 @@ static long thread_of(const struct location *l)
 }
 
 /* A worker location's state changes to region r (or to Overhead when r is NULL). */
-static void worker_state(struct converter *c, struct location *l, uint64_t ts, const struct region *r, bool after_task)
+static void worker_state(struct converter *c, struct location *l, uint64_t ts, const struct region *r)
 {
 	const char *alias = r ? r->alias : "B";
-	const char *name = r ? r->name : "Overhead";
-	const char *category = r ? r->category : (after_task ? "Other" : "Runtime");
 	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias); /* aliases never hold a quote: paje_word's rule */
-	trace_rec_state(c, "SetState", name, category, l->workerid, -1, ts);
 }
 
 static void activity_flush(struct converter *c, struct location *l, uint64_t ts)
@@ -762,7 +761,7 @@ static void define_task_value(struct converter *c, const char *name, const struc
 		rgb[1] = ((t->color >> 8) & 0xff) / 255.0;
 		rgb[2] = (t->color & 0xff) / 255.0;
 	} else if (c->opt.colors) {
-		hashed_color(name, rgb);
+		trace_hashed_color(name, rgb);
 	}
 	fputs("6\t", c->paje);
 	paje_word(c->paje, name);
@@ -782,7 +781,7 @@ static void define_user_state(struct converter *c, const char *name, const char 
 	}
 	g_hash_table_add(c->defined_values, key);
 	double rgb[3];
-	hashed_color(name, rgb);
+	trace_hashed_color(name, rgb);
 	fputs("6\t", c->paje);
 	paje_word(c->paje, name);
 	fprintf(c->paje, "\t%s\t", type);
@@ -839,7 +838,7 @@ static void task_begin(struct converter *c, struct location *l, uint64_t ts, str
 		ctxstates_task_begin(c->paje, ms(c, ts), l->alias, t->sched_ctx, name, t->size, params->str, t->footprint, t->tag, job);
 	}
 	g_string_free(params, TRUE);
-	trace_rec_state(c, "SetState", name, "Task", l->workerid, -1, ts);
+	emit_state(c, l, l->task_region, ts, false, 0, t);
 }
 
 /* The scheduler's gft at ts (gflops_flush's writer). */
@@ -930,19 +929,18 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			g_array_set_size(t->handles, 0);
 		l->task_pending = true;
 		l->task_ts = ts;
-		emit_state(c, l, r, ts, false, 0, NULL);
+		l->task_region = r; /* its state is entered with its Paje lines */
 		return OTF2_CALLBACK_SUCCESS;
 	}
 	emit_state(c, l, r, ts, false, 0, NULL);
 	if (r->user)
 		define_user_state(c, r->name, l->worker ? "WS" : "US");
 	if (l->worker) {
-		worker_state(c, l, ts, r, false);
+		worker_state(c, l, ts, r);
 	} else {
 		fprintf(c->paje, "11\t%.9f\t%s\tUS\t", ms(c, ts), l->alias);
 		paje_word(c->paje, r->alias);
 		fputc('\n', c->paje);
-		trace_rec_state(c, "PushState", r->name, "User", -1, thread_of(l), ts);
 	}
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -974,9 +972,6 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		t = task_of(c, l->task_job);
 		t->end_ts = ts;
 		l->act_exec += ts - begin;
-		/* distrib.data: what starpu_codelet_profile plots, one line per execution. */
-		fprintf(c->distrib, "%s\t%s%d\t%" PRIu64 "\t%08x\t%.9f\n", task_name(t), c->pre, l->workerid, t->size, t->footprint,
-			(double)(ts - begin) / 1e6);
 		if (l->worker && !c->opt.no_flops)
 			task_gflops(c, l, ts, t->flops);
 	} else if (strcmp(r->name, "Sleeping") == 0) {
@@ -984,12 +979,11 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	}
 	emit_state(c, l, r, begin, true, ts, t);
 	if (l->worker) {
-		worker_state(c, l, ts, parent, r->task);
+		worker_state(c, l, ts, parent);
 		if (r->task || strcmp(r->name, "Sleeping") == 0)
 			activity_flush(c, l, ts);
 	} else {
 		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
-		trace_rec_state(c, "PopState", NULL, NULL, -1, thread_of(l), ts);
 	}
 	if (t)
 		task_done(c, t);
@@ -1010,15 +1004,12 @@ static uint64_t component_key(const struct converter *c, uint64_t address)
 	return address ? address ^ ((uint64_t)(unsigned)c->rank << 56) : 0; /* 0: the policy */
 }
 
-static void write_data_record(struct converter *c, const struct data *d);
-
 /* The record of handle, unregistered: written, forgotten. */
 static void data_done(struct converter *c, uint64_t handle)
 {
 	struct data *d = g_hash_table_lookup(c->data, &handle);
 	if (!d)
 		return;
-	write_data_record(c, d);
 	emit_data(c, d);
 	g_hash_table_remove(c->data, &handle); /* frees d */
 }
@@ -1127,11 +1118,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		if (!a.has[A_JOB_ID])
 			break;
-		const char *label = c->opt.label_deps ? (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2) ?
-							   " [label=\"tag\"]" : " [label=\"task\"]") : "";
 		if (p == P_TAG_DEPENDENCY || (a.has[A_DEP_KIND] && a.v[A_DEP_KIND].uint8 == 2)) {
-			/* Tags: drawn in dag.dot only. */
-			fprintf(c->dag, "\t \"tag_%s%" PRIx64 "\"->\"tag_%s%" PRIx64 "\"%s\n", c->pre, value, c->pre, a.v[A_JOB_ID].uint64, label);
+			/* Tags: declared only (drawn in dag.dot). */
 			emit_dependency(c, 0, value, a.v[A_JOB_ID].uint64, 2, 0, ts, l->id);
 			break;
 		}
@@ -1139,7 +1127,6 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			break; /* drawn only when both ends are (-no-acquire, -internal) */
 		struct task *t = task_of(c, a.v[A_JOB_ID].uint64);
 		struct dep d = { value, a.has[A_DEP_KIND] ? a.v[A_DEP_KIND].uint8 : 0, 0 };
-		fprintf(c->dag, "\t \"task_%s%" PRIu64 "\"->\"task_%s%" PRIu64 "\"%s\n", c->pre, value, c->pre, t->job, label);
 		emit_dependency(c, 0, value, t->job, d.kind, 0, ts, l->id);
 		/* The flow starts when the predecessor ends: now if it has ended already (remembered); else at its end. One
 		 * not seen yet is made (declared before its submission); one that ended and was forgotten comes back empty:
@@ -1313,7 +1300,6 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 			paje_word(c->paje, s);
 			fputc('\n', c->paje);
 		}
-		fprintf(c->trace_rec, "E: ProgEvent\nN: %s\nC: Program\nW: -1\nT: 0\nS: %f\n\n", s, ms(c, ts));
 		emit_instant(c, l, 1, s, 0, ts);
 	} else if ((p == P_DATA_NAME || p == P_DATA_COORDINATES) && a.has[A_HANDLE]) {
 		uint64_t h = a.v[A_HANDLE].uint64;
@@ -1371,147 +1357,6 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
 
 /* ---------------------------------------------------------- final files */
 
-static const char *mode_string(uint32_t mode, char buf[8])
-{
-	size_t n = 0;
-	if (mode & 1) /* STARPU_R */
-		buf[n++] = 'R';
-	if (mode & 2) /* STARPU_W */
-		buf[n++] = 'W';
-	if (mode & 4) /* STARPU_SCRATCH */
-		buf[n++] = 'S';
-	if (mode & 8) /* STARPU_REDUX */
-		buf[n++] = 'X';
-	if (mode & 16) /* STARPU_COMMUTE */
-		buf[n++] = 'C';
-	buf[n] = '\0';
-	return buf;
-}
-
-/* tasks.rec: the record of a task that ended, or of one still waiting at the end of its archive. */
-static void write_task_record(struct converter *c, const struct task *t)
-{
-	FILE *f = c->tasks_rec;
-	{
-		if (t->name)
-			fprintf(f, "Name: %s\n", t->name);
-		if (t->model)
-			fprintf(f, "Model: %s\n", t->model);
-		fprintf(f, "JobId: %s%" PRIu64 "\n", c->pre, t->job);
-		if (t->submitted)
-			fprintf(f, "SubmitOrder: %" PRIu64 "\n", t->job);
-		fprintf(f, "Priority: %d\n", t->priority);
-		if (LEN(t->deps)) {
-			fputs("DependsOn:", f);
-			for (guint k = 0; k < LEN(t->deps); k++)
-				fprintf(f, " %s%" PRIu64, c->pre, g_array_index(t->deps, struct dep, k).pred);
-			fputs("\nDepLabels:", f);
-			for (guint k = 0; k < LEN(t->deps); k++)
-				fputs(" task", f);
-			fputc('\n', f);
-		}
-		fprintf(f, "Tag: %" PRIx64 "\n", t->tag);
-		if (t->executed) {
-			fprintf(f, "WorkerId: %d\n", t->worker);
-			fprintf(f, "MemoryNode: 0\n");
-		}
-		if (t->submit_ts)
-			fprintf(f, "SubmitTime: %f\n", ms(c, t->submit_ts));
-		if (t->executed) {
-			fprintf(f, "StartTime: %f\n", ms(c, t->start_ts));
-			fprintf(f, "EndTime: %f\n", ms(c, t->end_ts));
-		}
-		fprintf(f, "Footprint: %x\n", t->footprint);
-		if (t->flops >= 1e3)
-			fprintf(f, "GFlop: %f\n", (double)(uint64_t)(t->flops / 1e3) / 1e6);
-		if (t->iteration >= 0) {
-			fprintf(f, "Iteration: %" PRId64, t->iteration);
-			if (t->subiteration >= 0)
-				fprintf(f, " %" PRId64, t->subiteration);
-			fputc('\n', f);
-		}
-		if (t->executed) {
-			GString *params = g_string_new(NULL);
-			params_of(c, t, params, ' ');
-			fprintf(f, "Parameters: %s\n", params->str);
-			g_string_free(params, TRUE);
-			if (LEN(t->handles)) {
-				char buf[8];
-				fputs("Handles:", f);
-				for (guint k = 0; k < LEN(t->handles); k++)
-					fprintf(f, " %" PRIx64, g_array_index(t->handles, struct handle_ref, k).handle);
-				fputs("\nModes:", f);
-				for (guint k = 0; k < LEN(t->handles); k++)
-					fprintf(f, " %s", mode_string(g_array_index(t->handles, struct handle_ref, k).mode, buf));
-				fputs("\nSizes:", f);
-				for (guint k = 0; k < LEN(t->handles); k++)
-					fprintf(f, " %" PRIu64, g_array_index(t->handles, struct handle_ref, k).size);
-				fputs("\nNumaNodes:", f);
-				for (guint k = 0; k < LEN(t->handles); k++)
-					fputs(" -1", f);
-				fputc('\n', f);
-			}
-		}
-		fprintf(f, "MPIRank: %d\n\n", c->multi ? c->rank : -1);
-	}
-}
-
-/* data.rec: the record of a handle unregistered, or still registered at the end of its archive. */
-static void write_data_record(struct converter *c, const struct data *d)
-{
-	{
-		fprintf(c->data_rec, "Handle: %" PRIx64 "\nHomeNode: %d\n", d->handle, d->home);
-		if (c->multi)
-			fprintf(c->data_rec, "MPIRank: %d\n", c->rank);
-		if (d->name)
-			fprintf(c->data_rec, "Name: %s\n", d->name);
-		fprintf(c->data_rec, "Size: %" PRIu64 "\n", d->size);
-		if (d->description)
-			fprintf(c->data_rec, "Description: %s\n", d->description);
-		if (d->coordinates)
-			fprintf(c->data_rec, "Coordinates: %s\n", d->coordinates);
-		fputc('\n', c->data_rec);
-	}
-}
-
-static void dag_color(struct converter *c, const struct task *t, char *fill, size_t n, const char **font)
-{
-	static const int greens[] = { 7, 6, 5, 4, 9, 3, 2, 1 };
-	*font = "white";
-	if (t->color) {
-		snprintf(fill, n, "#%06x", t->color & 0xffffff);
-		unsigned r = (t->color >> 16) & 0xff, g = (t->color >> 8) & 0xff, b = t->color & 0xff;
-		if ((r + g + b) / 256 >= 2)
-			*font = "black";
-	} else if (c->opt.colors) {
-		double rgb[3];
-		hashed_color(task_name(t), rgb);
-		snprintf(fill, n, "#%02x%02x%02x", (unsigned)(rgb[0] * 255), (unsigned)(rgb[1] * 255), (unsigned)(rgb[2] * 255));
-	} else if (t->worker >= 0) {
-		snprintf(fill, n, "/greens9/%d", greens[t->worker % 8]);
-	} else {
-		snprintf(fill, n, "#aaaaaa");
-	}
-}
-
-/* dag.dot: a task's tag and, when it ran, its node (the edges are written when declared). */
-static void write_dag_node(struct converter *c, const struct task *t)
-{
-	FILE *f = c->dag;
-	if (t->has_tag)
-		fprintf(f, "\t \"tag_%s%" PRIx64 "\"->\"task_%s%" PRIu64 "\"->\"tag_%s%" PRIx64 "\" [style=dashed]%s\n", c->pre, t->tag, c->pre,
-			t->job, c->pre, t->tag, c->opt.label_deps ? " [label=\"tag\"]" : "");
-	if (t->executed) {
-		char fill[32];
-		const char *font;
-		dag_color(c, t, fill, sizeof(fill), &font);
-		fprintf(f, "\t \"task_%s%" PRIu64 "\" [ style=filled, label=\"", c->pre, t->job);
-		for (const char *s = task_name(t); *s; s++)
-			fprintf(f, *s == '"' ? "\\%c" : "%c", *s);
-		fprintf(f, "\", fillcolor=\"%s\", fontcolor=\"%s\"]\n", fill, font);
-	}
-}
-
 static void free_task(gpointer p)
 {
 	struct task *t = p;
@@ -1541,8 +1386,6 @@ static void task_done(struct converter *c, struct task *t)
 			}
 		}
 	}
-	write_task_record(c, t);
-	write_dag_node(c, t);
 	emit_task(c, t);
 	if (t->executed) {
 		struct ended *e = &c->ended_ring[c->ended_next];
@@ -1588,17 +1431,13 @@ static void write_remaining(struct converter *c)
 		const struct task *t = g_ptr_array_index(tasks, i);
 		if (!t->submitted && !t->executed)
 			continue; /* only named as a predecessor: submitted before the trace started, or ended before that */
-		write_task_record(c, t);
-		write_dag_node(c, t);
 		emit_task(c, t);
 	}
 	g_ptr_array_free(tasks, TRUE);
 	GPtrArray *data = values_of(c->data);
 	g_ptr_array_sort(data, by_seq);
-	for (guint i = 0; i < data->len; i++) {
-		write_data_record(c, g_ptr_array_index(data, i));
+	for (guint i = 0; i < data->len; i++)
 		emit_data(c, g_ptr_array_index(data, i));
-	}
 	g_ptr_array_free(data, TRUE);
 }
 
@@ -1626,7 +1465,7 @@ static OTF2_CallbackCode def_clock(void *arg, uint64_t resolution, uint64_t offs
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static const char *state_alias(const char *name, const char **category)
+const char *trace_state_alias(const char *name, const char **category)
 {
 	static const struct { const char *name, *alias, *category; } states[] = {
 		{ "Initializing", "In", "Runtime" }, { "Deinitializing", "D", "Runtime" }, { "Scheduling", "Sc", "Runtime" },
@@ -1662,8 +1501,7 @@ static OTF2_CallbackCode def_region(void *arg, OTF2_RegionRef self, OTF2_StringR
 	r->task = strcmp(string_of(c, description), TRACE_DESC_TASK) == 0;
 	r->user = strcmp(string_of(c, description), TRACE_DESC_USER_STATE) == 0;
 	const char *category = r->user ? "User" : "Task";
-	r->alias = g_strdup(r->task || r->user ? r->name : state_alias(r->name, &category));
-	r->category = g_strdup(category);
+	r->alias = g_strdup(r->task || r->user ? r->name : trace_state_alias(r->name, &category));
 	g_hash_table_insert(c->regions, GUINT_TO_POINTER(self), r);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -2066,7 +1904,6 @@ static void free_region(gpointer p)
 	struct region *r = p;
 	g_free(r->name);
 	g_free(r->alias);
-	g_free(r->category);
 	g_free(r);
 }
 
@@ -2385,20 +2222,14 @@ int trace_convert_main(int argc, char **argv)
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
 	c.paje = open_output(&c, c.opt.paje);
-	c.trace_rec = open_output(&c, "trace.rec");
 	c.sched_rec = open_output(&c, "sched_tasks.rec");
 	c.activity = open_output(&c, "activity.data");
-	c.tasks_rec = open_output(&c, "tasks.rec");
-	c.data_rec = open_output(&c, "data.rec");
-	c.dag = open_output(&c, "dag.dot");
 	c.comms = open_output(&c, "comms.rec");
-	c.distrib = open_output(&c, "distrib.data");
 	c.html_file = open_output(&c, "trace.html");
 	remove_output(&c, "papi.rec"); /* written only when the trace holds PAPI values: no older one left beside the rest */
 	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
-	fputs("#\n# E: Event type\n# N: Event name\n# C: Event category\n# W: Worker ID\n# T: Thread ID\n# S: Start time\n#\n\n", c.trace_rec);
 	struct astro_trace_format_options format_options = {
 		.dir = c.opt.dir ? c.opt.dir : "", .nprocesses = (int)n, .colors = c.opt.colors, .no_events = c.opt.no_events,
 		.no_counter = c.opt.no_counter, .no_bus = c.opt.no_bus, .no_flops = c.opt.no_flops, .label_deps = c.opt.label_deps,
@@ -2406,7 +2237,6 @@ int trace_convert_main(int argc, char **argv)
 	trace_formats_begin(&c.opt.formats, &format_options);
 	paje_header(&c);
 	fprintf(c.paje, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
-	fprintf(c.dag, "digraph G {\n\tcolor=white\n\trankdir=LR;\nsubgraph cluster_0 {\n\tcolor=black;\n");
 
 	for (guint i = 0; i < n && ret == 0; i++) {
 		const struct ranked *r = &g_array_index(ranked, struct ranked, i);
@@ -2434,7 +2264,6 @@ int trace_convert_main(int argc, char **argv)
 	g_array_free(c.recvs, TRUE);
 	g_array_free(clocks, TRUE);
 
-	fprintf(c.dag, "}\n}\n");
 	close_output(&c, c.paje, c.opt.paje);
 	if (c.paje_dated_back && !c.failed) {
 		char *path = output_path(&c, c.opt.paje);
@@ -2444,17 +2273,12 @@ int trace_convert_main(int argc, char **argv)
 		}
 		g_free(path);
 	}
-	close_output(&c, c.trace_rec, "trace.rec");
 	close_output(&c, c.sched_rec, "sched_tasks.rec");
 	close_output(&c, c.activity, "activity.data");
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;
-	close_output(&c, c.tasks_rec, "tasks.rec");
-	close_output(&c, c.data_rec, "data.rec");
-	close_output(&c, c.dag, "dag.dot");
 	close_output(&c, c.comms, "comms.rec");
-	close_output(&c, c.distrib, "distrib.data");
 	trace_html_end(c.html);
 	if (c.papi)
 		close_output(&c, c.papi, "papi.rec");

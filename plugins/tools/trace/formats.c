@@ -12,10 +12,12 @@
 #include <astrolabe/plugin.h>
 #include "formats.h"
 #include "json.h"
+#include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
 
-static const struct astro_trace_format *const builtin[] = { &trace_json_format };
+static const struct astro_trace_format *const builtin[] = { &trace_json_format, &trace_tasks_rec_format, &trace_data_rec_format,
+							    &trace_distrib_format, &trace_trace_rec_format, &trace_dag_format };
 
 int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i)
 {
@@ -58,8 +60,7 @@ static int check_names(const GPtrArray *names, const char *option)
 		GString *all = g_string_new(NULL);
 		for (unsigned n = 0; astro_trace_format_nth(n); n++)
 			g_string_append_printf(all, "%s%s", n ? ", " : "", astro_trace_format_nth(n)->name);
-		astro_log_error(TOOL, "%s %s: no such format (the formats are %s; paje.trace, dag.dot and the .rec files are not formats yet)",
-				option, name, all->str);
+		astro_log_error(TOOL, "%s %s: no such format (the formats are %s)", option, name, all->str);
 		g_string_free(all, TRUE);
 		return 1;
 	}
@@ -138,6 +139,7 @@ void trace_formats_dependency(struct trace_formats *f, const struct astro_trace_
 void trace_formats_instant(struct trace_formats *f, const struct astro_trace_instant *i) { EACH(f, instant, i) }
 void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t) { EACH(f, task, t) }
 void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d) { EACH(f, data, d) }
+void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j) { EACH(f, job, j) }
 
 bool trace_formats_want_tasks(const struct trace_formats *f)
 {
@@ -172,4 +174,22 @@ void trace_formats_free(struct trace_formats *f)
 	if (f->states)
 		g_ptr_array_free(f->states, TRUE);
 	memset(f, 0, sizeof(*f));
+}
+
+FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name)
+{
+	char *path = g_build_filename(options->dir, name, NULL);
+	FILE *f = fopen(path, "w");
+	g_free(path);
+	return f;
+}
+
+int trace_format_close(FILE *f)
+{
+	return (ferror(f) | (fclose(f) != 0)) ? -EIO : 0;
+}
+
+const char *trace_format_task_name(const struct astro_trace_task *t)
+{
+	return t->name ? t->name : (t->model ? t->model : "unknown");
 }

@@ -33,10 +33,18 @@ void trace_formats_dependency(struct trace_formats *f, const struct astro_trace_
 void trace_formats_instant(struct trace_formats *f, const struct astro_trace_instant *i);
 void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t);
 void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d);
+void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j);
 /* Whether some format on takes tasks (their record is then built). */
 bool trace_formats_want_tasks(const struct trace_formats *f);
 /* Ends each format that began: one whose output is incomplete is told (failed). */
 void trace_formats_end(struct trace_formats *f);
 void trace_formats_free(struct trace_formats *f);
+
+/* For the built-in formats: file name of the output folder, opened for writing (NULL, errno set: the converter tells). */
+FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name);
+/* Closes f: 0, or -EIO when a write failed (the converter tells). */
+int trace_format_close(FILE *f);
+/* A task's name as StarPU's outputs show it: its name, else its model's, else "unknown". */
+const char *trace_format_task_name(const struct astro_trace_task *t);
 
 #endif

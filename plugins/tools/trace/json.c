@@ -10,12 +10,12 @@
  * flows (s at the end of the predecessor, f with bp e at the start of the
  * successor), user and program events as instants.
  */
-#include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "formats.h"
 #include "json.h"
 
 struct json
@@ -56,9 +56,7 @@ static FILE *event(struct json *j)
 
 static void *json_begin(const struct astro_trace_format_options *options)
 {
-	char *path = g_build_filename(options->dir, "trace.json", NULL);
-	FILE *f = fopen(path, "w");
-	g_free(path);
+	FILE *f = trace_format_open(options, "trace.json");
 	if (!f)
 		return NULL;
 	struct json *j = g_new0(struct json, 1);
@@ -159,7 +157,7 @@ static int json_end(void *state)
 {
 	struct json *j = state;
 	fputs("\n]}\n", j->f);
-	int ret = (ferror(j->f) | (fclose(j->f) != 0)) ? -EIO : 0;
+	int ret = trace_format_close(j->f);
 	g_free(j);
 	return ret;
 }

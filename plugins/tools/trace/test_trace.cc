@@ -1074,17 +1074,44 @@ TEST_F(Converted, FormatPluginWritesWhatTasksRecSays)
 	EXPECT_FALSE(file_exists(out2 + "/trace.json")) << "-no-format json";
 	EXPECT_FALSE(file_exists(out2 + "/tasks.csv")) << "-no-format tasks_csv";
 	EXPECT_TRUE(contains(read_file(out2 + "/data.csv"), ",vec,512\n")) << "-format data_csv: " << read_file(out2 + "/data.csv");
-	EXPECT_EQ(read_file(out2 + "/paje.trace"), read_file(file("paje.trace"))) << "StarPU's outputs are not formats: all there";
+	EXPECT_EQ(read_file(out2 + "/paje.trace"), read_file(file("paje.trace"))) << "paje.trace is not a format: there";
 
 	std::string out3 = dir_.path() + "/none";
 	Output bad = run(tool() + " -no-format jsn -d '" + out3 + "' -i '" + dir_.archive() + "'");
 	EXPECT_EQ(bad.status, 1);
-	EXPECT_TRUE(contains(bad.text, "-no-format jsn: no such format (the formats are json, tasks_csv, data_csv;")) << bad.text;
+	EXPECT_TRUE(contains(bad.text, "-no-format jsn: no such format (the formats are json, tasks_rec, data_rec, distrib, trace_rec, dag, tasks_csv, data_csv)")) << bad.text;
 	EXPECT_EQ(count(bad.text, "\n"), 1u) << bad.text;
 	EXPECT_FALSE(file_exists(out3)) << "nothing written";
 	Output missing = run(tool() + " -i '" + dir_.archive() + "' -format");
 	EXPECT_EQ(missing.status, 1);
 	EXPECT_TRUE(contains(missing.text, "-format needs a format's name")) << missing.text;
+}
+
+// StarPU's outputs written as built-in formats: -formats lists each; -no-format NAME leaves exactly its file out, the
+// others are byte for byte what a full conversion writes.
+TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
+{
+	const std::vector<std::pair<std::string, std::string>> formats = {
+		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
+		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" },
+	};
+	const std::vector<std::string> outputs = { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "distrib.data",
+						   "sched_tasks.rec", "activity.data", "trace.json" };
+	Output list = run(tool() + " -formats");
+	ASSERT_EQ(list.status, 0) << list.text;
+	for (const auto &f : formats)
+		EXPECT_TRUE(contains(list.text, "\n" + f.first + std::string(13 - f.first.size(), ' ') + "on  " + f.second + ": "))
+			<< f.first << ":\n" << list.text;
+	for (const auto &f : formats) {
+		std::string out = dir_.path() + "/no-" + f.first;
+		Output o = run(tool() + " -no-format " + f.first + " -d '" + out + "' -i '" + dir_.archive() + "'");
+		ASSERT_EQ(o.status, 0) << o.text;
+		EXPECT_EQ(o.text, "");
+		EXPECT_FALSE(file_exists(out + "/" + f.second)) << "-no-format " << f.first;
+		for (const std::string &name : outputs)
+			if (name != f.second)
+				EXPECT_EQ(read_file(out + "/" + name), read_file(file(name))) << name << " with -no-format " << f.first;
+	}
 }
 
 // Format plugins that are wrong: one message each, naming the plugin; the other outputs are written.
