@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -1906,6 +1907,41 @@ TEST_F(Converted, NoContextNoCtxState)
 	EXPECT_EQ(count(paje, "\n21\t"), 0u);
 	for (const std::string &line : lines_of(paje))
 		EXPECT_FALSE(line.rfind("10\t", 0) == 0 && line.find("\tCtx") != std::string::npos) << line;
+}
+
+// ------------------------------------------------------------------ golden files
+
+// golden/archive, recorded once from golden/workload.c (a fixed workload: named data, data and tag dependencies,
+// priorities, flops, an iteration, user events), converted here: every output the same, byte for byte, as
+// golden/expected's, and no other. A change of an output's format shows here first; golden/README says how to
+// make the expected outputs again when the change is meant.
+TEST(Golden, TheCommittedArchiveConvertsToTheExpectedOutputs)
+{
+	std::string golden = env_or("ASTRO_TOP_SRCDIR", "../../..") + "/plugins/tools/trace/golden";
+	TraceDir out;
+	Output r = run("cd '" + out.path() + "' && '" + tool() + "' -number-events -i '" + golden + "/archive'");
+	ASSERT_EQ(r.status, 0) << r.text;
+	std::vector<std::string> expected, produced;
+	for (const auto &f : std::filesystem::directory_iterator(golden + "/expected"))
+		expected.push_back(f.path().filename().string());
+	for (const auto &f : std::filesystem::directory_iterator(out.path()))
+		produced.push_back(f.path().filename().string());
+	std::sort(expected.begin(), expected.end());
+	std::sort(produced.begin(), produced.end());
+	ASSERT_GE(expected.size(), 10u) << "golden/expected is missing files";
+	EXPECT_EQ(produced, expected);
+	for (const std::string &name : expected) {
+		std::string want = read_file(golden + "/expected/" + name), got = read_file(out.path() + "/" + name);
+		if (want == got)
+			continue;
+		std::istringstream a(want), b(got);
+		std::string la, lb;
+		int line = 1;
+		while (std::getline(a, la) && std::getline(b, lb) && la == lb)
+			line++;
+		ADD_FAILURE() << name << " differs from golden/expected/" << name << " first at line " << line << ":\n  expected: " << la
+			      << "\n  got:      " << lb;
+	}
 }
 
 } // namespace
