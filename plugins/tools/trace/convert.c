@@ -470,18 +470,26 @@ static const char *const memory_states[][3] = {
 	{ "R", "Reclaiming", ".0 .1 .6" }, { "Co", "DriverCopy", ".3 .5 .1" }, { "CoA", "DriverCopyAsync", ".1 .3 .1" },
 };
 
+/* Writes the %EventDef block of def (as in paje_defs: its name and number, then "Field type" entries up to NULL);
+ * returns what follows it. */
+static const char *const *paje_event_def(FILE *f, const char *const *def)
+{
+	fprintf(f, "%%EventDef %s\n", *def++);
+	for (; *def; def++) {
+		const char *space = strchr(*def, ' ');
+		fprintf(f, "%%\t%.*s\t%s\n", (int)(space - *def), *def, space + 1);
+	}
+	fprintf(f, "%%EndEventDef\n");
+	return def + 1;
+}
+
 static void paje_header(struct converter *c)
 {
 	FILE *f = c->paje;
-	for (const char *const *d = paje_defs; *d; d++) {
+	for (const char *const *d = paje_defs; *d;) {
 		if (c->opt.memory_states && strcmp(*d, "PajeStartLink 23") == 0)
-			memstates_event_def(f); /* in its place, between 21 and 23 */
-		fprintf(f, "%%EventDef %s\n", *d++);
-		for (; *d; d++) {
-			const char *space = strchr(*d, ' ');
-			fprintf(f, "%%\t%.*s\t%s\n", (int)(space - *d), *d, space + 1);
-		}
-		fprintf(f, "%%EndEventDef\n");
+			paje_event_def(f, memstates_event_def); /* in its place, between 21 and 23 */
+		d = paje_event_def(f, d);
 	}
 	static const char *const types[] = {
 		"1\tMPIP\t0\t\"MPI Program\"", "1\tP\tMPIP\tProgram", "1\tMn\tP\t\"Memory Node\"", "1\tT\tMn\tThread",

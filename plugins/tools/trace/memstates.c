@@ -12,11 +12,10 @@
 #include <inttypes.h>
 #include "memstates.h"
 
-void memstates_event_def(FILE *f)
-{
-	fputs("%EventDef PajeNewEvent 22\n%\tTime\tdate\n%\tType\tstring\n%\tContainer\tstring\n%\tValue\tstring\n"
-	      "%\tHandle\tstring\n%\tInfo\tstring\n%\tSize\tstring\n%\tTid\tstring\n%EndEventDef\n", f);
-}
+const char *const memstates_event_def[] = {
+	"PajeNewEvent 22", "Time date", "Type string", "Container string", "Value string", "Handle string", "Info string",
+	"Size string", "Tid string", NULL,
+};
 
 void memstates_event_types(FILE *f)
 {
