@@ -9,8 +9,9 @@
  * states entered and left on each location (task executions included),
  * counter values, dependencies, instant events, and, when they are complete,
  * each task's life (at its end) and each data handle (at its
- * unregistration), and the runtime's own jobs (at their submission), then
- * end. Every callback may be NULL; every date is in
+ * unregistration), the runtime's own jobs (at their submission) and its
+ * other events (pushes, pops, transfers...: event), then the StarPU-MPI
+ * messages whose two ends were read (message), then end. Every callback may be NULL; every date is in
  * nanoseconds from the trace's origin (the earliest first event of the
  * archives converted together), per location in time order.
  *
@@ -65,8 +66,22 @@ struct astro_trace_format_options
 	int no_flops;
 	/** -label-deps: label dependencies with their kind. */
 	int label_deps;
+	/** -no-smooth: GFlop/s not smoothed. */
+	int no_smooth;
+	/** -memory-states: the memory managers' detailed states (data requests, MSI states...). */
+	int memory_states;
+	/** -no-acquire: data acquisitions left out of the graph. */
+	int no_acquire;
+	/** -internal: the runtime's own jobs drawn in the graph. */
+	int internal;
+	/** -use-task-color: the scheduling contexts' values in the task's colour. */
+	int use_task_color;
+	/** -number-events: count the events of each kind. */
+	int number_events;
+	/** -o: the Paje file's name ("paje.trace"). */
+	const char *paje;
 	/** Room for growth: zero. */
-	void *reserved[8];
+	void *reserved[4];
 };
 
 /** One archive, i.e. one process of the run (a StarPU-MPI rank). */
@@ -265,6 +280,96 @@ struct astro_trace_data
 	void *reserved[4];
 };
 
+/** What a struct astro_trace_event tells; kinds are only ever added at the tail. */
+enum astro_trace_event_kind
+{
+	/** A task pushed to the scheduler (job, priority, worker: the pusher's, -1 for an application thread). */
+	ASTRO_TRACE_EVENT_PUSH = 0,
+	/** A task popped from the scheduler (job, priority, worker: the popper's, -1 for an application thread). */
+	ASTRO_TRACE_EVENT_POP = 1,
+	/** A data handle registered (handle, size, node: its home). */
+	ASTRO_TRACE_EVENT_REGISTER = 2,
+	/** A data handle unregistered (handle). */
+	ASTRO_TRACE_EVENT_UNREGISTER = 3,
+	/** A copy between memory nodes began (handle, size, src_node, node: the destination). */
+	ASTRO_TRACE_EVENT_TRANSFER_BEGIN = 4,
+	/** A copy between memory nodes ended (handle, size, src_node, node: the destination). */
+	ASTRO_TRACE_EVENT_TRANSFER_END = 5,
+	/** Bytes allocated on a memory node (node, value: bytes, negative when freed). */
+	ASTRO_TRACE_EVENT_ALLOCATION = 6,
+	/** A memory manager entered a state (node, name: the state's Paje alias "Al", "Fe", "Wb"..., handle, size). */
+	ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN = 7,
+	/** A memory manager left a state (node, name, handle, size). */
+	ASTRO_TRACE_EVENT_MEMORY_STATE_END = 8,
+	/** A scheduler component created (component, name, worker: a worker component's, else -1). */
+	ASTRO_TRACE_EVENT_COMPONENT_NEW = 9,
+	/** A scheduler component connected to its parent (component: the child, from: the parent). */
+	ASTRO_TRACE_EVENT_COMPONENT_CONNECT = 10,
+	/** A task pushed from a component to another (job, from, component: the one it went to). */
+	ASTRO_TRACE_EVENT_COMPONENT_PUSH = 11,
+	/** A task pulled from a component by another (job, from, component). */
+	ASTRO_TRACE_EVENT_COMPONENT_PULL = 12,
+	/** A PAPI counter's value for a task (job, name: the PAPI event, value). */
+	ASTRO_TRACE_EVENT_PAPI = 13
+};
+
+/**
+ * One of the runtime's events that the other callbacks do not tell: the
+ * scheduler's pushes and pops, data registrations, transfers, allocations,
+ * memory managers' states, scheduler components, PAPI values; as it
+ * happens, in time order. A field its kind does not name is zero (NULL).
+ */
+struct astro_trace_event
+{
+	enum astro_trace_event_kind kind;
+	/** When it happened. */
+	uint64_t date;
+	/** Where it was recorded; NULL when unknown. */
+	const struct astro_trace_location *location;
+	/** A task's job. */
+	uint64_t job;
+	/** The task's priority. */
+	int32_t priority;
+	/** A data handle's address, as tasks' handles give it. */
+	uint64_t handle;
+	/** Bytes. */
+	uint64_t size;
+	/** A value: bytes allocated, a counter's. */
+	int64_t value;
+	/** Memory nodes: a transfer's source and node (its destination, the node of an allocation or state). */
+	int src_node, node;
+	/** A name: a PAPI event's, a state's alias, a component's. */
+	const char *name;
+	/** Scheduler components, by their address in the run told apart per process (0: the policy itself). */
+	uint64_t component, from;
+	/** A worker's id (-1: an application thread's, no worker's). */
+	int worker;
+	/** Room for growth: zero. */
+	void *reserved[8];
+};
+
+/**
+ * A StarPU-MPI message, given once both of its ends were read: after every
+ * archive, at the end, in the order of their receptions.
+ */
+struct astro_trace_message
+{
+	/** The ranks of the sender and of the receiver. */
+	int src, dst;
+	/** Its MPI tag. */
+	uint64_t tag;
+	/** When it was sent and when it was received (never before it was sent). */
+	uint64_t send_date, recv_date;
+	/** The data handles sent and received into. */
+	uint64_t send_handle, recv_handle;
+	/** Bytes. */
+	uint64_t size;
+	/** The sent handle's name (starpu_data_set_name()), NULL when none. */
+	const char *name;
+	/** Room for growth: zero. */
+	void *reserved[4];
+};
+
 /**
  * An output format of the trace converter. begin returns the format's state
  * (any non-NULL pointer), given back to every other callback; NULL means it
@@ -299,8 +404,12 @@ struct astro_trace_format
 	 * format built before it has it NULL.
 	 */
 	void (*job)(void *state, const struct astro_trace_job *job);
+	/** Another event of the runtime (struct astro_trace_event), as it happens. In place of a reserved pointer, as job. */
+	void (*event)(void *state, const struct astro_trace_event *event);
+	/** A StarPU-MPI message (struct astro_trace_message), at the end. In place of a reserved pointer, as job. */
+	void (*message)(void *state, const struct astro_trace_message *message);
 	/** Room for growth: zero. */
-	void *reserved[7];
+	void *reserved[5];
 };
 
 /**

@@ -79,6 +79,7 @@ struct message
 	int self, peer;          /* the ranks of the archive and of the other side */
 	uint64_t tag, handle, size;
 	double time_ms;          /* on the common time base */
+	uint64_t date;           /* the same, as the formats have it (ns from the origin) */
 	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none: the links' HName */
 };
 
@@ -378,6 +379,17 @@ static void emit_data(struct converter *c, const struct data *d)
 	struct astro_trace_data e = { .handle = d->handle, .home_node = d->home, .size = d->size, .description = d->description,
 				      .name = d->name, .coordinates = d->coordinates };
 	trace_formats_data(&c->opt.formats, &e);
+}
+
+/* One of the runtime's other events (push, pop, transfer...), kind and date filled in; e's other fields as its kind wants. */
+static void emit_event(struct converter *c, const struct location *l, enum astro_trace_event_kind kind, uint64_t ts,
+		       struct astro_trace_event *e)
+{
+	struct astro_trace_location where = public_location(l);
+	e->kind = kind;
+	e->date = since_origin(c, ts);
+	e->location = &where;
+	trace_formats_event(&c->opt.formats, e);
 }
 
 /* Paje wants one word or a quoted string. */
@@ -1111,6 +1123,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		struct task *t = g_hash_table_lookup(c->tasks, &value);
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
+		emit_event(c, l, p == P_PUSH ? ASTRO_TRACE_EVENT_PUSH : ASTRO_TRACE_EVENT_POP, ts,
+			   &(struct astro_trace_event){ .job = value, .priority = prio, .worker = l->worker ? l->workerid : -1 });
 		if (!c->opt.no_counter && !c->opt.no_events)
 			fprintf(c->paje, "9\t%.9f\t%s\t%sp\t%s%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", c->pre, c->pre, value);
 		counter(c, "nready", &c->nready, p == P_PUSH ? 1 : -1, ts);
@@ -1205,7 +1219,8 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_MPI_SEND:
 	case P_MPI_RECV:
 		if (a.has[A_PEER] && a.has[A_TAG]) {
-			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts), "-" };
+			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts),
+					     since_origin(c, ts), "-" };
 			const struct data *d = m.handle ? g_hash_table_lookup(c->data, &m.handle) : NULL;
 			if (d && d->name && *d->name)
 				g_strlcpy(m.hname, d->name, sizeof(m.hname));
@@ -2104,6 +2119,10 @@ static void write_comms_rec(struct converter *c)
 		fprintf(c->comms, "Src: %d\nDst: %d\nTag: %" PRIu64 "\nSendTime: %.9f\nRecvTime: %.9f\nSendHandle: 0x%" PRIx64
 			"\nRecvHandle: 0x%" PRIx64 "\nSize: %" PRIu64 "\nPriority: 0\nType: PointToPoint\n\n",
 			m->self, r->self, r->tag, m->time_ms, r->time_ms, m->handle, r->handle, r->size);
+		struct astro_trace_message e = { .src = m->self, .dst = r->self, .tag = r->tag, .send_date = m->date,
+						 .recv_date = MAX(r->date, m->date), .send_handle = m->handle, .recv_handle = r->handle,
+						 .size = r->size, .name = strcmp(m->hname, "-") ? m->hname : NULL };
+		trace_formats_message(&c->opt.formats, &e);
 		/* A receive seen before its send is the error of the clock offsets measured at init: the link ends as it starts. */
 		unsigned id = ends->len / 2;
 		struct link_end start = { m->time_ms, m, r, id, false }, end = { MAX(r->time_ms, m->time_ms), m, r, id, true };
@@ -2241,6 +2260,8 @@ int trace_convert_main(int argc, char **argv)
 	struct astro_trace_format_options format_options = {
 		.dir = c.opt.dir ? c.opt.dir : "", .nprocesses = (int)n, .colors = c.opt.colors, .no_events = c.opt.no_events,
 		.no_counter = c.opt.no_counter, .no_bus = c.opt.no_bus, .no_flops = c.opt.no_flops, .label_deps = c.opt.label_deps,
+		.no_smooth = c.opt.no_smooth, .memory_states = c.opt.memory_states, .no_acquire = c.opt.no_acquire,
+		.internal = c.opt.internal, .use_task_color = c.opt.use_task_color, .number_events = c.opt.number_events, .paje = c.opt.paje,
 	};
 	trace_formats_begin(&c.opt.formats, &format_options);
 	paje_header(&c);

@@ -140,6 +140,8 @@ void trace_formats_instant(struct trace_formats *f, const struct astro_trace_ins
 void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t) { EACH(f, task, t) }
 void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d) { EACH(f, data, d) }
 void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j) { EACH(f, job, j) }
+void trace_formats_event(struct trace_formats *f, const struct astro_trace_event *e) { EACH(f, event, e) }
+void trace_formats_message(struct trace_formats *f, const struct astro_trace_message *m) { EACH(f, message, m) }
 
 bool trace_formats_want_tasks(const struct trace_formats *f)
 {

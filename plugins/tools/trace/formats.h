@@ -34,6 +34,8 @@ void trace_formats_instant(struct trace_formats *f, const struct astro_trace_ins
 void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t);
 void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d);
 void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j);
+void trace_formats_event(struct trace_formats *f, const struct astro_trace_event *e);
+void trace_formats_message(struct trace_formats *f, const struct astro_trace_message *m);
 /* Whether some format on takes tasks (their record is then built). */
 bool trace_formats_want_tasks(const struct trace_formats *f);
 /* Ends each format that began: one whose output is incomplete is told (failed). */
