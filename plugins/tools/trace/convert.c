@@ -187,7 +187,7 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *sched_rec, *activity, *comms, *html_file;
+	FILE *paje, *activity, *comms, *html_file;
 	FILE *papi;              /* papi.rec, created at the first PAPI value */
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
@@ -1010,14 +1010,6 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-static void sched_rec(struct converter *c, const char *type, uint64_t ts, int32_t prio, uint64_t job)
-{
-	if (c->multi)
-		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %d_%" PRIu64 "\n\n", type, ms(c, ts), prio, c->rank, job);
-	else
-		fprintf(c->sched_rec, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %" PRIu64 "\n\n", type, ms(c, ts), prio, job);
-}
-
 /* A component's address, told apart from the same address in another process's archive. */
 static uint64_t component_key(const struct converter *c, uint64_t address)
 {
@@ -1122,7 +1114,6 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		struct task *t = g_hash_table_lookup(c->tasks, &value);
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
-		sched_rec(c, p == P_PUSH ? "push" : "pop", ts, prio, value);
 		emit_event(c, l, p == P_PUSH ? ASTRO_TRACE_EVENT_PUSH : ASTRO_TRACE_EVENT_POP, ts,
 			   &(struct astro_trace_event){ .job = value, .priority = prio, .worker = l->worker ? l->workerid : -1 });
 		if (!c->opt.no_counter && !c->opt.no_events)
@@ -2249,7 +2240,6 @@ int trace_convert_main(int argc, char **argv)
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
 	c.paje = open_output(&c, c.opt.paje);
-	c.sched_rec = open_output(&c, "sched_tasks.rec");
 	c.activity = open_output(&c, "activity.data");
 	c.comms = open_output(&c, "comms.rec");
 	c.html_file = open_output(&c, "trace.html");
@@ -2302,7 +2292,6 @@ int trace_convert_main(int argc, char **argv)
 		}
 		g_free(path);
 	}
-	close_output(&c, c.sched_rec, "sched_tasks.rec");
 	close_output(&c, c.activity, "activity.data");
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
