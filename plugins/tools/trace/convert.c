@@ -188,7 +188,6 @@ struct converter
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	FILE *paje, *activity, *comms, *html_file;
-	FILE *papi;              /* papi.rec, created at the first PAPI value */
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
@@ -1219,12 +1218,10 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		}
 		break;
 	case P_PAPI:
-		if (a.has[A_JOB_ID] && a.has[A_NAME]) {
-			if (!c->papi)
-				c->papi = open_output(c, "papi.rec");
-			fprintf(c->papi, "JobId: %s%" PRIu64 "\nEvent: %s\nValue: %lld\n\n", c->pre, a.v[A_JOB_ID].uint64,
-				string_of(c, a.v[A_NAME].stringRef), (long long)value);
-		}
+		if (a.has[A_JOB_ID] && a.has[A_NAME])
+			emit_event(c, l, ASTRO_TRACE_EVENT_PAPI, ts,
+				   &(struct astro_trace_event){ .job = a.v[A_JOB_ID].uint64, .name = string_of(c, a.v[A_NAME].stringRef),
+								.value = (int64_t)value });
 		break;
 	case P_USER_EVENT:
 		if (!c->opt.no_events) {
@@ -1640,16 +1637,6 @@ static FILE *open_output(struct converter *c, const char *name)
 	}
 	g_free(path);
 	return f;
-}
-
-static void remove_output(struct converter *c, const char *name)
-{
-	char *path = output_path(c, name);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		error("cannot remove the older %s (%s): it does not belong to this trace", path, strerror(errno));
-		c->failed = true;
-	}
-	g_free(path);
 }
 
 static void close_output(struct converter *c, FILE *f, const char *name)
@@ -2243,7 +2230,6 @@ int trace_convert_main(int argc, char **argv)
 	c.activity = open_output(&c, "activity.data");
 	c.comms = open_output(&c, "comms.rec");
 	c.html_file = open_output(&c, "trace.html");
-	remove_output(&c, "papi.rec"); /* written only when the trace holds PAPI values: no older one left beside the rest */
 	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
@@ -2298,8 +2284,6 @@ int trace_convert_main(int argc, char **argv)
 		c.failed = true;
 	close_output(&c, c.comms, "comms.rec");
 	trace_html_end(c.html);
-	if (c.papi)
-		close_output(&c, c.papi, "papi.rec");
 	close_output(&c, c.html_file, "trace.html");
 	if (c.opt.number_events) {
 		/* Written last, from what was read: a failed conversion leaves none. */

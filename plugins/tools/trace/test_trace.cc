@@ -753,6 +753,13 @@ TEST_F(Converted, NoPapiRecWithoutPapiValues)
 {
 	EXPECT_FALSE(file_exists(file("papi.rec")));
 	EXPECT_TRUE(file_exists(file("trace.html")));
+	// An older papi.rec in the output folder does not belong to this trace: removed.
+	std::string out = dir_.path() + "/stale-papi";
+	ASSERT_EQ(run("mkdir -p '" + out + "' && echo 'JobId: 1' > '" + out + "/papi.rec'").status, 0);
+	Output o = run(tool() + " -d '" + out + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_FALSE(file_exists(out + "/papi.rec"));
+	EXPECT_EQ(read_file(out + "/tasks.rec"), read_file(file("tasks.rec")));
 }
 
 #ifdef STARPU_PAPI
@@ -815,6 +822,13 @@ TEST(TracePapi, PapiRecHoldsEachTasksCounters)
 		if (line.rfind("JobId: ", 0) == 0)
 			EXPECT_TRUE(contains(tasks, "\n" + line + "\n")) << line << " is not in tasks.rec";
 	EXPECT_TRUE(contains(read_file(out + "/number_events.data"), "\n0x5186\t4\t_STARPU_FUT_PAPI_TASK_EVENT_VALUE\n"));
+	// -no-format papi_rec: none, the other outputs the same.
+	std::string off = dir.path() + "/no-papi";
+	Output o = run(tool() + " -no-format papi_rec -number-events -d '" + off + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_FALSE(file_exists(off + "/papi.rec"));
+	for (const char *f : { "tasks.rec", "paje.trace", "number_events.data" })
+		EXPECT_EQ(read_file(off + "/" + f), read_file(out + "/" + f)) << f;
 	if (!have_program("recsel"))
 		GTEST_SKIP() << "recsel missing (Debian recutils)";
 	Output sel = run("recsel -c -e 'Value >= 30' '" + out + "/papi.rec'");
@@ -1097,6 +1111,7 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 	const std::vector<std::pair<std::string, std::string>> formats = {
 		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
 		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "sched_tasks_rec", "sched_tasks.rec" },
+		{ "papi_rec", "papi.rec" },
 	};
 	const std::vector<std::string> outputs = { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "distrib.data",
 						   "sched_tasks.rec", "activity.data", "trace.json" };
