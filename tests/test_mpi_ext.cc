@@ -754,6 +754,12 @@ TEST(MpiRun, TracesOfTheRanksMerge)
 			}
 	}
 	EXPECT_TRUE(contains(comms, "Type: PointToPoint")) << comms;
+	// comms.rec is a trace format: -no-format comms_rec leaves it out, and the rest as it was.
+	std::string off = traces.file("no-comms"), off_output;
+	ASSERT_EQ(0, run_command("'" + fxt_tool + "' -no-format comms_rec -d '" + off + "' -i" + inputs + " 2>&1", &off_output)) << off_output;
+	EXPECT_FALSE(file_exists(off + "/comms.rec"));
+	for (const char *f : { "paje.trace", "tasks.rec", "trace.json" })
+		EXPECT_EQ(read_file(off + "/" + f), read_file(out + "/" + f)) << f << " with -no-format comms_rec";
 	// One timeline: every rank's containers in the one paje.trace.
 	std::string paje = read_file(out + "/paje.trace");
 	for (int r = 0; r < np; r++)

@@ -366,8 +366,15 @@ struct astro_trace_message
 	uint64_t size;
 	/** The sent handle's name (starpu_data_set_name()), NULL when none. */
 	const char *name;
+	/**
+	 * When the receive was recorded, on the common time base: recv_date
+	 * before it is held at send_date, so earlier than send_date when the
+	 * clock offsets StarPU-MPI measured at init were off (comms.rec shows
+	 * it so). In place of a reserved pointer.
+	 */
+	uint64_t recorded_recv_date;
 	/** Room for growth: zero. */
-	void *reserved[4];
+	void *reserved[3];
 };
 
 /**

@@ -187,7 +187,7 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *activity, *comms, *html_file;
+	FILE *paje, *activity, *html_file;
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
@@ -2066,8 +2066,8 @@ static void write_mpi_links(struct converter *c, GArray *ends)
 	g_array_free(in, TRUE);
 }
 
-/* comms.rec and paje.trace's MPI links: each receive meets the oldest send of the same source, destination and tag
- * (MPI keeps their order). */
+/* The StarPU-MPI messages, to the formats (comms.rec: comms_rec.c), and paje.trace's MPI links: each receive meets the
+ * oldest send of the same source, destination and tag (MPI keeps their order). */
 static void write_comms_rec(struct converter *c)
 {
 	g_array_sort(c->sends, by_time);
@@ -2094,12 +2094,9 @@ static void write_comms_rec(struct converter *c)
 		const struct message *m = q ? g_queue_pop_head(q) : NULL;
 		if (!m)
 			continue; /* its sender's archive was not given */
-		fprintf(c->comms, "Src: %d\nDst: %d\nTag: %" PRIu64 "\nSendTime: %.9f\nRecvTime: %.9f\nSendHandle: 0x%" PRIx64
-			"\nRecvHandle: 0x%" PRIx64 "\nSize: %" PRIu64 "\nPriority: 0\nType: PointToPoint\n\n",
-			m->self, r->self, r->tag, m->time_ms, r->time_ms, m->handle, r->handle, r->size);
 		struct astro_trace_message e = { .src = m->self, .dst = r->self, .tag = r->tag, .send_date = m->date,
 						 .recv_date = MAX(r->date, m->date), .send_handle = m->handle, .recv_handle = r->handle,
-						 .size = r->size, .name = strcmp(m->hname, "-") ? m->hname : NULL };
+						 .size = r->size, .name = strcmp(m->hname, "-") ? m->hname : NULL, .recorded_recv_date = r->date };
 		trace_formats_message(&c->opt.formats, &e);
 		/* A receive seen before its send is the error of the clock offsets measured at init: the link ends as it starts. */
 		unsigned id = ends->len / 2;
@@ -2228,7 +2225,6 @@ int trace_convert_main(int argc, char **argv)
 
 	c.paje = open_output(&c, c.opt.paje);
 	c.activity = open_output(&c, "activity.data");
-	c.comms = open_output(&c, "comms.rec");
 	c.html_file = open_output(&c, "trace.html");
 	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
@@ -2282,7 +2278,6 @@ int trace_convert_main(int argc, char **argv)
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;
-	close_output(&c, c.comms, "comms.rec");
 	trace_html_end(c.html);
 	close_output(&c, c.html_file, "trace.html");
 	if (c.opt.number_events) {

@@ -11,6 +11,7 @@ extern const struct astro_trace_format trace_trace_rec_format; /* trace.rec (tra
 extern const struct astro_trace_format trace_dag_format;       /* dag.dot (dag.c) */
 extern const struct astro_trace_format trace_sched_tasks_rec_format; /* sched_tasks.rec (sched_tasks_rec.c) */
 extern const struct astro_trace_format trace_papi_rec_format;  /* papi.rec (papi_rec.c) */
+extern const struct astro_trace_format trace_comms_rec_format; /* comms.rec (comms_rec.c) */
 
 /* StarPU's Paje alias of a runtime state (Sleeping: "Sl"...), and its trace.rec category in *category (convert.c). */
 const char *trace_state_alias(const char *name, const char **category);

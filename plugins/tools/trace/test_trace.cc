@@ -1111,10 +1111,10 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 	const std::vector<std::pair<std::string, std::string>> formats = {
 		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
 		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "sched_tasks_rec", "sched_tasks.rec" },
-		{ "papi_rec", "papi.rec" },
+		{ "papi_rec", "papi.rec" }, { "comms_rec", "comms.rec" },
 	};
 	const std::vector<std::string> outputs = { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "distrib.data",
-						   "sched_tasks.rec", "activity.data", "trace.json" };
+						   "sched_tasks.rec", "activity.data", "trace.json", "comms.rec" };
 	Output list = run(tool() + " -formats");
 	ASSERT_EQ(list.status, 0) << list.text;
 	for (const auto &f : formats) // the names in a column 12 wide, a longer one followed by one space
