@@ -310,7 +310,13 @@ enum astro_trace_event_kind
 	/** A task pulled from a component by another (job, from, component). */
 	ASTRO_TRACE_EVENT_COMPONENT_PULL = 12,
 	/** A PAPI counter's value for a task (job, name: the PAPI event, value). */
-	ASTRO_TRACE_EVENT_PAPI = 13
+	ASTRO_TRACE_EVENT_PAPI = 13,
+	/**
+	 * The archive's events are over: given for each location of the
+	 * archive (location), after its last event and before the tasks that
+	 * never ended; date: the archive's last event's.
+	 */
+	ASTRO_TRACE_EVENT_ARCHIVE_END = 14
 };
 
 /**

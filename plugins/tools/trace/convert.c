@@ -44,7 +44,6 @@
 #include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
-#define ACTIVITY_PERIOD_MS 75.0
 /* Tasks that ended and are still remembered for the flows of dependencies declared after their end (a successor
  * submitted while its predecessor's data is released): the last ENDED_KEEP of them. */
 #define ENDED_KEEP 4096
@@ -142,9 +141,6 @@ struct location
 	bool task_pending;     /* its Paje lines and its state's enter wait for its "handle" events (same date) */
 	const struct region *task_region; /* the region of that task */
 	uint64_t task_ts;
-	/* activity.data accumulators, ns */
-	uint64_t act_last, act_exec, act_sleep;
-	bool act_started;
 	GArray *transfers;     /* open transfer ids, for links */
 	struct gflops_worker gf; /* its GFlop/s variable (gflops.h) */
 };
@@ -187,7 +183,7 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *activity, *html_file;
+	FILE *paje, *html_file;
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
@@ -735,21 +731,6 @@ static void worker_state(struct converter *c, struct location *l, uint64_t ts, c
 	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias); /* aliases never hold a quote: paje_word's rule */
 }
 
-static void activity_flush(struct converter *c, struct location *l, uint64_t ts)
-{
-	if (!l->act_started) {
-		l->act_started = true;
-		l->act_last = ts;
-		return;
-	}
-	if ((double)(ts - l->act_last) / 1e6 < ACTIVITY_PERIOD_MS)
-		return;
-	fprintf(c->activity, "%d\t%.9f\t%.9f\t%.9f\t%.9f\n", l->workerid, ms(c, ts), (double)(ts - l->act_last) / 1e6,
-		(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
-	l->act_last = ts;
-	l->act_exec = l->act_sleep = 0;
-}
-
 static const char *task_name(const struct task *t);
 
 static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
@@ -760,7 +741,6 @@ static void counter(struct converter *c, const char *name, long *value, long del
 	if (c->opt.no_counter)
 		return;
 	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
-	fprintf(c->activity, "cnt_%s\t%.9f\t%ld\n", strcmp(name, "nsubmitted") == 0 ? "submitted" : "ready", ms(c, ts), *value);
 	emit_counter(c, ASTRO_TRACE_COUNTER_RUNTIME, name, ts, (double)*value);
 }
 
@@ -990,17 +970,12 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	if (r->task) {
 		t = task_of(c, l->task_job);
 		t->end_ts = ts;
-		l->act_exec += ts - begin;
 		if (l->worker && !c->opt.no_flops)
 			task_gflops(c, l, ts, t->flops);
-	} else if (strcmp(r->name, "Sleeping") == 0) {
-		l->act_sleep += ts - begin;
 	}
 	emit_state(c, l, r, begin, true, ts, t);
 	if (l->worker) {
 		worker_state(c, l, ts, parent);
-		if (r->task || strcmp(r->name, "Sleeping") == 0)
-			activity_flush(c, l, ts);
 	} else {
 		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
 	}
@@ -1304,8 +1279,6 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	if (c->opt.number_events)
 		number_events_param(&c->nevents, p, 0);
 	if (p == P_STRING_EVENT) {
-		if (strcmp(s, "start_profiling") == 0 || strcmp(s, "stop_profiling") == 0)
-			fprintf(c->activity, "set_profiling\t%.9f\t%d\n", ms(c, ts), s[2] == 'a');
 		if (!c->opt.no_events) {
 			fprintf(c->paje, "9\t%.9f\tprog_event\t%sp\t", ms(c, ts), c->pre);
 			paje_word(c->paje, s);
@@ -1737,12 +1710,6 @@ static int convert(struct converter *c)
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
 		struct location *l = g_ptr_array_index(locs, i);
-		if (l->worker) {
-			/* StarPU's worker names there are "<KIND> <devid>". */
-			size_t digits = strspn(l->name + strcspn(l->name, "0123456789"), "0123456789");
-			size_t kind = strcspn(l->name, "0123456789");
-			fprintf(c->activity, "name\t%d\t%.*s %.*s\n", l->workerid, (int)kind, l->name, (int)digits, l->name + kind);
-		}
 		struct astro_trace_location where = public_location(l);
 		trace_formats_location(&c->opt.formats, &where);
 	}
@@ -1775,11 +1742,7 @@ static int convert(struct converter *c)
 	while (g_hash_table_iter_next(&it, &k, &v)) {
 		struct location *l = v;
 		flush_pending(c, l);
-		/* The last period of each worker, however short, so that a short run still has its activity. */
-		if (l->worker && l->act_started && c->last_ts > l->act_last) {
-			fprintf(c->activity, "%d\t%.9f\t%.9f\t%.9f\t%.9f\n", l->workerid, ms(c, c->last_ts), (double)(c->last_ts - l->act_last) / 1e6,
-				(double)l->act_exec / 1e6, (double)l->act_sleep / 1e6);
-		}
+		emit_event(c, l, ASTRO_TRACE_EVENT_ARCHIVE_END, c->last_ts, &(struct astro_trace_event){ 0 });
 	}
 	if (gflops_pending(&c->gflops))
 		gflops_flush(&c->gflops, UINT64_MAX, gft_emit, c);
@@ -2224,7 +2187,6 @@ int trace_convert_main(int argc, char **argv)
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
 	c.paje = open_output(&c, c.opt.paje);
-	c.activity = open_output(&c, "activity.data");
 	c.html_file = open_output(&c, "trace.html");
 	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
@@ -2274,7 +2236,6 @@ int trace_convert_main(int argc, char **argv)
 		}
 		g_free(path);
 	}
-	close_output(&c, c.activity, "activity.data");
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;

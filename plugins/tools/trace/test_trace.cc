@@ -1112,6 +1112,7 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
 		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "sched_tasks_rec", "sched_tasks.rec" },
 		{ "papi_rec", "papi.rec" }, { "comms_rec", "comms.rec" },
+		{ "activity", "activity.data" },
 	};
 	const std::vector<std::string> outputs = { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "distrib.data",
 						   "sched_tasks.rec", "activity.data", "trace.json", "comms.rec" };
