@@ -39,7 +39,6 @@
 #include "paje_sort.h"
 #include "memstates.h"
 #include "ctxstates.h"
-#include "trace_html.h"
 #include "schema.h"
 #include "starpu_formats.h"
 
@@ -183,9 +182,8 @@ struct converter
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje, *html_file;
+	FILE *paje;
 	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
-	struct trace_html *html; /* trace.html: the moves between scheduling components */
 	struct number_events nevents; /* -number-events, over every archive */
 };
 
@@ -1081,11 +1079,6 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			l->last_pop = value;
 			l->popped = true;
 		}
-		if (p == P_POP && l->worker) {
-			char job[48];
-			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
-			trace_html_pop(c->html, ms(c, ts), job, l->workerid);
-		}
 		struct task *t = g_hash_table_lookup(c->tasks, &value);
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		emit_event(c, l, p == P_PUSH ? ASTRO_TRACE_EVENT_PUSH : ASTRO_TRACE_EVENT_POP, ts,
@@ -1162,24 +1155,23 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_COMPONENT_CONNECT:
 		if (a.has[A_COMPONENT])
-			trace_html_connect(c->html, component_key(c, a.v[A_COMPONENT].uint64), component_key(c, value));
+			emit_event(c, l, ASTRO_TRACE_EVENT_COMPONENT_CONNECT, ts,
+				   &(struct astro_trace_event){ .component = component_key(c, value),
+								.from = component_key(c, a.v[A_COMPONENT].uint64) });
 		break;
 	case P_COMPONENT_PUSH:
 	case P_COMPONENT_PULL:
-		{
-			char job[48];
-			snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, value);
-			uint64_t from = a.has[A_FROM_COMPONENT] ? component_key(c, a.v[A_FROM_COMPONENT].uint64) : 0;
-			uint64_t to = a.has[A_COMPONENT] ? component_key(c, a.v[A_COMPONENT].uint64) : 0;
-			trace_html_move(c->html, ms(c, ts), job, from, to, p == P_COMPONENT_PULL);
-		}
+		emit_event(c, l, p == P_COMPONENT_PUSH ? ASTRO_TRACE_EVENT_COMPONENT_PUSH : ASTRO_TRACE_EVENT_COMPONENT_PULL, ts,
+			   &(struct astro_trace_event){
+				   .job = value,
+				   .from = a.has[A_FROM_COMPONENT] ? component_key(c, a.v[A_FROM_COMPONENT].uint64) : 0,
+				   .component = a.has[A_COMPONENT] ? component_key(c, a.v[A_COMPONENT].uint64) : 0 });
 		break;
 	case P_COMPONENT_NEW:
-		if (a.has[A_NAME]) {
-			char *name = g_strdup_printf("%s%s", c->pre, string_of(c, a.v[A_NAME].stringRef));
-			trace_html_component(c->html, component_key(c, value), name, a.has[A_WORKER] ? a.v[A_WORKER].int32 : -1);
-			g_free(name);
-		}
+		if (a.has[A_NAME])
+			emit_event(c, l, ASTRO_TRACE_EVENT_COMPONENT_NEW, ts,
+				   &(struct astro_trace_event){ .component = component_key(c, value), .name = string_of(c, a.v[A_NAME].stringRef),
+								.worker = a.has[A_WORKER] ? a.v[A_WORKER].int32 : -1 });
 		break;
 	case P_MPI_SEND:
 	case P_MPI_RECV:
@@ -2187,8 +2179,6 @@ int trace_convert_main(int argc, char **argv)
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
 	c.paje = open_output(&c, c.opt.paje);
-	c.html_file = open_output(&c, "trace.html");
-	c.html = trace_html_begin(c.html_file);
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
 	struct astro_trace_format_options format_options = {
@@ -2239,8 +2229,6 @@ int trace_convert_main(int argc, char **argv)
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;
-	trace_html_end(c.html);
-	close_output(&c, c.html_file, "trace.html");
 	if (c.opt.number_events) {
 		/* Written last, from what was read: a failed conversion leaves none. */
 		if (ret == 0) {

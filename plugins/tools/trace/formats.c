@@ -18,7 +18,7 @@
 
 static const struct astro_trace_format *const builtin[] = { &trace_json_format, &trace_tasks_rec_format, &trace_data_rec_format,
 							    &trace_distrib_format, &trace_trace_rec_format, &trace_dag_format,
-							    &trace_sched_tasks_rec_format, &trace_papi_rec_format, &trace_comms_rec_format, &trace_activity_format };
+							    &trace_sched_tasks_rec_format, &trace_papi_rec_format, &trace_comms_rec_format, &trace_activity_format, &trace_html_format };
 
 int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i)
 {

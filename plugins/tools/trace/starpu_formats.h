@@ -13,6 +13,7 @@ extern const struct astro_trace_format trace_sched_tasks_rec_format; /* sched_ta
 extern const struct astro_trace_format trace_papi_rec_format;  /* papi.rec (papi_rec.c) */
 extern const struct astro_trace_format trace_comms_rec_format; /* comms.rec (comms_rec.c) */
 extern const struct astro_trace_format trace_activity_format;  /* activity.data (activity.c) */
+extern const struct astro_trace_format trace_html_format;      /* trace.html (trace_html.c) */
 
 /* StarPU's Paje alias of a runtime state (Sleeping: "Sl"...), and its trace.rec category in *category (convert.c). */
 const char *trace_state_alias(const char *name, const char **category);

@@ -725,6 +725,13 @@ TEST(TraceHtml, AnimatesTheFlowBetweenComponents)
 	EXPECT_TRUE(contains(page, "\"worker\":0}") && contains(page, "\"worker\":1}")) << "one worker component per worker";
 	EXPECT_EQ(count(page, ",-2,0]"), size_t(kFlow)) << "each task taken out of the tree once: " << page.substr(0, 4000);
 	EXPECT_EQ(count(page, ",-1,"), size_t(kFlow)) << "each task pushed in by the policy once";
+	// A trace format: -no-format trace_html leaves it out, the rest as it was.
+	std::string off = dir.path() + "/no-html";
+	Output o = run(tool() + " -no-format trace_html -number-events -d '" + off + "' -i '" + dir.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_FALSE(file_exists(off + "/trace.html"));
+	for (const char *f : { "sched_tasks.rec", "paje.trace", "number_events.data" })
+		EXPECT_EQ(read_file(off + "/" + f), read_file(out + "/" + f)) << f;
 
 	std::string url = "file://" + out + "/trace.html", dom;
 	if (!dump_dom(url, &dom))
@@ -1112,10 +1119,10 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
 		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "sched_tasks_rec", "sched_tasks.rec" },
 		{ "papi_rec", "papi.rec" }, { "comms_rec", "comms.rec" },
-		{ "activity", "activity.data" },
+		{ "activity", "activity.data" }, { "trace_html", "trace.html" },
 	};
 	const std::vector<std::string> outputs = { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "distrib.data",
-						   "sched_tasks.rec", "activity.data", "trace.json", "comms.rec" };
+						   "sched_tasks.rec", "activity.data", "trace.json", "comms.rec", "trace.html" };
 	Output list = run(tool() + " -formats");
 	ASSERT_EQ(list.status, 0) << list.text;
 	for (const auto &f : formats) // the names in a column 12 wide, a longer one followed by one space

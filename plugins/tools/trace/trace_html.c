@@ -8,16 +8,21 @@
  * depth) and replays the moves up to the step the slider (or #step=N in the
  * address) chooses: how many tasks each component holds, how many went
  * through it, the last move. One file, no network (StarPU's loads jQuery).
+ * Written through the trace format API (astrolabe/trace_format.h) from the
+ * converter's component events and the workers' pops. Built into the
+ * converter.
  */
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include "formats.h"
 #include "json.h"
-#include "trace_html.h"
+#include "starpu_formats.h"
 
 struct trace_html
 {
 	FILE *f;
+	char *prefix;           /* the archive's "<rank>_" before job ids and component names ("" for one archive) */
 	GHashTable *index;      /* component id -> its index + 1 */
 	GPtrArray *names;       /* index -> name */
 	GArray *workers;        /* index -> worker (-1) */
@@ -86,10 +91,14 @@ static const char player[] =
 	"document.getElementById('ncomponents').textContent = N;\n"
 	"show(at ? +at[1] : S);\n";
 
-struct trace_html *trace_html_begin(FILE *f)
+static void *trace_html_begin(const struct astro_trace_format_options *options)
 {
+	FILE *f = trace_format_open(options, "trace.html");
+	if (!f)
+		return NULL;
 	struct trace_html *h = g_new0(struct trace_html, 1);
 	h->f = f;
+	h->prefix = g_strdup("");
 	h->index = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	h->names = g_ptr_array_new_with_free_func(g_free);
 	h->workers = g_array_new(FALSE, FALSE, sizeof(int));
@@ -110,17 +119,27 @@ struct trace_html *trace_html_begin(FILE *f)
 	return h;
 }
 
+static void trace_html_process(void *state, const struct astro_trace_process *p)
+{
+	struct trace_html *h = state;
+	g_free(h->prefix);
+	h->prefix = g_strdup(p->prefix);
+}
+
+static void component(struct trace_html *h, uint64_t id, const char *name, int worker);
+
 static int index_of(struct trace_html *h, uint64_t id)
 {
 	gpointer v = g_hash_table_lookup(h->index, &id);
 	if (v)
 		return GPOINTER_TO_INT(v) - 1;
 	/* Not declared (made before the trace started): known by its moves. */
-	trace_html_component(h, id, "component", -1);
+	component(h, id, "component", -1);
 	return (int)h->names->len - 1;
 }
 
-void trace_html_component(struct trace_html *h, uint64_t id, const char *name, int worker)
+/* Component id (unique in the conversion) is named name; worker >= 0 for a worker component. */
+static void component(struct trace_html *h, uint64_t id, const char *name, int worker)
 {
 	gpointer v = g_hash_table_lookup(h->index, &id);
 	int i;
@@ -142,32 +161,49 @@ void trace_html_component(struct trace_html *h, uint64_t id, const char *name, i
 		g_hash_table_insert(h->of_worker, GINT_TO_POINTER(worker + 1), GINT_TO_POINTER(i + 1));
 }
 
-void trace_html_connect(struct trace_html *h, uint64_t parent, uint64_t child)
+/* At date, job goes from component from (-1: the policy; -2: out of the tree, to a worker) into component to. */
+static void step(struct trace_html *h, uint64_t date, uint64_t job, int from, int to, int pull)
 {
-	int e[2] = { index_of(h, parent), index_of(h, child) };
-	g_array_append_vals(h->edges, e, 2);
-}
-
-static void step(struct trace_html *h, double ms, const char *job, int from, int to, int pull)
-{
-	fprintf(h->f, "%s[%.6f,\"%s\",%d,%d,%d]", h->nsteps ? ",\n" : "", ms, job, from, to, pull);
+	fprintf(h->f, "%s[%.6f,\"%s%" PRIu64 "\",%d,%d,%d]", h->nsteps ? ",\n" : "", (double)date / 1e6, h->prefix, job, from, to, pull);
 	h->nsteps++;
 }
 
-void trace_html_move(struct trace_html *h, double ms, const char *job, uint64_t from, uint64_t to, int pull)
+static void trace_html_event(void *state, const struct astro_trace_event *e)
 {
-	step(h, ms, job, from ? index_of(h, from) : -1, to ? index_of(h, to) : -1, pull);
+	struct trace_html *h = state;
+	switch (e->kind) {
+	case ASTRO_TRACE_EVENT_COMPONENT_NEW: {
+		char *name = g_strdup_printf("%s%s", h->prefix, e->name);
+		component(h, e->component, name, e->worker);
+		g_free(name);
+		break;
+	}
+	case ASTRO_TRACE_EVENT_COMPONENT_CONNECT: {
+		int edge[2] = { index_of(h, e->from), index_of(h, e->component) };
+		g_array_append_vals(h->edges, edge, 2);
+		break;
+	}
+	case ASTRO_TRACE_EVENT_COMPONENT_PUSH:
+	case ASTRO_TRACE_EVENT_COMPONENT_PULL: /* 0: the policy, for a task it pushes or gets back */
+		step(h, e->date, e->job, e->from ? index_of(h, e->from) : -1, e->component ? index_of(h, e->component) : -1,
+		     e->kind == ASTRO_TRACE_EVENT_COMPONENT_PULL);
+		break;
+	case ASTRO_TRACE_EVENT_POP: {
+		/* A worker takes the task out of the tree (its worker component), to run it. */
+		gpointer v = e->worker >= 0 ? g_hash_table_lookup(h->of_worker, GINT_TO_POINTER(e->worker + 1)) : NULL;
+		if (v) /* else: not a modular scheduler */
+			step(h, e->date, e->job, GPOINTER_TO_INT(v) - 1, -2, 0);
+		break;
+	}
+	default:
+		break;
+	}
 }
 
-void trace_html_pop(struct trace_html *h, double ms, const char *job, int worker)
+/* Writes the components and the player. */
+static int trace_html_end(void *state)
 {
-	gpointer v = g_hash_table_lookup(h->of_worker, GINT_TO_POINTER(worker + 1));
-	if (v) /* else: not a modular scheduler */
-		step(h, ms, job, GPOINTER_TO_INT(v) - 1, -2, 0);
-}
-
-void trace_html_end(struct trace_html *h)
-{
+	struct trace_html *h = state;
 	FILE *f = h->f;
 	fputs("\n];\n</script>\n<script>\nvar components = [", f);
 	for (guint i = 0; i < h->names->len; i++) {
@@ -189,5 +225,18 @@ void trace_html_end(struct trace_html *h)
 	g_array_free(h->workers, TRUE);
 	g_array_free(h->edges, TRUE);
 	g_hash_table_destroy(h->of_worker);
+	g_free(h->prefix);
+	int ret = trace_format_close(f);
 	g_free(h);
+	return ret;
 }
+
+const struct astro_trace_format trace_html_format = {
+	.abi_version = ASTRO_TRACE_FORMAT_ABI_VERSION,
+	.name = "trace_html",
+	.description = "trace.html: the task flow between the components of a modular scheduler, for a browser",
+	.begin = trace_html_begin,
+	.process = trace_html_process,
+	.event = trace_html_event,
+	.end = trace_html_end,
+};
