@@ -1,25 +1,28 @@
 /*
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
- * files (paje.trace, dag.dot, tasks.rec, trace.rec, data.rec,
- * sched_tasks.rec, activity.data, comms.rec, trace.html, papi.rec when the
- * run counted PAPI events, number_events.data with -number-events), with
- * StarPU's field names, order and number formats (see ../shared/notes/traces.md
- * in the project's notes); and hands the same stream to the trace formats
- * (formats.c, astrolabe/trace_format.h): the Chrome/Perfetto trace.json
- * (json.c), StarPU's tasks.rec (tasks_rec.c), data.rec (data_rec.c),
- * distrib.data (distrib.c), trace.rec (trace_rec.c) and dag.dot (dag.c),
- * and the format plugins' outputs.
+ * files, with StarPU's field names, order and number formats (see
+ * ../shared/notes/traces.md in the project's notes). It writes paje.trace
+ * (and number_events.data with -number-events) itself, and hands the
+ * decoded stream to the trace formats (formats.c, astrolabe/trace_format.h),
+ * which write the others: the Chrome/Perfetto trace.json (json.c), StarPU's
+ * tasks.rec (tasks_rec.c), data.rec (data_rec.c), distrib.data (distrib.c),
+ * trace.rec (trace_rec.c), dag.dot (dag.c), sched_tasks.rec
+ * (sched_tasks_rec.c), papi.rec when the run counted PAPI events
+ * (papi_rec.c), comms.rec (comms_rec.c), activity.data (activity.c),
+ * trace.html (trace_html.c), and the format plugins' outputs.
  *
  * OTF2's global reader hands the events over in time order, merged across
  * locations, so every file is written as the events come: the time-ordered
- * ones (paje.trace, trace.rec, sched_tasks.rec, activity.data, the formats')
+ * ones (paje.trace, the formats' states, counters, instants and events)
  * event by event, dag.dot's edges when a dependency is declared, a task's
  * tasks.rec record, dag.dot node and flow starts when it ends (its flow ends
  * when its successors start), a handle's data.rec record when it is
- * unregistered. What stays in memory is what is still to come: the tasks
- * submitted and not ended yet, the handles registered, the dependencies
- * between live tasks; and, for comms.rec, the StarPU-MPI messages (a send
- * meets its receive only once every archive was read).
+ * unregistered, the end of each archive (the formats' ARCHIVE_END event).
+ * What stays in memory is what is still to come: the tasks submitted and
+ * not ended yet, the handles registered, the dependencies between live
+ * tasks; and the StarPU-MPI messages (a send meets its receive only once
+ * every archive was read: the formats' message, comms.rec, and paje.trace's
+ * links, at the end).
  */
 #include <errno.h>
 #include <glib.h>
@@ -1777,7 +1780,7 @@ static void usage(FILE *f)
 		   "                 starpu_data_wont_use, memory requests, allocations, frees, write-backs, copies\n"
 		   "  -no-acquire    leave the data acquisitions (starpu_data_acquire*) out of dag.dot\n"
 		   "  -internal      also draw the runtime's internal jobs in dag.dot (unregister_submit, prefetches...)\n"
-		   "  -formats       list the trace formats (trace.json's and the format_* plugins'), on or off, and exit\n"
+		   "  -formats       list the trace formats (the built-in ones and the format_* plugins'), on or off, and exit\n"
 		   "  -no-format NAME  do not write trace format NAME (json: no trace.json)\n"
 		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
 		   "  -use-task-color the scheduling contexts' task states (InCtx1..InCtx9) in the task's colour instead of\n"
