@@ -769,6 +769,20 @@ TEST_F(Converted, NoPapiRecWithoutPapiValues)
 	EXPECT_EQ(read_file(out + "/tasks.rec"), read_file(file("tasks.rec")));
 }
 
+// An older papi.rec that cannot be removed (a folder here): one message naming papi_rec, exit status 1, the other
+// outputs written.
+TEST_F(Converted, AnOlderPapiRecThatStaysIsNamed)
+{
+	std::string out = dir_.path() + "/papi-folder";
+	ASSERT_EQ(run("mkdir -p '" + out + "/papi.rec/x'").status, 0);
+	Output o = run(tool() + " -d '" + out + "' -i '" + dir_.archive() + "'");
+	EXPECT_EQ(o.status, 1) << o.text;
+	EXPECT_EQ(count(o.text, "\n"), 1u) << o.text;
+	EXPECT_TRUE(contains(o.text, "trace format 'papi_rec' (built in) cannot write in " + out + " (Is a directory)")) << o.text;
+	for (const char *f : { "paje.trace", "tasks.rec", "sched_tasks.rec", "activity.data", "trace.html", "comms.rec" })
+		EXPECT_EQ(read_file(out + "/" + f), read_file(file(f))) << f;
+}
+
 #ifdef STARPU_PAPI
 long long papi_ops; // the test's software-defined PAPI event, which the tasks count
 
