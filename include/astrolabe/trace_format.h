@@ -313,8 +313,9 @@ enum astro_trace_event_kind
 	ASTRO_TRACE_EVENT_PAPI = 13,
 	/**
 	 * The archive's events are over: given for each location of the
-	 * archive (location), after its last event and before the tasks that
-	 * never ended; date: the archive's last event's.
+	 * archive (location), after every other event of the archive and
+	 * before the tasks that never ended (task); date: the archive's last
+	 * event's.
 	 */
 	ASTRO_TRACE_EVENT_ARCHIVE_END = 14
 };

@@ -1734,13 +1734,14 @@ static int convert(struct converter *c)
 	if (status != OTF2_SUCCESS)
 		goto corrupt;
 	g_hash_table_iter_init(&it, c->locations);
-	while (g_hash_table_iter_next(&it, &k, &v)) {
-		struct location *l = v;
-		flush_pending(c, l);
-		emit_event(c, l, ASTRO_TRACE_EVENT_ARCHIVE_END, c->last_ts, &(struct astro_trace_event){ 0 });
-	}
+	while (g_hash_table_iter_next(&it, &k, &v))
+		flush_pending(c, v);
 	if (gflops_pending(&c->gflops))
 		gflops_flush(&c->gflops, UINT64_MAX, gft_emit, c);
+	/* Each location's end, in the order of the table (activity.data's last periods keep it). */
+	g_hash_table_iter_init(&it, c->locations);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		emit_event(c, v, ASTRO_TRACE_EVENT_ARCHIVE_END, c->last_ts, &(struct astro_trace_event){ 0 });
 	OTF2_Reader_CloseEvtFiles(reader);
 	OTF2_Reader_Close(reader);
 	g_free(anchor);

@@ -13,8 +13,7 @@
 struct sched_tasks_rec
 {
 	FILE *f;
-	int rank;   /* the archive's rank */
-	bool multi; /* several archives: job ids are "<rank>_<job>", the rank not padded (StarPU's) */
+	char prefix[16]; /* before job ids: "" for one archive, else "<rank>_", the rank not padded (StarPU's) */
 };
 
 static void *sched_tasks_rec_begin(const struct astro_trace_format_options *options)
@@ -30,8 +29,10 @@ static void *sched_tasks_rec_begin(const struct astro_trace_format_options *opti
 static void sched_tasks_rec_process(void *state, const struct astro_trace_process *p)
 {
 	struct sched_tasks_rec *r = state;
-	r->rank = p->rank;
-	r->multi = p->multi;
+	if (p->multi)
+		snprintf(r->prefix, sizeof(r->prefix), "%d_", p->rank);
+	else
+		r->prefix[0] = '\0';
 }
 
 static void sched_tasks_rec_event(void *state, const struct astro_trace_event *e)
@@ -39,11 +40,8 @@ static void sched_tasks_rec_event(void *state, const struct astro_trace_event *e
 	struct sched_tasks_rec *r = state;
 	if (e->kind != ASTRO_TRACE_EVENT_PUSH && e->kind != ASTRO_TRACE_EVENT_POP)
 		return;
-	fprintf(r->f, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: ", e->kind == ASTRO_TRACE_EVENT_PUSH ? "push" : "pop",
-		(double)e->date / 1e6, e->priority);
-	if (r->multi)
-		fprintf(r->f, "%d_", r->rank);
-	fprintf(r->f, "%" PRIu64 "\n\n", e->job);
+	fprintf(r->f, "Type: %s\nTime: %.9f\nPriority: %d\nJobId: %s%" PRIu64 "\n\n", e->kind == ASTRO_TRACE_EVENT_PUSH ? "push" : "pop",
+		(double)e->date / 1e6, e->priority, r->prefix, e->job);
 }
 
 static int sched_tasks_rec_end(void *state)
