@@ -105,6 +105,23 @@ static const char *origin_of(const struct astro_trace_format *format)
 	return "built in";
 }
 
+/* A format that began, and its state: one entry of struct trace_formats' with[]. */
+struct trace_format_call
+{
+	const struct astro_trace_format *format;
+	void *state;
+};
+
+/* Adds format (its state) to the list of callback cb when it has it. */
+static void with_callback(struct trace_formats *f, enum trace_format_callback cb, bool has, const struct astro_trace_format *format,
+			  void *state)
+{
+	if (!f->with[cb])
+		f->with[cb] = g_array_new(FALSE, FALSE, sizeof(struct trace_format_call));
+	if (has)
+		g_array_append_val(f->with[cb], ((struct trace_format_call){ format, state }));
+}
+
 void trace_formats_begin(struct trace_formats *f, const struct astro_trace_format_options *options)
 {
 	f->states = g_ptr_array_new();
@@ -120,36 +137,48 @@ void trace_formats_begin(struct trace_formats *f, const struct astro_trace_forma
 			f->failed = true;
 		}
 		g_ptr_array_add(f->states, state);
+		if (!state)
+			continue;
+		with_callback(f, TRACE_FORMAT_PROCESS, format->process, format, state);
+		with_callback(f, TRACE_FORMAT_LOCATION, format->location, format, state);
+		with_callback(f, TRACE_FORMAT_STATE, format->state, format, state);
+		with_callback(f, TRACE_FORMAT_COUNTER, format->counter, format, state);
+		with_callback(f, TRACE_FORMAT_DEPENDENCY, format->dependency, format, state);
+		with_callback(f, TRACE_FORMAT_INSTANT, format->instant, format, state);
+		with_callback(f, TRACE_FORMAT_TASK, format->task, format, state);
+		with_callback(f, TRACE_FORMAT_DATA, format->data, format, state);
+		with_callback(f, TRACE_FORMAT_JOB, format->job, format, state);
+		with_callback(f, TRACE_FORMAT_EVENT, format->event, format, state);
+		with_callback(f, TRACE_FORMAT_MESSAGE, format->message, format, state);
 	}
 }
 
-/* Calls callback cb of each format that began, with arg. */
-#define EACH(f, cb, arg)                                                                          \
-	for (guint i_ = 0; i_ < (f)->on->len; i_++) {                                             \
-		const struct astro_trace_format *format_ = g_ptr_array_index((f)->on, i_);        \
-		void *state_ = g_ptr_array_index((f)->states, i_);                                \
-		if (state_ && format_->cb)                                                        \
-			format_->cb(state_, arg);                                                 \
+/* Calls callback cb (CB in with[]) of each format that began and has it, with arg. */
+#define EACH(f, cb, CB, arg)                                                                           \
+	{                                                                                              \
+		const GArray *with_ = (f)->with[CB];                                                   \
+		for (guint i_ = 0; with_ && i_ < with_->len; i_++) {                                   \
+			const struct trace_format_call *call_ = &g_array_index(with_, struct trace_format_call, i_); \
+			call_->format->cb(call_->state, arg);                                          \
+		}                                                                                      \
 	}
 
-void trace_formats_process(struct trace_formats *f, const struct astro_trace_process *p) { EACH(f, process, p) }
-void trace_formats_location(struct trace_formats *f, const struct astro_trace_location *l) { EACH(f, location, l) }
-void trace_formats_state(struct trace_formats *f, const struct astro_trace_state *s) { EACH(f, state, s) }
-void trace_formats_counter(struct trace_formats *f, const struct astro_trace_counter *c) { EACH(f, counter, c) }
-void trace_formats_dependency(struct trace_formats *f, const struct astro_trace_dependency *d) { EACH(f, dependency, d) }
-void trace_formats_instant(struct trace_formats *f, const struct astro_trace_instant *i) { EACH(f, instant, i) }
-void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t) { EACH(f, task, t) }
-void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d) { EACH(f, data, d) }
-void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j) { EACH(f, job, j) }
-void trace_formats_event(struct trace_formats *f, const struct astro_trace_event *e) { EACH(f, event, e) }
-void trace_formats_message(struct trace_formats *f, const struct astro_trace_message *m) { EACH(f, message, m) }
+void trace_formats_process(struct trace_formats *f, const struct astro_trace_process *p) EACH(f, process, TRACE_FORMAT_PROCESS, p)
+void trace_formats_location(struct trace_formats *f, const struct astro_trace_location *l) EACH(f, location, TRACE_FORMAT_LOCATION, l)
+void trace_formats_state(struct trace_formats *f, const struct astro_trace_state *s) EACH(f, state, TRACE_FORMAT_STATE, s)
+void trace_formats_counter(struct trace_formats *f, const struct astro_trace_counter *c) EACH(f, counter, TRACE_FORMAT_COUNTER, c)
+void trace_formats_dependency(struct trace_formats *f, const struct astro_trace_dependency *d)
+	EACH(f, dependency, TRACE_FORMAT_DEPENDENCY, d)
+void trace_formats_instant(struct trace_formats *f, const struct astro_trace_instant *i) EACH(f, instant, TRACE_FORMAT_INSTANT, i)
+void trace_formats_task(struct trace_formats *f, const struct astro_trace_task *t) EACH(f, task, TRACE_FORMAT_TASK, t)
+void trace_formats_data(struct trace_formats *f, const struct astro_trace_data *d) EACH(f, data, TRACE_FORMAT_DATA, d)
+void trace_formats_job(struct trace_formats *f, const struct astro_trace_job *j) EACH(f, job, TRACE_FORMAT_JOB, j)
+void trace_formats_event(struct trace_formats *f, const struct astro_trace_event *e) EACH(f, event, TRACE_FORMAT_EVENT, e)
+void trace_formats_message(struct trace_formats *f, const struct astro_trace_message *m) EACH(f, message, TRACE_FORMAT_MESSAGE, m)
 
 bool trace_formats_want_tasks(const struct trace_formats *f)
 {
-	for (guint i = 0; i < f->on->len; i++)
-		if (g_ptr_array_index(f->states, i) && ((const struct astro_trace_format *)g_ptr_array_index(f->on, i))->task)
-			return true;
-	return false;
+	return f->with[TRACE_FORMAT_TASK] && f->with[TRACE_FORMAT_TASK]->len;
 }
 
 void trace_formats_end(struct trace_formats *f)
@@ -176,6 +205,9 @@ void trace_formats_free(struct trace_formats *f)
 		g_ptr_array_free(f->on, TRUE);
 	if (f->states)
 		g_ptr_array_free(f->states, TRUE);
+	for (int cb = 0; cb < TRACE_FORMAT_NCALLBACKS; cb++)
+		if (f->with[cb])
+			g_array_free(f->with[cb], TRUE);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -7,6 +7,23 @@
 #include <stdio.h>
 #include <astrolabe/trace_format.h>
 
+/* The callbacks of the stream, for struct trace_formats' with[]. */
+enum trace_format_callback
+{
+	TRACE_FORMAT_PROCESS,
+	TRACE_FORMAT_LOCATION,
+	TRACE_FORMAT_STATE,
+	TRACE_FORMAT_COUNTER,
+	TRACE_FORMAT_DEPENDENCY,
+	TRACE_FORMAT_INSTANT,
+	TRACE_FORMAT_TASK,
+	TRACE_FORMAT_DATA,
+	TRACE_FORMAT_JOB,
+	TRACE_FORMAT_EVENT,
+	TRACE_FORMAT_MESSAGE,
+	TRACE_FORMAT_NCALLBACKS
+};
+
 struct trace_formats
 {
 	GPtrArray *names_off, *names_on; /* -no-format, -format: names as given */
@@ -14,6 +31,8 @@ struct trace_formats
 	GPtrArray *on;                   /* const struct astro_trace_format *, those writing this conversion */
 	GPtrArray *states;               /* what each one's begin returned (NULL: it failed and was told) */
 	bool failed;                     /* a format could not begin or end */
+	/* For each callback, the formats that began and have it (struct trace_format_call): the stream goes to those only. */
+	GArray *with[TRACE_FORMAT_NCALLBACKS];
 };
 
 /* Takes argv[*i] when it is -formats, -no-format NAME or -format NAME (moving *i past NAME): 1; -1 when NAME is
