@@ -191,7 +191,8 @@ struct astro_trace_state
 	uint64_t begin, end;
 	/**
 	 * The task run, at the enter and the leave of a task (its enter is
-	 * given once its handles are known, at the same date), else NULL; its
+	 * given once its handles are known, at the same date, with their
+	 * descriptions and coordinates as they are then), else NULL; its
 	 * record comes later, in task.
 	 */
 	const struct astro_trace_task *task;

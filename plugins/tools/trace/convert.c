@@ -1457,7 +1457,7 @@ static void usage(FILE *f)
 		   "  -no-acquire    leave the data acquisitions (starpu_data_acquire*) out of dag.dot\n"
 		   "  -internal      also draw the runtime's internal jobs in dag.dot (unregister_submit, prefetches...)\n"
 		   "  -formats       list the trace formats (trace.json's and the format_* plugins'), on or off, and exit\n"
-		   "  -no-format NAME  do not write trace format NAME (json: no trace.json)\n"
+		   "  -no-format NAME  do not write trace format NAME (json: no trace.json, paje: no paje.trace)\n"
 		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
 		   "  -use-task-color the scheduling contexts' task states (InCtx1..InCtx9) in the task's colour instead of\n"
 		   "                 one colour per context\n"
