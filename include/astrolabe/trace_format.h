@@ -95,7 +95,13 @@ struct astro_trace_process
 	const char *prefix;
 	/** 1 when several archives are converted together. */
 	int multi;
-	void *reserved[4];
+	/**
+	 * 1 when the archive is a StarPU-MPI process's (it has an MPI
+	 * communication thread: its messages' ends). Added in place of a
+	 * reserved pointer: same ABI version; 0 from a converter older than it.
+	 */
+	int mpi;
+	void *reserved[3];
 };
 
 /** A location: a worker or an application thread. */
@@ -157,8 +163,17 @@ struct astro_trace_task
 	 * reserved pointer: same ABI version; NULL from a converter older than it.
 	 */
 	const char *const *descriptions;
+	/**
+	 * The coordinates (starpu_data_set_coordinates(), as struct
+	 * astro_trace_data's) of each of its handles when the task was handed
+	 * over, nhandles of them; an entry is NULL when the handle has none.
+	 * Added in place of a reserved pointer, as descriptions.
+	 */
+	const char *const *coordinates;
+	/** The scheduling context it ran in (0: the default one, or unknown). In place of a reserved pointer, as descriptions. */
+	unsigned sched_ctx;
 	/** Room for growth: NULL. */
-	void *reserved[3];
+	void *reserved[1];
 };
 
 /** A state of a location: a task's execution or a runtime or application state (Sleeping, Callback...). */
@@ -176,7 +191,8 @@ struct astro_trace_state
 	uint64_t begin, end;
 	/**
 	 * The task run, at the enter and the leave of a task (its enter is
-	 * given once its handles are known, at the same date), else NULL; its
+	 * given once its handles are known, at the same date, with their
+	 * descriptions and coordinates as they are then), else NULL; its
 	 * record comes later, in task.
 	 */
 	const struct astro_trace_task *task;
@@ -295,9 +311,9 @@ enum astro_trace_event_kind
 	ASTRO_TRACE_EVENT_TRANSFER_BEGIN = 4,
 	/** A copy between memory nodes ended (handle, size, src_node, node: the destination). */
 	ASTRO_TRACE_EVENT_TRANSFER_END = 5,
-	/** Bytes allocated on a memory node (node, value: bytes, negative when freed). */
+	/** Bytes allocated on a memory node (node, value: bytes, negative when freed: at the end of a Freeing state, "F"). */
 	ASTRO_TRACE_EVENT_ALLOCATION = 6,
-	/** A memory manager entered a state (node, name: the state's Paje alias "Al", "Fe", "Wb"..., handle, size). */
+	/** A memory manager entered a state (node, name: the state's Paje alias, "A" allocating, "F" freeing, "W" writing back, "R" reclaiming; handle, size). */
 	ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN = 7,
 	/** A memory manager left a state (node, name, handle, size). */
 	ASTRO_TRACE_EVENT_MEMORY_STATE_END = 8,
@@ -311,19 +327,26 @@ enum astro_trace_event_kind
 	ASTRO_TRACE_EVENT_COMPONENT_PULL = 12,
 	/** A PAPI counter's value for a task (job, name: the PAPI event, value). */
 	ASTRO_TRACE_EVENT_PAPI = 13,
+	/** A handle's copy on a memory node changed its MSI state (handle, node, value: 0 invalid, 1 shared, 2 owner; src_node). */
+	ASTRO_TRACE_EVENT_DATA_STATE = 14,
+	/** starpu_data_wont_use() on a handle (handle; src_node, node as recorded, 0 when not). */
+	ASTRO_TRACE_EVENT_WONT_USE = 15,
+	/** A data request created (value: its number, handle, src_node, node: the destination, prefetch). */
+	ASTRO_TRACE_EVENT_DATA_REQUEST = 16,
 	/**
 	 * The archive's events are over: given for each location of the
 	 * archive (location), after every other event of the archive and
 	 * before the tasks that never ended (task); date: the archive's last
 	 * event's.
 	 */
-	ASTRO_TRACE_EVENT_ARCHIVE_END = 14
+	ASTRO_TRACE_EVENT_ARCHIVE_END = 17
 };
 
 /**
  * One of the runtime's events that the other callbacks do not tell: the
  * scheduler's pushes and pops, data registrations, transfers, allocations,
- * memory managers' states, scheduler components, PAPI values; as it
+ * memory managers' states, the coherency of the handles' copies and the
+ * data requests, scheduler components, PAPI values; as it
  * happens, in time order. A field its kind does not name is zero (NULL).
  */
 struct astro_trace_event
@@ -351,8 +374,10 @@ struct astro_trace_event
 	uint64_t component, from;
 	/** A worker's id (-1: an application thread's, no worker's). */
 	int worker;
+	/** A data request's kind, StarPU's enum starpu_is_prefetch: 0 fetch, 1 task prefetch, 2 prefetch, 3 idle fetch. */
+	int prefetch;
 	/** Room for growth: zero. */
-	void *reserved[8];
+	void *reserved[7];
 };
 
 /**

@@ -1,19 +1,19 @@
 /*
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
  * files, with StarPU's field names, order and number formats (see
- * ../shared/notes/traces.md in the project's notes). It writes paje.trace
- * (and number_events.data with -number-events) itself, and hands the
- * decoded stream to the trace formats (formats.c, astrolabe/trace_format.h),
- * which write the others: the Chrome/Perfetto trace.json (json.c), StarPU's
- * tasks.rec (tasks_rec.c), data.rec (data_rec.c), distrib.data (distrib.c),
- * trace.rec (trace_rec.c), dag.dot (dag.c), sched_tasks.rec
- * (sched_tasks_rec.c), papi.rec when the run counted PAPI events
- * (papi_rec.c), comms.rec (comms_rec.c), activity.data (activity.c),
- * trace.html (trace_html.c), and the format plugins' outputs.
+ * ../shared/notes/traces.md in the project's notes). It writes
+ * number_events.data (-number-events) itself, and hands the decoded stream
+ * to the trace formats (formats.c, astrolabe/trace_format.h), which write
+ * the others: StarPU's paje.trace (paje.c), tasks.rec (tasks_rec.c),
+ * data.rec (data_rec.c), distrib.data (distrib.c), trace.rec (trace_rec.c),
+ * dag.dot (dag.c), sched_tasks.rec (sched_tasks_rec.c), papi.rec when the
+ * run counted PAPI events (papi_rec.c), comms.rec (comms_rec.c),
+ * activity.data (activity.c), trace.html (trace_html.c), the
+ * Chrome/Perfetto trace.json (json.c), and the format plugins' outputs.
  *
  * OTF2's global reader hands the events over in time order, merged across
  * locations, so every file is written as the events come: the time-ordered
- * ones (paje.trace, the formats' states, counters, instants and events)
+ * ones (the formats' states, counters, instants and events)
  * event by event, dag.dot's edges when a dependency is declared, a task's
  * tasks.rec record, dag.dot node and flow starts when it ends (its flow ends
  * when its successors start), a handle's data.rec record when it is
@@ -39,9 +39,6 @@
 #include "formats.h"
 #include "number_events.h"
 #include "gflops.h"
-#include "paje_sort.h"
-#include "memstates.h"
-#include "ctxstates.h"
 #include "schema.h"
 #include "starpu_formats.h"
 
@@ -74,14 +71,14 @@ struct dep
 	unsigned flow;       /* the formats' flow the predecessor started at its end (0: none) */
 };
 
-/* A StarPU-MPI message seen by one side: for comms.rec and paje.trace's links, where both sides meet. */
+/* A StarPU-MPI message seen by one side: for the formats' messages (comms.rec, paje.trace's links), where both sides meet. */
 struct message
 {
 	int self, peer;          /* the ranks of the archive and of the other side */
 	uint64_t tag, handle, size;
 	double time_ms;          /* on the common time base */
 	uint64_t date;           /* the same, as the formats have it (ns from the origin) */
-	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none: the links' HName */
+	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none */
 };
 
 struct task
@@ -98,7 +95,7 @@ struct task
 	int worker;
 	uint64_t start_location;
 	int64_t iteration, subiteration; /* -1: none */
-	unsigned sched_ctx;  /* the scheduling context it ran in (0: the default one) */
+	unsigned sched_ctx;  /* the scheduling context it ran in (0: the default one, or unknown) */
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
 	GArray *deps;     /* struct dep; NULL until the first */
 	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
@@ -119,7 +116,7 @@ struct data
 	char *description, *name, *coordinates;
 };
 
-/* What one location (worker or application thread) is doing, to turn nested regions into Paje states. */
+/* What one location (worker or application thread) is doing: its nested regions, the task it runs. */
 struct location
 {
 	uint64_t id;
@@ -128,7 +125,6 @@ struct location
 	int workerid;
 	long tid;              /* its OS thread id (0: older archive, unknown) */
 	int bindid;            /* a worker's logical CPU (-1: unknown) */
-	char alias[64];        /* Paje container of its states: w<id> or t<tid> */
 	unsigned depth;
 	uint32_t stack[32];
 	uint64_t enter_ts[32];
@@ -140,10 +136,9 @@ struct location
 	bool prev_has_tag;
 	uint64_t prev_tag;     /* the Tag of the last submit here */
 	uint64_t prev_job;     /* the job of the last submit here, whose tag a task_tag event gives */
-	bool task_pending;     /* its Paje lines and its state's enter wait for its "handle" events (same date) */
+	bool task_pending;     /* its state's enter waits for its "handle" events (same date) */
 	const struct region *task_region; /* the region of that task */
 	uint64_t task_ts;
-	GArray *transfers;     /* open transfer ids, for links */
 	struct gflops_worker gf; /* its GFlop/s variable (gflops.h) */
 };
 
@@ -166,27 +161,21 @@ struct converter
 	struct ended *ended_ring;
 	unsigned ended_next;
 	uint64_t ndata;
-	GHashTable *defined_values; /* task names with a Paje entity value */
-	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its Paje variable type (ctr<n>, bst<n>) + 1, over every archive */
 	GHashTable *metric_members; /* the archive's metric member -> its name */
 	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
-	uint64_t nodes_made;     /* bit n: memory node n's containers are in paje.trace */
 	uint64_t node_used[64];  /* bytes allocated on each memory node */
-	unsigned node_depth[64]; /* the states pushed on each memory manager and not popped */
 	struct gflops gflops;    /* the archive's GFlop/s sum (gft) */
 	uint64_t last_ts;
-	unsigned ncomms, nflows;
+	unsigned nflows;
 	bool failed;           /* a corrupt archive was reported: stop reading */
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
 	bool mpi;                /* this archive is a StarPU-MPI process's (TRACE_MPI_MARK): it has an MPI communication container */
-	int rank, width;         /* width: of the largest rank, the prefixes' */
+	int rank;
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
-	FILE *paje;
-	bool paje_dated_back;    /* lines were written behind later ones (GFlop/s): paje.trace is sorted at the end */
 	struct number_events nevents; /* -number-events, over every archive */
 };
 
@@ -194,7 +183,6 @@ struct region
 {
 	char *name;
 	bool task, user;        /* a task; a state of astro_instr_state_open() */
-	char *alias;    /* Paje value alias for states */
 };
 
 static int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -304,7 +292,33 @@ static struct astro_trace_task public_task(const struct converter *c, const stru
 		.end_date = since_origin(c, t->end_ts), .worker = t->worker, .location = t->start_location, .iteration = t->iteration,
 		.subiteration = t->subiteration, .nhandles = LEN(t->handles),
 		.handles = t->handles ? (const struct astro_trace_handle *)(const void *)t->handles->data : NULL,
+		.sched_ctx = t->sched_ctx,
 	};
+}
+
+/* The descriptions and coordinates of a task's handles, as their records have them now (on the stack for most tasks). */
+struct handles_info
+{
+	const char **descriptions, **coordinates;
+	const char *here[32];
+};
+
+static void handles_info_fill(const struct converter *c, const struct task *t, struct handles_info *h)
+{
+	guint n = LEN(t->handles);
+	h->descriptions = 2 * n <= G_N_ELEMENTS(h->here) ? h->here : g_new(const char *, 2 * n);
+	h->coordinates = h->descriptions + n;
+	for (guint k = 0; k < n; k++) {
+		const struct data *d = g_hash_table_lookup(c->data, &g_array_index(t->handles, struct handle_ref, k).handle);
+		h->descriptions[k] = d ? d->description : NULL;
+		h->coordinates[k] = d ? d->coordinates : NULL;
+	}
+}
+
+static void handles_info_free(struct handles_info *h)
+{
+	if (h->descriptions != h->here)
+		g_free(h->descriptions);
 }
 
 /* Task t's life, with its dependencies, to the formats that take tasks. */
@@ -315,24 +329,19 @@ static void emit_task(struct converter *c, const struct task *t)
 	struct astro_trace_task e = public_task(c, t);
 	/* Its dependencies and its handles' descriptions, on the stack for most tasks. */
 	uint64_t deps_here[16];
-	const char *descriptions_here[16];
 	uint64_t *deps = LEN(t->deps) <= G_N_ELEMENTS(deps_here) ? deps_here : g_new(uint64_t, LEN(t->deps));
-	const char **descriptions =
-		LEN(t->handles) <= G_N_ELEMENTS(descriptions_here) ? descriptions_here : g_new(const char *, LEN(t->handles));
 	for (guint k = 0; k < LEN(t->deps); k++)
 		deps[k] = g_array_index(t->deps, struct dep, k).pred;
-	for (guint k = 0; k < LEN(t->handles); k++) {
-		const struct data *d = g_hash_table_lookup(c->data, &g_array_index(t->handles, struct handle_ref, k).handle);
-		descriptions[k] = d ? d->description : NULL;
-	}
+	struct handles_info info;
+	handles_info_fill(c, t, &info);
 	e.ndeps = LEN(t->deps);
 	e.deps = deps;
-	e.descriptions = descriptions;
+	e.descriptions = info.descriptions;
+	e.coordinates = info.coordinates;
 	trace_formats_task(&c->opt.formats, &e);
 	if (deps != deps_here)
 		g_free(deps);
-	if (descriptions != descriptions_here)
-		g_free(descriptions);
+	handles_info_free(&info);
 }
 
 /* Location l enters region r at begin, or leaves it (left) at end; t: the task it runs, at a task's enter and leave. */
@@ -341,11 +350,18 @@ static void emit_state(struct converter *c, const struct location *l, const stru
 {
 	struct astro_trace_location where = public_location(l);
 	struct astro_trace_task task;
-	if (t)
+	struct handles_info info;
+	if (t) {
 		task = public_task(c, t);
+		handles_info_fill(c, t, &info);
+		task.descriptions = info.descriptions;
+		task.coordinates = info.coordinates;
+	}
 	struct astro_trace_state e = { .location = &where, .name = r->name, .is_task = r->task, .is_user = r->user, .left = left,
 				       .begin = since_origin(c, begin), .end = left ? since_origin(c, end) : 0, .task = t ? &task : NULL };
 	trace_formats_state(&c->opt.formats, &e);
+	if (t)
+		handles_info_free(&info);
 }
 
 static void emit_counter(struct converter *c, enum astro_trace_counter_kind kind, const char *name, uint64_t ts, double value)
@@ -388,19 +404,6 @@ static void emit_event(struct converter *c, const struct location *l, enum astro
 	trace_formats_event(&c->opt.formats, e);
 }
 
-/* Paje wants one word or a quoted string. */
-void paje_word(FILE *f, const char *s)
-{
-	if (*s && !strpbrk(s, " \t\"")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : *s, f);
-	fputc('"', f);
-}
-
 /* crc32 of a name, for -c colours (as StarPU hashes names into r, g, b). */
 static uint32_t crc32_str(const char *s, uint32_t crc)
 {
@@ -425,118 +428,6 @@ void trace_hashed_color(const char *name, double rgb[3])
 		rgb[i] = sum > 0 ? rgb[i] / sum : 1.0 / 3;
 }
 
-/* ------------------------------------------------------------ paje header */
-
-static const char *const paje_defs[] = {
-	"PajeDefineContainerType 1", "Alias string", "Type string", "Name string", NULL,
-	"PajeDefineEventType 2", "Alias string", "Type string", "Name string", "Color color", NULL,
-	"PajeDefineStateType 3", "Alias string", "Type string", "Name string", NULL,
-	"PajeDefineVariableType 4", "Alias string", "Type string", "Name string", NULL,
-	"PajeDefineLinkType 5", "Alias string", "Type string", "StartContainerType string", "EndContainerType string", "Name string", NULL,
-	"PajeDefineEntityValue 6", "Alias string", "Type string", "Name string", "Color color", NULL,
-	"PajeCreateContainer 7", "Time date", "Alias string", "Type string", "Container string", "Name string", NULL,
-	"PajeDestroyContainer 8", "Time date", "Name string", "Type string", NULL,
-	"PajeNewEvent 9", "Time date", "Type string", "Container string", "Value string", NULL,
-	"PajeSetState 10", "Time date", "Container string", "Type string", "Value string", NULL,
-	"PajePushState 11", "Time date", "Container string", "Type string", "Value string", NULL,
-	"PajePopState 12", "Time date", "Container string", "Type string", NULL,
-	"PajeSetVariable 13", "Time date", "Container string", "Type string", "Value double", NULL,
-	"PajeAddVariable 14", "Time date", "Type string", "Container string", "Value double", NULL,
-	"PajeSubVariable 15", "Time date", "Type string", "Container string", "Value double", NULL,
-	"PajeStartLink 18", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string", NULL,
-	"PajeEndLink 19", "Time date", "Type string", "Container string", "Value string", "EndContainer string", "Key string", NULL,
-	"PajeSetState 20", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
-	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", "Priority string", "GFlop string", "X string",
-	"Y string", "Iteration string", "Subiteration string", "NumaNodes string", NULL,
-	"PajeSetState 21", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
-	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", NULL,
-	"PajeStartLink 23", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
-	"MPITAG string", "MPIType string", "Priority string", "Handle string", "HName string", "X string", "Y string", NULL,
-	"PajeStartLink 24", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
-	"Handle string", "HName string", "X string", "Y string", NULL,
-	"PajeSetState 26", "Time date", "Container string", "Type string", "Value string", "JobId string", NULL,
-	NULL,
-};
-
-/* Worker/thread state values of StarPU (alias, name, colour). */
-static const char *const thread_states[][3] = {
-	{ "I", "Idle", ".9 .1 .0" }, { "In", "Initializing", "0.0 .7 1.0" }, { "D", "Deinitializing", "0.0 .1 .7" },
-	{ "Fi", "FetchingInput", "1.0 .1 1.0" }, { "Po", "PushingOutput", "0.1 1.0 1.0" }, { "C", "Callback", ".0 .3 .8" },
-	{ "B", "Overhead", ".5 .18 .0" }, { "Ps", "Parallel sync", ".5 .18 1.0" }, { "E", "Executing", ".0 .6 .5" },
-	{ "Sc", "Scheduling", ".7 .36 .0" }, { "Sl", "Sleeping", ".9 .1 .0" }, { "P", "Progressing", ".1 .3 .1" },
-	{ "U", "Unpartitioning", ".0 .0 1.0" }, { "H", "Hypervisor", ".5 .18 .0" }, { "Bu", "Building task", ".5 .18 .0" },
-	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
-};
-static const char *const user_states[][3] = {
-	{ "C", "Callback", ".0 .3 .8" }, { "Sc", "Scheduling", ".7 .36 .0" }, { "Bu", "Building task", ".5 .18 .0" },
-	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
-	{ "W", "Waiting task", ".9 .1 .0" }, { "WA", "Waiting all tasks", ".9 .1 .0" }, { "No", "Nothing", ".0 .0 .0" },
-};
-static const char *const memory_states[][3] = {
-	{ "No", "Nothing", ".0 .0 .0" }, { "A", "Allocating", ".4 .1 .0" }, { "Ar", "AllocatingReuse", ".1 .1 .8" },
-	{ "F", "Freeing", ".6 .3 .0" }, { "W", "WritingBack", ".0 .0 .5" }, { "Wa", "WritingBackAsync", ".0 .0 .4" },
-	{ "R", "Reclaiming", ".0 .1 .6" }, { "Co", "DriverCopy", ".3 .5 .1" }, { "CoA", "DriverCopyAsync", ".1 .3 .1" },
-};
-
-/* Writes the %EventDef block of def (as in paje_defs: its name and number, then "Field type" entries up to NULL);
- * returns what follows it. */
-static const char *const *paje_event_def(FILE *f, const char *const *def)
-{
-	fprintf(f, "%%EventDef %s\n", *def++);
-	for (; *def; def++) {
-		const char *space = strchr(*def, ' ');
-		fprintf(f, "%%\t%.*s\t%s\n", (int)(space - *def), *def, space + 1);
-	}
-	fprintf(f, "%%EndEventDef\n");
-	return def + 1;
-}
-
-static void paje_header(struct converter *c)
-{
-	FILE *f = c->paje;
-	for (const char *const *d = paje_defs; *d;) {
-		if (c->opt.memory_states && strcmp(*d, "PajeStartLink 23") == 0)
-			paje_event_def(f, memstates_event_def); /* in its place, between 21 and 23 */
-		d = paje_event_def(f, d);
-	}
-	static const char *const types[] = {
-		"1\tMPIP\t0\t\"MPI Program\"", "1\tP\tMPIP\tProgram", "1\tMn\tP\t\"Memory Node\"", "1\tT\tMn\tThread",
-		"1\tUT\tP\t\"User Thread\"", "1\tMm\tMn\t\"Memory Manager\"", "1\tW\tT\tWorker",
-		"1\tMPICt\tP\t\"MPI Communication Thread\"", "1\tSc\tP\t\"Scheduler State\"",
-		"2\tprog_event\tP\t\"program event type\"\t\"1.0 1.0 1.0\"", "2\tpu\tP\t\"Task Push\"\t\"1.0 1.0 1.0\"",
-		"2\tpo\tP\t\"Task Pop\"\t\"1.0 1.0 1.0\"", "2\tregister\tP\t\"data registration\"\t\"1.0 1.0 1.0\"",
-		"2\tunregister\tP\t\"data unregistration\"\t\"1.0 1.0 1.0\"", "2\tuser_event\tP\t\"user event type\"\t\"1.0 1.0 1.0\"",
-		"2\tthread_event\tT\t\"thread event type\"\t\"1.0 1.0 1.0\"", "2\tuser_user_event\tUT\t\"user event type\"\t\"1.0 1.0 1.0\"",
-		"2\tuser_thread_event\tUT\t\"thread event type\"\t\"1.0 1.0 1.0\"",
-		"3\tS\tT\t\"Thread State\"", "3\tWS\tW\t\"Worker State\"", "3\tUS\tUT\t\"User Thread State\"",
-		"3\tMS\tMm\t\"Memory Node State\"",
-		"4\tnsubmitted\tSc\t\"Number of Submitted Uncompleted Tasks\"", "4\tnready\tSc\t\"Number of Ready Tasks\"",
-		"4\tgft\tSc\t\"Total GFlop/s\"", "4\tuse\tMm\t\"Used (MB)\"", "4\tbwi_mm\tMm\t\"Bandwidth In (MB/s)\"",
-		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
-		"4\tbwi_mpi\tMPICt\t\"Bandwidth In (MB/s)\"", "4\tbwo_mpi\tMPICt\t\"Bandwidth Out (MB/s)\"",
-		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
-		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
-		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
-		NULL,
-	};
-	for (const char *const *t = types; *t; t++) {
-		fprintf(f, "%s\n", *t);
-		if (strcmp(*t, "3\tWS\tW\t\"Worker State\"") == 0)
-			ctxstates_types(f);
-	}
-	if (c->opt.memory_states)
-		memstates_event_types(f);
-	for (size_t i = 0; i < G_N_ELEMENTS(thread_states); i++) {
-		fprintf(f, "6\t%s\tS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
-		fprintf(f, "6\t%s\tWS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
-		ctxstates_state_values(f, thread_states[i][0], thread_states[i][1], thread_states[i][2]);
-	}
-	for (size_t i = 0; i < G_N_ELEMENTS(user_states); i++)
-		fprintf(f, "6\t%s\tUS\t\"%s\"\t\"%s\"\n", user_states[i][0], user_states[i][1], user_states[i][2]);
-	for (size_t i = 0; i < G_N_ELEMENTS(memory_states); i++)
-		fprintf(f, "6\t%s\tMS\t\"%s\"\t\"%s\"\n", memory_states[i][0], memory_states[i][1], memory_states[i][2]);
-}
-
 static gint by_id(gconstpointer a, gconstpointer b)
 {
 	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
@@ -556,65 +447,17 @@ static GPtrArray *sorted_locations(struct converter *c)
 	return locs;
 }
 
-/* Memory node node's containers (StarPU's mn<N> and its manager mm<N>), made at date_ms the first time it is named. */
-static void memory_node(struct converter *c, unsigned node, double date_ms)
+/* The bytes allocated on node change by delta at ts (an allocation, or a free at the end of its Freeing state): the
+ * formats' event, and the node's Used (MB) counter. */
+static void node_used(struct converter *c, const struct location *l, unsigned node, int64_t delta, uint64_t ts)
 {
-	if (node >= 64 || (c->nodes_made >> node & 1))
-		return;
-	c->nodes_made |= UINT64_C(1) << node;
-	FILE *f = c->paje;
-	const char *P = c->pre;
-	fprintf(f, "7\t%.9f\t%smn%u\tMn\t%sp\t%sMEMNODE%u\n", date_ms, P, node, P, P, node);
-	fprintf(f, "7\t%.9f\t%smm%u\tMm\t%smn%u\t%sMEMMANAGER%u\n", date_ms, P, node, P, node, P, node);
-	if (!c->opt.no_bus) {
-		fprintf(f, "13\t%.9f\t%smm%u\tuse\t0.000000\n", date_ms, P, node);
-		fprintf(f, "13\t%.9f\t%smm%u\tbwi_mm\t0.000000\n", date_ms, P, node);
-		fprintf(f, "13\t%.9f\t%smm%u\tbwo_mm\t0.000000\n", date_ms, P, node);
-	}
-}
-
-/* The bytes allocated on node change by delta at ts: its Used (MB). */
-static void node_used(struct converter *c, unsigned node, int64_t delta, uint64_t ts)
-{
+	emit_event(c, l, ASTRO_TRACE_EVENT_ALLOCATION, ts, &(struct astro_trace_event){ .node = (int)node, .value = delta });
 	if (node >= 64)
 		return;
-	memory_node(c, node, ms(c, ts));
 	c->node_used[node] = delta < 0 && (uint64_t)-delta > c->node_used[node] ? 0 : c->node_used[node] + (uint64_t)delta;
-	double mb = (double)c->node_used[node] / (1 << 20);
-	fprintf(c->paje, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(c, ts), c->pre, node, mb);
 	char track[64];
 	snprintf(track, sizeof(track), "MEMMANAGER%u Used (MB)", node);
-	emit_counter(c, ASTRO_TRACE_COUNTER_MEMORY, track, ts, mb);
-}
-
-/* Pushes state alias on node's manager, or pops its last one (alias NULL; none pushed: an end whose
- * begin came before recording started, left out). */
-static void memory_state(struct converter *c, unsigned node, uint64_t ts, const char *alias)
-{
-	if (node >= 64 || (!alias && !c->node_depth[node]))
-		return;
-	memory_node(c, node, ms(c, ts));
-	if (alias) {
-		c->node_depth[node]++;
-		fprintf(c->paje, "11\t%.9f\t%smm%u\tMS\t%s\n", ms(c, ts), c->pre, node, alias);
-	} else {
-		c->node_depth[node]--;
-		fprintf(c->paje, "12\t%.9f\t%smm%u\tMS\n", ms(c, ts), c->pre, node);
-	}
-}
-
-/* -memory-states: the details of a memory manager's state (StarPU's event 22): Al/AlE around an allocation (Info: 0, then
- * the bytes allocated), Fe/FeE around a free (its size), Wb/WbE around a write-back; a reclaim has none. */
-static void memory_state_details(struct converter *c, int p, unsigned state, unsigned node, uint64_t bytes, uint64_t handle,
-				 uint64_t ts)
-{
-	static const char *const names[][2] = { { "Al", "AlE" }, { "Fe", "FeE" }, { "Wb", "WbE" } };
-	if (state >= G_N_ELEMENTS(names) || node >= 64)
-		return;
-	bool end = p == P_MEMORY_STATE_END;
-	memory_node(c, node, ms(c, ts));
-	memstates_event(c->paje, ms(c, ts), c->pre, node, names[state][end], 0, handle, state == 0 && end ? bytes : 0,
-			state == 2 || end ? 0 : (int64_t)bytes, node);
+	emit_counter(c, ASTRO_TRACE_COUNTER_MEMORY, track, ts, (double)c->node_used[node] / (1 << 20));
 }
 
 /* A job of the runtime's own, not a task: hidden from dag.dot when it is internal (unless -internal) or an
@@ -627,8 +470,8 @@ static bool dag_hidden(struct converter *c, uint64_t job)
 	return GPOINTER_TO_UINT(kind) == 2 ? c->opt.no_acquire : !c->opt.internal;
 }
 
-/* The coherency of the handles' copies (-memory-states) and the runtime's own jobs (dag.dot). */
-static void coherency_param(struct converter *c, int p, uint64_t value, const struct attrs *a, uint64_t ts)
+/* The coherency of the handles' copies, the data requests and the runtime's own jobs. */
+static void coherency_param(struct converter *c, const struct location *l, int p, uint64_t value, const struct attrs *a, uint64_t ts)
 {
 	unsigned src = a->has[A_SRC_NODE] ? a->v[A_SRC_NODE].uint32 : 0, dst = a->has[A_DST_NODE] ? a->v[A_DST_NODE].uint32 : 0;
 	if (p == P_RUNTIME_JOB) {
@@ -641,56 +484,20 @@ static void coherency_param(struct converter *c, int p, uint64_t value, const st
 		trace_formats_job(&c->opt.formats, &e);
 		return;
 	}
-	if (!c->opt.memory_states || src >= 64 || dst >= 64)
-		return;
-	memory_node(c, src, ms(c, ts));
-	memory_node(c, dst, ms(c, ts));
-	if (p == P_DATA_STATE)
-		memstates_data_state(c->paje, ms(c, ts), c->pre, dst, a->has[A_COHERENCY] ? a->v[A_COHERENCY].uint32 : 0, value);
-	else if (p == P_WONT_USE)
-		memstates_wont_use(c->paje, ms(c, ts), c->pre, value);
-	else /* a request: on the source's manager, StarPU's priority (none here) as its Size */
-		memstates_event(c->paje, ms(c, ts), c->pre, src, "rc", value, a->has[A_HANDLE] ? a->v[A_HANDLE].uint64 : 0,
-				a->has[A_PREFETCH] ? a->v[A_PREFETCH].uint32 : 0, 0, dst);
-}
-
-/* The containers, at date 0: program, scheduler, memory node 0, one thread and worker per worker location, user threads. */
-static void paje_containers(struct converter *c)
-{
-	FILE *f = c->paje;
-	const char *P = c->pre;
-	fprintf(f, "7\t0.000000000\t%sp\tP\tMPIroot\t%sprogram\n", P, P);
-	fprintf(f, "7\t0.000000000\t%ssched\tSc\t%sp\t%sscheduler\n", P, P, P);
-	if (!c->opt.no_counter) {
-		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
-		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
+	struct astro_trace_event e = { .src_node = (int)src, .node = (int)dst };
+	if (p == P_DATA_STATE) {
+		e.handle = value;
+		e.value = a->has[A_COHERENCY] ? a->v[A_COHERENCY].uint32 : 0;
+		emit_event(c, l, ASTRO_TRACE_EVENT_DATA_STATE, ts, &e);
+	} else if (p == P_WONT_USE) {
+		e.handle = value;
+		emit_event(c, l, ASTRO_TRACE_EVENT_WONT_USE, ts, &e);
+	} else {
+		e.value = (int64_t)value;
+		e.handle = a->has[A_HANDLE] ? a->v[A_HANDLE].uint64 : 0;
+		e.prefetch = a->has[A_PREFETCH] ? (int)a->v[A_PREFETCH].uint32 : 0;
+		emit_event(c, l, ASTRO_TRACE_EVENT_DATA_REQUEST, ts, &e);
 	}
-	if (!c->opt.no_flops)
-		fprintf(f, "13\t0.000000000\t%ssched\tgft\t0.000000\n", P);
-	if (c->mpi) { /* the two ends of its messages' links, the bandwidth of those in flight */
-		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
-		if (!c->opt.no_bus) {
-			fprintf(f, "13\t0.000000000\t%smpict\tbwi_mpi\t0.000000\n", P);
-			fprintf(f, "13\t0.000000000\t%smpict\tbwo_mpi\t0.000000\n", P);
-		}
-	}
-	memory_node(c, 0, 0.0);
-	/* Sorted by id: workers first, in worker order. */
-	GPtrArray *locs = sorted_locations(c);
-	for (guint i = 0; i < locs->len; i++) {
-		struct location *l = g_ptr_array_index(locs, i);
-		if (l->worker) {
-			/* StarPU's: the thread t<OS id> named T<its CPU>; an older archive has neither: the worker's id. */
-			long thread = l->tid ? l->tid : l->workerid;
-			fprintf(f, "7\t0.000000000\t%st%ld\tT\t%smn0\t%sT%d\n", P, thread, P, P, l->bindid >= 0 ? l->bindid : l->workerid);
-			fprintf(f, "7\t0.000000000\t%s\tW\t%st%ld\t%s%s\n", l->alias, P, thread, P, l->name);
-			if (!c->opt.no_flops)
-				fprintf(f, "13\t0.000000000\t%s\tgf\t0.000000\n", l->alias);
-		} else {
-			fprintf(f, "7\t0.000000000\t%s\tUT\t%sp\t%s%s\n", l->alias, P, P, l->name);
-		}
-	}
-	g_ptr_array_free(locs, TRUE);
 }
 
 /* --------------------------------------------------------------- events */
@@ -705,34 +512,17 @@ static struct location *location_of(struct converter *c, OTF2_LocationRef id)
 	return l;
 }
 
-static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t);
 static void task_done(struct converter *c, struct task *t);
-static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value);
 
-/* Writes the Paje lines of the task l entered, now that its handles are known. */
+/* Enters the state of the task l runs, now that its handles are known. */
 static void flush_pending(struct converter *c, struct location *l)
 {
 	if (!l->task_pending)
 		return;
 	l->task_pending = false;
-	task_begin(c, l, l->task_ts, task_of(c, l->task_job));
+	emit_state(c, l, l->task_region, l->task_ts, false, 0, task_of(c, l->task_job));
 }
 
-static long thread_of(const struct location *l)
-{
-	if (l->worker)
-		return -1;
-	return strtol(l->name + strlen("UserThread"), NULL, 10);
-}
-
-/* A worker location's state changes to region r (or to Overhead when r is NULL). */
-static void worker_state(struct converter *c, struct location *l, uint64_t ts, const struct region *r)
-{
-	const char *alias = r ? r->alias : "B";
-	fprintf(c->paje, "10\t%.9f\t%s\tWS\t\"%s\"\n", ms(c, ts), l->alias, alias); /* aliases never hold a quote: paje_word's rule */
-}
-
-static const char *task_name(const struct task *t);
 
 static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
 {
@@ -741,126 +531,24 @@ static void counter(struct converter *c, const char *name, long *value, long del
 		*value = 0;
 	if (c->opt.no_counter)
 		return;
-	fprintf(c->paje, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c, ts), c->pre, name, (double)*value);
 	emit_counter(c, ASTRO_TRACE_COUNTER_RUNTIME, name, ts, (double)*value);
-}
-
-static const char *task_name(const struct task *t)
-{
-	return t->name ? t->name : (t->model ? t->model : "unknown");
-}
-
-static void define_task_value(struct converter *c, const char *name, const struct task *t)
-{
-	if (g_hash_table_contains(c->defined_values, name))
-		return;
-	g_hash_table_add(c->defined_values, g_strdup(name));
-	double rgb[3] = { 0.0, 0.6, 0.4 };
-	if (t->color) {
-		rgb[0] = ((t->color >> 16) & 0xff) / 255.0;
-		rgb[1] = ((t->color >> 8) & 0xff) / 255.0;
-		rgb[2] = (t->color & 0xff) / 255.0;
-	} else if (c->opt.colors) {
-		trace_hashed_color(name, rgb);
-	}
-	fputs("6\t", c->paje);
-	paje_word(c->paje, name);
-	fputs("\tWS\t", c->paje);
-	paje_word(c->paje, name);
-	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
-	ctxstates_task_values(c->paje, name, rgb, c->opt.use_task_color);
-}
-
-/* An application state's value for container type type (WS or US), defined before its first use. */
-static void define_user_state(struct converter *c, const char *name, const char *type)
-{
-	char *key = g_strdup_printf("%s\t%s", type, name);
-	if (g_hash_table_contains(c->defined_values, key)) {
-		g_free(key);
-		return;
-	}
-	g_hash_table_add(c->defined_values, key);
-	double rgb[3];
-	trace_hashed_color(name, rgb);
-	fputs("6\t", c->paje);
-	paje_word(c->paje, name);
-	fprintf(c->paje, "\t%s\t", type);
-	paje_word(c->paje, name);
-	fprintf(c->paje, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
-}
-
-static void params_of(struct converter *c, const struct task *t, GString *out, char sep)
-{
-	if (!LEN(t->handles)) {
-		g_string_append(out, "nodata");
-		return;
-	}
-	for (guint i = 0; i < LEN(t->handles) && i < 8; i++) {
-		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
-		struct data *d = g_hash_table_lookup(c->data, &h->handle);
-		if (i)
-			g_string_append_c(out, sep);
-		const char *desc = d && d->description && *d->description ? d->description : "0";
-		for (const char *s = desc; *s; s++)
-			g_string_append_c(out, (sep == '_' && (*s == ' ' || *s == '\t')) ? '_' : *s);
-	}
-}
-
-static void task_begin(struct converter *c, struct location *l, uint64_t ts, struct task *t)
-{
-	const char *name = task_name(t);
-	define_task_value(c, name, t);
-	GString *params = g_string_new(NULL);
-	params_of(c, t, params, '_');
-	fprintf(c->paje, "10\t%.9f\t%s\tWS\t", ms(c, ts), l->alias);
-	paje_word(c->paje, name);
-	fprintf(c->paje, "\n20\t%.9f\t%s\tWS\t", ms(c, ts), l->alias);
-	paje_word(c->paje, name);
-	fprintf(c->paje, "\t%" PRIu64 "\t", t->size);
-	paje_word(c->paje, params->str);
-	/* X, Y: the coordinates of the first handle the task writes. */
-	int x = 0, y = 0;
-	for (guint i = 0; i < LEN(t->handles); i++) {
-		const struct handle_ref *h = &g_array_index(t->handles, struct handle_ref, i);
-		if (!(h->mode & 2)) /* STARPU_W */
-			continue;
-		struct data *d = g_hash_table_lookup(c->data, &h->handle);
-		if (d && d->coordinates)
-			sscanf(d->coordinates, "%d %d", &x, &y);
-		break;
-	}
-	fprintf(c->paje, "\t%08x\t%016" PRIx64 "\t%s%" PRIu64 "\t%s%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
-		t->footprint, t->tag, c->pre, t->job, c->pre, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y, t->iteration,
-		t->subiteration);
-	if (t->sched_ctx) {
-		char job[48];
-		snprintf(job, sizeof(job), "%s%" PRIu64, c->pre, t->job);
-		ctxstates_task_begin(c->paje, ms(c, ts), l->alias, t->sched_ctx, name, t->size, params->str, t->footprint, t->tag, job);
-	}
-	g_string_free(params, TRUE);
-	emit_state(c, l, l->task_region, ts, false, 0, t);
 }
 
 /* The scheduler's gft at ts (gflops_flush's writer). */
 static void gft_emit(void *arg, uint64_t ts, double total)
 {
 	struct converter *c = arg;
-	fprintf(c->paje, "13\t%.9f\t%ssched\tgft\t%f\n", ms(c, ts), c->pre, total);
-	c->paje_dated_back = true;
 	emit_counter(c, ASTRO_TRACE_COUNTER_GFLOPS, "GFlop/s", ts, total);
 }
 
-/* Worker l's task ended at end after flops: its gf from the task's start (or the previous end, smoothed) to end, then
- * the changes of gft no worker can still precede (StarPU writes both late too, dated back; each container's own lines
- * stay in time order). */
+/* Worker l's task ended at end after flops: its GFlop/s from the task's start (or the previous end, smoothed) to end,
+ * then the changes of the sum no worker can still precede (both dated back, as StarPU's). */
 static void task_gflops(struct converter *c, struct location *l, uint64_t end, double flops)
 {
 	uint64_t from;
 	double rate;
 	if (!gflops_task_end(&c->gflops, &l->gf, end, flops, &from, &rate))
 		return;
-	fprintf(c->paje, "13\t%.9f\t%s\tgf\t%f\n13\t%.9f\t%s\tgf\t0.000000\n", ms(c, from), l->alias, rate, ms(c, end), l->alias);
-	c->paje_dated_back = true;
 	char track[96];
 	snprintf(track, sizeof(track), "GFlop/s %s", l->name);
 	emit_counter(c, ASTRO_TRACE_COUNTER_GFLOPS, track, from, rate);
@@ -922,26 +610,17 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			t->size = a.v[A_SIZE].uint64;
 		if (a.has[A_FLOPS])
 			t->flops = a.v[A_FLOPS].float64;
-		t->sched_ctx = a.has[A_SCHED_CTX] && a.v[A_SCHED_CTX].uint32 <= CTXSTATES_N ? a.v[A_SCHED_CTX].uint32 : 0;
+		t->sched_ctx = a.has[A_SCHED_CTX] ? a.v[A_SCHED_CTX].uint32 : 0;
 		l->task_job = job;
-		/* The handles follow as "handle" events at the same date: the Paje lines wait for the next other event. */
+		/* The handles follow as "handle" events at the same date: its state waits for the next other event. */
 		if (t->handles)
 			g_array_set_size(t->handles, 0);
 		l->task_pending = true;
 		l->task_ts = ts;
-		l->task_region = r; /* its state is entered with its Paje lines */
+		l->task_region = r;
 		return OTF2_CALLBACK_SUCCESS;
 	}
 	emit_state(c, l, r, ts, false, 0, NULL);
-	if (r->user)
-		define_user_state(c, r->name, l->worker ? "WS" : "US");
-	if (l->worker) {
-		worker_state(c, l, ts, r);
-	} else {
-		fprintf(c->paje, "11\t%.9f\t%s\tUS\t", ms(c, ts), l->alias);
-		paje_word(c->paje, r->alias);
-		fputc('\n', c->paje);
-	}
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -964,9 +643,6 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	c->last_ts = ts;
 	l->depth--;
 	uint64_t begin = l->depth < G_N_ELEMENTS(l->stack) ? l->enter_ts[l->depth] : ts;
-	const struct region *parent = NULL;
-	if (l->depth && l->depth <= G_N_ELEMENTS(l->stack))
-		parent = g_hash_table_lookup(c->regions, GUINT_TO_POINTER(l->stack[l->depth - 1]));
 	struct task *t = NULL;
 	if (r->task) {
 		t = task_of(c, l->task_job);
@@ -975,11 +651,6 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 			task_gflops(c, l, ts, t->flops);
 	}
 	emit_state(c, l, r, begin, true, ts, t);
-	if (l->worker) {
-		worker_state(c, l, ts, parent);
-	} else {
-		fprintf(c->paje, "12\t%.9f\t%s\tUS\n", ms(c, ts), l->alias);
-	}
 	if (t)
 		task_done(c, t);
 	return OTF2_CALLBACK_SUCCESS;
@@ -1086,8 +757,6 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		int32_t prio = a.has[A_PRIORITY] ? a.v[A_PRIORITY].int32 : (t ? t->priority : 0);
 		emit_event(c, l, p == P_PUSH ? ASTRO_TRACE_EVENT_PUSH : ASTRO_TRACE_EVENT_POP, ts,
 			   &(struct astro_trace_event){ .job = value, .priority = prio, .worker = l->worker ? l->workerid : -1 });
-		if (!c->opt.no_counter && !c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\t%s\t%sp\t%s%" PRIu64 "\n", ms(c, ts), p == P_PUSH ? "pu" : "po", c->pre, c->pre, value);
 		counter(c, "nready", &c->nready, p == P_PUSH ? 1 : -1, ts);
 		if (p == P_POP)
 			counter(c, "nsubmitted", &c->nsubmitted, -1, ts);
@@ -1136,21 +805,18 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		d->size = a.has[A_SIZE] ? a.v[A_SIZE].uint64 : 0;
 		d->home = a.has[A_HOME_NODE] ? a.v[A_HOME_NODE].int32 : 0;
 		d->description = g_strdup(a.has[A_DESCRIPTION] ? string_of(c, a.v[A_DESCRIPTION].stringRef) : "");
-		if (!c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\tregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		emit_event(c, l, ASTRO_TRACE_EVENT_REGISTER, ts, &(struct astro_trace_event){ .handle = value, .size = d->size, .node = d->home });
 		break;
 	}
 	case P_UNREGISTER:
-		if (!c->opt.no_events)
-			fprintf(c->paje, "9\t%.9f\tunregister\t%sp\t%" PRIx64 "\n", ms(c, ts), c->pre, value);
+		emit_event(c, l, ASTRO_TRACE_EVENT_UNREGISTER, ts, &(struct astro_trace_event){ .handle = value });
 		data_done(c, value); /* the address may be registered again */
 		break;
 	case P_BURST_BEGIN:
 	case P_BURST_END:
 		if (a.has[A_NAME]) {
 			const char *key = string_of(c, a.v[A_NAME].stringRef);
-			/* In Paje, a variable of the program per key: the value while the burst lasts, 0 after. */
-			program_variable(c, "bst", key, ts, p == P_BURST_BEGIN ? (double)value : 0.0);
+			/* The value while the burst lasts, 0 after. */
 			struct astro_trace_counter e = { .kind = ASTRO_TRACE_COUNTER_BURST, .name = key, .date = since_origin(c, ts),
 							 .value = p == P_BURST_BEGIN ? (double)value : 0.0, .raw = p == P_BURST_BEGIN ? value : 0 };
 			trace_formats_counter(&c->opt.formats, &e);
@@ -1195,14 +861,13 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		break;
 	case P_USER_EVENT:
 		if (!c->opt.no_events) {
-			fprintf(c->paje, "9\t%.9f\tuser_event\t%sp\t%" PRIu64 "\n", ms(c, ts), c->pre, value);
 			char buf[32];
 			snprintf(buf, sizeof(buf), "%" PRIu64, value);
 			emit_instant(c, l, 0, buf, value, ts);
 		}
 		break;
 	case P_ALLOCATION:
-		node_used(c, a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0, (int64_t)value, ts);
+		node_used(c, l, a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0, (int64_t)value, ts);
 		break;
 	case P_MEMORY_STATE_BEGIN:
 	case P_MEMORY_STATE_END: {
@@ -1212,45 +877,25 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		if (state >= G_N_ELEMENTS(aliases))
 			break; /* a newer recorder's */
 		if (p == P_MEMORY_STATE_END && aliases[state][0] == 'F')
-			node_used(c, node, -(int64_t)value, ts);
-		if (c->opt.memory_states)
-			memory_state_details(c, p, state, node, value, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, ts);
-		if (c->opt.no_bus)
-			break;
-		/* On the node's manager, pushed and popped as StarPU does (several threads may overlap there). */
-		memory_state(c, node, ts, p == P_MEMORY_STATE_BEGIN ? aliases[state] : NULL);
+			node_used(c, l, node, -(int64_t)value, ts);
+		emit_event(c, l, p == P_MEMORY_STATE_BEGIN ? ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN : ASTRO_TRACE_EVENT_MEMORY_STATE_END, ts,
+			   &(struct astro_trace_event){ .node = (int)node, .name = aliases[state], .size = value,
+							.handle = a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0 });
 		break;
 	}
 	case P_TRANSFER_BEGIN:
-	case P_TRANSFER_END:
-		if (!c->opt.no_bus) {
-			unsigned src = a.has[A_SRC_NODE] ? a.v[A_SRC_NODE].uint32 : 0, dst = a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0;
-			memory_node(c, src, ms(c, ts));
-			memory_node(c, dst, ms(c, ts));
-			/* The copy is a DriverCopy state of the destination's manager while it lasts. */
-			memory_state(c, dst, ts, p == P_TRANSFER_BEGIN ? "Co" : NULL);
-			if (p == P_TRANSFER_BEGIN) {
-				unsigned id = ++c->ncomms;
-				g_array_append_val(l->transfers, id);
-				fprintf(c->paje, "18\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, src, c->pre, id);
-				if (c->opt.memory_states)
-					memstates_event(c->paje, ms(c, ts), c->pre, dst, "DCo", 0, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, id,
-							(int64_t)value, src);
-			} else if (l->transfers->len) {
-				unsigned id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
-				g_array_set_size(l->transfers, l->transfers->len - 1);
-				fprintf(c->paje, "19\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", ms(c, ts), c->pre, value, c->pre, dst, c->pre, id);
-				if (c->opt.memory_states)
-					memstates_event(c->paje, ms(c, ts), c->pre, dst, "DCoE", 0, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, id,
-							(int64_t)value, src);
-			}
-		}
+	case P_TRANSFER_END: {
+		unsigned src = a.has[A_SRC_NODE] ? a.v[A_SRC_NODE].uint32 : 0, dst = a.has[A_DST_NODE] ? a.v[A_DST_NODE].uint32 : 0;
+		emit_event(c, l, p == P_TRANSFER_BEGIN ? ASTRO_TRACE_EVENT_TRANSFER_BEGIN : ASTRO_TRACE_EVENT_TRANSFER_END, ts,
+			   &(struct astro_trace_event){ .handle = a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, .size = value,
+							.src_node = (int)src, .node = (int)dst });
 		break;
+	}
 	case P_DATA_STATE:
 	case P_WONT_USE:
 	case P_DATA_REQUEST:
 	case P_RUNTIME_JOB:
-		coherency_param(c, p, value, &a, ts);
+		coherency_param(c, l, p, value, &a, ts);
 		break;
 	default:
 		break;
@@ -1274,11 +919,6 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	if (c->opt.number_events)
 		number_events_param(&c->nevents, p, 0);
 	if (p == P_STRING_EVENT) {
-		if (!c->opt.no_events) {
-			fprintf(c->paje, "9\t%.9f\tprog_event\t%sp\t", ms(c, ts), c->pre);
-			paje_word(c->paje, s);
-			fputc('\n', c->paje);
-		}
 		emit_instant(c, l, 1, s, 0, ts);
 	} else if ((p == P_DATA_NAME || p == P_DATA_COORDINATES) && a.has[A_HANDLE]) {
 		uint64_t h = a.v[A_HANDLE].uint64;
@@ -1292,25 +932,7 @@ static OTF2_CallbackCode on_param_string(OTF2_LocationRef loc, OTF2_TimeStamp ts
 	return OTF2_CALLBACK_SUCCESS;
 }
 
-/* A value of a Paje variable of the program container: kind "ctr" (a sampled counter) or "bst" (a burst's key), type
- * <kind><n> named name, defined at its first value (the numbers are shared by every kind and archive). */
-static void program_variable(struct converter *c, const char *kind, const char *name, uint64_t ts, double value)
-{
-	char key[512];
-	snprintf(key, sizeof(key), "%s:%s", kind, name);
-	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(c->counter_types, key));
-	if (!type) {
-		type = g_hash_table_size(c->counter_types) + 1;
-		g_hash_table_insert(c->counter_types, g_strdup(key), GUINT_TO_POINTER(type));
-		fprintf(c->paje, "4\t%s%u\tP\t", kind, type - 1);
-		paje_word(c->paje, name);
-		fputc('\n', c->paje);
-	}
-	fprintf(c->paje, "13\t%.9f\t%sp\t%s%u\t%f\n", ms(c, ts), c->pre, kind, type - 1, value);
-}
-
-/* A counter the sampler read (a metric of one member): a Paje variable of the program (type ctr<n>, defined at its
- * first value) and a counter of the formats (trace.json's track). */
+/* A counter the sampler read (a metric of one member): a counter of the formats. */
 static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *arg, OTF2_AttributeList *list, OTF2_MetricRef metric,
 				   uint8_t n, const OTF2_Type *types, const OTF2_MetricValue *values)
 {
@@ -1329,7 +951,6 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
 		return OTF2_CALLBACK_SUCCESS;
 	double value = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point
 		     : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int : (double)values[0].unsigned_int;
-	program_variable(c, "ctr", name, ts, value);
 	emit_counter(c, ASTRO_TRACE_COUNTER_SAMPLED, name, ts, value);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1479,8 +1100,6 @@ static OTF2_CallbackCode def_region(void *arg, OTF2_RegionRef self, OTF2_StringR
 	r->name = g_strdup(string_of(c, name));
 	r->task = strcmp(string_of(c, description), TRACE_DESC_TASK) == 0;
 	r->user = strcmp(string_of(c, description), TRACE_DESC_USER_STATE) == 0;
-	const char *category = r->user ? "User" : "Task";
-	r->alias = g_strdup(r->task || r->user ? r->name : trace_state_alias(r->name, &category));
 	g_hash_table_insert(c->regions, GUINT_TO_POINTER(self), r);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1498,11 +1117,6 @@ static OTF2_CallbackCode def_location(void *arg, OTF2_LocationRef self, OTF2_Str
 	l->worker = self < TRACE_APP_LOCATION_BASE;
 	l->workerid = l->worker ? (int)self : -1;
 	l->bindid = -1;
-	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	if (l->worker)
-		snprintf(l->alias, sizeof(l->alias), "%sw%d", c->pre, l->workerid);
-	else
-		snprintf(l->alias, sizeof(l->alias), "%st%ld", c->pre, thread_of(l));
 	g_hash_table_insert(c->locations, &l->id, l);
 	return OTF2_CALLBACK_SUCCESS;
 }
@@ -1699,8 +1313,7 @@ static int convert(struct converter *c)
 	while (g_hash_table_iter_next(&it, &k, &v))
 		OTF2_Reader_GetEvtReader(reader, ((struct location *)v)->id);
 
-	paje_containers(c);
-	struct astro_trace_process process = { .rank = c->rank, .input = c->input, .prefix = c->pre, .multi = c->multi };
+	struct astro_trace_process process = { .rank = c->rank, .input = c->input, .prefix = c->pre, .multi = c->multi, .mpi = c->mpi };
 	trace_formats_process(&c->opt.formats, &process);
 	GPtrArray *locs = sorted_locations(c);
 	for (guint i = 0; i < locs->len; i++) {
@@ -1782,7 +1395,7 @@ static void usage(FILE *f)
 		   "  -no-acquire    leave the data acquisitions (starpu_data_acquire*) out of dag.dot\n"
 		   "  -internal      also draw the runtime's internal jobs in dag.dot (unregister_submit, prefetches...)\n"
 		   "  -formats       list the trace formats (the built-in ones and the format_* plugins'), on or off, and exit\n"
-		   "  -no-format NAME  do not write trace format NAME (json: no trace.json)\n"
+		   "  -no-format NAME  do not write trace format NAME (json: no trace.json, paje: no paje.trace)\n"
 		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
 		   "  -use-task-color the scheduling contexts' task states (InCtx1..InCtx9) in the task's colour instead of\n"
 		   "                 one colour per context\n"
@@ -1863,7 +1476,6 @@ static void free_region(gpointer p)
 {
 	struct region *r = p;
 	g_free(r->name);
-	g_free(r->alias);
 	g_free(r);
 }
 
@@ -1871,7 +1483,6 @@ static void free_location(gpointer p)
 {
 	struct location *l = p;
 	g_free(l->name);
-	g_array_free(l->transfers, TRUE);
 	g_free(l);
 }
 
@@ -1966,67 +1577,8 @@ static gint by_time(gconstpointer a, gconstpointer b)
 	return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
 }
 
-/* One end of an MPI link of paje.trace: the send (StartLink 23 on the sender's mpict) or the receive (EndLink 19). */
-struct link_end
-{
-	double time_ms;
-	const struct message *m; /* the send */
-	const struct message *r; /* the receive */
-	unsigned id;
-	bool end;
-};
-
-static gint by_link_time(gconstpointer a, gconstpointer b)
-{
-	const struct link_end *x = a, *y = b;
-	if (x->time_ms != y->time_ms)
-		return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
-	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
-}
-
-/* A rank's bwo_mpi (out) or bwi_mpi (in): the sum of the bandwidths of its messages in flight, changed by delta. */
-static void mpi_bandwidth(struct converter *c, double time_ms, GArray *sums, int rank, bool out, double delta)
-{
-	if ((guint)rank >= sums->len)
-		g_array_set_size(sums, (guint)rank + 1);
-	double *sum = &g_array_index(sums, double, rank);
-	*sum += delta;
-	if (*sum < 1e-9)
-		*sum = 0; /* rounding, once the last message in flight arrived */
-	fprintf(c->paje, "13\t%.9f\t%0*d_mpict\t%s\t%f\n", time_ms, c->width, rank, out ? "bwo_mpi" : "bwi_mpi", *sum);
-}
-
-/* paje.trace's MPI links (StarPU's MPIL, mpicom_<n>) and StarPU's bwo_mpi / bwi_mpi variables of the sender's and
- * the receiver's mpict (MB/s: 0.001 * bytes / ms of the message, from its send to its receive), at the end of the
- * file as StarPU writes them, in time order (pj_dump wants each container's events so). */
-static void write_mpi_links(struct converter *c, GArray *ends)
-{
-	g_array_sort(ends, by_link_time);
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(double)), *in = g_array_new(FALSE, TRUE, sizeof(double));
-	for (guint i = 0; i < ends->len; i++) {
-		const struct link_end *e = &g_array_index(ends, struct link_end, i);
-		double duration = e->r->time_ms - e->m->time_ms;
-		if (!c->opt.no_bus && duration > 0) { /* a receive dated at its send (clamped) has no bandwidth */
-			double bw = 0.001 * (double)e->r->size / duration;
-			mpi_bandwidth(c, e->time_ms, out, e->m->self, true, e->end ? -bw : bw);
-			mpi_bandwidth(c, e->time_ms, in, e->r->self, false, e->end ? -bw : bw);
-		}
-		if (e->end) {
-			fprintf(c->paje, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, e->r->size, c->width,
-				e->r->self, e->id);
-		} else {
-			fprintf(c->paje, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
-				e->time_ms, e->r->size, c->width, e->m->self, e->id, e->m->tag, e->m->handle);
-			paje_word(c->paje, e->m->hname);
-			fputs("\t0\t0\n", c->paje);
-		}
-	}
-	g_array_free(out, TRUE);
-	g_array_free(in, TRUE);
-}
-
-/* The StarPU-MPI messages, to the formats (comms.rec: comms_rec.c), and paje.trace's MPI links: each receive meets the
- * oldest send of the same source, destination and tag (MPI keeps their order). */
+/* The StarPU-MPI messages, to the formats (comms.rec: comms_rec.c, paje.trace's links: paje.c): each receive meets
+ * the oldest send of the same source, destination and tag (MPI keeps their order). */
 static void write_comms_rec(struct converter *c)
 {
 	g_array_sort(c->sends, by_time);
@@ -2044,7 +1596,6 @@ static void write_comms_rec(struct converter *c)
 		}
 		g_queue_push_tail(q, (gpointer)m);
 	}
-	GArray *ends = g_array_new(FALSE, FALSE, sizeof(struct link_end));
 	for (guint i = 0; i < c->recvs->len; i++) {
 		const struct message *r = &g_array_index(c->recvs, struct message, i);
 		char key[64];
@@ -2057,14 +1608,7 @@ static void write_comms_rec(struct converter *c)
 						 .recv_date = MAX(r->date, m->date), .send_handle = m->handle, .recv_handle = r->handle,
 						 .size = r->size, .name = strcmp(m->hname, "-") ? m->hname : NULL, .recorded_recv_date = r->date };
 		trace_formats_message(&c->opt.formats, &e);
-		/* A receive seen before its send is the error of the clock offsets measured at init: the link ends as it starts. */
-		unsigned id = ends->len / 2;
-		struct link_end start = { m->time_ms, m, r, id, false }, end = { MAX(r->time_ms, m->time_ms), m, r, id, true };
-		g_array_append_val(ends, start);
-		g_array_append_val(ends, end);
 	}
-	write_mpi_links(c, ends);
-	g_array_free(ends, TRUE);
 	g_hash_table_destroy(queues);
 }
 
@@ -2085,9 +1629,7 @@ static void tables_new(struct converter *c)
 	c->metric_classes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ndata = 0;
 	c->nsubmitted = c->nready = 0;
-	c->nodes_made = 0;
 	memset(c->node_used, 0, sizeof(c->node_used));
-	memset(c->node_depth, 0, sizeof(c->node_depth));
 	gflops_init(&c->gflops, !c->opt.no_smooth);
 	c->incomplete = false;
 	c->mpi = false;
@@ -2168,13 +1710,10 @@ int trace_convert_main(int argc, char **argv)
 		g_array_index(ranked, struct ranked, i).rank = (int)i;
 	g_array_sort(ranked, by_rank);
 	int width = snprintf(NULL, 0, "%d", g_array_index(ranked, struct ranked, n - 1).rank);
-	c.width = width;
 	c.multi = n > 1;
 
 	otf2_first_error[0] = '\0';
 	OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(otf2_error, NULL);
-	c.defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c.counter_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	GArray *clocks = g_array_sized_new(FALSE, TRUE, sizeof(struct clock_info), n);
 	g_array_set_size(clocks, n);
 	if (c.multi)
@@ -2182,7 +1721,6 @@ int trace_convert_main(int argc, char **argv)
 	c.sends = g_array_new(FALSE, FALSE, sizeof(struct message));
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
 
-	c.paje = open_output(&c, c.opt.paje);
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
 	struct astro_trace_format_options format_options = {
@@ -2192,8 +1730,6 @@ int trace_convert_main(int argc, char **argv)
 		.internal = c.opt.internal, .use_task_color = c.opt.use_task_color, .number_events = c.opt.number_events, .paje = c.opt.paje,
 	};
 	trace_formats_begin(&c.opt.formats, &format_options);
-	paje_header(&c);
-	fprintf(c.paje, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
 
 	for (guint i = 0; i < n && ret == 0; i++) {
 		const struct ranked *r = &g_array_index(ranked, struct ranked, i);
@@ -2221,15 +1757,6 @@ int trace_convert_main(int argc, char **argv)
 	g_array_free(c.recvs, TRUE);
 	g_array_free(clocks, TRUE);
 
-	close_output(&c, c.paje, c.opt.paje);
-	if (c.paje_dated_back && !c.failed) {
-		char *path = output_path(&c, c.opt.paje);
-		if (paje_sort_file(path) != 0) {
-			error("cannot put %s in time order (%s): check the room left on its disk, or give -no-flops", path, strerror(errno));
-			c.failed = true;
-		}
-		g_free(path);
-	}
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;
@@ -2244,8 +1771,6 @@ int trace_convert_main(int argc, char **argv)
 	}
 	if (c.failed)
 		ret = 1;
-	g_hash_table_destroy(c.defined_values);
-	g_hash_table_destroy(c.counter_types);
 	g_array_free(ranked, TRUE);
 	options_free(&c.opt);
 	return ret;

@@ -7,7 +7,4 @@
 /** Runs starpu_fxt_tool with its command line (argv[0] is the program name); returns 0 or 1 (message printed). */
 int trace_convert_main(int argc, char **argv);
 
-/** Writes s as one word of paje.trace: quoted when empty or holding a space, a TAB or a quote (then made '). */
-void paje_word(FILE *f, const char *s);
-
 #endif

@@ -1,6 +1,6 @@
 /*
  * The converter's output formats (astrolabe/trace_format.h): the built-in
- * ones (json.c) and those of the format_* plugins, which the kernel's loader
+ * ones (json.c, paje.c, starpu_formats.h's) and those of the format_* plugins, which the kernel's loader
  * finds in the plugin directories (the built-in one, STARPU_PLUGIN_PATH)
  * when the converter starts, in starpu_fxt_tool as in starpu_shutdown()
  * (STARPU_GENERATE_TRACE=1). Each format on gets the converter's stream
@@ -12,13 +12,15 @@
 #include <astrolabe/plugin.h>
 #include "formats.h"
 #include "json.h"
+#include "paje.h"
 #include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
 
 static const struct astro_trace_format *const builtin[] = { &trace_json_format, &trace_tasks_rec_format, &trace_data_rec_format,
 							    &trace_distrib_format, &trace_trace_rec_format, &trace_dag_format,
-							    &trace_sched_tasks_rec_format, &trace_papi_rec_format, &trace_comms_rec_format, &trace_activity_format, &trace_html_format };
+							    &trace_paje_format, &trace_sched_tasks_rec_format, &trace_papi_rec_format, &trace_comms_rec_format,
+							    &trace_activity_format, &trace_html_format };
 
 int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i)
 {

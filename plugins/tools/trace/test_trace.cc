@@ -1116,7 +1116,7 @@ TEST_F(Converted, FormatPluginWritesWhatTasksRecSays)
 	Output bad = run(tool() + " -no-format jsn -d '" + out3 + "' -i '" + dir_.archive() + "'");
 	EXPECT_EQ(bad.status, 1);
 	// The built-in formats first (json, then StarPU's outputs), then the plugins'.
-	EXPECT_TRUE(contains(bad.text, "-no-format jsn: no such format (the formats are json, tasks_rec, data_rec, distrib, trace_rec, dag, ")) << bad.text;
+	EXPECT_TRUE(contains(bad.text, "-no-format jsn: no such format (the formats are json, tasks_rec, data_rec, distrib, trace_rec, dag, paje, ")) << bad.text;
 	EXPECT_TRUE(contains(bad.text, ", tasks_csv, data_csv)")) << bad.text;
 	EXPECT_EQ(count(bad.text, "\n"), 1u) << bad.text;
 	EXPECT_FALSE(file_exists(out3)) << "nothing written";
@@ -1131,7 +1131,7 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 {
 	const std::vector<std::pair<std::string, std::string>> formats = {
 		{ "tasks_rec", "tasks.rec" }, { "data_rec", "data.rec" }, { "distrib", "distrib.data" },
-		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "sched_tasks_rec", "sched_tasks.rec" },
+		{ "trace_rec", "trace.rec" }, { "dag", "dag.dot" }, { "paje", "paje.trace" }, { "sched_tasks_rec", "sched_tasks.rec" },
 		{ "papi_rec", "papi.rec" }, { "comms_rec", "comms.rec" },
 		{ "activity", "activity.data" }, { "trace_html", "trace.html" },
 	};
@@ -1153,6 +1153,26 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 			if (name != f.second)
 				EXPECT_EQ(read_file(out + "/" + name), read_file(file(name))) << name << " with -no-format " << f.first;
 	}
+}
+
+// paje.trace is the format "paje": -o names its file, -no-format paje leaves it out (under any name), and one that
+// cannot be written is named once while the other outputs are written.
+TEST_F(Converted, PajeIsAFormatNamedByMinusO)
+{
+	std::string out = dir_.path() + "/paje-off";
+	Output o = run(tool() + " -no-format paje -o mine.trace -d '" + out + "' -i '" + dir_.archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_EQ(o.text, "");
+	EXPECT_FALSE(file_exists(out + "/mine.trace"));
+	EXPECT_FALSE(file_exists(out + "/paje.trace"));
+	EXPECT_EQ(read_file(out + "/tasks.rec"), read_file(file("tasks.rec")));
+	std::string bad = dir_.path() + "/paje-unwritable";
+	o = run(tool() + " -o no-such-folder/paje.trace -d '" + bad + "' -i '" + dir_.archive() + "'");
+	EXPECT_EQ(o.status, 1) << "paje.trace could not be written: " << o.text;
+	EXPECT_EQ(count(o.text, "\n"), 1u) << o.text;
+	EXPECT_TRUE(contains(o.text, "trace format 'paje' (built in) cannot write in " + bad + " (No such file or directory)")) << o.text;
+	for (const char *f : { "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
+		EXPECT_EQ(read_file(bad + "/" + f), read_file(file(f))) << f;
 }
 
 // Format plugins that are wrong: one message each, naming the plugin; the other outputs are written.

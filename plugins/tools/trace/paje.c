@@ -1,0 +1,791 @@
+/*
+ * paje.trace: StarPU's Pajé trace (ViTE, pj_dump), written through the
+ * trace format API (astrolabe/trace_format.h) from the converter's stream,
+ * with StarPU 1.4's event definitions, containers, aliases, fields and
+ * number formats (the project's notes on traces). Built into the converter;
+ * -o NAME names the file, -no-format paje leaves it out.
+ *
+ * What each callback gives becomes Pajé lines as it comes: an archive
+ * (process) its program, scheduler, MPI and memory-node containers, a
+ * location its thread and worker (or user thread) containers, a state its
+ * worker (WS) or user-thread (US) state (a task's with its extended event
+ * 20 and its scheduling context's, ctxstates.c), counters their variables,
+ * events their Pajé events, memory-manager states, transfers' links and,
+ * with -memory-states, the details of memstates.c; the StarPU-MPI messages
+ * become MPI links at the end. What it keeps is what Pajé needs and the
+ * stream does not repeat: the values and variable types defined, each
+ * location's states entered (its parent state comes back at a leave), the
+ * memory nodes made, the bytes they hold, the transfers in flight. The
+ * GFlop/s variables come dated back (known at a task's end): the file is
+ * then put in time order at the end (paje_sort.c).
+ */
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ctxstates.h"
+#include "formats.h"
+#include "memstates.h"
+#include "paje.h"
+#include "paje_sort.h"
+#include "starpu_formats.h"
+
+#define STACK_DEPTH 32 /* the states remembered per location, as the converter's stack of regions */
+
+/* A location's containers and the states it entered. */
+struct paje_location
+{
+	bool worker;
+	char alias[64];          /* its states' container: w<worker id> or t<thread>, with the archive's prefix */
+	unsigned depth;
+	const char *stack[STACK_DEPTH]; /* the aliases of the states entered and not left (interned: they outlive the archive) */
+	GArray *transfers;       /* the ids of the transfers begun here and not ended (their links' keys) */
+};
+
+/* A StarPU-MPI message, for its link and the bandwidth of the ranks' MPI communication containers. */
+struct paje_message
+{
+	double send_ms, recv_ms; /* recv_ms never before send_ms */
+	int src, dst;
+	uint64_t tag, handle, size;
+	char hname[32];          /* the sent handle's name, "-" when none */
+};
+
+/* One end of an MPI link: the send (event 23 on the sender's mpict) or the receive (event 19 on the receiver's). */
+struct link_end
+{
+	double time_ms;
+	guint message;
+	bool end;
+};
+
+struct paje
+{
+	FILE *f;
+	char *path;
+	bool colors, no_events, no_counter, no_bus, no_flops, memory_states, use_task_color;
+	GHashTable *defined_values; /* task names and "<type>\t<name>" of application states with a Pajé entity value */
+	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its variable type's number + 1, over every archive */
+	GHashTable *state_aliases;  /* a runtime state's name -> its alias (StarPU's "Sl"...) */
+	GHashTable *names;          /* a task's or application state's name, interned: its own alias */
+	bool dated_back;            /* lines were written behind later ones (GFlop/s): sorted at the end */
+	unsigned ncomms;            /* the transfers' links, over every archive */
+	GArray *messages;           /* struct paje_message, in the order of their receptions */
+	/* The archive's. */
+	char pre[16];
+	int width;                  /* of the ranks in the prefixes */
+	bool mpi;
+	uint64_t nodes_made;        /* bit n: memory node n's containers are written */
+	uint64_t node_used[64];     /* bytes allocated on each memory node */
+	unsigned node_depth[64];    /* the states pushed on each memory manager and not popped */
+	GHashTable *locations;      /* id -> struct paje_location */
+	GHashTable *by_name;        /* a location's name -> its struct paje_location (the GFlop/s counters name it) */
+};
+
+static double ms(uint64_t date)
+{
+	return (double)date / 1e6;
+}
+
+void paje_word(FILE *f, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\"")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+/* ------------------------------------------------------------ header */
+
+static const char *const paje_defs[] = {
+	"PajeDefineContainerType 1", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineEventType 2", "Alias string", "Type string", "Name string", "Color color", NULL,
+	"PajeDefineStateType 3", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineVariableType 4", "Alias string", "Type string", "Name string", NULL,
+	"PajeDefineLinkType 5", "Alias string", "Type string", "StartContainerType string", "EndContainerType string", "Name string", NULL,
+	"PajeDefineEntityValue 6", "Alias string", "Type string", "Name string", "Color color", NULL,
+	"PajeCreateContainer 7", "Time date", "Alias string", "Type string", "Container string", "Name string", NULL,
+	"PajeDestroyContainer 8", "Time date", "Name string", "Type string", NULL,
+	"PajeNewEvent 9", "Time date", "Type string", "Container string", "Value string", NULL,
+	"PajeSetState 10", "Time date", "Container string", "Type string", "Value string", NULL,
+	"PajePushState 11", "Time date", "Container string", "Type string", "Value string", NULL,
+	"PajePopState 12", "Time date", "Container string", "Type string", NULL,
+	"PajeSetVariable 13", "Time date", "Container string", "Type string", "Value double", NULL,
+	"PajeAddVariable 14", "Time date", "Type string", "Container string", "Value double", NULL,
+	"PajeSubVariable 15", "Time date", "Type string", "Container string", "Value double", NULL,
+	"PajeStartLink 18", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string", NULL,
+	"PajeEndLink 19", "Time date", "Type string", "Container string", "Value string", "EndContainer string", "Key string", NULL,
+	"PajeSetState 20", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
+	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", "Priority string", "GFlop string", "X string",
+	"Y string", "Iteration string", "Subiteration string", "NumaNodes string", NULL,
+	"PajeSetState 21", "Time date", "Container string", "Type string", "Value string", "Size string", "Params string",
+	"Footprint string", "Tag string", "JobId string", "SubmitOrder string", NULL,
+	"PajeStartLink 23", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
+	"MPITAG string", "MPIType string", "Priority string", "Handle string", "HName string", "X string", "Y string", NULL,
+	"PajeStartLink 24", "Time date", "Type string", "Container string", "Value string", "StartContainer string", "Key string",
+	"Handle string", "HName string", "X string", "Y string", NULL,
+	"PajeSetState 26", "Time date", "Container string", "Type string", "Value string", "JobId string", NULL,
+	NULL,
+};
+
+/* Worker/thread state values of StarPU (alias, name, colour). */
+static const char *const thread_states[][3] = {
+	{ "I", "Idle", ".9 .1 .0" }, { "In", "Initializing", "0.0 .7 1.0" }, { "D", "Deinitializing", "0.0 .1 .7" },
+	{ "Fi", "FetchingInput", "1.0 .1 1.0" }, { "Po", "PushingOutput", "0.1 1.0 1.0" }, { "C", "Callback", ".0 .3 .8" },
+	{ "B", "Overhead", ".5 .18 .0" }, { "Ps", "Parallel sync", ".5 .18 1.0" }, { "E", "Executing", ".0 .6 .5" },
+	{ "Sc", "Scheduling", ".7 .36 .0" }, { "Sl", "Sleeping", ".9 .1 .0" }, { "P", "Progressing", ".1 .3 .1" },
+	{ "U", "Unpartitioning", ".0 .0 1.0" }, { "H", "Hypervisor", ".5 .18 .0" }, { "Bu", "Building task", ".5 .18 .0" },
+	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
+};
+static const char *const user_states[][3] = {
+	{ "C", "Callback", ".0 .3 .8" }, { "Sc", "Scheduling", ".7 .36 .0" }, { "Bu", "Building task", ".5 .18 .0" },
+	{ "Su", "Submitting task", ".3 .09 .0" }, { "Th", "Throttling task submission", ".8 .6 .6" },
+	{ "W", "Waiting task", ".9 .1 .0" }, { "WA", "Waiting all tasks", ".9 .1 .0" }, { "No", "Nothing", ".0 .0 .0" },
+};
+static const char *const memory_states[][3] = {
+	{ "No", "Nothing", ".0 .0 .0" }, { "A", "Allocating", ".4 .1 .0" }, { "Ar", "AllocatingReuse", ".1 .1 .8" },
+	{ "F", "Freeing", ".6 .3 .0" }, { "W", "WritingBack", ".0 .0 .5" }, { "Wa", "WritingBackAsync", ".0 .0 .4" },
+	{ "R", "Reclaiming", ".0 .1 .6" }, { "Co", "DriverCopy", ".3 .5 .1" }, { "CoA", "DriverCopyAsync", ".1 .3 .1" },
+};
+
+/* Writes the %EventDef block of def (as in paje_defs: its name and number, then "Field type" entries up to NULL);
+ * returns what follows it. */
+static const char *const *paje_event_def(FILE *f, const char *const *def)
+{
+	fprintf(f, "%%EventDef %s\n", *def++);
+	for (; *def; def++) {
+		const char *space = strchr(*def, ' ');
+		fprintf(f, "%%\t%.*s\t%s\n", (int)(space - *def), *def, space + 1);
+	}
+	fprintf(f, "%%EndEventDef\n");
+	return def + 1;
+}
+
+static void paje_header(struct paje *p)
+{
+	FILE *f = p->f;
+	for (const char *const *d = paje_defs; *d;) {
+		if (p->memory_states && strcmp(*d, "PajeStartLink 23") == 0)
+			paje_event_def(f, memstates_event_def); /* in its place, between 21 and 23 */
+		d = paje_event_def(f, d);
+	}
+	static const char *const types[] = {
+		"1\tMPIP\t0\t\"MPI Program\"", "1\tP\tMPIP\tProgram", "1\tMn\tP\t\"Memory Node\"", "1\tT\tMn\tThread",
+		"1\tUT\tP\t\"User Thread\"", "1\tMm\tMn\t\"Memory Manager\"", "1\tW\tT\tWorker",
+		"1\tMPICt\tP\t\"MPI Communication Thread\"", "1\tSc\tP\t\"Scheduler State\"",
+		"2\tprog_event\tP\t\"program event type\"\t\"1.0 1.0 1.0\"", "2\tpu\tP\t\"Task Push\"\t\"1.0 1.0 1.0\"",
+		"2\tpo\tP\t\"Task Pop\"\t\"1.0 1.0 1.0\"", "2\tregister\tP\t\"data registration\"\t\"1.0 1.0 1.0\"",
+		"2\tunregister\tP\t\"data unregistration\"\t\"1.0 1.0 1.0\"", "2\tuser_event\tP\t\"user event type\"\t\"1.0 1.0 1.0\"",
+		"2\tthread_event\tT\t\"thread event type\"\t\"1.0 1.0 1.0\"", "2\tuser_user_event\tUT\t\"user event type\"\t\"1.0 1.0 1.0\"",
+		"2\tuser_thread_event\tUT\t\"thread event type\"\t\"1.0 1.0 1.0\"",
+		"3\tS\tT\t\"Thread State\"", "3\tWS\tW\t\"Worker State\"", "3\tUS\tUT\t\"User Thread State\"",
+		"3\tMS\tMm\t\"Memory Node State\"",
+		"4\tnsubmitted\tSc\t\"Number of Submitted Uncompleted Tasks\"", "4\tnready\tSc\t\"Number of Ready Tasks\"",
+		"4\tgft\tSc\t\"Total GFlop/s\"", "4\tuse\tMm\t\"Used (MB)\"", "4\tbwi_mm\tMm\t\"Bandwidth In (MB/s)\"",
+		"4\tbwo_mm\tMm\t\"Bandwidth Out (MB/s)\"", "4\tgf\tW\t\"GFlop/s\"",
+		"4\tbwi_mpi\tMPICt\t\"Bandwidth In (MB/s)\"", "4\tbwo_mpi\tMPICt\t\"Bandwidth Out (MB/s)\"",
+		"5\tF\tP\tMm\tMm\t\"Intra-node data Fetch\"", "5\tTF\tP\tMm\tMm\t\"Intra-node data TaskPreFetch\"",
+		"5\tPF\tP\tMm\tMm\t\"Intra-node data PreFetch\"", "5\tIF\tP\tMm\tMm\t\"Intra-node data IdleFetch\"",
+		"5\tWSL\tP\tW\tW\t\"Work steal\"", "5\tMPIL\tMPIP\tMPICt\tMPICt\t\"MPI communication\"",
+		NULL,
+	};
+	for (const char *const *t = types; *t; t++) {
+		fprintf(f, "%s\n", *t);
+		if (strcmp(*t, "3\tWS\tW\t\"Worker State\"") == 0)
+			ctxstates_types(f);
+	}
+	if (p->memory_states)
+		memstates_event_types(f);
+	for (size_t i = 0; i < G_N_ELEMENTS(thread_states); i++) {
+		fprintf(f, "6\t%s\tS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+		fprintf(f, "6\t%s\tWS\t\"%s\"\t\"%s\"\n", thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+		ctxstates_state_values(f, thread_states[i][0], thread_states[i][1], thread_states[i][2]);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(user_states); i++)
+		fprintf(f, "6\t%s\tUS\t\"%s\"\t\"%s\"\n", user_states[i][0], user_states[i][1], user_states[i][2]);
+	for (size_t i = 0; i < G_N_ELEMENTS(memory_states); i++)
+		fprintf(f, "6\t%s\tMS\t\"%s\"\t\"%s\"\n", memory_states[i][0], memory_states[i][1], memory_states[i][2]);
+	fprintf(f, "7\t0.000000000\tMPIroot\tMPIP\t0\troot\n");
+}
+
+static void free_location(gpointer data)
+{
+	struct paje_location *l = data;
+	g_array_free(l->transfers, TRUE);
+	g_free(l);
+}
+
+static void *paje_begin(const struct astro_trace_format_options *options)
+{
+	const char *name = options->paje && *options->paje ? options->paje : "paje.trace";
+	char *path = g_build_filename(options->dir, name, NULL);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		g_free(path);
+		return NULL;
+	}
+	struct paje *p = g_new0(struct paje, 1);
+	p->f = f;
+	p->path = path;
+	p->colors = options->colors;
+	p->no_events = options->no_events;
+	p->no_counter = options->no_counter;
+	p->no_bus = options->no_bus;
+	p->no_flops = options->no_flops;
+	p->memory_states = options->memory_states;
+	p->use_task_color = options->use_task_color;
+	p->defined_values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->counter_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->state_aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->messages = g_array_new(FALSE, FALSE, sizeof(struct paje_message));
+	p->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_location);
+	p->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	paje_header(p);
+	return p;
+}
+
+/* ------------------------------------------------------------ containers */
+
+/* Memory node node's containers (StarPU's mn<N> and its manager mm<N>), made at date_ms the first time it is named. */
+static void memory_node(struct paje *p, unsigned node, double date_ms)
+{
+	if (node >= 64 || (p->nodes_made >> node & 1))
+		return;
+	p->nodes_made |= UINT64_C(1) << node;
+	FILE *f = p->f;
+	const char *P = p->pre;
+	fprintf(f, "7\t%.9f\t%smn%u\tMn\t%sp\t%sMEMNODE%u\n", date_ms, P, node, P, P, node);
+	fprintf(f, "7\t%.9f\t%smm%u\tMm\t%smn%u\t%sMEMMANAGER%u\n", date_ms, P, node, P, node, P, node);
+	if (!p->no_bus) {
+		fprintf(f, "13\t%.9f\t%smm%u\tuse\t0.000000\n", date_ms, P, node);
+		fprintf(f, "13\t%.9f\t%smm%u\tbwi_mm\t0.000000\n", date_ms, P, node);
+		fprintf(f, "13\t%.9f\t%smm%u\tbwo_mm\t0.000000\n", date_ms, P, node);
+	}
+}
+
+/* An archive: the program and scheduler containers, the MPI communication one of a StarPU-MPI process, memory node 0. */
+static void paje_process(void *state, const struct astro_trace_process *process)
+{
+	struct paje *p = state;
+	FILE *f = p->f;
+	g_strlcpy(p->pre, process->prefix, sizeof(p->pre));
+	p->width = process->multi && *p->pre ? (int)strlen(p->pre) - 1 : 1;
+	p->mpi = process->mpi;
+	p->nodes_made = 0;
+	memset(p->node_used, 0, sizeof(p->node_used));
+	memset(p->node_depth, 0, sizeof(p->node_depth));
+	g_hash_table_remove_all(p->by_name);
+	g_hash_table_remove_all(p->locations);
+	const char *P = p->pre;
+	fprintf(f, "7\t0.000000000\t%sp\tP\tMPIroot\t%sprogram\n", P, P);
+	fprintf(f, "7\t0.000000000\t%ssched\tSc\t%sp\t%sscheduler\n", P, P, P);
+	if (!p->no_counter) {
+		fprintf(f, "13\t0.000000000\t%ssched\tnsubmitted\t0.000000\n", P);
+		fprintf(f, "13\t0.000000000\t%ssched\tnready\t0.000000\n", P);
+	}
+	if (!p->no_flops)
+		fprintf(f, "13\t0.000000000\t%ssched\tgft\t0.000000\n", P);
+	if (p->mpi) { /* the two ends of its messages' links, the bandwidth of those in flight */
+		fprintf(f, "7\t0.000000000\t%smpict\tMPICt\t%sp\t%smpict\n", P, P, P);
+		if (!p->no_bus) {
+			fprintf(f, "13\t0.000000000\t%smpict\tbwi_mpi\t0.000000\n", P);
+			fprintf(f, "13\t0.000000000\t%smpict\tbwo_mpi\t0.000000\n", P);
+		}
+	}
+	memory_node(p, 0, 0.0);
+}
+
+/* A worker's thread (t<OS id>, named T<its CPU>) and worker containers, or a user thread's. */
+static void paje_location(void *state, const struct astro_trace_location *where)
+{
+	struct paje *p = state;
+	FILE *f = p->f;
+	const char *P = p->pre;
+	struct paje_location *l = g_new0(struct paje_location, 1);
+	l->worker = where->workerid >= 0;
+	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	if (l->worker) {
+		snprintf(l->alias, sizeof(l->alias), "%sw%d", P, where->workerid);
+		/* An older archive has neither the thread's OS id nor its CPU: the worker's id. */
+		long thread = where->tid ? where->tid : where->workerid;
+		fprintf(f, "7\t0.000000000\t%st%ld\tT\t%smn0\t%sT%d\n", P, thread, P, P, where->bindid >= 0 ? where->bindid : where->workerid);
+		fprintf(f, "7\t0.000000000\t%s\tW\t%st%ld\t%s%s\n", l->alias, P, thread, P, where->name);
+		if (!p->no_flops)
+			fprintf(f, "13\t0.000000000\t%s\tgf\t0.000000\n", l->alias);
+	} else {
+		/* Application threads are named UserThread<n>: t<n>. */
+		const char *n = strlen(where->name) >= strlen("UserThread") ? where->name + strlen("UserThread") : "";
+		snprintf(l->alias, sizeof(l->alias), "%st%ld", P, strtol(n, NULL, 10));
+		fprintf(f, "7\t0.000000000\t%s\tUT\t%sp\t%s%s\n", l->alias, P, P, where->name);
+	}
+	uint64_t *id = g_new(uint64_t, 1);
+	*id = where->id;
+	g_hash_table_replace(p->locations, id, l);
+	g_hash_table_replace(p->by_name, g_strdup(where->name), l);
+}
+
+static struct paje_location *location_of(struct paje *p, const struct astro_trace_location *where)
+{
+	return where ? g_hash_table_lookup(p->locations, &where->id) : NULL;
+}
+
+/* ------------------------------------------------------------ states */
+
+/* A state's Pajé alias: a task's or an application state's own name, StarPU's for a runtime state; interned. */
+static const char *alias_of(struct paje *p, const struct astro_trace_state *s)
+{
+	GHashTable *table = s->is_task || s->is_user ? p->names : p->state_aliases;
+	const char *alias = g_hash_table_lookup(table, s->name);
+	if (alias)
+		return alias;
+	const char *category;
+	char *name = g_strdup(s->name);
+	alias = s->is_task || s->is_user ? name : trace_state_alias(name, &category);
+	g_hash_table_insert(table, name, (gpointer)alias);
+	return alias;
+}
+
+static void define_task_value(struct paje *p, const char *name, const struct astro_trace_task *t)
+{
+	if (g_hash_table_contains(p->defined_values, name))
+		return;
+	g_hash_table_add(p->defined_values, g_strdup(name));
+	double rgb[3] = { 0.0, 0.6, 0.4 };
+	if (t->color) {
+		rgb[0] = ((t->color >> 16) & 0xff) / 255.0;
+		rgb[1] = ((t->color >> 8) & 0xff) / 255.0;
+		rgb[2] = (t->color & 0xff) / 255.0;
+	} else if (p->colors) {
+		trace_hashed_color(name, rgb);
+	}
+	fputs("6\t", p->f);
+	paje_word(p->f, name);
+	fputs("\tWS\t", p->f);
+	paje_word(p->f, name);
+	fprintf(p->f, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+	ctxstates_task_values(p->f, name, rgb, p->use_task_color);
+}
+
+/* An application state's value for container type type (WS or US), defined before its first use. */
+static void define_user_state(struct paje *p, const char *name, const char *type)
+{
+	char *key = g_strdup_printf("%s\t%s", type, name);
+	if (g_hash_table_contains(p->defined_values, key)) {
+		g_free(key);
+		return;
+	}
+	g_hash_table_add(p->defined_values, key);
+	double rgb[3];
+	trace_hashed_color(name, rgb);
+	fputs("6\t", p->f);
+	paje_word(p->f, name);
+	fprintf(p->f, "\t%s\t", type);
+	paje_word(p->f, name);
+	fprintf(p->f, "\t\"%f %f %f\"\n", rgb[0], rgb[1], rgb[2]);
+}
+
+/* A task's Params: the descriptions of its first 8 handles, separated by sep ("nodata": none). */
+static void params_of(const struct astro_trace_task *t, GString *out, char sep)
+{
+	if (!t->nhandles) {
+		g_string_append(out, "nodata");
+		return;
+	}
+	for (unsigned i = 0; i < t->nhandles && i < 8; i++) {
+		const char *d = t->descriptions ? t->descriptions[i] : NULL;
+		if (i)
+			g_string_append_c(out, sep);
+		const char *desc = d && *d ? d : "0";
+		for (const char *s = desc; *s; s++)
+			g_string_append_c(out, (sep == '_' && (*s == ' ' || *s == '\t')) ? '_' : *s);
+	}
+}
+
+/* Worker alias runs task t from date_ms: its value (defined at its first use), events 10 and 20, its context's state. */
+static void task_begin(struct paje *p, const char *alias, double date_ms, const struct astro_trace_task *t)
+{
+	FILE *f = p->f;
+	const char *name = trace_format_task_name(t);
+	define_task_value(p, name, t);
+	GString *params = g_string_new(NULL);
+	params_of(t, params, '_');
+	fprintf(f, "10\t%.9f\t%s\tWS\t", date_ms, alias);
+	paje_word(f, name);
+	fprintf(f, "\n20\t%.9f\t%s\tWS\t", date_ms, alias);
+	paje_word(f, name);
+	fprintf(f, "\t%" PRIu64 "\t", t->size);
+	paje_word(f, params->str);
+	/* X, Y: the coordinates of the first handle the task writes. */
+	int x = 0, y = 0;
+	for (unsigned i = 0; i < t->nhandles; i++) {
+		if (!(t->handles[i].mode & 2)) /* STARPU_W */
+			continue;
+		const char *coordinates = t->coordinates ? t->coordinates[i] : NULL;
+		if (coordinates)
+			sscanf(coordinates, "%d %d", &x, &y);
+		break;
+	}
+	fprintf(f, "\t%08x\t%016" PRIx64 "\t%s%" PRIu64 "\t%s%" PRIu64 "\t%d\t%f\t%d\t%d\t%" PRId64 "\t%" PRId64 "\t\"-1\"\n",
+		t->footprint, t->tag, p->pre, t->job, p->pre, t->job, t->priority, (double)(uint64_t)(t->flops / 1e3) / 1e6, x, y,
+		t->iteration, t->subiteration);
+	if (t->sched_ctx && t->sched_ctx <= CTXSTATES_N) {
+		char job[48];
+		snprintf(job, sizeof(job), "%s%" PRIu64, p->pre, t->job);
+		ctxstates_task_begin(f, date_ms, alias, t->sched_ctx, name, t->size, params->str, t->footprint, t->tag, job);
+	}
+	g_string_free(params, TRUE);
+}
+
+/* A worker's state changes to alias (aliases never hold a quote: paje_word's rule). */
+static void worker_state(struct paje *p, const struct paje_location *l, double date_ms, const char *alias)
+{
+	fprintf(p->f, "10\t%.9f\t%s\tWS\t\"%s\"\n", date_ms, l->alias, alias);
+}
+
+/* A worker's state is set (StarPU's SetState: left, its parent state comes back, Overhead at the top); a user
+ * thread's is pushed and popped. */
+static void paje_state(void *state, const struct astro_trace_state *s)
+{
+	struct paje *p = state;
+	struct paje_location *l = location_of(p, s->location);
+	if (!l)
+		return;
+	const char *alias = alias_of(p, s);
+	if (!s->left) {
+		if (l->depth < STACK_DEPTH)
+			l->stack[l->depth] = alias;
+		l->depth++;
+		if (s->is_task) {
+			if (s->task)
+				task_begin(p, l->alias, ms(s->begin), s->task);
+			return;
+		}
+		if (s->is_user)
+			define_user_state(p, s->name, l->worker ? "WS" : "US");
+		if (l->worker) {
+			worker_state(p, l, ms(s->begin), alias);
+		} else {
+			fprintf(p->f, "11\t%.9f\t%s\tUS\t", ms(s->begin), l->alias);
+			paje_word(p->f, alias);
+			fputc('\n', p->f);
+		}
+		return;
+	}
+	if (!l->depth)
+		return;
+	l->depth--;
+	const char *parent = l->depth && l->depth <= STACK_DEPTH ? l->stack[l->depth - 1] : NULL;
+	if (l->worker)
+		worker_state(p, l, ms(s->end), parent ? parent : "B");
+	else
+		fprintf(p->f, "12\t%.9f\t%s\tUS\n", ms(s->end), l->alias);
+}
+
+/* ------------------------------------------------------------ variables */
+
+/* A value of a variable of the program container: kind "ctr" (a sampled counter) or "bst" (a burst's key), type
+ * <kind><n> named name, defined at its first value (the numbers are shared by every kind and archive). */
+static void program_variable(struct paje *p, const char *kind, const char *name, uint64_t date, double value)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s:%s", kind, name);
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(p->counter_types, key));
+	if (!type) {
+		type = g_hash_table_size(p->counter_types) + 1;
+		g_hash_table_insert(p->counter_types, g_strdup(key), GUINT_TO_POINTER(type));
+		fprintf(p->f, "4\t%s%u\tP\t", kind, type - 1);
+		paje_word(p->f, name);
+		fputc('\n', p->f);
+	}
+	fprintf(p->f, "13\t%.9f\t%sp\t%s%u\t%f\n", ms(date), p->pre, kind, type - 1, value);
+}
+
+static void paje_counter(void *state, const struct astro_trace_counter *c)
+{
+	struct paje *p = state;
+	switch (c->kind) {
+	case ASTRO_TRACE_COUNTER_RUNTIME:
+		fprintf(p->f, "13\t%.9f\t%ssched\t%s\t%f\n", ms(c->date), p->pre, c->name, c->value);
+		break;
+	case ASTRO_TRACE_COUNTER_GFLOPS:
+		/* Known at a task's end, dated back: the file is sorted at the end. */
+		p->dated_back = true;
+		if (strcmp(c->name, "GFlop/s") == 0) {
+			fprintf(p->f, "13\t%.9f\t%ssched\tgft\t%f\n", ms(c->date), p->pre, c->value);
+		} else if (g_str_has_prefix(c->name, "GFlop/s ")) {
+			const struct paje_location *l = g_hash_table_lookup(p->by_name, c->name + strlen("GFlop/s "));
+			if (l)
+				fprintf(p->f, "13\t%.9f\t%s\tgf\t%f\n", ms(c->date), l->alias, c->value);
+		}
+		break;
+	case ASTRO_TRACE_COUNTER_SAMPLED:
+		program_variable(p, "ctr", c->name, c->date, c->value);
+		break;
+	case ASTRO_TRACE_COUNTER_BURST:
+		program_variable(p, "bst", c->name, c->date, c->value);
+		break;
+	default: /* the memory managers' Used (MB): from the allocations (event) */
+		break;
+	}
+}
+
+static void paje_instant(void *state, const struct astro_trace_instant *i)
+{
+	struct paje *p = state;
+	if (p->no_events)
+		return;
+	if (i->kind == 0) {
+		fprintf(p->f, "9\t%.9f\tuser_event\t%sp\t%" PRIu64 "\n", ms(i->date), p->pre, i->value);
+	} else if (i->kind == 1) {
+		fprintf(p->f, "9\t%.9f\tprog_event\t%sp\t", ms(i->date), p->pre);
+		paje_word(p->f, i->name);
+		fputc('\n', p->f);
+	}
+}
+
+/* ------------------------------------------------------------ memory managers */
+
+/* The bytes allocated on node change by delta: its Used (MB). */
+static void node_used(struct paje *p, unsigned node, int64_t delta, uint64_t date)
+{
+	if (node >= 64)
+		return;
+	memory_node(p, node, ms(date));
+	p->node_used[node] = delta < 0 && (uint64_t)-delta > p->node_used[node] ? 0 : p->node_used[node] + (uint64_t)delta;
+	fprintf(p->f, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(date), p->pre, node, (double)p->node_used[node] / (1 << 20));
+}
+
+/* Pushes state alias on node's manager, or pops its last one (alias NULL; none pushed: an end whose begin came
+ * before recording started, left out). */
+static void memory_state(struct paje *p, unsigned node, uint64_t date, const char *alias)
+{
+	if (node >= 64 || (!alias && !p->node_depth[node]))
+		return;
+	memory_node(p, node, ms(date));
+	if (alias) {
+		p->node_depth[node]++;
+		fprintf(p->f, "11\t%.9f\t%smm%u\tMS\t%s\n", ms(date), p->pre, node, alias);
+	} else {
+		p->node_depth[node]--;
+		fprintf(p->f, "12\t%.9f\t%smm%u\tMS\n", ms(date), p->pre, node);
+	}
+}
+
+/* -memory-states: the details of a memory manager's state (StarPU's event 22): Al/AlE around an allocation (Info: 0, then
+ * the bytes allocated), Fe/FeE around a free (its size), Wb/WbE around a write-back; a reclaim has none. */
+static void memory_state_details(struct paje *p, const struct astro_trace_event *e)
+{
+	static const char *const states[] = { "A", "F", "W" };
+	static const char *const names[][2] = { { "Al", "AlE" }, { "Fe", "FeE" }, { "Wb", "WbE" } };
+	unsigned node = (unsigned)e->node, state = 0;
+	while (state < G_N_ELEMENTS(states) && strcmp(states[state], e->name) != 0)
+		state++;
+	if (state >= G_N_ELEMENTS(states) || node >= 64)
+		return;
+	bool end = e->kind == ASTRO_TRACE_EVENT_MEMORY_STATE_END;
+	memory_node(p, node, ms(e->date));
+	memstates_event(p->f, ms(e->date), p->pre, node, names[state][end], 0, e->handle, state == 0 && end ? e->size : 0,
+			state == 2 || end ? 0 : (int64_t)e->size, node);
+}
+
+/* A copy between memory nodes: the DriverCopy state of the destination's manager while it lasts, a link (F, com_<n>)
+ * from the source's manager to the destination's. */
+static void transfer(struct paje *p, struct paje_location *l, const struct astro_trace_event *e)
+{
+	unsigned src = (unsigned)e->src_node, dst = (unsigned)e->node;
+	double date_ms = ms(e->date);
+	const char *P = p->pre;
+	memory_node(p, src, date_ms);
+	memory_node(p, dst, date_ms);
+	bool begin = e->kind == ASTRO_TRACE_EVENT_TRANSFER_BEGIN;
+	memory_state(p, dst, e->date, begin ? "Co" : NULL);
+	if (!l)
+		return;
+	unsigned id;
+	if (begin) {
+		id = ++p->ncomms;
+		g_array_append_val(l->transfers, id);
+	} else if (l->transfers->len) {
+		id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
+		g_array_set_size(l->transfers, l->transfers->len - 1);
+	} else {
+		return; /* its begin came before recording started */
+	}
+	fprintf(p->f, "%d\t%.9f\tF\t%sp\t%" PRIu64 "\t%smm%u\t%scom_%u\n", begin ? 18 : 19, date_ms, P, e->size, P, begin ? src : dst,
+		P, id);
+	if (p->memory_states)
+		memstates_event(p->f, date_ms, P, dst, begin ? "DCo" : "DCoE", 0, e->handle, id, (int64_t)e->size, src);
+}
+
+/* -memory-states: the coherency of the handles' copies and the memory requests, on the memory managers. */
+static void coherency(struct paje *p, const struct astro_trace_event *e)
+{
+	unsigned src = (unsigned)e->src_node, dst = (unsigned)e->node;
+	if (!p->memory_states || src >= 64 || dst >= 64)
+		return;
+	double date_ms = ms(e->date);
+	memory_node(p, src, date_ms);
+	memory_node(p, dst, date_ms);
+	if (e->kind == ASTRO_TRACE_EVENT_DATA_STATE)
+		memstates_data_state(p->f, date_ms, p->pre, dst, (unsigned)e->value, e->handle);
+	else if (e->kind == ASTRO_TRACE_EVENT_WONT_USE)
+		memstates_wont_use(p->f, date_ms, p->pre, e->handle);
+	else /* a request: on the source's manager, StarPU's priority (none here) as its Size */
+		memstates_event(p->f, date_ms, p->pre, src, "rc", (uint64_t)e->value, e->handle, e->prefetch, 0, dst);
+}
+
+static void paje_event(void *state, const struct astro_trace_event *e)
+{
+	struct paje *p = state;
+	FILE *f = p->f;
+	switch (e->kind) {
+	case ASTRO_TRACE_EVENT_PUSH:
+	case ASTRO_TRACE_EVENT_POP:
+		if (!p->no_counter && !p->no_events)
+			fprintf(f, "9\t%.9f\t%s\t%sp\t%s%" PRIu64 "\n", ms(e->date), e->kind == ASTRO_TRACE_EVENT_PUSH ? "pu" : "po", p->pre,
+				p->pre, e->job);
+		break;
+	case ASTRO_TRACE_EVENT_REGISTER:
+	case ASTRO_TRACE_EVENT_UNREGISTER:
+		if (!p->no_events)
+			fprintf(f, "9\t%.9f\t%s\t%sp\t%" PRIx64 "\n", ms(e->date), e->kind == ASTRO_TRACE_EVENT_REGISTER ? "register" : "unregister",
+				p->pre, e->handle);
+		break;
+	case ASTRO_TRACE_EVENT_ALLOCATION:
+		node_used(p, (unsigned)e->node, e->value, e->date);
+		break;
+	case ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN:
+	case ASTRO_TRACE_EVENT_MEMORY_STATE_END:
+		if (p->memory_states)
+			memory_state_details(p, e);
+		/* On the node's manager, pushed and popped as StarPU does (several threads may overlap there). */
+		if (!p->no_bus)
+			memory_state(p, (unsigned)e->node, e->date, e->kind == ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN ? e->name : NULL);
+		break;
+	case ASTRO_TRACE_EVENT_TRANSFER_BEGIN:
+	case ASTRO_TRACE_EVENT_TRANSFER_END:
+		if (!p->no_bus)
+			transfer(p, location_of(p, e->location), e);
+		break;
+	case ASTRO_TRACE_EVENT_DATA_STATE:
+	case ASTRO_TRACE_EVENT_WONT_USE:
+	case ASTRO_TRACE_EVENT_DATA_REQUEST:
+		coherency(p, e);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------ MPI links */
+
+static void paje_message(void *state, const struct astro_trace_message *m)
+{
+	struct paje *p = state;
+	struct paje_message pm = { ms(m->send_date), ms(m->recv_date), m->src, m->dst, m->tag, m->send_handle, m->size, "-" };
+	if (m->name)
+		g_strlcpy(pm.hname, m->name, sizeof(pm.hname));
+	g_array_append_val(p->messages, pm);
+}
+
+static gint by_link_time(gconstpointer a, gconstpointer b)
+{
+	const struct link_end *x = a, *y = b;
+	if (x->time_ms != y->time_ms)
+		return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
+}
+
+/* A rank's bwo_mpi (out) or bwi_mpi (in): the sum of the bandwidths of its messages in flight, changed by delta. */
+static void mpi_bandwidth(struct paje *p, double time_ms, GArray *sums, int rank, bool out, double delta)
+{
+	if ((guint)rank >= sums->len)
+		g_array_set_size(sums, (guint)rank + 1);
+	double *sum = &g_array_index(sums, double, rank);
+	*sum += delta;
+	if (*sum < 1e-9)
+		*sum = 0; /* rounding, once the last message in flight arrived */
+	fprintf(p->f, "13\t%.9f\t%0*d_mpict\t%s\t%f\n", time_ms, p->width, rank, out ? "bwo_mpi" : "bwi_mpi", *sum);
+}
+
+/* The MPI links (StarPU's MPIL, mpicom_<n>) and the bwo_mpi / bwi_mpi variables of the sender's and the receiver's
+ * mpict (MB/s: 0.001 * bytes / ms of the message, from its send to its receive), at the end of the file as StarPU
+ * writes them, in time order (pj_dump wants each container's events so). */
+static void write_mpi_links(struct paje *p)
+{
+	GArray *ends = g_array_sized_new(FALSE, FALSE, sizeof(struct link_end), 2 * p->messages->len);
+	for (guint i = 0; i < p->messages->len; i++) {
+		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, i);
+		struct link_end start = { m->send_ms, i, false }, end = { m->recv_ms, i, true };
+		g_array_append_val(ends, start);
+		g_array_append_val(ends, end);
+	}
+	g_array_sort(ends, by_link_time);
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(double)), *in = g_array_new(FALSE, TRUE, sizeof(double));
+	for (guint i = 0; i < ends->len; i++) {
+		const struct link_end *e = &g_array_index(ends, struct link_end, i);
+		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, e->message);
+		double duration = m->recv_ms - m->send_ms;
+		if (!p->no_bus && duration > 0) { /* a receive dated at its send (clamped) has no bandwidth */
+			double bw = 0.001 * (double)m->size / duration;
+			mpi_bandwidth(p, e->time_ms, out, m->src, true, e->end ? -bw : bw);
+			mpi_bandwidth(p, e->time_ms, in, m->dst, false, e->end ? -bw : bw);
+		}
+		if (e->end) {
+			fprintf(p->f, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, m->size, p->width, m->dst,
+				e->message);
+		} else {
+			fprintf(p->f, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
+				e->time_ms, m->size, p->width, m->src, e->message, m->tag, m->handle);
+			paje_word(p->f, m->hname);
+			fputs("\t0\t0\n", p->f);
+		}
+	}
+	g_array_free(out, TRUE);
+	g_array_free(in, TRUE);
+	g_array_free(ends, TRUE);
+}
+
+/* ------------------------------------------------------------ end */
+
+static int paje_end(void *state)
+{
+	struct paje *p = state;
+	write_mpi_links(p);
+	int ret = trace_format_close(p->f);
+	if (ret == 0 && p->dated_back && paje_sort_file(p->path) != 0)
+		ret = errno ? -errno : -EIO;
+	g_hash_table_destroy(p->defined_values);
+	g_hash_table_destroy(p->counter_types);
+	g_hash_table_destroy(p->state_aliases);
+	g_hash_table_destroy(p->names);
+	g_hash_table_destroy(p->by_name);
+	g_hash_table_destroy(p->locations);
+	g_array_free(p->messages, TRUE);
+	g_free(p->path);
+	g_free(p);
+	return ret;
+}
+
+const struct astro_trace_format trace_paje_format = {
+	.abi_version = ASTRO_TRACE_FORMAT_ABI_VERSION,
+	.name = "paje",
+	.description = "paje.trace: StarPU's Paje trace, for ViTE and pj_dump (-o names it)",
+	.begin = paje_begin,
+	.process = paje_process,
+	.location = paje_location,
+	.state = paje_state,
+	.counter = paje_counter,
+	.instant = paje_instant,
+	.event = paje_event,
+	.message = paje_message,
+	.end = paje_end,
+};
