@@ -93,7 +93,7 @@ void trace_formats_print(const struct trace_formats *f, FILE *out)
 	for (unsigned n = 0; astro_trace_format_nth(n); n++) {
 		const struct astro_trace_format *format = astro_trace_format_nth(n);
 		bool on = f->on && g_ptr_array_find(f->on, format, NULL);
-		fprintf(out, "%-12s %-3s %s (%s)\n", format->name, on ? "on" : "off", format->description ? format->description : "",
+		fprintf(out, "%-16s %-3s %s (%s)\n", format->name, on ? "on" : "off", format->description ? format->description : "",
 			astro_trace_format_origin(n));
 	}
 }

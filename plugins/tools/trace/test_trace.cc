@@ -1101,8 +1101,8 @@ TEST_F(Converted, FormatPluginWritesWhatTasksRecSays)
 	Output list = run(tool() + " -formats");
 	ASSERT_EQ(list.status, 0) << list.text;
 	EXPECT_TRUE(contains(list.text, "\njson ") && contains(list.text, "(built in)")) << list.text;
-	EXPECT_TRUE(contains(list.text, "\ntasks_csv    on ") && contains(list.text, "format_tasks_csv.so)")) << list.text;
-	EXPECT_TRUE(contains(list.text, "\ndata_csv     off ")) << list.text;
+	EXPECT_TRUE(contains(list.text, "\ntasks_csv        on ") && contains(list.text, "format_tasks_csv.so)")) << list.text;
+	EXPECT_TRUE(contains(list.text, "\ndata_csv         off ")) << list.text;
 
 	std::string out2 = dir_.path() + "/csv2";
 	o = run(tool() + " -no-format json -format data_csv -no-format tasks_csv -d '" + out2 + "' -i '" + dir_.archive() + "'");
@@ -1139,8 +1139,8 @@ TEST_F(Converted, StarPUOutputsAreFormatsTurnedOffOneByOne)
 						   "sched_tasks.rec", "activity.data", "trace.json", "comms.rec", "trace.html" };
 	Output list = run(tool() + " -formats");
 	ASSERT_EQ(list.status, 0) << list.text;
-	for (const auto &f : formats) // the names in a column 12 wide, a longer one followed by one space
-		EXPECT_TRUE(contains(list.text, "\n" + f.first + std::string(std::max<size_t>(13, f.first.size() + 1) - f.first.size(), ' ') +
+	for (const auto &f : formats) // the names in a column 16 wide
+		EXPECT_TRUE(contains(list.text, "\n" + f.first + std::string(17 - f.first.size(), ' ') +
 						"on  " + f.second + ": "))
 			<< f.first << ":\n" << list.text;
 	for (const auto &f : formats) {
