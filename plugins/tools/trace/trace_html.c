@@ -179,15 +179,19 @@ static void trace_html_event(void *state, const struct astro_trace_event *e)
 		break;
 	}
 	case ASTRO_TRACE_EVENT_COMPONENT_CONNECT: {
-		int edge[2] = { index_of(h, e->from), index_of(h, e->component) };
+		int edge[2];
+		edge[0] = index_of(h, e->from); /* in this order: index_of may declare either (C leaves an initializer's order open) */
+		edge[1] = index_of(h, e->component);
 		g_array_append_vals(h->edges, edge, 2);
 		break;
 	}
 	case ASTRO_TRACE_EVENT_COMPONENT_PUSH:
-	case ASTRO_TRACE_EVENT_COMPONENT_PULL: /* 0: the policy, for a task it pushes or gets back */
-		step(h, e->date, e->job, e->from ? index_of(h, e->from) : -1, e->component ? index_of(h, e->component) : -1,
-		     e->kind == ASTRO_TRACE_EVENT_COMPONENT_PULL);
+	case ASTRO_TRACE_EVENT_COMPONENT_PULL: { /* 0: the policy, for a task it pushes or gets back */
+		int from = e->from ? index_of(h, e->from) : -1; /* before the destination: either may be declared here */
+		int to = e->component ? index_of(h, e->component) : -1;
+		step(h, e->date, e->job, from, to, e->kind == ASTRO_TRACE_EVENT_COMPONENT_PULL);
 		break;
+	}
 	case ASTRO_TRACE_EVENT_POP: {
 		/* A worker takes the task out of the tree (its worker component), to run it. */
 		gpointer v = e->worker >= 0 ? g_hash_table_lookup(h->of_worker, GINT_TO_POINTER(e->worker + 1)) : NULL;
