@@ -76,9 +76,8 @@ struct message
 {
 	int self, peer;          /* the ranks of the archive and of the other side */
 	uint64_t tag, handle, size;
-	double time_ms;          /* on the common time base */
-	uint64_t date;           /* the same, as the formats have it (ns from the origin) */
-	char hname[32];          /* the handle's name (starpu_data_set_name), "-" when none */
+	uint64_t date;           /* ns from the origin, on the common time base */
+	const char *name;        /* the handle's name (starpu_data_set_name; in message_names), NULL when none */
 };
 
 struct task
@@ -175,6 +174,7 @@ struct converter
 	int rank;
 	uint64_t common_origin;  /* the earliest first event, on rank 0's clock */
 	GArray *sends, *recvs;   /* struct message, every archive's StarPU-MPI messages */
+	GStringChunk *message_names; /* their handles' names, kept past their archive's tables */
 	char pre[16];          /* "" for one archive, else the zero-padded rank and '_' */
 	struct number_events nevents; /* -number-events, over every archive */
 };
@@ -200,11 +200,6 @@ static int error(const char *fmt, ...)
 
 
 /* ------------------------------------------------------------------ helpers */
-
-static double ms(const struct converter *c, uint64_t ts)
-{
-	return ts >= c->origin ? (double)(ts - c->origin) / 1e6 : 0.0;
-}
 
 static const char *string_of(struct converter *c, OTF2_StringRef ref)
 {
@@ -845,11 +840,11 @@ static OTF2_CallbackCode on_param(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 	case P_MPI_SEND:
 	case P_MPI_RECV:
 		if (a.has[A_PEER] && a.has[A_TAG]) {
-			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value, ms(c, ts),
-					     since_origin(c, ts), "-" };
+			struct message m = { c->rank, a.v[A_PEER].int32, a.v[A_TAG].uint64, a.has[A_HANDLE] ? a.v[A_HANDLE].uint64 : 0, value,
+					     since_origin(c, ts), NULL };
 			const struct data *d = m.handle ? g_hash_table_lookup(c->data, &m.handle) : NULL;
 			if (d && d->name && *d->name)
-				g_strlcpy(m.hname, d->name, sizeof(m.hname));
+				m.name = g_string_chunk_insert_const(c->message_names, d->name);
 			g_array_append_val(p == P_MPI_SEND ? c->sends : c->recvs, m);
 		}
 		break;
@@ -1574,12 +1569,12 @@ static void common_origin(struct converter *c, GArray *clocks)
 static gint by_time(gconstpointer a, gconstpointer b)
 {
 	const struct message *x = a, *y = b;
-	return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
+	return (x->date > y->date) - (x->date < y->date);
 }
 
 /* The StarPU-MPI messages, to the formats (comms.rec: comms_rec.c, paje.trace's links: paje.c): each receive meets
  * the oldest send of the same source, destination and tag (MPI keeps their order). */
-static void write_comms_rec(struct converter *c)
+static void emit_messages(struct converter *c)
 {
 	g_array_sort(c->sends, by_time);
 	g_array_sort(c->recvs, by_time);
@@ -1606,7 +1601,7 @@ static void write_comms_rec(struct converter *c)
 			continue; /* its sender's archive was not given */
 		struct astro_trace_message e = { .src = m->self, .dst = r->self, .tag = r->tag, .send_date = m->date,
 						 .recv_date = MAX(r->date, m->date), .send_handle = m->handle, .recv_handle = r->handle,
-						 .size = r->size, .name = strcmp(m->hname, "-") ? m->hname : NULL, .recorded_recv_date = r->date };
+						 .size = r->size, .name = m->name, .recorded_recv_date = r->date };
 		trace_formats_message(&c->opt.formats, &e);
 	}
 	g_hash_table_destroy(queues);
@@ -1720,6 +1715,7 @@ int trace_convert_main(int argc, char **argv)
 		common_origin(&c, clocks);
 	c.sends = g_array_new(FALSE, FALSE, sizeof(struct message));
 	c.recvs = g_array_new(FALSE, FALSE, sizeof(struct message));
+	c.message_names = g_string_chunk_new(256);
 
 	if (c.opt.number_events)
 		number_events_init(&c.nevents);
@@ -1752,9 +1748,10 @@ int trace_convert_main(int argc, char **argv)
 	}
 	OTF2_Error_RegisterCallback(previous, NULL);
 	if (ret == 0 && c.multi)
-		write_comms_rec(&c);
+		emit_messages(&c);
 	g_array_free(c.sends, TRUE);
 	g_array_free(c.recvs, TRUE);
+	g_string_chunk_free(c.message_names);
 	g_array_free(clocks, TRUE);
 
 	trace_formats_end(&c.opt.formats);
