@@ -311,7 +311,7 @@ enum astro_trace_event_kind
 	ASTRO_TRACE_EVENT_TRANSFER_BEGIN = 4,
 	/** A copy between memory nodes ended (handle, size, src_node, node: the destination). */
 	ASTRO_TRACE_EVENT_TRANSFER_END = 5,
-	/** Bytes allocated on a memory node (node, value: bytes, negative when freed: at the end of a Freeing state, "F"). */
+	/** Bytes allocated on a memory node (node, value: bytes, negative when freed: at the end of a Freeing state, "F"; size: the node's bytes allocated after it). */
 	ASTRO_TRACE_EVENT_ALLOCATION = 6,
 	/** A memory manager entered a state (node, name: the state's Paje alias, "A" allocating, "F" freeing, "W" writing back, "R" reclaiming; handle, size). */
 	ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN = 7,

@@ -443,13 +443,16 @@ static GPtrArray *sorted_locations(struct converter *c)
 }
 
 /* The bytes allocated on node change by delta at ts (an allocation, or a free at the end of its Freeing state): the
- * formats' event, and the node's Used (MB) counter. */
+ * formats' event, with the node's bytes now, and the node's Used (MB) counter. */
 static void node_used(struct converter *c, const struct location *l, unsigned node, int64_t delta, uint64_t ts)
 {
-	emit_event(c, l, ASTRO_TRACE_EVENT_ALLOCATION, ts, &(struct astro_trace_event){ .node = (int)node, .value = delta });
-	if (node >= 64)
+	uint64_t *used = node < 64 ? &c->node_used[node] : NULL;
+	if (used)
+		*used = delta < 0 && (uint64_t)-delta > *used ? 0 : *used + (uint64_t)delta;
+	emit_event(c, l, ASTRO_TRACE_EVENT_ALLOCATION, ts,
+		   &(struct astro_trace_event){ .node = (int)node, .value = delta, .size = used ? *used : 0 });
+	if (!used)
 		return;
-	c->node_used[node] = delta < 0 && (uint64_t)-delta > c->node_used[node] ? 0 : c->node_used[node] + (uint64_t)delta;
 	char track[64];
 	snprintf(track, sizeof(track), "MEMMANAGER%u Used (MB)", node);
 	emit_counter(c, ASTRO_TRACE_COUNTER_MEMORY, track, ts, (double)c->node_used[node] / (1 << 20));

@@ -15,7 +15,7 @@
  * become MPI links at the end. What it keeps is what Pajé needs and the
  * stream does not repeat: the values and variable types defined, each
  * location's states entered (its parent state comes back at a leave), the
- * memory nodes made, the bytes they hold, the transfers in flight. The
+ * memory nodes made, the transfers in flight. The
  * GFlop/s variables come dated back (known at a task's end): the file is
  * then put in time order at the end (paje_sort.c).
  */
@@ -79,7 +79,6 @@ struct paje
 	int width;                  /* of the ranks in the prefixes */
 	bool mpi;
 	uint64_t nodes_made;        /* bit n: memory node n's containers are written */
-	uint64_t node_used[64];     /* bytes allocated on each memory node */
 	unsigned node_depth[64];    /* the states pushed on each memory manager and not popped */
 	GHashTable *locations;      /* id -> struct paje_location */
 	GHashTable *by_name;        /* a location's name -> its struct paje_location (the GFlop/s counters name it) */
@@ -280,7 +279,6 @@ static void paje_process(void *state, const struct astro_trace_process *process)
 	p->width = process->multi && *p->pre ? (int)strlen(p->pre) - 1 : 1;
 	p->mpi = process->mpi;
 	p->nodes_made = 0;
-	memset(p->node_used, 0, sizeof(p->node_used));
 	memset(p->node_depth, 0, sizeof(p->node_depth));
 	g_hash_table_remove_all(p->by_name);
 	g_hash_table_remove_all(p->locations);
@@ -553,14 +551,13 @@ static void paje_instant(void *state, const struct astro_trace_instant *i)
 
 /* ------------------------------------------------------------ memory managers */
 
-/* The bytes allocated on node change by delta: its Used (MB). */
-static void node_used(struct paje *p, unsigned node, int64_t delta, uint64_t date)
+/* Node holds bytes allocated now: its Used (MB). */
+static void node_used(struct paje *p, unsigned node, uint64_t bytes, uint64_t date)
 {
 	if (node >= 64)
 		return;
 	memory_node(p, node, ms(date));
-	p->node_used[node] = delta < 0 && (uint64_t)-delta > p->node_used[node] ? 0 : p->node_used[node] + (uint64_t)delta;
-	fprintf(p->f, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(date), p->pre, node, (double)p->node_used[node] / (1 << 20));
+	fprintf(p->f, "13\t%.9f\t%smm%u\tuse\t%f\n", ms(date), p->pre, node, (double)bytes / (1 << 20));
 }
 
 /* Pushes state alias on node's manager, or pops its last one (alias NULL; none pushed: an end whose begin came
@@ -660,7 +657,7 @@ static void paje_event(void *state, const struct astro_trace_event *e)
 				p->pre, e->handle);
 		break;
 	case ASTRO_TRACE_EVENT_ALLOCATION:
-		node_used(p, (unsigned)e->node, e->value, e->date);
+		node_used(p, (unsigned)e->node, e->size, e->date);
 		break;
 	case ASTRO_TRACE_EVENT_MEMORY_STATE_BEGIN:
 	case ASTRO_TRACE_EVENT_MEMORY_STATE_END:
