@@ -23,7 +23,7 @@
 #include <float.h>
 #include <glib.h>
 #include <math.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,11 +116,11 @@ struct codelet_monitor
 
 enum registry_state { REGISTRY_CLOSED, REGISTRY_OPEN, REGISTRY_RUNNING };
 
-static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t attach_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t handles_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t registry_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t collect_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t report_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* registry (registry_lock) */
 static enum registry_state registry_state;
@@ -201,13 +201,13 @@ static const char *scope_enum_hint = "starpu_perf_counter_scope_global, _per_wor
 static void report_once(const char *what, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void report_once(const char *what, const char *key, const char *fmt, ...)
 {
-	pthread_mutex_lock(&report_lock);
+	starpu_pthread_mutex_lock(&report_lock);
 	if (!reported)
 		reported = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	bool first = !g_hash_table_contains(reported, key);
 	if (first)
 		g_hash_table_add(reported, g_strdup(key));
-	pthread_mutex_unlock(&report_lock);
+	starpu_pthread_mutex_unlock(&report_lock);
 	if (!first)
 		return;
 	char msg[700];
@@ -220,10 +220,10 @@ static void report_once(const char *what, const char *key, const char *fmt, ...)
 
 static void reports_forget(void)
 {
-	pthread_mutex_lock(&report_lock);
+	starpu_pthread_mutex_lock(&report_lock);
 	if (reported)
 		g_hash_table_remove_all(reported);
-	pthread_mutex_unlock(&report_lock);
+	starpu_pthread_mutex_unlock(&report_lock);
 }
 
 /* The counter of id while running (no lock: the registry is frozen), or NULL. */
@@ -253,10 +253,10 @@ static struct counter *registry_counter(int id)
 /* Looks id up for a metadata call; prints the error and returns NULL when invalid. */
 static struct counter *counter_for(const char *what, int id)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	struct counter *c = registry_counter(id);
 	enum registry_state state = registry_state;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (!c) {
 		if (state == REGISTRY_CLOSED)
 			astro_log_error(what, "counter id %d: the runtime is not running; counters exist between starpu_init() and starpu_shutdown()", id);
@@ -324,7 +324,7 @@ static void __attribute__((noinline)) sample_wait(struct starpu_perf_counter_sam
 				__builtin_ia32_pause();
 #endif
 			} else {
-				sched_yield();
+				astro_thread_yield();
 			}
 		}
 	} while (__atomic_exchange_n(&s->busy, true, __ATOMIC_ACQUIRE));
@@ -445,16 +445,16 @@ int astro_counter_register(const char *module, enum starpu_perf_counter_scope sc
 		astro_log_error(what, "counter '%s': %d is not a counter kind: pass ASTRO_COUNTER_MONOTONIC or ASTRO_COUNTER_INSTANT", name, (int)kind);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (registry_state != REGISTRY_OPEN) {
-		pthread_mutex_unlock(&registry_lock);
+		starpu_pthread_mutex_unlock(&registry_lock);
 		astro_log_error(what, "counter '%s' of %s: counters are registered during starpu_init() (from a plugin's init), not %s",
 				name, module, registry_state == REGISTRY_RUNNING ? "once the runtime runs" : "outside starpu_init()");
 		return -EBUSY;
 	}
 	struct counter *taken = g_hash_table_lookup(counters_by_name, name);
 	if (taken) {
-		pthread_mutex_unlock(&registry_lock);
+		starpu_pthread_mutex_unlock(&registry_lock);
 		astro_log_error(what, "counter name '%s' is already registered by %s: %s must choose another name", name, taken->module, module);
 		return -EEXIST;
 	}
@@ -470,7 +470,7 @@ int astro_counter_register(const char *module, enum starpu_perf_counter_scope sc
 	c->module = g_strdup(module);
 	g_ptr_array_add(scope_counters[si], c);
 	g_hash_table_insert(counters_by_name, c->name, c);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return c->id;
 }
 
@@ -484,7 +484,7 @@ int astro_counter_register_updater(const char *module, enum starpu_perf_counter_
 				module && *module ? module : "(no module)", scope_enum_hint);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	int ret = 0;
 	if (registry_state != REGISTRY_OPEN) {
 		astro_log_error(what, "%s: updaters are registered during starpu_init() (from a plugin's init)", module);
@@ -506,7 +506,7 @@ int astro_counter_register_updater(const char *module, enum starpu_perf_counter_
 	u->arg = arg;
 	g_ptr_array_add(scope_updaters[si], u);
 out:
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return ret;
 }
 
@@ -531,7 +531,7 @@ static void updater_free(gpointer p)
 
 void _astro_counters_init(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (int si = 0; si < NSCOPES; si++) {
 		scope_counters[si] = g_ptr_array_new_with_free_func(counter_free);
 		scope_updaters[si] = g_ptr_array_new_with_free_func(updater_free);
@@ -539,13 +539,13 @@ void _astro_counters_init(void)
 	counters_by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	__atomic_store_n(&registry_state, REGISTRY_OPEN, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	collect_depth = 1;
 	collect_explicit = false;
 	__atomic_store_n(&astro_counters_active, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 	reports_forget();
 
 	_astro_task_counters_register();
@@ -566,7 +566,7 @@ static void collect_apply_locked(void)
 
 void _astro_counters_start(int start_collection)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (int si = 0; si < NSCOPES; si++) {
 		frozen_counters[si] = (struct counter **)scope_counters[si]->pdata;
 		frozen_ncounters[si] = (int)scope_counters[si]->len;
@@ -580,9 +580,9 @@ void _astro_counters_start(int start_collection)
 					c->updater = u;
 		}
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	sample_init(&global_sample, starpu_perf_counter_scope_global, frozen_ncounters[0], NULL);
 	nworker_samples = starpu_worker_get_count();
 	for (unsigned w = 0; w < nworker_samples; w++) {
@@ -595,29 +595,29 @@ void _astro_counters_start(int start_collection)
 		sample_init(&m->sample, starpu_perf_counter_scope_per_codelet, frozen_ncounters[2], m->cl);
 		memset(&m->values, 0, sizeof(m->values));
 	}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	__atomic_store_n(&registry_state, REGISTRY_RUNNING, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	if (start_collection) {
 		collect_depth--;
 		collect_explicit = true;
 	}
 	collect_apply_locked();
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 }
 
 void _astro_counters_shutdown(void)
 {
 	/* Closed first: calls racing with the teardown are refused rather than served half. */
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	__atomic_store_n(&registry_state, REGISTRY_CLOSED, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	if (__atomic_load_n(&astro_counters_active, __ATOMIC_RELAXED)) {
 		_astro_task_counters_collect(false);
 		_astro_mpi_counters_collect(false);
@@ -625,9 +625,9 @@ void _astro_counters_shutdown(void)
 	__atomic_store_n(&astro_counters_active, 0, __ATOMIC_RELEASE);
 	_astro_task_counters_shutdown();
 	_astro_mpi_counters_shutdown();
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	if (global_sample.magic == SAMPLE_MAGIC) {
 		sample_attach(&global_sample, NULL);
 		sample_fini(&global_sample);
@@ -650,9 +650,9 @@ void _astro_counters_shutdown(void)
 		sample_fini(&m->sample);
 		free(m);
 	}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (int si = 0; si < NSCOPES; si++) {
 		frozen_counters[si] = NULL;
 		frozen_ncounters[si] = 0;
@@ -667,7 +667,7 @@ void _astro_counters_shutdown(void)
 	if (counters_by_name)
 		g_hash_table_destroy(counters_by_name);
 	counters_by_name = NULL;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	reports_forget();
 }
 
@@ -688,35 +688,35 @@ void starpu_perf_counter_collection_start(void)
 {
 	if (!collection_call_allowed("starpu_perf_counter_collection_start"))
 		return;
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	collect_depth--;
 	collect_explicit = true;
 	collect_apply_locked();
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 }
 
 void starpu_perf_counter_collection_stop(void)
 {
 	if (!collection_call_allowed("starpu_perf_counter_collection_stop"))
 		return;
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	collect_depth++;
 	collect_explicit = true;
 	collect_apply_locked();
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 }
 
 /* Setting a listener in a program that never asked for collection starts it:
  * the seeds promise reports once a listener is set. */
 static void collection_start_implicitly(void)
 {
-	pthread_mutex_lock(&collect_lock);
+	starpu_pthread_mutex_lock(&collect_lock);
 	if (!collect_explicit) {
 		collect_explicit = true;
 		collect_depth--;
 		collect_apply_locked();
 	}
-	pthread_mutex_unlock(&collect_lock);
+	starpu_pthread_mutex_unlock(&collect_lock);
 }
 
 /* ------------------------------------------------------ names and ids */
@@ -774,9 +774,9 @@ int starpu_perf_counter_nb(enum starpu_perf_counter_scope scope)
 		astro_log_error("starpu_perf_counter_nb", "%d is not a scope: pass %s", (int)scope, scope_enum_hint);
 		return -1;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	int n = scope_counters[si] ? (int)scope_counters[si]->len : 0;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return n;
 }
 
@@ -792,12 +792,12 @@ int starpu_perf_counter_name_to_id(enum starpu_perf_counter_scope scope, const c
 		astro_log_error(what, "NULL name: pass a counter name such as \"starpu.task.g_total_submitted\"");
 		return -1;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	struct counter *c = counters_by_name ? g_hash_table_lookup(counters_by_name, name) : NULL;
 	int id = c ? c->id : -1;
 	int found_scope = c ? c->scope : 0;
 	enum registry_state state = registry_state;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (c && found_scope == (int)scope)
 		return id;
 	if (c)
@@ -855,11 +855,11 @@ int astro_counter_find(const char *name, enum starpu_perf_counter_scope *scope)
 {
 	if (!name)
 		return -1;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	struct counter *c = counters_by_name ? g_hash_table_lookup(counters_by_name, name) : NULL;
 	int id = c ? c->id : -1;
 	int found_scope = c ? c->scope : 0;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (c && scope)
 		*scope = (enum starpu_perf_counter_scope)found_scope;
 	return id;
@@ -884,12 +884,12 @@ void starpu_perf_counter_list_avail(enum starpu_perf_counter_scope scope)
 		astro_log_error("starpu_perf_counter_list_avail", "%d is not a scope: pass %s", (int)scope, scope_enum_hint);
 		return;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (guint i = 0; scope_counters[si] && i < scope_counters[si]->len; i++) {
 		struct counter *c = g_ptr_array_index(scope_counters[si], i);
 		printf("0x%08x:%s [%s] - %s\n", (unsigned)c->id, c->name, type_name(c->type), c->help);
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	fflush(stdout);
 }
 
@@ -979,11 +979,11 @@ struct starpu_perf_counter_set *starpu_perf_counter_set_alloc(enum starpu_perf_c
 		astro_log_error(what, "%d is not a scope: pass %s", (int)scope, scope_enum_hint);
 		return NULL;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	enum registry_state state = registry_state;
 	int n = scope_counters[si] ? (int)scope_counters[si]->len : 0;
 	unsigned gen = generation;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (state != REGISTRY_RUNNING) {
 		astro_log_error(what, "the runtime is not running: counters exist once starpu_init() has returned; call it first");
 		return NULL;
@@ -1002,11 +1002,11 @@ struct starpu_perf_counter_set *starpu_perf_counter_set_alloc(enum starpu_perf_c
 	set->generation = gen;
 	set->refs = 1;
 	set->enabled = enabled;
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	handles_create();
 	g_hash_table_add(live_sets, set);
 	g_hash_table_remove(freed_handles, set);
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 	return set;
 }
 
@@ -1014,7 +1014,7 @@ void starpu_perf_counter_set_free(struct starpu_perf_counter_set *set)
 {
 	if (!set)
 		return;
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	handles_create();
 	if (g_hash_table_contains(freed_handles, set) && !g_hash_table_contains(live_sets, set))
 		astro_log_error("starpu_perf_counter_set_free", "counter set %p was already freed: free each set once", (void *)set);
@@ -1023,17 +1023,17 @@ void starpu_perf_counter_set_free(struct starpu_perf_counter_set *set)
 		remember_freed(set);
 		set_unref(set);
 	}
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 }
 
 static void set_toggle(const char *what, struct starpu_perf_counter_set *set, int id, unsigned char on)
 {
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	if (!set_usable(what, set, true))
 		goto out;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	struct counter *c = registry_counter(id);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (!c) {
 		astro_log_error(what, "%d is not a counter id: get ids with starpu_perf_counter_name_to_id()", id);
 		goto out;
@@ -1045,7 +1045,7 @@ static void set_toggle(const char *what, struct starpu_perf_counter_set *set, in
 	}
 	__atomic_store_n(&set->enabled[c->index], on, __ATOMIC_RELAXED);
 out:
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 }
 
 void starpu_perf_counter_set_enable_id(struct starpu_perf_counter_set *set, int id)
@@ -1064,7 +1064,7 @@ struct starpu_perf_counter_listener *starpu_perf_counter_listener_init(struct st
 {
 	const char *what = "starpu_perf_counter_listener_init";
 	struct starpu_perf_counter_listener *listener = NULL;
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	if (!set_usable(what, set, true))
 		goto out;
 	if (!callback) {
@@ -1084,7 +1084,7 @@ struct starpu_perf_counter_listener *starpu_perf_counter_listener_init(struct st
 	g_hash_table_add(live_listeners, listener);
 	g_hash_table_remove(freed_handles, listener);
 out:
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 	return listener;
 }
 
@@ -1095,10 +1095,10 @@ void *astro_perf_counter_listener_get_user_arg(const struct starpu_perf_counter_
 	if (listener && current_sample && current_sample->listener == listener)
 		return listener->user_arg;
 	void *arg = NULL;
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	if (listener_usable("astro_perf_counter_listener_get_user_arg", listener))
 		arg = listener->user_arg;
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 	return arg;
 }
 
@@ -1122,25 +1122,25 @@ void starpu_perf_counter_listener_exit(struct starpu_perf_counter_listener *list
 	if (!listener || in_callback(what))
 		return;
 	/* attach_lock keeps it alive meanwhile: every exit and attach takes it. */
-	pthread_mutex_lock(&attach_lock);
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	bool usable = listener_usable(what, listener);
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 	if (usable) {
 		if (listener->nattached > 0) {
 			astro_log_error(what, "listener %p is still set on %d sample(s): unsetting it there first (unset listeners before exiting them)",
 					(void *)listener, listener->nattached);
 			listener_detach_everywhere(listener);
 		}
-		pthread_mutex_lock(&handles_lock);
+		starpu_pthread_mutex_lock(&handles_lock);
 		g_hash_table_remove(live_listeners, listener);
 		remember_freed(listener);
 		set_unref(listener->set);
 		listener->magic = DEAD_MAGIC;
 		free(listener);
-		pthread_mutex_unlock(&handles_lock);
+		starpu_pthread_mutex_unlock(&handles_lock);
 	}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 }
 
 /* attach_lock held: checks listener may go on a sample of scope. */
@@ -1152,9 +1152,9 @@ static bool attach_allowed(const char *what, struct starpu_perf_counter_listener
 		astro_log_error(what, "the runtime is not running: set listeners between starpu_init() and starpu_shutdown()");
 		return false;
 	}
-	pthread_mutex_lock(&handles_lock);
+	starpu_pthread_mutex_lock(&handles_lock);
 	bool usable = listener_usable(what, listener);
-	pthread_mutex_unlock(&handles_lock);
+	starpu_pthread_mutex_unlock(&handles_lock);
 	if (!usable)
 		return false;
 	if (listener->set->scope != scope) {
@@ -1183,11 +1183,11 @@ void starpu_perf_counter_set_global_listener(struct starpu_perf_counter_listener
 	const char *what = "starpu_perf_counter_set_global_listener";
 	if (in_callback(what))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	bool ok = attach_allowed(what, listener, starpu_perf_counter_scope_global);
 	if (ok)
 		sample_attach(&global_sample, listener);
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 	if (ok)
 		collection_start_implicitly();
 }
@@ -1206,12 +1206,12 @@ void starpu_perf_counter_set_per_worker_listener(unsigned workerid, struct starp
 	const char *what = "starpu_perf_counter_set_per_worker_listener";
 	if (in_callback(what))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	bool ok = attach_allowed(what, listener, starpu_perf_counter_scope_per_worker)
 		  && worker_in_range(what, workerid);
 	if (ok)
 		sample_attach(&worker_samples[workerid], listener);
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 	if (ok)
 		collection_start_implicitly();
 }
@@ -1221,12 +1221,12 @@ void starpu_perf_counter_set_all_per_worker_listeners(struct starpu_perf_counter
 	const char *what = "starpu_perf_counter_set_all_per_worker_listeners";
 	if (in_callback(what))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	bool ok = attach_allowed(what, listener, starpu_perf_counter_scope_per_worker);
 	if (ok)
 		for (unsigned w = 0; w < nworker_samples; w++)
 			sample_attach(&worker_samples[w], listener);
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 	if (ok)
 		collection_start_implicitly();
 }
@@ -1257,7 +1257,7 @@ void starpu_perf_counter_set_per_codelet_listener(struct starpu_codelet *cl, str
 		astro_log_error(what, "NULL codelet: pass the codelet whose tasks to monitor");
 		return;
 	}
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	bool ok = attach_allowed(what, listener, starpu_perf_counter_scope_per_codelet);
 	if (!ok)
 		goto out;
@@ -1284,7 +1284,7 @@ void starpu_perf_counter_set_per_codelet_listener(struct starpu_codelet *cl, str
 		sample_attach(&m->sample, listener);
 	}
 out:
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 	if (ok)
 		collection_start_implicitly();
 }
@@ -1294,14 +1294,14 @@ void starpu_perf_counter_unset_global_listener(void)
 	const char *what = "starpu_perf_counter_unset_global_listener";
 	if (in_callback(what))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	if (global_sample.magic != SAMPLE_MAGIC)
 		astro_log_error(what, "the runtime is not running: nothing to unset");
 	else if (!global_sample.listener)
 		astro_log_error(what, "no listener is set on the global sample: nothing to unset");
 	else
 		sample_attach(&global_sample, NULL);
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 }
 
 void starpu_perf_counter_unset_per_worker_listener(unsigned workerid)
@@ -1309,25 +1309,25 @@ void starpu_perf_counter_unset_per_worker_listener(unsigned workerid)
 	const char *what = "starpu_perf_counter_unset_per_worker_listener";
 	if (in_callback(what))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	if (worker_in_range(what, workerid)) {
 		if (!worker_samples[workerid].listener)
 			astro_log_error(what, "no listener is set on worker %u: nothing to unset", workerid);
 		else
 			sample_attach(&worker_samples[workerid], NULL);
 	}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 }
 
 void starpu_perf_counter_unset_all_per_worker_listeners(void)
 {
 	if (in_callback("starpu_perf_counter_unset_all_per_worker_listeners"))
 		return;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	for (unsigned w = 0; w < nworker_samples; w++)
 		if (worker_samples[w].listener)
 			sample_attach(&worker_samples[w], NULL);
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 }
 
 void starpu_perf_counter_unset_per_codelet_listener(struct starpu_codelet *cl)
@@ -1339,7 +1339,7 @@ void starpu_perf_counter_unset_per_codelet_listener(struct starpu_codelet *cl)
 		astro_log_error(what, "NULL codelet: pass the codelet given to starpu_perf_counter_set_per_codelet_listener()");
 		return;
 	}
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	struct codelet_monitor *m = monitor_of(cl);
 	if (!m) {
 		astro_log_error(what, "codelet '%s' has no listener: nothing to unset", codelet_label(cl));
@@ -1349,7 +1349,7 @@ void starpu_perf_counter_unset_per_codelet_listener(struct starpu_codelet *cl)
 		__atomic_store_n(&cl->perf_counter_sample, NULL, __ATOMIC_RELEASE);
 		m->attached = false;
 	}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 }
 
 /* ------------------------------------------------------ sample values */
@@ -1597,12 +1597,12 @@ int astro_counter_foreach_codelet(void (*fn)(struct starpu_codelet *cl, void *ar
 	if (in_callback("astro_counter_foreach_codelet"))
 		return -EDEADLK;
 	int n = 0;
-	pthread_mutex_lock(&attach_lock);
+	starpu_pthread_mutex_lock(&attach_lock);
 	for (struct codelet_monitor *m = monitors; m; m = m->next)
 		if (m->attached) {
 			fn(m->cl, arg);
 			n++;
 		}
-	pthread_mutex_unlock(&attach_lock);
+	starpu_pthread_mutex_unlock(&attach_lock);
 	return n;
 }

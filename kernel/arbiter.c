@@ -16,8 +16,8 @@
 
 struct starpu_arbiter
 {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;      /* an execution lock of one of its handles was released */
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t cond;      /* an execution lock of one of its handles was released */
 	unsigned nhandles;        /* handles assigned to it and still registered */
 };
 
@@ -28,8 +28,8 @@ starpu_arbiter_t starpu_arbiter_create(void)
 		_astro_error("starpu_arbiter_create: out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&arbiter->lock, NULL);
-	pthread_cond_init(&arbiter->cond, NULL);
+	starpu_pthread_mutex_init(&arbiter->lock, NULL);
+	starpu_pthread_cond_init(&arbiter->cond, NULL);
 	return arbiter;
 }
 
@@ -39,16 +39,16 @@ void starpu_arbiter_destroy(starpu_arbiter_t arbiter)
 		_astro_error("starpu_arbiter_destroy: NULL arbiter");
 		return;
 	}
-	pthread_mutex_lock(&arbiter->lock);
+	starpu_pthread_mutex_lock(&arbiter->lock);
 	unsigned left = arbiter->nhandles;
-	pthread_mutex_unlock(&arbiter->lock);
+	starpu_pthread_mutex_unlock(&arbiter->lock);
 	if (left) {
 		_astro_error("starpu_arbiter_destroy: %u handle(s) assigned to the arbiter are still registered: unregister them first (the arbiter is kept)",
 			     left);
 		return;
 	}
-	pthread_cond_destroy(&arbiter->cond);
-	pthread_mutex_destroy(&arbiter->lock);
+	starpu_pthread_cond_destroy(&arbiter->cond);
+	starpu_pthread_mutex_destroy(&arbiter->lock);
 	free(arbiter);
 }
 
@@ -56,7 +56,7 @@ void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t ar
 {
 	if (!_astro_data_live(handle, "starpu_data_assign_arbiter"))
 		return;
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	struct starpu_arbiter *old = handle->arbiter;
 	const char *why = NULL;
 	if (handle->busy)
@@ -65,7 +65,7 @@ void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t ar
 		why = "the handle already has an arbiter: a handle has one arbiter (pass NULL first to take it off)";
 	else
 		handle->arbiter = arbiter;
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 	if (why) {
 		_astro_error("starpu_data_assign_arbiter: %s", why);
 		return;
@@ -73,14 +73,14 @@ void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t ar
 	if (old == arbiter)
 		return;
 	if (old) {
-		pthread_mutex_lock(&old->lock);
+		starpu_pthread_mutex_lock(&old->lock);
 		old->nhandles--;
-		pthread_mutex_unlock(&old->lock);
+		starpu_pthread_mutex_unlock(&old->lock);
 	}
 	if (arbiter) {
-		pthread_mutex_lock(&arbiter->lock);
+		starpu_pthread_mutex_lock(&arbiter->lock);
 		arbiter->nhandles++;
-		pthread_mutex_unlock(&arbiter->lock);
+		starpu_pthread_mutex_unlock(&arbiter->lock);
 	}
 }
 
@@ -88,25 +88,25 @@ void _astro_arbiter_lock(struct starpu_arbiter *arbiter, struct _astro_data_link
 {
 	/* Only this lock takes its handles' execution locks, and releases only free
 	 * them: all free when checked, they are still free when taken. */
-	pthread_mutex_lock(&arbiter->lock);
+	starpu_pthread_mutex_lock(&arbiter->lock);
 	for (;;) {
 		unsigned i = 0;
 		while (i < n && _astro_data_exec_try(links[i], false))
 			i++;
 		if (i == n)
 			break;
-		pthread_cond_wait(&arbiter->cond, &arbiter->lock);
+		starpu_pthread_cond_wait(&arbiter->cond, &arbiter->lock);
 	}
 	for (unsigned i = 0; i < n; i++)
 		_astro_data_exec_try(links[i], true);
-	pthread_mutex_unlock(&arbiter->lock);
+	starpu_pthread_mutex_unlock(&arbiter->lock);
 }
 
 void _astro_arbiter_wake(struct starpu_arbiter *arbiter)
 {
-	pthread_mutex_lock(&arbiter->lock);
-	pthread_cond_broadcast(&arbiter->cond);
-	pthread_mutex_unlock(&arbiter->lock);
+	starpu_pthread_mutex_lock(&arbiter->lock);
+	starpu_pthread_cond_broadcast(&arbiter->cond);
+	starpu_pthread_mutex_unlock(&arbiter->lock);
 }
 
 void _astro_arbiter_forget(starpu_data_handle_t handle)
@@ -115,7 +115,7 @@ void _astro_arbiter_forget(starpu_data_handle_t handle)
 	if (!arbiter)
 		return;
 	handle->arbiter = NULL;
-	pthread_mutex_lock(&arbiter->lock);
+	starpu_pthread_mutex_lock(&arbiter->lock);
 	arbiter->nhandles--;
-	pthread_mutex_unlock(&arbiter->lock);
+	starpu_pthread_mutex_unlock(&arbiter->lock);
 }

@@ -11,11 +11,11 @@
 
 static struct
 {
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 	unsigned npus;
 	bool *active;                        /* a unit taken by an active thread (or reserved for one) */
 	char **names;                        /* the name of the thread bound there, NULL when none */
-} units = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} units = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
 
 static void units_reset(void)
 {
@@ -52,9 +52,9 @@ static bool units_ready(const char *call)
 
 void _astro_binding_reset(void)
 {
-	pthread_mutex_lock(&units.lock);
+	starpu_pthread_mutex_lock(&units.lock);
 	units_reset();
-	pthread_mutex_unlock(&units.lock);
+	starpu_pthread_mutex_unlock(&units.lock);
 }
 
 static bool worker_on(unsigned pu)
@@ -67,9 +67,9 @@ static bool worker_on(unsigned pu)
 
 unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned npreferred)
 {
-	pthread_mutex_lock(&units.lock);
+	starpu_pthread_mutex_lock(&units.lock);
 	if (!units_ready("starpu_get_next_bindid")) {
-		pthread_mutex_unlock(&units.lock);
+		starpu_pthread_mutex_unlock(&units.lock);
 		return 0;
 	}
 	if (npreferred && !preferred) {
@@ -94,7 +94,7 @@ unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned np
 		choice = fallback != units.npus ? fallback : units.npus - 1;
 	if (flags & STARPU_THREAD_ACTIVE)
 		units.active[choice] = true;
-	pthread_mutex_unlock(&units.lock);
+	starpu_pthread_mutex_unlock(&units.lock);
 	return choice;
 }
 
@@ -102,13 +102,13 @@ int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name)
 {
 	if (!name)
 		name = "(unnamed thread)";
-	pthread_mutex_lock(&units.lock);
+	starpu_pthread_mutex_lock(&units.lock);
 	if (!units_ready("starpu_bind_thread_on")) {
-		pthread_mutex_unlock(&units.lock);
+		starpu_pthread_mutex_unlock(&units.lock);
 		return -1;
 	}
 	if (cpuid < 0 || (unsigned)cpuid >= units.npus) {
-		pthread_mutex_unlock(&units.lock);
+		starpu_pthread_mutex_unlock(&units.lock);
 		_astro_error("starpu_bind_thread_on: %s: processing unit %d does not exist (0 to %u here): the thread is not bound",
 			     name, cpuid, units.npus - 1);
 		return -1;
@@ -130,7 +130,7 @@ int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name)
 	}
 	if (flags & STARPU_THREAD_ACTIVE)
 		units.active[cpuid] = true;
-	pthread_mutex_unlock(&units.lock);
+	starpu_pthread_mutex_unlock(&units.lock);
 
 	if (_astro_rt.nobind)
 		return ret;

@@ -8,7 +8,7 @@
 
 struct _starpu_task_bundle
 {
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 	struct starpu_task **tasks;
 	unsigned ntasks, cap;
 	bool closed;
@@ -16,7 +16,7 @@ struct _starpu_task_bundle
 
 static void bundle_free(starpu_task_bundle_t b)
 {
-	pthread_mutex_destroy(&b->lock);
+	starpu_pthread_mutex_destroy(&b->lock);
 	free(b->tasks);
 	free(b);
 }
@@ -33,7 +33,7 @@ void starpu_task_bundle_create(starpu_task_bundle_t *bundle)
 		*bundle = NULL;
 		return;
 	}
-	pthread_mutex_init(&b->lock, NULL);
+	starpu_pthread_mutex_init(&b->lock, NULL);
 	*bundle = b;
 }
 
@@ -60,9 +60,9 @@ int starpu_task_bundle_insert(starpu_task_bundle_t bundle, struct starpu_task *t
 			     "(starpu_task_bundle_remove() it first)", name);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&bundle->lock);
+	starpu_pthread_mutex_lock(&bundle->lock);
 	if (bundle->closed) {
-		pthread_mutex_unlock(&bundle->lock);
+		starpu_pthread_mutex_unlock(&bundle->lock);
 		_astro_error("starpu_task_bundle_insert: the bundle is closed: no task can be inserted any more");
 		return -EPERM;
 	}
@@ -70,7 +70,7 @@ int starpu_task_bundle_insert(starpu_task_bundle_t bundle, struct starpu_task *t
 		unsigned cap = bundle->cap ? 2 * bundle->cap : 8;
 		struct starpu_task **tasks = realloc(bundle->tasks, cap * sizeof(*tasks));
 		if (!tasks) {
-			pthread_mutex_unlock(&bundle->lock);
+			starpu_pthread_mutex_unlock(&bundle->lock);
 			_astro_error("starpu_task_bundle_insert: out of memory: task '%s' not inserted", name);
 			return -ENOMEM;
 		}
@@ -79,26 +79,26 @@ int starpu_task_bundle_insert(starpu_task_bundle_t bundle, struct starpu_task *t
 	}
 	bundle->tasks[bundle->ntasks++] = task;
 	task->bundle = bundle;
-	pthread_mutex_unlock(&bundle->lock);
+	starpu_pthread_mutex_unlock(&bundle->lock);
 	return 0;
 }
 
 /* Takes task out of b, under its lock; frees b when closed and empty. Returns -ENOENT when not there. */
 static int take_out(starpu_task_bundle_t b, struct starpu_task *task)
 {
-	pthread_mutex_lock(&b->lock);
+	starpu_pthread_mutex_lock(&b->lock);
 	unsigned i = 0;
 	while (i < b->ntasks && b->tasks[i] != task)
 		i++;
 	if (i == b->ntasks) {
-		pthread_mutex_unlock(&b->lock);
+		starpu_pthread_mutex_unlock(&b->lock);
 		return -ENOENT;
 	}
 	memmove(&b->tasks[i], &b->tasks[i + 1], (b->ntasks - i - 1) * sizeof(*b->tasks));
 	b->ntasks--;
 	task->bundle = NULL;
 	bool gone = b->closed && b->ntasks == 0;
-	pthread_mutex_unlock(&b->lock);
+	starpu_pthread_mutex_unlock(&b->lock);
 	if (gone)
 		bundle_free(b);
 	return 0;
@@ -124,10 +124,10 @@ void starpu_task_bundle_close(starpu_task_bundle_t bundle)
 		_astro_error("starpu_task_bundle_close: NULL bundle");
 		return;
 	}
-	pthread_mutex_lock(&bundle->lock);
+	starpu_pthread_mutex_lock(&bundle->lock);
 	bundle->closed = true;
 	bool gone = bundle->ntasks == 0;
-	pthread_mutex_unlock(&bundle->lock);
+	starpu_pthread_mutex_unlock(&bundle->lock);
 	if (gone)
 		bundle_free(bundle);
 }
@@ -146,10 +146,10 @@ static double bundle_sum(starpu_task_bundle_t b, const char *call, struct starpu
 		return NAN;
 	}
 	double total = 0;
-	pthread_mutex_lock(&b->lock);
+	starpu_pthread_mutex_lock(&b->lock);
 	for (unsigned i = 0; i < b->ntasks && !isnan(total); i++)
 		total += estimate(b->tasks[i], arch, nimpl);
-	pthread_mutex_unlock(&b->lock);
+	starpu_pthread_mutex_unlock(&b->lock);
 	return total;
 }
 
@@ -171,7 +171,7 @@ double starpu_task_bundle_expected_data_transfer_time(starpu_task_bundle_t bundl
 	}
 	/* Each handle once, with the union of the modes its tasks use. */
 	GHashTable *modes = g_hash_table_new(g_direct_hash, g_direct_equal);
-	pthread_mutex_lock(&bundle->lock);
+	starpu_pthread_mutex_lock(&bundle->lock);
 	for (unsigned i = 0; i < bundle->ntasks; i++) {
 		struct starpu_task *task = bundle->tasks[i];
 		unsigned n = _astro_task_nbuffers(task);
@@ -181,7 +181,7 @@ double starpu_task_bundle_expected_data_transfer_time(starpu_task_bundle_t bundl
 			g_hash_table_insert(modes, h, (void *)mode);
 		}
 	}
-	pthread_mutex_unlock(&bundle->lock);
+	starpu_pthread_mutex_unlock(&bundle->lock);
 	double total = 0;
 	GHashTableIter it;
 	void *h, *mode;

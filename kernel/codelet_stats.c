@@ -20,7 +20,7 @@ struct _astro_codelet_record
 };
 
 /* Read-only codelets -> their record; lives until the process ends, as codelets may be displayed after shutdown. */
-static pthread_mutex_t records_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t records_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *records;
 
 struct address_probe
@@ -61,9 +61,9 @@ static bool read_only(const void *address, size_t size)
 /* cl's record, NULL when it has none (never counted while read-only). */
 static struct _astro_codelet_record *record_lookup(const struct starpu_codelet *cl)
 {
-	pthread_mutex_lock(&records_lock);
+	starpu_pthread_mutex_lock(&records_lock);
 	struct _astro_codelet_record *record = records ? g_hash_table_lookup(records, cl) : NULL;
-	pthread_mutex_unlock(&records_lock);
+	starpu_pthread_mutex_unlock(&records_lock);
 	return record;
 }
 
@@ -72,7 +72,7 @@ unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct
 	unsigned long *stats = cl->per_worker_stats;
 	if (read_only(cl->per_worker_stats, sizeof(cl->per_worker_stats))) {
 		struct _astro_codelet_record *record;
-		pthread_mutex_lock(&records_lock);
+		starpu_pthread_mutex_lock(&records_lock);
 		if (!records)
 			records = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
 		record = g_hash_table_lookup(records, cl);
@@ -81,7 +81,7 @@ unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct
 			if (record)
 				g_hash_table_insert(records, (gpointer)cl, record);
 		}
-		pthread_mutex_unlock(&records_lock);
+		starpu_pthread_mutex_unlock(&records_lock);
 		if (!record)
 			return NULL; /* out of memory: this execution is not counted */
 		stats = record->per_worker_stats;

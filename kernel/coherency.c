@@ -28,13 +28,13 @@ static unsigned long transfer_count[STARPU_MAXNODES][STARPU_MAXNODES];
 static double small_transfer_us[STARPU_MAXNODES][STARPU_MAXNODES];  /* transfers of at most 4 KiB: the latency */
 static double small_transfer_bytes[STARPU_MAXNODES][STARPU_MAXNODES];
 static unsigned long small_transfer_count[STARPU_MAXNODES][STARPU_MAXNODES];
-static pthread_mutex_t measure_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t measure_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 int _astro_unallocated_handles;
 
 void _astro_coherency_register(starpu_data_handle_t handle, int home)
 {
-	pthread_mutex_init(&handle->coherency_lock, NULL);
+	starpu_pthread_mutex_init(&handle->coherency_lock, NULL);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		handle->replicates[node].handle = handle;
 		handle->replicates[node].node = node;
@@ -87,7 +87,7 @@ static pair_copy_fn pair_method(const struct starpu_data_copy_methods *m, enum s
 
 static void measure(unsigned src, unsigned dst, size_t bytes, double us)
 {
-	pthread_mutex_lock(&measure_lock);
+	starpu_pthread_mutex_lock(&measure_lock);
 	transfer_us[src][dst] += us;
 	transfer_bytes[src][dst] += (double)bytes;
 	transfer_count[src][dst]++;
@@ -96,7 +96,7 @@ static void measure(unsigned src, unsigned dst, size_t bytes, double us)
 		small_transfer_bytes[src][dst] += (double)bytes;
 		small_transfer_count[src][dst]++;
 	}
-	pthread_mutex_unlock(&measure_lock);
+	starpu_pthread_mutex_unlock(&measure_lock);
 }
 
 /* Waits for the copy under way to node (coherency_lock held): 0, or a negative errno said. */
@@ -194,7 +194,7 @@ struct cached_alloc
 	char iface[];                        /* the interface, holding the buffer */
 };
 static struct cached_alloc *alloc_cache[STARPU_MAXNODES];
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t cache_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* The cache's footprint of h's buffers. */
 static uint32_t alloc_footprint(starpu_data_handle_t h)
@@ -217,10 +217,10 @@ static void cache_put(starpu_data_handle_t h, unsigned node)
 		h->ops->cache_data_on_node(c->iface, h->iface[node], node);
 	else
 		memcpy(c->iface, h->iface[node], h->ops->interface_size);
-	pthread_mutex_lock(&cache_lock);
+	starpu_pthread_mutex_lock(&cache_lock);
 	c->next = alloc_cache[node];
 	alloc_cache[node] = c;
-	pthread_mutex_unlock(&cache_lock);
+	starpu_pthread_mutex_unlock(&cache_lock);
 }
 
 /* Takes a cached buffer of h's layout on node into h->iface[node]: true if there was one. */
@@ -231,14 +231,14 @@ static bool cache_take(starpu_data_handle_t h, unsigned node)
 	uint32_t footprint = alloc_footprint(h);
 	size_t alloc_size = starpu_data_get_alloc_size(h);
 	int (*fits)(void *, void *) = h->ops->alloc_compare ? h->ops->alloc_compare : h->ops->compare;
-	pthread_mutex_lock(&cache_lock);
+	starpu_pthread_mutex_lock(&cache_lock);
 	struct cached_alloc **p = &alloc_cache[node], *c;
 	for (; (c = *p); p = &c->next)
 		if (c->ops == h->ops && c->footprint == footprint && c->alloc_size == alloc_size && fits(c->iface, h->iface[node]))
 			break;
 	if (c)
 		*p = c->next;
-	pthread_mutex_unlock(&cache_lock);
+	starpu_pthread_mutex_unlock(&cache_lock);
 	if (!c)
 		return false;
 	if (h->ops->reuse_data_on_node)
@@ -253,11 +253,11 @@ bool _astro_alloc_cache_reclaim(unsigned node, bool all)
 {
 	bool freed = false;
 	do {
-		pthread_mutex_lock(&cache_lock);
+		starpu_pthread_mutex_lock(&cache_lock);
 		struct cached_alloc *c = alloc_cache[node];
 		if (c)
 			alloc_cache[node] = c->next;
-		pthread_mutex_unlock(&cache_lock);
+		starpu_pthread_mutex_unlock(&cache_lock);
 		if (!c)
 			break;
 		c->ops->free_data_on_node(c->iface, node);
@@ -447,9 +447,9 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 
 int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	int ret = fetch_locked(h, node, mode, pin, false, 0);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	if (ret == -ENOMEM) {
 		char name[32];
 		starpu_memory_node_get_name(node, name, sizeof(name));
@@ -461,30 +461,30 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 
 int _astro_coherency_fetch_async(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	int ret = fetch_locked(h, node, mode, true, true, 1);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	return ret;
 }
 
 int _astro_coherency_arrived(starpu_data_handle_t h, unsigned node)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	int ret = arrive(h, node);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	return ret;
 }
 
 bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	MSI_BEFORE(h);
 	int ret = allocate(h, node);
 	/* Nothing valid anywhere: this fresh buffer is the (undefined) content. */
 	if (!ret && !has_valid_copy(h))
 		h->valid[node] = true;
 	MSI_AFTER(h);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	if (ret)
 		_astro_error("no room for the first buffer of a %s handle registered on no node (%zu bytes on node %u)",
 			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h), node);
@@ -493,20 +493,20 @@ bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
 
 void _astro_coherency_invalidate(starpu_data_handle_t h)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	MSI_BEFORE(h);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 		h->valid[node] = false;
 	MSI_AFTER(h);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
 void _astro_coherency_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	h->replicates[node].pinned--;
 	h->writers_running -= (mode & (STARPU_W | STARPU_REDUX)) != 0;
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
 static bool evict(starpu_data_handle_t h, unsigned node)
@@ -540,13 +540,13 @@ bool _astro_coherency_evict(starpu_data_handle_t h, unsigned node)
 
 void _astro_coherency_free_devices(starpu_data_handle_t h)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	for (unsigned node = 1; node < STARPU_MAXNODES; node++)
 		if (h->replicates[node].allocated) /* a disk's files are deleted at once, not cached */
 			release_buffer(h, node, node < _astro_rt.nmemory_nodes && _astro_nodes[node].kind != STARPU_DISK_RAM);
 	if (h->replicates[STARPU_MAIN_RAM].in_lru) /* with a disk: main memory's copy goes with the handle */
 		_astro_lru_remove(&h->replicates[STARPU_MAIN_RAM]);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
 void _astro_coherency_acquired(struct _astro_job *job)
@@ -569,13 +569,13 @@ void _astro_coherency_acquired(struct _astro_job *job)
 		return;
 	if (job->acquire_evict) {
 		/* starpu_data_wont_use(): main memory now holds it, the devices' room is free again. */
-		pthread_mutex_lock(&h->coherency_lock);
+		starpu_pthread_mutex_lock(&h->coherency_lock);
 		MSI_BEFORE(h);
 		for (unsigned node = 1; node < _astro_rt.nmemory_nodes; node++)
 			if (h->replicates[node].allocated && !h->replicates[node].pinned)
 				release_buffer(h, node, false);
 		MSI_AFTER(h);
-		pthread_mutex_unlock(&h->coherency_lock);
+		starpu_pthread_mutex_unlock(&h->coherency_lock);
 	}
 }
 
@@ -591,45 +591,45 @@ struct transfer_request
 	struct _astro_job *job;              /* the prefetch's acquire, NULL for a policy's */
 	struct transfer_request *next;
 };
-static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static starpu_pthread_mutex_t queue_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_cond_t queue_cond = STARPU_PTHREAD_COND_INITIALIZER;
 static struct transfer_request *queue_head, *queue_tail;
 static bool transfers_running;
-static pthread_t transfer_thread;
+static starpu_pthread_t transfer_thread;
 
 /* A prefetch is a hint: while a writer of the handle runs, the data it would
  * copy is being changed, so it is skipped (the writer's task fetches later). */
 static void prefetch_now(starpu_data_handle_t h, unsigned node)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	if (!h->writers_running)
 		fetch_locked(h, node, STARPU_R, false, false, 2);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
 static void *transfer_main(void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&queue_lock);
+	starpu_pthread_mutex_lock(&queue_lock);
 	for (;;) {
 		while (!queue_head && transfers_running)
-			pthread_cond_wait(&queue_cond, &queue_lock);
+			starpu_pthread_cond_wait(&queue_cond, &queue_lock);
 		struct transfer_request *r = queue_head;
 		if (!r)
 			break; /* stopped, and nothing left */
 		queue_head = r->next;
 		if (!queue_head)
 			queue_tail = NULL;
-		pthread_mutex_unlock(&queue_lock);
+		starpu_pthread_mutex_unlock(&queue_lock);
 		prefetch_now(r->handle, r->node);
 		if (r->job)
 			_astro_data_runtime_acquire_done(r->job);
 		else
 			_astro_data_unhold(r->handle);
 		free(r);
-		pthread_mutex_lock(&queue_lock);
+		starpu_pthread_mutex_lock(&queue_lock);
 	}
-	pthread_mutex_unlock(&queue_lock);
+	starpu_pthread_mutex_unlock(&queue_lock);
 	return NULL;
 }
 
@@ -638,7 +638,7 @@ void _astro_transfers_start(void)
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
 	transfers_running = true;
-	if (pthread_create(&transfer_thread, NULL, transfer_main, NULL) != 0) {
+	if (starpu_pthread_create(&transfer_thread, NULL, transfer_main, NULL) != 0) {
 		_astro_warn("cannot start the transfer thread: prefetches are done at once by the thread asking");
 		transfers_running = false;
 	}
@@ -646,21 +646,21 @@ void _astro_transfers_start(void)
 
 void _astro_transfers_stop(void)
 {
-	pthread_mutex_lock(&queue_lock);
+	starpu_pthread_mutex_lock(&queue_lock);
 	bool running = transfers_running;
 	transfers_running = false;
-	pthread_cond_signal(&queue_cond);
-	pthread_mutex_unlock(&queue_lock);
+	starpu_pthread_cond_signal(&queue_cond);
+	starpu_pthread_mutex_unlock(&queue_lock);
 	if (running)
-		pthread_join(transfer_thread, NULL); /* after the requests left */
+		starpu_pthread_join(transfer_thread, NULL); /* after the requests left */
 }
 
 void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro_job *job)
 {
 	struct transfer_request *r = malloc(sizeof(*r));
-	pthread_mutex_lock(&queue_lock);
+	starpu_pthread_mutex_lock(&queue_lock);
 	if (!r || !transfers_running) {
-		pthread_mutex_unlock(&queue_lock);
+		starpu_pthread_mutex_unlock(&queue_lock);
 		free(r);
 		prefetch_now(h, node);
 		if (job)
@@ -675,8 +675,8 @@ void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro
 	else
 		queue_head = r;
 	queue_tail = r;
-	pthread_cond_signal(&queue_cond);
-	pthread_mutex_unlock(&queue_lock);
+	starpu_pthread_cond_signal(&queue_cond);
+	starpu_pthread_mutex_unlock(&queue_lock);
 }
 
 void _astro_coherency_task_in_ram(struct starpu_task *task)
@@ -709,10 +709,10 @@ double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node)
 	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
 		return bandwidth;
 	/* Else from the transfers seen above 4 KiB, where the latency does not dominate. */
-	pthread_mutex_lock(&measure_lock);
+	starpu_pthread_mutex_lock(&measure_lock);
 	double us = transfer_us[src_node][dst_node] - small_transfer_us[src_node][dst_node];
 	double bytes = transfer_bytes[src_node][dst_node] - small_transfer_bytes[src_node][dst_node];
-	pthread_mutex_unlock(&measure_lock);
+	starpu_pthread_mutex_unlock(&measure_lock);
 	return us > 0 && bytes > 0 ? bytes / us : DEFAULT_BANDWIDTH_MBS; /* bytes per µs: MB/s */
 }
 
@@ -723,10 +723,10 @@ double starpu_transfer_latency(unsigned src_node, unsigned dst_node)
 	double bandwidth, latency;
 	if (_astro_bus_figures(src_node, dst_node, &bandwidth, &latency))
 		return latency;
-	pthread_mutex_lock(&measure_lock);
+	starpu_pthread_mutex_lock(&measure_lock);
 	unsigned long n = small_transfer_count[src_node][dst_node];
 	double us = n ? small_transfer_us[src_node][dst_node] / (double)n : DEFAULT_LATENCY_US;
-	pthread_mutex_unlock(&measure_lock);
+	starpu_pthread_mutex_unlock(&measure_lock);
 	return us;
 }
 
@@ -746,9 +746,9 @@ double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enu
 		return 0.0;
 	if (!(mode & (STARPU_R | STARPU_REDUX)) && (mode & STARPU_W))
 		return 0.0; /* written only: nothing to bring */
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	int src = handle->valid[node] ? -1 : valid_source(handle, node);
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	return src < 0 ? 0.0 : starpu_transfer_predict((unsigned)src, node, starpu_data_get_size(handle));
 }
 

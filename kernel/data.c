@@ -26,19 +26,19 @@ static unsigned default_sequential_consistency = 1;
 /* Unregistration submitted, not done: the requests before it may still release the handle. */
 #define HANDLE_UNREGISTERING 0xdeadb10cu
 #define QUARANTINE_SIZE 64
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t live_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_handles;
 static struct _starpu_data_state *quarantine[QUARANTINE_SIZE];
 static unsigned quarantine_next;
 
 static void handle_track(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&live_lock);
+	starpu_pthread_mutex_lock(&live_lock);
 	if (!live_handles)
 		live_handles = g_hash_table_new(g_direct_hash, g_direct_equal);
 	handle->magic = _ASTRO_HANDLE_MAGIC;
 	g_hash_table_add(live_handles, handle);
-	pthread_mutex_unlock(&live_lock);
+	starpu_pthread_mutex_unlock(&live_lock);
 }
 
 static void report_dead(starpu_data_handle_t handle, const char *fn)
@@ -55,11 +55,11 @@ static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, un
 {
 	bool live = false;
 	if (handle) {
-		pthread_mutex_lock(&live_lock);
+		starpu_pthread_mutex_lock(&live_lock);
 		live = live_handles && (claim_magic ? g_hash_table_remove(live_handles, handle) : g_hash_table_contains(live_handles, handle));
 		if (live && claim_magic)
 			__atomic_store_n(&handle->magic, claim_magic, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&live_lock);
+		starpu_pthread_mutex_unlock(&live_lock);
 	}
 	if (!live)
 		report_dead(handle, fn);
@@ -84,11 +84,11 @@ static bool handle_claim(starpu_data_handle_t handle, const char *fn)
 /* Frees the struct of an unregistered handle after a while. */
 static void handle_quarantine(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&live_lock);
+	starpu_pthread_mutex_lock(&live_lock);
 	struct _starpu_data_state *evicted = quarantine[quarantine_next];
 	quarantine[quarantine_next] = handle;
 	quarantine_next = (quarantine_next + 1) % QUARANTINE_SIZE;
-	pthread_mutex_unlock(&live_lock);
+	starpu_pthread_mutex_unlock(&live_lock);
 	free(evicted);
 }
 
@@ -127,10 +127,10 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	struct _starpu_data_state *h = calloc(1, sizeof(*h));
 	h->ops = ops;
 	h->home_node = home_node;
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->idle_cond, NULL);
-	pthread_cond_init(&h->exec_cond, NULL);
-	pthread_mutex_init(&h->redux_lock, NULL);
+	starpu_pthread_mutex_init(&h->lock, NULL);
+	starpu_pthread_cond_init(&h->idle_cond, NULL);
+	starpu_pthread_cond_init(&h->exec_cond, NULL);
+	starpu_pthread_mutex_init(&h->redux_lock, NULL);
 	h->sequential_consistency = default_sequential_consistency;
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
@@ -183,9 +183,9 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 		return;
 	}
 	/* The source may be in use: a worker may be allocating its main-memory copy (coherency.c). */
-	pthread_mutex_lock(&handlesrc->coherency_lock);
+	starpu_pthread_mutex_lock(&handlesrc->coherency_lock);
 	memcpy(iface, handlesrc->iface[STARPU_MAIN_RAM], handlesrc->ops->interface_size);
-	pthread_mutex_unlock(&handlesrc->coherency_lock);
+	starpu_pthread_mutex_unlock(&handlesrc->coherency_lock);
 	starpu_data_register(handledst, -1, iface, handlesrc->ops);
 	free(iface);
 }
@@ -226,7 +226,7 @@ static void hold_materialize(starpu_data_handle_t handle);
 static void link_access(struct _astro_job *job, struct _astro_data_link *link, int consistency)
 {
 	starpu_data_handle_t h = link->handle;
-	pthread_mutex_lock(&h->lock);
+	starpu_pthread_mutex_lock(&h->lock);
 	if (STARPU_UNLIKELY(h->fast_hold))
 		hold_materialize(h);
 	h->busy++;
@@ -271,13 +271,13 @@ static void link_access(struct _astro_job *job, struct _astro_data_link *link, i
 				h->nredux++;
 		}
 	}
-	pthread_mutex_unlock(&h->lock);
+	starpu_pthread_mutex_unlock(&h->lock);
 }
 
 static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 {
 	starpu_data_handle_t h = link->handle;
-	pthread_mutex_lock(&h->lock);
+	starpu_pthread_mutex_lock(&h->lock);
 	if (link->is_writer && h->last_writer == job)
 		h->last_writer = NULL;
 	if (link->in_readers) {
@@ -296,8 +296,8 @@ static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
 	link->is_writer = false;
 	link->registered = false;
 	if (--h->busy == 0)
-		pthread_cond_broadcast(&h->idle_cond);
-	pthread_mutex_unlock(&h->lock);
+		starpu_pthread_cond_broadcast(&h->idle_cond);
+	starpu_pthread_mutex_unlock(&h->lock);
 }
 
 static struct _astro_data_link *job_links(struct _astro_job *job, unsigned n)
@@ -355,15 +355,15 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 static void exec_unlock(struct _astro_data_link *link)
 {
 	starpu_data_handle_t h = link->handle;
-	pthread_mutex_lock(&h->lock);
+	starpu_pthread_mutex_lock(&h->lock);
 	if (mode_writes(link->mode))
 		h->exec_writer = false;
 	else
 		h->exec_readers--;
 	link->exec_locked = false;
-	pthread_cond_broadcast(&h->exec_cond);
+	starpu_pthread_cond_broadcast(&h->exec_cond);
 	struct starpu_arbiter *arbiter = h->arbiter;
-	pthread_mutex_unlock(&h->lock);
+	starpu_pthread_mutex_unlock(&h->lock);
 	if (arbiter)
 		_astro_arbiter_wake(arbiter);
 }
@@ -397,19 +397,19 @@ static bool exec_grab(struct _astro_data_link *link, bool take)
 
 bool _astro_data_exec_try(struct _astro_data_link *link, bool take)
 {
-	pthread_mutex_lock(&link->handle->lock);
+	starpu_pthread_mutex_lock(&link->handle->lock);
 	bool free = exec_grab(link, take);
-	pthread_mutex_unlock(&link->handle->lock);
+	starpu_pthread_mutex_unlock(&link->handle->lock);
 	return free;
 }
 
 static void exec_lock(struct _astro_data_link *link)
 {
 	starpu_data_handle_t h = link->handle;
-	pthread_mutex_lock(&h->lock);
+	starpu_pthread_mutex_lock(&h->lock);
 	while (!exec_grab(link, true))
-		pthread_cond_wait(&h->exec_cond, &h->lock);
-	pthread_mutex_unlock(&h->lock);
+		starpu_pthread_cond_wait(&h->exec_cond, &h->lock);
+	starpu_pthread_mutex_unlock(&h->lock);
 }
 
 /* The order execution locks are taken in: the handles of an arbiter together
@@ -587,7 +587,7 @@ static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode m
 	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !handle_magic_live(handle) || _astro_rt.nmemory_nodes != 1 ||
 	    __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) || __atomic_load_n(&_astro_plans, __ATOMIC_RELAXED))
 		return false;
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	bool granted = handle->sequential_consistency && !handle->last_writer && !handle->readers && !handle->acquires && !handle->fast_hold &&
 		       !__atomic_load_n(&handle->redux, __ATOMIC_RELAXED);
 	if (granted) {
@@ -595,7 +595,7 @@ static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode m
 		handle->fast_hold_callback = callback;
 		handle->busy++;
 	}
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 	return granted;
 }
 
@@ -641,7 +641,7 @@ static bool hold_release(starpu_data_handle_t handle)
 		return false;
 	handle->fast_hold = 0;
 	--handle->busy;
-	pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
+	starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
 	return true;
 }
 
@@ -679,10 +679,10 @@ static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starp
 	if (by_application) {
 		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)))
 			_astro_plans_access(handle, mode);
-		pthread_mutex_lock(&handle->lock);
+		starpu_pthread_mutex_lock(&handle->lock);
 		job->next_acquire = handle->acquires;
 		handle->acquires = job;
-		pthread_mutex_unlock(&handle->lock);
+		starpu_pthread_mutex_unlock(&handle->lock);
 	}
 	link_access(job, link, -1);
 	_astro_job_release(job);
@@ -716,7 +716,7 @@ static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_d
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	struct _astro_job *job = acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
 	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
-		_astro_futex_wait(&job->acquire_ready, 0);
+		astro_futex_wait(&job->acquire_ready, 0);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
 }
@@ -775,10 +775,10 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try");
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	bool free_now = !handle->last_writer && !(handle->fast_hold && mode_writes(handle->fast_hold)) &&
 			(!mode_writes(mode) || (!handle->readers && !handle->fast_hold));
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 	if (!free_now)
 		return -EAGAIN;
 	acquire_submit(handle, mode, STARPU_MAIN_RAM, NULL, NULL, true, true);
@@ -790,9 +790,9 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 static void release_granted(starpu_data_handle_t handle)
 {
 	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	if (hold_release(handle)) {
-		pthread_mutex_unlock(&handle->lock);
+		starpu_pthread_mutex_unlock(&handle->lock);
 		return;
 	}
 	struct _astro_job **link = &handle->acquires;
@@ -801,9 +801,9 @@ static void release_granted(starpu_data_handle_t handle)
 	struct _astro_job *job = *link;
 	if (job) {
 		*link = job->next_acquire;
-		pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
+		starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
 	}
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 	if (!job) {
 		_astro_error("starpu_data_release: the handle is not acquired (or its requests are not granted yet): call starpu_data_acquire first");
 		return;
@@ -841,7 +841,7 @@ static void handle_free(starpu_data_handle_t handle)
 		__atomic_sub_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
 	_astro_coherency_free_devices(handle);
 	_astro_coherency_allocated(handle);
-	pthread_mutex_destroy(&handle->coherency_lock);
+	starpu_pthread_mutex_destroy(&handle->coherency_lock);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		if (handle->owns_alloc[node] && handle->ops->free_data_on_node) {
 			size_t bytes = starpu_data_get_alloc_size(handle);
@@ -857,10 +857,10 @@ static void handle_free(starpu_data_handle_t handle)
 		handle->ops->unregister_data_handle(handle);
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 		free(handle->iface[node]);
-	pthread_mutex_destroy(&handle->lock);
-	pthread_cond_destroy(&handle->idle_cond);
-	pthread_cond_destroy(&handle->exec_cond);
-	pthread_mutex_destroy(&handle->redux_lock);
+	starpu_pthread_mutex_destroy(&handle->lock);
+	starpu_pthread_cond_destroy(&handle->idle_cond);
+	starpu_pthread_cond_destroy(&handle->exec_cond);
+	starpu_pthread_mutex_destroy(&handle->redux_lock);
 	_astro_plans_forget(handle);
 	_astro_arbiter_forget(handle);
 	free(handle->name);
@@ -869,10 +869,10 @@ static void handle_free(starpu_data_handle_t handle)
 
 static void wait_idle(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	while (handle->busy > 0)
-		pthread_cond_wait(&handle->idle_cond, &handle->lock);
-	pthread_mutex_unlock(&handle->lock);
+		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 }
 
 void _astro_data_wait_idle(starpu_data_handle_t handle)
@@ -889,7 +889,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 		return false;
 	/* Its partition plans give it the data back first (their switches still access it). */
 	_astro_plans_gather(handle);
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
 	for (;;) {
 		bool only_requests = (handle->acquires != NULL || handle->fast_hold) && (!handle->fast_hold || handle->fast_hold_callback);
@@ -898,10 +898,10 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 				only_requests = false;
 		if (!only_requests)
 			break;
-		pthread_cond_wait(&handle->idle_cond, &handle->lock);
+		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
 	}
 	bool acquired = handle->acquires != NULL || handle->fast_hold;
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 	if (acquired) {
 		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);
 		return false;
@@ -922,7 +922,7 @@ void _astro_data_leave_devices(void)
 {
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
-	pthread_mutex_lock(&live_lock);
+	starpu_pthread_mutex_lock(&live_lock);
 	if (live_handles) {
 		GHashTableIter it;
 		gpointer key;
@@ -933,7 +933,7 @@ void _astro_data_leave_devices(void)
 			_astro_coherency_free_devices(key);
 		}
 	}
-	pthread_mutex_unlock(&live_lock);
+	starpu_pthread_mutex_unlock(&live_lock);
 }
 
 static void unregister(starpu_data_handle_t handle, const char *fn, bool coherent)
@@ -981,17 +981,17 @@ static void prefetch_ready(void *arg)
 
 void _astro_data_hold(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	handle->busy++;
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 }
 
 void _astro_data_unhold(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	if (--handle->busy == 0)
-		pthread_cond_broadcast(&handle->idle_cond);
-	pthread_mutex_unlock(&handle->lock);
+		starpu_pthread_cond_broadcast(&handle->idle_cond);
+	starpu_pthread_mutex_unlock(&handle->lock);
 }
 
 /* A runtime acquire: once the accesses submitted before it are done, the
@@ -1031,7 +1031,7 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 	_astro_job_release(job);
 	if (!async) {
 		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
-			_astro_futex_wait(&job->acquire_ready, 0);
+			astro_futex_wait(&job->acquire_ready, 0);
 		runtime_acquire_done(job);
 	}
 	return 0;
@@ -1101,9 +1101,9 @@ void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, un
 {
 	if (!handle)
 		return;
-	pthread_mutex_lock(&handle->lock);
+	starpu_pthread_mutex_lock(&handle->lock);
 	handle->sequential_consistency = flag;
-	pthread_mutex_unlock(&handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
 }
 
 unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle)
@@ -1218,9 +1218,9 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
 /* Does handle have a buffer on node (valid or not)? A transfer may be changing it. */
 static bool allocated_on(starpu_data_handle_t handle, unsigned node)
 {
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	bool allocated = handle->replicates[node].allocated;
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	return allocated;
 }
 
@@ -1233,7 +1233,7 @@ bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const 
 			     _astro_rt.nmemory_nodes);
 		return false;
 	}
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	struct _astro_replicate *r = &handle->replicates[node];
 	bool fresh = !r->allocated;
 	if (fresh) {
@@ -1241,7 +1241,7 @@ bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const 
 		r->allocated = true;
 		_astro_coherency_allocated(handle);
 	}
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	if (!fresh)
 		_astro_error("%s: the handle already has a buffer on node %u: call it right after registering, once per node", fn,
 			     node);
@@ -1281,9 +1281,9 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 	if (!handle || node >= STARPU_MAXNODES)
 		return 0;
 	/* The transfer thread may be changing it. */
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	unsigned valid = handle->valid[node];
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	return valid;
 }
 
@@ -1332,7 +1332,7 @@ starpu_data_handle_t starpu_data_lookup(const void *ptr)
 	starpu_data_handle_t found = NULL;
 	if (!ptr)
 		return NULL;
-	pthread_mutex_lock(&live_lock);
+	starpu_pthread_mutex_lock(&live_lock);
 	GHashTableIter it;
 	gpointer key;
 	if (live_handles)
@@ -1346,7 +1346,7 @@ starpu_data_handle_t starpu_data_lookup(const void *ptr)
 		if (p == ptr && (!found || !h->nchildren))
 			found = h;
 	}
-	pthread_mutex_unlock(&live_lock);
+	starpu_pthread_mutex_unlock(&live_lock);
 	return found;
 }
 

@@ -12,7 +12,7 @@ struct stdio_obj
 	FILE *f;
 	char *path;
 	size_t size;
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 };
 
 static void *stdio_plug(void *parameter, starpu_ssize_t size)
@@ -46,14 +46,14 @@ static struct stdio_obj *obj_new(int fd, char *path, size_t size, bool opened)
 		return NULL;
 	}
 	*o = (struct stdio_obj) { .f = f, .path = path, .size = size };
-	pthread_mutex_init(&o->lock, NULL);
+	starpu_pthread_mutex_init(&o->lock, NULL);
 	return o;
 }
 
 static void obj_free(struct stdio_obj *o)
 {
 	fclose(o->f);
-	pthread_mutex_destroy(&o->lock);
+	starpu_pthread_mutex_destroy(&o->lock);
 	g_free(o->path);
 	free(o);
 }
@@ -99,7 +99,7 @@ static int stdio_read(void *base, void *obj, void *buf, off_t offset, size_t siz
 {
 	(void)base;
 	struct stdio_obj *o = obj;
-	pthread_mutex_lock(&o->lock);
+	starpu_pthread_mutex_lock(&o->lock);
 	size_t n = 0;
 	int ret = fseeko(o->f, offset, SEEK_SET);
 	if (!ret) {
@@ -107,7 +107,7 @@ static int stdio_read(void *base, void *obj, void *buf, off_t offset, size_t siz
 		ret = ferror(o->f) ? -EIO : 0;
 		clearerr(o->f);
 	}
-	pthread_mutex_unlock(&o->lock);
+	starpu_pthread_mutex_unlock(&o->lock);
 	if (ret) {
 		_astro_error("disk: reading %zu bytes of %s failed", size, o->path);
 		return -EIO;
@@ -120,10 +120,10 @@ static int stdio_write(void *base, void *obj, const void *buf, off_t offset, siz
 {
 	(void)base;
 	struct stdio_obj *o = obj;
-	pthread_mutex_lock(&o->lock);
+	starpu_pthread_mutex_lock(&o->lock);
 	int ret = fseeko(o->f, offset, SEEK_SET) != 0 || fwrite(buf, 1, size, o->f) != size || fflush(o->f) != 0 ? -EIO : 0;
 	clearerr(o->f);
-	pthread_mutex_unlock(&o->lock);
+	starpu_pthread_mutex_unlock(&o->lock);
 	if (ret)
 		_astro_error("disk: writing %zu bytes to %s failed (%s): is the disk full?", size, o->path, strerror(errno));
 	return ret;

@@ -27,7 +27,7 @@ struct unistd_obj
 	char *path;
 	size_t size;
 	bool opened;                         /* starpu_disk_open(): not ours to delete */
-	pthread_mutex_t lock;                /* the bounce buffer's read-change-write */
+	starpu_pthread_mutex_t lock;                /* the bounce buffer's read-change-write */
 };
 
 static size_t page_size(void)
@@ -129,14 +129,14 @@ static struct unistd_obj *obj_new(int fd, char *path, size_t size, bool opened)
 		return NULL;
 	}
 	*o = (struct unistd_obj) { .fd = fd, .path = path, .size = size, .opened = opened };
-	pthread_mutex_init(&o->lock, NULL);
+	starpu_pthread_mutex_init(&o->lock, NULL);
 	return o;
 }
 
 static void obj_free(struct unistd_obj *o)
 {
 	close(o->fd);
-	pthread_mutex_destroy(&o->lock);
+	starpu_pthread_mutex_destroy(&o->lock);
 	g_free(o->path);
 	free(o);
 }
@@ -233,7 +233,7 @@ static int bounce(struct unistd_obj *o, void *read_into, const void *write_from,
 	void *buf;
 	if (posix_memalign(&buf, page, span) != 0)
 		return -ENOMEM;
-	pthread_mutex_lock(&o->lock);
+	starpu_pthread_mutex_lock(&o->lock);
 	int ret = full_pread(o->fd, buf, span, start);
 	if (!ret && read_into)
 		memcpy(read_into, (char *)buf + (offset - start), size);
@@ -250,7 +250,7 @@ static int bounce(struct unistd_obj *o, void *read_into, const void *write_from,
 				ret = -errno;
 		}
 	}
-	pthread_mutex_unlock(&o->lock);
+	starpu_pthread_mutex_unlock(&o->lock);
 	free(buf);
 	return ret;
 }

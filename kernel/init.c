@@ -5,8 +5,8 @@
 
 struct _astro_runtime _astro_rt;
 
-static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t init_cond = PTHREAD_COND_INITIALIZER;
+static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_cond_t init_cond = STARPU_PTHREAD_COND_INITIALIZER;
 static int init_refcount;
 
 int starpu_conf_init(struct starpu_conf *conf)
@@ -206,32 +206,32 @@ static void state_set(enum _astro_state state)
 
 int starpu_init(struct starpu_conf *user_conf)
 {
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	/* Another thread starts or stops the runtime: wait for it to finish. */
 	while (state_get() != _ASTRO_STOPPED && state_get() != _ASTRO_RUNNING)
-		pthread_cond_wait(&init_cond, &init_lock);
+		starpu_pthread_cond_wait(&init_cond, &init_lock);
 	if (init_refcount > 0) {
 		/* Nested init: reference-counted, the first configuration stays. */
 		init_refcount++;
-		pthread_mutex_unlock(&init_lock);
+		starpu_pthread_mutex_unlock(&init_lock);
 		return 0;
 	}
 	state_set(_ASTRO_STARTING);
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
 
 	int ret = runtime_start(user_conf);
 	if (ret)
 		_astro_log_session_end();
 
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	if (ret == 0) {
 		init_refcount = 1;
 		state_set(_ASTRO_RUNNING);
 	} else {
 		state_set(_ASTRO_STOPPED);
 	}
-	pthread_cond_broadcast(&init_cond);
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_cond_broadcast(&init_cond);
+	starpu_pthread_mutex_unlock(&init_lock);
 	if (ret == 0) {
 		_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_END, .workerid = -1);
 		if (_astro_rt.conf.start_on_pause)
@@ -254,30 +254,30 @@ int starpu_is_initialized(void)
 
 void starpu_wait_initialized(void)
 {
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	while (state_get() != _ASTRO_RUNNING)
-		pthread_cond_wait(&init_cond, &init_lock);
-	pthread_mutex_unlock(&init_lock);
+		starpu_pthread_cond_wait(&init_cond, &init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
 }
 
 void starpu_shutdown(void)
 {
 	if (_astro_forbid_blocking("starpu_shutdown", "call it from the application's own code once its work is submitted; the call is ignored"))
 		return;
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	if (init_refcount == 0) {
-		pthread_mutex_unlock(&init_lock);
+		starpu_pthread_mutex_unlock(&init_lock);
 		_astro_error("starpu_shutdown called without a matching starpu_init: ignored");
 		return;
 	}
 	if (--init_refcount > 0) {
-		pthread_mutex_unlock(&init_lock);
+		starpu_pthread_mutex_unlock(&init_lock);
 		return;
 	}
 	/* From here on, application threads' submissions are refused; tasks and
 	 * callbacks may still submit while we drain. */
 	state_set(_ASTRO_DRAINING);
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
 
 	if (_astro_rt.paused)
 		starpu_resume();
@@ -307,10 +307,10 @@ void starpu_shutdown(void)
 	_astro_observe_reset();
 	_astro_log_session_end();
 
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	state_set(_ASTRO_STOPPED);
-	pthread_cond_broadcast(&init_cond);
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_cond_broadcast(&init_cond);
+	starpu_pthread_mutex_unlock(&init_lock);
 }
 
 void starpu_get_version(int *major, int *minor, int *release)

@@ -45,7 +45,7 @@ struct saved_context
 	uint64_t burst_value[ASTRO_INSTR_MAX_DEPTH];
 };
 
-static pthread_mutex_t saved_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t saved_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *saved; /* job -> struct saved_context, for the jobs with instr_saved set */
 
 static void emit(enum astro_moment moment, const char *label, uint64_t value)
@@ -225,22 +225,22 @@ void _astro_instr_task_leave(struct _astro_job *job)
 		return;
 	}
 	*ctx = local;
-	pthread_mutex_lock(&saved_lock);
+	starpu_pthread_mutex_lock(&saved_lock);
 	if (!saved)
 		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
 	g_hash_table_replace(saved, job, ctx);
 	__atomic_store_n(&job->instr_saved, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&saved_lock);
+	starpu_pthread_mutex_unlock(&saved_lock);
 }
 
 void _astro_instr_task_enter(struct _astro_job *job)
 {
-	pthread_mutex_lock(&saved_lock);
+	starpu_pthread_mutex_lock(&saved_lock);
 	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, job) : NULL;
 	if (ctx)
 		g_hash_table_steal(saved, job);
 	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&saved_lock);
+	starpu_pthread_mutex_unlock(&saved_lock);
 	if (!ctx)
 		return;
 	const struct starpu_task *task = job->task;
@@ -268,9 +268,9 @@ void _astro_instr_task_enter(struct _astro_job *job)
 
 void _astro_instr_job_forget(struct _astro_job *job)
 {
-	pthread_mutex_lock(&saved_lock);
+	starpu_pthread_mutex_lock(&saved_lock);
 	if (saved)
 		g_hash_table_remove(saved, job);
 	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&saved_lock);
+	starpu_pthread_mutex_unlock(&saved_lock);
 }

@@ -264,14 +264,14 @@ void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum
 	if (kind == STARPU_CPU_RAM)
 		return;
 	/* Readers on one device may fetch together: the first converts, the others find the device format current. */
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	if (!s->device_current) {
 		/* A write-only access overwrites the device format anyway. */
 		if ((mode & STARPU_R) || !(mode & STARPU_W))
 			convert(handle, s, kind, true);
 		s->device_current = 1;
 	}
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 }
 
 void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
@@ -281,8 +281,8 @@ void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enu
 	if (kind == STARPU_CPU_RAM || !(mode & (STARPU_W | STARPU_REDUX)))
 		return;
 	/* The CPU format there is what a transfer takes away. */
-	pthread_mutex_lock(&handle->coherency_lock);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	convert(handle, s, kind, false);
 	s->device_current = 1;
-	pthread_mutex_unlock(&handle->coherency_lock);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 }

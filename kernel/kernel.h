@@ -10,9 +10,10 @@
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
 #include <astrolabe/task_build.h>
+#include <astrolabe/thread.h>
 #include "envparse.h"
 #include <glib.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdbool.h>
 
 #define _ASTRO_CACHELINE 64
@@ -181,7 +182,7 @@ struct _astro_job
 	unsigned long id;
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
-	pthread_mutex_t lock;                /* guards terminated and succs */
+	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
 	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
 	bool terminated;
 	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
@@ -333,20 +334,20 @@ struct _starpu_data_state
 	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
 	bool unallocated;                    /* home -1 and no buffer anywhere yet (under coherency_lock) */
 	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
-	pthread_mutex_t coherency_lock;
+	starpu_pthread_mutex_t coherency_lock;
 	struct _astro_replicate replicates[STARPU_MAXNODES];
 	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
 	unsigned copies_arriving;            /* replicates with a copy under way */
 	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
-	pthread_mutex_t lock;                /* implicit dependencies and busy count */
-	pthread_cond_t idle_cond;
+	starpu_pthread_mutex_t lock;                /* implicit dependencies and busy count */
+	starpu_pthread_cond_t idle_cond;
 	struct _astro_job *last_writer;
 	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
 	unsigned ncommute;                   /* commuting writes among the readers */
 	unsigned sequential_consistency;
 	int busy;                            /* submitted accesses not yet terminated */
 	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
-	pthread_cond_t exec_cond;
+	starpu_pthread_cond_t exec_cond;
 	int exec_readers;
 	bool exec_writer;
 	struct starpu_arbiter *arbiter;      /* starpu_data_assign_arbiter(): takes the execution locks (arbiter.c) */
@@ -361,7 +362,7 @@ struct _starpu_data_state
 	struct starpu_codelet *redux_cl, *init_cl;
 	void *redux_arg, *init_arg;          /* their cl_arg (starpu_data_set_reduction_methods_with_args) */
 	struct _astro_worker_buffers *redux; /* the per-worker reduction buffers pending (reduction.c), NULL when none */
-	pthread_mutex_t redux_lock;          /* one combination of them at a time */
+	starpu_pthread_mutex_t redux_lock;          /* one combination of them at a time */
 	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
 	bool unregistering;
 	/* partitioning (filters.c): children are views into this handle's buffer */
@@ -405,7 +406,7 @@ struct _astro_memory_node
 	const struct astro_node_ops *ops;    /* NULL for main memory (every RAM node) */
 	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
 	size_t used;                         /* atomic: bytes the runtime allocated there */
-	pthread_mutex_t lru_lock;
+	starpu_pthread_mutex_t lru_lock;
 	struct _astro_replicate *lru_head, *lru_tail; /* least recently used first */
 };
 extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
@@ -770,11 +771,11 @@ struct _astro_worker
 	const struct astro_driver *driver;
 	unsigned memory_node;
 	char name[48];
-	pthread_t thread;
+	starpu_pthread_t thread;
 	pid_t tid;
 	/* Sleeping: a waker sets wake_pending then signals if sleeping (see worker.c). */
-	pthread_mutex_t sched_mutex;
-	pthread_cond_t sched_cond;
+	starpu_pthread_mutex_t sched_mutex;
+	starpu_pthread_cond_t sched_cond;
 	int sleeping;
 	int wake_pending;
 	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
@@ -783,7 +784,7 @@ struct _astro_worker
 	struct starpu_task *current_task;
 	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
 	/* starpu_push_local_task() queue */
-	pthread_mutex_t local_lock;
+	starpu_pthread_mutex_t local_lock;
 	struct starpu_task_list local_tasks;
 	int nlocal;
 	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
@@ -957,10 +958,10 @@ struct _astro_sched_ctx
 	bool min_prio_set, max_prio_set;
 	/* Contexts other than 0 only: */
 	char *name;
-	pthread_rwlock_t lock;               /* read: push, pop, exec hooks; write: its workers change */
+	starpu_pthread_rwlock_t lock;               /* read: push, pop, exec hooks; write: its workers change */
 	long ntasks;                         /* atomic: submitted, not completed */
-	pthread_mutex_t wait_lock;           /* starpu_task_wait_for_all_in_ctx, delete */
-	pthread_cond_t wait_cond;
+	starpu_pthread_mutex_t wait_lock;           /* starpu_task_wait_for_all_in_ctx, delete */
+	starpu_pthread_cond_t wait_cond;
 	unsigned inheritor;                  /* STARPU_NMAX_SCHED_CTXS: none */
 	bool finished_submit;
 	unsigned hierarchy_level;
@@ -1050,12 +1051,12 @@ struct _astro_runtime
 	struct _astro_sched_ctx ctxs[STARPU_NMAX_SCHED_CTXS]; /* 0: the global context, every worker's */
 	int running;                         /* workers keep looping */
 	int paused;
-	pthread_mutex_t pause_lock;
-	pthread_cond_t pause_cond;
+	starpu_pthread_mutex_t pause_lock;
+	starpu_pthread_cond_t pause_cond;
 	long nsubmitted;                     /* atomic: submitted, not completed (+1 per submission under way) */
 	long nready;                         /* atomic */
-	pthread_mutex_t wait_lock;           /* wait_for_all */
-	pthread_cond_t wait_cond;
+	starpu_pthread_mutex_t wait_lock;           /* wait_for_all */
+	starpu_pthread_cond_t wait_cond;
 	int all_waiters;                     /* threads in starpu_task_wait_for_n_submitted() */
 	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
 	bool nobind;
@@ -1101,9 +1102,6 @@ static inline bool _astro_running(void)
 /* One round of polite spinning: pause instructions first, then give the core away. */
 void _astro_relax(unsigned round);
 
-/* Futex helpers (Linux): wait while *addr == val; wake all. */
-void _astro_futex_wait(int *addr, int val);
-void _astro_futex_wake_all(int *addr);
 
 /* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
 void _astro_task_wait_for_n(unsigned n);

@@ -22,23 +22,23 @@ struct printed
 	unsigned long repeats;
 };
 
-static pthread_mutex_t printed_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t printed_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *printed;		/* line -> struct printed; NULL outside a session */
 static GPtrArray *printed_order;	/* struct printed, in the order they were first printed */
 
 void _astro_log_session_begin(void)
 {
-	pthread_mutex_lock(&printed_lock);
+	starpu_pthread_mutex_lock(&printed_lock);
 	if (!printed) {
 		printed = g_hash_table_new(g_str_hash, g_str_equal);
 		printed_order = g_ptr_array_new();
 	}
-	pthread_mutex_unlock(&printed_lock);
+	starpu_pthread_mutex_unlock(&printed_lock);
 }
 
 void _astro_log_session_end(void)
 {
-	pthread_mutex_lock(&printed_lock);
+	starpu_pthread_mutex_lock(&printed_lock);
 	GHashTable *table = printed;
 	GPtrArray *order = printed_order;
 	printed = NULL;
@@ -50,7 +50,7 @@ void _astro_log_session_end(void)
 		g_free(p->line);
 		g_free(p);
 	}
-	pthread_mutex_unlock(&printed_lock);
+	starpu_pthread_mutex_unlock(&printed_lock);
 	if (table)
 		g_hash_table_destroy(table);
 	if (order)
@@ -60,7 +60,7 @@ void _astro_log_session_end(void)
 /* Prints line unless it is a repeat within the session, which is counted instead. */
 static void print_once(const char *line)
 {
-	pthread_mutex_lock(&printed_lock);
+	starpu_pthread_mutex_lock(&printed_lock);
 	struct printed *p = printed ? g_hash_table_lookup(printed, line) : NULL;
 	if (p) {
 		p->repeats++;
@@ -73,7 +73,7 @@ static void print_once(const char *line)
 		}
 		fprintf(stderr, "%s\n", line);
 	}
-	pthread_mutex_unlock(&printed_lock);
+	starpu_pthread_mutex_unlock(&printed_lock);
 }
 
 static void vlog(const char *prefix, bool once, const char *fmt, va_list ap)

@@ -54,7 +54,7 @@ static size_t node_limit(enum starpu_node_kind kind, int devid)
 static void node_init(unsigned id, enum starpu_node_kind kind, int devid, const struct astro_driver *driver)
 {
 	struct _astro_memory_node *n = &_astro_nodes[id];
-	pthread_mutex_init(&n->lru_lock, NULL);
+	starpu_pthread_mutex_init(&n->lru_lock, NULL);
 	n->kind = kind;
 	n->devid = devid;
 	n->driver = driver;
@@ -104,7 +104,7 @@ void _astro_memory_nodes_shutdown(void)
 		if (_astro_nodes[i].used && i != STARPU_MAIN_RAM)
 			_astro_verbose("%s %d: %zu bytes still allocated at shutdown (handles not unregistered)",
 				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
-		pthread_mutex_destroy(&_astro_nodes[i].lru_lock);
+		starpu_pthread_mutex_destroy(&_astro_nodes[i].lru_lock);
 	}
 	if (_astro_disk_count)
 		_astro_disks_shutdown();
@@ -294,10 +294,10 @@ starpu_ssize_t starpu_memory_get_available_all_nodes(void)
 void _astro_lru_touch(struct _astro_replicate *r)
 {
 	struct _astro_memory_node *n = &_astro_nodes[r->node];
-	pthread_mutex_lock(&n->lru_lock);
+	starpu_pthread_mutex_lock(&n->lru_lock);
 	if (r->in_lru) {
 		if (n->lru_tail == r) {
-			pthread_mutex_unlock(&n->lru_lock);
+			starpu_pthread_mutex_unlock(&n->lru_lock);
 			return;
 		}
 		if (r->lru_prev)
@@ -314,13 +314,13 @@ void _astro_lru_touch(struct _astro_replicate *r)
 		n->lru_head = r;
 	n->lru_tail = r;
 	r->in_lru = true;
-	pthread_mutex_unlock(&n->lru_lock);
+	starpu_pthread_mutex_unlock(&n->lru_lock);
 }
 
 void _astro_lru_remove(struct _astro_replicate *r)
 {
 	struct _astro_memory_node *n = &_astro_nodes[r->node];
-	pthread_mutex_lock(&n->lru_lock);
+	starpu_pthread_mutex_lock(&n->lru_lock);
 	if (r->in_lru) {
 		if (r->lru_prev)
 			r->lru_prev->lru_next = r->lru_next;
@@ -333,7 +333,7 @@ void _astro_lru_remove(struct _astro_replicate *r)
 		r->lru_prev = r->lru_next = NULL;
 		r->in_lru = false;
 	}
-	pthread_mutex_unlock(&n->lru_lock);
+	starpu_pthread_mutex_unlock(&n->lru_lock);
 }
 
 /* Frees the least recently used copy on node that no running task uses and
@@ -346,12 +346,12 @@ static bool ram_copy_in_use(starpu_data_handle_t h, bool *busy)
 {
 	if (h->father || h->nchildren || h->nactive)
 		return true;
-	if (pthread_mutex_trylock(&h->lock) != 0) {
+	if (starpu_pthread_mutex_trylock(&h->lock) != 0) {
 		*busy = true;
 		return true;
 	}
 	bool acquired = h->acquires || h->fast_hold;
-	pthread_mutex_unlock(&h->lock);
+	starpu_pthread_mutex_unlock(&h->lock);
 	return acquired;
 }
 
@@ -363,19 +363,19 @@ static bool evict_one(unsigned node, bool *busy)
 {
 	struct _astro_memory_node *n = &_astro_nodes[node];
 	bool ram = n->kind == STARPU_CPU_RAM;
-	pthread_mutex_lock(&n->lru_lock);
+	starpu_pthread_mutex_lock(&n->lru_lock);
 	struct _astro_replicate *r = n->lru_head;
 	for (; r; r = r->lru_next) {
 		starpu_data_handle_t h = r->handle;
-		if (pthread_mutex_trylock(&h->coherency_lock) != 0) {
+		if (starpu_pthread_mutex_trylock(&h->coherency_lock) != 0) {
 			*busy = true;
 			continue;
 		}
 		if (r->pinned == 0 && !(ram && ram_copy_in_use(h, busy)))
 			break;
-		pthread_mutex_unlock(&h->coherency_lock);
+		starpu_pthread_mutex_unlock(&h->coherency_lock);
 	}
-	pthread_mutex_unlock(&n->lru_lock);
+	starpu_pthread_mutex_unlock(&n->lru_lock);
 	if (!r)
 		return false;
 	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
@@ -385,7 +385,7 @@ static bool evict_one(unsigned node, bool *busy)
 	evicting_ram = ram;
 	bool freed = _astro_coherency_evict(h, node);
 	evicting_ram = outer;
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	return freed;
 }
 
@@ -434,7 +434,7 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 		 * their evictions): they may be free soon. A second at most. */
 		if (!busy || ++waits > 1000)
 			return 0;
-		usleep(1000);
+		astro_sleep_ns(1000000);
 	}
 }
 

@@ -21,7 +21,7 @@ struct _astro_observer _astro_observers[MAX_OBSERVERS];
 struct _astro_moment_list _astro_moment_lists[ASTRO_NMOMENTS];
 static uint64_t listed[MAX_OBSERVERS];	/* the moments whose list has the slot (under observers_lock) */
 static int nobservers;			/* under observers_lock */
-static pthread_mutex_t observers_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t observers_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* Publishes slot id's mask, adding the slot to the lists of the moments it observes for the first time. */
 static void publish_mask(int id, uint64_t mask)
@@ -56,9 +56,9 @@ int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg)
 		_astro_error("astro_observe_subscribe: NULL callback: pass the function to call");
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&observers_lock);
+	starpu_pthread_mutex_lock(&observers_lock);
 	if (nobservers == MAX_OBSERVERS) {
-		pthread_mutex_unlock(&observers_lock);
+		starpu_pthread_mutex_unlock(&observers_lock);
 		_astro_error("astro_observe_subscribe: all %d observer slots are taken: unsubscribe unused observers", MAX_OBSERVERS);
 		return -ENOSPC;
 	}
@@ -68,21 +68,21 @@ int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg)
 	nobservers++;
 	publish_mask(id, mask);
 	recompute_mask();
-	pthread_mutex_unlock(&observers_lock);
+	starpu_pthread_mutex_unlock(&observers_lock);
 	return id;
 }
 
 int astro_observe_set_mask(int id, uint64_t mask)
 {
-	pthread_mutex_lock(&observers_lock);
+	starpu_pthread_mutex_lock(&observers_lock);
 	if (id < 0 || id >= nobservers) {
-		pthread_mutex_unlock(&observers_lock);
+		starpu_pthread_mutex_unlock(&observers_lock);
 		_astro_error("astro_observe: unknown subscription id %d: use the id astro_observe_subscribe() returned", id);
 		return -EINVAL;
 	}
 	publish_mask(id, mask);
 	recompute_mask();
-	pthread_mutex_unlock(&observers_lock);
+	starpu_pthread_mutex_unlock(&observers_lock);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ void astro_observe_report(struct astro_event *event)
 
 void _astro_observe_reset(void)
 {
-	pthread_mutex_lock(&observers_lock);
+	starpu_pthread_mutex_lock(&observers_lock);
 	for (int i = 0; i < nobservers; i++) {
 		__atomic_store_n(&_astro_observers[i].mask, 0, __ATOMIC_RELEASE);
 		listed[i] = 0;
@@ -129,5 +129,5 @@ void _astro_observe_reset(void)
 		__atomic_store_n(&_astro_moment_lists[m].n, 0, __ATOMIC_RELEASE);
 	nobservers = 0;
 	recompute_mask();
-	pthread_mutex_unlock(&observers_lock);
+	starpu_pthread_mutex_unlock(&observers_lock);
 }

@@ -47,9 +47,9 @@ struct _astro_combined
 /* Combined workers, numbered after the workers; only added to while the runtime runs. */
 static struct _astro_combined combined[STARPU_NMAX_COMBINEDWORKERS];
 static unsigned ncombined;                   /* atomic */
-static pthread_mutex_t combined_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t combined_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 /* Queues the participations of one task on all its members at once (see above). */
-static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t launch_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* The part in a parallel task the calling worker runs; size 0 outside one. */
 static _ASTRO_TLS struct
@@ -119,9 +119,9 @@ int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[])
 		_astro_error("starpu_combined_worker_assign_workerid: the runtime is not running: call starpu_init() first");
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&combined_lock);
+	starpu_pthread_mutex_lock(&combined_lock);
 	int id = combined_add(nworkers, workerid_array, __func__);
-	pthread_mutex_unlock(&combined_lock);
+	starpu_pthread_mutex_unlock(&combined_lock);
 	return id;
 }
 
@@ -153,7 +153,7 @@ void starpu_sched_find_all_worker_combinations(void)
 	for (unsigned w = 0; w < _astro_rt.nworkers && n < STARPU_MAXCPUS; w++)
 		if (_astro_rt.workers[w]->arch == STARPU_CPU_WORKER)
 			cpus[n++] = (int)w;
-	pthread_mutex_lock(&combined_lock);
+	starpu_pthread_mutex_lock(&combined_lock);
 	for (int size = 2; size < n; size *= 2)
 		for (int first = 0; first + size <= n; first += size)
 			if (combined_add(size, cpus + first, __func__) < 0)
@@ -161,7 +161,7 @@ void starpu_sched_find_all_worker_combinations(void)
 	if (n >= 2)
 		combined_add(n, cpus, __func__);
 out:
-	pthread_mutex_unlock(&combined_lock);
+	starpu_pthread_mutex_unlock(&combined_lock);
 }
 
 void _astro_combined_workers_reset(void)
@@ -203,14 +203,14 @@ static void wait_at_least(int *word, int target)
 		if (round < 64)
 			_astro_relax(round++);
 		else
-			_astro_futex_wait(word, v);
+			astro_futex_wait(word, v);
 	}
 }
 
 static void bump(int *word)
 {
 	__atomic_add_fetch(word, 1, __ATOMIC_ACQ_REL);
-	_astro_futex_wake_all(word);
+	astro_futex_wake_all(word);
 }
 
 int _astro_parallel_push(int combined_id, struct starpu_task *task)
@@ -233,22 +233,22 @@ int _astro_parallel_push(int combined_id, struct starpu_task *task)
 	p->size = c->size;
 	p->refs = c->size;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_of(task)->id);
-	pthread_mutex_lock(&launch_lock);
+	starpu_pthread_mutex_lock(&launch_lock);
 	for (int r = 0; r < c->size; r++) {
 		struct _astro_worker *w = _astro_rt.workers[c->ids[r]];
 		struct _astro_participation *part = &p->parts[r];
 		part->p = p;
 		part->rank = r;
-		pthread_mutex_lock(&w->local_lock);
+		starpu_pthread_mutex_lock(&w->local_lock);
 		if (w->parallel_tail)
 			w->parallel_tail->next = part;
 		else
 			w->parallel_head = part;
 		w->parallel_tail = part;
 		__atomic_add_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&w->local_lock);
+		starpu_pthread_mutex_unlock(&w->local_lock);
 	}
-	pthread_mutex_unlock(&launch_lock);
+	starpu_pthread_mutex_unlock(&launch_lock);
 	for (int r = 0; r < c->size; r++)
 		_astro_worker_wake(_astro_rt.workers[c->ids[r]]);
 	return 0;
@@ -287,7 +287,7 @@ struct starpu_task *_astro_parallel_take(struct _astro_worker *w)
 	if (!w->parallel_head)
 		w->parallel_tail = NULL;
 	__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&w->local_lock);
+	starpu_pthread_mutex_unlock(&w->local_lock);
 	if (part->rank == 0) {
 		w->parallel = part;
 		return part->p->task;

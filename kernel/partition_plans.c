@@ -33,7 +33,7 @@ struct _astro_plan
 /* Plans that exist: while there are none, a submission skips all this. */
 int _astro_plans;
 /* The plans and the handles' partition states change under it; switches are submitted without it. */
-static pthread_mutex_t plans_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t plans_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------ the states */
 
@@ -67,12 +67,12 @@ static struct _astro_plan *plan_of(starpu_data_handle_t h, unsigned n, starpu_da
 		_astro_error("%s: NULL handle, or no children: give the handle and the array starpu_data_partition_plan() filled", fn);
 		return NULL;
 	}
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	struct _astro_plan *p = children[0] ? children[0]->plan : NULL;
 	bool ok = p && p->parent == h && p->n == n;
 	for (unsigned i = 0; ok && i < n; i++)
 		ok = children[i] == p->children[i];
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (!ok) {
 		_astro_error("%s: these %u children are not a plan of the handle: give the array starpu_data_partition_plan() "
 			     "filled for it, and its size", fn, n);
@@ -121,13 +121,13 @@ static void gather_all(starpu_data_handle_t h, const char *fn);
 /* Partitions h into p (read-only or not): false, said, when its state does not allow it. */
 static bool partition(starpu_data_handle_t h, struct _astro_plan *p, bool readonly, bool consistency, const char *fn)
 {
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	const char *refusal = active_index(h, p) >= 0 ? "the handle is already partitioned into this plan"
 			      : h->nactive && !(readonly && h->active_readonly) ? "the handle is partitioned into another plan"
 			      : NULL;
 	if (!refusal)
 		activate(h, p, readonly);
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (refusal) {
 		_astro_error("%s: %s: unpartition it first (starpu_data_unpartition_submit); several plans may be active "
 			     "together only read-only (starpu_data_partition_readonly_submit)", fn, refusal);
@@ -142,7 +142,7 @@ static bool partition(starpu_data_handle_t h, struct _astro_plan *p, bool readon
 static void unpartition(starpu_data_handle_t h, struct _astro_plan *p, bool readonly_after, bool consistency,
 			void (*callback)(void *), void *callback_arg, const char *fn)
 {
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	int index = active_index(h, p);
 	bool was_readonly = h->active_readonly;
 	if (index >= 0) {
@@ -151,7 +151,7 @@ static void unpartition(starpu_data_handle_t h, struct _astro_plan *p, bool read
 		else
 			h->active_readonly = true;
 	}
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (index < 0) {
 		_astro_error("%s: the handle is not partitioned into this plan (never, or already gathered): nothing to unpartition", fn);
 		return;
@@ -181,9 +181,9 @@ static void unpartition(starpu_data_handle_t h, struct _astro_plan *p, bool read
 static void gather_all(starpu_data_handle_t h, const char *fn)
 {
 	for (;;) {
-		pthread_mutex_lock(&plans_lock);
+		starpu_pthread_mutex_lock(&plans_lock);
 		struct _astro_plan *p = h->nactive ? h->active[h->nactive - 1] : NULL;
-		pthread_mutex_unlock(&plans_lock);
+		starpu_pthread_mutex_unlock(&plans_lock);
 		if (!p)
 			return;
 		unpartition(h, p, false, true, NULL, NULL, fn);
@@ -197,14 +197,14 @@ static const char automatic[] = "automatic partitioning";
 /* The switches an access (write or not) to h needs before it. */
 static void access_switches(starpu_data_handle_t h, bool write)
 {
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	struct _astro_plan *p = h->plan;
 	starpu_data_handle_t parent = p ? p->parent : NULL;
 	bool parent_auto = parent && !parent->plans_manual;
 	int index = parent_auto ? active_index(parent, p) : -1;
 	bool parent_readonly = parent_auto && parent->active_readonly;
 	bool others = parent_auto && parent->nactive > 1;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (parent_auto && index < 0) {
 		/* The parent as a whole first (whatever its own parent needs), then its children. */
 		access_switches(parent, write);
@@ -212,21 +212,21 @@ static void access_switches(starpu_data_handle_t h, bool write)
 	} else if (parent_auto && write && parent_readonly) {
 		/* Read-only plans beside this one go, then this one may be written. */
 		while (others) {
-			pthread_mutex_lock(&plans_lock);
+			starpu_pthread_mutex_lock(&plans_lock);
 			struct _astro_plan *other = NULL;
 			for (unsigned i = 0; i < parent->nactive && !other; i++)
 				if (parent->active[i] != p)
 					other = parent->active[i];
-			pthread_mutex_unlock(&plans_lock);
+			starpu_pthread_mutex_unlock(&plans_lock);
 			if (!other)
 				break;
 			unpartition(parent, other, false, true, NULL, NULL, automatic);
 		}
 		starpu_data_partition_readwrite_upgrade_submit(parent, p->n, p->children);
 	}
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	bool gather = !h->plans_manual && h->nactive && (write || !h->active_readonly);
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (gather)
 		gather_all(h, automatic);
 }
@@ -261,7 +261,7 @@ void _astro_plans_forget(starpu_data_handle_t h)
 	/* The handle is going: nobody else reads these fields of it now. */
 	if (!h->plan && !h->plans && !h->active)
 		return;
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	struct _astro_plan *p = h->plan;
 	/* A child unregistered while its plan is active (its data is home, in the parent's buffer): the plan is no longer. */
 	int index = p && p->parent ? active_index(p->parent, p) : -1;
@@ -286,7 +286,7 @@ void _astro_plans_forget(starpu_data_handle_t h)
 	free(h->active);
 	h->active = NULL;
 	h->nactive = h->active_cap = 0;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 }
 
 /* ------------------------------------------------------------ the API */
@@ -314,10 +314,10 @@ void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct star
 		free(p);
 		return;
 	}
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	initial_handle->plans = realloc(initial_handle->plans, (initial_handle->nplans + 1) * sizeof(*initial_handle->plans));
 	initial_handle->plans[initial_handle->nplans++] = p;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	__atomic_add_fetch(&_astro_plans, 1, __ATOMIC_RELAXED);
 }
 
@@ -351,11 +351,11 @@ void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial
 	struct _astro_plan *p = plan_of(initial_handle, nparts, children, fn);
 	if (!p)
 		return;
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	bool ok = active_index(initial_handle, p) >= 0 && initial_handle->active_readonly && initial_handle->nactive == 1;
 	if (ok)
 		initial_handle->active_readonly = false;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	if (!ok) {
 		_astro_error("%s: the handle must be partitioned read-only into this plan, and into no other: "
 			     "call starpu_data_partition_readonly_submit first, and unpartition the other plans", fn);
@@ -422,9 +422,9 @@ void starpu_data_partition_clean(starpu_data_handle_t root_data, unsigned nparts
 	struct _astro_plan *p = plan_of(root_data, nparts, children, "starpu_data_partition_clean");
 	if (!p)
 		return;
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	bool active = active_index(root_data, p) >= 0;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 	/* Gathered first, so that the parent holds the data again once the children go. */
 	if (active)
 		unpartition(root_data, p, false, true, NULL, NULL, "starpu_data_partition_clean");
@@ -438,7 +438,7 @@ void starpu_data_partition_not_automatic(starpu_data_handle_t handle)
 		_astro_error("starpu_data_partition_not_automatic: NULL handle");
 		return;
 	}
-	pthread_mutex_lock(&plans_lock);
+	starpu_pthread_mutex_lock(&plans_lock);
 	handle->plans_manual = true;
-	pthread_mutex_unlock(&plans_lock);
+	starpu_pthread_mutex_unlock(&plans_lock);
 }

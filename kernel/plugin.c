@@ -26,7 +26,7 @@ struct loaded_plugin
 	bool initialized;
 };
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t registry_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *plugins_by_name;          /* name -> struct loaded_plugin */
 static GPtrArray *plugins;                   /* load order */
 static GHashTable *policies_by_name;         /* name -> struct starpu_sched_policy */
@@ -104,18 +104,18 @@ int astro_sched_policy_register(struct starpu_sched_policy *policy)
 		initialising_refused = initialising != NULL;
 		return ret;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!policies_by_name)
 		registries_create();
 	if (g_hash_table_contains(policies_by_name, policy->policy_name)) {
-		pthread_mutex_unlock(&registry_lock);
+		starpu_pthread_mutex_unlock(&registry_lock);
 		_astro_error("scheduling policy '%s' is registered twice: the second one is ignored; rename one of them",
 			     policy->policy_name);
 		return -EEXIST;
 	}
 	g_hash_table_insert(policies_by_name, (gpointer)policy->policy_name, policy);
 	g_ptr_array_add(policies, policy);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	_astro_verbose("  policy %s: %s", policy->policy_name,
 		       policy->policy_description ? policy->policy_description : "");
 	return 0;
@@ -133,20 +133,20 @@ int astro_driver_register(const struct astro_driver *driver)
 			     driver->name);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!drivers)
 		registries_create();
 	for (guint i = 0; i < drivers->len; i++) {
 		const struct astro_driver *d = g_ptr_array_index(drivers, i);
 		if (strcmp(d->name, driver->name) == 0 || d->archtype == driver->archtype) {
-			pthread_mutex_unlock(&registry_lock);
+			starpu_pthread_mutex_unlock(&registry_lock);
 			_astro_error("driver '%s' conflicts with the already registered driver '%s': only one driver per worker type",
 				     driver->name, d->name);
 			return -EEXIST;
 		}
 	}
 	g_ptr_array_add(drivers, (gpointer)driver);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	_astro_verbose("  driver %s", driver->name);
 	return 0;
 }
@@ -154,10 +154,10 @@ int astro_driver_register(const struct astro_driver *driver)
 struct starpu_sched_policy *_astro_policy_lookup(const char *name)
 {
 	struct starpu_sched_policy *policy = NULL;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (policies_by_name)
 		policy = g_hash_table_lookup(policies_by_name, name);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (!policy && sched_lib) {
 		struct starpu_sched_policy *(*get)(const char *) =
 			(struct starpu_sched_policy *(*)(const char *))lt_dlsym(sched_lib, "starpu_get_sched_lib_policy");
@@ -199,12 +199,12 @@ static struct starpu_sched_policy **sched_lib_policies(void)
 void _astro_policies_print(FILE *out)
 {
 	fprintf(out, "\nThe variable STARPU_SCHED can be set to one of the following strings:\n");
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (guint i = 0; policies && i < policies->len; i++) {
 		struct starpu_sched_policy *p = g_ptr_array_index(policies, i);
 		fprintf(out, "%-10s\t-> %s\n", p->policy_name, p->policy_description ? p->policy_description : "");
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (sched_lib) {
 		for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
 			if (!g_ptr_array_find(sched_lib_refused, *p, NULL))
@@ -218,10 +218,10 @@ struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
 {
 	static struct starpu_sched_policy *list[64];
 	unsigned n = 0;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (guint i = 0; policies && i < policies->len && n < 63; i++)
 		list[n++] = g_ptr_array_index(policies, i);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	list[n] = NULL;
 	return list;
 }
@@ -297,9 +297,9 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 			     path, desc->name ? desc->name : "(null)", expected);
 		goto reject;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	struct loaded_plugin *dup = g_hash_table_lookup(by_name, desc->name);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (dup) {
 		_astro_warn("plugin %s found twice, in %s and %s: the second is ignored; remove one or fix STARPU_PLUGIN_PATH",
 			    desc->name, dup->path, path);
@@ -309,11 +309,11 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 	p->desc = desc;
 	p->handle = handle;
 	p->path = path;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	g_hash_table_insert(by_name, (gpointer)desc->name, p);
 	if (!format)
 		g_ptr_array_add(plugins, p);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
 	_astro_verbose("plugin %s (%s): %s", desc->name, path, desc->description ? desc->description : "");
 	int ret = plugin_call(p, false);
@@ -493,10 +493,10 @@ static void plugin_load_dirs(bool formats)
 
 int _astro_plugins_load(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!plugins_by_name)
 		registries_create();
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (!ltdl_ready) {
 		if (lt_dlinit() != 0) {
 			_astro_error("libltdl failed to initialise (%s): no plugin can be loaded", lt_dlerror());
@@ -515,12 +515,12 @@ int _astro_plugins_load(void)
 /* The trace-format plugins not loaded yet (the trace converter's, astrolabe/trace_format.h); without starpu_init(). */
 void _astro_format_plugins_load(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!format_plugins) {
 		format_plugins = g_hash_table_new(g_str_hash, g_str_equal);
 		format_paths_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (!ltdl_ready) {
 		if (lt_dlinit() != 0) {
 			_astro_error("libltdl failed to initialise (%s): no trace-format plugin can be loaded", lt_dlerror());
@@ -544,7 +544,7 @@ char *_astro_plugin_initialising(bool refused)
 
 void _astro_plugins_unload(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	GPtrArray *list = plugins;
 	plugins = NULL;
 	if (plugins_by_name)
@@ -559,7 +559,7 @@ void _astro_plugins_unload(void)
 	if (drivers)
 		g_ptr_array_free(drivers, TRUE);
 	drivers = NULL;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 
 	for (guint i = list ? list->len : 0; i-- > 0;) {
 		struct loaded_plugin *p = g_ptr_array_index(list, i);

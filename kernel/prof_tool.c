@@ -52,7 +52,7 @@ struct tool
 	astro_prof_tool_finalize_func finalize;
 };
 
-static pthread_mutex_t tools_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t tools_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct cb_list *lists[NEVENTS];   /* atomic pointers */
 static GPtrArray *garbage;               /* retired lists and every registration, freed at shutdown */
 static GPtrArray *tools;                 /* struct tool, load order */
@@ -374,7 +374,7 @@ static void toggle_for_this_thread(struct registration *r)
 /* The register function handed to tools. */
 static void tool_register(enum starpu_prof_tool_event event, starpu_prof_tool_cb_func cb, enum starpu_prof_tool_command command)
 {
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	if (!check_call("register", event, cb))
 		goto out;
 	struct registration *r = find_registration(event, cb);
@@ -397,14 +397,14 @@ static void tool_register(enum starpu_prof_tool_event event, starpu_prof_tool_cb
 	g_ptr_array_add(garbage, r);
 	replace_list(event, r, NULL);
 out:
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 }
 
 /* The unregister function handed to tools: removes the earliest registration of cb for event. */
 static void tool_unregister(enum starpu_prof_tool_event event, starpu_prof_tool_cb_func cb, enum starpu_prof_tool_command command)
 {
 	(void)command;
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	if (!check_call("unregister", event, cb))
 		goto out;
 	struct registration *r = find_registration(event, cb);
@@ -418,7 +418,7 @@ static void tool_unregister(enum starpu_prof_tool_event event, starpu_prof_tool_
 	r->removed = true;
 	replace_list(event, NULL, r);
 out:
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 }
 
 /* --------------------------------------------------------------- tools */
@@ -437,19 +437,19 @@ int astro_prof_tool_provide(const struct astro_prof_tool *tool)
 			return -EINVAL;
 		}
 	}
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	if (!provided)
 		provided = g_ptr_array_new();
 	for (guint i = 0; i < provided->len; i++) {
 		const struct astro_prof_tool *t = g_ptr_array_index(provided, i);
 		if (strcmp(t->name, tool->name) == 0) {
-			pthread_mutex_unlock(&tools_lock);
+			starpu_pthread_mutex_unlock(&tools_lock);
 			_astro_error("profiling tool '%s' is provided twice: the second is ignored; rename one of them", tool->name);
 			return -EEXIST;
 		}
 	}
 	g_ptr_array_add(provided, (gpointer)tool);
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 	_astro_verbose("  profiling tool %s (enable it with STARPU_PROF_TOOL=%s)", tool->name, tool->name);
 	return 0;
 }
@@ -488,13 +488,13 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 	t->origin = g_strdup(origin);
 	t->entry = entry;
 	t->finalize = finalize;
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	g_ptr_array_add(tools, t);
 	if ((plugin || handshake) && !ext_wanted) {
 		__atomic_store_n(&ext_wanted, true, __ATOMIC_RELAXED);
 		update_subscription(); /* its callbacks, and those already registered, get the extension */
 	}
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 	_astro_verbose("profiling tool %s loaded", origin);
 	/* Not under tools_lock: the entry function calls tool_register. */
 	tool_call_enter(&tc, origin, "starpu_prof_tool_library_register", (void *)entry);
@@ -623,13 +623,13 @@ static void load_named_tool(const char *entry)
 
 void _astro_prof_tool_load(void)
 {
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	__atomic_add_fetch(&session, 1, __ATOMIC_RELAXED);
 	session_active = true;
 	__atomic_store_n(&ext_wanted, false, __ATOMIC_RELAXED);
 	garbage = g_ptr_array_new();
 	tools = g_ptr_array_new();
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 
 	if (!ltdl_ready) {
 		if (lt_dlinit() != 0) {
@@ -654,11 +654,11 @@ void _astro_prof_tool_load(void)
 static void forget_provided(void)
 {
 	/* Plugins provide their tools again at the next starpu_init(). */
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	if (provided)
 		g_ptr_array_free(provided, TRUE);
 	provided = NULL;
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 }
 
 void _astro_prof_tool_unload(void)
@@ -669,14 +669,14 @@ void _astro_prof_tool_unload(void)
 	}
 	/* Workers have stopped: terminate is the last event, then each tool flushes. */
 	dispatch(starpu_prof_tool_event_terminate, NULL);
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	if (observer_id >= 0)
 		astro_observe_unsubscribe(observer_id);
 	observer_id = -1;
 	session_active = false;
 	GPtrArray *loaded = tools;
 	tools = NULL;
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 
 	for (guint i = 0; i < loaded->len; i++) {
 		struct tool *t = g_ptr_array_index(loaded, i);
@@ -691,7 +691,7 @@ void _astro_prof_tool_unload(void)
 	}
 	g_ptr_array_free(loaded, TRUE);
 
-	pthread_mutex_lock(&tools_lock);
+	starpu_pthread_mutex_lock(&tools_lock);
 	for (int e = 0; e < NEVENTS; e++) {
 		g_free(lists[e]);
 		lists[e] = NULL;
@@ -700,7 +700,7 @@ void _astro_prof_tool_unload(void)
 		g_free(g_ptr_array_index(garbage, i));
 	g_ptr_array_free(garbage, TRUE);
 	garbage = NULL;
-	pthread_mutex_unlock(&tools_lock);
+	starpu_pthread_mutex_unlock(&tools_lock);
 	forget_provided();
 }
 

@@ -75,7 +75,7 @@ static int profiling_id;
 static int subscription = -1;         /* our observer while the runtime runs */
 static unsigned epoch;                /* atomic: bumped at each enable */
 /* Serialises the readers and the status changes (never taken on the task path). */
-static pthread_mutex_t reader_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t reader_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static bool stats_enabled;            /* STARPU_ENABLE_STATS, unless STARPU_STATS=0 */
 static bool bus_stats_wanted;         /* STARPU_BUS_STATS */
@@ -400,7 +400,7 @@ static bool record_snapshot(int workerid, struct times *t, int64_t *now)
 	for (;;) {
 		seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
 		if (seq & 1) {
-			sched_yield();
+			astro_thread_yield();
 			continue;
 		}
 		rec_epoch = __atomic_load_n(&r->epoch, __ATOMIC_SEQ_CST);
@@ -494,7 +494,7 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 			     workerid, starpu_worker_get_count());
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&reader_lock);
 	struct worker_reader *rd = &readers[workerid];
 	struct times values, new_base;
 	int64_t end;
@@ -519,7 +519,7 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 	rd->base = new_base;
 	rd->base_executed = executed;
 	rd->start_ns = end;
-	pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&reader_lock);
 	return 0;
 }
 
@@ -559,23 +559,23 @@ struct bus
 static struct bus buses[STARPU_MAXNODES * STARPU_MAXNODES];
 static int bus_ids[STARPU_MAXNODES][STARPU_MAXNODES]; /* atomics: -1 when none */
 static int nbuses;                                    /* atomic */
-static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t bus_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static void buses_reset(void)
 {
-	pthread_mutex_lock(&bus_lock);
+	starpu_pthread_mutex_lock(&bus_lock);
 	for (unsigned s = 0; s < STARPU_MAXNODES; s++)
 		for (unsigned d = 0; d < STARPU_MAXNODES; d++)
 			__atomic_store_n(&bus_ids[s][d], -1, __ATOMIC_RELAXED);
 	memset(buses, 0, sizeof(buses));
 	__atomic_store_n(&nbuses, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&bus_lock);
+	starpu_pthread_mutex_unlock(&bus_lock);
 }
 
 /* A bus exists once something went over it. */
 static int bus_register(unsigned src, unsigned dst)
 {
-	pthread_mutex_lock(&bus_lock);
+	starpu_pthread_mutex_lock(&bus_lock);
 	int id = __atomic_load_n(&bus_ids[src][dst], __ATOMIC_RELAXED);
 	if (id < 0) {
 		id = __atomic_load_n(&nbuses, __ATOMIC_RELAXED);
@@ -585,7 +585,7 @@ static int bus_register(unsigned src, unsigned dst)
 		__atomic_store_n(&nbuses, id + 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&bus_ids[src][dst], id, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&bus_lock);
+	starpu_pthread_mutex_unlock(&bus_lock);
 	return id;
 }
 
@@ -661,7 +661,7 @@ int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *b
 {
 	if (!valid_bus(busid, "starpu_bus_get_profiling_info"))
 		return -EINVAL;
-	pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&reader_lock);
 	struct bus *b = &buses[busid];
 	int64_t now = now_ns();
 	unsigned long long bytes = __atomic_load_n(&b->bytes, __ATOMIC_RELAXED);
@@ -676,7 +676,7 @@ int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *b
 	b->base_bytes = bytes;
 	b->base_count = count;
 	b->start_ns = now;
-	pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&reader_lock);
 	return 0;
 }
 
@@ -702,7 +702,7 @@ struct _astro_memory_stats
 };
 
 static struct _astro_memory_stats *memory_stats_head;
-static pthread_mutex_t memory_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t memory_stats_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 void _astro_memory_stats_register(starpu_data_handle_t handle)
 {
@@ -710,12 +710,12 @@ void _astro_memory_stats_register(starpu_data_handle_t handle)
 	if (!s)
 		return;
 	s->handle = handle;
-	pthread_mutex_lock(&memory_stats_lock);
+	starpu_pthread_mutex_lock(&memory_stats_lock);
 	s->next = memory_stats_head;
 	if (memory_stats_head)
 		memory_stats_head->prev = s;
 	memory_stats_head = s;
-	pthread_mutex_unlock(&memory_stats_lock);
+	starpu_pthread_mutex_unlock(&memory_stats_lock);
 	handle->memory_stats = s;
 }
 
@@ -724,14 +724,14 @@ void _astro_memory_stats_unregister(starpu_data_handle_t handle)
 	struct _astro_memory_stats *s = handle->memory_stats;
 	if (!s)
 		return;
-	pthread_mutex_lock(&memory_stats_lock);
+	starpu_pthread_mutex_lock(&memory_stats_lock);
 	if (s->prev)
 		s->prev->next = s->next;
 	else
 		memory_stats_head = s->next;
 	if (s->next)
 		s->next->prev = s->prev;
-	pthread_mutex_unlock(&memory_stats_lock);
+	starpu_pthread_mutex_unlock(&memory_stats_lock);
 	handle->memory_stats = NULL;
 	free(s);
 }
@@ -841,7 +841,7 @@ static void display_handle_memory_stats(FILE *out, struct _astro_memory_stats *s
 
 static void display_memory_stats(FILE *out)
 {
-	pthread_mutex_lock(&memory_stats_lock);
+	starpu_pthread_mutex_lock(&memory_stats_lock);
 	fprintf(out, "#-----\n");
 	fprintf(out, "Memory stats :\n");
 	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++) {
@@ -858,7 +858,7 @@ static void display_memory_stats(FILE *out)
 		}
 	}
 	fprintf(out, "#-----\n");
-	pthread_mutex_unlock(&memory_stats_lock);
+	starpu_pthread_mutex_unlock(&memory_stats_lock);
 }
 
 void starpu_data_display_memory_stats(void)
@@ -1263,7 +1263,7 @@ int starpu_profiling_status_set(int status)
 		_astro_error("starpu_profiling_status_set: unknown status %d: use STARPU_PROFILING_ENABLE or STARPU_PROFILING_DISABLE", status);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&reader_lock);
 	int previous = __atomic_load_n(&profiling_status, __ATOMIC_RELAXED);
 	if (status == STARPU_PROFILING_ENABLE) {
 		feedback_reset();
@@ -1273,7 +1273,7 @@ int starpu_profiling_status_set(int status)
 		__atomic_store_n(&profiling_status, STARPU_PROFILING_DISABLE, __ATOMIC_SEQ_CST);
 	}
 	subscription_update();
-	pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&reader_lock);
 	/* Observers that only matter with profiling on (counters_energy) follow it instead of watching every task. */
 	if (previous != status)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_PROFILING_STATUS, .workerid = -1, .nimpl = (unsigned)status);
@@ -1282,9 +1282,9 @@ int starpu_profiling_status_set(int status)
 
 void starpu_profiling_init(void)
 {
-	pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&reader_lock);
 	feedback_reset();
-	pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&reader_lock);
 	if (env_positive("STARPU_PROFILING"))
 		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 }
@@ -1300,11 +1300,11 @@ void _astro_profiling_init(void)
 	memset(alloc_total, 0, sizeof(alloc_total));
 	memset(alloc_cached, 0, sizeof(alloc_cached));
 	buses_reset();
-	pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&reader_lock);
 	/* New workers: every record starts over (the status itself survives, as in StarPU). */
 	memset(records, 0, sizeof(records));
 	feedback_reset();
-	pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&reader_lock);
 	/* A failed starpu_init() leaves our subscription in place: reuse it. */
 	if (subscription >= 0)
 		astro_observe_set_mask(subscription, wanted_moments());

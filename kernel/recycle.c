@@ -37,7 +37,7 @@ struct free_block
 
 struct depot
 {
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 	struct free_block *caches, *last;
 	unsigned ncaches;	/* written under lock, peeked at without */
 	unsigned max_caches;	/* DEPOT_BYTES of blocks */
@@ -52,8 +52,8 @@ static const size_t sizes[_ASTRO_NRECYCLED] = {
 };
 
 static struct depot depots[_ASTRO_NRECYCLED] = {
-	[_ASTRO_RECYCLED_TASK] = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_TASK) },
-	[_ASTRO_RECYCLED_PROFILING_INFO] = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_INFO) },
+	[_ASTRO_RECYCLED_TASK] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_TASK) },
+	[_ASTRO_RECYCLED_PROFILING_INFO] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_INFO) },
 };
 
 struct cache
@@ -64,14 +64,14 @@ struct cache
 
 static _ASTRO_TLS struct cache caches[_ASTRO_NRECYCLED];
 static _ASTRO_TLS bool thread_known;
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static starpu_pthread_key_t exit_key;
+static starpu_pthread_once_t exit_key_once = STARPU_PTHREAD_ONCE_INIT;
 
 /* Gives a full cache to the depot; false when the depot is full. */
 static bool depot_put(struct depot *d, struct free_block *cache)
 {
 	bool kept = false;
-	pthread_mutex_lock(&d->lock);
+	starpu_pthread_mutex_lock(&d->lock);
 	if (d->ncaches < d->max_caches) {
 		cache->next_cache = NULL;
 		if (d->caches)
@@ -82,7 +82,7 @@ static bool depot_put(struct depot *d, struct free_block *cache)
 		__atomic_store_n(&d->ncaches, d->ncaches + 1, __ATOMIC_RELAXED);
 		kept = true;
 	}
-	pthread_mutex_unlock(&d->lock);
+	starpu_pthread_mutex_unlock(&d->lock);
 	return kept;
 }
 
@@ -90,13 +90,13 @@ static struct free_block *depot_take(struct depot *d)
 {
 	if (!__atomic_load_n(&d->ncaches, __ATOMIC_RELAXED))
 		return NULL;
-	pthread_mutex_lock(&d->lock);
+	starpu_pthread_mutex_lock(&d->lock);
 	struct free_block *cache = d->caches;
 	if (cache) {
 		d->caches = cache->next_cache;
 		__atomic_store_n(&d->ncaches, d->ncaches - 1, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&d->lock);
+	starpu_pthread_mutex_unlock(&d->lock);
 	return cache;
 }
 
@@ -128,14 +128,14 @@ static void thread_exit(void *arg)
 
 static void exit_key_create(void)
 {
-	pthread_key_create(&exit_key, thread_exit);
+	starpu_pthread_key_create(&exit_key, thread_exit);
 }
 
 /* The first time this thread keeps blocks: they will be handed back when it exits. */
 static void thread_attach(void)
 {
-	pthread_once(&exit_key_once, exit_key_create);
-	pthread_setspecific(exit_key, &thread_known);
+	starpu_pthread_once(&exit_key_once, exit_key_create);
+	starpu_pthread_setspecific(exit_key, &thread_known);
 	thread_known = true;
 }
 

@@ -110,9 +110,9 @@ void *_astro_redux_buffer(starpu_data_handle_t h, unsigned node)
 
 void _astro_redux_drop(starpu_data_handle_t h)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	struct _astro_worker_buffers *set = __atomic_exchange_n(&h->redux, NULL, __ATOMIC_ACQ_REL);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	_astro_worker_buffers_free(h, set);
 }
 
@@ -139,22 +139,22 @@ static int fold(starpu_data_handle_t h, void *main, void *contribution, unsigned
 void _astro_redux_combine(starpu_data_handle_t h)
 {
 	/* Readers that may run together (tasks, acquires) each find the buffers pending: the first combines. */
-	pthread_mutex_lock(&h->redux_lock);
+	starpu_pthread_mutex_lock(&h->redux_lock);
 	struct _astro_worker_buffers *set = __atomic_load_n(&h->redux, __ATOMIC_ACQUIRE);
 	if (!set) {
-		pthread_mutex_unlock(&h->redux_lock);
+		starpu_pthread_mutex_unlock(&h->redux_lock);
 		return;
 	}
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	bool fresh = undefined(h);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	/* The main copy, valid there alone: the reduction writes it. */
 	if (_astro_rt.nmemory_nodes > 1 ? _astro_coherency_fetch(h, STARPU_MAIN_RAM, STARPU_RW, false) != 0
 					: (!h->replicates[STARPU_MAIN_RAM].allocated && !_astro_coherency_materialize(h, STARPU_MAIN_RAM)))
 		abort();
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	h->valid[STARPU_MAIN_RAM] = true;
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	void *main = h->iface[STARPU_MAIN_RAM];
 	if (fresh && run_cpu(h, h->init_cl, &main, "init") != 0)
 		abort();
@@ -162,7 +162,7 @@ void _astro_redux_combine(starpu_data_handle_t h)
 		if (set->iface[w] && fold(h, main, set->iface[w], set->node[w]) != 0)
 			abort();
 	_astro_redux_drop(h);
-	pthread_mutex_unlock(&h->redux_lock);
+	starpu_pthread_mutex_unlock(&h->redux_lock);
 }
 
 void _astro_redux_invalidated(starpu_data_handle_t h)
@@ -176,9 +176,9 @@ void _astro_redux_invalidated(starpu_data_handle_t h)
 	void *iface = h->iface[STARPU_MAIN_RAM];
 	if (run_cpu(h, h->init_cl, &iface, "init") != 0)
 		return;
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	h->valid[STARPU_MAIN_RAM] = true;
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
 void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, void *redux_cl_arg,

@@ -80,13 +80,13 @@ static int push_refused(struct _astro_sched_ctx *c, struct starpu_task *task, in
 /* Contexts other than the global one: their policy is called under their lock (see sched_ctx.c). */
 int __attribute__((noinline)) _astro_ctx_push(struct _astro_sched_ctx *c, struct starpu_task *task)
 {
-	pthread_rwlock_rdlock(&c->lock);
+	starpu_pthread_rwlock_rdlock(&c->lock);
 	int ret = 0;
 	if (STARPU_UNLIKELY(c->collection.nworkers == 0))
 		_astro_ctx_wait_for_workers(c, task); /* until starpu_sched_ctx_add_workers */
 	else if ((ret = c->policy->push_task(task)) != 0)
 		ret = push_refused(c, task, ret);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 	return ret;
 }
 
@@ -121,11 +121,11 @@ static struct starpu_task *ctx_pop_from(struct _astro_worker *w, unsigned id)
 		task = _astro_rt.ctxs[0].policy->pop_task(0);
 	} else {
 		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
-		pthread_rwlock_rdlock(&c->lock);
+		starpu_pthread_rwlock_rdlock(&c->lock);
 		/* Still a member: membership changes under the write lock. */
 		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
 			task = c->policy->pop_task(id);
-		pthread_rwlock_unlock(&c->lock);
+		starpu_pthread_rwlock_unlock(&c->lock);
 	}
 	if (task && __atomic_load_n(&w->hands_down, __ATOMIC_RELAXED))
 		task = _astro_ctx_hand_down(w, id, task);
@@ -171,13 +171,13 @@ static struct starpu_task *__attribute__((noinline)) ctx_pop(struct _astro_worke
 static struct starpu_task *__attribute__((noinline)) pop_local(struct _astro_worker *w)
 {
 	struct starpu_task *task;
-	pthread_mutex_lock(&w->local_lock);
+	starpu_pthread_mutex_lock(&w->local_lock);
 	while (STARPU_UNLIKELY(w->parallel_head != NULL)) {
 		/* A part in a parallel task comes first (see parallel.c): rank 0 gets the task, the others ran theirs. */
 		task = _astro_parallel_take(w);
 		if (task)
 			return task;
-		pthread_mutex_lock(&w->local_lock);
+		starpu_pthread_mutex_lock(&w->local_lock);
 	}
 	/* A task given a workerorder waits for its turn: the ones before it on this worker ran (from 1). */
 	for (task = starpu_task_list_begin(&w->local_tasks); task; task = starpu_task_list_next(task))
@@ -189,7 +189,7 @@ static struct starpu_task *__attribute__((noinline)) pop_local(struct _astro_wor
 			w->orders_done++;
 		__atomic_sub_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&w->local_lock);
+	starpu_pthread_mutex_unlock(&w->local_lock);
 	return task;
 }
 
@@ -232,13 +232,13 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 
 void _astro_push_local(struct _astro_worker *w, struct starpu_task *task, int back)
 {
-	pthread_mutex_lock(&w->local_lock);
+	starpu_pthread_mutex_lock(&w->local_lock);
 	if (back)
 		starpu_task_list_push_back(&w->local_tasks, task);
 	else
 		starpu_task_list_push_front(&w->local_tasks, task);
 	__atomic_add_fetch(&w->nlocal, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&w->local_lock);
+	starpu_pthread_mutex_unlock(&w->local_lock);
 	_astro_worker_wake(w);
 }
 
@@ -255,11 +255,11 @@ void starpu_do_schedule(void)
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE || !c->policy->do_schedule)
 			continue;
 		if (id)
-			pthread_rwlock_rdlock(&c->lock);
+			starpu_pthread_rwlock_rdlock(&c->lock);
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE)
 			c->policy->do_schedule(id);
 		if (id)
-			pthread_rwlock_unlock(&c->lock);
+			starpu_pthread_rwlock_unlock(&c->lock);
 	}
 }
 

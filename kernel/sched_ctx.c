@@ -19,7 +19,7 @@ static _ASTRO_TLS bool ctx_chosen;
 static void *no_ctx_policy_data;
 
 /* Serialises creations, deletions and worker changes. */
-static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t ctxs_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------- the collection */
 
@@ -189,14 +189,10 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 {
 	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
 		/* Locks live as long as the runtime: a worker may still take one of a context it just left. */
-		pthread_rwlockattr_t attr;
-		pthread_rwlockattr_init(&attr);
 		/* Workers poll their contexts all the time: a change of workers must not wait behind them forever. */
-		pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		pthread_rwlock_init(&_astro_rt.ctxs[i].lock, &attr);
-		pthread_rwlockattr_destroy(&attr);
-		pthread_mutex_init(&_astro_rt.ctxs[i].wait_lock, NULL);
-		pthread_cond_init(&_astro_rt.ctxs[i].wait_cond, NULL);
+		astro_rwlock_init_writer_preferred(&_astro_rt.ctxs[i].lock);
+		starpu_pthread_mutex_init(&_astro_rt.ctxs[i].wait_lock, NULL);
+		starpu_pthread_cond_init(&_astro_rt.ctxs[i].wait_cond, NULL);
 		_astro_rt.ctxs[i].state = _ASTRO_CTX_FREE;
 	}
 	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
@@ -253,9 +249,9 @@ void _astro_ctxs_teardown(void)
 	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
 		if (_astro_rt.ctxs[i].state != _ASTRO_CTX_FREE)
 			ctx_teardown(&_astro_rt.ctxs[i]);
-		pthread_rwlock_destroy(&_astro_rt.ctxs[i].lock);
-		pthread_mutex_destroy(&_astro_rt.ctxs[i].wait_lock);
-		pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
+		starpu_pthread_rwlock_destroy(&_astro_rt.ctxs[i].lock);
+		starpu_pthread_mutex_destroy(&_astro_rt.ctxs[i].wait_lock);
+		starpu_pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
 	}
 	ctx_teardown(&_astro_rt.ctxs[0]);
 	_astro_hyp_reset();
@@ -302,12 +298,12 @@ void _astro_ctx_task_done(unsigned id)
 	/* All under wait_lock: once ntasks is 0, a waiter may delete c and starpu_sched_ctx_create
 	 * reuse its slot, so nothing of c may be read after that unless the application said
 	 * finished_submit (then it closes c, and c stays until deleted). Only tasks of created contexts come here. */
-	pthread_mutex_lock(&c->wait_lock);
+	starpu_pthread_mutex_lock(&c->wait_lock);
 	bool last = __atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST) == 0;
 	bool close = last && __atomic_load_n(&c->finished_submit, __ATOMIC_SEQ_CST);
 	if (last)
-		pthread_cond_broadcast(&c->wait_cond);
-	pthread_mutex_unlock(&c->wait_lock);
+		starpu_pthread_cond_broadcast(&c->wait_cond);
+	starpu_pthread_mutex_unlock(&c->wait_lock);
 	if (close)
 		ctx_close(c);
 }
@@ -315,10 +311,10 @@ void _astro_ctx_task_done(unsigned id)
 /* Under c's lock (read, from a push): c has no worker, task waits for some. */
 void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task)
 {
-	pthread_mutex_lock(&c->wait_lock);
+	starpu_pthread_mutex_lock(&c->wait_lock);
 	starpu_task_list_push_back(&c->waiting, task);
 	c->nwaiting++;
-	pthread_mutex_unlock(&c->wait_lock);
+	starpu_pthread_mutex_unlock(&c->wait_lock);
 	_astro_hyp_empty_ctx(ctx_id(c), task);
 }
 
@@ -341,29 +337,29 @@ static void ctx_flush_waiting(struct _astro_sched_ctx *c)
 {
 	struct starpu_task_list flushed;
 	starpu_task_list_init(&flushed);
-	pthread_rwlock_wrlock(&c->lock);
+	starpu_pthread_rwlock_wrlock(&c->lock);
 	if (c->collection.nworkers == 0) {
-		pthread_rwlock_unlock(&c->lock);
+		starpu_pthread_rwlock_unlock(&c->lock);
 		return;
 	}
-	pthread_mutex_lock(&c->wait_lock);
+	starpu_pthread_mutex_lock(&c->wait_lock);
 	int n = c->nwaiting_release >= 0 ? c->nwaiting_release : c->nwaiting;
 	for (int i = 0; i < n; i++)
 		starpu_task_list_push_back(&flushed, starpu_task_list_pop_front(&c->waiting));
 	c->nwaiting -= n;
 	c->nwaiting_release = -1;
-	pthread_mutex_unlock(&c->wait_lock);
+	starpu_pthread_mutex_unlock(&c->wait_lock);
 	while (!starpu_task_list_empty(&flushed))
 		ctx_repush(c, starpu_task_list_pop_front(&flushed), c->collection.workerids[0]);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 }
 
 static void ctx_wait_tasks(struct _astro_sched_ctx *c)
 {
-	pthread_mutex_lock(&c->wait_lock);
+	starpu_pthread_mutex_lock(&c->wait_lock);
 	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0)
-		pthread_cond_wait(&c->wait_cond, &c->wait_lock);
-	pthread_mutex_unlock(&c->wait_lock);
+		starpu_pthread_cond_wait(&c->wait_cond, &c->wait_lock);
+	starpu_pthread_mutex_unlock(&c->wait_lock);
 }
 
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
@@ -392,12 +388,12 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
 {
 	struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
-	pthread_rwlock_rdlock(&c->lock);
+	starpu_pthread_rwlock_rdlock(&c->lock);
 	if (post && c->policy->post_exec_hook)
 		c->policy->post_exec_hook(task, task->sched_ctx);
 	else if (!post && c->policy->pre_exec_hook)
 		c->policy->pre_exec_hook(task, task->sched_ctx);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 }
 
 /* -------------------------------------------------------- the workers */
@@ -425,7 +421,7 @@ static void ctx_add_workers(struct _astro_sched_ctx *c, const int *ids, unsigned
 	int added[STARPU_NMAXWORKERS];
 	unsigned nadded = 0;
 	unsigned id = ctx_id(c);
-	pthread_rwlock_wrlock(&c->lock);
+	starpu_pthread_rwlock_wrlock(&c->lock);
 	for (unsigned i = 0; i < n; i++) {
 		bool dup = c->collection.present[ids[i]];
 		for (unsigned j = 0; j < nadded && !dup; j++)
@@ -436,7 +432,7 @@ static void ctx_add_workers(struct _astro_sched_ctx *c, const int *ids, unsigned
 	policy_add_workers(c, added, nadded);
 	for (unsigned i = 0; i < nadded; i++)
 		__atomic_or_fetch(&_astro_rt.workers[added[i]]->ctx_mask, 1u << id, __ATOMIC_RELAXED);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 	/* They look at their new context's tasks at once. */
 	for (unsigned i = 0; i < nadded; i++)
 		_astro_worker_wake(_astro_rt.workers[added[i]]);
@@ -451,7 +447,7 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 	int removed[STARPU_NMAXWORKERS];
 	unsigned nremoved = 0;
 	unsigned id = ctx_id(c);
-	pthread_rwlock_wrlock(&c->lock);
+	starpu_pthread_rwlock_wrlock(&c->lock);
 	for (unsigned i = 0; i < n; i++) {
 		bool dup = !c->collection.present[ids[i]];
 		for (unsigned j = 0; j < nremoved && !dup; j++)
@@ -460,7 +456,7 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 			removed[nremoved++] = ids[i];
 	}
 	if (nremoved && nremoved == c->collection.nworkers && __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0) {
-		pthread_rwlock_unlock(&c->lock);
+		starpu_pthread_rwlock_unlock(&c->lock);
 		_astro_error("%s: removing these workers would leave scheduling context %u ('%s') without workers while %ld of its tasks "
 			     "are pending: wait for them first (starpu_task_wait_for_all_in_ctx) or keep a worker", fn, id,
 			     c->name ? c->name : "", __atomic_load_n(&c->ntasks, __ATOMIC_RELAXED));
@@ -482,7 +478,7 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 	policy_remove_workers(c, removed, nremoved);
 	while (!starpu_task_list_empty(&drained))
 		ctx_repush(c, starpu_task_list_pop_front(&drained), removed[0]);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 	return 0;
 }
 
@@ -522,7 +518,7 @@ static int nest_check(unsigned parent, const int *ids, int n, const char *fn)
 
 void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id)
 {
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
 	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
 	    (c->nesting == STARPU_NMAX_SCHED_CTXS || nest_check(c->nesting, workerids_ctx, (int)nworkers_ctx, __func__) == 0)) {
@@ -530,17 +526,17 @@ void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, uns
 		_astro_ctx_nesting_update();
 		ctx_flush_waiting(c);
 	}
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id)
 {
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
 	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
 	    ctx_remove_workers(c, workerids_ctx, nworkers_ctx, __func__) == 0)
 		_astro_ctx_nesting_update();
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 /* ------------------------------------------------- creation, deletion */
@@ -661,15 +657,15 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	}
 	if (check_workers(ids, n, "starpu_sched_ctx_create") != 0)
 		return STARPU_NMAX_SCHED_CTXS;
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && nest_check(o->nesting, ids, n, "starpu_sched_ctx_create") != 0) {
-		pthread_mutex_unlock(&ctxs_lock);
+		starpu_pthread_mutex_unlock(&ctxs_lock);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
 	for (int i = 0; i < o->nsub_ctxs; i++) {
 		int sub = o->sub_ctxs[i];
 		if (sub < 0 || sub >= STARPU_NMAX_SCHED_CTXS || _astro_rt.ctxs[sub].state == _ASTRO_CTX_FREE) {
-			pthread_mutex_unlock(&ctxs_lock);
+			starpu_pthread_mutex_unlock(&ctxs_lock);
 			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS names context %d, which does not exist: "
 				     "create the sub-contexts first", sub);
 			return STARPU_NMAX_SCHED_CTXS;
@@ -679,7 +675,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	while (id < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[id].state != _ASTRO_CTX_FREE)
 		id++;
 	if (id == STARPU_NMAX_SCHED_CTXS) {
-		pthread_mutex_unlock(&ctxs_lock);
+		starpu_pthread_mutex_unlock(&ctxs_lock);
 		_astro_error("starpu_sched_ctx_create: all %d scheduling contexts are in use: delete one first (starpu_sched_ctx_delete)",
 			     STARPU_NMAX_SCHED_CTXS);
 		return STARPU_NMAX_SCHED_CTXS;
@@ -730,7 +726,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS)
 		__atomic_or_fetch(&_astro_rt.ctxs[o->nesting].children, 1u << id, __ATOMIC_RELAXED);
 	_astro_ctx_nesting_update();
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 	_astro_verbose("scheduling context %u '%s': policy %s, %d workers", id, c->name, c->policy->policy_name, n);
 	return id;
 }
@@ -791,8 +787,8 @@ static void ctx_give_waiting(struct _astro_sched_ctx *c, unsigned heir)
 {
 	struct starpu_task_list given;
 	starpu_task_list_init(&given);
-	pthread_rwlock_wrlock(&c->lock);
-	pthread_mutex_lock(&c->wait_lock);
+	starpu_pthread_rwlock_wrlock(&c->lock);
+	starpu_pthread_mutex_lock(&c->wait_lock);
 	int n = c->collection.nworkers == 0 ? c->nwaiting : 0;
 	if (n) {
 		given = c->waiting;
@@ -800,8 +796,8 @@ static void ctx_give_waiting(struct _astro_sched_ctx *c, unsigned heir)
 		c->nwaiting = 0;
 		c->nwaiting_release = -1;
 	}
-	pthread_mutex_unlock(&c->wait_lock);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_mutex_unlock(&c->wait_lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 	if (n)
 		_astro_warn("starpu_sched_ctx_delete: scheduling context %u ('%s') is deleted with %d tasks waiting for workers: "
 			    "they run in context %u instead (add workers before deleting it to run them there)", ctx_id(c),
@@ -820,43 +816,43 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 {
 	if (_astro_forbid_blocking("starpu_sched_ctx_delete", "delete it from the application thread") != 0)
 		return;
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
 	if (!c) {
-		pthread_mutex_unlock(&ctxs_lock);
+		starpu_pthread_mutex_unlock(&ctxs_lock);
 		return;
 	}
 	/* Refuses new tasks (seq_cst, against _astro_ctx_task_submitted), then lets its own end. */
 	__atomic_store_n(&c->state, _ASTRO_CTX_DELETING, __ATOMIC_SEQ_CST);
 	unsigned heir = c->inheritor < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[c->inheritor].state == _ASTRO_CTX_LIVE ? c->inheritor : 0;
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 	ctx_give_waiting(c, heir);
 	ctx_wait_tasks(c);
 	_astro_hyp_ctx_deleted(sched_ctx_id);
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	int ids[STARPU_NMAXWORKERS];
 	unsigned n = c->collection.nworkers;
 	memcpy(ids, c->collection.workerids, n * sizeof(int));
 	unsigned inheritor = c->inheritor;
 	_astro_ctx_nesting_cut(sched_ctx_id);
-	pthread_rwlock_wrlock(&c->lock);
+	starpu_pthread_rwlock_wrlock(&c->lock);
 	ctx_teardown(c);
-	pthread_rwlock_unlock(&c->lock);
+	starpu_pthread_rwlock_unlock(&c->lock);
 	if (inheritor < STARPU_NMAX_SCHED_CTXS && inheritor != 0 && _astro_rt.ctxs[inheritor].state == _ASTRO_CTX_LIVE)
 		ctx_add_workers(&_astro_rt.ctxs[inheritor], ids, n);
 	_astro_ctx_nesting_update();
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
 {
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
 	if (c && inheritor == sched_ctx_id)
 		_astro_error("%s: context %u cannot inherit its own workers: name another context", __func__, inheritor);
 	else if (c && (inheritor == STARPU_NMAX_SCHED_CTXS || _astro_ctx_get(inheritor, __func__)))
 		c->inheritor = inheritor;
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
@@ -884,19 +880,19 @@ static void ctx_close(struct _astro_sched_ctx *c)
 		c->close_callback(id, c->close_args);
 		_astro_context_leave(previous);
 	}
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	unsigned heir = c->inheritor;
 	if (c->state == _ASTRO_CTX_LIVE && heir != 0 && heir < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[heir].state == _ASTRO_CTX_LIVE) {
 		int ids[STARPU_NMAXWORKERS];
-		pthread_rwlock_rdlock(&c->lock);
+		starpu_pthread_rwlock_rdlock(&c->lock);
 		unsigned n = c->collection.nworkers;
 		memcpy(ids, c->collection.workerids, n * sizeof(int));
-		pthread_rwlock_unlock(&c->lock);
+		starpu_pthread_rwlock_unlock(&c->lock);
 		ctx_add_workers(&_astro_rt.ctxs[heir], ids, n);
 		_astro_ctx_nesting_update();
 		ctx_flush_waiting(&_astro_rt.ctxs[heir]);
 	}
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 /* Tasks are counted per context from their submission: once the last one
@@ -921,10 +917,10 @@ void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*clos
 		_astro_error("%s: the global scheduling context is never closed: register the callback on a context you created", __func__);
 		return;
 	}
-	pthread_mutex_lock(&ctxs_lock);
+	starpu_pthread_mutex_lock(&ctxs_lock);
 	c->close_callback = close_callback;
 	c->close_args = args;
-	pthread_mutex_unlock(&ctxs_lock);
+	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
 
 void starpu_sched_ctx_stop_task_submission(void)
@@ -933,10 +929,10 @@ void starpu_sched_ctx_stop_task_submission(void)
 		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE)
 			continue;
-		pthread_mutex_lock(&c->wait_lock);
+		starpu_pthread_mutex_lock(&c->wait_lock);
 		if (c->nwaiting_release < 0)
 			c->nwaiting_release = c->nwaiting;
-		pthread_mutex_unlock(&c->wait_lock);
+		starpu_pthread_mutex_unlock(&c->wait_lock);
 	}
 }
 

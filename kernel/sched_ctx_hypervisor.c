@@ -18,7 +18,7 @@ static unsigned hypervisor_exists;
 /* Per worker: when it began to sleep (0: not seen asleep since the subscription). */
 static double sleep_since[STARPU_NMAXWORKERS];
 /* The subscription (-1: none) and the number of contexts with counters, under lock. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static int subscription = -1;
 static unsigned nset;
 
@@ -122,9 +122,9 @@ void starpu_sched_ctx_set_perf_counters(unsigned sched_ctx_id, void *perf_counte
 		return;
 	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
 		sched_ctx_id = 0;
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	set_locked(sched_ctx_id, perf_counters);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 }
 
 void starpu_sched_ctx_call_pushed_task_cb(int workerid, unsigned sched_ctx_id)
@@ -175,15 +175,15 @@ void _astro_hyp_ctx_deleted(unsigned ctx)
 		return;
 	if (pc->notify_delete_context)
 		pc->notify_delete_context(ctx);
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	if (counters[ctx] == pc)
 		set_locked(ctx, NULL);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 }
 
 void _astro_hyp_reset(void)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	memset(counters, 0, sizeof(counters));
 	memset(start_sample, 0, sizeof(start_sample));
 	nset = 0;
@@ -191,5 +191,5 @@ void _astro_hyp_reset(void)
 		astro_observe_unsubscribe(subscription);
 	subscription = -1;
 	__atomic_store_n(&hypervisor_exists, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 }

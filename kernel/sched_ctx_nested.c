@@ -170,7 +170,7 @@ void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, 
 	int master = __atomic_load_n(&c->master, __ATOMIC_ACQUIRE);
 	/* Called from tasks, not from policy hooks: its workers may change meanwhile (the global context's never do). */
 	if (c != &_astro_rt.ctxs[0])
-		pthread_rwlock_rdlock(&c->lock);
+		starpu_pthread_rwlock_rdlock(&c->lock);
 	/* The master (or a thread that is no worker) has every core of the context; another worker its own. */
 	for (unsigned i = 0; i < c->collection.nworkers; i++) {
 		int w = c->collection.workerids[i];
@@ -178,7 +178,7 @@ void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, 
 			(*cpuids)[(*ncpuids)++] = _astro_rt.workers[w]->bindid;
 	}
 	if (c != &_astro_rt.ctxs[0])
-		pthread_rwlock_unlock(&c->lock);
+		starpu_pthread_rwlock_unlock(&c->lock);
 }
 
 void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid)
@@ -210,7 +210,7 @@ static void wait_until_at_least(int *word, int target)
 {
 	int v;
 	while ((v = __atomic_load_n(word, __ATOMIC_ACQUIRE)) < target)
-		_astro_futex_wait(word, v);
+		astro_futex_wait(word, v);
 }
 
 static void hold_worker(void *buffers[], void *arg)
@@ -218,11 +218,11 @@ static void hold_worker(void *buffers[], void *arg)
 	(void)buffers;
 	struct hold *h = arg;
 	__atomic_add_fetch(&h->started, 1, __ATOMIC_ACQ_REL);
-	_astro_futex_wake_all(&h->started);
+	astro_futex_wake_all(&h->started);
 	wait_until_at_least(&h->release, 1);
 	/* The last touch of h: the releaser frees it once every worker is past it. */
 	__atomic_sub_fetch(&h->left, 1, __ATOMIC_ACQ_REL);
-	_astro_futex_wake_all(&h->left);
+	astro_futex_wake_all(&h->left);
 }
 
 static struct starpu_codelet hold_cl = {
@@ -261,10 +261,10 @@ static struct hold *hold_workers(const int *ids, unsigned n, int skip)
 static void release_hold(struct hold *h)
 {
 	__atomic_store_n(&h->release, 1, __ATOMIC_RELEASE);
-	_astro_futex_wake_all(&h->release);
+	astro_futex_wake_all(&h->release);
 	int v;
 	while ((v = __atomic_load_n(&h->left, __ATOMIC_ACQUIRE)) > 0)
-		_astro_futex_wait(&h->left, v);
+		astro_futex_wait(&h->left, v);
 	free(h);
 }
 
@@ -293,7 +293,7 @@ void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, un
 
 /* starpu_sched_ctx_book_workers_for_task(): per context and master, the workers held for it. */
 static struct hold *booked[STARPU_NMAX_SCHED_CTXS][STARPU_NMAXWORKERS];
-static pthread_mutex_t booked_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t booked_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct hold booking_coming;      /* a booking whose workers are not all held yet */
 
 int starpu_sched_ctx_book_workers_for_task(unsigned sched_ctx_id, int *workerids, int nworkers)
@@ -319,20 +319,20 @@ int starpu_sched_ctx_book_workers_for_task(unsigned sched_ctx_id, int *workerids
 		if (workerids[i] == self)
 			master = self;
 	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
-	pthread_mutex_lock(&booked_lock);
+	starpu_pthread_mutex_lock(&booked_lock);
 	if (booked[id][master]) {
-		pthread_mutex_unlock(&booked_lock);
+		starpu_pthread_mutex_unlock(&booked_lock);
 		_astro_error("%s: worker %d already has workers booked in context %u: unbook them first "
 			     "(starpu_sched_ctx_unbook_workers_for_task)", __func__, master, id);
 		return -EBUSY;
 	}
 	/* Taken while its workers come (another booking of them may hold them until it is unbooked). */
 	booked[id][master] = &booking_coming;
-	pthread_mutex_unlock(&booked_lock);
+	starpu_pthread_mutex_unlock(&booked_lock);
 	struct hold *h = hold_workers(workerids, (unsigned)nworkers, master);
-	pthread_mutex_lock(&booked_lock);
+	starpu_pthread_mutex_lock(&booked_lock);
 	booked[id][master] = h;
-	pthread_mutex_unlock(&booked_lock);
+	starpu_pthread_mutex_unlock(&booked_lock);
 	return master;
 }
 
@@ -342,12 +342,12 @@ void starpu_sched_ctx_unbook_workers_for_task(unsigned sched_ctx_id, int master)
 		return;
 	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
 	struct hold *h = NULL;
-	pthread_mutex_lock(&booked_lock);
+	starpu_pthread_mutex_lock(&booked_lock);
 	if (master >= 0 && master < STARPU_NMAXWORKERS && booked[id][master] && booked[id][master] != &booking_coming) {
 		h = booked[id][master];
 		booked[id][master] = NULL;
 	}
-	pthread_mutex_unlock(&booked_lock);
+	starpu_pthread_mutex_unlock(&booked_lock);
 	if (!h) {
 		_astro_error("%s: worker %d has no workers booked in context %u: give the master "
 			     "starpu_sched_ctx_book_workers_for_task() returned", __func__, master, id);

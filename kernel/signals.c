@@ -58,7 +58,7 @@ void _astro_foreign_leave_fn(struct _astro_foreign_call *call)
 	g_free(call->owned_what);
 }
 
-static pthread_mutex_t signals_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t signals_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous[NCAUGHT];
 static volatile sig_atomic_t installed[NCAUGHT];
 static int catching;                     /* the knob's value */
@@ -129,7 +129,7 @@ static void on_signal(int sig)
 
 int _astro_signals_catch(bool on)
 {
-	pthread_mutex_lock(&signals_lock);
+	starpu_pthread_mutex_lock(&signals_lock);
 	for (unsigned i = 0; i < NCAUGHT; i++) {
 		int sig = caught[i].number;
 		struct sigaction current;
@@ -155,7 +155,7 @@ int _astro_signals_catch(bool on)
 		}
 	}
 	__atomic_store_n(&catching, on, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&signals_lock);
+	starpu_pthread_mutex_unlock(&signals_lock);
 	return 0;
 }
 

@@ -21,8 +21,8 @@ enum tag_state { TAG_INIT, TAG_ASSOCIATED, TAG_DONE };
 struct _astro_tag
 {
 	starpu_tag_t id;
-	pthread_mutex_t lock;
-	pthread_cond_t done_cond;
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t done_cond;
 	enum tag_state state;
 	unsigned ndeps;                      /* declared dependency tags */
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
@@ -50,12 +50,12 @@ static _ASTRO_TLS struct {
 
 struct shard
 {
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 	GHashTable *tags;                    /* starpu_tag_t* -> struct _astro_tag */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 static struct shard shards[TAG_SHARDS];
-static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+static starpu_pthread_once_t shards_once = STARPU_PTHREAD_ONCE_INIT;
 
 static guint tag_hash(gconstpointer key)
 {
@@ -74,8 +74,8 @@ static gboolean tag_equal(gconstpointer a, gconstpointer b)
 static void tag_free(gpointer p)
 {
 	struct _astro_tag *tag = p;
-	pthread_mutex_destroy(&tag->lock);
-	pthread_cond_destroy(&tag->done_cond);
+	starpu_pthread_mutex_destroy(&tag->lock);
+	starpu_pthread_cond_destroy(&tag->done_cond);
 	if (tag->succs != tag->inline_succs)
 		free(tag->succs);
 	free(tag);
@@ -84,23 +84,23 @@ static void tag_free(gpointer p)
 static void shards_create(void)
 {
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		pthread_mutex_init(&shards[i].lock, NULL);
+		starpu_pthread_mutex_init(&shards[i].lock, NULL);
 		shards[i].tags = g_hash_table_new_full(tag_hash, tag_equal, NULL, tag_free);
 	}
 }
 
 void _astro_tags_init(void)
 {
-	pthread_once(&shards_once, shards_create);
+	starpu_pthread_once(&shards_once, shards_create);
 }
 
 void _astro_tags_shutdown(void)
 {
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		pthread_mutex_lock(&shards[i].lock);
+		starpu_pthread_mutex_lock(&shards[i].lock);
 		g_hash_table_remove_all(shards[i].tags);
 		__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&shards[i].lock);
+		starpu_pthread_mutex_unlock(&shards[i].lock);
 	}
 }
 
@@ -120,20 +120,20 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 		memset(&tag_cache, 0, sizeof(tag_cache));
 		tag_cache.generation = generation;
 	}
-	pthread_once(&shards_once, shards_create);
+	starpu_pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
 	if (!tag && create) {
 		tag = calloc(1, sizeof(*tag));
 		tag->id = id;
-		tag->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-		tag->done_cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
+		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
 		tag->succs = tag->inline_succs;
 		tag->succs_cap = TAG_CACHE;
 		g_hash_table_insert(s->tags, &tag->id, tag);
 	}
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	if (tag) {
 		tag_cache.id[tag_cache.next] = id;
 		tag_cache.tag[tag_cache.next] = tag;
@@ -146,14 +146,14 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 static void count_completion(struct _astro_tag *tag)
 {
 	struct _astro_job *release = NULL;
-	pthread_mutex_lock(&tag->lock);
+	starpu_pthread_mutex_lock(&tag->lock);
 	tag->ndeps_completed++;
 	if (tag->job_blocked && tag->ndeps_completed >= tag->ndeps) {
 		tag->job_blocked = false;
 		tag->ndeps_completed = 0;
 		release = tag->job;
 	}
-	pthread_mutex_unlock(&tag->lock);
+	starpu_pthread_mutex_unlock(&tag->lock);
 	if (release)
 		_astro_job_release(release);
 }
@@ -161,14 +161,14 @@ static void count_completion(struct _astro_tag *tag)
 /* Marks tag done and releases what depended on it; ended: the job of it that completed, if any. */
 static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 {
-	pthread_mutex_lock(&tag->lock);
+	starpu_pthread_mutex_lock(&tag->lock);
 	if (ended) {
 		tag->njobs--;
 		if (tag->job == ended)
 			tag->job = NULL;
 	}
 	if (tag->state == TAG_DONE) {
-		pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
 		return;
 	}
 	tag->state = TAG_DONE;
@@ -181,8 +181,8 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 	struct _astro_tag **succs = n <= 8 ? succs_inline : malloc(n * sizeof(*succs));
 	memcpy(succs, tag->succs, n * sizeof(*succs));
 	if (tag->waiters)
-		pthread_cond_broadcast(&tag->done_cond);
-	pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_cond_broadcast(&tag->done_cond);
+	starpu_pthread_mutex_unlock(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
 		count_completion(succs[i]);
@@ -193,7 +193,7 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 {
 	struct _astro_tag *tag = tag_lookup(id, true);
-	pthread_mutex_lock(&tag->lock);
+	starpu_pthread_mutex_lock(&tag->lock);
 	/* Several tasks may carry a tag at once (as in StarPU): it is done when the first
 	 * of them completes. Not a tag with dependencies: those wake one task. */
 	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job && tag->ndeps) {
@@ -203,7 +203,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds, and the tag has "
 			     "dependencies (starpu_tag_declare_deps), which wake one task only. Use another tag, or submit this task once that one completed",
 			     name ? name : "(unnamed)", (unsigned long long)id, other ? other : "(unnamed)", tag->job->id);
-		pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
 		return -EINVAL;
 	}
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
@@ -219,7 +219,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	} else {
 		tag->ndeps_completed = 0; /* this round's dependencies are used up */
 	}
-	pthread_mutex_unlock(&tag->lock);
+	starpu_pthread_mutex_unlock(&tag->lock);
 	return 0;
 }
 
@@ -229,7 +229,7 @@ void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 }
 
 /* Serialises declarations, so that two of them cannot close a cycle together unseen. */
-static pthread_mutex_t declare_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t declare_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* Would "root depends on deps[]" close a cycle? That is: does some dep
  * already depend, directly or not, on root (found by walking the successors
@@ -251,7 +251,7 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	struct _astro_tag *found = NULL;
 	while (!found && !g_queue_is_empty(&queue)) {
 		struct _astro_tag *t = g_queue_pop_head(&queue);
-		pthread_mutex_lock(&t->lock);
+		starpu_pthread_mutex_lock(&t->lock);
 		for (unsigned k = 0; k < t->nsuccs && !found; k++) {
 			struct _astro_tag *succ = t->succs[k];
 			if (g_hash_table_contains(parent, succ))
@@ -262,7 +262,7 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 				if (succ->id == deps[i])
 					found = succ;
 		}
-		pthread_mutex_unlock(&t->lock);
+		starpu_pthread_mutex_unlock(&t->lock);
 	}
 	char *cycle = NULL;
 	if (found) {
@@ -285,7 +285,7 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		_astro_error("starpu_tag_declare_deps_array: NULL array for %u dependencies of tag %llu", ndeps, (unsigned long long)id);
 		return;
 	}
-	pthread_mutex_lock(&declare_lock);
+	starpu_pthread_mutex_lock(&declare_lock);
 	struct _astro_tag *tag = tag_lookup(id, true);
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
 	 * application), but its tasks wait until one of its tags is notified: said once. */
@@ -299,10 +299,10 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 	for (unsigned i = 0; i < ndeps; i++) {
 		struct _astro_tag *dep = tag_lookup(array[i], true);
 		/* Declare first, so a completion counted meanwhile never releases the job early. */
-		pthread_mutex_lock(&tag->lock);
+		starpu_pthread_mutex_lock(&tag->lock);
 		tag->ndeps++;
-		pthread_mutex_unlock(&tag->lock);
-		pthread_mutex_lock(&dep->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_lock(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
 			memcpy(grown, dep->succs, dep->nsuccs * sizeof(*grown));
@@ -313,11 +313,11 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		}
 		dep->succs[dep->nsuccs++] = tag;
 		bool already_done = dep->state == TAG_DONE;
-		pthread_mutex_unlock(&dep->lock);
+		starpu_pthread_mutex_unlock(&dep->lock);
 		if (already_done)
 			count_completion(tag);
 	}
-	pthread_mutex_unlock(&declare_lock);
+	starpu_pthread_mutex_unlock(&declare_lock);
 	for (unsigned i = 0; i < ndeps; i++)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
 			       .other_id = (unsigned long)array[i], .nimpl = ASTRO_DEP_TAG);
@@ -342,12 +342,12 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	for (unsigned i = 0; i < ntags; i++) {
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
-		pthread_mutex_lock(&tag->lock);
+		starpu_pthread_mutex_lock(&tag->lock);
 		tag->waiters++;
 		while (tag->state != TAG_DONE)
-			pthread_cond_wait(&tag->done_cond, &tag->lock);
+			starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
 		tag->waiters--;
-		pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return 0;
@@ -368,10 +368,10 @@ void starpu_tag_restart(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return;
-	pthread_mutex_lock(&tag->lock);
+	starpu_pthread_mutex_lock(&tag->lock);
 	if (tag->state == TAG_DONE)
 		tag->state = TAG_INIT;
-	pthread_mutex_unlock(&tag->lock);
+	starpu_pthread_mutex_unlock(&tag->lock);
 }
 
 void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
@@ -382,14 +382,14 @@ void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
 
 void starpu_tag_remove(starpu_tag_t id)
 {
-	pthread_once(&shards_once, shards_create);
+	starpu_pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
 	if (tag) {
-		pthread_mutex_lock(&tag->lock);
+		starpu_pthread_mutex_lock(&tag->lock);
 		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
-		pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
 		if (busy)
 			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",
 				     (unsigned long long)id);
@@ -398,7 +398,7 @@ void starpu_tag_remove(starpu_tag_t id)
 			g_hash_table_remove(s->tags, &id);
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 }
 
 struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
@@ -406,9 +406,9 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return NULL;
-	pthread_mutex_lock(&tag->lock);
+	starpu_pthread_mutex_lock(&tag->lock);
 	struct starpu_task *task = tag->job ? tag->job->task : __atomic_load_n(&tag->task, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&tag->lock);
+	starpu_pthread_mutex_unlock(&tag->lock);
 	return task;
 }
 
@@ -434,15 +434,15 @@ void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
 {
 	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
 	GPtrArray *order = g_ptr_array_new();
-	pthread_once(&shards_once, shards_create);
+	starpu_pthread_once(&shards_once, shards_create);
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		pthread_mutex_lock(&shards[i].lock);
+		starpu_pthread_mutex_lock(&shards[i].lock);
 		GHashTableIter it;
 		gpointer value;
 		g_hash_table_iter_init(&it, shards[i].tags);
 		while (g_hash_table_iter_next(&it, NULL, &value)) {
 			struct _astro_tag *dep = value;
-			pthread_mutex_lock(&dep->lock);
+			starpu_pthread_mutex_lock(&dep->lock);
 			if (dep->state != TAG_DONE) {
 				for (unsigned k = 0; k < dep->nsuccs; k++) {
 					struct blocked_tag *b = g_hash_table_lookup(waiting, dep->succs[k]);
@@ -462,21 +462,21 @@ void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
 					}
 				}
 			}
-			pthread_mutex_unlock(&dep->lock);
+			starpu_pthread_mutex_unlock(&dep->lock);
 		}
-		pthread_mutex_unlock(&shards[i].lock);
+		starpu_pthread_mutex_unlock(&shards[i].lock);
 	}
 	for (unsigned i = 0; i < order->len; i++) {
 		struct blocked_tag *b = order->pdata[i];
 		struct _astro_tag *tag = b->tag;
-		pthread_mutex_lock(&tag->lock);
+		starpu_pthread_mutex_lock(&tag->lock);
 		if (tag->job_blocked && tag->job) {
 			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 			g_string_append_printf(out, "[astrolabe] watchdog:   tag %llu (task '%s', job %lu) waits for %s\n", (unsigned long long)tag->id,
 					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
 			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
 		}
-		pthread_mutex_unlock(&tag->lock);
+		starpu_pthread_mutex_unlock(&tag->lock);
 		g_string_free(b->waits, TRUE);
 		g_free(b);
 	}

@@ -45,7 +45,7 @@ static void job_finish(struct _astro_job *job);
 static void job_init(struct _astro_job *job)
 {
 	memset(job, 0, sizeof(*job));
-	job->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 	job->id = __atomic_add_fetch(&next_job_id, 1, __ATOMIC_RELAXED);
 	job->pending = 1;
 	job->end_pending = 1;
@@ -91,7 +91,7 @@ struct _astro_dep_group
 };
 
 /* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
-static pthread_mutex_t dep_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t dep_graph_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* One submission of job uses one completion of each of its groups (job->lock held). A
  * regenerated task thus runs once per round of its predecessors, however far ahead they run. */
@@ -107,7 +107,7 @@ static void groups_consume(struct _astro_job *job)
 static struct _astro_job *group_notify(struct _astro_dep_group *g)
 {
 	struct _astro_job *succ = g->succ, *release = NULL;
-	pthread_mutex_lock(&succ->lock);
+	starpu_pthread_mutex_lock(&succ->lock);
 	if (--g->remaining == 0) {
 		g->remaining = g->ndeps;
 		if (g->banked++ == 0)
@@ -118,52 +118,52 @@ static struct _astro_job *group_notify(struct _astro_dep_group *g)
 			release = succ;
 		}
 	}
-	pthread_mutex_unlock(&succ->lock);
+	starpu_pthread_mutex_unlock(&succ->lock);
 	return release;
 }
 
 /* At submission: use one completion of every group, or wait for them. */
 static void groups_claim(struct _astro_job *job)
 {
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	if (job->ngroups_ready == job->ngroups) {
 		groups_consume(job);
 	} else {
 		job->waiting_groups = true;
 		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
 	}
-	pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&job->lock);
 }
 
 static void groups_forget(struct _astro_job *job)
 {
-	pthread_mutex_lock(&dep_graph_lock);
+	starpu_pthread_mutex_lock(&dep_graph_lock);
 	for (unsigned i = 0; i < job->ngroups; i++) {
 		struct _astro_dep_group *g = job->groups[i];
 		for (unsigned k = 0; k < g->ndeps; k++) {
 			struct _astro_job *pred = g->preds[k];
 			if (!pred)
 				continue;
-			pthread_mutex_lock(&pred->lock);
+			starpu_pthread_mutex_lock(&pred->lock);
 			for (unsigned j = 0; j < pred->npred_of; j++)
 				if (pred->pred_of[j] == g) {
 					pred->pred_of[j] = pred->pred_of[--pred->npred_of];
 					break;
 				}
-			pthread_mutex_unlock(&pred->lock);
+			starpu_pthread_mutex_unlock(&pred->lock);
 		}
 		free(g->preds);
 		free(g);
 	}
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	for (unsigned i = 0; i < job->npred_of; i++) {
 		struct _astro_dep_group *g = job->pred_of[i];
 		for (unsigned k = 0; k < g->ndeps; k++)
 			if (g->preds[k] == job)
 				g->preds[k] = NULL;
 	}
-	pthread_mutex_unlock(&job->lock);
-	pthread_mutex_unlock(&dep_graph_lock);
+	starpu_pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&dep_graph_lock);
 	free(job->groups);
 	free(job->pred_of);
 }
@@ -176,7 +176,7 @@ void _astro_job_free(struct _astro_job *job)
 		groups_forget(job);
 	if (STARPU_UNLIKELY(__atomic_load_n(&job->instr_saved, __ATOMIC_RELAXED)))
 		_astro_instr_job_forget(job);
-	pthread_mutex_destroy(&job->lock);
+	starpu_pthread_mutex_destroy(&job->lock);
 	free(job->succs);
 	if (job->links != job->inline_links)
 		free(job->links);
@@ -186,21 +186,21 @@ void _astro_job_free(struct _astro_job *job)
 
 void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg)
 {
-	pthread_mutex_lock(&pred->lock);
+	starpu_pthread_mutex_lock(&pred->lock);
 	for (unsigned i = 0; i < pred->nsuccs; i++) {
 		uintptr_t entry = (uintptr_t)pred->succs[i];
 		fn((struct _astro_job *)(entry & ~END_DEP_BIT), (entry & END_DEP_BIT) != 0, arg);
 	}
 	for (unsigned i = 0; i < pred->npred_of; i++)
 		fn(pred->pred_of[i]->succ, false, arg);
-	pthread_mutex_unlock(&pred->lock);
+	starpu_pthread_mutex_unlock(&pred->lock);
 }
 
 static int add_succ_entry(struct _astro_job *pred, void *entry)
 {
-	pthread_mutex_lock(&pred->lock);
+	starpu_pthread_mutex_lock(&pred->lock);
 	if (pred->terminated) {
-		pthread_mutex_unlock(&pred->lock);
+		starpu_pthread_mutex_unlock(&pred->lock);
 		return 0;
 	}
 	if (pred->nsuccs == pred->succs_cap) {
@@ -208,7 +208,7 @@ static int add_succ_entry(struct _astro_job *pred, void *entry)
 		pred->succs = realloc(pred->succs, pred->succs_cap * sizeof(*pred->succs));
 	}
 	pred->succs[pred->nsuccs++] = entry;
-	pthread_mutex_unlock(&pred->lock);
+	starpu_pthread_mutex_unlock(&pred->lock);
 	return 1;
 }
 
@@ -269,7 +269,7 @@ static void job_ready(struct _astro_job *job)
 			_astro_context_leave(previous);
 		} else {
 			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);
-			_astro_futex_wake_all(&job->acquire_ready);
+			astro_futex_wake_all(&job->acquire_ready);
 		}
 		return;
 	}
@@ -327,9 +327,9 @@ static void count_down(long n)
 	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, n, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
 	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST)) {
-		pthread_mutex_lock(&_astro_rt.wait_lock);
-		pthread_cond_broadcast(&_astro_rt.wait_cond);
-		pthread_mutex_unlock(&_astro_rt.wait_lock);
+		starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
+		starpu_pthread_cond_broadcast(&_astro_rt.wait_cond);
+		starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
 	}
 }
 
@@ -342,7 +342,7 @@ static void release_successors(struct _astro_job *job)
 {
 	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
 	unsigned nreleases = 0;
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	job->terminated = true;
 	struct _astro_job **succs = job->succs;
 	unsigned n = job->nsuccs;
@@ -355,7 +355,7 @@ static void release_successors(struct _astro_job *job)
 		if (release)
 			group_releases[nreleases++] = release;
 	}
-	pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&job->lock);
 	for (unsigned i = 0; i < nreleases; i++)
 		_astro_job_release(group_releases[i]);
 	if (group_releases != group_releases_inline)
@@ -456,7 +456,7 @@ static void job_finish(struct _astro_job *job)
 	} else if (!detach) {
 		/* After this exchange the waiter may free the task: touch nothing but the futex. */
 		if (__atomic_exchange_n(&job->done, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_WAITED)
-			_astro_futex_wake_all(&job->done);
+			astro_futex_wake_all(&job->done);
 	} else {
 		__atomic_store_n(&job->done, JOB_DONE, __ATOMIC_RELEASE);
 	}
@@ -582,7 +582,7 @@ static int task_validate(struct starpu_task *task)
 	if (job && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) && job != finishing_job) {
 		/* Terminating elsewhere (its tag is done, its callback runs): StarPU accepts it, let that end first. */
 		while (__atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE) && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
-			sched_yield();
+			astro_thread_yield();
 		if (__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE)) {
 			_astro_error("starpu_task_submit: task '%s' is already submitted and not complete: wait for it or create another task",
 				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
@@ -754,9 +754,9 @@ static bool job_never_submitted(struct _astro_job *job)
 {
 	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
 		return false;
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
-	pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&job->lock);
 	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
 	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
 }
@@ -798,7 +798,7 @@ int starpu_task_wait(struct starpu_task *task)
 	int expected = JOB_RUNNING;
 	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
-		_astro_futex_wait(&job->done, JOB_WAITED);
+		astro_futex_wait(&job->done, JOB_WAITED);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
 	if (task->destroy)
 		starpu_task_destroy(task);
@@ -820,26 +820,23 @@ int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
 
 void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
 {
-	pthread_mutex_lock(&_astro_rt.wait_lock);
+	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
 	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
 	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n) {
 		if (!give_up) {
-			pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
+			starpu_pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
 			continue;
 		}
 		if (give_up())
 			break;
-		struct timespec until, poll = { 0, GIVE_UP_POLL_NS };
-		clock_gettime(CLOCK_REALTIME, &until);
-		starpu_timespec_accumulate(&until, &poll);
-		pthread_cond_timedwait(&_astro_rt.wait_cond, &_astro_rt.wait_lock, &until);
+		astro_cond_wait_for(&_astro_rt.wait_cond, &_astro_rt.wait_lock, GIVE_UP_POLL_NS);
 	}
 	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)
 		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&_astro_rt.wait_lock);
+	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
 }
 
 /* Waits until at most n submitted tasks are not complete. */
@@ -1111,15 +1108,15 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 		return;
 	}
 	g->remaining = g->ndeps;
-	pthread_mutex_lock(&dep_graph_lock);
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&dep_graph_lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	job->groups = realloc(job->groups, (job->ngroups + 1) * sizeof(*job->groups));
 	job->groups[job->ngroups++] = g;
-	pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&job->lock);
 	struct _astro_job *release = NULL;
 	for (unsigned k = 0; k < g->ndeps; k++) {
 		struct _astro_job *pred = g->preds[k];
-		pthread_mutex_lock(&pred->lock);
+		starpu_pthread_mutex_lock(&pred->lock);
 		if (pred->npred_of == pred->pred_of_cap) {
 			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
 			pred->pred_of = realloc(pred->pred_of, pred->pred_of_cap * sizeof(*pred->pred_of));
@@ -1131,9 +1128,9 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 			if (r)
 				release = r;
 		}
-		pthread_mutex_unlock(&pred->lock);
+		starpu_pthread_mutex_unlock(&pred->lock);
 	}
-	pthread_mutex_unlock(&dep_graph_lock);
+	starpu_pthread_mutex_unlock(&dep_graph_lock);
 	if (release)
 		_astro_job_release(release);
 }
@@ -1183,7 +1180,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 {
 	struct _astro_job *job = _astro_job_get(task);
 	unsigned n = 0;
-	pthread_mutex_lock(&job->lock);
+	starpu_pthread_mutex_lock(&job->lock);
 	for (unsigned i = 0; i < job->nsuccs + job->npred_of; i++) {
 		struct _astro_job *succ = i < job->nsuccs ? (struct _astro_job *)((uintptr_t)job->succs[i] & ~END_DEP_BIT)
 							  : job->pred_of[i - job->nsuccs]->succ;
@@ -1193,7 +1190,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 			task_array[n] = succ->task;
 		n++;
 	}
-	pthread_mutex_unlock(&job->lock);
+	starpu_pthread_mutex_unlock(&job->lock);
 	return (int)n;
 }
 

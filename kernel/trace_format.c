@@ -15,7 +15,7 @@ struct registered_format
 	char *origin; /* the plugin's file, or "built in" */
 };
 
-static pthread_mutex_t formats_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t formats_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GPtrArray *formats; /* struct registered_format, registration order; never shrinks */
 
 static bool valid_name(const char *name)
@@ -52,7 +52,7 @@ int astro_trace_format_register(const struct astro_trace_format *format)
 		g_free(from);
 		return ret;
 	}
-	pthread_mutex_lock(&formats_lock);
+	starpu_pthread_mutex_lock(&formats_lock);
 	if (!formats)
 		formats = g_ptr_array_new();
 	for (guint i = 0; i < formats->len; i++) {
@@ -60,7 +60,7 @@ int astro_trace_format_register(const struct astro_trace_format *format)
 		if (r->format == format)
 			break; /* the same, again (a built-in format at each conversion): nothing to do */
 		if (strcmp(r->format->name, format->name) == 0) {
-			pthread_mutex_unlock(&formats_lock);
+			starpu_pthread_mutex_unlock(&formats_lock);
 			_astro_error("trace format '%s' of %s is registered already (%s): the second one is ignored; rename one of them",
 				     format->name, who, r->origin);
 			g_free(_astro_plugin_initialising(true));
@@ -77,7 +77,7 @@ int astro_trace_format_register(const struct astro_trace_format *format)
 		r->origin = from ? g_strndup(strstr(from, " (") + 2, strlen(strstr(from, " (") + 2) - 1) : g_strdup("built in"); /* the path alone */
 		g_ptr_array_add(formats, r);
 	}
-	pthread_mutex_unlock(&formats_lock);
+	starpu_pthread_mutex_unlock(&formats_lock);
 	if (!known)
 		_astro_verbose("  trace format %s: %s", format->name, format->description ? format->description : "");
 	g_free(from);
@@ -87,17 +87,17 @@ int astro_trace_format_register(const struct astro_trace_format *format)
 int astro_trace_formats_load(void)
 {
 	_astro_format_plugins_load();
-	pthread_mutex_lock(&formats_lock);
+	starpu_pthread_mutex_lock(&formats_lock);
 	int n = formats ? (int)formats->len : 0;
-	pthread_mutex_unlock(&formats_lock);
+	starpu_pthread_mutex_unlock(&formats_lock);
 	return n;
 }
 
 static const struct registered_format *nth(unsigned n)
 {
-	pthread_mutex_lock(&formats_lock);
+	starpu_pthread_mutex_lock(&formats_lock);
 	const struct registered_format *r = formats && n < formats->len ? g_ptr_array_index(formats, n) : NULL;
-	pthread_mutex_unlock(&formats_lock);
+	starpu_pthread_mutex_unlock(&formats_lock);
 	return r;
 }
 

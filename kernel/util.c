@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,15 +140,13 @@ char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
 
 static double monotonic_us(void)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)now.tv_sec * 1e6 + (double)now.tv_nsec * 1e-3;
+	return (double)astro_clock_monotonic_ns() * 1e-3;
 }
 
 #ifdef _ASTRO_HAVE_TSC
 
 struct _astro_tsc_clock _astro_tsc_clock;
-static pthread_mutex_t tsc_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t tsc_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* A CLOCK_MONOTONIC reading and the counter at the same moment: the tightest of three tries. */
 static void tsc_pair(double *us, uint64_t *tsc)
@@ -187,7 +185,7 @@ static double timing_calibrate(void)
 	double now_us = 0.0;
 	uint64_t now_tsc = 0;
 	tsc_pair(&now_us, &now_tsc);
-	pthread_mutex_lock(&tsc_lock);
+	starpu_pthread_mutex_lock(&tsc_lock);
 	switch (c->state) {
 	case _ASTRO_CLOCK_UNDECIDED: {
 		const char *choice = getenv("ASTROLABE_TIMING");
@@ -214,7 +212,7 @@ static double timing_calibrate(void)
 	default:
 		break;
 	}
-	pthread_mutex_unlock(&tsc_lock);
+	starpu_pthread_mutex_unlock(&tsc_lock);
 	return now_us;
 }
 
@@ -245,16 +243,9 @@ double starpu_timing_now(void)
 
 static void sleep_for(double seconds)
 {
-	struct timespec req, rem;
-
 	if (!(seconds > 0.0)) /* also rejects NaN */
 		return;
-	req.tv_sec = (time_t)seconds;
-	req.tv_nsec = (long)((seconds - (double)req.tv_sec) * 1e9);
-	if (req.tv_nsec >= 1000000000L)
-		req.tv_nsec = 999999999L;
-	while (nanosleep(&req, &rem) == -1 && errno == EINTR)
-		req = rem;
+	astro_sleep_ns(seconds < 1e9 ? (uint64_t)(seconds * 1e9) : UINT64_MAX / 2);
 }
 
 void starpu_sleep(float nb_sec)
@@ -276,7 +267,7 @@ void starpu_usleep(float nb_micro_sec)
 #define CRC32C_POLY 0x1EDC6F41u
 
 static uint32_t crc32c_table[256];
-static pthread_once_t crc32c_table_once = PTHREAD_ONCE_INIT;
+static starpu_pthread_once_t crc32c_table_once = STARPU_PTHREAD_ONCE_INIT;
 
 static void crc32c_table_fill(void)
 {
@@ -291,7 +282,7 @@ static void crc32c_table_fill(void)
 
 static uint32_t crc32c_bytes(const unsigned char *p, size_t n, uint32_t crc)
 {
-	pthread_once(&crc32c_table_once, crc32c_table_fill);
+	starpu_pthread_once(&crc32c_table_once, crc32c_table_fill);
 	while (n--)
 		crc = (crc << 8) ^ crc32c_table[(crc >> 24) ^ *p++];
 	return crc;

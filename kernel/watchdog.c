@@ -21,27 +21,27 @@
 int _astro_watchdog_tracking;
 
 /* The submitted jobs not yet terminating, while _astro_watchdog_tracking. */
-static pthread_mutex_t watched_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t watched_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct _astro_job *watched_head;
 
-static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t hook_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static void (*watchdog_hook)(void *);
 static void *watchdog_hook_arg;
 
 static struct
 {
-	pthread_t thread;
+	starpu_pthread_t thread;
 	bool started;
 	bool stop;                           /* under lock */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;                 /* CLOCK_MONOTONIC */
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t cond;                 /* CLOCK_MONOTONIC */
 	double timeout_us, delay_us;
 	bool crash;
-} wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} wd = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
 
 void _astro_watchdog_track(struct _astro_job *job)
 {
-	pthread_mutex_lock(&watched_lock);
+	starpu_pthread_mutex_lock(&watched_lock);
 	if (!job->watched) {
 		job->watched = true;
 		job->watch_prev = NULL;
@@ -50,7 +50,7 @@ void _astro_watchdog_track(struct _astro_job *job)
 			watched_head->watch_prev = job;
 		watched_head = job;
 	}
-	pthread_mutex_unlock(&watched_lock);
+	starpu_pthread_mutex_unlock(&watched_lock);
 }
 
 static void unlink_job(struct _astro_job *job)
@@ -67,18 +67,18 @@ static void unlink_job(struct _astro_job *job)
 
 void _astro_watchdog_untrack(struct _astro_job *job)
 {
-	pthread_mutex_lock(&watched_lock);
+	starpu_pthread_mutex_lock(&watched_lock);
 	if (job->watched)
 		unlink_job(job);
-	pthread_mutex_unlock(&watched_lock);
+	starpu_pthread_mutex_unlock(&watched_lock);
 }
 
 void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg)
 {
-	pthread_mutex_lock(&hook_lock);
+	starpu_pthread_mutex_lock(&hook_lock);
 	watchdog_hook = hook;
 	watchdog_hook_arg = hook_arg;
-	pthread_mutex_unlock(&hook_lock);
+	starpu_pthread_mutex_unlock(&hook_lock);
 }
 
 /* ---------------------------------------------------------------- report */
@@ -127,7 +127,7 @@ static GString *describe(double idle_us, long pending)
 			       "(STARPU_WATCHDOG_TIMEOUT=%.0f us); scheduling policy '%s'. What is stuck:\n",
 			       idle_us / 1e6, pending, wd.timeout_us, policy);
 
-	pthread_mutex_lock(&watched_lock);
+	starpu_pthread_mutex_lock(&watched_lock);
 	struct waits w = {
 		.watched = g_hash_table_new(NULL, NULL),
 		.preds = g_hash_table_new_full(NULL, NULL, NULL, string_free),
@@ -156,7 +156,7 @@ static GString *describe(double idle_us, long pending)
 		} else {
 			g_string_append(out, current ? "ends a task" : "runs no task");
 		}
-		pthread_mutex_lock(&worker->local_lock);
+		starpu_pthread_mutex_lock(&worker->local_lock);
 		unsigned nlocal = 0;
 		for (struct starpu_task *t = starpu_task_list_begin(&worker->local_tasks); t; t = starpu_task_list_next(t))
 			nlocal++;
@@ -169,7 +169,7 @@ static GString *describe(double idle_us, long pending)
 			if (listed++ < REPORT_MAX_TASKS)
 				g_string_append_printf(out, "%s'%s' (job %lu)", listed == 1 ? ": " : ", ", name_of(t), _astro_job_of(t)->id);
 		}
-		pthread_mutex_unlock(&worker->local_lock);
+		starpu_pthread_mutex_unlock(&worker->local_lock);
 		g_string_append_c(out, '\n');
 	}
 
@@ -210,7 +210,7 @@ static GString *describe(double idle_us, long pending)
 			g_string_append_printf(tasks, "[astrolabe] watchdog:   %s\n", line->str);
 		g_string_free(line, TRUE);
 	}
-	pthread_mutex_unlock(&watched_lock);
+	starpu_pthread_mutex_unlock(&watched_lock);
 
 	g_string_append(out, tasks->str);
 	if (listed > REPORT_MAX_TASKS)
@@ -233,10 +233,10 @@ static GString *describe(double idle_us, long pending)
 
 static void report(double idle_us, long pending)
 {
-	pthread_mutex_lock(&hook_lock);
+	starpu_pthread_mutex_lock(&hook_lock);
 	void (*hook)(void *) = watchdog_hook;
 	void *hook_arg = watchdog_hook_arg;
-	pthread_mutex_unlock(&hook_lock);
+	starpu_pthread_mutex_unlock(&hook_lock);
 	if (hook) {
 		hook(hook_arg);
 	} else {
@@ -255,20 +255,14 @@ static void report(double idle_us, long pending)
 
 static double now_us(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+	return (double)astro_clock_monotonic_ns() / 1e3;
 }
 
 /* Sleeps until the date (µs, CLOCK_MONOTONIC) or the stop; with wd.lock held. */
 static void sleep_until(double date_us)
 {
-	struct timespec ts = { .tv_sec = (time_t)(date_us / 1e6) };
-	ts.tv_nsec = (long)((date_us - (double)ts.tv_sec * 1e6) * 1e3);
-	if (ts.tv_nsec >= 1000000000L)
-		ts.tv_nsec = 999999999L;
 	while (!wd.stop && now_us() < date_us)
-		if (pthread_cond_timedwait(&wd.cond, &wd.lock, &ts) == ETIMEDOUT)
+		if (astro_cond_wait_until(&wd.cond, &wd.lock, (uint64_t)(date_us * 1e3)) == ETIMEDOUT)
 			break;
 }
 
@@ -285,7 +279,7 @@ static void *watchdog_main(void *arg)
 	(void)arg;
 	/* A few looks per timeout: a stall is seen within a quarter of it. */
 	double period = CLAMP(wd.timeout_us / 4, 1000.0, 1e6);
-	pthread_mutex_lock(&wd.lock);
+	starpu_pthread_mutex_lock(&wd.lock);
 	sleep_until(now_us() + wd.delay_us);
 	unsigned long last_executed = executed_count();
 	long last_pending = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
@@ -300,15 +294,15 @@ static void *watchdog_main(void *arg)
 		if (executed != last_executed || pending < last_pending || pending <= 0) {
 			last_progress = now;
 		} else if (now - last_progress >= wd.timeout_us) {
-			pthread_mutex_unlock(&wd.lock);
+			starpu_pthread_mutex_unlock(&wd.lock);
 			report(now - last_progress, pending);
-			pthread_mutex_lock(&wd.lock);
+			starpu_pthread_mutex_lock(&wd.lock);
 			last_progress = now_us(); /* once per timeout while it stays stuck */
 		}
 		last_executed = executed;
 		last_pending = pending;
 	}
-	pthread_mutex_unlock(&wd.lock);
+	starpu_pthread_mutex_unlock(&wd.lock);
 	return NULL;
 }
 
@@ -333,17 +327,13 @@ void _astro_watchdog_start(void)
 	wd.delay_us = delay;
 	wd.crash = starpu_get_env_number_default("STARPU_WATCHDOG_CRASH", 0) > 0;
 	wd.stop = false;
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&wd.cond, &attr);
-	pthread_condattr_destroy(&attr);
+	astro_cond_init_monotonic(&wd.cond);
 	__atomic_store_n(&_astro_watchdog_tracking, 1, __ATOMIC_RELAXED);
-	int ret = pthread_create(&wd.thread, NULL, watchdog_main, NULL);
+	int ret = starpu_pthread_create(&wd.thread, NULL, watchdog_main, NULL);
 	if (ret) {
 		_astro_error("STARPU_WATCHDOG_TIMEOUT: cannot start the watchdog thread (%s): running without it", strerror(ret));
 		__atomic_store_n(&_astro_watchdog_tracking, 0, __ATOMIC_RELAXED);
-		pthread_cond_destroy(&wd.cond);
+		starpu_pthread_cond_destroy(&wd.cond);
 		return;
 	}
 	wd.started = true;
@@ -353,17 +343,17 @@ void _astro_watchdog_stop(void)
 {
 	if (!wd.started)
 		return;
-	pthread_mutex_lock(&wd.lock);
+	starpu_pthread_mutex_lock(&wd.lock);
 	wd.stop = true;
-	pthread_cond_signal(&wd.cond);
-	pthread_mutex_unlock(&wd.lock);
-	pthread_join(wd.thread, NULL);
-	pthread_cond_destroy(&wd.cond);
+	starpu_pthread_cond_signal(&wd.cond);
+	starpu_pthread_mutex_unlock(&wd.lock);
+	starpu_pthread_join(wd.thread, NULL);
+	starpu_pthread_cond_destroy(&wd.cond);
 	wd.started = false;
 	__atomic_store_n(&_astro_watchdog_tracking, 0, __ATOMIC_RELAXED);
 	/* All tasks completed (shutdown waited for them): only stuck ones could be left. */
-	pthread_mutex_lock(&watched_lock);
+	starpu_pthread_mutex_lock(&watched_lock);
 	while (watched_head)
 		unlink_job(watched_head);
-	pthread_mutex_unlock(&watched_lock);
+	starpu_pthread_mutex_unlock(&watched_lock);
 }

@@ -57,24 +57,6 @@ int _astro_forbid_blocking(const char *call, const char *hint)
  * from running when threads outnumber cores. Tunable for experiments. */
 static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
 
-void _astro_futex_wait(int *addr, int val)
-{
-	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-void _astro_futex_wake_all(int *addr)
-{
-	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
 
 /* A waiting thread looks again after a pause of round; it soon gives its core
  * away, since the worker it waits for may share that core (one pause costs
@@ -83,9 +65,9 @@ void _astro_relax(unsigned round)
 {
 	if (round < 8) {
 		for (unsigned i = 0; i < 8; i++)
-			cpu_relax();
+			astro_cpu_relax();
 	} else {
-		sched_yield();
+		astro_thread_yield();
 	}
 }
 
@@ -95,9 +77,9 @@ void _astro_worker_wake(struct _astro_worker *w)
 {
 	__atomic_store_n(&w->wake_pending, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
-		pthread_mutex_lock(&w->sched_mutex);
-		pthread_cond_signal(&w->sched_cond);
-		pthread_mutex_unlock(&w->sched_mutex);
+		starpu_pthread_mutex_lock(&w->sched_mutex);
+		starpu_pthread_cond_signal(&w->sched_cond);
+		starpu_pthread_mutex_unlock(&w->sched_mutex);
 	}
 }
 
@@ -110,10 +92,10 @@ static int wake_checked(int workerid, bool locked)
 	if (!__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST))
 		return 0;
 	if (!locked)
-		pthread_mutex_lock(&w->sched_mutex);
-	pthread_cond_signal(&w->sched_cond);
+		starpu_pthread_mutex_lock(&w->sched_mutex);
+	starpu_pthread_cond_signal(&w->sched_cond);
 	if (!locked)
-		pthread_mutex_unlock(&w->sched_mutex);
+		starpu_pthread_mutex_unlock(&w->sched_mutex);
 	return 1;
 }
 
@@ -147,20 +129,20 @@ int starpu_worker_is_sleeping(int workerid)
 /* Sleeps until woken; returns at once if a wake-up is already pending. */
 static void worker_sleep(struct _astro_worker *w)
 {
-	pthread_mutex_lock(&w->sched_mutex);
+	starpu_pthread_mutex_lock(&w->sched_mutex);
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST)) {
 		if (_astro_rt.conf.callback_worker_going_to_sleep)
 			_astro_rt.conf.callback_worker_going_to_sleep(w->id);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_BEGIN, .workerid = w->id);
 		while (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
-			pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
+			starpu_pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_END, .workerid = w->id);
 		if (_astro_rt.conf.callback_worker_waking_up)
 			_astro_rt.conf.callback_worker_waking_up(w->id);
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&w->sched_mutex);
+	starpu_pthread_mutex_unlock(&w->sched_mutex);
 }
 
 /* ------------------------------------------------------------ running */
@@ -322,10 +304,10 @@ static unsigned pipeline_depth(const struct astro_driver *d)
 
 static void worker_wait_unpaused(void)
 {
-	pthread_mutex_lock(&_astro_rt.pause_lock);
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
 	while (_astro_rt.paused && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
-		pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
-	pthread_mutex_unlock(&_astro_rt.pause_lock);
+		starpu_pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
 }
 
 static void bind_worker(struct _astro_worker *w)
@@ -341,7 +323,7 @@ static void bind_worker(struct _astro_worker *w)
 	}
 }
 
-static pthread_barrier_t start_barrier;
+static starpu_pthread_barrier_t start_barrier;
 
 /* One round of the scheduling loop: runs what it pops, or takes one idle
  * step (a pause, a yield, or a sleep until woken). idle: the rounds found
@@ -367,14 +349,14 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 	}
 	if (idle[0]++ < spin_polls) {
 		if (idle[0] > spin_yield_after) {
-			sched_yield();
+			astro_thread_yield();
 			return;
 		}
 		/* A task queued for this worker alone (astro_worker_wake_for_queued) ends the pause;
 		 * a wake-up that only offers work others may take too does not, so the worker that
 		 * queued it keeps its chance to take it first. */
 		for (unsigned i = 0; i < idle[1] && !__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED); i++)
-			cpu_relax();
+			astro_cpu_relax();
 		if (idle[1] < spin_backoff_max)
 			idle[1] *= 2;
 		return;
@@ -428,9 +410,9 @@ static void *worker_main(void *arg)
 	size_t length = strnlen(w->name, sizeof(thread_name) - 1);
 	memcpy(thread_name, w->name, length);
 	thread_name[length] = '\0';
-	pthread_setname_np(pthread_self(), thread_name);
+	astro_thread_set_name(thread_name);
 	_astro_worker_thread_begin(w);
-	pthread_barrier_wait(&start_barrier);
+	starpu_pthread_barrier_wait(&start_barrier);
 
 	if (w->pipeline > 1)
 		worker_loop(w, true);
@@ -546,9 +528,9 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 		snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
 	else
 		snprintf(w->name, sizeof(w->name), "%s %d.%d", starpu_worker_get_type_as_string(d->archtype), devid, sub);
-	pthread_mutex_init(&w->sched_mutex, NULL);
-	pthread_cond_init(&w->sched_cond, NULL);
-	pthread_mutex_init(&w->local_lock, NULL);
+	starpu_pthread_mutex_init(&w->sched_mutex, NULL);
+	starpu_pthread_cond_init(&w->sched_cond, NULL);
+	starpu_pthread_mutex_init(&w->local_lock, NULL);
 	starpu_task_list_init(&w->local_tasks);
 	if (_astro_rt.nobind) {
 		w->bindid = -1;
@@ -565,9 +547,9 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 
 static void worker_free(struct _astro_worker *w)
 {
-	pthread_mutex_destroy(&w->sched_mutex);
-	pthread_cond_destroy(&w->sched_cond);
-	pthread_mutex_destroy(&w->local_lock);
+	starpu_pthread_mutex_destroy(&w->sched_mutex);
+	starpu_pthread_cond_destroy(&w->sched_cond);
+	starpu_pthread_mutex_destroy(&w->local_lock);
 	free(w);
 }
 
@@ -672,41 +654,41 @@ int _astro_workers_start(void)
 	/* The workers of starpu_conf.not_launched_drivers run on the application's threads (driver_api.c). */
 	unsigned napp = (unsigned)_astro_drivers_mark_not_launched();
 	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_init(&_astro_rt.pause_lock, NULL);
-	pthread_cond_init(&_astro_rt.pause_cond, NULL);
-	pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers - napp + 1);
+	starpu_pthread_mutex_init(&_astro_rt.pause_lock, NULL);
+	starpu_pthread_cond_init(&_astro_rt.pause_cond, NULL);
+	starpu_pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers - napp + 1);
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
 		struct _astro_worker *w = _astro_rt.workers[i];
 		if (napp && _astro_driver_not_launched(w->id))
 			continue;
-		int err = pthread_create(&w->thread, NULL, worker_main, w);
+		int err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
 		if (err) {
 			_astro_error("cannot create the thread of %s (%s): lower STARPU_NCPU", w->name, strerror(err));
 			abort();
 		}
 	}
 	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
-	pthread_barrier_wait(&start_barrier);
+	starpu_pthread_barrier_wait(&start_barrier);
 	return 0;
 }
 
 void _astro_workers_stop(void)
 {
 	__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&_astro_rt.pause_lock);
-	pthread_cond_broadcast(&_astro_rt.pause_cond);
-	pthread_mutex_unlock(&_astro_rt.pause_lock);
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
 		struct _astro_worker *w = _astro_rt.workers[i];
-		pthread_mutex_lock(&w->sched_mutex);
-		pthread_cond_signal(&w->sched_cond);
-		pthread_mutex_unlock(&w->sched_mutex);
+		starpu_pthread_mutex_lock(&w->sched_mutex);
+		starpu_pthread_cond_signal(&w->sched_cond);
+		starpu_pthread_mutex_unlock(&w->sched_mutex);
 	}
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		if (!_astro_driver_not_launched((int)i))
-			pthread_join(_astro_rt.workers[i]->thread, NULL);
+			starpu_pthread_join(_astro_rt.workers[i]->thread, NULL);
 	_astro_drivers_wait_out();
-	pthread_barrier_destroy(&start_barrier);
+	starpu_pthread_barrier_destroy(&start_barrier);
 }
 
 void _astro_workers_free(void)
@@ -715,8 +697,8 @@ void _astro_workers_free(void)
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		worker_free(_astro_rt.workers[i]);
 	_astro_rt.nworkers = 0;
-	pthread_mutex_destroy(&_astro_rt.pause_lock);
-	pthread_cond_destroy(&_astro_rt.pause_cond);
+	starpu_pthread_mutex_destroy(&_astro_rt.pause_lock);
+	starpu_pthread_cond_destroy(&_astro_rt.pause_cond);
 }
 
 /* -------------------------------------------------------------- pause */
@@ -725,17 +707,17 @@ void starpu_pause(void)
 {
 	if (_astro_forbid_blocking("starpu_pause", "pause from the application's own code; the call is ignored"))
 		return;
-	pthread_mutex_lock(&_astro_rt.pause_lock);
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
 	__atomic_store_n(&_astro_rt.paused, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&_astro_rt.pause_lock);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
 }
 
 void starpu_resume(void)
 {
-	pthread_mutex_lock(&_astro_rt.pause_lock);
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
 	__atomic_store_n(&_astro_rt.paused, 0, __ATOMIC_SEQ_CST);
-	pthread_cond_broadcast(&_astro_rt.pause_cond);
-	pthread_mutex_unlock(&_astro_rt.pause_lock);
+	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
 }
 
 int starpu_is_paused(void)
@@ -907,20 +889,20 @@ unsigned starpu_worker_is_slave_somewhere(int workerid) { (void)workerid; return
 void starpu_worker_lock(int workerid)
 {
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_lock: invalid worker id %d", workerid);
-	pthread_mutex_lock(&_astro_rt.workers[workerid]->sched_mutex);
+	starpu_pthread_mutex_lock(&_astro_rt.workers[workerid]->sched_mutex);
 }
 
 int starpu_worker_trylock(int workerid)
 {
 	if (!valid_worker(workerid))
 		return EINVAL;
-	return pthread_mutex_trylock(&_astro_rt.workers[workerid]->sched_mutex);
+	return starpu_pthread_mutex_trylock(&_astro_rt.workers[workerid]->sched_mutex);
 }
 
 void starpu_worker_unlock(int workerid)
 {
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_unlock: invalid worker id %d", workerid);
-	pthread_mutex_unlock(&_astro_rt.workers[workerid]->sched_mutex);
+	starpu_pthread_mutex_unlock(&_astro_rt.workers[workerid]->sched_mutex);
 }
 
 void starpu_worker_lock_self(void) { starpu_worker_lock(starpu_worker_get_id_check()); }

@@ -37,7 +37,7 @@ void *_astro_worker_buffer(starpu_data_handle_t h, struct _astro_worker_buffers 
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_ALLOCATED, .workerid = worker, .task = _astro_current_task, .dst_node = node,
 		       .bytes = starpu_data_get_alloc_size(h));
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	s = *set;
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -45,7 +45,7 @@ void *_astro_worker_buffer(starpu_data_handle_t h, struct _astro_worker_buffers 
 	}
 	s->node[worker] = (unsigned char)node;
 	s->iface[worker] = iface;
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	if (fresh)
 		*fresh = true;
 	return iface;
@@ -76,8 +76,8 @@ void *_astro_scratch_buffer(starpu_data_handle_t h, unsigned node)
 
 void _astro_scratch_drop(starpu_data_handle_t h)
 {
-	pthread_mutex_lock(&h->coherency_lock);
+	starpu_pthread_mutex_lock(&h->coherency_lock);
 	struct _astro_worker_buffers *set = __atomic_exchange_n(&h->scratch, NULL, __ATOMIC_ACQ_REL);
-	pthread_mutex_unlock(&h->coherency_lock);
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	_astro_worker_buffers_free(h, set);
 }

@@ -59,7 +59,7 @@ static int global_set(const struct astro_knob_context *ctx, const union astro_kn
 /* ----------------------------------------------------------- per worker */
 
 /* Rebinds are serialised so that the binding and the recorded bindid agree. */
-static pthread_mutex_t rebind_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t rebind_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* Binds the thread of w to processing unit pu (hwloc logical index) from the calling thread. */
 static int worker_rebind(struct _astro_worker *w, int pu, const struct astro_knob_context *ctx)
@@ -70,12 +70,12 @@ static int worker_rebind(struct _astro_worker *w, int pu, const struct astro_kno
 		astro_log_error(ctx->knob_name, "processing unit %d does not exist (%u here): %s keeps its binding", pu, _astro_rt.npus, w->name);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&rebind_lock);
+	starpu_pthread_mutex_lock(&rebind_lock);
 	int ret = hwloc_set_thread_cpubind(topology, w->thread, obj->cpuset, 0);
 	int err = errno;
 	if (ret == 0)
 		__atomic_store_n(&w->bindid, pu, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&rebind_lock);
+	starpu_pthread_mutex_unlock(&rebind_lock);
 	if (ret != 0) {
 		astro_log_error(ctx->knob_name, "%s cannot be bound to processing unit %d (%s): it keeps its binding", w->name, pu, strerror(err));
 		return -err;
@@ -124,7 +124,7 @@ struct policy_caps
 	int32_t min_cap;
 };
 
-static pthread_mutex_t caps_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t caps_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GPtrArray *caps;                  /* struct policy_caps */
 static int32_t default_max_cap, default_min_cap;
 
@@ -155,13 +155,13 @@ static struct policy_caps *policy_caps_find(const char *policy, bool create)
 
 static int sched_get(const struct astro_knob_context *ctx, union astro_knob_value *value, void *arg)
 {
-	pthread_mutex_lock(&caps_lock);
+	starpu_pthread_mutex_lock(&caps_lock);
 	struct policy_caps *c = policy_caps_find(ctx->sched_policy_name, false);
 	if (ctx->index == S_MAX_PRIORITY_CAP)
 		value->int32_val = c ? c->max_cap : default_max_cap;
 	else
 		value->int32_val = c ? c->min_cap : default_min_cap;
-	pthread_mutex_unlock(&caps_lock);
+	starpu_pthread_mutex_unlock(&caps_lock);
 	return 0;
 }
 
@@ -169,18 +169,18 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 {
 	const char *policy = ctx->sched_policy_name;
 	int32_t cap = value->int32_val;
-	pthread_mutex_lock(&caps_lock);
+	starpu_pthread_mutex_lock(&caps_lock);
 	struct policy_caps *c = policy_caps_find(policy, true);
 	if (ctx->index == S_MAX_PRIORITY_CAP && cap < c->min_cap) {
 		int32_t other = c->min_cap;
-		pthread_mutex_unlock(&caps_lock);
+		starpu_pthread_mutex_unlock(&caps_lock);
 		astro_log_error(ctx->knob_name, "%d is below the minimum priority cap %d of policy '%s': lower "
 				"starpu.task.s_min_priority_cap_knob first; the cap is unchanged", cap, other, policy);
 		return -EINVAL;
 	}
 	if (ctx->index == S_MIN_PRIORITY_CAP && cap > c->max_cap) {
 		int32_t other = c->max_cap;
-		pthread_mutex_unlock(&caps_lock);
+		starpu_pthread_mutex_unlock(&caps_lock);
 		astro_log_error(ctx->knob_name, "%d is above the maximum priority cap %d of policy '%s': raise "
 				"starpu.task.s_max_priority_cap_knob first; the cap is unchanged", cap, other, policy);
 		return -EINVAL;
@@ -202,7 +202,7 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 	}
 	if (applies)
 		__atomic_store_n(&_astro_rt.prio_capped, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&caps_lock);
+	starpu_pthread_mutex_unlock(&caps_lock);
 	if (!applies)
 		_astro_warn("%s: no scheduling context runs policy '%s': its cap is kept for the contexts created with it later",
 			    ctx->knob_name, policy);
@@ -211,11 +211,11 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 
 void _astro_ctx_caps_setup(struct _astro_sched_ctx *c)
 {
-	pthread_mutex_lock(&caps_lock);
+	starpu_pthread_mutex_lock(&caps_lock);
 	struct policy_caps *pc = caps && c->policy ? policy_caps_find(c->policy->policy_name, false) : NULL;
 	__atomic_store_n(&c->prio_cap_max, pc ? pc->max_cap : INT_MAX, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->prio_cap_min, pc ? pc->min_cap : INT_MIN, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&caps_lock);
+	starpu_pthread_mutex_unlock(&caps_lock);
 }
 
 void _astro_task_cap_priority(struct starpu_task *task)
@@ -242,13 +242,13 @@ void _astro_knobs_init(void)
 {
 	_astro_knob_registry_open();
 
-	pthread_mutex_lock(&caps_lock);
+	starpu_pthread_mutex_lock(&caps_lock);
 	if (!caps)
 		caps = g_ptr_array_new_with_free_func(policy_caps_free);
 	default_max_cap = _astro_rt.ctxs[0].max_prio;
 	default_min_cap = _astro_rt.ctxs[0].min_prio;
 	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&caps_lock);
+	starpu_pthread_mutex_unlock(&caps_lock);
 
 	static const union astro_knob_value calibrate_values[] = { { .int32_val = 0 }, { .int32_val = 1 }, { .int32_val = 2 } };
 	int global = astro_knob_group_declare(&(struct astro_knob_group_decl){
@@ -291,10 +291,10 @@ void _astro_knobs_init(void)
 void _astro_knobs_shutdown(void)
 {
 	_astro_knob_registry_close();
-	pthread_mutex_lock(&caps_lock);
+	starpu_pthread_mutex_lock(&caps_lock);
 	if (caps)
 		g_ptr_array_free(caps, TRUE);
 	caps = NULL;
 	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&caps_lock);
+	starpu_pthread_mutex_unlock(&caps_lock);
 }

@@ -19,7 +19,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,7 +45,7 @@ struct knob
 	struct astro_knob_decl decl;         /* name, help, values: owned copies */
 };
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t registry_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static bool registry_open;
 static unsigned registry_generation;       /* bumped at each opening, kept in group ids */
 static GPtrArray *knobs_of_scope[NSCOPES]; /* index in scope -> struct knob */
@@ -149,7 +149,7 @@ static void group_free(gpointer data)
 
 void _astro_knob_registry_open(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!groups) {
 		groups = g_ptr_array_new_with_free_func(group_free);
 		knobs_by_name = g_hash_table_new(g_str_hash, g_str_equal);
@@ -158,12 +158,12 @@ void _astro_knob_registry_open(void)
 	}
 	registry_open = true;
 	registry_generation = (registry_generation + 1) & 0x7fff;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 }
 
 void _astro_knob_registry_close(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	registry_open = false;
 	if (groups) {
 		g_hash_table_destroy(knobs_by_name);
@@ -175,7 +175,7 @@ void _astro_knob_registry_close(void)
 		g_ptr_array_free(groups, TRUE);
 		groups = NULL;
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 }
 
 int astro_knob_group_declare(const struct astro_knob_group_decl *decl)
@@ -193,10 +193,10 @@ int astro_knob_group_declare(const struct astro_knob_group_decl *decl)
 	g->decl = *decl;
 	g->decl.module = g_strdup(decl->module ? decl->module : "");
 	g->decl.policies = decl->policies ? (const char *const *)g_strdupv((char **)decl->policies) : NULL;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (!registry_open || groups->len >= (1u << GROUP_INDEX_BITS)) {
 		bool open = registry_open;
-		pthread_mutex_unlock(&registry_lock);
+		starpu_pthread_mutex_unlock(&registry_lock);
 		group_free(g);
 		if (open)
 			astro_log_error(fn, "too many knob groups (%u): declare several knobs per group", 1u << GROUP_INDEX_BITS);
@@ -206,7 +206,7 @@ int astro_knob_group_declare(const struct astro_knob_group_decl *decl)
 	}
 	int id = (int)(registry_generation << GROUP_INDEX_BITS | groups->len);
 	g_ptr_array_add(groups, g);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return id;
 }
 
@@ -331,7 +331,7 @@ int astro_knob_declare(int group_id, const struct astro_knob_decl *decl)
 	static const char *const fn = "astro_knob_declare";
 	if (!decl_valid(decl, fn))
 		return -EINVAL;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	int ret;
 	unsigned index = (unsigned)group_id & ((1u << GROUP_INDEX_BITS) - 1);
 	if (!registry_open || group_id < 0 || (unsigned)group_id >> GROUP_INDEX_BITS != registry_generation || index >= groups->len) {
@@ -369,7 +369,7 @@ int astro_knob_declare(int group_id, const struct astro_knob_decl *decl)
 	g_hash_table_insert(knobs_by_name, (gpointer)k->decl.name, k);
 	ret = k->id;
 out:
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return ret;
 }
 
@@ -383,10 +383,10 @@ static struct knob *knob_lookup(int id)
 	struct knob *k = NULL;
 	if (slot < 0)
 		return NULL;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (knobs_of_scope[slot] && index < knobs_of_scope[slot]->len)
 		k = g_ptr_array_index(knobs_of_scope[slot], index);
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return k;
 }
 
@@ -423,9 +423,9 @@ int starpu_perf_knob_nb(enum starpu_perf_knob_scope scope)
 		astro_log_error("starpu_perf_knob_nb", "%d is not a knob scope id: use a starpu_perf_knob_scope_* constant", (int)scope);
 		return 0;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	int n = knobs_of_scope[slot] ? (int)knobs_of_scope[slot]->len : 0;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	return n;
 }
 
@@ -438,12 +438,12 @@ int starpu_perf_knob_name_to_id(enum starpu_perf_knob_scope scope, const char *n
 		return -1;
 	}
 	struct knob *k = NULL;
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	if (knobs_by_name && name)
 		k = g_hash_table_lookup(knobs_by_name, name);
 	int id = k ? k->id : -1;
 	int found_scope = k ? (int)k->scope : 0;
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 	if (k && found_scope != (int)scope) {
 		astro_log_error(fn, "knob '%s' is in scope %s, not %s: pass starpu_perf_knob_scope_%s", name, scope_name(found_scope),
 				scope_name(scope), scope_name(found_scope));
@@ -492,12 +492,12 @@ void starpu_perf_knob_list_avail(enum starpu_perf_knob_scope scope)
 		astro_log_error("starpu_perf_knob_list_avail", "%d is not a knob scope id: use a starpu_perf_knob_scope_* constant", (int)scope);
 		return;
 	}
-	pthread_mutex_lock(&registry_lock);
+	starpu_pthread_mutex_lock(&registry_lock);
 	for (guint i = 0; knobs_of_scope[slot] && i < knobs_of_scope[slot]->len; i++) {
 		struct knob *k = g_ptr_array_index(knobs_of_scope[slot], i);
 		printf("0x%08x:%s [%s] - %s\n", (unsigned)k->id, k->decl.name, type_name(k->decl.type), k->decl.help);
 	}
-	pthread_mutex_unlock(&registry_lock);
+	starpu_pthread_mutex_unlock(&registry_lock);
 }
 
 void starpu_perf_knob_list_all_avail(void)

@@ -53,7 +53,7 @@ enum rec_state { REC_IDLE, REC_RECORDING, REC_STOPPED };
 
 static struct
 {
-	pthread_mutex_t lock;
+	starpu_pthread_mutex_t lock;
 	enum rec_state state;
 	bool deps, prio;
 	unsigned nworkers;
@@ -62,7 +62,7 @@ static struct
 	GHashTable *by_job;	/* job id -> index + 1 */
 	unsigned nended;	/* recorded tasks that ran */
 	int subscription;
-} rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
+} rec = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
 
 #define RECORD_MOMENTS (ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_SUBMITTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | \
 			ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED))
@@ -119,14 +119,14 @@ static void record_task(struct starpu_task *task, unsigned long job)
 		for (unsigned w = 0; w < nworkers; w++)
 			t.len[w] = predict(task, w);
 	}
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (rec.state == REC_RECORDING) {
 		g_array_append_val(rec.tasks, t);
 		g_hash_table_insert(rec.by_job, GSIZE_TO_POINTER(job), GUINT_TO_POINTER(rec.tasks->len));
 		t.name = NULL;
 		t.len = NULL;
 	}
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	free(t.name);
 	free(t.len);
 }
@@ -134,7 +134,7 @@ static void record_task(struct starpu_task *task, unsigned long job)
 static void record_run(const struct astro_event *ev)
 {
 	double now = starpu_timing_now();
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	guint index = rec.by_job ? GPOINTER_TO_UINT(g_hash_table_lookup(rec.by_job, GSIZE_TO_POINTER(ev->job_id))) : 0;
 	if (index) {
 		struct rec_task *t = &g_array_index(rec.tasks, struct rec_task, index - 1);
@@ -148,7 +148,7 @@ static void record_run(const struct astro_event *ev)
 				astro_observe_set_mask(rec.subscription, 0);
 		}
 	}
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
 static void on_moment(const struct astro_event *ev, void *arg)
@@ -161,10 +161,10 @@ static void on_moment(const struct astro_event *ev, void *arg)
 		break;
 	case ASTRO_MOMENT_TASK_DEPENDENCY: {
 		struct rec_dep d = { .succ = ev->job_id, .pred = ev->other_id, .kind = ev->nimpl };
-		pthread_mutex_lock(&rec.lock);
+		starpu_pthread_mutex_lock(&rec.lock);
 		if (rec.state == REC_RECORDING)
 			g_array_append_val(rec.dep_list, d);
-		pthread_mutex_unlock(&rec.lock);
+		starpu_pthread_mutex_unlock(&rec.lock);
 		break;
 	}
 	case ASTRO_MOMENT_TASK_STARTED:
@@ -183,7 +183,7 @@ void starpu_bound_start(int deps, int prio)
 		return;
 	}
 	uint64_t mask = RECORD_MOMENTS | (deps ? ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_DEPENDENCY) : 0) | ASTRO_OBSERVE_UNTIMED;
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	recording_free();
 	rec.tasks = g_array_new(FALSE, TRUE, sizeof(struct rec_task));
 	rec.dep_list = g_array_new(FALSE, TRUE, sizeof(struct rec_dep));
@@ -193,49 +193,49 @@ void starpu_bound_start(int deps, int prio)
 	rec.nworkers = starpu_worker_get_count();
 	rec.state = REC_RECORDING;
 	int sub = rec.subscription;
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	if (sub >= 0)
 		astro_observe_set_mask(sub, mask);
 	else {
 		sub = astro_observe_subscribe(mask, on_moment, NULL);
-		pthread_mutex_lock(&rec.lock);
+		starpu_pthread_mutex_lock(&rec.lock);
 		rec.subscription = sub;
-		pthread_mutex_unlock(&rec.lock);
+		starpu_pthread_mutex_unlock(&rec.lock);
 	}
 }
 
 void starpu_bound_stop(void)
 {
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (rec.state != REC_RECORDING) {
-		pthread_mutex_unlock(&rec.lock);
+		starpu_pthread_mutex_unlock(&rec.lock);
 		_astro_error("starpu_bound_stop: no recording is going on: call starpu_bound_start() before submitting the tasks");
 		return;
 	}
 	rec.state = REC_STOPPED;
 	/* Only where the recorded tasks run is still of interest. */
 	astro_observe_set_mask(rec.subscription, rec.nended == rec.tasks->len ? 0 : RUN_MOMENTS | ASTRO_OBSERVE_UNTIMED);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
 /* From starpu_init() (models_init): the hub's slots were reset by the previous shutdown. */
 void _astro_bound_init(void)
 {
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	recording_free();
 	rec.state = REC_IDLE;
 	rec.subscription = -1;
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
 void _astro_bound_shutdown(void)
 {
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (rec.subscription >= 0)
 		astro_observe_set_mask(rec.subscription, 0);
 	recording_free();
 	rec.state = REC_IDLE;
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
 /* ------------------------------------------------------- the linear program */
@@ -766,10 +766,10 @@ static void print_program(FILE *output, lp_writer write, const char *fn)
 		return;
 	}
 	struct lp lp;
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (lp_build(&lp, true, fn))
 		write(&lp, output);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	lp_free(&lp);
 }
 
@@ -790,7 +790,7 @@ void starpu_bound_print_dot(FILE *output)
 		_astro_error("%s: NULL output: pass an open FILE (stdout, or one fopen() returned)", fn);
 		return;
 	}
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (recording_usable(fn)) {
 		fprintf(output, "digraph astrolabe_bound {\n");
 		for (unsigned i = 0; i < rec.tasks->len; i++) {
@@ -808,7 +808,7 @@ void starpu_bound_print_dot(FILE *output)
 		g_array_free(edges, TRUE);
 		fprintf(output, "}\n");
 	}
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
 /* ------------------------------------------------------------ the solution */
@@ -903,9 +903,9 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 		return;
 	}
 	struct lp lp;
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	bool built = lp_build(&lp, integer != 0, fn);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	if (built && lp_solve(&lp, false, res, NULL, fn) == 0 && integer)
 		lp_solve(&lp, true, integer_res, NULL, fn);
 	lp_free(&lp);
@@ -919,9 +919,9 @@ void starpu_bound_print(FILE *output, int integer)
 		return;
 	}
 	struct lp lp;
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (!lp_build(&lp, integer != 0, fn)) {
-		pthread_mutex_unlock(&rec.lock);
+		starpu_pthread_mutex_unlock(&rec.lock);
 		lp_free(&lp);
 		return;
 	}
@@ -945,7 +945,7 @@ void starpu_bound_print(FILE *output, int integer)
 	char **names = calloc(P + 1, sizeof(char *));
 	for (unsigned p = 0; p < P; p++)
 		names[p] = strdup(task_at(lp.task_kind_first[p])->name);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	double bound;
 	if (lp_solve(&lp, integer != 0, &bound, share, fn) == 0) {
 		fprintf(output, "Theoretical lower bound (%s, %s dependencies): %.3f ms\n", integer ? "integer" : "relaxed",

@@ -14,7 +14,7 @@
 
 static const struct astro_energy_meter *meter;	/* atomic */
 
-static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t batch_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct astro_energy_stamp batch_start;	/* under batch_lock */
 static bool batch_started;
 
@@ -23,9 +23,9 @@ int astro_energy_meter_register(const struct astro_energy_meter *m)
 	const struct astro_energy_meter *expected = NULL;
 	if (!m) {
 		__atomic_store_n(&meter, NULL, __ATOMIC_RELEASE);
-		pthread_mutex_lock(&batch_lock);
+		starpu_pthread_mutex_lock(&batch_lock);
 		batch_started = false;
-		pthread_mutex_unlock(&batch_lock);
+		starpu_pthread_mutex_unlock(&batch_lock);
 		return 0;
 	}
 	if (!m->read || !m->joules || !m->worker_package) {
@@ -75,10 +75,10 @@ int starpu_energy_start(int workerid, enum starpu_worker_archtype archi)
 	int ret = meter_for(__func__, workerid, archi, &m);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&batch_lock);
+	starpu_pthread_mutex_lock(&batch_lock);
 	ret = m->read(-1, &batch_start);
 	batch_started = ret == 0;
-	pthread_mutex_unlock(&batch_lock);
+	starpu_pthread_mutex_unlock(&batch_lock);
 	if (ret)
 		_astro_error("%s: %s cannot read the energy (%s): nothing is measured", __func__, m->name, strerror(-ret));
 	return ret;
@@ -98,11 +98,11 @@ int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task,
 	}
 	struct astro_energy_stamp end;
 	ret = m->read(-1, &end);
-	pthread_mutex_lock(&batch_lock);
+	starpu_pthread_mutex_lock(&batch_lock);
 	bool started = batch_started;
 	struct astro_energy_stamp start = batch_start;
 	batch_started = false;
-	pthread_mutex_unlock(&batch_lock);
+	starpu_pthread_mutex_unlock(&batch_lock);
 	if (!started) {
 		_astro_error("%s: no measurement was started: call starpu_energy_start() before the tasks", __func__);
 		return -EINVAL;

@@ -103,8 +103,8 @@ static void file_in(const char *dir, const char *symbol, char *path, size_t len)
 static bool find_file(const char *symbol, char *path, size_t len)
 {
 	static char dirs[MAX_DIRS][PATH_MAX];
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_lock(&lock);
+	static starpu_pthread_mutex_t lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+	starpu_pthread_mutex_lock(&lock);
 	unsigned n = sampling_dirs(dirs);
 	bool found = false;
 	for (unsigned i = 0; i < n && !found; i++) {
@@ -113,7 +113,7 @@ static bool find_file(const char *symbol, char *path, size_t len)
 	}
 	if (!found)
 		file_in(dirs[0], symbol, path, len);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	return found;
 }
 
@@ -242,9 +242,9 @@ static void load_path(struct starpu_perfmodel *model, const char *path)
 	struct _astro_pm_data parsed;
 	read_model_file(path, &parsed);
 	loaded_fixup(model, &parsed);
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	_astro_pm_adopt(model, &parsed);
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	_astro_pm_data_clear(&parsed);
 	free(model->path);
 	model->path = strdup(path);
@@ -496,7 +496,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		memset(&disk, 0, sizeof(disk));
 	else
 		read_model_file(path, &disk);
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	merge(model, &disk);
 	char *terms = NULL;
 	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !model->state->mlr_bad)
@@ -522,7 +522,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		if (!model->path)
 			model->path = strdup(path);
 	}
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	_astro_pm_data_clear(&disk);
 	free(terms);
 	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };

@@ -51,11 +51,11 @@ bool _astro_pm_mlr_usable(struct starpu_perfmodel *model)
 		for (unsigned i = 0; i < model->ncombinations && !why[0]; i++)
 			if (!model->combinations[i])
 				snprintf(why, sizeof(why), "combinations[%u] is NULL: give ncombinations arrays of nparameters exponents", i);
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	bool first = !s->mlr_checked;
 	s->mlr_bad = why[0] != '\0';
 	__atomic_store_n(&s->mlr_checked, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	if (first && why[0])
 		_astro_error("multiple-regression model %s: %s; it predicts nothing (NaN) and records nothing",
 			     model->symbol ? model->symbol : "(no symbol)", why);
@@ -149,7 +149,7 @@ typedef lapack_int (*dgels_fn)(int layout, char trans, lapack_int m, lapack_int 
 
 static dgels_fn dgels;
 static char dgels_error[256];
-static pthread_once_t dgels_once = PTHREAD_ONCE_INIT;
+static starpu_pthread_once_t dgels_once = STARPU_PTHREAD_ONCE_INIT;
 
 static void dgels_load(void)
 {
@@ -167,7 +167,7 @@ static void dgels_load(void)
 int _astro_pm_mlr_solve(double *a, double *y, unsigned m, unsigned n, char *why, size_t whylen)
 {
 #ifdef ASTRO_HAVE_LAPACKE
-	pthread_once(&dgels_once, dgels_load);
+	starpu_pthread_once(&dgels_once, dgels_load);
 	if (!dgels) {
 		snprintf(why, whylen, "%s: install liblapacke (Debian: liblapacke-dev)", dgels_error);
 		return -ENOSYS;

@@ -26,7 +26,7 @@ struct _astro_pm_quality
 
 struct _starpu_perfmodel_state
 {
-	pthread_mutex_t lock;				/* data, dirty */
+	starpu_pthread_mutex_t lock;				/* data, dirty */
 	struct _astro_pm_data data;
 	int local_of[_ASTRO_PM_MAX_COMBS];		/* global combination id -> index in data.combs, -1 */
 	bool dirty;					/* samples recorded since the last save */

@@ -25,7 +25,7 @@ static struct
 	struct starpu_perfmodel_device devices[_ASTRO_PM_MAX_DEVICES];
 } combs[_ASTRO_PM_MAX_COMBS];
 static int ncombs;				/* atomic for readers; grows under combs_lock */
-static pthread_mutex_t combs_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t combs_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static bool devices_match(int n, const struct starpu_perfmodel_device *a, const struct starpu_perfmodel_device *b)
 {
@@ -61,11 +61,11 @@ int starpu_perfmodel_arch_comb_add(int ndevices, struct starpu_perfmodel_device 
 			     "give 1 to %d devices of a worker type, devid >= 0, ncores >= 1", ndevices, _ASTRO_PM_MAX_DEVICES);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&combs_lock);
+	starpu_pthread_mutex_lock(&combs_lock);
 	int c = starpu_perfmodel_arch_comb_get(ndevices, devices);
 	if (c < 0) {
 		if (ncombs == _ASTRO_PM_MAX_COMBS) {
-			pthread_mutex_unlock(&combs_lock);
+			starpu_pthread_mutex_unlock(&combs_lock);
 			_astro_error("starpu_perfmodel_arch_comb_add: all %d architecture combinations are used: "
 				     "models cannot describe more kinds of devices in one process", _ASTRO_PM_MAX_COMBS);
 			return -ENOSPC;
@@ -76,7 +76,7 @@ int starpu_perfmodel_arch_comb_add(int ndevices, struct starpu_perfmodel_device 
 		combs[c].arch.devices = combs[c].devices;
 		__atomic_store_n(&ncombs, c + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&combs_lock);
+	starpu_pthread_mutex_unlock(&combs_lock);
 	return c;
 }
 
@@ -160,8 +160,8 @@ void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *ar
 /* --------------------------------------------------- models and state */
 
 static GPtrArray *registered;			/* models with a state, under models_lock */
-static pthread_mutex_t models_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;	/* serialises first loads */
+static starpu_pthread_mutex_t models_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t load_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;	/* serialises first loads */
 
 bool _astro_pm_is_history_type(enum starpu_perfmodel_type type)
 {
@@ -173,15 +173,15 @@ void starpu_perfmodel_init(struct starpu_perfmodel *model)
 {
 	if (!model || __atomic_load_n(&model->is_init, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&models_lock);
+	starpu_pthread_mutex_lock(&models_lock);
 	if (!model->is_init) {
 		struct _starpu_perfmodel_state *s = calloc(1, sizeof(*s));
 		if (!s) {
-			pthread_mutex_unlock(&models_lock);
+			starpu_pthread_mutex_unlock(&models_lock);
 			_astro_error("starpu_perfmodel_init: out of memory for model %s", model->symbol ? model->symbol : "(no symbol)");
 			return;
 		}
-		pthread_mutex_init(&s->lock, NULL);
+		starpu_pthread_mutex_init(&s->lock, NULL);
 		for (int c = 0; c < _ASTRO_PM_MAX_COMBS; c++)
 			s->local_of[c] = -1;
 		__atomic_store_n(&model->state, s, __ATOMIC_RELEASE);	/* read unlocked by the quality counters */
@@ -190,7 +190,7 @@ void starpu_perfmodel_init(struct starpu_perfmodel *model)
 		g_ptr_array_add(registered, model);
 		__atomic_store_n(&model->is_init, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&models_lock);
+	starpu_pthread_mutex_unlock(&models_lock);
 }
 
 static void state_free(struct starpu_perfmodel *model)
@@ -199,7 +199,7 @@ static void state_free(struct starpu_perfmodel *model)
 	if (!s)
 		return;
 	_astro_pm_data_clear(&s->data);
-	pthread_mutex_destroy(&s->lock);
+	starpu_pthread_mutex_destroy(&s->lock);
 	__atomic_store_n(&model->state, NULL, __ATOMIC_RELEASE);
 	free(s);
 	free(model->path);
@@ -213,11 +213,11 @@ int starpu_perfmodel_deinit(struct starpu_perfmodel *model)
 {
 	if (!model)
 		return 0;
-	pthread_mutex_lock(&models_lock);
+	starpu_pthread_mutex_lock(&models_lock);
 	if (registered)
 		g_ptr_array_remove(registered, model);
 	state_free(model);
-	pthread_mutex_unlock(&models_lock);
+	starpu_pthread_mutex_unlock(&models_lock);
 	return 0;
 }
 
@@ -288,7 +288,7 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 	starpu_perfmodel_init(model);
 	if (!model->state)
 		return;
-	pthread_mutex_lock(&load_lock);
+	starpu_pthread_mutex_lock(&load_lock);
 	if (!model->is_loaded) {
 		int calibrate = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED);
 		if (_astro_pm_is_history_type(model->type)) {
@@ -301,7 +301,7 @@ static void model_ensure_loaded(struct starpu_perfmodel *model)
 		model->benchmarking = (unsigned)calibrate;
 		__atomic_store_n(&model->is_loaded, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&load_lock);
+	starpu_pthread_mutex_unlock(&load_lock);
 	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
 		_astro_pm_mlr_usable(model);
 }
@@ -353,9 +353,9 @@ uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_tas
 	struct _starpu_perfmodel_state *s = model->state;
 	if (!s)
 		return footprint_locked(model, task, arch, nimpl);
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	return footprint;
 }
 
@@ -434,10 +434,10 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 		if (model->arch_cost_function)
 			return model->arch_cost_function(task, arch, nimpl);
 		else {
-			pthread_mutex_lock(&s->lock);
+			starpu_pthread_mutex_lock(&s->lock);
 			struct _astro_pm_block *b = existing_block(model, comb, nimpl);
 			starpu_perfmodel_per_arch_cost_function f = b ? b->pub.cost_function : NULL;
-			pthread_mutex_unlock(&s->lock);
+			starpu_pthread_mutex_unlock(&s->lock);
 			if (f)
 				return f(task, arch, nimpl);
 		}
@@ -452,7 +452,7 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 	case STARPU_MULTIPLE_REGRESSION_BASED: {
 		if (comb < 0 || (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !_astro_pm_mlr_usable(model)))
 			return NAN;
-		pthread_mutex_lock(&s->lock);
+		starpu_pthread_mutex_lock(&s->lock);
 		double v = data_prediction(model, task, arch, comb, nimpl);
 		bool force = isnan(v) && !model->benchmarking && model->symbol && !quiet;
 		bool warn = force && !s->warned_uncalibrated;
@@ -460,7 +460,7 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 			s->warned_uncalibrated = true;
 			model->benchmarking = 1;
 		}
-		pthread_mutex_unlock(&s->lock);
+		starpu_pthread_mutex_unlock(&s->lock);
 		if (warn) {
 			char name[128];
 			_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
@@ -479,10 +479,10 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 	}
 	if (quiet)
 		return NAN;
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	bool warn = !s->warned_type;
 	s->warned_type = true;
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	if (warn) {
 		static const char *const needs[] = {
 			[STARPU_PER_WORKER] = "worker_cost_function, and a prediction through starpu_task_worker_expected_length()",
@@ -590,11 +590,11 @@ double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *mod
 	model_ensure_loaded(model);
 	if (!model->state)
 		return NAN;
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	struct _astro_pm_block *b = existing_block(model, _astro_pm_comb_of(arch), 0);
 	struct _astro_pm_entry *e = b ? _astro_pm_block_find(b, footprint) : NULL;
 	double v = e && e->h.nsample >= _astro_pm_calibrate_minimum() ? e->h.mean : NAN;
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	return v;
 }
 
@@ -641,9 +641,9 @@ struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_arch(struct sta
 	starpu_perfmodel_init(model);
 	if (!model->state)
 		return NULL;
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, impl, true);
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	return b ? &b->pub : NULL;
 }
 
@@ -703,14 +703,14 @@ static void mlr_update(struct starpu_perfmodel *model, struct starpu_task *task,
 	if (!row)
 		return;
 	_astro_pm_mlr_task_row(model, task, measured, row);	/* the user's function, outside the lock */
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
 	if (b) {
 		_astro_pm_mlr_record(b, row, width, number);
 		model->state->dirty = true;
 	}
 	_astro_pm_quality_sampled(model, number);
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	if (row != local)
 		free(row);
 	int zero = 0;
@@ -737,7 +737,7 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		mlr_update(model, task, comb, nimpl, average_measured, number);
 		return;
 	}
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	uint32_t footprint = footprint_locked(model, task, arch, nimpl);
 	size_t size = task_size(model, task, arch, comb, nimpl);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
@@ -746,7 +746,7 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 		model->state->dirty = true;
 	}
 	_astro_pm_quality_sampled(model, number);
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 	/* As StarPU: a fed model is saved at shutdown. Read first: no write to the shared flag per sample. */
 	int zero = 0;
 	if (!__atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED))
@@ -771,7 +771,7 @@ static struct
 
 static int subscription = -1;
 static int follow_energy;			/* an energy model records: read profiling infos at completion */
-static pthread_mutex_t follow_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t follow_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static bool records(const struct starpu_perfmodel *model)
 {
@@ -862,7 +862,7 @@ void _astro_pm_follow(void)
 	uint64_t mask = on ? ASTRO_OBSERVE_UNTIMED | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED) : 0;
 	if (on && __atomic_load_n(&follow_energy, __ATOMIC_RELAXED))
 		mask |= ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_COMPLETED);
-	pthread_mutex_lock(&follow_lock);
+	starpu_pthread_mutex_lock(&follow_lock);
 	if (on && subscription < 0) {
 		subscription = astro_observe_subscribe(mask, on_execution, NULL);
 		if (subscription < 0)
@@ -870,7 +870,7 @@ void _astro_pm_follow(void)
 	} else if (subscription >= 0) {
 		astro_observe_set_mask(subscription, mask);
 	}
-	pthread_mutex_unlock(&follow_lock);
+	starpu_pthread_mutex_unlock(&follow_lock);
 }
 
 /* ------------------------------------------------------------ runtime */
@@ -883,12 +883,12 @@ void starpu_perfmodel_initialize(void)
 /* Frees the data of every model (loaded by a tool, or initialised by the application), without saving. */
 void starpu_perfmodel_free_sampling(void)
 {
-	pthread_mutex_lock(&models_lock);
+	starpu_pthread_mutex_lock(&models_lock);
 	GPtrArray *models = registered;
 	registered = NULL;
 	for (unsigned i = 0; models && i < models->len; i++)
 		state_free(g_ptr_array_index(models, i));
-	pthread_mutex_unlock(&models_lock);
+	starpu_pthread_mutex_unlock(&models_lock);
 	if (models)
 		g_ptr_array_free(models, TRUE);
 }
@@ -915,10 +915,10 @@ void _astro_models_shutdown(void)
 	_astro_bound_shutdown();
 	if (subscription >= 0)
 		astro_observe_set_mask(subscription, 0);
-	pthread_mutex_lock(&models_lock);
+	starpu_pthread_mutex_lock(&models_lock);
 	GPtrArray *models = registered;
 	registered = NULL;
-	pthread_mutex_unlock(&models_lock);
+	starpu_pthread_mutex_unlock(&models_lock);
 	if (!models)
 		return;
 	bool save = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) != 0;

@@ -95,11 +95,11 @@ void starpu_perfmodel_print(struct starpu_perfmodel *model, struct starpu_perfmo
 	struct _starpu_perfmodel_state *s = model->state;
 	if (comb < 0 || !s)
 		return;
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, false);
 	if (b)
 		print_block(model, b, arch, comb, nimpl, parameter, footprint, output);
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 }
 
 /* Prints every implementation of model for the combinations chosen by keep(arch, want). */
@@ -189,12 +189,12 @@ int starpu_perfmodel_print_estimations(struct starpu_perfmodel *model, uint32_t 
 		int comb = arch ? starpu_perfmodel_arch_comb_get(arch->ndevices, arch->devices) : -1;
 		double v = INFINITY;
 		if (s && comb >= 0) {
-			pthread_mutex_lock(&s->lock);
+			starpu_pthread_mutex_lock(&s->lock);
 			struct _astro_pm_block *b = _astro_pm_block_of(model, comb, 0, false);
 			struct _astro_pm_entry *e = b ? _astro_pm_block_find(b, footprint) : NULL;
 			if (e)
 				v = e->h.mean;
-			pthread_mutex_unlock(&s->lock);
+			starpu_pthread_mutex_unlock(&s->lock);
 		}
 		fprintf(output, "%s%e", w ? " " : "", v);
 	}
@@ -212,7 +212,7 @@ int starpu_perfmodel_list_combs(FILE *output, struct starpu_perfmodel *model)
 	fprintf(output, "Model <%s>\n", model->symbol ? model->symbol : "");
 	if (!s)
 		return 0;
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	for (unsigned i = 0; i < s->data.ncombs; i++) {
 		const struct _astro_pm_comb *c = s->data.combs[i];
 		fprintf(output, "\tComb %d: %d device%s\n", c->global, c->ndevices, c->ndevices > 1 ? "s" : "");
@@ -220,7 +220,7 @@ int starpu_perfmodel_list_combs(FILE *output, struct starpu_perfmodel *model)
 			fprintf(output, "\t\tDevice %d: type: %s - devid: %d - ncores: %d\n", d,
 				starpu_perfmodel_get_archtype_name(c->devices[d].type), c->devices[d].devid, c->devices[d].ncores);
 	}
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -310,7 +310,7 @@ void starpu_perfmodel_dump_xml(FILE *output, struct starpu_perfmodel *model)
 	fprintf(output, "<perfmodel version=\"%d\">\n", _ASTRO_PM_VERSION);
 	struct _starpu_perfmodel_state *s = model->state;
 	if (s) {
-		pthread_mutex_lock(&s->lock);
+		starpu_pthread_mutex_lock(&s->lock);
 		for (unsigned i = 0; i < s->data.ncombs; i++) {
 			const struct _astro_pm_comb *c = s->data.combs[i];
 			fprintf(output, "  <combination>\n");
@@ -331,7 +331,7 @@ void starpu_perfmodel_dump_xml(FILE *output, struct starpu_perfmodel *model)
 			}
 			fprintf(output, "  </combination>\n");
 		}
-		pthread_mutex_unlock(&s->lock);
+		starpu_pthread_mutex_unlock(&s->lock);
 	}
 	fprintf(output, "</perfmodel>\n");
 }

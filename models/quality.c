@@ -42,11 +42,11 @@ void _astro_pm_quality_observe(struct starpu_perfmodel *model, double predicted,
 		return;
 	double error = fabs(measured - predicted) / measured;
 	/* Under the state lock: the mean's sum and count move together. */
-	pthread_mutex_lock(&model->state->lock);
+	starpu_pthread_mutex_lock(&model->state->lock);
 	astro_counter_store_double(&q->last_error, error);
 	astro_counter_store_double(&q->sum_error, q->sum_error + error);
 	__atomic_store_n(&q->predicted, q->predicted + 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&model->state->lock);
+	starpu_pthread_mutex_unlock(&model->state->lock);
 }
 
 void _astro_pm_quality_sampled(struct starpu_perfmodel *model, unsigned number)

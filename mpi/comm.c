@@ -24,20 +24,20 @@
 
 static struct
 {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;		/* a request to post, or stop */
-	pthread_cond_t idle;		/* outstanding fell to 0 */
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t wake;		/* a request to post, or stop */
+	starpu_pthread_cond_t idle;		/* outstanding fell to 0 */
 	struct _astro_mpi_req *head, *tail;	/* requests ready to post */
 	unsigned long outstanding;	/* requests created and not finished (changed under lock, atomically: read without it) */
 	bool stop;
 	bool started;
-	pthread_t thread;
-} prog = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER };
+	starpu_pthread_t thread;
+} prog = { STARPU_PTHREAD_MUTEX_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER };
 
 static void req_free(struct _astro_mpi_req *req)
 {
-	pthread_mutex_destroy(&req->lock);
-	pthread_cond_destroy(&req->cond);
+	starpu_pthread_mutex_destroy(&req->lock);
+	starpu_pthread_cond_destroy(&req->cond);
 	free(req);
 }
 
@@ -103,29 +103,29 @@ static void req_finish(struct _astro_mpi_req *req)
 			req->callback(req->arg);
 		req_free(req);
 	}
-	pthread_mutex_lock(&prog.lock);
+	starpu_pthread_mutex_lock(&prog.lock);
 	if (__atomic_sub_fetch(&prog.outstanding, 1, __ATOMIC_RELEASE) == 0)
-		pthread_cond_broadcast(&prog.idle);
-	pthread_mutex_unlock(&prog.lock);
+		starpu_pthread_cond_broadcast(&prog.idle);
+	starpu_pthread_mutex_unlock(&prog.lock);
 	if (!detached) {
-		pthread_mutex_lock(&req->lock);
+		starpu_pthread_mutex_lock(&req->lock);
 		req->done = true;
-		pthread_cond_broadcast(&req->cond);
-		pthread_mutex_unlock(&req->lock);
+		starpu_pthread_cond_broadcast(&req->cond);
+		starpu_pthread_mutex_unlock(&req->lock);
 	}
 }
 
 static void req_enqueue(struct _astro_mpi_req *req)
 {
-	pthread_mutex_lock(&prog.lock);
+	starpu_pthread_mutex_lock(&prog.lock);
 	req->next = NULL;
 	if (prog.tail)
 		prog.tail->next = req;
 	else
 		prog.head = req;
 	prog.tail = req;
-	pthread_cond_signal(&prog.wake);
-	pthread_mutex_unlock(&prog.lock);
+	starpu_pthread_cond_signal(&prog.wake);
+	starpu_pthread_mutex_unlock(&prog.lock);
 }
 
 static const char *kind_name(const struct _astro_mpi_req *req)
@@ -419,17 +419,17 @@ static void *progress_main(void *unused)
 	unsigned idle_rounds = 0;
 	double last_progress = starpu_timing_now();
 
-	pthread_mutex_lock(&prog.lock);
+	starpu_pthread_mutex_lock(&prog.lock);
 	for (;;) {
 		struct _astro_mpi_req *incoming = prog.head;
 		prog.head = prog.tail = NULL;
 		if (!incoming && p.n == 0 && !_astro_mpi_envelope_waiting()) {
 			if (prog.stop)
 				break;
-			pthread_cond_wait(&prog.wake, &prog.lock);
+			starpu_pthread_cond_wait(&prog.wake, &prog.lock);
 			continue;
 		}
-		pthread_mutex_unlock(&prog.lock);
+		starpu_pthread_mutex_unlock(&prog.lock);
 
 		bool progressed = incoming != NULL;
 		while (incoming) {
@@ -456,28 +456,21 @@ static void *progress_main(void *unused)
 			last_progress = now;
 		}
 
-		pthread_mutex_lock(&prog.lock);
+		starpu_pthread_mutex_lock(&prog.lock);
 		if (!progressed && !prog.head && (p.n || _astro_mpi_envelope_waiting())) {
 			/* A message is often a round trip away: poll politely for a while, then less and less often. */
 			if (now - last_progress < 2000) {
-				pthread_mutex_unlock(&prog.lock);
-				sched_yield();
-				pthread_mutex_lock(&prog.lock);
+				starpu_pthread_mutex_unlock(&prog.lock);
+				astro_thread_yield();
+				starpu_pthread_mutex_lock(&prog.lock);
 			} else {
 				unsigned shift = idle_rounds < 4 ? idle_rounds++ : 4;
 				long wait_ns = 20000L << shift; /* 20 us .. 320 us */
-				struct timespec deadline;
-				clock_gettime(CLOCK_REALTIME, &deadline);
-				deadline.tv_nsec += wait_ns;
-				if (deadline.tv_nsec >= 1000000000L) {
-					deadline.tv_sec++;
-					deadline.tv_nsec -= 1000000000L;
-				}
-				pthread_cond_timedwait(&prog.wake, &prog.lock, &deadline);
+				astro_cond_wait_for(&prog.wake, &prog.lock, (uint64_t)wait_ns);
 			}
 		}
 	}
-	pthread_mutex_unlock(&prog.lock);
+	starpu_pthread_mutex_unlock(&prog.lock);
 	_astro_mpi_envelope_shutdown();
 	free(p.reqs);
 	free(p.mpi);
@@ -489,7 +482,7 @@ static void *progress_main(void *unused)
 int _astro_mpi_progress_start(void)
 {
 	prog.stop = false;
-	int err = pthread_create(&prog.thread, NULL, progress_main, NULL);
+	int err = starpu_pthread_create(&prog.thread, NULL, progress_main, NULL);
 	if (err) {
 		_astro_mpi_error("starpu_mpi_init: cannot start the progression thread: %s", strerror(err));
 		return -err;
@@ -502,11 +495,11 @@ void _astro_mpi_progress_stop(void)
 {
 	if (!prog.started)
 		return;
-	pthread_mutex_lock(&prog.lock);
+	starpu_pthread_mutex_lock(&prog.lock);
 	prog.stop = true;
-	pthread_cond_signal(&prog.wake);
-	pthread_mutex_unlock(&prog.lock);
-	pthread_join(prog.thread, NULL);
+	starpu_pthread_cond_signal(&prog.wake);
+	starpu_pthread_mutex_unlock(&prog.lock);
+	starpu_pthread_join(prog.thread, NULL);
 	prog.started = false;
 }
 
@@ -525,11 +518,11 @@ static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, i
 	req->comm = comm;
 	req->mpi_req = MPI_REQUEST_NULL;
 	req->datatype = MPI_DATATYPE_NULL;
-	pthread_mutex_init(&req->lock, NULL);
-	pthread_cond_init(&req->cond, NULL);
-	pthread_mutex_lock(&prog.lock);
+	starpu_pthread_mutex_init(&req->lock, NULL);
+	starpu_pthread_cond_init(&req->cond, NULL);
+	starpu_pthread_mutex_lock(&prog.lock);
 	__atomic_add_fetch(&prog.outstanding, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&prog.lock);
+	starpu_pthread_mutex_unlock(&prog.lock);
 	return req;
 }
 
@@ -850,10 +843,10 @@ int starpu_mpi_wait(starpu_mpi_req *req, MPI_Status *status)
 		return -EINVAL;
 	}
 	struct _astro_mpi_req *r = *req;
-	pthread_mutex_lock(&r->lock);
+	starpu_pthread_mutex_lock(&r->lock);
 	while (!r->done)
-		pthread_cond_wait(&r->cond, &r->lock);
-	pthread_mutex_unlock(&r->lock);
+		starpu_pthread_cond_wait(&r->cond, &r->lock);
+	starpu_pthread_mutex_unlock(&r->lock);
 	if (status && status != MPI_STATUS_IGNORE)
 		*status = r->status;
 	int ret = r->ret;
@@ -870,15 +863,15 @@ int starpu_mpi_test(starpu_mpi_req *req, int *flag, MPI_Status *status)
 		return -EINVAL;
 	}
 	struct _astro_mpi_req *r = *req;
-	pthread_mutex_lock(&r->lock);
+	starpu_pthread_mutex_lock(&r->lock);
 	bool done = r->done;
-	pthread_mutex_unlock(&r->lock);
+	starpu_pthread_mutex_unlock(&r->lock);
 	*flag = done;
 	if (done)
 		return starpu_mpi_wait(req, status);
 	/* Programs poll in a loop: leave the processor to the communication thread, which finishes the request
 	 * (on a machine with more threads than cores, a loop that never yields starves it). */
-	sched_yield();
+	astro_thread_yield();
 	return 0;
 }
 
@@ -917,10 +910,10 @@ int starpu_mpi_wait_for_all(MPI_Comm comm)
 	/* A received message may release tasks, which may send more: repeat until both are quiet. */
 	for (;;) {
 		starpu_task_wait_for_all();
-		pthread_mutex_lock(&prog.lock);
+		starpu_pthread_mutex_lock(&prog.lock);
 		while (prog.outstanding)
-			pthread_cond_wait(&prog.idle, &prog.lock);
-		pthread_mutex_unlock(&prog.lock);
+			starpu_pthread_cond_wait(&prog.idle, &prog.lock);
+		starpu_pthread_mutex_unlock(&prog.lock);
 		if (starpu_task_nsubmitted() == 0)
 			break;
 	}

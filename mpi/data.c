@@ -37,7 +37,7 @@ struct mpi_data
 	struct rank_set contributors;	/* the ranks other than the owner with a pending reduction contribution (redux.c) */
 };
 
-static pthread_mutex_t data_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t data_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *by_handle;	/* handle -> struct mpi_data (owned) */
 static GHashTable *by_tag;	/* &entry->key -> entry */
 static int observer = -1;
@@ -68,14 +68,14 @@ static void entry_free(gpointer p)
 static void handle_unregistered(const struct astro_event *event, void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = by_handle ? g_hash_table_lookup(by_handle, event->object) : NULL;
 	if (e) {
 		if (e->key.tag != -1)
 			g_hash_table_remove(by_tag, &e->key);
 		g_hash_table_remove(by_handle, event->object);
 	}
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 }
 
 int _astro_mpi_data_init(void)
@@ -90,10 +90,10 @@ int _astro_mpi_data_init(void)
 		else
 			cache_enabled = v == 1;
 	}
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	by_handle = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entry_free);
 	by_tag = g_hash_table_new(tag_hash, tag_equal);
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	observer = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_UNREGISTERED) | ASTRO_OBSERVE_UNTIMED, handle_unregistered, NULL);
 	if (observer < 0) {
 		_astro_mpi_data_shutdown();
@@ -107,13 +107,13 @@ void _astro_mpi_data_shutdown(void)
 	if (observer >= 0)
 		astro_observe_unsubscribe(observer);
 	observer = -1;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	if (by_tag)
 		g_hash_table_destroy(by_tag);
 	if (by_handle)
 		g_hash_table_destroy(by_handle);
 	by_tag = by_handle = NULL;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 }
 
 /* Sets what is given (tag, rank, comm) of handle's entry, refusing a tag another handle has. */
@@ -136,13 +136,13 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 		_astro_mpi_error("%s: tag %lld is negative: data tags go from 0 to %lld; the data keeps its previous tag", fn, (long long)tag, (long long)INT64_MAX);
 		return;
 	}
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = g_hash_table_lookup(by_handle, handle);
 	struct tag_key key = { comm, set_tag ? tag : (e ? e->key.tag : -1) };
 	if (key.tag != -1) {
 		struct mpi_data *other = g_hash_table_lookup(by_tag, &key);
 		if (other && other != e) {
-			pthread_mutex_unlock(&data_lock);
+			starpu_pthread_mutex_unlock(&data_lock);
 			_astro_mpi_error("%s: tag %lld is already the tag of another data handle (%p) in this communicator: give each handle its own tag (this one keeps %s)",
 					 fn, (long long)key.tag, (void *)other->handle, e && e->key.tag != -1 ? "its previous tag" : "no tag");
 			return;
@@ -151,7 +151,7 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (!e) {
-			pthread_mutex_unlock(&data_lock);
+			starpu_pthread_mutex_unlock(&data_lock);
 			_astro_mpi_error("%s: out of memory", fn);
 			return;
 		}
@@ -170,7 +170,7 @@ static void data_set(starpu_data_handle_t handle, bool set_tag, starpu_mpi_tag_t
 	/* A new owner or tag: nothing sent or received before counts. */
 	e->received = false;
 	e->sent.n = 0;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 }
 
 void starpu_mpi_data_register_comm(starpu_data_handle_t data_handle, starpu_mpi_tag_t data_tag, int rank, MPI_Comm comm)
@@ -181,11 +181,11 @@ void starpu_mpi_data_register_comm(starpu_data_handle_t data_handle, starpu_mpi_
 void starpu_mpi_data_set_tag(starpu_data_handle_t handle, starpu_mpi_tag_t data_tag)
 {
 	MPI_Comm comm = MPI_COMM_WORLD;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = by_handle ? g_hash_table_lookup(by_handle, handle) : NULL;
 	if (e)
 		comm = e->key.comm;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	data_set(handle, true, data_tag, false, -1, comm, "starpu_mpi_data_set_tag");
 }
 
@@ -201,29 +201,29 @@ static struct mpi_data *entry_of(starpu_data_handle_t handle)
 
 int starpu_mpi_data_get_rank(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	int rank = e ? e->rank : -1;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return rank;
 }
 
 starpu_mpi_tag_t starpu_mpi_data_get_tag(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	starpu_mpi_tag_t tag = e ? e->key.tag : -1;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return tag;
 }
 
 starpu_data_handle_t _astro_mpi_data_by_tag(MPI_Comm comm, starpu_mpi_tag_t tag)
 {
 	struct tag_key key = { comm, tag };
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = by_tag ? g_hash_table_lookup(by_tag, &key) : NULL;
 	starpu_data_handle_t handle = e ? e->handle : NULL;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return handle;
 }
 
@@ -241,10 +241,10 @@ bool _astro_mpi_data_owner_untagged(starpu_data_handle_t handle, MPI_Comm comm, 
 
 static bool data_owner(starpu_data_handle_t handle, MPI_Comm comm, int *rank, starpu_mpi_tag_t *tag, bool need_tag, const char *fn)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	struct mpi_data copy = e ? *e : (struct mpi_data){ .rank = -1, .key = { comm, -1 } };
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	if (!handle) {
 		_astro_mpi_error("%s: NULL data handle", fn);
 		return false;
@@ -299,27 +299,27 @@ static bool rank_set_add(struct rank_set *set, int rank)
 bool _astro_mpi_cache_sent(starpu_data_handle_t handle, int dest)
 {
 	bool cached = false;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	if (cache_enabled && e) {
 		cached = rank_set_has(&e->sent, dest);
 		if (!cached)
 			rank_set_add(&e->sent, dest); /* not recorded when out of memory: sent again next time */
 	}
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return cached;
 }
 
 bool _astro_mpi_cache_received(starpu_data_handle_t handle)
 {
 	bool cached = false;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	if (cache_enabled && e) {
 		cached = e->received;
 		e->received = true;
 	}
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return cached;
 }
 
@@ -331,11 +331,11 @@ static void forget(struct mpi_data *e)
 
 void _astro_mpi_cache_written(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	if (e)
 		forget(e);
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 }
 
 int starpu_mpi_cache_is_enabled(void)
@@ -345,7 +345,7 @@ int starpu_mpi_cache_is_enabled(void)
 
 int starpu_mpi_cache_set(int enabled)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	if (!enabled && by_handle) {
 		GHashTableIter it;
 		gpointer value;
@@ -354,7 +354,7 @@ int starpu_mpi_cache_set(int enabled)
 			forget(value);
 	}
 	cache_enabled = enabled != 0;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return 0;
 }
 
@@ -363,12 +363,12 @@ void starpu_mpi_cache_flush(MPI_Comm comm, starpu_data_handle_t data_handle)
 	int me, size;
 	if (!_astro_mpi_running("starpu_mpi_cache_flush") || _astro_mpi_comm_info(comm, &me, &size, "starpu_mpi_cache_flush"))
 		return;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(data_handle);
 	int owner = e ? e->rank : -1;
 	if (e)
 		forget(e);
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	if (!e) {
 		_astro_mpi_error("starpu_mpi_cache_flush: data %p is not registered with starpu_mpi_data_register(): nothing to flush", (void *)data_handle);
 		return;
@@ -383,14 +383,14 @@ void starpu_mpi_cache_flush_all_data(MPI_Comm comm)
 	if (!_astro_mpi_running("starpu_mpi_cache_flush_all_data"))
 		return;
 	GPtrArray *handles = g_ptr_array_new();
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	GHashTableIter it;
 	gpointer key, value;
 	g_hash_table_iter_init(&it, by_handle);
 	while (g_hash_table_iter_next(&it, &key, &value))
 		if (((struct mpi_data *)value)->key.comm == comm)
 			g_ptr_array_add(handles, key);
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	for (guint i = 0; i < handles->len; i++)
 		starpu_mpi_cache_flush(comm, g_ptr_array_index(handles, i));
 	g_ptr_array_free(handles, TRUE);
@@ -398,19 +398,19 @@ void starpu_mpi_cache_flush_all_data(MPI_Comm comm)
 
 int starpu_mpi_cached_receive(starpu_data_handle_t data_handle)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(data_handle);
 	int cached = e && e->received;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return cached;
 }
 
 int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(data_handle);
 	int cached = e && rank_set_has(&e->sent, dest);
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return cached;
 }
 
@@ -419,7 +419,7 @@ int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
 int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank)
 {
 	int ret = 0;
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	if (!e)
 		ret = -EINVAL;
@@ -427,22 +427,22 @@ int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank)
 		ret = 0;
 	else
 		ret = rank_set_add(&e->contributors, rank) ? 1 : -ENOMEM;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return ret;
 }
 
 bool _astro_mpi_redux_pending(starpu_data_handle_t handle)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	bool pending = e && e->contributors.n > 0;
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return pending;
 }
 
 int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks)
 {
-	pthread_mutex_lock(&data_lock);
+	starpu_pthread_mutex_lock(&data_lock);
 	struct mpi_data *e = entry_of(handle);
 	int n = 0;
 	*ranks = NULL;
@@ -451,6 +451,6 @@ int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks)
 		*ranks = e->contributors.ranks;
 		e->contributors = (struct rank_set){ 0 };
 	}
-	pthread_mutex_unlock(&data_lock);
+	starpu_pthread_mutex_unlock(&data_lock);
 	return n;
 }

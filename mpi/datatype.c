@@ -18,7 +18,7 @@ struct datatype_funcs
 	starpu_mpi_datatype_free_func_t free;
 };
 
-static pthread_mutex_t types_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t types_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *types;	/* interface id -> struct datatype_funcs (owned) */
 static int ntypes;		/* atomic reads: 0 skips the look-up */
 
@@ -35,22 +35,22 @@ int starpu_mpi_interface_datatype_register(enum starpu_data_interface_id id, sta
 		return -ENOMEM;
 	}
 	*f = (struct datatype_funcs){ allocate_datatype_func, free_datatype_func };
-	pthread_mutex_lock(&types_lock);
+	starpu_pthread_mutex_lock(&types_lock);
 	if (!types)
 		types = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
 	g_hash_table_insert(types, GINT_TO_POINTER(id), f);
 	__atomic_store_n(&ntypes, (int)g_hash_table_size(types), __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&types_lock);
+	starpu_pthread_mutex_unlock(&types_lock);
 	return 0;
 }
 
 int starpu_mpi_interface_datatype_unregister(enum starpu_data_interface_id id)
 {
-	pthread_mutex_lock(&types_lock);
+	starpu_pthread_mutex_lock(&types_lock);
 	bool known = types && g_hash_table_remove(types, GINT_TO_POINTER(id));
 	if (types)
 		__atomic_store_n(&ntypes, (int)g_hash_table_size(types), __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&types_lock);
+	starpu_pthread_mutex_unlock(&types_lock);
 	if (!known) {
 		_astro_mpi_error("starpu_mpi_datatype_unregister: interface %d has no datatype registered", (int)id);
 		return -EINVAL;
@@ -82,11 +82,11 @@ bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, sta
 	if (__atomic_load_n(&ntypes, __ATOMIC_ACQUIRE) == 0)
 		return false;
 	struct datatype_funcs f = { 0 };
-	pthread_mutex_lock(&types_lock);
+	starpu_pthread_mutex_lock(&types_lock);
 	struct datatype_funcs *found = types ? g_hash_table_lookup(types, GINT_TO_POINTER(starpu_data_get_interface_id(handle))) : NULL;
 	if (found)
 		f = *found;
-	pthread_mutex_unlock(&types_lock);
+	starpu_pthread_mutex_unlock(&types_lock);
 	if (!f.allocate)
 		return false;
 	*type = MPI_DATATYPE_NULL;
@@ -104,10 +104,10 @@ bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, sta
 
 void _astro_mpi_datatype_shutdown(void)
 {
-	pthread_mutex_lock(&types_lock);
+	starpu_pthread_mutex_lock(&types_lock);
 	if (types)
 		g_hash_table_destroy(types);
 	types = NULL;
 	__atomic_store_n(&ntypes, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&types_lock);
+	starpu_pthread_mutex_unlock(&types_lock);
 }

@@ -8,14 +8,14 @@
 #include <stdint.h>
 #include <string.h>
 
-static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static bool running;		/* atomic reads */
 static bool initialized_mpi;	/* starpu_mpi_init*() called MPI_Init_thread: shutdown finalises */
 static bool initialized_starpu;	/* starpu_mpi_init_conf() started the runtime: shutdown stops it */
 
 /* Below MPI_THREAD_MULTIPLE, one MPI call at a time: the progression thread's and the application thread's. */
 static bool serialize;
-static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t mpi_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 int _astro_mpi_tag_ub = 32767;	/* the smallest MPI_TAG_UB the standard allows */
 
 /* The communicators asked about: few, so a small table (state per communicator, none per rank).
@@ -28,7 +28,7 @@ static struct
 	int rank, size;
 } comms[MAX_COMMS];
 static int ncomms;	/* atomic reads */
-static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t comms_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 bool _astro_mpi_running(const char *fn)
 {
@@ -46,13 +46,13 @@ bool _astro_mpi_thread_multiple(void)
 void _astro_mpi_lock(void)
 {
 	if (serialize)
-		pthread_mutex_lock(&mpi_lock);
+		starpu_pthread_mutex_lock(&mpi_lock);
 }
 
 void _astro_mpi_unlock(void)
 {
 	if (serialize)
-		pthread_mutex_unlock(&mpi_lock);
+		starpu_pthread_mutex_unlock(&mpi_lock);
 }
 
 static bool mpi_usable(const char *fn)
@@ -93,7 +93,7 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
 		_astro_mpi_error("%s: MPI does not know the communicator (error %d): pass MPI_COMM_WORLD or a communicator of this process", fn, err);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&comms_lock);
+	starpu_pthread_mutex_lock(&comms_lock);
 	bool listed = false;
 	for (int i = 0; i < ncomms; i++)
 		listed = listed || comms[i].comm == comm;
@@ -103,7 +103,7 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
 		comms[ncomms].size = *size;
 		__atomic_store_n(&ncomms, ncomms + 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&comms_lock);
+	starpu_pthread_mutex_unlock(&comms_lock);
 	return 0;
 }
 
@@ -188,7 +188,7 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 {
 	int ret = -EINVAL, provided = MPI_THREAD_SINGLE, initialized = 0, finalized = 0;
 
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
 		_astro_mpi_error("starpu_mpi_init: StarPU-MPI is already initialised: call starpu_mpi_shutdown() first");
 		ret = -EBUSY;
@@ -253,7 +253,7 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 	}
 	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
 out:
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
 	return ret;
 }
 
@@ -284,21 +284,21 @@ int starpu_mpi_shutdown(void)
 		return -EINVAL;
 	/* Nothing may be in flight when MPI goes: every rank finishes, then all meet. */
 	int ret = starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-	pthread_mutex_lock(&init_lock);
+	starpu_pthread_mutex_lock(&init_lock);
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	_astro_mpi_progress_stop();
 	_astro_mpi_data_shutdown();
 	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
-	pthread_mutex_lock(&comms_lock);
+	starpu_pthread_mutex_lock(&comms_lock);
 	__atomic_store_n(&ncomms, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&comms_lock);
+	starpu_pthread_mutex_unlock(&comms_lock);
 	if (initialized_mpi)
 		MPI_Finalize();
 	initialized_mpi = false;
 	bool stop_runtime = initialized_starpu;
 	initialized_starpu = false;
-	pthread_mutex_unlock(&init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
 	if (stop_runtime)
 		starpu_shutdown();
 	return ret;

@@ -117,8 +117,8 @@ static struct
 } heat = { .observer = -1 };
 
 /* The workers' side: static, since an observer may still be called as it unsubscribes. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t tasks_ended = PTHREAD_COND_INITIALIZER;
+static starpu_pthread_mutex_t lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_cond_t tasks_ended = STARPU_PTHREAD_COND_INITIALIZER;
 static unsigned long ended;	/* tasks run here since heat_init() */
 static double busy;		/* µs the workers spent running them */
 static double started[STARPU_NMAXWORKERS];	/* each worker's running task's start (its own slot), 0: none seen */
@@ -136,12 +136,12 @@ static void task_moment(const struct astro_event *event, void *arg)
 	}
 	double start = started[w];
 	started[w] = 0;
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	if (start >= since)
 		busy += event->time_us - start;
 	ended++;
-	pthread_cond_broadcast(&tasks_ended);
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_cond_broadcast(&tasks_ended);
+	starpu_pthread_mutex_unlock(&lock);
 }
 
 /* A number from the environment at least min (an integer when integer), def when unset; said and def when wrong. */
@@ -271,11 +271,11 @@ static int heat_init(const struct starpu_mpi_lb_conf *conf, MPI_Comm comm)
 	heat.submitted = heat.submitted_then = 0;
 	heat.moved = g_array_new(FALSE, FALSE, sizeof(struct moved));
 	heat.moved_tags = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	ended = 0;	/* counted from here, as heat.submitted */
 	busy = heat.busy_then = 0;
 	since = starpu_timing_now();
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	heat.observer = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_STARTED) | ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_ENDED), task_moment, NULL);
 	/* Agreed once more: a rank without its observer could not measure its load. */
 	ret = _astro_mpi_lb_agree_min(comm, heat.observer < 0 ? heat.observer : 0, fn);
@@ -293,14 +293,14 @@ static int heat_init(const struct starpu_mpi_lb_conf *conf, MPI_Comm comm)
 /* Steps 1 and 2: this rank's load in the phase that ends, and its neighbours' (in theirs). */
 static double loads(double *theirs)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	unsigned long tasks = heat.submitted - heat.submitted_then;
 	unsigned long wake_at = heat.submitted_then + (unsigned long)ceil(heat.wakeup_ratio * (double)tasks);
 	while (ended < wake_at)
-		pthread_cond_wait(&tasks_ended, &lock);
+		starpu_pthread_cond_wait(&tasks_ended, &lock);
 	double load = busy - heat.busy_then;
 	heat.busy_then = busy;
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	heat.submitted_then = heat.submitted;
 
 	int n = heat.nneighbors + heat.nwatchers;

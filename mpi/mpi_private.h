@@ -4,7 +4,7 @@
 
 #include <starpu_mpi.h>
 #include <astrolabe/plugin.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdbool.h>
 
 #define _astro_mpi_error(...) astro_log_error("starpu_mpi", __VA_ARGS__)
@@ -53,8 +53,8 @@ struct _astro_mpi_req
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
-	pthread_mutex_t lock;	/* done and the waiter's condition (requests that are not detached) */
-	pthread_cond_t cond;
+	starpu_pthread_mutex_t lock;	/* done and the waiter's condition (requests that are not detached) */
+	starpu_pthread_cond_t cond;
 	bool done;
 	struct _astro_mpi_req *next;
 };

@@ -15,7 +15,7 @@
 
 static int most_r_data(int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data);
 
-static pthread_mutex_t policies_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t policies_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static starpu_mpi_select_node_policy_func_t policies[MAX_POLICIES] = { most_r_data };
 static int current;
 
@@ -56,29 +56,29 @@ int starpu_mpi_node_selection_register_policy(starpu_mpi_select_node_policy_func
 		_astro_mpi_error("starpu_mpi_node_selection_register_policy: NULL policy function");
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&policies_lock);
+	starpu_pthread_mutex_lock(&policies_lock);
 	for (int id = 1; id < MAX_POLICIES; id++) {
 		if (!policies[id]) {
 			policies[id] = policy_func;
-			pthread_mutex_unlock(&policies_lock);
+			starpu_pthread_mutex_unlock(&policies_lock);
 			return id;
 		}
 	}
-	pthread_mutex_unlock(&policies_lock);
+	starpu_pthread_mutex_unlock(&policies_lock);
 	_astro_mpi_error("starpu_mpi_node_selection_register_policy: the %d policy slots are taken: unregister one first", MAX_POLICIES - 1);
 	return -ENOSPC;
 }
 
 int starpu_mpi_node_selection_unregister_policy(int policy)
 {
-	pthread_mutex_lock(&policies_lock);
+	starpu_pthread_mutex_lock(&policies_lock);
 	bool known = policy > 0 && policy < MAX_POLICIES && policies[policy];
 	if (known) {
 		policies[policy] = NULL;
 		if (current == policy)
 			current = STARPU_MPI_NODE_SELECTION_MOST_R_DATA;
 	}
-	pthread_mutex_unlock(&policies_lock);
+	starpu_pthread_mutex_unlock(&policies_lock);
 	if (!known) {
 		_astro_mpi_error("starpu_mpi_node_selection_unregister_policy: %d is not a registered policy%s", policy,
 				 policy == STARPU_MPI_NODE_SELECTION_MOST_R_DATA ? " (the built-in one stays)" : "");
@@ -89,19 +89,19 @@ int starpu_mpi_node_selection_unregister_policy(int policy)
 
 int starpu_mpi_node_selection_get_current_policy(void)
 {
-	pthread_mutex_lock(&policies_lock);
+	starpu_pthread_mutex_lock(&policies_lock);
 	int policy = current;
-	pthread_mutex_unlock(&policies_lock);
+	starpu_pthread_mutex_unlock(&policies_lock);
 	return policy;
 }
 
 int starpu_mpi_node_selection_set_current_policy(int policy)
 {
-	pthread_mutex_lock(&policies_lock);
+	starpu_pthread_mutex_lock(&policies_lock);
 	bool known = policy >= 0 && policy < MAX_POLICIES && policies[policy];
 	if (known)
 		current = policy;
-	pthread_mutex_unlock(&policies_lock);
+	starpu_pthread_mutex_unlock(&policies_lock);
 	if (!known) {
 		_astro_mpi_error("starpu_mpi_node_selection_set_current_policy: %d is not a registered policy: register it first", policy);
 		return -EINVAL;
@@ -111,11 +111,11 @@ int starpu_mpi_node_selection_set_current_policy(int policy)
 
 int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data, const char *fn)
 {
-	pthread_mutex_lock(&policies_lock);
+	starpu_pthread_mutex_lock(&policies_lock);
 	if (policy == STARPU_MPI_NODE_SELECTION_CURRENT_POLICY)
 		policy = current;
 	starpu_mpi_select_node_policy_func_t f = policy >= 0 && policy < MAX_POLICIES ? policies[policy] : NULL;
-	pthread_mutex_unlock(&policies_lock);
+	starpu_pthread_mutex_unlock(&policies_lock);
 	if (!f) {
 		_astro_mpi_error("%s: STARPU_NODE_SELECTION_POLICY %d is not a registered policy: register it with starpu_mpi_node_selection_register_policy()",
 				 fn, policy);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static bool enabled;
-static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t stats_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *sent;	/* destination rank -> bytes (size_t in a pointer) */
 static double start_us;
 
@@ -24,9 +24,9 @@ void _astro_mpi_stats_init(void)
 	enabled = env && *env && strcmp(env, "0") != 0;
 	if (!enabled)
 		return;
-	pthread_mutex_lock(&stats_lock);
+	starpu_pthread_mutex_lock(&stats_lock);
 	sent = g_hash_table_new(g_direct_hash, g_direct_equal);
-	pthread_mutex_unlock(&stats_lock);
+	starpu_pthread_mutex_unlock(&stats_lock);
 	start_us = starpu_timing_now();
 }
 
@@ -34,11 +34,11 @@ void _astro_mpi_stats_sent(int dest, size_t bytes)
 {
 	if (!enabled)
 		return;
-	pthread_mutex_lock(&stats_lock);
+	starpu_pthread_mutex_lock(&stats_lock);
 	gpointer key = GINT_TO_POINTER(dest);
 	size_t total = (size_t)(uintptr_t)g_hash_table_lookup(sent, key) + bytes;
 	g_hash_table_insert(sent, key, (gpointer)(uintptr_t)total);
-	pthread_mutex_unlock(&stats_lock);
+	starpu_pthread_mutex_unlock(&stats_lock);
 }
 
 static gint by_rank(gconstpointer a, gconstpointer b)
@@ -54,7 +54,7 @@ void _astro_mpi_stats_shutdown(int rank)
 	double us = starpu_timing_now() - start_us;
 	if (us <= 0)
 		us = 1;
-	pthread_mutex_lock(&stats_lock);
+	starpu_pthread_mutex_lock(&stats_lock);
 	GList *dests = g_list_sort(g_hash_table_get_keys(sent), by_rank);
 	size_t sum = 0;
 	for (GList *l = dests; l; l = l->next)
@@ -70,7 +70,7 @@ void _astro_mpi_stats_shutdown(int rank)
 	g_hash_table_destroy(sent);
 	sent = NULL;
 	enabled = false;
-	pthread_mutex_unlock(&stats_lock);
+	starpu_pthread_mutex_unlock(&stats_lock);
 }
 
 void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts)
@@ -81,7 +81,7 @@ void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts)
 		return;
 	}
 	memset(comm_amounts, 0, (size_t)size * sizeof(*comm_amounts));
-	pthread_mutex_lock(&stats_lock);
+	starpu_pthread_mutex_lock(&stats_lock);
 	if (enabled) {
 		GHashTableIter it;
 		gpointer key, value;
@@ -90,5 +90,5 @@ void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts)
 			if (GPOINTER_TO_INT(key) >= 0 && GPOINTER_TO_INT(key) < size)
 				comm_amounts[GPOINTER_TO_INT(key)] = (size_t)(uintptr_t)value;
 	}
-	pthread_mutex_unlock(&stats_lock);
+	starpu_pthread_mutex_unlock(&stats_lock);
 }

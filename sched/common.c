@@ -2,7 +2,7 @@
  * The policy toolkit (astrolabe/sched.h): policy data and queue locks.
  */
 #define _GNU_SOURCE /* glibc's adaptive mutexes */
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +32,7 @@ void *astro_sched_alloc_policy_data(const char *policy_name, size_t size)
  * briefly before it sleeps (glibc's adaptive mutex, where available) instead
  * of paying two system calls.
  */
-void astro_sched_lock_init(pthread_mutex_t *lock)
+void astro_sched_lock_init(starpu_pthread_mutex_t *lock)
 {
-	pthread_mutexattr_t attr;
-
-	pthread_mutexattr_init(&attr);
-#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-	STARPU_PTHREAD_MUTEX_INIT(lock, &attr);
-	pthread_mutexattr_destroy(&attr);
+	_STARPU_PTHREAD_CHECK(astro_mutex_init_adaptive(lock), "pthread_mutex_init");
 }

@@ -12,7 +12,7 @@
 /* ------------------------------------------------------- per context */
 
 static struct _astro_modular_ctx *modular_ctxs[STARPU_NMAX_SCHED_CTXS];
-static starpu_pthread_mutex_t modular_ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t modular_ctxs_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 struct _astro_modular_ctx *_astro_modular_ctx(unsigned sched_ctx_id)
 {

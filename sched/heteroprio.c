@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <astrolabe/heteroprio.h>
@@ -31,7 +31,7 @@ struct setup_slot
 };
 
 /* Set-ups are written from the thread creating a context, read by tests; the lock is never on the task path. */
-static pthread_mutex_t setups_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t setups_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct setup_slot *setups[STARPU_NMAX_SCHED_CTXS];
 
 #define HINT_CALLBACK "call it from the policy's callback (starpu_conf.sched_policy_callback, or STARPU_SCHED_CTX_POLICY_INIT of starpu_sched_ctx_create)"
@@ -85,11 +85,11 @@ static struct astro_heteroprio_setup *open_setup(const char *fn, unsigned sched_
 		astro_log_error("heteroprio", "%s: bucket %ld does not exist (buckets are 0 to %d, STARPU_HETEROPRIO_MAX_PRIO - 1)", fn, bucket, STARPU_HETEROPRIO_MAX_PRIO - 1);
 		return NULL;
 	}
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	slot = sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? setups[sched_ctx_id] : NULL;
 	if (!slot || slot->state != SETUP_OPEN)
 	{
-		pthread_mutex_unlock(&setups_lock);
+		starpu_pthread_mutex_unlock(&setups_lock);
 		if (slot)
 			astro_log_error("heteroprio", "%s: context %u already runs its heteroprio policy, whose buckets are fixed: " HINT_CALLBACK, fn, sched_ctx_id);
 		else
@@ -111,7 +111,7 @@ void starpu_heteroprio_set_nb_prios(unsigned sched_ctx_id, enum starpu_worker_ar
 	if (!(setup = open_setup(__func__, sched_ctx_id, (long)(unsigned)arch, -1)))
 		return;
 	setup->nb_prios[arch] = max_prio;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void starpu_heteroprio_set_mapping(unsigned sched_ctx_id, enum starpu_worker_archtype arch, unsigned source_prio, unsigned dest_bucket_id)
@@ -139,7 +139,7 @@ void starpu_heteroprio_set_mapping(unsigned sched_ctx_id, enum starpu_worker_arc
 	setup->mapping[arch][source_prio] = dest_bucket_id;
 	setup->mapped[arch][source_prio] = 1;
 	setup->buckets[dest_bucket_id].archs |= 1u << arch;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void starpu_heteroprio_set_faster_arch(unsigned sched_ctx_id, enum starpu_worker_archtype arch, unsigned bucket_id)
@@ -150,7 +150,7 @@ void starpu_heteroprio_set_faster_arch(unsigned sched_ctx_id, enum starpu_worker
 		return;
 	setup->buckets[bucket_id].faster_arch = (int)arch;
 	setup->buckets[bucket_id].slow_factor[arch] = 0;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void starpu_heteroprio_set_arch_slow_factor(unsigned sched_ctx_id, enum starpu_worker_archtype arch, unsigned bucket_id, float slow_factor)
@@ -165,7 +165,7 @@ void starpu_heteroprio_set_arch_slow_factor(unsigned sched_ctx_id, enum starpu_w
 	if (!(setup = open_setup(__func__, sched_ctx_id, (long)(unsigned)arch, bucket_id)))
 		return;
 	setup->buckets[bucket_id].slow_factor[arch] = slow_factor;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void starpu_heteroprio_set_use_locality(unsigned sched_ctx_id, unsigned use_locality)
@@ -180,7 +180,7 @@ void starpu_heteroprio_set_use_locality(unsigned sched_ctx_id, unsigned use_loca
 	if (!(setup = open_setup(__func__, sched_ctx_id, -1, -1)))
 		return;
 	setup->use_locality = (unsigned char)use_locality;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void starpu_heteroprio_map_wgroup_memory_nodes(unsigned sched_ctx_id)
@@ -191,7 +191,7 @@ void starpu_heteroprio_map_wgroup_memory_nodes(unsigned sched_ctx_id)
 	if (!(setup = open_setup(__func__, sched_ctx_id, -1, -1)))
 		return;
 	on = setup->use_locality;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	/* The policy maps the groups to the memory nodes as it starts, from the buckets the callback set. */
 	if (!on)
 		astro_log_error("heteroprio", "%s (context %u): worker groups belong to the data locality mode, which is off: "
@@ -202,15 +202,15 @@ void starpu_heteroprio_print_wgroups(FILE *stream, unsigned sched_ctx_id)
 {
 	struct setup_slot *slot;
 
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	slot = sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? setups[sched_ctx_id] : NULL;
 	if (slot && slot->print && stream)
 	{
 		slot->print(stream, slot->print_arg);
-		pthread_mutex_unlock(&setups_lock);
+		starpu_pthread_mutex_unlock(&setups_lock);
 		return;
 	}
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	astro_log_error("heteroprio", "%s (context %u): %s", __func__, sched_ctx_id,
 			!stream ? "no stream to print to" : "the context runs no heteroprio policy in the data locality mode "
 			"(starpu_heteroprio_set_use_locality(ctx, 1) in its callback, or STARPU_HETEROPRIO_USE_LA=1)");
@@ -224,32 +224,32 @@ int astro_heteroprio_setup_open(unsigned sched_ctx_id)
 
 	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return -EINVAL;
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	slot = setups[sched_ctx_id];
 	if (slot && slot->state == SETUP_OPEN)
 	{
-		pthread_mutex_unlock(&setups_lock);
+		starpu_pthread_mutex_unlock(&setups_lock);
 		return -EBUSY;
 	}
 	if (!slot && !(slot = setups[sched_ctx_id] = malloc(sizeof(*slot))))
 	{
-		pthread_mutex_unlock(&setups_lock);
+		starpu_pthread_mutex_unlock(&setups_lock);
 		return -ENOMEM;
 	}
 	slot->state = SETUP_OPEN;
 	slot->print = NULL;
 	slot->print_arg = NULL;
 	setup_empty(&slot->setup);
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	return 0;
 }
 
 void astro_heteroprio_setup_default(unsigned sched_ctx_id)
 {
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	if (sched_ctx_id < STARPU_NMAX_SCHED_CTXS && setups[sched_ctx_id] && setups[sched_ctx_id]->state == SETUP_OPEN)
 		setup_fill_default(&setups[sched_ctx_id]->setup);
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 /* Why setup cannot run, in why; 0 when it can. */
@@ -294,11 +294,11 @@ int astro_heteroprio_setup_close(unsigned sched_ctx_id, struct astro_heteroprio_
 	int ret;
 	struct setup_slot *slot;
 
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	slot = sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? setups[sched_ctx_id] : NULL;
 	if (!slot || slot->state != SETUP_OPEN)
 	{
-		pthread_mutex_unlock(&setups_lock);
+		starpu_pthread_mutex_unlock(&setups_lock);
 		setup_fill_default(setup);
 		return -ENOENT;
 	}
@@ -312,7 +312,7 @@ int astro_heteroprio_setup_close(unsigned sched_ctx_id, struct astro_heteroprio_
 	}
 	slot->state = SETUP_CLOSED;
 	*setup = slot->setup;
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	if (ret)
 		astro_log_error("heteroprio", "context %u: the buckets set by the policy's callback cannot be used: %s; heteroprio uses its default "
 				"(every architecture looks at every bucket, bucket 0 first)", sched_ctx_id, why);
@@ -323,37 +323,37 @@ int astro_heteroprio_setup_get(unsigned sched_ctx_id, struct astro_heteroprio_se
 {
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	if (sched_ctx_id < STARPU_NMAX_SCHED_CTXS && setups[sched_ctx_id] && setups[sched_ctx_id]->state == SETUP_CLOSED)
 	{
 		*setup = setups[sched_ctx_id]->setup;
 		ret = 0;
 	}
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	return ret;
 }
 
 void astro_heteroprio_setup_set_printer(unsigned sched_ctx_id, void (*print)(FILE *stream, void *arg), void *arg)
 {
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	if (sched_ctx_id < STARPU_NMAX_SCHED_CTXS && setups[sched_ctx_id])
 	{
 		setups[sched_ctx_id]->print = print;
 		setups[sched_ctx_id]->print_arg = arg;
 	}
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 }
 
 void astro_heteroprio_setup_release(unsigned sched_ctx_id)
 {
 	struct setup_slot *slot = NULL;
 
-	pthread_mutex_lock(&setups_lock);
+	starpu_pthread_mutex_lock(&setups_lock);
 	if (sched_ctx_id < STARPU_NMAX_SCHED_CTXS)
 	{
 		slot = setups[sched_ctx_id];
 		setups[sched_ctx_id] = NULL;
 	}
-	pthread_mutex_unlock(&setups_lock);
+	starpu_pthread_mutex_unlock(&setups_lock);
 	free(slot);
 }

@@ -26,7 +26,7 @@
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
 #include <errno.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +50,7 @@ static struct
 /* The zones' counters: Joules since starpu_init(), under counters_lock. */
 static int counter_ids[ASTRO_ENERGY_MAX_ZONES];
 static uint64_t last_raw[ASTRO_ENERGY_MAX_ZONES], total_raw[ASTRO_ENERGY_MAX_ZONES];
-static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t counters_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static int zone_counts(unsigned z, int package)
 {
@@ -145,7 +145,7 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 {
 	(void)context;
 	(void)arg;
-	pthread_mutex_lock(&counters_lock);
+	starpu_pthread_mutex_lock(&counters_lock);
 	for (unsigned z = 0; z < pc.nzones; z++) {
 		if (!astro_counter_sample_wants(sample, counter_ids[z]))
 			continue;
@@ -156,7 +156,7 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 		}
 		astro_counter_sample_set_double(sample, counter_ids[z], (double)total_raw[z] / pc.zones[z].per_joule);
 	}
-	pthread_mutex_unlock(&counters_lock);
+	starpu_pthread_mutex_unlock(&counters_lock);
 }
 
 static int register_counters(void)

@@ -21,12 +21,12 @@
 
 #ifdef HAVE_PAPI
 #include <papi.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 
 static int set = PAPI_NULL;
 static int nevents;
 static long long values[ASTRO_ENERGY_MAX_ZONES];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 /* "PACKAGE_ENERGY:PACKAGE<k>" (dram 0) or "DRAM_ENERGY:PACKAGE<k>" (dram 1) after the component's
  * prefix ("rapl:::", "sde:::LIB::"): its package; -1 otherwise. */
@@ -55,16 +55,16 @@ unsigned papi_rapl_open(struct powercap *pc, char *why, size_t whylen)
 
 unsigned papi_energy_open(struct powercap *pc, const char *component, char *why, size_t whylen)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	int open = set != PAPI_NULL;
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	if (open) {
 		snprintf(why, whylen, "PAPI energy events are already read (one event set at a time)");
 		return 0;
 	}
 	/* Initialised as counters_papi_task does: event sets in several threads. */
 	if (!PAPI_is_initialized() &&
-	    (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT || PAPI_thread_init(pthread_self) != PAPI_OK)) {
+	    (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT || PAPI_thread_init(starpu_pthread_self) != PAPI_OK)) {
 		snprintf(why, whylen, "PAPI could not be initialised");
 		return 0;
 	}
@@ -113,26 +113,26 @@ unsigned papi_energy_open(struct powercap *pc, const char *component, char *why,
 		PAPI_destroy_eventset(&es);
 		return 0;
 	}
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	set = es;
 	nevents = n;
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	return (unsigned)n;
 }
 
 int papi_rapl_read(int index, uint64_t *raw)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	int ret = set != PAPI_NULL && index >= 0 && index < nevents && PAPI_read(set, values) == PAPI_OK ? 0 : -EIO;
 	if (!ret)
 		*raw = (uint64_t)values[index];
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 	return ret;
 }
 
 void papi_rapl_close(void)
 {
-	pthread_mutex_lock(&lock);
+	starpu_pthread_mutex_lock(&lock);
 	if (set != PAPI_NULL) {
 		long long ignored[ASTRO_ENERGY_MAX_ZONES];
 		PAPI_stop(set, ignored);
@@ -141,7 +141,7 @@ void papi_rapl_close(void)
 		set = PAPI_NULL;
 	}
 	nevents = 0;
-	pthread_mutex_unlock(&lock);
+	starpu_pthread_mutex_unlock(&lock);
 }
 
 #else /* !HAVE_PAPI */

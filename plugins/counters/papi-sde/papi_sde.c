@@ -39,7 +39,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +59,7 @@ struct event
 	struct event *next;
 };
 
-static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t events_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 /* LeakSanitizer's own switches when the process runs under it (see the top), else NULL. */
 static void (*lsan_disable)(void);
 static void (*lsan_enable)(void);
@@ -185,7 +185,7 @@ static void export_all(void)
 	};
 	char sde_name[256];
 	unsigned nworkers = starpu_worker_get_count();
-	pthread_mutex_lock(&events_lock);
+	starpu_pthread_mutex_lock(&events_lock);
 	for (struct event *e = events; e; e = e->next)
 		e->id = -1;
 	for (size_t s = 0; s < sizeof(scopes) / sizeof(scopes[0]); s++) {
@@ -202,7 +202,7 @@ static void export_all(void)
 			}
 		}
 	}
-	pthread_mutex_unlock(&events_lock);
+	starpu_pthread_mutex_unlock(&events_lock);
 	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
 }
 

@@ -15,7 +15,7 @@
 #include <starpu_profiling.h>
 #include <papi.h>
 #include <errno.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +33,7 @@ static char *names[PAPI_MAX_HWCTRS];
 static int nnames;
 static int said;               /* the one message about what PAPI cannot count */
 /* PAPI's event-set set-up shares tables whose locks are its own: one worker at a time (once per worker). */
-static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t setup_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static void say_once(const char *fmt, const char *what, const char *why)
 {
@@ -82,12 +82,12 @@ static void on_task(const struct astro_event *ev, void *arg)
 	if (ev->moment == ASTRO_MOMENT_WORKER_DEINIT_BEGIN) {
 		if (w->state == 1) {
 			long long ignored[PAPI_MAX_HWCTRS];
-			pthread_mutex_lock(&setup_lock);
+			starpu_pthread_mutex_lock(&setup_lock);
 			PAPI_stop(w->set, ignored);
 			PAPI_cleanup_eventset(w->set);
 			PAPI_destroy_eventset(&w->set);
 			PAPI_unregister_thread();
-			pthread_mutex_unlock(&setup_lock);
+			starpu_pthread_mutex_unlock(&setup_lock);
 		}
 		w->state = 0;
 		return;
@@ -96,9 +96,9 @@ static void on_task(const struct astro_event *ev, void *arg)
 		return;
 	if (ev->moment == ASTRO_MOMENT_TASK_STARTED) {
 		if (w->state == 0) {
-			pthread_mutex_lock(&setup_lock);
+			starpu_pthread_mutex_lock(&setup_lock);
 			make_set(w);
-			pthread_mutex_unlock(&setup_lock);
+			starpu_pthread_mutex_unlock(&setup_lock);
 		}
 		info->papi_event_set = w->state == 1 ? w->set : PAPI_NULL;
 		if (w->state == 1)
@@ -133,7 +133,7 @@ static int init(void)
 	free(copy);
 	if (!PAPI_is_initialized()) {
 		int ret = PAPI_library_init(PAPI_VER_CURRENT);
-		if (ret != PAPI_VER_CURRENT || PAPI_thread_init(pthread_self) != PAPI_OK) {
+		if (ret != PAPI_VER_CURRENT || PAPI_thread_init(starpu_pthread_self) != PAPI_OK) {
 			astro_log_error(MODULE, "STARPU_PROF_PAPI_EVENTS: PAPI could not be initialised (%s): tasks go without papi_values",
 					ret < 0 ? PAPI_strerror(ret) : "version mismatch");
 			return ASTRO_PLUGIN_DECLINE;

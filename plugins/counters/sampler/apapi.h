@@ -17,7 +17,7 @@
 #ifndef __ASTRO_SAMPLER_APAPI_H__
 #define __ASTRO_SAMPLER_APAPI_H__
 
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -206,9 +206,9 @@ struct apapi_sampler
 {
 	struct apapi_component **components;
 	unsigned ncomponents;
-	pthread_mutex_t lock;    /**< guards the events' values and the state below */
-	pthread_cond_t cond;
-	pthread_t thread;
+	starpu_pthread_mutex_t lock;    /**< guards the events' values and the state below */
+	starpu_pthread_cond_t cond;
+	starpu_pthread_t thread;
 	int running, stopping;
 	uint64_t start_ns, stop_ns;
 	/** Set before apapi_sampler_start(): the timer thread's scheduling. */

@@ -17,11 +17,12 @@
  * RLIMIT_RTPRIO/RLIMIT_NICE), one message says so and how to allow it, and
  * the thread samples as before.
  */
-#define _GNU_SOURCE /* pthread_setname_np() */
+#define _GNU_SOURCE
 #include "apapi.h"
 
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
+#include <astrolabe/thread.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -36,21 +37,15 @@
 
 uint64_t apapi_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return astro_clock_monotonic_ns();
 }
 
 void apapi_sampler_init(struct apapi_sampler *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->timer_slack_ns = 1;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &attr);
-	pthread_condattr_destroy(&attr);
+	starpu_pthread_mutex_init(&s->lock, NULL);
+	astro_cond_init_monotonic(&s->cond);
 }
 
 struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *name, uint64_t interval_ns,
@@ -95,11 +90,11 @@ static void sample(struct apapi_sampler *s, struct apapi_component *c)
 	uint64_t now = apapi_now_ns();
 	if (ret)
 		return;
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	for (unsigned i = 0; i < c->nevents; i++)
 		apapi_event_sample(&c->events[i], c->scratch[i], now);
 	c->nsamples++;
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	/* Each value read, to whoever observes it (the trace recorder: a sampled series per counter). */
 	if (ASTRO_OBSERVED(ASTRO_MOMENT_COUNTER_SAMPLED))
 		for (unsigned i = 0; i < c->nevents; i++) {
@@ -158,7 +153,7 @@ static int raise_priority(const struct apapi_priority *p)
 		err = setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), p->level) ? errno : 0;
 	} else {
 		struct sched_param param = { .sched_priority = p->level };
-		err = pthread_setschedparam(pthread_self(), p->policy, &param);
+		err = pthread_setschedparam(starpu_pthread_self(), p->policy, &param);
 	}
 	if (!err)
 		return 0;
@@ -189,16 +184,16 @@ static void *timer_thread(void *arg)
 {
 	struct apapi_sampler *s = arg;
 	uint64_t now;
-	pthread_setname_np(pthread_self(), APAPI_THREAD_NAME);
+	astro_thread_set_name(APAPI_THREAD_NAME);
 	/* Not worth a message: without it, the waits end up to 50 us late. */
 	if (s->timer_slack_ns)
 		prctl(PR_SET_TIMERSLACK, s->timer_slack_ns, 0, 0, 0);
 	int err = raise_priority(&s->priority);
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	s->priority_error = err;
 	s->thread_id = (pid_t)syscall(SYS_gettid);
 	s->thread_ready = 1;
-	pthread_cond_broadcast(&s->cond);
+	starpu_pthread_cond_broadcast(&s->cond);
 	while (!s->stopping) {
 		uint64_t earliest = UINT64_MAX;
 		for (unsigned i = 0; i < s->ncomponents; i++)
@@ -207,28 +202,27 @@ static void *timer_thread(void *arg)
 		now = apapi_now_ns();
 		if (now < earliest) {
 			if (earliest == UINT64_MAX) {
-				pthread_cond_wait(&s->cond, &s->lock);
+				starpu_pthread_cond_wait(&s->cond, &s->lock);
 			} else {
-				struct timespec until = { (time_t)(earliest / 1000000000u), (long)(earliest % 1000000000u) };
-				pthread_cond_timedwait(&s->cond, &s->lock, &until);
+				astro_cond_wait_until(&s->cond, &s->lock, earliest);
 			}
 			continue;
 		}
-		pthread_mutex_unlock(&s->lock);
+		starpu_pthread_mutex_unlock(&s->lock);
 		for (unsigned i = 0; i < s->ncomponents; i++) {
 			struct apapi_component *c = s->components[i];
 			if (c->next_ns > now)
 				continue;
-			pthread_mutex_lock(&s->lock);
+			starpu_pthread_mutex_lock(&s->lock);
 			c->deadline_ns = apapi_schedule_advance(&c->next_ns, c->interval_ns, now, &c->nmissed);
 			c->nscheduled++;
 			c->nlate += now - c->deadline_ns > c->interval_ns / 10;
-			pthread_mutex_unlock(&s->lock);
+			starpu_pthread_mutex_unlock(&s->lock);
 			sample(s, c);
 		}
-		pthread_mutex_lock(&s->lock);
+		starpu_pthread_mutex_lock(&s->lock);
 	}
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	for (unsigned i = 0; i < s->ncomponents; i++) {
 		s->components[i]->deadline_ns = 0;
 		sample(s, s->components[i]);
@@ -251,17 +245,17 @@ int apapi_sampler_start(struct apapi_sampler *s)
 		sample(s, s->components[i]);
 		s->components[i]->next_ns = now + s->components[i]->interval_ns;
 	}
-	int ret = pthread_create(&s->thread, NULL, timer_thread, s);
+	int ret = starpu_pthread_create(&s->thread, NULL, timer_thread, s);
 	if (ret) {
 		astro_log_error(WHAT, "cannot start the timer thread: %s (nothing is sampled)", strerror(ret));
 		return -ret;
 	}
 	s->running = 1;
 	/* Its priority settled (and said when refused) before sampling goes on. */
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	while (!s->thread_ready)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
+		starpu_pthread_cond_wait(&s->cond, &s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -269,11 +263,11 @@ void apapi_sampler_stop(struct apapi_sampler *s)
 {
 	if (!s->running)
 		return;
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	s->stopping = 1;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);
+	starpu_pthread_cond_broadcast(&s->cond);
+	starpu_pthread_mutex_unlock(&s->lock);
+	starpu_pthread_join(s->thread, NULL);
 	s->running = 0;
 }
 
@@ -384,7 +378,7 @@ static void table_row(FILE *out, const struct apapi_component *c, const struct a
 
 void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 {
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	unsigned nevents = 0;
 	for (unsigned i = 0; i < s->ncomponents; i++)
 		nevents += s->components[i]->nevents;
@@ -407,7 +401,7 @@ void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out)
 			share < 90.0 && !s->priority.asked ? "; the others late or skipped, the machine being loaded: " APAPI_PRIORITY_ENV
 							     "=fifo keeps the cadence" : "");
 	}
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */
@@ -447,9 +441,9 @@ static void csv_row(FILE *out, const struct apapi_component *c, const struct apa
 
 int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out)
 {
-	pthread_mutex_lock(&s->lock);
+	starpu_pthread_mutex_lock(&s->lock);
 	fputs("component,event,value,type,unit,samples,min,max,avg,acc\n", out);
 	for_each_row(s, out, csv_row);
-	pthread_mutex_unlock(&s->lock);
+	starpu_pthread_mutex_unlock(&s->lock);
 	return ferror(out) ? -EIO : 0;
 }

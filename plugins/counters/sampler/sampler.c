@@ -56,13 +56,13 @@ static void update_global(struct starpu_perf_counter_sample *sample, void *conte
 {
 	(void)context;
 	(void)arg;
-	pthread_mutex_lock(&sampler.lock);
+	starpu_pthread_mutex_lock(&sampler.lock);
 	for (unsigned i = 0; i < nstat_counters; i++) {
 		const struct stat_counter *sc = &stat_counters[i];
 		if (astro_counter_sample_wants(sample, sc->id))
 			astro_counter_sample_set_double(sample, sc->id, sc->ev ? apapi_stat_printed(sc->ev, sc->value, sc->stat) : 0.0);
 	}
-	pthread_mutex_unlock(&sampler.lock);
+	starpu_pthread_mutex_unlock(&sampler.lock);
 }
 
 static const char *const stat_names[] = { "min", "max", "avg", "acc" };
@@ -121,13 +121,13 @@ static int register_stat_counters(void)
 
 static void link_stat_counters(void)
 {
-	pthread_mutex_lock(&sampler.lock);
+	starpu_pthread_mutex_lock(&sampler.lock);
 	for (unsigned i = 0; i < nstat_counters; i++)
 		for (unsigned c = 0; c < sampler.ncomponents; c++)
 			for (unsigned e = 0; e < sampler.components[c]->nevents; e++)
 				if (strcmp(sampler.components[c]->events[e].op.name, stat_counters[i].event) == 0)
 					stat_counters[i].ev = &sampler.components[c]->events[e];
-	pthread_mutex_unlock(&sampler.lock);
+	starpu_pthread_mutex_unlock(&sampler.lock);
 }
 
 static void start_sampling(void)

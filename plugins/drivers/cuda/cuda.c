@@ -21,7 +21,7 @@
 #include <cusparse.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -46,7 +46,7 @@ struct worker
 	cusparseHandle_t cusparse;
 };
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct device devices[STARPU_MAXCUDADEVS];
 static int ndevices = -1; /* -1: not open */
 static struct worker workers[STARPU_NMAXWORKERS];
@@ -87,7 +87,7 @@ static bool device_open(int devid, struct device *d)
  * workers may be wanted); the same table until fini. */
 static int devices_open(void)
 {
-	pthread_mutex_lock(&table_lock);
+	starpu_pthread_mutex_lock(&table_lock);
 	if (ndevices < 0) {
 		cudaError_t err;
 		int n = usable_devices(&err);
@@ -97,20 +97,20 @@ static int devices_open(void)
 			ndevices++;
 	}
 	int n = ndevices;
-	pthread_mutex_unlock(&table_lock);
+	starpu_pthread_mutex_unlock(&table_lock);
 	return n;
 }
 
 static void devices_close(void)
 {
-	pthread_mutex_lock(&table_lock);
+	starpu_pthread_mutex_lock(&table_lock);
 	for (int i = 0; i < ndevices; i++) {
 		cudaSetDevice(i);
 		cudaStreamDestroy(devices[i].transfer_stream);
 		devices[i] = (struct device){ 0 };
 	}
 	ndevices = -1;
-	pthread_mutex_unlock(&table_lock);
+	starpu_pthread_mutex_unlock(&table_lock);
 }
 
 static struct device *device_get(int devid)
@@ -279,7 +279,7 @@ static const struct astro_driver cuda_driver = {
 /* Loads a library of the toolkit once per process; says once when it cannot. */
 static void *library(const char *soname, void **handle, bool *tried)
 {
-	pthread_mutex_lock(&table_lock);
+	starpu_pthread_mutex_lock(&table_lock);
 	if (!*tried) {
 		*tried = true;
 		*handle = dlopen(soname, RTLD_NOW | RTLD_GLOBAL);
@@ -287,7 +287,7 @@ static void *library(const char *soname, void **handle, bool *tried)
 			astro_log_error("cuda", "cannot load %s (%s): its handles stay NULL; install the CUDA toolkit's "
 					"library or add its folder to LD_LIBRARY_PATH", soname, dlerror());
 	}
-	pthread_mutex_unlock(&table_lock);
+	starpu_pthread_mutex_unlock(&table_lock);
 	return *handle;
 }
 

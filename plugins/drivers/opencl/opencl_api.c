@@ -6,14 +6,14 @@
 #include "opencl_devices.h"
 #include <astrolabe/plugin.h>
 #include <errno.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct astro_opencl_device devices[STARPU_MAXOPENCLDEVS];
 static int ndevices = -1; /* -1: not open */
 
@@ -64,9 +64,9 @@ fail:
 
 int astro_opencl_devices_open(void)
 {
-	pthread_mutex_lock(&table_lock);
+	starpu_pthread_mutex_lock(&table_lock);
 	if (ndevices >= 0) {
-		pthread_mutex_unlock(&table_lock);
+		starpu_pthread_mutex_unlock(&table_lock);
 		return ndevices;
 	}
 	ndevices = 0;
@@ -85,13 +85,13 @@ int astro_opencl_devices_open(void)
 				ndevices++;
 	}
 	int n = ndevices;
-	pthread_mutex_unlock(&table_lock);
+	starpu_pthread_mutex_unlock(&table_lock);
 	return n;
 }
 
 void astro_opencl_devices_close(void)
 {
-	pthread_mutex_lock(&table_lock);
+	starpu_pthread_mutex_lock(&table_lock);
 	for (int i = 0; i < ndevices; i++) {
 		clReleaseCommandQueue(devices[i].transfer_queue);
 		clReleaseCommandQueue(devices[i].queue);
@@ -99,7 +99,7 @@ void astro_opencl_devices_close(void)
 	}
 	memset(devices, 0, sizeof(devices));
 	ndevices = -1;
-	pthread_mutex_unlock(&table_lock);
+	starpu_pthread_mutex_unlock(&table_lock);
 }
 
 int astro_opencl_device_count(void)

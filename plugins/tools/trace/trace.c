@@ -25,7 +25,7 @@
 #include <ftw.h>
 #include <glib.h>
 #include <limits.h>
-#include <pthread.h>
+#include <astrolabe/thread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +81,7 @@ struct location
 static struct
 {
 	OTF2_Archive *archive;
-	pthread_mutex_t lock;            /* definitions and the location list */
+	starpu_pthread_mutex_t lock;            /* definitions and the location list */
 	GHashTable *strings;             /* char* -> id + 1 */
 	GPtrArray *string_list;          /* id -> char* */
 	GHashTable *regions;             /* task name -> region + 1 */
@@ -102,7 +102,7 @@ static struct
 	char first_error[256];
 	int mpi_rank, mpi_size;           /* StarPU-MPI's (ASTRO_MOMENT_MPI_INIT); mpi_size 0: not an MPI process */
 	int64_t mpi_offset_ns;
-} rec = { .lock = PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
+} rec = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
 
 /* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
 static long iterations[2] = { -1, -1 };
@@ -136,9 +136,9 @@ static uint32_t intern_locked(const char *s)
 
 static uint32_t intern(const char *s)
 {
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	uint32_t id = intern_locked(s);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	return id;
 }
 
@@ -204,9 +204,9 @@ static uint32_t cached(struct location *l, int cache, const char *s)
 	if (c->key == s)
 		return c->value;
 	const char *unit = cache == 3 ? counter_unit(s) : NULL; /* the counters' registry has its own lock: not under ours */
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	uint32_t v = cache == 3 ? metric_locked(s, unit) : cache ? region_locked(s, cache == 1 ? R_TASK : R_USER_STATE) : intern_locked(s);
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	c->key = s;
 	c->value = v;
 	return v;
@@ -222,7 +222,7 @@ static struct location *location_new(int workerid)
 	l->first_ts = UINT64_MAX;
 	l->tid = (long)syscall(SYS_gettid);
 	l->bindid = workerid >= 0 ? starpu_worker_get_bindid(workerid) : -1;
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	if (workerid >= 0) {
 		l->id = (uint64_t)workerid;
 		snprintf(l->name, sizeof(l->name), "%s%d", starpu_worker_get_type_as_string(starpu_worker_get_type(workerid)),
@@ -233,7 +233,7 @@ static struct location *location_new(int workerid)
 	}
 	l->next = rec.locations;
 	rec.locations = l;
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	char spill[PATH_MAX + 32];
 	snprintf(spill, sizeof(spill), "%s/raw.%llu", rec.tmp_dir, (unsigned long long)l->id);
 	raw_init(&l->raw, raw_buffer_bytes, spill);
@@ -1034,7 +1034,7 @@ static void write_definitions(void)
 	OTF2_GlobalDefWriter_WriteClockProperties(defs, 1000000000, first, last - first, OTF2_UNDEFINED_TIMESTAMP);
 
 	/* Names the writer needs besides those the run interned. */
-	pthread_mutex_lock(&rec.lock);
+	starpu_pthread_mutex_lock(&rec.lock);
 	uint32_t s_machine = intern_locked("machine"), s_node = intern_locked("node"), s_process = intern_locked("StarPU program");
 	uint32_t s_task = intern_locked(TRACE_DESC_TASK), s_state = intern_locked(TRACE_DESC_STATE), s_empty = intern_locked("");
 	uint32_t s_user_state = intern_locked(TRACE_DESC_USER_STATE);
@@ -1096,7 +1096,7 @@ static void write_definitions(void)
 						       g_array_index(rec.metric_units, uint32_t, m));
 		OTF2_GlobalDefWriter_WriteMetricClass(defs, m, 1, &m, OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_ABSTRACT);
 	}
-	pthread_mutex_unlock(&rec.lock);
+	starpu_pthread_mutex_unlock(&rec.lock);
 	OTF2_Archive_CloseGlobalDefWriter(rec.archive, defs);
 }
 

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/** @file
+ * The thread layer: every lock, condition, futex wait, thread, sleep and
+ * clock read of Astrolabe, of its plugins and of StarPU-MPI goes through it.
+ *
+ * Locks, conditions, threads and once-controls are StarPU's own names
+ * (<starpu_thread.h>: starpu_pthread_mutex_lock(), starpu_pthread_create()...);
+ * this header adds what the StarPU API has no name for: futex waits, polite
+ * spinning, thread names, conditions on the monotonic clock, timed waits,
+ * sleeps and clock reads. In a native build all of it is inline over
+ * pthreads and Linux futexes, at no cost; it is the one seam a simulated run
+ * replaces (every wait and every date then belongs to the simulator).
+ *
+ * Header only: it adds no symbol to the plugin ABI.
+ */
+#ifndef __ASTROLABE_THREAD_H__
+#define __ASTROLABE_THREAD_H__
+
+#include <starpu_thread.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- futexes */
+
+/** Sleeps while *addr equals val (a wake-up, a signal or a changed value ends it: look again). */
+static inline void astro_futex_wait(int *addr, int val)
+{
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/** Wakes every thread waiting on addr. */
+static inline void astro_futex_wake_all(int *addr)
+{
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------- spinning */
+
+/** One pause of a spinning thread (a few to some 25 ns, depending on the CPU). */
+static inline void astro_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/** Gives the calling thread's core to another thread that is ready to run. */
+static inline void astro_thread_yield(void)
+{
+	sched_yield();
+}
+
+/* ---------------------------------------------------------------- threads */
+
+/** Names the calling thread (at most 15 characters are kept), as top and debuggers show it. */
+static inline void astro_thread_set_name(const char *name)
+{
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/** Initialises a read-write lock that lets a waiting writer in before new readers. */
+static inline int astro_rwlock_init_writer_preferred(starpu_pthread_rwlock_t *rwlock)
+{
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+#ifdef __GLIBC__
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+	int ret = starpu_pthread_rwlock_init(rwlock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	return ret;
+}
+
+/** Initialises a mutex that spins a little before sleeping, where the C library has such mutexes. */
+static inline int astro_mutex_init_adaptive(starpu_pthread_mutex_t *mutex)
+{
+	starpu_pthread_mutexattr_t attr;
+	starpu_pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	starpu_pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	int ret = starpu_pthread_mutex_init(mutex, &attr);
+	starpu_pthread_mutexattr_destroy(&attr);
+	return ret;
+}
+
+/* ----------------------------------------------------------------- clocks */
+
+/** Nanoseconds on the monotonic clock (from an unspecified origin). */
+static inline uint64_t astro_clock_monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/** Nanoseconds since the Epoch (wall-clock time, for dates shown to people). */
+static inline uint64_t astro_clock_realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/** The timespec of ns nanoseconds (a date of one of the clocks above, or a duration). */
+static inline struct timespec astro_timespec_of_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+	return ts;
+}
+
+/* ------------------------------------------------------------- conditions */
+
+/** Initialises a condition whose timed waits (astro_cond_wait_until()) count on the monotonic clock. */
+static inline int astro_cond_init_monotonic(starpu_pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	int ret = starpu_pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return ret;
+}
+
+/**
+ * Waits on a condition made by astro_cond_init_monotonic() until it is
+ * signalled or the monotonic clock reaches deadline_ns. Returns 0, or
+ * ETIMEDOUT once the deadline passed.
+ */
+static inline int astro_cond_wait_until(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t deadline_ns)
+{
+	struct timespec ts = astro_timespec_of_ns(deadline_ns);
+	return starpu_pthread_cond_timedwait(cond, mutex, &ts);
+}
+
+/**
+ * Waits on a condition initialised with the default attributes until it is
+ * signalled or ns nanoseconds passed. Returns 0, or ETIMEDOUT.
+ */
+static inline int astro_cond_wait_for(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t ns)
+{
+	struct timespec ts = astro_timespec_of_ns(astro_clock_realtime_ns() + ns);
+	return starpu_pthread_cond_timedwait(cond, mutex, &ts);
+}
+
+/* ----------------------------------------------------------------- sleeps */
+
+/** Sleeps ns nanoseconds (the whole time, a signal caught meanwhile or not). */
+static inline void astro_sleep_ns(uint64_t ns)
+{
+	struct timespec req = astro_timespec_of_ns(ns), rem;
+	while (nanosleep(&req, &rem) == -1 && errno == EINTR)
+		req = rem;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* __ASTROLABE_THREAD_H__ */
