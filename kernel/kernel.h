@@ -5,77 +5,7 @@
 #ifndef __ASTRO_KERNEL_H__
 #define __ASTRO_KERNEL_H__
 
-#include "config.h"
-#include <starpu.h>
-#include <astrolabe/plugin.h>
-#include <astrolabe/observe.h>
-#include <astrolabe/task_build.h>
-#include <astrolabe/thread.h>
-#include "envparse.h"
-#include <glib.h>
-#include <astrolabe/thread.h>
-#include <stdbool.h>
-
-#define _ASTRO_CACHELINE 64
-/* Thread-locals of the kernel: initial-exec, so an access is one instruction, not a __tls_get_addr call. */
-#define _ASTRO_TLS __thread __attribute__((tls_model("initial-exec")))
-
-/* ------------------------------------------------------------- logging */
-
-/* Error and info messages: one line, naming the thing and the fix. */
-void _astro_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Printed only when STARPU_PLUGIN_VERBOSE=1 (plugin loading details). */
-void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-extern int _astro_verbose_level;
-/* From starpu_init() to the end of starpu_shutdown(), an error or warning
- * already printed is counted instead; the end says the repeated ones. */
-void _astro_log_session_begin(void);
-void _astro_log_session_end(void);
-
-/* --------------------------------------------------------------- clock */
-
-/* starpu_timing_now() inlined on the task path (util.c): the time-stamp
- * counter, converted with the rate calibrated at start-up, once the clock is
- * decided; util.c before that, or where the counter is not trusted. */
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define _ASTRO_HAVE_TSC 1
-struct _astro_tsc_clock
-{
-	int state;		/* read without lock; the fields below are final once it is _ASTRO_CLOCK_TSC */
-	double base_us;		/* a CLOCK_MONOTONIC reading ... */
-	uint64_t base_tsc;	/* ... and the counter at that moment */
-	double us_per_tick;
-};
-enum { _ASTRO_CLOCK_UNDECIDED, _ASTRO_CLOCK_CALIBRATING, _ASTRO_CLOCK_TSC, _ASTRO_CLOCK_GETTIME };
-extern struct _astro_tsc_clock _astro_tsc_clock;
-#endif
-double _astro_timing_slow(void);
-
-/* Is the inline clock (_astro_tsc_now()) the clock? */
-static inline bool _astro_clock_is_tsc(void)
-{
-#ifdef _ASTRO_HAVE_TSC
-	return __atomic_load_n(&_astro_tsc_clock.state, __ATOMIC_ACQUIRE) == _ASTRO_CLOCK_TSC;
-#else
-	return false;
-#endif
-}
-
-#ifdef _ASTRO_HAVE_TSC
-static inline double _astro_tsc_now(void)
-{
-	return _astro_tsc_clock.base_us + (double)(int64_t)(__rdtsc() - _astro_tsc_clock.base_tsc) * _astro_tsc_clock.us_per_tick;
-}
-#else
-#define _astro_tsc_now() 0.0
-#endif
-
-static inline double _astro_now(void)
-{
-	return STARPU_LIKELY(_astro_clock_is_tsc()) ? _astro_tsc_now() : _astro_timing_slow();
-}
+#include "common/common.h"
 
 /* --------------------------------------------------------- observation */
 
@@ -130,20 +60,6 @@ static inline void _astro_observe_fire(struct astro_event *event)
 		struct astro_event _ev = { .moment = (m), __VA_ARGS__ }; \
 		_astro_observe_fire(&_ev); \
 	} } while (0)
-
-/* ------------------------------------------------------------ recycling */
-
-/* Memory that one thread allocates and another frees, at every task
- * (recycle.c): blocks of one fixed size per kind, recycled through per-thread
- * caches instead of malloc. */
-enum _astro_recycled
-{
-	_ASTRO_RECYCLED_TASK,			/* struct _astro_task_with_job */
-	_ASTRO_RECYCLED_PROFILING_INFO,		/* struct starpu_profiling_task_info */
-	_ASTRO_NRECYCLED
-};
-void *_astro_recycled_alloc(enum _astro_recycled what);
-void _astro_recycled_free(enum _astro_recycled what, void *block);
 
 /* On-line feedback (profiling.c): subscribes to the moments at init, prints the summaries at shutdown. */
 void _astro_profiling_init(void);
@@ -803,8 +719,6 @@ struct _astro_worker
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
-extern _ASTRO_TLS struct _astro_worker *_astro_self;
-extern _ASTRO_TLS struct starpu_task *_astro_current_task;
 
 /* The per-task instrumentation context (instrument.c): how many of this thread's open states and bursts
  * belong to a task; a thread leaving a task with some (_astro_instr_task_leave) keeps them with its job,
@@ -815,42 +729,6 @@ void _astro_instr_task_enter(struct _astro_job *job);
 void _astro_instr_job_forget(struct _astro_job *job);
 #define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) _astro_instr_task_enter(job); } while (0)
 #define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave(job); } while (0)
-
-/* ------------------------------------------------------- call context */
-
-/* What the calling thread runs for the runtime, besides tasks on workers
- * (_astro_self): set around the code the runtime calls back, which may run on
- * an application thread too (a prologue or a tool callback during a
- * submission), so that blocking or terminal calls made from there are refused
- * instead of deadlocking. Counter listeners are known to counters/
- * (_astro_counters_in_listener). */
-enum _astro_call_context
-{
-	_ASTRO_CTX_APPLICATION = 0,
-	_ASTRO_CTX_CALLBACK,                 /* a task's callback, prologue or epilogue */
-	_ASTRO_CTX_TOOL,                     /* a profiling-tool callback */
-};
-extern _ASTRO_TLS enum _astro_call_context _astro_call_context;
-
-static inline enum _astro_call_context _astro_context_enter(enum _astro_call_context context)
-{
-	enum _astro_call_context previous = _astro_call_context;
-	_astro_call_context = context;
-	return previous;
-}
-
-static inline void _astro_context_leave(enum _astro_call_context previous)
-{
-	_astro_call_context = previous;
-}
-
-/* Is the calling thread inside the runtime: a worker, a callback, a tool callback or a listener? */
-bool _astro_called_back(void);
-
-/* Returns 0 when the calling thread may block. From a task, a callback, a tool
- * callback or a counter listener, prints one line saying that call cannot be
- * made from there (hint: what to do instead, or NULL) and returns -EDEADLK. */
-int _astro_forbid_blocking(const char *call, const char *hint);
 
 /* starpu_worker_get_id(), inlined on the task path. */
 static inline int _astro_worker_id(void)
@@ -995,6 +873,8 @@ struct _astro_sched_ctx
 	int prio_cap_min, prio_cap_max;
 };
 
+/* Every context: 0 is the global one, every worker's. */
+extern struct _astro_sched_ctx _astro_ctxs[STARPU_NMAX_SCHED_CTXS];
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
 void _astro_ctx_global_setup(struct starpu_sched_policy *policy);
 void _astro_ctxs_teardown(void);
@@ -1036,73 +916,6 @@ void _astro_ctx_nesting_cut(unsigned id);
  * task goes there (NULL returned), else it is returned. */
 struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned parent, struct starpu_task *task);
 
-/* -------------------------------------------------------------- runtime */
-
-struct _astro_runtime
-{
-	struct starpu_conf conf;
-	int initialized;                     /* atomic: an enum _astro_state */
-	unsigned nworkers;
-	struct _astro_worker *workers[STARPU_NMAXWORKERS];
-	unsigned nworkers_by_arch[STARPU_NARCH];
-	uint32_t where_mask;                 /* union of the drivers' where bits with workers */
-	const struct astro_driver *active_drivers[STARPU_NARCH]; /* drivers that started workers */
-	unsigned nactive_drivers;
-	struct _astro_sched_ctx ctxs[STARPU_NMAX_SCHED_CTXS]; /* 0: the global context, every worker's */
-	int running;                         /* workers keep looping */
-	int paused;
-	starpu_pthread_mutex_t pause_lock;
-	starpu_pthread_cond_t pause_cond;
-	long nsubmitted;                     /* atomic: submitted, not completed (+1 per submission under way) */
-	long nready;                         /* atomic */
-	starpu_pthread_mutex_t wait_lock;           /* wait_for_all */
-	starpu_pthread_cond_t wait_cond;
-	int all_waiters;                     /* threads in starpu_task_wait_for_n_submitted() */
-	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
-	bool nobind;
-	bool codelet_profiling;
-	int calibrate;                       /* STARPU_CALIBRATE; starpu.global.g_calibrate_knob */
-	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities to their context's caps */
-	void *topology;                      /* hwloc_topology_t */
-	unsigned npus;
-	unsigned ncores;
-	double start_time;
-	unsigned nmemory_nodes;
-};
-
-extern struct _astro_runtime _astro_rt;
-
-/* The runtime's life (init.c). starpu_shutdown() drains in two steps: while
- * DRAINING only the runtime's own threads and callbacks may still submit
- * (StarPU lets callbacks submit during the final wait); once STOPPING nobody
- * may, and the last tasks accepted are waited for before anything is torn
- * down. A submission counts itself in nsubmitted before it reads the state
- * (task.c, submit_enter): either shutdown's wait sees it or it sees the state. */
-enum _astro_state
-{
-	_ASTRO_STOPPED = 0,
-	_ASTRO_RUNNING = 1,
-	_ASTRO_STARTING = -1,
-	_ASTRO_DRAINING = 2,
-	_ASTRO_STOPPING = 3,
-};
-
-static inline struct _astro_worker *_astro_worker(int id)
-{
-	return _astro_rt.workers[id];
-}
-
-/* Running, or draining at shutdown: tasks still run. */
-static inline bool _astro_running(void)
-{
-	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE);
-	return state == _ASTRO_RUNNING || state == _ASTRO_DRAINING;
-}
-
-/* One round of polite spinning: pause instructions first, then give the core away. */
-void _astro_relax(unsigned round);
-
-
 /* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
 void _astro_task_wait_for_n(unsigned n);
 /* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
@@ -1118,19 +931,6 @@ int _astro_task_submit_internally(struct starpu_task *task);
 
 /* Called once all submitted tasks are complete, or one more completed. */
 void _astro_task_completed_count(void);
-
-/* Environment resolution honouring conf->precedence_over_environment_variables. */
-int _astro_conf_int(const char *env, const char *alias, int conf_value);
-/* The same for a value that must lie in [min, max]: any other is said once and
- * replaced by conf_value, or fallback when the conf leaves it at -1. */
-int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback);
-/* Parses the integer variable name (util.c): 1 and *out when set to a number in
- * [min, max], 0 when unset, -1 when set to something else, which is said in
- * one line naming the variable, its value and what is used instead: *fallback,
- * or nothing (as if unset) when fallback is NULL. */
-int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out);
-/* The variable's value when it lies in [min, max], fallback otherwise (saying why when it is set). */
-int _astro_env_int_in(const char *name, int min, int max, int fallback);
 
 /* ------------------------------------------------------------- counters */
 
@@ -1150,10 +950,6 @@ bool _astro_counters_in_listener(void);
  * architectures); shutdown saves calibrated models, before the workers go. */
 void _astro_models_init(void);
 void _astro_models_shutdown(void);
-/* The directory the models and the bus files are written to (STARPU_PERF_MODEL_DIR,
- * else $STARPU_HOME/.starpu/sampling), and the host name their files carry (STARPU_HOSTNAME). */
-void _astro_sampling_dir(char *path, size_t len);
-void _astro_host_name(char *host, size_t len);
 /* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
 void _astro_models_calibrate_changed(void);
 
@@ -1166,48 +962,4 @@ void _astro_knobs_shutdown(void);
 void _astro_task_cap_priority(struct starpu_task *task);
 /* Gives context c, being created with its policy set, the caps set for that policy (knobs/kernel_knobs.c). */
 void _astro_ctx_caps_setup(struct _astro_sched_ctx *c);
-/* signals.c: the runtime's handlers of SIGINT, SIGSEGV and SIGTRAP (STARPU_CATCH_SIGNALS). */
-void _astro_signals_init(void);
-void _astro_signals_shutdown(void);
-int _astro_signals_catch(bool on);
-int _astro_signals_caught(void);
-
-/* A call into a plugin or a tool that is not on the task path (a plugin's
- * init and fini, a tool's register function, a policy's init_sched...),
- * recorded for the signal handler, which names the one that crashed. The
- * strings must outlive the call; calls nest (a tool's register function may
- * call into the runtime, which calls a plugin). */
-struct _astro_foreign_call
-{
-	const char *what;			/* "plugin sched_eager's init" */
-	const char *file;			/* the library it lives in */
-	const char *symbol;			/* the symbol it was found by */
-	const char *advice;			/* "the plugin crashed; fix or remove it" */
-	struct _astro_foreign_call *outer;
-	char *owned_what;			/* what, when _astro_foreign_enter_fn() formatted it */
-};
-extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
-/* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
-void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
-
-/* Enters a call of fn, located with _astro_foreign_locate(), its what formatted
- * from fmt (freed by _astro_foreign_leave_fn()). */
-void _astro_foreign_enter_fn(struct _astro_foreign_call *call, void *fn, const char *fallback, const char *advice,
-			     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-void _astro_foreign_leave_fn(struct _astro_foreign_call *call);
-
-static inline void _astro_foreign_enter(struct _astro_foreign_call *call)
-{
-	call->outer = _astro_foreign_call;
-	_astro_foreign_call = call;
-	/* The handler runs on this thread: the compiler must not sink the store past the call. */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static inline void _astro_foreign_leave(struct _astro_foreign_call *call)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	_astro_foreign_call = call->outer;
-}
-
 #endif /* __ASTRO_KERNEL_H__ */

@@ -192,7 +192,7 @@ static int sched_set(const struct astro_knob_context *ctx, const union astro_kno
 	/* StarPU names a policy, not a context: every context running it takes its caps. */
 	bool applies = false;
 	for (unsigned i = 0; i < STARPU_NMAX_SCHED_CTXS; i++) {
-		struct _astro_sched_ctx *x = &_astro_rt.ctxs[i];
+		struct _astro_sched_ctx *x = &_astro_ctxs[i];
 		if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE || !x->policy
 		    || strcmp(x->policy->policy_name, policy) != 0)
 			continue;
@@ -221,7 +221,7 @@ void _astro_ctx_caps_setup(struct _astro_sched_ctx *c)
 void _astro_task_cap_priority(struct starpu_task *task)
 {
 	/* task->sched_ctx is the task's context here (submission resolved it). */
-	const struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
+	const struct _astro_sched_ctx *c = &_astro_ctxs[task->sched_ctx];
 	int max = __atomic_load_n(&c->prio_cap_max, __ATOMIC_RELAXED);
 	int min = __atomic_load_n(&c->prio_cap_min, __ATOMIC_RELAXED);
 	if (task->priority > max)
@@ -245,8 +245,8 @@ void _astro_knobs_init(void)
 	starpu_pthread_mutex_lock(&caps_lock);
 	if (!caps)
 		caps = g_ptr_array_new_with_free_func(policy_caps_free);
-	default_max_cap = _astro_rt.ctxs[0].max_prio;
-	default_min_cap = _astro_rt.ctxs[0].min_prio;
+	default_max_cap = _astro_ctxs[0].max_prio;
+	default_min_cap = _astro_ctxs[0].min_prio;
 	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
 	starpu_pthread_mutex_unlock(&caps_lock);
 

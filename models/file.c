@@ -24,32 +24,6 @@
 
 /* ------------------------------------------------------------ locations */
 
-const char *_astro_pm_home_dir(void)
-{
-	static const char *const vars[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
-	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v && v[0])
-			return v;
-	}
-	return "/tmp";
-}
-
-void _astro_host_name(char *host, size_t len)
-{
-	const char *v = getenv("STARPU_HOSTNAME");
-	if (v && v[0]) {
-		snprintf(host, len, "%s", v);
-		return;
-	}
-	if (gethostname(host, len) != 0)
-		snprintf(host, len, "unknown");
-	host[len - 1] = '\0';
-	char *dot = strchr(host, '.');
-	if (dot)
-		*dot = '\0';
-}
-
 #define MAX_DIRS 20
 
 /* The sampling directories, in search order; returns how many. */
@@ -59,7 +33,7 @@ static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
 	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
 	if (dir && dir[0])
 		snprintf(dirs[n++], PATH_MAX, "%s", dir);
-	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", _astro_pm_home_dir());
+	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", _astro_home_dir());
 	const char *list = getenv("STARPU_PERF_MODEL_PATH");
 	if (list && list[0]) {
 		char *copy = strdup(list), *save = NULL;
@@ -73,15 +47,6 @@ static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
 		free(copy);
 	}
 	return n;
-}
-
-void _astro_sampling_dir(char *path, size_t len)
-{
-	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
-	if (dir && dir[0])
-		snprintf(path, len, "%s", dir);
-	else
-		snprintf(path, len, "%s/.starpu/sampling", _astro_pm_home_dir());
 }
 
 void astro_sched_sampling_dir(char *path, size_t len)

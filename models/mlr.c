@@ -220,7 +220,7 @@ static int fit(struct starpu_perfmodel *model, const double *rows, unsigned nrow
 
 static void samples_path(const char *symbol, char *path, size_t len)
 {
-	snprintf(path, len, "%s/.starpu/sampling/codelets/tmp/%s.out", _astro_pm_home_dir(), symbol);
+	snprintf(path, len, "%s/.starpu/sampling/codelets/tmp/%s.out", _astro_home_dir(), symbol);
 }
 
 /* Parses the samples file text: rows of width values appended to *rows; false when it is not one of width columns. */

@@ -73,7 +73,7 @@ int _astro_pm_mlr_solve(double *a, double *y, unsigned m, unsigned n, char *why,
 int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *disk, char **terms);
 
 /* ---- file helpers (file.c) */
-const char *_astro_pm_home_dir(void);
+const char *_astro_home_dir(void);
 /* Creates the directories above path. Returns 0 or -errno. */
 int _astro_pm_mkdirs(const char *path);
 /* fcntl lock (F_RDLCK / F_WRLCK) on fd, waiting; one warning when locks do not work there. */

@@ -1,4 +1,4 @@
-// The parsers of environment text (kernel/envparse.c, built into this test
+// The parsers of environment text (kernel/common/envparse.c, built into this test
 // as into the fuzz targets of bench/fuzz/), and the worker lists
 // STARPU_WORKERS_CPUID / STARPU_WORKERS_COREID applied by starpu_init().
 #include "helpers.h"

@@ -43,7 +43,7 @@ template <typename F> void expect_one_error(F &&f, const std::string &needle)
 	EXPECT_TRUE(contains(err, needle)) << "expected '" << needle << "' in: " << err;
 }
 
-// The same error as one f's session already printed: counted, said again at shutdown (kernel/log.c).
+// The same error as one f's session already printed: counted, said again at shutdown (kernel/common/log.c).
 template <typename F> void expect_repeat_counted(F &&f)
 {
 	std::string err = stderr_of(f);

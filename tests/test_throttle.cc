@@ -1,5 +1,5 @@
 // Submission throttling (STARPU_LIMIT_MAX_SUBMITTED_TASKS and
-// STARPU_LIMIT_MIN_SUBMITTED_TASKS, kernel/throttle.c): the submitting thread
+// STARPU_LIMIT_MIN_SUBMITTED_TASKS, kernel/tasks/throttle.c): the submitting thread
 // is held while the submitted tasks not yet complete are at the maximum, and
 // goes on once they are down to the minimum; submissions that could never be
 // let go (from callbacks and tasks, or with nothing able to complete) are not

@@ -619,12 +619,12 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	if (task->sched_ctx == STARPU_NMAX_SCHED_CTXS)
 		task->sched_ctx = _astro_ctx_current;
 	/* First, so that a context or a tag that cannot take the task refuses it before anything changed. */
-	struct starpu_sched_policy *policy = _astro_rt.ctxs[0].policy;
+	struct starpu_sched_policy *policy = _astro_ctxs[0].policy;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0)) {
 		int ret = _astro_ctx_task_submitted(task->sched_ctx, task);
 		if (ret)
 			return ret;
-		policy = _astro_rt.ctxs[task->sched_ctx].policy;
+		policy = _astro_ctxs[task->sched_ctx].policy;
 	}
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_iterations_open, __ATOMIC_RELAXED)))
 		_astro_iteration_stamp(task);

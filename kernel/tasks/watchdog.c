@@ -121,7 +121,7 @@ static void string_free(gpointer s)
 /* What is stuck, as lines of text. Holds watched_lock: the listed jobs stay alive meanwhile. */
 static GString *describe(double idle_us, long pending)
 {
-	const char *policy = _astro_rt.ctxs[0].policy && _astro_rt.ctxs[0].policy->policy_name ? _astro_rt.ctxs[0].policy->policy_name : "(none)";
+	const char *policy = _astro_ctxs[0].policy && _astro_ctxs[0].policy->policy_name ? _astro_ctxs[0].policy->policy_name : "(none)";
 	GString *out = g_string_new(NULL);
 	g_string_append_printf(out, "[astrolabe] watchdog: no task completed for %.3f s while %ld submitted tasks are not complete "
 			       "(STARPU_WATCHDOG_TIMEOUT=%.0f us); scheduling policy '%s'. What is stuck:\n",

@@ -71,7 +71,7 @@ unsigned _astro_iterations_open;
 
 void starpu_iteration_push(unsigned long iteration)
 {
-	struct _astro_sched_ctx *ctx = &_astro_rt.ctxs[_astro_ctx_current];
+	struct _astro_sched_ctx *ctx = &_astro_ctxs[_astro_ctx_current];
 	unsigned level = ctx->iteration_level;
 	if (level < sizeof(ctx->iterations) / sizeof(ctx->iterations[0]))
 		ctx->iterations[level] = (long)iteration;
@@ -83,7 +83,7 @@ void starpu_iteration_push(unsigned long iteration)
 
 void starpu_iteration_pop(void)
 {
-	struct _astro_sched_ctx *ctx = &_astro_rt.ctxs[_astro_ctx_current];
+	struct _astro_sched_ctx *ctx = &_astro_ctxs[_astro_ctx_current];
 	if (ctx->iteration_level == 0) {
 		_astro_error("starpu_iteration_pop: no iteration is open in this context: each call must match a starpu_iteration_push");
 		return;
@@ -98,7 +98,7 @@ void starpu_iteration_pop(void)
 
 void _astro_iteration_stamp(struct starpu_task *task)
 {
-	const struct _astro_sched_ctx *ctx = &_astro_rt.ctxs[task->sched_ctx];
+	const struct _astro_sched_ctx *ctx = &_astro_ctxs[task->sched_ctx];
 	unsigned level = __atomic_load_n(&ctx->iteration_level, __ATOMIC_ACQUIRE);
 	if (level == 0)
 		return;

@@ -92,10 +92,10 @@ int __attribute__((noinline)) _astro_ctx_push(struct _astro_sched_ctx *c, struct
 
 int _astro_sched_push(struct starpu_task *task)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
+	struct _astro_sched_ctx *c = &_astro_ctxs[0];
 	task->status = STARPU_TASK_READY;
 	if (task->execute_on_a_specific_worker) {
-		c = &_astro_rt.ctxs[task->sched_ctx];
+		c = &_astro_ctxs[task->sched_ctx];
 		/* Pinned tasks go straight to the worker's local queue, whatever the policy. */
 		if (c->policy->push_task_notify)
 			c->policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, task->sched_ctx);
@@ -105,7 +105,7 @@ int _astro_sched_push(struct starpu_task *task)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
 		       .job_id = _astro_job_of(task)->id);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
-		return _astro_ctx_push(&_astro_rt.ctxs[task->sched_ctx], task);
+		return _astro_ctx_push(&_astro_ctxs[task->sched_ctx], task);
 	int ret = c->policy->push_task(task);
 	if (ret == 0)
 		return 0;
@@ -118,9 +118,9 @@ static struct starpu_task *ctx_pop_from(struct _astro_worker *w, unsigned id)
 {
 	struct starpu_task *task = NULL;
 	if (id == 0) {
-		task = _astro_rt.ctxs[0].policy->pop_task(0);
+		task = _astro_ctxs[0].policy->pop_task(0);
 	} else {
-		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		struct _astro_sched_ctx *c = &_astro_ctxs[id];
 		starpu_pthread_rwlock_rdlock(&c->lock);
 		/* Still a member: membership changes under the write lock. */
 		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
@@ -208,7 +208,7 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
 	uint32_t mask = __atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED);
 	if (STARPU_LIKELY(!mask))
-		task = _astro_rt.ctxs[0].policy->pop_task(0);
+		task = _astro_ctxs[0].policy->pop_task(0);
 	else
 		task = ctx_pop(w, mask);
 	if (task || !again)
@@ -251,7 +251,7 @@ int starpu_push_task_end(struct starpu_task *task)
 void starpu_do_schedule(void)
 {
 	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++) {
-		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		struct _astro_sched_ctx *c = &_astro_ctxs[id];
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE || !c->policy->do_schedule)
 			continue;
 		if (id)

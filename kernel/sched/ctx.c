@@ -11,6 +11,7 @@
 #include <astrolabe/counters.h>
 #include <stdarg.h>
 
+struct _astro_sched_ctx _astro_ctxs[STARPU_NMAX_SCHED_CTXS];
 _ASTRO_TLS unsigned _astro_ctx_current;
 /* The thread chose its context (starpu_sched_ctx_set_context): else starpu_sched_ctx_get_context() says none. */
 static _ASTRO_TLS bool ctx_chosen;
@@ -118,15 +119,15 @@ struct _astro_sched_ctx *_astro_ctx_get(unsigned id, const char *fn)
 {
 	if (id == STARPU_NMAX_SCHED_CTXS)
 		id = 0;
-	if (id < STARPU_NMAX_SCHED_CTXS && __atomic_load_n(&_astro_rt.ctxs[id].state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_FREE)
-		return &_astro_rt.ctxs[id];
+	if (id < STARPU_NMAX_SCHED_CTXS && __atomic_load_n(&_astro_ctxs[id].state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_FREE)
+		return &_astro_ctxs[id];
 	_astro_error("%s: scheduling context %u does not exist (deleted or never created): %s", fn, id, ctx_fix);
 	return NULL;
 }
 
 static unsigned ctx_id(const struct _astro_sched_ctx *c)
 {
-	return (unsigned)(c - _astro_rt.ctxs);
+	return (unsigned)(c - _astro_ctxs);
 }
 
 /* One of the policy's hooks outside the task path, recorded so that a crash there names the policy. */
@@ -190,12 +191,12 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
 		/* Locks live as long as the runtime: a worker may still take one of a context it just left. */
 		/* Workers poll their contexts all the time: a change of workers must not wait behind them forever. */
-		astro_rwlock_init_writer_preferred(&_astro_rt.ctxs[i].lock);
-		starpu_pthread_mutex_init(&_astro_rt.ctxs[i].wait_lock, NULL);
-		starpu_pthread_cond_init(&_astro_rt.ctxs[i].wait_cond, NULL);
-		_astro_rt.ctxs[i].state = _ASTRO_CTX_FREE;
+		astro_rwlock_init_writer_preferred(&_astro_ctxs[i].lock);
+		starpu_pthread_mutex_init(&_astro_ctxs[i].wait_lock, NULL);
+		starpu_pthread_cond_init(&_astro_ctxs[i].wait_cond, NULL);
+		_astro_ctxs[i].state = _ASTRO_CTX_FREE;
 	}
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[0];
+	struct _astro_sched_ctx *c = &_astro_ctxs[0];
 	c->policy = policy;
 	c->policy_data = NULL;
 	c->policy_init = _astro_rt.conf.sched_policy_callback;
@@ -244,16 +245,16 @@ static void ctx_teardown(struct _astro_sched_ctx *c)
 /* At shutdown, once the workers stopped: every context goes, the global one last. */
 void _astro_ctxs_teardown(void)
 {
-	if (!_astro_rt.ctxs[0].policy)
+	if (!_astro_ctxs[0].policy)
 		return;
 	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++) {
-		if (_astro_rt.ctxs[i].state != _ASTRO_CTX_FREE)
-			ctx_teardown(&_astro_rt.ctxs[i]);
-		starpu_pthread_rwlock_destroy(&_astro_rt.ctxs[i].lock);
-		starpu_pthread_mutex_destroy(&_astro_rt.ctxs[i].wait_lock);
-		starpu_pthread_cond_destroy(&_astro_rt.ctxs[i].wait_cond);
+		if (_astro_ctxs[i].state != _ASTRO_CTX_FREE)
+			ctx_teardown(&_astro_ctxs[i]);
+		starpu_pthread_rwlock_destroy(&_astro_ctxs[i].lock);
+		starpu_pthread_mutex_destroy(&_astro_ctxs[i].wait_lock);
+		starpu_pthread_cond_destroy(&_astro_ctxs[i].wait_cond);
 	}
-	ctx_teardown(&_astro_rt.ctxs[0]);
+	ctx_teardown(&_astro_ctxs[0]);
 	_astro_hyp_reset();
 	_astro_ctx_current = 0;
 	ctx_chosen = false;
@@ -269,7 +270,7 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 		_astro_error("starpu_task_submit: task '%s' names scheduling context %u, which does not exist: %s", name, id, ctx_fix);
 		return -EINVAL;
 	}
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
 	/* Counted before the state is read (both seq_cst): a deletion either waits for it or is seen. */
 	__atomic_add_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
@@ -284,7 +285,7 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 
 void _astro_ctx_ready(unsigned id, const struct starpu_task *task, int sign)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
 	__atomic_add_fetch(&c->nready, sign, __ATOMIC_RELAXED);
 	if (task->flops != 0.0)
 		astro_counter_add_double(&c->nready_flops, sign * task->flops);
@@ -294,7 +295,7 @@ static void ctx_close(struct _astro_sched_ctx *c);
 
 void _astro_ctx_task_done(unsigned id)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
 	/* All under wait_lock: once ntasks is 0, a waiter may delete c and starpu_sched_ctx_create
 	 * reuse its slot, so nothing of c may be read after that unless the application said
 	 * finished_submit (then it closes c, and c stays until deleted). Only tasks of created contexts come here. */
@@ -372,7 +373,7 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 		return ret;
 	starpu_do_schedule();
 	/* The global context's tasks are not counted apart (the task path stays as it was): all of them. */
-	if (c == &_astro_rt.ctxs[0]) {
+	if (c == &_astro_ctxs[0]) {
 		_astro_task_wait_for_n(0);
 		return 0;
 	}
@@ -387,7 +388,7 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[task->sched_ctx];
+	struct _astro_sched_ctx *c = &_astro_ctxs[task->sched_ctx];
 	starpu_pthread_rwlock_rdlock(&c->lock);
 	if (post && c->policy->post_exec_hook)
 		c->policy->post_exec_hook(task, task->sched_ctx);
@@ -501,7 +502,7 @@ static struct _astro_sched_ctx *ctx_changeable(unsigned id, const char *fn)
 /* Under ctxs_lock: a context of workers ids may nest in parent: 0, or -EINVAL said naming fn. */
 static int nest_check(unsigned parent, const int *ids, int n, const char *fn)
 {
-	const struct _astro_sched_ctx *p = &_astro_rt.ctxs[parent];
+	const struct _astro_sched_ctx *p = &_astro_ctxs[parent];
 	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE) {
 		_astro_error("%s: STARPU_SCHED_CTX_NESTED names context %u, which does not exist or is being deleted: "
 			     "create the parent context first", fn, parent);
@@ -664,7 +665,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	}
 	for (int i = 0; i < o->nsub_ctxs; i++) {
 		int sub = o->sub_ctxs[i];
-		if (sub < 0 || sub >= STARPU_NMAX_SCHED_CTXS || _astro_rt.ctxs[sub].state == _ASTRO_CTX_FREE) {
+		if (sub < 0 || sub >= STARPU_NMAX_SCHED_CTXS || _astro_ctxs[sub].state == _ASTRO_CTX_FREE) {
 			starpu_pthread_mutex_unlock(&ctxs_lock);
 			_astro_error("starpu_sched_ctx_create: STARPU_SCHED_CTX_SUB_CTXS names context %d, which does not exist: "
 				     "create the sub-contexts first", sub);
@@ -672,7 +673,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 		}
 	}
 	unsigned id = 1;
-	while (id < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[id].state != _ASTRO_CTX_FREE)
+	while (id < STARPU_NMAX_SCHED_CTXS && _astro_ctxs[id].state != _ASTRO_CTX_FREE)
 		id++;
 	if (id == STARPU_NMAX_SCHED_CTXS) {
 		starpu_pthread_mutex_unlock(&ctxs_lock);
@@ -680,8 +681,8 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 			     STARPU_NMAX_SCHED_CTXS);
 		return STARPU_NMAX_SCHED_CTXS;
 	}
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
-	const struct _astro_sched_ctx *global = &_astro_rt.ctxs[0];
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
+	const struct _astro_sched_ctx *global = &_astro_ctxs[0];
 	c->policy = o->policy ? o->policy : global->policy;
 	c->policy_data = NULL;
 	c->min_prio = o->min_prio_set ? o->min_prio : global->min_prio;
@@ -716,7 +717,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	if (c->no_scheduler)
 		c->policy = &_astro_master_policy;
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && !o->hierarchy_level_set)
-		c->hierarchy_level = _astro_rt.ctxs[o->nesting].hierarchy_level + 1;
+		c->hierarchy_level = _astro_ctxs[o->nesting].hierarchy_level + 1;
 	collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_CREATING, __ATOMIC_RELEASE);
 	_astro_ctx_caps_setup(c);
@@ -724,7 +725,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	ctx_add_workers(c, ids, (unsigned)n);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_SEQ_CST);
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS)
-		__atomic_or_fetch(&_astro_rt.ctxs[o->nesting].children, 1u << id, __ATOMIC_RELAXED);
+		__atomic_or_fetch(&_astro_ctxs[o->nesting].children, 1u << id, __ATOMIC_RELAXED);
 	_astro_ctx_nesting_update();
 	starpu_pthread_mutex_unlock(&ctxs_lock);
 	_astro_verbose("scheduling context %u '%s': policy %s, %d workers", id, c->name, c->policy->policy_name, n);
@@ -824,7 +825,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	}
 	/* Refuses new tasks (seq_cst, against _astro_ctx_task_submitted), then lets its own end. */
 	__atomic_store_n(&c->state, _ASTRO_CTX_DELETING, __ATOMIC_SEQ_CST);
-	unsigned heir = c->inheritor < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[c->inheritor].state == _ASTRO_CTX_LIVE ? c->inheritor : 0;
+	unsigned heir = c->inheritor < STARPU_NMAX_SCHED_CTXS && _astro_ctxs[c->inheritor].state == _ASTRO_CTX_LIVE ? c->inheritor : 0;
 	starpu_pthread_mutex_unlock(&ctxs_lock);
 	ctx_give_waiting(c, heir);
 	ctx_wait_tasks(c);
@@ -838,8 +839,8 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	starpu_pthread_rwlock_wrlock(&c->lock);
 	ctx_teardown(c);
 	starpu_pthread_rwlock_unlock(&c->lock);
-	if (inheritor < STARPU_NMAX_SCHED_CTXS && inheritor != 0 && _astro_rt.ctxs[inheritor].state == _ASTRO_CTX_LIVE)
-		ctx_add_workers(&_astro_rt.ctxs[inheritor], ids, n);
+	if (inheritor < STARPU_NMAX_SCHED_CTXS && inheritor != 0 && _astro_ctxs[inheritor].state == _ASTRO_CTX_LIVE)
+		ctx_add_workers(&_astro_ctxs[inheritor], ids, n);
 	_astro_ctx_nesting_update();
 	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
@@ -882,15 +883,15 @@ static void ctx_close(struct _astro_sched_ctx *c)
 	}
 	starpu_pthread_mutex_lock(&ctxs_lock);
 	unsigned heir = c->inheritor;
-	if (c->state == _ASTRO_CTX_LIVE && heir != 0 && heir < STARPU_NMAX_SCHED_CTXS && _astro_rt.ctxs[heir].state == _ASTRO_CTX_LIVE) {
+	if (c->state == _ASTRO_CTX_LIVE && heir != 0 && heir < STARPU_NMAX_SCHED_CTXS && _astro_ctxs[heir].state == _ASTRO_CTX_LIVE) {
 		int ids[STARPU_NMAXWORKERS];
 		starpu_pthread_rwlock_rdlock(&c->lock);
 		unsigned n = c->collection.nworkers;
 		memcpy(ids, c->collection.workerids, n * sizeof(int));
 		starpu_pthread_rwlock_unlock(&c->lock);
-		ctx_add_workers(&_astro_rt.ctxs[heir], ids, n);
+		ctx_add_workers(&_astro_ctxs[heir], ids, n);
 		_astro_ctx_nesting_update();
-		ctx_flush_waiting(&_astro_rt.ctxs[heir]);
+		ctx_flush_waiting(&_astro_ctxs[heir]);
 	}
 	starpu_pthread_mutex_unlock(&ctxs_lock);
 }
@@ -926,7 +927,7 @@ void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*clos
 void starpu_sched_ctx_stop_task_submission(void)
 {
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++) {
-		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		struct _astro_sched_ctx *c = &_astro_ctxs[id];
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE)
 			continue;
 		starpu_pthread_mutex_lock(&c->wait_lock);
@@ -967,10 +968,10 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 {
 	/* On the task path of every policy: the global context first, which lives as long as the workers. */
 	if (STARPU_LIKELY(sched_ctx_id == 0))
-		return _astro_rt.ctxs[0].policy_data;
+		return _astro_ctxs[0].policy_data;
 	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
-			  __atomic_load_n(&_astro_rt.ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
-		return _astro_rt.ctxs[sched_ctx_id].policy_data;
+			  __atomic_load_n(&_astro_ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
+		return _astro_ctxs[sched_ctx_id].policy_data;
 	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
 		return __atomic_load_n(&no_ctx_policy_data, __ATOMIC_ACQUIRE);
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
@@ -1044,7 +1045,7 @@ struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_
 
 struct starpu_sched_policy *starpu_sched_get_sched_policy(void)
 {
-	return _astro_rt.ctxs[0].policy;
+	return _astro_ctxs[0].policy;
 }
 
 const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id)
@@ -1134,7 +1135,7 @@ unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
 	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return 0;
 	if (sched_ctx_id == 0)
-		return _astro_rt.ctxs[0].state != _ASTRO_CTX_FREE;
+		return _astro_ctxs[0].state != _ASTRO_CTX_FREE;
 	return (__atomic_load_n(&_astro_rt.workers[workerid]->ctx_mask, __ATOMIC_RELAXED) >> sched_ctx_id) & 1;
 }
 
@@ -1247,8 +1248,8 @@ int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
 }
 
 /* The calling thread's context, as StarPU's. */
-int starpu_sched_get_min_priority(void) { return _astro_rt.ctxs[_astro_ctx_current].min_prio; }
-int starpu_sched_get_max_priority(void) { return _astro_rt.ctxs[_astro_ctx_current].max_prio; }
+int starpu_sched_get_min_priority(void) { return _astro_ctxs[_astro_ctx_current].min_prio; }
+int starpu_sched_get_max_priority(void) { return _astro_ctxs[_astro_ctx_current].max_prio; }
 int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(_astro_ctx_current, min_prio); }
 int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(_astro_ctx_current, max_prio); }
 
@@ -1264,7 +1265,7 @@ int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id)
 	/* The global context's are not counted apart (its task path stays as it was): all but the others'. */
 	long n = __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
-		n -= __atomic_load_n(&_astro_rt.ctxs[id].nready, __ATOMIC_RELAXED);
+		n -= __atomic_load_n(&_astro_ctxs[id].nready, __ATOMIC_RELAXED);
 	return n > 0 ? (int)n : 0;
 }
 
@@ -1284,7 +1285,7 @@ double starpu_sched_ctx_get_nready_flops(unsigned sched_ctx_id)
 /* task, ready, is counted in context to (not yet in its former one, see the revert) and pushed there if push. */
 static int ctx_move_task(struct starpu_task *task, unsigned to, bool push)
 {
-	struct _astro_sched_ctx *t = &_astro_rt.ctxs[to];
+	struct _astro_sched_ctx *t = &_astro_ctxs[to];
 	if (to != 0) {
 		/* Counted before its state is read, as a submission (see _astro_ctx_task_submitted). */
 		__atomic_add_fetch(&t->ntasks, 1, __ATOMIC_SEQ_CST);

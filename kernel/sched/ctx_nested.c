@@ -21,7 +21,7 @@
 
 static int master_push(struct starpu_task *task)
 {
-	int master = __atomic_load_n(&_astro_rt.ctxs[task->sched_ctx].master, __ATOMIC_ACQUIRE);
+	int master = __atomic_load_n(&_astro_ctxs[task->sched_ctx].master, __ATOMIC_ACQUIRE);
 	if (master < 0)
 		return -ENODEV;
 	_astro_push_local(_astro_rt.workers[master], task, 1);
@@ -48,7 +48,7 @@ void _astro_ctx_nesting_update(void)
 {
 	uint32_t master_of[STARPU_NMAXWORKERS] = { 0 }, hands_down[STARPU_NMAXWORKERS] = { 0 };
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++) {
-		struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+		struct _astro_sched_ctx *c = &_astro_ctxs[id];
 		int master = -1;
 		/* A context without a policy has a master too, nested or not. */
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE && (c->nesting != STARPU_NMAX_SCHED_CTXS || c->no_scheduler)) {
@@ -73,26 +73,26 @@ void _astro_ctx_nesting_update(void)
 
 void _astro_ctx_nesting_cut(unsigned id)
 {
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[id];
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
 	if (c->nesting != STARPU_NMAX_SCHED_CTXS)
-		__atomic_and_fetch(&_astro_rt.ctxs[c->nesting].children, ~(1u << id), __ATOMIC_RELAXED);
+		__atomic_and_fetch(&_astro_ctxs[c->nesting].children, ~(1u << id), __ATOMIC_RELAXED);
 	c->nesting = STARPU_NMAX_SCHED_CTXS;
 	/* Its children stand on their own from now on. */
 	uint32_t children = __atomic_exchange_n(&c->children, 0, __ATOMIC_ACQ_REL);
 	for (unsigned child = 1; child < STARPU_NMAX_SCHED_CTXS; child++)
 		if (children & (1u << child))
-			_astro_rt.ctxs[child].nesting = STARPU_NMAX_SCHED_CTXS;
+			_astro_ctxs[child].nesting = STARPU_NMAX_SCHED_CTXS;
 }
 
 struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned parent, struct starpu_task *task)
 {
 	uint32_t mine = __atomic_load_n(&w->hands_down, __ATOMIC_ACQUIRE) &
-			__atomic_load_n(&_astro_rt.ctxs[parent].children, __ATOMIC_ACQUIRE);
+			__atomic_load_n(&_astro_ctxs[parent].children, __ATOMIC_ACQUIRE);
 	/* A task pinned to this worker, or a part of a parallel task, stays where it is. */
 	if (!mine || task->execute_on_a_specific_worker)
 		return task;
 	unsigned child = (unsigned)__builtin_ctz(mine);
-	struct _astro_sched_ctx *c = &_astro_rt.ctxs[child];
+	struct _astro_sched_ctx *c = &_astro_ctxs[child];
 	/* Counted before its state is read, as a submission (see _astro_ctx_task_submitted). */
 	__atomic_add_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) != _ASTRO_CTX_LIVE) {
@@ -169,7 +169,7 @@ void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, 
 		return;
 	int master = __atomic_load_n(&c->master, __ATOMIC_ACQUIRE);
 	/* Called from tasks, not from policy hooks: its workers may change meanwhile (the global context's never do). */
-	if (c != &_astro_rt.ctxs[0])
+	if (c != &_astro_ctxs[0])
 		starpu_pthread_rwlock_rdlock(&c->lock);
 	/* The master (or a thread that is no worker) has every core of the context; another worker its own. */
 	for (unsigned i = 0; i < c->collection.nworkers; i++) {
@@ -177,7 +177,7 @@ void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, 
 		if (self < 0 || self == master || self == w)
 			(*cpuids)[(*ncpuids)++] = _astro_rt.workers[w]->bindid;
 	}
-	if (c != &_astro_rt.ctxs[0])
+	if (c != &_astro_ctxs[0])
 		starpu_pthread_rwlock_unlock(&c->lock);
 }
 

@@ -1,9 +1,6 @@
 /* starpu_init() / starpu_shutdown(): configuration, plugins, policy, workers. */
 #include "kernel.h"
 #include <hwloc.h>
-#include <starpu_sched_component.h> /* starpu_get_hwloc_topology */
-
-struct _astro_runtime _astro_rt;
 
 static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static starpu_pthread_cond_t init_cond = STARPU_PTHREAD_COND_INITIALIZER;
@@ -51,31 +48,6 @@ int starpu_conf_noworker(struct starpu_conf *conf)
 	return 0;
 }
 
-/* conf_value unless the variable is set and the conf does not take precedence. */
-int _astro_conf_int(const char *env, const char *alias, int conf_value)
-{
-	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
-	if (conf_wins)
-		return conf_value;
-	int v = starpu_get_env_number(env);
-	if (v == -1 && alias)
-		v = starpu_get_env_number(alias);
-	return v != -1 ? v : conf_value;
-}
-
-int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback)
-{
-	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
-	if (conf_wins)
-		return conf_value;
-	int instead = conf_value != -1 ? conf_value : fallback, v;
-	if (_astro_env_int(env, min, max, &instead, &v) == 1)
-		return v;
-	if (alias && !starpu_getenv(env) && _astro_env_int(alias, min, max, &instead, &v) == 1)
-		return v;
-	return instead;
-}
-
 static void topology_load(void)
 {
 	hwloc_topology_t topo;
@@ -86,11 +58,6 @@ static void topology_load(void)
 	int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 	_astro_rt.npus = npus > 0 ? (unsigned)npus : 1;
 	_astro_rt.ncores = ncores > 0 ? (unsigned)ncores : _astro_rt.npus;
-}
-
-hwloc_topology_t starpu_get_hwloc_topology(void)
-{
-	return (hwloc_topology_t)_astro_rt.topology;
 }
 
 static void topology_unload(void)
@@ -107,29 +74,29 @@ static void read_priorities(void)
 	/* -1 is a legal priority, so conf values count only when both differ from the default pair. */
 	bool conf_set = !(min == -1 && max == -1);
 	const char *emin = getenv("STARPU_MIN_PRIO"), *emax = getenv("STARPU_MAX_PRIO");
-	_astro_rt.ctxs[0].min_prio = STARPU_MIN_PRIO;
-	_astro_rt.ctxs[0].max_prio = STARPU_MAX_PRIO;
-	_astro_rt.ctxs[0].min_prio_set = _astro_rt.ctxs[0].max_prio_set = false;
+	_astro_ctxs[0].min_prio = STARPU_MIN_PRIO;
+	_astro_ctxs[0].max_prio = STARPU_MAX_PRIO;
+	_astro_ctxs[0].min_prio_set = _astro_ctxs[0].max_prio_set = false;
 	if (conf_set) {
-		_astro_rt.ctxs[0].min_prio = min;
-		_astro_rt.ctxs[0].max_prio = max;
-		_astro_rt.ctxs[0].min_prio_set = _astro_rt.ctxs[0].max_prio_set = true;
+		_astro_ctxs[0].min_prio = min;
+		_astro_ctxs[0].max_prio = max;
+		_astro_ctxs[0].min_prio_set = _astro_ctxs[0].max_prio_set = true;
 	}
 	if (!(conf_set && conf->precedence_over_environment_variables)) {
 		if (emin) {
-			_astro_rt.ctxs[0].min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_rt.ctxs[0].min_prio);
-			_astro_rt.ctxs[0].min_prio_set = true;
+			_astro_ctxs[0].min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_ctxs[0].min_prio);
+			_astro_ctxs[0].min_prio_set = true;
 		}
 		if (emax) {
-			_astro_rt.ctxs[0].max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_rt.ctxs[0].max_prio);
-			_astro_rt.ctxs[0].max_prio_set = true;
+			_astro_ctxs[0].max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_ctxs[0].max_prio);
+			_astro_ctxs[0].max_prio_set = true;
 		}
 	}
-	if (_astro_rt.ctxs[0].min_prio > _astro_rt.ctxs[0].max_prio) {
+	if (_astro_ctxs[0].min_prio > _astro_ctxs[0].max_prio) {
 		_astro_warn("minimum priority %d exceeds maximum priority %d: using [%d, %d]",
-			    _astro_rt.ctxs[0].min_prio, _astro_rt.ctxs[0].max_prio, STARPU_MIN_PRIO, STARPU_MAX_PRIO);
-		_astro_rt.ctxs[0].min_prio = STARPU_MIN_PRIO;
-		_astro_rt.ctxs[0].max_prio = STARPU_MAX_PRIO;
+			    _astro_ctxs[0].min_prio, _astro_ctxs[0].max_prio, STARPU_MIN_PRIO, STARPU_MAX_PRIO);
+		_astro_ctxs[0].min_prio = STARPU_MIN_PRIO;
+		_astro_ctxs[0].max_prio = STARPU_MAX_PRIO;
 	}
 }
 
@@ -247,11 +214,6 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	return starpu_init(user_conf);
 }
 
-int starpu_is_initialized(void)
-{
-	return _astro_running();
-}
-
 void starpu_wait_initialized(void)
 {
 	starpu_pthread_mutex_lock(&init_lock);
@@ -318,16 +280,6 @@ void starpu_get_version(int *major, int *minor, int *release)
 	*major = STARPU_MAJOR_VERSION;
 	*minor = STARPU_MINOR_VERSION;
 	*release = STARPU_RELEASE_VERSION;
-}
-
-int starpu_asynchronous_copy_disabled(void)
-{
-	return _astro_rt.conf.disable_asynchronous_copy > 0;
-}
-
-int starpu_asynchronous_cuda_copy_disabled(void)
-{
-	return _astro_rt.conf.disable_asynchronous_cuda_copy > 0;
 }
 
 void starpu_topology_print(FILE *output)

@@ -5,7 +5,6 @@
  * sleeper sets sleeping before looking at wake_pending, so one of them always
  * sees the other (no lost wake-up, no lock on the fast path).
  */
-#define _GNU_SOURCE /* pthread_setname_np */
 #include "kernel.h"
 #include <hwloc.h>
 #include <sys/syscall.h>
@@ -14,62 +13,12 @@
 #include <limits.h>
 #include <sched.h>
 
-_ASTRO_TLS struct _astro_worker *_astro_self;
-_ASTRO_TLS struct starpu_task *_astro_current_task;
-_ASTRO_TLS enum _astro_call_context _astro_call_context;
-
-/* Where the calling thread is, as the messages name it; NULL in the application's own code. */
-static const char *called_back_from(void)
-{
-	switch (_astro_call_context) {
-	case _ASTRO_CTX_CALLBACK:
-		return "a callback";
-	case _ASTRO_CTX_TOOL:
-		return "a tool callback";
-	case _ASTRO_CTX_APPLICATION:
-		break;
-	}
-	if (_astro_counters_in_listener())
-		return "a counter listener";
-	if (_astro_self)
-		return _astro_current_task ? "a task" : "a worker thread";
-	return NULL;
-}
-
-bool _astro_called_back(void)
-{
-	return called_back_from() != NULL;
-}
-
-int _astro_forbid_blocking(const char *call, const char *hint)
-{
-	const char *where = called_back_from();
-	if (!where)
-		return 0;
-	_astro_error("%s cannot be called from %s: it would wait for the runtime, which waits for it to return (deadlock); %s",
-		     call, where, hint ? hint : "call it from the application's own code");
-	return -EDEADLK;
-}
-
 /* An idle worker polls for SPIN_POLLS rounds before sleeping: the first
  * ones back off with pause instructions, the later ones yield the core, so
  * a spinning worker never keeps the submitting thread (or another worker)
  * from running when threads outnumber cores. Tunable for experiments. */
 static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
 
-
-/* A waiting thread looks again after a pause of round; it soon gives its core
- * away, since the worker it waits for may share that core (one pause costs
- * from a few to some 25 ns, depending on the CPU). */
-void _astro_relax(unsigned round)
-{
-	if (round < 8) {
-		for (unsigned i = 0; i < 8; i++)
-			astro_cpu_relax();
-	} else {
-		astro_thread_yield();
-	}
-}
 
 /* ------------------------------------------------------------- waking */
 
@@ -180,7 +129,7 @@ static inline __attribute__((always_inline)) int worker_take(struct _astro_worke
 	if (nimpl < 0) {
 		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
 		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
-			     _astro_rt.ctxs[task->sched_ctx].policy->policy_name, starpu_task_get_name(task), w->name);
+			     _astro_ctxs[task->sched_ctx].policy->policy_name, starpu_task_get_name(task), w->name);
 		_astro_sched_push(task);
 		return -1;
 	}
@@ -203,8 +152,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_astro_current_task = task;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, false);
-	else if (_astro_rt.ctxs[0].policy->pre_exec_hook)
-		_astro_rt.ctxs[0].policy->pre_exec_hook(task, 0);
+	else if (_astro_ctxs[0].policy->pre_exec_hook)
+		_astro_ctxs[0].policy->pre_exec_hook(task, 0);
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
@@ -237,8 +186,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, true);
-	else if (_astro_rt.ctxs[0].policy->post_exec_hook)
-		_astro_rt.ctxs[0].policy->post_exec_hook(task, 0);
+	else if (_astro_ctxs[0].policy->post_exec_hook)
+		_astro_ctxs[0].policy->post_exec_hook(task, 0);
 	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);

@@ -1,0 +1,288 @@
+/*
+ * The kernel's common room: what every room shares and nothing else. It uses
+ * only the public headers: messages, the clock and the kernel's side of the
+ * thread layer, recycled blocks, the calling thread's context, the runtime's
+ * shared state, environment values, paths, signals and the record of calls
+ * into foreign code.
+ */
+#ifndef __ASTRO_COMMON_H__
+#define __ASTRO_COMMON_H__
+
+#include "config.h"
+#include <starpu.h>
+#include <astrolabe/plugin.h>
+#include <astrolabe/observe.h>
+#include <astrolabe/task_build.h>
+#include <astrolabe/thread.h>
+#include "common/envparse.h"
+#include <glib.h>
+#include <stdbool.h>
+
+#define _ASTRO_CACHELINE 64
+/* Thread-locals of the kernel: initial-exec, so an access is one instruction, not a __tls_get_addr call. */
+#define _ASTRO_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ------------------------------------------------------------- logging */
+
+/* Error and info messages: one line, naming the thing and the fix. */
+void _astro_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void _astro_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only when STARPU_PLUGIN_VERBOSE=1 (plugin loading details). */
+void _astro_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int _astro_verbose_level;
+/* From starpu_init() to the end of starpu_shutdown(), an error or warning
+ * already printed is counted instead; the end says the repeated ones. */
+void _astro_log_session_begin(void);
+void _astro_log_session_end(void);
+
+/* --------------------------------------------------------------- clock */
+
+/* starpu_timing_now() inlined on the task path (util.c): the time-stamp
+ * counter, converted with the rate calibrated at start-up, once the clock is
+ * decided; util.c before that, or where the counter is not trusted. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define _ASTRO_HAVE_TSC 1
+struct _astro_tsc_clock
+{
+	int state;		/* read without lock; the fields below are final once it is _ASTRO_CLOCK_TSC */
+	double base_us;		/* a CLOCK_MONOTONIC reading ... */
+	uint64_t base_tsc;	/* ... and the counter at that moment */
+	double us_per_tick;
+};
+enum { _ASTRO_CLOCK_UNDECIDED, _ASTRO_CLOCK_CALIBRATING, _ASTRO_CLOCK_TSC, _ASTRO_CLOCK_GETTIME };
+extern struct _astro_tsc_clock _astro_tsc_clock;
+#endif
+double _astro_timing_slow(void);
+
+/* Is the inline clock (_astro_tsc_now()) the clock? */
+static inline bool _astro_clock_is_tsc(void)
+{
+#ifdef _ASTRO_HAVE_TSC
+	return __atomic_load_n(&_astro_tsc_clock.state, __ATOMIC_ACQUIRE) == _ASTRO_CLOCK_TSC;
+#else
+	return false;
+#endif
+}
+
+#ifdef _ASTRO_HAVE_TSC
+static inline double _astro_tsc_now(void)
+{
+	return _astro_tsc_clock.base_us + (double)(int64_t)(__rdtsc() - _astro_tsc_clock.base_tsc) * _astro_tsc_clock.us_per_tick;
+}
+#else
+#define _astro_tsc_now() 0.0
+#endif
+
+static inline double _astro_now(void)
+{
+	return STARPU_LIKELY(_astro_clock_is_tsc()) ? _astro_tsc_now() : _astro_timing_slow();
+}
+
+
+/* ------------------------------------------------------------ recycling */
+
+/* Memory that one thread allocates and another frees, at every task
+ * (recycle.c): blocks of one fixed size per kind, recycled through per-thread
+ * caches instead of malloc. */
+enum _astro_recycled
+{
+	_ASTRO_RECYCLED_TASK,			/* struct _astro_task_with_job */
+	_ASTRO_RECYCLED_PROFILING_INFO,		/* struct starpu_profiling_task_info */
+	_ASTRO_NRECYCLED
+};
+void *_astro_recycled_alloc(enum _astro_recycled what);
+void _astro_recycled_free(enum _astro_recycled what, void *block);
+
+
+/* ------------------------------------------- the calling thread (context.c) */
+
+/* What the calling thread runs for the runtime, besides tasks on workers
+ * (_astro_self): set around the code the runtime calls back, which may run on
+ * an application thread too (a prologue or a tool callback during a
+ * submission), so that blocking or terminal calls made from there are refused
+ * instead of deadlocking. Counter listeners are known to counters/
+ * (_astro_counters_in_listener). */
+enum _astro_call_context
+{
+	_ASTRO_CTX_APPLICATION = 0,
+	_ASTRO_CTX_CALLBACK,                 /* a task's callback, prologue or epilogue */
+	_ASTRO_CTX_TOOL,                     /* a profiling-tool callback */
+};
+extern _ASTRO_TLS enum _astro_call_context _astro_call_context;
+/* The worker the calling thread is (NULL: not a worker) and the task it runs. */
+struct _astro_worker;
+extern _ASTRO_TLS struct _astro_worker *_astro_self;
+extern _ASTRO_TLS struct starpu_task *_astro_current_task;
+
+static inline enum _astro_call_context _astro_context_enter(enum _astro_call_context context)
+{
+	enum _astro_call_context previous = _astro_call_context;
+	_astro_call_context = context;
+	return previous;
+}
+
+static inline void _astro_context_leave(enum _astro_call_context previous)
+{
+	_astro_call_context = previous;
+}
+
+/* Is the calling thread inside the runtime: a worker, a callback, a tool callback or a listener? */
+bool _astro_called_back(void);
+
+/* Returns 0 when the calling thread may block. From a task, a callback, a tool
+ * callback or a counter listener, prints one line saying that call cannot be
+ * made from there (hint: what to do instead, or NULL) and returns -EDEADLK. */
+int _astro_forbid_blocking(const char *call, const char *hint);
+
+
+/* ----------------------------------------------------- shared state (state.c) */
+
+struct _astro_runtime
+{
+	struct starpu_conf conf;
+	int initialized;                     /* atomic: an enum _astro_state */
+	unsigned nworkers;
+	struct _astro_worker *workers[STARPU_NMAXWORKERS];
+	unsigned nworkers_by_arch[STARPU_NARCH];
+	uint32_t where_mask;                 /* union of the drivers' where bits with workers */
+	const struct astro_driver *active_drivers[STARPU_NARCH]; /* drivers that started workers */
+	unsigned nactive_drivers;
+	/* Written while tasks run: a cache line apart from the read-mostly fields above. */
+	int running __attribute__((aligned(_ASTRO_CACHELINE))); /* workers keep looping */
+	int paused;
+	starpu_pthread_mutex_t pause_lock;
+	starpu_pthread_cond_t pause_cond;
+	long nsubmitted;                     /* atomic: submitted, not completed (+1 per submission under way) */
+	long nready;                         /* atomic */
+	starpu_pthread_mutex_t wait_lock;           /* wait_for_all */
+	starpu_pthread_cond_t wait_cond;
+	int all_waiters;                     /* threads in starpu_task_wait_for_n_submitted() */
+	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
+	bool nobind;
+	bool codelet_profiling;
+	int calibrate;                       /* STARPU_CALIBRATE; starpu.global.g_calibrate_knob */
+	int prio_capped;                     /* a priority cap knob was set: submissions clamp priorities to their context's caps */
+	void *topology;                      /* hwloc_topology_t */
+	unsigned npus;
+	unsigned ncores;
+	double start_time;
+	unsigned nmemory_nodes;
+};
+
+extern struct _astro_runtime _astro_rt;
+
+/* The runtime's life (core/init.c). starpu_shutdown() drains in two steps: while
+ * DRAINING only the runtime's own threads and callbacks may still submit
+ * (StarPU lets callbacks submit during the final wait); once STOPPING nobody
+ * may, and the last tasks accepted are waited for before anything is torn
+ * down. A submission counts itself in nsubmitted before it reads the state
+ * (task.c, submit_enter): either shutdown's wait sees it or it sees the state. */
+enum _astro_state
+{
+	_ASTRO_STOPPED = 0,
+	_ASTRO_RUNNING = 1,
+	_ASTRO_STARTING = -1,
+	_ASTRO_DRAINING = 2,
+	_ASTRO_STOPPING = 3,
+};
+
+static inline struct _astro_worker *_astro_worker(int id)
+{
+	return _astro_rt.workers[id];
+}
+
+/* Running, or draining at shutdown: tasks still run. */
+static inline bool _astro_running(void)
+{
+	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_ACQUIRE);
+	return state == _ASTRO_RUNNING || state == _ASTRO_DRAINING;
+}
+
+/* One round of polite spinning: a waiting thread looks again after a pause of
+ * round; it soon gives its core away, since the thread it waits for may share
+ * that core (one pause costs from a few to some 25 ns, depending on the CPU). */
+static inline void _astro_relax(unsigned round)
+{
+	if (round < 8) {
+		for (unsigned i = 0; i < 8; i++)
+			astro_cpu_relax();
+	} else {
+		astro_thread_yield();
+	}
+}
+
+
+
+/* ------------------------------------------------ environment (state.c, util.c) */
+
+/* Environment resolution honouring conf->precedence_over_environment_variables. */
+int _astro_conf_int(const char *env, const char *alias, int conf_value);
+/* The same for a value that must lie in [min, max]: any other is said once and
+ * replaced by conf_value, or fallback when the conf leaves it at -1. */
+int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback);
+/* Parses the integer variable name (util.c): 1 and *out when set to a number in
+ * [min, max], 0 when unset, -1 when set to something else, which is said in
+ * one line naming the variable, its value and what is used instead: *fallback,
+ * or nothing (as if unset) when fallback is NULL. */
+int _astro_env_int(const char *name, int min, int max, const int *fallback, int *out);
+/* The variable's value when it lies in [min, max], fallback otherwise (saying why when it is set). */
+int _astro_env_int_in(const char *name, int min, int max, int fallback);
+
+
+/* ----------------------------------------------------------- paths (paths.c) */
+
+/* The directory the models and the bus files are written to (STARPU_PERF_MODEL_DIR,
+ * else $STARPU_HOME/.starpu/sampling), and the host name their files carry (STARPU_HOSTNAME). */
+void _astro_sampling_dir(char *path, size_t len);
+void _astro_host_name(char *host, size_t len);
+/* The folder the runtime's files go under: $XDG_CACHE_HOME, $STARPU_HOME, $HOME, or a temporary folder. */
+const char *_astro_home_dir(void);
+
+/* ------------------------------------------------ signals (signals.c) */
+
+/* signals.c: the runtime's handlers of SIGINT, SIGSEGV and SIGTRAP (STARPU_CATCH_SIGNALS). */
+void _astro_signals_init(void);
+void _astro_signals_shutdown(void);
+int _astro_signals_catch(bool on);
+int _astro_signals_caught(void);
+
+/* A call into a plugin or a tool that is not on the task path (a plugin's
+ * init and fini, a tool's register function, a policy's init_sched...),
+ * recorded for the signal handler, which names the one that crashed. The
+ * strings must outlive the call; calls nest (a tool's register function may
+ * call into the runtime, which calls a plugin). */
+struct _astro_foreign_call
+{
+	const char *what;			/* "plugin sched_eager's init" */
+	const char *file;			/* the library it lives in */
+	const char *symbol;			/* the symbol it was found by */
+	const char *advice;			/* "the plugin crashed; fix or remove it" */
+	struct _astro_foreign_call *outer;
+	char *owned_what;			/* what, when _astro_foreign_enter_fn() formatted it */
+};
+extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+/* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
+void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
+
+/* Enters a call of fn, located with _astro_foreign_locate(), its what formatted
+ * from fmt (freed by _astro_foreign_leave_fn()). */
+void _astro_foreign_enter_fn(struct _astro_foreign_call *call, void *fn, const char *fallback, const char *advice,
+			     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void _astro_foreign_leave_fn(struct _astro_foreign_call *call);
+
+static inline void _astro_foreign_enter(struct _astro_foreign_call *call)
+{
+	call->outer = _astro_foreign_call;
+	_astro_foreign_call = call;
+	/* The handler runs on this thread: the compiler must not sink the store past the call. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void _astro_foreign_leave(struct _astro_foreign_call *call)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	_astro_foreign_call = call->outer;
+}
+
+#endif /* __ASTRO_COMMON_H__ */

@@ -1,0 +1,44 @@
+/*
+ * The calling thread's context (common/context.h): the worker it is, the task
+ * it runs, and what the runtime called it for, so that a blocking or
+ * terminal call made from a task, a callback, a tool callback or a counter
+ * listener is refused with a message instead of deadlocking.
+ */
+#include "kernel.h"
+
+_ASTRO_TLS struct _astro_worker *_astro_self;
+_ASTRO_TLS struct starpu_task *_astro_current_task;
+_ASTRO_TLS enum _astro_call_context _astro_call_context;
+
+/* Where the calling thread is, as the messages name it; NULL in the application's own code. */
+static const char *called_back_from(void)
+{
+	switch (_astro_call_context) {
+	case _ASTRO_CTX_CALLBACK:
+		return "a callback";
+	case _ASTRO_CTX_TOOL:
+		return "a tool callback";
+	case _ASTRO_CTX_APPLICATION:
+		break;
+	}
+	if (_astro_counters_in_listener())
+		return "a counter listener";
+	if (_astro_self)
+		return _astro_current_task ? "a task" : "a worker thread";
+	return NULL;
+}
+
+bool _astro_called_back(void)
+{
+	return called_back_from() != NULL;
+}
+
+int _astro_forbid_blocking(const char *call, const char *hint)
+{
+	const char *where = called_back_from();
+	if (!where)
+		return 0;
+	_astro_error("%s cannot be called from %s: it would wait for the runtime, which waits for it to return (deadlock); %s",
+		     call, where, hint ? hint : "call it from the application's own code");
+	return -EDEADLK;
+}

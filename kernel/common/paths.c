@@ -1,0 +1,42 @@
+/*
+ * Where the runtime keeps what it measured (common/paths.h): the sampling
+ * directory of performance models and bus figures, and the host name their
+ * files carry.
+ */
+#include "kernel.h"
+#include <unistd.h>
+
+const char *_astro_home_dir(void)
+{
+	static const char *const vars[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
+	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && v[0])
+			return v;
+	}
+	return "/tmp";
+}
+
+void _astro_host_name(char *host, size_t len)
+{
+	const char *v = getenv("STARPU_HOSTNAME");
+	if (v && v[0]) {
+		snprintf(host, len, "%s", v);
+		return;
+	}
+	if (gethostname(host, len) != 0)
+		snprintf(host, len, "unknown");
+	host[len - 1] = '\0';
+	char *dot = strchr(host, '.');
+	if (dot)
+		*dot = '\0';
+}
+
+void _astro_sampling_dir(char *path, size_t len)
+{
+	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
+	if (dir && dir[0])
+		snprintf(path, len, "%s", dir);
+	else
+		snprintf(path, len, "%s/.starpu/sampling", _astro_home_dir());
+}

@@ -1,0 +1,55 @@
+/*
+ * The runtime's shared state (common/state.h): the configuration, the
+ * workers' table, the counts every room reads, and where the runtime is in
+ * its life. starpu_init() fills it (core/init.c); every room reads it.
+ */
+#include "kernel.h"
+#include <hwloc.h>
+#include <starpu_sched_component.h> /* starpu_get_hwloc_topology */
+
+struct _astro_runtime _astro_rt;
+
+/* conf_value unless the variable is set and the conf does not take precedence. */
+int _astro_conf_int(const char *env, const char *alias, int conf_value)
+{
+	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
+	if (conf_wins)
+		return conf_value;
+	int v = starpu_get_env_number(env);
+	if (v == -1 && alias)
+		v = starpu_get_env_number(alias);
+	return v != -1 ? v : conf_value;
+}
+
+int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback)
+{
+	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
+	if (conf_wins)
+		return conf_value;
+	int instead = conf_value != -1 ? conf_value : fallback, v;
+	if (_astro_env_int(env, min, max, &instead, &v) == 1)
+		return v;
+	if (alias && !starpu_getenv(env) && _astro_env_int(alias, min, max, &instead, &v) == 1)
+		return v;
+	return instead;
+}
+
+hwloc_topology_t starpu_get_hwloc_topology(void)
+{
+	return (hwloc_topology_t)_astro_rt.topology;
+}
+
+int starpu_is_initialized(void)
+{
+	return _astro_running();
+}
+
+int starpu_asynchronous_copy_disabled(void)
+{
+	return _astro_rt.conf.disable_asynchronous_copy > 0;
+}
+
+int starpu_asynchronous_cuda_copy_disabled(void)
+{
+	return _astro_rt.conf.disable_asynchronous_cuda_copy > 0;
+}
