@@ -3,8 +3,10 @@
  * perf_counters.c (registry, sets, listeners, samples, the StarPU API) and
  * task_counters.c (the runtime's own counters, fed by the observation path)
  * and mpi_counters.c (StarPU-MPI's message counters, fed the same way).
- * Only public headers are used: the kernel is reached through
- * <astrolabe/observe.h>, and calls the three hooks below.
+ * A framework below the kernel's rooms: it uses the public headers and the
+ * kernel's common room only (common/common.h: a listener runs in the call
+ * context _ASTRO_CTX_LISTENER, so that the kernel refuses blocking calls from
+ * there); the kernel reaches it through the three hooks below.
  */
 #ifndef __ASTRO_COUNTERS_FRAMEWORK_H__
 #define __ASTRO_COUNTERS_FRAMEWORK_H__
@@ -14,6 +16,7 @@
 #include <astrolabe/counters.h>
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
+#include "common/common.h"
 
 /* ----------------------------------------------------- kernel hooks */
 
@@ -23,8 +26,6 @@ void _astro_counters_init(void);
 void _astro_counters_start(int start_collection);
 /* starpu_shutdown(), once the workers stopped: detaches listeners, drops the registry. */
 void _astro_counters_shutdown(void);
-/* Is the calling thread running a counter listener? (The kernel refuses blocking calls from there.) */
-bool _astro_counters_in_listener(void);
 
 /* ------------------------------------- framework -> counter modules */
 

@@ -266,11 +266,6 @@ static struct counter *counter_for(const char *what, int id)
 	return c;
 }
 
-bool _astro_counters_in_listener(void)
-{
-	return current_sample != NULL;
-}
-
 static bool in_callback(const char *what)
 {
 	if (!current_sample)
@@ -382,7 +377,10 @@ static void sample_refresh(struct starpu_perf_counter_sample *s)
 	if (listener) {
 		s->refresh++;
 		current_sample = s;
+		/* The kernel refuses blocking calls from a listener (common/context.c). */
+		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_LISTENER);
 		listener->callback(listener, s, s->context);
+		_astro_context_leave(previous);
 		current_sample = NULL;
 	}
 	sample_unlock(s);

@@ -6,60 +6,8 @@
 #define __ASTRO_KERNEL_H__
 
 #include "common/common.h"
-
-/* --------------------------------------------------------- observation */
-
-/* The hub's tables (observe.c): the inline firing below reads them. */
-#define _ASTRO_MAX_OBSERVERS 64
-struct _astro_observer
-{
-	uint64_t mask;
-	astro_observer_fn fn;
-	void *arg;
-};
-/* The slots that ever observed one moment: entries below n are final. */
-struct _astro_moment_list
-{
-	unsigned n;	/* atomic */
-	unsigned char slots[_ASTRO_MAX_OBSERVERS];
-};
-extern uint64_t _astro_observe_mask;		/* the moments someone observes */
-extern uint64_t _astro_observe_timed_mask;	/* the moments an observer wants stamped */
-extern struct _astro_observer _astro_observers[_ASTRO_MAX_OBSERVERS];
-extern struct _astro_moment_list _astro_moment_lists[ASTRO_NMOMENTS];
-void _astro_observe_fire_slow(struct astro_event *event);
-void _astro_observe_reset(void);
-
-/* Stamps the event if an observer wants it and calls its observers. Inline,
- * so that the moment is a constant at each site: the common case, one
- * observer and the clock calibrated, is a few loads and the call. */
-static inline void _astro_observe_fire(struct astro_event *event)
-{
-	const uint64_t bit = ASTRO_MOMENT_BIT(event->moment);
-	const struct _astro_moment_list *l = &_astro_moment_lists[event->moment];
-	unsigned n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&_astro_observe_timed_mask, __ATOMIC_RELAXED) & bit) {
-		if (STARPU_UNLIKELY(!_astro_clock_is_tsc())) {
-			_astro_observe_fire_slow(event);
-			return;
-		}
-		event->time_us = _astro_tsc_now();
-	}
-	if (STARPU_UNLIKELY(n != 1)) {
-		_astro_observe_fire_slow(event);
-		return;
-	}
-	const struct _astro_observer *o = &_astro_observers[l->slots[0]];
-	if (__atomic_load_n(&o->mask, __ATOMIC_ACQUIRE) & bit)
-		o->fn(event, o->arg);
-}
-
-/* One predictable branch when nobody observes moment m. */
-#define _ASTRO_OBSERVE(m, ...) do { \
-	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_observe_mask, __ATOMIC_RELAXED) & ASTRO_MOMENT_BIT(m))) { \
-		struct astro_event _ev = { .moment = (m), __VA_ARGS__ }; \
-		_astro_observe_fire(&_ev); \
-	} } while (0)
+#include "observe/observe.h"
+#include "workers/workers.h"
 
 /* On-line feedback (profiling.c): subscribes to the moments at init, prints the summaries at shutdown. */
 void _astro_profiling_init(void);
@@ -147,19 +95,14 @@ struct _astro_task_with_job
 	struct _astro_job job;
 };
 
-/* Where task may run on a worker of driver d (0: nowhere). */
-static inline uint32_t _astro_task_where(const struct starpu_task *task, const struct astro_driver *d)
-{
-	uint32_t where = task->cl->where ? task->cl->where : d->where;
-	if (task->where != -1 && task->where != 0)
-		where &= (uint32_t)task->where;
-	return where & d->where;
-}
-
 static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 {
 	return (struct _astro_job *)task->starpu_private;
 }
+/* A thread comes back to job, or leaves it (instrumentation states and bursts it left open, observe/instrument.c). */
+#define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) \
+		_astro_instr_task_enter((job)->task, &(job)->instr_saved); } while (0)
+#define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave((job)->task, &(job)->instr_saved); } while (0)
 struct _astro_job *_astro_job_get(struct starpu_task *task);
 struct _astro_job *_astro_job_new_internal(void);
 void _astro_job_free(struct _astro_job *job);
@@ -173,9 +116,6 @@ void _astro_job_release(struct _astro_job *job);
 void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg);
 /* Called by a worker once the implementation returned. */
 void _astro_job_terminate(struct _astro_job *job, int workerid);
-/* Implementation index usable by workerid for task, -1 when none. */
-int _astro_worker_impl_for(int workerid, struct starpu_task *task);
-unsigned _astro_task_nbuffers(const struct starpu_task *task);
 
 /* ---------------------------------------------------------------- tags */
 
@@ -662,83 +602,23 @@ int _astro_data_check_mode(enum starpu_data_access_mode mode);
 /* Waits until no submitted access to handle is left (whatever its consistency). */
 void _astro_data_wait_idle(starpu_data_handle_t handle);
 
-/* ------------------------------------------------------------- workers */
+/* ------------------------------------------------------ parallel tasks */
 
-/* A codelet a worker ran, and where its executions are counted: its own
- * per_worker_stats, or the runtime's record of a codelet in read-only memory. */
-#define _ASTRO_CODELET_SLOTS 8
-struct _astro_codelet_slot
-{
-	const struct starpu_codelet *cl;
-	unsigned long *stats;
-};
-/* Resolves cl into slot: the counts, NULL when they cannot be kept (out of memory). */
-unsigned long *_astro_codelet_slot_fill(struct _astro_codelet_slot *slot, struct starpu_codelet *cl);
-
-/* Largest pipeline of a device worker (STARPU_*_PIPELINE). */
-#define _ASTRO_PIPELINE_MAX 64
-
-struct _astro_worker
-{
-	int id;
-	int devid;
-	int bindid;                          /* processing unit (hwloc logical index), -1 unbound */
-	enum starpu_worker_archtype arch;
-	const struct astro_driver *driver;
-	unsigned memory_node;
-	char name[48];
-	starpu_pthread_t thread;
-	pid_t tid;
-	/* Sleeping: a waker sets wake_pending then signals if sleeping (see worker.c). */
-	starpu_pthread_mutex_t sched_mutex;
-	starpu_pthread_cond_t sched_cond;
-	int sleeping;
-	int wake_pending;
-	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
-	int enabled;
-	int relax;
-	struct starpu_task *current_task;
-	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
-	/* starpu_push_local_task() queue */
-	starpu_pthread_mutex_t local_lock;
-	struct starpu_task_list local_tasks;
-	int nlocal;
-	unsigned orders_done;                /* tasks with a workerorder it popped, under local_lock */
-	unsigned long executed;
-	struct _astro_participation *parallel_head, *parallel_tail; /* parts in parallel tasks, under local_lock, counted in nlocal */
-	struct _astro_participation *parallel; /* the parallel task it runs as rank 0 (parallel.c) */
-	uint32_t ctx_mask;                   /* atomic: the contexts other than 0 it belongs to (bit = id) */
-	unsigned ctx_turn;                   /* the context it served last, to take them in turn */
-	/* Per context: starpu_sched_ctx_set_priority()'s order and the tasks policies counted for it
-	 * (starpu_sched_ctx_list_task_counters_*): a worker in several contexts serves first the one of
-	 * highest priority that has tasks counted for it (ctx_pop in sched.c). Atomic. */
-	unsigned ctx_priority[STARPU_NMAX_SCHED_CTXS];
-	int ctx_ntasks[STARPU_NMAX_SCHED_CTXS];
-	uint32_t master_of;                  /* atomic: the nested contexts it is the master of (bit = id) */
-	uint32_t hands_down;                 /* atomic: the nested contexts it gives what it takes from their parent (bit = id) */
-	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
-} __attribute__((aligned(_ASTRO_CACHELINE)));
+/* Parallel tasks on combined workers (sched/parallel.c). */
+/* Queues task on the members of combined worker combined_id. */
+int _astro_parallel_push(int combined_id, struct starpu_task *task);
+/* Under w->local_lock (released) with w->parallel_head set: the task to run as rank 0, or NULL once another rank ran its part. */
+struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
+/* Rank 0 runs w->parallel's task with its members. */
+void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
+/* Rank 0, once the task's end was observed: no longer a combined worker. */
+void _astro_parallel_ended(void);
 
 
-/* The per-task instrumentation context (instrument.c): how many of this thread's open states and bursts
- * belong to a task; a thread leaving a task with some (_astro_instr_task_leave) keeps them with its job,
- * a thread coming back to a job with instr_saved opens them again (_astro_instr_task_enter). */
-extern _ASTRO_TLS unsigned _astro_instr_task_open;
-void _astro_instr_task_leave(struct _astro_job *job);
-void _astro_instr_task_enter(struct _astro_job *job);
-void _astro_instr_job_forget(struct _astro_job *job);
-#define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) _astro_instr_task_enter(job); } while (0)
-#define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave(job); } while (0)
-
-/* starpu_worker_get_id(), inlined on the task path. */
-static inline int _astro_worker_id(void)
-{
-	return _astro_self ? _astro_self->id : -1;
-}
+/* ------------------------------------------------------------ run room */
 
 int _astro_workers_start(void);
 void _astro_workers_stop(void);
-void _astro_worker_wake(struct _astro_worker *w);
 void _astro_workers_free(void);
 /* The calling thread becomes w's (its id, binding, the driver's set-up), and stops being it. */
 void _astro_worker_thread_begin(struct _astro_worker *w);
@@ -753,44 +633,15 @@ int _astro_drivers_mark_not_launched(void);
 bool _astro_driver_not_launched(int workerid);
 void _astro_drivers_wait_out(void);
 
-/* Forgets which threads of the program hold which units (binding.c), at shutdown. */
-void _astro_binding_reset(void);
 
 /* A task destroyed or cleaned leaves its bundle (bundle.c). */
 void _astro_bundle_forget(struct starpu_task *task);
-
-/* One more execution of cl on w (STARPU_CODELET_PROFILING). */
-static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_codelet *cl)
-{
-	struct _astro_codelet_slot *slot = &w->codelet_slots[((uintptr_t)cl >> 8) % _ASTRO_CODELET_SLOTS];
-	unsigned long *stats = STARPU_LIKELY(slot->cl == cl) ? slot->stats : _astro_codelet_slot_fill(slot, cl);
-	if (STARPU_LIKELY(stats != NULL))
-		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
-}
-
-/* ------------------------------------------------------ parallel tasks */
-
-/* parallel.c: combined workers and the execution of parallel tasks on them. */
-struct _astro_participation;
-bool _astro_is_combined_worker(int id);
-/* Queues task on the members of combined worker combined_id. */
-int _astro_parallel_push(int combined_id, struct starpu_task *task);
-/* Under w->local_lock (released) with w->parallel_head set: the task to run as rank 0, or NULL once another rank ran its part. */
-struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
-/* Rank 0 runs w->parallel's task with its members. */
-void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
-/* Rank 0, once the task's end was observed: no longer a combined worker. */
-void _astro_parallel_ended(void);
-void _astro_combined_workers_reset(void);
 
 /* ----------------------------------------------------------- scheduling */
 
 int _astro_sched_select(void);
 void _astro_sched_deinit(void);
 int _astro_sched_push(struct starpu_task *task);
-/* starpu_worker_can_execute_task() but for task->workerids; and whether task->workerids allows worker or combined worker id. */
-int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl);
-int _astro_task_allows_worker(const struct starpu_task *task, unsigned id);
 /* again: the worker's previous pop found nothing (its empty polls are not observed). */
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 
@@ -799,15 +650,15 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again);
 int _astro_plugins_load(void);
 void _astro_plugins_unload(void);
 struct starpu_sched_policy *_astro_policy_lookup(const char *name);
+/* STARPU_SCHED_LIB's entry points, which the loader found (sched/policies.c); forgetting every policy at unload. */
+void _astro_policy_library_set(const char *from, struct starpu_sched_policy *(*get)(const char *name),
+			       struct starpu_sched_policy **(*all)(void));
+void _astro_policies_clear(void);
 /* The one check of a policy wherever it comes from (from names it in the message): 0, or -EINVAL said. */
 int _astro_policy_check(const struct starpu_sched_policy *policy, const char *from);
 void _astro_policies_print(FILE *out);
-const struct astro_driver *_astro_driver_nth(unsigned i);
-unsigned _astro_driver_count(void);
-void _astro_registries_clear(void);
 /* Trace-format plugins (format_*), loaded by astro_trace_formats_load() (trace_format.c), not by starpu_init(). */
 void _astro_format_plugins_load(void);
-char *_astro_plugin_initialising(bool refused);
 
 /* Profiling tools (prof_tool.c): loaded after the plugins, unloaded once the workers stopped. */
 void _astro_prof_tool_load(void);
@@ -940,8 +791,6 @@ void _astro_task_completed_count(void);
 void _astro_counters_init(void);
 void _astro_counters_start(int start_collection);
 void _astro_counters_shutdown(void);
-/* Is the calling thread running a counter listener? */
-bool _astro_counters_in_listener(void);
 
 
 /* --------------------------------------------------------------- models */

@@ -91,7 +91,8 @@ enum _astro_recycled
 	_ASTRO_RECYCLED_PROFILING_INFO,		/* struct starpu_profiling_task_info */
 	_ASTRO_NRECYCLED
 };
-void *_astro_recycled_alloc(enum _astro_recycled what);
+/* A block of size bytes (always the same for one kind: sizeof its struct). */
+void *_astro_recycled_alloc(enum _astro_recycled what, size_t size);
 void _astro_recycled_free(enum _astro_recycled what, void *block);
 
 
@@ -101,19 +102,27 @@ void _astro_recycled_free(enum _astro_recycled what, void *block);
  * (_astro_self): set around the code the runtime calls back, which may run on
  * an application thread too (a prologue or a tool callback during a
  * submission), so that blocking or terminal calls made from there are refused
- * instead of deadlocking. Counter listeners are known to counters/
- * (_astro_counters_in_listener). */
+ * instead of deadlocking. */
 enum _astro_call_context
 {
 	_ASTRO_CTX_APPLICATION = 0,
 	_ASTRO_CTX_CALLBACK,                 /* a task's callback, prologue or epilogue */
 	_ASTRO_CTX_TOOL,                     /* a profiling-tool callback */
+	_ASTRO_CTX_LISTENER,                 /* a performance counter's listener (counters/) */
 };
 extern _ASTRO_TLS enum _astro_call_context _astro_call_context;
 /* The worker the calling thread is (NULL: not a worker) and the task it runs. */
 struct _astro_worker;
 extern _ASTRO_TLS struct _astro_worker *_astro_self;
 extern _ASTRO_TLS struct starpu_task *_astro_current_task;
+
+/* starpu_worker_get_id(), inlined on the task path: a worker's id is the first
+ * field of its struct (workers/workers.h checks it), so that every room may
+ * name the calling worker in what it observes. */
+static inline int _astro_worker_id(void)
+{
+	return _astro_self ? *(const int *)(const void *)_astro_self : -1;
+}
 
 static inline enum _astro_call_context _astro_context_enter(enum _astro_call_context context)
 {
@@ -135,6 +144,28 @@ bool _astro_called_back(void);
  * made from there (hint: what to do instead, or NULL) and returns -EDEADLK. */
 int _astro_forbid_blocking(const char *call, const char *hint);
 
+
+/* --------------------------------------------------- tasks' public fields */
+
+/* The number of buffers of task (its codelet's, or its own for STARPU_VARIABLE_NBUFFERS); 0 without codelet. */
+static inline unsigned _astro_task_nbuffers(const struct starpu_task *task)
+{
+	if (!task->cl)
+		return 0;
+	return task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? (unsigned)task->nbuffers : (unsigned)task->cl->nbuffers;
+}
+
+/* The plugin whose init or fini is running (core/plugin.c sets it around the
+ * call; NULL otherwise), so that what it registers is reported under its name. */
+struct _astro_registrant
+{
+	const char *name, *path;
+	bool refused;                        /* one of its registrations was refused, and said so */
+};
+extern struct _astro_registrant *_astro_registrant;
+/* "plugin NAME (PATH)" while a plugin's init runs (g_free it), NULL otherwise; refused: this
+ * registration is refused and says so (the init's failure then adds no message). */
+char *_astro_plugin_initialising(bool refused);
 
 /* ----------------------------------------------------- shared state (state.c) */
 

@@ -4,7 +4,7 @@
  * terminal call made from a task, a callback, a tool callback or a counter
  * listener is refused with a message instead of deadlocking.
  */
-#include "kernel.h"
+#include "common/common.h"
 
 _ASTRO_TLS struct _astro_worker *_astro_self;
 _ASTRO_TLS struct starpu_task *_astro_current_task;
@@ -18,11 +18,11 @@ static const char *called_back_from(void)
 		return "a callback";
 	case _ASTRO_CTX_TOOL:
 		return "a tool callback";
+	case _ASTRO_CTX_LISTENER:
+		return "a counter listener";
 	case _ASTRO_CTX_APPLICATION:
 		break;
 	}
-	if (_astro_counters_in_listener())
-		return "a counter listener";
 	if (_astro_self)
 		return _astro_current_task ? "a task" : "a worker thread";
 	return NULL;
@@ -41,4 +41,17 @@ int _astro_forbid_blocking(const char *call, const char *hint)
 	_astro_error("%s cannot be called from %s: it would wait for the runtime, which waits for it to return (deadlock); %s",
 		     call, where, hint ? hint : "call it from the application's own code");
 	return -EDEADLK;
+}
+
+/* ------------------------------------------------------------ registrant */
+
+struct _astro_registrant *_astro_registrant;
+
+char *_astro_plugin_initialising(bool refused)
+{
+	if (!_astro_registrant)
+		return NULL;
+	if (refused)
+		_astro_registrant->refused = true;
+	return g_strdup_printf("plugin %s (%s)", _astro_registrant->name, _astro_registrant->path);
 }

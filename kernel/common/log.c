@@ -9,7 +9,7 @@
  * past MAX_TRACKED distinct messages, new ones are printed every time, which
  * bounds the memory.
  */
-#include "kernel.h"
+#include "common/common.h"
 #include <stdarg.h>
 
 int _astro_verbose_level;

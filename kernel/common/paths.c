@@ -3,7 +3,7 @@
  * directory of performance models and bus figures, and the host name their
  * files carry.
  */
-#include "kernel.h"
+#include "common/common.h"
 #include <unistd.h>
 
 const char *_astro_home_dir(void)

@@ -15,7 +15,7 @@
  * task used after it was freed is still caught (ThreadSanitizer builds
  * recycle, and check the hand-over).
  */
-#include "kernel.h"
+#include "common/common.h"
 
 #define CACHE_BLOCKS 64
 #define DEPOT_BYTES (32u << 20)
@@ -40,20 +40,12 @@ struct depot
 	starpu_pthread_mutex_t lock;
 	struct free_block *caches, *last;
 	unsigned ncaches;	/* written under lock, peeked at without */
-	unsigned max_caches;	/* DEPOT_BYTES of blocks */
-};
-
-#define SIZE_TASK sizeof(struct _astro_task_with_job)
-#define SIZE_INFO sizeof(struct starpu_profiling_task_info)
-
-static const size_t sizes[_ASTRO_NRECYCLED] = {
-	[_ASTRO_RECYCLED_TASK] = SIZE_TASK,
-	[_ASTRO_RECYCLED_PROFILING_INFO] = SIZE_INFO,
+	size_t size;		/* of a block: known from the first allocation, which always misses the caches */
 };
 
 static struct depot depots[_ASTRO_NRECYCLED] = {
-	[_ASTRO_RECYCLED_TASK] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_TASK) },
-	[_ASTRO_RECYCLED_PROFILING_INFO] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, DEPOT_BYTES / (CACHE_BLOCKS * SIZE_INFO) },
+	[_ASTRO_RECYCLED_TASK] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0 },
+	[_ASTRO_RECYCLED_PROFILING_INFO] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0 },
 };
 
 struct cache
@@ -72,7 +64,8 @@ static bool depot_put(struct depot *d, struct free_block *cache)
 {
 	bool kept = false;
 	starpu_pthread_mutex_lock(&d->lock);
-	if (d->ncaches < d->max_caches) {
+	size_t size = __atomic_load_n(&d->size, __ATOMIC_RELAXED);
+	if (size && d->ncaches < DEPOT_BYTES / (CACHE_BLOCKS * size)) {
 		cache->next_cache = NULL;
 		if (d->caches)
 			d->last->next_cache = cache;
@@ -139,15 +132,17 @@ static void thread_attach(void)
 	thread_known = true;
 }
 
-void *_astro_recycled_alloc(enum _astro_recycled what)
+void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
 {
 	if (!RECYCLE)
-		return malloc(sizes[what]);
+		return malloc(size);
 	struct cache *c = &caches[what];
 	if (!c->head) {
 		c->head = depot_take(&depots[what]);
-		if (!c->head)
-			return malloc(sizes[what]);
+		if (!c->head) {
+			__atomic_store_n(&depots[what].size, size, __ATOMIC_RELAXED);
+			return malloc(size);
+		}
 		if (STARPU_UNLIKELY(!thread_known))
 			thread_attach();
 		c->tail = c->head->last;

@@ -12,7 +12,7 @@
  * (SIG_IGN, e.g. SIGINT under nohup) stays ignored.
  */
 #define _GNU_SOURCE /* dladdr() */
-#include "kernel.h"
+#include "common/common.h"
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <signal.h>

@@ -3,7 +3,7 @@
  * workers' table, the counts every room reads, and where the runtime is in
  * its life. starpu_init() fills it (core/init.c); every room reads it.
  */
-#include "kernel.h"
+#include "common/common.h"
 #include <hwloc.h>
 #include <starpu_sched_component.h> /* starpu_get_hwloc_topology */
 

@@ -1,7 +1,7 @@
 /* Utilities of the StarPU API that are not about tasks: environment
  * variables, timing, sleeping, and the CRC32C hash behind data footprints.
  * Written against the public headers only. */
-#include "kernel.h"
+#include "common/common.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -29,15 +29,6 @@ struct loaded_plugin
 static starpu_pthread_mutex_t registry_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *plugins_by_name;          /* name -> struct loaded_plugin */
 static GPtrArray *plugins;                   /* load order */
-static GHashTable *policies_by_name;         /* name -> struct starpu_sched_policy */
-static GPtrArray *policies;                  /* registration order */
-static GPtrArray *drivers;                   /* const struct astro_driver */
-static lt_dlhandle sched_lib;                /* STARPU_SCHED_LIB */
-static char *sched_lib_from;                 /* "STARPU_SCHED_LIB=path", for the messages */
-static GPtrArray *sched_lib_refused;         /* its policies that failed _astro_policy_check() */
-/* The plugin whose init is running: policies it registers are checked in its name. */
-static const struct loaded_plugin *initialising;
-static bool initialising_refused;            /* a registration of that init was refused, and said so */
 /* Files stay open for the life of the process (path -> lt_dlhandle): init after
  * shutdown re-runs the plugins' init without reloading them, and code that
  * still points into a plugin (a leak report, a late callback) stays valid. */
@@ -71,169 +62,6 @@ static void registries_create(void)
 {
 	plugins_by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	plugins = g_ptr_array_new();
-	policies_by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	policies = g_ptr_array_new();
-	drivers = g_ptr_array_new();
-}
-
-/* ------------------------------------------------------------ services */
-
-/* The one check of a scheduling policy, wherever it comes from (a plugin's
- * registration, STARPU_SCHED_LIB): from says where, for the message. */
-int _astro_policy_check(const struct starpu_sched_policy *policy, const char *from)
-{
-	const char *missing = !policy ? "a policy (NULL)"
-		: !policy->policy_name ? "policy_name"
-		: !policy->push_task ? "push_task"
-		: !policy->pop_task ? "pop_task" : NULL;
-	if (!missing)
-		return 0;
-	_astro_error("scheduling policy %s%s%s(%s) has no %s: a policy needs policy_name, push_task and pop_task; it is ignored",
-		     policy && policy->policy_name ? "'" : "", policy && policy->policy_name ? policy->policy_name : "",
-		     policy && policy->policy_name ? "' " : "", from, missing);
-	return -EINVAL;
-}
-
-int astro_sched_policy_register(struct starpu_sched_policy *policy)
-{
-	char *from = initialising ? g_strdup_printf("plugin %s, %s", initialising->desc->name, initialising->path)
-				  : g_strdup("astro_sched_policy_register()");
-	int ret = _astro_policy_check(policy, from);
-	g_free(from);
-	if (ret) {
-		initialising_refused = initialising != NULL;
-		return ret;
-	}
-	starpu_pthread_mutex_lock(&registry_lock);
-	if (!policies_by_name)
-		registries_create();
-	if (g_hash_table_contains(policies_by_name, policy->policy_name)) {
-		starpu_pthread_mutex_unlock(&registry_lock);
-		_astro_error("scheduling policy '%s' is registered twice: the second one is ignored; rename one of them",
-			     policy->policy_name);
-		return -EEXIST;
-	}
-	g_hash_table_insert(policies_by_name, (gpointer)policy->policy_name, policy);
-	g_ptr_array_add(policies, policy);
-	starpu_pthread_mutex_unlock(&registry_lock);
-	_astro_verbose("  policy %s: %s", policy->policy_name,
-		       policy->policy_description ? policy->policy_description : "");
-	return 0;
-}
-
-int astro_driver_register(const struct astro_driver *driver)
-{
-	if (!driver || !driver->name || !driver->execute || !driver->has_impl || !driver->default_count) {
-		_astro_error("astro_driver_register: a driver needs name, execute, has_impl and default_count");
-		return -EINVAL;
-	}
-	const struct astro_node_ops *node = driver->node_ops;
-	if (node && (!node->kind || node->kind == STARPU_CPU_RAM || !node->allocate || !node->free || !node->copy_from_ram || !node->copy_to_ram)) {
-		_astro_error("astro_driver_register: driver '%s' has node ops without a device kind, allocate, free, copy_from_ram or copy_to_ram",
-			     driver->name);
-		return -EINVAL;
-	}
-	starpu_pthread_mutex_lock(&registry_lock);
-	if (!drivers)
-		registries_create();
-	for (guint i = 0; i < drivers->len; i++) {
-		const struct astro_driver *d = g_ptr_array_index(drivers, i);
-		if (strcmp(d->name, driver->name) == 0 || d->archtype == driver->archtype) {
-			starpu_pthread_mutex_unlock(&registry_lock);
-			_astro_error("driver '%s' conflicts with the already registered driver '%s': only one driver per worker type",
-				     driver->name, d->name);
-			return -EEXIST;
-		}
-	}
-	g_ptr_array_add(drivers, (gpointer)driver);
-	starpu_pthread_mutex_unlock(&registry_lock);
-	_astro_verbose("  driver %s", driver->name);
-	return 0;
-}
-
-struct starpu_sched_policy *_astro_policy_lookup(const char *name)
-{
-	struct starpu_sched_policy *policy = NULL;
-	starpu_pthread_mutex_lock(&registry_lock);
-	if (policies_by_name)
-		policy = g_hash_table_lookup(policies_by_name, name);
-	starpu_pthread_mutex_unlock(&registry_lock);
-	if (!policy && sched_lib) {
-		struct starpu_sched_policy *(*get)(const char *) =
-			(struct starpu_sched_policy *(*)(const char *))lt_dlsym(sched_lib, "starpu_get_sched_lib_policy");
-		if (get) {
-			struct _astro_foreign_call call = {
-				.what = "STARPU_SCHED_LIB's starpu_get_sched_lib_policy()",
-				.file = sched_lib_from, .symbol = "starpu_get_sched_lib_policy",
-				.advice = "the library crashed; fix it or unset STARPU_SCHED_LIB",
-			};
-			_astro_foreign_enter(&call);
-			policy = get(name);
-			_astro_foreign_leave(&call);
-		}
-		/* Checked at load when the library lists its policies; otherwise here, at its first use. */
-		if (policy && (g_ptr_array_find(sched_lib_refused, policy, NULL) || _astro_policy_check(policy, sched_lib_from)))
-			policy = NULL;
-	}
-	return policy;
-}
-
-/* The policies STARPU_SCHED_LIB lists (starpu_get_sched_lib_policies()), NULL when it lists none. */
-static struct starpu_sched_policy **sched_lib_policies(void)
-{
-	struct starpu_sched_policy **(*all)(void) =
-		(struct starpu_sched_policy **(*)(void))lt_dlsym(sched_lib, "starpu_get_sched_lib_policies");
-	if (!all)
-		return NULL;
-	struct _astro_foreign_call call = {
-		.what = "STARPU_SCHED_LIB's starpu_get_sched_lib_policies()",
-		.file = sched_lib_from, .symbol = "starpu_get_sched_lib_policies",
-		.advice = "the library crashed; fix it or unset STARPU_SCHED_LIB",
-	};
-	_astro_foreign_enter(&call);
-	struct starpu_sched_policy **list = all();
-	_astro_foreign_leave(&call);
-	return list;
-}
-
-void _astro_policies_print(FILE *out)
-{
-	fprintf(out, "\nThe variable STARPU_SCHED can be set to one of the following strings:\n");
-	starpu_pthread_mutex_lock(&registry_lock);
-	for (guint i = 0; policies && i < policies->len; i++) {
-		struct starpu_sched_policy *p = g_ptr_array_index(policies, i);
-		fprintf(out, "%-10s\t-> %s\n", p->policy_name, p->policy_description ? p->policy_description : "");
-	}
-	starpu_pthread_mutex_unlock(&registry_lock);
-	if (sched_lib) {
-		for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
-			if (!g_ptr_array_find(sched_lib_refused, *p, NULL))
-				fprintf(out, "%-10s\t-> %s\n", (*p)->policy_name,
-					(*p)->policy_description ? (*p)->policy_description : "");
-	}
-	fprintf(out, "\n");
-}
-
-struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
-{
-	static struct starpu_sched_policy *list[64];
-	unsigned n = 0;
-	starpu_pthread_mutex_lock(&registry_lock);
-	for (guint i = 0; policies && i < policies->len && n < 63; i++)
-		list[n++] = g_ptr_array_index(policies, i);
-	starpu_pthread_mutex_unlock(&registry_lock);
-	list[n] = NULL;
-	return list;
-}
-
-unsigned _astro_driver_count(void)
-{
-	return drivers ? drivers->len : 0;
-}
-
-const struct astro_driver *_astro_driver_nth(unsigned i)
-{
-	return g_ptr_array_index(drivers, i);
 }
 
 /* -------------------------------------------------------------- loader */
@@ -255,7 +83,8 @@ static char *module_name_of(const char *path)
 
 /* Runs a plugin's init (its result; 0 when it has none) or fini as a foreign call:
  * a crash there names the plugin. */
-static int plugin_call(const struct loaded_plugin *p, bool fini)
+/* Runs p's init or fini; *refused (unless NULL): one of its registrations was refused, and said so. */
+static int plugin_call(const struct loaded_plugin *p, bool fini, bool *refused)
 {
 	if (fini ? !p->desc->fini : !p->desc->init)
 		return 0;
@@ -266,9 +95,9 @@ static int plugin_call(const struct loaded_plugin *p, bool fini)
 		.advice = "the plugin crashed; fix or remove it",
 	};
 	/* A plugin's fini may load others (the trace recorder's conversion loads the format plugins): restored after. */
-	const struct loaded_plugin *outer = initialising;
-	initialising = p;
-	initialising_refused = false;
+	struct _astro_registrant *outer = _astro_registrant;
+	struct _astro_registrant registrant = { .name = p->desc->name, .path = p->path };
+	_astro_registrant = &registrant;
 	_astro_foreign_enter(&call);
 	int ret = 0;
 	if (fini)
@@ -276,7 +105,9 @@ static int plugin_call(const struct loaded_plugin *p, bool fini)
 	else
 		ret = p->desc->init();
 	_astro_foreign_leave(&call);
-	initialising = outer;
+	_astro_registrant = outer;
+	if (refused)
+		*refused = registrant.refused;
 	g_free(symbol);
 	g_free(what);
 	return ret;
@@ -316,12 +147,13 @@ static void plugin_add(const struct astro_plugin *desc, lt_dlhandle handle, char
 	starpu_pthread_mutex_unlock(&registry_lock);
 
 	_astro_verbose("plugin %s (%s): %s", desc->name, path, desc->description ? desc->description : "");
-	int ret = plugin_call(p, false);
+	bool refused = false;
+	int ret = plugin_call(p, false, &refused);
 	if (ret == ASTRO_PLUGIN_DECLINE) {
 		_astro_verbose("plugin %s: not available here, skipped", desc->name);
 	} else if (ret < 0) {
 		/* A refused registration already said why, in one line. */
-		if (!initialising_refused)
+		if (!refused)
 			_astro_error("plugin %s (%s) failed to initialise: %s; it is skipped", desc->name, path, strerror(-ret));
 	} else {
 		p->initialized = true;
@@ -461,20 +293,19 @@ static void sched_lib_load(void)
 		g_free(why);
 		return;
 	}
-	if (!lt_dlsym(handle, "starpu_get_sched_lib_policy")) {
+	struct starpu_sched_policy *(*get)(const char *) =
+		(struct starpu_sched_policy *(*)(const char *))lt_dlsym(handle, "starpu_get_sched_lib_policy");
+	if (!get) {
 		_astro_error("STARPU_SCHED_LIB='%s' exports no starpu_get_sched_lib_policy(): it is ignored", lib);
 		return;
 	}
-	sched_lib = handle;
-	sched_lib_from = g_strdup_printf("STARPU_SCHED_LIB=%s", lib);
-	sched_lib_refused = g_ptr_array_new();
-	/* Checked now, like a plugin's policies at their registration. */
-	for (struct starpu_sched_policy **p = sched_lib_policies(); p && *p; p++)
-		if (_astro_policy_check(*p, sched_lib_from))
-			g_ptr_array_add(sched_lib_refused, *p);
+	struct starpu_sched_policy **(*all)(void) =
+		(struct starpu_sched_policy **(*)(void))lt_dlsym(handle, "starpu_get_sched_lib_policies");
+	char *from = g_strdup_printf("STARPU_SCHED_LIB=%s", lib);
+	_astro_policy_library_set(from, get, all);
+	g_free(from);
 }
 
-/* The built-in directory (ASTROLABE_PLUGIN_DIR replaces it: tests use it to ignore an installed copy), then STARPU_PLUGIN_PATH. */
 static void plugin_load_dirs(bool formats)
 {
 	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
@@ -531,17 +362,6 @@ void _astro_format_plugins_load(void)
 	plugin_load_dirs(true);
 }
 
-/* What the plugin whose init is running is, for the messages of its registrations ("plugin NAME (PATH)"); NULL outside
- * init. refused: this registration is refused and says so (the init's failure then adds no message). */
-char *_astro_plugin_initialising(bool refused)
-{
-	if (!initialising)
-		return NULL;
-	if (refused)
-		initialising_refused = true;
-	return g_strdup_printf("plugin %s (%s)", initialising->desc->name, initialising->path);
-}
-
 void _astro_plugins_unload(void)
 {
 	starpu_pthread_mutex_lock(&registry_lock);
@@ -550,30 +370,17 @@ void _astro_plugins_unload(void)
 	if (plugins_by_name)
 		g_hash_table_destroy(plugins_by_name);
 	plugins_by_name = NULL;
-	if (policies_by_name)
-		g_hash_table_destroy(policies_by_name);
-	policies_by_name = NULL;
-	if (policies)
-		g_ptr_array_free(policies, TRUE);
-	policies = NULL;
-	if (drivers)
-		g_ptr_array_free(drivers, TRUE);
-	drivers = NULL;
 	starpu_pthread_mutex_unlock(&registry_lock);
+	_astro_policies_clear();
+	_astro_drivers_clear();
 
 	for (guint i = list ? list->len : 0; i-- > 0;) {
 		struct loaded_plugin *p = g_ptr_array_index(list, i);
 		if (p->initialized)
-			plugin_call(p, true);
+			plugin_call(p, true, NULL);
 		g_free(p->path);
 		g_free(p);
 	}
 	if (list)
 		g_ptr_array_free(list, TRUE);
-	sched_lib = NULL;
-	g_free(sched_lib_from);
-	sched_lib_from = NULL;
-	if (sched_lib_refused)
-		g_ptr_array_free(sched_lib_refused, TRUE);
-	sched_lib_refused = NULL;
 }

@@ -14,7 +14,7 @@
  * history where it left it. Free on the task path: a flag of the job and a
  * count of this thread's task-owned entries, both tested by the kernel.
  */
-#include "kernel.h"
+#include "observe/observe.h"
 #include <astrolabe/instrument.h>
 
 struct state_stack
@@ -46,7 +46,7 @@ struct saved_context
 };
 
 static starpu_pthread_mutex_t saved_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static GHashTable *saved; /* job -> struct saved_context, for the jobs with instr_saved set */
+static GHashTable *saved; /* a job's saved flag -> struct saved_context, for the flags set */
 
 static void emit(enum astro_moment moment, const char *label, uint64_t value)
 {
@@ -191,9 +191,8 @@ void astro_instr_state_enable(void)
 
 /* ------------------------------------------------------ per-task context */
 
-void _astro_instr_task_leave(struct _astro_job *job)
+void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 {
-	const struct starpu_task *task = job->task;
 	/* The task's states are the top of the stack (opened while it ran); its bursts may be anywhere. */
 	unsigned first = stack.depth, owned_bursts = 0;
 	while (first > 0 && stack.state_owner[first - 1] == task)
@@ -221,29 +220,28 @@ void _astro_instr_task_leave(struct _astro_job *job)
 	}
 	ctx = malloc(sizeof(*ctx));
 	if (!ctx) {
-		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(job->task));
+		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(task));
 		return;
 	}
 	*ctx = local;
 	starpu_pthread_mutex_lock(&saved_lock);
 	if (!saved)
 		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
-	g_hash_table_replace(saved, job, ctx);
-	__atomic_store_n(&job->instr_saved, true, __ATOMIC_RELEASE);
+	g_hash_table_replace(saved, saved_flag, ctx);
+	__atomic_store_n(saved_flag, true, __ATOMIC_RELEASE);
 	starpu_pthread_mutex_unlock(&saved_lock);
 }
 
-void _astro_instr_task_enter(struct _astro_job *job)
+void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag)
 {
 	starpu_pthread_mutex_lock(&saved_lock);
-	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, job) : NULL;
+	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, saved_flag) : NULL;
 	if (ctx)
-		g_hash_table_steal(saved, job);
-	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
+		g_hash_table_steal(saved, saved_flag);
+	__atomic_store_n(saved_flag, false, __ATOMIC_RELAXED);
 	starpu_pthread_mutex_unlock(&saved_lock);
 	if (!ctx)
 		return;
-	const struct starpu_task *task = job->task;
 	/* Room is checked as at an open: what does not fit is dropped with one message. */
 	unsigned n = MIN(ctx->nstates, ASTRO_INSTR_MAX_DEPTH - stack.depth);
 	for (unsigned i = 0; i < n; i++) {
@@ -262,15 +260,15 @@ void _astro_instr_task_enter(struct _astro_job *job)
 	}
 	if (n < ctx->nstates || nb < ctx->nbursts)
 		_astro_error("task '%s': %u of its instrumentation states and bursts do not fit on this thread's stack (%d each): they are dropped",
-			     starpu_task_get_name(job->task), ctx->nstates - n + ctx->nbursts - nb, ASTRO_INSTR_MAX_DEPTH);
+			     starpu_task_get_name(task), ctx->nstates - n + ctx->nbursts - nb, ASTRO_INSTR_MAX_DEPTH);
 	free(ctx);
 }
 
-void _astro_instr_job_forget(struct _astro_job *job)
+void _astro_instr_forget(bool *saved_flag)
 {
 	starpu_pthread_mutex_lock(&saved_lock);
 	if (saved)
-		g_hash_table_remove(saved, job);
-	__atomic_store_n(&job->instr_saved, false, __ATOMIC_RELAXED);
+		g_hash_table_remove(saved, saved_flag);
+	__atomic_store_n(saved_flag, false, __ATOMIC_RELAXED);
 	starpu_pthread_mutex_unlock(&saved_lock);
 }

@@ -9,7 +9,7 @@
  * is not ASTRO_OBSERVE_UNTIMED. The common firing (one observer, the clock
  * calibrated) is inline at each site: _astro_observe_fire() in kernel.h.
  */
-#include "kernel.h"
+#include "observe/observe.h"
 
 #define MAX_OBSERVERS _ASTRO_MAX_OBSERVERS
 #define MOMENTS (ASTRO_MOMENT_BIT(ASTRO_NMOMENTS) - 1)

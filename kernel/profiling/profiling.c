@@ -123,7 +123,7 @@ static struct starpu_profiling_task_info *task_info_attach(struct starpu_task *t
 	struct _astro_job *job = task->starpu_private;
 	struct starpu_profiling_task_info *info = task->profiling_info;
 	if (!info) {
-		info = _astro_recycled_alloc(_ASTRO_RECYCLED_PROFILING_INFO);
+		info = _astro_recycled_alloc(_ASTRO_RECYCLED_PROFILING_INFO, sizeof(struct starpu_profiling_task_info));
 		if (!info)
 			return NULL; /* out of memory: this task goes without feedback */
 		job->profiling_info_pooled = info;

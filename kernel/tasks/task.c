@@ -175,7 +175,7 @@ void _astro_job_free(struct _astro_job *job)
 	if (job->groups || job->pred_of)
 		groups_forget(job);
 	if (STARPU_UNLIKELY(__atomic_load_n(&job->instr_saved, __ATOMIC_RELAXED)))
-		_astro_instr_job_forget(job);
+		_astro_instr_forget(&job->instr_saved);
 	starpu_pthread_mutex_destroy(&job->lock);
 	free(job->succs);
 	if (job->links != job->inline_links)
@@ -222,13 +222,6 @@ int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ)
 		return 1;
 	__atomic_sub_fetch(&succ->pending, 1, __ATOMIC_ACQ_REL);
 	return 0;
-}
-
-unsigned _astro_task_nbuffers(const struct starpu_task *task)
-{
-	if (!task->cl)
-		return 0;
-	return task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? (unsigned)task->nbuffers : (unsigned)task->cl->nbuffers;
 }
 
 /* ------------------------------------------------------------ readiness */
@@ -888,13 +881,6 @@ int starpu_task_nready(void)
 
 /* ------------------------------------------------------------ task objects */
 
-void starpu_task_init(struct starpu_task *task)
-{
-	static const struct starpu_task initializer = STARPU_TASK_INITIALIZER;
-	STARPU_ASSERT_MSG(task, "starpu_task_init: NULL task");
-	*task = initializer;
-}
-
 /* Frees a task the runtime owns, and its block: recycled if starpu_task_create() made it. */
 static void task_delete(struct starpu_task *task)
 {
@@ -909,7 +895,7 @@ static void task_delete(struct starpu_task *task)
 
 struct starpu_task *starpu_task_create(void)
 {
-	struct _astro_task_with_job *both = _astro_recycled_alloc(_ASTRO_RECYCLED_TASK);
+	struct _astro_task_with_job *both = _astro_recycled_alloc(_ASTRO_RECYCLED_TASK, sizeof(struct _astro_task_with_job));
 	if (!both)
 		return NULL;
 	struct starpu_task *task = &both->task;
@@ -1015,31 +1001,6 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 		memcpy(copy->dyn_modes, task->dyn_modes, n * sizeof(enum starpu_data_access_mode));
 	}
 	return copy;
-}
-
-struct starpu_task *starpu_task_get_current(void)
-{
-	return _astro_current_task;
-}
-
-const char *starpu_task_get_name(struct starpu_task *task)
-{
-	if (!task)
-		return NULL;
-	if (task->name)
-		return task->name;
-	if (task->cl && task->cl->name)
-		return task->cl->name;
-	if (task->cl && task->cl->model && task->cl->model->symbol)
-		return task->cl->model->symbol;
-	return NULL;
-}
-
-const char *starpu_task_get_model_name(struct starpu_task *task)
-{
-	if (task && task->cl && task->cl->model && task->cl->model->symbol)
-		return task->cl->model->symbol;
-	return NULL;
 }
 
 void starpu_task_set_implementation(struct starpu_task *task, unsigned impl)

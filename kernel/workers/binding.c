@@ -6,7 +6,7 @@
  * the workers (their bindid), and the threads bound through
  * starpu_bind_thread_on(); an active thread holds its unit alone.
  */
-#include "kernel.h"
+#include "workers/workers.h"
 #include <hwloc.h>
 
 static struct

@@ -9,7 +9,7 @@
  * that the task path never looks further than one slot.
  */
 #define _GNU_SOURCE
-#include "kernel.h"
+#include "workers/workers.h"
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>

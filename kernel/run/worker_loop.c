@@ -1,0 +1,596 @@
+/*
+ * The worker loop: each worker's thread (or an application thread running a
+ * worker, run/driver_api.c) pops a task, takes it, brings its data, runs
+ * the driver's implementation and terminates it; an idle worker spins
+ * briefly (bounded, backing off) and then sleeps (workers/worker.c). Also
+ * the workers' start and stop, and pausing.
+ */
+#include "kernel.h"
+#include <hwloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <limits.h>
+
+/* An idle worker polls for SPIN_POLLS rounds before sleeping: the first
+ * ones back off with pause instructions, the later ones yield the core, so
+ * a spinning worker never keeps the submitting thread (or another worker)
+ * from running when threads outnumber cores. Tunable for experiments. */
+static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
+/* ------------------------------------------------------------ running */
+
+/* The function a worker of this kind runs for implementation nimpl (for observers). */
+static void *impl_pointer(const struct _astro_worker *w, const struct starpu_codelet *cl, unsigned nimpl)
+{
+	switch (w->arch) {
+	case STARPU_CPU_WORKER: return (void *)cl->cpu_funcs[nimpl];
+	case STARPU_CUDA_WORKER: return (void *)cl->cuda_funcs[nimpl];
+	case STARPU_OPENCL_WORKER: return (void *)cl->opencl_funcs[nimpl];
+	case STARPU_HIP_WORKER: return (void *)cl->hip_funcs[nimpl];
+	default: return NULL;
+	}
+}
+
+/* The worker took task: the implementation it will run, -1 when it gave the task back. */
+static inline __attribute__((always_inline)) int worker_take(struct _astro_worker *w, struct starpu_task *task)
+{
+	struct _astro_job *job = _astro_job_of(task);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_POPPED, .workerid = w->id, .task = task, .job_id = job->id);
+	if (task->prologue_callback_pop_func)
+		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
+
+	int nimpl = -1;
+	if (STARPU_UNLIKELY(job->impl_chosen)) {
+		/* The policy chose the implementation (dmda: the fastest on this worker); honoured when this worker has it. */
+		job->impl_chosen = false;
+		if (w->driver->has_impl(task->cl, job->nimpl) && _astro_task_where(task, w->driver)
+		    && (!task->cl->can_execute || task->cl->can_execute((unsigned)w->id, task, job->nimpl)))
+			nimpl = (int)job->nimpl;
+	}
+	if (nimpl < 0)
+		nimpl = _astro_worker_impl_for(w->id, task);
+	if (nimpl < 0) {
+		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
+		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
+			     _astro_ctxs[task->sched_ctx].policy->policy_name, starpu_task_get_name(task), w->name);
+		_astro_sched_push(task);
+		return -1;
+	}
+	return nimpl;
+}
+
+/* Runs implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline). */
+static inline __attribute__((always_inline)) void worker_run(struct _astro_worker *w, struct starpu_task *task, int nimpl,
+							     bool fetch_started)
+{
+	struct _astro_job *job = _astro_job_of(task);
+	void *buffers_inline[STARPU_NMAXBUFS];
+	void **buffers = buffers_inline;
+	unsigned nbuffers = _astro_task_nbuffers(task);
+
+	job->nimpl = (unsigned)nimpl;
+	job->workerid = w->id;
+	task->status = STARPU_TASK_RUNNING;
+	__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED); /* the watchdog reads it */
+	_astro_current_task = task;
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_exec_hook(task, false);
+	else if (_astro_ctxs[0].policy->pre_exec_hook)
+		_astro_ctxs[0].policy->pre_exec_hook(task, 0);
+
+	if (nbuffers > STARPU_NMAXBUFS)
+		buffers = malloc(nbuffers * sizeof(void *));
+	if (fetch_started)
+		_astro_data_fetch_arrived(job, task, w->memory_node, buffers);
+	else
+		_astro_data_fetch(job, task, w->memory_node, buffers);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
+
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
+		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
+	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
+	if (parallel)
+		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
+	else
+		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	_ASTRO_INSTR_TASK_LEAVE(job); /* its states and bursts still open end before it, kept for its callback or next run */
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
+		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
+	/* Its observers saw the combined worker it ran as (the models calibrate that architecture). */
+	if (STARPU_UNLIKELY(parallel))
+		_astro_parallel_ended();
+
+	_astro_data_executed(job, task, w->memory_node);
+	if (buffers != buffers_inline)
+		free(buffers);
+	if (_astro_rt.codelet_profiling)
+		_astro_codelet_count(w, task->cl);
+	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_exec_hook(task, true);
+	else if (_astro_ctxs[0].policy->post_exec_hook)
+		_astro_ctxs[0].policy->post_exec_hook(task, 0);
+	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
+	_astro_current_task = NULL;
+	_astro_job_terminate(job, w->id);
+}
+
+/* Inlined into each copy of the loop (worker_round), as when the loop was its only caller. */
+static inline __attribute__((always_inline)) void worker_execute(struct _astro_worker *w, struct starpu_task *task)
+{
+	int nimpl = worker_take(w, task);
+	if (nimpl >= 0)
+		worker_run(w, task, nimpl, false);
+}
+
+/* A device worker's pipeline (the driver's pipeline variable, STARPU_CUDA_PIPELINE
+ * or STARPU_OPENCL_PIPELINE): it takes up to w->pipeline tasks and asks for
+ * their data as soon as it takes them, so that the transfers of the next
+ * ones run while the one before them executes. Returns when it has run all
+ * it took and finds no more. */
+static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task *task)
+{
+	struct
+	{
+		struct starpu_task *task;
+		int nimpl;
+		bool started;
+	} ring[_ASTRO_PIPELINE_MAX];
+	unsigned head = 0, count = 0;
+	for (;;) {
+		if (task) {
+			int nimpl = worker_take(w, task);
+			if (nimpl >= 0) {
+				/* Behind a task that fetches when it runs, none asks ahead: what it pinned
+				 * could leave that task no room on the device. */
+				bool ahead = count == 0 || ring[(head + count - 1) % _ASTRO_PIPELINE_MAX].started;
+				unsigned slot = (head + count++) % _ASTRO_PIPELINE_MAX;
+				ring[slot].task = task;
+				ring[slot].nimpl = nimpl;
+				ring[slot].started = ahead && _astro_data_fetch_start(_astro_job_of(task), task, w->memory_node);
+			}
+			task = NULL;
+		}
+		if (count < w->pipeline && __atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL)
+			continue;
+		if (count == 0)
+			return;
+		unsigned slot = head;
+		head = (head + 1) % _ASTRO_PIPELINE_MAX;
+		count--;
+		worker_run(w, ring[slot].task, ring[slot].nimpl, ring[slot].started);
+	}
+}
+
+/* How many tasks a worker of driver d holds (1: one at a time, fetched when it runs). */
+static unsigned pipeline_depth(const struct astro_driver *d)
+{
+	const struct astro_node_ops *ops = d->node_ops;
+	if (!ops || !ops->copy_wait || !d->pipeline_env)
+		return 1;
+	int depth = _astro_env_int_in(d->pipeline_env, 0, _ASTRO_PIPELINE_MAX, 2);
+	return depth > 1 ? (unsigned)depth : 1;
+}
+
+static void worker_wait_unpaused(void)
+{
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	while (_astro_rt.paused && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
+		starpu_pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+static void bind_worker(struct _astro_worker *w)
+{
+	if (w->bindid < 0)
+		return;
+	hwloc_topology_t topo = _astro_rt.topology;
+	hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)w->bindid);
+	if (!pu || hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
+		_astro_warn("%s could not be bound to processing unit %d: it runs unbound (set STARPU_WORKERS_NOBIND=1 to silence this)",
+			    w->name, w->bindid);
+		w->bindid = -1;
+	}
+}
+
+static starpu_pthread_barrier_t start_barrier;
+
+/* One round of the scheduling loop: runs what it pops, or takes one idle
+ * step (a pause, a yield, or a sleep until woken). idle: the rounds found
+ * idle in a row and the current pause length, kept between rounds. */
+static inline __attribute__((always_inline)) void worker_round(struct _astro_worker *w, bool pipelined, unsigned idle[2])
+{
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))) {
+		worker_wait_unpaused();
+		return;
+	}
+	/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
+	__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
+	struct starpu_task *task = _astro_sched_pop(w, idle[0] > 0);
+	if (task) {
+		idle[0] = 0;
+		idle[1] = 1;
+		if (pipelined)
+			worker_execute_pipelined(w, task);
+		else
+			worker_execute(w, task);
+		return;
+	}
+	if (idle[0]++ < spin_polls) {
+		if (idle[0] > spin_yield_after) {
+			astro_thread_yield();
+			return;
+		}
+		/* A task queued for this worker alone (astro_worker_wake_for_queued) ends the pause;
+		 * a wake-up that only offers work others may take too does not, so the worker that
+		 * queued it keeps its chance to take it first. */
+		for (unsigned i = 0; i < idle[1] && !__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED); i++)
+			astro_cpu_relax();
+		if (idle[1] < spin_backoff_max)
+			idle[1] *= 2;
+		return;
+	}
+	_astro_worker_sleep(w);
+	idle[0] = 0;
+	idle[1] = 1;
+}
+
+/* The scheduling loop, one copy per kind of worker (pipelined: a device worker's, see worker_execute_pipelined). */
+static inline __attribute__((always_inline)) void worker_loop(struct _astro_worker *w, bool pipelined)
+{
+	unsigned idle[2] = { 0, 1 };
+	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED))
+		worker_round(w, pipelined, idle);
+}
+
+void _astro_worker_round(struct _astro_worker *w, unsigned idle[2])
+{
+	if (w->pipeline > 1)
+		worker_round(w, true, idle);
+	else
+		worker_round(w, false, idle);
+}
+
+void _astro_worker_thread_begin(struct _astro_worker *w)
+{
+	_astro_self = w;
+	w->tid = (pid_t)syscall(SYS_gettid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
+	bind_worker(w);
+	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)
+		_astro_error("%s: driver %s failed to initialise the worker", w->name, w->driver->name);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_END, .workerid = w->id);
+}
+
+void _astro_worker_thread_end(struct _astro_worker *w)
+{
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_BEGIN, .workerid = w->id);
+	if (w->driver->worker_deinit)
+		w->driver->worker_deinit(w->id, w->devid);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_DEINIT_END, .workerid = w->id);
+	_astro_self = NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct _astro_worker *w = arg;
+	/* Named as the worker ("CPU 0"), as StarPU's threads are: top, perf and gdb show it (16 bytes at most). */
+	char thread_name[16];
+	size_t length = strnlen(w->name, sizeof(thread_name) - 1);
+	memcpy(thread_name, w->name, length);
+	thread_name[length] = '\0';
+	astro_thread_set_name(thread_name);
+	_astro_worker_thread_begin(w);
+	starpu_pthread_barrier_wait(&start_barrier);
+
+	if (w->pipeline > 1)
+		worker_loop(w, true);
+	else
+		worker_loop(w, false);
+
+	_astro_worker_thread_end(w);
+	return NULL;
+}
+/* ----------------------------------------------------------- start/stop */
+
+/* Is text unset, or a count _astro_conf_int_in() takes as it is? */
+static bool plain_count(const char *text)
+{
+	if (!text)
+		return true;
+	while (*text == ' ')
+		text++;
+	return *text && text[strspn(text, "0123456789")] == '\0';
+}
+
+static int driver_worker_count(const struct astro_driver *d)
+{
+	int conf_value = -1;
+	if (d->conf_count_offset)
+		memcpy(&conf_value, (const char *)&_astro_rt.conf + d->conf_count_offset, sizeof(int));
+	int n = conf_value;
+	if (d->count_env) {
+		/* A bad count is said, naming the default used instead: only then is it computed here. */
+		int fallback = conf_value;
+		if (fallback < 0 && (!plain_count(starpu_getenv(d->count_env)) ||
+				     (d->count_env_alias && !plain_count(starpu_getenv(d->count_env_alias)))))
+			fallback = d->default_count();
+		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX, fallback);
+	}
+	/* Probing devices costs (an OpenCL platform starts its threads, may install
+	 * signal handlers): only when no count is given, or to check a non-zero one. */
+	if (n < 0)
+		n = d->default_count();
+	int max = d->max_count && n > 0 ? d->max_count() : n;
+	if (n > max) {
+		_astro_warn("%s asks for %d %s workers but only %d can run here: starting %d",
+			    d->count_env ? d->count_env : "the configuration", n, d->name, max, max);
+		n = max;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------- explicit binding */
+
+/* Processing unit of a core: its first one (hwloc logical indexes). */
+static int core_first_pu(unsigned core)
+{
+	hwloc_obj_t obj = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, core % _astro_rt.ncores);
+	hwloc_obj_t pu = obj ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, obj->cpuset, HWLOC_OBJ_PU, 0) : NULL;
+	return pu ? (int)pu->logical_index : (int)(core % _astro_rt.npus);
+}
+
+/* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
+ * the workers in order, when env_bindid_set. */
+static int env_bindid[STARPU_NMAXWORKERS];
+static bool env_bindid_set;
+
+/* Reads the worker lists of the environment: like StarPU, they replace
+ * conf.workers_bindid (unless the conf takes precedence), CPUID wins over
+ * COREID, and a list shorter than the workers is repeated. */
+static void read_env_bindids(void)
+{
+	const char *cpuid = getenv("STARPU_WORKERS_CPUID"), *coreid = getenv("STARPU_WORKERS_COREID");
+	const struct starpu_conf *conf = &_astro_rt.conf;
+
+	env_bindid_set = false;
+	if (!cpuid && !coreid)
+		return;
+	if (conf->use_explicit_workers_bindid && conf->precedence_over_environment_variables)
+		return;
+	if (cpuid && coreid)
+		_astro_warn("STARPU_WORKERS_CPUID and STARPU_WORKERS_COREID are both set: STARPU_WORKERS_COREID is ignored");
+	bool cores = !cpuid;
+	const char *var = cores ? "STARPU_WORKERS_COREID" : "STARPU_WORKERS_CPUID", *text = cores ? coreid : cpuid;
+	const char *what = cores ? "core" : "processing unit";
+	unsigned limit = cores ? _astro_rt.ncores : _astro_rt.npus;
+	unsigned ids[STARPU_NMAXWORKERS];
+	struct _astro_parse_error err;
+	int n = _astro_parse_id_list(text, limit, ids, STARPU_NMAXWORKERS, &err);
+	if (n < 0) {
+		_astro_error("%s: '%.*s' %s: the variable is ignored (give %s ids from 0 to %u separated by blanks, "
+			     "or ranges like 0-3 and 2-)", var, (int)MIN(err.len, 64), text + err.at, err.why, what, limit - 1);
+		return;
+	}
+	if (n == 0)
+		return;	/* blanks only: as if unset */
+	for (unsigned i = 0; i < STARPU_NMAXWORKERS; i++)
+		env_bindid[i] = cores ? core_first_pu(ids[i % (unsigned)n]) : (int)ids[i % (unsigned)n];
+	env_bindid_set = true;
+}
+
+/* sub: the worker's rank among those of its device (-1: the device's only one). */
+static struct _astro_worker *worker_new(const struct astro_driver *d, int devid, int sub, unsigned memory_node)
+{
+	struct _astro_worker *w;
+	if (posix_memalign((void **)&w, _ASTRO_CACHELINE, sizeof(*w)) != 0)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->id = (int)_astro_rt.nworkers;
+	w->devid = devid;
+	w->arch = d->archtype;
+	w->driver = d;
+	w->memory_node = memory_node;
+	w->enabled = 1;
+	if (sub < 0)
+		snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
+	else
+		snprintf(w->name, sizeof(w->name), "%s %d.%d", starpu_worker_get_type_as_string(d->archtype), devid, sub);
+	starpu_pthread_mutex_init(&w->sched_mutex, NULL);
+	starpu_pthread_cond_init(&w->sched_cond, NULL);
+	starpu_pthread_mutex_init(&w->local_lock, NULL);
+	starpu_task_list_init(&w->local_tasks);
+	if (_astro_rt.nobind) {
+		w->bindid = -1;
+	} else if (env_bindid_set) {
+		w->bindid = env_bindid[w->id];
+	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
+		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
+	} else {
+		/* One core each; wrap when there are more workers than cores. */
+		w->bindid = core_first_pu((unsigned)w->id);
+	}
+	return w;
+}
+
+static void worker_free(struct _astro_worker *w)
+{
+	starpu_pthread_mutex_destroy(&w->sched_mutex);
+	starpu_pthread_cond_destroy(&w->sched_cond);
+	starpu_pthread_mutex_destroy(&w->local_lock);
+	free(w);
+}
+
+/* Workers of a kind the configuration asks for (starpu_conf, the variable
+ * unset or overridden) where no driver of that kind registered: no device,
+ * or a build without its toolkit. Said once; a driver that did register
+ * says itself when it has fewer devices than asked (driver_worker_count). */
+static void say_unserved_counts(void)
+{
+	static const struct
+	{
+		enum starpu_worker_archtype arch;
+		size_t offset;
+		const char *field, *env, *kind;
+	} counts[] = {
+		{ STARPU_CUDA_WORKER, offsetof(struct starpu_conf, ncuda), "ncuda", "STARPU_NCUDA", "CUDA" },
+		{ STARPU_OPENCL_WORKER, offsetof(struct starpu_conf, nopencl), "nopencl", "STARPU_NOPENCL", "OpenCL" },
+		{ STARPU_HIP_WORKER, offsetof(struct starpu_conf, nhip), "nhip", "STARPU_NHIP", "HIP" },
+		{ STARPU_MAX_FPGA_WORKER, offsetof(struct starpu_conf, nmax_fpga), "nmax_fpga", "STARPU_NMAX_FPGA", "Maxeler FPGA" },
+		{ STARPU_MPI_MS_WORKER, offsetof(struct starpu_conf, nmpi_ms), "nmpi_ms", "STARPU_NMPI_MS", "MPI master-slave" },
+		{ STARPU_TCPIP_MS_WORKER, offsetof(struct starpu_conf, ntcpip_ms), "ntcpip_ms", "STARPU_NTCPIP_MS", "TCP/IP master-slave" },
+	};
+	for (unsigned c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		int asked;
+		memcpy(&asked, (const char *)&_astro_rt.conf + counts[c].offset, sizeof(asked));
+		if (asked <= 0 || (starpu_getenv(counts[c].env) && !_astro_rt.conf.precedence_over_environment_variables))
+			continue;
+		bool served = false;
+		for (unsigned i = 0; i < _astro_driver_count() && !served; i++)
+			served = _astro_driver_nth(i)->archtype == counts[c].arch;
+		if (!served)
+			_astro_warn("starpu_conf.%s = %d asks for %s workers, but no %s device is usable here (none found, "
+				    "or Astrolabe was built without its toolkit): no %s worker starts; set %s to -1 or 0",
+				    counts[c].field, asked, counts[c].kind, counts[c].kind, counts[c].kind, counts[c].field);
+	}
+}
+
+int _astro_workers_start(void)
+{
+	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
+	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
+	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
+	read_env_bindids();
+	_astro_rt.nworkers = 0;
+	_astro_rt.where_mask = 0;
+	_astro_rt.nactive_drivers = 0;
+	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
+	_astro_memory_nodes_init();
+	say_unserved_counts();
+	for (unsigned i = 0; i < _astro_driver_count(); i++) {
+		const struct astro_driver *d = _astro_driver_nth(i);
+		int n = driver_worker_count(d);
+		int per_device = n > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		unsigned pipeline = n > 0 ? pipeline_depth(d) : 1;
+		for (int dev = 0; dev < n; dev++) {
+			if (_astro_rt.nworkers + (unsigned)per_device > STARPU_NMAXWORKERS) {
+				_astro_warn("more than %d workers asked: the extra ones are not started", STARPU_NMAXWORKERS);
+				n = dev;
+				break;
+			}
+			/* A device's workers work in the device's memory: a node of its own;
+			 * the others in the RAM node of where they are bound. */
+			int node = d->node_ops ? _astro_memory_node_add(d, dev) : STARPU_MAIN_RAM;
+			if (node < 0) {
+				n = dev;
+				break;
+			}
+			for (int sub = 0; sub < per_device; sub++) {
+				struct _astro_worker *w = worker_new(d, dev, per_device > 1 ? sub : -1, (unsigned)node);
+				if (!w)
+					return -ENOMEM;
+				w->pipeline = pipeline;
+				if (!d->node_ops)
+					w->memory_node = _astro_numa_node_of_pu(w->bindid);
+				_astro_rt.workers[_astro_rt.nworkers++] = w;
+				_astro_rt.nworkers_by_arch[d->archtype]++;
+				_astro_rt.where_mask |= d->where;
+			}
+		}
+		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
+			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
+	}
+
+	int ret = _astro_sched_select();
+	if (ret) {
+		for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+			worker_free(_astro_rt.workers[i]);
+		_astro_rt.nworkers = 0;
+		return ret;
+	}
+	if (_astro_rt.nworkers == 0) {
+		/* As StarPU: a program gets -ENODEV, unless it asked for no worker itself (starpu_conf_noworker()). */
+		if (_astro_rt.conf.ncpus != 0) {
+			_astro_error("no worker could start (STARPU_NCPU=0, or no driver plugin found): starpu_init() returns -ENODEV; "
+				     "a program that means to run without workers says so with starpu_conf_noworker()");
+			_astro_sched_deinit();
+			return -ENODEV;
+		}
+		_astro_warn("no worker started (the configuration asks for none): tasks with a codelet will be refused with -ENODEV");
+	}
+
+	/* The workers of starpu_conf.not_launched_drivers run on the application's threads (driver_api.c). */
+	unsigned napp = (unsigned)_astro_drivers_mark_not_launched();
+	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
+	starpu_pthread_mutex_init(&_astro_rt.pause_lock, NULL);
+	starpu_pthread_cond_init(&_astro_rt.pause_cond, NULL);
+	starpu_pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers - napp + 1);
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		if (napp && _astro_driver_not_launched(w->id))
+			continue;
+		int err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
+		if (err) {
+			_astro_error("cannot create the thread of %s (%s): lower STARPU_NCPU", w->name, strerror(err));
+			abort();
+		}
+	}
+	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
+	starpu_pthread_barrier_wait(&start_barrier);
+	return 0;
+}
+
+void _astro_workers_stop(void)
+{
+	__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		starpu_pthread_mutex_lock(&w->sched_mutex);
+		starpu_pthread_cond_signal(&w->sched_cond);
+		starpu_pthread_mutex_unlock(&w->sched_mutex);
+	}
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (!_astro_driver_not_launched((int)i))
+			starpu_pthread_join(_astro_rt.workers[i]->thread, NULL);
+	_astro_drivers_wait_out();
+	starpu_pthread_barrier_destroy(&start_barrier);
+}
+
+void _astro_workers_free(void)
+{
+	_astro_binding_reset();
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		worker_free(_astro_rt.workers[i]);
+	_astro_rt.nworkers = 0;
+	starpu_pthread_mutex_destroy(&_astro_rt.pause_lock);
+	starpu_pthread_cond_destroy(&_astro_rt.pause_cond);
+}
+
+/* -------------------------------------------------------------- pause */
+
+void starpu_pause(void)
+{
+	if (_astro_forbid_blocking("starpu_pause", "pause from the application's own code; the call is ignored"))
+		return;
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	__atomic_store_n(&_astro_rt.paused, 1, __ATOMIC_SEQ_CST);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+void starpu_resume(void)
+{
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	__atomic_store_n(&_astro_rt.paused, 0, __ATOMIC_SEQ_CST);
+	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+int starpu_is_paused(void)
+{
+	return __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED);
+}

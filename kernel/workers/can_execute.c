@@ -1,0 +1,89 @@
+/*
+ * Which worker may run which task, and with which implementation: the
+ * driver's where bits and implementations, the codelet's can_execute, a task
+ * pinned to a worker or restricted to some (task->workerids), a worker the
+ * enable knob took out. Policies ask it for every decision.
+ */
+#include "workers/workers.h"
+
+int _astro_worker_impl_for(int workerid, struct starpu_task *task)
+{
+	struct _astro_worker *w = _astro_rt.workers[workerid];
+	struct starpu_codelet *cl = task->cl;
+	if (!_astro_task_where(task, w->driver))
+		return -1;
+	/* A task given to a combined worker runs on its members (the kernel gives it to them only). */
+	if (task->execute_on_a_specific_worker && task->workerid != (unsigned)workerid && task->workerid < _astro_rt.nworkers)
+		return -1;
+	for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++) {
+		if (!w->driver->has_impl(cl, nimpl))
+			continue;
+		if (cl->can_execute && !cl->can_execute((unsigned)workerid, task, nimpl))
+			continue;
+		return (int)nimpl;
+	}
+	return -1;
+}
+
+/* A pinned task may run on workerid only when pinned there, or to a combined worker (it runs on its members). */
+static bool __attribute__((noinline, cold)) pinned_elsewhere(const struct starpu_task *task, unsigned workerid)
+{
+	return task->workerid != workerid && task->workerid < _astro_rt.nworkers;
+}
+
+/* task->workerids (a bitmap of workerids_len words, NULL: any) allows id. */
+static bool __attribute__((noinline, cold)) allowed_by_workerids(const struct starpu_task *task, unsigned id)
+{
+	return id / 32 < task->workerids_len && ((task->workerids[id / 32] >> (id % 32)) & 1);
+}
+
+/* Whether worker workerid could run task, task->workerids aside (a combined worker's members run it when it allows the combined worker). */
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	if (workerid >= _astro_rt.nworkers || !task || !task->cl)
+		return 0;
+	struct _astro_worker *w = _astro_rt.workers[workerid];
+	struct starpu_codelet *cl = task->cl;
+	/* Disabled by starpu.worker.w_enable_worker_knob: no policy hands it new tasks. */
+	if (STARPU_UNLIKELY(!__atomic_load_n(&w->enabled, __ATOMIC_RELAXED)))
+		return 0;
+	if (!_astro_task_where(task, w->driver) || nimpl >= STARPU_MAXIMPLEMENTATIONS || !w->driver->has_impl(cl, nimpl))
+		return 0;
+	if (STARPU_UNLIKELY(task->execute_on_a_specific_worker) && pinned_elsewhere(task, workerid))
+		return 0;
+	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
+}
+
+int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
+		return 0;
+	return _astro_worker_can_execute(workerid, task, nimpl);
+}
+
+int _astro_task_allows_worker(const struct starpu_task *task, unsigned id)
+{
+	return !task->workerids || allowed_by_workerids(task, id);
+}
+
+int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask)
+{
+	unsigned mask = 0;
+	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+		if (starpu_worker_can_execute_task(workerid, task, i))
+			mask |= 1u << i;
+	if (impl_mask)
+		*impl_mask = mask;
+	return mask != 0;
+}
+
+int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task *task, unsigned *nimpl)
+{
+	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+		if (starpu_worker_can_execute_task(workerid, task, i)) {
+			if (nimpl)
+				*nimpl = i;
+			return 1;
+		}
+	return 0;
+}
