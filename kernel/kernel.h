@@ -7,16 +7,14 @@
 
 #include "common/common.h"
 #include "observe/observe.h"
+#include "memory/memory.h"
 #include "workers/workers.h"
+#include "data/data.h"
 
 /* On-line feedback (profiling.c): subscribes to the moments at init, prints the summaries at shutdown. */
 void _astro_profiling_init(void);
-/* Frees task->profiling_info, giving pooled ones back to their pool. */
-void _astro_profiling_task_info_free(struct starpu_task *task);
 /* STARPU_MEMORY_STATS: handles registered meanwhile get per-node access counts, listed by starpu_data_display_memory_stats(). */
 extern bool _astro_memory_stats_enabled;
-void _astro_memory_stats_register(starpu_data_handle_t handle);
-void _astro_memory_stats_unregister(starpu_data_handle_t handle);
 
 /* ---------------------------------------------------------------- jobs */
 
@@ -143,446 +141,7 @@ void _astro_watchdog_untrack(struct _astro_job *job);
 void _astro_watchdog_start(void);
 void _astro_watchdog_stop(void);
 
-/* ---------------------------------------------------------------- data */
-
-#define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
-
-#define _ASTRO_MAX_COORDINATES 4
-
-/* A handle's copy on one memory node (coherency.c): allocated or not, and in
- * its node's least-recently-used list while allocated on a device. */
-struct _astro_replicate
-{
-	starpu_data_handle_t handle;
-	unsigned node;
-	bool allocated;                      /* the buffer exists on the node */
-	bool in_lru;
-	int pinned;                          /* running tasks using it: not evictable */
-	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
-	struct _astro_copy *copy;            /* an asynchronous copy still arriving here (see _astro_coherency_fetch_async) */
-};
-
-/* An asynchronous copy of a handle (the async_data the interfaces' copy
- * methods pass to starpu_interface_copy()): the drivers' requests it is
- * made of, completed together. */
-struct _astro_copy
-{
-	unsigned src, dst;
-	size_t bytes;
-	unsigned nparts, cap;
-	struct _astro_copy_part
-	{
-		const struct astro_node_ops *ops;
-		int devid;
-		void *request;
-	} *parts;
-};
-/* Adds a driver's request to copy (memory.c); false when out of memory (then wait for it yourself). */
-bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops, int devid, void *request);
-
-struct _starpu_data_state
-{
-	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
-	struct starpu_data_interface_ops *ops;
-	int home_node;
-	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
-	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
-	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
-	bool unallocated;                    /* home -1 and no buffer anywhere yet (under coherency_lock) */
-	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
-	starpu_pthread_mutex_t coherency_lock;
-	struct _astro_replicate replicates[STARPU_MAXNODES];
-	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
-	unsigned copies_arriving;            /* replicates with a copy under way */
-	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
-	starpu_pthread_mutex_t lock;                /* implicit dependencies and busy count */
-	starpu_pthread_cond_t idle_cond;
-	struct _astro_job *last_writer;
-	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
-	unsigned ncommute;                   /* commuting writes among the readers */
-	unsigned sequential_consistency;
-	int busy;                            /* submitted accesses not yet terminated */
-	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
-	starpu_pthread_cond_t exec_cond;
-	int exec_readers;
-	bool exec_writer;
-	struct starpu_arbiter *arbiter;      /* starpu_data_assign_arbiter(): takes the execution locks (arbiter.c) */
-	struct _astro_job *acquires;         /* active application acquires, most recent first */
-	enum starpu_data_access_mode fast_hold; /* an application acquire granted without a job (data.c), 0 when none */
-	void (*fast_hold_callback)(void *);  /* its starpu_data_acquire_cb() callback, NULL for a blocking acquire */
-	void *user_data;
-	char *name;
-	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
-	unsigned ncoordinates;
-	unsigned nredux;                     /* reductions among the readers */
-	struct starpu_codelet *redux_cl, *init_cl;
-	void *redux_arg, *init_arg;          /* their cl_arg (starpu_data_set_reduction_methods_with_args) */
-	struct _astro_worker_buffers *redux; /* the per-worker reduction buffers pending (reduction.c), NULL when none */
-	starpu_pthread_mutex_t redux_lock;          /* one combination of them at a time */
-	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
-	bool unregistering;
-	/* partitioning (filters.c): children are views into this handle's buffer */
-	struct _starpu_data_state *father;
-	struct _starpu_data_state **children;    /* starpu_data_partition() */
-	unsigned nchildren;
-	/* partition plans (partition_plans.c), under their lock */
-	struct _astro_plan *plan;                /* a planned child: its plan */
-	struct _astro_plan **plans;              /* the plans made of this handle */
-	unsigned nplans;
-	struct _astro_plan **active;             /* the plans this handle is partitioned into now */
-	unsigned nactive, active_cap;
-	bool active_readonly;                    /* they are read-only partitions: the handle stays readable */
-	bool plans_manual;                       /* starpu_data_partition_not_automatic() */
-	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
-};
-
-/* Partitioning (filters.c): the checks of a filter, its number of parts, child id of them. */
-bool _astro_filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn);
-unsigned _astro_filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle);
-starpu_data_handle_t _astro_child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts);
-/* Partition plans (partition_plans.c). While some exist, a submission's accesses
- * switch the plans they need first (one load per task otherwise). */
-extern int _astro_plans;
-int _astro_plans_task_access(struct starpu_task *task);
-/* An access in mode to handle outside a task (an acquire): the plans it needs. */
-void _astro_plans_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
-/* handle goes: its plans are gathered first (unregister), its own plan forgets it (free). */
-void _astro_plans_gather(starpu_data_handle_t handle);
-void _astro_plans_forget(starpu_data_handle_t handle);
-
-/* ------------------------------------------------------ memory nodes */
-
-/* One memory node (memory.c): main memory is node 0 (with STARPU_USE_NUMA,
- * nodes 0.. are the NUMA nodes: numa.c), then one per device. */
-struct _astro_memory_node
-{
-	enum starpu_node_kind kind;
-	int devid;
-	const struct astro_driver *driver;   /* NULL for main memory (every RAM node) */
-	const struct astro_node_ops *ops;    /* NULL for main memory (every RAM node) */
-	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
-	size_t used;                         /* atomic: bytes the runtime allocated there */
-	starpu_pthread_mutex_t lru_lock;
-	struct _astro_replicate *lru_head, *lru_tail; /* least recently used first */
-};
-extern struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
-/* Node 0 at workers' start; one more per device worker of a driver with node ops (its id, or -ENOSPC said). */
-void _astro_memory_nodes_init(void);
-int _astro_memory_node_add(const struct astro_driver *driver, int devid);
-void _astro_memory_nodes_shutdown(void);
-/* A memory node served by ops without a driver (a disk: disk.c): its id, or -ENOSPC said. */
-int _astro_memory_node_add_ops(const struct astro_node_ops *ops, int devid);
-
-/* Disk memory nodes (disk.c). _astro_disk_count: disks registered (atomic; 0: none of
- * the hooks below runs). The swap disk of STARPU_DISK_SWAP at init; unplugging all at
- * shutdown, once no buffer is left on them. The node a copy evicted from main memory
- * goes to (-1: none). A handle's copy between main memory and a disk for an interface
- * without copy method: packed (-ENODEV between two disks: go through main memory). */
-extern int _astro_disk_count;
-void _astro_disk_swap_init(void);
-void _astro_disks_shutdown(void);
-int _astro_disk_evict_target(starpu_data_handle_t h);
-int _astro_disk_pack_transfer(starpu_data_handle_t h, unsigned src, unsigned dst);
-/* The file back-ends' folder (disk_files.c): made at plug when missing, removed at
- * unplug when made then and left empty; a new uniquely named file there, or an
- * existing one by name (a descriptor, -1 said; *path to g_free); the whole-object
- * reads and writes through the back-end's read/write (fd: the object's file). */
-struct _astro_disk_folder
-{
-	char *path;
-	bool created;
-};
-struct starpu_disk_ops;
-struct _astro_disk_folder *_astro_disk_folder_plug(const char *backend, void *parameter);
-void _astro_disk_folder_unplug(struct _astro_disk_folder *f);
-int _astro_disk_file_new(const struct _astro_disk_folder *f, int flags, char **path);
-int _astro_disk_file_open(const struct _astro_disk_folder *f, const char *name, int flags, char **path);
-int _astro_disk_full_read(const struct starpu_disk_ops *ops, void *base, void *obj, int fd, void **ptr, size_t *size, unsigned dst_node);
-int _astro_disk_full_write(const struct starpu_disk_ops *ops, void *base, void *obj, int fd, size_t *obj_size, void *ptr, size_t size);
-/* RAM nodes per NUMA node (numa.c): how many, from hwloc when STARPU_USE_NUMA=1
- * (1 otherwise); the RAM node of a processing unit (hwloc logical index, -1:
- * unbound); binding an allocation's pages to a RAM node; its bytes (0: unknown). */
-unsigned _astro_numa_nodes_init(void);
-unsigned _astro_numa_node_of_pu(int pu);
-void _astro_numa_bind_area(unsigned node, void *addr, size_t size);
-size_t _astro_numa_memory(unsigned node);
-void _astro_lru_touch(struct _astro_replicate *r);
-void _astro_lru_remove(struct _astro_replicate *r);
-extern _ASTRO_TLS bool _astro_in_handle_copy;
-
-/* Per-worker buffers of a handle (worker_buffers.c): the runtime's own copies
- * of its layout, one per worker on the worker's memory node, made at their
- * first use and kept until freed (reductions' contributions, scratch data). */
-struct _astro_worker_buffers
-{
-	void *iface[STARPU_NMAXWORKERS];     /* each worker's interface, NULL when none */
-	unsigned char node[STARPU_NMAXWORKERS];
-};
-/* The calling worker's buffer of *set (created with the set when missing, under
- * handle's coherency_lock); *fresh tells a new one. NULL, said, when out of memory. */
-void *_astro_worker_buffer(starpu_data_handle_t handle, struct _astro_worker_buffers **set, unsigned node, bool *fresh);
-/* Frees the set and its buffers. */
-void _astro_worker_buffers_free(starpu_data_handle_t handle, struct _astro_worker_buffers *set);
-/* The calling worker's STARPU_SCRATCH buffer of handle on node (aborts, said, when out of memory). */
-void *_astro_scratch_buffer(starpu_data_handle_t handle, unsigned node);
-/* Frees handle's scratch buffers. */
-void _astro_scratch_drop(starpu_data_handle_t handle);
-/* Copies a handle's data between two interfaces of its layout on nodes src and dst: one observed transfer. */
-int _astro_interface_transfer(starpu_data_handle_t handle, void *src_iface, unsigned src, void *dst_iface, unsigned dst);
-
-/* Reductions (reduction.c). Does a STARPU_REDUX access of handle use the worker's own buffer? */
-static inline bool _astro_redux_private(starpu_data_handle_t handle)
-{
-	return handle->redux_cl && handle->init_cl;
-}
-/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created. */
-void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
-/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first). */
-void _astro_redux_combine(starpu_data_handle_t handle);
-/* Frees the pending reduction buffers, their contributions lost. */
-void _astro_redux_drop(starpu_data_handle_t handle);
-/* After starpu_data_invalidate, or once reduction methods are set on data registered on no node:
- * a reduction handle's undefined content becomes the neutral value (in main memory). */
-void _astro_redux_invalidated(starpu_data_handle_t handle);
-
-/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
-
-void _astro_coherency_register(starpu_data_handle_t handle, int home);
-/* Handles registered on no node (home -1) whose buffer does not exist yet: while
- * there are some, the single-node task path checks its handles (one load per task). */
-extern int _astro_unallocated_handles;
-/* Gives handle a buffer on node if it has none (its first use): true on success. */
-bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
-/* No copy of handle is valid any more (starpu_data_invalidate): the next access finds undefined content. */
-void _astro_coherency_invalidate(starpu_data_handle_t handle);
-/* The handle has a buffer now, or is being freed (coherency.c). */
-void _astro_coherency_allocated(starpu_data_handle_t handle);
-/* Is handle registered? Reports it for fn when not (data.c). */
-bool _astro_data_live(starpu_data_handle_t handle, const char *fn);
-/* Data arbiters (arbiter.c): the execution locks of a task's n accesses to
- * handles of one arbiter, taken all at once (under the handles' lock, as
- * data.c's exec_lock); a released execution lock wakes the arbiter's waiters;
- * an unregistered handle leaves its arbiter. */
-/* Takes link's execution lock if free (take), or only says whether it is (data.c). */
-bool _astro_data_exec_try(struct _astro_data_link *link, bool take);
-void _astro_arbiter_lock(struct starpu_arbiter *arbiter, struct _astro_data_link **links, unsigned n);
-void _astro_arbiter_wake(struct starpu_arbiter *arbiter);
-void _astro_arbiter_forget(starpu_data_handle_t handle);
-/* starpu_data_ptr_register() for fn: false (and an error) when refused. */
-bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn);
-/* Makes handle valid on node for an access in mode (handle not locked); pin keeps
- * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
-int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
-void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
-/* The same as _astro_coherency_fetch(..., pin true), quietly, but the copy to node may
- * still be under way on return: _astro_coherency_arrived() waits for it. 0 or a negative errno. */
-int _astro_coherency_fetch_async(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
-/* Waits for the copy arriving on node, if any: 0, or a negative errno said. */
-int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
-/* The transfer thread (asynchronous prefetches), while there are device nodes. A
- * request for job ends it once done; one without holds the handle meanwhile. */
-void _astro_transfers_start(void);
-void _astro_transfers_stop(void);
-void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, struct _astro_job *job);
-/* data.c: a handle kept from being freed (busy) without an access; the end of a runtime acquire. */
-void _astro_data_hold(starpu_data_handle_t handle);
-void _astro_data_unhold(starpu_data_handle_t handle);
-void _astro_data_runtime_acquire_done(struct _astro_job *job);
-/* Frees handle's copy on node, written back first when it is the only valid one: to main
- * memory, or from main memory to a disk node (coherency_lock held). False: kept, as the
- * write-back failed. */
-bool _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
-/* Frees every copy but main memory's (handle idle). */
-/* data.c, at shutdown once the workers stopped: the handles still registered get
- * their data back home, and lose their device copies while the drivers are loaded. */
-void _astro_data_leave_devices(void);
-void _astro_coherency_free_devices(starpu_data_handle_t handle);
-/* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
-bool _astro_alloc_cache_reclaim(unsigned node, bool all);
-/* An acquire job's data is ready: bring it to the node it asked for. */
-void _astro_coherency_acquired(struct _astro_job *job);
-/* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
-void _astro_coherency_task_in_ram(struct starpu_task *task);
-/* Bus figures (bus.c): measured at the first start on a configuration of
- * memory nodes, then read back from the sampling directory. */
-void _astro_bus_init(void);
-bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency);
-/* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
-double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
-
-/* The built-in interfaces' buffers on a node (interfaces.c): dev_handle is the
- * driver's address, ptr the CPU's (0 on OpenCL). */
-starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
-void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
-/* Does p lie in the extent bytes from base (a CPU address; 0 on a device, where nothing does)? */
-static inline int _astro_inside(uintptr_t base, size_t extent, const void *p)
-{
-	return base && (uintptr_t)p >= base && (uintptr_t)p < base + extent;
-}
-/* An interface made of a few separate arrays (the sparse ones: values and
- * indices), each addr[i] on a node, bytes[i] long. */
-#define _ASTRO_MAX_ARRAYS 3
-struct _astro_arrays
-{
-	unsigned n;
-	uintptr_t addr[_ASTRO_MAX_ARRAYS];
-	size_t bytes[_ASTRO_MAX_ARRAYS];
-};
-/* Allocates every array on node into a (all or none); returns the bytes or -ENOMEM. */
-starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a);
-void _astro_arrays_free(unsigned node, struct _astro_arrays *a);
-int _astro_arrays_copy(const struct _astro_arrays *src, unsigned src_node, const struct _astro_arrays *dst, unsigned dst_node, void *async);
-size_t _astro_arrays_size(const struct _astro_arrays *a);
-/* 1 when p lies in one of the arrays on node, else 0 (the pointer_is_inside method). */
-int _astro_arrays_contain(const struct _astro_arrays *a, unsigned node, const void *p);
-/* The arrays one after the other in a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
-int _astro_arrays_pack(const struct _astro_arrays *a, unsigned node, void **ptr, starpu_ssize_t *count);
-/* Copies a packed buffer of count bytes into the arrays (name: the interface, for the error). */
-int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t count, const char *name);
-/* The allocate, free, copy, size, pointer_is_inside and pack methods prefix##_* of an interface whose get(iface,
- * struct _astro_arrays *) lists its arrays and set(iface, const struct _astro_arrays *) stores their addresses. */
-#define _ASTRO_ARRAYS_METHODS(prefix, get, set) \
-	static starpu_ssize_t prefix##_allocate(void *data_interface, unsigned node) \
-	{ \
-		struct _astro_arrays a; \
-		get(data_interface, &a); \
-		starpu_ssize_t ret = _astro_arrays_alloc(node, &a); \
-		if (ret >= 0) \
-			set(data_interface, &a); \
-		return ret; \
-	} \
-	static void prefix##_free(void *data_interface, unsigned node) \
-	{ \
-		struct _astro_arrays a; \
-		get(data_interface, &a); \
-		_astro_arrays_free(node, &a); \
-		set(data_interface, &a); \
-	} \
-	static int prefix##_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async) \
-	{ \
-		struct _astro_arrays s, d; \
-		get(src, &s); \
-		get(dst, &d); \
-		return _astro_arrays_copy(&s, src_node, &d, dst_node, async); \
-	} \
-	static size_t prefix##_size(starpu_data_handle_t handle) \
-	{ \
-		struct _astro_arrays a; \
-		get(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM), &a); \
-		return _astro_arrays_size(&a); \
-	} \
-	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
-	{ \
-		struct _astro_arrays a; \
-		get(data_interface, &a); \
-		return _astro_arrays_contain(&a, node, p); \
-	} \
-	_ASTRO_PACK_METHODS(prefix, struct _astro_arrays, get, _astro_arrays_pack, _astro_arrays_peek) \
-	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
-
-/* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
- * to the device's format once a task's fetch brought the data, back after a task wrote it. */
-void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
-/* Multiformat handles registered; a task's check that each device it may run on has its buffers' conversions (0, or -EINVAL said). */
-extern int _astro_multiformat_handles;
-int _astro_multiformat_check_task(struct starpu_task *task);
-void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
-
-/* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */
-struct _astro_rows
-{
-	uint32_t nnz, nrow;
-	uintptr_t nzval;
-	uint32_t *colind, *rowptr;
-	uint32_t firstentry;
-};
-/* Band id of nparts of consecutive rows, as views into father's arrays (entry_bytes: bytes of one entry's values). */
-void _astro_rows_cut(const struct _astro_rows *father, struct _astro_rows *child, size_t entry_bytes, unsigned id, unsigned nparts);
-/* Checks the arrays a CSR or BCSR registration gives (reported under fn). */
-bool _astro_rows_check(const char *fn, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, const uint32_t *colind,
-		       const uint32_t *rowptr, uint32_t firstentry);
-
-/* Copies a dense array (ndim dimensions nn, strides src_ld / dst_ld in elements) between two
- * nodes' buffers with starpu_interface_copy(), packed runs in one copy each. */
-int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize,
-				uintptr_t src, size_t src_offset, const uint32_t *src_ld, unsigned src_node,
-				uintptr_t dst, size_t dst_offset, const uint32_t *dst_ld, unsigned dst_node, void *async);
-/* Copies a dense array of ndim dimensions nn (elements), elemsize bytes each,
- * between two CPU-addressable layouts with strides src_ld and dst_ld
- * (elements between consecutive indices of each dimension; ld[0] is 1). */
-void _astro_copy_strided(size_t ndim, const uint32_t *nn, size_t elemsize, const char *src, const uint32_t *src_ld,
-			 char *dst, const uint32_t *dst_ld);
-/* Checks a pack/peek/unpack call on node: the data must be in that node's CPU-addressable memory. */
-bool _astro_pack_node_ok(starpu_data_handle_t handle, unsigned node, const char *fn);
-
-/* A dense layout on a CPU node (pack.c): ndim dimensions of nn elements,
- * ld elements between consecutive indices of each (ld[0] = 1), at base. */
-#define _ASTRO_DENSE_MAXDIM 16
-struct _astro_dense
-{
-	size_t ndim;
-	uint32_t nn[_ASTRO_DENSE_MAXDIM];
-	uint32_t ld[_ASTRO_DENSE_MAXDIM];
-	size_t elemsize;
-	char *base;
-};
-/* Packs the layout into a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
-int _astro_pack_dense(const struct _astro_dense *d, unsigned node, void **ptr, starpu_ssize_t *count);
-/* Copies a packed buffer of count bytes into the layout (name: the interface, for the error). */
-int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t count, const char *name);
-/* The pack_data, peek_data and unpack_data methods prefix##_pack/_peek/_unpack of an
- * interface whose describe(iface, type *) fills a description that pack(desc, node, ptr,
- * count) and peek(desc, ptr, count, name) use. */
-#define _ASTRO_PACK_METHODS(prefix, type, describe, pack, peek) \
-	static int prefix##_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count) \
-	{ \
-		type desc; \
-		if (!_astro_pack_node_ok(handle, node, "starpu_data_pack")) \
-			return -EINVAL; \
-		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
-		return pack(&desc, node, ptr, count); \
-	} \
-	static int prefix##_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
-	{ \
-		type desc; \
-		if (!_astro_pack_node_ok(handle, node, "starpu_data_peek")) \
-			return -EINVAL; \
-		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
-		return peek(&desc, ptr, count, handle->ops->name); \
-	} \
-	static int prefix##_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
-	{ \
-		int ret = prefix##_peek(handle, node, ptr, count); \
-		if (ret == 0) \
-			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
-		return ret; \
-	}
-/* 1 when p lies within the layout (between its first and last elements), else 0. */
-int _astro_dense_contains(const struct _astro_dense *d, const void *p);
-/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a
- * node's copy, and its pointer_is_inside method prefix##_pointer_is_inside. */
-#define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
-	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense) \
-	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
-	{ \
-		(void)node; \
-		struct _astro_dense d; \
-		layout(data_interface, &d); \
-		return _astro_dense_contains(&d, p); \
-	}
-
-/* The shadow width a filter gets: the filter_arg_ptr value itself, cast to a pointer. */
-static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
-{
-	return (unsigned)(uintptr_t)f->filter_arg_ptr;
-}
-
-/* Moves a view by bytes, as every interface keeps ptr and offset side by side. */
-#define _ASTRO_VIEW_MOVE(child, father, bytes) do { \
-		(child)->dev_handle = (father)->dev_handle; \
-		(child)->ptr = (father)->ptr ? (father)->ptr + (bytes) : 0; \
-		(child)->offset = (father)->offset + (bytes); \
-	} while (0)
+/* ------------------------------------------------------------ accesses */
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
@@ -598,9 +157,42 @@ void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task,
 bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node);
 /* After the execution: frees the scratch buffers, lets the fetched copies be evicted again. */
 void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node);
-int _astro_data_check_mode(enum starpu_data_access_mode mode);
-/* Waits until no submitted access to handle is left (whatever its consistency). */
-void _astro_data_wait_idle(starpu_data_handle_t handle);
+
+/* One access of job to link->handle in implicit dependencies (consistency: the task's flag
+ * for it, -1 for the handle's own), the links of job for n buffers (tasks/accesses.c). */
+void _astro_access_link(struct _astro_job *job, struct _astro_data_link *link, int consistency);
+struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n);
+/* An application acquire of main memory on a free handle granted at once, without a job (false:
+ * take the usual path); its end (handle->lock held; false: it became a job meanwhile). */
+bool _astro_hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *));
+bool _astro_hold_release(starpu_data_handle_t handle);
+/* What observers call an acquisition's job (StarPU's names for the tasks of its acquisitions, which
+ * starpu_fxt_tool's -no-acquire hides from dag.dot). */
+#define ACQUIRE_LABEL "_starpu_data_acquire_post"
+#define ACQUIRE_CB_LABEL "_starpu_data_acquire_cb_post"
+
+/* Data arbiters (arbiter.c): the execution locks of a task's n accesses to
+ * handles of one arbiter, taken all at once (under the handles' lock, as
+ * accesses.c's exec_lock); a released execution lock wakes the arbiter's waiters;
+ * an unregistered handle leaves its arbiter. */
+/* Takes link's execution lock if free (take), or only says whether it is (data.c). */
+bool _astro_data_exec_try(struct _astro_data_link *link, bool take);
+void _astro_arbiter_lock(struct starpu_arbiter *arbiter, struct _astro_data_link **links, unsigned n);
+void _astro_arbiter_wake(struct starpu_arbiter *arbiter);
+void _astro_arbiter_forget(starpu_data_handle_t handle);
+
+/* ----------------------------------------------------------- access room */
+
+/* Partition plans (partition_plans.c). While some exist, a submission's accesses
+ * switch the plans they need first (one load per task otherwise). */
+extern int _astro_plans;
+int _astro_plans_task_access(struct starpu_task *task);
+/* An access in mode to handle outside a task (an acquire): the plans it needs. */
+void _astro_plans_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/* handle goes: its plans are gathered first (unregister), its own plan forgets it (free). */
+void _astro_plans_gather(starpu_data_handle_t handle);
+void _astro_plans_forget(starpu_data_handle_t handle);
+
 
 /* ------------------------------------------------------ parallel tasks */
 

@@ -128,6 +128,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);
 
 	topology_load();
+	_astro_lru_init();
 	_astro_tags_init();
 	_astro_signals_init();
 	_astro_knobs_init();

@@ -19,7 +19,7 @@
  * With a single memory node none of this runs: the task path tests one
  * already-loaded count (see _astro_data_fetch).
  */
-#include "kernel.h"
+#include "data/data.h"
 
 /* Measured transfers per pair of nodes, for starpu_transfer_bandwidth/_latency (atomics). */
 static double transfer_us[STARPU_MAXNODES][STARPU_MAXNODES];
@@ -549,25 +549,21 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
-void _astro_coherency_acquired(struct _astro_job *job)
+void _astro_coherency_acquired(starpu_data_handle_t h, enum starpu_data_access_mode mode, int node, bool evict)
 {
-	if (job->nbuffers == 0)
-		return;
-	struct _astro_data_link *link = &job->links[0];
-	starpu_data_handle_t h = link->handle;
 	if (__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE))
 		_astro_redux_combine(h);
-	if (job->acquire_node < 0)
+	if (node < 0)
 		return;
 	if (_astro_rt.nmemory_nodes <= 1) {
-		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[job->acquire_node].allocated)
-			_astro_coherency_materialize(h, (unsigned)job->acquire_node);
+		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[node].allocated)
+			_astro_coherency_materialize(h, (unsigned)node);
 		return;
 	}
-	enum starpu_data_access_mode mode = link->mode & ~STARPU_SCRATCH;
-	if (_astro_coherency_fetch(h, (unsigned)job->acquire_node, mode, false) != 0)
+	mode &= ~STARPU_SCRATCH;
+	if (_astro_coherency_fetch(h, (unsigned)node, mode, false) != 0)
 		return;
-	if (job->acquire_evict) {
+	if (evict) {
 		/* starpu_data_wont_use(): main memory now holds it, the devices' room is free again. */
 		starpu_pthread_mutex_lock(&h->coherency_lock);
 		MSI_BEFORE(h);
@@ -582,15 +578,24 @@ void _astro_coherency_acquired(struct _astro_job *job)
 /* ------------------------------------------------------ the transfer thread */
 
 /* Asynchronous prefetches: one thread moves the data while the workers
- * compute. A request holds its handle (busy) until it is done, and ends its
- * runtime acquire, if it has one. */
+ * compute. A request holds its handle (busy) until it is done, or tells its
+ * requester (a runtime acquire ends then). */
 struct transfer_request
 {
 	starpu_data_handle_t handle;
 	unsigned node;
-	struct _astro_job *job;              /* the prefetch's acquire, NULL for a policy's */
+	void (*done)(void *arg);             /* NULL: the request held the handle, which it lets go */
+	void *arg;
 	struct transfer_request *next;
 };
+
+static void transfer_done(starpu_data_handle_t h, void (*done)(void *arg), void *arg)
+{
+	if (done)
+		done(arg);
+	else
+		_astro_data_unhold(h);
+}
 static starpu_pthread_mutex_t queue_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static starpu_pthread_cond_t queue_cond = STARPU_PTHREAD_COND_INITIALIZER;
 static struct transfer_request *queue_head, *queue_tail;
@@ -622,10 +627,7 @@ static void *transfer_main(void *arg)
 			queue_tail = NULL;
 		starpu_pthread_mutex_unlock(&queue_lock);
 		prefetch_now(r->handle, r->node);
-		if (r->job)
-			_astro_data_runtime_acquire_done(r->job);
-		else
-			_astro_data_unhold(r->handle);
+		transfer_done(r->handle, r->done, r->arg);
 		free(r);
 		starpu_pthread_mutex_lock(&queue_lock);
 	}
@@ -655,7 +657,7 @@ void _astro_transfers_stop(void)
 		starpu_pthread_join(transfer_thread, NULL); /* after the requests left */
 }
 
-void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro_job *job)
+void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, void (*done)(void *arg), void *arg)
 {
 	struct transfer_request *r = malloc(sizeof(*r));
 	starpu_pthread_mutex_lock(&queue_lock);
@@ -663,13 +665,10 @@ void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, struct _astro
 		starpu_pthread_mutex_unlock(&queue_lock);
 		free(r);
 		prefetch_now(h, node);
-		if (job)
-			_astro_data_runtime_acquire_done(job);
-		else
-			_astro_data_unhold(h);
+		transfer_done(h, done, arg);
 		return;
 	}
-	*r = (struct transfer_request) { .handle = h, .node = node, .job = job };
+	*r = (struct transfer_request) { .handle = h, .node = node, .done = done, .arg = arg };
 	if (queue_tail)
 		queue_tail->next = r;
 	else

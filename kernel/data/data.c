@@ -1,14 +1,12 @@
 /*
- * Data handles: registration, sequential consistency (implicit dependencies),
- * application acquire/release and unregistration.
- *
- * Implicit dependencies follow submission order per handle: a reader depends
- * on the last writer; a writer depends on the last writer and every reader
- * since. A handle only ever points at jobs that have not terminated: a
- * terminating job unlinks itself under the handle lock, so whoever finds a
- * job through the handle may link to it safely.
+ * Data handles: the table of live handles (a handle used after its
+ * unregistration gets a message, not a double free), registration, the busy
+ * count that keeps a handle from being freed, and the handle's attributes.
+ * The accesses of tasks to handles (implicit dependencies) are the tasks
+ * room's (tasks/accesses.c); acquiring, releasing and unregistering are the
+ * access room's (access/acquire.c).
  */
-#include "kernel.h"
+#include "data/data.h"
 #include <stdarg.h>
 
 static unsigned default_sequential_consistency = 1;
@@ -19,12 +17,9 @@ static unsigned default_sequential_consistency = 1;
  * free: the data entry points look the handle up among the live ones (never
  * reading a dead handle's memory), and the task path and the uncontended
  * acquires and releases, which cannot afford a look-up, check its magic,
- * cleared at unregistration. The structs of the
+ * cleared at unregistration (_ASTRO_HANDLE_DEAD). The structs of the
  * last unregistered handles stay allocated (a quarantine), so that this read
  * finds the cleared magic rather than freed memory. */
-#define HANDLE_DEAD 0xdeadda7au
-/* Unregistration submitted, not done: the requests before it may still release the handle. */
-#define HANDLE_UNREGISTERING 0xdeadb10cu
 #define QUARANTINE_SIZE 64
 static starpu_pthread_mutex_t live_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *live_handles;
@@ -51,7 +46,7 @@ static void report_dead(starpu_data_handle_t handle, const char *fn)
 
 /* Is handle registered? Reports it when not. With claim, it is unregistered
  * for the application at the same time (its struct is freed later, once idle). */
-static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic)
+bool _astro_data_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic)
 {
 	bool live = false;
 	if (handle) {
@@ -68,7 +63,7 @@ static bool handle_live_or_claim(starpu_data_handle_t handle, const char *fn, un
 
 static bool handle_live(starpu_data_handle_t handle, const char *fn)
 {
-	return handle_live_or_claim(handle, fn, 0);
+	return _astro_data_live_or_claim(handle, fn, 0);
 }
 
 bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
@@ -76,13 +71,8 @@ bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
 	return handle_live(handle, fn);
 }
 
-static bool handle_claim(starpu_data_handle_t handle, const char *fn)
-{
-	return handle_live_or_claim(handle, fn, HANDLE_DEAD);
-}
-
 /* Frees the struct of an unregistered handle after a while. */
-static void handle_quarantine(starpu_data_handle_t handle)
+void _astro_data_quarantine(starpu_data_handle_t handle)
 {
 	starpu_pthread_mutex_lock(&live_lock);
 	struct _starpu_data_state *evicted = quarantine[quarantine_next];
@@ -104,11 +94,6 @@ int _astro_data_check_mode(enum starpu_data_access_mode mode)
 	return -EINVAL;
 }
 
-static bool mode_writes(enum starpu_data_access_mode mode)
-{
-	/* Commuting and reduction accesses are serialised like writes: a valid order among the allowed ones. */
-	return (mode & (STARPU_W | STARPU_REDUX)) != 0;
-}
 
 /* ------------------------------------------------------------ registration */
 
@@ -145,8 +130,6 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	_astro_coherency_register(h, home_node);
 	if (ops->is_multiformat)
 		__atomic_add_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
-	if (_astro_memory_stats_enabled)
-		_astro_memory_stats_register(h);
 	handle_track(h);
 	*handleptr = h;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
@@ -209,890 +192,6 @@ int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, vo
 	if (!handle->ops->pointer_is_inside)
 		return -1;
 	return handle->ops->pointer_is_inside(handle->iface[node], node, ptr) ? 1 : 0;
-}
-
-/* ----------------------------------------------------- implicit dependencies */
-
-static void data_dependency(struct _astro_job *pred, struct _astro_job *succ)
-{
-	if (_astro_job_add_succ(pred, succ))
-		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = succ->task, .job_id = succ->id,
-			       .other_id = pred->id, .nimpl = ASTRO_DEP_DATA);
-}
-
-static void hold_materialize(starpu_data_handle_t handle);
-
-/* consistency: the task's flag for this handle (STARPU_HANDLES_SEQUENTIAL_CONSISTENCY), -1 for the handle's own. */
-static void link_access(struct _astro_job *job, struct _astro_data_link *link, int consistency)
-{
-	starpu_data_handle_t h = link->handle;
-	starpu_pthread_mutex_lock(&h->lock);
-	if (STARPU_UNLIKELY(h->fast_hold))
-		hold_materialize(h);
-	h->busy++;
-	link->registered = true;
-	if ((consistency < 0 ? h->sequential_consistency : (unsigned)consistency) && !(link->mode & STARPU_SCRATCH)) {
-		if (h->last_writer)
-			data_dependency(h->last_writer, job);
-		/* Commuting writes run after the accesses before them, before the ones after
-		 * them, and in any order among themselves (they exclude each other as they run). */
-		link->commute = (link->mode & STARPU_COMMUTE) && mode_writes(link->mode);
-		link->redux = (link->mode & STARPU_REDUX) && !link->commute && _astro_redux_private(h);
-		if (mode_writes(link->mode) && !link->commute && !link->redux) {
-			struct _astro_data_link *r = h->readers;
-			while (r) {
-				struct _astro_data_link *next = r->next;
-				data_dependency(r->job, job);
-				r->in_readers = false;
-				r->prev = r->next = NULL;
-				r = next;
-			}
-			h->readers = NULL;
-			h->ncommute = 0;
-			h->nredux = 0;
-			h->last_writer = job;
-			link->is_writer = true;
-		} else {
-			/* Reads, commuting writes and reductions each share the handle among themselves:
-			 * an access waits for the accesses of the other kinds before it. */
-			if (h->ncommute || h->nredux || link->commute || link->redux)
-				for (struct _astro_data_link *r = h->readers; r; r = r->next)
-					if (r->commute != link->commute || r->redux != link->redux)
-						data_dependency(r->job, job);
-			link->prev = NULL;
-			link->next = h->readers;
-			if (h->readers)
-				h->readers->prev = link;
-			h->readers = link;
-			link->in_readers = true;
-			if (link->commute)
-				h->ncommute++;
-			if (link->redux)
-				h->nredux++;
-		}
-	}
-	starpu_pthread_mutex_unlock(&h->lock);
-}
-
-static void unlink_access(struct _astro_job *job, struct _astro_data_link *link)
-{
-	starpu_data_handle_t h = link->handle;
-	starpu_pthread_mutex_lock(&h->lock);
-	if (link->is_writer && h->last_writer == job)
-		h->last_writer = NULL;
-	if (link->in_readers) {
-		if (link->prev)
-			link->prev->next = link->next;
-		else
-			h->readers = link->next;
-		if (link->next)
-			link->next->prev = link->prev;
-		link->in_readers = false;
-		if (link->commute)
-			h->ncommute--;
-		if (link->redux)
-			h->nredux--;
-	}
-	link->is_writer = false;
-	link->registered = false;
-	if (--h->busy == 0)
-		starpu_pthread_cond_broadcast(&h->idle_cond);
-	starpu_pthread_mutex_unlock(&h->lock);
-}
-
-static struct _astro_data_link *job_links(struct _astro_job *job, unsigned n)
-{
-	if (n <= sizeof(job->inline_links) / sizeof(job->inline_links[0])) {
-		if (job->links && job->links != job->inline_links)
-			free(job->links);
-		job->links = job->inline_links;
-	} else {
-		if (job->links == job->inline_links || job->nbuffers < n) {
-			if (job->links != job->inline_links)
-				free(job->links);
-			job->links = malloc(n * sizeof(*job->links));
-		}
-	}
-	memset(job->links, 0, n * sizeof(*job->links));
-	job->nbuffers = n;
-	return job->links;
-}
-
-void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task)
-{
-	unsigned n = _astro_task_nbuffers(task);
-	if (n == 0) {
-		job->nbuffers = 0;
-		return;
-	}
-	struct _astro_data_link *links = job_links(job, n);
-	bool consistency = task->sequential_consistency;
-	for (unsigned i = 0; i < n; i++) {
-		links[i].job = job;
-		links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
-		links[i].mode = STARPU_TASK_GET_MODE(task, i);
-		int handle_consistency = task->handles_sequential_consistency ? task->handles_sequential_consistency[i] : -1;
-		links[i].unordered = !(links[i].mode & STARPU_SCRATCH) &&
-				     (!consistency || !(handle_consistency < 0 ? links[i].handle->sequential_consistency : (unsigned)handle_consistency));
-		if (!consistency)
-			links[i].mode |= STARPU_SCRATCH; /* no ordering, only the busy count */
-		/* The same handle twice in one task: one access, with the union of the modes. */
-		bool repeated = false;
-		for (unsigned j = 0; j < i; j++)
-			if (links[j].handle == links[i].handle) {
-				repeated = true;
-				break;
-			}
-		if (repeated)
-			continue;
-		for (unsigned j = i + 1; j < n; j++)
-			if (STARPU_TASK_GET_HANDLE(task, j) == links[i].handle)
-				links[i].mode |= STARPU_TASK_GET_MODE(task, j);
-		link_access(job, &links[i], handle_consistency);
-	}
-}
-
-static void exec_unlock(struct _astro_data_link *link)
-{
-	starpu_data_handle_t h = link->handle;
-	starpu_pthread_mutex_lock(&h->lock);
-	if (mode_writes(link->mode))
-		h->exec_writer = false;
-	else
-		h->exec_readers--;
-	link->exec_locked = false;
-	starpu_pthread_cond_broadcast(&h->exec_cond);
-	struct starpu_arbiter *arbiter = h->arbiter;
-	starpu_pthread_mutex_unlock(&h->lock);
-	if (arbiter)
-		_astro_arbiter_wake(arbiter);
-}
-
-void _astro_data_release_accesses(struct _astro_job *job)
-{
-	for (unsigned i = 0; i < job->nbuffers; i++) {
-		if (job->links[i].exec_locked)
-			exec_unlock(&job->links[i]);
-		if (job->links[i].registered)
-			unlink_access(job, &job->links[i]);
-	}
-}
-
-/* Takes link's execution lock if it is free (h->lock held): readers share, a writer owns. */
-static bool exec_grab(struct _astro_data_link *link, bool take)
-{
-	starpu_data_handle_t h = link->handle;
-	bool writes = mode_writes(link->mode);
-	if (h->exec_writer || (writes && h->exec_readers))
-		return false;
-	if (take) {
-		if (writes)
-			h->exec_writer = true;
-		else
-			h->exec_readers++;
-		link->exec_locked = true;
-	}
-	return true;
-}
-
-bool _astro_data_exec_try(struct _astro_data_link *link, bool take)
-{
-	starpu_pthread_mutex_lock(&link->handle->lock);
-	bool free = exec_grab(link, take);
-	starpu_pthread_mutex_unlock(&link->handle->lock);
-	return free;
-}
-
-static void exec_lock(struct _astro_data_link *link)
-{
-	starpu_data_handle_t h = link->handle;
-	starpu_pthread_mutex_lock(&h->lock);
-	while (!exec_grab(link, true))
-		starpu_pthread_cond_wait(&h->exec_cond, &h->lock);
-	starpu_pthread_mutex_unlock(&h->lock);
-}
-
-/* The order execution locks are taken in: the handles of an arbiter together
- * (arbiters in address order, before the handles of none), then by address. */
-static bool exec_before(const struct _astro_data_link *a, const struct _astro_data_link *b)
-{
-	uintptr_t aa = (uintptr_t)a->handle->arbiter, ba = (uintptr_t)b->handle->arbiter;
-	if (aa != ba)
-		return aa && (!ba || aa < ba);
-	return (uintptr_t)a->handle < (uintptr_t)b->handle;
-}
-
-/* Takes the execution locks of the unordered accesses in one order (exec_before), so
- * two tasks cannot wait on each other; an arbiter takes those of its handles at once. */
-static inline __attribute__((always_inline)) void exec_lock_unordered(struct _astro_job *job)
-{
-	unsigned n = 0;
-	struct _astro_data_link *sorted[job->nbuffers ? job->nbuffers : 1];
-	for (unsigned i = 0; i < job->nbuffers; i++) {
-		struct _astro_data_link *link = &job->links[i];
-		if (!link->registered || !(link->unordered || link->commute))
-			continue;
-		unsigned pos = n++;
-		while (pos > 0 && exec_before(link, sorted[pos - 1])) {
-			sorted[pos] = sorted[pos - 1];
-			pos--;
-		}
-		sorted[pos] = link;
-	}
-	for (unsigned i = 0; i < n;) {
-		struct starpu_arbiter *arbiter = sorted[i]->handle->arbiter;
-		if (!arbiter) {
-			exec_lock(sorted[i++]);
-			continue;
-		}
-		unsigned end = i + 1;
-		while (end < n && sorted[end]->handle->arbiter == arbiter)
-			end++;
-		_astro_arbiter_lock(arbiter, sorted + i, end - i);
-		i = end;
-	}
-}
-
-/* -------------------------------------------------------------- fetching */
-
-bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node)
-{
-	unsigned n = _astro_task_nbuffers(task);
-	for (unsigned i = 0; i < job->nbuffers; i++)
-		if (job->links[i].unordered || job->links[i].commute)
-			return false;
-	for (unsigned i = 0; i < n; i++) {
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if ((mode & (STARPU_SCRATCH | STARPU_REDUX)) || h->ops->is_multiformat || __atomic_load_n(&h->redux, __ATOMIC_RELAXED))
-			return false;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (_astro_coherency_fetch_async(h, node, mode) != 0) {
-			/* No room yet (the running task's data is pinned there): the task fetches at its execution. */
-			while (i-- > 0)
-				_astro_coherency_unpin(STARPU_TASK_GET_HANDLE(task, i), node, STARPU_TASK_GET_MODE(task, i));
-			return false;
-		}
-	}
-	return true;
-}
-
-/* Both entry points below, each its own copy: the common one pays nothing for the other. */
-static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers,
-							bool started)
-{
-	unsigned n = _astro_task_nbuffers(task);
-	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
-	bool coherent = _astro_rt.nmemory_nodes > 1;
-	/* Handles registered on no node get their buffer at their first use. */
-	bool lazy = __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) != 0;
-	exec_lock_unordered(job);
-	void **interfaces = task->dyn_handles ? NULL : task->interfaces;
-	if (task->dyn_handles && !task->dyn_interfaces)
-		task->dyn_interfaces = calloc(n, sizeof(void *));
-	if (task->dyn_handles)
-		interfaces = task->dyn_interfaces;
-	for (unsigned i = 0; i < n; i++) {
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h)) {
-			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
-			continue;
-		}
-		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL))
-			_astro_redux_combine(h);
-		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
-		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0) {
-			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
-			abort();
-		}
-		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH))
-			_astro_multiformat_fetched(h, node, mode);
-		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
-		    !_astro_coherency_materialize(h, node)) {
-			_astro_error("task '%s' cannot run: its data has no buffer on memory node %u", starpu_task_get_name(task), node);
-			abort();
-		}
-		void *iface = h->iface[node];
-		/* The worker's own buffer of that layout, never the application's data. */
-		if (STARPU_UNLIKELY(mode & STARPU_SCRATCH))
-			iface = _astro_scratch_buffer(h, node);
-		buffers[i] = iface;
-		interfaces[i] = iface;
-	}
-}
-
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
-{
-	fetch(job, task, node, buffers, false);
-}
-
-void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
-{
-	fetch(job, task, node, buffers, true);
-}
-
-/* Out of line: the single-node path does not pay for its frame. */
-static __attribute__((noinline)) void unpin_all(struct starpu_task *task, unsigned n, unsigned node)
-{
-	for (unsigned i = 0; i < n; i++) {
-		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h)))
-			continue;
-		if (h->ops->is_multiformat)
-			_astro_multiformat_executed(h, node, mode);
-		_astro_coherency_unpin(h, node, mode);
-		/* Write-through (starpu_data_set_wt_mask): the new value goes to those nodes at once. */
-		uint32_t wt = __atomic_load_n(&h->wt_mask, __ATOMIC_RELAXED);
-		if ((mode & STARPU_W) && wt)
-			for (unsigned other = 0; other < _astro_rt.nmemory_nodes; other++)
-				if (other != node && (wt & (1u << other)))
-					_astro_coherency_fetch(h, other, STARPU_R, false);
-	}
-}
-
-void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node)
-{
-	(void)job;
-	if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1))
-		unpin_all(task, _astro_task_nbuffers(task), node);
-}
-
-/* ------------------------------------------------------- uncontended acquires */
-
-/* An application acquire of main memory on a free handle (no access pending,
- * nothing to move: one memory node) is granted at once, without a job: the
- * handle records it in fast_hold, and its busy count keeps unregistration
- * waiting. The next access registered on the handle (link_access: a task, an
- * acquire, an unregistration) first turns that record into a granted acquire
- * job, so the access is ordered after it as if the acquire had taken the
- * usual path; the release of a record still there just clears it. One record
- * at a time: a second acquire takes the usual path. Liveness is read from the
- * handle's magic, as the task path does, not from the table of live handles
- * under its global lock; a handle that is not live goes the usual way, which
- * reports it. */
-
-static bool handle_magic_live(starpu_data_handle_t handle)
-{
-	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
-}
-
-/* Records an acquire of handle in mode, by callback (NULL: a blocking acquire), if nothing stands in its way (false: take the usual path). */
-static bool hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *))
-{
-	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !handle_magic_live(handle) || _astro_rt.nmemory_nodes != 1 ||
-	    __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) || __atomic_load_n(&_astro_plans, __ATOMIC_RELAXED))
-		return false;
-	starpu_pthread_mutex_lock(&handle->lock);
-	bool granted = handle->sequential_consistency && !handle->last_writer && !handle->readers && !handle->acquires && !handle->fast_hold &&
-		       !__atomic_load_n(&handle->redux, __ATOMIC_RELAXED);
-	if (granted) {
-		handle->fast_hold = mode;
-		handle->fast_hold_callback = callback;
-		handle->busy++;
-	}
-	starpu_pthread_mutex_unlock(&handle->lock);
-	return granted;
-}
-
-/* What observers call an acquisition's job (StarPU's names for the tasks of its acquisitions, which starpu_fxt_tool's
- * -no-acquire hides from dag.dot). */
-#define ACQUIRE_LABEL "_starpu_data_acquire_post"
-#define ACQUIRE_CB_LABEL "_starpu_data_acquire_cb_post"
-
-/* The record becomes a granted acquire job, the oldest of the handle's acquires (handle->lock held). */
-static void hold_materialize(starpu_data_handle_t handle)
-{
-	struct _astro_job *job = _astro_job_new_internal();
-	job->pending = 0;
-	job->acquire_ready = 1;
-	job->acquire_node = STARPU_MAIN_RAM;
-	job->acquire_callback = handle->fast_hold_callback; /* already called: it tells unregistration what this acquire is */
-	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle, .nimpl = 1,
-		       .label = job->acquire_callback ? ACQUIRE_CB_LABEL : ACQUIRE_LABEL);
-	struct _astro_data_link *link = job_links(job, 1);
-	link->job = job;
-	link->handle = handle;
-	link->mode = handle->fast_hold;
-	link->registered = true; /* the record's busy count is now this access's */
-	/* Granted on a free handle, and every access since came through here: no writer, no reader. */
-	if (mode_writes(link->mode)) {
-		handle->last_writer = job;
-		link->is_writer = true;
-	} else {
-		handle->readers = link;
-		link->in_readers = true;
-	}
-	struct _astro_job **tail = &handle->acquires;
-	while (*tail)
-		tail = &(*tail)->next_acquire;
-	*tail = job;
-	handle->fast_hold = 0;
-}
-
-/* Ends the handle's record if it is still one (handle->lock held; false: there is none). */
-static bool hold_release(starpu_data_handle_t handle)
-{
-	if (!handle->fast_hold)
-		return false;
-	handle->fast_hold = 0;
-	--handle->busy;
-	starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
-	return true;
-}
-
-/* ---------------------------------------------------------- acquire/release */
-
-static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_mode mode, const char *fn)
-{
-	if (!handle_live(handle, fn))
-		return -EINVAL;
-	if (_astro_data_check_mode(mode) != 0 || (mode & (STARPU_SCRATCH | STARPU_REDUX))) {
-		_astro_error("%s: invalid access mode 0x%x: use STARPU_R, STARPU_W or STARPU_RW", fn, (unsigned)mode);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* An acquire of handle: by the application (on its stack of acquires, released by
- * starpu_data_release) or by the runtime itself (a prefetch). Once its
- * dependencies are met, the data is brought to node (-1: left where it is). */
-static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node,
-					 void (*callback)(void *), void *arg, bool sequential_consistency, bool by_application)
-{
-	struct _astro_job *job = _astro_job_new_internal();
-	job->acquire_callback = callback;
-	/* The runtime's own callbacks get the job. */
-	job->acquire_arg = by_application ? arg : job;
-	job->acquire_node = node;
-	job->acquire_evict = false;
-	struct _astro_data_link *link = job_links(job, 1);
-	link->job = job;
-	link->handle = handle;
-	link->mode = sequential_consistency ? mode : (mode | STARPU_SCRATCH);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle,
-		       .nimpl = by_application, .label = !by_application ? "starpu_data_unregister_submit" : callback ? ACQUIRE_CB_LABEL : ACQUIRE_LABEL);
-	if (by_application) {
-		if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)))
-			_astro_plans_access(handle, mode);
-		starpu_pthread_mutex_lock(&handle->lock);
-		job->next_acquire = handle->acquires;
-		handle->acquires = job;
-		starpu_pthread_mutex_unlock(&handle->lock);
-	}
-	link_access(job, link, -1);
-	_astro_job_release(job);
-	return job;
-}
-
-/* The node an application acquire brings the data to: main memory unless it names one (or none). */
-static int acquire_node(int node, const char *fn)
-{
-	if (node == STARPU_ACQUIRE_NO_NODE || node == STARPU_ACQUIRE_NO_NODE_LOCK_ALL)
-		return -1;
-	if (node < 0 || (unsigned)node >= starpu_memory_nodes_get_count()) {
-		_astro_warn("%s: no memory node %d (there are %u): main memory is used", fn, node, starpu_memory_nodes_get_count());
-		return STARPU_MAIN_RAM;
-	}
-	return node;
-}
-
-static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, const char *fn)
-{
-	if (_astro_forbid_blocking(fn, "use starpu_data_acquire_cb"))
-		return -EDEADLK;
-	if (node == STARPU_MAIN_RAM && hold_try(handle, mode, NULL)) {
-		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-		_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
-		return 0;
-	}
-	int ret = acquire_checks(handle, mode, fn);
-	if (ret)
-		return ret;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-	struct _astro_job *job = acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
-	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
-		astro_futex_wait(&job->acquire_ready, 0);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
-	return 0;
-}
-
-int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
-{
-	return acquire_blocking(handle, node, mode, "starpu_data_acquire_on_node");
-}
-
-int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
-{
-	return acquire_blocking(handle, STARPU_MAIN_RAM, mode, "starpu_data_acquire");
-}
-
-int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
-						  void (*callback)(void *), void *arg, int sequential_consistency)
-{
-	if (callback && sequential_consistency && hold_try(handle, mode, callback)) {
-		/* Granted at once: the callback runs here, as it does when the usual path finds the handle free. */
-		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
-		callback(arg);
-		_astro_context_leave(previous);
-		return 0;
-	}
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_cb");
-	if (ret)
-		return ret;
-	if (!callback) {
-		_astro_error("starpu_data_acquire_cb: NULL callback: use starpu_data_acquire for a blocking acquire");
-		return -EINVAL;
-	}
-	acquire_submit(handle, mode, STARPU_MAIN_RAM, callback, arg, sequential_consistency != 0, true);
-	return 0;
-}
-
-int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
-{
-	return starpu_data_acquire_cb_sequential_consistency(handle, mode, callback, arg, 1);
-}
-
-int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
-{
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_on_node_cb");
-	if (ret)
-		return ret;
-	if (!callback) {
-		_astro_error("starpu_data_acquire_on_node_cb: NULL callback: use starpu_data_acquire_on_node for a blocking acquire");
-		return -EINVAL;
-	}
-	acquire_submit(handle, mode, acquire_node(node, "starpu_data_acquire_on_node_cb"), callback, arg, true, true);
-	return 0;
-}
-
-int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
-{
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try");
-	if (ret)
-		return ret;
-	starpu_pthread_mutex_lock(&handle->lock);
-	bool free_now = !handle->last_writer && !(handle->fast_hold && mode_writes(handle->fast_hold)) &&
-			(!mode_writes(mode) || (!handle->readers && !handle->fast_hold));
-	starpu_pthread_mutex_unlock(&handle->lock);
-	if (!free_now)
-		return -EAGAIN;
-	acquire_submit(handle, mode, STARPU_MAIN_RAM, NULL, NULL, true, true);
-	return 0;
-}
-
-/* Releases the most recent granted acquire of a handle known to be there (its unregistration
- * may be submitted already: it waits for this release). */
-static void release_granted(starpu_data_handle_t handle)
-{
-	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
-	starpu_pthread_mutex_lock(&handle->lock);
-	if (hold_release(handle)) {
-		starpu_pthread_mutex_unlock(&handle->lock);
-		return;
-	}
-	struct _astro_job **link = &handle->acquires;
-	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
-		link = &(*link)->next_acquire;
-	struct _astro_job *job = *link;
-	if (job) {
-		*link = job->next_acquire;
-		starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
-	}
-	starpu_pthread_mutex_unlock(&handle->lock);
-	if (!job) {
-		_astro_error("starpu_data_release: the handle is not acquired (or its requests are not granted yet): call starpu_data_acquire first");
-		return;
-	}
-	_astro_job_terminate(job, -1);
-	_astro_job_free(job);
-}
-
-void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
-{
-	(void)node;
-	/* A request submitted before starpu_data_unregister_submit() (a detached
-	 * StarPU-MPI send, say) releases the handle that unregistration waits for. */
-	if (handle_magic_live(handle) || (handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == HANDLE_UNREGISTERING) ||
-	    handle_live(handle, "starpu_data_release"))
-		release_granted(handle);
-}
-
-void starpu_data_release(starpu_data_handle_t handle)
-{
-	starpu_data_release_on_node(handle, STARPU_MAIN_RAM);
-}
-
-/* ------------------------------------------------------------ unregister */
-
-static void handle_free(starpu_data_handle_t handle)
-{
-	__atomic_store_n(&handle->magic, HANDLE_DEAD, __ATOMIC_RELEASE);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_UNREGISTERED, .workerid = _astro_worker_id(), .object = handle);
-	if (handle->memory_stats)
-		_astro_memory_stats_unregister(handle);
-	_astro_redux_drop(handle);
-	_astro_scratch_drop(handle);
-	if (handle->ops->is_multiformat)
-		__atomic_sub_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
-	_astro_coherency_free_devices(handle);
-	_astro_coherency_allocated(handle);
-	starpu_pthread_mutex_destroy(&handle->coherency_lock);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		if (handle->owns_alloc[node] && handle->ops->free_data_on_node) {
-			size_t bytes = starpu_data_get_alloc_size(handle);
-			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
-				       .object = handle, .nimpl = ASTRO_MEMORY_FREEING);
-			handle->ops->free_data_on_node(handle->iface[node], node);
-			_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes,
-				       .object = handle, .nimpl = ASTRO_MEMORY_FREEING);
-		}
-	}
-	/* The interface's own metadata in each node's interface (the buffers are gone). */
-	if (handle->ops->unregister_data_handle)
-		handle->ops->unregister_data_handle(handle);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-		free(handle->iface[node]);
-	starpu_pthread_mutex_destroy(&handle->lock);
-	starpu_pthread_cond_destroy(&handle->idle_cond);
-	starpu_pthread_cond_destroy(&handle->exec_cond);
-	starpu_pthread_mutex_destroy(&handle->redux_lock);
-	_astro_plans_forget(handle);
-	_astro_arbiter_forget(handle);
-	free(handle->name);
-	handle_quarantine(handle);
-}
-
-static void wait_idle(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	while (handle->busy > 0)
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-void _astro_data_wait_idle(starpu_data_handle_t handle)
-{
-	wait_idle(handle);
-}
-
-/* The checks, then the handle is unregistered for the application: false if refused (reported). */
-static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
-{
-	if (!handle_live(handle, fn))
-		return false;
-	if (_astro_forbid_blocking(fn, "use starpu_data_unregister_submit; the call is ignored"))
-		return false;
-	/* Its partition plans give it the data back first (their switches still access it). */
-	_astro_plans_gather(handle);
-	starpu_pthread_mutex_lock(&handle->lock);
-	/* Requests of starpu_data_acquire_cb() are waited for, as StarPU does: their callbacks release them. */
-	for (;;) {
-		bool only_requests = (handle->acquires != NULL || handle->fast_hold) && (!handle->fast_hold || handle->fast_hold_callback);
-		for (struct _astro_job *j = handle->acquires; j; j = j->next_acquire)
-			if (!j->acquire_callback)
-				only_requests = false;
-		if (!only_requests)
-			break;
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
-	}
-	bool acquired = handle->acquires != NULL || handle->fast_hold;
-	starpu_pthread_mutex_unlock(&handle->lock);
-	if (acquired) {
-		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);
-		return false;
-	}
-	return handle_claim(handle, fn);
-}
-
-/* The application gets its data back where it registered it. */
-static void write_back_home(starpu_data_handle_t handle)
-{
-	if (__atomic_load_n(&handle->redux, __ATOMIC_ACQUIRE))
-		_astro_redux_combine(handle);
-	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
-		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
-}
-
-void _astro_data_leave_devices(void)
-{
-	if (_astro_rt.nmemory_nodes <= 1)
-		return;
-	starpu_pthread_mutex_lock(&live_lock);
-	if (live_handles) {
-		GHashTableIter it;
-		gpointer key;
-		g_hash_table_iter_init(&it, live_handles);
-		while (g_hash_table_iter_next(&it, &key, NULL)) {
-			write_back_home(key);
-			_astro_scratch_drop(key);
-			_astro_coherency_free_devices(key);
-		}
-	}
-	starpu_pthread_mutex_unlock(&live_lock);
-}
-
-static void unregister(starpu_data_handle_t handle, const char *fn, bool coherent)
-{
-	if (!unregister_claim(handle, fn))
-		return;
-	/* The children are views into this buffer: gather them first. */
-	if (handle->nchildren)
-		starpu_data_unpartition(handle, STARPU_MAIN_RAM);
-	/* Every task already submitted on it completes first, whatever its consistency. */
-	wait_idle(handle);
-	if (coherent)
-		write_back_home(handle);
-	handle_free(handle);
-}
-
-void starpu_data_unregister(starpu_data_handle_t handle)
-{
-	unregister(handle, "starpu_data_unregister", true);
-}
-
-void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
-{
-	unregister(handle, "starpu_data_unregister_no_coherency", false);
-}
-
-/* Ends a runtime acquire from its own callback (arg: the job): its data was brought where it was asked. */
-void _astro_data_runtime_acquire_done(struct _astro_job *job)
-{
-	_astro_job_terminate(job, -1);
-	_astro_job_free(job);
-}
-
-static void runtime_acquire_done(void *arg)
-{
-	_astro_data_runtime_acquire_done(arg);
-}
-
-/* An asynchronous prefetch's data is accessible: the transfer thread moves it, then ends the acquire. */
-static void prefetch_ready(void *arg)
-{
-	struct _astro_job *job = arg;
-	_astro_transfer_submit(job->links[0].handle, (unsigned)job->prefetch_node, job);
-}
-
-void _astro_data_hold(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	handle->busy++;
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-void _astro_data_unhold(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	if (--handle->busy == 0)
-		starpu_pthread_cond_broadcast(&handle->idle_cond);
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-/* A runtime acquire: once the accesses submitted before it are done, the
- * data is brought to node (evict: then the devices' copies are freed), and
- * the acquire ends. Waits for that unless async. */
-static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, bool evict,
-			   unsigned async, const char *fn)
-{
-	if (!handle_live(handle, fn))
-		return -EINVAL;
-	if (node < 0 || (unsigned)node >= starpu_memory_nodes_get_count()) {
-		_astro_error("%s: no memory node %d (there are %u): use starpu_worker_get_memory_node()", fn, node,
-			     starpu_memory_nodes_get_count());
-		return -EINVAL;
-	}
-	if (!async && _astro_forbid_blocking(fn, "pass async=1"))
-		return -EDEADLK;
-	struct _astro_job *job = _astro_job_new_internal();
-	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_JOB, .workerid = _astro_worker_id(), .job_id = job->id, .object = handle, .label = fn);
-	job->acquire_node = node;
-	job->acquire_evict = evict;
-	struct _astro_data_link *link = job_links(job, 1);
-	link->job = job;
-	link->handle = handle;
-	link->mode = mode;
-	if (async) {
-		/* A prefetch moves its data on the transfer thread; the others (wont_use) are quick. */
-		bool prefetch = !evict && node != STARPU_MAIN_RAM && _astro_rt.nmemory_nodes > 1;
-		job->acquire_callback = prefetch ? prefetch_ready : runtime_acquire_done;
-		job->acquire_arg = job;
-		if (prefetch) {
-			job->prefetch_node = node;
-			job->acquire_node = -1;
-		}
-	}
-	link_access(job, link, -1);
-	_astro_job_release(job);
-	if (!async) {
-		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
-			astro_futex_wait(&job->acquire_ready, 0);
-		runtime_acquire_done(job);
-	}
-	return 0;
-}
-
-static void unregister_when_ready(void *arg)
-{
-	struct _astro_job *job = arg;
-	starpu_data_handle_t handle = job->links[0].handle;
-	/* Our own acquire brought the data home: drop it, then free once idle. */
-	_astro_job_terminate(job, -1);
-	_astro_job_free(job);
-	wait_idle(handle);
-	handle_free(handle);
-}
-
-void starpu_data_unregister_submit(starpu_data_handle_t handle)
-{
-	if (!handle_live_or_claim(handle, "starpu_data_unregister_submit", HANDLE_UNREGISTERING))
-		return;
-	handle->unregistering = true;
-	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);
-}
-
-static void invalidate_now(starpu_data_handle_t handle)
-{
-	/* Every copy stays allocated; none is valid any more (the next access finds undefined content). */
-	_astro_redux_drop(handle);
-	_astro_coherency_invalidate(handle);
-	_astro_redux_invalidated(handle);
-}
-
-void starpu_data_invalidate(starpu_data_handle_t handle)
-{
-	if (handle_live(handle, "starpu_data_invalidate"))
-		invalidate_now(handle);
-}
-
-/* The handle's unregistration may have been submitted since (starpu_data_partition_clean after
- * an invalidate_submit on a piece): it waits for this request, so the handle is still there. */
-static void invalidate_when_ready(void *arg)
-{
-	starpu_data_handle_t handle = arg;
-	invalidate_now(handle);
-	release_granted(handle);
-}
-
-void starpu_data_invalidate_submit(starpu_data_handle_t handle)
-{
-	if (!handle_live(handle, "starpu_data_invalidate_submit"))
-		return;
-	/* After the accesses submitted before it, which may still read the copies (a write access: nothing is fetched). */
-	starpu_data_acquire_cb(handle, STARPU_W, invalidate_when_ready, handle);
-}
-
-void starpu_data_wont_use(starpu_data_handle_t handle)
-{
-	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_WONT_USE, .workerid = _astro_worker_id(), .object = handle);
-	/* After the accesses submitted so far: back to main memory, the devices' room freed. */
-	if (_astro_rt.nmemory_nodes > 1)
-		runtime_acquire(handle, STARPU_MAIN_RAM, STARPU_R, true, 1, "starpu_data_wont_use");
 }
 
 /* ------------------------------------------------------------- attributes */
@@ -1350,21 +449,6 @@ starpu_data_handle_t starpu_data_lookup(const void *ptr)
 	return found;
 }
 
-int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
-{
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_prefetch_on_node");
-}
-
-int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
-{
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_fetch_on_node");
-}
-
-int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
-{
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_idle_prefetch_on_node");
-}
-
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
 {
 	(void)handle;
@@ -1377,3 +461,68 @@ int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
 	(void)node;
 	return 0;
 }
+
+
+/* -------------------------------------------------------------- busy count */
+
+static void wait_idle(starpu_data_handle_t handle)
+{
+	starpu_pthread_mutex_lock(&handle->lock);
+	while (handle->busy > 0)
+		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	starpu_pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_wait_idle(starpu_data_handle_t handle)
+{
+	wait_idle(handle);
+}
+
+void _astro_data_hold(starpu_data_handle_t handle)
+{
+	starpu_pthread_mutex_lock(&handle->lock);
+	handle->busy++;
+	starpu_pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_unhold(starpu_data_handle_t handle)
+{
+	starpu_pthread_mutex_lock(&handle->lock);
+	if (--handle->busy == 0)
+		starpu_pthread_cond_broadcast(&handle->idle_cond);
+	starpu_pthread_mutex_unlock(&handle->lock);
+}
+
+/* --------------------------------------------------------------- going home */
+
+/* The application gets its data back where it registered it. */
+void _astro_data_write_back_home(starpu_data_handle_t handle)
+{
+	if (__atomic_load_n(&handle->redux, __ATOMIC_ACQUIRE))
+		_astro_redux_combine(handle);
+	if (handle->home_node >= 0 && _astro_rt.nmemory_nodes > 1)
+		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
+}
+
+void _astro_data_leave_devices(void)
+{
+	if (_astro_rt.nmemory_nodes <= 1)
+		return;
+	starpu_pthread_mutex_lock(&live_lock);
+	if (live_handles) {
+		GHashTableIter it;
+		gpointer key;
+		g_hash_table_iter_init(&it, live_handles);
+		while (g_hash_table_iter_next(&it, &key, NULL)) {
+			_astro_data_write_back_home(key);
+			_astro_scratch_drop(key);
+			_astro_coherency_free_devices(key);
+		}
+	}
+	starpu_pthread_mutex_unlock(&live_lock);
+	/* Then the devices' allocation caches, before the memory nodes go. */
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++)
+		if (node != STARPU_MAIN_RAM)
+			_astro_alloc_cache_reclaim(node, true);
+}
+

@@ -8,7 +8,7 @@
  * submitted on the parent, starpu_data_unpartition() for the tasks on the
  * children. The asynchronous (plan) API lives in partition_plans.c.
  */
-#include "kernel.h"
+#include "data/data.h"
 
 /* -------------------------------------------------------------- children */
 

@@ -4,7 +4,7 @@
  * interface packs its own layout; the dense ones (variable to ndim) share
  * the strided copy below.
  */
-#include "kernel.h"
+#include "data/data.h"
 
 void _astro_copy_strided(size_t ndim, const uint32_t *nn, size_t elemsize, const char *src, const uint32_t *src_ld,
 			 char *dst, const uint32_t *dst_ld)

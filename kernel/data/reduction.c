@@ -13,7 +13,7 @@
  * needs the main copy, which lives there. When the handle's content is
  * undefined at that point (registered on no node, or invalidated), the init
  * codelet gives the main copy its neutral value first. */
-#include "kernel.h"
+#include "data/data.h"
 
 #include <stdlib.h>
 #include <string.h>

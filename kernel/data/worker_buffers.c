@@ -5,7 +5,7 @@
  * and reused by its later ones until the handle is unregistered. A worker
  * runs one task at a time, so its buffer needs no lock: only the set's
  * creation and the recording of a new buffer take the coherency lock. */
-#include "kernel.h"
+#include "data/data.h"
 
 #include <stdlib.h>
 #include <string.h>

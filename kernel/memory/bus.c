@@ -7,7 +7,7 @@
  * with the same configuration reads them back; STARPU_BUS_CALIBRATE=1 (or
  * conf.bus_calibrate) measures again.
  */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <limits.h>
 #include <math.h>
 

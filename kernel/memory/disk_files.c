@@ -4,7 +4,7 @@
  * unplug when it was created and is empty), and its files: one per
  * allocated object, made with a unique name, or opened by name.
  */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <starpu_disk.h>
 #include <fcntl.h>
 #include <sys/stat.h>

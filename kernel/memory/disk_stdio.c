@@ -3,7 +3,7 @@
  * and written through a FILE stream, which holds a position: each object's
  * seek and transfer go together under its lock. Synchronous only.
  */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <starpu_disk.h>
 #include <unistd.h>
 

@@ -9,7 +9,7 @@
  * refuses O_DIRECT (tmpfs) is said once at plug, and the page cache is used.
  */
 #define _GNU_SOURCE /* O_DIRECT */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <starpu_disk.h>
 #include <fcntl.h>
 #include <sys/stat.h>

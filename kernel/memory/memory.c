@@ -5,7 +5,7 @@
  * eviction of the least recently used copies, and copies between nodes
  * through the drivers' node ops. Coherency lives in coherency.c.
  */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -99,8 +99,6 @@ int _astro_memory_node_add_ops(const struct astro_node_ops *ops, int devid)
 void _astro_memory_nodes_shutdown(void)
 {
 	for (unsigned i = 0; i < _astro_rt.nmemory_nodes; i++) {
-		if (i != STARPU_MAIN_RAM)
-			_astro_alloc_cache_reclaim(i, true);
 		if (_astro_nodes[i].used && i != STARPU_MAIN_RAM)
 			_astro_verbose("%s %d: %zu bytes still allocated at shutdown (handles not unregistered)",
 				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
@@ -289,107 +287,16 @@ starpu_ssize_t starpu_memory_get_available_all_nodes(void)
 	return sum_over_nodes(starpu_memory_get_available);
 }
 
-/* ------------------------------------------------------- LRU and eviction */
-
-void _astro_lru_touch(struct _astro_replicate *r)
-{
-	struct _astro_memory_node *n = &_astro_nodes[r->node];
-	starpu_pthread_mutex_lock(&n->lru_lock);
-	if (r->in_lru) {
-		if (n->lru_tail == r) {
-			starpu_pthread_mutex_unlock(&n->lru_lock);
-			return;
-		}
-		if (r->lru_prev)
-			r->lru_prev->lru_next = r->lru_next;
-		else
-			n->lru_head = r->lru_next;
-		r->lru_next->lru_prev = r->lru_prev;
-	}
-	r->lru_prev = n->lru_tail;
-	r->lru_next = NULL;
-	if (n->lru_tail)
-		n->lru_tail->lru_next = r;
-	else
-		n->lru_head = r;
-	n->lru_tail = r;
-	r->in_lru = true;
-	starpu_pthread_mutex_unlock(&n->lru_lock);
-}
-
-void _astro_lru_remove(struct _astro_replicate *r)
-{
-	struct _astro_memory_node *n = &_astro_nodes[r->node];
-	starpu_pthread_mutex_lock(&n->lru_lock);
-	if (r->in_lru) {
-		if (r->lru_prev)
-			r->lru_prev->lru_next = r->lru_next;
-		else
-			n->lru_head = r->lru_next;
-		if (r->lru_next)
-			r->lru_next->lru_prev = r->lru_prev;
-		else
-			n->lru_tail = r->lru_prev;
-		r->lru_prev = r->lru_next = NULL;
-		r->in_lru = false;
-	}
-	starpu_pthread_mutex_unlock(&n->lru_lock);
-}
-
-/* Frees the least recently used copy on node that no running task uses and
- * whose handle nobody holds (the caller holds its own handle's coherency
- * lock: trylock skips it), writing it back to main memory first when it is
- * the only valid copy. Returns true when something was freed. */
-/* A main-memory copy (evicted to a disk) the application may be reading: acquired by
- * it, or the buffer under a partitioned handle's views; *busy when its lock is taken. */
-static bool ram_copy_in_use(starpu_data_handle_t h, bool *busy)
-{
-	if (h->father || h->nchildren || h->nactive)
-		return true;
-	if (starpu_pthread_mutex_trylock(&h->lock) != 0) {
-		*busy = true;
-		return true;
-	}
-	bool acquired = h->acquires || h->fast_hold;
-	starpu_pthread_mutex_unlock(&h->lock);
-	return acquired;
-}
-
-/* Set while this thread evicts a copy from main memory. */
-static _ASTRO_TLS bool evicting_ram;
-
-/* *busy: a candidate was skipped as another thread held it for a moment. */
-static bool evict_one(unsigned node, bool *busy)
-{
-	struct _astro_memory_node *n = &_astro_nodes[node];
-	bool ram = n->kind == STARPU_CPU_RAM;
-	starpu_pthread_mutex_lock(&n->lru_lock);
-	struct _astro_replicate *r = n->lru_head;
-	for (; r; r = r->lru_next) {
-		starpu_data_handle_t h = r->handle;
-		if (starpu_pthread_mutex_trylock(&h->coherency_lock) != 0) {
-			*busy = true;
-			continue;
-		}
-		if (r->pinned == 0 && !(ram && ram_copy_in_use(h, busy)))
-			break;
-		starpu_pthread_mutex_unlock(&h->coherency_lock);
-	}
-	starpu_pthread_mutex_unlock(&n->lru_lock);
-	if (!r)
-		return false;
-	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
-	starpu_data_handle_t h = r->handle;
-	/* A write-back from main memory to disk may pack: its buffer is let past main memory's limit. */
-	bool outer = evicting_ram;
-	evicting_ram = ram;
-	bool freed = _astro_coherency_evict(h, node);
-	evicting_ram = outer;
-	starpu_pthread_mutex_unlock(&h->coherency_lock);
-	return freed;
-}
-
 /* ---------------------------------------------------- allocation on nodes */
+
+/* What makes room on a full node (data/lru.c sets it); NULL: nothing. */
+static bool (*reclaimer)(unsigned node, bool *busy);
+_ASTRO_TLS bool _astro_evicting_ram;
+
+void _astro_memory_set_reclaimer(bool (*reclaim)(unsigned node, bool *busy))
+{
+	reclaimer = reclaim;
+}
 
 static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
 {
@@ -412,7 +319,7 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 	struct _astro_memory_node *n = &_astro_nodes[dst_node];
 	for (unsigned waits = 0;;) {
 		size_t used = __atomic_add_fetch(&n->used, size, __ATOMIC_RELAXED);
-		if (!n->limit || used <= n->limit || (evicting_ram && n->kind == STARPU_CPU_RAM)) {
+		if (!n->limit || used <= n->limit || (_astro_evicting_ram && n->kind == STARPU_CPU_RAM)) {
 			uintptr_t addr = raw_allocate(dst_node, size, flags);
 			if (addr)
 				return addr;
@@ -420,12 +327,12 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 		/* Full: make room, unless main memory without a disk to evict to (its copies are the
 		 * last ones) or asked not to: the cached buffers first, then the least recently used copies. */
-		if ((dst_node == STARPU_MAIN_RAM && !__atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) || (flags & STARPU_MALLOC_NORECLAIM))
+		if ((dst_node == STARPU_MAIN_RAM && !__atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) || (flags & STARPU_MALLOC_NORECLAIM) || !reclaimer)
 			return 0;
 		bool busy = false;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
 			       .nimpl = ASTRO_MEMORY_RECLAIMING);
-		bool room = _astro_alloc_cache_reclaim(dst_node, false) || evict_one(dst_node, &busy);
+		bool room = reclaimer(dst_node, &busy);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = dst_node, .bytes = size,
 			       .nimpl = ASTRO_MEMORY_RECLAIMING);
 		if (room)

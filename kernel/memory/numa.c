@@ -6,7 +6,7 @@
  * another node's worker needs move there like a device's. Without the
  * variable (the default), one RAM node for the whole machine.
  */
-#include "kernel.h"
+#include "memory/memory.h"
 #include <hwloc.h>
 
 static hwloc_obj_t numa_objs[STARPU_MAXNUMANODES];

@@ -103,20 +103,6 @@ int astro_trace_file_id(void)
 
 /* ------------------------------------------------------ task infos */
 
-void _astro_profiling_task_info_free(struct starpu_task *task)
-{
-	struct _astro_job *job = task->starpu_private;
-	if (job && job->profiling_info_pooled) {
-		if (task->profiling_info == job->profiling_info_pooled)
-			task->profiling_info = NULL;
-		_astro_recycled_free(_ASTRO_RECYCLED_PROFILING_INFO, job->profiling_info_pooled);
-		job->profiling_info_pooled = NULL;
-	}
-	/* Anything else was handed over by the application (STARPU_TASK_PROFILING_INFO), as in StarPU. */
-	free(task->profiling_info);
-	task->profiling_info = NULL;
-}
-
 /* A zeroed info for the task submitted at submit_ns, reusing the one it already has. */
 static struct starpu_profiling_task_info *task_info_attach(struct starpu_task *task, int64_t submit_ns)
 {
@@ -704,7 +690,8 @@ struct _astro_memory_stats
 static struct _astro_memory_stats *memory_stats_head;
 static starpu_pthread_mutex_t memory_stats_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
-void _astro_memory_stats_register(starpu_data_handle_t handle)
+/* STARPU_MEMORY_STATS: a handle registered meanwhile gets per-node access counts. */
+static void memory_stats_register(starpu_data_handle_t handle)
 {
 	struct _astro_memory_stats *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -719,7 +706,7 @@ void _astro_memory_stats_register(starpu_data_handle_t handle)
 	handle->memory_stats = s;
 }
 
-void _astro_memory_stats_unregister(starpu_data_handle_t handle)
+static void memory_stats_unregister(starpu_data_handle_t handle)
 {
 	struct _astro_memory_stats *s = handle->memory_stats;
 	if (!s)
@@ -1076,6 +1063,7 @@ static const uint64_t worker_moments =
 /* The moments the statistics (and the summaries at the end) follow, whether profiling is on or not. */
 static const uint64_t statistics_moments =
 	BIT(ASTRO_MOMENT_RUNTIME_TERMINATE) | BIT(ASTRO_MOMENT_DATA_ALLOCATED) |
+	BIT(ASTRO_MOMENT_DATA_REGISTERED) | BIT(ASTRO_MOMENT_DATA_UNREGISTERED) |
 	BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) |
 	BIT(ASTRO_MOMENT_TRANSFER_BEGIN) | BIT(ASTRO_MOMENT_TRANSFER_END);
 
@@ -1089,7 +1077,8 @@ static uint64_t wanted_moments(void)
 		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN) |
 			BIT(ASTRO_MOMENT_TRANSFER_END) | BIT(ASTRO_MOMENT_DATA_ALLOCATED);
 	if (_astro_memory_stats_enabled)
-		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN);
+		mask |= BIT(ASTRO_MOMENT_TASK_POPPED) | BIT(ASTRO_MOMENT_TASK_DATA_FETCHED) | BIT(ASTRO_MOMENT_TRANSFER_BEGIN) |
+			BIT(ASTRO_MOMENT_DATA_REGISTERED) | BIT(ASTRO_MOMENT_DATA_UNREGISTERED);
 	if (bus_stats_wanted)
 		mask |= BIT(ASTRO_MOMENT_TRANSFER_END);
 	return mask;
@@ -1172,6 +1161,13 @@ static bool statistics_moment(const struct astro_event *ev, bool on)
 	case ASTRO_MOMENT_DATA_ALLOCATED:
 		if (ev->dst_node < STARPU_MAXNODES)
 			__atomic_add_fetch(&alloc_total[ev->dst_node], 1, __ATOMIC_RELAXED);
+		return true;
+	case ASTRO_MOMENT_DATA_REGISTERED:
+		if (_astro_memory_stats_enabled)
+			memory_stats_register((starpu_data_handle_t)ev->object);
+		return true;
+	case ASTRO_MOMENT_DATA_UNREGISTERED:
+		memory_stats_unregister((starpu_data_handle_t)ev->object);
 		return true;
 	case ASTRO_MOMENT_TASK_POPPED:
 		fetch_transfers = 0;

@@ -285,7 +285,7 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, const ch
 		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH)) {
 			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 			_astro_data_hold(h);
-			_astro_transfer_submit(h, node, NULL);
+			_astro_transfer_submit(h, node, NULL, NULL);
 		}
 	}
 	task->prefetched = 1;

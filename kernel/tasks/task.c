@@ -251,7 +251,8 @@ static void job_ready(struct _astro_job *job)
 		/* An acquire: the data is now accessible, once brought where it is wanted. */
 		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) ||
 				    (job->nbuffers && __atomic_load_n(&job->links[0].handle->redux, __ATOMIC_RELAXED))))
-			_astro_coherency_acquired(job);
+			if (job->nbuffers)
+				_astro_coherency_acquired(job->links[0].handle, job->links[0].mode, job->acquire_node, job->acquire_evict);
 		if (job->acquire_callback) {
 			/* Read first: once granted, any starpu_data_release of the handle (another holder's) may end and free it. */
 			void (*callback)(void *) = job->acquire_callback;
@@ -881,6 +882,21 @@ int starpu_task_nready(void)
 
 /* ------------------------------------------------------------ task objects */
 
+/* Frees task->profiling_info, giving a pooled one (profiling/profiling.c) back to its pool. */
+static void profiling_info_free(struct starpu_task *task)
+{
+	struct _astro_job *job = task->starpu_private;
+	if (job && job->profiling_info_pooled) {
+		if (task->profiling_info == job->profiling_info_pooled)
+			task->profiling_info = NULL;
+		_astro_recycled_free(_ASTRO_RECYCLED_PROFILING_INFO, job->profiling_info_pooled);
+		job->profiling_info_pooled = NULL;
+	}
+	/* Anything else was handed over by the application (STARPU_TASK_PROFILING_INFO), as in StarPU. */
+	free(task->profiling_info);
+	task->profiling_info = NULL;
+}
+
 /* Frees a task the runtime owns, and its block: recycled if starpu_task_create() made it. */
 static void task_delete(struct starpu_task *task)
 {
@@ -935,7 +951,7 @@ static void task_free_owned(struct starpu_task *task)
 	task->dyn_handles = NULL;
 	task->dyn_interfaces = NULL;
 	task->dyn_modes = NULL;
-	_astro_profiling_task_info_free(task);
+	profiling_info_free(task);
 	if (task->use_tag)
 		_astro_tag_forget_task(task->starpu_private, task);
 	_astro_job_free(task->starpu_private);

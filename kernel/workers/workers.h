@@ -10,7 +10,7 @@
 #define __ASTRO_WORKERS_H__
 
 #include "common/common.h"
-#include "observe/observe.h"
+#include "memory/memory.h"
 #include <stddef.h>
 
 struct _astro_participation;

@@ -4,7 +4,7 @@
  * starpu_malloc_on_node() and copy with starpu_interface_copy(), so they
  * work on any memory node a driver brings.
  */
-#include "kernel.h"
+#include "data/data.h"
 
 static void *iface_of(starpu_data_handle_t handle)
 {

@@ -7,7 +7,7 @@
  * dimension and may hand out the dedicated interface of the children's
  * dimension (tensor, block, matrix, vector, variable).
  */
-#include "kernel.h"
+#include "data/data.h"
 
 #define NDIM_MAX _ASTRO_DENSE_MAXDIM
 

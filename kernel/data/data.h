@@ -1,0 +1,395 @@
+/*
+ * The data room: handles (registration, the live table, the busy count,
+ * attributes), coherency of their copies across memory nodes (MSI), the
+ * transfer thread, the allocation cache, the LRU lists and eviction, per-worker
+ * buffers, reductions, packing, partitioning filters and the built-in data
+ * interfaces (interfaces/). Jobs and their accesses are the tasks room's.
+ */
+#ifndef __ASTRO_DATA_H__
+#define __ASTRO_DATA_H__
+
+#include "workers/workers.h"
+
+struct _astro_job;
+struct _astro_data_link;
+struct _astro_plan;
+struct _astro_memory_stats;
+
+#define _ASTRO_HANDLE_MAGIC 0x4a7d1e5cu
+/* A handle's magic once unregistered, and while its unregistration is submitted but not done
+ * (the requests before it may still release the handle). */
+#define _ASTRO_HANDLE_DEAD 0xdeadda7au
+#define _ASTRO_HANDLE_UNREGISTERING 0xdeadb10cu
+
+#define _ASTRO_MAX_COORDINATES 4
+
+/* A handle's copy on one memory node (coherency.c): allocated or not, and in
+ * its node's least-recently-used list while allocated on a device. */
+struct _astro_replicate
+{
+	starpu_data_handle_t handle;
+	unsigned node;
+	bool allocated;                      /* the buffer exists on the node */
+	bool in_lru;
+	int pinned;                          /* running tasks using it: not evictable */
+	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
+	struct _astro_copy *copy;            /* an asynchronous copy still arriving here (see _astro_coherency_fetch_async) */
+};
+
+
+struct _starpu_data_state
+{
+	unsigned magic;                      /* _ASTRO_HANDLE_MAGIC until unregistered (see data.c) */
+	struct starpu_data_interface_ops *ops;
+	int home_node;
+	void *iface[STARPU_MAXNODES];        /* the interface on each node, NULL when never allocated */
+	bool valid[STARPU_MAXNODES];         /* MSI: node holds an up-to-date copy */
+	bool owns_alloc[STARPU_MAXNODES];    /* the runtime allocated the buffer there */
+	bool unallocated;                    /* home -1 and no buffer anywhere yet (under coherency_lock) */
+	/* Coherency (coherency.c): iface, valid and replicates change under it, and a transfer holds it. */
+	starpu_pthread_mutex_t coherency_lock;
+	struct _astro_replicate replicates[STARPU_MAXNODES];
+	int writers_running;                 /* tasks writing it now (prefetches skip it meanwhile) */
+	unsigned copies_arriving;            /* replicates with a copy under way */
+	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
+	starpu_pthread_mutex_t lock;                /* implicit dependencies and busy count */
+	starpu_pthread_cond_t idle_cond;
+	struct _astro_job *last_writer;
+	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
+	unsigned ncommute;                   /* commuting writes among the readers */
+	unsigned sequential_consistency;
+	int busy;                            /* submitted accesses not yet terminated */
+	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
+	starpu_pthread_cond_t exec_cond;
+	int exec_readers;
+	bool exec_writer;
+	struct starpu_arbiter *arbiter;      /* starpu_data_assign_arbiter(): takes the execution locks (arbiter.c) */
+	struct _astro_job *acquires;         /* active application acquires, most recent first */
+	enum starpu_data_access_mode fast_hold; /* an application acquire granted without a job (data.c), 0 when none */
+	void (*fast_hold_callback)(void *);  /* its starpu_data_acquire_cb() callback, NULL for a blocking acquire */
+	void *user_data;
+	char *name;
+	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
+	unsigned ncoordinates;
+	unsigned nredux;                     /* reductions among the readers */
+	struct starpu_codelet *redux_cl, *init_cl;
+	void *redux_arg, *init_arg;          /* their cl_arg (starpu_data_set_reduction_methods_with_args) */
+	struct _astro_worker_buffers *redux; /* the per-worker reduction buffers pending (reduction.c), NULL when none */
+	starpu_pthread_mutex_t redux_lock;          /* one combination of them at a time */
+	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
+	bool unregistering;
+	/* partitioning (filters.c): children are views into this handle's buffer */
+	struct _starpu_data_state *father;
+	struct _starpu_data_state **children;    /* starpu_data_partition() */
+	unsigned nchildren;
+	/* partition plans (partition_plans.c), under their lock */
+	struct _astro_plan *plan;                /* a planned child: its plan */
+	struct _astro_plan **plans;              /* the plans made of this handle */
+	unsigned nplans;
+	struct _astro_plan **active;             /* the plans this handle is partitioned into now */
+	unsigned nactive, active_cap;
+	bool active_readonly;                    /* they are read-only partitions: the handle stays readable */
+	bool plans_manual;                       /* starpu_data_partition_not_automatic() */
+	struct _astro_memory_stats *memory_stats; /* accesses per node, when STARPU_MEMORY_STATS=1 (profiling.c) */
+};
+
+/* Is handle live (its magic set), read without the live handles' lock (the task path, uncontended acquires)? */
+static inline bool _astro_handle_magic_live(starpu_data_handle_t handle)
+{
+	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
+}
+
+/* The least-recently-used lists of copies and eviction (lru.c): registered as the memory room's reclaimer at init. */
+void _astro_lru_init(void);
+void _astro_lru_touch(struct _astro_replicate *r);
+void _astro_lru_remove(struct _astro_replicate *r);
+/* Disks (disk_copy.c): the node a copy evicted from main memory goes to (-1: none); a handle's copy
+ * between main memory and a disk for an interface without copy method: packed (-ENODEV between
+ * two disks: go through main memory). */
+int _astro_disk_evict_target(starpu_data_handle_t h);
+int _astro_disk_pack_transfer(starpu_data_handle_t h, unsigned src, unsigned dst);
+
+/* Partitioning (filters.c): the checks of a filter, its number of parts, child id of them. */
+bool _astro_filter_checks(starpu_data_handle_t handle, struct starpu_data_filter *f, const char *fn);
+unsigned _astro_filter_nparts(struct starpu_data_filter *f, starpu_data_handle_t handle);
+starpu_data_handle_t _astro_child_register(starpu_data_handle_t father, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/* Per-worker buffers of a handle (worker_buffers.c): the runtime's own copies
+ * of its layout, one per worker on the worker's memory node, made at their
+ * first use and kept until freed (reductions' contributions, scratch data). */
+struct _astro_worker_buffers
+{
+	void *iface[STARPU_NMAXWORKERS];     /* each worker's interface, NULL when none */
+	unsigned char node[STARPU_NMAXWORKERS];
+};
+/* The calling worker's buffer of *set (created with the set when missing, under
+ * handle's coherency_lock); *fresh tells a new one. NULL, said, when out of memory. */
+void *_astro_worker_buffer(starpu_data_handle_t handle, struct _astro_worker_buffers **set, unsigned node, bool *fresh);
+/* Frees the set and its buffers. */
+void _astro_worker_buffers_free(starpu_data_handle_t handle, struct _astro_worker_buffers *set);
+/* The calling worker's STARPU_SCRATCH buffer of handle on node (aborts, said, when out of memory). */
+void *_astro_scratch_buffer(starpu_data_handle_t handle, unsigned node);
+/* Frees handle's scratch buffers. */
+void _astro_scratch_drop(starpu_data_handle_t handle);
+/* Copies a handle's data between two interfaces of its layout on nodes src and dst: one observed transfer. */
+int _astro_interface_transfer(starpu_data_handle_t handle, void *src_iface, unsigned src, void *dst_iface, unsigned dst);
+
+/* Reductions (reduction.c). Does a STARPU_REDUX access of handle use the worker's own buffer? */
+static inline bool _astro_redux_private(starpu_data_handle_t handle)
+{
+	return handle->redux_cl && handle->init_cl;
+}
+/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created. */
+void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
+/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first). */
+void _astro_redux_combine(starpu_data_handle_t handle);
+/* Frees the pending reduction buffers, their contributions lost. */
+void _astro_redux_drop(starpu_data_handle_t handle);
+/* After starpu_data_invalidate, or once reduction methods are set on data registered on no node:
+ * a reduction handle's undefined content becomes the neutral value (in main memory). */
+void _astro_redux_invalidated(starpu_data_handle_t handle);
+
+/* Coherency (coherency.c). Sets up a new handle's replicates (home: its valid node, -1: none yet). */
+
+void _astro_coherency_register(starpu_data_handle_t handle, int home);
+/* Handles registered on no node (home -1) whose buffer does not exist yet: while
+ * there are some, the single-node task path checks its handles (one load per task). */
+extern int _astro_unallocated_handles;
+/* Gives handle a buffer on node if it has none (its first use): true on success. */
+bool _astro_coherency_materialize(starpu_data_handle_t handle, unsigned node);
+/* No copy of handle is valid any more (starpu_data_invalidate): the next access finds undefined content. */
+void _astro_coherency_invalidate(starpu_data_handle_t handle);
+/* The handle has a buffer now, or is being freed (coherency.c). */
+void _astro_coherency_allocated(starpu_data_handle_t handle);
+/* Is handle registered? Reports it for fn when not (data.c). With claim_magic, it is
+ * unregistered for the application at the same time (_ASTRO_HANDLE_DEAD or
+ * _ASTRO_HANDLE_UNREGISTERING; its struct is freed later, once idle). */
+bool _astro_data_live(starpu_data_handle_t handle, const char *fn);
+bool _astro_data_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic);
+/* The struct of an unregistered handle, freed after a while (a use after unregistration reads a dead magic). */
+void _astro_data_quarantine(starpu_data_handle_t handle);
+/* The application gets its data back where it registered it (redux combined, copied home). */
+void _astro_data_write_back_home(starpu_data_handle_t handle);
+/* starpu_data_ptr_register() for fn: false (and an error) when refused. */
+bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn);
+/* Makes handle valid on node for an access in mode (handle not locked); pin keeps
+ * the copy there until _astro_coherency_unpin(). 0, or -ENOMEM said. */
+int _astro_coherency_fetch(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode, bool pin);
+void _astro_coherency_unpin(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* The same as _astro_coherency_fetch(..., pin true), quietly, but the copy to node may
+ * still be under way on return: _astro_coherency_arrived() waits for it. 0 or a negative errno. */
+int _astro_coherency_fetch_async(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* Waits for the copy arriving on node, if any: 0, or a negative errno said. */
+int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
+/* The transfer thread (asynchronous prefetches), while there are device nodes. A
+ * request tells done(arg) once the copy is made; one without done holds the
+ * handle meanwhile (_astro_data_hold) and lets it go then. */
+void _astro_transfers_start(void);
+void _astro_transfers_stop(void);
+void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, void (*done)(void *arg), void *arg);
+/* data.c: a handle kept from being freed (busy) without an access. */
+void _astro_data_hold(starpu_data_handle_t handle);
+void _astro_data_unhold(starpu_data_handle_t handle);
+/* Frees handle's copy on node, written back first when it is the only valid one: to main
+ * memory, or from main memory to a disk node (coherency_lock held). False: kept, as the
+ * write-back failed. */
+bool _astro_coherency_evict(starpu_data_handle_t handle, unsigned node);
+/* Frees every copy but main memory's (handle idle). */
+/* data.c, at shutdown once the workers stopped: the handles still registered get
+ * their data back home, and lose their device copies while the drivers are loaded. */
+void _astro_data_leave_devices(void);
+void _astro_coherency_free_devices(starpu_data_handle_t handle);
+/* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
+bool _astro_alloc_cache_reclaim(unsigned node, bool all);
+/* An acquire of handle in mode is granted: its data goes to node (-1: stays where it is); evict:
+ * then the devices' copies are dropped (starpu_data_wont_use). */
+void _astro_coherency_acquired(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node, bool evict);
+/* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
+void _astro_coherency_task_in_ram(struct starpu_task *task);
+/* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
+double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
+/* The built-in interfaces' buffers on a node (interfaces.c): dev_handle is the
+ * driver's address, ptr the CPU's (0 on OpenCL). */
+starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle);
+void _astro_interface_free(unsigned node, uintptr_t *ptr, uintptr_t *dev_handle, size_t bytes);
+/* Does p lie in the extent bytes from base (a CPU address; 0 on a device, where nothing does)? */
+static inline int _astro_inside(uintptr_t base, size_t extent, const void *p)
+{
+	return base && (uintptr_t)p >= base && (uintptr_t)p < base + extent;
+}
+/* An interface made of a few separate arrays (the sparse ones: values and
+ * indices), each addr[i] on a node, bytes[i] long. */
+#define _ASTRO_MAX_ARRAYS 3
+struct _astro_arrays
+{
+	unsigned n;
+	uintptr_t addr[_ASTRO_MAX_ARRAYS];
+	size_t bytes[_ASTRO_MAX_ARRAYS];
+};
+/* Allocates every array on node into a (all or none); returns the bytes or -ENOMEM. */
+starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a);
+void _astro_arrays_free(unsigned node, struct _astro_arrays *a);
+int _astro_arrays_copy(const struct _astro_arrays *src, unsigned src_node, const struct _astro_arrays *dst, unsigned dst_node, void *async);
+size_t _astro_arrays_size(const struct _astro_arrays *a);
+/* 1 when p lies in one of the arrays on node, else 0 (the pointer_is_inside method). */
+int _astro_arrays_contain(const struct _astro_arrays *a, unsigned node, const void *p);
+/* The arrays one after the other in a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
+int _astro_arrays_pack(const struct _astro_arrays *a, unsigned node, void **ptr, starpu_ssize_t *count);
+/* Copies a packed buffer of count bytes into the arrays (name: the interface, for the error). */
+int _astro_arrays_peek(const struct _astro_arrays *a, const void *ptr, size_t count, const char *name);
+/* The allocate, free, copy, size, pointer_is_inside and pack methods prefix##_* of an interface whose get(iface,
+ * struct _astro_arrays *) lists its arrays and set(iface, const struct _astro_arrays *) stores their addresses. */
+#define _ASTRO_ARRAYS_METHODS(prefix, get, set) \
+	static starpu_ssize_t prefix##_allocate(void *data_interface, unsigned node) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		starpu_ssize_t ret = _astro_arrays_alloc(node, &a); \
+		if (ret >= 0) \
+			set(data_interface, &a); \
+		return ret; \
+	} \
+	static void prefix##_free(void *data_interface, unsigned node) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		_astro_arrays_free(node, &a); \
+		set(data_interface, &a); \
+	} \
+	static int prefix##_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async) \
+	{ \
+		struct _astro_arrays s, d; \
+		get(src, &s); \
+		get(dst, &d); \
+		return _astro_arrays_copy(&s, src_node, &d, dst_node, async); \
+	} \
+	static size_t prefix##_size(starpu_data_handle_t handle) \
+	{ \
+		struct _astro_arrays a; \
+		get(starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM), &a); \
+		return _astro_arrays_size(&a); \
+	} \
+	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
+	{ \
+		struct _astro_arrays a; \
+		get(data_interface, &a); \
+		return _astro_arrays_contain(&a, node, p); \
+	} \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_arrays, get, _astro_arrays_pack, _astro_arrays_peek) \
+	static const struct starpu_data_copy_methods prefix##_copy_methods = { .any_to_any = prefix##_copy };
+
+/* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
+ * to the device's format once a task's fetch brought the data, back after a task wrote it. */
+void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+/* Multiformat handles registered; a task's check that each device it may run on has its buffers' conversions (0, or -EINVAL said). */
+extern int _astro_multiformat_handles;
+int _astro_multiformat_check_task(struct starpu_task *task);
+void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+
+/* The compressed-row part of the CSR and BCSR interfaces (interface_csr.c), in main memory. */
+struct _astro_rows
+{
+	uint32_t nnz, nrow;
+	uintptr_t nzval;
+	uint32_t *colind, *rowptr;
+	uint32_t firstentry;
+};
+/* Band id of nparts of consecutive rows, as views into father's arrays (entry_bytes: bytes of one entry's values). */
+void _astro_rows_cut(const struct _astro_rows *father, struct _astro_rows *child, size_t entry_bytes, unsigned id, unsigned nparts);
+/* Checks the arrays a CSR or BCSR registration gives (reported under fn). */
+bool _astro_rows_check(const char *fn, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, const uint32_t *colind,
+		       const uint32_t *rowptr, uint32_t firstentry);
+
+/* Copies a dense array (ndim dimensions nn, strides src_ld / dst_ld in elements) between two
+ * nodes' buffers with starpu_interface_copy(), packed runs in one copy each. */
+int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize,
+				uintptr_t src, size_t src_offset, const uint32_t *src_ld, unsigned src_node,
+				uintptr_t dst, size_t dst_offset, const uint32_t *dst_ld, unsigned dst_node, void *async);
+/* Copies a dense array of ndim dimensions nn (elements), elemsize bytes each,
+ * between two CPU-addressable layouts with strides src_ld and dst_ld
+ * (elements between consecutive indices of each dimension; ld[0] is 1). */
+void _astro_copy_strided(size_t ndim, const uint32_t *nn, size_t elemsize, const char *src, const uint32_t *src_ld,
+			 char *dst, const uint32_t *dst_ld);
+/* Checks a pack/peek/unpack call on node: the data must be in that node's CPU-addressable memory. */
+bool _astro_pack_node_ok(starpu_data_handle_t handle, unsigned node, const char *fn);
+
+/* A dense layout on a CPU node (pack.c): ndim dimensions of nn elements,
+ * ld elements between consecutive indices of each (ld[0] = 1), at base. */
+#define _ASTRO_DENSE_MAXDIM 16
+struct _astro_dense
+{
+	size_t ndim;
+	uint32_t nn[_ASTRO_DENSE_MAXDIM];
+	uint32_t ld[_ASTRO_DENSE_MAXDIM];
+	size_t elemsize;
+	char *base;
+};
+/* Packs the layout into a new buffer from starpu_malloc_on_node_flags(node, *count, 0) (ptr NULL: only the size). */
+int _astro_pack_dense(const struct _astro_dense *d, unsigned node, void **ptr, starpu_ssize_t *count);
+/* Copies a packed buffer of count bytes into the layout (name: the interface, for the error). */
+int _astro_peek_dense(const struct _astro_dense *d, const void *ptr, size_t count, const char *name);
+/* The pack_data, peek_data and unpack_data methods prefix##_pack/_peek/_unpack of an
+ * interface whose describe(iface, type *) fills a description that pack(desc, node, ptr,
+ * count) and peek(desc, ptr, count, name) use. */
+#define _ASTRO_PACK_METHODS(prefix, type, describe, pack, peek) \
+	static int prefix##_pack(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count) \
+	{ \
+		type desc; \
+		if (!_astro_pack_node_ok(handle, node, "starpu_data_pack")) \
+			return -EINVAL; \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return pack(&desc, node, ptr, count); \
+	} \
+	static int prefix##_peek(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
+	{ \
+		type desc; \
+		if (!_astro_pack_node_ok(handle, node, "starpu_data_peek")) \
+			return -EINVAL; \
+		describe(starpu_data_get_interface_on_node(handle, node), &desc); \
+		return peek(&desc, ptr, count, handle->ops->name); \
+	} \
+	static int prefix##_unpack(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count) \
+	{ \
+		int ret = prefix##_peek(handle, node, ptr, count); \
+		if (ret == 0) \
+			starpu_free_on_node_flags(node, (uintptr_t)ptr, count ? count : 1, 0); \
+		return ret; \
+	}
+/* 1 when p lies within the layout (between its first and last elements), else 0. */
+int _astro_dense_contains(const struct _astro_dense *d, const void *p);
+/* The pack methods of a dense interface whose layout(iface, struct _astro_dense *) describes a
+ * node's copy, and its pointer_is_inside method prefix##_pointer_is_inside. */
+#define _ASTRO_DENSE_PACK_METHODS(prefix, layout) \
+	_ASTRO_PACK_METHODS(prefix, struct _astro_dense, layout, _astro_pack_dense, _astro_peek_dense) \
+	static int prefix##_pointer_is_inside(void *data_interface, unsigned node, void *p) \
+	{ \
+		(void)node; \
+		struct _astro_dense d; \
+		layout(data_interface, &d); \
+		return _astro_dense_contains(&d, p); \
+	}
+
+/* The shadow width a filter gets: the filter_arg_ptr value itself, cast to a pointer. */
+static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
+{
+	return (unsigned)(uintptr_t)f->filter_arg_ptr;
+}
+
+/* Moves a view by bytes, as every interface keeps ptr and offset side by side. */
+#define _ASTRO_VIEW_MOVE(child, father, bytes) do { \
+		(child)->dev_handle = (father)->dev_handle; \
+		(child)->ptr = (father)->ptr ? (father)->ptr + (bytes) : 0; \
+		(child)->offset = (father)->offset + (bytes); \
+	} while (0)
+
+int _astro_data_check_mode(enum starpu_data_access_mode mode);
+/* Does an access in mode order like a write? Commuting and reduction accesses are serialised like
+ * writes: a valid order among the allowed ones. */
+static inline bool _astro_mode_writes(enum starpu_data_access_mode mode)
+{
+	return (mode & (STARPU_W | STARPU_REDUX)) != 0;
+}
+/* Waits until no submitted access to handle is left (whatever its consistency). */
+void _astro_data_wait_idle(starpu_data_handle_t handle);
+
+#endif /* __ASTRO_DATA_H__ */
