@@ -4,7 +4,7 @@
  * runtime's own acquires (prefetches, fetches, wont_use), invalidation and
  * unregistration.
  */
-#include "kernel.h"
+#include "access/access.h"
 
 /* ---------------------------------------------------------- acquire/release */
 

@@ -3,7 +3,7 @@
  * with the other accesses of both handles. The task runs on a CPU worker,
  * which copies between the two main-memory buffers with the interface's own
  * copy method; the runtime brings both there as for any task. */
-#include "kernel.h"
+#include "access/access.h"
 
 #include <errno.h>
 

@@ -17,7 +17,7 @@
  * given starpu_data_partition_not_automatic(). The application submits
  * partitions from one thread at a time, as with StarPU.
  */
-#include "kernel.h"
+#include "access/access.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,6 @@ struct _astro_plan
 };
 
 /* Plans that exist: while there are none, a submission skips all this. */
-int _astro_plans;
 /* The plans and the handles' partition states change under it; switches are submitted without it. */
 static starpu_pthread_mutex_t plans_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
@@ -318,7 +317,9 @@ void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct star
 	initial_handle->plans = realloc(initial_handle->plans, (initial_handle->nplans + 1) * sizeof(*initial_handle->plans));
 	initial_handle->plans[initial_handle->nplans++] = p;
 	starpu_pthread_mutex_unlock(&plans_lock);
-	__atomic_add_fetch(&_astro_plans, 1, __ATOMIC_RELAXED);
+	/* Submissions switch the plans their accesses need from now on (tasks/task.c). */
+	_astro_plans_task_switch = _astro_plans_task_access;
+	__atomic_add_fetch(&_astro_plans, 1, __ATOMIC_RELEASE);
 }
 
 void starpu_data_partition_submit_sequential_consistency(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int sequential_consistency)

@@ -147,6 +147,20 @@ int _astro_forbid_blocking(const char *call, const char *hint);
 
 /* --------------------------------------------------- tasks' public fields */
 
+/* What every room reads of a task's job (task->starpu_private, set by the tasks
+ * room): struct _astro_job (tasks/tasks.h) begins with these fields, and checks it. */
+struct _astro_job_head
+{
+	struct starpu_task *task;            /* NULL for the runtime's own jobs */
+	unsigned long id;
+};
+
+/* The id of task's job, as the observation path names it (task submitted, or made by starpu_task_create()). */
+static inline unsigned long _astro_job_id_of(const struct starpu_task *task)
+{
+	return ((const struct _astro_job_head *)task->starpu_private)->id;
+}
+
 /* The number of buffers of task (its codelet's, or its own for STARPU_VARIABLE_NBUFFERS); 0 without codelet. */
 static inline unsigned _astro_task_nbuffers(const struct starpu_task *task)
 {

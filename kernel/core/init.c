@@ -1,5 +1,5 @@
 /* starpu_init() / starpu_shutdown(): configuration, plugins, policy, workers. */
-#include "kernel.h"
+#include "core/core.h"
 #include <hwloc.h>
 
 static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;

@@ -7,7 +7,7 @@
  * Registries are GLib containers guarded by one mutex; they are used at init,
  * shutdown and for look-ups by name, never on the task path.
  */
-#include "kernel.h"
+#include "core/core.h"
 #include "static_plugins.h"
 #include <ltdl.h>
 #ifdef HAVE_DLFCN_H

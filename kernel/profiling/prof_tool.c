@@ -12,7 +12,7 @@
  * until starpu_shutdown(), when no callback can run any more.
  */
 #define _GNU_SOURCE
-#include "kernel.h"
+#include "profiling/profiling.h"
 #include <starpu_profiling_tool.h>
 #include <astrolabe/prof_tool.h>
 #include <ltdl.h>

@@ -23,7 +23,7 @@
  * dates are written to memory already in that core's cache, instead of a
  * block the submitting thread cleared long before, maybe on another core.
  */
-#include "kernel.h"
+#include "profiling/profiling.h"
 #include <astrolabe/energy.h>
 #include <math.h>
 

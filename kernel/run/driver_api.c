@@ -9,7 +9,7 @@
  * the application's thread. Shutdown waits for a loop in progress to leave
  * before it frees the worker (_astro_drivers_wait_out).
  */
-#include "kernel.h"
+#include "run/run.h"
 #include <starpu_driver.h>
 
 enum app_state

@@ -2,7 +2,7 @@
  * Running a function on chosen workers (starpu_execute_on_specific_workers,
  * starpu_execute_on_each_worker): one task each, pinned to its worker, waited for.
  */
-#include "kernel.h"
+#include "run/run.h"
 /* Runs func on each worker of where, through tasks pinned to them. */
 static void run_on_worker(void *buffers[], void *arg)
 {

@@ -5,7 +5,7 @@
  * briefly (bounded, backing off) and then sleeps (workers/worker.c). Also
  * the workers' start and stop, and pausing.
  */
-#include "kernel.h"
+#include "run/run.h"
 #include <hwloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>

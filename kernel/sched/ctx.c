@@ -7,7 +7,7 @@
  * their lock for reading, so a change of their workers (write) never meets a
  * policy call in flight.
  */
-#include "kernel.h"
+#include "sched/sched.h"
 #include <astrolabe/counters.h>
 #include <stdarg.h>
 
@@ -355,35 +355,12 @@ static void ctx_flush_waiting(struct _astro_sched_ctx *c)
 	starpu_pthread_rwlock_unlock(&c->lock);
 }
 
-static void ctx_wait_tasks(struct _astro_sched_ctx *c)
+void _astro_ctx_wait_tasks(struct _astro_sched_ctx *c)
 {
 	starpu_pthread_mutex_lock(&c->wait_lock);
 	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0)
 		starpu_pthread_cond_wait(&c->wait_cond, &c->wait_lock);
 	starpu_pthread_mutex_unlock(&c->wait_lock);
-}
-
-int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return -EINVAL;
-	int ret = _astro_forbid_blocking("starpu_task_wait_for_all_in_ctx", NULL);
-	if (ret)
-		return ret;
-	starpu_do_schedule();
-	/* The global context's tasks are not counted apart (the task path stays as it was): all of them. */
-	if (c == &_astro_ctxs[0]) {
-		_astro_task_wait_for_n(0);
-		return 0;
-	}
-	ctx_wait_tasks(c);
-	/* Its masters hand tasks down to its nested contexts: those are its tasks too. */
-	uint32_t children = __atomic_load_n(&c->children, __ATOMIC_SEQ_CST);
-	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
-		if (children & (1u << id))
-			starpu_task_wait_for_all_in_ctx(id);
-	return 0;
 }
 
 void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
@@ -828,7 +805,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	unsigned heir = c->inheritor < STARPU_NMAX_SCHED_CTXS && _astro_ctxs[c->inheritor].state == _ASTRO_CTX_LIVE ? c->inheritor : 0;
 	starpu_pthread_mutex_unlock(&ctxs_lock);
 	ctx_give_waiting(c, heir);
-	ctx_wait_tasks(c);
+	_astro_ctx_wait_tasks(c);
 	_astro_hyp_ctx_deleted(sched_ctx_id);
 	starpu_pthread_mutex_lock(&ctxs_lock);
 	int ids[STARPU_NMAXWORKERS];

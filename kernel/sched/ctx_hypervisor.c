@@ -9,7 +9,7 @@
  * the observation mask it already tests. The observer finds the context of
  * a task in task->sched_ctx and the contexts of a worker in their members.
  */
-#include "kernel.h"
+#include "sched/sched.h"
 
 /* Per context: its counters (atomic pointer), the start of its resizing sample. */
 static struct starpu_sched_ctx_performance_counters *counters[STARPU_NMAX_SCHED_CTXS];

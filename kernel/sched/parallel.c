@@ -12,7 +12,7 @@
  * under one lock, so every worker meets them in the same order: a member
  * waiting for the others of a task never waits for one stuck in a later task.
  */
-#include "kernel.h"
+#include "sched/sched.h"
 
 struct _astro_parallel;
 
@@ -41,17 +41,12 @@ struct _astro_parallel
 /* Queues the participations of one task on all its members at once (see above). */
 static starpu_pthread_mutex_t launch_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
-/* The part in a parallel task the calling worker runs; size 0 outside one. */
-static _ASTRO_TLS struct
-{
-	int combined, size, rank;
-} current;
 
 static void current_set(const struct _astro_participation *part)
 {
-	current.combined = part->p->combined;
-	current.size = part->p->size;
-	current.rank = part->rank;
+	_astro_combined_current.combined = part->p->combined;
+	_astro_combined_current.size = part->p->size;
+	_astro_combined_current.rank = part->rank;
 }
 
 /* ------------------------------------------------------------ execution */
@@ -100,7 +95,7 @@ int _astro_parallel_push(int combined_id, struct starpu_task *task)
 	p->combined = combined_id;
 	p->size = c->size;
 	p->refs = c->size;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_of(task)->id);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_id_of(task));
 	starpu_pthread_mutex_lock(&launch_lock);
 	for (int r = 0; r < c->size; r++) {
 		struct _astro_worker *w = _astro_rt.workers[c->ids[r]];
@@ -135,7 +130,7 @@ static void member_run(struct _astro_worker *w, struct _astro_participation *par
 		__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED);
 		current_set(part);
 		w->driver->execute(w->id, task, p->buffers, p->nimpl);
-		current.size = 0;
+		_astro_combined_current.size = 0;
 		__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	}
 	/* Fork-join: the core stays held until rank 0 returns. */
@@ -188,20 +183,5 @@ void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, 
 
 void _astro_parallel_ended(void)
 {
-	current.size = 0;
-}
-
-int starpu_combined_worker_get_id(void)
-{
-	return current.size ? current.combined : starpu_worker_get_id();
-}
-
-int starpu_combined_worker_get_size(void)
-{
-	return current.size ? current.size : 1;
-}
-
-int starpu_combined_worker_get_rank(void)
-{
-	return current.size ? current.rank : 0;
+	_astro_combined_current.size = 0;
 }

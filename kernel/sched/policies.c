@@ -4,7 +4,7 @@
  * STARPU_SCHED_LIB names (opened by the loader, core/plugin.c), looked up by
  * name when a context is created (STARPU_SCHED, starpu_sched_ctx_create).
  */
-#include "kernel.h"
+#include "sched/sched.h"
 
 static starpu_pthread_mutex_t registry_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *policies_by_name;         /* name -> struct starpu_sched_policy */

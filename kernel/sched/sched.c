@@ -3,7 +3,7 @@
  * policy and popping them for workers, and the helpers policies call (local
  * queues, can-execute, prefetches). The contexts themselves: sched_ctx.c.
  */
-#include "kernel.h"
+#include "sched/sched.h"
 
 #define DEFAULT_POLICY "lws"
 
@@ -103,7 +103,7 @@ int _astro_sched_push(struct starpu_task *task)
 	}
 	/* Observed before the push: once queued, a worker may run and free the task. */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = _astro_worker_id(), .task = task,
-		       .job_id = _astro_job_of(task)->id);
+		       .job_id = _astro_job_id_of(task));
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		return _astro_ctx_push(&_astro_ctxs[task->sched_ctx], task);
 	int ret = c->policy->push_task(task);
@@ -225,7 +225,7 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 			     _astro_rt.nworkers, starpu_combined_worker_get_count());
 		return -EINVAL;
 	}
-	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = workerid, .task = task, .job_id = _astro_job_of(task)->id);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = workerid, .task = task, .job_id = _astro_job_id_of(task));
 	_astro_push_local(_astro_rt.workers[workerid], task, back);
 	return 0;
 }

@@ -4,7 +4,7 @@
  * collection (starpu_worker_list, sched_ctx.c) kept sorted by the processing
  * unit each worker is bound to (its bindid, a logical index of hwloc's
  * tree), workers bound nowhere last, ties by worker id. */
-#include "kernel.h"
+#include "sched/sched.h"
 
 static long tree_rank(int worker)
 {

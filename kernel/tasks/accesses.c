@@ -9,7 +9,10 @@
  * terminating job unlinks itself under the handle lock, so whoever finds a
  * job through the handle may link to it safely.
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
+
+int _astro_plans;
+int (*_astro_plans_task_switch)(struct starpu_task *task);
 
 /* ----------------------------------------------------- implicit dependencies */
 

@@ -10,7 +10,7 @@
  * more parallel when many tasks share many handles. A task with handles of
  * several arbiters takes them arbiter by arbiter, in address order, before
  * the handles of none. */
-#include "kernel.h"
+#include "tasks/tasks.h"
 
 #include <stdlib.h>
 

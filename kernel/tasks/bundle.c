@@ -4,7 +4,7 @@
  * program removes it, or when it is destroyed or cleaned (task.c calls
  * _astro_bundle_forget); a closed bundle is freed when its last task left.
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
 
 struct _starpu_task_bundle
 {

@@ -11,7 +11,7 @@
  *
  * The table is sharded so concurrent submitters rarely share a lock.
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
 #include <stdarg.h>
 
 #define TAG_SHARDS 64

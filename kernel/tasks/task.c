@@ -13,14 +13,9 @@
  * successor uses up one completion of every group (or waits for it). So a
  * graph of static tasks submitted again and again keeps its order.
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
 #include <sched.h>
 #include <stdarg.h>
-
-enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
-
-/* Polls of a waiting application thread before it sleeps (see _astro_relax). */
-#define WAIT_SPINS 256
 
 /* Successor entries with this low bit set are end dependencies (starpu_task_declare_end_deps). */
 #define END_DEP_BIT ((uintptr_t)1)
@@ -677,8 +672,8 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 		return ret;
 	}
 	/* The partition switches its accesses need go first. */
-	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_RELAXED)) && task->cl)
-		_astro_plans_task_access(task);
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_ACQUIRE)) && task->cl)
+		_astro_plans_task_switch(task);
 	struct _astro_job *job = _astro_job_get(task);
 	*synchronous = task->synchronous;
 	if (*synchronous)
@@ -737,147 +732,6 @@ int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id)
 int starpu_task_submit_nodeps(struct starpu_task *task)
 {
 	return starpu_task_submit(task);
-}
-
-/* --------------------------------------------------------------- waiting */
-
-/* Neither submitted, nor terminating (its termination may be resubmitting it: a
- * regenerated task), nor complete: starpu_task_create() embeds the job, so only
- * its state tells a fresh task from a submitted one. */
-static bool job_never_submitted(struct _astro_job *job)
-{
-	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
-		return false;
-	starpu_pthread_mutex_lock(&job->lock);
-	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
-	starpu_pthread_mutex_unlock(&job->lock);
-	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
-	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
-}
-
-int starpu_task_finished(struct starpu_task *task)
-{
-	if (!task) {
-		_astro_error("starpu_task_finished: NULL task");
-		return 0;
-	}
-	struct _astro_job *job = task->starpu_private;
-	return job && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE);
-}
-
-int starpu_task_wait(struct starpu_task *task)
-{
-	if (!task) {
-		_astro_error("starpu_task_wait: NULL task");
-		return -EINVAL;
-	}
-	struct _astro_job *job = task->starpu_private;
-	if (task->detach) {
-		_astro_error("starpu_task_wait: task '%s' is detached: set task->detach = 0 before submitting it to wait for it",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return -EINVAL;
-	}
-	if (!job || job_never_submitted(job)) {
-		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return -EINVAL;
-	}
-	int ret = _astro_forbid_blocking("starpu_task_wait", NULL);
-	if (ret)
-		return ret;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
-	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
-	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
-		_astro_relax(i);
-	int expected = JOB_RUNNING;
-	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
-		astro_futex_wait(&job->done, JOB_WAITED);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
-	if (task->destroy)
-		starpu_task_destroy(task);
-	return 0;
-}
-
-int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
-{
-	for (unsigned i = 0; i < nb_tasks; i++) {
-		int ret = starpu_task_wait(tasks[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* How often _astro_task_wait_for_n_unless() looks at its give_up(). */
-#define GIVE_UP_POLL_NS 10000000L
-
-void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
-{
-	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
-	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
-	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
-		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n) {
-		if (!give_up) {
-			starpu_pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
-			continue;
-		}
-		if (give_up())
-			break;
-		astro_cond_wait_for(&_astro_rt.wait_cond, &_astro_rt.wait_lock, GIVE_UP_POLL_NS);
-	}
-	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)
-		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
-	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
-}
-
-/* Waits until at most n submitted tasks are not complete. */
-void _astro_task_wait_for_n(unsigned n)
-{
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-	_astro_task_wait_for_n_unless(n, NULL);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
-}
-
-int starpu_task_wait_for_n_submitted(unsigned n)
-{
-	int ret = _astro_forbid_blocking("starpu_task_wait_for_n_submitted", NULL);
-	if (ret)
-		return ret;
-	_astro_task_wait_for_n(n);
-	return 0;
-}
-
-static int wait_for_all(const char *call)
-{
-	int ret = _astro_forbid_blocking(call, NULL);
-	if (ret)
-		return ret;
-	starpu_do_schedule();
-	_astro_task_wait_for_n(0);
-	return 0;
-}
-
-int starpu_task_wait_for_all(void)
-{
-	return wait_for_all("starpu_task_wait_for_all");
-}
-
-int starpu_task_wait_for_no_ready(void)
-{
-	return wait_for_all("starpu_task_wait_for_no_ready");
-}
-
-int starpu_task_nsubmitted(void)
-{
-	return (int)__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
-}
-
-int starpu_task_nready(void)
-{
-	return (int)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ task objects */

@@ -4,7 +4,7 @@
  * A packed codelet argument is: int nargs, then for each value a size_t
  * size followed by that many bytes. Nothing in it is aligned, so every
  * field is read and written with memcpy. */
-#include "kernel.h"
+#include "tasks/tasks.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -22,7 +22,7 @@
  * Unset, the task path pays one predictable branch (starpu_task_submit reads
  * _astro_throttling).
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
 
 bool _astro_throttling;
 

@@ -12,7 +12,7 @@
  * name the stuck tasks, the submitted jobs are listed while the watchdog runs:
  * one predictable branch at submission and termination when it does not.
  */
-#include "kernel.h"
+#include "tasks/tasks.h"
 #include <time.h>
 
 /* Tasks listed one by one in a report: the rest are counted. */

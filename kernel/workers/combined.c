@@ -131,3 +131,22 @@ int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_tas
 			return 0;
 	return 1;
 }
+
+/* ------------------------------------------------- the calling worker's part */
+
+_ASTRO_TLS struct _astro_combined_part _astro_combined_current;
+
+int starpu_combined_worker_get_id(void)
+{
+	return _astro_combined_current.size ? _astro_combined_current.combined : starpu_worker_get_id();
+}
+
+int starpu_combined_worker_get_size(void)
+{
+	return _astro_combined_current.size ? _astro_combined_current.size : 1;
+}
+
+int starpu_combined_worker_get_rank(void)
+{
+	return _astro_combined_current.size ? _astro_combined_current.rank : 0;
+}

@@ -275,3 +275,11 @@ void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sc
 	*sched_cond = &_astro_rt.workers[workerid]->sched_cond;
 }
 
+int starpu_task_get_current_data_node(unsigned i)
+{
+	struct starpu_task *task = starpu_task_get_current();
+	if (!task || i >= STARPU_TASK_GET_NBUFFERS(task))
+		return -1;
+	/* Every buffer a task sees lives on its worker's memory node. */
+	return (int)starpu_worker_get_local_memory_node();
+}

@@ -107,6 +107,12 @@ struct _astro_combined
 const struct _astro_combined *_astro_combined_get(int id);
 bool _astro_is_combined_worker(int id);
 void _astro_combined_workers_reset(void);
+/* The part of a parallel task the calling worker runs (sched/parallel.c sets it); size 0 outside one. */
+struct _astro_combined_part
+{
+	int combined, size, rank;
+};
+extern _ASTRO_TLS struct _astro_combined_part _astro_combined_current;
 
 /* ------------------------------------------------------------ drivers (drivers.c) */
 

@@ -6,7 +6,7 @@
  * parallel worker's master, which has the parallel worker's cores for a
  * thread team.
  */
-#include "kernel.h"
+#include "run/run.h"
 #include <dlfcn.h>
 #include <hwloc.h>
 #include <stdarg.h>

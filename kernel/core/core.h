@@ -1,0 +1,38 @@
+/*
+ * The core room: starpu_init() and starpu_shutdown() (init.c), which start
+ * and stop every room and framework in order, and the plugin loader
+ * (plugin.c). Nothing is above it.
+ */
+#ifndef __ASTRO_CORE_H__
+#define __ASTRO_CORE_H__
+
+#include "profiling/profiling.h"
+
+/* The plugin loader (plugin.c): loads the plugins at init (the built-in ones, the directories), unloads them at shutdown. */
+int _astro_plugins_load(void);
+void _astro_plugins_unload(void);
+/* Trace-format plugins (format_*), loaded by astro_trace_formats_load() (the trace converter), not by starpu_init(). */
+void _astro_format_plugins_load(void);
+
+/* counters/: registration opens before the plugins load (the runtime's own
+ * counters first, ids as StarPU's), closes once the workers run; shutdown
+ * after the workers stopped. */
+void _astro_counters_init(void);
+void _astro_counters_start(int start_collection);
+void _astro_counters_shutdown(void);
+
+
+/* --------------------------------------------------------------- models */
+
+/* models/: performance models. Init once the workers exist (their
+ * architectures); shutdown saves calibrated models, before the workers go. */
+void _astro_models_init(void);
+void _astro_models_shutdown(void);
+/* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
+void _astro_models_calibrate_changed(void);
+
+/* knobs/: the steering framework; the kernel's knobs declared before the plugins' (ids as StarPU's). */
+void _astro_knobs_init(void);
+void _astro_knobs_shutdown(void);
+
+#endif /* __ASTRO_CORE_H__ */

@@ -1,0 +1,28 @@
+/*
+ * The run room: the worker loop (worker_loop.c), the workers' start and
+ * stop, the driver API (application threads running a worker), running a
+ * function on workers, parallel code on a context's workers, parallel workers.
+ */
+#ifndef __ASTRO_RUN_H__
+#define __ASTRO_RUN_H__
+
+#include "access/access.h"
+
+int _astro_workers_start(void);
+void _astro_workers_stop(void);
+void _astro_workers_free(void);
+/* The calling thread becomes w's (its id, binding, the driver's set-up), and stops being it. */
+void _astro_worker_thread_begin(struct _astro_worker *w);
+void _astro_worker_thread_end(struct _astro_worker *w);
+/* One round of w's scheduling loop; idle: its idle counts between rounds, { 0, 1 } at first. */
+void _astro_worker_round(struct _astro_worker *w, unsigned idle[2]);
+
+/* The driver API (driver_api.c): marks the workers starpu_conf.not_launched_drivers names
+ * (before their threads start; returns how many), tells one, and waits at shutdown
+ * (running is 0) for the application's threads to leave their loops. */
+int _astro_drivers_mark_not_launched(void);
+bool _astro_driver_not_launched(int workerid);
+void _astro_drivers_wait_out(void);
+
+
+#endif /* __ASTRO_RUN_H__ */

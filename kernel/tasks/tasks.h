@@ -1,0 +1,212 @@
+/*
+ * The tasks room: jobs and the life of a task from submission to completion
+ * (task.c), a job's accesses to its handles (accesses.c, arbiter.c),
+ * waiting for tasks (wait.c), tags, bundles, submission throttling,
+ * starpu_task_insert and the watchdog.
+ */
+#ifndef __ASTRO_TASKS_H__
+#define __ASTRO_TASKS_H__
+
+#include "sched/sched.h"
+
+/* ---------------------------------------------------------------- jobs */
+
+struct _astro_job;
+struct _astro_tag;
+struct _astro_dep_group;
+
+/* One access of a job to a handle, linked in the handle's reader list while it may be depended on. */
+struct _astro_data_link
+{
+	struct _astro_job *job;
+	starpu_data_handle_t handle;
+	enum starpu_data_access_mode mode;
+	struct _astro_data_link *prev, *next;
+	bool in_readers;
+	bool is_writer;
+	bool registered; /* took part in implicit dependencies / busy count */
+	bool unordered;  /* no implicit dependency: exclusion is enforced at execution instead */
+	bool exec_locked; /* holds the handle's execution lock (see _astro_data_fetch) */
+	bool commute;     /* a STARPU_COMMUTE write: ordered against the other accesses, not against its peers */
+	bool redux;       /* a STARPU_REDUX access on per-worker buffers: runs alongside its peers */
+};
+
+/* A job's done word (a futex): running, a thread waits for it (starpu_task_wait), complete. */
+enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
+
+struct _astro_job
+{
+	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
+	unsigned long id;
+	int pending;                         /* unreleased dependencies, +1 while being submitted */
+	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
+	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
+	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
+	bool terminated;
+	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
+	bool submitted;
+	bool destroy_requested;              /* starpu_task_destroy() called while it ran */
+	struct _astro_job **succs;           /* one-shot successors: implicit data dependencies, end dependencies */
+	unsigned nsuccs, succs_cap;
+	/* Declared dependencies (starpu_task_declare_deps) persist across submissions, see task.c. */
+	struct _astro_dep_group **groups;    /* groups this job waits for */
+	unsigned ngroups;
+	unsigned ngroups_ready;              /* groups with a completion not yet used by a submission */
+	struct _astro_dep_group **pred_of;   /* groups in which this job is a predecessor */
+	unsigned npred_of, pred_of_cap;
+	struct _astro_tag *tag;
+	unsigned tag_generation;             /* the tags' generation when tag was attached: tag is still there while it is current */
+	unsigned nbuffers;
+	unsigned nimpl;
+	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
+	bool instr_saved;                    /* instrumentation states or bursts it left open are kept for its next run (instrument.c) */
+	struct _astro_data_link *links;      /* nbuffers entries */
+	struct _astro_data_link inline_links[4];
+	int workerid;                        /* who ran it */
+	/* acquire jobs: signalled (ready) when the data is accessible */
+	int acquire_ready;                   /* futex word */
+	void (*acquire_callback)(void *);
+	void *acquire_arg;
+	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
+	struct _astro_job *next_free;        /* deferred-completion list */
+	struct starpu_profiling_task_info *profiling_info_pooled; /* task->profiling_info, a recycled block */
+	/* Profiling: dates kept until the worker that pops the task makes its info (profiling.c). */
+	int64_t profiling_submit_ns, profiling_push_ns;
+	bool profiling_pending;
+	bool embedded;                       /* allocated with its task by starpu_task_create() */
+	bool watched;                        /* in the watchdog's list (watchdog.c), under its lock */
+	/* Acquires only, in what was padding (a task's job does not grow). */
+	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
+	short acquire_node;                  /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
+	short prefetch_node;                 /* an asynchronous prefetch: the transfer thread brings the data there */
+	struct _astro_job *watch_prev, *watch_next;
+};
+
+/* _astro_job_id_of() (common/common.h) reads a job through its head. */
+_Static_assert(offsetof(struct _astro_job, task) == offsetof(struct _astro_job_head, task) &&
+	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id), "a job begins with its head");
+
+/* What starpu_task_create() allocates: the task with its job, one block (recycled). */
+struct _astro_task_with_job
+{
+	struct starpu_task task;
+	struct _astro_job job;
+};
+
+static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
+{
+	return (struct _astro_job *)task->starpu_private;
+}
+/* A thread comes back to job, or leaves it (instrumentation states and bursts it left open, observe/instrument.c). */
+#define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) \
+		_astro_instr_task_enter((job)->task, &(job)->instr_saved); } while (0)
+#define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave((job)->task, &(job)->instr_saved); } while (0)
+struct _astro_job *_astro_job_get(struct starpu_task *task);
+struct _astro_job *_astro_job_new_internal(void);
+void _astro_job_free(struct _astro_job *job);
+/* Adds succ as a successor of pred unless pred already terminated. Returns 1 if added. */
+int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ);
+/* Drops one dependency of job; at zero the job becomes ready. */
+void _astro_job_release(struct _astro_job *job);
+/* Calls fn for each job that waits for pred: its successors (implicit data
+ * dependencies; is_end: an end dependency) and the successors of the groups
+ * declared with pred (starpu_task_declare_deps). Under pred's lock. */
+void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg);
+/* Called by a worker once the implementation returned. */
+void _astro_job_terminate(struct _astro_job *job, int workerid);
+
+/* ---------------------------------------------------------------- tags */
+
+void _astro_tags_init(void);
+void _astro_tags_shutdown(void);
+/* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
+ * with nothing changed, when another task still holds the tag. */
+int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* task (whose job is job) is freed: starpu_tag_get_task() no longer returns it. */
+void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task);
+/* The tag of a terminating job is done. */
+void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
+/* The watchdog's report: one line per tag whose task waits for undone tags;
+ * adds each such job to blocked (job -> its tag id). */
+void _astro_tags_describe_blocked(GString *out, GHashTable *blocked);
+
+/* ------------------------------------------------------------ watchdog */
+
+/* watchdog.c: STARPU_WATCHDOG_TIMEOUT. While it runs, submitted jobs are listed
+ * so that it can say which ones are stuck: a predictable branch at submission
+ * and termination otherwise. */
+extern int _astro_watchdog_tracking;
+void _astro_watchdog_track(struct _astro_job *job);
+void _astro_watchdog_untrack(struct _astro_job *job);
+void _astro_watchdog_start(void);
+void _astro_watchdog_stop(void);
+
+/* ------------------------------------------------------------ accesses */
+
+/* Registers job's accesses: implicit dependencies and busy counts. */
+void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
+/* Drops them at termination. */
+void _astro_data_release_accesses(struct _astro_job *job);
+/* Interfaces a worker of memory node node passes to the implementation. */
+void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. */
+void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* Asks for task's data on node, asynchronously, ahead of its execution (a device worker's
+ * pipeline): true when it did, false when the task fetches at its execution (accesses
+ * that need their execution's order: commute, unordered, scratch, reduction, multiformat). */
+bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, unsigned node);
+/* After the execution: frees the scratch buffers, lets the fetched copies be evicted again. */
+void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsigned node);
+
+/* One access of job to link->handle in implicit dependencies (consistency: the task's flag
+ * for it, -1 for the handle's own), the links of job for n buffers (tasks/accesses.c). */
+void _astro_access_link(struct _astro_job *job, struct _astro_data_link *link, int consistency);
+struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n);
+/* An application acquire of main memory on a free handle granted at once, without a job (false:
+ * take the usual path); its end (handle->lock held; false: it became a job meanwhile). */
+bool _astro_hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *));
+bool _astro_hold_release(starpu_data_handle_t handle);
+/* What observers call an acquisition's job (StarPU's names for the tasks of its acquisitions, which
+ * starpu_fxt_tool's -no-acquire hides from dag.dot). */
+#define ACQUIRE_LABEL "_starpu_data_acquire_post"
+#define ACQUIRE_CB_LABEL "_starpu_data_acquire_cb_post"
+
+/* Data arbiters (arbiter.c): the execution locks of a task's n accesses to
+ * handles of one arbiter, taken all at once (under the handles' lock, as
+ * accesses.c's exec_lock); a released execution lock wakes the arbiter's waiters;
+ * an unregistered handle leaves its arbiter. */
+/* Takes link's execution lock if free (take), or only says whether it is (data.c). */
+bool _astro_data_exec_try(struct _astro_data_link *link, bool take);
+void _astro_arbiter_lock(struct starpu_arbiter *arbiter, struct _astro_data_link **links, unsigned n);
+void _astro_arbiter_wake(struct starpu_arbiter *arbiter);
+void _astro_arbiter_forget(starpu_data_handle_t handle);
+
+/* Partition plans made (access/partition_plans.c counts them): while there are some, a
+ * submission first switches the plans its accesses need, through the function the plans
+ * room set before counting its first plan (one load per task otherwise). */
+extern int _astro_plans;
+extern int (*_astro_plans_task_switch)(struct starpu_task *task);
+
+/* ---------------------------------------------------------------- waiting */
+
+/* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
+void _astro_task_wait_for_n(unsigned n);
+/* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
+void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void));
+
+/* throttle.c: STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS. _astro_throttling: both are set (read at init). */
+extern bool _astro_throttling;
+void _astro_throttle_init(void);
+/* Holds the calling application thread while the limit is reached (starpu_task_submit, when _astro_throttling). */
+void _astro_throttle(void);
+/* starpu_task_submit() for a task the runtime submits for itself during another submission: never held. */
+int _astro_task_submit_internally(struct starpu_task *task);
+
+/* Called once all submitted tasks are complete, or one more completed. */
+void _astro_task_completed_count(void);
+
+/* A task destroyed or cleaned leaves its bundle (bundle.c). */
+void _astro_bundle_forget(struct starpu_task *task);
+
+
+#endif /* __ASTRO_TASKS_H__ */
