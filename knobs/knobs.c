@@ -14,7 +14,8 @@
  * synchronising its own state (steering is never on the task path).
  */
 #include "config.h"
-#include "knobs_internal.h"
+#include <astrolabe/knobs.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <glib.h>
 #include <inttypes.h>
@@ -147,9 +148,13 @@ static void group_free(gpointer data)
 	g_free(g);
 }
 
-void _astro_knob_registry_open(void)
+/* Does a policy of that name exist? Given by the kernel when it opens the registry. */
+static bool (*policy_exists)(const char *name);
+
+void _astro_knob_registry_open(bool (*exists)(const char *policy))
 {
 	starpu_pthread_mutex_lock(&registry_lock);
+	policy_exists = exists;
 	if (!groups) {
 		groups = g_ptr_array_new_with_free_func(group_free);
 		knobs_by_name = g_hash_table_new(g_str_hash, g_str_equal);
@@ -544,7 +549,7 @@ static struct knob *knob_resolve(int id, enum starpu_perf_knob_scope scope, enum
 		}
 		ctx->workerid = (int)workerid;
 	} else if (scope == starpu_perf_knob_scope_per_scheduler) {
-		if (!policy || !_astro_knob_policy_exists(policy)) {
+		if (!policy || !policy_exists || !policy_exists(policy)) {
 			astro_log_error(fn, "there is no scheduling policy named '%s' (STARPU_SCHED=help lists them): knob '%s' %s",
 					policy ? policy : "(null)", k->decl.name, set ? "is unchanged" : "has no value there");
 			return NULL;

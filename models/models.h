@@ -12,7 +12,7 @@
 #ifndef __ASTRO_MODELS_H__
 #define __ASTRO_MODELS_H__
 
-#include "kernel.h"
+#include "data/data.h"
 #include "format.h"
 
 /* How well the model predicted the executions measured in this process (quality.c). Written under the

@@ -31,7 +31,11 @@ void _astro_models_shutdown(void);
 /* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
 void _astro_models_calibrate_changed(void);
 
-/* knobs/: the steering framework; the kernel's knobs declared before the plugins' (ids as StarPU's). */
+/* knobs/: the steering framework's registry, open from starpu_init() (policy_exists checks the
+ * policy a per-scheduler knob names) to starpu_shutdown(); the kernel's own knobs (knobs.c),
+ * declared before the plugins' (ids as StarPU's). */
+void _astro_knob_registry_open(bool (*policy_exists)(const char *policy));
+void _astro_knob_registry_close(void);
 void _astro_knobs_init(void);
 void _astro_knobs_shutdown(void);
 

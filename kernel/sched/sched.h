@@ -147,11 +147,17 @@ void _astro_ctx_nesting_cut(unsigned id);
  * task goes there (NULL returned), else it is returned. */
 struct starpu_task *_astro_ctx_hand_down(struct _astro_worker *w, unsigned parent, struct starpu_task *task);
 
-/* Priority caps (knobs starpu.task.s_*_priority_cap_knob): clamps task->priority to the caps of its
- * context's policy, at submission when _astro_rt.prio_capped; gives context c, being created with its
- * policy set, the caps set for that policy. */
+/* Priority caps (prio_caps.c; the knobs starpu.task.s_*_priority_cap_knob): clamps task->priority to
+ * the caps of its context's policy, at submission when _astro_rt.prio_capped; gives context c, being
+ * created with its policy set, the caps set for that policy; a policy's cap (max or min), its change
+ * (0, or -EINVAL said under knob_name); the table from starpu_init() (the default caps: the global
+ * context's priorities) to starpu_shutdown(). */
 void _astro_task_cap_priority(struct starpu_task *task);
 void _astro_ctx_caps_setup(struct _astro_sched_ctx *c);
+int32_t _astro_prio_cap_get(const char *policy, bool max);
+int _astro_prio_cap_set(const char *policy, bool max, int32_t cap, const char *knob_name);
+void _astro_prio_caps_open(int32_t *min, int32_t *max);
+void _astro_prio_caps_close(void);
 /* Waits until context c (not 0) has no task left. */
 void _astro_ctx_wait_tasks(struct _astro_sched_ctx *c);
 

@@ -9,11 +9,13 @@
  *   per_scheduler  starpu.task.s_max_priority_cap_knob       0x00000005
  *                  starpu.task.s_min_priority_cap_knob       0x00000015
  *
- * This file is the one part of knobs/ that acts on kernel state, as the
- * kernel's knob module (it is linked into libastrolabe with the kernel).
+ * The kernel declares them through the steering framework's API, as a plugin
+ * declares its own (astrolabe/knobs.h); their callbacks act on the rooms
+ * below: the models' calibration, signals, workers, the priority caps
+ * (sched/prio_caps.c).
  */
-#include "kernel.h"
-#include "knobs_internal.h"
+#include "core/core.h"
+#include <astrolabe/knobs.h>
 #include <hwloc.h>
 #include <limits.h>
 
@@ -23,7 +25,8 @@ enum { G_CALIBRATE, G_CATCH_SIGNALS };
 enum { W_BIND_TO_PU, W_ENABLE_WORKER };
 enum { S_MAX_PRIORITY_CAP, S_MIN_PRIORITY_CAP };
 
-bool _astro_knob_policy_exists(const char *name)
+/* Does a policy of that name exist? (The framework checks a per-scheduler knob's scope with it.) */
+static bool policy_exists(const char *name)
 {
 	return name && _astro_policy_lookup(name) != NULL;
 }
@@ -116,118 +119,17 @@ static int worker_set(const struct astro_knob_context *ctx, const union astro_kn
 
 /* -------------------------------------------------------- per scheduler */
 
-/* The caps of one policy instance, kept once a cap was set for it. */
-struct policy_caps
-{
-	char *policy;
-	int32_t max_cap;
-	int32_t min_cap;
-};
-
-static starpu_pthread_mutex_t caps_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static GPtrArray *caps;                  /* struct policy_caps */
-static int32_t default_max_cap, default_min_cap;
-
-static void policy_caps_free(gpointer data)
-{
-	struct policy_caps *c = data;
-	g_free(c->policy);
-	g_free(c);
-}
-
-/* Caller holds caps_lock. */
-static struct policy_caps *policy_caps_find(const char *policy, bool create)
-{
-	for (guint i = 0; i < caps->len; i++) {
-		struct policy_caps *c = g_ptr_array_index(caps, i);
-		if (strcmp(c->policy, policy) == 0)
-			return c;
-	}
-	if (!create)
-		return NULL;
-	struct policy_caps *c = g_new0(struct policy_caps, 1);
-	c->policy = g_strdup(policy);
-	c->max_cap = default_max_cap;
-	c->min_cap = default_min_cap;
-	g_ptr_array_add(caps, c);
-	return c;
-}
+/* -------------------------------------------------------- per scheduler */
 
 static int sched_get(const struct astro_knob_context *ctx, union astro_knob_value *value, void *arg)
 {
-	starpu_pthread_mutex_lock(&caps_lock);
-	struct policy_caps *c = policy_caps_find(ctx->sched_policy_name, false);
-	if (ctx->index == S_MAX_PRIORITY_CAP)
-		value->int32_val = c ? c->max_cap : default_max_cap;
-	else
-		value->int32_val = c ? c->min_cap : default_min_cap;
-	starpu_pthread_mutex_unlock(&caps_lock);
+	value->int32_val = _astro_prio_cap_get(ctx->sched_policy_name, ctx->index == S_MAX_PRIORITY_CAP);
 	return 0;
 }
 
 static int sched_set(const struct astro_knob_context *ctx, const union astro_knob_value *value, void *arg)
 {
-	const char *policy = ctx->sched_policy_name;
-	int32_t cap = value->int32_val;
-	starpu_pthread_mutex_lock(&caps_lock);
-	struct policy_caps *c = policy_caps_find(policy, true);
-	if (ctx->index == S_MAX_PRIORITY_CAP && cap < c->min_cap) {
-		int32_t other = c->min_cap;
-		starpu_pthread_mutex_unlock(&caps_lock);
-		astro_log_error(ctx->knob_name, "%d is below the minimum priority cap %d of policy '%s': lower "
-				"starpu.task.s_min_priority_cap_knob first; the cap is unchanged", cap, other, policy);
-		return -EINVAL;
-	}
-	if (ctx->index == S_MIN_PRIORITY_CAP && cap > c->max_cap) {
-		int32_t other = c->max_cap;
-		starpu_pthread_mutex_unlock(&caps_lock);
-		astro_log_error(ctx->knob_name, "%d is above the maximum priority cap %d of policy '%s': raise "
-				"starpu.task.s_max_priority_cap_knob first; the cap is unchanged", cap, other, policy);
-		return -EINVAL;
-	}
-	if (ctx->index == S_MAX_PRIORITY_CAP)
-		c->max_cap = cap;
-	else
-		c->min_cap = cap;
-	/* StarPU names a policy, not a context: every context running it takes its caps. */
-	bool applies = false;
-	for (unsigned i = 0; i < STARPU_NMAX_SCHED_CTXS; i++) {
-		struct _astro_sched_ctx *x = &_astro_ctxs[i];
-		if (__atomic_load_n(&x->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_FREE || !x->policy
-		    || strcmp(x->policy->policy_name, policy) != 0)
-			continue;
-		__atomic_store_n(&x->prio_cap_max, c->max_cap, __ATOMIC_RELAXED);
-		__atomic_store_n(&x->prio_cap_min, c->min_cap, __ATOMIC_RELAXED);
-		applies = true;
-	}
-	if (applies)
-		__atomic_store_n(&_astro_rt.prio_capped, 1, __ATOMIC_RELEASE);
-	starpu_pthread_mutex_unlock(&caps_lock);
-	if (!applies)
-		_astro_warn("%s: no scheduling context runs policy '%s': its cap is kept for the contexts created with it later",
-			    ctx->knob_name, policy);
-	return 0;
-}
-
-void _astro_ctx_caps_setup(struct _astro_sched_ctx *c)
-{
-	starpu_pthread_mutex_lock(&caps_lock);
-	struct policy_caps *pc = caps && c->policy ? policy_caps_find(c->policy->policy_name, false) : NULL;
-	__atomic_store_n(&c->prio_cap_max, pc ? pc->max_cap : INT_MAX, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->prio_cap_min, pc ? pc->min_cap : INT_MIN, __ATOMIC_RELAXED);
-	starpu_pthread_mutex_unlock(&caps_lock);
-}
-
-void _astro_task_cap_priority(struct starpu_task *task)
-{
-	/* task->sched_ctx is the task's context here (submission resolved it). */
-	const struct _astro_sched_ctx *c = &_astro_ctxs[task->sched_ctx];
-	int max = __atomic_load_n(&c->prio_cap_max, __ATOMIC_RELAXED);
-	int min = __atomic_load_n(&c->prio_cap_min, __ATOMIC_RELAXED);
-	if (task->priority > max)
-		task->priority = max;
-	else if (task->priority < min)
-		task->priority = min;
+	return _astro_prio_cap_set(ctx->sched_policy_name, ctx->index == S_MAX_PRIORITY_CAP, value->int32_val, ctx->knob_name);
 }
 
 /* ---------------------------------------------------------- declaration */
@@ -240,15 +142,9 @@ static void declare(int group, const struct astro_knob_decl *decl)
 
 void _astro_knobs_init(void)
 {
-	_astro_knob_registry_open();
-
-	starpu_pthread_mutex_lock(&caps_lock);
-	if (!caps)
-		caps = g_ptr_array_new_with_free_func(policy_caps_free);
-	default_max_cap = _astro_ctxs[0].max_prio;
-	default_min_cap = _astro_ctxs[0].min_prio;
-	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
-	starpu_pthread_mutex_unlock(&caps_lock);
+	_astro_knob_registry_open(policy_exists);
+	int32_t default_min_cap, default_max_cap;
+	_astro_prio_caps_open(&default_min_cap, &default_max_cap);
 
 	static const union astro_knob_value calibrate_values[] = { { .int32_val = 0 }, { .int32_val = 1 }, { .int32_val = 2 } };
 	int global = astro_knob_group_declare(&(struct astro_knob_group_decl){
@@ -291,10 +187,5 @@ void _astro_knobs_init(void)
 void _astro_knobs_shutdown(void)
 {
 	_astro_knob_registry_close();
-	starpu_pthread_mutex_lock(&caps_lock);
-	if (caps)
-		g_ptr_array_free(caps, TRUE);
-	caps = NULL;
-	__atomic_store_n(&_astro_rt.prio_capped, 0, __ATOMIC_RELAXED);
-	starpu_pthread_mutex_unlock(&caps_lock);
+	_astro_prio_caps_close();
 }
