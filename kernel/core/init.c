@@ -260,6 +260,8 @@ void starpu_shutdown(void)
 	_astro_combined_workers_reset();
 	_astro_workers_free();
 	_astro_data_leave_devices();
+	if (_astro_disk_count)
+		_astro_disks_shutdown();
 	_astro_memory_nodes_shutdown();
 	_astro_plugins_unload();
 	_astro_counters_shutdown();

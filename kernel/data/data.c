@@ -1,99 +1,14 @@
 /*
- * Data handles: the table of live handles (a handle used after its
- * unregistration gets a message, not a double free), registration, the busy
- * count that keeps a handle from being freed, and the handle's attributes.
- * The accesses of tasks to handles (implicit dependencies) are the tasks
- * room's (tasks/accesses.c); acquiring, releasing and unregistering are the
- * access room's (access/acquire.c).
+ * Registering data (starpu_data_register and the interfaces' calls of it),
+ * pointers registered on nodes, and the data going home at shutdown. A
+ * handle's basics are handle.c's; its accesses are the tasks room's
+ * (tasks/accesses.c); acquiring, releasing and unregistering are the access
+ * room's (access/acquire.c).
  */
 #include "data/data.h"
-#include <stdarg.h>
 
-static unsigned default_sequential_consistency = 1;
-
-/* ------------------------------------------------------ live handles */
-
-/* A handle used after its unregistration must get a message, not a double
- * free: the data entry points look the handle up among the live ones (never
- * reading a dead handle's memory), and the task path and the uncontended
- * acquires and releases, which cannot afford a look-up, check its magic,
- * cleared at unregistration (_ASTRO_HANDLE_DEAD). The structs of the
- * last unregistered handles stay allocated (a quarantine), so that this read
- * finds the cleared magic rather than freed memory. */
-#define QUARANTINE_SIZE 64
-static starpu_pthread_mutex_t live_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static GHashTable *live_handles;
-static struct _starpu_data_state *quarantine[QUARANTINE_SIZE];
-static unsigned quarantine_next;
-
-static void handle_track(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&live_lock);
-	if (!live_handles)
-		live_handles = g_hash_table_new(g_direct_hash, g_direct_equal);
-	handle->magic = _ASTRO_HANDLE_MAGIC;
-	g_hash_table_add(live_handles, handle);
-	starpu_pthread_mutex_unlock(&live_lock);
-}
-
-static void report_dead(starpu_data_handle_t handle, const char *fn)
-{
-	if (!handle)
-		_astro_error("%s: NULL handle: register the data first", fn);
-	else
-		_astro_error("%s: handle %p is not registered (already unregistered?): register the data again to use it", fn, (void *)handle);
-}
-
-/* Is handle registered? Reports it when not. With claim, it is unregistered
- * for the application at the same time (its struct is freed later, once idle). */
-bool _astro_data_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic)
-{
-	bool live = false;
-	if (handle) {
-		starpu_pthread_mutex_lock(&live_lock);
-		live = live_handles && (claim_magic ? g_hash_table_remove(live_handles, handle) : g_hash_table_contains(live_handles, handle));
-		if (live && claim_magic)
-			__atomic_store_n(&handle->magic, claim_magic, __ATOMIC_RELEASE);
-		starpu_pthread_mutex_unlock(&live_lock);
-	}
-	if (!live)
-		report_dead(handle, fn);
-	return live;
-}
-
-static bool handle_live(starpu_data_handle_t handle, const char *fn)
-{
-	return _astro_data_live_or_claim(handle, fn, 0);
-}
-
-bool _astro_data_live(starpu_data_handle_t handle, const char *fn)
-{
-	return handle_live(handle, fn);
-}
-
-/* Frees the struct of an unregistered handle after a while. */
-void _astro_data_quarantine(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&live_lock);
-	struct _starpu_data_state *evicted = quarantine[quarantine_next];
-	quarantine[quarantine_next] = handle;
-	quarantine_next = (quarantine_next + 1) % QUARANTINE_SIZE;
-	starpu_pthread_mutex_unlock(&live_lock);
-	free(evicted);
-}
-
-int _astro_data_check_mode(enum starpu_data_access_mode mode)
-{
-	unsigned base = mode & (STARPU_RW | STARPU_SCRATCH | STARPU_REDUX);
-	unsigned known = STARPU_RW | STARPU_SCRATCH | STARPU_REDUX | STARPU_COMMUTE | STARPU_SSEND |
-			 STARPU_LOCALITY | STARPU_MPI_REDUX | STARPU_NOPLAN | STARPU_UNMAP | STARPU_NOFOOTPRINT;
-	if (mode & ~known)
-		return -EINVAL;
-	if (base == STARPU_R || base == STARPU_W || base == STARPU_RW || base == STARPU_SCRATCH || base == STARPU_REDUX)
-		return 0;
-	return -EINVAL;
-}
-
+/* Multiformat handles registered (interfaces/multiformat.c): the task path checks their conversions while there are some. */
+int _astro_multiformat_handles;
 
 /* ------------------------------------------------------------ registration */
 
@@ -116,7 +31,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	starpu_pthread_cond_init(&h->idle_cond, NULL);
 	starpu_pthread_cond_init(&h->exec_cond, NULL);
 	starpu_pthread_mutex_init(&h->redux_lock, NULL);
-	h->sequential_consistency = default_sequential_consistency;
+	h->sequential_consistency = starpu_data_get_default_sequential_consistency_flag();
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
 		h->iface[node] = calloc(1, ops->interface_size);
 		memcpy(h->iface[node], data_interface, ops->interface_size);
@@ -130,7 +45,7 @@ void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *
 	_astro_coherency_register(h, home_node);
 	if (ops->is_multiformat)
 		__atomic_add_fetch(&_astro_multiformat_handles, 1, __ATOMIC_RELAXED);
-	handle_track(h);
+	_astro_data_track(h);
 	*handleptr = h;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_REGISTERED, .workerid = _astro_worker_id(), .object = h,
 		       .dst_node = (unsigned)home_node, .bytes = starpu_data_get_size(h));
@@ -173,148 +88,6 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 	free(iface);
 }
 
-void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node)
-{
-	if (!handle || memory_node >= STARPU_MAXNODES)
-		return NULL;
-	return handle->iface[memory_node];
-}
-
-struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle)
-{
-	return handle ? handle->ops : NULL;
-}
-
-int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr)
-{
-	if (!handle_live(handle, "starpu_data_pointer_is_inside") || node >= STARPU_MAXNODES)
-		return -1;
-	if (!handle->ops->pointer_is_inside)
-		return -1;
-	return handle->ops->pointer_is_inside(handle->iface[node], node, ptr) ? 1 : 0;
-}
-
-/* ------------------------------------------------------------- attributes */
-
-void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag)
-{
-	if (!handle)
-		return;
-	starpu_pthread_mutex_lock(&handle->lock);
-	handle->sequential_consistency = flag;
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle)
-{
-	return handle ? handle->sequential_consistency : 0;
-}
-
-void starpu_data_set_default_sequential_consistency_flag(unsigned flag)
-{
-	default_sequential_consistency = flag;
-}
-
-unsigned starpu_data_get_default_sequential_consistency_flag(void)
-{
-	return default_sequential_consistency;
-}
-
-void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
-{
-	if (!handle)
-		return;
-	/* The runtime runs both on the CPU, in main memory (kernel/reduction.c). */
-	struct starpu_codelet *cpuless = redux_cl && !redux_cl->cpu_funcs[0] ? redux_cl : init_cl && !init_cl->cpu_funcs[0] ? init_cl : NULL;
-	if (cpuless) {
-		_astro_error("starpu_data_set_reduction_methods: the %s codelet has no CPU function; the methods are not set "
-			     "(STARPU_REDUX accesses stay read-write accesses): give it cpu_funcs[0]",
-			     cpuless == redux_cl ? "reduction" : "init");
-		return;
-	}
-	handle->redux_cl = redux_cl;
-	handle->init_cl = init_cl;
-	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
-	handle->redux_arg = NULL;
-	handle->init_arg = NULL;
-	/* Data registered on no node starts from the init codelet's value (also without a reduction codelet):
-	 * a reader before any contribution reads it. */
-	if (handle->unallocated)
-		_astro_redux_invalidated(handle);
-}
-
-void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
-{
-	if (redux_cl)
-		*redux_cl = handle ? handle->redux_cl : NULL;
-	if (init_cl)
-		*init_cl = handle ? handle->init_cl : NULL;
-}
-
-void starpu_data_set_name(starpu_data_handle_t handle, const char *name)
-{
-	if (!handle)
-		return;
-	free(handle->name);
-	handle->name = name ? strdup(name) : NULL;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_DESCRIBED, .workerid = _astro_worker_id(), .object = handle, .label = handle->name ? handle->name : "");
-}
-
-void starpu_data_set_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[])
-{
-	if (!handle || (dimensions && !dims))
-		return;
-	if (dimensions > _ASTRO_MAX_COORDINATES)
-		dimensions = _ASTRO_MAX_COORDINATES;
-	for (unsigned i = 0; i < dimensions; i++)
-		handle->coordinates[i] = dims[i];
-	handle->ncoordinates = dimensions;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_DESCRIBED, .workerid = _astro_worker_id(), .object = handle);
-}
-
-void starpu_data_set_coordinates(starpu_data_handle_t handle, unsigned dimensions, ...)
-{
-	int dims[_ASTRO_MAX_COORDINATES];
-	va_list ap;
-	va_start(ap, dimensions);
-	for (unsigned i = 0; i < dimensions; i++) {
-		int d = va_arg(ap, int);
-		if (i < _ASTRO_MAX_COORDINATES)
-			dims[i] = d;
-	}
-	va_end(ap);
-	starpu_data_set_coordinates_array(handle, dimensions, dims);
-}
-
-unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned dimensions, int dims[])
-{
-	if (!handle)
-		return 0;
-	unsigned n = handle->ncoordinates < dimensions ? handle->ncoordinates : dimensions;
-	for (unsigned i = 0; i < n; i++)
-		dims[i] = handle->coordinates[i];
-	return n;
-}
-
-void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data)
-{
-	if (handle)
-		handle->user_data = user_data;
-}
-
-void *starpu_data_get_user_data(starpu_data_handle_t handle)
-{
-	return handle ? handle->user_data : NULL;
-}
-
-void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
-{
-	if (!handle_live(handle, "starpu_data_set_wt_mask"))
-		return;
-	__atomic_store_n(&handle->wt_mask, wt_mask, __ATOMIC_RELAXED);
-}
-
-/* Does handle have a buffer on node (valid or not)? A transfer may be changing it. */
 static bool allocated_on(starpu_data_handle_t handle, unsigned node)
 {
 	starpu_pthread_mutex_lock(&handle->coherency_lock);
@@ -325,7 +98,7 @@ static bool allocated_on(starpu_data_handle_t handle, unsigned node)
 
 bool _astro_data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn)
 {
-	if (!handle_live(handle, fn))
+	if (!_astro_data_live(handle, fn))
 		return false;
 	if (node >= _astro_rt.nmemory_nodes) {
 		_astro_error("%s: no memory node %u (there are %u): give a node of starpu_memory_nodes_get_count()", fn, node,
@@ -370,7 +143,7 @@ void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 
 unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node)
 {
-	if (!handle_live(handle, "starpu_data_test_if_allocated_on_node") || memory_node >= STARPU_MAXNODES)
+	if (!_astro_data_live(handle, "starpu_data_test_if_allocated_on_node") || memory_node >= STARPU_MAXNODES)
 		return 0;
 	return allocated_on(handle, memory_node);
 }
@@ -384,69 +157,6 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 	unsigned valid = handle->valid[node];
 	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	return valid;
-}
-
-size_t starpu_data_get_size(starpu_data_handle_t handle)
-{
-	return handle && handle->ops->get_size ? handle->ops->get_size(handle) : 0;
-}
-
-starpu_ssize_t starpu_data_get_max_size(starpu_data_handle_t handle)
-{
-	if (!handle)
-		return -1;
-	return (starpu_ssize_t)(handle->ops->get_max_size ? handle->ops->get_max_size(handle) : starpu_data_get_size(handle));
-}
-
-size_t starpu_data_get_alloc_size(starpu_data_handle_t handle)
-{
-	if (!handle)
-		return 0;
-	return handle->ops->get_alloc_size ? handle->ops->get_alloc_size(handle) : starpu_data_get_size(handle);
-}
-
-uint32_t starpu_data_get_footprint(starpu_data_handle_t handle)
-{
-	if (!handle)
-		return 0;
-	/* As StarPU 1.4: the interface's footprint chained on its id (0 for custom interfaces). */
-	uint32_t id = (unsigned)handle->ops->interfaceid < STARPU_MAX_INTERFACE_ID ? (uint32_t)handle->ops->interfaceid : 0;
-	return starpu_hash_crc32c_be(handle->ops->footprint ? handle->ops->footprint(handle) : 0, id);
-}
-
-int starpu_data_get_interface_id(starpu_data_handle_t handle)
-{
-	return handle ? (int)handle->ops->interfaceid : STARPU_UNKNOWN_INTERFACE_ID;
-}
-
-int starpu_data_get_home_node(starpu_data_handle_t handle)
-{
-	return handle ? handle->home_node : -1;
-}
-
-/* The handle whose main-memory buffer starts at ptr (registered there, or allocated there since):
- * of a partitioned handle and its piece starting at the same address, the piece. */
-starpu_data_handle_t starpu_data_lookup(const void *ptr)
-{
-	starpu_data_handle_t found = NULL;
-	if (!ptr)
-		return NULL;
-	starpu_pthread_mutex_lock(&live_lock);
-	GHashTableIter it;
-	gpointer key;
-	if (live_handles)
-		g_hash_table_iter_init(&it, live_handles);
-	while (live_handles && g_hash_table_iter_next(&it, &key, NULL)) {
-		starpu_data_handle_t h = key;
-		if (!h->replicates[STARPU_MAIN_RAM].allocated || (found && !found->nchildren))
-			continue;
-		void *p = h->ops->to_pointer ? h->ops->to_pointer(h->iface[STARPU_MAIN_RAM], STARPU_MAIN_RAM)
-			: h->ops->handle_to_pointer ? h->ops->handle_to_pointer(h, STARPU_MAIN_RAM) : NULL;
-		if (p == ptr && (!found || !h->nchildren))
-			found = h;
-	}
-	starpu_pthread_mutex_unlock(&live_lock);
-	return found;
 }
 
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
@@ -463,36 +173,6 @@ int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
 }
 
 
-/* -------------------------------------------------------------- busy count */
-
-static void wait_idle(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	while (handle->busy > 0)
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-void _astro_data_wait_idle(starpu_data_handle_t handle)
-{
-	wait_idle(handle);
-}
-
-void _astro_data_hold(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	handle->busy++;
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
-void _astro_data_unhold(starpu_data_handle_t handle)
-{
-	starpu_pthread_mutex_lock(&handle->lock);
-	if (--handle->busy == 0)
-		starpu_pthread_cond_broadcast(&handle->idle_cond);
-	starpu_pthread_mutex_unlock(&handle->lock);
-}
-
 /* --------------------------------------------------------------- going home */
 
 /* The application gets its data back where it registered it. */
@@ -504,25 +184,20 @@ void _astro_data_write_back_home(starpu_data_handle_t handle)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
 }
 
+static void leave_devices(starpu_data_handle_t handle)
+{
+	_astro_data_write_back_home(handle);
+	_astro_scratch_drop(handle);
+	_astro_coherency_free_devices(handle);
+}
+
 void _astro_data_leave_devices(void)
 {
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
-	starpu_pthread_mutex_lock(&live_lock);
-	if (live_handles) {
-		GHashTableIter it;
-		gpointer key;
-		g_hash_table_iter_init(&it, live_handles);
-		while (g_hash_table_iter_next(&it, &key, NULL)) {
-			_astro_data_write_back_home(key);
-			_astro_scratch_drop(key);
-			_astro_coherency_free_devices(key);
-		}
-	}
-	starpu_pthread_mutex_unlock(&live_lock);
+	_astro_data_for_each_live(leave_devices);
 	/* Then the devices' allocation caches, before the memory nodes go. */
 	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++)
 		if (node != STARPU_MAIN_RAM)
 			_astro_alloc_cache_reclaim(node, true);
 }
-

@@ -99,10 +99,11 @@ static inline bool _astro_handle_magic_live(starpu_data_handle_t handle)
 	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
 }
 
-/* The least-recently-used lists of copies and eviction (lru.c): registered as the memory room's reclaimer at init. */
-void _astro_lru_init(void);
+/* The least-recently-used lists of copies (lru.c): a copy used goes to its node's tail, a copy freed leaves. */
 void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
+/* Eviction (evict.c): registered as the memory room's reclaimer at init. */
+void _astro_lru_init(void);
 /* Disks (disk_copy.c): the node a copy evicted from main memory goes to (-1: none); a handle's copy
  * between main memory and a disk for an interface without copy method: packed (-ENODEV between
  * two disks: go through main memory). */
@@ -165,6 +166,9 @@ void _astro_coherency_allocated(starpu_data_handle_t handle);
  * _ASTRO_HANDLE_UNREGISTERING; its struct is freed later, once idle). */
 bool _astro_data_live(starpu_data_handle_t handle, const char *fn);
 bool _astro_data_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic);
+/* A handle registered joins the live ones (handle.c); fn(handle) for each live one, under their lock. */
+void _astro_data_track(starpu_data_handle_t handle);
+void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle));
 /* The struct of an unregistered handle, freed after a while (a use after unregistration reads a dead magic). */
 void _astro_data_quarantine(starpu_data_handle_t handle);
 /* The application gets its data back where it registered it (redux combined, copied home). */

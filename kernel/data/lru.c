@@ -1,9 +1,7 @@
 /*
- * The least-recently-used lists of the copies on each memory node, and
- * eviction: when an allocation on a node does not fit under its limit, the
- * memory room (memory/memory.c) asks this room's reclaimer, which frees the
- * node's cached buffers, then the copies no running task uses, written back
- * first when they are the only valid ones.
+ * The least-recently-used lists of the copies on each memory node (the
+ * lists' heads are the memory room's nodes): a copy used is moved to the
+ * tail, a copy freed leaves; eviction (evict.c) takes from the head.
  */
 #include "data/data.h"
 
@@ -50,66 +48,4 @@ void _astro_lru_remove(struct _astro_replicate *r)
 		r->in_lru = false;
 	}
 	starpu_pthread_mutex_unlock(&n->lru_lock);
-}
-
-/* Frees the least recently used copy on node that no running task uses and
- * whose handle nobody holds (the caller holds its own handle's coherency
- * lock: trylock skips it), writing it back to main memory first when it is
- * the only valid copy. Returns true when something was freed. */
-/* A main-memory copy (evicted to a disk) the application may be reading: acquired by
- * it, or the buffer under a partitioned handle's views; *busy when its lock is taken. */
-static bool ram_copy_in_use(starpu_data_handle_t h, bool *busy)
-{
-	if (h->father || h->nchildren || h->nactive)
-		return true;
-	if (starpu_pthread_mutex_trylock(&h->lock) != 0) {
-		*busy = true;
-		return true;
-	}
-	bool acquired = h->acquires || h->fast_hold;
-	starpu_pthread_mutex_unlock(&h->lock);
-	return acquired;
-}
-
-/* *busy: a candidate was skipped as another thread held it for a moment. */
-static bool evict_one(unsigned node, bool *busy)
-{
-	struct _astro_memory_node *n = &_astro_nodes[node];
-	bool ram = n->kind == STARPU_CPU_RAM;
-	starpu_pthread_mutex_lock(&n->lru_lock);
-	struct _astro_replicate *r = n->lru_head;
-	for (; r; r = r->lru_next) {
-		starpu_data_handle_t h = r->handle;
-		if (starpu_pthread_mutex_trylock(&h->coherency_lock) != 0) {
-			*busy = true;
-			continue;
-		}
-		if (r->pinned == 0 && !(ram && ram_copy_in_use(h, busy)))
-			break;
-		starpu_pthread_mutex_unlock(&h->coherency_lock);
-	}
-	starpu_pthread_mutex_unlock(&n->lru_lock);
-	if (!r)
-		return false;
-	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
-	starpu_data_handle_t h = r->handle;
-	/* A write-back from main memory to disk may pack: its buffer is let past main memory's limit. */
-	bool outer = _astro_evicting_ram;
-	_astro_evicting_ram = ram;
-	bool freed = _astro_coherency_evict(h, node);
-	_astro_evicting_ram = outer;
-	starpu_pthread_mutex_unlock(&h->coherency_lock);
-	return freed;
-}
-
-
-/* The memory room's reclaimer: the node's cached buffers first, then its least recently used copies. */
-static bool reclaim(unsigned node, bool *busy)
-{
-	return _astro_alloc_cache_reclaim(node, false) || evict_one(node, busy);
-}
-
-void _astro_lru_init(void)
-{
-	_astro_memory_set_reclaimer(reclaim);
 }

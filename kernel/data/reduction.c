@@ -191,3 +191,34 @@ void starpu_data_set_reduction_methods_with_args(starpu_data_handle_t handle, st
 	handle->redux_arg = redux_cl_arg;
 	handle->init_arg = init_cl_arg;
 }
+
+void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet *redux_cl, struct starpu_codelet *init_cl)
+{
+	if (!handle)
+		return;
+	/* The runtime runs both on the CPU, in main memory (kernel/reduction.c). */
+	struct starpu_codelet *cpuless = redux_cl && !redux_cl->cpu_funcs[0] ? redux_cl : init_cl && !init_cl->cpu_funcs[0] ? init_cl : NULL;
+	if (cpuless) {
+		_astro_error("starpu_data_set_reduction_methods: the %s codelet has no CPU function; the methods are not set "
+			     "(STARPU_REDUX accesses stay read-write accesses): give it cpu_funcs[0]",
+			     cpuless == redux_cl ? "reduction" : "init");
+		return;
+	}
+	handle->redux_cl = redux_cl;
+	handle->init_cl = init_cl;
+	/* Codelets set without arguments get none, whatever the _with_args form gave before (reduction.c). */
+	handle->redux_arg = NULL;
+	handle->init_arg = NULL;
+	/* Data registered on no node starts from the init codelet's value (also without a reduction codelet):
+	 * a reader before any contribution reads it. */
+	if (handle->unallocated)
+		_astro_redux_invalidated(handle);
+}
+
+void astro_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
+{
+	if (redux_cl)
+		*redux_cl = handle ? handle->redux_cl : NULL;
+	if (init_cl)
+		*init_cl = handle ? handle->init_cl : NULL;
+}

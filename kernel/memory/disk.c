@@ -24,7 +24,6 @@ struct disk
 /* Indexed by the node's devid; filled at registration, cleared at shutdown (application thread). */
 static struct disk disks[STARPU_MAXNODES];
 static unsigned ndisks;
-int _astro_disk_count;
 int starpu_disk_swap_node = -1;
 
 static struct disk *disk_of(unsigned node)

@@ -12,6 +12,8 @@
 struct _astro_memory_node _astro_nodes[STARPU_MAXNODES];
 
 static size_t malloc_align = 64;
+/* Disk nodes registered (disk.c counts them): main memory may evict to them. */
+int _astro_disk_count;
 
 /* ------------------------------------------------------------ the table */
 
@@ -104,8 +106,6 @@ void _astro_memory_nodes_shutdown(void)
 				       kind_name(_astro_nodes[i].kind), _astro_nodes[i].devid, _astro_nodes[i].used);
 		starpu_pthread_mutex_destroy(&_astro_nodes[i].lru_lock);
 	}
-	if (_astro_disk_count)
-		_astro_disks_shutdown();
 	memset(_astro_nodes, 0, sizeof(_astro_nodes));
 	_astro_rt.nmemory_nodes = 0;
 }

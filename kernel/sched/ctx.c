@@ -5,130 +5,14 @@
  * and pop stay lock-free (sched.c). The others are created, changed and
  * deleted here, under ctxs_lock; their push, pop and execution hooks hold
  * their lock for reading, so a change of their workers (write) never meets a
- * policy call in flight.
+ * policy call in flight. Their table and queries: ctx_table.c.
  */
 #include "sched/sched.h"
 #include <astrolabe/counters.h>
 #include <stdarg.h>
 
-struct _astro_sched_ctx _astro_ctxs[STARPU_NMAX_SCHED_CTXS];
-_ASTRO_TLS unsigned _astro_ctx_current;
-/* The thread chose its context (starpu_sched_ctx_set_context): else starpu_sched_ctx_get_context() says none. */
-static _ASTRO_TLS bool ctx_chosen;
-/* The policy data of "no context" (STARPU_NMAX_SCHED_CTXS, what starpu_sched_ctx_get_context() returns
- * when none was chosen): a slot of its own, as StarPU's. */
-static void *no_ctx_policy_data;
-
 /* Serialises creations, deletions and worker changes. */
 static starpu_pthread_mutex_t ctxs_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-
-/* ------------------------------------------------------- the collection */
-
-static unsigned list_has_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	return (unsigned)it->cursor < workers->nworkers;
-}
-
-static int list_get_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	return workers->workerids[it->cursor++];
-}
-
-/* A worker id a collection can hold (programs add and remove ids themselves). */
-static bool collection_id_ok(int worker, const char *fn)
-{
-	if (worker >= 0 && worker < STARPU_NMAXWORKERS)
-		return true;
-	_astro_error("%s: no worker %d: give an id below STARPU_NMAXWORKERS (%d)", fn, worker, STARPU_NMAXWORKERS);
-	return false;
-}
-
-static int list_add(struct starpu_worker_collection *workers, int worker)
-{
-	if (!collection_id_ok(worker, "starpu_worker_collection add") || workers->present[worker])
-		return -1;
-	workers->present[worker] = 1;
-	workers->is_unblocked[worker] = 1;
-	workers->workerids[workers->nworkers++] = worker;
-	return worker;
-}
-
-static int list_remove(struct starpu_worker_collection *workers, int worker)
-{
-	if (!collection_id_ok(worker, "starpu_worker_collection remove") || !workers->present[worker])
-		return -1;
-	unsigned j = 0;
-	for (unsigned i = 0; i < workers->nworkers; i++)
-		if (workers->workerids[i] != worker)
-			workers->workerids[j++] = workers->workerids[i];
-	workers->nworkers = j;
-	workers->present[worker] = 0;
-	return worker;
-}
-
-static void list_init(struct starpu_worker_collection *workers)
-{
-	workers->workerids = calloc(STARPU_NMAXWORKERS, sizeof(int));
-	workers->nworkers = 0;
-	memset(workers->present, 0, sizeof(workers->present));
-}
-
-static void list_deinit(struct starpu_worker_collection *workers)
-{
-	free(workers->workerids);
-	workers->workerids = NULL;
-	workers->nworkers = 0;
-}
-
-static void list_init_iterator(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
-{
-	(void)workers;
-	it->cursor = 0;
-	it->possibly_parallel = -1;
-}
-
-static void list_init_iterator_for_parallel_tasks(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it, struct starpu_task *task)
-{
-	(void)task;
-	list_init_iterator(workers, it);
-}
-
-#define LIST_COLLECTION                                                                                          \
-	{                                                                                                        \
-		.type = STARPU_WORKER_LIST, .has_next = list_has_next, .get_next = list_get_next, .add = list_add, \
-		.remove = list_remove, .init = list_init, .deinit = list_deinit,                                  \
-		.init_iterator = list_init_iterator,                                                               \
-		.init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks,                         \
-	}
-
-/* The list collection as programs find it (starpu_worker.h), to copy its methods from. */
-struct starpu_worker_collection starpu_worker_list = LIST_COLLECTION;
-
-static void collection_setup(struct starpu_worker_collection *c)
-{
-	*c = (struct starpu_worker_collection)LIST_COLLECTION;
-	c->init(c);
-}
-
-/* ---------------------------------------------------------- look-ups */
-
-#define ctx_fix "create it with starpu_sched_ctx_create() (contexts 0 to " G_STRINGIFY(STARPU_NMAX_SCHED_CTXS) " - 1)"
-
-/* STARPU_NMAX_SCHED_CTXS (an unset task->sched_ctx) stands for the global context. */
-struct _astro_sched_ctx *_astro_ctx_get(unsigned id, const char *fn)
-{
-	if (id == STARPU_NMAX_SCHED_CTXS)
-		id = 0;
-	if (id < STARPU_NMAX_SCHED_CTXS && __atomic_load_n(&_astro_ctxs[id].state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_FREE)
-		return &_astro_ctxs[id];
-	_astro_error("%s: scheduling context %u does not exist (deleted or never created): %s", fn, id, ctx_fix);
-	return NULL;
-}
-
-static unsigned ctx_id(const struct _astro_sched_ctx *c)
-{
-	return (unsigned)(c - _astro_ctxs);
-}
 
 /* One of the policy's hooks outside the task path, recorded so that a crash there names the policy. */
 static void policy_call_enter(struct _astro_foreign_call *call, const struct starpu_sched_policy *policy, const char *hook, void *fn)
@@ -142,7 +26,7 @@ static void policy_init(struct _astro_sched_ctx *c)
 	struct _astro_foreign_call pc;
 	if (c->policy->init_sched) {
 		policy_call_enter(&pc, c->policy, "init_sched", (void *)c->policy->init_sched);
-		c->policy->init_sched(ctx_id(c));
+		c->policy->init_sched(_astro_ctx_id(c));
 		_astro_foreign_leave_fn(&pc);
 	}
 	/* c->policy_init (STARPU_SCHED_CTX_POLICY_INIT, starpu_conf.sched_policy_callback) is the policy's to
@@ -156,7 +40,7 @@ static void policy_add_workers(struct _astro_sched_ctx *c, int *ids, unsigned n)
 	if (c->policy->add_workers && n) {
 		struct _astro_foreign_call pc;
 		policy_call_enter(&pc, c->policy, "add_workers", (void *)c->policy->add_workers);
-		c->policy->add_workers(ctx_id(c), ids, n);
+		c->policy->add_workers(_astro_ctx_id(c), ids, n);
 		_astro_foreign_leave_fn(&pc);
 	}
 }
@@ -166,7 +50,7 @@ static void policy_remove_workers(struct _astro_sched_ctx *c, int *ids, unsigned
 	if (c->policy->remove_workers && n) {
 		struct _astro_foreign_call pc;
 		policy_call_enter(&pc, c->policy, "remove_workers", (void *)c->policy->remove_workers);
-		c->policy->remove_workers(ctx_id(c), ids, n);
+		c->policy->remove_workers(_astro_ctx_id(c), ids, n);
 		_astro_foreign_leave_fn(&pc);
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -178,7 +62,7 @@ static void policy_deinit(struct _astro_sched_ctx *c)
 	if (c->policy->deinit_sched) {
 		struct _astro_foreign_call pc;
 		policy_call_enter(&pc, c->policy, "deinit_sched", (void *)c->policy->deinit_sched);
-		c->policy->deinit_sched(ctx_id(c));
+		c->policy->deinit_sched(_astro_ctx_id(c));
 		_astro_foreign_leave_fn(&pc);
 	}
 	c->collection.deinit(&c->collection);
@@ -203,7 +87,7 @@ void _astro_ctx_global_setup(struct starpu_sched_policy *policy)
 	c->inheritor = STARPU_NMAX_SCHED_CTXS;
 	c->nesting = STARPU_NMAX_SCHED_CTXS;
 	c->master = -1;
-	collection_setup(&c->collection);
+	_astro_ctx_collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_LIVE, __ATOMIC_RELEASE);
 	_astro_ctx_caps_setup(c);
 	policy_init(c);
@@ -223,13 +107,13 @@ static void ctx_teardown(struct _astro_sched_ctx *c)
 		if ((unsigned)c->collection.workerids[i] < _astro_rt.nworkers)
 			copy[n++] = c->collection.workerids[i];
 	for (unsigned i = 0; i < n; i++)
-		__atomic_and_fetch(&_astro_rt.workers[copy[i]]->ctx_mask, ~(1u << ctx_id(c)), __ATOMIC_RELAXED);
+		__atomic_and_fetch(&_astro_rt.workers[copy[i]]->ctx_mask, ~(1u << _astro_ctx_id(c)), __ATOMIC_RELAXED);
 	policy_remove_workers(c, copy, n);
 	policy_deinit(c);
 	/* A context made later with this id starts without the order its workers had for this one. */
 	for (unsigned w = 0; w < _astro_rt.nworkers; w++) {
-		__atomic_store_n(&_astro_rt.workers[w]->ctx_priority[ctx_id(c)], 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&_astro_rt.workers[w]->ctx_ntasks[ctx_id(c)], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&_astro_rt.workers[w]->ctx_priority[_astro_ctx_id(c)], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&_astro_rt.workers[w]->ctx_ntasks[_astro_ctx_id(c)], 0, __ATOMIC_RELAXED);
 	}
 	free(c->name);
 	c->name = NULL;
@@ -256,9 +140,25 @@ void _astro_ctxs_teardown(void)
 	}
 	ctx_teardown(&_astro_ctxs[0]);
 	_astro_hyp_reset();
-	_astro_ctx_current = 0;
-	ctx_chosen = false;
-	no_ctx_policy_data = NULL;
+	_astro_ctx_table_reset();
+}
+
+/* The runtime's policy chosen, the global context set up with it; torn down with the others at shutdown. */
+int _astro_sched_select(void)
+{
+	struct starpu_sched_policy *policy = _astro_policy_choose();
+	if (!policy) {
+		_astro_error("no scheduling policy is available: check that the scheduler plugins are installed "
+			     "(STARPU_PLUGIN_VERBOSE=1 shows where they are looked for)");
+		return -ENODEV;
+	}
+	_astro_ctx_global_setup(policy);
+	return 0;
+}
+
+void _astro_sched_deinit(void)
+{
+	_astro_ctxs_teardown();
 }
 
 /* --------------------------------------------------------- the tasks */
@@ -267,7 +167,7 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 {
 	const char *name = starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)";
 	if (id >= STARPU_NMAX_SCHED_CTXS) {
-		_astro_error("starpu_task_submit: task '%s' names scheduling context %u, which does not exist: %s", name, id, ctx_fix);
+		_astro_error("starpu_task_submit: task '%s' names scheduling context %u, which does not exist: %s", name, id, _ASTRO_CTX_FIX);
 		return -EINVAL;
 	}
 	struct _astro_sched_ctx *c = &_astro_ctxs[id];
@@ -279,7 +179,7 @@ int _astro_ctx_task_submitted(unsigned id, struct starpu_task *task)
 		return 0;
 	_astro_ctx_task_done(id);
 	_astro_error("starpu_task_submit: task '%s' goes to scheduling context %u, which %s: %s", name, id,
-		     state == _ASTRO_CTX_DELETING ? "is being deleted" : "does not exist", ctx_fix);
+		     state == _ASTRO_CTX_DELETING ? "is being deleted" : "does not exist", _ASTRO_CTX_FIX);
 	return -EINVAL;
 }
 
@@ -307,16 +207,6 @@ void _astro_ctx_task_done(unsigned id)
 	starpu_pthread_mutex_unlock(&c->wait_lock);
 	if (close)
 		ctx_close(c);
-}
-
-/* Under c's lock (read, from a push): c has no worker, task waits for some. */
-void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task)
-{
-	starpu_pthread_mutex_lock(&c->wait_lock);
-	starpu_task_list_push_back(&c->waiting, task);
-	c->nwaiting++;
-	starpu_pthread_mutex_unlock(&c->wait_lock);
-	_astro_hyp_empty_ctx(ctx_id(c), task);
 }
 
 /* Pushes task to c's policy, under c's write lock: a task is never lost, when the policy refuses it
@@ -377,28 +267,12 @@ void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
 /* -------------------------------------------------------- the workers */
 
 /* Checks the workers a call names: 0, or -EINVAL said naming fn. */
-static int check_workers(const int *ids, int n, const char *fn)
-{
-	if (n < 0 || (n > 0 && !ids) || n > STARPU_NMAXWORKERS) {
-		_astro_error("%s: %d workers%s: give an array of worker ids and its length (at most %d)", fn, n,
-			     ids ? "" : " and no array", STARPU_NMAXWORKERS);
-		return -EINVAL;
-	}
-	for (int i = 0; i < n; i++)
-		if (ids[i] < 0 || (unsigned)ids[i] >= _astro_rt.nworkers) {
-			_astro_error("%s: worker id %d does not exist: ids go from 0 to %u (starpu_worker_get_count() - 1)",
-				     fn, ids[i], _astro_rt.nworkers - 1);
-			return -EINVAL;
-		}
-	return 0;
-}
-
 /* Adds to c those of ids it lacks; under ctxs_lock. */
 static void ctx_add_workers(struct _astro_sched_ctx *c, const int *ids, unsigned n)
 {
 	int added[STARPU_NMAXWORKERS];
 	unsigned nadded = 0;
-	unsigned id = ctx_id(c);
+	unsigned id = _astro_ctx_id(c);
 	starpu_pthread_rwlock_wrlock(&c->lock);
 	for (unsigned i = 0; i < n; i++) {
 		bool dup = c->collection.present[ids[i]];
@@ -424,7 +298,7 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 {
 	int removed[STARPU_NMAXWORKERS];
 	unsigned nremoved = 0;
-	unsigned id = ctx_id(c);
+	unsigned id = _astro_ctx_id(c);
 	starpu_pthread_rwlock_wrlock(&c->lock);
 	for (unsigned i = 0; i < n; i++) {
 		bool dup = !c->collection.present[ids[i]];
@@ -498,7 +372,7 @@ void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, uns
 {
 	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
-	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
+	if (c && _astro_check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
 	    (c->nesting == STARPU_NMAX_SCHED_CTXS || nest_check(c->nesting, workerids_ctx, (int)nworkers_ctx, __func__) == 0)) {
 		ctx_add_workers(c, workerids_ctx, nworkers_ctx);
 		_astro_ctx_nesting_update();
@@ -511,7 +385,7 @@ void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, 
 {
 	starpu_pthread_mutex_lock(&ctxs_lock);
 	struct _astro_sched_ctx *c = ctx_changeable(sched_ctx_id, __func__);
-	if (c && check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
+	if (c && _astro_check_workers(workerids_ctx, (int)nworkers_ctx, __func__) == 0 &&
 	    ctx_remove_workers(c, workerids_ctx, nworkers_ctx, __func__) == 0)
 		_astro_ctx_nesting_update();
 	starpu_pthread_mutex_unlock(&ctxs_lock);
@@ -633,7 +507,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 		_astro_error("starpu_sched_ctx_create: the runtime is not running: call starpu_init() first");
 		return STARPU_NMAX_SCHED_CTXS;
 	}
-	if (check_workers(ids, n, "starpu_sched_ctx_create") != 0)
+	if (_astro_check_workers(ids, n, "starpu_sched_ctx_create") != 0)
 		return STARPU_NMAX_SCHED_CTXS;
 	starpu_pthread_mutex_lock(&ctxs_lock);
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && nest_check(o->nesting, ids, n, "starpu_sched_ctx_create") != 0) {
@@ -695,7 +569,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 		c->policy = &_astro_master_policy;
 	if (o->nesting != STARPU_NMAX_SCHED_CTXS && !o->hierarchy_level_set)
 		c->hierarchy_level = _astro_ctxs[o->nesting].hierarchy_level + 1;
-	collection_setup(&c->collection);
+	_astro_ctx_collection_setup(&c->collection);
 	__atomic_store_n(&c->state, _ASTRO_CTX_CREATING, __ATOMIC_RELEASE);
 	_astro_ctx_caps_setup(c);
 	policy_init(c);
@@ -778,7 +652,7 @@ static void ctx_give_waiting(struct _astro_sched_ctx *c, unsigned heir)
 	starpu_pthread_rwlock_unlock(&c->lock);
 	if (n)
 		_astro_warn("starpu_sched_ctx_delete: scheduling context %u ('%s') is deleted with %d tasks waiting for workers: "
-			    "they run in context %u instead (add workers before deleting it to run them there)", ctx_id(c),
+			    "they run in context %u instead (add workers before deleting it to run them there)", _astro_ctx_id(c),
 			    c->name ? c->name : "", n, heir);
 	while (!starpu_task_list_empty(&given)) {
 		struct starpu_task *task = starpu_task_list_pop_front(&given);
@@ -852,7 +726,7 @@ static void ctx_close(struct _astro_sched_ctx *c)
 {
 	if (__atomic_exchange_n(&c->closed, 1, __ATOMIC_ACQ_REL))
 		return;
-	unsigned id = ctx_id(c);
+	unsigned id = _astro_ctx_id(c);
 	if (c->close_callback) {
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		c->close_callback(id, c->close_args);
@@ -882,7 +756,7 @@ void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)
 	if (!c)
 		return;
 	__atomic_store_n(&c->finished_submit, true, __ATOMIC_SEQ_CST);
-	if (ctx_id(c) != 0 && __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) == 0)
+	if (_astro_ctx_id(c) != 0 && __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) == 0)
 		ctx_close(c);
 }
 
@@ -891,7 +765,7 @@ void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*clos
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
 	if (!c)
 		return;
-	if (ctx_id(c) == 0) {
+	if (_astro_ctx_id(c) == 0) {
 		_astro_error("%s: the global scheduling context is never closed: register the callback on a context you created", __func__);
 		return;
 	}
@@ -912,351 +786,6 @@ void starpu_sched_ctx_stop_task_submission(void)
 			c->nwaiting_release = c->nwaiting;
 		starpu_pthread_mutex_unlock(&c->wait_lock);
 	}
-}
-
-/* ------------------------------------------------------ the thread's */
-
-void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
-{
-	if (!sched_ctx_id) {
-		_astro_error("starpu_sched_ctx_set_context: NULL pointer: pass the address of a context id");
-		return;
-	}
-	if (*sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
-		_astro_ctx_current = 0;
-		ctx_chosen = false;
-		return;
-	}
-	if (_astro_ctx_get(*sched_ctx_id, __func__)) {
-		_astro_ctx_current = *sched_ctx_id;
-		ctx_chosen = true;
-	}
-}
-
-unsigned starpu_sched_ctx_get_context(void)
-{
-	/* As StarPU: STARPU_NMAX_SCHED_CTXS until the thread chose one (its tasks go to the global context). */
-	return ctx_chosen ? _astro_ctx_current : STARPU_NMAX_SCHED_CTXS;
-}
-
-/* ------------------------------------------------------------ queries */
-
-void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
-{
-	/* On the task path of every policy: the global context first, which lives as long as the workers. */
-	if (STARPU_LIKELY(sched_ctx_id == 0))
-		return _astro_ctxs[0].policy_data;
-	if (STARPU_LIKELY(sched_ctx_id < STARPU_NMAX_SCHED_CTXS &&
-			  __atomic_load_n(&_astro_ctxs[sched_ctx_id].state, __ATOMIC_RELAXED) != _ASTRO_CTX_FREE))
-		return _astro_ctxs[sched_ctx_id].policy_data;
-	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
-		return __atomic_load_n(&no_ctx_policy_data, __ATOMIC_ACQUIRE);
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->policy_data : NULL;
-}
-
-void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
-{
-	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS) {
-		__atomic_store_n(&no_ctx_policy_data, policy_data, __ATOMIC_RELEASE);
-		return;
-	}
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (c)
-		c->policy_data = policy_data;
-}
-
-void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->user_data : NULL;
-}
-
-void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (c)
-		c->user_data = user_data;
-}
-
-void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->policy_init : NULL;
-}
-
-void (*starpu_sched_ctx_get_sched_policy_callback(unsigned sched_ctx_id))(unsigned)
-{
-	return starpu_sched_ctx_get_sched_policy_init(sched_ctx_id);
-}
-
-struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? &c->collection : NULL;
-}
-
-struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type)
-{
-	(void)type; /* the kernel keeps a list for every context; a tree orders the same workers */
-	return starpu_sched_ctx_get_worker_collection(sched_ctx_id);
-}
-
-void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id)
-{
-	/* The kernel's: freed with the context. */
-	(void)_astro_ctx_get(sched_ctx_id, __func__);
-}
-
-struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	/* A nested context without a policy has none (its master runs its tasks). */
-	return c && !c->no_scheduler ? c->policy : NULL;
-}
-
-struct starpu_sched_policy *starpu_sched_get_sched_policy_in_ctx(unsigned sched_ctx_id)
-{
-	return starpu_sched_ctx_get_sched_policy(sched_ctx_id);
-}
-
-struct starpu_sched_policy *starpu_sched_get_sched_policy(void)
-{
-	return _astro_ctxs[0].policy;
-}
-
-const char *starpu_sched_ctx_get_sched_policy_name(unsigned sched_ctx_id)
-{
-	struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(sched_ctx_id);
-	return p ? p->policy_name : NULL;
-}
-
-const char *starpu_sched_ctx_get_name(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return NULL;
-	return ctx_id(c) == 0 ? "global" : c->name;
-}
-
-int starpu_sched_ctx_get_sub_ctxs(unsigned sched_ctx, int *ctxs)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx, __func__);
-	if (!c)
-		return -EINVAL;
-	if (c->nsub_ctxs && !ctxs) {
-		_astro_error("%s: context %u has %d sub-contexts and ctxs is NULL: give an array of STARPU_NMAX_SCHED_CTXS ints",
-			     __func__, ctx_id(c), c->nsub_ctxs);
-		return -EINVAL;
-	}
-	for (int i = 0; i < c->nsub_ctxs; i++)
-		ctxs[i] = c->sub_ctxs[i];
-	return c->nsub_ctxs;
-}
-
-int starpu_sched_ctx_get_nsms(unsigned sched_ctx)
-{
-	/* No context holds a share of a GPU's multiprocessors (STARPU_SCHED_CTX_CUDA_NSMS is refused). */
-	return _astro_ctx_get(sched_ctx, __func__) ? 0 : -EINVAL;
-}
-
-int starpu_sched_ctx_get_stream_worker(unsigned sub_ctx)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sub_ctx, __func__);
-	if (!c)
-		return -1;
-	/* No lock, as starpu_sched_ctx_get_workers_list(): policies call these from their hooks. */
-	return c->collection.nworkers ? c->collection.workerids[0] : -1;
-}
-
-void starpu_sched_ctx_get_sms_interval(int stream_workerid, int *start, int *end)
-{
-	_astro_error("%s: worker %d drives no share of a GPU's multiprocessors (STARPU_SCHED_CTX_CUDA_NSMS is not supported "
-		     "here): do not ask for its interval", __func__, stream_workerid);
-	if (start)
-		*start = 0;
-	if (end)
-		*end = 0;
-}
-
-unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->collection.nworkers : 0;
-}
-
-unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	unsigned n = 0;
-	*workerids = malloc(STARPU_NMAXWORKERS * sizeof(int));
-	if (!c)
-		return 0;
-	/* No lock: policies call it from their hooks, which run under the context's changes. */
-	n = c->collection.nworkers;
-	memcpy(*workerids, c->collection.workerids, n * sizeof(int));
-	return n;
-}
-
-unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	*workerids = c ? c->collection.workerids : NULL;
-	return c ? c->collection.nworkers : 0;
-}
-
-unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
-{
-	if (sched_ctx_id == STARPU_NMAX_SCHED_CTXS)
-		sched_ctx_id = 0;
-	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers || sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
-		return 0;
-	if (sched_ctx_id == 0)
-		return _astro_ctxs[0].state != _ASTRO_CTX_FREE;
-	return (__atomic_load_n(&_astro_rt.workers[workerid]->ctx_mask, __ATOMIC_RELAXED) >> sched_ctx_id) & 1;
-}
-
-unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return 0;
-	for (unsigned i = 0; i < c->collection.nworkers; i++)
-		if (_astro_rt.workers[c->collection.workerids[i]]->arch == arch)
-			return 1;
-	return 0;
-}
-
-unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2)
-{
-	unsigned n = 0;
-	for (unsigned w = 0; w < _astro_rt.nworkers; w++)
-		n += starpu_sched_ctx_contains_worker((int)w, sched_ctx_id) && starpu_sched_ctx_contains_worker((int)w, sched_ctx_id2);
-	return n;
-}
-
-unsigned starpu_sched_ctx_worker_get_id(unsigned sched_ctx_id)
-{
-	int w = _astro_worker_id();
-	return w >= 0 && starpu_sched_ctx_contains_worker(w, sched_ctx_id) ? (unsigned)w : (unsigned)-1;
-}
-
-unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid)
-{
-	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
-		return 0;
-	/* Every worker is in the global context: any other one overlaps it. */
-	return __atomic_load_n(&_astro_rt.workers[workerid]->ctx_mask, __ATOMIC_RELAXED) != 0;
-}
-
-unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task)
-{
-	return task && task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : _astro_ctx_current;
-}
-
-void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c || !f)
-		return;
-	fprintf(f, "[sched_ctx %u]: %u worker%s\n", ctx_id(c), c->collection.nworkers, c->collection.nworkers == 1 ? "" : "s");
-	for (unsigned i = 0; i < c->collection.nworkers; i++)
-		fprintf(f, "\t%s\n", _astro_rt.workers[c->collection.workerids[i]]->name);
-}
-
-unsigned starpu_worker_get_sched_ctx_list(int worker, unsigned **sched_ctx)
-{
-	*sched_ctx = malloc(STARPU_NMAX_SCHED_CTXS * sizeof(unsigned));
-	if (worker < 0 || (unsigned)worker >= _astro_rt.nworkers)
-		return 0;
-	unsigned n = 0;
-	(*sched_ctx)[n++] = 0;
-	uint32_t mask = __atomic_load_n(&_astro_rt.workers[worker]->ctx_mask, __ATOMIC_RELAXED);
-	for (unsigned i = 1; i < STARPU_NMAX_SCHED_CTXS; i++)
-		if (mask & (1u << i))
-			(*sched_ctx)[n++] = i;
-	return n;
-}
-
-/* ---------------------------------------------------------- priorities */
-
-int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->min_prio : 0;
-}
-
-int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->max_prio : 0;
-}
-
-int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->min_prio_set : 0;
-}
-
-int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	return c ? c->max_prio_set : 0;
-}
-
-int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return -EINVAL;
-	c->min_prio = min_prio;
-	c->min_prio_set = true;
-	return 0;
-}
-
-int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return -EINVAL;
-	c->max_prio = max_prio;
-	c->max_prio_set = true;
-	return 0;
-}
-
-/* The calling thread's context, as StarPU's. */
-int starpu_sched_get_min_priority(void) { return _astro_ctxs[_astro_ctx_current].min_prio; }
-int starpu_sched_get_max_priority(void) { return _astro_ctxs[_astro_ctx_current].max_prio; }
-int starpu_sched_set_min_priority(int min_prio) { return starpu_sched_ctx_set_min_priority(_astro_ctx_current, min_prio); }
-int starpu_sched_set_max_priority(int max_prio) { return starpu_sched_ctx_set_max_priority(_astro_ctx_current, max_prio); }
-
-/* ------------------------------------------------------ ready tasks */
-
-int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return 0;
-	if (ctx_id(c) != 0)
-		return (int)__atomic_load_n(&c->nready, __ATOMIC_RELAXED);
-	/* The global context's are not counted apart (its task path stays as it was): all but the others'. */
-	long n = __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
-	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
-		n -= __atomic_load_n(&_astro_ctxs[id].nready, __ATOMIC_RELAXED);
-	return n > 0 ? (int)n : 0;
-}
-
-double starpu_sched_ctx_get_nready_flops(unsigned sched_ctx_id)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c)
-		return 0.0;
-	if (ctx_id(c) == 0) {
-		_astro_error("%s: the global scheduling context does not count the flops of its ready tasks (its task path "
-			     "stays light): ask a context you created", __func__);
-		return 0.0;
-	}
-	return astro_counter_load_double(&c->nready_flops);
 }
 
 /* task, ready, is counted in context to (not yet in its former one, see the revert) and pushed there if push. */
@@ -1296,104 +825,11 @@ void starpu_sched_ctx_move_task_to_ctx_locked(struct starpu_task *task, unsigned
 void starpu_sched_ctx_revert_task_counters_ctx_locked(unsigned sched_ctx_id, double flops)
 {
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
-	if (!c || ctx_id(c) == 0)
+	if (!c || _astro_ctx_id(c) == 0)
 		return; /* the global context's tasks are counted all together */
 	__atomic_sub_fetch(&c->nready, 1, __ATOMIC_RELAXED);
 	if (flops != 0.0)
 		astro_counter_add_double(&c->nready_flops, -flops);
-	_astro_ctx_task_done(ctx_id(c));
+	_astro_ctx_task_done(_astro_ctx_id(c));
 }
 
-/* ------------------------------------- the order a worker serves them in */
-
-/* 0, or -EINVAL said: workerid exists and context id exists. */
-static int check_worker_ctx(int workerid, unsigned id, const char *fn)
-{
-	if (!_astro_ctx_get(id, fn))
-		return -EINVAL;
-	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers) {
-		_astro_error("%s: worker id %d does not exist: ids go from 0 to %u (starpu_worker_get_count() - 1)", fn, workerid,
-			     _astro_rt.nworkers - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-void starpu_sched_ctx_set_priority(int *workers, int nworkers, unsigned sched_ctx_id, unsigned priority)
-{
-	if (nworkers == -1)
-		return; /* StarPU's "no worker" */
-	if (check_workers(workers, nworkers, __func__) != 0 || !_astro_ctx_get(sched_ctx_id, __func__))
-		return;
-	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
-	for (int i = 0; i < nworkers; i++)
-		__atomic_store_n(&_astro_rt.workers[workers[i]]->ctx_priority[id], priority, __ATOMIC_RELAXED);
-}
-
-unsigned starpu_sched_ctx_get_priority(int worker, unsigned sched_ctx_id)
-{
-	if (check_worker_ctx(worker, sched_ctx_id, __func__) != 0)
-		return 0;
-	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
-	return __atomic_load_n(&_astro_rt.workers[worker]->ctx_priority[id], __ATOMIC_RELAXED);
-}
-
-static void list_counter_add(unsigned sched_ctx_id, int workerid, int delta, bool reset, const char *fn)
-{
-	if (check_worker_ctx(workerid, sched_ctx_id, fn) != 0)
-		return;
-	unsigned id = sched_ctx_id == STARPU_NMAX_SCHED_CTXS ? 0 : sched_ctx_id;
-	int *n = &_astro_rt.workers[workerid]->ctx_ntasks[id];
-	if (reset) {
-		__atomic_store_n(n, 0, __ATOMIC_RELAXED);
-		return;
-	}
-	/* Never below 0: a decrement without its increment does not hide the next task. */
-	int v = __atomic_load_n(n, __ATOMIC_RELAXED);
-	while (v + delta >= 0 && !__atomic_compare_exchange_n(n, &v, v + delta, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-void starpu_sched_ctx_list_task_counters_increment(unsigned sched_ctx_id, int workerid)
-{
-	list_counter_add(sched_ctx_id, workerid, 1, false, __func__);
-}
-
-void starpu_sched_ctx_list_task_counters_decrement(unsigned sched_ctx_id, int workerid)
-{
-	list_counter_add(sched_ctx_id, workerid, -1, false, __func__);
-}
-
-void starpu_sched_ctx_list_task_counters_reset(unsigned sched_ctx_id, int workerid)
-{
-	list_counter_add(sched_ctx_id, workerid, 0, true, __func__);
-}
-
-/* Each worker of the context that can run task (every one without a task) counts it. */
-static void list_counters_all(struct starpu_task *task, unsigned sched_ctx_id, int delta, bool reset, const char *fn)
-{
-	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, fn);
-	if (!c)
-		return;
-	/* Called from the context's policy hooks, under its lock. */
-	for (unsigned i = 0; i < c->collection.nworkers; i++) {
-		int w = c->collection.workerids[i];
-		if (!task || !task->cl || _astro_worker_impl_for(w, task) >= 0)
-			list_counter_add(ctx_id(c), w, delta, reset, fn);
-	}
-}
-
-void starpu_sched_ctx_list_task_counters_increment_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id)
-{
-	list_counters_all(task, sched_ctx_id, 1, false, __func__);
-}
-
-void starpu_sched_ctx_list_task_counters_decrement_all_ctx_locked(struct starpu_task *task, unsigned sched_ctx_id)
-{
-	list_counters_all(task, sched_ctx_id, -1, false, __func__);
-}
-
-void starpu_sched_ctx_list_task_counters_reset_all(struct starpu_task *task, unsigned sched_ctx_id)
-{
-	list_counters_all(task, sched_ctx_id, 0, true, __func__);
-}

@@ -168,3 +168,39 @@ void _astro_policies_clear(void)
 		g_ptr_array_free(sched_lib.refused, TRUE);
 	sched_lib.refused = NULL;
 }
+
+#define DEFAULT_POLICY "lws"
+
+/* The runtime's policy: the conf's, STARPU_SCHED's, or the default (lws); NULL when none is available. */
+struct starpu_sched_policy *_astro_policy_choose(void)
+{
+	const struct starpu_conf *conf = &_astro_rt.conf;
+	if (conf->sched_policy && _astro_policy_check(conf->sched_policy, "conf.sched_policy") == 0)
+		return conf->sched_policy;
+	const char *name = NULL;
+	const char *env = getenv("STARPU_SCHED");
+	if (conf->sched_policy_name && (conf->precedence_over_environment_variables || !env))
+		name = conf->sched_policy_name;
+	else if (env && *env)
+		name = env;
+
+	if (name && strcmp(name, "help") == 0) {
+		_astro_policies_print(stderr);
+		name = NULL;
+	}
+	if (name) {
+		struct starpu_sched_policy *p = _astro_policy_lookup(name);
+		if (p)
+			return p;
+		_astro_warn("scheduling policy '%s' was not found (STARPU_SCHED=help lists them): using '%s'",
+			    name, DEFAULT_POLICY);
+	}
+	struct starpu_sched_policy *p = _astro_policy_lookup(DEFAULT_POLICY);
+	if (!p) {
+		struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
+		p = all[0];
+		if (p)
+			_astro_warn("default policy '%s' is not available in this build: using '%s'", DEFAULT_POLICY, p->policy_name);
+	}
+	return p;
+}

@@ -1,65 +1,23 @@
 /*
- * Scheduling: selecting the policy, pushing ready tasks to their context's
- * policy and popping them for workers, and the helpers policies call (local
- * queues, can-execute, prefetches). The contexts themselves: sched_ctx.c.
+ * Scheduling: pushing ready tasks to their context's policy and popping them
+ * for workers, and the helpers policies call (local queues, prefetches,
+ * expected transfer times). Choosing the policy: policies.c; the contexts
+ * themselves: ctx.c and ctx_table.c.
  */
 #include "sched/sched.h"
 
-#define DEFAULT_POLICY "lws"
-
-/* ------------------------------------------------------ policy selection */
-
-static struct starpu_sched_policy *choose_policy(void)
-{
-	const struct starpu_conf *conf = &_astro_rt.conf;
-	if (conf->sched_policy && _astro_policy_check(conf->sched_policy, "conf.sched_policy") == 0)
-		return conf->sched_policy;
-	const char *name = NULL;
-	const char *env = getenv("STARPU_SCHED");
-	if (conf->sched_policy_name && (conf->precedence_over_environment_variables || !env))
-		name = conf->sched_policy_name;
-	else if (env && *env)
-		name = env;
-
-	if (name && strcmp(name, "help") == 0) {
-		_astro_policies_print(stderr);
-		name = NULL;
-	}
-	if (name) {
-		struct starpu_sched_policy *p = _astro_policy_lookup(name);
-		if (p)
-			return p;
-		_astro_warn("scheduling policy '%s' was not found (STARPU_SCHED=help lists them): using '%s'",
-			    name, DEFAULT_POLICY);
-	}
-	struct starpu_sched_policy *p = _astro_policy_lookup(DEFAULT_POLICY);
-	if (!p) {
-		struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
-		p = all[0];
-		if (p)
-			_astro_warn("default policy '%s' is not available in this build: using '%s'", DEFAULT_POLICY, p->policy_name);
-	}
-	return p;
-}
-
-int _astro_sched_select(void)
-{
-	struct starpu_sched_policy *policy = choose_policy();
-	if (!policy) {
-		_astro_error("no scheduling policy is available: check that the scheduler plugins are installed "
-			     "(STARPU_PLUGIN_VERBOSE=1 shows where they are looked for)");
-		return -ENODEV;
-	}
-	_astro_ctx_global_setup(policy);
-	return 0;
-}
-
-void _astro_sched_deinit(void)
-{
-	_astro_ctxs_teardown();
-}
-
 /* ---------------------------------------------------------- push / pop */
+
+/* Under c's lock (read, from a push): c has no worker, task waits for some. */
+void _astro_ctx_wait_for_workers(struct _astro_sched_ctx *c, struct starpu_task *task)
+{
+	starpu_pthread_mutex_lock(&c->wait_lock);
+	starpu_task_list_push_back(&c->waiting, task);
+	c->nwaiting++;
+	starpu_pthread_mutex_unlock(&c->wait_lock);
+	_astro_hyp_empty_ctx(_astro_ctx_id(c), task);
+}
+
 
 /* The policy of c refused task (ret): a task is never lost, it goes to a worker of c that can run it. */
 static int push_refused(struct _astro_sched_ctx *c, struct starpu_task *task, int ret)

@@ -39,6 +39,8 @@ struct starpu_sched_policy *_astro_policy_lookup(const char *name);
 void _astro_policy_library_set(const char *from, struct starpu_sched_policy *(*get)(const char *name),
 			       struct starpu_sched_policy **(*all)(void));
 void _astro_policies_clear(void);
+/* The runtime's policy: the conf's, STARPU_SCHED's, or the default (lws); NULL when none is available. */
+struct starpu_sched_policy *_astro_policy_choose(void);
 /* The one check of a policy wherever it comes from (from names it in the message): 0, or -EINVAL said. */
 int _astro_policy_check(const struct starpu_sched_policy *policy, const char *from);
 void _astro_policies_print(FILE *out);
@@ -104,8 +106,20 @@ struct _astro_sched_ctx
 	int prio_cap_min, prio_cap_max;
 };
 
-/* Every context: 0 is the global one, every worker's. */
+/* The fix a message about a context that does not exist suggests. */
+#define _ASTRO_CTX_FIX "create it with starpu_sched_ctx_create() (contexts 0 to " G_STRINGIFY(STARPU_NMAX_SCHED_CTXS) " - 1)"
+/* Every context (ctx_table.c): 0 is the global one, every worker's. */
 extern struct _astro_sched_ctx _astro_ctxs[STARPU_NMAX_SCHED_CTXS];
+static inline unsigned _astro_ctx_id(const struct _astro_sched_ctx *c)
+{
+	return (unsigned)(c - _astro_ctxs);
+}
+/* The ids of n workers given to fn: 0, or -EINVAL said; the calling thread's context and the
+ * "no context" slot forgotten (the runtime stops). */
+int _astro_check_workers(const int *ids, int n, const char *fn);
+void _astro_ctx_table_reset(void);
+/* Sets up the worker collection of a context (a list in the workers' order). */
+void _astro_ctx_collection_setup(struct starpu_worker_collection *c);
 /* Sets up context 0 with the runtime's policy and every worker; tears every context down. */
 void _astro_ctx_global_setup(struct starpu_sched_policy *policy);
 void _astro_ctxs_teardown(void);

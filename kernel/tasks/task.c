@@ -17,11 +17,6 @@
 #include <sched.h>
 #include <stdarg.h>
 
-/* Successor entries with this low bit set are end dependencies (starpu_task_declare_end_deps). */
-#define END_DEP_BIT ((uintptr_t)1)
-
-static unsigned long next_job_id;
-
 /* Jobs that became ready without a codelet are completed by the outermost
  * release on this thread, so long chains of such tasks do not recurse. */
 static _ASTRO_TLS struct _astro_job *deferred_head, *deferred_tail;
@@ -34,190 +29,6 @@ static _ASTRO_TLS struct _astro_job *finishing_job;
 static _ASTRO_TLS bool finishing_resubmitted;
 
 static void job_finish(struct _astro_job *job);
-
-/* ---------------------------------------------------------------- jobs */
-
-static void job_init(struct _astro_job *job)
-{
-	memset(job, 0, sizeof(*job));
-	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
-	job->id = __atomic_add_fetch(&next_job_id, 1, __ATOMIC_RELAXED);
-	job->pending = 1;
-	job->end_pending = 1;
-	job->workerid = -1;
-}
-
-static struct _astro_job *job_alloc(void)
-{
-	struct _astro_job *job = malloc(sizeof(*job));
-	if (!job) {
-		_astro_error("out of memory allocating a job");
-		abort();
-	}
-	job_init(job);
-	return job;
-}
-
-struct _astro_job *_astro_job_get(struct starpu_task *task)
-{
-	struct _astro_job *job = task->starpu_private;
-	if (!job) {
-		job = job_alloc();
-		job->task = task;
-		task->starpu_private = job;
-	}
-	return job;
-}
-
-struct _astro_job *_astro_job_new_internal(void)
-{
-	return job_alloc();
-}
-
-/* ------------------------------------------------ declared dependencies */
-
-struct _astro_dep_group
-{
-	struct _astro_job *succ;
-	unsigned ndeps;
-	unsigned remaining;                  /* under succ->lock */
-	unsigned banked;                     /* completions of the group not yet used by a submission of succ (under succ->lock) */
-	struct _astro_job **preds;           /* NULL once a predecessor is freed */
-};
-
-/* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
-static starpu_pthread_mutex_t dep_graph_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-
-/* One submission of job uses one completion of each of its groups (job->lock held). A
- * regenerated task thus runs once per round of its predecessors, however far ahead they run. */
-static void groups_consume(struct _astro_job *job)
-{
-	for (unsigned i = 0; i < job->ngroups; i++)
-		if (--job->groups[i]->banked == 0)
-			job->ngroups_ready--;
-}
-
-/* One predecessor of g completed. Called with that predecessor's lock held
- * (so g cannot be freed meanwhile); returns the successor to release, if any. */
-static struct _astro_job *group_notify(struct _astro_dep_group *g)
-{
-	struct _astro_job *succ = g->succ, *release = NULL;
-	starpu_pthread_mutex_lock(&succ->lock);
-	if (--g->remaining == 0) {
-		g->remaining = g->ndeps;
-		if (g->banked++ == 0)
-			succ->ngroups_ready++;
-		if (succ->waiting_groups && succ->ngroups_ready == succ->ngroups) {
-			succ->waiting_groups = false;
-			groups_consume(succ);
-			release = succ;
-		}
-	}
-	starpu_pthread_mutex_unlock(&succ->lock);
-	return release;
-}
-
-/* At submission: use one completion of every group, or wait for them. */
-static void groups_claim(struct _astro_job *job)
-{
-	starpu_pthread_mutex_lock(&job->lock);
-	if (job->ngroups_ready == job->ngroups) {
-		groups_consume(job);
-	} else {
-		job->waiting_groups = true;
-		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
-	}
-	starpu_pthread_mutex_unlock(&job->lock);
-}
-
-static void groups_forget(struct _astro_job *job)
-{
-	starpu_pthread_mutex_lock(&dep_graph_lock);
-	for (unsigned i = 0; i < job->ngroups; i++) {
-		struct _astro_dep_group *g = job->groups[i];
-		for (unsigned k = 0; k < g->ndeps; k++) {
-			struct _astro_job *pred = g->preds[k];
-			if (!pred)
-				continue;
-			starpu_pthread_mutex_lock(&pred->lock);
-			for (unsigned j = 0; j < pred->npred_of; j++)
-				if (pred->pred_of[j] == g) {
-					pred->pred_of[j] = pred->pred_of[--pred->npred_of];
-					break;
-				}
-			starpu_pthread_mutex_unlock(&pred->lock);
-		}
-		free(g->preds);
-		free(g);
-	}
-	starpu_pthread_mutex_lock(&job->lock);
-	for (unsigned i = 0; i < job->npred_of; i++) {
-		struct _astro_dep_group *g = job->pred_of[i];
-		for (unsigned k = 0; k < g->ndeps; k++)
-			if (g->preds[k] == job)
-				g->preds[k] = NULL;
-	}
-	starpu_pthread_mutex_unlock(&job->lock);
-	starpu_pthread_mutex_unlock(&dep_graph_lock);
-	free(job->groups);
-	free(job->pred_of);
-}
-
-void _astro_job_free(struct _astro_job *job)
-{
-	if (!job)
-		return;
-	if (job->groups || job->pred_of)
-		groups_forget(job);
-	if (STARPU_UNLIKELY(__atomic_load_n(&job->instr_saved, __ATOMIC_RELAXED)))
-		_astro_instr_forget(&job->instr_saved);
-	starpu_pthread_mutex_destroy(&job->lock);
-	free(job->succs);
-	if (job->links != job->inline_links)
-		free(job->links);
-	if (!job->embedded)
-		free(job);
-}
-
-void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg)
-{
-	starpu_pthread_mutex_lock(&pred->lock);
-	for (unsigned i = 0; i < pred->nsuccs; i++) {
-		uintptr_t entry = (uintptr_t)pred->succs[i];
-		fn((struct _astro_job *)(entry & ~END_DEP_BIT), (entry & END_DEP_BIT) != 0, arg);
-	}
-	for (unsigned i = 0; i < pred->npred_of; i++)
-		fn(pred->pred_of[i]->succ, false, arg);
-	starpu_pthread_mutex_unlock(&pred->lock);
-}
-
-static int add_succ_entry(struct _astro_job *pred, void *entry)
-{
-	starpu_pthread_mutex_lock(&pred->lock);
-	if (pred->terminated) {
-		starpu_pthread_mutex_unlock(&pred->lock);
-		return 0;
-	}
-	if (pred->nsuccs == pred->succs_cap) {
-		pred->succs_cap = pred->succs_cap ? 2 * pred->succs_cap : 4;
-		pred->succs = realloc(pred->succs, pred->succs_cap * sizeof(*pred->succs));
-	}
-	pred->succs[pred->nsuccs++] = entry;
-	starpu_pthread_mutex_unlock(&pred->lock);
-	return 1;
-}
-
-int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ)
-{
-	if (pred == succ)
-		return 0;
-	/* Count the dependency first: pred may terminate as soon as it is listed. */
-	__atomic_add_fetch(&succ->pending, 1, __ATOMIC_ACQ_REL);
-	if (add_succ_entry(pred, succ))
-		return 1;
-	__atomic_sub_fetch(&succ->pending, 1, __ATOMIC_ACQ_REL);
-	return 0;
-}
 
 /* ------------------------------------------------------------ readiness */
 
@@ -340,7 +151,7 @@ static void release_successors(struct _astro_job *job)
 	if (job->npred_of > 8)
 		group_releases = malloc(job->npred_of * sizeof(*group_releases));
 	for (unsigned i = 0; i < job->npred_of; i++) {
-		struct _astro_job *release = group_notify(job->pred_of[i]);
+		struct _astro_job *release = _astro_group_notify(job->pred_of[i]);
 		if (release)
 			group_releases[nreleases++] = release;
 	}
@@ -351,8 +162,8 @@ static void release_successors(struct _astro_job *job)
 		free(group_releases);
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t entry = (uintptr_t)succs[i];
-		if (entry & END_DEP_BIT)
-			_astro_job_terminate((struct _astro_job *)(entry & ~END_DEP_BIT), -1);
+		if (entry & _ASTRO_END_DEP_BIT)
+			_astro_job_terminate((struct _astro_job *)(entry & ~_ASTRO_END_DEP_BIT), -1);
 		else
 			_astro_job_release((struct _astro_job *)entry);
 	}
@@ -641,7 +452,7 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	if (policy->submit_hook)
 		policy->submit_hook(task);
 	if (job->ngroups)
-		groups_claim(job);
+		_astro_groups_claim(job);
 	_astro_data_submit_accesses(job, task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_job_release(job);
@@ -729,9 +540,90 @@ int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id)
 	return starpu_task_submit(task);
 }
 
+int _astro_task_submit_internally(struct starpu_task *task)
+{
+	_astro_submit_internal_depth++;
+	int ret = starpu_task_submit(task);
+	_astro_submit_internal_depth--;
+	return ret;
+}
+
 int starpu_task_submit_nodeps(struct starpu_task *task)
 {
 	return starpu_task_submit(task);
+}
+
+/* ------------------------------------------------------- waiting for one */
+
+/* Polls of a waiting application thread before it sleeps (see _astro_relax). */
+#define WAIT_SPINS 256
+
+/* Neither submitted, nor terminating (its termination may be resubmitting it: a
+ * regenerated task), nor complete: starpu_task_create() embeds the job, so only
+ * its state tells a fresh task from a submitted one. */
+static bool job_never_submitted(struct _astro_job *job)
+{
+	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
+		return false;
+	starpu_pthread_mutex_lock(&job->lock);
+	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
+	starpu_pthread_mutex_unlock(&job->lock);
+	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
+	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
+}
+
+int starpu_task_finished(struct starpu_task *task)
+{
+	if (!task) {
+		_astro_error("starpu_task_finished: NULL task");
+		return 0;
+	}
+	struct _astro_job *job = task->starpu_private;
+	return job && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE);
+}
+
+int starpu_task_wait(struct starpu_task *task)
+{
+	if (!task) {
+		_astro_error("starpu_task_wait: NULL task");
+		return -EINVAL;
+	}
+	struct _astro_job *job = task->starpu_private;
+	if (task->detach) {
+		_astro_error("starpu_task_wait: task '%s' is detached: set task->detach = 0 before submitting it to wait for it",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return -EINVAL;
+	}
+	if (!job || job_never_submitted(job)) {
+		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return -EINVAL;
+	}
+	int ret = _astro_forbid_blocking("starpu_task_wait", NULL);
+	if (ret)
+		return ret;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
+	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
+	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
+		_astro_relax(i);
+	int expected = JOB_RUNNING;
+	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
+		astro_futex_wait(&job->done, JOB_WAITED);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
+	if (task->destroy)
+		starpu_task_destroy(task);
+	return 0;
+}
+
+int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
+{
+	for (unsigned i = 0; i < nb_tasks; i++) {
+		int ret = starpu_task_wait(tasks[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ task objects */
@@ -771,7 +663,7 @@ struct starpu_task *starpu_task_create(void)
 	struct starpu_task *task = &both->task;
 	starpu_task_init(task);
 	task->destroy = 1;
-	job_init(&both->job);
+	_astro_job_init(&both->job);
 	both->job.task = task;
 	both->job.embedded = true;
 	task->starpu_private = &both->job;
@@ -904,130 +796,6 @@ void starpu_task_print(struct starpu_task *task)
 	fprintf(stderr, "task %p: name '%s', job %lu, status %d, priority %d, %u buffers, detach %u, destroy %u\n",
 		(void *)task, starpu_task_get_name(task) ? starpu_task_get_name(task) : "", starpu_task_get_job_id(task),
 		task->status, task->priority, _astro_task_nbuffers(task), task->detach, task->destroy);
-}
-
-/* -------------------------------------------------- explicit dependencies */
-
-void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
-{
-	if (!task || (ndeps && !task_array)) {
-		_astro_error("starpu_task_declare_deps_array: NULL task or dependency array");
-		return;
-	}
-	struct _astro_job *job = _astro_job_get(task);
-	if (job->submitted && __atomic_load_n(&job->pending, __ATOMIC_ACQUIRE) == 0) {
-		_astro_error("starpu_task_declare_deps: task '%s' is already ready, the dependencies are ignored: declare them before submitting it",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return;
-	}
-	struct _astro_dep_group *g = calloc(1, sizeof(*g));
-	g->succ = job;
-	g->preds = calloc(ndeps ? ndeps : 1, sizeof(*g->preds));
-	for (unsigned i = 0; i < ndeps; i++) {
-		if (!task_array[i] || task_array[i] == task)
-			_astro_error("starpu_task_declare_deps_array: dependency %u is %s: ignored", i, task_array[i] ? "the task itself" : "NULL");
-		else {
-			g->preds[g->ndeps] = _astro_job_get(task_array[i]);
-			_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id,
-				       .other_id = g->preds[g->ndeps]->id, .nimpl = ASTRO_DEP_TASK);
-			g->ndeps++;
-		}
-	}
-	if (g->ndeps == 0) {
-		free(g->preds);
-		free(g);
-		return;
-	}
-	g->remaining = g->ndeps;
-	starpu_pthread_mutex_lock(&dep_graph_lock);
-	starpu_pthread_mutex_lock(&job->lock);
-	job->groups = realloc(job->groups, (job->ngroups + 1) * sizeof(*job->groups));
-	job->groups[job->ngroups++] = g;
-	starpu_pthread_mutex_unlock(&job->lock);
-	struct _astro_job *release = NULL;
-	for (unsigned k = 0; k < g->ndeps; k++) {
-		struct _astro_job *pred = g->preds[k];
-		starpu_pthread_mutex_lock(&pred->lock);
-		if (pred->npred_of == pred->pred_of_cap) {
-			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
-			pred->pred_of = realloc(pred->pred_of, pred->pred_of_cap * sizeof(*pred->pred_of));
-		}
-		pred->pred_of[pred->npred_of++] = g;
-		/* A predecessor that already completed counts as one completion now. */
-		if (pred->terminated) {
-			struct _astro_job *r = group_notify(g);
-			if (r)
-				release = r;
-		}
-		starpu_pthread_mutex_unlock(&pred->lock);
-	}
-	starpu_pthread_mutex_unlock(&dep_graph_lock);
-	if (release)
-		_astro_job_release(release);
-}
-
-/* The variadic forms: collect the ndeps tasks that follow ndeps, then call the array form. */
-#define CALL_WITH_TASK_VARARGS(array_fn, task, ndeps) do { \
-	struct starpu_task *deps_[(ndeps) ? (ndeps) : 1]; \
-	va_list ap_; \
-	va_start(ap_, ndeps); \
-	for (unsigned i_ = 0; i_ < (ndeps); i_++) \
-		deps_[i_] = va_arg(ap_, struct starpu_task *); \
-	va_end(ap_); \
-	array_fn(task, ndeps, deps_); \
-} while (0)
-
-void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
-{
-	CALL_WITH_TASK_VARARGS(starpu_task_declare_deps_array, task, ndeps);
-}
-
-void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps)
-{
-	__atomic_add_fetch(&_astro_job_get(t)->end_pending, nb_deps, __ATOMIC_ACQ_REL);
-}
-
-void starpu_task_end_dep_release(struct starpu_task *t)
-{
-	_astro_job_terminate(_astro_job_get(t), -1);
-}
-
-void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
-{
-	struct _astro_job *job = _astro_job_get(task);
-	for (unsigned i = 0; i < ndeps; i++) {
-		__atomic_add_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
-		if (!add_succ_entry(_astro_job_get(task_array[i]), (void *)((uintptr_t)job | END_DEP_BIT)))
-			__atomic_sub_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
-	}
-}
-
-void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
-{
-	CALL_WITH_TASK_VARARGS(starpu_task_declare_end_deps_array, task, ndeps);
-}
-
-int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
-{
-	struct _astro_job *job = _astro_job_get(task);
-	unsigned n = 0;
-	starpu_pthread_mutex_lock(&job->lock);
-	for (unsigned i = 0; i < job->nsuccs + job->npred_of; i++) {
-		struct _astro_job *succ = i < job->nsuccs ? (struct _astro_job *)((uintptr_t)job->succs[i] & ~END_DEP_BIT)
-							  : job->pred_of[i - job->nsuccs]->succ;
-		if (!succ->task)
-			continue;
-		if (n < ndeps)
-			task_array[n] = succ->task;
-		n++;
-	}
-	starpu_pthread_mutex_unlock(&job->lock);
-	return (int)n;
-}
-
-int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
-{
-	return starpu_task_get_task_succs(task, ndeps, task_array);
 }
 
 /* --------------------------------------------------------------- codelets */

@@ -101,9 +101,41 @@ static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 #define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) \
 		_astro_instr_task_enter((job)->task, &(job)->instr_saved); } while (0)
 #define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave((job)->task, &(job)->instr_saved); } while (0)
+/* A job (job.c): initialised (an id of its own, one pending count: its submission), or
+ * the task's (made when missing), or one of the runtime's own, without task. */
+extern unsigned long _astro_next_job_id;
+static inline void _astro_job_init(struct _astro_job *job)
+{
+	memset(job, 0, sizeof(*job));
+	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
+	job->id = __atomic_add_fetch(&_astro_next_job_id, 1, __ATOMIC_RELAXED);
+	job->pending = 1;
+	job->end_pending = 1;
+	job->workerid = -1;
+}
 struct _astro_job *_astro_job_get(struct starpu_task *task);
 struct _astro_job *_astro_job_new_internal(void);
 void _astro_job_free(struct _astro_job *job);
+struct _astro_dep_group
+{
+	struct _astro_job *succ;
+	unsigned ndeps;
+	unsigned remaining;                  /* under succ->lock */
+	unsigned banked;                     /* completions of the group not yet used by a submission of succ (under succ->lock) */
+	struct _astro_job **preds;           /* NULL once a predecessor is freed */
+};
+
+/* Serialises changes of the declared graph against freeing its jobs (never on the task path). */
+extern starpu_pthread_mutex_t _astro_dep_graph_lock;
+
+/* Successor entries with this low bit set are end dependencies (starpu_task_declare_end_deps). */
+#define _ASTRO_END_DEP_BIT ((uintptr_t)1)
+/* Declared dependencies (job.c): one more completion of a group's predecessors, returning the
+ * job it releases (NULL: none); a submission uses up one completion of each of its groups. */
+struct _astro_job *_astro_group_notify(struct _astro_dep_group *g);
+/* Adds a successor entry (a job, or a job | _ASTRO_END_DEP_BIT) to pred unless it terminated: 1 if added. */
+int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry);
+void _astro_groups_claim(struct _astro_job *job);
 /* Adds succ as a successor of pred unless pred already terminated. Returns 1 if added. */
 int _astro_job_add_succ(struct _astro_job *pred, struct _astro_job *succ);
 /* Drops one dependency of job; at zero the job becomes ready. */
@@ -136,6 +168,10 @@ void _astro_tags_describe_blocked(GString *out, GHashTable *blocked);
  * so that it can say which ones are stuck: a predictable branch at submission
  * and termination otherwise. */
 extern int _astro_watchdog_tracking;
+/* The submitted jobs not yet terminating, while it tracks them (watched.c), linked by watch_next. */
+extern starpu_pthread_mutex_t _astro_watched_lock;
+extern struct _astro_job *_astro_watched_head;
+void _astro_watched_clear(void);
 void _astro_watchdog_track(struct _astro_job *job);
 void _astro_watchdog_untrack(struct _astro_job *job);
 void _astro_watchdog_start(void);
@@ -199,6 +235,8 @@ extern bool _astro_throttling;
 void _astro_throttle_init(void);
 /* Holds the calling application thread while the limit is reached (starpu_task_submit, when _astro_throttling). */
 void _astro_throttle(void);
+/* Submissions the runtime makes for itself under way on this thread (throttle.c never holds them). */
+extern _ASTRO_TLS unsigned _astro_submit_internal_depth;
 /* starpu_task_submit() for a task the runtime submits for itself during another submission: never held. */
 int _astro_task_submit_internally(struct starpu_task *task);
 

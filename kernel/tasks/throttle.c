@@ -30,7 +30,7 @@ bool _astro_throttling;
 static long limit_max, resume_at;
 
 /* Submissions the runtime makes from inside another one (partition switches): never held. */
-static _ASTRO_TLS unsigned internal_depth;
+_ASTRO_TLS unsigned _astro_submit_internal_depth;
 
 static int read_limit(const char *name, int *out)
 {
@@ -79,7 +79,7 @@ static bool stuck(void)
 
 void _astro_throttle(void)
 {
-	if (internal_depth || _astro_called_back())
+	if (_astro_submit_internal_depth || _astro_called_back())
 		return;
 	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) < limit_max || stuck())
 		return;
@@ -88,12 +88,4 @@ void _astro_throttle(void)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN, .workerid = -1);
 	_astro_task_wait_for_n_unless((unsigned)resume_at, stuck);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_END, .workerid = -1);
-}
-
-int _astro_task_submit_internally(struct starpu_task *task)
-{
-	internal_depth++;
-	int ret = starpu_task_submit(task);
-	internal_depth--;
-	return ret;
 }

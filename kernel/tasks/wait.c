@@ -1,81 +1,10 @@
 /*
- * Waiting for tasks: one task (starpu_task_wait, a futex on its job), the
- * tasks of a context, or the count of submitted tasks not complete falling
- * to n (starpu_task_wait_for_all and the others), which completions signal
- * (_astro_task_completed_count, task.c).
+ * Waiting for tasks: the tasks of a context, or the count of submitted tasks
+ * not complete falling to n (starpu_task_wait_for_all and the others), which
+ * completions signal (_astro_task_completed_count, task.c). Waiting for one
+ * task is task.c's.
  */
 #include "tasks/tasks.h"
-
-/* Polls of a waiting application thread before it sleeps (see _astro_relax). */
-#define WAIT_SPINS 256
-
-/* Neither submitted, nor terminating (its termination may be resubmitting it: a
- * regenerated task), nor complete: starpu_task_create() embeds the job, so only
- * its state tells a fresh task from a submitted one. */
-static bool job_never_submitted(struct _astro_job *job)
-{
-	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
-		return false;
-	starpu_pthread_mutex_lock(&job->lock);
-	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
-	starpu_pthread_mutex_unlock(&job->lock);
-	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
-	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
-}
-
-int starpu_task_finished(struct starpu_task *task)
-{
-	if (!task) {
-		_astro_error("starpu_task_finished: NULL task");
-		return 0;
-	}
-	struct _astro_job *job = task->starpu_private;
-	return job && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE);
-}
-
-int starpu_task_wait(struct starpu_task *task)
-{
-	if (!task) {
-		_astro_error("starpu_task_wait: NULL task");
-		return -EINVAL;
-	}
-	struct _astro_job *job = task->starpu_private;
-	if (task->detach) {
-		_astro_error("starpu_task_wait: task '%s' is detached: set task->detach = 0 before submitting it to wait for it",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return -EINVAL;
-	}
-	if (!job || job_never_submitted(job)) {
-		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
-		return -EINVAL;
-	}
-	int ret = _astro_forbid_blocking("starpu_task_wait", NULL);
-	if (ret)
-		return ret;
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1, .task = task, .job_id = job->id);
-	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
-	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
-		_astro_relax(i);
-	int expected = JOB_RUNNING;
-	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
-		astro_futex_wait(&job->done, JOB_WAITED);
-	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
-	if (task->destroy)
-		starpu_task_destroy(task);
-	return 0;
-}
-
-int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)
-{
-	for (unsigned i = 0; i < nb_tasks; i++) {
-		int ret = starpu_task_wait(tasks[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
 
 /* How often _astro_task_wait_for_n_unless() looks at its give_up(). */
 #define GIVE_UP_POLL_NS 10000000L

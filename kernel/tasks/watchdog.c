@@ -18,12 +18,6 @@
 /* Tasks listed one by one in a report: the rest are counted. */
 #define REPORT_MAX_TASKS 32
 
-int _astro_watchdog_tracking;
-
-/* The submitted jobs not yet terminating, while _astro_watchdog_tracking. */
-static starpu_pthread_mutex_t watched_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static struct _astro_job *watched_head;
-
 static starpu_pthread_mutex_t hook_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static void (*watchdog_hook)(void *);
 static void *watchdog_hook_arg;
@@ -38,40 +32,6 @@ static struct
 	double timeout_us, delay_us;
 	bool crash;
 } wd = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
-
-void _astro_watchdog_track(struct _astro_job *job)
-{
-	starpu_pthread_mutex_lock(&watched_lock);
-	if (!job->watched) {
-		job->watched = true;
-		job->watch_prev = NULL;
-		job->watch_next = watched_head;
-		if (watched_head)
-			watched_head->watch_prev = job;
-		watched_head = job;
-	}
-	starpu_pthread_mutex_unlock(&watched_lock);
-}
-
-static void unlink_job(struct _astro_job *job)
-{
-	if (job->watch_prev)
-		job->watch_prev->watch_next = job->watch_next;
-	else
-		watched_head = job->watch_next;
-	if (job->watch_next)
-		job->watch_next->watch_prev = job->watch_prev;
-	job->watch_prev = job->watch_next = NULL;
-	job->watched = false;
-}
-
-void _astro_watchdog_untrack(struct _astro_job *job)
-{
-	starpu_pthread_mutex_lock(&watched_lock);
-	if (job->watched)
-		unlink_job(job);
-	starpu_pthread_mutex_unlock(&watched_lock);
-}
 
 void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg)
 {
@@ -118,7 +78,7 @@ static void string_free(gpointer s)
 	g_string_free(s, TRUE);
 }
 
-/* What is stuck, as lines of text. Holds watched_lock: the listed jobs stay alive meanwhile. */
+/* What is stuck, as lines of text. Holds _astro_watched_lock: the listed jobs stay alive meanwhile. */
 static GString *describe(double idle_us, long pending)
 {
 	const char *policy = _astro_ctxs[0].policy && _astro_ctxs[0].policy->policy_name ? _astro_ctxs[0].policy->policy_name : "(none)";
@@ -127,18 +87,18 @@ static GString *describe(double idle_us, long pending)
 			       "(STARPU_WATCHDOG_TIMEOUT=%.0f us); scheduling policy '%s'. What is stuck:\n",
 			       idle_us / 1e6, pending, wd.timeout_us, policy);
 
-	starpu_pthread_mutex_lock(&watched_lock);
+	starpu_pthread_mutex_lock(&_astro_watched_lock);
 	struct waits w = {
 		.watched = g_hash_table_new(NULL, NULL),
 		.preds = g_hash_table_new_full(NULL, NULL, NULL, string_free),
 		.end_preds = g_hash_table_new_full(NULL, NULL, NULL, string_free),
 	};
 	GHashTable *by_task = g_hash_table_new(NULL, NULL); /* task -> job */
-	for (struct _astro_job *j = watched_head; j; j = j->watch_next) {
+	for (struct _astro_job *j = _astro_watched_head; j; j = j->watch_next) {
 		g_hash_table_insert(w.watched, j, j);
 		g_hash_table_insert(by_task, j->task, j);
 	}
-	for (struct _astro_job *j = watched_head; j; j = j->watch_next) {
+	for (struct _astro_job *j = _astro_watched_head; j; j = j->watch_next) {
 		w.pred = j;
 		_astro_job_for_each_waiter(j, note_waiter, &w);
 	}
@@ -180,7 +140,7 @@ static GString *describe(double idle_us, long pending)
 	/* Each watched task: blocked (on what), or ready where no worker has it. */
 	unsigned nblocked = 0, nlost = 0, listed = 0;
 	GString *tasks = g_string_new(NULL);
-	for (struct _astro_job *j = watched_head; j; j = j->watch_next) {
+	for (struct _astro_job *j = _astro_watched_head; j; j = j->watch_next) {
 		int deps = __atomic_load_n(&j->pending, __ATOMIC_ACQUIRE);
 		GString *line = g_string_new(NULL);
 		if (deps > 0) {
@@ -210,7 +170,7 @@ static GString *describe(double idle_us, long pending)
 			g_string_append_printf(tasks, "[astrolabe] watchdog:   %s\n", line->str);
 		g_string_free(line, TRUE);
 	}
-	starpu_pthread_mutex_unlock(&watched_lock);
+	starpu_pthread_mutex_unlock(&_astro_watched_lock);
 
 	g_string_append(out, tasks->str);
 	if (listed > REPORT_MAX_TASKS)
@@ -352,8 +312,5 @@ void _astro_watchdog_stop(void)
 	wd.started = false;
 	__atomic_store_n(&_astro_watchdog_tracking, 0, __ATOMIC_RELAXED);
 	/* All tasks completed (shutdown waited for them): only stuck ones could be left. */
-	starpu_pthread_mutex_lock(&watched_lock);
-	while (watched_head)
-		unlink_job(watched_head);
-	starpu_pthread_mutex_unlock(&watched_lock);
+	_astro_watched_clear();
 }

@@ -131,7 +131,7 @@ _ASTRO_DENSE_PACK_METHODS(mf, mf_layout)
 static const struct starpu_data_copy_methods mf_copy_methods = { .any_to_any = mf_copy };
 
 /* Multiformat handles registered (data.c counts them): while there are some, submissions check their conversions. */
-int _astro_multiformat_handles;
+
 
 struct starpu_data_interface_ops starpu_interface_multiformat_ops = {
 	.allocate_data_on_node = mf_allocate,

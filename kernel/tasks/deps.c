@@ -1,0 +1,129 @@
+/*
+ * Dependencies the application declares between tasks: starpu_task_declare_deps
+ * (groups that persist, job.c), end dependencies (a task ends only once
+ * others did), and the successors a task has.
+ */
+#include "tasks/tasks.h"
+#include <stdarg.h>
+
+void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	if (!task || (ndeps && !task_array)) {
+		_astro_error("starpu_task_declare_deps_array: NULL task or dependency array");
+		return;
+	}
+	struct _astro_job *job = _astro_job_get(task);
+	if (job->submitted && __atomic_load_n(&job->pending, __ATOMIC_ACQUIRE) == 0) {
+		_astro_error("starpu_task_declare_deps: task '%s' is already ready, the dependencies are ignored: declare them before submitting it",
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+		return;
+	}
+	struct _astro_dep_group *g = calloc(1, sizeof(*g));
+	g->succ = job;
+	g->preds = calloc(ndeps ? ndeps : 1, sizeof(*g->preds));
+	for (unsigned i = 0; i < ndeps; i++) {
+		if (!task_array[i] || task_array[i] == task)
+			_astro_error("starpu_task_declare_deps_array: dependency %u is %s: ignored", i, task_array[i] ? "the task itself" : "NULL");
+		else {
+			g->preds[g->ndeps] = _astro_job_get(task_array[i]);
+			_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id,
+				       .other_id = g->preds[g->ndeps]->id, .nimpl = ASTRO_DEP_TASK);
+			g->ndeps++;
+		}
+	}
+	if (g->ndeps == 0) {
+		free(g->preds);
+		free(g);
+		return;
+	}
+	g->remaining = g->ndeps;
+	starpu_pthread_mutex_lock(&_astro_dep_graph_lock);
+	starpu_pthread_mutex_lock(&job->lock);
+	job->groups = realloc(job->groups, (job->ngroups + 1) * sizeof(*job->groups));
+	job->groups[job->ngroups++] = g;
+	starpu_pthread_mutex_unlock(&job->lock);
+	struct _astro_job *release = NULL;
+	for (unsigned k = 0; k < g->ndeps; k++) {
+		struct _astro_job *pred = g->preds[k];
+		starpu_pthread_mutex_lock(&pred->lock);
+		if (pred->npred_of == pred->pred_of_cap) {
+			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
+			pred->pred_of = realloc(pred->pred_of, pred->pred_of_cap * sizeof(*pred->pred_of));
+		}
+		pred->pred_of[pred->npred_of++] = g;
+		/* A predecessor that already completed counts as one completion now. */
+		if (pred->terminated) {
+			struct _astro_job *r = _astro_group_notify(g);
+			if (r)
+				release = r;
+		}
+		starpu_pthread_mutex_unlock(&pred->lock);
+	}
+	starpu_pthread_mutex_unlock(&_astro_dep_graph_lock);
+	if (release)
+		_astro_job_release(release);
+}
+
+/* The variadic forms: collect the ndeps tasks that follow ndeps, then call the array form. */
+#define CALL_WITH_TASK_VARARGS(array_fn, task, ndeps) do { \
+	struct starpu_task *deps_[(ndeps) ? (ndeps) : 1]; \
+	va_list ap_; \
+	va_start(ap_, ndeps); \
+	for (unsigned i_ = 0; i_ < (ndeps); i_++) \
+		deps_[i_] = va_arg(ap_, struct starpu_task *); \
+	va_end(ap_); \
+	array_fn(task, ndeps, deps_); \
+} while (0)
+
+void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
+{
+	CALL_WITH_TASK_VARARGS(starpu_task_declare_deps_array, task, ndeps);
+}
+
+void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps)
+{
+	__atomic_add_fetch(&_astro_job_get(t)->end_pending, nb_deps, __ATOMIC_ACQ_REL);
+}
+
+void starpu_task_end_dep_release(struct starpu_task *t)
+{
+	_astro_job_terminate(_astro_job_get(t), -1);
+}
+
+void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	struct _astro_job *job = _astro_job_get(task);
+	for (unsigned i = 0; i < ndeps; i++) {
+		__atomic_add_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
+		if (!_astro_job_add_succ_entry(_astro_job_get(task_array[i]), (void *)((uintptr_t)job | _ASTRO_END_DEP_BIT)))
+			__atomic_sub_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
+{
+	CALL_WITH_TASK_VARARGS(starpu_task_declare_end_deps_array, task, ndeps);
+}
+
+int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	struct _astro_job *job = _astro_job_get(task);
+	unsigned n = 0;
+	starpu_pthread_mutex_lock(&job->lock);
+	for (unsigned i = 0; i < job->nsuccs + job->npred_of; i++) {
+		struct _astro_job *succ = i < job->nsuccs ? (struct _astro_job *)((uintptr_t)job->succs[i] & ~_ASTRO_END_DEP_BIT)
+							  : job->pred_of[i - job->nsuccs]->succ;
+		if (!succ->task)
+			continue;
+		if (n < ndeps)
+			task_array[n] = succ->task;
+		n++;
+	}
+	starpu_pthread_mutex_unlock(&job->lock);
+	return (int)n;
+}
+
+int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
+{
+	return starpu_task_get_task_succs(task, ndeps, task_array);
+}
