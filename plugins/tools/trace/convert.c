@@ -35,12 +35,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "builtin_formats.h"
 #include "convert.h"
 #include "formats.h"
-#include "number_events.h"
 #include "gflops.h"
+#include "number_events.h"
 #include "schema.h"
-#include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
 /* Tasks that ended and are still remembered for the flows of dependencies declared after their end (a successor
@@ -197,7 +197,6 @@ static int error(const char *fmt, ...)
 	va_end(ap);
 	return 1;
 }
-
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -399,30 +398,6 @@ static void emit_event(struct converter *c, const struct location *l, enum astro
 	trace_formats_event(&c->opt.formats, e);
 }
 
-/* crc32 of a name, for -c colours (as StarPU hashes names into r, g, b). */
-static uint32_t crc32_str(const char *s, uint32_t crc)
-{
-	crc = ~crc;
-	for (; *s; s++) {
-		crc ^= (unsigned char)*s;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-	}
-	return ~crc;
-}
-
-void trace_hashed_color(const char *name, double rgb[3])
-{
-	static const char *const salt[3] = { "red", "green", "blue" };
-	double sum = 0;
-	for (int i = 0; i < 3; i++) {
-		rgb[i] = (double)(crc32_str(name, crc32_str(salt[i], 0)) % 1024);
-		sum += rgb[i];
-	}
-	for (int i = 0; i < 3; i++)
-		rgb[i] = sum > 0 ? rgb[i] / sum : 1.0 / 3;
-}
-
 static gint by_id(gconstpointer a, gconstpointer b)
 {
 	const struct location *x = *(struct location *const *)a, *y = *(struct location *const *)b;
@@ -520,7 +495,6 @@ static void flush_pending(struct converter *c, struct location *l)
 	l->task_pending = false;
 	emit_state(c, l, l->task_region, l->task_ts, false, 0, task_of(c, l->task_job));
 }
-
 
 static void counter(struct converter *c, const char *name, long *value, long delta, uint64_t ts)
 {
@@ -1061,25 +1035,6 @@ static OTF2_CallbackCode def_clock(void *arg, uint64_t resolution, uint64_t offs
 	if (!c->multi)
 		c->origin = offset; /* several archives: the earliest of them, found first */
 	return OTF2_CALLBACK_SUCCESS;
-}
-
-const char *trace_state_alias(const char *name, const char **category)
-{
-	static const struct { const char *name, *alias, *category; } states[] = {
-		{ "Initializing", "In", "Runtime" }, { "Deinitializing", "D", "Runtime" }, { "Scheduling", "Sc", "Runtime" },
-		{ "Sleeping", "Sl", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
-		{ "PushingOutput", "Po", "Runtime" },
-		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
-		{ "Submitting task", "Su", "User" }, { "Building task", "Bu", "User" },
-		{ "Throttling task submission", "Th", "User" },
-	};
-	for (size_t i = 0; i < G_N_ELEMENTS(states); i++)
-		if (strcmp(states[i].name, name) == 0) {
-			*category = states[i].category;
-			return states[i].alias;
-		}
-	*category = "Runtime";
-	return "B";
 }
 
 static OTF2_CallbackCode def_region(void *arg, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
@@ -1672,6 +1627,8 @@ int trace_convert_main(int argc, char **argv)
 	struct converter c;
 	memset(&c, 0, sizeof(c));
 	int ret = parse(&c.opt, argc, argv);
+	if (!ret)
+		trace_builtin_formats_register();
 	if (ret || (ret = trace_formats_select(&c.opt.formats)) != 0) {
 		options_free(&c.opt);
 		return ret < 0 ? 0 : 1;
