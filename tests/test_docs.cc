@@ -81,7 +81,7 @@ TEST(EnvironmentTable, AVariableMissingFromTheTableFailsTheCheck)
 	ASSERT_TRUE(tmp.dir.write("README.md", kept));
 	std::string out;
 	EXPECT_EQ(run_environment("check " + sh_quoted(tmp.dir.file("README.md")) + " " + sh_quoted(top_srcdir()), &out), 1) << out;
-	EXPECT_TRUE(contains(out, "kernel/sched/sched.c:")) << "names where the variable is read: " << out;
+	EXPECT_TRUE(contains(out, "kernel/sched/policies.c:")) << "names where the variable is read: " << out;
 	EXPECT_TRUE(contains(out, "STARPU_SCHED is read but missing")) << out;
 }
 

@@ -13,8 +13,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "formats.h"
-#include "starpu_formats.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 #define ACTIVITY_PERIOD_NS 75000000 /* 75 ms */
 

@@ -9,8 +9,8 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include "formats.h"
-#include "starpu_formats.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 static void *comms_rec_begin(const struct astro_trace_format_options *options)
 {

@@ -9,7 +9,7 @@ AC_DEFUN([ASTRO_PLUGIN_CHECK_tool_trace], [
     CPPFLAGS="$CPPFLAGS $OTF2_CFLAGS"
     AC_CHECK_HEADER([otf2/otf2.h], [], [astro_plugin_ok=no])
     CPPFLAGS=$astro_save_CPPFLAGS])
-  AS_IF([test "x$astro_plugin_ok" = xyes], [], [AC_MSG_NOTICE([OTF2 not found (install libotf2-trace-dev): plugins/tools/trace and starpu_fxt_tool are not built])])
+  AS_IF([test "x$astro_plugin_ok" = xyes], [], [AC_MSG_NOTICE([OTF2 not found (install libotf2-trace-dev): the trace recorder (plugins/tools/trace) and starpu_fxt_tool are not built; the registry of trace formats still is])])
   AC_SUBST([OTF2_CFLAGS])
   AC_SUBST([OTF2_LIBS])
 ])

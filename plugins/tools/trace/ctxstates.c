@@ -12,7 +12,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <string.h>
-#include "paje.h"
+#include "format_common.h"
 #include "ctxstates.h"
 
 void ctxstates_types(FILE *f)

@@ -8,8 +8,8 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include "formats.h"
-#include "starpu_formats.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 struct data_rec
 {

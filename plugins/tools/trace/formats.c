@@ -1,8 +1,10 @@
 /*
- * The converter's output formats (astrolabe/trace_format.h): the built-in
- * ones (json.c, paje.c, starpu_formats.h's) and those of the format_* plugins, which the kernel's loader
- * finds in the plugin directories (the built-in one, STARPU_PLUGIN_PATH)
- * when the converter starts, in starpu_fxt_tool as in starpu_shutdown()
+ * The dispatcher of the converter's output formats (astrolabe/trace_format.h):
+ * it knows formats only through the registry (astro_trace_format_nth()), the
+ * built-in ones (builtin_formats.c, registered by the converter first) as
+ * those of the format_* plugins, which the kernel's loader finds in the
+ * plugin directories (the built-in one, STARPU_PLUGIN_PATH) when the
+ * converter starts, in starpu_fxt_tool as in starpu_shutdown()
  * (STARPU_GENERATE_TRACE=1). Each format on gets the converter's stream
  * through one call per event; a format that fails is told, by name, and the
  * others go on.
@@ -11,16 +13,8 @@
 #include <string.h>
 #include <astrolabe/plugin.h>
 #include "formats.h"
-#include "json.h"
-#include "paje.h"
-#include "starpu_formats.h"
 
 #define TOOL "starpu_fxt_tool"
-
-static const struct astro_trace_format *const builtin[] = { &trace_json_format, &trace_tasks_rec_format, &trace_data_rec_format,
-							    &trace_distrib_format, &trace_trace_rec_format, &trace_dag_format,
-							    &trace_paje_format, &trace_sched_tasks_rec_format, &trace_papi_rec_format, &trace_comms_rec_format,
-							    &trace_activity_format, &trace_html_format };
 
 int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i)
 {
@@ -72,8 +66,6 @@ static int check_names(const GPtrArray *names, const char *option)
 
 int trace_formats_select(struct trace_formats *f)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(builtin); i++)
-		astro_trace_format_register(builtin[i]);
 	astro_trace_formats_load();
 	if (check_names(f->names_off, "-no-format") || check_names(f->names_on, "-format"))
 		return 1;
@@ -211,22 +203,4 @@ void trace_formats_free(struct trace_formats *f)
 		if (f->with[cb])
 			g_array_free(f->with[cb], TRUE);
 	memset(f, 0, sizeof(*f));
-}
-
-FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name)
-{
-	char *path = g_build_filename(options->dir, name, NULL);
-	FILE *f = fopen(path, "w");
-	g_free(path);
-	return f;
-}
-
-int trace_format_close(FILE *f)
-{
-	return (ferror(f) | (fclose(f) != 0)) ? -EIO : 0;
-}
-
-const char *trace_format_task_name(const struct astro_trace_task *t)
-{
-	return t->name ? t->name : (t->model ? t->model : "unknown");
 }

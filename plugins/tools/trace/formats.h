@@ -1,4 +1,5 @@
-/* The converter's output formats (astrolabe/trace_format.h): which are on, and the dispatch of the stream to them (formats.c). */
+/* The converter's output formats (astrolabe/trace_format.h): which are on, and the dispatch of the stream to them (formats.c).
+ * The formats themselves include format_common.h, never this. */
 #ifndef __ASTRO_TRACE_FORMATS_H__
 #define __ASTRO_TRACE_FORMATS_H__
 
@@ -38,7 +39,8 @@ struct trace_formats
 /* Takes argv[*i] when it is -formats, -no-format NAME or -format NAME (moving *i past NAME): 1; -1 when NAME is
  * missing (told); 0 when it is another option. */
 int trace_formats_option(struct trace_formats *f, int argc, char **argv, int *i);
-/* The formats built in and those of the plugins, the command line's choice applied: 0, or 1 for an unknown name (told). */
+/* Loads the format plugins, then chooses among the formats registered (the built-in ones first: the caller registered
+ * them) as the command line says: 0, or 1 for an unknown name (told). */
 int trace_formats_select(struct trace_formats *f);
 /* -formats: every format, on or off, and where it comes from. */
 void trace_formats_print(const struct trace_formats *f, FILE *out);
@@ -60,12 +62,5 @@ bool trace_formats_want_tasks(const struct trace_formats *f);
 /* Ends each format that began: one whose output is incomplete is told (failed). */
 void trace_formats_end(struct trace_formats *f);
 void trace_formats_free(struct trace_formats *f);
-
-/* For the built-in formats: file name of the output folder, opened for writing (NULL, errno set: the converter tells). */
-FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name);
-/* Closes f: 0, or -EIO when a write failed (the converter tells). */
-int trace_format_close(FILE *f);
-/* A task's name as StarPU's outputs show it: its name, else its model's, else "unknown". */
-const char *trace_format_task_name(const struct astro_trace_task *t);
 
 #endif

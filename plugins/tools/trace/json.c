@@ -3,7 +3,8 @@
  * https://ui.perfetto.dev or chrome://tracing), written through the trace
  * format API (astrolabe/trace_format.h) like a plugin's format. It is built
  * into the converter rather than a plugin of its own: it is always there
- * (a static build too), and trace.html shares its string writer.
+ * (a static build too), and trace.html shares its string writer
+ * (trace_json_string(), format_common.c).
  *
  * One process per archive (pid: its rank), one track per location (tid: its
  * id), tasks and states as X slices, counters as C events, dependencies as
@@ -15,8 +16,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "formats.h"
-#include "json.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 struct json
 {
@@ -24,21 +25,6 @@ struct json
 	bool first;   /* no event written yet: no comma before the next */
 	int rank;     /* the pid of the events of the archive being read */
 };
-
-void trace_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == '<')
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 /* Microseconds, the format's unit, from the converter's nanoseconds. */
 static double us(uint64_t date)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 /** paje.trace's header: the definition of event 22 (a memory manager's event with its details), in the form of
- *  convert.c's paje_defs (its name and number, then "Field type" entries, NULL-ended). */
+ *  paje.c's paje_defs (its name and number, then "Field type" entries, NULL-ended). */
 extern const char *const memstates_event_def[];
 /** paje.trace's header: the event types of the memory managers (Mm): MSI states, wont-use, the details of event 22. */
 void memstates_event_types(FILE *f);

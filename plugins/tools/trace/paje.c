@@ -26,12 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "builtin_formats.h"
 #include "ctxstates.h"
-#include "formats.h"
+#include "format_common.h"
 #include "memstates.h"
-#include "paje.h"
 #include "paje_sort.h"
-#include "starpu_formats.h"
 
 #define STACK_DEPTH 32 /* the states remembered per location, as the converter's stack of regions */
 
@@ -87,18 +86,6 @@ struct paje
 static double ms(uint64_t date)
 {
 	return (double)date / 1e6;
-}
-
-void paje_word(FILE *f, const char *s)
-{
-	if (*s && !strpbrk(s, " \t\"")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : *s, f);
-	fputc('"', f);
 }
 
 /* ------------------------------------------------------------ header */

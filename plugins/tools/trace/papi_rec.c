@@ -11,8 +11,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "formats.h"
-#include "starpu_formats.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 struct papi_rec
 {

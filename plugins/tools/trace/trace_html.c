@@ -15,9 +15,8 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
-#include "formats.h"
-#include "json.h"
-#include "starpu_formats.h"
+#include "builtin_formats.h"
+#include "format_common.h"
 
 struct trace_html
 {

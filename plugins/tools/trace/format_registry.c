@@ -1,12 +1,15 @@
 /*
- * The registry of the trace converter's output formats (astrolabe/trace_format.h).
- * It lives in the kernel so that a format plugin's init finds
- * astro_trace_format_register() both in starpu_fxt_tool (a program linked
- * with libastrolabe) and in an application converting at starpu_shutdown()
- * (STARPU_GENERATE_TRACE=1). Formats stay registered for the process: the
- * converter may run several times (one per starpu_shutdown()).
+ * The registry of the trace converter's output formats
+ * (astrolabe/trace_format.h): the trace plugin's public API half. It is
+ * built as libapi.la and linked into libastrolabe in every build, OTF2 or
+ * not, so that a format plugin's init finds astro_trace_format_register()
+ * both in starpu_fxt_tool (a program linked with libastrolabe) and in an
+ * application converting at starpu_shutdown() (STARPU_GENERATE_TRACE=1);
+ * the kernel's loader loads the format_* plugins for it. Formats stay
+ * registered for the process: the converter may run several times (one per
+ * starpu_shutdown()).
  */
-#include "kernel.h"
+#include "core/core.h"
 #include <astrolabe/trace_format.h>
 
 struct registered_format

@@ -1,0 +1,103 @@
+/*
+ * What the converter's files read with (converter.h): an input's anchor
+ * file, OTF2's first error, the archive's strings and an event's
+ * attributes, and the converter's messages. It calls none of them.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "converter.h"
+
+int convert_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "[astrolabe] " TOOL ": ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
+}
+
+const char *convert_string(struct converter *c, OTF2_StringRef ref)
+{
+	const char *s = g_hash_table_lookup(c->strings, GUINT_TO_POINTER(ref));
+	return s ? s : "";
+}
+
+void convert_attrs(struct converter *c, OTF2_AttributeList *list, struct attrs *a)
+{
+	memset(a->has, 0, sizeof(a->has));
+	if (!list)
+		return;
+	uint32_t n = OTF2_AttributeList_GetNumberOfElements(list);
+	for (uint32_t i = 0; i < n; i++) {
+		OTF2_AttributeRef ref;
+		OTF2_Type type;
+		OTF2_AttributeValue value;
+		if (OTF2_AttributeList_GetAttributeByIndex(list, i, &ref, &type, &value) != OTF2_SUCCESS || ref >= 256)
+			continue;
+		int id = c->attr_map[ref];
+		if (id < 0)
+			continue;
+		a->has[id] = true;
+		a->v[id] = value;
+	}
+}
+
+GArray *convert_append(GArray *array, const void *element, guint size)
+{
+	if (!array)
+		array = g_array_new(FALSE, FALSE, size);
+	return g_array_append_vals(array, element, 1);
+}
+
+char *convert_anchor(const char *input)
+{
+	struct stat st;
+	if (stat(input, &st) < 0)
+		return NULL;
+	if (S_ISDIR(st.st_mode))
+		return g_build_filename(input, "traces.otf2", NULL);
+	return g_strdup(input);
+}
+
+/* OTF2 prints each error itself, several lines per problem: keep the first, say it once. */
+static char otf2_first_error[256];
+
+static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line, const char *function, OTF2_ErrorCode code,
+				 const char *fmt, va_list va)
+{
+	(void)user;
+	(void)file;
+	(void)line;
+	(void)function;
+	if (!otf2_first_error[0])
+		vsnprintf(otf2_first_error, sizeof(otf2_first_error), fmt, va);
+	return code;
+}
+
+OTF2_ErrorCallback convert_otf2_errors_kept(void)
+{
+	otf2_first_error[0] = '\0';
+	return OTF2_Error_RegisterCallback(otf2_error, NULL);
+}
+
+const char *convert_otf2_error(void)
+{
+	return otf2_first_error;
+}
+
+int convert_check_input(const char *input)
+{
+	char *anchor = convert_anchor(input);
+	if (!anchor)
+		return convert_error("%s: no such file or directory: give the trace folder STARPU_FXT_TRACE=1 left (STARPU_FXT_PREFIX/prof_file_<user>_0)",
+				     input);
+	struct stat st;
+	int ret = 0;
+	if (stat(anchor, &st) < 0)
+		ret = convert_error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", input, anchor);
+	g_free(anchor);
+	return ret;
+}
