@@ -1,5 +1,5 @@
 /*
- * What the components of sched/ share and an out-of-tree component does not
+ * What the components of policy-toolkit/ share and an out-of-tree component does not
  * see: the per-context state of a modular scheduler (its tree, its worker
  * components, which workers are hungry).
  */
