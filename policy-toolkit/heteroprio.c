@@ -2,7 +2,7 @@
  * The heteroprio policy's set-up (astrolabe/heteroprio.h) and the
  * application's calls that write it (starpu_heteroprio.h). They live in
  * libastrolabe, where applications link; the policy itself is the plugin
- * schedulers/heteroprio.
+ * plugins/policies/heteroprio.
  */
 #include <errno.h>
 #include <math.h>
