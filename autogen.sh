@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates the build system. Every folder under schedulers/ and plugins/*/
-# that holds a Makefile.am is a plugin: build-aux/list-plugins writes their list
+# Regenerates the build system. Every folder of plugins/*/ (drivers, policies,
+# tools, counters) that holds a Makefile.am is a plugin: build-aux/list-plugins writes their list
 # into m4/astro_plugins.m4, so adding a plugin folder never means editing
 # configure.ac or kernel code.
 set -e

@@ -1,8 +1,8 @@
 /*
- * Drives dmdar's and dmdas's "first ready" pop (schedulers/dm/ready.h) with
+ * Drives dmdar's and dmdas's "first ready" pop (plugins/policies/dm/ready.h) with
  * crafted tasks, for test_dm: with one memory node no data is ever missing.
  */
-#include "../schedulers/dm/ready.h"
+#include "../plugins/policies/dm/ready.h"
 #include "dm_ready_probe.h"
 
 static const size_t *probe_missing;

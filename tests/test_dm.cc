@@ -1,4 +1,4 @@
-// The model-based policies (schedulers/dm: dm, dmda, dmdas, dmdar, dmdap,
+// The model-based policies (plugins/policies/dm: dm, dmda, dmdas, dmdar, dmdap,
 // heft). Every decision here is made by crafted models (per-worker cost and
 // energy functions, so predictions are exact) while the workers are held in a
 // Gate: what is queued stays observable and no assertion depends on timing.

@@ -305,6 +305,41 @@ TEST_F(DriverApi, ConfNamingNoWorkerIsSaidAndIgnored)
 	EXPECT_EQ(lines_of(err).size(), 1u) << err;
 }
 
+#ifdef STARPU_USE_OPENCL
+// An OpenCL driver names its worker by cl_device_id: the kernel asks the OpenCL helpers of
+// libastrolabe, which tell it how once the driver opened its devices.
+TEST_F(DriverApi, AnOpenCLDriverNamesItsWorkerByDevice)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0)
+		GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+	struct starpu_driver opencl0 = { STARPU_OPENCL_WORKER, { 0 } };
+	starpu_opencl_get_device(0, &opencl0.id.opencl_id);
+	ASSERT_NE(opencl0.id.opencl_id, nullptr);
+	starpu_shutdown();
+
+	// The same device in the next starpu_init(): its worker is the application's.
+	conf.not_launched_drivers = &opencl0;
+	conf.n_not_launched_drivers = 1;
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_FALSE(contains(err, "not_launched_drivers")) << err;
+	ASSERT_EQ(starpu_driver_init(&opencl0), 0);
+	EXPECT_EQ(starpu_driver_run_once(&opencl0), 0);
+	ASSERT_EQ(starpu_driver_deinit(&opencl0), 0);
+	starpu_shutdown();
+
+	// A device the runtime does not use names no worker.
+	struct starpu_driver other = { STARPU_OPENCL_WORKER, { 0 } };
+	other.id.opencl_id = (cl_device_id)&other;
+	conf.not_launched_drivers = &other;
+	err = stderr_of([&] { ASSERT_EQ(starpu_init(&conf), 0); });
+	EXPECT_TRUE(contains(err, "not_launched_drivers[0]")) << err;
+}
+#endif
+
 // A program built without OpenCL (as StarPU's CPU programs) and the runtime built with it see one layout.
 TEST(DriverStruct, TheLayoutDoesNotDependOnOpenCL)
 {

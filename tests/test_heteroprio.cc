@@ -1,4 +1,4 @@
-// The heteroprio policy (schedulers/heteroprio) and its set-up API
+// The heteroprio policy (plugins/policies/heteroprio) and its set-up API
 // (starpu_heteroprio.h): the policy's callback sets each architecture's
 // buckets, the order it looks at them and the slow factors; every call
 // checks its arguments and the moment it is made; the policy then runs tasks

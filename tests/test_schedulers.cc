@@ -1,4 +1,4 @@
-// Every scheduling policy of schedulers/ through the same checks: each task
+// Every scheduling policy of plugins/policies/ through the same checks: each task
 // runs exactly once, pinned tasks and can_execute are honoured, priorities
 // order the work where the policy promises it, equal priorities run first in,
 // first out, dependencies hold, tasks submitted from tasks run, and idle

@@ -28,6 +28,12 @@ static struct
 } app[STARPU_NMAXWORKERS];
 
 static int terminate_requested;          /* atomic: starpu_drivers_request_termination() */
+static bool (*opencl_names)(const struct starpu_driver *driver, int devid); /* atomic */
+
+void _astro_driver_api_set_opencl_matcher(bool (*names)(const struct starpu_driver *driver, int devid))
+{
+	__atomic_store_n(&opencl_names, names, __ATOMIC_RELEASE);
+}
 
 static const char *kind_name(enum starpu_worker_archtype type)
 {
@@ -44,13 +50,10 @@ static bool names_worker(const struct starpu_driver *d, const struct _astro_work
 		return w->devid == (int)d->id.cpu_id;
 	case STARPU_CUDA_WORKER:
 		return w->devid == (int)d->id.cuda_id;
-#ifdef STARPU_USE_OPENCL
 	case STARPU_OPENCL_WORKER: {
-		cl_device_id device = NULL;
-		starpu_opencl_get_device(w->devid, &device);
-		return device == d->id.opencl_id;
+		bool (*names)(const struct starpu_driver *, int) = __atomic_load_n(&opencl_names, __ATOMIC_ACQUIRE);
+		return names && names(d, w->devid);
 	}
-#endif
 	default:
 		return false;
 	}

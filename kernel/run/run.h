@@ -23,6 +23,10 @@ void _astro_worker_round(struct _astro_worker *w, unsigned idle[2]);
 int _astro_drivers_mark_not_launched(void);
 bool _astro_driver_not_launched(int workerid);
 void _astro_drivers_wait_out(void);
+/* Does an OpenCL driver name the worker of OpenCL device devid? The OpenCL API half
+ * (plugins/drivers/opencl/opencl_api.c) sets this when it opens its devices: the kernel
+ * names no OpenCL function, and without it no OpenCL driver names a worker. */
+void _astro_driver_api_set_opencl_matcher(bool (*names)(const struct starpu_driver *driver, int devid));
 
 
 #endif /* __ASTRO_RUN_H__ */

@@ -1,7 +1,10 @@
 /*
  * The OpenCL device table and the starpu_opencl_* helpers programs call
  * (linked into libastrolabe). The driver plugin (opencl.c) opens the table
- * at starpu_init() and closes it at starpu_shutdown().
+ * at starpu_init() and closes it at starpu_shutdown(). Opening it also tells
+ * the kernel's driver API how to match an OpenCL driver
+ * (starpu_conf.not_launched_drivers) with a worker, so that the kernel calls
+ * no OpenCL function.
  */
 #include "opencl_devices.h"
 #include <astrolabe/plugin.h>
@@ -62,8 +65,20 @@ fail:
 	return false;
 }
 
+/* Defined by the kernel's driver API (kernel/driver_api.c; declared in kernel/kernel.h, which
+ * this folder does not include): libapi.la is linked into libastrolabe with it. */
+void _astro_driver_api_set_opencl_matcher(bool (*names)(const struct starpu_driver *driver, int devid));
+
+/* Does OpenCL driver d name the worker of device devid? */
+static bool driver_names_device(const struct starpu_driver *d, int devid)
+{
+	const struct astro_opencl_device *device = astro_opencl_device_get(devid);
+	return device && device->device == d->id.opencl_id;
+}
+
 int astro_opencl_devices_open(void)
 {
+	_astro_driver_api_set_opencl_matcher(driver_names_device);
 	starpu_pthread_mutex_lock(&table_lock);
 	if (ndevices >= 0) {
 		starpu_pthread_mutex_unlock(&table_lock);

@@ -11,6 +11,20 @@
  * One lock guards the buckets and the workers' queues (a worker takes from
  * several buckets at once). Counts read without it let an idle worker see
  * there is nothing for it without taking the lock.
+ *
+ * Where heteroprio lives:
+ * - this folder: the policy (this file; auto.c, the automatic mode; la.c, the
+ *   data locality mode), the plugin sched_heteroprio;
+ * - this folder's API half, heteroprio_api.c (libapi.la, in libastrolabe in
+ *   every build): the application's starpu_heteroprio_* calls and the set-up
+ *   they write for the policy;
+ * - the public headers: starpu_heteroprio.h (StarPU's calls), its alias
+ *   schedulers/starpu_heteroprio.h, and astrolabe/heteroprio.h (the set-up,
+ *   between the API half and the policy);
+ * - policy-toolkit/component_heteroprio.c: the modular heteroprio
+ *   *component* (starpu_sched_component_heteroprio_create), another policy
+ *   made of the same idea, which plugins/policies/modular builds into
+ *   modular-heteroprio; it shares no code with this one.
  */
 #include <stdatomic.h>
 #include <stdlib.h>

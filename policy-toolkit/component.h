@@ -1,5 +1,5 @@
 /*
- * What the components of sched/ share and an out-of-tree component does not
+ * What the components of policy-toolkit/ share and an out-of-tree component does not
  * see: the per-context state of a modular scheduler (its tree, its worker
  * components, which workers are hungry).
  */
@@ -27,6 +27,8 @@ struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
 
 /** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
 struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock);
+
+/* The leaves (component_leaves.c): what the generic code asks of the worker components. */
 
 /** 1 once a task was pushed to the worker component whose worker pulls on this thread (it takes that
  * task straight away): a component pumping tasks down for that pull may stop there. */

@@ -11,6 +11,10 @@
  * Within a bucket, higher priorities go first. With batch set (the default),
  * the tasks of its buckets go down with the context's highest priority, so that the
  * queues below keep the order it chose.
+ *
+ * This component is the toolkit's; the heteroprio policy (the plugin
+ * sched_heteroprio) and its starpu_heteroprio_* API are in
+ * plugins/policies/heteroprio, which shares no code with it.
  */
 #include <math.h>
 #include <stdatomic.h>

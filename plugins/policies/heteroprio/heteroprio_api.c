@@ -1,8 +1,10 @@
 /*
- * The heteroprio policy's set-up (astrolabe/heteroprio.h) and the
- * application's calls that write it (starpu_heteroprio.h). They live in
- * libastrolabe, where applications link; the policy itself is the plugin
- * schedulers/heteroprio.
+ * The API half of the heteroprio plugin: the policy's set-up
+ * (astrolabe/heteroprio.h) and the application's calls that write it
+ * (starpu_heteroprio.h). Built as this folder's libapi.la, they are in
+ * libastrolabe, where applications link, in every build, whether the plugin
+ * loads or not; the policy itself is heteroprio.c, whose head says where
+ * every part of heteroprio lives.
  */
 #include <errno.h>
 #include <math.h>

@@ -2,64 +2,12 @@
  * Worker components, the leaves of a modular scheduler: the tasks decided
  * for one worker, what the worker predicts it has left to do, and the
  * pop_task of a modular policy (the worker takes from its component, then
- * pulls from the components above).
+ * pulls from the components above). Their push_task, which the generic
+ * component code recognises them by, is in component_leaves.c.
  */
 #include <math.h>
 #include <stdlib.h>
-#include "component.h"
-
-/* Predictions are written by one thread and read by deciders without the lock. */
-static inline double load_double(double *p)
-{
-	double v;
-
-	__atomic_load(p, &v, __ATOMIC_RELAXED);
-	return v;
-}
-
-static inline void store_double(double *p, double v)
-{
-	__atomic_store(p, &v, __ATOMIC_RELAXED);
-}
-
-struct worker_data
-{
-	int workerid;
-	struct _astro_modular_ctx *ctx;
-	starpu_pthread_mutex_t lock;
-	/** Tasks pushed to this worker, by priority. */
-	struct astro_sched_queue queue;
-	/** Predicted work (µs) queued here; when the running task started and how long it should take. */
-	double queued_len;
-	double started_at;
-	double running_len;
-};
-
-/* The worker component whose worker is pulling on this thread, and the task a decision pushed to
- * it during that pull: handed straight back to the worker, without a round trip through its queue. */
-static __thread __attribute__((tls_model("initial-exec"))) struct starpu_sched_component *pulling;
-static __thread __attribute__((tls_model("initial-exec"))) struct starpu_task *handed;
-
-static int worker_push_task(struct starpu_sched_component *component, struct starpu_task *task)
-{
-	struct worker_data *data = component->data;
-	int wake;
-
-	if (pulling == component && !handed)
-	{
-		handed = task;
-		return 0;
-	}
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
-	astro_sched_queue_push(&data->queue, task);
-	if (isfinite(task->predicted) && task->predicted > 0.0)
-		store_double(&data->queued_len, load_double(&data->queued_len) + task->predicted);
-	wake = astro_sched_workers_claim(&data->ctx->workers, data->workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
-	if (wake)
-		astro_sched_wake(data->workerid, 1);
-	return 0;
-}
+#include "component_leaves.h"
 
 /* Nothing below a worker pulls from it. */
 static struct starpu_task *worker_pull_task(struct starpu_sched_component *from, struct starpu_sched_component *to)
@@ -71,7 +19,7 @@ static struct starpu_task *worker_pull_task(struct starpu_sched_component *from,
 
 static int worker_can_pull(struct starpu_sched_component *component)
 {
-	struct worker_data *data = component->data;
+	struct _astro_worker_leaf *data = component->data;
 
 	if (!astro_sched_workers_claim(&data->ctx->workers, data->workerid))
 		return 0;
@@ -81,23 +29,23 @@ static int worker_can_pull(struct starpu_sched_component *component)
 
 static double worker_estimated_end(struct starpu_sched_component *component)
 {
-	struct worker_data *data = component->data;
+	struct _astro_worker_leaf *data = component->data;
 	double now = starpu_timing_now();
-	double running_end = load_double(&data->started_at) + load_double(&data->running_len);
+	double running_end = _astro_leaf_load_double(&data->started_at) + _astro_leaf_load_double(&data->running_len);
 
-	return (running_end > now ? running_end : now) + load_double(&data->queued_len);
+	return (running_end > now ? running_end : now) + _astro_leaf_load_double(&data->queued_len);
 }
 
 static double worker_estimated_load(struct starpu_sched_component *component)
 {
-	struct worker_data *data = component->data;
+	struct _astro_worker_leaf *data = component->data;
 
 	return astro_sched_queue_ntasks(&data->queue) / _astro_component_speed(component);
 }
 
 static void worker_deinit_data(struct starpu_sched_component *component)
 {
-	struct worker_data *data = component->data;
+	struct _astro_worker_leaf *data = component->data;
 	unsigned left = astro_sched_queue_ntasks(&data->queue);
 
 	if (left)
@@ -109,37 +57,20 @@ static void worker_deinit_data(struct starpu_sched_component *component)
 
 /* ------------------------------------------------------ combined workers */
 
-/* A combined worker's component: a leaf of the decisions (the kernel runs what it is given on all its members at
- * once), made the parent of its members' components, as in StarPU. */
-struct combined_data
-{
-	int id;
-	int size;
-	const int *members;
-};
-
-static int combined_push_task(struct starpu_sched_component *component, struct starpu_task *task)
-{
-	struct combined_data *data = component->data;
-
-	/* The kernel queues one part per member and wakes them (a sequential codelet is refused, with a message). */
-	return starpu_push_local_task(data->id, task, 1) ? 1 : 0;
-}
-
 /* A member pulls through it: what it takes from above is launched on the combined worker (the member meets its part
  * in its own queue); only a task the kernel refuses comes back to the member, which runs it alone. */
 static struct starpu_task *combined_pull_task(struct starpu_sched_component *component, struct starpu_sched_component *to)
 {
 	struct starpu_task *task = starpu_sched_component_parents_pull_task(component, to);
 
-	if (task && combined_push_task(component, task) == 0)
+	if (task && _astro_leaf_combined_push_task(component, task) == 0)
 		return NULL;
 	return task;
 }
 
 static double combined_estimated_end(struct starpu_sched_component *component)
 {
-	struct combined_data *data = component->data;
+	struct _astro_combined_leaf *data = component->data;
 	double end = starpu_timing_now();
 
 	for (int i = 0; i < data->size; i++)
@@ -154,7 +85,7 @@ static double combined_estimated_end(struct starpu_sched_component *component)
 
 static double combined_estimated_load(struct starpu_sched_component *component)
 {
-	struct combined_data *data = component->data;
+	struct _astro_combined_leaf *data = component->data;
 	double load = 0.0;
 
 	for (int i = 0; i < data->size; i++)
@@ -169,7 +100,7 @@ static double combined_estimated_load(struct starpu_sched_component *component)
 /* Decisions count it in the context when all its members are (its id is no worker of the context). */
 static void combined_notify_change_workers(struct starpu_sched_component *component)
 {
-	struct combined_data *data = component->data;
+	struct _astro_combined_leaf *data = component->data;
 	struct starpu_sched_tree *tree = component->tree;
 	int in = 1;
 
@@ -186,7 +117,7 @@ static struct starpu_sched_component *combined_get(struct _astro_modular_ctx *ct
 {
 	unsigned slot = (unsigned)id - starpu_worker_get_count();
 	struct starpu_sched_component *component;
-	struct combined_data *data;
+	struct _astro_combined_leaf *data;
 
 	if (ctx->combined[slot])
 		return ctx->combined[slot];
@@ -206,7 +137,7 @@ static struct starpu_sched_component *combined_get(struct _astro_modular_ctx *ct
 		starpu_sched_component_destroy(component);
 		return NULL;
 	}
-	component->push_task = combined_push_task;
+	component->push_task = _astro_leaf_combined_push_task;
 	/* can_pull stays the default: a task above it wakes a member, which pulls. */
 	component->pull_task = combined_pull_task;
 	component->estimated_end = combined_estimated_end;
@@ -241,53 +172,11 @@ struct starpu_sched_component *starpu_sched_component_parallel_worker_create(str
 	return id < 0 ? NULL : combined_get(ctx, tree->sched_ctx_id, id);
 }
 
-int _astro_component_combined_can_execute(struct starpu_sched_component *component, struct starpu_task *task)
-{
-	if (!starpu_sched_component_is_combined_worker(component) || !starpu_bitmap_cardinal(component->workers_in_ctx))
-		return 0;
-	for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
-		if (starpu_combined_worker_can_execute_task((unsigned)((struct combined_data *)component->data)->id, task, nimpl))
-			return 1;
-	return 0;
-}
-
-int _astro_component_combined_first(struct starpu_sched_component *component)
-{
-	return ((struct combined_data *)component->data)->members[0];
-}
-
-double _astro_component_combined_speed(struct starpu_sched_component *component)
-{
-	struct combined_data *data = component->data;
-	double sum = 0.0;
-
-	for (int i = 0; i < data->size; i++)
-		sum += starpu_worker_get_relative_speedup(starpu_worker_get_perf_archtype(data->members[i], component->tree->sched_ctx_id));
-	return sum > 1e-9 ? sum : 1e-9;
-}
-
-/* ---------------------------------------------------------- all workers */
-
-int starpu_sched_component_is_worker(struct starpu_sched_component *component)
-{
-	return component && (component->push_task == worker_push_task || component->push_task == combined_push_task);
-}
-
-int starpu_sched_component_is_simple_worker(struct starpu_sched_component *component)
-{
-	return component && component->push_task == worker_push_task;
-}
-
-int starpu_sched_component_is_combined_worker(struct starpu_sched_component *component)
-{
-	return component && component->push_task == combined_push_task;
-}
-
 int starpu_sched_component_worker_get_workerid(struct starpu_sched_component *worker_component)
 {
 	if (starpu_sched_component_is_combined_worker(worker_component))
-		return ((struct combined_data *)worker_component->data)->id;
-	return starpu_sched_component_is_simple_worker(worker_component) ? ((struct worker_data *)worker_component->data)->workerid : -1;
+		return ((struct _astro_combined_leaf *)worker_component->data)->id;
+	return starpu_sched_component_is_simple_worker(worker_component) ? ((struct _astro_worker_leaf *)worker_component->data)->workerid : -1;
 }
 
 struct starpu_sched_component *starpu_sched_component_worker_new(unsigned sched_ctx, int workerid)
@@ -299,7 +188,7 @@ struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_
 {
 	struct _astro_modular_ctx *ctx = _astro_modular_ctx(sched_ctx);
 	struct starpu_sched_component *component;
-	struct worker_data *data;
+	struct _astro_worker_leaf *data;
 	int min_priority, max_priority;
 
 	if (!ctx)
@@ -327,7 +216,7 @@ struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_
 		goto nomem;
 	astro_sched_lock_init(&data->lock);
 	component->data = data;
-	component->push_task = worker_push_task;
+	component->push_task = _astro_leaf_worker_push_task;
 	component->pull_task = worker_pull_task;
 	component->can_pull = worker_can_pull;
 	component->estimated_end = worker_estimated_end;
@@ -348,14 +237,9 @@ nomem:
 	return NULL;
 }
 
-int _astro_component_puller_served(void)
-{
-	return handed != NULL;
-}
-
 struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock)
 {
-	struct worker_data *data = worker->data;
+	struct _astro_worker_leaf *data = worker->data;
 
 	*lock = &data->lock;
 	return &data->queue;
@@ -364,7 +248,7 @@ struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_comp
 /* The worker's next task from its own queue. The components above pushed there only tasks this
  * worker can run (as in StarPU, where that is the contract of a worker component; the kernel gives
  * back a misrouted task with a message), and a disabled worker still runs what was queued to it. */
-static struct starpu_task *worker_take_own(struct worker_data *data)
+static struct starpu_task *worker_take_own(struct _astro_worker_leaf *data)
 {
 	struct starpu_task *task;
 
@@ -373,7 +257,7 @@ static struct starpu_task *worker_take_own(struct worker_data *data)
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
 	task = astro_sched_queue_take_head(&data->queue);
 	if (task && isfinite(task->predicted) && task->predicted > 0.0)
-		store_double(&data->queued_len, fmax(0.0, load_double(&data->queued_len) - task->predicted));
+		_astro_leaf_store_double(&data->queued_len, fmax(0.0, _astro_leaf_load_double(&data->queued_len) - task->predicted));
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
 	return task;
 }
@@ -381,25 +265,25 @@ static struct starpu_task *worker_take_own(struct worker_data *data)
 static struct starpu_task *worker_take(void *policy_data, int workerid)
 {
 	struct starpu_sched_component *component = policy_data;
-	struct worker_data *data = component->data;
+	struct _astro_worker_leaf *data = component->data;
 	struct starpu_task *task = worker_take_own(data);
 
 	(void)workerid;
 	if (task)
 		return task;
-	/* A decision component answers a pull by pushing down: its first task for this worker comes back as handed. */
-	pulling = component;
+	/* A decision component answers a pull by pushing down: its first task for this worker comes back in _astro_leaf_handed. */
+	_astro_leaf_pulling = component;
 	for (unsigned i = 0; i < component->nparents && !task; i++)
 		task = starpu_sched_component_pull_task(component->parents[i], component);
-	pulling = NULL;
-	if (handed)
+	_astro_leaf_pulling = NULL;
+	if (_astro_leaf_handed)
 	{
-		struct starpu_task *first = handed;
+		struct starpu_task *first = _astro_leaf_handed;
 
-		handed = NULL;
+		_astro_leaf_handed = NULL;
 		if (!task)
 			return first;
-		worker_push_task(component, task);
+		_astro_leaf_worker_push_task(component, task);
 		return first;
 	}
 	return task ? task : worker_take_own(data);
@@ -422,16 +306,16 @@ void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsig
 
 	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
 		return;
-	struct worker_data *data = ctx->worker[workerid]->data;
+	struct _astro_worker_leaf *data = ctx->worker[workerid]->data;
 	/* Without a prediction the running task adds nothing to the worker's expected end (nor its start). */
 	if (!(isfinite(task->predicted) && task->predicted > 0.0))
 	{
-		if (load_double(&data->running_len) != 0.0)
-			store_double(&data->running_len, 0.0);
+		if (_astro_leaf_load_double(&data->running_len) != 0.0)
+			_astro_leaf_store_double(&data->running_len, 0.0);
 		return;
 	}
-	store_double(&data->started_at, starpu_timing_now());
-	store_double(&data->running_len, task->predicted);
+	_astro_leaf_store_double(&data->started_at, starpu_timing_now());
+	_astro_leaf_store_double(&data->running_len, task->predicted);
 }
 
 void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
@@ -442,6 +326,6 @@ void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsi
 	(void)task;
 	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
 		return;
-	struct worker_data *data = ctx->worker[workerid]->data;
-	store_double(&data->running_len, 0.0);
+	struct _astro_worker_leaf *data = ctx->worker[workerid]->data;
+	_astro_leaf_store_double(&data->running_len, 0.0);
 }
