@@ -1,6 +1,6 @@
 /*
- * Energy measurement: the meter a plugin registers (astrolabe/energy.h) and
- * StarPU's starpu_energy_start() / starpu_energy_stop(), which measure a
+ * Energy measurement: StarPU's starpu_energy_start() / starpu_energy_stop()
+ * with the meter a plugin registers (energy_meter.c), which measure a
  * batch of tasks and record energy / ntasks, ntasks times, into an energy
  * model. As in StarPU, CPU energy is the CPU packages' (and their DRAM's),
  * for every CPU worker at once: workerid must be -1. Without a meter, or for
@@ -12,39 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct astro_energy_meter *meter;	/* atomic */
-
 static starpu_pthread_mutex_t batch_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct astro_energy_stamp batch_start;	/* under batch_lock */
-static bool batch_started;
-
-int astro_energy_meter_register(const struct astro_energy_meter *m)
-{
-	const struct astro_energy_meter *expected = NULL;
-	if (!m) {
-		__atomic_store_n(&meter, NULL, __ATOMIC_RELEASE);
-		starpu_pthread_mutex_lock(&batch_lock);
-		batch_started = false;
-		starpu_pthread_mutex_unlock(&batch_lock);
-		return 0;
-	}
-	if (!m->read || !m->joules || !m->worker_package) {
-		_astro_error("energy meter %s: read, joules and worker_package are all needed: it is not registered",
-			     m->name ? m->name : "(unnamed)");
-		return -EINVAL;
-	}
-	if (!__atomic_compare_exchange_n(&meter, &expected, m, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		_astro_error("energy meter %s: %s already measures energy: only one meter at a time (disable one of the plugins)",
-			     m->name ? m->name : "(unnamed)", expected->name ? expected->name : "another meter");
-		return -EEXIST;
-	}
-	return 0;
-}
-
-const struct astro_energy_meter *astro_energy_meter_get(void)
-{
-	return __atomic_load_n(&meter, __ATOMIC_ACQUIRE);
-}
+static const struct astro_energy_meter *batch_meter;	/* the meter that read batch_start, NULL: no batch started */
 
 /* The meter for archi's workers in *m: 0, or -ENODEV / -EINVAL after one line saying why. */
 static int meter_for(const char *fn, int workerid, enum starpu_worker_archtype archi, const struct astro_energy_meter **out)
@@ -77,7 +47,7 @@ int starpu_energy_start(int workerid, enum starpu_worker_archtype archi)
 		return ret;
 	starpu_pthread_mutex_lock(&batch_lock);
 	ret = m->read(-1, &batch_start);
-	batch_started = ret == 0;
+	batch_meter = ret == 0 ? m : NULL;
 	starpu_pthread_mutex_unlock(&batch_lock);
 	if (ret)
 		_astro_error("%s: %s cannot read the energy (%s): nothing is measured", __func__, m->name, strerror(-ret));
@@ -99,9 +69,10 @@ int starpu_energy_stop(struct starpu_perfmodel *model, struct starpu_task *task,
 	struct astro_energy_stamp end;
 	ret = m->read(-1, &end);
 	starpu_pthread_mutex_lock(&batch_lock);
-	bool started = batch_started;
+	/* A batch started with a meter since unregistered (its plugin gone) is not one. */
+	bool started = batch_meter == m;
 	struct astro_energy_stamp start = batch_start;
-	batch_started = false;
+	batch_meter = NULL;
 	starpu_pthread_mutex_unlock(&batch_lock);
 	if (!started) {
 		_astro_error("%s: no measurement was started: call starpu_energy_start() before the tasks", __func__);

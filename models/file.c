@@ -504,3 +504,33 @@ void starpu_save_history_based_model(struct starpu_perfmodel *model)
 	}
 	_astro_pm_save(model);
 }
+
+/* ------------------------------------------------------- loading at first use */
+
+static starpu_pthread_mutex_t load_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;	/* serialises first loads */
+
+/* Loads model on first use: its file, and whether it records (STARPU_CALIBRATE at load time). */
+void _astro_pm_ensure_loaded(struct starpu_perfmodel *model)
+{
+	if (STARPU_LIKELY(__atomic_load_n(&model->is_loaded, __ATOMIC_ACQUIRE)))
+		return;
+	starpu_perfmodel_init(model);
+	if (!model->state)
+		return;
+	starpu_pthread_mutex_lock(&load_lock);
+	if (!model->is_loaded) {
+		int calibrate = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED);
+		if (_astro_pm_is_history_type(model->type)) {
+			if (!model->symbol || !model->symbol[0])
+				_astro_error("performance model of type %d has no symbol: it cannot be calibrated nor saved; "
+					     "set model->symbol (history and regression models need one)", (int)model->type);
+			else if (calibrate != 2)
+				_astro_pm_load(model);
+		}
+		model->benchmarking = (unsigned)calibrate;
+		__atomic_store_n(&model->is_loaded, 1, __ATOMIC_RELEASE);
+	}
+	starpu_pthread_mutex_unlock(&load_lock);
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+		_astro_pm_mlr_usable(model);
+}

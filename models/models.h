@@ -1,7 +1,7 @@
 /*
  * Performance models, internal: what a model holds (one block per
  * architecture combination and implementation, each with its history entries
- * and regression sums), shared by prediction and calibration (perfmodel.c),
+ * and regression sums), shared by prediction (predict.c) and calibration (calibrate.c),
  * the entry update rules (history.c) and the model files (file.c); the data
  * structures and their text form live in format.h / format.c.
  *
@@ -89,7 +89,13 @@ void _astro_pm_quality_observe(struct starpu_perfmodel *model, double predicted,
 /* model recorded number samples. */
 void _astro_pm_quality_sampled(struct starpu_perfmodel *model, unsigned number);
 
-/* ---- combinations and models (perfmodel.c) */
+/* ---- combinations and models (state.c) */
+/* The workers' architectures (at init); the architecture of size CPU cores together (a combined
+ * worker); a model's state freed; the models with a state, taken out of the list (at shutdown). */
+void _astro_pm_workers_describe(void);
+struct starpu_perfmodel_arch *_astro_pm_cores_arch(int size);
+void _astro_pm_state_free(struct starpu_perfmodel *model);
+GPtrArray *_astro_pm_registered_take(void);
 /* Follows task executions while something needs them measured (calibration, energy, quality counters). */
 void _astro_pm_follow(void);
 /* The global combination of arch (added when new), -1 when the table is full or arch is bad. */
@@ -99,11 +105,19 @@ struct _astro_pm_block *_astro_pm_block_of(struct starpu_perfmodel *model, int c
 /* Adopts the parsed data into the model's state (under its lock): combinations get global ids. */
 void _astro_pm_adopt(struct starpu_perfmodel *model, struct _astro_pm_data *parsed);
 bool _astro_pm_is_history_type(enum starpu_perfmodel_type type);
-/* Initialises model and loads its file once (what a first prediction does). */
+/* Initialises model and loads its file once (what a first prediction does; file.c). */
 void _astro_pm_ensure_loaded(struct starpu_perfmodel *model);
 /* What task's codelet model predicts for implementation nimpl on workerid (µs; NaN: nothing), without forcing
  * calibration nor reporting a model that cannot predict: the caller says what is missing. */
 double _astro_pm_worker_predict(struct starpu_task *task, unsigned workerid, unsigned nimpl);
+/* For calibration (predict.c; caller holds the model's state lock for the first two): task's footprint and size
+ * for arch (comb) and nimpl; what model predicts for task on arch (quiet: nothing said when it cannot). */
+uint32_t _astro_pm_footprint_locked(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+				    unsigned nimpl);
+size_t _astro_pm_task_size(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, int comb,
+			   unsigned nimpl);
+double _astro_pm_model_prediction(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+				  int workerid, unsigned nimpl, bool quiet);
 
 /* ---- the theoretical lower bound (bound.c) */
 /* From starpu_init() and starpu_shutdown(): forget the recording and the hub subscription. */

@@ -28,6 +28,9 @@ void _astro_counters_shutdown(void);
  * architectures); shutdown saves calibrated models, before the workers go. */
 void _astro_models_init(void);
 void _astro_models_shutdown(void);
+/* The theoretical lower bound (models/bound.c): forgets its recording and its subscription. */
+void _astro_bound_init(void);
+void _astro_bound_shutdown(void);
 /* _astro_rt.calibrate changed (the knob): models start or stop measuring. */
 void _astro_models_calibrate_changed(void);
 

@@ -144,6 +144,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_bus_init();
 	_astro_transfers_start();
 	_astro_models_init();
+	_astro_bound_init();
 	_astro_counters_start(_astro_rt.conf.start_perf_counter_collection);
 	_astro_watchdog_start();
 	return 0;
@@ -252,6 +253,7 @@ void starpu_shutdown(void)
 		_astro_task_wait_for_n(0);
 	_astro_watchdog_stop();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
+	_astro_bound_shutdown();
 	_astro_models_shutdown();
 	_astro_transfers_stop();
 	_astro_workers_stop();
