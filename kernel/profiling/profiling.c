@@ -50,6 +50,16 @@ static struct timespec timespec_of(int64_t ns)
 	return ts;
 }
 
+int64_t _astro_prof_now_ns(void)
+{
+	return now_ns();
+}
+
+struct timespec _astro_prof_timespec_of(int64_t ns)
+{
+	return timespec_of(ns);
+}
+
 double starpu_timing_timespec_delay_us(struct timespec *start, struct timespec *end)
 {
 	if (!start || !end) {
@@ -75,7 +85,7 @@ static int profiling_id;
 static int subscription = -1;         /* our observer while the runtime runs */
 static unsigned epoch;                /* atomic: bumped at each enable */
 /* Serialises the readers and the status changes (never taken on the task path). */
-static starpu_pthread_mutex_t reader_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+starpu_pthread_mutex_t _astro_prof_reader_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 
 static bool stats_enabled;            /* STARPU_ENABLE_STATS, unless STARPU_STATS=0 */
 static bool bus_stats_wanted;         /* STARPU_BUS_STATS */
@@ -480,7 +490,7 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 			     workerid, starpu_worker_get_count());
 		return -EINVAL;
 	}
-	starpu_pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&_astro_prof_reader_lock);
 	struct worker_reader *rd = &readers[workerid];
 	struct times values, new_base;
 	int64_t end;
@@ -505,7 +515,7 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 	rd->base = new_base;
 	rd->base_executed = executed;
 	rd->start_ns = end;
-	starpu_pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&_astro_prof_reader_lock);
 	return 0;
 }
 
@@ -528,339 +538,10 @@ void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *
 	*date = timespec_of(exp_end > now ? exp_end : now);
 }
 
-/* ------------------------------------------------------------------ buses */
-
-struct bus
-{
-	int src, dst;
-	int direct, ngpus;
-	unsigned long long bytes;      /* atomics: cumulated */
-	unsigned long count;
-	/* readers (under reader_lock) */
-	int64_t start_ns;
-	unsigned long long base_bytes;
-	unsigned long base_count;
-};
-
-static struct bus buses[STARPU_MAXNODES * STARPU_MAXNODES];
-static int bus_ids[STARPU_MAXNODES][STARPU_MAXNODES]; /* atomics: -1 when none */
-static int nbuses;                                    /* atomic */
-static starpu_pthread_mutex_t bus_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-
-static void buses_reset(void)
-{
-	starpu_pthread_mutex_lock(&bus_lock);
-	for (unsigned s = 0; s < STARPU_MAXNODES; s++)
-		for (unsigned d = 0; d < STARPU_MAXNODES; d++)
-			__atomic_store_n(&bus_ids[s][d], -1, __ATOMIC_RELAXED);
-	memset(buses, 0, sizeof(buses));
-	__atomic_store_n(&nbuses, 0, __ATOMIC_RELEASE);
-	starpu_pthread_mutex_unlock(&bus_lock);
-}
-
-/* A bus exists once something went over it. */
-static int bus_register(unsigned src, unsigned dst)
-{
-	starpu_pthread_mutex_lock(&bus_lock);
-	int id = __atomic_load_n(&bus_ids[src][dst], __ATOMIC_RELAXED);
-	if (id < 0) {
-		id = __atomic_load_n(&nbuses, __ATOMIC_RELAXED);
-		buses[id].src = (int)src;
-		buses[id].dst = (int)dst;
-		buses[id].start_ns = now_ns();
-		__atomic_store_n(&nbuses, id + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&bus_ids[src][dst], id, __ATOMIC_RELEASE);
-	}
-	starpu_pthread_mutex_unlock(&bus_lock);
-	return id;
-}
-
-static void bus_transfer(unsigned src, unsigned dst, size_t bytes)
-{
-	if (src == dst || src >= STARPU_MAXNODES || dst >= STARPU_MAXNODES)
-		return;
-	int id = __atomic_load_n(&bus_ids[src][dst], __ATOMIC_ACQUIRE);
-	if (id < 0)
-		id = bus_register(src, dst);
-	__atomic_add_fetch(&buses[id].bytes, (unsigned long long)bytes, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&buses[id].count, 1, __ATOMIC_RELAXED);
-}
-
-static bool valid_bus(int busid, const char *fn)
-{
-	if (busid >= 0 && busid < __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE))
-		return true;
-	_astro_error("%s: unknown bus %d (%d buses): use an id below starpu_bus_get_count()", fn, busid, starpu_bus_get_count());
-	return false;
-}
-
-int starpu_bus_get_count(void)
-{
-	return __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE);
-}
-
-int starpu_bus_get_id(int src, int dst)
-{
-	if (src < 0 || dst < 0 || src >= STARPU_MAXNODES || dst >= STARPU_MAXNODES)
-		return -1;
-	return __atomic_load_n(&bus_ids[src][dst], __ATOMIC_ACQUIRE);
-}
-
-int starpu_bus_get_src(int busid)
-{
-	return valid_bus(busid, "starpu_bus_get_src") ? buses[busid].src : -1;
-}
-
-int starpu_bus_get_dst(int busid)
-{
-	return valid_bus(busid, "starpu_bus_get_dst") ? buses[busid].dst : -1;
-}
-
-void starpu_bus_set_direct(int busid, int direct)
-{
-	if (valid_bus(busid, "starpu_bus_set_direct"))
-		buses[busid].direct = direct;
-}
-
-int starpu_bus_get_direct(int busid)
-{
-	return valid_bus(busid, "starpu_bus_get_direct") ? buses[busid].direct : 0;
-}
-
-void starpu_bus_set_ngpus(int busid, int ngpus)
-{
-	if (valid_bus(busid, "starpu_bus_set_ngpus"))
-		buses[busid].ngpus = ngpus;
-}
-
-int starpu_bus_get_ngpus(int busid)
-{
-	if (!valid_bus(busid, "starpu_bus_get_ngpus"))
-		return 0;
-	if (buses[busid].ngpus)
-		return buses[busid].ngpus;
-	/* Unknown: assume every GPU shares it. */
-	return (int)(starpu_cuda_worker_get_count() + starpu_opencl_worker_get_count() + starpu_hip_worker_get_count());
-}
-
-int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *bus_info)
-{
-	if (!valid_bus(busid, "starpu_bus_get_profiling_info"))
-		return -EINVAL;
-	starpu_pthread_mutex_lock(&reader_lock);
-	struct bus *b = &buses[busid];
-	int64_t now = now_ns();
-	unsigned long long bytes = __atomic_load_n(&b->bytes, __ATOMIC_RELAXED);
-	unsigned long count = __atomic_load_n(&b->count, __ATOMIC_RELAXED);
-	if (bus_info) {
-		memset(bus_info, 0, sizeof(*bus_info));
-		bus_info->start_time = timespec_of(b->start_ns);
-		bus_info->total_time = timespec_of(now - b->start_ns);
-		bus_info->transferred_bytes = (long long)(bytes - b->base_bytes);
-		bus_info->transfer_count = (int)(count - b->base_count);
-	}
-	b->base_bytes = bytes;
-	b->base_count = count;
-	b->start_ns = now;
-	starpu_pthread_mutex_unlock(&reader_lock);
-	return 0;
-}
-
-/* ----------------------------------------------------------- memory nodes */
-
-/* starpu_memory_node_get_name(): memory.c, with the node table. */
-
-/* -------------------------------------------------------- data statistics */
-
-static unsigned msi_hit[STARPU_MAXNODES], msi_miss[STARPU_MAXNODES];     /* atomics */
-static unsigned alloc_total[STARPU_MAXNODES], alloc_cached[STARPU_MAXNODES];
-/* Transfers into the node a worker fetches for, seen since its last pop (MSI misses). */
-static _ASTRO_TLS unsigned fetch_transfers;
-
-struct _astro_memory_stats
-{
-	starpu_data_handle_t handle;
-	struct _astro_memory_stats *prev, *next;
-	unsigned direct_access[STARPU_MAXNODES];   /* atomics */
-	unsigned loaded_owner[STARPU_MAXNODES];
-	unsigned loaded_shared[STARPU_MAXNODES];
-	unsigned invalidated[STARPU_MAXNODES];
-};
-
-static struct _astro_memory_stats *memory_stats_head;
-static starpu_pthread_mutex_t memory_stats_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-
-/* STARPU_MEMORY_STATS: a handle registered meanwhile gets per-node access counts. */
-static void memory_stats_register(starpu_data_handle_t handle)
-{
-	struct _astro_memory_stats *s = calloc(1, sizeof(*s));
-	if (!s)
-		return;
-	s->handle = handle;
-	starpu_pthread_mutex_lock(&memory_stats_lock);
-	s->next = memory_stats_head;
-	if (memory_stats_head)
-		memory_stats_head->prev = s;
-	memory_stats_head = s;
-	starpu_pthread_mutex_unlock(&memory_stats_lock);
-	handle->memory_stats = s;
-}
-
-static void memory_stats_unregister(starpu_data_handle_t handle)
-{
-	struct _astro_memory_stats *s = handle->memory_stats;
-	if (!s)
-		return;
-	starpu_pthread_mutex_lock(&memory_stats_lock);
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		memory_stats_head = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	starpu_pthread_mutex_unlock(&memory_stats_lock);
-	handle->memory_stats = NULL;
-	free(s);
-}
-
-/* A task's data are on the worker's node: count the accesses. */
-static void data_fetched(const struct astro_event *ev)
-{
-	struct starpu_task *task = ev->task;
-	if (!task || ev->workerid < 0)
-		return;
-	unsigned node = starpu_worker_get_memory_node((unsigned)ev->workerid);
-	unsigned n = _astro_task_nbuffers(task), accesses = 0;
-	unsigned misses = fetch_transfers;
-	for (unsigned i = 0; i < n; i++) {
-		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if (mode & STARPU_SCRATCH)
-			continue; /* a private buffer, allocated rather than fetched */
-		accesses++;
-		struct _astro_memory_stats *s = STARPU_TASK_GET_HANDLE(task, i)->memory_stats;
-		if (!s)
-			continue;
-		if (!misses)
-			__atomic_add_fetch(&s->direct_access[node], 1, __ATOMIC_RELAXED);
-		else if (mode & STARPU_W)
-			__atomic_add_fetch(&s->loaded_owner[node], 1, __ATOMIC_RELAXED);
-		else
-			__atomic_add_fetch(&s->loaded_shared[node], 1, __ATOMIC_RELAXED);
-	}
-	if (misses > accesses)
-		misses = accesses;
-	__atomic_add_fetch(&msi_hit[node], accesses - misses, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&msi_miss[node], misses, __ATOMIC_RELAXED);
-	fetch_transfers = 0;
-}
-
-static void print_percent_line(FILE *out, const char *label, unsigned value, unsigned total)
-{
-	fprintf(out, "\t%s : %u (%2.2f %%)\n", label, value, total ? 100.0 * value / total : 0.0);
-}
-
-static void display_msi_stats(FILE *out)
-{
-	unsigned hits = 0, misses = 0;
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		hits += __atomic_load_n(&msi_hit[node], __ATOMIC_RELAXED);
-		misses += __atomic_load_n(&msi_miss[node], __ATOMIC_RELAXED);
-	}
-	unsigned total = hits + misses;
-	fprintf(out, "#-----\n");
-	fprintf(out, "MSI cache stats :\n");
-	fprintf(out, "TOTAL MSI stats\thit %u (%2.2f %%)\tmiss %u (%2.2f %%)\n", hits, total ? 100.0 * hits / total : 0.0,
-		misses, total ? 100.0 * misses / total : 0.0);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		unsigned h = __atomic_load_n(&msi_hit[node], __ATOMIC_RELAXED), m = __atomic_load_n(&msi_miss[node], __ATOMIC_RELAXED);
-		if (!h && !m)
-			continue;
-		char name[64];
-		starpu_memory_node_get_name(node, name, sizeof(name));
-		fprintf(out, "memory node %s\n", name);
-		print_percent_line(out, "hit", h, h + m);
-		print_percent_line(out, "miss", m, h + m);
-	}
-	fprintf(out, "#-----\n");
-}
-
-static void display_alloc_stats(FILE *out)
-{
-	fprintf(out, "#-----\n");
-	fprintf(out, "Allocation cache stats:\n");
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		unsigned total = __atomic_load_n(&alloc_total[node], __ATOMIC_RELAXED);
-		if (!total)
-			continue;
-		unsigned cached = __atomic_load_n(&alloc_cached[node], __ATOMIC_RELAXED);
-		char name[64];
-		starpu_memory_node_get_name(node, name, sizeof(name));
-		fprintf(out, "memory node %s\n", name);
-		fprintf(out, "\ttotal alloc : %u\n", total);
-		fprintf(out, "\tcached alloc: %u (%2.2f %%)\n", cached, 100.0 * cached / total);
-	}
-	fprintf(out, "#-----\n");
-}
-
-static void display_handle_memory_stats(FILE *out, struct _astro_memory_stats *s)
-{
-	fprintf(out, "#-----\n");
-	fprintf(out, "Data : %p\n", (void *)s->handle);
-	fprintf(out, "Size : %d\n", (int)starpu_data_get_size(s->handle));
-	fprintf(out, "\n");
-	fprintf(out, "#--\n");
-	fprintf(out, "Data access stats\n");
-	fprintf(out, "/!\\ Work Underway\n");
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++) {
-		unsigned direct = __atomic_load_n(&s->direct_access[node], __ATOMIC_RELAXED);
-		unsigned owner = __atomic_load_n(&s->loaded_owner[node], __ATOMIC_RELAXED);
-		unsigned shared = __atomic_load_n(&s->loaded_shared[node], __ATOMIC_RELAXED);
-		unsigned invalidated = __atomic_load_n(&s->invalidated[node], __ATOMIC_RELAXED);
-		if (!direct && !owner && !shared && !invalidated)
-			continue;
-		fprintf(out, "Node #%u\n", node);
-		fprintf(out, "\tDirect access : %u\n", direct);
-		fprintf(out, "\tLoaded (Owner) : %u\n", owner);
-		fprintf(out, "\tLoaded (Shared) : %u\n", shared);
-		fprintf(out, "\tInvalidated (was Owner) : %u\n\n", invalidated);
-	}
-}
-
-static void display_memory_stats(FILE *out)
-{
-	starpu_pthread_mutex_lock(&memory_stats_lock);
-	fprintf(out, "#-----\n");
-	fprintf(out, "Memory stats :\n");
-	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++) {
-		bool header = false;
-		for (struct _astro_memory_stats *s = memory_stats_head; s; s = s->next) {
-			if (!starpu_data_is_on_node(s->handle, node))
-				continue;
-			if (!header) {
-				fprintf(out, "#-----\n");
-				fprintf(out, "Data on Node #%u\n", node);
-				header = true;
-			}
-			display_handle_memory_stats(out, s);
-		}
-	}
-	fprintf(out, "#-----\n");
-	starpu_pthread_mutex_unlock(&memory_stats_lock);
-}
-
-void starpu_data_display_memory_stats(void)
-{
-	if (!_astro_memory_stats_enabled) {
-		_astro_warn("starpu_data_display_memory_stats: memory statistics are not collected: set STARPU_MEMORY_STATS=1 before starpu_init()");
-		return;
-	}
-	display_memory_stats(stderr);
-}
-
 /* --------------------------------------------------------------- summaries */
 
 /* The stream STARPU_*_STATS_FILE names, or stderr. */
-static FILE *summary_open(const char *file_env)
+FILE *_astro_prof_summary_open(const char *file_env)
 {
 	const char *path = starpu_getenv(file_env);
 	if (!path || !*path)
@@ -874,9 +555,9 @@ static FILE *summary_open(const char *file_env)
 	return f;
 }
 
-/* Flushes and closes what summary_open() gave; a failed write (a full disk,
+/* Flushes and closes what _astro_prof_summary_open() gave; a failed write (a full disk,
  * /dev/full) is said once, naming the file and the reason. */
-static void summary_close(FILE *f, const char *file_env)
+void _astro_prof_summary_close(FILE *f, const char *file_env)
 {
 	if (f == stderr) {
 		fflush(f);
@@ -894,57 +575,12 @@ static void summary_close(FILE *f, const char *file_env)
 			     file_env, starpu_getenv(file_env), strerror(err));
 }
 
-static bool env_positive(const char *name)
+bool _astro_prof_env_positive(const char *name)
 {
 	return starpu_get_env_number_default(name, 0) > 0;
 }
 
 /* Bytes in the largest unit that keeps the value above 1 (as StarPU prints them). */
-static double byte_units(double bytes, const char **unit)
-{
-	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
-	unsigned u = 0;
-	while (bytes > 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		bytes /= 1024;
-		u++;
-	}
-	*unit = units[u];
-	return bytes;
-}
-
-static void display_bus_summary(FILE *out)
-{
-	long long total = 0;
-	fprintf(out, "Data transfer stats:\n");
-	for (int busid = 0; busid < starpu_bus_get_count(); busid++) {
-		struct starpu_profiling_bus_info info;
-		if (starpu_bus_get_profiling_info(busid, &info) != 0)
-			continue;
-		char src[64], dst[64];
-		starpu_memory_node_get_name((unsigned)buses[busid].src, src, sizeof(src));
-		starpu_memory_node_get_name((unsigned)buses[busid].dst, dst, sizeof(dst));
-		const char *unit;
-		double amount = byte_units((double)info.transferred_bytes, &unit);
-		double seconds = starpu_timing_timespec_to_us(&info.total_time) * 1e-6;
-		fprintf(out, "\t%s -> %s\t%.2f %s\t%.2f %s/s\t(transfers : %d - avg %.2f %s)\n", src, dst, amount, unit,
-			seconds > 0 ? amount / seconds : 0.0, unit, info.transfer_count,
-			info.transfer_count ? amount / info.transfer_count : 0.0, unit);
-		total += info.transferred_bytes;
-	}
-	const char *unit;
-	double amount = byte_units((double)total, &unit);
-	fprintf(out, "Total transfers: %.2f %s\n", amount, unit);
-}
-
-void starpu_profiling_bus_helper_display_summary(void)
-{
-	if (!env_positive("STARPU_BUS_STATS"))
-		return;
-	FILE *out = summary_open("STARPU_BUS_STATS_FILE");
-	display_bus_summary(out);
-	summary_close(out, "STARPU_BUS_STATS_FILE");
-}
-
 static double ms_of(struct timespec *ts)
 {
 	return starpu_timing_timespec_to_us(ts) * 1e-3;
@@ -1014,11 +650,11 @@ static void display_worker_summary(FILE *out)
 
 void starpu_profiling_worker_helper_display_summary(void)
 {
-	if (!env_positive("STARPU_WORKER_STATS"))
+	if (!_astro_prof_env_positive("STARPU_WORKER_STATS"))
 		return;
-	FILE *out = summary_open("STARPU_WORKER_STATS_FILE");
+	FILE *out = _astro_prof_summary_open("STARPU_WORKER_STATS_FILE");
 	display_worker_summary(out);
-	summary_close(out, "STARPU_WORKER_STATS_FILE");
+	_astro_prof_summary_close(out, "STARPU_WORKER_STATS_FILE");
 }
 
 void starpu_display_stats(void)
@@ -1031,17 +667,17 @@ void starpu_display_stats(void)
 static void runtime_terminate(void)
 {
 	if (stats_enabled) {
-		display_msi_stats(stderr);
-		display_alloc_stats(stderr);
+		_astro_prof_msi_display(stderr);
+		_astro_prof_alloc_display(stderr);
 		/* The transfer statistics, unless STARPU_BUS_STATS prints them below. */
-		if (!env_positive("STARPU_BUS_STATS"))
-			display_bus_summary(stderr);
+		if (!_astro_prof_env_positive("STARPU_BUS_STATS"))
+			_astro_prof_bus_summary(stderr);
 		fflush(stderr);
 	}
 	starpu_profiling_bus_helper_display_summary();
 	starpu_profiling_worker_helper_display_summary();
 	if (_astro_memory_stats_enabled) {
-		display_memory_stats(stderr);
+		_astro_prof_memory_stats_display(stderr);
 		fflush(stderr);
 	}
 	/* The kernel drops every subscription after this moment. */
@@ -1159,30 +795,29 @@ static bool statistics_moment(const struct astro_event *ev, bool on)
 		runtime_terminate();
 		return true;
 	case ASTRO_MOMENT_DATA_ALLOCATED:
-		if (ev->dst_node < STARPU_MAXNODES)
-			__atomic_add_fetch(&alloc_total[ev->dst_node], 1, __ATOMIC_RELAXED);
+		_astro_prof_alloc_counted(ev->dst_node);
 		return true;
 	case ASTRO_MOMENT_DATA_REGISTERED:
 		if (_astro_memory_stats_enabled)
-			memory_stats_register((starpu_data_handle_t)ev->object);
+			_astro_prof_memory_stats_register((starpu_data_handle_t)ev->object);
 		return true;
 	case ASTRO_MOMENT_DATA_UNREGISTERED:
-		memory_stats_unregister((starpu_data_handle_t)ev->object);
+		_astro_prof_memory_stats_unregister((starpu_data_handle_t)ev->object);
 		return true;
 	case ASTRO_MOMENT_TASK_POPPED:
-		fetch_transfers = 0;
+		_astro_prof_fetch_transfers = 0;
 		return false;
 	case ASTRO_MOMENT_TASK_DATA_FETCHED:
 		if (stats_enabled || _astro_memory_stats_enabled)
-			data_fetched(ev);
+			_astro_prof_data_fetched(ev);
 		return false;
 	case ASTRO_MOMENT_TRANSFER_BEGIN:
 		if (ev->workerid >= 0 && ev->dst_node == starpu_worker_get_memory_node((unsigned)ev->workerid))
-			fetch_transfers++;
+			_astro_prof_fetch_transfers++;
 		return false;
 	case ASTRO_MOMENT_TRANSFER_END:
 		if (on || stats_enabled || bus_stats_wanted)
-			bus_transfer(ev->src_node, ev->dst_node, ev->bytes);
+			_astro_prof_bus_transfer(ev->src_node, ev->dst_node, ev->bytes);
 		return false;
 	default:
 		return false;
@@ -1220,11 +855,7 @@ static void feedback_reset(void)
 			__atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED) : 0;
 		rd->frozen = false;
 	}
-	for (int b = 0; b < __atomic_load_n(&nbuses, __ATOMIC_ACQUIRE); b++) {
-		buses[b].base_bytes = __atomic_load_n(&buses[b].bytes, __ATOMIC_RELAXED);
-		buses[b].base_count = __atomic_load_n(&buses[b].count, __ATOMIC_RELAXED);
-		buses[b].start_ns = now;
-	}
+	_astro_prof_buses_rebase(now);
 	__atomic_add_fetch(&epoch, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -1259,7 +890,7 @@ int starpu_profiling_status_set(int status)
 		_astro_error("starpu_profiling_status_set: unknown status %d: use STARPU_PROFILING_ENABLE or STARPU_PROFILING_DISABLE", status);
 		return -EINVAL;
 	}
-	starpu_pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&_astro_prof_reader_lock);
 	int previous = __atomic_load_n(&profiling_status, __ATOMIC_RELAXED);
 	if (status == STARPU_PROFILING_ENABLE) {
 		feedback_reset();
@@ -1269,7 +900,7 @@ int starpu_profiling_status_set(int status)
 		__atomic_store_n(&profiling_status, STARPU_PROFILING_DISABLE, __ATOMIC_SEQ_CST);
 	}
 	subscription_update();
-	starpu_pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&_astro_prof_reader_lock);
 	/* Observers that only matter with profiling on (counters_energy) follow it instead of watching every task. */
 	if (previous != status)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_PROFILING_STATUS, .workerid = -1, .nimpl = (unsigned)status);
@@ -1278,10 +909,10 @@ int starpu_profiling_status_set(int status)
 
 void starpu_profiling_init(void)
 {
-	starpu_pthread_mutex_lock(&reader_lock);
+	starpu_pthread_mutex_lock(&_astro_prof_reader_lock);
 	feedback_reset();
-	starpu_pthread_mutex_unlock(&reader_lock);
-	if (env_positive("STARPU_PROFILING"))
+	starpu_pthread_mutex_unlock(&_astro_prof_reader_lock);
+	if (_astro_prof_env_positive("STARPU_PROFILING"))
 		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 }
 
@@ -1289,23 +920,20 @@ void _astro_profiling_init(void)
 {
 	init_us = _astro_rt.start_time;
 	stats_enabled = starpu_getenv("STARPU_ENABLE_STATS") && starpu_get_env_number_default("STARPU_STATS", 1) != 0;
-	bus_stats_wanted = env_positive("STARPU_BUS_STATS");
-	_astro_memory_stats_enabled = env_positive("STARPU_MEMORY_STATS");
-	memset(msi_hit, 0, sizeof(msi_hit));
-	memset(msi_miss, 0, sizeof(msi_miss));
-	memset(alloc_total, 0, sizeof(alloc_total));
-	memset(alloc_cached, 0, sizeof(alloc_cached));
-	buses_reset();
-	starpu_pthread_mutex_lock(&reader_lock);
+	bus_stats_wanted = _astro_prof_env_positive("STARPU_BUS_STATS");
+	_astro_memory_stats_enabled = _astro_prof_env_positive("STARPU_MEMORY_STATS");
+	_astro_prof_data_reset();
+	_astro_prof_buses_reset();
+	starpu_pthread_mutex_lock(&_astro_prof_reader_lock);
 	/* New workers: every record starts over (the status itself survives, as in StarPU). */
 	memset(records, 0, sizeof(records));
 	feedback_reset();
-	starpu_pthread_mutex_unlock(&reader_lock);
+	starpu_pthread_mutex_unlock(&_astro_prof_reader_lock);
 	/* A failed starpu_init() leaves our subscription in place: reuse it. */
 	if (subscription >= 0)
 		astro_observe_set_mask(subscription, wanted_moments());
 	else
 		subscription = astro_observe_subscribe(wanted_moments(), observe, NULL);
-	if (env_positive("STARPU_PROFILING"))
+	if (_astro_prof_env_positive("STARPU_PROFILING"))
 		starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 }

@@ -19,4 +19,34 @@ void _astro_prof_tool_load(void);
 void _astro_prof_tool_unload(void);
 
 
+/* ------------------------------------------ between the feedback's files */
+
+/* profiling.c: the readers' lock (never on the task path); nanoseconds since starpu_init() and
+ * their timespec; a summary's stream (stderr, or the file the variable names), closed with the check of
+ * its writes; is a variable set to a positive number? */
+extern starpu_pthread_mutex_t _astro_prof_reader_lock;
+int64_t _astro_prof_now_ns(void);
+struct timespec _astro_prof_timespec_of(int64_t ns);
+FILE *_astro_prof_summary_open(const char *file_env);
+void _astro_prof_summary_close(FILE *f, const char *file_env);
+bool _astro_prof_env_positive(const char *name);
+/* buses.c: the buses forgotten (a new run), one transfer counted, their summary. */
+void _astro_prof_buses_reset(void);
+/* Profiling (re)starts at now: what each bus moved so far is its base. */
+void _astro_prof_buses_rebase(int64_t now);
+void _astro_prof_bus_transfer(unsigned src, unsigned dst, size_t bytes);
+void _astro_prof_bus_summary(FILE *out);
+/* data_stats.c: the counts forgotten (a new run); an allocation on node; a handle's access counts
+ * made and freed (STARPU_MEMORY_STATS); a task's data fetched (transfers into its node since its
+ * pop: _astro_prof_fetch_transfers); the displays. */
+void _astro_prof_data_reset(void);
+void _astro_prof_alloc_counted(unsigned node);
+void _astro_prof_memory_stats_register(starpu_data_handle_t handle);
+void _astro_prof_memory_stats_unregister(starpu_data_handle_t handle);
+extern _ASTRO_TLS unsigned _astro_prof_fetch_transfers;
+void _astro_prof_data_fetched(const struct astro_event *ev);
+void _astro_prof_msi_display(FILE *out);
+void _astro_prof_alloc_display(FILE *out);
+void _astro_prof_memory_stats_display(FILE *out);
+
 #endif /* __ASTRO_PROFILING_H__ */
