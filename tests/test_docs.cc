@@ -243,3 +243,94 @@ TEST(SpackRecipe, AnOptionConfigureLacksOrAnUnmappedVariantFails)
 	EXPECT_EQ(check_recipe(tmp.dir.file("broken.py"), &out), 1) << out;
 	EXPECT_TRUE(contains(out, "broken.py:1")) << out;
 }
+
+// ------------------------------------------------------- the architecture's rules
+
+// dev/layers on a small tree of its own: src/ (the sources, by room) and build/ (their objects).
+class Layers : public ::testing::Test
+{
+protected:
+	ScratchDir tmp;
+
+	// Writes src/path and compiles it into build/ (as a build tree holds objects).
+	void source(const std::string &path, const std::string &code)
+	{
+		std::string dir = path.substr(0, path.rfind('/'));
+		std::string out;
+		ASSERT_EQ(run_command("mkdir -p " + sh_quoted(tmp.path() + "/src/" + dir) + " " + sh_quoted(tmp.path() + "/build/" + dir), &out), 0) << out;
+		ASSERT_TRUE(tmp.dir.write("src/" + path, code));
+		std::string object = tmp.path() + "/build/" + path.substr(0, path.size() - 2) + ".o";
+		ASSERT_EQ(run_command("cd " + sh_quoted(tmp.path() + "/src") + " && cc -g -c " + sh_quoted(path) + " -o " + sh_quoted(object) + " 2>&1", &out), 0) << out;
+	}
+
+	int layers(const std::string &extra, std::string *out)
+	{
+		return run_command("python3 " + sh_quoted(top_srcdir() + "/dev/layers") + " --src " + sh_quoted(tmp.path() + "/src") + " --build " +
+				   sh_quoted(tmp.path() + "/build") + " " + extra + " 2>&1", out);
+	}
+};
+
+TEST_F(Layers, ATreeThatKeepsTheRulesPasses)
+{
+	source("kernel/common/low.c", "int low(int x) { return x + 1; }\n");
+	source("kernel/core/high.c", "int low(int x);\nint high(int x) { return low(x) * 2; }\n");
+	std::string out;
+	EXPECT_EQ(layers("", &out), 0) << out;
+	EXPECT_TRUE(contains(out, "layers: 0 findings")) << out;
+}
+
+TEST_F(Layers, ARoomUsingARoomAboveItIsNamed)
+{
+	source("kernel/core/high.c", "int high(int x) { return x * 2; }\n");
+	source("kernel/common/low.c", "int high(int x);\nint low(int x) { return high(x) + 1; }\n");
+	std::string out;
+	EXPECT_EQ(layers("", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "upward: kernel/common/low.c (kernel/common) uses high of kernel/core/high.c (kernel/core)")) << out;
+}
+
+TEST_F(Layers, ACircleOfFourFilesIsNamedAndOfThreeIsNot)
+{
+	const char *names[] = { "a", "b", "c", "d" };
+	for (int i = 0; i < 4; i++) {
+		std::string me = names[i], next = names[(i + 1) % 4];
+		source("kernel/tasks/" + me + ".c", "int " + next + "_fn(int x);\nint " + me + "_fn(int x) { return x ? " + next + "_fn(x - 1) : 0; }\n");
+	}
+	std::string out;
+	EXPECT_EQ(layers("", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "circle: 4 files call each other: kernel/tasks/a.c kernel/tasks/b.c kernel/tasks/c.c kernel/tasks/d.c")) << out;
+
+	// Three files closing the circle (d gone, c calls a): allowed.
+	ASSERT_EQ(run_command("rm " + sh_quoted(tmp.path() + "/src/kernel/tasks/d.c") + " " + sh_quoted(tmp.path() + "/build/kernel/tasks/d.o"), &out), 0);
+	source("kernel/tasks/c.c", "int a_fn(int x);\nint c_fn(int x) { return x ? a_fn(x - 1) : 0; }\n");
+	out.clear();
+	EXPECT_EQ(layers("", &out), 0) << out;
+}
+
+TEST_F(Layers, SizesThreadCallsAndStrayFilesAreNamed)
+{
+	std::string body = "int long_one(int x)\n{\n";
+	for (int i = 0; i < 125; i++)
+		body += "\tx = x * 3 + " + std::to_string(i) + ";\n";
+	body += "\treturn x;\n}\n";
+	source("kernel/data/long.c", body);
+	source("plugins/tools/sleepy.c", "#include <unistd.h>\nvoid nap(void) { usleep(10); } /* usleep(1) in a comment is not a call */\n");
+	source("kernel/stray.c", "int stray(void) { return 0; }\n");
+	std::string out;
+	EXPECT_EQ(layers("", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "size: kernel/data/long.c:1: long_one() has 129 lines (at most 120)")) << out;
+	EXPECT_TRUE(contains(out, "thread: plugins/tools/sleepy.c:2: usleep outside the thread layer")) << out;
+	EXPECT_TRUE(contains(out, "room: kernel/stray.c is in no room of the kernel")) << out;
+	EXPECT_TRUE(contains(out, "layers: 3 findings")) << out;
+}
+
+TEST_F(Layers, AnAllowedFindingPassesAndAFixedOneIsTold)
+{
+	source("kernel/core/high.c", "int high(int x) { return x * 2; }\n");
+	source("kernel/common/low.c", "int high(int x);\nint low(int x) { return high(x) + 1; }\n");
+	ASSERT_TRUE(tmp.dir.write("allow", "# tolerated\nupward kernel/common/low.c kernel/core/high.c\nsize-file kernel/gone.c\n"));
+	std::string out;
+	EXPECT_EQ(layers("--allow " + sh_quoted(tmp.dir.file("allow")), &out), 0) << out;
+	EXPECT_TRUE(contains(out, "(allowed) upward: kernel/common/low.c")) << out;
+	EXPECT_TRUE(contains(out, "fixed: 'size-file kernel/gone.c' is no longer found")) << out;
+	EXPECT_TRUE(contains(out, "layers: 1 findings, 0 not allowed")) << out;
+}

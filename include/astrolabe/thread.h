@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #ifdef __cplusplus
@@ -69,6 +70,19 @@ static inline void astro_thread_yield(void)
 static inline void astro_thread_set_name(const char *name)
 {
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/**
+ * Gives the calling thread a scheduling priority: with SCHED_OTHER, level is its
+ * nice value; with a real-time policy (SCHED_FIFO, SCHED_RR), its priority.
+ * Returns 0, or the errno the system gave (EPERM without CAP_SYS_NICE...).
+ */
+static inline int astro_thread_set_priority(int policy, int level)
+{
+	if (policy == SCHED_OTHER)
+		return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), level) ? errno : 0;
+	struct sched_param param = { .sched_priority = level };
+	return pthread_setschedparam(pthread_self(), policy, &param);
 }
 
 /** Initialises a read-write lock that lets a waiting writer in before new readers. */

@@ -148,13 +148,7 @@ static int raise_priority(const struct apapi_priority *p)
 {
 	if (!p->asked)
 		return 0;
-	int err;
-	if (p->policy == SCHED_OTHER) {
-		err = setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), p->level) ? errno : 0;
-	} else {
-		struct sched_param param = { .sched_priority = p->level };
-		err = pthread_setschedparam(starpu_pthread_self(), p->policy, &param);
-	}
+	int err = astro_thread_set_priority(p->policy, p->level);
 	if (!err)
 		return 0;
 	if (p->policy == SCHED_OTHER)
