@@ -1,8 +1,11 @@
 /*
- * Scatter and gather of data handles by ownership
- * (starpu_mpi_scatter_detached, starpu_mpi_gather_detached): the root sends
- * each data to its owner, or each owner sends its data to the root, with
- * detached requests; one callback per rank once all of its own are done.
+ * Moving data values between ranks outside tasks: scatter and gather of
+ * data handles by ownership (starpu_mpi_scatter_detached,
+ * starpu_mpi_gather_detached): the root sends each data to its owner, or
+ * each owner sends its data to the root, with detached requests, one
+ * callback per rank once all of its own are done; and the transfer of a
+ * data's value to given ranks (starpu_mpi_get_data_on_node*,
+ * starpu_mpi_data_migrate, which the load balancer uses).
  */
 #include "mpi_private.h"
 
@@ -99,4 +102,77 @@ int starpu_mpi_gather_detached(starpu_data_handle_t *data_handles, int count, in
 			       void (*rcallback)(void *), void *rarg)
 {
 	return by_ownership(data_handles, count, root, comm, false, rcallback, rarg, scallback, sarg, "starpu_mpi_gather_detached");
+}
+
+/* ------------------------------------------------ moving a value to a rank */
+
+/* Posts the transfer of handle's value from its owner to node; on node, *req (or callback when detached). */
+static int get_on_node(MPI_Comm comm, starpu_data_handle_t handle, int node, bool detached, void (*callback)(void *), void *arg,
+		       starpu_mpi_req *req, const char *fn)
+{
+	int me, size, owner;
+	starpu_mpi_tag_t tag;
+	if (!_astro_mpi_running(fn) || _astro_mpi_comm_info(comm, &me, &size, fn))
+		return -EINVAL;
+	if (node < 0 || node >= size) {
+		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d)", fn, node, size - 1);
+		return -EINVAL;
+	}
+	if (!_astro_mpi_data_owner(handle, comm, &owner, &tag, fn))
+		return -EINVAL;
+	if (_astro_mpi_redux_pending(handle)) {
+		int ret = starpu_mpi_redux_data(comm, handle);
+		if (ret)
+			return ret;
+	}
+	if (owner == node || owner == STARPU_MPI_PER_NODE) {
+		if (me == node && callback)
+			callback(arg);
+		return 0;
+	}
+	int ret = 0;
+	if (me == node) {
+		ret = _astro_mpi_post(_ASTRO_MPI_RECV, handle, owner, tag, comm, false, detached, 1, callback, arg, req, fn);
+		_astro_mpi_cache_received(handle);
+	} else if (me == owner) {
+		ret = _astro_mpi_post(_ASTRO_MPI_SEND, handle, node, tag, comm, false, true, 1, NULL, NULL, NULL, fn);
+		_astro_mpi_cache_sent(handle, node);
+	}
+	return ret;
+}
+
+void starpu_mpi_get_data_on_node_detached(MPI_Comm comm, starpu_data_handle_t data_handle, int node, void (*callback)(void *), void *arg)
+{
+	get_on_node(comm, data_handle, node, true, callback, arg, NULL, "starpu_mpi_get_data_on_node_detached");
+}
+
+void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle, int node)
+{
+	starpu_mpi_req req = NULL;
+	if (get_on_node(comm, data_handle, node, false, NULL, NULL, &req, "starpu_mpi_get_data_on_node") == 0 && req)
+		starpu_mpi_wait(&req, MPI_STATUS_IGNORE);
+}
+
+void starpu_mpi_get_data_on_all_nodes_detached(MPI_Comm comm, starpu_data_handle_t data_handle)
+{
+	int me, size;
+	if (!_astro_mpi_running("starpu_mpi_get_data_on_all_nodes_detached") ||
+	    _astro_mpi_comm_info(comm, &me, &size, "starpu_mpi_get_data_on_all_nodes_detached"))
+		return;
+	for (int node = 0; node < size; node++)
+		if (get_on_node(comm, data_handle, node, true, NULL, NULL, NULL, "starpu_mpi_get_data_on_all_nodes_detached"))
+			return;
+}
+
+void starpu_mpi_data_migrate(MPI_Comm comm, starpu_data_handle_t handle, int new_rank)
+{
+	int owner;
+	starpu_mpi_tag_t tag;
+	if (!_astro_mpi_running("starpu_mpi_data_migrate") || !_astro_mpi_data_owner(handle, comm, &owner, &tag, "starpu_mpi_data_migrate"))
+		return;
+	if (owner == new_rank)
+		return;
+	if (get_on_node(comm, handle, new_rank, true, NULL, NULL, NULL, "starpu_mpi_data_migrate"))
+		return;
+	starpu_mpi_data_set_rank_comm(handle, new_rank, comm);
 }

@@ -1,7 +1,6 @@
 /*
  * starpu_mpi_task_insert() and its halves, with StarPU's owner-computes
- * rule, and the transfers of a data's value to given ranks
- * (starpu_mpi_get_data_on_node, starpu_mpi_data_migrate).
+ * rule.
  *
  * Every rank calls these with the same arguments and takes the same
  * decisions from the same ownership tables: which rank runs the task, who
@@ -375,77 +374,4 @@ int starpu_mpi_task_post_build(MPI_Comm comm, struct starpu_codelet *codelet, ..
 	ret = plan_after(&p, comm, "starpu_mpi_task_post_build");
 	plan_free(&p);
 	return ret;
-}
-
-/* ------------------------------------------------ moving a value to a rank */
-
-/* Posts the transfer of handle's value from its owner to node; on node, *req (or callback when detached). */
-static int get_on_node(MPI_Comm comm, starpu_data_handle_t handle, int node, bool detached, void (*callback)(void *), void *arg,
-		       starpu_mpi_req *req, const char *fn)
-{
-	int me, size, owner;
-	starpu_mpi_tag_t tag;
-	if (!_astro_mpi_running(fn) || _astro_mpi_comm_info(comm, &me, &size, fn))
-		return -EINVAL;
-	if (node < 0 || node >= size) {
-		_astro_mpi_error("%s: rank %d is not in the communicator (ranks 0 to %d)", fn, node, size - 1);
-		return -EINVAL;
-	}
-	if (!_astro_mpi_data_owner(handle, comm, &owner, &tag, fn))
-		return -EINVAL;
-	if (_astro_mpi_redux_pending(handle)) {
-		int ret = starpu_mpi_redux_data(comm, handle);
-		if (ret)
-			return ret;
-	}
-	if (owner == node || owner == STARPU_MPI_PER_NODE) {
-		if (me == node && callback)
-			callback(arg);
-		return 0;
-	}
-	int ret = 0;
-	if (me == node) {
-		ret = _astro_mpi_post(_ASTRO_MPI_RECV, handle, owner, tag, comm, false, detached, 1, callback, arg, req, fn);
-		_astro_mpi_cache_received(handle);
-	} else if (me == owner) {
-		ret = _astro_mpi_post(_ASTRO_MPI_SEND, handle, node, tag, comm, false, true, 1, NULL, NULL, NULL, fn);
-		_astro_mpi_cache_sent(handle, node);
-	}
-	return ret;
-}
-
-void starpu_mpi_get_data_on_node_detached(MPI_Comm comm, starpu_data_handle_t data_handle, int node, void (*callback)(void *), void *arg)
-{
-	get_on_node(comm, data_handle, node, true, callback, arg, NULL, "starpu_mpi_get_data_on_node_detached");
-}
-
-void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle, int node)
-{
-	starpu_mpi_req req = NULL;
-	if (get_on_node(comm, data_handle, node, false, NULL, NULL, &req, "starpu_mpi_get_data_on_node") == 0 && req)
-		starpu_mpi_wait(&req, MPI_STATUS_IGNORE);
-}
-
-void starpu_mpi_get_data_on_all_nodes_detached(MPI_Comm comm, starpu_data_handle_t data_handle)
-{
-	int me, size;
-	if (!_astro_mpi_running("starpu_mpi_get_data_on_all_nodes_detached") ||
-	    _astro_mpi_comm_info(comm, &me, &size, "starpu_mpi_get_data_on_all_nodes_detached"))
-		return;
-	for (int node = 0; node < size; node++)
-		if (get_on_node(comm, data_handle, node, true, NULL, NULL, NULL, "starpu_mpi_get_data_on_all_nodes_detached"))
-			return;
-}
-
-void starpu_mpi_data_migrate(MPI_Comm comm, starpu_data_handle_t handle, int new_rank)
-{
-	int owner;
-	starpu_mpi_tag_t tag;
-	if (!_astro_mpi_running("starpu_mpi_data_migrate") || !_astro_mpi_data_owner(handle, comm, &owner, &tag, "starpu_mpi_data_migrate"))
-		return;
-	if (owner == new_rank)
-		return;
-	if (get_on_node(comm, handle, new_rank, true, NULL, NULL, NULL, "starpu_mpi_data_migrate"))
-		return;
-	starpu_mpi_data_set_rank_comm(handle, new_rank, comm);
 }
