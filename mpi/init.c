@@ -1,195 +1,23 @@
 /*
- * Starting and stopping StarPU-MPI, the thread level MPI gives, and the
- * communicators' ranks and sizes (asked once, then remembered).
+ * Starting and stopping StarPU-MPI, at the top of mpi/: starpu_mpi_init*()
+ * sets the shared state (state.c) and starts the other files' parts (clock
+ * report, data, statistics, the progression thread); starpu_mpi_shutdown()
+ * stops them in the reverse order. Nothing in mpi/ calls this file.
  */
 #include "mpi_private.h"
 
 #include <errno.h>
-#include <stdint.h>
-#include <string.h>
 
 static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-static bool running;		/* atomic reads */
 static bool initialized_mpi;	/* starpu_mpi_init*() called MPI_Init_thread: shutdown finalises */
 static bool initialized_starpu;	/* starpu_mpi_init_conf() started the runtime: shutdown stops it */
-
-/* Below MPI_THREAD_MULTIPLE, one MPI call at a time: the progression thread's and the application thread's. */
-static bool serialize;
-static starpu_pthread_mutex_t mpi_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-int _astro_mpi_tag_ub = 32767;	/* the smallest MPI_TAG_UB the standard allows */
-
-/* The communicators asked about: few, so a small table (state per communicator, none per rank).
- * Entries are only added while StarPU-MPI runs (under comms_lock), each published by
- * the release store of ncomms: every message looks its communicator up without a lock. */
-#define MAX_COMMS 64
-static struct
-{
-	MPI_Comm comm;
-	int rank, size;
-} comms[MAX_COMMS];
-static int ncomms;	/* atomic reads */
-static starpu_pthread_mutex_t comms_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
-
-bool _astro_mpi_running(const char *fn)
-{
-	if (__atomic_load_n(&running, __ATOMIC_ACQUIRE))
-		return true;
-	_astro_mpi_error("%s: StarPU-MPI is not initialised: call starpu_mpi_init_conf() (or starpu_mpi_init()) first", fn);
-	return false;
-}
-
-bool _astro_mpi_thread_multiple(void)
-{
-	return !serialize;
-}
-
-void _astro_mpi_lock(void)
-{
-	if (serialize)
-		starpu_pthread_mutex_lock(&mpi_lock);
-}
-
-void _astro_mpi_unlock(void)
-{
-	if (serialize)
-		starpu_pthread_mutex_unlock(&mpi_lock);
-}
-
-static bool mpi_usable(const char *fn)
-{
-	int initialized = 0, finalized = 0;
-	MPI_Initialized(&initialized);
-	MPI_Finalized(&finalized);
-	if (!initialized || finalized) {
-		_astro_mpi_error("%s: MPI is %s: call it between starpu_mpi_init_conf() (or MPI_Init_thread()) and starpu_mpi_shutdown()",
-				 fn, finalized ? "finalised already" : "not initialised");
-		return false;
-	}
-	return true;
-}
-
-int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
-{
-	if (comm == MPI_COMM_NULL) {
-		_astro_mpi_error("%s: the communicator is MPI_COMM_NULL: pass MPI_COMM_WORLD or a communicator of this process", fn);
-		return -EINVAL;
-	}
-	int known = __atomic_load_n(&ncomms, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < known; i++) {
-		if (comms[i].comm == comm) {
-			*rank = comms[i].rank;
-			*size = comms[i].size;
-			return 0;
-		}
-	}
-	if (!mpi_usable(fn))
-		return -EINVAL;
-	_astro_mpi_lock();
-	int err = MPI_Comm_rank(comm, rank);
-	if (err == MPI_SUCCESS)
-		err = MPI_Comm_size(comm, size);
-	_astro_mpi_unlock();
-	if (err != MPI_SUCCESS) {
-		_astro_mpi_error("%s: MPI does not know the communicator (error %d): pass MPI_COMM_WORLD or a communicator of this process", fn, err);
-		return -EINVAL;
-	}
-	starpu_pthread_mutex_lock(&comms_lock);
-	bool listed = false;
-	for (int i = 0; i < ncomms; i++)
-		listed = listed || comms[i].comm == comm;
-	if (!listed && ncomms < MAX_COMMS) {
-		comms[ncomms].comm = comm;
-		comms[ncomms].rank = *rank;
-		comms[ncomms].size = *size;
-		__atomic_store_n(&ncomms, ncomms + 1, __ATOMIC_RELEASE);
-	}
-	starpu_pthread_mutex_unlock(&comms_lock);
-	return 0;
-}
-
-int starpu_mpi_comm_rank(MPI_Comm comm, int *rank)
-{
-	int size;
-	if (!rank) {
-		_astro_mpi_error("starpu_mpi_comm_rank: NULL rank: pass where to write it");
-		return -EINVAL;
-	}
-	return _astro_mpi_comm_info(comm, rank, &size, "starpu_mpi_comm_rank");
-}
-
-int starpu_mpi_comm_size(MPI_Comm comm, int *size)
-{
-	int rank;
-	if (!size) {
-		_astro_mpi_error("starpu_mpi_comm_size: NULL size: pass where to write it");
-		return -EINVAL;
-	}
-	return _astro_mpi_comm_info(comm, &rank, size, "starpu_mpi_comm_size");
-}
-
-int starpu_mpi_world_rank(void)
-{
-	int rank, size;
-	return _astro_mpi_comm_info(MPI_COMM_WORLD, &rank, &size, "starpu_mpi_world_rank") ? -1 : rank;
-}
-
-int starpu_mpi_world_size(void)
-{
-	int rank, size;
-	return _astro_mpi_comm_info(MPI_COMM_WORLD, &rank, &size, "starpu_mpi_world_size") ? -1 : size;
-}
-
-/* As MPI_Comm_get_attr(), and as StarPU-MPI: *attribute_val receives a pointer
- * to the value; a key without attribute gives *flag = 0, which is no error. */
-int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
-{
-	static const int64_t tag_ub = INT64_MAX; /* tags beyond MPI's travel in envelopes (envelope.c) */
-	(void)comm;
-	if (!flag) {
-		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL flag: pass where to write it");
-		return -EINVAL;
-	}
-	*flag = 0;
-	if (keyval != STARPU_MPI_TAG_UB)
-		return 0;
-	if (!attribute_val) {
-		_astro_mpi_error("starpu_mpi_comm_get_attr: NULL attribute_val: pass the address of an int64_t * to receive the value");
-		return -EINVAL;
-	}
-	*(const int64_t **)attribute_val = &tag_ub;
-	*flag = 1;
-	return 0;
-}
-
-static const char *thread_level_name(int level)
-{
-	switch (level) {
-	case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
-	case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
-	case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
-	default: return "MPI_THREAD_MULTIPLE";
-	}
-}
-
-/* StarPU-MPI calls MPI from its progression thread: with MPI_THREAD_MULTIPLE
- * freely, below it one call at a time. Below MPI_THREAD_SERIALIZED that is
- * all it can do, and it says so. */
-static void use_thread_level(int provided)
-{
-	serialize = provided < MPI_THREAD_MULTIPLE;
-	if (provided < MPI_THREAD_SERIALIZED)
-		_astro_mpi_error("warning: MPI was initialised with %s, but StarPU-MPI calls MPI from its progression thread; "
-				 "it serialises its calls, which works with Open MPI: to be safe, initialise MPI with "
-				 "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) or let starpu_mpi_init*() do it (initialize_mpi = 1)",
-				 thread_level_name(provided));
-}
 
 int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm)
 {
 	int ret = -EINVAL, provided = MPI_THREAD_SINGLE, initialized = 0, finalized = 0;
 
 	starpu_pthread_mutex_lock(&init_lock);
-	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
+	if (_astro_mpi_is_running()) {
 		_astro_mpi_error("starpu_mpi_init: StarPU-MPI is already initialised: call starpu_mpi_shutdown() first");
 		ret = -EBUSY;
 		goto out;
@@ -222,7 +50,7 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 	} else {
 		MPI_Query_thread(&provided);
 	}
-	use_thread_level(provided);
+	_astro_mpi_use_thread_level(provided);
 	/* Errors come back as codes, which StarPU-MPI reports, instead of aborting the job. */
 	MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 	int *tag_ub = NULL, flag = 0;
@@ -251,7 +79,7 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 		initialized_mpi = false;
 		goto out;
 	}
-	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+	_astro_mpi_set_running(true);
 out:
 	starpu_pthread_mutex_unlock(&init_lock);
 	return ret;
@@ -285,14 +113,12 @@ int starpu_mpi_shutdown(void)
 	/* Nothing may be in flight when MPI goes: every rank finishes, then all meet. */
 	int ret = starpu_mpi_wait_for_all(MPI_COMM_WORLD);
 	starpu_pthread_mutex_lock(&init_lock);
-	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
+	_astro_mpi_set_running(false);
 	_astro_mpi_progress_stop();
 	_astro_mpi_data_shutdown();
 	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
-	starpu_pthread_mutex_lock(&comms_lock);
-	__atomic_store_n(&ncomms, 0, __ATOMIC_RELEASE);
-	starpu_pthread_mutex_unlock(&comms_lock);
+	_astro_mpi_comms_forget();
 	if (initialized_mpi)
 		MPI_Finalize();
 	initialized_mpi = false;

@@ -1,4 +1,27 @@
-/* StarPU-MPI's internals, shared by its files (never installed). */
+/*
+ * StarPU-MPI's internals, shared by its files (never installed).
+ *
+ * The files of mpi/, lowest first: each calls only files listed before it
+ * (the sections below follow this order).
+ *
+ *   state.c        the shared state: running or not, the thread level and
+ *                  the MPI lock, MPI's largest tag, the communicators' ranks
+ *                  and sizes (starpu_mpi_comm_rank, ...); calls no other file
+ *   stats.c, datatype.c, envelope.c, clock.c
+ *                  the bytes sent per rank, user MPI datatypes, tags beyond
+ *                  MPI's, the clock offsets of traces: each uses state.c at most
+ *   data.c         ownership (tag and rank of each handle), the cache,
+ *                  the contributors of reductions
+ *   comm.c         point-to-point messages and the progression thread
+ *   redux.c, select.c
+ *                  reductions across ranks, the rank a task runs on
+ *   collective.c   scatter, gather, a value to given ranks, migration
+ *   lb.c, lb_heat.c (lb_policy.h)
+ *                  the load balancer and its policy (they call each other)
+ *   task_insert.c  starpu_mpi_task_insert(): the owner-computes rule
+ *   init.c         starpu_mpi_init*() and starpu_mpi_shutdown(): sets the
+ *                  state and starts and stops the others; nothing calls it
+ */
 #ifndef __ASTRO_MPI_PRIVATE_H__
 #define __ASTRO_MPI_PRIVATE_H__
 
@@ -9,10 +32,12 @@
 
 #define _astro_mpi_error(...) astro_log_error("starpu_mpi", __VA_ARGS__)
 
-/* ------------------------------------------------------------------ init.c */
+/* ----------------------------------------------------------------- state.c */
 
-/* Is StarPU-MPI running (between starpu_mpi_init* and starpu_mpi_shutdown)? */
+/* Is StarPU-MPI running (between starpu_mpi_init* and starpu_mpi_shutdown)?
+ * Said when not (fn names the caller); _astro_mpi_is_running() says nothing. */
 bool _astro_mpi_running(const char *fn);
+bool _astro_mpi_is_running(void);
 /* Did MPI give MPI_THREAD_MULTIPLE (any thread may call MPI at any time)? */
 bool _astro_mpi_thread_multiple(void);
 /* MPI calls go through this lock unless MPI gave MPI_THREAD_MULTIPLE. */
@@ -22,8 +47,27 @@ void _astro_mpi_unlock(void);
 extern int _astro_mpi_tag_ub;
 /* This process's rank and comm's size: 0, or -EINVAL said (fn names the caller). */
 int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn);
+/* init.c's side: StarPU-MPI starts or stops running; MPI gave this thread
+ * level (said when below MPI_THREAD_SERIALIZED); forget the communicators. */
+void _astro_mpi_set_running(bool on);
+void _astro_mpi_use_thread_level(int provided);
+void _astro_mpi_comms_forget(void);
 
-/* ------------------------------------------------------------------ comm.c */
+/* ----------------------------------------------------------------- stats.c */
+
+/* STARPU_MPI_STATS=1: the bytes sent to each rank, printed at shutdown (rank: this process's). */
+void _astro_mpi_stats_init(void);
+void _astro_mpi_stats_sent(int dest, size_t bytes);
+void _astro_mpi_stats_shutdown(int rank);
+
+/* -------------------------------------------------------------- datatype.c */
+
+/* The user datatype of handle's interface, made now (false: none, pack it). */
+bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func);
+/* Forgets the registered datatypes (at shutdown). */
+void _astro_mpi_datatype_shutdown(void);
+
+/* ------------------------------------------ a request (comm.c, envelope.c) */
 
 enum _astro_mpi_req_kind { _ASTRO_MPI_SEND, _ASTRO_MPI_RECV, _ASTRO_MPI_BARRIER, _ASTRO_MPI_CALL };
 
@@ -59,18 +103,28 @@ struct _astro_mpi_req
 	struct _astro_mpi_req *next;
 };
 
-/* Starts and stops the progression thread. */
-int _astro_mpi_progress_start(void);
-void _astro_mpi_progress_stop(void);
-/* The progression thread calls start(arg, &request), a nonblocking MPI call of
- * StarPU-MPI's own (the load balancer's exchanges), and follows the request
- * like the others: so no other thread calls MPI meanwhile. *req is then
- * waited with starpu_mpi_wait(). 0 or a negative errno. */
-int _astro_mpi_call(int (*start)(void *arg, MPI_Request *mpi_req), void *arg, MPI_Comm comm, starpu_mpi_req *req);
-/* A send or receive of handle: *req when not detached. 0 or a negative errno (said). */
-int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
-		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
-		    starpu_mpi_req *req, const char *fn);
+/* -------------------------------------------------------------- envelope.c */
+
+/* The header before the payload of an enveloped message: the 64-bit data tag. */
+#define _ASTRO_MPI_ENVELOPE_HEADER 8
+/* Does tag need the envelope? Its MPI tag, and its header. */
+bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag);
+int _astro_mpi_envelope_tag(void);
+void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag);
+/* The progression thread's side: an enveloped receive waits (true: its message
+ * had come, it is filled: finish it); are some waiting; receive what came,
+ * finishing the receives served (returns how many); forget what is left. */
+bool _astro_mpi_envelope_wait(struct _astro_mpi_req *req);
+bool _astro_mpi_envelope_waiting(void);
+int _astro_mpi_envelope_poll(void (*finish)(struct _astro_mpi_req *));
+void _astro_mpi_envelope_shutdown(void);
+
+/* ----------------------------------------------------------------- clock.c */
+
+/* Reports StarPU-MPI's start (ASTRO_MOMENT_MPI_INIT) with this rank's clock
+ * offset to rank 0, measured with every rank when someone observes it.
+ * Collective over MPI_COMM_WORLD; before the progression thread starts. */
+void _astro_mpi_clock_report(void);
 
 /* ------------------------------------------------------------------ data.c */
 
@@ -95,6 +149,21 @@ int _astro_mpi_redux_take(starpu_data_handle_t handle, int **ranks);
 int _astro_mpi_data_init(void);
 void _astro_mpi_data_shutdown(void);
 
+/* ------------------------------------------------------------------ comm.c */
+
+/* Starts and stops the progression thread. */
+int _astro_mpi_progress_start(void);
+void _astro_mpi_progress_stop(void);
+/* The progression thread calls start(arg, &request), a nonblocking MPI call of
+ * StarPU-MPI's own (the load balancer's exchanges), and follows the request
+ * like the others: so no other thread calls MPI meanwhile. *req is then
+ * waited with starpu_mpi_wait(). 0 or a negative errno. */
+int _astro_mpi_call(int (*start)(void *arg, MPI_Request *mpi_req), void *arg, MPI_Comm comm, starpu_mpi_req *req);
+/* A send or receive of handle: *req when not detached. 0 or a negative errno (said). */
+int _astro_mpi_post(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, int peer, starpu_mpi_tag_t tag, MPI_Comm comm,
+		    bool ssend, bool detached, int sequential_consistency, void (*callback)(void *), void *arg,
+		    starpu_mpi_req *req, const char *fn);
+
 /* ----------------------------------------------------------------- redux.c */
 
 /* A task on rank xrank accesses handle (owned by owner) in a reduction mode:
@@ -102,48 +171,11 @@ void _astro_mpi_data_shutdown(void);
  * value when it is the first. 0 or a negative errno (said). */
 int _astro_mpi_redux_access(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int owner, int xrank, int me, const char *fn);
 
-/* ----------------------------------------------------------------- clock.c */
-
-/* Reports StarPU-MPI's start (ASTRO_MOMENT_MPI_INIT) with this rank's clock
- * offset to rank 0, measured with every rank when someone observes it.
- * Collective over MPI_COMM_WORLD; before the progression thread starts. */
-void _astro_mpi_clock_report(void);
-
-/* -------------------------------------------------------------- datatype.c */
-
-/* The user datatype of handle's interface, made now (false: none, pack it). */
-bool _astro_mpi_datatype_of(starpu_data_handle_t handle, MPI_Datatype *type, starpu_mpi_datatype_free_func_t *free_func);
-/* Forgets the registered datatypes (at shutdown). */
-void _astro_mpi_datatype_shutdown(void);
-
-/* -------------------------------------------------------------- envelope.c */
-
-/* The header before the payload of an enveloped message: the 64-bit data tag. */
-#define _ASTRO_MPI_ENVELOPE_HEADER 8
-/* Does tag need the envelope? Its MPI tag, and its header. */
-bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag);
-int _astro_mpi_envelope_tag(void);
-void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag);
-/* The progression thread's side: an enveloped receive waits (true: its message
- * had come, it is filled: finish it); are some waiting; receive what came,
- * finishing the receives served (returns how many); forget what is left. */
-bool _astro_mpi_envelope_wait(struct _astro_mpi_req *req);
-bool _astro_mpi_envelope_waiting(void);
-int _astro_mpi_envelope_poll(void (*finish)(struct _astro_mpi_req *));
-void _astro_mpi_envelope_shutdown(void);
-
 /* ---------------------------------------------------------------- select.c */
 
 /* The rank policy (or the current one, for STARPU_MPI_NODE_SELECTION_CURRENT_POLICY)
  * chooses for a task with these data; a negative errno (said) when it cannot. */
 int _astro_mpi_select_node(int policy, int me, int nb_nodes, struct starpu_data_descr *descr, int nb_data, const char *fn);
-
-/* ----------------------------------------------------------------- stats.c */
-
-/* STARPU_MPI_STATS=1: the bytes sent to each rank, printed at shutdown (rank: this process's). */
-void _astro_mpi_stats_init(void);
-void _astro_mpi_stats_sent(int dest, size_t bytes);
-void _astro_mpi_stats_shutdown(int rank);
 
 /* -------------------------------------------------------------------- lb.c */
 
