@@ -308,45 +308,45 @@ static char *terms_names(const struct starpu_perfmodel *model)
 	return buf;
 }
 
-int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *disk, char **terms)
+/* How many samples of rows of width values this run took, in mem. */
+static unsigned samples_taken(const struct _astro_pm_data *mem, unsigned width)
 {
-	struct _starpu_perfmodel_state *s = model->state;
-	struct _astro_pm_data *mem = &s->data;
-	*terms = NULL;
-	if (!s->mlr_checked || s->mlr_bad)
-		return 0;	/* never used in this run (or unusable): no samples, and the description is not to be followed */
-	unsigned width = model->nparameters + 1, nnew = 0;
+	unsigned n = 0;
 	for (unsigned c = 0; c < mem->ncombs; c++)
 		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
 			if (mem->combs[c]->impl[i] && mem->combs[c]->impl[i]->mlr_width == width)
-				nnew += mem->combs[c]->impl[i]->mlr_nrows;
-	*terms = terms_names(model);
-	if (nnew == 0)
-		return 0;
+				n += mem->combs[c]->impl[i]->mlr_nrows;
+	return n;
+}
 
-	char path[PATH_MAX];
-	samples_path(model->symbol, path, sizeof(path));
-	int ret = _astro_pm_mkdirs(path);
-	FILE *f = ret ? NULL : fopen(path, "a+");
+/* Opens the samples file at path to append to it, locked, with the samples
+ * it holds in *old (*nold rows, malloc'ed): none when calibration starts
+ * again (STARPU_CALIBRATE=2) or when the file is corrupt (then set aside and
+ * started again). *empty: it has no header line yet. NULL (said) when it
+ * cannot be opened, *ret then a negative errno. */
+static FILE *samples_open(const struct starpu_perfmodel *model, const char *path, unsigned width, double **old, unsigned *nold,
+			  bool *empty, int *ret)
+{
+	*ret = _astro_pm_mkdirs(path);
+	FILE *f = *ret ? NULL : fopen(path, "a+");
 	if (!f) {
-		ret = ret ? ret : -errno;
+		*ret = *ret ? *ret : -errno;
 		_astro_error("cannot open %s (%s): the samples of model %s are lost and its coefficients not fitted",
-			     path, strerror(-ret), model->symbol);
-		return ret;
+			     path, strerror(-*ret), model->symbol);
+		return NULL;
 	}
 	_astro_pm_lock_file(fileno(f), F_WRLCK, path);
 	bool restart = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) == 2;
-	double *old = NULL;
-	unsigned nold = 0, line = 0;
+	unsigned line = 0;
 	struct stat st;
-	bool empty = fstat(fileno(f), &st) != 0 || st.st_size == 0;
-	if (!restart && !empty) {
+	*empty = fstat(fileno(f), &st) != 0 || st.st_size == 0;
+	if (!restart && !*empty) {
 		char *text = malloc((size_t)st.st_size + 1);
 		size_t len = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
 		bool ok = text != NULL;
 		if (ok) {
 			text[len] = '\0';
-			ok = samples_parse(text, width, &old, &nold, &line);
+			ok = samples_parse(text, width, old, nold, &line);
 		}
 		free(text);
 		if (!ok) {
@@ -356,9 +356,9 @@ int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *di
 			_astro_warn("samples file %s, line %u: not %u columns of numbers (Duration and %u parameters); %s%s, starting it again",
 				    path, line, width, model->nparameters, moved ? "set aside as " : "it could not be set aside: ",
 				    moved ? aside : strerror(errno));
-			free(old);
-			old = NULL;
-			nold = 0;
+			free(*old);
+			*old = NULL;
+			*nold = 0;
 			restart = true;
 		}
 	}
@@ -366,16 +366,24 @@ int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *di
 		fclose(f);	/* drops the lock: the file is made again, under a lock of its own */
 		f = fopen(path, "w");
 		if (!f) {
-			ret = -errno;
-			free(old);
-			_astro_error("cannot write %s (%s): the samples of model %s are lost", path, strerror(-ret), model->symbol);
-			return ret;
+			*ret = -errno;
+			free(*old);
+			*old = NULL;
+			_astro_error("cannot write %s (%s): the samples of model %s are lost", path, strerror(-*ret), model->symbol);
+			return NULL;
 		}
 		_astro_pm_lock_file(fileno(f), F_WRLCK, path);
-		empty = true;
+		*empty = true;
 	}
+	return f;
+}
 
-	/* Fit each block that has new samples, on the file's samples and its own. */
+/* Fits each block of disk that has new samples in mem, on the file's samples
+ * (old, nold rows) and its own; a model without terms gets StarPU's one NaN
+ * coefficient. */
+static void fit_blocks(struct starpu_perfmodel *model, const struct _astro_pm_data *mem, struct _astro_pm_data *disk,
+		       const double *old, unsigned nold, unsigned nnew, unsigned width)
+{
 	double *all = malloc(((size_t)nold + nnew) * width * sizeof(double));
 	if (all && nold)
 		memcpy(all, old, (size_t)nold * width * sizeof(double));
@@ -416,8 +424,12 @@ int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *di
 				}
 			}
 	free(all);
-	free(old);
+}
 
+/* Appends this run's samples in mem to f (after the header when empty), and closes it. */
+static int samples_append(const struct starpu_perfmodel *model, const struct _astro_pm_data *mem, FILE *f, const char *path,
+			  unsigned width, bool empty)
+{
 	if (empty)
 		samples_header(model, f);
 	for (unsigned c = 0; c < mem->ncombs; c++)
@@ -430,10 +442,37 @@ int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *di
 					fprintf(f, ", %f", row[k]);
 			}
 		}
-	ret = fflush(f) != 0 ? -errno : 0;
+	int ret = fflush(f) != 0 ? -errno : 0;
 	if (fclose(f) != 0 && !ret)
 		ret = -errno;
 	if (ret)
 		_astro_error("cannot write %s (%s): samples of model %s are lost", path, strerror(-ret), model->symbol);
 	return ret;
+}
+
+int _astro_pm_mlr_save(struct starpu_perfmodel *model, struct _astro_pm_data *disk, char **terms)
+{
+	struct _starpu_perfmodel_state *s = model->state;
+	struct _astro_pm_data *mem = &s->data;
+	*terms = NULL;
+	if (!s->mlr_checked || s->mlr_bad)
+		return 0;	/* never used in this run (or unusable): no samples, and the description is not to be followed */
+	unsigned width = model->nparameters + 1;
+	unsigned nnew = samples_taken(mem, width);
+	*terms = terms_names(model);
+	if (nnew == 0)
+		return 0;
+
+	char path[PATH_MAX];
+	samples_path(model->symbol, path, sizeof(path));
+	double *old = NULL;
+	unsigned nold = 0;
+	bool empty;
+	int ret;
+	FILE *f = samples_open(model, path, width, &old, &nold, &empty, &ret);
+	if (!f)
+		return ret;
+	fit_blocks(model, mem, disk, old, nold, nnew, width);
+	free(old);
+	return samples_append(model, mem, f, path, width, empty);
 }
