@@ -354,6 +354,131 @@ static void dm_bundle_costs(struct dm_sched *dm, starpu_task_bundle_t bundle, in
 }
 
 /*
+ * The greedy choice, taken as soon as one prediction is unknown (NaN) or
+ * absent (0): uncalibrated pairs first (the first one, then the least
+ * loaded of them), else the least loaded.
+ */
+struct dm_greedy
+{
+	bool unknown, calibrating;
+	int workerid;
+	unsigned impl, first_impl;
+	double end, length;
+};
+
+/* workerid's implementation impl (of those in impl_mask) has no usable
+ * prediction (length NaN or 0); ntasks_end is when the worker would be free. */
+static inline void dm_greedy_consider(struct dm_greedy *g, int workerid, unsigned impl, unsigned impl_mask, double length,
+				      double ntasks_end)
+{
+	if (g->workerid < 0 || (!g->calibrating && (isnan(length) || ntasks_end < g->end))
+	    || (g->calibrating && isnan(length) && ntasks_end < g->end))
+	{
+		g->workerid = workerid;
+		g->impl = impl;
+		g->first_impl = (unsigned)__builtin_ctz(impl_mask);
+		g->end = ntasks_end;
+		g->length = length;
+	}
+	if (isnan(length))
+		g->calibrating = true;
+	g->unknown = true;
+}
+
+/* The pairs with a prediction, and the bounds of their expected ends. */
+struct dm_candidates
+{
+	struct dm_candidate *c;
+	unsigned n;
+	double min_exp_end, max_exp_end_of_workers;
+};
+
+/* What the fitness weighs for task. */
+struct dm_weights
+{
+	bool with_transfer, with_energy;
+	double now;
+};
+
+/* Adds workerid's implementation impl (of those in impl_mask), predicted to
+ * take length, to the candidates: its transfer and energy (or its bundle's
+ * costs) and its expected end after free_at, when its queue is done. */
+static inline void dm_candidate_add(struct dm_sched *dm, struct starpu_task *task, const struct dm_weights *wt, struct dm_candidates *cs,
+				    int workerid, unsigned impl, unsigned impl_mask, double length, double free_at)
+{
+	struct dm_candidate *c = &cs->c[cs->n++];
+
+	c->workerid = workerid;
+	c->impl = impl;
+	c->first_impl = (unsigned)__builtin_ctz(impl_mask);
+	c->length = length;
+	c->transfer = wt->with_transfer ? starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid) : 0.0;
+	c->decide_length = length;
+	c->decide_transfer = c->transfer;
+	if (STARPU_UNLIKELY(task->bundle != NULL))
+		dm_bundle_costs(dm, task->bundle, workerid, impl, wt->with_transfer, c);
+	c->energy = 0.0;
+	if (wt->with_energy)
+	{
+		c->energy = starpu_task_worker_expected_energy(task, (unsigned)workerid, dm->sched_ctx_id, impl);
+		if (isnan(c->energy))
+			c->energy = 0.0;
+	}
+	c->exp_end = fmax(free_at, wt->now + c->decide_transfer) + c->decide_length;
+	cs->min_exp_end = fmin(cs->min_exp_end, c->exp_end);
+	cs->max_exp_end_of_workers = fmax(cs->max_exp_end_of_workers, free_at);
+}
+
+/* The candidate of the best fitness (cs->n > 0): dm's earliest end, or the
+ * data-aware variants' weighed sum. */
+static inline const struct dm_candidate *dm_best_candidate(struct dm_sched *dm, const struct dm_candidates *cs)
+{
+	enum dm_variant slot = dm_knob_slot(dm->variant);
+	double alpha = dm->alpha * dm_load(&dm_knob_factor[slot][KNOB_ALPHA]);
+	double beta = dm->beta * dm_load(&dm_knob_factor[slot][KNOB_BETA]);
+	double gamma = dm->gamma * dm_load(&dm_knob_factor[slot][KNOB_GAMMA]);
+	double idle_power = dm->idle_power * dm_load(&dm_knob_factor[slot][KNOB_IDLE_POWER]);
+	const struct dm_candidate *best = NULL;
+	double best_fitness = INFINITY;
+
+	for (unsigned n = 0; n < cs->n; n++)
+	{
+		const struct dm_candidate *c = &cs->c[n];
+		double fitness;
+
+		if (dm->desc->data_aware)
+		{
+			fitness = alpha * (c->exp_end - cs->min_exp_end) + beta * c->decide_transfer + gamma * c->energy;
+			/* The others wait idle until this task ends: gamma µs per Joule, idle power in W. */
+			if (c->exp_end > cs->max_exp_end_of_workers)
+				fitness += gamma * idle_power * (c->exp_end - cs->max_exp_end_of_workers) / 1e6;
+		}
+		else
+			fitness = c->exp_end - cs->min_exp_end;
+		if (!best || fitness < best_fitness)
+		{
+			best = c;
+			best_fitness = fitness;
+		}
+	}
+	return best;
+}
+
+/* The implementations of task workerid can run, in *impl_mask: with a model
+ * all of them, else the first (its prediction is 0 anyway). False: none. */
+static inline bool dm_worker_impls(struct starpu_task *task, int workerid, bool with_model, unsigned *impl_mask)
+{
+	unsigned first_impl;
+
+	if (with_model)
+		return starpu_worker_can_execute_task_impl((unsigned)workerid, task, impl_mask);
+	if (!starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &first_impl))
+		return false;
+	*impl_mask = 1u << first_impl;
+	return true;
+}
+
+/*
  * Chooses the worker and implementation for task. Returns 0, or -ENODEV
  * when no worker of the context may run it.
  */
@@ -361,18 +486,16 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 {
 	struct starpu_perfmodel *model = task->cl ? task->cl->model : NULL;
 	bool data_aware = dm->desc->data_aware;
-	bool with_energy = data_aware && task->cl && task->cl->energy_model;
-	bool with_transfer = data_aware && task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0;
 	struct dm_candidate candidates[STARPU_NMAXWORKERS * STARPU_MAXIMPLEMENTATIONS];
-	unsigned ncandidates = 0;
-	/* Greedy choice, used as soon as one prediction is unknown (NaN) or absent (0). */
-	bool unknown = false, calibrating = false;
-	int greedy_worker = -1;
-	unsigned greedy_impl = 0, greedy_first_impl = 0;
-	double greedy_end = 0.0, greedy_length = 0.0;
-	double min_exp_end = INFINITY, max_exp_end_of_workers = -INFINITY;
+	struct dm_candidates cs = { candidates, 0, INFINITY, -INFINITY };
+	struct dm_greedy greedy = { .workerid = -1 };
 	/* Without a model every prediction is 0: the choice is greedy, and needs no clock. */
-	double now = model ? starpu_timing_now() : 0.0;
+	struct dm_weights wt =
+	{
+		.with_transfer = data_aware && task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0,
+		.with_energy = data_aware && task->cl && task->cl->energy_model,
+		.now = model ? starpu_timing_now() : 0.0,
+	};
 
 	/* Ties go to the first worker looked at: the pushing worker itself when it
 	 * belongs to the context (it released the task, is awake and has its data). */
@@ -384,115 +507,39 @@ static int dm_decide(struct dm_sched *dm, struct starpu_task *task, struct dm_ch
 	{
 		int workerid = dm->workers.ids[i];
 		struct dm_worker *dw = &dm->w[workerid];
-		unsigned impl_mask, first_impl;
-		double exp_start, prev, ntasks_end;
+		unsigned impl_mask;
 
-		if (model)
-		{
-			if (!starpu_worker_can_execute_task_impl((unsigned)workerid, task, &impl_mask))
-				continue;
-		}
-		else
-		{
-			if (!starpu_worker_can_execute_task_first_impl((unsigned)workerid, task, &first_impl))
-				continue;
-			impl_mask = 1u << first_impl;
-		}
-		exp_start = fmax(dm_load(&dw->exp_start), now);
-		prev = dm_load(&dw->exp_len);
-		ntasks_end = __atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) / dm_speedup(dm, workerid);
+		if (!dm_worker_impls(task, workerid, model != NULL, &impl_mask))
+			continue;
+		double free_at = fmax(dm_load(&dw->exp_start), wt.now) + dm_load(&dw->exp_len);
+		double ntasks_end = __atomic_load_n(&dw->ntasks, __ATOMIC_RELAXED) / dm_speedup(dm, workerid);
 		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
 		{
-			struct dm_candidate *c;
-			double length;
-
 			if (!(impl_mask & (1u << impl)))
 				continue;
-			length = model ? starpu_task_worker_expected_length(task, (unsigned)workerid, dm->sched_ctx_id, impl) : 0.0;
+			double length = model ? starpu_task_worker_expected_length(task, (unsigned)workerid, dm->sched_ctx_id, impl) : 0.0;
 			if (isnan(length) || length <= 0.0)
-			{
-				/* Uncalibrated pairs first (the first one, then the least loaded of them), else the least loaded. */
-				if (greedy_worker < 0 || (!calibrating && (isnan(length) || ntasks_end < greedy_end))
-				    || (calibrating && isnan(length) && ntasks_end < greedy_end))
-				{
-					greedy_worker = workerid;
-					greedy_impl = impl;
-					greedy_first_impl = (unsigned)__builtin_ctz(impl_mask);
-					greedy_end = ntasks_end;
-					greedy_length = length;
-				}
-				if (isnan(length))
-					calibrating = true;
-				unknown = true;
-				continue;
-			}
-			if (unknown)
-				continue;
-			c = &candidates[ncandidates++];
-			c->workerid = workerid;
-			c->impl = impl;
-			c->first_impl = (unsigned)__builtin_ctz(impl_mask);
-			c->length = length;
-			c->transfer = with_transfer ? starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid) : 0.0;
-			c->decide_length = length;
-			c->decide_transfer = c->transfer;
-			if (STARPU_UNLIKELY(task->bundle != NULL))
-				dm_bundle_costs(dm, task->bundle, workerid, impl, with_transfer, c);
-			c->energy = 0.0;
-			if (with_energy)
-			{
-				c->energy = starpu_task_worker_expected_energy(task, (unsigned)workerid, dm->sched_ctx_id, impl);
-				if (isnan(c->energy))
-					c->energy = 0.0;
-			}
-			c->exp_end = fmax(exp_start + prev, now + c->decide_transfer) + c->decide_length;
-			min_exp_end = fmin(min_exp_end, c->exp_end);
-			max_exp_end_of_workers = fmax(max_exp_end_of_workers, exp_start + prev);
+				dm_greedy_consider(&greedy, workerid, impl, impl_mask, length, ntasks_end);
+			else if (!greedy.unknown)
+				dm_candidate_add(dm, task, &wt, &cs, workerid, impl, impl_mask, length, free_at);
 		}
 	}
 
-	if (unknown)
+	if (greedy.unknown)
 	{
-		if (greedy_worker < 0)
+		if (greedy.workerid < 0)
 			return -ENODEV;
-		choice->workerid = greedy_worker;
-		choice->impl = greedy_impl;
-		choice->first_impl = greedy_first_impl;
-		choice->length = greedy_length;
+		choice->workerid = greedy.workerid;
+		choice->impl = greedy.impl;
+		choice->first_impl = greedy.first_impl;
+		choice->length = greedy.length;
 		choice->transfer = 0.0;
 		return 0;
 	}
-	if (ncandidates == 0)
+	if (cs.n == 0)
 		return -ENODEV;
 
-	enum dm_variant slot = dm_knob_slot(dm->variant);
-	double alpha = dm->alpha * dm_load(&dm_knob_factor[slot][KNOB_ALPHA]);
-	double beta = dm->beta * dm_load(&dm_knob_factor[slot][KNOB_BETA]);
-	double gamma = dm->gamma * dm_load(&dm_knob_factor[slot][KNOB_GAMMA]);
-	double idle_power = dm->idle_power * dm_load(&dm_knob_factor[slot][KNOB_IDLE_POWER]);
-	struct dm_candidate *best = NULL;
-	double best_fitness = INFINITY;
-
-	for (unsigned n = 0; n < ncandidates; n++)
-	{
-		struct dm_candidate *c = &candidates[n];
-		double fitness;
-
-		if (data_aware)
-		{
-			fitness = alpha * (c->exp_end - min_exp_end) + beta * c->decide_transfer + gamma * c->energy;
-			/* The others wait idle until this task ends: gamma µs per Joule, idle power in W. */
-			if (c->exp_end > max_exp_end_of_workers)
-				fitness += gamma * idle_power * (c->exp_end - max_exp_end_of_workers) / 1e6;
-		}
-		else
-			fitness = c->exp_end - min_exp_end;
-		if (!best || fitness < best_fitness)
-		{
-			best = c;
-			best_fitness = fitness;
-		}
-	}
+	const struct dm_candidate *best = dm_best_candidate(dm, &cs);
 	choice->workerid = best->workerid;
 	choice->impl = best->impl;
 	choice->first_impl = best->first_impl;
