@@ -203,36 +203,41 @@ static void curves(FILE *f, const struct series *s, enum unit unit, bool *first)
 	}
 }
 
-int main(int argc, char **argv)
+struct options
 {
-	argv0 = "starpu_perfmodel_plot";
-	const char *symbol = NULL, *energy_symbol = NULL, *dir = NULL;
-	int selected[MAX_SELECTED], nselected = 0;
-	bool energy = false, gflops = false, list_combs = false;
+	const char *symbol, *energy_symbol, *dir;
+	int selected[MAX_SELECTED], nselected;
+	bool energy, gflops, list_combs;
+};
+
+/* Reads the command line into o: -1 to go on, else the exit status (an
+ * option that does all there is to do, like -l or -h, or a bad one, said). */
+static int parse_options(int argc, char **argv, struct options *o)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool more = i + 1 < argc;
 		if (!strcmp(a, "-s") && more) {
-			symbol = argv[++i];
+			o->symbol = argv[++i];
 		} else if (!strcmp(a, "-se") && i + 2 < argc) {
-			symbol = argv[++i];
-			energy_symbol = argv[++i];
+			o->symbol = argv[++i];
+			o->energy_symbol = argv[++i];
 		} else if (!strcmp(a, "-e")) {
-			energy = true;
+			o->energy = true;
 		} else if (!strcmp(a, "-f")) {
-			gflops = true;
+			o->gflops = true;
 		} else if (!strcmp(a, "-lc")) {
-			list_combs = true;
+			o->list_combs = true;
 		} else if (!strcmp(a, "-c") && more) {
 			char *end;
 			long c = strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || c < 0 || nselected == MAX_SELECTED) {
+			if (*end || end == argv[i] || c < 0 || o->nselected == MAX_SELECTED) {
 				fprintf(stderr, "%s: -c %s is not a combination number (see -lc)\n", argv0, argv[i]);
 				return EXIT_FAILURE;
 			}
-			selected[nselected++] = (int)c;
+			o->selected[o->nselected++] = (int)c;
 		} else if (!strcmp(a, "-o") && more) {
-			dir = argv[++i];
+			o->dir = argv[++i];
 		} else if (!strcmp(a, "-i")) {
 			fprintf(stderr, "%s: -i needs FxT traces, which this build cannot read: plot the model alone (without -i)\n", argv0);
 			return EXIT_FAILURE;
@@ -255,79 +260,53 @@ int main(int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	if (!symbol) {
+	if (!o->symbol) {
 		fprintf(stderr, "%s: give -s <symbol> (or -se <time> <energy>, -l, -d; see -h)\n", argv0);
 		return EXIT_FAILURE;
 	}
-	struct starpu_perfmodel model = { .type = STARPU_PERFMODEL_INVALID }, emodel = { .type = STARPU_PERFMODEL_INVALID };
-	if (starpu_perfmodel_load_symbol(symbol, &model) != 0)
-		return EXIT_FAILURE;
-	if (energy_symbol && starpu_perfmodel_load_symbol(energy_symbol, &emodel) != 0) {
-		starpu_perfmodel_unload_model(&model);
-		return EXIT_FAILURE;
-	}
-	int status = EXIT_FAILURE;
-	if (list_combs) {
-		status = starpu_perfmodel_list_combs(stdout, &model) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-		goto out;
-	}
-	enum unit unit = energy_symbol ? POWER : gflops ? (energy ? GFLOPS_PER_WATT : GFLOPS) : energy ? ENERGY : TIME;
+	return -1;
+}
 
-	/* Every (combination, implementation) the model has data for, in combination order. */
-	struct series series[MAX_SERIES];
+/* Every (combination, implementation) model has data for, among those chosen
+ * with -c, in combination order, with emodel's block of the same (-se):
+ * how many, in series. */
+static int collect_series(struct starpu_perfmodel *model, struct starpu_perfmodel *emodel, const struct options *o,
+			  struct series series[MAX_SERIES])
+{
 	int n = 0, ncombs = starpu_perfmodel_get_narch_combs();
 	for (int c = 0; c < ncombs; c++) {
-		bool keep = nselected == 0;
-		for (int k = 0; k < nselected; k++)
-			keep |= selected[k] == c;
+		bool keep = o->nselected == 0;
+		for (int k = 0; k < o->nselected; k++)
+			keep |= o->selected[k] == c;
 		struct starpu_perfmodel_arch *arch = starpu_perfmodel_arch_comb_fetch(c);
 		for (unsigned impl = 0; keep && impl < STARPU_MAXIMPLEMENTATIONS && n < MAX_SERIES; impl++) {
-			struct starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, arch, impl);
+			struct starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(model, arch, impl);
 			if (!has_data(pa))
 				continue;
 			series[n] = (struct series){ .comb = c, .impl = impl, .arch = arch, .pa = pa };
-			if (energy_symbol)
-				series[n].energy = starpu_perfmodel_get_model_per_arch(&emodel, arch, impl);
+			if (o->energy_symbol)
+				series[n].energy = starpu_perfmodel_get_model_per_arch(emodel, arch, impl);
 			n++;
 		}
 	}
-	if (n == 0) {
-		fprintf(stderr, "%s: model %s has no data%s: calibrate it first (STARPU_CALIBRATE=1)\n", argv0, symbol,
-			nselected ? " for the chosen combinations (see -lc)" : "");
-		goto out;
-	}
+	return n;
+}
 
-	/* The measured sizes: the series with history entries, in the data file's column order. */
-	struct series measured[MAX_SERIES];
-	int nmeasured = 0;
-	for (int i = 0; i < n; i++)
-		if (series[i].pa->list)
-			measured[nmeasured++] = series[i];
-
-	char base[2048], prefix[1024], path[4096], data[4096], host[256], title[512];
-	snprintf(prefix, sizeof(prefix), "%s%s", dir ? dir : "", dir ? "/" : "");
-	if (dir && mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: cannot create %s (%s)\n", argv0, dir, strerror(errno));
-		goto out;
-	}
-	snprintf(base, sizeof(base), "%sstarpu_%s%s", prefix, energy_symbol ? "power_" : gflops ? "gflops_" : "", symbol);
-	snprintf(data, sizeof(data), "%sstarpu_%s_avg.data", prefix, symbol);
-	int nvalues = nmeasured ? write_data(data, measured, nmeasured, unit) : 0;
-	if (nvalues < 0)
-		goto out;
-	if (nvalues == 0 && (unit == GFLOPS || unit == GFLOPS_PER_WATT || unit == POWER)) {
-		fprintf(stderr, "%s: model %s has no %s to plot: %s\n", argv0, symbol, unit == POWER ? "size measured by both models" : "flops",
-			unit == POWER ? "calibrate the time and the energy model on the same tasks" : "give the tasks' flops (task->flops, STARPU_FLOPS)");
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s.gp", base);
+/* Writes the gnuplot script at path: the regression curves of the n series
+ * (time and energy), then the averages of the nmeasured measured ones read
+ * from data (when it has nvalues), rendering base.eps and base.png.
+ * 0, or -1 (said). */
+static int write_script(const char *path, const char *base, const char *data, const char *symbol, enum unit unit,
+			const struct series *series, int n, const struct series *measured, int nmeasured, int nvalues)
+{
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "%s: cannot write %s (%s)\n", argv0, path, strerror(errno));
-		goto out;
+		return -1;
 	}
 	static const char *const ylabel[] = { [TIME] = "Time (ms)", [ENERGY] = "Energy (J)", [GFLOPS] = "GFlop/s",
 					      [GFLOPS_PER_WATT] = "GFlop/s/W", [POWER] = "Power (W)" };
+	char host[256], title[512];
 	host_name(host, sizeof(host));
 	snprintf(title, sizeof(title), "%s", symbol);
 	dashes(title);
@@ -355,17 +334,75 @@ int main(int argc, char **argv)
 		fclose(f);
 		unlink(path);
 		fprintf(stderr, "%s: model %s has neither a valid regression nor measured sizes to plot: calibrate it further\n", argv0, symbol);
-		goto out;
+		return -1;
 	}
 	fprintf(f, "\n\nset term png\n");
 	fprintf(f, "set output \"%s.png\"\n", base);
 	fprintf(f, "replot\n");
 	if (fclose(f) != 0) {
 		fprintf(stderr, "%s: cannot write %s (%s)\n", argv0, path, strerror(errno));
-		goto out;
+		return -1;
 	}
 	chmod(path, 0755);
-	status = EXIT_SUCCESS;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	argv0 = "starpu_perfmodel_plot";
+	struct options o = { 0 };
+	int done = parse_options(argc, argv, &o);
+	if (done >= 0)
+		return done;
+	const char *symbol = o.symbol, *energy_symbol = o.energy_symbol, *dir = o.dir;
+	struct starpu_perfmodel model = { .type = STARPU_PERFMODEL_INVALID }, emodel = { .type = STARPU_PERFMODEL_INVALID };
+	if (starpu_perfmodel_load_symbol(symbol, &model) != 0)
+		return EXIT_FAILURE;
+	if (energy_symbol && starpu_perfmodel_load_symbol(energy_symbol, &emodel) != 0) {
+		starpu_perfmodel_unload_model(&model);
+		return EXIT_FAILURE;
+	}
+	int status = EXIT_FAILURE;
+	if (o.list_combs) {
+		status = starpu_perfmodel_list_combs(stdout, &model) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+		goto out;
+	}
+	enum unit unit = energy_symbol ? POWER : o.gflops ? (o.energy ? GFLOPS_PER_WATT : GFLOPS) : o.energy ? ENERGY : TIME;
+
+	struct series series[MAX_SERIES];
+	int n = collect_series(&model, &emodel, &o, series);
+	if (n == 0) {
+		fprintf(stderr, "%s: model %s has no data%s: calibrate it first (STARPU_CALIBRATE=1)\n", argv0, symbol,
+			o.nselected ? " for the chosen combinations (see -lc)" : "");
+		goto out;
+	}
+
+	/* The measured sizes: the series with history entries, in the data file's column order. */
+	struct series measured[MAX_SERIES];
+	int nmeasured = 0;
+	for (int i = 0; i < n; i++)
+		if (series[i].pa->list)
+			measured[nmeasured++] = series[i];
+
+	char base[2048], prefix[1024], path[4096], data[4096];
+	snprintf(prefix, sizeof(prefix), "%s%s", dir ? dir : "", dir ? "/" : "");
+	if (dir && mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: cannot create %s (%s)\n", argv0, dir, strerror(errno));
+		goto out;
+	}
+	snprintf(base, sizeof(base), "%sstarpu_%s%s", prefix, energy_symbol ? "power_" : o.gflops ? "gflops_" : "", symbol);
+	snprintf(data, sizeof(data), "%sstarpu_%s_avg.data", prefix, symbol);
+	int nvalues = nmeasured ? write_data(data, measured, nmeasured, unit) : 0;
+	if (nvalues < 0)
+		goto out;
+	if (nvalues == 0 && (unit == GFLOPS || unit == GFLOPS_PER_WATT || unit == POWER)) {
+		fprintf(stderr, "%s: model %s has no %s to plot: %s\n", argv0, symbol, unit == POWER ? "size measured by both models" : "flops",
+			unit == POWER ? "calibrate the time and the energy model on the same tasks" : "give the tasks' flops (task->flops, STARPU_FLOPS)");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s.gp", base);
+	if (write_script(path, base, data, symbol, unit, series, n, measured, nmeasured, nvalues) == 0)
+		status = EXIT_SUCCESS;
 out:
 	starpu_perfmodel_unload_model(&model);
 	if (energy_symbol)
