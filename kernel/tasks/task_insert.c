@@ -506,10 +506,72 @@ static int add_value(struct insert_args *a, const void *ptr, size_t size)
 	return ret;
 }
 
-/* Reads the argument list into task; returns 0, -EINVAL or -ENOMEM. */
+/* STARPU_CL_ARGS(_NFREE): arg becomes the task's codelet argument, which
+ * STARPU_VALUE cannot set too. */
+static int set_cl_args(struct insert_args *a, struct starpu_task *task, void *arg, size_t size, int free_it)
+{
+	task->cl_arg = arg;
+	task->cl_arg_size = size;
+	task->cl_arg_free = free_it;
+	if (a->values_only)
+		return 0;
+	a->has_cl_args = 1;
+	return a->has_values ? values_conflict(a) : 0;
+}
+
+/* STARPU_DATA_ARRAY (count handles, their modes from the codelet) or, when
+ * modes_given, STARPU_DATA_MODE_ARRAY (count struct starpu_data_descr). */
+static int add_data_array(struct insert_args *a, int modes_given, void *array, int count)
+{
+	if (a->values_only)
+		return 0;
+	if (count < 0 || (count && !array))
+	{
+		_astro_error("%s: %s of %d handles at %p is not a valid array (codelet '%s')",
+			a->caller, modes_given ? "STARPU_DATA_MODE_ARRAY" : "STARPU_DATA_ARRAY", count, array, cl_name(a->cl));
+		return -EINVAL;
+	}
+	int ret = 0;
+	for (int i = 0; ret == 0 && i < count; i++)
+	{
+		if (modes_given)
+		{
+			struct starpu_data_descr *descr = &((struct starpu_data_descr *)array)[i];
+			ret = add_handle(a, descr->handle, descr->mode, 0);
+		}
+		else
+			ret = add_handle(a, ((starpu_data_handle_t *)array)[i], STARPU_NONE, 1);
+	}
+	return ret;
+}
+
+/* STARPU_EXECUTE_ON_WORKER: -1 leaves the choice to the scheduler. */
+static inline void execute_on_worker(struct starpu_task *task, int worker)
+{
+	if (worker != -1)
+	{
+		task->workerid = (unsigned)worker;
+		task->execute_on_a_specific_worker = 1;
+	}
+}
+
+static int unknown_kind(struct insert_args *a, int kind)
+{
+	_astro_error("%s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0",
+		a->caller, (unsigned)kind, a->nparsed, a->values_only ? "" : " for codelet '",
+		a->values_only ? "" : cl_name(a->cl), a->values_only ? "" : "'");
+	return -EINVAL;
+}
+
+/* Reads the argument list into task; returns 0, -EINVAL or -ENOMEM. One
+ * switch, read as a table: a kind, then what its arguments set (a kind with
+ * two arguments reads the first alone: C leaves the order of a call's
+ * arguments open). */
 static int parse_args(struct insert_args *a, struct starpu_task *task, va_list ap)
 {
-	int kind, ret = 0;
+	int kind, i, ret = 0;
+	void *ptr;
+	unsigned n;
 
 	while (ret == 0 && (kind = va_arg(ap, int)) != 0)
 	{
@@ -521,56 +583,29 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 		}
 		else switch (kind)
 		{
+		/* the codelet's argument and data, the task's dependencies */
 		case STARPU_VALUE:
-		{
-			void *ptr = va_arg(ap, void *);
-			size_t size = va_arg(ap, size_t);
-			ret = add_value(a, ptr, size);
+			ptr = va_arg(ap, void *);
+			ret = add_value(a, ptr, va_arg(ap, size_t));
 			break;
-		}
 		case STARPU_CL_ARGS:
 		case STARPU_CL_ARGS_NFREE:
-			task->cl_arg = va_arg(ap, void *);
-			task->cl_arg_size = va_arg(ap, size_t);
-			task->cl_arg_free = kind == STARPU_CL_ARGS;
-			if (!a->values_only)
-			{
-				a->has_cl_args = 1;
-				if (a->has_values)
-					ret = values_conflict(a);
-			}
+			ptr = va_arg(ap, void *);
+			ret = set_cl_args(a, task, ptr, va_arg(ap, size_t), kind == STARPU_CL_ARGS);
 			break;
 		case STARPU_DATA_ARRAY:
 		case STARPU_DATA_MODE_ARRAY:
-		{
-			int modes_given = kind == STARPU_DATA_MODE_ARRAY;
-			void *array = va_arg(ap, void *);
-			int count = va_arg(ap, int);
-			const char *what = modes_given ? "STARPU_DATA_MODE_ARRAY" : "STARPU_DATA_ARRAY";
-
-			if (a->values_only)
-				break;
-			if (count < 0 || (count && !array))
-			{
-				_astro_error("%s: %s of %d handles at %p is not a valid array (codelet '%s')",
-					a->caller, what, count, array, cl_name(a->cl));
-				ret = -EINVAL;
-			}
-			for (int i = 0; ret == 0 && i < count; i++)
-			{
-				if (modes_given)
-				{
-					struct starpu_data_descr *descr = &((struct starpu_data_descr *)array)[i];
-					ret = add_handle(a, descr->handle, descr->mode, 0);
-				}
-				else
-					ret = add_handle(a, ((starpu_data_handle_t *)array)[i], STARPU_NONE, 1);
-			}
+			ptr = va_arg(ap, void *);
+			ret = add_data_array(a, kind == STARPU_DATA_MODE_ARRAY, ptr, va_arg(ap, int));
 			break;
-		}
-		case STARPU_CALLBACK:
-			task->callback_func = va_arg(ap, callback_t);
+		case STARPU_TASK_DEPS_ARRAY:
+		case STARPU_TASK_END_DEPS_ARRAY:
+			n = va_arg(ap, unsigned);
+			ret = add_deps(a, n, va_arg(ap, struct starpu_task **), kind == STARPU_TASK_END_DEPS_ARRAY);
 			break;
+		case STARPU_TASK_END_DEP: a->end_deps += va_arg(ap, int); break;
+		/* callbacks (an argument is freed with the task, unless _NFREE) */
+		case STARPU_CALLBACK: task->callback_func = va_arg(ap, callback_t); break;
 		case STARPU_CALLBACK_WITH_ARG:
 		case STARPU_CALLBACK_WITH_ARG_NFREE:
 			task->callback_func = va_arg(ap, callback_t);
@@ -582,139 +617,69 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 			task->callback_arg = va_arg(ap, void *);
 			task->callback_arg_free = kind == STARPU_CALLBACK_ARG;
 			break;
-		case STARPU_PROLOGUE_CALLBACK:
-			task->prologue_callback_func = va_arg(ap, callback_t);
-			break;
+		case STARPU_PROLOGUE_CALLBACK: task->prologue_callback_func = va_arg(ap, callback_t); break;
 		case STARPU_PROLOGUE_CALLBACK_ARG:
 		case STARPU_PROLOGUE_CALLBACK_ARG_NFREE:
 			task->prologue_callback_arg = va_arg(ap, void *);
 			task->prologue_callback_arg_free = kind == STARPU_PROLOGUE_CALLBACK_ARG;
 			break;
-		case STARPU_PROLOGUE_CALLBACK_POP:
-			task->prologue_callback_pop_func = va_arg(ap, callback_t);
-			break;
+		case STARPU_PROLOGUE_CALLBACK_POP: task->prologue_callback_pop_func = va_arg(ap, callback_t); break;
 		case STARPU_PROLOGUE_CALLBACK_POP_ARG:
 		case STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE:
 			task->prologue_callback_pop_arg = va_arg(ap, void *);
 			task->prologue_callback_pop_arg_free = kind == STARPU_PROLOGUE_CALLBACK_POP_ARG;
 			break;
-		case STARPU_EPILOGUE_CALLBACK:
-			task->epilogue_callback_func = va_arg(ap, callback_t);
-			break;
-		case STARPU_EPILOGUE_CALLBACK_ARG:
-			task->epilogue_callback_arg = va_arg(ap, void *);
-			break;
-		case STARPU_PRIORITY:
-			task->priority = va_arg(ap, int);
-			break;
-		case STARPU_NAME:
-			task->name = va_arg(ap, const char *);
-			break;
-		case STARPU_FLOPS:
-			task->flops = va_arg(ap, double);
-			break;
+		case STARPU_EPILOGUE_CALLBACK: task->epilogue_callback_func = va_arg(ap, callback_t); break;
+		case STARPU_EPILOGUE_CALLBACK_ARG: task->epilogue_callback_arg = va_arg(ap, void *); break;
+		/* the task's fields */
+		case STARPU_PRIORITY: task->priority = va_arg(ap, int); break;
+		case STARPU_NAME: task->name = va_arg(ap, const char *); break;
+		case STARPU_FLOPS: task->flops = va_arg(ap, double); break;
 		case STARPU_TAG:
-			task->tag_id = va_arg(ap, starpu_tag_t);
 			task->use_tag = 1;
-			break;
+			/* fall through */
 		case STARPU_TAG_ONLY: /* names the task (traces) without tag dependencies */
 			task->tag_id = va_arg(ap, starpu_tag_t);
 			break;
-		case STARPU_HYPERVISOR_TAG:
-			task->hypervisor_tag = va_arg(ap, int);
-			break;
-		case STARPU_EXECUTE_ON_WORKER:
-		{
-			int worker = va_arg(ap, int);
-			if (worker != -1)
-			{
-				task->workerid = (unsigned)worker;
-				task->execute_on_a_specific_worker = 1;
-			}
-			break;
-		}
-		case STARPU_EXECUTE_WHERE:
-			task->where = (int32_t)va_arg(ap, unsigned long long);
-			break;
-		case STARPU_WORKER_ORDER:
-			task->workerorder = va_arg(ap, unsigned);
-			break;
-		case STARPU_SCHED_CTX:
-			task->sched_ctx = va_arg(ap, unsigned);
-			break;
-		case STARPU_POSSIBLY_PARALLEL:
-			task->possibly_parallel = va_arg(ap, unsigned);
-			break;
-		case STARPU_TASK_COLOR:
-			task->color = (unsigned)va_arg(ap, int);
-			break;
-		case STARPU_TASK_SYNCHRONOUS:
-			task->synchronous = va_arg(ap, int) != 0;
-			break;
-		case STARPU_SEQUENTIAL_CONSISTENCY:
-			task->sequential_consistency = va_arg(ap, unsigned) != 0;
-			break;
-		case STARPU_TASK_NO_SUBMITORDER:
-			task->no_submitorder = va_arg(ap, unsigned) != 0;
-			break;
-		case STARPU_TASK_PROFILING_INFO:
-			task->profiling_info = va_arg(ap, struct starpu_profiling_task_info *);
-			break;
-		case STARPU_TASK_SCHED_DATA:
-			task->sched_data = va_arg(ap, void *);
-			break;
-		case STARPU_TASK_FILE:
-			task->file = va_arg(ap, const char *);
-			break;
-		case STARPU_TASK_LINE:
-			task->line = va_arg(ap, int);
-			break;
+		case STARPU_HYPERVISOR_TAG: task->hypervisor_tag = va_arg(ap, int); break;
+		case STARPU_EXECUTE_ON_WORKER: execute_on_worker(task, va_arg(ap, int)); break;
+		case STARPU_EXECUTE_WHERE: task->where = (int32_t)va_arg(ap, unsigned long long); break;
+		case STARPU_WORKER_ORDER: task->workerorder = va_arg(ap, unsigned); break;
+		case STARPU_SCHED_CTX: task->sched_ctx = va_arg(ap, unsigned); break;
+		case STARPU_POSSIBLY_PARALLEL: task->possibly_parallel = va_arg(ap, unsigned); break;
+		case STARPU_TASK_COLOR: task->color = (unsigned)va_arg(ap, int); break;
+		case STARPU_TASK_SYNCHRONOUS: task->synchronous = va_arg(ap, int) != 0; break;
+		case STARPU_SEQUENTIAL_CONSISTENCY: task->sequential_consistency = va_arg(ap, unsigned) != 0; break;
+		case STARPU_TASK_NO_SUBMITORDER: task->no_submitorder = va_arg(ap, unsigned) != 0; break;
+		case STARPU_TASK_PROFILING_INFO: task->profiling_info = va_arg(ap, struct starpu_profiling_task_info *); break;
+		case STARPU_TASK_SCHED_DATA: task->sched_data = va_arg(ap, void *); break;
+		case STARPU_TASK_FILE: task->file = va_arg(ap, const char *); break;
+		case STARPU_TASK_LINE: task->line = va_arg(ap, int); break;
 		case STARPU_TASK_WORKERIDS:
 			/* A bitmap of workerids_len words; like StarPU, the task
 			 * points at the caller's array, which must outlive it. */
 			task->workerids_len = va_arg(ap, unsigned);
 			task->workerids = va_arg(ap, uint32_t *);
 			break;
-		case STARPU_TASK_DEPS_ARRAY:
-		case STARPU_TASK_END_DEPS_ARRAY:
-		{
-			unsigned ntasks = va_arg(ap, unsigned);
-			struct starpu_task **tasks = va_arg(ap, struct starpu_task **);
-			ret = add_deps(a, ntasks, tasks, kind == STARPU_TASK_END_DEPS_ARRAY);
-			break;
-		}
-		case STARPU_TASK_END_DEP:
-			a->end_deps += va_arg(ap, int);
-			break;
-		case STARPU_HANDLES_SEQUENTIAL_CONSISTENCY:
-			task->handles_sequential_consistency = va_arg(ap, unsigned char *);
-			break;
-		case STARPU_EXECUTE_ON_NODE: /* MPI-only kinds: StarPU-MPI reads them (astro_task_build_v) */
-		{
-			int node = va_arg(ap, int);
+		case STARPU_HANDLES_SEQUENTIAL_CONSISTENCY: task->handles_sequential_consistency = va_arg(ap, unsigned char *); break;
+		/* MPI-only kinds: StarPU-MPI reads them (astro_task_build_v) */
+		case STARPU_EXECUTE_ON_NODE:
+			i = va_arg(ap, int);
 			if (a->mpi)
-				a->mpi->execute_on_node = node;
+				a->mpi->execute_on_node = i;
 			break;
-		}
 		case STARPU_NODE_SELECTION_POLICY:
-		{
-			int policy = va_arg(ap, int);
+			i = va_arg(ap, int);
 			if (a->mpi)
-				a->mpi->node_selection_policy = policy;
+				a->mpi->node_selection_policy = i;
 			break;
-		}
 		case STARPU_EXECUTE_ON_DATA:
-		{
-			starpu_data_handle_t handle = va_arg(ap, starpu_data_handle_t);
+			ptr = va_arg(ap, starpu_data_handle_t);
 			if (a->mpi)
-				a->mpi->execute_on_data = handle;
+				a->mpi->execute_on_data = ptr;
 			break;
-		}
 		default:
-			_astro_error("%s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0",
-				a->caller, (unsigned)kind, a->nparsed, a->values_only ? "" : " for codelet '",
-				a->values_only ? "" : cl_name(a->cl), a->values_only ? "" : "'");
-			return -EINVAL;
+			return unknown_kind(a, kind);
 		}
 		a->nparsed++;
 	}
