@@ -263,6 +263,13 @@ protected:
 		ASSERT_EQ(run_command("cd " + sh_quoted(tmp.path() + "/src") + " && cc -g -c " + sh_quoted(path) + " -o " + sh_quoted(object) + " 2>&1", &out), 0) << out;
 	}
 
+	// A file of the common room calling one of the core room: an upward call.
+	void upward_call()
+	{
+		source("kernel/core/high.c", "int high(int x) { return x * 2; }\n");
+		source("kernel/common/low.c", "int high(int x);\nint low(int x) { return high(x) + 1; }\n");
+	}
+
 	int layers(const std::string &extra, std::string *out)
 	{
 		return run_command("python3 " + sh_quoted(top_srcdir() + "/dev/layers") + " --src " + sh_quoted(tmp.path() + "/src") + " --build " +
@@ -281,8 +288,7 @@ TEST_F(Layers, ATreeThatKeepsTheRulesPasses)
 
 TEST_F(Layers, ARoomUsingARoomAboveItIsNamed)
 {
-	source("kernel/core/high.c", "int high(int x) { return x * 2; }\n");
-	source("kernel/common/low.c", "int high(int x);\nint low(int x) { return high(x) + 1; }\n");
+	upward_call();
 	std::string out;
 	EXPECT_EQ(layers("", &out), 1) << out;
 	EXPECT_TRUE(contains(out, "upward: kernel/common/low.c (kernel/common) uses high of kernel/core/high.c (kernel/core)")) << out;
@@ -325,8 +331,7 @@ TEST_F(Layers, SizesThreadCallsAndStrayFilesAreNamed)
 
 TEST_F(Layers, AnAllowedFindingPassesAndAFixedOneIsTold)
 {
-	source("kernel/core/high.c", "int high(int x) { return x * 2; }\n");
-	source("kernel/common/low.c", "int high(int x);\nint low(int x) { return high(x) + 1; }\n");
+	upward_call();
 	ASSERT_TRUE(tmp.dir.write("allow", "# tolerated\nupward kernel/common/low.c kernel/core/high.c\nsize-file kernel/gone.c\n"));
 	std::string out;
 	EXPECT_EQ(layers("--allow " + sh_quoted(tmp.dir.file("allow")), &out), 0) << out;
