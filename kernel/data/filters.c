@@ -6,7 +6,7 @@
  * the children, which is the access room's (access/partition.c waits for
  * them, access/partition_plans.c orders them asynchronously).
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 /* -------------------------------------------------------------- children */
 

@@ -4,7 +4,7 @@
  * interface packs its own layout; the dense ones (variable to ndim) share
  * the strided copy below.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 bool _astro_pack_node_ok(starpu_data_handle_t handle, unsigned node, const char *fn)
 {

@@ -3,7 +3,7 @@
  * r x c blocks of values (row-major) in place of single values; and its
  * filters: bands of block rows, or each block as a dense matrix.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static struct starpu_bcsr_interface *bcsr_of(starpu_data_handle_t handle, unsigned node)
 {

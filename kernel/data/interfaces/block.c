@@ -2,7 +2,7 @@
  * The block (3D dense array) data interface: nx x ny x nz elements, x
  * consecutive, ldy elements between rows and ldz between planes.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static struct starpu_block_interface *block_of(starpu_data_handle_t handle, unsigned node)
 {

@@ -2,7 +2,7 @@
  * The COO (coordinate) sparse matrix data interface: n_values values with
  * their column and row, three arrays moved as they are between nodes.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static struct starpu_coo_interface *coo_of(starpu_data_handle_t handle, unsigned node)
 {

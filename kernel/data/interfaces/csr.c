@@ -4,7 +4,7 @@
  * filter, which cuts bands of rows as views into the father's arrays. The
  * BCSR interface shares the band cut.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static struct starpu_csr_interface *csr_of(starpu_data_handle_t handle, unsigned node)
 {

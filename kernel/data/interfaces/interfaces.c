@@ -4,7 +4,7 @@
  * starpu_malloc_on_node() and copy with starpu_interface_copy(), so they
  * work on any memory node a driver brings.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static void *iface_of(starpu_data_handle_t handle)
 {

@@ -4,7 +4,7 @@
  * ones (a few separate arrays: CSR, BCSR, COO), copied between nodes,
  * packed and peeked, and asked whether a pointer lies inside.
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 starpu_ssize_t _astro_interface_alloc(unsigned node, size_t bytes, uintptr_t *ptr, uintptr_t *dev_handle)
 {

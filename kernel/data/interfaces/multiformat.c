@@ -7,7 +7,7 @@
  * back to the CPU format after a task writes (so the CPU format a transfer
  * copies out of the device is always current).
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 /* A node's interface: the public one, and whether the device format there is current. */
 struct mf_state

@@ -7,7 +7,7 @@
  * dimension and may hand out the dedicated interface of the children's
  * dimension (tensor, block, matrix, vector, variable).
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 #define NDIM_MAX _ASTRO_DENSE_MAXDIM
 

@@ -4,7 +4,7 @@
  * cubes; and its filters (cuts along each axis, with or without a shadow
  * border, and picks of blocks or variables).
  */
-#include "data/data.h"
+#include "data/interfaces/interfaces.h"
 
 static struct starpu_tensor_interface *tensor_of(starpu_data_handle_t handle, unsigned node)
 {
