@@ -14,6 +14,7 @@
 #include <astrolabe/observe.h>
 #include <astrolabe/task_build.h>
 #include <astrolabe/thread.h>
+#include <astrolabe/env.h>
 #include "common/envparse.h"
 #include <glib.h>
 #include <stdbool.h>
