@@ -515,3 +515,34 @@ TEST(IdlePower, BadValueIsReportedNotTakenAsZero)
 	}
 	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
 }
+
+// The runtime's own numeric and string variables, out of their documented
+// range (README.md's table): each is said once, naming its range, and
+// starpu_init() goes on with the default.
+TEST(EnvBounded, RuntimeVariablesOutOfRangeAreSaidOnce)
+{
+	std::string long_name(300, 'p');
+	struct Case
+	{
+		const char *var;
+		std::string value, said;
+	} cases[] = {
+		{ "STARPU_MIN_PRIO", "-2000000", "STARPU_MIN_PRIO='-2000000' is out of range -1000000..1000000: ignored, using -5" },
+		{ "STARPU_MAX_PRIO", "2147483647", "STARPU_MAX_PRIO='2147483647' is out of range -1000000..1000000: ignored, using 5" },
+		{ "STARPU_CALIBRATE_MINIMUM", "0", "STARPU_CALIBRATE_MINIMUM='0' is out of range 1..1000000 (samples): ignored, using 10" },
+		{ "STARPU_PLUGIN_VERBOSE", "7", "STARPU_PLUGIN_VERBOSE='7' is out of range 0..1: ignored, using 0" },
+		{ "STARPU_WORKERS_NOBIND", "yes", "STARPU_WORKERS_NOBIND='yes' is not a number (give 0..1): ignored, using 0" },
+		{ "STARPU_SCHED", long_name,
+		  "STARPU_SCHED='" + std::string(32, 'p') + "...' (300 characters) is too long (at most 255 characters): ignored, as if it were unset" },
+	};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.var);
+		ScopedEnv var(c.var, c.value);
+		ScopedEnv ncpu("STARPU_NCPU", "1");
+		std::string err = stderr_of([] {
+			ASSERT_EQ(starpu_init(nullptr), 0);
+			starpu_shutdown();
+		});
+		EXPECT_EQ(err, "[astrolabe] error: " + c.said + "\n");
+	}
+}

@@ -8,6 +8,7 @@
  */
 #include "opencl_devices.h"
 #include <astrolabe/plugin.h>
+#include <astrolabe/env.h>
 #include <errno.h>
 #include <astrolabe/thread.h>
 #include <stdarg.h>
@@ -22,8 +23,7 @@ static int ndevices = -1; /* -1: not open */
 
 static bool env_set(const char *name)
 {
-	const char *v = getenv(name);
-	return v && atoi(v) > 0;
+	return astro_env_int(name, 0, 1, 0, NULL) > 0;
 }
 
 /* Which device types this starpu_init() takes, as StarPU: GPUs and accelerators, CPU devices only when asked. */
