@@ -546,3 +546,35 @@ TEST(EnvBounded, RuntimeVariablesOutOfRangeAreSaidOnce)
 		EXPECT_EQ(err, "[astrolabe] error: " + c.said + "\n");
 	}
 }
+
+// A statistics file whose name is longer than a path can be: said once, and
+// the summary goes to stderr as when the variable is unset.
+TEST(EnvBounded, TooLongAStatisticsFileIsSaid)
+{
+	std::string path = "/tmp/" + std::string(5000, 'f');
+	ScopedEnv prof("STARPU_PROFILING", "1"), stats("STARPU_WORKER_STATS", "1"), file("STARPU_WORKER_STATS_FILE", path);
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	std::string err = stderr_of([] {
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		starpu_shutdown();
+	});
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	EXPECT_TRUE(contains(err, "[astrolabe] error: STARPU_WORKER_STATS_FILE='/tmp/" + std::string(27, 'f') +
+					  "...' (5005 characters) is too long (at most 4095 characters): ignored, as if it were unset\n")) << err;
+	EXPECT_EQ(err.find("[astrolabe]"), err.rfind("[astrolabe]")) << "one message: " << err;
+	EXPECT_TRUE(contains(err, "Worker stats")) << "the summary went to stderr: " << err;
+}
+
+// STARPU_SILENT is read when a warning comes: out of 0..1 it is said, and the
+// warning is not silenced.
+TEST(EnvBounded, SilentOutOfRangeLeavesTheWarning)
+{
+	ScopedEnv silent("STARPU_SILENT", "2"), ncpu("STARPU_NCPU", "1");
+	ScopedEnv min("STARPU_MIN_PRIO", "3"), max("STARPU_MAX_PRIO", "1");	// a warning at starpu_init()
+	std::string err = stderr_of([] {
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		starpu_shutdown();
+	});
+	EXPECT_EQ(err, "[astrolabe] error: STARPU_SILENT='2' is out of range 0..1: ignored, using 0\n"
+		       "[astrolabe] warning: minimum priority 3 exceeds maximum priority 1: using [-5, 5]\n");
+}

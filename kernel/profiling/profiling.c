@@ -543,7 +543,7 @@ void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *
 /* The stream STARPU_*_STATS_FILE names, or stderr. */
 FILE *_astro_prof_summary_open(const char *file_env)
 {
-	const char *path = starpu_getenv(file_env);
+	const char *path = astro_env_string(file_env, ASTRO_ENV_PATH_MAX, NULL);
 	if (!path || !*path)
 		return stderr;
 	FILE *f = fopen(path, "w");

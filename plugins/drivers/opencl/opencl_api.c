@@ -243,7 +243,7 @@ int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct sta
 		return -EINVAL;
 	}
 	char *source = read_file(source_file_name);
-	const char *dir = getenv("STARPU_OPENCL_PROGRAM_DIR");
+	const char *dir = astro_env_string("STARPU_OPENCL_PROGRAM_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (!source && dir) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, source_file_name);

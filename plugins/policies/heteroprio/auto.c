@@ -710,8 +710,8 @@ static int make_dirs(const char *dir)
 /* STARPU_HETEROPRIO_DATA_FILE, else <STARPU_HETEROPRIO_DATA_DIR, else the sampling directory's heteroprio/>/<program>.data. */
 static void data_path(struct hp_auto *a)
 {
-	const char *file = getenv("STARPU_HETEROPRIO_DATA_FILE");
-	const char *dir = getenv("STARPU_HETEROPRIO_DATA_DIR");
+	const char *file = astro_env_string("STARPU_HETEROPRIO_DATA_FILE", ASTRO_ENV_PATH_MAX, NULL);
+	const char *dir = astro_env_string("STARPU_HETEROPRIO_DATA_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	char d[PATH_MAX];
 
 	if (file && file[0])

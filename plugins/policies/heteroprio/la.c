@@ -220,7 +220,7 @@ struct hp_la *hp_la_open(unsigned sched_ctx_id, const struct astro_heteroprio_se
 {
 	unsigned nnodes = starpu_memory_nodes_get_count();
 	unsigned nworkers = starpu_worker_get_count();
-	const char *push = getenv("STARPU_LAHETEROPRIO_PUSH");
+	const char *push = astro_env_string("STARPU_LAHETEROPRIO_PUSH", ASTRO_ENV_NAME_MAX, NULL);
 	struct hp_la *la;
 
 	if (!layout->use_locality && astro_env_int("STARPU_HETEROPRIO_USE_LA", 0, 1, 0, NULL) <= 0)
