@@ -25,6 +25,8 @@ static const struct fuzz_int_bound fuzz_int_bounds[] = {
 	{ "STARPU_CODELET_PROFILING", 0, 1, 1 },
 	{ "STARPU_PROFILING", 0, 1, 0 },
 	{ "STARPU_STATS", 0, 1, 1 },
+	{ "STARPU_SILENT", 0, 1, 0 },
+	{ "STARPU_CATCH_SIGNALS", 0, 1, 1 },
 	{ "STARPU_WATCHDOG_CRASH", 0, 1, 0 },
 	{ "STARPU_CALIBRATE_MINIMUM", 1, 1000000, 10 },
 	{ "STARPU_HISTORY_MAX_ERROR", 1, INT_MAX, 50 },
@@ -67,6 +69,9 @@ static const struct fuzz_string_bound fuzz_string_bounds[] = {
 	{ "STARPU_PERF_MODEL_PATH", ":,", 4095 },
 	{ "STARPU_PLUGIN_PATH", ":", 4095 },
 	{ "STARPU_FXT_EVENTS", NULL, 4096 },
+	{ "STARPU_LAHETEROPRIO_PUSH", NULL, 255 },
+	{ "STARPU_WORKER_STATS_FILE", NULL, 4095 },
+	{ "STARPU_PROF_TOOL", ":", 4095 },
 };
 
 #define FUZZ_COUNT(a) (sizeof(a) / sizeof((a)[0]))
