@@ -30,11 +30,11 @@
 static unsigned sampling_dirs(char dirs[MAX_DIRS][PATH_MAX])
 {
 	unsigned n = 0;
-	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
+	const char *dir = astro_env_string("STARPU_PERF_MODEL_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (dir && dir[0])
 		snprintf(dirs[n++], PATH_MAX, "%s", dir);
 	snprintf(dirs[n++], PATH_MAX, "%s/.starpu/sampling", _astro_home_dir());
-	const char *list = getenv("STARPU_PERF_MODEL_PATH");
+	const char *list = astro_env_names("STARPU_PERF_MODEL_PATH", ":,", ASTRO_ENV_PATH_MAX, NULL);
 	if (list && list[0]) {
 		char *copy = strdup(list), *save = NULL;
 		for (char *tok = copy ? strtok_r(copy, ":,", &save) : NULL; tok && n < MAX_DIRS; tok = strtok_r(NULL, ":,", &save)) {

@@ -14,6 +14,7 @@
  * entry nor the regression sums.
  */
 #include "models.h"
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,10 @@ static unsigned calibrate_minimum, max_error;
 
 void _astro_pm_env_read(void)
 {
-	int v = starpu_get_env_number_default("STARPU_CALIBRATE_MINIMUM", 10);
-	__atomic_store_n(&calibrate_minimum, v < 1 ? 1u : (unsigned)v, __ATOMIC_RELAXED);
-	v = starpu_get_env_number_default("STARPU_HISTORY_MAX_ERROR", 50);
-	__atomic_store_n(&max_error, v < 1 ? 1u : (unsigned)v, __ATOMIC_RELAXED);
+	int v = astro_env_int("STARPU_CALIBRATE_MINIMUM", 1, 1000000, 10, "samples");
+	__atomic_store_n(&calibrate_minimum, (unsigned)v, __ATOMIC_RELAXED);
+	v = astro_env_int("STARPU_HISTORY_MAX_ERROR", 1, INT_MAX, 50, "%");
+	__atomic_store_n(&max_error, (unsigned)v, __ATOMIC_RELAXED);
 }
 
 unsigned _astro_pm_calibrate_minimum(void)

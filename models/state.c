@@ -112,7 +112,7 @@ static bool homogeneous(enum starpu_worker_archtype type)
 	};
 	char var[64];
 	snprintf(var, sizeof(var), "STARPU_PERF_MODEL_HOMOGENEOUS_%s", names[type] ? names[type] : "OTHER");
-	return starpu_get_env_number_default(var, type == STARPU_CPU_WORKER) != 0;
+	return astro_env_int(var, 0, 1, type == STARPU_CPU_WORKER, NULL) != 0;
 }
 
 void _astro_pm_workers_describe(void)

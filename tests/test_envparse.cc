@@ -13,6 +13,7 @@
 extern "C" {
 #include "envparse.h"
 }
+#include <astrolabe/env.h>
 
 using namespace astro_test;
 
@@ -105,6 +106,149 @@ TEST(EnvParse, SizeSuffixes)
 		int64_t v = -1;
 		EXPECT_EQ(_astro_parse_size(bad, &v), -EINVAL) << "'" << bad << "'";
 		EXPECT_EQ(v, -1);
+	}
+}
+
+// ---------------------------------------------------------- bounded values
+
+TEST(EnvParse, IntInRange)
+{
+	int v = 99;
+	EXPECT_EQ(_astro_parse_int_in("1", 1, 1024, &v), 0);
+	EXPECT_EQ(v, 1);
+	EXPECT_EQ(_astro_parse_int_in(" 1024 ", 1, 1024, &v), 0);
+	EXPECT_EQ(v, 1024);
+	v = 99;
+	for (const char *out : {"0", "-1", "1025", "1000000", "2147483647", "-2147483648"})
+		EXPECT_EQ(_astro_parse_int_in(out, 1, 1024, &v), -ERANGE) << "'" << out << "'";
+	for (const char *bad : {"abc", "", "8MiB", "99999999999999999999"})
+		EXPECT_EQ(_astro_parse_int_in(bad, 1, 1024, &v), -EINVAL) << "'" << bad << "'";
+	EXPECT_EQ(_astro_parse_int_in(nullptr, 1, 1024, &v), -EINVAL);
+	EXPECT_EQ(v, 99) << "a refused value leaves the output alone";
+}
+
+TEST(EnvParse, FloatInRange)
+{
+	float v = 0.5f;
+	EXPECT_EQ(_astro_parse_float_in("0", 0.0f, 1e6f, &v), 0);
+	EXPECT_FLOAT_EQ(v, 0.0f);
+	EXPECT_EQ(_astro_parse_float_in("1e6", 0.0f, 1e6f, &v), 0);
+	v = 0.5f;
+	for (const char *out : {"-0.001", "1e7", "inf", "-inf", "1e38"})
+		EXPECT_EQ(_astro_parse_float_in(out, 0.0f, 1e6f, &v), -ERANGE) << "'" << out << "'";
+	for (const char *bad : {"nan", "x", "1,5"})
+		EXPECT_EQ(_astro_parse_float_in(bad, 0.0f, 1e6f, &v), -EINVAL) << "'" << bad << "'";
+	EXPECT_FLOAT_EQ(v, 0.5f);
+}
+
+TEST(EnvParse, StringLength)
+{
+	EXPECT_EQ(_astro_check_length("lws", 3), 0);
+	EXPECT_EQ(_astro_check_length("", 0), 0);
+	EXPECT_EQ(_astro_check_length(nullptr, 0), 0);
+	EXPECT_EQ(_astro_check_length("dmda", 3), -ENAMETOOLONG);
+	std::string huge(10000, 'x');
+	EXPECT_EQ(_astro_check_length(huge.c_str(), 4096), -ENAMETOOLONG);
+}
+
+TEST(EnvParse, ListNamesLength)
+{
+	struct _astro_parse_error err = {0, 0, nullptr};
+	EXPECT_EQ(_astro_check_list_names("PAPI_TOT_INS, PAPI_L1_DCM", " ,", 12, &err), 0);
+	EXPECT_EQ(_astro_check_list_names("", " ,", 1, &err), 0);
+	EXPECT_EQ(_astro_check_list_names(nullptr, " ,", 1, &err), 0);
+	const char *text = "A,BBBB CC";
+	ASSERT_EQ(_astro_check_list_names(text, " ,", 3, &err), -ENAMETOOLONG);
+	EXPECT_EQ(std::string(text + err.at, err.len), "BBBB");
+	std::string huge(10000, 'E');
+	ASSERT_EQ(_astro_check_list_names(huge.c_str(), " ,", 127, &err), -ENAMETOOLONG);
+	EXPECT_EQ(err.at, 0u);
+	EXPECT_EQ(err.len, 10000u);
+}
+
+TEST(EnvParse, ShownValueStaysReadable)
+{
+	char buf[96];
+	EXPECT_STREQ(_astro_env_shown("abc", buf, sizeof(buf)), "'abc'");
+	EXPECT_STREQ(_astro_env_shown(nullptr, buf, sizeof(buf)), "(unset)");
+	std::string huge(10000, 'x');
+	EXPECT_EQ(std::string(_astro_env_shown(huge.c_str(), buf, sizeof(buf))),
+		  "'" + std::string(32, 'x') + "...' (10000 characters)");
+}
+
+// The public readers (astro/env.h): one message naming the variable, the
+// value, the range and the default; the default then.
+TEST(EnvBounded, IntOutOfRangeOrNotANumber)
+{
+	const char *kVar = "ASTRO_TEST_BOUNDED";
+	{
+		ScopedEnv v(kVar, nullptr);
+		std::string err = stderr_of([&] { EXPECT_EQ(astro_env_int(kVar, 1, 1024, 8, "MiB"), 8); });
+		EXPECT_EQ(err, "");
+	}
+	{
+		ScopedEnv v(kVar, "16");
+		std::string err = stderr_of([&] { EXPECT_EQ(astro_env_int(kVar, 1, 1024, 8, "MiB"), 16); });
+		EXPECT_EQ(err, "");
+	}
+	for (const char *out : {"1000000", "0", "-1"}) {
+		ScopedEnv v(kVar, out);
+		std::string err = stderr_of([&] { EXPECT_EQ(astro_env_int(kVar, 1, 1024, 8, "MiB"), 8); });
+		EXPECT_EQ(err, std::string("[astrolabe] error: ") + kVar + "='" + out +
+				       "' is out of range 1..1024 (MiB): ignored, using 8\n");
+	}
+	ScopedEnv v(kVar, "abc");
+	std::string err = stderr_of([&] { EXPECT_EQ(astro_env_int(kVar, 1, 1024, 8, "MiB"), 8); });
+	EXPECT_EQ(err, std::string("[astrolabe] error: ") + kVar + "='abc' is not a number (give 1..1024 (MiB)): ignored, using 8\n");
+}
+
+TEST(EnvBounded, Float)
+{
+	const char *kVar = "ASTRO_TEST_BOUNDED";
+	{
+		ScopedEnv v(kVar, "1e30");
+		std::string err = stderr_of([&] { EXPECT_FLOAT_EQ(astro_env_float(kVar, 0.0f, 1e6f, 1.0f, nullptr), 1.0f); });
+		EXPECT_EQ(lines_of(err).size(), 1u) << err;
+		EXPECT_TRUE(contains(err, "ASTRO_TEST_BOUNDED='1e30' is out of range 0..1e+06: ignored, using 1")) << err;
+	}
+	{
+		ScopedEnv v(kVar, "0.25");
+		EXPECT_FLOAT_EQ(astro_env_float(kVar, 0.0f, 1e6f, 1.0f, nullptr), 0.25f);
+	}
+}
+
+TEST(EnvBounded, StringsHaveAMaximumLength)
+{
+	const char *kVar = "ASTRO_TEST_BOUNDED";
+	std::string huge(10000, 'x');
+	{
+		ScopedEnv v(kVar, huge);
+		const char *got = "unchanged";
+		std::string err = stderr_of([&] { got = astro_env_string(kVar, 255, "lws"); });
+		EXPECT_STREQ(got, "lws");
+		EXPECT_EQ(err, std::string("[astrolabe] error: ") + kVar + "='" + std::string(32, 'x') +
+				       "...' (10000 characters) is too long (at most 255 characters): ignored, using 'lws'\n");
+		err = stderr_of([&] { got = astro_env_string(kVar, 255, nullptr); });
+		EXPECT_EQ(got, nullptr);
+		EXPECT_TRUE(contains(err, "ignored, as if it were unset")) << err;
+	}
+	{
+		ScopedEnv v(kVar, "dmda");
+		EXPECT_STREQ(astro_env_string(kVar, 255, "lws"), "dmda");
+	}
+	{
+		std::string list = "PAPI_TOT_INS," + huge;
+		ScopedEnv v(kVar, list);
+		const char *got = "unchanged";
+		std::string err = stderr_of([&] { got = astro_env_names(kVar, " ,", 127, nullptr); });
+		EXPECT_EQ(got, nullptr);
+		EXPECT_EQ(lines_of(err).size(), 1u) << err;
+		EXPECT_TRUE(contains(err, "its name '" + std::string(32, 'x') + "...' (10000 characters) is too long "
+					  "(at most 127 characters a name)")) << err;
+	}
+	{
+		ScopedEnv v(kVar, "PAPI_TOT_INS, PAPI_L1_DCM");
+		EXPECT_STREQ(astro_env_names(kVar, " ,", 127, nullptr), "PAPI_TOT_INS, PAPI_L1_DCM");
 	}
 }
 
@@ -370,4 +514,67 @@ TEST(IdlePower, BadValueIsReportedNotTakenAsZero)
 		EXPECT_FALSE(contains(out, "Idle energy: ")) << out;
 	}
 	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+}
+
+// The runtime's own numeric and string variables, out of their documented
+// range (README.md's table): each is said once, naming its range, and
+// starpu_init() goes on with the default.
+TEST(EnvBounded, RuntimeVariablesOutOfRangeAreSaidOnce)
+{
+	std::string long_name(300, 'p');
+	struct Case
+	{
+		const char *var;
+		std::string value, said;
+	} cases[] = {
+		{ "STARPU_MIN_PRIO", "-2000000", "STARPU_MIN_PRIO='-2000000' is out of range -1000000..1000000: ignored, using -5" },
+		{ "STARPU_MAX_PRIO", "2147483647", "STARPU_MAX_PRIO='2147483647' is out of range -1000000..1000000: ignored, using 5" },
+		{ "STARPU_CALIBRATE_MINIMUM", "0", "STARPU_CALIBRATE_MINIMUM='0' is out of range 1..1000000 (samples): ignored, using 10" },
+		{ "STARPU_PLUGIN_VERBOSE", "7", "STARPU_PLUGIN_VERBOSE='7' is out of range 0..1: ignored, using 0" },
+		{ "STARPU_WORKERS_NOBIND", "yes", "STARPU_WORKERS_NOBIND='yes' is not a number (give 0..1): ignored, using 0" },
+		{ "STARPU_SCHED", long_name,
+		  "STARPU_SCHED='" + std::string(32, 'p') + "...' (300 characters) is too long (at most 255 characters): ignored, as if it were unset" },
+	};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.var);
+		ScopedEnv var(c.var, c.value);
+		ScopedEnv ncpu("STARPU_NCPU", "1");
+		std::string err = stderr_of([] {
+			ASSERT_EQ(starpu_init(nullptr), 0);
+			starpu_shutdown();
+		});
+		EXPECT_EQ(err, "[astrolabe] error: " + c.said + "\n");
+	}
+}
+
+// A statistics file whose name is longer than a path can be: said once, and
+// the summary goes to stderr as when the variable is unset.
+TEST(EnvBounded, TooLongAStatisticsFileIsSaid)
+{
+	std::string path = "/tmp/" + std::string(5000, 'f');
+	ScopedEnv prof("STARPU_PROFILING", "1"), stats("STARPU_WORKER_STATS", "1"), file("STARPU_WORKER_STATS_FILE", path);
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	std::string err = stderr_of([] {
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		starpu_shutdown();
+	});
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	EXPECT_TRUE(contains(err, "[astrolabe] error: STARPU_WORKER_STATS_FILE='/tmp/" + std::string(27, 'f') +
+					  "...' (5005 characters) is too long (at most 4095 characters): ignored, as if it were unset\n")) << err;
+	EXPECT_EQ(err.find("[astrolabe]"), err.rfind("[astrolabe]")) << "one message: " << err;
+	EXPECT_TRUE(contains(err, "Worker stats")) << "the summary went to stderr: " << err;
+}
+
+// STARPU_SILENT is read when a warning comes: out of 0..1 it is said, and the
+// warning is not silenced.
+TEST(EnvBounded, SilentOutOfRangeLeavesTheWarning)
+{
+	ScopedEnv silent("STARPU_SILENT", "2"), ncpu("STARPU_NCPU", "1");
+	ScopedEnv min("STARPU_MIN_PRIO", "3"), max("STARPU_MAX_PRIO", "1");	// a warning at starpu_init()
+	std::string err = stderr_of([] {
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		starpu_shutdown();
+	});
+	EXPECT_EQ(err, "[astrolabe] error: STARPU_SILENT='2' is out of range 0..1: ignored, using 0\n"
+		       "[astrolabe] warning: minimum priority 3 exceeds maximum priority 1: using [-5, 5]\n");
 }

@@ -236,7 +236,15 @@ TEST_F(Watchdog, NegativeTimeoutIsRefused)
 {
 	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "-5");
 	std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
-	EXPECT_EQ(err, "[astrolabe] error: STARPU_WATCHDOG_TIMEOUT=-5: a duration in microseconds cannot be negative: the watchdog stays off\n");
+	EXPECT_EQ(err, "[astrolabe] error: STARPU_WATCHDOG_TIMEOUT='-5' is out of range 0..3.6e+09 (µs): ignored, using 0\n");
+}
+
+// Beyond an hour is out of range too (a typo of a few zeros), said once; 0 (off) is used.
+TEST_F(Watchdog, TimeoutBeyondAnHourIsRefused)
+{
+	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "1e12");
+	std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+	EXPECT_EQ(err, "[astrolabe] error: STARPU_WATCHDOG_TIMEOUT='1e12' is out of range 0..3.6e+09 (µs): ignored, using 0\n");
 }
 
 void stuck_forever()

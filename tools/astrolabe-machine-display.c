@@ -7,6 +7,7 @@
  * Only the memory nodes this build drives appear; on a main-memory-only
  * build that is the single NUMA 0 node, with no bus to measure.
  */
+#include <astrolabe/env.h>
 #include <starpu.h>
 #include <hwloc.h>
 #include <getopt.h>
@@ -42,7 +43,7 @@ static void hostnames(char *real, char *starpu_name, size_t size)
 	if (gethostname(real, size) != 0)
 		snprintf(real, size, "unknown");
 	real[size - 1] = '\0';
-	const char *forced = getenv("STARPU_HOSTNAME");
+	const char *forced = astro_env_string("STARPU_HOSTNAME", ASTRO_ENV_NAME_MAX, NULL);
 	if (forced && *forced) {
 		snprintf(starpu_name, size, "%s", forced);
 		return;

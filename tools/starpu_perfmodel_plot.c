@@ -9,6 +9,7 @@
  * Running the script (`gnuplot starpu_<symbol>.gp`) renders <base>.eps and
  * <base>.png. Times are plotted in ms, energies in J.
  */
+#include <astrolabe/env.h>
 #include <starpu.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -55,7 +56,7 @@ static void usage(FILE *out)
 
 static void host_name(char *host, size_t len)
 {
-	const char *v = getenv("STARPU_HOSTNAME");
+	const char *v = astro_env_string("STARPU_HOSTNAME", ASTRO_ENV_NAME_MAX, NULL);
 	if (v && v[0]) {
 		snprintf(host, len, "%s", v);
 		return;

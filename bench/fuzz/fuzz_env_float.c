@@ -1,7 +1,10 @@
 /* starpu_get_env_float_default(): _astro_parse_float(). A success is never
  * NaN and survives a round trip through text (but for subnormals, which
- * may underflow); a failure leaves the output alone. */
+ * may underflow); a failure leaves the output alone. astro_env_float():
+ * _astro_parse_float_in() with each bounded variable's range (bounds.h): it
+ * agrees with _astro_parse_float(), and the value used is always in range. */
 #include "fuzz.h"
+#include "bounds.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,6 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(fpclassify(v) == FP_SUBNORMAL);
 	} else {
 		FUZZ_CHECK(v == 0.5f);
+	}
+	for (size_t i = 0; i < FUZZ_COUNT(fuzz_float_bounds); i++) {
+		const struct fuzz_float_bound *b = &fuzz_float_bounds[i];
+		float in = 0.25f;
+		int r = _astro_parse_float_in(text, b->min, b->max, &in);
+		FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ERANGE);
+		FUZZ_CHECK(r == -EINVAL ? ret != 0 : ret == 0);
+		FUZZ_CHECK(r == -ERANGE ? !(v >= b->min && v <= b->max) : true);
+		FUZZ_CHECK(r == 0 ? in == v : in == 0.25f);
+		float used = r == 0 ? in : b->def;
+		FUZZ_CHECK(!isnan(used) && used >= b->min && used <= b->max);
 	}
 	free(text);
 	return 0;

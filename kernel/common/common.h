@@ -14,6 +14,7 @@
 #include <astrolabe/observe.h>
 #include <astrolabe/task_build.h>
 #include <astrolabe/thread.h>
+#include <astrolabe/env.h>
 #include "common/envparse.h"
 #include <glib.h>
 #include <stdbool.h>
@@ -261,9 +262,8 @@ static inline void _astro_relax(unsigned round)
 
 /* ------------------------------------------------ environment (state.c, util.c) */
 
-/* Environment resolution honouring conf->precedence_over_environment_variables. */
-int _astro_conf_int(const char *env, const char *alias, int conf_value);
-/* The same for a value that must lie in [min, max]: any other is said once and
+/* Environment resolution honouring conf->precedence_over_environment_variables,
+ * for a value that must lie in [min, max]: any other is said once and
  * replaced by conf_value, or fallback when the conf leaves it at -1. */
 int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback);
 /* Parses the integer variable name (util.c): 1 and *out when set to a number in

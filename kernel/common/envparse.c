@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,68 @@ int _astro_parse_size(const char *text, int64_t *out)
 		return -EINVAL;
 	*out = (int64_t)v * unit;
 	return 0;
+}
+
+int _astro_parse_int_in(const char *text, int min, int max, int *out)
+{
+	int v;
+
+	if (_astro_parse_int(text, &v) != 0)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int _astro_parse_float_in(const char *text, float min, float max, float *out)
+{
+	float v;
+
+	if (_astro_parse_float(text, &v) != 0)
+		return -EINVAL;
+	if (!(v >= min && v <= max))	/* also refuses the infinities beyond the range */
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int _astro_check_length(const char *text, size_t max_len)
+{
+	return text && strnlen(text, max_len + 1) > max_len ? -ENAMETOOLONG : 0;
+}
+
+int _astro_check_list_names(const char *text, const char *separators, size_t max_len,
+			    struct _astro_parse_error *err)
+{
+	const char *p = text ? text : "";
+
+	for (;;) {
+		p += strspn(p, separators);
+		if (!*p)
+			return 0;
+		size_t len = strcspn(p, separators);
+		if (len > max_len) {
+			err->at = (size_t)(p - text);
+			err->len = len;
+			err->why = "is too long a name";
+			return -ENAMETOOLONG;
+		}
+		p += len;
+	}
+}
+
+char *_astro_env_shown(const char *value, char *buf, size_t len)
+{
+	size_t n = value ? strlen(value) : 0;
+
+	if (!value)
+		snprintf(buf, len, "(unset)");
+	else if (n + 3 <= len && n <= 64)
+		snprintf(buf, len, "'%s'", value);
+	else
+		snprintf(buf, len, "'%.32s...' (%zu characters)", value, n);
+	return buf;
 }
 
 /* Removes the blanks around s in place. Not g_strstrip(): GLib's blanks

@@ -22,18 +22,42 @@ int _astro_parse_float(const char *text, float *out);
  * KB, M, MB, G, GB, T or TB (any case, powers of 1024), blanks allowed. */
 int _astro_parse_size(const char *text, int64_t *out);
 
-/* Splits a colon-separated list (STARPU_PLUGIN_PATH, STARPU_PROF_TOOL),
- * dropping empty entries, and with strip_blanks the blanks around each entry.
- * Returns a NULL-terminated GLib string vector (g_strfreev() it), never NULL;
- * text NULL gives an empty vector. */
-char **_astro_parse_path_list(const char *text, bool strip_blanks);
-
-/* Where and why an id list was refused: the bad token is text[at, at + len). */
+/* Where and why a list was refused: the bad token is text[at, at + len). */
 struct _astro_parse_error
 {
 	size_t at, len;
 	const char *why;	/* static text, e.g. "is not an id or a range" */
 };
+
+/*
+ * The int and float parsers, bounded: 0 with *out set when text is a number
+ * within [min, max]; -EINVAL when it is not a number (*out untouched);
+ * -ERANGE when it is one but out of the range (*out untouched). Every numeric
+ * variable the runtime reads has such a range, documented in README.md.
+ */
+int _astro_parse_int_in(const char *text, int min, int max, int *out);
+int _astro_parse_float_in(const char *text, float min, float max, float *out);
+
+/* 0 when text (NULL counts as empty) is at most max_len characters long, else
+ * -ENAMETOOLONG: every string variable has such a limit. */
+int _astro_check_length(const char *text, size_t max_len);
+
+/* A list of names (STARPU_PROF_PAPI_EVENTS) separated by any of separators:
+ * 0 when each name is at most max_len characters, else -ENAMETOOLONG with
+ * *err naming the first longer one. */
+int _astro_check_list_names(const char *text, const char *separators, size_t max_len,
+			    struct _astro_parse_error *err);
+
+/* value as a message shows it, between quotes, in buf (len >= 64): whole when
+ * it is short, else its first characters and how many there are in all, so
+ * that a 10,000-character value gives a readable line. Returns buf. */
+char *_astro_env_shown(const char *value, char *buf, size_t len);
+
+/* Splits a colon-separated list (STARPU_PLUGIN_PATH, STARPU_PROF_TOOL),
+ * dropping empty entries, and with strip_blanks the blanks around each entry.
+ * Returns a NULL-terminated GLib string vector (g_strfreev() it), never NULL;
+ * text NULL gives an empty vector. */
+char **_astro_parse_path_list(const char *text, bool strip_blanks);
 
 /*
  * A list of ids (STARPU_WORKERS_CPUID, STARPU_WORKERS_COREID): ids and ranges

@@ -98,7 +98,7 @@ void _astro_error(const char *fmt, ...)
 void _astro_warn(const char *fmt, ...)
 {
 	va_list ap;
-	if (getenv("STARPU_SILENT") && atoi(getenv("STARPU_SILENT")) > 0)
+	if (astro_env_int("STARPU_SILENT", 0, 1, 0, NULL) > 0)
 		return;
 	va_start(ap, fmt);
 	vlog("warning: ", true, fmt, ap);

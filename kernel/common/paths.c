@@ -10,7 +10,7 @@ const char *_astro_home_dir(void)
 {
 	static const char *const vars[] = { "XDG_CACHE_HOME", "STARPU_HOME", "HOME", "TMPDIR", "TEMP", "TMP" };
 	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
+		const char *v = astro_env_string(vars[i], ASTRO_ENV_PATH_MAX, NULL);
 		if (v && v[0])
 			return v;
 	}
@@ -19,7 +19,7 @@ const char *_astro_home_dir(void)
 
 void _astro_host_name(char *host, size_t len)
 {
-	const char *v = getenv("STARPU_HOSTNAME");
+	const char *v = astro_env_string("STARPU_HOSTNAME", ASTRO_ENV_NAME_MAX, NULL);
 	if (v && v[0]) {
 		snprintf(host, len, "%s", v);
 		return;
@@ -34,7 +34,7 @@ void _astro_host_name(char *host, size_t len)
 
 void _astro_sampling_dir(char *path, size_t len)
 {
-	const char *dir = getenv("STARPU_PERF_MODEL_DIR");
+	const char *dir = astro_env_string("STARPU_PERF_MODEL_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (dir && dir[0])
 		snprintf(path, len, "%s", dir);
 	else

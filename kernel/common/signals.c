@@ -166,7 +166,7 @@ int _astro_signals_caught(void)
 
 void _astro_signals_init(void)
 {
-	int value = _astro_conf_int("STARPU_CATCH_SIGNALS", NULL, _astro_rt.conf.catch_signals);
+	int value = _astro_conf_int_in("STARPU_CATCH_SIGNALS", NULL, _astro_rt.conf.catch_signals, 0, 1, 1);
 	/* On unless asked otherwise, as in StarPU. */
 	_astro_signals_catch(value != 0);
 }

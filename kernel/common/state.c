@@ -9,18 +9,6 @@
 
 struct _astro_runtime _astro_rt;
 
-/* conf_value unless the variable is set and the conf does not take precedence. */
-int _astro_conf_int(const char *env, const char *alias, int conf_value)
-{
-	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;
-	if (conf_wins)
-		return conf_value;
-	int v = starpu_get_env_number(env);
-	if (v == -1 && alias)
-		v = starpu_get_env_number(alias);
-	return v != -1 ? v : conf_value;
-}
-
 int _astro_conf_int_in(const char *env, const char *alias, int conf_value, int min, int max, int fallback)
 {
 	bool conf_wins = _astro_rt.conf.precedence_over_environment_variables && conf_value != -1;

@@ -123,6 +123,109 @@ char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
 	return value ? value : (char *)defvalue;
 }
 
+/* ------------------------------------------------ bounded variables */
+
+/* The one message of a refused value: what it is, what is accepted, and the
+ * default used instead. */
+static void refuse_value(const char *name, const char *value, const char *why, const char *instead)
+{
+	char shown[96];
+	_astro_error("%s=%s is %s: ignored, %s", name, _astro_env_shown(value, shown, sizeof(shown)), why, instead);
+}
+
+static const char *unit_text(const char *unit, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", unit ? " (" : "", unit ? unit : "", unit ? ")" : "");
+	return buf;
+}
+
+int astro_env_int(const char *name, int min, int max, int def, const char *unit)
+{
+	const char *value = starpu_getenv(name);
+	char why[128], instead[48], u[40];
+	int v;
+	int ret = value ? _astro_parse_int_in(value, min, max, &v) : 1;
+
+	if (ret == 0)
+		return v;
+	if (ret < 0) {
+		if (ret == -EINVAL)
+			snprintf(why, sizeof(why), "not a number (give %d..%d%s)", min, max, unit_text(unit, u, sizeof(u)));
+		else
+			snprintf(why, sizeof(why), "out of range %d..%d%s", min, max, unit_text(unit, u, sizeof(u)));
+		snprintf(instead, sizeof(instead), "using %d", def);
+		refuse_value(name, value, why, instead);
+	}
+	return def;
+}
+
+float astro_env_float(const char *name, float min, float max, float def, const char *unit)
+{
+	const char *value = starpu_getenv(name);
+	char why[160], instead[48], u[40];
+	float v;
+	int ret = value ? _astro_parse_float_in(value, min, max, &v) : 1;
+
+	if (ret == 0)
+		return v;
+	if (ret < 0) {
+		if (ret == -EINVAL)
+			snprintf(why, sizeof(why), "not a number (give %g..%g%s)", (double)min, (double)max, unit_text(unit, u, sizeof(u)));
+		else
+			snprintf(why, sizeof(why), "out of range %g..%g%s", (double)min, (double)max, unit_text(unit, u, sizeof(u)));
+		if (isnan(def))
+			snprintf(instead, sizeof(instead), "as if it were unset");
+		else
+			snprintf(instead, sizeof(instead), "using %g", (double)def);
+		refuse_value(name, value, why, instead);
+	}
+	return def;
+}
+
+/* "using 'lws'", or "as if it were unset" without a default. */
+static void string_instead(const char *def, char *buf, size_t len)
+{
+	char shown[96];
+	if (def)
+		snprintf(buf, len, "using %s", _astro_env_shown(def, shown, sizeof(shown)));
+	else
+		snprintf(buf, len, "as if it were unset");
+}
+
+const char *astro_env_string(const char *name, size_t max_len, const char *def)
+{
+	const char *value = starpu_getenv(name);
+	char why[80], instead[128];
+
+	if (!value)
+		return def;
+	if (_astro_check_length(value, max_len) == 0)
+		return value;
+	snprintf(why, sizeof(why), "too long (at most %zu characters)", max_len);
+	string_instead(def, instead, sizeof(instead));
+	refuse_value(name, value, why, instead);
+	return def;
+}
+
+const char *astro_env_names(const char *name, const char *separators, size_t max_name_len, const char *def)
+{
+	const char *value = starpu_getenv(name);
+	struct _astro_parse_error err = { 0, 0, NULL };
+	char why[200], instead[128], shown[96];
+
+	if (!value)
+		return def;
+	if (_astro_check_list_names(value, separators, max_name_len, &err) == 0)
+		return value;
+	char *bad = g_strndup(value + err.at, err.len);
+	snprintf(why, sizeof(why), "refused: its name %s is too long (at most %zu characters a name)",
+		 _astro_env_shown(bad, shown, sizeof(shown)), max_name_len);
+	g_free(bad);
+	string_instead(def, instead, sizeof(instead));
+	refuse_value(name, value, why, instead);
+	return def;
+}
+
 /* ----------------------------------------------------------------- timing */
 
 /*

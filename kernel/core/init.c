@@ -84,11 +84,11 @@ static void read_priorities(void)
 	}
 	if (!(conf_set && conf->precedence_over_environment_variables)) {
 		if (emin) {
-			_astro_ctxs[0].min_prio = starpu_get_env_number_default("STARPU_MIN_PRIO", _astro_ctxs[0].min_prio);
+			_astro_ctxs[0].min_prio = astro_env_int("STARPU_MIN_PRIO", -ASTRO_ENV_PRIO_BOUND, ASTRO_ENV_PRIO_BOUND, _astro_ctxs[0].min_prio, NULL);
 			_astro_ctxs[0].min_prio_set = true;
 		}
 		if (emax) {
-			_astro_ctxs[0].max_prio = starpu_get_env_number_default("STARPU_MAX_PRIO", _astro_ctxs[0].max_prio);
+			_astro_ctxs[0].max_prio = astro_env_int("STARPU_MAX_PRIO", -ASTRO_ENV_PRIO_BOUND, ASTRO_ENV_PRIO_BOUND, _astro_ctxs[0].max_prio, NULL);
 			_astro_ctxs[0].max_prio_set = true;
 		}
 	}
@@ -113,9 +113,9 @@ static int runtime_start(struct starpu_conf *user_conf)
 	} else {
 		starpu_conf_init(&_astro_rt.conf);
 	}
-	_astro_verbose_level = starpu_get_env_number_default("STARPU_PLUGIN_VERBOSE", 0) > 0;
-	_astro_rt.nobind = starpu_get_env_number_default("STARPU_WORKERS_NOBIND", 0) > 0;
-	_astro_rt.codelet_profiling = starpu_get_env_number_default("STARPU_CODELET_PROFILING", 1) != 0;
+	_astro_verbose_level = astro_env_int("STARPU_PLUGIN_VERBOSE", 0, 1, 0, NULL) > 0;
+	_astro_rt.nobind = astro_env_int("STARPU_WORKERS_NOBIND", 0, 1, 0, NULL) > 0;
+	_astro_rt.codelet_profiling = astro_env_int("STARPU_CODELET_PROFILING", 0, 1, 1, NULL) != 0;
 	_astro_rt.calibrate = _astro_conf_int_in("STARPU_CALIBRATE", NULL, CLAMP(_astro_rt.conf.calibrate, -1, 2), 0, 2, 0);
 	_astro_rt.start_time = starpu_timing_now();
 	/* nsubmitted is 0 here (shutdown waited for it) but for refused submissions backing out: not reset. */

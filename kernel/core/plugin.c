@@ -282,7 +282,7 @@ static void plugin_load_dir(const char *dir, bool must_exist, bool formats)
 
 static void sched_lib_load(void)
 {
-	const char *lib = getenv("STARPU_SCHED_LIB");
+	const char *lib = astro_env_string("STARPU_SCHED_LIB", ASTRO_ENV_PATH_MAX, NULL);
 	if (!lib || !*lib)
 		return;
 	lt_dlhandle handle = open_file(lib);
@@ -308,12 +308,12 @@ static void sched_lib_load(void)
 
 static void plugin_load_dirs(bool formats)
 {
-	const char *builtin = getenv("ASTROLABE_PLUGIN_DIR");
+	const char *builtin = astro_env_string("ASTROLABE_PLUGIN_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (!builtin)
 		builtin = ASTRO_PLUGIN_DIR;
 	if (*builtin)
 		plugin_load_dir(builtin, false, formats);
-	const char *path = getenv("STARPU_PLUGIN_PATH");
+	const char *path = astro_env_names("STARPU_PLUGIN_PATH", ":", ASTRO_ENV_PATH_MAX, NULL);
 	if (path) {
 		char **dirs = _astro_parse_path_list(path, false);
 		for (char **dir = dirs; *dir; dir++)

@@ -189,7 +189,7 @@ void _astro_bus_init(void)
 	bus_known = false;
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
-	int force = _astro_conf_int("STARPU_BUS_CALIBRATE", NULL, _astro_rt.conf.bus_calibrate);
+	int force = _astro_conf_int_in("STARPU_BUS_CALIBRATE", NULL, _astro_rt.conf.bus_calibrate, 0, 1, 0);
 	if (force <= 0 && load()) {
 		bus_known = true;
 		return;

@@ -204,10 +204,10 @@ static struct starpu_disk_ops *backend_named(const char *name)
 
 void _astro_disk_swap_init(void)
 {
-	const char *folder = starpu_getenv("STARPU_DISK_SWAP");
+	const char *folder = astro_env_string("STARPU_DISK_SWAP", ASTRO_ENV_PATH_MAX, NULL);
 	if (!folder || !*folder)
 		return;
-	const char *name = starpu_getenv("STARPU_DISK_SWAP_BACKEND");
+	const char *name = astro_env_string("STARPU_DISK_SWAP_BACKEND", ASTRO_ENV_NAME_MAX, NULL);
 	struct starpu_disk_ops *ops = backend_named(name && *name ? name : "unistd");
 	if (!ops) {
 		_astro_error("STARPU_DISK_SWAP_BACKEND=%s is no back-end here: use unistd, unistd_o_direct or stdio (leveldb and hdf5 are not built); "

@@ -639,7 +639,7 @@ void _astro_prof_tool_load(void)
 		ltdl_ready = true;
 	}
 	load_process_tool();
-	const char *list = getenv("STARPU_PROF_TOOL");
+	const char *list = astro_env_names("STARPU_PROF_TOOL", ":", ASTRO_ENV_PATH_MAX, NULL);
 	if (list && *list) {
 		char **entries = _astro_parse_path_list(list, true);
 		for (char **e = entries; *e; e++)

@@ -543,7 +543,7 @@ void starpu_worker_get_current_task_exp_end(unsigned workerid, struct timespec *
 /* The stream STARPU_*_STATS_FILE names, or stderr. */
 FILE *_astro_prof_summary_open(const char *file_env)
 {
-	const char *path = starpu_getenv(file_env);
+	const char *path = astro_env_string(file_env, ASTRO_ENV_PATH_MAX, NULL);
 	if (!path || !*path)
 		return stderr;
 	FILE *f = fopen(path, "w");
@@ -577,7 +577,7 @@ void _astro_prof_summary_close(FILE *f, const char *file_env)
 
 bool _astro_prof_env_positive(const char *name)
 {
-	return starpu_get_env_number_default(name, 0) > 0;
+	return astro_env_int(name, 0, 1, 0, NULL) > 0;
 }
 
 /* Bytes in the largest unit that keeps the value above 1 (as StarPU prints them). */
@@ -640,7 +640,7 @@ static void display_worker_summary(FILE *out)
 		split_sum[STATE_SLEEPING], PCT(split_sum[STATE_SLEEPING]), split_sum[STATE_SCHEDULING],
 		PCT(split_sum[STATE_SCHEDULING]), overhead, PCT(overhead));
 #undef PCT
-	float idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", NAN);
+	float idle_power = astro_env_float("STARPU_IDLE_POWER", 0.0f, ASTRO_ENV_POWER_MAX, NAN, "W");
 	if (!isnan(idle_power)) {
 		double idle_energy = idle_power * overall_ms / 1000.0;
 		fprintf(out, "Idle energy: %.2f J\n", idle_energy);
@@ -919,7 +919,7 @@ void starpu_profiling_init(void)
 void _astro_profiling_init(void)
 {
 	init_us = _astro_rt.start_time;
-	stats_enabled = starpu_getenv("STARPU_ENABLE_STATS") && starpu_get_env_number_default("STARPU_STATS", 1) != 0;
+	stats_enabled = starpu_getenv("STARPU_ENABLE_STATS") && astro_env_int("STARPU_STATS", 0, 1, 1, NULL) != 0;
 	bus_stats_wanted = _astro_prof_env_positive("STARPU_BUS_STATS");
 	_astro_memory_stats_enabled = _astro_prof_env_positive("STARPU_MEMORY_STATS");
 	_astro_prof_data_reset();

@@ -178,7 +178,7 @@ struct starpu_sched_policy *_astro_policy_choose(void)
 	if (conf->sched_policy && _astro_policy_check(conf->sched_policy, "conf.sched_policy") == 0)
 		return conf->sched_policy;
 	const char *name = NULL;
-	const char *env = getenv("STARPU_SCHED");
+	const char *env = astro_env_string("STARPU_SCHED", ASTRO_ENV_NAME_MAX, NULL);
 	if (conf->sched_policy_name && (conf->precedence_over_environment_variables || !env))
 		name = conf->sched_policy_name;
 	else if (env && *env)

@@ -266,15 +266,10 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-/* A duration in µs from the environment: def when unset, -1 when wrong (said). */
+/* A duration in µs from the environment, 0..an hour (3.6e9): def when unset or refused (said). */
 static double env_us(const char *name, double def)
 {
-	double v = starpu_get_env_float_default(name, (float)def);
-	if (v < 0) {
-		_astro_error("%s=%s: a duration in microseconds cannot be negative: the watchdog stays off", name, getenv(name));
-		return -1;
-	}
-	return v;
+	return astro_env_float(name, 0.0f, 3.6e9f, (float)def, "µs");
 }
 
 void _astro_watchdog_start(void)
@@ -285,7 +280,7 @@ void _astro_watchdog_start(void)
 		return;
 	wd.timeout_us = timeout;
 	wd.delay_us = delay;
-	wd.crash = starpu_get_env_number_default("STARPU_WATCHDOG_CRASH", 0) > 0;
+	wd.crash = astro_env_int("STARPU_WATCHDOG_CRASH", 0, 1, 0, NULL) > 0;
 	wd.stop = false;
 	astro_cond_init_monotonic(&wd.cond);
 	__atomic_store_n(&_astro_watchdog_tracking, 1, __ATOMIC_RELAXED);

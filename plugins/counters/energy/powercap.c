@@ -5,6 +5,7 @@
  * intel-rapl-mmio repeats the packages' energy.
  */
 #include "powercap.h"
+#include <astrolabe/env.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +19,7 @@
 
 const char *powercap_sysfs_root(void)
 {
-	const char *root = getenv("ASTROLABE_SYSFS_ROOT");
+	const char *root = astro_env_string("ASTROLABE_SYSFS_ROOT", ASTRO_ENV_PATH_MAX, NULL);
 	return root && *root ? root : "/sys";
 }
 

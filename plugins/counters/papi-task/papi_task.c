@@ -12,6 +12,7 @@
  */
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
+#include <astrolabe/env.h>
 #include <starpu_profiling.h>
 #include <papi.h>
 #include <errno.h>
@@ -117,7 +118,9 @@ static void clear_names(void)
 
 static int init(void)
 {
-	const char *events = getenv("STARPU_PROF_PAPI_EVENTS");
+	/* PAPI copies an event's name into buffers of PAPI_MAX_STR_LEN characters: a longer one would overflow them
+	 * inside libpapi, so such a list is refused with one message. */
+	const char *events = astro_env_names("STARPU_PROF_PAPI_EVENTS", " ,\t", PAPI_MAX_STR_LEN - 1, NULL);
 	if (!events || !*events)
 		return ASTRO_PLUGIN_DECLINE;
 	clear_names();

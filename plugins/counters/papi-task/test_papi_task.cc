@@ -100,4 +100,44 @@ TEST_F(PapiTask, OffWithoutTheVariable)
 	starpu_task_destroy(t);
 }
 
+// A run with STARPU_PROF_PAPI_EVENTS naming one 10,000-character event, then
+// a real one: says "run went on" when it neither crashed nor failed.
+void long_event_name_run()
+{
+	std::string name(10000, 'A');
+	ScopedEnv events("STARPU_PROF_PAPI_EVENTS", name + ",PAPI_TOT_INS");
+	ScopedEnv profiling("STARPU_PROFILING", "1");
+	starpu_conf conf = conf_with_ncpus(1);
+	if (starpu_init(&conf) != 0)
+		exit(2);
+	starpu_codelet cl = cpu_codelet(count_func, 0, "long");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->detach = 0;
+	t->destroy = 0;
+	if (starpu_task_submit(t) != 0 || starpu_task_wait(t) != 0)
+		exit(3);
+	// The list is refused as a whole: the task counts nothing.
+	if (!t->profiling_info || t->profiling_info->papi_values[0] != 0)
+		exit(4);
+	starpu_task_destroy(t);
+	starpu_shutdown();
+	fprintf(stderr, "run went on\n");
+	exit(0);
+}
+
+// An event name longer than PAPI's buffers (PAPI_MAX_STR_LEN) aborted the
+// process inside libpapi ("buffer overflow detected") without a word: now the
+// list is refused with one message that names the limit, and the run goes on
+// without counters.
+TEST(PapiTaskDeathTest, TooLongAnEventNameIsSaidNotACrash)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	ASSERT_FALSE(build_plugin_path().empty()) << "STARPU_PLUGIN_PATH is not set: run through make check";
+	EXPECT_EXIT(long_event_name_run(), testing::ExitedWithCode(0),
+		    "^\\[astrolabe\\] error: STARPU_PROF_PAPI_EVENTS='A{32}\\.\\.\\.' \\(10013 characters\\) "
+		    "is refused: its name 'A{32}\\.\\.\\.' \\(10000 characters\\) is too long \\(at most 127 characters a name\\): "
+		    "ignored, as if it were unset\nrun went on\n$");
+}
+
 } // namespace

@@ -8,6 +8,7 @@
  */
 #include "opencl_devices.h"
 #include <astrolabe/plugin.h>
+#include <astrolabe/env.h>
 #include <errno.h>
 #include <astrolabe/thread.h>
 #include <stdarg.h>
@@ -22,8 +23,7 @@ static int ndevices = -1; /* -1: not open */
 
 static bool env_set(const char *name)
 {
-	const char *v = getenv(name);
-	return v && atoi(v) > 0;
+	return astro_env_int(name, 0, 1, 0, NULL) > 0;
 }
 
 /* Which device types this starpu_init() takes, as StarPU: GPUs and accelerators, CPU devices only when asked. */
@@ -243,7 +243,7 @@ int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct sta
 		return -EINVAL;
 	}
 	char *source = read_file(source_file_name);
-	const char *dir = getenv("STARPU_OPENCL_PROGRAM_DIR");
+	const char *dir = astro_env_string("STARPU_OPENCL_PROGRAM_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (!source && dir) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", dir, source_file_name);

@@ -40,6 +40,7 @@
  * per policy (heft shares dmda's).
  */
 #include <astrolabe/sched.h>
+#include <astrolabe/env.h>
 #include "ready.h"
 #include <math.h>
 #include <stdbool.h>
@@ -208,10 +209,10 @@ static void dm_init_variant(unsigned sched_ctx_id, enum dm_variant variant)
 	dm->variant = variant;
 	dm->desc = &dm_variants[variant];
 	dm->sched_ctx_id = sched_ctx_id;
-	dm->alpha = starpu_get_env_float_default("STARPU_SCHED_ALPHA", 1.0f);
-	dm->beta = starpu_get_env_float_default("STARPU_SCHED_BETA", 1.0f);
-	dm->gamma = starpu_get_env_float_default("STARPU_SCHED_GAMMA", 1000.0f);
-	dm->idle_power = starpu_get_env_float_default("STARPU_IDLE_POWER", 0.0f);
+	dm->alpha = astro_env_float("STARPU_SCHED_ALPHA", 0.0f, 1e9f, 1.0f, NULL);
+	dm->beta = astro_env_float("STARPU_SCHED_BETA", 0.0f, 1e9f, 1.0f, NULL);
+	dm->gamma = astro_env_float("STARPU_SCHED_GAMMA", 0.0f, 1e9f, 1000.0f, "µs/J");
+	dm->idle_power = astro_env_float("STARPU_IDLE_POWER", 0.0f, ASTRO_ENV_POWER_MAX, 0.0f, "W");
 	dm->prefetch = dm->desc->data_aware && starpu_get_prefetch_flag();
 	if (dm->desc->sorted)
 	{

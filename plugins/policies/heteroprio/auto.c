@@ -12,6 +12,7 @@
  * buckets by the difference between architectures' times.
  */
 #define _GNU_SOURCE
+#include <astrolabe/env.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -709,8 +710,8 @@ static int make_dirs(const char *dir)
 /* STARPU_HETEROPRIO_DATA_FILE, else <STARPU_HETEROPRIO_DATA_DIR, else the sampling directory's heteroprio/>/<program>.data. */
 static void data_path(struct hp_auto *a)
 {
-	const char *file = getenv("STARPU_HETEROPRIO_DATA_FILE");
-	const char *dir = getenv("STARPU_HETEROPRIO_DATA_DIR");
+	const char *file = astro_env_string("STARPU_HETEROPRIO_DATA_FILE", ASTRO_ENV_PATH_MAX, NULL);
+	const char *dir = astro_env_string("STARPU_HETEROPRIO_DATA_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	char d[PATH_MAX];
 
 	if (file && file[0])
@@ -733,24 +734,11 @@ static void data_path(struct hp_auto *a)
 
 /* ------------------------------------------------------------- entries */
 
-/* An env value in [0, limit), else def after one error. */
-static int env_choice(const char *name, int def, int limit, const char *meaning)
-{
-	int v = starpu_getenv_number_default(name, def);
-
-	if (v < 0 || v >= limit)
-	{
-		astro_log_error(what, "%s=%d: %s; %d is used", name, v, meaning, def);
-		return def;
-	}
-	return v;
-}
-
 struct hp_auto *hp_auto_open(struct astro_heteroprio_setup *layout)
 {
 	struct hp_auto *a;
 
-	if (starpu_getenv_number_default("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", 0) <= 0)
+	if (astro_env_int("STARPU_HETEROPRIO_USE_AUTO_CALIBRATION", 0, 1, 0, NULL) <= 0)
 		return NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -758,37 +746,36 @@ struct hp_auto *hp_auto_open(struct astro_heteroprio_setup *layout)
 		astro_log_error(what, "automatic mode: out of memory; heteroprio runs with the buckets of the policy's callback");
 		return NULL;
 	}
-	a->grouping = (enum grouping)env_choice("STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", BY_PERF_MODEL_OR_NAME, 2,
-						"the codelets are grouped by performance model or name (0) or by name only (1)");
-	a->ordering = (unsigned)env_choice("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", STARPU_HETEROPRIO_URT_DOT_DIFF_4,
-					   STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT,
-					   "the ordering policies are numbered 0 to 27 (enum starpu_autoheteroprio_priority_ordering_policy)");
-	a->interval = env_choice("STARPU_AUTOHETEROPRIO_ORDERING_INTERVAL", 32, INT_MAX, "the buckets are ordered again every that many pushed tasks, 0 or more");
-	a->freeze = starpu_getenv_number_default("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", 0) > 0;
-	a->print_after_ordering = starpu_getenv_number_default("STARPU_AUTOHETEROPRIO_PRINT_AFTER_ORDERING", 0) > 0;
-	a->print_on_update = starpu_getenv_number_default("STARPU_AUTOHETEROPRIO_PRINT_DATA_ON_UPDATE", 0) > 0;
-	a->time_policy = (unsigned)env_choice("STARPU_AUTOHETEROPRIO_TIME_ESTIMATION_POLICY", 0, 2,
-					      "a codelet's time on an architecture it cannot run on is a long time (0) or its best time (1)");
-	a->nt_nod = starpu_getenv_float_default("STARPU_HETEROPRIO_NOD_TIME_COMBINATION_NOD_MULTIPLIER", 0.3f);
-	a->nt_exp = starpu_getenv_float_default("STARPU_HETEROPRIO_NOD_TIME_COMBINATION_EXP_SELECTIVITY", 0.5f);
-	a->bn_exp = starpu_getenv_float_default("STARPU_HETEROPRIO_BEST_NODS_SCORE_EXP_SELECTIVITY", 0.5f);
-	a->urt_urt = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_URT_MULTIPLIER", 0.5f);
-	a->urt2_urt = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_2_URT_MULTIPLIER", 0.5f);
-	a->urt2_prop = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_2_ARCH_NEED_MULTIPLIER", 2.0f);
-	a->and2 = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_2_ARCH_NEED_MULTIPLIER", 1.0f);
-	a->and3 = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_3_ARCH_NEED_MULTIPLIER", 1.0f);
-	a->and4 = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_4_ARCH_NEED_MULTIPLIER", 1.0f);
-	a->and5x = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_5_NOD_OFFSET", 1.3f);
-	a->and5y = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_5_ARCH_DIFF_OFFSET", 1.0f);
-	a->and9x = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_9_NOD_OFFSET", 1.3f);
-	a->and9y = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_9_ARCH_DIFF_OFFSET", 1.0f);
+	a->grouping = (enum grouping)astro_env_int("STARPU_HETEROPRIO_CODELET_GROUPING_STRATEGY", 0, 1, BY_PERF_MODEL_OR_NAME, NULL);
+	/* enum starpu_autoheteroprio_priority_ordering_policy: 0..27 */
+	a->ordering = (unsigned)astro_env_int("STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY", 0,
+					      STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT - 1,
+					      STARPU_HETEROPRIO_URT_DOT_DIFF_4, NULL);
+	a->interval = astro_env_int("STARPU_AUTOHETEROPRIO_ORDERING_INTERVAL", 0, 1000000, 32, "pushed tasks");
+	a->freeze = astro_env_int("STARPU_AUTOHETEROPRIO_FREEZE_GATHERING", 0, 1, 0, NULL) > 0;
+	a->print_after_ordering = astro_env_int("STARPU_AUTOHETEROPRIO_PRINT_AFTER_ORDERING", 0, 1, 0, NULL) > 0;
+	a->print_on_update = astro_env_int("STARPU_AUTOHETEROPRIO_PRINT_DATA_ON_UPDATE", 0, 1, 0, NULL) > 0;
+	a->time_policy = (unsigned)astro_env_int("STARPU_AUTOHETEROPRIO_TIME_ESTIMATION_POLICY", 0, 1, 0, NULL);
+	a->nt_nod = astro_env_float("STARPU_HETEROPRIO_NOD_TIME_COMBINATION_NOD_MULTIPLIER", 0.0f, 1000.0f, 0.3f, NULL);
+	a->nt_exp = astro_env_float("STARPU_HETEROPRIO_NOD_TIME_COMBINATION_EXP_SELECTIVITY", 0.0f, 1000.0f, 0.5f, NULL);
+	a->bn_exp = astro_env_float("STARPU_HETEROPRIO_BEST_NODS_SCORE_EXP_SELECTIVITY", 0.0f, 1000.0f, 0.5f, NULL);
+	a->urt_urt = astro_env_float("STARPU_HETEROPRIO_URT_URT_MULTIPLIER", 0.0f, 1000.0f, 0.5f, NULL);
+	a->urt2_urt = astro_env_float("STARPU_HETEROPRIO_URT_2_URT_MULTIPLIER", 0.0f, 1000.0f, 0.5f, NULL);
+	a->urt2_prop = astro_env_float("STARPU_HETEROPRIO_URT_2_ARCH_NEED_MULTIPLIER", 0.0f, 1000.0f, 2.0f, NULL);
+	a->and2 = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_2_ARCH_NEED_MULTIPLIER", 0.0f, 1000.0f, 1.0f, NULL);
+	a->and3 = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_3_ARCH_NEED_MULTIPLIER", 0.0f, 1000.0f, 1.0f, NULL);
+	a->and4 = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_4_ARCH_NEED_MULTIPLIER", 0.0f, 1000.0f, 1.0f, NULL);
+	a->and5x = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_5_NOD_OFFSET", 0.0f, 1000.0f, 1.3f, NULL);
+	a->and5y = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_5_ARCH_DIFF_OFFSET", 0.0f, 1000.0f, 1.0f, NULL);
+	a->and9x = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_9_NOD_OFFSET", 0.0f, 1000.0f, 1.3f, NULL);
+	a->and9y = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_9_ARCH_DIFF_OFFSET", 0.0f, 1000.0f, 1.0f, NULL);
 	/* StarPU 1.4 spells this one with AURT. */
-	a->and10x = starpu_getenv_float_default("STARPU_HETEROPRIO_AURT_DOT_DIFF_10_NOD_OFFSET", 1.3f);
-	a->and10y = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_10_ARCH_DIFF_OFFSET", 1.0f);
-	a->and11x = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_11_NOD_OFFSET", 1.3f);
-	a->and11y = starpu_getenv_float_default("STARPU_HETEROPRIO_URT_DOT_DIFF_11_ARCH_DIFF_OFFSET", 1.0f);
-	a->ant_nod = starpu_getenv_float_default("STARPU_HETEROPRIO_URTS_TIME_COMBINATION_NOD_MULTIPLIER", 0.3f);
-	a->ant_exp = starpu_getenv_float_default("STARPU_HETEROPRIO_URTS_TIME_COMBINATION_EXP_SELECTIVITY", 0.5f);
+	a->and10x = astro_env_float("STARPU_HETEROPRIO_AURT_DOT_DIFF_10_NOD_OFFSET", 0.0f, 1000.0f, 1.3f, NULL);
+	a->and10y = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_10_ARCH_DIFF_OFFSET", 0.0f, 1000.0f, 1.0f, NULL);
+	a->and11x = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_11_NOD_OFFSET", 0.0f, 1000.0f, 1.3f, NULL);
+	a->and11y = astro_env_float("STARPU_HETEROPRIO_URT_DOT_DIFF_11_ARCH_DIFF_OFFSET", 0.0f, 1000.0f, 1.0f, NULL);
+	a->ant_nod = astro_env_float("STARPU_HETEROPRIO_URTS_TIME_COMBINATION_NOD_MULTIPLIER", 0.0f, 1000.0f, 0.3f, NULL);
+	a->ant_exp = astro_env_float("STARPU_HETEROPRIO_URTS_TIME_COMBINATION_EXP_SELECTIVITY", 0.0f, 1000.0f, 0.5f, NULL);
 
 	memset(layout, 0, sizeof(*layout));
 	for (unsigned b = 0; b < NB; b++)

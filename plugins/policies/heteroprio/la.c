@@ -2,6 +2,7 @@
  * heteroprio's data locality mode (see la.h). The groups' access orders,
  * their distances and the push strategies follow StarPU 1.4's laheteroprio.
  */
+#include <astrolabe/env.h>
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -82,12 +83,7 @@ static unsigned arch_env(const char *kind, unsigned arch, unsigned def)
 	if (!name)
 		return def;
 	snprintf(var, sizeof(var), "STARPU_LAHETEROPRIO_%s_%s", kind, name);
-	v = starpu_getenv_number_default(var, (int)def);
-	if (v < 0)
-	{
-		astro_log_error(what, "%s=%d: give a number, 0 or more; %u is used", var, v, def);
-		return def;
-	}
+	v = astro_env_int(var, 0, 1000000, (int)def, NULL);
 	return (unsigned)v;
 }
 
@@ -224,10 +220,10 @@ struct hp_la *hp_la_open(unsigned sched_ctx_id, const struct astro_heteroprio_se
 {
 	unsigned nnodes = starpu_memory_nodes_get_count();
 	unsigned nworkers = starpu_worker_get_count();
-	const char *push = getenv("STARPU_LAHETEROPRIO_PUSH");
+	const char *push = astro_env_string("STARPU_LAHETEROPRIO_PUSH", ASTRO_ENV_NAME_MAX, NULL);
 	struct hp_la *la;
 
-	if (!layout->use_locality && starpu_getenv_number_default("STARPU_HETEROPRIO_USE_LA", 0) <= 0)
+	if (!layout->use_locality && astro_env_int("STARPU_HETEROPRIO_USE_LA", 0, 1, 0, NULL) <= 0)
 		return NULL;
 	if (nnodes > G)
 	{

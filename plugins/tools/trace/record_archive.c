@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
+#include <astrolabe/env.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <errno.h>
 #include <ftw.h>
@@ -40,7 +41,7 @@ static struct
 /* <STARPU_FXT_SUFFIX or prof_file_<USER>>_<id>, id from starpu_profiling_set_id(): one archive per process of a run. */
 static void archive_name(char *name, size_t n)
 {
-	const char *suffix = getenv("STARPU_FXT_SUFFIX");
+	const char *suffix = astro_env_string("STARPU_FXT_SUFFIX", ASTRO_ENV_NAME_MAX, NULL);
 	if (suffix && *suffix)
 		snprintf(name, n, "%s_%d", suffix, astro_trace_file_id());
 	else
@@ -178,7 +179,7 @@ static OTF2_ErrorCode otf2_failed(void *user, const char *file, uint64_t line, c
 
 int record_archive_open(unsigned buffer_mib)
 {
-	const char *prefix = getenv("STARPU_FXT_PREFIX");
+	const char *prefix = astro_env_string("STARPU_FXT_PREFIX", ASTRO_ENV_PATH_MAX, NULL);
 	if (!prefix || !*prefix)
 		prefix = getenv("TMPDIR");
 	if (!prefix || !*prefix)

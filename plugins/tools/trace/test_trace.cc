@@ -1296,6 +1296,40 @@ TEST(TraceDeathTest, FullDiskDuringASpillLeavesOneMessageAndAnIncompleteTrace)
 	EXPECT_TRUE(contains(o.text, archive)) << o.text;
 }
 
+// A traced run into dir/<size> with STARPU_TRACE_BUFFER_SIZE=size.
+void bad_buffer_size_run(const std::string &dir, const char *size)
+{
+	std::string own = dir + "/" + size;
+	mkdir(own.c_str(), 0700);
+	ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", size);
+	traced_run(own);
+	fprintf(stderr, "run went on\n");
+	exit(0);
+}
+
+// STARPU_TRACE_BUFFER_SIZE out of 1..1024 MiB or not a number: one message
+// naming the value, the range and the default, and a trace with the default
+// 8 MiB. 1000000 asked GLib for a terabyte per thread (the process died on
+// SIGTRAP); 0, -1 and abc silently became 8.
+TEST(TraceDeathTest, BufferSizeOutOfRangeIsSaidAndTheDefaultUsed)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	std::unique_ptr<TraceDir> own;
+	std::string dir = death_test_dir(own);
+	ScopedEnv shared("ASTRO_TRACE_DEATH_DIR", dir);
+	for (const char *size : { "1000000", "0", "-1" }) {
+		SCOPED_TRACE(size);
+		EXPECT_EXIT(bad_buffer_size_run(dir, size), testing::ExitedWithCode(0),
+			    std::string("^\\[astrolabe\\] error: STARPU_TRACE_BUFFER_SIZE='") + size +
+				    "' is out of range 1\\.\\.1024 \\(MiB\\): ignored, using 8\nrun went on\n$");
+	}
+	EXPECT_EXIT(bad_buffer_size_run(dir, "abc"), testing::ExitedWithCode(0),
+		    "^\\[astrolabe\\] error: STARPU_TRACE_BUFFER_SIZE='abc' is not a number \\(give 1\\.\\.1024 \\(MiB\\)\\): "
+		    "ignored, using 8\nrun went on\n$");
+	for (const char *size : { "1000000", "0", "-1", "abc" })
+		EXPECT_TRUE(file_exists(dir + "/" + size + "/prof_file_" + env_or("USER", "") + "_0/traces.otf2")) << size << ": traced";
+}
+
 // What session 12 added to the outputs: GFlop/s variables, the threads' OS ids,
 // the submitting thread's states, the memory managers' states and the
 // per-task instrumentation context. One traced run (with TASK_VERBOSE),

@@ -18,8 +18,10 @@
  */
 #include <astrolabe/plugin.h>
 #include <astrolabe/observe.h>
+#include <astrolabe/env.h>
 #include <glib.h>
 #include <stdlib.h>
+#include <string.h>
 #include "convert.h"
 #include "record.h"
 
@@ -58,20 +60,31 @@ static unsigned parse_categories(const char *s)
 	return cats;
 }
 
-/* STARPU_PROF_PAPI_EVENTS, separated by spaces or commas as counters_papi_task reads them: the events whose values the
+/* The longest PAPI event name counters_papi_task accepts: PAPI_MAX_STR_LEN - 1 (papi.h, not included here). */
+#define TRACE_PAPI_NAME_MAX 127
+
+/* STARPU_PROF_PAPI_EVENTS, separated by blanks or commas as counters_papi_task reads them: the events whose values the
  * tasks carry (NULL-ended; NULL without PAPI). */
 static char **papi_events(void)
 {
 #ifdef STARPU_PAPI
 	const char *papi = getenv("STARPU_PROF_PAPI_EVENTS");
-	char **names = g_strsplit_set(papi ? papi : "", " ,", -1);
+	char **names = g_strsplit_set(papi ? papi : "", " ,\t", -1);
 	unsigned n = 0;
-	for (char **p = names; *p; p++)
+	bool too_long = false;
+	for (char **p = names; *p; p++) {
+		too_long |= strlen(*p) > TRACE_PAPI_NAME_MAX;
 		if (**p)
 			names[n++] = *p;
 		else
 			g_free(*p);
+	}
 	names[n] = NULL;
+	if (too_long) {	/* counters_papi_task refuses the whole list (and says so): no task counts them */
+		for (unsigned i = 0; i < n; i++)
+			g_free(names[i]);
+		names[0] = NULL;
+	}
 	return names;
 #else
 	return NULL;
@@ -80,17 +93,16 @@ static char **papi_events(void)
 
 static int init(void)
 {
-	const char *on = getenv("STARPU_FXT_TRACE");
-	if (!on || atoi(on) <= 0)
+	if (astro_env_int("STARPU_FXT_TRACE", 0, 1, 0, NULL) == 0)
 		return ASTRO_PLUGIN_DECLINE;
 	/* STARPU_TRACE_BUFFER_SIZE: MiB of events each thread keeps before writing them to its spill file (default 8,
-	 * at least 1); OTF2's buffers of the replay keep as much (at least 2 chunks). */
-	const char *size = getenv("STARPU_TRACE_BUFFER_SIZE");
-	unsigned mib = size && atoi(size) > 0 ? (unsigned)atoi(size) : 8;
+	 * 1..1024: each thread allocates that much); OTF2's buffers of the replay keep as much (at least 2 chunks). */
+	unsigned mib = (unsigned)astro_env_int("STARPU_TRACE_BUFFER_SIZE", 1, 1024, 8, "MiB");
 	if (record_archive_open(mib) < 0)
 		return ASTRO_PLUGIN_DECLINE;
 	record_names_new();
-	int ret = record_moments_start(parse_categories(getenv("STARPU_FXT_EVENTS")), papi_events(), (size_t)mib << 20,
+	const char *events = astro_env_string("STARPU_FXT_EVENTS", 4096, NULL);
+	int ret = record_moments_start(parse_categories(events), papi_events(), (size_t)mib << 20,
 				       record_archive_dir(), astro_trace_autostart());
 	if (ret < 0) {
 		record_archive_discard();
@@ -106,7 +118,7 @@ static int init(void)
  * STARPU_GENERATE_TRACE_OPTIONS. */
 static void generate_trace(const char *dir)
 {
-	const char *options = getenv("STARPU_GENERATE_TRACE_OPTIONS");
+	const char *options = astro_env_string("STARPU_GENERATE_TRACE_OPTIONS", 4096, NULL);
 	char **argv = NULL;
 	char *line = g_strdup_printf("starpu_fxt_tool -d %s %s -i %s", record_archive_prefix(), options ? options : "", dir);
 	gint argc = 0;
@@ -128,8 +140,7 @@ static void fini(void)
 	const char *dir = record_archive_close();
 	record_names_free();
 	record_moments_free();
-	const char *generate = getenv("STARPU_GENERATE_TRACE");
-	if (dir && generate && atoi(generate) > 0)
+	if (dir && astro_env_int("STARPU_GENERATE_TRACE", 0, 1, 0, NULL) > 0)
 		generate_trace(dir);
 }
 
