@@ -229,4 +229,7 @@ static inline bool _astro_mode_writes(enum starpu_data_access_mode mode)
 /* Waits until no submitted access to handle is left (whatever its consistency). */
 void _astro_data_wait_idle(starpu_data_handle_t handle);
 
+/* 0 when mode is an access mode a task or an acquire may ask for (handle.c); -EINVAL otherwise. */
+int _astro_data_check_mode(enum starpu_data_access_mode mode);
+
 #endif /* __ASTRO_DATA_H__ */

@@ -175,6 +175,4 @@ static inline unsigned _astro_filter_shadow(struct starpu_data_filter *f)
 		(child)->offset = (father)->offset + (bytes); \
 	} while (0)
 
-int _astro_data_check_mode(enum starpu_data_access_mode mode);
-
 #endif /* __ASTRO_INTERFACES_H__ */
