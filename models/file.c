@@ -16,7 +16,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -453,6 +455,35 @@ static void merge(struct starpu_perfmodel *model, struct _astro_pm_data *disk)
 	}
 }
 
+/* Removes what savers killed between writing and renaming left: "<path>.tmp.<pid>" files whose process is gone.
+ * Called under the model's file lock. */
+static void remove_stale_temporaries(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? g_strndup(path, (gsize)(slash - path + 1)) : g_strdup("./");
+	char *prefix = g_strdup_printf("%s.tmp.", slash ? slash + 1 : path);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	for (const char *name; d && (name = g_dir_read_name(d));) {
+		if (!g_str_has_prefix(name, prefix))
+			continue;
+		const char *digits = name + strlen(prefix);
+		char *end;
+		long pid = strtol(digits, &end, 10);
+		if (!isdigit((unsigned char)digits[0]) || *end || pid <= 0 || pid == (long)getpid() || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *stale = g_strconcat(dir, name, NULL);
+		if (unlink(stale) != 0 && errno != ENOENT)
+			_astro_warn("cannot remove %s, left by a save that was killed (%s): remove it by hand", stale, strerror(errno));
+		g_free(stale);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(prefix);
+	g_free(dir);
+}
+
 int _astro_pm_save(struct starpu_perfmodel *model)
 {
 	char path[PATH_MAX], lock_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
@@ -475,6 +506,7 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		return ret;
 	}
 	_astro_pm_lock_file(fd, F_WRLCK, lock_path);
+	remove_stale_temporaries(path);
 
 	struct _astro_pm_data disk;
 	/* STARPU_CALIBRATE=2 restarts the model: what the file held is replaced, not added to. */

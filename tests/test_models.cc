@@ -1245,6 +1245,38 @@ TEST_F(Models, HugeModelFileIsRefusedBeforeItIsRead)
 	starpu_perfmodel_unload_model(&model);
 }
 
+// A save removes the temporary files that saves killed between write and rename left, those of this model whose
+// process is gone; a live process's are left alone.
+TEST_F(Models, SavingRemovesWhatKilledSavesLeft)
+{
+	pid_t gone;
+	char true_cmd[] = "true";
+	char *argv[] = { true_cmd, nullptr };
+	ASSERT_EQ(posix_spawnp(&gone, "true", nullptr, nullptr, argv, environ), 0);
+	ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+	put("stale", kVectorScal);
+	std::string dead = model_file("stale") + ".tmp." + std::to_string(gone), live = model_file("stale") + ".tmp.1",
+		    other = model_file("other") + ".tmp." + std::to_string(gone);
+	for (const std::string &path : { dead, live, other })
+		std::ofstream(path) << "half a model";
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "stale";
+		VectorTask t(&model, 204800);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 86.0, 2);
+		starpu_save_history_based_model(&model);
+		starpu_perfmodel_deinit(&model);
+	}
+	EXPECT_FALSE(file_exists(dead)) << "left by a process that is gone";
+	EXPECT_TRUE(file_exists(live)) << "process 1 is alive: its save may be under way";
+	EXPECT_TRUE(file_exists(other)) << "another model's";
+}
+
 TEST_F(Models, PathsFollowTheEnvironment)
 {
 	TempDir extra;
