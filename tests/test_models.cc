@@ -1277,6 +1277,35 @@ TEST_F(Models, SavingRemovesWhatKilledSavesLeft)
 	EXPECT_TRUE(file_exists(other)) << "another model's";
 }
 
+// STARPU_HOSTNAME ends the model files' names: with a '/' or '..' it is refused, in one line, for the real name.
+TEST_F(Models, HostNameCannotLeadOutOfTheSamplingDirectory)
+{
+	char host[256] = "";
+	ASSERT_EQ(gethostname(host, sizeof(host)), 0);
+	host[strcspn(host, ".")] = '\0';
+	ScopedEnv bad("STARPU_HOSTNAME", "x/../../../../escaped");
+	std::string err = stderr_of([&] {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "hosty";
+		VectorTask t(&model, 204800);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 10.0, 3);
+		starpu_save_history_based_model(&model);
+		starpu_perfmodel_deinit(&model);
+	});
+	EXPECT_TRUE(file_exists(dir() + "/hosty." + host)) << err;
+	EXPECT_FALSE(file_exists(home_ + "/.starpu/escaped")) << err;
+	EXPECT_FALSE(file_exists(home_ + "/escaped")) << err;
+	EXPECT_EQ(occurrences(err, "STARPU_HOSTNAME=x/../../../../escaped holds a '/' or '..'"), 1u) << err;
+	std::vector<std::string> names = listing();
+	std::sort(names.begin(), names.end());
+	EXPECT_EQ(names, (std::vector<std::string>{ std::string("hosty.") + host, std::string("hosty.") + host + ".lock" }));
+}
+
 TEST_F(Models, PathsFollowTheEnvironment)
 {
 	TempDir extra;
