@@ -15,6 +15,7 @@
 #include <thread>
 #include <sstream>
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <signal.h>
@@ -1793,6 +1794,57 @@ TEST_F(Models, KilledWhileSavingLeavesAParsableFile)
 		before = nsample;
 		starpu_perfmodel_deinit(&model);
 	}
+}
+
+// starpu_init on two NUMA nodes (a synthetic topology), so that it reads the bus files: run by the test below
+// (this binary again, ASTRO_MODELS_BUS set), which watches that it ends.
+TEST(ModelsChild, InitReadingTheBusFiles)
+{
+	if (!getenv("ASTRO_MODELS_BUS"))
+		GTEST_SKIP() << "run by Models.FifoInPlaceOfABusFileDoesNotHangInit";
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ScopedEnv numa("STARPU_USE_NUMA", "1");
+	ScopedEnv synthetic("HWLOC_SYNTHETIC", "pack:2 numa:1 core:1 pu:1");
+	Runtime rt(2);
+	ASSERT_EQ(rt.ret(), 0);
+	ASSERT_EQ(starpu_memory_nodes_get_numa_count(), 2) << "one memory node: the bus files are not read";
+}
+
+// A FIFO in place of the bus figures' configuration file: starpu_init says so in one line and measures the bus
+// again, instead of waiting forever for a writer.
+TEST_F(Models, FifoInPlaceOfABusFileDoesNotHangInit)
+{
+	std::string bus = home_ + "/.starpu/sampling/bus";
+	ASSERT_EQ(system(("mkdir -p " + bus).c_str()), 0);
+	std::string config = bus + "/vm.config", err_file = home_ + "/init.err";
+	ASSERT_EQ(mkfifo(config.c_str(), 0644), 0);
+	ScopedEnv child("ASTRO_MODELS_BUS", "1");
+	std::string self = "/proc/self/exe";
+	char filter[] = "--gtest_filter=ModelsChild.InitReadingTheBusFiles";
+	char *argv[] = { self.data(), filter, nullptr };
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t kid;
+	ASSERT_EQ(posix_spawn(&kid, "/proc/self/exe", &actions, nullptr, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&actions);
+	int status = 0;
+	bool ended = false;
+	for (int i = 0; i < 200 && !ended; i++) {
+		ended = waitpid(kid, &status, WNOHANG) == kid;
+		if (!ended)
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	if (!ended) {
+		kill(kid, SIGKILL);
+		waitpid(kid, &status, 0);
+	}
+	std::string err = read_file(err_file);
+	ASSERT_TRUE(ended) << "starpu_init hung on a FIFO bus file\n" << err;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+	EXPECT_EQ(occurrences(err, "the bus file " + config + " cannot be read (a FIFO, not a regular file"), 1u) << err;
+	struct stat st;
+	EXPECT_TRUE(stat(config.c_str(), &st) == 0 && S_ISREG(st.st_mode)) << "measured again and saved";
 }
 
 const int kConcurrentRuns = 4, kConcurrentCalls = 25;
