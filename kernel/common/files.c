@@ -85,7 +85,8 @@ char *astro_file_read_regular(const char *path, size_t max_size, size_t *len, ch
 		return NULL;
 	}
 	struct stat st;
-	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+	/* Room for what fstat said and some more: a file read whole is not copied again at its end. */
+	size_t cap = (fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0) + 4096, n = 0;
 	char *buf = malloc(cap);
 	int err = buf ? 0 : ENOMEM;
 	while (!err) {
