@@ -16,7 +16,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -125,55 +127,70 @@ void starpu_perfmodel_directory(FILE *output)
 
 /* ------------------------------------------------------- load and save */
 
-/* Reads path whole; NULL with errno set when it cannot. */
-static char *slurp(const char *path, size_t *len)
+/* A model file is text of some kilobytes: one of more than this is not a model file. */
+#define MODEL_FILE_MAX ((size_t)16 << 20)
+
+/* Renames path aside as <path>.corrupt-<pid>: true, the new name in aside; false, why not in aside. */
+static bool move_aside(const char *path, char *aside, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *bigger = realloc(buf, cap * 2);
-		if (!bigger) {
-			free(buf);
-			buf = NULL;
-			errno = ENOMEM;
-			break;
-		}
-		buf = bigger;
-		cap *= 2;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
+	snprintf(aside, len, "%s.corrupt-%ld", path, (long)getpid());
+	if (rename(path, aside) == 0)
+		return true;
+	snprintf(aside, len, "%s", strerror(errno));
+	return false;
 }
 
-/* Reads and parses path into out (empty when the file does not exist). A file
- * that does not parse is renamed aside with one warning and reads as empty. */
-static void read_model_file(const char *path, struct _astro_pm_data *out)
+/* The entries and regressions of path the parser set aside (out->bad), in one warning. When saving, the file
+ * is about to be rewritten without them: its text is kept aside first. */
+static void report_set_aside(const char *path, const char *text, size_t len, const struct _astro_pm_data *out, bool saving)
+{
+	char kept[PATH_MAX + 64] = "";
+	if (saving) {
+		char aside[PATH_MAX + 32];
+		snprintf(aside, sizeof(aside), "%s.corrupt-%ld", path, (long)getpid());
+		FILE *f = fopen(aside, "w");
+		bool ok = f && fwrite(text, 1, len, f) == len;
+		if (f && fclose(f) != 0)
+			ok = false;
+		snprintf(kept, sizeof(kept), ok ? "; the file as it was is kept as %s" : "; the file as it was could not be kept (%s)",
+			 ok ? aside : strerror(errno));
+	}
+	_astro_warn("performance model file %s: %u entr%s set aside, %s%s: the rest is used; correct or delete %s (a mean is sum / n, "
+		    "counts at most 2147483647, values finite, non-negative, at most 1e100)%s%s",
+		    path, out->nbad, out->nbad > 1 ? "ies or regressions" : "y or regression", out->bad, out->nbad > 3 ? "..." : "",
+		    out->nbad > 1 ? "those lines" : "that line", saving ? "; this save drops them" : "; the next save drops them", kept);
+}
+
+/* Reads and parses path into out (empty when the file does not exist). A file that does not parse, or that is
+ * not a regular file of a sane size (a FIFO, a link to a device), is renamed aside with one warning and reads
+ * as empty; entries with bad values are left out with one warning (saving: before the file is rewritten). */
+static void read_model_file(const char *path, struct _astro_pm_data *out, bool saving)
 {
 	size_t len;
-	char err[256];
+	char err[256], aside[PATH_MAX + 32];
 	memset(out, 0, sizeof(*out));
-	char *text = slurp(path, &len);
+	char *text = astro_file_read_regular(path, MODEL_FILE_MAX, &len, err, sizeof(err));
 	if (!text) {
-		if (errno != ENOENT)
-			_astro_warn("performance model file %s cannot be read (%s): starting with an empty model", path, strerror(errno));
+		if (errno == ENOENT)
+			return;
+		if (errno != EINVAL && errno != EFBIG) {
+			_astro_warn("performance model file %s cannot be read (%s): starting with an empty model", path, err);
+			return;
+		}
+		bool moved = move_aside(path, aside, sizeof(aside));
+		_astro_warn("performance model file %s is %s; %s%s, starting with an empty model", path, err,
+			    moved ? "set aside as " : "it could not be set aside: ", aside);
 		return;
 	}
 	int ret = _astro_perfmodel_parse(text, len, out, err, sizeof(err));
+	if (ret == 0 && out->nbad)
+		report_set_aside(path, text, len, out, saving);
 	free(text);
 	if (ret == 0)
 		return;
-	char aside[PATH_MAX + 32];
-	snprintf(aside, sizeof(aside), "%s.corrupt-%ld", path, (long)getpid());
-	bool moved = rename(path, aside) == 0;
+	bool moved = move_aside(path, aside, sizeof(aside));
 	_astro_warn("performance model file %s, %s: not a version-%d model file; %s%s, starting with an empty model",
-		    path, err, _ASTRO_PM_VERSION, moved ? "set aside as " : "it could not be set aside: ", moved ? aside : strerror(errno));
+		    path, err, _ASTRO_PM_VERSION, moved ? "set aside as " : "it could not be set aside: ", aside);
 }
 
 /* Valid flags of loaded regressions, and the type of a model loaded without its codelet. */
@@ -205,7 +222,7 @@ static void loaded_fixup(struct starpu_perfmodel *model, struct _astro_pm_data *
 static void load_path(struct starpu_perfmodel *model, const char *path)
 {
 	struct _astro_pm_data parsed;
-	read_model_file(path, &parsed);
+	read_model_file(path, &parsed, false);
 	loaded_fixup(model, &parsed);
 	starpu_pthread_mutex_lock(&model->state->lock);
 	_astro_pm_adopt(model, &parsed);
@@ -358,26 +375,32 @@ static void merge_block(struct starpu_perfmodel *model, struct _astro_pm_block *
 			continue;
 		changed = true;
 		if (e->h.nsample < e->base_nsample) {
-			/* Flushed in this run: what it kept since replaces the entry. */
+			/* Flushed (or halved) in this run: what it kept since replaces the entry. */
 			d->h.sum = e->h.sum, d->h.sum2 = e->h.sum2, d->h.nsample = e->h.nsample;
+			_astro_pm_entry_refresh(&d->h);
 		} else {
-			d->h.sum += e->h.sum - e->base_sum;
-			d->h.sum2 += e->h.sum2 - e->base_sum2;
-			d->h.nsample += e->h.nsample - e->base_nsample;
+			/* Added, never wrapped: past 2^31 samples the sums are halved. */
+			_astro_pm_entry_add(&d->h, e->h.sum - e->base_sum, e->h.sum2 - e->base_sum2, e->h.nsample - e->base_nsample);
 		}
 		if (d->h.flops == 0.0 || isnan(e->h.flops))
 			d->h.flops = e->h.flops;
-		_astro_pm_entry_refresh(&d->h);
 	}
 	struct starpu_perfmodel_regression_model *r = &into->pub.regression;
 	const struct starpu_perfmodel_regression_model *m = &b->pub.regression, *base = &b->base_reg;
 	if (!changed && m->nsample == base->nsample)
 		return;
-	r->sumlnx += m->sumlnx - base->sumlnx;
-	r->sumlnx2 += m->sumlnx2 - base->sumlnx2;
-	r->sumlny += m->sumlny - base->sumlny;
-	r->sumlnxlny += m->sumlnxlny - base->sumlnxlny;
-	r->nsample += m->nsample - base->nsample;
+	if (m->nsample < base->nsample) {
+		/* Halved in this run (too many samples): its sums replace the file's. */
+		r->sumlnx = m->sumlnx, r->sumlnx2 = m->sumlnx2, r->sumlny = m->sumlny, r->sumlnxlny = m->sumlnxlny;
+		r->nsample = m->nsample;
+	} else {
+		_astro_pm_regression_make_room(r, m->nsample - base->nsample);
+		r->sumlnx += m->sumlnx - base->sumlnx;
+		r->sumlnx2 += m->sumlnx2 - base->sumlnx2;
+		r->sumlny += m->sumlny - base->sumlny;
+		r->sumlnxlny += m->sumlnxlny - base->sumlnxlny;
+		r->nsample += m->nsample - base->nsample;
+	}
 	if (m->minx && (!r->minx || m->minx < r->minx))
 		r->minx = m->minx;
 	if (m->maxx > r->maxx)
@@ -432,6 +455,35 @@ static void merge(struct starpu_perfmodel *model, struct _astro_pm_data *disk)
 	}
 }
 
+/* Removes what savers killed between writing and renaming left: "<path>.tmp.<pid>" files whose process is gone.
+ * Called under the model's file lock. */
+static void remove_stale_temporaries(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? g_strndup(path, (gsize)(slash - path + 1)) : g_strdup("./");
+	char *prefix = g_strdup_printf("%s.tmp.", slash ? slash + 1 : path);
+	GDir *d = g_dir_open(dir, 0, NULL);
+	for (const char *name; d && (name = g_dir_read_name(d));) {
+		if (!g_str_has_prefix(name, prefix))
+			continue;
+		const char *digits = name + strlen(prefix);
+		char *end;
+		long pid = strtol(digits, &end, 10);
+		if (!isdigit((unsigned char)digits[0]) || *end || pid <= 0 || pid == (long)getpid() || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *stale = g_strconcat(dir, name, NULL);
+		if (unlink(stale) != 0 && errno != ENOENT)
+			_astro_warn("cannot remove %s, left by a save that was killed (%s): remove it by hand", stale, strerror(errno));
+		g_free(stale);
+	}
+	if (d)
+		g_dir_close(d);
+	g_free(prefix);
+	g_free(dir);
+}
+
 int _astro_pm_save(struct starpu_perfmodel *model)
 {
 	char path[PATH_MAX], lock_path[PATH_MAX + 8], tmp_path[PATH_MAX + 32];
@@ -454,13 +506,14 @@ int _astro_pm_save(struct starpu_perfmodel *model)
 		return ret;
 	}
 	_astro_pm_lock_file(fd, F_WRLCK, lock_path);
+	remove_stale_temporaries(path);
 
 	struct _astro_pm_data disk;
 	/* STARPU_CALIBRATE=2 restarts the model: what the file held is replaced, not added to. */
 	if (__atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) == 2)
 		memset(&disk, 0, sizeof(disk));
 	else
-		read_model_file(path, &disk);
+		read_model_file(path, &disk, true);
 	starpu_pthread_mutex_lock(&model->state->lock);
 	merge(model, &disk);
 	char *terms = NULL;

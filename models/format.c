@@ -48,6 +48,8 @@ void _astro_pm_data_clear(struct _astro_pm_data *d)
 		d->combs[c] = NULL;
 	}
 	d->ncombs = 0;
+	d->nbad = 0;
+	d->bad[0] = '\0';
 }
 
 struct _astro_pm_entry *_astro_pm_block_find(struct _astro_pm_block *b, uint32_t footprint)
@@ -88,7 +90,38 @@ void _astro_pm_entry_refresh(struct starpu_perfmodel_history_entry *h)
 	}
 	double n = h->nsample;
 	h->mean = h->sum / n;
-	h->deviation = sqrt(fabs(h->sum2 - h->sum * h->sum / n) / n);
+	/* sum * mean, not sum * sum / n: the square of a large sum would overflow. */
+	h->deviation = sqrt(fabs(h->sum2 - h->sum * h->mean) / n);
+}
+
+void _astro_pm_entry_add(struct starpu_perfmodel_history_entry *h, double sum, double sum2, unsigned long n)
+{
+	double total = (double)h->nsample + (double)n;
+	sum += h->sum;
+	sum2 += h->sum2;
+	while (total > _ASTRO_PM_MAX_COUNT) {
+		total = floor(total / 2);
+		sum /= 2;
+		sum2 /= 2;
+	}
+	h->sum = sum, h->sum2 = sum2, h->nsample = (unsigned)total;
+	_astro_pm_entry_refresh(h);
+}
+
+void _astro_pm_regression_make_room(struct starpu_perfmodel_regression_model *r, unsigned long more)
+{
+	while (r->nsample && (unsigned long)r->nsample + more > _ASTRO_PM_MAX_COUNT) {
+		r->sumlnx /= 2, r->sumlnx2 /= 2, r->sumlny /= 2, r->sumlnxlny /= 2;
+		r->nsample /= 2;
+	}
+}
+
+double _astro_pm_regression_predict(const struct starpu_perfmodel_regression_model *r, bool nl, double size)
+{
+	if (!(size >= 0.9 * (double)r->minx && size <= 1.1 * (double)r->maxx))
+		return NAN;
+	double v = nl ? r->a * pow(size, r->b) + r->c : r->alpha * pow(size, r->beta);
+	return v >= 0 && isfinite(v) ? v : NAN;
 }
 
 /* ------------------------------------------------------------- names */
@@ -134,6 +167,67 @@ static int fail(struct reader *r, const char *what)
 {
 	snprintf(r->err, r->errlen, "line %u: %s", r->line, what);
 	return -EINVAL;
+}
+
+/* Sets aside what line holds (an entry or a regression): counted, and named while there is room. */
+static void set_aside(struct _astro_pm_data *d, unsigned line, const char *what)
+{
+	size_t used = strlen(d->bad);
+	if (d->nbad < 3 && used < sizeof(d->bad))
+		snprintf(d->bad + used, sizeof(d->bad) - used, "%sline %u: %s", used ? "; " : "", line, what);
+	d->nbad++;
+}
+
+/* A mean, deviation, sum or sum of squares of a file: finite, non-negative and not so large that sums overflow. */
+static bool sane(double v)
+{
+	return v >= 0 && v <= _ASTRO_PM_MAX_VALUE;
+}
+
+/* Finite and at most max in magnitude (NaN allowed when nan_ok: "not fitted"). */
+static bool bounded(double v, double max, bool nan_ok)
+{
+	return isnan(v) ? nan_ok : fabs(v) <= max;
+}
+
+/* Why a history entry's values cannot be trusted, or NULL. */
+static const char *entry_flaw(const struct starpu_perfmodel_history_entry *h, unsigned long n)
+{
+	if (n > _ASTRO_PM_MAX_COUNT)
+		return "its sample count is over 2147483647";
+	if (!sane(h->mean) || !sane(h->deviation) || !sane(h->sum) || !sane(h->sum2))
+		return "its mean, deviation, sum and sum2 must be finite, non-negative and at most 1e100";
+	if (!isnan(h->flops) && !sane(h->flops))
+		return "its flops must be finite and non-negative (or nan)";
+	if (n == 0)
+		return h->sum == 0 && h->sum2 == 0 ? NULL : "its sum and sum2 must be 0 when it has no sample";
+	double mean = h->sum / (double)n;
+	if (fabs(h->mean - mean) > 1e-4 * fmax(h->mean, mean) + 1e-300)
+		return "its mean is not sum / n";
+	if (h->sum2 < h->sum * mean * (1 - 1e-4) - 1e-300)
+		return "its sum2 is below sum * sum / n (a variance cannot be negative)";
+	return NULL;
+}
+
+/* Why a block's regression cannot be trusted, or NULL. */
+static const char *regression_flaw(const struct starpu_perfmodel_regression_model *r, unsigned long n)
+{
+	double max = _ASTRO_PM_MAX_VALUE;
+	if (n > _ASTRO_PM_MAX_COUNT)
+		return "the regression's sample count is over 2147483647";
+	if (!bounded(r->sumlnx, max, false) || !bounded(r->sumlnx2, max, false) || r->sumlnx2 < 0 ||
+	    !bounded(r->sumlny, max, false) || !bounded(r->sumlnxlny, max, false))
+		return "the regression's sums must be finite and at most 1e100 in magnitude (sumlnx2 non-negative)";
+	if (!bounded(r->alpha, max, true) || r->alpha < 0 || !bounded(r->beta, 100, true))
+		return "the regression's alpha must be non-negative and its beta within [-100, 100] (or nan)";
+	if (!bounded(r->a, max, true) || r->a < 0 || !bounded(r->b, 100, true) || !bounded(r->c, max, true) || r->c < 0)
+		return "the non-linear regression's a and c must be non-negative and its b within [-100, 100] (or nan)";
+	if (r->minx > r->maxx)
+		return "the regression's minx is above its maxx";
+	for (unsigned i = 0; i < r->ncoeff; i++)
+		if (!bounded(r->coeff[i], max, true))
+			return "a multiple-regression coefficient is not finite (or nan) within 1e100";
+	return NULL;
 }
 
 /* Skips blanks, newlines and comment lines. */
@@ -226,9 +320,17 @@ static int read_doubles(struct reader *r, double *v, unsigned n, const char *wha
 	return 0;
 }
 
-static int parse_block(struct reader *r, struct _astro_pm_block *b)
+/* Forgets a regression set aside: the block reads as one with no regression yet. */
+static void regression_reset(struct starpu_perfmodel_regression_model *reg)
 {
-	unsigned long nentries, ul;
+	free(reg->coeff);
+	memset(reg, 0, sizeof(*reg));
+	reg->alpha = reg->beta = reg->a = reg->b = reg->c = NAN;
+}
+
+static int parse_block(struct reader *r, struct _astro_pm_data *d, struct _astro_pm_block *b)
+{
+	unsigned long nentries, ul, reg_n;
 	int ret;
 	if ((ret = read_uint(r, UINT32_MAX, &nentries, "expected the number of entries")))
 		return ret;
@@ -239,11 +341,13 @@ static int parse_block(struct reader *r, struct _astro_pm_block *b)
 	double v[6];
 	if ((ret = read_doubles(r, v, 6, "expected the regression sums (sumlnx sumlnx2 sumlny sumlnxlny alpha beta)")))
 		return ret;
+	unsigned reg_line = r->line;
 	reg->sumlnx = v[0], reg->sumlnx2 = v[1], reg->sumlny = v[2], reg->sumlnxlny = v[3], reg->alpha = v[4], reg->beta = v[5];
 	char tok[64];
 	if (!token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, UINT32_MAX, &ul, 10))
 		return fail(r, "expected the regression's sample count");
 	reg->nsample = (unsigned)ul;
+	reg_n = ul;
 	if (!token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, ULONG_MAX, &reg->minx, 10) ||
 	    !token_on_line(r, tok, sizeof(tok)) || !parse_ulong(tok, ULONG_MAX, &reg->maxx, 10))
 		return fail(r, "expected the regression's minx and maxx");
@@ -260,6 +364,11 @@ static int parse_block(struct reader *r, struct _astro_pm_block *b)
 		for (unsigned i = 0; i < reg->ncoeff; i++)
 			if (!token_on_line(r, tok, sizeof(tok)) || !parse_double(tok, &reg->coeff[i]))
 				return fail(r, "expected a multiple-regression coefficient");
+	}
+	const char *flaw = regression_flaw(reg, reg_n);
+	if (flaw) {
+		set_aside(d, reg_line, flaw);
+		regression_reset(reg);
 	}
 	b->base_reg = *reg;
 	b->base_reg.coeff = NULL;
@@ -281,6 +390,11 @@ static int parse_block(struct reader *r, struct _astro_pm_block *b)
 			return fail(r, "malformed history entry");
 		if (_astro_pm_block_find(b, (uint32_t)fp))
 			return fail(r, "the same footprint appears twice");
+		struct starpu_perfmodel_history_entry h = { .flops = flops, .mean = mean, .deviation = dev, .sum = sum, .sum2 = sum2 };
+		if ((flaw = entry_flaw(&h, ns))) {
+			set_aside(d, r->line, flaw);
+			continue;
+		}
 		struct _astro_pm_entry *e = _astro_pm_block_add(b, (uint32_t)fp, size);
 		if (!e)
 			return fail(r, "out of memory");
@@ -344,7 +458,7 @@ int _astro_perfmodel_parse(const char *text, size_t len, struct _astro_pm_data *
 				ret = fail(&r, "out of memory");
 				goto fail;
 			}
-			ret = parse_block(&r, b);
+			ret = parse_block(&r, out, b);
 			/* Implementations beyond what this build has are read and dropped, as StarPU does. */
 			if (ret || i >= STARPU_MAXIMPLEMENTATIONS)
 				_astro_pm_block_free(b);

@@ -17,6 +17,11 @@
 #define _ASTRO_PM_MAX_COMBS 64          /* architecture combinations per process */
 #define _ASTRO_PM_MAX_DEVICES 16        /* devices per combination */
 #define _ASTRO_PM_WINDOW 16             /* recent observations per entry, for outlier rejection */
+/* What a model file may hold: more samples than this in one entry are halved (mean and deviation kept)
+ * rather than wrap; a mean, deviation, sum or sum of squares is finite, non-negative and at most
+ * _ASTRO_PM_MAX_VALUE, so that sums and squares of sums never overflow. */
+#define _ASTRO_PM_MAX_COUNT 2147483647u
+#define _ASTRO_PM_MAX_VALUE 1e100
 
 /* One footprint's measurements. h first: the public entry is what tools see. */
 struct _astro_pm_entry
@@ -63,6 +68,10 @@ struct _astro_pm_data
 	/* The writer's names of the multiple-regression terms ("M^2*N\t\tN^3*K\t\t"), or NULL: c1, c2...
 	 * Not owned, never parsed (a comment in the file). */
 	const char *mlr_terms;
+	/* What the parser set aside, its values out of range or inconsistent: how many entries and regressions,
+	 * and the first ones ("line N: what; line M: what"). */
+	unsigned nbad;
+	char bad[400];
 };
 
 /* ---- data */
@@ -73,11 +82,22 @@ struct _astro_pm_entry *_astro_pm_block_add(struct _astro_pm_block *b, uint32_t 
 void _astro_pm_data_clear(struct _astro_pm_data *d);
 /* Recomputes mean and deviation from sum, sum2 and nsample. */
 void _astro_pm_entry_refresh(struct starpu_perfmodel_history_entry *h);
+/* Adds n samples summing to sum (squares: sum2) to h, mean and deviation recomputed; past _ASTRO_PM_MAX_COUNT
+ * samples, the count and the sums are halved (the mean and deviation stay) instead of wrapping. */
+void _astro_pm_entry_add(struct starpu_perfmodel_history_entry *h, double sum, double sum2, unsigned long n);
+/* Makes room for more samples in r's sums: halves them and the count while they would pass _ASTRO_PM_MAX_COUNT. */
+void _astro_pm_regression_make_room(struct starpu_perfmodel_regression_model *r, unsigned long more);
+/* What regression r predicts for size (its power law, or a·size^b + c when nl), when size is within its range:
+ * finite and non-negative, or NaN (out of range, or a fit that gives nothing usable). The caller checks the
+ * valid flags. */
+double _astro_pm_regression_predict(const struct starpu_perfmodel_regression_model *r, bool nl, double size);
 
 /* ---- the version-45 text format */
 /* Parses a version-45 model file held in text[0..len). Pure: touches no global
  * state. Returns 0 with out filled (free it with _astro_pm_data_clear()), or
- * -EINVAL with "line N: what" in err. */
+ * -EINVAL with "line N: what" in err. Values are checked, not only the syntax:
+ * an entry or a regression whose values are out of range or inconsistent is
+ * left out of out (counted in out->nbad, named in out->bad), the rest kept. */
 int _astro_perfmodel_parse(const char *text, size_t len, struct _astro_pm_data *out, char *err, size_t errlen);
 /* Writes d in StarPU's version-45 format; combination names use d's global ids when set. Returns 0 or -errno. */
 int _astro_perfmodel_write(FILE *f, const struct _astro_pm_data *d);

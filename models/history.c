@@ -142,7 +142,8 @@ static void window_push(struct _astro_pm_entry *e, double measured)
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
 		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl)
 {
-	if (!(measured >= 0) || number == 0 || isinf(measured))
+	/* A duration beyond _ASTRO_PM_MAX_VALUE (1e100 µs) is a broken clock or meter, not a measurement. */
+	if (!(measured >= 0 && measured <= _ASTRO_PM_MAX_VALUE) || number == 0)
 		return;
 	struct _astro_pm_entry *e = _astro_pm_block_find(b, footprint);
 	bool fresh = !e;
@@ -172,10 +173,7 @@ void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b,
 		}
 		return;
 	}
-	e->h.sum += measured * number;
-	e->h.sum2 += measured * measured * number;
-	e->h.nsample += number;
-	_astro_pm_entry_refresh(&e->h);
+	_astro_pm_entry_add(&e->h, measured * number, measured * measured * number, number);
 	if (flops != 0.0) {
 		if (e->h.flops == 0.0)
 			e->h.flops = flops;
@@ -185,6 +183,7 @@ void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b,
 	if ((model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) && size > 0 && measured > 0) {
 		struct starpu_perfmodel_regression_model *r = &b->pub.regression;
 		double lx = log((double)size), ly = log(measured);
+		_astro_pm_regression_make_room(r, number);
 		for (unsigned i = 0; i < number; i++) {
 			r->sumlnx += lx;
 			r->sumlnx2 += lx * lx;

@@ -319,6 +319,9 @@ static unsigned samples_taken(const struct _astro_pm_data *mem, unsigned width)
 	return n;
 }
 
+/* The samples of every run so far, read whole at each save: more than this is not a samples file. */
+#define SAMPLES_FILE_MAX ((size_t)256 << 20)
+
 /* Opens the samples file at path to append to it, locked, with the samples
  * it holds in *old (*nold rows, malloc'ed): none when calibration starts
  * again (STARPU_CALIBRATE=2) or when the file is corrupt (then set aside and
@@ -328,6 +331,17 @@ static FILE *samples_open(const struct starpu_perfmodel *model, const char *path
 			  bool *empty, int *ret)
 {
 	*ret = _astro_pm_mkdirs(path);
+	/* A FIFO or a link to a device in its place would hang or flood the save: set aside first. */
+	char why[256], aside[PATH_MAX + 32];
+	int fd = *ret ? -ENOENT : astro_file_open_regular(path, SAMPLES_FILE_MAX, why, sizeof(why));
+	if (fd >= 0)
+		close(fd);
+	else if (fd == -EINVAL || fd == -EFBIG) {
+		snprintf(aside, sizeof(aside), "%s.corrupt-%ld", path, (long)getpid());
+		bool moved = rename(path, aside) == 0;
+		_astro_warn("samples file %s is %s; %s%s, starting it again", path, why, moved ? "set aside as " : "it could not be set aside: ",
+			    moved ? aside : strerror(errno));
+	}
 	FILE *f = *ret ? NULL : fopen(path, "a+");
 	if (!f) {
 		*ret = *ret ? *ret : -errno;

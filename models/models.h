@@ -30,7 +30,7 @@ struct _starpu_perfmodel_state
 	struct _astro_pm_data data;
 	int local_of[_ASTRO_PM_MAX_COMBS];		/* global combination id -> index in data.combs, -1 */
 	bool dirty;					/* samples recorded since the last save */
-	bool warned_uncalibrated, warned_type, warned_mlr_ncoeff;
+	bool warned_uncalibrated, warned_type, warned_mlr_ncoeff, warned_value;
 	bool mlr_checked, mlr_bad;			/* the multiple-regression description was checked; it is unusable */
 	struct _astro_pm_quality quality;
 };

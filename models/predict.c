@@ -105,20 +105,35 @@ static double data_prediction(struct starpu_perfmodel *model, struct starpu_task
 	const struct starpu_perfmodel_regression_model *r = &b->pub.regression;
 	if (model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) {
 		double size = (double)task_size(model, task, arch, comb, nimpl);
-		bool in_range = size >= 0.9 * (double)r->minx && size <= 1.1 * (double)r->maxx;
 		if (model->type == STARPU_REGRESSION_BASED)
-			return r->valid && in_range ? r->alpha * pow(size, r->beta) : NAN;
-		if (r->nl_valid && in_range)
-			return r->a * pow(size, r->b) + r->c;
+			return r->valid ? _astro_pm_regression_predict(r, false, size) : NAN;
+		/* Out of its range, or a fit that gives nothing usable there: the history entry, if any. */
+		double v = r->nl_valid ? _astro_pm_regression_predict(r, true, size) : NAN;
+		if (!isnan(v))
+			return v;
 	}
 	struct _astro_pm_entry *e = _astro_pm_block_find(b, footprint_locked(model, task, arch, nimpl));
 	return e && e->h.nsample >= minimum ? e->h.mean : NAN;
 }
 
+/* v, when a policy may use it: finite and non-negative; NaN (no prediction) otherwise, said once per model. */
+static double usable(struct starpu_perfmodel *model, double v, bool quiet)
+{
+	if (isnan(v) || (v >= 0 && !isinf(v)))
+		return v;
+	struct _starpu_perfmodel_state *s = model->state;
+	bool warn = !quiet && s && !__atomic_exchange_n(&s->warned_value, true, __ATOMIC_RELAXED);
+	if (warn)
+		_astro_warn("performance model %s predicted %g: a duration or an energy is finite and non-negative; it is taken as "
+			    "no prediction (check its cost function, or its file: starpu_perfmodel_display -s %s)",
+			    model->symbol ? model->symbol : "(no symbol)", v, model->symbol ? model->symbol : "SYMBOL");
+	return NAN;
+}
+
 /* What model predicts for task on arch (workerid: -1, or the worker for PER_WORKER models). quiet: for the
  * runtime's own look (model quality), which neither forces calibration nor reports a model that cannot predict. */
-static double model_prediction(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
-			       int workerid, unsigned nimpl, bool quiet)
+static double raw_prediction(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+			     int workerid, unsigned nimpl, bool quiet)
 {
 	if (!model)
 		return 0.0;
@@ -155,7 +170,8 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 		if (comb < 0 || (model->type == STARPU_MULTIPLE_REGRESSION_BASED && !_astro_pm_mlr_usable(model)))
 			return NAN;
 		starpu_pthread_mutex_lock(&s->lock);
-		double v = data_prediction(model, task, arch, comb, nimpl);
+		/* A value no policy can use is no prediction: the model calibrates again. */
+		double v = usable(model, data_prediction(model, task, arch, comb, nimpl), quiet);
 		bool force = isnan(v) && !model->benchmarking && model->symbol && !quiet;
 		bool warn = force && !s->warned_uncalibrated;
 		if (force) {
@@ -197,6 +213,14 @@ static double model_prediction(struct starpu_perfmodel *model, struct starpu_tas
 			     : "this type is not supported yet (use a history or regression model)");
 	}
 	return NAN;
+}
+
+/* What model predicts, when a policy may use it (NaN otherwise). */
+static double model_prediction(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
+			       int workerid, unsigned nimpl, bool quiet)
+{
+	double v = raw_prediction(model, task, arch, workerid, nimpl, quiet);
+	return model ? usable(model, v, quiet) : v;
 }
 
 double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl)
@@ -258,7 +282,7 @@ double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *mod
 	struct _astro_pm_entry *e = b ? _astro_pm_block_find(b, footprint) : NULL;
 	double v = e && e->h.nsample >= _astro_pm_calibrate_minimum() ? e->h.mean : NAN;
 	starpu_pthread_mutex_unlock(&model->state->lock);
-	return v;
+	return usable(model, v, false);
 }
 
 /* ------------------------------------------------- for calibration (calibrate.c) */

@@ -15,6 +15,7 @@
 #include <thread>
 #include <sstream>
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <signal.h>
@@ -1086,6 +1087,226 @@ TEST_F(Models, ForeignVersionIsSetAside)
 	expect_set_aside(this, "foreign", v44, "3: format version 44");
 }
 
+// ------------------------------------------------- values of the files
+
+size_t occurrences(const std::string &text, const std::string &what)
+{
+	size_t n = 0;
+	for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+		n++;
+	return n;
+}
+
+// A history entry line: hash, size, flops, mean, deviation, sum, sum2, n.
+std::string entry(const char *hash, const char *mean, const char *sum, const char *sum2, const char *n)
+{
+	return std::string(hash) + "\t819200\t0.000000e+00\t" + mean + "\t0.000000e+00\t" + sum + "\t" + sum2 + "\t" + n + "\n";
+}
+
+// A one-block history file: its entries start at line 39.
+std::string history_file(const std::vector<std::string> &entries)
+{
+	std::string text = header(1) + "#####\n# Model for cpu0_impl0 (Comb0)\n# number of entries\n" + std::to_string(entries.size()) +
+			   "\n" + kRegNone + kHashHeader;
+	for (const std::string &e : entries)
+		text += e;
+	return text + "\n";
+}
+
+// The mean and the sample count of the entry of hash in a model file's text (-1, -1 when missing).
+std::pair<double, double> entry_values(const std::string &text, const std::string &hash)
+{
+	for (const std::string &line : lines_of(text))
+		if (line.compare(0, hash.size(), hash) == 0) {
+			std::istringstream in(line);
+			std::string f[8];
+			for (std::string &field : f)
+				in >> field;
+			return { std::stod(f[3]), std::stod(f[7]) };
+		}
+	return { -1, -1 };
+}
+
+// A count that wraps, NaN, a negative mean, sums that overflow, a variance below zero: each bad entry is set
+// aside, the rest of the file is used, and one warning names the file, the lines and the fix.
+TEST_F(Models, BadValuesAreSetAsideEntryByEntry)
+{
+	put("values", history_file({
+		entry("d0c0d6c6", "8.613960e+01", "8.613960e+02", "7.548303e+04", "10"),
+		entry("00000001", "1.000000e+02", "4.294967e+11", "4.294967e+13", "4294967295"),
+		entry("00000002", "nan", "nan", "0.000000e+00", "10"),
+		entry("00000003", "-1.000000e+308", "-1.000000e+308", "0.000000e+00", "10"),
+		entry("00000004", "1.700000e+307", "1.700000e+308", "1.700000e+308", "10"),
+		entry("00000005", "1.000000e+02", "1.000000e+03", "1.000000e+00", "10"),
+	}));
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_perfmodel_load_symbol("values", &model), 0); });
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	EXPECT_TRUE(contains(err, model_file("values") + ": 5 entries or regressions set aside")) << err;
+	EXPECT_TRUE(contains(err, "line 40: its sample count is over 2147483647")) << err;
+	EXPECT_TRUE(contains(err, "line 41: its mean, deviation, sum and sum2 must be finite, non-negative")) << err;
+	EXPECT_TRUE(contains(err, "correct or delete those lines")) << err;
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	ASSERT_NE(pa, nullptr);
+	unsigned kept = 0;
+	for (starpu_perfmodel_history_list *l = pa->list; l; l = l->next)
+		kept++;
+	EXPECT_EQ(kept, 1u) << "only the good entry";
+	EXPECT_DOUBLE_EQ(starpu_perfmodel_history_based_expected_perf(&model, cpu_arch(), 0xd0c0d6c6), 86.1396);
+	for (uint32_t footprint = 1; footprint <= 5; footprint++) {
+		double v = starpu_perfmodel_history_based_expected_perf(&model, cpu_arch(), footprint);
+		EXPECT_TRUE(std::isnan(v)) << std::hex << footprint << ": " << v;
+	}
+	EXPECT_TRUE(file_exists(model_file("values"))) << "the file stays: only a save rewrites it";
+	starpu_perfmodel_unload_model(&model);
+}
+
+double cost_minus_five(struct starpu_task *, unsigned)
+{
+	return -5.0;
+}
+
+// A negative mean, a non-linear regression whose c makes it negative, a negative alpha, a cost function
+// returning -5: what a policy gets is never negative nor infinite.
+TEST_F(Models, PredictionsAreNeverNegativeNorInfinite)
+{
+	put("negative", history_file({ entry("d0c0d6c6", "-1.000000e+308", "-1.000000e+308", "0.000000e+00", "10") }));
+	std::string nl = kNlReg;
+	nl.replace(nl.find("2.023245e+01"), 12, "-1.000000e+06");
+	put("nl_negative", nl);
+	std::string reg = kNlReg;
+	reg.replace(reg.find("1.298877e-03"), 12, "-1.298877e-03");
+	put("reg_negative", reg);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	struct Case { const char *symbol; starpu_perfmodel_type type; unsigned nx; } cases[] = {
+		{ "negative", STARPU_HISTORY_BASED, 204800 },
+		{ "nl_negative", STARPU_NL_REGRESSION_BASED, 1000 },
+		{ "reg_negative", STARPU_REGRESSION_BASED, 1000 },
+		{ "cost", STARPU_COMMON, 1000 },
+	};
+	for (const Case &c : cases) {
+		starpu_perfmodel model{};
+		model.type = c.type;
+		model.symbol = c.symbol;
+		model.cost_function = cost_minus_five;
+		VectorTask t(&model, c.nx);
+		double v = 0;
+		std::string err = stderr_of([&] { v = starpu_task_expected_length(t.task, cpu_arch(), 0); });
+		EXPECT_TRUE(std::isnan(v) || (v >= 0 && !std::isinf(v))) << c.symbol << ": " << v << "\n" << err;
+		starpu_perfmodel_deinit(&model);
+	}
+}
+
+// Adding samples to a file's entry never wraps its count: a count that cannot be is set aside, one near the
+// limit is halved with its sums (the mean stays).
+TEST_F(Models, CountsNeverWrapWhenSaved)
+{
+	put("wrap", history_file({ entry("d0c0d6c6", "1.000000e+02", "4.294967e+11", "4.294967e+13", "4294967295") }));
+	put("full", history_file({ entry("d0c0d6c6", "1.000000e+02", "2.147484e+11", "2.147484e+13", "2147483645") }));
+	std::string err = stderr_of([&] {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		for (const char *symbol : { "wrap", "full" }) {
+			starpu_perfmodel model{};
+			model.type = STARPU_HISTORY_BASED;
+			model.symbol = symbol;
+			VectorTask t(&model, 204800);
+			starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 100.0, 5);
+			starpu_save_history_based_model(&model);
+			starpu_perfmodel_deinit(&model);
+		}
+	});
+	for (const char *symbol : { "wrap", "full" }) {
+		std::pair<double, double> v = entry_values(read_file(model_file(symbol)), "d0c0d6c6");
+		EXPECT_NEAR(v.first, 100.0, 0.01) << symbol << "\n" << read_file(model_file(symbol));
+		EXPECT_GE(v.second, 5.0) << symbol;
+		EXPECT_LE(v.second, 2147483647.0) << symbol;
+	}
+	std::string kept = model_file("wrap") + ".corrupt-" + std::to_string(getpid());
+	EXPECT_TRUE(contains(read_file(kept), "4294967295")) << "the file as it was is kept aside\n" << err;
+	EXPECT_TRUE(contains(err, "this save drops them; the file as it was is kept as " + kept)) << err;
+}
+
+// A model file of 17 MiB is no model file: refused in one line, before it is read.
+TEST_F(Models, HugeModelFileIsRefusedBeforeItIsRead)
+{
+	put("huge", "");
+	ASSERT_EQ(truncate(model_file("huge").c_str(), 17 << 20), 0);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	std::string err = stderr_of([&] { ASSERT_EQ(starpu_perfmodel_load_symbol("huge", &model), 0); });
+	EXPECT_TRUE(contains(err, model_file("huge") + " is 17825792 bytes, more than the 16777216 such a file may have")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	starpu_perfmodel_unload_model(&model);
+}
+
+// A save removes the temporary files that saves killed between write and rename left, those of this model whose
+// process is gone; a live process's are left alone.
+TEST_F(Models, SavingRemovesWhatKilledSavesLeft)
+{
+	pid_t gone;
+	char true_cmd[] = "true";
+	char *argv[] = { true_cmd, nullptr };
+	ASSERT_EQ(posix_spawnp(&gone, "true", nullptr, nullptr, argv, environ), 0);
+	ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+	put("stale", kVectorScal);
+	std::string dead = model_file("stale") + ".tmp." + std::to_string(gone), live = model_file("stale") + ".tmp.1",
+		    other = model_file("other") + ".tmp." + std::to_string(gone);
+	for (const std::string &path : { dead, live, other })
+		std::ofstream(path) << "half a model";
+	{
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "stale";
+		VectorTask t(&model, 204800);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 86.0, 2);
+		starpu_save_history_based_model(&model);
+		starpu_perfmodel_deinit(&model);
+	}
+	EXPECT_FALSE(file_exists(dead)) << "left by a process that is gone";
+	EXPECT_TRUE(file_exists(live)) << "process 1 is alive: its save may be under way";
+	EXPECT_TRUE(file_exists(other)) << "another model's";
+}
+
+// STARPU_HOSTNAME ends the model files' names: with a '/' or '..' it is refused, in one line, for the real name.
+TEST_F(Models, HostNameCannotLeadOutOfTheSamplingDirectory)
+{
+	char host[256] = "";
+	ASSERT_EQ(gethostname(host, sizeof(host)), 0);
+	host[strcspn(host, ".")] = '\0';
+	ScopedEnv bad("STARPU_HOSTNAME", "x/../../../../escaped");
+	std::string err = stderr_of([&] {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		starpu_perfmodel model{};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "hosty";
+		VectorTask t(&model, 204800);
+		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 10.0, 3);
+		starpu_save_history_based_model(&model);
+		starpu_perfmodel_deinit(&model);
+	});
+	EXPECT_TRUE(file_exists(dir() + "/hosty." + host)) << err;
+	EXPECT_FALSE(file_exists(home_ + "/.starpu/escaped")) << err;
+	EXPECT_FALSE(file_exists(home_ + "/escaped")) << err;
+	EXPECT_EQ(occurrences(err, "STARPU_HOSTNAME=x/../../../../escaped holds a '/' or '..'"), 1u) << err;
+	std::vector<std::string> names = listing();
+	std::sort(names.begin(), names.end());
+	EXPECT_EQ(names, (std::vector<std::string>{ std::string("hosty.") + host, std::string("hosty.") + host + ".lock" }));
+}
+
 TEST_F(Models, PathsFollowTheEnvironment)
 {
 	TempDir extra;
@@ -1299,6 +1520,28 @@ TEST_F(ModelTools, DisplayPrintsAsStarPU)
 	r = run("starpu_perfmodel_display", "-d");
 	EXPECT_EQ(r.out, "directory: <" + dir() + "/>\n");
 	EXPECT_EQ(r.status, 0);
+}
+
+// A FIFO or a link to /dev/zero in place of a model file: starpu_perfmodel_display says so in one line at once,
+// instead of waiting for a writer forever or reading until the memory runs out (it runs under timeout, and
+// under a 1 GB address space limit when not under AddressSanitizer, so that a regression fails quickly).
+TEST_F(ModelTools, FifoOrDeviceInPlaceOfAModelIsRefusedAtOnce)
+{
+	ASSERT_EQ(mkfifo(model_file("fifo").c_str(), 0644), 0);
+	ASSERT_EQ(symlink("/dev/zero", model_file("zero").c_str()), 0);
+	std::string limit;
+#ifndef __SANITIZE_ADDRESS__
+	limit = "ulimit -v 1000000; ";
+#endif
+	for (const std::string symbol : { "fifo", "zero" }) {
+		std::string err_file = home_ + "/tool.err", out;
+		int status = run_command("(" + limit + "exec timeout 20 " + env_or("ASTRO_TEST_TOOLS_DIR", "") + "/starpu_perfmodel_display -s " +
+					 symbol + ") 2>'" + err_file + "'", &out);
+		std::string err = read_file(err_file);
+		EXPECT_NE(status, 124) << symbol << ": the tool hung";
+		std::string kind = symbol == "fifo" ? "a FIFO" : "a character device";
+		EXPECT_EQ(occurrences(err, model_file(symbol) + " is " + kind + ", not a regular file"), 1u) << symbol << ": " << err;
+	}
 }
 
 TEST_F(ModelTools, DisplayRefusesBadOptionsWithOneMessage)
@@ -1551,6 +1794,57 @@ TEST_F(Models, KilledWhileSavingLeavesAParsableFile)
 		before = nsample;
 		starpu_perfmodel_deinit(&model);
 	}
+}
+
+// starpu_init on two NUMA nodes (a synthetic topology), so that it reads the bus files: run by the test below
+// (this binary again, ASTRO_MODELS_BUS set), which watches that it ends.
+TEST(ModelsChild, InitReadingTheBusFiles)
+{
+	if (!getenv("ASTRO_MODELS_BUS"))
+		GTEST_SKIP() << "run by Models.FifoInPlaceOfABusFileDoesNotHangInit";
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ScopedEnv numa("STARPU_USE_NUMA", "1");
+	ScopedEnv synthetic("HWLOC_SYNTHETIC", "pack:2 numa:1 core:1 pu:1");
+	Runtime rt(2);
+	ASSERT_EQ(rt.ret(), 0);
+	ASSERT_EQ(starpu_memory_nodes_get_numa_count(), 2) << "one memory node: the bus files are not read";
+}
+
+// A FIFO in place of the bus figures' configuration file: starpu_init says so in one line and measures the bus
+// again, instead of waiting forever for a writer.
+TEST_F(Models, FifoInPlaceOfABusFileDoesNotHangInit)
+{
+	std::string bus = home_ + "/.starpu/sampling/bus";
+	ASSERT_EQ(system(("mkdir -p " + bus).c_str()), 0);
+	std::string config = bus + "/vm.config", err_file = home_ + "/init.err";
+	ASSERT_EQ(mkfifo(config.c_str(), 0644), 0);
+	ScopedEnv child("ASTRO_MODELS_BUS", "1");
+	std::string self = "/proc/self/exe";
+	char filter[] = "--gtest_filter=ModelsChild.InitReadingTheBusFiles";
+	char *argv[] = { self.data(), filter, nullptr };
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 2, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	pid_t kid;
+	ASSERT_EQ(posix_spawn(&kid, "/proc/self/exe", &actions, nullptr, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&actions);
+	int status = 0;
+	bool ended = false;
+	for (int i = 0; i < 200 && !ended; i++) {
+		ended = waitpid(kid, &status, WNOHANG) == kid;
+		if (!ended)
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	if (!ended) {
+		kill(kid, SIGKILL);
+		waitpid(kid, &status, 0);
+	}
+	std::string err = read_file(err_file);
+	ASSERT_TRUE(ended) << "starpu_init hung on a FIFO bus file\n" << err;
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+	EXPECT_EQ(occurrences(err, "the bus file " + config + " cannot be read (a FIFO, not a regular file"), 1u) << err;
+	struct stat st;
+	EXPECT_TRUE(stat(config.c_str(), &st) == 0 && S_ISREG(st.st_mode)) << "measured again and saved";
 }
 
 const int kConcurrentRuns = 4, kConcurrentCalls = 25;

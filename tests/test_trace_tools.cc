@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <vector>
 
@@ -413,6 +414,48 @@ TEST_F(TraceTools, ReportOfATracedRun)
 		GTEST_SKIP() << "dot (graphviz) is not installed: the task graph is not checked";
 	EXPECT_EQ(occurrences(dom, "class=\"node\""), 5u) << dom;
 	EXPECT_EQ(occurrences(dom, "class=\"edge\""), 4u) << dom;
+}
+
+// A FIFO in place of an archive's anchor (traces.otf2) or of one of its event files: starpu_fxt_tool says so in
+// one line at once instead of waiting forever for a writer (it runs under timeout, so that a regression fails).
+TEST_F(TraceTools, FxtToolRefusesAFifoInAnArchive)
+{
+	std::string fxt_tool = env_or("ASTRO_TEST_TRACE_TOOL", "");
+	if (fxt_tool.empty() || !file_exists(fxt_tool))
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	TempDir fake;
+	ASSERT_EQ(mkfifo(fake.file("traces.otf2").c_str(), 0644), 0);
+	std::string out;
+	int status = run_command("timeout 20 " + quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(fake.path()) + " 2>&1", &out);
+	EXPECT_NE(status, 124) << "starpu_fxt_tool hung on a FIFO anchor";
+	EXPECT_EQ(status, 1) << out;
+	EXPECT_EQ(occurrences(out, fake.file("traces.otf2") + ": a FIFO, not a regular file"), 1u) << out;
+	EXPECT_EQ(count_lines(out), 1) << out;
+
+	TempDir traces;
+	{
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv prefix("STARPU_FXT_PREFIX", traces.path());
+		ScopedEnv suffix("STARPU_FXT_SUFFIX", "fifo");
+		Runtime rt(1);
+		ASSERT_TRUE(rt.ok());
+		static starpu_codelet noop = cpu_codelet(report_noop, 0, "noop");
+		ASSERT_EQ(submit_detached(&noop), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+	std::string archive = traces.file("fifo_0"), evt;
+	ASSERT_EQ(run_command("ls " + quote(archive + "/traces") + "/*.evt | head -1", &evt), 0);
+	evt = evt.substr(0, evt.find('\n'));
+	ASSERT_FALSE(evt.empty()) << "no event file in " << archive;
+	ASSERT_EQ(unlink(evt.c_str()), 0);
+	ASSERT_EQ(mkfifo(evt.c_str(), 0644), 0);
+	out.clear();
+	status = run_command("timeout 20 " + quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out);
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+	EXPECT_NE(status, 124) << "starpu_fxt_tool hung on a FIFO event file";
+	EXPECT_EQ(status, 1) << out;
+	EXPECT_EQ(occurrences(out, evt + ": a FIFO, not a regular file"), 1u) << out;
+	EXPECT_EQ(count_lines(out), 1) << out;
 }
 
 // What is missing is said: no folder, no paje.trace (an error naming it), no

@@ -180,6 +180,21 @@ int astro_driver_register(const struct astro_driver *driver);
 void astro_log_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** The same, only when STARPU_PLUGIN_VERBOSE / STARPU_SILENT allow. */
 void astro_log_info(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/**
+ * Opens path for reading without ever blocking (a FIFO or a device in its
+ * place would) and checks that it is a regular file of at most max_size bytes
+ * (0: any size). Returns the descriptor (close-on-exec, reads block again), or
+ * -errno: the open's (-ENOENT...), -EINVAL when path is not a regular file,
+ * -EFBIG when it is larger; why (whylen bytes, may be NULL) then gets one
+ * readable reason ("a FIFO, not a regular file").
+ */
+int astro_file_open_regular(const char *path, size_t max_size, char *why, size_t whylen);
+/**
+ * The whole of a regular file of at most max_size bytes, checked as
+ * astro_file_open_regular() does, NUL-terminated (free() it), its length in
+ * *len; NULL with errno set and why filled when it is refused or unreadable.
+ */
+char *astro_file_read_regular(const char *path, size_t max_size, size_t *len, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

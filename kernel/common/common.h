@@ -2,8 +2,9 @@
  * The kernel's common room: what every room shares and nothing else. It uses
  * only the public headers: messages, the clock and the kernel's side of the
  * thread layer, recycled blocks, the calling thread's context, the runtime's
- * shared state, environment values, paths, signals and the record of calls
- * into foreign code.
+ * shared state, environment values, paths, the checked reading of the files
+ * a user may replace (files.c: astro_file_read_regular()), signals and the
+ * record of calls into foreign code.
  */
 #ifndef __ASTRO_COMMON_H__
 #define __ASTRO_COMMON_H__

@@ -4,6 +4,7 @@
  * files carry.
  */
 #include "common/common.h"
+#include <string.h>
 #include <unistd.h>
 
 const char *_astro_home_dir(void)
@@ -19,8 +20,11 @@ const char *_astro_home_dir(void)
 
 void _astro_host_name(char *host, size_t len)
 {
+	static int warned;
 	const char *v = astro_env_string("STARPU_HOSTNAME", ASTRO_ENV_NAME_MAX, NULL);
-	if (v && v[0]) {
+	/* The name ends file names of the sampling directory: a '/' or a ".." would write them outside it. */
+	bool unsafe = v && (strchr(v, '/') || strstr(v, ".."));
+	if (v && v[0] && !unsafe) {
 		snprintf(host, len, "%s", v);
 		return;
 	}
@@ -30,6 +34,9 @@ void _astro_host_name(char *host, size_t len)
 	char *dot = strchr(host, '.');
 	if (dot)
 		*dot = '\0';
+	if (unsafe && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		_astro_warn("STARPU_HOSTNAME=%s holds a '/' or '..': model and bus files would be written outside the sampling "
+			    "directory; using the host name %s instead (set STARPU_HOSTNAME to a plain name)", v, host);
 }
 
 void _astro_sampling_dir(char *path, size_t len)

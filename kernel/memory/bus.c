@@ -8,6 +8,7 @@
  * conf.bus_calibrate) measures again.
  */
 #include "memory/memory.h"
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 
@@ -137,12 +138,26 @@ static void save(void)
 	g_string_free(text, TRUE);
 }
 
+/* A bus file is a few lines of figures: more than this is not one. */
+#define BUS_FILE_MAX ((size_t)1 << 20)
+
+/* The text of the bus file at path (free() it), or NULL: missing (nothing said), or refused (a FIFO, a device,
+ * a huge file: said once, the bus is measured again). */
+static char *read_bus_file(const char *path)
+{
+	char why[256];
+	char *text = astro_file_read_regular(path, BUS_FILE_MAX, NULL, why, sizeof(why));
+	if (!text && errno != ENOENT)
+		_astro_warn("the bus file %s cannot be read (%s): the bus is measured again", path, why);
+	return text;
+}
+
 static bool read_matrix(const char *suffix, double m[STARPU_MAXNODES][STARPU_MAXNODES])
 {
 	char path[PATH_MAX];
 	bus_path(path, sizeof(path), suffix);
-	gchar *text = NULL;
-	if (!g_file_get_contents(path, &text, NULL, NULL))
+	char *text = read_bus_file(path);
+	if (!text)
 		return false;
 	unsigned src = 0;
 	bool ok = true;
@@ -160,7 +175,7 @@ static bool read_matrix(const char *suffix, double m[STARPU_MAXNODES][STARPU_MAX
 		src++;
 	}
 	g_strfreev(lines);
-	g_free(text);
+	free(text);
 	if (!ok || src != _astro_rt.nmemory_nodes) {
 		_astro_warn("the bus file %s does not parse: the bus is measured again", path);
 		return false;
@@ -173,14 +188,14 @@ static bool load(void)
 {
 	char path[PATH_MAX];
 	bus_path(path, sizeof(path), "config");
-	gchar *config = NULL;
-	if (!g_file_get_contents(path, &config, NULL, NULL))
+	char *config = read_bus_file(path);
+	if (!config)
 		return false;
 	GString *ours = g_string_new(NULL);
 	describe_config(ours);
 	bool same = strcmp(config, ours->str) == 0;
 	g_string_free(ours, TRUE);
-	g_free(config);
+	free(config);
 	return same && read_matrix("bandwidth", bus_bandwidth) && read_matrix("latency", bus_latency);
 }
 

@@ -1,11 +1,15 @@
 /*
  * What the converter's files read with (converter.h): an input's anchor
- * file, OTF2's first error, the archive's strings and an event's
+ * file and the check of the files libotf2 will read (regular files, through
+ * astro_file_open_regular(): a FIFO would hang it), OTF2's first error, the archive's strings and an event's
  * attributes, and the converter's messages. It calls none of them.
  */
+#include <astrolabe/plugin.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "converter.h"
 
 int convert_error(const char *fmt, ...)
@@ -88,6 +92,44 @@ const char *convert_otf2_error(void)
 	return otf2_first_error;
 }
 
+/* One file of an archive: a regular file, or 1 with one message (a FIFO would hang libotf2, a device flood it). */
+static int check_archive_file(const char *path, bool optional)
+{
+	char why[256];
+	int fd = astro_file_open_regular(path, 0, why, sizeof(why));
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -ENOENT && optional)
+		return 0;
+	return convert_error("%s: %s: this is not a trace archive STARPU_FXT_TRACE=1 left", path, why);
+}
+
+/* What libotf2 reads of the archive whose anchor is anchor (traces.otf2): the anchor, the global definitions
+ * (traces.def) and the files of its locations (traces/N.evt, traces/N.def). 0, or 1 (told). */
+static int check_archive_files(const char *anchor)
+{
+	if (check_archive_file(anchor, false))
+		return 1;
+	char *stem = g_str_has_suffix(anchor, ".otf2") ? g_strndup(anchor, strlen(anchor) - 5) : g_strdup(anchor);
+	char *defs = g_strconcat(stem, ".def", NULL);
+	int ret = check_archive_file(defs, true);
+	g_free(defs);
+	GDir *dir = ret ? NULL : g_dir_open(stem, 0, NULL);
+	for (const char *name; dir && !ret && (name = g_dir_read_name(dir));) {
+		if (!g_str_has_suffix(name, ".evt") && !g_str_has_suffix(name, ".def"))
+			continue;
+		char *path = g_build_filename(stem, name, NULL);
+		ret = check_archive_file(path, true);
+		g_free(path);
+	}
+	if (dir)
+		g_dir_close(dir);
+	g_free(stem);
+	return ret;
+}
+
 int convert_check_input(const char *input)
 {
 	char *anchor = convert_anchor(input);
@@ -98,6 +140,8 @@ int convert_check_input(const char *input)
 	int ret = 0;
 	if (stat(anchor, &st) < 0)
 		ret = convert_error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", input, anchor);
+	else
+		ret = check_archive_files(anchor);
 	g_free(anchor);
 	return ret;
 }
