@@ -89,10 +89,12 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
 	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
+	_astro_site_enter_top(&w->codelet_site);
 	if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	_astro_site_leave_top();
 	_ASTRO_INSTR_TASK_LEAVE(job); /* its states and bursts still open end before it, kept for its callback or next run */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
@@ -398,6 +400,7 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 		snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
 	else
 		snprintf(w->name, sizeof(w->name), "%s %d.%d", starpu_worker_get_type_as_string(d->archtype), devid, sub);
+	w->codelet_site = (struct _astro_foreign_call){ .what = w->name, .kind = _ASTRO_SITE_CODELET };
 	starpu_pthread_mutex_init(&w->sched_mutex, NULL);
 	starpu_pthread_cond_init(&w->sched_cond, NULL);
 	starpu_pthread_mutex_init(&w->local_lock, NULL);

@@ -68,6 +68,7 @@ struct _astro_worker
 	uint32_t master_of;                  /* atomic: the nested contexts it is the master of (bit = id) */
 	uint32_t hands_down;                 /* atomic: the nested contexts it gives what it takes from their parent (bit = id) */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
+	struct _astro_foreign_call codelet_site; /* entered while it runs a codelet: a crash there names it, its task and this worker */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 /* _astro_worker_id() (common/common.h) reads the id as the struct's first field. */
 _Static_assert(offsetof(struct _astro_worker, id) == 0, "a worker's id must be its first field");
