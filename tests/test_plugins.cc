@@ -554,6 +554,15 @@ protected:
 	}
 };
 
+TEST_F(TaskPathCrashes, InPolicyHooksTheyAreNamed)
+{
+	for (const char *hook : { "push_task", "pop_task", "pre_exec_hook" })
+		EXPECT_DEATH(run_crashing(hook), std::string("\\[astrolabe\\] SIGSEGV while calling scheduling policy crashing's ") +
+							  hook + " \\([^)]*\\): the policy crashed, not the runtime; fix it or "
+								 "choose another one with STARPU_SCHED")
+			<< hook;
+}
+
 // Matches a death test's stderr whose handler's line names the job the child printed before (run_crashing).
 class NamesTheCrashingCodelet : public testing::MatcherInterface<const std::string &>
 {

@@ -74,8 +74,11 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_astro_current_task = task;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, false);
-	else if (_astro_ctxs[0].policy->pre_exec_hook)
+	else if (_astro_ctxs[0].policy->pre_exec_hook) {
+		const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(&_astro_ctxs[0], PRE_EXEC));
 		_astro_ctxs[0].policy->pre_exec_hook(task, 0);
+		_astro_site_leave(outer);
+	}
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
@@ -110,8 +113,11 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, true);
-	else if (_astro_ctxs[0].policy->post_exec_hook)
+	else if (_astro_ctxs[0].policy->post_exec_hook) {
+		const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(&_astro_ctxs[0], POST_EXEC));
 		_astro_ctxs[0].policy->post_exec_hook(task, 0);
+		_astro_site_leave(outer);
+	}
 	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);
