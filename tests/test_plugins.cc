@@ -591,6 +591,42 @@ TEST_F(TaskPathCrashes, InACodeletItsTaskAndWorkerAreNamed)
 	EXPECT_DEATH(run_crashing("codelet"), testing::Matcher<const std::string &>(new NamesTheCrashingCodelet));
 }
 
+void crash_init(void **, void *)
+{
+	astro_test_crash();
+}
+
+void redux_noop(void **, void *) {}
+
+// In the death-test child: a STARPU_REDUX access whose handle's init codelet crashes.
+void run_crashing_reduction_init()
+{
+	if (init_with_ncpus(1) != 0)
+		_exit(3);
+	static starpu_codelet init_cl = cpu_codelet(crash_init, 1, "crashing_init");
+	static starpu_codelet redux_cl = cpu_codelet(redux_noop, 2, "sum");
+	static starpu_codelet cl = cpu_codelet(redux_noop, 1, "accumulate");
+	cl.modes[0] = STARPU_REDUX;
+	init_cl.modes[0] = STARPU_W;
+	redux_cl.modes[0] = STARPU_RW;
+	redux_cl.modes[1] = STARPU_R;
+	static int value;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_data_set_name(h, "total");
+	starpu_data_set_reduction_methods(h, &redux_cl, &init_cl);
+	int ret = starpu_task_insert(&cl, STARPU_REDUX, h, 0);
+	starpu_task_wait_for_all();
+	_exit(4 + ret);
+}
+
+TEST_F(TaskPathCrashes, InAReductionsInitCodeletItIsNamed)
+{
+	EXPECT_DEATH(run_crashing_reduction_init(), "\\[astrolabe\\] SIGSEGV while calling the init codelet 'crashing_init' of "
+						    "STARPU_REDUX handle total on worker CPU 0 \\([^)]*\\): the codelet's code "
+						    "crashed, not the runtime");
+}
+
 TEST_F(Plugins, NonexistentPluginDirectory)
 {
 	const std::string missing = "/nonexistent/astro-plugin-dir";
