@@ -582,7 +582,7 @@ public:
 private:
 	static std::string expected(const std::string &job)
 	{
-		return "[astrolabe] SIGSEGV in codelet 'crasher' (job " + job + ") on worker CPU 0: the codelet's code crashed, not the runtime";
+		return "[astrolabe] caught signal 11 (SIGSEGV) in codelet 'crasher' (job " + job + ") on worker CPU 0: the codelet's code crashed, not the runtime";
 	}
 };
 

@@ -139,10 +139,16 @@ static void on_signal(int sig)
 	if (call && sig != SIGINT) {
 		/* A fault inside a plugin, a tool or a codelet (SIGINT comes from outside): that one is to blame, say which. */
 		len = append(line, len, sizeof(line), "[astrolabe] ");
-		len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "signal");
 		if (call->kind == _ASTRO_SITE_CODELET) {
+			/* The program's own code: said as the runtime says a signal, with where it came. */
+			len = append(line, len, sizeof(line), "caught signal ");
+			len = append_int(line, len, sizeof(line), sig);
+			len = append(line, len, sizeof(line), " (");
+			len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "?");
+			len = append(line, len, sizeof(line), ")");
 			len = append_codelet(line, len, sizeof(line), call);
 		} else {
+			len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "signal");
 			len = append(line, len, sizeof(line), " while calling ");
 			len = append(line, len, sizeof(line), call->what);
 			len = append(line, len, sizeof(line), " (");
