@@ -358,8 +358,10 @@ static inline __attribute__((always_inline)) void _astro_site_leave(const struct
 	_astro_foreign_call = outer;
 }
 
-/* The same at the top of a worker's loop (its pops and its codelets), where
- * the thread is in no other site: one store each way. */
+/* The same where the cheapest matters most (a push, a submission): the
+ * site is cleared after the call rather than the outer one restored. A
+ * call nested in another site (a task submitted from a tool's callback)
+ * leaves the rest of that one unnamed, never wrongly named. */
 static inline __attribute__((always_inline)) void _astro_site_enter_top(const struct _astro_foreign_call *site)
 {
 	_astro_foreign_call = site;
@@ -369,6 +371,14 @@ static inline __attribute__((always_inline)) void _astro_site_leave_top(void)
 {
 	_astro_foreign_call = NULL;
 }
+
+/* A worker's own calls at the top of its loop (its pops, its codelets, the
+ * policy's exec hooks) record their site in the worker's struct, one store
+ * each way (workers/workers.h: _astro_worker_site_enter()); the handler
+ * reads it at this offset from _astro_self when the thread's chain above is
+ * empty (a site entered in there, a task submitted from a codelet, nests
+ * inside). 0 until the workers room sets it. */
+extern size_t _astro_worker_site_offset;
 
 /* Formats site (kept by its owner for as long as it may be entered) as a call of fn: what, from fmt, in
  * buf (size bytes, cut if longer), file and symbol as _astro_foreign_locate() finds them. */

@@ -32,6 +32,7 @@ static const struct
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
 
 _ASTRO_TLS const struct _astro_foreign_call *_astro_foreign_call;
+size_t _astro_worker_site_offset;
 
 void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback)
 {
@@ -136,6 +137,8 @@ static void on_signal(int sig)
 	char line[1024];
 	size_t len = 0;
 	const struct _astro_foreign_call *call = _astro_foreign_call;
+	if (!call && _astro_self && _astro_worker_site_offset)
+		call = *(const struct _astro_foreign_call *const *)(const void *)((const char *)_astro_self + _astro_worker_site_offset);
 	if (call && sig != SIGINT) {
 		/* A fault inside a plugin, a tool or a codelet (SIGINT comes from outside): that one is to blame, say which. */
 		len = append(line, len, sizeof(line), "[astrolabe] ");

@@ -326,16 +326,17 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 	struct starpu_task_list drained;
 	starpu_task_list_init(&drained);
 	struct _astro_worker *self = _astro_self;
+	/* Entered while this thread poses as those workers: a crash names the policy, never what they run. */
+	const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, POP_TASK));
 	for (unsigned i = 0; i < nremoved; i++) {
 		/* Pops as that worker: the policy hands over what it queued for it (the write lock keeps the worker out). */
 		_astro_self = _astro_rt.workers[removed[i]];
 		struct starpu_task *task;
-		const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, POP_TASK));
 		while ((task = c->policy->pop_task(id)))
 			starpu_task_list_push_back(&drained, task);
-		_astro_site_leave(outer);
 	}
 	_astro_self = self;
+	_astro_site_leave(outer);
 	for (unsigned i = 0; i < nremoved; i++)
 		__atomic_and_fetch(&_astro_rt.workers[removed[i]]->ctx_mask, ~(1u << id), __ATOMIC_RELAXED);
 	policy_remove_workers(c, removed, nremoved);

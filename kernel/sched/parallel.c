@@ -130,9 +130,9 @@ static void member_run(struct _astro_worker *w, struct _astro_participation *par
 		__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED);
 		_astro_current_task = task;
 		current_set(part);
-		_astro_site_enter_top(&w->codelet_site); /* from the worker loop's pop */
+		_astro_worker_site_enter(w, &w->codelet_site);
 		w->driver->execute(w->id, task, p->buffers, p->nimpl);
-		_astro_site_leave_top();
+		_astro_worker_site_leave(w);
 		_astro_combined_current.size = 0;
 		_astro_current_task = NULL;
 		__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);

@@ -100,9 +100,9 @@ int _astro_sched_push(struct starpu_task *task)
 		       .job_id = _astro_job_id_of(task));
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		return _astro_ctx_push(&_astro_ctxs[task->sched_ctx], task);
-	const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, PUSH_TASK));
+	_astro_site_enter_top(_ASTRO_HOOK_SITE(c, PUSH_TASK));
 	int ret = c->policy->push_task(task);
-	_astro_site_leave(outer);
+	_astro_site_leave_top();
 	if (ret == 0)
 		return 0;
 	return push_refused(c, task, ret);
@@ -114,18 +114,17 @@ static struct starpu_task *ctx_pop_from(struct _astro_worker *w, unsigned id)
 {
 	struct starpu_task *task = NULL;
 	struct _astro_sched_ctx *c = &_astro_ctxs[id];
-	/* Only the worker loop pops (_astro_sched_pop): at the top of its thread. */
 	if (id == 0) {
-		_astro_site_enter_top(_ASTRO_HOOK_SITE(c, POP_TASK));
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(c, POP_TASK));
 		task = c->policy->pop_task(0);
-		_astro_site_leave_top();
+		_astro_worker_site_leave(w);
 	} else {
 		starpu_pthread_rwlock_rdlock(&c->lock);
 		/* Still a member: membership changes under the write lock. */
 		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id)) {
-			_astro_site_enter_top(_ASTRO_HOOK_SITE(c, POP_TASK));
+			_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(c, POP_TASK));
 			task = c->policy->pop_task(id);
-			_astro_site_leave_top();
+			_astro_worker_site_leave(w);
 		}
 		starpu_pthread_rwlock_unlock(&c->lock);
 	}
@@ -210,9 +209,9 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
 	uint32_t mask = __atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED);
 	if (STARPU_LIKELY(!mask)) {
-		_astro_site_enter_top(_ASTRO_HOOK_SITE(&_astro_ctxs[0], POP_TASK)); /* the worker loop's: see ctx_pop_from() */
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], POP_TASK));
 		task = _astro_ctxs[0].policy->pop_task(0);
-		_astro_site_leave_top();
+		_astro_worker_site_leave(w);
 	} else
 		task = ctx_pop(w, mask);
 	if (task || !again)

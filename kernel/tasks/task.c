@@ -450,9 +450,9 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
 	if (policy->submit_hook) {
-		const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(&_astro_ctxs[task->sched_ctx], SUBMIT));
+		_astro_site_enter_top(_ASTRO_HOOK_SITE(&_astro_ctxs[task->sched_ctx], SUBMIT));
 		policy->submit_hook(task);
-		_astro_site_leave(outer);
+		_astro_site_leave_top();
 	}
 	if (job->ngroups)
 		_astro_groups_claim(job);
