@@ -3,6 +3,7 @@
 // earns is matched; the runtime must start anyway. Then a good out-of-tree
 // scheduler, STARPU_SCHED_LIB, bad paths and verbose output.
 #include "helpers.h"
+#include "plugins/crash.h"
 #include <astrolabe/plugin.h>
 
 #include <algorithm>
@@ -464,6 +465,166 @@ TEST_F(PluginCrashes, AfterThePluginsReturned)
 				raise(SIGSEGV);
 		},
 		"\\[astrolabe\\] caught signal 11 \\(SIGSEGV\\): passing it on");
+}
+
+// ------------------------------------------- crashes on the task path
+
+// A policy that crashes in the hook g_crash_in names, pushing to and popping from one list otherwise.
+const char *g_crash_in = "";
+starpu_task_list g_crash_queue;
+starpu_pthread_mutex_t g_crash_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+
+void crash_if(const char *hook)
+{
+	if (strcmp(g_crash_in, hook) == 0)
+		astro_test_crash();
+}
+
+int crash_push(struct starpu_task *task)
+{
+	crash_if("push_task");
+	starpu_pthread_mutex_lock(&g_crash_lock);
+	starpu_task_list_push_back(&g_crash_queue, task);
+	starpu_pthread_mutex_unlock(&g_crash_lock);
+	starpu_wake_worker_relax_light(0);
+	return 0;
+}
+
+struct starpu_task *crash_pop(unsigned)
+{
+	starpu_pthread_mutex_lock(&g_crash_lock);
+	struct starpu_task *task = starpu_task_list_empty(&g_crash_queue) ? nullptr : starpu_task_list_pop_front(&g_crash_queue);
+	starpu_pthread_mutex_unlock(&g_crash_lock);
+	if (task)
+		crash_if("pop_task");
+	return task;
+}
+
+void crash_pre_exec(struct starpu_task *, unsigned)
+{
+	crash_if("pre_exec_hook");
+}
+
+starpu_sched_policy crash_policy()
+{
+	starpu_sched_policy p;
+	memset(&p, 0, sizeof(p));
+	p.push_task = crash_push;
+	p.pop_task = crash_pop;
+	p.pre_exec_hook = crash_pre_exec;
+	p.policy_name = "crashing";
+	p.policy_description = "crashes in the hook g_crash_in names";
+	return p;
+}
+
+void crash_task(void **, void *)
+{
+	crash_if("codelet");
+}
+
+// In the death-test child: the runtime with the crashing policy and one CPU worker; a task named "crasher" runs.
+void run_crashing(const char *where)
+{
+	g_crash_in = where;
+	starpu_task_list_init(&g_crash_queue);
+	static starpu_sched_policy policy = crash_policy();
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy = &policy;
+	if (starpu_init(&conf) != 0)
+		_exit(3);
+	static starpu_codelet cl = cpu_codelet(crash_task, 0, "crasher");
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &cl;
+	// The line the handler's must repeat the job of.
+	fprintf(stderr, "plugins-test: job %lu\n", (unsigned long)starpu_task_get_job_id(task));
+	fflush(stderr);
+	int ret = starpu_task_submit(task);
+	starpu_task_wait_for_all();
+	_exit(4 + ret);
+}
+
+class TaskPathCrashes : public PluginCrashes
+{
+protected:
+	// These children start worker threads: re-executed rather than forked.
+	void SetUp() override
+	{
+		PluginCrashes::SetUp();
+		GTEST_FLAG_SET(death_test_style, "threadsafe");
+	}
+};
+
+TEST_F(TaskPathCrashes, InPolicyHooksTheyAreNamed)
+{
+	for (const char *hook : { "push_task", "pop_task", "pre_exec_hook" })
+		EXPECT_DEATH(run_crashing(hook), std::string("\\[astrolabe\\] SIGSEGV while calling scheduling policy crashing's ") +
+							  hook + " \\([^)]*\\): the policy crashed, not the runtime; fix it or "
+								 "choose another one with STARPU_SCHED")
+			<< hook;
+}
+
+// Matches a death test's stderr whose handler's line names the job the child printed before (run_crashing).
+class NamesTheCrashingCodelet : public testing::MatcherInterface<const std::string &>
+{
+public:
+	bool MatchAndExplain(const std::string &err, testing::MatchResultListener *listener) const override
+	{
+		unsigned long job = 0;
+		size_t at = err.find("plugins-test: job ");
+		if (at == std::string::npos || sscanf(err.c_str() + at, "plugins-test: job %lu", &job) != 1) {
+			*listener << "the child printed no job";
+			return false;
+		}
+		return contains(err, expected(std::to_string(job)));
+	}
+	void DescribeTo(std::ostream *os) const override { *os << "contains \"" << expected("<the job printed>") << "\""; }
+
+private:
+	static std::string expected(const std::string &job)
+	{
+		return "[astrolabe] caught signal 11 (SIGSEGV) in codelet 'crasher' (job " + job + ") on worker CPU 0: the codelet's code crashed, not the runtime";
+	}
+};
+
+TEST_F(TaskPathCrashes, InACodeletItsTaskAndWorkerAreNamed)
+{
+	EXPECT_DEATH(run_crashing("codelet"), testing::Matcher<const std::string &>(new NamesTheCrashingCodelet));
+}
+
+void crash_init(void **, void *)
+{
+	astro_test_crash();
+}
+
+void redux_noop(void **, void *) {}
+
+// In the death-test child: a STARPU_REDUX access whose handle's init codelet crashes.
+void run_crashing_reduction_init()
+{
+	if (init_with_ncpus(1) != 0)
+		_exit(3);
+	static starpu_codelet init_cl = cpu_codelet(crash_init, 1, "crashing_init");
+	static starpu_codelet redux_cl = cpu_codelet(redux_noop, 2, "sum");
+	static starpu_codelet cl = cpu_codelet(redux_noop, 1, "accumulate");
+	cl.modes[0] = STARPU_REDUX;
+	init_cl.modes[0] = STARPU_W;
+	redux_cl.modes[0] = STARPU_RW;
+	redux_cl.modes[1] = STARPU_R;
+	static int value;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_data_set_name(h, "total");
+	starpu_data_set_reduction_methods(h, &redux_cl, &init_cl);
+	int ret = starpu_task_insert(&cl, STARPU_REDUX, h, 0);
+	starpu_task_wait_for_all();
+	_exit(4 + ret);
+}
+
+TEST_F(TaskPathCrashes, InAReductionsInitCodeletItIsNamed)
+{
+	EXPECT_DEATH(run_crashing_reduction_init(), "\\[astrolabe\\] SIGSEGV while calling the init codelet 'crashing_init' of "
+						    "STARPU_REDUX handle total on worker CPU 0 \\([^)]*\\): the codelet's code "
+						    "crashed, not the runtime");
 }
 
 TEST_F(Plugins, NonexistentPluginDirectory)

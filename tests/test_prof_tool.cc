@@ -853,6 +853,24 @@ TEST_F(ProfTool, CrashInRegisterFunctionNamesTheTool)
 			", starpu_prof_tool_library_register\\): the tool crashed; fix it or remove it from STARPU_PROF_TOOL");
 }
 
+// A tool's callback that crashes on the task path is named with the event it was called for.
+TEST_F(ProfTool, CrashInCallbackNamesTheToolAndTheEvent)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	ScopedEnv catch_signals("STARPU_CATCH_SIGNALS", nullptr);
+	const std::string lib = tool("proftool_crash");
+	ScopedEnv prof_tool("STARPU_PROF_TOOL", lib);
+	ScopedEnv crash_in("PROFTOOL_CRASH_IN", "start_cpu_exec");
+	EXPECT_DEATH(
+		{
+			if (init_with_ncpus(1) == 0)
+				run_work(1);
+			_exit(3);
+		},
+		"\\[astrolabe\\] SIGSEGV while calling profiling tool " + lib + "'s start_cpu_exec callback \\(" + lib +
+			", crashing_start_cpu_exec\\): the tool crashed, not the runtime; fix it or remove it from STARPU_PROF_TOOL");
+}
+
 TEST_F(ProfTool, EmptyEntriesAreIgnored)
 {
 	std::string err;

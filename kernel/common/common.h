@@ -297,17 +297,27 @@ int _astro_signals_caught(void);
  * init and fini, a tool's register function, a policy's init_sched...),
  * recorded for the signal handler, which names the one that crashed. The
  * strings must outlive the call; calls nest (a tool's register function may
- * call into the runtime, which calls a plugin). */
+ * call into the runtime, which calls a plugin).
+ *
+ * On the task path (a policy's push_task, a tool's callback, a codelet) the
+ * record is made once and shared by every call (_astro_site_enter()): a call
+ * costs a load and two stores. */
+enum _astro_site_kind
+{
+	_ASTRO_SITE_CALL = 0,                /* what, file, symbol and advice say it all */
+	_ASTRO_SITE_CODELET,                 /* a worker's codelet: what is the worker's name, the task is _astro_current_task */
+};
 struct _astro_foreign_call
 {
 	const char *what;			/* "plugin sched_eager's init" */
 	const char *file;			/* the library it lives in */
 	const char *symbol;			/* the symbol it was found by */
 	const char *advice;			/* "the plugin crashed; fix or remove it" */
-	struct _astro_foreign_call *outer;
+	enum _astro_site_kind kind;
+	const struct _astro_foreign_call *outer; /* _astro_foreign_enter()'s only: a shared site keeps it in its caller */
 	char *owned_what;			/* what, when _astro_foreign_enter_fn() formatted it */
 };
-extern _ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+extern _ASTRO_TLS const struct _astro_foreign_call *_astro_foreign_call;
 /* Sets call->file and call->symbol to where fn lives; symbol is fallback when fn is not exported. */
 void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback);
 
@@ -330,5 +340,50 @@ static inline void _astro_foreign_leave(struct _astro_foreign_call *call)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	_astro_foreign_call = call->outer;
 }
+
+/* A call on the task path into the foreign code site names, shared by all
+ * threads: returns the site it nests in, for _astro_site_leave(). No branch,
+ * no atomic, no lock, no fence: the call is opaque to the compiler (through
+ * a pointer, or into another file), which therefore stores before it and
+ * restores after it. */
+static inline __attribute__((always_inline)) const struct _astro_foreign_call *
+_astro_site_enter(const struct _astro_foreign_call *site)
+{
+	const struct _astro_foreign_call *outer = _astro_foreign_call;
+	_astro_foreign_call = site;
+	return outer;
+}
+
+static inline __attribute__((always_inline)) void _astro_site_leave(const struct _astro_foreign_call *outer)
+{
+	_astro_foreign_call = outer;
+}
+
+/* The same where the cheapest matters most (a push, a submission): the
+ * site is cleared after the call rather than the outer one restored. A
+ * call nested in another site (a task submitted from a tool's callback)
+ * leaves the rest of that one unnamed, never wrongly named. */
+static inline __attribute__((always_inline)) void _astro_site_enter_top(const struct _astro_foreign_call *site)
+{
+	_astro_foreign_call = site;
+}
+
+static inline __attribute__((always_inline)) void _astro_site_leave_top(void)
+{
+	_astro_foreign_call = NULL;
+}
+
+/* A worker's own calls at the top of its loop (its pops, its codelets, the
+ * policy's exec hooks) record their site in the worker's struct, one store
+ * each way (workers/workers.h: _astro_worker_site_enter()); the handler
+ * reads it at this offset from _astro_self when the thread's chain above is
+ * empty (a site entered in there, a task submitted from a codelet, nests
+ * inside). 0 until the workers room sets it. */
+extern size_t _astro_worker_site_offset;
+
+/* Formats site (kept by its owner for as long as it may be entered) as a call of fn: what, from fmt, in
+ * buf (size bytes, cut if longer), file and symbol as _astro_foreign_locate() finds them. */
+void _astro_site_format(struct _astro_foreign_call *site, char *buf, size_t size, void *fn, const char *fallback,
+			const char *advice, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 #endif /* __ASTRO_COMMON_H__ */

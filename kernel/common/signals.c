@@ -4,7 +4,9 @@
  * then the handler that was there before is put back and the signal raised
  * again, so the process ends (or goes on) as it would have without us. When
  * it comes while the thread is calling into a plugin or a tool
- * (_astro_foreign_enter()), the line names that one instead.
+ * (_astro_foreign_enter()), or on the task path into a policy's hook, a
+ * tool's callback or a codelet (_astro_site_enter()), the line names that
+ * one instead.
  *
  * Installed at starpu_init() unless conf.catch_signals or STARPU_CATCH_SIGNALS
  * is 0, removed at starpu_shutdown(), switched by the knob
@@ -29,7 +31,8 @@ static const struct
 };
 #define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
 
-_ASTRO_TLS struct _astro_foreign_call *_astro_foreign_call;
+_ASTRO_TLS const struct _astro_foreign_call *_astro_foreign_call;
+size_t _astro_worker_site_offset;
 
 void _astro_foreign_locate(struct _astro_foreign_call *call, void *fn, const char *fallback)
 {
@@ -58,6 +61,17 @@ void _astro_foreign_leave_fn(struct _astro_foreign_call *call)
 	g_free(call->owned_what);
 }
 
+void _astro_site_format(struct _astro_foreign_call *site, char *buf, size_t size, void *fn, const char *fallback,
+			const char *advice, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	*site = (struct _astro_foreign_call){ .what = buf, .advice = advice, .kind = _ASTRO_SITE_CALL };
+	_astro_foreign_locate(site, fn, fallback);
+}
+
 static starpu_pthread_mutex_t signals_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous[NCAUGHT];
 static volatile sig_atomic_t installed[NCAUGHT];
@@ -71,17 +85,46 @@ static size_t append(char *line, size_t len, size_t size, const char *s)
 	return len;
 }
 
-static size_t append_int(char *line, size_t len, size_t size, int value)
+static size_t append_unsigned(char *line, size_t len, size_t size, unsigned long v)
 {
-	char digits[16];
-	unsigned n = 0, v = value < 0 ? 0u - (unsigned)value : (unsigned)value;
+	char digits[24];
+	unsigned n = 0;
 	do
 		digits[n++] = (char)('0' + v % 10);
 	while ((v /= 10) && n < sizeof(digits));
-	if (value < 0 && len + 1 < size)
-		line[len++] = '-';
 	while (n && len + 1 < size)
 		line[len++] = digits[--n];
+	return len;
+}
+
+static size_t append_int(char *line, size_t len, size_t size, int value)
+{
+	if (value < 0 && len + 1 < size)
+		line[len++] = '-';
+	return append_unsigned(line, len, size, value < 0 ? 0ul - (unsigned long)(long)value : (unsigned long)value);
+}
+
+/* The line for a fault in a codelet: its task's name, job and worker (the task is the thread's current one). */
+static size_t append_codelet(char *line, size_t len, size_t size, const struct _astro_foreign_call *call)
+{
+	const struct starpu_task *task = _astro_current_task;
+	const char *name = NULL;
+	if (task) {
+		name = task->name;
+		if (!name && task->cl)
+			name = task->cl->name ? task->cl->name : task->cl->model ? task->cl->model->symbol : NULL;
+	}
+	len = append(line, len, size, " in codelet '");
+	len = append(line, len, size, name ? name : "(unnamed)");
+	len = append(line, len, size, "'");
+	if (task && task->starpu_private) {
+		len = append(line, len, size, " (job ");
+		len = append_unsigned(line, len, size, _astro_job_id_of(task));
+		len = append(line, len, size, ")");
+	}
+	len = append(line, len, size, " on worker ");
+	len = append(line, len, size, call->what);
+	len = append(line, len, size, ": the codelet's code crashed, not the runtime; debug that function (gdb, valgrind)\n");
 	return len;
 }
 
@@ -94,19 +137,31 @@ static void on_signal(int sig)
 	char line[1024];
 	size_t len = 0;
 	const struct _astro_foreign_call *call = _astro_foreign_call;
+	if (!call && _astro_self && _astro_worker_site_offset)
+		call = *(const struct _astro_foreign_call *const *)(const void *)((const char *)_astro_self + _astro_worker_site_offset);
 	if (call && sig != SIGINT) {
-		/* A fault inside a plugin or a tool (SIGINT comes from outside): that one is to blame, say which. */
+		/* A fault inside a plugin, a tool or a codelet (SIGINT comes from outside): that one is to blame, say which. */
 		len = append(line, len, sizeof(line), "[astrolabe] ");
-		len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "signal");
-		len = append(line, len, sizeof(line), " while calling ");
-		len = append(line, len, sizeof(line), call->what);
-		len = append(line, len, sizeof(line), " (");
-		len = append(line, len, sizeof(line), call->file);
-		len = append(line, len, sizeof(line), ", ");
-		len = append(line, len, sizeof(line), call->symbol);
-		len = append(line, len, sizeof(line), "): ");
-		len = append(line, len, sizeof(line), call->advice);
-		len = append(line, len, sizeof(line), "\n");
+		if (call->kind == _ASTRO_SITE_CODELET) {
+			/* The program's own code: said as the runtime says a signal, with where it came. */
+			len = append(line, len, sizeof(line), "caught signal ");
+			len = append_int(line, len, sizeof(line), sig);
+			len = append(line, len, sizeof(line), " (");
+			len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "?");
+			len = append(line, len, sizeof(line), ")");
+			len = append_codelet(line, len, sizeof(line), call);
+		} else {
+			len = append(line, len, sizeof(line), i < NCAUGHT ? caught[i].name : "signal");
+			len = append(line, len, sizeof(line), " while calling ");
+			len = append(line, len, sizeof(line), call->what);
+			len = append(line, len, sizeof(line), " (");
+			len = append(line, len, sizeof(line), call->file);
+			len = append(line, len, sizeof(line), ", ");
+			len = append(line, len, sizeof(line), call->symbol);
+			len = append(line, len, sizeof(line), "): ");
+			len = append(line, len, sizeof(line), call->advice);
+			len = append(line, len, sizeof(line), "\n");
+		}
 	} else {
 		len = append(line, len, sizeof(line), "[astrolabe] caught signal ");
 		len = append_int(line, len, sizeof(line), sig);

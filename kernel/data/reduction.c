@@ -30,7 +30,13 @@ static int run_cpu(starpu_data_handle_t h, struct starpu_codelet *cl, void **buf
 			     what, h->name ? " " : "", h->name ? h->name : "");
 		return -ENOSYS;
 	}
+	struct _astro_foreign_call call;
+	_astro_foreign_enter_fn(&call, (void *)cl->cpu_funcs[0], "cpu_funcs[0]",
+				"the codelet's code crashed, not the runtime; debug that function (gdb, valgrind)",
+				"the %s codelet '%s' of STARPU_REDUX handle %s", what, cl->name ? cl->name : "(unnamed)",
+				h->name ? h->name : "(unnamed)");
 	cl->cpu_funcs[0](buffers, cl_arg_of(h, cl));
+	_astro_foreign_leave_fn(&call);
 	return 0;
 }
 
@@ -44,7 +50,13 @@ static bool run_on_worker(starpu_data_handle_t h, struct starpu_codelet *cl, voi
 	starpu_task_init(&task);
 	task.cl = cl;
 	task.cl_arg = cl_arg_of(h, cl);
+	struct _astro_foreign_call call;
+	_astro_foreign_enter_fn(&call, (void *)cl->cpu_funcs[0], "cpu_funcs[0]",
+				"the codelet's code crashed, not the runtime; debug that function (gdb, valgrind)",
+				"the %s codelet '%s' of STARPU_REDUX handle %s on worker %s", cl == h->init_cl ? "init" : "reduction",
+				cl->name ? cl->name : "(unnamed)", h->name ? h->name : "(unnamed)", w->name);
 	w->driver->execute(w->id, &task, buffers, 0);
+	_astro_foreign_leave_fn(&call);
 	return true;
 }
 

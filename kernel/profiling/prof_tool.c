@@ -36,6 +36,8 @@ struct registration
 	enum starpu_prof_tool_event event;
 	int enabled;                         /* atomic: toggled by starpu_prof_tool_command_toggle */
 	bool removed;
+	struct _astro_foreign_call site;     /* entered around each call: a crash there names the tool and the event */
+	char what[160];
 };
 
 /* The callbacks of one event, in registration order. Never modified once published. */
@@ -76,6 +78,8 @@ struct thread_toggles
 };
 static _ASTRO_TLS struct thread_toggles thread_toggles;
 static _ASTRO_TLS int thread_tid;
+/* The tool whose register function the calling thread runs (tool_start), for its registrations' sites. */
+static _ASTRO_TLS const char *registering;
 
 static const char *const event_names[NEVENTS] = {
 	"none", "init", "terminate", "init_begin", "init_end",
@@ -205,14 +209,16 @@ static void dispatch(enum starpu_prof_tool_event type, const struct astro_event 
 		if (STARPU_UNLIKELY(thread_has_toggles) && off_in_this_thread(r))
 			continue;
 		struct starpu_prof_tool_api_info api_info;
+		const struct _astro_foreign_call *outer = _astro_site_enter(&r->site);
 		if (list->n == 1) {
 			r->cb(&info, &event_info, &api_info);
-			continue;
+		} else {
+			/* Each callback gets its own copy: one tool scribbling on the info cannot mislead the next. */
+			struct starpu_prof_tool_info info_copy = info;
+			union starpu_prof_tool_event_info event_copy = event_info;
+			r->cb(&info_copy, &event_copy, &api_info);
 		}
-		/* Each callback gets its own copy: one tool scribbling on the info cannot mislead the next. */
-		struct starpu_prof_tool_info info_copy = info;
-		union starpu_prof_tool_event_info event_copy = event_info;
-		r->cb(&info_copy, &event_copy, &api_info);
+		_astro_site_leave(outer);
 	}
 	_astro_context_leave(previous_context);
 }
@@ -394,6 +400,11 @@ static void tool_register(enum starpu_prof_tool_event event, starpu_prof_tool_cb
 	r->cb = cb;
 	r->event = event;
 	r->enabled = 1;
+	/* A callback registered later (from another callback) is named by its library only. */
+	_astro_site_format(&r->site, r->what, sizeof(r->what), (void *)cb, "its callback",
+			   "the tool crashed, not the runtime; fix it or remove it from STARPU_PROF_TOOL",
+			   "profiling tool %s's %s callback", registering ? registering : "(registered from a callback)",
+			   event_names[event]);
 	g_ptr_array_add(garbage, r);
 	replace_list(event, r, NULL);
 out:
@@ -498,7 +509,9 @@ static void tool_start(const char *origin, starpu_prof_tool_entry_func entry, as
 	_astro_verbose("profiling tool %s loaded", origin);
 	/* Not under tools_lock: the entry function calls tool_register. */
 	tool_call_enter(&tc, origin, "starpu_prof_tool_library_register", (void *)entry);
+	registering = t->origin;
 	entry(tool_register, tool_unregister);
+	registering = NULL;
 	_astro_foreign_leave_fn(&tc);
 }
 

@@ -74,8 +74,11 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_astro_current_task = task;
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, false);
-	else if (_astro_ctxs[0].policy->pre_exec_hook)
+	else if (_astro_ctxs[0].policy->pre_exec_hook) {
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], PRE_EXEC));
 		_astro_ctxs[0].policy->pre_exec_hook(task, 0);
+		_astro_worker_site_leave(w);
+	}
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
@@ -89,10 +92,12 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
 	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
+	_astro_worker_site_enter(w, &w->codelet_site);
 	if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
+	_astro_worker_site_leave(w);
 	_ASTRO_INSTR_TASK_LEAVE(job); /* its states and bursts still open end before it, kept for its callback or next run */
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
@@ -108,8 +113,11 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_exec_hook(task, true);
-	else if (_astro_ctxs[0].policy->post_exec_hook)
+	else if (_astro_ctxs[0].policy->post_exec_hook) {
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], POST_EXEC));
 		_astro_ctxs[0].policy->post_exec_hook(task, 0);
+		_astro_worker_site_leave(w);
+	}
 	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	_astro_current_task = NULL;
 	_astro_job_terminate(job, w->id);
@@ -398,6 +406,8 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 		snprintf(w->name, sizeof(w->name), "%s %d", starpu_worker_get_type_as_string(d->archtype), devid);
 	else
 		snprintf(w->name, sizeof(w->name), "%s %d.%d", starpu_worker_get_type_as_string(d->archtype), devid, sub);
+	w->codelet_site = (struct _astro_foreign_call){ .what = w->name, .kind = _ASTRO_SITE_CODELET };
+	_astro_worker_site_offset = offsetof(struct _astro_worker, site);
 	starpu_pthread_mutex_init(&w->sched_mutex, NULL);
 	starpu_pthread_cond_init(&w->sched_cond, NULL);
 	starpu_pthread_mutex_init(&w->local_lock, NULL);

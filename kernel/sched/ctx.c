@@ -24,6 +24,7 @@ static void policy_call_enter(struct _astro_foreign_call *call, const struct sta
 static void policy_init(struct _astro_sched_ctx *c)
 {
 	struct _astro_foreign_call pc;
+	_astro_ctx_hooks_set(c);
 	if (c->policy->init_sched) {
 		policy_call_enter(&pc, c->policy, "init_sched", (void *)c->policy->init_sched);
 		c->policy->init_sched(_astro_ctx_id(c));
@@ -213,7 +214,10 @@ void _astro_ctx_task_done(unsigned id)
  * the first of c's workers that can run it takes it (fallback: that worker otherwise). */
 static void ctx_repush(struct _astro_sched_ctx *c, struct starpu_task *task, int fallback)
 {
-	if (c->policy->push_task(task) == 0)
+	const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, PUSH_TASK));
+	int ret = c->policy->push_task(task);
+	_astro_site_leave(outer);
+	if (ret == 0)
 		return;
 	int w = -1;
 	for (unsigned i = 0; i < c->collection.nworkers && w < 0; i++)
@@ -257,10 +261,15 @@ void _astro_ctx_exec_hook(struct starpu_task *task, bool post)
 {
 	struct _astro_sched_ctx *c = &_astro_ctxs[task->sched_ctx];
 	starpu_pthread_rwlock_rdlock(&c->lock);
-	if (post && c->policy->post_exec_hook)
+	const struct _astro_foreign_call *outer = _astro_foreign_call;
+	if (post && c->policy->post_exec_hook) {
+		_astro_site_enter(_ASTRO_HOOK_SITE(c, POST_EXEC));
 		c->policy->post_exec_hook(task, task->sched_ctx);
-	else if (!post && c->policy->pre_exec_hook)
+	} else if (!post && c->policy->pre_exec_hook) {
+		_astro_site_enter(_ASTRO_HOOK_SITE(c, PRE_EXEC));
 		c->policy->pre_exec_hook(task, task->sched_ctx);
+	}
+	_astro_site_leave(outer);
 	starpu_pthread_rwlock_unlock(&c->lock);
 }
 
@@ -317,6 +326,8 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 	struct starpu_task_list drained;
 	starpu_task_list_init(&drained);
 	struct _astro_worker *self = _astro_self;
+	/* Entered while this thread poses as those workers: a crash names the policy, never what they run. */
+	const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, POP_TASK));
 	for (unsigned i = 0; i < nremoved; i++) {
 		/* Pops as that worker: the policy hands over what it queued for it (the write lock keeps the worker out). */
 		_astro_self = _astro_rt.workers[removed[i]];
@@ -325,6 +336,7 @@ static int ctx_remove_workers(struct _astro_sched_ctx *c, const int *ids, unsign
 			starpu_task_list_push_back(&drained, task);
 	}
 	_astro_self = self;
+	_astro_site_leave(outer);
 	for (unsigned i = 0; i < nremoved; i++)
 		__atomic_and_fetch(&_astro_rt.workers[removed[i]]->ctx_mask, ~(1u << id), __ATOMIC_RELAXED);
 	policy_remove_workers(c, removed, nremoved);

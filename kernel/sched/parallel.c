@@ -128,9 +128,13 @@ static void member_run(struct _astro_worker *w, struct _astro_participation *par
 	wait_at_least(&p->go, 1);
 	if (spmd) {
 		__atomic_store_n(&w->current_task, task, __ATOMIC_RELAXED);
+		_astro_current_task = task;
 		current_set(part);
+		_astro_worker_site_enter(w, &w->codelet_site);
 		w->driver->execute(w->id, task, p->buffers, p->nimpl);
+		_astro_worker_site_leave(w);
 		_astro_combined_current.size = 0;
+		_astro_current_task = NULL;
 		__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
 	}
 	/* Fork-join: the core stays held until rank 0 returns. */

@@ -6,6 +6,34 @@
  */
 #include "sched/sched.h"
 
+/* ---------------------------------------------------------- hook sites */
+
+static const struct
+{
+	const char *name;
+	size_t offset;                       /* of the hook in struct starpu_sched_policy */
+} hooks[_ASTRO_NHOOKS] = {
+	[_ASTRO_HOOK_PUSH_TASK] = { "push_task", offsetof(struct starpu_sched_policy, push_task) },
+	[_ASTRO_HOOK_POP_TASK] = { "pop_task", offsetof(struct starpu_sched_policy, pop_task) },
+	[_ASTRO_HOOK_PRE_EXEC] = { "pre_exec_hook", offsetof(struct starpu_sched_policy, pre_exec_hook) },
+	[_ASTRO_HOOK_POST_EXEC] = { "post_exec_hook", offsetof(struct starpu_sched_policy, post_exec_hook) },
+	[_ASTRO_HOOK_PUSH_NOTIFY] = { "push_task_notify", offsetof(struct starpu_sched_policy, push_task_notify) },
+	[_ASTRO_HOOK_SUBMIT] = { "submit_hook", offsetof(struct starpu_sched_policy, submit_hook) },
+	[_ASTRO_HOOK_DO_SCHEDULE] = { "do_schedule", offsetof(struct starpu_sched_policy, do_schedule) },
+};
+
+void _astro_ctx_hooks_set(struct _astro_sched_ctx *c)
+{
+	const struct starpu_sched_policy *policy = c->policy;
+	for (unsigned h = 0; h < _ASTRO_NHOOKS; h++) {
+		void *fn = *(void *const *)(const void *)((const char *)policy + hooks[h].offset);
+		_astro_site_format(&c->hooks[h].site, c->hooks[h].what, sizeof(c->hooks[h].what), fn, hooks[h].name,
+				   "the policy crashed, not the runtime; fix it or choose another one with STARPU_SCHED",
+				   "scheduling policy %s's %s", policy->policy_name ? policy->policy_name : "(unnamed)",
+				   hooks[h].name);
+	}
+}
+
 /* ---------------------------------------------------------- push / pop */
 
 /* Under c's lock (read, from a push): c has no worker, task waits for some. */
@@ -42,8 +70,13 @@ int __attribute__((noinline)) _astro_ctx_push(struct _astro_sched_ctx *c, struct
 	int ret = 0;
 	if (STARPU_UNLIKELY(c->collection.nworkers == 0))
 		_astro_ctx_wait_for_workers(c, task); /* until starpu_sched_ctx_add_workers */
-	else if ((ret = c->policy->push_task(task)) != 0)
-		ret = push_refused(c, task, ret);
+	else {
+		const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, PUSH_TASK));
+		ret = c->policy->push_task(task);
+		_astro_site_leave(outer);
+		if (ret != 0)
+			ret = push_refused(c, task, ret);
+	}
 	starpu_pthread_rwlock_unlock(&c->lock);
 	return ret;
 }
@@ -55,8 +88,11 @@ int _astro_sched_push(struct starpu_task *task)
 	if (task->execute_on_a_specific_worker) {
 		c = &_astro_ctxs[task->sched_ctx];
 		/* Pinned tasks go straight to the worker's local queue, whatever the policy. */
-		if (c->policy->push_task_notify)
+		if (c->policy->push_task_notify) {
+			const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, PUSH_NOTIFY));
 			c->policy->push_task_notify(task, (int)task->workerid, (int)task->workerid, task->sched_ctx);
+			_astro_site_leave(outer);
+		}
 		return starpu_push_local_task((int)task->workerid, task, 1);
 	}
 	/* Observed before the push: once queued, a worker may run and free the task. */
@@ -64,7 +100,9 @@ int _astro_sched_push(struct starpu_task *task)
 		       .job_id = _astro_job_id_of(task));
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		return _astro_ctx_push(&_astro_ctxs[task->sched_ctx], task);
+	_astro_site_enter_top(_ASTRO_HOOK_SITE(c, PUSH_TASK));
 	int ret = c->policy->push_task(task);
+	_astro_site_leave_top();
 	if (ret == 0)
 		return 0;
 	return push_refused(c, task, ret);
@@ -75,14 +113,19 @@ int _astro_sched_push(struct starpu_task *task)
 static struct starpu_task *ctx_pop_from(struct _astro_worker *w, unsigned id)
 {
 	struct starpu_task *task = NULL;
+	struct _astro_sched_ctx *c = &_astro_ctxs[id];
 	if (id == 0) {
-		task = _astro_ctxs[0].policy->pop_task(0);
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(c, POP_TASK));
+		task = c->policy->pop_task(0);
+		_astro_worker_site_leave(w);
 	} else {
-		struct _astro_sched_ctx *c = &_astro_ctxs[id];
 		starpu_pthread_rwlock_rdlock(&c->lock);
 		/* Still a member: membership changes under the write lock. */
-		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id))
+		if (__atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED) & (1u << id)) {
+			_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(c, POP_TASK));
 			task = c->policy->pop_task(id);
+			_astro_worker_site_leave(w);
+		}
 		starpu_pthread_rwlock_unlock(&c->lock);
 	}
 	if (task && __atomic_load_n(&w->hands_down, __ATOMIC_RELAXED))
@@ -165,9 +208,11 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 	if (!again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_BEGIN, .workerid = w->id);
 	uint32_t mask = __atomic_load_n(&w->ctx_mask, __ATOMIC_RELAXED);
-	if (STARPU_LIKELY(!mask))
+	if (STARPU_LIKELY(!mask)) {
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], POP_TASK));
 		task = _astro_ctxs[0].policy->pop_task(0);
-	else
+		_astro_worker_site_leave(w);
+	} else
 		task = ctx_pop(w, mask);
 	if (task || !again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
@@ -214,8 +259,11 @@ void starpu_do_schedule(void)
 			continue;
 		if (id)
 			starpu_pthread_rwlock_rdlock(&c->lock);
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE)
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE) {
+			const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, DO_SCHEDULE));
 			c->policy->do_schedule(id);
+			_astro_site_leave(outer);
+		}
 		if (id)
 			starpu_pthread_rwlock_unlock(&c->lock);
 	}

@@ -59,6 +59,24 @@ enum _astro_ctx_state
 	_ASTRO_CTX_LIVE,
 	_ASTRO_CTX_DELETING,                 /* refuses new tasks, waits for its own */
 };
+/* The policy's hooks called per task: each call enters its context's site
+ * (_astro_site_enter()), so that a crash there names the policy and the hook. */
+enum _astro_hook
+{
+	_ASTRO_HOOK_PUSH_TASK,
+	_ASTRO_HOOK_POP_TASK,
+	_ASTRO_HOOK_PRE_EXEC,
+	_ASTRO_HOOK_POST_EXEC,
+	_ASTRO_HOOK_PUSH_NOTIFY,
+	_ASTRO_HOOK_SUBMIT,
+	_ASTRO_HOOK_DO_SCHEDULE,
+	_ASTRO_NHOOKS
+};
+struct _astro_hook_site
+{
+	struct _astro_foreign_call site;
+	char what[112];                      /* "scheduling policy lws's push_task" */
+};
 struct _astro_sched_ctx
 {
 	int state;                           /* atomic: an enum _astro_ctx_state */
@@ -104,12 +122,17 @@ struct _astro_sched_ctx
 	int nsub_ctxs;
 	/* The priority caps of its policy (knobs starpu.task.s_*_priority_cap_knob), INT_MIN/INT_MAX until set. Atomic. */
 	int prio_cap_min, prio_cap_max;
+	struct _astro_hook_site hooks[_ASTRO_NHOOKS]; /* set with its policy (_astro_ctx_hooks_set) */
 };
 
 /* The fix a message about a context that does not exist suggests. */
 #define _ASTRO_CTX_FIX "create it with starpu_sched_ctx_create() (contexts 0 to " G_STRINGIFY(STARPU_NMAX_SCHED_CTXS) " - 1)"
 /* Every context (ctx_table.c): 0 is the global one, every worker's. */
 extern struct _astro_sched_ctx _astro_ctxs[STARPU_NMAX_SCHED_CTXS];
+/* Names c's policy in c's hook sites: called before the policy is first called. */
+void _astro_ctx_hooks_set(struct _astro_sched_ctx *c);
+/* The site of c's hook, for _astro_site_enter() around the call. */
+#define _ASTRO_HOOK_SITE(c, hook) (&(c)->hooks[_ASTRO_HOOK_##hook].site)
 static inline unsigned _astro_ctx_id(const struct _astro_sched_ctx *c)
 {
 	return (unsigned)(c - _astro_ctxs);

@@ -449,8 +449,11 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
 	task->status = STARPU_TASK_BLOCKED;
-	if (policy->submit_hook)
+	if (policy->submit_hook) {
+		_astro_site_enter_top(_ASTRO_HOOK_SITE(&_astro_ctxs[task->sched_ctx], SUBMIT));
 		policy->submit_hook(task);
+		_astro_site_leave_top();
+	}
 	if (job->ngroups)
 		_astro_groups_claim(job);
 	_astro_data_submit_accesses(job, task);

@@ -49,6 +49,7 @@ struct _astro_worker
 	int enabled;
 	int relax;
 	struct starpu_task *current_task;
+	const struct _astro_foreign_call *site; /* the foreign code it runs at the top of its loop (_astro_worker_site_enter) */
 	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
 	/* starpu_push_local_task() queue */
 	starpu_pthread_mutex_t local_lock;
@@ -68,7 +69,20 @@ struct _astro_worker
 	uint32_t master_of;                  /* atomic: the nested contexts it is the master of (bit = id) */
 	uint32_t hands_down;                 /* atomic: the nested contexts it gives what it takes from their parent (bit = id) */
 	struct _astro_codelet_slot codelet_slots[_ASTRO_CODELET_SLOTS]; /* where the codelets it ran count (codelet_stats.c) */
+	struct _astro_foreign_call codelet_site; /* entered while it runs a codelet: a crash there names it, its task and this worker */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
+/* A worker's call into foreign code at the top of its loop, for the signal handler (common/common.h). */
+static inline __attribute__((always_inline)) void _astro_worker_site_enter(struct _astro_worker *w,
+									  const struct _astro_foreign_call *site)
+{
+	w->site = site;
+}
+
+static inline __attribute__((always_inline)) void _astro_worker_site_leave(struct _astro_worker *w)
+{
+	w->site = NULL;
+}
+
 /* _astro_worker_id() (common/common.h) reads the id as the struct's first field. */
 _Static_assert(offsetof(struct _astro_worker, id) == 0, "a worker's id must be its first field");
 
