@@ -157,6 +157,19 @@ starpu_perfmodel_arch *cpu_arch()
 	return starpu_worker_get_perf_archtype(0, 0);
 }
 
+// In a running runtime: records n runs of us microseconds of a history-based
+// model named symbol on a 204800-float vector (footprint d0c0d6c6) on CPU 0, and saves it.
+void record_and_save(const char *symbol, double us, unsigned n)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = symbol;
+	VectorTask t(&model, 204800);
+	starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, us, n);
+	starpu_save_history_based_model(&model);
+	starpu_perfmodel_deinit(&model);
+}
+
 // ---------------------------------------------------------- footprints
 
 TEST(ModelsHash, Crc32cMatchesStarPUValues)
@@ -1211,15 +1224,8 @@ TEST_F(Models, CountsNeverWrapWhenSaved)
 		conf.calibrate = 1;
 		Runtime rt(&conf);
 		ASSERT_TRUE(rt.ok());
-		for (const char *symbol : { "wrap", "full" }) {
-			starpu_perfmodel model{};
-			model.type = STARPU_HISTORY_BASED;
-			model.symbol = symbol;
-			VectorTask t(&model, 204800);
-			starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 100.0, 5);
-			starpu_save_history_based_model(&model);
-			starpu_perfmodel_deinit(&model);
-		}
+		for (const char *symbol : { "wrap", "full" })
+			record_and_save(symbol, 100.0, 5);
 	});
 	for (const char *symbol : { "wrap", "full" }) {
 		std::pair<double, double> v = entry_values(read_file(model_file(symbol)), "d0c0d6c6");
@@ -1265,13 +1271,7 @@ TEST_F(Models, SavingRemovesWhatKilledSavesLeft)
 		conf.calibrate = 1;
 		Runtime rt(&conf);
 		ASSERT_TRUE(rt.ok());
-		starpu_perfmodel model{};
-		model.type = STARPU_HISTORY_BASED;
-		model.symbol = "stale";
-		VectorTask t(&model, 204800);
-		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 86.0, 2);
-		starpu_save_history_based_model(&model);
-		starpu_perfmodel_deinit(&model);
+		record_and_save("stale", 86.0, 2);
 	}
 	EXPECT_FALSE(file_exists(dead)) << "left by a process that is gone";
 	EXPECT_TRUE(file_exists(live)) << "process 1 is alive: its save may be under way";
@@ -1290,13 +1290,7 @@ TEST_F(Models, HostNameCannotLeadOutOfTheSamplingDirectory)
 		conf.calibrate = 1;
 		Runtime rt(&conf);
 		ASSERT_TRUE(rt.ok());
-		starpu_perfmodel model{};
-		model.type = STARPU_HISTORY_BASED;
-		model.symbol = "hosty";
-		VectorTask t(&model, 204800);
-		starpu_perfmodel_update_history_n(&model, t.task, cpu_arch(), 0, 0, 10.0, 3);
-		starpu_save_history_based_model(&model);
-		starpu_perfmodel_deinit(&model);
+		record_and_save("hosty", 10.0, 3);
 	});
 	EXPECT_TRUE(file_exists(dir() + "/hosty." + host)) << err;
 	EXPECT_FALSE(file_exists(home_ + "/.starpu/escaped")) << err;
