@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds Astrolabe from scratch in ./build and runs the demo or the tests.
 #   ./build.sh demo     installs the Debian dependencies, builds, runs examples/demo
 #   ./build.sh test     installs the Debian dependencies, builds, runs the whole test suite

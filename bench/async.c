@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * async: N independent empty tasks submitted, then starpu_task_wait_for_all().
  * Prints the submission cost and the total (submission to completion) cost

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Helpers shared by the benchmark programs: options, clock, statistics and
  * the one output format bench/run parses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * chain: N empty tasks chained with tags (task i waits for task i-1), all
  * submitted before the first one runs: task 0 waits on a gate tag that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The rates the tiled examples are measured against, on the same n x n
  * matrix the examples build (examples/linalg):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * monitor: what observing the runtime costs. The chain and async workloads
  * run under six settings, each in a fresh process:

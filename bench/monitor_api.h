@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Which monitoring APIs the StarPU headers in use provide, decided from the
  * headers alone (no configure test), so the same sources build against

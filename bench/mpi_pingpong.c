@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * StarPU-MPI's message latency and bandwidth against a raw MPI ping-pong in
  * the same run (issue 24's goals: at most 1.5x the raw latency for small

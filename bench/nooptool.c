@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A profiling tool (STARPU_PROF_TOOL=libbench_nooptool.so) that registers a
  * callback that does nothing on every event: what the monitor benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * omp_async: the OpenMP-tasks equivalent of async, for comparison with
  * libgomp: N independent empty tasks created by one thread of a team of -w + 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * omp_chain: the OpenMP-tasks equivalent of chain, for comparison with
  * libgomp: N empty tasks chained by depend(inout) on one object, created by

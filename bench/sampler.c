@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sampler's own cost and its timer's accuracy (Astrolabe only): goals,
  * at a 10 ms interval, at most 1% of one core, and samples within 10% of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * scale: the chain and async workloads at growing task counts (default 10k,
  * 100k, 1M). Per-task time and peak memory per pending task should stay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * size: how long must a task be for the runtime's overhead to vanish?
  * Busy-wait tasks of 4, 16, 64, 256 and 1024 µs, all submitted then waited

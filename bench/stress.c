@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * stress: the large stress run of issue 13 (tests/stress.h; its small
  * version is tests/test_stress in make check). For each policy, SUBMITTERS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sync: N synchronous empty tasks, one at a time: starpu_task_submit()
  * returns once the task has run, so each task pays the whole round trip

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Transfer ping-pong between main memory and the first OpenCL device: the
  * runtime's transfers (a handle made valid on the device, then in main

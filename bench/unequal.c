@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * unequal: independent tasks on two workers that are not equally fast, with
  * per-worker cost models (STARPU_PER_WORKER, so predictions are exact) and

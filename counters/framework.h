@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Internals of the performance-monitoring framework, shared by its files,
  * lowest first (each uses only those before it):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * StarPU-MPI's message counters (module "mpi"): the messages and bytes this
  * process (this rank) sent and received, from the moments mpi/ reports for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The framework's life and the StarPU 1.4 calls that act on it: the kernel
  * hooks (starpu_init() opens the registry and lets the runtime's counter

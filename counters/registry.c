@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The counter registry: the counters and updaters the runtime and the
  * plugins register during starpu_init() (astro_counter_register*), frozen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Samples: what a listener receives, one per scope's context (the global
  * sample, one per worker, one per monitored codelet). Their lock, their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Counter sets (which counters of a scope a listener reports) and listener
  * handles: made, checked and freed here. Every handle the application

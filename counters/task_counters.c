@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The runtime's own counters (module "kernel"): the StarPU 1.4 starpu.task.*
  * counters and a few more, fed by the observation path.

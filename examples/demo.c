@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The Astrolabe demo: a tiled Cholesky factorization (examples/linalg) under
  * the dmda scheduler, run twice. dmda places each task where its performance

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Astrolabe: a task-based runtime speaking the StarPU 1.4 C API. */
 #ifndef __STARPU_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Sets of small non-negative integers (worker ids), as in StarPU's starpu_bitmap.h. */
 #ifndef __STARPU_BITMAP_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The theoretical lower bound on execution time (StarPU 1.4's starpu_bound.h).
  *

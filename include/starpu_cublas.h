@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * cuBLAS on the CUDA workers, as StarPU. In every build: without CUDA
  * worker (no toolkit, no device, STARPU_NCUDA=0) these do nothing.

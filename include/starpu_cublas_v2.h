@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The calling CUDA worker's cuBLAS handle. Available when Astrolabe was
  * built with the CUDA toolkit (STARPU_USE_CUDA), unless the program defines

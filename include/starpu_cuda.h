@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The CUDA helpers of the StarPU API that name CUDA types: the calling
  * worker's stream, and the error reports. Available when Astrolabe was built

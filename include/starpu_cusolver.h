@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * cuSOLVER on the CUDA workers, as StarPU. starpu_cusolver_init() and
  * _shutdown() are in every build and do nothing without CUDA worker; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Data handles of the StarPU API: registration, access modes, acquire/release. */
 #ifndef __STARPU_DATA_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Data partitioning of the StarPU API: filters that cut a handle into children handles. */
 #ifndef __STARPU_DATA_FILTERS_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Data interfaces of the StarPU API: variable, vector, matrix, and the ops a new interface provides. */
 #ifndef __STARPU_DATA_INTERFACES_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Disk memory nodes (out-of-core): a back-end's files hold data the runtime
  * moves out of main memory, or data the application opens there. A disk

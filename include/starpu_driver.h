@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Running a worker's loop on a thread of the application, as StarPU 1.4.
  * A worker named in starpu_conf.not_launched_drivers gets no thread of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * FxT tracing control of the StarPU API. Astrolabe records traces through its
  * observation path and tools (STARPU_PROF_TOOL), not FxT: these calls are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * CRC32C hashing, used for data footprints. */
 #ifndef __STARPU_HASH_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The heteroprio scheduling policy's set-up (StarPU 1.4's starpu_heteroprio.h).
  *

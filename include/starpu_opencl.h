@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The OpenCL helpers of the StarPU API: programs loaded on every OpenCL
  * device the runtime uses, their kernels, and the device's context and

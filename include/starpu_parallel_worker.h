@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Parallel workers of the StarPU API: groups of CPU workers, one per hwloc object of a level (or parts of one), each a context nested in a context of the whole machine. */
 #ifndef __STARPU_PARALLEL_WORKER_H__
 #define __STARPU_PARALLEL_WORKER_H__

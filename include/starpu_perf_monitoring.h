@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Performance monitoring counters (StarPU 1.4 API).
  *

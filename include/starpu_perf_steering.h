@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Performance steering knobs of the StarPU API: settings a tool or the
  * application discovers by name at run time and reads or changes while tasks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Performance models of the StarPU 1.4 API: the struct a codelet points to,
  * the architectures models are kept for, the history and regression data,

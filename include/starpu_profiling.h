@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Profiling of the StarPU API: on-line performance feedback per task, per
  * worker and per bus, and the summaries printed at shutdown.

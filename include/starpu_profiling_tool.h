@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The StarPU 1.4 profiling-tool interface.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Random numbers of the StarPU API: the drand48 family, under the names StarPU programs use. */
 #ifndef __STARPU_RAND_H__

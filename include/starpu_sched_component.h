@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Modular schedulers (StarPU's starpu_sched_component.h): a policy as a tree
  * of components. Tasks enter at the root (push_task) and flow down towards

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Scheduling contexts of the StarPU API: sets of workers, each running its own instance of a policy. */
 #ifndef __STARPU_SCHED_CTX_H__

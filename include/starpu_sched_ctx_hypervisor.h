@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The link between scheduling contexts and a hypervisor (StarPU 1.4's
  * starpu_sched_ctx_hypervisor.h): a resizing tool gives a context a set of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Scheduling policies of the StarPU API. */
 #ifndef __STARPU_SCHEDULER_H__

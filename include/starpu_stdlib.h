@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Memory allocation of the StarPU API. */
 #ifndef __STARPU_STDLIB_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Codelets and tasks of the StarPU API. */
 #ifndef __STARPU_TASK_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Task bundles, as StarPU 1.4: a set of tasks a program says belong
  * together (they work on the same data). A policy that weighs costs may

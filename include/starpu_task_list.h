@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Doubly-linked lists of tasks through their prev/next fields. */
 #ifndef __STARPU_TASK_LIST_H__

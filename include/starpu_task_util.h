@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * starpu_task_insert() and the argument packing helpers of the StarPU API. */
 #ifndef __STARPU_TASK_UTIL_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Thread types of the StarPU API: plain POSIX threads here. */
 #ifndef __STARPU_THREAD_H__

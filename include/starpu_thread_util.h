@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Checked wrappers over the thread calls: abort with a message on failure. */
 #ifndef __STARPU_THREAD_UTIL_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Utilities of the StarPU API: assertions, environment, timing. */
 #ifndef __STARPU_UTIL_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Workers of the StarPU API: queries and worker collections. */
 #ifndef __STARPU_WORKER_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The performance steering framework: the registry of knob groups and knobs,
  * the starpu_perf_knob_* API, and the checks every get and set goes through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The theoretical lower bound on execution time (starpu_bound.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Calibration from the observation path: starpu_perfmodel_update_history and
  * the execution observer, the models' start and stop with the runtime.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Energy measurement: StarPU's starpu_energy_start() / starpu_energy_stop()
  * with the meter a plugin registers (energy_meter.c), which measure a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The energy meter a plugin registers (astrolabe/energy.h): one at a time,
  * read by calibration (energy models) and by starpu_energy_start/stop (energy.c).

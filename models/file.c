@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Model files: where they live, StarPU's version-45 text format (a pure
  * parser and the writer are in format.c), loading, and saving.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A model's data and StarPU's version-45 text form of it: the blocks and
  * their entries, a pure parser and the writer. Nothing here touches the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What a performance model holds, and its text form: one block per
  * architecture combination and implementation, each with its history entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Multiple-regression models (STARPU_MULTIPLE_REGRESSION_BASED):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Performance models, internal: what a model holds (one block per
  * architecture combination and implementation, each with its history entries

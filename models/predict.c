@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Predictions: a task's footprint and size, what its codelet's model predicts
  * for an architecture (history, regression, non-linear regression, multiple

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Printing models as StarPU 1.4's tools show them (notes/perfmodels.md §4, §6):
  * starpu_perfmodel_print / _print_all (starpu_perfmodel_display's text),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Model quality, beyond StarPU: per-codelet counters (module "models") saying
  * how well the codelet's time model predicts its executions, so a tool can

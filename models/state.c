@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What performance models hold, below prediction and calibration: the
  * architecture combinations and the workers' ones, each model's state (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * StarPU-MPI's start on the observation path (ASTRO_MOMENT_MPI_INIT), with
  * the offset of this rank's clock to rank 0's, so that the traces of several

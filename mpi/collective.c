@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Moving data values between ranks outside tasks: scatter and gather of
  * data handles by ownership (starpu_mpi_scatter_detached,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Point-to-point communication of data handles, and the progression thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Data ownership (the tag and owner rank of each handle) and the
  * communication cache: which ranks already hold the current value of a

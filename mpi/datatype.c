@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * User MPI datatypes (starpu_mpi_datatype_register,
  * starpu_mpi_interface_datatype_register): a data whose interface has one

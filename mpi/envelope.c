@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tags beyond MPI's (MPI_TAG_UB): the envelope protocol. A message whose
  * 64-bit data tag does not fit MPI's tags travels on one reserved MPI tag

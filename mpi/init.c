@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Starting and stopping StarPU-MPI, at the top of mpi/: starpu_mpi_init*()
  * sets the shared state (state.c) and starts the other files' parts (clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The load balancer (starpu_mpi_lb.h): chooses the policy by name
  * (STARPU_MPI_LB overrides the program's), makes sure every rank agrees

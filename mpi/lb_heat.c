@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The "heat" load balancing policy: load flows from hot ranks to cooler
  * neighbours, one data unit at a time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The load balancer's policies (starpu_mpi_lb.h) and what lb.c lends them
  * (never installed). */
 #ifndef __ASTRO_MPI_LB_POLICY_H__

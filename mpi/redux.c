@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reductions across ranks: starpu_mpi_redux_data() and the STARPU_REDUX /
  * STARPU_MPI_REDUX accesses of starpu_mpi_task_insert().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Node-selection policies: where starpu_mpi_task_insert() runs a task when
  * the owner-computes rule cannot say (the data it writes have different

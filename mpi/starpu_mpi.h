@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * StarPU-MPI: the StarPU 1.4 MPI API over Open MPI. Each MPI process runs
  * the runtime; data handles get an owner rank and a tag, tasks inserted with

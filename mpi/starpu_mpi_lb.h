@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * StarPU-MPI's load balancer: ranks compare their load at phase boundaries
  * and hand data (so the tasks that write them) from the more loaded ranks to

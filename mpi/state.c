@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * StarPU-MPI's shared state, at the bottom of mpi/ (it calls no other file
  * of it): whether StarPU-MPI runs, the thread level MPI gave (and the lock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Communication statistics (STARPU_MPI_STATS=1): the bytes this rank sent to
  * each other rank, printed at starpu_mpi_shutdown() in StarPU's format, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_mpi_task_insert() and its halves, with StarPU's owner-computes
  * rule.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_bitmap: a set of small non-negative integers, one bit each, in
  * words that grow as higher elements are added.

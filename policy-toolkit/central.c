@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): a whole policy around one central
  * queue (eager, prio).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): policy data and queue locks.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Modular schedulers (starpu_sched_component.h): the generic component and
  * its default methods, trees and their policy entry points.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the components of policy-toolkit/ share and an out-of-tree component does not
  * see: the per-context state of a modular scheduler (its tree, its worker

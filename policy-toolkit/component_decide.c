@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Decision components: each chooses the child a task goes to (eager, eager
  * calibration, random, work stealing, mct, heft) or prepares it on its way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The heteroprio component (starpu_sched_component_heteroprio_create): it
  * sorts the tasks it is given by acceleration factor, the ratio of their

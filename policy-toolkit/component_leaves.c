@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What a worker component is, for every file of the modular schedulers:
  * the push_task of the two kinds of leaves (a worker's component, a combined

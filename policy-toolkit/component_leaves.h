@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The leaves of a modular scheduler, shared by the file that knows what they
  * are (component_leaves.c) and the file that makes them and runs their

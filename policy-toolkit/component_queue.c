@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Queue components (fifo, prio): they store what is pushed to them, up to a
  * limit, and give it to the components below that pull, or push it down

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Trees from a specification (starpu_sched_component_make_scheduler): a
  * recipe is a list of component constructors, each instance placed under the

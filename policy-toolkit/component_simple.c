@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Simple modular schedulers (starpu_sched_component_initialize_simple_scheduler):
  * a tree built around decision components from STARPU_SCHED_SIMPLE_* flags.

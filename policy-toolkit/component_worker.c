@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Worker components, the leaves of a modular scheduler: the tasks decided
  * for one worker, what the worker predicts it has left to do, and the

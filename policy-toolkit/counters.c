@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): a policy's push, pop and steal
  * counts as performance counters of its plugin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): per-worker queues, stealing, and
  * the push_task of the work-stealing policies (random, ws, lws).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): setting up and freeing a priority
  * queue (its operations are inline in the header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The policy toolkit (astrolabe/sched.h): the set of workers of a context
  * (their hunger and the pop protocol are inline in the header).

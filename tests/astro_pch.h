@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The system headers most suites include (GoogleTest, the C++ library), compiled
  * once per build into astro_pch.h.gch, which every suite's compile takes in
  * (-include astro_pch.h): about a fifth of a suite's compile time. The

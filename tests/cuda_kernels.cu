@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Kernels of test_cuda, compiled by nvcc when the toolkit has it.
 #include <cuda_runtime.h>
 

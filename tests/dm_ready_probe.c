@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Drives dmdar's and dmdas's "first ready" pop (plugins/policies/dm/ready.h) with
  * crafted tasks, for test_dm: with one memory node no data is ever missing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* See dm_ready_probe.c. */
 #ifndef ASTRO_TESTS_DM_READY_PROBE_H
 #define ASTRO_TESTS_DM_READY_PROBE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Helpers shared by the GoogleTest suites: scoped environment variables,
 // temporary plugin directories, starting the runtime with N CPU workers,
 // holding workers busy (Gate), bounded waits, stderr capture, and a per-test watchdog that turns a hang

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The two roles of an MPI test program: started by make check, its MpiRun
 // tests start it again under `mpirun -np N` and check that every rank
 // passed; under mpirun (OMPI_COMM_WORLD_SIZE set) each rank runs the rank

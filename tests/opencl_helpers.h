@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What the OpenCL suites share (test_opencl, test_opencl_pipeline,
 // test_opencl_devices): a log of observed moments, a device implementation
 // that needs no kernel to build, and their main().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A small StarPU program for test_prof_tool: runs argv[1] empty tasks on the
  * workers STARPU_NCPU asks for, between a starpu_prof_tool_user_start/_end

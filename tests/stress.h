@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stress run shared by tests/test_stress.cc (small, in make check) and
  * bench/stress.c (1M tasks, a benchmark): several threads submit tasks while

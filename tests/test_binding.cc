@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Where threads run: the workers' cpusets (starpu_worker_get_hwloc_cpuset)
 // and units for the program's own threads (starpu_get_next_bindid,
 // starpu_bind_thread_on, STARPU_THREAD_ACTIVE).

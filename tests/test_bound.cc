@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The theoretical lower bound (starpu_bound.h): small task sets whose optimum
 // is known by hand, with per-worker models whose predictions the test sets;
 // the LP and MPS files read by glpsol; starpu_lp2paje's trace read by pj_dump;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Task bundles (starpu_task_bundle.h): tasks a program groups; they run as
 // plain tasks, leave the bundle when removed or destroyed, and a closed
 // bundle goes away with its last task. The estimates sum over the tasks.

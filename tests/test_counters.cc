@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Performance monitoring counters: the StarPU 1.4 API (seed 000, section 6.2,
 // steps 0-6, for each scope), exact totals and true peaks after known
 // workloads, listeners set and unset while tasks run, collection start/stop,

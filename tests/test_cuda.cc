@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA driver. Here (no GPU) the plugin is built and loaded, declines,
 // and the runtime runs CPU tasks as without it; the starpu_cublas_* and
 // starpu_cusolver_* calls are harmless in every build. The tests that need

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The starpu_cuda_* copy and device helpers, and CUDA or OpenCL workers asked
 // for by struct starpu_conf where none can start. Here (no GPU) the helpers
 // must say that no CUDA worker runs, and bad arguments are said before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Data: registration of the built-in interfaces and their accessors,
 // application acquire/release, unregistration, scratch buffers and memory
 // allocation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU API items StarPU's own programs use (issue 23): buffers the program
 // sets itself (starpu_data_ptr_register and the *_ptr_register helpers),
 // copies between handles (starpu_data_cpy), the worker collections programs

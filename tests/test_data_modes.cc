@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The runtime's own buffers behind two access modes (issue 23):
 // STARPU_REDUX accesses run alongside each other, each on its worker's
 // reduction buffer, also on a device node, and are combined by the next

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dependencies: tags, explicit task dependencies, end dependencies, and the
 // implicit data dependencies of sequential consistency.
 #include "helpers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Disk memory nodes (starpu_disk.h, issue 23): registering a disk with each
 // file back-end, data written out to it and read back right (by offsets, and
 // packed for an interface without copy method), eviction of main memory's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The model-based policies (plugins/policies/dm: dm, dmda, dmdas, dmdar, dmdap,
 // heft). Every decision here is made by crafted models (per-worker cost and
 // energy functions, so predictions are exact) while the workers are held in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What a user reads before writing a line: the table of environment variables
 // (README.md, checked against the variables the sources read), the API
 // reference's warning check (doc/check-warnings), and every installed
@@ -242,6 +243,89 @@ TEST(SpackRecipe, AnOptionConfigureLacksOrAnUnmappedVariantFails)
 	out.clear();
 	EXPECT_EQ(check_recipe(tmp.dir.file("broken.py"), &out), 1) << out;
 	EXPECT_TRUE(contains(out, "broken.py:1")) << out;
+}
+
+// ---------------------------------------------------------------- licence
+
+namespace {
+
+const char kSpdx[] = "SPDX-License-Identifier: LGPL-2.1-or-later";
+
+bool ends_with(const std::string &s, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// Is path (relative to the top source folder) a source file, where the
+// licence line belongs: code, build files and scripts; not the test data,
+// the fuzz seeds or the documents.
+bool is_source(const std::string &top, const std::string &path)
+{
+	if (path.rfind("tests/data/", 0) == 0 || path.find("/corpus/") != std::string::npos)
+		return false;
+	for (const char *ext : { ".c", ".h", ".cc", ".cu", ".cl", ".map", ".am", ".ac", ".m4", ".in", ".sh", ".py", ".gp", ".supp" })
+		if (ends_with(path, ext))
+			return true;
+	return read_file(top + "/" + path).rfind("#!", 0) == 0; // a script
+}
+
+// Does the file name the licence in its first three lines?
+bool names_licence(const std::string &file)
+{
+	std::vector<std::string> lines = lines_of(read_file(file));
+	for (size_t i = 0; i < lines.size() && i < 3; i++)
+		if (contains(lines[i], kSpdx))
+			return true;
+	return false;
+}
+
+} // namespace
+
+TEST(Licence, EverySourceFileNamesItInItsFirstLines)
+{
+	std::string top = top_srcdir(), out;
+	if (run_command("git -C " + sh_quoted(top) + " ls-files 2>/dev/null", &out) != 0 || out.empty())
+		GTEST_SKIP() << "not a git checkout (a release tarball): the repository's files are checked there";
+	std::string missing;
+	size_t checked = 0;
+	for (const std::string &path : lines_of(out)) {
+		if (path.empty() || !is_source(top, path))
+			continue;
+		checked++;
+		if (!names_licence(top + "/" + path))
+			missing += "  " + path + "\n";
+	}
+	EXPECT_GT(checked, 400u);
+	EXPECT_TRUE(missing.empty()) << "give these files a line \"" << kSpdx
+				     << "\" in their first three lines (a comment; after the #! line of a script):\n" << missing;
+}
+
+TEST(Licence, AFileWithoutTheLineIsFound)
+{
+	ScratchDir tmp;
+	ASSERT_TRUE(tmp.dir.write("bare.c", "/* a file */\nint x;\n"));
+	ASSERT_TRUE(tmp.dir.write("late.c", "/* a file */\n\n\n/* SPDX-License-Identifier: LGPL-2.1-or-later */\n"));
+	ASSERT_TRUE(tmp.dir.write("ok.sh", "#!/bin/sh\n# SPDX-License-Identifier: LGPL-2.1-or-later\n"));
+	ASSERT_TRUE(tmp.dir.write("seed", "#!not a script really\n"));
+	EXPECT_FALSE(names_licence(tmp.dir.file("bare.c")));
+	EXPECT_FALSE(names_licence(tmp.dir.file("late.c")));
+	EXPECT_TRUE(names_licence(tmp.dir.file("ok.sh")));
+	EXPECT_TRUE(is_source(tmp.path(), "seed"));
+	EXPECT_FALSE(is_source(tmp.path(), "tests/data/x.c"));
+	EXPECT_FALSE(is_source(tmp.path(), "bench/fuzz/corpus/env_int/plain"));
+}
+
+TEST(Licence, CopyingDebianAndSpackSayLgpl21OrLater)
+{
+	std::string copying = read_file(top_srcdir() + "/COPYING");
+	EXPECT_TRUE(contains(copying, "GNU LESSER GENERAL PUBLIC LICENSE")) << "COPYING";
+	EXPECT_TRUE(contains(copying, "Version 2.1, February 1999")) << "COPYING";
+	std::string copyright = read_file(top_srcdir() + "/debian/copyright");
+	EXPECT_TRUE(contains(copyright, "\nLicense: LGPL-2.1+\n")) << copyright;
+	EXPECT_TRUE(contains(copyright, "/usr/share/common-licenses/LGPL-2.1")) << copyright;
+	EXPECT_FALSE(contains(copyright, "unspecified")) << copyright;
+	EXPECT_TRUE(contains(read_file(top_srcdir() + "/packaging/spack/package.py"), "license(\"LGPL-2.1-or-later\")"));
 }
 
 // ------------------------------------------------------- the architecture's rules

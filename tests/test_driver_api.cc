@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The driver API (starpu_driver.h): a worker named in
 // starpu_conf.not_launched_drivers gets no thread of the runtime; the
 // application runs its loop, with starpu_driver_run() or round by round.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The parsers of environment text (kernel/common/envparse.c, built into this test
 // as into the fuzz targets of bench/fuzz/), and the worker lists
 // STARPU_WORKERS_CPUID / STARPU_WORKERS_COREID applied by starpu_init().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The heteroprio policy (plugins/policies/heteroprio) and its set-up API
 // (starpu_heteroprio.h): the policy's callback sets each architecture's
 // buckets, the order it looks at them and the slow factors; every call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // starpu_init() / starpu_shutdown(), the configuration and its environment
 // variables, worker queries, binding, and pause/resume.
 #include "helpers.h"

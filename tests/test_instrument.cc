@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Instrumentation states and bursts (astrolabe/instrument.h), seen by an
 // observer of the hub as the trace recorder sees them.
 #include "helpers.h"

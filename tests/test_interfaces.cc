@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The data interfaces beyond variable/vector/matrix/block: tensor, ndim,
 // CSR, BCSR, COO and an interface the application defines (with
 // starpu_data_interface_get_next_id). For each: registration and accessors,

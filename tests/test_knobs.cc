@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Performance steering knobs (starpu_perf_knob_*): scope and type names, the
 // kernel's knobs with StarPU's ids, every accessor and the errors they give
 // (wrong type, wrong scope, out of range, unknown id, worker or policy), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The real workloads of examples/: the tiled linear-algebra programs (GEMM,
 // Cholesky with data and tag dependencies, LU, in both precisions) checked
 // against LAPACK, their options, tasks_size_overhead and its plot, and the

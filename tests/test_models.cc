@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Performance models (models/): footprints and sizes as StarPU computes them,
 // architectures per worker, every model type's prediction and trust rules,
 // calibration from executed tasks, outliers (injected spikes), and the model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU-MPI (mpi/): one program, two roles. Run by `make check`, its
 // MpiRun tests start it again under `mpirun -np N` and check that every rank
 // passed; under mpirun (OMPI_COMM_WORLD_SIZE set) it runs the Mpi* tests,

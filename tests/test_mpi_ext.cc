@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU-MPI beyond point-to-point, run under mpirun -np 2 and 4
 // (tests/mpi_run.h): reductions across ranks (mpi/redux.c: STARPU_MPI_REDUX
 // and STARPU_REDUX contributions of starpu_mpi_task_insert(), folded into

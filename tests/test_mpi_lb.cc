@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU-MPI's load balancer (mpi/lb.c, mpi/lb_heat.c, starpu_mpi_lb.h), run
 // under mpirun -np 2 and 4 (tests/mpi_run.h): the "heat" policy moves data
 // from a loaded rank to its cooler neighbours at phase boundaries, the tasks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Main memory per NUMA node (STARPU_USE_NUMA=1): one RAM memory node per NUMA
 // node hwloc reports, CPU workers in the node of their processing unit, data
 // moved between the nodes like a device's. This machine likely has one NUMA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The OpenCL driver on a real OpenCL platform (PoCL here: a device of type
 // CPU, hence STARPU_OPENCL_ON_CPUS=1), and through it the kernel's memory
 // nodes: coherency, transfers and their statistics, prefetch, eviction.

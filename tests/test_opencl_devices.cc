@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Two OpenCL devices, hence two device memory nodes with no direct path
 // between them: data written on one device and then used on the other goes
 // through main memory (device -> RAM -> device), keeps its value, and every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A device worker's pipeline (STARPU_OPENCL_PIPELINE) on a real OpenCL
 // platform (PoCL here): the worker takes its next task while the one before
 // runs and asks for its data at once, so the transfers overlap the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Parallel tasks: combined workers, STARPU_SPMD and STARPU_FORKJOIN codelets
 // run on all their workers at once, and the peager policy.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Several partition plans on one handle (issue 23): the plan API of StarPU
 // 1.4 (starpu_data_partition_plan, _partition_submit, _unpartition_submit,
 // the read-only variants, the read-write upgrade, _partition_clean) and the

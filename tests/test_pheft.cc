@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The pheft policy (parallel HEFT): parallel tasks go to the worker or the
 // combined worker the models say ends them first; the models predict and
 // calibrate combined workers by their number of cores.

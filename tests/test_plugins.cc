@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The plugin loader: each broken test plugin is shown to the runtime alone,
 // from a temporary directory added to STARPU_PLUGIN_PATH, and the message it
 // earns is matched; the runtime must start anyway. Then a good out-of-tree

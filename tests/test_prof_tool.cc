@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The profiling-tool interface: real tool libraries loaded with
 // STARPU_PROF_TOOL (two recording tools writing into proftool_shared_log
 // below, a tool written for StarPU 1.4, broken tools), the tool plugins

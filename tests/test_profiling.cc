@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // On-line performance feedback (starpu_profiling.h): the profiling status,
 // per-task timestamps, per-codelet counts, the per-worker time split (checked
 // against tasks of known duration and idle periods), bus feedback, data and

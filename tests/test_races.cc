@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Races and calls from the wrong place: submitting while another thread shuts
 // the runtime down, blocking or terminal calls made from a task, a callback, a
 // tool callback or a counter listener, and handles used after their

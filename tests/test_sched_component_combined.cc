@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Combined workers in modular trees: the component of a combined worker
 // (starpu_sched_component_parallel_worker_create, or worker_get with a
 // combined worker's id), a parallel task given all the CPUs through a tree,

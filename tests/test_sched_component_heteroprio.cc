@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The heteroprio component (starpu_sched_component_heteroprio_create) and
 // the policies built on it: its order (a bucket's tasks by priority, the
 // others kept while the component below is full), batch mode, the tree of

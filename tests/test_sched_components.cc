@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The modular scheduler API (starpu_sched_component.h): sets of workers,
 // the contract of the queue components (push, refusal at the threshold,
 // can_push pumping down in order, a refused task kept), links between

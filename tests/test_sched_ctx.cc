@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Scheduling contexts (starpu_sched_ctx.h): contexts with their own policy
 // and workers, tasks confined to them, workers moved under load, waits per
 // context, priorities, queries, and bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The hypervisor link of scheduling contexts (starpu_sched_ctx_hypervisor.h):
 // the performance counters of one context hear about its tasks (submitted,
 // pushed to a worker, popped, executed), its workers' idle time, its tasks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Nested scheduling contexts (STARPU_SCHED_CTX_NESTED, _AWAKE_WORKERS,
 // _HIERARCHY_LEVEL, the master queries) and the parallel workers made of them
 // (starpu_parallel_worker.h) on synthetic hwloc topologies.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The tasks of scheduling contexts (starpu_sched_ctx.h): a context without
 // workers keeps its tasks until some come (and starpu_sched_ctx_stop_task_submission
 // holds the later ones back), the close callback and the inheritor once the

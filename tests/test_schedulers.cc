@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Every scheduling policy of plugins/policies/ through the same checks: each task
 // runs exactly once, pinned tasks and can_execute are honoured, priorities
 // order the work where the policy promises it, equal priorities run first in,

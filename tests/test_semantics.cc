@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Data and task semantics as StarPU's own programs rely on them (issue 23):
 // const codelets, sequential consistency in starpu_task_insert, regenerated
 // tasks with declared dependencies, end dependencies, worker order, tags,

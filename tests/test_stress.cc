@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A small stress run for every policy (tests/stress.h): four threads submit
 // 50000 tasks in all to two workers with every kind of monitoring on
 // (STARPU_PROFILING=1, a listener on every counter of every scope, a tool

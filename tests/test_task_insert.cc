@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // starpu_task_insert() and the codelet-argument packing helpers.
 //
 // The first part needs no running runtime: packing, unpacking, and

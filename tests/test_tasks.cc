@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Tasks: submission, waiting, callbacks, validation of bad tasks, pinned
 // tasks, regeneration, priorities, counts, statistics, duplication, and many
 // tasks from several threads.

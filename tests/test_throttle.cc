@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Submission throttling (STARPU_LIMIT_MAX_SUBMITTED_TASKS and
 // STARPU_LIMIT_MIN_SUBMITTED_TASKS, kernel/tasks/throttle.c): the submitting thread
 // is held while the submitted tasks not yet complete are at the maximum, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The offline trace tools (tools/traces/ and tools/starpu_tasks_rec_complete),
 // run from the build tree on the fixtures of tests/data/traces/: reconstructions
 // of StarPU 1.4.12's paje.trace, trace.rec, tasks.rec, data.rec, activity.data,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Environment parsing, timing and CRC32C utilities of the StarPU API.
 #include <gtest/gtest.h>
 #include <starpu.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The watchdog (STARPU_WATCHDOG_TIMEOUT, _CRASH, _DELAY, the hook): when no
 // task completes for the timeout while tasks are pending, it says what is
 // stuck. Every stall here is made on purpose (a task waiting for a flag, a tag

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Tests of modular schedulers (starpu_sched_component.h): a policy made of the tree its init builds.
 #ifndef ASTRO_TEST_TREE_POLICY_H
 #define ASTRO_TEST_TREE_POLICY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * astrolabe-machine-display: starts the runtime and shows what it found, as
  * starpu_machine_display does: the hostname, the workers of each kind, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * astrolabe-perf-list: starts the runtime and lists what this build offers
  * to performance tools, with the plugins found by the usual rules

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Readers shared by the offline trace tools (starpu_paje_*, starpu_trace_state_stats.py,
 starpu_workers_activity, starpu_codelet_*, starpu_fxt_data_trace...).
 

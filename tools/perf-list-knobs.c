@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The knobs section of astrolabe-perf-list: every performance steering knob
  * with its scope, type, module, help, what values it takes, its default and

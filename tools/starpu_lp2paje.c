@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_lp2paje: a solved bound (starpu_bound_print_lp with dependencies) as
  * a Paje trace, one container per worker, for ViTE or pj_dump.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_perfmodel_display: shows the performance models saved under
  * $STARPU_HOME/.starpu/sampling/codelets/45/ with StarPU 1.4's options and

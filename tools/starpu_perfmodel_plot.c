@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_perfmodel_plot: writes a gnuplot script drawing a performance model
  * (its regression curves and the mean and deviation of each measured size),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_perfmodel_recdump [tasks.rec] [-o output]: the performance models as
  * GNU recutils records, as StarPU 1.4's tool prints them for starpu_replay.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_tasks_rec_complete: adds to the task records of a tasks.rec (written
  * by starpu_fxt_tool) what the performance models of this machine predict:

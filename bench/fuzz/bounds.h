@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The bounded variables (include/astrolabe/env.h): each numeric one with the
  * range and default its reader states, each string one with its maximum
  * length, as README.md's table documents them. The env fuzz targets run every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shared by the fuzz targets: the input as a NUL-terminated string (the
  * parsers read C strings; an embedded NUL ends the text as it would in an
  * environment variable). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_get_env_float_default(): _astro_parse_float(). A success is never
  * NaN and survives a round trip through text (but for subnormals, which
  * may underflow); a failure leaves the output alone. astro_env_float():

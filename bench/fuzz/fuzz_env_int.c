@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_get_env_number(): _astro_parse_int(). On success the value printed
  * back parses to itself; on failure the output is untouched. astro_env_int():
  * _astro_parse_int_in() with each bounded variable's range (bounds.h): it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_get_env_size_default(): _astro_parse_size(). A success is a
  * non-negative byte count, a multiple of its suffix's unit, equal to the
  * number itself without a suffix. */

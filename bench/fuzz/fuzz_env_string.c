@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* astro_env_string() and astro_env_names(): _astro_check_length() and
  * _astro_check_list_names() with each bounded string variable's limit
  * (bounds.h). A string is accepted exactly when it is short enough; a list

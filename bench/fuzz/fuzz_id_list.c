@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* STARPU_WORKERS_CPUID and STARPU_WORKERS_COREID: _astro_parse_id_list().
  * The first two bytes give the limit (number of PUs or cores) and the room
  * in the output. Every stored id is below the limit; a refusal points at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Performance-model files (StarPU's version-45 format): _astro_perfmodel_parse()
  * and _astro_perfmodel_write() of models/format.c. A refusal says which line;
  * an accepted file written out parses again, nothing set aside, and writing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* STARPU_PLUGIN_PATH and STARPU_PROF_TOOL: _astro_parse_path_list(), with
  * and without stripping blanks (the first byte chooses). Every entry is
  * non-empty, holds no colon, appears in the text in order, and the entries

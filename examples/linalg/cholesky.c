@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tiled Cholesky factorization A = L L^T of a symmetric positive definite
  * matrix, right-looking, one task per tile kernel (potrf, trsm, syrk, gemm).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tiled matrix product C = A B: one task per tile product C_ij += A_ik B_kj,
  * the products into one tile of C in order (dependencies from the data),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The shared part of the tiled linear-algebra examples (see linalg.h): tile
  * kernels on OpenBLAS and LAPACKE, their codelets and models, options,

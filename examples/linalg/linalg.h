@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the tiled linear-algebra examples share: the precision, the options,
  * the matrix and its tiles, the tile kernels (OpenBLAS) with their codelets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tiled LU factorization A = L U without pivoting (the matrix is diagonally
  * dominant, so LAPACK's partial pivoting does not pivot either and its getrf

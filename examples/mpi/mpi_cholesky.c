@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A distributed tiled Cholesky factorization with StarPU-MPI: the tiles of
  * the lower triangle are spread over the ranks in 2-D block-cyclic order

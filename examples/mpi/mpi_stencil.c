@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A distributed 1-D heat stencil with StarPU-MPI: a ring of blocks, each
  * owned by one rank (contiguous ranges of blocks), new = l/4 + c/2 + r/4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Submits 100 tasks and checks that they all ran. Run it with the example
  * policy: STARPU_PLUGIN_PATH=$PWD STARPU_SCHED=example-fifo ./main

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An out-of-tree scheduling policy for Astrolabe: "example-fifo", one
  * central first-in first-out queue that every worker takes from.

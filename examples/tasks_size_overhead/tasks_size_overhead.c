@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * How long must a task be for the runtime's overhead not to matter? For task
  * lengths from 4 to 4096 us (doubling), runs ntasks tasks per worker that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The speedup of tasks_size_overhead's runs against the length of a task, one
 # curve per number of CPU workers (tasks_size_overhead.sh writes the data:
 # task length in us, then the speedup with 1, 2, ... workers).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs tasks_size_overhead (its options pass through) and plots the speedup
 # against task length per number of workers: writes, in the current folder,
 # tasks_size_overhead.output (the program's table), tasks_size_overhead.data

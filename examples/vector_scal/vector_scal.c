@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Vector scaling, the first StarPU example, with one implementation per kind
  * of worker: CPU, OpenCL (the kernel loaded from vector_scal_opencl_kernel.cl)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA implementation of vector_scal: its kernel queued on the worker's
  * stream (the codelet says STARPU_CUDA_ASYNC: the runtime waits for it). */
 #include <starpu.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Counters as a plugin service: how a plugin (or a part of the runtime)
  * exports performance counters that tools then read with the StarPU API of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Energy meters as a plugin service: a plugin that can read the energy the
  * machine's CPU packages consumed (Linux powercap, PAPI's powercap or rapl

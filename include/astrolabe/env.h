@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Bounded environment variables, for the runtime and its plugins. Each reader
  * states, in its one call, the variable's range (a number) or its maximum

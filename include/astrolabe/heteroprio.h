@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The heteroprio policy's set-up, kept by libastrolabe for the policy plugin
  * (schedulers/heteroprio): the application's starpu_heteroprio_set_* calls

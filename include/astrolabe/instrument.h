@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Instrumentation states and bursts (the model of Nanos++'s instrumentation):
  * a thread is in a stack of named states (opened and closed in order), and a

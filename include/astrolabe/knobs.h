@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Declaring performance steering knobs (starpu_perf_knob_*) from a plugin.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The observation path: the moments of a task's and a worker's life, defined
  * once in the kernel. Counters, tools, profiling feedback, traces and model

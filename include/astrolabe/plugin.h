@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Astrolabe plugin ABI: what a scheduler, driver, tool or counter module
  * exports so the kernel can load it, and the services it may call from init.

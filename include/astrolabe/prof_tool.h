@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Profiling tools shipped as Astrolabe plugins (plugins/tools/). A tool
  * plugin offers a StarPU-style tool under a name; the tool stays inactive

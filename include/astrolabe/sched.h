@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * The policy toolkit: the building blocks of Astrolabe's scheduling policies,
  * public for the authors of new ones (an in-tree folder of schedulers/ or an

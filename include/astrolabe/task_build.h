@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Building a task from a starpu_task_insert() argument list, for the
  * libraries layered on the runtime (StarPU-MPI, mpi/): they read the task's

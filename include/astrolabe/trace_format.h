@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
  * Astrolabe trace formats: what an output of the trace converter
  * (starpu_fxt_tool, STARPU_GENERATE_TRACE=1) implements to be written from

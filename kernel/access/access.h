@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The access room: accesses to handles outside the task path (acquire.c:
  * acquires, releases, prefetches, invalidation, unregistration), partition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Accesses to handles outside the task path: the application's acquires and
  * releases (an uncontended one granted at once, tasks/accesses.c), the

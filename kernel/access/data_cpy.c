@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_data_cpy(): copying one handle's content into another handle of the
  * same interface, as a task (W on the destination, R on the source) ordered
  * with the other accesses of both handles. The task runs on a CPU worker,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Partitioning a handle at once (starpu_data_partition, starpu_data_unpartition,
  * starpu_data_map_filters): the children are views into the father's buffer

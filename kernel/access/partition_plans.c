@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Partition plans: the asynchronous partitioning API of StarPU 1.4.
  *
  * starpu_data_partition_plan() makes a plan of a handle: children handles,

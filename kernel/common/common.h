@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel's common room: what every room shares and nothing else. It uses
  * only the public headers: messages, the clock and the kernel's side of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The calling thread's context (common/context.h): the worker it is, the task
  * it runs, and what the runtime called it for, so that a blocking or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Parsers of environment variables' text (envparse.h): pure functions, also
  * built alone into the fuzz targets of bench/fuzz/, so this file needs only
  * libc and GLib. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Parsers of the text users give the runtime (environment variables): pure
  * functions of their input, with no global state and no message, so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reading the files a user may put anything in (model files, bus figures,
  * trace archives): opened without blocking, so that a FIFO or a device in

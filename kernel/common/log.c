@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Runtime messages: one line each, on stderr, prefixed so users can grep them.
  *

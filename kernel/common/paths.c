@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Where the runtime keeps what it measured (common/paths.h): the sampling
  * directory of performance models and bus figures, and the host name their

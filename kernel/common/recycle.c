@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Recycled blocks of fixed size: the memory of tasks and of their profiling
  * infos, which the application thread allocates and a worker usually frees.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The runtime's signal handlers, as StarPU's STARPU_CATCH_SIGNALS: while they
  * are installed, SIGINT, SIGSEGV and SIGTRAP print one line naming the signal,

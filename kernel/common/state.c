@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The runtime's shared state (common/state.h): the configuration, the
  * workers' table, the counts every room reads, and where the runtime is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The public struct starpu_task as every room reads it (common/common.h):
  * its initial value, its name, the task the calling thread runs. Only the

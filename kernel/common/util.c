@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Utilities of the StarPU API that are not about tasks: environment
  * variables, timing, sleeping, and the CRC32C hash behind data footprints.
  * Written against the public headers only. */

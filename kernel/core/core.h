@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The core room: starpu_init() and starpu_shutdown() (init.c), which start
  * and stop every room and framework in order, and the plugin loader

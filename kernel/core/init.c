@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_init() / starpu_shutdown(): configuration, plugins, policy, workers. */
 #include "core/core.h"
 #include <hwloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The kernel's own knobs, declared at every starpu_init() before any plugin
  * declares its own, so that their ids are the ones StarPU 1.4 gives them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The plugin loader and the kernel's registries. Plugins are found in the
  * built-in directory, then in each folder of STARPU_PLUGIN_PATH; each file

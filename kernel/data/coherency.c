@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Coherency of a handle's copies across memory nodes (MSI): a node's copy is
  * valid (shared) or not; a write leaves one valid copy (modified), on the

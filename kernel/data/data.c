@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Registering data (starpu_data_register and the interfaces' calls of it),
  * pointers registered on nodes, and the data going home at shutdown. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The data room: handles (registration, the live table, the busy count,
  * attributes), coherency of their copies across memory nodes (MSI), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A handle's copies to and from a disk memory node (memory/disk.c) when its
  * interface has no copy method for it: packed (pack_data, peek_data) and

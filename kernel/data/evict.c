@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Eviction: when an allocation on a node does not fit under its limit, the
  * memory room (memory/memory.c) asks this room's reclaimer, which frees the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Filters: a filter cuts a handle into children handles whose interfaces
  * point into the parent's buffer (the built-in interfaces' filters below).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the whole data room reads and keeps of a handle, below coherency: the
  * table of live handles (a handle used after its unregistration gets a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The least-recently-used lists of the copies on each memory node (the
  * lists' heads are the memory room's nodes): a copy used is moved to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Packing: a handle's data as one contiguous buffer and back
  * (starpu_data_pack/peek/unpack), for messages and for saving data. Each

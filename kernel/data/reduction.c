@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Reductions (STARPU_REDUX accesses, starpu_data_set_reduction_methods).
  *
  * A task accessing a handle in STARPU_REDUX mode works on its worker's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Per-worker buffers of a handle: copies of its layout that belong to the
  * runtime, one per worker, on that worker's memory node. Reductions keep each
  * worker's contribution in one (reduction.c); STARPU_SCRATCH accesses get

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Bus performance between main memory and each device: measured once per
  * machine and configuration of memory nodes, and kept, like StarPU, in the

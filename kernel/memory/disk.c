@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Disk memory nodes (starpu_disk.h): each registered disk is one more memory
  * node, of kind STARPU_DISK_RAM, whose node ops call the back-end's methods,

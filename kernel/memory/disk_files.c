@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the file back-ends of disk nodes share (disk_unistd.c, disk_stdio.c):
  * the folder a disk lives in, created at plug when missing (and removed at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stdio disk back-end (starpu_disk_stdio_ops): one file per object, read
  * and written through a FILE stream, which holds a position: each object's

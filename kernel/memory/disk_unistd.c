@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The unistd disk back-ends (starpu_disk_unistd_ops, starpu_disk_unistd_o_direct_ops):
  * one file per object, read and written with pread/pwrite, which need no lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Memory nodes: the table (main memory is node 0, or nodes 0.. one per NUMA
  * node with STARPU_USE_NUMA=1, then one node per device a driver with node

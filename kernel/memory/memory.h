@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The memory room: memory nodes (main memory, one per NUMA node with
  * STARPU_USE_NUMA, one per device, one per disk), allocation under each

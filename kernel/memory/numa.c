@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Main memory per NUMA node (STARPU_USE_NUMA=1, as StarPU 1.4): one RAM
  * memory node per NUMA node hwloc reports, in its logical order (node 0,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Instrumentation states and bursts (astrolabe/instrument.h): each thread
  * keeps its state stack and how much of it the observers were told; while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The observation hub. Subscribers live in a fixed table so firing never
  * takes a lock: a slot is published with its mask last and retired by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The observation room: the hub every consumer of the runtime's moments
  * subscribes to (astrolabe/observe.h), fired inline on the task path, and

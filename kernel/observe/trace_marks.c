@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * StarPU's FxT calls (starpu_fxt_*): no FxT here, the calls become
  * TRACE_MARK moments of the observation path, which the trace recorder

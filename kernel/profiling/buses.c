@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Per-bus transfer statistics (starpu_bus_*, STARPU_BUS_STATS): what the
  * transfers observed moved between each pair of memory nodes, and its summary.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Data statistics (STARPU_ENABLE_STATS, STARPU_MEMORY_STATS): the MSI hits
  * and misses of the tasks' fetches, the allocations and the cache's share,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The profiling-tool dispatcher (starpu_profiling_tool.h): loads the tools
  * named in STARPU_PROF_TOOL, the one already in the process (LD_PRELOAD or

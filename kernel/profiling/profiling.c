@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * On-line performance feedback (starpu_profiling.h): per-task timing,
  * per-worker time split, per-bus transfers, data statistics and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The profiling room: observers of the hub above everything they observe:
  * on-line performance feedback (profiling.c) and the profiling-tool

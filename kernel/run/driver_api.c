@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The driver API (starpu_driver.h): workers named in
  * starpu_conf.not_launched_drivers get no thread of the runtime; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Running a function on chosen workers (starpu_execute_on_specific_workers,
  * starpu_execute_on_each_worker): one task each, pinned to its worker, waited for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Parallel code on a context's cores (starpu_sched_ctx_exec_parallel_code)
  * and bookings of workers for a task (starpu_sched_ctx_book_workers_for_task):

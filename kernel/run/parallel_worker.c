@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Parallel workers (starpu_parallel_worker.h): the CPU workers grouped by the
  * hwloc objects of a level, each group split into parallel workers. Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The run room: the worker loop (worker_loop.c), the workers' start and
  * stop, the driver API (application threads running a worker), running a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The worker loop: each worker's thread (or an application thread running a
  * worker, run/driver_api.c) pops a task, takes it, brings its data, runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Scheduling contexts (starpu_sched_ctx.h): sets of workers, each running its
  * own instance of a policy. Context 0, the global one, is set up at init with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The link between scheduling contexts and a hypervisor
  * (starpu_sched_ctx_hypervisor.h): a context's performance counters are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Nested scheduling contexts (STARPU_SCHED_CTX_NESTED): a context made of
  * some of its parent's workers. Its master, its lowest worker, hands every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Predictions over a scheduling context: what the performance models
  * (models/) predict for a task on each of the context's workers, averaged

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The scheduling contexts' table (starpu_sched_ctx.h) as every part of the
  * scheduling room reads it: the contexts, the calling thread's, their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Iterations (starpu_iteration_push/pop): they label the tasks submitted
  * meanwhile in the calling thread's context (task->iterations, two levels

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Parallel tasks: combined workers (sets of CPU workers that run one task
  * together) and the execution of STARPU_SPMD and STARPU_FORKJOIN codelets on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The scheduling policies' registry: the policies plugins register
  * (astro_sched_policy_register, astrolabe/plugin.h) and those of the library

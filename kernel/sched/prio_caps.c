@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Priority caps (the knobs starpu.task.s_max_priority_cap_knob and
  * s_min_priority_cap_knob, declared by core/knobs.c): per policy, as StarPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Scheduling: pushing ready tasks to their context's policy and popping them
  * for workers, and the helpers policies call (local queues, prefetches,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The scheduling room: the policies' registry, selecting the policy, pushing
  * ready tasks to their context's policy and popping them for workers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_worker_tree: the worker collection that walks workers in the
  * machine's topology order (hwloc's tree, depth first), so that workers
  * sharing a core, a cache or a socket come one after another. It is the list

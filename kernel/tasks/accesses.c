@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A job's accesses to its handles: implicit dependencies, the execution
  * locks of accesses that exclude each other while they run, and fetching a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Data arbiters (starpu_arbiter_create, starpu_data_assign_arbiter).
  *
  * The accesses that exclude each other as they run (STARPU_COMMUTE writes,

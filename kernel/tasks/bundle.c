@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Task bundles (starpu_task_bundle.h): a list of tasks under a lock, the
  * task pointing back at its bundle (task->bundle). A task leaves when the

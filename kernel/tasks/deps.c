@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Dependencies the application declares between tasks: starpu_task_declare_deps
  * (groups that persist, job.c), end dependencies (a task ends only once

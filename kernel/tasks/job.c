@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A task's job and its dependencies: the job that follows a task through
  * its life (made with the task by starpu_task_create(), or on demand), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tags: application-chosen ids that tasks depend on. A tag with undone
  * dependency tags blocks the job associated with it; a tag is done when its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tasks and jobs: the life of a task from submission to completion.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The tasks room: jobs and the life of a task from submission to completion
  * (task.c), a job's accesses to its handles (accesses.c, arbiter.c),

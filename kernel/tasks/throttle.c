@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Submission throttling (StarPU's STARPU_LIMIT_MAX_SUBMITTED_TASKS and
  * STARPU_LIMIT_MIN_SUBMITTED_TASKS): when the submitted tasks not yet

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Waiting for tasks: the tasks of a context, or the count of submitted tasks
  * not complete falling to n (starpu_task_wait_for_all and the others), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The watchdog (STARPU_WATCHDOG_TIMEOUT, in µs): a thread, started at init
  * only when the variable is set, looks a few times per timeout whether a task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The jobs the watchdog (watchdog.c) watches: while it runs, the submitted
  * jobs not yet terminating are listed here, so that it can say which ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Where threads run, for the program (starpu.h, starpu_worker.h): the
  * processing units (hwloc logical indexes) the program's own threads may

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Which worker may run which task, and with which implementation: the
  * driver's where bits and implementations, the codelet's can_execute, a task

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Per-codelet execution counts (STARPU_CODELET_PROFILING, starpu_codelet_display_stats()).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Combined workers: sets of CPU workers that run one parallel task together
  * (STARPU_SPMD and STARPU_FORKJOIN codelets), numbered after the workers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The drivers' registry: each driver plugin registers its kind of worker
  * (astro_driver_register, astrolabe/plugin.h) from its init; the workers'

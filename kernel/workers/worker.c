@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Workers as the other rooms see them: the table and its queries, and the
  * sleep and wake-up protocol. A worker whose loop (run/worker_loop.c) finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The workers room: the workers as every room above sees them (the table in
  * the shared state, each worker's struct), which may run what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Spack recipe for Astrolabe (https://spack.io). No release is published yet:
 # build it from a checkout with
 #     spack dev-build -d /path/to/astrolabe astrolabe@1.4.12 +opencl ~cuda
@@ -29,6 +30,8 @@ class Astrolabe(AutotoolsPackage):
     unchanged against it (pkg-config starpu-1.4)."""
 
     maintainers = []
+
+    license("LGPL-2.1-or-later")
 
     version("1.4.12")
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * One central FIFO queue, for the test policies (sched_testfifo.c,
  * schedlib_test.c): push appends and wakes the workers, pop takes the oldest

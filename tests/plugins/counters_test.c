@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin exporting counters in every scope and of every type, for
  * test_counters: what an out-of-tree counter module looks like.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A crash on purpose, for the tests of the signal handler's messages: a
  * write through a null pointer, or, in a sanitizer build (the sanitizer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin that declares knob groups from its init, as any plugin would:
  *

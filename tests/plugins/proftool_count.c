@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A profiling tool that counts every event it gets, one callback on every
  * event, for the stress test and benchmark (tests/stress.h). The counts are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A profiling tool that crashes: in its register function, or, with
  * PROFTOOL_CRASH_IN=start_cpu_exec, in its start_cpu_exec callback. The

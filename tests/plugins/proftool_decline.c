@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A tool that refuses every runtime in its handshake: the runtime must say
  * so and never call its register function.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The log the recording test tools (proftool_record.c, built twice as
  * proftool_a and proftool_b) write into. test_prof_tool defines one instance,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A recording tool for the tests, built three times (proftool_a with
  * PROFTOOL_ID=0, proftool_b with PROFTOOL_ID=1, and proftool_plain with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A profiling tool written for StarPU 1.4, using nothing but StarPU's API,
  * as a StarPU user would write it: it proves Astrolabe builds and runs such

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin whose init crashes: the runtime's signal handler must say that it
  * happened in this plugin's init, with its file and symbol.

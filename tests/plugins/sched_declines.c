@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin with nothing to offer on this machine: init returns
  * ASTRO_PLUGIN_DECLINE without registering its policy. That is not an

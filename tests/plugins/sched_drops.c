@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A broken policy: "drops" forgets the tasks pushed to it (pop never sees
  * them), so an application using it hangs; the watchdog must say so. To let

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin whose file says sched_misnamed but whose descriptor says
  * sched_other (a renamed file, or a copied ASTRO_PLUGIN_DEFINE): the loader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A scheduler plugin whose policy has no pop_task: the registration must be
  * refused with one line naming the policy, the plugin, its file and the

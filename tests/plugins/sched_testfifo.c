@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A good out-of-tree scheduler: policy "testfifo", one central FIFO queue.
  * It counts the tasks pushed to it and prints "testfifo: N tasks" on stderr

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A plugin calling a function no library provides. It is linked with
  * -z now, so dlopen() itself fails with "undefined symbol": the loader must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A scheduler plugin built for a plugin ABI this runtime does not speak: the
  * loader must refuse it before calling init, say "ABI", the version and the

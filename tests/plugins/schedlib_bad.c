@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A STARPU_SCHED_LIB library with two bad policies: "libnopop" has no
  * pop_task (refused like a plugin's policy, sched_nopop.c) and "libcrash"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Not a plugin: a plain library for STARPU_SCHED_LIB, exporting the two
  * StarPU entry points starpu_get_sched_lib_policy() and

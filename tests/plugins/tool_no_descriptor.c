@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A library that sits in a plugin directory but is no Astrolabe plugin: it
  * exports no astrolabe_plugin_tool_no_descriptor descriptor, only an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The BCSR (block compressed sparse row) data interface: as CSR, with
  * r x c blocks of values (row-major) in place of single values; and its

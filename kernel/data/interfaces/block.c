@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The block (3D dense array) data interface: nx x ny x nz elements, x
  * consecutive, ldy elements between rows and ldz between planes.

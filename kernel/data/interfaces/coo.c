@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The COO (coordinate) sparse matrix data interface: n_values values with
  * their column and row, three arrays moved as they are between nodes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The CSR (compressed sparse row) data interface: three arrays (values,
  * column indices, row starts) moved as they are between nodes; and its

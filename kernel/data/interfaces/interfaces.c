@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The built-in data interfaces: variable, vector, matrix and void. Each one
  * is a struct starpu_data_interface_ops; they allocate with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the built-in data interfaces (this folder) and the filters share:
  * their buffers on a node, the dense layouts (variable to ndim) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the built-in interfaces share: their buffers on a node, the dense
  * layouts (ndim dimensions with strides: variable to ndim) and the sparse

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The multiformat data interface: nx elements stored in a CPU format in
  * main memory, and in a device's own format on that device (an array of

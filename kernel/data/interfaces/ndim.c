@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The n-dimensional dense array interface: nn[i] elements along dimension
  * i, ldn[i] elements between consecutive indices of dimension i. Each

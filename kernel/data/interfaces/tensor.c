@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The tensor (4D dense array) data interface: nx x ny x nz x nt elements,
  * x consecutive, ldy elements between rows, ldz between planes, ldt between

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl counters_energy reads Linux powercap through sysfs (always built); with
 dnl libpapi-dev it also reads PAPI's rapl component where powercap cannot be read.
 AC_DEFUN([ASTRO_PLUGIN_CHECK_counters_energy], [

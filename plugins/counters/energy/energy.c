@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * counters_energy: the energy the CPU packages consume, read from Linux
  * powercap (RAPL) zones in sysfs, where they exist and can be read, else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * PAPI's rapl component as energy zones, where Linux powercap cannot be
  * read (PAPI reads the RAPL registers through /dev/cpu/N/msr): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Linux powercap zones through sysfs: every intel-rapl:N zone (a package,
  * named "package-K", or the platform, "psys") and its intel-rapl:N:M

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Energy zones: Linux powercap (RAPL) zones read through sysfs,
  * <root>/class/powercap/intel-rapl:<N>[:<M>]/{name,energy_uj,max_energy_range_uj}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // counters_energy on a synthetic sysfs tree (ASTROLABE_SYSFS_ROOT) whose
 // energy_uj files the tests write: exact energies, wrap-arounds at
 // max_energy_range_uj, starpu_energy_start/stop, the tasks' energy_consumed,

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl counters_papi_sde needs PAPI's software-defined-events library (libsde,
 dnl from libpapi-dev); its test reads the events back through libpapi.
 AC_DEFUN([ASTRO_PLUGIN_CHECK_counters_papi_sde], [

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * counters_papi_sde: exports every performance counter of the runtime and
  * of its plugins as a PAPI software-defined event, so PAPI-based tools read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // counters_papi_sde seen from a PAPI client: the runtime's counters read as
 // sde:::STARPU::<counter> events, exact after a known number of tasks.
 #include "helpers.h"

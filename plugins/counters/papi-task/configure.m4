@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl counters_papi_task counts STARPU_PROF_PAPI_EVENTS per task with PAPI
 dnl (libpapi-dev); with it, starpu_config.h defines STARPU_PAPI and the
 dnl profiling info has papi_values, as in StarPU 1.4.

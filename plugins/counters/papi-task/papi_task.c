@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * counters_papi_task: STARPU_PROF_PAPI_EVENTS, as in StarPU 1.4: the PAPI
  * events it names (separated by spaces or commas) are counted around each

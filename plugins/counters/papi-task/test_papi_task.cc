@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // STARPU_PROF_PAPI_EVENTS: PAPI events counted per task into its profiling
 // info, exact with a software-defined event the task itself counts; one line
 // when PAPI cannot count an event (no hardware counter here).

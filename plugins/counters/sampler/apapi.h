@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sampler's model (the APAPI model): what one sampled event keeps and how
  * its values and statistics are computed, the event-list and event-operation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sampler's configuration: environment variables and event files, as
  * APAPI has them (see apapi.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The APAPI model: value0, value1 and statistics of one event, and the
  * event-list and event-operation files (see apapi.h).

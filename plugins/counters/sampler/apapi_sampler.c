@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The timer thread: samples each component at its own interval, a first
  * sample at start and a last one at stop; and the statistics printed as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * atime [-t intervals] program [args]: runs program and prints, when it
  * ends, the statistics of the events sampled while it ran (APAPI's tool).

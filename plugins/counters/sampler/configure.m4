@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl counters_sampler reads PAPI components when libpapi-dev is installed;
 dnl without it, it samples the runtime's own counters only.
 AC_DEFUN([ASTRO_PLUGIN_CHECK_counters_sampler], [

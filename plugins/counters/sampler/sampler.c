@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * counters_sampler: the APAPI sampler inside the runtime. With
  * ASTROLABE_SAMPLER=1, a timer thread samples, from starpu_init() to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the plugin adds to the sampler's model: the runtime's own counters
  * as a component.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The "astrolabe" component: the runtime's own counters, read as a tool
  * reads them (astro_counter_read()). Global counters as they are, per-worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * PAPI components as sampler components: one event set per component,
  * started when added and read by the timer thread.

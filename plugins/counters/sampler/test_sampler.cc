@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The sampler (the APAPI model): value0 with overflow correction, value1
 // operations, statistics over scripted sequences, the configuration files
 // and their errors, the timer thread, the plugin inside the runtime, atime.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CPU driver: one worker per core, running the codelet's cpu_funcs. */
 #include <astrolabe/plugin.h>
 #include <hwloc.h>

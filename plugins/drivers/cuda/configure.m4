@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl driver_cuda needs the CUDA toolkit in $CUDA_HOME (default /usr/local/cuda):
 dnl the runtime headers and libcudart, linked into the plugin only. cuBLAS and
 dnl cuSOLVER are opened by starpu_cublas_init()/starpu_cusolver_init() when a

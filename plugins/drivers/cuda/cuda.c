@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The CUDA driver: one worker per CUDA device (STARPU_NCUDA; several with
  * STARPU_NWORKER_PER_CUDA, sharing the device's memory), running the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The CUDA entry points programs call, in libastrolabe in every build as in
  * StarPU: starpu_cublas_init() and the others act on the CUDA workers of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the CUDA driver plugin serves to the starpu_cuda_*, starpu_cublas_*,
  * starpu_cusolver_* and starpu_cusparse_* entry points of libastrolabe (cuda_api.c), which

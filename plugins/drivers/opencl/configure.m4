@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl driver_opencl needs the OpenCL headers and the ICD loader (Debian:
 dnl opencl-headers, ocl-icd-opencl-dev); a platform (pocl-opencl-icd, a GPU
 dnl driver) is only needed at run time. Its starpu_opencl_* helpers go into

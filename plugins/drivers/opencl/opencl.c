@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The OpenCL driver: one worker per OpenCL device (STARPU_NOPENCL), running
  * the codelet's opencl_funcs, and the device's memory as a memory node:

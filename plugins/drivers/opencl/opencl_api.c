@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The OpenCL device table and the starpu_opencl_* helpers programs call
  * (linked into libastrolabe). The driver plugin (opencl.c) opens the table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The OpenCL devices the runtime uses, shared by the driver plugin (workers,
  * memory nodes) and the starpu_opencl_* helpers in libastrolabe. Private to

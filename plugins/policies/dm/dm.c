@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The deque-model policies: each task goes to the worker (and the
  * implementation) where the performance models say it will end best, given

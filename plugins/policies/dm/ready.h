@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The "first ready" pop of dmdar and dmdas, apart so that a test can drive
  * it with crafted tasks (one memory node never has data missing).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * eager: one central FIFO queue shared by all workers. A worker takes the
  * oldest task it can run; a task bound to a worker waits in that worker's

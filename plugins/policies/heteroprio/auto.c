@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * heteroprio's automatic mode (see auto.h): one bucket per codelet, ordered
  * per architecture from measured execution times. The statistics kept per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * heteroprio's automatic mode (StarPU 1.4's STARPU_HETEROPRIO_USE_AUTO_CALIBRATION):
  * each codelet (its performance model's symbol, or its name) gets a bucket of

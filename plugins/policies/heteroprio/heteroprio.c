@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * heteroprio: ready tasks wait in buckets, one per priority (0..99); each
  * kind of worker looks at its own buckets in its own order, set by the

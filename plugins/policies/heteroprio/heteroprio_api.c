@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The API half of the heteroprio plugin: the policy's set-up
  * (astrolabe/heteroprio.h) and the application's calls that write it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * heteroprio's data locality mode (see la.h). The groups' access orders,
  * their distances and the push strategies follow StarPU 1.4's laheteroprio.

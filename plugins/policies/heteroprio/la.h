@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * heteroprio's data locality mode (StarPU 1.4's laheteroprio,
  * STARPU_HETEROPRIO_USE_LA or starpu_heteroprio_set_use_locality()): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lws: locality work stealing, the default policy. Like ws, each worker has
  * its own queue and keeps the tasks it releases, but queues are ordered by

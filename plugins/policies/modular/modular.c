@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The modular-* policies: trees of scheduling components
  * (starpu_sched_component.h, components in libastrolabe), shaped as StarPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * peager: eager for parallel tasks. One central FIFO queue, as eager; a
  * worker that takes a STARPU_SPMD or STARPU_FORKJOIN task gives it to the

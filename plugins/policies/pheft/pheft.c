@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pheft: HEFT for parallel tasks. A task goes where the performance models
  * say it ends first, among the workers of the context and, for a STARPU_SPMD

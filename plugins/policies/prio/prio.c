@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * prio: one central queue ordered by task priority, higher first and FIFO
  * among equal priorities. Buckets per priority level of the context's range

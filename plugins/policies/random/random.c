@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * random: each task goes to a worker drawn uniformly among those that can
  * run it, into that worker's own queue (ordered by priority); workers only

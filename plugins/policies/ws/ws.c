@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ws: work stealing. Each worker has its own FIFO queue; a task released by
  * a worker stays on it, one from the application goes round-robin. A worker

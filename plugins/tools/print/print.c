@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The print tool: one line on stderr for every profiling-tool event, the
  * smallest complete example of a tool. It is an ordinary StarPU tool (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The stats tool (STARPU_PROF_TOOL=stats): counts the profiling-tool events
  * per type and per worker, sums the execution time of each codelet, and

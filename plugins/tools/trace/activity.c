@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * activity.data: what starpu_workers_activity plots, as StarPU writes it:
  * each worker's name, then as they happen the nsubmitted / nready counters

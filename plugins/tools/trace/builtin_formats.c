@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The list of the trace formats built into the converter. It is the one
  * file that names them all: the dispatcher (formats.c) knows formats only

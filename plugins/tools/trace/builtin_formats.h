@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The trace formats built into the converter (astrolabe/trace_format.h), one file each, and their list
  * (builtin_formats.c), which the converter registers before the format plugins'. */
 #ifndef __ASTRO_TRACE_BUILTIN_FORMATS_H__

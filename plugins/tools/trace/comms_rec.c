@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * comms.rec: StarPU's record of the StarPU-MPI messages (GNU recutils, one
  * record per message: source and destination ranks, tag, send and receive

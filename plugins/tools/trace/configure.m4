@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl tool_trace records OTF2 archives and brings starpu_fxt_tool: it needs
 dnl libotf2 (Debian libotf2-trace-dev, found through otf2-config).
 AC_DEFUN([ASTRO_PLUGIN_CHECK_tool_trace], [

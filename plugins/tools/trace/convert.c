@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_fxt_tool: converts the recorder's OTF2 archive into StarPU's trace
  * files, with StarPU's field names, order and number formats (see

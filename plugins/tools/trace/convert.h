@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_fxt_tool's conversion, shared by the program and STARPU_GENERATE_TRACE=1 (convert.c). */
 #ifndef __ASTRO_TRACE_CONVERT_H__
 #define __ASTRO_TRACE_CONVERT_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An archive's definitions, read before its events (schema.h says what the
  * recorder writes): its strings (and the marks of an incomplete archive and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * An archive's events, decoded into the formats' stream (convert_stream.c)
  * as OTF2's global reader hands them over, in time order across locations:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Several archives converted together, one per process of a run (the ranks
  * of StarPU-MPI): their order (by rank), their common time base (each

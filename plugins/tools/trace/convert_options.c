@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_fxt_tool's command line: StarPU's options, and the formats' own
  * (-formats, -no-format NAME, -format NAME: formats.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the converter's files read with (converter.h): an input's anchor
  * file and the check of the files libotf2 will read (regular files, through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The converter's stream to the formats on (formats.h): the decoded tasks,
  * states, counters, dependencies, instants, handles and other events as the

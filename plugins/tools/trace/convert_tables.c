@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the converter keeps while it reads an archive (converter.h): the
  * tasks submitted and not ended (their records are written when they end),

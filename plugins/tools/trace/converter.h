@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The converter's state, shared by its files (starpu_fxt_tool, convert.h),
  * lowest first:

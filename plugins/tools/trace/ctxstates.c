@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * paje.trace's scheduling-context states, as StarPU 1.4 writes them (the
  * project's notes on traces, 1.5): a state type Ctx<k> ("InCtx<k>") on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* paje.trace's scheduling-context states (ctxstates.c): StarPU's Ctx1..Ctx9 on the workers. */
 #ifndef __ASTRO_TRACE_CTXSTATES_H__
 #define __ASTRO_TRACE_CTXSTATES_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * dag.dot: StarPU's task graph for Graphviz (one node per task that ran,
  * coloured by worker, by the task's colour or, with -c, by its name; an

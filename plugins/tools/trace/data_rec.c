@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * data.rec: StarPU's record of each data handle (GNU recutils: handle, home
  * node, name, size, description, coordinates), written through the trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * distrib.data: what starpu_codelet_profile plots, one line per task
  * execution (name, worker, data size, footprint, duration in ms), written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the built-in trace formats share: opening and closing their files, a
  * task's name as StarPU's outputs show it, StarPU's aliases of the runtime's

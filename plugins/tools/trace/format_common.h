@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the built-in trace formats share (format_common.c): their files, StarPU's names and colours, quoting. It calls
  * nothing of the converter: the formats sit on it, the converter above them. */
 #ifndef __ASTRO_TRACE_FORMAT_COMMON_H__

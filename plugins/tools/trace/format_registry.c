@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The registry of the trace converter's output formats
  * (astrolabe/trace_format.h): the trace plugin's public API half. It is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The dispatcher of the converter's output formats (astrolabe/trace_format.h):
  * it knows formats only through the registry (astro_trace_format_nth()), the

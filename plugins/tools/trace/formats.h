@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The converter's output formats (astrolabe/trace_format.h): which are on, and the dispatch of the stream to them (formats.c).
  * The formats themselves include format_common.h, never this. */
 #ifndef __ASTRO_TRACE_FORMATS_H__

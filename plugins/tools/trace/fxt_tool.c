@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_fxt_tool: StarPU's trace converter, reading the OTF2 archive the trace recorder writes (convert.c). */
 #include "convert.h"
 

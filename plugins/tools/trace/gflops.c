@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The GFlop/s variables of paje.trace and trace.json (gflops.h).
  */

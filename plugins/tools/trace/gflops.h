@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_fxt_tool's GFlop/s variables (gflops.c), as StarPU computes them: a
  * worker's gf is the flops of the task it runs over the task's duration, held

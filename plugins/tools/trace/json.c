@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace.json: the Chrome / Perfetto trace-event format (open it at
  * https://ui.perfetto.dev or chrome://tracing), written through the trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_fxt_tool -memory-states: what StarPU 1.4 adds to paje.trace with
  * that option (the project's notes on traces, 1.2, 1.4 and 1.8): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* starpu_fxt_tool -memory-states: StarPU's details of what happens to data on the memory managers (memstates.c). */
 #ifndef __ASTRO_TRACE_MEMSTATES_H__
 #define __ASTRO_TRACE_MEMSTATES_H__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * number_events.data (starpu_fxt_tool -number-events): how many events of
  * each kind the trace holds, to choose the STARPU_FXT_EVENTS categories that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * starpu_fxt_tool -number-events: counts the archive's events per kind and
  * writes number_events.data as StarPU 1.4 does (number_events.c).

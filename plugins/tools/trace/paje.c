@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * paje.trace: StarPU's Pajé trace (ViTE, pj_dump), written through the
  * trace format API (astrolabe/trace_format.h) from the converter's stream,

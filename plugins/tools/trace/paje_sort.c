@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sorting a paje.trace's timed events (paje_sort.h). */
 #include <errno.h>
 #include <glib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Puts a paje.trace's timed events in time order (paje_sort.c). Pajé readers
  * need each container's events in time order; the GFlop/s variables are known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * papi.rec: StarPU's record of the PAPI counters each task counted (GNU
  * recutils, one record per task and PAPI event: job id, event, value),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The recorder's deferred event writer (raw.h): the spill of a full buffer
  * during the run, and the replay of a thread's records into its OTF2 event

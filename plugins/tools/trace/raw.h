@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The recorder's deferred event writer. While the run goes on, an event is
  * appended to its thread's own buffer as a fixed-layout record (no lock, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trace recorder's parts, shared by its files (STARPU_FXT_TRACE=1),
  * lowest first:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The recorder's OTF2 archive, built under a hidden temporary name in
  * STARPU_FXT_PREFIX and renamed into place at shutdown, so that a reader

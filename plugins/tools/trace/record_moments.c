@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The recorder's task path: each moment the observation hub reports
  * (astrolabe/observe.h) is encoded as a few raw records appended to its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The names of the trace archive's definitions (schema.h): each string,
  * region (the runtime's states first, then the task names and the

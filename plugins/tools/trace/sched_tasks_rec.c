@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sched_tasks.rec: StarPU's record of the scheduler's pushes and pops (GNU
  * recutils, one record per push or pop: type, date in ms, priority, job id),

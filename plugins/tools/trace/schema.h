@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the trace recorder writes into its OTF2 archive and starpu_fxt_tool
  * reads back: the names of the parameters (instant events), attributes and

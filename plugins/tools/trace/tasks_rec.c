@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tasks.rec: StarPU's record of each task (GNU recutils, one record per
  * task: name, job id, dependencies, worker, dates, footprint, handles...),

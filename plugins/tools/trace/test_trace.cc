@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The trace recorder (STARPU_FXT_TRACE=1) and starpu_fxt_tool, checked with
 // the readers people use: otf2-print for the archive, pajeng's pj_dump,
 // Graphviz's dot, recutils' recsel and a JSON parser for the conversions.

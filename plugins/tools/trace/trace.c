@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trace recorder (STARPU_FXT_TRACE=1): an observer of the kernel's
  * observation hub that writes an OTF2 archive, the FxT-free counterpart of

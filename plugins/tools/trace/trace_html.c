@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace.html (StarPU's name): the flow of tasks between the components of a
  * modular scheduler (modular-*), to play in a browser. The recorder records

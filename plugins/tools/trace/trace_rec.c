@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace.rec: StarPU's time-ordered record of the workers' states
  * (SetState), the application threads' states (PushState, PopState) and the

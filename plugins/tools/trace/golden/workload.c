@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The workload behind the golden archive (golden/archive): a small run with
  * every kind of thing starpu_fxt_tool converts from a single process: two

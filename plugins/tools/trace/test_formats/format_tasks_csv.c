@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A trace format plugin for the tests (test_trace.cc), and the example of
  * doc/writing-a-trace-format.md: tasks.csv, one line per task that ran, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A trace format plugin whose format has no name: refused with one message naming the plugin (test_trace.cc). */
 #include <stddef.h>
 #include <astrolabe/plugin.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A trace format plugin whose format takes the built-in json's name: refused with one message (test_trace.cc). */
 #include <stddef.h>
 #include <astrolabe/plugin.h>

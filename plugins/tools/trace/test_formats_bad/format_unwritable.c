@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A trace format plugin that cannot create its file: one message naming it, the other outputs written (test_trace.cc). */
 #include <errno.h>
 #include <stdio.h>
