@@ -92,12 +92,15 @@ static void activity_state(void *state, const struct astro_trace_state *s)
 	struct period *p = g_hash_table_lookup(a->workers, GINT_TO_POINTER(s->location->workerid + 1));
 	if (!p)
 		return;
-	*(s->is_task ? &p->exec : &p->sleep) += s->end - s->begin;
-	/* A period ends at the first task or sleep that ends 75 ms or more after its start. */
+	/* A worker's first period starts with its first task or sleep, which it holds: executing and sleeping are then
+	 * shares of the period's length, that add up to 100% at most (the rest is the runtime's). */
 	if (!p->started) {
 		p->started = true;
-		p->last = s->end;
-	} else if (s->end - p->last >= ACTIVITY_PERIOD_NS) {
+		p->last = s->begin;
+	}
+	*(s->is_task ? &p->exec : &p->sleep) += s->end - s->begin;
+	/* A period ends at the first task or sleep that ends 75 ms or more after its start. */
+	if (s->end - p->last >= ACTIVITY_PERIOD_NS) {
 		write_period(a, s->location->workerid, p, s->end);
 		p->last = s->end;
 		p->exec = p->sleep = 0;

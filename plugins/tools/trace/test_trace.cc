@@ -2039,4 +2039,30 @@ TEST(Golden, TheCommittedArchiveConvertsToTheExpectedOutputs)
 	}
 }
 
+
+// Issue 38: each worker's period in activity.data holds the time it executed and slept in it, so that the shares
+// starpu_workers_activity and the HTML report print add up to 100% at most (the rest is the runtime's). A worker's
+// first state was counted in a period said to start when that state ended (CPU 0: 145% in the golden archive).
+TEST(Golden, ActivitySharesOfEachPeriodAddUpTo100PercentAtMost)
+{
+	std::string golden = env_or("ASTRO_TOP_SRCDIR", "../../..") + "/plugins/tools/trace/golden";
+	TraceDir out;
+	Output r = run("cd '" + out.path() + "' && '" + tool() + "' -i '" + golden + "/archive'");
+	ASSERT_EQ(r.status, 0) << r.text;
+	std::istringstream lines(read_file(out.path() + "/activity.data"));
+	std::string line;
+	int periods = 0;
+	while (std::getline(lines, line)) {
+		int worker;
+		double end, elapsed, exec, sleep;
+		if (sscanf(line.c_str(), "%d\t%lf\t%lf\t%lf\t%lf", &worker, &end, &elapsed, &exec, &sleep) != 5)
+			continue;
+		periods++;
+		EXPECT_GT(elapsed, 0) << line;
+		EXPECT_LE(exec + sleep, elapsed + 1e-6) << "worker " << worker << ": executing " << 100 * exec / elapsed
+							<< "%, sleeping " << 100 * sleep / elapsed << "% (" << line << ")";
+	}
+	EXPECT_EQ(periods, 2) << "one period per worker of the golden archive";
+}
+
 } // namespace
