@@ -282,6 +282,7 @@ struct apapi_config
 	unsigned ncomponents;
 	int verbose;                         /**< APAPI_VERBOSE */
 	int softfail;                        /**< APAPI_SOFTFAIL */
+	int default_components;              /**< APAPI_CMPLIST unset: the default list, whose components may well be absent */
 };
 
 /**

@@ -62,6 +62,7 @@ int apapi_config_load(struct apapi_config *cfg, const char *datadir)
 	if (path && *path && apapi_eventops_read(path, &cfg->ops) < 0)
 		ret = -ENOENT;
 	const char *cmplist = getenv("APAPI_CMPLIST");
+	cfg->default_components = !(cmplist && *cmplist);
 	char *copy = strdup(cmplist && *cmplist ? cmplist : APAPI_DEFAULT_CMPLIST), *save = NULL;
 	for (char *c = copy ? strtok_r(copy, ":", &save) : NULL; c; c = strtok_r(NULL, ":", &save)) {
 		char **grown = realloc(cfg->components, (cfg->ncomponents + 1) * sizeof(*grown));

@@ -14,6 +14,7 @@
 #include "sources.h"
 
 #include <astrolabe/plugin.h>
+#include <starpu_config.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static void usage(FILE *out)
 		     "  -t intervals  sampling interval per component in nanoseconds, e.g.\n"
 		     "                \"rapl:100000000:astrolabe:10000000\" (default %u ns)\n"
 		     "  -h, --help    display this help and exit\n"
+		     "  -v, --version output version information and exit\n"
 		     "Environment: APAPI_CMPLIST, APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_VERBOSE, APAPI_SOFTFAIL,\n"
 		     "  " APAPI_PRIORITY_ENV " (fifo[:1..99], rr[:1..99] or nice:-20..19: the timer thread's\n"
 		     "  scheduling, so that it keeps its cadence on a loaded machine).\n",
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
 	int first = 1;
 	if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		usage(stdout);
+		return 0;
+	}
+	if (argc > 1 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--version") == 0)) {
+		printf("atime (Astrolabe, StarPU %d.%d.%d API)\n", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "-t") == 0) {
@@ -66,7 +72,7 @@ int main(int argc, char **argv)
 	struct apapi_sampler sampler;
 	apapi_sampler_init(&sampler);
 	sampler.priority = priority;
-	apapi_sources_add(&sampler, &cfg, intervals, NULL);
+	unsigned nevents = apapi_sources_add(&sampler, &cfg, intervals, NULL);
 	/* The program samples only the runtime's counters: atime samples the rest. */
 	for (unsigned i = 0; i < cfg.ncomponents; i++)
 		if (strcmp(cfg.components[i], APAPI_OWN_COMPONENT) == 0) {
@@ -102,7 +108,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, ", exit status %d\n", WEXITSTATUS(status));
 	else
 		fprintf(stderr, ", killed by signal %d\n", WTERMSIG(status));
-	apapi_sampler_print_table(&sampler, stderr);
+	/* Nothing of the machine to sample (said at the start): no empty table. */
+	if (nevents)
+		apapi_sampler_print_table(&sampler, stderr);
 	apapi_sampler_clear(&sampler);
 	apapi_papi_clear();
 	apapi_config_clear(&cfg);

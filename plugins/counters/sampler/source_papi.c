@@ -199,8 +199,18 @@ unsigned apapi_sources_add(struct apapi_sampler *s, const struct apapi_config *c
 		size_t len = strlen(skipped);
 		snprintf(skipped + len, sizeof(skipped) - len, "%s%s (%s)", len ? ", " : "", cmp, why);
 	}
-	if (*skipped && apapi_config_tells(cfg))
+	if (!*skipped || !apapi_config_tells(cfg))
+		return total;
+	if (!cfg->default_components) {
 		astro_log_error(WHAT, "components skipped: %s%s; APAPI_CMPLIST chooses the components, APAPI_SOFTFAIL=1 hides this line",
 				skipped, energy_asked && !energy_found ? "; so no energy is measured here (no PAPI RAPL or powercap counter, no readable Linux powercap zone)" : "");
+		return total;
+	}
+	/* The default list names every component APAPI knows: those this machine lacks are no mistake. Only the
+	 * energy missing is worth a word; APAPI_VERBOSE=1 names them all. */
+	if (cfg->verbose)
+		fprintf(stderr, "[astrolabe] note: " WHAT ": components not available here: %s\n", skipped);
+	else if (energy_asked && !energy_found)
+		fprintf(stderr, "[astrolabe] note: " WHAT ": no energy counter on this machine: energy is not measured\n");
 	return total;
 }

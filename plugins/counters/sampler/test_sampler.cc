@@ -918,4 +918,27 @@ TEST_F(SamplerAtime, ExitStatusAndErrors)
 	}
 }
 
+// Issue 38: with the default components (APAPI_CMPLIST unset), a machine without energy counters is said once, in a
+// short note, not as an error; atime prints no empty table; --version is answered, not run as a program.
+TEST_F(SamplerAtime, DefaultComponentsMissingAreANoteAndVersionIsAnswered)
+{
+	ScopedEnv defaults("APAPI_CMPLIST", nullptr);
+	int status = -1;
+	std::string out = run("true", &status);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_FALSE(contains(out, "error")) << out;
+	EXPECT_FALSE(contains(out, "(no event was sampled)")) << out;
+	size_t note = out.find("note: sampler: no energy counter");
+	if (note != std::string::npos) {
+		EXPECT_EQ(out.find("energy", out.find('\n', note)), std::string::npos) << "said once: " << out;
+		EXPECT_LT(out.find('\n', note) - note, 80u) << "a short note: " << out;
+	}
+	EXPECT_TRUE(contains(out, "atime: true ran ")) << out;
+
+	out = run("--version", &status);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_EQ(out.rfind("atime (Astrolabe, StarPU ", 0), 0u) << out;
+	EXPECT_FALSE(contains(out, "cannot run")) << out;
+}
+
 } // namespace
