@@ -170,6 +170,29 @@ TEST(InstalledPrograms, EachAnswersHelpWithItsOptions)
 	EXPECT_GE(n, 10u) << "the tools folder alone installs more programs";
 }
 
+// Issue 38: every program answers --version with one line naming it and the API it implements (atime ran a
+// program named --version; others took it for an unknown option or an input file).
+TEST(InstalledPrograms, EachAnswersVersionWithOneLine)
+{
+	if (top_builddir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	unsigned n = 0;
+	for (const std::string &dir : program_dirs())
+		for (const std::string &p : installed_programs(dir)) {
+			std::string out;
+			EXPECT_EQ(run_command("cd " + sh_quoted(dir) + " && PYTHONPATH=" + sh_quoted(top_srcdir() + "/tools") + " timeout 60 ./" + p +
+						      " --version 2>&1",
+					      &out),
+				  0)
+				<< p << ": " << out;
+			EXPECT_EQ(lines_of(out).size(), 1u) << p << ": " << out;
+			EXPECT_TRUE(contains(out, p)) << p << ": the version names the program: " << out;
+			EXPECT_TRUE(contains(out, "StarPU")) << p << ": the version names the StarPU API: " << out;
+			n++;
+		}
+	EXPECT_GE(n, 10u) << "the tools folder alone installs more programs";
+}
+
 TEST(InstalledPrograms, EachHasAManualPageInstalledInMan1)
 {
 	if (top_builddir().empty())

@@ -130,6 +130,7 @@ static void usage(FILE *out)
 		"and its steering knobs with type, accepted values, default and current value.\n"
 		"  --json     print JSON instead of text\n"
 		"  -h, --help print this help\n"
+		"  -v, --version  print the version and exit\n"
 		"The usual variables apply (STARPU_PLUGIN_PATH, STARPU_NCPU, STARPU_SCHED...).\n");
 }
 
@@ -141,6 +142,10 @@ int main(int argc, char **argv)
 			json = 1;
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--version") == 0) {
+			printf("astrolabe-perf-list (Astrolabe, StarPU %d.%d.%d API)\n", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
+			       STARPU_RELEASE_VERSION);
 			return 0;
 		} else {
 			fprintf(stderr, "astrolabe-perf-list: unknown option '%s'\n", argv[i]);

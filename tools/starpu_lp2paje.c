@@ -12,6 +12,7 @@
  * glpsol's report, a name too long for its column puts the rest of the line
  * on the next one). A task goes to the worker with the largest share.
  */
+#include <starpu_config.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -171,7 +172,12 @@ int main(int argc, char **argv)
 		       "Turns the solution of the program starpu_bound_print_lp() wrote (recorded with dependencies)\n"
 		       "into a Paje trace on stdout. SOLUTION: glpsol's report (glpsol --lp bound.lp -o SOLUTION)\n"
 		       "or lp_solve's output; stdin when none is given.\n\n"
-		       "  -h, --help   display this help and exit\n", "starpu_lp2paje");
+		       "  -h, --help     display this help and exit\n"
+		       "  -v, --version  output version information and exit\n", "starpu_lp2paje");
+		return 0;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+		printf("starpu_lp2paje (Astrolabe, StarPU %d.%d.%d API)\n", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 		return 0;
 	}
 	if (argc == 1)

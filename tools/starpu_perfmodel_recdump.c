@@ -201,7 +201,11 @@ int main(int argc, char **argv)
 			       "Print the performance models as recutils records (%%rec: timing): every model file, or only\n"
 			       "the models and footprints the tasks of tasks.rec use (with the workers and memory nodes).\n\n"
 			       "  -o output    write to output instead of stdout\n"
-			       "  -h, --help   display this help and exit\n", argv0);
+			       "  -h, --help     display this help and exit\n"
+			       "  -v, --version  output version information and exit\n", argv0);
+			return EXIT_SUCCESS;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--version")) {
+			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", argv0, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 			return EXIT_SUCCESS;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "%s: unknown option %s (see -h)\n", argv0, argv[i]);

@@ -3,6 +3,8 @@
  * starpu_fxt_tool's command line: StarPU's options, and the formats' own
  * (-formats, -no-format NAME, -format NAME: formats.c).
  */
+#include <starpu_config.h>
+#include <stdio.h>
 #include <string.h>
 #include "converter.h"
 
@@ -37,7 +39,8 @@ static void usage(FILE *f)
 		   "  -format NAME   write trace format NAME, which its plugin leaves off by default\n"
 		   "  -use-task-color the scheduling contexts' task states (InCtx1..InCtx9) in the task's colour instead of\n"
 		   "                 one colour per context\n"
-		   "  -h, --help     display this help and exit\n");
+		   "  -h, --help     display this help and exit\n"
+		   "  -v, --version  output version information and exit\n");
 }
 
 int convert_options_parse(struct options *o, int argc, char **argv)
@@ -86,6 +89,9 @@ int convert_options_parse(struct options *o, int argc, char **argv)
 				return 1;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "-help") == 0) {
 			usage(stdout);
+			return -1;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0 || strcmp(a, "-version") == 0) {
+			printf(TOOL " (Astrolabe, StarPU %d.%d.%d API)\n", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 			return -1;
 		} else if (a[0] != '-') {
 			g_ptr_array_add(o->inputs, argv[i]);
