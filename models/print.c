@@ -21,7 +21,28 @@ static double pos(double v)
 
 static bool block_has_data(const struct _astro_pm_block *b)
 {
-	return b && (b->pub.regression.nsample || b->pub.regression.valid || b->pub.regression.nl_valid || b->pub.list);
+	return b && (b->pub.regression.nsample || b->pub.regression.valid || b->pub.regression.nl_valid || b->pub.regression.ncoeff ||
+		     b->pub.list);
+}
+
+static void monomial_name(const struct starpu_perfmodel *model, unsigned i, FILE *f);
+
+/* The coefficients of a multiple regression: its terms named by the codelet's model when it is there (a model
+ * loaded from its file alone, by starpu_perfmodel_display, knows only their number). */
+static void print_mlr(const struct starpu_perfmodel *model, const struct starpu_perfmodel_regression_model *r, FILE *output)
+{
+	bool named = model->parameters_names && model->combinations && model->ncombinations + 1 == r->ncoeff;
+	fprintf(output, "\tMultiple regression: y = constant");
+	for (unsigned i = 1; i < r->ncoeff; i++) {
+		fprintf(output, " + c%u * ", i);
+		if (named)
+			monomial_name(model, i - 1, output);
+		else
+			fprintf(output, "term%u", i);
+	}
+	fprintf(output, " (%u coefficient%s)\n\t\tconstant = %e\n", r->ncoeff, r->ncoeff > 1 ? "s" : "", pos(r->coeff[0]));
+	for (unsigned i = 1; i < r->ncoeff; i++)
+		fprintf(output, "\t\tc%u = %e\n", i, pos(r->coeff[i]));
 }
 
 static const char *const parameters[] = { "a", "b", "c", "alpha", "beta", "mean", "stddev", "path-file-debug" };
@@ -68,6 +89,8 @@ static void print_block(struct starpu_perfmodel *model, const struct _astro_pm_b
 			fprintf(output, "\tLinear: y = alpha size ^ beta\n\t\talpha = %e\n\t\tbeta = %e\n", r->alpha, r->beta);
 		if (r->nl_valid)
 			fprintf(output, "\tNon-Linear: y = a size ^b + c\n\t\ta = %e\n\t\tb = %e\n\t\tc = %e\n", r->a, r->b, r->c);
+		if (r->ncoeff && r->coeff)
+			print_mlr(model, r, output);
 		print_history(b, NULL, footprint, output);
 	} else if (!strcmp(parameter, "mean") || !strcmp(parameter, "stddev")) {
 		print_history(b, parameter, footprint, output);

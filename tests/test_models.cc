@@ -1603,6 +1603,35 @@ TEST_F(ModelTools, PlotWritesScriptAndDataThatGnuplotRenders)
 	EXPECT_GT(read_file(out + "/starpu_pn_nlreg.eps").size(), 1000u);
 }
 
+// Issue 38: a multiple-regression model's file holds its coefficients: -s prints them (it printed nothing).
+TEST_F(ModelTools, DisplayPrintsTheCoefficientsOfAMultipleRegression)
+{
+	std::string file = kMlrStarPU;
+	const std::string zeros = "3\t0.000000e+00   \t0.000000e+00   \t0.000000e+00   \n";
+	ASSERT_TRUE(contains(file, zeros));
+	file.replace(file.find(zeros), zeros.size(), "3\t1.500000e+00   \t2.000000e-01   \t3.000000e-03   \n");
+	put("mlr_shown", file);
+	ToolRun r = run("starpu_perfmodel_display", "-s mlr_shown");
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(r.out, "# performance model for cpu0_impl0 (Comb0)\n"
+			 "\tMultiple regression: y = constant + c1 * term1 + c2 * term2 (3 coefficients)\n"
+			 "\t\tconstant = 1.500000e+00\n\t\tc1 = 2.000000e-01\n\t\tc2 = 3.000000e-03\n");
+}
+
+// Issue 38: -l with no model file says so and where it looked, instead of printing nothing.
+TEST_F(ModelTools, ListWithoutModelsSaysWhereItLooked)
+{
+	for (const char *name : { "vector_scal", "pn_nlreg", "pn_reg" })
+		ASSERT_EQ(unlink(model_file(name).c_str()), 0);
+	ToolRun r = run("starpu_perfmodel_display", "-l");
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "");
+	EXPECT_EQ(r.err, "starpu_perfmodel_display: no performance model found in " + dir() +
+				 "/ (a run with STARPU_CALIBRATE=1 records them there)\n");
+	EXPECT_FALSE(contains(r.err, "starpu_perfmodel_directory")) << r.err;
+}
+
 TEST_F(ModelTools, PlotGflopsPowerAndCombinations)
 {
 	// impl0 with flops: GFlop/s = flops / (mean µs * 1000); impl1 without: missing ("").

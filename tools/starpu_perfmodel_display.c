@@ -34,6 +34,58 @@ static void usage(FILE *out, const char *argv0)
 		"under the host name of STARPU_HOSTNAME.\n", argv0);
 }
 
+/* What fn prints, as a string to free; NULL when fn or the memory failed. */
+static char *printed_by(int (*fn)(FILE *))
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	int ret = fn(f);
+	if (fclose(f) != 0 || ret != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int print_directories(FILE *f)
+{
+	starpu_perfmodel_directory(f);
+	return 0;
+}
+
+/* -l: the model files of each sampling folder; none at all is said, with the folders searched. */
+static int list_models(void)
+{
+	char *list = printed_by(starpu_perfmodel_list);
+	if (!list) {
+		fprintf(stderr, "%s: out of memory listing the models\n", prog);
+		return EXIT_FAILURE;
+	}
+	if (strstr(list, "file: <")) {
+		fputs(list, stdout);
+		free(list);
+		return EXIT_SUCCESS;
+	}
+	free(list);
+	char *dirs = printed_by(print_directories);
+	fprintf(stderr, "%s: no performance model found in ", prog);
+	const char *sep = "";
+	for (char *line = dirs ? strstr(dirs, "directory: <") : NULL; line; line = strstr(line, "directory: <")) {
+		line += strlen("directory: <");
+		size_t len = strcspn(line, ">\n");
+		fprintf(stderr, "%s%.*s", sep, (int)len, line);
+		sep = ", ";
+	}
+	if (!*sep)
+		fprintf(stderr, "any folder (none is set: see -d)");
+	fprintf(stderr, " (a run with STARPU_CALIBRATE=1 records them there)\n");
+	free(dirs);
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	const char *symbol = NULL;
@@ -83,7 +135,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	if (list)
-		return starpu_perfmodel_list(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+		return list_models();
 	if (dirs) {
 		starpu_perfmodel_directory(stdout);
 		return EXIT_SUCCESS;
