@@ -975,4 +975,41 @@ TEST(MachineDisplay, ListsWorkersTopologyAndBuses)
 	EXPECT_EQ(out, "2\n");
 }
 
+// Issue 38: the buses between two memory nodes show the figures starpu_transfer_bandwidth() and
+// starpu_transfer_latency() give (they printed nan). Two NUMA nodes from a synthetic hwloc topology.
+TEST(MachineDisplay, BusesBetweenNodesShowTheirFigures)
+{
+	const char *tool = "../tools/astrolabe-machine-display";
+	if (!file_exists(tool))
+		GTEST_SKIP() << tool << " is not built";
+	TempDir home; // the bus figures measured are saved there
+	std::string cmd = "STARPU_HOME='" + home.path() + "' STARPU_USE_NUMA=1 HWLOC_SYNTHETIC='pack:2 numa:1 core:1 pu:1' STARPU_NCPU=2 " +
+			  tool + " 2>&1";
+	FILE *p = popen(cmd.c_str(), "r");
+	ASSERT_NE(p, nullptr);
+	std::string out;
+	char buf[512];
+	while (fgets(buf, sizeof(buf), p))
+		out += buf;
+	int status = pclose(p);
+	EXPECT_EQ(system(("rm -rf '" + home.path() + "/.starpu'").c_str()), 0);
+	ASSERT_EQ(status, 0) << out;
+	EXPECT_FALSE(contains(out, "nan")) << out;
+	size_t table = out.find("from/to\tNUMA 0\tNUMA 1\t\n");
+	ASSERT_NE(table, std::string::npos) << out;
+	// The bandwidth table's rows, then the latency table's: each node to itself 0, to the other a figure.
+	size_t row = table;
+	for (int r = 0; r < 4; r++) {
+		row = out.find("NUMA " + std::to_string(r % 2) + "\t", out.find('\n', row) + 1);
+		ASSERT_NE(row, std::string::npos) << out;
+		double a = -1, b = -1;
+		ASSERT_EQ(sscanf(out.c_str() + row + 7, "%lf\t%lf", &a, &b), 2) << out.substr(row, 40);
+		EXPECT_EQ(r % 2 ? b : a, 0.0) << out.substr(row, 40);
+		if (r < 2)
+			EXPECT_GT(r % 2 ? a : b, 0.0) << "bandwidth: " << out.substr(row, 40);
+		else
+			EXPECT_GE(r % 2 ? a : b, 0.0) << "latency (under 0.5 us between NUMA nodes prints 0): " << out.substr(row, 40);
+	}
+}
+
 } // namespace
