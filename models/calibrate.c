@@ -70,7 +70,7 @@ void starpu_perfmodel_update_history_n(struct starpu_perfmodel *model, struct st
 	size_t size = _astro_pm_task_size(model, task, arch, comb, nimpl);
 	struct _astro_pm_block *b = _astro_pm_block_of(model, comb, nimpl, true);
 	if (b) {
-		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, arch, comb, nimpl);
+		_astro_pm_record(model, b, footprint, size, task->flops, average_measured, number, arch, nimpl);
 		model->state->dirty = true;
 	}
 	_astro_pm_quality_sampled(model, number);

@@ -141,7 +141,7 @@ static void window_push(struct _astro_pm_entry *e, double measured)
 }
 
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
-		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl)
+		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {
 	/* A duration beyond _ASTRO_PM_MAX_VALUE (1e100 µs) is a broken clock or meter, not a measurement. */
 	if (!(measured >= 0 && measured <= _ASTRO_PM_MAX_VALUE) || number == 0)
@@ -164,10 +164,10 @@ void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b,
 		/* The kept samples are the odd ones (e.g. a spike kept first): start again from the window. */
 		if (e->h.nerror >= e->h.nsample && e->h.nsample > 0) {
 			char archname[128];
-			_astro_pm_arch_name(arch, comb, nimpl, archname, sizeof(archname));
-			_astro_warn("model %s on %s: %u samples rejected against %u kept (last %.3g us, mean %.3g us): flushing the entry "
-				    "(raise STARPU_HISTORY_MAX_ERROR if the task's duration really varies that much)",
-				    model->symbol, archname, e->h.nerror, e->h.nsample, measured, e->h.mean);
+			_astro_pm_arch_words(arch, archname, sizeof(archname));
+			_astro_warn("model %s on %s (implementation %u): %u sample%s rejected against %u kept (last %.3g us, mean %.3g us): "
+				    "flushing the entry (raise STARPU_HISTORY_MAX_ERROR if the task's duration really varies that much)",
+				    model->symbol, archname, nimpl, e->h.nerror, e->h.nerror == 1 ? "" : "s", e->h.nsample, measured, e->h.mean);
 			e->h.sum = e->h.sum2 = 0;
 			e->h.nsample = e->h.nerror = 0;
 			_astro_pm_entry_refresh(&e->h);

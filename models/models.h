@@ -41,11 +41,10 @@ struct _starpu_perfmodel_state
 void _astro_pm_regression_refit(struct starpu_perfmodel_regression_model *r);
 /* Fits a, b, c of a·size^b + c on the block's entries; returns 0, or -1 when there are too few. */
 int _astro_pm_nl_fit(struct _astro_pm_block *b);
-/* Records number executions averaging measured into b (history entry and regression sums); arch, comb
- * and nimpl name the block in a warning. */
+/* Records number executions averaging measured into b (history entry and regression sums); arch and nimpl
+ * name the block in a warning. */
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
-		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, int comb,
-		      unsigned nimpl);
+		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, unsigned nimpl);
 bool _astro_pm_regression_valid(const struct starpu_perfmodel_regression_model *r);
 unsigned _astro_pm_calibrate_minimum(void);
 /* Reads STARPU_CALIBRATE_MINIMUM and STARPU_HISTORY_MAX_ERROR (at starpu_init). */

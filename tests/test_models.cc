@@ -299,6 +299,26 @@ TEST_F(Models, CostFunctionTypesPredict)
 
 // ---------------------------------------------------- history and trust
 
+// Issue 38: the warning of an entry flushed for its outliers is written for a person: "1 sample" (not "1 samples"),
+// the worker's architecture as the tools name it ("CPU 0"), not the combination's index ("Comb0").
+TEST_F(Models, FlushedEntryIsSaidInWords)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "hist_flush";
+	VectorTask t(&model, 1000);
+	starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 999.0); // dropped: a new entry's first run
+	starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 10.0);
+	std::string err = stderr_of([&] { starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 1000.0); });
+	EXPECT_TRUE(contains(err, "model hist_flush on CPU 0 (implementation 0): 1 sample rejected against 1 kept")) << err;
+	EXPECT_FALSE(contains(err, "Comb")) << err;
+	EXPECT_FALSE(contains(err, "1 samples")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+	starpu_perfmodel_deinit(&model);
+}
+
 TEST_F(Models, HistoryIsTrustedFromCalibrateMinimumSamples)
 {
 	Runtime rt(1);
