@@ -254,19 +254,39 @@ TEST_F(Deps, TagIsReusedOnceItsTaskCompleted)
 	starpu_task_clean(&task);
 }
 
+// A tag among its own dependencies is refused with one error naming it:
+// nothing is declared, so its task runs instead of waiting forever.
+TEST_F(Deps, TagDependingOnItselfIsRefused)
+{
+	std::string err = stderr_of([] { starpu_tag_declare_deps(7400, 2, (starpu_tag_t)7401, (starpu_tag_t)7400); });
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_tag_declare_deps: tag 7400 is among its own dependencies")) << err;
+	EXPECT_TRUE(contains(err, "remove tag 7400 from its dependency list")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7400, 0, "self")), 0);
+	ASSERT_TRUE(wait_until([] { return g_tag_runs[0].load() == 1; }, 3000)) << "the task of a refused self-dependency hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_tag_runs[0], 1);
+
+	// The task's own dependency array, through starpu_tag_declare_deps_array.
+	starpu_tag_t deps[] = {7402};
+	err = stderr_of([&] { starpu_tag_declare_deps_array(7402, 1, deps); });
+	EXPECT_TRUE(contains(err, "tag 7402 is among its own dependencies")) << err;
+}
+
 // A cycle of tag dependencies is declared, as in StarPU: its tasks wait
 // until one of its tags is notified, which a warning naming the cycle says.
 TEST_F(Deps, TagCycleIsDeclaredWithAWarning)
 {
-	std::string err = stderr_of([] { starpu_tag_declare_deps(7400, 1, (starpu_tag_t)7400); });
-	EXPECT_TRUE(contains(err, "[astrolabe] warning: starpu_tag_declare_deps: tag 7400 closes the dependency cycle 7400 -> 7400 ")) << err;
-	EXPECT_TRUE(contains(err, "starpu_tag_notify_from_apps")) << err;
-
-	err = stderr_of([] {
+	std::string err = stderr_of([] {
 		starpu_tag_declare_deps(7501, 1, (starpu_tag_t)7500);
 		starpu_tag_declare_deps(7500, 1, (starpu_tag_t)7501);
 	});
-	EXPECT_TRUE(contains(err, "cycle 7500 -> 7501 -> 7500 ")) << err;
+	EXPECT_TRUE(contains(err, "[astrolabe] warning: starpu_tag_declare_deps: tag 7500 closes the dependency cycle 7500 -> 7501 -> 7500 ")) << err;
+	EXPECT_TRUE(contains(err, "starpu_tag_notify_from_apps")) << err;
 
 	// Longer, and closed by one dependency among several.
 	err = stderr_of([] {
