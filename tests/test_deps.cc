@@ -580,6 +580,62 @@ TEST_F(Deps, TaskDepsOnCompletedPredecessor)
 	starpu_task_clean(&pred);
 }
 
+// A dependency on a task the runtime already freed (destroy=1, completed) is
+// refused with one error, and the successor runs instead of waiting forever.
+// The freed task is never read by the test; the runtime tells it without
+// reading freed memory (its recycled block, or AddressSanitizer's shadow).
+TEST_F(Deps, TaskDepsOnFreedTaskAreRefused)
+{
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "freed_pred");
+	std::atomic<int> succ_done{0}, end_done{0};
+	// Made before the predecessor is freed, so that neither reuses its block.
+	starpu_task *succ = starpu_task_create();
+	starpu_task *end_succ = starpu_task_create();
+	starpu_task *pred = starpu_task_create(); // destroy = 1
+	pred->cl = &cl;
+	ASSERT_EQ(starpu_task_submit(pred), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0); // pred completed, and is freed
+	succ->cl = &cl;
+	succ->name = "succ";
+	succ->callback_func = done_callback;
+	succ->callback_arg = &succ_done;
+	end_succ->cl = &cl;
+	end_succ->name = "end_succ";
+	end_succ->callback_func = done_callback;
+	end_succ->callback_arg = &end_done;
+	starpu_task *deps[1] = { pred };
+	std::string err = stderr_of([&] {
+		starpu_task_declare_deps_array(succ, 1, deps);
+		starpu_task_declare_end_deps_array(end_succ, 1, deps);
+	});
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_declare_deps_array: dependency 0 of task 'succ' was already freed")) << err;
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_declare_end_deps_array: dependency 0 of task 'end_succ' was already freed")) << err;
+	EXPECT_TRUE(contains(err, "set its destroy to 0")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
+	ASSERT_EQ(starpu_task_submit(succ), 0);
+	ASSERT_EQ(starpu_task_submit(end_succ), 0);
+	ASSERT_TRUE(wait_until([&] { return succ_done.load() == 1 && end_done.load() == 1; }, 3000))
+		<< "a task depending on a freed task hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+// A task cannot end after itself: said, and ignored.
+TEST_F(Deps, EndDependencyOnItselfIsRefused)
+{
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "self_end");
+	std::atomic<int> done{0};
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->name = "self_end";
+	t->callback_func = done_callback;
+	t->callback_arg = &done;
+	std::string err = stderr_of([&] { starpu_task_declare_end_deps(t, 1, t); });
+	EXPECT_TRUE(contains(err, "starpu_task_declare_end_deps_array: dependency 0 of task 'self_end' is the task itself: ignored")) << err;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_TRUE(wait_until([&] { return done.load() == 1; }, 3000)) << "a task ending after itself hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
 struct EndDeps
 {
 	std::atomic<int> b_done{0};

@@ -653,6 +653,7 @@ static void task_delete(struct starpu_task *task)
 	struct _astro_job *job = task->starpu_private;
 	bool made_here = job && job->embedded;
 	task_free_owned(task);
+	__atomic_store_n(&task->magic, _ASTRO_TASK_FREED_MAGIC, __ATOMIC_RELAXED); /* read by _astro_task_was_freed() */
 	if (made_here)
 		_astro_recycled_free(_ASTRO_RECYCLED_TASK, task);
 	else

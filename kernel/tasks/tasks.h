@@ -115,6 +115,10 @@ static inline void _astro_job_init(struct _astro_job *job)
 	job->workerid = -1;
 }
 struct _astro_job *_astro_job_get(struct starpu_task *task);
+/* task->magic once the runtime freed the task (destroy=1 after completion, starpu_task_destroy):
+ * a recycled block keeps it until reused, so a dependency on a freed task can be told. */
+#define _ASTRO_TASK_FREED_MAGIC 0x46524545
+bool _astro_task_was_freed(const struct starpu_task *task);
 struct _astro_job *_astro_job_new_internal(void);
 void _astro_job_free(struct _astro_job *job);
 struct _astro_dep_group
