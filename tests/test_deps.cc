@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <algorithm>
+#include <thread>
 
 using namespace astro_test;
 
@@ -275,6 +276,27 @@ TEST_F(Deps, TagDependingOnItselfIsRefused)
 	starpu_tag_t deps[] = {7402};
 	err = stderr_of([&] { starpu_tag_declare_deps_array(7402, 1, deps); });
 	EXPECT_TRUE(contains(err, "tag 7402 is among its own dependencies")) << err;
+}
+
+// starpu_tag_wait while the runtime is paused waits for starpu_resume(): said once.
+TEST_F(Deps, TagWaitWhilePausedSaysSo)
+{
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	starpu_pause();
+	ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7460, 0, "paused")), 0);
+	std::string err = stderr_of([&] {
+		std::thread waiter([] { EXPECT_EQ(starpu_tag_wait(7460), 0); });
+		sleep_ms(300);
+		EXPECT_EQ(g_tag_runs[0], 0);
+		starpu_resume();
+		waiter.join();
+	});
+	EXPECT_EQ(err, "[astrolabe] warning: starpu_tag_wait: the runtime is paused (starpu_pause): no task runs, so this waits "
+		       "until starpu_resume() is called, from another thread\n");
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_tag_runs[0], 1);
 }
 
 // A cycle of tag dependencies is declared, as in StarPU: its tasks wait

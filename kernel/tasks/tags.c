@@ -351,6 +351,8 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
 		starpu_pthread_mutex_lock(&tag->lock);
 		tag->waiters++;
+		if (tag->state != TAG_DONE)
+			_astro_wait_say_paused(ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array");
 		while (tag->state != TAG_DONE)
 			starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
 		tag->waiters--;

@@ -232,6 +232,8 @@ extern int (*_astro_plans_task_switch)(struct starpu_task *task);
 
 /* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
 void _astro_task_wait_for_n(unsigned n);
+/* The application's wait call is to sleep: while the runtime is paused, says so (it waits for starpu_resume()). */
+void _astro_wait_say_paused(const char *call);
 /* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
 void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void));
 
