@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <algorithm>
+#include <thread>
 
 using namespace astro_test;
 
@@ -254,19 +255,60 @@ TEST_F(Deps, TagIsReusedOnceItsTaskCompleted)
 	starpu_task_clean(&task);
 }
 
+// A tag among its own dependencies is refused with one error naming it:
+// nothing is declared, so its task runs instead of waiting forever.
+TEST_F(Deps, TagDependingOnItselfIsRefused)
+{
+	std::string err = stderr_of([] { starpu_tag_declare_deps(7400, 2, (starpu_tag_t)7401, (starpu_tag_t)7400); });
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_tag_declare_deps: tag 7400 is among its own dependencies")) << err;
+	EXPECT_TRUE(contains(err, "remove tag 7400 from its dependency list")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7400, 0, "self")), 0);
+	ASSERT_TRUE(wait_until([] { return g_tag_runs[0].load() == 1; }, 3000)) << "the task of a refused self-dependency hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_tag_runs[0], 1);
+
+	// The task's own dependency array, through starpu_tag_declare_deps_array.
+	starpu_tag_t deps[] = {7402};
+	err = stderr_of([&] { starpu_tag_declare_deps_array(7402, 1, deps); });
+	EXPECT_TRUE(contains(err, "tag 7402 is among its own dependencies")) << err;
+}
+
+// starpu_tag_wait while the runtime is paused waits for starpu_resume(): said once.
+TEST_F(Deps, TagWaitWhilePausedSaysSo)
+{
+	for (auto &r : g_tag_runs)
+		r = 0;
+	starpu_codelet cl = cpu_codelet(count_tag_run, 0, "tagged");
+	starpu_pause();
+	ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7460, 0, "paused")), 0);
+	std::string err = stderr_of([&] {
+		std::thread waiter([] { EXPECT_EQ(starpu_tag_wait(7460), 0); });
+		sleep_ms(300);
+		EXPECT_EQ(g_tag_runs[0], 0);
+		starpu_resume();
+		waiter.join();
+	});
+	EXPECT_EQ(err, "[astrolabe] warning: starpu_tag_wait: the runtime is paused (starpu_pause): no task runs, so this waits "
+		       "until starpu_resume() is called, from another thread\n");
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_tag_runs[0], 1);
+}
+
 // A cycle of tag dependencies is declared, as in StarPU: its tasks wait
 // until one of its tags is notified, which a warning naming the cycle says.
 TEST_F(Deps, TagCycleIsDeclaredWithAWarning)
 {
-	std::string err = stderr_of([] { starpu_tag_declare_deps(7400, 1, (starpu_tag_t)7400); });
-	EXPECT_TRUE(contains(err, "[astrolabe] warning: starpu_tag_declare_deps: tag 7400 closes the dependency cycle 7400 -> 7400 ")) << err;
-	EXPECT_TRUE(contains(err, "starpu_tag_notify_from_apps")) << err;
-
-	err = stderr_of([] {
+	std::string err = stderr_of([] {
 		starpu_tag_declare_deps(7501, 1, (starpu_tag_t)7500);
 		starpu_tag_declare_deps(7500, 1, (starpu_tag_t)7501);
 	});
-	EXPECT_TRUE(contains(err, "cycle 7500 -> 7501 -> 7500 ")) << err;
+	EXPECT_TRUE(contains(err, "[astrolabe] warning: starpu_tag_declare_deps: tag 7500 closes the dependency cycle 7500 -> 7501 -> 7500 ")) << err;
+	EXPECT_TRUE(contains(err, "starpu_tag_notify_from_apps")) << err;
 
 	// Longer, and closed by one dependency among several.
 	err = stderr_of([] {
@@ -558,6 +600,62 @@ TEST_F(Deps, TaskDepsOnCompletedPredecessor)
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	}
 	starpu_task_clean(&pred);
+}
+
+// A dependency on a task the runtime already freed (destroy=1, completed) is
+// refused with one error, and the successor runs instead of waiting forever.
+// The freed task is never read by the test; the runtime tells it without
+// reading freed memory (its recycled block, or AddressSanitizer's shadow).
+TEST_F(Deps, TaskDepsOnFreedTaskAreRefused)
+{
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "freed_pred");
+	std::atomic<int> succ_done{0}, end_done{0};
+	// Made before the predecessor is freed, so that neither reuses its block.
+	starpu_task *succ = starpu_task_create();
+	starpu_task *end_succ = starpu_task_create();
+	starpu_task *pred = starpu_task_create(); // destroy = 1
+	pred->cl = &cl;
+	ASSERT_EQ(starpu_task_submit(pred), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0); // pred completed, and is freed
+	succ->cl = &cl;
+	succ->name = "succ";
+	succ->callback_func = done_callback;
+	succ->callback_arg = &succ_done;
+	end_succ->cl = &cl;
+	end_succ->name = "end_succ";
+	end_succ->callback_func = done_callback;
+	end_succ->callback_arg = &end_done;
+	starpu_task *deps[1] = { pred };
+	std::string err = stderr_of([&] {
+		starpu_task_declare_deps_array(succ, 1, deps);
+		starpu_task_declare_end_deps_array(end_succ, 1, deps);
+	});
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_declare_deps_array: dependency 0 of task 'succ' was already freed")) << err;
+	EXPECT_TRUE(contains(err, "[astrolabe] error: starpu_task_declare_end_deps_array: dependency 0 of task 'end_succ' was already freed")) << err;
+	EXPECT_TRUE(contains(err, "set its destroy to 0")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
+	ASSERT_EQ(starpu_task_submit(succ), 0);
+	ASSERT_EQ(starpu_task_submit(end_succ), 0);
+	ASSERT_TRUE(wait_until([&] { return succ_done.load() == 1 && end_done.load() == 1; }, 3000))
+		<< "a task depending on a freed task hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+// A task cannot end after itself: said, and ignored.
+TEST_F(Deps, EndDependencyOnItselfIsRefused)
+{
+	starpu_codelet cl = cpu_codelet(set_flag, 0, "self_end");
+	std::atomic<int> done{0};
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->name = "self_end";
+	t->callback_func = done_callback;
+	t->callback_arg = &done;
+	std::string err = stderr_of([&] { starpu_task_declare_end_deps(t, 1, t); });
+	EXPECT_TRUE(contains(err, "starpu_task_declare_end_deps_array: dependency 0 of task 'self_end' is the task itself: ignored")) << err;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_TRUE(wait_until([&] { return done.load() == 1; }, 3000)) << "a task ending after itself hangs";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 }
 
 struct EndDeps

@@ -552,6 +552,57 @@ TEST_F(Tasks, NsubmittedDropsToZero)
 	EXPECT_EQ(g_runs, 10);
 }
 
+// Waiting while the runtime is paused waits for starpu_resume(), as in
+// StarPU: each wait says so once, naming the call that resumes.
+TEST_F(Tasks, WaitWhilePausedSaysSo)
+{
+	starpu_pause();
+	starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &count_cl_;
+	task.detach = 0;
+	ASSERT_EQ(submit_detached(&count_cl_), 0);
+	ASSERT_EQ(starpu_task_submit(&task), 0);
+	std::atomic<int> waits_done{0};
+	std::string err = stderr_of([&] {
+		std::thread waiter([&] {
+			EXPECT_EQ(starpu_task_wait(&task), 0);
+			waits_done++;
+			EXPECT_EQ(starpu_task_wait_for_all(), 0);
+			waits_done++;
+		});
+		sleep_ms(300);
+		EXPECT_EQ(waits_done, 0);
+		starpu_resume();
+		waiter.join();
+	});
+	EXPECT_EQ(waits_done, 2);
+	EXPECT_EQ(g_runs, 2);
+	EXPECT_EQ(err, "[astrolabe] warning: starpu_task_wait: the runtime is paused (starpu_pause): no task runs, so this waits "
+		       "until starpu_resume() is called, from another thread\n");
+
+	// starpu_task_wait_for_all says it too, once.
+	starpu_pause();
+	ASSERT_EQ(submit_detached(&count_cl_), 0);
+	err = stderr_of([&] {
+		std::thread waiter([&] { EXPECT_EQ(starpu_task_wait_for_all(), 0); });
+		sleep_ms(300);
+		starpu_resume();
+		waiter.join();
+	});
+	EXPECT_EQ(err, "[astrolabe] warning: starpu_task_wait_for_all: the runtime is paused (starpu_pause): no task runs, so this "
+		       "waits until starpu_resume() is called, from another thread\n");
+	EXPECT_EQ(g_runs, 3);
+	starpu_task_clean(&task);
+
+	// Not paused: not a word.
+	err = stderr_of([&] {
+		ASSERT_EQ(submit_detached(&count_cl_), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_EQ(err, "");
+}
+
 struct DeadlockRecord
 {
 	std::atomic<int> in_codelet{1};

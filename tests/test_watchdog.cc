@@ -187,6 +187,25 @@ TEST_F(Watchdog, NamesThePolicyThatHoldsTasks)
 	EXPECT_EQ(g_runs, 3);
 }
 
+// A paused runtime runs no task: the report says it is paused, and what resumes it.
+TEST_F(Watchdog, SaysTheRuntimeIsPaused)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	starpu_pause();
+	ASSERT_EQ(starpu_task_submit(named_task(&g_count_cl, "paused")), 0);
+	bool seen = err.wait_for({
+		"scheduling policy 'eager'. What is stuck:\n"
+		"[astrolabe] watchdog: the runtime is paused (starpu_pause): no worker takes a task until starpu_resume() is called, "
+		"from another thread than the waiting one\n",
+	});
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 1);
+}
+
 std::atomic<int> g_hook_calls{0};
 
 void count_hook(void *arg)

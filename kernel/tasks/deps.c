@@ -7,6 +7,44 @@
 #include "tasks/tasks.h"
 #include <stdarg.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ASTRO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASTRO_ASAN 1
+#endif
+#endif
+#ifdef ASTRO_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+/* Without AddressSanitizer a freed task's block stays the runtime's (recycled,
+ * recycle.c) and keeps the freed mark until it is reused; with it, blocks go
+ * back to malloc and the sanitizer's shadow tells, without reading the block. */
+bool _astro_task_was_freed(const struct starpu_task *task)
+{
+#ifdef ASTRO_ASAN
+	if (__asan_address_is_poisoned(&task->magic))
+		return true;
+#endif
+	return __atomic_load_n(&task->magic, __ATOMIC_RELAXED) == _ASTRO_TASK_FREED_MAGIC;
+}
+
+/* Dependency i of a declaration by caller: NULL, the task itself or a freed task is said, and ignored. */
+static bool dependency_usable(const char *caller, struct starpu_task *task, unsigned i, struct starpu_task *dep)
+{
+	if (dep && dep != task && !_astro_task_was_freed(dep))
+		return true;
+	const char *name = starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)";
+	if (dep && dep != task)
+		_astro_error("%s: dependency %u of task '%s' was already freed (a task with destroy=1, starpu_task_create()'s default, "
+			     "is freed once it completed): ignored; declare the dependency before that task completes, "
+			     "or set its destroy to 0 and starpu_task_destroy() it yourself", caller, i, name);
+	else
+		_astro_error("%s: dependency %u of task '%s' is %s: ignored", caller, i, name, dep ? "the task itself" : "NULL");
+	return false;
+}
+
 void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
 {
 	if (!task || (ndeps && !task_array)) {
@@ -23,9 +61,7 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 	g->succ = job;
 	g->preds = calloc(ndeps ? ndeps : 1, sizeof(*g->preds));
 	for (unsigned i = 0; i < ndeps; i++) {
-		if (!task_array[i] || task_array[i] == task)
-			_astro_error("starpu_task_declare_deps_array: dependency %u is %s: ignored", i, task_array[i] ? "the task itself" : "NULL");
-		else {
+		if (dependency_usable("starpu_task_declare_deps_array", task, i, task_array[i])) {
 			g->preds[g->ndeps] = _astro_job_get(task_array[i]);
 			_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id,
 				       .other_id = g->preds[g->ndeps]->id, .nimpl = ASTRO_DEP_TASK);
@@ -95,6 +131,8 @@ void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps
 {
 	struct _astro_job *job = _astro_job_get(task);
 	for (unsigned i = 0; i < ndeps; i++) {
+		if (!dependency_usable("starpu_task_declare_end_deps_array", task, i, task_array[i]))
+			continue;
 		__atomic_add_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);
 		if (!_astro_job_add_succ_entry(_astro_job_get(task_array[i]), (void *)((uintptr_t)job | _ASTRO_END_DEP_BIT)))
 			__atomic_sub_fetch(&job->end_pending, 1, __ATOMIC_ACQ_REL);

@@ -239,9 +239,6 @@ static starpu_pthread_mutex_t declare_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
  * a tag nothing depends on yet (a chain's next tag) costs one look. */
 static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
 {
-	for (unsigned i = 0; i < ndeps; i++)
-		if (deps[i] == root->id)
-			return g_strdup_printf("%llu -> %llu", (unsigned long long)root->id, (unsigned long long)root->id);
 	/* Successors are only appended by declarations, under declare_lock which we hold. */
 	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
 		return NULL;
@@ -286,6 +283,15 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		_astro_error("starpu_tag_declare_deps_array: NULL array for %u dependencies of tag %llu", ndeps, (unsigned long long)id);
 		return;
 	}
+	/* A tag depending on itself would never be released: nothing could notify it
+	 * but the application, and its task would wait forever without a word. */
+	for (unsigned i = 0; i < ndeps; i++)
+		if (array[i] == id) {
+			_astro_error("starpu_tag_declare_deps: tag %llu is among its own dependencies, so its task could never run: "
+				     "nothing was declared; remove tag %llu from its dependency list",
+				     (unsigned long long)id, (unsigned long long)id);
+			return;
+		}
 	starpu_pthread_mutex_lock(&declare_lock);
 	struct _astro_tag *tag = tag_lookup(id, true);
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
@@ -345,6 +351,8 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
 		starpu_pthread_mutex_lock(&tag->lock);
 		tag->waiters++;
+		if (tag->state != TAG_DONE)
+			_astro_wait_say_paused(ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array");
 		while (tag->state != TAG_DONE)
 			starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
 		tag->waiters--;

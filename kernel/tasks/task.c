@@ -610,6 +610,8 @@ int starpu_task_wait(struct starpu_task *task)
 	/* Short tasks complete within microseconds: look a while before paying for a futex sleep and wake. */
 	for (unsigned i = 0; i < WAIT_SPINS && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE; i++)
 		_astro_relax(i);
+	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
+		_astro_wait_say_paused("starpu_task_wait");
 	int expected = JOB_RUNNING;
 	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
@@ -653,6 +655,7 @@ static void task_delete(struct starpu_task *task)
 	struct _astro_job *job = task->starpu_private;
 	bool made_here = job && job->embedded;
 	task_free_owned(task);
+	__atomic_store_n(&task->magic, _ASTRO_TASK_FREED_MAGIC, __ATOMIC_RELAXED); /* read by _astro_task_was_freed() */
 	if (made_here)
 		_astro_recycled_free(_ASTRO_RECYCLED_TASK, task);
 	else

@@ -115,6 +115,10 @@ static inline void _astro_job_init(struct _astro_job *job)
 	job->workerid = -1;
 }
 struct _astro_job *_astro_job_get(struct starpu_task *task);
+/* task->magic once the runtime freed the task (destroy=1 after completion, starpu_task_destroy):
+ * a recycled block keeps it until reused, so a dependency on a freed task can be told. */
+#define _ASTRO_TASK_FREED_MAGIC 0x46524545
+bool _astro_task_was_freed(const struct starpu_task *task);
 struct _astro_job *_astro_job_new_internal(void);
 void _astro_job_free(struct _astro_job *job);
 struct _astro_dep_group
@@ -228,6 +232,8 @@ extern int (*_astro_plans_task_switch)(struct starpu_task *task);
 
 /* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
 void _astro_task_wait_for_n(unsigned n);
+/* The application's wait call is to sleep: while the runtime is paused, says so (it waits for starpu_resume()). */
+void _astro_wait_say_paused(const char *call);
 /* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
 void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void));
 

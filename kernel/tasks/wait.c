@@ -31,6 +31,22 @@ void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
 	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
 }
 
+void _astro_wait_say_paused(const char *call)
+{
+	if (STARPU_LIKELY(!__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED)))
+		return;
+	_astro_warn("%s: the runtime is paused (starpu_pause): no task runs, so this waits until starpu_resume() is called, "
+		    "from another thread", call);
+}
+
+/* A public wait for the count of tasks: says once if it is to wait while the runtime is paused. */
+static void wait_for_n_public(const char *call, unsigned n)
+{
+	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
+		_astro_wait_say_paused(call);
+	_astro_task_wait_for_n(n);
+}
+
 /* Waits until at most n submitted tasks are not complete. */
 void _astro_task_wait_for_n(unsigned n)
 {
@@ -44,7 +60,7 @@ int starpu_task_wait_for_n_submitted(unsigned n)
 	int ret = _astro_forbid_blocking("starpu_task_wait_for_n_submitted", NULL);
 	if (ret)
 		return ret;
-	_astro_task_wait_for_n(n);
+	wait_for_n_public("starpu_task_wait_for_n_submitted", n);
 	return 0;
 }
 
@@ -54,7 +70,7 @@ static int wait_for_all(const char *call)
 	if (ret)
 		return ret;
 	starpu_do_schedule();
-	_astro_task_wait_for_n(0);
+	wait_for_n_public(call, 0);
 	return 0;
 }
 
@@ -89,9 +105,10 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 	starpu_do_schedule();
 	/* The global context's tasks are not counted apart (the task path stays as it was): all of them. */
 	if (c == &_astro_ctxs[0]) {
-		_astro_task_wait_for_n(0);
+		wait_for_n_public("starpu_task_wait_for_all_in_ctx", 0);
 		return 0;
 	}
+	_astro_wait_say_paused("starpu_task_wait_for_all_in_ctx");
 	_astro_ctx_wait_tasks(c);
 	/* Its masters hand tasks down to its nested contexts: those are its tasks too. */
 	uint32_t children = __atomic_load_n(&c->children, __ATOMIC_SEQ_CST);

@@ -87,6 +87,9 @@ static GString *describe(double idle_us, long pending)
 	g_string_append_printf(out, "[astrolabe] watchdog: no task completed for %.3f s while %ld submitted tasks are not complete "
 			       "(STARPU_WATCHDOG_TIMEOUT=%.0f us); scheduling policy '%s'. What is stuck:\n",
 			       idle_us / 1e6, pending, wd.timeout_us, policy);
+	if (__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED))
+		g_string_append(out, "[astrolabe] watchdog: the runtime is paused (starpu_pause): no worker takes a task until "
+				     "starpu_resume() is called, from another thread than the waiting one\n");
 
 	starpu_pthread_mutex_lock(&_astro_watched_lock);
 	struct waits w = {
