@@ -54,6 +54,14 @@ std::vector<std::string> installed_programs(const std::string &dir)
 	return programs;
 }
 
+// Runs program p of the build folder dir with args (stderr with stdout into *out); its exit status.
+// The trace tools' module is installed only at make install: here, from the sources.
+int run_program(const std::string &dir, const std::string &p, const std::string &args, std::string *out)
+{
+	return run_command("cd " + sh_quoted(dir) + " && PYTHONPATH=" + sh_quoted(top_srcdir() + "/tools") + " timeout 60 ./" + p + " " + args + " 2>&1",
+			   out);
+}
+
 // The folders whose Makefile installs programs (starpu_fxt_tool, when the trace plugin is built, is one of tools/).
 std::vector<std::string> program_dirs()
 {
@@ -156,12 +164,7 @@ TEST(InstalledPrograms, EachAnswersHelpWithItsOptions)
 	for (const std::string &dir : program_dirs())
 		for (const std::string &p : installed_programs(dir)) {
 			std::string out;
-			// The trace tools' module is installed only at make install: here, from the sources.
-			EXPECT_EQ(run_command("cd " + sh_quoted(dir) + " && PYTHONPATH=" + sh_quoted(top_srcdir() + "/tools") + " timeout 60 ./" + p +
-						      " --help 2>&1",
-					      &out),
-				  0)
-				<< p << ": " << out;
+			EXPECT_EQ(run_program(dir, p, "--help", &out), 0) << p << ": " << out;
 			EXPECT_FALSE(contains(out, "Traceback")) << p << ": " << out;
 			EXPECT_TRUE(contains(out, p)) << p << ": the help names the program: " << out;
 			EXPECT_TRUE(contains(out, "-h") || contains(out, "--help")) << p << ": the help lists its options: " << out;
@@ -180,11 +183,7 @@ TEST(InstalledPrograms, EachAnswersVersionWithOneLine)
 	for (const std::string &dir : program_dirs())
 		for (const std::string &p : installed_programs(dir)) {
 			std::string out;
-			EXPECT_EQ(run_command("cd " + sh_quoted(dir) + " && PYTHONPATH=" + sh_quoted(top_srcdir() + "/tools") + " timeout 60 ./" + p +
-						      " --version 2>&1",
-					      &out),
-				  0)
-				<< p << ": " << out;
+			EXPECT_EQ(run_program(dir, p, "--version", &out), 0) << p << ": " << out;
 			EXPECT_EQ(lines_of(out).size(), 1u) << p << ": " << out;
 			EXPECT_TRUE(contains(out, p)) << p << ": the version names the program: " << out;
 			EXPECT_TRUE(contains(out, "StarPU")) << p << ": the version names the StarPU API: " << out;

@@ -985,13 +985,8 @@ TEST(MachineDisplay, BusesBetweenNodesShowTheirFigures)
 	TempDir home; // the bus figures measured are saved there
 	std::string cmd = "STARPU_HOME='" + home.path() + "' STARPU_USE_NUMA=1 HWLOC_SYNTHETIC='pack:2 numa:1 core:1 pu:1' STARPU_NCPU=2 " +
 			  tool + " 2>&1";
-	FILE *p = popen(cmd.c_str(), "r");
-	ASSERT_NE(p, nullptr);
 	std::string out;
-	char buf[512];
-	while (fgets(buf, sizeof(buf), p))
-		out += buf;
-	int status = pclose(p);
+	int status = run_command(cmd, &out);
 	EXPECT_EQ(system(("rm -rf '" + home.path() + "/.starpu'").c_str()), 0);
 	ASSERT_EQ(status, 0) << out;
 	EXPECT_FALSE(contains(out, "nan")) << out;
