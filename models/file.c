@@ -323,7 +323,8 @@ int starpu_perfmodel_list(FILE *output)
 			if (!g_str_has_suffix(name, ".lock") && !strstr(name, ".corrupt-") && !strstr(name, ".tmp."))
 				g_ptr_array_add(names, g_strdup(name));
 		g_dir_close(dir);
-		qsort(names->pdata, names->len, sizeof(char *), name_cmp);
+		if (names->len) /* an empty array has no pdata: qsort(NULL, 0) is undefined */
+			qsort(names->pdata, names->len, sizeof(char *), name_cmp);
 		fprintf(output, "codelet directory: <%s>\n", path);
 		for (unsigned k = 0; k < names->len; k++)
 			fprintf(output, "file: <%s>\n", (const char *)g_ptr_array_index(names, k));

@@ -287,8 +287,7 @@ TEST_F(Deps, TagWaitWhilePausedSaysSo)
 	starpu_pause();
 	ASSERT_EQ(starpu_task_submit(tagged_task(&cl, 7460, 0, "paused")), 0);
 	std::string err = stderr_of([&] {
-		std::thread waiter([] { EXPECT_EQ(starpu_tag_wait(7460), 0); });
-		sleep_ms(300);
+		std::thread waiter = blocked_thread([] { EXPECT_EQ(starpu_tag_wait(7460), 0); });
 		EXPECT_EQ(g_tag_runs[0], 0);
 		starpu_resume();
 		waiter.join();

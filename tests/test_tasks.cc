@@ -565,13 +565,12 @@ TEST_F(Tasks, WaitWhilePausedSaysSo)
 	ASSERT_EQ(starpu_task_submit(&task), 0);
 	std::atomic<int> waits_done{0};
 	std::string err = stderr_of([&] {
-		std::thread waiter([&] {
+		std::thread waiter = blocked_thread([&] {
 			EXPECT_EQ(starpu_task_wait(&task), 0);
 			waits_done++;
 			EXPECT_EQ(starpu_task_wait_for_all(), 0);
 			waits_done++;
 		});
-		sleep_ms(300);
 		EXPECT_EQ(waits_done, 0);
 		starpu_resume();
 		waiter.join();
@@ -585,8 +584,7 @@ TEST_F(Tasks, WaitWhilePausedSaysSo)
 	starpu_pause();
 	ASSERT_EQ(submit_detached(&count_cl_), 0);
 	err = stderr_of([&] {
-		std::thread waiter([&] { EXPECT_EQ(starpu_task_wait_for_all(), 0); });
-		sleep_ms(300);
+		std::thread waiter = blocked_thread([] { EXPECT_EQ(starpu_task_wait_for_all(), 0); });
 		starpu_resume();
 		waiter.join();
 	});
