@@ -181,7 +181,7 @@ static GString *describe(double idle_us, long pending)
 		g_string_append_printf(out, "[astrolabe] watchdog:   ... and %u more tasks\n", listed - REPORT_MAX_TASKS);
 	g_string_append_printf(out, "[astrolabe] watchdog: %ld ready tasks (nready), %u blocked, %u held by policy '%s' with no worker running them%s\n",
 			       (long)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED), nblocked, nlost, policy,
-			       nlost && _astro_rt.paused ? " (the runtime is paused: starpu_resume)" :
+			       nlost && __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) ? " (the runtime is paused: starpu_resume)" :
 			       nlost ? " (a policy that keeps tasks from the workers hangs the application)" : "");
 	g_string_append(out, "[astrolabe] watchdog: set STARPU_WATCHDOG_CRASH=1 to abort here (e.g. to get a core dump), or raise STARPU_WATCHDOG_TIMEOUT\n");
 
