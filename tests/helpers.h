@@ -82,32 +82,6 @@ inline void sleep_ms(unsigned ms)
 	std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
-// Starts wait() on a thread of its own and returns the thread once it sleeps
-// in the kernel (its state in /proc 'S' three looks in a row, 10 ms apart;
-// at most 30 s): a test then knows the call blocks, however busy the machine.
-template <typename F> std::thread blocked_thread(F &&wait)
-{
-	std::atomic<long> tid{ 0 };
-	std::thread t([&tid, wait]() mutable {
-		tid = (long)syscall(SYS_gettid);
-		wait();
-	});
-	while (!tid)
-		sleep_ms(1);
-	std::string path = "/proc/self/task/" + std::to_string(tid.load()) + "/stat";
-	int in_a_row = 0;
-	for (int i = 0; i < 3000 && in_a_row < 3; i++) {
-		sleep_ms(10);
-		std::ifstream f(path);
-		std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-		size_t end = stat.rfind(')');
-		char state = end != std::string::npos && end + 2 < stat.size() ? stat[end + 2] : '?';
-		in_a_row = state == 'S' ? in_a_row + 1 : 0;
-	}
-	EXPECT_EQ(in_a_row, 3) << "the thread never blocked";
-	return t;
-}
-
 // Polls pred until it holds or timeout_ms passed; returns its last value.
 template <typename Pred> bool wait_until(Pred pred, unsigned timeout_ms = 5000)
 {
@@ -184,6 +158,31 @@ inline std::string read_file(const std::string &path)
 	std::ifstream in(path, std::ios::binary);
 	std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 	return text;
+}
+
+// Starts wait() on a thread of its own and returns the thread once it sleeps
+// in the kernel (its state in /proc 'S' three looks in a row, 10 ms apart;
+// at most 30 s): a test then knows the call blocks, however busy the machine.
+template <typename F> std::thread blocked_thread(F &&wait)
+{
+	std::atomic<long> tid{ 0 };
+	std::thread t([&tid, wait]() mutable {
+		tid = (long)syscall(SYS_gettid);
+		wait();
+	});
+	while (!tid)
+		sleep_ms(1);
+	std::string path = "/proc/self/task/" + std::to_string(tid.load()) + "/stat";
+	int in_a_row = 0;
+	for (int i = 0; i < 3000 && in_a_row < 3; i++) {
+		sleep_ms(10);
+		std::string stat = read_file(path);
+		size_t end = stat.rfind(')');
+		char state = end != std::string::npos && end + 2 < stat.size() ? stat[end + 2] : '?';
+		in_a_row = state == 'S' ? in_a_row + 1 : 0;
+	}
+	EXPECT_EQ(in_a_row, 3) << "the thread never blocked";
+	return t;
 }
 
 // Runs cmd through the shell: its exit status (-1 when it did not exit), its stdout appended to *out.
