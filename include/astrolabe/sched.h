@@ -406,7 +406,7 @@ struct astro_sched_central
  * briefly before it sleeps (glibc's adaptive mutex, where available) instead
  * of paying two system calls.
  */
-void astro_sched_lock_init(pthread_mutex_t *lock);
+void astro_sched_lock_init(starpu_pthread_mutex_t *lock);
 
 /**
  * The directory performance models are written to (STARPU_PERF_MODEL_DIR, else

@@ -65,7 +65,7 @@ unsigned papi_energy_open(struct powercap *pc, const char *component, char *why,
 	}
 	/* Initialised as counters_papi_task does: event sets in several threads. */
 	if (!PAPI_is_initialized() &&
-	    (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT || PAPI_thread_init(starpu_pthread_self) != PAPI_OK)) {
+	    (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT || PAPI_thread_init(astro_thread_id) != PAPI_OK)) {
 		snprintf(why, whylen, "PAPI could not be initialised");
 		return 0;
 	}

@@ -137,7 +137,7 @@ static int init(void)
 	free(copy);
 	if (!PAPI_is_initialized()) {
 		int ret = PAPI_library_init(PAPI_VER_CURRENT);
-		if (ret != PAPI_VER_CURRENT || PAPI_thread_init(starpu_pthread_self) != PAPI_OK) {
+		if (ret != PAPI_VER_CURRENT || PAPI_thread_init(astro_thread_id) != PAPI_OK) {
 			astro_log_error(MODULE, "STARPU_PROF_PAPI_EVENTS: PAPI could not be initialised (%s): tasks go without papi_values",
 					ret < 0 ? PAPI_strerror(ret) : "version mismatch");
 			return ASTRO_PLUGIN_DECLINE;
