@@ -24,6 +24,7 @@ DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)
 DEPS="$DEPS opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"	# the OpenCL driver (PoCL runs its tests)
 DEPS="$DEPS libglpk-dev glpk-utils"	# the theoretical lower bound (starpu_bound_compute) and glpsol for its checks
 DEPS="$DEPS libopenmpi-dev openmpi-bin"	# StarPU-MPI (libstarpumpi-1.4) and mpirun for its tests
+DEPS="$DEPS libsimgrid-dev"	# the simulation flavour (configure --enable-simgrid, built and tested by CI)
 DEPS="$DEPS doxygen help2man"	# the API reference (make doc) and the programs' manual pages
 DEPS="$DEPS debhelper dpkg-dev"	# the binary packages of debian/ (packaging/check-packages)
 missing=

@@ -42,6 +42,7 @@
 #include <starpu_parallel_worker.h>
 #include <starpu_disk.h>
 #include <starpu_driver.h>
+#include <starpu_simgrid_wrap.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /** @file
- * Thread types of the StarPU API: plain POSIX threads here. */
+ * Thread types of the StarPU API: plain POSIX threads in a native build; in a
+ * simulation build (STARPU_SIMGRID), threads are SimGrid actors and locks,
+ * conditions, barriers and semaphores wait in virtual time. */
 #ifndef __STARPU_THREAD_H__
 #define __STARPU_THREAD_H__
 
+#include <starpu_config.h>
 #include <pthread.h>
 #include <semaphore.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#ifndef STARPU_SIMGRID
 
 typedef pthread_t starpu_pthread_t;
 typedef pthread_attr_t starpu_pthread_attr_t;
@@ -24,6 +29,7 @@ typedef pthread_once_t starpu_pthread_once_t;
 typedef pthread_barrier_t starpu_pthread_barrier_t;
 typedef pthread_spinlock_t starpu_pthread_spinlock_t;
 typedef sem_t starpu_sem_t;
+typedef pthread_barrierattr_t starpu_pthread_barrierattr_t;
 
 #define STARPU_PTHREAD_MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
 #define STARPU_PTHREAD_COND_INITIALIZER PTHREAD_COND_INITIALIZER
@@ -76,6 +82,85 @@ typedef sem_t starpu_sem_t;
 #define starpu_sem_wait sem_wait
 #define starpu_sem_trywait sem_trywait
 #define starpu_sem_getvalue sem_getvalue
+
+#else /* STARPU_SIMGRID */
+
+/*
+ * The simulation's threads: each is a SimGrid actor (its own system thread,
+ * only one running at a time). A lock taken and given back without waiting
+ * costs no simulation call; a thread that must wait blocks in virtual time.
+ * Thread-specific data, once-controls, spin locks and attributes stay POSIX.
+ */
+struct _starpu_sim_waiter;
+typedef struct _starpu_sim_thread *starpu_pthread_t;
+typedef pthread_attr_t starpu_pthread_attr_t;
+typedef pthread_mutexattr_t starpu_pthread_mutexattr_t;
+typedef pthread_condattr_t starpu_pthread_condattr_t;
+typedef pthread_rwlockattr_t starpu_pthread_rwlockattr_t;
+typedef pthread_key_t starpu_pthread_key_t;
+typedef pthread_once_t starpu_pthread_once_t;
+typedef pthread_spinlock_t starpu_pthread_spinlock_t;
+typedef struct { struct _starpu_sim_waiter *owner, *first, *last; unsigned depth; int type; } starpu_pthread_mutex_t;
+typedef struct { struct _starpu_sim_waiter *first, *last; } starpu_pthread_cond_t;
+typedef struct { struct _starpu_sim_waiter *writer, *first, *last; unsigned readers; } starpu_pthread_rwlock_t;
+typedef struct { starpu_pthread_mutex_t mutex; starpu_pthread_cond_t cond; unsigned count, arrived, generation; } starpu_pthread_barrier_t;
+typedef struct { struct _starpu_sim_waiter *first, *last; int value; } starpu_sem_t;
+typedef pthread_barrierattr_t starpu_pthread_barrierattr_t;
+
+#define STARPU_PTHREAD_MUTEX_INITIALIZER { 0, 0, 0, 0, 0 }
+#define STARPU_PTHREAD_COND_INITIALIZER { 0, 0 }
+#define STARPU_PTHREAD_RWLOCK_INITIALIZER { 0, 0, 0, 0 }
+#define STARPU_PTHREAD_ONCE_INIT PTHREAD_ONCE_INIT
+
+int starpu_pthread_create(starpu_pthread_t *thread, const starpu_pthread_attr_t *attr, void *(*start_routine)(void *), void *arg);
+int starpu_pthread_join(starpu_pthread_t thread, void **retval);
+void starpu_pthread_exit(void *retval) __attribute__((noreturn));
+starpu_pthread_t starpu_pthread_self(void);
+int starpu_pthread_equal(starpu_pthread_t t1, starpu_pthread_t t2);
+#define starpu_pthread_attr_init pthread_attr_init
+#define starpu_pthread_attr_destroy pthread_attr_destroy
+#define starpu_pthread_attr_setdetachstate pthread_attr_setdetachstate
+int starpu_pthread_mutex_init(starpu_pthread_mutex_t *mutex, const starpu_pthread_mutexattr_t *attr);
+int starpu_pthread_mutex_destroy(starpu_pthread_mutex_t *mutex);
+int starpu_pthread_mutex_lock(starpu_pthread_mutex_t *mutex);
+int starpu_pthread_mutex_unlock(starpu_pthread_mutex_t *mutex);
+int starpu_pthread_mutex_trylock(starpu_pthread_mutex_t *mutex);
+#define starpu_pthread_mutexattr_init pthread_mutexattr_init
+#define starpu_pthread_mutexattr_destroy pthread_mutexattr_destroy
+#define starpu_pthread_mutexattr_settype pthread_mutexattr_settype
+int starpu_pthread_cond_init(starpu_pthread_cond_t *cond, const starpu_pthread_condattr_t *attr);
+int starpu_pthread_cond_destroy(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_signal(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_broadcast(starpu_pthread_cond_t *cond);
+int starpu_pthread_cond_wait(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex);
+/** abstime: a date of the simulation's clock (starpu_timing_now() / 1e6, as a timespec). */
+int starpu_pthread_cond_timedwait(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, const struct timespec *abstime);
+int starpu_pthread_rwlock_init(starpu_pthread_rwlock_t *rwlock, const starpu_pthread_rwlockattr_t *attr);
+int starpu_pthread_rwlock_destroy(starpu_pthread_rwlock_t *rwlock);
+int starpu_pthread_rwlock_rdlock(starpu_pthread_rwlock_t *rwlock);
+int starpu_pthread_rwlock_wrlock(starpu_pthread_rwlock_t *rwlock);
+int starpu_pthread_rwlock_unlock(starpu_pthread_rwlock_t *rwlock);
+#define starpu_pthread_key_create pthread_key_create
+#define starpu_pthread_key_delete pthread_key_delete
+#define starpu_pthread_setspecific pthread_setspecific
+#define starpu_pthread_getspecific pthread_getspecific
+#define starpu_pthread_once pthread_once
+int starpu_pthread_barrier_init(starpu_pthread_barrier_t *barrier, const starpu_pthread_barrierattr_t *attr, unsigned count);
+int starpu_pthread_barrier_destroy(starpu_pthread_barrier_t *barrier);
+int starpu_pthread_barrier_wait(starpu_pthread_barrier_t *barrier);
+#define starpu_pthread_spin_init pthread_spin_init
+#define starpu_pthread_spin_destroy pthread_spin_destroy
+#define starpu_pthread_spin_lock pthread_spin_lock
+#define starpu_pthread_spin_trylock pthread_spin_trylock
+#define starpu_pthread_spin_unlock pthread_spin_unlock
+int starpu_sem_init(starpu_sem_t *sem, int pshared, unsigned value);
+int starpu_sem_destroy(starpu_sem_t *sem);
+int starpu_sem_post(starpu_sem_t *sem);
+int starpu_sem_wait(starpu_sem_t *sem);
+int starpu_sem_trywait(starpu_sem_t *sem);
+int starpu_sem_getvalue(starpu_sem_t *sem, int *sval);
+
+#endif /* STARPU_SIMGRID */
 
 #ifdef __cplusplus
 }

@@ -224,7 +224,12 @@ void _astro_models_shutdown(void)
 	GPtrArray *models = _astro_pm_registered_take();
 	if (!models)
 		return;
+#ifdef STARPU_SIMGRID
+	/* A simulation's lengths are the models' own predictions: they are not news about the machine. */
+	bool save = false;
+#else
 	bool save = __atomic_load_n(&_astro_rt.calibrate, __ATOMIC_RELAXED) != 0;
+#endif
 	for (unsigned i = 0; i < models->len; i++) {
 		struct starpu_perfmodel *model = g_ptr_array_index(models, i);
 		if (save && model->state && model->state->dirty && _astro_pm_is_history_type(model->type) && model->symbol)

@@ -173,7 +173,12 @@ static double raw_prediction(struct starpu_perfmodel *model, struct starpu_task 
 		starpu_pthread_mutex_lock(&s->lock);
 		/* A value no policy can use is no prediction: the model calibrates again. */
 		double v = usable(model, data_prediction(model, task, arch, comb, nimpl), quiet);
+#ifdef STARPU_SIMGRID
+		/* A simulation has nothing to calibrate with: the simulated worker that needs it says what is missing. */
+		bool force = false;
+#else
 		bool force = isnan(v) && !model->benchmarking && model->symbol && !quiet;
+#endif
 		bool warn = force && !s->warned_uncalibrated;
 		if (force) {
 			s->warned_uncalibrated = true;

@@ -32,17 +32,37 @@
 extern "C" {
 #endif
 
+#ifdef STARPU_SIMGRID
+/* The simulation's side of the layer (libastrolabe's kernel/common/simgrid.c):
+ * waits and sleeps block the calling actor in virtual time. */
+void astro_sim_futex_wait(int *addr, int val);
+void astro_sim_futex_wake_all(int *addr);
+void astro_sim_yield(void);
+void astro_sim_sleep_ns(uint64_t ns);
+/** The simulation's clock, in nanoseconds of virtual time. */
+uint64_t astro_sim_clock_ns(void);
+int astro_sim_cond_wait_until(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t deadline_ns);
+#endif
+
 /* ---------------------------------------------------------------- futexes */
 
 /** Sleeps while *addr equals val (a wake-up, a signal or a changed value ends it: look again). */
 static inline void astro_futex_wait(int *addr, int val)
 {
+#ifdef STARPU_SIMGRID
+	astro_sim_futex_wait(addr, val);
+	return;
+#endif
 	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
 /** Wakes every thread waiting on addr. */
 static inline void astro_futex_wake_all(int *addr)
 {
+#ifdef STARPU_SIMGRID
+	astro_sim_futex_wake_all(addr);
+	return;
+#endif
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -51,7 +71,10 @@ static inline void astro_futex_wake_all(int *addr)
 /** One pause of a spinning thread (a few to some 25 ns, depending on the CPU). */
 static inline void astro_cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(STARPU_SIMGRID)
+	/* Nobody else runs while an actor spins: a pause only costs real time. */
+	__asm__ __volatile__("" ::: "memory");
+#elif defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #else
 	__asm__ __volatile__("" ::: "memory");
@@ -61,10 +84,20 @@ static inline void astro_cpu_relax(void)
 /** Gives the calling thread's core to another thread that is ready to run. */
 static inline void astro_thread_yield(void)
 {
+#ifdef STARPU_SIMGRID
+	astro_sim_yield();
+	return;
+#endif
 	sched_yield();
 }
 
 /* ---------------------------------------------------------------- threads */
+
+/** A number that tells the calling system thread from the others (PAPI_thread_init() takes this function). */
+static inline unsigned long astro_thread_id(void)
+{
+	return (unsigned long)pthread_self();
+}
 
 /** Names the calling thread (at most 15 characters are kept), as top and debuggers show it. */
 static inline void astro_thread_set_name(const char *name)
@@ -88,6 +121,10 @@ static inline int astro_thread_set_priority(int policy, int level)
 /** Initialises a read-write lock that lets a waiting writer in before new readers. */
 static inline int astro_rwlock_init_writer_preferred(starpu_pthread_rwlock_t *rwlock)
 {
+#ifdef STARPU_SIMGRID
+	/* The simulation's read-write locks serve waiters in arrival order. */
+	return starpu_pthread_rwlock_init(rwlock, NULL);
+#endif
 	pthread_rwlockattr_t attr;
 	pthread_rwlockattr_init(&attr);
 #ifdef __GLIBC__
@@ -101,6 +138,9 @@ static inline int astro_rwlock_init_writer_preferred(starpu_pthread_rwlock_t *rw
 /** Initialises a mutex that spins a little before sleeping, where the C library has such mutexes. */
 static inline int astro_mutex_init_adaptive(starpu_pthread_mutex_t *mutex)
 {
+#ifdef STARPU_SIMGRID
+	return starpu_pthread_mutex_init(mutex, NULL);
+#endif
 	starpu_pthread_mutexattr_t attr;
 	starpu_pthread_mutexattr_init(&attr);
 #ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
@@ -113,9 +153,12 @@ static inline int astro_mutex_init_adaptive(starpu_pthread_mutex_t *mutex)
 
 /* ----------------------------------------------------------------- clocks */
 
-/** Nanoseconds on the monotonic clock (from an unspecified origin). */
+/** Nanoseconds on the monotonic clock (from an unspecified origin; the virtual time in a simulation). */
 static inline uint64_t astro_clock_monotonic_ns(void)
 {
+#ifdef STARPU_SIMGRID
+	return astro_sim_clock_ns();
+#endif
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -141,6 +184,9 @@ static inline struct timespec astro_timespec_of_ns(uint64_t ns)
 /** Initialises a condition whose timed waits (astro_cond_wait_until()) count on the monotonic clock. */
 static inline int astro_cond_init_monotonic(starpu_pthread_cond_t *cond)
 {
+#ifdef STARPU_SIMGRID
+	return starpu_pthread_cond_init(cond, NULL);
+#endif
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -156,6 +202,9 @@ static inline int astro_cond_init_monotonic(starpu_pthread_cond_t *cond)
  */
 static inline int astro_cond_wait_until(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t deadline_ns)
 {
+#ifdef STARPU_SIMGRID
+	return astro_sim_cond_wait_until(cond, mutex, deadline_ns);
+#endif
 	struct timespec ts = astro_timespec_of_ns(deadline_ns);
 	return starpu_pthread_cond_timedwait(cond, mutex, &ts);
 }
@@ -166,6 +215,9 @@ static inline int astro_cond_wait_until(starpu_pthread_cond_t *cond, starpu_pthr
  */
 static inline int astro_cond_wait_for(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t ns)
 {
+#ifdef STARPU_SIMGRID
+	return astro_sim_cond_wait_until(cond, mutex, astro_sim_clock_ns() + ns);
+#endif
 	struct timespec ts = astro_timespec_of_ns(astro_clock_realtime_ns() + ns);
 	return starpu_pthread_cond_timedwait(cond, mutex, &ts);
 }
@@ -175,6 +227,10 @@ static inline int astro_cond_wait_for(starpu_pthread_cond_t *cond, starpu_pthrea
 /** Sleeps ns nanoseconds (the whole time, a signal caught meanwhile or not). */
 static inline void astro_sleep_ns(uint64_t ns)
 {
+#ifdef STARPU_SIMGRID
+	astro_sim_sleep_ns(ns);
+	return;
+#endif
 	struct timespec req = astro_timespec_of_ns(ns), rem;
 	while (nanosleep(&req, &rem) == -1 && errno == EINTR)
 		req = rem;

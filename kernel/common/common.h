@@ -43,7 +43,8 @@ void _astro_log_session_end(void);
 /* starpu_timing_now() inlined on the task path (util.c): the time-stamp
  * counter, converted with the rate calibrated at start-up, once the clock is
  * decided; util.c before that, or where the counter is not trusted. */
-#if defined(__x86_64__) || defined(__i386__)
+/* A simulation's clock is virtual (the thread layer's astro_clock_monotonic_ns()): no counter there. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(STARPU_SIMGRID)
 #include <x86intrin.h>
 #define _ASTRO_HAVE_TSC 1
 struct _astro_tsc_clock
@@ -82,6 +83,14 @@ static inline double _astro_now(void)
 	return STARPU_LIKELY(_astro_clock_is_tsc()) ? _astro_tsc_now() : _astro_timing_slow();
 }
 
+
+#ifdef STARPU_SIMGRID
+/* The simulated machine's route between two of its hosts ("RAM", "CUDA0"...):
+ * bandwidth in bytes/s, latency in s; false when it has no such hosts (simgrid.c). */
+bool _astro_sim_route(const char *from, const char *to, double *bandwidth, double *latency);
+/* Is the calling thread one of the simulation's (an actor)? */
+bool _astro_sim_inside(void);
+#endif
 
 /* ------------------------------------------------------------ recycling */
 

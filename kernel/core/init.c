@@ -118,6 +118,12 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.nobind = astro_env_int("STARPU_WORKERS_NOBIND", 0, 1, 0, NULL) > 0;
 	_astro_rt.codelet_profiling = astro_env_int("STARPU_CODELET_PROFILING", 0, 1, 1, NULL) != 0;
 	_astro_rt.calibrate = _astro_conf_int_in("STARPU_CALIBRATE", NULL, CLAMP(_astro_rt.conf.calibrate, -1, 2), 0, 2, 0);
+#ifdef STARPU_SIMGRID
+	/* A simulation's workers are actors, not threads on this machine's cores; its tasks last what the
+	 * models predict, which it must not record as new samples of the machine it simulates. */
+	_astro_rt.nobind = true;
+	_astro_rt.calibrate = 0;
+#endif
 	_astro_rt.start_time = starpu_timing_now();
 	/* nsubmitted is 0 here (shutdown waited for it) but for refused submissions backing out: not reset. */
 	_astro_rt.nready = 0;
@@ -176,6 +182,14 @@ static void state_set(enum _astro_state state)
 
 int starpu_init(struct starpu_conf *user_conf)
 {
+#ifdef STARPU_SIMGRID
+	if (!_astro_sim_inside()) {
+		_astro_error("starpu_init: this is a simulation build, and the caller is not part of the simulation: "
+			     "include <starpu.h> in the file that defines main() (it then runs in the simulation), "
+			     "or link the program with a native build of Astrolabe");
+		return -ENODEV;
+	}
+#endif
 	starpu_pthread_mutex_lock(&init_lock);
 	/* Another thread starts or stops the runtime: wait for it to finish. */
 	while (state_get() != _ASTRO_STOPPED && state_get() != _ASTRO_RUNNING)

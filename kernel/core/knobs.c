@@ -63,11 +63,17 @@ static int global_set(const struct astro_knob_context *ctx, const union astro_kn
 /* ----------------------------------------------------------- per worker */
 
 /* Rebinds are serialised so that the binding and the recorded bindid agree. */
+#ifndef STARPU_SIMGRID
 static starpu_pthread_mutex_t rebind_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+#endif
 
 /* Binds the thread of w to processing unit pu (hwloc logical index) from the calling thread. */
 static int worker_rebind(struct _astro_worker *w, int pu, const struct astro_knob_context *ctx)
 {
+#ifdef STARPU_SIMGRID
+	astro_log_error(ctx->knob_name, "a simulated worker is an actor, not a thread on this machine's cores: %s is not rebound", w->name);
+	return -ENOTSUP;
+#else
 	hwloc_topology_t topology = _astro_rt.topology;
 	hwloc_obj_t obj = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, (unsigned)pu);
 	if (!obj) {
@@ -85,6 +91,7 @@ static int worker_rebind(struct _astro_worker *w, int pu, const struct astro_kno
 		return -err;
 	}
 	return 0;
+#endif
 }
 
 static int worker_get(const struct astro_knob_context *ctx, union astro_knob_value *value, void *arg)

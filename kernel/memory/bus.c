@@ -200,11 +200,53 @@ static bool load(void)
 	return same && read_matrix("bandwidth", bus_bandwidth) && read_matrix("latency", bus_latency);
 }
 
+#ifdef STARPU_SIMGRID
+/* The simulated machine's host of a memory node, as StarPU's platform files name them. */
+static bool simulated_host(unsigned node, char *host, size_t len)
+{
+	int devid = starpu_memory_node_get_devid(node);
+	switch (starpu_node_get_kind(node)) {
+	case STARPU_CPU_RAM:
+		snprintf(host, len, "RAM");
+		return true;
+	case STARPU_CUDA_RAM:
+		snprintf(host, len, "CUDA%d", devid);
+		return true;
+	case STARPU_OPENCL_RAM:
+		snprintf(host, len, "OpenCL%d", devid);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A simulation's figures are its machine's routes between the nodes' hosts. */
+static void load_simulated(void)
+{
+	for (unsigned src = 0; src < _astro_rt.nmemory_nodes; src++) {
+		for (unsigned dst = 0; dst < _astro_rt.nmemory_nodes; dst++) {
+			char from[32], to[32];
+			double bandwidth, latency;
+			if (src == dst || !simulated_host(src, from, sizeof(from)) || !simulated_host(dst, to, sizeof(to)) ||
+			    strcmp(from, to) == 0 || !_astro_sim_route(from, to, &bandwidth, &latency))
+				continue;
+			bus_bandwidth[src][dst] = bandwidth / 1e6;	/* MB/s */
+			bus_latency[src][dst] = latency * 1e6;		/* µs */
+		}
+	}
+	bus_known = true;
+}
+#endif
+
 void _astro_bus_init(void)
 {
 	bus_known = false;
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
+#ifdef STARPU_SIMGRID
+	load_simulated();
+	return;
+#endif
 	int force = _astro_conf_int_in("STARPU_BUS_CALIBRATE", NULL, _astro_rt.conf.bus_calibrate, 0, 1, 0);
 	if (force <= 0 && load()) {
 		bus_known = true;

@@ -470,7 +470,12 @@ static void say_unserved_counts(void)
 
 int _astro_workers_start(void)
 {
+#ifdef STARPU_SIMGRID
+	/* Nothing changes while an actor spins (the others run only when it waits): an idle worker sleeps at once. */
+	spin_polls = 0;
+#else
 	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
+#endif
 	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
 	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
 	read_env_bindids();

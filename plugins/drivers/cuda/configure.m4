@@ -6,6 +6,12 @@ dnl program calls them. nvcc, when there, compiles the kernels of the tests.
 dnl The starpu_cublas_*/starpu_cusolver_* entry points are in libastrolabe in
 dnl every build (they do nothing without a CUDA worker, as StarPU's).
 AC_DEFUN([ASTRO_PLUGIN_CHECK_driver_cuda], [
+  dnl A simulation build needs no toolkit: plugins/drivers/simgrid simulates the CUDA workers.
+  AS_IF([test "x$enable_simgrid" = xyes], [
+    astro_want=no
+    astro_cuda_why="a simulation build: plugins/drivers/simgrid simulates the CUDA workers"
+    AC_MSG_NOTICE([simulation build: plugins/drivers/simgrid simulates the CUDA workers instead of plugins/drivers/cuda])
+  ], [
   AC_ARG_VAR([CUDA_HOME], [where the CUDA toolkit is (default /usr/local/cuda)])
   astro_cuda_home=${CUDA_HOME:-/usr/local/cuda}
   astro_cuda_why=
@@ -27,4 +33,5 @@ AC_DEFUN([ASTRO_PLUGIN_CHECK_driver_cuda], [
   ], [
     AC_MSG_NOTICE([CUDA toolkit not found ($astro_cuda_why; set CUDA_HOME): plugins/drivers/cuda is not built])])
   AC_SUBST([CUDA_LIBS])
+  ])
 ])

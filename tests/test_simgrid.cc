@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The simulation build (configure --enable-simgrid): unchanged StarPU programs
+// (simgrid/machine.c) run on simulated machines, in virtual time. The
+// hand-made machine of data/simgrid ("twoworkers": one CPU core, one GPU of
+// 2.5 MB, 1 GB/s and 10 us each way) has makespans computed by hand; the
+// machines StarPU ships (attila...) load. Each run is a process of its own:
+// a simulation is one per process.
+#include "helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+std::string srcdir()
+{
+	const char *d = getenv("ASTRO_TEST_SRCDIR");
+	return d ? d : ".";
+}
+
+// Runs the simulated program with env (env's arguments: VAR=value, -u VAR...) on the machine host described in dir; its exit
+// status, and its stdout and stderr in *out.
+int simulate(const std::string &args, const std::string &env = "", std::string *out = nullptr,
+	     const std::string &host = "twoworkers", const std::string &dir = srcdir() + "/data/simgrid")
+{
+	std::string text;
+	int ret = run_command("env " + env + " STARPU_HOSTNAME=" + host + " STARPU_PERF_MODEL_DIR='" + dir + "'" +
+			      " ./sim_machine " + args + " 2>&1", &text);
+	if (out)
+		*out = text;
+	return ret;
+}
+
+// The value printed as "name=value" by the program, NaN when absent.
+double value_of(const std::string &out, const std::string &name)
+{
+	for (const std::string &line : lines_of(out))
+		if (line.rfind(name + "=", 0) == 0)
+			return std::stod(line.substr(name.size() + 1));
+	return NAN;
+}
+
+} // namespace
+
+// Tasks only: one CPU worker runs 10 tasks of 1000 us one after the other.
+TEST(Simgrid, TasksOnOneWorkerLastTheirModelsLength)
+{
+	std::string out;
+	ASSERT_EQ(simulate("tasks 10", "STARPU_NCUDA=0", &out), 0) << out;
+	EXPECT_EQ(value_of(out, "workers"), 1) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "makespan_us"), 10000.0) << out;
+}
+
+// Tasks on two workers: while the CPU runs one task (1000 us), the GPU runs four (250 us each).
+TEST(Simgrid, TwoWorkersShareTasksByTheirSpeeds)
+{
+	std::string out;
+	ASSERT_EQ(simulate("both 5", "STARPU_SCHED=eager", &out), 0) << out;
+	EXPECT_EQ(value_of(out, "cpu"), 1) << out;
+	EXPECT_EQ(value_of(out, "cuda"), 1) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "makespan_us"), 1000.0) << out;
+	// 40 tasks: 5 per millisecond between the two, 8 ms, with a policy that uses the models.
+	ASSERT_EQ(simulate("both 40", "STARPU_SCHED=dmda", &out), 0) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "makespan_us"), 8000.0) << out;
+}
+
+// One link: 1,000,000 bytes to the GPU (10 us + 1000 us), the task (250 us), and back at unregistration.
+TEST(Simgrid, TransfersTakeTheTimeOfTheLink)
+{
+	std::string out;
+	ASSERT_EQ(simulate("transfer", "STARPU_SCHED=eager", &out), 0) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "tasks_us"), 1010.0 + 250.0) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "with_unregister_us"), 1010.0 + 250.0 + 1010.0) << out;
+}
+
+// 2.5 MB of GPU memory holds two of the three vectors: the third task's data evicts the first
+// one's, which the GPU modified, so it goes back to main memory first (1010 us more).
+TEST(Simgrid, SmallDeviceMemoryEvicts)
+{
+	std::string out;
+	ASSERT_EQ(simulate("evict", "STARPU_SCHED=eager", &out), 0) << out;
+	EXPECT_DOUBLE_EQ(value_of(out, "tasks_us"), 3 * (1010.0 + 250.0) + 1010.0) << out;
+	// Then the two vectors still on the GPU come back.
+	EXPECT_DOUBLE_EQ(value_of(out, "with_unregister_us"), 3 * (1010.0 + 250.0) + 3 * 1010.0) << out;
+}
+
+// The same program, machine and policy give the same virtual makespan every run, whatever the policy.
+TEST(Simgrid, Deterministic)
+{
+	for (const char *policy : { "dmda", "lws", "random", "modular-heft" }) {
+		std::string first, again;
+		ASSERT_EQ(simulate("both 40", std::string("STARPU_SCHED=") + policy, &first), 0) << first;
+		for (int run = 0; run < 2; run++) {
+			ASSERT_EQ(simulate("both 40", std::string("STARPU_SCHED=") + policy, &again), 0) << again;
+			EXPECT_EQ(value_of(again, "makespan_us"), value_of(first, "makespan_us")) << policy;
+		}
+	}
+}
+
+// A task whose model has no measurement for the worker is an error naming the codelet, the
+// architecture and the footprint, not a length of zero.
+TEST(Simgrid, UncalibratedCodeletIsAnError)
+{
+	std::string out;
+	EXPECT_NE(simulate("uncalibrated", "STARPU_NCUDA=0", &out), 0) << out;
+	EXPECT_NE(out.find("codelet never_measured (model sim_never_measured) has no calibrated length for cpu0_impl0"),
+		  std::string::npos) << out;
+	EXPECT_NE(out.find("footprint 00000000"), std::string::npos) << out;
+	EXPECT_NE(out.find("calibrate it natively"), std::string::npos) << out;
+	EXPECT_EQ(out.find("makespan_us"), std::string::npos) << out;
+}
+
+// A machine nobody described: one line naming the machine, the folder and what to set.
+TEST(Simgrid, UndescribedMachineIsAnError)
+{
+	std::string out;
+	EXPECT_NE(simulate("tasks 1", "", &out, "nosuchmachine"), 0) << out;
+	EXPECT_NE(out.find("no description of the machine 'nosuchmachine'"), std::string::npos) << out;
+	EXPECT_NE(out.find("STARPU_HOSTNAME"), std::string::npos) << out;
+}
+
+// The machines StarPU ships for its users to simulate load, with their workers: attila has
+// 12 CPU cores and 3 GPUs.
+TEST(Simgrid, ShippedMachinesLoad)
+{
+	const std::string shipped = srcdir() + "/../simgrid/sampling";
+	for (const char *host : { "attila", "mirage", "idgraf", "sirocco", "hannibal" }) {
+		std::string out;
+		ASSERT_EQ(simulate("tasks 0", "STARPU_NOPENCL=0", &out, host, shipped), 0) << host << ": " << out;
+		EXPECT_GE(value_of(out, "cpu"), 8) << host << ": " << out;
+		EXPECT_GE(value_of(out, "cuda"), 3) << host << ": " << out;
+	}
+	std::string out;
+	// The suites run with STARPU_NOPENCL=0 (tests/Makefile.am): the machine's default here.
+	ASSERT_EQ(simulate("tasks 0", "-u STARPU_NOPENCL", &out, "attila", shipped), 0) << out;
+	EXPECT_EQ(value_of(out, "cpu"), 12) << out;
+	EXPECT_EQ(value_of(out, "cuda"), 3) << out;
+	EXPECT_EQ(value_of(out, "opencl"), 3) << out;
+	ASSERT_EQ(simulate("tasks 0", "", &out, "idgraf", shipped), 0) << out;
+	EXPECT_EQ(value_of(out, "cuda"), 8) << out;
+}
