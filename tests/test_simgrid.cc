@@ -138,3 +138,23 @@ TEST(Simgrid, ShippedMachinesLoad)
 	ASSERT_EQ(simulate("tasks 0", "", &out, "idgraf", shipped), 0) << out;
 	EXPECT_EQ(value_of(out, "cuda"), 8) << out;
 }
+
+// Everything observed is dated in virtual time: a simulated run's trace converts, and pj_dump reads
+// the transfer (1010 us) and the GPU task (250 us) at their simulated dates.
+TEST(Simgrid, SimulatedTraceConverts)
+{
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump (Debian's pajeng) is not installed";
+	char dir[] = "/tmp/astro-simtrace-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string out;
+	ASSERT_EQ(simulate("transfer", std::string("STARPU_SCHED=eager STARPU_FXT_TRACE=1 STARPU_GENERATE_TRACE=1 STARPU_FXT_PREFIX=") + dir,
+			   &out), 0) << out;
+	std::string paje;
+	ASSERT_EQ(run_command(std::string("pj_dump ") + dir + "/paje.trace 2>&1", &paje), 0) << paje;
+	EXPECT_NE(paje.find("Link, program, Intra-node data Fetch, 0.000000, 1.010000, 1.010000, 1000000"), std::string::npos) << paje;
+	EXPECT_NE(paje.find("State, CUDA0, Worker State, 1.010000, 1.260000, 0.250000, 0.000000, on_gpu"), std::string::npos) << paje;
+	EXPECT_NE(paje.find("Link, program, Intra-node data Fetch, 1.260000, 2.270000, 1.010000, 1000000"), std::string::npos) << paje;
+	std::string ignored;
+	run_command(std::string("rm -rf ") + dir, &ignored);
+}
