@@ -176,10 +176,17 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 		_astro_error("starpu_malloc: NULL result pointer");
 		return -EINVAL;
 	}
+#ifdef STARPU_SIMGRID
+	if ((flags & STARPU_MALLOC_SIMULATION_FOLDED) && _astro_folded_alloc(A, dim) == 0)
+		goto allocated;
+#endif
 	if (posix_memalign(A, malloc_align, dim ? dim : 1) != 0) {
 		*A = NULL;
 		return -ENOMEM;
 	}
+#ifdef STARPU_SIMGRID
+allocated:
+#endif
 	if (pin_wanted(flags))
 		(void)mlock(*A, dim);
 	if (flags & STARPU_MALLOC_COUNT)
@@ -198,6 +205,10 @@ int starpu_free_flags(void *A, size_t dim, int flags)
 		(void)munlock(A, dim);
 	if (A && (flags & STARPU_MALLOC_COUNT))
 		__atomic_sub_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
+#ifdef STARPU_SIMGRID
+	if (_astro_folded_free(A))
+		return 0;
+#endif
 	free(A);
 	return 0;
 }

@@ -96,6 +96,12 @@ bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops,
 
 /* Bus figures (bus.c): measured at the first start on a configuration of
  * memory nodes, then read back from the sampling directory. */
+#ifdef STARPU_SIMGRID
+/* A region of size bytes made of one small block mapped again and again (folded.c); 0 or -errno. */
+int _astro_folded_alloc(void **ptr, size_t size);
+/* Unmaps ptr if it is a folded region: false when it is not one. */
+bool _astro_folded_free(void *ptr);
+#endif
 void _astro_bus_init(void);
 bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency);
 
