@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// StarPU's command-line tools under StarPU's names (issue 38): each run from
+// the build tree (tools/) with StarPU 1.4's options, its output matched.
+// --help, --version and the manual pages of every tool are test_docs's.
+#include "helpers.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <unistd.h>
+
+using namespace astro_test;
+
+namespace
+{
+
+std::string quote(const std::string &s)
+{
+	std::string out = "'";
+	for (char c : s)
+		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return out + "'";
+}
+
+std::string tool(const std::string &name)
+{
+	return env_or("ASTRO_TEST_TOOLS_DIR", "../tools") + "/" + name;
+}
+
+// Runs tool name with args in dir, env before it (VAR=value ...); its exit status, stdout and stderr in *out.
+// The runtime's files go under dir: STARPU_HOME is dir, and XDG_CACHE_HOME (read first) is unset.
+int run_tool(const TempDir &dir, const std::string &name, const std::string &args, std::string *out, const std::string &env = "")
+{
+	std::string cmd = "cd " + quote(dir.path()) + " && env -u XDG_CACHE_HOME -u STARPU_PERF_MODEL_DIR STARPU_HOME=" + quote(dir.path()) +
+			  " STARPU_HOSTNAME=testhost PYTHONPATH=" + quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools") + " " + env + " " +
+			  quote(tool(name)) + " " + args + " 2>&1";
+	out->clear();
+	return run_command(cmd, out);
+}
+
+// Removes what a run left under dir (TempDir removes files only).
+void clean(const TempDir &dir)
+{
+	EXPECT_EQ(system(("rm -rf " + quote(dir.path()) + "/.starpu " + quote(dir.path()) + "/out").c_str()), 0);
+}
+
+class Tools : public ::testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		if (env_or("ASTRO_TEST_TOOLS_DIR", "").empty())
+			GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	}
+	void TearDown() override { clean(dir); }
+	// Whether tool name was built; a failure when not (each tool here is built in every configuration).
+	static bool built(const std::string &name)
+	{
+		if (file_exists(tool(name)))
+			return true;
+		ADD_FAILURE() << tool(name) << " is missing: tools/Makefile.am builds it";
+		return false;
+	}
+	TempDir dir;
+};
+
+} // namespace
+
+// --------------------------------------------------- starpu_machine_display
+
+TEST_F(Tools, MachineDisplayInfoNamesTheBusFiles)
+{
+	if (!built("starpu_machine_display"))
+		return;
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-i -n", &out, "STARPU_NCPU=1"), 0) << out;
+	std::string bus = dir.path() + "/.starpu/sampling/bus/testhost.";
+	EXPECT_TRUE(contains(out, "bandwidth: " + bus + "bandwidth\n  latency: " + bus + "latency\n   config: " + bus + "config\n")) << out;
+	EXPECT_TRUE(contains(out, "StarPU has found :\n1 CPU worker:\n\tCPU 0\n")) << out;
+	EXPECT_FALSE(contains(out, "topology")) << "-n: no topology: " << out;
+}
+
+TEST_F(Tools, MachineDisplayForceMeasuresTheBus)
+{
+	if (!built("starpu_machine_display"))
+		return;
+	std::string out;
+	// Two NUMA nodes of a synthetic topology: a bus to measure, written to the files -i names.
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-f", &out,
+			   "STARPU_USE_NUMA=1 HWLOC_SYNTHETIC='pack:2 numa:1 core:1 pu:1' STARPU_NCPU=2"), 0) << out;
+	EXPECT_TRUE(contains(out, "from/to\tNUMA 0\tNUMA 1\t\n")) << out;
+	EXPECT_TRUE(file_exists(dir.file(".starpu/sampling/bus/testhost.bandwidth"))) << out;
+	EXPECT_TRUE(file_exists(dir.file(".starpu/sampling/bus/testhost.config"))) << out;
+
+	// One memory node: nothing to measure, and it says so.
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-f -n", &out, "STARPU_USE_NUMA=0 STARPU_NCPU=1"), 0) << out;
+	EXPECT_TRUE(contains(out, "no bus to measure: main memory is the only memory node")) << out;
+}
+
+TEST_F(Tools, MachineDisplayWorkerTypeAndCount)
+{
+	if (!built("starpu_machine_display"))
+		return;
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-w CPU -c", &out, "STARPU_NCPU=2"), 0) << out;
+	EXPECT_EQ(out, "2\n");
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-w CUDA -n", &out, "STARPU_NCPU=2"), 0) << out;
+	EXPECT_TRUE(contains(out, "StarPU has found :\nNo CUDA worker\n")) << out;
+	EXPECT_FALSE(contains(out, "CPU 0")) << out;
+	EXPECT_EQ(run_tool(dir, "starpu_machine_display", "-w GPU", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "unknown worker type 'GPU': use CPU, CUDA")) << out;
+}
