@@ -110,3 +110,36 @@ TEST_F(Tools, MachineDisplayWorkerTypeAndCount)
 	EXPECT_EQ(run_tool(dir, "starpu_machine_display", "-w GPU", &out), 1) << out;
 	EXPECT_TRUE(contains(out, "unknown worker type 'GPU': use CPU, CUDA")) << out;
 }
+
+// ----------------------------------------------------- starpu_calibrate_bus
+
+TEST_F(Tools, CalibrateBusWritesTheBusFiles)
+{
+	if (!built("starpu_calibrate_bus"))
+		return;
+	std::string out;
+	const std::string numa2 = "STARPU_USE_NUMA=1 HWLOC_SYNTHETIC='pack:2 numa:1 core:1 pu:1' STARPU_NCPU=2";
+	ASSERT_EQ(run_tool(dir, "starpu_calibrate_bus", "", &out, numa2), 0) << out;
+	EXPECT_EQ(out, "") << "silent when it worked, as StarPU's";
+	std::string bandwidth = read_file(dir.file(".starpu/sampling/bus/testhost.bandwidth"));
+	EXPECT_TRUE(contains(bandwidth, "# to 0\t\tto 1\t\t\n")) << bandwidth;
+	EXPECT_TRUE(contains(read_file(dir.file(".starpu/sampling/bus/testhost.config")), "0\tNUMA 0\n1\tNUMA 1\n"));
+
+	// Measured again each time: the files are rewritten (an older copy is replaced).
+	ASSERT_TRUE(dir.write(".starpu/sampling/bus/testhost.bandwidth", "stale\n"));
+	ASSERT_EQ(run_tool(dir, "starpu_calibrate_bus", "-i", &out, numa2), 0) << out;
+	EXPECT_EQ(out, "bandwidth: " + dir.path() + "/.starpu/sampling/bus/testhost.bandwidth\n  latency: " + dir.path() +
+			       "/.starpu/sampling/bus/testhost.latency\n   config: " + dir.path() + "/.starpu/sampling/bus/testhost.config\n");
+	EXPECT_FALSE(contains(read_file(dir.file(".starpu/sampling/bus/testhost.bandwidth")), "stale"));
+}
+
+TEST_F(Tools, CalibrateBusWithoutABusSaysSo)
+{
+	if (!built("starpu_calibrate_bus"))
+		return;
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_calibrate_bus", "", &out, "STARPU_USE_NUMA=0 STARPU_NCPU=1"), 0) << out;
+	EXPECT_EQ(out, "no bus to measure: main memory is the only memory node (set STARPU_USE_NUMA=1 on a NUMA machine)\n");
+	EXPECT_EQ(run_tool(dir, "starpu_calibrate_bus", "now", &out), 1) << out;
+	EXPECT_EQ(out, "starpu_calibrate_bus: unexpected argument 'now': it takes none (see starpu_calibrate_bus --help)\n");
+}
