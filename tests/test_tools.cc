@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 using namespace astro_test;
@@ -142,4 +144,43 @@ TEST_F(Tools, CalibrateBusWithoutABusSaysSo)
 	EXPECT_EQ(out, "no bus to measure: main memory is the only memory node (set STARPU_USE_NUMA=1 on a NUMA machine)\n");
 	EXPECT_EQ(run_tool(dir, "starpu_calibrate_bus", "now", &out), 1) << out;
 	EXPECT_EQ(out, "starpu_calibrate_bus: unexpected argument 'now': it takes none (see starpu_calibrate_bus --help)\n");
+}
+
+// ------------------------------------------------------------ starpu_config
+
+TEST_F(Tools, ConfigShowsTheParametersOfStarpuConfigH)
+{
+	if (!built("starpu_config"))
+		return;
+	std::string header = read_file(tool("../include/starpu_config.h"));
+	ASSERT_TRUE(contains(header, "#define STARPU_MAJOR_VERSION 1\n")) << "the build's starpu_config.h";
+	std::string defined, undefined;
+	for (const std::string &line : lines_of(header)) {
+		if (line.rfind("#define STARPU_", 0) == 0)
+			defined += line + "\n";
+		else if (line.rfind("/* #undef ", 0) == 0)
+			undefined += "#undef " + line.substr(10, line.size() - 13) + "\n";
+	}
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_config", "-d", &out), 0) << out;
+	std::string processing = "processing " + tool("starpu_config.cfg") + "\n";
+	EXPECT_EQ(out.rfind(processing, 0), 0u) << out;
+	EXPECT_EQ(out, processing + defined + "#define ASTROLABE 1\n") << "the defines in the header's order, no include guard";
+	ASSERT_EQ(run_tool(dir, "starpu_config", "-u", &out), 0) << out;
+	EXPECT_EQ(out, processing + undefined);
+
+	// Names: the parameters holding each; one holding none is said (status 1).
+	ASSERT_EQ(run_tool(dir, "starpu_config", "MAJOR_VERSION", &out), 0) << out;
+	EXPECT_EQ(out, processing + "#define STARPU_MAJOR_VERSION 1\n");
+	EXPECT_EQ(run_tool(dir, "starpu_config", "STARPU_MAXCPUS STARPU_NO_SUCH", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "#define STARPU_MAXCPUS ")) << out;
+	EXPECT_TRUE(contains(out, "starpu_config: no configuration parameter holds 'STARPU_NO_SUCH': run starpu_config alone to list them\n")) << out;
+
+	// Alone: every parameter, sorted.
+	ASSERT_EQ(run_tool(dir, "starpu_config", "", &out), 0) << out;
+	std::vector<std::string> lines = lines_of(out);
+	ASSERT_GT(lines.size(), 20u) << out;
+	EXPECT_TRUE(std::is_sorted(lines.begin() + 1, lines.end())) << out;
+	EXPECT_EQ(run_tool(dir, "starpu_config", "-x", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "starpu_config: unknown option '-x': see starpu_config --help\n")) << out;
 }
