@@ -184,3 +184,46 @@ TEST_F(Tools, ConfigShowsTheParametersOfStarpuConfigH)
 	EXPECT_EQ(run_tool(dir, "starpu_config", "-x", &out), 1) << out;
 	EXPECT_TRUE(contains(out, "starpu_config: unknown option '-x': see starpu_config --help\n")) << out;
 }
+
+// --------------------------------------------------------------- starpu_env
+
+// Sources starpu_env with args in bash, then prints what it set (and whether its helpers are gone).
+static int source_env(const TempDir &dir, const std::string &args, std::string *out)
+{
+	std::string script = ". " + tool("starpu_env") + " " + args +
+			     "; echo \"status=$? ROOT=$STARPU_ROOT PATH=${PATH%%:*} LD=$LD_LIBRARY_PATH PKG=$PKG_CONFIG_PATH MAN=$MANPATH\"; "
+			     "set | grep -c '^_starpu_env' || true";
+	out->clear();
+	return run_command("cd " + quote(dir.path()) + " && env -u STARPU_ROOT -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u MANPATH bash -c " +
+				   quote(script) + " 2>&1",
+			   out);
+}
+
+TEST_F(Tools, EnvSetsTheVariablesOfAnInstallation)
+{
+	if (!built("starpu_env"))
+		return;
+	// An installation as Debian lays it out: the pkg-config file under lib/<triplet>.
+	std::string root = dir.path() + "/out";
+	ASSERT_EQ(system(("mkdir -p " + quote(root) + "/bin " + quote(root) + "/lib/x86_64-linux-gnu/pkgconfig " + quote(root) + "/share && touch " +
+			  quote(root) + "/bin/starpu_machine_display " + quote(root) + "/lib/x86_64-linux-gnu/pkgconfig/starpu-1.4.pc")
+				 .c_str()),
+		  0);
+	std::string out, lib = root + "/lib/x86_64-linux-gnu";
+	ASSERT_EQ(source_env(dir, "-d " + quote(root), &out), 0) << out;
+	EXPECT_EQ(out, "Setting StarPU environment for " + root + "\nstatus=0 ROOT=" + root + " PATH=" + root + "/bin LD=" + lib + " PKG=" + lib +
+			       "/pkgconfig MAN=" + root + "/share/man:\n0\n")
+		<< "the variables set, no helper left in the shell";
+
+	// Not an installation: each thing missing is named, nothing is set, the shell goes on.
+	ASSERT_EQ(source_env(dir, "-d " + quote(dir.path()), &out), 0) << out;
+	EXPECT_TRUE(contains(out, "[Error] '" + dir.path() + "' is not a valid StarPU installation directory ...\n")) << out;
+	EXPECT_TRUE(contains(out, "cannot find executable '" + dir.path() + "/bin/starpu_machine_display'")) << out;
+	EXPECT_TRUE(contains(out, "cannot find file       '" + dir.path() + "/lib/pkgconfig/starpu-1.4.pc'")) << out;
+	EXPECT_TRUE(contains(out, "status=1 ROOT= ")) << out;
+	EXPECT_TRUE(contains(out, "\n0\n")) << "no helper left: " << out;
+
+	// Run as a program (not sourced) it still answers --version and --help.
+	ASSERT_EQ(run_tool(dir, "starpu_env", "--version", &out), 0) << out;
+	EXPECT_EQ(out.rfind("starpu_env (Astrolabe, StarPU 1.4.", 0), 0u) << out;
+}
