@@ -227,3 +227,28 @@ TEST_F(Tools, EnvSetsTheVariablesOfAnInstallation)
 	ASSERT_EQ(run_tool(dir, "starpu_env", "--version", &out), 0) << out;
 	EXPECT_EQ(out.rfind("starpu_env (Astrolabe, StarPU 1.4.", 0), 0u) << out;
 }
+
+// ----------------------------------------------------- starpu_sched_display
+
+TEST_F(Tools, SchedDisplayListsThePoliciesStarpuSchedNames)
+{
+	if (!built("starpu_sched_display"))
+		return;
+	std::string names, described, help;
+	// Whatever the environment asks of the workers: the list needs one CPU worker only.
+	ASSERT_EQ(run_tool(dir, "starpu_sched_display", "", &names, "STARPU_NCPU=0 STARPU_SCHED=nosuch"), 0) << names;
+	ASSERT_EQ(run_tool(dir, "starpu_sched_display", "--long", &described), 0) << described;
+	// The runtime's own list (STARPU_SCHED=help): "name<TAB>-> description" lines.
+	ASSERT_EQ(run_tool(dir, "starpu_machine_display", "-c", &help, "STARPU_SCHED=help STARPU_NCPU=1"), 0) << help;
+	std::string from_help;
+	for (const std::string &line : lines_of(help)) {
+		size_t arrow = line.find("\t-> ");
+		if (arrow != std::string::npos)
+			from_help += line.substr(0, line.find_last_not_of(' ', arrow - 1) + 1) + "\n";
+	}
+	EXPECT_EQ(names, from_help) << "one name a line, as STARPU_SCHED=help lists them";
+	for (const char *policy : { "eager", "prio", "lws", "ws", "dmda", "modular-heft" })
+		EXPECT_TRUE(contains("\n" + names, std::string("\n") + policy + "\n")) << policy << " missing: " << names;
+	EXPECT_EQ(lines_of(described).size(), lines_of(names).size()) << described;
+	EXPECT_TRUE(contains(described, "\n" + std::string("lws") + std::string(17, ' ') + "\t-> ")) << described;
+}
