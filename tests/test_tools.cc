@@ -252,3 +252,29 @@ TEST_F(Tools, SchedDisplayListsThePoliciesStarpuSchedNames)
 	EXPECT_EQ(lines_of(described).size(), lines_of(names).size()) << described;
 	EXPECT_TRUE(contains(described, "\n" + std::string("lws") + std::string(17, ' ') + "\t-> ")) << described;
 }
+
+// --------------------------------------------------------- starpu_fxt_stats
+
+// The committed golden trace (plugins/tools/trace/golden: 8 tasks on two CPU workers, main memory only).
+TEST_F(Tools, FxtStatsOfTheGoldenTrace)
+{
+	if (!file_exists(tool("starpu_fxt_tool")))
+		GTEST_SKIP() << "the trace plugin is not built (no OTF2: install libotf2-trace-dev)";
+	if (!built("starpu_fxt_stats"))
+		return;
+	std::string archive = env_or("ASTRO_TEST_SRCDIR", ".") + "/../plugins/tools/trace/golden/archive";
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_fxt_stats", "-i " + quote(archive), &out), 0) << out;
+	// The last event at 0.411124 ms (trace.rec's last S:), no transfer, 8 tasks run (tasks.rec's).
+	EXPECT_EQ(out, "Start : start time 0.000000e+00 end time 4.111240e-01 length 4.111240e-01\nThere was 8 tasks\n");
+	ASSERT_EQ(run_tool(dir, "starpu_fxt_stats", "-o stats.txt -i " + quote(archive + "/traces.otf2"), &out), 0) << out;
+	EXPECT_EQ(out, "");
+	EXPECT_EQ(read_file(dir.file("stats.txt")), "Start : start time 0.000000e+00 end time 4.111240e-01 length 4.111240e-01\nThere was 8 tasks\n");
+
+	EXPECT_EQ(run_tool(dir, "starpu_fxt_stats", "-i " + quote(dir.path() + "/none"), &out), 1) << out;
+	EXPECT_TRUE(contains(out, "[astrolabe] starpu_fxt_stats: " + dir.path() + "/none: no such file or directory")) << out;
+	EXPECT_EQ(run_tool(dir, "starpu_fxt_stats", "", &out), 1) << out;
+	EXPECT_EQ(out, "starpu_fxt_stats: no trace given: use -i <the folder STARPU_FXT_TRACE=1 left>\n");
+	EXPECT_EQ(run_tool(dir, "starpu_fxt_stats", "-i", &out), 1) << out;
+	EXPECT_EQ(out, "starpu_fxt_stats: no file after '-i': see starpu_fxt_stats --help\n");
+}
