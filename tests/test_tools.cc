@@ -278,3 +278,47 @@ TEST_F(Tools, FxtStatsOfTheGoldenTrace)
 	EXPECT_EQ(run_tool(dir, "starpu_fxt_stats", "-i", &out), 1) << out;
 	EXPECT_EQ(out, "starpu_fxt_stats: no file after '-i': see starpu_fxt_stats --help\n");
 }
+
+// ------------------------------------------------------ starpu_mlr_analysis
+
+TEST_F(Tools, MlrAnalysisFindsTheEquationOfTheSamples)
+{
+	if (!built("starpu_mlr_analysis"))
+		return;
+	// The samples file of a model with parameters M, N, K whose codelet lasts 5 + 0.002 M N K us, as models/mlr.c writes it.
+	std::string samples = "Duration, M, N, K\n";
+	for (int m : { 16, 32, 64 })
+		for (int n : { 8, 16, 32 })
+			for (int k : { 4, 8 })
+				samples += std::to_string(5 + 0.002 * m * n * k) + ", " + std::to_string(m) + ".000000, " + std::to_string(n) +
+					   ".000000, " + std::to_string(k) + ".000000\n";
+	ASSERT_TRUE(dir.write("mlr_init.out", samples));
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_mlr_analysis", "mlr_init.out", &out), 0) << out;
+	std::vector<std::string> lines = lines_of(out);
+	ASSERT_GE(lines.size(), 4u) << out;
+	EXPECT_EQ(lines[0], "mlr_init.out: 18 samples of Duration against M, N, K");
+	EXPECT_EQ(lines[1].rfind("1. Duration = 5 + 0.002 * M*N*K  (R2 adjusted 1.0000, mean relative error 0.0 %", 0), 0u) << out;
+	EXPECT_TRUE(contains(out, "\nbest: .ncombinations = 1, .combinations = { { 1, 1, 1 } }\nwrote mlr_analysis.html\n")) << out;
+	std::string page = read_file(dir.file("mlr_analysis.html"));
+	EXPECT_TRUE(contains(page, "<code>Duration = 5 + 0.002 * M*N*K</code>")) << page.substr(0, 2000);
+	EXPECT_TRUE(contains(page, "<svg ")) << "the picture of the best fit";
+	EXPECT_EQ(run_tool(dir, "starpu_mlr_analysis", "-o page.html mlr_init.out", &out), 0) << out;
+	EXPECT_TRUE(file_exists(dir.file("page.html")));
+}
+
+TEST_F(Tools, MlrAnalysisNamesWhatIsWrongWithTheSamples)
+{
+	if (!built("starpu_mlr_analysis"))
+		return;
+	std::string out;
+	ASSERT_TRUE(dir.write("bad.out", "Duration, M\n1.0, 2.0\n2.0, x\n"));
+	EXPECT_EQ(run_tool(dir, "starpu_mlr_analysis", "bad.out", &out), 1) << out;
+	EXPECT_EQ(out, "starpu_mlr_analysis: error: bad.out:3: 'x' is not a number\n");
+	ASSERT_TRUE(dir.write("tasks.out", "JobId: 1\n"));
+	EXPECT_EQ(run_tool(dir, "starpu_mlr_analysis", "tasks.out", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "tasks.out:1: expected the header 'Duration, <parameter>, ...'")) << out;
+	EXPECT_EQ(run_tool(dir, "starpu_mlr_analysis", "none.out", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "cannot read 'none.out'")) << out;
+	EXPECT_FALSE(file_exists(dir.file("mlr_analysis.html"))) << "no page from bad samples";
+}
