@@ -322,3 +322,39 @@ TEST_F(Tools, MlrAnalysisNamesWhatIsWrongWithTheSamples)
 	EXPECT_TRUE(contains(out, "cannot read 'none.out'")) << out;
 	EXPECT_FALSE(file_exists(dir.file("mlr_analysis.html"))) << "no page from bad samples";
 }
+
+// ------------------------------------------------ starpu_mpi_comm_matrix.py
+
+TEST_F(Tools, CommMatrixOfStarpuMpiStats)
+{
+	if (!built("starpu_mpi_comm_matrix.py"))
+		return;
+	// What three ranks print with STARPU_MPI_STATS=1 (mpi/stats.c's lines), among the program's own output.
+	ASSERT_TRUE(dir.write("output_execution", "result ok\n"
+						  "\n[starpu_comm_stats][1] TOTAL:\t456.000000 B\t0.000435 MB\t 0.000188 B/s\t 0.000000 MB/s\n"
+						  "[starpu_comm_stats][1:0]\t456.000000 B\t0.000435 MB\t 0.000188 B/s\t 0.000000 MB/s\n"
+						  "\n[starpu_comm_stats][0] TOTAL:\t3145728.000000 B\t3.000000 MB\t 1500.000000 B/s\t 1.500000 MB/s\n"
+						  "[starpu_comm_stats][0:1]\t2097152.000000 B\t2.000000 MB\t 1000.000000 B/s\t 1.000000 MB/s\n"
+						  "[starpu_comm_stats][0:2]\t1048576.000000 B\t1.000000 MB\t 500.000000 B/s\t 0.500000 MB/s\n"
+						  "\n[starpu_comm_stats][2] TOTAL:\t0.000000 B\t0.000000 MB\t 0.000000 B/s\t 0.000000 MB/s\n"));
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_mpi_comm_matrix.py", "-png output_execution", &out), 0) << out;
+	EXPECT_EQ(out.substr(0, out.find("wrote")), "MB sent (rows: sender, columns: receiver)\n"
+						     "from\\to\t0\t1\t2\n"
+						     "0\t0.000000\t2.000000\t1.000000\n"
+						     "1\t0.000435\t0.000000\t0.000000\n"
+						     "2\t0.000000\t0.000000\t0.000000\n"
+						     "bandwidth in MB/s (rows: sender, columns: receiver)\n"
+						     "from\\to\t0\t1\t2\n"
+						     "0\t0.000000\t1.000000\t0.500000\n"
+						     "1\t0.000000\t0.000000\t0.000000\n"
+						     "2\t0.000000\t0.000000\t0.000000\n");
+	if (have_program("gnuplot")) {
+		EXPECT_TRUE(contains(out, "wrote output_execution_bytes.png\nwrote output_execution_bandwidth.png\n")) << out;
+		EXPECT_EQ(read_file(dir.file("output_execution_bytes.png")).compare(0, 4, "\x89PNG"), 0);
+	}
+	ASSERT_TRUE(dir.write("plain", "no statistics here\n"));
+	EXPECT_EQ(run_tool(dir, "starpu_mpi_comm_matrix.py", "plain", &out), 1) << out;
+	EXPECT_EQ(out, "starpu_mpi_comm_matrix.py: error: 'plain' holds no '[starpu_comm_stats][src:dst]' line: run the program with "
+		       "STARPU_MPI_STATS=1 and give what it printed on its standard error\n");
+}
