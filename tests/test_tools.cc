@@ -358,3 +358,44 @@ TEST_F(Tools, CommMatrixOfStarpuMpiStats)
 	EXPECT_EQ(out, "starpu_mpi_comm_matrix.py: error: 'plain' holds no '[starpu_comm_stats][src:dst]' line: run the program with "
 		       "STARPU_MPI_STATS=1 and give what it printed on its standard error\n");
 }
+
+// --------------------------------------------- starpu_send_recv_data_use.py
+
+TEST_F(Tools, SendRecvDataUseTimesTheWaitBeforeATaskUsesTheData)
+{
+	if (!built("starpu_send_recv_data_use.py"))
+		return;
+	// Two messages: 0 -> 1 (sent at 1 ms from handle aa0, received at 1.5 ms into bb0), 1 -> 0 (bb0 at 2 ms into cc0 at 2.25 ms).
+	ASSERT_TRUE(dir.write("comms.rec", "Src: 0\nDst: 1\nTag: 5\nSendTime: 1.000000000\nRecvTime: 1.500000000\nSendHandle: 0xaa0\n"
+					   "RecvHandle: 0xbb0\nSize: 1024\nPriority: 0\nType: PointToPoint\n\n"
+					   "Src: 1\nDst: 0\nTag: 6\nSendTime: 2.000000000\nRecvTime: 2.250000000\nSendHandle: 0xbb0\n"
+					   "RecvHandle: 0xcc0\nSize: 1024\nPriority: 0\nType: PointToPoint\n\n"));
+	// The first task of the rank after the message that uses the handle: 1.75 (not 1.2, before), 3.25, 4, 2.5.
+	auto task = [](const char *name, int rank, int worker, double start, const char *handles) {
+		return std::string("Name: ") + name + "\nWorkerId: " + std::to_string(worker) + "\nStartTime: " + std::to_string(start) +
+		       "\nEndTime: " + std::to_string(start + 0.1) + "\nHandles: " + handles + "\nMPIRank: " + std::to_string(rank) + "\n\n";
+	};
+	ASSERT_TRUE(dir.write("tasks.rec", task("early", 1, 0, 1.2, "bb0") + task("use_recv", 1, 1, 1.75, "dd0 bb0") +
+						   task("use_send", 0, 0, 4.0, "aa0") + task("use_cc", 0, 1, 3.25, "cc0") +
+						   task("later_bb", 1, 0, 2.5, "bb0")));
+	std::string out;
+	ASSERT_EQ(run_tool(dir, "starpu_send_recv_data_use.py", ".", &out), 0) << out;
+	std::string wrote_recv = have_program("gnuplot") ? "wrote ./recv_use.png\n" : "";
+	std::string wrote_send = have_program("gnuplot") ? "wrote ./send_use.png\n" : "";
+	EXPECT_EQ(out, "Elapsed time between recv and use (ms): 2 messages, wait min 0.250 ms, median 0.625 ms, mean 0.625 ms, max 1.000 ms\n"
+		       "  worker 0-1: 1, mean 1.000 ms\n"
+		       "  worker 1-1: 1, mean 0.250 ms\n" +
+			       wrote_recv +
+			       "Elapsed time between send and use (ms): 2 messages, wait min 0.500 ms, median 1.750 ms, mean 1.750 ms, max 3.000 ms\n"
+			       "  worker 0-0: 1, mean 3.000 ms\n"
+			       "  worker 1-0: 1, mean 0.500 ms\n" +
+			       wrote_send);
+	if (have_program("gnuplot"))
+		EXPECT_EQ(read_file(dir.file("recv_use.png")).compare(0, 4, "\x89PNG"), 0);
+
+	// A single archive converted: comms.rec is empty, and that is said.
+	ASSERT_TRUE(dir.write("comms.rec", ""));
+	EXPECT_EQ(run_tool(dir, "starpu_send_recv_data_use.py", ".", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "'./comms.rec' holds no message: it is written when the traces of the ranks of a StarPU-MPI run are "
+				  "converted together")) << out;
+}
