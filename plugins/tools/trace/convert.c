@@ -230,8 +230,6 @@ static struct astro_trace_format_options format_options(const struct options *o,
 	};
 }
 
-const char *convert_program = TOOL;
-
 /* The conversion once the formats are chosen. */
 static int convert_selected(struct converter *c)
 {

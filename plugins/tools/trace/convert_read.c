@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include "converter.h"
 
+const char *convert_program = TOOL;
+
 int convert_error(const char *fmt, ...)
 {
 	va_list ap;
