@@ -230,85 +230,76 @@ static struct astro_trace_format_options format_options(const struct options *o,
 	};
 }
 
-/* The conversion once the formats are chosen. */
-static int convert_selected(struct converter *c)
+/* starpu_fxt_tool's command line (format NULL), or the archives inputs[0..ninputs-1] converted by format alone. */
+static int convert_command(int argc, char **argv, const char *const *inputs, unsigned ninputs, const char *format)
 {
-	int ret;
-	/* Every input checked before any output is created: a wrong name leaves nothing behind. */
-	for (guint i = 0; i < c->opt.inputs->len; i++)
-		if (convert_check_input(g_ptr_array_index(c->opt.inputs, i))) {
-			convert_options_free(&c->opt);
-			return 1;
-		}
-	if (c->opt.dir && g_mkdir_with_parents(c->opt.dir, 0777) < 0) {
-		convert_options_free(&c->opt);
-		return convert_error("cannot create the output directory %s (%s)", c->opt.dir, strerror(errno));
+	struct converter c;
+	memset(&c, 0, sizeof(c));
+	int ret = 0;
+	if (format) {
+		c.opt.inputs = g_ptr_array_new();
+		for (unsigned i = 0; i < ninputs; i++)
+			g_ptr_array_add(c.opt.inputs, (gpointer)inputs[i]);
+		c.opt.paje = "paje.trace";
+		c.opt.formats.only = format;
+	} else {
+		ret = convert_options_parse(&c.opt, argc, argv);
 	}
-	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
-	GArray *ranked = convert_mpi_ranks(c->opt.inputs);
-	c->multi = ranked->len > 1;
-	if (c->opt.number_events)
-		number_events_init(&c->nevents);
-	struct astro_trace_format_options options = format_options(&c->opt, ranked->len);
-	trace_formats_begin(&c->opt.formats, &options);
-	ret = convert_archives(c, ranked);
-	trace_formats_end(&c->opt.formats);
-	if (c->opt.formats.failed)
-		c->failed = true;
-	if (c->opt.number_events) {
-		/* Written last, from what was read: a failed conversion leaves none. */
-		if (ret == 0) {
-			FILE *f = open_output(c, "number_events.data");
-			number_events_write(&c->nevents, f);
-			close_output(c, f, "number_events.data");
-		}
-		number_events_fini(&c->nevents);
+	if (!ret)
+		trace_builtin_formats_register(); /* first: the plugins' formats come after them (trace_formats_select) */
+	if (ret || (ret = trace_formats_select(&c.opt.formats)) != 0) {
+		convert_options_free(&c.opt);
+		return ret < 0 ? 0 : 1;
 	}
-	if (c->failed)
-		ret = 1;
-	g_array_free(ranked, TRUE);
-	convert_options_free(&c->opt);
-	return ret;
-}
-
-/* Converts c->opt.inputs with the formats c->opt says (c->opt parsed or filled in; freed here): 0, or 1 (told). */
-static int convert_run(struct converter *c)
-{
-	trace_builtin_formats_register(); /* first: the plugins' formats come after them (trace_formats_select) */
-	int ret = trace_formats_select(&c->opt.formats);
-	if (ret != 0) {
-		convert_options_free(&c->opt);
-		return 1;
-	}
-	if (c->opt.formats.list) {
-		trace_formats_print(&c->opt.formats, stdout);
-		convert_options_free(&c->opt);
+	if (c.opt.formats.list) {
+		trace_formats_print(&c.opt.formats, stdout);
+		convert_options_free(&c.opt);
 		return 0;
 	}
-	return convert_selected(c);
+	/* Every input checked before any output is created: a wrong name leaves nothing behind. */
+	for (guint i = 0; i < c.opt.inputs->len; i++)
+		if (convert_check_input(g_ptr_array_index(c.opt.inputs, i))) {
+			convert_options_free(&c.opt);
+			return 1;
+		}
+	if (c.opt.dir && g_mkdir_with_parents(c.opt.dir, 0777) < 0) {
+		convert_options_free(&c.opt);
+		return convert_error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
+	}
+	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
+	GArray *ranked = convert_mpi_ranks(c.opt.inputs);
+	c.multi = ranked->len > 1;
+	if (c.opt.number_events)
+		number_events_init(&c.nevents);
+	struct astro_trace_format_options options = format_options(&c.opt, ranked->len);
+	trace_formats_begin(&c.opt.formats, &options);
+	ret = convert_archives(&c, ranked);
+	trace_formats_end(&c.opt.formats);
+	if (c.opt.formats.failed)
+		c.failed = true;
+	if (c.opt.number_events) {
+		/* Written last, from what was read: a failed conversion leaves none. */
+		if (ret == 0) {
+			FILE *f = open_output(&c, "number_events.data");
+			number_events_write(&c.nevents, f);
+			close_output(&c, f, "number_events.data");
+		}
+		number_events_fini(&c.nevents);
+	}
+	if (c.failed)
+		ret = 1;
+	g_array_free(ranked, TRUE);
+	convert_options_free(&c.opt);
+	return ret;
 }
 
 int trace_convert_main(int argc, char **argv)
 {
-	struct converter c;
-	memset(&c, 0, sizeof(c));
-	int ret = convert_options_parse(&c.opt, argc, argv);
-	if (ret) {
-		convert_options_free(&c.opt);
-		return ret < 0 ? 0 : 1;
-	}
-	return convert_run(&c);
+	return convert_command(argc, argv, NULL, 0, NULL);
 }
 
 int trace_convert_one_format(const char *program, const char *const *inputs, unsigned ninputs, const char *format)
 {
 	convert_program = program;
-	struct converter c;
-	memset(&c, 0, sizeof(c));
-	c.opt.inputs = g_ptr_array_new();
-	for (unsigned i = 0; i < ninputs; i++)
-		g_ptr_array_add(c.opt.inputs, (gpointer)inputs[i]);
-	c.opt.paje = "paje.trace";
-	c.opt.formats.only = format;
-	return convert_run(&c);
+	return convert_command(0, NULL, inputs, ninputs, format);
 }
