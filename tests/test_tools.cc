@@ -399,3 +399,34 @@ TEST_F(Tools, SendRecvDataUseTimesTheWaitBeforeATaskUsesTheData)
 	EXPECT_TRUE(contains(out, "'./comms.rec' holds no message: it is written when the traces of the ranks of a StarPU-MPI run are "
 				  "converted together")) << out;
 }
+
+// ------------------------------------------------------------ all of them
+
+// Each tool's --help lists StarPU 1.4's options of that tool (its manual page is made from it).
+TEST_F(Tools, EachHelpListsStarPUsOptions)
+{
+	const std::vector<std::pair<std::string, std::vector<std::string>>> tools = {
+		{ "starpu_machine_display", { "-h, --help", "-v, --version", "-i, --info", "-f, --force", "-w, --worker", "-c, --count", "-n, --notopology" } },
+		{ "starpu_calibrate_bus", { "-h, --help", "-v, --version" } },
+		{ "starpu_sched_display", { "-h, --help", "-v, --version" } },
+		{ "starpu_config", { "-h, --help", "-v, --version", "\t-d ", "\t-u " } },
+		{ "starpu_env", { "-h, --help", "-v, --version", "-d directory" } },
+		{ "starpu_mlr_analysis", { "-h, --help", "-v, --version" } },
+		{ "starpu_mpi_comm_matrix.py", { "-h, --help", "-v, --version", "-png" } },
+		{ "starpu_send_recv_data_use.py", { "-h, --help", "-v, --version", "<folder containing comms.rec and tasks.rec files>" } },
+	};
+	for (const auto &t : tools) {
+		if (!built(t.first))
+			continue;
+		std::string out;
+		EXPECT_EQ(run_tool(dir, t.first, "--help", &out), 0) << t.first << ": " << out;
+		for (const std::string &option : t.second)
+			EXPECT_TRUE(contains(out, option)) << t.first << " --help lacks " << option << ": " << out;
+	}
+	if (file_exists(tool("starpu_fxt_stats"))) {
+		std::string out;
+		EXPECT_EQ(run_tool(dir, "starpu_fxt_stats", "--help", &out), 0) << out;
+		for (const char *option : { "-i <input file>", "-o <output file>", "-h, --help", "-v, --version" })
+			EXPECT_TRUE(contains(out, option)) << "starpu_fxt_stats --help lacks " << option << ": " << out;
+	}
+}
