@@ -950,7 +950,7 @@ TEST(ProfilingDataStats, MemoryStatsNotCollectedSaysHow)
 
 TEST(MachineDisplay, ListsWorkersTopologyAndBuses)
 {
-	const char *tool = "../tools/astrolabe-machine-display";
+	const char *tool = "../tools/starpu_machine_display";
 	if (!file_exists(tool))
 		GTEST_SKIP() << tool << " is not built";
 	std::string cmd = std::string("STARPU_NCPU=2 ") + tool + " 2>&1";
@@ -979,7 +979,7 @@ TEST(MachineDisplay, ListsWorkersTopologyAndBuses)
 // starpu_transfer_latency() give (they printed nan). Two NUMA nodes from a synthetic hwloc topology.
 TEST(MachineDisplay, BusesBetweenNodesShowTheirFigures)
 {
-	const char *tool = "../tools/astrolabe-machine-display";
+	const char *tool = "../tools/starpu_machine_display";
 	if (!file_exists(tool))
 		GTEST_SKIP() << tool << " is not built";
 	TempDir home; // the bus figures measured are saved there

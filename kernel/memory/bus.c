@@ -266,3 +266,15 @@ bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *l
 	*latency = bus_latency[src][dst];
 	return true;
 }
+
+void starpu_bus_print_filenames(FILE *f)
+{
+	static const char *const kinds[] = { "bandwidth", "latency", "config" };
+	if (!f)
+		return;
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char path[PATH_MAX];
+		bus_path(path, sizeof(path), kinds[i]);
+		fprintf(f, "%9s: %s\n", kinds[i], path);
+	}
+}

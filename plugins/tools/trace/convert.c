@@ -148,8 +148,8 @@ static int convert_archive(struct converter *c)
 	if ((status = read_definitions(c, reader)) != OTF2_SUCCESS)
 		goto corrupt;
 	if (c->incomplete)
-		fprintf(stderr, "[astrolabe] " TOOL ": warning: %s is marked incomplete (a flush failed while recording): events are missing\n",
-			anchor);
+		fprintf(stderr, "[astrolabe] %s: warning: %s is marked incomplete (a flush failed while recording): events are missing\n",
+			convert_program, anchor);
 	if ((status = open_event_files(c, reader)) != OTF2_SUCCESS)
 		goto corrupt;
 	begin_process(c);
@@ -230,11 +230,21 @@ static struct astro_trace_format_options format_options(const struct options *o,
 	};
 }
 
-int trace_convert_main(int argc, char **argv)
+/* starpu_fxt_tool's command line (format NULL), or the archives inputs[0..ninputs-1] converted by format alone. */
+static int convert_command(int argc, char **argv, const char *const *inputs, unsigned ninputs, const char *format)
 {
 	struct converter c;
 	memset(&c, 0, sizeof(c));
-	int ret = convert_options_parse(&c.opt, argc, argv);
+	int ret = 0;
+	if (format) {
+		c.opt.inputs = g_ptr_array_new();
+		for (unsigned i = 0; i < ninputs; i++)
+			g_ptr_array_add(c.opt.inputs, (gpointer)inputs[i]);
+		c.opt.paje = "paje.trace";
+		c.opt.formats.only = format;
+	} else {
+		ret = convert_options_parse(&c.opt, argc, argv);
+	}
 	if (!ret)
 		trace_builtin_formats_register(); /* first: the plugins' formats come after them (trace_formats_select) */
 	if (ret || (ret = trace_formats_select(&c.opt.formats)) != 0) {
@@ -281,4 +291,15 @@ int trace_convert_main(int argc, char **argv)
 	g_array_free(ranked, TRUE);
 	convert_options_free(&c.opt);
 	return ret;
+}
+
+int trace_convert_main(int argc, char **argv)
+{
+	return convert_command(argc, argv, NULL, 0, NULL);
+}
+
+int trace_convert_one_format(const char *program, const char *const *inputs, unsigned ninputs, const char *format)
+{
+	convert_program = program;
+	return convert_command(0, NULL, inputs, ninputs, format);
 }

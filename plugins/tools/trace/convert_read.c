@@ -13,11 +13,13 @@
 #include <unistd.h>
 #include "converter.h"
 
+const char *convert_program = TOOL;
+
 int convert_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "[astrolabe] " TOOL ": ");
+	fprintf(stderr, "[astrolabe] %s: ", convert_program);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

@@ -35,6 +35,8 @@
 #include "schema.h"
 
 #define TOOL "starpu_fxt_tool"
+/* The program whose messages these are: TOOL, or the one trace_convert_one_format() was given. */
+extern const char *convert_program;
 /* Tasks that ended and are still remembered for the flows of dependencies declared after their end (a successor
  * submitted while its predecessor's data is released): the last ENDED_KEEP of them. */
 #define ENDED_KEEP 4096

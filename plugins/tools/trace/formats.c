@@ -74,8 +74,12 @@ int trace_formats_select(struct trace_formats *f)
 	for (unsigned n = 0; astro_trace_format_nth(n); n++) {
 		const struct astro_trace_format *format = astro_trace_format_nth(n);
 		bool on = named(f->names_on, format->name) || !(format->flags & ASTRO_TRACE_FORMAT_OFF_BY_DEFAULT);
-		if (on && !named(f->names_off, format->name))
+		if (f->only ? strcmp(format->name, f->only) == 0 : on && !named(f->names_off, format->name))
 			g_ptr_array_add(f->on, (gpointer)format);
+	}
+	if (f->only && !f->on->len) {
+		astro_log_error(TOOL, "no trace format is named %s: register it before converting", f->only);
+		return 1;
 	}
 	return 0;
 }

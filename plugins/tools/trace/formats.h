@@ -30,6 +30,7 @@ struct trace_formats
 {
 	GPtrArray *names_off, *names_on; /* -no-format, -format: names as given */
 	bool list;                       /* -formats */
+	const char *only;                /* a program of one format (starpu_fxt_stats): it alone is on, -format or not */
 	GPtrArray *on;                   /* const struct astro_trace_format *, those writing this conversion */
 	GPtrArray *states;               /* what each one's begin returned (NULL: it failed and was told) */
 	bool failed;                     /* a format could not begin or end */

@@ -1719,6 +1719,24 @@ TEST_F(MemoryStates, EvictionToADiskDrawsReclaimingWritingBackAndDriverCopy)
 	}
 }
 
+// starpu_fxt_stats (built beside starpu_fxt_tool) counts the bytes each way between main memory and the disk.
+TEST_F(MemoryStates, FxtStatsCountsTheBytesBetweenTheNodes)
+{
+	std::string stats = tool().substr(0, tool().rfind('/') + 1) + "starpu_fxt_stats";
+	Output o = run(stats + " -i '" + dir_->archive() + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	std::vector<std::string> lines = lines_of(o.text);
+	ASSERT_GE(lines.size(), 4u) << o.text;
+	EXPECT_EQ(lines[0].rfind("Start : start time 0.000000e+00 end time ", 0), 0u) << o.text;
+	double out_mb = 0, in_mb = 0;
+	unsigned out_n = 0, in_n = 0;
+	ASSERT_EQ(sscanf(lines[1].c_str(), "0 -> 1 \t %lf MB (%u transfers)", &out_mb, &out_n), 2) << o.text;
+	ASSERT_EQ(sscanf(lines[2].c_str(), "1 -> 0 \t %lf MB (%u transfers)", &in_mb, &in_n), 2) << o.text;
+	EXPECT_GT(out_mb, 0.0) << o.text;
+	EXPECT_GT(in_n, 0u) << o.text;
+	EXPECT_EQ(lines.back().rfind("There was ", 0), 0u) << o.text;
+}
+
 // -memory-states adds StarPU's event 22 definition, the memory managers' event types and, on them, the MSI states,
 // wont-use, requests and the details of allocations, frees, write-backs and copies; nothing else changes.
 TEST_F(MemoryStates, MemoryStatesAddTheDetailsAndNothingElse)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * astrolabe-machine-display: starts the runtime and shows what it found, as
- * starpu_machine_display does: the hostname, the workers of each kind, the
+ * starpu_machine_display: starts the runtime and shows what it found, with
+ * StarPU's options and output: the hostname, the workers of each kind, the
  * topology they are bound to (hwloc logical indexes), and the bandwidth and
  * latency between the memory nodes.
  *
@@ -31,8 +31,8 @@ static void usage(FILE *out, const char *argv0)
 		"Show the processing units the runtime can use, and the bandwidth and latency between the memory nodes.\n\n"
 		"  -h, --help          display this help and exit\n"
 		"  -v, --version       output version information and exit\n"
-		"  -i, --info          display the name of the files holding bus measurements\n"
-		"  -f, --force         measure the buses again (nothing to measure without a GPU)\n"
+		"  -i, --info          display the name of the files holding the bus measurements\n"
+		"  -f, --force         measure the buses again and show the measures (as starpu_calibrate_bus)\n"
 		"  -w, --worker TYPE   only show workers of TYPE (CPU, CUDA, OpenCL, FPGA, MPI_MS, TCPIP_MS, HIP)\n"
 		"  -c, --count         only display the number of workers\n"
 		"  -n, --notopology    do not display the topology, bandwidth and latency\n", argv0);
@@ -72,7 +72,7 @@ static void print_topology(void)
 {
 	hwloc_topology_t topo;
 	if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
-		fprintf(stderr, "astrolabe-machine-display: hwloc could not read the topology: skipping it\n");
+		fprintf(stderr, "starpu_machine_display: hwloc could not read the topology: skipping it\n");
 		return;
 	}
 	printf("topology ... (hwloc logical indexes)\n");
@@ -166,10 +166,10 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hvifw:cn", options, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			usage(stdout, "astrolabe-machine-display");
+			usage(stdout, "starpu_machine_display");
 			return EXIT_SUCCESS;
 		case 'v':
-			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", "astrolabe-machine-display", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", "starpu_machine_display", STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 			return EXIT_SUCCESS;
 		case 'i': info = 1; break;
 		case 'f': force = 1; break;
@@ -192,7 +192,11 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	int ret = starpu_init(NULL);
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	if (force)
+		conf.bus_calibrate = 1;
+	int ret = starpu_init(&conf);
 	if (ret != 0) {
 		fprintf(stderr, "%s: starpu_init failed (%s): check STARPU_PLUGIN_PATH and the worker settings\n", argv[0], strerror(-ret));
 		return EXIT_FAILURE;
@@ -207,10 +211,10 @@ int main(int argc, char **argv)
 	char real[256], starpu_name[256];
 	hostnames(real, starpu_name, sizeof(real));
 	printf("Real hostname: %s (StarPU hostname: %s)\n", real, starpu_name);
-	if (info || force)
-		printf("%s\n", starpu_memory_nodes_get_count() > 1 ?
-			       "the buses are measured on-line (STARPU_BUS_STATS=1 prints what went over them)" :
-			       "no bus to measure: main memory is the only memory node of this build");
+	if (info)
+		starpu_bus_print_filenames(stdout);
+	if (force && starpu_memory_nodes_get_count() <= 1)
+		printf("no bus to measure: main memory is the only memory node (set STARPU_USE_NUMA=1 on a NUMA machine)\n");
 
 	printf("StarPU has found :\n");
 	for (size_t k = 0; k < NKINDS; k++)
