@@ -43,13 +43,10 @@ static void block_free(void *data_interface, unsigned node)
 static int block_copy(void *src, unsigned src_node, void *dst, unsigned dst_node, void *async)
 {
 	struct starpu_block_interface *s = src, *d = dst;
-	size_t row = (size_t)s->nx * s->elemsize;
-	for (uint32_t z = 0; z < s->nz; z++)
-		for (uint32_t y = 0; y < s->ny; y++)
-			starpu_interface_copy(s->dev_handle, s->offset + ((size_t)z * s->ldz + (size_t)y * s->ldy) * s->elemsize, src_node,
-					      d->dev_handle, d->offset + ((size_t)z * d->ldz + (size_t)y * d->ldy) * d->elemsize, dst_node,
-					      row, async);
-	return 0;
+	/* Rows of nx elements, ldy apart, in planes ldz apart: merged where they are packed. */
+	return starpu_interface_copy3d(s->dev_handle, s->offset, src_node, d->dev_handle, d->offset, dst_node,
+				       (size_t)s->nx * s->elemsize, s->ny, (size_t)s->ldy * s->elemsize, (size_t)d->ldy * d->elemsize,
+				       s->nz, (size_t)s->ldz * s->elemsize, (size_t)d->ldz * d->elemsize, async);
 }
 
 static void *block_to_pointer(void *data_interface, unsigned node)
