@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TLS __thread __attribute__((tls_model("initial-exec")))
+#define TLS ASTRO_THREAD_LOCAL_IE
 
 /* The global and per-worker samples (attach_lock, perf_counters.c) */
 struct starpu_perf_counter_sample _astro_counters_global_sample;

@@ -11,8 +11,8 @@
 #include <math.h>
 #include "component_leaves.h"
 
-__thread __attribute__((tls_model("initial-exec"))) struct starpu_sched_component *_astro_leaf_pulling;
-__thread __attribute__((tls_model("initial-exec"))) struct starpu_task *_astro_leaf_handed;
+ASTRO_THREAD_LOCAL_IE struct starpu_sched_component *_astro_leaf_pulling;
+ASTRO_THREAD_LOCAL_IE struct starpu_task *_astro_leaf_handed;
 
 int _astro_leaf_worker_push_task(struct starpu_sched_component *component, struct starpu_task *task)
 {

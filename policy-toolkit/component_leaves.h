@@ -9,6 +9,7 @@
 #define __ASTROLABE_SCHED_COMPONENT_LEAVES_H__
 
 #include "component.h"
+#include <astrolabe/thread.h>
 
 /* Predictions are written by one thread and read by deciders without the lock. */
 static inline double _astro_leaf_load_double(double *p)
@@ -49,8 +50,8 @@ struct _astro_combined_leaf
 
 /* The worker component whose worker is pulling on this thread, and the task a decision pushed to
  * it during that pull: handed straight back to the worker, without a round trip through its queue. */
-extern __thread __attribute__((tls_model("initial-exec"))) struct starpu_sched_component *_astro_leaf_pulling;
-extern __thread __attribute__((tls_model("initial-exec"))) struct starpu_task *_astro_leaf_handed;
+extern ASTRO_THREAD_LOCAL_IE struct starpu_sched_component *_astro_leaf_pulling;
+extern ASTRO_THREAD_LOCAL_IE struct starpu_task *_astro_leaf_handed;
 
 /* The push_task of a worker's component and of a combined worker's: what makes a component one of them. */
 int _astro_leaf_worker_push_task(struct starpu_sched_component *component, struct starpu_task *task);

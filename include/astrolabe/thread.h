@@ -32,9 +32,42 @@
 extern "C" {
 #endif
 
+/*
+ * Thread-local variables: ASTRO_THREAD_LOCAL int x; (ASTRO_THREAD_LOCAL_IE in
+ * code linked into libastrolabe: the initial-exec model, one load per access).
+ * In a simulation build every actor runs on the same system thread: these
+ * variables are then plain ones in the section "astro_actor_locals", which
+ * the layer saves and restores whenever the running actor changes, so each
+ * actor still has its own (every module's section registers itself when
+ * loaded, by the constructor below).
+ */
+#ifdef STARPU_SIMGRID
+#define ASTRO_THREAD_LOCAL __attribute__((section("astro_actor_locals")))
+#define ASTRO_THREAD_LOCAL_IE ASTRO_THREAD_LOCAL
+void astro_sim_locals_register(char *start, char *stop);
+extern char __start_astro_actor_locals[] __attribute__((weak, visibility("hidden")));
+extern char __stop_astro_actor_locals[] __attribute__((weak, visibility("hidden")));
+void astro_sim_locals_unregister(char *start);
+static void __attribute__((constructor, used)) _astro_sim_locals_register_module(void)
+{
+	if (__start_astro_actor_locals)
+		astro_sim_locals_register(__start_astro_actor_locals, __stop_astro_actor_locals);
+}
+static void __attribute__((destructor, used)) _astro_sim_locals_unregister_module(void)
+{
+	if (__start_astro_actor_locals)
+		astro_sim_locals_unregister(__start_astro_actor_locals);
+}
+#else
+#define ASTRO_THREAD_LOCAL __thread
+#define ASTRO_THREAD_LOCAL_IE __thread __attribute__((tls_model("initial-exec")))
+#endif
+
 #ifdef STARPU_SIMGRID
 /* The simulation's side of the layer (libastrolabe's kernel/common/simgrid.c):
  * waits and sleeps block the calling actor in virtual time. */
+/** Sends bytes between two hosts of the simulated machine ("RAM", "CUDA0"...): returns when they arrived; -ENODEV without such hosts. */
+int astro_sim_sendto(const char *from, const char *to, double bytes);
 void astro_sim_futex_wait(int *addr, int val);
 void astro_sim_futex_wake_all(int *addr);
 void astro_sim_yield(void);
@@ -93,10 +126,25 @@ static inline void astro_thread_yield(void)
 
 /* ---------------------------------------------------------------- threads */
 
-/** A number that tells the calling system thread from the others (PAPI_thread_init() takes this function). */
+#ifdef STARPU_SIMGRID
+/** The calling actor's number in the simulation (its SimGrid pid). */
+long astro_sim_thread_tid(void);
+#endif
+
+/** The calling thread's number, as the system names it (gettid; a simulated thread's, in a simulation). */
+static inline long astro_thread_tid(void)
+{
+#ifdef STARPU_SIMGRID
+	return astro_sim_thread_tid();
+#else
+	return (long)syscall(SYS_gettid);
+#endif
+}
+
+/** A number that tells the calling thread from the others (PAPI_thread_init() takes this function). */
 static inline unsigned long astro_thread_id(void)
 {
-	return (unsigned long)pthread_self();
+	return (unsigned long)astro_thread_tid();
 }
 
 /** Names the calling thread (at most 15 characters are kept), as top and debuggers show it. */

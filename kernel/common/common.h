@@ -23,7 +23,7 @@
 
 #define _ASTRO_CACHELINE 64
 /* Thread-locals of the kernel: initial-exec, so an access is one instruction, not a __tls_get_addr call. */
-#define _ASTRO_TLS __thread __attribute__((tls_model("initial-exec")))
+#define _ASTRO_TLS ASTRO_THREAD_LOCAL_IE
 
 /* ------------------------------------------------------------- logging */
 

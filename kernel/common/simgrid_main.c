@@ -7,7 +7,7 @@
  * a system thread of its own (SimGrid's "thread" contexts), so that the
  * kernel's thread-locals stay per thread.
  */
-#include "common/common.h"
+#include "common/simgrid.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -31,22 +31,7 @@ static bool platform_path(char *path, size_t len, char *host, size_t hostlen)
 	return false;
 }
 
-struct main_call
-{
-	int argc;
-	char **argv;
-	int ret;
-};
-
 extern int starpu_main(int argc, char **argv) __attribute__((weak));
-
-static void main_actor(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	struct main_call *call = sg_actor_self_get_data();
-	call->ret = starpu_main(call->argc, call->argv);
-}
 
 int main(int argc, char **argv)
 {
@@ -56,19 +41,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	xbt_log_control_set("xbt_cfg.thres:warning");
-	/* Each actor on a system thread of its own, so that the kernel's thread-locals stay per thread:
-	 * set before SimGrid reads its options, which may still override it. */
-	char **args = calloc((size_t)argc + 2, sizeof(char *));
-	if (!args)
-		return 1;
-	args[0] = argv[0];
-	args[1] = (char *)"--cfg=contexts/factory:thread";
-	for (int i = 1; i < argc; i++)
-		args[i + 1] = argv[i];
-	int nargs = argc + 1;
-	simgrid_init(&nargs, args);
-	argc = nargs;
-	argv = args;
+	simgrid_init(&argc, argv);
 	char path[PATH_MAX], host[256];
 	if (!platform_path(path, sizeof(path), host, sizeof(host))) {
 		char dir[PATH_MAX - 300];
@@ -80,13 +53,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	simgrid_load_platform(path);
-	sg_host_t where = sg_host_by_name("MAIN");
-	if (!where)
-		where = sg_host_list()[0];
-	struct main_call call = { argc, argv, 0 };
-	sg_actor_t actor = sg_actor_init("main", where);
-	sg_actor_set_data(actor, &call);
-	sg_actor_start(actor, main_actor, 0, NULL);
-	simgrid_run();
-	return call.ret;
+	return _astro_sim_run_main(starpu_main, argc, argv, "MAIN");
 }

@@ -32,7 +32,7 @@ struct state_stack
 	unsigned nbursts;
 };
 
-static __thread struct state_stack stack;
+static _ASTRO_TLS struct state_stack stack;
 static int states_off; /* atomic */
 
 _ASTRO_TLS unsigned _astro_instr_task_open;

@@ -20,7 +20,6 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NEVENTS (starpu_prof_tool_event_user_end + 1)
@@ -94,7 +93,7 @@ static const char *const event_names[NEVENTS] = {
 static int current_tid(void)
 {
 	if (STARPU_UNLIKELY(!thread_tid))
-		thread_tid = (int)syscall(SYS_gettid);
+		thread_tid = (int)astro_thread_tid();
 	return thread_tid;
 }
 

@@ -8,7 +8,6 @@
  */
 #include "run/run.h"
 #include <hwloc.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <limits.h>
 
@@ -265,7 +264,7 @@ void _astro_worker_round(struct _astro_worker *w, unsigned idle[2])
 void _astro_worker_thread_begin(struct _astro_worker *w)
 {
 	_astro_self = w;
-	w->tid = (pid_t)syscall(SYS_gettid);
+	w->tid = (pid_t)astro_thread_tid();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_INIT_BEGIN, .workerid = w->id);
 	bind_worker(w);
 	if (w->driver->worker_init && w->driver->worker_init(w->id, w->devid) != 0)

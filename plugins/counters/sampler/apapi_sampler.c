@@ -30,7 +30,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,7 +185,7 @@ static void *timer_thread(void *arg)
 	int err = raise_priority(&s->priority);
 	starpu_pthread_mutex_lock(&s->lock);
 	s->priority_error = err;
-	s->thread_id = (pid_t)syscall(SYS_gettid);
+	s->thread_id = (pid_t)astro_thread_tid();
 	s->thread_ready = 1;
 	starpu_pthread_cond_broadcast(&s->cond);
 	while (!s->stopping) {

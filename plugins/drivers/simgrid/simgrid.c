@@ -158,16 +158,11 @@ static void release(int kind, int devid, size_t size)
 /* A copy lasts what the machine's route between the two hosts gives size bytes. */
 static int transfer(int kind, int devid, bool to_device, size_t size, void **request)
 {
-	sg_host_t ram = sg_host_by_name("RAM"), dev = device(kind, devid)->host;
+	char dev[64];
+	snprintf(dev, sizeof(dev), "%s%d", prefixes[kind], devid);
 	if (request)
 		*request = NULL;
-	if (!ram || !dev)
-		return -ENODEV;
-	if (to_device)
-		sg_host_sendto(ram, dev, (double)size);
-	else
-		sg_host_sendto(dev, ram, (double)size);
-	return 0;
+	return astro_sim_sendto(to_device ? "RAM" : dev, to_device ? dev : "RAM", (double)size);
 }
 
 static uintptr_t cuda_allocate(int devid, size_t size) { return allocate(CUDA, devid, size); }

@@ -6,12 +6,13 @@
  */
 #include <stdint.h>
 #include <astrolabe/sched.h>
+#include <astrolabe/thread.h>
 
 /* Draws a first guess at random this many times before counting the capable workers. */
 #define RANDOM_GUESSES 8
 
 /* One generator per pushing thread, so draws need no lock. */
-static _Thread_local uint64_t random_state;
+static ASTRO_THREAD_LOCAL uint64_t random_state;
 static atomic_uint_fast64_t random_seed_counter;
 
 /* splitmix64 seeds each thread; xorshift64* draws. */

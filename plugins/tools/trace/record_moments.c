@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "record.h"
 #include "schema.h"
@@ -48,11 +47,11 @@ static unsigned npapi;
 static unsigned generation;           /* bumped at each session, so a thread's location of an earlier session is not reused */
 
 /* initial-exec: the recorder's per-event look-up is one load, not a __tls_get_addr call (glibc keeps room for a loaded module's few bytes). */
-static __thread struct
+static ASTRO_THREAD_LOCAL_IE struct
 {
 	struct location *location;
 	unsigned generation; /* location belongs to this session: an older one was freed */
-} self __attribute__((tls_model("initial-exec")));
+} self;
 
 /* ------------------------------------------------------------ locations */
 
@@ -73,7 +72,7 @@ static struct location *location_new(int workerid)
 {
 	struct location *l = calloc(1, sizeof(*l));
 	l->first_ts = UINT64_MAX;
-	l->tid = (long)syscall(SYS_gettid);
+	l->tid = astro_thread_tid();
 	l->bindid = workerid >= 0 ? starpu_worker_get_bindid(workerid) : -1;
 	starpu_pthread_mutex_lock(&rec.lock);
 	if (workerid >= 0) {
