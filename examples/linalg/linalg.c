@@ -104,27 +104,44 @@ static void trsm_run_cpu(void *buffers[], void *cl_arg)
 		    1.0, TILE_PTR(buffers[0]), TILE_LD(buffers[0]), TILE_PTR(buffers[1]), TILE_LD(buffers[1]));
 }
 
-/* A codelet linalg_<kernel>_cl and its history-based model "<precision><kernel>". */
-#define LINALG_CODELET(kernel, n, ...)                                                                                 \
-	static struct starpu_perfmodel kernel##_model = {.type = STARPU_HISTORY_BASED, .symbol = LINALG_PREC #kernel}; \
+/* A simulation build (STARPU_SIMGRID) may also give a task to a simulated GPU, which
+ * runs no code: StarPU's placeholder declares that implementation. */
+#ifdef STARPU_SIMGRID
+#define LINALG_SIMULATED_GPU .cuda_funcs = {(starpu_cuda_func_t)1},
+#else
+#define LINALG_SIMULATED_GPU
+#endif
+
+/* A codelet linalg_<kernel>_cl and its history-based model symbol, which also names its tasks. */
+#define LINALG_CODELET(kernel, sym, n, ...)                                                                            \
+	static struct starpu_perfmodel kernel##_model = {.type = STARPU_HISTORY_BASED, .symbol = sym};                \
 	struct starpu_codelet linalg_##kernel##_cl = {                                                                \
 		.cpu_funcs = {kernel##_cpu},                                                                          \
 		.cpu_funcs_name = {#kernel "_cpu"},                                                                   \
+		LINALG_SIMULATED_GPU                                                                                  \
 		.nbuffers = n,                                                                                        \
 		.modes = {__VA_ARGS__},                                                                               \
 		.model = &kernel##_model,                                                                             \
-		.name = LINALG_PREC #kernel,                                                                          \
+		.name = sym,                                                                                          \
 	}
 
-LINALG_CODELET(potrf, 1, STARPU_RW);
-LINALG_CODELET(trsm_rlt, 2, STARPU_R, STARPU_RW);
-LINALG_CODELET(syrk, 2, STARPU_R, STARPU_RW);
-LINALG_CODELET(gemm_nt, 3, STARPU_R, STARPU_R, STARPU_RW);
-LINALG_CODELET(getrf, 1, STARPU_RW);
-LINALG_CODELET(trsm_llu, 2, STARPU_R, STARPU_RW);
-LINALG_CODELET(trsm_run, 2, STARPU_R, STARPU_RW);
-LINALG_CODELET(gemm_sub, 3, STARPU_R, STARPU_R, STARPU_RW);
-LINALG_CODELET(gemm, 3, STARPU_R, STARPU_R, STARPU_RW);
+/* The single-precision Cholesky's models are StarPU's cholesky example's (chol_model_*), whose
+ * measurements of real machines simulations use; the others are "<precision><kernel>". */
+#ifdef LINALG_FLOAT
+#define CHOLESKY_MODEL(kernel, starpu_name) "chol_model_" starpu_name
+#else
+#define CHOLESKY_MODEL(kernel, starpu_name) LINALG_PREC #kernel
+#endif
+
+LINALG_CODELET(potrf, CHOLESKY_MODEL(potrf, "potrf"), 1, STARPU_RW);
+LINALG_CODELET(trsm_rlt, CHOLESKY_MODEL(trsm_rlt, "trsm"), 2, STARPU_R, STARPU_RW);
+LINALG_CODELET(syrk, CHOLESKY_MODEL(syrk, "syrk"), 2, STARPU_R, STARPU_RW);
+LINALG_CODELET(gemm_nt, CHOLESKY_MODEL(gemm_nt, "gemm"), 3, STARPU_R, STARPU_R, STARPU_RW);
+LINALG_CODELET(getrf, LINALG_PREC "getrf", 1, STARPU_RW);
+LINALG_CODELET(trsm_llu, LINALG_PREC "trsm_llu", 2, STARPU_R, STARPU_RW);
+LINALG_CODELET(trsm_run, LINALG_PREC "trsm_run", 2, STARPU_R, STARPU_RW);
+LINALG_CODELET(gemm_sub, LINALG_PREC "gemm_sub", 3, STARPU_R, STARPU_R, STARPU_RW);
+LINALG_CODELET(gemm, LINALG_PREC "gemm", 3, STARPU_R, STARPU_R, STARPU_RW);
 
 /* ---------------------------------------------------------------- options */
 
@@ -226,6 +243,11 @@ real *linalg_alloc(unsigned n)
 {
 	void *p = NULL;
 	size_t bytes = (size_t)n * n * sizeof(real);
+#ifdef STARPU_SIMGRID
+	/* A simulation reads none of it: one small block mapped again and again (starpu_free() unmaps it). */
+	if (starpu_malloc_flags(&p, bytes, STARPU_MALLOC_SIMULATION_FOLDED) == 0)
+		return p;
+#endif
 	if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0) {
 		fprintf(stderr, "cannot allocate a %u x %u matrix (%.0f MB): pick a smaller -size\n", n, n, bytes / 1e6);
 		return NULL;
@@ -235,7 +257,11 @@ real *linalg_alloc(unsigned n)
 
 void linalg_free(real *a)
 {
+#ifdef STARPU_SIMGRID
+	starpu_free_noflag(a, 0);	/* folded or not, starpu_free_flags() knows */
+#else
 	free(a);
+#endif
 }
 
 /* A value in [0, 1) that depends only on (i, j). */
@@ -281,8 +307,11 @@ static real *copy_of(const real *a, unsigned n)
 real *linalg_matrix(unsigned n, void (*filler)(real *, unsigned), real **ref)
 {
 	real *a = linalg_alloc(n);
+#ifndef STARPU_SIMGRID
+	/* A simulation reads none of it: filling it would only cost the memory that folding saves. */
 	if (a)
 		filler(a, n);
+#endif
 	if (a && ref && !(*ref = copy_of(a, n))) {
 		linalg_free(a);
 		a = NULL;

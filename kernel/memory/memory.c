@@ -430,6 +430,11 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 static int copy_blocks(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
 		       size_t blocksize, size_t dims, const size_t *n, const size_t *ld_src, const size_t *ld_dst, void *async_data)
 {
+	if (_astro_copy_whole(src_node, dst_node)) {
+		for (size_t d = 0; d < dims; d++)
+			blocksize *= n[d];
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, async_data);
+	}
 	while (dims && (n[0] <= 1 || (ld_src[0] == blocksize && ld_dst[0] == blocksize))) {
 		blocksize *= n[0];
 		n++, ld_src++, ld_dst++, dims--;

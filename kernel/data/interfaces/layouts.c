@@ -36,7 +36,7 @@ int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize
 	size_t contig = 1, run = ndim ? nn[0] : 1;
 	while (contig < ndim && src_ld[contig] == run && dst_ld[contig] == run)
 		run *= nn[contig++];
-	if (contig >= ndim)
+	if (contig >= ndim || _astro_copy_whole(src_node, dst_node))
 		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, count * elemsize, async);
 	uint32_t idx[ndim];
 	memset(idx, 0, sizeof(idx));
