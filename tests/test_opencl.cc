@@ -593,6 +593,40 @@ TEST(OpenCLBus, BusFiguresAreWrittenAndReadBack)
 	EXPECT_FALSE(contains(fixed.str(), "garbage")) << fixed.str();
 }
 
+// The machine is also written as a SimGrid platform (what a simulation build simulates for this
+// host name): a host per core, the device with its memory, RAM, and a link each way with the
+// figures measured, in bytes/s and seconds.
+TEST(OpenCLBus, MachineIsWrittenAsASimGridPlatform)
+{
+	TempDir dir;
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), where("STARPU_PERF_MODEL_DIR", dir.path()),
+		host("STARPU_HOSTNAME", "platformbox"), calibrate("STARPU_BUS_CALIBRATE", nullptr);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here";
+	}
+	double to_device = starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1);
+	starpu_ssize_t memsize = starpu_memory_get_total(1);
+	starpu_shutdown();
+	std::string path = dir.path() + "/bus/platformbox.platform.xml";
+	std::string xml = read_file(path);
+	ASSERT_FALSE(xml.empty()) << path;
+	EXPECT_TRUE(contains(xml, "<host id=\"CPU0\"")) << xml;
+	EXPECT_TRUE(contains(xml, "<host id=\"OpenCL0\"")) << xml;
+	EXPECT_TRUE(contains(xml, "<prop id=\"memsize\" value=\"" + std::to_string(memsize) + "\"/>")) << xml;
+	EXPECT_TRUE(contains(xml, "<host id=\"RAM\"")) << xml;
+	char link[128];
+	snprintf(link, sizeof(link), "<link id=\"RAM-OpenCL0\" bandwidth=\"%.0fBps\"", to_device * 1e6);
+	EXPECT_TRUE(contains(xml, link)) << xml;
+	EXPECT_TRUE(contains(xml, "<route src=\"OpenCL0\" dst=\"RAM\" symmetrical=\"NO\"><link_ctn id=\"OpenCL0-RAM\"/></route>")) << xml;
+	// Well-formed XML, as SimGrid's parser needs.
+	std::string out;
+	EXPECT_EQ(run_command("python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' " + path + " 2>&1", &out), 0) << out;
+}
+
 // ----------------------------------------------------------------- eviction
 
 TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)

@@ -12,11 +12,21 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <unistd.h>
 
 static double bus_bandwidth[STARPU_MAXNODES][STARPU_MAXNODES];
 static double bus_latency[STARPU_MAXNODES][STARPU_MAXNODES];
 static bool bus_known;
 
+static void bus_path(char *path, size_t len, const char *suffix)
+{
+	char dir[PATH_MAX - 300], host[256];
+	_astro_sampling_dir(dir, sizeof(dir));
+	_astro_host_name(host, sizeof(host));
+	snprintf(path, len, "%s/bus/%s.%s", dir, host, suffix);
+}
+
+#ifndef STARPU_SIMGRID
 /* The configuration the figures hold for: one line per memory node. */
 static void describe_config(GString *out)
 {
@@ -26,14 +36,6 @@ static void describe_config(GString *out)
 		starpu_memory_node_get_name(node, name, sizeof(name));
 		g_string_append_printf(out, "%u\t%s\n", node, name);
 	}
-}
-
-static void bus_path(char *path, size_t len, const char *suffix)
-{
-	char dir[PATH_MAX - 300], host[256];
-	_astro_sampling_dir(dir, sizeof(dir));
-	_astro_host_name(host, sizeof(host));
-	snprintf(path, len, "%s/bus/%s.%s", dir, host, suffix);
 }
 
 /* ---------------------------------------------------------- measuring */
@@ -200,26 +202,9 @@ static bool load(void)
 	return same && read_matrix("bandwidth", bus_bandwidth) && read_matrix("latency", bus_latency);
 }
 
-#ifdef STARPU_SIMGRID
-/* The simulated machine's host of a memory node, as StarPU's platform files name them. */
-static bool simulated_host(unsigned node, char *host, size_t len)
-{
-	int devid = starpu_memory_node_get_devid(node);
-	switch (starpu_node_get_kind(node)) {
-	case STARPU_CPU_RAM:
-		snprintf(host, len, "RAM");
-		return true;
-	case STARPU_CUDA_RAM:
-		snprintf(host, len, "CUDA%d", devid);
-		return true;
-	case STARPU_OPENCL_RAM:
-		snprintf(host, len, "OpenCL%d", devid);
-		return true;
-	default:
-		return false;
-	}
-}
+#endif
 
+#ifdef STARPU_SIMGRID
 /* A simulation's figures are its machine's routes between the nodes' hosts. */
 static void load_simulated(void)
 {
@@ -227,7 +212,7 @@ static void load_simulated(void)
 		for (unsigned dst = 0; dst < _astro_rt.nmemory_nodes; dst++) {
 			char from[32], to[32];
 			double bandwidth, latency;
-			if (src == dst || !simulated_host(src, from, sizeof(from)) || !simulated_host(dst, to, sizeof(to)) ||
+			if (src == dst || !_astro_memory_node_host(src, from, sizeof(from)) || !_astro_memory_node_host(dst, to, sizeof(to)) ||
 			    strcmp(from, to) == 0 || !_astro_sim_route(from, to, &bandwidth, &latency))
 				continue;
 			bus_bandwidth[src][dst] = bandwidth / 1e6;	/* MB/s */
@@ -236,26 +221,45 @@ static void load_simulated(void)
 	}
 	bus_known = true;
 }
-#endif
 
-void _astro_bus_init(void)
+#else
+/* This machine as a SimGrid platform, beside the figures: written with them, or when missing. */
+static void save_platform(bool measured)
 {
-	bus_known = false;
-	if (_astro_rt.nmemory_nodes <= 1)
-		return;
-#ifdef STARPU_SIMGRID
-	load_simulated();
-	return;
-#endif
+	char path[PATH_MAX];
+	bus_path(path, sizeof(path), "platform.xml");
+	if (measured || access(path, F_OK) != 0)
+		_astro_platform_save(path);
+}
+
+static void measure_or_load(void)
+{
 	int force = _astro_conf_int_in("STARPU_BUS_CALIBRATE", NULL, _astro_rt.conf.bus_calibrate, 0, 1, 0);
 	if (force <= 0 && load()) {
 		bus_known = true;
+		save_platform(false);
 		return;
 	}
 	_astro_verbose("measuring the bus between main memory and the devices (once per configuration)");
 	calibrate();
 	if (bus_known)
 		save();
+	save_platform(bus_known);
+}
+#endif
+
+void _astro_bus_init(void)
+{
+	bus_known = false;
+#ifdef STARPU_SIMGRID
+	if (_astro_rt.nmemory_nodes > 1)
+		load_simulated();
+#else
+	if (_astro_rt.nmemory_nodes > 1)
+		measure_or_load();
+	else
+		save_platform(false);
+#endif
 }
 
 bool _astro_bus_figures(unsigned src, unsigned dst, double *bandwidth, double *latency)
