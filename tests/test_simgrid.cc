@@ -39,10 +39,22 @@ double value_of(const std::string &out, const std::string &name)
 	return NAN;
 }
 
+// The suite of a simulation build: elsewhere its program is a native one.
+class Simgrid : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+#ifndef STARPU_SIMGRID
+		GTEST_SKIP() << "not a simulation build (configure --enable-simgrid)";
+#endif
+	}
+};
+
 } // namespace
 
 // Tasks only: one CPU worker runs 10 tasks of 1000 us one after the other.
-TEST(Simgrid, TasksOnOneWorkerLastTheirModelsLength)
+TEST_F(Simgrid, TasksOnOneWorkerLastTheirModelsLength)
 {
 	std::string out;
 	ASSERT_EQ(simulate("tasks 10", "STARPU_NCUDA=0", &out), 0) << out;
@@ -51,7 +63,7 @@ TEST(Simgrid, TasksOnOneWorkerLastTheirModelsLength)
 }
 
 // Tasks on two workers: while the CPU runs one task (1000 us), the GPU runs four (250 us each).
-TEST(Simgrid, TwoWorkersShareTasksByTheirSpeeds)
+TEST_F(Simgrid, TwoWorkersShareTasksByTheirSpeeds)
 {
 	std::string out;
 	ASSERT_EQ(simulate("both 5", "STARPU_SCHED=eager", &out), 0) << out;
@@ -64,7 +76,7 @@ TEST(Simgrid, TwoWorkersShareTasksByTheirSpeeds)
 }
 
 // One link: 1,000,000 bytes to the GPU (10 us + 1000 us), the task (250 us), and back at unregistration.
-TEST(Simgrid, TransfersTakeTheTimeOfTheLink)
+TEST_F(Simgrid, TransfersTakeTheTimeOfTheLink)
 {
 	std::string out;
 	ASSERT_EQ(simulate("transfer", "STARPU_SCHED=eager", &out), 0) << out;
@@ -74,7 +86,7 @@ TEST(Simgrid, TransfersTakeTheTimeOfTheLink)
 
 // 2.5 MB of GPU memory holds two of the three vectors: the third task's data evicts the first
 // one's, which the GPU modified, so it goes back to main memory first (1010 us more).
-TEST(Simgrid, SmallDeviceMemoryEvicts)
+TEST_F(Simgrid, SmallDeviceMemoryEvicts)
 {
 	std::string out;
 	ASSERT_EQ(simulate("evict", "STARPU_SCHED=eager", &out), 0) << out;
@@ -84,7 +96,7 @@ TEST(Simgrid, SmallDeviceMemoryEvicts)
 }
 
 // The same program, machine and policy give the same virtual makespan every run, whatever the policy.
-TEST(Simgrid, Deterministic)
+TEST_F(Simgrid, Deterministic)
 {
 	for (const char *policy : { "dmda", "lws", "random", "modular-heft" }) {
 		std::string first, again;
@@ -98,7 +110,7 @@ TEST(Simgrid, Deterministic)
 
 // A task whose model has no measurement for the worker is an error naming the codelet, the
 // architecture and the footprint, not a length of zero.
-TEST(Simgrid, UncalibratedCodeletIsAnError)
+TEST_F(Simgrid, UncalibratedCodeletIsAnError)
 {
 	std::string out;
 	EXPECT_NE(simulate("uncalibrated", "STARPU_NCUDA=0", &out), 0) << out;
@@ -110,7 +122,7 @@ TEST(Simgrid, UncalibratedCodeletIsAnError)
 }
 
 // A machine nobody described: one line naming the machine, the folder and what to set.
-TEST(Simgrid, UndescribedMachineIsAnError)
+TEST_F(Simgrid, UndescribedMachineIsAnError)
 {
 	std::string out;
 	EXPECT_NE(simulate("tasks 1", "", &out, "nosuchmachine"), 0) << out;
@@ -120,7 +132,7 @@ TEST(Simgrid, UndescribedMachineIsAnError)
 
 // The machines StarPU ships for its users to simulate load, with their workers: attila has
 // 12 CPU cores and 3 GPUs.
-TEST(Simgrid, ShippedMachinesLoad)
+TEST_F(Simgrid, ShippedMachinesLoad)
 {
 	const std::string shipped = srcdir() + "/../simgrid/sampling";
 	for (const char *host : { "attila", "mirage", "idgraf", "sirocco", "hannibal" }) {
@@ -141,7 +153,7 @@ TEST(Simgrid, ShippedMachinesLoad)
 
 // Everything observed is dated in virtual time: a simulated run's trace converts, and pj_dump reads
 // the transfer (1010 us) and the GPU task (250 us) at their simulated dates.
-TEST(Simgrid, SimulatedTraceConverts)
+TEST_F(Simgrid, SimulatedTraceConverts)
 {
 	if (!have_program("pj_dump"))
 		GTEST_SKIP() << "pj_dump (Debian's pajeng) is not installed";
