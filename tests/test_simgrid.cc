@@ -170,3 +170,34 @@ TEST_F(Simgrid, SimulatedTraceConverts)
 	std::string ignored;
 	run_command(std::string("rm -rf ") + dir, &ignored);
 }
+
+// The seeds' example: the single-precision tiled Cholesky on attila (12 cores, 3 GPUs), with
+// StarPU's measured models. It never touches its 1.5 GB matrix (folded), so its peak RSS stays
+// small; it simulates the same makespan every run.
+TEST_F(Simgrid, SeedCholeskyOnAttila)
+{
+	const char *examples = getenv("ASTRO_TEST_EXAMPLES_DIR");
+	std::string program = std::string(examples ? examples : "../examples") + "/linalg/scholesky_implicit";
+	if (!file_exists(program))
+		GTEST_SKIP() << program << " is not built (the linear-algebra examples need OpenBLAS and LAPACKE)";
+	std::string cmd = "STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' STARPU_HOSTNAME=attila STARPU_SCHED=dmda " +
+			  program + " -size 19200 -nblocks 20";
+	// Python runs it and says its exit status and the peak RSS of the processes it waited for (kB).
+	std::string python = "import resource, subprocess, sys\n"
+			     "p = subprocess.run(sys.argv[1], shell=True, capture_output=True, text=True)\n"
+			     "print(p.stdout + p.stderr)\n"
+			     "print('status=%d' % p.returncode)\n"
+			     "print('rss_kb=%d' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+	double makespan[2];
+	for (int run = 0; run < 2; run++) {
+		std::string out;
+		ASSERT_EQ(run_command("python3 -c \"" + python + "\" \"" + cmd + "\"", &out), 0) << out;
+		EXPECT_EQ(value_of(out, "status"), 0) << out;
+		size_t at = out.find("19200\t"); // "19200	<ms>	<GFlop/s>"
+		ASSERT_NE(at, std::string::npos) << out;
+		makespan[run] = std::stod(out.substr(at + 6));
+		EXPECT_GT(makespan[run], 0) << out;
+		EXPECT_LT(value_of(out, "rss_kb"), 300 * 1024) << out;
+	}
+	EXPECT_EQ(makespan[0], makespan[1]);
+}
