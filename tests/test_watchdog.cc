@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The watchdog (STARPU_WATCHDOG_TIMEOUT, _CRASH, _DELAY, the hook): when no
 // task completes for the timeout while tasks are pending, it says what is
-// stuck. Every stall here is made on purpose (a task waiting for a flag, a tag
+// stuck; without it, an idle wait says what it waits for (IdleWait). Every stall here is made on purpose (a task waiting for a flag, a tag
 // never notified, a policy that forgets tasks) and undone once the report was
 // seen, so no test depends on how fast the machine is.
 #include "helpers.h"
@@ -93,6 +93,16 @@ starpu_task *named_task(starpu_codelet *cl, const char *name)
 	return t;
 }
 
+// Starts the runtime with 2 workers on the policy "drops" (plugins/sched_drops.c), linked into dir.
+void init_on_drops(TempDir &dir)
+{
+	ASSERT_TRUE(dir.link_test_plugin("sched_drops.so"));
+	ScopedEnv path("STARPU_PLUGIN_PATH", build_plugin_path() + ":" + dir.path());
+	ScopedEnv sched("STARPU_SCHED", "drops");
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	ASSERT_EQ(policy_name(), "drops");
+}
+
 class Watchdog : public ::testing::Test
 {
 protected:
@@ -165,11 +175,7 @@ TEST_F(Watchdog, ReportsWhatIsStuck)
 TEST_F(Watchdog, NamesThePolicyThatHoldsTasks)
 {
 	TempDir dir;
-	ASSERT_TRUE(dir.link_test_plugin("sched_drops.so"));
-	ScopedEnv path("STARPU_PLUGIN_PATH", build_plugin_path() + ":" + dir.path());
-	ScopedEnv sched("STARPU_SCHED", "drops");
-	ASSERT_EQ(init_with_ncpus(2), 0);
-	ASSERT_EQ(policy_name(), "drops");
+	ASSERT_NO_FATAL_FAILURE(init_on_drops(dir));
 	StderrFile err;
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(starpu_task_submit(named_task(&g_count_cl, "dropped")), 0);
@@ -265,6 +271,131 @@ TEST_F(Watchdog, TimeoutBeyondAnHourIsRefused)
 	ScopedEnv timeout("STARPU_WATCHDOG_TIMEOUT", "1e12");
 	std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
 	EXPECT_EQ(err, "[astrolabe] error: STARPU_WATCHDOG_TIMEOUT='1e12' is out of range 0..3.6e+09 (µs): ignored, using 0\n");
+}
+
+// Without any setting: an application's wait that can no longer end on its own
+// (every worker idle, nothing in flight, tasks remain) says once, after a second
+// or so, what it waits for. Each stall is undone from another thread once the
+// report was seen (or after 20 s, when it never comes), so the wait returns.
+class IdleWait : public Watchdog
+{
+protected:
+	ScopedEnv timeout_{"STARPU_WATCHDOG_TIMEOUT", nullptr};
+	ScopedEnv silent_{"STARPU_SILENT", nullptr};
+};
+
+// A policy whose push_task keeps tasks from its pop_task: starpu_task_wait names
+// it, and the task waited for.
+TEST_F(IdleWait, NamesThePolicyThatHoldsTasks)
+{
+	TempDir dir;
+	ASSERT_NO_FATAL_FAILURE(init_on_drops(dir));
+	StderrFile err;
+	starpu_task *waited = named_task(&g_count_cl, "dropped");
+	waited->detach = 0;
+	ASSERT_EQ(starpu_task_submit(waited), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(starpu_task_submit(named_task(&g_count_cl, "dropped")), 0);
+	bool seen = false;
+	std::thread undo([&] {
+		seen = err.wait_for({
+			"[astrolabe] idle wait: starpu_task_wait has waited ",
+			" s while every worker is idle and nothing is in flight, 3 submitted tasks not complete; what is awaited:\n",
+			"[astrolabe] idle wait:   3 ready tasks are held by scheduling policy 'drops', which gives them to no worker "
+			"(its push_task keeps them from its pop_task, or gives them to workers that cannot run them)\n",
+			"[astrolabe] idle wait:   the task waited for, 'dropped' (job ",
+			"), is ready, held by policy 'drops'\n",
+			"[astrolabe] idle wait: said once; STARPU_WATCHDOG_TIMEOUT=<µs> names every stuck task",
+		});
+		starpu_do_schedule(); // the policy gives its tasks back
+	});
+	EXPECT_EQ(starpu_task_wait(waited), 0);
+	undo.join();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 3);
+}
+
+// starpu_tag_wait on a tag no task carries and nobody notifies: the tag is named,
+// with the call that ends the wait.
+TEST_F(IdleWait, NamesTheTagNobodyNotifies)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	bool seen = false;
+	std::thread undo([&] {
+		seen = err.wait_for({
+			"[astrolabe] idle wait: starpu_tag_wait has waited ",
+			"[astrolabe] idle wait:   tag 9001, waited for, is carried by no task and nobody notified it: submit a task with it "
+			"(use_tag, tag_id) or call starpu_tag_notify_from_apps(9001) from another thread\n",
+		});
+		starpu_tag_notify_from_apps(9001);
+	});
+	EXPECT_EQ(starpu_tag_wait(9001), 0);
+	undo.join();
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+}
+
+// starpu_task_wait_for_all while a task waits for a tag nobody notifies.
+TEST_F(IdleWait, NamesTheTagATaskWaitsFor)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	starpu_tag_declare_deps(9101, 1, (starpu_tag_t)9100);
+	starpu_task *tagged = named_task(&g_count_cl, "tagged");
+	tagged->use_tag = 1;
+	tagged->tag_id = 9101;
+	ASSERT_EQ(starpu_task_submit(tagged), 0);
+	bool seen = false;
+	std::thread undo([&] {
+		seen = err.wait_for({
+			"[astrolabe] idle wait: starpu_task_wait_for_all has waited ",
+			"1 submitted tasks not complete; what is awaited:\n",
+			"[astrolabe] idle wait:   tag 9101 (task 'tagged', job ",
+			") waits for tag 9100 (no task with it yet: submit one or call starpu_tag_notify_from_apps)\n",
+		});
+		starpu_tag_notify_from_apps(9100);
+	});
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	undo.join();
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 1);
+	EXPECT_FALSE(contains(text, "ready tasks are held")) << text;
+}
+
+// A task that runs long keeps its worker busy: nothing to say, however long the wait.
+TEST_F(IdleWait, QuietWhileATaskRuns)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	ASSERT_EQ(starpu_task_submit(named_task(&g_blocking_cl, "long")), 0);
+	std::thread undo([] {
+		wait_until([] { return g_started.load(); }, 20000);
+		sleep_ms(2500);
+		g_release = true;
+	});
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	undo.join();
+	EXPECT_EQ(err.stop(), "");
+	EXPECT_EQ(g_runs, 1);
+}
+
+// STARPU_SILENT=1 silences it.
+TEST_F(IdleWait, SilentSaysNothing)
+{
+	ScopedEnv silent("STARPU_SILENT", "1");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	std::thread undo([] {
+		sleep_ms(2500);
+		starpu_tag_notify_from_apps(9201);
+	});
+	EXPECT_EQ(starpu_tag_wait(9201), 0);
+	undo.join();
+	EXPECT_EQ(err.stop(), "");
 }
 
 void stuck_forever()

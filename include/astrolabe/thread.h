@@ -227,6 +227,22 @@ static inline struct timespec astro_timespec_of_ns(uint64_t ns)
 	return ts;
 }
 
+/**
+ * Sleeps while *addr equals val, ns nanoseconds at most (0: no limit; a
+ * simulation build has no limit). As astro_futex_wait(), a return says
+ * nothing: look again.
+ */
+static inline void astro_futex_wait_for(int *addr, int val, uint64_t ns)
+{
+#ifdef STARPU_SIMGRID
+	(void)ns; /* a simulation's futex waits have no timeout: it waits until woken */
+	astro_sim_futex_wait(addr, val);
+	return;
+#endif
+	struct timespec ts = astro_timespec_of_ns(ns);
+	syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, ns ? &ts : NULL, NULL, 0);
+}
+
 /* ------------------------------------------------------------- conditions */
 
 /** Initialises a condition whose timed waits (astro_cond_wait_until()) count on the monotonic clock. */

@@ -261,11 +261,11 @@ void starpu_shutdown(void)
 	if (_astro_rt.paused)
 		starpu_resume();
 	starpu_do_schedule();
-	_astro_task_wait_for_n(0);
+	_astro_task_wait_for_n("starpu_shutdown", 0);
 	/* Then nobody may submit: wait for what a worker accepted after the count first reached zero. */
 	state_set(_ASTRO_STOPPING);
 	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) != 0)
-		_astro_task_wait_for_n(0);
+		_astro_task_wait_for_n("starpu_shutdown", 0);
 	_astro_watchdog_stop();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);
 	_astro_bound_shutdown();

@@ -601,6 +601,7 @@ static starpu_pthread_mutex_t queue_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static starpu_pthread_cond_t queue_cond = STARPU_PTHREAD_COND_INITIALIZER;
 static struct transfer_request *queue_head, *queue_tail;
 static bool transfers_running;
+static bool transfer_moving;             /* the thread moves a request's data (under queue_lock) */
 static starpu_pthread_t transfer_thread;
 
 /* A prefetch is a hint: while a writer of the handle runs, the data it would
@@ -626,11 +627,13 @@ static void *transfer_main(void *arg)
 		queue_head = r->next;
 		if (!queue_head)
 			queue_tail = NULL;
+		transfer_moving = true;
 		starpu_pthread_mutex_unlock(&queue_lock);
 		prefetch_now(r->handle, r->node);
 		transfer_done(r->handle, r->done, r->arg);
 		free(r);
 		starpu_pthread_mutex_lock(&queue_lock);
+		transfer_moving = false;
 	}
 	starpu_pthread_mutex_unlock(&queue_lock);
 	return NULL;
@@ -677,6 +680,14 @@ void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, void (*done)(
 	queue_tail = r;
 	starpu_pthread_cond_signal(&queue_cond);
 	starpu_pthread_mutex_unlock(&queue_lock);
+}
+
+bool _astro_transfers_idle(void)
+{
+	starpu_pthread_mutex_lock(&queue_lock);
+	bool idle = !queue_head && !transfer_moving;
+	starpu_pthread_mutex_unlock(&queue_lock);
+	return idle;
 }
 
 void _astro_coherency_task_in_ram(struct starpu_task *task)

@@ -191,6 +191,8 @@ int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
 void _astro_transfers_start(void);
 void _astro_transfers_stop(void);
 void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, void (*done)(void *arg), void *arg);
+/* No prefetch or asynchronous acquire is queued or moving (the idle-wait report, tasks/idle_wait.c). */
+bool _astro_transfers_idle(void);
 /* data.c: a handle kept from being freed (busy) without an access. */
 void _astro_data_hold(starpu_data_handle_t handle);
 void _astro_data_unhold(starpu_data_handle_t handle);

@@ -93,6 +93,7 @@ static void shards_create(void)
 void _astro_tags_init(void)
 {
 	starpu_pthread_once(&shards_once, shards_create);
+	__atomic_store_n(&_astro_idle_describe_tags, _astro_tags_describe_blocked, __ATOMIC_RELEASE);
 }
 
 void _astro_tags_shutdown(void)
@@ -341,6 +342,26 @@ void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
 	starpu_tag_declare_deps_array(id, ndeps, deps);
 }
 
+/* What keeps the tag an application waits for (arg: its starpu_tag_t) from being done, for the idle-wait report. */
+static void describe_waited(GString *out, const char *prefix, const void *arg)
+{
+	starpu_tag_t id = *(const starpu_tag_t *)arg;
+	struct _astro_tag *tag = tag_lookup(id, false);
+	if (!tag)
+		return;
+	starpu_pthread_mutex_lock(&tag->lock);
+	if (tag->state == TAG_ASSOCIATED && tag->job) {
+		const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
+		g_string_append_printf(out, "%stag %llu, waited for, is carried by task '%s' (job %lu), not complete\n", prefix,
+				       (unsigned long long)id, name ? name : "(unnamed)", tag->job->id);
+	} else if (tag->state != TAG_DONE) {
+		g_string_append_printf(out, "%stag %llu, waited for, is carried by no task and nobody notified it: submit a task with it "
+				       "(use_tag, tag_id) or call starpu_tag_notify_from_apps(%llu) from another thread\n", prefix,
+				       (unsigned long long)id, (unsigned long long)id);
+	}
+	starpu_pthread_mutex_unlock(&tag->lock);
+}
+
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 {
 	int ret = _astro_forbid_blocking(ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array", "use a task depending on the tag instead");
@@ -351,10 +372,24 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
 		starpu_pthread_mutex_lock(&tag->lock);
 		tag->waiters++;
-		if (tag->state != TAG_DONE)
-			_astro_wait_say_paused(ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array");
-		while (tag->state != TAG_DONE)
-			starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
+		if (tag->state != TAG_DONE) {
+			const char *call = ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array";
+			_astro_wait_say_paused(call);
+			struct _astro_idle_watch watch;
+			_astro_idle_watch_begin(&watch, call, NULL, describe_waited, &ids[i]);
+			while (tag->state != TAG_DONE) {
+				uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
+				if (!sleep_ns) {
+					starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
+					continue;
+				}
+				astro_cond_wait_for(&tag->done_cond, &tag->lock, sleep_ns);
+				/* The look takes every tag's lock, this one's too. */
+				starpu_pthread_mutex_unlock(&tag->lock);
+				_astro_idle_watch_look(&watch);
+				starpu_pthread_mutex_lock(&tag->lock);
+			}
+		}
 		tag->waiters--;
 		starpu_pthread_mutex_unlock(&tag->lock);
 	}
@@ -439,7 +474,7 @@ struct blocked_tag
 };
 
 /* Tags are never freed while the runtime runs tasks: starpu_tag_remove() refuses a tag in use. */
-void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
+void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *blocked)
 {
 	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
 	GPtrArray *order = g_ptr_array_new();
@@ -481,7 +516,7 @@ void _astro_tags_describe_blocked(GString *out, GHashTable *blocked)
 		starpu_pthread_mutex_lock(&tag->lock);
 		if (tag->job_blocked && tag->job) {
 			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
-			g_string_append_printf(out, "[astrolabe] watchdog:   tag %llu (task '%s', job %lu) waits for %s\n", (unsigned long long)tag->id,
+			g_string_append_printf(out, "%stag %llu (task '%s', job %lu) waits for %s\n", prefix, (unsigned long long)tag->id,
 					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
 			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
 		}

@@ -614,8 +614,14 @@ int starpu_task_wait(struct starpu_task *task)
 		_astro_wait_say_paused("starpu_task_wait");
 	int expected = JOB_RUNNING;
 	__atomic_compare_exchange_n(&job->done, &expected, JOB_WAITED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE)
-		astro_futex_wait(&job->done, JOB_WAITED);
+	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
+		struct _astro_idle_watch watch;
+		_astro_idle_watch_begin(&watch, "starpu_task_wait", job, NULL, NULL);
+		while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
+			astro_futex_wait_for(&job->done, JOB_WAITED, _astro_idle_watch_sleep_ns(&watch));
+			_astro_idle_watch_look(&watch);
+		}
+	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1, .task = task, .job_id = job->id);
 	if (task->destroy)
 		starpu_task_destroy(task);

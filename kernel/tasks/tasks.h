@@ -3,7 +3,7 @@
  * The tasks room: jobs and the life of a task from submission to completion
  * (task.c), a job's accesses to its handles (accesses.c, arbiter.c),
  * waiting for tasks (wait.c), tags, bundles, submission throttling,
- * starpu_task_insert and the watchdog.
+ * starpu_task_insert, the watchdog and what an idle wait waits for (idle_wait.c).
  */
 #ifndef __ASTRO_TASKS_H__
 #define __ASTRO_TASKS_H__
@@ -163,9 +163,9 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
 void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task);
 /* The tag of a terminating job is done. */
 void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job);
-/* The watchdog's report: one line per tag whose task waits for undone tags;
- * adds each such job to blocked (job -> its tag id). */
-void _astro_tags_describe_blocked(GString *out, GHashTable *blocked);
+/* The watchdog's report: one line per tag whose task waits for undone tags, each
+ * line after prefix; adds each such job to blocked (job -> its tag id). */
+void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *blocked);
 
 /* ------------------------------------------------------------ watchdog */
 
@@ -230,12 +230,37 @@ extern int (*_astro_plans_task_switch)(struct starpu_task *task);
 
 /* ---------------------------------------------------------------- waiting */
 
-/* Waits until at most n submitted tasks are not complete (no check of the calling thread). */
-void _astro_task_wait_for_n(unsigned n);
+/* What an application's wait that sleeps waits for (idle_wait.c): the waiter
+ * sleeps at most _astro_idle_watch_sleep_ns() at a time and then calls
+ * _astro_idle_watch_look(), which says once what the wait waits for when
+ * nothing moved for a second while every worker is idle. */
+struct _astro_idle_watch
+{
+	const char *call;                    /* the application's call that waits */
+	struct _astro_job *job;              /* the job it waits for (starpu_task_wait), or NULL */
+	/* What it waits for besides tasks, in lines after prefix (a tag: tags.c), or NULL. */
+	void (*describe)(GString *out, const char *prefix, const void *arg);
+	const void *describe_arg;
+	uint64_t began_ns, next_ns;          /* monotonic; next_ns UINT64_MAX: it does not look (any more) */
+	unsigned long executed;              /* the progress it saw at its last look */
+	long nsubmitted, nready;
+};
+void _astro_idle_watch_begin(struct _astro_idle_watch *watch, const char *call, struct _astro_job *job,
+			     void (*describe)(GString *out, const char *prefix, const void *arg), const void *describe_arg);
+/* The tags blocked, for the report (_astro_tags_describe_blocked, which tags.c gives at init:
+ * tags.c waits through the watch, which thus calls it by no name). */
+extern void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHashTable *blocked);
+/* How long the waiter may sleep before it looks again (ns); 0: as long as it takes. */
+uint64_t _astro_idle_watch_sleep_ns(const struct _astro_idle_watch *watch);
+/* Called with no lock held, when the waiter woke: looks if its time came. */
+void _astro_idle_watch_look(struct _astro_idle_watch *watch);
+
+/* Waits until at most n submitted tasks are not complete (no check of the calling thread); call: who waits. */
+void _astro_task_wait_for_n(const char *call, unsigned n);
 /* The application's wait call is to sleep: while the runtime is paused, says so (it waits for starpu_resume()). */
 void _astro_wait_say_paused(const char *call);
 /* The same, unobserved, and ending early when give_up() (looked at every few ms) is true. */
-void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void));
+void _astro_task_wait_for_n_unless(const char *call, unsigned n, bool (*give_up)(void));
 
 /* throttle.c: STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS. _astro_throttling: both are set (read at init). */
 extern bool _astro_throttling;

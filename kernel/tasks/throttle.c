@@ -87,6 +87,6 @@ void _astro_throttle(void)
 	/* Policies that hold tasks back until asked (do_schedule) must let them go, or the wait never ends. */
 	starpu_do_schedule();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_BEGIN, .workerid = -1);
-	_astro_task_wait_for_n_unless((unsigned)resume_at, stuck);
+	_astro_task_wait_for_n_unless("starpu_task_submit (STARPU_LIMIT_MAX_SUBMITTED_TASKS)", (unsigned)resume_at, stuck);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_SUBMIT_THROTTLE_END, .workerid = -1);
 }

@@ -3,28 +3,42 @@
  * Waiting for tasks: the tasks of a context, or the count of submitted tasks
  * not complete falling to n (starpu_task_wait_for_all and the others), which
  * completions signal (_astro_task_completed_count, task.c). Waiting for one
- * task is task.c's.
+ * task is task.c's. A wait that sleeps looks every second whether it can
+ * still end (idle_wait.c).
  */
 #include "tasks/tasks.h"
 
 /* How often _astro_task_wait_for_n_unless() looks at its give_up(). */
 #define GIVE_UP_POLL_NS 10000000L
 
-void _astro_task_wait_for_n_unless(unsigned n, bool (*give_up)(void))
+void _astro_task_wait_for_n_unless(const char *call, unsigned n, bool (*give_up)(void))
 {
+	struct _astro_idle_watch watch;
+	bool watching = false;
 	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
 	/* Set before the count is read (both seq_cst): a completer either sees us or we see its decrement. */
 	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n) {
-		if (!give_up) {
+		if (give_up && give_up())
+			break;
+		if (!watching) {
+			_astro_idle_watch_begin(&watch, call, NULL, NULL, NULL);
+			watching = true;
+		}
+		uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
+		if (give_up && (!sleep_ns || sleep_ns > GIVE_UP_POLL_NS))
+			sleep_ns = GIVE_UP_POLL_NS;
+		if (!sleep_ns) {
 			starpu_pthread_cond_wait(&_astro_rt.wait_cond, &_astro_rt.wait_lock);
 			continue;
 		}
-		if (give_up())
-			break;
-		astro_cond_wait_for(&_astro_rt.wait_cond, &_astro_rt.wait_lock, GIVE_UP_POLL_NS);
+		astro_cond_wait_for(&_astro_rt.wait_cond, &_astro_rt.wait_lock, sleep_ns);
+		/* The look takes the locks of what it describes, which completers hold while they take ours. */
+		starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
+		_astro_idle_watch_look(&watch);
+		starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
 	}
 	if (__atomic_sub_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST) == 0)
 		__atomic_store_n(&_astro_rt.wait_threshold, 0, __ATOMIC_SEQ_CST);
@@ -44,14 +58,14 @@ static void wait_for_n_public(const char *call, unsigned n)
 {
 	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
 		_astro_wait_say_paused(call);
-	_astro_task_wait_for_n(n);
+	_astro_task_wait_for_n(call, n);
 }
 
 /* Waits until at most n submitted tasks are not complete. */
-void _astro_task_wait_for_n(unsigned n)
+void _astro_task_wait_for_n(const char *call, unsigned n)
 {
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-	_astro_task_wait_for_n_unless(n, NULL);
+	_astro_task_wait_for_n_unless(call, n, NULL);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 }
 

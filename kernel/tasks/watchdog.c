@@ -139,7 +139,7 @@ static GString *describe(double idle_us, long pending)
 
 	/* Tasks blocked on tags. */
 	GHashTable *tag_blocked = g_hash_table_new(NULL, NULL);
-	_astro_tags_describe_blocked(out, tag_blocked);
+	_astro_tags_describe_blocked(out, "[astrolabe] watchdog:   ", tag_blocked);
 
 	/* Each watched task: blocked (on what), or ready where no worker has it. */
 	unsigned nblocked = 0, nlost = 0, listed = 0;
@@ -230,14 +230,6 @@ static void sleep_until(double date_us)
 			break;
 }
 
-static unsigned long executed_count(void)
-{
-	unsigned long n = 0;
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-		n += __atomic_load_n(&_astro_rt.workers[i]->executed, __ATOMIC_RELAXED);
-	return n;
-}
-
 static void *watchdog_main(void *arg)
 {
 	(void)arg;
@@ -245,14 +237,14 @@ static void *watchdog_main(void *arg)
 	double period = CLAMP(wd.timeout_us / 4, 1000.0, 1e6);
 	starpu_pthread_mutex_lock(&wd.lock);
 	sleep_until(now_us() + wd.delay_us);
-	unsigned long last_executed = executed_count();
+	unsigned long last_executed = _astro_workers_executed();
 	long last_pending = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
 	double last_progress = now_us();
 	while (!wd.stop) {
 		sleep_until(now_us() + period);
 		if (wd.stop)
 			break;
-		unsigned long executed = executed_count();
+		unsigned long executed = _astro_workers_executed();
 		long pending = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
 		double now = now_us();
 		if (executed != last_executed || pending < last_pending || pending <= 0) {

@@ -82,6 +82,13 @@ void _astro_worker_sleep(struct _astro_worker *w)
 	starpu_pthread_mutex_unlock(&w->sched_mutex);
 }
 
+unsigned long _astro_workers_executed(void)
+{
+	unsigned long n = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		n += __atomic_load_n(&_astro_rt.workers[i]->executed, __ATOMIC_RELAXED);
+	return n;
+}
 
 /* ------------------------------------------------------------ queries */
 

@@ -93,6 +93,8 @@ _Static_assert(offsetof(struct _astro_worker, id) == 0, "a worker's id must be i
 void _astro_worker_wake(struct _astro_worker *w);
 /* Sleeps until woken; returns at once if a wake-up is already pending. */
 void _astro_worker_sleep(struct _astro_worker *w);
+/* The tasks the workers executed, all together (progress, as the watchdog sees it). */
+unsigned long _astro_workers_executed(void);
 
 /* ---------------------------------------------------- can execute (can_execute.c) */
 
