@@ -362,20 +362,36 @@ void report_noop(void *buffers[], void *arg)
 	(void)arg;
 }
 
+// starpu_fxt_tool of the build tree, "" when it is not built.
+std::string built_fxt_tool()
+{
+	std::string path = env_or("ASTRO_TEST_TRACE_TOOL", "");
+	return file_exists(path) ? path : "";
+}
+
+// The trace recorder on while the object lives: the archive of the run is dir/SUFFIX_0.
+class Traced
+{
+public:
+	Traced(const TempDir &dir, const char *suffix) : prefix_("STARPU_FXT_PREFIX", dir.path()), suffix_("STARPU_FXT_SUFFIX", suffix) {}
+
+private:
+	ScopedEnv trace_{"STARPU_FXT_TRACE", "1"};
+	ScopedEnv prefix_, suffix_;
+};
+
 // A run traced by the recorder, converted by starpu_fxt_tool, reported: four
 // independent "alpha" tasks and an "omega" that waits for them, on two CPU
 // workers. Which worker ran what varies; the rows, the bars, the codelets and
 // the graph do not.
 TEST_F(TraceTools, ReportOfATracedRun)
 {
-	std::string fxt_tool = env_or("ASTRO_TEST_TRACE_TOOL", "");
-	if (fxt_tool.empty() || !file_exists(fxt_tool))
+	std::string fxt_tool = built_fxt_tool();
+	if (fxt_tool.empty())
 		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
 	TempDir traces;
 	{
-		ScopedEnv trace("STARPU_FXT_TRACE", "1");
-		ScopedEnv prefix("STARPU_FXT_PREFIX", traces.path());
-		ScopedEnv suffix("STARPU_FXT_SUFFIX", "report");
+		Traced traced(traces, "report");
 		ScopedEnv sched("STARPU_SCHED", "eager");
 		Runtime rt(2);
 		ASSERT_TRUE(rt.ok());
@@ -421,8 +437,8 @@ TEST_F(TraceTools, ReportOfATracedRun)
 // one line at once instead of waiting forever for a writer (it runs under timeout, so that a regression fails).
 TEST_F(TraceTools, FxtToolRefusesAFifoInAnArchive)
 {
-	std::string fxt_tool = env_or("ASTRO_TEST_TRACE_TOOL", "");
-	if (fxt_tool.empty() || !file_exists(fxt_tool))
+	std::string fxt_tool = built_fxt_tool();
+	if (fxt_tool.empty())
 		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
 	TempDir fake;
 	ASSERT_EQ(mkfifo(fake.file("traces.otf2").c_str(), 0644), 0);
@@ -435,9 +451,7 @@ TEST_F(TraceTools, FxtToolRefusesAFifoInAnArchive)
 
 	TempDir traces;
 	{
-		ScopedEnv trace("STARPU_FXT_TRACE", "1");
-		ScopedEnv prefix("STARPU_FXT_PREFIX", traces.path());
-		ScopedEnv suffix("STARPU_FXT_SUFFIX", "fifo");
+		Traced traced(traces, "fifo");
 		Runtime rt(1);
 		ASSERT_TRUE(rt.ok());
 		static starpu_codelet noop = cpu_codelet(report_noop, 0, "noop");
@@ -457,6 +471,60 @@ TEST_F(TraceTools, FxtToolRefusesAFifoInAnArchive)
 	EXPECT_EQ(status, 1) << out;
 	EXPECT_EQ(occurrences(out, evt + ": a FIFO, not a regular file"), 1u) << out;
 	EXPECT_EQ(count_lines(out), 1) << out;
+}
+
+// The JobId lines of a tasks.rec: its tasks.
+size_t tasks_in(const std::string &rec)
+{
+	return occurrences(rec, "\nJobId: ") + (rec.compare(0, 7, "JobId: ") == 0);
+}
+
+// A truncated archive fails the conversion (status 1) and leaves no output under
+// its real name: what was read is kept as NAME.incomplete, the outputs of an
+// earlier conversion stay as they were, no temporary is left; converting the
+// whole archive then writes every output and removes the .incomplete ones.
+TEST_F(TraceTools, FxtToolMarksTheOutputsOfATruncatedTrace)
+{
+	std::string fxt_tool = built_fxt_tool();
+	if (fxt_tool.empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	TempDir traces;
+	{
+		Traced traced(traces, "cut");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static starpu_codelet noop = cpu_codelet(report_noop, 0, "noop");
+		for (int i = 0; i < 400; i++)
+			ASSERT_EQ(submit_detached(&noop), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	}
+	std::string archive = traces.file("cut_0"), whole = traces.file("whole"), out;
+	ASSERT_EQ(run_command("cp -r " + quote(archive) + " " + quote(whole) + " && f=$(ls -S " + quote(archive) +
+				      "/traces/*.evt | head -1) && truncate -s $(($(stat -c %s \"$f\") / 2)) \"$f\"", &out), 0) << out;
+	ASSERT_TRUE(dir_.write("tasks.rec", "earlier\n"));
+
+	int status = run_command(quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out);
+	EXPECT_EQ(status, 1) << out;
+	EXPECT_TRUE(contains(out, "truncated or corrupt")) << out;
+	EXPECT_TRUE(contains(out, "the outputs of what was read are " + dir_.path() + "/*.incomplete")) << out;
+	EXPECT_EQ(read_file(dir_.file("tasks.rec")), "earlier\n");
+	EXPECT_FALSE(file_exists(dir_.file("paje.trace")));
+	size_t partial = tasks_in(read_file(dir_.file("tasks.rec.incomplete")));
+	EXPECT_GT(partial, 0u);
+	EXPECT_LT(partial, 400u);
+	EXPECT_TRUE(file_exists(dir_.file("paje.trace.incomplete")));
+	std::string listing;
+	ASSERT_EQ(run_command("ls -A " + quote(dir_.path()) + " | grep -v '\\.incomplete$'", &listing), 0);
+	EXPECT_EQ(listing, "tasks.rec\n") << "nothing under its real name but the earlier tasks.rec, no temporary";
+
+	status = run_command(quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(whole) + " 2>&1", &out);
+	EXPECT_EQ(system(("rm -rf " + quote(archive) + " " + quote(whole)).c_str()), 0);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_EQ(tasks_in(read_file(dir_.file("tasks.rec"))), 400u);
+	EXPECT_TRUE(file_exists(dir_.file("paje.trace")));
+	ASSERT_EQ(run_command("ls -A " + quote(dir_.path()), &listing), 0);
+	EXPECT_FALSE(contains(listing, ".incomplete")) << listing;
+	EXPECT_FALSE(contains(listing, ".starpu_fxt_tool")) << listing;
 }
 
 // What is missing is said: no folder, no paje.trace (an error naming it), no

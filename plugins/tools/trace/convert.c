@@ -31,12 +31,20 @@
  * its definitions (convert_defs.c), then its events (convert_events.c) into
  * the formats' stream (convert_stream.c) through what stays in memory
  * (convert_tables.c); converter.h lists the files and what each offers.
+ *
+ * The outputs are written into a hidden folder beside their place and moved
+ * there only once the whole conversion succeeded: a truncated or corrupt
+ * archive never leaves a partial file under an output's name, nor replaces
+ * the outputs of an earlier conversion. What a failed conversion wrote after
+ * it read events is kept as NAME.incomplete (said).
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "builtin_formats.h"
 #include "convert.h"
 #include "converter.h"
+#include "format_common.h"
 
 /* Where output name goes: in the -d directory, else here (to be g_free()d). */
 static char *output_path(const struct converter *c, const char *name)
@@ -153,6 +161,7 @@ static int convert_archive(struct converter *c)
 	if ((status = open_event_files(c, reader)) != OTF2_SUCCESS)
 		goto corrupt;
 	begin_process(c);
+	c->began = true;
 	status = read_events(c, reader);
 	if (c->failed) {
 		OTF2_Reader_Close(reader);
@@ -219,6 +228,49 @@ static int convert_archives(struct converter *c, const GArray *ranked)
 	return ret;
 }
 
+/* The hidden folder the outputs are written into, in dir (made; NULL when it cannot be: told). */
+static char *work_dir_make(const char *dir)
+{
+	char *work = g_build_filename(dir, ".starpu_fxt_tool.XXXXXX", NULL);
+	if (!g_mkdtemp(work)) {
+		convert_error("cannot create a folder in %s (%s): check that it is writable", dir, strerror(errno));
+		g_free(work);
+		return NULL;
+	}
+	return work;
+}
+
+/* Moves each output of work into dir: under its name when complete (an earlier NAME.incomplete goes), else as
+ * NAME.incomplete when keep, else nowhere; then removes work. false when one could not be moved (told). */
+static bool work_dir_publish(const char *work, const char *dir, bool complete, bool keep)
+{
+	bool ok = true;
+	GDir *d = g_dir_open(work, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d))) {
+		char *from = g_build_filename(work, name, NULL);
+		char *incomplete = g_strconcat(dir, G_DIR_SEPARATOR_S, name, ".incomplete", NULL);
+		char *to = complete ? g_build_filename(dir, name, NULL) : g_strdup(incomplete);
+		if ((complete || keep) && rename(from, to) != 0) {
+			convert_error("cannot move %s to %s (%s)", from, to, strerror(errno));
+			ok = false;
+		}
+		if (complete)
+			unlink(incomplete);
+		unlink(from);
+		g_free(to);
+		g_free(incomplete);
+		g_free(from);
+	}
+	if (d)
+		g_dir_close(d);
+	if (rmdir(work) != 0) {
+		convert_error("cannot remove the folder %s (%s): remove it by hand", work, strerror(errno));
+		ok = false;
+	}
+	return ok;
+}
+
 /* What the formats know of the conversion (astrolabe/trace_format.h), for n archives. */
 static struct astro_trace_format_options format_options(const struct options *o, guint n)
 {
@@ -266,6 +318,17 @@ static int convert_command(int argc, char **argv, const char *const *inputs, uns
 		convert_options_free(&c.opt);
 		return convert_error("cannot create the output directory %s (%s)", c.opt.dir, strerror(errno));
 	}
+	/* starpu_fxt_tool's outputs go through a hidden folder; a format run alone writes where it said (starpu_fxt_stats). */
+	const char *final_dir = c.opt.dir;
+	char *work = NULL;
+	if (!format) {
+		if (!(work = work_dir_make(final_dir ? final_dir : "."))) {
+			convert_options_free(&c.opt);
+			return 1;
+		}
+		c.opt.dir = work;
+	}
+	trace_output_dir = final_dir ? final_dir : "";
 	/* Several archives: sorted by rank (their <id>, else their order), each prefixed "<rank>_" (zero-padded as StarPU does). */
 	GArray *ranked = convert_mpi_ranks(c.opt.inputs);
 	c.multi = ranked->len > 1;
@@ -274,6 +337,7 @@ static int convert_command(int argc, char **argv, const char *const *inputs, uns
 	struct astro_trace_format_options options = format_options(&c.opt, ranked->len);
 	trace_formats_begin(&c.opt.formats, &options);
 	ret = convert_archives(&c, ranked);
+	bool whole = ret == 0; /* every archive read: the outputs are complete, even those a format failed to write are told */
 	trace_formats_end(&c.opt.formats);
 	if (c.opt.formats.failed)
 		c.failed = true;
@@ -288,6 +352,14 @@ static int convert_command(int argc, char **argv, const char *const *inputs, uns
 	}
 	if (c.failed)
 		ret = 1;
+	c.opt.dir = final_dir;
+	const char *dir = final_dir ? final_dir : ".";
+	if (work && !work_dir_publish(work, dir, whole, c.began))
+		ret = 1;
+	else if (work && !whole && c.began)
+		convert_error("the conversion failed: the outputs of what was read are %s/*.incomplete (the files of an earlier "
+			      "conversion, if any, are untouched)", dir);
+	g_free(work);
 	g_array_free(ranked, TRUE);
 	convert_options_free(&c.opt);
 	return ret;

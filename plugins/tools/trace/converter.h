@@ -162,6 +162,7 @@ struct converter
 	uint64_t last_ts;
 	unsigned nflows;
 	bool failed;           /* a corrupt archive was reported: stop reading */
+	bool began;              /* events were read: a failed conversion keeps its outputs as NAME.incomplete */
 	/* Several processes' archives: each gets its rank's prefix on containers and job ids, one time base. */
 	bool multi;
 	bool mpi;                /* this archive is a StarPU-MPI process's (TRACE_MPI_MARK): it has an MPI communication container */

@@ -13,6 +13,8 @@
 #include <string.h>
 #include "format_common.h"
 
+const char *trace_output_dir = "";
+
 FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name)
 {
 	char *path = g_build_filename(options->dir, name, NULL);

@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <astrolabe/trace_format.h>
 
+/* The folder the outputs end in, as the converter names it ("" for the current one): the formats write into a hidden
+ * folder in it (options->dir), which the converter empties into it once the whole trace was read (convert.c). */
+extern const char *trace_output_dir;
+
 /* File name of the output folder, opened for writing (NULL, errno set: the converter tells). */
 FILE *trace_format_open(const struct astro_trace_format_options *options, const char *name);
 /* Closes f: 0, or -EIO when a write failed (the converter tells). */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 #include <astrolabe/plugin.h>
+#include "format_common.h"
 #include "formats.h"
 
 #define TOOL "starpu_fxt_tool"
@@ -131,7 +132,7 @@ void trace_formats_begin(struct trace_formats *f, const struct astro_trace_forma
 		if (!state) {
 			int err = errno;
 			astro_log_error(TOOL, "trace format '%s' (%s) cannot write in %s (%s): it is left out, the other outputs are written",
-					format->name, origin_of(format), *options->dir ? options->dir : "the current folder",
+					format->name, origin_of(format), *trace_output_dir ? trace_output_dir : "the current folder",
 					err ? strerror(err) : "its begin failed");
 			f->failed = true;
 		}

@@ -5,7 +5,8 @@
  * written through the trace format API (astrolabe/trace_format.h) from the
  * converter's PAPI events. As StarPU, only a run that counted some has one:
  * the file is made at the first value, and an older one in the output folder
- * is removed at the start. Built into the converter.
+ * (trace_output_dir, not the hidden folder it writes in) is removed at the
+ * start. Built into the converter.
  */
 #include <errno.h>
 #include <glib.h>
@@ -25,15 +26,15 @@ struct papi_rec
 
 static void *papi_rec_begin(const struct astro_trace_format_options *options)
 {
-	char *path = g_build_filename(options->dir, "papi.rec", NULL);
-	if (unlink(path) < 0 && errno != ENOENT) { /* an older one would not belong to this trace */
-		int err = errno;
-		g_free(path);
+	char *older = g_build_filename(trace_output_dir, "papi.rec", NULL);
+	int err = unlink(older) < 0 && errno != ENOENT ? errno : 0; /* an older one would not belong to this trace */
+	g_free(older);
+	if (err) {
 		errno = err;
 		return NULL;
 	}
 	struct papi_rec *r = g_new0(struct papi_rec, 1);
-	r->path = path;
+	r->path = g_build_filename(options->dir, "papi.rec", NULL);
 	r->prefix = g_strdup("");
 	return r;
 }
