@@ -350,6 +350,48 @@ TEST(Licence, CopyingDebianAndSpackSayLgpl21OrLater)
 	EXPECT_TRUE(contains(read_file(top_srcdir() + "/packaging/spack/package.py"), "license(\"LGPL-2.1-or-later\")"));
 }
 
+// ---------------------------------------------------------- sanitizer reports
+
+// Every folder whose suites make check runs gives each sanitizer configure's
+// SAN_REPORT_OPTIONS (halt_on_error=1 exitcode=86), and this suite runs under
+// them: a report in a child process, a plugin or an MPI rank ends that process
+// with a status of its own, which fails the test that checks it, even one
+// expecting a tool's failure (status 1, ASan's own default).
+TEST(SanitizerReports, EverySuiteStopsAtAReportWithAStatusOfItsOwn)
+{
+	for (const char *name : { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS" }) {
+		std::string options = " " + env_or(name, "") + " ";
+		EXPECT_TRUE(contains(options, " halt_on_error=1 ") && contains(options, " exitcode=86 ")) << name << "=" << options;
+	}
+	std::string top = top_srcdir(), out;
+	if (run_command("git -C " + sh_quoted(top) + " ls-files '*Makefile.am' 2>/dev/null", &out) != 0 || out.empty())
+		GTEST_SKIP() << "not a git checkout (a release tarball): the repository's files are checked there";
+	std::string missing;
+	size_t checked = 0;
+	for (const std::string &path : lines_of(out)) {
+		std::string text = path.empty() ? "" : read_file(top + "/" + path);
+		if (!contains(text, "AM_TESTS_ENVIRONMENT"))
+			continue;
+		checked++;
+		for (const char *name : { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS" })
+			if (!contains(text, std::string(name) + "='$(SAN_REPORT_OPTIONS)"))
+				missing += "  " + path + ": " + name + "\n";
+	}
+	EXPECT_GE(checked, 6u);
+	EXPECT_TRUE(missing.empty()) << "give these variables of AM_TESTS_ENVIRONMENT '$(SAN_REPORT_OPTIONS) ...' first:\n" << missing;
+#ifdef __SANITIZE_ADDRESS__
+	// A child reading past its block: its status says that it wrote a report.
+	pid_t child = fork();
+	if (child == 0) {
+		volatile char *block = static_cast<volatile char *>(malloc(8));
+		_exit(block[8] == 42 ? 0 : 1);
+	}
+	int status = 0;
+	ASSERT_EQ(waitpid(child, &status, 0), child);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 86) << status;
+#endif
+}
+
 // ------------------------------------------------------- the architecture's rules
 
 // dev/layers on a small tree of its own: src/ (the sources, by room) and build/ (their objects).
