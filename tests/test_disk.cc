@@ -246,6 +246,61 @@ TEST_F(Disk, EvictsToDiskUnderTheMemoryLimit)
 	}
 }
 
+std::atomic<int> g_status_in_callback{-1};
+
+void note_status(void *)
+{
+	g_status_in_callback = starpu_task_get_current()->status;
+}
+
+// Main memory limited to 1 MiB, no disk to evict to, a task writing 2 MiB: the
+// task fails (its status, in its callback and after, is STARPU_TASK_STOPPED;
+// one error names the data and the fix) and the program goes on. In a child, so
+// that the abort() of old ends only it.
+void memory_limit_without_disk()
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+	if (init_with_ncpus(1) != 0)
+		exit(2);
+	starpu_data_handle_t big, small;
+	starpu_vector_data_register(&big, -1, 0, 2 * 1024 * 1024 / sizeof(int), sizeof(int));
+	starpu_vector_data_register(&small, -1, 0, 16, sizeof(int));
+	starpu_task *t = starpu_task_create();
+	t->cl = &fill_cl;
+	t->handles[0] = big;
+	t->detach = 0;
+	t->destroy = 0;
+	t->callback_func = note_status;
+	if (starpu_task_submit(t) != 0 || starpu_task_wait(t) != 0)
+		exit(3);
+	if (g_status_in_callback != STARPU_TASK_STOPPED || t->status != STARPU_TASK_STOPPED)
+		exit(4);
+	starpu_task_destroy(t);
+	starpu_task *next = starpu_task_create();
+	next->cl = &fill_cl;
+	next->handles[0] = small;
+	next->cl_arg = (void *)(intptr_t)7;
+	if (starpu_task_submit(next) != 0)
+		exit(5);
+	if (starpu_task_wait_for_all() != 0 || starpu_data_acquire(small, STARPU_R) != 0)
+		exit(6);
+	int first = ((const int *)starpu_data_get_local_ptr(small))[0];
+	starpu_data_release(small);
+	starpu_data_unregister(small);
+	starpu_data_unregister(big);
+	starpu_shutdown();
+	fprintf(stderr, "went on: %d\n", first);
+	exit(0);
+}
+
+TEST(DiskDeathTest, MemoryLimitWithoutADiskFailsTheTask)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(memory_limit_without_disk(), testing::ExitedWithCode(0),
+		    "no room for the first buffer of a STARPU_VECTOR_INTERFACE handle registered on no node \\(2097152 bytes on node 0\\)(.|\n)*"
+		    "task 'disk_fill' \\(job [0-9]+\\) failed: its data could not be brought to memory node 0(.|\n)*went on: 7\n");
+}
+
 // StarPU's disk programs limit main memory with STARPU_LIMIT_CPU_NUMA_MEM.
 TEST_F(Disk, NumaMemoryLimitVariableLimitsMainMemory)
 {

@@ -128,7 +128,7 @@ struct _astro_worker_buffers
 void *_astro_worker_buffer(starpu_data_handle_t handle, struct _astro_worker_buffers **set, unsigned node, bool *fresh);
 /* Frees the set and its buffers. */
 void _astro_worker_buffers_free(starpu_data_handle_t handle, struct _astro_worker_buffers *set);
-/* The calling worker's STARPU_SCRATCH buffer of handle on node (aborts, said, when out of memory). */
+/* The calling worker's STARPU_SCRATCH buffer of handle on node (NULL, said, when out of memory: the task fails). */
 void *_astro_scratch_buffer(starpu_data_handle_t handle, unsigned node);
 /* Frees handle's scratch buffers. */
 void _astro_scratch_drop(starpu_data_handle_t handle);

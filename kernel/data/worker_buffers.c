@@ -67,12 +67,7 @@ void _astro_worker_buffers_free(starpu_data_handle_t h, struct _astro_worker_buf
 
 void *_astro_scratch_buffer(starpu_data_handle_t h, unsigned node)
 {
-	void *iface = _astro_worker_buffer(h, &h->scratch, node, NULL);
-	if (!iface) {
-		_astro_error("task '%s' cannot run without its scratch buffer", starpu_task_get_name(_astro_current_task));
-		abort();
-	}
-	return iface;
+	return _astro_worker_buffer(h, &h->scratch, node, NULL);
 }
 
 void _astro_scratch_drop(starpu_data_handle_t h)

@@ -58,6 +58,32 @@ static inline __attribute__((always_inline)) int worker_take(struct _astro_worke
 	return nimpl;
 }
 
+/* After task ran on w (or could not): the policy's post-execution hook, then the job's termination. */
+static inline __attribute__((always_inline)) void worker_done(struct _astro_worker *w, struct starpu_task *task, struct _astro_job *job)
+{
+	if (STARPU_UNLIKELY(task->sched_ctx != 0))
+		_astro_ctx_exec_hook(task, true);
+	else if (_astro_ctxs[0].policy->post_exec_hook) {
+		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], POST_EXEC));
+		_astro_ctxs[0].policy->post_exec_hook(task, 0);
+		_astro_worker_site_leave(w);
+	}
+	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
+	_astro_current_task = NULL;
+	_astro_job_terminate(job, w->id);
+}
+
+/* The data of task, which w took, could not be brought to its memory node (told, nothing left pinned):
+ * the task does not run; it fails (STARPU_TASK_STOPPED, which its callback sees) and terminates, its
+ * successors run, the program goes on. buffers: an array to free, or NULL. */
+static __attribute__((noinline, cold)) void worker_skip(struct _astro_worker *w, struct starpu_task *task, void **buffers)
+{
+	struct _astro_job *job = _astro_job_of(task);
+	free(buffers);
+	task->status = STARPU_TASK_STOPPED;
+	worker_done(w, task, job);
+}
+
 /* Runs implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline). */
 static inline __attribute__((always_inline)) void worker_run(struct _astro_worker *w, struct starpu_task *task, int nimpl,
 							     bool fetch_started)
@@ -82,10 +108,12 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
-	if (fetch_started)
-		_astro_data_fetch_arrived(job, task, w->memory_node, buffers);
-	else
-		_astro_data_fetch(job, task, w->memory_node, buffers);
+	int fetched = fetch_started ? _astro_data_fetch_arrived(job, task, w->memory_node, buffers)
+				    : _astro_data_fetch(job, task, w->memory_node, buffers);
+	if (STARPU_UNLIKELY(fetched != 0)) {
+		worker_skip(w, task, buffers != buffers_inline ? buffers : NULL);
+		return;
+	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
@@ -111,16 +139,7 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	if (_astro_rt.codelet_profiling)
 		_astro_codelet_count(w, task->cl);
 	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
-	if (STARPU_UNLIKELY(task->sched_ctx != 0))
-		_astro_ctx_exec_hook(task, true);
-	else if (_astro_ctxs[0].policy->post_exec_hook) {
-		_astro_worker_site_enter(w, _ASTRO_HOOK_SITE(&_astro_ctxs[0], POST_EXEC));
-		_astro_ctxs[0].policy->post_exec_hook(task, 0);
-		_astro_worker_site_leave(w);
-	}
-	__atomic_store_n(&w->current_task, NULL, __ATOMIC_RELAXED);
-	_astro_current_task = NULL;
-	_astro_job_terminate(job, w->id);
+	worker_done(w, task, job);
 }
 
 /* Inlined into each copy of the loop (worker_round), as when the loop was its only caller. */

@@ -284,9 +284,28 @@ bool _astro_data_fetch_start(struct _astro_job *job, struct starpu_task *task, u
 	return true;
 }
 
+/* The data of task could not all be brought to node (told): its first npinned accesses, pinned
+ * there, are let go; the task is not to run. -ENOMEM. */
+static __attribute__((noinline, cold)) int fetch_failed(struct starpu_task *task, unsigned node, unsigned npinned)
+{
+	for (unsigned i = 0; i < npinned; i++) {
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
+		if ((mode & STARPU_SCRATCH) || ((mode & STARPU_REDUX) && _astro_redux_private(h)))
+			continue;
+		if (h->ops->is_multiformat)
+			_astro_multiformat_executed(h, node, mode);
+		_astro_coherency_unpin(h, node, mode);
+	}
+	_astro_error("task '%s' (job %lu) failed: its data could not be brought to memory node %u; it does not run, its status is "
+		     "STARPU_TASK_STOPPED, its callback runs and the program goes on", starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)",
+		     _astro_job_of(task)->id, node);
+	return -ENOMEM;
+}
+
 /* Both entry points below, each its own copy: the common one pays nothing for the other. */
-static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers,
-							bool started)
+static inline __attribute__((always_inline)) int fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers,
+						       bool started)
 {
 	unsigned n = _astro_task_nbuffers(task);
 	/* One memory node: every copy is main memory's, nothing to move (the one branch this costs). */
@@ -309,34 +328,31 @@ static inline __attribute__((always_inline)) void fetch(struct _astro_job *job, 
 		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL))
 			_astro_redux_combine(h);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
-		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0) {
-			_astro_error("task '%s' cannot run: its data could not be brought to memory node %u", starpu_task_get_name(task), node);
-			abort();
-		}
+		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0)
+			return fetch_failed(task, node, started ? n : i);
 		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH))
 			_astro_multiformat_fetched(h, node, mode);
 		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
-		    !_astro_coherency_materialize(h, node)) {
-			_astro_error("task '%s' cannot run: its data has no buffer on memory node %u", starpu_task_get_name(task), node);
-			abort();
-		}
+		    !_astro_coherency_materialize(h, node))
+			return fetch_failed(task, node, 0);
 		void *iface = h->iface[node];
 		/* The worker's own buffer of that layout, never the application's data. */
-		if (STARPU_UNLIKELY(mode & STARPU_SCRATCH))
-			iface = _astro_scratch_buffer(h, node);
+		if (STARPU_UNLIKELY(mode & STARPU_SCRATCH) && !(iface = _astro_scratch_buffer(h, node)))
+			return fetch_failed(task, node, coherent ? i : 0);
 		buffers[i] = iface;
 		interfaces[i] = iface;
 	}
+	return 0;
 }
 
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+int _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
 {
-	fetch(job, task, node, buffers, false);
+	return fetch(job, task, node, buffers, false);
 }
 
-void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
+int _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers)
 {
-	fetch(job, task, node, buffers, true);
+	return fetch(job, task, node, buffers, true);
 }
 
 /* Out of line: the single-node path does not pay for its frame. */

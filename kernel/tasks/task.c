@@ -234,7 +234,9 @@ static void job_finish(struct _astro_job *job)
 		return;
 	}
 
-	task->status = STARPU_TASK_FINISHED;
+	/* A task whose data found no room did not run (run/worker_loop.c): it stays STARPU_TASK_STOPPED. */
+	if (STARPU_LIKELY(task->status != STARPU_TASK_STOPPED))
+		task->status = STARPU_TASK_FINISHED;
 	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 

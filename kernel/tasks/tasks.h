@@ -189,9 +189,11 @@ void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *tas
 /* Drops them at termination. */
 void _astro_data_release_accesses(struct _astro_job *job);
 /* Interfaces a worker of memory node node passes to the implementation. */
-void _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
-/* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. */
-void _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+int _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
+/* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. Both
+ * return 0, or -ENOMEM when some could not be brought there (no room: told, what it pinned let go):
+ * the task must not run (_astro_job_failed). */
+int _astro_data_fetch_arrived(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
 /* Asks for task's data on node, asynchronously, ahead of its execution (a device worker's
  * pipeline): true when it did, false when the task fetches at its execution (accesses
  * that need their execution's order: commute, unordered, scratch, reduction, multiformat). */
