@@ -193,10 +193,9 @@ int starpu_perfmodel_set_per_devices_size_base(struct starpu_perfmodel *model, i
 const char *starpu_perfmodel_get_archtype_name(enum starpu_worker_archtype archtype);
 /** "cpu0_impl0 (Comb0)": the name of arch and implementation nimpl. */
 void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *archname, size_t maxlen, unsigned nimpl);
-/** The mean of the history entry of footprint for arch, implementation 0 (NaN when not trusted yet). */
-/** Prints on f the files that keep the bus figures of this host ("bandwidth: <path>", then latency and config, one a
- * line): <sampling directory>/bus/<host>.<kind>. They exist once a run with a device (or STARPU_USE_NUMA=1 on several
- * NUMA nodes) measured the bus. */
+/** Prints on f the files that keep the bus figures of this host ("bandwidth: " and the path, then latency and config,
+ * one a line): bus/HOST.KIND in the sampling directory. They exist once a run with a device (or STARPU_USE_NUMA=1 on
+ * several NUMA nodes) measured the bus. */
 void starpu_bus_print_filenames(FILE *f);
 /** Bandwidth (MB/s) from memory node src_node to dst_node, measured on the transfers seen so far. */
 double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
