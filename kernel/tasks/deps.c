@@ -20,8 +20,10 @@
 
 /* Without AddressSanitizer a freed task's block stays the runtime's (recycled,
  * recycle.c) and keeps the freed mark until it is reused; with it, blocks go
- * back to malloc and the sanitizer's shadow tells, without reading the block. */
-bool _astro_task_was_freed(const struct starpu_task *task)
+ * back to malloc and the sanitizer's shadow tells, without reading the block.
+ * The mark is read in a block another thread may be freeing: what ThreadSanitizer
+ * would call a race is the point of the check. */
+__attribute__((no_sanitize("thread"))) bool _astro_task_was_freed(const struct starpu_task *task)
 {
 #ifdef ASTRO_ASAN
 	if (__asan_address_is_poisoned(&task->magic))

@@ -93,8 +93,9 @@ static const char *name_of(struct starpu_task *task)
 	return name ? name : "(unnamed)";
 }
 
-/* What the task a starpu_task_wait() waits for is doing. */
-static void describe_job(GString *out, struct _astro_job *job, const char *policy)
+/* What the task a starpu_task_wait() waits for is doing. Read while every worker sleeps: its status
+ * is a snapshot that a worker waking meanwhile may change (not a race ThreadSanitizer should stop on). */
+__attribute__((no_sanitize("thread"))) static void describe_job(GString *out, struct _astro_job *job, const char *policy)
 {
 	int deps = __atomic_load_n(&job->pending, __ATOMIC_ACQUIRE);
 	g_string_append_printf(out, PREFIX "  the task waited for, '%s' (job %lu), ", name_of(job->task), job->id);
