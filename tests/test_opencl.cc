@@ -543,20 +543,31 @@ TEST(OpenCLStats, BusStatsHaveOneLinePerBus)
 	EXPECT_TRUE(contains(text.str(), "Total transfers: 5.86 KB")) << text.str();
 }
 
+// The bus tests start one CPU and one OpenCL worker (PoCL's) on host "busbox", the sampling
+// directory a fresh folder, the bus not forced to be measured again.
+class OpenCLBus : public testing::Test
+{
+protected:
+	TempDir dir;
+	ScopedEnv on_cpus{ "STARPU_OPENCL_ON_CPUS", "1" }, where{ "STARPU_PERF_MODEL_DIR", dir.path() },
+		host{ "STARPU_HOSTNAME", "busbox" }, calibrate{ "STARPU_BUS_CALIBRATE", nullptr };
+	starpu_conf conf = conf_with_ncpus(1);
+
+	void SetUp() override
+	{
+		conf.nopencl = 1;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		if (starpu_opencl_worker_get_count() == 0) {
+			starpu_shutdown();
+			GTEST_SKIP() << "no OpenCL device here";
+		}
+	}
+};
+
 // The bus is measured at the first start on a configuration, kept in the
 // sampling directory, and read back (not measured) by the next start.
-TEST(OpenCLBus, BusFiguresAreWrittenAndReadBack)
+TEST_F(OpenCLBus, BusFiguresAreWrittenAndReadBack)
 {
-	TempDir dir;
-	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), where("STARPU_PERF_MODEL_DIR", dir.path()),
-		host("STARPU_HOSTNAME", "busbox"), calibrate("STARPU_BUS_CALIBRATE", nullptr);
-	starpu_conf conf = conf_with_ncpus(1);
-	conf.nopencl = 1;
-	ASSERT_EQ(starpu_init(&conf), 0);
-	if (starpu_opencl_worker_get_count() == 0) {
-		starpu_shutdown();
-		GTEST_SKIP() << "no OpenCL device here";
-	}
 	double measured = starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1);
 	EXPECT_GT(measured, 0.0);
 	EXPECT_GT(starpu_transfer_latency(1, STARPU_MAIN_RAM), 0.0);
@@ -596,22 +607,12 @@ TEST(OpenCLBus, BusFiguresAreWrittenAndReadBack)
 // The machine is also written as a SimGrid platform (what a simulation build simulates for this
 // host name): a host per core, the device with its memory, RAM, and a link each way with the
 // figures measured, in bytes/s and seconds.
-TEST(OpenCLBus, MachineIsWrittenAsASimGridPlatform)
+TEST_F(OpenCLBus, MachineIsWrittenAsASimGridPlatform)
 {
-	TempDir dir;
-	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), where("STARPU_PERF_MODEL_DIR", dir.path()),
-		host("STARPU_HOSTNAME", "platformbox"), calibrate("STARPU_BUS_CALIBRATE", nullptr);
-	starpu_conf conf = conf_with_ncpus(1);
-	conf.nopencl = 1;
-	ASSERT_EQ(starpu_init(&conf), 0);
-	if (starpu_opencl_worker_get_count() == 0) {
-		starpu_shutdown();
-		GTEST_SKIP() << "no OpenCL device here";
-	}
 	double to_device = starpu_transfer_bandwidth(STARPU_MAIN_RAM, 1);
 	starpu_ssize_t memsize = starpu_memory_get_total(1);
 	starpu_shutdown();
-	std::string path = dir.path() + "/bus/platformbox.platform.xml";
+	std::string path = dir.path() + "/bus/busbox.platform.xml";
 	std::string xml = read_file(path);
 	ASSERT_FALSE(xml.empty()) << path;
 	EXPECT_TRUE(contains(xml, "<host id=\"CPU0\"")) << xml;
