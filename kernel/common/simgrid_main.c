@@ -11,17 +11,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <simgrid/actor.h>
 #include <simgrid/engine.h>
-#include <simgrid/host.h>
 #include <xbt/log.h>
 
-/* The simulated machine's description: <sampling>/bus/<host>.platform.v4.xml, or .platform.xml. */
-static bool platform_path(char *path, size_t len, char *host, size_t hostlen)
+/* The simulated machine's description in the sampling folder dir: bus/<host>.platform.v4.xml, or .platform.xml. */
+static bool platform_path(const char *dir, const char *host, char *path, size_t len)
 {
-	char dir[PATH_MAX - 300];
-	_astro_sampling_dir(dir, sizeof(dir));
-	_astro_host_name(host, hostlen);
 	static const char *const suffixes[] = { "platform.v4.xml", "platform.xml" };
 	for (unsigned i = 0; i < 2; i++) {
 		snprintf(path, len, "%s/bus/%s.%s", dir, host, suffixes[i]);
@@ -42,10 +37,10 @@ int main(int argc, char **argv)
 	}
 	xbt_log_control_set("xbt_cfg.thres:warning");
 	simgrid_init(&argc, argv);
-	char path[PATH_MAX], host[256];
-	if (!platform_path(path, sizeof(path), host, sizeof(host))) {
-		char dir[PATH_MAX - 300];
-		_astro_sampling_dir(dir, sizeof(dir));
+	char dir[PATH_MAX - 300], host[256], path[PATH_MAX];
+	_astro_sampling_dir(dir, sizeof(dir));
+	_astro_host_name(host, sizeof(host));
+	if (!platform_path(dir, host, path, sizeof(path))) {
 		fprintf(stderr, "[astrolabe] simulation: no description of the machine '%s' in %s/bus (%s.platform.xml): "
 			"set STARPU_HOSTNAME to a described machine and STARPU_PERF_MODEL_DIR to its sampling folder "
 			"(those shipped: %s), or run the program natively on that machine first to record it\n",
