@@ -40,13 +40,6 @@ static int count_hosts(const char *prefix)
 	}
 }
 
-static sg_host_t host_of(const char *prefix, int devid)
-{
-	char name[64];
-	snprintf(name, sizeof(name), "%s%d", prefix, devid);
-	return sg_host_by_name(name);
-}
-
 static int count_cpus(void) { return count_hosts("CPU"); }
 static int count_cuda(void) { int n = count_hosts("CUDA"); return n < STARPU_MAXCUDADEVS ? n : STARPU_MAXCUDADEVS; }
 static int count_opencl(void) { int n = count_hosts("OpenCL"); return n < STARPU_MAXOPENCLDEVS ? n : STARPU_MAXOPENCLDEVS; }
@@ -111,7 +104,7 @@ static int opencl_impl(const struct starpu_codelet *cl, unsigned nimpl)
 
 struct device
 {
-	sg_host_t host;
+	char name[16];		/* its host's ("CUDA0"); empty until first used */
 	size_t size, used;
 	uintptr_t next;		/* the next address handed out: never touched, never reused */
 };
@@ -124,9 +117,10 @@ static const char *const prefixes[2] = { "CUDA", "OpenCL" };
 static struct device *device(int kind, int devid)
 {
 	struct device *d = &devices[kind][devid];
-	if (!d->host) {
-		d->host = host_of(prefixes[kind], devid);
-		const char *memsize = d->host ? sg_host_get_property_value(d->host, "memsize") : NULL;
+	if (!d->name[0]) {
+		snprintf(d->name, sizeof(d->name), "%s%d", prefixes[kind], devid);
+		sg_host_t host = sg_host_by_name(d->name);
+		const char *memsize = host ? sg_host_get_property_value(host, "memsize") : NULL;
 		d->size = memsize ? strtoull(memsize, NULL, 10) : 0;
 		d->next = 0x100000;
 	}
@@ -158,8 +152,7 @@ static void release(int kind, int devid, size_t size)
 /* A copy lasts what the machine's route between the two hosts gives size bytes. */
 static int transfer(int kind, int devid, bool to_device, size_t size, void **request)
 {
-	char dev[64];
-	snprintf(dev, sizeof(dev), "%s%d", prefixes[kind], devid);
+	const char *dev = device(kind, devid)->name;
 	if (request)
 		*request = NULL;
 	return astro_sim_sendto(to_device ? "RAM" : dev, to_device ? dev : "RAM", (double)size);
