@@ -39,6 +39,17 @@ double value_of(const std::string &out, const std::string &name)
 	return NAN;
 }
 
+// The fields of a line of starpu_paje_state_stats.csv (separated by ", ").
+std::vector<std::string> split(const std::string &line, const std::string &sep)
+{
+	std::vector<std::string> cells;
+	size_t from = 0;
+	for (size_t at; (at = line.find(sep, from)) != std::string::npos; from = at + sep.size())
+		cells.push_back(line.substr(from, at - from));
+	cells.push_back(line.substr(from));
+	return cells;
+}
+
 // The suite of a simulation build: elsewhere its program is a native one.
 class Simgrid : public testing::Test
 {
@@ -169,6 +180,63 @@ TEST_F(Simgrid, SimulatedTraceConverts)
 	EXPECT_NE(paje.find("Link, program, Intra-node data Fetch, 1.260000, 2.270000, 1.010000, 1000000"), std::string::npos) << paje;
 	std::string ignored;
 	run_command(std::string("rm -rf ") + dir, &ignored);
+}
+
+// The seed's comparison of a native run with its simulation (chapter 4.5). data/simgrid/recorded
+// holds what a native run of this machine left (its platform and calibrated models, in a sampling
+// folder, and the paje.trace of the same Cholesky, 4 x 4 tiles of 480, dmda on two cores): the
+// simulation of that run from those files is read with the native trace by the paje tools. Every
+// simulated task lasts its model's mean, so each codelet's total is known from the models.
+TEST_F(Simgrid, NativeAndSimulatedTracesCompare)
+{
+	const char *examples = getenv("ASTRO_TEST_EXAMPLES_DIR");
+	std::string program = std::string(examples ? examples : "../examples") + "/linalg/scholesky_implicit";
+	if (!file_exists(program))
+		GTEST_SKIP() << program << " is not built (the linear-algebra examples need OpenBLAS and LAPACKE)";
+	TempDir dir;
+	std::string recorded = srcdir() + "/data/simgrid/recorded";
+	std::string out;
+	ASSERT_EQ(run_command("cd '" + dir.path() + "' && env STARPU_PERF_MODEL_DIR='" + recorded + "/sampling' STARPU_HOSTNAME=benchbox " +
+				      "STARPU_SCHED=dmda STARPU_NOPENCL=0 STARPU_NCUDA=0 STARPU_FXT_TRACE=1 STARPU_GENERATE_TRACE=1 " +
+				      "STARPU_FXT_PREFIX='" + dir.path() + "' " + program + " -size 1920 -nblocks 4 2>&1 && " +
+				      "mv paje.trace simgrid.trace && cp '" + recorded + "/native.trace' native.trace",
+			      &out),
+		  0)
+		<< out;
+	std::string tools = std::string(getenv("ASTRO_TEST_TOOLS_DIR") ? getenv("ASTRO_TEST_TOOLS_DIR") : "../tools");
+	std::string in_dir = "cd '" + dir.path() + "' && PYTHONPATH='" + srcdir() + "/../tools' " + tools + "/";
+	ASSERT_EQ(run_command(in_dir + "starpu_paje_state_stats native.trace simgrid.trace 2>&1", &out), 0) << out;
+	std::string csv = read_file(dir.file("starpu_paje_state_stats.csv"));
+	EXPECT_NE(csv.find("\"Value\", \"Events_native.csv\", \"Duration_native.csv\", \"Events_simgrid.csv\", \"Duration_simgrid.csv\"\n"),
+		  std::string::npos)
+		<< csv;
+	// Counts match; simulated totals are the models' means times the counts (483.25 us x 4...).
+	const char *rows[][2] = {{"chol_model_potrf", "4"}, {"chol_model_trsm", "6"}, {"chol_model_syrk", "6"}, {"chol_model_gemm", "4"}};
+	const double totals[] = {4 * 483.2529e-3, 6 * 1379.559e-3, 6 * 1159.610e-3, 4 * 2329.365e-3};
+	for (int i = 0; i < 4; i++) {
+		std::vector<std::string> cells;
+		for (const std::string &line : lines_of(csv))
+			if (line.rfind(std::string("\"") + rows[i][0] + "\",", 0) == 0)
+				cells = split(line, ", ");
+		ASSERT_EQ(cells.size(), 5u) << rows[i][0] << " in " << csv;
+		EXPECT_EQ(cells[1], rows[i][1]) << rows[i][0] << " natively";
+		EXPECT_GT(std::stod(cells[2]), 0) << rows[i][0] << " natively";
+		EXPECT_EQ(cells[3], rows[i][1]) << rows[i][0] << " simulated";
+		EXPECT_NEAR(std::stod(cells[4]), totals[i], 1e-3) << rows[i][0] << " simulated";
+	}
+	ASSERT_EQ(run_command(in_dir + "starpu_paje_summary native.trace simgrid.trace 2>&1", &out), 0) << out;
+	std::string page = read_file(dir.file("summary.html"));
+	EXPECT_NE(page.find("native.trace"), std::string::npos);
+	EXPECT_NE(page.find("simgrid.trace"), std::string::npos);
+	EXPECT_NE(page.find("<td>chol_model_gemm</td>"), std::string::npos) << page.substr(0, 3000);
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed: starpu_paje_draw_histogram is not run";
+	ASSERT_EQ(run_command(in_dir + "starpu_paje_draw_histogram -n chol_model_potrf,chol_model_trsm,chol_model_gemm native.trace simgrid.trace 2>&1",
+			      &out),
+		  0)
+		<< out;
+	std::string pdf = read_file(dir.file("starpu_paje_draw_histogram.pdf"));
+	EXPECT_EQ(pdf.compare(0, 5, "%PDF-"), 0) << "no PDF drawn: " << out;
 }
 
 // The seeds' example: the single-precision tiled Cholesky on attila (12 cores, 3 GPUs), with

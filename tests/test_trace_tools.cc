@@ -119,7 +119,7 @@ TEST_F(TraceTools, PajeStateStatsCountsEachStateOnce)
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace", &out), 0);
 	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
-	EXPECT_TRUE(contains(csv, "\"Value\", \"Events_paje.trace.csv\", \"Duration_paje.trace.csv\"\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Value\", \"Events_paje.csv\", \"Duration_paje.csv\"\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4\n")) << csv;          // not 4 events: 10+20 count once
 	EXPECT_TRUE(contains(csv, "\"axpy_named\", 1, 2\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5\n")) << csv;       // 1 + 1.5 + 0.5 + 1 + 0.5
@@ -150,7 +150,7 @@ TEST_F(TraceTools, PajeStateStatsProfilingWindowAndTwoTraces)
 	std::string out;
 	ASSERT_EQ(run_in(dir_, "starpu_paje_state_stats", "paje.trace window.trace", &out), 0);
 	std::string csv = read_file(dir_.file("starpu_paje_state_stats.csv"));
-	EXPECT_TRUE(contains(csv, "\"Events_window.trace.csv\", \"Duration_window.trace.csv\"\n")) << csv;
+	EXPECT_TRUE(contains(csv, "\"Events_window.csv\", \"Duration_window.csv\"\n")) << csv;
 	EXPECT_TRUE(contains(csv, "\"tt_scal\", 2, 4, 2, 3.2\n")) << csv;        // 2 + (6 - 4.8)
 	EXPECT_TRUE(contains(csv, "\"Overhead\", 5, 4.5, 3, 1.2\n")) << csv;     // 0.2 + 0.5 + 0.5
 	EXPECT_TRUE(contains(csv, "\"Sleeping\", 3, 12, 2, 5\n")) << csv;        // 2 + 3
