@@ -707,6 +707,63 @@ TEST_F(Deps, DeclareEndDeps)
 	starpu_task_clean(&a);
 }
 
+// As in StarPU, the epilogue callback runs before the task's successors are released (a
+// successor never sees it unfinished, however long it takes), the callback after them.
+struct EpilogueOrder
+{
+	std::atomic<bool> epilogue_done{false};
+	std::atomic<int> successor_saw{-1};
+	std::atomic<int> callbacks{0};
+};
+
+void slow_epilogue(void *arg)
+{
+	auto *o = static_cast<EpilogueOrder *>(arg);
+	std::this_thread::sleep_for(std::chrono::milliseconds(30));
+	EXPECT_NE(starpu_task_get_current(), nullptr) << "the epilogue runs as its task";
+	o->epilogue_done = true;
+	o->callbacks++;
+}
+
+void plain_callback(void *arg)
+{
+	static_cast<EpilogueOrder *>(arg)->callbacks++;
+}
+
+void no_work(void **, void *) {}
+
+void see_epilogue(void **, void *arg)
+{
+	auto *o = static_cast<EpilogueOrder *>(arg);
+	o->successor_saw = o->epilogue_done ? 1 : 0;
+}
+
+TEST_F(Deps, EpilogueCallbackRunsBeforeSuccessors)
+{
+	EpilogueOrder order;
+	starpu_codelet first = cpu_codelet(no_work, 0, "epilogue_first");
+	starpu_codelet second = cpu_codelet(see_epilogue, 0, "epilogue_second");
+	starpu_task *a = starpu_task_create();
+	a->cl = &first;
+	a->epilogue_callback_func = slow_epilogue;
+	a->epilogue_callback_arg = &order;
+	a->callback_func = plain_callback;
+	a->callback_arg = &order;
+	a->detach = 0;
+	starpu_task *b = starpu_task_create();
+	b->cl = &second;
+	b->cl_arg = &order;
+	b->detach = 0;
+	starpu_task_declare_deps(b, 1, a);
+	ASSERT_EQ(starpu_task_submit(b), 0);
+	ASSERT_EQ(starpu_task_submit(a), 0);
+	ASSERT_EQ(starpu_task_wait(b), 0);
+	ASSERT_EQ(starpu_task_wait(a), 0);
+	EXPECT_EQ(order.successor_saw.load(), 1) << "the successor ran before the epilogue callback ended";
+	EXPECT_EQ(order.callbacks.load(), 2) << "the epilogue and the callback each run once";
+	// starpu_task_wait() destroyed both (starpu_task_create() sets destroy).
+}
+
 // ------------------------------------------------------ implicit data deps
 
 struct Shared

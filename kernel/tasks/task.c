@@ -5,8 +5,8 @@
  * A job's pending count holds its unreleased dependencies plus one guard
  * while it is not yet (completely) submitted; the release that brings it to
  * zero makes the task ready. Successors are kept in the predecessor; a
- * terminating job releases them, then runs the callback, then lets waiters
- * return.
+ * terminating job runs the epilogue callback, releases them, then runs the
+ * callback, then lets waiters return.
  *
  * Dependencies declared with starpu_task_declare_deps() persist, as in
  * StarPU: each declaration is a group that counts its predecessors'
@@ -176,6 +176,30 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 static void task_free_owned(struct starpu_task *task);
 static void task_delete(struct starpu_task *task);
 
+/* The task's epilogue callback (epilogue) or its codelet's and its own callbacks, as the task
+ * being run, in the callback context, seen by observers. */
+static void run_callbacks(struct _astro_job *job, bool epilogue)
+{
+	struct starpu_task *task = job->task;
+	struct starpu_task *previous = _astro_current_task;
+	_astro_current_task = task;
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+	_ASTRO_INSTR_TASK_ENTER(job);
+	enum _astro_call_context previous_context = _astro_context_enter(_ASTRO_CTX_CALLBACK);
+	if (epilogue) {
+		task->epilogue_callback_func(task->epilogue_callback_arg);
+	} else {
+		if (task->cl && task->cl->callback_func)
+			task->cl->callback_func(task->callback_arg);
+		if (task->callback_func)
+			task->callback_func(task->callback_arg);
+	}
+	_astro_context_leave(previous_context);
+	_ASTRO_INSTR_TASK_LEAVE(job);
+	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
+	_astro_current_task = previous;
+}
+
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
@@ -195,33 +219,24 @@ static void job_finish(struct _astro_job *job)
 		__atomic_store_n(&job->pending, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&job->end_pending, 1, __ATOMIC_RELEASE);
 	}
-	release_successors(job);
-	if (!task)
+	if (!task) {
+		release_successors(job);
 		return; /* acquire jobs are freed by their releaser */
+	}
 	struct _astro_job *previous_finishing = finishing_job;
 	bool previous_resubmitted = finishing_resubmitted;
 	finishing_job = job;
 	finishing_resubmitted = false;
+	/* As in StarPU: the epilogue callback runs before the successors are released (none of them
+	 * can be running yet), the other callbacks after. */
+	if (STARPU_UNLIKELY(task->epilogue_callback_func != NULL))
+		run_callbacks(job, true);
+	release_successors(job);
 	if (job->tag)
 		_astro_tag_job_done(job->tag, job);
 
-	if ((task->cl && task->cl->callback_func) || task->callback_func || task->epilogue_callback_func) {
-		struct starpu_task *previous = _astro_current_task;
-		_astro_current_task = task;
-		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_BEGIN, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
-		_ASTRO_INSTR_TASK_ENTER(job);
-		enum _astro_call_context previous_context = _astro_context_enter(_ASTRO_CTX_CALLBACK);
-		if (task->cl && task->cl->callback_func)
-			task->cl->callback_func(task->callback_arg);
-		if (task->callback_func)
-			task->callback_func(task->callback_arg);
-		if (task->epilogue_callback_func)
-			task->epilogue_callback_func(task->epilogue_callback_arg);
-		_astro_context_leave(previous_context);
-		_ASTRO_INSTR_TASK_LEAVE(job);
-		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
-		_astro_current_task = previous;
-	}
+	if ((task->cl && task->cl->callback_func) || task->callback_func)
+		run_callbacks(job, false);
 	bool resubmitted = finishing_resubmitted;
 	finishing_job = previous_finishing;
 	finishing_resubmitted = previous_resubmitted;
