@@ -164,6 +164,21 @@ static void metric(struct location *l, uint64_t ts, uint32_t metric, double valu
 #define ADD_I64(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_INT64, (uint64_t)(int64_t)(v))
 #define ADD_DOUBLE(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_DOUBLE, raw_double_bits(v))
 
+/* The NUMA nodes (bit n: the RAM node of NUMA id n) holding a valid copy of h; -1 when none does (only on a device). */
+static int64_t numa_nodes_of(starpu_data_handle_t h)
+{
+	int64_t bits = 0;
+	unsigned nodes = starpu_memory_nodes_get_count();
+	for (unsigned m = 0; m < nodes; m++) {
+		if (starpu_node_get_kind(m) != STARPU_CPU_RAM || !starpu_data_is_on_node(h, m))
+			continue;
+		int id = starpu_memory_node_get_devid(m);
+		if (id >= 0 && id < 63)
+			bits |= INT64_C(1) << id;
+	}
+	return bits ? bits : -1;
+}
+
 static void task_started(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	struct starpu_task *task = e->task;
@@ -193,6 +208,8 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		ADD_U32(l, A_MODE, (uint32_t)STARPU_TASK_GET_MODE(task, i));
 		ADD_U64(l, A_SIZE, starpu_data_get_size(h));
+		if (STARPU_UNLIKELY(rec.categories & C_TASK_VERBOSE_EXTRA))
+			ADD_I64(l, A_NUMA_NODES, numa_nodes_of(h));
 		param(l, ts, P_HANDLE, (uint64_t)(uintptr_t)h);
 	}
 }
@@ -244,7 +261,8 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (color)
 		ADD_U32(l, A_COLOR, color);
 	param(l, ts, P_SUBMIT, e->job_id);
-	if (task->use_tag)
+	/* A tag for dependencies (use_tag), or one only naming the task (STARPU_TAG_ONLY): both are the task's Tag. */
+	if (task->use_tag || task->tag_id)
 		param(l, ts, P_TASK_TAG, task->tag_id); /* at the submit's date: no new timestamp */
 	if (tag_deps) {
 		/* At the submit's date: OTF2 writes no new timestamp. */

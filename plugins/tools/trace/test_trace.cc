@@ -686,6 +686,45 @@ void traced_and_converted(const TraceDir &dir, void (*body)(), std::string *out)
 	ASSERT_EQ(o.status, 0) << o.text;
 }
 
+// tasks.rec's Tag is the task's tag however it was given (use_tag,
+// STARPU_TAG_ONLY, a tag_id without use_tag); NumaNodes, with
+// TASK_VERBOSE_EXTRA, is the NUMA node holding each handle (node 0 on a
+// CPU-only run: the data is in main memory), and -1 without it.
+void tagged_tasks()
+{
+	static double v[8];
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 8, sizeof(double));
+	static starpu_codelet cl = cpu_codelet(noop, 1, "tagged");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, STARPU_TAG_ONLY, (starpu_tag_t)0xa1, 0), 0);
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, STARPU_TAG, (starpu_tag_t)0xa2, 0), 0);
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = h;
+	t->tag_id = 0xa3;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+TEST(TraceTool, TasksRecTagAndNumaNodes)
+{
+	for (bool extra : { false, true }) {
+		TraceDir dir;
+		std::string out;
+		{
+			ScopedEnv events("STARPU_FXT_EVENTS", extra ? "TASK|TASK_VERBOSE_EXTRA" : "TASK");
+			traced_and_converted(dir, tagged_tasks, &out);
+		}
+		std::string tasks = read_file(out + "/tasks.rec");
+		for (const char *tag : { "Tag: a1\n", "Tag: a2\n", "Tag: a3\n" })
+			EXPECT_EQ(count(tasks, tag), 1u) << tag << tasks;
+		EXPECT_EQ(count(tasks, "NumaNodes: "), 3u) << tasks;
+		EXPECT_EQ(count(tasks, extra ? "NumaNodes: 0\n" : "NumaNodes: -1\n"), 3u) << "extra " << extra << ": " << tasks;
+	}
+}
+
 constexpr int kFlow = 6;
 
 void independent_tasks()
@@ -1007,6 +1046,31 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
 		EXPECT_TRUE(file_exists(dir.path() + "/" + f)) << f;
 	EXPECT_TRUE(contains(read_file(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
+}
+
+// Without STARPU_FXT_PREFIX the raw archive goes to the temporary folder and
+// the generated files to the current directory, as the handbook says.
+TEST(TraceTool, GenerateTraceWithoutPrefixWritesIntoTheCurrentDirectory)
+{
+	TraceDir raw, here;
+	char cwd[4096];
+	ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+	ASSERT_EQ(chdir(here.path().c_str()), 0);
+	{
+		ScopedEnv tmpdir("TMPDIR", raw.path());
+		ScopedEnv prefix("STARPU_FXT_PREFIX", nullptr);
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv generate("STARPU_GENERATE_TRACE", "1");
+		Runtime rt(2);
+		EXPECT_TRUE(rt.ok());
+		if (rt.ok())
+			workload();
+	}
+	ASSERT_EQ(chdir(cwd), 0);
+	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data" })
+		EXPECT_TRUE(file_exists(here.path() + "/" + f)) << f;
+	EXPECT_TRUE(file_exists(raw.archive() + "/traces.otf2")) << "the raw archive stays in the temporary folder";
+	EXPECT_FALSE(file_exists(raw.path() + "/paje.trace"));
 }
 
 // The trace format plugins built for these tests (test_formats/, test_formats_bad/): make check runs the test in their folder.
