@@ -386,7 +386,8 @@ static void coherency_moment(struct location *l, uint64_t ts, const struct astro
 	}
 }
 
-/* A worker popped job_id: SCHED's pop (the next task start may leave its JobId out), then TASK_VERBOSE's FetchingInput. */
+/* A worker popped job_id: SCHED's pop (the next task start may leave its JobId out), then FetchingInput until its data
+ * is there (a worker state, recorded by default as StarPU does: WORKER, or TASK_VERBOSE as before). */
 static void task_popped(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	if (rec.categories & C_SCHED) {
@@ -394,7 +395,7 @@ static void task_popped(struct location *l, uint64_t ts, const struct astro_even
 		l->last_pop = e->job_id;
 		l->popped = true;
 	}
-	if (rec.categories & C_TASK_VERBOSE)
+	if (rec.categories & (C_TASK_VERBOSE | C_WORKER))
 		enter(l, ts, S_FETCHING_INPUT);
 }
 
@@ -620,8 +621,8 @@ static uint64_t moments_of(unsigned categories)
 			B(SUBMIT_STAGE_BEGIN) | B(SUBMIT_STAGE_END);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
-	if (categories & C_WORKER)
-		mask |= B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
+	if (categories & C_WORKER) /* FetchingInput: from the pop to the data's arrival */
+		mask |= B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
 			B(APP_WAIT_END);
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);

@@ -29,8 +29,9 @@
 static bool recording; /* init started a recording, which fini ends */
 
 /* STARPU_FXT_EVENTS: StarPU's category names, separated by ',' or '|'; unknown ones are reported and skipped.
- * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed, FetchingInput, PushingOutput;
- * WORKER_VERBOSE: Scheduling), which would double the cost of a task. */
+ * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed, PushingOutput, submission stages;
+ * WORKER_VERBOSE: Scheduling), which would double the cost of a task. FetchingInput, the state of a worker waiting
+ * for its task's data, comes with WORKER (recorded by default, as in StarPU) or TASK_VERBOSE. */
 static unsigned parse_categories(const char *s)
 {
 	static const struct { const char *name; unsigned cat; } names[] = {
