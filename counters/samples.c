@@ -295,6 +295,14 @@ static bool sample_read(struct starpu_perf_counter_sample *sample, int counter_i
 		return true;
 	}
 	bool converted = convert_exact(c->type, v, getter_type[getter], out);
+	/* Within a family (int32/int64, float/double) an exact conversion is
+	 * what the caller meant: StarPU's getters read the value through the
+	 * union without a word, and the handbook's example reads the int64
+	 * counter starpu.task.w_total_executed with the int32 getter. */
+	bool int_getter = getter_type[getter] == starpu_perf_counter_type_int32 || getter_type[getter] == starpu_perf_counter_type_int64;
+	bool int_counter = c->type == starpu_perf_counter_type_int32 || c->type == starpu_perf_counter_type_int64;
+	if (converted && int_getter == int_counter)
+		return true;
 	snprintf(key, sizeof(key), "type:%d:%d", counter_id, (int)getter);
 	_astro_counters_report_once(what, key, "counter '%s' is of type %s: read it with starpu_perf_counter_sample_get_%s_value()%s",
 		    c->name, _astro_counters_type_name(c->type), _astro_counters_type_name(c->type),

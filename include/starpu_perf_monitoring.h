@@ -157,10 +157,13 @@ void starpu_perf_counter_unset_per_codelet_listener(struct starpu_codelet *cl);
  * Errors print one line per counter and getter for each starpu_init() and
  * return -1 (int getters) or NaN (float getters): a sample read outside its
  * callback, an id of another scope, an invalid id, a counter not enabled in
- * the listener's set. A getter of the wrong type also prints that line, and
- * returns the value converted when the conversion is exact (an int64 counter
- * that fits in 32 bits read with the int32 getter, a float read as double),
- * otherwise the error value.
+ * the listener's set. A getter of the other width of the same family (an
+ * int64 counter read with the int32 getter, as the handbook's example reads
+ * starpu.task.w_total_executed, or a float read as double) returns the value
+ * silently when it converts exactly, and prints that line with the error
+ * value when it does not fit. A getter of the other family (an integer read
+ * as double) prints the line, and returns the value converted when the
+ * conversion is exact, otherwise the error value.
  */
 int32_t starpu_perf_counter_sample_get_int32_value(struct starpu_perf_counter_sample *sample, const int counter_id);
 /** As starpu_perf_counter_sample_get_int32_value(), for int64 counters. */

@@ -62,7 +62,16 @@ enum starpu_prof_tool_event
 	starpu_prof_tool_event_end_transfer,       /**< it ended */
 
 	starpu_prof_tool_event_user_start,         /**< the application marks a start (starpu_prof_tool_user_start()) */
-	starpu_prof_tool_event_user_end            /**< and its end (starpu_prof_tool_user_end()) */
+	starpu_prof_tool_event_user_end,           /**< and its end (starpu_prof_tool_user_end()) */
+
+	/** Astrolabe: the name the StarPU profiling-interface document's example registers; the same event as starpu_prof_tool_event_start_cpu_exec. */
+	starpu_prof_tool_event_driver_start_cpu_exec = starpu_prof_tool_event_start_cpu_exec,
+	/** Astrolabe: the same event as starpu_prof_tool_event_end_cpu_exec, under the document's name. */
+	starpu_prof_tool_event_driver_end_cpu_exec = starpu_prof_tool_event_end_cpu_exec,
+	/** Astrolabe: the same event as starpu_prof_tool_event_start_gpu_exec, named like the two above. */
+	starpu_prof_tool_event_driver_start_gpu_exec = starpu_prof_tool_event_start_gpu_exec,
+	/** Astrolabe: the same event as starpu_prof_tool_event_end_gpu_exec, named like the two above. */
+	starpu_prof_tool_event_driver_end_gpu_exec = starpu_prof_tool_event_end_gpu_exec
 };
 
 /** The kind of worker an event concerns. */
@@ -192,6 +201,22 @@ union starpu_prof_tool_event_info
 struct starpu_prof_tool_api_info
 {
 };
+
+/**
+   Astrolabe: the three argument types under bare names, so that callbacks
+   written as in the StarPU profiling-interface document (its sections 4.1
+   and 4.2.1 declare them with these names, without struct or union) compile
+   in C as well as in C++.
+*/
+typedef struct starpu_prof_tool_info starpu_prof_tool_info;
+/** The event information under its bare name. */
+typedef union starpu_prof_tool_event_info starpu_prof_tool_event_info;
+/** The API information under its bare name. */
+typedef struct starpu_prof_tool_api_info starpu_prof_tool_api_info;
+/** The event information under the name the document's callback example gives it. */
+typedef union starpu_prof_tool_event_info starpu_event_tool_info;
+/** The API information under the name the document's callback example gives it. */
+typedef struct starpu_prof_tool_api_info starpu_api_tool_info;
 
 /** A callback. The pointers are valid during the call only. */
 typedef void (*starpu_prof_tool_cb_func)(struct starpu_prof_tool_info *, union starpu_prof_tool_event_info *, struct starpu_prof_tool_api_info *);

@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <set>
+#include <type_traits>
 
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -975,6 +976,25 @@ TEST_F(ProfTool, StarpuToolFromEnvironment)
 	err = stop();
 	// The terminate count is printed while terminate runs, so it includes itself.
 	EXPECT_EQ(err, expected_starpu_tool_lines(25, 2, 0));
+}
+
+// A tool written with the profiling-interface document's bare type names and
+// its section 6.1 event names compiles (as C) and sees what they name: the
+// driver events of each worker, and a start and an end per task.
+TEST_F(ProfTool, ToolWrittenAsTheDocumentsExample)
+{
+	EXPECT_EQ(starpu_prof_tool_event_driver_start_cpu_exec, starpu_prof_tool_event_start_cpu_exec);
+	EXPECT_EQ(starpu_prof_tool_event_driver_end_cpu_exec, starpu_prof_tool_event_end_cpu_exec);
+	EXPECT_EQ(starpu_prof_tool_event_driver_start_gpu_exec, starpu_prof_tool_event_start_gpu_exec);
+	EXPECT_EQ(starpu_prof_tool_event_driver_end_gpu_exec, starpu_prof_tool_event_end_gpu_exec);
+	static_assert(std::is_same<starpu_event_tool_info, starpu_prof_tool_event_info>::value, "same union");
+	static_assert(std::is_same<starpu_api_tool_info, starpu_prof_tool_api_info>::value, "same struct");
+	std::string err;
+	ASSERT_EQ(start(tool("proftool_seed"), 2, &err), 0) << err;
+	EXPECT_EQ(err, "");
+	ASSERT_EQ(run_work(9), 0);
+	err = stop();
+	EXPECT_EQ(err, "proftool_seed: driver_init 2 init_start 2 init_end 2 start 9 end 9 no_function 0\n");
 }
 
 // The test programs live next to the test tools' .libs folder.

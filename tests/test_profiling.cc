@@ -604,6 +604,44 @@ TEST_F(Profiling, EnablingResetsAndDisablingKeepsItReadable)
 	EXPECT_GE(executing, 10 * 1000.0);
 }
 
+// executed_tasks counts the tasks run while profiling was on, as StarPU does:
+// none before the first enable, none after a disable.
+TEST_F(Profiling, ExecutedTasksCountOnlyWhileProfiling)
+{
+	Busy b;
+	b.wanted_us = 100;
+	auto run = [&](int n) {
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_busy(&b), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	};
+	auto executed = [] {
+		int n = 0;
+		for (int w = 0; w < 2; w++) {
+			starpu_profiling_worker_info info;
+			EXPECT_EQ(starpu_profiling_worker_get_info(w, &info), 0);
+			n += info.executed_tasks;
+		}
+		return n;
+	};
+	// Never enabled: nothing counts.
+	run(6);
+	EXPECT_EQ(executed(), 0);
+	run(4);
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	run(10);
+	starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
+	// The tasks run after the disable do not add to the 10.
+	run(7);
+	EXPECT_EQ(executed(), 10);
+	run(3);
+	EXPECT_EQ(executed(), 0);
+	// Enabled again: counting starts from zero, without the tasks run while off.
+	starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+	run(5);
+	EXPECT_EQ(executed(), 5);
+}
+
 TEST_F(Profiling, BadWorkerIsRefusedWithAMessage)
 {
 	starpu_profiling_worker_info info;

@@ -669,6 +669,33 @@ TEST_F(TraceTools, WorkersActivityPicturesAndShares)
 	EXPECT_TRUE(contains(out, "CPU 1: executing 10.0 %, overhead 0.0 %, sleeping 90.0 %\n")) << out;
 }
 
+// A trace shorter than two periods: each worker's one line at the archive's
+// end (30 ms, its period began at 0). The window is what the lines cover,
+// never an error; profiling marks that enclose nothing give way to it.
+TEST_F(TraceTools, WorkersActivityOfAShortTrace)
+{
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed";
+	const std::string lines = "name\t0\tCPU 0\nname\t1\tCPU 1\n0\t30.0\t30.0\t15.0\t6.0\n1\t30.0\t30.0\t3.0\t27.0\n";
+	std::string out, err;
+	for (const std::string &marks : { std::string(), std::string("set_profiling\t30.0\t1\n") }) {
+		ASSERT_TRUE(dir_.write("short.data", lines + marks));
+		ASSERT_EQ(run_in(dir_, "starpu_workers_activity", "short.data", &out, &err), 0) << err;
+		EXPECT_TRUE(contains(out, "START 0 END 0.03\n")) << out;
+		EXPECT_TRUE(contains(out, "CPU 0: executing 50.0 %, overhead 30.0 %, sleeping 20.0 %\n")) << out;
+		EXPECT_TRUE(contains(out, "CPU 1: executing 10.0 %, overhead 0.0 %, sleeping 90.0 %\n")) << out;
+		expect_picture(dir_.file("activity.png"), kPng);
+	}
+	// Lines of no length at one date: a millisecond's window ending there.
+	ASSERT_TRUE(dir_.write("instant.data", "name\t0\tCPU 0\n0\t5.0\t0\t0\t0\n"));
+	ASSERT_EQ(run_in(dir_, "starpu_workers_activity", "instant.data", &out, &err), 0) << err;
+	EXPECT_TRUE(contains(out, "START 0.004 END 0.005\n")) << out;
+	EXPECT_TRUE(contains(out, "CPU 0: no activity in the window\n")) << out;
+	// A window given backwards is the user's mistake: said, with status 2.
+	EXPECT_EQ(run_in(dir_, "starpu_workers_activity", "short.data 20 10", &out, &err), 2);
+	EXPECT_TRUE(contains(err, "must come after its start")) << err;
+}
+
 TEST_F(TraceTools, WorkersActivityErrors)
 {
 	std::string out, err;

@@ -173,8 +173,13 @@ struct astro_trace_task
 	const char *const *coordinates;
 	/** The scheduling context it ran in (0: the default one, or unknown). In place of a reserved pointer, as descriptions. */
 	unsigned sched_ctx;
-	/** Room for growth: NULL. */
-	void *reserved[1];
+	/**
+	 * For each of its handles (nhandles of them), the NUMA nodes holding a
+	 * valid copy when it started: bit n for NUMA node n, -1 for none. NULL
+	 * unless recorded (STARPU_FXT_EVENTS with TASK_VERBOSE_EXTRA). In place
+	 * of the last reserved pointer, as descriptions.
+	 */
+	const int64_t *numa_nodes;
 };
 
 /** A state of a location: a task's execution or a runtime or application state (Sleeping, Callback...). */

@@ -208,6 +208,7 @@ struct worker_reader
 	bool frozen;                   /* profiling was disabled at frozen_ns: report frozen_times */
 	int64_t frozen_ns;
 	struct times frozen_times;
+	unsigned long frozen_executed; /* the worker's executed count at frozen_ns */
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 static struct worker_record records[STARPU_NMAXWORKERS];
@@ -508,7 +509,13 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 		new_base = values;
 		end = rd->start_ns;
 	}
-	unsigned long executed = __atomic_load_n(&_astro_rt.workers[workerid]->executed, __ATOMIC_RELAXED);
+	/* Only the tasks run while profiling was on count, as in StarPU: none
+	 * after a disable, none before the first enable. */
+	unsigned long executed = rd->base_executed;
+	if (profiling_on())
+		executed = __atomic_load_n(&_astro_rt.workers[workerid]->executed, __ATOMIC_RELAXED);
+	else if (rd->frozen)
+		executed = rd->frozen_executed;
 	if (info) {
 		fill_worker_info(info, &values, &rd->base, rd->start_ns, end, stale);
 		info->executed_tasks = (int)(executed - rd->base_executed);
@@ -594,7 +601,16 @@ static void display_worker_summary(FILE *out)
 	fprintf(out, "Worker stats:\n");
 	for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
 		struct starpu_profiling_worker_info info;
+		/* Never profiled: the summary still says how many tasks each worker ran, as StarPU's does. */
+		unsigned long ran = 0;
+		if (!profiling) {
+			starpu_pthread_mutex_lock(&_astro_prof_reader_lock);
+			ran = __atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED) - readers[w].base_executed;
+			starpu_pthread_mutex_unlock(&_astro_prof_reader_lock);
+		}
 		starpu_profiling_worker_get_info((int)w, &info);
+		if (!profiling)
+			info.executed_tasks = (int)ran;
 		char name[64];
 		starpu_worker_get_name((int)w, name, sizeof(name));
 		fprintf(out, "%s\n", name);
@@ -874,6 +890,7 @@ static void feedback_freeze(void)
 			memset(&rd->base, 0, sizeof(rd->base));
 		}
 		rd->frozen_times = values;
+		rd->frozen_executed = _astro_rt.workers[w] ? __atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED) : 0;
 		rd->frozen_ns = end;
 		rd->frozen = true;
 	}

@@ -123,6 +123,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, void 
 		/* The handles follow as "handle" events at the same date: its state waits for the next other event. */
 		if (t->handles)
 			g_array_set_size(t->handles, 0);
+		if (t->numa_nodes)
+			g_array_set_size(t->numa_nodes, 0);
 		l->task_pending = true;
 		l->task_ts = ts;
 		l->task_region = r;
@@ -333,6 +335,14 @@ static void task_handle(struct converter *c, struct location *l, uint64_t value,
 	struct task *t = convert_task(c, l->task_job);
 	struct handle_ref h = { value, a->has[A_MODE] ? a->v[A_MODE].uint32 : 0, a->has[A_SIZE] ? a->v[A_SIZE].uint64 : 0 };
 	t->handles = convert_append(t->handles, &h, sizeof(h));
+	/* NumaNodes, kept beside the handles once one has them (-1 for those without). */
+	if (a->has[A_NUMA_NODES] || t->numa_nodes) {
+		int64_t none = -1;
+		while (LEN(t->numa_nodes) + 1 < LEN(t->handles))
+			t->numa_nodes = convert_append(t->numa_nodes, &none, sizeof(none));
+		int64_t bits = a->has[A_NUMA_NODES] ? a->v[A_NUMA_NODES].int64 : -1;
+		t->numa_nodes = convert_append(t->numa_nodes, &bits, sizeof(bits));
+	}
 }
 
 /* A handle registered (value): its record, and the formats' event. */

@@ -30,6 +30,7 @@ static struct astro_trace_task public_task(const struct converter *c, const stru
 		.subiteration = t->subiteration, .nhandles = LEN(t->handles),
 		.handles = t->handles ? (const struct astro_trace_handle *)(const void *)t->handles->data : NULL,
 		.sched_ctx = t->sched_ctx,
+		.numa_nodes = t->numa_nodes && LEN(t->numa_nodes) == LEN(t->handles) ? (const int64_t *)(const void *)t->numa_nodes->data : NULL,
 	};
 }
 

@@ -28,6 +28,8 @@ static void free_task(gpointer p)
 	struct task *t = p;
 	if (t->handles)
 		g_array_free(t->handles, TRUE);
+	if (t->numa_nodes)
+		g_array_free(t->numa_nodes, TRUE);
 	if (t->deps)
 		g_array_free(t->deps, TRUE);
 	if (t->succs)

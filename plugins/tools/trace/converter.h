@@ -90,6 +90,7 @@ struct task
 	int64_t iteration, subiteration; /* -1: none */
 	unsigned sched_ctx;  /* the scheduling context it ran in (0: the default one, or unknown) */
 	GArray *handles;  /* struct handle_ref; NULL until the first (most tasks of a long trace have none of either) */
+	GArray *numa_nodes; /* int64_t per handle (NumaNodes, TASK_VERBOSE_EXTRA); NULL when none was recorded */
 	GArray *deps;     /* struct dep; NULL until the first */
 	GArray *succs;    /* uint64_t: the jobs declared to wait for this one while it ran or waited; NULL until the first */
 };

@@ -36,6 +36,8 @@ enum category
 	/* Not recorded unless named: they double the events of a task (ready, completed, fetching input; scheduling). */
 	C_TASK_VERBOSE = 128, C_WORKER_VERBOSE = 256,
 	C_MPI = 512,
+	/* TASK_VERBOSE_EXTRA: TASK_VERBOSE and, for each handle of a task that starts, the NUMA nodes holding it. */
+	C_TASK_VERBOSE_EXTRA = 1024,
 };
 #define C_DEFAULT (C_META | C_TASK | C_SCHED | C_WORKER | C_DATA | C_USER | C_EVENT | C_MPI)
 

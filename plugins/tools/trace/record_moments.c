@@ -164,6 +164,21 @@ static void metric(struct location *l, uint64_t ts, uint32_t metric, double valu
 #define ADD_I64(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_INT64, (uint64_t)(int64_t)(v))
 #define ADD_DOUBLE(l, a, v) raw_attr(&(l)->raw, (a), OTF2_TYPE_DOUBLE, raw_double_bits(v))
 
+/* The NUMA nodes (bit n: the RAM node of NUMA id n) holding a valid copy of h; -1 when none does (only on a device). */
+static int64_t numa_nodes_of(starpu_data_handle_t h)
+{
+	int64_t bits = 0;
+	unsigned nodes = starpu_memory_nodes_get_count();
+	for (unsigned m = 0; m < nodes; m++) {
+		if (starpu_node_get_kind(m) != STARPU_CPU_RAM || !starpu_data_is_on_node(h, m))
+			continue;
+		int id = starpu_memory_node_get_devid(m);
+		if (id >= 0 && id < 63)
+			bits |= INT64_C(1) << id;
+	}
+	return bits ? bits : -1;
+}
+
 static void task_started(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	struct starpu_task *task = e->task;
@@ -193,6 +208,8 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		ADD_U32(l, A_MODE, (uint32_t)STARPU_TASK_GET_MODE(task, i));
 		ADD_U64(l, A_SIZE, starpu_data_get_size(h));
+		if (STARPU_UNLIKELY(rec.categories & C_TASK_VERBOSE_EXTRA))
+			ADD_I64(l, A_NUMA_NODES, numa_nodes_of(h));
 		param(l, ts, P_HANDLE, (uint64_t)(uintptr_t)h);
 	}
 }
@@ -244,7 +261,8 @@ static void task_submitted(struct location *l, uint64_t ts, const struct astro_e
 	if (color)
 		ADD_U32(l, A_COLOR, color);
 	param(l, ts, P_SUBMIT, e->job_id);
-	if (task->use_tag)
+	/* A tag for dependencies (use_tag), or one only naming the task (STARPU_TAG_ONLY): both are the task's Tag. */
+	if (task->use_tag || task->tag_id)
 		param(l, ts, P_TASK_TAG, task->tag_id); /* at the submit's date: no new timestamp */
 	if (tag_deps) {
 		/* At the submit's date: OTF2 writes no new timestamp. */
@@ -368,7 +386,8 @@ static void coherency_moment(struct location *l, uint64_t ts, const struct astro
 	}
 }
 
-/* A worker popped job_id: SCHED's pop (the next task start may leave its JobId out), then TASK_VERBOSE's FetchingInput. */
+/* A worker popped job_id: SCHED's pop (the next task start may leave its JobId out), then FetchingInput until its data
+ * is there (a worker state, recorded by default as StarPU does: WORKER, or TASK_VERBOSE as before). */
 static void task_popped(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	if (rec.categories & C_SCHED) {
@@ -376,7 +395,7 @@ static void task_popped(struct location *l, uint64_t ts, const struct astro_even
 		l->last_pop = e->job_id;
 		l->popped = true;
 	}
-	if (rec.categories & C_TASK_VERBOSE)
+	if (rec.categories & (C_TASK_VERBOSE | C_WORKER))
 		enter(l, ts, S_FETCHING_INPUT);
 }
 
@@ -602,8 +621,8 @@ static uint64_t moments_of(unsigned categories)
 			B(SUBMIT_STAGE_BEGIN) | B(SUBMIT_STAGE_END);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
-	if (categories & C_WORKER)
-		mask |= B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
+	if (categories & C_WORKER) /* FetchingInput: from the pop to the data's arrival */
+		mask |= B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
 			B(APP_WAIT_END);
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);

@@ -89,7 +89,8 @@
 	X(A_COHERENCY, "Coherency", UINT32) \
 	X(A_PREFETCH, "Prefetch", UINT32) \
 	X(A_ACQUIRE, "Acquire", UINT32) \
-	X(A_SCHED_CTX, "SchedCtx", UINT32)   /* on a task's Enter: the scheduling context it runs in, when not 0 */
+	X(A_SCHED_CTX, "SchedCtx", UINT32)   /* on a task's Enter: the scheduling context it runs in, when not 0 */ \
+	X(A_NUMA_NODES, "NumaNodes", INT64)  /* on a task's handle (TASK_VERBOSE_EXTRA): bit n for NUMA node n holding a valid copy */
 
 /* Worker and thread states (OTF2 regions of role FUNCTION, description "state"); task regions have description "task". */
 #define TRACE_STATES(X) \

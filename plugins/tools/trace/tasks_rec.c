@@ -120,9 +120,21 @@ static void tasks_rec_task(void *state, const struct astro_trace_task *t)
 			fputs("\nSizes:", f);
 			for (unsigned k = 0; k < t->nhandles; k++)
 				fprintf(f, " %" PRIu64, t->handles[k].size);
+			/* Each handle's NUMA nodes, separated by commas; -1 when not recorded (TASK_VERBOSE_EXTRA) or none. */
 			fputs("\nNumaNodes:", f);
-			for (unsigned k = 0; k < t->nhandles; k++)
-				fputs(" -1", f);
+			for (unsigned k = 0; k < t->nhandles; k++) {
+				int64_t bits = t->numa_nodes ? t->numa_nodes[k] : -1;
+				if (bits <= 0) {
+					fputs(" -1", f);
+					continue;
+				}
+				const char *sep = " ";
+				for (int n = 0; n < 63; n++)
+					if (bits & (INT64_C(1) << n)) {
+						fprintf(f, "%s%d", sep, n);
+						sep = ",";
+					}
+			}
 			fputc('\n', f);
 		}
 	}

@@ -360,20 +360,30 @@ TEST(Trace, EventCategoriesLimitWhatIsRecorded)
 	EXPECT_TRUE(contains(o.text, "Value: 4242"));
 }
 
+// FetchingInput is a worker state recorded by default (WORKER), as StarPU
+// does: the handbook's first Gantt diagnosis reads it. Without WORKER nor
+// TASK_VERBOSE it is not; the verbose categories add the rest.
 TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 {
 	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
-	TraceDir plain, verbose;
+	TraceDir plain, verbose, task_only;
 	traced_run(plain);
 	{
 		ScopedEnv events("STARPU_FXT_EVENTS", "task|task_verbose, WORKER_VERBOSE");
 		traced_run(verbose);
 	}
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "TASK|SCHED");
+		traced_run(task_only);
+	}
 	Output p = run("otf2-print '" + plain.archive() + "/traces.otf2'");
 	Output v = run("otf2-print '" + verbose.archive() + "/traces.otf2'");
+	Output t = run("otf2-print '" + task_only.archive() + "/traces.otf2'");
 	ASSERT_EQ(v.status, 0) << v.text;
-	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 0u) << "not by default: it doubles a task's events";
+	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 2u * (kChain + 2)) << "by default: one per task";
+	EXPECT_EQ(count(p.text, "Region: \"PushingOutput\""), 0u) << "not by default: it is TASK_VERBOSE's";
+	EXPECT_EQ(count(t.text, "Region: \"FetchingInput\""), 0u) << "neither WORKER nor TASK_VERBOSE";
 	EXPECT_EQ(count(v.text, "Region: \"FetchingInput\""), 2u * (kChain + 2));
 	EXPECT_GT(count(v.text, "Region: \"Scheduling\""), 0u);
 	EXPECT_EQ(count(v.text, "Region: \"PushingOutput\""), 2u * kChain) << "the tasks with data";
@@ -684,6 +694,45 @@ void traced_and_converted(const TraceDir &dir, void (*body)(), std::string *out)
 	*out = dir.path() + "/out";
 	Output o = run(tool() + " -number-events -d '" + *out + "' -i '" + dir.archive() + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
+}
+
+// tasks.rec's Tag is the task's tag however it was given (use_tag,
+// STARPU_TAG_ONLY, a tag_id without use_tag); NumaNodes, with
+// TASK_VERBOSE_EXTRA, is the NUMA node holding each handle (node 0 on a
+// CPU-only run: the data is in main memory), and -1 without it.
+void tagged_tasks()
+{
+	static double v[8];
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v, 8, sizeof(double));
+	static starpu_codelet cl = cpu_codelet(noop, 1, "tagged");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, STARPU_TAG_ONLY, (starpu_tag_t)0xa1, 0), 0);
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, STARPU_TAG, (starpu_tag_t)0xa2, 0), 0);
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->handles[0] = h;
+	t->tag_id = 0xa3;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+TEST(TraceTool, TasksRecTagAndNumaNodes)
+{
+	for (bool extra : { false, true }) {
+		TraceDir dir;
+		std::string out;
+		{
+			ScopedEnv events("STARPU_FXT_EVENTS", extra ? "TASK|TASK_VERBOSE_EXTRA" : "TASK");
+			traced_and_converted(dir, tagged_tasks, &out);
+		}
+		std::string tasks = read_file(out + "/tasks.rec");
+		for (const char *tag : { "Tag: a1\n", "Tag: a2\n", "Tag: a3\n" })
+			EXPECT_EQ(count(tasks, tag), 1u) << tag << tasks;
+		EXPECT_EQ(count(tasks, "NumaNodes: "), 3u) << tasks;
+		EXPECT_EQ(count(tasks, extra ? "NumaNodes: 0\n" : "NumaNodes: -1\n"), 3u) << "extra " << extra << ": " << tasks;
+	}
 }
 
 constexpr int kFlow = 6;
@@ -1007,6 +1056,31 @@ TEST(TraceTool, GenerateTraceConvertsAtShutdown)
 	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data", "trace.json" })
 		EXPECT_TRUE(file_exists(dir.path() + "/" + f)) << f;
 	EXPECT_TRUE(contains(read_file(dir.path() + "/dag.dot"), "[label=\"task\"]")) << "-label-deps was applied";
+}
+
+// Without STARPU_FXT_PREFIX the raw archive goes to the temporary folder and
+// the generated files to the current directory, as the handbook says.
+TEST(TraceTool, GenerateTraceWithoutPrefixWritesIntoTheCurrentDirectory)
+{
+	TraceDir raw, here;
+	char cwd[4096];
+	ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+	ASSERT_EQ(chdir(here.path().c_str()), 0);
+	{
+		ScopedEnv tmpdir("TMPDIR", raw.path());
+		ScopedEnv prefix("STARPU_FXT_PREFIX", nullptr);
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv generate("STARPU_GENERATE_TRACE", "1");
+		Runtime rt(2);
+		EXPECT_TRUE(rt.ok());
+		if (rt.ok())
+			workload();
+	}
+	ASSERT_EQ(chdir(cwd), 0);
+	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data" })
+		EXPECT_TRUE(file_exists(here.path() + "/" + f)) << f;
+	EXPECT_TRUE(file_exists(raw.archive() + "/traces.otf2")) << "the raw archive stays in the temporary folder";
+	EXPECT_FALSE(file_exists(raw.path() + "/paje.trace"));
 }
 
 // The trace format plugins built for these tests (test_formats/, test_formats_bad/): make check runs the test in their folder.

@@ -29,12 +29,13 @@
 static bool recording; /* init started a recording, which fini ends */
 
 /* STARPU_FXT_EVENTS: StarPU's category names, separated by ',' or '|'; unknown ones are reported and skipped.
- * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed, FetchingInput, PushingOutput;
- * WORKER_VERBOSE: Scheduling), which would double the cost of a task. */
+ * Unset: every category but the verbose ones (TASK_VERBOSE: ready, completed, PushingOutput, submission stages;
+ * WORKER_VERBOSE: Scheduling), which would double the cost of a task. FetchingInput, the state of a worker waiting
+ * for its task's data, comes with WORKER (recorded by default, as in StarPU) or TASK_VERBOSE. */
 static unsigned parse_categories(const char *s)
 {
 	static const struct { const char *name; unsigned cat; } names[] = {
-		{ "USER", C_USER }, { "TASK", C_TASK }, { "TASK_VERBOSE", C_TASK_VERBOSE }, { "TASK_VERBOSE_EXTRA", C_TASK_VERBOSE },
+		{ "USER", C_USER }, { "TASK", C_TASK }, { "TASK_VERBOSE", C_TASK_VERBOSE }, { "TASK_VERBOSE_EXTRA", C_TASK_VERBOSE | C_TASK_VERBOSE_EXTRA },
 		{ "DATA", C_DATA }, { "DATA_VERBOSE", C_DATA }, { "WORKER", C_WORKER }, { "WORKER_VERBOSE", C_WORKER_VERBOSE },
 		{ "DSM", C_DATA }, { "DSM_VERBOSE", C_DATA }, { "SCHED", C_SCHED }, { "SCHED_VERBOSE", C_SCHED },
 		{ "LOCK", 0 }, { "LOCK_VERBOSE", 0 }, { "EVENT", C_EVENT }, { "EVENT_VERBOSE", C_EVENT }, { "MPI", C_MPI },
@@ -115,13 +116,19 @@ static int init(void)
 	return 0;
 }
 
-/* STARPU_GENERATE_TRACE=1: starpu_fxt_tool's conversion of the archive in dir, into STARPU_FXT_PREFIX, with
- * STARPU_GENERATE_TRACE_OPTIONS. */
+/* STARPU_GENERATE_TRACE=1: starpu_fxt_tool's conversion of the archive in dir, with STARPU_GENERATE_TRACE_OPTIONS,
+ * into STARPU_FXT_PREFIX when it is set, else into the current directory (as the handbook says: the raw archive
+ * goes to the temporary folder by default, the files made from it where the application runs). */
 static void generate_trace(const char *dir)
 {
 	const char *options = astro_env_string("STARPU_GENERATE_TRACE_OPTIONS", 4096, NULL);
+	const char *prefix = astro_env_string("STARPU_FXT_PREFIX", ASTRO_ENV_PATH_MAX, NULL);
 	char **argv = NULL;
-	char *line = g_strdup_printf("starpu_fxt_tool -d %s %s -i %s", record_archive_prefix(), options ? options : "", dir);
+	char *out = g_shell_quote(prefix && *prefix ? record_archive_prefix() : ".");
+	char *in = g_shell_quote(dir);
+	char *line = g_strdup_printf("starpu_fxt_tool -d %s %s -i %s", out, options ? options : "", in);
+	g_free(out);
+	g_free(in);
 	gint argc = 0;
 	if (!g_shell_parse_argv(line, &argc, &argv, NULL)) {
 		astro_log_error(WHAT, "STARPU_GENERATE_TRACE_OPTIONS='%s' cannot be parsed: the trace is not converted", options);
