@@ -23,6 +23,7 @@
  * Times are in ms, as StarPU's.
  */
 #include "models.h"
+#include <limits.h>
 #include <math.h>
 
 #ifdef ASTRO_HAVE_GLPK
@@ -814,11 +815,20 @@ void starpu_bound_print_dot(FILE *output)
 
 /* ------------------------------------------------------------ the solution */
 
+/* How long GLPK may search, in seconds (0: no limit): an integer program with dependencies can take
+ * hours for a few dozen tasks. */
+#define BOUND_TIME_LIMIT_ENV "ASTROLABE_BOUND_TIME_LIMIT"
+#define BOUND_TIME_LIMIT_DEFAULT 60
+
 #ifdef ASTRO_HAVE_GLPK
 /* Solves lp (in integers when integer); *value gets the optimum, share (optional, ntask_kinds x nworker_kinds)
- * how many tasks of each kind each kind of worker runs. Returns 0 or -1 (with a message). */
-static int lp_solve(const struct lp *lp, bool integer, double *value, double *share, const char *fn)
+ * how many tasks of each kind each kind of worker runs. Returns 0 or -1 (with a message). When the
+ * time limit ends an integer search, *value is the best integer solution found (said, with its gap to
+ * relaxed, the relaxed bound) or, when none was found, relaxed itself; the return is then 1. */
+static int lp_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
 {
+	int limit_s = _astro_env_int_in(BOUND_TIME_LIMIT_ENV, 0, 7 * 24 * 3600, BOUND_TIME_LIMIT_DEFAULT);
+	int limit_ms = limit_s > 0 && limit_s < INT_MAX / 1000 ? limit_s * 1000 : INT_MAX;
 	glp_prob *P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	int ncols = (int)lp->cols->len, nrows = (int)lp->rows->len;
@@ -854,24 +864,45 @@ static int lp_solve(const struct lp *lp, bool integer, double *value, double *sh
 		glp_init_iocp(&parm);
 		parm.msg_lev = GLP_MSG_OFF;
 		parm.presolve = GLP_ON;
+		parm.tm_lim = limit_ms;
 		int err = glp_intopt(P, &parm);
-		if (err == 0 && glp_mip_status(P) == GLP_OPT)
+		if (err == 0 && glp_mip_status(P) == GLP_OPT) {
 			ret = 0;
-		else
+		} else if (err == GLP_ETMLIM && glp_mip_status(P) == GLP_FEAS) {
+			double found = glp_mip_obj_val(P);
+			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s): %.3f ms is the best integer "
+				    "schedule found, %.1f%% above the relaxed bound %.3f ms (the integer optimum lies between them); "
+				    "raise %s (0: no limit) for a tighter one",
+				    fn, limit_s, BOUND_TIME_LIMIT_ENV, found, relaxed > 0 ? (found / relaxed - 1) * 100 : 0.0, relaxed,
+				    BOUND_TIME_LIMIT_ENV);
+			ret = 1;
+		} else if (err == GLP_ETMLIM) {
+			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s) before any integer schedule was "
+				    "found: the integer result is the relaxed bound, %.3f ms; raise %s (0: no limit) to search longer",
+				    fn, limit_s, BOUND_TIME_LIMIT_ENV, relaxed, BOUND_TIME_LIMIT_ENV);
+			*value = relaxed;
+			glp_delete_prob(P);
+			return 1;
+		} else {
 			_astro_error("%s: GLPK found no integer optimum (glp_intopt returned %d, status %d): the relaxed bound still holds",
 				     fn, err, glp_mip_status(P));
+		}
 	} else {
 		glp_smcp parm;
 		glp_init_smcp(&parm);
 		parm.msg_lev = GLP_MSG_OFF;
 		parm.presolve = GLP_ON;
+		parm.tm_lim = limit_ms;
 		int err = glp_simplex(P, &parm);
 		if (err == 0 && glp_get_status(P) == GLP_OPT)
 			ret = 0;
+		else if (err == GLP_ETMLIM)
+			_astro_error("%s: GLPK's simplex stopped at its time limit (%d s, %s) without the relaxed bound: raise %s "
+				     "(0: no limit)", fn, limit_s, BOUND_TIME_LIMIT_ENV, BOUND_TIME_LIMIT_ENV);
 		else
 			_astro_error("%s: GLPK found no optimum (glp_simplex returned %d, status %d)", fn, err, glp_get_status(P));
 	}
-	if (ret == 0) {
+	if (ret >= 0) {
 		*value = integer ? glp_mip_obj_val(P) : glp_get_obj_val(P);
 		for (int c = 1; share && c <= ncols; c++) {
 			const struct lp_col *col = &g_array_index(lp->cols, struct lp_col, c - 1);
@@ -883,9 +914,9 @@ static int lp_solve(const struct lp *lp, bool integer, double *value, double *sh
 	return ret;
 }
 #else
-static int lp_solve(const struct lp *lp, bool integer, double *value, double *share, const char *fn)
+static int lp_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
 {
-	(void)lp, (void)integer, (void)value, (void)share;
+	(void)lp, (void)integer, (void)relaxed, (void)value, (void)share;
 	_astro_error("%s: -ENOSYS: Astrolabe was built without GLPK: install libglpk-dev and configure again, "
 		     "or solve the program starpu_bound_print_lp() writes with an external solver", fn);
 	return -1;
@@ -907,8 +938,8 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 	starpu_pthread_mutex_lock(&rec.lock);
 	bool built = lp_build(&lp, integer != 0, fn);
 	starpu_pthread_mutex_unlock(&rec.lock);
-	if (built && lp_solve(&lp, false, res, NULL, fn) == 0 && integer)
-		lp_solve(&lp, true, integer_res, NULL, fn);
+	if (built && lp_solve(&lp, false, 0, res, NULL, fn) == 0 && integer)
+		lp_solve(&lp, true, *res, integer_res, NULL, fn);
 	lp_free(&lp);
 }
 
@@ -947,10 +978,18 @@ void starpu_bound_print(FILE *output, int integer)
 	for (unsigned p = 0; p < P; p++)
 		names[p] = strdup(task_at(lp.task_kind_first[p])->name);
 	starpu_pthread_mutex_unlock(&rec.lock);
-	double bound;
-	if (lp_solve(&lp, integer != 0, &bound, share, fn) == 0) {
-		fprintf(output, "Theoretical lower bound (%s, %s dependencies): %.3f ms\n", integer ? "integer" : "relaxed",
-			deps ? "with" : "without", bound);
+	double relaxed = 0, bound;
+	int solved = integer ? lp_solve(&lp, false, 0, &relaxed, NULL, fn) : 0;
+	if (solved == 0)
+		solved = lp_solve(&lp, integer != 0, relaxed, &bound, share, fn);
+	if (solved >= 0) {
+		if (solved == 1)
+			fprintf(output, "Theoretical lower bound (relaxed, %s dependencies): %.3f ms; the integer search stopped at "
+					"its time limit (%s): integer result %.3f ms (the warning says which)\n",
+				deps ? "with" : "without", relaxed, BOUND_TIME_LIMIT_ENV, bound);
+		else
+			fprintf(output, "Theoretical lower bound (%s, %s dependencies): %.3f ms\n", integer ? "integer" : "relaxed",
+				deps ? "with" : "without", bound);
 		if (ran)
 			fprintf(output, "Actual execution: %u of %u tasks ran, in %.3f ms (%.1f%% above the bound)\n", ran, lp.ntasks,
 				(last - first) / 1000.0, bound > 0 ? ((last - first) / 1000.0 / bound - 1) * 100 : 0.0);

@@ -115,6 +115,37 @@ TEST_F(Fixture, IndependentTasksOnUnequalWorkers)
 	EXPECT_NEAR(res, 32.0 / 3, 1e-6);
 }
 
+// 64 tasks recorded with dependencies: the integer program (a start, an end, a worker and an order
+// for every pair) takes GLPK far longer than 1 s; its time limit (ASTROLABE_BOUND_TIME_LIMIT, 1 s
+// here) ends the search with the best integer schedule found, or the relaxed bound, and says which.
+TEST_F(Fixture, IntegerSearchStopsAtItsTimeLimit)
+{
+	NEED_GLPK();
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	const int n = 64;
+	std::vector<lengths> l(n);
+	starpu_bound_start(1, 0);
+	for (int i = 0; i < n; i++) {
+		l[i] = { { 100.0 + 37 * (i % 7) + 11 * (i % 5), 160.0 + 23 * (i % 3) + 13 * (i % 11) } };
+		submit(task(&l[i]));
+	}
+	starpu_bound_stop();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	setenv("ASTROLABE_BOUND_TIME_LIMIT", "1", 1);
+	double res = -1, ires = -1;
+	auto start = std::chrono::steady_clock::now();
+	std::string err = stderr_of([&] { starpu_bound_compute(&res, &ires, 1); });
+	double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+	std::string report = printed([](FILE *f) { starpu_bound_print(f, 1); });
+	unsetenv("ASTROLABE_BOUND_TIME_LIMIT");
+	EXPECT_LT(took, 60.0) << "the search ran past its limit of 1 s";
+	EXPECT_TRUE(contains(err, "stopped at its time limit (1 s, ASTROLABE_BOUND_TIME_LIMIT)")) << err;
+	EXPECT_GT(res, 0.0);
+	EXPECT_GE(ires, res - 1e-6) << "an integer result below the relaxed bound";
+	EXPECT_TRUE(contains(report, "the integer search stopped at its time limit (ASTROLABE_BOUND_TIME_LIMIT)")) << report;
+}
+
 const lengths two_four = { { 2000, 4000 } };
 
 // A chain through one handle (implicit data dependencies): 3 tasks of 2 ms on worker 0, 4 ms on worker 1.
