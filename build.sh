@@ -1,16 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Builds Astrolabe from scratch in ./build and runs the demo or the tests.
-#   ./build.sh demo     installs the Debian dependencies, builds, runs examples/demo
-#   ./build.sh test     installs the Debian dependencies, builds, runs the whole test suite
-# Extra configure options may follow (e.g. ./build.sh test --enable-asan).
-# BUILD_DIR=build-NAME builds in ./build-NAME instead (e.g. BUILD_DIR=build-asan),
-# so that several configurations can sit side by side.
+# Builds Astrolabe from scratch and runs the demo or the tests.
+#   ./build.sh demo     installs the Debian dependencies, builds in ./build, runs examples/demo
+#   ./build.sh test     installs the Debian dependencies, builds in ./build-test, runs the whole test suite
+# Each command rebuilds only its own folder, so the tests never delete the demo's
+# results (build/examples/astrolabe-demo). Extra configure options may follow
+# (e.g. ./build.sh test --enable-asan). BUILD_DIR=build-NAME builds in
+# ./build-NAME instead (e.g. BUILD_DIR=build-asan), so that several
+# configurations can sit side by side.
 set -e
 cd "$(dirname "$0")"
 what=${1:-demo}
 [ $# -gt 0 ] && shift
-build=${BUILD_DIR:-build}
+default_build=build
+[ "$what" = test ] && default_build=build-test
+build=${BUILD_DIR:-$default_build}
 case "$build" in
 build-aux|*/*) echo "BUILD_DIR='$build': name a folder build-NAME beside build.sh (it is removed and made again)" >&2; exit 2 ;;
 build|build-?*) ;;
