@@ -187,9 +187,9 @@ static double raw_prediction(struct starpu_perfmodel *model, struct starpu_task 
 		starpu_pthread_mutex_unlock(&s->lock);
 		if (warn) {
 			char name[128];
-			_astro_pm_arch_name(arch, comb, nimpl, name, sizeof(name));
-			_astro_warn("model %s is not calibrated enough for %s: forcing calibration for this run "
-				    "(run with STARPU_CALIBRATE=1 until it is)", model->symbol, name);
+			_astro_pm_arch_words(arch, name, sizeof(name));
+			_astro_warn("model %s is not calibrated enough for %s (implementation %u): forcing calibration for this run "
+				    "(run with STARPU_CALIBRATE=1 until it is)", model->symbol, name, nimpl);
 		}
 		if (force) {
 			int zero = 0;

@@ -408,7 +408,7 @@ TEST_F(Models, RegressionFitsPowerLawWithinItsRange)
 			starpu_perfmodel_update_history(&model, t.task, cpu_arch(), 0, 0, 0.5 * std::pow(4.0 * nx, 1.2));
 			if (round == 0 && nx == 1000) {
 				std::string err = stderr_of([&] { EXPECT_TRUE(std::isnan(starpu_task_expected_length(t.task, cpu_arch(), 0))); });
-				EXPECT_TRUE(contains(err, "model reg is not calibrated enough for cpu0_impl0 (Comb0)")) << err;
+				EXPECT_TRUE(contains(err, "model reg is not calibrated enough for CPU 0 (implementation 0)")) << err;
 			}
 		}
 	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
