@@ -210,6 +210,7 @@ TEST(InstalledPrograms, EachHasAManualPageInstalledInMan1)
 			std::string page = read_file(lines_of(found)[0]);
 			EXPECT_TRUE(contains(page, ".TH")) << p << ": not a manual page";
 			EXPECT_FALSE(contains(page, "manual page for")) << p << ": give it a description in build-aux/man-names";
+			EXPECT_TRUE(contains(page, ".SH \"SEE ALSO\"") && contains(page, ".BR ")) << p << ": no SEE ALSO naming related programs (build-aux/man-names)";
 			EXPECT_FALSE(contains(page, "Traceback")) << p << ": the page was made from a failing --help";
 			if (have_program("groff")) {
 				std::string warnings;
