@@ -430,13 +430,16 @@ void _astro_main_thread_bind(void)
 	starpu_bind_thread_on(pu, main_bind ? STARPU_THREAD_ACTIVE : 0, "main");
 }
 
-/* The default placement: a core each, in order, the application thread's core
- * last, so that it keeps a core of its own while the workers leave one free
- * (wherever the OS started it); past the last core, the order starts again. */
+/* The default placement: a core each, in order; when the workers leave a core
+ * free (keep_main_core), the application thread's core comes last, so that it
+ * keeps a core of its own wherever the OS started it. Past the last core, the
+ * order starts again. */
+static bool keep_main_core;
+
 static int default_pu(unsigned id)
 {
 	unsigned n = _astro_rt.ncores, k = id % n;
-	if (main_core >= 0 && (unsigned)main_core < n)
+	if (keep_main_core && main_core >= 0 && (unsigned)main_core < n)
 		k = k == n - 1 ? (unsigned)main_core : k < (unsigned)main_core ? k : k + 1;
 	return core_first_pu(k);
 }
@@ -575,10 +578,24 @@ int _astro_workers_start(void)
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
 	_astro_memory_nodes_init();
 	say_unserved_counts();
-	for (unsigned i = 0; i < _astro_driver_count(); i++) {
+	/* The counts first: the default placement depends on how many workers there are. */
+	unsigned ndrivers = _astro_driver_count(), total = 0;
+	int *counts = calloc(ndrivers ? ndrivers : 1, sizeof(*counts)), *per_devices = calloc(ndrivers ? ndrivers : 1, sizeof(*per_devices));
+	if (!counts || !per_devices) {
+		free(counts);
+		free(per_devices);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
-		int n = driver_worker_count(d);
-		int per_device = n > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		counts[i] = driver_worker_count(d);
+		per_devices[i] = counts[i] > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
+	}
+	keep_main_core = total < _astro_rt.ncores;
+	for (unsigned i = 0; i < ndrivers; i++) {
+		const struct astro_driver *d = _astro_driver_nth(i);
+		int n = counts[i], per_device = per_devices[i];
 		unsigned pipeline = n > 0 ? pipeline_depth(d) : 1;
 		for (int dev = 0; dev < n; dev++) {
 			if (_astro_rt.nworkers + (unsigned)per_device > STARPU_NMAXWORKERS) {
@@ -595,8 +612,11 @@ int _astro_workers_start(void)
 			}
 			for (int sub = 0; sub < per_device; sub++) {
 				struct _astro_worker *w = worker_new(d, dev, per_device > 1 ? sub : -1, (unsigned)node);
-				if (!w)
+				if (!w) {
+					free(counts);
+					free(per_devices);
 					return -ENOMEM;
+				}
 				w->pipeline = pipeline;
 				if (!d->node_ops)
 					w->memory_node = _astro_numa_node_of_pu(w->bindid);
@@ -608,6 +628,8 @@ int _astro_workers_start(void)
 		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
 			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
 	}
+	free(counts);
+	free(per_devices);
 
 	int ret = _astro_sched_select();
 	if (ret) {
