@@ -168,3 +168,209 @@ TEST_F(Binding, BadCallsAreSaid)
 }
 
 } // namespace
+
+// ------------------------------------------- the application thread and the default placement
+
+namespace {
+
+// hwloc's view of the machine for the tests below.
+struct Machine
+{
+	hwloc_topology_t topo;
+	Machine()
+	{
+		hwloc_topology_init(&topo);
+		hwloc_topology_load(topo);
+	}
+	~Machine() { hwloc_topology_destroy(topo); }
+	unsigned cores() const { return (unsigned)hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE); }
+	unsigned pus() const { return (unsigned)hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU); }
+	// The processing units of the core of unit pu (logical index).
+	hwloc_const_cpuset_t core_of(unsigned pu) const
+	{
+		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, pu);
+		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, obj);
+		return core ? core->cpuset : obj->cpuset;
+	}
+	hwloc_const_cpuset_t unit(unsigned pu) const { return hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, pu)->cpuset; }
+};
+
+// Runs body on a thread of its own, bound to unit pu first (-1: left unbound), so that
+// what starpu_init() does to its caller's binding stays on that thread.
+template <typename F> void on_thread_at(const Machine &m, int pu, F &&body)
+{
+	std::thread t([&] {
+		if (pu >= 0)
+			ASSERT_EQ(hwloc_set_cpubind(m.topo, m.unit((unsigned)pu), HWLOC_CPUBIND_THREAD), 0);
+		body();
+	});
+	t.join();
+}
+
+// The calling thread's binding, as hwloc sees it (a copy to free).
+hwloc_bitmap_t own_binding(const Machine &m)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	EXPECT_EQ(hwloc_get_cpubind(m.topo, set, HWLOC_CPUBIND_THREAD), 0);
+	return set;
+}
+
+} // namespace
+
+// One worker and a free core: the worker leaves the core the application thread runs on alone,
+// whichever core the OS (here the test) put that thread on.
+TEST_F(Binding, TheDefaultPlacementLeavesTheApplicationThreadsCoreFree)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
+	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	for (unsigned pu : { 0u, m.pus() - 1 }) {
+		on_thread_at(m, (int)pu, [&] {
+			ASSERT_EQ(init_with_ncpus(1), 0);
+			hwloc_cpuset_t set = starpu_worker_get_hwloc_cpuset(0);
+			ASSERT_NE(set, nullptr);
+			EXPECT_EQ(hwloc_bitmap_weight(set), 1);
+			EXPECT_FALSE(hwloc_bitmap_intersects(set, m.core_of(pu))) << "the worker is on the application thread's core " << pu;
+			hwloc_bitmap_free(set);
+			// The application thread itself is left where it was (StarPU binds it only when asked).
+			hwloc_bitmap_t mine = own_binding(m);
+			EXPECT_TRUE(hwloc_bitmap_isequal(mine, m.unit(pu)));
+			hwloc_bitmap_free(mine);
+			starpu_shutdown();
+		});
+	}
+	// As many workers as cores: each on a core of its own all the same.
+	on_thread_at(m, 0, [&] {
+		ASSERT_EQ(init_with_ncpus((int)m.cores()), 0);
+		hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+		for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+			int bindid = starpu_worker_get_bindid((int)w);
+			ASSERT_GE(bindid, 0);
+			EXPECT_FALSE(hwloc_bitmap_intersects(seen, m.core_of((unsigned)bindid))) << "two workers on one core";
+			hwloc_bitmap_or(seen, seen, m.core_of((unsigned)bindid));
+		}
+		hwloc_bitmap_free(seen);
+		starpu_shutdown();
+	});
+}
+
+// An explicit list still wins over the default placement.
+TEST_F(Binding, AnExplicitListKeepsTheApplicationThreadsCore)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv cpuid("STARPU_WORKERS_CPUID", "0");
+	on_thread_at(m, 0, [&] {
+		ASSERT_EQ(init_with_ncpus(1), 0);
+		EXPECT_EQ(starpu_worker_get_bindid(0), 0);
+		starpu_shutdown();
+	});
+}
+
+// STARPU_MAIN_THREAD_CPUID binds the thread calling starpu_init() there (and the workers avoid it);
+// STARPU_MAIN_THREAD_COREID the same with a core.
+TEST_F(Binding, MainThreadCpuidBindsTheCaller)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	unsigned last = m.pus() - 1;
+	{
+		ScopedEnv main("STARPU_MAIN_THREAD_CPUID", std::to_string(last));
+		on_thread_at(m, 0, [&] {
+			ASSERT_EQ(init_with_ncpus(1), 0);
+			hwloc_bitmap_t mine = own_binding(m);
+			EXPECT_TRUE(hwloc_bitmap_isequal(mine, m.unit(last)));
+			hwloc_bitmap_free(mine);
+			EXPECT_FALSE(hwloc_bitmap_isset(m.core_of(last), (unsigned)os_index_of((unsigned)starpu_worker_get_bindid(0))));
+			starpu_shutdown();
+		});
+	}
+	{
+		ScopedEnv main("STARPU_MAIN_THREAD_COREID", "0");
+		on_thread_at(m, (int)last, [&] {
+			ASSERT_EQ(init_with_ncpus(1), 0);
+			hwloc_bitmap_t mine = own_binding(m);
+			hwloc_obj_t core0 = hwloc_get_obj_by_type(m.topo, HWLOC_OBJ_CORE, 0);
+			hwloc_obj_t first = hwloc_get_obj_inside_cpuset_by_type(m.topo, core0->cpuset, HWLOC_OBJ_PU, 0);
+			EXPECT_TRUE(hwloc_bitmap_isequal(mine, first->cpuset));
+			hwloc_bitmap_free(mine);
+			EXPECT_FALSE(hwloc_bitmap_intersects(m.core_of(first->logical_index),
+							     m.unit((unsigned)starpu_worker_get_bindid(0))));
+			starpu_shutdown();
+		});
+	}
+}
+
+// STARPU_MAIN_THREAD_BIND=1: the caller gets a unit of its own, taken from the CPU workers by default.
+TEST_F(Binding, MainThreadBindReservesAUnit)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv ncpu("STARPU_NCPU", nullptr);
+	ScopedEnv ncpus("STARPU_NCPUS", nullptr);
+	ScopedEnv bind("STARPU_MAIN_THREAD_BIND", "1");
+	on_thread_at(m, -1, [&] {
+		starpu_conf conf;
+		starpu_conf_init(&conf);
+		conf.ncuda = 0;
+		conf.nopencl = 0;
+		ASSERT_EQ(starpu_init(&conf), 0);
+		EXPECT_EQ(starpu_cpu_worker_get_count(), m.cores() - 1);
+		hwloc_bitmap_t mine = own_binding(m);
+		EXPECT_EQ(hwloc_bitmap_weight(mine), 1);
+		for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
+			hwloc_cpuset_t set = starpu_worker_get_hwloc_cpuset((int)w);
+			EXPECT_FALSE(hwloc_bitmap_intersects(set, mine)) << "worker " << w << " on the application thread's unit";
+			hwloc_bitmap_free(set);
+		}
+		// Active: no other active thread is given it.
+		unsigned next = starpu_get_next_bindid(STARPU_THREAD_ACTIVE, nullptr, 0);
+		EXPECT_FALSE(hwloc_bitmap_isset(mine, (unsigned)os_index_of(next)));
+		hwloc_bitmap_free(mine);
+		starpu_shutdown();
+	});
+}
+
+TEST_F(Binding, BadMainThreadSettingsAreSaid)
+{
+	Machine m;
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	{
+		ScopedEnv main("STARPU_MAIN_THREAD_CPUID", "100000");
+		on_thread_at(m, 0, [&] {
+			std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+			EXPECT_TRUE(contains(err, "STARPU_MAIN_THREAD_CPUID")) << err;
+			EXPECT_EQ(lines_of(err).size(), 1u) << err;
+			hwloc_bitmap_t mine = own_binding(m);
+			EXPECT_TRUE(hwloc_bitmap_isequal(mine, m.unit(0))) << "left where it was";
+			hwloc_bitmap_free(mine);
+			starpu_shutdown();
+		});
+	}
+	{
+		ScopedEnv main("STARPU_MAIN_THREAD_CPUID", "0");
+		ScopedEnv core("STARPU_MAIN_THREAD_COREID", "0");
+		on_thread_at(m, -1, [&] {
+			std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+			EXPECT_TRUE(contains(err, "STARPU_MAIN_THREAD_COREID is ignored")) << err;
+			starpu_shutdown();
+		});
+	}
+	{
+		ScopedEnv bind("STARPU_MAIN_THREAD_BIND", "yes");
+		on_thread_at(m, -1, [&] {
+			std::string err = stderr_of([] { ASSERT_EQ(init_with_ncpus(1), 0); });
+			EXPECT_TRUE(contains(err, "STARPU_MAIN_THREAD_BIND")) << err;
+			starpu_shutdown();
+		});
+	}
+}

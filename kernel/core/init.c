@@ -217,6 +217,7 @@ int starpu_init(struct starpu_conf *user_conf)
 	starpu_pthread_cond_broadcast(&init_cond);
 	starpu_pthread_mutex_unlock(&init_lock);
 	if (ret == 0) {
+		_astro_main_thread_bind();
 		_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_END, .workerid = -1);
 		if (_astro_rt.conf.start_on_pause)
 			starpu_pause();

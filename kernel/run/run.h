@@ -12,6 +12,9 @@
 int _astro_workers_start(void);
 void _astro_workers_stop(void);
 void _astro_workers_free(void);
+/* Binds the thread that called starpu_init() as STARPU_MAIN_THREAD_CPUID, _COREID
+ * or _BIND ask (nothing when none is set); called once the runtime runs. */
+void _astro_main_thread_bind(void);
 /* The calling thread becomes w's (its id, binding, the driver's set-up), and stops being it. */
 void _astro_worker_thread_begin(struct _astro_worker *w);
 void _astro_worker_thread_end(struct _astro_worker *w);

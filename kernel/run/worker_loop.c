@@ -332,6 +332,9 @@ static bool plain_count(const char *text)
 	return *text && text[strspn(text, "0123456789")] == '\0';
 }
 
+/* STARPU_MAIN_THREAD_CPUID or _COREID set; STARPU_MAIN_THREAD_BIND=1 (the application thread, below). */
+static bool main_named, main_bind;
+
 static int driver_worker_count(const struct astro_driver *d)
 {
 	int conf_value = -1;
@@ -348,8 +351,12 @@ static int driver_worker_count(const struct astro_driver *d)
 	}
 	/* Probing devices costs (an OpenCL platform starts its threads, may install
 	 * signal handlers): only when no count is given, or to check a non-zero one. */
-	if (n < 0)
+	if (n < 0) {
 		n = d->default_count();
+		/* STARPU_MAIN_THREAD_BIND reserves a core for the application thread, as StarPU. */
+		if (main_bind && d->archtype == STARPU_CPU_WORKER && n > 1)
+			n--;
+	}
 	int max = d->max_count && n > 0 ? d->max_count() : n;
 	if (n > max) {
 		_astro_warn("%s asks for %d %s workers but only %d can run here: starting %d",
@@ -367,6 +374,74 @@ static int core_first_pu(unsigned core)
 	hwloc_obj_t obj = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, core % _astro_rt.ncores);
 	hwloc_obj_t pu = obj ? hwloc_get_obj_inside_cpuset_by_type(_astro_rt.topology, obj->cpuset, HWLOC_OBJ_PU, 0) : NULL;
 	return pu ? (int)pu->logical_index : (int)(core % _astro_rt.npus);
+}
+
+/* ------------------------------------------------- the application thread */
+
+/* The thread that calls starpu_init(): the unit it is on (hwloc logical index,
+ * -1: unknown) and its core. STARPU_MAIN_THREAD_CPUID or STARPU_MAIN_THREAD_COREID
+ * name that unit (main_named: the thread is bound there once the runtime runs),
+ * otherwise it is where the thread runs at starpu_init(). STARPU_MAIN_THREAD_BIND=1
+ * binds it to a unit of its own (the named one, or a free one), a core fewer
+ * going to the CPU workers by default. */
+static int main_pu = -1, main_core = -1;
+
+static int current_pu(void)
+{
+	hwloc_topology_t topo = _astro_rt.topology;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int pu = -1;
+	if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+		int os = hwloc_bitmap_first(set);
+		hwloc_obj_t obj = os >= 0 ? hwloc_get_pu_obj_by_os_index(topo, (unsigned)os) : NULL;
+		pu = obj ? (int)obj->logical_index : -1;
+	}
+	hwloc_bitmap_free(set);
+	return pu;
+}
+
+static void read_main_thread(void)
+{
+	int npus = (int)_astro_rt.npus, ncores = (int)_astro_rt.ncores;
+	main_bind = _astro_env_int_in("STARPU_MAIN_THREAD_BIND", 0, 1, 0) > 0;
+	int cpuid = _astro_env_int_in("STARPU_MAIN_THREAD_CPUID", -1, npus - 1, -1);
+	int coreid = _astro_env_int_in("STARPU_MAIN_THREAD_COREID", -1, ncores - 1, -1);
+	if (cpuid >= 0 && coreid >= 0)
+		_astro_warn("STARPU_MAIN_THREAD_CPUID and STARPU_MAIN_THREAD_COREID are both set: STARPU_MAIN_THREAD_COREID is ignored");
+	main_named = cpuid >= 0 || coreid >= 0;
+	main_pu = cpuid >= 0 ? cpuid : coreid >= 0 ? core_first_pu((unsigned)coreid) : current_pu();
+	main_core = -1;
+	hwloc_obj_t pu = main_pu >= 0 ? hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, (unsigned)main_pu) : NULL;
+	hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(_astro_rt.topology, HWLOC_OBJ_CORE, pu) : NULL;
+	if (core)
+		main_core = (int)core->logical_index;
+}
+
+void _astro_main_thread_bind(void)
+{
+	if (!main_named && !main_bind)
+		return;
+	int pu = main_pu;
+	if (!main_named) {
+		/* Where it runs now, unless a worker took that unit: then the unit starpu_get_next_bindid() gives. */
+		unsigned here = main_pu >= 0 ? (unsigned)main_pu : 0;
+		pu = (int)starpu_get_next_bindid(STARPU_THREAD_ACTIVE, &here, main_pu >= 0 ? 1 : 0);
+	}
+	starpu_bind_thread_on(pu, main_bind ? STARPU_THREAD_ACTIVE : 0, "main");
+}
+
+/* The default placement: a core each, in order; when the workers leave a core
+ * free (keep_main_core), the application thread's core comes last, so that it
+ * keeps a core of its own wherever the OS started it. Past the last core, the
+ * order starts again. */
+static bool keep_main_core;
+
+static int default_pu(unsigned id)
+{
+	unsigned n = _astro_rt.ncores, k = id % n;
+	if (keep_main_core && main_core >= 0 && (unsigned)main_core < n)
+		k = k == n - 1 ? (unsigned)main_core : k < (unsigned)main_core ? k : k + 1;
+	return core_first_pu(k);
 }
 
 /* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
@@ -438,8 +513,7 @@ static struct _astro_worker *worker_new(const struct astro_driver *d, int devid,
 	} else if (_astro_rt.conf.use_explicit_workers_bindid) {
 		w->bindid = (int)(_astro_rt.conf.workers_bindid[w->id] % _astro_rt.npus);
 	} else {
-		/* One core each; wrap when there are more workers than cores. */
-		w->bindid = core_first_pu((unsigned)w->id);
+		w->bindid = default_pu((unsigned)w->id);
 	}
 	return w;
 }
@@ -497,16 +571,31 @@ int _astro_workers_start(void)
 	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
 	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
 	read_env_bindids();
+	read_main_thread();
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
 	memset(_astro_rt.nworkers_by_arch, 0, sizeof(_astro_rt.nworkers_by_arch));
 	_astro_memory_nodes_init();
 	say_unserved_counts();
-	for (unsigned i = 0; i < _astro_driver_count(); i++) {
+	/* The counts first: the default placement depends on how many workers there are. */
+	unsigned ndrivers = _astro_driver_count(), total = 0;
+	int *counts = calloc(ndrivers ? ndrivers : 1, sizeof(*counts)), *per_devices = calloc(ndrivers ? ndrivers : 1, sizeof(*per_devices));
+	if (!counts || !per_devices) {
+		free(counts);
+		free(per_devices);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
-		int n = driver_worker_count(d);
-		int per_device = n > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		counts[i] = driver_worker_count(d);
+		per_devices[i] = counts[i] > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
+	}
+	keep_main_core = total < _astro_rt.ncores;
+	for (unsigned i = 0; i < ndrivers; i++) {
+		const struct astro_driver *d = _astro_driver_nth(i);
+		int n = counts[i], per_device = per_devices[i];
 		unsigned pipeline = n > 0 ? pipeline_depth(d) : 1;
 		for (int dev = 0; dev < n; dev++) {
 			if (_astro_rt.nworkers + (unsigned)per_device > STARPU_NMAXWORKERS) {
@@ -523,8 +612,11 @@ int _astro_workers_start(void)
 			}
 			for (int sub = 0; sub < per_device; sub++) {
 				struct _astro_worker *w = worker_new(d, dev, per_device > 1 ? sub : -1, (unsigned)node);
-				if (!w)
+				if (!w) {
+					free(counts);
+					free(per_devices);
 					return -ENOMEM;
+				}
 				w->pipeline = pipeline;
 				if (!d->node_ops)
 					w->memory_node = _astro_numa_node_of_pu(w->bindid);
@@ -536,6 +628,8 @@ int _astro_workers_start(void)
 		if (n > 0 && _astro_rt.nactive_drivers < STARPU_NARCH)
 			_astro_rt.active_drivers[_astro_rt.nactive_drivers++] = d;
 	}
+	free(counts);
+	free(per_devices);
 
 	int ret = _astro_sched_select();
 	if (ret) {

@@ -59,9 +59,24 @@ static int cuda_failed(const char *what, cudaError_t err)
 	return -EIO;
 }
 
+/* Is CUDA's driver library there? The runtime needs it for any device, and
+ * looks for it itself at its first call, after setting itself up: without it,
+ * the count is 0 at the cost of a look-up. Left loaded for the runtime. */
+static bool driver_library_present(void)
+{
+	static void *driver;
+	if (!driver)
+		driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_GLOBAL);
+	return driver != NULL;
+}
+
 static int usable_devices(cudaError_t *err)
 {
 	int n = 0;
+	if (!driver_library_present()) {
+		*err = cudaErrorInsufficientDriver;
+		return 0;
+	}
 	*err = cudaGetDeviceCount(&n);
 	if (*err != cudaSuccess)
 		return 0;

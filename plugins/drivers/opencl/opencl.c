@@ -14,10 +14,17 @@
 #include <string.h>
 
 /* Devices of this starpu_init(): opened when first counted (the kernel does
- * not ask when no OpenCL worker is wanted, e.g. STARPU_NOPENCL=0). */
+ * not ask when no OpenCL worker is wanted, e.g. STARPU_NOPENCL=0). Counted by
+ * default (STARPU_NOPENCL unset), the platforms are loaded only when one may
+ * give a device of the wanted types; asked for workers, always. */
+static int default_device_count(void)
+{
+	return astro_opencl_devices_open(true);
+}
+
 static int device_count(void)
 {
-	return astro_opencl_devices_open();
+	return astro_opencl_devices_open(false);
 }
 
 static int has_impl(const struct starpu_codelet *cl, unsigned nimpl)
@@ -136,7 +143,7 @@ static const struct astro_driver opencl_driver = {
 	.where = STARPU_OPENCL,
 	.count_env = "STARPU_NOPENCL",
 	.conf_count_offset = offsetof(struct starpu_conf, nopencl),
-	.default_count = device_count,
+	.default_count = default_device_count,
 	.max_count = device_count,
 	.has_impl = has_impl,
 	.execute = execute,

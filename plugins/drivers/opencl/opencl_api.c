@@ -77,7 +77,7 @@ static bool driver_names_device(const struct starpu_driver *d, int devid)
 	return device && device->device == d->id.opencl_id;
 }
 
-int astro_opencl_devices_open(void)
+int astro_opencl_devices_open(bool quick)
 {
 	_astro_driver_api_set_opencl_matcher(driver_names_device);
 	starpu_pthread_mutex_lock(&table_lock);
@@ -86,11 +86,11 @@ int astro_opencl_devices_open(void)
 		return ndevices;
 	}
 	ndevices = 0;
+	cl_device_type types = wanted_types();
 	cl_platform_id platforms[8];
 	cl_uint nplatforms = 0;
-	if (clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
+	if ((quick && !astro_opencl_platforms_may_offer(types)) || clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
 		nplatforms = 0;
-	cl_device_type types = wanted_types();
 	for (cl_uint p = 0; p < nplatforms && p < 8; p++) {
 		cl_device_id ids[STARPU_MAXOPENCLDEVS];
 		cl_uint nids = 0;

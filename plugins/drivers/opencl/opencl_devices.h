@@ -10,6 +10,7 @@
 
 #include <starpu.h>
 #include <starpu_opencl.h>
+#include <stdbool.h>
 
 struct astro_opencl_device
 {
@@ -23,8 +24,12 @@ struct astro_opencl_device
 /* Picks the devices this starpu_init() may use (STARPU_OPENCL_ON_CPUS,
  * STARPU_OPENCL_ONLY_ON_CPUS) and opens a context and queues on each; returns
  * how many (0 without platform). Cheap once done: the same table until
- * astro_opencl_devices_close(). */
-int astro_opencl_devices_open(void);
+ * astro_opencl_devices_close(). quick: an empty table, without loading any
+ * platform, when astro_opencl_platforms_may_offer() says none can give one. */
+int astro_opencl_devices_open(bool quick);
+/* Can an installed platform give a device of these types? false only when sure
+ * that none can, found without loading them (opencl_icd.c). */
+bool astro_opencl_platforms_may_offer(cl_device_type types);
 void astro_opencl_devices_close(void);
 int astro_opencl_device_count(void);
 /* Device devid of the table, NULL when out of range. */
