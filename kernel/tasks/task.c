@@ -200,6 +200,20 @@ static void run_callbacks(struct _astro_job *job, bool epilogue)
 	_astro_current_task = previous;
 }
 
+/* The epilogue callback, run as the finishing job's (a submission from it is a resubmission, returned). */
+static bool run_epilogue(struct _astro_job *job)
+{
+	struct _astro_job *previous_finishing = finishing_job;
+	bool previous_resubmitted = finishing_resubmitted;
+	finishing_job = job;
+	finishing_resubmitted = false;
+	run_callbacks(job, true);
+	bool resubmitted = finishing_resubmitted;
+	finishing_job = previous_finishing;
+	finishing_resubmitted = previous_resubmitted;
+	return resubmitted;
+}
+
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
@@ -219,19 +233,18 @@ static void job_finish(struct _astro_job *job)
 		__atomic_store_n(&job->pending, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&job->end_pending, 1, __ATOMIC_RELEASE);
 	}
-	if (!task) {
-		release_successors(job);
+	/* As in StarPU: the epilogue callback runs before the successors are released (none of them can be
+	 * running yet), the other callbacks after. */
+	bool epilogue_resubmitted = false;
+	if (task && STARPU_UNLIKELY(task->epilogue_callback_func != NULL))
+		epilogue_resubmitted = run_epilogue(job);
+	release_successors(job);
+	if (!task)
 		return; /* acquire jobs are freed by their releaser */
-	}
 	struct _astro_job *previous_finishing = finishing_job;
 	bool previous_resubmitted = finishing_resubmitted;
 	finishing_job = job;
-	finishing_resubmitted = false;
-	/* As in StarPU: the epilogue callback runs before the successors are released (none of them
-	 * can be running yet), the other callbacks after. */
-	if (STARPU_UNLIKELY(task->epilogue_callback_func != NULL))
-		run_callbacks(job, true);
-	release_successors(job);
+	finishing_resubmitted = epilogue_resubmitted;
 	if (job->tag)
 		_astro_tag_job_done(job->tag, job);
 
