@@ -35,6 +35,7 @@ struct device
 {
 	cudaStream_t transfer_stream; /* the kernel's copies, from any thread */
 	size_t memory;                /* totalGlobalMem */
+	struct cudaDeviceProp prop;   /* starpu_cuda_get_device_properties() */
 };
 
 /* What each CUDA worker has of its own (its thread makes and uses it). */
@@ -70,17 +71,17 @@ static int usable_devices(cudaError_t *err)
 
 static bool device_open(int devid, struct device *d)
 {
-	struct cudaDeviceProp prop;
+	struct cudaDeviceProp *prop = &d->prop;
 	cudaError_t err = cudaSetDevice(devid);
 	if (err == cudaSuccess)
-		err = cudaGetDeviceProperties(&prop, devid);
+		err = cudaGetDeviceProperties(prop, devid);
 	if (err == cudaSuccess)
 		err = cudaStreamCreateWithFlags(&d->transfer_stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess) {
 		astro_log_error("cuda", "device %d could not be opened (%s): it is not used", devid, cudaGetErrorString(err));
 		return false;
 	}
-	d->memory = prop.totalGlobalMem;
+	d->memory = prop->totalGlobalMem;
 	return true;
 }
 
@@ -519,6 +520,12 @@ static void serve_set_device(unsigned devid)
 		cuda_failed("starpu_cuda_set_device", err);
 }
 
+static const void *device_properties(int devid)
+{
+	struct device *d = device_get(devid);
+	return d ? &d->prop : NULL;
+}
+
 static const struct astro_cuda_services services = {
 	.cublas_init = serve_cublas_init,
 	.cublas_set_stream = serve_cublas_set_stream,
@@ -528,6 +535,7 @@ static const struct astro_cuda_services services = {
 	.cusparse_init = serve_cusparse_init,
 	.cusparse_shutdown = serve_cusparse_shutdown,
 	.local_cusparse = local_cusparse,
+	.device_properties = device_properties,
 	.local_stream = local_stream,
 	.local_cublas = local_cublas,
 	.local_cusolver_dn = local_cusolver_dn,

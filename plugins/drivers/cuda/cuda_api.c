@@ -170,6 +170,29 @@ int starpu_cuda_copy3d_async_sync(void *src_ptr, unsigned src_node, void *dst_pt
 	return services()->copy(src_ptr, dst_ptr, blocksize, numblocks_1, ld1_src, ld1_dst, numblocks_2, ld2_src, ld2_dst, stream, (int)kind);
 }
 
+const struct cudaDeviceProp *starpu_cuda_get_device_properties(unsigned workerid)
+{
+	const char *fn = "starpu_cuda_get_device_properties";
+	const struct astro_cuda_services *s = services();
+	if (!s || !s->device_properties) {
+		astro_log_error(fn, "no CUDA worker runs (no CUDA device here, STARPU_NCUDA=0, or outside starpu_init() and "
+				"starpu_shutdown()): worker %u has no CUDA device", workerid);
+		return NULL;
+	}
+	if (workerid >= starpu_worker_get_count()) {
+		astro_log_error(fn, "no worker %u (there are %u)", workerid, starpu_worker_get_count());
+		return NULL;
+	}
+	if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) {
+		char name[64];
+		starpu_worker_get_name((int)workerid, name, sizeof(name));
+		astro_log_error(fn, "worker %u (%s) is not a CUDA worker: give the id of one (starpu_worker_get_ids_by_type)", workerid,
+				name);
+		return NULL;
+	}
+	return (const struct cudaDeviceProp *)s->device_properties(starpu_worker_get_devid((int)workerid));
+}
+
 void starpu_cuda_set_device(unsigned devid)
 {
 	const struct astro_cuda_services *s = services();

@@ -40,6 +40,8 @@ struct astro_cuda_services
 	void (*cusparse_init)(void);
 	void (*cusparse_shutdown)(void);
 	void *(*local_cusparse)(void);
+	/* The struct cudaDeviceProp of CUDA device devid, NULL when it is not open. */
+	const void *(*device_properties)(int devid);
 };
 
 /* Served from the driver's init to its fini; NULL withdraws them. */
