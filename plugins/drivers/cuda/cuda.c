@@ -20,6 +20,9 @@
 #include <cusolverDn.h>
 #include <cusolverSp.h>
 #include <cusparse.h>
+#ifdef STARPU_HAVE_LIBCUBLASLT
+#include <cublasLt.h>
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <astrolabe/thread.h>
@@ -46,6 +49,7 @@ struct worker
 	cusolverDnHandle_t cusolver_dn;
 	cusolverSpHandle_t cusolver_sp;
 	cusparseHandle_t cusparse;
+	void *cublaslt;               /* a cublasLtHandle_t */
 };
 
 static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
@@ -413,6 +417,39 @@ static void cusparse_destroy_here(void *arg)
 		w->cusparse = NULL;
 }
 
+#ifdef STARPU_HAVE_LIBCUBLASLT
+static void *cublaslt_lib;
+static bool cublaslt_tried;
+
+static void cublaslt_create_here(void *arg)
+{
+	(void)arg;
+	struct worker *w = local_worker();
+	__typeof__(cublasLtCreate) *create =
+		LOAD(library("libcublasLt.so." STR(CUBLAS_VER_MAJOR), &cublaslt_lib, &cublaslt_tried), cublasLtCreate);
+	if (!w || w->cublaslt || !create)
+		return;
+	cublasLtHandle_t handle = NULL;
+	cublasStatus_t status = create(&handle);
+	if (status != CUBLAS_STATUS_SUCCESS)
+		astro_log_error("starpu_cublasLt_init", "cuBLASLt error %d on device %d: its handle is not usable", (int)status,
+				starpu_worker_get_devid(starpu_worker_get_id()));
+	else
+		w->cublaslt = handle;
+}
+
+static void cublaslt_destroy_here(void *arg)
+{
+	(void)arg;
+	struct worker *w = local_worker();
+	__typeof__(cublasLtDestroy) *destroy = LOAD(cublaslt_lib, cublasLtDestroy);
+	if (w && w->cublaslt && destroy)
+		destroy((cublasLtHandle_t)w->cublaslt);
+	if (w)
+		w->cublaslt = NULL;
+}
+#endif
+
 /* On every CUDA worker; nothing when there is none (STARPU_NCUDA=0). */
 static void on_cuda_workers(void (*fn)(void *), const char *name)
 {
@@ -454,6 +491,29 @@ static void *local_cusparse(void)
 {
 	struct worker *w = local_worker();
 	return w ? w->cusparse : NULL;
+}
+
+static void serve_cublaslt_init(void)
+{
+#ifdef STARPU_HAVE_LIBCUBLASLT
+	on_cuda_workers(cublaslt_create_here, "starpu_cublasLt_init");
+#else
+	if (starpu_cuda_worker_get_count() > 0)
+		astro_log_error("starpu_cublasLt_init", "the CUDA toolkit of this build has no cublasLt.h: no cuBLASLt handle is made");
+#endif
+}
+
+static void serve_cublaslt_shutdown(void)
+{
+#ifdef STARPU_HAVE_LIBCUBLASLT
+	on_cuda_workers(cublaslt_destroy_here, "starpu_cublasLt_shutdown");
+#endif
+}
+
+static void *local_cublaslt(void)
+{
+	struct worker *w = local_worker();
+	return w ? w->cublaslt : NULL;
 }
 
 static void *local_stream(void)
@@ -536,6 +596,9 @@ static const struct astro_cuda_services services = {
 	.cusparse_shutdown = serve_cusparse_shutdown,
 	.local_cusparse = local_cusparse,
 	.device_properties = device_properties,
+	.cublaslt_init = serve_cublaslt_init,
+	.cublaslt_shutdown = serve_cublaslt_shutdown,
+	.local_cublaslt = local_cublaslt,
 	.local_stream = local_stream,
 	.local_cublas = local_cublas,
 	.local_cusolver_dn = local_cusolver_dn,

@@ -13,6 +13,7 @@
 #include <starpu_cublas.h>
 #include <starpu_cusolver.h>
 #include <starpu_cusparse.h>
+#include <starpu_cublasLt.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
@@ -73,7 +74,24 @@ void starpu_cusparse_shutdown(void)
 	SERVE(cusparse_shutdown);
 }
 
+void starpu_cublasLt_init(void)
+{
+	SERVE(cublaslt_init);
+}
+
+void starpu_cublasLt_shutdown(void)
+{
+	SERVE(cublaslt_shutdown);
+}
+
 #ifdef STARPU_USE_CUDA
+
+#ifdef STARPU_HAVE_LIBCUBLASLT
+cublasLtHandle_t starpu_cublasLt_get_local_handle(void)
+{
+	return (cublasLtHandle_t)SERVED(local_cublaslt);
+}
+#endif
 
 cusparseHandle_t starpu_cusparse_get_local_handle(void)
 {
