@@ -219,8 +219,13 @@ void starpu_data_release_to_on_node(starpu_data_handle_t handle, enum starpu_dat
 	if (held == STARPU_NONE)
 		_astro_error("starpu_data_release_to: the handle is not acquired (or its requests are not granted yet): call "
 			     "starpu_data_acquire first");
-	else if (lower && job)
-		_astro_access_downgrade(job, &job->links[0]);
+	else if (lower && job) {
+		struct _astro_job **reads;
+		unsigned n = _astro_access_downgrade(job, &job->links[0], &reads);
+		for (unsigned i = 0; i < n; i++)
+			_astro_job_release(reads[i]);
+		free(reads);
+	}
 	else if (!lower && down_to_mode != held)
 		_astro_error("starpu_data_release_to: an acquire in mode 0x%x cannot go to mode 0x%x: give STARPU_R (from "
 			     "STARPU_W or STARPU_RW), STARPU_NONE to release it, or its own mode to keep it",

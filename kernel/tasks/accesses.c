@@ -114,7 +114,7 @@ static bool only_reads(struct _astro_job *waiter, starpu_data_handle_t h)
 	return false;
 }
 
-void _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link *link)
+unsigned _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link *link, struct _astro_job ***waiters)
 {
 	starpu_data_handle_t h = link->handle;
 	struct _astro_job **go = NULL;
@@ -149,9 +149,8 @@ void _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link *li
 		starpu_pthread_mutex_unlock(&job->lock);
 	}
 	starpu_pthread_mutex_unlock(&h->lock);
-	for (unsigned i = 0; i < ngo; i++)
-		_astro_job_release(go[i]);
-	free(go);
+	*waiters = go;
+	return ngo;
 }
 
 struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n)
