@@ -83,10 +83,10 @@ static const char *not_evictable(starpu_data_handle_t h, unsigned node, enum sta
 	if (!h->owns_alloc[node])
 		return "the buffer there is the program's";
 	if (!r->in_lru)
-		return "main memory's copy is evicted only to a disk, and there is none";
+		return "a main-memory copy is evicted only to a disk, and there is none";
 	if (r->pinned)
 		return "a running task uses it";
-	if (node == STARPU_MAIN_RAM && ram_copy_in_use(h, &busy))
+	if (_astro_nodes[node].kind == STARPU_CPU_RAM && ram_copy_in_use(h, &busy))
 		return "the program acquired it, or it is partitioned";
 	if (kind >= STARPU_PREFETCH && h->valid[node]) {
 		bool elsewhere = false;
@@ -133,7 +133,7 @@ int starpu_data_evict_from_node(starpu_data_handle_t handle, unsigned node)
 	bool evicted = false;
 	if (!not_evictable(handle, node, STARPU_FETCH)) {
 		bool outer = _astro_evicting_ram;
-		_astro_evicting_ram = node == STARPU_MAIN_RAM;
+		_astro_evicting_ram = _astro_nodes[node].kind == STARPU_CPU_RAM;
 		evicted = _astro_coherency_evict(handle, node);
 		_astro_evicting_ram = outer;
 	}
