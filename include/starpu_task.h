@@ -9,6 +9,7 @@
 #include <math.h>
 #include <assert.h>
 #include <starpu_config.h>
+#include <starpu_util.h>
 #include <starpu_data.h>
 #include <starpu_perfmodel.h>
 #include <starpu_profiling.h>
