@@ -532,6 +532,16 @@ TEST_F(DataApi, ReleaseToLetsReadsGoOn)
 	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
 	reads_go_on_after_release_to(h);
 	starpu_task_wait_for_all();
+	// Lowered before any task came: a read submitted then runs at once.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	starpu_data_release_to(h, STARPU_R);
+	struct starpu_task *reader = starpu_task_create();
+	reader->cl = &read_cl;
+	reader->handles[0] = h;
+	reader->detach = 0;
+	ASSERT_EQ(starpu_task_submit(reader), 0);
+	ASSERT_EQ(starpu_task_wait(reader), 0);
+	starpu_data_release(h);
 	// Its own mode keeps it, STARPU_NONE releases it.
 	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
 	std::string err = stderr_of([&] {
