@@ -156,6 +156,20 @@ unsigned starpu_get_next_bindid(unsigned flags, unsigned *preferred, unsigned np
    not exist or StarPU is not initialised (not bound).
 */
 int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name);
+/** Binds the calling thread where worker workerid runs: its processing unit,
+ * or the whole machine for a worker bound nowhere (unless
+ * STARPU_WORKERS_NOBIND). An error, and no binding, for a worker that does
+ * not exist. */
+void starpu_bind_thread_on_worker(unsigned workerid);
+/** Binds the calling thread where the program's main thread runs: the
+ * processing units no worker is bound on, or the whole machine when the
+ * workers take them all (unless STARPU_WORKERS_NOBIND). */
+void starpu_bind_thread_on_main(void);
+/** Binds the calling thread to processing unit cpuid (an hwloc logical
+ * index), without reserving it as starpu_bind_thread_on() does (unless
+ * STARPU_WORKERS_NOBIND). An error, and no binding, for a unit that does
+ * not exist. */
+void starpu_bind_thread_on_cpu(int cpuid);
 /** Fills the version numbers of the StarPU API this runtime speaks. */
 void starpu_get_version(int *major, int *minor, int *release);
 /** Prints the topology the runtime found. */

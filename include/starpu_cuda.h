@@ -56,6 +56,13 @@ int starpu_cuda_copy3d_async_sync(void *src_ptr, unsigned src_node, void *dst_pt
 				  cudaStream_t stream, enum cudaMemcpyKind kind);
 
 /**
+   The properties (cudaGetDeviceProperties()) of the device of CUDA worker
+   workerid. NULL, said in one line, when workerid is not a CUDA worker or
+   no CUDA worker runs (no device here, STARPU_NCUDA=0).
+*/
+const struct cudaDeviceProp *starpu_cuda_get_device_properties(unsigned workerid);
+
+/**
    Makes devid the calling thread's current CUDA device (cudaSetDevice()).
    Says in one line when it cannot: no CUDA worker runs (no device here,
    STARPU_NCUDA=0), or CUDA refuses the device.

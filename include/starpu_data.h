@@ -77,6 +77,43 @@ void starpu_data_invalidate(starpu_data_handle_t handle);
 void starpu_data_invalidate_submit(starpu_data_handle_t handle);
 /** Tells the runtime the data will not be used again soon. */
 void starpu_data_wont_use(starpu_data_handle_t handle);
+/** Makes every copy of handle hold undefined content, as starpu_data_invalidate(),
+ * keeping the buffers allocated: the next access must write (STARPU_W). */
+void starpu_data_deinitialize(starpu_data_handle_t handle);
+/** As starpu_data_deinitialize(), ordered after the tasks already submitted. */
+void starpu_data_deinitialize_submit(starpu_data_handle_t handle);
+
+/** How urgent a data request is, most urgent first: what a task needs now,
+ * what a task will need soon, a prefetch, a fetch for when the bus is idle. */
+enum starpu_is_prefetch
+{
+	STARPU_FETCH = 0,
+	STARPU_TASK_PREFETCH = 1,
+	STARPU_PREFETCH = 2,
+	STARPU_IDLEFETCH = 3,
+	STARPU_NFETCH
+};
+
+/** Frees the copy of handle on node now, written back first when it is the only
+ * valid one. Returns 0, or -1 when it cannot be evicted (starpu_data_can_evict()
+ * says why not: no such copy, a task uses it, the buffer is the program's). */
+int starpu_data_evict_from_node(starpu_data_handle_t handle, unsigned node);
+/** 1 when the copy of handle on node could be evicted now to make room for a
+ * request of urgency is_prefetch, 0 otherwise. A prefetch or an idle fetch
+ * does not evict the only valid copy (that would cost a write-back). */
+int starpu_data_can_evict(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch is_prefetch);
+/** The state of handle on memory_node: whether a buffer is allocated there,
+ * whether it holds the current value, whether a copy to it is under way, and
+ * whether a fetch or prefetch to it is queued. Each pointer may be NULL. */
+void starpu_data_query_status2(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_loading,
+			       int *is_requested);
+/** As starpu_data_query_status2(), without is_loading. */
+void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_requested);
+/** Registers in *dst_handle a copy of src_handle's current value, for reading
+ * only (a write acquire of it is refused). The copy is a task ordered after
+ * the accesses submitted before; asynchronous unless asynchronous is 0.
+ * Returns 0, or starpu_data_cpy()'s error. */
+int starpu_data_dup_ro(starpu_data_handle_t *dst_handle, starpu_data_handle_t src_handle, int asynchronous);
 
 /** Copies src_handle's content into dst_handle (same interface and size), as a
  * task writing dst_handle and reading src_handle, ordered with their other
@@ -118,6 +155,13 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 void starpu_data_release(starpu_data_handle_t handle);
 /** Releases a handle acquired with starpu_data_acquire_on_node() on node. */
 void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
+/** Lowers the application's most recent acquire of handle to down_to_mode:
+ * STARPU_R from STARPU_W or STARPU_RW lets the reads waiting for it go on
+ * while the program keeps reading (writes still wait); STARPU_NONE releases
+ * it (starpu_data_release()); its own mode keeps it. Other modes are refused. */
+void starpu_data_release_to(starpu_data_handle_t handle, enum starpu_data_access_mode down_to_mode);
+/** As starpu_data_release_to(), for an acquire made on node. */
+void starpu_data_release_to_on_node(starpu_data_handle_t handle, enum starpu_data_access_mode down_to_mode, int node);
 
 /** Turns implicit (sequential-consistency) dependencies on or off for handle. */
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);

@@ -164,8 +164,14 @@ void starpu_block_filter_depth_block(void *father_interface, void *child_interfa
 void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
 /** Picks nparts planes as matrices, from the z given as the filter_arg_ptr value (cast to a pointer). Set get_child_ops to starpu_block_filter_pick_matrix_child_ops. */
 void starpu_block_filter_pick_matrix_z(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
-/** Child interface of starpu_block_filter_pick_matrix_z(): the matrix interface. */
+/** Picks nparts x-z planes as matrices (nx by nz), from the y given as the filter_arg_ptr value (cast to a pointer). Set get_child_ops to starpu_block_filter_pick_matrix_child_ops. */
+void starpu_block_filter_pick_matrix_y(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Child interface of starpu_block_filter_pick_matrix_z() and starpu_block_filter_pick_matrix_y(): the matrix interface. */
 struct starpu_data_interface_ops *starpu_block_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child);
+/** Picks nparts elements along z as variables, from the position filter_arg_ptr points to (uint32_t[3]: x, y, z). Set get_child_ops to starpu_block_filter_pick_variable_child_ops. */
+void starpu_block_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts);
+/** Child interface of starpu_block_filter_pick_variable(): the variable interface. */
+struct starpu_data_interface_ops *starpu_block_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child);
 
 /* --------------------------------------------------------- sparse filters */
 

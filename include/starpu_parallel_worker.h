@@ -9,6 +9,7 @@
 
 #include <hwloc.h>
 #include <starpu_task_util.h>
+#include <starpu_util.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +85,40 @@ int starpu_parallel_worker_print(struct starpu_parallel_worker_config *parallel_
  */
 void starpu_openmp_prologue(void *);
 #define starpu_intel_openmp_mkl_prologue starpu_openmp_prologue
+
+/** @name StarPU 1.3's names (deprecated), which StarPU 1.4 keeps
+ * @{ */
+#define STARPU_CLUSTER_MIN_NB STARPU_PARALLEL_WORKER_MIN_NB
+#define STARPU_CLUSTER_MAX_NB STARPU_PARALLEL_WORKER_MAX_NB
+#define STARPU_CLUSTER_NB STARPU_PARALLEL_WORKER_NB
+#define STARPU_CLUSTER_PREFERE_MIN STARPU_PARALLEL_WORKER_PREFERE_MIN
+#define STARPU_CLUSTER_KEEP_HOMOGENEOUS STARPU_PARALLEL_WORKER_KEEP_HOMOGENEOUS
+#define STARPU_CLUSTER_POLICY_NAME STARPU_PARALLEL_WORKER_POLICY_NAME
+#define STARPU_CLUSTER_POLICY_STRUCT STARPU_PARALLEL_WORKER_POLICY_STRUCT
+#define STARPU_CLUSTER_CREATE_FUNC STARPU_PARALLEL_WORKER_CREATE_FUNC
+#define STARPU_CLUSTER_CREATE_FUNC_ARG STARPU_PARALLEL_WORKER_CREATE_FUNC_ARG
+#define STARPU_CLUSTER_TYPE STARPU_PARALLEL_WORKER_TYPE
+#define STARPU_CLUSTER_AWAKE_WORKERS STARPU_PARALLEL_WORKER_AWAKE_WORKERS
+#define STARPU_CLUSTER_PARTITION_ONE STARPU_PARALLEL_WORKER_PARTITION_ONE
+#define STARPU_CLUSTER_NEW STARPU_PARALLEL_WORKER_NEW
+#define STARPU_CLUSTER_NCORES STARPU_PARALLEL_WORKER_NCORES
+
+/** @deprecated enum starpu_parallel_worker_types under its old name. */
+enum starpu_cluster_types
+{
+	STARPU_CLUSTER_OPENMP,           /**< STARPU_PARALLEL_WORKER_OPENMP */
+	STARPU_CLUSTER_INTEL_OPENMP_MKL, /**< STARPU_PARALLEL_WORKER_INTEL_OPENMP_MKL */
+};
+
+/** @deprecated struct starpu_parallel_worker_config under its old name. */
+struct starpu_cluster_machine;
+/** @deprecated starpu_parallel_worker_init(). */
+struct starpu_cluster_machine *starpu_cluster_machine(hwloc_obj_type_t cluster_level, ...) STARPU_DEPRECATED;
+/** @deprecated starpu_parallel_worker_shutdown(). */
+int starpu_uncluster_machine(struct starpu_cluster_machine *clusters) STARPU_DEPRECATED;
+/** @deprecated starpu_parallel_worker_print(). */
+int starpu_cluster_print(struct starpu_cluster_machine *clusters) STARPU_DEPRECATED;
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,23 @@ starpu_ssize_t starpu_memory_get_available(unsigned node);
 starpu_ssize_t starpu_memory_get_total_all_nodes(void);
 /** Sum of starpu_memory_get_available() over all memory nodes. */
 starpu_ssize_t starpu_memory_get_available_all_nodes(void);
+/** Bytes the runtime counts as used on node (its data, and what was allocated
+ * with STARPU_MALLOC_COUNT); 0, with an error, for a node that does not exist. */
+size_t starpu_memory_get_used(unsigned node);
+/** The same summed over all memory nodes. */
+size_t starpu_memory_get_used_all_nodes(void);
+
+/** An allocation function for starpu_malloc_set_hooks(): puts in *A a buffer of
+ * dim bytes on memory node dst_node (pinned if flags has STARPU_MALLOC_PINNED),
+ * returns 0, or -ENOMEM. */
+typedef int (*starpu_malloc_hook)(unsigned dst_node, void **A, size_t dim, int flags);
+/** The matching free function: frees A, of dim bytes, on dst_node. */
+typedef int (*starpu_free_hook)(unsigned dst_node, void *A, size_t dim, int flags);
+/** Makes starpu_malloc(), starpu_malloc_flags(), starpu_malloc_on_node() (main
+ * memory and NUMA nodes) and the data buffers the runtime allocates there call
+ * malloc_hook, and their frees free_hook. Give both, or both NULL to go back
+ * to the runtime's own allocation (one alone is refused, with an error). */
+void starpu_malloc_set_hooks(starpu_malloc_hook malloc_hook, starpu_free_hook free_hook);
 
 #ifdef __cplusplus
 }

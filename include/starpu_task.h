@@ -9,6 +9,7 @@
 #include <math.h>
 #include <assert.h>
 #include <starpu_config.h>
+#include <starpu_util.h>
 #include <starpu_data.h>
 #include <starpu_perfmodel.h>
 #include <starpu_profiling.h>
@@ -85,6 +86,13 @@ typedef void (*starpu_max_fpga_func_t)(void **, void *);
 struct starpu_task;
 
 /** The computation a task runs, with one implementation per kind of worker. */
+/** @deprecated The value of starpu_codelet::cpu_func telling that the implementations are in cpu_funcs. */
+#define STARPU_MULTIPLE_CPU_IMPLEMENTATIONS ((starpu_cpu_func_t)-1)
+/** @deprecated The same for starpu_codelet::cuda_func and cuda_funcs. */
+#define STARPU_MULTIPLE_CUDA_IMPLEMENTATIONS ((starpu_cuda_func_t)-1)
+/** @deprecated The same for starpu_codelet::opencl_func and opencl_funcs. */
+#define STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS ((starpu_opencl_func_t)-1)
+
 struct starpu_codelet
 {
 	/** Where it may run (STARPU_CPU|...); 0 means "wherever an implementation exists". */
@@ -93,6 +101,14 @@ struct starpu_codelet
 	int (*can_execute)(unsigned workerid, struct starpu_task *task, unsigned nimpl);
 	enum starpu_codelet_type type;
 	int max_parallelism;
+	/** @deprecated The one CPU implementation of StarPU 1.0's codelets: use
+	 * cpu_funcs. Given without cpu_funcs, it becomes cpu_funcs[0] at the first
+	 * submission (and this field STARPU_MULTIPLE_CPU_IMPLEMENTATIONS). */
+	starpu_cpu_func_t cpu_func STARPU_DEPRECATED;
+	/** @deprecated As cpu_func, for cuda_funcs. */
+	starpu_cuda_func_t cuda_func STARPU_DEPRECATED;
+	/** @deprecated As cpu_func, for opencl_funcs. */
+	starpu_opencl_func_t opencl_func STARPU_DEPRECATED;
 	/** CPU implementations, NULL-terminated. */
 	starpu_cpu_func_t cpu_funcs[STARPU_MAXIMPLEMENTATIONS];
 	/** CUDA implementations, NULL-terminated. */

@@ -70,6 +70,17 @@ extern "C" {
 #define STARPU_RMB() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define STARPU_WMB() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define STARPU_SYNCHRONIZE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/** The size of a cache line on this processor, in bytes (to keep data
+ * threads write apart on lines of their own). */
+#if defined(__i386__) || defined(__x86_64__)
+#define STARPU_CACHELINE_SIZE 64
+#elif defined(__ppc__) || defined(__ppc64__) || defined(__powerpc64__) || defined(__ia64__)
+#define STARPU_CACHELINE_SIZE 128
+#elif defined(__s390__) || defined(__s390x__)
+#define STARPU_CACHELINE_SIZE 256
+#else
+#define STARPU_CACHELINE_SIZE 64
+#endif
 
 #define STARPU_ATOMIC_ADD(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
 #define STARPU_ATOMIC_ADDL(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Where threads run: the workers' cpusets (starpu_worker_get_hwloc_cpuset)
 // and units for the program's own threads (starpu_get_next_bindid,
-// starpu_bind_thread_on, STARPU_THREAD_ACTIVE).
+// starpu_bind_thread_on, STARPU_THREAD_ACTIVE), and binding a thread where a
+// unit, a worker or the main thread runs (starpu_bind_thread_on_cpu, _worker,
+// _main).
 #include "helpers.h"
 
 #include <hwloc.h>
@@ -166,6 +168,72 @@ TEST_F(Binding, BadCallsAreSaid)
 	err = stderr_of([] { starpu_get_next_bindid(0, nullptr, 3); });
 	EXPECT_TRUE(contains(err, "preferred is NULL")) << err;
 }
+
+// The processing units (OS indexes) the calling thread may run on, as hwloc reads them.
+hwloc_bitmap_t my_cpuset()
+{
+	hwloc_topology_t topo;
+	hwloc_topology_init(&topo);
+	hwloc_topology_load(topo);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+	hwloc_topology_destroy(topo);
+	return set;
+}
+
+// Runs bind in a thread of its own (the test's thread stays where it was), returns where it ran then.
+template <typename F> hwloc_bitmap_t cpuset_after(F &&bind)
+{
+	hwloc_bitmap_t set = nullptr;
+	std::thread t([&] {
+		bind();
+		set = my_cpuset();
+	});
+	t.join();
+	return set;
+}
+
+TEST_F(Binding, BindThreadOnCpuWorkerAndMain)
+{
+	if (machine_pus() < 2)
+		GTEST_SKIP() << "one processing unit only";
+	ScopedEnv bind("STARPU_WORKERS_NOBIND", nullptr);
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	unsigned last = machine_pus() - 1;
+	hwloc_bitmap_t set = cpuset_after([&] { starpu_bind_thread_on_cpu((int)last); });
+	EXPECT_EQ(hwloc_bitmap_weight(set), 1);
+	EXPECT_TRUE(hwloc_bitmap_isset(set, (unsigned)os_index_of(last)));
+	hwloc_bitmap_free(set);
+
+	hwloc_cpuset_t worker = starpu_worker_get_hwloc_cpuset(0);
+	set = cpuset_after([] { starpu_bind_thread_on_worker(0); });
+	EXPECT_TRUE(hwloc_bitmap_isequal(set, worker));
+	hwloc_bitmap_free(set);
+
+	set = cpuset_after([] { starpu_bind_thread_on_main(); });
+	EXPECT_FALSE(hwloc_bitmap_iszero(set));
+	EXPECT_FALSE(hwloc_bitmap_intersects(set, worker)) << "the worker's unit is not the main thread's";
+	hwloc_bitmap_free(set);
+	hwloc_bitmap_free(worker);
+}
+
+TEST_F(Binding, BindThreadOnBadInputIsSaid)
+{
+	std::string err = stderr_of([] { starpu_bind_thread_on_main(); });
+	EXPECT_TRUE(contains(err, "starpu_bind_thread_on_main: StarPU is not initialised")) << err;
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	err = stderr_of([] {
+		starpu_bind_thread_on_cpu(-1);
+		starpu_bind_thread_on_cpu(1 << 20);
+		starpu_bind_thread_on_worker(99);
+	});
+	EXPECT_TRUE(contains(err, "starpu_bind_thread_on_cpu: processing unit -1 does not exist")) << err;
+	EXPECT_TRUE(contains(err, "starpu_bind_thread_on_cpu: processing unit 1048576 does not exist")) << err;
+	EXPECT_TRUE(contains(err, "starpu_bind_thread_on_worker: no worker 99 (there are 1)")) << err;
+}
+
+static_assert(STARPU_CACHELINE_SIZE >= 64 && (STARPU_CACHELINE_SIZE & (STARPU_CACHELINE_SIZE - 1)) == 0,
+	      "a cache line is a power of two of at least 64 bytes");
 
 } // namespace
 

@@ -9,6 +9,7 @@
 #include <starpu_cusolver.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
+#include <starpu_cublasLt.h>
 #endif
 #include "helpers.h"
 #include <atomic>
@@ -88,12 +89,14 @@ TEST(CudaHelpers, CublasCusolverAndCusparseCallsDoNothingWithoutCudaWorker)
 		starpu_cusolver_init();
 		starpu_cusparse_init();
 		starpu_cusparse_init();
+		starpu_cublasLt_init();
 		std::vector<float> v(16, 1.0f);
 		add_on_cpus(v, 3);
 		EXPECT_EQ(v[0], 4.0f);
 		EXPECT_EQ(v[15], 4.0f);
 		starpu_cusolver_shutdown();
 		starpu_cusparse_shutdown();
+		starpu_cublasLt_shutdown();
 		starpu_cublas_shutdown();
 		starpu_cublas_shutdown();
 		EXPECT_EQ(starpu_cuda_worker_get_count(), 0u);
@@ -308,6 +311,33 @@ TEST_F(Cuda, CusparseHandlesLiveFromInitToShutdown)
 	// Outside a CUDA worker there is no handle.
 	EXPECT_EQ(starpu_cusparse_get_local_handle(), nullptr);
 }
+
+#ifdef STARPU_HAVE_LIBCUBLASLT
+TEST_F(Cuda, CublasLtHandlesLiveFromInitToShutdown)
+{
+	static std::atomic<int> with_handle{0}, runs{0};
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cuda_funcs[0] = [](void **, void *) {
+		with_handle += starpu_cublasLt_get_local_handle() != nullptr;
+		runs++;
+	};
+	cl.nbuffers = 0;
+	starpu_cublasLt_init();
+	with_handle = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_handle.load(), 1);
+	starpu_cublasLt_shutdown();
+	with_handle = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_handle.load(), 0);
+	EXPECT_EQ(starpu_cublasLt_get_local_handle(), nullptr) << "outside a CUDA worker";
+}
+#endif
 
 TEST_F(Cuda, CublasHandlesLiveFromInitToShutdownOnEveryWorker)
 {

@@ -122,6 +122,46 @@ TEST_F(CudaApi, CopiesRoundTripThroughTheDevice)
 	starpu_free_on_node(node, dev, n);
 }
 
+// starpu_cuda_get_device_properties (issue 40): a CUDA worker's device, as CUDA gives it; NULL, said, otherwise.
+TEST_F(CudaApi, DevicePropertiesOfCudaWorkersOnly)
+{
+	int cpu = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
+	ASSERT_GE(cpu, 0);
+	const cudaDeviceProp *prop = nullptr;
+	std::string err = said([&] { prop = starpu_cuda_get_device_properties((unsigned)cpu); });
+	EXPECT_EQ(prop, nullptr);
+	EXPECT_EQ(lines(err), 1u) << err;
+	EXPECT_TRUE(contains(err, "starpu_cuda_get_device_properties")) << err;
+	EXPECT_TRUE(starpu_cuda_worker_get_count() == 0 ? contains(err, "no CUDA worker runs") : contains(err, "is not a CUDA worker")) << err;
+	if (starpu_cuda_worker_get_count() > 0) {
+		err = said([&] { prop = starpu_cuda_get_device_properties(9999); });
+		EXPECT_EQ(prop, nullptr);
+		EXPECT_TRUE(contains(err, "no worker 9999")) << err;
+	}
+}
+
+TEST(CudaWorkers, DevicePropertiesAreTheDevices)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(starpu_init(&conf), 0);
+	unsigned n = starpu_cuda_worker_get_count();
+	if (n == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no CUDA worker here (no device, or STARPU_NCUDA=0)";
+	}
+	for (unsigned i = 0; i < n; i++) {
+		int w = starpu_worker_get_by_type(STARPU_CUDA_WORKER, (int)i);
+		const cudaDeviceProp *prop = starpu_cuda_get_device_properties((unsigned)w);
+		ASSERT_NE(prop, nullptr) << "worker " << w;
+		cudaDeviceProp expected;
+		ASSERT_EQ(cudaGetDeviceProperties(&expected, starpu_worker_get_devid(w)), cudaSuccess);
+		EXPECT_STREQ(prop->name, expected.name);
+		EXPECT_EQ(prop->totalGlobalMem, expected.totalGlobalMem);
+		EXPECT_GT(prop->multiProcessorCount, 0);
+	}
+	starpu_shutdown();
+}
+
 cudaStream_t streams[STARPU_NMAXWORKERS];
 
 void note_stream(void *)

@@ -2,10 +2,17 @@
 // StarPU API items StarPU's own programs use (issue 23): buffers the program
 // sets itself (starpu_data_ptr_register and the *_ptr_register helpers),
 // copies between handles (starpu_data_cpy), the worker collections programs
-// copy (starpu_worker_list, starpu_worker_tree) and data arbiters.
+// copy (starpu_worker_list, starpu_worker_tree) and data arbiters; and the
+// rest of StarPU 1.4's data calls (issue 40): deinitialization, the status of
+// a copy, eviction asked by the program, lowering an acquire
+// (starpu_data_release_to), read-only copies (starpu_data_dup_ro), memory
+// used, allocation hooks and starpu_seed.
 #include "helpers.h"
 
+#include <starpu_rand.h>
+
 #include <algorithm>
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -368,6 +375,299 @@ TEST_F(DataApi, ArbiterBadInput)
 	});
 	EXPECT_EQ(err, "");
 	starpu_data_unregister(hx);
+}
+
+// ------------------------------------------------------------- issue 40
+
+void set_to_arg(void **buffers, void *arg)
+{
+	int *v = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] = (int)(intptr_t)arg;
+}
+
+starpu_codelet set_cl = [] {
+	starpu_codelet cl = cpu_codelet(set_to_arg, 1, "set");
+	cl.modes[0] = STARPU_W;
+	return cl;
+}();
+
+// Deinitialized, no copy is valid, the buffer stays: the next write gives the value again.
+TEST_F(DataApi, DeinitializeLeavesNoValidCopy)
+{
+	std::vector<int> v(8, 5);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(int));
+	int allocated = -1, valid = -1, loading = -1, requested = -1;
+	starpu_data_query_status2(h, STARPU_MAIN_RAM, &allocated, &valid, &loading, &requested);
+	EXPECT_EQ(allocated, 1);
+	EXPECT_EQ(valid, 1);
+	EXPECT_EQ(loading, 0);
+	EXPECT_EQ(requested, 0);
+	starpu_data_deinitialize(h);
+	starpu_data_query_status(h, STARPU_MAIN_RAM, &allocated, &valid, &requested);
+	EXPECT_EQ(allocated, 1) << "the buffer stays";
+	EXPECT_EQ(valid, 0);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0u);
+	ASSERT_EQ(submit_on_handle(&set_cl, h, (void *)(intptr_t)9), 0);
+	// Submitted: after the tasks before it.
+	ASSERT_EQ(submit_on_handle(&add_cl, h, (void *)(intptr_t)1), 0);
+	starpu_data_deinitialize_submit(h);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0u);
+	starpu_data_unregister(h);
+	EXPECT_EQ(v[0], 10) << "the task before the deinitialization ran on the value";
+	std::string err = stderr_of([] {
+		starpu_data_deinitialize(nullptr);
+		starpu_data_deinitialize_submit(nullptr);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_deinitialize: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_deinitialize_submit: NULL handle")) << err;
+}
+
+TEST_F(DataApi, QueryStatusBadInput)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_data_query_status2(h, STARPU_MAIN_RAM, nullptr, nullptr, nullptr, nullptr); // each pointer may be NULL
+	int allocated = -1, valid = -1, loading = -1, requested = -1;
+	std::string err = stderr_of([&] { starpu_data_query_status2(h, 42, &allocated, &valid, &loading, &requested); });
+	EXPECT_TRUE(contains(err, "starpu_data_query_status: no memory node 42")) << err;
+	EXPECT_EQ(allocated + valid + loading + requested, 0);
+	err = stderr_of([&] { starpu_data_query_status(nullptr, 0, &allocated, &valid, &requested); });
+	EXPECT_TRUE(contains(err, "starpu_data_query_status: NULL handle")) << err;
+	starpu_data_unregister(h);
+}
+
+// With main memory only, nothing is the runtime's to evict: refused quietly; bad input said.
+TEST_F(DataApi, EvictWithoutADeviceIsRefused)
+{
+	EXPECT_EQ(STARPU_FETCH, 0);
+	EXPECT_EQ(STARPU_TASK_PREFETCH, 1);
+	EXPECT_EQ(STARPU_PREFETCH, 2);
+	EXPECT_EQ(STARPU_IDLEFETCH, 3);
+	EXPECT_EQ(STARPU_NFETCH, 4);
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_can_evict(h, STARPU_MAIN_RAM, STARPU_FETCH), 0);
+		EXPECT_EQ(starpu_data_evict_from_node(h, STARPU_MAIN_RAM), -1);
+	});
+	EXPECT_EQ(err, "");
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_can_evict(h, 7, STARPU_FETCH), 0);
+		EXPECT_EQ(starpu_data_can_evict(h, STARPU_MAIN_RAM, STARPU_NFETCH), 0);
+		EXPECT_EQ(starpu_data_evict_from_node(nullptr, STARPU_MAIN_RAM), -1);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_can_evict: no memory node 7")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_can_evict: no request urgency 4")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_evict_from_node: NULL handle")) << err;
+	starpu_data_unregister(h);
+}
+
+std::atomic<int> reads_done{0};
+std::atomic<int> writes_done{0};
+
+void count_read(void **, void *)
+{
+	reads_done++;
+}
+
+void count_write(void **, void *)
+{
+	writes_done++;
+}
+
+starpu_codelet read_cl = [] {
+	starpu_codelet cl = cpu_codelet(count_read, 1, "count_read");
+	cl.modes[0] = STARPU_R;
+	return cl;
+}();
+
+starpu_codelet write_cl = [] {
+	starpu_codelet cl = cpu_codelet(count_write, 1, "count_write");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+// A read task submitted while the program holds the data in write mode, waited for
+// once the acquire is lowered to STARPU_R (without the lowering, the wait never ends).
+void reads_go_on_after_release_to(starpu_data_handle_t h)
+{
+	reads_done = 0;
+	writes_done = 0;
+	struct starpu_task *reader = starpu_task_create();
+	reader->cl = &read_cl;
+	reader->handles[0] = h;
+	reader->detach = 0;
+	ASSERT_EQ(starpu_task_submit(reader), 0);
+	starpu_data_release_to(h, STARPU_R);
+	ASSERT_EQ(starpu_task_wait(reader), 0);
+	EXPECT_EQ(reads_done, 1);
+	// A write submitted now waits for the program's read: still waiting after a second read ran.
+	ASSERT_EQ(submit_on_handle(&write_cl, h), 0);
+	struct starpu_task *late_reader = starpu_task_create();
+	late_reader->cl = &read_cl;
+	late_reader->handles[0] = h;
+	late_reader->detach = 0;
+	ASSERT_EQ(starpu_task_submit(late_reader), 0);
+	EXPECT_EQ(writes_done, 0);
+	starpu_data_release(h);
+	ASSERT_EQ(starpu_task_wait(late_reader), 0);
+	EXPECT_EQ(writes_done, 1) << "the read submitted after the write runs after it";
+	EXPECT_EQ(reads_done, 2);
+}
+
+TEST_F(DataApi, ReleaseToLetsReadsGoOn)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	// Granted at once on a free handle, then with a task before it.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	reads_go_on_after_release_to(h);
+	ASSERT_EQ(submit_on_handle(&write_cl, h), 0);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	reads_go_on_after_release_to(h);
+	starpu_task_wait_for_all();
+	// Lowered before any task came: a read submitted then runs at once.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	starpu_data_release_to(h, STARPU_R);
+	struct starpu_task *reader = starpu_task_create();
+	reader->cl = &read_cl;
+	reader->handles[0] = h;
+	reader->detach = 0;
+	ASSERT_EQ(starpu_task_submit(reader), 0);
+	ASSERT_EQ(starpu_task_wait(reader), 0);
+	starpu_data_release(h);
+	// Its own mode keeps it, STARPU_NONE releases it.
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	std::string err = stderr_of([&] {
+		starpu_data_release_to(h, STARPU_R);
+		starpu_data_release_to(h, STARPU_NONE);
+	});
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(starpu_data_acquire_try(h, STARPU_W), 0) << "released";
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+}
+
+TEST_F(DataApi, ReleaseToBadInput)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	std::string err = stderr_of([&] { starpu_data_release_to(h, STARPU_R); });
+	EXPECT_TRUE(contains(err, "starpu_data_release_to: the handle is not acquired")) << err;
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	err = stderr_of([&] { starpu_data_release_to(h, STARPU_W); });
+	EXPECT_TRUE(contains(err, "starpu_data_release_to: an acquire in mode 0x1 cannot go to mode 0x2")) << err;
+	starpu_data_release(h);
+	err = stderr_of([&] { starpu_data_release_to(nullptr, STARPU_R); });
+	EXPECT_TRUE(contains(err, "starpu_data_release_to: NULL handle")) << err;
+	starpu_data_unregister(h);
+}
+
+// The read-only copy keeps the value it was made with; writing it is refused.
+TEST_F(DataApi, DupRoKeepsTheValueOfItsTime)
+{
+	std::vector<int> v(4, 3);
+	starpu_data_handle_t h, ro = nullptr;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), v.size(), sizeof(int));
+	ASSERT_EQ(submit_on_handle(&add_cl, h, (void *)(intptr_t)1), 0);
+	ASSERT_EQ(starpu_data_dup_ro(&ro, h, 1), 0);
+	ASSERT_NE(ro, nullptr);
+	ASSERT_EQ(submit_on_handle(&add_cl, h, (void *)(intptr_t)10), 0);
+	ASSERT_EQ(starpu_data_acquire(ro, STARPU_R), 0);
+	const int *copy = (const int *)starpu_vector_get_local_ptr(ro);
+	for (unsigned i = 0; i < v.size(); i++)
+		EXPECT_EQ(copy[i], 4) << i;
+	starpu_data_release(ro);
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_data_acquire(ro, STARPU_RW), -EINVAL); });
+	EXPECT_TRUE(contains(err, "read-only copy (starpu_data_dup_ro)")) << err;
+	starpu_data_unregister(ro);
+	starpu_data_unregister(h);
+	EXPECT_EQ(v[0], 14);
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_dup_ro(nullptr, h, 0), -EINVAL);
+		EXPECT_EQ(starpu_data_dup_ro(&ro, nullptr, 0), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_dup_ro: NULL dst_handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_dup_ro: NULL handle")) << err;
+	EXPECT_EQ(ro, nullptr);
+}
+
+TEST_F(DataApi, MemoryGetUsedCountsCountedAllocations)
+{
+	size_t before = starpu_memory_get_used(STARPU_MAIN_RAM);
+	void *p = nullptr;
+	ASSERT_EQ(starpu_malloc_flags(&p, 1 << 20, STARPU_MALLOC_COUNT), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + (1 << 20));
+	EXPECT_GE(starpu_memory_get_used_all_nodes(), before + (1 << 20));
+	starpu_free_flags(p, 1 << 20, STARPU_MALLOC_COUNT);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_memory_get_used(99), 0u); });
+	EXPECT_TRUE(contains(err, "starpu_memory_get_used: no memory node 99")) << err;
+}
+
+std::atomic<int> hook_mallocs{0}, hook_frees{0};
+
+int counting_malloc(unsigned node, void **A, size_t dim, int flags)
+{
+	(void)flags;
+	EXPECT_EQ(node, (unsigned)STARPU_MAIN_RAM);
+	hook_mallocs++;
+	*A = malloc(dim ? dim : 1);
+	return *A ? 0 : -ENOMEM;
+}
+
+int counting_free(unsigned node, void *A, size_t dim, int flags)
+{
+	(void)node, (void)dim, (void)flags;
+	hook_frees++;
+	free(A);
+	return 0;
+}
+
+// The program's allocation functions serve starpu_malloc() and the runtime's own data buffers.
+TEST_F(DataApi, MallocHooksServeTheRuntimesAllocations)
+{
+	hook_mallocs = hook_frees = 0;
+	starpu_malloc_set_hooks(counting_malloc, counting_free);
+	void *p = nullptr;
+	ASSERT_EQ(starpu_malloc(&p, 100), 0);
+	EXPECT_EQ(hook_mallocs, 1);
+	starpu_free_noflag(p, 100);
+	EXPECT_EQ(hook_frees, 1);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 16, sizeof(int));
+	ASSERT_EQ(submit_on_handle(&set_cl, h, (void *)(intptr_t)2), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(hook_mallocs, 2) << "the buffer of data registered on no node";
+	starpu_data_unregister(h);
+	EXPECT_EQ(hook_frees, 2);
+	std::string err = stderr_of([] { starpu_malloc_set_hooks(counting_malloc, nullptr); });
+	EXPECT_TRUE(contains(err, "starpu_malloc_set_hooks: only the malloc hook is given")) << err;
+	starpu_malloc_set_hooks(nullptr, nullptr);
+	ASSERT_EQ(starpu_malloc(&p, 100), 0);
+	starpu_free_noflag(p, 100);
+	EXPECT_EQ(hook_mallocs, 2) << "back to the runtime's own";
+	EXPECT_EQ(hook_frees, 2);
+}
+
+TEST(DataApiSeed, SeedFromTheEnvironment)
+{
+	unsetenv("STARPU_RAND_SEED");
+	EXPECT_EQ(starpu_seed(3), 3);
+	setenv("STARPU_RAND_SEED", "7", 1);
+	EXPECT_EQ(starpu_seed(3), 7);
+	starpu_srand48(3);
+	long first = starpu_lrand48();
+	srand48(7);
+	EXPECT_EQ(first, lrand48()) << "starpu_srand48 seeds with starpu_seed";
+	unsetenv("STARPU_RAND_SEED");
 }
 
 } // namespace

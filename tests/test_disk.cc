@@ -338,6 +338,49 @@ TEST_F(Disk, CopiesFromDiskToDisk)
 	EXPECT_EQ(read_file(tmp.file("data")), std::string((const char *)init.data(), n * sizeof(int)));
 }
 
+// The program evicts copies itself (starpu_data_evict_from_node, issue 40): a clean copy on the
+// disk goes at once; the only valid one is written back first; the program's own buffer stays.
+TEST_F(Disk, ProgramEvictsCopies)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string folder = tmp.file("disk");
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)folder.c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	const unsigned n = 1000;
+	std::vector<int> data(n);
+	for (unsigned i = 0; i < n; i++)
+		data[i] = (int)i;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), n, sizeof(int));
+	ASSERT_EQ(starpu_data_acquire_on_node(h, node, STARPU_R), 0);
+	starpu_data_release_on_node(h, node);
+	int allocated = 0, valid = 0, loading = -1, requested = -1;
+	starpu_data_query_status2(h, node, &allocated, &valid, &loading, &requested);
+	EXPECT_EQ(allocated, 1);
+	EXPECT_EQ(valid, 1);
+	EXPECT_EQ(loading, 0);
+	EXPECT_EQ(requested, 0);
+	EXPECT_EQ(starpu_data_can_evict(h, node, STARPU_IDLEFETCH), 1) << "a clean copy: main memory has the value";
+	EXPECT_EQ(starpu_data_can_evict(h, STARPU_MAIN_RAM, STARPU_FETCH), 0) << "the program's buffer";
+	EXPECT_EQ(starpu_data_evict_from_node(h, STARPU_MAIN_RAM), -1);
+	EXPECT_EQ(starpu_data_evict_from_node(h, node), 0);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, node), 0u);
+	EXPECT_EQ(files_in(folder), 0);
+	EXPECT_EQ(starpu_data_evict_from_node(h, node), -1) << "nothing left there";
+	// Written on the disk only: a prefetch would not pay the write-back, an eviction does it.
+	ASSERT_EQ(starpu_data_acquire_on_node(h, node, STARPU_RW), 0);
+	starpu_data_release_on_node(h, node);
+	std::fill(data.begin(), data.end(), -1);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0u);
+	EXPECT_EQ(starpu_data_can_evict(h, node, STARPU_PREFETCH), 0);
+	EXPECT_EQ(starpu_data_can_evict(h, node, STARPU_FETCH), 1);
+	EXPECT_EQ(starpu_data_evict_from_node(h, node), 0);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 1u);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(data[i], (int)i) << "written back from the disk";
+	starpu_data_unregister(h);
+}
+
 // starpu_data_cpy of an interface without copy method (as StarPU's disk_pack makes): packed, then unpacked.
 TEST_F(Disk, DataCpyPacksAnInterfaceWithoutCopyMethod)
 {

@@ -329,6 +329,61 @@ TEST_F(Interfaces, TensorPicks)
 	starpu_data_unregister(h);
 }
 
+// A block's planes along y and z as matrices, and its elements as variables (issue 40).
+TEST_F(Interfaces, BlockPicks)
+{
+	const uint32_t nx = 4, ny = 3, nz = 5, ldy = 5, ldz = 16;
+	std::vector<int> v(ldz * nz, -1);
+	auto at = [](uint32_t x, uint32_t y, uint32_t z) { return (int)(100 * z + 10 * y + x); };
+	for (uint32_t z = 0; z < nz; z++)
+		for (uint32_t y = 0; y < ny; y++)
+			for (uint32_t x = 0; x < nx; x++)
+				v[x + y * ldy + z * ldz] = at(x, y, z);
+	starpu_data_handle_t h;
+	starpu_block_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), ldy, ldz, nx, ny, nz, sizeof(int));
+	struct Pick
+	{
+		void (*func)(void *, void *, starpu_data_filter *, unsigned, unsigned);
+		uint32_t from, nchildren;
+		bool along_y;
+	};
+	for (const Pick &c : { Pick{ starpu_block_filter_pick_matrix_y, 1, 2, true }, Pick{ starpu_block_filter_pick_matrix_z, 2, 3, false } }) {
+		SCOPED_TRACE(c.along_y ? "along y" : "along z");
+		starpu_data_filter f = {};
+		f.filter_func = c.func;
+		f.nchildren = c.nchildren;
+		f.get_child_ops = starpu_block_filter_pick_matrix_child_ops;
+		f.filter_arg_ptr = (void *)(uintptr_t)c.from;
+		starpu_data_partition(h, &f);
+		for (unsigned i = 0; i < c.nchildren; i++) {
+			starpu_data_handle_t child = starpu_data_get_child(h, i);
+			ASSERT_EQ(starpu_matrix_get_nx(child), nx);
+			ASSERT_EQ(starpu_matrix_get_ny(child), c.along_y ? nz : ny);
+			ASSERT_EQ(starpu_matrix_get_local_ld(child), c.along_y ? ldz : ldy);
+			const int *p = (const int *)starpu_matrix_get_local_ptr(child);
+			for (uint32_t r = 0; r < starpu_matrix_get_ny(child); r++)
+				for (uint32_t x = 0; x < nx; x++)
+					ASSERT_EQ(p[x + r * starpu_matrix_get_local_ld(child)],
+						  c.along_y ? at(x, c.from + i, r) : at(x, r, c.from + i));
+		}
+		starpu_data_unpartition(h, STARPU_MAIN_RAM);
+	}
+	uint32_t pos[3] = { 3, 2, 1 };
+	starpu_data_filter f = {};
+	f.filter_func = starpu_block_filter_pick_variable;
+	f.nchildren = 2;
+	f.get_child_ops = starpu_block_filter_pick_variable_child_ops;
+	f.filter_arg_ptr = pos;
+	starpu_data_partition(h, &f);
+	for (unsigned i = 0; i < 2; i++) {
+		starpu_data_handle_t child = starpu_data_get_child(h, i);
+		EXPECT_EQ(starpu_variable_get_elemsize(child), sizeof(int));
+		EXPECT_EQ(*(int *)starpu_variable_get_local_ptr(child), at(3, 2, 1 + i));
+	}
+	starpu_data_unpartition(h, STARPU_MAIN_RAM);
+	starpu_data_unregister(h);
+}
+
 TEST_F(Interfaces, TensorPackUnpackRoundTrip)
 {
 	std::vector<int> v = tensor_data(), w(NX * NY * NZ * NT, 0);

@@ -414,6 +414,40 @@ TEST(ParallelWorker, PartitionsFollowTheOptions)
 	EXPECT_EQ(starpu_parallel_worker_shutdown(pw), 0);
 }
 
+// StarPU 1.3's names (issue 40): a machine's clusters are its parallel workers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(ParallelWorker, ClusterNamesOfStarPU13)
+{
+	ScopedEnv synthetic("HWLOC_SYNTHETIC", two_packages);
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	Runtime rt(4);
+	ASSERT_TRUE(rt.ok());
+	if (!have("eager"))
+		GTEST_SKIP() << "policy eager is not built";
+	struct starpu_cluster_machine *clusters = starpu_cluster_machine(HWLOC_OBJ_PACKAGE, STARPU_CLUSTER_POLICY_NAME, "eager",
+									 STARPU_CLUSTER_TYPE, STARPU_CLUSTER_OPENMP, 0);
+	ASSERT_NE(clusters, nullptr);
+	unsigned main_ctx = starpu_sched_ctx_get_context();
+	EXPECT_STREQ(starpu_sched_ctx_get_sched_policy_name(main_ctx), "eager");
+	testing::internal::CaptureStdout();
+	EXPECT_EQ(starpu_cluster_print(clusters), 0);
+	std::vector<std::string> lines = lines_of(testing::internal::GetCapturedStdout());
+	ASSERT_EQ(lines.size(), 3u);
+	EXPECT_TRUE(contains(lines[0], "2 parallel workers")) << lines[0];
+	seen.reset();
+	ASSERT_EQ(starpu_task_insert(&record_cl, STARPU_PROLOGUE_CALLBACK_POP, &starpu_openmp_prologue, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(seen.ran.load(), 1);
+	EXPECT_EQ(starpu_uncluster_machine(clusters), 0);
+	EXPECT_EQ(starpu_sched_ctx_get_context(), 0u);
+	EXPECT_EQ(starpu_uncluster_machine(nullptr), -1);
+	EXPECT_EQ(starpu_cluster_print(nullptr), -1);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_cluster_machine(HWLOC_OBJ_PACKAGE, STARPU_CLUSTER_NB, 0, 0), nullptr); });
+	EXPECT_TRUE(contains(err, "give a number of parallel workers of at least 1")) << err;
+}
+#pragma GCC diagnostic pop
+
 TEST(ParallelWorker, BadOptionsGetAClearErrorAndLeaveNothing)
 {
 	ScopedEnv synthetic("HWLOC_SYNTHETIC", two_packages);

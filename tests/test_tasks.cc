@@ -4,6 +4,8 @@
 // tasks from several threads.
 #include "helpers.h"
 
+#include <atomic>
+
 #include <astrolabe/observe.h>
 
 #include <set>
@@ -1072,5 +1074,58 @@ TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)
 	EXPECT_TRUE(contains(err, "starpu_init")) << err;
 	starpu_task_clean(&task);
 }
+
+// StarPU 1.0's codelets (issue 40): the deprecated cpu_func runs, and becomes cpu_funcs[0].
+std::atomic<int> old_style_runs{0};
+
+void old_style_cpu(void **, void *)
+{
+	old_style_runs++;
+}
+
+void other_cpu(void **, void *)
+{
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_F(Tasks, DeprecatedCpuFuncRuns)
+{
+	old_style_runs = 0;
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.where = STARPU_CPU;
+	cl.cpu_func = old_style_cpu;
+	cl.name = "old_style";
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(old_style_runs, 3);
+	EXPECT_EQ(cl.cpu_funcs[0], old_style_cpu);
+	EXPECT_EQ(cl.cpu_func, STARPU_MULTIPLE_CPU_IMPLEMENTATIONS);
+	// Already in the array: the marker changes nothing.
+	starpu_codelet multi;
+	starpu_codelet_init(&multi);
+	multi.cpu_func = STARPU_MULTIPLE_CPU_IMPLEMENTATIONS;
+	multi.cpu_funcs[0] = old_style_cpu;
+	ASSERT_EQ(submit_detached(&multi), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(old_style_runs, 4);
+	// Both given: the array wins, said once.
+	starpu_codelet both;
+	starpu_codelet_init(&both);
+	both.cpu_func = other_cpu;
+	both.cpu_funcs[0] = old_style_cpu;
+	both.name = "both";
+	std::string err = stderr_of([&] {
+		ASSERT_EQ(submit_detached(&both), 0);
+		ASSERT_EQ(submit_detached(&both), 0);
+		starpu_task_wait_for_all();
+	});
+	EXPECT_EQ(lines_of(err).size(), 1u) << err;
+	EXPECT_TRUE(contains(err, "codelet 'both' gives both cpu_func and cpu_funcs: cpu_funcs is used")) << err;
+	EXPECT_EQ(old_style_runs, 6);
+}
+#pragma GCC diagnostic pop
 
 } // namespace

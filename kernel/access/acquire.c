@@ -17,6 +17,10 @@ static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_m
 		_astro_error("%s: invalid access mode 0x%x: use STARPU_R, STARPU_W or STARPU_RW", fn, (unsigned)mode);
 		return -EINVAL;
 	}
+	if (handle->readonly && (mode & STARPU_W)) {
+		_astro_error("%s: the handle is a read-only copy (starpu_data_dup_ro): acquire it with STARPU_R", fn);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -147,19 +151,26 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	return 0;
 }
 
+/* The most recent acquire of handle that was granted (requests still pending, of
+ * starpu_data_acquire_cb, are not), NULL when none (handle->lock held). */
+static struct _astro_job **granted_acquire(starpu_data_handle_t handle)
+{
+	struct _astro_job **link = &handle->acquires;
+	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
+		link = &(*link)->next_acquire;
+	return link;
+}
+
 /* Releases the most recent granted acquire of a handle known to be there (its unregistration
  * may be submitted already: it waits for this release). */
 static void release_granted(starpu_data_handle_t handle)
 {
-	/* The most recent acquire that was granted: requests still pending (starpu_data_acquire_cb) stay. */
 	starpu_pthread_mutex_lock(&handle->lock);
 	if (_astro_hold_release(handle)) {
 		starpu_pthread_mutex_unlock(&handle->lock);
 		return;
 	}
-	struct _astro_job **link = &handle->acquires;
-	while (*link && !__atomic_load_n(&(*link)->acquire_ready, __ATOMIC_ACQUIRE))
-		link = &(*link)->next_acquire;
+	struct _astro_job **link = granted_acquire(handle);
 	struct _astro_job *job = *link;
 	if (job) {
 		*link = job->next_acquire;
@@ -187,6 +198,43 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 void starpu_data_release(starpu_data_handle_t handle)
 {
 	starpu_data_release_on_node(handle, STARPU_MAIN_RAM);
+}
+
+void starpu_data_release_to_on_node(starpu_data_handle_t handle, enum starpu_data_access_mode down_to_mode, int node)
+{
+	if (down_to_mode == STARPU_NONE) {
+		starpu_data_release_on_node(handle, node);
+		return;
+	}
+	if (!_astro_data_live(handle, "starpu_data_release_to"))
+		return;
+	starpu_pthread_mutex_lock(&handle->lock);
+	struct _astro_job *job = handle->fast_hold ? NULL : *granted_acquire(handle);
+	enum starpu_data_access_mode held = handle->fast_hold ? handle->fast_hold
+				     : job ? job->links[0].mode & (STARPU_R | STARPU_W) : STARPU_NONE;
+	bool lower = down_to_mode == STARPU_R && (held & STARPU_W);
+	if (lower && handle->fast_hold)
+		handle->fast_hold = STARPU_R; /* granted on a free handle: no access waits for it */
+	starpu_pthread_mutex_unlock(&handle->lock);
+	if (held == STARPU_NONE)
+		_astro_error("starpu_data_release_to: the handle is not acquired (or its requests are not granted yet): call "
+			     "starpu_data_acquire first");
+	else if (lower && job) {
+		struct _astro_job **reads;
+		unsigned n = _astro_access_downgrade(job, &job->links[0], &reads);
+		for (unsigned i = 0; i < n; i++)
+			_astro_job_release(reads[i]);
+		free(reads);
+	}
+	else if (!lower && down_to_mode != held)
+		_astro_error("starpu_data_release_to: an acquire in mode 0x%x cannot go to mode 0x%x: give STARPU_R (from "
+			     "STARPU_W or STARPU_RW), STARPU_NONE to release it, or its own mode to keep it",
+			     (unsigned)held, (unsigned)down_to_mode);
+}
+
+void starpu_data_release_to(starpu_data_handle_t handle, enum starpu_data_access_mode down_to_mode)
+{
+	starpu_data_release_to_on_node(handle, down_to_mode, STARPU_MAIN_RAM);
 }
 
 /* ------------------------------------------------------------ unregister */
@@ -386,6 +434,13 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 		invalidate_now(handle);
 }
 
+/* Invalidation keeps the buffers here: deinitializing is the same. */
+void starpu_data_deinitialize(starpu_data_handle_t handle)
+{
+	if (_astro_data_live(handle, "starpu_data_deinitialize"))
+		invalidate_now(handle);
+}
+
 /* The handle's unregistration may have been submitted since (starpu_data_partition_clean after
  * an invalidate_submit on a piece): it waits for this request, so the handle is still there. */
 static void invalidate_when_ready(void *arg)
@@ -395,12 +450,22 @@ static void invalidate_when_ready(void *arg)
 	release_granted(handle);
 }
 
-void starpu_data_invalidate_submit(starpu_data_handle_t handle)
+static void invalidate_submit(starpu_data_handle_t handle, const char *fn)
 {
-	if (!_astro_data_live(handle, "starpu_data_invalidate_submit"))
+	if (!_astro_data_live(handle, fn))
 		return;
 	/* After the accesses submitted before it, which may still read the copies (a write access: nothing is fetched). */
 	starpu_data_acquire_cb(handle, STARPU_W, invalidate_when_ready, handle);
+}
+
+void starpu_data_invalidate_submit(starpu_data_handle_t handle)
+{
+	invalidate_submit(handle, "starpu_data_invalidate_submit");
+}
+
+void starpu_data_deinitialize_submit(starpu_data_handle_t handle)
+{
+	invalidate_submit(handle, "starpu_data_deinitialize_submit");
 }
 
 void starpu_data_wont_use(starpu_data_handle_t handle)

@@ -80,3 +80,27 @@ int starpu_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_ha
 {
 	return starpu_data_cpy_priority(dst_handle, src_handle, asynchronous, callback_func, callback_arg, STARPU_DEFAULT_PRIO);
 }
+
+int starpu_data_dup_ro(starpu_data_handle_t *dst_handle, starpu_data_handle_t src_handle, int asynchronous)
+{
+	if (!dst_handle) {
+		_astro_error("starpu_data_dup_ro: NULL dst_handle: give where to put the new handle");
+		return -EINVAL;
+	}
+	*dst_handle = NULL;
+	if (!_astro_data_live(src_handle, "starpu_data_dup_ro"))
+		return -EINVAL;
+	/* A copy of its own (not src_handle itself, which may be written later): freed by its unregistration. */
+	starpu_data_handle_t dup;
+	starpu_data_register_same(&dup, src_handle);
+	if (!dup)
+		return -ENOMEM;
+	int ret = starpu_data_cpy(dup, src_handle, asynchronous, NULL, NULL);
+	if (ret) {
+		starpu_data_unregister_no_coherency(dup);
+		return ret;
+	}
+	dup->readonly = true;
+	*dst_handle = dup;
+	return 0;
+}

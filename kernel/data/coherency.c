@@ -380,7 +380,7 @@ static int valid_source(starpu_data_handle_t h, unsigned avoid)
 }
 
 /* Makes node's copy valid (coherency_lock held, node allocated); with async, the copy may still be under way. */
-static int load(starpu_data_handle_t h, unsigned node, bool async, int kind)
+static int load(starpu_data_handle_t h, unsigned node, bool async, enum starpu_is_prefetch kind)
 {
 	int src = valid_source(h, node);
 	if (src < 0)
@@ -406,8 +406,8 @@ static bool has_valid_copy(starpu_data_handle_t h)
 }
 
 /* With async, the copy to node may be left under way (pin must be set: the copy stays until it arrives).
- * kind: what asks, for the observers (StarPU's starpu_is_prefetch: 0 a task's fetch, 1 a task prefetch, 2 a prefetch). */
-static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, int kind)
+ * kind: what asks, for the observers (STARPU_FETCH, STARPU_TASK_PREFETCH or STARPU_PREFETCH). */
+static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, enum starpu_is_prefetch kind)
 {
 	bool reads = (mode & (STARPU_R | STARPU_REDUX)) || !(mode & STARPU_W);
 	bool writes = (mode & (STARPU_W | STARPU_REDUX)) != 0;
@@ -438,7 +438,7 @@ static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_
 	return 0;
 }
 
-static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, int kind)
+static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, enum starpu_is_prefetch kind)
 {
 	MSI_BEFORE(h);
 	int ret = fetch_copies(h, node, mode, pin, async, kind);
@@ -449,7 +449,7 @@ static int fetch_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_
 int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin)
 {
 	starpu_pthread_mutex_lock(&h->coherency_lock);
-	int ret = fetch_locked(h, node, mode, pin, false, 0);
+	int ret = fetch_locked(h, node, mode, pin, false, STARPU_FETCH);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	if (ret == -ENOMEM) {
 		char name[32];
@@ -463,7 +463,7 @@ int _astro_coherency_fetch(starpu_data_handle_t h, unsigned node, enum starpu_da
 int _astro_coherency_fetch_async(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	starpu_pthread_mutex_lock(&h->coherency_lock);
-	int ret = fetch_locked(h, node, mode, true, true, 1);
+	int ret = fetch_locked(h, node, mode, true, true, STARPU_TASK_PREFETCH);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	return ret;
 }
@@ -602,6 +602,7 @@ static starpu_pthread_cond_t queue_cond = STARPU_PTHREAD_COND_INITIALIZER;
 static struct transfer_request *queue_head, *queue_tail;
 static bool transfers_running;
 static bool transfer_moving;             /* the thread moves a request's data (under queue_lock) */
+static struct transfer_request *moving;  /* the request whose data it copies now, NULL when none (under queue_lock) */
 static starpu_pthread_t transfer_thread;
 
 /* A prefetch is a hint: while a writer of the handle runs, the data it would
@@ -610,7 +611,7 @@ static void prefetch_now(starpu_data_handle_t h, unsigned node)
 {
 	starpu_pthread_mutex_lock(&h->coherency_lock);
 	if (!h->writers_running)
-		fetch_locked(h, node, STARPU_R, false, false, 2);
+		fetch_locked(h, node, STARPU_R, false, false, STARPU_PREFETCH);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
@@ -628,8 +629,12 @@ static void *transfer_main(void *arg)
 		if (!queue_head)
 			queue_tail = NULL;
 		transfer_moving = true;
+		moving = r;
 		starpu_pthread_mutex_unlock(&queue_lock);
 		prefetch_now(r->handle, r->node);
+		starpu_pthread_mutex_lock(&queue_lock);
+		moving = NULL;
+		starpu_pthread_mutex_unlock(&queue_lock);
 		transfer_done(r->handle, r->done, r->arg);
 		free(r);
 		starpu_pthread_mutex_lock(&queue_lock);
@@ -688,6 +693,48 @@ bool _astro_transfers_idle(void)
 	bool idle = !queue_head && !transfer_moving;
 	starpu_pthread_mutex_unlock(&queue_lock);
 	return idle;
+}
+
+static bool transfer_requested(starpu_data_handle_t h, unsigned node)
+{
+	starpu_pthread_mutex_lock(&queue_lock);
+	bool requested = moving && moving->handle == h && moving->node == node;
+	for (struct transfer_request *r = queue_head; r && !requested; r = r->next)
+		requested = r->handle == h && r->node == node;
+	starpu_pthread_mutex_unlock(&queue_lock);
+	return requested;
+}
+
+void starpu_data_query_status2(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_loading,
+			       int *is_requested)
+{
+	int allocated = 0, valid = 0, loading = 0, requested = 0;
+	if (!_astro_data_live(handle, "starpu_data_query_status")) {
+		/* reported */
+	} else if (memory_node < 0 || (unsigned)memory_node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_query_status: no memory node %d (there are %u): each status reads 0", memory_node,
+			     starpu_memory_nodes_get_count());
+	} else {
+		starpu_pthread_mutex_lock(&handle->coherency_lock);
+		allocated = handle->replicates[memory_node].allocated;
+		valid = handle->valid[memory_node];
+		loading = handle->replicates[memory_node].copy != NULL;
+		starpu_pthread_mutex_unlock(&handle->coherency_lock);
+		requested = transfer_requested(handle, (unsigned)memory_node);
+	}
+	if (is_allocated)
+		*is_allocated = allocated;
+	if (is_valid)
+		*is_valid = valid;
+	if (is_loading)
+		*is_loading = loading;
+	if (is_requested)
+		*is_requested = requested;
+}
+
+void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_requested)
+{
+	starpu_data_query_status2(handle, memory_node, is_allocated, is_valid, NULL, is_requested);
 }
 
 void _astro_coherency_task_in_ram(struct starpu_task *task)

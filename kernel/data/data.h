@@ -79,6 +79,7 @@ struct _starpu_data_state
 	starpu_pthread_mutex_t redux_lock;          /* one combination of them at a time */
 	struct _astro_worker_buffers *scratch; /* the per-worker STARPU_SCRATCH buffers (worker_buffers.c), NULL when none */
 	bool unregistering;
+	bool readonly;                       /* a copy made by starpu_data_dup_ro(): write acquires are refused */
 	/* partitioning (filters.c): children are views into this handle's buffer */
 	struct _starpu_data_state *father;
 	struct _starpu_data_state **children;    /* starpu_data_partition() */

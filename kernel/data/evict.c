@@ -3,7 +3,8 @@
  * Eviction: when an allocation on a node does not fit under its limit, the
  * memory room (memory/memory.c) asks this room's reclaimer, which frees the
  * node's cached buffers, then the least recently used copies no running
- * task uses, written back first when they are the only valid ones.
+ * task uses, written back first when they are the only valid ones; and the
+ * program's own evictions (starpu_data_evict_from_node, starpu_data_can_evict).
  */
 #include "data/data.h"
 
@@ -67,4 +68,75 @@ static bool reclaim(unsigned node, bool *busy)
 void _astro_lru_init(void)
 {
 	_astro_memory_set_reclaimer(reclaim);
+}
+
+/* ------------------------------------------------- asked by the program */
+
+/* Why handle's copy on node cannot be evicted now for a request of urgency kind, NULL when it
+ * can (coherency_lock held: its replicates do not change meanwhile). */
+static const char *not_evictable(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch kind)
+{
+	struct _astro_replicate *r = &h->replicates[node];
+	bool busy = false;
+	if (!r->allocated)
+		return "it has no copy there";
+	if (!h->owns_alloc[node])
+		return "the buffer there is the program's";
+	if (!r->in_lru)
+		return "a main-memory copy is evicted only to a disk, and there is none";
+	if (r->pinned)
+		return "a running task uses it";
+	if (_astro_nodes[node].kind == STARPU_CPU_RAM && ram_copy_in_use(h, &busy))
+		return "the program acquired it, or it is partitioned";
+	if (kind >= STARPU_PREFETCH && h->valid[node]) {
+		bool elsewhere = false;
+		for (unsigned other = 0; other < _astro_rt.nmemory_nodes && !elsewhere; other++)
+			elsewhere = other != node && h->valid[other];
+		if (!elsewhere)
+			return "it is the only valid copy, and a prefetch does not pay a write-back";
+	}
+	return NULL;
+}
+
+/* The checks of both calls: false (reported) for a dead handle, a node or a kind that does not exist. */
+static bool evict_checks(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch kind, const char *fn)
+{
+	if (!_astro_data_live(handle, fn))
+		return false;
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("%s: no memory node %u (there are %u)", fn, node, starpu_memory_nodes_get_count());
+		return false;
+	}
+	if ((int)kind < STARPU_FETCH || kind >= STARPU_NFETCH) {
+		_astro_error("%s: no request urgency %d: give one of enum starpu_is_prefetch (STARPU_FETCH to STARPU_IDLEFETCH)", fn,
+			     (int)kind);
+		return false;
+	}
+	return true;
+}
+
+int starpu_data_can_evict(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch is_prefetch)
+{
+	if (!evict_checks(handle, node, is_prefetch, "starpu_data_can_evict"))
+		return 0;
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
+	bool can = !not_evictable(handle, node, is_prefetch);
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
+	return can;
+}
+
+int starpu_data_evict_from_node(starpu_data_handle_t handle, unsigned node)
+{
+	if (!evict_checks(handle, node, STARPU_FETCH, "starpu_data_evict_from_node"))
+		return -1;
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
+	bool evicted = false;
+	if (!not_evictable(handle, node, STARPU_FETCH)) {
+		bool outer = _astro_evicting_ram;
+		_astro_evicting_ram = _astro_nodes[node].kind == STARPU_CPU_RAM;
+		evicted = _astro_coherency_evict(handle, node);
+		_astro_evicting_ram = outer;
+	}
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
+	return evicted ? 0 : -1;
 }

@@ -317,20 +317,53 @@ void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_
 	block_filter(father_interface, child_interface, 2, shadow_of(f), id, nparts);
 }
 
+/* The plane at index along y (axis 1: an x-z matrix) or z (axis 2: an x-y matrix) of a block. */
+static void block_pick_matrix(struct starpu_block_interface *father, struct starpu_matrix_interface *child, unsigned axis, uint32_t index)
+{
+	child->id = STARPU_MATRIX_INTERFACE_ID;
+	child->nx = father->nx;
+	child->ny = axis == 1 ? father->nz : father->ny;
+	child->ld = axis == 1 ? father->ldz : father->ldy;
+	child->elemsize = father->elemsize;
+	child->allocsize = (size_t)child->nx * child->ny * father->elemsize;
+	VIEW_MOVE(child, father, (size_t)index * (axis == 1 ? father->ldy : father->ldz) * father->elemsize);
+}
+
 void starpu_block_filter_pick_matrix_z(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	(void)nparts;
 	struct starpu_block_interface *father = father_interface;
-	struct starpu_matrix_interface *child = child_interface;
 	uint32_t z = (uint32_t)(uintptr_t)f->filter_arg_ptr + id;
 	STARPU_ASSERT_MSG(z < father->nz, "pick_matrix_z: plane %u of a block of %u", z, father->nz);
-	child->id = STARPU_MATRIX_INTERFACE_ID;
-	child->nx = father->nx;
-	child->ny = father->ny;
-	child->ld = father->ldy;
-	child->elemsize = father->elemsize;
-	child->allocsize = (size_t)father->nx * father->ny * father->elemsize;
-	VIEW_MOVE(child, father, (size_t)z * father->ldz * father->elemsize);
+	block_pick_matrix(father, child_interface, 2, z);
+}
+
+void starpu_block_filter_pick_matrix_y(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_block_interface *father = father_interface;
+	uint32_t y = (uint32_t)(uintptr_t)f->filter_arg_ptr + id;
+	STARPU_ASSERT_MSG(y < father->ny, "pick_matrix_y: plane %u of a block of %u", y, father->ny);
+	block_pick_matrix(father, child_interface, 1, y);
+}
+
+void starpu_block_filter_pick_variable(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
+{
+	(void)nparts;
+	struct starpu_block_interface *father = father_interface;
+	const uint32_t *pos = f->filter_arg_ptr;
+	uint32_t x = pos ? pos[0] : 0, y = pos ? pos[1] : 0, z = (pos ? pos[2] : 0) + id;
+	STARPU_ASSERT_MSG(x < father->nx && y < father->ny && z < father->nz, "pick_variable: (%u, %u, %u) outside a %ux%ux%u block",
+			  x, y, z, father->nx, father->ny, father->nz);
+	size_t bytes = ((size_t)z * father->ldz + (size_t)y * father->ldy + x) * father->elemsize;
+	variable_at(child_interface, father->ptr ? father->ptr + bytes : 0, father->dev_handle, father->offset + bytes, father->elemsize);
+}
+
+struct starpu_data_interface_ops *starpu_block_filter_pick_variable_child_ops(struct starpu_data_filter *f, unsigned child)
+{
+	(void)f;
+	(void)child;
+	return &starpu_interface_variable_ops;
 }
 
 struct starpu_data_interface_ops *starpu_block_filter_pick_matrix_child_ops(struct starpu_data_filter *f, unsigned child)

@@ -170,6 +170,58 @@ static bool pin_wanted(int flags)
 	return (flags & STARPU_MALLOC_PINNED) && _astro_rt.nmemory_nodes > 1;
 }
 
+/* The program's allocation functions for main memory (starpu_malloc_set_hooks), NULL: ours. */
+static starpu_malloc_hook malloc_hook;
+static starpu_free_hook free_hook;
+
+void starpu_malloc_set_hooks(starpu_malloc_hook new_malloc_hook, starpu_free_hook new_free_hook)
+{
+	if (!new_malloc_hook != !new_free_hook) {
+		_astro_error("starpu_malloc_set_hooks: only the %s hook is given: give both (a buffer must be freed by the "
+			     "function matching its allocation), or both NULL for the runtime's own; the hooks are unchanged",
+			     new_malloc_hook ? "malloc" : "free");
+		return;
+	}
+	__atomic_store_n(&malloc_hook, new_malloc_hook, __ATOMIC_RELEASE);
+	__atomic_store_n(&free_hook, new_free_hook, __ATOMIC_RELEASE);
+}
+
+/* A main-memory (or NUMA) buffer on node, by the program's hook when it set one. */
+static int malloc_on(unsigned node, void **A, size_t dim, int flags)
+{
+	starpu_malloc_hook hook = __atomic_load_n(&malloc_hook, __ATOMIC_ACQUIRE);
+	if (hook) {
+		*A = NULL;
+		int ret = hook(node, A, dim, flags & ~STARPU_MALLOC_COUNT);
+		if (ret == 0 && !*A) {
+			_astro_error("starpu_malloc: the malloc hook returned 0 without a buffer: it must set *A, or return -ENOMEM");
+			ret = -ENOMEM;
+		}
+		if (ret != 0)
+			*A = NULL;
+		return ret;
+	}
+	if (posix_memalign(A, malloc_align, dim ? dim : 1) != 0) {
+		*A = NULL;
+		return -ENOMEM;
+	}
+	if (pin_wanted(flags))
+		(void)mlock(*A, dim);
+	return 0;
+}
+
+static void free_on(unsigned node, void *A, size_t dim, int flags)
+{
+	starpu_free_hook hook = __atomic_load_n(&free_hook, __ATOMIC_ACQUIRE);
+	if (hook) {
+		hook(node, A, dim, flags & ~STARPU_MALLOC_COUNT);
+		return;
+	}
+	if (pin_wanted(flags) && dim)
+		(void)munlock(A, dim);
+	free(A);
+}
+
 int starpu_malloc_flags(void **A, size_t dim, int flags)
 {
 	if (!A) {
@@ -180,15 +232,12 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 	if ((flags & STARPU_MALLOC_SIMULATION_FOLDED) && _astro_folded_alloc(A, dim) == 0)
 		goto allocated;
 #endif
-	if (posix_memalign(A, malloc_align, dim ? dim : 1) != 0) {
-		*A = NULL;
-		return -ENOMEM;
-	}
+	int ret = malloc_on(STARPU_MAIN_RAM, A, dim, flags);
+	if (ret)
+		return ret;
 #ifdef STARPU_SIMGRID
 allocated:
 #endif
-	if (pin_wanted(flags))
-		(void)mlock(*A, dim);
 	if (flags & STARPU_MALLOC_COUNT)
 		__atomic_add_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
 	return 0;
@@ -201,15 +250,15 @@ int starpu_malloc(void **A, size_t dim)
 
 int starpu_free_flags(void *A, size_t dim, int flags)
 {
-	if (A && pin_wanted(flags) && dim)
-		(void)munlock(A, dim);
-	if (A && (flags & STARPU_MALLOC_COUNT))
+	if (!A)
+		return 0;
+	if (flags & STARPU_MALLOC_COUNT)
 		__atomic_sub_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
 #ifdef STARPU_SIMGRID
 	if (_astro_folded_free(A))
 		return 0;
 #endif
-	free(A);
+	free_on(STARPU_MAIN_RAM, A, dim, flags);
 	return 0;
 }
 
@@ -273,6 +322,23 @@ static starpu_ssize_t sum_over_nodes(starpu_ssize_t (*per_node)(unsigned))
 	return total;
 }
 
+size_t starpu_memory_get_used(unsigned node)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_get_used: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return 0;
+	}
+	return __atomic_load_n(&_astro_nodes[node].used, __ATOMIC_RELAXED);
+}
+
+size_t starpu_memory_get_used_all_nodes(void)
+{
+	size_t used = 0;
+	for (unsigned node = 0; node < starpu_memory_nodes_get_count(); node++)
+		used += __atomic_load_n(&_astro_nodes[node].used, __ATOMIC_RELAXED);
+	return used;
+}
+
 starpu_ssize_t starpu_memory_get_total_all_nodes(void)
 {
 	return sum_over_nodes(starpu_memory_get_total);
@@ -316,8 +382,13 @@ static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
 	if (n->ops)
 		return n->ops->allocate(n->devid, size);
 	void *p = NULL;
+#ifdef STARPU_SIMGRID
 	if (starpu_malloc_flags(&p, size, flags & ~STARPU_MALLOC_COUNT) != 0)
 		return 0;
+#else
+	if (malloc_on(node, &p, size, flags) != 0)
+		return 0;
+#endif
 	_astro_numa_bind_area(node, p, size);
 	return (uintptr_t)p;
 }
@@ -369,8 +440,13 @@ void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, i
 	struct _astro_memory_node *n = &_astro_nodes[dst_node];
 	if (n->ops)
 		n->ops->free(n->devid, addr, size);
+#ifdef STARPU_SIMGRID
 	else
 		starpu_free_flags((void *)addr, size, flags & ~STARPU_MALLOC_COUNT);
+#else
+	else
+		free_on(dst_node, (void *)addr, size, flags);
+#endif
 	__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 }
 

@@ -353,7 +353,7 @@ static void config_free(struct starpu_parallel_worker_config *cfg)
 	free(cfg);
 }
 
-struct starpu_parallel_worker_config *starpu_parallel_worker_init(hwloc_obj_type_t parallel_worker_level, ...)
+static struct starpu_parallel_worker_config *init_with_options(hwloc_obj_type_t parallel_worker_level, va_list ap)
 {
 	if (!_astro_running()) {
 		_astro_error("%s: the runtime is not running: call starpu_init() first", fn_init);
@@ -377,10 +377,7 @@ struct starpu_parallel_worker_config *starpu_parallel_worker_init(hwloc_obj_type
 		return NULL;
 	}
 	cfg->main_ctx = STARPU_NMAX_SCHED_CTXS;
-	va_list ap;
-	va_start(ap, parallel_worker_level);
 	int ret = read_options(ap, cfg);
-	va_end(ap);
 	if (ret == 0)
 		ret = partition(cfg, parallel_worker_level);
 	if (ret == 0)
@@ -391,6 +388,35 @@ struct starpu_parallel_worker_config *starpu_parallel_worker_init(hwloc_obj_type
 	}
 	starpu_sched_ctx_set_context(&cfg->main_ctx);
 	return cfg;
+}
+
+struct starpu_parallel_worker_config *starpu_parallel_worker_init(hwloc_obj_type_t parallel_worker_level, ...)
+{
+	va_list ap;
+	va_start(ap, parallel_worker_level);
+	struct starpu_parallel_worker_config *cfg = init_with_options(parallel_worker_level, ap);
+	va_end(ap);
+	return cfg;
+}
+
+/* StarPU 1.3's names, which StarPU 1.4 keeps: a machine's clusters are its parallel workers. */
+struct starpu_cluster_machine *starpu_cluster_machine(hwloc_obj_type_t cluster_level, ...)
+{
+	va_list ap;
+	va_start(ap, cluster_level);
+	struct starpu_parallel_worker_config *cfg = init_with_options(cluster_level, ap);
+	va_end(ap);
+	return (struct starpu_cluster_machine *)cfg;
+}
+
+int starpu_uncluster_machine(struct starpu_cluster_machine *clusters)
+{
+	return starpu_parallel_worker_shutdown((struct starpu_parallel_worker_config *)clusters);
+}
+
+int starpu_cluster_print(struct starpu_cluster_machine *clusters)
+{
+	return starpu_parallel_worker_print((struct starpu_parallel_worker_config *)clusters);
 }
 
 int starpu_parallel_worker_shutdown(struct starpu_parallel_worker_config *parallel_workers)

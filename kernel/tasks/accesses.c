@@ -104,6 +104,55 @@ static void un_astro_access_link(struct _astro_job *job, struct _astro_data_link
 	starpu_pthread_mutex_unlock(&h->lock);
 }
 
+/* Does waiter only read h (h->lock held)? Its first link to h holds the union of its modes for
+ * it and was linked under that lock: the links before it are set too, and nothing after is read. */
+static bool only_reads(struct _astro_job *waiter, starpu_data_handle_t h)
+{
+	for (unsigned i = 0; i < waiter->nbuffers; i++)
+		if (waiter->links[i].handle == h)
+			return !_astro_mode_writes(waiter->links[i].mode);
+	return false;
+}
+
+unsigned _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link *link, struct _astro_job ***waiters)
+{
+	starpu_data_handle_t h = link->handle;
+	struct _astro_job **go = NULL;
+	unsigned ngo = 0;
+	starpu_pthread_mutex_lock(&h->lock);
+	link->mode = (link->mode & ~(STARPU_W | STARPU_COMMUTE)) | STARPU_R;
+	if (link->is_writer) {
+		link->is_writer = false;
+		if (h->last_writer == job) {
+			/* The accesses submitted from now on see a reader: writes wait for it, reads do not. */
+			h->last_writer = NULL;
+			link->prev = NULL;
+			link->next = h->readers;
+			if (h->readers)
+				h->readers->prev = link;
+			h->readers = link;
+			link->in_readers = true;
+		}
+		/* The reads submitted since wait for nothing else of it: they go. The writes
+		 * submitted since (and the reads after them, through them) keep waiting. */
+		starpu_pthread_mutex_lock(&job->lock);
+		go = malloc(job->nsuccs * sizeof(*go));
+		unsigned kept = 0;
+		for (unsigned i = 0; i < job->nsuccs; i++) {
+			uintptr_t entry = (uintptr_t)job->succs[i];
+			if (go && !(entry & _ASTRO_END_DEP_BIT) && only_reads((struct _astro_job *)entry, h))
+				go[ngo++] = (struct _astro_job *)entry;
+			else
+				job->succs[kept++] = job->succs[i];
+		}
+		job->nsuccs = kept;
+		starpu_pthread_mutex_unlock(&job->lock);
+	}
+	starpu_pthread_mutex_unlock(&h->lock);
+	*waiters = go;
+	return ngo;
+}
+
 struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n)
 {
 	if (n <= sizeof(job->inline_links) / sizeof(job->inline_links[0])) {
@@ -399,7 +448,8 @@ void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsi
 /* Records an acquire of handle in mode, by callback (NULL: a blocking acquire), if nothing stands in its way (false: take the usual path). */
 bool _astro_hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *))
 {
-	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !_astro_handle_magic_live(handle) || _astro_rt.nmemory_nodes != 1 ||
+	if ((mode != STARPU_R && mode != STARPU_W && mode != STARPU_RW) || !_astro_handle_magic_live(handle) || handle->readonly ||
+	    _astro_rt.nmemory_nodes != 1 ||
 	    __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) || __atomic_load_n(&_astro_plans, __ATOMIC_RELAXED))
 		return false;
 	starpu_pthread_mutex_lock(&handle->lock);

@@ -406,6 +406,37 @@ static int task_check_object(struct starpu_task *task)
 	return 0;
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/* A codelet written for StarPU 1.0 (cpu_func, cuda_func, opencl_func) gets its function into
+ * the arrays, once: the field then says STARPU_MULTIPLE_*_IMPLEMENTATIONS, as StarPU does. */
+#define MOVE_DEPRECATED_FUNC(cl, single, array, multiple)                                                                    \
+	do {                                                                                                                 \
+		__typeof__((cl)->single) f = __atomic_load_n(&(cl)->single, __ATOMIC_ACQUIRE);                                   \
+		if (f && f != (multiple)) {                                                                                  \
+			__typeof__((cl)->single) none = NULL;                                                                    \
+			if (!__atomic_compare_exchange_n(&(cl)->array[0], &none, f, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&   \
+			    none != f)                                                                                       \
+				_astro_warn("codelet '%s' gives both " #single " and " #array ": " #array " is used (" #single \
+					    " is deprecated: drop it)", (cl)->name ? (cl)->name : "(unnamed)");                     \
+			__atomic_store_n(&(cl)->single, (multiple), __ATOMIC_RELEASE);                                          \
+		}                                                                                                            \
+	} while (0)
+
+static void codelet_deprecated_fields(struct starpu_codelet *cl)
+{
+	MOVE_DEPRECATED_FUNC(cl, cpu_func, cpu_funcs, STARPU_MULTIPLE_CPU_IMPLEMENTATIONS);
+	MOVE_DEPRECATED_FUNC(cl, cuda_func, cuda_funcs, STARPU_MULTIPLE_CUDA_IMPLEMENTATIONS);
+	MOVE_DEPRECATED_FUNC(cl, opencl_func, opencl_funcs, STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS);
+}
+
+static inline bool codelet_has_deprecated_fields(const struct starpu_codelet *cl)
+{
+	return ((uintptr_t)__atomic_load_n(&cl->cpu_func, __ATOMIC_RELAXED) | (uintptr_t)__atomic_load_n(&cl->cuda_func, __ATOMIC_RELAXED) |
+		(uintptr_t)__atomic_load_n(&cl->opencl_func, __ATOMIC_RELAXED)) != 0;
+}
+#pragma GCC diagnostic pop
+
 /* Called counted in nsubmitted (submit_enter): the runtime stays up meanwhile. */
 static int task_validate(struct starpu_task *task)
 {
@@ -427,6 +458,8 @@ static int task_validate(struct starpu_task *task)
 	}
 	if (!task->cl)
 		return 0;
+	if (STARPU_UNLIKELY(codelet_has_deprecated_fields(task->cl)))
+		codelet_deprecated_fields(task->cl);
 	int nbuffers = task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? task->nbuffers : task->cl->nbuffers;
 	if (nbuffers < 0) {
 		_astro_error("starpu_task_submit: codelet '%s' has a negative buffer count: set cl->nbuffers (or task->nbuffers with STARPU_VARIABLE_NBUFFERS)",

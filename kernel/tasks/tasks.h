@@ -205,6 +205,10 @@ void _astro_data_executed(struct _astro_job *job, struct starpu_task *task, unsi
  * for it, -1 for the handle's own), the links of job for n buffers (tasks/accesses.c). */
 void _astro_access_link(struct _astro_job *job, struct _astro_data_link *link, int consistency);
 struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n);
+/* A granted writing access of job (an application acquire) becomes a read (starpu_data_release_to):
+ * the writes waiting for it still wait for its end; the reads no longer do: *waiters (to free) gets
+ * them, each to release (_astro_job_release) by the caller, and their number is returned. */
+unsigned _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link *link, struct _astro_job ***waiters);
 /* An application acquire of main memory on a free handle granted at once, without a job (false:
  * take the usual path); its end (handle->lock held; false: it became a job meanwhile). */
 bool _astro_hold_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *));

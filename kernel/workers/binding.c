@@ -2,7 +2,8 @@
 /*
  * Where threads run, for the program (starpu.h, starpu_worker.h): the
  * processing units (hwloc logical indexes) the program's own threads may
- * take beside the workers (starpu_get_next_bindid, starpu_bind_thread_on),
+ * take beside the workers (starpu_get_next_bindid, starpu_bind_thread_on,
+ * starpu_bind_thread_on_cpu/_worker/_main),
  * and the workers' cpusets. A table per run says who holds each unit:
  * the workers (their bindid), and the threads bound through
  * starpu_bind_thread_on(); an active thread holds its unit alone.
@@ -142,6 +143,65 @@ int starpu_bind_thread_on(int cpuid, unsigned flags, const char *name)
 		return -1;
 	}
 	return ret;
+}
+
+/* Binds the calling thread to set for fn (said when refused); set freed. */
+static void bind_caller(hwloc_bitmap_t set, const char *fn)
+{
+	if (!set) {
+		_astro_error("%s: out of memory: the thread is not bound", fn);
+		return;
+	}
+	if (!_astro_rt.nobind && hwloc_set_cpubind(_astro_rt.topology, set, HWLOC_CPUBIND_THREAD) != 0)
+		_astro_warn("%s: the system refused the binding: the thread runs where it ran", fn);
+	hwloc_bitmap_free(set);
+}
+
+void starpu_bind_thread_on_cpu(int cpuid)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_bind_thread_on_cpu: StarPU is not initialised: call starpu_init() first");
+		return;
+	}
+	if (cpuid < 0 || (unsigned)cpuid >= _astro_rt.npus) {
+		_astro_error("starpu_bind_thread_on_cpu: processing unit %d does not exist (0 to %u here): the thread is not bound",
+			     cpuid, _astro_rt.npus - 1);
+		return;
+	}
+	hwloc_obj_t pu = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, (unsigned)cpuid);
+	bind_caller(pu ? hwloc_bitmap_dup(pu->cpuset) : NULL, "starpu_bind_thread_on_cpu");
+}
+
+void starpu_bind_thread_on_worker(unsigned workerid)
+{
+	if (!_astro_running() || workerid >= _astro_rt.nworkers) {
+		_astro_error("starpu_bind_thread_on_worker: no worker %u (there are %u): the thread is not bound", workerid,
+			     _astro_running() ? _astro_rt.nworkers : 0);
+		return;
+	}
+	bind_caller(starpu_worker_get_hwloc_cpuset((int)workerid), "starpu_bind_thread_on_worker");
+}
+
+void starpu_bind_thread_on_main(void)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_bind_thread_on_main: StarPU is not initialised: call starpu_init() first");
+		return;
+	}
+	hwloc_bitmap_t set = hwloc_bitmap_dup(hwloc_get_root_obj(_astro_rt.topology)->cpuset);
+	hwloc_bitmap_t free_units = set ? hwloc_bitmap_dup(set) : NULL;
+	if (free_units) {
+		for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+			int bindid = _astro_rt.workers[i]->bindid;
+			hwloc_obj_t pu = bindid >= 0 ? hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, (unsigned)bindid) : NULL;
+			if (pu)
+				hwloc_bitmap_andnot(free_units, free_units, pu->cpuset);
+		}
+		if (!hwloc_bitmap_iszero(free_units))
+			hwloc_bitmap_copy(set, free_units);
+		hwloc_bitmap_free(free_units);
+	}
+	bind_caller(set, "starpu_bind_thread_on_main");
 }
 
 hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid)

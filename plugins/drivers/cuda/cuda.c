@@ -20,6 +20,9 @@
 #include <cusolverDn.h>
 #include <cusolverSp.h>
 #include <cusparse.h>
+#ifdef STARPU_HAVE_LIBCUBLASLT
+#include <cublasLt.h>
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <astrolabe/thread.h>
@@ -35,6 +38,7 @@ struct device
 {
 	cudaStream_t transfer_stream; /* the kernel's copies, from any thread */
 	size_t memory;                /* totalGlobalMem */
+	struct cudaDeviceProp prop;   /* starpu_cuda_get_device_properties() */
 };
 
 /* What each CUDA worker has of its own (its thread makes and uses it). */
@@ -45,6 +49,7 @@ struct worker
 	cusolverDnHandle_t cusolver_dn;
 	cusolverSpHandle_t cusolver_sp;
 	cusparseHandle_t cusparse;
+	void *cublaslt;               /* a cublasLtHandle_t */
 };
 
 static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
@@ -85,17 +90,17 @@ static int usable_devices(cudaError_t *err)
 
 static bool device_open(int devid, struct device *d)
 {
-	struct cudaDeviceProp prop;
+	struct cudaDeviceProp *prop = &d->prop;
 	cudaError_t err = cudaSetDevice(devid);
 	if (err == cudaSuccess)
-		err = cudaGetDeviceProperties(&prop, devid);
+		err = cudaGetDeviceProperties(prop, devid);
 	if (err == cudaSuccess)
 		err = cudaStreamCreateWithFlags(&d->transfer_stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess) {
 		astro_log_error("cuda", "device %d could not be opened (%s): it is not used", devid, cudaGetErrorString(err));
 		return false;
 	}
-	d->memory = prop.totalGlobalMem;
+	d->memory = prop->totalGlobalMem;
 	return true;
 }
 
@@ -427,6 +432,39 @@ static void cusparse_destroy_here(void *arg)
 		w->cusparse = NULL;
 }
 
+#ifdef STARPU_HAVE_LIBCUBLASLT
+static void *cublaslt_lib;
+static bool cublaslt_tried;
+
+static void cublaslt_create_here(void *arg)
+{
+	(void)arg;
+	struct worker *w = local_worker();
+	__typeof__(cublasLtCreate) *create =
+		LOAD(library("libcublasLt.so." STR(CUBLAS_VER_MAJOR), &cublaslt_lib, &cublaslt_tried), cublasLtCreate);
+	if (!w || w->cublaslt || !create)
+		return;
+	cublasLtHandle_t handle = NULL;
+	cublasStatus_t status = create(&handle);
+	if (status != CUBLAS_STATUS_SUCCESS)
+		astro_log_error("starpu_cublasLt_init", "cuBLASLt error %d on device %d: its handle is not usable", (int)status,
+				starpu_worker_get_devid(starpu_worker_get_id()));
+	else
+		w->cublaslt = handle;
+}
+
+static void cublaslt_destroy_here(void *arg)
+{
+	(void)arg;
+	struct worker *w = local_worker();
+	__typeof__(cublasLtDestroy) *destroy = LOAD(cublaslt_lib, cublasLtDestroy);
+	if (w && w->cublaslt && destroy)
+		destroy((cublasLtHandle_t)w->cublaslt);
+	if (w)
+		w->cublaslt = NULL;
+}
+#endif
+
 /* On every CUDA worker; nothing when there is none (STARPU_NCUDA=0). */
 static void on_cuda_workers(void (*fn)(void *), const char *name)
 {
@@ -468,6 +506,29 @@ static void *local_cusparse(void)
 {
 	struct worker *w = local_worker();
 	return w ? w->cusparse : NULL;
+}
+
+static void serve_cublaslt_init(void)
+{
+#ifdef STARPU_HAVE_LIBCUBLASLT
+	on_cuda_workers(cublaslt_create_here, "starpu_cublasLt_init");
+#else
+	if (starpu_cuda_worker_get_count() > 0)
+		astro_log_error("starpu_cublasLt_init", "the CUDA toolkit of this build has no cublasLt.h: no cuBLASLt handle is made");
+#endif
+}
+
+static void serve_cublaslt_shutdown(void)
+{
+#ifdef STARPU_HAVE_LIBCUBLASLT
+	on_cuda_workers(cublaslt_destroy_here, "starpu_cublasLt_shutdown");
+#endif
+}
+
+static void *local_cublaslt(void)
+{
+	struct worker *w = local_worker();
+	return w ? w->cublaslt : NULL;
 }
 
 static void *local_stream(void)
@@ -534,6 +595,12 @@ static void serve_set_device(unsigned devid)
 		cuda_failed("starpu_cuda_set_device", err);
 }
 
+static const void *device_properties(int devid)
+{
+	struct device *d = device_get(devid);
+	return d ? &d->prop : NULL;
+}
+
 static const struct astro_cuda_services services = {
 	.cublas_init = serve_cublas_init,
 	.cublas_set_stream = serve_cublas_set_stream,
@@ -543,6 +610,10 @@ static const struct astro_cuda_services services = {
 	.cusparse_init = serve_cusparse_init,
 	.cusparse_shutdown = serve_cusparse_shutdown,
 	.local_cusparse = local_cusparse,
+	.device_properties = device_properties,
+	.cublaslt_init = serve_cublaslt_init,
+	.cublaslt_shutdown = serve_cublaslt_shutdown,
+	.local_cublaslt = local_cublaslt,
 	.local_stream = local_stream,
 	.local_cublas = local_cublas,
 	.local_cusolver_dn = local_cusolver_dn,

@@ -13,6 +13,7 @@
 #include <starpu_cublas.h>
 #include <starpu_cusolver.h>
 #include <starpu_cusparse.h>
+#include <starpu_cublasLt.h>
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 #endif
@@ -73,7 +74,24 @@ void starpu_cusparse_shutdown(void)
 	SERVE(cusparse_shutdown);
 }
 
+void starpu_cublasLt_init(void)
+{
+	SERVE(cublaslt_init);
+}
+
+void starpu_cublasLt_shutdown(void)
+{
+	SERVE(cublaslt_shutdown);
+}
+
 #ifdef STARPU_USE_CUDA
+
+#ifdef STARPU_HAVE_LIBCUBLASLT
+cublasLtHandle_t starpu_cublasLt_get_local_handle(void)
+{
+	return (cublasLtHandle_t)SERVED(local_cublaslt);
+}
+#endif
 
 cusparseHandle_t starpu_cusparse_get_local_handle(void)
 {
@@ -168,6 +186,29 @@ int starpu_cuda_copy3d_async_sync(void *src_ptr, unsigned src_node, void *dst_pt
 	if (ret || !blocksize || !numblocks_1 || !numblocks_2)
 		return ret;
 	return services()->copy(src_ptr, dst_ptr, blocksize, numblocks_1, ld1_src, ld1_dst, numblocks_2, ld2_src, ld2_dst, stream, (int)kind);
+}
+
+const struct cudaDeviceProp *starpu_cuda_get_device_properties(unsigned workerid)
+{
+	const char *fn = "starpu_cuda_get_device_properties";
+	const struct astro_cuda_services *s = services();
+	if (!s || !s->device_properties) {
+		astro_log_error(fn, "no CUDA worker runs (no CUDA device here, STARPU_NCUDA=0, or outside starpu_init() and "
+				"starpu_shutdown()): worker %u has no CUDA device", workerid);
+		return NULL;
+	}
+	if (workerid >= starpu_worker_get_count()) {
+		astro_log_error(fn, "no worker %u (there are %u)", workerid, starpu_worker_get_count());
+		return NULL;
+	}
+	if (starpu_worker_get_type((int)workerid) != STARPU_CUDA_WORKER) {
+		char name[64];
+		starpu_worker_get_name((int)workerid, name, sizeof(name));
+		astro_log_error(fn, "worker %u (%s) is not a CUDA worker: give the id of one (starpu_worker_get_ids_by_type)", workerid,
+				name);
+		return NULL;
+	}
+	return (const struct cudaDeviceProp *)s->device_properties(starpu_worker_get_devid((int)workerid));
 }
 
 void starpu_cuda_set_device(unsigned devid)

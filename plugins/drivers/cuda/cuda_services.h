@@ -40,6 +40,12 @@ struct astro_cuda_services
 	void (*cusparse_init)(void);
 	void (*cusparse_shutdown)(void);
 	void *(*local_cusparse)(void);
+	/* The struct cudaDeviceProp of CUDA device devid, NULL when it is not open. */
+	const void *(*device_properties)(int devid);
+	/* starpu_cublasLt_init() and _shutdown(), on every CUDA worker; the calling worker's cublasLtHandle_t. */
+	void (*cublaslt_init)(void);
+	void (*cublaslt_shutdown)(void);
+	void *(*local_cublaslt)(void);
 };
 
 /* Served from the driver's init to its fini; NULL withdraws them. */
