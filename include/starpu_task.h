@@ -144,8 +144,6 @@ struct starpu_codelet
 	int flags;
 	struct starpu_perf_counter_sample *perf_counter_sample;
 	struct starpu_perf_counter_sample_cl_values *perf_counter_values;
-	/** Set by the runtime at the codelet's first submission, once it has moved the deprecated
-	    cpu_func, cuda_func and opencl_func into their arrays: leave it 0. */
 	int checked;
 	/** Room for growth. */
 	void *reserved[4];

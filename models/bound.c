@@ -22,13 +22,8 @@
  *   no later than a task of lower priority that does not depend on it.
  * Times are in ms, as StarPU's.
  */
-#include "models.h"
-#include <limits.h>
+#include "bound.h"
 #include <math.h>
-
-#ifdef ASTRO_HAVE_GLPK
-#include <glpk.h>
-#endif
 
 /* ------------------------------------------------------------ the recording */
 
@@ -241,40 +236,6 @@ void _astro_bound_shutdown(void)
 }
 
 /* ------------------------------------------------------- the linear program */
-
-struct lp_col
-{
-	char name[32];
-	double lb, ub, obj;
-	bool integer;
-	int task_kind, worker_kind;	/* an assignment of tasks of a kind to a kind of workers (-1: not one) */
-};
-
-struct lp_row
-{
-	char name[32];
-	char type;		/* 'L' <=, 'G' >=, 'E' = */
-	double rhs;
-	unsigned first, n;	/* its terms */
-};
-
-struct lp_term
-{
-	unsigned col;
-	double coef;
-};
-
-struct lp
-{
-	GArray *cols, *rows, *terms;
-	/* The kinds, for messages and starpu_bound_print(). */
-	unsigned ntask_kinds, nworker_kinds;
-	int *worker_kind;		/* per worker */
-	unsigned *task_kind_count;	/* tasks per kind */
-	unsigned *task_kind_first;	/* a task of the kind (index in rec.tasks) */
-	unsigned *worker_kind_count;	/* workers per kind */
-	unsigned ntasks;
-};
 
 static unsigned lp_col(struct lp *lp, double lb, double ub, bool integer, int task_kind, int worker_kind, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
@@ -813,116 +774,6 @@ void starpu_bound_print_dot(FILE *output)
 	starpu_pthread_mutex_unlock(&rec.lock);
 }
 
-/* ------------------------------------------------------------ the solution */
-
-/* How long GLPK may search, in seconds (0: no limit): an integer program with dependencies can take
- * hours for a few dozen tasks. */
-#define BOUND_TIME_LIMIT_ENV "ASTROLABE_BOUND_TIME_LIMIT"
-#define BOUND_TIME_LIMIT_DEFAULT 60
-
-#ifdef ASTRO_HAVE_GLPK
-/* Solves lp (in integers when integer); *value gets the optimum, share (optional, ntask_kinds x nworker_kinds)
- * how many tasks of each kind each kind of worker runs. Returns 0 or -1 (with a message). When the
- * time limit ends an integer search, *value is the best integer solution found (said, with its gap to
- * relaxed, the relaxed bound) or, when none was found, relaxed itself; the return is then 1. */
-static int lp_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
-{
-	int limit_s = _astro_env_int_in(BOUND_TIME_LIMIT_ENV, 0, 7 * 24 * 3600, BOUND_TIME_LIMIT_DEFAULT);
-	int limit_ms = limit_s > 0 && limit_s < INT_MAX / 1000 ? limit_s * 1000 : INT_MAX;
-	glp_prob *P = glp_create_prob();
-	glp_set_obj_dir(P, GLP_MIN);
-	int ncols = (int)lp->cols->len, nrows = (int)lp->rows->len;
-	glp_add_cols(P, ncols);
-	for (int c = 1; c <= ncols; c++) {
-		const struct lp_col *col = &g_array_index(lp->cols, struct lp_col, c - 1);
-		glp_set_col_name(P, c, col->name);
-		glp_set_col_bnds(P, c, isinf(col->ub) ? GLP_LO : col->lb == col->ub ? GLP_FX : GLP_DB, col->lb, isinf(col->ub) ? 0 : col->ub);
-		glp_set_obj_coef(P, c, col->obj);
-		if (integer && col->integer)
-			glp_set_col_kind(P, c, GLP_IV);
-	}
-	if (nrows)
-		glp_add_rows(P, nrows);
-	int *ind = malloc(sizeof(int) * (ncols + 1));
-	double *val = malloc(sizeof(double) * (ncols + 1));
-	for (int r = 1; r <= nrows; r++) {
-		const struct lp_row *row = &g_array_index(lp->rows, struct lp_row, r - 1);
-		glp_set_row_name(P, r, row->name);
-		glp_set_row_bnds(P, r, row->type == 'L' ? GLP_UP : row->type == 'G' ? GLP_LO : GLP_FX, row->rhs, row->rhs);
-		for (unsigned t = 0; t < row->n; t++) {
-			const struct lp_term *term = &g_array_index(lp->terms, struct lp_term, row->first + t);
-			ind[t + 1] = (int)term->col + 1;
-			val[t + 1] = term->coef;
-		}
-		glp_set_mat_row(P, r, (int)row->n, ind, val);
-	}
-	free(ind);
-	free(val);
-	int ret = -1;
-	if (integer) {
-		glp_iocp parm;
-		glp_init_iocp(&parm);
-		parm.msg_lev = GLP_MSG_OFF;
-		parm.presolve = GLP_ON;
-		parm.tm_lim = limit_ms;
-		int err = glp_intopt(P, &parm);
-		if (err == 0 && glp_mip_status(P) == GLP_OPT) {
-			ret = 0;
-		} else if (err == GLP_ETMLIM && glp_mip_status(P) == GLP_FEAS) {
-			double found = glp_mip_obj_val(P);
-			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s): %.3f ms is the best integer "
-				    "schedule found, %.1f%% above the relaxed bound %.3f ms (the integer optimum lies between them); "
-				    "raise %s (0: no limit) for a tighter one",
-				    fn, limit_s, BOUND_TIME_LIMIT_ENV, found, relaxed > 0 ? (found / relaxed - 1) * 100 : 0.0, relaxed,
-				    BOUND_TIME_LIMIT_ENV);
-			ret = 1;
-		} else if (err == GLP_ETMLIM) {
-			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s) before any integer schedule was "
-				    "found: the integer result is the relaxed bound, %.3f ms; raise %s (0: no limit) to search longer",
-				    fn, limit_s, BOUND_TIME_LIMIT_ENV, relaxed, BOUND_TIME_LIMIT_ENV);
-			*value = relaxed;
-			glp_delete_prob(P);
-			return 1;
-		} else {
-			_astro_error("%s: GLPK found no integer optimum (glp_intopt returned %d, status %d): the relaxed bound still holds",
-				     fn, err, glp_mip_status(P));
-		}
-	} else {
-		glp_smcp parm;
-		glp_init_smcp(&parm);
-		parm.msg_lev = GLP_MSG_OFF;
-		parm.presolve = GLP_ON;
-		parm.tm_lim = limit_ms;
-		int err = glp_simplex(P, &parm);
-		if (err == 0 && glp_get_status(P) == GLP_OPT)
-			ret = 0;
-		else if (err == GLP_ETMLIM)
-			_astro_error("%s: GLPK's simplex stopped at its time limit (%d s, %s) without the relaxed bound: raise %s "
-				     "(0: no limit)", fn, limit_s, BOUND_TIME_LIMIT_ENV, BOUND_TIME_LIMIT_ENV);
-		else
-			_astro_error("%s: GLPK found no optimum (glp_simplex returned %d, status %d)", fn, err, glp_get_status(P));
-	}
-	if (ret >= 0) {
-		*value = integer ? glp_mip_obj_val(P) : glp_get_obj_val(P);
-		for (int c = 1; share && c <= ncols; c++) {
-			const struct lp_col *col = &g_array_index(lp->cols, struct lp_col, c - 1);
-			if (col->task_kind >= 0 && col->worker_kind >= 0)
-				share[col->task_kind * lp->nworker_kinds + col->worker_kind] += integer ? glp_mip_col_val(P, c) : glp_get_col_prim(P, c);
-		}
-	}
-	glp_delete_prob(P);
-	return ret;
-}
-#else
-static int lp_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
-{
-	(void)lp, (void)integer, (void)relaxed, (void)value, (void)share;
-	_astro_error("%s: -ENOSYS: Astrolabe was built without GLPK: install libglpk-dev and configure again, "
-		     "or solve the program starpu_bound_print_lp() writes with an external solver", fn);
-	return -1;
-}
-#endif
-
 void starpu_bound_compute(double *res, double *integer_res, int integer)
 {
 	static const char *const fn = "starpu_bound_compute";
@@ -938,8 +789,8 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 	starpu_pthread_mutex_lock(&rec.lock);
 	bool built = lp_build(&lp, integer != 0, fn);
 	starpu_pthread_mutex_unlock(&rec.lock);
-	if (built && lp_solve(&lp, false, 0, res, NULL, fn) == 0 && integer)
-		lp_solve(&lp, true, *res, integer_res, NULL, fn);
+	if (built && _astro_bound_solve(&lp, false, 0, res, NULL, fn) == 0 && integer)
+		_astro_bound_solve(&lp, true, *res, integer_res, NULL, fn);
 	lp_free(&lp);
 }
 
@@ -979,9 +830,9 @@ void starpu_bound_print(FILE *output, int integer)
 		names[p] = strdup(task_at(lp.task_kind_first[p])->name);
 	starpu_pthread_mutex_unlock(&rec.lock);
 	double relaxed = 0, bound;
-	int solved = integer ? lp_solve(&lp, false, 0, &relaxed, NULL, fn) : 0;
+	int solved = integer ? _astro_bound_solve(&lp, false, 0, &relaxed, NULL, fn) : 0;
 	if (solved == 0)
-		solved = lp_solve(&lp, integer != 0, relaxed, &bound, share, fn);
+		solved = _astro_bound_solve(&lp, integer != 0, relaxed, &bound, share, fn);
 	if (solved >= 0) {
 		if (solved == 1)
 			fprintf(output, "Theoretical lower bound (relaxed, %s dependencies): %.3f ms; the integer search stopped at "

@@ -154,21 +154,6 @@ void _astro_pm_arch_name(const struct starpu_perfmodel_arch *arch, int comb, uns
 		snprintf(name + len, maxlen - len, "_impl%u (Comb%d)", nimpl, comb);
 }
 
-void _astro_pm_arch_words(const struct starpu_perfmodel_arch *arch, char *name, size_t maxlen)
-{
-	size_t len = 0;
-	if (!maxlen)
-		return;
-	snprintf(name, maxlen, "an unknown architecture");
-	for (int i = 0; arch && i < arch->ndevices && len < maxlen; i++) {
-		const struct starpu_perfmodel_device *d = &arch->devices[i];
-		len += (size_t)snprintf(name + len, maxlen - len, "%s%s %d", i ? " + " : "", starpu_worker_get_type_as_string(d->type),
-					d->devid);
-		if (d->ncores > 1 && len < maxlen)
-			len += (size_t)snprintf(name + len, maxlen - len, " (%d cores)", d->ncores);
-	}
-}
-
 /* ----------------------------------------------------------- the parser */
 
 struct reader

@@ -104,7 +104,5 @@ int _astro_perfmodel_parse(const char *text, size_t len, struct _astro_pm_data *
 int _astro_perfmodel_write(FILE *f, const struct _astro_pm_data *d);
 /* "cpu0_impl0 (Comb0)": the name files and messages give a block. */
 void _astro_pm_arch_name(const struct starpu_perfmodel_arch *arch, int comb, unsigned nimpl, char *name, size_t maxlen);
-/* The architecture in words, for messages: "CPU 0", "CUDA 1", "CPU 0 (4 cores)", joined by " + ". */
-void _astro_pm_arch_words(const struct starpu_perfmodel_arch *arch, char *name, size_t maxlen);
 
 #endif /* __ASTRO_MODELS_FORMAT_H__ */

@@ -142,6 +142,21 @@ static void window_push(struct _astro_pm_entry *e, double measured)
 
 /* arch for a person, as the workers are named: "CPU 0", "CPU 0 (4 cores)", "CUDA 0 + CPU 0"
  * (not in format.c: the model-file fuzzer builds that alone, without the runtime). */
+void _astro_pm_arch_words(const struct starpu_perfmodel_arch *arch, char *name, size_t maxlen)
+{
+	size_t len = 0;
+	if (!maxlen)
+		return;
+	snprintf(name, maxlen, "an unknown architecture");
+	for (int i = 0; arch && i < arch->ndevices && len < maxlen; i++) {
+		const struct starpu_perfmodel_device *d = &arch->devices[i];
+		len += (size_t)snprintf(name + len, maxlen - len, "%s%s %d", i ? " + " : "", starpu_worker_get_type_as_string(d->type),
+					d->devid);
+		if (d->ncores > 1 && len < maxlen)
+			len += (size_t)snprintf(name + len, maxlen - len, " (%d cores)", d->ncores);
+	}
+}
+
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
 		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, unsigned nimpl)
 {

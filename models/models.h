@@ -43,6 +43,8 @@ void _astro_pm_regression_refit(struct starpu_perfmodel_regression_model *r);
 int _astro_pm_nl_fit(struct _astro_pm_block *b);
 /* Records number executions averaging measured into b (history entry and regression sums); arch and nimpl
  * name the block in a warning. */
+/* The architecture in words, for messages: "CPU 0", "CUDA 1", "CPU 0 (4 cores)", joined by " + " (history.c). */
+void _astro_pm_arch_words(const struct starpu_perfmodel_arch *arch, char *name, size_t maxlen);
 void _astro_pm_record(struct starpu_perfmodel *model, struct _astro_pm_block *b, uint32_t footprint, size_t size,
 		      double flops, double measured, unsigned number, const struct starpu_perfmodel_arch *arch, unsigned nimpl);
 bool _astro_pm_regression_valid(const struct starpu_perfmodel_regression_model *r);

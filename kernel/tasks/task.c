@@ -423,13 +423,18 @@ static int task_check_object(struct starpu_task *task)
 		}                                                                                                            \
 	} while (0)
 
-/* Once per codelet (its checked field, as in StarPU: a later submission reads one int). */
 static void codelet_deprecated_fields(struct starpu_codelet *cl)
 {
 	MOVE_DEPRECATED_FUNC(cl, cpu_func, cpu_funcs, STARPU_MULTIPLE_CPU_IMPLEMENTATIONS);
 	MOVE_DEPRECATED_FUNC(cl, cuda_func, cuda_funcs, STARPU_MULTIPLE_CUDA_IMPLEMENTATIONS);
 	MOVE_DEPRECATED_FUNC(cl, opencl_func, opencl_funcs, STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS);
-	__atomic_store_n(&cl->checked, 1, __ATOMIC_RELEASE);
+}
+
+/* Read only: a codelet may be const, in read-only memory (a flag written at the first submission would fault). */
+static inline bool codelet_has_deprecated_fields(const struct starpu_codelet *cl)
+{
+	return ((uintptr_t)__atomic_load_n(&cl->cpu_func, __ATOMIC_RELAXED) | (uintptr_t)__atomic_load_n(&cl->cuda_func, __ATOMIC_RELAXED) |
+		(uintptr_t)__atomic_load_n(&cl->opencl_func, __ATOMIC_RELAXED)) != 0;
 }
 
 #pragma GCC diagnostic pop
@@ -455,7 +460,7 @@ static int task_validate(struct starpu_task *task)
 	}
 	if (!task->cl)
 		return 0;
-	if (STARPU_UNLIKELY(!__atomic_load_n(&task->cl->checked, __ATOMIC_ACQUIRE)))
+	if (STARPU_UNLIKELY(codelet_has_deprecated_fields(task->cl)))
 		codelet_deprecated_fields(task->cl);
 	int nbuffers = task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? task->nbuffers : task->cl->nbuffers;
 	if (nbuffers < 0) {

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The theoretical lower bound's program solved by GLPK (bound.h), relaxed or
+ * in integers, within ASTROLABE_BOUND_TIME_LIMIT seconds.
+ */
+#include "bound.h"
+#include <limits.h>
+#include <math.h>
+
+#ifdef ASTRO_HAVE_GLPK
+#include <glpk.h>
+#endif
+
+#ifdef ASTRO_HAVE_GLPK
+int _astro_bound_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
+{
+	int limit_s = _astro_env_int_in(BOUND_TIME_LIMIT_ENV, 0, 7 * 24 * 3600, BOUND_TIME_LIMIT_DEFAULT);
+	int limit_ms = limit_s > 0 && limit_s < INT_MAX / 1000 ? limit_s * 1000 : INT_MAX;
+	glp_prob *P = glp_create_prob();
+	glp_set_obj_dir(P, GLP_MIN);
+	int ncols = (int)lp->cols->len, nrows = (int)lp->rows->len;
+	glp_add_cols(P, ncols);
+	for (int c = 1; c <= ncols; c++) {
+		const struct lp_col *col = &g_array_index(lp->cols, struct lp_col, c - 1);
+		glp_set_col_name(P, c, col->name);
+		glp_set_col_bnds(P, c, isinf(col->ub) ? GLP_LO : col->lb == col->ub ? GLP_FX : GLP_DB, col->lb, isinf(col->ub) ? 0 : col->ub);
+		glp_set_obj_coef(P, c, col->obj);
+		if (integer && col->integer)
+			glp_set_col_kind(P, c, GLP_IV);
+	}
+	if (nrows)
+		glp_add_rows(P, nrows);
+	int *ind = malloc(sizeof(int) * (ncols + 1));
+	double *val = malloc(sizeof(double) * (ncols + 1));
+	for (int r = 1; r <= nrows; r++) {
+		const struct lp_row *row = &g_array_index(lp->rows, struct lp_row, r - 1);
+		glp_set_row_name(P, r, row->name);
+		glp_set_row_bnds(P, r, row->type == 'L' ? GLP_UP : row->type == 'G' ? GLP_LO : GLP_FX, row->rhs, row->rhs);
+		for (unsigned t = 0; t < row->n; t++) {
+			const struct lp_term *term = &g_array_index(lp->terms, struct lp_term, row->first + t);
+			ind[t + 1] = (int)term->col + 1;
+			val[t + 1] = term->coef;
+		}
+		glp_set_mat_row(P, r, (int)row->n, ind, val);
+	}
+	free(ind);
+	free(val);
+	int ret = -1;
+	if (integer) {
+		glp_iocp parm;
+		glp_init_iocp(&parm);
+		parm.msg_lev = GLP_MSG_OFF;
+		parm.presolve = GLP_ON;
+		parm.tm_lim = limit_ms;
+		int err = glp_intopt(P, &parm);
+		if (err == 0 && glp_mip_status(P) == GLP_OPT) {
+			ret = 0;
+		} else if (err == GLP_ETMLIM && glp_mip_status(P) == GLP_FEAS) {
+			double found = glp_mip_obj_val(P);
+			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s): %.3f ms is the best integer "
+				    "schedule found, %.1f%% above the relaxed bound %.3f ms (the integer optimum lies between them); "
+				    "raise %s (0: no limit) for a tighter one",
+				    fn, limit_s, BOUND_TIME_LIMIT_ENV, found, relaxed > 0 ? (found / relaxed - 1) * 100 : 0.0, relaxed,
+				    BOUND_TIME_LIMIT_ENV);
+			ret = 1;
+		} else if (err == GLP_ETMLIM) {
+			_astro_warn("%s: the integer search stopped at its time limit (%d s, %s) before any integer schedule was "
+				    "found: the integer result is the relaxed bound, %.3f ms; raise %s (0: no limit) to search longer",
+				    fn, limit_s, BOUND_TIME_LIMIT_ENV, relaxed, BOUND_TIME_LIMIT_ENV);
+			*value = relaxed;
+			glp_delete_prob(P);
+			return 1;
+		} else {
+			_astro_error("%s: GLPK found no integer optimum (glp_intopt returned %d, status %d): the relaxed bound still holds",
+				     fn, err, glp_mip_status(P));
+		}
+	} else {
+		glp_smcp parm;
+		glp_init_smcp(&parm);
+		parm.msg_lev = GLP_MSG_OFF;
+		parm.presolve = GLP_ON;
+		parm.tm_lim = limit_ms;
+		int err = glp_simplex(P, &parm);
+		if (err == 0 && glp_get_status(P) == GLP_OPT)
+			ret = 0;
+		else if (err == GLP_ETMLIM)
+			_astro_error("%s: GLPK's simplex stopped at its time limit (%d s, %s) without the relaxed bound: raise %s "
+				     "(0: no limit)", fn, limit_s, BOUND_TIME_LIMIT_ENV, BOUND_TIME_LIMIT_ENV);
+		else
+			_astro_error("%s: GLPK found no optimum (glp_simplex returned %d, status %d)", fn, err, glp_get_status(P));
+	}
+	if (ret >= 0) {
+		*value = integer ? glp_mip_obj_val(P) : glp_get_obj_val(P);
+		for (int c = 1; share && c <= ncols; c++) {
+			const struct lp_col *col = &g_array_index(lp->cols, struct lp_col, c - 1);
+			if (col->task_kind >= 0 && col->worker_kind >= 0)
+				share[col->task_kind * lp->nworker_kinds + col->worker_kind] += integer ? glp_mip_col_val(P, c) : glp_get_col_prim(P, c);
+		}
+	}
+	glp_delete_prob(P);
+	return ret;
+}
+#else
+int _astro_bound_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
+{
+	(void)lp, (void)integer, (void)relaxed, (void)value, (void)share;
+	_astro_error("%s: -ENOSYS: Astrolabe was built without GLPK: install libglpk-dev and configure again, "
+		     "or solve the program starpu_bound_print_lp() writes with an external solver", fn);
+	return -1;
+}
+#endif
