@@ -319,7 +319,10 @@ void starpu_task_free(struct starpu_task *task);
 int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Submits task to the scheduling context sched_ctx_id. */
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id);
-/** Submits task, bypassing nothing: identical to starpu_task_submit() here. */
+/** Submits task without data dependencies, as StarPU: its accesses are fetched for it but
+ * neither wait for earlier accesses nor order later ones (the caller guarantees the data is
+ * not being modified meanwhile, e.g. a fault-tolerance try-task whose meta task holds it);
+ * tag and task dependencies still apply. */
 int starpu_task_submit_nodeps(struct starpu_task *task);
 /** Returns 1 once task completed (its callback ran), 0 while it is submitted and
  * not complete, or was never submitted. Does not wait: see starpu_task_wait(). */
