@@ -1206,6 +1206,28 @@ TEST_F(FaultTolerance, NoFailureRunsOnce)
 	EXPECT_EQ(y, 6);
 }
 
+// starpu_task_submit_nodeps(): the task does not wait for the accesses before it
+// (here the program's own acquire), and later accesses do not wait for it.
+TEST_F(FaultTolerance, SubmitNodepsTakesNoDataDependencies)
+{
+	int v = 41, seen = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	starpu_codelet read = cpu_codelet([](void **buffers, void *arg) { *(int *)arg = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]); }, 1, "read");
+	read.modes[0] = STARPU_R;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &read;
+	task->handles[0] = h;
+	task->cl_arg = &seen;
+	task->detach = 0;
+	ASSERT_EQ(starpu_task_submit_nodeps(task), 0);
+	ASSERT_EQ(starpu_task_wait(task), 0); // with the acquire still held
+	EXPECT_EQ(seen, 41);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+}
+
 // A retry copies its template, but not what belongs to the meta task's life.
 TEST_F(FaultTolerance, CreateRetryCopiesTheTemplate)
 {
