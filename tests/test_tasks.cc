@@ -1228,6 +1228,18 @@ TEST_F(FaultTolerance, SubmitNodepsTakesNoDataDependencies)
 	starpu_data_unregister(h);
 }
 
+// A task whose own where is STARPU_NOWHERE runs nothing, as a codelet's would (a meta task is one).
+TEST_F(Tasks, TaskWhereNowhereRunsNothing)
+{
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &count_cl_;
+	task->where = (int32_t)STARPU_NOWHERE;
+	task->detach = 0;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait(task), 0);
+	EXPECT_EQ(g_runs, 0);
+}
+
 // A retry copies its template, but not what belongs to the meta task's life.
 TEST_F(FaultTolerance, CreateRetryCopiesTheTemplate)
 {
