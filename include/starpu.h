@@ -37,6 +37,7 @@
 #include <starpu_opencl.h>
 #include <starpu_cuda.h>
 #include <starpu_cublas.h>
+#include <starpu_hipblas.h>
 #include <starpu_cusparse.h>
 #include <starpu_bound.h>
 #include <starpu_parallel_worker.h>

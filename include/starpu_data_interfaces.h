@@ -205,6 +205,30 @@ int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, vo
 
 /* ---------------------------------------------------------------- variable */
 
+/**
+ * @name Mapping and an interface's own copies
+ * Helpers for the map_data, unmap_data and update_map methods of
+ * starpu_data_interface_ops, and for copy methods that start asynchronous
+ * transfers themselves.
+ * @{
+ */
+/** Address on dst_node of the size bytes at src + src_offset on src_node, for map_data;
+ * *ret is 0, or -EIO when dst_node cannot address that memory in place (copy it then),
+ * -EINVAL for a node that does not exist. */
+uintptr_t starpu_interface_map(uintptr_t src, size_t src_offset, unsigned src_node, unsigned dst_node, size_t size, int *ret);
+/** Undoes starpu_interface_map() (dst is what it returned), for unmap_data; 0 or a negative error. */
+int starpu_interface_unmap(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, unsigned dst_node, size_t size);
+/** Brings the mapped copy at dst + dst_offset on dst_node up to date with src + src_offset on
+ * src_node, for update_map; 0 or a negative error. */
+int starpu_interface_update_map(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node, size_t size);
+/** To call just before a copy method submits an asynchronous transfer from src_node to
+ * dst_node; *start keeps the time, for starpu_interface_end_driver_copy_async(). */
+void starpu_interface_start_driver_copy_async(unsigned src_node, unsigned dst_node, double *start);
+/** To call just after the submission: a submission that took long (the data was not pinned,
+ * so the transfer was synchronous) is said once. */
+void starpu_interface_end_driver_copy_async(unsigned src_node, unsigned dst_node, double start);
+/** @} */
+
 /** A single element of elemsize bytes. */
 struct starpu_variable_interface
 {

@@ -47,6 +47,21 @@ int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct sta
 					const char *build_options);
 /** Releases what starpu_opencl_load_opencl_from_string/_file built. */
 int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs);
+/** Reads source_file_name (as given, else in STARPU_OPENCL_PROGRAM_DIR) into a new string
+ * *opencl_program_source; *located_file_name and *located_dir_name (with its final slash,
+ * or empty) say where it was found. All three are the caller's to free, NULL when the file
+ * cannot be read (said on stderr). */
+void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name, char **located_dir_name,
+					      char **opencl_program_source);
+/** Builds the OpenCL source file for every OpenCL device and stores the binaries in
+ * $STARPU_HOME/.starpu/opencl, named after the file and the device, for
+ * starpu_opencl_load_binary_opencl(); 0 or an error. */
+int starpu_opencl_compile_opencl_from_file(const char *source_file_name, const char *build_options);
+/** As starpu_opencl_compile_opencl_from_file(), with the source in a string and file_name naming the binaries. */
+int starpu_opencl_compile_opencl_from_string(const char *opencl_program_source, const char *file_name, const char *build_options);
+/** Loads on every OpenCL device the binaries compiled for kernel_id (the file name given to
+ * the compile functions) into opencl_programs; CL_SUCCESS or an error. */
+int starpu_opencl_load_binary_opencl(const char *kernel_id, struct starpu_opencl_program *opencl_programs);
 /** Creates kernel kernel_name of the program built for device devid, and gives that device's queue; CL_SUCCESS or the error. */
 int starpu_opencl_load_kernel(cl_kernel *kernel, cl_command_queue *queue, struct starpu_opencl_program *opencl_programs,
 			      const char *kernel_name, int devid);

@@ -36,6 +36,8 @@ extern "C" {
 /** cuda_flags: the CUDA function is asynchronous. */
 #define STARPU_CUDA_ASYNC (1 << 0)
 #define STARPU_OPENCL_ASYNC (1 << 0)
+/** hip_flags: the HIP function is asynchronous (this build has no HIP driver). */
+#define STARPU_HIP_ASYNC (1 << 0)
 
 /** nbuffers value of a codelet whose tasks give their own buffer count. */
 #define STARPU_VARIABLE_NBUFFERS (-1)
@@ -149,6 +151,11 @@ struct starpu_codelet
 	void *reserved[4];
 };
 
+struct starpu_transaction;
+struct _starpu_trs_epoch;
+/** An epoch of a transaction (opaque). */
+typedef struct _starpu_trs_epoch *starpu_trs_epoch_t;
+
 /** One instance of a codelet with its data. */
 struct starpu_task
 {
@@ -188,6 +195,10 @@ struct starpu_task
 	/** Called when a worker pops the task, before it runs. */
 	void (*prologue_callback_pop_func)(void *);
 	void *prologue_callback_pop_arg;
+	/** The transaction the task belongs to (starpu_transaction_open()), NULL when none; STARPU_TRANSACTION with starpu_task_insert(). */
+	struct starpu_transaction *transaction;
+	/** The transaction epoch the task belongs to, set at submission. */
+	starpu_trs_epoch_t trs_epoch;
 	/** Tag of the task, when use_tag is set. */
 	starpu_tag_t tag_id;
 	/** Free cl_arg / callback_arg / prologue args when the task is destroyed. */
@@ -214,6 +225,8 @@ struct starpu_task
 	unsigned no_submitorder:1;
 	unsigned scheduled:1;
 	unsigned prefetched:1;
+	/** Set by starpu_task_ft_failed(): this execution failed and should be retried (its duration is not recorded in performance models). */
+	unsigned failed:1;
 	/** Worker chosen with execute_on_a_specific_worker. */
 	unsigned workerid;
 	unsigned workerorder;
@@ -322,7 +335,10 @@ void starpu_task_free(struct starpu_task *task);
 int starpu_task_submit(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 /** Submits task to the scheduling context sched_ctx_id. */
 int starpu_task_submit_to_ctx(struct starpu_task *task, unsigned sched_ctx_id);
-/** Submits task, bypassing nothing: identical to starpu_task_submit() here. */
+/** Submits task without data dependencies, as StarPU: its accesses are fetched for it but
+ * neither wait for earlier accesses nor order later ones (the caller guarantees the data is
+ * not being modified meanwhile, e.g. a fault-tolerance try-task whose meta task holds it);
+ * tag and task dependencies still apply. */
 int starpu_task_submit_nodeps(struct starpu_task *task);
 /** Returns 1 once task completed (its callback ran), 0 while it is submitted and
  * not complete, or was never submitted. Does not wait: see starpu_task_wait(). */
@@ -413,6 +429,53 @@ void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
 int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
 /** As starpu_task_get_task_succs(). */
 int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[]);
+
+
+/**
+ * @name Fault tolerance
+ * A task whose prologue callback is starpu_task_ft_prologue() becomes a meta
+ * task: it runs nothing itself, and try-tasks (copies of it, submitted
+ * without dependencies) compute until one succeeds; its successors wait for
+ * that success. Only tasks whose accesses are STARPU_R or STARPU_W can be
+ * retried (a failed try must leave its input intact).
+ * @{
+ */
+/** Prologue callback making the task a meta task; check_ft, when not NULL, is the
+ * `void (*)(void *)` called at the end of each try-task with the meta task as argument
+ * (NULL: retry until a try does not fail). */
+void starpu_task_ft_prologue(void *check_ft);
+/** A new try-task for meta_task, copied from template_task (the meta task for the first,
+ * the previous try-task after), whose callback is check_ft with the meta task as argument;
+ * the caller may change it, then submits it with starpu_task_submit_nodeps(). NULL (with a
+ * message) on bad input. */
+struct starpu_task *starpu_task_ft_create_retry(const struct starpu_task *meta_task, const struct starpu_task *template_task, void (*check_ft)(void *));
+/** Records that this execution of task failed (usually called by its implementation):
+ * task->failed is set and the duration is not recorded in performance models. */
+void starpu_task_ft_failed(struct starpu_task *task);
+/** A try-task succeeded: meta_task may end and release its successors. */
+void starpu_task_ft_success(struct starpu_task *meta_task);
+/** @} */
+
+/**
+ * @name Transactions
+ * Tasks submitted in a transaction (starpu_task::transaction, STARPU_TRANSACTION)
+ * belong to its current epoch; when an epoch starts, the transaction's start
+ * function decides whether it proceeds: the implementations of the tasks of a
+ * cancelled epoch are not run, their dependencies are still honoured. Their
+ * codelets set nbuffers to STARPU_VARIABLE_NBUFFERS (the transaction adds one
+ * access of its own).
+ * @{
+ */
+/** Opens a transaction and starts its first epoch; do_start_func (NULL: always
+ * proceed) is called with NULL and do_start_arg when the epoch starts, and returns
+ * nonzero for the epoch to proceed, 0 to cancel it. NULL if no worker can run the
+ * transaction's own tasks (they need a CPU worker). */
+struct starpu_transaction *starpu_transaction_open(int (*do_start_func)(void *buffer, void *arg), void *do_start_arg);
+/** Ends the current epoch and starts the next one, do_start_func being called with do_start_arg. */
+void starpu_transaction_next_epoch(struct starpu_transaction *p_trs, void *do_start_arg);
+/** Ends the last epoch; the transaction is freed once the tasks submitted in it have ended. */
+void starpu_transaction_close(struct starpu_transaction *p_trs);
+/** @} */
 
 #ifdef __cplusplus
 }

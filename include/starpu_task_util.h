@@ -58,11 +58,12 @@ extern "C" {
 #define STARPU_PROLOGUE_CALLBACK_ARG_NFREE (39 << STARPU_MODE_SHIFT)     /**< void * (not freed) */
 #define STARPU_PROLOGUE_CALLBACK_POP_ARG_NFREE (40 << STARPU_MODE_SHIFT) /**< void * (not freed) */
 #define STARPU_TASK_SCHED_DATA (41 << STARPU_MODE_SHIFT)           /**< void * */
-#define STARPU_TASK_FILE (42 << STARPU_MODE_SHIFT)                 /**< const char * */
-#define STARPU_TASK_LINE (43 << STARPU_MODE_SHIFT)                 /**< int */
-#define STARPU_EPILOGUE_CALLBACK (44 << STARPU_MODE_SHIFT)         /**< void (*)(void *) */
-#define STARPU_EPILOGUE_CALLBACK_ARG (45 << STARPU_MODE_SHIFT)     /**< void * */
-#define STARPU_SHIFTED_MODE_MAX (46 << STARPU_MODE_SHIFT)
+#define STARPU_TRANSACTION (42 << STARPU_MODE_SHIFT)               /**< struct starpu_transaction * */
+#define STARPU_TASK_FILE (43 << STARPU_MODE_SHIFT)                 /**< const char * */
+#define STARPU_TASK_LINE (44 << STARPU_MODE_SHIFT)                 /**< int */
+#define STARPU_EPILOGUE_CALLBACK (45 << STARPU_MODE_SHIFT)         /**< void (*)(void *) */
+#define STARPU_EPILOGUE_CALLBACK_ARG (46 << STARPU_MODE_SHIFT)     /**< void * */
+#define STARPU_SHIFTED_MODE_MAX (47 << STARPU_MODE_SHIFT)
 
 /** A handle with its access mode, for STARPU_DATA_MODE_ARRAY. */
 struct starpu_data_descr

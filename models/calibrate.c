@@ -174,6 +174,8 @@ static void on_execution(const struct astro_event *ev, void *arg)
 		return;
 	double end = ev->time_us != 0.0 ? ev->time_us : _astro_now();
 	measuring[w].job_id = 0;
+	if (STARPU_UNLIKELY(task->failed))
+		return; /* starpu_task_ft_failed(): not a duration to learn from */
 	struct starpu_perfmodel_arch *arch = executing_arch(w);
 	if (!arch)
 		return;

@@ -234,3 +234,40 @@ int main(int argc, char **argv)
 	testing::InitGoogleTest(&argc, argv);
 	return RUN_ALL_TESTS();
 }
+
+// ------------------------------------------------------------------ HIP
+
+namespace {
+
+int g_hip_runs = 0;
+void hip_or_cpu(void **, void *)
+{
+	g_hip_runs++;
+}
+
+} // namespace
+
+// This build has no HIP driver: a HIP program's calls return quietly and its
+// codelets run on their other implementations.
+TEST_F(CudaApi, HipEntryPointsDeclineWithoutAHipDriver)
+{
+	EXPECT_EQ(starpu_hip_worker_get_count(), 0u);
+	std::string err = said([] {
+		starpu_hipblas_init();
+		starpu_hipblas_shutdown();
+	});
+	EXPECT_EQ(err, "");
+	starpu_codelet cl = cpu_codelet(hip_or_cpu, 0, "hip_or_cpu");
+	cl.hip_funcs[0] = hip_or_cpu;
+	cl.hip_flags[0] = STARPU_HIP_ASYNC;
+	g_hip_runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_hip_runs, 1);
+	// A codelet for HIP only has nowhere to run.
+	starpu_codelet hip_only;
+	starpu_codelet_init(&hip_only);
+	hip_only.hip_funcs[0] = hip_or_cpu;
+	err = said([&] { EXPECT_EQ(starpu_task_insert(&hip_only, 0), -ENODEV); });
+	EXPECT_NE(err.find("no worker can run task"), std::string::npos) << err;
+}

@@ -671,3 +671,62 @@ TEST(DataApiSeed, SeedFromTheEnvironment)
 }
 
 } // namespace
+
+// ---------------------------------------------------------------- map helpers, an interface's own async copies
+
+// Between memories the CPU addresses, a map is the address itself; unmap and update_map follow it.
+TEST_F(DataApi, InterfaceMapBetweenCpuMemories)
+{
+	char buf[64] = "mapped";
+	int ret = -1;
+	uintptr_t m = starpu_interface_map((uintptr_t)buf, 2, STARPU_MAIN_RAM, STARPU_MAIN_RAM, 4, &ret);
+	EXPECT_EQ(ret, 0);
+	EXPECT_EQ(m, (uintptr_t)buf + 2);
+	EXPECT_EQ(starpu_interface_update_map((uintptr_t)buf, 2, STARPU_MAIN_RAM, m, 0, STARPU_MAIN_RAM, 4), 0);
+	EXPECT_STREQ(buf, "mapped");
+	// update_map of a copy elsewhere brings it up to date.
+	char other[8] = {0};
+	EXPECT_EQ(starpu_interface_update_map((uintptr_t)buf, 0, STARPU_MAIN_RAM, (uintptr_t)other, 1, STARPU_MAIN_RAM, 3), 0);
+	EXPECT_EQ(std::string(other + 1, 3), "map");
+	EXPECT_EQ(starpu_interface_unmap((uintptr_t)buf, 2, STARPU_MAIN_RAM, m, STARPU_MAIN_RAM, 4), 0);
+}
+
+// Bad nodes and an unmap of what was not mapped are refused with a message.
+TEST_F(DataApi, InterfaceMapBadInput)
+{
+	char buf[8];
+	int ret = 0;
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(starpu_interface_map((uintptr_t)buf, 0, STARPU_MAIN_RAM, STARPU_MAXNODES + 3, 8, &ret), 0u);
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_EQ(starpu_interface_unmap((uintptr_t)buf, 0, STARPU_MAIN_RAM, (uintptr_t)buf + 1, STARPU_MAIN_RAM, 8), -EINVAL);
+	EXPECT_EQ(starpu_interface_update_map((uintptr_t)buf, 0, 999, (uintptr_t)buf, 0, STARPU_MAIN_RAM, 8), -EINVAL);
+	double start = 1.0;
+	starpu_interface_start_driver_copy_async(999, STARPU_MAIN_RAM, &start);
+	EXPECT_EQ(start, 0.0);
+	starpu_interface_start_driver_copy_async(STARPU_MAIN_RAM, STARPU_MAIN_RAM, nullptr);
+	std::string err = testing::internal::GetCapturedStderr();
+	EXPECT_NE(err.find("starpu_interface_map: no memory node"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_interface_unmap: 0x"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_interface_update_map: no memory node 999"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_interface_start_driver_copy_async: no memory node 999"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_interface_start_driver_copy_async: NULL start"), std::string::npos) << err;
+}
+
+// A submission that took long is said once; a quick one is not.
+TEST_F(DataApi, DriverCopyAsyncSaysASlowSubmissionOnce)
+{
+	testing::internal::CaptureStderr();
+	double start;
+	starpu_interface_start_driver_copy_async(STARPU_MAIN_RAM, STARPU_MAIN_RAM, &start);
+	EXPECT_GT(start, 0.0);
+	EXPECT_LE(start, starpu_timing_now());
+	// Pretend the submission began a second ago (no sleeping: the test does not depend on timing).
+	starpu_interface_end_driver_copy_async(STARPU_MAIN_RAM, STARPU_MAIN_RAM, start - 1e6);
+	starpu_interface_end_driver_copy_async(STARPU_MAIN_RAM, STARPU_MAIN_RAM, start - 1e6);
+	std::string err = testing::internal::GetCapturedStderr();
+	size_t first = err.find("submitting an asynchronous transfer from");
+	EXPECT_NE(first, std::string::npos) << err;
+	EXPECT_EQ(err.find("submitting an asynchronous transfer from", first + 1), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_memory_pin()"), std::string::npos) << err;
+}

@@ -1954,3 +1954,60 @@ TEST_F(Models, ConcurrentCalibrationsLoseNoSample)
 }
 
 } // namespace
+
+// ------------------------------------------------------------ fault tolerance
+
+namespace {
+
+std::atomic<int> g_ft_model_runs{0};
+int g_ft_model_failures = 0;
+
+void ft_model_work(void **buffers, void *)
+{
+	int *y = (int *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	*y = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]) + 1;
+	if (g_ft_model_runs++ < g_ft_model_failures)
+		starpu_task_ft_failed(starpu_task_get_current());
+}
+
+} // namespace
+
+// A try marked failed (starpu_task_ft_failed) is not a duration to learn from:
+// only the successful executions reach the model.
+TEST_F(Models, FailedTriesAreNotRecorded)
+{
+	ScopedEnv calibrate("STARPU_CALIBRATE", "1");
+	// Sub-microsecond runs vary by far more than 50%: no sample may be rejected as an outlier here.
+	ScopedEnv max_error("STARPU_HISTORY_MAX_ERROR", "2000000000");
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "ft_not_recorded";
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cpu_funcs[0] = ft_model_work;
+	cl.nbuffers = 2;
+	cl.modes[0] = STARPU_R;
+	cl.modes[1] = STARPU_W;
+	cl.model = &model;
+	int x = 1, y = 0;
+	starpu_data_handle_t hx, hy;
+	starpu_variable_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_variable_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)&y, sizeof(y));
+	g_ft_model_runs = 0;
+	g_ft_model_failures = 4;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_PROLOGUE_CALLBACK, starpu_task_ft_prologue, STARPU_R, hx, STARPU_W, hy, 0), 0);
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(starpu_task_insert(&cl, STARPU_R, hx, STARPU_W, hy, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ft_model_runs, 7);
+	starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
+	ASSERT_NE(pa, nullptr);
+	ASSERT_NE(pa->list, nullptr);
+	// 3 successful executions, the first dropped as a cold run (as StarPU does); 6 if the failures counted.
+	EXPECT_EQ(pa->list->entry->nsample, 2u);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
+	EXPECT_EQ(y, 2);
+}

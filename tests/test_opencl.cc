@@ -13,6 +13,7 @@
 #include <vector>
 #include "opencl_helpers.h"
 #include <cmath>
+#include <dirent.h>
 
 using namespace astro_test;
 
@@ -724,6 +725,75 @@ TEST_F(OpenCL, HelpersSayWhatIsWrong)
 	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &other, "add", 0), CL_SUCCESS);
 	starpu_opencl_release_kernel(kernel);
 	starpu_opencl_unload_opencl(&other);
+}
+
+// Sources are found as given or in STARPU_OPENCL_PROGRAM_DIR; binaries are compiled once into
+// $STARPU_HOME/.starpu/opencl and loaded back without the source, with their includes found.
+TEST_F(OpenCL, ProgramSourcesAndCompiledBinaries)
+{
+	TempDir dir, home;
+	ASSERT_TRUE(dir.write("inc.h", "#define ADDED 1\n"));
+	ASSERT_TRUE(dir.write("bin.cl", std::string("#include \"inc.h\"\n") + kernels_source));
+	std::string path = std::string(dir.path()) + "/bin.cl";
+	char *located = nullptr, *located_dir = nullptr, *source = nullptr;
+	starpu_opencl_load_program_source_malloc(path.c_str(), &located, &located_dir, &source);
+	ASSERT_NE(source, nullptr);
+	EXPECT_STREQ(located, path.c_str());
+	EXPECT_EQ(std::string(located_dir), std::string(dir.path()) + "/");
+	EXPECT_NE(std::string(source).find("__kernel void scale"), std::string::npos);
+	free(located);
+	free(located_dir);
+	free(source);
+
+	ScopedEnv starpu_home("STARPU_HOME", home.path());
+	ScopedEnv where("STARPU_OPENCL_PROGRAM_DIR", dir.path());
+	// Found in STARPU_OPENCL_PROGRAM_DIR, its include found next to it.
+	ASSERT_EQ(starpu_opencl_compile_opencl_from_file("bin.cl", NULL), 0);
+	ASSERT_EQ(starpu_opencl_compile_opencl_from_string(kernels_source, "fromstring.cl", "-DUNUSED=1"), 0);
+	std::string cache = std::string(home.path()) + "/.starpu/opencl";
+	int binaries = 0;
+	for (const char *prefix : {"bin.", "fromstring."}) {
+		DIR *d = opendir(cache.c_str());
+		ASSERT_NE(d, nullptr) << cache;
+		while (struct dirent *e = readdir(d))
+			if (std::string(e->d_name).rfind(prefix, 0) == 0 && std::string(e->d_name).find(".vendor_id_") != std::string::npos &&
+			    std::string(e->d_name).find("_device_id_0") != std::string::npos)
+				binaries++;
+		closedir(d);
+	}
+	EXPECT_EQ(binaries, 2);
+
+	starpu_opencl_program binary_programs;
+	ASSERT_EQ(starpu_opencl_load_binary_opencl("bin.cl", &binary_programs), CL_SUCCESS);
+	cl_kernel kernel;
+	cl_command_queue queue;
+	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &binary_programs, "add", 0), CL_SUCCESS);
+	starpu_opencl_release_kernel(kernel);
+	starpu_opencl_unload_opencl(&binary_programs);
+}
+
+TEST_F(OpenCL, ProgramHelpersRefuseBadInput)
+{
+	TempDir home;
+	ScopedEnv starpu_home("STARPU_HOME", home.path());
+	char *located = (char *)"x", *located_dir = (char *)"x", *source = (char *)"x";
+	starpu_opencl_program p;
+	std::string err = stderr_of([&] {
+		starpu_opencl_load_program_source_malloc("/nonexistent/k.cl", &located, &located_dir, &source);
+		EXPECT_EQ(starpu_opencl_compile_opencl_from_file("/nonexistent/k.cl", NULL), -ENOENT);
+		EXPECT_EQ(starpu_opencl_compile_opencl_from_string(NULL, "k.cl", NULL), -EINVAL);
+		EXPECT_NE(starpu_opencl_compile_opencl_from_string("__kernel void broken( {", "broken.cl", NULL), 0);
+		EXPECT_EQ(starpu_opencl_load_binary_opencl("never_compiled.cl", &p), -ENOENT);
+		EXPECT_EQ(starpu_opencl_load_binary_opencl(NULL, &p), -EINVAL);
+	});
+	EXPECT_EQ(located, nullptr);
+	EXPECT_EQ(located_dir, nullptr);
+	EXPECT_EQ(source, nullptr);
+	EXPECT_TRUE(contains(err, "starpu_opencl_load_program_source_malloc")) << err;
+	EXPECT_TRUE(contains(err, "cannot read '/nonexistent/k.cl'")) << err;
+	EXPECT_TRUE(contains(err, "does not build on OpenCL device 0")) << err;
+	EXPECT_TRUE(contains(err, "compile it first with starpu_opencl_compile_opencl_from_file")) << err;
+	EXPECT_TRUE(contains(err, "NULL kernel id or program")) << err;
 }
 
 // Models get the device for free: a history model calibrates on the OpenCL

@@ -1065,7 +1065,7 @@ TEST_F(Runtime, UnknownKindIsRefused)
 		EXPECT_EQ(starpu_task_insert(&cl, STARPU_VALUE, &p, sizeof(p), STARPU_SHIFTED_MODE_MAX, 1, 0), -EINVAL);
 		EXPECT_EQ(starpu_task_build(&cl, STARPU_PRIORITY, 1, 0x40000000, 0), nullptr);
 	});
-	EXPECT_TRUE(contains(err, "starpu_task_insert: unknown argument kind 0x5c0000 after 1 arguments for codelet 'observe'")) << err;
+	EXPECT_TRUE(contains(err, "starpu_task_insert: unknown argument kind 0x5e0000 after 1 arguments for codelet 'observe'")) << err;
 	EXPECT_TRUE(contains(err, "starpu_task_build: unknown argument kind 0x40000000")) << err;
 	EXPECT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(seen.runs.load(), 0);

@@ -1129,3 +1129,339 @@ TEST_F(Tasks, DeprecatedCpuFuncRuns)
 #pragma GCC diagnostic pop
 
 } // namespace
+
+// ---------------------------------------------------------------- fault tolerance
+
+namespace {
+
+std::atomic<int> g_ft_tries{0};
+int g_ft_fail_first = 0; // how many tries fail before one succeeds
+
+// y = x + 1, failing (and saying so) for the first g_ft_fail_first tries.
+void ft_increment(void **buffers, void *)
+{
+	int x = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+	int *y = (int *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+	int attempt = g_ft_tries++;
+	if (attempt < g_ft_fail_first) {
+		*y = -1000; // garbage: the retry must overwrite it
+		starpu_task_ft_failed(starpu_task_get_current());
+		EXPECT_EQ(starpu_task_get_current()->failed, 1u);
+		return;
+	}
+	EXPECT_EQ(starpu_task_get_current()->failed, 0u);
+	*y = x + 1;
+}
+
+std::atomic<int> g_ft_checks{0};
+
+// A check function as an application writes it: retry on failure, success otherwise.
+void ft_check(void *arg)
+{
+	auto *meta = (struct starpu_task *)arg;
+	struct starpu_task *current = starpu_task_get_current();
+	g_ft_checks++;
+	if (!current->failed) {
+		starpu_task_ft_success(meta);
+		return;
+	}
+	struct starpu_task *retry = starpu_task_ft_create_retry(meta, current, ft_check);
+	ASSERT_NE(retry, nullptr);
+	EXPECT_EQ(retry->failed, 0u);
+	EXPECT_EQ(retry->callback_arg, meta);
+	ASSERT_EQ(starpu_task_submit_nodeps(retry), 0);
+}
+
+int g_ft_successor_saw = 0;
+void ft_read_y(void **buffers, void *)
+{
+	g_ft_successor_saw = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+}
+
+} // namespace
+
+class FaultTolerance : public Tasks
+{
+protected:
+	void SetUp() override
+	{
+		Tasks::SetUp();
+		g_ft_tries = 0;
+		g_ft_checks = 0;
+		g_ft_successor_saw = 0;
+		cl_.modes[0] = STARPU_R;
+		cl_.modes[1] = STARPU_W;
+		read_cl_.modes[0] = STARPU_R;
+	}
+	starpu_codelet cl_ = cpu_codelet(ft_increment, 2, "ft_increment");
+	starpu_codelet read_cl_ = cpu_codelet(ft_read_y, 1, "ft_read_y");
+};
+
+// The meta task retries until a try succeeds; its successors see the successful result only.
+TEST_F(FaultTolerance, CheckFunctionRetriesUntilSuccess)
+{
+	int x = 12, y = 1;
+	starpu_data_handle_t hx, hy;
+	starpu_variable_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_variable_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)&y, sizeof(y));
+	g_ft_fail_first = 5;
+	ASSERT_EQ(starpu_task_insert(&cl_, STARPU_PROLOGUE_CALLBACK, starpu_task_ft_prologue, STARPU_PROLOGUE_CALLBACK_ARG_NFREE,
+				     (void *)ft_check, STARPU_R, hx, STARPU_W, hy, 0),
+		  0);
+	ASSERT_EQ(starpu_task_insert(&read_cl_, STARPU_R, hy, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ft_tries, 6);
+	EXPECT_EQ(g_ft_checks, 6);
+	EXPECT_EQ(g_ft_successor_saw, 13);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
+	EXPECT_EQ(x, 12);
+	EXPECT_EQ(y, 13);
+}
+
+// Without a check function, the default one retries until a try does not fail.
+TEST_F(FaultTolerance, DefaultCheckRetries)
+{
+	int x = 1, y = 0;
+	starpu_data_handle_t hx, hy;
+	starpu_variable_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_variable_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)&y, sizeof(y));
+	g_ft_fail_first = 3;
+	struct starpu_task *meta = starpu_task_create();
+	meta->cl = &cl_;
+	meta->handles[0] = hx;
+	meta->handles[1] = hy;
+	meta->prologue_callback_func = starpu_task_ft_prologue;
+	meta->prologue_callback_arg = nullptr;
+	meta->detach = 0;
+	ASSERT_EQ(starpu_task_submit(meta), 0);
+	ASSERT_EQ(starpu_task_insert(&read_cl_, STARPU_R, hy, 0), 0);
+	ASSERT_EQ(starpu_task_wait(meta), 0); // ends only once a try succeeded
+	EXPECT_EQ(g_ft_tries, 4);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ft_successor_saw, 2);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
+	EXPECT_EQ(y, 2);
+}
+
+// A task that never fails runs once, through one try.
+TEST_F(FaultTolerance, NoFailureRunsOnce)
+{
+	int x = 5, y = 0;
+	starpu_data_handle_t hx, hy;
+	starpu_variable_data_register(&hx, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_variable_data_register(&hy, STARPU_MAIN_RAM, (uintptr_t)&y, sizeof(y));
+	g_ft_fail_first = 0;
+	ASSERT_EQ(starpu_task_insert(&cl_, STARPU_PROLOGUE_CALLBACK, starpu_task_ft_prologue, STARPU_R, hx, STARPU_W, hy, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_ft_tries, 1);
+	starpu_data_unregister(hx);
+	starpu_data_unregister(hy);
+	EXPECT_EQ(y, 6);
+}
+
+// starpu_task_submit_nodeps(): the task does not wait for the accesses before it
+// (here the program's own acquire), and later accesses do not wait for it.
+TEST_F(FaultTolerance, SubmitNodepsTakesNoDataDependencies)
+{
+	int v = 41, seen = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	starpu_codelet read = cpu_codelet([](void **buffers, void *arg) { *(int *)arg = *(int *)STARPU_VARIABLE_GET_PTR(buffers[0]); }, 1, "read");
+	read.modes[0] = STARPU_R;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &read;
+	task->handles[0] = h;
+	task->cl_arg = &seen;
+	task->detach = 0;
+	ASSERT_EQ(starpu_task_submit_nodeps(task), 0);
+	ASSERT_EQ(starpu_task_wait(task), 0); // with the acquire still held
+	EXPECT_EQ(seen, 41);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+}
+
+// A task whose own where is STARPU_NOWHERE runs nothing, as a codelet's would (a meta task is one).
+TEST_F(Tasks, TaskWhereNowhereRunsNothing)
+{
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &count_cl_;
+	task->where = (int32_t)STARPU_NOWHERE;
+	task->detach = 0;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait(task), 0);
+	EXPECT_EQ(g_runs, 0);
+}
+
+// A retry copies its template, but not what belongs to the meta task's life.
+TEST_F(FaultTolerance, CreateRetryCopiesTheTemplate)
+{
+	struct starpu_task *meta = starpu_task_create();
+	meta->cl = &cl_;
+	meta->priority = 3;
+	meta->name = "meta";
+	meta->use_tag = 1;
+	meta->tag_id = 77;
+	meta->prologue_callback_func = starpu_task_ft_prologue;
+	struct starpu_task *retry = starpu_task_ft_create_retry(meta, meta, ft_check);
+	ASSERT_NE(retry, nullptr);
+	EXPECT_EQ(retry->cl, &cl_);
+	EXPECT_EQ(retry->priority, 3);
+	EXPECT_STREQ(retry->name, "meta");
+	EXPECT_EQ(retry->use_tag, 0u);
+	EXPECT_EQ(retry->prologue_callback_func, nullptr);
+	EXPECT_EQ(retry->callback_func, ft_check);
+	EXPECT_EQ(retry->callback_arg, meta);
+	EXPECT_EQ(retry->destroy, 1u);
+	EXPECT_NE(retry->starpu_private, meta->starpu_private);
+	retry->destroy = 0;
+	starpu_task_destroy(retry);
+	meta->destroy = 0;
+	starpu_task_destroy(meta);
+}
+
+// Bad input: NULL tasks, a failed STARPU_RW task (it cannot be retried), the prologue outside a prologue.
+TEST_F(FaultTolerance, BadInputIsRefused)
+{
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(starpu_task_ft_create_retry(nullptr, nullptr, nullptr), nullptr);
+	starpu_task_ft_failed(nullptr);
+	starpu_task_ft_success(nullptr);
+	starpu_task_ft_prologue(nullptr); // no current task
+	starpu_codelet rw = cpu_codelet(count_func, 1, "rw");
+	rw.modes[0] = STARPU_RW;
+	int v = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &rw;
+	task->handles[0] = h;
+	starpu_task_ft_failed(task);
+	EXPECT_EQ(task->failed, 0u);
+	// The prologue on a STARPU_RW task: it runs once, as a plain task.
+	task->prologue_callback_func = starpu_task_ft_prologue;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string err = testing::internal::GetCapturedStderr();
+	EXPECT_EQ(g_runs, 1);
+	starpu_data_unregister(h);
+	EXPECT_NE(err.find("starpu_task_ft_create_retry: NULL meta task"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_task_ft_failed: NULL task"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_task_ft_success: NULL meta task"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_task_ft_prologue: called outside a task's prologue"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_task_ft_failed: task 'rw' accesses its buffer 0 in mode"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_task_ft_prologue: task 'rw' accesses its buffer 0 in mode"), std::string::npos) << err;
+}
+
+// ---------------------------------------------------------------- transactions
+
+namespace {
+
+std::vector<int> g_trs_ran; // epochs whose tasks ran, in order
+std::mutex g_trs_lock;
+std::atomic<int> g_trs_decisions{0};
+
+void trs_task(void **, void *arg)
+{
+	std::lock_guard<std::mutex> lock(g_trs_lock);
+	g_trs_ran.push_back((int)(intptr_t)arg);
+}
+
+// Proceeds when the epoch's argument points at a nonzero int.
+int trs_start(void *buffer, void *arg)
+{
+	EXPECT_EQ(buffer, nullptr);
+	g_trs_decisions++;
+	return *(int *)arg;
+}
+
+} // namespace
+
+class Transactions : public Tasks
+{
+protected:
+	void SetUp() override
+	{
+		Tasks::SetUp();
+		g_trs_ran.clear();
+		g_trs_decisions = 0;
+		cl_.nbuffers = STARPU_VARIABLE_NBUFFERS;
+	}
+	int submit(struct starpu_transaction *trs, int epoch, starpu_data_handle_t h = nullptr)
+	{
+		if (h)
+			return starpu_task_insert(&cl_, STARPU_TRANSACTION, trs, STARPU_CL_ARGS_NFREE, (void *)(intptr_t)epoch, (size_t)0,
+						  STARPU_RW, h, 0);
+		return starpu_task_insert(&cl_, STARPU_TRANSACTION, trs, STARPU_CL_ARGS_NFREE, (void *)(intptr_t)epoch, (size_t)0, 0);
+	}
+	starpu_codelet cl_ = cpu_codelet(trs_task, 0, "trs_task");
+};
+
+// Epochs whose start function says no are cancelled: their tasks end without running; the others run, in order.
+TEST_F(Transactions, CancelledEpochsDoNotRun)
+{
+	int yes = 1, no = 0;
+	struct starpu_transaction *trs = starpu_transaction_open(trs_start, &yes);
+	ASSERT_NE(trs, nullptr);
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl_;
+	t->transaction = trs;
+	t->cl_arg = (void *)(intptr_t)1;
+	t->detach = 0;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(submit(trs, 1), 0);
+	starpu_transaction_next_epoch(trs, &no);
+	ASSERT_EQ(submit(trs, 2), 0);
+	ASSERT_EQ(submit(trs, 2), 0);
+	starpu_transaction_next_epoch(trs, &yes);
+	ASSERT_EQ(submit(trs, 3), 0);
+	starpu_transaction_close(trs);
+	ASSERT_EQ(starpu_task_wait(t), 0);
+	EXPECT_NE(t->trs_epoch, nullptr);
+	EXPECT_EQ(starpu_task_get_current(), nullptr);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_trs_decisions, 3);
+	std::vector<int> expected = {1, 1, 3};
+	EXPECT_EQ(g_trs_ran, expected);
+	starpu_task_destroy(t);
+}
+
+// Without a start function every epoch proceeds; tasks keep their own data accesses.
+TEST_F(Transactions, NoStartFunctionProceeds)
+{
+	struct starpu_transaction *trs = starpu_transaction_open(nullptr, nullptr);
+	ASSERT_NE(trs, nullptr);
+	int v = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&v, sizeof(v));
+	ASSERT_EQ(submit(trs, 1, h), 0);
+	starpu_transaction_next_epoch(trs, nullptr);
+	ASSERT_EQ(submit(trs, 2, h), 0);
+	starpu_transaction_close(trs);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	std::vector<int> expected = {1, 2};
+	EXPECT_EQ(g_trs_ran, expected);
+}
+
+// Bad input: a codelet with a fixed buffer count, a closed or NULL transaction.
+TEST_F(Transactions, BadInputIsRefused)
+{
+	struct starpu_transaction *trs = starpu_transaction_open(nullptr, nullptr);
+	ASSERT_NE(trs, nullptr);
+	testing::internal::CaptureStderr();
+	starpu_codelet fixed = cpu_codelet(trs_task, 0, "fixed");
+	EXPECT_EQ(starpu_task_insert(&fixed, STARPU_TRANSACTION, trs, 0), -EINVAL);
+	starpu_transaction_next_epoch(nullptr, nullptr);
+	starpu_transaction_close(nullptr);
+	starpu_transaction_close(trs);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	std::string err = testing::internal::GetCapturedStderr();
+	EXPECT_NE(err.find("task 'fixed' is in a transaction, its codelet must set nbuffers to STARPU_VARIABLE_NBUFFERS"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_transaction_next_epoch: NULL transaction"), std::string::npos) << err;
+	EXPECT_NE(err.find("starpu_transaction_close: NULL transaction"), std::string::npos) << err;
+	EXPECT_TRUE(g_trs_ran.empty());
+}

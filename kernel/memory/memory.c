@@ -590,3 +590,102 @@ bool _astro_copy_add(struct _astro_copy *copy, const struct astro_node_ops *ops,
 	copy->parts[copy->nparts++] = (struct _astro_copy_part) { .ops = ops, .devid = devid, .request = request };
 	return true;
 }
+
+/* ------------------------------------------------------------ mapping */
+
+/* Whether node is a memory the CPU addresses directly (main memory, a NUMA node): no device ops. */
+static bool cpu_addressable(unsigned node)
+{
+	return _astro_nodes[node].ops == NULL;
+}
+
+/* Checks the nodes of a map call; false (with a message naming caller) when one does not exist. */
+static bool map_nodes_valid(const char *caller, unsigned src_node, unsigned dst_node)
+{
+	if (valid_node(src_node) && valid_node(dst_node))
+		return true;
+	_astro_error("%s: no memory node %u: there are %u", caller, !valid_node(src_node) ? src_node : dst_node, starpu_memory_nodes_get_count());
+	return false;
+}
+
+/* A mapping lets dst_node address src_node's copy in place. Between memories the
+ * CPU addresses it is the same address; no device driver here maps main memory,
+ * so towards a device the answer is StarPU's "cannot map" (-EIO), and the
+ * interface copies instead. */
+uintptr_t starpu_interface_map(uintptr_t src, size_t src_offset, unsigned src_node, unsigned dst_node, size_t size, int *ret)
+{
+	(void)size;
+	int status = 0;
+	uintptr_t mapped = 0;
+	if (!map_nodes_valid("starpu_interface_map", src_node, dst_node))
+		status = -EINVAL;
+	else if (cpu_addressable(src_node) && cpu_addressable(dst_node))
+		mapped = src + src_offset;
+	else
+		status = -EIO;
+	if (ret)
+		*ret = status;
+	return mapped;
+}
+
+int starpu_interface_unmap(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, unsigned dst_node, size_t size)
+{
+	(void)size;
+	if (!map_nodes_valid("starpu_interface_unmap", src_node, dst_node))
+		return -EINVAL;
+	if (!cpu_addressable(src_node) || !cpu_addressable(dst_node) || dst != src + src_offset) {
+		_astro_error("starpu_interface_unmap: %#lx on node %u is no mapping of %#lx + %zu on node %u made by starpu_interface_map()",
+			     (unsigned long)dst, dst_node, (unsigned long)src, src_offset, src_node);
+		return -EINVAL;
+	}
+	return 0; /* the same memory: nothing was set up */
+}
+
+int starpu_interface_update_map(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+				size_t size)
+{
+	if (!map_nodes_valid("starpu_interface_update_map", src_node, dst_node))
+		return -EINVAL;
+	if (!cpu_addressable(src_node) || !cpu_addressable(dst_node)) {
+		_astro_error("starpu_interface_update_map: nodes %u and %u cannot be mapped (starpu_interface_map() said -EIO): copy the data instead",
+			     src_node, dst_node);
+		return -EIO;
+	}
+	/* A mapping is the data itself; a copy at another place is brought up to date. */
+	if (src + src_offset != dst + dst_offset)
+		memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
+	return 0;
+}
+
+/* ------------------------------------------------- an interface's own asynchronous copies */
+
+/* Submitting an asynchronous copy longer than this (µs) means it was not asynchronous. */
+#define SLOW_ASYNC_SUBMIT_US 300.0
+
+void starpu_interface_start_driver_copy_async(unsigned src_node, unsigned dst_node, double *start)
+{
+	if (!map_nodes_valid("starpu_interface_start_driver_copy_async", src_node, dst_node) || !start) {
+		if (start)
+			*start = 0.0;
+		else
+			_astro_error("starpu_interface_start_driver_copy_async: NULL start: pass where to keep the start time");
+		return;
+	}
+	*start = starpu_timing_now();
+}
+
+void starpu_interface_end_driver_copy_async(unsigned src_node, unsigned dst_node, double start)
+{
+	if (!map_nodes_valid("starpu_interface_end_driver_copy_async", src_node, dst_node) || start == 0.0)
+		return;
+	double elapsed = starpu_timing_now() - start;
+	static int warned;
+	if (elapsed > SLOW_ASYNC_SUBMIT_US && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+		char src_name[32], dst_name[32];
+		starpu_memory_node_get_name(src_node, src_name, sizeof(src_name));
+		starpu_memory_node_get_name(dst_node, dst_name, sizeof(dst_name));
+		_astro_warn("submitting an asynchronous transfer from %s to %s took %.3f ms: it was probably not asynchronous; "
+			    "allocate the data registered to the runtime with starpu_malloc() or pin it with starpu_memory_pin()",
+			    src_name, dst_name, elapsed / 1000.0);
+	}
+}

@@ -121,7 +121,9 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
 	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
 	_astro_worker_site_enter(w, &w->codelet_site);
-	if (parallel)
+	if (STARPU_UNLIKELY(task->transaction != NULL) && _astro_transaction_cancelled(task))
+		; /* its transaction epoch was cancelled: it ends without running */
+	else if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);

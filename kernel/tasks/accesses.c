@@ -174,6 +174,18 @@ struct _astro_data_link *_astro_job_links(struct _astro_job *job, unsigned n)
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task)
 {
 	unsigned n = _astro_task_nbuffers(task);
+	if (STARPU_UNLIKELY(job->nodeps)) {
+		/* starpu_task_submit_nodeps(): the accesses are only fetched (the submitter holds the data, e.g. a meta task). */
+		job->nodeps = false;
+		struct _astro_data_link *links = n ? _astro_job_links(job, n) : NULL;
+		for (unsigned i = 0; i < n; i++) {
+			links[i].job = job;
+			links[i].handle = STARPU_TASK_GET_HANDLE(task, i);
+			links[i].mode = STARPU_TASK_GET_MODE(task, i);
+		}
+		job->nbuffers = n;
+		return;
+	}
 	if (n == 0) {
 		job->nbuffers = 0;
 		return;

@@ -33,9 +33,10 @@ static void job_finish(struct _astro_job *job);
 
 /* ------------------------------------------------------------ readiness */
 
+/* task->where may say STARPU_NOWHERE too: a fault-tolerance meta task (fault_tolerance.c). */
 static bool runs_nothing(const struct starpu_task *task)
 {
-	return !task->cl || task->cl->where == STARPU_NOWHERE;
+	return !task->cl || task->cl->where == STARPU_NOWHERE || task->where == (int32_t)STARPU_NOWHERE;
 }
 
 static void drain_deferred(void)
@@ -80,9 +81,13 @@ static void job_ready(struct _astro_job *job)
 		_astro_ctx_ready(task->sched_ctx, task, 1);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	if (task->prologue_callback_func) {
+		/* The task is the current one for its prologue (starpu_task_ft_prologue() reads it). */
+		struct starpu_task *previous_task = _astro_current_task;
+		_astro_current_task = task;
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		task->prologue_callback_func(task->prologue_callback_arg);
 		_astro_context_leave(previous);
+		_astro_current_task = previous_task;
 	}
 	if (!runs_nothing(task)) {
 		_astro_sched_push(task);
@@ -551,6 +556,13 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 				     task->cl ? task->cl->where : 0, _astro_rt.nworkers);
 		return ret;
 	}
+	if (STARPU_UNLIKELY(task->transaction != NULL)) {
+		ret = _astro_transaction_task_submitted(task);
+		if (ret) {
+			count_down(2);
+			return ret;
+		}
+	}
 	/* The partition switches its accesses need go first. */
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_plans, __ATOMIC_ACQUIRE)) && task->cl)
 		_astro_plans_task_switch(task);
@@ -619,6 +631,11 @@ int _astro_task_submit_internally(struct starpu_task *task)
 
 int starpu_task_submit_nodeps(struct starpu_task *task)
 {
+	int ret = task_check_object(task);
+	if (ret)
+		return ret;
+	/* Read (and cleared) by _astro_data_submit_accesses(): the task may be gone when this returns. */
+	_astro_job_get(task)->nodeps = true;
 	return starpu_task_submit(task);
 }
 

@@ -654,6 +654,7 @@ static int parse_args(struct insert_args *a, struct starpu_task *task, va_list a
 		case STARPU_TASK_NO_SUBMITORDER: task->no_submitorder = va_arg(ap, unsigned) != 0; break;
 		case STARPU_TASK_PROFILING_INFO: task->profiling_info = va_arg(ap, struct starpu_profiling_task_info *); break;
 		case STARPU_TASK_SCHED_DATA: task->sched_data = va_arg(ap, void *); break;
+		case STARPU_TRANSACTION: task->transaction = va_arg(ap, struct starpu_transaction *); break;
 		case STARPU_TASK_FILE: task->file = va_arg(ap, const char *); break;
 		case STARPU_TASK_LINE: task->line = va_arg(ap, int); break;
 		case STARPU_TASK_WORKERIDS:

@@ -76,6 +76,7 @@ struct _astro_job
 	bool profiling_pending;
 	bool embedded;                       /* allocated with its task by starpu_task_create() */
 	bool watched;                        /* in the watchdog's list (watchdog.c), under its lock */
+	bool nodeps;                         /* submitted by starpu_task_submit_nodeps(): its accesses take no part in data dependencies */
 	/* Acquires only, in what was padding (a task's job does not grow). */
 	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
 	short acquire_node;                  /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
@@ -277,6 +278,30 @@ void _astro_throttle(void);
 extern _ASTRO_TLS unsigned _astro_submit_internal_depth;
 /* starpu_task_submit() for a task the runtime submits for itself during another submission: never held. */
 int _astro_task_submit_internally(struct starpu_task *task);
+
+/* A transaction and its epochs (access/transaction.c opens, moves and closes them). */
+enum _astro_epoch_state { _ASTRO_EPOCH_WAITING, _ASTRO_EPOCH_CONFIRMED, _ASTRO_EPOCH_CANCELLED };
+
+struct _starpu_trs_epoch
+{
+	int state; /* enum _astro_epoch_state: written by the task that decides, read by the epoch's tasks after it */
+	void *do_start_arg;
+	struct _starpu_trs_epoch *next;
+};
+
+struct starpu_transaction
+{
+	starpu_data_handle_t handle;
+	int (*do_start_func)(void *buffer, void *arg);
+	starpu_pthread_mutex_t lock; /* guards the epoch queue and closed */
+	struct _starpu_trs_epoch *first, *last; /* the epoch being run or decided first, the one tasks join last */
+	bool closed;
+};
+
+/* Transactions (transaction.c): a submitted task of a transaction joins its current epoch and reads
+ * its handle (a refused one returns the error); whether its epoch was cancelled (its implementation is not run). */
+int _astro_transaction_task_submitted(struct starpu_task *task);
+bool _astro_transaction_cancelled(const struct starpu_task *task);
 
 /* Called once all submitted tasks are complete, or one more completed. */
 void _astro_task_completed_count(void);

@@ -291,3 +291,24 @@ int starpu_task_get_current_data_node(unsigned i)
 	/* Every buffer a task sees lives on its worker's memory node. */
 	return (int)starpu_worker_get_local_memory_node();
 }
+
+/* hipBLAS (starpu_hipblas.h): no driver of this build serves it. Without HIP
+ * workers, the usual case, there is nothing to set up; a HIP driver plugin
+ * bringing workers without hipBLAS is said once. */
+static void hipblas_on_workers(const char *fn)
+{
+	static int said;
+	if (starpu_hip_worker_get_count() != 0 && !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		_astro_warn("%s: %u HIP workers, but no driver of this build serves hipBLAS: hipBLAS calls in their codelets have no handle",
+			    fn, starpu_hip_worker_get_count());
+}
+
+void starpu_hipblas_init(void)
+{
+	hipblas_on_workers("starpu_hipblas_init");
+}
+
+void starpu_hipblas_shutdown(void)
+{
+	hipblas_on_workers("starpu_hipblas_shutdown");
+}

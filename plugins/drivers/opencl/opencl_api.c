@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static struct astro_opencl_device devices[STARPU_MAXOPENCLDEVS];
@@ -219,7 +221,7 @@ int starpu_opencl_load_opencl_from_string(const char *opencl_program_source, str
 	return CL_SUCCESS;
 }
 
-static char *read_file(const char *path)
+static char *read_file(const char *path, size_t *len_out)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -230,10 +232,93 @@ static char *read_file(const char *path)
 		if (len >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1))) {
 			size_t got = fread(text, 1, (size_t)len, f);
 			text[got] = 0;
+			if (len_out)
+				*len_out = got;
 		}
 	}
 	fclose(f);
 	return text;
+}
+
+/* Reads source_file_name as given, else in $STARPU_OPENCL_PROGRAM_DIR; *located (malloc'd): the path read.
+ * NULL, errno set, when neither can be read. */
+static char *locate_and_read(const char *source_file_name, char **located)
+{
+	*located = NULL;
+	char *source = read_file(source_file_name, NULL);
+	if (source) {
+		*located = strdup(source_file_name);
+		return source;
+	}
+	int err = errno;
+	const char *dir = astro_env_string("STARPU_OPENCL_PROGRAM_DIR", ASTRO_ENV_PATH_MAX, NULL);
+	if (dir) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, source_file_name);
+		source = read_file(path, NULL);
+		if (source) {
+			*located = strdup(path);
+			return source;
+		}
+	}
+	errno = err;
+	return NULL;
+}
+
+/* The folder part of path, with its final slash ("" for a bare name). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) + 1 : 0;
+	char *dir = malloc(len + 1);
+	if (dir) {
+		memcpy(dir, path, len);
+		dir[len] = 0;
+	}
+	return dir;
+}
+
+void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name, char **located_dir_name,
+					      char **opencl_program_source)
+{
+	if (located_file_name)
+		*located_file_name = NULL;
+	if (located_dir_name)
+		*located_dir_name = NULL;
+	if (opencl_program_source)
+		*opencl_program_source = NULL;
+	if (!source_file_name || !located_file_name || !located_dir_name || !opencl_program_source) {
+		astro_log_error("starpu_opencl_load_program_source_malloc", "NULL file name or result pointer");
+		return;
+	}
+	char *located;
+	char *source = locate_and_read(source_file_name, &located);
+	if (!source) {
+		astro_log_error("starpu_opencl_load_program_source_malloc",
+				"cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder; the results are NULL",
+				source_file_name, strerror(errno));
+		return;
+	}
+	*located_dir_name = located ? dir_of(located) : NULL;
+	*located_file_name = located;
+	*opencl_program_source = source;
+}
+
+/* Build options with "-I folder" first when the source was found in a folder (its includes). */
+static char *options_with_dir(const char *located, const char *build_options)
+{
+	char *dir = dir_of(located);
+	const char *opts = build_options ? build_options : "";
+	size_t len = (dir ? strlen(dir) : 0) + strlen(opts) + 8;
+	char *all = malloc(len);
+	if (all) {
+		if (dir && *dir)
+			snprintf(all, len, "-I %s %s", dir, opts);
+		else
+			snprintf(all, len, "%s", opts);
+	}
+	free(dir);
+	return all;
 }
 
 int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct starpu_opencl_program *opencl_programs,
@@ -243,21 +328,179 @@ int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct sta
 		astro_log_error("starpu_opencl_load_opencl_from_file", "NULL file name or program");
 		return -EINVAL;
 	}
-	char *source = read_file(source_file_name);
-	const char *dir = astro_env_string("STARPU_OPENCL_PROGRAM_DIR", ASTRO_ENV_PATH_MAX, NULL);
-	if (!source && dir) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, source_file_name);
-		source = read_file(path);
-	}
+	char *located;
+	char *source = locate_and_read(source_file_name, &located);
 	if (!source) {
 		astro_log_error("starpu_opencl_load_opencl_from_file", "cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder",
 				source_file_name, strerror(errno));
 		return -ENOENT;
 	}
-	int ret = starpu_opencl_load_opencl_from_string(source, opencl_programs, build_options);
+	char *options = options_with_dir(located, build_options);
+	int ret = starpu_opencl_load_opencl_from_string(source, opencl_programs, options ? options : build_options);
+	free(options);
+	free(located);
 	free(source);
 	return ret;
+}
+
+/* ------------------------------------------------------ compiled binaries */
+
+/* $STARPU_HOME/.starpu/opencl (HOME when STARPU_HOME is unset), made if missing, into path; 0 or -errno. */
+static int binary_dir(char *path, size_t size, const char *fn)
+{
+	const char *home = astro_env_string("STARPU_HOME", ASTRO_ENV_PATH_MAX, NULL);
+	if (!home)
+		home = getenv("HOME");
+	if (!home) {
+		astro_log_error(fn, "neither STARPU_HOME nor HOME is set: set STARPU_HOME to where .starpu/opencl may be written");
+		return -ENOENT;
+	}
+	snprintf(path, size, "%s/.starpu", home);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		goto fail;
+	snprintf(path, size, "%s/.starpu/opencl", home);
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		goto fail;
+	return 0;
+fail:
+	astro_log_error(fn, "cannot make '%s' (%s): set STARPU_HOME to a folder you may write", path, strerror(errno));
+	return -errno;
+}
+
+/* The binary of kernel_id (a file name: its folders and ".cl" dropped) for device dev, as StarPU names it. */
+static int binary_name(char *out, size_t size, const char *kernel_id, int dev, const char *fn)
+{
+	char dir[4096];
+	int ret = binary_dir(dir, sizeof(dir), fn);
+	if (ret)
+		return ret;
+	const struct astro_opencl_device *d = astro_opencl_device_get(dev);
+	cl_uint vendor = 0;
+	cl_device_type type = 0;
+	clGetDeviceInfo(d->device, CL_DEVICE_VENDOR_ID, sizeof(vendor), &vendor, NULL);
+	clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+	const char *type_name = (type & CL_DEVICE_TYPE_GPU) ? "gpu" : (type & CL_DEVICE_TYPE_ACCELERATOR) ? "acc" : (type & CL_DEVICE_TYPE_CPU) ? "cpu" : "unk";
+	const char *base = strrchr(kernel_id, '/');
+	base = base ? base + 1 : kernel_id;
+	const char *ext = strstr(base, ".cl");
+	int base_len = ext ? (int)(ext - base) : (int)strlen(base);
+	int n = snprintf(out, size, "%s/%.*s.%s.vendor_id_%u_device_id_%d", dir, base_len, base, type_name, (unsigned)vendor, dev);
+	if (n < 0 || (size_t)n >= size) {
+		astro_log_error(fn, "the binary's path for '%s' is too long: give a shorter name or STARPU_HOME", kernel_id);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Writes the binary of program (built for device dev) to path, atomically (a temporary, then a rename). */
+static int write_binary(cl_program program, const char *path, const char *fn)
+{
+	size_t len = 0;
+	cl_int err = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(len), &len, NULL);
+	unsigned char *binary = err == CL_SUCCESS && len ? malloc(len) : NULL;
+	if (!binary) {
+		astro_log_error(fn, "OpenCL gave no binary for the program (%s)", starpu_opencl_error_string(err));
+		return err != CL_SUCCESS ? err : -EIO;
+	}
+	err = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(binary), &binary, NULL);
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = err == CL_SUCCESS ? fopen(tmp, "wb") : NULL;
+	bool ok = f && fwrite(binary, 1, len, f) == len;
+	if (f)
+		ok = (fclose(f) == 0) && ok;
+	ok = ok && rename(tmp, path) == 0;
+	free(binary);
+	if (!ok) {
+		astro_log_error(fn, "cannot write '%s' (%s)", path, err != CL_SUCCESS ? starpu_opencl_error_string(err) : strerror(errno));
+		remove(tmp);
+		return -EIO;
+	}
+	return 0;
+}
+
+int starpu_opencl_compile_opencl_from_string(const char *opencl_program_source, const char *file_name, const char *build_options)
+{
+	const char *fn = "starpu_opencl_compile_opencl_from_string";
+	if (!opencl_program_source || !file_name) {
+		astro_log_error(fn, "NULL source or file name");
+		return -EINVAL;
+	}
+	struct starpu_opencl_program programs;
+	int ret = starpu_opencl_load_opencl_from_string(opencl_program_source, &programs, build_options);
+	if (ret != CL_SUCCESS)
+		return ret;
+	for (int dev = 0; dev < astro_opencl_device_count() && ret == 0; dev++) {
+		char path[4096];
+		ret = binary_name(path, sizeof(path), file_name, dev, fn);
+		if (ret == 0)
+			ret = write_binary(programs.programs[dev], path, fn);
+	}
+	starpu_opencl_unload_opencl(&programs);
+	return ret;
+}
+
+int starpu_opencl_compile_opencl_from_file(const char *source_file_name, const char *build_options)
+{
+	const char *fn = "starpu_opencl_compile_opencl_from_file";
+	if (!source_file_name) {
+		astro_log_error(fn, "NULL file name");
+		return -EINVAL;
+	}
+	char *located;
+	char *source = locate_and_read(source_file_name, &located);
+	if (!source) {
+		astro_log_error(fn, "cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder", source_file_name,
+				strerror(errno));
+		return -ENOENT;
+	}
+	char *options = options_with_dir(located, build_options);
+	int ret = starpu_opencl_compile_opencl_from_string(source, source_file_name, options ? options : build_options);
+	free(options);
+	free(located);
+	free(source);
+	return ret;
+}
+
+int starpu_opencl_load_binary_opencl(const char *kernel_id, struct starpu_opencl_program *opencl_programs)
+{
+	const char *fn = "starpu_opencl_load_binary_opencl";
+	if (!kernel_id || !opencl_programs) {
+		astro_log_error(fn, "NULL kernel id or program");
+		return -EINVAL;
+	}
+	memset(opencl_programs, 0, sizeof(*opencl_programs));
+	for (int dev = 0; dev < astro_opencl_device_count(); dev++) {
+		char path[4096];
+		int ret = binary_name(path, sizeof(path), kernel_id, dev, fn);
+		size_t len = 0;
+		unsigned char *binary = ret == 0 ? (unsigned char *)read_file(path, &len) : NULL;
+		if (!binary) {
+			if (ret == 0)
+				astro_log_error(fn, "no binary '%s' for OpenCL device %d (%s): compile it first with starpu_opencl_compile_opencl_from_file/_string",
+						path, dev, strerror(errno));
+			starpu_opencl_unload_opencl(opencl_programs);
+			return ret ? ret : -ENOENT;
+		}
+		const struct astro_opencl_device *d = astro_opencl_device_get(dev);
+		cl_int status = CL_SUCCESS, err;
+		cl_program program = clCreateProgramWithBinary(d->context, 1, &d->device, &len, (const unsigned char **)&binary, &status, &err);
+		free(binary);
+		if (err == CL_SUCCESS)
+			err = status;
+		if (err == CL_SUCCESS)
+			err = clBuildProgram(program, 1, &d->device, NULL, NULL, NULL);
+		if (err != CL_SUCCESS) {
+			astro_log_error(fn, "the binary '%s' does not load on OpenCL device %d (%s): compile it again", path, dev,
+					starpu_opencl_error_string(err));
+			if (program)
+				clReleaseProgram(program);
+			starpu_opencl_unload_opencl(opencl_programs);
+			return err;
+		}
+		opencl_programs->programs[dev] = program;
+	}
+	return CL_SUCCESS;
 }
 
 int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs)
