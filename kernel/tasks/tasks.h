@@ -65,7 +65,7 @@ struct _astro_job
 	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
-	int acquire_ready;                   /* futex word */
+	int acquire_ready;                   /* futex word: 1 granted, 2 granted but its data could not be brought there */
 	void (*acquire_callback)(void *);
 	void *acquire_arg;
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
