@@ -12,6 +12,7 @@
 #include "mpi_run.h"
 
 #include <cinttypes>
+#include <fcntl.h>
 #include <set>
 
 using namespace astro_test;
@@ -642,6 +643,71 @@ TEST_F(Mpi, TaskWithoutCodeletRunsItsCallbackOnItsRank)
 	starpu_task_wait_for_all();
 	// The second names no rank and takes no data: the node-selection policy's choice, rank 0.
 	EXPECT_EQ((rank_ == 1) + (rank_ == 0), count);
+}
+
+// A rank that stops (here rank 0, which sends only once told to): rank 1's
+// starpu_task_wait_for_all() waits for a task reading data it receives from
+// rank 0. Its idle-wait report names the receive and its peer, not "data the
+// application holds"; once the report was seen, rank 1 tells rank 0 (a plain
+// MPI message, on another tag) to send, and the wait ends.
+void read_int64(void **, void *)
+{
+}
+
+TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
+{
+	const int data_tag = 31998, go_tag = 31999;
+	ScopedEnv silent("STARPU_SILENT", nullptr);
+	int64_t value = rank_ == 0 ? 42 : 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	if (rank_ == 0) {
+		int go = 0;
+		MPI_Recv(&go, 1, MPI_INT, 1, go_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		EXPECT_EQ(0, starpu_mpi_send(h, 1, data_tag, MPI_COMM_WORLD));
+	} else if (rank_ == 1) {
+		TempDir dir;
+		std::string path = dir.file("stderr");
+		fflush(stderr);
+		int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0600);
+		int saved = dup(2);
+		dup2(fd, 2);
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(h, 0, data_tag, MPI_COMM_WORLD, nullptr, nullptr));
+		static starpu_codelet read_cl = [] {
+			starpu_codelet cl = cpu_codelet(read_int64, 1, "reader");
+			cl.modes[0] = STARPU_R;
+			return cl;
+		}();
+		starpu_task *t = starpu_task_create();
+		t->cl = &read_cl;
+		t->handles[0] = h;
+		ASSERT_EQ(0, starpu_task_submit(t));
+		bool seen = false;
+		std::thread tell([&] {
+			seen = wait_until(
+				[&] {
+					std::string text = read_file(path);
+					return contains(text, "[astrolabe] idle wait: starpu_task_wait_for_all has waited ") &&
+					       contains(text, "[astrolabe] idle wait:   StarPU-MPI: receiving from rank 0 (data tag 31998) for ") &&
+					       contains(text, " s, not complete: rank 0 has not sent the matching message: that rank stopped "
+							      "(SIGSTOP, a crash, a network partition) or its program posts no such send\n");
+				},
+				20000);
+			int go = 1;
+			MPI_Send(&go, 1, MPI_INT, 0, go_tag, MPI_COMM_WORLD);
+		});
+		EXPECT_EQ(0, starpu_task_wait_for_all());
+		tell.join();
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		close(fd);
+		std::string text = read_file(path);
+		EXPECT_TRUE(seen) << text;
+		EXPECT_FALSE(contains(text, "StarPU-MPI: sending")) << text;
+	}
+	starpu_data_unregister(h);
+	EXPECT_EQ(rank_ <= 1 ? 42 : 0, value);
 }
 
 // Detached requests, then starpu_data_unregister_submit() at once (StarPU's

@@ -252,6 +252,8 @@ void _astro_idle_watch_begin(struct _astro_idle_watch *watch, const char *call, 
 /* The tags blocked, for the report (_astro_tags_describe_blocked, which tags.c gives at init:
  * tags.c waits through the watch, which thus calls it by no name). */
 extern void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHashTable *blocked);
+/* What the application may wait for besides tasks (astro_wait_describer_set: StarPU-MPI's requests), in lines after prefix. */
+void _astro_wait_describe_outside(GString *out, const char *prefix);
 /* How long the waiter may sleep before it looks again (ns); 0: as long as it takes. */
 uint64_t _astro_idle_watch_sleep_ns(const struct _astro_idle_watch *watch);
 /* Called with no lock held, when the waiter woke: looks if its time came. */
