@@ -654,25 +654,28 @@ void read_int64(void **, void *)
 {
 }
 
-TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
+// Rank 1 receives data_tag from rank 0 for a task and waits for all; rank 0 sends
+// only once rank 1 saw every needle on its stderr (20 s at most), told by a plain
+// MPI message on another tag. Returns rank 1's stderr meanwhile ("" elsewhere).
+std::string receive_from_a_stopped_rank(int rank, int data_tag, const std::vector<std::string> &needles, bool *seen)
 {
-	const int data_tag = 31998, go_tag = 31999;
-	ScopedEnv silent("STARPU_SILENT", nullptr);
-	int64_t value = rank_ == 0 ? 42 : 0;
+	const int go_tag = data_tag + 1;
+	int64_t value = rank == 0 ? 42 : 0;
+	std::string text;
 	starpu_data_handle_t h;
 	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
-	if (rank_ == 0) {
+	if (rank == 0) {
 		int go = 0;
 		MPI_Recv(&go, 1, MPI_INT, 1, go_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		EXPECT_EQ(0, starpu_mpi_send(h, 1, data_tag, MPI_COMM_WORLD));
-	} else if (rank_ == 1) {
+	} else if (rank == 1) {
 		TempDir dir;
 		std::string path = dir.file("stderr");
 		fflush(stderr);
 		int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0600);
 		int saved = dup(2);
 		dup2(fd, 2);
-		ASSERT_EQ(0, starpu_mpi_irecv_detached(h, 0, data_tag, MPI_COMM_WORLD, nullptr, nullptr));
+		EXPECT_EQ(0, starpu_mpi_irecv_detached(h, 0, data_tag, MPI_COMM_WORLD, nullptr, nullptr));
 		static starpu_codelet read_cl = [] {
 			starpu_codelet cl = cpu_codelet(read_int64, 1, "reader");
 			cl.modes[0] = STARPU_R;
@@ -681,16 +684,15 @@ TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
 		starpu_task *t = starpu_task_create();
 		t->cl = &read_cl;
 		t->handles[0] = h;
-		ASSERT_EQ(0, starpu_task_submit(t));
-		bool seen = false;
+		EXPECT_EQ(0, starpu_task_submit(t));
 		std::thread tell([&] {
-			seen = wait_until(
+			*seen = wait_until(
 				[&] {
-					std::string text = read_file(path);
-					return contains(text, "[astrolabe] idle wait: starpu_task_wait_for_all has waited ") &&
-					       contains(text, "[astrolabe] idle wait:   StarPU-MPI: receiving from rank 0 (data tag 31998) for ") &&
-					       contains(text, " s, not complete: rank 0 has not sent the matching message: that rank stopped "
-							      "(SIGSTOP, a crash, a network partition) or its program posts no such send\n");
+					std::string now = read_file(path);
+					for (const std::string &n : needles)
+						if (!contains(now, n))
+							return false;
+					return true;
 				},
 				20000);
 			int go = 1;
@@ -702,12 +704,48 @@ TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
 		dup2(saved, 2);
 		close(saved);
 		close(fd);
-		std::string text = read_file(path);
+		text = read_file(path);
+	}
+	starpu_data_unregister(h);
+	EXPECT_EQ(rank <= 1 ? 42 : 0, value);
+	return text;
+}
+
+TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
+{
+	ScopedEnv silent("STARPU_SILENT", nullptr);
+	bool seen = false;
+	std::string text = receive_from_a_stopped_rank(rank_, 31998,
+		{ "[astrolabe] idle wait: starpu_task_wait_for_all has waited ",
+		  "[astrolabe] idle wait:   StarPU-MPI: receiving from rank 0 (data tag 31998) for ",
+		  " s, not complete: rank 0 has not sent the matching message: that rank stopped (SIGSTOP, a crash, a network "
+		  "partition) or its program posts no such send\n" },
+		&seen);
+	if (rank_ == 1) {
 		EXPECT_TRUE(seen) << text;
 		EXPECT_FALSE(contains(text, "StarPU-MPI: sending")) << text;
 	}
-	starpu_data_unregister(h);
-	EXPECT_EQ(rank_ <= 1 ? 42 : 0, value);
+}
+
+// The same with the watchdog on (STARPU_WATCHDOG_TIMEOUT, set before the start):
+// its report names the receive and its peer too.
+class MpiWatchdog : public Mpi
+{
+protected:
+	ScopedEnv timeout_{"STARPU_WATCHDOG_TIMEOUT", "300000"};
+};
+
+TEST_F(MpiWatchdog, NamesThePendingReceiveAndItsPeer)
+{
+	bool seen = false;
+	std::string text = receive_from_a_stopped_rank(rank_, 31996,
+		{ "[astrolabe] watchdog: no task completed for ",
+		  "a communication not complete (listed below when there are)",
+		  "[astrolabe] watchdog:   StarPU-MPI: receiving from rank 0 (data tag 31996) for ",
+		  " s, not complete: rank 0 has not sent the matching message" },
+		&seen);
+	if (rank_ == 1)
+		EXPECT_TRUE(seen) << text;
 }
 
 // Detached requests, then starpu_data_unregister_submit() at once (StarPU's
@@ -1120,12 +1158,12 @@ TEST(MpiInit, InitConfInitialisesAndFinalisesMpi)
 
 TEST(MpiRun, TwoRanks)
 {
-	run_ranks(2, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+	run_ranks(2, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, FourRanks)
 {
-	run_ranks(4, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+	run_ranks(4, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, InitConfInitialisesMpi)
@@ -1137,7 +1175,7 @@ TEST(MpiRun, InitConfInitialisesMpi)
 
 int main(int argc, char **argv)
 {
-	return mpi_test_main(argc, argv, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*", "MpiInit");
+	return mpi_test_main(argc, argv, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*", "MpiInit");
 }
 #else
 
