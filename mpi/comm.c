@@ -33,6 +33,7 @@ static struct
 	bool stop;
 	bool started;
 	starpu_pthread_t thread;
+	struct _astro_mpi_req *live;	/* the requests not finished, most recent first */
 } prog = { STARPU_PTHREAD_MUTEX_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER };
 
 static void req_free(struct _astro_mpi_req *req)
@@ -77,9 +78,23 @@ static void observe_message(const struct _astro_mpi_req *req, enum astro_moment 
 
 /* The end of a request: its data unpacked and released, then its callback
  * run and the request freed (detached) or its waiter woken. */
+static void live_remove(struct _astro_mpi_req *req)
+{
+	starpu_pthread_mutex_lock(&prog.lock);
+	if (req->live_prev)
+		req->live_prev->live_next = req->live_next;
+	else
+		prog.live = req->live_next;
+	if (req->live_next)
+		req->live_next->live_prev = req->live_prev;
+	req->live_prev = req->live_next = NULL;
+	starpu_pthread_mutex_unlock(&prog.lock);
+}
+
 static void req_finish(struct _astro_mpi_req *req)
 {
 	bool detached = req->detached;
+	live_remove(req);
 	if (req->in_place) {
 		req->buffer = NULL; /* the handle's own */
 	} else if (req->kind == _ASTRO_MPI_RECV && req->ret == 0) {
@@ -480,6 +495,45 @@ static void *progress_main(void *unused)
 	return NULL;
 }
 
+/* The requests not finished, for the runtime's reports of a wait that hangs (astro_wait_describer_set):
+ * each with its peer and what it waits for. */
+#define DESCRIBED_MAX 8
+static void describe_requests(char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned n = 0;
+	double now = starpu_timing_now();
+	starpu_pthread_mutex_lock(&prog.lock);
+	for (const struct _astro_mpi_req *r = prog.live; r; r = r->live_next, n++) {
+		if (n >= DESCRIBED_MAX || used >= len)
+			continue;
+		const char *why = !r->held && (r->kind == _ASTRO_MPI_SEND || r->kind == _ASTRO_MPI_RECV)
+					  ? "it waits for the accesses to its data submitted before it"
+				  : r->kind == _ASTRO_MPI_RECV ? "rank %d has not sent the matching message: that rank stopped (SIGSTOP, a crash, a "
+								 "network partition) or its program posts no such send"
+				  : r->kind == _ASTRO_MPI_SEND ? "rank %d has not received it: that rank stopped (SIGSTOP, a crash, a network "
+								 "partition) or its program posts no such receive"
+							       : "rank %d, or another rank of the communicator, has not joined it";
+		int k = snprintf(buf + used, len - used, "StarPU-MPI: %s rank %d (data tag %lld) for %.1f s, not complete: ", kind_name(r),
+				 r->peer, (long long)r->tag64, (now - r->created_us) / 1e6);
+		if (k > 0)
+			used += (size_t)k;
+		if (used < len) {
+			k = snprintf(buf + used, len - used, why, r->peer);
+			if (k > 0)
+				used += (size_t)k;
+		}
+		if (used < len) {
+			k = snprintf(buf + used, len - used, "\n");
+			if (k > 0)
+				used += (size_t)k;
+		}
+	}
+	starpu_pthread_mutex_unlock(&prog.lock);
+	if (n > DESCRIBED_MAX && used < len)
+		snprintf(buf + used, len - used, "StarPU-MPI: ... and %u more communications not complete\n", n - DESCRIBED_MAX);
+}
+
 int _astro_mpi_progress_start(void)
 {
 	prog.stop = false;
@@ -489,6 +543,7 @@ int _astro_mpi_progress_start(void)
 		return -err;
 	}
 	prog.started = true;
+	astro_wait_describer_set(describe_requests);
 	return 0;
 }
 
@@ -496,6 +551,7 @@ void _astro_mpi_progress_stop(void)
 {
 	if (!prog.started)
 		return;
+	astro_wait_describer_set(NULL);
 	starpu_pthread_mutex_lock(&prog.lock);
 	prog.stop = true;
 	starpu_pthread_cond_signal(&prog.wake);
@@ -521,8 +577,13 @@ static struct _astro_mpi_req *req_new(enum _astro_mpi_req_kind kind, int peer, i
 	req->datatype = MPI_DATATYPE_NULL;
 	starpu_pthread_mutex_init(&req->lock, NULL);
 	starpu_pthread_cond_init(&req->cond, NULL);
+	req->created_us = starpu_timing_now();
 	starpu_pthread_mutex_lock(&prog.lock);
 	__atomic_add_fetch(&prog.outstanding, 1, __ATOMIC_RELEASE);
+	req->live_next = prog.live;
+	if (prog.live)
+		prog.live->live_prev = req;
+	prog.live = req;
 	starpu_pthread_mutex_unlock(&prog.lock);
 	return req;
 }

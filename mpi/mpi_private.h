@@ -102,6 +102,9 @@ struct _astro_mpi_req
 	starpu_pthread_cond_t cond;
 	bool done;
 	struct _astro_mpi_req *next;
+	/* The requests not finished, for the reports of a wait that hangs (comm.c, under its lock). */
+	struct _astro_mpi_req *live_prev, *live_next;
+	double created_us;
 };
 
 /* -------------------------------------------------------------- envelope.c */

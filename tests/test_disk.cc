@@ -301,6 +301,130 @@ TEST(DiskDeathTest, MemoryLimitWithoutADiskFailsTheTask)
 		    "task 'disk_fill' \\(job [0-9]+\\) failed: its data could not be brought to memory node 0(.|\n)*went on: 7\n");
 }
 
+// A sum by reduction: the neutral value 0, contributions of 1 per element, added.
+void redux_zero(void **buffers, void *)
+{
+	memset((void *)STARPU_VECTOR_GET_PTR(buffers[0]), 0, STARPU_VECTOR_GET_NX(buffers[0]) * sizeof(int));
+}
+
+void redux_add(void **buffers, void *)
+{
+	int *dst = (int *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	const int *src = (const int *)STARPU_VECTOR_GET_PTR(buffers[1]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		dst[i] += src[i];
+}
+
+starpu_codelet zero_cl = cpu_codelet(redux_zero, 1, "redux_zero");
+starpu_codelet sum_cl = [] {
+	starpu_codelet cl = cpu_codelet(redux_add, 2, "redux_add");
+	cl.modes[0] = STARPU_RW;
+	cl.modes[1] = STARPU_R;
+	return cl;
+}();
+starpu_codelet contribute_cl = [] {
+	starpu_codelet cl = cpu_codelet(add_one, 1, "redux_contribute");
+	cl.modes[0] = STARPU_REDUX;
+	return cl;
+}();
+
+// Submits a task of cl on h and waits for it: its status.
+int run_one(starpu_codelet *cl, starpu_data_handle_t h)
+{
+	starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->handles[0] = h;
+	t->detach = 0;
+	t->destroy = 0;
+	if (starpu_task_submit(t) != 0 || starpu_task_wait(t) != 0)
+		exit(10);
+	int status = t->status;
+	starpu_task_destroy(t);
+	return status;
+}
+
+// Main memory limited to 1 MiB: a reduction on 2 MiB of application data finds no
+// room for its worker's buffer. The task fails (STARPU_TASK_STOPPED), the data keeps
+// its value, the program goes on. In a child: abort() ended the program before.
+void no_room_for_a_reduction_buffer()
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+	if (init_with_ncpus(1) != 0)
+		exit(2);
+	std::vector<int> data(2 * 1024 * 1024 / sizeof(int), 5);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), (uint32_t)data.size(), sizeof(int));
+	starpu_data_set_reduction_methods(h, &sum_cl, &zero_cl);
+	if (run_one(&contribute_cl, h) != STARPU_TASK_STOPPED)
+		exit(3);
+	if (starpu_data_acquire(h, STARPU_R) != 0)
+		exit(4);
+	int first = data[0];
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	starpu_shutdown();
+	fprintf(stderr, "went on: %d\n", first);
+	exit(0);
+}
+
+TEST(ReductionDeathTest, NoRoomForAReductionBufferFailsTheTask)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(no_room_for_a_reduction_buffer(), testing::ExitedWithCode(0),
+		    "no room on NUMA 0 for a per-worker buffer of a STARPU_VECTOR_INTERFACE handle \\(2097152 bytes\\)(.|\n)*"
+		    "task 'redux_contribute' \\(job [0-9]+\\) failed: its data could not be brought to memory node 0(.|\n)*went on: 5\n");
+}
+
+// Main memory limited to 1 MiB: 512 KiB of other data and a reduction buffer of
+// 384 KiB leave no room for the 384 KiB main copy the combination needs (768 KiB
+// of data, gone since, kept the handle from getting one when its methods were
+// set). A task reading it fails, so does an acquire (-ENOMEM); the contribution
+// stays pending and, once the other data is gone, the next access combines it:
+// nothing lost.
+void no_room_to_combine_a_reduction()
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+	if (init_with_ncpus(1) != 0)
+		exit(2);
+	starpu_data_handle_t first_other, other, h;
+	starpu_vector_data_register(&first_other, -1, 0, 768 * 1024 / sizeof(int), sizeof(int));
+	starpu_vector_data_register(&other, -1, 0, 512 * 1024 / sizeof(int), sizeof(int));
+	starpu_vector_data_register(&h, -1, 0, 384 * 1024 / sizeof(int), sizeof(int));
+	starpu_data_set_name(h, "sum");
+	if (run_one(&fill_cl, first_other) != STARPU_TASK_FINISHED)
+		exit(3);
+	starpu_data_set_reduction_methods(h, &sum_cl, &zero_cl);
+	starpu_data_unregister(first_other);
+	if (run_one(&fill_cl, other) != STARPU_TASK_FINISHED)
+		exit(4);
+	if (run_one(&contribute_cl, h) != STARPU_TASK_FINISHED)
+		exit(5);
+	if (run_one(&add_cl, h) != STARPU_TASK_STOPPED)
+		exit(6);
+	if (starpu_data_acquire(h, STARPU_R) != -ENOMEM)
+		exit(7);
+	starpu_data_unregister(other);
+	if (starpu_data_acquire(h, STARPU_R) != 0)
+		exit(8);
+	int first = ((const int *)starpu_data_get_local_ptr(h))[0];
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	starpu_shutdown();
+	fprintf(stderr, "went on: %d\n", first);
+	exit(0);
+}
+
+TEST(ReductionDeathTest, NoRoomToCombineAReductionFailsTheAccessAndKeepsTheContributions)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(no_room_to_combine_a_reduction(), testing::ExitedWithCode(0),
+		    "the reduction of STARPU_REDUX handle sum could not be combined: its main-memory copy cannot be made; its "
+		    "contributions not folded yet are kept(.|\n)*"
+		    "task 'disk_add' \\(job [0-9]+\\) failed: its data could not be brought to memory node 0(.|\n)*"
+		    "starpu_data_acquire: the data of handle sum could not be brought to memory node 0 \\(see above\\): the acquire "
+		    "fails and holds nothing(.|\n)*went on: 1\n");
+}
+
 // StarPU's disk programs limit main memory with STARPU_LIMIT_CPU_NUMA_MEM.
 TEST_F(Disk, NumaMemoryLimitVariableLimitsMainMemory)
 {

@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include <sys/resource.h>
+
 using namespace astro_test;
 
 namespace {
@@ -42,6 +44,89 @@ int run_tasks(int n)
 		return -1;
 	return g_count - before;
 }
+
+// The threads get stacks of 64 TiB (the default for new threads, in a child): the
+// workers' threads cannot all be made. starpu_init() says so in one error and
+// returns -EAGAIN, the threads it made are joined; with the usual stacks, the
+// next starpu_init() works. abort() ended the program before.
+void worker_threads_cannot_be_made()
+{
+	pthread_attr_t huge, usual;
+	pthread_attr_init(&huge);
+	pthread_attr_init(&usual);
+	size_t usual_size = 0;
+	pthread_getattr_default_np(&usual);
+	pthread_attr_getstacksize(&usual, &usual_size);
+	pthread_attr_setstacksize(&huge, (size_t)1 << 46);
+	if (pthread_setattr_default_np(&huge) != 0)
+		exit(2);
+	ScopedEnv ncpu("STARPU_NCPU", "4");
+	int ret = starpu_init(nullptr);
+	if (ret != -EAGAIN || starpu_is_initialized())
+		exit(3);
+	pthread_setattr_default_np(&usual);
+	if (init_with_ncpus(2) != 0 || run_tasks(3) != 3)
+		exit(4);
+	starpu_shutdown();
+	fprintf(stderr, "went on\n");
+	exit(0);
+}
+
+TEST(InitDeathTest, WorkerThreadsThatCannotBeMadeFailTheInit)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(worker_threads_cannot_be_made(), testing::ExitedWithCode(0),
+		    "\\[astrolabe\\] error: cannot create the thread of CPU [0-9]+ \\([^)]+\\): starpu_init\\(\\) fails with -EAGAIN; "
+		    "lower STARPU_NCPU, or raise the limits on threads and memory of the process(.|\n)*went on\n");
+}
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// The address space of the process (its current size, KiB, from /proc/self/status).
+size_t address_space_kib()
+{
+	std::string status = read_file("/proc/self/status");
+	size_t at = status.find("VmSize:");
+	return at == std::string::npos ? 0 : strtoul(status.c_str() + at + 7, nullptr, 10);
+}
+
+// Stacks of 1 GiB and room for 2.5 GiB more in the address space: two workers'
+// threads are made, the third is not; the two are joined, starpu_init() returns
+// -EAGAIN, and with the limit lifted the next starpu_init() works.
+void third_worker_thread_cannot_be_made()
+{
+	pthread_attr_t big, usual;
+	pthread_attr_init(&big);
+	pthread_getattr_default_np(&usual);
+	pthread_attr_setstacksize(&big, (size_t)1 << 30);
+	rlimit saved;
+	getrlimit(RLIMIT_AS, &saved);
+	size_t now = address_space_kib();
+	if (now == 0 || pthread_setattr_default_np(&big) != 0)
+		exit(2);
+	rlimit limit = saved;
+	limit.rlim_cur = (now + 2560 * 1024) * 1024;
+	if (setrlimit(RLIMIT_AS, &limit) != 0)
+		exit(2);
+	ScopedEnv ncpu("STARPU_NCPU", "4");
+	int ret = starpu_init(nullptr);
+	setrlimit(RLIMIT_AS, &saved);
+	pthread_setattr_default_np(&usual);
+	if (ret != -EAGAIN || starpu_is_initialized())
+		exit(3);
+	if (init_with_ncpus(2) != 0 || run_tasks(3) != 3)
+		exit(4);
+	starpu_shutdown();
+	fprintf(stderr, "went on\n");
+	exit(0);
+}
+
+TEST(InitDeathTest, WorkerThreadsMadeBeforeOneThatCannotBeAreJoined)
+{
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	EXPECT_EXIT(third_worker_thread_cannot_be_made(), testing::ExitedWithCode(0),
+		    "\\[astrolabe\\] error: cannot create the thread of CPU 2 \\([^)]+\\): starpu_init\\(\\) fails with -EAGAIN(.|\n)*went on\n");
+}
+#endif
 
 // Worker threads carry their worker's name, as StarPU's do (top, perf and gdb show it).
 void record_thread_name(void **, void *arg)

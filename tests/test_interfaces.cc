@@ -1651,5 +1651,67 @@ TEST_F(InterfacesOpenCL, MultiformatIsConvertedOnTheDevice)
 	EXPECT_EQ(pts[7].y, 110);
 }
 
+// The format loses its conversion codelet after a task was accepted (it waits for
+// a tag meanwhile): the task fails when its data cannot be converted (status
+// STARPU_TASK_STOPPED, one error naming the codelet), the program goes on and,
+// the format mended, the next task runs on the data as it was. abort() before.
+TEST_F(InterfacesOpenCL, MultiformatFormatChangedSinceSubmissionFailsTheTask)
+{
+	static starpu_codelet to_device_cl = [] {
+		starpu_codelet c;
+		starpu_codelet_init(&c);
+		c.opencl_funcs[0] = to_soa;
+		c.nbuffers = 1;
+		c.modes[0] = STARPU_RW;
+		return c;
+	}();
+	static starpu_codelet to_cpu_cl = [] {
+		starpu_codelet c = to_device_cl;
+		c.opencl_funcs[0] = to_aos;
+		return c;
+	}();
+	static starpu_codelet double_cl = [] {
+		starpu_codelet c = to_device_cl;
+		c.opencl_funcs[0] = double_x;
+		c.name = "double_x";
+		return c;
+	}();
+	static starpu_multiformat_data_interface_ops formats = {};
+	formats.cpu_elemsize = sizeof(point);
+	formats.opencl_elemsize = 2 * sizeof(int);
+	formats.cpu_to_opencl_cl = &to_device_cl;
+	formats.opencl_to_cpu_cl = &to_cpu_cl;
+	std::vector<point> pts(16);
+	for (int i = 0; i < 16; i++)
+		pts[i] = { i, 100 + i };
+	starpu_data_handle_t h;
+	starpu_multiformat_data_register(&h, STARPU_MAIN_RAM, pts.data(), 16, &formats);
+	starpu_tag_declare_deps(9501, 1, (starpu_tag_t)9500);
+	starpu_task *t = starpu_task_create();
+	t->cl = &double_cl;
+	t->handles[0] = h;
+	t->use_tag = 1;
+	t->tag_id = 9501;
+	t->detach = 0;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	formats.cpu_to_opencl_cl = nullptr;
+	std::string err = stderr_of([&] {
+		starpu_tag_notify_from_apps(9500);
+		EXPECT_EQ(starpu_task_wait(t), 0);
+	});
+	EXPECT_EQ(t->status, STARPU_TASK_STOPPED);
+	starpu_task_destroy(t);
+	EXPECT_TRUE(contains(err, "its format has no cpu_to_opencl_cl codelet with an implementation for that device, so the task "
+				  "that needs it fails (STARPU_TASK_STOPPED)")) << err;
+	EXPECT_TRUE(contains(err, "task 'double_x' (job ")) << err;
+	formats.cpu_to_opencl_cl = &to_device_cl;
+	ASSERT_EQ(submit_add(&double_cl, h), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	EXPECT_EQ(pts[5].x, 10) << "doubled once";
+	EXPECT_EQ(pts[5].y, 105);
+}
+
 } // namespace
 #endif

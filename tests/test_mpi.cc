@@ -12,6 +12,7 @@
 #include "mpi_run.h"
 
 #include <cinttypes>
+#include <fcntl.h>
 #include <set>
 
 using namespace astro_test;
@@ -644,6 +645,109 @@ TEST_F(Mpi, TaskWithoutCodeletRunsItsCallbackOnItsRank)
 	EXPECT_EQ((rank_ == 1) + (rank_ == 0), count);
 }
 
+// A rank that stops (here rank 0, which sends only once told to): rank 1's
+// starpu_task_wait_for_all() waits for a task reading data it receives from
+// rank 0. Its idle-wait report names the receive and its peer, not "data the
+// application holds"; once the report was seen, rank 1 tells rank 0 (a plain
+// MPI message, on another tag) to send, and the wait ends.
+void read_int64(void **, void *)
+{
+}
+
+// Rank 1 receives data_tag from rank 0 for a task and waits for all; rank 0 sends
+// only once rank 1 saw every needle on its stderr (20 s at most), told by a plain
+// MPI message on another tag. Returns rank 1's stderr meanwhile ("" elsewhere).
+std::string receive_from_a_stopped_rank(int rank, int data_tag, const std::vector<std::string> &needles, bool *seen)
+{
+	const int go_tag = data_tag + 1;
+	int64_t value = rank == 0 ? 42 : 0;
+	std::string text;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	if (rank == 0) {
+		int go = 0;
+		MPI_Recv(&go, 1, MPI_INT, 1, go_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		EXPECT_EQ(0, starpu_mpi_send(h, 1, data_tag, MPI_COMM_WORLD));
+	} else if (rank == 1) {
+		TempDir dir;
+		std::string path = dir.file("stderr");
+		fflush(stderr);
+		int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0600);
+		int saved = dup(2);
+		dup2(fd, 2);
+		EXPECT_EQ(0, starpu_mpi_irecv_detached(h, 0, data_tag, MPI_COMM_WORLD, nullptr, nullptr));
+		static starpu_codelet read_cl = [] {
+			starpu_codelet cl = cpu_codelet(read_int64, 1, "reader");
+			cl.modes[0] = STARPU_R;
+			return cl;
+		}();
+		starpu_task *t = starpu_task_create();
+		t->cl = &read_cl;
+		t->handles[0] = h;
+		EXPECT_EQ(0, starpu_task_submit(t));
+		std::thread tell([&] {
+			*seen = wait_until(
+				[&] {
+					std::string now = read_file(path);
+					for (const std::string &n : needles)
+						if (!contains(now, n))
+							return false;
+					return true;
+				},
+				20000);
+			int go = 1;
+			MPI_Send(&go, 1, MPI_INT, 0, go_tag, MPI_COMM_WORLD);
+		});
+		EXPECT_EQ(0, starpu_task_wait_for_all());
+		tell.join();
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		close(fd);
+		text = read_file(path);
+	}
+	starpu_data_unregister(h);
+	EXPECT_EQ(rank <= 1 ? 42 : 0, value);
+	return text;
+}
+
+TEST_F(Mpi, IdleWaitNamesThePendingReceiveAndItsPeer)
+{
+	ScopedEnv silent("STARPU_SILENT", nullptr);
+	bool seen = false;
+	std::string text = receive_from_a_stopped_rank(rank_, 31998,
+		{ "[astrolabe] idle wait: starpu_task_wait_for_all has waited ",
+		  "[astrolabe] idle wait:   StarPU-MPI: receiving from rank 0 (data tag 31998) for ",
+		  " s, not complete: rank 0 has not sent the matching message: that rank stopped (SIGSTOP, a crash, a network "
+		  "partition) or its program posts no such send\n" },
+		&seen);
+	if (rank_ == 1) {
+		EXPECT_TRUE(seen) << text;
+		EXPECT_FALSE(contains(text, "StarPU-MPI: sending")) << text;
+	}
+}
+
+// The same with the watchdog on (STARPU_WATCHDOG_TIMEOUT, set before the start):
+// its report names the receive and its peer too.
+class MpiWatchdog : public Mpi
+{
+protected:
+	ScopedEnv timeout_{"STARPU_WATCHDOG_TIMEOUT", "300000"};
+};
+
+TEST_F(MpiWatchdog, NamesThePendingReceiveAndItsPeer)
+{
+	bool seen = false;
+	std::string text = receive_from_a_stopped_rank(rank_, 31996,
+		{ "[astrolabe] watchdog: no task completed for ",
+		  "a communication not complete (listed below when there are)",
+		  "[astrolabe] watchdog:   StarPU-MPI: receiving from rank 0 (data tag 31996) for ",
+		  " s, not complete: rank 0 has not sent the matching message" },
+		&seen);
+	if (rank_ == 1)
+		EXPECT_TRUE(seen) << text;
+}
+
 // Detached requests, then starpu_data_unregister_submit() at once (StarPU's
 // early_request.c): the unregistration waits for the requests, whose
 // releases once found the handle unregistered and the ranks hung.
@@ -1054,12 +1158,12 @@ TEST(MpiInit, InitConfInitialisesAndFinalisesMpi)
 
 TEST(MpiRun, TwoRanks)
 {
-	run_ranks(2, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+	run_ranks(2, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, FourRanks)
 {
-	run_ranks(4, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
+	run_ranks(4, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*");
 }
 
 TEST(MpiRun, InitConfInitialisesMpi)
@@ -1071,7 +1175,7 @@ TEST(MpiRun, InitConfInitialisesMpi)
 
 int main(int argc, char **argv)
 {
-	return mpi_test_main(argc, argv, "Mpi.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*", "MpiInit");
+	return mpi_test_main(argc, argv, "Mpi.*:MpiWatchdog.*:MpiErrors.*:MpiNotStarted.*:MpiStats.*", "MpiInit");
 }
 #else
 

@@ -366,6 +366,108 @@ TEST_F(IdleWait, NamesTheTagATaskWaitsFor)
 	EXPECT_FALSE(contains(text, "ready tasks are held")) << text;
 }
 
+// starpu_data_acquire of data whose writer waits for a tag nobody notifies: the
+// handle and its writer are named, and what the writer waits for.
+TEST_F(IdleWait, NamesTheWriterAnAcquireWaitsFor)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_data_set_name(h, "result");
+	static starpu_codelet write_cl = [] {
+		starpu_codelet cl = cpu_codelet(count_run, 1, "write");
+		cl.modes[0] = STARPU_W;
+		return cl;
+	}();
+	starpu_tag_declare_deps(9301, 1, (starpu_tag_t)9300);
+	starpu_task *writer = named_task(&write_cl, "writer");
+	writer->handles[0] = h;
+	writer->use_tag = 1;
+	writer->tag_id = 9301;
+	ASSERT_EQ(starpu_task_submit(writer), 0);
+	bool seen = false;
+	std::thread undo([&] {
+		seen = err.wait_for({
+			"[astrolabe] idle wait: starpu_data_acquire has waited ",
+			"1 submitted tasks not complete; what is awaited:\n",
+			"[astrolabe] idle wait:   the data acquired, handle result (mode STARPU_R), waits for the accesses submitted before "
+			"the acquire: its last writer, task 'writer' (job ",
+			"), not complete; what those wait for is said above and below\n",
+			"[astrolabe] idle wait:   tag 9301 (task 'writer', job ",
+			") waits for tag 9300 (no task with it yet: submit one or call starpu_tag_notify_from_apps)\n",
+		});
+		starpu_tag_notify_from_apps(9300);
+	});
+	EXPECT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	starpu_data_release(h);
+	undo.join();
+	starpu_data_unregister(h);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 1);
+}
+
+// starpu_data_acquire in one thread while another holds the data: the acquire
+// the application holds is named.
+TEST_F(IdleWait, NamesTheAcquireTheApplicationHolds)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	int value = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&value, sizeof(value));
+	starpu_data_set_name(h, "held");
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_RW), 0);
+	std::atomic<int> second{-1};
+	std::thread other([&] {
+		second = starpu_data_acquire(h, STARPU_RW);
+		starpu_data_release(h);
+	});
+	bool seen = err.wait_for({
+		"[astrolabe] idle wait: starpu_data_acquire has waited ",
+		"[astrolabe] idle wait:   the data acquired, handle held (mode STARPU_RW), waits for the accesses submitted before the "
+		"acquire: 1 acquires of it the application holds (starpu_data_release them first);",
+	});
+	starpu_data_release(h);
+	other.join();
+	starpu_data_unregister(h);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(second, 0);
+}
+
+// starpu_task_wait_for_all_in_ctx on a context without worker: the context is
+// named, with the call that gives it workers.
+TEST_F(IdleWait, NamesTheContextWithoutWorkers)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	StderrFile err;
+	int none = 0;
+	unsigned ctx = starpu_sched_ctx_create(&none, 0, "empty", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	ASSERT_LT(ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	starpu_task *t = named_task(&g_count_cl, "in_ctx");
+	t->sched_ctx = ctx;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	bool seen = false;
+	std::thread undo([&] {
+		seen = err.wait_for({
+			"[astrolabe] idle wait: starpu_task_wait_for_all_in_ctx has waited ",
+			"[astrolabe] idle wait:   the context waited for, 1 'empty' (policy 'eager', 0 workers), has 1 tasks not complete",
+			": it has no worker, its 1 tasks pushed wait for starpu_sched_ctx_add_workers\n",
+		});
+		int worker = 0;
+		starpu_sched_ctx_add_workers(&worker, 1, ctx);
+	});
+	EXPECT_EQ(starpu_task_wait_for_all_in_ctx(ctx), 0);
+	undo.join();
+	starpu_sched_ctx_delete(ctx);
+	std::string text = err.stop();
+	EXPECT_TRUE(seen) << text;
+	EXPECT_EQ(g_runs, 1);
+}
+
 // A task that runs long keeps its worker busy: nothing to say, however long the wait.
 TEST_F(IdleWait, QuietWhileATaskRuns)
 {

@@ -177,6 +177,15 @@ int astro_driver_register(const struct astro_driver *driver);
 
 /* --------------------------------------------------------------- helpers */
 
+/**
+ * Sets the function that says what the application may wait for besides the
+ * runtime's tasks (StarPU-MPI: its communications not complete); NULL
+ * removes it. The idle-wait report and the watchdog's call it when they
+ * speak: it writes lines, each ended by a newline, into buf (len bytes,
+ * NUL-terminated, cut at len). One such function at a time.
+ */
+void astro_wait_describer_set(void (*describe)(char *buf, size_t len));
+
 /** Prints one runtime message on stderr: "[astrolabe] <what>: <message>". */
 void astro_log_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** The same, only when STARPU_PLUGIN_VERBOSE / STARPU_SILENT allow. */

@@ -67,6 +67,56 @@ static int acquire_node(int node, const char *fn)
 	return node;
 }
 
+/* What a blocking acquire waits for, noted when it is called (the handle no longer tells once it is linked):
+ * its idle-wait report names it. */
+struct acquire_wait
+{
+	starpu_data_handle_t handle;
+	enum starpu_data_access_mode mode;
+	unsigned long writer_id;             /* the last writer's job, 0: none */
+	char writer[96];
+	unsigned nreaders;                   /* reads before it that a write waits for */
+	unsigned nheld;                      /* acquires of it the application holds */
+};
+
+static void note_awaited(struct acquire_wait *aw)
+{
+	starpu_data_handle_t h = aw->handle;
+	starpu_pthread_mutex_lock(&h->lock);
+	struct _astro_job *w = h->last_writer;
+	if (w) {
+		aw->writer_id = w->id;
+		const char *name = w->task ? starpu_task_get_name(w->task) : NULL;
+		snprintf(aw->writer, sizeof(aw->writer), w->task ? "task '%s'" : "an acquire of it in write mode", name ? name : "(unnamed)");
+	}
+	if (aw->mode & STARPU_W)
+		for (struct _astro_data_link *r = h->readers; r; r = r->next)
+			aw->nreaders++;
+	for (struct _astro_job *j = h->acquires; j; j = j->next_acquire)
+		aw->nheld += __atomic_load_n(&j->acquire_ready, __ATOMIC_ACQUIRE) != 0;
+	aw->nheld += h->fast_hold != 0;
+	starpu_pthread_mutex_unlock(&h->lock);
+}
+
+static void describe_acquire(GString *out, const char *prefix, const void *arg)
+{
+	const struct acquire_wait *aw = arg;
+	g_string_append_printf(out, "%sthe data acquired, handle %s (mode %s), waits for the accesses submitted before the acquire:",
+			       prefix, aw->handle->name ? aw->handle->name : "(unnamed)",
+			       (aw->mode & STARPU_RW) == STARPU_RW ? "STARPU_RW" : aw->mode & STARPU_W ? "STARPU_W" : "STARPU_R");
+	if (aw->writer_id)
+		g_string_append_printf(out, " its last writer, %s (job %lu), not complete;", aw->writer, aw->writer_id);
+	if (aw->nreaders)
+		g_string_append_printf(out, " %u reads of it;", aw->nreaders);
+	if (aw->nheld)
+		g_string_append_printf(out, " %u acquires of it the application holds (starpu_data_release them first);", aw->nheld);
+	if (!aw->writer_id && !aw->nreaders && !aw->nheld)
+		g_string_append(out, " none was left when it was called;");
+	g_string_append(out, " what those wait for is said above and below\n");
+}
+
+static void release_granted(starpu_data_handle_t handle);
+
 static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, const char *fn)
 {
 	if (_astro_forbid_blocking(fn, "use starpu_data_acquire_cb"))
@@ -80,10 +130,27 @@ static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_d
 	if (ret)
 		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
-	struct _astro_job *job = acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
-	while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
-		astro_futex_wait(&job->acquire_ready, 0);
+	struct acquire_wait aw = { .handle = handle, .mode = mode };
+	note_awaited(&aw);
+	node = acquire_node(node, fn);
+	struct _astro_job *job = acquire_submit(handle, mode, node, NULL, NULL, true, true);
+	if (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE)) {
+		struct _astro_idle_watch watch;
+		_astro_idle_watch_begin(&watch, fn, NULL, describe_acquire, &aw);
+		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE)) {
+			astro_futex_wait_for(&job->acquire_ready, 0, _astro_idle_watch_sleep_ns(&watch));
+			_astro_idle_watch_look(&watch);
+		}
+	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
+	if (STARPU_UNLIKELY(__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE) == 2)) {
+		/* Its data could not be brought where it is wanted (said): nothing is held. */
+		release_granted(handle);
+		_astro_error("%s: the data of handle %s could not be brought to memory node %d (see above): the acquire fails and "
+			     "holds nothing; free some memory or raise the memory limit", fn, handle->name ? handle->name : "(unnamed)",
+			     node);
+		return -ENOMEM;
+	}
 	return 0;
 }
 

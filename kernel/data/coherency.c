@@ -550,20 +550,21 @@ void _astro_coherency_free_devices(starpu_data_handle_t h)
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
-void _astro_coherency_acquired(starpu_data_handle_t h, enum starpu_data_access_mode mode, int node, bool evict)
+int _astro_coherency_acquired(starpu_data_handle_t h, enum starpu_data_access_mode mode, int node, bool evict)
 {
-	if (__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE))
-		_astro_redux_combine(h);
+	if (__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) && _astro_redux_combine(h) != 0)
+		return -ENOMEM;
 	if (node < 0)
-		return;
+		return 0;
 	if (_astro_rt.nmemory_nodes <= 1) {
-		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[node].allocated)
-			_astro_coherency_materialize(h, (unsigned)node);
-		return;
+		if (__atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) && !h->replicates[node].allocated &&
+		    !_astro_coherency_materialize(h, (unsigned)node))
+			return -ENOMEM;
+		return 0;
 	}
 	mode &= ~STARPU_SCRATCH;
 	if (_astro_coherency_fetch(h, (unsigned)node, mode, false) != 0)
-		return;
+		return -ENOMEM;
 	if (evict) {
 		/* starpu_data_wont_use(): main memory now holds it, the devices' room is free again. */
 		starpu_pthread_mutex_lock(&h->coherency_lock);
@@ -574,6 +575,7 @@ void _astro_coherency_acquired(starpu_data_handle_t h, enum starpu_data_access_m
 		MSI_AFTER(h);
 		starpu_pthread_mutex_unlock(&h->coherency_lock);
 	}
+	return 0;
 }
 
 /* ------------------------------------------------------ the transfer thread */

@@ -141,10 +141,12 @@ static inline bool _astro_redux_private(starpu_data_handle_t handle)
 {
 	return handle->redux_cl && handle->init_cl;
 }
-/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created. */
+/* The calling worker's reduction buffer of handle on node, initialised by the init codelet when created
+ * (NULL, said, when it cannot be made or initialised: the task fails). */
 void *_astro_redux_buffer(starpu_data_handle_t handle, unsigned node);
-/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first). */
-void _astro_redux_combine(starpu_data_handle_t handle);
+/* Combines the pending reduction buffers into the main-memory copy (once, whoever calls it first):
+ * 0, or an error said (no room for the main copy...), the contributions not folded kept pending. */
+int _astro_redux_combine(starpu_data_handle_t handle);
 /* Frees the pending reduction buffers, their contributions lost. */
 void _astro_redux_drop(starpu_data_handle_t handle);
 /* After starpu_data_invalidate, or once reduction methods are set on data registered on no node:
@@ -209,16 +211,18 @@ void _astro_coherency_free_devices(starpu_data_handle_t handle);
 /* Frees one (or all) of the buffers node's allocation cache keeps: true if there was one. */
 bool _astro_alloc_cache_reclaim(unsigned node, bool all);
 /* An acquire of handle in mode is granted: its data goes to node (-1: stays where it is); evict:
- * then the devices' copies are dropped (starpu_data_wont_use). */
-void _astro_coherency_acquired(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node, bool evict);
+ * then the devices' copies are dropped (starpu_data_wont_use). 0, or -ENOMEM (said) when the
+ * data could not be brought there. */
+int _astro_coherency_acquired(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node, bool evict);
 /* Brings the handles of a task that runs nothing (a partition switch) to main memory. */
 void _astro_coherency_task_in_ram(struct starpu_task *task);
 /* Predicted time (µs) to make handle valid on node for an access in mode (0 when nothing moves). */
 double _astro_data_transfer_time(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 
 /* The multiformat interface's conversions (interface_multiformat.c), on the worker of node:
- * to the device's format once a task's fetch brought the data, back after a task wrote it. */
-void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
+ * to the device's format once a task's fetch brought the data (0, or -ENOSYS said: the task fails),
+ * back after a task wrote it. */
+int _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode);
 /* Multiformat handles registered; a task's check that each device it may run on has its buffers' conversions (0, or -EINVAL said). */
 extern int _astro_multiformat_handles;
 int _astro_multiformat_check_task(struct starpu_task *task);

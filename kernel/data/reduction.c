@@ -110,13 +110,32 @@ static bool undefined(starpu_data_handle_t h)
 	return true;
 }
 
+static const char *handle_name(starpu_data_handle_t h)
+{
+	return h->name ? h->name : "(unnamed)";
+}
+
+/* Takes buffer w out of set and frees it (its content not wanted: never initialised, or folded). */
+static void drop_one(starpu_data_handle_t h, struct _astro_worker_buffers *set, unsigned w)
+{
+	starpu_pthread_mutex_lock(&h->coherency_lock);
+	void *iface = set->iface[w];
+	set->iface[w] = NULL;
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
+	if (iface) {
+		h->ops->free_data_on_node(iface, set->node[w]);
+		free(iface);
+	}
+}
+
 void *_astro_redux_buffer(starpu_data_handle_t h, unsigned node)
 {
 	bool fresh;
 	void *iface = _astro_worker_buffer(h, &h->redux, node, &fresh);
-	if (!iface || (fresh && init_buffer(h, iface, node) != 0)) {
-		_astro_error("task '%s' cannot run without its reduction buffer", starpu_task_get_name(_astro_current_task));
-		abort();
+	if (iface && fresh && init_buffer(h, iface, node) != 0) {
+		/* Never set to the neutral value: it must not be folded into the result. */
+		drop_one(h, __atomic_load_n(&h->redux, __ATOMIC_ACQUIRE), (unsigned)_astro_worker_id());
+		iface = NULL;
 	}
 	return iface;
 }
@@ -149,33 +168,53 @@ static int fold(starpu_data_handle_t h, void *main, void *contribution, unsigned
 	return ret;
 }
 
-void _astro_redux_combine(starpu_data_handle_t h)
+/* The combination failed (what said first); the contributions not folded stay pending, the next access tries again. */
+static __attribute__((cold)) int combine_failed(starpu_data_handle_t h, int ret, const char *what)
+{
+	_astro_error("the reduction of STARPU_REDUX handle %s could not be combined: %s; its contributions not folded yet are kept "
+		     "and the next access tries again, the access that needed it fails (a task: STARPU_TASK_STOPPED): free some "
+		     "memory or raise STARPU_LIMIT_CPU_MEM", handle_name(h), what);
+	starpu_pthread_mutex_unlock(&h->redux_lock);
+	return ret;
+}
+
+int _astro_redux_combine(starpu_data_handle_t h)
 {
 	/* Readers that may run together (tasks, acquires) each find the buffers pending: the first combines. */
 	starpu_pthread_mutex_lock(&h->redux_lock);
 	struct _astro_worker_buffers *set = __atomic_load_n(&h->redux, __ATOMIC_ACQUIRE);
 	if (!set) {
 		starpu_pthread_mutex_unlock(&h->redux_lock);
-		return;
+		return 0;
 	}
+	if (!h->redux_cl || !h->init_cl)
+		return combine_failed(h, -EINVAL, "its reduction methods were unset while contributions were pending (set them again "
+						  "with starpu_data_set_reduction_methods)");
 	starpu_pthread_mutex_lock(&h->coherency_lock);
 	bool fresh = undefined(h);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	/* The main copy, valid there alone: the reduction writes it. */
 	if (_astro_rt.nmemory_nodes > 1 ? _astro_coherency_fetch(h, STARPU_MAIN_RAM, STARPU_RW, false) != 0
 					: (!h->replicates[STARPU_MAIN_RAM].allocated && !_astro_coherency_materialize(h, STARPU_MAIN_RAM)))
-		abort();
+		return combine_failed(h, -ENOMEM, "its main-memory copy cannot be made");
+	void *main = h->iface[STARPU_MAIN_RAM];
+	if (fresh && run_cpu(h, h->init_cl, &main, "init") != 0)
+		return combine_failed(h, -ENOSYS, "its init codelet cannot run");
 	starpu_pthread_mutex_lock(&h->coherency_lock);
 	h->valid[STARPU_MAIN_RAM] = true;
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
-	void *main = h->iface[STARPU_MAIN_RAM];
-	if (fresh && run_cpu(h, h->init_cl, &main, "init") != 0)
-		abort();
-	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++)
-		if (set->iface[w] && fold(h, main, set->iface[w], set->node[w]) != 0)
-			abort();
+	/* Each contribution folded leaves the set at once: a failure part-way neither loses nor repeats one. */
+	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++) {
+		if (!set->iface[w])
+			continue;
+		int ret = fold(h, main, set->iface[w], set->node[w]);
+		if (ret != 0)
+			return combine_failed(h, ret, "a contribution cannot be folded into the main copy");
+		drop_one(h, set, w);
+	}
 	_astro_redux_drop(h);
 	starpu_pthread_mutex_unlock(&h->redux_lock);
+	return 0;
 }
 
 void _astro_redux_invalidated(starpu_data_handle_t h)

@@ -223,7 +223,12 @@ static void bind_worker(struct _astro_worker *w)
 	}
 }
 
+/* The workers' start: each waits at the gate until every thread was created (the barrier then counts the
+ * threads made, fewer when one could not be), then at the barrier for the others. */
 static starpu_pthread_barrier_t start_barrier;
+static starpu_pthread_mutex_t start_gate_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static starpu_pthread_cond_t start_gate_cond = STARPU_PTHREAD_COND_INITIALIZER;
+static bool start_gate_open;
 
 /* One round of the scheduling loop: runs what it pops, or takes one idle
  * step (a pause, a yield, or a sleep until woken). idle: the rounds found
@@ -312,6 +317,10 @@ static void *worker_main(void *arg)
 	thread_name[length] = '\0';
 	astro_thread_set_name(thread_name);
 	_astro_worker_thread_begin(w);
+	starpu_pthread_mutex_lock(&start_gate_lock);
+	while (!start_gate_open)
+		starpu_pthread_cond_wait(&start_gate_cond, &start_gate_lock);
+	starpu_pthread_mutex_unlock(&start_gate_lock);
 	starpu_pthread_barrier_wait(&start_barrier);
 
 	if (w->pipeline > 1)
@@ -562,6 +571,26 @@ static void say_unserved_counts(void)
 	}
 }
 
+/* The thread of worker failed could not be made (err): the made threads before it, started with running 0,
+ * are joined, the workers freed; starpu_init() fails with -EAGAIN. */
+static __attribute__((cold)) int workers_start_failed(struct _astro_worker *failed, int err, unsigned made)
+{
+	_astro_error("cannot create the thread of %s (%s): starpu_init() fails with -EAGAIN; lower STARPU_NCPU, or raise the "
+		     "limits on threads and memory of the process (ulimit -u, ulimit -v)", failed->name, strerror(err));
+	for (unsigned i = 0; i < _astro_rt.nworkers && made; i++) {
+		if (_astro_rt.workers[i] == failed)
+			break;
+		if (!_astro_driver_not_launched((int)i)) {
+			starpu_pthread_join(_astro_rt.workers[i]->thread, NULL);
+			made--;
+		}
+	}
+	starpu_pthread_barrier_destroy(&start_barrier);
+	_astro_sched_deinit();
+	_astro_workers_free();
+	return -EAGAIN;
+}
+
 int _astro_workers_start(void)
 {
 #ifdef STARPU_SIMGRID
@@ -656,19 +685,32 @@ int _astro_workers_start(void)
 	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
 	starpu_pthread_mutex_init(&_astro_rt.pause_lock, NULL);
 	starpu_pthread_cond_init(&_astro_rt.pause_cond, NULL);
-	starpu_pthread_barrier_init(&start_barrier, NULL, _astro_rt.nworkers - napp + 1);
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+	start_gate_open = false;
+	unsigned made = 0;
+	int err = 0;
+	struct _astro_worker *failed = NULL;
+	for (unsigned i = 0; i < _astro_rt.nworkers && !err; i++) {
 		struct _astro_worker *w = _astro_rt.workers[i];
 		if (napp && _astro_driver_not_launched(w->id))
 			continue;
-		int err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
-		if (err) {
-			_astro_error("cannot create the thread of %s (%s): lower STARPU_NCPU", w->name, strerror(err));
-			abort();
-		}
+		err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
+		if (err)
+			failed = w;
+		else
+			made++;
 	}
+	/* The threads made start; when one could not be made, they end at once (running is 0) and are joined. */
+	if (err)
+		__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
+	starpu_pthread_barrier_init(&start_barrier, NULL, made + 1);
+	starpu_pthread_mutex_lock(&start_gate_lock);
+	start_gate_open = true;
+	starpu_pthread_cond_broadcast(&start_gate_cond);
+	starpu_pthread_mutex_unlock(&start_gate_lock);
 	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
 	starpu_pthread_barrier_wait(&start_barrier);
+	if (STARPU_UNLIKELY(err))
+		return workers_start_failed(failed, err, made);
 	return 0;
 }
 

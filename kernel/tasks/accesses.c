@@ -383,16 +383,21 @@ static inline __attribute__((always_inline)) int fetch(struct _astro_job *job, s
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		if (STARPU_UNLIKELY(mode & STARPU_REDUX) && _astro_redux_private(h)) {
-			buffers[i] = interfaces[i] = _astro_redux_buffer(h, node);
+			if (STARPU_UNLIKELY(!(buffers[i] = interfaces[i] = _astro_redux_buffer(h, node))))
+				return fetch_failed(task, node, coherent ? (started ? n : i) : 0);
 			continue;
 		}
-		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL))
-			_astro_redux_combine(h);
+		if (STARPU_UNLIKELY(__atomic_load_n(&h->redux, __ATOMIC_ACQUIRE) != NULL) && _astro_redux_combine(h) != 0)
+			return fetch_failed(task, node, coherent ? (started ? n : i) : 0);
 		if (STARPU_UNLIKELY(coherent) && !(mode & STARPU_SCRATCH) &&
 		    (started ? _astro_coherency_arrived(h, node) : _astro_coherency_fetch(h, node, mode, true)) != 0)
 			return fetch_failed(task, node, started ? n : i);
-		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH))
-			_astro_multiformat_fetched(h, node, mode);
+		if (STARPU_UNLIKELY(coherent) && h->ops->is_multiformat && !(mode & STARPU_SCRATCH) &&
+		    _astro_multiformat_fetched(h, node, mode) != 0) {
+			/* Not converted: nothing to convert back (never fetched ahead: the prefetch leaves multiformat data). */
+			_astro_coherency_unpin(h, node, mode);
+			return fetch_failed(task, node, i);
+		}
 		if (STARPU_UNLIKELY(lazy) && !coherent && !(mode & STARPU_SCRATCH) && !h->replicates[node].allocated &&
 		    !_astro_coherency_materialize(h, node))
 			return fetch_failed(task, node, 0);

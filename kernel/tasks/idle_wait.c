@@ -36,6 +36,31 @@ static void progress(struct _astro_idle_watch *watch)
 
 void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHashTable *blocked);
 
+static void (*wait_describer)(char *buf, size_t len);
+
+void astro_wait_describer_set(void (*describe)(char *buf, size_t len))
+{
+	__atomic_store_n(&wait_describer, describe, __ATOMIC_RELEASE);
+}
+
+void _astro_wait_describe_outside(GString *out, const char *prefix)
+{
+	void (*describe)(char *, size_t) = __atomic_load_n(&wait_describer, __ATOMIC_ACQUIRE);
+	if (!describe)
+		return;
+	char buf[4096];
+	buf[0] = '\0';
+	describe(buf, sizeof(buf));
+	buf[sizeof(buf) - 1] = '\0';
+	for (char *line = buf, *end; *line; line = end) {
+		end = strchr(line, '\n');
+		end = end ? end + 1 : line + strlen(line);
+		g_string_append_printf(out, "%s%.*s", prefix, (int)(end - line), line);
+		if (end[-1] != '\n')
+			g_string_append_c(out, '\n');
+	}
+}
+
 void _astro_idle_watch_begin(struct _astro_idle_watch *watch, const char *call, struct _astro_job *job,
 			     void (*describe)(GString *out, const char *prefix, const void *arg), const void *describe_arg)
 {
@@ -126,6 +151,7 @@ static void say(const struct _astro_idle_watch *watch, uint64_t now_ns)
 		describe_job(out, watch->job, policy);
 	if (watch->describe)
 		watch->describe(out, PREFIX "  ", watch->describe_arg);
+	_astro_wait_describe_outside(out, PREFIX "  ");
 	GHashTable *tag_blocked = g_hash_table_new(NULL, NULL);
 	void (*describe_tags)(GString *, const char *, GHashTable *) = __atomic_load_n(&_astro_idle_describe_tags, __ATOMIC_ACQUIRE);
 	if (describe_tags)
@@ -135,6 +161,7 @@ static void say(const struct _astro_idle_watch *watch, uint64_t now_ns)
 	if (blocked > 0)
 		g_string_append_printf(out, PREFIX "  %ld tasks are blocked on their dependencies: tasks not complete (above) or not "
 				       "submitted yet, data the application holds (starpu_data_acquire without starpu_data_release), "
+				       "communications not complete (listed above when there are), "
 				       "end dependencies not released (starpu_task_end_dep_release)\n", blocked);
 	g_string_append(out, PREFIX "said once; STARPU_WATCHDOG_TIMEOUT=<µs> names every stuck task, STARPU_SILENT=1 silences this\n");
 	fputs(out->str, stderr);

@@ -57,10 +57,12 @@ static void job_ready(struct _astro_job *job)
 {
 	if (!job->task) {
 		/* An acquire: the data is now accessible, once brought where it is wanted. */
+		int ready = 1;
 		if (STARPU_UNLIKELY(_astro_rt.nmemory_nodes > 1 || __atomic_load_n(&_astro_unallocated_handles, __ATOMIC_RELAXED) ||
 				    (job->nbuffers && __atomic_load_n(&job->links[0].handle->redux, __ATOMIC_RELAXED))))
-			if (job->nbuffers)
-				_astro_coherency_acquired(job->links[0].handle, job->links[0].mode, job->acquire_node, job->acquire_evict);
+			if (job->nbuffers && _astro_coherency_acquired(job->links[0].handle, job->links[0].mode, job->acquire_node,
+								       job->acquire_evict) != 0)
+				ready = 2; /* granted, its data not there: a blocking acquire fails */
 		if (job->acquire_callback) {
 			/* Read first: once granted, any starpu_data_release of the handle (another holder's) may end and free it. */
 			void (*callback)(void *) = job->acquire_callback;
@@ -70,7 +72,7 @@ static void job_ready(struct _astro_job *job)
 			callback(arg);
 			_astro_context_leave(previous);
 		} else {
-			__atomic_store_n(&job->acquire_ready, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&job->acquire_ready, ready, __ATOMIC_RELEASE);
 			astro_futex_wake_all(&job->acquire_ready);
 		}
 		return;

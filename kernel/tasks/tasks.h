@@ -65,7 +65,7 @@ struct _astro_job
 	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
-	int acquire_ready;                   /* futex word */
+	int acquire_ready;                   /* futex word: 1 granted, 2 granted but its data could not be brought there */
 	void (*acquire_callback)(void *);
 	void *acquire_arg;
 	struct _astro_job *next_acquire;     /* in the handle's active-acquire stack */
@@ -257,6 +257,8 @@ void _astro_idle_watch_begin(struct _astro_idle_watch *watch, const char *call, 
 /* The tags blocked, for the report (_astro_tags_describe_blocked, which tags.c gives at init:
  * tags.c waits through the watch, which thus calls it by no name). */
 extern void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHashTable *blocked);
+/* What the application may wait for besides tasks (astro_wait_describer_set: StarPU-MPI's requests), in lines after prefix. */
+void _astro_wait_describe_outside(GString *out, const char *prefix);
 /* How long the waiter may sleep before it looks again (ns); 0: as long as it takes. */
 uint64_t _astro_idle_watch_sleep_ns(const struct _astro_idle_watch *watch);
 /* Called with no lock held, when the waiter woke: looks if its time came. */

@@ -108,6 +108,50 @@ int starpu_task_nready(void)
 	return (int)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
 }
 
+/* What a wait on context c (not the global one) waits for, for the idle-wait report. */
+static void describe_ctx(GString *out, const char *prefix, const void *arg)
+{
+	struct _astro_sched_ctx *c = (struct _astro_sched_ctx *)arg;
+	starpu_pthread_mutex_lock(&c->wait_lock);
+	int nwaiting = c->nwaiting;
+	starpu_pthread_mutex_unlock(&c->wait_lock);
+	unsigned nworkers = __atomic_load_n(&c->collection.nworkers, __ATOMIC_ACQUIRE);
+	g_string_append_printf(out, "%sthe context waited for, %u '%s' (policy '%s', %u workers), has %ld tasks not complete, "
+			       "%ld of them ready", prefix, _astro_ctx_id(c), c->name ? c->name : "(unnamed)",
+			       c->policy && c->policy->policy_name ? c->policy->policy_name : "(none)", nworkers,
+			       __atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST), __atomic_load_n(&c->nready, __ATOMIC_SEQ_CST));
+	if (nworkers == 0)
+		g_string_append_printf(out, ": it has no worker, its %d tasks pushed wait for starpu_sched_ctx_add_workers", nwaiting);
+	else if (__atomic_load_n(&c->nready, __ATOMIC_SEQ_CST) > 0)
+		g_string_append_printf(out, ": its policy '%s' gives them to none of its workers",
+				       c->policy && c->policy->policy_name ? c->policy->policy_name : "(none)");
+	g_string_append(out, "\n");
+}
+
+/* Waits until context c (not the global one) has no task left, looking every second whether it still can. */
+static void ctx_wait_tasks(struct _astro_sched_ctx *c)
+{
+	struct _astro_idle_watch watch;
+	bool watching = false;
+	starpu_pthread_mutex_lock(&c->wait_lock);
+	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0) {
+		if (!watching) {
+			_astro_idle_watch_begin(&watch, "starpu_task_wait_for_all_in_ctx", NULL, describe_ctx, c);
+			watching = true;
+		}
+		uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
+		if (!sleep_ns) {
+			starpu_pthread_cond_wait(&c->wait_cond, &c->wait_lock);
+			continue;
+		}
+		astro_cond_wait_for(&c->wait_cond, &c->wait_lock, sleep_ns);
+		starpu_pthread_mutex_unlock(&c->wait_lock);
+		_astro_idle_watch_look(&watch);
+		starpu_pthread_mutex_lock(&c->wait_lock);
+	}
+	starpu_pthread_mutex_unlock(&c->wait_lock);
+}
+
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 {
 	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
@@ -123,7 +167,7 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 		return 0;
 	}
 	_astro_wait_say_paused("starpu_task_wait_for_all_in_ctx");
-	_astro_ctx_wait_tasks(c);
+	ctx_wait_tasks(c);
 	/* Its masters hand tasks down to its nested contexts: those are its tasks too. */
 	uint32_t children = __atomic_load_n(&c->children, __ATOMIC_SEQ_CST);
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)

@@ -159,7 +159,8 @@ static GString *describe(double idle_us, long pending)
 						       (unsigned long long)(uintptr_t)tag);
 			else if (!preds)
 				g_string_append(line, " waits for something outside the task graph: data the application holds "
-						      "(starpu_data_acquire without release), or an end dependency not released");
+						      "(starpu_data_acquire without release), a communication not complete (listed "
+						      "below when there are), or an end dependency not released");
 		} else if (!g_hash_table_contains(placed, j)) {
 			GString *end = g_hash_table_lookup(w.end_preds, j);
 			if (end) {
@@ -179,6 +180,7 @@ static GString *describe(double idle_us, long pending)
 	g_string_append(out, tasks->str);
 	if (listed > REPORT_MAX_TASKS)
 		g_string_append_printf(out, "[astrolabe] watchdog:   ... and %u more tasks\n", listed - REPORT_MAX_TASKS);
+	_astro_wait_describe_outside(out, "[astrolabe] watchdog:   ");
 	g_string_append_printf(out, "[astrolabe] watchdog: %ld ready tasks (nready), %u blocked, %u held by policy '%s' with no worker running them%s\n",
 			       (long)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED), nblocked, nlost, policy,
 			       nlost && __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) ? " (the runtime is paused: starpu_resume)" :

@@ -242,37 +242,42 @@ int _astro_multiformat_check_task(struct starpu_task *task)
 	return 0;
 }
 
-/* Runs the device implementation of cl on the interface (on the device's worker). */
-static void convert(starpu_data_handle_t handle, struct mf_state *s, enum starpu_node_kind kind, bool to_device)
+/* Runs the device implementation of cl on the interface (on the device's worker): 0, or -ENOSYS said. */
+static int convert(starpu_data_handle_t handle, struct mf_state *s, enum starpu_node_kind kind, bool to_device)
 {
 	starpu_opencl_func_t func = conversion_func(conversion(s->pub.ops, kind, to_device), kind);
 	if (!func) {
 		/* Submission refuses a task that would need it: the format changed since. */
-		_astro_error("multiformat data on a %s device: its format has no %s codelet with an implementation for that device: "
-			     "set it in the starpu_multiformat_data_interface_ops",
-			     kind == STARPU_OPENCL_RAM ? "OpenCL" : "CUDA", conversion_name(kind, to_device));
-		abort();
+		_astro_error("multiformat data%s%s on a %s device: its format has no %s codelet with an implementation for that device, "
+			     "so %s: set it in the starpu_multiformat_data_interface_ops", handle->name ? " " : "",
+			     handle->name ? handle->name : "", kind == STARPU_OPENCL_RAM ? "OpenCL" : "CUDA", conversion_name(kind, to_device),
+			     to_device ? "the task that needs it fails (STARPU_TASK_STOPPED)"
+				       : "what the task wrote there stays in the device format and main memory keeps the former value");
+		return -ENOSYS;
 	}
-	(void)handle;
 	void *buffers[1] = { &s->pub };
 	func(buffers, NULL);
+	return 0;
 }
 
-void _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
+int _astro_multiformat_fetched(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
 {
 	enum starpu_node_kind kind = starpu_node_get_kind(node);
 	struct mf_state *s = starpu_data_get_interface_on_node(handle, node);
 	if (kind == STARPU_CPU_RAM)
-		return;
+		return 0;
+	int ret = 0;
 	/* Readers on one device may fetch together: the first converts, the others find the device format current. */
 	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	if (!s->device_current) {
 		/* A write-only access overwrites the device format anyway. */
 		if ((mode & STARPU_R) || !(mode & STARPU_W))
-			convert(handle, s, kind, true);
-		s->device_current = 1;
+			ret = convert(handle, s, kind, true);
+		if (ret == 0)
+			s->device_current = 1;
 	}
 	starpu_pthread_mutex_unlock(&handle->coherency_lock);
+	return ret;
 }
 
 void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enum starpu_data_access_mode mode)
@@ -281,7 +286,7 @@ void _astro_multiformat_executed(starpu_data_handle_t handle, unsigned node, enu
 	struct mf_state *s = starpu_data_get_interface_on_node(handle, node);
 	if (kind == STARPU_CPU_RAM || !(mode & (STARPU_W | STARPU_REDUX)))
 		return;
-	/* The CPU format there is what a transfer takes away. */
+	/* The CPU format there is what a transfer takes away (when it cannot be made: said, the former one). */
 	starpu_pthread_mutex_lock(&handle->coherency_lock);
 	convert(handle, s, kind, false);
 	s->device_current = 1;
