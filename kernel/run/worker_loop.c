@@ -591,6 +591,44 @@ static __attribute__((cold)) int workers_start_failed(struct _astro_worker *fail
 	return -EAGAIN;
 }
 
+/* Starts the workers' threads (not those of starpu_conf.not_launched_drivers) and waits until each
+ * has begun; a thread that cannot be made fails the start (workers_start_failed). */
+static int launch_threads(void)
+{
+	/* The workers of starpu_conf.not_launched_drivers run on the application's threads (driver_api.c). */
+	unsigned napp = (unsigned)_astro_drivers_mark_not_launched();
+	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
+	starpu_pthread_mutex_init(&_astro_rt.pause_lock, NULL);
+	starpu_pthread_cond_init(&_astro_rt.pause_cond, NULL);
+	start_gate_open = false;
+	unsigned made = 0;
+	int err = 0;
+	struct _astro_worker *failed = NULL;
+	for (unsigned i = 0; i < _astro_rt.nworkers && !err; i++) {
+		struct _astro_worker *w = _astro_rt.workers[i];
+		if (napp && _astro_driver_not_launched(w->id))
+			continue;
+		err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
+		if (err)
+			failed = w;
+		else
+			made++;
+	}
+	/* The threads made start; when one could not be made, they end at once (running is 0) and are joined. */
+	if (err)
+		__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
+	starpu_pthread_barrier_init(&start_barrier, NULL, made + 1);
+	starpu_pthread_mutex_lock(&start_gate_lock);
+	start_gate_open = true;
+	starpu_pthread_cond_broadcast(&start_gate_cond);
+	starpu_pthread_mutex_unlock(&start_gate_lock);
+	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
+	starpu_pthread_barrier_wait(&start_barrier);
+	if (STARPU_UNLIKELY(err))
+		return workers_start_failed(failed, err, made);
+	return 0;
+}
+
 int _astro_workers_start(void)
 {
 #ifdef STARPU_SIMGRID
@@ -680,38 +718,7 @@ int _astro_workers_start(void)
 		_astro_warn("no worker started (the configuration asks for none): tasks with a codelet will be refused with -ENODEV");
 	}
 
-	/* The workers of starpu_conf.not_launched_drivers run on the application's threads (driver_api.c). */
-	unsigned napp = (unsigned)_astro_drivers_mark_not_launched();
-	__atomic_store_n(&_astro_rt.running, 1, __ATOMIC_SEQ_CST);
-	starpu_pthread_mutex_init(&_astro_rt.pause_lock, NULL);
-	starpu_pthread_cond_init(&_astro_rt.pause_cond, NULL);
-	start_gate_open = false;
-	unsigned made = 0;
-	int err = 0;
-	struct _astro_worker *failed = NULL;
-	for (unsigned i = 0; i < _astro_rt.nworkers && !err; i++) {
-		struct _astro_worker *w = _astro_rt.workers[i];
-		if (napp && _astro_driver_not_launched(w->id))
-			continue;
-		err = starpu_pthread_create(&w->thread, NULL, worker_main, w);
-		if (err)
-			failed = w;
-		else
-			made++;
-	}
-	/* The threads made start; when one could not be made, they end at once (running is 0) and are joined. */
-	if (err)
-		__atomic_store_n(&_astro_rt.running, 0, __ATOMIC_SEQ_CST);
-	starpu_pthread_barrier_init(&start_barrier, NULL, made + 1);
-	starpu_pthread_mutex_lock(&start_gate_lock);
-	start_gate_open = true;
-	starpu_pthread_cond_broadcast(&start_gate_cond);
-	starpu_pthread_mutex_unlock(&start_gate_lock);
-	/* Destroyed once the workers are joined: glibc's last waiter may still touch it after we return. */
-	starpu_pthread_barrier_wait(&start_barrier);
-	if (STARPU_UNLIKELY(err))
-		return workers_start_failed(failed, err, made);
-	return 0;
+	return launch_threads();
 }
 
 void _astro_workers_stop(void)

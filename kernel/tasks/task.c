@@ -467,8 +467,7 @@ static int task_validate(struct starpu_task *task)
 	}
 	if (!task->cl)
 		return 0;
-	/* A StarPU 1.0 codelet has no cpu_funcs[0] (one test on the common path, three only then). */
-	if (STARPU_UNLIKELY(task->cl->cpu_funcs[0] == NULL) && codelet_has_deprecated_fields(task->cl))
+	if (STARPU_UNLIKELY(codelet_has_deprecated_fields(task->cl)))
 		codelet_deprecated_fields(task->cl);
 	int nbuffers = task->cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? task->nbuffers : task->cl->nbuffers;
 	if (nbuffers < 0) {
