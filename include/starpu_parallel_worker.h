@@ -85,6 +85,10 @@ int starpu_parallel_worker_print(struct starpu_parallel_worker_config *parallel_
  */
 void starpu_openmp_prologue(void *);
 #define starpu_intel_openmp_mkl_prologue starpu_openmp_prologue
+/** StarPU 1.4's names of the same prologue, which programs pass as a value
+    (STARPU_PROLOGUE_CALLBACK_POP, &starpu_parallel_worker_openmp_prologue). */
+#define starpu_parallel_worker_openmp_prologue starpu_openmp_prologue
+#define starpu_parallel_worker_intel_openmp_mkl_prologue starpu_openmp_prologue
 
 /** @name StarPU 1.3's names (deprecated), which StarPU 1.4 keeps
  * @{ */

@@ -437,8 +437,10 @@ TEST(ParallelWorker, ClusterNamesOfStarPU13)
 	EXPECT_TRUE(contains(lines[0], "2 parallel workers")) << lines[0];
 	seen.reset();
 	ASSERT_EQ(starpu_task_insert(&record_cl, STARPU_PROLOGUE_CALLBACK_POP, &starpu_openmp_prologue, 0), 0);
+	// StarPU 1.4's name of it, passed as a value as its parallel-worker example does.
+	ASSERT_EQ(starpu_task_insert(&record_cl, STARPU_PROLOGUE_CALLBACK_POP, &starpu_parallel_worker_openmp_prologue, 0), 0);
 	starpu_task_wait_for_all();
-	EXPECT_EQ(seen.ran.load(), 1);
+	EXPECT_EQ(seen.ran.load(), 2);
 	EXPECT_EQ(starpu_uncluster_machine(clusters), 0);
 	EXPECT_EQ(starpu_sched_ctx_get_context(), 0u);
 	EXPECT_EQ(starpu_uncluster_machine(nullptr), -1);
