@@ -8,8 +8,8 @@
 
 #include "models.h"
 
-/* How long GLPK may search, in seconds (0: no limit): an integer program with dependencies can take
- * hours for a few dozen tasks. */
+/* How long GLPK may search for the integer bound, in seconds (0: no limit): an integer program with
+ * dependencies can take hours for a few dozen tasks. The relaxed one has no limit. */
 #define BOUND_TIME_LIMIT_ENV "ASTROLABE_BOUND_TIME_LIMIT"
 #define BOUND_TIME_LIMIT_DEFAULT 60
 
