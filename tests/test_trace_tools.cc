@@ -744,16 +744,101 @@ TEST_F(TraceTools, FxtDataTraceLengthAgainstSize)
 	EXPECT_FALSE(file_exists(dir_.file("tt_scal")));
 }
 
-TEST_F(TraceTools, FxtDataTraceWantsTasksRec)
+TEST_F(TraceTools, FxtDataTraceWantsATraceOrTasksRec)
 {
 	std::string out, err;
 	ASSERT_TRUE(dir_.write("prof_file_me_0", std::string("\0\1\2fxt raw", 10)));
 	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "prof_file_me_0", &out, &err), 1);
-	EXPECT_TRUE(contains(err, "'prof_file_me_0' is not a tasks.rec")) << err;
-	EXPECT_TRUE(contains(err, "starpu_fxt_tool")) << err;
+	EXPECT_TRUE(contains(err, "'prof_file_me_0' is neither a trace archive nor a tasks.rec")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_FXT_TRACE=1")) << err;
 	EXPECT_EQ(count_lines(err), 1) << err;
+	// An archive starpu_fxt_tool cannot read: its complaint, in one line.
+	ASSERT_EQ(mkdir(dir_.file("prof_file_bad_0").c_str(), 0755), 0);
+	ASSERT_TRUE(dir_.write("prof_file_bad_0/traces.otf2", "not otf2"));
+	if (!built_fxt_tool().empty()) {
+		EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "prof_file_bad_0", &out, &err), 1);
+		EXPECT_TRUE(contains(err, "starpu_fxt_tool could not read 'prof_file_bad_0'")) << err;
+		EXPECT_EQ(count_lines(err), 1) << err;
+	}
 	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "nothere.rec", &out, &err), 1);
 	EXPECT_TRUE(contains(err, "nothere.rec")) << err;
+}
+
+// What the seed runs (section 4.4): starpu_fxt_data_trace on the trace the run recorded, converted on
+// the way. Three "small" tasks on a 1 KiB vector, two "large" ones on a 64 KiB one.
+TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
+{
+	if (built_fxt_tool().empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	TempDir traces;
+	{
+		Traced traced(traces, "prof_file_seed");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static std::vector<char> small(1024), large(65536);
+		static starpu_codelet small_cl = cpu_codelet(report_noop, 1, "small");
+		static starpu_codelet large_cl = cpu_codelet(report_noop, 1, "large");
+		small_cl.modes[0] = large_cl.modes[0] = STARPU_RW;
+		starpu_data_handle_t hs, hl;
+		starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)small.data(), small.size(), 1);
+		starpu_vector_data_register(&hl, STARPU_MAIN_RAM, (uintptr_t)large.data(), large.size(), 1);
+		for (int i = 0; i < 5; i++) {
+			starpu_task *t = starpu_task_create();
+			t->cl = i < 3 ? &small_cl : &large_cl;
+			t->handles[0] = i < 3 ? hs : hl;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(hs);
+		starpu_data_unregister(hl);
+	}
+	std::string archive = traces.file("prof_file_seed_0"), out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(archive), &out, &err, "GNUPLOT=/nonexistent"), 0) << err;
+	EXPECT_TRUE(contains(out, "5 tasks of 2 codelets")) << out;
+	std::string list = read_file(dir_.file("codelet_list"));
+	EXPECT_TRUE(list == "small\nlarge\n" || list == "large\nsmall\n") << list;
+	std::istringstream small_points(read_file(dir_.file("small"))), large_points(read_file(dir_.file("large")));
+	std::string line;
+	int n = 0;
+	while (std::getline(small_points, line)) {
+		EXPECT_TRUE(contains(line, " 1024 ")) << line;
+		n++;
+	}
+	EXPECT_EQ(n, 3);
+	n = 0;
+	while (std::getline(large_points, line)) {
+		EXPECT_TRUE(contains(line, " 65536 ")) << line;
+		n++;
+	}
+	EXPECT_EQ(n, 2);
+	EXPECT_TRUE(file_exists(dir_.file("data_trace.gp")));
+	// The codelets named, from the anchor file: only those.
+	unlink(dir_.file("small").c_str());
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(archive + "/traces.otf2") + " large", &out, &err,
+			 "GNUPLOT=/nonexistent"), 0) << err;
+	EXPECT_EQ(read_file(dir_.file("codelet_list")), "large\n");
+	EXPECT_FALSE(file_exists(dir_.file("small")));
+
+	// StarPU's fxt_print (section 4.13) is otf2-print here (doc/observing.md): every event by hand,
+	// each task an ENTER and a LEAVE of the region of its name, the times in nanoseconds from the start.
+	if (have_program("otf2-print")) {
+		out.clear();
+		ASSERT_EQ(run_command("otf2-print --timestamps=offset " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		std::istringstream events(out);
+		int enter_small = 0, leave_large = 0;
+		while (std::getline(events, line)) {
+			if (line.rfind("ENTER ", 0) == 0 && contains(line, "\"small\""))
+				enter_small++;
+			if (line.rfind("LEAVE ", 0) == 0 && contains(line, "\"large\""))
+				leave_large++;
+		}
+		EXPECT_EQ(enter_small, 3) << out.substr(0, 4000);
+		EXPECT_EQ(leave_large, 2) << out.substr(0, 4000);
+		out.clear();
+		ASSERT_EQ(run_command("otf2-print -G " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		EXPECT_TRUE(contains(out, "1000000000")) << "a clock of nanoseconds: " << out.substr(0, 4000);
+	}
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
 }
 
 // --------------------------------------------------------------- distrib.data
