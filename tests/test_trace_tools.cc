@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -839,6 +840,80 @@ TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
 		EXPECT_TRUE(contains(out, "1000000000")) << "a clock of nanoseconds: " << out.substr(0, 4000);
 	}
 	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+}
+
+// StarVZ (seed 004, section 4.8) on our traces: its phase 1 (phase1-workflow.sh with STARVZ_USE_PAJE_TRACE=1,
+// `starvz --use-paje-trace DIR`) needs paje.trace, tasks.rec, data.rec and dag.dot in DIR, sorts paje.trace
+// (its definitions, events 0 to 7, first, then the rest by date), reads it with pj_dump and the .rec files
+// with rec2csv, and turns the dag.dot edges into JobId pairs. The same steps here, on a recorded run.
+TEST_F(TraceTools, StarVZPhaseOneReadsTheConvertedTrace)
+{
+	if (built_fxt_tool().empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	if (!have_program("pj_dump") || !have_program("rec2csv"))
+		GTEST_SKIP() << "pj_dump (pajeng) or rec2csv (recutils) is not installed: StarVZ's readers are missing";
+	TempDir traces;
+	{
+		Traced traced(traces, "prof_file_vz");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static std::vector<char> block(4096);
+		static starpu_codelet step = cpu_codelet(report_noop, 1, "step");
+		step.modes[0] = STARPU_RW;
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)block.data(), block.size(), 1);
+		for (int i = 0; i < 4; i++) { // a chain: each step depends on the one before
+			starpu_task *t = starpu_task_create();
+			t->cl = &step;
+			t->handles[0] = h;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(h);
+	}
+	std::string archive = traces.file("prof_file_vz_0"), out;
+	ASSERT_EQ(run_command(quote(built_fxt_tool()) + " -memory-states -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out), 0)
+		<< out;
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+	for (const char *f : { "paje.trace", "tasks.rec", "data.rec", "dag.dot" })
+		ASSERT_TRUE(file_exists(dir_.file(f))) << f;
+	const std::string defs = "'^\\(\\(%\\)\\|\\(\\(0\\|1\\|2\\|3\\|4\\|5\\|6\\|7\\)\\>\\)\\)'";
+	std::string steps = "cd " + quote(dir_.path()) + " && { LC_ALL=C grep -e " + defs + " paje.trace; LC_ALL=C grep -v -e " + defs +
+			    " paje.trace | sort -s -V --key=2,2; } | sed 's/\"\"/\"x\"/g' > paje.sorted.trace" +
+			    " && pj_dump -o -n --user-defined --entity-hierarchy=entities.csv --type-hierarchy=types.csv paje.sorted.trace > paje.csv" +
+			    " && rec2csv -S Handle data.rec > data.csv && rec2csv tasks.rec > tasks.csv" +
+			    " && grep -- '->' dag.dot | sed -e 's/[[:space:]]//g' -e 's/\"//g' -e 's/task_//g' -e 's/->/,/' > dag.csv";
+	out.clear();
+	ASSERT_EQ(run_command(steps + " 2>&1", &out), 0) << out;
+
+	// The four tasks are Worker State states of the CPU workers, with their extra fields: StarPU 1.4's
+	// 13 (Size ... NumaNodes), the JobId the 13th field.
+	std::set<std::string> jobs;
+	for (const std::string &line : lines_of(read_file(dir_.file("paje.csv")))) {
+		if (line.rfind("State, CPU", 0) != 0 || !contains(line, ", Worker State, ") || !contains(line, ", step, "))
+			continue;
+		std::vector<std::string> fields;
+		std::istringstream in(line);
+		for (std::string f; std::getline(in, f, ',');)
+			fields.push_back(f.substr(f.find_first_not_of(' ')));
+		ASSERT_EQ(fields.size(), 21u) << line;
+		EXPECT_EQ(fields[8], "4096") << line; // Size
+		jobs.insert(fields[12]);
+	}
+	EXPECT_EQ(jobs.size(), 4u) << read_file(dir_.file("paje.csv"));
+	std::string tasks = read_file(dir_.file("tasks.csv"));
+	EXPECT_TRUE(contains(tasks, "\"Name\",\"Model\",\"JobId\"")) << tasks;
+	for (const std::string &job : jobs)
+		EXPECT_TRUE(contains(tasks, "\"step\",\"step\",\"" + job + "\"")) << job << "\n" << tasks;
+	EXPECT_TRUE(contains(read_file(dir_.file("data.csv")), "\"Handle\",\"HomeNode\",\"Size\"")) << read_file(dir_.file("data.csv"));
+	// The chain's three edges, as JobId pairs.
+	std::vector<std::string> edges = lines_of(read_file(dir_.file("dag.csv")));
+	EXPECT_EQ(edges.size(), 3u) << read_file(dir_.file("dag.dot"));
+	for (const std::string &e : edges) {
+		size_t comma = e.find(',');
+		ASSERT_NE(comma, std::string::npos) << e;
+		EXPECT_TRUE(jobs.count(e.substr(0, comma)) && jobs.count(e.substr(comma + 1))) << e;
+	}
 }
 
 // --------------------------------------------------------------- distrib.data
