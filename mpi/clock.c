@@ -9,9 +9,17 @@
  * trip). Rank 0 talks to every rank once: O(ranks) messages at rank 0, none
  * between the others; besides, one reduction (does any rank trace?) and one
  * communicator duplicate.
+ *
+ * STARPU_MPI_TRACE_SYNC_CLOCKS=0 (StarPU's setting for its faster, less
+ * precise alignment) replaces the exchange with one MPI barrier: every rank
+ * takes its clock as it leaves it, and the ranks are taken to leave it at the
+ * same time (rank 0's date is broadcast). If one rank asks for the barrier,
+ * all use it (the same reduction says so), so that no rank waits for a
+ * ping-pong the others skip.
  */
 #include "mpi_private.h"
 
+#include <astrolabe/env.h>
 #include <astrolabe/observe.h>
 #include <math.h>
 #include <stdint.h>
@@ -52,19 +60,31 @@ static int64_t measure_offset_ns(int rank, int size)
 	return offset;
 }
 
+/* One barrier, left by every rank at the same time as far as this method knows. */
+static int64_t barrier_offset_ns(int rank)
+{
+	MPI_Barrier(MPI_COMM_WORLD);
+	double mine = starpu_timing_now(), root = mine;
+	MPI_Bcast(&root, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return rank == 0 ? 0 : (int64_t)llround((root - mine) * 1000.0);
+}
+
 void _astro_mpi_clock_report(void)
 {
-	/* Every rank measures if one traces (a rank may trace alone): one reduction, O(log ranks). */
-	int observed = ASTRO_OBSERVED(ASTRO_MOMENT_MPI_INIT), anyone = 0;
-	if (MPI_Allreduce(&observed, &anyone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || !anyone)
+	/* Every rank measures if one traces (a rank may trace alone), by the barrier if one rank wants it:
+	 * one reduction, O(log ranks). */
+	int observed = ASTRO_OBSERVED(ASTRO_MOMENT_MPI_INIT);
+	int mine[2] = { observed, observed && astro_env_int("STARPU_MPI_TRACE_SYNC_CLOCKS", 0, 1, 1, NULL) == 0 }, all[2] = { 0, 0 };
+	if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || !all[0])
 		return;
 	int rank = 0, size = 1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	int64_t offset = measure_offset_ns(rank, size);
+	bool synchronized = !all[1];
+	int64_t offset = synchronized ? measure_offset_ns(rank, size) : barrier_offset_ns(rank);
 	if (!observed)
 		return;
 	struct astro_event e = { .moment = ASTRO_MOMENT_MPI_INIT, .workerid = -1, .nimpl = (unsigned)rank, .bytes = (size_t)size,
-				 .other_id = (unsigned long)offset };
+				 .other_id = (unsigned long)offset, .src_node = synchronized };
 	astro_observe_report(&e);
 }

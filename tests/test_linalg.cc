@@ -53,11 +53,16 @@ std::vector<std::string> figures_after(const std::string &out, const std::string
 #define SKIP_WITHOUT_LINALG() GTEST_SKIP() << "the linear-algebra examples are not built (install libopenblas-dev and liblapacke-dev, then configure again)"
 #endif
 
+#define SKIP_WITHOUT_EXAMPLES_DIR()                                                                        \
+	do {                                                                                               \
+		if (examples_dir().empty())                                                                \
+			GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";      \
+	} while (0)
+
 #define SKIP_WITHOUT_EXAMPLES()                                                                            \
 	do {                                                                                               \
 		SKIP_WITHOUT_LINALG();                                                                     \
-		if (examples_dir().empty())                                                                \
-			GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";      \
+		SKIP_WITHOUT_EXAMPLES_DIR();                                                               \
 	} while (0)
 
 struct Example
@@ -163,8 +168,7 @@ TEST(LinalgExamples, BadOptionsAreExplained)
 // tasks_size_overhead.sh: the table, the speedups per task length and worker count, and the PNG.
 TEST(TasksSizeOverhead, SweepAndPlot)
 {
-	if (examples_dir().empty())
-		GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";
+	SKIP_WITHOUT_EXAMPLES_DIR();
 	TempDir dir;
 	std::string out;
 	std::string cmd = "cd " + quote(dir.path()) + " && TASKS_SIZE_OVERHEAD=" +
@@ -205,8 +209,7 @@ TEST(TasksSizeOverhead, SweepAndPlot)
 
 TEST(TasksSizeOverhead, BadOptionsAreExplained)
 {
-	if (examples_dir().empty())
-		GTEST_SKIP() << "ASTRO_TEST_EXAMPLES_DIR is not set: run through make check";
+	SKIP_WITHOUT_EXAMPLES_DIR();
 	struct
 	{
 		const char *args, *message;
@@ -324,6 +327,93 @@ TEST(StarpuConfig, NamesTheBlasFound)
 	GTEST_SKIP() << "configure found no OpenBLAS (install libopenblas-dev, then configure again)";
 #endif
 #endif
+}
+
+// ---------------------------------------------------- the seed's benchmarks
+
+// local_pingpong (seed 004, section 2.2): the latency of a transfer between two memory nodes; here
+// main memory and PoCL's OpenCL device on the CPU (the first two CUDA nodes on a machine with two GPUs).
+TEST(LocalPingpong, PrintsTheLatency)
+{
+	SKIP_WITHOUT_EXAMPLES_DIR();
+	std::string out;
+	int status = run_example("local_pingpong/local_pingpong", "-i 50 -s 1024", &out,
+				 "STARPU_NCPU=1 STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1");
+	if (status == 77)
+		GTEST_SKIP() << "no OpenCL device here: " << out;
+	ASSERT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, ": 50 round trips of 1024 bytes\n")) << out;
+	double latency = -1;
+	for (const std::string &line : lines_of(out))
+		if (line.rfind("Latency: ", 0) == 0)
+			latency = atof(line.c_str() + 9);
+	EXPECT_GT(latency, 0.0) << out;
+}
+
+TEST(LocalPingpong, NothingToMeasureWithoutADeviceAndBadOptions)
+{
+	SKIP_WITHOUT_EXAMPLES_DIR();
+	std::string out;
+	EXPECT_EQ(run_example("local_pingpong/local_pingpong", "", &out, "STARPU_NCPU=1 STARPU_NOPENCL=0 STARPU_NCUDA=0"), 77) << out;
+	EXPECT_TRUE(contains(out, "no device memory node")) << out;
+	out.clear();
+	EXPECT_EQ(run_example("local_pingpong/local_pingpong", "-i zero", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "-i takes an integer from 1 to")) << out;
+}
+
+// examples/profiling/profiling: each task's delay and length, each worker's profile and task count.
+TEST(ProfilingExample, TasksAndWorkersProfiled)
+{
+	SKIP_WITHOUT_EXAMPLES_DIR();
+	std::string out;
+	ASSERT_EQ(run_example("profiling/profiling", "-n 20 -l 10", &out, "STARPU_NCPU=2 STARPU_NOPENCL=0 STARPU_NCUDA=0"), 0) << out;
+	EXPECT_TRUE(contains(out, "Avg. delay : ")) << out;
+	double length = -1;
+	int tasks = 0, workers = 0;
+	for (const std::string &line : lines_of(out)) {
+		if (line.rfind("Avg. length : ", 0) == 0)
+			length = atof(line.c_str() + 14);
+		if (line.rfind("Worker CPU ", 0) == 0)
+			workers++;
+		int n;
+		if (sscanf(line.c_str(), "\t%d task(s)", &n) == 1)
+			tasks += n;
+	}
+	EXPECT_GE(length, 10.0) << "each task spins 10 us: " << out;
+	EXPECT_EQ(workers, 2) << out;
+	EXPECT_EQ(tasks, 20) << out;
+	out.clear();
+	EXPECT_EQ(run_example("profiling/profiling", "-n -3", &out), 1) << out;
+	EXPECT_TRUE(contains(out, "-n takes an integer")) << out;
+}
+
+// make install puts the benchmarks in <prefix>/lib/starpu/examples/ under StarPU's names (seed 004, chapter 2).
+TEST(Benchmarks, InstalledWhereTheSeedRunsThem)
+{
+	SKIP_WITHOUT_EXAMPLES_DIR();
+	TempDir dest;
+	std::string out;
+	ASSERT_EQ(run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + quote(examples_dir()) +
+				      " install-exec DESTDIR=" + quote(dest.path()) + " 2>&1", &out), 0) << out;
+	std::string found;
+	run_command("cd " + quote(dest.path()) + " && find . -path '*/lib/starpu/examples/*' -type f | sed 's|.*/||' | sort", &found);
+	std::vector<std::string> want = { "local_pingpong", "tasks_size_overhead", "tasks_size_overhead.gp", "tasks_size_overhead.sh" };
+#ifdef ASTRO_HAVE_LINALG
+	for (const char *p : { "cholesky_implicit", "cholesky_tag", "dcholesky_implicit", "dcholesky_tag", "dgemm", "sgemm",
+			       "lu_implicit_example_double", "lu_implicit_example_float" })
+		want.push_back(p);
+#endif
+	for (const std::string &name : want)
+		EXPECT_TRUE(contains("\n" + found, "\n" + name + "\n")) << name << " not installed: " << found;
+	std::string mode;
+	run_command("cd " + quote(dest.path()) + " && find . -path '*/lib/starpu/examples/local_pingpong' -perm -u+x", &mode);
+	EXPECT_FALSE(mode.empty()) << "local_pingpong is not executable";
+	std::string uninstall;
+	EXPECT_EQ(run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + quote(examples_dir()) +
+				      " uninstall DESTDIR=" + quote(dest.path()) + " 2>&1", &uninstall), 0) << uninstall;
+	std::string left;
+	run_command("cd " + quote(dest.path()) + " && find . -type f", &left);
+	EXPECT_EQ(left, "") << "left after uninstall";
 }
 
 } // namespace

@@ -2011,3 +2011,45 @@ TEST_F(Models, FailedTriesAreNotRecorded)
 	starpu_data_unregister(hy);
 	EXPECT_EQ(y, 2);
 }
+
+// ------------------------------------------------- the seed's tests/perfmodels/
+
+// The programs seed 004 points to for online performance feedback, run as a user runs them (the
+// fixture's STARPU_HOME keeps their model files).
+std::string perfmodels_program(const std::string &name)
+{
+	return test_plugin_dir() + "/../perfmodels/" + name;
+}
+
+// feed.c: measurements given with starpu_perfmodel_update_history() are what the models predict.
+TEST_F(Models, SeedFeedProgramPredictsWhatItFed)
+{
+	std::string out;
+	ASSERT_TRUE(file_exists(perfmodels_program("feed"))) << perfmodels_program("feed");
+	ASSERT_EQ(run_command(perfmodels_program("feed") + " 2>&1", &out), 0) << out;
+	EXPECT_TRUE(contains(out, "feed_history: 1024 bytes: expected length 99.50 us\n")) << out;
+	EXPECT_TRUE(contains(out, "feed_history: 2048 bytes: expected length 199.00 us\n")) << out;
+	EXPECT_TRUE(contains(out, "feed_regression: 1024 bytes: expected length ")) << out;
+	EXPECT_TRUE(contains(out, "feed_regression: 2048 bytes: expected length ")) << out;
+}
+
+// regression_based.c: memset calibrated on a (non-)linear regression model, then estimates without execution.
+TEST_F(Models, SeedRegressionBasedProgramEstimatesWithoutRunning)
+{
+	std::string out;
+	ASSERT_TRUE(file_exists(perfmodels_program("regression_based"))) << perfmodels_program("regression_based");
+	ASSERT_EQ(run_command(perfmodels_program("regression_based") + " 2>&1", &out), 0) << out;
+	int linear = 0, non_linear = 0;
+	for (const std::string &line : lines_of(out)) {
+		if (line.rfind("memset_regression_based\t", 0) == 0)
+			linear++;
+		if (line.rfind("non_linear_memset_regression_based\t", 0) == 0)
+			non_linear++;
+	}
+	EXPECT_EQ(linear, 8) << out;
+	EXPECT_EQ(non_linear, 8) << out;
+	EXPECT_TRUE(contains(out, "memset_regression_based\t16384 bytes\tfootprint ")) << out;
+	for (const char *symbol : { "memset_regression_based", "non_linear_memset_regression_based", "memset_regression_based_energy",
+				    "non_linear_memset_regression_based_energy" })
+		EXPECT_TRUE(file_exists(model_file(symbol))) << symbol;
+}

@@ -13,6 +13,7 @@
 #include <astrolabe/observe.h>
 #include "mpi_run.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -643,6 +644,52 @@ TEST_F(MpiExt, TracedRing)
 	EXPECT_EQ(prev, in);
 }
 
+// The alignment of the ranks' clocks for their traces (seed 004, section 4.12): StarPU-MPI's start is
+// observed with its offset and the method that measured it, the synchronized exchange by default, one
+// plain barrier with STARPU_MPI_TRACE_SYNC_CLOCKS=0. Run by MpiRun.ClockAlignmentFollowsSyncClocks.
+struct SeenInit
+{
+	int count;
+	unsigned synchronized, rank, size;
+	int64_t offset;
+} g_init;
+
+void see_init(const astro_event *e, void *)
+{
+	g_init.count++;
+	g_init.synchronized = e->src_node;
+	g_init.rank = e->nimpl;
+	g_init.size = (unsigned)e->bytes;
+	g_init.offset = (int64_t)e->other_id;
+}
+
+TEST(MpiClock, AlignmentMethod)
+{
+	const char *want = getenv("ASTRO_TEST_EXPECT_SYNC");
+	if (!want)
+		GTEST_SKIP() << "run by MpiRun.ClockAlignmentFollowsSyncClocks";
+	starpu_conf conf = conf_with_ncpus(1);
+	ASSERT_EQ(0, starpu_init(&conf));
+	g_init = SeenInit{};
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_MPI_INIT), see_init, nullptr);
+	ASSERT_GE(id, 0);
+	ASSERT_EQ(0, starpu_mpi_init(nullptr, nullptr, 0));
+	int rank = -1, size = 0;
+	starpu_mpi_comm_rank(MPI_COMM_WORLD, &rank);
+	starpu_mpi_comm_size(MPI_COMM_WORLD, &size);
+	EXPECT_EQ(1, g_init.count);
+	EXPECT_EQ((unsigned)atoi(want), g_init.synchronized);
+	EXPECT_EQ((unsigned)rank, g_init.rank);
+	EXPECT_EQ((unsigned)size, g_init.size);
+	if (rank == 0)
+		EXPECT_EQ(0, g_init.offset);
+	else // one machine, one monotonic clock: whatever the method, far below a minute
+		EXPECT_LT(std::llabs(g_init.offset), 60LL * 1000000000LL) << g_init.offset;
+	EXPECT_EQ(0, astro_observe_unsubscribe(id));
+	EXPECT_EQ(0, starpu_mpi_shutdown());
+	starpu_shutdown();
+}
+
 // ------------------------------------------------------ the launcher's side
 
 const char kRankTests[] = "MpiRedux.*:MpiExt.*";
@@ -655,6 +702,18 @@ TEST(MpiRun, TwoRanks)
 TEST(MpiRun, FourRanks)
 {
 	run_ranks(4, kRankTests);
+}
+
+TEST(MpiRun, ClockAlignmentFollowsSyncClocks)
+{
+	{
+		ScopedEnv sync("STARPU_MPI_TRACE_SYNC_CLOCKS", nullptr), want("ASTRO_TEST_EXPECT_SYNC", "1");
+		run_ranks(3, "MpiClock.*");
+	}
+	{
+		ScopedEnv sync("STARPU_MPI_TRACE_SYNC_CLOCKS", "0"), want("ASTRO_TEST_EXPECT_SYNC", "0");
+		run_ranks(3, "MpiClock.*");
+	}
 }
 
 // The line of output that starts with prefix ("" when none).

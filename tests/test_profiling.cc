@@ -915,20 +915,26 @@ void run_data_tasks(starpu_data_handle_t h, starpu_data_handle_t scratch, int n)
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 }
 
-TEST(ProfilingDataStats, MsiAndAllocationStatsCountWhatHappened)
+// What two CPU workers print at shutdown after n rounds of run_data_tasks (stderr).
+std::string stats_run(int n)
 {
-	ScopedEnv enable("STARPU_ENABLE_STATS", "1"), stats("STARPU_STATS", nullptr), bus("STARPU_BUS_STATS", nullptr);
-	std::string out = stderr_of([] {
+	return stderr_of([n] {
 		Runtime rt(2);
 		ASSERT_TRUE(rt.ok());
 		int x = 0;
 		starpu_data_handle_t h, scratch;
 		starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
 		starpu_vector_data_register(&scratch, -1, 0, 16, sizeof(double));
-		run_data_tasks(h, scratch, 10);
+		run_data_tasks(h, scratch, n);
 		starpu_data_unregister(h);
 		starpu_data_unregister(scratch);
 	});
+}
+
+TEST(ProfilingDataStats, MsiAndAllocationStatsCountWhatHappened)
+{
+	ScopedEnv enable("STARPU_ENABLE_STATS", "1"), stats("STARPU_STATS", nullptr), bus("STARPU_BUS_STATS", nullptr);
+	std::string out = stats_run(10);
 	// 10 R + 10 RW + 10 R (beside the scratch) accesses, all hits in main memory; one scratch buffer
 	// per worker that ran a scratch task, reused by its next ones (the home-less handle itself, only
 	// ever a scratch, never gets a buffer of its own).
@@ -941,6 +947,29 @@ TEST(ProfilingDataStats, MsiAndAllocationStatsCountWhatHappened)
 	EXPECT_TRUE(contains(out, "Data transfer stats:\nTotal transfers: 0.00 B\n")) << out;
 }
 
+// STARPU_ENABLE_STATS' first block is the execution: every task each worker ran, profiling off.
+TEST(ProfilingDataStats, ExecutionBlockCountsEveryTask)
+{
+	ScopedEnv enable("STARPU_ENABLE_STATS", "1"), stats("STARPU_STATS", nullptr), prof("STARPU_PROFILING", nullptr);
+	std::string out = stats_run(4);
+	size_t at = out.find("#-----\nExecution stats :\nTOTAL executed tasks 12\n");
+	ASSERT_NE(at, std::string::npos) << out;
+	// One line per worker, their counts adding up to the total, before the MSI block.
+	unsigned sum = 0, lines = 0;
+	std::istringstream in(out.substr(at));
+	std::string line;
+	while (std::getline(in, line) && line.rfind("MSI", 0) != 0) {
+		unsigned n = 0;
+		if (line.rfind("worker CPU ", 0) == 0 && sscanf(line.c_str() + line.find('\t'), "\t%u task(s)", &n) == 1) {
+			sum += n;
+			lines++;
+		}
+	}
+	EXPECT_EQ(lines, 2u) << out;
+	EXPECT_EQ(sum, 12u) << out;
+	EXPECT_LT(at, out.find("MSI cache stats")) << out;
+}
+
 TEST(ProfilingDataStats, StatsZeroSilencesThem)
 {
 	ScopedEnv enable("STARPU_ENABLE_STATS", "1"), stats("STARPU_STATS", "0");
@@ -949,6 +978,7 @@ TEST(ProfilingDataStats, StatsZeroSilencesThem)
 		ASSERT_TRUE(rt.ok());
 	});
 	EXPECT_FALSE(contains(out, "MSI cache stats")) << out;
+	EXPECT_FALSE(contains(out, "Execution stats")) << out;
 }
 
 TEST(ProfilingDataStats, MemoryStatsPerHandle)

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -744,16 +745,175 @@ TEST_F(TraceTools, FxtDataTraceLengthAgainstSize)
 	EXPECT_FALSE(file_exists(dir_.file("tt_scal")));
 }
 
-TEST_F(TraceTools, FxtDataTraceWantsTasksRec)
+TEST_F(TraceTools, FxtDataTraceWantsATraceOrTasksRec)
 {
 	std::string out, err;
 	ASSERT_TRUE(dir_.write("prof_file_me_0", std::string("\0\1\2fxt raw", 10)));
 	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "prof_file_me_0", &out, &err), 1);
-	EXPECT_TRUE(contains(err, "'prof_file_me_0' is not a tasks.rec")) << err;
-	EXPECT_TRUE(contains(err, "starpu_fxt_tool")) << err;
+	EXPECT_TRUE(contains(err, "'prof_file_me_0' is neither a trace archive nor a tasks.rec")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_FXT_TRACE=1")) << err;
 	EXPECT_EQ(count_lines(err), 1) << err;
+	// An archive starpu_fxt_tool cannot read: its complaint, in one line.
+	ASSERT_EQ(mkdir(dir_.file("prof_file_bad_0").c_str(), 0755), 0);
+	ASSERT_TRUE(dir_.write("prof_file_bad_0/traces.otf2", "not otf2"));
+	if (!built_fxt_tool().empty()) {
+		EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "prof_file_bad_0", &out, &err), 1);
+		EXPECT_TRUE(contains(err, "starpu_fxt_tool could not read 'prof_file_bad_0'")) << err;
+		EXPECT_EQ(count_lines(err), 1) << err;
+	}
 	EXPECT_EQ(run_in(dir_, "starpu_fxt_data_trace", "nothere.rec", &out, &err), 1);
 	EXPECT_TRUE(contains(err, "nothere.rec")) << err;
+}
+
+// What the seed runs (section 4.4): starpu_fxt_data_trace on the trace the run recorded, converted on
+// the way. Three "small" tasks on a 1 KiB vector, two "large" ones on a 64 KiB one.
+TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
+{
+	if (built_fxt_tool().empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	TempDir traces;
+	{
+		Traced traced(traces, "prof_file_seed");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static std::vector<char> small(1024), large(65536);
+		static starpu_codelet small_cl = cpu_codelet(report_noop, 1, "small");
+		static starpu_codelet large_cl = cpu_codelet(report_noop, 1, "large");
+		small_cl.modes[0] = large_cl.modes[0] = STARPU_RW;
+		starpu_data_handle_t hs, hl;
+		starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)small.data(), small.size(), 1);
+		starpu_vector_data_register(&hl, STARPU_MAIN_RAM, (uintptr_t)large.data(), large.size(), 1);
+		for (int i = 0; i < 5; i++) {
+			starpu_task *t = starpu_task_create();
+			t->cl = i < 3 ? &small_cl : &large_cl;
+			t->handles[0] = i < 3 ? hs : hl;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(hs);
+		starpu_data_unregister(hl);
+	}
+	std::string archive = traces.file("prof_file_seed_0"), out, err;
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(archive), &out, &err, "GNUPLOT=/nonexistent"), 0) << err;
+	EXPECT_TRUE(contains(out, "5 tasks of 2 codelets")) << out;
+	std::string list = read_file(dir_.file("codelet_list"));
+	EXPECT_TRUE(list == "small\nlarge\n" || list == "large\nsmall\n") << list;
+	std::istringstream small_points(read_file(dir_.file("small"))), large_points(read_file(dir_.file("large")));
+	std::string line;
+	int n = 0;
+	while (std::getline(small_points, line)) {
+		EXPECT_TRUE(contains(line, " 1024 ")) << line;
+		n++;
+	}
+	EXPECT_EQ(n, 3);
+	n = 0;
+	while (std::getline(large_points, line)) {
+		EXPECT_TRUE(contains(line, " 65536 ")) << line;
+		n++;
+	}
+	EXPECT_EQ(n, 2);
+	EXPECT_TRUE(file_exists(dir_.file("data_trace.gp")));
+	// The codelets named, from the anchor file: only those.
+	unlink(dir_.file("small").c_str());
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(archive + "/traces.otf2") + " large", &out, &err,
+			 "GNUPLOT=/nonexistent"), 0) << err;
+	EXPECT_EQ(read_file(dir_.file("codelet_list")), "large\n");
+	EXPECT_FALSE(file_exists(dir_.file("small")));
+
+	// StarPU's fxt_print (section 4.13) is otf2-print here (doc/observing.md): every event by hand,
+	// each task an ENTER and a LEAVE of the region of its name, the times in nanoseconds from the start.
+	if (have_program("otf2-print")) {
+		out.clear();
+		ASSERT_EQ(run_command("otf2-print --timestamps=offset " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		std::istringstream events(out);
+		int enter_small = 0, leave_large = 0;
+		while (std::getline(events, line)) {
+			if (line.rfind("ENTER ", 0) == 0 && contains(line, "\"small\""))
+				enter_small++;
+			if (line.rfind("LEAVE ", 0) == 0 && contains(line, "\"large\""))
+				leave_large++;
+		}
+		EXPECT_EQ(enter_small, 3) << out.substr(0, 4000);
+		EXPECT_EQ(leave_large, 2) << out.substr(0, 4000);
+		out.clear();
+		ASSERT_EQ(run_command("otf2-print -G " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		EXPECT_TRUE(contains(out, "1000000000")) << "a clock of nanoseconds: " << out.substr(0, 4000);
+	}
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+}
+
+// StarVZ (seed 004, section 4.8) on our traces: its phase 1 (phase1-workflow.sh with STARVZ_USE_PAJE_TRACE=1,
+// `starvz --use-paje-trace DIR`) needs paje.trace, tasks.rec, data.rec and dag.dot in DIR, sorts paje.trace
+// (its definitions, events 0 to 7, first, then the rest by date), reads it with pj_dump and the .rec files
+// with rec2csv, and turns the dag.dot edges into JobId pairs. The same steps here, on a recorded run.
+TEST_F(TraceTools, StarVZPhaseOneReadsTheConvertedTrace)
+{
+	if (built_fxt_tool().empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
+	if (!have_program("pj_dump") || !have_program("rec2csv"))
+		GTEST_SKIP() << "pj_dump (pajeng) or rec2csv (recutils) is not installed: StarVZ's readers are missing";
+	TempDir traces;
+	{
+		Traced traced(traces, "prof_file_vz");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static std::vector<char> block(4096);
+		static starpu_codelet step = cpu_codelet(report_noop, 1, "step");
+		step.modes[0] = STARPU_RW;
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)block.data(), block.size(), 1);
+		for (int i = 0; i < 4; i++) { // a chain: each step depends on the one before
+			starpu_task *t = starpu_task_create();
+			t->cl = &step;
+			t->handles[0] = h;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(h);
+	}
+	std::string archive = traces.file("prof_file_vz_0"), out;
+	ASSERT_EQ(run_command(quote(built_fxt_tool()) + " -memory-states -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out), 0)
+		<< out;
+	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
+	for (const char *f : { "paje.trace", "tasks.rec", "data.rec", "dag.dot" })
+		ASSERT_TRUE(file_exists(dir_.file(f))) << f;
+	const std::string defs = "'^\\(\\(%\\)\\|\\(\\(0\\|1\\|2\\|3\\|4\\|5\\|6\\|7\\)\\>\\)\\)'";
+	std::string steps = "cd " + quote(dir_.path()) + " && { LC_ALL=C grep -e " + defs + " paje.trace; LC_ALL=C grep -v -e " + defs +
+			    " paje.trace | sort -s -V --key=2,2; } | sed 's/\"\"/\"x\"/g' > paje.sorted.trace" +
+			    " && pj_dump -o -n --user-defined --entity-hierarchy=entities.csv --type-hierarchy=types.csv paje.sorted.trace > paje.csv" +
+			    " && rec2csv -S Handle data.rec > data.csv && rec2csv tasks.rec > tasks.csv" +
+			    " && grep -- '->' dag.dot | sed -e 's/[[:space:]]//g' -e 's/\"//g' -e 's/task_//g' -e 's/->/,/' > dag.csv";
+	out.clear();
+	ASSERT_EQ(run_command(steps + " 2>&1", &out), 0) << out;
+
+	// The four tasks are Worker State states of the CPU workers, with their extra fields: StarPU 1.4's
+	// 13 (Size ... NumaNodes), the JobId the 13th field.
+	std::set<std::string> jobs;
+	for (const std::string &line : lines_of(read_file(dir_.file("paje.csv")))) {
+		if (line.rfind("State, CPU", 0) != 0 || !contains(line, ", Worker State, ") || !contains(line, ", step, "))
+			continue;
+		std::vector<std::string> fields;
+		std::istringstream in(line);
+		for (std::string f; std::getline(in, f, ',');)
+			fields.push_back(f.substr(f.find_first_not_of(' ')));
+		ASSERT_EQ(fields.size(), 21u) << line;
+		EXPECT_EQ(fields[8], "4096") << line; // Size
+		jobs.insert(fields[12]);
+	}
+	EXPECT_EQ(jobs.size(), 4u) << read_file(dir_.file("paje.csv"));
+	std::string tasks = read_file(dir_.file("tasks.csv"));
+	EXPECT_TRUE(contains(tasks, "\"Name\",\"Model\",\"JobId\"")) << tasks;
+	for (const std::string &job : jobs)
+		EXPECT_TRUE(contains(tasks, "\"step\",\"step\",\"" + job + "\"")) << job << "\n" << tasks;
+	EXPECT_TRUE(contains(read_file(dir_.file("data.csv")), "\"Handle\",\"HomeNode\",\"Size\"")) << read_file(dir_.file("data.csv"));
+	// The chain's three edges, as JobId pairs.
+	std::vector<std::string> edges = lines_of(read_file(dir_.file("dag.csv")));
+	EXPECT_EQ(edges.size(), 3u) << read_file(dir_.file("dag.dot"));
+	for (const std::string &e : edges) {
+		size_t comma = e.find(',');
+		ASSERT_NE(comma, std::string::npos) << e;
+		EXPECT_TRUE(jobs.count(e.substr(0, comma)) && jobs.count(e.substr(comma + 1))) << e;
+	}
 }
 
 // --------------------------------------------------------------- distrib.data

@@ -63,7 +63,8 @@ enum astro_moment
 	ASTRO_MOMENT_COMPONENT_PULL,         /**< job job_id was pulled out of component object by component other_id */
 	/* StarPU-MPI (mpi/), reported through astro_observe_report(): */
 	ASTRO_MOMENT_MPI_INIT,               /**< StarPU-MPI started: this process is rank nimpl of bytes ranks (MPI_COMM_WORLD); other_id is an int64_t,
-					          rank 0's clock minus this one's in ns, measured then if someone observes this moment (0 on rank 0) */
+					          rank 0's clock minus this one's in ns, measured then if someone observes this moment (0 on rank 0);
+					          src_node 1 when measured by the synchronized exchange, 0 by one plain barrier (STARPU_MPI_TRACE_SYNC_CLOCKS=0) */
 	ASTRO_MOMENT_MPI_SEND,               /**< a message leaves (posted to MPI): to rank dst_node from this rank src_node, bytes, other_id the data tag, object the handle */
 	ASTRO_MOMENT_MPI_RECV,               /**< a message arrived (received): from rank src_node to this rank dst_node, bytes, other_id the data tag, object the handle */
 	ASTRO_MOMENT_PROFILING_STATUS,       /**< starpu_profiling_status_set() turned profiling on or off (nimpl: the new status) */

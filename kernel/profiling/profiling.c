@@ -680,10 +680,31 @@ void starpu_display_stats(void)
 	starpu_profiling_worker_helper_display_summary();
 }
 
+/* STARPU_ENABLE_STATS' execution block: how many tasks each worker ran since starpu_init(),
+ * whether profiling was on or not (the runtime counts them all). */
+static void display_execution_stats(FILE *out)
+{
+	unsigned nworkers = starpu_worker_get_count();
+	unsigned long total = 0;
+	for (unsigned w = 0; w < nworkers; w++)
+		total += __atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED);
+	fprintf(out, "#-----\n");
+	fprintf(out, "Execution stats :\n");
+	fprintf(out, "TOTAL executed tasks %lu\n", total);
+	for (unsigned w = 0; w < nworkers; w++) {
+		unsigned long ran = __atomic_load_n(&_astro_rt.workers[w]->executed, __ATOMIC_RELAXED);
+		char name[64];
+		starpu_worker_get_name((int)w, name, sizeof(name));
+		fprintf(out, "worker %s\t%lu task(s) (%2.2f %%)\n", name, ran, total ? 100.0 * ran / total : 0.0);
+	}
+	fprintf(out, "#-----\n");
+}
+
 /* starpu_shutdown(): every task completed, the workers still exist. */
 static void runtime_terminate(void)
 {
 	if (stats_enabled) {
+		display_execution_stats(stderr);
 		_astro_prof_msi_display(stderr);
 		_astro_prof_alloc_display(stderr);
 		/* The transfer statistics, unless STARPU_BUS_STATS prints them below. */
