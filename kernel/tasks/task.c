@@ -221,6 +221,25 @@ static bool run_epilogue(struct _astro_job *job)
 	return resubmitted;
 }
 
+/* Room for the handles a task with callbacks keeps held while they run (they may submit more
+ * tasks on them, which synchronous unregistration waits for too, as StarPU does); NULL without. */
+#define HELD_INLINE 8
+static starpu_data_handle_t *held_for_callbacks(struct _astro_job *job, starpu_data_handle_t *inline_room)
+{
+	struct starpu_task *task = job->task;
+	if (!task || !job->nbuffers || !(task->callback_func || task->epilogue_callback_func || (task->cl && task->cl->callback_func)))
+		return NULL;
+	return job->nbuffers <= HELD_INLINE ? inline_room : malloc(job->nbuffers * sizeof(starpu_data_handle_t));
+}
+
+static void held_done(starpu_data_handle_t *held, unsigned nheld, starpu_data_handle_t *inline_room)
+{
+	for (unsigned i = 0; i < nheld; i++)
+		_astro_data_callback_done(held[i]);
+	if (held != inline_room)
+		free(held);
+}
+
 static void job_finish(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
@@ -231,7 +250,9 @@ static void job_finish(struct _astro_job *job)
 		_astro_ctx_ready(ctx, task, -1);
 	if (STARPU_UNLIKELY(job->watched))
 		_astro_watchdog_untrack(job);
-	_astro_data_release_accesses(job);
+	starpu_data_handle_t held_inline[HELD_INLINE];
+	starpu_data_handle_t *held = held_for_callbacks(job, held_inline);
+	unsigned nheld = _astro_data_release_accesses(job, held);
 	if (task && job->nbuffers)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	/* Back to the unsubmitted state before the termination becomes visible: the task may be
@@ -257,6 +278,8 @@ static void job_finish(struct _astro_job *job)
 
 	if ((task->cl && task->cl->callback_func) || task->callback_func)
 		run_callbacks(job, false);
+	if (held)
+		held_done(held, nheld, held_inline);
 	bool resubmitted = finishing_resubmitted;
 	finishing_job = previous_finishing;
 	finishing_resubmitted = previous_resubmitted;

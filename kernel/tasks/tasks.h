@@ -189,8 +189,10 @@ void _astro_watchdog_stop(void);
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
-/* Drops them at termination. */
-void _astro_data_release_accesses(struct _astro_job *job);
+/* Ends job's accesses (its successors may go). With held (room for job->nbuffers), the handles
+ * stay held for the task's callbacks, which may submit more on them: returns how many handles it
+ * put there, each to give to _astro_data_callback_done() once the callbacks returned. */
+unsigned _astro_data_release_accesses(struct _astro_job *job, starpu_data_handle_t *held);
 /* Interfaces a worker of memory node node passes to the implementation. */
 int _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
 /* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. Both
