@@ -146,7 +146,7 @@ void _astro_task_completed_count(void)
 	count_down(1);
 }
 
-static void release_successors(struct _astro_job *job)
+static inline __attribute__((always_inline)) void release_successors(struct _astro_job *job)
 {
 	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
 	unsigned nreleases = 0;
@@ -221,15 +221,13 @@ static bool run_epilogue(struct _astro_job *job)
 	return resubmitted;
 }
 
-/* Room for the handles a task with callbacks keeps held while they run (they may submit more
- * tasks on them, which synchronous unregistration waits for too, as StarPU does); NULL without. */
+/* A task with callbacks keeps its handles held while they run (they may submit more tasks
+ * on them, which synchronous unregistration waits for too, as StarPU does). */
 #define HELD_INLINE 8
-static starpu_data_handle_t *held_for_callbacks(struct _astro_job *job, starpu_data_handle_t *inline_room)
+static inline bool holds_for_callbacks(struct _astro_job *job)
 {
 	struct starpu_task *task = job->task;
-	if (!task || !job->nbuffers || !(task->callback_func || task->epilogue_callback_func || (task->cl && task->cl->callback_func)))
-		return NULL;
-	return job->nbuffers <= HELD_INLINE ? inline_room : malloc(job->nbuffers * sizeof(starpu_data_handle_t));
+	return task && job->nbuffers && (task->callback_func || task->epilogue_callback_func || (task->cl && task->cl->callback_func));
 }
 
 static void held_done(starpu_data_handle_t *held, unsigned nheld, starpu_data_handle_t *inline_room)
@@ -240,7 +238,9 @@ static void held_done(starpu_data_handle_t *held, unsigned nheld, starpu_data_ha
 		free(held);
 }
 
-static void job_finish(struct _astro_job *job)
+/* A job's end; held (room for its handles) when holds_for_callbacks(), NULL otherwise (the common case, compiled apart). */
+static inline __attribute__((always_inline)) void job_finish_body(struct _astro_job *job, starpu_data_handle_t *held,
+								   starpu_data_handle_t *held_inline)
 {
 	struct starpu_task *task = job->task;
 	/* Read before the callback, which may move the task to another context for its next submission. */
@@ -250,9 +250,7 @@ static void job_finish(struct _astro_job *job)
 		_astro_ctx_ready(ctx, task, -1);
 	if (STARPU_UNLIKELY(job->watched))
 		_astro_watchdog_untrack(job);
-	starpu_data_handle_t held_inline[HELD_INLINE];
-	starpu_data_handle_t *held = held_for_callbacks(job, held_inline);
-	unsigned nheld = _astro_data_release_accesses(job, held);
+	unsigned nheld = job->nbuffers ? _astro_data_release_accesses(job, held) : 0;
 	if (task && job->nbuffers)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	/* Back to the unsubmitted state before the termination becomes visible: the task may be
@@ -324,6 +322,21 @@ static void job_finish(struct _astro_job *job)
 	_astro_task_completed_count();
 	if (STARPU_UNLIKELY(ctx != 0))
 		_astro_ctx_task_done(ctx);
+}
+
+static __attribute__((noinline)) void job_finish_holding(struct _astro_job *job)
+{
+	starpu_data_handle_t held_inline[HELD_INLINE];
+	starpu_data_handle_t *held = job->nbuffers <= HELD_INLINE ? held_inline : malloc(job->nbuffers * sizeof(*held));
+	job_finish_body(job, held, held_inline);
+}
+
+static void job_finish(struct _astro_job *job)
+{
+	if (STARPU_UNLIKELY(holds_for_callbacks(job)))
+		job_finish_holding(job);
+	else
+		job_finish_body(job, NULL, NULL);
 }
 
 /* ------------------------------------------------------------ submission */
