@@ -101,9 +101,12 @@ static void job_ready(struct _astro_job *job)
 		_astro_coherency_task_in_ram(task);
 	/* Nothing will pop it: its pop prologue runs here, as StarPU does for codelet-less tasks. */
 	if (task->prologue_callback_pop_func) {
+		struct starpu_task *previous_task = _astro_current_task;
+		_astro_current_task = task;
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
 		_astro_context_leave(previous);
+		_astro_current_task = previous_task;
 	}
 	if (deferred_tail)
 		deferred_tail->next_free = job;
