@@ -322,7 +322,8 @@ struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
 {
 	static struct starpu_sched_policy *list[64];
 	starpu_pthread_mutex_lock(&init_lock);
-	if (state_get() == _ASTRO_RUNNING || init_refcount > 0) {
+	/* Running, or being started or stopped (a plugin's or a policy's call): the registry. */
+	if (state_get() != _ASTRO_STOPPED || init_refcount > 0) {
 		_astro_policies_list(list, 64);
 		starpu_pthread_mutex_unlock(&init_lock);
 		return list;
