@@ -255,7 +255,9 @@ struct starpu_task
 	/** Links for starpu_task_list. */
 	struct starpu_task *prev;
 	struct starpu_task *next;
-	/** For the scheduler's own use. */
+	/** The application's, set with STARPU_TASK_SCHED_DATA: the
+	 * modular-heteroprio-heft policy reads it (1 chooses heft); no policy
+	 * writes it, Astrolabe's keep their state for the task in its job. */
 	void *sched_data;
 	/** Runtime's private part (the job). */
 	void *starpu_private;

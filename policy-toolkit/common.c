@@ -10,6 +10,9 @@
 #include <string.h>
 #include <astrolabe/sched.h>
 
+/* The kernel's job head (kernel/common/common.h) asserts the same offset. */
+_Static_assert(offsetof(struct astro_sched_job_head, policy_data) == sizeof(void *) + sizeof(unsigned long), "the policies' word sits after the job's id");
+
 /** Policy data that must exist: aborts with a message naming the policy otherwise. */
 void *astro_sched_alloc_policy_data(const char *policy_name, size_t size)
 {

@@ -562,6 +562,40 @@ inline bool install_watchdog()
 // One watchdog per test program (each suite is one translation unit).
 static const bool watchdog_installed = install_watchdog();
 
+// Submits n detached tasks of cl whose sched_data is value (the application's,
+// STARPU_TASK_SCHED_DATA), waits for them, and returns how many saw another
+// value in their function or their callback: 0 when the policy left it alone.
+inline int sched_data_changes(starpu_codelet *cl, int n, void *value)
+{
+	static std::atomic<int> changed;
+	changed = 0;
+	for (int i = 0; i < n; i++) {
+		struct starpu_task *t = starpu_task_create();
+		t->cl = cl;
+		t->cl_arg = value;
+		t->sched_data = value;
+		t->priority = i % 5 - 2;
+		t->callback_func = [](void *arg) {
+			if (starpu_task_get_current()->sched_data != arg)
+				changed++;
+		};
+		t->callback_arg = value;
+		if (starpu_task_submit(t) != 0) {
+			starpu_task_destroy(t);
+			return -1;
+		}
+	}
+	if (starpu_task_wait_for_all() != 0)
+		return -1;
+	return changed.load();
+}
+
+// A codelet function for sched_data_changes(): fails the test when its task's sched_data is not its cl_arg.
+inline void sched_data_kept(void **, void *arg)
+{
+	EXPECT_EQ(starpu_task_get_current()->sched_data, arg) << "the policy overwrote the application's sched_data";
+}
+
 } // namespace astro_test
 
 #endif // ASTRO_TESTS_HELPERS_H

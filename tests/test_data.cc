@@ -613,6 +613,81 @@ TEST_F(Data, UnregisterWaitsEvenWithoutConsistency)
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 }
 
+// Tasks submitted on a handle by the callbacks of its tasks while the main thread is in
+// starpu_data_unregister() are accepted and waited for, as in StarPU: 10 tasks, each
+// callback submits 4 more, 50 increments in all before unregister returns.
+std::atomic<int> g_open{0}, g_refused{0};
+starpu_data_handle_t g_counted;
+
+void increment_after_gate(void **buffers, void *)
+{
+	// The first tasks wait until the main thread is about to unregister, so their callbacks run meanwhile.
+	while (!g_open.load())
+		sleep_ms(1);
+	(*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]))++;
+}
+
+starpu_codelet g_increment_cl = [] {
+	starpu_codelet cl = cpu_codelet(increment_after_gate, 1, "increment");
+	cl.modes[0] = STARPU_RW;
+	return cl;
+}();
+
+void submit_four_more(void *arg)
+{
+	if (arg == nullptr)
+		return; // the tasks this callback submits submit nothing more
+	for (int i = 0; i < 4; i++)
+		if (starpu_task_insert(&g_increment_cl, STARPU_RW, g_counted, STARPU_CALLBACK_WITH_ARG_NFREE, submit_four_more, nullptr, 0) != 0)
+			g_refused++;
+}
+
+TEST_F(Data, UnregisterWaitsForWhatCallbacksSubmitMeanwhile)
+{
+	int x = 0;
+	g_open = 0;
+	g_refused = 0;
+	starpu_variable_data_register(&g_counted, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(starpu_task_insert(&g_increment_cl, STARPU_RW, g_counted, STARPU_CALLBACK_WITH_ARG_NFREE, submit_four_more, &x, 0), 0);
+	std::thread opener([] {
+		sleep_ms(20); // most likely inside starpu_data_unregister by now; the result is the same either way
+		g_open = 1;
+	});
+	starpu_data_unregister(g_counted);
+	EXPECT_EQ(x, 50);
+	EXPECT_EQ(g_refused.load(), 0);
+	opener.join();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(x, 50);
+	// Dead for tasks once unregistered.
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_task_insert(&g_increment_cl, STARPU_RW, g_counted, 0), -EINVAL); });
+	EXPECT_NE(err.find("not registered"), std::string::npos) << err;
+}
+
+// A task's callback may run after its handle's unregistration was submitted (even on the
+// thread that frees it): the handle is freed once the callback returned, without deadlock.
+void slow_callback(void *arg)
+{
+	sleep_ms(2);
+	(*(std::atomic<int> *)arg)++;
+}
+
+TEST_F(Data, UnregisterSubmitWaitsForTheCallbacks)
+{
+	std::atomic<int> called{0};
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	g_open = 1;
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(starpu_task_insert(&g_increment_cl, STARPU_RW, h, STARPU_CALLBACK_WITH_ARG_NFREE, slow_callback, &called, 0), 0);
+	starpu_data_unregister_submit(h);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(called.load(), 5);
+	EXPECT_EQ(x, 5);
+}
+
 TEST_F(Data, UnregisterSubmit)
 {
 	g_finished = 0;

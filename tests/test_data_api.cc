@@ -612,6 +612,52 @@ TEST_F(DataApi, MemoryGetUsedCountsCountedAllocations)
 	EXPECT_TRUE(contains(err, "starpu_memory_get_used: no memory node 99")) << err;
 }
 
+void touch_nothing(void **, void *) {}
+
+// Counted allocations (STARPU_MALLOC_COUNT) respect STARPU_LIMIT_CPU_NUMA_MEM as in
+// StarPU: with 99 MiB of data there under a 100 MiB limit, 99 MiB more is refused
+// (-ENOMEM, twice), unless told to overflow (STARPU_MALLOC_NORECLAIM, or
+// STARPU_MEMORY_OVERFLOW); uncounted allocations are not limited; once the data is
+// gone, the same counted allocation is granted.
+TEST(DataApiLimit, CountedAllocationsRespectTheMemoryLimit)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_NUMA_MEM", "100");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const size_t mib99 = (size_t)99 << 20;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, mib99, 1);
+	starpu_codelet cl = cpu_codelet(touch_nothing, 1, "allocate");
+	cl.modes[0] = STARPU_W;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_W, h, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_GE(starpu_memory_get_used(STARPU_MAIN_RAM), mib99);
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+
+	void *p = (void *)1, *q = (void *)1;
+	EXPECT_EQ(starpu_malloc_flags(&p, mib99, STARPU_MALLOC_COUNT), -ENOMEM);
+	EXPECT_EQ(p, nullptr);
+	EXPECT_EQ(starpu_malloc_flags(&q, mib99, STARPU_MALLOC_COUNT), -ENOMEM);
+	EXPECT_EQ(q, nullptr);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	// Told to overflow: counted beyond the limit.
+	ASSERT_EQ(starpu_malloc_flags(&p, mib99, STARPU_MALLOC_COUNT | STARPU_MALLOC_NORECLAIM), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib99);
+	starpu_free_flags(p, mib99, STARPU_MALLOC_COUNT | STARPU_MALLOC_NORECLAIM);
+	ASSERT_EQ(starpu_malloc_flags(&p, mib99, STARPU_MALLOC_COUNT | STARPU_MEMORY_OVERFLOW), 0);
+	starpu_free_flags(p, mib99, STARPU_MALLOC_COUNT);
+	// Never fits: waiting would not help.
+	EXPECT_EQ(starpu_malloc_flags(&p, (size_t)101 << 20, STARPU_MALLOC_COUNT | STARPU_MEMORY_WAIT), -ENOMEM);
+	// Not counted: not limited.
+	ASSERT_EQ(starpu_malloc_flags(&p, mib99, 0), 0);
+	starpu_free_flags(p, mib99, 0);
+
+	starpu_data_unregister(h);
+	ASSERT_EQ(starpu_malloc_flags(&p, mib99, STARPU_MALLOC_COUNT), 0);
+	starpu_free_flags(p, mib99, STARPU_MALLOC_COUNT);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), 0u);
+	starpu_shutdown();
+}
+
 std::atomic<int> hook_mallocs{0}, hook_frees{0};
 
 int counting_malloc(unsigned node, void **A, size_t dim, int flags)

@@ -146,6 +146,17 @@ TEST(Pheft, ParallelTasksGoWhereTheyEndFirst)
 	EXPECT_EQ(ran.load(), 50);
 }
 
+// pheft keeps its charge in the job: the application's sched_data is left alone.
+TEST(Pheft, TheApplicationsSchedDataSurvivesScheduling)
+{
+	std::unique_ptr<Runtime> rt;
+	if (!start_pheft(4, &rt))
+		GTEST_SKIP() << "the pheft policy is not built";
+	static int mine;
+	static starpu_codelet cl = cpu_codelet(sched_data_kept, 0, "sched_data");
+	EXPECT_EQ(sched_data_changes(&cl, 200, &mine), 0);
+}
+
 TEST(Pheft, AParallelExecutionCalibratesItsCombinedArchitecture)
 {
 	TempDir home;

@@ -78,6 +78,41 @@ protected:
 	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
 };
 
+// Before starpu_init(), as in StarPU, the list of policies is there: the policy
+// plugins' own (loaded once and set aside), the very ones init registers, so that
+// conf.sched_policy may be set to one; quietly, and still there after shutdown.
+TEST_F(Plugins, PredefinedPoliciesAreListedBeforeInit)
+{
+	ASSERT_FALSE(starpu_is_initialized());
+	std::vector<starpu_sched_policy *> before;
+	std::string err = stderr_of([&] {
+		for (starpu_sched_policy **p = starpu_sched_get_predefined_policies(); p && *p; p++)
+			before.push_back(*p);
+	});
+	EXPECT_EQ(err, "");
+	ASSERT_FALSE(before.empty()) << "no policy listed before starpu_init";
+	starpu_sched_policy *eager = nullptr;
+	for (starpu_sched_policy *p : before) {
+		ASSERT_NE(p->policy_name, nullptr);
+		if (std::string(p->policy_name) == "eager")
+			eager = p;
+	}
+	ASSERT_NE(eager, nullptr) << "eager is not listed";
+	EXPECT_NE(eager->push_task, nullptr);
+
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy = eager;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_EQ(policy_name(), "eager");
+	EXPECT_EQ(run_tasks(10), 10);
+	for (starpu_sched_policy *p : before)
+		EXPECT_TRUE(policy_registered(p->policy_name)) << p->policy_name << " listed before init, not after";
+	starpu_shutdown();
+	starpu_sched_policy **after = starpu_sched_get_predefined_policies();
+	ASSERT_NE(after[0], nullptr);
+	EXPECT_EQ(after[0], before[0]);
+}
+
 TEST_F(Plugins, WrongAbi)
 {
 	TempDir dir;

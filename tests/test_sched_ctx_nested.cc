@@ -303,6 +303,8 @@ std::set<int> created_on;
 void on_create(void *arg)
 {
 	EXPECT_EQ(arg, &created);
+	// As in StarPU, it runs as the pop prologue of a task, the current one.
+	EXPECT_NE(starpu_task_get_current(), nullptr);
 	std::lock_guard<std::mutex> g(created_lock);
 	created_on.insert(starpu_worker_get_id());
 	created++;

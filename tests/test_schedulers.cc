@@ -453,6 +453,18 @@ TEST_P(Policy, IdleWorkersWakeUpForNewWork)
 	}
 }
 
+// The application's task->sched_data (STARPU_TASK_SCHED_DATA) is the same when
+// the task runs and in its callback: policies keep their state elsewhere.
+// modular-heteroprio-heft reads it to choose its decision: 1, heft, there.
+TEST_P(Policy, TheApplicationsSchedDataSurvivesScheduling)
+{
+	START_OR_RETURN(2);
+	static int mine;
+	void *value = std::string(GetParam()) == "modular-heteroprio-heft" ? (void *)(uintptr_t)1 : &mine;
+	starpu_codelet cl = cpu_codelet(sched_data_kept, 0, "sched_data");
+	EXPECT_EQ(sched_data_changes(&cl, 200, value), 0);
+}
+
 // A policy that queued a task for one worker alone wakes it with
 // astro_worker_wake_for_queued(): a sleeping worker is woken (1), an unknown
 // one is refused (0), and nothing is lost either way.

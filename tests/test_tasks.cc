@@ -130,6 +130,32 @@ TEST_F(Tasks, CallbackRunsAfterCodelet)
 	starpu_task_clean(&task);
 }
 
+// A pop prologue runs with its task as the current one (as in StarPU: a parallel
+// worker's create function reads it), for a codelet's task and a codelet-less one.
+void record_current(void *arg)
+{
+	*static_cast<starpu_task **>(arg) = starpu_task_get_current();
+}
+
+TEST_F(Tasks, PopPrologueSeesItsTaskAsCurrent)
+{
+	for (bool with_codelet : { true, false }) {
+		SCOPED_TRACE(with_codelet);
+		starpu_task *seen = nullptr;
+		starpu_task task;
+		starpu_task_init(&task);
+		task.cl = with_codelet ? &count_cl_ : nullptr;
+		task.prologue_callback_pop_func = record_current;
+		task.prologue_callback_pop_arg = &seen;
+		task.detach = 0;
+		ASSERT_EQ(starpu_task_submit(&task), 0);
+		ASSERT_EQ(starpu_task_wait(&task), 0);
+		EXPECT_EQ(seen, &task);
+		starpu_task_clean(&task);
+	}
+	EXPECT_EQ(starpu_task_get_current(), nullptr);
+}
+
 void flag_callback(void *arg)
 {
 	static_cast<std::atomic<int> *>(arg)->fetch_add(1);

@@ -69,6 +69,28 @@ static inline unsigned astro_sched_task_ctx(const struct starpu_task *task)
 	return task->sched_ctx < STARPU_NMAX_SCHED_CTXS ? task->sched_ctx : STARPU_GLOBAL_SCHED_CTX;
 }
 
+/**
+ * What the kernel keeps first in every task's job (task->starpu_private):
+ * policies read only policy_data, through astro_sched_task_data().
+ */
+struct astro_sched_job_head
+{
+	void *reserved_task;
+	unsigned long reserved_id;
+	void *policy_data;
+};
+
+/**
+ * The policy's word for a submitted task: its state while the policy holds
+ * the task (e.g. where it queued it), NULL until a policy sets it, kept
+ * across the task's scheduling. task->sched_data is the application's
+ * (STARPU_TASK_SCHED_DATA), which a policy reads but never writes.
+ */
+static inline void **astro_sched_task_data(const struct starpu_task *task)
+{
+	return &((struct astro_sched_job_head *)task->starpu_private)->policy_data;
+}
+
 /** Policy data that must exist: aborts with a message naming the policy otherwise. */
 void *astro_sched_alloc_policy_data(const char *policy_name, size_t size);
 

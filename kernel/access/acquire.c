@@ -368,7 +368,8 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 		_astro_error("%s: the handle is still acquired by the application: call starpu_data_release first", fn);
 		return false;
 	}
-	return _astro_data_live_or_claim(handle, fn, _ASTRO_HANDLE_DEAD);
+	/* Unregistered for the other data calls, still live for tasks (its magic stays) until it is unused. */
+	return _astro_data_live_or_claim(handle, fn, _ASTRO_HANDLE_MAGIC);
 }
 
 static void unregister(starpu_data_handle_t handle, const char *fn, bool coherent)
@@ -378,8 +379,9 @@ static void unregister(starpu_data_handle_t handle, const char *fn, bool coheren
 	/* The children are views into this buffer: gather them first. */
 	if (handle->nchildren)
 		starpu_data_unpartition(handle, STARPU_MAIN_RAM);
-	/* Every task already submitted on it completes first, whatever its consistency. */
-	_astro_data_wait_idle(handle);
+	/* Every task already submitted on it completes first, whatever its consistency, and so do
+	 * the tasks their callbacks submit on it meanwhile, as in StarPU; then it is dead for tasks too. */
+	_astro_data_wait_unused(handle, _ASTRO_HANDLE_DEAD);
 	if (coherent)
 		_astro_data_write_back_home(handle);
 	handle_free(handle);
@@ -476,7 +478,9 @@ static void unregister_when_ready(void *arg)
 	_astro_job_terminate(job, -1);
 	_astro_job_free(job);
 	_astro_data_wait_idle(handle);
-	handle_free(handle);
+	/* A callback of a task that accessed it may still run (maybe on this thread, further up): the last frees it. */
+	if (!_astro_data_free_when_done(handle, handle_free))
+		handle_free(handle);
 }
 
 void starpu_data_unregister_submit(starpu_data_handle_t handle)

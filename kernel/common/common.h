@@ -165,7 +165,10 @@ struct _astro_job_head
 {
 	struct starpu_task *task;            /* NULL for the runtime's own jobs */
 	unsigned long id;
+	void *policy_data;                   /* the policies' word for the task (astro_sched_task_data(), astrolabe/sched.h) */
 };
+/* astrolabe/sched.h reads policy_data at this offset (struct astro_sched_job_head). */
+_Static_assert(offsetof(struct _astro_job_head, policy_data) == sizeof(void *) + sizeof(unsigned long), "the policies' word sits after the job's id");
 
 /* The id of task's job, as the observation path names it (task submitted, or made by starpu_task_create()). */
 static inline unsigned long _astro_job_id_of(const struct starpu_task *task)

@@ -11,6 +11,9 @@
 
 /* The plugin loader (plugin.c): loads the plugins at init (the built-in ones, the directories), unloads them at shutdown. */
 int _astro_plugins_load(void);
+/* The scheduling-policy plugins alone (sched_*), as _astro_plugins_load() finds them: for the list
+ * of policies before starpu_init() (init.c), unloaded with _astro_plugins_unload(). */
+int _astro_policy_plugins_load(void);
 void _astro_plugins_unload(void);
 /* Trace-format plugins (format_*), loaded by astro_trace_formats_load() (the trace converter), not by starpu_init(). */
 void _astro_format_plugins_load(void);

@@ -308,3 +308,38 @@ void starpu_topology_print(FILE *output)
 	fprintf(output, "machine: %u cores, %u processing units\n", _astro_rt.ncores, _astro_rt.npus);
 	starpu_worker_display_all(output);
 }
+
+/* ------------------------------------------- the policies before starpu_init */
+
+/* The policies are plugins registered at init. Before it, as StarPU gives its static list, the
+ * policy plugins are loaded once, as init finds them, and unloaded again (the same steps as an
+ * init that fails after loading them): their libraries stay mapped, so the list stays valid and
+ * names the very policies init registers again (conf.sched_policy may be set to one of them). */
+static struct starpu_sched_policy *policies_before_init[64];
+static bool policies_listed;
+
+struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
+{
+	static struct starpu_sched_policy *list[64];
+	starpu_pthread_mutex_lock(&init_lock);
+	/* Running, or being started or stopped (a plugin's or a policy's call): the registry. */
+	if (state_get() != _ASTRO_STOPPED || init_refcount > 0) {
+		_astro_policies_list(list, 64);
+		starpu_pthread_mutex_unlock(&init_lock);
+		return list;
+	}
+	if (!policies_listed) {
+		_astro_verbose_level = astro_env_int("STARPU_PLUGIN_VERBOSE", 0, 1, 0, NULL) > 0;
+		/* The registries a policy plugin's init declares its counters and knobs in. */
+		_astro_knob_registry_open(NULL);
+		_astro_counters_init();
+		if (_astro_policy_plugins_load() == 0)
+			_astro_policies_list(policies_before_init, 64);
+		_astro_plugins_unload();
+		_astro_counters_shutdown();
+		_astro_knob_registry_close();
+		policies_listed = true;
+	}
+	starpu_pthread_mutex_unlock(&init_lock);
+	return policies_before_init;
+}

@@ -248,9 +248,26 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Loads the plugins of dir: the trace-format plugins alone when formats, else all the others. */
-static void plugin_load_dir(const char *dir, bool must_exist, bool formats)
+/* Which plugins a directory scan loads. */
+enum plugin_set { PLUGINS_RUNTIME, PLUGINS_FORMATS, PLUGINS_POLICIES };
+
+static bool file_has_prefix(const char *entry, const char *prefix)
 {
+	return g_str_has_prefix(entry, prefix) || (g_str_has_prefix(entry, "lib") && g_str_has_prefix(entry + 3, prefix));
+}
+
+static bool plugin_file_in(const char *entry, enum plugin_set which)
+{
+	if (!g_str_has_suffix(entry, ".so"))
+		return false;
+	bool format = file_has_prefix(entry, FORMAT_PREFIX);
+	return which == PLUGINS_FORMATS ? format : which == PLUGINS_POLICIES ? file_has_prefix(entry, "sched_") : !format;
+}
+
+/* Loads the plugins of dir: the trace-format plugins alone, the policies' alone (sched_*), or all but the formats. */
+static void plugin_load_dir(const char *dir, bool must_exist, enum plugin_set which)
+{
+	bool formats = which == PLUGINS_FORMATS;
 	GError *err = NULL;
 	GDir *d = g_dir_open(dir, 0, &err);
 	if (!d) {
@@ -263,8 +280,7 @@ static void plugin_load_dir(const char *dir, bool must_exist, bool formats)
 	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
 	const char *entry;
 	while ((entry = g_dir_read_name(d)))
-		if (g_str_has_suffix(entry, ".so") &&
-		    (g_str_has_prefix(entry, FORMAT_PREFIX) || g_str_has_prefix(entry, "lib" FORMAT_PREFIX)) == formats)
+		if (plugin_file_in(entry, which))
 			g_ptr_array_add(files, g_build_filename(dir, entry, NULL));
 	g_dir_close(d);
 	/* Sorted, so the load order (and which duplicate wins) does not depend on the file system. */
@@ -307,23 +323,24 @@ static void sched_lib_load(void)
 	g_free(from);
 }
 
-static void plugin_load_dirs(bool formats)
+static void plugin_load_dirs(enum plugin_set which)
 {
 	const char *builtin = astro_env_string("ASTROLABE_PLUGIN_DIR", ASTRO_ENV_PATH_MAX, NULL);
 	if (!builtin)
 		builtin = ASTRO_PLUGIN_DIR;
 	if (*builtin)
-		plugin_load_dir(builtin, false, formats);
+		plugin_load_dir(builtin, false, which);
 	const char *path = astro_env_names("STARPU_PLUGIN_PATH", ":", ASTRO_ENV_PATH_MAX, NULL);
 	if (path) {
 		char **dirs = _astro_parse_path_list(path, false);
 		for (char **dir = dirs; *dir; dir++)
-			plugin_load_dir(*dir, true, formats);
+			plugin_load_dir(*dir, true, which);
 		g_strfreev(dirs);
 	}
 }
 
-int _astro_plugins_load(void)
+/* Loads the built-in plugins and those of the directories (policies: the policies' alone). */
+static int plugins_load(enum plugin_set which)
 {
 	starpu_pthread_mutex_lock(&registry_lock);
 	if (!plugins_by_name)
@@ -337,11 +354,23 @@ int _astro_plugins_load(void)
 		ltdl_ready = true;
 	}
 	for (unsigned i = 0; _astro_static_plugins[i]; i++)
-		plugin_add(_astro_static_plugins[i], NULL, g_strdup("built in"), _astro_static_plugins[i]->name);
+		if (which != PLUGINS_POLICIES || _astro_static_plugins[i]->kind == ASTRO_PLUGIN_SCHED)
+			plugin_add(_astro_static_plugins[i], NULL, g_strdup("built in"), _astro_static_plugins[i]->name);
 
-	plugin_load_dirs(false);
-	sched_lib_load();
+	plugin_load_dirs(which);
+	if (which == PLUGINS_RUNTIME)
+		sched_lib_load();
 	return 0;
+}
+
+int _astro_plugins_load(void)
+{
+	return plugins_load(PLUGINS_RUNTIME);
+}
+
+int _astro_policy_plugins_load(void)
+{
+	return plugins_load(PLUGINS_POLICIES);
 }
 
 /* The trace-format plugins not loaded yet (the trace converter's, astrolabe/trace_format.h); without starpu_init(). */
@@ -360,7 +389,7 @@ void _astro_format_plugins_load(void)
 		}
 		ltdl_ready = true;
 	}
-	plugin_load_dirs(true);
+	plugin_load_dirs(PLUGINS_FORMATS);
 }
 
 void _astro_plugins_unload(void)

@@ -60,6 +60,8 @@ struct _starpu_data_state
 	unsigned ncommute;                   /* commuting writes among the readers */
 	unsigned sequential_consistency;
 	int busy;                            /* submitted accesses not yet terminated */
+	int finishing;                       /* terminated accesses whose task's callbacks still run (they may submit more on it) */
+	void (*free_when_done)(starpu_data_handle_t); /* unregistration left to the last of them (_astro_data_callbacks_done) */
 	/* Unordered accesses (sequential consistency off) still exclude each other while they run: readers share, writers own. */
 	starpu_pthread_cond_t exec_cond;
 	int exec_readers;
@@ -236,6 +238,17 @@ static inline bool _astro_mode_writes(enum starpu_data_access_mode mode)
 }
 /* Waits until no submitted access to handle is left (whatever its consistency). */
 void _astro_data_wait_idle(starpu_data_handle_t handle);
+
+/* Synchronous unregistration: waits until no access is pending and no callback of a task
+ * that accessed it runs (those may submit more tasks on it), then marks it magic (dead). */
+void _astro_data_wait_unused(starpu_data_handle_t handle, unsigned magic);
+
+/* A callback of a task that accessed handle returned (tasks/: it held it as finishing). */
+void _astro_data_callback_done(starpu_data_handle_t handle);
+
+/* An idle handle unregistered asynchronously: false when no callback holds it (free it now),
+ * true when free_it is left to the last callback that does (it calls it). */
+bool _astro_data_free_when_done(starpu_data_handle_t handle, void (*free_it)(starpu_data_handle_t));
 
 /* 0 when mode is an access mode a task or an acquire may ask for (handle.c); -EINVAL otherwise. */
 int _astro_data_check_mode(enum starpu_data_access_mode mode);

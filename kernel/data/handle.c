@@ -297,6 +297,38 @@ void _astro_data_wait_idle(starpu_data_handle_t handle)
 	wait_idle(handle);
 }
 
+void _astro_data_wait_unused(starpu_data_handle_t handle, unsigned magic)
+{
+	starpu_pthread_mutex_lock(&handle->lock);
+	while (handle->busy > 0 || handle->finishing > 0)
+		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	__atomic_store_n(&handle->magic, magic, __ATOMIC_RELEASE);
+	starpu_pthread_mutex_unlock(&handle->lock);
+}
+
+void _astro_data_callback_done(starpu_data_handle_t handle)
+{
+	void (*free_it)(starpu_data_handle_t) = NULL;
+	starpu_pthread_mutex_lock(&handle->lock);
+	if (--handle->finishing == 0) {
+		starpu_pthread_cond_broadcast(&handle->idle_cond);
+		free_it = handle->free_when_done;
+	}
+	starpu_pthread_mutex_unlock(&handle->lock);
+	if (free_it)
+		free_it(handle);
+}
+
+bool _astro_data_free_when_done(starpu_data_handle_t handle, void (*free_it)(starpu_data_handle_t))
+{
+	starpu_pthread_mutex_lock(&handle->lock);
+	bool later = handle->finishing > 0;
+	if (later)
+		handle->free_when_done = free_it;
+	starpu_pthread_mutex_unlock(&handle->lock);
+	return later;
+}
+
 void _astro_data_hold(starpu_data_handle_t handle)
 {
 	starpu_pthread_mutex_lock(&handle->lock);

@@ -222,25 +222,26 @@ static void free_on(unsigned node, void *A, size_t dim, int flags)
 	free(A);
 }
 
+static int count_against_limit(unsigned node, size_t size, int flags);
+
 int starpu_malloc_flags(void **A, size_t dim, int flags)
 {
 	if (!A) {
 		_astro_error("starpu_malloc: NULL result pointer");
 		return -EINVAL;
 	}
+	if ((flags & STARPU_MALLOC_COUNT) && count_against_limit(STARPU_MAIN_RAM, dim, flags) != 0) {
+		*A = NULL;
+		return -ENOMEM;
+	}
 #ifdef STARPU_SIMGRID
 	if ((flags & STARPU_MALLOC_SIMULATION_FOLDED) && _astro_folded_alloc(A, dim) == 0)
-		goto allocated;
+		return 0;
 #endif
 	int ret = malloc_on(STARPU_MAIN_RAM, A, dim, flags);
-	if (ret)
-		return ret;
-#ifdef STARPU_SIMGRID
-allocated:
-#endif
-	if (flags & STARPU_MALLOC_COUNT)
-		__atomic_add_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
-	return 0;
+	if (ret && (flags & STARPU_MALLOC_COUNT))
+		__atomic_sub_fetch(&_astro_nodes[STARPU_MAIN_RAM].used, dim, __ATOMIC_RELAXED);
+	return ret;
 }
 
 int starpu_malloc(void **A, size_t dim)
@@ -374,6 +375,27 @@ _ASTRO_TLS bool _astro_evicting_ram;
 void _astro_memory_set_reclaimer(bool (*reclaim)(unsigned node, bool *busy))
 {
 	reclaimer = reclaim;
+}
+
+/* Counts size against node's limit (starpu_malloc_flags with STARPU_MALLOC_COUNT), as StarPU does:
+ * beyond the limit, room is reclaimed where it can be (as for a data buffer); -ENOMEM when there is
+ * not enough. STARPU_MALLOC_NORECLAIM or STARPU_MEMORY_OVERFLOW count it beyond the limit;
+ * STARPU_MEMORY_WAIT waits until frees make room (-ENOMEM at once if it can never fit). */
+static int count_against_limit(unsigned node, size_t size, int flags)
+{
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	for (;;) {
+		size_t used = __atomic_add_fetch(&n->used, size, __ATOMIC_RELAXED);
+		if (!n->limit || used <= n->limit || (flags & (STARPU_MALLOC_NORECLAIM | STARPU_MEMORY_OVERFLOW)))
+			return 0;
+		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
+		bool busy = false;
+		if (reclaimer && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) && reclaimer(node, &busy))
+			continue;
+		if (!(flags & STARPU_MEMORY_WAIT) || size > n->limit)
+			return -ENOMEM;
+		astro_sleep_ns(1000000);
+	}
 }
 
 static uintptr_t raw_allocate(unsigned node, size_t size, int flags)

@@ -35,8 +35,13 @@ static inline __attribute__((always_inline)) int worker_take(struct _astro_worke
 {
 	struct _astro_job *job = _astro_job_of(task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_POPPED, .workerid = w->id, .task = task, .job_id = job->id);
-	if (task->prologue_callback_pop_func)
+	if (task->prologue_callback_pop_func) {
+		/* As in StarPU, the task is the current one for its pop prologue (a parallel worker's create function reads it). */
+		struct starpu_task *previous = _astro_current_task;
+		_astro_current_task = task;
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
+		_astro_current_task = previous;
+	}
 
 	int nimpl = -1;
 	if (STARPU_UNLIKELY(job->impl_chosen)) {

@@ -126,16 +126,15 @@ void _astro_policies_print(FILE *out)
 	fprintf(out, "\n");
 }
 
-struct starpu_sched_policy **starpu_sched_get_predefined_policies(void)
+unsigned _astro_policies_list(struct starpu_sched_policy **list, unsigned max)
 {
-	static struct starpu_sched_policy *list[64];
 	unsigned n = 0;
 	starpu_pthread_mutex_lock(&registry_lock);
-	for (guint i = 0; policies && i < policies->len && n < 63; i++)
+	for (guint i = 0; policies && i < policies->len && n + 1 < max; i++)
 		list[n++] = g_ptr_array_index(policies, i);
 	starpu_pthread_mutex_unlock(&registry_lock);
 	list[n] = NULL;
-	return list;
+	return n;
 }
 
 void _astro_policy_library_set(const char *from, struct starpu_sched_policy *(*get)(const char *name),
@@ -198,7 +197,8 @@ struct starpu_sched_policy *_astro_policy_choose(void)
 	}
 	struct starpu_sched_policy *p = _astro_policy_lookup(DEFAULT_POLICY);
 	if (!p) {
-		struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
+		struct starpu_sched_policy *all[2];
+		_astro_policies_list(all, 2);
 		p = all[0];
 		if (p)
 			_astro_warn("default policy '%s' is not available in this build: using '%s'", DEFAULT_POLICY, p->policy_name);

@@ -40,6 +40,8 @@ struct starpu_sched_policy *_astro_policy_lookup(const char *name);
 void _astro_policy_library_set(const char *from, struct starpu_sched_policy *(*get)(const char *name),
 			       struct starpu_sched_policy **(*all)(void));
 void _astro_policies_clear(void);
+/* The registered policies, in registration order, at most max - 1 of them then NULL: returns how many. */
+unsigned _astro_policies_list(struct starpu_sched_policy **list, unsigned max);
 /* The runtime's policy: the conf's, STARPU_SCHED's, or the default (lws); NULL when none is available. */
 struct starpu_sched_policy *_astro_policy_choose(void);
 /* The one check of a policy wherever it comes from (from names it in the message): 0, or -EINVAL said. */

@@ -78,7 +78,8 @@ void _astro_access_link(struct _astro_job *job, struct _astro_data_link *link, i
 	starpu_pthread_mutex_unlock(&h->lock);
 }
 
-static void un_astro_access_link(struct _astro_job *job, struct _astro_data_link *link)
+/* finishing: the task's callbacks are still to run, the handle stays held for them (_astro_data_callback_done). */
+static void un_astro_access_link(struct _astro_job *job, struct _astro_data_link *link, bool finishing)
 {
 	starpu_data_handle_t h = link->handle;
 	starpu_pthread_mutex_lock(&h->lock);
@@ -99,6 +100,8 @@ static void un_astro_access_link(struct _astro_job *job, struct _astro_data_link
 	}
 	link->is_writer = false;
 	link->registered = false;
+	if (finishing)
+		h->finishing++;
 	if (--h->busy == 0)
 		starpu_pthread_cond_broadcast(&h->idle_cond);
 	starpu_pthread_mutex_unlock(&h->lock);
@@ -233,14 +236,19 @@ static void exec_unlock(struct _astro_data_link *link)
 		_astro_arbiter_wake(arbiter);
 }
 
-void _astro_data_release_accesses(struct _astro_job *job)
+unsigned _astro_data_release_accesses(struct _astro_job *job, starpu_data_handle_t *held)
 {
+	unsigned nheld = 0;
 	for (unsigned i = 0; i < job->nbuffers; i++) {
 		if (job->links[i].exec_locked)
 			exec_unlock(&job->links[i]);
-		if (job->links[i].registered)
-			un_astro_access_link(job, &job->links[i]);
+		if (job->links[i].registered) {
+			un_astro_access_link(job, &job->links[i], held != NULL);
+			if (held)
+				held[nheld++] = job->links[i].handle;
+		}
 	}
+	return nheld;
 }
 
 /* Takes link's execution lock if it is free (h->lock held): readers share, a writer owns. */

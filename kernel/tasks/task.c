@@ -101,9 +101,12 @@ static void job_ready(struct _astro_job *job)
 		_astro_coherency_task_in_ram(task);
 	/* Nothing will pop it: its pop prologue runs here, as StarPU does for codelet-less tasks. */
 	if (task->prologue_callback_pop_func) {
+		struct starpu_task *previous_task = _astro_current_task;
+		_astro_current_task = task;
 		enum _astro_call_context previous = _astro_context_enter(_ASTRO_CTX_CALLBACK);
 		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
 		_astro_context_leave(previous);
+		_astro_current_task = previous_task;
 	}
 	if (deferred_tail)
 		deferred_tail->next_free = job;
@@ -146,7 +149,7 @@ void _astro_task_completed_count(void)
 	count_down(1);
 }
 
-static void release_successors(struct _astro_job *job)
+static inline __attribute__((always_inline)) void release_successors(struct _astro_job *job)
 {
 	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
 	unsigned nreleases = 0;
@@ -221,7 +224,26 @@ static bool run_epilogue(struct _astro_job *job)
 	return resubmitted;
 }
 
-static void job_finish(struct _astro_job *job)
+/* A task with callbacks keeps its handles held while they run (they may submit more tasks
+ * on them, which synchronous unregistration waits for too, as StarPU does). */
+#define HELD_INLINE 8
+static inline bool holds_for_callbacks(struct _astro_job *job)
+{
+	struct starpu_task *task = job->task;
+	return task && job->nbuffers && (task->callback_func || task->epilogue_callback_func || (task->cl && task->cl->callback_func));
+}
+
+static void held_done(starpu_data_handle_t *held, unsigned nheld, starpu_data_handle_t *inline_room)
+{
+	for (unsigned i = 0; i < nheld; i++)
+		_astro_data_callback_done(held[i]);
+	if (held != inline_room)
+		free(held);
+}
+
+/* A job's end; held (room for its handles) when holds_for_callbacks(), NULL otherwise (the common case, compiled apart). */
+static inline __attribute__((always_inline)) void job_finish_body(struct _astro_job *job, starpu_data_handle_t *held,
+								   starpu_data_handle_t *held_inline)
 {
 	struct starpu_task *task = job->task;
 	/* Read before the callback, which may move the task to another context for its next submission. */
@@ -231,7 +253,7 @@ static void job_finish(struct _astro_job *job)
 		_astro_ctx_ready(ctx, task, -1);
 	if (STARPU_UNLIKELY(job->watched))
 		_astro_watchdog_untrack(job);
-	_astro_data_release_accesses(job);
+	unsigned nheld = job->nbuffers ? _astro_data_release_accesses(job, held) : 0;
 	if (task && job->nbuffers)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_RELEASED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	/* Back to the unsubmitted state before the termination becomes visible: the task may be
@@ -257,6 +279,8 @@ static void job_finish(struct _astro_job *job)
 
 	if ((task->cl && task->cl->callback_func) || task->callback_func)
 		run_callbacks(job, false);
+	if (held)
+		held_done(held, nheld, held_inline);
 	bool resubmitted = finishing_resubmitted;
 	finishing_job = previous_finishing;
 	finishing_resubmitted = previous_resubmitted;
@@ -301,6 +325,21 @@ static void job_finish(struct _astro_job *job)
 	_astro_task_completed_count();
 	if (STARPU_UNLIKELY(ctx != 0))
 		_astro_ctx_task_done(ctx);
+}
+
+static __attribute__((noinline)) void job_finish_holding(struct _astro_job *job)
+{
+	starpu_data_handle_t held_inline[HELD_INLINE];
+	starpu_data_handle_t *held = job->nbuffers <= HELD_INLINE ? held_inline : malloc(job->nbuffers * sizeof(*held));
+	job_finish_body(job, held, held_inline);
+}
+
+static void job_finish(struct _astro_job *job)
+{
+	if (STARPU_UNLIKELY(holds_for_callbacks(job)))
+		job_finish_holding(job);
+	else
+		job_finish_body(job, NULL, NULL);
 }
 
 /* ------------------------------------------------------------ submission */

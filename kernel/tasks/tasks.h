@@ -39,6 +39,7 @@ struct _astro_job
 {
 	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
 	unsigned long id;
+	void *policy_data;                   /* the policy's state for the task, NULL until one sets it (task->sched_data is the application's) */
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
@@ -86,7 +87,8 @@ struct _astro_job
 
 /* _astro_job_id_of() (common/common.h) reads a job through its head. */
 _Static_assert(offsetof(struct _astro_job, task) == offsetof(struct _astro_job_head, task) &&
-	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id), "a job begins with its head");
+	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id) &&
+	       offsetof(struct _astro_job, policy_data) == offsetof(struct _astro_job_head, policy_data), "a job begins with its head");
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */
 struct _astro_task_with_job
@@ -187,8 +189,10 @@ void _astro_watchdog_stop(void);
 
 /* Registers job's accesses: implicit dependencies and busy counts. */
 void _astro_data_submit_accesses(struct _astro_job *job, struct starpu_task *task);
-/* Drops them at termination. */
-void _astro_data_release_accesses(struct _astro_job *job);
+/* Ends job's accesses (its successors may go). With held (room for job->nbuffers), the handles
+ * stay held for the task's callbacks, which may submit more on them: returns how many handles it
+ * put there, each to give to _astro_data_callback_done() once the callbacks returned. */
+unsigned _astro_data_release_accesses(struct _astro_job *job, starpu_data_handle_t *held);
 /* Interfaces a worker of memory node node passes to the implementation. */
 int _astro_data_fetch(struct _astro_job *job, struct starpu_task *task, unsigned node, void **buffers);
 /* The same for a task whose data _astro_data_fetch_start() asked for: waits for it to arrive. Both

@@ -590,7 +590,7 @@ static int dm_push_task(struct starpu_task *task)
 	if (dm_decide(dm, task, &choice) < 0)
 	{
 		/* The kernel runs it elsewhere: the hooks must not take it for one of ours. */
-		task->sched_data = NULL;
+		*astro_sched_task_data(task) = NULL;
 		return -ENODEV;
 	}
 	/* Placed: the rest of its bundle is weighed without it. */
@@ -602,7 +602,7 @@ static int dm_push_task(struct starpu_task *task)
 		starpu_task_set_implementation(task, choice.impl);
 	if (dm->prefetch)
 		starpu_prefetch_task_input_for(task, (unsigned)choice.workerid);
-	task->sched_data = dm;
+	*astro_sched_task_data(task) = dm;
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
@@ -626,7 +626,7 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 	if (!dm || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !astro_sched_workers_contains(&dm->workers, workerid))
 	{
 		/* Not counted: the hooks must not take it for one of ours. */
-		task->sched_data = NULL;
+		*astro_sched_task_data(task) = NULL;
 		return;
 	}
 	dw = &dm->w[workerid];
@@ -634,7 +634,7 @@ static void dm_push_task_notify(struct starpu_task *task, int workerid, int perf
 		length = starpu_task_worker_expected_length(task, (unsigned)workerid, sched_ctx_id, impl);
 	if (dm->desc->data_aware && task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0)
 		transfer = starpu_task_expected_data_transfer_time_for(task, (unsigned)workerid);
-	task->sched_data = dm;
+	*astro_sched_task_data(task) = dm;
 	STARPU_PTHREAD_MUTEX_LOCK(&dw->lock);
 	dm_account_queued(dw, task, length, transfer);
 	STARPU_PTHREAD_MUTEX_UNLOCK(&dw->lock);
@@ -731,13 +731,13 @@ static void dm_gap_record(int workerid, struct starpu_codelet *cl, double gap)
 	}
 }
 
-/* Tasks this instance counted (pushed or notified) carry it in sched_data; the worker running one, or NULL. */
+/* Tasks this instance counted (pushed or notified) carry it in their policy word; the worker running one, or NULL. */
 static struct dm_worker *dm_hook_worker(struct starpu_task *task)
 {
-	struct dm_sched *dm = task->sched_data;
+	struct dm_sched *dm = *astro_sched_task_data(task);
 	int workerid = starpu_worker_get_id();
 
-	/* sched_data may hold what the application gave (STARPU_TASK_SCHED_DATA) to a task we never saw. */
+	/* The word may be another context's policy's, for a task we never saw. */
 	if (!dm || dm != __atomic_load_n(&dm_active, __ATOMIC_RELAXED) || workerid < 0 || workerid >= STARPU_NMAXWORKERS)
 		return NULL;
 	return &dm->w[workerid];
@@ -771,7 +771,7 @@ static void dm_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
 	(void)sched_ctx_id;
 	if (!dw)
 		return;
-	task->sched_data = NULL;
+	*astro_sched_task_data(task) = NULL;
 	__atomic_fetch_sub(&dw->ntasks, 1, __ATOMIC_RELAXED);
 	if (!dm_adds_work(task))
 		return;

@@ -80,7 +80,7 @@ static void hp_pre_exec(struct starpu_task *task, unsigned sched_ctx_id);
 static void hp_post_exec(struct starpu_task *task, unsigned sched_ctx_id);
 
 /*
- * While the policy holds a task, its sched_data keeps the architectures that
+ * While the policy holds a task, its word (astro_sched_task_data()) keeps the architectures that
  * may run it (1 << arch), its bucket, its worker group and, for the locality
  * mode's AUTO push, the group each strategy chose.
  */
@@ -99,23 +99,23 @@ static inline void *queued_as(unsigned bucket, unsigned archs, unsigned group, c
 
 static inline unsigned task_archs(const struct starpu_task *task)
 {
-	return (unsigned)((uintptr_t)task->sched_data & ((1u << STARPU_NARCH) - 1));
+	return (unsigned)((uintptr_t)*astro_sched_task_data(task) & ((1u << STARPU_NARCH) - 1));
 }
 
 static inline unsigned task_bucket(const struct starpu_task *task)
 {
-	return (unsigned)(((uintptr_t)task->sched_data >> AT_BUCKET) & 127);
+	return (unsigned)(((uintptr_t)*astro_sched_task_data(task) >> AT_BUCKET) & 127);
 }
 
 static inline unsigned task_group(const struct starpu_task *task)
 {
-	return (unsigned)(((uintptr_t)task->sched_data >> AT_GROUP) & 15);
+	return (unsigned)(((uintptr_t)*astro_sched_task_data(task) >> AT_GROUP) & 15);
 }
 
 static inline void task_auto_groups(const struct starpu_task *task, unsigned auto_groups[HP_LA_NAUTO])
 {
 	for (unsigned p = 0; p < HP_LA_NAUTO; p++)
-		auto_groups[p] = (unsigned)(((uint64_t)(uintptr_t)task->sched_data >> (AT_AUTO + 4 * p)) & 15);
+		auto_groups[p] = (unsigned)(((uint64_t)(uintptr_t)*astro_sched_task_data(task) >> (AT_AUTO + 4 * p)) & 15);
 }
 
 static inline unsigned bucket_of(const struct starpu_task *task)
@@ -391,7 +391,7 @@ static int hp_push_task(struct starpu_task *task)
 					starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", task->priority, b);
 		return -EINVAL;
 	}
-	task->sched_data = queued_as(b, archs, group, auto_groups);
+	*astro_sched_task_data(task) = queued_as(b, archs, group, auto_groups);
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
 	bucket_put(hp, b, task, 0);
@@ -550,7 +550,7 @@ static struct starpu_task *hp_take(void *policy_data, int workerid)
 			task_auto_groups(task, auto_groups);
 			hp_la_taken(hp->la, task, auto_groups);
 		}
-		task->sched_data = NULL;
+		*astro_sched_task_data(task) = NULL;
 		astro_sched_counters_count_pop(&hp_counters, stolen);
 	}
 	return task;

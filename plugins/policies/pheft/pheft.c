@@ -141,8 +141,8 @@ static int pheft_decide(struct pheft_state *st, struct astro_sched_local *local,
 }
 
 /*
- * A task's charge, in its sched_data: the context whose state it loads and
- * its target + 1, marked as pheft's (another policy's sched_data is never
+ * A task's charge, in its policy word (astro_sched_task_data()): the context whose state it loads and
+ * its target + 1, marked as pheft's (another policy's word is never
  * read as one). A task may be pushed again before it ran: taken back from a
  * worker leaving the context, handed down to a nested context, moved to
  * another context; its former charge is released first, so that no worker
@@ -159,11 +159,11 @@ static void *pheft_charge(unsigned sched_ctx_id, int target)
 /* Releases the charge task carries, if any: its workers are free of it (their expected end back to now when idle). */
 static void pheft_release(struct starpu_task *task)
 {
-	uintptr_t charge = (uintptr_t)task->sched_data;
+	uintptr_t charge = (uintptr_t)*astro_sched_task_data(task);
 
 	if ((charge & PHEFT_MARK_MASK) != PHEFT_MARK)
 		return;
-	task->sched_data = NULL;
+	*astro_sched_task_data(task) = NULL;
 	unsigned sched_ctx_id = (unsigned)(charge >> 24 & 0xff);
 	int target = (int)(charge & 0xffffff) - 1, size = 1, *members = &target;
 
@@ -206,13 +206,13 @@ static int pheft_push_task(struct starpu_task *task)
 		for (int i = 0; i < size; i++)
 			astro_counter_store_double(&st->exp_end[members[i]], fmax(end, starpu_timing_now() + predicted));
 	/* The hook frees the workers of its choice. */
-	task->sched_data = pheft_charge(sched_ctx_id, target);
+	*astro_sched_task_data(task) = pheft_charge(sched_ctx_id, target);
 	if (size > 1)
 	{
 		ret = starpu_push_local_task(target, task, 1);
 		if (ret)
 		{
-			task->sched_data = NULL;
+			*astro_sched_task_data(task) = NULL;
 			for (int i = 0; i < size; i++)
 				__atomic_sub_fetch(&st->load[members[i]], 1, __ATOMIC_RELAXED);
 		}
