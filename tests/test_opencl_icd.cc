@@ -118,16 +118,13 @@ TEST_F(FakeVendors, LoaderSettingsNamingLibrariesAreLoaded)
 }
 
 // The exit status of body run in a fresh process (this suite starts no runtime itself).
-template <typename F> int in_child(F &&body)
-{
-	fflush(nullptr);
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(body());
-	int status = 0;
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
-}
+// The status body returns, run in a fresh process (gtest's threadsafe death-test style re-executes
+// the suite: a fork of this multi-threaded process may not start threads under ThreadSanitizer).
+#define EXPECT_IN_CHILD(body, message)                                                                    \
+	do {                                                                                              \
+		GTEST_FLAG_SET(death_test_style, "threadsafe");                                           \
+		EXPECT_EXIT(_exit((body)()), testing::ExitedWithCode(0), "") << message;                   \
+	} while (0)
 
 bool pocl_loaded()
 {
@@ -147,18 +144,18 @@ TEST(OpenCLProbe, DefaultInitLoadsNoUselessPlatform)
 	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", nullptr);
 	if (astro_opencl_platforms_may_offer(kDefault))
 		GTEST_SKIP() << "an installed OpenCL platform may give a GPU or an accelerator here";
-	EXPECT_EQ(in_child([] {
+	EXPECT_IN_CHILD(([] {
 		if (init_with_ncpus(1) != 0)
 			return 1;
 		int workers = (int)starpu_opencl_worker_get_count();
 		starpu_shutdown();
 		return workers != 0 ? 2 : pocl_loaded() ? 3 : 0;
-	}), 0) << "1: init failed, 2: OpenCL workers started, 3: PoCL loaded";
+	}), "status 1: init failed, 2: OpenCL workers started, 3: PoCL loaded");
 
 	ScopedEnv cpus("STARPU_OPENCL_ON_CPUS", "1");
 	TempDir models; // the bus figures measured for the device
 	ScopedEnv dir("STARPU_PERF_MODEL_DIR", models.path());
-	EXPECT_EQ(in_child([] {
+	EXPECT_IN_CHILD(([] {
 		void *icd = dlopen("libpocl.so.2", RTLD_LAZY);
 		if (!icd)
 			return 0; /* no PoCL here: nothing to find */
@@ -168,7 +165,7 @@ TEST(OpenCLProbe, DefaultInitLoadsNoUselessPlatform)
 		int workers = (int)starpu_opencl_worker_get_count();
 		starpu_shutdown();
 		return workers >= 1 ? 0 : 2;
-	}), 0) << "1: init failed, 2: PoCL's CPU device not found";
+	}), "status 1: init failed, 2: PoCL's CPU device not found");
 }
 
 #else
