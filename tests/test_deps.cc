@@ -764,6 +764,53 @@ TEST_F(Deps, EpilogueCallbackRunsBeforeSuccessors)
 	// starpu_task_wait() destroyed both (starpu_task_create() sets destroy).
 }
 
+// StarPU's end dependencies as its programs use them: a task built with STARPU_TASK_END_DEPS_ARRAY
+// ends (its wait returns) only after the task given, submitted after it, has run; and an end
+// dependency declared on a task already waited for and destroyed holds nothing (task_end_dep).
+std::atomic<int> g_end_dep_ran{0};
+
+void end_dep_slow(void **, void *)
+{
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	g_end_dep_ran = 1;
+}
+
+TEST_F(Deps, EndDepsArrayOfTaskInsertHoldTheTaskUntilTheyRan)
+{
+	g_end_dep_ran = 0;
+	starpu_codelet quick = cpu_codelet(no_work, 0, "end_dep_quick");
+	starpu_codelet slow = cpu_codelet(end_dep_slow, 0, "end_dep_slow");
+	starpu_task *b = starpu_task_create();
+	b->cl = &slow;
+	starpu_task *deps[1] = { b };
+	starpu_task *a = starpu_task_build(&quick, STARPU_TASK_END_DEPS_ARRAY, 1, deps, 0);
+	ASSERT_NE(a, nullptr);
+	a->detach = 0;
+	ASSERT_EQ(starpu_task_submit(a), 0);
+	ASSERT_EQ(starpu_task_submit(b), 0);
+	ASSERT_EQ(starpu_task_wait(a), 0);
+	EXPECT_EQ(g_end_dep_ran.load(), 1) << "the task ended before its end dependency ran";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST_F(Deps, EndDepOnATaskAlreadyWaitedForAndDestroyed)
+{
+	starpu_codelet quick = cpu_codelet(no_work, 0, "end_dep_quick");
+	starpu_task *done = starpu_task_create();
+	done->cl = &quick;
+	done->detach = 0;
+	done->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(done), 0);
+	ASSERT_EQ(starpu_task_wait(done), 0);
+	starpu_task *t = starpu_task_create();
+	t->cl = &quick;
+	t->detach = 0;
+	starpu_task_declare_end_deps(t, 1, done);
+	starpu_task_destroy(done);
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	EXPECT_EQ(starpu_task_wait(t), 0);
+}
+
 // ------------------------------------------------------ implicit data deps
 
 struct Shared
