@@ -1565,32 +1565,37 @@ TEST_F(InterfacesOpenCL, NowhereHandleFirstUsedOnTheDevice)
 	starpu_data_unregister(h);
 }
 
+// The multiformat tests' format: points stored as an array of structures on the CPU and as
+// a structure of arrays on the device, the conversions between them, and a device kernel
+// doubling x. Each test keeps one for the whole process (static: the runtime may still
+// refer to the codelets after the test's data is gone).
+struct SoaFormat
+{
+	starpu_codelet to_device_cl, to_cpu_cl, double_cl;
+	starpu_multiformat_data_interface_ops formats = {};
+	SoaFormat()
+	{
+		starpu_codelet_init(&to_device_cl);
+		to_device_cl.opencl_funcs[0] = to_soa;
+		to_device_cl.nbuffers = 1;
+		to_device_cl.modes[0] = STARPU_RW;
+		to_cpu_cl = to_device_cl;
+		to_cpu_cl.opencl_funcs[0] = to_aos;
+		double_cl = to_device_cl;
+		double_cl.opencl_funcs[0] = double_x;
+		double_cl.name = "double_x";
+		formats.cpu_elemsize = sizeof(point);
+		formats.opencl_elemsize = 2 * sizeof(int);
+		formats.cpu_to_opencl_cl = &to_device_cl;
+		formats.opencl_to_cpu_cl = &to_cpu_cl;
+	}
+};
+
 TEST_F(InterfacesOpenCL, MultiformatIsConvertedOnTheDevice)
 {
-	static starpu_codelet to_device_cl = [] {
-		starpu_codelet c;
-		starpu_codelet_init(&c);
-		c.opencl_funcs[0] = to_soa;
-		c.nbuffers = 1;
-		c.modes[0] = STARPU_RW;
-		return c;
-	}();
-	static starpu_codelet to_cpu_cl = [] {
-		starpu_codelet c = to_device_cl;
-		c.opencl_funcs[0] = to_aos;
-		return c;
-	}();
-	static starpu_codelet double_cl = [] {
-		starpu_codelet c = to_device_cl;
-		c.opencl_funcs[0] = double_x;
-		c.name = "double_x";
-		return c;
-	}();
-	static starpu_multiformat_data_interface_ops formats = {};
-	formats.cpu_elemsize = sizeof(point);
-	formats.opencl_elemsize = 2 * sizeof(int);
-	formats.cpu_to_opencl_cl = &to_device_cl;
-	formats.opencl_to_cpu_cl = &to_cpu_cl;
+	static SoaFormat soa;
+	starpu_codelet &to_device_cl = soa.to_device_cl, &double_cl = soa.double_cl;
+	starpu_multiformat_data_interface_ops &formats = soa.formats;
 	conversions_to_device = conversions_to_cpu = 0;
 	std::vector<point> pts(16);
 	for (int i = 0; i < 16; i++)
@@ -1657,30 +1662,9 @@ TEST_F(InterfacesOpenCL, MultiformatIsConvertedOnTheDevice)
 // the format mended, the next task runs on the data as it was. abort() before.
 TEST_F(InterfacesOpenCL, MultiformatFormatChangedSinceSubmissionFailsTheTask)
 {
-	static starpu_codelet to_device_cl = [] {
-		starpu_codelet c;
-		starpu_codelet_init(&c);
-		c.opencl_funcs[0] = to_soa;
-		c.nbuffers = 1;
-		c.modes[0] = STARPU_RW;
-		return c;
-	}();
-	static starpu_codelet to_cpu_cl = [] {
-		starpu_codelet c = to_device_cl;
-		c.opencl_funcs[0] = to_aos;
-		return c;
-	}();
-	static starpu_codelet double_cl = [] {
-		starpu_codelet c = to_device_cl;
-		c.opencl_funcs[0] = double_x;
-		c.name = "double_x";
-		return c;
-	}();
-	static starpu_multiformat_data_interface_ops formats = {};
-	formats.cpu_elemsize = sizeof(point);
-	formats.opencl_elemsize = 2 * sizeof(int);
-	formats.cpu_to_opencl_cl = &to_device_cl;
-	formats.opencl_to_cpu_cl = &to_cpu_cl;
+	static SoaFormat soa;
+	starpu_codelet &to_device_cl = soa.to_device_cl, &double_cl = soa.double_cl;
+	starpu_multiformat_data_interface_ops &formats = soa.formats;
 	std::vector<point> pts(16);
 	for (int i = 0; i < 16; i++)
 		pts[i] = { i, 100 + i };
