@@ -14,8 +14,6 @@
 #ifdef ASTRO_HAVE_GLPK
 int _astro_bound_solve(const struct lp *lp, bool integer, double relaxed, double *value, double *share, const char *fn)
 {
-	int limit_s = _astro_env_int_in(BOUND_TIME_LIMIT_ENV, 0, 7 * 24 * 3600, BOUND_TIME_LIMIT_DEFAULT);
-	int limit_ms = limit_s > 0 && limit_s < INT_MAX / 1000 ? limit_s * 1000 : INT_MAX;
 	glp_prob *P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	int ncols = (int)lp->cols->len, nrows = (int)lp->rows->len;
@@ -47,6 +45,8 @@ int _astro_bound_solve(const struct lp *lp, bool integer, double relaxed, double
 	free(val);
 	int ret = -1;
 	if (integer) {
+		int limit_s = _astro_env_int_in(BOUND_TIME_LIMIT_ENV, 0, 7 * 24 * 3600, BOUND_TIME_LIMIT_DEFAULT);
+		int limit_ms = limit_s > 0 && limit_s < INT_MAX / 1000 ? limit_s * 1000 : INT_MAX;
 		glp_iocp parm;
 		glp_init_iocp(&parm);
 		parm.msg_lev = GLP_MSG_OFF;
