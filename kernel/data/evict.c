@@ -27,6 +27,17 @@ static bool ram_copy_in_use(starpu_data_handle_t h, bool *busy)
 	return acquired;
 }
 
+/* Evicts h's copy on node (h's coherency_lock held). A write-back from main memory to disk may
+ * pack: its buffer is let past main memory's limit. */
+static bool evict_copy(starpu_data_handle_t h, unsigned node)
+{
+	bool outer = _astro_evicting_ram;
+	_astro_evicting_ram = _astro_nodes[node].kind == STARPU_CPU_RAM;
+	bool freed = _astro_coherency_evict(h, node);
+	_astro_evicting_ram = outer;
+	return freed;
+}
+
 /* *busy: a candidate was skipped as another thread held it for a moment. */
 static bool evict_one(unsigned node, bool *busy)
 {
@@ -49,11 +60,7 @@ static bool evict_one(unsigned node, bool *busy)
 		return false;
 	/* r's handle is locked: its copy cannot be used or freed meanwhile. */
 	starpu_data_handle_t h = r->handle;
-	/* A write-back from main memory to disk may pack: its buffer is let past main memory's limit. */
-	bool outer = _astro_evicting_ram;
-	_astro_evicting_ram = ram;
-	bool freed = _astro_coherency_evict(h, node);
-	_astro_evicting_ram = outer;
+	bool freed = evict_copy(h, node);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 	return freed;
 }
@@ -130,13 +137,7 @@ int starpu_data_evict_from_node(starpu_data_handle_t handle, unsigned node)
 	if (!evict_checks(handle, node, STARPU_FETCH, "starpu_data_evict_from_node"))
 		return -1;
 	starpu_pthread_mutex_lock(&handle->coherency_lock);
-	bool evicted = false;
-	if (!not_evictable(handle, node, STARPU_FETCH)) {
-		bool outer = _astro_evicting_ram;
-		_astro_evicting_ram = _astro_nodes[node].kind == STARPU_CPU_RAM;
-		evicted = _astro_coherency_evict(handle, node);
-		_astro_evicting_ram = outer;
-	}
+	bool evicted = !not_evictable(handle, node, STARPU_FETCH) && evict_copy(handle, node);
 	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	return evicted ? 0 : -1;
 }
