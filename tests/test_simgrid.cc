@@ -39,6 +39,12 @@ double value_of(const std::string &out, const std::string &name)
 	return NAN;
 }
 
+// The seeds' Cholesky example (single precision) of this build.
+std::string cholesky_program()
+{
+	return env_or("ASTRO_TEST_EXAMPLES_DIR", "../examples") + "/linalg/scholesky_implicit";
+}
+
 // The fields of a line of starpu_paje_state_stats.csv (separated by ", ").
 std::vector<std::string> split(const std::string &line, const std::string &sep)
 {
@@ -189,8 +195,7 @@ TEST_F(Simgrid, SimulatedTraceConverts)
 // simulated task lasts its model's mean, so each codelet's total is known from the models.
 TEST_F(Simgrid, NativeAndSimulatedTracesCompare)
 {
-	const char *examples = getenv("ASTRO_TEST_EXAMPLES_DIR");
-	std::string program = std::string(examples ? examples : "../examples") + "/linalg/scholesky_implicit";
+	std::string program = cholesky_program();
 	if (!file_exists(program))
 		GTEST_SKIP() << program << " is not built (the linear-algebra examples need OpenBLAS and LAPACKE)";
 	TempDir dir;
@@ -203,7 +208,7 @@ TEST_F(Simgrid, NativeAndSimulatedTracesCompare)
 			      &out),
 		  0)
 		<< out;
-	std::string tools = std::string(getenv("ASTRO_TEST_TOOLS_DIR") ? getenv("ASTRO_TEST_TOOLS_DIR") : "../tools");
+	std::string tools = env_or("ASTRO_TEST_TOOLS_DIR", "../tools");
 	std::string in_dir = "cd '" + dir.path() + "' && PYTHONPATH='" + srcdir() + "/../tools' " + tools + "/";
 	ASSERT_EQ(run_command(in_dir + "starpu_paje_state_stats native.trace simgrid.trace 2>&1", &out), 0) << out;
 	std::string csv = read_file(dir.file("starpu_paje_state_stats.csv"));
@@ -244,8 +249,7 @@ TEST_F(Simgrid, NativeAndSimulatedTracesCompare)
 // small; it simulates the same makespan every run.
 TEST_F(Simgrid, SeedCholeskyOnAttila)
 {
-	const char *examples = getenv("ASTRO_TEST_EXAMPLES_DIR");
-	std::string program = std::string(examples ? examples : "../examples") + "/linalg/scholesky_implicit";
+	std::string program = cholesky_program();
 	if (!file_exists(program))
 		GTEST_SKIP() << program << " is not built (the linear-algebra examples need OpenBLAS and LAPACKE)";
 	std::string cmd = "STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' STARPU_HOSTNAME=attila STARPU_SCHED=dmda " +
