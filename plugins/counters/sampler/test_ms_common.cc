@@ -169,6 +169,12 @@ TEST_F(MsCommon, BadInputIsRefusedWithAMessage)
 	err = stderr_of([&] { ms = ms_init(&v, (cpu_governor)9, 0, 0, GPU_FREQUENCY_CUR, IPMI_SET_TIMEOUT, SKIP_PERIODIC, VARIANT_FULL); });
 	EXPECT_EQ(ms, nullptr);
 	EXPECT_TRUE(contains(err, "out of its enum")) << err;
+	{
+		ScopedEnv ops("APAPI_EVENTOPS", "/nonexistent/ops.txt");
+		err = stderr_of([&] { ms = init_default(); });
+		EXPECT_EQ(ms, nullptr);
+		EXPECT_TRUE(contains(err, "/nonexistent/ops.txt")) << err;
+	}
 
 	// Settings of the machine: said, not applied; the library still measures.
 	err = stderr_of([&] { ms = ms_init(&v, CPU_GOVERNOR_PERFORMANCE, 0, 2000000, GPU_FREQUENCY_MAX, IPMI_SET_TIMEOUT, SKIP_PERIODIC, VARIANT_FULL); });
@@ -241,6 +247,10 @@ TEST_F(MsCommon, StatisticsBecomeEnergyAndPower)
 	apapi_eventop_copy(&dram1, dram);
 	free(dram1.name);
 	dram1.name = strdup("rapl:::DRAM_ENERGY:PACKAGE1");
+	// PP0 without a definition: the fallback of an accumulating event in PAPI's unit, nJ (its rate in nJ/s).
+	apapi_config nocfg = {};
+	apapi_eventop pp0;
+	apapi_config_op(&nocfg, "rapl:::PP0_ENERGY:PACKAGE0", INT64_MAX, "nJ", &pp0);
 	apapi_eventop count = *pkg;
 	count.name = (char *)"rapl:::PACKAGE_ENERGY_CNT:PACKAGE0";
 	count.unit[0] = count.unit[1] = (char *)"";
@@ -254,8 +264,10 @@ TEST_F(MsCommon, StatisticsBecomeEnergyAndPower)
 	ASSERT_EQ(apapi_component_add_event(rapl, pkg, 0), 0);
 	ASSERT_EQ(apapi_component_add_event(rapl, &dram1, 0), 0);
 	ASSERT_EQ(apapi_component_add_event(rapl, &count, 0), 0);
+	ASSERT_EQ(apapi_component_add_event(rapl, &pp0, 0), 0);
 	ASSERT_EQ(apapi_component_add_event(nvml, gpu_power, 0), 0);
 	apapi_eventop_clear(&dram1);
+	apapi_eventop_clear(&pp0);
 	// Samples at 0, 1 and 2 s: the package used 1 then 2 Ws (nJ counter), DRAM 0.5 then 0.5, the GPU drew 100 W.
 	const uint64_t t[3] = { 0, 1000000000u, 2000000000u };
 	const uint64_t pkg_nj[3] = { 0, 1000000000u, 3000000000u }, dram_nj[3] = { 100, 500000100u, 1000000100u };
@@ -267,6 +279,8 @@ TEST_F(MsCommon, StatisticsBecomeEnergyAndPower)
 		apapi_event_sample(&rapl->events[1], r, t[i]);
 		r.u = pkg_nj[i] * 7;
 		apapi_event_sample(&rapl->events[2], r, t[i]);
+		r.u = pkg_nj[i] / 2;
+		apapi_event_sample(&rapl->events[3], r, t[i]);
 		r.u = 100000;
 		apapi_event_sample(&nvml->events[0], r, t[i]);
 	}
@@ -283,7 +297,9 @@ TEST_F(MsCommon, StatisticsBecomeEnergyAndPower)
 	EXPECT_DOUBLE_EQ(cpu_energy_total_dram(m, 0), 0.0);
 	EXPECT_DOUBLE_EQ(cpu_energy_total_dram(m, 1), 1.0);
 	EXPECT_DOUBLE_EQ(cpu_power_avg_dram(m, 1), 0.5);
-	EXPECT_DOUBLE_EQ(cpu_energy_total_pp0(m, 0), 0.0);
+	EXPECT_DOUBLE_EQ(cpu_energy_total_pp0(m, 0), 1.5);
+	EXPECT_NEAR(cpu_power_avg_pp0(m, 0), 1.0, 1e-12);    // its one rate: 1e9 nJ/s in the second second
+	EXPECT_DOUBLE_EQ(cpu_energy_total_pp0(m, 1), 0.0);
 	const MS_MEASUREMENT_CPU *cpu = (const MS_MEASUREMENT_CPU *)getMeasurement(&m, CPU);
 	EXPECT_DOUBLE_EQ(cpu->msr_energy_acc[0][PKG], 3000.0);  // mWs in the structure
 	EXPECT_DOUBLE_EQ(cpu->msr_power_cur[0][PKG], 2000.0);   // mW
