@@ -89,6 +89,9 @@ enum astro_moment
 	ASTRO_MOMENT_RUNTIME_JOB,            /**< job job_id is the runtime's own, no task (task NULL): nimpl 1 an application's
 					      *   acquisition of handle object (starpu_data_acquire*), 0 internal (starpu_data_unregister_submit,
 					      *   a prefetch, starpu_data_wont_use...); label what it is for. Reported before its dependencies */
+	/* An idle worker's search for work, between its first empty poll and the task it finds or its sleep: */
+	ASTRO_MOMENT_WORKER_IDLE_BEGIN,      /**< the worker's first poll found nothing: it keeps polling (not when it sleeps at once) */
+	ASTRO_MOMENT_WORKER_IDLE_END,        /**< it found a task (before TASK_POPPED), or stops polling to sleep (before SLEEP_BEGIN) */
 	ASTRO_NMOMENTS
 };
 

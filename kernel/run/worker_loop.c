@@ -249,6 +249,8 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
 	struct starpu_task *task = _astro_sched_pop(w, idle[0] > 0);
 	if (task) {
+		if (STARPU_UNLIKELY(idle[0] != 0))
+			_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_END, .workerid = w->id, .task = task);
 		idle[0] = 0;
 		idle[1] = 1;
 		if (pipelined)
@@ -258,6 +260,8 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 		return;
 	}
 	if (idle[0]++ < spin_polls) {
+		if (idle[0] == 1)
+			_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_BEGIN, .workerid = w->id);
 		if (idle[0] > spin_yield_after) {
 			astro_thread_yield();
 			return;
@@ -271,6 +275,8 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 			idle[1] *= 2;
 		return;
 	}
+	if (spin_polls)
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_END, .workerid = w->id);
 	_astro_worker_sleep(w);
 	idle[0] = 0;
 	idle[1] = 1;
@@ -282,6 +288,8 @@ static inline __attribute__((always_inline)) void worker_loop(struct _astro_work
 	unsigned idle[2] = { 0, 1 };
 	while (__atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED))
 		worker_round(w, pipelined, idle);
+	if (idle[0])	/* stopped while polling for work */
+		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_END, .workerid = w->id);
 }
 
 void _astro_worker_round(struct _astro_worker *w, unsigned idle[2])

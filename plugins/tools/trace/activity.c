@@ -86,7 +86,8 @@ static void write_period(struct activity *a, int worker, const struct period *p,
 static void activity_state(void *state, const struct astro_trace_state *s)
 {
 	struct activity *a = state;
-	bool sleeping = !s->is_task && strcmp(s->name, "Sleeping") == 0;
+	/* Polling for work (Idle) is time without work, as sleeping is (StarPU's sleeping time counts both). */
+	bool sleeping = !s->is_task && (strcmp(s->name, "Sleeping") == 0 || strcmp(s->name, "Idle") == 0);
 	if (!s->left || s->location->workerid < 0 || !(s->is_task || sleeping))
 		return;
 	struct period *p = g_hash_table_lookup(a->workers, GINT_TO_POINTER(s->location->workerid + 1));

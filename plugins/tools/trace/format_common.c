@@ -37,7 +37,7 @@ const char *trace_state_alias(const char *name, const char **category)
 {
 	static const struct { const char *name, *alias, *category; } states[] = {
 		{ "Initializing", "In", "Runtime" }, { "Deinitializing", "D", "Runtime" }, { "Scheduling", "Sc", "Runtime" },
-		{ "Sleeping", "Sl", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
+		{ "Sleeping", "Sl", "Other" }, { "Idle", "I", "Other" }, { "FetchingInput", "Fi", "Runtime" }, { "Callback", "C", "Runtime" },
 		{ "PushingOutput", "Po", "Runtime" },
 		{ "Waiting all tasks", "WA", "User" }, { "Waiting task", "W", "User" }, { "Overhead", "B", "Runtime" },
 		{ "Submitting task", "Su", "User" }, { "Building task", "Bu", "User" },

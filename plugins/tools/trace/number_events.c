@@ -91,6 +91,8 @@ struct kind
 	X(K_BURST_END, 0x5a04, "astro_instr_burst_end") \
 	X(K_COUNTER_SAMPLE, 0x5a05, "astro_counter_sample") \
 	X(K_RUNTIME_JOB, 0x5a06, "astro_runtime_job") \
+	X(K_IDLE_START, 0x5a07, "astro_worker_idle_start") \
+	X(K_IDLE_END, 0x5a08, "astro_worker_idle_end") \
 	X(K_UNKNOWN, 0x5aff, "astro_unknown_event")
 
 #define KIND_ENUM(id, ...) id,
@@ -110,7 +112,7 @@ static const struct
 	{ "Sleeping", K_SLEEP_START },		 { "FetchingInput", K_FETCH_START },   { "Callback", K_CALLBACK_START },
 	{ "Waiting all tasks", K_WAIT_ALL_START }, { "PushingOutput", K_PUSH_OUTPUT_START },
 	{ "Submitting task", K_SUBMIT_START },	 { "Building task", K_BUILD_START },   { "Waiting task", K_WAIT_START },
-	{ "Throttling task submission", K_THROTTLE_START },
+	{ "Throttling task submission", K_THROTTLE_START }, { "Idle", K_IDLE_START },
 };
 
 void number_events_init(struct number_events *n)

@@ -565,6 +565,8 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_WORKER_DEINIT_END: leave(l, ts, S_DEINITIALIZING); break;
 	case ASTRO_MOMENT_WORKER_SCHED_BEGIN: enter(l, ts, S_SCHEDULING); break;
 	case ASTRO_MOMENT_WORKER_SCHED_END: leave(l, ts, S_SCHEDULING); break;
+	case ASTRO_MOMENT_WORKER_IDLE_BEGIN: enter(l, ts, S_IDLE); break;
+	case ASTRO_MOMENT_WORKER_IDLE_END: leave(l, ts, S_IDLE); break;
 	case ASTRO_MOMENT_WORKER_SLEEP_BEGIN: enter(l, ts, S_SLEEPING); break;
 	case ASTRO_MOMENT_WORKER_SLEEP_END: leave(l, ts, S_SLEEPING); break;
 	case ASTRO_MOMENT_APP_WAIT_BEGIN: enter(l, ts, e->task ? S_WAITING_TASK : S_WAITING); break;
@@ -623,7 +625,7 @@ static uint64_t moments_of(unsigned categories)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
 	if (categories & C_WORKER) /* FetchingInput: from the pop to the data's arrival */
 		mask |= B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
-			B(APP_WAIT_END);
+			B(APP_WAIT_END) | B(WORKER_IDLE_BEGIN) | B(WORKER_IDLE_END); /* Idle: polling for work, not runtime overhead */
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
 	if (categories & C_DATA)

@@ -105,7 +105,8 @@
 	X(S_SUBMITTING, "Submitting task")  /* TASK_VERBOSE: starpu_task_submit() */ \
 	X(S_BUILDING, "Building task")      /* TASK_VERBOSE: starpu_task_insert() reading its arguments */ \
 	X(S_WAITING_TASK, "Waiting task")   /* starpu_task_wait() (the other waits are "Waiting all tasks") */ \
-	X(S_THROTTLING, "Throttling task submission") /* starpu_task_submit() held: STARPU_LIMIT_MAX_SUBMITTED_TASKS reached */
+	X(S_THROTTLING, "Throttling task submission") /* starpu_task_submit() held: STARPU_LIMIT_MAX_SUBMITTED_TASKS reached */ \
+	X(S_IDLE, "Idle")                   /* a worker polling for work before it finds a task or sleeps */
 
 /* A memory manager's states, in astro_memory_state's order: the MemoryState attribute's values, their Paje aliases. */
 #define TRACE_MEMORY_STATES { "A", "F", "W", "R" } /* Allocating, Freeing, WritingBack, Reclaiming */

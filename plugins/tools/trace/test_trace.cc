@@ -391,6 +391,45 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
 }
 
+// One task that lasts, on two workers: the other worker polls for work, finds none and sleeps. Its polling is
+// recorded as what it is, Idle (StarPU's "I" state, time without work), not as the runtime's Overhead; with
+// ASTRO_SPIN_POLLS=0 a worker sleeps at once and there is no Idle.
+void one_long_task()
+{
+	starpu_codelet cl = cpu_codelet([](void **, void *) { usleep(30000); }, 0, "long");
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+}
+
+TEST(Trace, AWorkerPollingForWorkIsIdle)
+{
+	if (!have_program("otf2-print") || !have_program("pj_dump"))
+		GTEST_SKIP() << "otf2-print or pj_dump missing (Debian otf2-tools, pajeng)";
+	TraceDir dir, at_once;
+	{
+		ScopedEnv spin("ASTRO_SPIN_POLLS", nullptr);
+		traced_run(dir, one_long_task);
+	}
+	{
+		ScopedEnv spin("ASTRO_SPIN_POLLS", "0");
+		traced_run(at_once, one_long_task);
+	}
+	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	size_t idle = count(o.text, "Region: \"Idle\"");
+	EXPECT_GE(idle, 2u) << "the worker without the task polled";
+	EXPECT_EQ(idle % 2, 0u) << "each Idle entered is left";
+	EXPECT_GE(count(o.text, "Region: \"Sleeping\""), 2u) << "then slept";
+	Output z = run("otf2-print '" + at_once.archive() + "/traces.otf2'");
+	EXPECT_EQ(count(z.text, "Region: \"Idle\""), 0u) << "no polling, no Idle";
+	// Converted, it is the worker state Idle of StarPU's Paje types.
+	std::string out = dir.path() + "/out";
+	ASSERT_EQ(run(tool() + " -d '" + out + "' -i '" + dir.archive() + "'").status, 0);
+	Output p = run("pj_dump '" + out + "/paje.trace'");
+	ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
+	EXPECT_TRUE(contains(p.text, "Worker State, ") && contains(p.text, ", Idle\n")) << p.text.substr(0, 3000);
+}
+
 TEST(Trace, StoppedProfilingRecordsOnlyTheWindow)
 {
 	if (!have_program("otf2-print"))
