@@ -10,8 +10,8 @@
  * program gave in another encoding would otherwise break json.load), once
  * per distinct string: names repeat, and building each event with json-glib
  * doubled the conversion's time. Numbers are integers or finite decimals
- * (%.3f: the microsecond with its nanoseconds); a counter's value that is not
- * finite is null.
+ * (%.3f: the microsecond with its nanoseconds); a value the program gave
+ * that is not finite (a counter's, a task's flops) is null.
  *
  * One process per archive (pid: its rank), one track per location (tid: its
  * id), tasks and states as X slices, counters as C events, dependencies as
@@ -35,15 +35,25 @@ struct json
 	GHashTable *quoted;  /* string -> its JSON text, quotes included */
 };
 
-/* Writes s as a JSON string: json-glib's text of it, made once per distinct string. */
+/* Distinct strings kept quoted: names repeat, but a program may give every user event a name of its own. */
+#define QUOTED_MAX 65536
+
+/* Writes s as a JSON string: json-glib's text of it, made once per distinct string (the first QUOTED_MAX). */
 static void string(struct json *j, const char *s)
 {
+	if (!s)
+		s = "";
 	const char *text = g_hash_table_lookup(j->quoted, s);
-	if (!text) {
-		text = trace_json_quote(s);
-		g_hash_table_insert(j->quoted, g_strdup(s), (char *)text);
+	if (text) {
+		fputs(text, j->f);
+		return;
 	}
-	fputs(text, j->f);
+	char *made = trace_json_quote(s);
+	fputs(made, j->f);
+	if (g_hash_table_size(j->quoted) < QUOTED_MAX)
+		g_hash_table_insert(j->quoted, g_strdup(s), made);
+	else
+		g_free(made);
 }
 
 /* Writes a value the program gave (a counter's, a task's flops): JSON has no NaN nor infinity. */
