@@ -550,7 +550,7 @@ def _nice_step(raw):
 
 class TimeAxis:
     """The time axis (ms) that the pictures of a page share, so that they line up: from a round
-    value before the first date to one after the last, ticks at round values (1, 2 or 5 times a
+    value at or before the first date to the last date, ticks at round values (1, 2 or 5 times a
     power of ten ms apart) labelled with their unit."""
 
     def __init__(self, t0, t1, left=PLOT_LEFT, width=PLOT_WIDTH, ticks=8):
@@ -558,8 +558,9 @@ class TimeAxis:
             t1 = t0 + 1e-3
         self.step = _nice_step((t1 - t0) / ticks)
         self.first = math.floor(t0 / self.step + 1e-9)
-        self.last = max(math.ceil(t1 / self.step - 1e-9), self.first + 1)
-        self.start, self.end = self.first * self.step, self.last * self.step
+        self.start = self.first * self.step
+        self.end = max(t1, self.start + self.step)
+        self.last = math.floor(self.end / self.step + 1e-9)
         self.left, self.width = left, width
         self.decimals = max(0, -int(math.floor(math.log10(self.step) + 1e-9)))
 
