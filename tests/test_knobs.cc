@@ -1278,6 +1278,10 @@ TEST_F(Knobs, ListingToolShowsEveryKnobWithItsValues)
 	EXPECT_TRUE(contains(json, "\"name\": \"test.knobs.g_tasks_counted\", \"scope\": \"global\", \"type\": \"int64\", "
 				   "\"module\": \"knobs_testgroup\"")) << json;
 	EXPECT_TRUE(contains(json, "\"read_only\": true, \"check\": \"any\", \"default\": 0, \"value\": 0}")) << json;
+	// A help given in Latin-1 reads back with U+FFFD where the byte that is not UTF-8 was.
+	EXPECT_TRUE(contains(json, "\"name\": \"test.knobs.g_count_tasks_knob\", \"scope\": \"global\", \"type\": \"int32\", "
+				   "\"module\": \"knobs_testgroup\", \"help\": \"count the tasks that start, in caf\\ufffds (Latin-1"))
+		<< json;
 	// A double knob's figures are doubles.
 	EXPECT_TRUE(contains(json, "\"min\": 0.5, \"max\": 2.0, \"default\": 1.0, \"value\": [{\"policy\": \"eager\", \"value\": 1.0}]}"))
 		<< json;
