@@ -21,7 +21,7 @@ build|build-?*) ;;
 *) echo "BUILD_DIR='$build': name a folder build-NAME beside build.sh (it is removed and made again)" >&2; exit 2 ;;
 esac
 
-DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
+DEPS="build-essential autoconf automake libtool libtool-bin libltdl-dev libglib2.0-dev libjson-glib-dev libhwloc-dev pkg-config libgtest-dev libpapi-dev clang libclang-rt-14-dev"
 DEPS="$DEPS python3 gnuplot-nox pajeng recutils graphviz chromium"	# offline trace tools and their checks (dot renders dag.dot, headless Chromium reads the HTML pages)
 DEPS="$DEPS liblapacke-dev libopenblas-dev"	# multiple-regression models, the linear-algebra examples and the demo
 DEPS="$DEPS libotf2-trace-dev otf2-tools"	# execution traces (OTF2)

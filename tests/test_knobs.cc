@@ -1260,10 +1260,17 @@ TEST_F(Knobs, ListingToolShowsEveryKnobWithItsValues)
 	EXPECT_TRUE(contains(text, "  test.knobs.s_eager_weight_knob  [double, in [0.5, 2], default 1] (knobs_testgroup)\n"
 				   "      a weight that only eager has\n      value: eager: 1\n")) << text;
 
-	std::string json = run_perf_list("--json", &status);
+	// The JSON, read by Python's json module: each knob written back on a line of its own, as json.dumps writes it.
+	if (!have_program("python3"))
+		GTEST_SKIP() << "python3 is needed to read the JSON";
+	std::string json = run_perf_list("--json | python3 -c 'import json,sys; d=json.load(sys.stdin); "
+					 "[print(json.dumps(k)) for k in d[\"knobs\"]]'",
+					 &status);
 	ASSERT_EQ(status, 0) << json;
-	EXPECT_TRUE(contains(json, "\"knobs\": [\n    {\"id\": 1, \"name\": \"starpu.global.g_calibrate_knob\", \"scope\": \"global\", "
-				   "\"type\": \"int32\", \"module\": \"kernel\", \"help\": \"")) << json;
+	EXPECT_EQ(json.find("{\"id\": 1, \"name\": \"starpu.global.g_calibrate_knob\", \"scope\": \"global\", \"type\": \"int32\", "
+			    "\"module\": \"kernel\", \"help\": \""),
+		  0u)
+		<< "the knobs in order: " << json;
 	EXPECT_TRUE(contains(json, "\"read_only\": false, \"check\": \"set\", \"values\": [0, 1, 2], \"default\": 2, \"value\": 2}")) << json;
 	EXPECT_TRUE(contains(json, "\"check\": \"range\", \"min\": 0, \"max\": ")) << json;
 	EXPECT_TRUE(contains(json, "\"check\": \"onoff\", \"default\": 1, \"value\": [{\"worker\": 0, \"value\": 1}, {\"worker\": 1, \"value\": 1}]}"))
@@ -1271,7 +1278,13 @@ TEST_F(Knobs, ListingToolShowsEveryKnobWithItsValues)
 	EXPECT_TRUE(contains(json, "\"name\": \"test.knobs.g_tasks_counted\", \"scope\": \"global\", \"type\": \"int64\", "
 				   "\"module\": \"knobs_testgroup\"")) << json;
 	EXPECT_TRUE(contains(json, "\"read_only\": true, \"check\": \"any\", \"default\": 0, \"value\": 0}")) << json;
-	EXPECT_TRUE(contains(json, "\"min\": 0.5, \"max\": 2, \"default\": 1, \"value\": [{\"policy\": \"eager\", \"value\": 1}]}")) << json;
+	// A help given in Latin-1 reads back with U+FFFD where the byte that is not UTF-8 was.
+	EXPECT_TRUE(contains(json, "\"name\": \"test.knobs.g_count_tasks_knob\", \"scope\": \"global\", \"type\": \"int32\", "
+				   "\"module\": \"knobs_testgroup\", \"help\": \"count the tasks that start, in caf\\ufffds (Latin-1"))
+		<< json;
+	// A double knob's figures are doubles.
+	EXPECT_TRUE(contains(json, "\"min\": 0.5, \"max\": 2.0, \"default\": 1.0, \"value\": [{\"policy\": \"eager\", \"value\": 1.0}]}"))
+		<< json;
 }
 
 } // namespace

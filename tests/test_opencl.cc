@@ -14,6 +14,8 @@
 #include "opencl_helpers.h"
 #include <cmath>
 #include <dirent.h>
+#include <csignal>
+#include <sys/wait.h>
 
 using namespace astro_test;
 
@@ -980,6 +982,100 @@ TEST(OpenCLExample, VectorScalRunsOnTheOpenCLWorker)
 				 &out);
 	EXPECT_EQ(status, 0) << out;
 	EXPECT_TRUE(contains(out, "on 0 CPU, 1 OpenCL and 0 CUDA workers: correct")) << out;
+}
+
+namespace
+{
+
+// In the death-test child: starts the runtime with its OpenCL worker (PoCL loads LLVM, which installs its own handlers
+// on SIGSEGV, SIGINT and more), STARPU_CATCH_SIGNALS as given, then raises SIGSEGV from the program.
+void raise_after_opencl_start(const char *catch_signals)
+{
+	setenv("STARPU_CATCH_SIGNALS", catch_signals, 1);
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	if (starpu_init(&conf) != 0)
+		_exit(3);
+	if (starpu_opencl_worker_get_count() != 1)
+		_exit(4);
+	fputs("opencl-test: raising\n", stderr);
+	fflush(stderr);
+	raise(SIGSEGV);
+	fputs("opencl-test: raise returned\n", stderr);
+	_exit(0);
+}
+
+// Whether an OpenCL device is here, asked in a child process: this one stays without an OpenCL platform loaded.
+bool have_opencl_device()
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		starpu_conf conf = conf_with_ncpus(0);
+		conf.nopencl = 1;
+		_exit(starpu_init(&conf) == 0 && starpu_opencl_worker_get_count() == 1 ? 0 : 1);
+	}
+	int status = 0;
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+class OpenCLSignalsDeathTest : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		// threadsafe: each child runs the test in a process of its own, where no OpenCL platform was loaded yet.
+		GTEST_FLAG_SET(death_test_style, "threadsafe");
+		if (!have_opencl_device())
+			GTEST_SKIP() << "no OpenCL device here";
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigaction(SIGSEGV, &dfl, &saved_);
+	}
+	void TearDown() override { sigaction(SIGSEGV, &saved_, nullptr); }
+	struct sigaction saved_ = {};
+};
+
+} // namespace
+
+// Probing the OpenCL platforms leaves the process's signal handlers as they were: with STARPU_CATCH_SIGNALS=0 a
+// SIGSEGV kills the program, unreported; with it on, the runtime says it once, then the signal kills the program.
+TEST_F(OpenCLSignalsDeathTest, ProbingKeepsTheSignalHandlers)
+{
+	EXPECT_EXIT(raise_after_opencl_start("0"), testing::KilledBySignal(SIGSEGV), "opencl-test: raising\n$");
+	EXPECT_EXIT(raise_after_opencl_start("1"), testing::KilledBySignal(SIGSEGV),
+		    "opencl-test: raising\n\\[astrolabe\\] caught signal 11 \\(SIGSEGV\\): passing it on[^\n]*\n$");
+}
+
+// In the death-test child (a process where no OpenCL platform was loaded yet): exits 0 when starting the runtime with
+// its OpenCL worker left every signal's handler as it was, else names the first one changed and exits 1.
+void start_opencl_and_compare_handlers()
+{
+	setenv("STARPU_CATCH_SIGNALS", "0", 1);
+	static struct sigaction before[NSIG];
+	static bool known[NSIG];
+	for (int sig = 1; sig < NSIG; sig++)
+		known[sig] = sigaction(sig, nullptr, &before[sig]) == 0;
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	if (starpu_init(&conf) != 0 || starpu_opencl_worker_get_count() != 1)
+		_exit(3);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+		if (known[sig] && sig != SIGFPE && sigaction(sig, nullptr, &now) == 0 && now.sa_handler != before[sig].sa_handler) {
+			fprintf(stderr, "signal %d (%s) has another handler after starting OpenCL\n", sig, strsignal(sig));
+			_exit(1);
+		}
+	}
+	starpu_shutdown();
+	_exit(0);
+}
+
+// The handlers the program had before starpu_init() are the ones it has after: the OpenCL platform's crash reporter
+// (LLVM's, under PoCL) is left on no signal but SIGFPE, which PoCL's CPU device catches.
+TEST_F(OpenCLSignalsDeathTest, StartingLeavesEveryHandlerAsItWas)
+{
+	EXPECT_EXIT(start_opencl_and_compare_handlers(), testing::ExitedWithCode(0), "^$");
 }
 
 #else

@@ -9,7 +9,10 @@
 #include <starpu.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -357,6 +360,146 @@ TEST_F(TraceTools, ReportIsOneSelfContainedPage)
 	EXPECT_TRUE(contains(dom, "<title>task_1</title>") && contains(dom, "<title>task_3</title>")) << dom;
 }
 
+// ---------------------------------------------- what the report's pictures say
+
+// Every match of re in text: its groups 1..n.
+std::vector<std::vector<std::string>> matches(const std::string &text, const std::string &re)
+{
+	std::vector<std::vector<std::string>> out;
+	std::regex pattern(re);
+	for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
+		std::vector<std::string> groups;
+		for (size_t g = 1; g < it->size(); g++)
+			groups.push_back((*it)[g].str());
+		out.push_back(groups);
+	}
+	return out;
+}
+
+// The legend of the Gantt chart: value -> colour, for the keys of class cls ("task" or "state").
+std::map<std::string, std::string> legend(const std::string &dom, const std::string &cls)
+{
+	std::map<std::string, std::string> out;
+	for (auto &m : matches(dom, "<span class=\"key " + cls + "\" data-colour=\"(#[0-9a-f]{6})\"><svg[^>]*><rect[^>]*></rect></svg> ([^<]+)</span>"))
+		out[m[1]] = m[0];
+	return out;
+}
+
+// The colours of the Gantt's bars of each value (from their tooltips).
+std::map<std::string, std::set<std::string>> bar_colours(const std::string &dom)
+{
+	std::map<std::string, std::set<std::string>> out;
+	for (auto &m : matches(dom, "<rect(?: class=\"[a-z]+\")? x=\"[0-9.]+\" y=\"[0-9]+\" width=\"[0-9.]+\" height=\"[0-9]+\" "
+				    "fill=\"(#[0-9a-f]{6})\"><title>([^<]+): [0-9.]+ ms at"))
+		out[m[1]].insert(m[0]);
+	return out;
+}
+
+// The page's time axes: (data-from, data-to, data-x0, data-x1) of each, in order (the Gantt's, the activity's).
+std::vector<std::vector<std::string>> axes(const std::string &dom)
+{
+	return matches(dom, "<g class=\"axis\" data-from=\"([^\"]+)\" data-to=\"([^\"]+)\" data-x0=\"([^\"]+)\" data-x1=\"([^\"]+)\">");
+}
+
+// The tick labels of every axis of the page.
+std::vector<std::string> ticks(const std::string &dom)
+{
+	std::vector<std::string> out;
+	for (auto &m : matches(dom, "<text class=\"tick\"[^>]*>([^<]*)</text>"))
+		out.push_back(m[0]);
+	return out;
+}
+
+// The ticks of an axis are round: each "<number> ms", a step of 1, 2 or 5 times a power of ten apart, each a
+// multiple of the step.
+void expect_round_ticks(const std::vector<std::string> &labels)
+{
+	ASSERT_GE(labels.size(), 3u);
+	std::vector<double> v;
+	for (const std::string &l : labels) {
+		ASSERT_TRUE(std::regex_match(l, std::regex("-?[0-9]+(\\.[0-9]+)? ms"))) << "tick '" << l << "'";
+		v.push_back(std::stod(l));
+	}
+	double step = v[1] - v[0];
+	ASSERT_GT(step, 0) << labels[0] << ", " << labels[1];
+	double power = std::pow(10.0, std::floor(std::log10(step) + 1e-9)), mantissa = step / power;
+	EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-6 || std::fabs(mantissa - 2) < 1e-6 || std::fabs(mantissa - 5) < 1e-6)
+		<< "step " << step;
+	for (size_t i = 0; i < v.size(); i++) {
+		if (i && v[i] < v[i - 1])
+			break; // the next axis of the page
+		EXPECT_NEAR(v[i] / step, std::round(v[i] / step), 1e-6) << labels[i] << " is not a multiple of " << step;
+		if (i)
+			EXPECT_NEAR(v[i] - v[i - 1], step, step * 1e-6) << labels[i - 1] << " then " << labels[i];
+	}
+}
+
+// The report's Gantt chart: each codelet in a colour of its own, each state in one of its own, none shared; a task
+// without a colour takes one of the palette rather than StarPU's green, one with a colour (axpy_named's 0x3366ff in the
+// fixture) keeps it; ticks at round times in ms; the activity on the same time axis as the Gantt.
+TEST_F(TraceTools, ReportGivesEachCodeletAndStateItsColourAndOneTimeAxis)
+{
+	copy("paje.trace");
+	copy("tasks.rec");
+	copy("activity.data");
+	std::string out, err;
+	ASSERT_EQ(run_in(dir_, "astrolabe-trace-report", ".", &out, &err), 0) << err;
+	std::string dom;
+	if (!dump_dom("file://" + dir_.file("report.html"), &dom))
+		GTEST_SKIP() << "chromium is not installed: the page is not checked in a browser";
+	std::map<std::string, std::string> tasks = legend(dom, "task"), states = legend(dom, "state");
+	EXPECT_EQ(tasks.size(), 2u) << dom.substr(0, 3000);
+	EXPECT_EQ(tasks["axpy_named"], "#3366ff") << "the codelet's own colour";
+	EXPECT_NE(tasks["tt_scal"], "#009966") << "not StarPU's green for every task";
+	for (const char *s : { "Sleeping", "Waiting all tasks", "Overhead", "Initializing", "Scheduling", "FetchingInput" })
+		EXPECT_TRUE(states.count(s)) << s << " has no key: " << dom.substr(0, 3000);
+	EXPECT_NE(states["Sleeping"], states["Waiting all tasks"]);
+	std::map<std::string, std::string> owner;
+	for (auto *keys : { &tasks, &states })
+		for (auto &k : *keys) {
+			EXPECT_FALSE(owner.count(k.second)) << k.first << " and " << owner[k.second] << " share " << k.second;
+			owner[k.second] = k.first;
+		}
+	// Every bar in its value's colour.
+	std::map<std::string, std::set<std::string>> bars = bar_colours(dom);
+	EXPECT_EQ(bars.size(), tasks.size() + states.size());
+	for (auto &b : bars) {
+		std::string key = tasks.count(b.first) ? tasks[b.first] : states[b.first];
+		EXPECT_EQ(b.second, std::set<std::string>{ key }) << b.first;
+	}
+
+	std::vector<std::vector<std::string>> a = axes(dom);
+	ASSERT_EQ(a.size(), 2u) << "the Gantt's axis and the activity's";
+	EXPECT_EQ(a[0], a[1]) << "the activity strip spans the Gantt's time axis";
+	// The fixture: states from 1 to 14 ms, activity windows from 0 to 400 ms: the axis holds both, from a round value
+	// (0) to the last date.
+	EXPECT_EQ(a[0][0], "0.0");
+	EXPECT_EQ(a[0][1], "400.0");
+	expect_round_ticks(ticks(dom));
+	EXPECT_TRUE(contains(dom, ">0 ms</text>") && contains(dom, ">50 ms</text>") && contains(dom, ">400 ms</text>"))
+		<< dom.substr(0, 3000);
+}
+
+// starpu_paje_summary's Gantt charts share the report's colours: each value its own, none shared; round ticks.
+TEST_F(TraceTools, PajeSummaryGivesEachValueItsColour)
+{
+	copy("paje.trace");
+	std::string out;
+	ASSERT_EQ(run_in(dir_, "starpu_paje_summary", "paje.trace", &out), 0);
+	std::string page = read_file(dir_.file("summary.html"));
+	std::map<std::string, std::set<std::string>> bars = bar_colours(page);
+	EXPECT_EQ(bars.size(), 11u) << page.substr(0, 3000);
+	std::map<std::string, std::string> owner;
+	for (auto &b : bars) {
+		ASSERT_EQ(b.second.size(), 1u) << b.first << " is drawn in several colours";
+		const std::string &c = *b.second.begin();
+		EXPECT_FALSE(owner.count(c)) << b.first << " and " << owner[c] << " share " << c;
+		owner[c] = b.first;
+	}
+	EXPECT_EQ(*bars["axpy_named"].begin(), "#3366ff");
+	expect_round_ticks(ticks(page));
+}
+
 void report_noop(void *buffers[], void *arg)
 {
 	(void)buffers;
@@ -398,6 +541,7 @@ TEST_F(TraceTools, ReportOfATracedRun)
 		ASSERT_TRUE(rt.ok());
 		static starpu_codelet alpha = cpu_codelet(report_noop, 0, "alpha");
 		static starpu_codelet omega = cpu_codelet(report_noop, 0, "omega");
+		omega.color = 0x3366ff; // its own colour, which the report keeps (alpha has none: a colour of the palette)
 		struct starpu_task *before[4];
 		for (auto &t : before) {
 			t = starpu_task_create();
@@ -428,6 +572,20 @@ TEST_F(TraceTools, ReportOfATracedRun)
 	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>alpha</td><td>4</td>")) << dom;
 	EXPECT_TRUE(contains(dom, "<tr class=\"codelet\"><td>omega</td><td>1</td>")) << dom;
 	EXPECT_TRUE(contains(dom, "<tr class=\"worker\"><td>CPU 0</td>") && contains(dom, "<tr class=\"worker\"><td>CPU 1</td>")) << dom;
+	std::map<std::string, std::string> tasks = legend(dom, "task"), states = legend(dom, "state");
+	EXPECT_EQ(tasks["omega"], "#3366ff") << "the codelet's own colour";
+	EXPECT_EQ(tasks["alpha"], "#e69f00") << "the first colour of the palette";
+	std::map<std::string, std::set<std::string>> bars = bar_colours(dom);
+	EXPECT_EQ(bars["alpha"], std::set<std::string>{ "#e69f00" });
+	EXPECT_EQ(bars["omega"], std::set<std::string>{ "#3366ff" });
+	std::set<std::string> seen;
+	for (auto *keys : { &tasks, &states })
+		for (auto &k : *keys)
+			EXPECT_TRUE(seen.insert(k.second).second) << k.first << "'s colour " << k.second << " is another's too";
+	std::vector<std::vector<std::string>> a = axes(dom);
+	ASSERT_EQ(a.size(), 2u) << dom.substr(0, 3000);
+	EXPECT_EQ(a[0], a[1]) << "the activity strip spans the Gantt's time axis";
+	expect_round_ticks(ticks(dom));
 	if (!have_program("dot"))
 		GTEST_SKIP() << "dot (graphviz) is not installed: the task graph is not checked";
 	EXPECT_EQ(occurrences(dom, "class=\"node\""), 5u) << dom;

@@ -12,6 +12,7 @@
 #include <starpu.h>
 #include <astrolabe/counters.h>
 #include <errno.h>
+#include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,27 +21,6 @@ static const enum starpu_perf_counter_scope counter_scopes[] = {
 	starpu_perf_counter_scope_global, starpu_perf_counter_scope_per_worker, starpu_perf_counter_scope_per_codelet,
 };
 #define NCOUNTER_SCOPES (sizeof(counter_scopes) / sizeof(counter_scopes[0]))
-
-/* Prints s as a JSON string. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-		switch (*c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*c < 0x20)
-				fprintf(out, "\\u%04x", *c);
-			else
-				fputc(*c, out);
-		}
-	}
-	fputc('"', out);
-}
 
 /* ----------------------------------------------------------- counters */
 
@@ -71,34 +51,42 @@ static void counters_text(FILE *out)
 	}
 }
 
-static void counters_json(FILE *out)
+/* Sets member name of the object being built to the string s (made valid UTF-8: a plugin may name things in any
+ * encoding, JSON is UTF-8). Shared with perf-list-knobs.c. */
+void perf_list_member_string(JsonBuilder *b, const char *name, const char *s)
 {
-	const char *sep = "";
-	fputc('[', out);
+	json_builder_set_member_name(b, name);
+	if (!s) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	char *valid = g_utf8_make_valid(s, -1);
+	json_builder_add_string_value(b, valid);
+	g_free(valid);
+}
+
+static void counters_json(JsonBuilder *b)
+{
+	json_builder_begin_array(b);
 	for (size_t s = 0; s < NCOUNTER_SCOPES; s++) {
 		enum starpu_perf_counter_scope scope = counter_scopes[s];
 		int n = starpu_perf_counter_nb(scope);
 		for (int i = 0; i < n; i++) {
 			int id = starpu_perf_counter_nth_to_id(scope, i);
-			fprintf(out, "%s\n    {\"id\": %d, \"name\": ", sep, id);
-			json_string(out, starpu_perf_counter_id_to_name(id));
-			fputs(", \"scope\": ", out);
-			json_string(out, starpu_perf_counter_scope_id_to_name(scope));
-			fputs(", \"type\": ", out);
-			json_string(out, starpu_perf_counter_type_id_to_name(starpu_perf_counter_get_type_id(id)));
-			fputs(", \"kind\": ", out);
-			json_string(out, astro_counter_kind_name(astro_counter_get_kind(id)));
-			fputs(", \"unit\": ", out);
-			json_string(out, astro_counter_get_unit(id));
-			fputs(", \"module\": ", out);
-			json_string(out, astro_counter_get_module(id));
-			fputs(", \"help\": ", out);
-			json_string(out, starpu_perf_counter_get_help_string(id));
-			fputc('}', out);
-			sep = ",";
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "id");
+			json_builder_add_int_value(b, id);
+			perf_list_member_string(b, "name", starpu_perf_counter_id_to_name(id));
+			perf_list_member_string(b, "scope", starpu_perf_counter_scope_id_to_name(scope));
+			perf_list_member_string(b, "type", starpu_perf_counter_type_id_to_name(starpu_perf_counter_get_type_id(id)));
+			perf_list_member_string(b, "kind", astro_counter_kind_name(astro_counter_get_kind(id)));
+			perf_list_member_string(b, "unit", astro_counter_get_unit(id) ? astro_counter_get_unit(id) : "");
+			perf_list_member_string(b, "module", astro_counter_get_module(id));
+			perf_list_member_string(b, "help", starpu_perf_counter_get_help_string(id));
+			json_builder_end_object(b);
 		}
 	}
-	fputs(*sep ? "\n  ]" : "]", out);
+	json_builder_end_array(b);
 }
 
 /* ----------------------------------------------------------- sections */
@@ -107,12 +95,12 @@ struct section
 {
 	const char *key;                 /* JSON key */
 	void (*text)(FILE *out);         /* human-readable listing */
-	void (*json)(FILE *out);         /* a JSON array */
+	void (*json)(JsonBuilder *b);    /* adds a JSON array */
 };
 
 /* The steering knobs, with their values (perf-list-knobs.c). */
 void knobs_text(FILE *out);
-void knobs_json(FILE *out);
+void knobs_json(JsonBuilder *b);
 
 /* Everything listed, in order. A new kind of thing (knobs) is one more line. */
 static const struct section sections[] = {
@@ -167,13 +155,30 @@ int main(int argc, char **argv)
 	int major, minor, release;
 	starpu_get_version(&major, &minor, &release);
 	if (json) {
-		printf("{\n  \"runtime\": \"astrolabe\",\n  \"starpu_api\": \"%d.%d.%d\",\n  \"workers\": %u", major, minor, release,
-		       starpu_worker_get_count());
+		JsonBuilder *b = json_builder_new();
+		json_builder_begin_object(b);
+		perf_list_member_string(b, "runtime", "astrolabe");
+		char *api = g_strdup_printf("%d.%d.%d", major, minor, release);
+		perf_list_member_string(b, "starpu_api", api);
+		g_free(api);
+		json_builder_set_member_name(b, "workers");
+		json_builder_add_int_value(b, starpu_worker_get_count());
 		for (size_t s = 0; s < NSECTIONS; s++) {
-			printf(",\n  \"%s\": ", sections[s].key);
-			sections[s].json(stdout);
+			json_builder_set_member_name(b, sections[s].key);
+			sections[s].json(b);
 		}
-		printf("\n}\n");
+		json_builder_end_object(b);
+		JsonNode *root = json_builder_get_root(b);
+		JsonGenerator *generator = json_generator_new();
+		json_generator_set_pretty(generator, TRUE);
+		json_generator_set_indent(generator, 2);
+		json_generator_set_root(generator, root);
+		char *text = json_generator_to_data(generator, NULL);
+		printf("%s\n", text);
+		g_free(text);
+		g_object_unref(generator);
+		json_node_unref(root);
+		g_object_unref(b);
 	} else {
 		printf("Astrolabe (StarPU %d.%d.%d API), %u worker%s\n", major, minor, release, starpu_worker_get_count(),
 		       starpu_worker_get_count() == 1 ? "" : "s");

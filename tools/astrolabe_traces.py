@@ -449,42 +449,178 @@ def inside(t, windows):
 
 # ------------------------------------------------------------------ pictures for pages
 
-def state_color(trace, value):
-    """'#rrggbb' of a state value: its Paje colour, else one hashed from its name."""
-    c = trace.colors.get(value)
-    if c:
-        return c
-    h = zlib.crc32(value.encode())
-    return "#%02x%02x%02x" % (64 + (h & 0x7f), 64 + ((h >> 8) & 0x7f), 64 + ((h >> 16) & 0x7f))
+# The runtime's own states (StarPU's values for the threads, workers, user threads and memory
+# managers of paje.trace), each with a colour of its own: light tones, so that the tasks, in
+# the saturated colours of TASK_PALETTE, stand out of them.
+STATE_COLOURS = {
+    "Sleeping": "#d9d9d9", "Idle": "#f2f2f2", "Overhead": "#fed9a6", "Scheduling": "#fff2ae",
+    "Initializing": "#8dd3c7", "Deinitializing": "#bebada", "FetchingInput": "#b3cde3",
+    "PushingOutput": "#b3e2cd", "Callback": "#fbb4ae", "Executing": "#cbd5e8", "Progressing": "#e6f5c9",
+    "Parallel sync": "#f1e2cc", "Unpartitioning": "#cccccc", "Hypervisor": "#f4cae4",
+    "Submitting task": "#fddaec", "Building task": "#e5d8bd", "Waiting all tasks": "#decbe4",
+    "Waiting task": "#c2a5cf", "Throttling task submission": "#fb8072", "Nothing": "#f7f7f7",
+    "Allocating": "#ccebc5", "AllocatingReuse": "#a6dba0", "Freeing": "#ffffb3", "WritingBack": "#80b1d3",
+    "WritingBackAsync": "#a6cee3", "Reclaiming": "#fccde5", "DriverCopy": "#b3de69",
+    "DriverCopyAsync": "#d9ef8b",
+}
+
+# Tasks (and the states a program opens): a palette made for categories. Okabe and Ito's
+# colours first (told apart with every common colour-vision deficiency; black left out), then
+# those of Tableau 10 that differ from them; beyond, hues a golden angle apart.
+TASK_PALETTE = ["#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7",
+                "#9c755f", "#e15759", "#76b7b2", "#b07aa1", "#ff9da7", "#edc948", "#4e79a7",
+                "#f28e2b", "#59a14f"]
+
+# What StarPU's paje.trace gives a task without a colour of its own: green, the same for all.
+STARPU_TASK_GREEN = "#009966"
+
+# The time axis of the pictures: left margin (row names) and width of the plot, pixels.
+PLOT_LEFT, PLOT_WIDTH = 130, 900
 
 
-def svg_gantt(trace, states, row_key=None, rect_class=None):
+def hashed_color(name):
+    """The colour starpu_fxt_tool -c gives name (StarPU's: crc32 of the name salted with
+    "red", "green" and "blue", the three summing to 1), as it reads back from paje.trace."""
+    data = name.encode("utf-8", "surrogateescape")
+    comps = [zlib.crc32(data, zlib.crc32(salt)) % 1024 for salt in (b"red", b"green", b"blue")]
+    total = sum(comps)
+    return paje_color(" ".join("%f" % (c / total if total else 1.0 / 3) for c in comps))
+
+
+def _hsl(h, s, l):
+    """'#rrggbb' of a hue (degrees), saturation and lightness (0..1)."""
+    c = (1 - abs(2 * l - 1)) * s
+    x = c * (1 - abs((h / 60.0) % 2 - 1))
+    r, g, b = [(c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x)][int(h // 60) % 6]
+    m = l - c / 2
+    return "#%02x%02x%02x" % tuple(int(round(255 * (v + m))) for v in (r, g, b))
+
+
+def _colours(first, lightness, used):
+    """Colours not in used: first's, then hues a golden angle apart."""
+    for c in first:
+        if c not in used:
+            yield c
+    k = 0
+    while True:
+        c = _hsl((k * 137.508) % 360, 0.6, lightness)
+        k += 1
+        if c not in used:
+            yield c
+
+
+def chart_colours(traces, values):
+    """The colour of each value a page draws, each its own: a state of the runtime its colour of
+    STATE_COLOURS; a task (or a state the program opened) the colour the program gave it
+    (starpu_codelet.color, starpu_task.color: paje.trace keeps it), else one of TASK_PALETTE,
+    given in the order of the names so that a page gives the same colours to the same names.
+    StarPU's green for every task and starpu_fxt_tool -c's hashed colours count as none given.
+    traces: the PajeTrace objects the values come from."""
+    values = sorted(set(values))
+    colours, used = {}, set()
+    for v in values:
+        if v in STATE_COLOURS:
+            colours[v] = STATE_COLOURS[v]
+            used.add(colours[v])
+    rest = []
+    for v in values:
+        if v in colours:
+            continue
+        given = next((t.colors[v] for t in traces if v in t.colors), None)
+        if given and given not in (STARPU_TASK_GREEN, hashed_color(v)) and given not in used:
+            colours[v] = given
+            used.add(given)
+        else:
+            rest.append(v)
+    palette = _colours(TASK_PALETTE, 0.45, used)
+    for v in rest:
+        colours[v] = next(palette)
+        used.add(colours[v])
+    return colours
+
+
+def _nice_step(raw):
+    """The round step (1, 2 or 5 times a power of ten) next above raw."""
+    power = 10.0 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if raw <= m * power * (1 + 1e-9):
+            return m * power
+    return 10 * power
+
+
+class TimeAxis:
+    """The time axis (ms) that the pictures of a page share, so that they line up: from a round
+    value at or before the first date to the last date, ticks at round values (1, 2 or 5 times a
+    power of ten ms apart) labelled with their unit."""
+
+    def __init__(self, t0, t1, left=PLOT_LEFT, width=PLOT_WIDTH, ticks=8):
+        if not t1 > t0:
+            t1 = t0 + 1e-3
+        self.step = _nice_step((t1 - t0) / ticks)
+        self.first = math.floor(t0 / self.step + 1e-9)
+        self.start = self.first * self.step
+        self.end = max(t1, self.start + self.step)
+        self.last = math.floor(self.end / self.step + 1e-9)
+        self.left, self.width = left, width
+        self.decimals = max(0, -int(math.floor(math.log10(self.step) + 1e-9)))
+
+    def x(self, t):
+        return self.left + self.width * (t - self.start) / (self.end - self.start)
+
+    def length(self, d):
+        return self.width * d / (self.end - self.start)
+
+    def label(self, k):
+        text = "%.*f" % (self.decimals, k * self.step)
+        return ("0" if text.strip("-0.") == "" else text) + " ms"
+
+    def svg(self, y):
+        """The axis under a picture, its line at y: a group that says its range (data-from,
+        data-to, ms) and where it is drawn (data-x0, data-x1)."""
+        out = ['<g class="axis" data-from="%r" data-to="%r" data-x0="%.2f" data-x1="%.2f">'
+               % (self.start, self.end, self.left, self.left + self.width),
+               '<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#555"/>' % (self.left, y, self.left + self.width, y)]
+        for k in range(self.first, self.last + 1):
+            x = self.x(k * self.step)
+            out.append('<line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#555"/>' % (x, y, x, y + 4))
+            out.append('<text class="tick" x="%.2f" y="%d" text-anchor="middle">%s</text>' % (x, y + 15, self.label(k)))
+        out.append("</g>")
+        return "\n".join(out)
+
+
+def gantt_range(trace, states):
+    """The dates (ms) a Gantt chart of states spans: from its first state to the trace's end."""
+    return min((st[1] for st in states), default=0.0), max(trace.end, max((st[2] for st in states), default=0.0))
+
+
+def svg_gantt(trace, states, colours, axis=None, row_key=None, rect_class=None):
     """An SVG Gantt chart of states [(container, start, end, depth, value)], one row per
-    container (ordered by row_key(name), default by name); rect_class(value) may give
-    a class attribute to each bar. Each bar's tooltip says its value, duration and date."""
+    container (ordered by row_key(name), default by name), each value in its colour of
+    colours (chart_colours()), on axis (a TimeAxis; default: over gantt_range()); rect_class(value)
+    may give a class attribute to each bar. Each bar's tooltip says its value, duration and date."""
+    axis = axis or TimeAxis(*gantt_range(trace, states))
     rows = sorted({st[0] for st in states}, key=row_key)
     index = {c: i for i, c in enumerate(rows)}
-    t0 = min((st[1] for st in states), default=0.0)
-    span = max(trace.end - t0, 1e-9)
-    left, width, rh = 130, 900, 18
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-size="11" font-family="sans-serif">'
-           % (left + width + 40, rh * len(rows) + 30)]
+    rh = 18
+    out = ['<svg class="gantt" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-size="11" font-family="sans-serif">'
+           % (axis.left + axis.width + 40, rh * len(rows) + 30)]
     for i, c in enumerate(rows):
         out.append('<text class="row" x="2" y="%d">%s</text>' % (i * rh + 13, html.escape(c)))
     for c, a, b, depth, value in sorted(states, key=lambda s: s[3]):
         y = index[c] * rh + 2 + 3 * depth
-        x = left + width * (a - t0) / span
-        w = max(width * (b - a) / span, 0.5)
         cls = rect_class(value) if rect_class else None
         out.append('<rect%s x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s: %.6f ms at %.6f</title></rect>'
-                   % (' class="%s"' % cls if cls else "", x, y, w, max(rh - 4 - 3 * depth, 2),
-                      state_color(trace, value), html.escape(value), b - a, a))
-    y = rh * len(rows) + 20
-    for k in range(6):
-        x = left + width * k / 5
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%.3f</text>' % (x, y, t0 + span * k / 5))
+                   % (' class="%s"' % cls if cls else "", axis.x(a), y, max(axis.length(b - a), 0.5),
+                      max(rh - 4 - 3 * depth, 2), colours[value], html.escape(value), b - a, a))
+    out.append(axis.svg(rh * len(rows) + 4))
     out.append("</svg>")
     return "\n".join(out)
+
+
+def svg_key(colour, text, cls="key"):
+    """One entry of a legend: a square of colour, then text."""
+    return ('<span class="%s" data-colour="%s"><svg width="10" height="10"><rect width="10" height="10" fill="%s" '
+            'stroke="#888" stroke-width="0.5"/></svg> %s</span>' % (cls, colour, colour, html.escape(text)))
 
 
 # ------------------------------------------------------------------ gnuplot

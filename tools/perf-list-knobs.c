@@ -9,12 +9,16 @@
 #include <starpu.h>
 #include <astrolabe/knobs.h>
 #include <inttypes.h>
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 void knobs_text(FILE *out);
-void knobs_json(FILE *out);
+void knobs_json(JsonBuilder *b);
+/* In astrolabe-perf-list.c. */
+void perf_list_member_string(JsonBuilder *b, const char *name, const char *s);
 
 static const enum starpu_perf_knob_scope knob_scopes[] = {
 	starpu_perf_knob_scope_global, starpu_perf_knob_scope_per_worker, starpu_perf_knob_scope_per_scheduler,
@@ -24,24 +28,42 @@ static const enum starpu_perf_knob_scope knob_scopes[] = {
 
 /* ------------------------------------------------------------- values */
 
-static void value_print(FILE *out, enum starpu_perf_knob_type type, union astro_knob_value v, int json)
+static void value_print(FILE *out, enum starpu_perf_knob_type type, union astro_knob_value v)
 {
 	switch (type) {
 	case starpu_perf_knob_type_int32: fprintf(out, "%" PRId32, v.int32_val); break;
 	case starpu_perf_knob_type_int64: fprintf(out, "%" PRId64, v.int64_val); break;
-	case starpu_perf_knob_type_float:
-		if (json && !isfinite(v.float_val))
-			fputs("null", out);
-		else
-			fprintf(out, "%.9g", (double)v.float_val);
-		break;
-	default:
-		if (json && !isfinite(v.double_val))
-			fputs("null", out);
-		else
-			fprintf(out, "%.17g", v.double_val);
+	case starpu_perf_knob_type_float: fprintf(out, "%.9g", (double)v.float_val); break;
+	default: fprintf(out, "%.17g", v.double_val); break;
+	}
+}
+
+/* Adds v as a JSON number (null when not finite: JSON has no NaN); a float as its shortest decimal (1.1, not
+ * 1.10000002384). */
+static void value_add(JsonBuilder *b, enum starpu_perf_knob_type type, union astro_knob_value v)
+{
+	double d;
+	switch (type) {
+	case starpu_perf_knob_type_int32: json_builder_add_int_value(b, v.int32_val); return;
+	case starpu_perf_knob_type_int64: json_builder_add_int_value(b, v.int64_val); return;
+	case starpu_perf_knob_type_float: {
+		char text[32];
+		snprintf(text, sizeof(text), "%.9g", (double)v.float_val);
+		d = strtod(text, NULL);
 		break;
 	}
+	default: d = v.double_val; break;
+	}
+	if (isfinite(d))
+		json_builder_add_double_value(b, d);
+	else
+		json_builder_add_null_value(b);
+}
+
+static void member_value(JsonBuilder *b, const char *name, enum starpu_perf_knob_type type, union astro_knob_value v)
+{
+	json_builder_set_member_name(b, name);
+	value_add(b, type, v);
 }
 
 static union astro_knob_value value_of(const struct astro_knob_info *info, unsigned workerid, const char *policy)
@@ -114,20 +136,6 @@ static const char *check_name(enum astro_knob_check check)
 	}
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 /* --------------------------------------------------------------- text */
 
 static void accepted_text(FILE *out, const struct astro_knob_decl *d)
@@ -138,16 +146,16 @@ static void accepted_text(FILE *out, const struct astro_knob_decl *d)
 		break;
 	case ASTRO_KNOB_CHECK_RANGE:
 		fputs("in [", out);
-		value_print(out, d->type, d->min, 0);
+		value_print(out, d->type, d->min);
 		fputs(", ", out);
-		value_print(out, d->type, d->max, 0);
+		value_print(out, d->type, d->max);
 		fputc(']', out);
 		break;
 	case ASTRO_KNOB_CHECK_SET:
 		fputs("one of ", out);
 		for (unsigned i = 0; i < d->nvalues; i++) {
 			fputs(i ? ", " : "", out);
-			value_print(out, d->type, d->values[i], 0);
+			value_print(out, d->type, d->values[i]);
 		}
 		break;
 	default:
@@ -173,24 +181,24 @@ void knobs_text(FILE *out)
 			accepted_text(out, &info.decl);
 			if (info.decl.has_default) {
 				fputs(", default ", out);
-				value_print(out, info.decl.type, info.decl.default_value, 0);
+				value_print(out, info.decl.type, info.decl.default_value);
 			}
 			fprintf(out, "%s] (%s)\n      %s\n      value:", info.read_only ? ", read-only" : "", info.module,
 				info.decl.help);
 			if (scope == starpu_perf_knob_scope_global) {
 				fputc(' ', out);
-				value_print(out, info.decl.type, value_of(&info, 0, NULL), 0);
+				value_print(out, info.decl.type, value_of(&info, 0, NULL));
 			} else if (scope == starpu_perf_knob_scope_per_worker) {
 				for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
 					fprintf(out, "%s worker %u: ", w ? "," : "", w);
-					value_print(out, info.decl.type, value_of(&info, w, NULL), 0);
+					value_print(out, info.decl.type, value_of(&info, w, NULL));
 				}
 			} else {
 				const char *shown[MAX_SHOWN_POLICIES + 1];
 				const char *const *policies = shown_policies(&info, shown);
 				for (unsigned p = 0; policies[p]; p++) {
 					fprintf(out, "%s %s: ", p ? "," : "", policies[p]);
-					value_print(out, info.decl.type, value_of(&info, 0, policies[p]), 0);
+					value_print(out, info.decl.type, value_of(&info, 0, policies[p]));
 				}
 			}
 			fputc('\n', out);
@@ -200,10 +208,9 @@ void knobs_text(FILE *out)
 
 /* --------------------------------------------------------------- JSON */
 
-void knobs_json(FILE *out)
+void knobs_json(JsonBuilder *b)
 {
-	const char *sep = "";
-	fputc('[', out);
+	json_builder_begin_array(b);
 	for (size_t s = 0; s < NKNOB_SCOPES; s++) {
 		enum starpu_perf_knob_scope scope = knob_scopes[s];
 		int n = starpu_perf_knob_nb(scope);
@@ -212,63 +219,60 @@ void knobs_json(FILE *out)
 			if (astro_knob_get_info(starpu_perf_knob_nth_to_id(scope, i), &info) != 0)
 				continue;
 			const struct astro_knob_decl *d = &info.decl;
-			fprintf(out, "%s\n    {\"id\": %d, \"name\": ", sep, info.id);
-			json_string(out, d->name);
-			fputs(", \"scope\": ", out);
-			json_string(out, starpu_perf_knob_scope_id_to_name(scope));
-			fputs(", \"type\": ", out);
-			json_string(out, starpu_perf_knob_type_id_to_name(d->type));
-			fputs(", \"module\": ", out);
-			json_string(out, info.module);
-			fputs(", \"help\": ", out);
-			json_string(out, d->help);
-			fprintf(out, ", \"read_only\": %s, \"check\": ", info.read_only ? "true" : "false");
-			json_string(out, check_name(d->check));
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "id");
+			json_builder_add_int_value(b, info.id);
+			perf_list_member_string(b, "name", d->name);
+			perf_list_member_string(b, "scope", starpu_perf_knob_scope_id_to_name(scope));
+			perf_list_member_string(b, "type", starpu_perf_knob_type_id_to_name(d->type));
+			perf_list_member_string(b, "module", info.module);
+			perf_list_member_string(b, "help", d->help);
+			json_builder_set_member_name(b, "read_only");
+			json_builder_add_boolean_value(b, info.read_only);
+			perf_list_member_string(b, "check", check_name(d->check));
 			if (d->check == ASTRO_KNOB_CHECK_RANGE) {
-				fputs(", \"min\": ", out);
-				value_print(out, d->type, d->min, 1);
-				fputs(", \"max\": ", out);
-				value_print(out, d->type, d->max, 1);
+				member_value(b, "min", d->type, d->min);
+				member_value(b, "max", d->type, d->max);
 			} else if (d->check == ASTRO_KNOB_CHECK_SET) {
-				fputs(", \"values\": [", out);
-				for (unsigned v = 0; v < d->nvalues; v++) {
-					fputs(v ? ", " : "", out);
-					value_print(out, d->type, d->values[v], 1);
-				}
-				fputc(']', out);
+				json_builder_set_member_name(b, "values");
+				json_builder_begin_array(b);
+				for (unsigned v = 0; v < d->nvalues; v++)
+					value_add(b, d->type, d->values[v]);
+				json_builder_end_array(b);
 			}
-			fputs(", \"default\": ", out);
-			if (d->has_default)
-				value_print(out, d->type, d->default_value, 1);
-			else
-				fputs("null", out);
-			fputs(", \"value\": ", out);
+			if (d->has_default) {
+				member_value(b, "default", d->type, d->default_value);
+			} else {
+				json_builder_set_member_name(b, "default");
+				json_builder_add_null_value(b);
+			}
+			json_builder_set_member_name(b, "value");
 			if (scope == starpu_perf_knob_scope_global) {
-				value_print(out, d->type, value_of(&info, 0, NULL), 1);
+				value_add(b, d->type, value_of(&info, 0, NULL));
 			} else if (scope == starpu_perf_knob_scope_per_worker) {
-				fputc('[', out);
+				json_builder_begin_array(b);
 				for (unsigned w = 0; w < starpu_worker_get_count(); w++) {
-					fprintf(out, "%s{\"worker\": %u, \"value\": ", w ? ", " : "", w);
-					value_print(out, d->type, value_of(&info, w, NULL), 1);
-					fputc('}', out);
+					json_builder_begin_object(b);
+					json_builder_set_member_name(b, "worker");
+					json_builder_add_int_value(b, w);
+					member_value(b, "value", d->type, value_of(&info, w, NULL));
+					json_builder_end_object(b);
 				}
-				fputc(']', out);
+				json_builder_end_array(b);
 			} else {
 				const char *shown[MAX_SHOWN_POLICIES + 1];
 				const char *const *policies = shown_policies(&info, shown);
-				fputc('[', out);
+				json_builder_begin_array(b);
 				for (unsigned p = 0; policies[p]; p++) {
-					fputs(p ? ", {\"policy\": " : "{\"policy\": ", out);
-					json_string(out, policies[p]);
-					fputs(", \"value\": ", out);
-					value_print(out, d->type, value_of(&info, 0, policies[p]), 1);
-					fputc('}', out);
+					json_builder_begin_object(b);
+					perf_list_member_string(b, "policy", policies[p]);
+					member_value(b, "value", d->type, value_of(&info, 0, policies[p]));
+					json_builder_end_object(b);
 				}
-				fputc(']', out);
+				json_builder_end_array(b);
 			}
-			fputc('}', out);
-			sep = ",";
+			json_builder_end_object(b);
 		}
 	}
-	fputs(*sep ? "\n  ]" : "]", out);
+	json_builder_end_array(b);
 }

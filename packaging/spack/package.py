@@ -53,6 +53,7 @@ class Astrolabe(AutotoolsPackage):
     depends_on("doxygen", type="build", when="+doc")
     depends_on("python@3:", type=("build", "run"))
     depends_on("glib@2.66:")
+    depends_on("json-glib@1.6:")
     depends_on("hwloc@2:")
     depends_on("opencl", when="+opencl")
     depends_on("cuda", when="+cuda")

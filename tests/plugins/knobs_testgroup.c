@@ -84,7 +84,7 @@ static int init(void)
 		return -EINVAL;
 	if (astro_knob_declare(g_switch, &(struct astro_knob_decl){
 		    .name = "test.knobs.g_count_tasks_knob", .type = starpu_perf_knob_type_int32,
-		    .help = "count the tasks that start", .has_default = 1, .default_value.int32_val = 1,
+		    .help = "count the tasks that start, in caf\xe9s (Latin-1, not UTF-8: JSON shows U+FFFD)", .has_default = 1, .default_value.int32_val = 1,
 		    .check = ASTRO_KNOB_CHECK_ONOFF }) < 0)
 		return -EINVAL;
 	if (astro_knob_declare(g_count, &(struct astro_knob_decl){

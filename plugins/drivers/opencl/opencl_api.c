@@ -12,6 +12,7 @@
 #include <astrolabe/env.h>
 #include <errno.h>
 #include <astrolabe/thread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +39,44 @@ static cl_device_type wanted_types(void)
 	if (env_set("STARPU_OPENCL_ON_CPUS"))
 		types |= CL_DEVICE_TYPE_CPU;
 	return types;
+}
+
+/* The signal dispositions of the process, kept across the probing of the OpenCL platforms. */
+struct dispositions
+{
+	struct sigaction action[NSIG];
+	bool saved[NSIG];
+};
+
+/* Whether probing may keep what it made of signal sig: SIGFPE, which PoCL's CPU device catches so that a kernel's
+ * integer division by zero does not kill the process (its handler passes the others on). SIGKILL and SIGSTOP
+ * cannot be caught. */
+static bool probing_may_change(int sig)
+{
+	return sig == SIGFPE || sig == SIGKILL || sig == SIGSTOP;
+}
+
+static void dispositions_save(struct dispositions *d)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		d->saved[sig] = !probing_may_change(sig) && sigaction(sig, NULL, &d->action[sig]) == 0;
+}
+
+/* Loading a platform can replace the process's signal handlers: PoCL loads LLVM, which installs its crash reporter
+ * on SIGSEGV, SIGINT, SIGTERM and a dozen more; it then swallows a raise(SIGSEGV) (the program goes on) and stands
+ * before the runtime's own handlers (STARPU_CATCH_SIGNALS). Puts back every handler that probing changed. */
+static void dispositions_restore(const struct dispositions *d)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+		if (!d->saved[sig] || sigaction(sig, NULL, &now) != 0)
+			continue;
+		const struct sigaction *was = &d->action[sig];
+		bool info = was->sa_flags & SA_SIGINFO;
+		if ((now.sa_flags & SA_SIGINFO) != (was->sa_flags & SA_SIGINFO) ||
+		    (info ? (void *)now.sa_sigaction != (void *)was->sa_sigaction : now.sa_handler != was->sa_handler))
+			sigaction(sig, was, NULL);
+	}
 }
 
 static bool device_open(struct astro_opencl_device *d, cl_device_id id)
@@ -91,6 +130,8 @@ int astro_opencl_devices_open(bool quick)
 	cl_device_type types = wanted_types();
 	cl_platform_id platforms[8];
 	cl_uint nplatforms = 0;
+	struct dispositions before;
+	dispositions_save(&before);
 	if ((quick && !astro_opencl_platforms_may_offer(types)) || clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
 		nplatforms = 0;
 	for (cl_uint p = 0; p < nplatforms && p < 8; p++) {
@@ -102,6 +143,7 @@ int astro_opencl_devices_open(bool quick)
 			if (device_open(&devices[ndevices], ids[i]))
 				ndevices++;
 	}
+	dispositions_restore(&before);
 	int n = ndevices;
 	starpu_pthread_mutex_unlock(&table_lock);
 	return n;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,17 +89,30 @@ void paje_word(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+char *trace_json_quote(const char *s)
+{
+	char *copy = NULL;
+	if (!s)
+		s = "";
+	else if (!g_utf8_validate(s, -1, NULL))
+		s = copy = g_utf8_make_valid(s, -1);
+	JsonNode *node = json_node_init_string(json_node_alloc(), s);
+	JsonGenerator *generator = json_generator_new();
+	json_generator_set_root(generator, node);
+	char *text = json_generator_to_data(generator, NULL);
+	g_object_unref(generator);
+	json_node_unref(node);
+	g_free(copy);
+	return text;
+}
+
 void trace_json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch == '<')
-			fprintf(f, "\\u%04x", ch);
+	char *text = trace_json_quote(s);
+	for (const char *c = text; *c; c++)
+		if (*c == '<')
+			fputs("\\u003c", f);
 		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+			fputc(*c, f);
+	g_free(text);
 }

@@ -25,7 +25,10 @@ const char *trace_state_alias(const char *name, const char **category);
 void trace_hashed_color(const char *name, double rgb[3]);
 /* Writes s as one word of paje.trace: quoted when empty or holding a space, a TAB or a quote (then made '). */
 void paje_word(FILE *f, const char *s);
-/* Writes s as a JSON string, quotes included ('<' escaped too, so that it may sit in an HTML script). */
+/* s as a JSON string, quotes included, written by json-glib (g_free() it): made valid UTF-8 first, each invalid byte
+ * becoming U+FFFD (JSON is UTF-8: a name the program gave in another encoding would break json.load); "" for NULL. */
+char *trace_json_quote(const char *s);
+/* Writes s as trace_json_quote() does, '<' escaped too, so that it may sit in an HTML script. */
 void trace_json_string(FILE *f, const char *s);
 
 #endif

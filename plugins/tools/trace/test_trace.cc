@@ -1760,6 +1760,30 @@ void disk_workload()
 			starpu_data_unregister(h[d]);
 }
 
+// A codelet, a state and an event named in Latin-1, not UTF-8 ("caf\xe9"): trace.json stays JSON, each name read back
+// with U+FFFD in place of the byte that is not UTF-8; the name quoted and escaped too.
+
+void latin1_workload()
+{
+	static starpu_codelet cl = cpu_codelet(noop, 0, "caf\xe9 \"quoted\"\\");
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_fxt_trace_user_event_string("user\xff\xfe" "event");
+}
+
+TEST(TraceJson, NamesThatAreNotUtf8StayJson)
+{
+	if (!have_program("python3"))
+		GTEST_SKIP() << "python3 missing";
+	TraceDir dir;
+	std::string out;
+	ASSERT_NO_FATAL_FAILURE(traced_and_converted(dir, latin1_workload, &out));
+	Output j = run("python3 -c 'import json,sys; e=json.load(open(sys.argv[1], encoding=\"utf-8\"))[\"traceEvents\"];"
+		       "print(ascii(sorted({x[\"name\"] for x in e if x.get(\"cat\") in (\"task\", \"event\")})))' '" + out + "/trace.json'");
+	ASSERT_EQ(j.status, 0) << "trace.json is not JSON: " << j.text;
+	EXPECT_EQ(j.text, "['caf\\ufffd \"quoted\"\\\\', 'user\\ufffd\\ufffdevent']\n");
+}
+
 class MemoryStates : public testing::Test
 {
 protected:
