@@ -48,6 +48,7 @@ protected:
 		while (astro_instr_state_current())
 			astro_instr_state_close();
 		astro_instr_state_enable();
+		astro_instr_context_set(ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
 	}
 	std::vector<std::string> events()
 	{
@@ -169,6 +170,235 @@ TEST_F(Instrument, TaskStatesFollowTheirTask)
 	std::vector<std::string> e = events();
 	EXPECT_EQ(std::vector<std::string>(e.begin() + 8, e.end()), (std::vector<std::string>{ "+round", "-round", "+round", "-round" }));
 	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+// The replay a plugin chooses (astro_instr_context_set): a task leaves states A, B and bursts k=1, k=2,
+// j=5 open; its callback gets back all of them or only the last state / the last burst of each key.
+std::vector<std::string> replayed;
+const char *replay_current;
+
+void leaves_nested(void **, void *)
+{
+	astro_instr_state_open("A");
+	astro_instr_state_open("B");
+	astro_instr_burst_open("k", 1);
+	astro_instr_burst_open("k", 2);
+	astro_instr_burst_open("j", 5);
+}
+
+// The callback: what the observers saw when it got its task back, then what closing B and the last k shows.
+void replay_callback(void *)
+{
+	std::lock_guard<std::mutex> g(seen_lock);
+	replayed = seen;
+	replay_current = astro_instr_state_current();
+}
+
+void closes_in_callback(void *)
+{
+	astro_instr_state_close();
+	astro_instr_burst_close("k");
+	std::lock_guard<std::mutex> g(seen_lock);
+	replayed = seen;
+	replay_current = astro_instr_state_current();
+}
+
+struct Replay
+{
+	enum astro_instr_context context;
+	std::vector<std::string> at_callback;
+};
+
+class InstrumentReplay : public Instrument, public testing::WithParamInterface<Replay>
+{
+};
+
+std::vector<std::string> run_nested(void (*callback)(void *))
+{
+	static starpu_codelet cl = cpu_codelet(leaves_nested, 0, "nested");
+	replayed.clear();
+	replay_current = "unset";
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->callback_func = callback;
+	EXPECT_EQ(starpu_task_submit(t), 0);
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	const std::vector<std::string> run{ "+A", "+B", "burst k=1", "burst k=2", "burst j=5",
+					    "-B", "-A", "burst k end", "burst k end", "burst j end" };
+	EXPECT_GE(replayed.size(), run.size());
+	if (replayed.size() < run.size())
+		return {};
+	EXPECT_EQ(std::vector<std::string>(replayed.begin(), replayed.begin() + run.size()), run) << "the task's own run, every mode";
+	return std::vector<std::string>(replayed.begin() + run.size(), replayed.end());
+}
+
+TEST_P(InstrumentReplay, CallbackGetsWhatTheModeSays)
+{
+	ASSERT_EQ(astro_instr_context_set(GetParam().context), 0);
+	EXPECT_EQ(astro_instr_context_get(), GetParam().context);
+	EXPECT_EQ(run_nested(replay_callback), GetParam().at_callback);
+	EXPECT_STREQ(replay_current, "B") << "the stack is whole whatever the observers were shown";
+}
+
+const Replay replays[] = {
+	{ ASTRO_INSTR_CONTEXT_PLAIN, { "+B", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES, { "+A", "+B", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_BURSTS, { "+B", "burst k=1", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS, { "+A", "+B", "burst k=1", "burst k=2", "burst j=5" } },
+};
+
+std::string replay_name(const testing::TestParamInfo<Replay> &info)
+{
+	static const char *const names[] = { "Plain", "StackedStates", "StackedBursts", "StackedStatesAndBursts" };
+	return names[info.param.context];
+}
+
+INSTANTIATE_TEST_SUITE_P(FourBehaviours, InstrumentReplay, testing::ValuesIn(replays), replay_name);
+
+TEST_F(Instrument, ReplayDefaultsToStackedAndRefusesBadModes)
+{
+	EXPECT_EQ(astro_instr_context_get(), ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_context_set((enum astro_instr_context)4), -EINVAL); });
+	EXPECT_TRUE(contains(err, "astro_instr_context_set(4)")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_context_set((enum astro_instr_context)-1), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such replay")) << err;
+	EXPECT_EQ(astro_instr_context_get(), ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
+}
+
+TEST_F(Instrument, PlainReplayShowsHiddenEntriesAsTheLastOnesClose)
+{
+	ASSERT_EQ(astro_instr_context_set(ASTRO_INSTR_CONTEXT_PLAIN), 0);
+	EXPECT_EQ(run_nested(closes_in_callback),
+		  (std::vector<std::string>{ "+B", "burst k=2", "burst j=5", "-B", "+A", "burst k end", "burst k=1" }))
+		<< "closing B shows A, closing the last k shows the older k";
+	EXPECT_STREQ(replay_current, "A");
+}
+
+// astro_instr_task_leave_cpu / enter_cpu: a task that gives its thread away while it runs.
+std::vector<std::string> at_leave, at_enter;
+const char *current_after_leave = "unset", *current_after_enter = "unset";
+int leave_ret = 1, enter_ret = 1, second_leave_ret = 1;
+
+void yields(void **, void *)
+{
+	struct starpu_task *self = starpu_task_get_current();
+	astro_instr_state_open("work");
+	astro_instr_burst_open("bytes", 64);
+	leave_ret = astro_instr_task_leave_cpu(self);
+	{
+		std::lock_guard<std::mutex> g(seen_lock);
+		at_leave = seen;
+	}
+	current_after_leave = astro_instr_state_current();
+	second_leave_ret = astro_instr_task_leave_cpu(self); // nothing open: nothing to do
+	enter_ret = astro_instr_task_enter_cpu(self);
+	{
+		std::lock_guard<std::mutex> g(seen_lock);
+		at_enter = seen;
+	}
+	current_after_enter = astro_instr_state_current();
+	astro_instr_burst_close("bytes");
+	astro_instr_state_close();
+}
+
+TEST_F(Instrument, TaskLeavesAndEntersTheCpuOnRequest)
+{
+	static starpu_codelet cl = cpu_codelet(yields, 0, "yields");
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(leave_ret, 0);
+	EXPECT_EQ(second_leave_ret, 0);
+	EXPECT_EQ(enter_ret, 0);
+	EXPECT_EQ(at_leave, (std::vector<std::string>{ "+work", "burst bytes=64", "-work", "burst bytes end" }))
+		<< "leaving: the task's state and burst end for the observers";
+	EXPECT_EQ(current_after_leave, nullptr) << "and leave the thread's stack";
+	EXPECT_EQ(at_enter, (std::vector<std::string>{ "+work", "burst bytes=64", "-work", "burst bytes end", "+work", "burst bytes=64" }))
+		<< "entering: they open again with their value";
+	EXPECT_STREQ(current_after_enter, "work");
+	EXPECT_EQ(events().size(), 8u) << "closed in the task: nothing left for the end of its run";
+	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+TEST_F(Instrument, LeaveAndEnterCpuRefuseATaskNotRunningHere)
+{
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_task_leave_cpu(nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "astro_instr_task_leave_cpu: NULL task")) << err;
+	struct starpu_task *t = starpu_task_create();
+	err = stderr_of([t] { EXPECT_EQ(astro_instr_task_enter_cpu(t), -EINVAL); });
+	EXPECT_TRUE(contains(err, "not the task this thread runs")) << err;
+	starpu_task_destroy(t);
+}
+
+// The event-key dictionary (Nanos++'s getInstrumentorDictionary()).
+TEST_F(Instrument, DictionaryNamesKeysAndValues)
+{
+	unsigned before = astro_instr_key_count();
+	int k = astro_instr_key_register("dict-cache-malloc", "bytes the cache allocates");
+	ASSERT_GE(k, 1);
+	EXPECT_EQ(astro_instr_key_lookup("dict-cache-malloc"), k) << "getEventKey";
+	EXPECT_EQ(astro_instr_key_register("dict-cache-malloc", nullptr), k) << "registered again: the same id";
+	EXPECT_EQ(astro_instr_key_register("dict-cache-malloc", "bytes the cache allocates"), k);
+	EXPECT_EQ(astro_instr_key_lookup("dict-unknown"), -ENOENT);
+	int k2 = astro_instr_key_register("dict-phase", "");
+	EXPECT_EQ(k2, k + 1);
+	EXPECT_EQ(astro_instr_key_count(), before + 2);
+
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 1, "init"), 0);
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 2, "solve"), 0);
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 2, "solve"), 0) << "the same name again";
+	uint64_t v = 0;
+	EXPECT_EQ(astro_instr_value_lookup("dict-phase", "solve", &v), 0);
+	EXPECT_EQ(v, 2u);
+	EXPECT_EQ(astro_instr_value_lookup("dict-phase", "nope", &v), -ENOENT);
+	EXPECT_EQ(astro_instr_value_lookup("dict-unknown", "solve", &v), -ENOENT);
+	EXPECT_STREQ(astro_instr_value_name("dict-phase", 1), "init");
+	EXPECT_EQ(astro_instr_value_name("dict-phase", 3), nullptr);
+	EXPECT_EQ(astro_instr_value_name("dict-unknown", 1), nullptr);
+
+	// Listing: every key by id, with its values in order.
+	struct astro_instr_key_info info;
+	ASSERT_EQ(astro_instr_key_get((unsigned)k, &info), 0);
+	EXPECT_EQ(info.id, unsigned(k));
+	EXPECT_STREQ(info.name, "dict-cache-malloc");
+	EXPECT_STREQ(info.description, "bytes the cache allocates");
+	EXPECT_EQ(info.nvalues, 0u);
+	ASSERT_EQ(astro_instr_key_get((unsigned)k2, &info), 0);
+	EXPECT_EQ(info.nvalues, 2u);
+	const char *name = nullptr;
+	ASSERT_EQ(astro_instr_value_get((unsigned)k2, 1, &v, &name), 0);
+	EXPECT_EQ(v, 2u);
+	EXPECT_STREQ(name, "solve");
+	bool found = false;
+	for (unsigned id = 1; id <= astro_instr_key_count(); id++)
+		found |= astro_instr_key_get(id, &info) == 0 && std::string(info.name) == "dict-phase";
+	EXPECT_TRUE(found);
+}
+
+TEST_F(Instrument, DictionaryMisuseIsReported)
+{
+	ASSERT_GE(astro_instr_key_register("dict-misuse", "first"), 1);
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_key_register("dict-misuse", "second"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "another description (\"first\")")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_key_register(nullptr, "x"), -EINVAL); });
+	EXPECT_TRUE(contains(err, "empty key name")) << err;
+	EXPECT_EQ(astro_instr_key_register("", "x"), -EINVAL); // the same message (printed once)
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-nokey", 1, "a"), -ENOENT); });
+	EXPECT_TRUE(contains(err, "no such key")) << err;
+	ASSERT_EQ(astro_instr_value_register("dict-misuse", 1, "one"), 0);
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 1, "uno"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "(\"one\" = 1)")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 2, "one"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "taken already")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 2, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "empty name")) << err;
+	struct astro_instr_key_info info;
+	err = stderr_of([&info] { EXPECT_EQ(astro_instr_key_get(0, &info), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such key")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_key_get(1, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "NULL info")) << err;
+	int id = astro_instr_key_lookup("dict-misuse");
+	err = stderr_of([id] { EXPECT_EQ(astro_instr_value_get((unsigned)id, 1, nullptr, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such key or value")) << err;
 }
 
 } // namespace
