@@ -401,4 +401,47 @@ TEST_F(Instrument, DictionaryMisuseIsReported)
 	EXPECT_TRUE(contains(err, "no such key or value")) << err;
 }
 
+// astrolabe-perf-list lists the dictionary and the replay a plugin chose at its init (tests/plugins/instr_keys_test.c).
+std::string perf_list(const std::string &args, int *status)
+{
+	std::string out;
+	*status = run_command(env_or("ASTRO_TEST_TOOLS_DIR", "") + "/astrolabe-perf-list " + args, &out);
+	return out;
+}
+
+TEST(InstrumentListing, PerfListShowsKeysValuesAndReplay)
+{
+	ASSERT_FALSE(env_or("ASTRO_TEST_TOOLS_DIR", "").empty()) << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("instr_keys_test.so"));
+	const std::string plugins = build_plugin_path();
+	ScopedEnv path("STARPU_PLUGIN_PATH", plugins + ":" + dir.path());
+	int status;
+	std::string text = perf_list("", &status);
+	ASSERT_EQ(status, 0) << text;
+	EXPECT_TRUE(contains(text, "instrumentation: task replay plain, event keys: 2\n")) << text;
+	EXPECT_TRUE(contains(text, "  test-phase ") && contains(text, " the phase the test application is in\n")) << text;
+	EXPECT_TRUE(contains(text, "                    1  setup\n") && contains(text, "                    2  solve\n")) << text;
+	EXPECT_TRUE(contains(text, "  test-bytes ")) << text;
+	if (!have_program("python3"))
+		GTEST_SKIP() << "python3 missing";
+	TempDir out;
+	ASSERT_TRUE(out.write("list.json", perf_list("--json", &status)));
+	ASSERT_EQ(status, 0);
+	std::string listed;
+	ASSERT_EQ(run_command("python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"instrumentation\"];"
+			      "print(i[\"replay\"], [(k[\"id\"], k[\"name\"], [(v[\"value\"], v[\"name\"]) for v in k[\"values\"]]) for k in i[\"keys\"]])' '" +
+				      out.path() + "/list.json'",
+			      &listed),
+		  0)
+		<< listed;
+	EXPECT_EQ(listed, "plain [(1, 'test-phase', [(1, 'setup'), (2, 'solve')]), (2, 'test-bytes', [])]\n");
+
+	// Without the plugin: the default replay, no keys.
+	ScopedEnv plain("STARPU_PLUGIN_PATH", plugins);
+	text = perf_list("", &status);
+	ASSERT_EQ(status, 0) << text;
+	EXPECT_TRUE(contains(text, "instrumentation: task replay stacked states and bursts, event keys: 0\n")) << text;
+}
+
 } // namespace

@@ -4,13 +4,17 @@
  * to performance tools, with the plugins found by the usual rules
  * (STARPU_PLUGIN_PATH...): every performance counter with its scope, type,
  * kind, unit, module and help, and every steering knob with its type,
- * accepted values, default and current value, as text or as JSON (--json).
+ * accepted values, default and current value, and the instrumentation's
+ * event-key dictionary (keys, descriptions, named values) with the replay
+ * chosen for tasks, as text or as JSON (--json).
  *
  * Each kind of thing listed is one section of the table below; a section
  * prints itself as text and as a JSON array (the value of its key).
  */
 #include <starpu.h>
 #include <astrolabe/counters.h>
+#include <astrolabe/instrument.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +105,56 @@ static void counters_json(FILE *out)
 	fputs(*sep ? "\n  ]" : "]", out);
 }
 
+/* ------------------------------------------------------ instrumentation */
+
+static const char *const replay_names[] = { "plain", "stacked states", "stacked bursts", "stacked states and bursts" };
+
+static void instrumentation_text(FILE *out)
+{
+	unsigned n = astro_instr_key_count();
+	fprintf(out, "instrumentation: task replay %s, event keys: %u\n", replay_names[astro_instr_context_get() & 3], n);
+	for (unsigned id = 1; id <= n; id++) {
+		struct astro_instr_key_info key;
+		if (astro_instr_key_get(id, &key))
+			continue;
+		fprintf(out, "  %-32s %s\n", key.name, key.description);
+		for (unsigned i = 0; i < key.nvalues; i++) {
+			uint64_t value;
+			const char *name;
+			if (astro_instr_value_get(id, i, &value, &name) == 0)
+				fprintf(out, "    %20" PRIu64 "  %s\n", value, name);
+		}
+	}
+}
+
+static void instrumentation_json(FILE *out)
+{
+	fputs("{\"replay\": ", out);
+	json_string(out, replay_names[astro_instr_context_get() & 3]);
+	fputs(", \"keys\": [", out);
+	for (unsigned id = 1, n = astro_instr_key_count(); id <= n; id++) {
+		struct astro_instr_key_info key;
+		if (astro_instr_key_get(id, &key))
+			continue;
+		fprintf(out, "%s\n    {\"id\": %u, \"name\": ", id > 1 ? "," : "", key.id);
+		json_string(out, key.name);
+		fputs(", \"description\": ", out);
+		json_string(out, key.description);
+		fputs(", \"values\": [", out);
+		for (unsigned i = 0; i < key.nvalues; i++) {
+			uint64_t value;
+			const char *name;
+			if (astro_instr_value_get(id, i, &value, &name))
+				continue;
+			fprintf(out, "%s{\"value\": %" PRIu64 ", \"name\": ", i ? ", " : "", value);
+			json_string(out, name);
+			fputc('}', out);
+		}
+		fputs("]}", out);
+	}
+	fputs(astro_instr_key_count() ? "\n  ]}" : "]}", out);
+}
+
 /* ----------------------------------------------------------- sections */
 
 struct section
@@ -118,6 +172,7 @@ void knobs_json(FILE *out);
 static const struct section sections[] = {
 	{ "counters", counters_text, counters_json },
 	{ "knobs", knobs_text, knobs_json },
+	{ "instrumentation", instrumentation_text, instrumentation_json },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -127,7 +182,8 @@ static void usage(FILE *out)
 		"Usage: astrolabe-perf-list [--json]\n"
 		"Starts the Astrolabe runtime and lists the performance counters of this\n"
 		"build and of the plugins it loads, with scope, type, kind, unit and help,\n"
-		"and its steering knobs with type, accepted values, default and current value.\n"
+		"and its steering knobs with type, accepted values, default and current value,\n"
+		"and the instrumentation's event keys with their named values.\n"
 		"  --json     print JSON instead of text\n"
 		"  -h, --help print this help\n"
 		"  -v, --version  print the version and exit\n"
