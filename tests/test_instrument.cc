@@ -444,4 +444,62 @@ TEST(InstrumentListing, PerfListShowsKeysValuesAndReplay)
 	EXPECT_TRUE(contains(text, "instrumentation: task replay stacked states and bursts, event keys: 0\n")) << text;
 }
 
+// Compiling the instrumentation out (ASTRO_DISABLE_INSTRUMENTATION, configure --disable-instrumentation): code in
+// ASTRO_INSTRUMENT() / NANOS_INSTRUMENT() and the kernel's calls on the task path leave no astro_instr reference in
+// the object, while the default build keeps them. Compiled with the build's compiler, checked with nm.
+class CompiledOut : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		if (env_or("ASTRO_TEST_CC", "").empty())
+			GTEST_SKIP() << "ASTRO_TEST_CC is not set: run through make check";
+		if (!have_program("nm"))
+			GTEST_SKIP() << "nm missing (Debian binutils)";
+	}
+	// The undefined symbols of source compiled with flags (and -DASTRO_DISABLE_INSTRUMENTATION when off).
+	std::string undefined(const std::string &source, const std::string &flags, bool off)
+	{
+		std::string object = dir_.path() + "/object.o", out;
+		int status = run_command(env_or("ASTRO_TEST_CC", "") + " -O0 -c " + flags + (off ? " -DASTRO_DISABLE_INSTRUMENTATION" : "") +
+						 " '" + source + "' -o '" + object + "' 2>&1",
+					 &out);
+		EXPECT_EQ(status, 0) << source << ": " << out;
+		out.clear();
+		EXPECT_EQ(run_command("nm -u '" + object + "'", &out), 0);
+		return out;
+	}
+	TempDir dir_;
+};
+
+TEST_F(CompiledOut, UserCodeInTheMacroVanishes)
+{
+	ASSERT_TRUE(dir_.write("user.c", "#include <astrolabe/instrument.h>\n"
+					 "int user(void)\n{\n"
+					 "\tASTRO_INSTRUMENT(int k = astro_instr_key_lookup(\"cache-malloc\"));\n"
+					 "\tASTRO_INSTRUMENT(astro_instr_state_and_burst_open(\"cache\", \"cache-malloc\", 4096));\n"
+					 "\tNANOS_INSTRUMENT(astro_instr_state_and_burst_close(\"cache-malloc\"));\n"
+					 "\tASTRO_INSTRUMENT((void)k);\n"
+					 "\treturn 0;\n}\n"));
+	std::string flags = env_or("ASTRO_TEST_INCLUDES", "");
+	std::string on = undefined(dir_.path() + "/user.c", flags, false);
+	EXPECT_TRUE(contains(on, "astro_instr_key_lookup") && contains(on, "astro_instr_state_and_burst_open") &&
+		    contains(on, "astro_instr_state_and_burst_close"))
+		<< "built by default, the calls stay: " << on;
+	std::string off = undefined(dir_.path() + "/user.c", flags, true);
+	EXPECT_FALSE(contains(off, "astro_instr")) << "compiled out: " << off;
+}
+
+TEST_F(CompiledOut, KernelTaskPathCallsVanish)
+{
+	std::string flags = env_or("ASTRO_TEST_INCLUDES", "") + " " + env_or("ASTRO_TEST_KERNEL_CFLAGS", "");
+	std::string kernel = env_or("ASTRO_TEST_SRCDIR", "") + "/../kernel/";
+	for (const char *file : { "run/worker_loop.c", "tasks/task.c", "tasks/job.c" }) {
+		std::string on = undefined(kernel + file, flags, false);
+		EXPECT_TRUE(contains(on, "_astro_instr_")) << file << " built by default calls the instrumentation: " << on;
+		std::string off = undefined(kernel + file, flags, true);
+		EXPECT_FALSE(contains(off, "astro_instr")) << file << " compiled out: " << off;
+	}
+}
+
 } // namespace
