@@ -494,7 +494,7 @@ TEST_F(CompiledOut, KernelTaskPathCallsVanish)
 {
 	std::string flags = env_or("ASTRO_TEST_INCLUDES", "") + " " + env_or("ASTRO_TEST_KERNEL_CFLAGS", "");
 	std::string kernel = env_or("ASTRO_TEST_SRCDIR", "") + "/../kernel/";
-	for (const char *file : { "run/worker_loop.c", "tasks/task.c", "tasks/job.c" }) {
+	for (const char *file : { "run/worker_loop.c", "tasks/task.c", "tasks/job.c", "tasks/instr_cpu.c" }) {
 		std::string on = undefined(kernel + file, flags, false);
 		EXPECT_TRUE(contains(on, "_astro_instr_")) << file << " built by default calls the instrumentation: " << on;
 		std::string off = undefined(kernel + file, flags, true);

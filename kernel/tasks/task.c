@@ -15,7 +15,6 @@
  * graph of static tasks submitted again and again keeps its order.
  */
 #include "tasks/tasks.h"
-#include <astrolabe/instrument.h>
 #include <sched.h>
 #include <stdarg.h>
 
@@ -209,47 +208,6 @@ static void run_callbacks(struct _astro_job *job, bool epilogue)
 	_ASTRO_INSTR_TASK_LEAVE(job);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_CALLBACK_END, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_current_task = previous;
-}
-
-/* A running task gives its thread away or comes back (astrolabe/instrument.h, seed 001's wdLeaveCPU / wdEnterCPU). */
-static struct _astro_job *instr_cpu_job(const char *fn, struct starpu_task *task)
-{
-	if (!task || task != _astro_current_task || !_astro_job_of(task)) {
-		_astro_error("%s: %s: pass the task this thread runs (starpu_task_get_current() in its implementation or callback)", fn,
-			     task ? "not the task this thread runs" : "NULL task");
-		return NULL;
-	}
-	return _astro_job_of(task);
-}
-
-int astro_instr_task_leave_cpu(struct starpu_task *task)
-{
-#ifdef ASTRO_DISABLE_INSTRUMENTATION
-	(void)task;
-	_astro_error("astro_instr_task_leave_cpu: Astrolabe was configured with --disable-instrumentation: reconfigure without it to instrument");
-	return -ENOSYS;
-#else
-	struct _astro_job *job = instr_cpu_job("astro_instr_task_leave_cpu", task);
-	if (!job)
-		return -EINVAL;
-	_ASTRO_INSTR_TASK_LEAVE(job);
-	return 0;
-#endif
-}
-
-int astro_instr_task_enter_cpu(struct starpu_task *task)
-{
-#ifdef ASTRO_DISABLE_INSTRUMENTATION
-	(void)task;
-	_astro_error("astro_instr_task_enter_cpu: Astrolabe was configured with --disable-instrumentation: reconfigure without it to instrument");
-	return -ENOSYS;
-#else
-	struct _astro_job *job = instr_cpu_job("astro_instr_task_enter_cpu", task);
-	if (!job)
-		return -EINVAL;
-	_ASTRO_INSTR_TASK_ENTER(job);
-	return 0;
-#endif
 }
 
 /* The epilogue callback, run as the finishing job's (a submission from it is a resubmission, returned). */
