@@ -319,6 +319,28 @@ TEST_F(Instrument, TaskLeavesAndEntersTheCpuOnRequest)
 	EXPECT_EQ(astro_instr_state_current(), nullptr);
 }
 
+// Left with astro_instr_task_leave_cpu and not entered again before its end: what it opened meanwhile goes on top.
+void leaves_without_coming_back(void **, void *)
+{
+	astro_instr_state_open("outer");
+	astro_instr_task_leave_cpu(starpu_task_get_current());
+	astro_instr_state_open("inner");
+}
+
+TEST_F(Instrument, LeftTwiceKeepsBothInOrder)
+{
+	static starpu_codelet cl = cpu_codelet(leaves_without_coming_back, 0, "left_twice");
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->callback_func = replay_callback;
+	replayed.clear();
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(replayed, (std::vector<std::string>{ "+outer", "-outer", "+inner", "-inner", "+outer", "+inner" }))
+		<< "its callback gets both, the first left below";
+	EXPECT_STREQ(replay_current, "inner");
+}
+
 TEST_F(Instrument, LeaveAndEnterCpuRefuseATaskNotRunningHere)
 {
 	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_task_leave_cpu(nullptr), -EINVAL); });
