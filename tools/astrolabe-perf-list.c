@@ -9,7 +9,7 @@
  * chosen for tasks, as text or as JSON (--json).
  *
  * Each kind of thing listed is one section of the table below; a section
- * prints itself as text and as a JSON array (the value of its key).
+ * prints itself as text and as JSON (the value of its key).
  */
 #include <starpu.h>
 #include <astrolabe/counters.h>
@@ -161,7 +161,7 @@ struct section
 {
 	const char *key;                 /* JSON key */
 	void (*text)(FILE *out);         /* human-readable listing */
-	void (*json)(FILE *out);         /* a JSON array */
+	void (*json)(FILE *out);         /* a JSON value (an array, or the instrumentation's object) */
 };
 
 /* The steering knobs, with their values (perf-list-knobs.c). */

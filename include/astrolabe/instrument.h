@@ -51,6 +51,7 @@
 /** Instrumentation code (statements or declarations): vanishes when ASTRO_DISABLE_INSTRUMENTATION is defined. */
 #define ASTRO_INSTRUMENT(...)
 #else
+/** Instrumentation code (statements or declarations): kept as written; vanishes when ASTRO_DISABLE_INSTRUMENTATION is defined. */
 #define ASTRO_INSTRUMENT(...) __VA_ARGS__
 #endif
 #ifndef NANOS_INSTRUMENT
