@@ -209,6 +209,13 @@ struct Replay
 	std::vector<std::string> at_callback;
 };
 
+// The mode's name in gtest's messages (not its bytes).
+void PrintTo(const Replay &r, std::ostream *os)
+{
+	static const char *const names[] = { "plain", "stacked states", "stacked bursts", "stacked states and bursts" };
+	*os << names[r.context & 3];
+}
+
 class InstrumentReplay : public Instrument, public testing::WithParamInterface<Replay>
 {
 };
