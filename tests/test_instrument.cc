@@ -48,6 +48,7 @@ protected:
 		while (astro_instr_state_current())
 			astro_instr_state_close();
 		astro_instr_state_enable();
+		astro_instr_context_set(ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
 	}
 	std::vector<std::string> events()
 	{
@@ -169,6 +170,365 @@ TEST_F(Instrument, TaskStatesFollowTheirTask)
 	std::vector<std::string> e = events();
 	EXPECT_EQ(std::vector<std::string>(e.begin() + 8, e.end()), (std::vector<std::string>{ "+round", "-round", "+round", "-round" }));
 	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+// The replay a plugin chooses (astro_instr_context_set): a task leaves states A, B and bursts k=1, k=2,
+// j=5 open; its callback gets back all of them or only the last state / the last burst of each key.
+std::vector<std::string> replayed;
+const char *replay_current;
+
+void leaves_nested(void **, void *)
+{
+	astro_instr_state_open("A");
+	astro_instr_state_open("B");
+	astro_instr_burst_open("k", 1);
+	astro_instr_burst_open("k", 2);
+	astro_instr_burst_open("j", 5);
+}
+
+// The callback: what the observers saw when it got its task back, then what closing B and the last k shows.
+void replay_callback(void *)
+{
+	std::lock_guard<std::mutex> g(seen_lock);
+	replayed = seen;
+	replay_current = astro_instr_state_current();
+}
+
+void closes_in_callback(void *)
+{
+	astro_instr_state_close();
+	astro_instr_burst_close("k");
+	std::lock_guard<std::mutex> g(seen_lock);
+	replayed = seen;
+	replay_current = astro_instr_state_current();
+}
+
+struct Replay
+{
+	enum astro_instr_context context;
+	std::vector<std::string> at_callback;
+};
+
+// The mode's name in gtest's messages (not its bytes).
+void PrintTo(const Replay &r, std::ostream *os)
+{
+	static const char *const names[] = { "plain", "stacked states", "stacked bursts", "stacked states and bursts" };
+	*os << names[r.context & 3];
+}
+
+class InstrumentReplay : public Instrument, public testing::WithParamInterface<Replay>
+{
+};
+
+std::vector<std::string> run_nested(void (*callback)(void *))
+{
+	static starpu_codelet cl = cpu_codelet(leaves_nested, 0, "nested");
+	replayed.clear();
+	replay_current = "unset";
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->callback_func = callback;
+	EXPECT_EQ(starpu_task_submit(t), 0);
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	const std::vector<std::string> run{ "+A", "+B", "burst k=1", "burst k=2", "burst j=5",
+					    "-B", "-A", "burst k end", "burst k end", "burst j end" };
+	EXPECT_GE(replayed.size(), run.size());
+	if (replayed.size() < run.size())
+		return {};
+	EXPECT_EQ(std::vector<std::string>(replayed.begin(), replayed.begin() + run.size()), run) << "the task's own run, every mode";
+	return std::vector<std::string>(replayed.begin() + run.size(), replayed.end());
+}
+
+TEST_P(InstrumentReplay, CallbackGetsWhatTheModeSays)
+{
+	ASSERT_EQ(astro_instr_context_set(GetParam().context), 0);
+	EXPECT_EQ(astro_instr_context_get(), GetParam().context);
+	EXPECT_EQ(run_nested(replay_callback), GetParam().at_callback);
+	EXPECT_STREQ(replay_current, "B") << "the stack is whole whatever the observers were shown";
+}
+
+const Replay replays[] = {
+	{ ASTRO_INSTR_CONTEXT_PLAIN, { "+B", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES, { "+A", "+B", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_BURSTS, { "+B", "burst k=1", "burst k=2", "burst j=5" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS, { "+A", "+B", "burst k=1", "burst k=2", "burst j=5" } },
+};
+
+std::string replay_name(const testing::TestParamInfo<Replay> &info)
+{
+	static const char *const names[] = { "Plain", "StackedStates", "StackedBursts", "StackedStatesAndBursts" };
+	return names[info.param.context];
+}
+
+INSTANTIATE_TEST_SUITE_P(FourBehaviours, InstrumentReplay, testing::ValuesIn(replays), replay_name);
+
+TEST_F(Instrument, ReplayDefaultsToStackedAndRefusesBadModes)
+{
+	EXPECT_EQ(astro_instr_context_get(), ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_context_set((enum astro_instr_context)4), -EINVAL); });
+	EXPECT_TRUE(contains(err, "astro_instr_context_set(4)")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_context_set((enum astro_instr_context)-1), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such replay")) << err;
+	EXPECT_EQ(astro_instr_context_get(), ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS);
+}
+
+TEST_F(Instrument, PlainReplayShowsHiddenEntriesAsTheLastOnesClose)
+{
+	ASSERT_EQ(astro_instr_context_set(ASTRO_INSTR_CONTEXT_PLAIN), 0);
+	EXPECT_EQ(run_nested(closes_in_callback),
+		  (std::vector<std::string>{ "+B", "burst k=2", "burst j=5", "-B", "+A", "burst k end", "burst k=1" }))
+		<< "closing B shows A, closing the last k shows the older k";
+	EXPECT_STREQ(replay_current, "A");
+}
+
+// astro_instr_task_leave_cpu / enter_cpu: a task that gives its thread away while it runs.
+std::vector<std::string> at_leave, at_enter;
+const char *current_after_leave = "unset", *current_after_enter = "unset";
+int leave_ret = 1, enter_ret = 1, second_leave_ret = 1;
+
+void yields(void **, void *)
+{
+	struct starpu_task *self = starpu_task_get_current();
+	astro_instr_state_open("work");
+	astro_instr_burst_open("bytes", 64);
+	leave_ret = astro_instr_task_leave_cpu(self);
+	{
+		std::lock_guard<std::mutex> g(seen_lock);
+		at_leave = seen;
+	}
+	current_after_leave = astro_instr_state_current();
+	second_leave_ret = astro_instr_task_leave_cpu(self); // nothing open: nothing to do
+	enter_ret = astro_instr_task_enter_cpu(self);
+	{
+		std::lock_guard<std::mutex> g(seen_lock);
+		at_enter = seen;
+	}
+	current_after_enter = astro_instr_state_current();
+	astro_instr_burst_close("bytes");
+	astro_instr_state_close();
+}
+
+TEST_F(Instrument, TaskLeavesAndEntersTheCpuOnRequest)
+{
+	static starpu_codelet cl = cpu_codelet(yields, 0, "yields");
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(leave_ret, 0);
+	EXPECT_EQ(second_leave_ret, 0);
+	EXPECT_EQ(enter_ret, 0);
+	EXPECT_EQ(at_leave, (std::vector<std::string>{ "+work", "burst bytes=64", "-work", "burst bytes end" }))
+		<< "leaving: the task's state and burst end for the observers";
+	EXPECT_EQ(current_after_leave, nullptr) << "and leave the thread's stack";
+	EXPECT_EQ(at_enter, (std::vector<std::string>{ "+work", "burst bytes=64", "-work", "burst bytes end", "+work", "burst bytes=64" }))
+		<< "entering: they open again with their value";
+	EXPECT_STREQ(current_after_enter, "work");
+	EXPECT_EQ(events().size(), 8u) << "closed in the task: nothing left for the end of its run";
+	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+// Left with astro_instr_task_leave_cpu and not entered again before its end: what it opened meanwhile goes on top.
+void leaves_without_coming_back(void **, void *)
+{
+	astro_instr_state_open("outer");
+	astro_instr_task_leave_cpu(starpu_task_get_current());
+	astro_instr_state_open("inner");
+}
+
+TEST_F(Instrument, LeftTwiceKeepsBothInOrder)
+{
+	static starpu_codelet cl = cpu_codelet(leaves_without_coming_back, 0, "left_twice");
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->callback_func = replay_callback;
+	replayed.clear();
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(replayed, (std::vector<std::string>{ "+outer", "-outer", "+inner", "-inner", "+outer", "+inner" }))
+		<< "its callback gets both, the first left below";
+	EXPECT_STREQ(replay_current, "inner");
+}
+
+TEST_F(Instrument, LeaveAndEnterCpuRefuseATaskNotRunningHere)
+{
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_task_leave_cpu(nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "astro_instr_task_leave_cpu: NULL task")) << err;
+	struct starpu_task *t = starpu_task_create();
+	err = stderr_of([t] { EXPECT_EQ(astro_instr_task_enter_cpu(t), -EINVAL); });
+	EXPECT_TRUE(contains(err, "not the task this thread runs")) << err;
+	starpu_task_destroy(t);
+}
+
+// The event-key dictionary (Nanos++'s getInstrumentorDictionary()).
+TEST_F(Instrument, DictionaryNamesKeysAndValues)
+{
+	unsigned before = astro_instr_key_count();
+	int k = astro_instr_key_register("dict-cache-malloc", "bytes the cache allocates");
+	ASSERT_GE(k, 1);
+	EXPECT_EQ(astro_instr_key_lookup("dict-cache-malloc"), k) << "getEventKey";
+	EXPECT_EQ(astro_instr_key_register("dict-cache-malloc", nullptr), k) << "registered again: the same id";
+	EXPECT_EQ(astro_instr_key_register("dict-cache-malloc", "bytes the cache allocates"), k);
+	EXPECT_EQ(astro_instr_key_lookup("dict-unknown"), -ENOENT);
+	int k2 = astro_instr_key_register("dict-phase", "");
+	EXPECT_EQ(k2, k + 1);
+	EXPECT_EQ(astro_instr_key_count(), before + 2);
+
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 1, "init"), 0);
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 2, "solve"), 0);
+	EXPECT_EQ(astro_instr_value_register("dict-phase", 2, "solve"), 0) << "the same name again";
+	uint64_t v = 0;
+	EXPECT_EQ(astro_instr_value_lookup("dict-phase", "solve", &v), 0);
+	EXPECT_EQ(v, 2u);
+	EXPECT_EQ(astro_instr_value_lookup("dict-phase", "nope", &v), -ENOENT);
+	EXPECT_EQ(astro_instr_value_lookup("dict-unknown", "solve", &v), -ENOENT);
+	EXPECT_STREQ(astro_instr_value_name("dict-phase", 1), "init");
+	EXPECT_EQ(astro_instr_value_name("dict-phase", 3), nullptr);
+	EXPECT_EQ(astro_instr_value_name("dict-unknown", 1), nullptr);
+
+	// Listing: every key by id, with its values in order.
+	struct astro_instr_key_info info;
+	ASSERT_EQ(astro_instr_key_get((unsigned)k, &info), 0);
+	EXPECT_EQ(info.id, unsigned(k));
+	EXPECT_STREQ(info.name, "dict-cache-malloc");
+	EXPECT_STREQ(info.description, "bytes the cache allocates");
+	EXPECT_EQ(info.nvalues, 0u);
+	ASSERT_EQ(astro_instr_key_get((unsigned)k2, &info), 0);
+	EXPECT_EQ(info.nvalues, 2u);
+	const char *name = nullptr;
+	ASSERT_EQ(astro_instr_value_get((unsigned)k2, 1, &v, &name), 0);
+	EXPECT_EQ(v, 2u);
+	EXPECT_STREQ(name, "solve");
+	bool found = false;
+	for (unsigned id = 1; id <= astro_instr_key_count(); id++)
+		found |= astro_instr_key_get(id, &info) == 0 && std::string(info.name) == "dict-phase";
+	EXPECT_TRUE(found);
+}
+
+TEST_F(Instrument, DictionaryMisuseIsReported)
+{
+	ASSERT_GE(astro_instr_key_register("dict-misuse", "first"), 1);
+	std::string err = stderr_of([] { EXPECT_EQ(astro_instr_key_register("dict-misuse", "second"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "another description (\"first\")")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_key_register(nullptr, "x"), -EINVAL); });
+	EXPECT_TRUE(contains(err, "empty key name")) << err;
+	EXPECT_EQ(astro_instr_key_register("", "x"), -EINVAL); // the same message (printed once)
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-nokey", 1, "a"), -ENOENT); });
+	EXPECT_TRUE(contains(err, "no such key")) << err;
+	ASSERT_EQ(astro_instr_value_register("dict-misuse", 1, "one"), 0);
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 1, "uno"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "(\"one\" = 1)")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 2, "one"), -EEXIST); });
+	EXPECT_TRUE(contains(err, "taken already")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_value_register("dict-misuse", 2, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "empty name")) << err;
+	struct astro_instr_key_info info;
+	err = stderr_of([&info] { EXPECT_EQ(astro_instr_key_get(0, &info), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such key")) << err;
+	err = stderr_of([] { EXPECT_EQ(astro_instr_key_get(1, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "NULL info")) << err;
+	int id = astro_instr_key_lookup("dict-misuse");
+	err = stderr_of([id] { EXPECT_EQ(astro_instr_value_get((unsigned)id, 1, nullptr, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "no such key or value")) << err;
+}
+
+// astrolabe-perf-list lists the dictionary and the replay a plugin chose at its init (tests/plugins/instr_keys_test.c).
+std::string perf_list(const std::string &args, int *status)
+{
+	std::string out;
+	*status = run_command(env_or("ASTRO_TEST_TOOLS_DIR", "") + "/astrolabe-perf-list " + args, &out);
+	return out;
+}
+
+TEST(InstrumentListing, PerfListShowsKeysValuesAndReplay)
+{
+	ASSERT_FALSE(env_or("ASTRO_TEST_TOOLS_DIR", "").empty()) << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	TempDir dir;
+	ASSERT_TRUE(dir.link_test_plugin("instr_keys_test.so"));
+	const std::string plugins = build_plugin_path();
+	ScopedEnv path("STARPU_PLUGIN_PATH", plugins + ":" + dir.path());
+	int status;
+	std::string text = perf_list("", &status);
+	ASSERT_EQ(status, 0) << text;
+	EXPECT_TRUE(contains(text, "instrumentation: task replay plain, event keys: 2\n")) << text;
+	EXPECT_TRUE(contains(text, "  test-phase ") && contains(text, " the phase the test application is in\n")) << text;
+	EXPECT_TRUE(contains(text, "                    1  setup\n") && contains(text, "                    2  solve\n")) << text;
+	EXPECT_TRUE(contains(text, "  test-bytes ")) << text;
+	if (!have_program("python3"))
+		GTEST_SKIP() << "python3 missing";
+	TempDir out;
+	ASSERT_TRUE(out.write("list.json", perf_list("--json", &status)));
+	ASSERT_EQ(status, 0);
+	std::string listed;
+	ASSERT_EQ(run_command("python3 -c 'import json,sys; i=json.load(open(sys.argv[1]))[\"instrumentation\"];"
+			      "print(i[\"replay\"], [(k[\"id\"], k[\"name\"], [(v[\"value\"], v[\"name\"]) for v in k[\"values\"]]) for k in i[\"keys\"]])' '" +
+				      out.path() + "/list.json'",
+			      &listed),
+		  0)
+		<< listed;
+	EXPECT_EQ(listed, "plain [(1, 'test-phase', [(1, 'setup'), (2, 'solve')]), (2, 'test-bytes', [])]\n");
+
+	// Without the plugin: the default replay, no keys.
+	ScopedEnv plain("STARPU_PLUGIN_PATH", plugins);
+	text = perf_list("", &status);
+	ASSERT_EQ(status, 0) << text;
+	EXPECT_TRUE(contains(text, "instrumentation: task replay stacked states and bursts, event keys: 0\n")) << text;
+}
+
+// Compiling the instrumentation out (ASTRO_DISABLE_INSTRUMENTATION, configure --disable-instrumentation): code in
+// ASTRO_INSTRUMENT() / NANOS_INSTRUMENT() and the kernel's calls on the task path leave no astro_instr reference in
+// the object, while the default build keeps them. Compiled with the build's compiler, checked with nm.
+class CompiledOut : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		if (env_or("ASTRO_TEST_CC", "").empty())
+			GTEST_SKIP() << "ASTRO_TEST_CC is not set: run through make check";
+		if (!have_program("nm"))
+			GTEST_SKIP() << "nm missing (Debian binutils)";
+	}
+	// The undefined symbols of source compiled with flags (and -DASTRO_DISABLE_INSTRUMENTATION when off).
+	std::string undefined(const std::string &source, const std::string &flags, bool off)
+	{
+		std::string object = dir_.path() + "/object.o", out;
+		int status = run_command(env_or("ASTRO_TEST_CC", "") + " -O0 -c " + flags + (off ? " -DASTRO_DISABLE_INSTRUMENTATION" : "") +
+						 " '" + source + "' -o '" + object + "' 2>&1",
+					 &out);
+		EXPECT_EQ(status, 0) << source << ": " << out;
+		out.clear();
+		EXPECT_EQ(run_command("nm -u '" + object + "'", &out), 0);
+		return out;
+	}
+	TempDir dir_;
+};
+
+TEST_F(CompiledOut, UserCodeInTheMacroVanishes)
+{
+	ASSERT_TRUE(dir_.write("user.c", "#include <astrolabe/instrument.h>\n"
+					 "int user(void)\n{\n"
+					 "\tASTRO_INSTRUMENT(int k = astro_instr_key_lookup(\"cache-malloc\"));\n"
+					 "\tASTRO_INSTRUMENT(astro_instr_state_and_burst_open(\"cache\", \"cache-malloc\", 4096));\n"
+					 "\tNANOS_INSTRUMENT(astro_instr_state_and_burst_close(\"cache-malloc\"));\n"
+					 "\tASTRO_INSTRUMENT((void)k);\n"
+					 "\treturn 0;\n}\n"));
+	std::string flags = env_or("ASTRO_TEST_INCLUDES", "");
+	std::string on = undefined(dir_.path() + "/user.c", flags, false);
+	EXPECT_TRUE(contains(on, "astro_instr_key_lookup") && contains(on, "astro_instr_state_and_burst_open") &&
+		    contains(on, "astro_instr_state_and_burst_close"))
+		<< "built by default, the calls stay: " << on;
+	std::string off = undefined(dir_.path() + "/user.c", flags, true);
+	EXPECT_FALSE(contains(off, "astro_instr")) << "compiled out: " << off;
+}
+
+TEST_F(CompiledOut, KernelTaskPathCallsVanish)
+{
+	std::string flags = env_or("ASTRO_TEST_INCLUDES", "") + " " + env_or("ASTRO_TEST_KERNEL_CFLAGS", "");
+	std::string kernel = env_or("ASTRO_TEST_SRCDIR", "") + "/../kernel/";
+	for (const char *file : { "run/worker_loop.c", "tasks/task.c", "tasks/job.c", "tasks/instr_cpu.c" }) {
+		std::string on = undefined(kernel + file, flags, false);
+		EXPECT_TRUE(contains(on, "_astro_instr_")) << file << " built by default calls the instrumentation: " << on;
+		std::string off = undefined(kernel + file, flags, true);
+		EXPECT_FALSE(contains(off, "astro_instr")) << file << " compiled out: " << off;
+	}
 }
 
 } // namespace

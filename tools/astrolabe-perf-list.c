@@ -4,13 +4,17 @@
  * to performance tools, with the plugins found by the usual rules
  * (STARPU_PLUGIN_PATH...): every performance counter with its scope, type,
  * kind, unit, module and help, and every steering knob with its type,
- * accepted values, default and current value, as text or as JSON (--json).
+ * accepted values, default and current value, and the instrumentation's
+ * event-key dictionary (keys, descriptions, named values) with the replay
+ * chosen for tasks, as text or as JSON (--json).
  *
  * Each kind of thing listed is one section of the table below; a section
- * prints itself as text and as a JSON array (the value of its key).
+ * prints itself as text and as JSON (the value of its key).
  */
 #include <starpu.h>
 #include <astrolabe/counters.h>
+#include <astrolabe/instrument.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -89,13 +93,70 @@ static void counters_json(JsonBuilder *b)
 	json_builder_end_array(b);
 }
 
+/* ------------------------------------------------------ instrumentation */
+
+static const char *const replay_names[] = { "plain", "stacked states", "stacked bursts", "stacked states and bursts" };
+
+static void instrumentation_text(FILE *out)
+{
+	unsigned n = astro_instr_key_count();
+	fprintf(out, "instrumentation: task replay %s, event keys: %u\n", replay_names[astro_instr_context_get() & 3], n);
+	for (unsigned id = 1; id <= n; id++) {
+		struct astro_instr_key_info key;
+		if (astro_instr_key_get(id, &key))
+			continue;
+		fprintf(out, "  %-32s %s\n", key.name, key.description);
+		for (unsigned i = 0; i < key.nvalues; i++) {
+			uint64_t value;
+			const char *name;
+			if (astro_instr_value_get(id, i, &value, &name) == 0)
+				fprintf(out, "    %20" PRIu64 "  %s\n", value, name);
+		}
+	}
+}
+
+static void instrumentation_json(JsonBuilder *b)
+{
+	json_builder_begin_object(b);
+	perf_list_member_string(b, "replay", replay_names[astro_instr_context_get() & 3]);
+	json_builder_set_member_name(b, "keys");
+	json_builder_begin_array(b);
+	for (unsigned id = 1, n = astro_instr_key_count(); id <= n; id++) {
+		struct astro_instr_key_info key;
+		if (astro_instr_key_get(id, &key))
+			continue;
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "id");
+		json_builder_add_int_value(b, key.id);
+		perf_list_member_string(b, "name", key.name);
+		perf_list_member_string(b, "description", key.description);
+		json_builder_set_member_name(b, "values");
+		json_builder_begin_array(b);
+		for (unsigned i = 0; i < key.nvalues; i++) {
+			uint64_t value;
+			const char *name;
+			if (astro_instr_value_get(id, i, &value, &name))
+				continue;
+			json_builder_begin_object(b);
+			json_builder_set_member_name(b, "value");
+			json_builder_add_int_value(b, (gint64)value);
+			perf_list_member_string(b, "name", name);
+			json_builder_end_object(b);
+		}
+		json_builder_end_array(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+}
+
 /* ----------------------------------------------------------- sections */
 
 struct section
 {
 	const char *key;                 /* JSON key */
 	void (*text)(FILE *out);         /* human-readable listing */
-	void (*json)(JsonBuilder *b);    /* adds a JSON array */
+	void (*json)(JsonBuilder *b);    /* adds a JSON value (an array, or the instrumentation's object) */
 };
 
 /* The steering knobs, with their values (perf-list-knobs.c). */
@@ -106,6 +167,7 @@ void knobs_json(JsonBuilder *b);
 static const struct section sections[] = {
 	{ "counters", counters_text, counters_json },
 	{ "knobs", knobs_text, knobs_json },
+	{ "instrumentation", instrumentation_text, instrumentation_json },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -115,7 +177,8 @@ static void usage(FILE *out)
 		"Usage: astrolabe-perf-list [--json]\n"
 		"Starts the Astrolabe runtime and lists the performance counters of this\n"
 		"build and of the plugins it loads, with scope, type, kind, unit and help,\n"
-		"and its steering knobs with type, accepted values, default and current value.\n"
+		"and its steering knobs with type, accepted values, default and current value,\n"
+		"and the instrumentation's event keys with their named values.\n"
 		"  --json     print JSON instead of text\n"
 		"  -h, --help print this help\n"
 		"  -v, --version  print the version and exit\n"

@@ -233,7 +233,13 @@ struct astro_trace_counter
 	double value;
 	/** A burst's integer value (value is the same as a double); 0 for the other kinds. */
 	uint64_t raw;
-	void *reserved[4];
+	/**
+	 * A burst's value's name in the event-key dictionary
+	 * (astro_instr_value_register()), else NULL. In place of a reserved
+	 * pointer: same ABI version; NULL from a converter older than it.
+	 */
+	const char *label;
+	void *reserved[3];
 };
 
 /** A dependency between two tasks, or two tags. */

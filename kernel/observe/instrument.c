@@ -14,14 +14,27 @@
  * values: the worker's own states never carry a task's, and a task finds its
  * history where it left it. Free on the task path: a flag of the job and a
  * count of this thread's task-owned entries, both tested by the kernel.
+ *
+ * The replay (astro_instr_context_set()): entries a task gets back may be
+ * hidden, kept on the stack but not shown to the observers: a hidden state
+ * shows once the states above it close, a hidden burst once the later
+ * burst of its key closes.
+ *
+ * The event-key dictionary is a registry (a mutex, a hash table by name),
+ * off the task path: named at init, read by the tools and the recorder.
+ *
+ * Built with ASTRO_DISABLE_INSTRUMENTATION, the kernel's calls vanish and
+ * the states and bursts answer -ENOSYS (the dictionary still works).
  */
 #include "observe/observe.h"
 #include <astrolabe/instrument.h>
+#include <inttypes.h>
 
 struct state_stack
 {
 	const char *states[ASTRO_INSTR_MAX_DEPTH];
 	const struct starpu_task *state_owner[ASTRO_INSTR_MAX_DEPTH]; /* the task running when it was opened (NULL: none) */
+	bool state_hidden[ASTRO_INSTR_MAX_DEPTH];                     /* kept, not shown (a replay of only the last state) */
 	unsigned depth;
 	/* What the observers saw: emitted[0..nemitted). */
 	const char *emitted[ASTRO_INSTR_MAX_DEPTH];
@@ -29,11 +42,23 @@ struct state_stack
 	const char *bursts[ASTRO_INSTR_MAX_DEPTH];
 	uint64_t burst_value[ASTRO_INSTR_MAX_DEPTH];
 	const struct starpu_task *burst_owner[ASTRO_INSTR_MAX_DEPTH];
+	bool burst_hidden[ASTRO_INSTR_MAX_DEPTH]; /* kept, not shown (a replay of only the last burst of each key) */
 	unsigned nbursts;
 };
 
 static _ASTRO_TLS struct state_stack stack;
 static int states_off; /* atomic */
+static int replay = ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS; /* atomic */
+
+#ifdef ASTRO_DISABLE_INSTRUMENTATION
+#define COMPILED_OUT(fn, ret)                                                                                                          \
+	do {                                                                                                                           \
+		_astro_error(fn ": Astrolabe was configured with --disable-instrumentation: reconfigure without it to instrument"); \
+		return ret;                                                                                                            \
+	} while (0)
+#else
+#define COMPILED_OUT(fn, ret) (void)0
+#endif
 
 _ASTRO_TLS unsigned _astro_instr_task_open;
 
@@ -66,21 +91,26 @@ static void catch_up(void)
 {
 	if (__atomic_load_n(&states_off, __ATOMIC_RELAXED))
 		return;
-	unsigned common = 0;
-	while (common < stack.nemitted && common < stack.depth && stack.emitted[common] == stack.states[common])
+	const char *shown[ASTRO_INSTR_MAX_DEPTH];
+	unsigned nshown = 0, common = 0;
+	for (unsigned i = 0; i < stack.depth; i++)
+		if (!stack.state_hidden[i])
+			shown[nshown++] = stack.states[i];
+	while (common < stack.nemitted && common < nshown && stack.emitted[common] == shown[common])
 		common++;
 	while (stack.nemitted > common) {
 		stack.nemitted--;
 		emit(ASTRO_MOMENT_STATE_END, stack.emitted[stack.nemitted], 0);
 	}
-	for (; stack.nemitted < stack.depth; stack.nemitted++) {
-		stack.emitted[stack.nemitted] = stack.states[stack.nemitted];
-		emit(ASTRO_MOMENT_STATE_BEGIN, stack.states[stack.nemitted], 0);
+	for (; stack.nemitted < nshown; stack.nemitted++) {
+		stack.emitted[stack.nemitted] = shown[stack.nemitted];
+		emit(ASTRO_MOMENT_STATE_BEGIN, shown[stack.nemitted], 0);
 	}
 }
 
 int astro_instr_state_open(const char *state)
 {
+	COMPILED_OUT("astro_instr_state_open", -ENOSYS);
 	if (!state) {
 		_astro_error("astro_instr_state_open: NULL state: give the state's name");
 		return -EINVAL;
@@ -91,6 +121,7 @@ int astro_instr_state_open(const char *state)
 		return -ENOSPC;
 	}
 	stack.state_owner[stack.depth] = _astro_current_task;
+	stack.state_hidden[stack.depth] = false;
 	stack.states[stack.depth++] = state;
 	if (_astro_current_task)
 		_astro_instr_task_open++;
@@ -100,6 +131,7 @@ int astro_instr_state_open(const char *state)
 
 int astro_instr_state_close(void)
 {
+	COMPILED_OUT("astro_instr_state_close", -ENOSYS);
 	if (!stack.depth) {
 		_astro_error("astro_instr_state_close: no state is open on this thread: open one with astro_instr_state_open");
 		return -EINVAL;
@@ -107,6 +139,8 @@ int astro_instr_state_close(void)
 	stack.depth--;
 	if (stack.state_owner[stack.depth] && _astro_instr_task_open)
 		_astro_instr_task_open--;
+	if (stack.depth)
+		stack.state_hidden[stack.depth - 1] = false; /* the state below is current again */
 	catch_up();
 	return 0;
 }
@@ -122,11 +156,18 @@ static void remove_burst(unsigned i)
 	memmove(&stack.bursts[i], &stack.bursts[i + 1], after * sizeof(stack.bursts[0]));
 	memmove(&stack.burst_value[i], &stack.burst_value[i + 1], after * sizeof(stack.burst_value[0]));
 	memmove(&stack.burst_owner[i], &stack.burst_owner[i + 1], after * sizeof(stack.burst_owner[0]));
+	memmove(&stack.burst_hidden[i], &stack.burst_hidden[i + 1], after * sizeof(stack.burst_hidden[0]));
 	stack.nbursts--;
+}
+
+static bool same_key(const char *a, const char *b)
+{
+	return a == b || strcmp(a, b) == 0;
 }
 
 int astro_instr_burst_open(const char *key, uint64_t value)
 {
+	COMPILED_OUT("astro_instr_burst_open", -ENOSYS);
 	if (!key) {
 		_astro_error("astro_instr_burst_open: NULL key: give the burst's name");
 		return -EINVAL;
@@ -138,6 +179,7 @@ int astro_instr_burst_open(const char *key, uint64_t value)
 	}
 	stack.burst_owner[stack.nbursts] = _astro_current_task;
 	stack.burst_value[stack.nbursts] = value;
+	stack.burst_hidden[stack.nbursts] = false;
 	stack.bursts[stack.nbursts++] = key;
 	if (_astro_current_task)
 		_astro_instr_task_open++;
@@ -147,12 +189,23 @@ int astro_instr_burst_open(const char *key, uint64_t value)
 
 int astro_instr_burst_close(const char *key)
 {
+	COMPILED_OUT("astro_instr_burst_close", -ENOSYS);
 	for (unsigned i = stack.nbursts; key && i-- > 0;) {
-		if (stack.bursts[i] == key || strcmp(stack.bursts[i], key) == 0) {
+		if (same_key(stack.bursts[i], key)) {
 			if (stack.burst_owner[i] && _astro_instr_task_open)
 				_astro_instr_task_open--;
 			remove_burst(i);
 			emit(ASTRO_MOMENT_BURST_END, key, 0);
+			/* A hidden older burst of the key shows again. */
+			for (unsigned j = i; j-- > 0;) {
+				if (!same_key(stack.bursts[j], key))
+					continue;
+				if (stack.burst_hidden[j]) {
+					stack.burst_hidden[j] = false;
+					emit(ASTRO_MOMENT_BURST_BEGIN, stack.bursts[j], stack.burst_value[j]);
+				}
+				break;
+			}
 			return 0;
 		}
 	}
@@ -181,16 +234,33 @@ int astro_instr_state_and_burst_close(const char *key)
 
 void astro_instr_state_disable(void)
 {
+	COMPILED_OUT("astro_instr_state_disable", );
 	__atomic_store_n(&states_off, 1, __ATOMIC_RELAXED);
 }
 
 void astro_instr_state_enable(void)
 {
+	COMPILED_OUT("astro_instr_state_enable", );
 	__atomic_store_n(&states_off, 0, __ATOMIC_RELAXED);
 	catch_up();
 }
 
 /* ------------------------------------------------------ per-task context */
+
+int astro_instr_context_set(enum astro_instr_context context)
+{
+	if ((unsigned)context > ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS) {
+		_astro_error("astro_instr_context_set(%d): no such replay: give one of enum astro_instr_context", (int)context);
+		return -EINVAL;
+	}
+	__atomic_store_n(&replay, (int)context, __ATOMIC_RELAXED);
+	return 0;
+}
+
+enum astro_instr_context astro_instr_context_get(void)
+{
+	return (enum astro_instr_context)__atomic_load_n(&replay, __ATOMIC_RELAXED);
+}
 
 void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 {
@@ -216,21 +286,31 @@ void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 		ctx->bursts[ctx->nbursts] = stack.bursts[i];
 		ctx->burst_value[ctx->nbursts++] = stack.burst_value[i];
 		_astro_instr_task_open--;
-		emit(ASTRO_MOMENT_BURST_END, stack.bursts[i], 0);
+		if (!stack.burst_hidden[i])
+			emit(ASTRO_MOMENT_BURST_END, stack.bursts[i], 0);
 		remove_burst(i);
 	}
-	ctx = malloc(sizeof(*ctx));
-	if (!ctx) {
-		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(task));
-		return;
-	}
-	*ctx = local;
 	starpu_pthread_mutex_lock(&saved_lock);
 	if (!saved)
 		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
-	g_hash_table_replace(saved, saved_flag, ctx);
-	__atomic_store_n(saved_flag, true, __ATOMIC_RELEASE);
+	struct saved_context *older = g_hash_table_lookup(saved, saved_flag);
+	if (older) {
+		/* Left twice (astro_instr_task_leave_cpu() then a return) without coming back: what it opened since goes on top. */
+		for (unsigned i = 0; i < local.nstates && older->nstates < ASTRO_INSTR_MAX_DEPTH; i++)
+			older->states[older->nstates++] = local.states[i];
+		for (unsigned i = 0; i < local.nbursts && older->nbursts < ASTRO_INSTR_MAX_DEPTH; i++) {
+			older->bursts[older->nbursts] = local.bursts[i];
+			older->burst_value[older->nbursts++] = local.burst_value[i];
+		}
+	} else if ((ctx = malloc(sizeof(*ctx)))) {
+		*ctx = local;
+		g_hash_table_replace(saved, saved_flag, ctx);
+	}
+	if (older || ctx)
+		__atomic_store_n(saved_flag, true, __ATOMIC_RELEASE);
 	starpu_pthread_mutex_unlock(&saved_lock);
+	if (!older && !ctx)
+		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(task));
 }
 
 void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag)
@@ -243,21 +323,28 @@ void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag)
 	starpu_pthread_mutex_unlock(&saved_lock);
 	if (!ctx)
 		return;
+	int how = __atomic_load_n(&replay, __ATOMIC_RELAXED);
 	/* Room is checked as at an open: what does not fit is dropped with one message. */
 	unsigned n = MIN(ctx->nstates, ASTRO_INSTR_MAX_DEPTH - stack.depth);
 	for (unsigned i = 0; i < n; i++) {
 		stack.state_owner[stack.depth] = task;
+		stack.state_hidden[stack.depth] = !(how & ASTRO_INSTR_CONTEXT_STACKED_STATES) && i + 1 < n;
 		stack.states[stack.depth++] = ctx->states[i];
 	}
 	_astro_instr_task_open += n;
 	catch_up();
 	unsigned nb = MIN(ctx->nbursts, ASTRO_INSTR_MAX_DEPTH - stack.nbursts);
 	for (unsigned i = 0; i < nb; i++) {
+		bool hidden = false;
+		for (unsigned j = i + 1; j < nb && !(how & ASTRO_INSTR_CONTEXT_STACKED_BURSTS) && !hidden; j++)
+			hidden = same_key(ctx->bursts[j], ctx->bursts[i]);
 		stack.burst_owner[stack.nbursts] = task;
 		stack.burst_value[stack.nbursts] = ctx->burst_value[i];
+		stack.burst_hidden[stack.nbursts] = hidden;
 		stack.bursts[stack.nbursts++] = ctx->bursts[i];
 		_astro_instr_task_open++;
-		emit(ASTRO_MOMENT_BURST_BEGIN, ctx->bursts[i], ctx->burst_value[i]);
+		if (!hidden)
+			emit(ASTRO_MOMENT_BURST_BEGIN, ctx->bursts[i], ctx->burst_value[i]);
 	}
 	if (n < ctx->nstates || nb < ctx->nbursts)
 		_astro_error("task '%s': %u of its instrumentation states and bursts do not fit on this thread's stack (%d each): they are dropped",
@@ -272,4 +359,173 @@ void _astro_instr_forget(bool *saved_flag)
 		g_hash_table_remove(saved, saved_flag);
 	__atomic_store_n(saved_flag, false, __ATOMIC_RELAXED);
 	starpu_pthread_mutex_unlock(&saved_lock);
+}
+
+/* ------------------------------------------------------ event-key dictionary */
+
+struct named_value
+{
+	uint64_t value;
+	char *name;
+};
+
+struct key
+{
+	unsigned id;
+	char *name, *description;
+	GArray *values; /* struct named_value, in the order of registration */
+};
+
+static starpu_pthread_mutex_t keys_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static GHashTable *keys_by_name; /* name -> struct key */
+static GPtrArray *keys;          /* id - 1 -> struct key */
+
+static struct key *key_locked(const char *name)
+{
+	return keys_by_name && name ? g_hash_table_lookup(keys_by_name, name) : NULL;
+}
+
+int astro_instr_key_register(const char *name, const char *description)
+{
+	if (!name || !*name) {
+		_astro_error("astro_instr_key_register: NULL or empty key name: give the key's name");
+		return -EINVAL;
+	}
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_locked(name);
+	int ret;
+	if (k) {
+		ret = !description || strcmp(description, k->description) == 0 ? (int)k->id : -EEXIST;
+	} else {
+		if (!keys) {
+			keys_by_name = g_hash_table_new(g_str_hash, g_str_equal);
+			keys = g_ptr_array_new();
+		}
+		k = g_new0(struct key, 1);
+		k->id = keys->len + 1;
+		k->name = g_strdup(name);
+		k->description = g_strdup(description ? description : "");
+		k->values = g_array_new(FALSE, FALSE, sizeof(struct named_value));
+		g_ptr_array_add(keys, k);
+		g_hash_table_insert(keys_by_name, k->name, k);
+		ret = (int)k->id;
+	}
+	starpu_pthread_mutex_unlock(&keys_lock);
+	if (ret == -EEXIST)
+		_astro_error("astro_instr_key_register(\"%s\"): the key is registered with another description (\"%s\"): give the same one or NULL",
+			     name, k->description);
+	return ret;
+}
+
+int astro_instr_key_lookup(const char *name)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_locked(name);
+	int ret = k ? (int)k->id : -ENOENT;
+	starpu_pthread_mutex_unlock(&keys_lock);
+	return ret;
+}
+
+static struct named_value *value_locked(struct key *k, const char *name, uint64_t value)
+{
+	for (unsigned i = 0; i < k->values->len; i++) {
+		struct named_value *v = &g_array_index(k->values, struct named_value, i);
+		if (name ? strcmp(v->name, name) == 0 : v->value == value)
+			return v;
+	}
+	return NULL;
+}
+
+int astro_instr_value_register(const char *key, uint64_t value, const char *name)
+{
+	if (!name || !*name) {
+		_astro_error("astro_instr_value_register(\"%s\", %" PRIu64 "): NULL or empty name: give the value's name", key ? key : "(null)",
+			     value);
+		return -EINVAL;
+	}
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_locked(key);
+	struct named_value *by_value = k ? value_locked(k, NULL, value) : NULL, *by_name = k ? value_locked(k, name, 0) : NULL;
+	int ret = 0;
+	if (!k)
+		ret = -ENOENT;
+	else if (by_value != by_name)
+		ret = -EEXIST;
+	else if (!by_value)
+		g_array_append_val(k->values, ((struct named_value){ value, g_strdup(name) }));
+	starpu_pthread_mutex_unlock(&keys_lock);
+	if (ret == -ENOENT)
+		_astro_error("astro_instr_value_register(\"%s\", %" PRIu64 ", \"%s\"): no such key: register it with astro_instr_key_register first",
+			     key ? key : "(null)", value, name);
+	else if (ret == -EEXIST)
+		_astro_error("astro_instr_value_register(\"%s\", %" PRIu64 ", \"%s\"): the value or the name is taken already (\"%s\" = %" PRIu64
+			     "): one name per value",
+			     key, value, name, by_value ? by_value->name : by_name->name, by_value ? by_value->value : by_name->value);
+	return ret;
+}
+
+int astro_instr_value_lookup(const char *key, const char *name, uint64_t *value)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_locked(key);
+	struct named_value *v = k && name ? value_locked(k, name, 0) : NULL;
+	if (v && value)
+		*value = v->value;
+	starpu_pthread_mutex_unlock(&keys_lock);
+	return v ? 0 : -ENOENT;
+}
+
+const char *astro_instr_value_name(const char *key, uint64_t value)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_locked(key);
+	struct named_value *v = k ? value_locked(k, NULL, value) : NULL;
+	starpu_pthread_mutex_unlock(&keys_lock);
+	return v ? v->name : NULL; /* never freed: lives as long as the process */
+}
+
+unsigned astro_instr_key_count(void)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	unsigned n = keys ? keys->len : 0;
+	starpu_pthread_mutex_unlock(&keys_lock);
+	return n;
+}
+
+static struct key *key_by_id_locked(unsigned id)
+{
+	return keys && id >= 1 && id <= keys->len ? g_ptr_array_index(keys, id - 1) : NULL;
+}
+
+int astro_instr_key_get(unsigned id, struct astro_instr_key_info *info)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_by_id_locked(id);
+	if (k && info)
+		*info = (struct astro_instr_key_info){ .id = k->id, .name = k->name, .description = k->description, .nvalues = k->values->len };
+	starpu_pthread_mutex_unlock(&keys_lock);
+	if (!k || !info) {
+		_astro_error("astro_instr_key_get(%u): %s: ids go from 1 to astro_instr_key_count()", id, info ? "no such key" : "NULL info");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int astro_instr_value_get(unsigned id, unsigned index, uint64_t *value, const char **name)
+{
+	starpu_pthread_mutex_lock(&keys_lock);
+	struct key *k = key_by_id_locked(id);
+	struct named_value *v = k && index < k->values->len ? &g_array_index(k->values, struct named_value, index) : NULL;
+	if (v) {
+		if (value)
+			*value = v->value;
+		if (name)
+			*name = v->name;
+	}
+	starpu_pthread_mutex_unlock(&keys_lock);
+	if (!v) {
+		_astro_error("astro_instr_value_get(%u, %u): no such key or value: indexes go below the key's nvalues", id, index);
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -129,8 +129,7 @@ void _astro_job_free(struct _astro_job *job)
 		return;
 	if (job->groups || job->pred_of)
 		groups_forget(job);
-	if (STARPU_UNLIKELY(__atomic_load_n(&job->instr_saved, __ATOMIC_RELAXED)))
-		_astro_instr_forget(&job->instr_saved);
+	_ASTRO_INSTR_JOB_FORGET(job);
 	starpu_pthread_mutex_destroy(&job->lock);
 	free(job->succs);
 	if (job->links != job->inline_links)

@@ -101,10 +101,19 @@ static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 {
 	return (struct _astro_job *)task->starpu_private;
 }
-/* A thread comes back to job, or leaves it (instrumentation states and bursts it left open, observe/instrument.c). */
+/* A thread comes back to job, or leaves it (instrumentation states and bursts it left open, observe/instrument.c);
+ * the job ends (forgets what it kept). Nothing with ASTRO_DISABLE_INSTRUMENTATION (configure --disable-instrumentation). */
+#ifdef ASTRO_DISABLE_INSTRUMENTATION
+#define _ASTRO_INSTR_TASK_ENTER(job) ((void)(job))
+#define _ASTRO_INSTR_TASK_LEAVE(job) ((void)(job))
+#define _ASTRO_INSTR_JOB_FORGET(job) ((void)(job))
+#else
 #define _ASTRO_INSTR_TASK_ENTER(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_ACQUIRE))) \
 		_astro_instr_task_enter((job)->task, &(job)->instr_saved); } while (0)
 #define _ASTRO_INSTR_TASK_LEAVE(job) do { if (STARPU_UNLIKELY(_astro_instr_task_open)) _astro_instr_task_leave((job)->task, &(job)->instr_saved); } while (0)
+#define _ASTRO_INSTR_JOB_FORGET(job) do { if (STARPU_UNLIKELY(__atomic_load_n(&(job)->instr_saved, __ATOMIC_RELAXED))) \
+		_astro_instr_forget(&(job)->instr_saved); } while (0)
+#endif
 /* A job (job.c): initialised (an id of its own, one pending count: its submission), or
  * the task's (made when missing), or one of the runtime's own, without task. */
 extern unsigned long _astro_next_job_id;

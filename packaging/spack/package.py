@@ -19,6 +19,7 @@ CONFIGURE_OPTIONS = {
     "glpk": ("--with-glpk", "--without-glpk"),
     "blas": ("--with-lapacke", "--without-lapacke"),
     "static_plugins": ("--enable-static-plugins", "--disable-static-plugins"),
+    "instrumentation": ("--enable-instrumentation", "--disable-instrumentation"),
 }
 
 
@@ -43,6 +44,7 @@ class Astrolabe(AutotoolsPackage):
     variant("glpk", default=True, description="Solve the theoretical lower bound (starpu_bound_compute) with GLPK")
     variant("blas", default=True, description="Fit multiple-regression models (LAPACKE); linear-algebra examples (OpenBLAS)")
     variant("static_plugins", default=False, description="Link the plugins into libastrolabe instead of loadable modules")
+    variant("instrumentation", default=True, description="Instrumentation states and bursts (off: ASTRO_INSTRUMENT code compiles out)")
     variant("doc", default=False, description="Build and install the handbook and the API reference (Doxygen)")
 
     depends_on("autoconf", type="build")

@@ -4,7 +4,7 @@
  * recorder writes): its strings (and the marks of an incomplete archive and
  * of a StarPU-MPI process), its clock, its regions (the runtime's states,
  * the task names, the application's states), its locations with their
- * properties, the ids of its parameters and attributes, and its metrics
+ * properties, the event-key dictionary's value names, the ids of its parameters and attributes, and its metrics
  * (the sampled counters).
  */
 #include <string.h>
@@ -84,6 +84,19 @@ static OTF2_CallbackCode def_location_property(void *arg, OTF2_LocationRef locat
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* The event-key dictionary: the names of the bursts' values (its keys' descriptions are not shown). */
+static OTF2_CallbackCode def_node_property(void *arg, OTF2_SystemTreeNodeRef node, OTF2_StringRef name, OTF2_Type type,
+					   OTF2_AttributeValue value)
+{
+	(void)node;
+	struct converter *c = arg;
+	const char *property = convert_string(c, name);
+	if (type == OTF2_TYPE_STRING && g_str_has_prefix(property, TRACE_PROPERTY_VALUE))
+		g_hash_table_replace(c->value_names, g_strdup(property + strlen(TRACE_PROPERTY_VALUE)),
+				     g_strdup(convert_string(c, value.stringRef)));
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode def_parameter(void *arg, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType type)
 {
 	(void)type;
@@ -147,6 +160,7 @@ void convert_definitions_callbacks(OTF2_GlobalDefReaderCallbacks *callbacks)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, def_location);
 	OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(callbacks, def_location_property);
 	OTF2_GlobalDefReaderCallbacks_SetParameterCallback(callbacks, def_parameter);
+	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(callbacks, def_node_property);
 	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(callbacks, def_attribute);
 	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(callbacks, def_metric_member);
 	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(callbacks, def_metric_class);

@@ -415,14 +415,21 @@ static void mpi_message(struct converter *c, int p, uint64_t value, const struct
 	}
 }
 
-/* A burst begins (value: its value) or ends: a counter of the formats, named by the burst's key. */
+/* A burst begins (value: its value) or ends: a counter of the formats, named by the burst's key, labelled by its value's name. */
 static void burst(struct converter *c, int p, uint64_t value, const struct attrs *a, uint64_t ts)
 {
 	if (a->has[A_NAME]) {
 		const char *key = convert_string(c, a->v[A_NAME].stringRef);
 		/* The value while the burst lasts, 0 after. */
+		const char *label = NULL;
+		if (p == P_BURST_BEGIN && g_hash_table_size(c->value_names)) {
+			char *k = g_strdup_printf("%" G_GUINT64_FORMAT " %s", value, key);
+			label = g_hash_table_lookup(c->value_names, k);
+			g_free(k);
+		}
 		struct astro_trace_counter e = { .kind = ASTRO_TRACE_COUNTER_BURST, .name = key, .date = convert_since_origin(c, ts),
-						 .value = p == P_BURST_BEGIN ? (double)value : 0.0, .raw = p == P_BURST_BEGIN ? value : 0 };
+						 .value = p == P_BURST_BEGIN ? (double)value : 0.0, .raw = p == P_BURST_BEGIN ? value : 0,
+						 .label = label };
 		trace_formats_counter(&c->opt.formats, &e);
 	}
 }

@@ -181,6 +181,7 @@ void convert_tables_new(struct converter *c)
 	c->tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_task);
 	c->data = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_data);
 	c->metric_members = g_hash_table_new(g_direct_hash, g_direct_equal);
+	c->value_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c->ended = g_hash_table_new(g_int64_hash, g_int64_equal);
 	c->runtime_jobs = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->ended_ring = g_new0(struct ended, ENDED_KEEP);
@@ -201,6 +202,7 @@ void convert_tables_free(struct converter *c)
 	g_hash_table_destroy(c->tasks);
 	g_hash_table_destroy(c->data);
 	g_hash_table_destroy(c->metric_members);
+	g_hash_table_destroy(c->value_names);
 	g_hash_table_destroy(c->ended);
 	g_hash_table_destroy(c->runtime_jobs);
 	g_free(c->ended_ring);

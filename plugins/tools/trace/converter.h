@@ -156,6 +156,7 @@ struct converter
 	unsigned ended_next;
 	uint64_t ndata;
 	GHashTable *metric_members; /* the archive's metric member -> its name */
+	GHashTable *value_names;    /* "<value> <key>" of the event-key dictionary -> the value's name (copies) */
 	GHashTable *metric_classes; /* the archive's metric class -> its first member + 1 */
 	long nsubmitted, nready;
 	uint64_t node_used[64];  /* bytes allocated on each memory node */

@@ -141,7 +141,8 @@ static void json_state(void *state, const struct astro_trace_state *s)
 	fputs("}", f);
 }
 
-/* A value of a counter track (one track per name and process); a burst's key is a track of its own category. */
+/* A value of a counter track (one track per name and process); a burst's key is a track of its own category, a
+ * named value of it also an instant. */
 static void json_counter(void *state, const struct astro_trace_counter *c)
 {
 	struct json *j = state;
@@ -151,6 +152,15 @@ static void json_counter(void *state, const struct astro_trace_counter *c)
 	if (c->kind == ASTRO_TRACE_COUNTER_BURST) {
 		fprintf(f, ",\"cat\":\"burst\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{\"value\":%" PRIu64 "}}", us(c->date), j->rank,
 			c->raw);
+		if (c->label) { /* the value's name (the event-key dictionary): an instant named by it */
+			f = event(j);
+			fputs("{\"name\":", f);
+			trace_json_string(f, c->label);
+			fprintf(f, ",\"cat\":\"burst\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":%d,\"tid\":0,\"args\":{\"key\":", us(c->date),
+				j->rank);
+			trace_json_string(f, c->name);
+			fprintf(f, ",\"value\":%" PRIu64 "}}", c->raw);
+		}
 		return;
 	}
 	fprintf(f, ",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%d,\"args\":{", us(c->date), j->rank);

@@ -494,6 +494,27 @@ static void program_variable(struct paje *p, const char *kind, const char *name,
 	fprintf(p->f, "13\t%.9f\t%sp\t%s%u\t%f\n", ms(date), p->pre, kind, type - 1, value);
 }
 
+/* A burst's value that has a name (the event-key dictionary): an event of the program container, of type
+ * "<key> value" (bsv<n>, defined at its first event), showing the name. */
+static void burst_value_name(struct paje *p, const struct astro_trace_counter *c)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "bsv:%s", c->name);
+	guint type = GPOINTER_TO_UINT(g_hash_table_lookup(p->counter_types, key));
+	if (!type) {
+		type = g_hash_table_size(p->counter_types) + 1;
+		g_hash_table_insert(p->counter_types, g_strdup(key), GUINT_TO_POINTER(type));
+		char *name = g_strconcat(c->name, " value", NULL);
+		fprintf(p->f, "2\tbsv%u\tP\t", type - 1);
+		paje_word(p->f, name);
+		fputs("\t\"1.0 1.0 1.0\"\n", p->f);
+		g_free(name);
+	}
+	fprintf(p->f, "9\t%.9f\tbsv%u\t%sp\t", ms(c->date), type - 1, p->pre);
+	paje_word(p->f, c->label);
+	fputc('\n', p->f);
+}
+
 static void paje_counter(void *state, const struct astro_trace_counter *c)
 {
 	struct paje *p = state;
@@ -517,6 +538,8 @@ static void paje_counter(void *state, const struct astro_trace_counter *c)
 		break;
 	case ASTRO_TRACE_COUNTER_BURST:
 		program_variable(p, "bst", c->name, c->date, c->value);
+		if (c->label)
+			burst_value_name(p, c);
 		break;
 	default: /* the memory managers' Used (MB): from the allocations (event) */
 		break;

@@ -11,6 +11,7 @@
  */
 #include <glib.h>
 #include <astrolabe/counters.h>
+#include <astrolabe/instrument.h>
 #include <astrolabe/thread.h>
 #include <stdio.h>
 #include <string.h>
@@ -197,6 +198,27 @@ void record_names_write(OTF2_GlobalDefWriter *defs, const struct location *locat
 	for (const struct location *l = locations; l; l = l->next)
 		intern_locked(l->name);
 	uint32_t s_tid = intern_locked(TRACE_PROPERTY_TID), s_bindid = intern_locked(TRACE_PROPERTY_BINDID);
+	/* The event-key dictionary: each key's description and each named value, as (property, string) pairs. */
+	GArray *dict = g_array_new(FALSE, FALSE, sizeof(uint32_t) * 2);
+	for (unsigned id = 1, n = astro_instr_key_count(); id <= n; id++) {
+		struct astro_instr_key_info key;
+		if (astro_instr_key_get(id, &key))
+			continue;
+		char *property = g_strconcat(TRACE_PROPERTY_KEY, key.name, NULL);
+		uint32_t pair[2] = { intern_locked(property), intern_locked(key.description) };
+		g_free(property);
+		g_array_append_val(dict, pair);
+		for (unsigned i = 0; i < key.nvalues; i++) {
+			uint64_t value;
+			const char *name;
+			if (astro_instr_value_get(id, i, &value, &name))
+				continue;
+			property = g_strdup_printf(TRACE_PROPERTY_VALUE "%" G_GUINT64_FORMAT " %s", value, key.name);
+			uint32_t vpair[2] = { intern_locked(property), intern_locked(name) };
+			g_free(property);
+			g_array_append_val(dict, vpair);
+		}
+	}
 
 	for (unsigned i = 0; i < names.string_list->len; i++)
 		OTF2_GlobalDefWriter_WriteString(defs, i, g_ptr_array_index(names.string_list, i));
@@ -209,6 +231,12 @@ void record_names_write(OTF2_GlobalDefWriter *defs, const struct location *locat
 	TRACE_ATTRIBUTES(ADEF)
 #undef ADEF
 	OTF2_GlobalDefWriter_WriteSystemTreeNode(defs, 0, s_machine, s_node, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	for (unsigned i = 0; i < dict->len; i++) {
+		const uint32_t *pair = &g_array_index(dict, uint32_t, 2 * i);
+		OTF2_AttributeValue v = { .stringRef = pair[1] };
+		OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(defs, 0, pair[0], OTF2_TYPE_STRING, v);
+	}
+	g_array_free(dict, TRUE);
 	OTF2_GlobalDefWriter_WriteLocationGroup(defs, 0, s_process, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP);
 	for (const struct location *l = locations; l; l = l->next)
 		OTF2_GlobalDefWriter_WriteLocation(defs, l->id, intern_locked(l->name), OTF2_LOCATION_TYPE_CPU_THREAD, l->nevents, 0);

@@ -120,6 +120,10 @@ enum trace_state { TRACE_STATES(TRACE_ENUM) TRACE_NSTATES };
 /* Location properties: the thread's OS id (gettid, INT64), a worker's logical CPU (INT32, when bound). */
 #define TRACE_PROPERTY_TID "OS thread id"
 #define TRACE_PROPERTY_BINDID "CPU"
+/* The event-key dictionary (astro_instr_key_register): properties of system tree node 0, each a STRING:
+ * "<KEY prefix><key>" = the key's description, "<VALUE prefix><value> <key>" = the name of the key's value. */
+#define TRACE_PROPERTY_KEY "astrolabe:key "
+#define TRACE_PROPERTY_VALUE "astrolabe:value "
 
 #define TRACE_DESC_TASK "task"
 #define TRACE_DESC_STATE "state"

@@ -110,6 +110,9 @@ void workload()
 	starpu_data_set_coordinates(h, 2, 1, 11);
 	starpu_codelet scal = cpu_codelet(noop, 1, "scal");
 	scal.modes[0] = STARPU_RW;
+	// The event-key dictionary: the burst's key and the name of its value, shown by the converted outputs.
+	ASSERT_GE(astro_instr_key_register("cache-malloc", "bytes the cache allocates"), 1);
+	ASSERT_EQ(astro_instr_value_register("cache-malloc", 4096, "one page"), 0);
 	starpu_fxt_trace_user_event(4242);
 	starpu_fxt_trace_user_event_string("phase1-begin");
 	astro_instr_state_open("submitting");
@@ -168,6 +171,11 @@ TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
 	EXPECT_EQ(count(o.text, "Region: \"second\""), 2u);
 	EXPECT_TRUE(contains(o.text, "\"dependency\"")) << "dependencies recorded";
 	EXPECT_TRUE(contains(o.text, "Value: 4242"));
+	// The event-key dictionary in the definitions: the key's description and its value's name.
+	o = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	EXPECT_TRUE(contains(o.text, "\"astrolabe:key cache-malloc\"") && contains(o.text, "\"bytes the cache allocates\"")) << o.text;
+	EXPECT_TRUE(contains(o.text, "\"astrolabe:value 4096 cache-malloc\"") && contains(o.text, "\"one page\"")) << o.text;
 	// No temporary folder is left beside the archive.
 	Output ls = run("ls -A '" + dir.path() + "'");
 	EXPECT_EQ(ls.text, "prof_file_" + env_or("USER", "") + "_0\n");
@@ -494,6 +502,8 @@ TEST_F(Converted, PajeIsAcceptedByPjDump)
 	EXPECT_TRUE(contains(o.text, ", 4242\n"));
 	// The burst of astro_instr_state_and_burst_open(): a variable of the program, its value while it lasts, then 0.
 	EXPECT_TRUE(contains(o.text, "Variable, program, cache-malloc, ") && contains(o.text, ", 4096.000000\n")) << o.text.substr(0, 4000);
+	// Its value's name from the event-key dictionary: an event of the program.
+	EXPECT_TRUE(contains(o.text, "Event, program, cache-malloc value, ") && contains(o.text, ", one page\n")) << o.text.substr(0, 4000);
 	// The extended state of a scal task: coordinates of the handle it writes (X Y), no iteration.
 	EXPECT_TRUE(contains(read_file(file("paje.trace")), "\t1\t11\t-1\t-1\t\"-1\"\n"));
 }
@@ -671,7 +681,8 @@ TEST_F(Converted, PerfettoJsonLoads)
 	Output o = run("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d[\"traceEvents\"];"
 		       "print(sum(1 for x in e if x.get(\"ph\")==\"X\" and x.get(\"name\")==\"scal\"),"
 		       "sum(1 for x in e if x.get(\"ph\")==\"s\"), sum(1 for x in e if x.get(\"ph\")==\"C\")>0,"
-		       "[x[\"args\"][\"value\"] for x in e if x.get(\"name\")==\"cache-malloc\"])' '" +
+		       "[x[\"args\"][\"value\"] for x in e if x.get(\"name\")==\"cache-malloc\"],"
+		       "[(x[\"ph\"],x[\"args\"][\"key\"],x[\"args\"][\"value\"]) for x in e if x.get(\"name\")==\"one page\"])' '" +
 		       file("trace.json") + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	int slices = 0, flows = 0;
@@ -688,6 +699,7 @@ TEST_F(Converted, PerfettoJsonLoads)
 	EXPECT_EQ(size_t(flows), edges) << "the chain's dependencies and first -> second";
 	EXPECT_STREQ(counters, "True");
 	EXPECT_TRUE(contains(o.text, "[4096, 0]")) << "the burst as a counter: " << o.text;
+	EXPECT_TRUE(contains(o.text, "[('i', 'cache-malloc', 4096)]")) << "its value's name, an instant: " << o.text;
 }
 
 TEST_F(Converted, OptionsAsStarPUs)
