@@ -122,6 +122,10 @@ static int random_push_task(struct starpu_sched_component *component, struct sta
 	double speed[component->nchildren ? component->nchildren : 1], sum = 0.0;
 	unsigned ncapable = 0, capable = 0;
 
+	/* One child: it has all the workers below, one of which can run task (what a push promises). */
+	if (component->nchildren == 1)
+		return starpu_sched_component_push_task(component, component->children[0], task);
+
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		speed[i] = 0.0;
