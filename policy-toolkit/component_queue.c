@@ -78,7 +78,7 @@ static int queue_push_task(struct starpu_sched_component *component, struct star
 		return 1;
 	}
 	/* A queue that schedules ahead brings the data while the task waits (before it is visible: then it may run and be freed). */
-	if (data->ntasks_threshold)
+	if (data->ntasks_threshold && starpu_memory_nodes_get_count() > 1)
 		starpu_sched_component_prefetch_on_node(component, task);
 	astro_sched_queue_push(&data->queue, task);
 	account(data, task, +1);
@@ -100,16 +100,18 @@ static int below_can_run(struct starpu_task *task, void *to)
 /* Among the tasks of the head's priority, the first whose data is all on node (and that workerid may run, unless sole). */
 static struct starpu_task *take_ready(struct astro_sched_queue *q, int workerid, int sole)
 {
-	unsigned node = starpu_worker_get_memory_node((unsigned)workerid);
 	struct starpu_task *head = q->buckets[q->highest].head;
 	int priority = astro_sched_queue_priority_of(q, head);
+	int node = -1;
 
 	for (struct starpu_task *task = head; task && astro_sched_queue_priority_of(q, task) == priority; task = task->next)
 	{
 		int missing = 0;
 
+		if (node < 0 && STARPU_TASK_GET_NBUFFERS(task))
+			node = (int)starpu_worker_get_memory_node((unsigned)workerid);
 		for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task) && !missing; i++)
-			missing = !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node);
+			missing = !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), (unsigned)node);
 		if (!missing && (sole || astro_sched_task_allowed_on(task, workerid)))
 		{
 			astro_sched_queue_erase(q, q->highest, task);
@@ -192,9 +194,9 @@ static int queue_can_push(struct starpu_sched_component *component, struct starp
 			break;
 		}
 		pushed = 1;
-		/* The worker that pulls has its task, or the queue that asked for a refill is full: the rest
+		/* The queue that asked for a refill is full, or the worker that pulls has its task: the rest
 		 * waits here for the next pull. */
-		if (_astro_component_puller_served())
+		if (refilled || _astro_component_puller_served())
 			break;
 	}
 	/* Nothing left here: those above may have some. */
