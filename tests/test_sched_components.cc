@@ -249,22 +249,31 @@ void count_pushes(struct starpu_sched_component *component)
 	component->push_task = offer_counted;
 }
 
+// The tree top -> a fifo of threshold tasks -> sink, top its root; the pushes offered to the fifo are counted.
+struct starpu_sched_component *limited_queue_under(struct starpu_sched_component *top, unsigned threshold, struct starpu_sched_component *sink)
+{
+	struct starpu_sched_component_fifo_data limited = { threshold, 0.0, 0 };
+	struct starpu_sched_component *below = starpu_sched_component_fifo_create(top->tree, &limited);
+	if (!below)
+		return nullptr;
+	starpu_sched_component_connect(top, below);
+	starpu_sched_component_connect(below, sink);
+	top->tree->root = top;
+	starpu_sched_tree_update_workers(top->tree);
+	starpu_bitmap_set(top->workers_in_ctx, 0);
+	starpu_bitmap_set(below->workers_in_ctx, 0);
+	count_pushes(below);
+	return below;
+}
+
 // A limited queue that gives a task for a pull asks those above for one more: the pump
 // stops once it is full again, without offering it a task it must refuse (sent back up and
 // queued there again), and what it did not need stays above, in order.
 TEST_F(Components, APullRefillsALimitedQueueWithoutARefusal)
 {
-	struct starpu_sched_component_fifo_data limited = { 2, 0.0, 0 };
 	struct starpu_sched_component *above = starpu_sched_component_fifo_create(tree_, nullptr);
-	struct starpu_sched_component *below = starpu_sched_component_fifo_create(tree_, &limited);
-	ASSERT_TRUE(above && below);
-	starpu_sched_component_connect(above, below);
-	starpu_sched_component_connect(below, sink_);
-	tree_->root = above;
-	starpu_sched_tree_update_workers(tree_);
-	starpu_bitmap_set(above->workers_in_ctx, 0);
-	starpu_bitmap_set(below->workers_in_ctx, 0);
-	count_pushes(below);
+	struct starpu_sched_component *below = limited_queue_under(above, 2, sink_);
+	ASSERT_NE(below, nullptr);
 	struct starpu_task *t[5] = { task(0), task(0), task(0), task(0), task(0) };
 	for (struct starpu_task *x : t)
 		ASSERT_EQ(starpu_sched_component_push_task(nullptr, above, x), 0);
@@ -290,17 +299,9 @@ TEST_F(Components, APullRefillsALimitedQueueWithoutARefusal)
 // tasks wait in it until the child has room (a pull), then go down in order.
 TEST_F(Components, HeteroprioWaitsForRoomAfterARefusal)
 {
-	struct starpu_sched_component_fifo_data limited = { 1, 0.0, 0 };
 	struct starpu_sched_component *decision = starpu_sched_component_heteroprio_create(tree_, nullptr);
-	struct starpu_sched_component *below = starpu_sched_component_fifo_create(tree_, &limited);
-	ASSERT_TRUE(decision && below);
-	starpu_sched_component_connect(decision, below);
-	starpu_sched_component_connect(below, sink_);
-	tree_->root = decision;
-	starpu_sched_tree_update_workers(tree_);
-	starpu_bitmap_set(decision->workers_in_ctx, 0);
-	starpu_bitmap_set(below->workers_in_ctx, 0);
-	count_pushes(below);
+	struct starpu_sched_component *below = limited_queue_under(decision, 1, sink_);
+	ASSERT_NE(below, nullptr);
 	struct starpu_task *t[4] = { task(0), task(0), task(0), task(0) };
 	for (struct starpu_task *x : t)
 		ASSERT_EQ(starpu_sched_component_push_task(nullptr, decision, x), 0);
