@@ -31,9 +31,13 @@ struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_comp
 
 /* The leaves (component_leaves.c): what the generic code asks of the worker components. */
 
-/** 1 once a task was pushed to the worker component whose worker pulls on this thread (it takes that
- * task straight away): a component pumping tasks down for that pull may stop there. */
+/** 1 once the pull that started a pump on this thread is answered: a task was pushed to the worker
+ * component whose worker pulls (it takes that task straight away), or the limited queue that took a
+ * task for a pull and asked for a refill is full again. A component pumping tasks down may stop there. */
 int _astro_component_puller_served(void);
+
+/** 1 once the limited queue that asked this thread's pump for a refill is full again (component_queue.c). */
+int _astro_component_queue_refilled(void);
 
 /** 1 when component is a combined worker's, all its members in the context, and they can run task together. */
 int _astro_component_combined_can_execute(struct starpu_sched_component *component, struct starpu_task *task);

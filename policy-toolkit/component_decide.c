@@ -122,6 +122,10 @@ static int random_push_task(struct starpu_sched_component *component, struct sta
 	double speed[component->nchildren ? component->nchildren : 1], sum = 0.0;
 	unsigned ncapable = 0, capable = 0;
 
+	/* One child: it has all the workers below, one of which can run task (what a push promises). */
+	if (component->nchildren == 1)
+		return starpu_sched_component_push_task(component, component->children[0], task);
+
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		speed[i] = 0.0;
@@ -357,6 +361,14 @@ int _astro_component_mct_choose(struct starpu_sched_component *component, const 
 	double transfer[component->nchildren ? component->nchildren : 1], min_end = INFINITY, best_fitness = INFINITY;
 	int best = -1;
 
+	/* A task without a model and one child: the child, which has all the workers below, one of which can run the task
+	 * (what a push promises); with nothing to compare, when the child would finish needs no estimate. */
+	if (component->nchildren == 1 && !task->cl->model)
+	{
+		task->predicted = 0.0;
+		task->predicted_transfer = starpu_sched_component_transfer_length(component->children[0], task);
+		return 0;
+	}
 	for (unsigned i = 0; i < component->nchildren; i++)
 	{
 		struct starpu_sched_component *child = component->children[i];

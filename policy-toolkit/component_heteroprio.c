@@ -17,6 +17,7 @@
  * sched_heteroprio) and its starpu_heteroprio_* API are in
  * plugins/policies/heteroprio, which shares no code with it.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -47,6 +48,10 @@ struct heteroprio_data
 	int min_priority, max_priority;
 	/* The kinds of worker below (bit per starpu_worker_archtype), from the last change of workers. */
 	unsigned archs;
+	/* How many times the children announced room (can_push, or a pull), and that count when a task was
+	 * last refused: while they are equal every child that refused is still full, and a push only queues
+	 * its task instead of trying the same refusal again. */
+	atomic_uint room, refused_at;
 };
 
 /* The acceleration factor of task among the workers below: NAN when one of them cannot run it or has no prediction. */
@@ -110,8 +115,10 @@ static int bucket_for(struct heteroprio_data *data, double accel)
 }
 
 /* Sends task to the child where it completes first, if that child has a worker of kind arch (-1: any kind); a task
- * of a bucket in batch mode goes with the highest priority. 0 when it went. */
-static int send_down(struct starpu_sched_component *component, struct heteroprio_data *data, struct starpu_task *task, int arch, int bucket)
+ * of a bucket in batch mode goes with the highest priority. 0 when it went; a child that refused it (full) is
+ * noted with room, the room count before the attempt. */
+static int send_down(struct starpu_sched_component *component, struct heteroprio_data *data, struct starpu_task *task, int arch, int bucket,
+		     unsigned room)
 {
 	int best = _astro_component_mct_choose(component, &data->params, task);
 
@@ -128,19 +135,19 @@ static int send_down(struct starpu_sched_component *component, struct heteroprio
 		if (w < 0)
 			return 1;
 	}
-	if (!bucket || !data->batch)
-		return starpu_sched_component_push_task(component, child, task);
-	/* The queues below keep the order chosen here. */
 	int priority = task->priority;
-	task->priority = data->max_priority;
+	/* The queues below keep the order chosen here. */
+	if (bucket && data->batch)
+		task->priority = data->max_priority;
 	if (starpu_sched_component_push_task(component, child, task) == 0)
 		return 0;
 	task->priority = priority;
+	atomic_store(&data->refused_at, room);
 	return 1;
 }
 
 /* Workers of kind arch take a task from the most accelerated bucket (front) or the least (back). 0 when one went down. */
-static int progress_accel(struct starpu_sched_component *component, struct heteroprio_data *data, int arch, int front)
+static int progress_accel(struct starpu_sched_component *component, struct heteroprio_data *data, int arch, int front, unsigned room)
 {
 	struct starpu_task *task = NULL;
 	double accel = 0.0;
@@ -162,7 +169,7 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
 	if (!task)
 		return 1;
-	if (send_down(component, data, task, arch, 1) == 0)
+	if (send_down(component, data, task, arch, 1, room) == 0)
 		return 0;
 	/* Back where it was, first of its bucket (buckets only ever grow: it is still there). */
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
@@ -177,8 +184,8 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 	return 1;
 }
 
-/* Moves one task down if it can; 0 when one went. */
-static int progress_one(struct starpu_sched_component *component, struct heteroprio_data *data)
+/* Moves one task down if it can; 0 when one went. room: the room count before the attempt. */
+static int progress_one(struct starpu_sched_component *component, struct heteroprio_data *data, unsigned room)
 {
 	/* Accelerators first, taking the most accelerated tasks; CPUs last, the least accelerated. */
 	static const struct { int arch, front; } order[] =
@@ -193,7 +200,7 @@ static int progress_one(struct starpu_sched_component *component, struct heterop
 		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
 		if (task)
 		{
-			if (send_down(component, data, task, -1, 0) == 0)
+			if (send_down(component, data, task, -1, 0, room) == 0)
 				return 0;
 			STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
 			astro_sched_queue_push_front(&data->no_accel, task);
@@ -204,11 +211,11 @@ static int progress_one(struct starpu_sched_component *component, struct heterop
 	for (unsigned i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 	{
 		known |= 1u << order[i].arch;
-		if ((archs & (1u << order[i].arch)) && progress_accel(component, data, order[i].arch, order[i].front) == 0)
+		if ((archs & (1u << order[i].arch)) && progress_accel(component, data, order[i].arch, order[i].front, room) == 0)
 			return 0;
 	}
 	/* Workers of another kind take what the decision gives them. */
-	if ((archs & ~known) && progress_accel(component, data, -1, 0) == 0)
+	if ((archs & ~known) && progress_accel(component, data, -1, 0, room) == 0)
 		return 0;
 	return 1;
 }
@@ -219,7 +226,7 @@ static int progress(struct starpu_sched_component *component)
 	struct heteroprio_data *data = component->data;
 	int moved = 0;
 
-	while (progress_one(component, data) == 0)
+	while (progress_one(component, data, atomic_load(&data->room)) == 0)
 	{
 		moved = 1;
 		/* The worker that pulls has its task: the rest waits here for the next pull. */
@@ -256,13 +263,15 @@ static int heteroprio_push_task(struct starpu_sched_component *component, struct
 				starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
 		return ret;
 	}
-	progress(component);
+	if (atomic_load(&data->refused_at) != atomic_load(&data->room))
+		progress(component);
 	return 0;
 }
 
 static int heteroprio_can_push(struct starpu_sched_component *component, struct starpu_sched_component *to)
 {
 	(void)to;
+	atomic_fetch_add(&((struct heteroprio_data *)component->data)->room, 1);
 	return progress(component) || starpu_sched_component_send_can_push_to_parents(component);
 }
 
@@ -319,6 +328,7 @@ struct starpu_sched_component *starpu_sched_component_heteroprio_create(struct s
 	}
 	_astro_component_mct_params(&data->params, params ? params->mct : NULL);
 	data->batch = params ? params->batch : 1;
+	atomic_store(&data->refused_at, UINT_MAX);
 	astro_sched_lock_init(&data->lock);
 	component->push_task = heteroprio_push_task;
 	component->pull_task = heteroprio_pull_task;

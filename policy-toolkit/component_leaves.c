@@ -45,7 +45,7 @@ int _astro_leaf_combined_push_task(struct starpu_sched_component *component, str
 
 int _astro_component_puller_served(void)
 {
-	return _astro_leaf_handed != NULL;
+	return _astro_leaf_handed != NULL || _astro_component_queue_refilled();
 }
 
 int starpu_sched_component_is_worker(struct starpu_sched_component *component)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "component.h"
+#include <astrolabe/thread.h>
 
 struct queue_data
 {
@@ -18,6 +19,10 @@ struct queue_data
 	unsigned ntasks_threshold;
 	double exp_len_threshold;
 	int ready;
+	/** The one worker below (in the context), -1 when several or none: what is queued here is its to run
+	 * (some worker below can run a task pushed here), so it takes the head without asking again.
+	 * Read without the lock. */
+	int sole_worker;
 };
 
 static inline double load_double(double *p)
@@ -35,10 +40,31 @@ static double predicted_of(struct starpu_task *task)
 
 static void account(struct queue_data *data, struct starpu_task *task, int sign)
 {
-	double len = load_double(&data->exp_len) + sign * predicted_of(task);
+	double predicted = predicted_of(task);
+
+	if (predicted == 0.0)
+		return;
+	double len = load_double(&data->exp_len) + sign * predicted;
 
 	len = len > 0.0 ? len : 0.0;
 	__atomic_store(&data->exp_len, &len, __ATOMIC_RELAXED);
+}
+
+/* The limited queue that, on this thread, took a task for a pull and asked the components above to
+ * refill it; set once it is full again, when the one pumping for it may stop. */
+static ASTRO_THREAD_LOCAL_IE struct starpu_sched_component *refilling;
+static ASTRO_THREAD_LOCAL_IE int refilled;
+
+int _astro_component_queue_refilled(void)
+{
+	return refilled;
+}
+
+/* Under lock: no room for another task. */
+static int full(struct queue_data *data)
+{
+	return (data->ntasks_threshold && astro_sched_queue_ntasks(&data->queue) >= data->ntasks_threshold)
+	       || (data->exp_len_threshold > 0.0 && data->exp_len >= data->exp_len_threshold);
 }
 
 static int queue_push_task(struct starpu_sched_component *component, struct starpu_task *task)
@@ -46,19 +72,23 @@ static int queue_push_task(struct starpu_sched_component *component, struct star
 	struct queue_data *data = component->data;
 
 	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
-	if ((data->ntasks_threshold && astro_sched_queue_ntasks(&data->queue) >= data->ntasks_threshold)
-	    || (data->exp_len_threshold > 0.0 && data->exp_len >= data->exp_len_threshold))
+	if (full(data))
 	{
 		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
 		return 1;
 	}
 	/* A queue that schedules ahead brings the data while the task waits (before it is visible: then it may run and be freed). */
-	if (data->ntasks_threshold)
+	if (data->ntasks_threshold && starpu_memory_nodes_get_count() > 1)
 		starpu_sched_component_prefetch_on_node(component, task);
 	astro_sched_queue_push(&data->queue, task);
 	account(data, task, +1);
+	int refill = component == refilling;
+	if (refill && full(data))
+		refilled = 1;
 	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
-	component->can_pull(component);
+	/* Refilled for the pull of its one worker, which is not waiting: nobody to tell. */
+	if (!(refill && __atomic_load_n(&data->sole_worker, __ATOMIC_RELAXED) >= 0))
+		component->can_pull(component);
 	return 0;
 }
 
@@ -67,26 +97,28 @@ static int below_can_run(struct starpu_task *task, void *to)
 	return starpu_sched_component_can_execute_task(to, task);
 }
 
-/* Among the tasks of the head's priority, the first whose data is all on node. */
-static struct starpu_task *take_ready(struct astro_sched_queue *q, int workerid)
+/* Among the tasks of the head's priority, the first whose data is all on node (and that workerid may run, unless sole). */
+static struct starpu_task *take_ready(struct astro_sched_queue *q, int workerid, int sole)
 {
-	unsigned node = starpu_worker_get_memory_node((unsigned)workerid);
 	struct starpu_task *head = q->buckets[q->highest].head;
 	int priority = astro_sched_queue_priority_of(q, head);
+	int node = -1;
 
 	for (struct starpu_task *task = head; task && astro_sched_queue_priority_of(q, task) == priority; task = task->next)
 	{
 		int missing = 0;
 
+		if (node < 0 && STARPU_TASK_GET_NBUFFERS(task))
+			node = (int)starpu_worker_get_memory_node((unsigned)workerid);
 		for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task) && !missing; i++)
-			missing = !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node);
-		if (!missing && astro_sched_task_allowed_on(task, workerid))
+			missing = !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), (unsigned)node);
+		if (!missing && (sole || astro_sched_task_allowed_on(task, workerid)))
 		{
 			astro_sched_queue_erase(q, q->highest, task);
 			return task;
 		}
 	}
-	return astro_sched_queue_take_first(q, workerid);
+	return sole ? astro_sched_queue_take_head(q) : astro_sched_queue_take_first(q, workerid);
 }
 
 /* What to takes: the pulling worker's next task when it is below to, else one some worker below to can run. */
@@ -94,8 +126,11 @@ static struct starpu_task *take_for(struct queue_data *data, struct starpu_sched
 {
 	int workerid = starpu_worker_get_id();
 
+	if (workerid >= 0 && workerid == __atomic_load_n(&data->sole_worker, __ATOMIC_RELAXED))
+		return data->ready && astro_sched_queue_ntasks(&data->queue) ? take_ready(&data->queue, workerid, 1)
+									       : astro_sched_queue_take_head(&data->queue);
 	if (workerid >= 0 && starpu_bitmap_get(to->workers_in_ctx, workerid))
-		return data->ready && astro_sched_queue_ntasks(&data->queue) ? take_ready(&data->queue, workerid)
+		return data->ready && astro_sched_queue_ntasks(&data->queue) ? take_ready(&data->queue, workerid, 0)
 									       : astro_sched_queue_take_first(&data->queue, workerid);
 	return astro_sched_queue_take_first_if(&data->queue, below_can_run, to);
 }
@@ -115,9 +150,19 @@ static struct starpu_task *queue_pull_task(struct starpu_sched_component *compon
 	}
 	if (task)
 	{
-		/* Room again: the components above may push more. */
+		/* Room again: the components above may push more, until this queue is full again (no push
+		 * refused, sent back up and queued again there for each task taken). */
 		if (data->ntasks_threshold || data->exp_len_threshold > 0.0)
+		{
+			struct starpu_sched_component *outer = refilling;
+			int outer_refilled = refilled;
+
+			refilling = component;
+			refilled = 0;
 			starpu_sched_component_send_can_push_to_parents(component);
+			refilling = outer;
+			refilled = outer_refilled;
+		}
 		return task;
 	}
 	return starpu_sched_component_parents_pull_task(component, to);
@@ -149,8 +194,9 @@ static int queue_can_push(struct starpu_sched_component *component, struct starp
 			break;
 		}
 		pushed = 1;
-		/* The worker that pulls has its task: the rest waits here for the next pull. */
-		if (_astro_component_puller_served())
+		/* The queue that asked for a refill is full, or the worker that pulls has its task: the rest
+		 * waits here for the next pull. */
+		if (refilled || _astro_component_puller_served())
 			break;
 	}
 	/* Nothing left here: those above may have some. */
@@ -169,6 +215,15 @@ static double queue_estimated_load(struct starpu_sched_component *component)
 	struct queue_data *data = component->data;
 
 	return astro_sched_queue_ntasks(&data->queue) / _astro_component_speed(component) + starpu_sched_component_estimated_load(component);
+}
+
+static void queue_notify_change_workers(struct starpu_sched_component *component)
+{
+	struct queue_data *data = component->data;
+	int first = starpu_bitmap_first(component->workers_in_ctx);
+	int sole = first >= 0 && (unsigned)first < starpu_worker_get_count() && starpu_bitmap_next(component->workers_in_ctx, first) < 0 ? first : -1;
+
+	__atomic_store_n(&data->sole_worker, sole, __ATOMIC_RELAXED);
 }
 
 static void queue_deinit_data(struct starpu_sched_component *component)
@@ -204,12 +259,14 @@ static struct starpu_sched_component *queue_create(struct starpu_sched_tree *tre
 	data->ntasks_threshold = ntasks_threshold;
 	data->exp_len_threshold = exp_len_threshold;
 	data->ready = ready;
+	data->sole_worker = -1;
 	component->push_task = queue_push_task;
 	component->pull_task = queue_pull_task;
 	component->can_push = queue_can_push;
 	component->estimated_end = queue_estimated_end;
 	component->estimated_load = queue_estimated_load;
 	component->deinit_data = queue_deinit_data;
+	component->notify_change_workers = queue_notify_change_workers;
 	return component;
 }
 

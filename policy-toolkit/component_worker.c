@@ -300,33 +300,38 @@ struct starpu_task *starpu_sched_tree_pop_task(unsigned sched_ctx)
 	return astro_sched_pop_task(&ctx->workers, workerid, ctx->worker[workerid], worker_take);
 }
 
-void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+/* A task without a prediction adds nothing to its worker's expected end (nor its start): the hooks leave
+ * running_len at 0, where the post-execution hook of the worker's previous task left it. */
+static int predicted(const struct starpu_task *task)
+{
+	return isfinite(task->predicted) && task->predicted > 0.0;
+}
+
+/* The data of the worker component of the calling worker in the context, NULL when it has none. */
+static struct _astro_worker_leaf *own_leaf(unsigned sched_ctx_id)
 {
 	struct _astro_modular_ctx *ctx = _astro_modular_ctx_find(sched_ctx_id);
 	int workerid = starpu_worker_get_id();
 
 	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
+		return NULL;
+	return ctx->worker[workerid]->data;
+}
+
+void starpu_sched_component_worker_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+	struct _astro_worker_leaf *data = predicted(task) ? own_leaf(sched_ctx_id) : NULL;
+
+	if (!data)
 		return;
-	struct _astro_worker_leaf *data = ctx->worker[workerid]->data;
-	/* Without a prediction the running task adds nothing to the worker's expected end (nor its start). */
-	if (!(isfinite(task->predicted) && task->predicted > 0.0))
-	{
-		if (_astro_leaf_load_double(&data->running_len) != 0.0)
-			_astro_leaf_store_double(&data->running_len, 0.0);
-		return;
-	}
 	_astro_leaf_store_double(&data->started_at, starpu_timing_now());
 	_astro_leaf_store_double(&data->running_len, task->predicted);
 }
 
 void starpu_sched_component_worker_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
 {
-	struct _astro_modular_ctx *ctx = _astro_modular_ctx_find(sched_ctx_id);
-	int workerid = starpu_worker_get_id();
+	struct _astro_worker_leaf *data = predicted(task) ? own_leaf(sched_ctx_id) : NULL;
 
-	(void)task;
-	if (!ctx || workerid < 0 || workerid >= STARPU_NMAXWORKERS || !ctx->worker[workerid])
-		return;
-	struct _astro_worker_leaf *data = ctx->worker[workerid]->data;
-	_astro_leaf_store_double(&data->running_len, 0.0);
+	if (data)
+		_astro_leaf_store_double(&data->running_len, 0.0);
 }

@@ -226,6 +226,96 @@ TEST_F(Components, MovesAreReportedToObservers)
 	EXPECT_NE(err.find("moment 999 does not exist"), std::string::npos) << err;
 }
 
+// Counts the pushes a component is offered (taken or refused), then lets its own push_task answer.
+struct PushCount
+{
+	int (*push)(struct starpu_sched_component *, struct starpu_task *) = nullptr;
+	int offered = 0, refused = 0;
+};
+PushCount g_push_count;
+
+int offer_counted(struct starpu_sched_component *component, struct starpu_task *task)
+{
+	g_push_count.offered++;
+	int ret = g_push_count.push(component, task);
+	g_push_count.refused += ret != 0;
+	return ret;
+}
+
+void count_pushes(struct starpu_sched_component *component)
+{
+	g_push_count = PushCount();
+	g_push_count.push = component->push_task;
+	component->push_task = offer_counted;
+}
+
+// The tree top -> a fifo of threshold tasks -> sink, top its root; the pushes offered to the fifo are counted.
+struct starpu_sched_component *limited_queue_under(struct starpu_sched_component *top, unsigned threshold, struct starpu_sched_component *sink)
+{
+	struct starpu_sched_component_fifo_data limited = { threshold, 0.0, 0 };
+	struct starpu_sched_component *below = starpu_sched_component_fifo_create(top->tree, &limited);
+	if (!below)
+		return nullptr;
+	starpu_sched_component_connect(top, below);
+	starpu_sched_component_connect(below, sink);
+	top->tree->root = top;
+	starpu_sched_tree_update_workers(top->tree);
+	starpu_bitmap_set(top->workers_in_ctx, 0);
+	starpu_bitmap_set(below->workers_in_ctx, 0);
+	count_pushes(below);
+	return below;
+}
+
+// A limited queue that gives a task for a pull asks those above for one more: the pump
+// stops once it is full again, without offering it a task it must refuse (sent back up and
+// queued there again), and what it did not need stays above, in order.
+TEST_F(Components, APullRefillsALimitedQueueWithoutARefusal)
+{
+	struct starpu_sched_component *above = starpu_sched_component_fifo_create(tree_, nullptr);
+	struct starpu_sched_component *below = limited_queue_under(above, 2, sink_);
+	ASSERT_NE(below, nullptr);
+	struct starpu_task *t[5] = { task(0), task(0), task(0), task(0), task(0) };
+	for (struct starpu_task *x : t)
+		ASSERT_EQ(starpu_sched_component_push_task(nullptr, above, x), 0);
+	// Room below, nobody pulling: filled up to its limit, the task it refused kept above.
+	EXPECT_EQ(above->can_push(above, below), 1);
+	EXPECT_EQ(g_push_count.offered, 3);
+	EXPECT_EQ(g_push_count.refused, 1);
+	// A pull takes the oldest and brings one more down: offered once, taken.
+	g_push_count.offered = g_push_count.refused = 0;
+	EXPECT_EQ(below->pull_task(below, sink_), t[0]);
+	EXPECT_EQ(g_push_count.offered, 1);
+	EXPECT_EQ(g_push_count.refused, 0);
+	// Everything in order: two below, the last two still above.
+	EXPECT_EQ(below->pull_task(below, sink_), t[1]);
+	EXPECT_EQ(below->pull_task(below, sink_), t[2]);
+	EXPECT_EQ(below->pull_task(below, sink_), t[3]);
+	EXPECT_EQ(below->pull_task(below, sink_), t[4]);
+	EXPECT_EQ(below->pull_task(below, sink_), nullptr);
+	EXPECT_EQ(g_push_count.refused, 0);
+}
+
+// A heteroprio component whose child refused a task does not offer it again at each push: the
+// tasks wait in it until the child has room (a pull), then go down in order.
+TEST_F(Components, HeteroprioWaitsForRoomAfterARefusal)
+{
+	struct starpu_sched_component *decision = starpu_sched_component_heteroprio_create(tree_, nullptr);
+	struct starpu_sched_component *below = limited_queue_under(decision, 1, sink_);
+	ASSERT_NE(below, nullptr);
+	struct starpu_task *t[4] = { task(0), task(0), task(0), task(0) };
+	for (struct starpu_task *x : t)
+		ASSERT_EQ(starpu_sched_component_push_task(nullptr, decision, x), 0);
+	// The first went down, the second was refused (full), the last two were not offered.
+	EXPECT_EQ(g_push_count.offered, 2);
+	EXPECT_EQ(g_push_count.refused, 1);
+	// Each pull takes one and lets the next one down.
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(below->pull_task(below, sink_), t[i]) << i;
+	EXPECT_EQ(below->pull_task(below, sink_), nullptr);
+	EXPECT_EQ(g_push_count.offered, 5);
+	EXPECT_EQ(g_push_count.refused, 1);
+}
+
 TEST_F(Components, PrioGivesHighestFirstAndFifoAmongEquals)
 {
 	struct starpu_sched_component *prio = queue_above_sink(true, 0);

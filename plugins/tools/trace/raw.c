@@ -95,47 +95,50 @@ static OTF2_ErrorCode replay_words(const uint64_t *p, const uint64_t *end, OTF2_
 	while (p < end) {
 		uint64_t h = *p++;
 		enum raw_op op = (enum raw_op)(h & RAW_OP_MASK);
-		uint32_t ref = (uint32_t)(h >> 4) & 0x0fffffff;
-		uint64_t value = 0;
-		/* The words that follow the first. */
-		size_t more = (op != RAW_ENTER && op != RAW_LEAVE && op != RAW_PARAM_SHORT) + (op != RAW_ATTR && op != RAW_TIME && (h & RAW_WIDE));
-		if ((size_t)(end - p) < more)
-			return OTF2_ERROR_INVALID_DATA;
-		if (op != RAW_ATTR && op != RAW_TIME && (h & RAW_WIDE))
-			ref = (uint32_t)*p++;
-		if (op == RAW_PARAM_SHORT) {
-			ref = (uint32_t)(h >> 4) & 63;
-			*clock += (h >> 10) & 0x3fffff;
-			value = h >> 32;
-		} else if (op != RAW_ATTR && op != RAW_TIME) {
-			*clock += h >> 32;
-		}
-		if (op != RAW_ENTER && op != RAW_LEAVE && op != RAW_PARAM_SHORT)
-			value = *p++;
-		OTF2_TimeStamp ts = *clock;
 		OTF2_ErrorCode status;
-		switch (op) {
-		case RAW_TIME:
-			*clock = value;
+		/* Most of a task's events first: a short parameter is one word, a state's Enter or Leave one or two. */
+		if (op == RAW_PARAM_SHORT) {
+			*clock += (h >> 10) & 0x3fffff;
+			status = OTF2_EvtWriter_ParameterUnsignedInt(writer, attrs, *clock, (uint32_t)(h >> 4) & 63, h >> 32);
+		} else if (op == RAW_ENTER || op == RAW_LEAVE) {
+			uint32_t ref = (uint32_t)(h >> 4) & 0x0fffffff;
+			if (h & RAW_WIDE) {
+				if (p == end)
+					return OTF2_ERROR_INVALID_DATA;
+				ref = (uint32_t)*p++;
+			}
+			*clock += h >> 32;
+			status = op == RAW_ENTER ? OTF2_EvtWriter_Enter(writer, attrs, *clock, ref) : OTF2_EvtWriter_Leave(writer, attrs, *clock, ref);
+		} else if (op == RAW_ATTR || op == RAW_TIME) {
+			if (p == end)
+				return OTF2_ERROR_INVALID_DATA;
+			uint64_t value = *p++;
+			if (op == RAW_TIME) {
+				*clock = value;
+			} else {
+				OTF2_Type type = (OTF2_Type)(h >> 4);
+				OTF2_AttributeList_AddAttribute(attrs, (OTF2_AttributeRef)(h >> 32), type, attribute_value(type, value));
+			}
 			continue;
-		case RAW_ATTR: {
-			OTF2_Type type = (OTF2_Type)(h >> 4);
-			OTF2_AttributeList_AddAttribute(attrs, (OTF2_AttributeRef)(h >> 32), type, attribute_value(type, value));
-			continue;
-		}
-		case RAW_ENTER: status = OTF2_EvtWriter_Enter(writer, attrs, ts, ref); break;
-		case RAW_LEAVE: status = OTF2_EvtWriter_Leave(writer, attrs, ts, ref); break;
-		case RAW_PARAM:
-		case RAW_PARAM_SHORT: status = OTF2_EvtWriter_ParameterUnsignedInt(writer, attrs, ts, ref, value); break;
-		case RAW_PARAM_STRING: status = OTF2_EvtWriter_ParameterString(writer, attrs, ts, ref, (OTF2_StringRef)value); break;
-		case RAW_METRIC: {
-			OTF2_Type type = OTF2_TYPE_DOUBLE;
-			OTF2_MetricValue v;
-			memcpy(&v.floating_point, &value, sizeof(v.floating_point));
-			status = OTF2_EvtWriter_Metric(writer, attrs, ts, ref, 1, &type, &v);
-			break;
-		}
-		default: return OTF2_ERROR_INVALID_DATA;
+		} else {
+			/* A parameter, a string's or a metric: the reference (when wide), then the value. */
+			uint32_t ref = (uint32_t)(h >> 4) & 0x0fffffff;
+			if ((size_t)(end - p) < 1 + !!(h & RAW_WIDE))
+				return OTF2_ERROR_INVALID_DATA;
+			if (h & RAW_WIDE)
+				ref = (uint32_t)*p++;
+			uint64_t value = *p++;
+			*clock += h >> 32;
+			if (op == RAW_PARAM) {
+				status = OTF2_EvtWriter_ParameterUnsignedInt(writer, attrs, *clock, ref, value);
+			} else if (op == RAW_PARAM_STRING) {
+				status = OTF2_EvtWriter_ParameterString(writer, attrs, *clock, ref, (OTF2_StringRef)value);
+			} else {
+				OTF2_Type type = OTF2_TYPE_DOUBLE;
+				OTF2_MetricValue v;
+				memcpy(&v.floating_point, &value, sizeof(v.floating_point));
+				status = OTF2_EvtWriter_Metric(writer, attrs, *clock, ref, 1, &type, &v);
+			}
 		}
 		if (status != OTF2_SUCCESS)
 			return status;

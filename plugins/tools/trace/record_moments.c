@@ -536,29 +536,13 @@ static void value_moment(struct location *l, uint64_t ts, const struct astro_eve
 	      e->moment == ASTRO_MOMENT_BURST_BEGIN ? e->other_id : 0);
 }
 
-/* The observer: each moment to its thread's records. The states (enter, leave) are written here; a moment with
- * attributes or a choice has its function above. */
-static void observe(const struct astro_event *e, void *arg)
+/* Each other moment to its thread's records (a task's are in task_moments below). The states (enter, leave) are
+ * written here; a moment with attributes or a choice has its function above. */
+static void any_moment(struct location *l, uint64_t ts, const struct astro_event *e)
 {
-	(void)arg;
-	struct location *l = here(e);
-	uint64_t ts = stamp(l, e->time_us);
-	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
-		tag_deps_flush(l);
 	switch (e->moment) {
-	case ASTRO_MOMENT_TASK_SUBMITTED: task_submitted(l, ts, e); break;
-	case ASTRO_MOMENT_TASK_READY: param(l, ts, P_READY, e->job_id); break;
-	/* The priority of a push or pop is the task's, recorded at submission. */
-	case ASTRO_MOMENT_TASK_PUSHED: param(l, ts, P_PUSH, e->job_id); break;
-	case ASTRO_MOMENT_TASK_POPPED: task_popped(l, ts, e); break;
-	case ASTRO_MOMENT_TASK_DATA_FETCHED: leave(l, ts, S_FETCHING_INPUT); break;
-	case ASTRO_MOMENT_TASK_STARTED: task_started(l, ts, e); break;
-	case ASTRO_MOMENT_TASK_ENDED: task_ended(l, ts, e); break;
-	case ASTRO_MOMENT_TASK_DATA_RELEASED: leave(l, ts, S_PUSHING_OUTPUT); break;
-	case ASTRO_MOMENT_TASK_COMPLETED: task_completed(l, ts, e); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_BEGIN: enter(l, ts, S_CALLBACK); break;
 	case ASTRO_MOMENT_TASK_CALLBACK_END: leave(l, ts, S_CALLBACK); break;
-	case ASTRO_MOMENT_TASK_DEPENDENCY: task_dependency(l, ts, e); break;
 	case ASTRO_MOMENT_WORKER_INIT_BEGIN: enter(l, ts, S_INITIALIZING); break;
 	case ASTRO_MOMENT_WORKER_INIT_END: leave(l, ts, S_INITIALIZING); break;
 	case ASTRO_MOMENT_WORKER_DEINIT_BEGIN: enter(l, ts, S_DEINITIALIZING); break;
@@ -602,6 +586,75 @@ static void observe(const struct astro_event *e, void *arg)
 	case ASTRO_MOMENT_MPI_RECV: mpi_moment(l, ts, e); break;
 	default: break;
 	}
+}
+
+/* The moments of every task, each its own function: observe() jumps to it (a switch there, with these inlined,
+ * saved and restored six registers at each of a task's six or seven moments). The others go through any_moment(). */
+typedef void moment_fn(struct location *l, uint64_t ts, const struct astro_event *e);
+
+static void task_ready(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	param(l, ts, P_READY, e->job_id);
+}
+
+/* The priority of a push or pop is the task's, recorded at submission. */
+static void task_pushed(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	param(l, ts, P_PUSH, e->job_id);
+}
+
+static void task_fetched(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	(void)e;
+	leave(l, ts, S_FETCHING_INPUT);
+}
+
+static void task_released(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	(void)e;
+	leave(l, ts, S_PUSHING_OUTPUT);
+}
+
+static moment_fn *const task_moments[ASTRO_NMOMENTS] = {
+	[ASTRO_MOMENT_TASK_SUBMITTED] = task_submitted,
+	[ASTRO_MOMENT_TASK_DEPENDENCY] = task_dependency,
+	[ASTRO_MOMENT_TASK_READY] = task_ready,
+	[ASTRO_MOMENT_TASK_PUSHED] = task_pushed,
+	[ASTRO_MOMENT_TASK_POPPED] = task_popped,
+	[ASTRO_MOMENT_TASK_DATA_FETCHED] = task_fetched,
+	[ASTRO_MOMENT_TASK_STARTED] = task_started,
+	[ASTRO_MOMENT_TASK_ENDED] = task_ended,
+	[ASTRO_MOMENT_TASK_DATA_RELEASED] = task_released,
+	[ASTRO_MOMENT_TASK_COMPLETED] = task_completed,
+};
+
+static inline void record(struct location *l, uint64_t ts, const struct astro_event *e)
+{
+	moment_fn *fn = (unsigned)e->moment < ASTRO_NMOMENTS ? task_moments[e->moment] : NULL;
+	(fn ? fn : any_moment)(l, ts, e);
+}
+
+/* A thread's first moment (its location is made), or one after tag dependencies held back that it does not take
+ * (they are written first). */
+static __attribute__((noinline)) void observe_slow(const struct astro_event *e)
+{
+	struct location *l = here(e);
+	uint64_t ts = stamp(l, e->time_us);
+	if (l->npending != 0 && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
+		tag_deps_flush(l);
+	record(l, ts, e);
+}
+
+/* The observer. Its usual path makes no call but the last, a jump. */
+static void observe(const struct astro_event *e, void *arg)
+{
+	(void)arg;
+	if (__builtin_expect(self.generation != generation, 0))
+		return observe_slow(e); /* 0 (no location yet) is no session's */
+	struct location *l = self.location;
+	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
+		return observe_slow(e);
+	record(l, stamp(l, e->time_us), e);
 }
 
 /* ---------------------------------------------------------- configuration */
