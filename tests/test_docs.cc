@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What a user reads before writing a line: the table of environment variables
-// (doc/environment.md, checked against the variables the sources read), the API
-// reference's warning check (doc/check-warnings), and every installed
+// (doc/environment.md, checked against the variables the sources read), the
+// README's length and the handbook's links, in the sources and as installed,
+// the API reference's warning check (doc/check-warnings), and every installed
 // program's --help and manual page.
 #include "helpers.h"
 
