@@ -418,6 +418,11 @@ bool is_source(const std::string &top, const std::string &path)
 	for (const char *ext : { ".c", ".h", ".cc", ".cu", ".cl", ".map", ".am", ".ac", ".m4", ".in", ".sh", ".py", ".gp", ".supp" })
 		if (ends_with(path, ext))
 			return true;
+	// Makefiles, debian/control and the manual pages' names (build-aux/man-names): no extension to tell.
+	std::string base = path.substr(path.rfind('/') + 1);
+	for (const char *name : { "Makefile", "control", "man-names" })
+		if (base == name)
+			return true;
 	return read_file(top + "/" + path).rfind("#!", 0) == 0; // a script
 }
 
@@ -465,6 +470,8 @@ TEST(Licence, AFileWithoutTheLineIsFound)
 	EXPECT_TRUE(is_source(tmp.path(), "seed"));
 	EXPECT_FALSE(is_source(tmp.path(), "tests/data/x.c"));
 	EXPECT_FALSE(is_source(tmp.path(), "bench/fuzz/corpus/env_int/plain"));
+	EXPECT_TRUE(is_source(tmp.path(), "examples/scheduler_plugin/Makefile"));
+	EXPECT_TRUE(is_source(tmp.path(), "debian/control"));
 }
 
 TEST(Licence, CopyingDebianAndSpackSayLgpl21OrLater)
