@@ -442,3 +442,119 @@ TEST_F(Binding, BadMainThreadSettingsAreSaid)
 		});
 	}
 }
+
+// ------------------------------------------- the cores the workers may take (STARPU_WORKERS_GETBIND, STARPU_RESERVE_NCPU)
+
+namespace {
+
+// Run in a death test's child (a process of its own): binds the whole process to core 0, starts the
+// runtime with no CPU worker count given, and exits with the number of CPU workers (100 + n), or
+// 1 when a worker is bound outside core 0 and the process binding is to be followed.
+[[noreturn]] void start_bound_to_core0(bool followed)
+{
+	Machine m;
+	hwloc_obj_t core0 = hwloc_get_obj_by_type(m.topo, HWLOC_OBJ_CORE, 0);
+	if (hwloc_set_cpubind(m.topo, core0->cpuset, HWLOC_CPUBIND_PROCESS) != 0)
+		_exit(2);
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	if (starpu_init(&conf) != 0)
+		_exit(3);
+	unsigned n = starpu_cpu_worker_get_count();
+	for (unsigned w = 0; followed && w < starpu_worker_get_count(); w++) {
+		int bindid = starpu_worker_get_bindid((int)w);
+		if (bindid < 0 || !hwloc_bitmap_isincluded(m.unit((unsigned)bindid), core0->cpuset))
+			_exit(1);
+	}
+	starpu_shutdown();
+	_exit(100 + (int)n);
+}
+
+} // namespace
+
+// As StarPU: by default the process's binding (taskset, a batch scheduler, an MPI launcher) says how
+// many CPU workers start and where; STARPU_WORKERS_GETBIND=0 takes every core of the machine.
+TEST_F(Binding, TheProcessBindingDecidesTheDefaultCpuWorkers)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	GTEST_FLAG_SET(death_test_style, "threadsafe");
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv ncpu("STARPU_NCPU", nullptr);
+	ScopedEnv ncpus("STARPU_NCPUS", nullptr);
+	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
+	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	ScopedEnv reserve("STARPU_RESERVE_NCPU", nullptr);
+	{
+		ScopedEnv getbind("STARPU_WORKERS_GETBIND", nullptr);
+		EXPECT_EXIT(start_bound_to_core0(true), ::testing::ExitedWithCode(101), "");
+	}
+	{
+		ScopedEnv getbind("STARPU_WORKERS_GETBIND", "0");
+		EXPECT_EXIT(start_bound_to_core0(false), ::testing::ExitedWithCode(100 + (int)m.cores()), "");
+	}
+	{
+		ScopedEnv getbind("STARPU_WORKERS_GETBIND", "maybe");
+		EXPECT_EXIT(start_bound_to_core0(true), ::testing::ExitedWithCode(101), "STARPU_WORKERS_GETBIND");
+	}
+}
+
+// STARPU_RESERVE_NCPU leaves cores to the program's own threads: fewer CPU workers by default, none
+// on the reserved cores, which starpu_get_next_bindid() gives; a CPU worker count given overrides it.
+TEST_F(Binding, ReservedCoresAreLeftToTheProgram)
+{
+	Machine m;
+	if (m.cores() < 2)
+		GTEST_SKIP() << "one core only";
+	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
+	ScopedEnv ncpu("STARPU_NCPU", nullptr);
+	ScopedEnv ncpus("STARPU_NCPUS", nullptr);
+	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
+	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	ScopedEnv getbind("STARPU_WORKERS_GETBIND", "0");
+	auto start = [](int conf_ncpus, int conf_reserve) {
+		starpu_conf conf;
+		starpu_conf_init(&conf);
+		conf.ncuda = 0;
+		conf.nopencl = 0;
+		conf.ncpus = conf_ncpus;
+		conf.reserve_ncpus = conf_reserve;
+		return starpu_init(&conf);
+	};
+	{
+		ScopedEnv reserve("STARPU_RESERVE_NCPU", "1");
+		on_thread_at(m, -1, [&] {
+			ASSERT_EQ(start(-1, -1), 0);
+			EXPECT_EQ(starpu_cpu_worker_get_count(), m.cores() - 1);
+			hwloc_bitmap_t used = hwloc_bitmap_alloc();
+			for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+				hwloc_bitmap_or(used, used, m.core_of((unsigned)starpu_worker_get_bindid((int)w)));
+			unsigned next = starpu_get_next_bindid(STARPU_THREAD_ACTIVE, nullptr, 0);
+			EXPECT_FALSE(hwloc_bitmap_intersects(used, m.unit(next))) << "the unit given to the program holds a worker";
+			hwloc_bitmap_free(used);
+			starpu_shutdown();
+		});
+		on_thread_at(m, -1, [&] {
+			ASSERT_EQ(start(2, -1), 0);
+			EXPECT_EQ(starpu_cpu_worker_get_count(), 2u) << "a count given overrides the reservation";
+			starpu_shutdown();
+		});
+	}
+	on_thread_at(m, -1, [&] {
+		ASSERT_EQ(start(-1, 1), 0);
+		EXPECT_EQ(starpu_cpu_worker_get_count(), m.cores() - 1) << "starpu_conf.reserve_ncpus";
+		starpu_shutdown();
+	});
+	{
+		ScopedEnv reserve("STARPU_RESERVE_NCPU", std::to_string(m.cores()));
+		on_thread_at(m, -1, [&] {
+			std::string err = stderr_of([&] { EXPECT_EQ(start(-1, -1), -ENODEV); });
+			EXPECT_TRUE(contains(err, "STARPU_RESERVE_NCPU")) << err;
+			if (starpu_is_initialized())
+				starpu_shutdown();
+		});
+	}
+}

@@ -351,6 +351,22 @@ static bool plain_count(const char *text)
 /* STARPU_MAIN_THREAD_CPUID or _COREID set; STARPU_MAIN_THREAD_BIND=1 (the application thread, below). */
 static bool main_named, main_bind;
 
+/* The cores the default placement gives the workers, in order (read_cores(), below); nwork of them
+ * take CPU workers by default, the others are reserved. */
+static unsigned *place_core, nplace, nwork;
+
+/* The count of workers a driver starts when none is given: a CPU worker on each core the default
+ * placement may use (the process's binding, less the reserved cores); a device driver's own count. */
+static int default_count(const struct astro_driver *d)
+{
+	int n = d->default_count();
+#ifndef STARPU_SIMGRID
+	if (d->archtype == STARPU_CPU_WORKER && nplace)
+		n = MIN(n, (int)nwork);
+#endif
+	return n;
+}
+
 static int driver_worker_count(const struct astro_driver *d)
 {
 	int conf_value = -1;
@@ -362,13 +378,13 @@ static int driver_worker_count(const struct astro_driver *d)
 		int fallback = conf_value;
 		if (fallback < 0 && (!plain_count(starpu_getenv(d->count_env)) ||
 				     (d->count_env_alias && !plain_count(starpu_getenv(d->count_env_alias)))))
-			fallback = d->default_count();
+			fallback = default_count(d);
 		n = _astro_conf_int_in(d->count_env, d->count_env_alias, conf_value, 0, INT_MAX, fallback);
 	}
 	/* Probing devices costs (an OpenCL platform starts its threads, may install
 	 * signal handlers): only when no count is given, or to check a non-zero one. */
 	if (n < 0) {
-		n = d->default_count();
+		n = default_count(d);
 		/* STARPU_MAIN_THREAD_BIND reserves a core for the application thread, as StarPU. */
 		if (main_bind && d->archtype == STARPU_CPU_WORKER && n > 1)
 			n--;
@@ -446,18 +462,77 @@ void _astro_main_thread_bind(void)
 	starpu_bind_thread_on(pu, main_bind ? STARPU_THREAD_ACTIVE : 0, "main");
 }
 
-/* The default placement: a core each, in order; when the workers leave a core
- * free (keep_main_core), the application thread's core comes last, so that it
- * keeps a core of its own wherever the OS started it. Past the last core, the
- * order starts again. */
-static bool keep_main_core;
+/* The cores the workers take by default, as StarPU: those the process may run
+ * on (STARPU_WORKERS_GETBIND=1, the default: taskset, a batch scheduler or an
+ * MPI launcher says how many and which), or every core of the machine (0), in
+ * order; the last STARPU_RESERVE_NCPU of them (starpu_conf.reserve_ncpus, when
+ * no CPU worker count is given) are left to the program's own threads
+ * (starpu_get_next_bindid()). A simulation's cores are the simulated machine's:
+ * all of them. */
+static void read_cores(void)
+{
+	hwloc_topology_t topo = _astro_rt.topology;
+	unsigned n = _astro_rt.ncores ? _astro_rt.ncores : 1;
+	unsigned *cores = realloc(place_core, n * sizeof(*cores));
+	nplace = nwork = 0;
+	if (!cores)
+		return;	/* as if every core: default_pu() cycles over the machine */
+	place_core = cores;
+	hwloc_bitmap_t allowed = NULL;
+#ifndef STARPU_SIMGRID
+	if (_astro_env_int_in("STARPU_WORKERS_GETBIND", 0, 1, 1)) {
+		allowed = hwloc_bitmap_alloc();
+		if (allowed && (hwloc_get_cpubind(topo, allowed, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(allowed))) {
+			hwloc_bitmap_free(allowed);
+			allowed = NULL;
+		}
+	}
+#endif
+	for (unsigned c = 0; c < n; c++) {
+		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, c);
+		if (!obj)
+			obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, c);
+		if (!allowed || !obj || hwloc_bitmap_intersects(obj->cpuset, allowed))
+			cores[nplace++] = c;
+	}
+	hwloc_bitmap_free(allowed);
+	nwork = nplace;
+#ifndef STARPU_SIMGRID
+	int reserve = _astro_conf_int_in("STARPU_RESERVE_NCPU", NULL, _astro_rt.conf.reserve_ncpus, 0, INT_MAX, 0);
+	/* As StarPU, a CPU worker count given (conf or environment) overrides the reservation. */
+	if (reserve > 0 && (_astro_rt.conf.ncpus >= 0 || starpu_getenv("STARPU_NCPU") || starpu_getenv("STARPU_NCPUS")))
+		reserve = 0;
+	if (reserve >= (int)nplace) {
+		_astro_warn("STARPU_RESERVE_NCPU=%d reserves every core this process may use (%u): no CPU worker starts by default; "
+			    "reserve fewer cores", reserve, nplace);
+		nwork = 0;
+	} else if (reserve > 0) {
+		nwork = nplace - (unsigned)reserve;
+	}
+#endif
+}
 
+/* When the workers leave a core free, the application thread's core goes last
+ * (among the reserved ones, if any), so that the thread keeps a core of its own
+ * wherever the OS started it. */
+static void keep_main_core(unsigned nworkers)
+{
+	if (nworkers >= nplace || main_core < 0)
+		return;
+	for (unsigned i = 0; i + 1 < nplace; i++)
+		if (place_core[i] == (unsigned)main_core) {
+			memmove(&place_core[i], &place_core[i + 1], (nplace - i - 1) * sizeof(*place_core));
+			place_core[nplace - 1] = (unsigned)main_core;
+			break;
+		}
+}
+
+/* The default placement: worker id on the id-th core of place_core (past the
+ * unreserved cores, the order starts again). */
 static int default_pu(unsigned id)
 {
-	unsigned n = _astro_rt.ncores, k = id % n;
-	if (keep_main_core && main_core >= 0 && (unsigned)main_core < n)
-		k = k == n - 1 ? (unsigned)main_core : k < (unsigned)main_core ? k : k + 1;
-	return core_first_pu(k);
+	unsigned n = nwork ? nwork : nplace;
+	return n ? core_first_pu(place_core[id % n]) : core_first_pu(id);
 }
 
 /* The processing units STARPU_WORKERS_CPUID or STARPU_WORKERS_COREID give to
@@ -646,6 +721,7 @@ int _astro_workers_start(void)
 	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
 	read_env_bindids();
 	read_main_thread();
+	read_cores();
 	_astro_rt.nworkers = 0;
 	_astro_rt.where_mask = 0;
 	_astro_rt.nactive_drivers = 0;
@@ -666,7 +742,7 @@ int _astro_workers_start(void)
 		per_devices[i] = counts[i] > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
 		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
 	}
-	keep_main_core = total < _astro_rt.ncores;
+	keep_main_core(total);
 	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = counts[i], per_device = per_devices[i];

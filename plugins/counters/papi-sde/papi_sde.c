@@ -15,6 +15,14 @@
  * registered its counters (the end of starpu_init()); read after
  * starpu_shutdown(), they give 0.
  *
+ * The runtime counts only while collection is on (StarPU's rule:
+ * starpu_conf.start_perf_counter_collection or
+ * starpu_perf_counter_collection_start()). A PAPI tool reading these events
+ * is asking for them: the first read of a run (PAPI_start() reads every
+ * event of its set) starts collection when it is off, once, so the events
+ * count from there without the program calling anything. A program that
+ * wants counting off afterwards calls starpu_perf_counter_collection_stop().
+ *
  * Memory under AddressSanitizer/LeakSanitizer: libsde (PAPI 7.0) gives every
  * event a default description, a copy of its name, and
  * papi_sde_describe_counter() replaces it without freeing it: one lost string
@@ -67,6 +75,8 @@ static void (*lsan_enable)(void);
 static struct event *events;
 static papi_handle_t sde_handle;
 static int running;
+/* 1 once a PAPI read of this run started collection (or found it on): reset at each starpu_init(). */
+static int reader_seen;
 
 static double value_as_double(enum starpu_perf_counter_type type, union astro_counter_value v)
 {
@@ -122,10 +132,20 @@ static double event_value(const struct event *e)
 	}
 }
 
+/* A PAPI reader is here: the runtime counts from now on (once a run; see the top). */
+static void reader_attached(void)
+{
+	if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || __atomic_exchange_n(&reader_seen, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (!astro_counter_collecting())
+		starpu_perf_counter_collection_start();
+}
+
 /* SDE callback: an integer event returns its value, a floating one the bits of a double. */
 static long long read_event(void *param)
 {
 	const struct event *e = param;
+	reader_attached();
 	double value = event_value(e);
 	if (!is_floating(e->type))
 		return (long long)value;
@@ -204,6 +224,7 @@ static void export_all(void)
 		}
 	}
 	starpu_pthread_mutex_unlock(&events_lock);
+	__atomic_store_n(&reader_seen, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&running, 1, __ATOMIC_RELEASE);
 }
 

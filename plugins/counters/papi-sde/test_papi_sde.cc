@@ -114,4 +114,56 @@ TEST_F(PapiSde, EveryEventIsDescribedByItsCounterHelp)
 		}
 }
 
+// Issue 39: a program that never asks for collection still counts once a PAPI tool reads the events: the first read
+// (PAPI_start) starts it. Before that read, nothing is counted.
+TEST(PapiSdeCollection, StartsWhenAPapiReaderAttaches)
+{
+	ASSERT_FALSE(build_plugin_path().empty()) << "STARPU_PLUGIN_PATH is not set: run through make check";
+	ScopedEnv ncpu("STARPU_NCPU", nullptr);
+	ScopedEnv sched("STARPU_SCHED", nullptr);
+	starpu_conf conf = conf_with_ncpus(2);
+	conf.start_perf_counter_collection = 0;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (!PAPI_is_initialized())
+		ASSERT_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
+	static starpu_codelet cl = cpu_codelet(nop_func, 0, "papi-collect");
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_FALSE(astro_counter_collecting()) << "nothing asked for collection yet";
+
+	int set = PAPI_NULL;
+	ASSERT_EQ(PAPI_create_eventset(&set), PAPI_OK);
+	ASSERT_EQ(PAPI_add_named_event(set, "sde:::STARPU::starpu.task.g_total_submitted"), PAPI_OK);
+	ASSERT_EQ(PAPI_add_named_event(set, "sde:::STARPU::starpu.task.w_total_executed"), PAPI_OK);
+	ASSERT_EQ(PAPI_start(set), PAPI_OK);
+	EXPECT_TRUE(astro_counter_collecting()) << "the reader's first read starts collection";
+	for (int i = 0; i < 11; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	long long values[2];
+	ASSERT_EQ(PAPI_stop(set, values), PAPI_OK);
+	EXPECT_EQ(values[0], 11);
+	EXPECT_EQ(values[1], 11);
+	PAPI_cleanup_eventset(set);
+	PAPI_destroy_eventset(&set);
+	starpu_shutdown();
+
+	// A new run starts without collection until its own first read.
+	ASSERT_EQ(starpu_init(&conf), 0);
+	EXPECT_FALSE(astro_counter_collecting());
+	ASSERT_EQ(PAPI_create_eventset(&set), PAPI_OK);
+	ASSERT_EQ(PAPI_add_named_event(set, "sde:::STARPU::starpu.task.g_total_submitted"), PAPI_OK);
+	ASSERT_EQ(PAPI_start(set), PAPI_OK);
+	EXPECT_TRUE(astro_counter_collecting());
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(PAPI_stop(set, values), PAPI_OK);
+	EXPECT_EQ(values[0], 4);
+	PAPI_cleanup_eventset(set);
+	PAPI_destroy_eventset(&set);
+	starpu_shutdown();
+}
+
 } // namespace

@@ -241,8 +241,12 @@ int apapi_component_add_event(struct apapi_component *c, const struct apapi_even
 void apapi_sampler_init(struct apapi_sampler *s);
 /** Takes a first sample of every component, then starts the timer thread that samples each at its interval. Returns 0 or -errno. */
 int apapi_sampler_start(struct apapi_sampler *s);
-/** Takes a last sample of every component and stops the thread. */
+/** Takes a last sample of every component and stops the thread (apapi_sampler_join()). */
 void apapi_sampler_stop(struct apapi_sampler *s);
+/** Asks the timer thread to take its last samples and end, without waiting for it (libms_common's ms_stop_measurement). */
+void apapi_sampler_request_stop(struct apapi_sampler *s);
+/** Asks the timer thread to stop (if not yet) and waits for it (libms_common's ms_join_measurement); stop_ns is then set. */
+void apapi_sampler_join(struct apapi_sampler *s);
 /** Frees the components (the sampler stopped). */
 void apapi_sampler_clear(struct apapi_sampler *s);
 

@@ -253,7 +253,7 @@ int apapi_sampler_start(struct apapi_sampler *s)
 	return 0;
 }
 
-void apapi_sampler_stop(struct apapi_sampler *s)
+void apapi_sampler_request_stop(struct apapi_sampler *s)
 {
 	if (!s->running)
 		return;
@@ -261,8 +261,20 @@ void apapi_sampler_stop(struct apapi_sampler *s)
 	s->stopping = 1;
 	starpu_pthread_cond_broadcast(&s->cond);
 	starpu_pthread_mutex_unlock(&s->lock);
+}
+
+void apapi_sampler_join(struct apapi_sampler *s)
+{
+	if (!s->running)
+		return;
+	apapi_sampler_request_stop(s);
 	starpu_pthread_join(s->thread, NULL);
 	s->running = 0;
+}
+
+void apapi_sampler_stop(struct apapi_sampler *s)
+{
+	apapi_sampler_join(s);
 }
 
 void apapi_sampler_clear(struct apapi_sampler *s)

@@ -74,8 +74,7 @@ static int add_event(struct apapi_component *c, struct papi_set *ps, const struc
 	return ret == 0;
 }
 
-int apapi_papi_add(struct apapi_sampler *s, const struct apapi_config *cfg, const char *cmp, uint64_t interval_ns,
-		   const char **why)
+int apapi_papi_available(const char *cmp, int verbose, const char **why)
 {
 	if (papi_ready(why))
 		return -ENODEV;
@@ -87,10 +86,19 @@ int apapi_papi_add(struct apapi_sampler *s, const struct apapi_config *cfg, cons
 	}
 	if (info->disabled) {
 		*why = "disabled in this PAPI";
-		if (cfg->verbose)
+		if (verbose)
 			astro_log_error(WHAT, "PAPI component %s is disabled: %s", cmp, info->disabled_reason);
 		return -ENODEV;
 	}
+	return cidx;
+}
+
+int apapi_papi_add(struct apapi_sampler *s, const struct apapi_config *cfg, const char *cmp, uint64_t interval_ns,
+		   const char **why)
+{
+	int cidx = apapi_papi_available(cmp, cfg->verbose, why);
+	if (cidx < 0)
+		return -ENODEV;
 	struct papi_set *ps = calloc(1, sizeof(*ps));
 	struct apapi_component *c = ps ? apapi_sampler_add(s, cmp, interval_ns, read_set, ps) : NULL;
 	if (!c) {
@@ -151,15 +159,21 @@ void apapi_papi_clear(void)
 
 #else /* !HAVE_PAPI */
 
+int apapi_papi_available(const char *cmp, int verbose, const char **why)
+{
+	(void)cmp;
+	(void)verbose;
+	*why = "Astrolabe was built without PAPI (install libpapi-dev and configure again)";
+	return -ENODEV;
+}
+
 int apapi_papi_add(struct apapi_sampler *s, const struct apapi_config *cfg, const char *cmp, uint64_t interval_ns,
 		   const char **why)
 {
 	(void)s;
 	(void)cfg;
-	(void)cmp;
 	(void)interval_ns;
-	*why = "Astrolabe was built without PAPI (install libpapi-dev and configure again)";
-	return -ENODEV;
+	return apapi_papi_available(cmp, 0, why);
 }
 
 void apapi_papi_clear(void)

@@ -15,6 +15,11 @@
  */
 int apapi_papi_add(struct apapi_sampler *s, const struct apapi_config *cfg, const char *cmp, uint64_t interval_ns,
 		   const char **why);
+/**
+ * Whether PAPI has component cmp enabled: its index, or -ENODEV with *why
+ * (static text; verbose: PAPI's reason for a disabled one said too).
+ */
+int apapi_papi_available(const char *cmp, int verbose, const char **why);
 /** Stops and frees the PAPI event sets (the sampler stopped). */
 void apapi_papi_clear(void);
 
