@@ -34,7 +34,7 @@ extern "C" {
 /** Number of buckets: task priorities 0..STARPU_HETEROPRIO_MAX_PRIO-1. */
 #define STARPU_HETEROPRIO_MAX_PRIO 100
 
-/** Number of orderings of the automatic mode (STARPU_HETEROPRIO_USE_AUTO_CALIBRATION=1; see the README). */
+/** Number of orderings of the automatic mode (STARPU_HETEROPRIO_USE_AUTO_CALIBRATION=1; see the handbook, doc/scheduling.md). */
 #define STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY_COUNT 28
 
 /** The orderings of StarPU 1.4's automatic mode, by the value STARPU_AUTOHETEROPRIO_PRIORITY_ORDERING_POLICY takes. */

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <dlfcn.h>
 #include <regex>
 
 #include "helpers.h"
@@ -113,6 +114,31 @@ TEST_F(Fixture, IndependentTasksOnUnequalWorkers)
 	res = -1;
 	starpu_bound_compute(&res, nullptr, 0);	// relaxed only: integer_res is not needed
 	EXPECT_NEAR(res, 32.0 / 3, 1e-6);
+}
+
+// Issue 38: the core library linked GLPK, so its package pulled GLPK in for the bound alone. The
+// library names no GLPK among what it needs; the first solve loads it, and the solve above works.
+TEST_F(Fixture, GlpkIsLoadedAtTheFirstSolveNotLinked)
+{
+	NEED_GLPK();
+	Dl_info info;
+	ASSERT_NE(dladdr(reinterpret_cast<void *>(&starpu_bound_compute), &info), 0);
+	ASSERT_NE(info.dli_fname, nullptr);
+	std::string needed;
+	ASSERT_EQ(run_command("objdump -p '" + std::string(info.dli_fname) + "' | grep NEEDED", &needed), 0) << info.dli_fname;
+	EXPECT_TRUE(contains(needed, "libglib")) << "the library's NEEDED entries were read: " << needed;
+	EXPECT_FALSE(contains(needed, "glpk")) << info.dli_fname << " links GLPK: " << needed;
+
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	starpu_bound_start(0, 0);
+	submit(task(&fast_slow));
+	starpu_bound_stop();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	double res = -1;
+	starpu_bound_compute(&res, nullptr, 0);
+	EXPECT_NEAR(res, 4.0, 1e-6); // one task: no shorter than on the faster worker
+	EXPECT_TRUE(contains(read_file("/proc/self/maps"), "libglpk")) << "the solve loaded GLPK";
 }
 
 // 64 tasks recorded with dependencies: the integer program (a start, an end, a worker and an order

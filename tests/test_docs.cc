@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What a user reads before writing a line: the table of environment variables
-// (README.md, checked against the variables the sources read), the API
-// reference's warning check (doc/check-warnings), and every installed
+// (doc/environment.md, checked against the variables the sources read), the
+// README's length and the handbook's links, in the sources and as installed,
+// the API reference's warning check (doc/check-warnings), and every installed
 // program's --help and manual page.
 #include "helpers.h"
 
 #include <sstream>
+#include <unistd.h>
 
 using namespace astro_test;
 
@@ -72,24 +74,24 @@ std::vector<std::string> program_dirs()
 
 // ------------------------------------------------------- environment table
 
-TEST(EnvironmentTable, EveryVariableTheSourcesReadIsInTheReadme)
+TEST(EnvironmentTable, EveryVariableTheSourcesReadIsInTheTable)
 {
 	std::string out;
-	EXPECT_EQ(run_environment("check " + sh_quoted(top_srcdir() + "/README.md") + " " + sh_quoted(top_srcdir()), &out), 0) << out;
+	EXPECT_EQ(run_environment("check " + sh_quoted(top_srcdir() + "/doc/environment.md") + " " + sh_quoted(top_srcdir()), &out), 0) << out;
 	EXPECT_TRUE(contains(out, "0 missing, 0 stale")) << out;
 }
 
 TEST(EnvironmentTable, AVariableMissingFromTheTableFailsTheCheck)
 {
 	ScratchDir tmp;
-	std::string readme = read_file(top_srcdir() + "/README.md"), kept;
-	ASSERT_TRUE(contains(readme, "| `STARPU_SCHED` |"));
-	for (const std::string &line : lines_of(readme))
+	std::string page = read_file(top_srcdir() + "/doc/environment.md"), kept;
+	ASSERT_TRUE(contains(page, "| `STARPU_SCHED` |"));
+	for (const std::string &line : lines_of(page))
 		if (line.rfind("| `STARPU_SCHED` |", 0) != 0)
 			kept += line + "\n";
-	ASSERT_TRUE(tmp.dir.write("README.md", kept));
+	ASSERT_TRUE(tmp.dir.write("environment.md", kept));
 	std::string out;
-	EXPECT_EQ(run_environment("check " + sh_quoted(tmp.dir.file("README.md")) + " " + sh_quoted(top_srcdir()), &out), 1) << out;
+	EXPECT_EQ(run_environment("check " + sh_quoted(tmp.dir.file("environment.md")) + " " + sh_quoted(top_srcdir()), &out), 1) << out;
 	EXPECT_TRUE(contains(out, "kernel/sched/policies.c:")) << "names where the variable is read: " << out;
 	EXPECT_TRUE(contains(out, "STARPU_SCHED is read but missing")) << out;
 }
@@ -97,32 +99,157 @@ TEST(EnvironmentTable, AVariableMissingFromTheTableFailsTheCheck)
 TEST(EnvironmentTable, AVariableNoSourceReadsFailsTheCheck)
 {
 	ScratchDir tmp;
-	std::string readme = read_file(top_srcdir() + "/README.md");
-	size_t row = readme.find("| `STARPU_SCHED` |");
+	std::string page = read_file(top_srcdir() + "/doc/environment.md");
+	size_t row = page.find("| `STARPU_SCHED` |");
 	ASSERT_NE(row, std::string::npos);
-	readme.insert(row, "| `STARPU_NO_SUCH_VARIABLE` | read by nobody |\n");
-	ASSERT_TRUE(tmp.dir.write("README.md", readme));
+	page.insert(row, "| `STARPU_NO_SUCH_VARIABLE` | read by nobody |\n");
+	ASSERT_TRUE(tmp.dir.write("environment.md", page));
 	std::string out;
-	EXPECT_EQ(run_environment("check " + sh_quoted(tmp.dir.file("README.md")) + " " + sh_quoted(top_srcdir()), &out), 1) << out;
+	EXPECT_EQ(run_environment("check " + sh_quoted(tmp.dir.file("environment.md")) + " " + sh_quoted(top_srcdir()), &out), 1) << out;
 	EXPECT_TRUE(contains(out, "STARPU_NO_SUCH_VARIABLE is in the table")) << out;
 }
 
-TEST(EnvironmentTable, TheHandbookPageHasEveryRow)
+TEST(EnvironmentTable, APageWithoutTheTableIsSaid)
 {
-	std::string page, readme = read_file(top_srcdir() + "/README.md");
-	ASSERT_EQ(run_environment("table " + sh_quoted(top_srcdir() + "/README.md"), &page), 0) << page;
-	EXPECT_EQ(page.rfind("# Environment variables {#environment}", 0), 0u) << page.substr(0, 200);
-	size_t start = readme.find("\n## Environment variables\n");
-	ASSERT_NE(start, std::string::npos);
-	std::string section = readme.substr(start + 1, readme.find("\n## ", start + 1) - start);
-	unsigned rows = 0;
-	for (const std::string &line : lines_of(section))
-		if (line.rfind("| `", 0) == 0) {
-			EXPECT_TRUE(contains(page, line)) << line;
-			rows++;
+	ScratchDir tmp;
+	ASSERT_TRUE(tmp.dir.write("environment.md", "# Something else {#other}\n\n| `STARPU_SCHED` | x |\n"));
+	std::string out;
+	EXPECT_NE(run_environment("check " + sh_quoted(tmp.dir.file("environment.md")) + " " + sh_quoted(top_srcdir()), &out), 0) << out;
+	EXPECT_TRUE(contains(out, "no table under a heading \"Environment variables\"")) << out;
+}
+
+// ------------------------------------------------------ README and handbook
+
+namespace {
+
+// The targets of the Markdown links and images of a page ([text](target),
+// ![alt](target)) outside its code blocks and code spans, without their
+// #fragment; web addresses and in-page anchors left out.
+std::vector<std::string> local_links(const std::string &page)
+{
+	std::vector<std::string> targets;
+	bool fenced = false;
+	for (const std::string &line : lines_of(page)) {
+		if (line.rfind("```", 0) == 0) {
+			fenced = !fenced;
+			continue;
 		}
-	EXPECT_GT(rows, 40u);
-	EXPECT_FALSE(contains(page, "## Writing a scheduling policy")) << "only the section's text";
+		if (fenced)
+			continue;
+		bool code = false;
+		for (size_t i = 0; i + 1 < line.size(); i++) {
+			if (line[i] == '`')
+				code = !code;
+			if (code || line[i] != ']' || line[i + 1] != '(')
+				continue;
+			size_t end = line.find(')', i + 2);
+			if (end == std::string::npos)
+				break;
+			std::string target = line.substr(i + 2, end - i - 2);
+			target = target.substr(0, target.find('#'));
+			if (!target.empty() && target.find("://") == std::string::npos && target.rfind("mailto:", 0) != 0)
+				targets.push_back(target);
+		}
+	}
+	return targets;
+}
+
+// The links of the page at dir/name that lead to no file: "name: target" lines.
+std::string broken_links(const std::string &dir, const std::string &name)
+{
+	std::string broken;
+	for (const std::string &target : local_links(read_file(dir + "/" + name)))
+		if (access((dir + "/" + target).c_str(), F_OK) != 0)
+			broken += "  " + name + ": " + target + "\n";
+	return broken;
+}
+
+// The handbook's pages in the source folder doc/.
+std::vector<std::string> handbook_pages()
+{
+	std::string out;
+	run_command("cd " + sh_quoted(top_srcdir() + "/doc") + " && ls *.md", &out);
+	return lines_of(out);
+}
+
+} // namespace
+
+// Issue 38: the README was 1,341 lines, the reference of every feature; it
+// says what Astrolabe is, how to build it and where to read on.
+TEST(Readme, IsAReadmeUnder250Lines)
+{
+	std::string readme = read_file(top_srcdir() + "/README.md");
+	size_t n = lines_of(readme).size();
+	EXPECT_GT(n, 20u);
+	EXPECT_LT(n, 250u) << "README.md has " << n << " lines: move the reference into a page of the handbook (doc/)";
+	EXPECT_TRUE(contains(readme, "./build.sh demo")) << "the Quick start's commands";
+	EXPECT_TRUE(contains(readme, "./build.sh test")) << "the Quick start's commands";
+	EXPECT_TRUE(contains(readme, "](doc/index.md)")) << "where to read on";
+}
+
+TEST(Handbook, EveryLinkOfTheReadmeAndThePagesLeadsToAFile)
+{
+	std::string broken = broken_links(top_srcdir(), "README.md");
+	std::vector<std::string> pages = handbook_pages();
+	EXPECT_GT(pages.size(), 20u);
+	for (const std::string &page : pages)
+		if (!page.empty())
+			broken += broken_links(top_srcdir() + "/doc", page);
+	EXPECT_TRUE(broken.empty()) << "links to no file:\n" << broken;
+}
+
+TEST(Handbook, ALinkToNoFileIsFound)
+{
+	ScratchDir tmp;
+	ASSERT_TRUE(tmp.dir.write("there.md", "x\n"));
+	ASSERT_TRUE(tmp.dir.write("page.md", "See [there](there.md#part), [gone](gone.md), ![a picture](images/none.png),\n"
+					     "[the web](https://example.org/x.md) and `a[i](j)`.\n```\nf[0](1);\n```\n"));
+	EXPECT_EQ(broken_links(tmp.path(), "page.md"), "  page.md: gone.md\n  page.md: images/none.png\n");
+}
+
+// make install puts every page (and picture) the index leads to beside it, and
+// every link of an installed page holds there (environment.md was made only by
+// make doc, and never installed).
+TEST(Handbook, TheInstallShipsEveryPageTheIndexLinksTo)
+{
+	if (top_builddir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	ScratchDir dest;
+	std::string out;
+	ASSERT_EQ(run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + sh_quoted(top_builddir() + "/doc") +
+				      " install-data DESTDIR=" + sh_quoted(dest.path()) + " 2>&1", &out), 0) << out;
+	std::string found;
+	run_command("find " + sh_quoted(dest.path()) + " -name index.md", &found);
+	ASSERT_EQ(lines_of(found).size(), 1u) << "one index.md installed: " << found;
+	std::string docdir = lines_of(found)[0].substr(0, lines_of(found)[0].rfind('/'));
+	std::vector<std::string> linked = local_links(read_file(docdir + "/index.md"));
+	EXPECT_GT(linked.size(), 20u);
+	std::string broken = broken_links(docdir, "index.md");
+	for (const std::string &page : handbook_pages()) {
+		if (page.empty())
+			continue;
+		EXPECT_EQ(access((docdir + "/" + page).c_str(), F_OK), 0) << page << " is not installed: add it to HANDBOOK in doc/Makefile.am";
+		if (access((docdir + "/" + page).c_str(), F_OK) == 0)
+			for (const std::string &target : local_links(read_file(docdir + "/" + page)))
+				if (target.rfind("../", 0) != 0 && access((docdir + "/" + target).c_str(), F_OK) != 0)
+					broken += "  " + page + ": " + target + "\n";
+	}
+	EXPECT_TRUE(broken.empty()) << "installed pages link to what the install lacks:\n" << broken;
+}
+
+// make doc reads every page with the headers; a warning on a page (Doxygen
+// took sde:::STARPU:: for a link request) failed it, and the packages with it,
+// where no test looked.
+TEST(Handbook, MakeDocReadsEveryPageWithoutAWarning)
+{
+	if (top_builddir().empty())
+		GTEST_SKIP() << "ASTRO_TEST_TOOLS_DIR is not set: run through make check";
+	if (!have_program("doxygen"))
+		GTEST_SKIP() << "doxygen is not installed: make doc cannot run (apt-get install doxygen, then configure again)";
+	std::string out;
+	EXPECT_EQ(run_command("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C " + sh_quoted(top_builddir() + "/doc") + " doc 2>&1", &out), 0)
+		<< out;
+	EXPECT_TRUE(contains(out, "every public function documented")) << out;
 }
 
 // -------------------------------------------------------- reference check
@@ -268,6 +395,22 @@ TEST(SpackRecipe, AnOptionConfigureLacksOrAnUnmappedVariantFails)
 	EXPECT_TRUE(contains(out, "broken.py:1")) << out;
 }
 
+// Issue 38: ~papi left the energy and sampler plugins free to pick up a system
+// PAPI, and +mpi pinned Open MPI instead of Spack's virtual mpi.
+TEST(SpackRecipe, NoPapiMeansNoPapiAndMpiIsTheVirtualPackage)
+{
+	std::string recipe = read_file(top_srcdir() + "/packaging/spack/package.py");
+	size_t papi = recipe.find("\"papi\": (");
+	ASSERT_NE(papi, std::string::npos) << recipe;
+	std::string entry = recipe.substr(papi, recipe.find("),", papi) - papi);
+	EXPECT_TRUE(contains(entry, "\"--without-papi\"")) << entry;
+	EXPECT_TRUE(contains(recipe, "depends_on(\"mpi\", when=\"+mpi\")")) << "the virtual mpi";
+	EXPECT_FALSE(contains(recipe, "depends_on(\"openmpi\"")) << "the virtual mpi, not one implementation";
+	std::string out;
+	run_command("sh " + sh_quoted(top_srcdir() + "/configure") + " --help", &out);
+	EXPECT_TRUE(contains(out, "--without-papi")) << "configure has the option the recipe passes";
+}
+
 // ---------------------------------------------------------------- licence
 
 namespace {
@@ -289,6 +432,11 @@ bool is_source(const std::string &top, const std::string &path)
 		return false;
 	for (const char *ext : { ".c", ".h", ".cc", ".cu", ".cl", ".map", ".am", ".ac", ".m4", ".in", ".sh", ".py", ".gp", ".supp" })
 		if (ends_with(path, ext))
+			return true;
+	// Makefiles, debian/control and the manual pages' names (build-aux/man-names): no extension to tell.
+	std::string base = path.substr(path.rfind('/') + 1);
+	for (const char *name : { "Makefile", "control", "man-names" })
+		if (base == name)
 			return true;
 	return read_file(top + "/" + path).rfind("#!", 0) == 0; // a script
 }
@@ -337,6 +485,8 @@ TEST(Licence, AFileWithoutTheLineIsFound)
 	EXPECT_TRUE(is_source(tmp.path(), "seed"));
 	EXPECT_FALSE(is_source(tmp.path(), "tests/data/x.c"));
 	EXPECT_FALSE(is_source(tmp.path(), "bench/fuzz/corpus/env_int/plain"));
+	EXPECT_TRUE(is_source(tmp.path(), "examples/scheduler_plugin/Makefile"));
+	EXPECT_TRUE(is_source(tmp.path(), "debian/control"));
 }
 
 TEST(Licence, CopyingDebianAndSpackSayLgpl21OrLater)

@@ -518,7 +518,7 @@ TEST(IdlePower, BadValueIsReportedNotTakenAsZero)
 }
 
 // The runtime's own numeric and string variables, out of their documented
-// range (README.md's table): each is said once, naming its range, and
+// range (doc/environment.md's table): each is said once, naming its range, and
 // starpu_init() goes on with the default.
 TEST(EnvBounded, RuntimeVariablesOutOfRangeAreSaidOnce)
 {

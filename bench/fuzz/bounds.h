@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The bounded variables (include/astrolabe/env.h): each numeric one with the
  * range and default its reader states, each string one with its maximum
- * length, as README.md's table documents them. The env fuzz targets run every
+ * length, as doc/environment.md's table documents them. The env fuzz targets run every
  * input through each of these bounds and check that the value the runtime
  * would use (the parsed one, or the default after a refusal) is in range. */
 #ifndef ASTRO_FUZZ_BOUNDS_H

@@ -2,7 +2,7 @@
 /*
  * Bounded environment variables, for the runtime and its plugins. Each reader
  * states, in its one call, the variable's range (a number) or its maximum
- * length (a string) and its default; README.md's table of environment
+ * length (a string) and its default; doc/environment.md's table of environment
  * variables documents the same bounds. A value that is not a number, is out of
  * range or is too long is said in one error naming the variable, the value,
  * what is accepted and the default used, and the default is used: a value
@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* Bounds several readers share (README.md's table gives each variable's). */
+/* Bounds several readers share (doc/environment.md's table gives each variable's). */
 #define ASTRO_ENV_PRIO_BOUND 1000000	/**< STARPU_MIN_PRIO, STARPU_MAX_PRIO: within -this..this */
 #define ASTRO_ENV_POWER_MAX 1e6f	/**< STARPU_IDLE_POWER: 0..this W */
 #define ASTRO_ENV_NAME_MAX 255		/**< a name (policy, host, tool...): at most this many characters */

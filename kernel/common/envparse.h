@@ -34,7 +34,7 @@ struct _astro_parse_error
  * The int and float parsers, bounded: 0 with *out set when text is a number
  * within [min, max]; -EINVAL when it is not a number (*out untouched);
  * -ERANGE when it is one but out of the range (*out untouched). Every numeric
- * variable the runtime reads has such a range, documented in README.md.
+ * variable the runtime reads has such a range, documented in doc/environment.md.
  */
 int _astro_parse_int_in(const char *text, int min, int max, int *out);
 int _astro_parse_float_in(const char *text, float min, float max, float *out);

@@ -12,8 +12,10 @@ from spack.package import *
 CONFIGURE_OPTIONS = {
     "opencl": ("--enable-plugin-opencl", "--disable-plugin-opencl"),
     "cuda": ("--enable-plugin-cuda", "--disable-plugin-cuda"),
-    "papi": (["--enable-plugin-papi-sde", "--enable-plugin-papi-task"],
-             ["--disable-plugin-papi-sde", "--disable-plugin-papi-task"]),
+    # ~papi: no PAPI plugin, and the energy and sampler plugins built without
+    # PAPI (powercap, the runtime's counters) even when the system has one.
+    "papi": (["--with-papi", "--enable-plugin-papi-sde", "--enable-plugin-papi-task"],
+             ["--without-papi", "--disable-plugin-papi-sde", "--disable-plugin-papi-task"]),
     "otf2": ("--enable-plugin-trace", "--disable-plugin-trace"),
     "mpi": ("--with-mpi", "--without-mpi"),
     "glpk": ("--with-glpk", "--without-glpk"),
@@ -40,7 +42,7 @@ class Astrolabe(AutotoolsPackage):
     variant("cuda", default=False, description="CUDA driver (one worker per CUDA device)")
     variant("papi", default=True, description="PAPI counter modules: software-defined events, per-task PAPI events")
     variant("otf2", default=True, description="Execution traces as OTF2 archives, and starpu_fxt_tool")
-    variant("mpi", default=True, description="StarPU-MPI (libstarpumpi-1.4) over Open MPI")
+    variant("mpi", default=True, description="StarPU-MPI (libstarpumpi-1.4) over MPI")
     variant("glpk", default=True, description="Solve the theoretical lower bound (starpu_bound_compute) with GLPK")
     variant("blas", default=True, description="Fit multiple-regression models (LAPACKE); linear-algebra examples (OpenBLAS)")
     variant("static_plugins", default=False, description="Link the plugins into libastrolabe instead of loadable modules")
@@ -61,7 +63,7 @@ class Astrolabe(AutotoolsPackage):
     depends_on("cuda", when="+cuda")
     depends_on("papi", when="+papi")
     depends_on("otf2", when="+otf2")
-    depends_on("openmpi", when="+mpi")
+    depends_on("mpi", when="+mpi")
     depends_on("glpk", when="+glpk")
     depends_on("openblas", when="+blas")
     depends_on("googletest", type="test")
