@@ -4,7 +4,10 @@
  * the same run (issue 24's goals: at most 1.5x the raw latency for small
  * messages, at least 90% of the raw bandwidth for large ones).
  *
- *   mpirun -np 2 ./mpi_pingpong [-r REPS] [-n ROUNDS]
+ *   mpirun -np 2 ./mpi_pingpong [-r REPS] [-n ROUNDS] [-b BYTES]
+ *
+ * -b measures one message size only (8 and 4 MiB by default): -b 8 under
+ * callgrind counts the small message's path alone.
  *
  * Rank 0 prints, per message size, the one-way time (half a round trip) of
  * MPI_Send/MPI_Recv and of starpu_mpi_send/starpu_mpi_recv on a vector
@@ -38,7 +41,8 @@ static void runtime_round(int rank, starpu_data_handle_t h)
 int main(int argc, char **argv)
 {
 	struct bench_options o;
-	bench_parse(argc, argv, &o, 0, 5, 0, " (-n: round trips per repetition; default 2000 small, 20 large)");
+	bench_parse(argc, argv, &o, 0, 5, 'b', " [-b BYTES] (-n: round trips per repetition; default 2000 small, 20 large; -b: one message size only, default 8 and 4 MiB)");
+	int only = o.extra ? (int)bench_parse_long("message size (-b)", o.extra, 1) : 0;
 	if (starpu_mpi_init_conf(&argc, &argv, 1, MPI_COMM_WORLD, NULL))
 		bench_die("starpu_mpi_init_conf failed");
 	int rank = starpu_mpi_world_rank(), size = starpu_mpi_world_size();
@@ -46,7 +50,9 @@ int main(int argc, char **argv)
 		bench_die("run with mpirun -np 2 (%d ranks here)", size);
 	const int sizes[] = { 8, 4 << 20 };
 	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		int bytes = sizes[s];
+		int bytes = only ? only : sizes[s];
+		if (only && s > 0)
+			break;
 		long rounds = o.ntasks > 0 ? o.ntasks : (bytes < 65536 ? 2000 : 20);
 		char *buf = calloc(bytes, 1);
 		starpu_data_handle_t h;
