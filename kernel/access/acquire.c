@@ -241,7 +241,7 @@ static void release_granted(starpu_data_handle_t handle)
 	struct _astro_job *job = *link;
 	if (job) {
 		*link = job->next_acquire;
-		starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregister may wait for the acquires */
+		_astro_data_idle_wake(handle); /* an unregister may wait for the acquires */
 	}
 	starpu_pthread_mutex_unlock(&handle->lock);
 	if (!job) {
@@ -360,7 +360,7 @@ static bool unregister_claim(starpu_data_handle_t handle, const char *fn)
 				only_requests = false;
 		if (!only_requests)
 			break;
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+		_astro_data_idle_wait(handle);
 	}
 	bool acquired = handle->acquires != NULL || handle->fast_hold;
 	starpu_pthread_mutex_unlock(&handle->lock);

@@ -153,8 +153,16 @@ bool _astro_called_back(void);
 
 /* Returns 0 when the calling thread may block. From a task, a callback, a tool
  * callback or a counter listener, prints one line saying that call cannot be
- * made from there (hint: what to do instead, or NULL) and returns -EDEADLK. */
-int _astro_forbid_blocking(const char *call, const char *hint);
+ * made from there (hint: what to do instead, or NULL) and returns -EDEADLK.
+ * Inline: the application's own thread (the blocking calls' usual caller, on
+ * the synchronous task path) pays two thread-local loads, no call. */
+int _astro_forbid_blocking_here(const char *call, const char *hint);
+static inline int _astro_forbid_blocking(const char *call, const char *hint)
+{
+	if (STARPU_LIKELY(_astro_call_context == _ASTRO_CTX_APPLICATION && !_astro_self))
+		return 0;
+	return _astro_forbid_blocking_here(call, hint);
+}
 
 
 /* --------------------------------------------------- tasks' public fields */

@@ -34,7 +34,7 @@ bool _astro_called_back(void)
 	return called_back_from() != NULL;
 }
 
-int _astro_forbid_blocking(const char *call, const char *hint)
+int _astro_forbid_blocking_here(const char *call, const char *hint)
 {
 	const char *where = called_back_from();
 	if (!where)

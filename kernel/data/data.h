@@ -54,7 +54,8 @@ struct _starpu_data_state
 	unsigned copies_arriving;            /* replicates with a copy under way */
 	uint32_t wt_mask;                    /* write-through nodes (starpu_data_set_wt_mask), atomic */
 	starpu_pthread_mutex_t lock;                /* implicit dependencies and busy count */
-	starpu_pthread_cond_t idle_cond;
+	starpu_pthread_cond_t idle_cond;     /* waited on through _astro_data_idle_wait(), woken by _astro_data_idle_wake() */
+	unsigned idle_waiters;               /* threads waiting on idle_cond (under lock) */
 	struct _astro_job *last_writer;
 	struct _astro_data_link *readers;    /* accesses since the last writer: reads, and commuting writes */
 	unsigned ncommute;                   /* commuting writes among the readers */
@@ -101,6 +102,22 @@ struct _starpu_data_state
 static inline bool _astro_handle_magic_live(starpu_data_handle_t handle)
 {
 	return handle && __atomic_load_n(&handle->magic, __ATOMIC_ACQUIRE) == _ASTRO_HANDLE_MAGIC;
+}
+
+/* Waits on the handle's idle_cond (handle->lock held). */
+static inline void _astro_data_idle_wait(starpu_data_handle_t handle)
+{
+	handle->idle_waiters++;
+	starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+	handle->idle_waiters--;
+}
+
+/* Wakes whoever waits on the handle's idle_cond (handle->lock held): nothing when nobody does,
+ * as on every uncontended release (the waiters count under the same lock, so none is missed). */
+static inline void _astro_data_idle_wake(starpu_data_handle_t handle)
+{
+	if (handle->idle_waiters)
+		starpu_pthread_cond_broadcast(&handle->idle_cond);
 }
 
 /* The least-recently-used lists of copies (lru.c): a copy used goes to its node's tail, a copy freed leaves. */

@@ -288,7 +288,7 @@ static void wait_idle(starpu_data_handle_t handle)
 {
 	starpu_pthread_mutex_lock(&handle->lock);
 	while (handle->busy > 0)
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+		_astro_data_idle_wait(handle);
 	starpu_pthread_mutex_unlock(&handle->lock);
 }
 
@@ -301,7 +301,7 @@ void _astro_data_wait_unused(starpu_data_handle_t handle, unsigned magic)
 {
 	starpu_pthread_mutex_lock(&handle->lock);
 	while (handle->busy > 0 || handle->finishing > 0)
-		starpu_pthread_cond_wait(&handle->idle_cond, &handle->lock);
+		_astro_data_idle_wait(handle);
 	__atomic_store_n(&handle->magic, magic, __ATOMIC_RELEASE);
 	starpu_pthread_mutex_unlock(&handle->lock);
 }
@@ -311,7 +311,7 @@ void _astro_data_callback_done(starpu_data_handle_t handle)
 	void (*free_it)(starpu_data_handle_t) = NULL;
 	starpu_pthread_mutex_lock(&handle->lock);
 	if (--handle->finishing == 0) {
-		starpu_pthread_cond_broadcast(&handle->idle_cond);
+		_astro_data_idle_wake(handle);
 		free_it = handle->free_when_done;
 	}
 	starpu_pthread_mutex_unlock(&handle->lock);
@@ -340,6 +340,6 @@ void _astro_data_unhold(starpu_data_handle_t handle)
 {
 	starpu_pthread_mutex_lock(&handle->lock);
 	if (--handle->busy == 0)
-		starpu_pthread_cond_broadcast(&handle->idle_cond);
+		_astro_data_idle_wake(handle);
 	starpu_pthread_mutex_unlock(&handle->lock);
 }

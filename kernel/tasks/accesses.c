@@ -103,7 +103,7 @@ static void un_astro_access_link(struct _astro_job *job, struct _astro_data_link
 	if (finishing)
 		h->finishing++;
 	if (--h->busy == 0)
-		starpu_pthread_cond_broadcast(&h->idle_cond);
+		_astro_data_idle_wake(h);
 	starpu_pthread_mutex_unlock(&h->lock);
 }
 
@@ -526,7 +526,7 @@ bool _astro_hold_release(starpu_data_handle_t handle)
 		return false;
 	handle->fast_hold = 0;
 	--handle->busy;
-	starpu_pthread_cond_broadcast(&handle->idle_cond); /* an unregistration may wait for it, or for the busy count */
+	_astro_data_idle_wake(handle); /* an unregistration may wait for it, or for the busy count */
 	return true;
 }
 

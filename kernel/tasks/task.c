@@ -132,16 +132,21 @@ void _astro_job_terminate(struct _astro_job *job, int workerid)
 		job_finish(job);
 }
 
-/* n fewer tasks (or submissions under way, see submit_enter) are counted in nsubmitted. */
-static void count_down(long n)
+static __attribute__((noinline)) void wake_all_waiters(void)
+{
+	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
+	starpu_pthread_cond_broadcast(&_astro_rt.wait_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
+}
+
+/* n fewer tasks (or submissions under way, see submit_enter) are counted in nsubmitted.
+ * Inline (each submission and each completion pays it): a call only when someone waits. */
+static inline __attribute__((always_inline)) void count_down(long n)
 {
 	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, n, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
-	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST)) {
-		starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
-		starpu_pthread_cond_broadcast(&_astro_rt.wait_cond);
-		starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
-	}
+	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
+		wake_all_waiters();
 }
 
 void _astro_task_completed_count(void)
@@ -181,7 +186,7 @@ static inline __attribute__((always_inline)) void release_successors(struct _ast
 	free(succs);
 }
 
-static int submit_enter(void);
+static inline __attribute__((always_inline)) int submit_enter(void);
 static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job);
 static void task_free_owned(struct starpu_task *task);
 static void task_delete(struct starpu_task *task);
@@ -344,32 +349,38 @@ static void job_finish(struct _astro_job *job)
 
 /* ------------------------------------------------------------ submission */
 
-static int check_handles(struct starpu_task *task, unsigned nbuffers)
+/* The task's name in a message: its name, or "(unnamed)" (looked up only when a message is said). */
+static const char *task_label(struct starpu_task *task)
 {
 	const char *name = starpu_task_get_name(task);
+	return name ? name : "(unnamed)";
+}
+
+static int check_handles(struct starpu_task *task, unsigned nbuffers)
+{
 	if (nbuffers > STARPU_NMAXBUFS && !task->dyn_handles) {
 		_astro_error("task '%s' has %u buffers but at most %d fit in task->handles: use task->dyn_handles and dyn_modes",
-			     name ? name : "(unnamed)", nbuffers, STARPU_NMAXBUFS);
+			     task_label(task), nbuffers, STARPU_NMAXBUFS);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < nbuffers; i++) {
 		starpu_data_handle_t handle = STARPU_TASK_GET_HANDLE(task, i);
 		if (!handle) {
 			_astro_error("task '%s': buffer %u has a NULL handle: register the data (starpu_*_data_register) and set the handle",
-				     name ? name : "(unnamed)", i);
+				     task_label(task), i);
 			return -EINVAL;
 		}
 		/* Relaxed: unregistration clears it with an atomic store. */
 		if (STARPU_UNLIKELY(__atomic_load_n(&handle->magic, __ATOMIC_RELAXED) != _ASTRO_HANDLE_MAGIC)) {
 			_astro_error("task '%s': buffer %u: handle %p is not registered (already unregistered?): register the data again to use it",
-				     name ? name : "(unnamed)", i, (void *)handle);
+				     task_label(task), i, (void *)handle);
 			return -EINVAL;
 		}
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		if (_astro_data_check_mode(mode) != 0) {
 			_astro_error("task '%s': buffer %u has the invalid access mode 0x%x: use STARPU_R, STARPU_W, STARPU_RW, "
 				     "STARPU_SCRATCH or STARPU_REDUX, optionally with STARPU_COMMUTE",
-				     name ? name : "(unnamed)", i, (unsigned)mode);
+				     task_label(task), i, (unsigned)mode);
 			return -EINVAL;
 		}
 	}
@@ -378,25 +389,24 @@ static int check_handles(struct starpu_task *task, unsigned nbuffers)
 
 static int check_runnable(struct starpu_task *task)
 {
-	const char *name = starpu_task_get_name(task);
 	if (task->execute_on_a_specific_worker) {
 		if (task->workerid >= _astro_rt.nworkers && _astro_is_combined_worker((int)task->workerid)) {
 			if (!starpu_combined_worker_can_execute_task(task->workerid, task, 0)) {
 				_astro_error("task '%s' asks for combined worker %u, which cannot run it: its codelet must be STARPU_SPMD or "
 					     "STARPU_FORKJOIN with max_parallelism at least the combined worker's size, and run on its workers",
-					     name ? name : "(unnamed)", task->workerid);
+					     task_label(task), task->workerid);
 				return -ENODEV;
 			}
 			return 0;
 		}
 		if (task->workerid >= _astro_rt.nworkers) {
 			_astro_error("task '%s' asks for worker %u but there are only %u workers: fix task->workerid",
-				     name ? name : "(unnamed)", task->workerid, _astro_rt.nworkers);
+				     task_label(task), task->workerid, _astro_rt.nworkers);
 			return -EINVAL;
 		}
 		if (_astro_worker_impl_for((int)task->workerid, task) < 0) {
 			_astro_error("task '%s' asks for worker %u, which has no implementation of it",
-				     name ? name : "(unnamed)", task->workerid);
+				     task_label(task), task->workerid);
 			return -ENODEV;
 		}
 		return 0;
@@ -426,7 +436,7 @@ static int check_runnable(struct starpu_task *task)
  * leaves the runtime (the end of starpu_task_submit), since the task may complete before the
  * push has returned (waking a worker reads the worker shutdown frees).
  * Returns 0, or -ESHUTDOWN / -ESRCH with the counts given back. */
-static int submit_enter(void)
+static inline __attribute__((always_inline)) int submit_enter(void)
 {
 	__atomic_add_fetch(&_astro_rt.nsubmitted, 2, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
@@ -495,7 +505,7 @@ static int task_validate(struct starpu_task *task)
 			astro_thread_yield();
 		if (__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE)) {
 			_astro_error("starpu_task_submit: task '%s' is already submitted and not complete: wait for it or create another task",
-				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+				     task_label(task));
 			return -EINVAL;
 		}
 	}
@@ -582,7 +592,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 		if (ret == -ESHUTDOWN)
 			_astro_error("starpu_task_submit: task '%s' is refused: starpu_shutdown() is under way, only tasks and callbacks may still submit; "
 				     "submit before calling starpu_shutdown()",
-				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+				     task_label(task));
 		else
 			_astro_error("starpu_task_submit: the runtime is not running: call starpu_init() first");
 		return ret;
@@ -593,7 +603,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 		if (ret == -ENODEV)
 			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
 				     "add an implementation or start the matching workers",
-				     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)",
+				     task_label(task),
 				     task->cl ? task->cl->where : 0, _astro_rt.nworkers);
 		return ret;
 	}
@@ -718,12 +728,12 @@ int starpu_task_wait(struct starpu_task *task)
 	struct _astro_job *job = task->starpu_private;
 	if (task->detach) {
 		_astro_error("starpu_task_wait: task '%s' is detached: set task->detach = 0 before submitting it to wait for it",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+			     task_label(task));
 		return -EINVAL;
 	}
 	if (!job || job_never_submitted(job)) {
 		_astro_error("starpu_task_wait: task '%s' was never submitted, waiting for it would never return: submit it first (starpu_task_submit)",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+			     task_label(task));
 		return -EINVAL;
 	}
 	int ret = _astro_forbid_blocking("starpu_task_wait", NULL);
@@ -774,8 +784,10 @@ static void profiling_info_free(struct starpu_task *task)
 		job->profiling_info_pooled = NULL;
 	}
 	/* Anything else was handed over by the application (STARPU_TASK_PROFILING_INFO), as in StarPU. */
-	free(task->profiling_info);
-	task->profiling_info = NULL;
+	if (task->profiling_info) {
+		free(task->profiling_info);
+		task->profiling_info = NULL;
+	}
 }
 
 /* Frees a task the runtime owns, and its block: recycled if starpu_task_create() made it. */
@@ -847,7 +859,7 @@ void starpu_task_clean(struct starpu_task *task)
 	struct _astro_job *job = task->starpu_private;
 	if (job && job->submitted) {
 		_astro_error("starpu_task_clean: task '%s' is still running: wait for it first",
-			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)");
+			     task_label(task));
 		return;
 	}
 	task_free_owned(task);
