@@ -137,8 +137,10 @@ static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_d
 	if (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE)) {
 		struct _astro_idle_watch watch;
 		_astro_idle_watch_begin(&watch, fn, NULL, describe_acquire, &aw);
-		while (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE)) {
+		for (;;) {
 			astro_futex_wait_for(&job->acquire_ready, 0, _astro_idle_watch_sleep_ns(&watch));
+			if (__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE))
+				break; /* granted: nothing to look at */
 			_astro_idle_watch_look(&watch);
 		}
 	}

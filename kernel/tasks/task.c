@@ -750,8 +750,10 @@ int starpu_task_wait(struct starpu_task *task)
 	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
 		struct _astro_idle_watch watch;
 		_astro_idle_watch_begin(&watch, "starpu_task_wait", job, NULL, NULL);
-		while (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
+		for (;;) {
 			astro_futex_wait_for(&job->done, JOB_WAITED, _astro_idle_watch_sleep_ns(&watch));
+			if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE)
+				break; /* woken by the completion: nothing to look at */
 			_astro_idle_watch_look(&watch);
 		}
 	}

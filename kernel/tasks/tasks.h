@@ -262,6 +262,7 @@ struct _astro_idle_watch
 	void (*describe)(GString *out, const char *prefix, const void *arg);
 	const void *describe_arg;
 	uint64_t began_ns, next_ns;          /* monotonic; next_ns UINT64_MAX: it does not look (any more) */
+	bool slept;                          /* the first sleep (a whole look interval, clock not read again) is over */
 	unsigned long executed;              /* the progress it saw at its last look */
 	long nsubmitted, nready;
 };
@@ -273,7 +274,7 @@ extern void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHash
 /* What the application may wait for besides tasks (astro_wait_describer_set: StarPU-MPI's requests), in lines after prefix. */
 void _astro_wait_describe_outside(GString *out, const char *prefix);
 /* How long the waiter may sleep before it looks again (ns); 0: as long as it takes. */
-uint64_t _astro_idle_watch_sleep_ns(const struct _astro_idle_watch *watch);
+uint64_t _astro_idle_watch_sleep_ns(struct _astro_idle_watch *watch);
 /* Called with no lock held, when the waiter woke: looks if its time came. */
 void _astro_idle_watch_look(struct _astro_idle_watch *watch);
 
