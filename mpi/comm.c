@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,8 +702,18 @@ static int blocking(enum _astro_mpi_req_kind kind, starpu_data_handle_t handle, 
 		ret = _astro_mpi_post(kind, handle, peer, tag, comm, false, false, 1, NULL, NULL, &r, fn);
 		return ret ? ret : starpu_mpi_wait(&r, status);
 	}
-	struct _astro_mpi_req req = { .kind = kind, .handle = handle, .peer = peer, .mpi_tag = (int)tag, .tag64 = tag, .comm = comm,
-				      .datatype = MPI_DATATYPE_NULL, .mpi_req = MPI_REQUEST_NULL };
+	/* The message's fields only (up to lock): the waiter's part is never used here, and zeroing
+	 * it was an eighth of the runtime's instructions per message. */
+	struct _astro_mpi_req req;
+	memset(&req, 0, offsetof(struct _astro_mpi_req, lock));
+	req.kind = kind;
+	req.handle = handle;
+	req.peer = peer;
+	req.mpi_tag = (int)tag;
+	req.tag64 = tag;
+	req.comm = comm;
+	req.datatype = MPI_DATATYPE_NULL;
+	req.mpi_req = MPI_REQUEST_NULL;
 	ret = starpu_data_acquire(handle, kind == _ASTRO_MPI_SEND ? STARPU_R : STARPU_W);
 	if (ret)
 		return ret;

@@ -98,6 +98,8 @@ struct _astro_mpi_req
 	MPI_Request mpi_req;
 	MPI_Status status;
 	int ret;		/* 0 or a negative errno */
+	/* From here on, what a request handed to the progression thread needs: a blocking call
+	 * that makes its MPI call itself (comm.c, blocking()) leaves these unset. */
 	starpu_pthread_mutex_t lock;	/* done and the waiter's condition (requests that are not detached) */
 	starpu_pthread_cond_t cond;
 	bool done;

@@ -101,19 +101,12 @@ static bool mpi_usable(const char *fn)
 	return true;
 }
 
-int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
+/* A communicator met for the first time (or MPI_COMM_NULL): asked to MPI, then listed. */
+static __attribute__((noinline)) int comm_info_ask(MPI_Comm comm, int *rank, int *size, const char *fn)
 {
 	if (comm == MPI_COMM_NULL) {
 		_astro_mpi_error("%s: the communicator is MPI_COMM_NULL: pass MPI_COMM_WORLD or a communicator of this process", fn);
 		return -EINVAL;
-	}
-	int known = __atomic_load_n(&ncomms, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < known; i++) {
-		if (comms[i].comm == comm) {
-			*rank = comms[i].rank;
-			*size = comms[i].size;
-			return 0;
-		}
 	}
 	if (!mpi_usable(fn))
 		return -EINVAL;
@@ -138,6 +131,20 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
 	}
 	starpu_pthread_mutex_unlock(&comms_lock);
 	return 0;
+}
+
+/* Every message asks: a listed communicator is found without a call. */
+int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn)
+{
+	int known = __atomic_load_n(&ncomms, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < known; i++) {
+		if (comms[i].comm == comm) { /* MPI_COMM_NULL is never listed */
+			*rank = comms[i].rank;
+			*size = comms[i].size;
+			return 0;
+		}
+	}
+	return comm_info_ask(comm, rank, size, fn);
 }
 
 void _astro_mpi_comms_forget(void)

@@ -1014,6 +1014,20 @@ TEST_F(MpiErrors, BadArgumentsAreRefused)
 	err = stderr_of([&] { starpu_mpi_data_register(h, 1, size_ + 3); });
 	EXPECT_TRUE(contains(err, "is not in the communicator")) << err;
 	EXPECT_EQ(-1, starpu_mpi_data_get_rank(h));
+	// The blocking forms check before they acquire the handle: refused, it is left free.
+	err = stderr_of([&] { ret = starpu_mpi_send(h, 0, 1, MPI_COMM_NULL); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "starpu_mpi_send: the communicator is MPI_COMM_NULL")) << err;
+	err = stderr_of([&] { ret = starpu_mpi_recv(h, size_, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "starpu_mpi_recv: rank")) << err;
+	EXPECT_TRUE(contains(err, "is not in the communicator")) << err;
+	int rank = -1;
+	err = stderr_of([&] { ret = starpu_mpi_comm_rank(MPI_COMM_NULL, &rank); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "MPI_COMM_NULL")) << err;
+	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_RW));
+	starpu_data_release(h);
 	starpu_data_unregister(h);
 }
 
