@@ -63,25 +63,6 @@ int starpu_worker_is_sleeping(int workerid)
 	return __atomic_load_n(&_astro_rt.workers[workerid]->sleeping, __ATOMIC_RELAXED);
 }
 
-/* Sleeps until woken; returns at once if a wake-up is already pending. */
-void _astro_worker_sleep(struct _astro_worker *w)
-{
-	starpu_pthread_mutex_lock(&w->sched_mutex);
-	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST)) {
-		if (_astro_rt.conf.callback_worker_going_to_sleep)
-			_astro_rt.conf.callback_worker_going_to_sleep(w->id);
-		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_BEGIN, .workerid = w->id);
-		while (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
-			starpu_pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
-		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_END, .workerid = w->id);
-		if (_astro_rt.conf.callback_worker_waking_up)
-			_astro_rt.conf.callback_worker_waking_up(w->id);
-	}
-	__atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
-	starpu_pthread_mutex_unlock(&w->sched_mutex);
-}
-
 unsigned long _astro_workers_executed(void)
 {
 	unsigned long n = 0;
