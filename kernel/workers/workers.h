@@ -93,7 +93,7 @@ _Static_assert(offsetof(struct _astro_worker, id) == 0, "a worker's id must be i
 void _astro_worker_wake(struct _astro_worker *w);
 /* Sleeps until woken; returns at once if a wake-up is already pending. Inline: a sleeping
  * worker's round trip (woken for each task) pays no call. */
-static inline void _astro_worker_sleep(struct _astro_worker *w)
+static inline __attribute__((always_inline)) void _astro_worker_sleep(struct _astro_worker *w)
 {
 	starpu_pthread_mutex_lock(&w->sched_mutex);
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
