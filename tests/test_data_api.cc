@@ -658,6 +658,92 @@ TEST(DataApiLimit, CountedAllocationsRespectTheMemoryLimit)
 	starpu_shutdown();
 }
 
+// The program's own accounting (starpu_memory_allocate and co., issue 40) under a 10 MiB
+// limit: counted without eviction, refused beyond the limit unless told to overflow,
+// waited for with STARPU_MEMORY_WAIT until a deallocation makes room.
+TEST(DataApiLimit, MemoryAllocateAccountsUnderTheLimit)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_NUMA_MEM", "10");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const size_t mib6 = (size_t)6 << 20, mib3 = (size_t)3 << 20;
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+	starpu_ssize_t available = starpu_memory_get_available(STARPU_MAIN_RAM);
+	ASSERT_GE(available, (starpu_ssize_t)mib6);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, 0), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+	EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), available - (starpu_ssize_t)mib6);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, 0), -ENOMEM);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+	// Told to overflow: counted beyond the limit; given back in pieces.
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, STARPU_MEMORY_OVERFLOW), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + 2 * mib6);
+	EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), 0);
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib3);
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib3);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+
+	// Waits until a deallocation makes room, then counts it at once.
+	std::atomic<int> result{1};
+	std::thread waiter([&] { result = starpu_memory_allocate(STARPU_MAIN_RAM, mib6, STARPU_MEMORY_WAIT); });
+	starpu_usleep(20000);
+	EXPECT_EQ(result.load(), 1) << "granted while the 6 MiB counted left only 4";
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib6);
+	waiter.join();
+	EXPECT_EQ(result.load(), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+
+	// starpu_memory_wait_available: waits for the room, counts nothing.
+	std::atomic<bool> available_now{false};
+	std::thread watcher([&] {
+		starpu_memory_wait_available(STARPU_MAIN_RAM, mib6);
+		available_now = true;
+	});
+	starpu_usleep(20000);
+	EXPECT_FALSE(available_now.load());
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib6);
+	watcher.join();
+	EXPECT_TRUE(available_now.load());
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	starpu_memory_wait_available(STARPU_MAIN_RAM, mib6); // there now: returns at once
+
+	// What can never fit is refused rather than waited for forever.
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, (size_t)11 << 20, STARPU_MEMORY_WAIT), -ENOMEM);
+		starpu_memory_wait_available(STARPU_MAIN_RAM, (size_t)11 << 20);
+	});
+	EXPECT_TRUE(contains(err, "starpu_memory_allocate: 11534336 bytes never fit on memory node 0")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_wait_available: 11534336 bytes never fit on memory node 0")) << err;
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	starpu_shutdown();
+}
+
+// Without a limit every allocation is counted; bad nodes and too large deallocations are said.
+TEST_F(DataApi, MemoryAllocateWithoutALimitAndBadInput)
+{
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, (size_t)1 << 40, 0), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + ((size_t)1 << 40));
+	starpu_memory_wait_available(STARPU_MAIN_RAM, (size_t)1 << 50); // no limit: nothing to wait for
+	starpu_memory_deallocate(STARPU_MAIN_RAM, (size_t)1 << 40);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_memory_allocate(99, 10, 0), -EINVAL);
+		starpu_memory_deallocate(99, 10);
+		starpu_memory_wait_available(99, 10);
+		starpu_memory_deallocate(STARPU_MAIN_RAM, used + 10);
+	});
+	EXPECT_TRUE(contains(err, "starpu_memory_allocate: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_deallocate: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_wait_available: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_deallocate: " + std::to_string(used + 10) + " bytes given back on memory node 0")) << err;
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), 0u);
+	// The deprecated names are the current functions.
+	void *p = nullptr;
+	ASSERT_EQ(starpu_data_malloc_pinned_if_possible(&p, 64), 0);
+	EXPECT_NE(p, nullptr);
+	EXPECT_EQ(starpu_data_free_pinned_if_possible(p), 0);
+}
+
 std::atomic<int> hook_mallocs{0}, hook_frees{0};
 
 int counting_malloc(unsigned node, void **A, size_t dim, int flags)

@@ -222,7 +222,7 @@ static void free_on(unsigned node, void *A, size_t dim, int flags)
 	free(A);
 }
 
-static int count_against_limit(unsigned node, size_t size, int flags);
+static int count_against_limit(unsigned node, size_t size, int flags, bool reclaim);
 
 int starpu_malloc_flags(void **A, size_t dim, int flags)
 {
@@ -230,7 +230,7 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 		_astro_error("starpu_malloc: NULL result pointer");
 		return -EINVAL;
 	}
-	if ((flags & STARPU_MALLOC_COUNT) && count_against_limit(STARPU_MAIN_RAM, dim, flags) != 0) {
+	if ((flags & STARPU_MALLOC_COUNT) && count_against_limit(STARPU_MAIN_RAM, dim, flags, true) != 0) {
 		*A = NULL;
 		return -ENOMEM;
 	}
@@ -378,10 +378,10 @@ void _astro_memory_set_reclaimer(bool (*reclaim)(unsigned node, bool *busy))
 }
 
 /* Counts size against node's limit (starpu_malloc_flags with STARPU_MALLOC_COUNT), as StarPU does:
- * beyond the limit, room is reclaimed where it can be (as for a data buffer); -ENOMEM when there is
- * not enough. STARPU_MALLOC_NORECLAIM or STARPU_MEMORY_OVERFLOW count it beyond the limit;
- * STARPU_MEMORY_WAIT waits until frees make room (-ENOMEM at once if it can never fit). */
-static int count_against_limit(unsigned node, size_t size, int flags)
+ * beyond the limit, room is reclaimed where it can be (as for a data buffer) when reclaim is set;
+ * -ENOMEM when there is not enough. STARPU_MALLOC_NORECLAIM or STARPU_MEMORY_OVERFLOW count it
+ * beyond the limit; STARPU_MEMORY_WAIT waits until frees make room (-ENOMEM at once if it can never fit). */
+static int count_against_limit(unsigned node, size_t size, int flags, bool reclaim)
 {
 	struct _astro_memory_node *n = &_astro_nodes[node];
 	for (;;) {
@@ -390,12 +390,64 @@ static int count_against_limit(unsigned node, size_t size, int flags)
 			return 0;
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 		bool busy = false;
-		if (reclaimer && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) && reclaimer(node, &busy))
+		if (reclaim && reclaimer && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) &&
+		    reclaimer(node, &busy))
 			continue;
 		if (!(flags & STARPU_MEMORY_WAIT) || size > n->limit)
 			return -ENOMEM;
 		astro_sleep_ns(1000000);
 	}
+}
+
+/* The program's own accounting (starpu_memory_allocate): no eviction, as in StarPU, only the count. */
+int starpu_memory_allocate(unsigned node, size_t size, int flags)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_allocate: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	size_t limit = _astro_nodes[node].limit;
+	if ((flags & STARPU_MEMORY_WAIT) && !(flags & STARPU_MEMORY_OVERFLOW) && limit && size > limit) {
+		_astro_error("starpu_memory_allocate: %zu bytes never fit on memory node %u, limited to %zu bytes: waiting "
+			     "would never end; raise its STARPU_LIMIT_*_MEM or pass STARPU_MEMORY_OVERFLOW", size, node, limit);
+		return -ENOMEM;
+	}
+	return count_against_limit(node, size, flags & (STARPU_MEMORY_WAIT | STARPU_MEMORY_OVERFLOW), false);
+}
+
+void starpu_memory_deallocate(unsigned node, size_t size)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_deallocate: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	size_t *used = &_astro_nodes[node].used, now = __atomic_load_n(used, __ATOMIC_RELAXED);
+	for (;;) {
+		size_t after = size <= now ? now - size : 0;
+		if (__atomic_compare_exchange_n(used, &now, after, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	if (size > now)
+		_astro_error("starpu_memory_deallocate: %zu bytes given back on memory node %u, which counts only %zu: "
+			     "give back what starpu_memory_allocate counted; the count is now 0", size, node, now);
+}
+
+void starpu_memory_wait_available(unsigned node, size_t size)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_wait_available: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	if (!n->limit)
+		return;
+	if (size > n->limit) {
+		_astro_error("starpu_memory_wait_available: %zu bytes never fit on memory node %u, limited to %zu bytes: "
+			     "not waiting; raise its STARPU_LIMIT_*_MEM", size, node, n->limit);
+		return;
+	}
+	while (__atomic_load_n(&n->used, __ATOMIC_RELAXED) + size > n->limit)
+		astro_sleep_ns(1000000);
 }
 
 static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
