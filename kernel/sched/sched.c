@@ -277,7 +277,7 @@ int starpu_get_prefetch_flag(void)
 
 /* A policy prefetches a task it queues: the transfer thread copies its read
  * inputs to node while the workers compute. */
-static int prefetch_task_input(struct starpu_task *task, unsigned node, const char *fn)
+static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio, enum starpu_is_prefetch level, const char *fn)
 {
 	if (!task || node >= starpu_memory_nodes_get_count()) {
 		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
@@ -292,26 +292,57 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, const ch
 		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH)) {
 			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 			_astro_data_hold(h);
-			_astro_transfer_submit(h, node, NULL, NULL);
+			_astro_transfer_submit(h, node, level, prio, NULL, NULL);
 		}
 	}
 	task->prefetched = 1;
 	return 0;
 }
 
+/* As StarPU: a task with a worker order is prefetched in that order, before the others. */
+static int task_prio(const struct starpu_task *task)
+{
+	return !task ? 0 : task->workerorder ? INT_MAX - (int)task->workerorder : task->priority;
+}
+
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
+{
+	return prefetch_task_input(task, node, prio, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node_prio");
+}
+
 int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
 {
-	return prefetch_task_input(task, node, "starpu_prefetch_task_input_on_node");
+	return prefetch_task_input(task, node, task_prio(task), STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node");
+}
+
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
+{
+	return prefetch_task_input(task, node, prio, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node_prio");
+}
+
+int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
+{
+	return prefetch_task_input(task, node, task_prio(task), STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node");
+}
+
+int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), prio, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for_prio");
 }
 
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), task_prio(task), STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for");
+}
+
+int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), prio, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for_prio");
 }
 
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_idle_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), task_prio(task), STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for");
 }
 
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode)
