@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -742,6 +743,148 @@ TEST_F(DataApi, MemoryAllocateWithoutALimitAndBadInput)
 	ASSERT_EQ(starpu_data_malloc_pinned_if_possible(&p, 64), 0);
 	EXPECT_NE(p, nullptr);
 	EXPECT_EQ(starpu_data_free_pinned_if_possible(p), 0);
+}
+
+// A policy's pointer on a handle, apart from the application's (issue 40).
+TEST_F(DataApi, SchedDataIsApartFromUserData)
+{
+	int x = 0, policy = 0, app = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	EXPECT_EQ(starpu_data_get_sched_data(h), nullptr);
+	starpu_data_set_sched_data(h, &policy);
+	starpu_data_set_user_data(h, &app);
+	EXPECT_EQ(starpu_data_get_sched_data(h), &policy);
+	EXPECT_EQ(starpu_data_get_user_data(h), &app);
+	starpu_data_unregister(h);
+	std::string err = stderr_of([&] {
+		starpu_data_set_sched_data(nullptr, &policy);
+		EXPECT_EQ(starpu_data_get_sched_data(nullptr), nullptr);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_set_sched_data: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_get_sched_data: NULL handle")) << err;
+}
+
+// The data with a buffer in main memory, whether valid there; an invalidated handle is listed, not valid.
+TEST_F(DataApi, GetNodeDataListsTheBuffersOfANode)
+{
+	int a = 1, b = 2;
+	starpu_data_handle_t ha, hb, hc;
+	starpu_variable_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(a));
+	starpu_variable_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)&b, sizeof(b));
+	starpu_variable_data_register(&hc, -1, 0, sizeof(int)); // no buffer anywhere yet
+	starpu_data_invalidate(hb);
+	starpu_data_handle_t *handles = nullptr;
+	int *valid = nullptr;
+	unsigned n = 99;
+	starpu_data_get_node_data(STARPU_MAIN_RAM, &handles, &valid, &n);
+	ASSERT_EQ(n, 2u);
+	std::map<starpu_data_handle_t, int> listed;
+	for (unsigned i = 0; i < n; i++)
+		listed[handles[i]] = valid[i];
+	free(handles);
+	free(valid);
+	EXPECT_EQ(listed.count(hc), 0u);
+	EXPECT_EQ(listed[ha], 1);
+	EXPECT_EQ(listed[hb], 0);
+	starpu_data_unregister(ha);
+	starpu_data_unregister(hb);
+	starpu_data_unregister(hc);
+	starpu_data_get_node_data(STARPU_MAIN_RAM, &handles, &valid, &n);
+	EXPECT_EQ(n, 0u);
+	free(handles);
+	free(valid);
+	std::string err = stderr_of([&] {
+		starpu_data_get_node_data(99, &handles, &valid, &n);
+		starpu_data_get_node_data(STARPU_MAIN_RAM, nullptr, &valid, &n);
+	});
+	EXPECT_EQ(n, 0u);
+	EXPECT_EQ(handles, nullptr);
+	EXPECT_TRUE(contains(err, "starpu_data_get_node_data: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_get_node_data: NULL handles")) << err;
+}
+
+void release_in_callback(void *arg)
+{
+	starpu_data_handle_t h = (starpu_data_handle_t)arg;
+	starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+}
+
+std::atomic<int> slow_runs{0};
+void slow_increment(void **buffers, void *)
+{
+	starpu_usleep(50000);
+	(*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]))++;
+	slow_runs++;
+}
+
+// The on-node forms of acquire_try and of the acquire without sequential consistency (issue 40).
+TEST_F(DataApi, AcquireOnNodeTryAndWithoutConsistency)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_RW), 0);
+	EXPECT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_R), -EAGAIN) << "held for writing";
+	starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+	starpu_codelet cl = cpu_codelet(slow_increment, 1, "slow");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+	EXPECT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_R), -EAGAIN) << "a task before it is not done";
+	// Without sequential consistency the acquire does not wait for the task (its callback may run before it ends).
+	std::atomic<int> called{0};
+	struct Arg { starpu_data_handle_t h; std::atomic<int> *called; } arg = { h, &called };
+	ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(h, STARPU_MAIN_RAM, STARPU_R, [](void *p) {
+		Arg *a = (Arg *)p;
+		(*a->called)++;
+		starpu_data_release_on_node(a->h, STARPU_MAIN_RAM);
+	}, &arg, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_TRUE(wait_until([&] { return called.load() == 1; }));
+	// With it, the callback comes after the task.
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+	std::atomic<int> runs_seen{-1};
+	struct Arg2 { starpu_data_handle_t h; std::atomic<int> *seen; } arg2 = { h, &runs_seen };
+	ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(h, STARPU_MAIN_RAM, STARPU_R, [](void *p) {
+		Arg2 *a = (Arg2 *)p;
+		*a->seen = slow_runs.load();
+		starpu_data_release_on_node(a->h, STARPU_MAIN_RAM);
+	}, &arg2, 1), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_TRUE(wait_until([&] { return runs_seen.load() >= 0; }));
+	EXPECT_EQ(runs_seen.load(), slow_runs.load()) << "the callback ran before the task it follows";
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 2);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_acquire_on_node_try(nullptr, STARPU_MAIN_RAM, STARPU_R), -EINVAL);
+		EXPECT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(nullptr, STARPU_MAIN_RAM, STARPU_R, release_in_callback, nullptr, 1), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_acquire_on_node_try: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_acquire_on_node_cb_sequential_consistency: NULL handle")) << err;
+}
+
+// With main memory only: a valid copy counts, nothing is mapped; bad input is said.
+TEST_F(DataApi, IsOnNodeExcludingPrefetchAndMappedBadInput)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_test_if_mapped_on_node(h, STARPU_MAIN_RAM), 0u);
+	starpu_data_invalidate(h);
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, STARPU_MAIN_RAM), 0u);
+	starpu_memchunk_tidy(STARPU_MAIN_RAM);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, 99), 0u);
+		EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(nullptr, STARPU_MAIN_RAM), 0u);
+		EXPECT_EQ(starpu_data_test_if_mapped_on_node(h, 99), 0u);
+		starpu_memchunk_tidy(99);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_is_on_node_excluding_prefetch: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_is_on_node_excluding_prefetch: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_test_if_mapped_on_node: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memchunk_tidy: no memory node 99")) << err;
+	starpu_data_unregister(h);
 }
 
 std::atomic<int> hook_mallocs{0}, hook_frees{0};
