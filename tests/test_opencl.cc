@@ -878,6 +878,56 @@ TEST_F(OpenCL, ProgramSourcesAndCompiledBinaries)
 	starpu_opencl_unload_opencl(&binary_programs);
 }
 
+// The buffer form of the source loader, and the copies between main memory and the device or within it (issue 40).
+TEST_F(OpenCL, LoadProgramSourceIntoBuffersAndCopyHelpers)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("k.cl", kernels_source));
+	std::string path = std::string(dir.path()) + "/k.cl";
+	std::vector<char> located(4096, 'x'), located_dir(4096, 'x'), source(4096, 'x');
+	starpu_opencl_load_program_source(path.c_str(), located.data(), located_dir.data(), source.data());
+	EXPECT_STREQ(located.data(), path.c_str());
+	EXPECT_EQ(std::string(located_dir.data()), std::string(dir.path()) + "/");
+	EXPECT_STREQ(source.data(), kernels_source);
+	std::string err = stderr_of([&] {
+		starpu_opencl_load_program_source("/nonexistent/k.cl", located.data(), located_dir.data(), source.data());
+	});
+	EXPECT_STREQ(located.data(), "");
+	EXPECT_STREQ(located_dir.data(), "");
+	EXPECT_STREQ(source.data(), "");
+	EXPECT_TRUE(contains(err, "starpu_opencl_load_program_source: cannot read '/nonexistent/k.cl'")) << err;
+
+	int devid = starpu_memory_node_get_devid(opencl_node_);
+	cl_mem a, b;
+	ASSERT_EQ(starpu_opencl_allocate_memory(devid, &a, 64 * sizeof(int), CL_MEM_READ_WRITE), CL_SUCCESS);
+	ASSERT_EQ(starpu_opencl_allocate_memory(devid, &b, 64 * sizeof(int), CL_MEM_READ_WRITE), CL_SUCCESS);
+	std::vector<int> in(64), out(64, -1);
+	for (int i = 0; i < 64; i++)
+		in[i] = i;
+	EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)in.data(), 0, STARPU_MAIN_RAM, (uintptr_t)a, 0, opencl_node_, 64 * sizeof(int), NULL), 0);
+	int ret = 1;
+	// The upper half of a to the lower half of b.
+	EXPECT_EQ(starpu_opencl_copy_opencl_to_opencl(a, opencl_node_, 32 * sizeof(int), b, opencl_node_, 0, 32 * sizeof(int), NULL, &ret), CL_SUCCESS);
+	EXPECT_EQ(ret, 0);
+	cl_event event;
+	EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)b, 0, opencl_node_, (uintptr_t)out.data(), 0, STARPU_MAIN_RAM, 32 * sizeof(int), &event), -EAGAIN);
+	ASSERT_EQ(clWaitForEvents(1, &event), CL_SUCCESS);
+	clReleaseEvent(event);
+	for (int i = 0; i < 32; i++)
+		ASSERT_EQ(out[i], 32 + i);
+	EXPECT_EQ(out[32], -1);
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)in.data(), 0, STARPU_MAIN_RAM, (uintptr_t)out.data(), 0, STARPU_MAIN_RAM, 4, NULL),
+			  CL_INVALID_VALUE);
+		EXPECT_EQ(starpu_opencl_copy_opencl_to_opencl(a, STARPU_MAIN_RAM, 0, b, opencl_node_, 0, 4, NULL, &ret), CL_INVALID_VALUE);
+	});
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "starpu_opencl_copy_async_sync: no OpenCL copy from memory node 0 to 0")) << err;
+	EXPECT_TRUE(contains(err, "starpu_opencl_copy_opencl_to_opencl")) << err;
+	clReleaseMemObject(a);
+	clReleaseMemObject(b);
+}
+
 TEST_F(OpenCL, ProgramHelpersRefuseBadInput)
 {
 	TempDir home;
