@@ -277,6 +277,15 @@ int starpu_get_prefetch_flag(void)
 
 /* A policy prefetches a task it queues: the transfer thread copies its read
  * inputs to node while the workers compute. */
+/* As StarPU: a task with a worker order is prefetched in that order, before the others. */
+/* The prio of the forms without one: the task's, worked out only when there is something to prefetch. */
+#define TASK_PRIO INT_MIN
+
+static int task_prio(const struct starpu_task *task)
+{
+	return !task ? 0 : task->workerorder ? INT_MAX - (int)task->workerorder : task->priority;
+}
+
 static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio, enum starpu_is_prefetch level, const char *fn)
 {
 	if (!task || node >= starpu_memory_nodes_get_count()) {
@@ -286,6 +295,8 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio
 	}
 	if (_astro_rt.nmemory_nodes <= 1 || !task->cl)
 		return 0;
+	if (prio == TASK_PRIO)
+		prio = task_prio(task);
 	unsigned n = _astro_task_nbuffers(task);
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
@@ -299,12 +310,6 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio
 	return 0;
 }
 
-/* As StarPU: a task with a worker order is prefetched in that order, before the others. */
-static int task_prio(const struct starpu_task *task)
-{
-	return !task ? 0 : task->workerorder ? INT_MAX - (int)task->workerorder : task->priority;
-}
-
 int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
 {
 	return prefetch_task_input(task, node, prio, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node_prio");
@@ -312,7 +317,7 @@ int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned n
 
 int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
 {
-	return prefetch_task_input(task, node, task_prio(task), STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node");
+	return prefetch_task_input(task, node, TASK_PRIO, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node");
 }
 
 int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
@@ -322,7 +327,7 @@ int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsig
 
 int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
 {
-	return prefetch_task_input(task, node, task_prio(task), STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node");
+	return prefetch_task_input(task, node, TASK_PRIO, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node");
 }
 
 int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
@@ -332,7 +337,7 @@ int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worke
 
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), task_prio(task), STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), TASK_PRIO, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for");
 }
 
 int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
@@ -342,7 +347,7 @@ int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned 
 
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), task_prio(task), STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), TASK_PRIO, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for");
 }
 
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode)
