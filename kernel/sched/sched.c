@@ -286,15 +286,9 @@ static int task_prio(const struct starpu_task *task)
 	return !task ? 0 : task->workerorder ? INT_MAX - (int)task->workerorder : task->priority;
 }
 
-static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio, enum starpu_is_prefetch level, const char *fn)
+/* The requests for the data task reads (there is more than main memory). */
+static __attribute__((noinline)) void prefetch_buffers(struct starpu_task *task, unsigned node, int prio, enum starpu_is_prefetch level)
 {
-	if (!task || node >= starpu_memory_nodes_get_count()) {
-		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
-			     starpu_memory_nodes_get_count());
-		return -EINVAL;
-	}
-	if (_astro_rt.nmemory_nodes <= 1 || !task->cl)
-		return 0;
 	if (prio == TASK_PRIO)
 		prio = task_prio(task);
 	unsigned n = _astro_task_nbuffers(task);
@@ -307,6 +301,19 @@ static int prefetch_task_input(struct starpu_task *task, unsigned node, int prio
 		}
 	}
 	task->prefetched = 1;
+}
+
+/* Inlined in each form: with main memory only (policies call it for every task), a few tests. */
+static inline __attribute__((always_inline)) int prefetch_task_input(struct starpu_task *task, unsigned node, int prio,
+								     enum starpu_is_prefetch level, const char *fn)
+{
+	if (STARPU_UNLIKELY(!task || node >= starpu_memory_nodes_get_count())) {
+		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
+			     starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	if (_astro_rt.nmemory_nodes > 1 && task->cl)
+		prefetch_buffers(task, node, prio, level);
 	return 0;
 }
 
