@@ -887,6 +887,71 @@ TEST_F(DataApi, IsOnNodeExcludingPrefetchAndMappedBadInput)
 	starpu_data_unregister(h);
 }
 
+// starpu_interface_copynd (issue 40): a 3-dimensional sub-block copied between two layouts.
+TEST_F(DataApi, InterfaceCopyndCopiesASubBlock)
+{
+	// Source 4 x 3 x 2 ints (ld 4, 12), destination 5 x 4 x 2 (ld 5, 20); the 3 x 2 x 2 block at the origin.
+	std::vector<int> src(4 * 3 * 2), dst(5 * 4 * 2, -1);
+	for (size_t i = 0; i < src.size(); i++)
+		src[i] = (int)i;
+	uint32_t nn[3] = { 3, 2, 2 }, ldn_src[3] = { 1, 4, 12 }, ldn_dst[3] = { 1, 5, 20 };
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 0, STARPU_MAIN_RAM, (uintptr_t)dst.data(), 0, STARPU_MAIN_RAM, sizeof(int), 3, nn,
+					  ldn_src, ldn_dst, NULL), 0);
+	for (unsigned z = 0; z < 2; z++)
+		for (unsigned y = 0; y < 4; y++)
+			for (unsigned x = 0; x < 5; x++) {
+				int expected = x < 3 && y < 2 ? src[x + 4 * y + 12 * z] : -1;
+				ASSERT_EQ(dst[x + 5 * y + 20 * z], expected) << x << "," << y << "," << z;
+			}
+	// One dimension: contiguous; none: one element.
+	std::vector<int> one(3, 0);
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 4, STARPU_MAIN_RAM, (uintptr_t)one.data(), 0, STARPU_MAIN_RAM, sizeof(int), 1, nn,
+					  nullptr, nullptr, NULL), 0);
+	EXPECT_EQ(one, (std::vector<int>{ 1, 2, 3 }));
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 20, STARPU_MAIN_RAM, (uintptr_t)one.data(), 0, STARPU_MAIN_RAM, sizeof(int), 0,
+					  nullptr, nullptr, nullptr, NULL), 0);
+	EXPECT_EQ(one[0], 5);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 0, STARPU_MAIN_RAM, (uintptr_t)dst.data(), 0, STARPU_MAIN_RAM, sizeof(int), 2,
+						  nn, nullptr, ldn_dst, NULL), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_interface_copynd: NULL ldn_src")) << err;
+}
+
+// starpu_data_print (issue 40) and the interfaces' SET macros.
+TEST_F(DataApi, DataPrintAndInterfaceSetMacros)
+{
+	std::vector<float> v(10);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 10, sizeof(float));
+	starpu_data_set_name(h, "v");
+	char *text = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	starpu_data_print(h, STARPU_MAIN_RAM, f);
+	fclose(f);
+	EXPECT_STREQ(text, "STARPU_VECTOR_INTERFACE v (40 bytes) on NUMA 0: valid\n");
+	free(text);
+	std::string err = stderr_of([&] {
+		starpu_data_print(h, 99, stdout);
+		starpu_data_print(nullptr, STARPU_MAIN_RAM, stdout);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_print: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_print: NULL handle")) << err;
+	starpu_data_unregister(h);
+
+	starpu_vector_interface vi = {};
+	STARPU_VECTOR_SET_NX(&vi, 7);
+	EXPECT_EQ(STARPU_VECTOR_GET_NX(&vi), 7u);
+	starpu_matrix_interface mi = {};
+	STARPU_MATRIX_SET_NX(&mi, 3);
+	STARPU_MATRIX_SET_NY(&mi, 4);
+	STARPU_MATRIX_SET_LD(&mi, 5);
+	EXPECT_EQ(STARPU_MATRIX_GET_NX(&mi), 3u);
+	EXPECT_EQ(STARPU_MATRIX_GET_NY(&mi), 4u);
+	EXPECT_EQ(STARPU_MATRIX_GET_LD(&mi), 5u);
+}
+
 std::atomic<int> hook_mallocs{0}, hook_frees{0};
 
 int counting_malloc(unsigned node, void **A, size_t dim, int flags)

@@ -211,6 +211,27 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle)
 	return handle ? handle->user_data : NULL;
 }
 
+void starpu_data_print(starpu_data_handle_t handle, unsigned node, FILE *stream)
+{
+	if (!stream) {
+		_astro_error("starpu_data_print: NULL stream");
+		return;
+	}
+	if (!_astro_data_live(handle, "starpu_data_print"))
+		return;
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_print: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	char where[64];
+	starpu_memory_node_get_name(node, where, sizeof(where));
+	int allocated = 0, valid = 0;
+	starpu_data_query_status(handle, (int)node, &allocated, &valid, NULL);
+	fprintf(stream, "%s %s (%zu bytes) on %s: %s\n", handle->ops->name ? handle->ops->name : "(unnamed interface)",
+		handle->name ? handle->name : "(unnamed)", starpu_data_get_size(handle), where,
+		valid ? "valid" : allocated ? "allocated, not valid" : "not allocated");
+}
+
 void starpu_data_set_sched_data(starpu_data_handle_t handle, void *sched_data)
 {
 	if (_astro_data_live(handle, "starpu_data_set_sched_data"))

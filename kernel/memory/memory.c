@@ -637,6 +637,35 @@ int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
 			   (size_t[]){ ld1_dst, ld2_dst, ld3_dst }, async_data);
 }
 
+/* Dimension 0 is contiguous (nn[0] elements); dimension i > 0 steps ldn[i] elements. */
+int starpu_interface_copynd(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t elemsize, size_t ndim, uint32_t *nn, uint32_t *ldn_src, uint32_t *ldn_dst, void *async_data)
+{
+	if (ndim == 0)
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, elemsize, async_data);
+	if (!nn || (ndim > 1 && (!ldn_src || !ldn_dst))) {
+		_astro_error("starpu_interface_copynd: NULL %s for %zu dimensions: give ndim sizes and leading dimensions",
+			     !nn ? "nn" : !ldn_src ? "ldn_src" : "ldn_dst", ndim);
+		return -EINVAL;
+	}
+	size_t outer = ndim - 1;
+	size_t *n = malloc(3 * (outer ? outer : 1) * sizeof(size_t));
+	if (!n) {
+		_astro_error("starpu_interface_copynd: out of memory for %zu dimensions", ndim);
+		return -ENOMEM;
+	}
+	size_t *ld_src = n + outer, *ld_dst = ld_src + outer;
+	for (size_t d = 0; d < outer; d++) {
+		n[d] = nn[d + 1];
+		ld_src[d] = (size_t)ldn_src[d + 1] * elemsize;
+		ld_dst[d] = (size_t)ldn_dst[d + 1] * elemsize;
+	}
+	int ret = copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, (size_t)nn[0] * elemsize, outer, n, ld_src, ld_dst,
+			      async_data);
+	free(n);
+	return ret;
+}
+
 void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size)
 {
 	if (!valid_node(src_node) || !valid_node(dst_node)) {
