@@ -225,8 +225,9 @@ void starpu_data_print(starpu_data_handle_t handle, unsigned node, FILE *stream)
 	}
 	char where[64];
 	starpu_memory_node_get_name(node, where, sizeof(where));
-	int allocated = 0, valid = 0;
-	starpu_data_query_status(handle, (int)node, &allocated, &valid, NULL);
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
+	bool allocated = handle->replicates[node].allocated, valid = handle->valid[node];
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
 	fprintf(stream, "%s %s (%zu bytes) on %s: %s\n", handle->ops->name ? handle->ops->name : "(unnamed interface)",
 		handle->name ? handle->name : "(unnamed)", starpu_data_get_size(handle), where,
 		valid ? "valid" : allocated ? "allocated, not valid" : "not allocated");
