@@ -149,8 +149,13 @@ int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_
 int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg);
 /** As starpu_data_acquire_cb(), honouring sequential consistency only when sequential_consistency is set. */
 int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg, int sequential_consistency);
+/** As starpu_data_acquire_on_node_cb(), honouring sequential consistency only when sequential_consistency is set. */
+int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+							  void (*callback)(void *), void *arg, int sequential_consistency);
 /** Acquires only if it can be done without waiting: 0 on success, -EAGAIN otherwise. */
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/** As starpu_data_acquire_try(), with the data made valid on node (STARPU_ACQUIRE_NO_NODE: anywhere). */
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode);
 /** Releases a handle acquired by the application. */
 void starpu_data_release(starpu_data_handle_t handle);
 /** Releases a handle acquired with starpu_data_acquire_on_node() on node. */
@@ -193,6 +198,19 @@ unsigned starpu_data_get_coordinates_array(starpu_data_handle_t handle, unsigned
 void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data);
 /** The pointer attached with starpu_data_set_user_data(), NULL if none. */
 void *starpu_data_get_user_data(starpu_data_handle_t handle);
+/** Attaches a scheduling policy's pointer to handle (apart from the application's user data). */
+void starpu_data_set_sched_data(starpu_data_handle_t handle, void *sched_data);
+/** The pointer attached with starpu_data_set_sched_data(), NULL if none. */
+void *starpu_data_get_sched_data(starpu_data_handle_t handle);
+/** Whether main memory's copy of handle may be evicted to a disk node when memory is short
+ * (1, the default) or never (0). */
+void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag);
+/** The flag set by starpu_data_set_ooc_flag(). */
+unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle);
+/** The handles with a buffer on memory node node, in a new array in *handles, whether
+ * each is valid there in a new array in *valid, their number in *n (both arrays NULL
+ * when there is none); free both with free(). A snapshot: copies may come and go meanwhile. */
+void starpu_data_get_node_data(unsigned node, starpu_data_handle_t **handles, int **valid, unsigned *n);
 /** Sets where the data is written back (node) after each modification; unsupported nodes are refused. */
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
 
@@ -200,8 +218,15 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
 /** Pointer of handle on node, NULL if not allocated there. */
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
-/** Returns 1 if handle has a valid copy on node. */
+/** Returns 1 if handle has a valid copy on node (one being brought there by a fetch counts;
+ * unlike StarPU, a prefetch request still queued does not). */
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
+/** Returns 1 if handle has a valid copy on node, or one being brought there by a fetch; a
+ * prefetch request still queued does not count. */
+unsigned starpu_data_is_on_node_excluding_prefetch(starpu_data_handle_t handle, unsigned node);
+/** Returns 1 if handle's copy on memory_node is a mapping of another node's buffer: never
+ * here, where each memory node holds a buffer of its own. */
+unsigned starpu_data_test_if_mapped_on_node(starpu_data_handle_t handle, unsigned memory_node);
 /** Size of the data in bytes. */
 size_t starpu_data_get_size(starpu_data_handle_t handle);
 /** Bytes allocated for a copy of handle (the interface's allocation size, else its data size); 0 for NULL. */
@@ -213,12 +238,22 @@ int starpu_data_get_interface_id(starpu_data_handle_t handle);
 /** Home node of handle. */
 int starpu_data_get_home_node(starpu_data_handle_t handle);
 
-/** Prefetch (no-op while data lives in main RAM only). */
-int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
-/** Brings a valid copy of handle to node (as a read acquisition), waiting unless async is set. */
+/** Brings a valid copy of handle to node (as a read acquisition, once the tasks writing it
+ * before are done), waiting unless async is set. Asynchronous requests are served by the
+ * transfer thread by level (fetches, then prefetches, then idle prefetches), then by
+ * priority (highest first), then in order. Returns 0, or -EINVAL (said) for a bad handle or node. */
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
-/** As starpu_data_fetch_on_node(), for a prefetch meant to use idle bus time. */
+/** As starpu_data_fetch_on_node(), at the prefetch level: served after the fetches. */
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** As starpu_data_prefetch_on_node(), at priority prio among the prefetches (default 0). */
+int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+/** As starpu_data_prefetch_on_node(), at the idle level: served after every other request. */
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+/** As starpu_data_idle_prefetch_on_node(), at priority prio among the idle prefetches. */
+int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+/** Frees the buffers memory_node keeps for reuse (those of unregistered or evicted data),
+ * giving their room back to the node. */
+void starpu_memchunk_tidy(unsigned memory_node);
 /** An eviction hint; accepted and ignored here (this runtime's eviction does not use it). */
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
 /** Returns 0; the buffer on node is allocated when a copy first goes there. */

@@ -181,6 +181,16 @@ struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_hand
 void starpu_data_register_ops(struct starpu_data_interface_ops *ops);
 /** A new interface id, above the built-in ones, for an interface the application defines. */
 int starpu_data_interface_get_next_id(void);
+/** Prints on stream what handle is (its interface's name and size) and the state of its copy
+ * on memory node node (valid, allocated only, or none), on one line. */
+void starpu_data_print(starpu_data_handle_t handle, unsigned node, FILE *stream);
+/** Copies nn[1] * ... * nn[ndim-1] blocks of nn[0] * elemsize contiguous bytes from
+ * src_offset of src on src_node to dst_offset of dst on dst_node; along dimension i the
+ * blocks start ldn_src[i] (ldn_dst[i]) elements apart. With starpu_interface_copy(): one
+ * copy where the blocks are contiguous; -EAGAIN while an asynchronous copy (async_data) is
+ * under way, 0 when done, a negative errno (said) on bad input. */
+int starpu_interface_copynd(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t elemsize, size_t ndim, uint32_t *nn, uint32_t *ldn_src, uint32_t *ldn_dst, void *async_data);
 /**
  * Packs handle's data on node into a new buffer (*ptr, freed with
  * starpu_free_flags(*ptr, *count, 0)) of *count bytes; with ptr NULL only
@@ -292,6 +302,8 @@ uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle);
 #define STARPU_VECTOR_GET_ELEMSIZE(interface) (((struct starpu_vector_interface *)(interface))->elemsize)
 #define STARPU_VECTOR_GET_ALLOCSIZE(interface) (((struct starpu_vector_interface *)(interface))->allocsize)
 #define STARPU_VECTOR_GET_SLICE_BASE(interface) (((struct starpu_vector_interface *)(interface))->slice_base)
+/** Sets the number of elements of the vector interface (a partition filter's child, say). */
+#define STARPU_VECTOR_SET_NX(interface, newnx) do { (((struct starpu_vector_interface *)(interface))->nx) = (newnx); } while (0)
 
 /* ------------------------------------------------------------------ matrix */
 
@@ -337,6 +349,10 @@ size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 #define STARPU_MATRIX_GET_LD(interface) (((struct starpu_matrix_interface *)(interface))->ld)
 #define STARPU_MATRIX_GET_ELEMSIZE(interface) (((struct starpu_matrix_interface *)(interface))->elemsize)
 #define STARPU_MATRIX_GET_ALLOCSIZE(interface) (((struct starpu_matrix_interface *)(interface))->allocsize)
+/** Set the number of elements along x, along y, and between the starts of two rows. */
+#define STARPU_MATRIX_SET_NX(interface, newnx) do { (((struct starpu_matrix_interface *)(interface))->nx) = (newnx); } while (0)
+#define STARPU_MATRIX_SET_NY(interface, newny) do { (((struct starpu_matrix_interface *)(interface))->ny) = (newny); } while (0)
+#define STARPU_MATRIX_SET_LD(interface, newld) do { (((struct starpu_matrix_interface *)(interface))->ld) = (newld); } while (0)
 
 /* ------------------------------------------------------------------- block */
 

@@ -47,6 +47,12 @@ int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct sta
 					const char *build_options);
 /** Releases what starpu_opencl_load_opencl_from_string/_file built. */
 int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs);
+/** Reads source_file_name (as given, else in STARPU_OPENCL_PROGRAM_DIR) into the caller's buffer
+ * opencl_program_source, with the path it was read from in located_file_name and its folder in
+ * located_dir_name; all three empty strings (said) when it cannot be read. The buffers must be
+ * large enough, as in StarPU; starpu_opencl_load_program_source_malloc() allocates them. */
+void starpu_opencl_load_program_source(const char *source_file_name, char *located_file_name, char *located_dir_name,
+				       char *opencl_program_source);
 /** Reads source_file_name (as given, else in STARPU_OPENCL_PROGRAM_DIR) into a new string
  * *opencl_program_source; *located_file_name and *located_dir_name (with its final slash,
  * or empty) say where it was found. All three are the caller's to free, NULL when the file
@@ -87,12 +93,25 @@ int starpu_opencl_set_kernel_args(cl_int *err, cl_kernel *kernel, ...);
 
 /** Allocates a buffer of size bytes on device devid. */
 cl_int starpu_opencl_allocate_memory(int devid, cl_mem *addr, size_t size, cl_mem_flags flags);
-/** Copies between main memory and an OpenCL buffer (offset in the buffer); *ret is 0 (event NULL: synchronous). */
+/** Copies size bytes from ptr in RAM to offset of buffer on OpenCL node dst_node; asynchronous when event is given.
+ * Returns CL_SUCCESS or an OpenCL error; *ret (if not NULL) gets -EAGAIN (copy launched, wait for event), 0 (done) or -EIO. */
 cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buffer, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret);
-/** Copies size bytes at offset of buffer on OpenCL node src_node to ptr in RAM; asynchronous when event is given; *ret (if not NULL) gets 0 or -EIO. */
+/** Copies size bytes at offset of buffer on OpenCL node src_node to ptr in RAM; asynchronous when event is given;
+ * *ret (if not NULL) gets -EAGAIN (copy launched), 0 (done) or -EIO. */
 cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *ptr, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret);
+
+/** Copies size bytes from src_offset of src on OpenCL node src_node to dst_offset of dst on
+ * dst_node, the same device (two devices have no direct path here: CL_INVALID_CONTEXT, said);
+ * asynchronous when event is given; *ret as starpu_opencl_copy_ram_to_opencl(). */
+cl_int starpu_opencl_copy_opencl_to_opencl(cl_mem src, unsigned src_node, size_t src_offset, cl_mem dst, unsigned dst_node,
+					   size_t dst_offset, size_t size, cl_event *event, int *ret);
+/** Copies size bytes between main memory and an OpenCL device, or within one device, whichever
+ * src_node and dst_node are (src and dst: a pointer in main memory, a cl_mem on a device).
+ * Returns -EAGAIN when launched asynchronously (event given), 0 when done, an OpenCL error otherwise. */
+cl_int starpu_opencl_copy_async_sync(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+				     unsigned dst_node, size_t size, cl_event *event);
 
 #ifdef __cplusplus
 }

@@ -109,10 +109,22 @@ void starpu_wake_all_blocked_workers(void);
 
 /** Returns 1 when policies should prefetch task data (STARPU_PREFETCH, default 1). */
 int starpu_get_prefetch_flag(void);
-/** Starts moving the data task reads to node, without waiting. */
+/** Starts moving the data task reads to node, without waiting; the requests are served
+ * by priority prio (highest first), after those of higher priority already queued. */
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+/** starpu_prefetch_task_input_on_node_prio() at the task's priority. */
 int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
-/** Starts moving the data task reads to the memory node of worker. */
+/** As starpu_prefetch_task_input_on_node_prio(), for a prefetch meant to use idle bus
+ * time: served after every other prefetch request. */
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+/** starpu_idle_prefetch_task_input_on_node_prio() at the task's priority. */
+int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+/** starpu_prefetch_task_input_on_node_prio() to the memory node of worker. */
+int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
+/** Starts moving the data task reads to the memory node of worker, at the task's priority. */
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+/** starpu_idle_prefetch_task_input_on_node_prio() to the memory node of worker. */
+int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
 /** As starpu_prefetch_task_input_for(), for a prefetch meant to use idle bus time. */
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
 

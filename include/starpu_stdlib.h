@@ -63,6 +63,26 @@ size_t starpu_memory_get_used(unsigned node);
 /** The same summed over all memory nodes. */
 size_t starpu_memory_get_used_all_nodes(void);
 
+/** Counts size bytes as used on memory node node without allocating anything (for memory
+ * the program allocates its own way, so that the runtime's eviction knows of it). Returns 0,
+ * or -ENOMEM when node has a memory limit (STARPU_LIMIT_*_MEM) and the bytes do not fit under
+ * it; with STARPU_MEMORY_WAIT, waits until they fit, then counts them at once (-ENOMEM, said,
+ * when they never can); with STARPU_MEMORY_OVERFLOW, counts them beyond the limit. -EINVAL,
+ * said, for a node that does not exist. */
+int starpu_memory_allocate(unsigned node, size_t size, int flags);
+/** Gives back size bytes counted with starpu_memory_allocate() on node, in one call or in
+ * several pieces. */
+void starpu_memory_deallocate(unsigned node, size_t size);
+/** Waits until size bytes are available under node's memory limit (returns at once when it
+ * has none). Another thread may take them meanwhile: use starpu_memory_allocate() with
+ * STARPU_MEMORY_WAIT to wait and count them at once. */
+void starpu_memory_wait_available(unsigned node, size_t size);
+
+/** @deprecated Same as starpu_malloc(). */
+#define starpu_data_malloc_pinned_if_possible starpu_malloc
+/** @deprecated Same as starpu_free(). */
+#define starpu_data_free_pinned_if_possible starpu_free
+
 /** An allocation function for starpu_malloc_set_hooks(): puts in *A a buffer of
  * dim bytes on memory node dst_node (pinned if flags has STARPU_MALLOC_PINNED),
  * returns 0, or -ENOMEM. */

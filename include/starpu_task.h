@@ -94,6 +94,8 @@ struct starpu_task;
 #define STARPU_MULTIPLE_CUDA_IMPLEMENTATIONS ((starpu_cuda_func_t)-1)
 /** @deprecated The same for starpu_codelet::opencl_func and opencl_funcs. */
 #define STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS ((starpu_opencl_func_t)-1)
+/** @deprecated The same for starpu_codelet::hip_func and hip_funcs. */
+#define STARPU_MULTIPLE_HIP_IMPLEMENTATIONS ((starpu_hip_func_t)-1)
 
 struct starpu_codelet
 {
@@ -310,6 +312,10 @@ struct starpu_task
 	if ((task)->cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (task)->cl->nbuffers > STARPU_NMAXBUFS) { \
 		if ((task)->dyn_modes) (task)->dyn_modes[i] = mode; else (task)->modes[i] = mode; \
 	} else STARPU_CODELET_SET_MODE((task)->cl, mode, i); } while (0)
+/** Target node (starpu_codelet::nodes, or dyn_nodes) of the i-th buffer of codelet. */
+#define STARPU_CODELET_GET_NODE(codelet, i) (((codelet)->dyn_nodes) ? (codelet)->dyn_nodes[i] : (codelet)->nodes[i])
+#define STARPU_CODELET_SET_NODE(codelet, __node, i) do { \
+	if ((codelet)->dyn_nodes) (codelet)->dyn_nodes[i] = __node; else (codelet)->nodes[i] = __node; } while (0)
 
 /** Initialises codelet to zero. */
 void starpu_codelet_init(struct starpu_codelet *cl);
@@ -326,6 +332,24 @@ void starpu_task_clean(struct starpu_task *task);
 struct starpu_task *starpu_task_create(void) STARPU_ATTRIBUTE_MALLOC;
 /** Frees a task from starpu_task_create() (or marks a running one for destruction). */
 void starpu_task_destroy(struct starpu_task *task);
+/** Frees task once it is complete, as if task->destroy had been set before its submission;
+ * callable after the submission (at once when it is complete already). */
+void starpu_task_set_destroy(struct starpu_task *task);
+/** A new task (not submitted) that runs nothing and accesses handle with mode: submitted, it
+ * takes its place among the accesses to handle (sequential consistency), so that
+ * dependencies (starpu_task_declare_deps(), starpu_task_end_dep_add()) on it order tasks
+ * against the data's graph. NULL, said, for a bad handle or mode. */
+struct starpu_task *starpu_task_create_sync(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
+/** Submits a task that runs nothing but callback(callback_arg) once it is scheduled. */
+void starpu_create_callback_task(void (*callback)(void *), void *callback_arg);
+/** The name of status ("STARPU_TASK_READY"...), "STARPU_TASK_unknown_status" for another value. */
+char *starpu_task_status_get_as_string(enum starpu_task_status status);
+/** Sets the maximum number of submitted tasks not complete: with a minimum set too (here or by
+ * STARPU_LIMIT_MIN_SUBMITTED_TASKS), starpu_task_submit() holds the application thread at the
+ * maximum until they are down to the minimum. A negative value unsets it (no throttling). */
+void starpu_set_limit_max_submitted_tasks(int limit_max);
+/** Sets the minimum of that throttling (see starpu_set_limit_max_submitted_tasks()). */
+void starpu_set_limit_min_submitted_tasks(int limit_min);
 /** Frees task right away (it must not be running). */
 void starpu_task_free(struct starpu_task *task);
 /** Submits task. Returns 0, -ENODEV when no worker can run it, -EINVAL for an
@@ -356,6 +380,8 @@ int starpu_task_wait_for_all(void);
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
 /** Waits until at most n tasks are still submitted. */
 int starpu_task_wait_for_n_submitted(unsigned n);
+/** Waits until at most n tasks submitted to context sched_ctx_id are not complete; 0, or -EINVAL said. */
+int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n);
 /** Waits until no task is submitted (same as wait_for_all here). */
 int starpu_task_wait_for_no_ready(void);
 /** Number of submitted, not yet completed tasks. */

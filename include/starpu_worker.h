@@ -92,6 +92,8 @@ unsigned starpu_mpi_ms_worker_get_count(void);
 unsigned starpu_tcpip_ms_worker_get_count(void);
 /** Number of combined workers (groups of CPU workers for parallel tasks). */
 unsigned starpu_combined_worker_get_count(void);
+/** 1 when id is a combined worker's (starpu_worker_get_count() and up), 0 for a worker or no worker. */
+unsigned starpu_worker_is_combined_worker(int id);
 /** Number of workers of type. */
 int starpu_worker_get_count_by_type(enum starpu_worker_archtype type);
 /** Id of the calling worker, -1 from a thread that is not a worker. */
@@ -125,6 +127,9 @@ int starpu_worker_get_devid(int id);
 unsigned starpu_worker_get_memory_node(unsigned workerid);
 /** Processing unit worker id is bound to, -1 when not bound. */
 int starpu_worker_get_bindid(int workerid);
+/** Puts in devids the device ids of the workers of type, each once, at most num of them;
+ * returns how many (-EINVAL, said, for a NULL array or a negative num). */
+int starpu_worker_get_devids(enum starpu_worker_archtype type, int *devids, int num);
 #ifdef STARPU_HAVE_HWLOC
 /** The processing units workerid runs on: its unit, or the whole machine when unbound
  * (STARPU_WORKERS_NOBIND). A copy: free it with hwloc_bitmap_free(). NULL, with a message,

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -656,6 +657,299 @@ TEST(DataApiLimit, CountedAllocationsRespectTheMemoryLimit)
 	starpu_free_flags(p, mib99, STARPU_MALLOC_COUNT);
 	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), 0u);
 	starpu_shutdown();
+}
+
+// The program's own accounting (starpu_memory_allocate and co., issue 40) under a 10 MiB
+// limit: counted without eviction, refused beyond the limit unless told to overflow,
+// waited for with STARPU_MEMORY_WAIT until a deallocation makes room.
+TEST(DataApiLimit, MemoryAllocateAccountsUnderTheLimit)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_NUMA_MEM", "10");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	const size_t mib6 = (size_t)6 << 20, mib3 = (size_t)3 << 20;
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+	starpu_ssize_t available = starpu_memory_get_available(STARPU_MAIN_RAM);
+	ASSERT_GE(available, (starpu_ssize_t)mib6);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, 0), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+	EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), available - (starpu_ssize_t)mib6);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, 0), -ENOMEM);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+	// Told to overflow: counted beyond the limit; given back in pieces.
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, mib6, STARPU_MEMORY_OVERFLOW), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + 2 * mib6);
+	EXPECT_EQ(starpu_memory_get_available(STARPU_MAIN_RAM), 0);
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib3);
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib3);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+
+	// Waits until a deallocation makes room, then counts it at once.
+	std::atomic<int> result{1};
+	std::thread waiter([&] { result = starpu_memory_allocate(STARPU_MAIN_RAM, mib6, STARPU_MEMORY_WAIT); });
+	starpu_usleep(20000);
+	EXPECT_EQ(result.load(), 1) << "granted while the 6 MiB counted left only 4";
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib6);
+	waiter.join();
+	EXPECT_EQ(result.load(), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + mib6);
+
+	// starpu_memory_wait_available: waits for the room, counts nothing.
+	std::atomic<bool> available_now{false};
+	std::thread watcher([&] {
+		starpu_memory_wait_available(STARPU_MAIN_RAM, mib6);
+		available_now = true;
+	});
+	starpu_usleep(20000);
+	EXPECT_FALSE(available_now.load());
+	starpu_memory_deallocate(STARPU_MAIN_RAM, mib6);
+	watcher.join();
+	EXPECT_TRUE(available_now.load());
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	starpu_memory_wait_available(STARPU_MAIN_RAM, mib6); // there now: returns at once
+
+	// What can never fit is refused rather than waited for forever.
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, (size_t)11 << 20, STARPU_MEMORY_WAIT), -ENOMEM);
+		starpu_memory_wait_available(STARPU_MAIN_RAM, (size_t)11 << 20);
+	});
+	EXPECT_TRUE(contains(err, "starpu_memory_allocate: 11534336 bytes never fit on memory node 0")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_wait_available: 11534336 bytes never fit on memory node 0")) << err;
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	starpu_shutdown();
+}
+
+// Without a limit every allocation is counted; bad nodes and too large deallocations are said.
+TEST_F(DataApi, MemoryAllocateWithoutALimitAndBadInput)
+{
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_memory_allocate(STARPU_MAIN_RAM, (size_t)1 << 40, 0), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + ((size_t)1 << 40));
+	starpu_memory_wait_available(STARPU_MAIN_RAM, (size_t)1 << 50); // no limit: nothing to wait for
+	starpu_memory_deallocate(STARPU_MAIN_RAM, (size_t)1 << 40);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_memory_allocate(99, 10, 0), -EINVAL);
+		starpu_memory_deallocate(99, 10);
+		starpu_memory_wait_available(99, 10);
+		starpu_memory_deallocate(STARPU_MAIN_RAM, used + 10);
+	});
+	EXPECT_TRUE(contains(err, "starpu_memory_allocate: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_deallocate: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_wait_available: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memory_deallocate: " + std::to_string(used + 10) + " bytes given back on memory node 0")) << err;
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), 0u);
+	// The deprecated names are the current functions.
+	void *p = nullptr;
+	ASSERT_EQ(starpu_data_malloc_pinned_if_possible(&p, 64), 0);
+	EXPECT_NE(p, nullptr);
+	EXPECT_EQ(starpu_data_free_pinned_if_possible(p), 0);
+}
+
+// A policy's pointer on a handle, apart from the application's (issue 40).
+TEST_F(DataApi, SchedDataIsApartFromUserData)
+{
+	int x = 0, policy = 0, app = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	EXPECT_EQ(starpu_data_get_sched_data(h), nullptr);
+	starpu_data_set_sched_data(h, &policy);
+	starpu_data_set_user_data(h, &app);
+	EXPECT_EQ(starpu_data_get_sched_data(h), &policy);
+	EXPECT_EQ(starpu_data_get_user_data(h), &app);
+	starpu_data_unregister(h);
+	std::string err = stderr_of([&] {
+		starpu_data_set_sched_data(nullptr, &policy);
+		EXPECT_EQ(starpu_data_get_sched_data(nullptr), nullptr);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_set_sched_data: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_get_sched_data: NULL handle")) << err;
+}
+
+// The data with a buffer in main memory, whether valid there; an invalidated handle is listed, not valid.
+TEST_F(DataApi, GetNodeDataListsTheBuffersOfANode)
+{
+	int a = 1, b = 2;
+	starpu_data_handle_t ha, hb, hc;
+	starpu_variable_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(a));
+	starpu_variable_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t)&b, sizeof(b));
+	starpu_variable_data_register(&hc, -1, 0, sizeof(int)); // no buffer anywhere yet
+	starpu_data_invalidate(hb);
+	starpu_data_handle_t *handles = nullptr;
+	int *valid = nullptr;
+	unsigned n = 99;
+	starpu_data_get_node_data(STARPU_MAIN_RAM, &handles, &valid, &n);
+	ASSERT_EQ(n, 2u);
+	std::map<starpu_data_handle_t, int> listed;
+	for (unsigned i = 0; i < n; i++)
+		listed[handles[i]] = valid[i];
+	free(handles);
+	free(valid);
+	EXPECT_EQ(listed.count(hc), 0u);
+	EXPECT_EQ(listed[ha], 1);
+	EXPECT_EQ(listed[hb], 0);
+	starpu_data_unregister(ha);
+	starpu_data_unregister(hb);
+	starpu_data_unregister(hc);
+	starpu_data_get_node_data(STARPU_MAIN_RAM, &handles, &valid, &n);
+	EXPECT_EQ(n, 0u);
+	free(handles);
+	free(valid);
+	std::string err = stderr_of([&] {
+		starpu_data_get_node_data(99, &handles, &valid, &n);
+		starpu_data_get_node_data(STARPU_MAIN_RAM, nullptr, &valid, &n);
+	});
+	EXPECT_EQ(n, 0u);
+	EXPECT_EQ(handles, nullptr);
+	EXPECT_TRUE(contains(err, "starpu_data_get_node_data: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_get_node_data: NULL handles")) << err;
+}
+
+void release_in_callback(void *arg)
+{
+	starpu_data_handle_t h = (starpu_data_handle_t)arg;
+	starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+}
+
+std::atomic<int> slow_runs{0};
+void slow_increment(void **buffers, void *)
+{
+	starpu_usleep(50000);
+	(*(int *)STARPU_VARIABLE_GET_PTR(buffers[0]))++;
+	slow_runs++;
+}
+
+// The on-node forms of acquire_try and of the acquire without sequential consistency (issue 40).
+TEST_F(DataApi, AcquireOnNodeTryAndWithoutConsistency)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	ASSERT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_RW), 0);
+	EXPECT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_R), -EAGAIN) << "held for writing";
+	starpu_data_release_on_node(h, STARPU_MAIN_RAM);
+	starpu_codelet cl = cpu_codelet(slow_increment, 1, "slow");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+	EXPECT_EQ(starpu_data_acquire_on_node_try(h, STARPU_MAIN_RAM, STARPU_R), -EAGAIN) << "a task before it is not done";
+	// Without sequential consistency the acquire does not wait for the task (its callback may run before it ends).
+	std::atomic<int> called{0};
+	struct Arg { starpu_data_handle_t h; std::atomic<int> *called; } arg = { h, &called };
+	ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(h, STARPU_MAIN_RAM, STARPU_R, [](void *p) {
+		Arg *a = (Arg *)p;
+		(*a->called)++;
+		starpu_data_release_on_node(a->h, STARPU_MAIN_RAM);
+	}, &arg, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_TRUE(wait_until([&] { return called.load() == 1; }));
+	// With it, the callback comes after the task.
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, 0), 0);
+	std::atomic<int> runs_seen{-1};
+	struct Arg2 { starpu_data_handle_t h; std::atomic<int> *seen; } arg2 = { h, &runs_seen };
+	ASSERT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(h, STARPU_MAIN_RAM, STARPU_R, [](void *p) {
+		Arg2 *a = (Arg2 *)p;
+		*a->seen = slow_runs.load();
+		starpu_data_release_on_node(a->h, STARPU_MAIN_RAM);
+	}, &arg2, 1), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_TRUE(wait_until([&] { return runs_seen.load() >= 0; }));
+	EXPECT_EQ(runs_seen.load(), slow_runs.load()) << "the callback ran before the task it follows";
+	starpu_data_unregister(h);
+	EXPECT_EQ(x, 2);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_acquire_on_node_try(nullptr, STARPU_MAIN_RAM, STARPU_R), -EINVAL);
+		EXPECT_EQ(starpu_data_acquire_on_node_cb_sequential_consistency(nullptr, STARPU_MAIN_RAM, STARPU_R, release_in_callback, nullptr, 1), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_acquire_on_node_try: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_acquire_on_node_cb_sequential_consistency: NULL handle")) << err;
+}
+
+// With main memory only: a valid copy counts, nothing is mapped; bad input is said.
+TEST_F(DataApi, IsOnNodeExcludingPrefetchAndMappedBadInput)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_data_test_if_mapped_on_node(h, STARPU_MAIN_RAM), 0u);
+	starpu_data_invalidate(h);
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, STARPU_MAIN_RAM), 0u);
+	starpu_memchunk_tidy(STARPU_MAIN_RAM);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h, 99), 0u);
+		EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(nullptr, STARPU_MAIN_RAM), 0u);
+		EXPECT_EQ(starpu_data_test_if_mapped_on_node(h, 99), 0u);
+		starpu_memchunk_tidy(99);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_is_on_node_excluding_prefetch: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_is_on_node_excluding_prefetch: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_test_if_mapped_on_node: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_memchunk_tidy: no memory node 99")) << err;
+	starpu_data_unregister(h);
+}
+
+// starpu_interface_copynd (issue 40): a 3-dimensional sub-block copied between two layouts.
+TEST_F(DataApi, InterfaceCopyndCopiesASubBlock)
+{
+	// Source 4 x 3 x 2 ints (ld 4, 12), destination 5 x 4 x 2 (ld 5, 20); the 3 x 2 x 2 block at the origin.
+	std::vector<int> src(4 * 3 * 2), dst(5 * 4 * 2, -1);
+	for (size_t i = 0; i < src.size(); i++)
+		src[i] = (int)i;
+	uint32_t nn[3] = { 3, 2, 2 }, ldn_src[3] = { 1, 4, 12 }, ldn_dst[3] = { 1, 5, 20 };
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 0, STARPU_MAIN_RAM, (uintptr_t)dst.data(), 0, STARPU_MAIN_RAM, sizeof(int), 3, nn,
+					  ldn_src, ldn_dst, NULL), 0);
+	for (unsigned z = 0; z < 2; z++)
+		for (unsigned y = 0; y < 4; y++)
+			for (unsigned x = 0; x < 5; x++) {
+				int expected = x < 3 && y < 2 ? src[x + 4 * y + 12 * z] : -1;
+				ASSERT_EQ(dst[x + 5 * y + 20 * z], expected) << x << "," << y << "," << z;
+			}
+	// One dimension: contiguous; none: one element.
+	std::vector<int> one(3, 0);
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 4, STARPU_MAIN_RAM, (uintptr_t)one.data(), 0, STARPU_MAIN_RAM, sizeof(int), 1, nn,
+					  nullptr, nullptr, NULL), 0);
+	EXPECT_EQ(one, (std::vector<int>{ 1, 2, 3 }));
+	ASSERT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 20, STARPU_MAIN_RAM, (uintptr_t)one.data(), 0, STARPU_MAIN_RAM, sizeof(int), 0,
+					  nullptr, nullptr, nullptr, NULL), 0);
+	EXPECT_EQ(one[0], 5);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_interface_copynd((uintptr_t)src.data(), 0, STARPU_MAIN_RAM, (uintptr_t)dst.data(), 0, STARPU_MAIN_RAM, sizeof(int), 2,
+						  nn, nullptr, ldn_dst, NULL), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_interface_copynd: NULL ldn_src")) << err;
+}
+
+// starpu_data_print (issue 40) and the interfaces' SET macros.
+TEST_F(DataApi, DataPrintAndInterfaceSetMacros)
+{
+	std::vector<float> v(10);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 10, sizeof(float));
+	starpu_data_set_name(h, "v");
+	char *text = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	starpu_data_print(h, STARPU_MAIN_RAM, f);
+	fclose(f);
+	EXPECT_STREQ(text, "STARPU_VECTOR_INTERFACE v (40 bytes) on NUMA 0: valid\n");
+	free(text);
+	std::string err = stderr_of([&] {
+		starpu_data_print(h, 99, stdout);
+		starpu_data_print(nullptr, STARPU_MAIN_RAM, stdout);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_print: no memory node 99")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_print: NULL handle")) << err;
+	starpu_data_unregister(h);
+
+	starpu_vector_interface vi = {};
+	STARPU_VECTOR_SET_NX(&vi, 7);
+	EXPECT_EQ(STARPU_VECTOR_GET_NX(&vi), 7u);
+	starpu_matrix_interface mi = {};
+	STARPU_MATRIX_SET_NX(&mi, 3);
+	STARPU_MATRIX_SET_NY(&mi, 4);
+	STARPU_MATRIX_SET_LD(&mi, 5);
+	EXPECT_EQ(STARPU_MATRIX_GET_NX(&mi), 3u);
+	EXPECT_EQ(STARPU_MATRIX_GET_NY(&mi), 4u);
+	EXPECT_EQ(STARPU_MATRIX_GET_LD(&mi), 5u);
 }
 
 std::atomic<int> hook_mallocs{0}, hook_frees{0};

@@ -505,6 +505,51 @@ TEST_F(Disk, ProgramEvictsCopies)
 	starpu_data_unregister(h);
 }
 
+// starpu_data_set_ooc_flag(h, 0) (issue 40) keeps main memory's copy of h out of the disks: the
+// program's eviction is refused, so is the reclaimer's; with the flag back, both may take it.
+TEST_F(Disk, OocFlagKeepsMainMemorysCopyOffTheDisks)
+{
+	ScopedEnv limit("STARPU_LIMIT_CPU_MEM", "1");
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.file("disk").c_str(), STARPU_DISK_SIZE_MIN);
+	ASSERT_GT(node, 0);
+	const unsigned n = 768 * 1024 / sizeof(int);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, n, sizeof(int));
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0); // the runtime's own buffer in main memory
+	int *v = (int *)starpu_data_get_local_ptr(h);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (int)i;
+	starpu_data_release(h);
+	EXPECT_EQ(starpu_data_get_ooc_flag(h), 1u);
+	starpu_data_set_ooc_flag(h, 0);
+	EXPECT_EQ(starpu_data_get_ooc_flag(h), 0u);
+	EXPECT_EQ(starpu_data_can_evict(h, STARPU_MAIN_RAM, STARPU_FETCH), 0);
+	EXPECT_EQ(starpu_data_evict_from_node(h, STARPU_MAIN_RAM), -1);
+	// The reclaimer skips it too: 512 KiB more under the 1 MiB limit finds no room.
+	void *p = nullptr;
+	EXPECT_EQ(starpu_malloc_flags(&p, 512 * 1024, STARPU_MALLOC_COUNT), -ENOMEM);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 1u);
+	// With the flag back, the same allocation evicts it to the disk.
+	starpu_data_set_ooc_flag(h, 1);
+	EXPECT_EQ(starpu_data_can_evict(h, STARPU_MAIN_RAM, STARPU_FETCH), 1);
+	ASSERT_EQ(starpu_malloc_flags(&p, 512 * 1024, STARPU_MALLOC_COUNT), 0);
+	EXPECT_EQ(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0u);
+	EXPECT_EQ(starpu_data_is_on_node(h, (unsigned)node), 1u) << "written to the disk first";
+	starpu_free_flags(p, 512 * 1024, STARPU_MALLOC_COUNT);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
+	v = (int *)starpu_data_get_local_ptr(h);
+	EXPECT_EQ(v[n - 1], (int)n - 1);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	std::string err = stderr_of([] {
+		starpu_data_set_ooc_flag(nullptr, 0);
+		EXPECT_EQ(starpu_data_get_ooc_flag(nullptr), 0u);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_set_ooc_flag: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_get_ooc_flag: NULL handle")) << err;
+}
+
 // starpu_data_cpy of an interface without copy method (as StarPU's disk_pack makes): packed, then unpacked.
 TEST_F(Disk, DataCpyPacksAnInterfaceWithoutCopyMethod)
 {

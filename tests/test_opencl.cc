@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <starpu.h>
 #include <astrolabe/observe.h>
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <fstream>
@@ -391,6 +392,109 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
 
+// The transfer thread held on the request of `blocker` (its DATA_REQUEST moment) until released;
+// the handles of the requests after it, in the order they are served.
+struct HeldTransfers
+{
+	starpu_data_handle_t blocker = nullptr;
+	std::atomic<bool> holding{false}, released{false};
+	std::mutex lock;
+	std::vector<const void *> order;
+
+	static void observe(const astro_event *ev, void *arg)
+	{
+		HeldTransfers *t = (HeldTransfers *)arg;
+		if (ev->object == t->blocker) {
+			t->holding = true;
+			while (!t->released)
+				starpu_usleep(1000);
+			return;
+		}
+		std::lock_guard<std::mutex> hold(t->lock);
+		t->order.push_back(ev->object);
+	}
+};
+
+// Asynchronous requests (issue 40) are served by level (fetch, prefetch, idle prefetch),
+// then by priority (highest first), then in order; a queued prefetch does not count as
+// the data being on the node (starpu_data_is_on_node_excluding_prefetch).
+TEST_F(OpenCL, AsyncRequestsAreServedByLevelThenPriority)
+{
+	std::vector<std::vector<float>> buffers(6, std::vector<float>(256, 1.0f));
+	starpu_data_handle_t h[6];
+	for (unsigned i = 0; i < 6; i++)
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)buffers[i].data(), 256, sizeof(float));
+	HeldTransfers held;
+	held.blocker = h[0];
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_REQUEST), HeldTransfers::observe, &held);
+	ASSERT_GE(id, 0);
+	ASSERT_EQ(starpu_data_prefetch_on_node(h[0], opencl_node_, 1), 0);
+	ASSERT_TRUE(wait_until([&] { return held.holding.load(); }));
+	ASSERT_EQ(starpu_data_prefetch_on_node_prio(h[1], opencl_node_, 1, 0), 0);
+	ASSERT_EQ(starpu_data_idle_prefetch_on_node_prio(h[2], opencl_node_, 1, 10), 0);
+	ASSERT_EQ(starpu_data_prefetch_on_node_prio(h[3], opencl_node_, 1, 5), 0);
+	ASSERT_EQ(starpu_data_prefetch_on_node_prio(h[4], opencl_node_, 1, -1), 0);
+	ASSERT_EQ(starpu_data_fetch_on_node(h[5], opencl_node_, 1), 0);
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h[1], opencl_node_), 0u);
+	int allocated = -1, valid = -1, requested = -1;
+	starpu_data_query_status(h[1], (int)opencl_node_, &allocated, &valid, &requested);
+	EXPECT_EQ(requested, 1);
+	EXPECT_EQ(valid, 0);
+	held.released = true;
+	EXPECT_TRUE(wait_until([&] {
+		for (unsigned i = 0; i < 6; i++)
+			if (!starpu_data_is_on_node_excluding_prefetch(h[i], opencl_node_))
+				return false;
+		return true;
+	}));
+	astro_observe_unsubscribe(id);
+	std::vector<const void *> expected = { h[5], h[3], h[1], h[4], h[2] };
+	EXPECT_EQ(held.order, expected) << "fetch, prefetches by priority 5, 0, -1, then the idle prefetch";
+	EXPECT_EQ(starpu_data_test_if_mapped_on_node(h[1], opencl_node_), 0u);
+
+	// The data on the device, as a snapshot.
+	starpu_data_handle_t *handles = nullptr;
+	int *valids = nullptr;
+	unsigned n = 0;
+	starpu_data_get_node_data(opencl_node_, &handles, &valids, &n);
+	ASSERT_EQ(n, 6u);
+	std::vector<starpu_data_handle_t> listed(handles, handles + n);
+	std::sort(listed.begin(), listed.end());
+	std::vector<starpu_data_handle_t> all(h, h + 6);
+	std::sort(all.begin(), all.end());
+	EXPECT_EQ(listed, all);
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_EQ(valids[i], 1);
+	free(handles);
+	free(valids);
+
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_prefetch_on_node_prio(nullptr, opencl_node_, 1, 3), -EINVAL);
+		EXPECT_EQ(starpu_data_idle_prefetch_on_node_prio(h[1], 99, 1, 3), -EINVAL);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node_prio: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_idle_prefetch_on_node_prio: no memory node 99")) << err;
+	for (unsigned i = 0; i < 6; i++)
+		starpu_data_unregister(h[i]);
+}
+
+// Buffers of unregistered data stay on the device for reuse until starpu_memchunk_tidy gives them back.
+TEST_F(OpenCL, MemchunkTidyGivesTheKeptBuffersBack)
+{
+	size_t before = starpu_memory_get_used(opencl_node_);
+	std::vector<float> v(1024, 1.0f);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)v.data(), 1024, sizeof(float));
+	ASSERT_EQ(starpu_data_prefetch_on_node(h, opencl_node_, 0), 0);
+	EXPECT_EQ(starpu_memory_get_used(opencl_node_), before + 4096);
+	starpu_data_unregister(h);
+	EXPECT_EQ(starpu_memory_get_used(opencl_node_), before + 4096) << "kept for reuse";
+	starpu_memchunk_tidy(opencl_node_);
+	EXPECT_EQ(starpu_memory_get_used(opencl_node_), before);
+	std::string err = stderr_of([] { starpu_memchunk_tidy(99); });
+	EXPECT_TRUE(contains(err, "starpu_memchunk_tidy: no memory node 99")) << err;
+}
+
 // Write-through: what a task writes on the device is copied to main memory at once.
 TEST_F(OpenCL, WriteThroughMaskCopiesEachWrite)
 {
@@ -772,6 +876,56 @@ TEST_F(OpenCL, ProgramSourcesAndCompiledBinaries)
 	ASSERT_EQ(starpu_opencl_load_kernel(&kernel, &queue, &binary_programs, "add", 0), CL_SUCCESS);
 	starpu_opencl_release_kernel(kernel);
 	starpu_opencl_unload_opencl(&binary_programs);
+}
+
+// The buffer form of the source loader, and the copies between main memory and the device or within it (issue 40).
+TEST_F(OpenCL, LoadProgramSourceIntoBuffersAndCopyHelpers)
+{
+	TempDir dir;
+	ASSERT_TRUE(dir.write("k.cl", kernels_source));
+	std::string path = std::string(dir.path()) + "/k.cl";
+	std::vector<char> located(4096, 'x'), located_dir(4096, 'x'), source(4096, 'x');
+	starpu_opencl_load_program_source(path.c_str(), located.data(), located_dir.data(), source.data());
+	EXPECT_STREQ(located.data(), path.c_str());
+	EXPECT_EQ(std::string(located_dir.data()), std::string(dir.path()) + "/");
+	EXPECT_STREQ(source.data(), kernels_source);
+	std::string err = stderr_of([&] {
+		starpu_opencl_load_program_source("/nonexistent/k.cl", located.data(), located_dir.data(), source.data());
+	});
+	EXPECT_STREQ(located.data(), "");
+	EXPECT_STREQ(located_dir.data(), "");
+	EXPECT_STREQ(source.data(), "");
+	EXPECT_TRUE(contains(err, "starpu_opencl_load_program_source: cannot read '/nonexistent/k.cl'")) << err;
+
+	int devid = starpu_memory_node_get_devid(opencl_node_);
+	cl_mem a, b;
+	ASSERT_EQ(starpu_opencl_allocate_memory(devid, &a, 64 * sizeof(int), CL_MEM_READ_WRITE), CL_SUCCESS);
+	ASSERT_EQ(starpu_opencl_allocate_memory(devid, &b, 64 * sizeof(int), CL_MEM_READ_WRITE), CL_SUCCESS);
+	std::vector<int> in(64), out(64, -1);
+	for (int i = 0; i < 64; i++)
+		in[i] = i;
+	EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)in.data(), 0, STARPU_MAIN_RAM, (uintptr_t)a, 0, opencl_node_, 64 * sizeof(int), NULL), 0);
+	int ret = 1;
+	// The upper half of a to the lower half of b.
+	EXPECT_EQ(starpu_opencl_copy_opencl_to_opencl(a, opencl_node_, 32 * sizeof(int), b, opencl_node_, 0, 32 * sizeof(int), NULL, &ret), CL_SUCCESS);
+	EXPECT_EQ(ret, 0);
+	cl_event event;
+	EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)b, 0, opencl_node_, (uintptr_t)out.data(), 0, STARPU_MAIN_RAM, 32 * sizeof(int), &event), -EAGAIN);
+	ASSERT_EQ(clWaitForEvents(1, &event), CL_SUCCESS);
+	clReleaseEvent(event);
+	for (int i = 0; i < 32; i++)
+		ASSERT_EQ(out[i], 32 + i);
+	EXPECT_EQ(out[32], -1);
+	err = stderr_of([&] {
+		EXPECT_EQ(starpu_opencl_copy_async_sync((uintptr_t)in.data(), 0, STARPU_MAIN_RAM, (uintptr_t)out.data(), 0, STARPU_MAIN_RAM, 4, NULL),
+			  CL_INVALID_VALUE);
+		EXPECT_EQ(starpu_opencl_copy_opencl_to_opencl(a, STARPU_MAIN_RAM, 0, b, opencl_node_, 0, 4, NULL, &ret), CL_INVALID_VALUE);
+	});
+	EXPECT_EQ(ret, -EINVAL);
+	EXPECT_TRUE(contains(err, "starpu_opencl_copy_async_sync: no OpenCL copy from memory node 0 to 0")) << err;
+	EXPECT_TRUE(contains(err, "starpu_opencl_copy_opencl_to_opencl")) << err;
+	clReleaseMemObject(a);
+	clReleaseMemObject(b);
 }
 
 TEST_F(OpenCL, ProgramHelpersRefuseBadInput)

@@ -132,6 +132,20 @@ TEST(Parallel, CombinedWorkersAreMadeDescribedAndChecked)
 	EXPECT_EQ(members[0], 1);
 	EXPECT_EQ(members[1], 2);
 	EXPECT_EQ(starpu_combined_worker_assign_workerid(2, ids), id) << "the same set is the same combined worker";
+	// starpu_worker_is_combined_worker (issue 40): the combined ids only.
+	EXPECT_EQ(starpu_worker_is_combined_worker(id), 1u);
+	EXPECT_EQ(starpu_worker_is_combined_worker(0), 0u);
+	EXPECT_EQ(starpu_worker_is_combined_worker((int)starpu_worker_get_count() + (int)starpu_combined_worker_get_count()), 0u);
+	EXPECT_EQ(starpu_worker_is_combined_worker(-1), 0u);
+	// starpu_worker_get_devids (issue 40): each CPU worker's device id once, at most num.
+	int devids[8] = {};
+	ASSERT_EQ(starpu_worker_get_devids(STARPU_CPU_WORKER, devids, 8), 3);
+	for (int w = 0; w < 3; w++)
+		EXPECT_EQ(devids[w], starpu_worker_get_devid(w));
+	EXPECT_EQ(starpu_worker_get_devids(STARPU_CPU_WORKER, devids, 2), 2);
+	EXPECT_EQ(starpu_worker_get_devids(STARPU_CUDA_WORKER, devids, 8), 0);
+	std::string devids_err = stderr_of([] { EXPECT_EQ(starpu_worker_get_devids(STARPU_CPU_WORKER, nullptr, 8), -EINVAL); });
+	EXPECT_TRUE(contains(devids_err, "starpu_worker_get_devids: NULL devids")) << devids_err;
 	// Outside a parallel task: the worker alone.
 	EXPECT_EQ(starpu_combined_worker_get_size(), 1);
 	EXPECT_EQ(starpu_combined_worker_get_rank(), 0);

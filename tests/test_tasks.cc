@@ -216,6 +216,114 @@ TEST_F(Tasks, CreateSyncTask)
 	EXPECT_EQ(rec.runs_seen, 2);
 }
 
+// starpu_task_create_sync (issue 40): a task that runs nothing but takes its place among the
+// accesses to a handle, so that an end dependency on it holds the later accesses.
+TEST_F(Tasks, TaskCreateSyncOrdersAgainstTheData)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	starpu_task *sync = starpu_task_create_sync(h, STARPU_W);
+	ASSERT_NE(sync, nullptr);
+	EXPECT_EQ(sync->cl->where, (uint32_t)STARPU_NOWHERE);
+	starpu_task_end_dep_add(sync, 1);
+	ASSERT_EQ(starpu_task_submit(sync), 0);
+	starpu_codelet cl = cpu_codelet(count_func, 1, "read");
+	cl.modes[0] = STARPU_R;
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_R, h, 0), 0);
+	starpu_usleep(20000);
+	EXPECT_EQ(g_runs.load(), 0) << "the read ran before the sync task it follows ended";
+	starpu_task_end_dep_release(sync);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs.load(), 1);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_task_create_sync(nullptr, STARPU_R), nullptr);
+		EXPECT_EQ(starpu_task_create_sync(h, STARPU_SCRATCH), nullptr);
+	});
+	EXPECT_TRUE(contains(err, "starpu_task_create_sync: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_task_create_sync: invalid access mode 0x4")) << err;
+	starpu_data_unregister(h);
+}
+
+void set_flag(void *arg)
+{
+	*(std::atomic<int> *)arg = 1;
+}
+
+// starpu_create_callback_task, starpu_task_set_destroy, starpu_task_status_get_as_string (issue 40).
+TEST_F(Tasks, CallbackTaskSetDestroyAndStatusNames)
+{
+	std::atomic<int> flag{0};
+	starpu_create_callback_task(set_flag, &flag);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(flag.load(), 1);
+
+	starpu_codelet cl = cpu_codelet(count_func, 0, "count");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->destroy = 0;
+	starpu_task_set_destroy(t);
+	EXPECT_EQ(t->destroy, 1u) << "not submitted yet: the flag is set";
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	// Submitted without the flag: freed once complete (ASan's leak check sees it otherwise).
+	starpu_task *u = starpu_task_create();
+	u->cl = &cl;
+	u->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(u), 0);
+	starpu_task_set_destroy(u);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_runs.load(), 2);
+
+	EXPECT_STREQ(starpu_task_status_get_as_string(STARPU_TASK_INIT), "STARPU_TASK_INIT");
+	EXPECT_STREQ(starpu_task_status_get_as_string(STARPU_TASK_READY), "STARPU_TASK_READY");
+	EXPECT_STREQ(starpu_task_status_get_as_string(STARPU_TASK_BLOCKED_ON_DATA), "STARPU_TASK_BLOCKED_ON_DATA");
+	EXPECT_STREQ(starpu_task_status_get_as_string((enum starpu_task_status)42), "STARPU_TASK_unknown_status");
+	std::string err = stderr_of([] { starpu_task_set_destroy(nullptr); });
+	EXPECT_TRUE(contains(err, "starpu_task_set_destroy: NULL task")) << err;
+}
+
+std::atomic<int> g_done{0};
+void slow_done(void **, void *)
+{
+	starpu_usleep(10000);
+}
+void count_done(void *)
+{
+	g_done++;
+}
+
+// starpu_task_wait_for_n_submitted_in_ctx (issue 40): returns once at most n of the context's tasks are left.
+TEST_F(Tasks, WaitForNSubmittedInCtx)
+{
+	int workers[2] = { 0, 1 };
+	unsigned ctx = starpu_sched_ctx_create(workers, 2, "wait_n", 0);
+	starpu_codelet cl = cpu_codelet(slow_done, 0, "slow");
+	g_done = 0;
+	for (int i = 0; i < 6; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->callback_func = count_done;
+		ASSERT_EQ(starpu_task_submit_to_ctx(t, ctx), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_n_submitted_in_ctx(ctx, 2), 0);
+	EXPECT_GE(g_done.load(), 4);
+	ASSERT_EQ(starpu_task_wait_for_n_submitted_in_ctx(ctx, 0), 0);
+	EXPECT_EQ(g_done.load(), 6);
+	// The global context counts every task.
+	for (int i = 0; i < 3; i++) {
+		starpu_task *t = starpu_task_create();
+		t->cl = &cl;
+		t->callback_func = count_done;
+		ASSERT_EQ(starpu_task_submit(t), 0);
+	}
+	ASSERT_EQ(starpu_task_wait_for_n_submitted_in_ctx(0, 1), 0);
+	EXPECT_GE(g_done.load(), 8);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_sched_ctx_delete(ctx);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_task_wait_for_n_submitted_in_ctx(99, 1), -EINVAL); });
+	EXPECT_FALSE(err.empty());
+}
+
 std::atomic<unsigned long> g_job_id_inside{0};
 
 void record_job_id(void **, void *)

@@ -197,6 +197,53 @@ TEST_F(Throttle, EveryTaskRunsAndTheLimitHolds)
 	EXPECT_EQ(obs.seen.ends.load(), obs.seen.begins.load());
 }
 
+// The program sets the limits itself (starpu_set_limit_*_submitted_tasks, issue 40): one alone does not
+// throttle, both do, a negative value unsets; values that make no sense are said and not used.
+TEST_F(Throttle, SettersThrottleLikeTheVariables)
+{
+	ScopedEnv max("STARPU_LIMIT_MAX_SUBMITTED_TASKS", nullptr), min("STARPU_LIMIT_MIN_SUBMITTED_TASKS", nullptr);
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	Observer obs;
+	ASSERT_TRUE(obs.ok());
+	starpu_set_limit_max_submitted_tasks(4);
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(submit_detached(&held_cl), 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 10) << "a maximum alone throttles nothing";
+	give_tokens(10);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(obs.seen.begins.load(), 0);
+
+	starpu_set_limit_min_submitted_tasks(2);
+	obs.seen.max_inflight = 0;
+	g_max_inflight_in_task = 0;
+	const int total = 300;
+	for (int i = 0; i < total; i++)
+		ASSERT_EQ(submit_detached(&count_cl), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(g_ran.load(), 10 + total);
+	EXPECT_LE(obs.seen.max_inflight.load(), 4);
+	EXPECT_LE(g_max_inflight_in_task.load(), 4);
+
+	starpu_set_limit_max_submitted_tasks(-1);
+	int begins = obs.seen.begins.load();
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(submit_detached(&held_cl), 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 10) << "unset: no limit";
+	give_tokens(10);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(obs.seen.begins.load(), begins);
+
+	std::string err = stderr_of([] { starpu_set_limit_max_submitted_tasks(0); });
+	EXPECT_TRUE(contains(err, "starpu_set_limit_max_submitted_tasks: maximum 0 and minimum 2 of submitted tasks: submission is not throttled"))
+		<< err;
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(submit_detached(&held_cl), 0);
+	EXPECT_EQ(starpu_task_nsubmitted(), 10);
+	give_tokens(10);
+	starpu_task_wait_for_all();
+}
+
 TEST_F(Throttle, UnsetMeansNoLimit)
 {
 	ScopedEnv max("STARPU_LIMIT_MAX_SUBMITTED_TASKS", nullptr), min("STARPU_LIMIT_MIN_SUBMITTED_TASKS", nullptr);

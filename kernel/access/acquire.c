@@ -192,22 +192,36 @@ int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_
 	return starpu_data_acquire_cb_sequential_consistency(handle, mode, callback, arg, 1);
 }
 
-int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
+static int acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *),
+			      void *arg, int sequential_consistency, const char *fn)
 {
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_on_node_cb");
+	int ret = acquire_checks(handle, mode, fn);
 	if (ret)
 		return ret;
 	if (!callback) {
-		_astro_error("starpu_data_acquire_on_node_cb: NULL callback: use starpu_data_acquire_on_node for a blocking acquire");
+		_astro_error("%s: NULL callback: use starpu_data_acquire_on_node for a blocking acquire", fn);
 		return -EINVAL;
 	}
-	acquire_submit(handle, mode, acquire_node(node, "starpu_data_acquire_on_node_cb"), callback, arg, true, true);
+	acquire_submit(handle, mode, acquire_node(node, fn), callback, arg, sequential_consistency != 0, true);
 	return 0;
 }
 
-int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
 {
-	int ret = acquire_checks(handle, mode, "starpu_data_acquire_try");
+	return acquire_on_node_cb(handle, node, mode, callback, arg, 1, "starpu_data_acquire_on_node_cb");
+}
+
+int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+							  void (*callback)(void *), void *arg, int sequential_consistency)
+{
+	return acquire_on_node_cb(handle, node, mode, callback, arg, sequential_consistency,
+				  "starpu_data_acquire_on_node_cb_sequential_consistency");
+}
+
+/* Granted only when no access submitted before it is left: then the data is brought to node (a blocking transfer). */
+static int acquire_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, const char *fn)
+{
+	int ret = acquire_checks(handle, mode, fn);
 	if (ret)
 		return ret;
 	starpu_pthread_mutex_lock(&handle->lock);
@@ -216,8 +230,18 @@ int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access
 	starpu_pthread_mutex_unlock(&handle->lock);
 	if (!free_now)
 		return -EAGAIN;
-	acquire_submit(handle, mode, STARPU_MAIN_RAM, NULL, NULL, true, true);
+	acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
 	return 0;
+}
+
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+{
+	return acquire_try(handle, node, mode, "starpu_data_acquire_on_node_try");
+}
+
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+{
+	return acquire_try(handle, STARPU_MAIN_RAM, mode, "starpu_data_acquire_try");
 }
 
 /* The most recent acquire of handle that was granted (requests still pending, of
@@ -411,14 +435,16 @@ static void runtime_acquire_done(void *arg)
 static void prefetch_ready(void *arg)
 {
 	struct _astro_job *job = arg;
-	_astro_transfer_submit(job->links[0].handle, (unsigned)job->prefetch_node, runtime_acquire_done, job);
+	_astro_transfer_submit(job->links[0].handle, (unsigned)job->prefetch_node, (enum starpu_is_prefetch)job->prefetch_level,
+			       job->prefetch_prio, runtime_acquire_done, job);
 }
 
 /* A runtime acquire: once the accesses submitted before it are done, the
  * data is brought to node (evict: then the devices' copies are freed), and
- * the acquire ends. Waits for that unless async. */
+ * the acquire ends. Waits for that unless async; an asynchronous one goes to
+ * the transfer thread at level and prio. */
 static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, bool evict,
-			   unsigned async, const char *fn)
+			   unsigned async, enum starpu_is_prefetch level, int prio, const char *fn)
 {
 	if (!_astro_data_live(handle, fn))
 		return -EINVAL;
@@ -444,6 +470,8 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 		job->acquire_arg = job;
 		if (prefetch) {
 			job->prefetch_node = node;
+			job->prefetch_level = (unsigned char)level;
+			job->prefetch_prio = (short)(prio > SHRT_MAX ? SHRT_MAX : prio < SHRT_MIN ? SHRT_MIN : prio);
 			job->acquire_node = -1;
 		}
 	}
@@ -457,19 +485,29 @@ static int runtime_acquire(starpu_data_handle_t handle, int node, enum starpu_da
 	return 0;
 }
 
-int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
-{
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_prefetch_on_node");
-}
-
 int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_fetch_on_node");
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, STARPU_FETCH, 0, "starpu_data_fetch_on_node");
+}
+
+int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
+{
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, STARPU_PREFETCH, prio, "starpu_data_prefetch_on_node_prio");
+}
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, STARPU_PREFETCH, 0, "starpu_data_prefetch_on_node");
+}
+
+int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
+{
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, STARPU_IDLEFETCH, prio, "starpu_data_idle_prefetch_on_node_prio");
 }
 
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	return runtime_acquire(handle, (int)node, STARPU_R, false, async, "starpu_data_idle_prefetch_on_node");
+	return runtime_acquire(handle, (int)node, STARPU_R, false, async, STARPU_IDLEFETCH, 0, "starpu_data_idle_prefetch_on_node");
 }
 
 static void unregister_when_ready(void *arg)
@@ -546,6 +584,6 @@ void starpu_data_wont_use(starpu_data_handle_t handle)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_DATA_WONT_USE, .workerid = _astro_worker_id(), .object = handle);
 	/* After the accesses submitted so far: back to main memory, the devices' room freed. */
 	if (_astro_rt.nmemory_nodes > 1)
-		runtime_acquire(handle, STARPU_MAIN_RAM, STARPU_R, true, 1, "starpu_data_wont_use");
+		runtime_acquire(handle, STARPU_MAIN_RAM, STARPU_R, true, 1, STARPU_FETCH, 0, "starpu_data_wont_use");
 }
 

@@ -268,6 +268,15 @@ bool _astro_alloc_cache_reclaim(unsigned node, bool all)
 	return freed;
 }
 
+void starpu_memchunk_tidy(unsigned memory_node)
+{
+	if (memory_node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_memchunk_tidy: no memory node %u (there are %u)", memory_node, starpu_memory_nodes_get_count());
+		return;
+	}
+	_astro_alloc_cache_reclaim(memory_node, true);
+}
+
 /* Allocates handle's buffer on node (coherency_lock held); the allocator may evict other handles' copies. */
 static int allocate(starpu_data_handle_t h, unsigned node)
 {
@@ -589,8 +598,16 @@ struct transfer_request
 	unsigned node;
 	void (*done)(void *arg);             /* NULL: the request held the handle, which it lets go */
 	void *arg;
+	enum starpu_is_prefetch level;       /* served by level, then by priority */
+	int prio;
 	struct transfer_request *next;
 };
+
+/* Is a served before b (both queued)? */
+static bool served_before(const struct transfer_request *a, const struct transfer_request *b)
+{
+	return a->level != b->level ? a->level < b->level : a->prio > b->prio;
+}
 
 static void transfer_done(starpu_data_handle_t h, void (*done)(void *arg), void *arg)
 {
@@ -668,7 +685,7 @@ void _astro_transfers_stop(void)
 		starpu_pthread_join(transfer_thread, NULL); /* after the requests left */
 }
 
-void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, void (*done)(void *arg), void *arg)
+void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch level, int prio, void (*done)(void *arg), void *arg)
 {
 	struct transfer_request *r = malloc(sizeof(*r));
 	starpu_pthread_mutex_lock(&queue_lock);
@@ -679,12 +696,21 @@ void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, void (*done)(
 		transfer_done(h, done, arg);
 		return;
 	}
-	*r = (struct transfer_request) { .handle = h, .node = node, .done = done, .arg = arg };
-	if (queue_tail)
-		queue_tail->next = r;
-	else
-		queue_head = r;
-	queue_tail = r;
+	*r = (struct transfer_request) { .handle = h, .node = node, .done = done, .arg = arg, .level = level, .prio = prio };
+	if (!queue_tail || !served_before(r, queue_tail)) {
+		if (queue_tail)
+			queue_tail->next = r;
+		else
+			queue_head = r;
+		queue_tail = r;
+	} else {
+		/* Before the first request it is served before (there is one: the tail). */
+		struct transfer_request **at = &queue_head;
+		while (!served_before(r, *at))
+			at = &(*at)->next;
+		r->next = *at;
+		*at = r;
+	}
 	starpu_pthread_cond_signal(&queue_cond);
 	starpu_pthread_mutex_unlock(&queue_lock);
 }

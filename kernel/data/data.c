@@ -160,6 +160,30 @@ unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 	return valid;
 }
 
+/* A copy being brought there counts (it is valid from the request on); a prefetch still queued does not. */
+unsigned starpu_data_is_on_node_excluding_prefetch(starpu_data_handle_t handle, unsigned node)
+{
+	if (!_astro_data_live(handle, "starpu_data_is_on_node_excluding_prefetch"))
+		return 0;
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_is_on_node_excluding_prefetch: no memory node %u (there are %u)", node,
+			     starpu_memory_nodes_get_count());
+		return 0;
+	}
+	return starpu_data_is_on_node(handle, node);
+}
+
+/* Copies are never mapped from one node into another here (each node has its own buffer). */
+unsigned starpu_data_test_if_mapped_on_node(starpu_data_handle_t handle, unsigned memory_node)
+{
+	if (!_astro_data_live(handle, "starpu_data_test_if_mapped_on_node"))
+		return 0;
+	if (memory_node >= starpu_memory_nodes_get_count())
+		_astro_error("starpu_data_test_if_mapped_on_node: no memory node %u (there are %u)", memory_node,
+			     starpu_memory_nodes_get_count());
+	return 0;
+}
+
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
 {
 	(void)handle;
@@ -185,8 +209,9 @@ void _astro_data_write_back_home(starpu_data_handle_t handle)
 		_astro_coherency_fetch(handle, (unsigned)handle->home_node, STARPU_R, false);
 }
 
-static void leave_devices(starpu_data_handle_t handle)
+static void leave_devices(starpu_data_handle_t handle, void *arg)
 {
+	(void)arg;
 	_astro_data_write_back_home(handle);
 	_astro_scratch_drop(handle);
 	_astro_coherency_free_devices(handle);
@@ -196,7 +221,7 @@ void _astro_data_leave_devices(void)
 {
 	if (_astro_rt.nmemory_nodes <= 1)
 		return;
-	_astro_data_for_each_live(leave_devices);
+	_astro_data_for_each_live(leave_devices, NULL);
 	/* Then the devices' allocation caches, before the memory nodes go. */
 	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++)
 		if (node != STARPU_MAIN_RAM)

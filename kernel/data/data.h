@@ -72,6 +72,8 @@ struct _starpu_data_state
 	enum starpu_data_access_mode fast_hold; /* an application acquire granted without a job (data.c), 0 when none */
 	void (*fast_hold_callback)(void *);  /* its starpu_data_acquire_cb() callback, NULL for a blocking acquire */
 	void *user_data;
+	void *sched_data;                    /* starpu_data_set_sched_data(): the policy's */
+	bool no_ooc;                         /* starpu_data_set_ooc_flag(handle, 0): main memory's copy never goes to a disk */
 	char *name;
 	int coordinates[_ASTRO_MAX_COORDINATES];	/* starpu_data_set_coordinates(), for traces */
 	unsigned ncoordinates;
@@ -191,7 +193,7 @@ bool _astro_data_live(starpu_data_handle_t handle, const char *fn);
 bool _astro_data_live_or_claim(starpu_data_handle_t handle, const char *fn, unsigned claim_magic);
 /* A handle registered joins the live ones (handle.c); fn(handle) for each live one, under their lock. */
 void _astro_data_track(starpu_data_handle_t handle);
-void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle));
+void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle, void *arg), void *arg);
 /* The struct of an unregistered handle, freed after a while (a use after unregistration reads a dead magic). */
 void _astro_data_quarantine(starpu_data_handle_t handle);
 /* The application gets its data back where it registered it (redux combined, copied home). */
@@ -209,10 +211,12 @@ int _astro_coherency_fetch_async(starpu_data_handle_t handle, unsigned node, enu
 int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
 /* The transfer thread (asynchronous prefetches), while there are device nodes. A
  * request tells done(arg) once the copy is made; one without done holds the
- * handle meanwhile (_astro_data_hold) and lets it go then. */
+ * handle meanwhile (_astro_data_hold) and lets it go then. Requests are served
+ * by level (STARPU_FETCH first, STARPU_IDLEFETCH last), then by priority
+ * (highest first), then in order of submission. */
 void _astro_transfers_start(void);
 void _astro_transfers_stop(void);
-void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, void (*done)(void *arg), void *arg);
+void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch level, int prio, void (*done)(void *arg), void *arg);
 /* No prefetch or asynchronous acquire is queued or moving (the idle-wait report, tasks/idle_wait.c). */
 bool _astro_transfers_idle(void);
 /* data.c: a handle kept from being freed (busy) without an access. */

@@ -51,7 +51,7 @@ static bool evict_one(unsigned node, bool *busy)
 			*busy = true;
 			continue;
 		}
-		if (r->pinned == 0 && !(ram && ram_copy_in_use(h, busy)))
+		if (r->pinned == 0 && !(ram && (__atomic_load_n(&h->no_ooc, __ATOMIC_RELAXED) || ram_copy_in_use(h, busy))))
 			break;
 		starpu_pthread_mutex_unlock(&h->coherency_lock);
 	}
@@ -93,6 +93,8 @@ static const char *not_evictable(starpu_data_handle_t h, unsigned node, enum sta
 		return "a main-memory copy is evicted only to a disk, and there is none";
 	if (r->pinned)
 		return "a running task uses it";
+	if (_astro_nodes[node].kind == STARPU_CPU_RAM && __atomic_load_n(&h->no_ooc, __ATOMIC_RELAXED))
+		return "the program keeps it out of the disks (starpu_data_set_ooc_flag)";
 	if (_astro_nodes[node].kind == STARPU_CPU_RAM && ram_copy_in_use(h, &busy))
 		return "the program acquired it, or it is partitioned";
 	if (kind >= STARPU_PREFETCH && h->valid[node]) {

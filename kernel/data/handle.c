@@ -95,7 +95,7 @@ int _astro_data_check_mode(enum starpu_data_access_mode mode)
 }
 
 
-void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle))
+void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle, void *arg), void *arg)
 {
 	starpu_pthread_mutex_lock(&live_lock);
 	if (live_handles) {
@@ -103,7 +103,7 @@ void _astro_data_for_each_live(void (*fn)(starpu_data_handle_t handle))
 		gpointer key;
 		g_hash_table_iter_init(&it, live_handles);
 		while (g_hash_table_iter_next(&it, &key, NULL))
-			fn(key);
+			fn(key, arg);
 	}
 	starpu_pthread_mutex_unlock(&live_lock);
 }
@@ -209,6 +209,112 @@ void starpu_data_set_user_data(starpu_data_handle_t handle, void *user_data)
 void *starpu_data_get_user_data(starpu_data_handle_t handle)
 {
 	return handle ? handle->user_data : NULL;
+}
+
+void starpu_data_print(starpu_data_handle_t handle, unsigned node, FILE *stream)
+{
+	if (!stream) {
+		_astro_error("starpu_data_print: NULL stream");
+		return;
+	}
+	if (!_astro_data_live(handle, "starpu_data_print"))
+		return;
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_print: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	char where[64];
+	starpu_memory_node_get_name(node, where, sizeof(where));
+	starpu_pthread_mutex_lock(&handle->coherency_lock);
+	bool allocated = handle->replicates[node].allocated, valid = handle->valid[node];
+	starpu_pthread_mutex_unlock(&handle->coherency_lock);
+	fprintf(stream, "%s %s (%zu bytes) on %s: %s\n", handle->ops->name ? handle->ops->name : "(unnamed interface)",
+		handle->name ? handle->name : "(unnamed)", starpu_data_get_size(handle), where,
+		valid ? "valid" : allocated ? "allocated, not valid" : "not allocated");
+}
+
+void starpu_data_set_sched_data(starpu_data_handle_t handle, void *sched_data)
+{
+	if (_astro_data_live(handle, "starpu_data_set_sched_data"))
+		handle->sched_data = sched_data;
+}
+
+void *starpu_data_get_sched_data(starpu_data_handle_t handle)
+{
+	return _astro_data_live(handle, "starpu_data_get_sched_data") ? handle->sched_data : NULL;
+}
+
+void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag)
+{
+	if (_astro_data_live(handle, "starpu_data_set_ooc_flag"))
+		__atomic_store_n(&handle->no_ooc, !flag, __ATOMIC_RELAXED);
+}
+
+unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle)
+{
+	return _astro_data_live(handle, "starpu_data_get_ooc_flag") ? !__atomic_load_n(&handle->no_ooc, __ATOMIC_RELAXED) : 0;
+}
+
+/* The handles with a buffer on one node, gathered for starpu_data_get_node_data. */
+struct node_data
+{
+	unsigned node, n, cap;
+	starpu_data_handle_t *handles;
+	int *valid;
+	bool failed;
+};
+
+/* A snapshot, as in StarPU: read without the handle's coherency lock (its order is below the live handles' lock). */
+static void gather_node_data(starpu_data_handle_t h, void *arg)
+{
+	struct node_data *d = arg;
+	if (d->failed || !__atomic_load_n(&h->replicates[d->node].allocated, __ATOMIC_RELAXED))
+		return;
+	if (d->n == d->cap) {
+		unsigned cap = d->cap ? 2 * d->cap : 16;
+		starpu_data_handle_t *handles = realloc(d->handles, cap * sizeof(*handles));
+		if (handles)
+			d->handles = handles;
+		int *valid = handles ? realloc(d->valid, cap * sizeof(*valid)) : NULL;
+		if (valid)
+			d->valid = valid;
+		if (!handles || !valid) {
+			d->failed = true;
+			return;
+		}
+		d->cap = cap;
+	}
+	d->handles[d->n] = h;
+	d->valid[d->n++] = __atomic_load_n(&h->valid[d->node], __ATOMIC_RELAXED);
+}
+
+void starpu_data_get_node_data(unsigned node, starpu_data_handle_t **handles, int **valid, unsigned *n)
+{
+	if (handles)
+		*handles = NULL;
+	if (valid)
+		*valid = NULL;
+	if (n)
+		*n = 0;
+	if (!handles || !valid || !n) {
+		_astro_error("starpu_data_get_node_data: NULL %s: give the addresses of the results", !handles ? "handles" : !valid ? "valid" : "n");
+		return;
+	}
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_get_node_data: no memory node %u (there are %u): no data", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	struct node_data d = { .node = node };
+	_astro_data_for_each_live(gather_node_data, &d);
+	if (d.failed) {
+		_astro_error("starpu_data_get_node_data: out of memory for the list of the data on node %u: no data", node);
+		free(d.handles);
+		free(d.valid);
+		return;
+	}
+	*handles = d.handles;
+	*valid = d.valid;
+	*n = d.n;
 }
 
 void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)

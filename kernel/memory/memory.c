@@ -222,7 +222,7 @@ static void free_on(unsigned node, void *A, size_t dim, int flags)
 	free(A);
 }
 
-static int count_against_limit(unsigned node, size_t size, int flags);
+static int count_against_limit(unsigned node, size_t size, int flags, bool reclaim);
 
 int starpu_malloc_flags(void **A, size_t dim, int flags)
 {
@@ -230,7 +230,7 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 		_astro_error("starpu_malloc: NULL result pointer");
 		return -EINVAL;
 	}
-	if ((flags & STARPU_MALLOC_COUNT) && count_against_limit(STARPU_MAIN_RAM, dim, flags) != 0) {
+	if ((flags & STARPU_MALLOC_COUNT) && count_against_limit(STARPU_MAIN_RAM, dim, flags, true) != 0) {
 		*A = NULL;
 		return -ENOMEM;
 	}
@@ -378,10 +378,10 @@ void _astro_memory_set_reclaimer(bool (*reclaim)(unsigned node, bool *busy))
 }
 
 /* Counts size against node's limit (starpu_malloc_flags with STARPU_MALLOC_COUNT), as StarPU does:
- * beyond the limit, room is reclaimed where it can be (as for a data buffer); -ENOMEM when there is
- * not enough. STARPU_MALLOC_NORECLAIM or STARPU_MEMORY_OVERFLOW count it beyond the limit;
- * STARPU_MEMORY_WAIT waits until frees make room (-ENOMEM at once if it can never fit). */
-static int count_against_limit(unsigned node, size_t size, int flags)
+ * beyond the limit, room is reclaimed where it can be (as for a data buffer) when reclaim is set;
+ * -ENOMEM when there is not enough. STARPU_MALLOC_NORECLAIM or STARPU_MEMORY_OVERFLOW count it
+ * beyond the limit; STARPU_MEMORY_WAIT waits until frees make room (-ENOMEM at once if it can never fit). */
+static int count_against_limit(unsigned node, size_t size, int flags, bool reclaim)
 {
 	struct _astro_memory_node *n = &_astro_nodes[node];
 	for (;;) {
@@ -390,12 +390,64 @@ static int count_against_limit(unsigned node, size_t size, int flags)
 			return 0;
 		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 		bool busy = false;
-		if (reclaimer && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) && reclaimer(node, &busy))
+		if (reclaim && reclaimer && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) &&
+		    reclaimer(node, &busy))
 			continue;
 		if (!(flags & STARPU_MEMORY_WAIT) || size > n->limit)
 			return -ENOMEM;
 		astro_sleep_ns(1000000);
 	}
+}
+
+/* The program's own accounting (starpu_memory_allocate): no eviction, as in StarPU, only the count. */
+int starpu_memory_allocate(unsigned node, size_t size, int flags)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_allocate: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	size_t limit = _astro_nodes[node].limit;
+	if ((flags & STARPU_MEMORY_WAIT) && !(flags & STARPU_MEMORY_OVERFLOW) && limit && size > limit) {
+		_astro_error("starpu_memory_allocate: %zu bytes never fit on memory node %u, limited to %zu bytes: waiting "
+			     "would never end; raise its STARPU_LIMIT_*_MEM or pass STARPU_MEMORY_OVERFLOW", size, node, limit);
+		return -ENOMEM;
+	}
+	return count_against_limit(node, size, flags & (STARPU_MEMORY_WAIT | STARPU_MEMORY_OVERFLOW), false);
+}
+
+void starpu_memory_deallocate(unsigned node, size_t size)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_deallocate: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	size_t *used = &_astro_nodes[node].used, now = __atomic_load_n(used, __ATOMIC_RELAXED);
+	for (;;) {
+		size_t after = size <= now ? now - size : 0;
+		if (__atomic_compare_exchange_n(used, &now, after, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	if (size > now)
+		_astro_error("starpu_memory_deallocate: %zu bytes given back on memory node %u, which counts only %zu: "
+			     "give back what starpu_memory_allocate counted; the count is now 0", size, node, now);
+}
+
+void starpu_memory_wait_available(unsigned node, size_t size)
+{
+	if (!valid_node(node)) {
+		_astro_error("starpu_memory_wait_available: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return;
+	}
+	struct _astro_memory_node *n = &_astro_nodes[node];
+	if (!n->limit)
+		return;
+	if (size > n->limit) {
+		_astro_error("starpu_memory_wait_available: %zu bytes never fit on memory node %u, limited to %zu bytes: "
+			     "not waiting; raise its STARPU_LIMIT_*_MEM", size, node, n->limit);
+		return;
+	}
+	while (__atomic_load_n(&n->used, __ATOMIC_RELAXED) + size > n->limit)
+		astro_sleep_ns(1000000);
 }
 
 static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
@@ -583,6 +635,35 @@ int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
 	return copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, 3,
 			   (size_t[]){ numblocks1, numblocks2, numblocks3 }, (size_t[]){ ld1_src, ld2_src, ld3_src },
 			   (size_t[]){ ld1_dst, ld2_dst, ld3_dst }, async_data);
+}
+
+/* Dimension 0 is contiguous (nn[0] elements); dimension i > 0 steps ldn[i] elements. */
+int starpu_interface_copynd(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t elemsize, size_t ndim, uint32_t *nn, uint32_t *ldn_src, uint32_t *ldn_dst, void *async_data)
+{
+	if (ndim == 0)
+		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, elemsize, async_data);
+	if (!nn || (ndim > 1 && (!ldn_src || !ldn_dst))) {
+		_astro_error("starpu_interface_copynd: NULL %s for %zu dimensions: give ndim sizes and leading dimensions",
+			     !nn ? "nn" : !ldn_src ? "ldn_src" : "ldn_dst", ndim);
+		return -EINVAL;
+	}
+	size_t outer = ndim - 1;
+	size_t *n = malloc(3 * (outer ? outer : 1) * sizeof(size_t));
+	if (!n) {
+		_astro_error("starpu_interface_copynd: out of memory for %zu dimensions", ndim);
+		return -ENOMEM;
+	}
+	size_t *ld_src = n + outer, *ld_dst = ld_src + outer;
+	for (size_t d = 0; d < outer; d++) {
+		n[d] = nn[d + 1];
+		ld_src[d] = (size_t)ldn_src[d + 1] * elemsize;
+		ld_dst[d] = (size_t)ldn_dst[d + 1] * elemsize;
+	}
+	int ret = copy_blocks(src, src_offset, src_node, dst, dst_offset, dst_node, (size_t)nn[0] * elemsize, outer, n, ld_src, ld_dst,
+			      async_data);
+	free(n);
+	return ret;
 }
 
 void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size)

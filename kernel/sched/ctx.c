@@ -202,9 +202,10 @@ void _astro_ctx_task_done(unsigned id)
 	 * reuse its slot, so nothing of c may be read after that unless the application said
 	 * finished_submit (then it closes c, and c stays until deleted). Only tasks of created contexts come here. */
 	starpu_pthread_mutex_lock(&c->wait_lock);
-	bool last = __atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST) == 0;
+	long left = __atomic_sub_fetch(&c->ntasks, 1, __ATOMIC_SEQ_CST);
+	bool last = left == 0;
 	bool close = last && __atomic_load_n(&c->finished_submit, __ATOMIC_SEQ_CST);
-	if (last)
+	if (left <= c->wait_above)
 		starpu_pthread_cond_broadcast(&c->wait_cond);
 	starpu_pthread_mutex_unlock(&c->wait_lock);
 	if (close)
@@ -555,6 +556,7 @@ static unsigned ctx_create(const int *ids, int n, const char *name, struct ctx_o
 	c->max_prio_set = o->max_prio_set;
 	c->name = strdup(name ? name : "");
 	c->ntasks = 0;
+	c->wait_above = 0;
 	c->inheritor = STARPU_NMAX_SCHED_CTXS;
 	c->finished_submit = false;
 	c->hierarchy_level = o->hierarchy_level;

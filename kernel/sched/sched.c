@@ -277,41 +277,84 @@ int starpu_get_prefetch_flag(void)
 
 /* A policy prefetches a task it queues: the transfer thread copies its read
  * inputs to node while the workers compute. */
-static int prefetch_task_input(struct starpu_task *task, unsigned node, const char *fn)
+/* As StarPU: a task with a worker order is prefetched in that order, before the others. */
+/* The prio of the forms without one: the task's, worked out only when there is something to prefetch. */
+#define TASK_PRIO INT_MIN
+
+static int task_prio(const struct starpu_task *task)
 {
-	if (!task || node >= starpu_memory_nodes_get_count()) {
-		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
-			     starpu_memory_nodes_get_count());
-		return -EINVAL;
-	}
-	if (_astro_rt.nmemory_nodes <= 1 || !task->cl)
-		return 0;
+	return !task ? 0 : task->workerorder ? INT_MAX - (int)task->workerorder : task->priority;
+}
+
+/* The requests for the data task reads (there is more than main memory). */
+static __attribute__((noinline)) void prefetch_buffers(struct starpu_task *task, unsigned node, int prio, enum starpu_is_prefetch level)
+{
+	if (prio == TASK_PRIO)
+		prio = task_prio(task);
 	unsigned n = _astro_task_nbuffers(task);
 	for (unsigned i = 0; i < n; i++) {
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
 		if ((mode & STARPU_R) && !(mode & STARPU_SCRATCH)) {
 			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 			_astro_data_hold(h);
-			_astro_transfer_submit(h, node, NULL, NULL);
+			_astro_transfer_submit(h, node, level, prio, NULL, NULL);
 		}
 	}
 	task->prefetched = 1;
+}
+
+/* Inlined in each form: with main memory only (policies call it for every task), a few tests. */
+static inline __attribute__((always_inline)) int prefetch_task_input(struct starpu_task *task, unsigned node, int prio,
+								     enum starpu_is_prefetch level, const char *fn)
+{
+	if (STARPU_UNLIKELY(!task || node >= starpu_memory_nodes_get_count())) {
+		_astro_error("%s: %s: give a task and a memory node below %u", fn, task ? "no such memory node" : "NULL task",
+			     starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	if (_astro_rt.nmemory_nodes > 1 && task->cl)
+		prefetch_buffers(task, node, prio, level);
 	return 0;
+}
+
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
+{
+	return prefetch_task_input(task, node, prio, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node_prio");
 }
 
 int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
 {
-	return prefetch_task_input(task, node, "starpu_prefetch_task_input_on_node");
+	return prefetch_task_input(task, node, TASK_PRIO, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_on_node");
+}
+
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio)
+{
+	return prefetch_task_input(task, node, prio, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node_prio");
+}
+
+int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node)
+{
+	return prefetch_task_input(task, node, TASK_PRIO, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_on_node");
+}
+
+int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), prio, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for_prio");
 }
 
 int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), TASK_PRIO, STARPU_TASK_PREFETCH, "starpu_prefetch_task_input_for");
+}
+
+int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio)
+{
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), prio, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for_prio");
 }
 
 int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker)
 {
-	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), "starpu_idle_prefetch_task_input_for");
+	return prefetch_task_input(task, starpu_worker_get_memory_node(worker), TASK_PRIO, STARPU_IDLEFETCH, "starpu_idle_prefetch_task_input_for");
 }
 
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode)

@@ -94,6 +94,7 @@ struct _astro_sched_ctx
 	long ntasks;                         /* atomic: submitted, not completed */
 	starpu_pthread_mutex_t wait_lock;           /* starpu_task_wait_for_all_in_ctx, delete */
 	starpu_pthread_cond_t wait_cond;
+	long wait_above;                     /* under wait_lock: completions down to this count are signalled (0: the last only) */
 	unsigned inheritor;                  /* STARPU_NMAX_SCHED_CTXS: none */
 	bool finished_submit;
 	unsigned hierarchy_level;

@@ -948,37 +948,15 @@ void starpu_task_print(struct starpu_task *task)
 		task->status, task->priority, _astro_task_nbuffers(task), task->detach, task->destroy);
 }
 
-/* --------------------------------------------------------------- codelets */
-
-static void nop_func(void *buffers[], void *arg)
+void starpu_task_set_destroy(struct starpu_task *task)
 {
-	(void)buffers;
-	(void)arg;
-}
-
-struct starpu_codelet starpu_codelet_nop = {
-	.where = STARPU_NOWHERE,
-	.cpu_funcs = { nop_func },
-	.nbuffers = 0,
-	.name = "starpu_codelet_nop",
-};
-
-void starpu_codelet_init(struct starpu_codelet *cl)
-{
-	memset(cl, 0, sizeof(*cl));
-}
-
-int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
-{
-	starpu_tag_declare_deps_array(sync_tag, ndeps, deps);
-	struct starpu_task *task = starpu_task_create();
-	task->cl = NULL;
-	task->use_tag = 1;
-	task->tag_id = sync_tag;
-	task->callback_func = callback;
-	task->callback_arg = callback_arg;
-	int ret = starpu_task_submit(task);
-	if (ret)
+	if (!task) {
+		_astro_error("starpu_task_set_destroy: NULL task");
+		return;
+	}
+	struct _astro_job *job = task->starpu_private;
+	if (!job || !job->submitted)
+		task->destroy = 1;
+	else
 		starpu_task_destroy(task);
-	return ret;
 }

@@ -82,6 +82,8 @@ struct _astro_job
 	bool acquire_evict;                  /* starpu_data_wont_use(): drop the device copies once written back */
 	short acquire_node;                  /* where an acquire wants the data (-1: nowhere, e.g. STARPU_ACQUIRE_NO_NODE) */
 	short prefetch_node;                 /* an asynchronous prefetch: the transfer thread brings the data there */
+	unsigned char prefetch_level;        /* ... at this level (enum starpu_is_prefetch) */
+	short prefetch_prio;                 /* ... and priority */
 	struct _astro_job *watch_prev, *watch_next;
 };
 

@@ -44,14 +44,50 @@ static int read_limit(const char *name, int *out)
 	return 1;
 }
 
+/* The limits set by the environment at init or by the program since (-1: unset). */
+static int wanted_max = -1, wanted_min = -1;
+
+/* Throttles with the limits wanted, once both are set and make sense (else said, as fn, and not throttled). */
+static void apply_limits(const char *fn)
+{
+	__atomic_store_n(&_astro_throttling, false, __ATOMIC_RELAXED);
+	if (wanted_max < 0 || wanted_min < 0)
+		return;
+	if (wanted_max == 0 || wanted_min > wanted_max) {
+		_astro_error("%s: maximum %d and minimum %d of submitted tasks: submission is not throttled; the maximum "
+			     "must be at least 1 and the minimum at most the maximum", fn, wanted_max, wanted_min);
+		return;
+	}
+	limit_max = wanted_max;
+	resume_at = wanted_min < wanted_max ? wanted_min : wanted_max - 1;
+	__atomic_store_n(&_astro_throttling, true, __ATOMIC_RELAXED);
+}
+
+/* As in StarPU, the program sets them after starpu_init() (which reads the environment); one set alone does not throttle. */
+void starpu_set_limit_max_submitted_tasks(int limit_max_)
+{
+	wanted_max = limit_max_ < 0 ? -1 : limit_max_;
+	apply_limits("starpu_set_limit_max_submitted_tasks");
+}
+
+void starpu_set_limit_min_submitted_tasks(int limit_min)
+{
+	wanted_min = limit_min < 0 ? -1 : limit_min;
+	apply_limits("starpu_set_limit_min_submitted_tasks");
+}
+
 void _astro_throttle_init(void)
 {
 	int max = -1, min = -1;
+	wanted_max = wanted_min = -1;
 	int got_max = read_limit("STARPU_LIMIT_MAX_SUBMITTED_TASKS", &max);
 	int got_min = read_limit("STARPU_LIMIT_MIN_SUBMITTED_TASKS", &min);
 	_astro_throttling = false;
 	if (got_max < 0 || got_min < 0)
 		return; /* already reported */
+	/* One alone is kept: the program may set the other (starpu_set_limit_*_submitted_tasks). */
+	wanted_max = got_max ? max : -1;
+	wanted_min = got_min ? min : -1;
 	if (got_max != got_min) {
 		_astro_error("%s is set but not %s: task submission is throttled only when both are, as in StarPU; "
 			     "set %s too (the count submission resumes at, below the maximum)",
@@ -65,11 +101,10 @@ void _astro_throttle_init(void)
 	if (max == 0 || min > max) {
 		_astro_error("STARPU_LIMIT_MAX_SUBMITTED_TASKS=%d and STARPU_LIMIT_MIN_SUBMITTED_TASKS=%d: ignored, submission is not throttled; "
 			     "the maximum must be at least 1 and the minimum at most the maximum", max, min);
+		wanted_max = wanted_min = -1;
 		return;
 	}
-	limit_max = max;
-	resume_at = min < max ? min : max - 1;
-	_astro_throttling = true;
+	apply_limits("starpu_init");
 }
 
 /* Whether submitted tasks can complete without the application doing something first. */

@@ -130,15 +130,19 @@ __attribute__((no_sanitize("thread"))) static void describe_ctx(GString *out, co
 	g_string_append(out, "\n");
 }
 
-/* Waits until context c (not the global one) has no task left, looking every second whether it still can. */
-static void ctx_wait_tasks(struct _astro_sched_ctx *c)
+/* Waits until context c (not the global one) has at most n tasks left, looking every second whether it still can. */
+static void ctx_wait_tasks(struct _astro_sched_ctx *c, unsigned n, const char *call)
 {
 	struct _astro_idle_watch watch;
 	bool watching = false;
 	starpu_pthread_mutex_lock(&c->wait_lock);
-	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > 0) {
+	/* Completions down to n wake us (a higher wait_above of another waiter wakes us too: we look again). */
+	long above_before = c->wait_above;
+	if ((long)n > c->wait_above)
+		c->wait_above = (long)n;
+	while (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > (long)n) {
 		if (!watching) {
-			_astro_idle_watch_begin(&watch, "starpu_task_wait_for_all_in_ctx", NULL, describe_ctx, c);
+			_astro_idle_watch_begin(&watch, call, NULL, describe_ctx, c);
 			watching = true;
 		}
 		uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
@@ -151,6 +155,9 @@ static void ctx_wait_tasks(struct _astro_sched_ctx *c)
 		_astro_idle_watch_look(&watch);
 		starpu_pthread_mutex_lock(&c->wait_lock);
 	}
+	/* Several waiters: the last one out may leave a higher wait_above behind: spare wake-ups only. */
+	if (c->wait_above == (long)n)
+		c->wait_above = above_before;
 	starpu_pthread_mutex_unlock(&c->wait_lock);
 }
 
@@ -169,11 +176,30 @@ int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
 		return 0;
 	}
 	_astro_wait_say_paused("starpu_task_wait_for_all_in_ctx");
-	ctx_wait_tasks(c);
+	ctx_wait_tasks(c, 0, "starpu_task_wait_for_all_in_ctx");
 	/* Its masters hand tasks down to its nested contexts: those are its tasks too. */
 	uint32_t children = __atomic_load_n(&c->children, __ATOMIC_SEQ_CST);
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
 		if (children & (1u << id))
 			starpu_task_wait_for_all_in_ctx(id);
+	return 0;
+}
+
+int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n)
+{
+	struct _astro_sched_ctx *c = _astro_ctx_get(sched_ctx_id, __func__);
+	if (!c)
+		return -EINVAL;
+	int ret = _astro_forbid_blocking("starpu_task_wait_for_n_submitted_in_ctx", NULL);
+	if (ret)
+		return ret;
+	/* The global context's tasks are not counted apart: all of them. */
+	if (c == &_astro_ctxs[0]) {
+		wait_for_n_public("starpu_task_wait_for_n_submitted_in_ctx", n);
+		return 0;
+	}
+	if (__atomic_load_n(&c->ntasks, __ATOMIC_SEQ_CST) > (long)n)
+		_astro_wait_say_paused("starpu_task_wait_for_n_submitted_in_ctx");
+	ctx_wait_tasks(c, n, "starpu_task_wait_for_n_submitted_in_ctx");
 	return 0;
 }

@@ -92,6 +92,12 @@ unsigned starpu_combined_worker_get_count(void)
 	return __atomic_load_n(&ncombined, __ATOMIC_ACQUIRE);
 }
 
+unsigned starpu_worker_is_combined_worker(int id)
+{
+	int first = (int)starpu_worker_get_count();
+	return id >= first && id < first + (int)starpu_combined_worker_get_count();
+}
+
 /* The CPU workers in groups of 2, 4, 8... (aligned, in id order), and all of them. */
 void starpu_sched_find_all_worker_combinations(void)
 {

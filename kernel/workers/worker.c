@@ -163,6 +163,26 @@ unsigned starpu_worker_get_local_memory_node(void)
 	return _astro_self ? _astro_self->memory_node : STARPU_MAIN_RAM;
 }
 
+int starpu_worker_get_devids(enum starpu_worker_archtype type, int *devids, int num)
+{
+	if (!devids || num < 0) {
+		_astro_error("starpu_worker_get_devids: %s: give an array of num entries", !devids ? "NULL devids" : "negative num");
+		return -EINVAL;
+	}
+	int n = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers && n < num; i++) {
+		if (_astro_rt.workers[i]->arch != type)
+			continue;
+		int devid = _astro_rt.workers[i]->devid;
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = devids[k] == devid;
+		if (!seen)
+			devids[n++] = devid;
+	}
+	return n;
+}
+
 int starpu_worker_get_bindid(int workerid)
 {
 	return valid_worker(workerid) ? _astro_rt.workers[workerid]->bindid : -1;

@@ -320,8 +320,9 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
-void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name, char **located_dir_name,
-					      char **opencl_program_source)
+/* The source of source_file_name and where it was found (malloc'd), all NULL when it cannot be read (said, as fn). */
+static void load_program_source(const char *fn, const char *source_file_name, char **located_file_name, char **located_dir_name,
+				char **opencl_program_source)
 {
 	if (located_file_name)
 		*located_file_name = NULL;
@@ -330,20 +331,44 @@ void starpu_opencl_load_program_source_malloc(const char *source_file_name, char
 	if (opencl_program_source)
 		*opencl_program_source = NULL;
 	if (!source_file_name || !located_file_name || !located_dir_name || !opencl_program_source) {
-		astro_log_error("starpu_opencl_load_program_source_malloc", "NULL file name or result pointer");
+		astro_log_error(fn, "NULL file name or result pointer");
 		return;
 	}
 	char *located;
 	char *source = locate_and_read(source_file_name, &located);
 	if (!source) {
-		astro_log_error("starpu_opencl_load_program_source_malloc",
-				"cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder; the results are NULL",
+		astro_log_error(fn, "cannot read '%s' (%s): give its path, or set STARPU_OPENCL_PROGRAM_DIR to its folder; the results are empty",
 				source_file_name, strerror(errno));
 		return;
 	}
 	*located_dir_name = located ? dir_of(located) : NULL;
 	*located_file_name = located;
 	*opencl_program_source = source;
+}
+
+void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name, char **located_dir_name,
+					      char **opencl_program_source)
+{
+	load_program_source("starpu_opencl_load_program_source_malloc", source_file_name, located_file_name, located_dir_name,
+			    opencl_program_source);
+}
+
+/* As StarPU, the caller's buffers are large enough (the names: a path; the source: the whole file). */
+void starpu_opencl_load_program_source(const char *source_file_name, char *located_file_name, char *located_dir_name,
+				       char *opencl_program_source)
+{
+	char *located = NULL, *dir = NULL, *source = NULL;
+	if (!located_file_name || !located_dir_name || !opencl_program_source) {
+		astro_log_error("starpu_opencl_load_program_source", "NULL result buffer: give three buffers");
+		return;
+	}
+	load_program_source("starpu_opencl_load_program_source", source_file_name, &located, &dir, &source);
+	strcpy(located_file_name, located ? located : "");
+	strcpy(located_dir_name, dir ? dir : "");
+	strcpy(opencl_program_source, source ? source : "");
+	free(located);
+	free(dir);
+	free(source);
 }
 
 /* Build options with "-I folder" first when the source was found in a folder (its includes). */
@@ -693,7 +718,7 @@ cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buf
 		return CL_INVALID_VALUE;
 	cl_int err = clEnqueueWriteBuffer(d->transfer_queue, buffer, event ? CL_FALSE : CL_TRUE, offset, size, ptr, 0, NULL, event);
 	if (ret)
-		*ret = err == CL_SUCCESS ? 0 : -EIO;
+		*ret = err != CL_SUCCESS ? -EIO : event ? -EAGAIN : 0;
 	return err;
 }
 
@@ -706,6 +731,52 @@ cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *
 		return CL_INVALID_VALUE;
 	cl_int err = clEnqueueReadBuffer(d->transfer_queue, buffer, event ? CL_FALSE : CL_TRUE, offset, size, ptr, 0, NULL, event);
 	if (ret)
-		*ret = err == CL_SUCCESS ? 0 : -EIO;
+		*ret = err != CL_SUCCESS ? -EIO : event ? -EAGAIN : 0;
 	return err;
+}
+
+cl_int starpu_opencl_copy_opencl_to_opencl(cl_mem src, unsigned src_node, size_t src_offset, cl_mem dst, unsigned dst_node,
+					   size_t dst_offset, size_t size, cl_event *event, int *ret)
+{
+	const struct astro_opencl_device *s = node_device(src_node, "starpu_opencl_copy_opencl_to_opencl");
+	const struct astro_opencl_device *d = s ? node_device(dst_node, "starpu_opencl_copy_opencl_to_opencl") : NULL;
+	if (!d) {
+		if (ret)
+			*ret = -EINVAL;
+		return CL_INVALID_VALUE;
+	}
+	if (s != d) {
+		/* Each device has a context of its own here: a buffer of one is unknown to the other. */
+		astro_log_error("starpu_opencl_copy_opencl_to_opencl", "memory nodes %u and %u are two OpenCL devices, with no direct "
+				"path between them: copy through main memory", src_node, dst_node);
+		if (ret)
+			*ret = -ENODEV;
+		return CL_INVALID_CONTEXT;
+	}
+	cl_int err = clEnqueueCopyBuffer(d->transfer_queue, src, dst, src_offset, dst_offset, size, 0, NULL, event);
+	if (err == CL_SUCCESS && !event)
+		err = clFinish(d->transfer_queue);
+	if (ret)
+		*ret = err != CL_SUCCESS ? -EIO : event ? -EAGAIN : 0;
+	return err;
+}
+
+cl_int starpu_opencl_copy_async_sync(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
+				     unsigned dst_node, size_t size, cl_event *event)
+{
+	enum starpu_node_kind sk = starpu_node_get_kind(src_node), dk = starpu_node_get_kind(dst_node);
+	int ret = 0;
+	cl_int err;
+	if (sk == STARPU_OPENCL_RAM && dk == STARPU_OPENCL_RAM)
+		err = starpu_opencl_copy_opencl_to_opencl((cl_mem)src, src_node, src_offset, (cl_mem)dst, dst_node, dst_offset, size, event, &ret);
+	else if (sk == STARPU_CPU_RAM && dk == STARPU_OPENCL_RAM)
+		err = starpu_opencl_copy_ram_to_opencl((char *)src + src_offset, src_node, (cl_mem)dst, dst_node, size, dst_offset, event, &ret);
+	else if (sk == STARPU_OPENCL_RAM && dk == STARPU_CPU_RAM)
+		err = starpu_opencl_copy_opencl_to_ram((cl_mem)src, src_node, (char *)dst + dst_offset, dst_node, size, src_offset, event, &ret);
+	else {
+		astro_log_error("starpu_opencl_copy_async_sync", "no OpenCL copy from memory node %u to %u: one of them must be an "
+				"OpenCL device's, the other main memory or the same device", src_node, dst_node);
+		return CL_INVALID_VALUE;
+	}
+	return err == CL_SUCCESS ? ret : err;
 }
