@@ -1694,7 +1694,8 @@ TEST_F(ModelTools, PlotRefusesBadOptionsWithOneMessage)
 	expect_refused("starpu_perfmodel_plot", "-s no_such_model", "There is no performance model for symbol no_such_model");
 	expect_refused("starpu_perfmodel_plot", "-q", "unknown option -q");
 	expect_refused("starpu_perfmodel_plot", "", "give -s <symbol>");
-	expect_refused("starpu_perfmodel_plot", "-s vector_scal -i trace", "-i needs FxT traces");
+	expect_refused("starpu_perfmodel_plot", "-s vector_scal -i", "option -i needs a trace");
+	expect_refused("starpu_perfmodel_plot", "-f -s vector_scal -i trace", "-i adds the measured lengths of the tasks, which only a time plot shows");
 	expect_refused("starpu_perfmodel_plot", "-f -s vector_scal -o " + home_, "model vector_scal has no flops to plot");
 	expect_refused("starpu_perfmodel_plot", "-s vector_scal -c 7 -o " + home_, "has no data for the chosen combinations");
 }
