@@ -531,19 +531,26 @@ std::string mlr_samples_file(const std::string &home, const std::string &symbol)
 	return home + "/.starpu/sampling/codelets/tmp/" + symbol + ".out";
 }
 
-bool have_lapacke()
+// Multiple-regression models are fitted unless configure was given --disable-mlr.
+bool mlr_fitted()
 {
-#ifdef ASTRO_HAVE_LAPACKE
+#ifdef ASTRO_TEST_MLR_MODEL
 	return true;
 #else
 	return false;
 #endif
 }
 
+// Whether the process mapped a library whose name holds name.
+bool library_loaded(const char *name)
+{
+	return contains(read_file("/proc/self/maps"), name);
+}
+
 TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 {
-	if (!have_lapacke())
-		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	if (!mlr_fitted())
+		GTEST_SKIP() << "configured with --disable-mlr: multiple-regression models are not fitted";
 	{
 		Runtime rt(1);
 		ASSERT_TRUE(rt.ok());
@@ -556,6 +563,11 @@ TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 		EXPECT_EQ(err, "");
 		double p[3] = { 9, 4, 7 }; // never measured
 		EXPECT_NEAR(mlr_predict(&model, 9, 4, 7), mlr_truth(p), 1e-6 * mlr_truth(p));
+#ifdef ASTRO_TEST_MLR_SYSTEM_BLAS
+		EXPECT_TRUE(library_loaded("liblapacke")) << "--enable-mlr-system-blas: fitted by LAPACKE_dgels";
+#else
+		EXPECT_FALSE(library_loaded("liblapacke")) << "fitted by the built-in solver: LAPACKE is not loaded";
+#endif
 		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
 		ASSERT_EQ(pa->regression.ncoeff, 3u);
 		EXPECT_NEAR(pa->regression.coeff[0], 5.0, 1e-6);
@@ -620,8 +632,8 @@ TEST_F(Models, MultipleRegressionStarPUFileRoundTrips)
 
 TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 {
-	if (!have_lapacke())
-		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	if (!mlr_fitted())
+		GTEST_SKIP() << "configured with --disable-mlr: multiple-regression models are not fitted";
 	for (int run = 0; run < 2; run++) {
 		starpu_conf conf = conf_with_ncpus(1);
 		conf.calibrate = 1;
