@@ -10,12 +10,14 @@
 #include <astrolabe/counters.h>
 #include <astrolabe/observe.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
 #include <thread>
 #include <sstream>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -972,6 +974,64 @@ TEST_F(Models, QualityCountersSayWhenTheModelIsNotCalibrated)
 }
 
 // ---------------------------------------------- calibration by execution
+
+// Seed 003 section 3.3: a history model's symbol is mandatory. Without one, the task still runs, one
+// error says why the model is neither calibrated nor saved, and no file is written.
+TEST_F(Models, HistoryModelWithoutSymbolIsSaidAndNotSaved)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	std::string err = stderr_of([&] {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		VectorTask t(&model, 64);
+		for (int i = 0; i < 3; i++)
+			ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+		starpu_task_wait_for_all();
+	});
+	EXPECT_TRUE(contains(err, "has no symbol: it cannot be calibrated nor saved; set model->symbol")) << err;
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "said once:\n" << err;
+	DIR *d = opendir(dir().c_str());
+	int files = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	EXPECT_EQ(files, 0) << "no model file in " << dir();
+}
+
+// starpu_task_get_model_name(): the symbol of the codelet's model, NULL without one;
+// starpu_task_get_name(): the task's name, else the codelet's, else the model's symbol.
+TEST_F(Models, TaskModelNameAndName)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "named_model";
+	starpu_codelet cl{}, bare{};
+	cl.cpu_funcs[0] = bare.cpu_funcs[0] = noop;
+	cl.model = &model;
+	starpu_task *t = starpu_task_create();
+	t->destroy = 0;
+	t->cl = &cl;
+	EXPECT_STREQ(starpu_task_get_model_name(t), "named_model");
+	EXPECT_STREQ(starpu_task_get_name(t), "named_model") << "no task nor codelet name: the model's symbol";
+	cl.name = "codelet_name";
+	EXPECT_STREQ(starpu_task_get_name(t), "codelet_name");
+	t->name = "task_name";
+	EXPECT_STREQ(starpu_task_get_name(t), "task_name");
+	EXPECT_STREQ(starpu_task_get_model_name(t), "named_model") << "the name does not change the model's";
+	t->cl = &bare;
+	EXPECT_EQ(starpu_task_get_model_name(t), nullptr);
+	t->name = nullptr;
+	EXPECT_EQ(starpu_task_get_name(t), nullptr);
+	t->cl = nullptr;
+	EXPECT_EQ(starpu_task_get_model_name(t), nullptr);
+	EXPECT_EQ(starpu_task_get_model_name(nullptr), nullptr);
+	EXPECT_EQ(starpu_task_get_name(nullptr), nullptr);
+	starpu_task_destroy(t);
+}
 
 TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
 {

@@ -978,6 +978,23 @@ TEST_F(ProfTool, StarpuToolFromEnvironment)
 	EXPECT_EQ(err, expected_starpu_tool_lines(25, 2, 0));
 }
 
+// Section 3's types: the entry point a tool defines is a starpu_prof_tool_entry_func taking the
+// register and unregister functions, both of StarPU's register type.
+TEST(ProfToolTypes, EntryFunctionTypesAreTheSeeds)
+{
+	static_assert(std::is_same<starpu_prof_tool_entry_func, void (*)(starpu_prof_tool_entry_register_func,
+									  starpu_prof_tool_entry_unregister_func)>::value,
+		      "entry: void (*)(reg, unreg)");
+	static_assert(std::is_same<starpu_prof_tool_entry_unregister_func, starpu_prof_tool_entry_register_func>::value,
+		      "unregister has register's signature");
+	static_assert(std::is_same<starpu_prof_tool_entry_register_func,
+				   void (*)(enum starpu_prof_tool_event, starpu_prof_tool_cb_func, enum starpu_prof_tool_command)>::value,
+		      "register: (event, callback, command)");
+	static_assert(std::is_same<decltype(&starpu_prof_tool_library_register), starpu_prof_tool_entry_func>::value,
+		      "starpu_prof_tool_library_register is an entry function");
+	SUCCEED();
+}
+
 // A tool written with the profiling-interface document's bare type names and
 // its section 6.1 event names compiles (as C) and sees what they name: the
 // driver events of each worker, and a start and an end per task.
