@@ -992,7 +992,8 @@ TEST_F(Models, HistoryModelWithoutSymbolIsSaidAndNotSaved)
 		starpu_task_wait_for_all();
 	});
 	EXPECT_TRUE(contains(err, "has no symbol: it cannot be calibrated nor saved; set model->symbol")) << err;
-	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "said once:\n" << err;
+	size_t first = err.find("has no symbol");
+	EXPECT_EQ(err.find("has no symbol", first + 1), std::string::npos) << "said once:\n" << err;
 	DIR *d = opendir(dir().c_str());
 	int files = 0;
 	for (struct dirent *e; d && (e = readdir(d));)
