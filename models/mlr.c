@@ -9,17 +9,20 @@
  * test, as in StarPU); samples accumulate in memory and, when the model is
  * saved, go to StarPU's companion file <home>/.starpu/sampling/codelets/tmp/
  * <symbol>.out ("Duration, M, N, K" then one "%f, %f, ..." row per sample).
- * The coefficients are fitted then, by least squares (LAPACKE_dgels) over
+ * The coefficients are fitted then, by least squares (the built-in solver of
+ * lsq.c, or LAPACKE_dgels with configure's --enable-mlr-system-blas) over
  * this run's samples plus that file's (unless STARPU_CALIBRATE=2), and
  * written in the model file. The samples file has no architecture column
  * (StarPU's format, read by starpu_mlr_analysis): its samples count for every
  * architecture of the symbol, as in StarPU. A model without combinations
  * only collects samples (its file holds one NaN coefficient), for an
- * analysis that chooses the terms. LAPACKE is loaded when a model is first fitted:
+ * analysis that chooses the terms; so does every model of a build configured
+ * with --disable-mlr. LAPACKE is loaded when a model is first fitted:
  * OpenBLAS starts its threads when loaded, which no program that never fits
  * a model should pay for.
  */
 #include "models.h"
+#include "lsq.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -29,7 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef ASTRO_HAVE_LAPACKE
+#ifdef ASTRO_MLR_SYSTEM_BLAS
 #include <lapacke.h>
 #endif
 
@@ -144,7 +147,7 @@ void _astro_pm_mlr_record(struct _astro_pm_block *b, const double *row, unsigned
 
 /* ------------------------------------------------------- least squares */
 
-#ifdef ASTRO_HAVE_LAPACKE
+#ifdef ASTRO_MLR_SYSTEM_BLAS
 typedef lapack_int (*dgels_fn)(int layout, char trans, lapack_int m, lapack_int n, lapack_int nrhs, double *a, lapack_int lda,
 			       double *b, lapack_int ldb);
 
@@ -167,7 +170,11 @@ static void dgels_load(void)
 
 int _astro_pm_mlr_solve(double *a, double *y, unsigned m, unsigned n, char *why, size_t whylen)
 {
-#ifdef ASTRO_HAVE_LAPACKE
+#if !defined(ASTRO_MLR_MODEL)
+	(void)a, (void)y, (void)m, (void)n;
+	snprintf(why, whylen, "this build was configured with --disable-mlr: configure it without that option to fit the models");
+	return -ENOSYS;
+#elif defined(ASTRO_MLR_SYSTEM_BLAS)
 	starpu_pthread_once(&dgels_once, dgels_load);
 	if (!dgels) {
 		snprintf(why, whylen, "%s: install liblapacke (Debian: liblapacke-dev)", dgels_error);
@@ -181,9 +188,7 @@ int _astro_pm_mlr_solve(double *a, double *y, unsigned m, unsigned n, char *why,
 	}
 	return 0;
 #else
-	(void)a, (void)y, (void)m, (void)n;
-	snprintf(why, whylen, "this build has no LAPACKE: install liblapacke-dev and rebuild");
-	return -ENOSYS;
+	return _astro_lsq_solve(a, y, m, n, why, whylen);
 #endif
 }
 

@@ -237,6 +237,55 @@ TEST_F(Counters, ListAvailPrintsStarpuFormat)
 	EXPECT_TRUE(contains(out, "0x00000014:starpu.task.w_cumul_execution_time [double] - ")) << out;
 }
 
+// starpu_perf_counter_list_avail(scope): that scope's counters only, in the same format.
+TEST_F(Counters, ListAvailOfOneScope)
+{
+	start(1);
+	testing::internal::CaptureStdout();
+	starpu_perf_counter_list_avail(w_scope);
+	std::string out = testing::internal::GetCapturedStdout();
+	EXPECT_TRUE(contains(out, "0x00000014:starpu.task.w_cumul_execution_time [double] - ")) << out;
+	EXPECT_TRUE(contains(out, ":starpu.task.w_total_executed [int64] - ")) << out;
+	EXPECT_FALSE(contains(out, "g_total_submitted")) << out;
+	EXPECT_FALSE(contains(out, "c_total_executed")) << out;
+	EXPECT_FALSE(contains(out, "scope: ")) << "one scope: no scope header\n" << out;
+}
+
+// starpu_perf_counter_set_disable_id(): a counter enabled then disabled is not in the samples.
+std::atomic<int> disable_calls{0};
+std::atomic<int64_t> disable_enabled_value{0};
+std::atomic<double> disable_disabled_value{0};
+int disable_id_kept, disable_id_dropped;
+
+void disable_cb(starpu_perf_counter_listener *, starpu_perf_counter_sample *sample, void *)
+{
+	disable_enabled_value = starpu_perf_counter_sample_get_int64_value(sample, disable_id_kept);
+	disable_disabled_value = starpu_perf_counter_sample_get_double_value(sample, disable_id_dropped);
+	disable_calls++;
+}
+
+TEST_F(Counters, DisabledIdIsNotSampled)
+{
+	start(1);
+	disable_id_kept = id_of(w_scope, "starpu.task.w_total_executed");
+	disable_id_dropped = id_of(w_scope, "starpu.task.w_cumul_execution_time");
+	starpu_perf_counter_set *set = starpu_perf_counter_set_alloc(w_scope);
+	starpu_perf_counter_set_enable_id(set, disable_id_kept);
+	starpu_perf_counter_set_enable_id(set, disable_id_dropped);
+	starpu_perf_counter_set_disable_id(set, disable_id_dropped);
+	starpu_perf_counter_listener *l = starpu_perf_counter_listener_init(set, disable_cb, nullptr);
+	starpu_perf_counter_set_all_per_worker_listeners(l);
+	static starpu_codelet cl = cpu_codelet(sleep_func, 0, "disabled");
+	std::string err = stderr_of([&] { run(&cl, 2, (void *)(uintptr_t)1); });
+	starpu_perf_counter_unset_all_per_worker_listeners();
+	EXPECT_GT(disable_calls.load(), 0);
+	EXPECT_EQ(disable_enabled_value.load(), 2);
+	EXPECT_TRUE(std::isnan(disable_disabled_value.load())) << "NaN: not in the sample";
+	EXPECT_TRUE(contains(err, "'starpu.task.w_cumul_execution_time' is not enabled in the listener's set")) << err;
+	starpu_perf_counter_listener_exit(l);
+	starpu_perf_counter_set_free(set);
+}
+
 // ------------------------------------------- the seed's steps 0-6, per scope
 
 int seed_id_w_total_executed, seed_id_w_cumul_execution_time;

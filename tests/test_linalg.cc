@@ -47,6 +47,15 @@ std::vector<std::string> figures_after(const std::string &out, const std::string
 	return fields;
 }
 
+// How many times needle occurs in text.
+int count_of(const std::string &text, const std::string &needle)
+{
+	int n = 0;
+	for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+		n++;
+	return n;
+}
+
 #ifdef ASTRO_HAVE_LINALG
 #define SKIP_WITHOUT_LINALG()
 #else
@@ -107,6 +116,8 @@ const Example examples[] = {
 	{ "scholesky_tag", "# size\tms\tGFlop/s" },
 	{ "dlu_implicit", "# size\tms\tGFlop/s" },
 	{ "slu_implicit", "# size\tms\tGFlop/s" },
+	{ "dlu_tag", "# size\tms\tGFlop/s" },
+	{ "slu_tag", "# size\tms\tGFlop/s" },
 };
 INSTANTIATE_TEST_SUITE_P(Programs, LinalgExample, testing::ValuesIn(examples),
 			 [](const testing::TestParamInfo<Example> &info) { return std::string(info.param.program); });
@@ -123,6 +134,62 @@ TEST(LinalgExamples, CholeskyUnderDmdaWithoutPriorities)
 		EXPECT_EQ(status, 0) << program << ":\n" << out;
 		EXPECT_TRUE(contains(out, "result correct")) << program << ":\n" << out;
 	}
+}
+
+// Seed 004 section 4.7: the LU example records its tasks between starpu_bound_start() and
+// starpu_bound_stop(); -bound prints the bound starpu_bound_compute() solves (models calibrated
+// first), -bounddeps writes the problem with its dependencies (lu.pl, lu.mps) and its graph (lu.dot),
+// which glpsol and dot read. Still LAPACK's result.
+TEST(LinalgExamples, LuBoundAsTheSeedCallsIt)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	std::string out;
+	// One sample per size trusted, none thrown away on a loaded machine; the bound's runs use the models as they are.
+	const std::string models = "STARPU_SCHED=dmda STARPU_CALIBRATE_MINIMUM=1 STARPU_HISTORY_MAX_ERROR=1000000";
+	const std::string calibrate = models + " STARPU_CALIBRATE=0";
+	int status = run_example("linalg/dlu_tag", "-size 128 -nblocks 4", &out, models + " STARPU_CALIBRATE=1");
+	if (status == 77)
+		GTEST_SKIP() << "no worker: " << out;
+	ASSERT_EQ(status, 0) << out;
+	ASSERT_EQ(run_example("linalg/dlu_tag", "-size 128 -nblocks 4 -bound -check", &out, calibrate), 0) << out;
+	EXPECT_TRUE(contains(out, "result correct")) << out;
+#ifdef ASTRO_HAVE_GLPK
+	size_t at = out.find("theoretical min: ");
+	ASSERT_NE(at, std::string::npos) << out;
+	double min = strtod(out.c_str() + at + strlen("theoretical min: "), nullptr);
+	EXPECT_GT(min, 0.0) << out;
+#else
+	EXPECT_TRUE(contains(out, "theoretical min: not solved")) << out;
+#endif
+	TempDir dir;
+	ASSERT_EQ(run_example("linalg/dlu_tag", "-size 128 -nblocks 4 -bounddepsprio -directory " + quote(dir.path()), &out, calibrate), 0)
+		<< out;
+	for (const char *f : { "lu.pl", "lu.mps", "lu.dot" }) {
+		EXPECT_TRUE(contains(out, "system printed to " + dir.file(f))) << out;
+		EXPECT_FALSE(read_file(dir.file(f)).empty()) << f;
+	}
+	// 4 getrf, 6 + 6 trsm, 14 gemm: 30 tasks in the graph.
+	EXPECT_EQ(count_of(read_file(dir.file("lu.dot")), "label="), 30) << read_file(dir.file("lu.dot"));
+	if (have_program("glpsol")) {
+		// The relaxed program (--nomip: the integer one takes long), as starpu_bound_compute solves it.
+		EXPECT_EQ(run_command("glpsol --nomip --lp " + quote(dir.file("lu.pl")) + " -o " + quote(dir.file("lu.sol")) + " 2>&1", &out), 0)
+			<< out;
+		EXPECT_TRUE(contains(read_file(dir.file("lu.sol")), "Status:     OPTIMAL")) << read_file(dir.file("lu.sol"));
+		EXPECT_EQ(run_command("glpsol --nomip --freemps " + quote(dir.file("lu.mps")) + " 2>&1", &out), 0) << out;
+		EXPECT_TRUE(contains(out, "OPTIMAL")) << out;
+	}
+	if (have_program("dot")) {
+		EXPECT_EQ(run_command("dot -Tsvg " + quote(dir.file("lu.dot")) + " -o /dev/null 2>&1", &out), 0) << out;
+	}
+	// The implicit variant records the same way.
+	ASSERT_EQ(run_example("linalg/slu_implicit", "-size 128 -nblocks 4 -bounddeps -directory " + quote(dir.path()), &out, calibrate), 0)
+		<< out;
+	EXPECT_TRUE(contains(out, "system printed to " + dir.file("lu.dot"))) << out;
+	// Where the files cannot go: said, exit status 1.
+	EXPECT_EQ(run_example("linalg/dlu_tag", "-size 128 -nblocks 4 -bounddeps -directory /nonexistent/dir", &out, calibrate), 1) << out;
+	EXPECT_TRUE(contains(out, "cannot write /nonexistent/dir/lu.pl")) << out;
+	EXPECT_EQ(run_example("linalg/dlu_tag", "-directory", &out), 2) << out;
+	EXPECT_TRUE(contains(out, "-directory needs a value")) << out;
 }
 
 // A product repeated with -iter accumulates, and the check knows it.
@@ -400,7 +467,7 @@ TEST(Benchmarks, InstalledWhereTheSeedRunsThem)
 	std::vector<std::string> want = { "local_pingpong", "tasks_size_overhead", "tasks_size_overhead.gp", "tasks_size_overhead.sh" };
 #ifdef ASTRO_HAVE_LINALG
 	for (const char *p : { "cholesky_implicit", "cholesky_tag", "dcholesky_implicit", "dcholesky_tag", "dgemm", "sgemm",
-			       "lu_implicit_example_double", "lu_implicit_example_float" })
+			       "lu_implicit_example_double", "lu_implicit_example_float", "lu_example_double", "lu_example_float" })
 		want.push_back(p);
 #endif
 	for (const std::string &name : want)

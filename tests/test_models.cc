@@ -10,12 +10,14 @@
 #include <astrolabe/counters.h>
 #include <astrolabe/observe.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
 #include <thread>
 #include <sstream>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -531,19 +533,26 @@ std::string mlr_samples_file(const std::string &home, const std::string &symbol)
 	return home + "/.starpu/sampling/codelets/tmp/" + symbol + ".out";
 }
 
-bool have_lapacke()
+// Multiple-regression models are fitted unless configure was given --disable-mlr.
+bool mlr_fitted()
 {
-#ifdef ASTRO_HAVE_LAPACKE
+#ifdef ASTRO_TEST_MLR_MODEL
 	return true;
 #else
 	return false;
 #endif
 }
 
+// Whether the process mapped a library whose name holds name.
+bool library_loaded(const char *name)
+{
+	return contains(read_file("/proc/self/maps"), name);
+}
+
 TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 {
-	if (!have_lapacke())
-		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	if (!mlr_fitted())
+		GTEST_SKIP() << "configured with --disable-mlr: multiple-regression models are not fitted";
 	{
 		Runtime rt(1);
 		ASSERT_TRUE(rt.ok());
@@ -556,6 +565,11 @@ TEST_F(Models, MultipleRegressionRecoversKnownCoefficients)
 		EXPECT_EQ(err, "");
 		double p[3] = { 9, 4, 7 }; // never measured
 		EXPECT_NEAR(mlr_predict(&model, 9, 4, 7), mlr_truth(p), 1e-6 * mlr_truth(p));
+#ifdef ASTRO_TEST_MLR_SYSTEM_BLAS
+		EXPECT_TRUE(library_loaded("liblapacke")) << "--enable-mlr-system-blas: fitted by LAPACKE_dgels";
+#else
+		EXPECT_FALSE(library_loaded("liblapacke")) << "fitted by the built-in solver: LAPACKE is not loaded";
+#endif
 		starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(&model, cpu_arch(), 0);
 		ASSERT_EQ(pa->regression.ncoeff, 3u);
 		EXPECT_NEAR(pa->regression.coeff[0], 5.0, 1e-6);
@@ -620,8 +634,8 @@ TEST_F(Models, MultipleRegressionStarPUFileRoundTrips)
 
 TEST_F(Models, MultipleRegressionUsesTheSamplesOfEarlierRuns)
 {
-	if (!have_lapacke())
-		GTEST_SKIP() << "built without LAPACKE (liblapacke-dev): multiple-regression models are not fitted";
+	if (!mlr_fitted())
+		GTEST_SKIP() << "configured with --disable-mlr: multiple-regression models are not fitted";
 	for (int run = 0; run < 2; run++) {
 		starpu_conf conf = conf_with_ncpus(1);
 		conf.calibrate = 1;
@@ -960,6 +974,65 @@ TEST_F(Models, QualityCountersSayWhenTheModelIsNotCalibrated)
 }
 
 // ---------------------------------------------- calibration by execution
+
+// Seed 003 section 3.3: a history model's symbol is mandatory. Without one, the task still runs, one
+// error says why the model is neither calibrated nor saved, and no file is written.
+TEST_F(Models, HistoryModelWithoutSymbolIsSaidAndNotSaved)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	std::string err = stderr_of([&] {
+		starpu_conf conf = conf_with_ncpus(1);
+		conf.calibrate = 1;
+		Runtime rt(&conf);
+		ASSERT_TRUE(rt.ok());
+		VectorTask t(&model, 64);
+		for (int i = 0; i < 3; i++)
+			ASSERT_EQ(starpu_task_insert(&t.cl, STARPU_R, t.handle, 0), 0);
+		starpu_task_wait_for_all();
+	});
+	EXPECT_TRUE(contains(err, "has no symbol: it cannot be calibrated nor saved; set model->symbol")) << err;
+	size_t first = err.find("has no symbol");
+	EXPECT_EQ(err.find("has no symbol", first + 1), std::string::npos) << "said once:\n" << err;
+	DIR *d = opendir(dir().c_str());
+	int files = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	EXPECT_EQ(files, 0) << "no model file in " << dir();
+}
+
+// starpu_task_get_model_name(): the symbol of the codelet's model, NULL without one;
+// starpu_task_get_name(): the task's name, else the codelet's, else the model's symbol.
+TEST_F(Models, TaskModelNameAndName)
+{
+	starpu_perfmodel model{};
+	model.type = STARPU_HISTORY_BASED;
+	model.symbol = "named_model";
+	starpu_codelet cl{}, bare{};
+	cl.cpu_funcs[0] = bare.cpu_funcs[0] = noop;
+	cl.model = &model;
+	starpu_task *t = starpu_task_create();
+	t->destroy = 0;
+	t->cl = &cl;
+	EXPECT_STREQ(starpu_task_get_model_name(t), "named_model");
+	EXPECT_STREQ(starpu_task_get_name(t), "named_model") << "no task nor codelet name: the model's symbol";
+	cl.name = "codelet_name";
+	EXPECT_STREQ(starpu_task_get_name(t), "codelet_name");
+	t->name = "task_name";
+	EXPECT_STREQ(starpu_task_get_name(t), "task_name");
+	EXPECT_STREQ(starpu_task_get_model_name(t), "named_model") << "the name does not change the model's";
+	t->cl = &bare;
+	EXPECT_EQ(starpu_task_get_model_name(t), nullptr);
+	t->name = nullptr;
+	EXPECT_EQ(starpu_task_get_name(t), nullptr);
+	t->cl = nullptr;
+	EXPECT_EQ(starpu_task_get_model_name(t), nullptr);
+	EXPECT_EQ(starpu_task_get_model_name(nullptr), nullptr);
+	EXPECT_EQ(starpu_task_get_name(nullptr), nullptr);
+	starpu_task_destroy(t);
+}
 
 TEST_F(Models, CalibrateOneRecordsExecutedTasksAndSavesAtShutdown)
 {
@@ -1694,7 +1767,8 @@ TEST_F(ModelTools, PlotRefusesBadOptionsWithOneMessage)
 	expect_refused("starpu_perfmodel_plot", "-s no_such_model", "There is no performance model for symbol no_such_model");
 	expect_refused("starpu_perfmodel_plot", "-q", "unknown option -q");
 	expect_refused("starpu_perfmodel_plot", "", "give -s <symbol>");
-	expect_refused("starpu_perfmodel_plot", "-s vector_scal -i trace", "-i needs FxT traces");
+	expect_refused("starpu_perfmodel_plot", "-s vector_scal -i", "option -i needs a trace");
+	expect_refused("starpu_perfmodel_plot", "-f -s vector_scal -i trace", "-i adds the measured lengths of the tasks, which only a time plot shows");
 	expect_refused("starpu_perfmodel_plot", "-f -s vector_scal -o " + home_, "model vector_scal has no flops to plot");
 	expect_refused("starpu_perfmodel_plot", "-s vector_scal -c 7 -o " + home_, "has no data for the chosen combinations");
 }

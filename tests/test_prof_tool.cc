@@ -978,6 +978,76 @@ TEST_F(ProfTool, StarpuToolFromEnvironment)
 	EXPECT_EQ(err, expected_starpu_tool_lines(25, 2, 0));
 }
 
+// Sections 4.2.2 and 4.3.2 on a device worker: tasks run by an OpenCL worker (PoCL's CPU device here;
+// no CUDA on this machine) are framed by start_gpu_exec and end_gpu_exec, not the CPU events, and
+// the driver events and task events carry the OpenCL driver type and the device number.
+void nothing_on_device(void **, void *)
+{
+}
+
+TEST_F(ProfTool, DeviceWorkerTasksAreGpuExecutions)
+{
+	const int N = 6;
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1");
+	ScopedEnv prof_tool("STARPU_PROF_TOOL", tool("proftool_a"));
+	starpu_conf conf = conf_with_ncpus(0);
+	conf.nopencl = 1;
+	std::string err;
+	int ret = -1;
+	err = stderr_of([&] { ret = starpu_init(&conf); });
+	if (ret == -ENODEV)
+		GTEST_SKIP() << "no OpenCL device: " << err;
+	ASSERT_EQ(ret, 0) << err;
+	if (starpu_opencl_worker_get_count() != 1) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL worker";
+	}
+	int devid = starpu_worker_get_devid(0);
+	static starpu_codelet cl = [] {
+		starpu_codelet c;
+		starpu_codelet_init(&c);
+		c.opencl_funcs[0] = nothing_on_device;
+		c.name = "on_device";
+		return c;
+	}();
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	stop();
+	std::vector<proftool_record> recs = records_of(TOOL_A, 0);
+	std::map<int, int> counts = count_by_event(recs);
+	ASSERT_EQ(g_log.registered[TOOL_A], 1) << err;
+	EXPECT_EQ(counts[starpu_prof_tool_event_start_gpu_exec], N);
+	EXPECT_EQ(counts[starpu_prof_tool_event_end_gpu_exec], N);
+	EXPECT_EQ(counts[starpu_prof_tool_event_start_cpu_exec], 0);
+	EXPECT_EQ(counts[starpu_prof_tool_event_end_cpu_exec], 0);
+	EXPECT_EQ(counts[starpu_prof_tool_event_driver_init], 1);
+	for (const proftool_record &r : recs)
+		if (r.event == starpu_prof_tool_event_start_gpu_exec || r.event == starpu_prof_tool_event_end_gpu_exec ||
+		    r.event == starpu_prof_tool_event_driver_init) {
+			EXPECT_EQ(r.info.driver_type, starpu_prof_tool_driver_ocl) << "event " << r.event;
+			EXPECT_EQ(r.info.device_number, devid) << "event " << r.event;
+			EXPECT_EQ(r.info.worker_id, 0) << "event " << r.event;
+		}
+}
+
+// Section 3's types: the entry point a tool defines is a starpu_prof_tool_entry_func taking the
+// register and unregister functions, both of StarPU's register type.
+TEST(ProfToolTypes, EntryFunctionTypesAreTheSeeds)
+{
+	static_assert(std::is_same<starpu_prof_tool_entry_func, void (*)(starpu_prof_tool_entry_register_func,
+									  starpu_prof_tool_entry_unregister_func)>::value,
+		      "entry: void (*)(reg, unreg)");
+	static_assert(std::is_same<starpu_prof_tool_entry_unregister_func, starpu_prof_tool_entry_register_func>::value,
+		      "unregister has register's signature");
+	static_assert(std::is_same<starpu_prof_tool_entry_register_func,
+				   void (*)(enum starpu_prof_tool_event, starpu_prof_tool_cb_func, enum starpu_prof_tool_command)>::value,
+		      "register: (event, callback, command)");
+	static_assert(std::is_same<decltype(&starpu_prof_tool_library_register), starpu_prof_tool_entry_func>::value,
+		      "starpu_prof_tool_library_register is an entry function");
+	SUCCEED();
+}
+
 // A tool written with the profiling-interface document's bare type names and
 // its section 6.1 event names compiles (as C) and sees what they name: the
 // driver events of each worker, and a start and an end per task.

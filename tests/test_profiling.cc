@@ -1005,6 +1005,34 @@ TEST(ProfilingDataStats, MemoryStatsPerHandle)
 	EXPECT_FALSE(contains(out, handle_line)) << out;
 }
 
+// Seed 004 section 4.10: the handles still registered at starpu_shutdown() have their statistics
+// printed then; STARPU_MEMORY_STATS=0 turns that off.
+TEST(ProfilingDataStats, HandlesLeftRegisteredAreListedAtShutdown)
+{
+	static int x = 0;
+	char handle_line[64] = "";
+	for (const char *setting : { "1", "0" }) {
+		ScopedEnv mem("STARPU_MEMORY_STATS", setting);
+		std::string out = stderr_of([&] {
+			Runtime rt(1);
+			ASSERT_TRUE(rt.ok());
+			starpu_data_handle_t h, gone;
+			starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+			starpu_variable_data_register(&gone, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+			starpu_data_unregister(gone);
+			snprintf(handle_line, sizeof(handle_line), "Data : %p\n", (void *)h);
+			// h is left registered: the shutdown lists it.
+		});
+		if (setting[0] == '1') {
+			EXPECT_TRUE(contains(out, "Memory stats :")) << out;
+			EXPECT_TRUE(contains(out, std::string(handle_line) + "Size : 4\n")) << out;
+		} else {
+			EXPECT_FALSE(contains(out, "Memory stats")) << out;
+			EXPECT_FALSE(contains(out, handle_line)) << out;
+		}
+	}
+}
+
 TEST(ProfilingDataStats, MemoryStatsNotCollectedSaysHow)
 {
 	ScopedEnv mem("STARPU_MEMORY_STATS", nullptr);

@@ -1005,6 +1005,104 @@ TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
 	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
 }
 
+// Seed 004 section 4.2: starpu_perfmodel_plot -s SYM -i <trace> plots, beside the model, the length of
+// each execution of SYM's tasks the trace recorded (starpu_SYM.data, "Profiling <arch>" points), as
+// StarPU's tool does with its FxT traces. One run, traced and calibrating: 4 tasks on 1 KiB, 3 on 64 KiB.
+void touch_vector(void *buffers[], void *)
+{
+	auto *v = (volatile unsigned char *)STARPU_VECTOR_GET_PTR(buffers[0]);
+	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (unsigned char)(v[i] + 1);
+}
+
+TEST_F(TraceTools, PerfmodelPlotAddsTheTracesMeasurements)
+{
+	if (built_fxt_tool().empty())
+		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev): -i cannot read traces";
+	TempDir traces, home;
+	ScopedEnv starpu_home("STARPU_HOME", home.path());
+	ScopedEnv hostname("STARPU_HOSTNAME", "plothost");
+	{
+		Traced traced(traces, "prof_file_plot");
+		ScopedEnv calibrate("STARPU_CALIBRATE", "1");
+		ScopedEnv sched("STARPU_SCHED", "dmda");
+		Runtime rt(2);
+		ASSERT_TRUE(rt.ok());
+		static starpu_perfmodel model = {};
+		model.type = STARPU_HISTORY_BASED;
+		model.symbol = "plot_traced";
+		static starpu_codelet cl = cpu_codelet(touch_vector, 1, "touch");
+		static starpu_codelet other = cpu_codelet(touch_vector, 1, "other");
+		cl.modes[0] = other.modes[0] = STARPU_RW;
+		cl.model = &model;
+		static std::vector<char> small(1024), large(65536);
+		starpu_data_handle_t hs, hl;
+		starpu_vector_data_register(&hs, STARPU_MAIN_RAM, (uintptr_t)small.data(), small.size(), 1);
+		starpu_vector_data_register(&hl, STARPU_MAIN_RAM, (uintptr_t)large.data(), large.size(), 1);
+		for (int i = 0; i < 8; i++) {
+			starpu_task *t = starpu_task_create();
+			t->cl = i == 7 ? &other : &cl;
+			t->handles[0] = i < 4 ? hs : hl;
+			ASSERT_EQ(starpu_task_submit(t), 0);
+		}
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		starpu_data_unregister(hs);
+		starpu_data_unregister(hl);
+	}
+	std::string archive = traces.file("prof_file_plot_0"), out, err;
+	std::string env = "STARPU_HOME=" + quote(home.path()) + " STARPU_HOSTNAME=plothost";
+	ASSERT_EQ(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i " + quote(archive), &out, &err, env), 0) << err;
+	// One line per execution of the model's tasks ("other" has no model: none of its), the size the model
+	// gives the data, the length in ms; all on cpu0, the CPU workers' architecture.
+	std::istringstream lines(read_file(dir_.file("starpu_plot_traced.data")));
+	std::string line;
+	int n1k = 0, n64k = 0;
+	while (std::getline(lines, line)) {
+		std::istringstream fields(line);
+		std::string arch;
+		double size = -1, ms = -1;
+		ASSERT_TRUE(fields >> arch >> size >> ms) << line;
+		EXPECT_EQ(arch, "cpu0") << line;
+		EXPECT_GE(ms, 0.0) << line;
+		n1k += size == 1024;
+		n64k += size == 65536;
+		EXPECT_TRUE(size == 1024 || size == 65536) << line;
+	}
+	EXPECT_EQ(n1k, 4);
+	EXPECT_EQ(n64k, 3);
+	std::string gp = read_file(dir_.file("starpu_plot_traced.gp"));
+	EXPECT_TRUE(contains(gp, "plot\t\"starpu_plot_traced.data\" index 0 using 2:3 with points title \"Profiling cpu0\",\\\n"
+				 "\t\"starpu_plot_traced_avg.data\" using 1:2:3 with errorlines title \"Average cpu0-impl0 (Comb0)\"\n")) << gp;
+	// The anchor file and -o; several traces after one -i (the same one twice: each execution twice).
+	TempDir plots;
+	ASSERT_EQ(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i " + quote(archive + "/traces.otf2") + " " +
+			 quote(archive) + " -o " + quote(plots.path()), &out, &err, env), 0) << err;
+	EXPECT_EQ(count_lines(read_file(plots.file("starpu_plot_traced.data"))), 14);
+
+	// Bad input: each refused with one message naming it.
+	EXPECT_NE(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i " + quote(traces.file("missing")), &out, &err, env), 0);
+	EXPECT_TRUE(contains(err, "missing")) << err;
+	EXPECT_NE(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i", &out, &err, env), 0);
+	EXPECT_TRUE(contains(err, "option -i needs a trace")) << err;
+	EXPECT_NE(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i -o " + quote(plots.path()), &out, &err, env), 0);
+	EXPECT_TRUE(contains(err, "option -i needs a trace")) << err;
+	EXPECT_NE(run_in(dir_, "starpu_perfmodel_plot", "-e -s plot_traced -i " + quote(archive), &out, &err, env), 0);
+	EXPECT_TRUE(contains(err, "only a time plot")) << err;
+	// A model the trace's tasks did not use: a copy of the calibrated one under another symbol.
+	std::string models = home.file(".starpu/sampling/codelets/45/");
+	std::string calibrated = read_file(models + "plot_traced.plothost");
+	ASSERT_FALSE(calibrated.empty()) << "the run saved its model in " << models;
+	ASSERT_TRUE(std::ofstream(models + "absent.plothost") << calibrated);
+	EXPECT_NE(run_in(dir_, "starpu_perfmodel_plot", "-s absent -i " + quote(archive), &out, &err, env), 0);
+	EXPECT_TRUE(contains(err, "no execution of a task of model absent")) << err;
+
+	if (!have_program("gnuplot"))
+		GTEST_SKIP() << "gnuplot is not installed: the script is not rendered";
+	ASSERT_EQ(run_command("cd " + quote(dir_.path()) + " && gnuplot starpu_plot_traced.gp 2>&1", &out), 0) << out;
+	expect_picture(dir_.file("starpu_plot_traced.png"), kPng);
+}
+
 // StarVZ (seed 004, section 4.8) on our traces: its phase 1 (phase1-workflow.sh with STARVZ_USE_PAJE_TRACE=1,
 // `starvz --use-paje-trace DIR`) needs paje.trace, tasks.rec, data.rec and dag.dot in DIR, sorts paje.trace
 // (its definitions, events 0 to 7, first, then the rest by date), reads it with pj_dump and the .rec files

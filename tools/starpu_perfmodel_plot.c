@@ -7,11 +7,19 @@
  *                                      starpu_power_<symbol>.gp with -se)
  *   <dir>/starpu_<symbol>_avg.data    size, then mean and deviation per
  *                                      architecture and implementation
+ *   <dir>/starpu_<symbol>.data        with -i: one line per execution of the
+ *                                      model's tasks in the traces, "<arch>
+ *                                      <size> <length in ms>", one block
+ *                                      (two blank lines apart) per architecture
  * Running the script (`gnuplot starpu_<symbol>.gp`) renders <base>.eps and
  * <base>.png. Times are plotted in ms, energies in J.
  */
 #include <astrolabe/env.h>
 #include <starpu.h>
+#ifdef ASTRO_PLOT_READS_TRACES
+#include <astrolabe/trace_format.h>
+#include "../plugins/tools/trace/convert.h"
+#endif
 #include <errno.h>
 #include <stdbool.h>
 #include <math.h>
@@ -23,6 +31,7 @@
 
 #define MAX_SERIES 64
 #define MAX_SELECTED 64
+#define MAX_INPUTS 256
 
 static const char *argv0;
 
@@ -48,7 +57,9 @@ static void usage(FILE *out)
 		"  -c <comb>          only this architecture combination (repeat for more; see -lc)\n"
 		"  -lc                list the combinations of the model\n"
 		"  -o <dir>           write the files in dir (default: the current directory)\n"
-		"  -i <files>         measured points from FxT traces (not available in this build)\n"
+		"  -i <traces>        add the length of each execution of the model's tasks the traces recorded\n"
+		"                     (STARPU_FXT_TRACE=1: the folders prof_file_<user>_<id> or their traces.otf2;\n"
+		"                     several traces of one run are merged, as starpu_fxt_tool -i does)\n"
 		"  -l                 list the model files\n"
 		"  -d                 display the directories searched for model files\n"
 		"  -h                 display this help and exit\n"
@@ -209,8 +220,175 @@ struct options
 {
 	const char *symbol, *energy_symbol, *dir;
 	int selected[MAX_SELECTED], nselected;
+	const char *inputs[MAX_INPUTS];
+	unsigned ninputs;
 	bool energy, gflops, list_combs;
 };
+
+/* ------------------------------------------------- -i: points from traces */
+
+/* One execution of a task of the model, read from a trace. */
+struct point
+{
+	char arch[64];	/* the worker's architecture, as in the model's names: cpu0, cuda1... */
+	double size;	/* the model's size of the task's data */
+	double ms;	/* its length */
+};
+
+struct points
+{
+	struct point *v;
+	size_t n, cap;
+	bool failed;	/* out of memory */
+};
+
+#ifdef ASTRO_PLOT_READS_TRACES
+/* What the trace format below reads into: set before the conversion. */
+static struct
+{
+	const char *symbol;
+	struct starpu_perfmodel *model;
+	struct points *points;
+} reading;
+
+/* The size the model gave the data of footprint (size_base and all): that of
+ * its history entry of this footprint, the trace's bytes when it has none. */
+static double model_size(struct starpu_perfmodel *model, uint32_t footprint, uint64_t bytes)
+{
+	int ncombs = starpu_perfmodel_get_narch_combs();
+	for (int c = 0; c < ncombs; c++)
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++) {
+			struct starpu_perfmodel_per_arch *pa = starpu_perfmodel_get_model_per_arch(model, starpu_perfmodel_arch_comb_fetch(c), impl);
+			for (const struct starpu_perfmodel_history_list *l = pa ? pa->list : NULL; l; l = l->next)
+				if (l->entry->footprint == footprint)
+					return (double)l->entry->size;
+		}
+	return (double)bytes;
+}
+
+/* "CPU3" -> "cpu0" (every CPU worker shares the cpu0 architecture), "CUDA1" -> "cuda1": the
+ * names the model gives the architectures, without the implementation the trace does not tell. */
+static void arch_of_location(const char *location, char *arch, size_t len)
+{
+	char type[32];
+	size_t n = strcspn(location, "0123456789");
+	snprintf(type, sizeof(type), "%.*s", (int)(n < sizeof(type) ? n : sizeof(type) - 1), location);
+	int devid = atoi(location + n);
+	enum starpu_worker_archtype t = starpu_worker_get_type_from_string(type);
+	const char *name = t == STARPU_ANY_WORKER ? NULL : starpu_perfmodel_get_archtype_name(t);
+	if (!name)
+		snprintf(arch, len, "%s", location);
+	else
+		snprintf(arch, len, "%s%d", name, t == STARPU_CPU_WORKER ? 0 : devid);
+}
+
+static void *points_begin(const struct astro_trace_format_options *options)
+{
+	(void)options;
+	return &reading;
+}
+
+/* The symbol, with or without the ".<host>" StarPU's files may add to it. */
+static bool same_model(const char *model, const char *symbol)
+{
+	size_t n = strlen(model);
+	return !strcmp(model, symbol) || (!strncmp(model, symbol, n) && symbol[n] == '.');
+}
+
+static void points_state(void *state, const struct astro_trace_state *s)
+{
+	(void)state;
+	const struct astro_trace_task *t = s->task;
+	if (!s->left || !s->is_task || !t || s->end < s->begin)
+		return;
+	const char *model = t->model ? t->model : t->name;
+	if (!model || !same_model(model, reading.symbol))
+		return;
+	struct points *p = reading.points;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct point *bigger = realloc(p->v, cap * sizeof(*bigger));
+		if (!bigger) {
+			p->failed = true;
+			return;
+		}
+		p->v = bigger, p->cap = cap;
+	}
+	struct point *pt = &p->v[p->n++];
+	arch_of_location(s->location->name, pt->arch, sizeof(pt->arch));
+	pt->size = model_size(reading.model, t->footprint, t->size);
+	pt->ms = (double)(s->end - s->begin) / 1e6;
+}
+
+static int points_end(void *state)
+{
+	(void)state;
+	return 0;
+}
+
+static const struct astro_trace_format points_format = {
+	.abi_version = ASTRO_TRACE_FORMAT_ABI_VERSION,
+	.name = "perfmodel_plot",
+	.description = "starpu_<symbol>.data: the executions of a model's tasks, for starpu_perfmodel_plot -i",
+	.begin = points_begin,
+	.state = points_state,
+	.end = points_end,
+};
+
+/* Reads the executions of model's tasks in the o->ninputs traces into points: 0, or -1 (said). */
+static int read_traces(const struct options *o, struct starpu_perfmodel *model, struct points *points)
+{
+	reading.symbol = o->symbol;
+	reading.model = model;
+	reading.points = points;
+	if (astro_trace_format_register(&points_format) != 0 || trace_convert_one_format(argv0, o->inputs, o->ninputs, points_format.name) != 0)
+		return -1;
+	if (points->failed) {
+		fprintf(stderr, "%s: out of memory reading the traces\n", argv0);
+		return -1;
+	}
+	return 0;
+}
+#else
+static int read_traces(const struct options *o, struct starpu_perfmodel *model, struct points *points)
+{
+	(void)o, (void)model, (void)points;
+	fprintf(stderr, "%s: -i cannot read traces: this build has no trace converter (configure found no OTF2: "
+		"install libotf2-trace-dev and configure again)\n", argv0);
+	return -1;
+}
+#endif
+
+/* Writes the points, grouped by architecture in the order first met, to path; the
+ * architectures (at most MAX_SERIES) in archs: how many, or -1 (said). */
+static int write_points(const char *path, const struct points *p, char archs[MAX_SERIES][64])
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write %s (%s)\n", argv0, path, strerror(errno));
+		return -1;
+	}
+	int narchs = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		bool seen = false;
+		for (int a = 0; a < narchs && !seen; a++)
+			seen = !strcmp(archs[a], p->v[i].arch);
+		if (!seen && narchs < MAX_SERIES)
+			snprintf(archs[narchs++], 64, "%s", p->v[i].arch);
+	}
+	for (int a = 0; a < narchs; a++) {
+		if (a)
+			fprintf(f, "\n\n");
+		for (size_t i = 0; i < p->n; i++)
+			if (!strcmp(archs[a], p->v[i].arch))
+				fprintf(f, "%s\t%.0f\t%f\n", p->v[i].arch, p->v[i].size, p->v[i].ms);
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "%s: cannot write %s (%s)\n", argv0, path, strerror(errno));
+		return -1;
+	}
+	return narchs;
+}
 
 /* Reads the command line into o: -1 to go on, else the exit status (an
  * option that does all there is to do, like -l or -h, or a bad one, said). */
@@ -240,9 +418,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->selected[o->nselected++] = (int)c;
 		} else if (!strcmp(a, "-o") && more) {
 			o->dir = argv[++i];
-		} else if (!strcmp(a, "-i")) {
-			fprintf(stderr, "%s: -i needs FxT traces, which this build cannot read: plot the model alone (without -i)\n", argv0);
-			return EXIT_FAILURE;
+		} else if (!strcmp(a, "-i") && more) {
+			/* StarPU's "-i trace_*": every argument up to the next option. */
+			while (i + 1 < argc && argv[i + 1][0] != '-') {
+				if (o->ninputs == MAX_INPUTS) {
+					fprintf(stderr, "%s: -i takes at most %d traces\n", argv0, MAX_INPUTS);
+					return EXIT_FAILURE;
+				}
+				o->inputs[o->ninputs++] = argv[++i];
+			}
+			if (!o->ninputs) {
+				fprintf(stderr, "%s: option -i needs a trace (see -h)\n", argv0);
+				return EXIT_FAILURE;
+			}
 		} else if (!strcmp(a, "-l")) {
 			return starpu_perfmodel_list(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 		} else if (!strcmp(a, "-d")) {
@@ -254,8 +442,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--version")) {
 			printf("%s (Astrolabe, StarPU %d.%d.%d API)\n", argv0, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
 			return EXIT_SUCCESS;
-		} else if (!strcmp(a, "-s") || !strcmp(a, "-se") || !strcmp(a, "-c") || !strcmp(a, "-o")) {
-			fprintf(stderr, "%s: option %s needs %s (see -h)\n", argv0, a, !strcmp(a, "-se") ? "two symbols" : "a value");
+		} else if (!strcmp(a, "-s") || !strcmp(a, "-se") || !strcmp(a, "-c") || !strcmp(a, "-o") || !strcmp(a, "-i")) {
+			fprintf(stderr, "%s: option %s needs %s (see -h)\n", argv0, a, !strcmp(a, "-se") ? "two symbols" : !strcmp(a, "-i") ? "a trace" : "a value");
 			return EXIT_FAILURE;
 		} else {
 			fprintf(stderr, "%s: unknown option %s (see -h)\n", argv0, a);
@@ -264,6 +452,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (!o->symbol) {
 		fprintf(stderr, "%s: give -s <symbol> (or -se <time> <energy>, -l, -d; see -h)\n", argv0);
+		return EXIT_FAILURE;
+	}
+	if (o->ninputs && (o->energy || o->gflops || o->energy_symbol)) {
+		fprintf(stderr, "%s: -i adds the measured lengths of the tasks, which only a time plot shows: "
+			"leave out -e, -f and -se, or -i\n", argv0);
 		return EXIT_FAILURE;
 	}
 	return -1;
@@ -294,12 +487,21 @@ static int collect_series(struct starpu_perfmodel *model, struct starpu_perfmode
 	return n;
 }
 
-/* Writes the gnuplot script at path: the regression curves of the n series
- * (time and energy), then the averages of the nmeasured measured ones read
- * from data (when it has nvalues), rendering base.eps and base.png.
- * 0, or -1 (said). */
+/* The traces' points of -i: their file and its blocks, one per architecture. */
+struct traced
+{
+	const char *data;
+	char (*archs)[64];
+	int narchs;
+};
+
+/* Writes the gnuplot script at path: the points of the traces (-i), the
+ * regression curves of the n series (time and energy), then the averages of
+ * the nmeasured measured ones read from data (when it has nvalues),
+ * rendering base.eps and base.png. 0, or -1 (said). */
 static int write_script(const char *path, const char *base, const char *data, const char *symbol, enum unit unit,
-			const struct series *series, int n, const struct series *measured, int nmeasured, int nvalues)
+			const struct series *series, int n, const struct series *measured, int nmeasured, int nvalues,
+			const struct traced *traced)
 {
 	FILE *f = fopen(path, "w");
 	if (!f) {
@@ -322,6 +524,13 @@ static int write_script(const char *path, const char *base, const char *data, co
 	fprintf(f, "set logscale x\nset logscale y\n\n");
 	fprintf(f, "set xrange [1 < * < 10**9 : 1 < * < 10**9]\n\n");
 	bool first = true;
+	for (int a = 0; a < traced->narchs; a++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s", traced->archs[a]);
+		dashes(name);
+		separator(f, &first);
+		fprintf(f, "\"%s\" index %d using 2:3 with points title \"Profiling %s\"", traced->data, a, name);
+	}
 	if (unit == TIME || unit == ENERGY)
 		for (int i = 0; i < n; i++)
 			curves(f, &series[i], unit, &first);
@@ -402,8 +611,22 @@ int main(int argc, char **argv)
 			unit == POWER ? "calibrate the time and the energy model on the same tasks" : "give the tasks' flops (task->flops, STARPU_FLOPS)");
 		goto out;
 	}
+	char archs[MAX_SERIES][64], points_data[4096];
+	struct traced traced = { .data = points_data, .archs = archs };
+	if (o.ninputs) {
+		struct points points = { 0 };
+		snprintf(points_data, sizeof(points_data), "%sstarpu_%s.data", prefix, symbol);
+		bool read = read_traces(&o, &model, &points) == 0;
+		if (read && points.n == 0)
+			fprintf(stderr, "%s: the traces hold no execution of a task of model %s: give the traces of a run that used it\n",
+				argv0, symbol);
+		traced.narchs = read && points.n ? write_points(points_data, &points, archs) : -1;
+		free(points.v);
+		if (traced.narchs < 0)
+			goto out;
+	}
 	snprintf(path, sizeof(path), "%s.gp", base);
-	if (write_script(path, base, data, symbol, unit, series, n, measured, nmeasured, nvalues) == 0)
+	if (write_script(path, base, data, symbol, unit, series, n, measured, nmeasured, nvalues, &traced) == 0)
 		status = EXIT_SUCCESS;
 out:
 	starpu_perfmodel_unload_model(&model);

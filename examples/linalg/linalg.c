@@ -147,13 +147,19 @@ LINALG_CODELET(gemm, LINALG_PREC "gemm", 3, STARPU_R, STARPU_R, STARPU_RW);
 
 static void usage(FILE *out, const char *prog, int flags)
 {
-	fprintf(out, "usage: %s [-size N] [-nblocks K] [-check]%s%s [-h]\n"
+	fprintf(out, "usage: %s [-size N] [-nblocks K] [-check]%s%s%s [-h]\n"
 		     "  -size N     matrix order (a multiple of K)\n"
 		     "  -nblocks K  tiles per dimension: tiles of N/K x N/K\n"
-		     "  -check      compare the result with LAPACK's (BLAS's)\n%s%s",
+		     "  -check      compare the result with LAPACK's (BLAS's)\n%s%s%s",
 		prog, flags & LINALG_OPT_PRIO ? " [-no-prio]" : "", flags & LINALG_OPT_ITER ? " [-iter I]" : "",
+		flags & LINALG_OPT_BOUND ? " [-bound] [-bounddeps] [-bounddepsprio] [-directory D]" : "",
 		flags & LINALG_OPT_PRIO ? "  -no-prio    submit without priorities\n" : "",
-		flags & LINALG_OPT_ITER ? "  -iter I     repeat the product I times\n" : "");
+		flags & LINALG_OPT_ITER ? "  -iter I     repeat the product I times\n" : "",
+		flags & LINALG_OPT_BOUND ? "  -bound      print the theoretical lower bound of the run (starpu_bound_compute, GLPK)\n"
+					   "  -bounddeps  the bound with the tasks' dependencies: write its problem to D/lu.pl (LP),\n"
+					   "              D/lu.mps (MPS) and its graph to D/lu.dot\n"
+					   "  -bounddepsprio  the same, with the tasks' priorities\n"
+					   "  -directory D  where -bounddeps writes (default: the current directory)\n" : "");
 }
 
 static int parse_count(const char *prog, const char *name, const char *value, unsigned *out)
@@ -192,6 +198,18 @@ int linalg_parse_options(int argc, char **argv, struct linalg_options *opt, int 
 			opt->check = 1;
 		else if ((flags & LINALG_OPT_PRIO) && !strcmp(arg, "-no-prio"))
 			opt->no_prio = 1;
+		else if ((flags & LINALG_OPT_BOUND) && !strcmp(arg, "-bound"))
+			opt->bound = 1;
+		else if ((flags & LINALG_OPT_BOUND) && (!strcmp(arg, "-bounddeps") || !strcmp(arg, "-bounddepsprio")))
+			opt->bound = opt->bound_deps = 1, opt->bound_prio |= !strcmp(arg, "-bounddepsprio");
+		else if ((flags & LINALG_OPT_BOUND) && !strcmp(arg, "-directory")) {
+			if (i + 1 < argc) {
+				opt->directory = argv[++i];
+			} else {
+				fprintf(stderr, "%s: -directory needs a value (a folder)\n", prog);
+				ret = -1;
+			}
+		}
 		else if (!strcmp(arg, "-h") || !strcmp(arg, "-help") || !strcmp(arg, "--help")) {
 			usage(stdout, prog, flags);
 			return 1;
@@ -363,6 +381,8 @@ double linalg_run(real *a, const struct linalg_options *opt, int (*submit)(struc
 		*ret = submit(&tiles, opt->no_prio);
 		starpu_task_wait_for_all();
 		end = starpu_timing_now();
+		if (*ret == 0 && opt->finish)
+			opt->finish(opt);
 		linalg_tiles_unregister(&tiles);
 	}
 	starpu_shutdown();

@@ -43,6 +43,12 @@ struct linalg_options
 	unsigned iter;		/* -iter I: repetitions (gemm) */
 	int check;		/* -check: compare with LAPACK's (BLAS's) result */
 	int no_prio;		/* -no-prio: no task priorities */
+	int bound;		/* -bound: record the tasks for the theoretical lower bound (starpu_bound_*) */
+	int bound_deps;		/* -bounddeps: with their dependencies; -bounddepsprio: and priorities */
+	int bound_prio;
+	const char *directory;	/* -directory D: where -bounddeps writes lu.pl, lu.mps, lu.dot (default .) */
+	/* Called by linalg_run() once the tasks are done, before starpu_shutdown() (NULL: nothing). */
+	void (*finish)(const struct linalg_options *opt);
 };
 
 /* Fills opt from argv (defaults: the values opt holds), accepting -no-prio
@@ -50,6 +56,7 @@ struct linalg_options
  * option, explained on stderr in one line plus the usage (exit status 2). */
 #define LINALG_OPT_PRIO 1
 #define LINALG_OPT_ITER 2
+#define LINALG_OPT_BOUND 4
 int linalg_parse_options(int argc, char **argv, struct linalg_options *opt, int flags);
 
 /* starpu_init() with the tile kernels single-threaded (the workers are the

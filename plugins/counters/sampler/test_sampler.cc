@@ -941,4 +941,27 @@ TEST_F(SamplerAtime, DefaultComponentsMissingAreANoteAndVersionIsAnswered)
 	EXPECT_FALSE(contains(out, "cannot run")) << out;
 }
 
+// The seed's debugging variable APAPI_VERBOSE=1: more messages. The default components this machine
+// lacks (some of rapl, nvml, maxeler, micknc, ipmi always are) are all named, and a default file
+// that is not there is said; without it, neither.
+TEST_F(SamplerAtime, VerboseNamesWhatIsMissing)
+{
+	ScopedEnv defaults("APAPI_CMPLIST", nullptr);
+	ScopedEnv datadir("ASTROLABE_SAMPLER_DATADIR", "/nonexistent-sampler-data");
+	int status = -1;
+	std::string quiet;
+	{
+		ScopedEnv verbose("APAPI_VERBOSE", nullptr);
+		quiet = run("true", &status);
+		EXPECT_EQ(status, 0) << quiet;
+	}
+	ScopedEnv verbose("APAPI_VERBOSE", "1");
+	std::string out = run("true", &status);
+	EXPECT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "components not available here: ")) << out;
+	EXPECT_TRUE(contains(out, "no default file /nonexistent-sampler-data/default_eventlist.txt")) << out;
+	EXPECT_FALSE(contains(quiet, "components not available here")) << quiet;
+	EXPECT_FALSE(contains(quiet, "no default file")) << quiet;
+}
+
 } // namespace
