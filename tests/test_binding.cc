@@ -447,6 +447,13 @@ TEST_F(Binding, BadMainThreadSettingsAreSaid)
 
 namespace {
 
+// No CPU worker count and no explicit placement: the default placement decides.
+struct DefaultPlacement
+{
+	ScopedEnv nobind{ "STARPU_WORKERS_NOBIND", nullptr }, ncpu{ "STARPU_NCPU", nullptr }, ncpus{ "STARPU_NCPUS", nullptr },
+		cpuid{ "STARPU_WORKERS_CPUID", nullptr }, coreid{ "STARPU_WORKERS_COREID", nullptr };
+};
+
 // Run in a death test's child (a process of its own): binds the whole process to core 0, starts the
 // runtime with no CPU worker count given, and exits with the number of CPU workers (100 + n), or
 // 1 when a worker is bound outside core 0 and the process binding is to be followed.
@@ -482,11 +489,7 @@ TEST_F(Binding, TheProcessBindingDecidesTheDefaultCpuWorkers)
 	if (m.cores() < 2)
 		GTEST_SKIP() << "one core only";
 	GTEST_FLAG_SET(death_test_style, "threadsafe");
-	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
-	ScopedEnv ncpu("STARPU_NCPU", nullptr);
-	ScopedEnv ncpus("STARPU_NCPUS", nullptr);
-	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
-	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	DefaultPlacement unset;
 	ScopedEnv reserve("STARPU_RESERVE_NCPU", nullptr);
 	{
 		ScopedEnv getbind("STARPU_WORKERS_GETBIND", nullptr);
@@ -509,11 +512,7 @@ TEST_F(Binding, ReservedCoresAreLeftToTheProgram)
 	Machine m;
 	if (m.cores() < 2)
 		GTEST_SKIP() << "one core only";
-	ScopedEnv nobind("STARPU_WORKERS_NOBIND", nullptr);
-	ScopedEnv ncpu("STARPU_NCPU", nullptr);
-	ScopedEnv ncpus("STARPU_NCPUS", nullptr);
-	ScopedEnv cpuid("STARPU_WORKERS_CPUID", nullptr);
-	ScopedEnv coreid("STARPU_WORKERS_COREID", nullptr);
+	DefaultPlacement unset;
 	ScopedEnv getbind("STARPU_WORKERS_GETBIND", "0");
 	auto start = [](int conf_ncpus, int conf_reserve) {
 		starpu_conf conf;

@@ -20,37 +20,10 @@
 #ifdef CHOLESKY_TAG
 enum { POTRF = 1, TRSM, SYRK, GEMM };
 
-/* kernel, step k, tile (i, j): 4 + 20 + 20 + 20 bits. */
-static starpu_tag_t tag(unsigned kernel, unsigned k, unsigned i, unsigned j)
-{
-	return (starpu_tag_t)kernel << 60 | (starpu_tag_t)k << 40 | (starpu_tag_t)i << 20 | j;
-}
-
 /* The task that updated tile (i, j), i >= j, at step k - 1 (k > 0). */
 static starpu_tag_t updated(unsigned k, unsigned i, unsigned j)
 {
-	return i == j ? tag(SYRK, k - 1, i, i) : tag(GEMM, k - 1, i, j);
-}
-
-static int submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,
-			 starpu_tag_t *deps, starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2)
-{
-	struct starpu_task *task = starpu_task_create();
-	starpu_data_handle_t handles[3] = { h0, h1, h2 };
-
-	task->cl = cl;
-	for (int b = 0; b < cl->nbuffers; b++)
-		task->handles[b] = handles[b];
-	task->use_tag = 1;
-	task->tag_id = id;
-	task->priority = prio;
-	task->flops = flops;
-	if (ndeps)
-		starpu_tag_declare_deps_array(id, ndeps, deps);
-	int ret = starpu_task_submit(task);
-	if (ret)
-		starpu_task_destroy(task);
-	return ret;
+	return i == j ? linalg_tag(SYRK, k - 1, i, i) : linalg_tag(GEMM, k - 1, i, j);
 }
 
 static int cholesky_submit(struct linalg_tiles *t, int no_prio)
@@ -65,30 +38,30 @@ static int cholesky_submit(struct linalg_tiles *t, int no_prio)
 
 	for (unsigned k = 0; k < nb; k++) {
 		deps[0] = k ? updated(k, k, k) : 0;
-		ret = submit_tagged(&linalg_potrf_cl, tag(POTRF, k, k, k), linalg_priority(t, k, 0, no_prio),
+		ret = linalg_submit_tagged(&linalg_potrf_cl, linalg_tag(POTRF, k, k, k), linalg_priority(t, k, 0, no_prio),
 				    LINALG_FLOPS_POTRF(bs), k ? 1 : 0, deps, LINALG_TILE(t, k, k), NULL, NULL);
 		if (ret)
 			return ret;
 		for (unsigned i = k + 1; i < nb; i++) {
-			deps[0] = tag(POTRF, k, k, k);
+			deps[0] = linalg_tag(POTRF, k, k, k);
 			deps[1] = k ? updated(k, i, k) : 0;
-			ret = submit_tagged(&linalg_trsm_rlt_cl, tag(TRSM, k, i, k), linalg_priority(t, k, i - k, no_prio),
+			ret = linalg_submit_tagged(&linalg_trsm_rlt_cl, linalg_tag(TRSM, k, i, k), linalg_priority(t, k, i - k, no_prio),
 					    LINALG_FLOPS_TRSM(bs), k ? 2 : 1, deps, LINALG_TILE(t, k, k), LINALG_TILE(t, i, k), NULL);
 			if (ret)
 				return ret;
 		}
 		for (unsigned i = k + 1; i < nb; i++) {
-			deps[0] = tag(TRSM, k, i, k);
+			deps[0] = linalg_tag(TRSM, k, i, k);
 			deps[1] = k ? updated(k, i, i) : 0;
-			ret = submit_tagged(&linalg_syrk_cl, tag(SYRK, k, i, i), linalg_priority(t, k, 2 * (i - k), no_prio),
+			ret = linalg_submit_tagged(&linalg_syrk_cl, linalg_tag(SYRK, k, i, i), linalg_priority(t, k, 2 * (i - k), no_prio),
 					    LINALG_FLOPS_SYRK(bs), k ? 2 : 1, deps, LINALG_TILE(t, i, k), LINALG_TILE(t, i, i), NULL);
 			if (ret)
 				return ret;
 			for (unsigned j = k + 1; j < i; j++) {
-				deps[0] = tag(TRSM, k, i, k);
-				deps[1] = tag(TRSM, k, j, k);
+				deps[0] = linalg_tag(TRSM, k, i, k);
+				deps[1] = linalg_tag(TRSM, k, j, k);
 				deps[2] = k ? updated(k, i, j) : 0;
-				ret = submit_tagged(&linalg_gemm_nt_cl, tag(GEMM, k, i, j),
+				ret = linalg_submit_tagged(&linalg_gemm_nt_cl, linalg_tag(GEMM, k, i, j),
 						    linalg_priority(t, k, (i - k) + (j - k), no_prio), LINALG_FLOPS_GEMM(bs),
 						    k ? 3 : 2, deps, LINALG_TILE(t, i, k), LINALG_TILE(t, j, k), LINALG_TILE(t, i, j));
 				if (ret)
@@ -96,7 +69,7 @@ static int cholesky_submit(struct linalg_tiles *t, int no_prio)
 			}
 		}
 	}
-	return starpu_tag_wait(tag(POTRF, nb - 1, nb - 1, nb - 1));
+	return starpu_tag_wait(linalg_tag(POTRF, nb - 1, nb - 1, nb - 1));
 }
 #else
 static int cholesky_submit(struct linalg_tiles *t, int no_prio)

@@ -370,6 +370,32 @@ int linalg_priority(const struct linalg_tiles *t, unsigned k, unsigned behind, i
 	return prio > max ? max : prio < min ? min : prio;
 }
 
+starpu_tag_t linalg_tag(unsigned kernel, unsigned k, unsigned i, unsigned j)
+{
+	return (starpu_tag_t)kernel << 60 | (starpu_tag_t)k << 40 | (starpu_tag_t)i << 20 | j;
+}
+
+int linalg_submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,
+			 starpu_tag_t *deps, starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2)
+{
+	struct starpu_task *task = starpu_task_create();
+	starpu_data_handle_t handles[3] = { h0, h1, h2 };
+
+	task->cl = cl;
+	for (int b = 0; b < cl->nbuffers; b++)
+		task->handles[b] = handles[b];
+	task->use_tag = 1;
+	task->tag_id = id;
+	task->priority = prio;
+	task->flops = flops;
+	if (ndeps)
+		starpu_tag_declare_deps_array(id, ndeps, deps);
+	int ret = starpu_task_submit(task);
+	if (ret)
+		starpu_task_destroy(task);
+	return ret;
+}
+
 double linalg_run(real *a, const struct linalg_options *opt, int (*submit)(struct linalg_tiles *, int), int *ret)
 {
 	struct linalg_tiles tiles;

@@ -99,6 +99,14 @@ void linalg_tiles_unregister(struct linalg_tiles *t);
  * (distance to the critical path), within the policy's range; 0 with no_prio. */
 int linalg_priority(const struct linalg_tiles *t, unsigned k, unsigned behind, int no_prio);
 
+/* The tag of kernel's task at step k on tile (i, j), for the tag-ordered
+ * variants (cholesky_tag, lu_tag): 4 + 20 + 20 + 20 bits. */
+starpu_tag_t linalg_tag(unsigned kernel, unsigned k, unsigned i, unsigned j);
+/* Submits a task of cl on up to three tiles (as many as cl has buffers) with
+ * tag id, after the ndeps tags of deps; the data carry no dependency. */
+int linalg_submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,
+			 starpu_tag_t *deps, starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2);
+
 /* The tile kernels' codelets, each with a history-based model named after
  * the precision and the kernel (e.g. "dpotrf", "sgemm_nt"). */
 extern struct starpu_codelet linalg_potrf_cl;	/* A = L L^T (lower) */

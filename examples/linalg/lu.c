@@ -27,33 +27,6 @@
 #ifdef LU_TAG
 enum { GETRF = 1, TRSM_ROW, TRSM_COL, GEMM };
 
-/* kernel, step k, tile (i, j): 4 + 20 + 20 + 20 bits. */
-static starpu_tag_t tag(unsigned kernel, unsigned k, unsigned i, unsigned j)
-{
-	return (starpu_tag_t)kernel << 60 | (starpu_tag_t)k << 40 | (starpu_tag_t)i << 20 | j;
-}
-
-static int submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,
-			 starpu_tag_t *deps, starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2)
-{
-	struct starpu_task *task = starpu_task_create();
-	starpu_data_handle_t handles[3] = { h0, h1, h2 };
-
-	task->cl = cl;
-	for (int b = 0; b < cl->nbuffers; b++)
-		task->handles[b] = handles[b];
-	task->use_tag = 1;
-	task->tag_id = id;
-	task->priority = prio;
-	task->flops = flops;
-	if (ndeps)
-		starpu_tag_declare_deps_array(id, ndeps, deps);
-	int ret = starpu_task_submit(task);
-	if (ret)
-		starpu_task_destroy(task);
-	return ret;
-}
-
 /* Step k: getrf of (k, k), then U's row k (k, i) and L's column k (i, k), then the
  * update of every (i, j) right of and below them; at k > 0 each waits for the update
  * of its tile at step k - 1. */
@@ -67,37 +40,37 @@ static int lu_submit(struct linalg_tiles *t, int no_prio)
 		starpu_data_set_sequential_consistency_flag(t->handles[h], 0);
 
 	for (unsigned k = 0; k < nb; k++) {
-		deps[0] = k ? tag(GEMM, k - 1, k, k) : 0;
-		ret = submit_tagged(&linalg_getrf_cl, tag(GETRF, k, k, k), linalg_priority(t, k, 0, no_prio), LINALG_FLOPS_GETRF(bs),
+		deps[0] = k ? linalg_tag(GEMM, k - 1, k, k) : 0;
+		ret = linalg_submit_tagged(&linalg_getrf_cl, linalg_tag(GETRF, k, k, k), linalg_priority(t, k, 0, no_prio), LINALG_FLOPS_GETRF(bs),
 				    k ? 1 : 0, deps, LINALG_TILE(t, k, k), NULL, NULL);
 		if (ret)
 			return ret;
 		for (unsigned i = k + 1; i < nb; i++) {
-			deps[0] = tag(GETRF, k, k, k);
-			deps[1] = k ? tag(GEMM, k - 1, k, i) : 0;
-			ret = submit_tagged(&linalg_trsm_llu_cl, tag(TRSM_ROW, k, k, i), linalg_priority(t, k, i - k, no_prio),
+			deps[0] = linalg_tag(GETRF, k, k, k);
+			deps[1] = k ? linalg_tag(GEMM, k - 1, k, i) : 0;
+			ret = linalg_submit_tagged(&linalg_trsm_llu_cl, linalg_tag(TRSM_ROW, k, k, i), linalg_priority(t, k, i - k, no_prio),
 					    LINALG_FLOPS_TRSM(bs), k ? 2 : 1, deps, LINALG_TILE(t, k, k), LINALG_TILE(t, k, i), NULL);
 			if (ret)
 				return ret;
-			deps[1] = k ? tag(GEMM, k - 1, i, k) : 0;
-			ret = submit_tagged(&linalg_trsm_run_cl, tag(TRSM_COL, k, i, k), linalg_priority(t, k, i - k, no_prio),
+			deps[1] = k ? linalg_tag(GEMM, k - 1, i, k) : 0;
+			ret = linalg_submit_tagged(&linalg_trsm_run_cl, linalg_tag(TRSM_COL, k, i, k), linalg_priority(t, k, i - k, no_prio),
 					    LINALG_FLOPS_TRSM(bs), k ? 2 : 1, deps, LINALG_TILE(t, k, k), LINALG_TILE(t, i, k), NULL);
 			if (ret)
 				return ret;
 		}
 		for (unsigned j = k + 1; j < nb; j++)
 			for (unsigned i = k + 1; i < nb; i++) {
-				deps[0] = tag(TRSM_COL, k, i, k);
-				deps[1] = tag(TRSM_ROW, k, k, j);
-				deps[2] = k ? tag(GEMM, k - 1, i, j) : 0;
-				ret = submit_tagged(&linalg_gemm_sub_cl, tag(GEMM, k, i, j),
+				deps[0] = linalg_tag(TRSM_COL, k, i, k);
+				deps[1] = linalg_tag(TRSM_ROW, k, k, j);
+				deps[2] = k ? linalg_tag(GEMM, k - 1, i, j) : 0;
+				ret = linalg_submit_tagged(&linalg_gemm_sub_cl, linalg_tag(GEMM, k, i, j),
 						    linalg_priority(t, k, (i - k) + (j - k), no_prio), LINALG_FLOPS_GEMM(bs), k ? 3 : 2,
 						    deps, LINALG_TILE(t, i, k), LINALG_TILE(t, k, j), LINALG_TILE(t, i, j));
 				if (ret)
 					return ret;
 			}
 	}
-	return starpu_tag_wait(tag(GETRF, nb - 1, nb - 1, nb - 1));
+	return starpu_tag_wait(linalg_tag(GETRF, nb - 1, nb - 1, nb - 1));
 }
 #else
 static int lu_submit(struct linalg_tiles *t, int no_prio)
