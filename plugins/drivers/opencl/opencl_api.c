@@ -8,6 +8,7 @@
  * no OpenCL function.
  */
 #include "opencl_devices.h"
+#include "opencl_loader.h"
 #include <astrolabe/plugin.h>
 #include <astrolabe/env.h>
 #include <errno.h>
@@ -132,7 +133,8 @@ int astro_opencl_devices_open(bool quick)
 	cl_uint nplatforms = 0;
 	struct dispositions before;
 	dispositions_save(&before);
-	if ((quick && !astro_opencl_platforms_may_offer(types)) || clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
+	if ((quick && !astro_opencl_platforms_may_offer(types)) || !_astro_cl_load() ||
+	    clGetPlatformIDs(8, platforms, &nplatforms) != CL_SUCCESS)
 		nplatforms = 0;
 	for (cl_uint p = 0; p < nplatforms && p < 8; p++) {
 		cl_device_id ids[STARPU_MAXOPENCLDEVS];

@@ -14,6 +14,8 @@
 #define _GNU_SOURCE
 #endif
 #include "opencl_devices.h"
+#define ASTRO_CL_NO_REDIRECT /* only the loaded table's address is read here */
+#include "opencl_loader.h"
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -52,7 +54,9 @@ static bool pocl_cpu_only(const char *library)
 	} else {
 		Dl_info info;
 		const char *loader_slash;
-		if (!dladdr((void *)clGetPlatformIDs, &info) || !info.dli_fname || !(loader_slash = strrchr(info.dli_fname, '/')))
+		/* The folder of the ICD loader (loading it costs little: the platforms load at clGetPlatformIDs()). */
+		if (!_astro_cl_load() || !dladdr((void *)_astro_cl.clGetPlatformIDs, &info) || !info.dli_fname ||
+		    !(loader_slash = strrchr(info.dli_fname, '/')))
 			return false;
 		snprintf(folder, sizeof(folder), "%.*s", (int)(loader_slash - info.dli_fname), info.dli_fname);
 	}
