@@ -11,10 +11,14 @@
 #include <unistd.h>
 #include <limits.h>
 
-/* An idle worker polls for SPIN_POLLS rounds before sleeping: the first
- * ones back off with pause instructions, the later ones yield the core, so
- * a spinning worker never keeps the submitting thread (or another worker)
- * from running when threads outnumber cores. Tunable for experiments. */
+/* An idle worker polls for SPIN_POLLS rounds before sleeping, backing off
+ * with pause instructions; when threads outnumber cores (the workers' and the
+ * application's), the polls after the first SPIN_YIELD_AFTER yield the core,
+ * so that a spinning worker never keeps the submitting thread (or another
+ * worker) from running. With a core to spare they do not: a yield there
+ * only flips a worker that keeps pace with the submitter into sleeping and
+ * being woken every few tasks, four times slower (bench/README, steadiness).
+ * Tunable for experiments (ASTRO_SPIN_*). */
 static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
 /* ------------------------------------------------------------ running */
 
@@ -751,6 +755,8 @@ int _astro_workers_start(void)
 		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
 	}
 	keep_main_core(total);
+	if (!getenv("ASTRO_SPIN_YIELD_AFTER") && total + 1 <= (nplace ? nplace : _astro_rt.ncores))
+		spin_yield_after = UINT_MAX;	/* a core for every thread: spinning keeps nobody from running */
 	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = counts[i], per_device = per_devices[i];
