@@ -278,7 +278,12 @@ int starpu_perfmodel_load_symbol(const char *symbol, struct starpu_perfmodel *mo
 			fprintf(stderr, "[astrolabe] note: loading history from %s instead of %s\n", sym, symbol);
 	}
 	if (!found) {
-		_astro_error("There is no performance model for symbol %s (looked in starpu_perfmodel_directory())", symbol);
+		/* path: where the model would be in the first sampling folder (find_file). */
+		char *slash = strrchr(path, '/');
+		if (slash)
+			*slash = '\0';
+		_astro_error("There is no performance model for symbol %s in %s (nor in the other sampling folders "
+			     "starpu_perfmodel_directory() lists): a run with STARPU_CALIBRATE=1 records it", symbol, path);
 		free(sym);
 		return 1;
 	}

@@ -1128,6 +1128,10 @@ TEST_F(Models, StarPUFilesRoundTripByteForByte)
 	starpu_perfmodel missing{};
 	std::string err = stderr_of([&] { EXPECT_EQ(starpu_perfmodel_load_symbol("no_such_model", &missing), 1); });
 	EXPECT_TRUE(contains(err, "There is no performance model for symbol no_such_model")) << err;
+	std::string folder = model_file("no_such_model");
+	folder = folder.substr(0, folder.rfind('/'));
+	EXPECT_TRUE(contains(err, " in " + folder + " ")) << "the folder looked in, not a function's name: " << err;
+	EXPECT_FALSE(contains(err, "looked in starpu_perfmodel_directory()")) << err;
 }
 
 TEST_F(Models, SavingAddsToWhatTheFileHolds)
