@@ -251,7 +251,7 @@ void apapi_sampler_join(struct apapi_sampler *s);
 void apapi_sampler_clear(struct apapi_sampler *s);
 
 /**
- * Parses intervals "cmp:ns:cmp:ns..." (atime's -t) and returns the interval
+ * Parses intervals "cmp:ns:cmp:ns..." or a bare "ns" for every component (atime's -t) and returns the interval
  * of cmp, or fallback when not given. *bad is set to 1 when spec is malformed.
  */
 uint64_t apapi_interval_for(const char *spec, const char *cmp, uint64_t fallback, int *bad);

@@ -296,11 +296,17 @@ void apapi_sampler_clear(struct apapi_sampler *s)
 
 /* ---------------------------------------------------------- intervals */
 
-/* Walks "cmp:ns:cmp:ns...": returns the interval of cmp (0: not given); -1 when malformed. */
+/* Walks "cmp:ns:cmp:ns...", or a bare "ns" for every component: returns the interval of cmp (0: not given);
+ * -1 when malformed. */
 static int64_t interval_lookup(const char *spec, const char *cmp)
 {
 	int64_t found = 0;
 	const char *p = spec;
+	if (*spec >= '0' && *spec <= '9' && spec[strspn(spec, "0123456789")] == '\0') {
+		errno = 0;
+		unsigned long long ns = strtoull(spec, NULL, 10);
+		return errno || ns == 0 || ns > INT64_MAX ? -1 : (int64_t)ns;
+	}
 	while (*p) {
 		const char *colon = strchr(p, ':');
 		if (!colon || colon == p)
@@ -333,7 +339,8 @@ int apapi_intervals_check(const char *spec)
 {
 	if (interval_lookup(spec, "") >= 0)
 		return 0;
-	astro_log_error(WHAT, "intervals '%s' are malformed: give component:nanoseconds pairs, e.g. \"rapl:100000000:astrolabe:10000000\"", spec);
+	astro_log_error(WHAT, "intervals '%s' are malformed: give nanoseconds for every component (e.g. 100000000) or "
+			"component:nanoseconds pairs (e.g. \"rapl:100000000:astrolabe:10000000\")", spec);
 	return -EINVAL;
 }
 

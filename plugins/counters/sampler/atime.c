@@ -26,8 +26,9 @@ static void usage(FILE *out)
 {
 	fprintf(out, "Usage: atime [-t intervals] program [args]\n"
 		     "Runs program and prints the statistics of the events sampled while it ran.\n"
-		     "  -t intervals  sampling interval per component in nanoseconds, e.g.\n"
-		     "                \"rapl:100000000:astrolabe:10000000\" (default %u ns)\n"
+		     "  -t intervals  sampling interval in nanoseconds: one for every component (e.g.\n"
+		     "                100000000), or per component, e.g. \"rapl:100000000:astrolabe:10000000\"\n"
+		     "                (default %u ns)\n"
 		     "  -h, --help    display this help and exit\n"
 		     "  -v, --version output version information and exit\n"
 		     "Environment: APAPI_CMPLIST, APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_VERBOSE, APAPI_SOFTFAIL,\n"

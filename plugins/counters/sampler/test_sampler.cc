@@ -340,7 +340,13 @@ TEST(SamplerFiles, Intervals)
 	EXPECT_EQ(apapi_interval_for(spec, "ipmi", 7, &bad), 3000000000u);
 	EXPECT_EQ(apapi_interval_for(spec, "rapl", 7, &bad), 7u);
 	EXPECT_EQ(apapi_intervals_check(spec), 0);
-	for (const char *wrong : { "nvml", "nvml:", "nvml:abc", ":5", "nvml:5:", "nvml:0", "nvml:-5", "nvml:5x" }) {
+	// A bare number is every component's interval (atime -t 250000000).
+	EXPECT_EQ(apapi_interval_for("250000000", "rapl", 7, &bad), 250000000u);
+	EXPECT_EQ(bad, 0);
+	EXPECT_EQ(apapi_interval_for("250000000", "astrolabe", 7, &bad), 250000000u);
+	EXPECT_EQ(apapi_intervals_check("250000000"), 0);
+	for (const char *wrong : { "nvml", "nvml:", "nvml:abc", ":5", "nvml:5:", "nvml:0", "nvml:-5", "nvml:5x", "0", "5x",
+				   "99999999999999999999999" }) {
 		std::string err = stderr_of([&] { EXPECT_EQ(apapi_intervals_check(wrong), -EINVAL) << wrong; });
 		EXPECT_TRUE(contains(err, "malformed")) << wrong;
 		EXPECT_EQ(apapi_interval_for(wrong, "nvml", 7, &bad), 7u);
@@ -895,6 +901,9 @@ TEST_F(SamplerAtime, ExitStatusAndErrors)
 	out = run("", &status);
 	EXPECT_EQ(status, 2);
 	EXPECT_TRUE(contains(out, "Usage: atime")) << out;
+	out = run("-t 50000000 true", &status);
+	EXPECT_EQ(status, 0) << "a bare number: every component's interval";
+	EXPECT_TRUE(contains(out, "atime: true ran ")) << out;
 	out = run("-t rapl:x true", &status);
 	EXPECT_EQ(status, 2);
 	EXPECT_TRUE(contains(out, "malformed")) << out;
