@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -197,6 +198,18 @@ inline int run_command(const std::string &cmd, std::string *out)
 		out->append(buf, got);
 	int status = pclose(p);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The NEEDED entries (objdump -p) of the shared library that defines symbol, its path in *library.
+inline std::string needed_libraries_of(const void *symbol, std::string *library)
+{
+	Dl_info info;
+	if (!dladdr(symbol, &info) || !info.dli_fname)
+		return "";
+	*library = info.dli_fname;
+	std::string needed;
+	run_command("objdump -p '" + *library + "' | grep NEEDED", &needed);
+	return needed;
 }
 
 // Is program in PATH?

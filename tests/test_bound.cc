@@ -121,13 +121,9 @@ TEST_F(Fixture, IndependentTasksOnUnequalWorkers)
 TEST_F(Fixture, GlpkIsLoadedAtTheFirstSolveNotLinked)
 {
 	NEED_GLPK();
-	Dl_info info;
-	ASSERT_NE(dladdr(reinterpret_cast<void *>(&starpu_bound_compute), &info), 0);
-	ASSERT_NE(info.dli_fname, nullptr);
-	std::string needed;
-	ASSERT_EQ(run_command("objdump -p '" + std::string(info.dli_fname) + "' | grep NEEDED", &needed), 0) << info.dli_fname;
-	EXPECT_TRUE(contains(needed, "libglib")) << "the library's NEEDED entries were read: " << needed;
-	EXPECT_FALSE(contains(needed, "glpk")) << info.dli_fname << " links GLPK: " << needed;
+	std::string library, needed = needed_libraries_of(reinterpret_cast<void *>(&starpu_bound_compute), &library);
+	EXPECT_TRUE(contains(needed, "libglib")) << "the NEEDED entries of " << library << " were read: " << needed;
+	EXPECT_FALSE(contains(needed, "glpk")) << library << " links GLPK: " << needed;
 
 	Runtime rt(2);
 	ASSERT_TRUE(rt.ok());
