@@ -399,7 +399,8 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
 }
 
-// One task that lasts, on two workers: the other worker polls for work, finds none and sleeps. Its polling is
+// One task that lasts, on two workers: the other worker polls for work and finds none (then sleeps, or is
+// still polling at the end: that depends on the machine's load, and is not checked). Its polling is
 // recorded as what it is, Idle (StarPU's "I" state, time without work), not as the runtime's Overhead; with
 // ASTRO_SPIN_POLLS=0 a worker sleeps at once and there is no Idle.
 void one_long_task()
@@ -427,7 +428,6 @@ TEST(Trace, AWorkerPollingForWorkIsIdle)
 	size_t idle = count(o.text, "Region: \"Idle\"");
 	EXPECT_GE(idle, 2u) << "the worker without the task polled";
 	EXPECT_EQ(idle % 2, 0u) << "each Idle entered is left";
-	EXPECT_GE(count(o.text, "Region: \"Sleeping\""), 2u) << "then slept";
 	Output z = run("otf2-print '" + at_once.archive() + "/traces.otf2'");
 	EXPECT_EQ(count(z.text, "Region: \"Idle\""), 0u) << "no polling, no Idle";
 	// Converted, it is the worker state Idle of StarPU's Paje types.
