@@ -282,6 +282,38 @@ TEST_F(Tasks, CallbackTaskSetDestroyAndStatusNames)
 	EXPECT_TRUE(contains(err, "starpu_task_set_destroy: NULL task")) << err;
 }
 
+// starpu_task_destroy() of a detached task while it runs: its completion frees it (ASan and TSan see a
+// leak, a double free or a race otherwise); starpu_task_set_destroy() of one already complete frees it.
+TEST_F(Tasks, DestroyWhileRunningAndSetDestroyOnceComplete)
+{
+	static std::atomic<int> started{0}, release{0};
+	started = 0;
+	release = 0;
+	starpu_codelet slow = cpu_codelet([](void **, void *) {
+		started = 1;
+		while (!release.load())
+			starpu_usleep(100);
+	}, 0, "slow");
+	starpu_task *t = starpu_task_create();
+	t->cl = &slow;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	while (!started.load())
+		starpu_usleep(100);
+	starpu_task_destroy(t); // running: not freed now
+	release = 1;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+
+	starpu_codelet cl = cpu_codelet(count_func, 0, "count");
+	starpu_task *u = starpu_task_create();
+	u->cl = &cl;
+	u->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(u), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(starpu_task_finished(u), 1);
+	starpu_task_set_destroy(u); // complete: freed now
+}
+
 std::atomic<int> g_done{0};
 void slow_done(void **, void *)
 {

@@ -317,15 +317,15 @@ static inline __attribute__((always_inline)) void job_finish_body(struct _astro_
 	}
 	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
-	bool destroy = (detach && task->destroy) || job->destroy_requested;
+	bool destroy = detach ? task->destroy : __atomic_load_n(&job->destroy_requested, __ATOMIC_ACQUIRE);
 	if (destroy) {
 		task_delete(task);
 	} else if (!detach) {
 		/* After this exchange the waiter may free the task: touch nothing but the futex. */
 		if (__atomic_exchange_n(&job->done, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_WAITED)
 			astro_futex_wake_all(&job->done);
-	} else {
-		__atomic_store_n(&job->done, JOB_DONE, __ATOMIC_RELEASE);
+	} else if (__atomic_exchange_n(&job->done, JOB_DONE, __ATOMIC_ACQ_REL) == JOB_DESTROY) {
+		task_delete(task); /* starpu_task_destroy() was called while it ran */
 	}
 	_astro_task_completed_count();
 	if (STARPU_UNLIKELY(ctx != 0))
@@ -872,9 +872,18 @@ void starpu_task_destroy(struct starpu_task *task)
 	if (!task)
 		return;
 	struct _astro_job *job = task->starpu_private;
-	if (job && job->submitted && __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
+	if (job && task->detach) {
+		/* Submitted and not complete: its completion frees it (the exchange there sees JOB_DESTROY);
+		 * complete (JOB_DONE) or never submitted: it is ours to free. */
+		int running = JOB_RUNNING;
+		if (!job_never_submitted(job) &&
+		    (__atomic_compare_exchange_n(&job->done, &running, JOB_DESTROY, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+		     running == JOB_DESTROY))
+			return;
+	} else if (job && __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
+		   __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE) {
 		/* Still running: it is freed when it completes. */
-		job->destroy_requested = true;
+		__atomic_store_n(&job->destroy_requested, true, __ATOMIC_RELEASE);
 		return;
 	}
 	task_delete(task);
@@ -955,8 +964,8 @@ void starpu_task_set_destroy(struct starpu_task *task)
 		return;
 	}
 	struct _astro_job *job = task->starpu_private;
-	if (!job || !job->submitted)
+	if (!job || job_never_submitted(job))
 		task->destroy = 1;
 	else
-		starpu_task_destroy(task);
+		starpu_task_destroy(task); /* running: freed when it completes; complete: now */
 }

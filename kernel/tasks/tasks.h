@@ -33,7 +33,8 @@ struct _astro_data_link
 };
 
 /* A job's done word (a futex): running, a thread waits for it (starpu_task_wait), complete. */
-enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2 };
+/* JOB_DESTROY: starpu_task_destroy() of a detached task that runs: its completion frees it. */
+enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2, JOB_DESTROY = 3 };
 
 struct _astro_job
 {
@@ -43,7 +44,7 @@ struct _astro_job
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
-	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED or JOB_DONE */
+	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED, JOB_DONE or JOB_DESTROY */
 	bool terminated;
 	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
 	bool submitted;
