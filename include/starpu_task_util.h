@@ -87,6 +87,24 @@ struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...);
 /** Fills an existing task from the argument list; returns 0 or -EINVAL. */
 int starpu_task_set(struct starpu_task *task, struct starpu_codelet *cl, ...);
 
+/**
+ * Makes room in task for room handles after the first current_buffer ones:
+ * past STARPU_NMAXBUFS they go to task->dyn_handles (and task->dyn_modes for a
+ * codelet of STARPU_VARIABLE_NBUFFERS), allocated or grown as needed, which
+ * *allocated_buffers counts (start it at 0). The task frees them. A bad
+ * argument or no memory is said, and nothing changes.
+ */
+void starpu_task_insert_data_make_room(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int current_buffer, int room);
+/** Stores handle with access mode arg_type at buffer *current_buffer of task (making room), then counts it. */
+void starpu_task_insert_data_process_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int *current_buffer,
+					 int arg_type, starpu_data_handle_t handle);
+/** Stores nb_handles handles with the codelet's access modes (as STARPU_DATA_ARRAY). */
+void starpu_task_insert_data_process_array_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers,
+					       int *current_buffer, int nb_handles, starpu_data_handle_t *handles);
+/** Stores nb_descrs handles with their own access modes (as STARPU_DATA_MODE_ARRAY). */
+void starpu_task_insert_data_process_mode_array_arg(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers,
+						    int *current_buffer, int nb_descrs, struct starpu_data_descr *descrs);
+
 /** Packs (STARPU_VALUE, pointer, size)... 0 into a newly allocated buffer. */
 void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...);
 

@@ -1631,3 +1631,94 @@ TEST_F(Transactions, BadInputIsRefused)
 	EXPECT_NE(err.find("starpu_transaction_close: NULL transaction"), std::string::npos) << err;
 	EXPECT_TRUE(g_trs_ran.empty());
 }
+
+// ------------------------------------------- filling a task's handles one by one (starpu_task_insert_data_*)
+
+namespace {
+
+// Adds 1 to each of its variables (any number of buffers).
+void add_one_to_each(void **buffers, void *)
+{
+	struct starpu_task *task = starpu_task_get_current();
+	for (int i = 0; i < STARPU_TASK_GET_NBUFFERS(task); i++)
+		(*(int *)STARPU_VARIABLE_GET_PTR(buffers[i]))++;
+}
+
+} // namespace
+
+// More handles than STARPU_NMAXBUFS, given one, an array and a mode array at a time, as a program building its
+// own task does (Chameleon): every one is stored with its mode and the task runs on all of them.
+TEST(TaskInsertData, FillsATaskPastTheStaticBuffers)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	constexpr int n = 3 * STARPU_NMAXBUFS;
+	int values[n] = {};
+	starpu_data_handle_t h[n];
+	for (int i = 0; i < n; i++)
+		starpu_variable_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)&values[i], sizeof(int));
+	starpu_codelet cl = cpu_codelet(add_one_to_each, STARPU_VARIABLE_NBUFFERS, "add_one_to_each");
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &cl;
+	int allocated = 0, current = 0;
+	starpu_task_insert_data_make_room(&cl, task, &allocated, current, 2);
+	EXPECT_EQ(task->dyn_handles, nullptr) << "room within the static buffers";
+	for (int i = 0; i < STARPU_NMAXBUFS; i++)
+		starpu_task_insert_data_process_arg(&cl, task, &allocated, &current, STARPU_RW, h[i]);
+	std::vector<starpu_data_descr> descrs;
+	for (int i = STARPU_NMAXBUFS; i < 2 * STARPU_NMAXBUFS; i++)
+		descrs.push_back({ h[i], STARPU_RW });
+	starpu_task_insert_data_process_mode_array_arg(&cl, task, &allocated, &current, (int)descrs.size(), descrs.data());
+	for (int i = 2 * STARPU_NMAXBUFS; i < n; i++)
+		starpu_task_insert_data_process_arg(&cl, task, &allocated, &current, STARPU_RW, h[i]);
+	ASSERT_EQ(current, n);
+	EXPECT_GE(allocated, n);
+	ASSERT_NE(task->dyn_handles, nullptr);
+	for (int i = 0; i < n; i++) {
+		EXPECT_EQ(STARPU_TASK_GET_HANDLE(task, i), h[i]) << i;
+		EXPECT_EQ(STARPU_TASK_GET_MODE(task, i), STARPU_RW) << i;
+	}
+	task->nbuffers = current;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	for (int i = 0; i < n; i++) {
+		starpu_data_unregister(h[i]);
+		EXPECT_EQ(values[i], 1) << i;
+	}
+}
+
+// An array takes the codelet's modes; a mode the codelet does not declare, a NULL handle or a NULL task is
+// said, and nothing is stored.
+TEST(TaskInsertData, ArraysTakeTheCodeletsModesAndBadArgumentsAreSaid)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	int a = 0, b = 0;
+	starpu_data_handle_t h[2];
+	starpu_variable_data_register(&h[0], STARPU_MAIN_RAM, (uintptr_t)&a, sizeof(int));
+	starpu_variable_data_register(&h[1], STARPU_MAIN_RAM, (uintptr_t)&b, sizeof(int));
+	starpu_codelet cl = cpu_codelet(add_one_to_each, 2, "add_one_to_two");
+	cl.modes[0] = STARPU_RW;
+	cl.modes[1] = STARPU_RW;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &cl;
+	int allocated = 0, current = 0;
+	std::string err = stderr_of([&] {
+		starpu_task_insert_data_process_arg(&cl, task, &allocated, &current, STARPU_R, h[0]);
+		starpu_task_insert_data_process_arg(&cl, task, &allocated, &current, STARPU_RW, nullptr);
+		starpu_task_insert_data_make_room(&cl, nullptr, &allocated, 0, 1);
+	});
+	EXPECT_EQ(current, 0) << "nothing stored";
+	EXPECT_TRUE(contains(err, "declares another access mode for buffer 0")) << err;
+	EXPECT_TRUE(contains(err, "NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_task_insert_data_make_room: give a task")) << err;
+	starpu_task_insert_data_process_array_arg(&cl, task, &allocated, &current, 2, h);
+	ASSERT_EQ(current, 2);
+	task->nbuffers = current;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h[0]);
+	starpu_data_unregister(h[1]);
+	EXPECT_EQ(a, 1);
+	EXPECT_EQ(b, 1);
+}
