@@ -1712,6 +1712,23 @@ TEST(TaskInsertData, ArraysTakeTheCodeletsModesAndBadArgumentsAreSaid)
 	EXPECT_TRUE(contains(err, "declares another access mode for buffer 0")) << err;
 	EXPECT_TRUE(contains(err, "NULL handle")) << err;
 	EXPECT_TRUE(contains(err, "starpu_task_insert_data_make_room: give a task")) << err;
+	// Past the modes a codelet declares (STARPU_NMAXBUFS without dyn_modes), an array is refused where they end.
+	starpu_codelet var = cpu_codelet(add_one_to_each, STARPU_VARIABLE_NBUFFERS, "variable");
+	for (int i = 0; i < STARPU_NMAXBUFS; i++)
+		var.modes[i] = STARPU_R;
+	struct starpu_task *wide = starpu_task_create();
+	wide->cl = &var;
+	starpu_data_handle_t many[STARPU_NMAXBUFS + 2];
+	for (starpu_data_handle_t &m : many)
+		m = h[0];
+	int wide_allocated = 0, wide_current = 0;
+	err = stderr_of([&] {
+		starpu_task_insert_data_process_array_arg(&var, wide, &wide_allocated, &wide_current, STARPU_NMAXBUFS + 2, many);
+	});
+	EXPECT_EQ(wide_current, STARPU_NMAXBUFS);
+	EXPECT_TRUE(contains(err, "gives none for buffer " + std::to_string(STARPU_NMAXBUFS))) << err;
+	starpu_task_destroy(wide);
+
 	starpu_task_insert_data_process_array_arg(&cl, task, &allocated, &current, 2, h);
 	ASSERT_EQ(current, 2);
 	task->nbuffers = current;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows the arrays that hold n handles (and modes when variable); 0, or -ENOMEM said. */
-static int grow(struct starpu_task *task, bool variable, int *allocated, int current, int n)
+/* Grows the arrays that hold n handles (and modes when variable); 0, or -ENOMEM said (as fn). */
+static int grow(const char *fn, struct starpu_task *task, bool variable, int *allocated, int current, int n)
 {
 	starpu_data_handle_t *handles = realloc(task->dyn_handles, (size_t)n * sizeof(*handles));
 	if (!handles)
@@ -30,7 +30,7 @@ static int grow(struct starpu_task *task, bool variable, int *allocated, int cur
 	*allocated = n;
 	return 0;
 fail:
-	_astro_error("starpu_task_insert_data_make_room: out of memory for %d handles: they are not stored", n);
+	_astro_error("%s: out of memory for %d handles: they are not stored", fn, n);
 	return -ENOMEM;
 }
 
@@ -46,8 +46,9 @@ static int make_room(const char *fn, struct starpu_codelet *cl, struct starpu_ta
 		return 0;
 	if (need <= *allocated && task->dyn_handles)
 		return 0;
-	bool variable = (cl ? cl : task->cl) && (cl ? cl : task->cl)->nbuffers == STARPU_VARIABLE_NBUFFERS;
-	return grow(task, variable, allocated, current, 2 * need);
+	if (!cl)
+		cl = task->cl;
+	return grow(fn, task, cl && cl->nbuffers == STARPU_VARIABLE_NBUFFERS, allocated, current, 2 * need);
 }
 
 void starpu_task_insert_data_make_room(struct starpu_codelet *cl, struct starpu_task *task, int *allocated_buffers, int current_buffer,
@@ -67,7 +68,8 @@ static int store(const char *fn, struct starpu_codelet *cl, struct starpu_task *
 	}
 	bool variable = cl && cl->nbuffers == STARPU_VARIABLE_NBUFFERS;
 	if (cl && !variable) {
-		enum starpu_data_access_mode declared = cl->dyn_modes ? cl->dyn_modes[i] : i < STARPU_NMAXBUFS ? cl->modes[i] : STARPU_NONE;
+		const enum starpu_data_access_mode *slot = _astro_codelet_mode_slot(cl, (unsigned)i);
+		enum starpu_data_access_mode declared = slot ? *slot : STARPU_NONE;
 		if (declared == STARPU_NONE || (mode != STARPU_NONE && declared != (mode & ~STARPU_SSEND))) {
 			_astro_error("%s: codelet '%s' declares %s access mode for buffer %d: make them match, or give the codelet "
 				     "nbuffers = STARPU_VARIABLE_NBUFFERS", fn, cl->name ? cl->name : "?",
@@ -103,8 +105,13 @@ void starpu_task_insert_data_process_array_arg(struct starpu_codelet *cl, struct
 		return;
 	for (int i = 0; i < nb_handles; i++) {
 		/* The modes are the codelet's (STARPU_DATA_ARRAY). */
-		enum starpu_data_access_mode mode = cl ? STARPU_CODELET_GET_MODE(cl, *current_buffer) : STARPU_NONE;
-		if (store(fn, cl, task, *current_buffer, handles[i], mode))
+		const enum starpu_data_access_mode *slot = cl ? _astro_codelet_mode_slot(cl, (unsigned)*current_buffer) : NULL;
+		if (!slot || *slot == STARPU_NONE) {
+			_astro_error("%s: the modes come from the codelet, which gives none for buffer %d: set cl->modes (or cl->dyn_modes) "
+				     "or use starpu_task_insert_data_process_mode_array_arg()", fn, *current_buffer);
+			return;
+		}
+		if (store(fn, cl, task, *current_buffer, handles[i], *slot))
 			return;
 		(*current_buffer)++;
 	}

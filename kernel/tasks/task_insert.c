@@ -358,15 +358,6 @@ static int is_access_mode(int kind)
 	return kind > 0 && (kind & ~(STARPU_ACCESS_MODE_MAX - 1)) == 0;
 }
 
-/* Where cl declares the mode of buffer i; NULL when cl has no room for it
- * (nbuffers > STARPU_NMAXBUFS without dyn_modes). */
-static enum starpu_data_access_mode *codelet_mode_slot(struct starpu_codelet *cl, unsigned i)
-{
-	if (cl->dyn_modes)
-		return &cl->dyn_modes[i];
-	return i < STARPU_NMAXBUFS ? &cl->modes[i] : NULL;
-}
-
 static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum starpu_data_access_mode mode, int mode_from_codelet)
 {
 	struct starpu_codelet *cl = a->cl;
@@ -398,7 +389,7 @@ static int add_handle(struct insert_args *a, starpu_data_handle_t handle, enum s
 		return -EINVAL;
 	}
 
-	slot = codelet_mode_slot(cl, i);
+	slot = _astro_codelet_mode_slot(cl, i);
 	if (mode_from_codelet)
 	{
 		mode = slot ? *slot : STARPU_NONE;

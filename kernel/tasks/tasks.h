@@ -130,6 +130,14 @@ static inline void _astro_job_init(struct _astro_job *job)
 	job->workerid = -1;
 }
 struct _astro_job *_astro_job_get(struct starpu_task *task);
+/* Where cl declares the mode of buffer i; NULL when cl has no room for it
+ * (nbuffers > STARPU_NMAXBUFS without dyn_modes). */
+static inline enum starpu_data_access_mode *_astro_codelet_mode_slot(struct starpu_codelet *cl, unsigned i)
+{
+	if (cl->dyn_modes)
+		return &cl->dyn_modes[i];
+	return i < STARPU_NMAXBUFS ? &cl->modes[i] : NULL;
+}
 /* task->magic once the runtime freed the task (destroy=1 after completion, starpu_task_destroy):
  * a recycled block keeps it until reused, so a dependency on a freed task can be told. */
 #define _ASTRO_TASK_FREED_MAGIC 0x46524545
