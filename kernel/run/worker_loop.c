@@ -730,7 +730,6 @@ int _astro_workers_start(void)
 	spin_polls = (unsigned)_astro_env_int_in("ASTRO_SPIN_POLLS", 0, INT_MAX, 64);
 #endif
 	spin_backoff_max = (unsigned)_astro_env_int_in("ASTRO_SPIN_BACKOFF", 0, INT_MAX, 64);
-	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
 	read_env_bindids();
 	read_main_thread();
 	read_cores();
@@ -755,8 +754,9 @@ int _astro_workers_start(void)
 		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
 	}
 	keep_main_core(total);
-	if (!getenv("ASTRO_SPIN_YIELD_AFTER") && total + 1 <= (nplace ? nplace : _astro_rt.ncores))
-		spin_yield_after = UINT_MAX;	/* a core for every thread: spinning keeps nobody from running */
+	/* A core for every thread (the workers' and the application's): spinning keeps nobody from running. */
+	bool core_each = total + 1 <= (nplace ? nplace : _astro_rt.ncores);
+	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, core_each ? INT_MAX : 8);
 	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = counts[i], per_device = per_devices[i];
