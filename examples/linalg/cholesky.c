@@ -32,9 +32,7 @@ static int cholesky_submit(struct linalg_tiles *t, int no_prio)
 	starpu_tag_t deps[3];
 	int ret;
 
-	/* Only the tags order the tasks. */
-	for (size_t h = 0; h < (size_t)nb * nb; h++)
-		starpu_data_set_sequential_consistency_flag(t->handles[h], 0);
+	linalg_tiles_ordered_by_tags(t); /* only the tags order the tasks */
 
 	for (unsigned k = 0; k < nb; k++) {
 		deps[0] = k ? updated(k, k, k) : 0;

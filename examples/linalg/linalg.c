@@ -375,6 +375,12 @@ starpu_tag_t linalg_tag(unsigned kernel, unsigned k, unsigned i, unsigned j)
 	return (starpu_tag_t)kernel << 60 | (starpu_tag_t)k << 40 | (starpu_tag_t)i << 20 | j;
 }
 
+void linalg_tiles_ordered_by_tags(struct linalg_tiles *t)
+{
+	for (size_t h = 0; h < (size_t)t->nb * t->nb; h++)
+		starpu_data_set_sequential_consistency_flag(t->handles[h], 0);
+}
+
 int linalg_submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,
 			 starpu_tag_t *deps, starpu_data_handle_t h0, starpu_data_handle_t h1, starpu_data_handle_t h2)
 {

@@ -102,6 +102,8 @@ int linalg_priority(const struct linalg_tiles *t, unsigned k, unsigned behind, i
 /* The tag of kernel's task at step k on tile (i, j), for the tag-ordered
  * variants (cholesky_tag, lu_tag): 4 + 20 + 20 + 20 bits. */
 starpu_tag_t linalg_tag(unsigned kernel, unsigned k, unsigned i, unsigned j);
+/* For the tag-ordered variants: the tiles carry no dependency (sequential consistency off). */
+void linalg_tiles_ordered_by_tags(struct linalg_tiles *t);
 /* Submits a task of cl on up to three tiles (as many as cl has buffers) with
  * tag id, after the ndeps tags of deps; the data carry no dependency. */
 int linalg_submit_tagged(struct starpu_codelet *cl, starpu_tag_t id, int prio, double flops, unsigned ndeps,

@@ -36,8 +36,7 @@ static int lu_submit(struct linalg_tiles *t, int no_prio)
 	starpu_tag_t deps[3];
 	int ret;
 
-	for (size_t h = 0; h < (size_t)nb * nb; h++)
-		starpu_data_set_sequential_consistency_flag(t->handles[h], 0);
+	linalg_tiles_ordered_by_tags(t);
 
 	for (unsigned k = 0; k < nb; k++) {
 		deps[0] = k ? linalg_tag(GEMM, k - 1, k, k) : 0;
