@@ -48,7 +48,7 @@
  * -r repetitions of -n milliseconds each (default 2000).
  */
 #include "bench.h"
-#include "apapi.h"
+#include "apapi_model.h"
 
 #include <dirent.h>
 #include <pthread.h>

@@ -1,323 +1,235 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The sampler's model (the APAPI model): what one sampled event keeps and how
- * its values and statistics are computed, the event-list and event-operation
- * files, and the timer thread that samples components at their intervals.
- * Free of the runtime, so the plugin, atime and the tests share it.
+ * libapapi: APAPI's public interface, a wrapper over PAPI (installed as
+ * astrolabe/apapi.h; pkg-config apapi). A timer thread reads the counters of
+ * a PAPI event set at its interval, fixes counter overflows and keeps
+ * statistics (minimum, maximum, time-weighted average, accumulated sum) of
+ * value0 (the raw value, or its change for an accumulating counter) and of
+ * value1 (value0 through the event's APAPI_OP1_* operation); a callback is
+ * called after every reading. Event definitions come from comma-separated
+ * files (APAPI_EVENTOPS), event lists from APAPI_EVENTLIST, components from
+ * APAPI_CMPLIST; APAPI_VERBOSE=1 says more, APAPI_SOFTFAIL=1 hides the
+ * messages about events and components left out.
  *
- * Per event, each sample gives a raw value. The last two raw values give
- * value0: for an accumulating event (maximal raw value not 0) their
- * difference, corrected when the counter wrapped at its maximal value; else
- * the last raw value (a counter as wide as 63 or 64 bits is taken to have
- * restarted from 0 when it goes down: it cannot wrap in a run's lifetime).
- * The last two value0 and their times give value1 with
- * the event's APAPI_OP1_* operation. Statistics (min, max, time-weighted
- * average, accumulated sum) are kept on value0 and value1 as the event's
- * APAPI_STAT_* flags ask. Times are in nanoseconds.
+ * Every function returning int returns 0 (PAPI_OK) on success, except
+ * APAPI_init (PAPI_library_init's answer); a failure returns a negative
+ * value and says why on stderr, in one line naming the problem and its fix.
+ * The timer and event set structures are allocated by the library: read
+ * their fields, never allocate or copy them. Times are in nanoseconds of
+ * the monotonic clock.
  */
-#ifndef __ASTRO_SAMPLER_APAPI_H__
-#define __ASTRO_SAMPLER_APAPI_H__
+#ifndef APAPI_H
+#define APAPI_H
 
-#include <astrolabe/thread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** How value1 is computed from the last two value0 (sample0, sample1) and their times. */
-enum apapi_op1
+extern char **environ;
+
+/** The components applications use by default (NULL-terminated): APAPI's
+ *  rapl, nvml, maxeler, micknc, ipmi, and PAPI's Linux powercap. */
+extern char *APAPI_default_components[];
+
+/** How value1 is computed from the last two value0 (sample0 at time0,
+ *  sample1 at time1). */
+enum APAPI_op1
 {
-	APAPI_OP1_SAMPLE_DIFF = 0,              /**< sample1 - sample0 */
-	APAPI_OP1_SAMPLE1_MUL_DIFF_TIME,        /**< sample1 * (time1 - time0) */
-	APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME,     /**< (sample0 + sample1) / 2 * (time1 - time0) */
-	APAPI_OP1_DIV_DIFF_TIME                 /**< sample1 / (time1 - time0) */
+	APAPI_OP1_NOP,                     /**< no value1 */
+	APAPI_OP1_SAMPLE_DIFF,             /**< sample1 - sample0 */
+	APAPI_OP1_DIV_DIFF_TIME,           /**< sample1 / (time1 - time0) */
+	APAPI_OP1_SAMPLE1_MUL_DIFF_TIME,   /**< sample1 * (time1 - time0) */
+	APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME /**< (sample0 + sample1) / 2 * (time1 - time0) */
 };
 
-/** Statistics to keep, as flags. */
-enum apapi_stat
+/** The statistics kept of a value: flags, combined with |. */
+enum APAPI_stats
 {
 	APAPI_STAT_NO = 0,
 	APAPI_STAT_MIN = 1,
 	APAPI_STAT_MAX = 2,
 	APAPI_STAT_AVG = 4,
 	APAPI_STAT_ACC = 8,
-	APAPI_STAT_ALL = 15
+	APAPI_STAT_ALL = -1
 };
 
-/** The name of op ("APAPI_OP1_..."), or NULL. */
-const char *apapi_op1_name(enum apapi_op1 op);
-
-/** One line of an event-operation file: how an event is computed and printed. */
-struct apapi_eventop
+/** Where each statistic lies in the APAPI_FIELDS doubles an event has in
+ *  apapi_eventset's values0 and values1. */
+enum APAPI_stats_field
 {
-	char *name;
-	enum apapi_op1 op1;
-	unsigned stats[2];       /**< APAPI_STAT_* flags for value0, value1 */
-	uint64_t max_raw;        /**< maximal raw value of an accumulating event; 0: not accumulating */
-	char *type[2];           /**< names of what value0, value1 are */
-	char *unit[2];
-	double factor[2];        /**< a value is printed as value / factor, in unit */
+	APAPI_MIN = 0,
+	APAPI_MAX = 1,
+	APAPI_AVG = 2,
+	APAPI_ACC = 3,
+	APAPI_FIELDS = 4
 };
 
-/** A list of event operations, as read from files. */
-struct apapi_eventops
+/** An event's definition: one line of an event-operation file. */
+struct apapi_event_ops
 {
-	struct apapi_eventop *ops;
-	unsigned n;
+	char *event_name;           /**< PAPI's name of the event */
+	enum APAPI_op1 op1;         /**< how value1 is computed */
+	enum APAPI_stats value0;    /**< statistics kept of value0 */
+	enum APAPI_stats value1;    /**< statistics kept of value1 */
+	long long max_sample;       /**< the counter's largest value before it wraps; 0: not accumulating */
+	char *value0_type;          /**< what value0 is, e.g. "energy" */
+	char *value0_unit;          /**< its unit once divided by value0_prefix, e.g. "Ws" */
+	double value0_prefix;       /**< value0 is shown as value0 / value0_prefix */
+	char *value1_type;          /**< what value1 is, e.g. "power" */
+	char *value1_unit;          /**< its unit once divided by value1_prefix, e.g. "W" */
+	double value1_prefix;       /**< value1 is shown as value1 / value1_prefix */
 };
 
-/** The operation named name in ops, or NULL. */
-const struct apapi_eventop *apapi_eventops_find(const struct apapi_eventops *ops, const char *name);
-/**
- * Reads the event-operation file path into ops (appended; a later definition
- * of a name replaces the earlier). Every malformed line is reported with its
- * line number and skipped. Returns the number of malformed lines, or a
- * negative errno (with a message) when the file cannot be read.
- */
-int apapi_eventops_read(const char *path, struct apapi_eventops *ops);
-void apapi_eventops_clear(struct apapi_eventops *ops);
-/** Copies src into dst (strings duplicated); apapi_eventop_clear() frees dst's. */
-void apapi_eventop_copy(struct apapi_eventop *dst, const struct apapi_eventop *src);
-void apapi_eventop_clear(struct apapi_eventop *op);
-
-/** Event names, as read from event-list files. */
-struct apapi_eventlist
+/** The events of one PAPI component, read together, and their values. The
+ *  arrays hold num_events entries (values0, values1: APAPI_FIELDS each);
+ *  they are updated at each reading of a timer. */
+struct apapi_eventset
 {
-	char **names;
-	unsigned n;
+	int EventSet;                  /**< PAPI's event set */
+	const char *cmp_name;          /**< the component's name, as PAPI_get_component_index() takes it */
+	int num_events;                /**< the events PAPI took */
+	long long *current_counters;   /**< the last raw values */
+	long long *previous_counters;  /**< the raw values before them */
+	long long *max_counters;       /**< each event's max_sample */
+	long long *current_samples;    /**< the last value0, overflow fixed */
+	long long *previous_samples;   /**< the value0 before them */
+	long long count;               /**< readings taken */
+	long long current_time;        /**< time of the last reading */
+	long long previous_time;       /**< time of the reading before */
+	long long first_time;          /**< time of the first reading */
+	long long last_time;           /**< time of the last reading */
+	double *last_values1;          /**< the last value1 */
+	double *values0;               /**< statistics of value0, indexed by enum APAPI_stats_field */
+	double *values1;               /**< statistics of value1 */
+	enum APAPI_op1 *values_op1;    /**< each event's op1 */
+	enum APAPI_stats *values0_stats; /**< each event's statistics of value0 */
+	enum APAPI_stats *values1_stats; /**< each event's statistics of value1 */
+	struct apapi_event_ops *event_ops; /**< each event's definition */
 };
 
-/**
- * Reads the event-list file path into list (appended, duplicates dropped).
- * A line with whitespace inside is reported with its line number and skipped. Returns the number of malformed
- * lines, or a negative errno (with a message).
- */
-int apapi_eventlist_read(const char *path, struct apapi_eventlist *list);
-void apapi_eventlist_clear(struct apapi_eventlist *list);
-/** PAPI's CPU component: the one of event names without "component:::" (PAPI_TOT_INS, perf::...). */
-#define APAPI_CPU_COMPONENT "perf_event"
-/** Whether name belongs to component cmp ("cmp:::...", or APAPI_CPU_COMPONENT for a name without component). */
-int apapi_event_in_component(const char *name, const char *cmp);
-
-/** A raw value: an integer count, or a floating value for floating events. */
-union apapi_raw
+/** A timer's states: READY once created or reset, STARTED, DONE once stopped. */
+enum APAPI_timer_state
 {
-	uint64_t u;
-	double d;
+	APAPI_TIMER_STATE_READY,
+	APAPI_TIMER_STATE_STARTED,
+	APAPI_TIMER_STATE_DONE
 };
 
-struct apapi_stats
+/** A thread reading an event set (if any) at an interval, then calling measure. */
+struct apapi_timer
 {
-	double min, max, acc;
-	double weighted;         /**< sum of value * period */
-	double period;           /**< sum of periods (ns) */
-	uint64_t count;
+	enum APAPI_timer_state state; /**< where the timer is */
+	pthread_t thread;            /**< the thread reading, while started */
+	struct timespec interval;    /**< the time between two readings */
+	pthread_mutex_t mutex;       /**< APAPI's field, unused by this implementation */
+	int interrupt;               /**< set when destroyed running: no last reading */
+	/** Called after each reading with measure_arg, and 1 for the last reading
+	 *  (at the stop), else 0. */
+	void (*measure)(void **, int);
+	void **measure_arg;          /**< measure's first argument */
+	struct apapi_eventset *set;  /**< NULL: measure is called alone */
 };
 
-/** The time-weighted average of s (0 without any value). */
-double apapi_stats_avg(const struct apapi_stats *s);
+/** Initialises PAPI and reads APAPI_VERBOSE, APAPI_SOFTFAIL and the default
+ *  event files. Returns PAPI_library_init's answer (PAPI_VER_CURRENT on
+ *  success), or a negative value when PAPI is unusable (said). */
+int APAPI_init(void);
 
-/** One sampled event. */
-struct apapi_event
-{
-	struct apapi_eventop op;
-	int floating;            /**< raw values are doubles */
-	union apapi_raw raw[2];  /**< the last two raw values: [1] is the last */
-	uint64_t raw_time[2];
-	unsigned nraw;           /**< raw values seen (saturates at 2) */
-	double value0[2];        /**< the last two value0: [1] is the last */
-	uint64_t value0_time[2];
-	unsigned nvalue0;
-	double value1;           /**< the last value1 (valid once nvalue0 is 2) */
-	struct apapi_stats stats[2]; /**< of value0, value1 */
-};
+/** Frees what APAPI_init read and shuts PAPI down. */
+void APAPI_destroy(void);
 
-/** Prepares e for op (copied). */
-void apapi_event_init(struct apapi_event *e, const struct apapi_eventop *op, int floating);
-void apapi_event_clear(struct apapi_event *e);
-/** Takes the raw value read at time_ns: updates value0, value1 and the statistics. */
-void apapi_event_sample(struct apapi_event *e, union apapi_raw raw, uint64_t time_ns);
-/** value0 from the last two raw values of an accumulating integer event, the wrap at max corrected. */
-uint64_t apapi_raw_diff(uint64_t previous, uint64_t last, uint64_t max_raw);
+/** Creates a PAPI event set of component cidx with the NULL-terminated
+ *  events: *num_events of them were added (an event PAPI cannot count is
+ *  said and left out). */
+int APAPI_create_eventset_list(char **events, int cidx, int *EventSet, int *num_events);
 
-/* ------------------------------------------------------------ sampling */
+/** Creates a PAPI event set of component cidx with every event it has. */
+int APAPI_create_eventset_cmp_all(int cidx, int *EventSet, int *num_events);
 
-struct apapi_component;
+/** Creates a timer reading set (NULL: none) every tv_sec s + tv_nsec ns and
+ *  calling measure(measure_arg, last) after each reading (NULL: none). */
+int APAPI_create_timer(struct apapi_timer **timer, time_t tv_sec, long tv_nsec, void(measure)(void **, int),
+		       void **measure_arg, struct apapi_eventset *set);
 
-/** Reads the current raw values of c's events, in order, into raw. Returns 0 or a negative errno. */
-typedef int (*apapi_read_fn)(struct apapi_component *c, union apapi_raw *raw);
+/** Changes a READY timer's parameters (the set's statistics start again). */
+int APAPI_change_timer(struct apapi_timer *timer, time_t tv_sec, long tv_nsec, void(measure)(void **, int),
+		       void **measure_arg, struct apapi_eventset *set);
 
-/** A set of events sampled together at one interval. */
-struct apapi_component
-{
-	char *name;
-	uint64_t interval_ns;
-	struct apapi_event *events;
-	unsigned nevents;
-	apapi_read_fn read;
-	void *arg;               /**< the source's own state */
-	/* Sampling state, guarded by the sampler's lock. */
-	union apapi_raw *scratch;
-	uint64_t next_ns;        /**< the next deadline: start + k * interval */
-	uint64_t deadline_ns;    /**< the deadline the sample being taken answers (read() may look): start_ns
-				  *   for the start's, 0 for the stop's (off the schedule) */
-	uint64_t nsamples;
-	uint64_t nscheduled;     /**< samples taken for a deadline of the schedule (neither the start's nor the stop's) */
-	uint64_t nlate;          /**< of them, taken more than a tenth of the interval after their deadline */
-	uint64_t nmissed;        /**< deadlines skipped: the timer thread woke up too late for them */
-};
+/** Makes a DONE timer READY again with these parameters (the set's statistics start again). */
+int APAPI_reset_timer(struct apapi_timer *timer, time_t tv_sec, long tv_nsec, void(measure)(void **, int),
+		      void **measure_arg, struct apapi_eventset *set);
 
-/**
- * The timer's schedule, free of any clock: a component whose next deadline
- * is *next woke up at now (not before *next). Its sample answers the latest
- * deadline of the schedule (start + k * interval) not after now, returned;
- * the deadlines before it that no sample answered are missed (added to
- * *missed); *next becomes the first deadline after now. However late the
- * wake-ups, the deadlines stay on the schedule: it never drifts.
- */
-uint64_t apapi_schedule_advance(uint64_t *next, uint64_t interval, uint64_t now, uint64_t *missed);
+/** Starts counting the timer's event set (PAPI_start): call it before APAPI_start_timer. */
+int APAPI_initstart_timer(struct apapi_timer *timer);
 
-/**
- * The scheduling the timer thread asks for (ASTROLABE_SAMPLER_PRIORITY), so
- * that it wakes up at its deadlines on a loaded machine: a real-time policy
- * (SCHED_FIFO, SCHED_RR) with its priority, or a nice value.
- */
-struct apapi_priority
-{
-	int asked;               /**< 0: the thread keeps the process's scheduling */
-	int policy;              /**< SCHED_FIFO, SCHED_RR, or SCHED_OTHER for a nice value */
-	int level;               /**< the real-time priority (1..99) or the nice value (-20..19) */
-};
+/** Takes the first reading and starts the timer's thread. */
+int APAPI_start_timer(struct apapi_timer *timer);
 
-/** The environment variable apapi_priority_parse() is meant for. */
-#define APAPI_PRIORITY_ENV "ASTROLABE_SAMPLER_PRIORITY"
+/** Asks the timer to take its last reading and end, without waiting: call APAPI_join_timer next. */
+int APAPI_callstop_timer(struct apapi_timer *timer);
 
-/**
- * Parses spec ("fifo", "fifo:N", "rr", "rr:N" with N in 1..99, default 1;
- * "nice:N" with N in -20..19; NULL, "" or "default": nothing asked) into p.
- * Returns 0, or -EINVAL with one message naming the accepted forms.
- */
-int apapi_priority_parse(const char *spec, struct apapi_priority *p);
+/** Waits for the timer asked to stop, then stops counting (PAPI_stop): the timer is DONE. */
+int APAPI_join_timer(struct apapi_timer *timer);
 
-/** The components and the timer thread that samples them. */
-struct apapi_sampler
-{
-	struct apapi_component **components;
-	unsigned ncomponents;
-	starpu_pthread_mutex_t lock;    /**< guards the events' values and the state below */
-	starpu_pthread_cond_t cond;
-	starpu_pthread_t thread;
-	int running, stopping;
-	uint64_t start_ns, stop_ns;
-	/** Set before apapi_sampler_start(): the timer thread's scheduling. */
-	struct apapi_priority priority;
-	/** Once apapi_sampler_start() returned: 0 when the priority asked for was
-	 *  given (or none was asked), else the errno that refused it (said once). */
-	int priority_error;
-	/** Set before apapi_sampler_start(): the timer thread's timer slack, how
-	 *  late the kernel may end its waits to group wake-ups (PR_SET_TIMERSLACK).
-	 *  apapi_sampler_init() sets 1 ns, the finest; 0 keeps the slack the
-	 *  thread inherits (50 us by default). */
-	unsigned long timer_slack_ns;
-	pid_t thread_id;         /**< the timer thread's kernel id, once started */
-	int thread_ready;        /**< guarded by lock */
-};
+/** APAPI_callstop_timer then APAPI_join_timer. */
+int APAPI_stop_timer(struct apapi_timer *timer);
 
-/** The timer thread's name (top -H, /proc/PID/task/TID/comm). */
-#define APAPI_THREAD_NAME "astro-sampler"
+/** Frees the timer (a running one is stopped without a last reading); *timer becomes NULL. */
+int APAPI_destroy_timer(struct apapi_timer **timer);
 
-/** The monotonic clock, in nanoseconds. */
-uint64_t apapi_now_ns(void);
+/** Creates an event set of component cidx (PAPI_get_component_index) with
+ *  the NULL-terminated names, or with NULL the component's events of
+ *  APAPI_EVENTLIST, else of the default list, else every event it has. An
+ *  event's definition is event_defaults' (NULL-terminated by event_name,
+ *  may be NULL), else APAPI_EVENTOPS', else the default file's, else one
+ *  derived from what PAPI says of the event. A component PAPI lacks or has
+ *  disabled is refused (said, *set NULL). */
+int APAPI_init_apapi_eventset_cmp(struct apapi_eventset **set, int cidx, char **names, struct apapi_event_ops *event_defaults);
 
-/** Adds component name to s, read by read (arg: its own state); NULL when out of memory. */
-struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *name, uint64_t interval_ns,
-					  apapi_read_fn read, void *arg);
-/** Adds an event to c (before the sampler starts). */
-int apapi_component_add_event(struct apapi_component *c, const struct apapi_eventop *op, int floating);
+/** Frees an event set no timer is using; *set becomes NULL. */
+int APAPI_destroy_apapi_eventset(struct apapi_eventset **set);
 
-void apapi_sampler_init(struct apapi_sampler *s);
-/** Takes a first sample of every component, then starts the timer thread that samples each at its interval. Returns 0 or -errno. */
-int apapi_sampler_start(struct apapi_sampler *s);
-/** Takes a last sample of every component and stops the thread (apapi_sampler_join()). */
-void apapi_sampler_stop(struct apapi_sampler *s);
-/** Asks the timer thread to take its last samples and end, without waiting for it (libms_common's ms_stop_measurement). */
-void apapi_sampler_request_stop(struct apapi_sampler *s);
-/** Asks the timer thread to stop (if not yet) and waits for it (libms_common's ms_join_measurement); stop_ns is then set. */
-void apapi_sampler_join(struct apapi_sampler *s);
-/** Frees the components (the sampler stopped). */
-void apapi_sampler_clear(struct apapi_sampler *s);
+/** Prints the set's statistics as a table on stdout. */
+void APAPI_print_apapi_eventset(struct apapi_eventset *set);
 
-/**
- * Parses intervals "cmp:ns:cmp:ns..." or a bare "ns" for every component (atime's -t) and returns the interval
- * of cmp, or fallback when not given. *bad is set to 1 when spec is malformed.
- */
-uint64_t apapi_interval_for(const char *spec, const char *cmp, uint64_t fallback, int *bad);
-/** Checks an interval specification; returns 0, or -EINVAL with a message. */
-int apapi_intervals_check(const char *spec);
+/** Parses input, lines of 11 fields separated by delimiter (name, op1,
+ *  value0 stats, value1 stats, max_sample, value0 type, unit, prefix, value1
+ *  type, unit, prefix; '#' lines and empty lines skipped), in place: the
+ *  strings of *events_out point into input. *events_out (free it) holds
+ *  *num_events_out definitions and a last one with a NULL event_name. Any
+ *  malformed line (each said with its number) fails the whole input. */
+int APAPI_read_event_ops_csv(char *input, char delimiter, struct apapi_event_ops **events_out, int *num_events_out);
 
-/** Whether statistic stat (0 min, 1 max, 2 avg, 3 acc) of value (0, 1) of ev is asked for and has a value. */
-int apapi_stat_shown(const struct apapi_event *ev, int value, int stat);
-/** That statistic as printed: divided by the value's factor (0 without any value). */
-double apapi_stat_printed(const struct apapi_event *ev, int value, int stat);
-/** Prints the statistics of every event as a table (locks s), then, once
- *  the timer ran, how many of its deadlines were sampled within 10% of their
- *  interval (what remains are late or skipped ones: a loaded machine). */
-void apapi_sampler_print_table(struct apapi_sampler *s, FILE *out);
-/** Writes the statistics as CSV with a header line (locks s). Returns 0 or -errno. */
-int apapi_sampler_write_csv(struct apapi_sampler *s, FILE *out);
+/** The index of event name in set, or -1. */
+int APAPI_apapi_eventset_find_event(struct apapi_eventset *set, char *name);
 
-/* -------------------------------------------------------- configuration */
+/** Reads the file APAPI_EVENTOPS names into *buffer (free it) and parses it
+ *  with APAPI_read_event_ops_csv (','). Returns -1 when APAPI_EVENTOPS is
+ *  not set (nothing said) or the file is unreadable or malformed (said). */
+int APAPI_read_env_eventops(char **buffer, struct apapi_event_ops **events_out, int *num_events_out);
 
-/** Components used when APAPI_CMPLIST is not set: APAPI's, PAPI's Linux powercap, the runtime's own counters. */
-#define APAPI_DEFAULT_CMPLIST "rapl:powercap:nvml:maxeler:micknc:ipmi:astrolabe"
-/** Interval of a component that the intervals do not name: 100 ms. */
-#define APAPI_DEFAULT_INTERVAL_NS 100000000u
+/** Reads the event list APAPI_EVENTLIST names (one event a line) into
+ *  *buffer, sorted by the components of the NULL-terminated cmp_list:
+ *  (*sorted_list)[i] holds the events (NULL-terminated, pointing into
+ *  *buffer) of component (*used_cmp)[i], the components with events, both
+ *  NULL-terminated. Free each (*sorted_list)[i], *sorted_list, *used_cmp and
+ *  *buffer. Returns -1 when APAPI_EVENTLIST is not set or the file cannot
+ *  be read (said). */
+int APAPI_read_env_eventlist(char **cmp_list, char **buffer, char ****sorted_list, char ***used_cmp);
 
-/** What the environment and the files ask for. */
-struct apapi_config
-{
-	struct apapi_eventlist user_list;    /**< APAPI_EVENTLIST */
-	struct apapi_eventlist default_list; /**< default_eventlist.txt */
-	struct apapi_eventops ops;           /**< default_eventops.txt, then APAPI_EVENTOPS over it */
-	char **components;                   /**< APAPI_CMPLIST, or the default list */
-	unsigned ncomponents;
-	int verbose;                         /**< APAPI_VERBOSE */
-	int softfail;                        /**< APAPI_SOFTFAIL */
-	int default_components;              /**< APAPI_CMPLIST unset: the default list, whose components may well be absent */
-};
+/** Splits APAPI_CMPLIST ("rapl:nvml") into *cmplist (NULL-terminated,
+ *  pointing into *buffer; free both). Returns -1 when it is not set. */
+int APAPI_read_env_cmplist(char **buffer, char ***cmplist);
 
-/**
- * Reads APAPI_EVENTLIST, APAPI_EVENTOPS, APAPI_CMPLIST, APAPI_VERBOSE,
- * APAPI_SOFTFAIL and the default files of datadir (default_eventlist.txt,
- * default_eventops.txt). Malformed lines are reported and skipped. Returns 0,
- * or a negative errno when a file named by the environment cannot be read.
- */
-int apapi_config_load(struct apapi_config *cfg, const char *datadir);
-void apapi_config_clear(struct apapi_config *cfg);
-/**
- * The events to sample for component cmp: those of APAPI_EVENTLIST when it
- * names some of cmp, else those of the default list; returns how many, and
- * 0 when neither names any (then every event of the component is used).
- * names[i] point into cfg; *names is malloc'ed (free it).
- */
-unsigned apapi_config_events(const struct apapi_config *cfg, const char *cmp, const char ***names);
-/**
- * The definition of event name: APAPI_EVENTOPS's, the default file's, or
- * the fallback for an event without one: accumulating (max_raw) or not,
- * value0 in unit, value1 its rate per second (accumulating) or its change
- * between samples, every statistic on both. Written into op (free with
- * apapi_eventop_clear()).
- */
-void apapi_config_op(const struct apapi_config *cfg, const char *name, uint64_t max_raw, const char *unit,
-		     struct apapi_eventop *op);
-/** Whether messages about skipped components and events are shown (APAPI_SOFTFAIL hides them). */
-#define apapi_config_tells(cfg) (!(cfg)->softfail)
+/** The index of cmp in the NULL-terminated cmplist, or -1. */
+int APAPI_cmp_cmplist_index(const char *cmp, char **cmplist);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* __ASTRO_SAMPLER_APAPI_H__ */
+#endif /* APAPI_H */

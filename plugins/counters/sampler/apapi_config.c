@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sampler's configuration: environment variables and event files, as
- * APAPI has them (see apapi.h).
+ * APAPI has them (see apapi_model.h).
  */
-#include "apapi.h"
+#include "apapi_model.h"
 
 #include <astrolabe/plugin.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The APAPI model: value0, value1 and statistics of one event, and the
- * event-list and event-operation files (see apapi.h).
+ * event-list and event-operation files (see apapi_model.h).
  */
-#include "apapi.h"
+#include "apapi_model.h"
 
 #include <astrolabe/plugin.h>
 #include <ctype.h>
@@ -14,21 +14,22 @@
 
 #define WHAT "sampler"
 
+/* Indexed by enum APAPI_op1. */
 static const char *const op1_names[] = {
-	"APAPI_OP1_SAMPLE_DIFF", "APAPI_OP1_SAMPLE1_MUL_DIFF_TIME",
-	"APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME", "APAPI_OP1_DIV_DIFF_TIME",
+	"APAPI_OP1_NOP", "APAPI_OP1_SAMPLE_DIFF", "APAPI_OP1_DIV_DIFF_TIME",
+	"APAPI_OP1_SAMPLE1_MUL_DIFF_TIME", "APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME",
 };
 
 static const struct
 {
 	const char *name;
-	unsigned flag;
+	unsigned flag;          /* APAPI_STAT_ALL (-1) is every bit */
 } stat_names[] = {
 	{ "APAPI_STAT_NO", APAPI_STAT_NO }, { "APAPI_STAT_MIN", APAPI_STAT_MIN }, { "APAPI_STAT_MAX", APAPI_STAT_MAX },
 	{ "APAPI_STAT_AVG", APAPI_STAT_AVG }, { "APAPI_STAT_ACC", APAPI_STAT_ACC }, { "APAPI_STAT_ALL", APAPI_STAT_ALL },
 };
 
-const char *apapi_op1_name(enum apapi_op1 op)
+const char *apapi_op1_name(enum APAPI_op1 op)
 {
 	return (unsigned)op < sizeof(op1_names) / sizeof(op1_names[0]) ? op1_names[op] : NULL;
 }
@@ -74,7 +75,7 @@ void apapi_event_clear(struct apapi_event *e)
 	apapi_eventop_clear(&e->op);
 }
 
-static double value1_of(enum apapi_op1 op, double sample0, double sample1, uint64_t time0, uint64_t time1)
+static double value1_of(enum APAPI_op1 op, double sample0, double sample1, uint64_t time0, uint64_t time1)
 {
 	double dt = (double)(time1 - time0);
 	switch (op) {
@@ -115,10 +116,19 @@ void apapi_event_sample(struct apapi_event *e, union apapi_raw raw, uint64_t tim
 	if (e->nvalue0 < 2)
 		e->nvalue0++;
 	stats_add(&e->stats[0], value0, e->raw_time[1] - e->raw_time[0]);
-	if (e->nvalue0 < 2)
+	if (e->nvalue0 < 2 || e->op.op1 == APAPI_OP1_NOP)
 		return;
 	e->value1 = value1_of(e->op.op1, e->value0[0], e->value0[1], e->value0_time[0], e->value0_time[1]);
 	stats_add(&e->stats[1], e->value1, e->value0_time[1] - e->value0_time[0]);
+}
+
+void apapi_event_restart(struct apapi_event *e)
+{
+	struct apapi_eventop op = e->op;
+	int floating = e->floating;
+	memset(e, 0, sizeof(*e));
+	e->op = op;
+	e->floating = floating;
 }
 
 /* -------------------------------------------------------------- files */
@@ -160,31 +170,67 @@ void apapi_eventops_clear(struct apapi_eventops *ops)
 	ops->n = 0;
 }
 
-/* Reads path line by line: calls take(line, lineno, arg) for each line that is
- * neither empty nor a comment (trailing newline and carriage return cut). */
-static int for_each_line(const char *path, int (*take)(char *line, const char *path, unsigned lineno, void *arg), void *arg)
+char *apapi_read_text(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "r");
-	if (!f) {
+	char *text = NULL;
+	size_t len = 0;
+	if (f) {
+		/* A stream into a growing buffer: no size to trust beforehand (a pipe, /proc). */
+		FILE *mem = open_memstream(&text, &len);
+		char chunk[4096];
+		size_t n;
+		while (mem && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fwrite(chunk, 1, n, mem);
+		int failed = ferror(f) || !mem;
+		if (mem)
+			fclose(mem);
+		fclose(f);
+		if (failed) {
+			free(text);
+			text = NULL;
+			errno = EIO;
+		}
+	}
+	if (!text) {
 		int err = errno;
 		astro_log_error(WHAT, "cannot read %s: %s (check the path given in APAPI_EVENTLIST / APAPI_EVENTOPS)", path, strerror(err));
-		return -err;
+		errno = err;
+		return NULL;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	if (size)
+		*size = len;
+	return text;
+}
+
+int apapi_for_each_line(char *text, const char *origin, int (*take)(char *line, const char *origin, unsigned lineno, void *arg),
+			void *arg)
+{
 	unsigned lineno = 0;
 	int bad = 0;
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	for (char *line = text; line && *line;) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		size_t len = strlen(line);
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (len == 0 || line[0] == '#')
-			continue;
-		bad += take(line, path, lineno, arg);
+		if (len && line[0] != '#')
+			bad += take(line, origin, lineno, arg);
+		line = next;
 	}
-	free(line);
-	fclose(f);
+	return bad;
+}
+
+/* Reads path and calls take() on each line (apapi_for_each_line()). */
+static int for_each_line(const char *path, int (*take)(char *line, const char *path, unsigned lineno, void *arg), void *arg)
+{
+	char *text = apapi_read_text(path, NULL);
+	if (!text)
+		return -errno;
+	int bad = apapi_for_each_line(text, path, take, arg);
+	free(text);
 	return bad;
 }
 
@@ -226,26 +272,25 @@ static int parse_factor(const char *field, double *factor)
 /* name, op1, stats0, stats1, max, type0, unit0, factor0, type1, unit1, factor1 (the seed's example has 11). */
 #define NFIELDS 11
 
-static int take_eventop(char *line, const char *path, unsigned lineno, void *arg)
+int apapi_eventop_parse(char *line, char delimiter, const char *origin, unsigned lineno, struct apapi_eventop *op)
 {
-	struct apapi_eventops *ops = arg;
 	char *f[NFIELDS];
 	unsigned n = 0;
 	for (char *p = line;; p++) {
 		if (n < NFIELDS)
 			f[n] = p;
 		n++;
-		p = strchr(p, ',');
+		p = strchr(p, delimiter);
 		if (!p)
 			break;
 		*p = '\0';
 	}
 	if (n != NFIELDS) {
 		astro_log_error(WHAT, "%s:%u: %u fields where an event definition has %d: name,operation,stats0,stats1,max,type0,unit0,factor0,type1,unit1,factor1 (line ignored)",
-				path, lineno, n, NFIELDS);
-		return 1;
+				origin, lineno, n, NFIELDS);
+		return -1;
 	}
-	struct apapi_eventop op = { 0 };
+	memset(op, 0, sizeof(*op));
 	const char *problem = NULL;
 	unsigned i;
 	for (i = 0; i < sizeof(op1_names) / sizeof(op1_names[0]); i++)
@@ -255,23 +300,32 @@ static int take_eventop(char *line, const char *path, unsigned lineno, void *arg
 	if (!*f[0] || has_space(f[0]))
 		problem = "the event name is empty or holds whitespace";
 	else if (i == sizeof(op1_names) / sizeof(op1_names[0]))
-		problem = "the operation is not APAPI_OP1_SAMPLE_DIFF, APAPI_OP1_SAMPLE1_MUL_DIFF_TIME, APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME or APAPI_OP1_DIV_DIFF_TIME";
-	else if (parse_stats(f[2], &op.stats[0]) || parse_stats(f[3], &op.stats[1]))
+		problem = "the operation is not APAPI_OP1_NOP, APAPI_OP1_SAMPLE_DIFF, APAPI_OP1_DIV_DIFF_TIME, APAPI_OP1_SAMPLE1_MUL_DIFF_TIME or APAPI_OP1_AVG_SAMPLE_MUL_DIFF_TIME";
+	else if (parse_stats(f[2], &op->stats[0]) || parse_stats(f[3], &op->stats[1]))
 		problem = "a statistics field is not APAPI_STAT_NO, _MIN, _MAX, _AVG, _ACC, _ALL or a '|' list of them";
-	else if (!isdigit((unsigned char)f[4][0]) || (errno = 0, op.max_raw = strtoull(f[4], &end, 0), *end || errno))
+	else if (!isdigit((unsigned char)f[4][0]) || (errno = 0, op->max_raw = strtoull(f[4], &end, 0), *end || errno))
 		problem = "the maximal raw value is not an unsigned integer (0 for a non-accumulating event)";
-	else if (parse_factor(f[7], &op.factor[0]) || parse_factor(f[10], &op.factor[1]))
+	else if (parse_factor(f[7], &op->factor[0]) || parse_factor(f[10], &op->factor[1]))
 		problem = "a factor is not a non-zero number";
 	if (problem) {
-		astro_log_error(WHAT, "%s:%u: %s (line ignored)", path, lineno, problem);
-		return 1;
+		astro_log_error(WHAT, "%s:%u: %s (line ignored)", origin, lineno, problem);
+		return -1;
 	}
-	op.op1 = (enum apapi_op1)i;
-	op.name = f[0];
-	op.type[0] = f[5];
-	op.unit[0] = f[6];
-	op.type[1] = f[8];
-	op.unit[1] = f[9];
+	op->op1 = (enum APAPI_op1)i;
+	op->name = f[0];
+	op->type[0] = f[5];
+	op->unit[0] = f[6];
+	op->type[1] = f[8];
+	op->unit[1] = f[9];
+	return 0;
+}
+
+static int take_eventop(char *line, const char *path, unsigned lineno, void *arg)
+{
+	struct apapi_eventops *ops = arg;
+	struct apapi_eventop op;
+	if (apapi_eventop_parse(line, ',', path, lineno, &op))
+		return 1;
 	struct apapi_eventop *slot = (struct apapi_eventop *)apapi_eventops_find(ops, op.name);
 	if (slot) {
 		apapi_eventop_clear(slot);

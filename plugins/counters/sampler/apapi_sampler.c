@@ -19,7 +19,7 @@
  * the thread samples as before.
  */
 #define _GNU_SOURCE
-#include "apapi.h"
+#include "apapi_model.h"
 
 #include <astrolabe/observe.h>
 #include <astrolabe/plugin.h>
@@ -48,13 +48,8 @@ void apapi_sampler_init(struct apapi_sampler *s)
 	astro_cond_init_monotonic(&s->cond);
 }
 
-struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *name, uint64_t interval_ns,
-					  apapi_read_fn read, void *arg)
+struct apapi_component *apapi_component_new(const char *name, uint64_t interval_ns, apapi_read_fn read, void *arg)
 {
-	struct apapi_component **grown = realloc(s->components, (s->ncomponents + 1) * sizeof(*grown));
-	if (!grown)
-		return NULL;
-	s->components = grown;
 	struct apapi_component *c = calloc(1, sizeof(*c));
 	if (!c || !(c->name = strdup(name))) {
 		free(c);
@@ -63,7 +58,39 @@ struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *n
 	c->interval_ns = interval_ns ? interval_ns : 1;
 	c->read = read;
 	c->arg = arg;
+	return c;
+}
+
+void apapi_component_free(struct apapi_component *c)
+{
+	if (!c)
+		return;
+	for (unsigned e = 0; e < c->nevents; e++)
+		apapi_event_clear(&c->events[e]);
+	free(c->events);
+	free(c->scratch);
+	free(c->name);
+	free(c);
+}
+
+int apapi_sampler_attach(struct apapi_sampler *s, struct apapi_component *c)
+{
+	struct apapi_component **grown = realloc(s->components, (s->ncomponents + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	s->components = grown;
 	s->components[s->ncomponents++] = c;
+	return 0;
+}
+
+struct apapi_component *apapi_sampler_add(struct apapi_sampler *s, const char *name, uint64_t interval_ns,
+					  apapi_read_fn read, void *arg)
+{
+	struct apapi_component *c = apapi_component_new(name, interval_ns, read, arg);
+	if (c && apapi_sampler_attach(s, c)) {
+		apapi_component_free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -81,11 +108,19 @@ int apapi_component_add_event(struct apapi_component *c, const struct apapi_even
 	return 0;
 }
 
-/* Timer thread, lock not held: reads c, then takes the values in under the lock. */
-static void sample(struct apapi_sampler *s, struct apapi_component *c)
+/* Timer thread, lock not held: reads c, then takes the values in under the lock; then tells c's sampled()
+ * (last: the stop's sample). */
+static void sample(struct apapi_sampler *s, struct apapi_component *c, int last)
 {
-	if (!c->nevents)
+	if (!c->nevents) {
+		if (c->sampled) {
+			starpu_pthread_mutex_lock(&s->lock);
+			c->nsamples++;
+			starpu_pthread_mutex_unlock(&s->lock);
+			c->sampled(c, last, c->sampled_arg);
+		}
 		return;
+	}
 	int ret = c->read(c, c->scratch);
 	uint64_t now = apapi_now_ns();
 	if (ret)
@@ -95,6 +130,8 @@ static void sample(struct apapi_sampler *s, struct apapi_component *c)
 		apapi_event_sample(&c->events[i], c->scratch[i], now);
 	c->nsamples++;
 	starpu_pthread_mutex_unlock(&s->lock);
+	if (c->sampled)
+		c->sampled(c, last, c->sampled_arg);
 	/* Each value read, to whoever observes it (the trace recorder: a sampled series per counter). */
 	if (ASTRO_OBSERVED(ASTRO_MOMENT_COUNTER_SAMPLED))
 		for (unsigned i = 0; i < c->nevents; i++) {
@@ -212,14 +249,15 @@ static void *timer_thread(void *arg)
 			c->nscheduled++;
 			c->nlate += now - c->deadline_ns > c->interval_ns / 10;
 			starpu_pthread_mutex_unlock(&s->lock);
-			sample(s, c);
+			sample(s, c, 0);
 		}
 		starpu_pthread_mutex_lock(&s->lock);
 	}
+	int skip_last = s->skip_last;
 	starpu_pthread_mutex_unlock(&s->lock);
-	for (unsigned i = 0; i < s->ncomponents; i++) {
+	for (unsigned i = 0; i < s->ncomponents && !skip_last; i++) {
 		s->components[i]->deadline_ns = 0;
-		sample(s, s->components[i]);
+		sample(s, s->components[i], 1);
 	}
 	s->stop_ns = apapi_now_ns();
 	return NULL;
@@ -236,7 +274,7 @@ int apapi_sampler_start(struct apapi_sampler *s)
 	s->start_ns = now;
 	for (unsigned i = 0; i < s->ncomponents; i++) {
 		s->components[i]->deadline_ns = now;
-		sample(s, s->components[i]);
+		sample(s, s->components[i], 0);
 		s->components[i]->next_ns = now + s->components[i]->interval_ns;
 	}
 	int ret = starpu_pthread_create(&s->thread, NULL, timer_thread, s);
@@ -280,15 +318,8 @@ void apapi_sampler_stop(struct apapi_sampler *s)
 void apapi_sampler_clear(struct apapi_sampler *s)
 {
 	apapi_sampler_stop(s);
-	for (unsigned i = 0; i < s->ncomponents; i++) {
-		struct apapi_component *c = s->components[i];
-		for (unsigned e = 0; e < c->nevents; e++)
-			apapi_event_clear(&c->events[e]);
-		free(c->events);
-		free(c->scratch);
-		free(c->name);
-		free(c);
-	}
+	for (unsigned i = 0; i < s->ncomponents; i++)
+		apapi_component_free(s->components[i]);
 	free(s->components);
 	s->components = NULL;
 	s->ncomponents = 0;

@@ -6,7 +6,7 @@
 #ifndef __ASTRO_MS_COMMON_APAPI_H__
 #define __ASTRO_MS_COMMON_APAPI_H__
 
-#include "apapi.h"
+#include "apapi_model.h"
 #include "ms_measurement.h"
 
 #ifdef __cplusplus

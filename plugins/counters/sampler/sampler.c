@@ -18,7 +18,7 @@
  * before the runtime's counters can be looked up, hence only for listed
  * events.
  */
-#include "apapi.h"
+#include "apapi_model.h"
 #include "sampler_plugin.h"
 
 #include <astrolabe/counters.h>

@@ -4,7 +4,7 @@
 // and their errors, the timer thread, the plugin inside the runtime, atime.
 #include "helpers.h"
 
-#include "apapi.h"
+#include "apapi_model.h"
 #include "sources.h"
 
 #include <algorithm>
@@ -29,7 +29,7 @@ apapi_raw raw_u(uint64_t u)
 	return r;
 }
 
-apapi_eventop make_op(uint64_t max_raw, apapi_op1 op1 = APAPI_OP1_SAMPLE_DIFF, unsigned stats0 = APAPI_STAT_ALL,
+apapi_eventop make_op(uint64_t max_raw, APAPI_op1 op1 = APAPI_OP1_SAMPLE_DIFF, unsigned stats0 = APAPI_STAT_ALL,
 		      unsigned stats1 = APAPI_STAT_ALL)
 {
 	apapi_eventop op = {};
@@ -114,7 +114,7 @@ TEST(SamplerModel, EveryOperationGivesItsValue1)
 	const std::vector<uint64_t> raws = { 0, 100, 400 }, times = { 0, 10, 30 };
 	struct
 	{
-		apapi_op1 op;
+		APAPI_op1 op;
 		double value1;
 	} cases[] = {
 		{ APAPI_OP1_SAMPLE_DIFF, 200.0 },
