@@ -4,6 +4,7 @@
 #include "helpers.h"
 #include <astrolabe/instrument.h>
 #include <astrolabe/observe.h>
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -326,7 +327,8 @@ TEST_F(Instrument, TaskLeavesAndEntersTheCpuOnRequest)
 	EXPECT_EQ(astro_instr_state_current(), nullptr);
 }
 
-// Left with astro_instr_task_leave_cpu and not entered again before its end: what it opened meanwhile goes on top.
+// Left with astro_instr_task_leave_cpu and not entered again before its end: what it raised meanwhile is held
+// (the delayed event list) and its callback, coming back to it, gets both, in order.
 void leaves_without_coming_back(void **, void *)
 {
 	astro_instr_state_open("outer");
@@ -343,9 +345,188 @@ TEST_F(Instrument, LeftTwiceKeepsBothInOrder)
 	replayed.clear();
 	ASSERT_EQ(starpu_task_submit(t), 0);
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	EXPECT_EQ(replayed, (std::vector<std::string>{ "+outer", "-outer", "+inner", "-inner", "+outer", "+inner" }))
-		<< "its callback gets both, the first left below";
+	EXPECT_EQ(replayed, (std::vector<std::string>{ "+outer", "-outer", "+outer", "+inner" }))
+		<< "inner, opened off its CPU, is held until its callback comes back to it, then opens above outer";
 	EXPECT_STREQ(replay_current, "inner");
+	std::vector<std::string> e = events();
+	EXPECT_EQ(std::count(e.begin(), e.end(), "+inner"), 1) << "emitted once";
+	EXPECT_EQ(std::count(e.begin(), e.end(), "-inner"), 1) << "and ended once, when the callback returns";
+}
+
+// The delayed event list: a task leaves states A, B and bursts k=1, k=2 open, gives its CPU away, and raises
+// while it is off: nothing is emitted then; at astro_instr_task_enter_cpu what it left comes back as the mode
+// says, then what it raised, in order, none lost or twice.
+struct OffCpu
+{
+	std::vector<int> rets;
+	std::vector<std::string> before_off, while_off, at_enter;
+	const char *current_off = "unset", *current_back = "unset";
+} off_cpu;
+
+std::vector<std::string> snapshot()
+{
+	std::lock_guard<std::mutex> g(seen_lock);
+	return seen;
+}
+
+void raises_while_off(void **, void *)
+{
+	struct starpu_task *self = starpu_task_get_current();
+	astro_instr_state_open("A");
+	astro_instr_state_open("B");
+	astro_instr_burst_open("k", 1);
+	astro_instr_burst_open("k", 2);
+	off_cpu.rets.push_back(astro_instr_task_leave_cpu(self));
+	off_cpu.before_off = snapshot();
+	off_cpu.rets.push_back(astro_instr_state_open("io"));
+	off_cpu.rets.push_back(astro_instr_burst_open("x", 5));
+	off_cpu.rets.push_back(astro_instr_burst_close("x"));
+	off_cpu.rets.push_back(astro_instr_state_close()); // io
+	off_cpu.rets.push_back(astro_instr_state_close()); // B, which it left open
+	off_cpu.rets.push_back(astro_instr_burst_close("k")); // k=2, which it left open
+	off_cpu.rets.push_back(astro_instr_burst_open("late", 9));
+	off_cpu.rets.push_back(astro_instr_task_leave_cpu(self)); // off already: nothing to do
+	off_cpu.current_off = astro_instr_state_current();
+	off_cpu.while_off = snapshot();
+	off_cpu.rets.push_back(astro_instr_task_enter_cpu(self));
+	off_cpu.at_enter = snapshot();
+	off_cpu.current_back = astro_instr_state_current();
+	astro_instr_burst_close("late");
+	astro_instr_burst_close("k");
+	astro_instr_state_close(); // A
+}
+
+class InstrumentDelayed : public Instrument, public testing::WithParamInterface<Replay>
+{
+};
+
+TEST_P(InstrumentDelayed, HeldWhileOffTheCpuAndEmittedInOrderWhenBack)
+{
+	static starpu_codelet cl = cpu_codelet(raises_while_off, 0, "off_cpu");
+	ASSERT_EQ(astro_instr_context_set(GetParam().context), 0);
+	off_cpu = OffCpu();
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(off_cpu.rets, std::vector<int>(10, 0));
+	const std::vector<std::string> run{ "+A", "+B", "burst k=1", "burst k=2", "-B", "-A", "burst k end", "burst k end" };
+	EXPECT_EQ(off_cpu.before_off, run) << "leaving: what it left open ends";
+	EXPECT_EQ(off_cpu.while_off, run) << "nothing raised off its CPU is emitted then";
+	EXPECT_EQ(off_cpu.current_off, nullptr) << "nor changes the thread's stack";
+	ASSERT_GE(off_cpu.at_enter.size(), run.size());
+	EXPECT_EQ(std::vector<std::string>(off_cpu.at_enter.begin() + run.size(), off_cpu.at_enter.end()), GetParam().at_callback)
+		<< "back: what it left open as the mode says, then what it raised off its CPU, in order";
+	EXPECT_STREQ(off_cpu.current_back, "A") << "io and B closed while it was off";
+	std::vector<std::string> e = events();
+	for (const char *once : { "+io", "-io", "burst x=5", "burst x end", "burst late=9", "burst late end" })
+		EXPECT_EQ(std::count(e.begin(), e.end(), once), 1) << once << " is emitted once";
+	EXPECT_EQ(e.back(), "-A") << "all closed in the task";
+	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+const Replay delayed_replays[] = {
+	{ ASTRO_INSTR_CONTEXT_PLAIN,
+	  { "+B", "burst k=2", "+io", "burst x=5", "burst x end", "-io", "-B", "+A", "burst k end", "burst k=1", "burst late=9" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES,
+	  { "+A", "+B", "burst k=2", "+io", "burst x=5", "burst x end", "-io", "-B", "burst k end", "burst k=1", "burst late=9" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_BURSTS,
+	  { "+B", "burst k=1", "burst k=2", "+io", "burst x=5", "burst x end", "-io", "-B", "+A", "burst k end", "burst late=9" } },
+	{ ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS,
+	  { "+A", "+B", "burst k=1", "burst k=2", "+io", "burst x=5", "burst x end", "-io", "-B", "burst k end", "burst late=9" } },
+};
+
+INSTANTIATE_TEST_SUITE_P(FourBehaviours, InstrumentDelayed, testing::ValuesIn(delayed_replays), replay_name);
+
+// A task that ends off its CPU, no callback to come back to it: what it raised is flushed when it is freed,
+// each state or burst it opened closed at once; a close of what it left open is in the trace already.
+void ends_off_cpu(void **, void *)
+{
+	astro_instr_state_open("outer");
+	astro_instr_burst_open("k", 1);
+	astro_instr_task_leave_cpu(starpu_task_get_current());
+	astro_instr_state_open("inner");
+	astro_instr_burst_open("k", 3);
+	astro_instr_state_open("x");
+	astro_instr_state_close();   // x
+	astro_instr_burst_close("k"); // k=3
+	astro_instr_burst_close("k"); // k=1, which it left open
+	astro_instr_burst_open("j", 4);
+}
+
+TEST_F(Instrument, DelayedEventsOfATaskEndingOffItsCpuAreFlushed)
+{
+	static starpu_codelet cl = cpu_codelet(ends_off_cpu, 0, "ends_off");
+	const std::vector<std::string> run{ "+outer", "burst k=1", "-outer", "burst k end" };
+	const std::vector<std::string> flushed{ "+inner", "burst k=3", "+x", "-x", "burst k end", "burst j=4", "burst j end", "-inner" };
+	// Kept by the application: held until starpu_task_destroy.
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->destroy = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(events(), run) << "held while the task lives";
+	starpu_task_destroy(t);
+	std::vector<std::string> both = run;
+	both.insert(both.end(), flushed.begin(), flushed.end());
+	EXPECT_EQ(events(), both) << "flushed when it is freed, balanced";
+	// Destroyed at its end: flushed before wait_for_all returns.
+	seen.clear();
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(events(), both) << "an auto-destroyed task flushes at its end";
+	EXPECT_EQ(astro_instr_state_current(), nullptr);
+}
+
+// Bad input while off its CPU: refused with a message naming the task, held events untouched.
+std::vector<std::string> misuse_errors;
+std::vector<int> misuse_rets;
+std::vector<std::string> misuse_at_enter;
+
+void misuses_while_off(void **, void *)
+{
+	struct starpu_task *self = starpu_task_get_current();
+	astro_instr_state_open("kept");
+	astro_instr_task_leave_cpu(self);
+	misuse_errors.push_back(stderr_of([] { misuse_rets.push_back(astro_instr_state_open(nullptr)); }));
+	misuse_errors.push_back(stderr_of([] { misuse_rets.push_back(astro_instr_burst_open(nullptr, 1)); }));
+	misuse_errors.push_back(stderr_of([] { misuse_rets.push_back(astro_instr_burst_close("never")); }));
+	misuse_rets.push_back(astro_instr_state_close()); // kept: fine
+	misuse_errors.push_back(stderr_of([] { misuse_rets.push_back(astro_instr_state_close()); }));
+	misuse_errors.push_back(stderr_of([] {
+		for (int i = 0; i < ASTRO_INSTR_MAX_DEPTH; i++)
+			astro_instr_state_open("deep");
+		misuse_rets.push_back(astro_instr_state_open("deeper"));
+	}));
+	for (int i = 0; i < ASTRO_INSTR_MAX_DEPTH; i++)
+		astro_instr_state_close();
+	misuse_errors.push_back(stderr_of([] { misuse_rets.push_back(astro_instr_task_enter_cpu(nullptr)); }));
+	astro_instr_task_enter_cpu(self);
+	misuse_at_enter = snapshot();
+}
+
+TEST_F(Instrument, DelayedEventMisuseIsReported)
+{
+	static starpu_codelet cl = cpu_codelet(misuses_while_off, 0, "misuse_off");
+	misuse_errors.clear();
+	misuse_rets.clear();
+	ASSERT_EQ(submit_detached(&cl), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(misuse_errors.size(), 6u);
+	EXPECT_EQ(misuse_rets, (std::vector<int>{ -EINVAL, -EINVAL, -EINVAL, 0, -EINVAL, -ENOSPC, -EINVAL }));
+	EXPECT_TRUE(contains(misuse_errors[0], "NULL state")) << misuse_errors[0];
+	EXPECT_TRUE(contains(misuse_errors[1], "NULL key")) << misuse_errors[1];
+	EXPECT_TRUE(contains(misuse_errors[2], "astro_instr_burst_close(\"never\"): task 'misuse_off' is off its CPU")) << misuse_errors[2];
+	EXPECT_TRUE(contains(misuse_errors[2], "no such burst")) << misuse_errors[2];
+	EXPECT_TRUE(contains(misuse_errors[3], "astro_instr_state_close(): task 'misuse_off' is off its CPU")) << misuse_errors[3];
+	EXPECT_TRUE(contains(misuse_errors[3], "no state open")) << misuse_errors[3];
+	EXPECT_TRUE(contains(misuse_errors[4], "astro_instr_state_open(\"deeper\")")) << misuse_errors[4];
+	EXPECT_TRUE(contains(misuse_errors[5], "astro_instr_task_enter_cpu: NULL task")) << misuse_errors[5];
+	std::vector<std::string> expect{ "+kept", "-kept", "+kept", "-kept" };
+	for (int i = 0; i < ASTRO_INSTR_MAX_DEPTH; i++)
+		expect.push_back("+deep");
+	for (int i = 0; i < ASTRO_INSTR_MAX_DEPTH; i++)
+		expect.push_back("-deep");
+	EXPECT_EQ(misuse_at_enter, expect) << "what was accepted comes back in order; what was refused is not there";
+	EXPECT_EQ(events().size(), expect.size());
 }
 
 TEST_F(Instrument, LeaveAndEnterCpuRefuseATaskNotRunningHere)

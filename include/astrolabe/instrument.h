@@ -25,7 +25,9 @@
  * sequence (the default), or only the last state and, for each key, the
  * last burst (seed 001's four InstrumentationContext behaviours). A task
  * that gives its thread away while it runs (a yield) says so with
- * astro_instr_task_leave_cpu() and astro_instr_task_enter_cpu().
+ * astro_instr_task_leave_cpu() and astro_instr_task_enter_cpu(); what is
+ * raised for it in between is held and emitted when it is back (the
+ * delayed event list).
  *
  * The event-key dictionary names burst keys and their values
  * (astro_instr_key_register(), astro_instr_value_register()): the trace
@@ -115,7 +117,15 @@ enum astro_instr_context astro_instr_context_get(void);
 /**
  * The running task task gives its thread away (Nanos++'s wdLeaveCPU): the
  * states and bursts it opened end for the observers and are kept with it.
- * Returns 0, or -EINVAL when task is NULL or not the task this thread runs.
+ * Until it is back (astro_instr_task_enter_cpu(), its callback, its next
+ * run) it is off its CPU: the states and bursts this thread raises for it
+ * are the delayed event list: checked against what the task has open (a
+ * close finds only its states and bursts; the calls return their usual
+ * errors, with a message naming the task) and emitted only when it is back, after
+ * what it left open, in the order raised, dated then. A task freed while
+ * some are held emits them then, each opened one closed at once. Calling it
+ * again while the task is off its CPU does nothing. Returns 0, or -EINVAL
+ * when task is NULL or not the task this thread runs.
  */
 int astro_instr_task_leave_cpu(struct starpu_task *task);
 /** The task comes back (wdEnterCPU): what it left open opens again, as astro_instr_context_set() says. Returns 0 or -EINVAL as above. */

@@ -15,6 +15,16 @@
  * history where it left it. Free on the task path: a flag of the job and a
  * count of this thread's task-owned entries, both tested by the kernel.
  *
+ * The delayed event list (seed 001's third part of the context): after
+ * astro_instr_task_leave_cpu() the task is off its CPU, and the states and
+ * bursts its thread raises for it until it is back are held in its context,
+ * checked against what it will have open, and emitted when a thread comes
+ * back to it (astro_instr_task_enter_cpu(), its callback, its next run):
+ * after what it left open, in the order raised, dated then (Nanos++'s
+ * deferred events carry no date: they are stamped when they are emitted,
+ * which keeps each thread's timeline in order). A task freed with some still
+ * held flushes them on the freeing thread: opened and closed there, balanced.
+ *
  * The replay (astro_instr_context_set()): entries a task gets back may be
  * hidden, kept on the stack but not shown to the observers: a hidden state
  * shows once the states above it close, a hidden burst once the later
@@ -62,17 +72,51 @@ static int replay = ASTRO_INSTR_CONTEXT_STACKED_STATES_AND_BURSTS; /* atomic */
 
 _ASTRO_TLS unsigned _astro_instr_task_open;
 
-/* What a task left open: its states (bottom first) and bursts, until a thread comes back to it. */
+/* The delayed event list: what a thread raises for the task it runs while that task is off its CPU. */
+enum delayed_kind
+{
+	DELAYED_STATE_OPEN,
+	DELAYED_STATE_CLOSE,
+	DELAYED_BURST_OPEN,
+	DELAYED_BURST_CLOSE
+};
+static _ASTRO_TLS struct starpu_task *away_task; /* the task this thread runs, off its CPU (NULL: none) */
+static _ASTRO_TLS bool *away_flag;               /* ... its saved flag, the key of its context */
+static int delay(enum delayed_kind kind, const char *label, uint64_t value);
+
+/* One event raised for a task off its CPU. */
+struct delayed_event
+{
+	enum delayed_kind kind;
+	const char *label; /* the state or the burst's key (NULL: a state close) */
+	uint64_t value;
+};
+/* Most events a task off its CPU holds: more is surely a loop that forgot astro_instr_task_enter_cpu(). */
+#define MAX_DELAYED 65536
+/* What a task left open: its states (bottom first) and bursts, until a thread comes back to it;
+ * and what was raised for it since, while it is off its CPU. */
 struct saved_context
 {
 	unsigned nstates, nbursts;
 	const char *states[ASTRO_INSTR_MAX_DEPTH];
 	const char *bursts[ASTRO_INSTR_MAX_DEPTH];
 	uint64_t burst_value[ASTRO_INSTR_MAX_DEPTH];
+	GArray *delayed; /* struct delayed_event, in the order raised (NULL: none yet) */
+	/* What it will have open once the delayed events apply: how many states, which burst keys. */
+	unsigned after_nstates, after_nbursts;
+	const char *after_bursts[ASTRO_INSTR_MAX_DEPTH];
 };
 
 static starpu_pthread_mutex_t saved_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *saved; /* a job's saved flag -> struct saved_context, for the flags set */
+
+static void context_free(void *p)
+{
+	struct saved_context *ctx = p;
+	if (ctx->delayed)
+		g_array_free(ctx->delayed, TRUE);
+	free(ctx);
+}
 
 static void emit(enum astro_moment moment, const char *label, uint64_t value)
 {
@@ -108,6 +152,32 @@ static void catch_up(void)
 	}
 }
 
+/* The calling thread runs a task that is off its CPU: what it raises is held for the task. */
+static inline bool raised_while_away(void)
+{
+	return STARPU_UNLIKELY(away_task != NULL) && away_task == _astro_current_task;
+}
+
+static void state_push(const char *state, const struct starpu_task *owner)
+{
+	stack.state_owner[stack.depth] = owner;
+	stack.state_hidden[stack.depth] = false;
+	stack.states[stack.depth++] = state;
+	if (owner)
+		_astro_instr_task_open++;
+	catch_up();
+}
+
+static void state_pop(void)
+{
+	stack.depth--;
+	if (stack.state_owner[stack.depth] && _astro_instr_task_open)
+		_astro_instr_task_open--;
+	if (stack.depth)
+		stack.state_hidden[stack.depth - 1] = false; /* the state below is current again */
+	catch_up();
+}
+
 int astro_instr_state_open(const char *state)
 {
 	COMPILED_OUT("astro_instr_state_open", -ENOSYS);
@@ -115,33 +185,27 @@ int astro_instr_state_open(const char *state)
 		_astro_error("astro_instr_state_open: NULL state: give the state's name");
 		return -EINVAL;
 	}
+	if (raised_while_away())
+		return delay(DELAYED_STATE_OPEN, state, 0);
 	if (stack.depth == ASTRO_INSTR_MAX_DEPTH) {
 		_astro_error("astro_instr_state_open(\"%s\"): %d states are open on this thread already: close some first",
 			     state, ASTRO_INSTR_MAX_DEPTH);
 		return -ENOSPC;
 	}
-	stack.state_owner[stack.depth] = _astro_current_task;
-	stack.state_hidden[stack.depth] = false;
-	stack.states[stack.depth++] = state;
-	if (_astro_current_task)
-		_astro_instr_task_open++;
-	catch_up();
+	state_push(state, _astro_current_task);
 	return 0;
 }
 
 int astro_instr_state_close(void)
 {
 	COMPILED_OUT("astro_instr_state_close", -ENOSYS);
+	if (raised_while_away())
+		return delay(DELAYED_STATE_CLOSE, NULL, 0);
 	if (!stack.depth) {
 		_astro_error("astro_instr_state_close: no state is open on this thread: open one with astro_instr_state_open");
 		return -EINVAL;
 	}
-	stack.depth--;
-	if (stack.state_owner[stack.depth] && _astro_instr_task_open)
-		_astro_instr_task_open--;
-	if (stack.depth)
-		stack.state_hidden[stack.depth - 1] = false; /* the state below is current again */
-	catch_up();
+	state_pop();
 	return 0;
 }
 
@@ -165,33 +229,22 @@ static bool same_key(const char *a, const char *b)
 	return a == b || strcmp(a, b) == 0;
 }
 
-int astro_instr_burst_open(const char *key, uint64_t value)
+static void burst_push(const char *key, uint64_t value, const struct starpu_task *owner)
 {
-	COMPILED_OUT("astro_instr_burst_open", -ENOSYS);
-	if (!key) {
-		_astro_error("astro_instr_burst_open: NULL key: give the burst's name");
-		return -EINVAL;
-	}
-	if (stack.nbursts == ASTRO_INSTR_MAX_DEPTH) {
-		_astro_error("astro_instr_burst_open(\"%s\"): %d bursts are open on this thread already: close some first",
-			     key, ASTRO_INSTR_MAX_DEPTH);
-		return -ENOSPC;
-	}
-	stack.burst_owner[stack.nbursts] = _astro_current_task;
+	stack.burst_owner[stack.nbursts] = owner;
 	stack.burst_value[stack.nbursts] = value;
 	stack.burst_hidden[stack.nbursts] = false;
 	stack.bursts[stack.nbursts++] = key;
-	if (_astro_current_task)
+	if (owner)
 		_astro_instr_task_open++;
 	emit(ASTRO_MOMENT_BURST_BEGIN, key, value);
-	return 0;
 }
 
-int astro_instr_burst_close(const char *key)
+/* Ends the last burst of key (of owner's only, unless any): false when there is none. */
+static bool burst_pop(const char *key, const struct starpu_task *owner, bool any)
 {
-	COMPILED_OUT("astro_instr_burst_close", -ENOSYS);
 	for (unsigned i = stack.nbursts; key && i-- > 0;) {
-		if (same_key(stack.bursts[i], key)) {
+		if (same_key(stack.bursts[i], key) && (any || stack.burst_owner[i] == owner)) {
 			if (stack.burst_owner[i] && _astro_instr_task_open)
 				_astro_instr_task_open--;
 			remove_burst(i);
@@ -206,9 +259,37 @@ int astro_instr_burst_close(const char *key)
 				}
 				break;
 			}
-			return 0;
+			return true;
 		}
 	}
+	return false;
+}
+
+int astro_instr_burst_open(const char *key, uint64_t value)
+{
+	COMPILED_OUT("astro_instr_burst_open", -ENOSYS);
+	if (!key) {
+		_astro_error("astro_instr_burst_open: NULL key: give the burst's name");
+		return -EINVAL;
+	}
+	if (raised_while_away())
+		return delay(DELAYED_BURST_OPEN, key, value);
+	if (stack.nbursts == ASTRO_INSTR_MAX_DEPTH) {
+		_astro_error("astro_instr_burst_open(\"%s\"): %d bursts are open on this thread already: close some first",
+			     key, ASTRO_INSTR_MAX_DEPTH);
+		return -ENOSPC;
+	}
+	burst_push(key, value, _astro_current_task);
+	return 0;
+}
+
+int astro_instr_burst_close(const char *key)
+{
+	COMPILED_OUT("astro_instr_burst_close", -ENOSYS);
+	if (key && raised_while_away())
+		return delay(DELAYED_BURST_CLOSE, key, 0);
+	if (burst_pop(key, NULL, true))
+		return 0;
 	_astro_error("astro_instr_burst_close(\"%s\"): no such burst is open on this thread: raise it with astro_instr_burst_open",
 		     key ? key : "(null)");
 	return -EINVAL;
@@ -262,8 +343,42 @@ enum astro_instr_context astro_instr_context_get(void)
 	return (enum astro_instr_context)__atomic_load_n(&replay, __ATOMIC_RELAXED);
 }
 
+/* The thread is back with the task it ran off its CPU, or leaves it for good: it is no longer away. */
+static void come_back(bool *saved_flag)
+{
+	if (away_flag != saved_flag)
+		return;
+	away_task = NULL;
+	away_flag = NULL;
+	if (_astro_instr_task_open)
+		_astro_instr_task_open--; /* the count astro_instr_task_leave_cpu() took, so that the kernel's leave comes here */
+}
+
+/* Adds what leaving left open to older: on top of its states and bursts, or after its delayed events. */
+static void merge_left(struct saved_context *older, const struct saved_context *left)
+{
+	bool after_delayed = older->delayed && older->delayed->len;
+	for (unsigned i = 0; i < left->nstates && older->after_nstates < ASTRO_INSTR_MAX_DEPTH; i++) {
+		if (after_delayed)
+			g_array_append_val(older->delayed, ((struct delayed_event){ DELAYED_STATE_OPEN, left->states[i], 0 }));
+		else
+			older->states[older->nstates++] = left->states[i];
+		older->after_nstates++;
+	}
+	for (unsigned i = 0; i < left->nbursts && older->after_nbursts < ASTRO_INSTR_MAX_DEPTH; i++) {
+		if (after_delayed) {
+			g_array_append_val(older->delayed, ((struct delayed_event){ DELAYED_BURST_OPEN, left->bursts[i], left->burst_value[i] }));
+		} else {
+			older->bursts[older->nbursts] = left->bursts[i];
+			older->burst_value[older->nbursts++] = left->burst_value[i];
+		}
+		older->after_bursts[older->after_nbursts++] = left->bursts[i];
+	}
+}
+
 void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 {
+	come_back(saved_flag); /* its run or its callback ends off its CPU: what it raised meanwhile waits for its next entry or its end */
 	/* The task's states are the top of the stack (opened while it ran); its bursts may be anywhere. */
 	unsigned first = stack.depth, owned_bursts = 0;
 	while (first > 0 && stack.state_owner[first - 1] == task)
@@ -292,18 +407,16 @@ void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 	}
 	starpu_pthread_mutex_lock(&saved_lock);
 	if (!saved)
-		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_free);
 	struct saved_context *older = g_hash_table_lookup(saved, saved_flag);
 	if (older) {
-		/* Left twice (astro_instr_task_leave_cpu() then a return) without coming back: what it opened since goes on top. */
-		for (unsigned i = 0; i < local.nstates && older->nstates < ASTRO_INSTR_MAX_DEPTH; i++)
-			older->states[older->nstates++] = local.states[i];
-		for (unsigned i = 0; i < local.nbursts && older->nbursts < ASTRO_INSTR_MAX_DEPTH; i++) {
-			older->bursts[older->nbursts] = local.bursts[i];
-			older->burst_value[older->nbursts++] = local.burst_value[i];
-		}
+		/* Left twice without coming back: what it opened since goes on top. */
+		merge_left(older, &local);
 	} else if ((ctx = malloc(sizeof(*ctx)))) {
 		*ctx = local;
+		ctx->after_nstates = local.nstates;
+		ctx->after_nbursts = local.nbursts;
+		memcpy(ctx->after_bursts, local.bursts, sizeof(local.bursts));
 		g_hash_table_replace(saved, saved_flag, ctx);
 	}
 	if (older || ctx)
@@ -313,8 +426,42 @@ void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 		_astro_error("out of memory keeping the instrumentation states of task '%s': they are not opened again", starpu_task_get_name(task));
 }
 
+/* Applies the events raised for task while it was off its CPU, in order, as if raised now; counts what does not fit. */
+static unsigned apply_delayed(struct starpu_task *task, const GArray *delayed)
+{
+	unsigned dropped = 0, lost_states = 0; /* opens that did not fit: their closes go too */
+	for (unsigned i = 0; i < delayed->len; i++) {
+		const struct delayed_event *e = &g_array_index(delayed, struct delayed_event, i);
+		switch (e->kind) {
+		case DELAYED_STATE_OPEN:
+			if (stack.depth < ASTRO_INSTR_MAX_DEPTH)
+				state_push(e->label, task);
+			else
+				dropped++, lost_states++;
+			break;
+		case DELAYED_STATE_CLOSE:
+			if (lost_states)
+				dropped++, lost_states--;
+			else if (stack.depth && stack.state_owner[stack.depth - 1] == task)
+				state_pop();
+			else
+				dropped++;
+			break;
+		case DELAYED_BURST_OPEN:
+			if (stack.nbursts < ASTRO_INSTR_MAX_DEPTH)
+				burst_push(e->label, e->value, task);
+			else
+				dropped++;
+			break;
+		case DELAYED_BURST_CLOSE: dropped += !burst_pop(e->label, task, false); break;
+		}
+	}
+	return dropped;
+}
+
 void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag)
 {
+	come_back(saved_flag);
 	starpu_pthread_mutex_lock(&saved_lock);
 	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, saved_flag) : NULL;
 	if (ctx)
@@ -346,19 +493,157 @@ void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag)
 		if (!hidden)
 			emit(ASTRO_MOMENT_BURST_BEGIN, ctx->bursts[i], ctx->burst_value[i]);
 	}
-	if (n < ctx->nstates || nb < ctx->nbursts)
-		_astro_error("task '%s': %u of its instrumentation states and bursts do not fit on this thread's stack (%d each): they are dropped",
-			     starpu_task_get_name(task), ctx->nstates - n + ctx->nbursts - nb, ASTRO_INSTR_MAX_DEPTH);
-	free(ctx);
+	/* Then what was raised for it while it was off its CPU, dated now. */
+	unsigned dropped = ctx->nstates - n + ctx->nbursts - nb + (ctx->delayed ? apply_delayed(task, ctx->delayed) : 0);
+	if (dropped)
+		_astro_error("task '%s': %u of its instrumentation states and bursts (or the events raised while it was off its CPU) "
+			     "do not fit on this thread's stack (%d each): they are dropped",
+			     starpu_task_get_name(task), dropped, ASTRO_INSTR_MAX_DEPTH);
+	context_free(ctx);
+}
+
+void _astro_instr_task_away(struct starpu_task *task, bool *saved_flag)
+{
+	if (away_flag == saved_flag)
+		return; /* off its CPU already */
+	_astro_instr_task_leave(task, saved_flag);
+	/* It has a context now, even with nothing left open: the events raised for it until it is back go there. */
+	starpu_pthread_mutex_lock(&saved_lock);
+	if (!saved)
+		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_free);
+	struct saved_context *ctx = g_hash_table_lookup(saved, saved_flag);
+	if (!ctx && (ctx = calloc(1, sizeof(*ctx))))
+		g_hash_table_replace(saved, saved_flag, ctx);
+	if (ctx)
+		__atomic_store_n(saved_flag, true, __ATOMIC_RELEASE);
+	starpu_pthread_mutex_unlock(&saved_lock);
+	if (!ctx) {
+		_astro_error("out of memory keeping the instrumentation context of task '%s': what it raises off its CPU is emitted at once",
+			     starpu_task_get_name(task));
+		return;
+	}
+	if (!away_flag)
+		_astro_instr_task_open++; /* so that the kernel's leave of the task (its return) sees it is away */
+	away_task = task;
+	away_flag = saved_flag;
+}
+
+/* An event raised for away_task: checked against what it will have open, then held in its context. */
+static int delay(enum delayed_kind kind, const char *label, uint64_t value)
+{
+	static const char *const fns[] = { "astro_instr_state_open", "astro_instr_state_close", "astro_instr_burst_open",
+					   "astro_instr_burst_close" };
+	const char *problem = NULL;
+	int ret = 0;
+	starpu_pthread_mutex_lock(&saved_lock);
+	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, away_flag) : NULL;
+	if (!ctx) {
+		problem = "its context is gone (freed?)";
+		ret = -EINVAL;
+	} else if (ctx->delayed && ctx->delayed->len >= MAX_DELAYED) {
+		problem = "it holds " G_STRINGIFY(MAX_DELAYED) " events already: call astro_instr_task_enter_cpu() to emit them";
+		ret = -ENOSPC;
+	} else if (kind == DELAYED_STATE_OPEN && ctx->after_nstates == ASTRO_INSTR_MAX_DEPTH) {
+		problem = "it has " G_STRINGIFY(ASTRO_INSTR_MAX_DEPTH) " states open already: close some first";
+		ret = -ENOSPC;
+	} else if (kind == DELAYED_STATE_CLOSE && !ctx->after_nstates) {
+		problem = "it has no state open: open one with astro_instr_state_open";
+		ret = -EINVAL;
+	} else if (kind == DELAYED_BURST_OPEN && ctx->after_nbursts == ASTRO_INSTR_MAX_DEPTH) {
+		problem = "it has " G_STRINGIFY(ASTRO_INSTR_MAX_DEPTH) " bursts open already: close some first";
+		ret = -ENOSPC;
+	} else if (kind == DELAYED_BURST_CLOSE) {
+		unsigned i = ctx->after_nbursts;
+		while (i > 0 && !same_key(ctx->after_bursts[i - 1], label))
+			i--;
+		if (i) {
+			memmove(&ctx->after_bursts[i - 1], &ctx->after_bursts[i], (ctx->after_nbursts - i) * sizeof(ctx->after_bursts[0]));
+			ctx->after_nbursts--;
+		} else {
+			problem = "it has no such burst open: raise it with astro_instr_burst_open";
+			ret = -EINVAL;
+		}
+	} else if (kind == DELAYED_STATE_OPEN) {
+		ctx->after_nstates++;
+	} else if (kind == DELAYED_STATE_CLOSE) {
+		ctx->after_nstates--;
+	} else {
+		ctx->after_bursts[ctx->after_nbursts++] = label;
+	}
+	if (!ret) {
+		if (!ctx->delayed)
+			ctx->delayed = g_array_new(FALSE, FALSE, sizeof(struct delayed_event));
+		g_array_append_val(ctx->delayed, ((struct delayed_event){ kind, label, value }));
+	}
+	starpu_pthread_mutex_unlock(&saved_lock);
+	if (ret)
+		_astro_error("%s(%s%s%s): task '%s' is off its CPU (astro_instr_task_leave_cpu) and %s", fns[kind], label ? "\"" : "",
+			     label ? label : "", label ? "\"" : "", starpu_task_get_name(away_task), problem);
+	return ret;
+}
+
+/* A task freed with events still held (it ended off its CPU): they are emitted here, and what they opened
+ * closes at once; a close of what it had open when it left is already in the trace (it ended then). */
+static void flush_delayed(const GArray *delayed)
+{
+	const char *states[ASTRO_INSTR_MAX_DEPTH], *bursts[ASTRO_INSTR_MAX_DEPTH];
+	unsigned nstates = 0, nbursts = 0;
+	bool show_states = !__atomic_load_n(&states_off, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < delayed->len; i++) {
+		const struct delayed_event *e = &g_array_index(delayed, struct delayed_event, i);
+		switch (e->kind) {
+		case DELAYED_STATE_OPEN:
+			if (nstates == ASTRO_INSTR_MAX_DEPTH)
+				break;
+			states[nstates++] = e->label;
+			if (show_states)
+				emit(ASTRO_MOMENT_STATE_BEGIN, e->label, 0);
+			break;
+		case DELAYED_STATE_CLOSE:
+			if (nstates && show_states)
+				emit(ASTRO_MOMENT_STATE_END, states[nstates - 1], 0);
+			nstates -= nstates > 0;
+			break;
+		case DELAYED_BURST_OPEN:
+			if (nbursts == ASTRO_INSTR_MAX_DEPTH)
+				break;
+			bursts[nbursts++] = e->label;
+			emit(ASTRO_MOMENT_BURST_BEGIN, e->label, e->value);
+			break;
+		case DELAYED_BURST_CLOSE:
+			for (unsigned j = nbursts; j-- > 0;) {
+				if (same_key(bursts[j], e->label)) {
+					emit(ASTRO_MOMENT_BURST_END, bursts[j], 0);
+					memmove(&bursts[j], &bursts[j + 1], (--nbursts - j) * sizeof(bursts[0]));
+					break;
+				}
+			}
+			break;
+		}
+	}
+	while (nbursts)
+		emit(ASTRO_MOMENT_BURST_END, bursts[--nbursts], 0);
+	while (nstates) {
+		nstates--;
+		if (show_states)
+			emit(ASTRO_MOMENT_STATE_END, states[nstates], 0);
+	}
 }
 
 void _astro_instr_forget(bool *saved_flag)
 {
+	come_back(saved_flag);
 	starpu_pthread_mutex_lock(&saved_lock);
-	if (saved)
-		g_hash_table_remove(saved, saved_flag);
+	struct saved_context *ctx = saved ? g_hash_table_lookup(saved, saved_flag) : NULL;
+	if (ctx)
+		g_hash_table_steal(saved, saved_flag);
 	__atomic_store_n(saved_flag, false, __ATOMIC_RELAXED);
 	starpu_pthread_mutex_unlock(&saved_lock);
+	if (!ctx)
+		return;
+	if (ctx->delayed)
+		flush_delayed(ctx->delayed);
+	context_free(ctx);
 }
 
 /* ------------------------------------------------------ event-key dictionary */

@@ -62,11 +62,14 @@ static inline void _astro_observe_fire(struct astro_event *event)
 	} } while (0)
 
 /* The per-task instrumentation context (instrument.c): how many of this thread's open states
- * and bursts belong to a task. A thread leaving task with some keeps them, *saved_flag set; a
- * thread coming back to a task whose flag is set opens them again; a task freed forgets them. */
+ * and bursts belong to a task (+1 while the task it runs is off its CPU). A thread leaving task
+ * with some keeps them, *saved_flag set; a thread coming back to a task whose flag is set opens
+ * them again, then emits what was raised for it while it was off its CPU; a task freed forgets
+ * them and flushes what is still held. _astro_instr_task_away(): astro_instr_task_leave_cpu(). */
 extern _ASTRO_TLS unsigned _astro_instr_task_open;
 void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag);
 void _astro_instr_task_enter(struct starpu_task *task, bool *saved_flag);
+void _astro_instr_task_away(struct starpu_task *task, bool *saved_flag);
 void _astro_instr_forget(bool *saved_flag);
 
 #endif /* __ASTRO_OBSERVE_H__ */

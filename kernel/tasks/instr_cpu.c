@@ -4,7 +4,8 @@
  * seed 001's wdLeaveCPU / wdEnterCPU): the task's open states and bursts end
  * for the observers and open again, as when the kernel leaves and enters the
  * task around its implementation and callbacks (observe/instrument.c keeps
- * them). Compiled out with ASTRO_DISABLE_INSTRUMENTATION.
+ * them); what it raises meanwhile is held and emitted when it is back.
+ * Compiled out with ASTRO_DISABLE_INSTRUMENTATION.
  */
 #include "tasks/tasks.h"
 #include <astrolabe/instrument.h>
@@ -30,7 +31,7 @@ int astro_instr_task_leave_cpu(struct starpu_task *task)
 	struct _astro_job *job = instr_cpu_job("astro_instr_task_leave_cpu", task);
 	if (!job)
 		return -EINVAL;
-	_ASTRO_INSTR_TASK_LEAVE(job);
+	_astro_instr_task_away(task, &job->instr_saved); /* what it raises until it is back is held for it */
 	return 0;
 #endif
 }
