@@ -41,6 +41,7 @@ struct _astro_tag
  * attaches the same few tags in a row. Removing a tag bumps the generation,
  * which empties every cache. */
 #define TAG_CACHE 2
+_Static_assert(TAG_CACHE == 2, "tag_lookup() replaces the least recently used entry for two entries only");
 static unsigned tags_generation;
 static _ASTRO_TLS struct {
 	unsigned generation;
@@ -116,8 +117,12 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
 	if (tag_cache.generation == generation) {
 		for (unsigned i = 0; i < TAG_CACHE; i++)
-			if (tag_cache.tag[i] && tag_cache.id[i] == id)
+			if (tag_cache.tag[i] && tag_cache.id[i] == id) {
+				/* Least recently used goes first: a chain looks up i, then i-1, then attaches i, and
+				 * i+1 must then evict i-1, not i (evicting in insertion order missed every i-1). */
+				tag_cache.next = (i + 1) % TAG_CACHE;
 				return tag_cache.tag[i];
+			}
 	} else {
 		memset(&tag_cache, 0, sizeof(tag_cache));
 		tag_cache.generation = generation;
