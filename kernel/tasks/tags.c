@@ -80,7 +80,7 @@ static void tag_free(struct _astro_tag *tag)
 	starpu_pthread_cond_destroy(&tag->done_cond);
 	if (tag->succs != tag->inline_succs)
 		free(tag->succs);
-	free(tag);
+	_astro_recycled_free(_ASTRO_RECYCLED_TAG, tag);
 }
 
 static void shards_create(void)
@@ -187,7 +187,8 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	starpu_pthread_mutex_lock(&s->lock);
 	struct _astro_tag *tag = shard_find(s, id);
 	if (!tag && create) {
-		tag = calloc(1, sizeof(*tag));
+		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
+		memset(tag, 0, sizeof(*tag));
 		tag->id = id;
 		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
