@@ -167,7 +167,28 @@ static struct shard *shard_of(starpu_tag_t id)
 	return &shards[tag_hash(id) % TAG_SHARDS];
 }
 
-static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+/* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame. */
+static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create)
+{
+	starpu_pthread_once(&shards_once, shards_create);
+	struct shard *s = shard_of(id);
+	starpu_pthread_mutex_lock(&s->lock);
+	struct _astro_tag *tag = shard_find(s, id);
+	if (!tag && create) {
+		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
+		memset(tag, 0, sizeof(*tag));
+		tag->id = id;
+		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
+		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
+		tag->succs = tag->inline_succs;
+		tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
+		shard_insert(s, tag);
+	}
+	starpu_pthread_mutex_unlock(&s->lock);
+	return tag;
+}
+
+static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 {
 	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
 	if (tag_cache.generation == generation) {
@@ -182,21 +203,7 @@ static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 		memset(&tag_cache, 0, sizeof(tag_cache));
 		tag_cache.generation = generation;
 	}
-	starpu_pthread_once(&shards_once, shards_create);
-	struct shard *s = shard_of(id);
-	starpu_pthread_mutex_lock(&s->lock);
-	struct _astro_tag *tag = shard_find(s, id);
-	if (!tag && create) {
-		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
-		memset(tag, 0, sizeof(*tag));
-		tag->id = id;
-		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
-		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
-		tag->succs = tag->inline_succs;
-		tag->succs_cap = TAG_CACHE;
-		shard_insert(s, tag);
-	}
-	starpu_pthread_mutex_unlock(&s->lock);
+	struct _astro_tag *tag = table_lookup(id, create);
 	if (tag) {
 		tag_cache.id[tag_cache.next] = id;
 		tag_cache.tag[tag_cache.next] = tag;
