@@ -101,6 +101,7 @@ enum _astro_recycled
 {
 	_ASTRO_RECYCLED_TASK,			/* struct _astro_task_with_job */
 	_ASTRO_RECYCLED_PROFILING_INFO,		/* struct starpu_profiling_task_info */
+	_ASTRO_RECYCLED_TAG,			/* struct _astro_tag (tasks/tags.c): a chain makes and removes one per task */
 	_ASTRO_NRECYCLED
 };
 /* A block of size bytes (always the same for one kind: sizeof its struct). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Recycled blocks of fixed size: the memory of tasks and of their profiling
- * infos, which the application thread allocates and a worker usually frees.
+ * infos, which the application thread allocates and a worker usually frees,
+ * and of tags (a chain makes one per task, starpu_tag_remove frees them in bulk).
  * Through malloc both threads would contend for one arena at every task;
  * here each thread keeps up to CACHE_BLOCKS freed blocks per recycler, and a
  * full cache goes whole to the recycler's depot (one lock per CACHE_BLOCKS
@@ -47,6 +48,7 @@ struct depot
 static struct depot depots[_ASTRO_NRECYCLED] = {
 	[_ASTRO_RECYCLED_TASK] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0 },
 	[_ASTRO_RECYCLED_PROFILING_INFO] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0 },
+	[_ASTRO_RECYCLED_TAG] = { STARPU_PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0, 0 },
 };
 
 struct cache

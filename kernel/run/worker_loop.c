@@ -117,8 +117,10 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	if (nbuffers > STARPU_NMAXBUFS)
 		buffers = malloc(nbuffers * sizeof(void *));
-	int fetched = fetch_started ? _astro_data_fetch_arrived(job, task, w->memory_node, buffers)
-				    : _astro_data_fetch(job, task, w->memory_node, buffers);
+	/* A task without data has nothing to fetch: no call. */
+	int fetched = nbuffers == 0 ? 0
+		      : fetch_started ? _astro_data_fetch_arrived(job, task, w->memory_node, buffers)
+				      : _astro_data_fetch(job, task, w->memory_node, buffers);
 	if (STARPU_UNLIKELY(fetched != 0)) {
 		worker_skip(w, task, buffers != buffers_inline ? buffers : NULL);
 		return;

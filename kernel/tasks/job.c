@@ -131,8 +131,9 @@ void _astro_job_free(struct _astro_job *job)
 		groups_forget(job);
 	_ASTRO_INSTR_JOB_FORGET(job);
 	starpu_pthread_mutex_destroy(&job->lock);
-	free(job->succs);
-	if (job->links != job->inline_links)
+	if (job->succs)
+		free(job->succs);
+	if (job->links && job->links != job->inline_links)
 		free(job->links);
 	if (!job->embedded)
 		free(job);

@@ -10,7 +10,10 @@
  * runs once every dependency counted, which re-arms the count. So a
  * regenerated or restarted task graph waits again at every round.
  *
- * The table is sharded so concurrent submitters rarely share a lock.
+ * The table is sharded so concurrent submitters rarely share a lock; each
+ * shard chains its tags in buckets (a GHashTable cost a chain of tasks some
+ * 600 instructions per tag: hashing and comparing through pointers, and
+ * resizing down as a chain's tags are removed).
  */
 #include "tasks/tasks.h"
 #include <stdarg.h>
@@ -35,12 +38,14 @@ struct _astro_tag
 	unsigned nsuccs, succs_cap;
 	struct _astro_tag *inline_succs[2];
 	int waiters;
+	struct _astro_tag *hnext;            /* the next tag of its shard's bucket */
 };
 
 /* Each thread remembers the last tags it looked up: a chain declares and
  * attaches the same few tags in a row. Removing a tag bumps the generation,
  * which empties every cache. */
 #define TAG_CACHE 2
+_Static_assert(TAG_CACHE == 2, "tag_lookup() replaces the least recently used entry for two entries only");
 static unsigned tags_generation;
 static _ASTRO_TLS struct {
 	unsigned generation;
@@ -52,42 +57,85 @@ static _ASTRO_TLS struct {
 struct shard
 {
 	starpu_pthread_mutex_t lock;
-	GHashTable *tags;                    /* starpu_tag_t* -> struct _astro_tag */
+	struct _astro_tag **buckets;         /* nbuckets (a power of two, or 0) chains linked by hnext */
+	unsigned nbuckets, count;
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 static struct shard shards[TAG_SHARDS];
 static starpu_pthread_once_t shards_once = STARPU_PTHREAD_ONCE_INIT;
 
-static guint tag_hash(gconstpointer key)
+/* The low bits pick the shard, the next ones the bucket. */
+static inline uint64_t tag_hash(starpu_tag_t id)
 {
-	uint64_t v = *(const uint64_t *)key;
+	uint64_t v = id;
 	v ^= v >> 33;
 	v *= 0xff51afd7ed558ccdULL;
 	v ^= v >> 33;
-	return (guint)v;
+	return v;
 }
 
-static gboolean tag_equal(gconstpointer a, gconstpointer b)
+static void tag_free(struct _astro_tag *tag)
 {
-	return *(const uint64_t *)a == *(const uint64_t *)b;
-}
-
-static void tag_free(gpointer p)
-{
-	struct _astro_tag *tag = p;
 	starpu_pthread_mutex_destroy(&tag->lock);
 	starpu_pthread_cond_destroy(&tag->done_cond);
 	if (tag->succs != tag->inline_succs)
 		free(tag->succs);
-	free(tag);
+	_astro_recycled_free(_ASTRO_RECYCLED_TAG, tag);
 }
 
 static void shards_create(void)
 {
-	for (unsigned i = 0; i < TAG_SHARDS; i++) {
+	for (unsigned i = 0; i < TAG_SHARDS; i++)
 		starpu_pthread_mutex_init(&shards[i].lock, NULL);
-		shards[i].tags = g_hash_table_new_full(tag_hash, tag_equal, NULL, tag_free);
+}
+
+static inline struct _astro_tag **bucket_of(struct shard *s, starpu_tag_t id)
+{
+	return &s->buckets[(tag_hash(id) / TAG_SHARDS) & (s->nbuckets - 1)];
+}
+
+/* Under s->lock. */
+static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
+{
+	if (!s->nbuckets)
+		return NULL;
+	struct _astro_tag *tag = *bucket_of(s, id);
+	while (tag && tag->id != id)
+		tag = tag->hnext;
+	return tag;
+}
+
+/* Under s->lock: adds tag (not there yet), doubling the buckets when there are as many tags. */
+static void shard_insert(struct shard *s, struct _astro_tag *tag)
+{
+	if (s->count >= s->nbuckets) {
+		unsigned old_n = s->nbuckets;
+		struct _astro_tag **old = s->buckets;
+		s->nbuckets = old_n ? 2 * old_n : 16;
+		s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
+		for (unsigned b = 0; b < old_n; b++)
+			for (struct _astro_tag *t = old[b], *next; t; t = next) {
+				next = t->hnext;
+				struct _astro_tag **head = bucket_of(s, t->id);
+				t->hnext = *head;
+				*head = t;
+			}
+		free(old);
 	}
+	struct _astro_tag **head = bucket_of(s, tag->id);
+	tag->hnext = *head;
+	*head = tag;
+	s->count++;
+}
+
+/* Under s->lock: unlinks tag, which is there. */
+static void shard_unlink(struct shard *s, struct _astro_tag *tag)
+{
+	struct _astro_tag **p = bucket_of(s, tag->id);
+	while (*p != tag)
+		p = &(*p)->hnext;
+	*p = tag->hnext;
+	s->count--;
 }
 
 void _astro_tags_init(void)
@@ -99,43 +147,63 @@ void _astro_tags_init(void)
 void _astro_tags_shutdown(void)
 {
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		starpu_pthread_mutex_lock(&shards[i].lock);
-		g_hash_table_remove_all(shards[i].tags);
+		struct shard *s = &shards[i];
+		starpu_pthread_mutex_lock(&s->lock);
+		for (unsigned b = 0; b < s->nbuckets; b++)
+			for (struct _astro_tag *t = s->buckets[b], *next; t; t = next) {
+				next = t->hnext;
+				tag_free(t);
+			}
+		free(s->buckets);
+		s->buckets = NULL;
+		s->nbuckets = s->count = 0;
 		__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
-		starpu_pthread_mutex_unlock(&shards[i].lock);
+		starpu_pthread_mutex_unlock(&s->lock);
 	}
 }
 
 static struct shard *shard_of(starpu_tag_t id)
 {
-	return &shards[tag_hash(&id) % TAG_SHARDS];
+	return &shards[tag_hash(id) % TAG_SHARDS];
 }
 
-static struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+/* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame. */
+static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create)
 {
-	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
-	if (tag_cache.generation == generation) {
-		for (unsigned i = 0; i < TAG_CACHE; i++)
-			if (tag_cache.tag[i] && tag_cache.id[i] == id)
-				return tag_cache.tag[i];
-	} else {
-		memset(&tag_cache, 0, sizeof(tag_cache));
-		tag_cache.generation = generation;
-	}
 	starpu_pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
 	starpu_pthread_mutex_lock(&s->lock);
-	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
+	struct _astro_tag *tag = shard_find(s, id);
 	if (!tag && create) {
-		tag = calloc(1, sizeof(*tag));
+		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
+		memset(tag, 0, sizeof(*tag));
 		tag->id = id;
 		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
 		tag->succs = tag->inline_succs;
-		tag->succs_cap = TAG_CACHE;
-		g_hash_table_insert(s->tags, &tag->id, tag);
+		tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
+		shard_insert(s, tag);
 	}
 	starpu_pthread_mutex_unlock(&s->lock);
+	return tag;
+}
+
+static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+{
+	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
+	if (tag_cache.generation == generation) {
+		for (unsigned i = 0; i < TAG_CACHE; i++)
+			if (tag_cache.tag[i] && tag_cache.id[i] == id) {
+				/* Least recently used goes first: a chain looks up i, then i-1, then attaches i, and
+				 * i+1 must then evict i-1, not i (evicting in insertion order missed every i-1). */
+				tag_cache.next = (i + 1) % TAG_CACHE;
+				return tag_cache.tag[i];
+			}
+	} else {
+		memset(&tag_cache, 0, sizeof(tag_cache));
+		tag_cache.generation = generation;
+	}
+	struct _astro_tag *tag = table_lookup(id, create);
 	if (tag) {
 		tag_cache.id[tag_cache.next] = id;
 		tag_cache.tag[tag_cache.next] = tag;
@@ -429,7 +497,7 @@ void starpu_tag_remove(starpu_tag_t id)
 	starpu_pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
 	starpu_pthread_mutex_lock(&s->lock);
-	struct _astro_tag *tag = g_hash_table_lookup(s->tags, &id);
+	struct _astro_tag *tag = shard_find(s, id);
 	if (tag) {
 		starpu_pthread_mutex_lock(&tag->lock);
 		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
@@ -439,7 +507,8 @@ void starpu_tag_remove(starpu_tag_t id)
 				     (unsigned long long)id);
 		else {
 			__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
-			g_hash_table_remove(s->tags, &id);
+			shard_unlink(s, tag);
+			tag_free(tag);
 		}
 	}
 	starpu_pthread_mutex_unlock(&s->lock);
@@ -481,11 +550,8 @@ void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *
 	starpu_pthread_once(&shards_once, shards_create);
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
 		starpu_pthread_mutex_lock(&shards[i].lock);
-		GHashTableIter it;
-		gpointer value;
-		g_hash_table_iter_init(&it, shards[i].tags);
-		while (g_hash_table_iter_next(&it, NULL, &value)) {
-			struct _astro_tag *dep = value;
+		for (unsigned bk = 0; bk < shards[i].nbuckets; bk++)
+		for (struct _astro_tag *dep = shards[i].buckets[bk]; dep; dep = dep->hnext) {
 			starpu_pthread_mutex_lock(&dep->lock);
 			if (dep->state != TAG_DONE) {
 				for (unsigned k = 0; k < dep->nsuccs; k++) {

@@ -183,7 +183,8 @@ static inline __attribute__((always_inline)) void release_successors(struct _ast
 		else
 			_astro_job_release((struct _astro_job *)entry);
 	}
-	free(succs);
+	if (succs) /* most jobs have none: no call */
+		free(succs);
 }
 
 static inline __attribute__((always_inline)) int submit_enter(void);
@@ -578,7 +579,11 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	}
 	if (job->ngroups)
 		_astro_groups_claim(job);
-	_astro_data_submit_accesses(job, task);
+	/* A task without data (and not submitted by starpu_task_submit_nodeps) has no access to register: no call. */
+	if (STARPU_LIKELY(!job->nodeps) && _astro_task_nbuffers(task) == 0)
+		job->nbuffers = 0;
+	else
+		_astro_data_submit_accesses(job, task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_SUBMITTED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 	_astro_job_release(job);
 	return 0;
@@ -841,12 +846,15 @@ static void task_free_owned(struct starpu_task *task)
 		free(task->prologue_callback_pop_arg);
 		task->prologue_callback_pop_arg = NULL;
 	}
-	free(task->dyn_handles);
-	free(task->dyn_interfaces);
-	free(task->dyn_modes);
-	task->dyn_handles = NULL;
-	task->dyn_interfaces = NULL;
-	task->dyn_modes = NULL;
+	/* Rarely set: tested together, so that a task without them calls nothing. */
+	if (STARPU_UNLIKELY(((uintptr_t)task->dyn_handles | (uintptr_t)task->dyn_interfaces | (uintptr_t)task->dyn_modes) != 0)) {
+		free(task->dyn_handles);
+		free(task->dyn_interfaces);
+		free(task->dyn_modes);
+		task->dyn_handles = NULL;
+		task->dyn_interfaces = NULL;
+		task->dyn_modes = NULL;
+	}
 	profiling_info_free(task);
 	if (task->use_tag)
 		_astro_tag_forget_task(task->starpu_private, task);

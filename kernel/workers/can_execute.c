@@ -38,8 +38,9 @@ static bool __attribute__((noinline, cold)) allowed_by_workerids(const struct st
 	return id / 32 < task->workerids_len && ((task->workerids[id / 32] >> (id % 32)) & 1);
 }
 
-/* Whether worker workerid could run task, task->workerids aside (a combined worker's members run it when it allows the combined worker). */
-int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+/* Whether worker workerid could run task, task->workerids aside (a combined worker's members run it when it allows the combined worker).
+ * Inlined into starpu_worker_can_execute_task(), which policies call at every push and pop. */
+static inline __attribute__((always_inline)) int can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (workerid >= _astro_rt.nworkers || !task || !task->cl)
 		return 0;
@@ -55,11 +56,16 @@ int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsig
 	return !cl->can_execute || cl->can_execute(workerid, task, nimpl);
 }
 
+int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	return can_execute(workerid, task, nimpl);
+}
+
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
 		return 0;
-	return _astro_worker_can_execute(workerid, task, nimpl);
+	return can_execute(workerid, task, nimpl);
 }
 
 int _astro_task_allows_worker(const struct starpu_task *task, unsigned id)
