@@ -201,6 +201,7 @@ struct Recorder
 	std::set<unsigned> reset_ctxs;
 	int combined = -1;   // push: a parallel task is prepared for this combined worker ...
 	int copies_to = 0;   // ... or for this many workers (starpu_parallel_task_barrier_init_n)
+	int probe_seq = -1;  // a sequential task is offered to this combined worker (refused), then queued
 	void clear()
 	{
 		std::lock_guard<std::mutex> g(lock);
@@ -213,11 +214,14 @@ struct Recorder
 		reset_ctxs.clear();
 		combined = -1;
 		copies_to = 0;
+		probe_seq = -1;
 	}
 } g_rec;
 
 int rec_push(starpu_task *task)
 {
+	if (task->cl && task->cl->type == STARPU_SEQ && g_rec.probe_seq >= 0)
+		starpu_parallel_task_barrier_init(task, g_rec.probe_seq);
 	if (task->cl && task->cl->type != STARPU_SEQ && (g_rec.combined >= 0 || g_rec.copies_to > 0)) {
 		int size = 0, *ids = nullptr;
 		int all[2] = {0, 1};
@@ -516,6 +520,18 @@ TEST_F(WorkerApi, BarrierInitRefusesBadArguments)
 	err = stderr_of([&] { starpu_parallel_task_barrier_init_n(t, 0); });
 	EXPECT_TRUE(contains(err, "0 workers asked for")) << err;
 	starpu_task_destroy(t);
+
+	// A sequential task offered to two workers is refused, and runs once as it was.
+	int both[2] = {0, 1};
+	g_rec.probe_seq = starpu_combined_worker_assign_workerid(2, both);
+	ASSERT_GE(g_rec.probe_seq, 0);
+	InTask s;
+	err = stderr_of([&] {
+		ASSERT_EQ(submit_detached(&seq, &s), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_TRUE(contains(err, "codelet is sequential")) << err;
+	EXPECT_EQ(s.runs.load(), 1);
 }
 
 } // namespace
