@@ -28,6 +28,7 @@
 #include <starpu_sched_ctx_hypervisor.h>
 #include <starpu_scheduler.h>
 #include <starpu_bitmap.h>
+#include <starpu_tree.h>
 #include <starpu_profiling.h>
 #include <starpu_rand.h>
 #include <starpu_fxt.h>

@@ -408,6 +408,9 @@ void starpu_task_set_implementation(struct starpu_task *task, unsigned impl);
 unsigned starpu_task_get_implementation(struct starpu_task *task);
 /** Lets the scheduler push out the tasks it holds. */
 void starpu_do_schedule(void);
+/** Calls the reset_scheduler method of the policy of every scheduling context that has one (for
+ * instance between two iterations of a program that re-runs its graph), with the context's id. */
+void starpu_reset_scheduler(void);
 /** Unique id of the job behind task. */
 unsigned long starpu_task_get_job_id(struct starpu_task *task);
 /** Status of task. */

@@ -111,6 +111,25 @@ int starpu_combined_worker_get_rank(void);
 int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]);
 /** The size and the workers (owned by the runtime) of combined worker workerid: 0, or -EINVAL with a message. */
 int starpu_combined_worker_get_description(int workerid, int *worker_size, int **combined_workerid);
+/** For a policy that runs a parallel task (STARPU_SPMD, STARPU_FORKJOIN) on combined worker workerid
+ * the way StarPU's do: the task is prepared to be run by the combined worker's members, each
+ * through one copy of the task (starpu_task_dup()) that the policy then gives to a member (its own
+ * queue, or its pop_task). Each member runs its part with its rank, the first one to start runs the
+ * task's life (data, callbacks); the copies are freed by the runtime. A bad task or workerid is
+ * said, and the task is left as it was. */
+void starpu_parallel_task_barrier_init(struct starpu_task *task, int workerid);
+/** The same for worker_size members that no combined worker names: whichever workers run the
+ * worker_size copies (starpu_combined_worker_get_id() gives -1 in the task). */
+void starpu_parallel_task_barrier_init_n(struct starpu_task *task, int worker_size);
+/** Points *workerids at the workers bound to processing unit bindid (an hwloc logical index, as
+ * starpu_worker_get_bindid() gives; the array is the runtime's, valid until starpu_shutdown()) and
+ * returns how many: 0 for a unit no worker is bound to, or past the machine's units. -EINVAL, with
+ * a message, for a negative bindid, a NULL workerids or a runtime not initialised. */
+int starpu_bindid_get_workerids(int bindid, int **workerids);
+/** The machine's tree of processing units (from hwloc; see starpu_tree.h), which the workers are
+ * bound to: levels with a single child are skipped, a leaf is a processing unit (id: its bindid).
+ * Owned by the runtime, valid until starpu_shutdown(); NULL, with a message, before starpu_init(). */
+struct starpu_tree *starpu_workers_get_tree(void);
 /** Fills workerids with up to maxsize workers of type; returns how many. */
 unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize);
 /** The num-th worker of type, -1 if none. */
@@ -176,12 +195,28 @@ extern struct starpu_worker_collection starpu_worker_list;
  * the workers walked in the machine's topology order (by the processing unit
  * each is bound to). */
 extern struct starpu_worker_collection starpu_worker_tree;
-/** Relax/unrelax the calling worker's state (no-ops kept for policies written for StarPU). */
+/** Non-zero when the calling worker is in a scheduling operation: inside a policy's pop_task
+ * (the worker asking for its next task). 0 elsewhere (running a codelet, a callback) and from a
+ * thread that is not a worker. */
+int starpu_worker_sched_op_pending(void);
+/** Lets others observe the calling worker while it is in a scheduling operation, before a call that
+ * may block (taking a lock other than its own): nested calls count, each ended by
+ * starpu_worker_relax_off(). Nothing from a thread that is not a worker. */
 void starpu_worker_relax_on(void);
-/** Ends a relaxed section of the calling worker started by starpu_worker_relax_on(). */
+/** Ends a relaxed section started by starpu_worker_relax_on() (one without a matching
+ * starpu_worker_relax_on() is refused with a message). */
 void starpu_worker_relax_off(void);
-/** Returns 1 if the calling worker is in a relaxed section (always 1 outside a worker). */
+/** Non-zero when the calling worker may be observed: it is in no scheduling operation, or in a relaxed
+ * section of one; always non-zero outside a worker. */
 int starpu_worker_get_relax_state(void);
+#ifdef STARPU_WORKER_CALLBACKS
+/** Sets the function a worker calls when it goes to sleep (no task for it), as
+ * starpu_conf::callback_worker_going_to_sleep; NULL removes it. After starpu_init() (before it,
+ * refused with a message: set the starpu_conf field instead). */
+void starpu_worker_set_going_to_sleep_callback(void (*callback)(unsigned workerid));
+/** The same for the function a worker calls when it wakes up (starpu_conf::callback_worker_waking_up). */
+void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid));
+#endif
 /** Mutex and condition workerid sleeps on. */
 void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond);
 /** Returns 1 when workerid is sleeping. */

@@ -696,4 +696,50 @@ TEST_F(Semantics, GetenvHelpersUnder14Names)
 	EXPECT_TRUE(contains(err, "ASTRO_SEM_NUMBER")) << err;
 }
 
+// As StarPU 1.4 documents starpu_task::callback_func, the callback runs after the task's
+// successors are released ("those might already be executing"): here a successor runs, on the
+// other worker, while the callback waits for it (issue 40 said otherwise; StarPU's own header
+// contradicts it). Were the successors released after the callback, the wait would end unmet.
+struct CallbackOrder
+{
+	std::atomic<bool> successor_ran{false};
+	std::atomic<int> callback_saw{-1};
+};
+
+void wait_for_successor(void *arg)
+{
+	auto *o = static_cast<CallbackOrder *>(arg);
+	o->callback_saw = wait_until([&] { return o->successor_ran.load(); }, 30000) ? 1 : 0;
+}
+
+void mark_nothing(void **, void *) {}
+
+void mark_successor(void **, void *arg)
+{
+	static_cast<CallbackOrder *>(arg)->successor_ran = true;
+}
+
+TEST_F(Semantics, CallbackRunsAfterSuccessorsAreReleased)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	CallbackOrder order;
+	starpu_codelet first = cpu_codelet(mark_nothing, 0, "callback_first");
+	starpu_codelet second = cpu_codelet(mark_successor, 0, "callback_second");
+	starpu_task *a = starpu_task_create();
+	a->cl = &first;
+	a->callback_func = wait_for_successor;
+	a->callback_arg = &order;
+	a->detach = 0;
+	starpu_task *b = starpu_task_create();
+	b->cl = &second;
+	b->cl_arg = &order;
+	b->detach = 0;
+	starpu_task_declare_deps(b, 1, a);
+	ASSERT_EQ(starpu_task_submit(b), 0);
+	ASSERT_EQ(starpu_task_submit(a), 0);
+	ASSERT_EQ(starpu_task_wait(a), 0);
+	ASSERT_EQ(starpu_task_wait(b), 0);
+	EXPECT_EQ(order.callback_saw.load(), 1) << "the successor could not run before the callback ended";
+}
+
 } // namespace

@@ -77,32 +77,42 @@ static void bump(int *word)
 	astro_futex_wake_all(word);
 }
 
+/* A parallel execution of task by size members (combined worker combined, -1: none named), its
+ * parts ranked; NULL, said, when the task cannot run so (call names the caller). */
+static struct _astro_parallel *parallel_new(struct starpu_task *task, int combined, int size, const char *call)
+{
+	if (size > 1 && (!task->cl || task->cl->type == STARPU_SEQ)) {
+		_astro_error("%s: task '%s' is given to %d workers but its codelet is sequential: set cl->type to STARPU_SPMD or "
+			     "STARPU_FORKJOIN", call, starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", size);
+		return NULL;
+	}
+	struct _astro_parallel *p = calloc(1, sizeof(*p) + (size_t)size * sizeof(p->parts[0]));
+	if (!p) {
+		_astro_error("%s: out of memory for a parallel task", call);
+		return NULL;
+	}
+	p->task = task;
+	p->combined = combined;
+	p->size = size;
+	p->refs = size;
+	for (int r = 0; r < size; r++) {
+		p->parts[r].p = p;
+		p->parts[r].rank = r;
+	}
+	return p;
+}
+
 int _astro_parallel_push(int combined_id, struct starpu_task *task)
 {
 	const struct _astro_combined *c = _astro_combined_get(combined_id);
-	if (!task->cl || task->cl->type == STARPU_SEQ) {
-		if (c->size > 1) {
-			_astro_error("task '%s' is given to combined worker %d but its codelet is sequential: set cl->type to STARPU_SPMD or "
-				     "STARPU_FORKJOIN", starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", combined_id);
-			return -EINVAL;
-		}
-	}
-	struct _astro_parallel *p = calloc(1, sizeof(*p) + (size_t)c->size * sizeof(p->parts[0]));
-	if (!p) {
-		_astro_error("out of memory for a parallel task");
-		return -ENOMEM;
-	}
-	p->task = task;
-	p->combined = combined_id;
-	p->size = c->size;
-	p->refs = c->size;
+	struct _astro_parallel *p = parallel_new(task, combined_id, c->size, "starpu_push_local_task");
+	if (!p)
+		return task->cl && task->cl->type == STARPU_SEQ ? -EINVAL : -ENOMEM;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_id_of(task));
 	starpu_pthread_mutex_lock(&launch_lock);
 	for (int r = 0; r < c->size; r++) {
 		struct _astro_worker *w = _astro_rt.workers[c->ids[r]];
 		struct _astro_participation *part = &p->parts[r];
-		part->p = p;
-		part->rank = r;
 		starpu_pthread_mutex_lock(&w->local_lock);
 		if (w->parallel_tail)
 			w->parallel_tail->next = part;
@@ -189,4 +199,133 @@ void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, 
 void _astro_parallel_ended(void)
 {
 	_astro_combined_current.size = 0;
+}
+
+/* ------------------------------------------------ StarPU's way: copies of the task */
+
+/* A policy written for StarPU prepares a task (starpu_parallel_task_barrier_init()) and gives one
+ * copy of it (starpu_task_dup(), which shares the task's job: _astro_parallel_alias_job()) to each
+ * member. The prepared executions wait here, by job, until their last copy is taken; a copy popped
+ * by a worker takes the next rank (_astro_parallel_alias_take()). */
+struct alias_group
+{
+	const void *job;
+	struct _astro_parallel *p;
+	int taken;                           /* copies popped */
+};
+static struct
+{
+	starpu_pthread_mutex_t lock;
+	struct alias_group *groups;
+	unsigned n, cap;
+	unsigned live;                       /* atomic: n, read without the lock by starpu_task_dup() */
+} aliases = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
+
+/* Under aliases.lock. */
+static struct alias_group *alias_group_of(const void *job)
+{
+	for (unsigned i = 0; i < aliases.n; i++)
+		if (aliases.groups[i].job == job)
+			return &aliases.groups[i];
+	return NULL;
+}
+
+static void barrier_init(struct starpu_task *task, int combined, int size, const char *call)
+{
+	/* A task a policy is given is ready (sched.c), and stays so until a worker runs it. */
+	if (!task || !task->starpu_private || task->status != STARPU_TASK_READY) {
+		_astro_error("%s: %s: give it a task the policy was pushed", call,
+			     !task ? "the task is NULL" : "the task was not submitted, or is not ready");
+		return;
+	}
+	struct _astro_parallel *p = parallel_new(task, combined, size, call);
+	if (!p)
+		return;
+	starpu_pthread_mutex_lock(&aliases.lock);
+	struct alias_group *g = alias_group_of(task->starpu_private);
+	if (g) {
+		_astro_error("%s: task '%s' is already prepared for %d workers and not all its copies ran: it stays so", call,
+			     starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", g->p->size);
+		starpu_pthread_mutex_unlock(&aliases.lock);
+		free(p);
+		return;
+	}
+	if (aliases.n == aliases.cap) {
+		unsigned cap = aliases.cap ? 2 * aliases.cap : 8;
+		struct alias_group *grown = realloc(aliases.groups, cap * sizeof(*grown));
+		if (!grown) {
+			starpu_pthread_mutex_unlock(&aliases.lock);
+			free(p);
+			_astro_error("%s: out of memory", call);
+			return;
+		}
+		aliases.groups = grown;
+		aliases.cap = cap;
+	}
+	aliases.groups[aliases.n++] = (struct alias_group){ .job = task->starpu_private, .p = p };
+	__atomic_store_n(&aliases.live, aliases.n, __ATOMIC_RELEASE);
+	starpu_pthread_mutex_unlock(&aliases.lock);
+}
+
+void starpu_parallel_task_barrier_init(struct starpu_task *task, int workerid)
+{
+	const struct _astro_combined *c = _astro_combined_get(workerid);
+	if (!c && (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)) {
+		_astro_error("starpu_parallel_task_barrier_init: no worker or combined worker %d (%u workers, %u combined workers): "
+			     "give one a policy chose", workerid, _astro_rt.nworkers, starpu_combined_worker_get_count());
+		return;
+	}
+	barrier_init(task, workerid, c ? c->size : 1, "starpu_parallel_task_barrier_init");
+}
+
+void starpu_parallel_task_barrier_init_n(struct starpu_task *task, int worker_size)
+{
+	if (worker_size < 1 || (unsigned)worker_size > _astro_rt.nworkers) {
+		_astro_error("starpu_parallel_task_barrier_init_n: %d workers asked for, there are %u: give 1 to the number of workers",
+			     worker_size, _astro_rt.nworkers);
+		return;
+	}
+	barrier_init(task, -1, worker_size, "starpu_parallel_task_barrier_init_n");
+}
+
+void *_astro_parallel_alias_job(const struct starpu_task *task)
+{
+	if (STARPU_LIKELY(__atomic_load_n(&aliases.live, __ATOMIC_ACQUIRE) == 0) || !task->starpu_private)
+		return NULL;
+	starpu_pthread_mutex_lock(&aliases.lock);
+	struct alias_group *g = alias_group_of(task->starpu_private);
+	starpu_pthread_mutex_unlock(&aliases.lock);
+	return g ? task->starpu_private : NULL;
+}
+
+struct starpu_task *_astro_parallel_alias_take(struct _astro_worker *w, struct starpu_task *alias)
+{
+	const void *job = alias->starpu_private;
+	starpu_pthread_mutex_lock(&aliases.lock);
+	struct alias_group *g = alias_group_of(job);
+	struct _astro_parallel *p = g ? g->p : NULL;
+	int rank = g ? g->taken++ : -1;
+	if (g && g->taken == p->size) {
+		*g = aliases.groups[--aliases.n]; /* its last copy: the group is done */
+		__atomic_store_n(&aliases.live, aliases.n, __ATOMIC_RELEASE);
+	}
+	starpu_pthread_mutex_unlock(&aliases.lock);
+	/* The copy is the runtime's (the policy gave it away): what starpu_task_dup() gave it is freed,
+	 * the shared job is not touched. */
+	if (alias->cl_arg_free)
+		free(alias->cl_arg);
+	free(alias->dyn_handles);
+	free(alias->dyn_modes);
+	free(alias);
+	if (!p) {
+		_astro_error("%s was given more copies of a parallel task than starpu_parallel_task_barrier_init() prepared: "
+			     "the extra copy is dropped", w->name);
+		return NULL;
+	}
+	if (rank == 0) {
+		w->parallel = &p->parts[0];
+		return p->task;
+	}
+	member_run(w, &p->parts[rank]);
+	return NULL;
 }

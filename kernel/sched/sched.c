@@ -21,6 +21,7 @@ static const struct
 	[_ASTRO_HOOK_PUSH_NOTIFY] = { "push_task_notify", offsetof(struct starpu_sched_policy, push_task_notify) },
 	[_ASTRO_HOOK_SUBMIT] = { "submit_hook", offsetof(struct starpu_sched_policy, submit_hook) },
 	[_ASTRO_HOOK_DO_SCHEDULE] = { "do_schedule", offsetof(struct starpu_sched_policy, do_schedule) },
+	[_ASTRO_HOOK_RESET] = { "reset_scheduler", offsetof(struct starpu_sched_policy, reset_scheduler) },
 };
 
 void _astro_ctx_hooks_set(struct _astro_sched_ctx *c)
@@ -195,13 +196,20 @@ static struct starpu_task *__attribute__((noinline)) pop_local(struct _astro_wor
 	return task;
 }
 
+/* A copy of a parallel task prepared StarPU's way (parallel.c): the task to run, or the next pop. */
+static __attribute__((noinline, cold)) struct starpu_task *alias_popped(struct _astro_worker *w, struct starpu_task *alias, bool again)
+{
+	struct starpu_task *task = _astro_parallel_alias_take(w, alias);
+	return task ? task : _astro_sched_pop(w, again);
+}
+
 struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 {
 	struct starpu_task *task = NULL;
 	if (__atomic_load_n(&w->nlocal, __ATOMIC_RELAXED)) {
 		task = pop_local(w);
 		if (task)
-			return task;
+			return STARPU_UNLIKELY(_astro_parallel_is_alias(task)) ? alias_popped(w, task, again) : task;
 	}
 	/* A disabled worker still asks: policies give it only what was already queued to it (see
 	 * starpu_worker_can_execute_task()), as StarPU's w_enable_worker_knob. */
@@ -217,6 +225,8 @@ struct starpu_task *_astro_sched_pop(struct _astro_worker *w, bool again)
 		task = ctx_pop(w, mask);
 	if (task || !again)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SCHED_END, .workerid = w->id, .task = task);
+	if (task && STARPU_UNLIKELY(_astro_parallel_is_alias(task)))
+		return alias_popped(w, task, again);
 	return task;
 }
 
@@ -252,22 +262,60 @@ int starpu_push_task_end(struct starpu_task *task)
 	return 0;
 }
 
-void starpu_do_schedule(void)
+/* Calls the hook at offset (a void (*)(unsigned)) of every live context's policy that has one, in its site. */
+static void each_ctx_hook(size_t offset, enum _astro_hook hook)
 {
 	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++) {
 		struct _astro_sched_ctx *c = &_astro_ctxs[id];
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE || !c->policy->do_schedule)
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != _ASTRO_CTX_LIVE)
+			continue;
+		void (*fn)(unsigned) = *(void (*const *)(unsigned))(const void *)((const char *)c->policy + offset);
+		if (!fn)
 			continue;
 		if (id)
 			starpu_pthread_rwlock_rdlock(&c->lock);
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == _ASTRO_CTX_LIVE) {
-			const struct _astro_foreign_call *outer = _astro_site_enter(_ASTRO_HOOK_SITE(c, DO_SCHEDULE));
-			c->policy->do_schedule(id);
+			const struct _astro_foreign_call *outer = _astro_site_enter(&c->hooks[hook].site);
+			fn(id);
 			_astro_site_leave(outer);
 		}
 		if (id)
 			starpu_pthread_rwlock_unlock(&c->lock);
 	}
+}
+
+void starpu_do_schedule(void)
+{
+	each_ctx_hook(offsetof(struct starpu_sched_policy, do_schedule), _ASTRO_HOOK_DO_SCHEDULE);
+}
+
+void starpu_reset_scheduler(void)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_reset_scheduler: StarPU is not initialised: call starpu_init() first");
+		return;
+	}
+	each_ctx_hook(offsetof(struct starpu_sched_policy, reset_scheduler), _ASTRO_HOOK_RESET);
+}
+
+/* ------------------------------------------------- the worker's scheduling operation */
+
+/* A worker is in a scheduling operation while it is in a policy's pop_task (its site is that hook's). */
+int starpu_worker_sched_op_pending(void)
+{
+	const struct _astro_worker *w = _astro_self;
+	if (!w || !w->site)
+		return 0;
+	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++)
+		if (w->site == _ASTRO_HOOK_SITE(&_astro_ctxs[id], POP_TASK))
+			return 1;
+	return 0;
+}
+
+int starpu_worker_get_relax_state(void)
+{
+	const struct _astro_worker *w = _astro_self;
+	return !w || w->relax > 0 || !starpu_worker_sched_op_pending();
 }
 
 int starpu_get_prefetch_flag(void)

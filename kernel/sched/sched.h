@@ -19,6 +19,16 @@
 int _astro_parallel_push(int combined_id, struct starpu_task *task);
 /* Under w->local_lock (released) with w->parallel_head set: the task to run as rank 0, or NULL once another rank ran its part. */
 struct starpu_task *_astro_parallel_take(struct _astro_worker *w);
+/* starpu_task_dup() of a task prepared by starpu_parallel_task_barrier_init(): the job its copies
+ * share (NULL for any other task). */
+void *_astro_parallel_alias_job(const struct starpu_task *task);
+/* A worker popped alias, such a copy (its job's task is another): it frees it and returns the task
+ * to run as rank 0, or runs its part as another rank and returns NULL. */
+struct starpu_task *_astro_parallel_alias_take(struct _astro_worker *w, struct starpu_task *alias);
+static inline bool _astro_parallel_is_alias(const struct starpu_task *task)
+{
+	return STARPU_UNLIKELY(((const struct _astro_job_head *)task->starpu_private)->task != task);
+}
 /* Rank 0 runs w->parallel's task with its members. */
 void _astro_parallel_execute(struct _astro_worker *w, struct starpu_task *task, void **buffers, unsigned nimpl);
 /* Rank 0, once the task's end was observed: no longer a combined worker. */
@@ -73,6 +83,7 @@ enum _astro_hook
 	_ASTRO_HOOK_PUSH_NOTIFY,
 	_ASTRO_HOOK_SUBMIT,
 	_ASTRO_HOOK_DO_SCHEDULE,
+	_ASTRO_HOOK_RESET,
 	_ASTRO_NHOOKS
 };
 struct _astro_hook_site

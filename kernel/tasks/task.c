@@ -906,7 +906,9 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 {
 	struct starpu_task *copy = malloc(sizeof(*copy));
 	*copy = *task;
-	copy->starpu_private = NULL;
+	/* A copy for a member of a parallel task (starpu_parallel_task_barrier_init()) shares its job;
+	 * the runtime frees it when a worker takes it (sched/parallel.c frees what is given here). */
+	copy->starpu_private = _astro_parallel_alias_job(task);
 	copy->prev = copy->next = NULL;
 	copy->bundle = NULL; /* the copy is in no bundle */
 	copy->status = STARPU_TASK_INIT;

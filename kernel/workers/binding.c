@@ -57,6 +57,7 @@ void _astro_binding_reset(void)
 	starpu_pthread_mutex_lock(&units.lock);
 	units_reset();
 	starpu_pthread_mutex_unlock(&units.lock);
+	_astro_worker_tree_reset();
 }
 
 static bool worker_on(unsigned pu)

@@ -252,9 +252,18 @@ void starpu_worker_display_all(FILE *output)
 unsigned starpu_worker_is_blocked_in_parallel(int workerid) { (void)workerid; return 0; }
 unsigned starpu_worker_is_slave_somewhere(int workerid) { (void)workerid; return 0; }
 
+/* As in StarPU, a worker holding another worker's scheduling mutex is relaxed (may be observed)
+ * from the moment it asks for it until it releases it. */
+static bool other_worker(int workerid)
+{
+	return _astro_self && _astro_self->id != workerid;
+}
+
 void starpu_worker_lock(int workerid)
 {
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_lock: invalid worker id %d", workerid);
+	if (other_worker(workerid))
+		starpu_worker_relax_on();
 	starpu_pthread_mutex_lock(&_astro_rt.workers[workerid]->sched_mutex);
 }
 
@@ -262,20 +271,64 @@ int starpu_worker_trylock(int workerid)
 {
 	if (!valid_worker(workerid))
 		return EINVAL;
-	return starpu_pthread_mutex_trylock(&_astro_rt.workers[workerid]->sched_mutex);
+	int ret = starpu_pthread_mutex_trylock(&_astro_rt.workers[workerid]->sched_mutex);
+	if (ret == 0 && other_worker(workerid))
+		starpu_worker_relax_on();
+	return ret;
 }
 
 void starpu_worker_unlock(int workerid)
 {
 	STARPU_ASSERT_MSG(valid_worker(workerid), "starpu_worker_unlock: invalid worker id %d", workerid);
 	starpu_pthread_mutex_unlock(&_astro_rt.workers[workerid]->sched_mutex);
+	if (other_worker(workerid))
+		starpu_worker_relax_off();
 }
 
 void starpu_worker_lock_self(void) { starpu_worker_lock(starpu_worker_get_id_check()); }
 void starpu_worker_unlock_self(void) { starpu_worker_unlock(starpu_worker_get_id_check()); }
-void starpu_worker_relax_on(void) { if (_astro_self) _astro_self->relax = 1; }
-void starpu_worker_relax_off(void) { if (_astro_self) _astro_self->relax = 0; }
-int starpu_worker_get_relax_state(void) { return _astro_self ? _astro_self->relax : 1; }
+
+/* The relaxed sections are counted in the worker's struct, read by starpu_worker_get_relax_state()
+ * (sched/sched.c, which knows whether the worker is in a scheduling operation). */
+void starpu_worker_relax_on(void)
+{
+	if (_astro_self)
+		_astro_self->relax++;
+}
+
+void starpu_worker_relax_off(void)
+{
+	if (!_astro_self)
+		return;
+	if (_astro_self->relax == 0) {
+		_astro_error("starpu_worker_relax_off: worker %d is in no relaxed section: pair each call with an earlier "
+			     "starpu_worker_relax_on()", _astro_self->id);
+		return;
+	}
+	_astro_self->relax--;
+}
+
+/* Worker callbacks (STARPU_WORKER_CALLBACKS): the ones _astro_worker_sleep() calls (workers.h). */
+static void set_worker_callback(void (**slot)(unsigned), void (*callback)(unsigned), const char *call, const char *field)
+{
+	if (!_astro_running()) {
+		_astro_error("%s: StarPU is not initialised: call it after starpu_init(), or set starpu_conf.%s before", call, field);
+		return;
+	}
+	__atomic_store_n(slot, callback, __ATOMIC_RELEASE);
+}
+
+void starpu_worker_set_going_to_sleep_callback(void (*callback)(unsigned workerid))
+{
+	set_worker_callback(&_astro_rt.conf.callback_worker_going_to_sleep, callback, "starpu_worker_set_going_to_sleep_callback",
+			    "callback_worker_going_to_sleep");
+}
+
+void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid))
+{
+	set_worker_callback(&_astro_rt.conf.callback_worker_waking_up, callback, "starpu_worker_set_waking_up_callback",
+			    "callback_worker_waking_up");
+}
 
 void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond)
 {

@@ -48,7 +48,7 @@ struct _astro_worker
 	int wake_pending;
 	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
 	int enabled;
-	int relax;
+	unsigned relax;                      /* nested starpu_worker_relax_on() sections */
 	struct starpu_task *current_task;
 	const struct _astro_foreign_call *site; /* the foreign code it runs at the top of its loop (_astro_worker_site_enter) */
 	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
@@ -98,14 +98,17 @@ static inline __attribute__((always_inline)) void _astro_worker_sleep(struct _as
 	starpu_pthread_mutex_lock(&w->sched_mutex);
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST)) {
-		if (_astro_rt.conf.callback_worker_going_to_sleep)
-			_astro_rt.conf.callback_worker_going_to_sleep(w->id);
+		/* starpu_conf's, or set since by starpu_worker_set_*_callback() (worker.c). */
+		void (*going_to_sleep)(unsigned) = __atomic_load_n(&_astro_rt.conf.callback_worker_going_to_sleep, __ATOMIC_ACQUIRE);
+		if (going_to_sleep)
+			going_to_sleep(w->id);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_BEGIN, .workerid = w->id);
 		while (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
 			starpu_pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_END, .workerid = w->id);
-		if (_astro_rt.conf.callback_worker_waking_up)
-			_astro_rt.conf.callback_worker_waking_up(w->id);
+		void (*waking_up)(unsigned) = __atomic_load_n(&_astro_rt.conf.callback_worker_waking_up, __ATOMIC_ACQUIRE);
+		if (waking_up)
+			waking_up(w->id);
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
 	starpu_pthread_mutex_unlock(&w->sched_mutex);
@@ -158,8 +161,10 @@ void _astro_drivers_clear(void);
 
 /* --------------------------------------------------------------------- the rest */
 
-/* Forgets which threads of the program hold which units (binding.c), at shutdown. */
+/* Forgets which threads of the program hold which units (binding.c), and the machine's tree and
+ * the workers of each unit (tree.c), at shutdown. */
 void _astro_binding_reset(void);
+void _astro_worker_tree_reset(void);
 
 /* One more execution of cl on w (STARPU_CODELET_PROFILING). */
 static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_codelet *cl)

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The worker API of StarPU 1.4 that policies and resource managers use: the
+// workers bound to a processing unit, the machine's tree (starpu_tree.h), the
+// scheduling operation and relaxed sections of a worker, the sleep and
+// wake-up callbacks set at run time, starpu_reset_scheduler(), and parallel
+// tasks run StarPU's way (starpu_parallel_task_barrier_init and copies).
+#include <gtest/gtest.h>
+#include <starpu.h>
+#include <hwloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "helpers.h"
+
+using namespace astro_test;
+
+namespace {
+
+class WorkerApi : public ::testing::Test
+{
+protected:
+	void TearDown() override
+	{
+		if (starpu_is_initialized())
+			starpu_shutdown();
+	}
+	ScopedEnv sched_{"STARPU_SCHED", nullptr};
+	ScopedEnv ncpu_{"STARPU_NCPU", nullptr};
+	ScopedEnv nobind_{"STARPU_WORKERS_NOBIND", nullptr};
+};
+
+// ---------------------------------------------------------------- bindids
+
+TEST_F(WorkerApi, BindidGivesTheWorkersBoundToTheUnit)
+{
+	int *ids = nullptr;
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_bindid_get_workerids(0, &ids), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_init")) << err;
+
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	unsigned npus = hwloc_get_nbobjs_by_type(starpu_get_hwloc_topology(), HWLOC_OBJ_PU);
+	std::multiset<int> seen;
+	for (unsigned b = 0; b < npus; b++) {
+		int n = starpu_bindid_get_workerids((int)b, &ids);
+		ASSERT_GE(n, 0);
+		for (int i = 0; i < n; i++) {
+			EXPECT_EQ(starpu_worker_get_bindid(ids[i]), (int)b);
+			seen.insert(ids[i]);
+		}
+	}
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		EXPECT_EQ(seen.count((int)w), starpu_worker_get_bindid((int)w) >= 0 ? 1u : 0u) << "worker " << w;
+	EXPECT_EQ(starpu_bindid_get_workerids((int)npus + 1000, &ids), 0) << "no unit there, no worker";
+
+	err = stderr_of([&] { EXPECT_EQ(starpu_bindid_get_workerids(-1, &ids), -EINVAL); });
+	EXPECT_TRUE(contains(err, "negative")) << err;
+	err = stderr_of([&] { EXPECT_EQ(starpu_bindid_get_workerids(0, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "workerids is NULL")) << err;
+}
+
+TEST_F(WorkerApi, WorkersOnOneUnitAreAllGiven)
+{
+	starpu_conf conf = conf_with_ncpus(2);
+	conf.use_explicit_workers_bindid = 1;
+	conf.workers_bindid[0] = 0;
+	conf.workers_bindid[1] = 0;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	ASSERT_EQ(starpu_worker_get_bindid(0), 0);
+	ASSERT_EQ(starpu_worker_get_bindid(1), 0);
+	int *ids = nullptr;
+	ASSERT_EQ(starpu_bindid_get_workerids(0, &ids), 2);
+	EXPECT_EQ(std::set<int>(ids, ids + 2), (std::set<int>{0, 1}));
+}
+
+// ------------------------------------------------------------------ trees
+
+// The leaves under t.
+void leaves(starpu_tree *t, std::vector<starpu_tree *> &out)
+{
+	if (t->arity == 0) {
+		out.push_back(t);
+		return;
+	}
+	for (int i = 0; i < t->arity; i++) {
+		EXPECT_EQ(t->nodes[i].father, t);
+		leaves(&t->nodes[i], out);
+	}
+}
+
+TEST_F(WorkerApi, MachineTreeHasTheUnitsAtItsLeaves)
+{
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_workers_get_tree(), nullptr); });
+	EXPECT_TRUE(contains(err, "starpu_init")) << err;
+
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	starpu_tree *tree = starpu_workers_get_tree();
+	ASSERT_NE(tree, nullptr);
+	EXPECT_EQ(tree->father, nullptr);
+	EXPECT_EQ(starpu_workers_get_tree(), tree) << "one tree for the run";
+	std::vector<starpu_tree *> pus;
+	leaves(tree, pus);
+	unsigned npus = hwloc_get_nbobjs_by_type(starpu_get_hwloc_topology(), HWLOC_OBJ_PU);
+	ASSERT_EQ(pus.size(), npus);
+	std::set<int> ids;
+	for (starpu_tree *leaf : pus) {
+		EXPECT_TRUE(leaf->is_pu);
+		ids.insert(leaf->id);
+		EXPECT_EQ(starpu_tree_get(tree, leaf->id), leaf);
+	}
+	EXPECT_EQ(ids.size(), npus) << "each unit once";
+	EXPECT_EQ(starpu_tree_get(tree, (int)npus + 7), nullptr);
+
+	// Walking from neighbour to neighbour meets every bound worker once.
+	char visited[STARPU_NMAXWORKERS] = {0}, present[STARPU_NMAXWORKERS] = {0};
+	std::set<int> bound;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		if (starpu_worker_get_bindid((int)w) >= 0) {
+			present[w] = 1;
+			bound.insert((int)w);
+		}
+	std::multiset<int> met;
+	starpu_tree *node = nullptr;
+	for (unsigned round = 0; round <= npus; round++) {
+		node = starpu_tree_get_neighbour(tree, node, visited, present);
+		if (!node)
+			break;
+		int *wids;
+		int n = starpu_bindid_get_workerids(node->id, &wids);
+		ASSERT_GT(n, 0) << "a leaf given has a worker";
+		for (int i = 0; i < n; i++) {
+			met.insert(wids[i]);
+			visited[wids[i]] = 1;
+		}
+	}
+	EXPECT_EQ(node, nullptr) << "the walk ends";
+	EXPECT_EQ(std::set<int>(met.begin(), met.end()), bound);
+	EXPECT_EQ(met.size(), bound.size());
+	starpu_tree_reset_visited(tree, visited);
+	for (int w : bound)
+		EXPECT_EQ(visited[w], 0);
+	EXPECT_NE(starpu_tree_get_neighbour(tree, nullptr, visited, present), nullptr);
+
+	err = stderr_of([&] { EXPECT_EQ(starpu_tree_get_neighbour(tree, nullptr, nullptr, present), nullptr); });
+	EXPECT_TRUE(contains(err, "visited is NULL")) << err;
+	err = stderr_of([&] { starpu_tree_reset_visited(nullptr, visited); });
+	EXPECT_TRUE(contains(err, "tree is NULL")) << err;
+}
+
+TEST_F(WorkerApi, TreeBuiltByHandIsWalkedAndFreed)
+{
+	// Two workers on units 0 and 1 (bound there explicitly), under a root of two children.
+	starpu_conf conf = conf_with_ncpus(2);
+	conf.use_explicit_workers_bindid = 1;
+	conf.workers_bindid[0] = 0;
+	conf.workers_bindid[1] = 1;
+	ASSERT_EQ(starpu_init(&conf), 0);
+	if (starpu_worker_get_bindid(1) != 1)
+		GTEST_SKIP() << "this machine has a single processing unit";
+	starpu_tree root;
+	starpu_tree_insert(&root, 0, 0, 0, 2, nullptr);
+	starpu_tree_prepare_children(2, &root);
+	ASSERT_NE(root.nodes, nullptr);
+	ASSERT_EQ(root.arity, 2);
+	starpu_tree_insert(&root.nodes[0], 0, 1, 1, 0, &root);
+	starpu_tree_insert(&root.nodes[1], 1, 1, 1, 0, &root);
+	EXPECT_EQ(starpu_tree_get(&root, 1), &root.nodes[1]);
+	char visited[STARPU_NMAXWORKERS] = {0}, present[STARPU_NMAXWORKERS] = {0};
+	present[0] = present[1] = 1;
+	EXPECT_EQ(starpu_tree_get_neighbour(&root, &root.nodes[0], visited, present), &root.nodes[1]) << "the sibling first";
+	visited[1] = 1;
+	EXPECT_EQ(starpu_tree_get_neighbour(&root, &root.nodes[0], visited, present), nullptr) << "none left but itself";
+	present[1] = 0;
+	visited[1] = 0;
+	EXPECT_EQ(starpu_tree_get_neighbour(&root, nullptr, visited, present), &root.nodes[0]) << "a unit not present is passed";
+	starpu_tree_free(&root);
+	EXPECT_EQ(root.nodes, nullptr);
+	EXPECT_EQ(root.arity, 0);
+
+	std::string err = stderr_of([&] { starpu_tree_prepare_children(2, nullptr); });
+	EXPECT_TRUE(contains(err, "father is NULL")) << err;
+	err = stderr_of([&] { starpu_tree_insert(&root, 0, 0, 0, -1, nullptr); });
+	EXPECT_TRUE(contains(err, "negative")) << err;
+}
+
+// ------------------------------------------------- scheduling operations, relax
+
+// A FIFO policy recording what its pop sees; one queue per worker for the copies of parallel tasks.
+struct Recorder
+{
+	std::mutex lock;
+	std::deque<starpu_task *> queue;
+	std::deque<starpu_task *> own[STARPU_NMAXWORKERS];
+	std::atomic<int> pops_in_op{0}, pops_not_in_op{0};
+	std::atomic<int> relaxed_in_pop{0}, unrelaxed_in_pop{0}, relaxed_in_section{0}, relaxed_holding_other{0};
+	std::atomic<int> resets{0};
+	std::set<unsigned> reset_ctxs;
+	int combined = -1;   // push: a parallel task is prepared for this combined worker ...
+	int copies_to = 0;   // ... or for this many workers (starpu_parallel_task_barrier_init_n)
+	int probe_seq = -1;  // a sequential task is offered to this combined worker (refused), then queued
+	void clear()
+	{
+		std::lock_guard<std::mutex> g(lock);
+		queue.clear();
+		for (auto &q : own)
+			q.clear();
+		pops_in_op = pops_not_in_op = 0;
+		relaxed_in_pop = unrelaxed_in_pop = relaxed_in_section = relaxed_holding_other = 0;
+		resets = 0;
+		reset_ctxs.clear();
+		combined = -1;
+		copies_to = 0;
+		probe_seq = -1;
+	}
+} g_rec;
+
+int rec_push(starpu_task *task)
+{
+	if (task->cl && task->cl->type == STARPU_SEQ && g_rec.probe_seq >= 0)
+		starpu_parallel_task_barrier_init(task, g_rec.probe_seq);
+	if (task->cl && task->cl->type != STARPU_SEQ && (g_rec.combined >= 0 || g_rec.copies_to > 0)) {
+		int size = 0, *ids = nullptr;
+		int all[2] = {0, 1};
+		if (g_rec.combined >= 0) {
+			starpu_parallel_task_barrier_init(task, g_rec.combined);
+			starpu_combined_worker_get_description(g_rec.combined, &size, &ids);
+		} else {
+			starpu_parallel_task_barrier_init_n(task, g_rec.copies_to);
+			size = g_rec.copies_to;
+			ids = all;
+		}
+		for (int i = 0; i < size; i++) {
+			starpu_task *copy = starpu_task_dup(task);
+			if (i == 1) {
+				// One copy through the member's own queue, the others through pop_task.
+				starpu_push_local_task(ids[i], copy, 0);
+				continue;
+			}
+			std::lock_guard<std::mutex> g(g_rec.lock);
+			g_rec.own[ids[i]].push_back(copy);
+		}
+		for (int i = 0; i < size; i++)
+			starpu_wake_worker(ids[i]);
+		return 0;
+	}
+	{
+		std::lock_guard<std::mutex> g(g_rec.lock);
+		g_rec.queue.push_back(task);
+	}
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		starpu_wake_worker((int)w);
+	return 0;
+}
+
+starpu_task *rec_pop(unsigned)
+{
+	int me = starpu_worker_get_id();
+	(starpu_worker_sched_op_pending() ? g_rec.pops_in_op : g_rec.pops_not_in_op)++;
+	(starpu_worker_get_relax_state() ? g_rec.relaxed_in_pop : g_rec.unrelaxed_in_pop)++;
+	starpu_worker_relax_on();
+	starpu_worker_relax_on();
+	starpu_worker_relax_off();
+	if (starpu_worker_get_relax_state())
+		g_rec.relaxed_in_section++;
+	starpu_worker_relax_off();
+	int other = (me + 1) % (int)starpu_worker_get_count();
+	if (other != me) {
+		starpu_worker_lock(other);
+		if (starpu_worker_get_relax_state())
+			g_rec.relaxed_holding_other++;
+		starpu_worker_unlock(other);
+	}
+	std::lock_guard<std::mutex> g(g_rec.lock);
+	if (me >= 0 && !g_rec.own[me].empty()) {
+		starpu_task *t = g_rec.own[me].front();
+		g_rec.own[me].pop_front();
+		return t;
+	}
+	if (g_rec.queue.empty())
+		return nullptr;
+	starpu_task *t = g_rec.queue.front();
+	g_rec.queue.pop_front();
+	return t;
+}
+
+void rec_reset(unsigned ctx)
+{
+	std::lock_guard<std::mutex> g(g_rec.lock);
+	g_rec.reset_ctxs.insert(ctx);
+	g_rec.resets++;
+}
+
+starpu_sched_policy make_recorder()
+{
+	starpu_sched_policy p{};
+	p.push_task = rec_push;
+	p.pop_task = rec_pop;
+	p.reset_scheduler = rec_reset;
+	p.policy_name = "recorder";
+	p.policy_description = "records what its pop sees";
+	return p;
+}
+starpu_sched_policy g_recorder = make_recorder();
+
+struct InTask
+{
+	std::atomic<int> in_op{0}, relaxed{0}, runs{0};
+};
+
+void look_in_task(void **, void *arg)
+{
+	auto *s = static_cast<InTask *>(arg);
+	s->in_op += starpu_worker_sched_op_pending() ? 1 : 0;
+	s->relaxed += starpu_worker_get_relax_state() ? 1 : 0;
+	s->runs++;
+}
+
+void start_recorder(int ncpus = 2)
+{
+	g_rec.clear();
+	starpu_conf conf = conf_with_ncpus(ncpus);
+	conf.sched_policy = &g_recorder;
+	ASSERT_EQ(starpu_init(&conf), 0);
+}
+
+TEST_F(WorkerApi, SchedOpIsPendingInThePolicysPopOnly)
+{
+	EXPECT_EQ(starpu_worker_sched_op_pending(), 0) << "the program's thread is no worker";
+	EXPECT_NE(starpu_worker_get_relax_state(), 0);
+	start_recorder();
+	InTask s;
+	starpu_codelet cl = cpu_codelet(look_in_task, 0, "look_in_task");
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(submit_detached(&cl, &s), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.runs.load(), 20);
+	EXPECT_EQ(s.in_op.load(), 0) << "a codelet is no scheduling operation";
+	EXPECT_EQ(s.relaxed.load(), 20) << "a worker running a codelet may be observed";
+	EXPECT_GT(g_rec.pops_in_op.load(), 0);
+	EXPECT_EQ(g_rec.pops_not_in_op.load(), 0) << "pop_task is a scheduling operation";
+	EXPECT_EQ(g_rec.relaxed_in_pop.load(), 0) << "a worker in its pop is not relaxed";
+	EXPECT_EQ(g_rec.relaxed_in_section.load(), g_rec.pops_in_op.load()) << "nested relax_on sections count";
+	EXPECT_EQ(g_rec.relaxed_holding_other.load(), g_rec.pops_in_op.load()) << "holding another worker's lock relaxes";
+	EXPECT_EQ(starpu_worker_sched_op_pending(), 0);
+}
+
+void unpaired_relax_off(void **, void *arg)
+{
+	*static_cast<std::string *>(arg) = stderr_of([] { starpu_worker_relax_off(); });
+}
+
+TEST_F(WorkerApi, UnpairedRelaxOffIsRefused)
+{
+	start_recorder();
+	std::string err;
+	starpu_codelet cl = cpu_codelet(unpaired_relax_off, 0, "unpaired");
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->cl_arg = &err;
+	t->synchronous = 1;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	EXPECT_TRUE(contains(err, "no relaxed section")) << err;
+	// Still counted right: the next pops see an unrelaxed worker.
+	g_rec.relaxed_in_pop = 0;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	InTask s;
+	starpu_codelet look = cpu_codelet(look_in_task, 0, "look");
+	ASSERT_EQ(submit_detached(&look, &s), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_rec.relaxed_in_pop.load(), 0);
+}
+
+// ------------------------------------------------------------ sleep callbacks
+
+std::atomic<int> g_slept_a{0}, g_slept_b{0}, g_woke{0};
+void slept_a(unsigned) { g_slept_a++; }
+void slept_b(unsigned) { g_slept_b++; }
+void woke(unsigned) { g_woke++; }
+
+TEST_F(WorkerApi, SleepCallbacksAreSetAtRunTime)
+{
+	std::string err = stderr_of([] { starpu_worker_set_going_to_sleep_callback(slept_a); });
+	EXPECT_TRUE(contains(err, "callback_worker_going_to_sleep")) << err;
+	err = stderr_of([] { starpu_worker_set_waking_up_callback(woke); });
+	EXPECT_TRUE(contains(err, "callback_worker_waking_up")) << err;
+
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	g_slept_a = g_slept_b = g_woke = 0;
+	starpu_worker_set_going_to_sleep_callback(slept_a);
+	starpu_worker_set_waking_up_callback(woke);
+	// Each wake-up of the idle worker: it wakes, finds nothing, sleeps again.
+	ASSERT_TRUE(wait_until([] {
+		starpu_wake_worker(0);
+		return g_slept_a.load() > 0 && g_woke.load() > 0;
+	}, 20000));
+	starpu_worker_set_going_to_sleep_callback(slept_b);
+	int a = g_slept_a;
+	ASSERT_TRUE(wait_until([] {
+		starpu_wake_worker(0);
+		return g_slept_b.load() > 0;
+	}, 20000));
+	EXPECT_LE(g_slept_a.load(), a + 1) << "the first callback is replaced";
+	starpu_worker_set_going_to_sleep_callback(nullptr);
+	starpu_worker_set_waking_up_callback(nullptr);
+}
+
+// ------------------------------------------------------------ reset_scheduler
+
+TEST_F(WorkerApi, ResetSchedulerCallsEachContextsPolicy)
+{
+	std::string err = stderr_of([] { starpu_reset_scheduler(); });
+	EXPECT_TRUE(contains(err, "starpu_init")) << err;
+	start_recorder();
+	int ids[1] = {1};
+	unsigned ctx = starpu_sched_ctx_create(ids, 1, "reset_ctx", STARPU_SCHED_CTX_POLICY_STRUCT, &g_recorder, 0);
+	starpu_reset_scheduler();
+	EXPECT_EQ(g_rec.resets.load(), 2);
+	EXPECT_EQ(g_rec.reset_ctxs, (std::set<unsigned>{0, ctx}));
+	starpu_sched_ctx_delete(ctx);
+}
+
+TEST_F(WorkerApi, ResetSchedulerSkipsPoliciesWithoutTheHook)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.sched_policy_name = "eager";
+	ASSERT_EQ(starpu_init(&conf), 0);
+	std::string err = stderr_of([] { starpu_reset_scheduler(); });
+	EXPECT_EQ(err, "");
+	InTask s;
+	starpu_codelet cl = cpu_codelet(look_in_task, 0, "after_reset");
+	ASSERT_EQ(submit_detached(&cl, &s), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(s.runs.load(), 1);
+}
+
+// ------------------------------------------- parallel tasks through copies
+
+struct Parts
+{
+	std::mutex lock;
+	std::vector<int> ranks, sizes, combined;
+	std::atomic<int> callbacks{0};
+};
+
+void spmd_part(void **, void *arg)
+{
+	auto *p = static_cast<Parts *>(arg);
+	std::lock_guard<std::mutex> g(p->lock);
+	p->ranks.push_back(starpu_combined_worker_get_rank());
+	p->sizes.push_back(starpu_combined_worker_get_size());
+	p->combined.push_back(starpu_combined_worker_get_id());
+}
+
+void parts_done(void *arg)
+{
+	static_cast<Parts *>(arg)->callbacks++;
+}
+
+// Submits one SPMD task of two parts (the recorder prepares it) and waits for it.
+void run_spmd(Parts &parts)
+{
+	static starpu_codelet cl = [] {
+		starpu_codelet c = cpu_codelet(spmd_part, 0, "spmd_part");
+		c.type = STARPU_SPMD;
+		c.max_parallelism = 2;
+		return c;
+	}();
+	starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	t->cl_arg = &parts;
+	t->callback_func = parts_done;
+	t->callback_arg = &parts;
+	t->detach = 0;
+	ASSERT_EQ(starpu_task_submit(t), 0);
+	ASSERT_EQ(starpu_task_wait(t), 0);
+}
+
+TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
+{
+	start_recorder();
+	int both[2] = {0, 1};
+	int combined = starpu_combined_worker_assign_workerid(2, both);
+	ASSERT_GE(combined, (int)starpu_worker_get_count());
+	g_rec.combined = combined;
+	for (int round = 0; round < 3; round++) {
+		Parts parts;
+		run_spmd(parts);
+		std::sort(parts.ranks.begin(), parts.ranks.end());
+		EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
+		EXPECT_EQ(parts.sizes, (std::vector<int>{2, 2}));
+		EXPECT_EQ(parts.combined, (std::vector<int>{combined, combined}));
+		EXPECT_EQ(parts.callbacks.load(), 1) << "one task, one callback";
+	}
+	g_rec.combined = -1;
+	g_rec.copies_to = 2;
+	Parts parts;
+	run_spmd(parts);
+	std::sort(parts.ranks.begin(), parts.ranks.end());
+	EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
+	EXPECT_EQ(parts.sizes, (std::vector<int>{2, 2}));
+	EXPECT_EQ(parts.callbacks.load(), 1);
+}
+
+TEST_F(WorkerApi, BarrierInitRefusesBadArguments)
+{
+	start_recorder();
+	std::string err = stderr_of([] { starpu_parallel_task_barrier_init(nullptr, 0); });
+	EXPECT_TRUE(contains(err, "task is NULL")) << err;
+	starpu_codelet seq = cpu_codelet(look_in_task, 0, "seq");
+	starpu_task *t = starpu_task_create();
+	t->cl = &seq;
+	err = stderr_of([&] { starpu_parallel_task_barrier_init(t, 0); });
+	EXPECT_TRUE(contains(err, "not submitted")) << err;
+	err = stderr_of([&] { starpu_parallel_task_barrier_init(t, 1000); });
+	EXPECT_TRUE(contains(err, "no worker or combined worker 1000")) << err;
+	err = stderr_of([&] { starpu_parallel_task_barrier_init_n(t, 0); });
+	EXPECT_TRUE(contains(err, "0 workers asked for")) << err;
+	starpu_task_destroy(t);
+
+	// A sequential task offered to two workers is refused, and runs once as it was.
+	int both[2] = {0, 1};
+	g_rec.probe_seq = starpu_combined_worker_assign_workerid(2, both);
+	ASSERT_GE(g_rec.probe_seq, 0);
+	InTask s;
+	err = stderr_of([&] {
+		ASSERT_EQ(submit_detached(&seq, &s), 0);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	});
+	EXPECT_TRUE(contains(err, "codelet is sequential")) << err;
+	EXPECT_EQ(s.runs.load(), 1);
+}
+
+} // namespace
