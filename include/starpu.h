@@ -45,6 +45,15 @@
 #include <starpu_disk.h>
 #include <starpu_driver.h>
 #include <starpu_simgrid_wrap.h>
+/* StarPU 1.4's other headers (wrappers of the declarations above, or empty where
+ * starpu_config.h leaves their feature out). */
+#include <starpu_task_dep.h>
+#include <starpu_helper.h>
+#include <starpu_expert.h>
+#include <starpu_hip.h>
+#include <starpu_max_fpga.h>
+#include <starpu_openmp.h>
+#include <starpu_sink.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -186,5 +195,7 @@ void starpu_display_stats(void);
 #ifdef __cplusplus
 }
 #endif
+
+#include <starpu_deprecated_api.h>
 
 #endif /* __STARPU_H__ */

@@ -218,11 +218,12 @@ void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
 /** Pointer of handle on node, NULL if not allocated there. */
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
-/** Returns 1 if handle has a valid copy on node (one being brought there by a fetch counts;
- * unlike StarPU, a prefetch request still queued does not). */
+/** Returns 1 if handle is on node or will be: it has a valid copy there, or a request to bring it
+ * there (a fetch or a prefetch) is queued or under way. A hint, cheap enough for a policy to call
+ * for every task; 0 for a NULL handle or a node out of range. */
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
-/** Returns 1 if handle has a valid copy on node, or one being brought there by a fetch; a
- * prefetch request still queued does not count. */
+/** Like starpu_data_is_on_node(), but a prefetch request (starpu_data_prefetch_on_node() and
+ * the like) still queued does not count; a fetch queued does. Bad input is said and returns 0. */
 unsigned starpu_data_is_on_node_excluding_prefetch(starpu_data_handle_t handle, unsigned node);
 /** Returns 1 if handle's copy on memory_node is a mapping of another node's buffer: never
  * here, where each memory node holds a buffer of its own. */
@@ -256,7 +257,9 @@ int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned
 void starpu_memchunk_tidy(unsigned memory_node);
 /** An eviction hint; accepted and ignored here (this runtime's eviction does not use it). */
 void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
-/** Returns 0; the buffer on node is allocated when a copy first goes there. */
+/** Asks for handle's buffer on node to be allocated, without its data, so that a later fetch
+ * there finds it (unless it is evicted meanwhile): asynchronous, at prefetch level, as in StarPU.
+ * 0, or -EINVAL (said) for a bad handle or node; an allocation that finds no room is said then. */
 int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
 
 /** Number of memory nodes. */

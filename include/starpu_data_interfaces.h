@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <starpu_config.h>
 #include <starpu_data.h>
+#include <starpu_stdlib.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -184,6 +185,32 @@ int starpu_data_interface_get_next_id(void);
 /** Prints on stream what handle is (its interface's name and size) and the state of its copy
  * on memory node node (valid, allocated only, or none), on one line. */
 void starpu_data_print(starpu_data_handle_t handle, unsigned node, FILE *stream);
+/** Copies size bytes from src + src_offset on src_node to dst + dst_offset on dst_node (e.g. in
+ * an interface's any_to_any copy method): 0 when done, -EAGAIN when a device copy is left under
+ * way in async_data (the kernel's, within a handle's transfer), a negative errno (said) otherwise. */
+int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
+			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			  size_t size, void *async_data);
+/** Copies numblocks blocks of blocksize bytes, ld_src bytes apart in the source and ld_dst
+ * in the destination, with starpu_interface_copy() (one copy when both are contiguous):
+ * 0 when done, -EAGAIN when left under way in async_data. */
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data);
+/** starpu_interface_copy2d() repeated numblocks2 times, ld2_src / ld2_dst bytes apart. */
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data);
+/** starpu_interface_copy3d() repeated numblocks3 times, ld3_src / ld3_dst bytes apart. */
+int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
+			    size_t numblocks3, size_t ld3_src, size_t ld3_dst, void *async_data);
+/** Tells the runtime that an interface's own copy method moved size bytes from
+ * src_node to dst_node without starpu_interface_copy(): observers see the transfer. */
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size);
 /** Copies nn[1] * ... * nn[ndim-1] blocks of nn[0] * elemsize contiguous bytes from
  * src_offset of src on src_node to dst_offset of dst on dst_node; along dimension i the
  * blocks start ldn_src[i] (ldn_dst[i]) elements apart. With starpu_interface_copy(): one

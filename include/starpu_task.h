@@ -424,8 +424,9 @@ void starpu_task_end_dep_release(struct starpu_task *t);
 /** Calls hook(hook_arg) instead of printing when the watchdog (STARPU_WATCHDOG_TIMEOUT) finds no task ending. */
 void starpu_task_watchdog_set_hook(void (*hook)(void *), void *hook_arg);
 
-/** Creates a task (and tag id) that completes when the ndeps tags complete. */
-int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg);
+/** Submits a task that runs nothing, of tag sync_tag, done (callback run) once the ndeps tags of
+ * deps are: void as in StarPU 1.4, what fails is said (bad deps, runtime not running, refused task). */
+void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg);
 
 /* ------------------------------------------------------------ dependencies */
 

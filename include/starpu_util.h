@@ -122,37 +122,20 @@ void starpu_usleep(float nb_micro_sec);
 hwloc_topology_t starpu_get_hwloc_topology(void);
 #endif
 
+/** The OS index of the processing unit of hwloc logical index logical_index (-1, said, before
+ * starpu_init() or for a unit that does not exist). */
+int starpu_get_pu_os_index(unsigned logical_index);
+/** Prints on stdout where the runtime bound its threads: each worker's processing unit (logical
+ * and OS index), then the program's threads bound with starpu_bind_thread_on(). (StarPU runs
+ * hwloc-ps for it.) */
+void starpu_display_bindings(void);
+
 /** Calls func(arg) on every worker of the given type (where: STARPU_CPU ...), waiting until done. */
 void starpu_execute_on_each_worker(void (*func)(void *), void *arg, uint32_t where);
 /** Runs func(arg) once on each worker whose kind is in where (a STARPU_CPU|... mask), waiting for all; name labels the tasks. */
 void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t where, const char *name);
 /** Runs func(arg) on each of the num_workers workers listed in workers, waiting for all; name labels the tasks. */
 void starpu_execute_on_specific_workers(void (*func)(void *), void *arg, unsigned num_workers, unsigned *workers, const char *name);
-
-/** Copies size bytes from handle-less memory: a synchronous memcpy between nodes. */
-int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
-			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
-			  size_t size, void *async_data);
-/** Copies numblocks blocks of blocksize bytes, ld_src bytes apart in the source and ld_dst
- * in the destination, with starpu_interface_copy() (one copy when both are contiguous):
- * 0 when done, -EAGAIN when left under way in async_data. */
-int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
-			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
-			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data);
-/** starpu_interface_copy2d() repeated numblocks2 times, ld2_src / ld2_dst bytes apart. */
-int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
-			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
-			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
-			    size_t numblocks2, size_t ld2_src, size_t ld2_dst, void *async_data);
-/** starpu_interface_copy3d() repeated numblocks3 times, ld3_src / ld3_dst bytes apart. */
-int starpu_interface_copy4d(uintptr_t src, size_t src_offset, unsigned src_node,
-			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
-			    size_t blocksize, size_t numblocks1, size_t ld1_src, size_t ld1_dst,
-			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
-			    size_t numblocks3, size_t ld3_src, size_t ld3_dst, void *async_data);
-/** Tells the runtime that an interface's own copy method moved size bytes from
- * src_node to dst_node without starpu_interface_copy(): observers see the transfer. */
-void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@
 extern "C" {
 #endif
 
+struct starpu_task;
+
 /** Kinds of worker. */
 enum starpu_worker_archtype
 {

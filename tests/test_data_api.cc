@@ -8,6 +8,7 @@
 // (starpu_data_release_to), read-only copies (starpu_data_dup_ro), memory
 // used, allocation hooks and starpu_seed.
 #include "helpers.h"
+#include "alone_headers.h"
 
 #include <starpu_rand.h>
 
@@ -1070,3 +1071,67 @@ TEST_F(DataApi, DriverCopyAsyncSaysASlowSubmissionOnce)
 	EXPECT_EQ(err.find("submitting an asynchronous transfer from", first + 1), std::string::npos) << err;
 	EXPECT_NE(err.find("starpu_memory_pin()"), std::string::npos) << err;
 }
+
+namespace {
+
+// Issue 40: the copy calls are declared in <starpu_data_interfaces.h> as in StarPU 1.4 (a C file
+// that includes only that header calls them), and StarPU 1.4's other headers exist and compile
+// alone, <starpu_task_dep.h> with the dependency calls.
+TEST_F(DataApi, HeadersStarPUInstallsCompileAlone)
+{
+	std::vector<int> src(16), d1(16, -1), d2(16, -1), d3(16, -1), d4(16, -1);
+	for (int i = 0; i < 16; i++)
+		src[i] = i * 3;
+	ASSERT_EQ(astro_alone_interface_copies(src.data(), d1.data(), d2.data(), d3.data(), d4.data()), 0);
+	EXPECT_EQ(d1, src);
+	EXPECT_EQ(d2, src);
+	EXPECT_EQ(d3, src);
+	EXPECT_EQ(d4, src);
+	EXPECT_EQ(astro_alone_tag_chain(0x7100, 0x7101), 0);
+	EXPECT_EQ(astro_alone_helper_max(), 4);
+}
+
+// starpu_get_pu_os_index and starpu_display_bindings (StarPU 1.4's starpu_helper.h).
+TEST_F(DataApi, PuOsIndexAndBindings)
+{
+	unsigned nworkers = starpu_worker_get_count();
+	EXPECT_GE(starpu_get_pu_os_index(0), 0);
+	int bindid = starpu_worker_get_bindid(0);
+	hwloc_obj_t pu = starpu_worker_get_hwloc_obj(0);
+	if (bindid >= 0 && pu) {
+		EXPECT_EQ(starpu_get_pu_os_index((unsigned)bindid), (int)pu->os_index) << "worker 0's unit";
+	}
+	testing::internal::CaptureStdout();
+	starpu_display_bindings();
+	std::string out = testing::internal::GetCapturedStdout();
+	EXPECT_EQ(lines_of(out).size(), (size_t)nworkers) << out << "one line per worker";
+	EXPECT_TRUE(contains(out, "worker 0 (")) << out;
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_get_pu_os_index(100000), -1); });
+	EXPECT_TRUE(contains(err, "starpu_get_pu_os_index: no processing unit 100000")) << err;
+	starpu_shutdown();
+	err = stderr_of([] {
+		EXPECT_EQ(starpu_get_pu_os_index(0), -1);
+		starpu_display_bindings();
+	});
+	EXPECT_TRUE(contains(err, "starpu_get_pu_os_index: StarPU is not initialised")) << err;
+	EXPECT_TRUE(contains(err, "starpu_display_bindings: StarPU is not initialised")) << err;
+}
+
+// starpu_data_request_allocation without a device (issue 40): with main memory only there is no
+// transfer thread, the buffer of data registered on no node is made at once, counted there.
+TEST_F(DataApi, RequestAllocationInMainMemory)
+{
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, 4096, sizeof(int));
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, STARPU_MAIN_RAM), 0u);
+	size_t used = starpu_memory_get_used(STARPU_MAIN_RAM);
+	ASSERT_EQ(starpu_data_request_allocation(h, STARPU_MAIN_RAM), 0);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, STARPU_MAIN_RAM), 1u);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), used + 4096 * sizeof(int));
+	ASSERT_EQ(submit_on_handle(&add_cl, h, (void *)(intptr_t)1), 0);
+	starpu_data_unregister(h);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_data_request_allocation(nullptr, STARPU_MAIN_RAM), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_data_request_allocation: NULL handle")) << err;
+}
+
+} // namespace

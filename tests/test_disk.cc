@@ -5,6 +5,7 @@
 // copies to it under STARPU_LIMIT_CPU_MEM, files the program opens there,
 // the swap disk of STARPU_DISK_SWAP, and bad input refused in one line.
 #include "helpers.h"
+#include "held_transfers.h"
 
 #include <starpu_disk.h>
 
@@ -591,6 +592,119 @@ TEST_F(Disk, SwapWithAnUnknownBackendIsSaidAndSkipped)
 	EXPECT_TRUE(contains(err, "STARPU_DISK_SWAP_BACKEND=tape")) << err;
 	EXPECT_EQ(starpu_disk_swap_node, -1);
 	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
+}
+
+// A swap disk (STARPU_DISK_SWAP) exists from starpu_init() on: the transfer thread serves its requests.
+int init_with_swap_disk(const TempDir &tmp)
+{
+	ScopedEnv swap("STARPU_DISK_SWAP", tmp.file("swap"));
+	ScopedEnv size("STARPU_DISK_SWAP_SIZE", "32");
+	int ret = init_with_ncpus(1);
+	return ret ? ret : starpu_disk_swap_node;
+}
+
+// starpu_data_is_on_node (issue 40) counts a request queued to bring the data there, as
+// StarPU: the data is or will be there; its _excluding_prefetch form counts a queued fetch
+// only. The transfer thread is held on another request meanwhile (no timing involved).
+TEST_F(Disk, IsOnNodeCountsQueuedRequests)
+{
+	int node = init_with_swap_disk(tmp);
+	ASSERT_GT(node, 0);
+	const unsigned n = 256;
+	std::vector<std::vector<int>> data(3, std::vector<int>(n, 7));
+	starpu_data_handle_t h[3];
+	for (unsigned i = 0; i < 3; i++)
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	HeldTransfers held;
+	held.blocker = h[0];
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_REQUEST), HeldTransfers::observe, &held);
+	ASSERT_GE(id, 0);
+	ASSERT_EQ(starpu_data_prefetch_on_node(h[0], node, 1), 0);
+	ASSERT_TRUE(wait_until([&] { return held.holding.load(); }));
+	EXPECT_EQ(starpu_data_is_on_node(h[1], node), 0u) << "nothing there, nothing asked";
+	ASSERT_EQ(starpu_data_prefetch_on_node(h[1], node, 1), 0);
+	ASSERT_EQ(starpu_data_fetch_on_node(h[2], node, 1), 0);
+	int valid = -1;
+	starpu_data_query_status(h[1], node, nullptr, &valid, nullptr);
+	EXPECT_EQ(valid, 0) << "still queued";
+	EXPECT_EQ(starpu_data_is_on_node(h[1], node), 1u) << "a queued prefetch: the data will be there";
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h[1], node), 0u);
+	EXPECT_EQ(starpu_data_is_on_node(h[2], node), 1u);
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h[2], node), 1u) << "a queued fetch counts";
+	EXPECT_EQ(starpu_data_is_on_node(h[1], STARPU_MAIN_RAM), 1u) << "main memory's copy stays valid";
+	held.released = true;
+	EXPECT_TRUE(wait_until([&] {
+		return starpu_data_is_on_node_excluding_prefetch(h[1], node) && starpu_data_is_on_node_excluding_prefetch(h[0], node);
+	}));
+	starpu_data_query_status(h[1], node, nullptr, &valid, nullptr);
+	EXPECT_EQ(valid, 1) << "the prefetch done, the copy is valid";
+	astro_observe_unsubscribe(id);
+	// A hint: a NULL handle or a node out of range is not there (quietly, as policies call it).
+	EXPECT_EQ(starpu_data_is_on_node(nullptr, node), 0u);
+	EXPECT_EQ(starpu_data_is_on_node(h[0], STARPU_MAXNODES), 0u);
+	for (unsigned i = 0; i < 3; i++)
+		starpu_data_unregister(h[i]);
+}
+
+// Counts the buffers the runtime allocates on node.
+struct Allocations
+{
+	unsigned node;
+	std::atomic<int> count{0};
+	static void observe(const astro_event *ev, void *arg)
+	{
+		Allocations *a = (Allocations *)arg;
+		if (ev->dst_node == a->node)
+			a->count++;
+	}
+};
+
+// starpu_data_request_allocation (issue 40) makes the buffer on the node ahead, without the
+// data (asynchronously, by the transfer thread, as StarPU): the node's memory used grows by its
+// size, and a later fetch there allocates nothing more. Bad input is refused and said.
+TEST_F(Disk, RequestAllocationAllocatesAhead)
+{
+	int node = init_with_swap_disk(tmp);
+	ASSERT_GT(node, 0);
+	const unsigned n = 1000;
+	std::vector<int> data(n);
+	for (unsigned i = 0; i < n; i++)
+		data[i] = (int)i;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)data.data(), n, sizeof(int));
+	size_t used = starpu_memory_get_used(node);
+	EXPECT_EQ(starpu_data_test_if_allocated_on_node(h, node), 0u);
+	ASSERT_EQ(starpu_data_request_allocation(h, node), 0);
+	ASSERT_TRUE(wait_until([&] { return starpu_data_test_if_allocated_on_node(h, node) != 0; }));
+	EXPECT_EQ(starpu_memory_get_used(node), used + n * sizeof(int));
+	EXPECT_EQ(starpu_data_is_on_node(h, node), 0u) << "allocated, but the data is not there";
+	Allocations allocs;
+	allocs.node = (unsigned)node;
+	int id = astro_observe_subscribe(ASTRO_MOMENT_BIT(ASTRO_MOMENT_DATA_ALLOCATED), Allocations::observe, &allocs);
+	ASSERT_GE(id, 0);
+	ASSERT_EQ(starpu_data_acquire_on_node(h, node, STARPU_R), 0);
+	starpu_data_release_on_node(h, node);
+	astro_observe_unsubscribe(id);
+	EXPECT_EQ(allocs.count.load(), 0) << "the fetch allocated again";
+	EXPECT_EQ(starpu_data_is_on_node(h, node), 1u);
+	EXPECT_EQ(starpu_memory_get_used(node), used + n * sizeof(int));
+	// Asked again where it is allocated: nothing more.
+	ASSERT_EQ(starpu_data_request_allocation(h, node), 0);
+	ASSERT_EQ(starpu_data_request_allocation(h, STARPU_MAIN_RAM), 0);
+	starpu_data_unregister(h); // after the requests (held by them)
+	EXPECT_EQ(starpu_memory_get_used(node), used);
+	for (unsigned i = 0; i < n; i++)
+		ASSERT_EQ(data[i], (int)i);
+	std::string err = stderr_of([&] {
+		EXPECT_EQ(starpu_data_request_allocation(nullptr, node), -EINVAL);
+		EXPECT_EQ(starpu_data_request_allocation(h, node), -EINVAL) << "unregistered";
+		starpu_data_handle_t other;
+		starpu_variable_data_register(&other, STARPU_MAIN_RAM, (uintptr_t)&data[0], sizeof(int));
+		EXPECT_EQ(starpu_data_request_allocation(other, 99), -EINVAL);
+		starpu_data_unregister(other);
+	});
+	EXPECT_TRUE(contains(err, "starpu_data_request_allocation: NULL handle")) << err;
+	EXPECT_TRUE(contains(err, "starpu_data_request_allocation: no memory node 99")) << err;
 }
 
 // Bad input: one line naming the problem, an error code, no node added.

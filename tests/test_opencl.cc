@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 #include "opencl_helpers.h"
+#include "held_transfers.h"
 #include <cmath>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -397,7 +398,8 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	starpu_data_handle_t hw;
 	starpu_vector_data_register(&hw, STARPU_MAIN_RAM, (uintptr_t)w.data(), 512, sizeof(float));
 	ASSERT_EQ(starpu_data_prefetch_on_node(hw, opencl_node_, 1), 0);
-	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node(hw, opencl_node_) != 0; }));
+	// Arrived (not only requested, which starpu_data_is_on_node counts too).
+	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node_excluding_prefetch(hw, opencl_node_) != 0; }));
 	EXPECT_EQ(bus(STARPU_MAIN_RAM, opencl_node_).second, 2);
 	ASSERT_EQ(submit_on(&cl, hw, -1, &factor), 0);
 	starpu_data_unregister(hw); // waits for the task, brings the data back
@@ -408,29 +410,6 @@ TEST_F(OpenCL, PrefetchMovesTheDataBeforeTheTask)
 	EXPECT_TRUE(contains(err, "starpu_data_prefetch_on_node: NULL handle")) << err;
 	starpu_task_wait_for_all(); // the detached tasks read cl (on this stack) until their end, after the data
 }
-
-// The transfer thread held on the request of `blocker` (its DATA_REQUEST moment) until released;
-// the handles of the requests after it, in the order they are served.
-struct HeldTransfers
-{
-	starpu_data_handle_t blocker = nullptr;
-	std::atomic<bool> holding{false}, released{false};
-	std::mutex lock;
-	std::vector<const void *> order;
-
-	static void observe(const astro_event *ev, void *arg)
-	{
-		HeldTransfers *t = (HeldTransfers *)arg;
-		if (ev->object == t->blocker) {
-			t->holding = true;
-			while (!t->released)
-				starpu_usleep(1000);
-			return;
-		}
-		std::lock_guard<std::mutex> hold(t->lock);
-		t->order.push_back(ev->object);
-	}
-};
 
 // Asynchronous requests (issue 40) are served by level (fetch, prefetch, idle prefetch),
 // then by priority (highest first), then in order; a queued prefetch does not count as
@@ -453,6 +432,11 @@ TEST_F(OpenCL, AsyncRequestsAreServedByLevelThenPriority)
 	ASSERT_EQ(starpu_data_prefetch_on_node_prio(h[4], opencl_node_, 1, -1), 0);
 	ASSERT_EQ(starpu_data_fetch_on_node(h[5], opencl_node_, 1), 0);
 	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h[1], opencl_node_), 0u);
+	// Queued, the data will be there: starpu_data_is_on_node counts every request, its
+	// _excluding_prefetch form only the fetch.
+	EXPECT_EQ(starpu_data_is_on_node(h[1], opencl_node_), 1u);
+	EXPECT_EQ(starpu_data_is_on_node(h[2], opencl_node_), 1u) << "an idle prefetch queued";
+	EXPECT_EQ(starpu_data_is_on_node_excluding_prefetch(h[5], opencl_node_), 1u) << "a fetch queued";
 	int allocated = -1, valid = -1, requested = -1;
 	starpu_data_query_status(h[1], (int)opencl_node_, &allocated, &valid, &requested);
 	EXPECT_EQ(requested, 1);
@@ -626,7 +610,7 @@ TEST_F(OpenCL, PoliciesPrefetchTaskInputsAndPredictTheirTransfers)
 	EXPECT_EQ(starpu_task_expected_data_transfer_time(STARPU_MAIN_RAM, t), 0.0);
 	EXPECT_EQ(starpu_prefetch_task_input_for(t, (unsigned)opencl_worker_), 0);
 	// The transfer thread moves it meanwhile.
-	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node(hin, opencl_node_) != 0; }));
+	EXPECT_TRUE(wait_until([&] { return starpu_data_is_on_node_excluding_prefetch(hin, opencl_node_) != 0; }));
 	EXPECT_FALSE(starpu_data_is_on_node(hout, opencl_node_));
 	EXPECT_EQ(starpu_task_expected_data_transfer_time(opencl_node_, t), 0.0);
 	starpu_task_destroy(t);

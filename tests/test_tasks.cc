@@ -10,6 +10,7 @@
 
 #include <set>
 #include <thread>
+#include <type_traits>
 
 using namespace astro_test;
 
@@ -199,7 +200,7 @@ TEST_F(Tasks, CreateSyncTask)
 	const starpu_tag_t a = 0x5100, b = 0x5101, sync = 0x5200;
 	SyncRecord rec;
 	starpu_tag_t deps[2] = { a, b };
-	ASSERT_EQ(starpu_create_sync_task(sync, 2, deps, sync_callback, &rec), 0);
+	starpu_create_sync_task(sync, 2, deps, sync_callback, &rec);
 	starpu_codelet cl = cpu_codelet(slow_count, 0, "slow");
 	for (starpu_tag_t tag : { a, b }) {
 		starpu_task *t = starpu_task_create();
@@ -214,6 +215,31 @@ TEST_F(Tasks, CreateSyncTask)
 	// ...and its callback (run after the tag is notified, as in StarPU) saw both.
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(rec.runs_seen, 2);
+}
+
+// StarPU 1.4 declares it void: what goes wrong is said instead, and no task is left behind.
+static_assert(std::is_same<decltype(starpu_create_sync_task(0, 0, nullptr, nullptr, nullptr)), void>::value,
+	      "starpu_create_sync_task returns void, as in StarPU 1.4");
+
+TEST_F(Tasks, CreateSyncTaskBadInputIsSaid)
+{
+	const starpu_tag_t sync = 0x5300;
+	starpu_tag_t self[1] = { sync };
+	SyncRecord rec;
+	std::string err = stderr_of([&] {
+		starpu_create_sync_task(sync, 2, nullptr, sync_callback, &rec);
+		starpu_create_sync_task(sync, 1, self, sync_callback, &rec);
+	});
+	EXPECT_TRUE(contains(err, "starpu_create_sync_task: NULL deps for 2 dependencies of tag 21248")) << err;
+	EXPECT_TRUE(contains(err, "starpu_create_sync_task: tag 21248 is among its own dependencies")) << err;
+	EXPECT_EQ(starpu_task_nsubmitted(), 0) << "a refused sync task was submitted";
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(rec.runs_seen.load(), -1) << "the callback of a refused sync task ran";
+	// Once the runtime stopped, nothing is made and the call says so.
+	starpu_shutdown();
+	err = stderr_of([&] { starpu_create_sync_task(sync, 0, nullptr, sync_callback, &rec); });
+	EXPECT_TRUE(contains(err, "starpu_create_sync_task: the runtime is not running: no task was made for tag 21248")) << err;
+	EXPECT_EQ(rec.runs_seen.load(), -1);
 }
 
 // starpu_task_create_sync (issue 40): a task that runs nothing but takes its place among the

@@ -414,6 +414,14 @@ static bool has_valid_copy(starpu_data_handle_t h)
 	return valid_source(h, STARPU_MAXNODES) >= 0;
 }
 
+/* Main memory's copies are evicted only to a disk; a buffer the program gave
+ * (starpu_data_ptr_register) is not the runtime's to evict. */
+static void lru_track(starpu_data_handle_t h, unsigned node)
+{
+	if (h->owns_alloc[node] && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_RELAXED)))
+		_astro_lru_touch(&h->replicates[node]);
+}
+
 /* With async, the copy to node may be left under way (pin must be set: the copy stays until it arrives).
  * kind: what asks, for the observers (STARPU_FETCH, STARPU_TASK_PREFETCH or STARPU_PREFETCH). */
 static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode, bool pin, bool async, enum starpu_is_prefetch kind)
@@ -440,10 +448,7 @@ static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_
 		r->pinned++;
 		h->writers_running += writes;
 	}
-	/* A buffer the program gave (starpu_data_ptr_register) is not the runtime's to evict;
-	 * main memory's copies are evicted only to a disk. */
-	if (h->owns_alloc[node] && (node != STARPU_MAIN_RAM || __atomic_load_n(&_astro_disk_count, __ATOMIC_RELAXED)))
-		_astro_lru_touch(r);
+	lru_track(h, node);
 	return 0;
 }
 
@@ -485,16 +490,26 @@ int _astro_coherency_arrived(starpu_data_handle_t h, unsigned node)
 	return ret;
 }
 
-bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
+/* Gives handle a buffer on node without bringing its data there: 0 or -ENOMEM. With nothing
+ * valid anywhere, this fresh buffer is the (undefined) content. */
+static int allocate_buffer(starpu_data_handle_t h, unsigned node)
 {
 	starpu_pthread_mutex_lock(&h->coherency_lock);
 	MSI_BEFORE(h);
 	int ret = allocate(h, node);
-	/* Nothing valid anywhere: this fresh buffer is the (undefined) content. */
-	if (!ret && !has_valid_copy(h))
-		h->valid[node] = true;
+	if (!ret) {
+		if (!has_valid_copy(h))
+			h->valid[node] = true;
+		lru_track(h, node);
+	}
 	MSI_AFTER(h);
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
+	return ret;
+}
+
+bool _astro_coherency_materialize(starpu_data_handle_t h, unsigned node)
+{
+	int ret = allocate_buffer(h, node);
 	if (ret)
 		_astro_error("no room for the first buffer of a %s handle registered on no node (%zu bytes on node %u)",
 			     h->ops->name ? h->ops->name : "data", starpu_data_get_alloc_size(h), node);
@@ -600,6 +615,7 @@ struct transfer_request
 	void *arg;
 	enum starpu_is_prefetch level;       /* served by level, then by priority */
 	int prio;
+	bool allocation;                     /* only allocates the buffer (starpu_data_request_allocation) */
 	struct transfer_request *next;
 };
 
@@ -634,6 +650,25 @@ static void prefetch_now(starpu_data_handle_t h, unsigned node)
 	starpu_pthread_mutex_unlock(&h->coherency_lock);
 }
 
+/* An allocation asked ahead: what could not be made is said (a later fetch tries again). */
+static void allocate_now(starpu_data_handle_t h, unsigned node)
+{
+	if (allocate_buffer(h, node) == -ENOMEM) {
+		char name[32];
+		starpu_memory_node_get_name(node, name, sizeof(name));
+		_astro_error("starpu_data_request_allocation: no room for %zu bytes of data on %s, even after evicting "
+			     "what no running task uses: the allocation is left to the first fetch there",
+			     starpu_data_get_alloc_size(h), name);
+	}
+}
+
+/* The requests bringing data to the replicate (starpu_data_is_on_node reads them without the queue's lock). */
+static unsigned *requests_of(const struct transfer_request *r)
+{
+	struct _astro_replicate *rep = &r->handle->replicates[r->node];
+	return r->level == STARPU_FETCH ? &rep->fetches_requested : &rep->prefetches_requested;
+}
+
 static void *transfer_main(void *arg)
 {
 	(void)arg;
@@ -650,9 +685,14 @@ static void *transfer_main(void *arg)
 		transfer_moving = true;
 		moving = r;
 		starpu_pthread_mutex_unlock(&queue_lock);
-		prefetch_now(r->handle, r->node);
+		if (r->allocation)
+			allocate_now(r->handle, r->node);
+		else
+			prefetch_now(r->handle, r->node);
 		starpu_pthread_mutex_lock(&queue_lock);
 		moving = NULL;
+		if (!r->allocation)
+			__atomic_sub_fetch(requests_of(r), 1, __ATOMIC_RELAXED);
 		starpu_pthread_mutex_unlock(&queue_lock);
 		transfer_done(r->handle, r->done, r->arg);
 		free(r);
@@ -685,18 +725,25 @@ void _astro_transfers_stop(void)
 		starpu_pthread_join(transfer_thread, NULL); /* after the requests left */
 }
 
-void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch level, int prio, void (*done)(void *arg), void *arg)
+static void submit(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch level, int prio, bool allocation,
+		   void (*done)(void *arg), void *arg)
 {
 	struct transfer_request *r = malloc(sizeof(*r));
 	starpu_pthread_mutex_lock(&queue_lock);
 	if (!r || !transfers_running) {
 		starpu_pthread_mutex_unlock(&queue_lock);
 		free(r);
-		prefetch_now(h, node);
+		if (allocation)
+			allocate_now(h, node);
+		else
+			prefetch_now(h, node);
 		transfer_done(h, done, arg);
 		return;
 	}
-	*r = (struct transfer_request) { .handle = h, .node = node, .done = done, .arg = arg, .level = level, .prio = prio };
+	*r = (struct transfer_request) { .handle = h, .node = node, .done = done, .arg = arg, .level = level, .prio = prio,
+					 .allocation = allocation };
+	if (!allocation)
+		__atomic_add_fetch(requests_of(r), 1, __ATOMIC_RELAXED);
 	if (!queue_tail || !served_before(r, queue_tail)) {
 		if (queue_tail)
 			queue_tail->next = r;
@@ -713,6 +760,31 @@ void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, enum starpu_i
 	}
 	starpu_pthread_cond_signal(&queue_cond);
 	starpu_pthread_mutex_unlock(&queue_lock);
+}
+
+void _astro_transfer_submit(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch level, int prio, void (*done)(void *arg), void *arg)
+{
+	submit(h, node, level, prio, false, done, arg);
+}
+
+/* As StarPU, at prefetch level and priority 0. */
+void _astro_transfer_submit_allocation(starpu_data_handle_t h, unsigned node)
+{
+	submit(h, node, STARPU_PREFETCH, 0, true, NULL, NULL);
+}
+
+/* Valid there, or a fetch (or also a prefetch, with prefetches) of the transfer thread is to bring it. */
+unsigned _astro_data_on_node(starpu_data_handle_t h, unsigned node, bool prefetches)
+{
+	const struct _astro_replicate *r = &h->replicates[node];
+	if (__atomic_load_n(&r->fetches_requested, __ATOMIC_RELAXED) ||
+	    (prefetches && __atomic_load_n(&r->prefetches_requested, __ATOMIC_RELAXED)))
+		return 1;
+	/* The transfer thread may be changing it. */
+	starpu_pthread_mutex_lock(&h->coherency_lock);
+	unsigned valid = h->valid[node];
+	starpu_pthread_mutex_unlock(&h->coherency_lock);
+	return valid;
 }
 
 bool _astro_transfers_idle(void)

@@ -149,18 +149,15 @@ unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsi
 	return allocated_on(handle, memory_node);
 }
 
+/* As StarPU, a hint for policies (called per task): valid there, or a request to bring it there queued. */
 unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
 {
 	if (!handle || node >= STARPU_MAXNODES)
 		return 0;
-	/* The transfer thread may be changing it. */
-	starpu_pthread_mutex_lock(&handle->coherency_lock);
-	unsigned valid = handle->valid[node];
-	starpu_pthread_mutex_unlock(&handle->coherency_lock);
-	return valid;
+	return _astro_data_on_node(handle, node, true);
 }
 
-/* A copy being brought there counts (it is valid from the request on); a prefetch still queued does not. */
+/* The same, a prefetch still queued left out (a fetch queued counts: the data is coming for sure). */
 unsigned starpu_data_is_on_node_excluding_prefetch(starpu_data_handle_t handle, unsigned node)
 {
 	if (!_astro_data_live(handle, "starpu_data_is_on_node_excluding_prefetch"))
@@ -170,7 +167,7 @@ unsigned starpu_data_is_on_node_excluding_prefetch(starpu_data_handle_t handle, 
 			     starpu_memory_nodes_get_count());
 		return 0;
 	}
-	return starpu_data_is_on_node(handle, node);
+	return _astro_data_on_node(handle, node, false);
 }
 
 /* Copies are never mapped from one node into another here (each node has its own buffer). */
@@ -190,10 +187,17 @@ void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_im
 	(void)is_important;
 }
 
+/* As StarPU: asynchronous, at prefetch level; a later fetch there finds the buffer (unless evicted meanwhile). */
 int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
 {
-	(void)handle;
-	(void)node;
+	if (!_astro_data_live(handle, "starpu_data_request_allocation"))
+		return -EINVAL;
+	if (node >= starpu_memory_nodes_get_count()) {
+		_astro_error("starpu_data_request_allocation: no memory node %u (there are %u)", node, starpu_memory_nodes_get_count());
+		return -EINVAL;
+	}
+	_astro_data_hold(handle);
+	_astro_transfer_submit_allocation(handle, node);
 	return 0;
 }
 

@@ -35,6 +35,10 @@ struct _astro_replicate
 	int pinned;                          /* running tasks using it: not evictable */
 	struct _astro_replicate *lru_prev, *lru_next; /* under the node's lru_lock */
 	struct _astro_copy *copy;            /* an asynchronous copy still arriving here (see _astro_coherency_fetch_async) */
+	/* Requests of the transfer thread to bring the data here, queued or being served, by whether
+	 * they are fetches (STARPU_FETCH) or prefetches: changed under its queue's lock, read without
+	 * it (starpu_data_is_on_node, which policies call per task). Allocations are not counted. */
+	unsigned fetches_requested, prefetches_requested;
 };
 
 
@@ -217,6 +221,12 @@ int _astro_coherency_arrived(starpu_data_handle_t handle, unsigned node);
 void _astro_transfers_start(void);
 void _astro_transfers_stop(void);
 void _astro_transfer_submit(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch level, int prio, void (*done)(void *arg), void *arg);
+/* A request of the transfer thread that only allocates handle's buffer on node (held meanwhile),
+ * at prefetch level: done at once when there is no transfer thread. */
+void _astro_transfer_submit_allocation(starpu_data_handle_t handle, unsigned node);
+/* Is handle valid on node, or is a fetch (or, with prefetches, any request) of the transfer thread
+ * to bring it there? (starpu_data_is_on_node and its _excluding_prefetch form). */
+unsigned _astro_data_on_node(starpu_data_handle_t handle, unsigned node, bool prefetches);
 /* No prefetch or asynchronous acquire is queued or moving (the idle-wait report, tasks/idle_wait.c). */
 bool _astro_transfers_idle(void);
 /* data.c: a handle kept from being freed (busy) without an access. */

@@ -81,8 +81,26 @@ char *starpu_task_status_get_as_string(enum starpu_task_status status)
 	return (char *)"STARPU_TASK_unknown_status";
 }
 
-int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
+/* void as in StarPU 1.4: what goes wrong is said, and the tag is then never done by this task. */
+void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
 {
+	unsigned long long tag = (unsigned long long)sync_tag;
+	if (ndeps && !deps) {
+		_astro_error("starpu_create_sync_task: NULL deps for %u dependencies of tag %llu: no task was made; "
+			     "give an array of %u tags", ndeps, tag, ndeps);
+		return;
+	}
+	for (unsigned i = 0; i < ndeps; i++)
+		if (deps[i] == sync_tag) {
+			_astro_error("starpu_create_sync_task: tag %llu is among its own dependencies: no task was made; "
+				     "remove it from deps", tag);
+			return;
+		}
+	if (!starpu_is_initialized()) {
+		_astro_error("starpu_create_sync_task: the runtime is not running: no task was made for tag %llu; "
+			     "call starpu_init() first", tag);
+		return;
+	}
 	starpu_tag_declare_deps_array(sync_tag, ndeps, deps);
 	struct starpu_task *task = starpu_task_create();
 	task->cl = NULL;
@@ -90,8 +108,11 @@ int starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t 
 	task->tag_id = sync_tag;
 	task->callback_func = callback;
 	task->callback_arg = callback_arg;
+	task->name = "starpu_create_sync_task";
 	int ret = starpu_task_submit(task);
-	if (ret)
+	if (ret) {
+		_astro_error("starpu_create_sync_task: the task of tag %llu was not submitted (%s): the tag is not done by it, "
+			     "and its callback does not run", tag, strerror(-ret));
 		starpu_task_destroy(task);
-	return ret;
+	}
 }

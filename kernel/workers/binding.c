@@ -228,3 +228,41 @@ hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid)
 					: hwloc_get_root_obj(_astro_rt.topology);
 	return hwloc_bitmap_dup(where->cpuset);
 }
+
+int starpu_get_pu_os_index(unsigned logical_index)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_get_pu_os_index: StarPU is not initialised (the topology is not loaded): call starpu_init() first");
+		return -1;
+	}
+	hwloc_obj_t pu = hwloc_get_obj_by_type(_astro_rt.topology, HWLOC_OBJ_PU, logical_index);
+	if (!pu) {
+		_astro_error("starpu_get_pu_os_index: no processing unit %u (there are %u)", logical_index, _astro_rt.npus);
+		return -1;
+	}
+	return (int)pu->os_index;
+}
+
+/* StarPU runs hwloc-ps; here the runtime says what it bound itself: its workers, then the
+ * program's threads bound through starpu_bind_thread_on(). */
+void starpu_display_bindings(void)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_display_bindings: StarPU is not initialised: call starpu_init() first");
+		return;
+	}
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
+		const struct _astro_worker *w = _astro_rt.workers[i];
+		if (w->bindid < 0)
+			printf("worker %u (%s): not bound\n", i, w->name);
+		else
+			printf("worker %u (%s): processing unit %d (OS index %d)\n", i, w->name, w->bindid,
+			       starpu_get_pu_os_index((unsigned)w->bindid));
+	}
+	starpu_pthread_mutex_lock(&units.lock);
+	for (unsigned pu = 0; pu < units.npus; pu++)
+		if (units.names && units.names[pu])
+			printf("thread %s: processing unit %u (OS index %d)\n", units.names[pu], pu, starpu_get_pu_os_index(pu));
+	starpu_pthread_mutex_unlock(&units.lock);
+	fflush(stdout);
+}
