@@ -1868,6 +1868,59 @@ TEST_F(MemoryStates, EvictionToADiskDrawsReclaimingWritingBackAndDriverCopy)
 	}
 }
 
+// The memory managers' Bandwidth Out / In (MB/s) curves (StarPU's bwo_mm / bwi_mm, seed 004 section 4.1.1.3): while a copy
+// is in flight, its bandwidth (0.001 x bytes / ms) is added to its source's Out and to its destination's In, and taken
+// off at its end. So each curve never goes negative and ends at 0, and its area (MB/s x ms) is 0.001 x the bytes of the
+// copies (pj_dump's Link rows: the same copies, same dates) that leave, or reach, that node.
+TEST_F(MemoryStates, BandwidthCurvesOfTheCopiesBetweenNodes)
+{
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	std::string out = convert("", "bandwidth");
+	Output d = run("pj_dump -l 9 '" + out + "/paje.trace'");
+	ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	std::map<std::string, double> bytes, area, highest, last_start, last; // "MEMMANAGER<n> In|Out" -> ...
+	unsigned copies = 0;
+	for (const std::string &line : lines_of(d.text)) {
+		std::vector<std::string> f;
+		for (size_t at = 0, comma; at <= line.size(); at = comma + 2) {
+			comma = line.find(", ", at);
+			if (comma == std::string::npos)
+				comma = line.size();
+			f.push_back(line.substr(at, comma - at));
+		}
+		if (f.size() == 10 && f[0] == "Link" && f[2] == "Intra-node data Fetch" && std::stod(f[5]) > 0) {
+			bytes[f[7] + " Out"] += std::stod(f[6]);
+			bytes[f[8] + " In"] += std::stod(f[6]);
+			copies++;
+		} else if (f.size() == 7 && f[0] == "Variable" && f[1].rfind("MEMMANAGER", 0) == 0 &&
+			   f[2].rfind("Bandwidth ", 0) == 0) {
+			std::string key = f[1] + (f[2] == "Bandwidth In (MB/s)" ? " In" : " Out");
+			double start = std::stod(f[3]), value = std::stod(f[6]);
+			EXPECT_GE(value, 0.0) << line;
+			area[key] += value * std::stod(f[5]);
+			highest[key] = std::max(highest[key], value);
+			if (!last_start.count(key) || start >= last_start[key]) {
+				last_start[key] = start;
+				last[key] = value;
+			}
+		}
+	}
+	ASSERT_GT(copies, 0u) << "copies to the disk and back\n" << d.text.substr(0, 3000);
+	for (const char *key : { "MEMMANAGER0 Out", "MEMMANAGER1 In", "MEMMANAGER1 Out", "MEMMANAGER0 In" }) {
+		SCOPED_TRACE(key);
+		EXPECT_GT(bytes[key], 0.0) << "main memory to the disk and back";
+		EXPECT_GT(highest[key], 0.0) << d.text.substr(0, 3000);
+		EXPECT_EQ(last[key], 0.0) << "back to 0 once the last copy ended";
+		EXPECT_NEAR(area[key], 0.001 * bytes[key], 1e-4 * 0.001 * bytes[key]) << "the bytes of the copies";
+	}
+	// -no-bus: neither the copies nor their bandwidths.
+	std::string quiet = read_file(convert("-no-bus", "no_bus") + "/paje.trace");
+	ASSERT_FALSE(quiet.empty());
+	for (const std::string &line : lines_of(quiet))
+		EXPECT_FALSE((line.rfind("13\t", 0) == 0 && contains(line, "\tbw")) || contains(line, "\tcom_")) << line;
+}
+
 // starpu_fxt_stats (built beside starpu_fxt_tool) counts the bytes each way between main memory and the disk.
 TEST_F(MemoryStates, FxtStatsCountsTheBytesBetweenTheNodes)
 {
