@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "builtin_formats.h"
 #include "ctxstates.h"
 #include "format_common.h"
@@ -87,6 +88,7 @@ struct paje
 {
 	FILE *f;
 	char *path;
+	char *to;                   /* -o's absolute path, written at the end from path; NULL: path is the output */
 	bool colors, no_events, no_counter, no_bus, no_flops, memory_states, use_task_color;
 	GHashTable *defined_values; /* task names and "<type>\t<name>" of application states with a Pajé entity value */
 	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its variable type's number + 1, over every archive */
@@ -234,7 +236,9 @@ static void free_location(gpointer data)
 static void *paje_begin(const struct astro_trace_format_options *options)
 {
 	const char *name = options->paje && *options->paje ? options->paje : "paje.trace";
-	char *path = g_build_filename(options->dir, name, NULL);
+	/* -o with an absolute path (StarVZ's -o /dev/stdout): written beside the other outputs, then into it at the end. */
+	bool elsewhere = g_path_is_absolute(name);
+	char *path = g_build_filename(options->dir, elsewhere ? ".paje.trace.out" : name, NULL);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		g_free(path);
@@ -243,6 +247,7 @@ static void *paje_begin(const struct astro_trace_format_options *options)
 	struct paje *p = g_new0(struct paje, 1);
 	p->f = f;
 	p->path = path;
+	p->to = elsewhere ? g_strdup(name) : NULL;
 	p->colors = options->colors;
 	p->no_events = options->no_events;
 	p->no_counter = options->no_counter;
@@ -845,8 +850,10 @@ static int paje_end(void *state)
 	write_mpi_links(p);
 	write_copy_bandwidths(p);
 	int ret = trace_format_close(p->f);
-	if (ret == 0 && p->dated_back && paje_sort_file(p->path) != 0)
+	if (ret == 0 && (p->dated_back || p->to) && paje_sort_file(p->path, p->to, p->dated_back) != 0)
 		ret = errno ? -errno : -EIO;
+	if (p->to)
+		unlink(p->path); /* a failure leaves nothing behind among the other outputs */
 	g_hash_table_destroy(p->defined_values);
 	g_hash_table_destroy(p->counter_types);
 	g_hash_table_destroy(p->state_aliases);
@@ -856,6 +863,7 @@ static int paje_end(void *state)
 	g_array_free(p->messages, TRUE);
 	g_array_free(p->copies, TRUE);
 	g_free(p->path);
+	g_free(p->to);
 	g_free(p);
 	return ret;
 }
