@@ -207,7 +207,7 @@ static void print_outputs(const char *dir)
 	int activity = run_tool(dir, "starpu_workers_activity", window, "activity.png");
 	int summary = run_tool(dir, "starpu_paje_summary", "paje.trace", "summary.html");
 	int report = run_tool(dir, "astrolabe-trace-report", ".", "report.html");
-	printf("  %-20s %-34s %s\n", "trace_0/", "the trace (OTF2)", "otf2-print trace_0/traces.otf2 | less");
+	printf("  %-20s %-34s %s\n", "trace_0", "the trace (OTF2, in .trace_0/)", "otf2-print .trace_0/traces.otf2 | less");
 	printf("  %-20s %-34s %s\n", "trace.json", "the trace for Perfetto", "open https://ui.perfetto.dev, drop the file on it");
 	if (report == 0)
 		printf("  %-20s %-34s %s\n", "report.html", "HTML report: Gantt, activity, DAG", "open it in a web browser");

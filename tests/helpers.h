@@ -224,6 +224,28 @@ inline bool file_exists(const std::string &path)
 	return stat(path.c_str(), &st) == 0;
 }
 
+// s quoted for a POSIX shell ('...', a quote inside as '\'').
+inline std::string quote(const std::string &s)
+{
+	std::string out = "'";
+	for (char c : s)
+		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+	return out + "'";
+}
+
+// The anchor file (.../traces.otf2) of a trace the recorder left: trace is the link named as StarPU's trace
+// (prof_file_<user>_<id> -> .prof_file_<user>_<id>/traces.otf2) or the archive's folder; "" when there is none.
+inline std::string trace_anchor(const std::string &trace)
+{
+	char *real = realpath(trace.c_str(), nullptr);
+	std::string anchor = real ? real : "";
+	free(real);
+	struct stat st;
+	if (!anchor.empty() && stat(anchor.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+		anchor += "/traces.otf2";
+	return file_exists(anchor) ? anchor : "";
+}
+
 // The DOM headless Chromium builds from the page at url (file://... or with a #fragment;
 // its scripts have run) into *dom; false when chromium is not installed.
 inline bool dump_dom(const std::string &url, std::string *dom)

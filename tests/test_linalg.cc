@@ -17,11 +17,6 @@ std::string examples_dir()
 	return env_or("ASTRO_TEST_EXAMPLES_DIR", "");
 }
 
-std::string quote(const std::string &s)
-{
-	return "'" + s + "'";
-}
-
 // Model files and anything else the programs write under $STARPU_HOME stay in this run's folder.
 std::string scratch;
 

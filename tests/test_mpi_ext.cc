@@ -793,7 +793,7 @@ TEST(MpiRun, TracesOfTheRanksMerge)
 	}
 	std::string inputs, output;
 	for (int r = 0; r < np; r++) {
-		ASSERT_TRUE(file_exists(traces.file("rank_" + std::to_string(r)) + "/traces.otf2")) << "rank " << r << "'s trace";
+		ASSERT_TRUE(!trace_anchor(traces.file("rank_" + std::to_string(r))).empty()) << "rank " << r << "'s trace";
 		inputs += " '" + traces.file("rank_" + std::to_string(r)) + "'";
 	}
 	std::string out = traces.file("out");

@@ -15,11 +15,6 @@ using namespace astro_test;
 
 namespace {
 
-std::string quote(const std::string &s)
-{
-	return "'" + s + "'";
-}
-
 class SeedExamples : public testing::Test
 {
 protected:

@@ -16,14 +16,6 @@ using namespace astro_test;
 namespace
 {
 
-std::string quote(const std::string &s)
-{
-	std::string out = "'";
-	for (char c : s)
-		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-	return out + "'";
-}
-
 std::string tool(const std::string &name)
 {
 	return env_or("ASTRO_TEST_TOOLS_DIR", "../tools") + "/" + name;
@@ -267,7 +259,7 @@ TEST_F(Tools, FxtStatsOfTheGoldenTrace)
 	ASSERT_EQ(run_tool(dir, "starpu_fxt_stats", "-i " + quote(archive), &out), 0) << out;
 	// The last event at 0.411124 ms (trace.rec's last S:), no transfer, 8 tasks run (tasks.rec's).
 	EXPECT_EQ(out, "Start : start time 0.000000e+00 end time 4.111240e-01 length 4.111240e-01\nThere was 8 tasks\n");
-	ASSERT_EQ(run_tool(dir, "starpu_fxt_stats", "-o stats.txt -i " + quote(archive + "/traces.otf2"), &out), 0) << out;
+	ASSERT_EQ(run_tool(dir, "starpu_fxt_stats", "-o stats.txt -i " + quote(trace_anchor(archive)), &out), 0) << out;
 	EXPECT_EQ(out, "");
 	EXPECT_EQ(read_file(dir.file("stats.txt")), "Start : start time 0.000000e+00 end time 4.111240e-01 length 4.111240e-01\nThere was 8 tasks\n");
 

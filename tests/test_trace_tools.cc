@@ -35,14 +35,6 @@ std::string tool(const std::string &name)
 	return env_or("ASTRO_TEST_TOOLS_DIR", "") + "/" + name;
 }
 
-std::string quote(const std::string &s)
-{
-	std::string out = "'";
-	for (char c : s)
-		out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-	return out + "'";
-}
-
 // Runs a tool of the build tree in dir (its Python module from the source tree);
 // returns its exit status, with its stdout and stderr.
 int run_in(const TempDir &dir, const std::string &name, const std::string &args, std::string *out,
@@ -617,8 +609,9 @@ TEST_F(TraceTools, FxtToolRefusesAFifoInAnArchive)
 		ASSERT_EQ(submit_detached(&noop), 0);
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	}
-	std::string archive = traces.file("fifo_0"), evt;
-	ASSERT_EQ(run_command("ls " + quote(archive + "/traces") + "/*.evt | head -1", &evt), 0);
+	std::string archive = traces.file("fifo_0"), anchor = trace_anchor(archive), evt;
+	ASSERT_FALSE(anchor.empty()) << archive;
+	ASSERT_EQ(run_command("ls " + quote(anchor.substr(0, anchor.size() - 5)) + "/*.evt | head -1", &evt), 0);
 	evt = evt.substr(0, evt.find('\n'));
 	ASSERT_FALSE(evt.empty()) << "no event file in " << archive;
 	ASSERT_EQ(unlink(evt.c_str()), 0);
@@ -663,8 +656,11 @@ TEST_F(TraceTools, FxtToolMarksTheOutputsOfATruncatedTrace)
 		}
 	}
 	std::string archive = traces.file("cut_0"), whole = traces.file("whole"), out;
-	ASSERT_EQ(run_command("cp -r " + quote(archive) + " " + quote(whole) + " && f=$(ls -S " + quote(archive) +
-				      "/traces/*.evt | head -1) && truncate -s $(($(stat -c %s \"$f\") / 2)) \"$f\"", &out), 0) << out;
+	std::string anchor = trace_anchor(archive);
+	ASSERT_FALSE(anchor.empty()) << archive;
+	ASSERT_EQ(run_command("cp -r " + quote(anchor.substr(0, anchor.rfind('/'))) + " " + quote(whole) + " && f=$(ls -S " +
+				      quote(anchor.substr(0, anchor.size() - 5)) + "/*.evt | head -1) && truncate -s $(($(stat -c %s \"$f\") / 2)) \"$f\"",
+			      &out), 0) << out;
 	ASSERT_TRUE(dir_.write("tasks.rec", "earlier\n"));
 
 	int status = run_command(quote(fxt_tool) + " -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out);
@@ -978,7 +974,7 @@ TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
 	EXPECT_TRUE(file_exists(dir_.file("data_trace.gp")));
 	// The codelets named, from the anchor file: only those.
 	unlink(dir_.file("small").c_str());
-	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(archive + "/traces.otf2") + " large", &out, &err,
+	ASSERT_EQ(run_in(dir_, "starpu_fxt_data_trace", quote(trace_anchor(archive)) + " large", &out, &err,
 			 "GNUPLOT=/nonexistent"), 0) << err;
 	EXPECT_EQ(read_file(dir_.file("codelet_list")), "large\n");
 	EXPECT_FALSE(file_exists(dir_.file("small")));
@@ -987,7 +983,7 @@ TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
 	// each task an ENTER and a LEAVE of the region of its name, the times in nanoseconds from the start.
 	if (have_program("otf2-print")) {
 		out.clear();
-		ASSERT_EQ(run_command("otf2-print --timestamps=offset " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		ASSERT_EQ(run_command("otf2-print --timestamps=offset " + quote(trace_anchor(archive)) + " 2>&1", &out), 0) << out;
 		std::istringstream events(out);
 		int enter_small = 0, leave_large = 0;
 		while (std::getline(events, line)) {
@@ -999,7 +995,7 @@ TEST_F(TraceTools, FxtDataTraceReadsTheRecordedTrace)
 		EXPECT_EQ(enter_small, 3) << out.substr(0, 4000);
 		EXPECT_EQ(leave_large, 2) << out.substr(0, 4000);
 		out.clear();
-		ASSERT_EQ(run_command("otf2-print -G " + quote(archive + "/traces.otf2") + " 2>&1", &out), 0) << out;
+		ASSERT_EQ(run_command("otf2-print -G " + quote(trace_anchor(archive)) + " 2>&1", &out), 0) << out;
 		EXPECT_TRUE(contains(out, "1000000000")) << "a clock of nanoseconds: " << out.substr(0, 4000);
 	}
 	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
@@ -1076,7 +1072,7 @@ TEST_F(TraceTools, PerfmodelPlotAddsTheTracesMeasurements)
 				 "\t\"starpu_plot_traced_avg.data\" using 1:2:3 with errorlines title \"Average cpu0-impl0 (Comb0)\"\n")) << gp;
 	// The anchor file and -o; several traces after one -i (the same one twice: each execution twice).
 	TempDir plots;
-	ASSERT_EQ(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i " + quote(archive + "/traces.otf2") + " " +
+	ASSERT_EQ(run_in(dir_, "starpu_perfmodel_plot", "-s plot_traced -i " + quote(trace_anchor(archive)) + " " +
 			 quote(archive) + " -o " + quote(plots.path()), &out, &err, env), 0) << err;
 	EXPECT_EQ(count_lines(read_file(plots.file("starpu_plot_traced.data"))), 14);
 
@@ -1101,80 +1097,6 @@ TEST_F(TraceTools, PerfmodelPlotAddsTheTracesMeasurements)
 		GTEST_SKIP() << "gnuplot is not installed: the script is not rendered";
 	ASSERT_EQ(run_command("cd " + quote(dir_.path()) + " && gnuplot starpu_plot_traced.gp 2>&1", &out), 0) << out;
 	expect_picture(dir_.file("starpu_plot_traced.png"), kPng);
-}
-
-// StarVZ (seed 004, section 4.8) on our traces: its phase 1 (phase1-workflow.sh with STARVZ_USE_PAJE_TRACE=1,
-// `starvz --use-paje-trace DIR`) needs paje.trace, tasks.rec, data.rec and dag.dot in DIR, sorts paje.trace
-// (its definitions, events 0 to 7, first, then the rest by date), reads it with pj_dump and the .rec files
-// with rec2csv, and turns the dag.dot edges into JobId pairs. The same steps here, on a recorded run.
-TEST_F(TraceTools, StarVZPhaseOneReadsTheConvertedTrace)
-{
-	if (built_fxt_tool().empty())
-		GTEST_SKIP() << "starpu_fxt_tool is not built (OTF2 missing: install libotf2-trace-dev)";
-	if (!have_program("pj_dump") || !have_program("rec2csv"))
-		GTEST_SKIP() << "pj_dump (pajeng) or rec2csv (recutils) is not installed: StarVZ's readers are missing";
-	TempDir traces;
-	{
-		Traced traced(traces, "prof_file_vz");
-		Runtime rt(2);
-		ASSERT_TRUE(rt.ok());
-		static std::vector<char> block(4096);
-		static starpu_codelet step = cpu_codelet(report_noop, 1, "step");
-		step.modes[0] = STARPU_RW;
-		starpu_data_handle_t h;
-		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)block.data(), block.size(), 1);
-		for (int i = 0; i < 4; i++) { // a chain: each step depends on the one before
-			starpu_task *t = starpu_task_create();
-			t->cl = &step;
-			t->handles[0] = h;
-			ASSERT_EQ(starpu_task_submit(t), 0);
-		}
-		ASSERT_EQ(starpu_task_wait_for_all(), 0);
-		starpu_data_unregister(h);
-	}
-	std::string archive = traces.file("prof_file_vz_0"), out;
-	ASSERT_EQ(run_command(quote(built_fxt_tool()) + " -memory-states -d " + quote(dir_.path()) + " -i " + quote(archive) + " 2>&1", &out), 0)
-		<< out;
-	EXPECT_EQ(system(("rm -rf " + quote(archive)).c_str()), 0);
-	for (const char *f : { "paje.trace", "tasks.rec", "data.rec", "dag.dot" })
-		ASSERT_TRUE(file_exists(dir_.file(f))) << f;
-	const std::string defs = "'^\\(\\(%\\)\\|\\(\\(0\\|1\\|2\\|3\\|4\\|5\\|6\\|7\\)\\>\\)\\)'";
-	std::string steps = "cd " + quote(dir_.path()) + " && { LC_ALL=C grep -e " + defs + " paje.trace; LC_ALL=C grep -v -e " + defs +
-			    " paje.trace | sort -s -V --key=2,2; } | sed 's/\"\"/\"x\"/g' > paje.sorted.trace" +
-			    " && pj_dump -o -n --user-defined --entity-hierarchy=entities.csv --type-hierarchy=types.csv paje.sorted.trace > paje.csv" +
-			    " && rec2csv -S Handle data.rec > data.csv && rec2csv tasks.rec > tasks.csv" +
-			    " && grep -- '->' dag.dot | sed -e 's/[[:space:]]//g' -e 's/\"//g' -e 's/task_//g' -e 's/->/,/' > dag.csv";
-	out.clear();
-	ASSERT_EQ(run_command(steps + " 2>&1", &out), 0) << out;
-
-	// The four tasks are Worker State states of the CPU workers, with their extra fields: StarPU 1.4's
-	// 13 (Size ... NumaNodes), the JobId the 13th field.
-	std::set<std::string> jobs;
-	for (const std::string &line : lines_of(read_file(dir_.file("paje.csv")))) {
-		if (line.rfind("State, CPU", 0) != 0 || !contains(line, ", Worker State, ") || !contains(line, ", step, "))
-			continue;
-		std::vector<std::string> fields;
-		std::istringstream in(line);
-		for (std::string f; std::getline(in, f, ',');)
-			fields.push_back(f.substr(f.find_first_not_of(' ')));
-		ASSERT_EQ(fields.size(), 21u) << line;
-		EXPECT_EQ(fields[8], "4096") << line; // Size
-		jobs.insert(fields[12]);
-	}
-	EXPECT_EQ(jobs.size(), 4u) << read_file(dir_.file("paje.csv"));
-	std::string tasks = read_file(dir_.file("tasks.csv"));
-	EXPECT_TRUE(contains(tasks, "\"Name\",\"Model\",\"JobId\"")) << tasks;
-	for (const std::string &job : jobs)
-		EXPECT_TRUE(contains(tasks, "\"step\",\"step\",\"" + job + "\"")) << job << "\n" << tasks;
-	EXPECT_TRUE(contains(read_file(dir_.file("data.csv")), "\"Handle\",\"HomeNode\",\"Size\"")) << read_file(dir_.file("data.csv"));
-	// The chain's three edges, as JobId pairs.
-	std::vector<std::string> edges = lines_of(read_file(dir_.file("dag.csv")));
-	EXPECT_EQ(edges.size(), 3u) << read_file(dir_.file("dag.dot"));
-	for (const std::string &e : edges) {
-		size_t comma = e.find(',');
-		ASSERT_NE(comma, std::string::npos) << e;
-		EXPECT_TRUE(jobs.count(e.substr(0, comma)) && jobs.count(e.substr(comma + 1))) << e;
-	}
 }
 
 // --------------------------------------------------------------- distrib.data

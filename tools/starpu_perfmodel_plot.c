@@ -58,7 +58,7 @@ static void usage(FILE *out)
 		"  -lc                list the combinations of the model\n"
 		"  -o <dir>           write the files in dir (default: the current directory)\n"
 		"  -i <traces>        add the length of each execution of the model's tasks the traces recorded\n"
-		"                     (STARPU_FXT_TRACE=1: the folders prof_file_<user>_<id> or their traces.otf2;\n"
+		"                     (STARPU_FXT_TRACE=1: prof_file_<user>_<id>, their folders or their traces.otf2;\n"
 		"                     several traces of one run are merged, as starpu_fxt_tool -i does)\n"
 		"  -l                 list the model files\n"
 		"  -d                 display the directories searched for model files\n"

@@ -7,7 +7,9 @@
  */
 #include <astrolabe/plugin.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,7 +68,12 @@ char *convert_anchor(const char *input)
 		return NULL;
 	if (S_ISDIR(st.st_mode))
 		return g_build_filename(input, "traces.otf2", NULL);
-	return g_strdup(input);
+	/* The link the recorder names as StarPU's trace (prof_file_<user>_<id>): libotf2 finds the archive's other files
+	 * from the anchor's own path. */
+	char *real = realpath(input, NULL);
+	char *anchor = g_strdup(real ? real : input);
+	free(real);
+	return anchor;
 }
 
 /* OTF2 prints each error itself, several lines per problem: keep the first, say it once. */
@@ -137,12 +144,12 @@ int convert_check_input(const char *input)
 {
 	char *anchor = convert_anchor(input);
 	if (!anchor)
-		return convert_error("%s: no such file or directory: give the trace folder STARPU_FXT_TRACE=1 left (STARPU_FXT_PREFIX/prof_file_<user>_0)",
+		return convert_error("%s: no such file or directory: give the trace STARPU_FXT_TRACE=1 left (STARPU_FXT_PREFIX/prof_file_<user>_0)",
 				     input);
 	struct stat st;
 	int ret = 0;
 	if (stat(anchor, &st) < 0)
-		ret = convert_error("%s: not a trace archive (no %s): give the folder STARPU_FXT_TRACE=1 left", input, anchor);
+		ret = convert_error("%s: not a trace archive (no %s): give the trace STARPU_FXT_TRACE=1 left", input, anchor);
 	else
 		ret = check_archive_files(anchor);
 	g_free(anchor);

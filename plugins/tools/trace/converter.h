@@ -207,7 +207,8 @@ const char *convert_string(struct converter *c, OTF2_StringRef ref);
 void convert_attrs(struct converter *c, OTF2_AttributeList *list, struct attrs *a);
 /* Appends one element of size bytes to array, made at the first. */
 GArray *convert_append(GArray *array, const void *element, guint size);
-/* The anchor file of input (-i: the archive's folder, its traces.otf2, or any anchor file), NULL when it does not exist. */
+/* The anchor file of input (-i: the archive's folder, its traces.otf2 or any anchor file, or the link to it named
+ * prof_file_<user>_<id>, resolved), NULL when it does not exist. */
 char *convert_anchor(const char *input);
 /* 0 when input is a trace folder with its anchor file, else 1 and one message. */
 int convert_check_input(const char *input);

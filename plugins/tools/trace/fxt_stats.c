@@ -139,7 +139,7 @@ static void usage(FILE *out)
 		     "memory nodes (source -> destination) and the number of tasks run.\n\n"
 		     "Usage: %s [ options ]\n\n"
 		     "Options:\n"
-		     "   -i <input file>     specify the input file: the trace's folder or its traces.otf2\n"
+		     "   -i <input file>     specify the input file: the trace (prof_file_<user>_<id>), its folder or its traces.otf2\n"
 		     "   -o <output file>    specify the output file (default: the standard output)\n"
 		     "   -h, --help          display this help and exit\n"
 		     "   -v, --version       output version information and exit\n",

@@ -13,12 +13,13 @@
  * 20 and its scheduling context's, ctxstates.c), counters their variables,
  * events their Pajé events, memory-manager states, transfers' links and,
  * with -memory-states, the details of memstates.c; the StarPU-MPI messages
- * become MPI links at the end. What it keeps is what Pajé needs and the
+ * become MPI links at the end; the copies between memory nodes and the messages give the bandwidth variables of
+ * the memory managers and of the ranks (at the end too, from their begins and ends). What it keeps is what Pajé needs and the
  * stream does not repeat: the values and variable types defined, each
  * location's states entered (its parent state comes back at a leave), the
- * memory nodes made, the transfers in flight. The
- * GFlop/s variables come dated back (known at a task's end): the file is
- * then put in time order at the end (paje_sort.c).
+ * memory nodes made, the transfers in flight and those ended. The
+ * GFlop/s variables (known at a task's end) and the copies' bandwidths come
+ * dated back: the file is then put in time order at the end (paje_sort.c).
  */
 #include <errno.h>
 #include <glib.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "builtin_formats.h"
 #include "ctxstates.h"
 #include "format_common.h"
@@ -42,7 +44,26 @@ struct paje_location
 	char alias[64];          /* its states' container: w<worker id> or t<thread>, with the archive's prefix */
 	unsigned depth;
 	const char *stack[STACK_DEPTH]; /* the aliases of the states entered and not left (interned: they outlive the archive) */
-	GArray *transfers;       /* the ids of the transfers begun here and not ended (their links' keys) */
+	GArray *transfers;       /* struct paje_transfer: those begun here and not ended */
+};
+
+/* A copy between memory nodes begun and not ended: its link's key, what its bandwidth needs. */
+struct paje_transfer
+{
+	unsigned id;
+	unsigned src, dst;
+	double begin_ms;
+	uint64_t size;
+};
+
+/* Bytes that flowed from one container to another between two dates: a copy between memory nodes (the bwo_mm of
+ * its source's memory manager, the bwi_mm of its destination's) or a StarPU-MPI message (the bwo_mpi / bwi_mpi of the
+ * ranks' mpict). */
+struct paje_flow
+{
+	double begin_ms, end_ms; /* end_ms never before begin_ms */
+	uint64_t size;
+	char from[32], to[32];   /* the containers' aliases */
 };
 
 /* A StarPU-MPI message, for its link and the bandwidth of the ranks' MPI communication containers. */
@@ -54,11 +75,12 @@ struct paje_message
 	char hname[32];          /* the sent handle's name, "-" when none */
 };
 
-/* One end of an MPI link: the send (event 23 on the sender's mpict) or the receive (event 19 on the receiver's). */
-struct link_end
+/* One end of a flow (of an MPI link: the send, event 23 on the sender's mpict, or the receive, event 19 on the
+ * receiver's). */
+struct flow_end
 {
 	double time_ms;
-	guint message;
+	guint flow;
 	bool end;
 };
 
@@ -66,6 +88,7 @@ struct paje
 {
 	FILE *f;
 	char *path;
+	char *to;                   /* -o's absolute path, written at the end from path; NULL: path is the output */
 	bool colors, no_events, no_counter, no_bus, no_flops, memory_states, use_task_color;
 	GHashTable *defined_values; /* task names and "<type>\t<name>" of application states with a Pajé entity value */
 	GHashTable *counter_types;  /* "ctr:" counter or "bst:" burst name -> its variable type's number + 1, over every archive */
@@ -74,6 +97,7 @@ struct paje
 	bool dated_back;            /* lines were written behind later ones (GFlop/s): sorted at the end */
 	unsigned ncomms;            /* the transfers' links, over every archive */
 	GArray *messages;           /* struct paje_message, in the order of their receptions */
+	GArray *copies;             /* struct paje_flow: the copies between memory nodes, in the order of their ends */
 	/* The archive's. */
 	char pre[16];
 	int width;                  /* of the ranks in the prefixes */
@@ -212,7 +236,9 @@ static void free_location(gpointer data)
 static void *paje_begin(const struct astro_trace_format_options *options)
 {
 	const char *name = options->paje && *options->paje ? options->paje : "paje.trace";
-	char *path = g_build_filename(options->dir, name, NULL);
+	/* -o with an absolute path (StarVZ's -o /dev/stdout): written beside the other outputs, then into it at the end. */
+	bool elsewhere = g_path_is_absolute(name);
+	char *path = g_build_filename(options->dir, elsewhere ? ".paje.trace.out" : name, NULL);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		g_free(path);
@@ -221,6 +247,7 @@ static void *paje_begin(const struct astro_trace_format_options *options)
 	struct paje *p = g_new0(struct paje, 1);
 	p->f = f;
 	p->path = path;
+	p->to = elsewhere ? g_strdup(name) : NULL;
 	p->colors = options->colors;
 	p->no_events = options->no_events;
 	p->no_counter = options->no_counter;
@@ -233,6 +260,7 @@ static void *paje_begin(const struct astro_trace_format_options *options)
 	p->state_aliases = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	p->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	p->messages = g_array_new(FALSE, FALSE, sizeof(struct paje_message));
+	p->copies = g_array_new(FALSE, FALSE, sizeof(struct paje_flow));
 	p->locations = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_location);
 	p->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	paje_header(p);
@@ -297,7 +325,7 @@ static void paje_location(void *state, const struct astro_trace_location *where)
 	const char *P = p->pre;
 	struct paje_location *l = g_new0(struct paje_location, 1);
 	l->worker = where->workerid >= 0;
-	l->transfers = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	l->transfers = g_array_new(FALSE, FALSE, sizeof(struct paje_transfer));
 	if (l->worker) {
 		snprintf(l->alias, sizeof(l->alias), "%sw%d", P, where->workerid);
 		/* An older archive has neither the thread's OS id nor its CPU: the worker's id. */
@@ -605,7 +633,7 @@ static void memory_state_details(struct paje *p, const struct astro_trace_event 
 }
 
 /* A copy between memory nodes: the DriverCopy state of the destination's manager while it lasts, a link (F, com_<n>)
- * from the source's manager to the destination's. */
+ * from the source's manager to the destination's, and its flow (its bandwidth, written at the end: bandwidths()). */
 static void transfer(struct paje *p, struct paje_location *l, const struct astro_trace_event *e)
 {
 	unsigned src = (unsigned)e->src_node, dst = (unsigned)e->node;
@@ -619,10 +647,16 @@ static void transfer(struct paje *p, struct paje_location *l, const struct astro
 		return;
 	unsigned id;
 	if (begin) {
-		id = ++p->ncomms;
-		g_array_append_val(l->transfers, id);
+		struct paje_transfer t = { ++p->ncomms, src, dst, date_ms, e->size };
+		id = t.id;
+		g_array_append_val(l->transfers, t);
 	} else if (l->transfers->len) {
-		id = g_array_index(l->transfers, unsigned, l->transfers->len - 1);
+		const struct paje_transfer *t = &g_array_index(l->transfers, struct paje_transfer, l->transfers->len - 1);
+		id = t->id;
+		struct paje_flow flow = { t->begin_ms, date_ms, t->size ? t->size : e->size, "", "" };
+		snprintf(flow.from, sizeof(flow.from), "%smm%u", P, t->src);
+		snprintf(flow.to, sizeof(flow.to), "%smm%u", P, t->dst);
+		g_array_append_val(p->copies, flow);
 		g_array_set_size(l->transfers, l->transfers->len - 1);
 	} else {
 		return; /* its begin came before recording started */
@@ -704,62 +738,108 @@ static void paje_message(void *state, const struct astro_trace_message *m)
 	g_array_append_val(p->messages, pm);
 }
 
-static gint by_link_time(gconstpointer a, gconstpointer b)
+static gint by_flow_time(gconstpointer a, gconstpointer b)
 {
-	const struct link_end *x = a, *y = b;
+	const struct flow_end *x = a, *y = b;
 	if (x->time_ms != y->time_ms)
 		return (x->time_ms > y->time_ms) - (x->time_ms < y->time_ms);
 	return (x->end > y->end) - (x->end < y->end); /* a start before an end at the same date */
 }
 
-/* A rank's bwo_mpi (out) or bwi_mpi (in): the sum of the bandwidths of its messages in flight, changed by delta. */
-static void mpi_bandwidth(struct paje *p, double time_ms, GArray *sums, int rank, bool out, double delta)
+/* The begins and ends of flows (struct paje_flow), in time order (a new array of struct flow_end). */
+static GArray *flow_ends(const GArray *flows)
 {
-	if ((guint)rank >= sums->len)
-		g_array_set_size(sums, (guint)rank + 1);
-	double *sum = &g_array_index(sums, double, rank);
-	*sum += delta;
-	if (*sum < 1e-9)
-		*sum = 0; /* rounding, once the last message in flight arrived */
-	fprintf(p->f, "13\t%.9f\t%0*d_mpict\t%s\t%f\n", time_ms, p->width, rank, out ? "bwo_mpi" : "bwi_mpi", *sum);
-}
-
-/* The MPI links (StarPU's MPIL, mpicom_<n>) and the bwo_mpi / bwi_mpi variables of the sender's and the receiver's
- * mpict (MB/s: 0.001 * bytes / ms of the message, from its send to its receive), at the end of the file as StarPU
- * writes them, in time order (pj_dump wants each container's events so). */
-static void write_mpi_links(struct paje *p)
-{
-	GArray *ends = g_array_sized_new(FALSE, FALSE, sizeof(struct link_end), 2 * p->messages->len);
-	for (guint i = 0; i < p->messages->len; i++) {
-		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, i);
-		struct link_end start = { m->send_ms, i, false }, end = { m->recv_ms, i, true };
-		g_array_append_val(ends, start);
+	GArray *ends = g_array_sized_new(FALSE, FALSE, sizeof(struct flow_end), 2 * flows->len);
+	for (guint i = 0; i < flows->len; i++) {
+		const struct paje_flow *f = &g_array_index(flows, struct paje_flow, i);
+		struct flow_end begin = { f->begin_ms, i, false }, end = { f->end_ms, i, true };
+		g_array_append_val(ends, begin);
 		g_array_append_val(ends, end);
 	}
-	g_array_sort(ends, by_link_time);
-	GArray *out = g_array_new(FALSE, TRUE, sizeof(double)), *in = g_array_new(FALSE, TRUE, sizeof(double));
+	g_array_sort(ends, by_flow_time);
+	return ends;
+}
+
+/* Container alias's variable var (in sums, those of every container): changed by delta, written at time_ms. */
+static void add_bandwidth(struct paje *p, GHashTable *sums, double time_ms, const char *alias, const char *var, double delta)
+{
+	char *key = g_strconcat(alias, "\t", var, NULL);
+	double *sum = g_hash_table_lookup(sums, key);
+	if (!sum) {
+		sum = g_new0(double, 1);
+		g_hash_table_insert(sums, key, sum);
+	} else {
+		g_free(key);
+	}
+	*sum += delta;
+	if (*sum < 1e-9)
+		*sum = 0; /* rounding, once the last flow in flight ended */
+	fprintf(p->f, "13\t%.9f\t%s\t%s\t%f\n", time_ms, alias, var, *sum);
+}
+
+/* StarPU's bandwidth variables out (of each flow's source) and in (of its destination): the sum of the bandwidths of
+ * the flows in flight (MB/s: 0.001 * bytes / ms, from its begin to its end; one of no duration has none), written at
+ * each begin and end in time order (ends: flow_ends()). */
+static void bandwidths(struct paje *p, const GArray *flows, const GArray *ends, const char *out, const char *in)
+{
+	if (p->no_bus)
+		return;
+	GHashTable *sums = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	for (guint i = 0; i < ends->len; i++) {
-		const struct link_end *e = &g_array_index(ends, struct link_end, i);
-		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, e->message);
-		double duration = m->recv_ms - m->send_ms;
-		if (!p->no_bus && duration > 0) { /* a receive dated at its send (clamped) has no bandwidth */
-			double bw = 0.001 * (double)m->size / duration;
-			mpi_bandwidth(p, e->time_ms, out, m->src, true, e->end ? -bw : bw);
-			mpi_bandwidth(p, e->time_ms, in, m->dst, false, e->end ? -bw : bw);
-		}
+		const struct flow_end *e = &g_array_index(ends, struct flow_end, i);
+		const struct paje_flow *f = &g_array_index(flows, struct paje_flow, e->flow);
+		double duration = f->end_ms - f->begin_ms;
+		if (duration <= 0)
+			continue;
+		double bw = 0.001 * (double)f->size / duration;
+		add_bandwidth(p, sums, e->time_ms, f->from, out, e->end ? -bw : bw);
+		add_bandwidth(p, sums, e->time_ms, f->to, in, e->end ? -bw : bw);
+	}
+	g_hash_table_destroy(sums);
+}
+
+/* The MPI links (StarPU's MPIL, mpicom_<n>), then the bwo_mpi / bwi_mpi variables of the sender's and the receiver's
+ * mpict (bandwidths(): each message from its send to its receive), at the end of the file as StarPU writes them, in
+ * time order (pj_dump wants each container's events so). */
+static void write_mpi_links(struct paje *p)
+{
+	GArray *flows = g_array_sized_new(FALSE, FALSE, sizeof(struct paje_flow), p->messages->len);
+	for (guint i = 0; i < p->messages->len; i++) {
+		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, i);
+		struct paje_flow f = { m->send_ms, m->recv_ms, m->size, "", "" };
+		snprintf(f.from, sizeof(f.from), "%0*d_mpict", p->width, m->src);
+		snprintf(f.to, sizeof(f.to), "%0*d_mpict", p->width, m->dst);
+		g_array_append_val(flows, f);
+	}
+	GArray *ends = flow_ends(flows);
+	for (guint i = 0; i < ends->len; i++) {
+		const struct flow_end *e = &g_array_index(ends, struct flow_end, i);
+		const struct paje_message *m = &g_array_index(p->messages, struct paje_message, e->flow);
+		const struct paje_flow *f = &g_array_index(flows, struct paje_flow, e->flow);
 		if (e->end) {
-			fprintf(p->f, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\n", e->time_ms, m->size, p->width, m->dst,
-				e->message);
+			fprintf(p->f, "19\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%s\tmpicom_%u\n", e->time_ms, m->size, f->to, e->flow);
 		} else {
-			fprintf(p->f, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%0*d_mpict\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
-				e->time_ms, m->size, p->width, m->src, e->message, m->tag, m->handle);
+			fprintf(p->f, "23\t%.9f\tMPIL\tMPIroot\t%" PRIu64 "\t%s\tmpicom_%u\t%" PRIu64 "\tPointToPoint\t0\t%" PRIx64 "\t",
+				e->time_ms, m->size, f->from, e->flow, m->tag, m->handle);
 			paje_word(p->f, m->hname);
 			fputs("\t0\t0\n", p->f);
 		}
 	}
-	g_array_free(out, TRUE);
-	g_array_free(in, TRUE);
+	bandwidths(p, flows, ends, "bwo_mpi", "bwi_mpi");
 	g_array_free(ends, TRUE);
+	g_array_free(flows, TRUE);
+}
+
+/* The memory managers' bwo_mm / bwi_mm (bandwidths(): each copy from its begin to its end), at the end as StarPU
+ * writes them: the file is then sorted (each container's events in time order). */
+static void write_copy_bandwidths(struct paje *p)
+{
+	if (p->no_bus || !p->copies->len)
+		return;
+	GArray *ends = flow_ends(p->copies);
+	bandwidths(p, p->copies, ends, "bwo_mm", "bwi_mm");
+	g_array_free(ends, TRUE);
+	p->dated_back = true;
 }
 
 /* ------------------------------------------------------------ end */
@@ -768,9 +848,12 @@ static int paje_end(void *state)
 {
 	struct paje *p = state;
 	write_mpi_links(p);
+	write_copy_bandwidths(p);
 	int ret = trace_format_close(p->f);
-	if (ret == 0 && p->dated_back && paje_sort_file(p->path) != 0)
+	if (ret == 0 && (p->dated_back || p->to) && paje_sort_file(p->path, p->to, p->dated_back) != 0)
 		ret = errno ? -errno : -EIO;
+	if (p->to)
+		unlink(p->path); /* a failure leaves nothing behind among the other outputs */
 	g_hash_table_destroy(p->defined_values);
 	g_hash_table_destroy(p->counter_types);
 	g_hash_table_destroy(p->state_aliases);
@@ -778,7 +861,9 @@ static int paje_end(void *state)
 	g_hash_table_destroy(p->by_name);
 	g_hash_table_destroy(p->locations);
 	g_array_free(p->messages, TRUE);
+	g_array_free(p->copies, TRUE);
 	g_free(p->path);
+	g_free(p->to);
 	g_free(p);
 	return ret;
 }

@@ -24,7 +24,7 @@ static gint by_time(gconstpointer a, gconstpointer b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-int paje_sort_file(const char *path)
+int paje_sort_file(const char *path, const char *to, bool sort)
 {
 	gchar *text = NULL;
 	gsize size = 0;
@@ -38,7 +38,7 @@ int paje_sort_file(const char *path)
 	GPtrArray *untimed = g_ptr_array_new();
 	int defining = -1;
 	bool first_field = false;
-	for (char *line = text, *next; line && *line; line = next) {
+	for (char *line = sort ? text : NULL, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -65,22 +65,30 @@ int paje_sort_file(const char *path)
 	}
 	g_array_sort(timed, by_time);
 
-	gchar *tmp = g_strconcat(path, ".sorting", NULL);
+	/* In place: through a file beside it, renamed over it. Elsewhere (a pipe such as /dev/stdout): written into. */
+	gchar *tmp = to ? g_strdup(to) : g_strconcat(path, ".sorting", NULL);
 	FILE *f = fopen(tmp, "w");
 	int ret = f ? 0 : -1;
-	for (guint i = 0; f && i < untimed->len; i++)
-		fprintf(f, "%s\n", (const char *)g_ptr_array_index(untimed, i));
-	for (guint i = 0; f && i < timed->len; i++)
-		fprintf(f, "%s\n", g_array_index(timed, struct timed, i).line);
+	if (f && !sort) {
+		if (size && fwrite(text, 1, size, f) != size)
+			ret = -1;
+	} else {
+		for (guint i = 0; f && i < untimed->len; i++)
+			fprintf(f, "%s\n", (const char *)g_ptr_array_index(untimed, i));
+		for (guint i = 0; f && i < timed->len; i++)
+			fprintf(f, "%s\n", g_array_index(timed, struct timed, i).line);
+	}
 	if (f && (ferror(f) | (fclose(f) != 0)))
 		ret = -1;
-	if (ret == 0 && rename(tmp, path) != 0)
+	if (ret == 0 && !to && rename(tmp, path) != 0)
 		ret = -1;
-	if (ret != 0) {
+	if (ret != 0 && !to) {
 		int saved = errno;
 		unlink(tmp);
 		errno = saved;
 	}
+	if (ret == 0 && to)
+		unlink(path);
 	g_free(tmp);
 	g_ptr_array_free(untimed, TRUE);
 	g_array_free(timed, TRUE);

@@ -8,8 +8,12 @@
 #ifndef __ASTRO_TRACE_PAJE_SORT_H__
 #define __ASTRO_TRACE_PAJE_SORT_H__
 
+#include <stdbool.h>
+
 /** Rewrites the file at path with its timed events in time order, equal times in their order of writing; the
- * definitions (untimed lines) stay first. Returns 0, or -1 with errno when it cannot be read or written. */
-int paje_sort_file(const char *path);
+ * definitions (untimed lines) stay first. With to, writes that (or, without sort, the file as it is) into to instead
+ * (opened for writing: a file, or a pipe such as /dev/stdout) and removes path. Returns 0, or -1 with errno when it
+ * cannot be read or written. */
+int paje_sort_file(const char *path, const char *to, bool sort);
 
 #endif

@@ -4,8 +4,13 @@
  * STARPU_FXT_PREFIX and renamed into place at shutdown, so that a reader
  * never sees a half archive under the final name:
  *
- *   <STARPU_FXT_PREFIX>/<STARPU_FXT_SUFFIX or prof_file_<USER>>_<id>/traces.otf2
- *   (+ traces.def and traces/)
+ *   <STARPU_FXT_PREFIX>/.<name>/traces.otf2 (+ traces.def and traces/)
+ *   <STARPU_FXT_PREFIX>/<name> -> .<name>/traces.otf2
+ *   (name: <STARPU_FXT_SUFFIX or prof_file_<USER>>_<id>)
+ *
+ * The link is named as StarPU's trace file, one per process: what reads
+ * StarPU's (StarVZ globs prof_file_*) finds it, and every tool here takes
+ * it, the folder or the anchor.
  *
  * OTF2 writes nothing while the run goes on: at shutdown each location's raw
  * records (its spill file, then its buffer: raw.h) are replayed into its
@@ -21,6 +26,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +38,8 @@
 static struct
 {
 	OTF2_Archive *archive;
-	char final_dir[PATH_MAX];
+	char final_dir[PATH_MAX]; /* the archive's folder, .<name> */
+	char link[PATH_MAX];      /* <name>: a link to its anchor */
 	char tmp_dir[PATH_MAX];
 	char prefix[PATH_MAX];
 	int flush_failed;
@@ -194,7 +201,8 @@ int record_archive_open(unsigned buffer_mib)
 			       "point STARPU_FXT_PREFIX to a writable directory", prefix, strerror(-err));
 		return -1;
 	}
-	if (snprintf(rec.final_dir, sizeof(rec.final_dir), "%s/%s", prefix, name) >= (int)sizeof(rec.final_dir) ||
+	if (snprintf(rec.final_dir, sizeof(rec.final_dir), "%s/.%s", prefix, name) >= (int)sizeof(rec.final_dir) ||
+	    snprintf(rec.link, sizeof(rec.link), "%s/%s", prefix, name) >= (int)sizeof(rec.link) ||
 	    snprintf(rec.tmp_dir, sizeof(rec.tmp_dir), "%s/.%s.tmp%ld", prefix, name, (long)getpid()) >= (int)sizeof(rec.tmp_dir)) {
 		astro_log_error(WHAT, "STARPU_FXT_PREFIX=%s: the path is too long: no trace is recorded", prefix);
 		return -1;
@@ -286,22 +294,57 @@ static void write_definitions(const struct location *locations)
 	OTF2_Archive_CloseGlobalDefWriter(rec.archive, defs);
 }
 
-/* The archive's folder renamed to its final name, replacing an older trace of that name in one step: 0, or -1 (told). */
+/* Replaces path (a file, a link, or a folder: an older trace of that name) by what is at from, in one step when path
+ * is no folder; 0, or -1 with errno. */
+static int replace(const char *from, const char *path)
+{
+	struct stat st;
+	char old[PATH_MAX + 8];
+	bool had_old = false;
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (snprintf(old, sizeof(old), "%s.old", rec.tmp_dir) >= (int)sizeof(old) || rename(path, old) < 0)
+			return -1;
+		had_old = true;
+	}
+	int ret = rename(from, path);
+	if (had_old) {
+		int saved = errno;
+		if (ret < 0)
+			rename(old, path); /* the older trace back */
+		else
+			remove_tree(old);
+		errno = saved;
+	}
+	return ret;
+}
+
+/* The archive's folder renamed to its final, hidden name .<name>, and <name> made a link to its anchor
+ * (.<name>/traces.otf2), each replacing an older trace of that name in one step: so that STARPU_FXT_PREFIX holds one
+ * file per process named as StarPU's (prof_file_<user>_<id>), which tools that glob those names (StarVZ's
+ * `ls prof_file_*`) take as they take StarPU's. 0, or -1 (told; the archive stays where it is then). */
 static int move_into_place(void)
 {
 	/* The id may have been set since the start (StarPU-MPI sets the rank): the name follows it. */
 	char name[PATH_MAX];
 	archive_name(name, sizeof(name));
-	if (snprintf(rec.final_dir, sizeof(rec.final_dir), "%s/%s", rec.prefix, name) >= (int)sizeof(rec.final_dir))
+	if (snprintf(rec.final_dir, sizeof(rec.final_dir), "%s/.%s", rec.prefix, name) >= (int)sizeof(rec.final_dir) ||
+	    snprintf(rec.link, sizeof(rec.link), "%s/%s", rec.prefix, name) >= (int)sizeof(rec.link))
 		astro_log_error(WHAT, "the trace's path %s/%s is too long: it is cut", rec.prefix, name);
-	char old[PATH_MAX + 8];
-	int had_old = snprintf(old, sizeof(old), "%s.old", rec.tmp_dir) < (int)sizeof(old) && rename(rec.final_dir, old) == 0;
-	if (rename(rec.tmp_dir, rec.final_dir) < 0) {
+	if (replace(rec.tmp_dir, rec.final_dir) < 0) {
 		astro_log_error(WHAT, "cannot move the trace to %s (%s): it stays in %s", rec.final_dir, strerror(errno), rec.tmp_dir);
+		snprintf(rec.final_dir, sizeof(rec.final_dir), "%s", rec.tmp_dir);
 		return -1;
 	}
-	if (had_old)
-		remove_tree(old);
+	char target[PATH_MAX + 16], tmp_link[PATH_MAX + 8];
+	snprintf(target, sizeof(target), ".%s/traces.otf2", name);
+	snprintf(tmp_link, sizeof(tmp_link), "%s.link", rec.tmp_dir);
+	unlink(tmp_link);
+	if (symlink(target, tmp_link) < 0 || replace(tmp_link, rec.link) < 0) {
+		astro_log_error(WHAT, "cannot make the link %s to the trace (%s): the trace is the folder %s", rec.link, strerror(errno),
+				rec.final_dir);
+		unlink(tmp_link);
+		return -1;
+	}
 	return 0;
 }
 
@@ -318,9 +361,10 @@ const char *record_archive_close(void)
 		astro_log_error(WHAT, "writing the trace failed (%s): %s is incomplete (disk full?)",
 				rec.first_error[0] ? rec.first_error : OTF2_Error_GetDescription(status), rec.final_dir);
 	}
-	if (move_into_place() < 0)
+	int moved = move_into_place();
+	if (moved < 0 && !strcmp(rec.final_dir, rec.tmp_dir))
 		return NULL;
-	if (!rec.flush_failed && status == OTF2_SUCCESS)
-		astro_log_info(WHAT, "trace written to %s", rec.final_dir);
+	if (moved == 0 && !rec.flush_failed && status == OTF2_SUCCESS)
+		astro_log_info(WHAT, "trace written to %s (the archive %s)", rec.link, rec.final_dir);
 	return rec.final_dir;
 }

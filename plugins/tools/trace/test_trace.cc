@@ -164,7 +164,7 @@ TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
 	TraceDir dir;
 	traced_run(dir);
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	EXPECT_EQ(count(o.text, "Region: \"scal\""), 2u * kChain) << "one ENTER and one LEAVE per task";
 	EXPECT_EQ(count(o.text, "Region: \"first\""), 2u);
@@ -172,13 +172,13 @@ TEST(Trace, ArchiveHoldsOneEnterAndLeavePerTask)
 	EXPECT_TRUE(contains(o.text, "\"dependency\"")) << "dependencies recorded";
 	EXPECT_TRUE(contains(o.text, "Value: 4242"));
 	// The event-key dictionary in the definitions: the key's description and its value's name.
-	o = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
+	o = run("otf2-print -G '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	EXPECT_TRUE(contains(o.text, "\"astrolabe:key cache-malloc\"") && contains(o.text, "\"bytes the cache allocates\"")) << o.text;
 	EXPECT_TRUE(contains(o.text, "\"astrolabe:value 4096 cache-malloc\"") && contains(o.text, "\"one page\"")) << o.text;
-	// No temporary folder is left beside the archive.
+	// No temporary folder is left beside the archive (.prof_file_<user>_0) and the link to it named as StarPU's trace.
 	Output ls = run("ls -A '" + dir.path() + "'");
-	EXPECT_EQ(ls.text, "prof_file_" + env_or("USER", "") + "_0\n");
+	EXPECT_EQ(ls.text, ".prof_file_" + env_or("USER", "") + "_0\nprof_file_" + env_or("USER", "") + "_0\n");
 }
 
 TEST(Trace, SuffixAndProfilingIdNameTheArchive)
@@ -190,7 +190,11 @@ TEST(Trace, SuffixAndProfilingIdNameTheArchive)
 		traced_run(dir);
 		starpu_profiling_set_id(0);
 	}
-	EXPECT_TRUE(file_exists(dir.path() + "/mytrace_3/traces.otf2"));
+	// As StarPU's trace file, <suffix>_<id>: a link to the archive's anchor, in the hidden folder .<suffix>_<id>.
+	EXPECT_TRUE(file_exists(dir.path() + "/.mytrace_3/traces.otf2"));
+	char target[256] = "";
+	EXPECT_GT(readlink((dir.path() + "/mytrace_3").c_str(), target, sizeof(target) - 1), 0);
+	EXPECT_STREQ(target, ".mytrace_3/traces.otf2");
 }
 
 // Each thread keeps STARPU_TRACE_BUFFER_SIZE MiB: more events than that are
@@ -209,8 +213,8 @@ TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 			ASSERT_EQ(starpu_task_wait_for_all(), 0);
 		});
 	}
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c -e BUFFER_FLUSH -e 'Region: \"many\"'");
-	Output flushes = run("otf2-print '" + dir.archive() + "/traces.otf2' | grep -c BUFFER_FLUSH");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "' | grep -c -e BUFFER_FLUSH -e 'Region: \"many\"'");
+	Output flushes = run("otf2-print '" + trace_anchor(dir.archive()) + "' | grep -c BUFFER_FLUSH");
 	EXPECT_GE(atoi(flushes.text.c_str()), 1) << "the application thread's 2 MiB filled up at least once";
 	EXPECT_EQ(atoi(o.text.c_str()) - atoi(flushes.text.c_str()), 200000) << "and no task event was lost";
 }
@@ -267,7 +271,7 @@ TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
 	EXPECT_GT(spilled_bytes, 1u << 20) << "the worker's 1 MiB was spilled at least twice";
 	EXPECT_EQ(run("find '" + dir.path() + "' -name 'raw.*'").text, "") << "no spill file is left";
 
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text.substr(0, 2000);
 	EXPECT_EQ(count(o.text, "Region: \"reader\""), 2u * kSpillTasks) << "one ENTER and one LEAVE per task";
 	EXPECT_EQ(count(o.text, "Parameter: \"handle\""), (size_t)kSpillTasks * kSpillHandles);
@@ -362,7 +366,7 @@ TEST(Trace, EventCategoriesLimitWhatIsRecorded)
 		ScopedEnv events("STARPU_FXT_EVENTS", "USER");
 		traced_run(dir);
 	}
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	EXPECT_EQ(count(o.text, "Region: \"scal\""), 0u);
 	EXPECT_TRUE(contains(o.text, "Value: 4242"));
@@ -385,9 +389,9 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 		ScopedEnv events("STARPU_FXT_EVENTS", "TASK|SCHED");
 		traced_run(task_only);
 	}
-	Output p = run("otf2-print '" + plain.archive() + "/traces.otf2'");
-	Output v = run("otf2-print '" + verbose.archive() + "/traces.otf2'");
-	Output t = run("otf2-print '" + task_only.archive() + "/traces.otf2'");
+	Output p = run("otf2-print '" + trace_anchor(plain.archive()) + "'");
+	Output v = run("otf2-print '" + trace_anchor(verbose.archive()) + "'");
+	Output t = run("otf2-print '" + trace_anchor(task_only.archive()) + "'");
 	ASSERT_EQ(v.status, 0) << v.text;
 	EXPECT_EQ(count(p.text, "Region: \"FetchingInput\""), 2u * (kChain + 2)) << "by default: one per task";
 	EXPECT_EQ(count(p.text, "Region: \"PushingOutput\""), 0u) << "not by default: it is TASK_VERBOSE's";
@@ -423,12 +427,12 @@ TEST(Trace, AWorkerPollingForWorkIsIdle)
 		ScopedEnv spin("ASTRO_SPIN_POLLS", "0");
 		traced_run(at_once, one_long_task);
 	}
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	size_t idle = count(o.text, "Region: \"Idle\"");
 	EXPECT_GE(idle, 2u) << "the worker without the task polled";
 	EXPECT_EQ(idle % 2, 0u) << "each Idle entered is left";
-	Output z = run("otf2-print '" + at_once.archive() + "/traces.otf2'");
+	Output z = run("otf2-print '" + trace_anchor(at_once.archive()) + "'");
 	EXPECT_EQ(count(z.text, "Region: \"Idle\""), 0u) << "no polling, no Idle";
 	// Converted, it is the worker state Idle of StarPU's Paje types.
 	std::string out = dir.path() + "/out";
@@ -457,7 +461,7 @@ TEST(Trace, StoppedProfilingRecordsOnlyTheWindow)
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	});
 	starpu_fxt_autostart_profiling(1);
-	Output o = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	EXPECT_EQ(count(o.text, "Region: \"inside\""), 2u);
 	EXPECT_EQ(count(o.text, "Region: \"outside\""), 0u);
@@ -575,7 +579,7 @@ TEST(TraceTool, RecorderShortcutsLoseNothing)
 		EXPECT_EQ(count(dag, edge), 1u) << edge << dag;
 	}
 	if (have_program("otf2-print")) {
-		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+		Output p = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
 		EXPECT_EQ(count(p.text, "Parameter: \"tag_dependency\""), 7u) << p.text.substr(0, 4000);
 		EXPECT_EQ(count(p.text, "Parameter: \"task_tag\""), 8u) << "each task's tag, an event after its submit: " << p.text.substr(0, 4000);
@@ -605,10 +609,10 @@ TEST(TraceCounters, SampledCountersBecomeSeries)
 	}
 	const std::string name = "astrolabe:::starpu.task.g_total_submitted";
 	if (have_program("otf2-print")) {
-		Output p = run("otf2-print '" + dir.archive() + "/traces.otf2'");
+		Output p = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
 		ASSERT_EQ(p.status, 0) << p.text.substr(0, 2000);
 		EXPECT_GE(count(p.text, "METRIC "), 2u) << p.text.substr(0, 4000);
-		Output d = run("otf2-print -G '" + dir.archive() + "/traces.otf2'");
+		Output d = run("otf2-print -G '" + trace_anchor(dir.archive()) + "'");
 		EXPECT_TRUE(contains(d.text, name)) << "a metric member per counter: " << d.text.substr(0, 4000);
 		std::istringstream lines(d.text);
 		std::string member;
@@ -1004,7 +1008,7 @@ TEST_F(Converted, NumberEventsCountsEachKind)
 	// Every event of the archive is counted once.
 	if (!have_program("otf2-print") || !have_program("python3"))
 		GTEST_SKIP() << "otf2-print or python3 missing (Debian otf2-tools, python3)";
-	Output events = run("otf2-print '" + dir_.archive() + "/traces.otf2' | grep -c -E '^(ENTER|LEAVE|PARAMETER_[A-Z0-9_]+) '");
+	Output events = run("otf2-print '" + trace_anchor(dir_.archive()) + "' | grep -c -E '^(ENTER|LEAVE|PARAMETER_[A-Z0-9_]+) '");
 	EXPECT_EQ(strtoul(events.text.c_str(), nullptr, 10), total) << events.text;
 
 	// StarPU's script names the kinds and adds them up.
@@ -1041,9 +1045,10 @@ TEST(TraceTool, CorruptArchiveIsNamedAndFails)
 {
 	TraceDir dir;
 	traced_run(dir);
-	std::string anchor = dir.archive() + "/traces.otf2";
+	std::string anchor = trace_anchor(dir.archive());
+	ASSERT_FALSE(anchor.empty());
 	// Truncate every event file: the global reader cannot read them.
-	ASSERT_EQ(run("for f in '" + dir.archive() + "'/traces/*.evt; do : > \"$f\"; done").status, 0);
+	ASSERT_EQ(run("for f in '" + anchor.substr(0, anchor.size() - 5) + "'/*.evt; do : > \"$f\"; done").status, 0);
 	Output o = run(tool() + " -d '" + dir.path() + "/out' -i '" + dir.archive() + "'");
 	EXPECT_NE(o.status, 0) << o.text;
 	EXPECT_TRUE(contains(o.text, anchor)) << o.text;
@@ -1130,7 +1135,7 @@ TEST(TraceTool, GenerateTraceWithoutPrefixWritesIntoTheCurrentDirectory)
 	ASSERT_EQ(chdir(cwd), 0);
 	for (const char *f : { "paje.trace", "dag.dot", "tasks.rec", "trace.rec", "data.rec", "sched_tasks.rec", "activity.data" })
 		EXPECT_TRUE(file_exists(here.path() + "/" + f)) << f;
-	EXPECT_TRUE(file_exists(raw.archive() + "/traces.otf2")) << "the raw archive stays in the temporary folder";
+	EXPECT_TRUE(!trace_anchor(raw.archive()).empty()) << "the raw archive stays in the temporary folder";
 	EXPECT_FALSE(file_exists(raw.path() + "/paje.trace"));
 }
 
@@ -1378,7 +1383,7 @@ TEST(TraceDeathTest, FullDiskLeavesAMessageAndAnIncompleteTrace)
 	std::string archive = dir + "/prof_file_" + env_or("USER", "") + "_0";
 	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
 	EXPECT_TRUE(contains(o.text, "incomplete") || contains(o.text, "truncated or corrupt")) << o.text;
-	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+	EXPECT_TRUE(contains(o.text, trace_anchor(archive))) << o.text;
 }
 
 void spill_failure_run(const std::string &dir)
@@ -1419,7 +1424,7 @@ TEST(TraceDeathTest, FullDiskDuringASpillLeavesOneMessageAndAnIncompleteTrace)
 	EXPECT_EQ(run("find '" + dir + "' -name 'raw.*'").text, "") << "no spill file is left";
 	Output o = run(tool() + " -d '" + dir + "/out' -i '" + archive + "'");
 	EXPECT_TRUE(contains(o.text, "incomplete")) << o.text;
-	EXPECT_TRUE(contains(o.text, archive)) << o.text;
+	EXPECT_TRUE(contains(o.text, trace_anchor(archive))) << o.text;
 }
 
 // A traced run into dir/<size> with STARPU_TRACE_BUFFER_SIZE=size.
@@ -1453,7 +1458,7 @@ TEST(TraceDeathTest, BufferSizeOutOfRangeIsSaidAndTheDefaultUsed)
 		    "^\\[astrolabe\\] error: STARPU_TRACE_BUFFER_SIZE='abc' is not a number \\(give 1\\.\\.1024 \\(MiB\\)\\): "
 		    "ignored, using 8\nrun went on\n$");
 	for (const char *size : { "1000000", "0", "-1", "abc" })
-		EXPECT_TRUE(file_exists(dir + "/" + size + "/prof_file_" + env_or("USER", "") + "_0/traces.otf2")) << size << ": traced";
+		EXPECT_FALSE(trace_anchor(dir + "/" + size + "/prof_file_" + env_or("USER", "") + "_0").empty()) << size << ": traced";
 }
 
 // What session 12 added to the outputs: GFlop/s variables, the threads' OS ids,
@@ -1621,7 +1626,7 @@ TEST_F(TraceContent, ThreadsAreNamedByTheirOsIds)
 	}
 	if (!have_program("otf2-print"))
 		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
-	Output o = run("otf2-print -G '" + dir_->archive() + "/traces.otf2'");
+	Output o = run("otf2-print -G '" + trace_anchor(dir_->archive()) + "'");
 	ASSERT_EQ(o.status, 0) << o.text;
 	EXPECT_TRUE(contains(o.text, "OS thread id")) << o.text.substr(0, 3000);
 	EXPECT_TRUE(contains(o.text, std::to_string(worker_tid[0]))) << o.text.substr(0, 3000);
@@ -1866,6 +1871,59 @@ TEST_F(MemoryStates, EvictionToADiskDrawsReclaimingWritingBackAndDriverCopy)
 		EXPECT_TRUE(contains(dump, ", DriverCopy\n"));
 		EXPECT_TRUE(contains(dump, "Link, program, Intra-node data Fetch, ")) << "the transfers' links";
 	}
+}
+
+// The memory managers' Bandwidth Out / In (MB/s) curves (StarPU's bwo_mm / bwi_mm, seed 004 section 4.1.1.3): while a copy
+// is in flight, its bandwidth (0.001 x bytes / ms) is added to its source's Out and to its destination's In, and taken
+// off at its end. So each curve never goes negative and ends at 0, and its area (MB/s x ms) is 0.001 x the bytes of the
+// copies (pj_dump's Link rows: the same copies, same dates) that leave, or reach, that node.
+TEST_F(MemoryStates, BandwidthCurvesOfTheCopiesBetweenNodes)
+{
+	if (!have_program("pj_dump"))
+		GTEST_SKIP() << "pj_dump missing (Debian pajeng)";
+	std::string out = convert("", "bandwidth");
+	Output d = run("pj_dump -l 9 '" + out + "/paje.trace'");
+	ASSERT_EQ(d.status, 0) << d.text.substr(0, 2000);
+	std::map<std::string, double> bytes, area, highest, last_start, last; // "MEMMANAGER<n> In|Out" -> ...
+	unsigned copies = 0;
+	for (const std::string &line : lines_of(d.text)) {
+		std::vector<std::string> f;
+		for (size_t at = 0, comma; at <= line.size(); at = comma + 2) {
+			comma = line.find(", ", at);
+			if (comma == std::string::npos)
+				comma = line.size();
+			f.push_back(line.substr(at, comma - at));
+		}
+		if (f.size() == 10 && f[0] == "Link" && f[2] == "Intra-node data Fetch" && std::stod(f[5]) > 0) {
+			bytes[f[7] + " Out"] += std::stod(f[6]);
+			bytes[f[8] + " In"] += std::stod(f[6]);
+			copies++;
+		} else if (f.size() == 7 && f[0] == "Variable" && f[1].rfind("MEMMANAGER", 0) == 0 &&
+			   f[2].rfind("Bandwidth ", 0) == 0) {
+			std::string key = f[1] + (f[2] == "Bandwidth In (MB/s)" ? " In" : " Out");
+			double start = std::stod(f[3]), value = std::stod(f[6]);
+			EXPECT_GE(value, 0.0) << line;
+			area[key] += value * std::stod(f[5]);
+			highest[key] = std::max(highest[key], value);
+			if (!last_start.count(key) || start >= last_start[key]) {
+				last_start[key] = start;
+				last[key] = value;
+			}
+		}
+	}
+	ASSERT_GT(copies, 0u) << "copies to the disk and back\n" << d.text.substr(0, 3000);
+	for (const char *key : { "MEMMANAGER0 Out", "MEMMANAGER1 In", "MEMMANAGER1 Out", "MEMMANAGER0 In" }) {
+		SCOPED_TRACE(key);
+		EXPECT_GT(bytes[key], 0.0) << "main memory to the disk and back";
+		EXPECT_GT(highest[key], 0.0) << d.text.substr(0, 3000);
+		EXPECT_EQ(last[key], 0.0) << "back to 0 once the last copy ended";
+		EXPECT_NEAR(area[key], 0.001 * bytes[key], 1e-4 * 0.001 * bytes[key]) << "the bytes of the copies";
+	}
+	// -no-bus: neither the copies nor their bandwidths.
+	std::string quiet = read_file(convert("-no-bus", "no_bus") + "/paje.trace");
+	ASSERT_FALSE(quiet.empty());
+	for (const std::string &line : lines_of(quiet))
+		EXPECT_FALSE((line.rfind("13\t", 0) == 0 && contains(line, "\tbw")) || contains(line, "\tcom_")) << line;
 }
 
 // starpu_fxt_stats (built beside starpu_fxt_tool) counts the bytes each way between main memory and the disk.
