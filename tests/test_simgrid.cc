@@ -273,3 +273,34 @@ TEST_F(Simgrid, SeedCholeskyOnAttila)
 	}
 	EXPECT_EQ(makespan[0], makespan[1]);
 }
+
+// StarPU-MPI over SimGrid's SMPI: smpirun runs 4 ranks of a StarPU-MPI program (simgrid/smpi.c) in
+// this one process, each on a node of the cluster of simgrid/cluster.xml with a simulated mirage
+// machine of its own (simgrid/smpi-platform). A chain of 12 tasks of 1000 us goes round the
+// ranks, each reading the vector of 1 MB the previous rank wrote: the makespan is the 12 tasks
+// and the 11 messages between nodes, the same every run.
+TEST_F(Simgrid, SmpiWithFourRanks)
+{
+	const std::string program = ".libs/sim_smpi.so";
+	if (!file_exists(program))
+		GTEST_SKIP() << program << " is not built (configure found no SimGrid SMPI)";
+	if (!have_program("smpirun"))
+		GTEST_SKIP() << "smpirun (Debian's libsimgrid-dev) is not installed";
+	char dir[] = "/tmp/astro-smpi-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string out;
+	ASSERT_EQ(run_command(srcdir() + "/../simgrid/smpi-platform 4 mirage --out " + dir + "/p 2>&1", &out), 0) << out;
+	const std::string cmd = std::string("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='") + srcdir() +
+				"/../simgrid/sampling' smpirun -np 4 -platform " + dir + "/p.xml -hostfile " + dir +
+				"/p.hosts --cfg=smpi/simulate-computation:no --cfg=smpi/privatization:dlopen " + program + " 3 2>&1";
+	std::string first, again;
+	ASSERT_EQ(run_command(cmd, &first), 0) << first;
+	EXPECT_EQ(value_of(first, "ranks"), 4) << first;
+	const double makespan = value_of(first, "makespan_us");
+	EXPECT_GT(makespan, 12 * 1000.0) << first;
+	EXPECT_LT(makespan, 12 * 1000.0 + 11 * 5000.0) << first;
+	ASSERT_EQ(run_command(cmd, &again), 0) << again;
+	EXPECT_EQ(value_of(again, "makespan_us"), makespan) << again;
+	std::string ignored;
+	run_command(std::string("rm -rf ") + dir, &ignored);
+}
