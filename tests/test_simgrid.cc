@@ -304,3 +304,48 @@ TEST_F(Simgrid, SmpiWithFourRanks)
 	std::string ignored;
 	run_command(std::string("rm -rf ") + dir, &ignored);
 }
+
+// A platform without the ranks' machines (the bare cluster of simgrid/cluster.xml): each rank says
+// which host it lacks and which script makes the platform, and the run fails.
+TEST_F(Simgrid, SmpiWithoutMachinesIsAnError)
+{
+	const std::string program = ".libs/sim_smpi.so";
+	if (!file_exists(program) || !have_program("smpirun"))
+		GTEST_SKIP() << "no SMPI program or smpirun";
+	std::string out;
+	EXPECT_NE(run_command("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' smpirun -np 2 -platform " +
+				      srcdir() + "/../simgrid/cluster.xml -hostfile " + srcdir() + "/../simgrid/hostfile " + program + " 2>&1",
+			      &out), 0) << out;
+	EXPECT_NE(out.find("SMPI rank 1 has no machine: the platform has no host '1-CPU0'"), std::string::npos) << out;
+	EXPECT_NE(out.find("simgrid/smpi-platform"), std::string::npos) << out;
+	EXPECT_EQ(out.find("makespan_us"), std::string::npos) << out;
+}
+
+// The distributed Cholesky of examples/mpi on 4 simulated mirage nodes (2 x 2 ranks, 8 x 8 tiles of
+// 960): it reports its simulated time, the same on a second run.
+TEST_F(Simgrid, SmpiCholeskyOnFourNodes)
+{
+	const std::string program = env_or("ASTRO_TEST_EXAMPLES_DIR", "../examples") + "/mpi/.libs/mpi_cholesky_smpi.so";
+	if (!file_exists(program) || !have_program("smpirun"))
+		GTEST_SKIP() << program << " or smpirun is missing (SMPI, OpenBLAS and LAPACKE are needed)";
+	char dir[] = "/tmp/astro-smpi-XXXXXX";
+	ASSERT_NE(mkdtemp(dir), nullptr);
+	std::string out;
+	ASSERT_EQ(run_command(srcdir() + "/../simgrid/smpi-platform 4 mirage --out " + dir + "/p 2>&1", &out), 0) << out;
+	const std::string cmd = std::string("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='") + srcdir() +
+				"/../simgrid/sampling' smpirun -np 4 -platform " + dir + "/p.xml -hostfile " + dir +
+				"/p.hosts --cfg=smpi/simulate-computation:no " + program + " -size 7680 -nblocks 8 2>&1";
+	std::string first, again;
+	ASSERT_EQ(run_command(cmd, &first), 0) << first;
+	EXPECT_NE(first.find("# 4 ranks on a 2 x 2 grid"), std::string::npos) << first;
+	// "7680 <ms> <GFlop/s>": the simulated time.
+	double ms = NAN;
+	for (const std::string &line : lines_of(first))
+		if (line.rfind("7680\t", 0) == 0)
+			ms = std::stod(line.substr(5));
+	EXPECT_GT(ms, 0) << first;
+	ASSERT_EQ(run_command(cmd, &again), 0) << again;
+	EXPECT_NE(again.find("7680\t" + std::to_string((long)ms) + "\t"), std::string::npos) << first << again;
+	std::string ignored;
+	run_command(std::string("rm -rf ") + dir, &ignored);
+}

@@ -495,6 +495,12 @@ int _astro_sim_run_rank(int (*fn)(int, char **), int argc, char **argv)
 	const char *name = sg_actor_self_get_name();
 	rank.on = true;
 	snprintf(host_prefix, sizeof(host_prefix), "%s-", name ? name : "0");
+	if (!astro_sim_host("CPU0")) {
+		fprintf(stderr, "[astrolabe] simulation: SMPI rank %s has no machine: the platform has no host '%sCPU0' (nor its "
+			"'%sRAM', '%sCUDA0'...): make the platform with simgrid/smpi-platform NODES MACHINE, which gives each "
+			"rank r its machine's hosts named r-CPU0...\n", name, host_prefix, host_prefix, host_prefix);
+		return 1;
+	}
 	sg_actor_set_data(sg_actor_self(), &rank.actor);
 	resumed();
 	main_call.fn = fn;
