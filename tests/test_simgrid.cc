@@ -274,6 +274,27 @@ TEST_F(Simgrid, SeedCholeskyOnAttila)
 	EXPECT_EQ(makespan[0], makespan[1]);
 }
 
+// smpirun with np ranks of an SMPI program (a shared module) on np simulated mirage nodes of
+// simgrid/cluster.xml (simgrid/smpi-platform's files, in a folder of their own): its exit status,
+// its output in *out.
+static int smpirun(const std::string &program, int np, const std::string &args, std::string *out)
+{
+	char dir[] = "/tmp/astro-smpi-XXXXXX";
+	if (!mkdtemp(dir)) {
+		*out = "mkdtemp failed";
+		return -1;
+	}
+	const std::string d = dir, n = std::to_string(np);
+	int ret = run_command(srcdir() + "/../simgrid/smpi-platform " + n + " mirage --out " + d + "/p 2>&1", out);
+	if (ret == 0)
+		ret = run_command("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' smpirun -np " + n +
+					  " -platform " + d + "/p.xml -hostfile " + d + "/p.hosts " + program + " " + args + " 2>&1",
+				  out);
+	std::string ignored;
+	run_command("rm -rf " + d, &ignored);
+	return ret;
+}
+
 // StarPU-MPI over SimGrid's SMPI: smpirun runs 4 ranks of a StarPU-MPI program (simgrid/smpi.c) in
 // this one process, each on a node of the cluster of simgrid/cluster.xml with a simulated mirage
 // machine of its own (simgrid/smpi-platform). A chain of 12 tasks of 1000 us goes round the
@@ -286,23 +307,14 @@ TEST_F(Simgrid, SmpiWithFourRanks)
 		GTEST_SKIP() << program << " is not built (configure found no SimGrid SMPI)";
 	if (!have_program("smpirun"))
 		GTEST_SKIP() << "smpirun (Debian's libsimgrid-dev) is not installed";
-	char dir[] = "/tmp/astro-smpi-XXXXXX";
-	ASSERT_NE(mkdtemp(dir), nullptr);
-	std::string out;
-	ASSERT_EQ(run_command(srcdir() + "/../simgrid/smpi-platform 4 mirage --out " + dir + "/p 2>&1", &out), 0) << out;
-	const std::string cmd = std::string("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='") + srcdir() +
-				"/../simgrid/sampling' smpirun -np 4 -platform " + dir + "/p.xml -hostfile " + dir +
-				"/p.hosts --cfg=smpi/simulate-computation:no --cfg=smpi/privatization:dlopen " + program + " 3 2>&1";
 	std::string first, again;
-	ASSERT_EQ(run_command(cmd, &first), 0) << first;
+	ASSERT_EQ(smpirun(program, 4, "3", &first), 0) << first;
 	EXPECT_EQ(value_of(first, "ranks"), 4) << first;
 	const double makespan = value_of(first, "makespan_us");
 	EXPECT_GT(makespan, 12 * 1000.0) << first;
 	EXPECT_LT(makespan, 12 * 1000.0 + 11 * 5000.0) << first;
-	ASSERT_EQ(run_command(cmd, &again), 0) << again;
+	ASSERT_EQ(smpirun(program, 4, "3", &again), 0) << again;
 	EXPECT_EQ(value_of(again, "makespan_us"), makespan) << again;
-	std::string ignored;
-	run_command(std::string("rm -rf ") + dir, &ignored);
 }
 
 // A platform without the ranks' machines (the bare cluster of simgrid/cluster.xml): each rank says
@@ -328,15 +340,8 @@ TEST_F(Simgrid, SmpiCholeskyOnFourNodes)
 	const std::string program = env_or("ASTRO_TEST_EXAMPLES_DIR", "../examples") + "/mpi/.libs/mpi_cholesky_smpi.so";
 	if (!file_exists(program) || !have_program("smpirun"))
 		GTEST_SKIP() << program << " or smpirun is missing (SMPI, OpenBLAS and LAPACKE are needed)";
-	char dir[] = "/tmp/astro-smpi-XXXXXX";
-	ASSERT_NE(mkdtemp(dir), nullptr);
-	std::string out;
-	ASSERT_EQ(run_command(srcdir() + "/../simgrid/smpi-platform 4 mirage --out " + dir + "/p 2>&1", &out), 0) << out;
-	const std::string cmd = std::string("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='") + srcdir() +
-				"/../simgrid/sampling' smpirun -np 4 -platform " + dir + "/p.xml -hostfile " + dir +
-				"/p.hosts --cfg=smpi/simulate-computation:no " + program + " -size 7680 -nblocks 8 2>&1";
 	std::string first, again;
-	ASSERT_EQ(run_command(cmd, &first), 0) << first;
+	ASSERT_EQ(smpirun(program, 4, "-size 7680 -nblocks 8", &first), 0) << first;
 	EXPECT_NE(first.find("# 4 ranks on a 2 x 2 grid"), std::string::npos) << first;
 	// "7680 <ms> <GFlop/s>": the simulated time.
 	double ms = NAN;
@@ -344,8 +349,6 @@ TEST_F(Simgrid, SmpiCholeskyOnFourNodes)
 		if (line.rfind("7680\t", 0) == 0)
 			ms = std::stod(line.substr(5));
 	EXPECT_GT(ms, 0) << first;
-	ASSERT_EQ(run_command(cmd, &again), 0) << again;
+	ASSERT_EQ(smpirun(program, 4, "-size 7680 -nblocks 8", &again), 0) << again;
 	EXPECT_NE(again.find("7680\t" + std::to_string((long)ms) + "\t"), std::string::npos) << first << again;
-	std::string ignored;
-	run_command(std::string("rm -rf ") + dir, &ignored);
 }
