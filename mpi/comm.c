@@ -10,7 +10,9 @@
  * only thread that posts and completes MPI requests: it polls them with
  * MPI_Testsome, yielding the processor between polls for 2 ms after the last
  * completion, then sleeping in growing steps (20 us to 320 us) while nothing
- * completes; a new request wakes it at once.
+ * completes; a new request wakes it at once. In a simulation it only sleeps
+ * (a yield would not let virtual time run), and under SMPI the loop runs on
+ * the rank's own actor, which also serves the MPI calls handed to it.
  */
 #include "mpi_private.h"
 
@@ -33,6 +35,7 @@ static struct
 	unsigned long outstanding;	/* requests created and not finished (changed under lock, atomically: read without it) */
 	bool stop;
 	bool started;
+	bool calls;			/* under SMPI: MPI calls handed to the rank's actor, which runs this loop */
 	starpu_pthread_t thread;
 	struct _astro_mpi_req *live;	/* the requests not finished, most recent first */
 } prog = { STARPU_PTHREAD_MUTEX_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER, STARPU_PTHREAD_COND_INITIALIZER };
@@ -440,7 +443,9 @@ static void *progress_main(void *unused)
 	for (;;) {
 		struct _astro_mpi_req *incoming = prog.head;
 		prog.head = prog.tail = NULL;
-		if (!incoming && p.n == 0 && !_astro_mpi_envelope_waiting()) {
+		bool calls = prog.calls;
+		prog.calls = false;
+		if (!incoming && !calls && p.n == 0 && !_astro_mpi_envelope_waiting()) {
 			if (prog.stop)
 				break;
 			starpu_pthread_cond_wait(&prog.wake, &prog.lock);
@@ -448,7 +453,11 @@ static void *progress_main(void *unused)
 		}
 		starpu_pthread_mutex_unlock(&prog.lock);
 
-		bool progressed = incoming != NULL;
+		bool progressed = incoming != NULL || calls;
+#ifdef STARPU_SIMGRID
+		if (calls)
+			astro_sim_rank_serve();
+#endif
 		while (incoming) {
 			struct _astro_mpi_req *req = incoming;
 			incoming = req->next;
@@ -475,8 +484,13 @@ static void *progress_main(void *unused)
 
 		starpu_pthread_mutex_lock(&prog.lock);
 		if (!progressed && !prog.head && (p.n || _astro_mpi_envelope_waiting())) {
-			/* A message is often a round trip away: poll politely for a while, then less and less often. */
-			if (now - last_progress < 2000) {
+			/* A message is often a round trip away: poll politely for a while, then less and less often
+			 * (in a simulation, only in virtual time: a yield would not let the clock run). */
+			bool spin = now - last_progress < 2000;
+#ifdef STARPU_SIMGRID
+			spin = false;
+#endif
+			if (spin) {
 				starpu_pthread_mutex_unlock(&prog.lock);
 				astro_thread_yield();
 				starpu_pthread_mutex_lock(&prog.lock);
@@ -535,10 +549,37 @@ static void describe_requests(char *buf, size_t len)
 		snprintf(buf + used, len - used, "StarPU-MPI: ... and %u more communications not complete\n", n - DESCRIBED_MAX);
 }
 
+static void progress_on_rank(void *unused)
+{
+	progress_main(unused);
+}
+
+/* The progression thread: under SMPI, it hands the loop to the rank's actor, the one that can
+ * exchange MPI messages, and waits there until the loop ends. */
+static void *progress_thread(void *unused)
+{
+	_astro_mpi_on_rank(progress_on_rank, unused);
+	return NULL;
+}
+
+#ifdef STARPU_SIMGRID
+/* An MPI call handed to the rank's actor while it runs the loop: the loop serves it. */
+static void progress_wake_for_call(void)
+{
+	starpu_pthread_mutex_lock(&prog.lock);
+	prog.calls = true;
+	starpu_pthread_cond_signal(&prog.wake);
+	starpu_pthread_mutex_unlock(&prog.lock);
+}
+#endif
+
 int _astro_mpi_progress_start(void)
 {
 	prog.stop = false;
-	int err = starpu_pthread_create(&prog.thread, NULL, progress_main, NULL);
+#ifdef STARPU_SIMGRID
+	astro_sim_rank_waker(progress_wake_for_call);
+#endif
+	int err = starpu_pthread_create(&prog.thread, NULL, progress_thread, NULL);
 	if (err) {
 		_astro_mpi_error("starpu_mpi_init: cannot start the progression thread: %s", strerror(err));
 		return -err;
@@ -558,6 +599,9 @@ void _astro_mpi_progress_stop(void)
 	starpu_pthread_cond_signal(&prog.wake);
 	starpu_pthread_mutex_unlock(&prog.lock);
 	starpu_pthread_join(prog.thread, NULL);
+#ifdef STARPU_SIMGRID
+	astro_sim_rank_waker(NULL);
+#endif
 	prog.started = false;
 }
 
@@ -814,99 +858,6 @@ int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_h
 {
 	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, sequential_consistency, callback, arg, NULL,
 			       "starpu_mpi_irecv_detached_sequential_consistency");
-}
-
-static void unlock_tag(void *arg)
-{
-	starpu_tag_notify_from_apps((starpu_tag_t)(uintptr_t)arg);
-}
-
-int starpu_mpi_isend_detached_unlock_tag(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag)
-{
-	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, true, 1, unlock_tag, (void *)(uintptr_t)tag, NULL,
-			       "starpu_mpi_isend_detached_unlock_tag");
-}
-
-int starpu_mpi_isend_detached_unlock_tag_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, starpu_tag_t tag)
-{
-	(void)prio;
-	return starpu_mpi_isend_detached_unlock_tag(data_handle, dest, data_tag, comm, tag);
-}
-
-int starpu_mpi_irecv_detached_unlock_tag(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, starpu_tag_t tag)
-{
-	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, 1, unlock_tag, (void *)(uintptr_t)tag, NULL,
-			       "starpu_mpi_irecv_detached_unlock_tag");
-}
-
-/* The array forms: one detached request per entry, the tag notified when the last has finished (not at all when
- * some could not be posted: the caller had the error). */
-struct array_unlock
-{
-	unsigned left;
-	bool failed;
-	starpu_tag_t tag;
-};
-
-static void array_unlock_one(void *arg)
-{
-	struct array_unlock *a = arg;
-	if (__atomic_sub_fetch(&a->left, 1, __ATOMIC_ACQ_REL))
-		return;
-	if (!a->failed)
-		starpu_tag_notify_from_apps(a->tag);
-	free(a);
-}
-
-static int post_array(enum _astro_mpi_req_kind kind, unsigned n, starpu_data_handle_t *handles, int *peers, starpu_mpi_tag_t *tags,
-		      MPI_Comm *comms, starpu_tag_t tag, const char *fn)
-{
-	if (n == 0)
-		return 0; /* as StarPU's: nothing posted, the tag left alone */
-	if (!handles || !peers || !tags || !comms) {
-		_astro_mpi_error("%s: NULL array: give %u handles, %s, tags and communicators", fn, n,
-				 kind == _ASTRO_MPI_SEND ? "destinations" : "sources");
-		return -EINVAL;
-	}
-	struct array_unlock *a = malloc(sizeof(*a));
-	if (!a) {
-		_astro_mpi_error("%s: out of memory", fn);
-		return -ENOMEM;
-	}
-	a->left = n;
-	a->failed = false;
-	a->tag = tag;
-	for (unsigned i = 0; i < n; i++) {
-		int ret = _astro_mpi_post(kind, handles[i], peers[i], tags[i], comms[i], false, true, 1, array_unlock_one, a, NULL, fn);
-		if (ret) {
-			/* Entries i.. never call back: count them out (the last finished request frees a). */
-			a->failed = true;
-			if (__atomic_sub_fetch(&a->left, n - i, __ATOMIC_ACQ_REL) == 0)
-				free(a);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-int starpu_mpi_isend_array_detached_unlock_tag(unsigned array_size, starpu_data_handle_t *data_handle, int *dest, starpu_mpi_tag_t *data_tag,
-						MPI_Comm *comm, starpu_tag_t tag)
-{
-	return post_array(_ASTRO_MPI_SEND, array_size, data_handle, dest, data_tag, comm, tag, "starpu_mpi_isend_array_detached_unlock_tag");
-}
-
-int starpu_mpi_isend_array_detached_unlock_tag_prio(unsigned array_size, starpu_data_handle_t *data_handle, int *dest,
-						     starpu_mpi_tag_t *data_tag, int *prio, MPI_Comm *comm, starpu_tag_t tag)
-{
-	(void)prio;
-	return post_array(_ASTRO_MPI_SEND, array_size, data_handle, dest, data_tag, comm, tag,
-			  "starpu_mpi_isend_array_detached_unlock_tag_prio");
-}
-
-int starpu_mpi_irecv_array_detached_unlock_tag(unsigned array_size, starpu_data_handle_t *data_handle, int *source, starpu_mpi_tag_t *data_tag,
-						MPI_Comm *comm, starpu_tag_t tag)
-{
-	return post_array(_ASTRO_MPI_RECV, array_size, data_handle, source, data_tag, comm, tag, "starpu_mpi_irecv_array_detached_unlock_tag");
 }
 
 int starpu_mpi_wait(starpu_mpi_req *req, MPI_Status *status)

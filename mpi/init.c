@@ -13,11 +13,25 @@ static starpu_pthread_mutex_t init_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
 static bool initialized_mpi;	/* starpu_mpi_init*() called MPI_Init_thread: shutdown finalises */
 static bool initialized_starpu;	/* starpu_mpi_init_conf() started the runtime: shutdown stops it */
 
-int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm)
+struct init_call
 {
+	int *argc;
+	char ***argv;
+	int initialize_mpi;
+	MPI_Comm comm;
+	int ret;
+};
+
+/* starpu_mpi_init_comm()'s work, where MPI calls may be made (the rank's actor under SMPI). */
+static void initialize(void *arg)
+{
+	struct init_call *c = arg;
+	int *argc = c->argc;
+	char ***argv = c->argv;
+	int initialize_mpi = c->initialize_mpi;
+	MPI_Comm comm = c->comm;
 	int ret = -EINVAL, provided = MPI_THREAD_SINGLE, initialized = 0, finalized = 0;
 
-	starpu_pthread_mutex_lock(&init_lock);
 	if (_astro_mpi_is_running()) {
 		_astro_mpi_error("starpu_mpi_init: StarPU-MPI is already initialised: call starpu_mpi_shutdown() first");
 		ret = -EBUSY;
@@ -82,8 +96,16 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 	}
 	_astro_mpi_set_running(true);
 out:
+	c->ret = ret;
+}
+
+int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm)
+{
+	struct init_call c = { argc, argv, initialize_mpi, comm, -EINVAL };
+	starpu_pthread_mutex_lock(&init_lock);
+	_astro_mpi_on_rank(initialize, &c);
 	starpu_pthread_mutex_unlock(&init_lock);
-	return ret;
+	return c.ret;
 }
 
 int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi)
@@ -107,6 +129,12 @@ int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 	return 0;
 }
 
+static void finalize(void *unused)
+{
+	(void)unused;
+	MPI_Finalize();
+}
+
 int starpu_mpi_shutdown(void)
 {
 	if (!_astro_mpi_running("starpu_mpi_shutdown"))
@@ -121,7 +149,7 @@ int starpu_mpi_shutdown(void)
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	_astro_mpi_comms_forget();
 	if (initialized_mpi)
-		MPI_Finalize();
+		_astro_mpi_on_rank(finalize, NULL);
 	initialized_mpi = false;
 	bool stop_runtime = initialized_starpu;
 	initialized_starpu = false;

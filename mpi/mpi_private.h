@@ -7,13 +7,16 @@
  *
  *   state.c        the shared state: running or not, the thread level and
  *                  the MPI lock, MPI's largest tag, the communicators' ranks
- *                  and sizes (starpu_mpi_comm_rank, ...); calls no other file
+ *                  and sizes (starpu_mpi_comm_rank, ...), where MPI calls run
+ *                  (_astro_mpi_on_rank); calls no other file
  *   stats.c, datatype.c, envelope.c, clock.c
  *                  the bytes sent per rank, user MPI datatypes, tags beyond
  *                  MPI's, the clock offsets of traces: each uses state.c at most
  *   data.c         ownership (tag and rank of each handle), the cache,
  *                  the contributors of reductions
  *   comm.c         point-to-point messages and the progression thread
+ *                  (under SMPI, a loop the rank's own actor runs)
+ *   unlock_tag.c   the requests that notify a task tag when they finish
  *   redux.c, select.c
  *                  reductions across ranks, the rank a task runs on
  *   collective.c   scatter, gather, a value to given ranks, migration
@@ -41,6 +44,11 @@ bool _astro_mpi_running(const char *fn);
 bool _astro_mpi_is_running(void);
 /* Did MPI give MPI_THREAD_MULTIPLE (any thread may call MPI at any time)? */
 bool _astro_mpi_thread_multiple(void);
+/* Under SimGrid's SMPI (a simulation build run by smpirun): only the rank's own actor exchanges
+ * MPI messages, so every MPI call goes through _astro_mpi_on_rank(), which runs fn(arg) there
+ * (at once in a native build, and in the rank's actor itself). */
+bool _astro_mpi_smpi(void);
+void _astro_mpi_on_rank(void (*fn)(void *), void *arg);
 /* MPI calls go through this lock unless MPI gave MPI_THREAD_MULTIPLE. */
 void _astro_mpi_lock(void);
 void _astro_mpi_unlock(void);

@@ -80,7 +80,10 @@ static const char *thread_level_name(int level)
  * all it can do, and it says so. */
 void _astro_mpi_use_thread_level(int provided)
 {
-	serialize = provided < MPI_THREAD_MULTIPLE;
+	serialize = provided < MPI_THREAD_MULTIPLE || _astro_mpi_smpi();
+	/* Under SMPI the rank's own actor makes every MPI call (_astro_mpi_on_rank): any level does. */
+	if (_astro_mpi_smpi())
+		return;
 	if (provided < MPI_THREAD_SERIALIZED)
 		_astro_mpi_error("warning: MPI was initialised with %s, but StarPU-MPI calls MPI from its progression thread; "
 				 "it serialises its calls, which works with Open MPI: to be safe, initialise MPI with "
@@ -88,17 +91,63 @@ void _astro_mpi_use_thread_level(int provided)
 				 thread_level_name(provided));
 }
 
+bool _astro_mpi_smpi(void)
+{
+#ifdef STARPU_SIMGRID
+	return astro_sim_smpi();
+#else
+	return false;
+#endif
+}
+
+void _astro_mpi_on_rank(void (*fn)(void *), void *arg)
+{
+#ifdef STARPU_SIMGRID
+	astro_sim_rank_call(fn, arg);
+#else
+	fn(arg);
+#endif
+}
+
+struct mpi_state
+{
+	int initialized, finalized;
+};
+
+static void ask_state(void *arg)
+{
+	struct mpi_state *st = arg;
+	MPI_Initialized(&st->initialized);
+	MPI_Finalized(&st->finalized);
+}
+
 static bool mpi_usable(const char *fn)
 {
-	int initialized = 0, finalized = 0;
-	MPI_Initialized(&initialized);
-	MPI_Finalized(&finalized);
+	struct mpi_state st = { 0, 0 };
+	_astro_mpi_on_rank(ask_state, &st);
+	int initialized = st.initialized, finalized = st.finalized;
 	if (!initialized || finalized) {
 		_astro_mpi_error("%s: MPI is %s: call it between starpu_mpi_init_conf() (or MPI_Init_thread()) and starpu_mpi_shutdown()",
 				 fn, finalized ? "finalised already" : "not initialised");
 		return false;
 	}
 	return true;
+}
+
+struct comm_ask
+{
+	MPI_Comm comm;
+	int *rank, *size, err;
+};
+
+static void ask_comm(void *arg)
+{
+	struct comm_ask *q = arg;
+	_astro_mpi_lock();
+	q->err = MPI_Comm_rank(q->comm, q->rank);
+	if (q->err == MPI_SUCCESS)
+		q->err = MPI_Comm_size(q->comm, q->size);
+	_astro_mpi_unlock();
 }
 
 /* A communicator met for the first time (or MPI_COMM_NULL): asked to MPI, then listed. */
@@ -110,11 +159,9 @@ static __attribute__((noinline)) int comm_info_ask(MPI_Comm comm, int *rank, int
 	}
 	if (!mpi_usable(fn))
 		return -EINVAL;
-	_astro_mpi_lock();
-	int err = MPI_Comm_rank(comm, rank);
-	if (err == MPI_SUCCESS)
-		err = MPI_Comm_size(comm, size);
-	_astro_mpi_unlock();
+	struct comm_ask q = { comm, rank, size, MPI_SUCCESS };
+	_astro_mpi_on_rank(ask_comm, &q);
+	int err = q.err;
 	if (err != MPI_SUCCESS) {
 		_astro_mpi_error("%s: MPI does not know the communicator (error %d): pass MPI_COMM_WORLD or a communicator of this process", fn, err);
 		return -EINVAL;

@@ -273,3 +273,82 @@ TEST_F(Simgrid, SeedCholeskyOnAttila)
 	}
 	EXPECT_EQ(makespan[0], makespan[1]);
 }
+
+// smpirun with np ranks of an SMPI program (a shared module) on np simulated mirage nodes of
+// simgrid/cluster.xml (simgrid/smpi-platform's files, in a folder of their own): its exit status,
+// its output in *out.
+static int smpirun(const std::string &program, int np, const std::string &args, std::string *out)
+{
+	char dir[] = "/tmp/astro-smpi-XXXXXX";
+	if (!mkdtemp(dir)) {
+		*out = "mkdtemp failed";
+		return -1;
+	}
+	const std::string d = dir, n = std::to_string(np);
+	int ret = run_command(srcdir() + "/../simgrid/smpi-platform " + n + " mirage --out " + d + "/p 2>&1", out);
+	if (ret == 0)
+		ret = run_command("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' smpirun -np " + n +
+					  " -platform " + d + "/p.xml -hostfile " + d + "/p.hosts " + program + " " + args + " 2>&1",
+				  out);
+	std::string ignored;
+	run_command("rm -rf " + d, &ignored);
+	return ret;
+}
+
+// StarPU-MPI over SimGrid's SMPI: smpirun runs 4 ranks of a StarPU-MPI program (simgrid/smpi.c) in
+// this one process, each on a node of the cluster of simgrid/cluster.xml with a simulated mirage
+// machine of its own (simgrid/smpi-platform). A chain of 12 tasks of 1000 us goes round the
+// ranks, each reading the vector of 1 MB the previous rank wrote: the makespan is the 12 tasks
+// and the 11 messages between nodes, the same every run.
+TEST_F(Simgrid, SmpiWithFourRanks)
+{
+	const std::string program = ".libs/sim_smpi.so";
+	if (!file_exists(program))
+		GTEST_SKIP() << program << " is not built (configure found no SimGrid SMPI)";
+	if (!have_program("smpirun"))
+		GTEST_SKIP() << "smpirun (Debian's libsimgrid-dev) is not installed";
+	std::string first, again;
+	ASSERT_EQ(smpirun(program, 4, "3", &first), 0) << first;
+	EXPECT_EQ(value_of(first, "ranks"), 4) << first;
+	const double makespan = value_of(first, "makespan_us");
+	EXPECT_GT(makespan, 12 * 1000.0) << first;
+	EXPECT_LT(makespan, 12 * 1000.0 + 11 * 5000.0) << first;
+	ASSERT_EQ(smpirun(program, 4, "3", &again), 0) << again;
+	EXPECT_EQ(value_of(again, "makespan_us"), makespan) << again;
+}
+
+// A platform without the ranks' machines (the bare cluster of simgrid/cluster.xml): each rank says
+// which host it lacks and which script makes the platform, and the run fails.
+TEST_F(Simgrid, SmpiWithoutMachinesIsAnError)
+{
+	const std::string program = ".libs/sim_smpi.so";
+	if (!file_exists(program) || !have_program("smpirun"))
+		GTEST_SKIP() << "no SMPI program or smpirun";
+	std::string out;
+	EXPECT_NE(run_command("env STARPU_HOSTNAME=mirage STARPU_PERF_MODEL_DIR='" + srcdir() + "/../simgrid/sampling' smpirun -np 2 -platform " +
+				      srcdir() + "/../simgrid/cluster.xml -hostfile " + srcdir() + "/../simgrid/hostfile " + program + " 2>&1",
+			      &out), 0) << out;
+	EXPECT_NE(out.find("SMPI rank 1 has no machine: the platform has no host '1-CPU0'"), std::string::npos) << out;
+	EXPECT_NE(out.find("simgrid/smpi-platform"), std::string::npos) << out;
+	EXPECT_EQ(out.find("makespan_us"), std::string::npos) << out;
+}
+
+// The distributed Cholesky of examples/mpi on 4 simulated mirage nodes (2 x 2 ranks, 8 x 8 tiles of
+// 960): it reports its simulated time, the same on a second run.
+TEST_F(Simgrid, SmpiCholeskyOnFourNodes)
+{
+	const std::string program = env_or("ASTRO_TEST_EXAMPLES_DIR", "../examples") + "/mpi/.libs/mpi_cholesky_smpi.so";
+	if (!file_exists(program) || !have_program("smpirun"))
+		GTEST_SKIP() << program << " or smpirun is missing (SMPI, OpenBLAS and LAPACKE are needed)";
+	std::string first, again;
+	ASSERT_EQ(smpirun(program, 4, "-size 7680 -nblocks 8", &first), 0) << first;
+	EXPECT_NE(first.find("# 4 ranks on a 2 x 2 grid"), std::string::npos) << first;
+	// "7680 <ms> <GFlop/s>": the simulated time.
+	double ms = NAN;
+	for (const std::string &line : lines_of(first))
+		if (line.rfind("7680\t", 0) == 0)
+			ms = std::stod(line.substr(5));
+	EXPECT_GT(ms, 0) << first;
+	ASSERT_EQ(smpirun(program, 4, "-size 7680 -nblocks 8", &again), 0) << again;
+	EXPECT_NE(again.find("7680\t" + std::to_string((long)ms) + "\t"), std::string::npos) << first << again;
+}

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +76,17 @@ void astro_sim_sleep_ns(uint64_t ns);
 /** The simulation's clock, in nanoseconds of virtual time. */
 uint64_t astro_sim_clock_ns(void);
 int astro_sim_cond_wait_until(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, uint64_t deadline_ns);
+/** A host of the simulated machine by name ("CPU0", "RAM"...), as an sg_host_t; under SMPI the rank's own ("<rank>-CPU0"). NULL: none. */
+void *astro_sim_host(const char *name);
+/** Whether the program runs under SimGrid's SMPI (smpirun), as one of its ranks. */
+bool astro_sim_smpi(void);
+/** Under SMPI: runs fn(arg) on the rank's own actor, the only one that can exchange MPI messages, and
+ * returns when it ran; elsewhere (or called from that actor), runs it at once. */
+void astro_sim_rank_call(void (*fn)(void *), void *arg);
+/** Runs the calls handed to the rank's actor meanwhile: for a call that runs long there (a progression loop). */
+void astro_sim_rank_serve(void);
+/** What astro_sim_rank_call() calls after handing over a call, to wake that long call (NULL: nothing). */
+void astro_sim_rank_waker(void (*wake)(void));
 #endif
 
 /* ---------------------------------------------------------------- futexes */

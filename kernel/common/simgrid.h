@@ -33,4 +33,8 @@ void _astro_sim_hand_over(struct _starpu_sim_waiter *w);
  * host) until the simulation ends; returns what fn returned. */
 int _astro_sim_run_main(int (*fn)(int, char **), int argc, char **argv, const char *where);
 
+/* Under smpirun (main() called in a rank's actor): runs fn(argc, argv) in a new actor "main" on
+ * the rank's host, serves the MPI calls handed to the rank's actor until it returns. */
+int _astro_sim_run_rank(int (*fn)(int, char **), int argc, char **argv);
+
 #endif

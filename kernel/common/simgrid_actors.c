@@ -201,9 +201,21 @@ void astro_sim_yield(void)
 	resumed();
 }
 
+/* Under SMPI (smpirun), the rank's own machine: its hosts are "<rank>-CPU0"... (simgrid/smpi-platform). */
+static char host_prefix[16];
+
+void *astro_sim_host(const char *name)
+{
+	if (!host_prefix[0])
+		return sg_host_by_name(name);
+	char full[128];
+	snprintf(full, sizeof(full), "%s%s", host_prefix, name);
+	return sg_host_by_name(full);
+}
+
 int astro_sim_sendto(const char *from, const char *to, double bytes)
 {
-	sg_host_t src = sg_host_by_name(from), dst = sg_host_by_name(to);
+	sg_host_t src = astro_sim_host(from), dst = astro_sim_host(to);
 	if (!src || !dst)
 		return -ENODEV;
 	if (!self())
@@ -225,7 +237,7 @@ bool _astro_sim_inside(void)
 
 bool _astro_sim_route(const char *from, const char *to, double *bandwidth, double *latency)
 {
-	sg_host_t src = sg_host_by_name(from), dst = sg_host_by_name(to);
+	sg_host_t src = astro_sim_host(from), dst = astro_sim_host(to);
 	if (!src || !dst)
 		return false;
 	*bandwidth = sg_host_get_route_bandwidth(src, dst);
@@ -234,6 +246,9 @@ bool _astro_sim_route(const char *from, const char *to, double *bandwidth, doubl
 }
 
 /* ---------------------------------------------------------------- threads */
+
+/* SimGrid's SMPI (libsimgrid): lets an actor a rank made call MPI's local functions (ranks, sizes, types). */
+void SMPI_thread_create(void);
 
 /* A thread: its actor and what it runs. */
 struct _starpu_sim_thread
@@ -255,6 +270,8 @@ static void thread_main(int argc, char **argv)
 	/* The simulation ends with the program's main, whatever its threads still wait for. */
 	sg_actor_daemonize(sg_actor_self());
 	resumed();
+	if (astro_sim_smpi())
+		SMPI_thread_create();
 	starpu_pthread_exit(t->routine(t->arg));
 }
 
@@ -342,14 +359,21 @@ static struct
 	int argc;
 	char **argv;
 	int ret;
+	bool done;
 } main_call;
+
+static void rank_main_ended(void);
 
 static void main_actor(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	resumed();
+	if (astro_sim_smpi())
+		SMPI_thread_create();
 	main_call.ret = main_call.fn(main_call.argc, main_call.argv);
+	main_call.done = true;
+	rank_main_ended();
 	forget(&main_call.actor);
 }
 
@@ -368,5 +392,135 @@ int _astro_sim_run_main(int (*fn)(int, char **), int argc, char **argv, const ch
 	sg_actor_set_data(actor, &main_call.actor);
 	sg_actor_start(actor, main_actor, 0, NULL);
 	simgrid_run();
+	return main_call.ret;
+}
+
+/* -------------------------------------------------------- SMPI ranks */
+
+/*
+ * Under smpirun every rank's main() is a SimGrid actor that SMPI made, and
+ * only that actor can exchange MPI messages: SMPI delivers what is sent to a
+ * rank in the mailbox of the rank's first actor. So the program's main runs
+ * in an actor of its own ("main", on the rank's host), and the rank's actor
+ * stays to make the MPI calls others hand it (astro_sim_rank_call), StarPU-MPI's
+ * progression loop among them, until the program's main returns.
+ */
+struct rank_call
+{
+	struct rank_call *next;
+	void (*fn)(void *);
+	void *arg;
+	bool done;
+};
+
+static struct
+{
+	bool on;			/* this process is an SMPI rank */
+	struct sim_actor actor;		/* the rank's own actor */
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t wake, done;	/* wake: a call or main's end for the rank's actor; done: a call ran */
+	struct rank_call *head, *tail;
+	void (*waker)(void);		/* what wakes a long call that serves the others (astro_sim_rank_serve) */
+} rank;
+
+static bool on_rank_actor(void)
+{
+	return self() == &rank.actor;
+}
+
+static void rank_main_ended(void)
+{
+	if (!rank.on)
+		return;
+	starpu_pthread_mutex_lock(&rank.lock);
+	starpu_pthread_cond_signal(&rank.wake);
+	starpu_pthread_mutex_unlock(&rank.lock);
+}
+
+bool astro_sim_smpi(void)
+{
+	return rank.on;
+}
+
+void astro_sim_rank_serve(void)
+{
+	if (!rank.on || !on_rank_actor())
+		return;
+	starpu_pthread_mutex_lock(&rank.lock);
+	while (rank.head) {
+		struct rank_call *c = rank.head;
+		rank.head = c->next;
+		if (!rank.head)
+			rank.tail = NULL;
+		starpu_pthread_mutex_unlock(&rank.lock);
+		c->fn(c->arg);
+		starpu_pthread_mutex_lock(&rank.lock);
+		c->done = true;
+		starpu_pthread_cond_broadcast(&rank.done);
+	}
+	starpu_pthread_mutex_unlock(&rank.lock);
+}
+
+void astro_sim_rank_waker(void (*wake)(void))
+{
+	rank.waker = wake;
+}
+
+void astro_sim_rank_call(void (*fn)(void *), void *arg)
+{
+	if (!rank.on || on_rank_actor() || !self()) {
+		fn(arg);
+		return;
+	}
+	struct rank_call c = { NULL, fn, arg, false };
+	starpu_pthread_mutex_lock(&rank.lock);
+	if (rank.tail)
+		rank.tail->next = &c;
+	else
+		rank.head = &c;
+	rank.tail = &c;
+	starpu_pthread_cond_signal(&rank.wake);
+	void (*waker)(void) = rank.waker;
+	starpu_pthread_mutex_unlock(&rank.lock);
+	if (waker)
+		waker();
+	starpu_pthread_mutex_lock(&rank.lock);
+	while (!c.done)
+		starpu_pthread_cond_wait(&rank.done, &rank.lock);
+	starpu_pthread_mutex_unlock(&rank.lock);
+}
+
+int _astro_sim_run_rank(int (*fn)(int, char **), int argc, char **argv)
+{
+	const char *name = sg_actor_self_get_name();
+	rank.on = true;
+	snprintf(host_prefix, sizeof(host_prefix), "%s-", name ? name : "0");
+	if (!astro_sim_host("CPU0")) {
+		fprintf(stderr, "[astrolabe] simulation: SMPI rank %s has no machine: the platform has no host '%sCPU0' (nor its "
+			"'%sRAM', '%sCUDA0'...): make the platform with simgrid/smpi-platform NODES MACHINE, which gives each "
+			"rank r its machine's hosts named r-CPU0...\n", name, host_prefix, host_prefix, host_prefix);
+		return 1;
+	}
+	sg_actor_set_data(sg_actor_self(), &rank.actor);
+	resumed();
+	main_call.fn = fn;
+	main_call.argc = argc;
+	main_call.argv = argv;
+	sg_actor_t actor = sg_actor_init("main", sg_host_self());
+	sg_actor_set_data(actor, &main_call.actor);
+	sg_actor_start(actor, main_actor, 0, NULL);
+	resumed();
+	starpu_pthread_mutex_lock(&rank.lock);
+	while (!main_call.done) {
+		if (rank.head) {
+			starpu_pthread_mutex_unlock(&rank.lock);
+			astro_sim_rank_serve();
+			starpu_pthread_mutex_lock(&rank.lock);
+			continue;
+		}
+		starpu_pthread_cond_wait(&rank.wake, &rank.lock);
+	}
+	starpu_pthread_mutex_unlock(&rank.lock);
+	forget(&rank.actor);
 	return main_call.ret;
 }

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <xbt/log.h>
 
@@ -35,6 +36,9 @@ int main(int argc, char **argv)
 			"defines main(), which it renames so that the simulation runs it\n");
 		return 1;
 	}
+	/* smpirun calls main() in each rank's actor: the simulation, and its platform, are SMPI's. */
+	if (sg_actor_self())
+		return _astro_sim_run_rank(starpu_main, argc, argv);
 	xbt_log_control_set("xbt_cfg.thres:warning");
 	simgrid_init(&argc, argv);
 	char dir[PATH_MAX - 300], host[256], path[PATH_MAX];

@@ -457,6 +457,10 @@ static uintptr_t raw_allocate(unsigned node, size_t size, int flags)
 		return n->ops->allocate(n->devid, size);
 	void *p = NULL;
 #ifdef STARPU_SIMGRID
+	/* Under SMPI, main memory's copies of other ranks' data (and StarPU-MPI's message buffers)
+	 * are folded: tens of ranks share this process, and SMPI copies every message's bytes. */
+	if (astro_sim_smpi())
+		flags |= STARPU_MALLOC_SIMULATION_FOLDED;
 	if (starpu_malloc_flags(&p, size, flags & ~STARPU_MALLOC_COUNT) != 0)
 		return 0;
 #else

@@ -35,7 +35,7 @@ static int count_hosts(const char *prefix)
 	char name[64];
 	for (;; n++) {
 		snprintf(name, sizeof(name), "%s%d", prefix, n);
-		if (!sg_host_by_name(name))
+		if (!astro_sim_host(name))
 			return n;
 	}
 }
@@ -119,7 +119,7 @@ static struct device *device(int kind, int devid)
 	struct device *d = &devices[kind][devid];
 	if (!d->name[0]) {
 		snprintf(d->name, sizeof(d->name), "%s%d", prefixes[kind], devid);
-		sg_host_t host = sg_host_by_name(d->name);
+		sg_host_t host = astro_sim_host(d->name);
 		const char *memsize = host ? sg_host_get_property_value(host, "memsize") : NULL;
 		d->size = memsize ? strtoull(memsize, NULL, 10) : 0;
 		d->next = 0x100000;
