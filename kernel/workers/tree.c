@@ -214,9 +214,11 @@ static bool made(const char *call)
 	unsigned npus = _astro_rt.npus, nworkers = _astro_rt.nworkers;
 	unsigned *first = calloc(npus + 1, sizeof(*first));
 	int *ids = malloc((nworkers ? nworkers : 1) * sizeof(*ids));
-	if (!first || !ids) {
+	unsigned *next = calloc(npus ? npus : 1, sizeof(*next));
+	if (!first || !ids || !next) {
 		free(first);
 		free(ids);
+		free(next);
 		_astro_error("%s: out of memory", call);
 		return false;
 	}
@@ -228,13 +230,6 @@ static bool made(const char *call)
 	}
 	for (unsigned u = 0; u < npus; u++)
 		first[u + 1] += first[u];
-	unsigned *next = calloc(npus ? npus : 1, sizeof(*next));
-	if (!next) {
-		free(first);
-		free(ids);
-		_astro_error("%s: out of memory", call);
-		return false;
-	}
 	for (unsigned w = 0; w < nworkers; w++) {
 		int b = _astro_rt.workers[w]->bindid;
 		if (b >= 0 && (unsigned)b < npus)
