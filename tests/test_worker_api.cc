@@ -233,8 +233,13 @@ int rec_push(starpu_task *task)
 			size = g_rec.copies_to;
 			ids = all;
 		}
+		// Every copy is made before any is given: a member may start the task (and write its
+		// status) as soon as it has its copy, while starpu_task_dup() reads it.
+		std::vector<starpu_task *> copies;
+		for (int i = 0; i < size; i++)
+			copies.push_back(starpu_task_dup(task));
 		for (int i = 0; i < size; i++) {
-			starpu_task *copy = starpu_task_dup(task);
+			starpu_task *copy = copies[i];
 			if (i == 1) {
 				// One copy through the member's own queue, the others through pop_task.
 				starpu_push_local_task(ids[i], copy, 0);

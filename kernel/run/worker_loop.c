@@ -93,6 +93,22 @@ static __attribute__((noinline, cold)) void worker_skip(struct _astro_worker *w,
 	worker_done(w, task, job);
 }
 
+static void worker_wait_unpaused(void)
+{
+	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
+	while (_astro_rt.paused && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
+		starpu_pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
+	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
+}
+
+/* A task popped just as starpu_pause() began (the worker had looked at the flag before it was set, the task
+ * was pushed after) runs only after starpu_resume(): the queue's lock orders the flag before the pop. */
+static inline __attribute__((always_inline)) void worker_hold_if_paused(void)
+{
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED)))
+		worker_wait_unpaused();
+}
+
 /* Runs implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline). */
 static inline __attribute__((always_inline)) void worker_run(struct _astro_worker *w, struct starpu_task *task, int nimpl,
 							     bool fetch_started)
@@ -192,8 +208,10 @@ static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task
 			task = NULL;
 		}
 		if (count < w->pipeline && __atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED) &&
-		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL)
+		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL) {
+			worker_hold_if_paused();
 			continue;
+		}
 		if (count == 0)
 			return;
 		unsigned slot = head;
@@ -211,14 +229,6 @@ static unsigned pipeline_depth(const struct astro_driver *d)
 		return 1;
 	int depth = _astro_env_int_in(d->pipeline_env, 0, _ASTRO_PIPELINE_MAX, 2);
 	return depth > 1 ? (unsigned)depth : 1;
-}
-
-static void worker_wait_unpaused(void)
-{
-	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
-	while (_astro_rt.paused && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
-		starpu_pthread_cond_wait(&_astro_rt.pause_cond, &_astro_rt.pause_lock);
-	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
 }
 
 static void bind_worker(struct _astro_worker *w)
@@ -255,6 +265,7 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
 	struct starpu_task *task = _astro_sched_pop(w, idle[0] > 0);
 	if (task) {
+		worker_hold_if_paused();
 		if (STARPU_UNLIKELY(idle[0] != 0))
 			_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_END, .workerid = w->id, .task = task);
 		idle[0] = 0;
