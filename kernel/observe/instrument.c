@@ -152,6 +152,14 @@ static void catch_up(void)
 	}
 }
 
+/* Under saved_lock: the context kept under saved_flag (NULL: none), the table made at first use. */
+static struct saved_context *saved_lookup(bool *saved_flag)
+{
+	if (!saved)
+		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_free);
+	return g_hash_table_lookup(saved, saved_flag);
+}
+
 /* The calling thread runs a task that is off its CPU: what it raises is held for the task. */
 static inline bool raised_while_away(void)
 {
@@ -406,9 +414,7 @@ void _astro_instr_task_leave(struct starpu_task *task, bool *saved_flag)
 		remove_burst(i);
 	}
 	starpu_pthread_mutex_lock(&saved_lock);
-	if (!saved)
-		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_free);
-	struct saved_context *older = g_hash_table_lookup(saved, saved_flag);
+	struct saved_context *older = saved_lookup(saved_flag);
 	if (older) {
 		/* Left twice without coming back: what it opened since goes on top. */
 		merge_left(older, &local);
@@ -509,9 +515,7 @@ void _astro_instr_task_away(struct starpu_task *task, bool *saved_flag)
 	_astro_instr_task_leave(task, saved_flag);
 	/* It has a context now, even with nothing left open: the events raised for it until it is back go there. */
 	starpu_pthread_mutex_lock(&saved_lock);
-	if (!saved)
-		saved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, context_free);
-	struct saved_context *ctx = g_hash_table_lookup(saved, saved_flag);
+	struct saved_context *ctx = saved_lookup(saved_flag);
 	if (!ctx && (ctx = calloc(1, sizeof(*ctx))))
 		g_hash_table_replace(saved, saved_flag, ctx);
 	if (ctx)
