@@ -105,6 +105,13 @@ static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
 	return tag;
 }
 
+static inline void bucket_push(struct shard *s, struct _astro_tag *tag)
+{
+	struct _astro_tag **head = bucket_of(s, tag->id);
+	tag->hnext = *head;
+	*head = tag;
+}
+
 /* Under s->lock: adds tag (not there yet), doubling the buckets when there are as many tags. */
 static void shard_insert(struct shard *s, struct _astro_tag *tag)
 {
@@ -116,15 +123,11 @@ static void shard_insert(struct shard *s, struct _astro_tag *tag)
 		for (unsigned b = 0; b < old_n; b++)
 			for (struct _astro_tag *t = old[b], *next; t; t = next) {
 				next = t->hnext;
-				struct _astro_tag **head = bucket_of(s, t->id);
-				t->hnext = *head;
-				*head = t;
+				bucket_push(s, t);
 			}
 		free(old);
 	}
-	struct _astro_tag **head = bucket_of(s, tag->id);
-	tag->hnext = *head;
-	*head = tag;
+	bucket_push(s, tag);
 	s->count++;
 }
 
