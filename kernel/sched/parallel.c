@@ -78,18 +78,18 @@ static void bump(int *word)
 }
 
 /* A parallel execution of task by size members (combined worker combined, -1: none named), its
- * parts ranked; NULL, said, when the task cannot run so (call names the caller). */
-static struct _astro_parallel *parallel_new(struct starpu_task *task, int combined, int size, const char *call)
+ * parts ranked, in *out; -EINVAL or -ENOMEM, said, when the task cannot run so (call names the caller). */
+static int parallel_new(struct starpu_task *task, int combined, int size, const char *call, struct _astro_parallel **out)
 {
 	if (size > 1 && (!task->cl || task->cl->type == STARPU_SEQ)) {
 		_astro_error("%s: task '%s' is given to %d workers but its codelet is sequential: set cl->type to STARPU_SPMD or "
 			     "STARPU_FORKJOIN", call, starpu_task_get_name(task) ? starpu_task_get_name(task) : "(unnamed)", size);
-		return NULL;
+		return -EINVAL;
 	}
 	struct _astro_parallel *p = calloc(1, sizeof(*p) + (size_t)size * sizeof(p->parts[0]));
 	if (!p) {
 		_astro_error("%s: out of memory for a parallel task", call);
-		return NULL;
+		return -ENOMEM;
 	}
 	p->task = task;
 	p->combined = combined;
@@ -99,15 +99,17 @@ static struct _astro_parallel *parallel_new(struct starpu_task *task, int combin
 		p->parts[r].p = p;
 		p->parts[r].rank = r;
 	}
-	return p;
+	*out = p;
+	return 0;
 }
 
 int _astro_parallel_push(int combined_id, struct starpu_task *task)
 {
 	const struct _astro_combined *c = _astro_combined_get(combined_id);
-	struct _astro_parallel *p = parallel_new(task, combined_id, c->size, "starpu_push_local_task");
-	if (!p)
-		return task->cl && task->cl->type == STARPU_SEQ ? -EINVAL : -ENOMEM;
+	struct _astro_parallel *p;
+	int ret = parallel_new(task, combined_id, c->size, "starpu_push_local_task", &p);
+	if (ret)
+		return ret;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_PUSHED, .workerid = c->ids[0], .task = task, .job_id = _astro_job_id_of(task));
 	starpu_pthread_mutex_lock(&launch_lock);
 	for (int r = 0; r < c->size; r++) {
@@ -238,8 +240,8 @@ static void barrier_init(struct starpu_task *task, int combined, int size, const
 			     !task ? "the task is NULL" : "the task was not submitted, or is not ready");
 		return;
 	}
-	struct _astro_parallel *p = parallel_new(task, combined, size, call);
-	if (!p)
+	struct _astro_parallel *p;
+	if (parallel_new(task, combined, size, call, &p))
 		return;
 	starpu_pthread_mutex_lock(&aliases.lock);
 	struct alias_group *g = alias_group_of(task->starpu_private);
