@@ -236,6 +236,16 @@ void astro_sched_queue_push_front(struct astro_sched_queue *q, struct starpu_tas
 /** Removes and returns the first task, in priority order, that accept(task, arg) accepts; NULL if none. */
 struct starpu_task *astro_sched_queue_take_first_if(struct astro_sched_queue *q, int (*accept)(struct starpu_task *task, void *arg), void *arg);
 
+/** The same, newest first among equal priorities (still highest priority first). */
+struct starpu_task *astro_sched_queue_take_newest_if(struct astro_sched_queue *q, int (*accept)(struct starpu_task *task, void *arg), void *arg);
+
+/**
+ * Widens q's range of priorities, when priority lies outside it, so that a
+ * task of that priority keeps its exact place instead of being clamped; the
+ * queued tasks keep their order. Returns 0, or -ENOMEM (q is then unchanged).
+ */
+int astro_sched_queue_cover(struct astro_sched_queue *q, int priority);
+
 /** Removes and returns the task of highest priority (oldest first) whoever may run it; NULL if none. */
 static inline struct starpu_task *astro_sched_queue_take_head(struct astro_sched_queue *q)
 {
