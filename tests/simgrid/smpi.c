@@ -11,8 +11,8 @@
  * With "mpi" after the rounds, the program also calls MPI itself, beside
  * StarPU-MPI: it starts and ends MPI (MPI_Init_thread, MPI_Finalize), meets
  * the others (MPI_Barrier) and, while the chain's messages are in flight,
- * sums the ranks (MPI_Allreduce), takes rank 0's value (MPI_Bcast) and passes
- * its rank round a ring (MPI_Sendrecv). Rank 0 prints "mpi_calls=ok" when
+ * asks its rank (MPI_Comm_rank), sums the ranks (MPI_Allreduce), takes rank
+ * 0's value (MPI_Bcast) and passes its rank round a ring (MPI_Sendrecv). Rank 0 prints "mpi_calls=ok" when
  * every rank got the right values, and "allreduce=...".
  *
  *   smpirun -np 4 -platform <smpi-platform's file> -hostfile <its hosts> .libs/sim_smpi.so [rounds [mpi]]
@@ -49,15 +49,17 @@ static struct starpu_codelet step = {
  * rank got the right values (said on stderr when not); *sum: the ranks' sum plus their number. */
 static int own_calls(int rank, int size, int *sum)
 {
-	int mine = rank + 1, root = rank == 0 ? 42 : -1, left = -1;
-	int ok = MPI_Allreduce(&mine, sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && *sum == size * (size + 1) / 2;
+	int mine = rank + 1, root = rank == 0 ? 42 : -1, left = -1, local = -1;
+	/* A local call, SMPI's own: the same rank as StarPU-MPI's. */
+	int ok = MPI_Comm_rank(MPI_COMM_WORLD, &local) == MPI_SUCCESS && local == rank;
+	ok = MPI_Allreduce(&mine, sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS && *sum == size * (size + 1) / 2 && ok;
 	ok = MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS && root == 42 && ok;
 	ok = MPI_Sendrecv(&rank, 1, MPI_INT, (rank + 1) % size, 7, &left, 1, MPI_INT, (rank + size - 1) % size, 7, MPI_COMM_WORLD,
 			  MPI_STATUS_IGNORE) == MPI_SUCCESS &&
 	     left == (rank + size - 1) % size && ok;
 	if (!ok)
-		fprintf(stderr, "rank %d: MPI_Allreduce gave %d (not %d), MPI_Bcast %d (not 42), MPI_Sendrecv %d (not %d)\n", rank, *sum,
-			size * (size + 1) / 2, root, left, (rank + size - 1) % size);
+		fprintf(stderr, "rank %d: MPI_Comm_rank gave %d, MPI_Allreduce %d (not %d), MPI_Bcast %d (not 42), MPI_Sendrecv %d (not %d)\n",
+			rank, local, *sum, size * (size + 1) / 2, root, left, (rank + size - 1) % size);
 	int all = 0;
 	MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	return all;
