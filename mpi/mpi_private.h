@@ -25,6 +25,8 @@
  *   task_insert.c  starpu_mpi_task_insert(): the owner-computes rule
  *   init.c         starpu_mpi_init*() and starpu_mpi_shutdown(): sets the
  *                  state and starts and stops the others; nothing calls it
+ *   smpi_calls.c   (SMPI programs only) the program's own MPI calls, handed
+ *                  to the rank's actor; calls no other file
  */
 #ifndef __ASTRO_MPI_PRIVATE_H__
 #define __ASTRO_MPI_PRIVATE_H__

@@ -317,6 +317,28 @@ TEST_F(Simgrid, SmpiWithFourRanks)
 	EXPECT_EQ(value_of(again, "makespan_us"), makespan) << again;
 }
 
+// A StarPU-MPI program's own MPI calls under SMPI (simgrid/smpi.c's "mpi"): it starts and ends MPI
+// itself, and makes collectives and a ring of messages while StarPU-MPI's messages are in flight,
+// from its main(), which runs beside the rank's actor that SMPI delivers to (mpi/smpi_calls.c hands
+// them over). Every rank gets the right values, and the chain's makespan keeps its bounds and is the
+// same on a second run.
+TEST_F(Simgrid, SmpiProgramMakesItsOwnMpiCalls)
+{
+	const std::string program = ".libs/sim_smpi.so";
+	if (!file_exists(program) || !have_program("smpirun"))
+		GTEST_SKIP() << "no SMPI program or smpirun";
+	std::string first, again;
+	ASSERT_EQ(smpirun(program, 4, "3 mpi", &first), 0) << first;
+	EXPECT_NE(first.find("mpi_calls=ok\n"), std::string::npos) << first;
+	EXPECT_EQ(value_of(first, "allreduce"), 1 + 2 + 3 + 4) << first;
+	const double makespan = value_of(first, "makespan_us");
+	EXPECT_GT(makespan, 12 * 1000.0) << first;
+	EXPECT_LT(makespan, 12 * 1000.0 + 11 * 5000.0) << first;
+	ASSERT_EQ(smpirun(program, 4, "3 mpi", &again), 0) << again;
+	EXPECT_EQ(value_of(again, "makespan_us"), makespan) << again;
+	EXPECT_NE(again.find("mpi_calls=ok\n"), std::string::npos) << again;
+}
+
 // A platform without the ranks' machines (the bare cluster of simgrid/cluster.xml): each rank says
 // which host it lacks and which script makes the platform, and the run fails.
 TEST_F(Simgrid, SmpiWithoutMachinesIsAnError)
