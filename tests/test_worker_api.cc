@@ -379,6 +379,148 @@ TEST_F(WorkerApi, UnpairedRelaxOffIsRefused)
 	EXPECT_EQ(g_rec.relaxed_in_pop.load(), 0);
 }
 
+// ------------------------------------------------------------ progression hooks
+
+struct HookRecord
+{
+	std::atomic<int> calls{0}, from_workers{0};
+	std::atomic<unsigned> answer{1};
+};
+
+unsigned count_call(void *arg)
+{
+	auto *r = static_cast<HookRecord *>(arg);
+	r->calls++;
+	r->from_workers += starpu_worker_get_id() >= 0;
+	return r->answer.load();
+}
+
+struct SeenByTasks
+{
+	HookRecord *hook;
+	std::vector<int> seen; // the hook's calls each task saw (one worker: in order)
+};
+
+void note_hook_calls(void **, void *arg)
+{
+	auto *s = static_cast<SeenByTasks *>(arg);
+	s->seen.push_back(s->hook->calls.load());
+}
+
+// starpu_progression_hook_register (issue 40): each worker calls the hook at each round, so
+// between two tasks of one worker; once deregistered, never again.
+TEST_F(WorkerApi, ProgressionHookRunsBetweenTasksUntilDeregistered)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	HookRecord rec;
+	int id = starpu_progression_hook_register(count_call, &rec);
+	ASSERT_GE(id, 0);
+	SeenByTasks seen{&rec, {}};
+	starpu_codelet cl = cpu_codelet(note_hook_calls, 0, "note_hook_calls");
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(submit_detached(&cl, &seen), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(seen.seen.size(), 5u);
+	for (size_t i = 1; i < seen.seen.size(); i++)
+		EXPECT_GT(seen.seen[i], seen.seen[i - 1]) << "no hook call between tasks " << i - 1 << " and " << i;
+	EXPECT_GT(rec.calls.load(), 0);
+	EXPECT_EQ(rec.from_workers.load(), rec.calls.load()) << "called outside the workers";
+
+	starpu_progression_hook_deregister(id);
+	int after = rec.calls.load();
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(submit_detached(&cl, &seen), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(rec.calls.load(), after) << "called after its deregistration";
+	std::string err = stderr_of([&] { starpu_progression_hook_deregister(id); });
+	EXPECT_TRUE(contains(err, "progression hook " + std::to_string(id) + " is not registered")) << err;
+}
+
+std::atomic<int> g_hook_sleeps{0};
+void hook_slept(unsigned) { g_hook_sleeps++; }
+
+// A hook returning 0 keeps the idle workers polling (they never sleep, so they keep calling
+// it); returning 1 again, or deregistered, lets them sleep.
+TEST_F(WorkerApi, ProgressionHookReturningZeroKeepsWorkersAwake)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	starpu_worker_set_going_to_sleep_callback(hook_slept);
+	HookRecord rec;
+	rec.answer = 0;
+	int id = starpu_progression_hook_register(count_call, &rec);
+	ASSERT_GE(id, 0);
+	// The registration woke the worker; from its first call on, it never sleeps.
+	ASSERT_TRUE(wait_until([&] { return rec.calls.load() > 0; }, 20000));
+	g_hook_sleeps = 0;
+	int from = rec.calls.load();
+	ASSERT_TRUE(wait_until([&] { return rec.calls.load() > from + 2000; }, 60000)) << "the idle worker stopped calling";
+	EXPECT_EQ(g_hook_sleeps.load(), 0) << "a worker slept while a hook said it may not";
+	rec.answer = 1;
+	ASSERT_TRUE(wait_until([] {
+		starpu_wake_worker(0);
+		return g_hook_sleeps.load() > 0;
+	}, 20000)) << "the worker never slept once the hook allowed it";
+	starpu_progression_hook_deregister(id);
+	starpu_worker_set_going_to_sleep_callback(nullptr);
+}
+
+struct SelfRemoving
+{
+	std::atomic<int> id{-1}, calls{0}, register_ret{1};
+};
+
+unsigned remove_self(void *arg)
+{
+	auto *s = static_cast<SelfRemoving *>(arg);
+	if (s->calls++ == 0) {
+		s->register_ret = starpu_progression_hook_register(remove_self, arg);
+		starpu_progression_hook_deregister(s->id.load());
+	}
+	return 1;
+}
+
+// Bad input is said in one line and changes nothing; a hook may deregister itself, not register.
+TEST_F(WorkerApi, ProgressionHookBadInputIsSaid)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_progression_hook_register(nullptr, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_progression_hook_register: NULL function")) << err;
+	for (int bad : { -1, 16, 1000 }) {
+		err = stderr_of([&] { starpu_progression_hook_deregister(bad); });
+		EXPECT_TRUE(contains(err, "no progression hook " + std::to_string(bad))) << err;
+	}
+	err = stderr_of([] { starpu_progression_hook_deregister(3); });
+	EXPECT_TRUE(contains(err, "progression hook 3 is not registered")) << err;
+
+	// Sixteen hooks at most: the seventeenth is refused (-1, as in StarPU).
+	HookRecord rec;
+	std::vector<int> ids;
+	for (int i = 0; i < 16; i++) {
+		ids.push_back(starpu_progression_hook_register(count_call, &rec));
+		ASSERT_GE(ids.back(), 0);
+	}
+	err = stderr_of([&] { EXPECT_EQ(starpu_progression_hook_register(count_call, &rec), -1); });
+	EXPECT_TRUE(contains(err, "all 16 progression hooks are taken")) << err;
+	for (int id : ids)
+		starpu_progression_hook_deregister(id);
+
+	SelfRemoving self;
+	err = stderr_of([&] {
+		self.id = starpu_progression_hook_register(remove_self, &self);
+		ASSERT_GE(self.id.load(), 0);
+		ASSERT_TRUE(wait_until([&] { return self.register_ret.load() != 1; }, 20000));
+		starpu_task_wait_for_all();
+	});
+	EXPECT_EQ(self.register_ret.load(), -EDEADLK);
+	EXPECT_TRUE(contains(err, "called from a progression hook")) << err;
+	int calls = self.calls.load();
+	starpu_codelet cl = cpu_codelet(look_in_task, 0, "after_self_removal");
+	InTask s;
+	ASSERT_EQ(submit_detached(&cl, &s), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(self.calls.load(), calls) << "a hook that deregistered itself was called again";
+}
+
 // ------------------------------------------------------------ sleep callbacks
 
 std::atomic<int> g_slept_a{0}, g_slept_b{0}, g_woke{0};
