@@ -202,6 +202,8 @@ struct Recorder
 	int combined = -1;   // push: a parallel task is prepared for this combined worker ...
 	int copies_to = 0;   // ... or for this many workers (starpu_parallel_task_barrier_init_n)
 	int probe_seq = -1;  // a sequential task is offered to this combined worker (refused), then queued
+	bool interleave = false; // copies made and given one by one, as StarPU's policies do
+	std::atomic<int> dups_made{0}, dups_at_pop{-1};
 	void clear()
 	{
 		std::lock_guard<std::mutex> g(lock);
@@ -215,6 +217,9 @@ struct Recorder
 		combined = -1;
 		copies_to = 0;
 		probe_seq = -1;
+		interleave = false;
+		dups_made = 0;
+		dups_at_pop = -1;
 	}
 } g_rec;
 
@@ -233,8 +238,24 @@ int rec_push(starpu_task *task)
 			size = g_rec.copies_to;
 			ids = all;
 		}
-		// Every copy is made before any is given: a member may start the task (and write its
-		// status) as soon as it has its copy, while starpu_task_dup() reads it.
+		if (g_rec.interleave) {
+			// StarPU's policies (peager, pheft) make each copy and give it at once. After the
+			// first, wait a little for its member to take it: if the task itself started then,
+			// it would be written while the next starpu_task_dup() reads it.
+			for (int i = 0; i < size; i++) {
+				starpu_task *copy = starpu_task_dup(task);
+				g_rec.dups_made++;
+				{
+					std::lock_guard<std::mutex> g(g_rec.lock);
+					g_rec.own[ids[i]].push_back(copy);
+				}
+				starpu_wake_worker(ids[i]);
+				if (i == 0)
+					wait_until([] { return g_rec.dups_at_pop.load() >= 0; }, 300);
+			}
+			return 0;
+		}
+		// Every copy is made before any is given (a policy may do so too).
 		std::vector<starpu_task *> copies;
 		for (int i = 0; i < size; i++)
 			copies.push_back(starpu_task_dup(task));
@@ -607,17 +628,19 @@ void parts_done(void *arg)
 	static_cast<Parts *>(arg)->callbacks++;
 }
 
+starpu_codelet g_spmd_cl = [] {
+	starpu_codelet c = cpu_codelet(spmd_part, 0, "spmd_part");
+	c.type = STARPU_SPMD;
+	c.max_parallelism = 2;
+	return c;
+}();
+
 // Submits one SPMD task of two parts (the recorder prepares it) and waits for it.
-void run_spmd(Parts &parts)
+void run_spmd(Parts &parts, void (*pop_prologue)(void *) = nullptr)
 {
-	static starpu_codelet cl = [] {
-		starpu_codelet c = cpu_codelet(spmd_part, 0, "spmd_part");
-		c.type = STARPU_SPMD;
-		c.max_parallelism = 2;
-		return c;
-	}();
 	starpu_task *t = starpu_task_create();
-	t->cl = &cl;
+	t->cl = &g_spmd_cl;
+	t->prologue_callback_pop_func = pop_prologue;
 	t->cl_arg = &parts;
 	t->callback_func = parts_done;
 	t->callback_arg = &parts;
@@ -626,13 +649,20 @@ void run_spmd(Parts &parts)
 	ASSERT_EQ(starpu_task_wait(t), 0);
 }
 
-TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
+// Starts the recorder with a combined worker of both CPUs, for which it prepares parallel tasks.
+void start_recorder_with_pair(int &combined)
 {
 	start_recorder();
 	int both[2] = {0, 1};
-	int combined = starpu_combined_worker_assign_workerid(2, both);
+	combined = starpu_combined_worker_assign_workerid(2, both);
 	ASSERT_GE(combined, (int)starpu_worker_get_count());
 	g_rec.combined = combined;
+}
+
+TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
+{
+	int combined = -1;
+	ASSERT_NO_FATAL_FAILURE(start_recorder_with_pair(combined));
 	for (int round = 0; round < 3; round++) {
 		Parts parts;
 		run_spmd(parts);
@@ -650,6 +680,30 @@ TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
 	EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
 	EXPECT_EQ(parts.sizes, (std::vector<int>{2, 2}));
 	EXPECT_EQ(parts.callbacks.load(), 1);
+}
+
+void note_dups_at_pop(void *)
+{
+	g_rec.dups_at_pop = g_rec.dups_made.load();
+}
+
+// A policy giving each copy as soon as it is made (StarPU's way): the task itself (its pop
+// prologue, its data, its status) starts only once the last copy was taken, so never while
+// starpu_task_dup() still reads it for the next member (a data race TSan would report).
+TEST_F(WorkerApi, BarrierInitTaskStartsAfterItsLastCopy)
+{
+	int combined = -1;
+	ASSERT_NO_FATAL_FAILURE(start_recorder_with_pair(combined));
+	g_rec.interleave = true;
+	for (int round = 0; round < 3; round++) {
+		g_rec.dups_made = 0;
+		g_rec.dups_at_pop = -1;
+		Parts parts;
+		run_spmd(parts, note_dups_at_pop);
+		EXPECT_EQ(g_rec.dups_at_pop.load(), 2) << "the task started before its last copy was made";
+		std::sort(parts.ranks.begin(), parts.ranks.end());
+		EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
+	}
 }
 
 TEST_F(WorkerApi, BarrierInitRefusesBadArguments)
