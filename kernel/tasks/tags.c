@@ -273,15 +273,20 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 	/* The successors stay declared: notify a snapshot, the list may grow meanwhile. */
 	unsigned n = tag->nsuccs;
 	struct _astro_tag *succs_inline[8];
-	struct _astro_tag **succs = n <= 8 ? succs_inline : malloc(n * sizeof(*succs));
-	if (succs)
-		memcpy(succs, tag->succs, n * sizeof(*succs));
+	struct _astro_tag **succs = succs_inline;
 	if (tag->waiters)
 		starpu_pthread_cond_broadcast(&tag->done_cond);
+	if (STARPU_UNLIKELY(n > 8) && !(succs = malloc(n * sizeof(*succs)))) {
+		starpu_pthread_mutex_unlock(&tag->lock);
+		for (unsigned i = 0; i < n; i++)
+			count_completion(succ_at(tag, i));
+		return;
+	}
+	memcpy(succs, tag->succs, n * sizeof(*succs));
 	starpu_pthread_mutex_unlock(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
-		count_completion(succs ? succs[i] : succ_at(tag, i));
+		count_completion(succs[i]);
 	if (succs != succs_inline)
 		free(succs);
 }
@@ -374,7 +379,8 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	return cycle;
 }
 
-int _astro_tag_declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+/* The declaration behind each call (inlined into each: a chain of tasks declares one per task). */
+static inline __attribute__((always_inline)) int declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
 {
 	if (ndeps && !array) {
 		_astro_error("%s: NULL deps for %u dependencies of tag %llu: nothing was declared; give an array of %u tags", fn, ndeps,
@@ -446,9 +452,14 @@ int _astro_tag_declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, sta
 	return declared == ndeps ? 0 : -ENOMEM;
 }
 
+int _astro_tag_declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+{
+	return declare_deps(fn, id, ndeps, array);
+}
+
 void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
 {
-	_astro_tag_declare_deps("starpu_tag_declare_deps_array", id, ndeps, array);
+	declare_deps("starpu_tag_declare_deps_array", id, ndeps, array);
 }
 
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
@@ -459,7 +470,7 @@ void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
 	for (unsigned i = 0; i < ndeps; i++)
 		deps[i] = va_arg(ap, starpu_tag_t);
 	va_end(ap);
-	_astro_tag_declare_deps("starpu_tag_declare_deps", id, ndeps, deps);
+	declare_deps("starpu_tag_declare_deps", id, ndeps, deps);
 }
 
 /* What keeps the tag an application waits for (arg: its starpu_tag_t) from being done, for the idle-wait report. */
