@@ -102,6 +102,33 @@ int starpu_data_evict_from_node(starpu_data_handle_t handle, unsigned node);
  * request of urgency is_prefetch, 0 otherwise. A prefetch or an idle fetch
  * does not evict the only valid copy (that would cost a write-back). */
 int starpu_data_can_evict(starpu_data_handle_t handle, unsigned node, enum starpu_is_prefetch is_prefetch);
+
+/** What a victim selector returns when nothing should be evicted from the node now: the
+ * allocation waits a moment and asks again (a second at most, then it fails). */
+#define STARPU_DATA_NO_VICTIM ((starpu_data_handle_t)-1)
+
+/** A victim selector (starpu_data_register_victim_selector()): memory node node is full and
+ * room is needed for handle toload (NULL when the runtime allocates a buffer of no handle,
+ * e.g. to pack one) for a request of urgency is_prefetch. Returns the handle whose copy on
+ * node to evict (one starpu_data_can_evict() accepts), NULL to let the runtime choose (least
+ * recently used first), or ::STARPU_DATA_NO_VICTIM. data is what was registered with it. */
+typedef starpu_data_handle_t starpu_data_victim_selector(starpu_data_handle_t toload, unsigned node,
+							 enum starpu_is_prefetch is_prefetch, void *data);
+/** Called when the handle a victim selector chose could not be evicted after all (a task or
+ * the program holds it, it has no copy there...): the next call of the selector may choose
+ * again. data is what was registered with it. */
+typedef void starpu_data_victim_eviction_failed(starpu_data_handle_t victim, void *data);
+
+/**
+ * Has the runtime ask selector which copy to evict whenever a memory node is
+ * full (after the buffers it keeps for reuse are freed), instead of taking
+ * the least recently used; evicted is called (may be NULL) when the chosen
+ * copy cannot be evicted. Both run on the thread that needs the memory and
+ * must not wait for data. The last registration wins; a NULL selector gives
+ * the choice back to the runtime. starpu_init() forgets any selector.
+ */
+void starpu_data_register_victim_selector(starpu_data_victim_selector selector, starpu_data_victim_eviction_failed evicted,
+					  void *data);
 /** The state of handle on memory_node: whether a buffer is allocated there,
  * whether it holds the current value, whether a copy to it is under way, and
  * whether a fetch or prefetch to it is queued. Each pointer may be NULL. */

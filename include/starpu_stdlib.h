@@ -22,15 +22,30 @@ extern "C" {
 
 /**
  * Allocates size bytes on memory node dst_node (main memory or a device's:
- * then the address is the driver's, e.g. a cl_mem). Counts against the
- * node's limit (STARPU_LIMIT_*_MEM) and evicts least recently used data
- * to make room. Returns 0 when the node is full.
+ * then the address is the driver's, e.g. a cl_mem), with the node's default
+ * flags (starpu_malloc_on_node_set_default_flags(); STARPU_MALLOC_PINNED |
+ * STARPU_MALLOC_COUNT unless changed): counted, the allocation respects the
+ * node's limit (STARPU_LIMIT_*_MEM), evicting data to make room. Returns 0
+ * when the node is full.
  */
 uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
-/** starpu_malloc_on_node() with STARPU_MALLOC_* flags. */
+/** starpu_malloc_on_node() with STARPU_MALLOC_* flags: only with STARPU_MALLOC_COUNT is the
+ * allocation counted on the node (starpu_memory_get_used()) and held to its limit. */
 uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags);
-/** Frees what starpu_malloc_on_node() returned. */
+/** Frees what starpu_malloc_on_node() returned, with the node's default flags (which must
+ * be the ones it was allocated with). */
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
+/**
+ * Sets the flags starpu_malloc_on_node() and starpu_free_on_node() use on
+ * memory node node, the runtime's own data buffers included (without
+ * STARPU_MALLOC_COUNT they are not counted, so no limit makes them evicted).
+ * starpu_init() sets every node's to STARPU_MALLOC_PINNED |
+ * STARPU_MALLOC_COUNT: call it after, while nothing allocated with the old
+ * flags is left to free. A node that does not exist, flags that are not
+ * STARPU_MALLOC_* ones, or a call before starpu_init() change nothing and
+ * are said.
+ */
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags);
 /** Frees what starpu_malloc_on_node_flags() returned, with the same flags. */
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
 /** Sets the flags used by starpu_malloc(). */

@@ -104,10 +104,20 @@ int starpu_getenv_number(const char *str);
 int starpu_getenv_number_default(const char *str, int defvalue);
 /** StarPU 1.4's name of starpu_get_env_float_default(). */
 float starpu_getenv_float_default(const char *str, float defvalue);
-/** Size (with an optional B/K/M/G/T suffix), or defval when unset. */
-int64_t starpu_get_env_size_default(const char *str, int64_t defval);
-/** Value of str, or defvalue when unset. */
-char *starpu_get_env_string_var_default(const char *str, const char *defvalue);
+/**
+ * The size in bytes the environment variable str gives: a number of KiB, or a
+ * number with a suffix B, K, M, G or T (any case, optionally followed by B:
+ * "4M", "4mb"); blanks are ignored. defval when str is unset or empty, or (said
+ * in one line) when its value is no size or does not fit in an int.
+ */
+int starpu_get_env_size_default(const char *str, int defval);
+/**
+ * The position in strings (a NULL-terminated array) of the value of the
+ * environment variable str, compared without case; defvalue when str is
+ * unset, or (said in one line, with the accepted values) when its value is
+ * none of them.
+ */
+int starpu_get_env_string_var_default(const char *str, const char *strings[], int defvalue);
 
 /** Current time in microseconds (monotonic clock). */
 double starpu_timing_now(void);

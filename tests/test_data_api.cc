@@ -614,6 +614,61 @@ TEST_F(DataApi, MemoryGetUsedCountsCountedAllocations)
 	EXPECT_TRUE(contains(err, "starpu_memory_get_used: no memory node 99")) << err;
 }
 
+// starpu_malloc_on_node_set_default_flags (issue 40): the flags of starpu_malloc_on_node(), as
+// in StarPU PINNED|COUNT after starpu_init(). Without STARPU_MALLOC_COUNT nothing is counted, a
+// registered handle's buffer neither; the flags given to _flags() are honoured the same way;
+// a node that does not exist or bits that are no flag change nothing and are said.
+TEST_F(DataApi, MallocOnNodeDefaultFlagsDecideWhatIsCounted)
+{
+	const size_t size = 1 << 20;
+	size_t before = starpu_memory_get_used(STARPU_MAIN_RAM);
+	uintptr_t a = starpu_malloc_on_node(STARPU_MAIN_RAM, size);
+	ASSERT_NE(a, 0u);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + size) << "counted by default";
+	starpu_free_on_node(STARPU_MAIN_RAM, a, size);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+
+	uintptr_t b = starpu_malloc_on_node_flags(STARPU_MAIN_RAM, size, 0);
+	ASSERT_NE(b, 0u);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before) << "STARPU_MALLOC_COUNT not given";
+	starpu_free_on_node_flags(STARPU_MAIN_RAM, b, size, 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+
+	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED);
+	a = starpu_malloc_on_node(STARPU_MAIN_RAM, size);
+	ASSERT_NE(a, 0u);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before) << "the default flags lost STARPU_MALLOC_COUNT";
+	starpu_free_on_node(STARPU_MAIN_RAM, a, size);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+	// The runtime's own buffers follow the node's flags too.
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, -1, 0, size, 1);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+
+	starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT);
+	starpu_vector_data_register(&h, -1, 0, size, 1);
+	ASSERT_EQ(starpu_data_acquire(h, STARPU_W), 0);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + size) << "counted again";
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
+
+	std::string err = stderr_of([] { starpu_malloc_on_node_set_default_flags(99, STARPU_MALLOC_COUNT); });
+	EXPECT_TRUE(contains(err, "starpu_malloc_on_node_set_default_flags: no memory node 99")) << err;
+	err = stderr_of([] { starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, 1 << 20); });
+	EXPECT_TRUE(contains(err, "no STARPU_MALLOC_* flag: nothing changed")) << err;
+	a = starpu_malloc_on_node(STARPU_MAIN_RAM, size);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + size) << "a refused call changed the flags";
+	starpu_free_on_node(STARPU_MAIN_RAM, a, size);
+	starpu_shutdown();
+	err = stderr_of([] { starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, 0); });
+	EXPECT_TRUE(contains(err, "call it after starpu_init()")) << err;
+}
+
 void touch_nothing(void **, void *) {}
 
 // Counted allocations (STARPU_MALLOC_COUNT) respect STARPU_LIMIT_CPU_NUMA_MEM as in

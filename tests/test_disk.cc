@@ -247,6 +247,182 @@ TEST_F(Disk, EvictsToDiskUnderTheMemoryLimit)
 	}
 }
 
+// ------------------------------------------------------------ victim selector
+
+// What the test's victim selector answers, and what it was asked.
+struct Victims
+{
+	int no_victim_first = 0;                  // STARPU_DATA_NO_VICTIM for this many calls first...
+	starpu_data_handle_t choose = nullptr;    // ... then this handle once, then NULL (the runtime chooses)
+	bool no_victim_always = false;
+	std::atomic<int> calls{0};
+	starpu_data_handle_t first_toload = nullptr;
+	unsigned first_node = 99;
+	int first_kind = -1;
+	void *data_seen = nullptr;
+	std::vector<starpu_data_handle_t> refused;
+};
+
+starpu_data_handle_t select_victim(starpu_data_handle_t toload, unsigned node, enum starpu_is_prefetch kind, void *data)
+{
+	auto *v = static_cast<Victims *>(data);
+	if (v->calls++ == 0) {
+		v->first_toload = toload;
+		v->first_node = node;
+		v->first_kind = kind;
+		v->data_seen = data;
+	}
+	if (v->no_victim_always || v->calls <= v->no_victim_first)
+		return STARPU_DATA_NO_VICTIM;
+	starpu_data_handle_t chosen = v->choose;
+	v->choose = nullptr;
+	return chosen;
+}
+
+void victim_refused(starpu_data_handle_t victim, void *data)
+{
+	static_cast<Victims *>(data)->refused.push_back(victim);
+}
+
+bool in_main_memory(starpu_data_handle_t h)
+{
+	int allocated = -1, valid = -1, requested = -1;
+	starpu_data_query_status(h, STARPU_MAIN_RAM, &allocated, &valid, &requested);
+	return allocated == 1;
+}
+
+// Main memory limited to 1 MiB and a disk: writes 128 KiB handles from the program, one
+// after the other, until the selector is asked for room; returns how many were written.
+class DiskVictims : public testing::Test
+{
+protected:
+	static constexpr unsigned kHandles = 16, kNx = 128 * 1024 / sizeof(int);
+	void SetUp() override
+	{
+		ASSERT_EQ(init_with_ncpus(1), 0);
+		node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)tmp.file("swap").c_str(), STARPU_DISK_SIZE_MIN);
+		ASSERT_GT(node, 0);
+		for (unsigned d = 0; d < kHandles; d++)
+			starpu_vector_data_register(&h[d], -1, 0, kNx, sizeof(int));
+		starpu_data_register_victim_selector(select_victim, victim_refused, &victims);
+	}
+	void TearDown() override
+	{
+		starpu_data_register_victim_selector(nullptr, nullptr, nullptr);
+		if (starpu_is_initialized()) {
+			for (unsigned d = 0; d < kHandles; d++)
+				starpu_data_unregister(h[d]);
+			starpu_shutdown();
+		}
+	}
+	// Writes handle d (the value d * 1000 + i) from the program: 0, or the acquire's error.
+	int write(unsigned d)
+	{
+		int ret = starpu_data_acquire(h[d], STARPU_W);
+		if (ret)
+			return ret;
+		int *v = (int *)starpu_data_get_local_ptr(h[d]);
+		for (unsigned i = 0; i < kNx; i++)
+			v[i] = (int)(d * 1000 + i);
+		starpu_data_release(h[d]);
+		return 0;
+	}
+	unsigned write_until_asked(unsigned from = 0)
+	{
+		unsigned d = from;
+		for (; d < kHandles && victims.calls.load() == 0; d++)
+			EXPECT_EQ(write(d), 0) << "handle " << d;
+		return d;
+	}
+	void expect_values()
+	{
+		starpu_data_register_victim_selector(nullptr, nullptr, nullptr);
+		for (unsigned d = 0; d < kHandles; d++) {
+			ASSERT_EQ(starpu_data_acquire(h[d], STARPU_R), 0);
+			const int *v = (const int *)starpu_data_get_local_ptr(h[d]);
+			for (unsigned i = 0; i < kNx; i += 501)
+				ASSERT_EQ(v[i], (int)(d * 1000 + i)) << "handle " << d;
+			starpu_data_release(h[d]);
+		}
+	}
+	ScopedEnv limit{"STARPU_LIMIT_CPU_MEM", "1"};
+	TempDir tmp;
+	int node = -1;
+	starpu_data_handle_t h[kHandles];
+	Victims victims;
+};
+
+// starpu_data_register_victim_selector (issue 40): asked when main memory is full, with the
+// handle to load, the node and the urgency; the copy it chooses is the one evicted (not the
+// least recently used), and the data comes back right from the disk.
+TEST_F(DiskVictims, SelectorChoosesTheVictim)
+{
+	victims.choose = h[1];
+	unsigned written = write_until_asked();
+	ASSERT_GE(written, 3u) << "main memory was full before two handles were written";
+	ASSERT_LT(written, kHandles) << "the selector was never asked";
+	EXPECT_EQ(victims.first_toload, h[written - 1]);
+	EXPECT_EQ(victims.first_node, (unsigned)STARPU_MAIN_RAM);
+	EXPECT_EQ(victims.first_kind, (int)STARPU_FETCH);
+	EXPECT_EQ(victims.data_seen, &victims);
+	EXPECT_FALSE(in_main_memory(h[1])) << "the chosen handle was not evicted";
+	EXPECT_TRUE(in_main_memory(h[0])) << "the least recently used handle was evicted instead of the chosen one";
+	EXPECT_TRUE(victims.refused.empty());
+	for (unsigned d = written; d < kHandles; d++)
+		ASSERT_EQ(write(d), 0);
+	expect_values();
+}
+
+// A victim that cannot be evicted (the program holds it) is refused: the callback is told,
+// and the selector, asked again, lets the runtime choose among the others.
+TEST_F(DiskVictims, RefusedVictimIsReported)
+{
+	ASSERT_EQ(write(0), 0);
+	ASSERT_EQ(starpu_data_acquire(h[0], STARPU_R), 0);
+	victims.choose = h[0];
+	unsigned written = write_until_asked(1);
+	ASSERT_LT(written, kHandles) << "the selector was never asked";
+	ASSERT_EQ(victims.refused.size(), 1u);
+	EXPECT_EQ(victims.refused[0], h[0]);
+	EXPECT_GE(victims.calls.load(), 2) << "not asked again after the refusal";
+	EXPECT_TRUE(in_main_memory(h[0])) << "a handle the program holds was evicted";
+	starpu_data_release(h[0]);
+	for (unsigned d = written; d < kHandles; d++)
+		ASSERT_EQ(write(d), 0);
+	expect_values();
+}
+
+// STARPU_DATA_NO_VICTIM: nothing is evicted, the allocation waits and asks again; answered
+// always, the allocation fails (said) with everything still in place.
+TEST_F(DiskVictims, NoVictimIsHonoured)
+{
+	victims.no_victim_first = 3;
+	victims.choose = h[2];
+	unsigned written = write_until_asked();
+	ASSERT_GE(written, 4u);
+	ASSERT_LT(written, kHandles);
+	EXPECT_EQ(victims.calls.load(), 4);
+	EXPECT_FALSE(in_main_memory(h[2]));
+	EXPECT_TRUE(in_main_memory(h[0]));
+	EXPECT_TRUE(in_main_memory(h[1]));
+
+	victims.no_victim_always = true;
+	int calls = victims.calls.load();
+	unsigned d = written;
+	int ret = 0;
+	std::string err = stderr_of([&] {
+		for (; d < kHandles && (ret = write(d)) == 0; d++) {}
+	});
+	ASSERT_LT(d, kHandles) << "room was found without an eviction";
+	EXPECT_NE(ret, 0);
+	EXPECT_GT(victims.calls.load(), calls + 1) << "asked once only: the allocation did not wait";
+	EXPECT_TRUE(contains(err, "no room for")) << err;
+	for (unsigned k = 0; k < written; k++)
+		if (k != 2)
+			EXPECT_TRUE(in_main_memory(h[k])) << "handle " << k << " was evicted though the selector said no victim";
+	victims.no_victim_always = false;
+}
+
 std::atomic<int> g_status_in_callback{-1};
 
 void note_status(void *)

@@ -738,16 +738,24 @@ TEST_F(OpenCLBus, MachineIsWrittenAsASimGridPlatform)
 
 // ----------------------------------------------------------------- eviction
 
+// One CPU and one OpenCL device (STARPU_OPENCL_ON_CPUS): false, the runtime stopped again, when there is none.
+bool start_cpu_and_opencl()
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.nopencl = 1;
+	EXPECT_EQ(starpu_init(&conf), 0);
+	if (starpu_is_initialized() && starpu_opencl_worker_get_count() > 0)
+		return true;
+	if (starpu_is_initialized())
+		starpu_shutdown();
+	return false;
+}
+
 TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)
 {
 	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), limit("STARPU_LIMIT_OPENCL_MEM", "1"); // 1 MiB
-	starpu_conf conf = conf_with_ncpus(1);
-	conf.nopencl = 1;
-	ASSERT_EQ(starpu_init(&conf), 0);
-	if (starpu_opencl_worker_get_count() == 0) {
-		starpu_shutdown();
+	if (!start_cpu_and_opencl())
 		GTEST_SKIP() << "no OpenCL device here";
-	}
 	ASSERT_EQ(starpu_opencl_load_opencl_from_string(kernels_source, &programs, NULL), CL_SUCCESS);
 	unsigned node = starpu_worker_get_memory_node((unsigned)starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0));
 	EXPECT_EQ(starpu_memory_get_total(node), 1 << 20);
@@ -786,16 +794,78 @@ TEST(OpenCLLimits, EvictionUnderASmallLimitLosesNoData)
 	starpu_shutdown();
 }
 
+struct DeviceVictims
+{
+	starpu_data_handle_t choose = nullptr;
+	std::atomic<int> calls{0};
+	starpu_data_handle_t toload = nullptr;
+	unsigned node = 99;
+	std::vector<starpu_data_handle_t> refused;
+};
+
+starpu_data_handle_t choose_device_victim(starpu_data_handle_t toload, unsigned node, enum starpu_is_prefetch, void *arg)
+{
+	auto *v = static_cast<DeviceVictims *>(arg);
+	if (v->calls++ == 0) {
+		v->toload = toload;
+		v->node = node;
+	}
+	starpu_data_handle_t chosen = v->choose;
+	v->choose = nullptr;
+	return chosen;
+}
+
+void device_victim_refused(starpu_data_handle_t victim, void *arg)
+{
+	static_cast<DeviceVictims *>(arg)->refused.push_back(victim);
+}
+
+// starpu_data_register_victim_selector on a device (issue 40): 256 KiB vectors fetched one
+// by one to a 1 MiB device; when it is full the selector is asked, and its choice (not the
+// least recently used copy) is the one evicted; the data stays right.
+TEST(OpenCLLimits, VictimSelectorChoosesWhatLeavesTheDevice)
+{
+	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), limit("STARPU_LIMIT_OPENCL_MEM", "1"); // 1 MiB
+	if (!start_cpu_and_opencl())
+		GTEST_SKIP() << "no OpenCL device here";
+	unsigned node = starpu_worker_get_memory_node((unsigned)starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0));
+	const unsigned nvec = 8, n = 64 * 1024;
+	std::vector<std::vector<int>> data(nvec, std::vector<int>(n));
+	starpu_data_handle_t h[nvec];
+	for (unsigned i = 0; i < nvec; i++) {
+		std::fill(data[i].begin(), data[i].end(), (int)i);
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t)data[i].data(), n, sizeof(int));
+	}
+	DeviceVictims victims;
+	victims.choose = h[2];
+	starpu_data_register_victim_selector(choose_device_victim, device_victim_refused, &victims);
+	unsigned fetched = 0;
+	for (; fetched < nvec && victims.calls.load() == 0; fetched++)
+		ASSERT_EQ(starpu_data_fetch_on_node(h[fetched], node, 0), 0) << "vector " << fetched;
+	ASSERT_LT(fetched, nvec) << "the selector was never asked";
+	ASSERT_GE(fetched, 4u);
+	EXPECT_EQ(victims.toload, h[fetched - 1]);
+	EXPECT_EQ(victims.node, node);
+	EXPECT_TRUE(victims.refused.empty());
+	EXPECT_FALSE(starpu_data_is_on_node(h[2], node)) << "the chosen vector is still on the device";
+	EXPECT_TRUE(starpu_data_is_on_node(h[0], node)) << "the least recently used vector left instead of the chosen one";
+	EXPECT_TRUE(starpu_data_is_on_node(h[fetched - 1], node));
+	starpu_data_register_victim_selector(nullptr, nullptr, nullptr);
+	for (unsigned i = 0; i < nvec; i++) {
+		ASSERT_EQ(starpu_data_acquire(h[i], STARPU_R), 0);
+		EXPECT_EQ(data[i][0], (int)i);
+		EXPECT_EQ(data[i][n - 1], (int)i);
+		starpu_data_release(h[i]);
+		starpu_data_unregister(h[i]);
+	}
+	starpu_shutdown();
+}
+
 TEST(OpenCLLimits, DataLargerThanTheDeviceIsSaid)
 {
 	ScopedEnv on_cpus("STARPU_OPENCL_ON_CPUS", "1"), limit("STARPU_LIMIT_OPENCL_MEM", "1");
-	starpu_conf conf = conf_with_ncpus(1);
-	conf.nopencl = 1;
-	ASSERT_EQ(starpu_init(&conf), 0);
-	if (starpu_opencl_worker_get_count() == 0) {
-		starpu_shutdown();
+	if (!start_cpu_and_opencl())
 		GTEST_SKIP() << "no OpenCL device here";
-	}
 	std::vector<char> big(2 << 20);
 	starpu_data_handle_t h;
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)big.data(), (uint32_t)big.size(), 1);

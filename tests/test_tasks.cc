@@ -4,6 +4,7 @@
 // tasks from several threads.
 #include "helpers.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <astrolabe/observe.h>
@@ -232,6 +233,11 @@ TEST_F(Tasks, CreateSyncTaskBadInputIsSaid)
 	});
 	EXPECT_TRUE(contains(err, "starpu_create_sync_task: NULL deps for 2 dependencies of tag 21248")) << err;
 	EXPECT_TRUE(contains(err, "starpu_create_sync_task: tag 21248 is among its own dependencies")) << err;
+	// Checked where the tags are (starpu_tag_declare_deps_array's checks), said once each.
+	EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
+	size_t first = err.find("nothing was declared");
+	EXPECT_NE(first, std::string::npos) << err;
+	EXPECT_NE(err.find("nothing was declared", first + 1), std::string::npos) << err;
 	EXPECT_EQ(starpu_task_nsubmitted(), 0) << "a refused sync task was submitted";
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(rec.runs_seen.load(), -1) << "the callback of a refused sync task ran";

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -116,10 +117,17 @@ TEST_F(Env, FloatValues)
 	}
 }
 
+// StarPU 1.4's signature: an int of bytes, the unit K when no suffix is given.
+static_assert(std::is_same<decltype(&starpu_get_env_size_default), int (*)(const char *, int)>::value,
+	      "starpu_get_env_size_default(const char *, int) returns int, as in StarPU 1.4");
+static_assert(std::is_same<decltype(&starpu_get_env_string_var_default), int (*)(const char *, const char **, int)>::value,
+	      "starpu_get_env_string_var_default(const char *, const char *[], int) returns int, as in StarPU 1.4");
+
 TEST_F(Env, SizeSuffixes)
 {
-	struct { const char *text; int64_t bytes; } cases[] = {
-		{ "123", 123 },
+	struct { const char *text; int bytes; } cases[] = {
+		{ "123", 123 * 1024 },
+		{ " 12 ", 12 * 1024 },
 		{ "7B", 7 },
 		{ "7b", 7 },
 		{ "4K", 4096 },
@@ -129,10 +137,8 @@ TEST_F(Env, SizeSuffixes)
 		{ "2M", 2 << 20 },
 		{ "2mb", 2 << 20 },
 		{ "5 MB", 5 << 20 },
-		{ "3G", INT64_C(3) << 30 },
-		{ "3gb", INT64_C(3) << 30 },
-		{ "1T", INT64_C(1) << 40 },
-		{ "2TB", INT64_C(2) << 40 },
+		{ "1G", 1 << 30 },
+		{ "1 g", 1 << 30 },
 		{ "0", 0 },
 	};
 	for (auto &c : cases)
@@ -144,28 +150,54 @@ TEST_F(Env, SizeSuffixes)
 	}
 	set(nullptr);
 	EXPECT_EQ(starpu_get_env_size_default(kVar, 999), 999);
+	set("");
+	EXPECT_EQ(starpu_get_env_size_default(kVar, 998), 998) << "empty is unset";
+	set("  ");
+	EXPECT_EQ(starpu_get_env_size_default(kVar, 997), 997) << "blank is unset";
 }
 
 TEST_F(Env, SizeBadValuesKeepTheDefault)
 {
-	for (const char *bad : { "12Q", "K", "", "-1", "1.5G", "4KK", "4BB", "9999999999999T", "abc" })
+	// Beyond an int (what the call returns, as in StarPU) is said too, the default kept.
+	struct { const char *text, *said; } cases[] = {
+		{ "12Q", "is not a size" }, { "K", "is not a size" }, { "-1", "is not a size" }, { "1.5G", "is not a size" },
+		{ "4KK", "is not a size" }, { "4BB", "is not a size" }, { "9999999999999T", "is not a size" },
+		{ "abc", "is not a size" }, { "2G", "is more than this call returns" }, { "3T", "is more than this call returns" },
+		{ "4194304", "is more than this call returns" },
+	};
+	for (auto &c : cases)
 	{
-		SCOPED_TRACE(bad);
-		set(bad);
+		SCOPED_TRACE(c.text);
+		set(c.text);
 		std::string err = stderr_of([] { EXPECT_EQ(starpu_get_env_size_default(kVar, 999), 999); });
 		EXPECT_EQ(count_lines(err), 1u) << err;
-		EXPECT_NE(err.find(std::string(kVar) + "='" + bad + "' is not a size"), std::string::npos) << err;
+		EXPECT_NE(err.find(std::string(kVar) + "='" + c.text + "' " + c.said), std::string::npos) << err;
 	}
 }
 
-TEST_F(Env, StringDefault)
+TEST_F(Env, StringVarGivesThePositionOfTheValue)
 {
+	const char *choices[] = { "fifo", "lifo", "random", nullptr };
 	set(nullptr);
-	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "dflt");
-	set("value");
-	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "value");
-	set("");
-	EXPECT_STREQ(starpu_get_env_string_var_default(kVar, "dflt"), "");
+	EXPECT_EQ(starpu_get_env_string_var_default(kVar, choices, 7), 7);
+	set("lifo");
+	EXPECT_EQ(starpu_get_env_string_var_default(kVar, choices, 7), 1);
+	set("FIFO");
+	EXPECT_EQ(starpu_get_env_string_var_default(kVar, choices, 7), 0) << "compared without case";
+	set("Random");
+	EXPECT_EQ(starpu_get_env_string_var_default(kVar, choices, -1), 2);
+	for (const char *bad : { "fif", "lifo2", "", "fifo " })
+	{
+		SCOPED_TRACE(bad);
+		set(bad);
+		std::string err = stderr_of([&] { EXPECT_EQ(starpu_get_env_string_var_default(kVar, choices, 7), 7); });
+		EXPECT_EQ(count_lines(err), 1u) << err;
+		EXPECT_NE(err.find(std::string(kVar) + "='" + bad + "' is none of the accepted values (fifo, lifo, random)"),
+			  std::string::npos) << err;
+	}
+	set("fifo");
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_get_env_string_var_default(kVar, nullptr, 3), 3); });
+	EXPECT_NE(err.find("NULL strings"), std::string::npos) << err;
 }
 
 // ------------------------------------------------------------------ timing

@@ -202,6 +202,8 @@ struct Recorder
 	int combined = -1;   // push: a parallel task is prepared for this combined worker ...
 	int copies_to = 0;   // ... or for this many workers (starpu_parallel_task_barrier_init_n)
 	int probe_seq = -1;  // a sequential task is offered to this combined worker (refused), then queued
+	bool interleave = false; // copies made and given one by one, as StarPU's policies do
+	std::atomic<int> dups_made{0}, dups_at_pop{-1};
 	void clear()
 	{
 		std::lock_guard<std::mutex> g(lock);
@@ -215,6 +217,9 @@ struct Recorder
 		combined = -1;
 		copies_to = 0;
 		probe_seq = -1;
+		interleave = false;
+		dups_made = 0;
+		dups_at_pop = -1;
 	}
 } g_rec;
 
@@ -233,8 +238,24 @@ int rec_push(starpu_task *task)
 			size = g_rec.copies_to;
 			ids = all;
 		}
-		// Every copy is made before any is given: a member may start the task (and write its
-		// status) as soon as it has its copy, while starpu_task_dup() reads it.
+		if (g_rec.interleave) {
+			// StarPU's policies (peager, pheft) make each copy and give it at once. After the
+			// first, wait a little for its member to take it: if the task itself started then,
+			// it would be written while the next starpu_task_dup() reads it.
+			for (int i = 0; i < size; i++) {
+				starpu_task *copy = starpu_task_dup(task);
+				g_rec.dups_made++;
+				{
+					std::lock_guard<std::mutex> g(g_rec.lock);
+					g_rec.own[ids[i]].push_back(copy);
+				}
+				starpu_wake_worker(ids[i]);
+				if (i == 0)
+					wait_until([] { return g_rec.dups_at_pop.load() >= 0; }, 300);
+			}
+			return 0;
+		}
+		// Every copy is made before any is given (a policy may do so too).
 		std::vector<starpu_task *> copies;
 		for (int i = 0; i < size; i++)
 			copies.push_back(starpu_task_dup(task));
@@ -379,6 +400,148 @@ TEST_F(WorkerApi, UnpairedRelaxOffIsRefused)
 	EXPECT_EQ(g_rec.relaxed_in_pop.load(), 0);
 }
 
+// ------------------------------------------------------------ progression hooks
+
+struct HookRecord
+{
+	std::atomic<int> calls{0}, from_workers{0};
+	std::atomic<unsigned> answer{1};
+};
+
+unsigned count_call(void *arg)
+{
+	auto *r = static_cast<HookRecord *>(arg);
+	r->calls++;
+	r->from_workers += starpu_worker_get_id() >= 0;
+	return r->answer.load();
+}
+
+struct SeenByTasks
+{
+	HookRecord *hook;
+	std::vector<int> seen; // the hook's calls each task saw (one worker: in order)
+};
+
+void note_hook_calls(void **, void *arg)
+{
+	auto *s = static_cast<SeenByTasks *>(arg);
+	s->seen.push_back(s->hook->calls.load());
+}
+
+// starpu_progression_hook_register (issue 40): each worker calls the hook at each round, so
+// between two tasks of one worker; once deregistered, never again.
+TEST_F(WorkerApi, ProgressionHookRunsBetweenTasksUntilDeregistered)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	HookRecord rec;
+	int id = starpu_progression_hook_register(count_call, &rec);
+	ASSERT_GE(id, 0);
+	SeenByTasks seen{&rec, {}};
+	starpu_codelet cl = cpu_codelet(note_hook_calls, 0, "note_hook_calls");
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(submit_detached(&cl, &seen), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	ASSERT_EQ(seen.seen.size(), 5u);
+	for (size_t i = 1; i < seen.seen.size(); i++)
+		EXPECT_GT(seen.seen[i], seen.seen[i - 1]) << "no hook call between tasks " << i - 1 << " and " << i;
+	EXPECT_GT(rec.calls.load(), 0);
+	EXPECT_EQ(rec.from_workers.load(), rec.calls.load()) << "called outside the workers";
+
+	starpu_progression_hook_deregister(id);
+	int after = rec.calls.load();
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(submit_detached(&cl, &seen), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(rec.calls.load(), after) << "called after its deregistration";
+	std::string err = stderr_of([&] { starpu_progression_hook_deregister(id); });
+	EXPECT_TRUE(contains(err, "progression hook " + std::to_string(id) + " is not registered")) << err;
+}
+
+std::atomic<int> g_hook_sleeps{0};
+void hook_slept(unsigned) { g_hook_sleeps++; }
+
+// A hook returning 0 keeps the idle workers polling (they never sleep, so they keep calling
+// it); returning 1 again, or deregistered, lets them sleep.
+TEST_F(WorkerApi, ProgressionHookReturningZeroKeepsWorkersAwake)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	starpu_worker_set_going_to_sleep_callback(hook_slept);
+	HookRecord rec;
+	rec.answer = 0;
+	int id = starpu_progression_hook_register(count_call, &rec);
+	ASSERT_GE(id, 0);
+	// The registration woke the worker; from its first call on, it never sleeps.
+	ASSERT_TRUE(wait_until([&] { return rec.calls.load() > 0; }, 20000));
+	g_hook_sleeps = 0;
+	int from = rec.calls.load();
+	ASSERT_TRUE(wait_until([&] { return rec.calls.load() > from + 2000; }, 60000)) << "the idle worker stopped calling";
+	EXPECT_EQ(g_hook_sleeps.load(), 0) << "a worker slept while a hook said it may not";
+	rec.answer = 1;
+	ASSERT_TRUE(wait_until([] {
+		starpu_wake_worker(0);
+		return g_hook_sleeps.load() > 0;
+	}, 20000)) << "the worker never slept once the hook allowed it";
+	starpu_progression_hook_deregister(id);
+	starpu_worker_set_going_to_sleep_callback(nullptr);
+}
+
+struct SelfRemoving
+{
+	std::atomic<int> id{-1}, calls{0}, register_ret{1};
+};
+
+unsigned remove_self(void *arg)
+{
+	auto *s = static_cast<SelfRemoving *>(arg);
+	if (s->calls++ == 0) {
+		s->register_ret = starpu_progression_hook_register(remove_self, arg);
+		starpu_progression_hook_deregister(s->id.load());
+	}
+	return 1;
+}
+
+// Bad input is said in one line and changes nothing; a hook may deregister itself, not register.
+TEST_F(WorkerApi, ProgressionHookBadInputIsSaid)
+{
+	ASSERT_EQ(init_with_ncpus(1), 0);
+	std::string err = stderr_of([] { EXPECT_EQ(starpu_progression_hook_register(nullptr, nullptr), -EINVAL); });
+	EXPECT_TRUE(contains(err, "starpu_progression_hook_register: NULL function")) << err;
+	for (int bad : { -1, 16, 1000 }) {
+		err = stderr_of([&] { starpu_progression_hook_deregister(bad); });
+		EXPECT_TRUE(contains(err, "no progression hook " + std::to_string(bad))) << err;
+	}
+	err = stderr_of([] { starpu_progression_hook_deregister(3); });
+	EXPECT_TRUE(contains(err, "progression hook 3 is not registered")) << err;
+
+	// Sixteen hooks at most: the seventeenth is refused (-1, as in StarPU).
+	HookRecord rec;
+	std::vector<int> ids;
+	for (int i = 0; i < 16; i++) {
+		ids.push_back(starpu_progression_hook_register(count_call, &rec));
+		ASSERT_GE(ids.back(), 0);
+	}
+	err = stderr_of([&] { EXPECT_EQ(starpu_progression_hook_register(count_call, &rec), -1); });
+	EXPECT_TRUE(contains(err, "all 16 progression hooks are taken")) << err;
+	for (int id : ids)
+		starpu_progression_hook_deregister(id);
+
+	SelfRemoving self;
+	err = stderr_of([&] {
+		self.id = starpu_progression_hook_register(remove_self, &self);
+		ASSERT_GE(self.id.load(), 0);
+		ASSERT_TRUE(wait_until([&] { return self.register_ret.load() != 1; }, 20000));
+		starpu_task_wait_for_all();
+	});
+	EXPECT_EQ(self.register_ret.load(), -EDEADLK);
+	EXPECT_TRUE(contains(err, "called from a progression hook")) << err;
+	int calls = self.calls.load();
+	starpu_codelet cl = cpu_codelet(look_in_task, 0, "after_self_removal");
+	InTask s;
+	ASSERT_EQ(submit_detached(&cl, &s), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(self.calls.load(), calls) << "a hook that deregistered itself was called again";
+}
+
 // ------------------------------------------------------------ sleep callbacks
 
 std::atomic<int> g_slept_a{0}, g_slept_b{0}, g_woke{0};
@@ -465,17 +628,19 @@ void parts_done(void *arg)
 	static_cast<Parts *>(arg)->callbacks++;
 }
 
+starpu_codelet g_spmd_cl = [] {
+	starpu_codelet c = cpu_codelet(spmd_part, 0, "spmd_part");
+	c.type = STARPU_SPMD;
+	c.max_parallelism = 2;
+	return c;
+}();
+
 // Submits one SPMD task of two parts (the recorder prepares it) and waits for it.
-void run_spmd(Parts &parts)
+void run_spmd(Parts &parts, void (*pop_prologue)(void *) = nullptr)
 {
-	static starpu_codelet cl = [] {
-		starpu_codelet c = cpu_codelet(spmd_part, 0, "spmd_part");
-		c.type = STARPU_SPMD;
-		c.max_parallelism = 2;
-		return c;
-	}();
 	starpu_task *t = starpu_task_create();
-	t->cl = &cl;
+	t->cl = &g_spmd_cl;
+	t->prologue_callback_pop_func = pop_prologue;
 	t->cl_arg = &parts;
 	t->callback_func = parts_done;
 	t->callback_arg = &parts;
@@ -484,13 +649,20 @@ void run_spmd(Parts &parts)
 	ASSERT_EQ(starpu_task_wait(t), 0);
 }
 
-TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
+// Starts the recorder with a combined worker of both CPUs, for which it prepares parallel tasks.
+void start_recorder_with_pair(int &combined)
 {
 	start_recorder();
 	int both[2] = {0, 1};
-	int combined = starpu_combined_worker_assign_workerid(2, both);
+	combined = starpu_combined_worker_assign_workerid(2, both);
 	ASSERT_GE(combined, (int)starpu_worker_get_count());
 	g_rec.combined = combined;
+}
+
+TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
+{
+	int combined = -1;
+	ASSERT_NO_FATAL_FAILURE(start_recorder_with_pair(combined));
 	for (int round = 0; round < 3; round++) {
 		Parts parts;
 		run_spmd(parts);
@@ -508,6 +680,30 @@ TEST_F(WorkerApi, BarrierInitRunsTheCopiesAsOneParallelTask)
 	EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
 	EXPECT_EQ(parts.sizes, (std::vector<int>{2, 2}));
 	EXPECT_EQ(parts.callbacks.load(), 1);
+}
+
+void note_dups_at_pop(void *)
+{
+	g_rec.dups_at_pop = g_rec.dups_made.load();
+}
+
+// A policy giving each copy as soon as it is made (StarPU's way): the task itself (its pop
+// prologue, its data, its status) starts only once the last copy was taken, so never while
+// starpu_task_dup() still reads it for the next member (a data race TSan would report).
+TEST_F(WorkerApi, BarrierInitTaskStartsAfterItsLastCopy)
+{
+	int combined = -1;
+	ASSERT_NO_FATAL_FAILURE(start_recorder_with_pair(combined));
+	g_rec.interleave = true;
+	for (int round = 0; round < 3; round++) {
+		g_rec.dups_made = 0;
+		g_rec.dups_at_pop = -1;
+		Parts parts;
+		run_spmd(parts, note_dups_at_pop);
+		EXPECT_EQ(g_rec.dups_at_pop.load(), 2) << "the task started before its last copy was made";
+		std::sort(parts.ranks.begin(), parts.ranks.end());
+		EXPECT_EQ(parts.ranks, (std::vector<int>{0, 1}));
+	}
 }
 
 TEST_F(WorkerApi, BarrierInitRefusesBadArguments)

@@ -104,24 +104,55 @@ float starpu_get_env_float_default(const char *str, float defvalue)
 	return v;
 }
 
-int64_t starpu_get_env_size_default(const char *str, int64_t defval)
+/* StarPU 1.4: a size whose unit is K when it has no suffix; blanks are ignored and an empty value is the default. */
+int starpu_get_env_size_default(const char *str, int defval)
 {
 	const char *value = starpu_getenv(str);
-	int64_t v;
-
 	if (!value)
 		return defval;
-	if (_astro_parse_size(value, &v) != 0) {
-		report_bad_value(str, value, "a size (a number with an optional B, K, M, G or T suffix)");
+	char packed[64];
+	size_t len = 0;
+	for (const char *c = value; *c && len < sizeof(packed) - 1; c++)
+		if (!isspace((unsigned char)*c))
+			packed[len++] = *c;
+	packed[len] = '\0';
+	if (len == 0)
+		return defval;
+	bool bare = strspn(packed, "0123456789") == len;
+	int64_t bytes;
+	if (len == sizeof(packed) - 1 || _astro_parse_size(packed, &bytes) != 0 || (bare && bytes > INT64_MAX / 1024)) {
+		report_bad_value(str, value, "a size (a number of KiB, or with a B, K, M, G or T suffix)");
 		return defval;
 	}
-	return v;
+	if (bare)
+		bytes *= 1024;
+	if (bytes > INT_MAX) {
+		_astro_error("%s='%s' is more than this call returns: %lld bytes, where an int holds at most %d; ignored, using the "
+			     "default", str, value, (long long)bytes, INT_MAX);
+		return defval;
+	}
+	return (int)bytes;
 }
 
-char *starpu_get_env_string_var_default(const char *str, const char *defvalue)
+int starpu_get_env_string_var_default(const char *str, const char *strings[], int defvalue)
 {
-	char *value = starpu_getenv(str);
-	return value ? value : (char *)defvalue;
+	const char *value = starpu_getenv(str);
+	if (!value)
+		return defvalue;
+	if (!strings) {
+		_astro_error("starpu_get_env_string_var_default: NULL strings for %s: give a NULL-terminated array of the accepted "
+			     "values; using the default", str);
+		return defvalue;
+	}
+	for (int i = 0; strings[i]; i++)
+		if (strcasecmp(value, strings[i]) == 0)
+			return i;
+	GString *accepted = g_string_new(NULL);
+	for (int i = 0; strings[i]; i++)
+		g_string_append_printf(accepted, "%s%s", i ? ", " : "", strings[i]);
+	_astro_error("%s='%s' is none of the accepted values (%s): ignored, using the default", str, value, accepted->str);
+	g_string_free(accepted, TRUE);
+	return defvalue;
 }
 
 /* ------------------------------------------------ bounded variables */

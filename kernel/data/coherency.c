@@ -277,8 +277,9 @@ void starpu_memchunk_tidy(unsigned memory_node)
 	_astro_alloc_cache_reclaim(memory_node, true);
 }
 
-/* Allocates handle's buffer on node (coherency_lock held); the allocator may evict other handles' copies. */
-static int allocate(starpu_data_handle_t h, unsigned node)
+/* Allocates handle's buffer on node (coherency_lock held) for a request of urgency kind; the allocator may
+ * evict other handles' copies. */
+static int allocate(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch kind)
 {
 	struct _astro_replicate *r = &h->replicates[node];
 	if (r->allocated)
@@ -300,7 +301,10 @@ static int allocate(starpu_data_handle_t h, unsigned node)
 	size_t bytes = starpu_data_get_alloc_size(h);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 		       .nimpl = ASTRO_MEMORY_ALLOCATING);
+	struct _astro_alloc_for outer = _astro_alloc_for;	/* an eviction's write-back allocates within an allocation */
+	_astro_alloc_for = (struct _astro_alloc_for){ .handle = h, .kind = kind };
 	int failed = h->ops->allocate_data_on_node(h->iface[node], node) < 0;
+	_astro_alloc_for = outer;
 	_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 		       .nimpl = ASTRO_MEMORY_ALLOCATING);
 	if (failed) {
@@ -398,7 +402,7 @@ static int load(starpu_data_handle_t h, unsigned node, bool async, enum starpu_i
 		       .dst_node = node, .nimpl = (unsigned)kind, .other_id = __atomic_add_fetch(&nrequests, 1, __ATOMIC_RELAXED));
 	if (src != STARPU_MAIN_RAM && node != STARPU_MAIN_RAM) {
 		/* No direct path between two devices: through main memory, which keeps a valid copy. */
-		int ret = allocate(h, STARPU_MAIN_RAM);
+		int ret = allocate(h, STARPU_MAIN_RAM, kind);
 		if (!ret)
 			ret = transfer(h, (unsigned)src, STARPU_MAIN_RAM, false);
 		if (ret)
@@ -430,7 +434,7 @@ static int fetch_copies(starpu_data_handle_t h, unsigned node, enum starpu_data_
 	bool writes = (mode & (STARPU_W | STARPU_REDUX)) != 0;
 	/* A copy still arriving to node serves an asynchronous fetch there too. */
 	arrive_all(h, async ? node : STARPU_MAXNODES);
-	int ret = allocate(h, node);
+	int ret = allocate(h, node, kind);
 	if (ret)
 		return ret;
 	if (reads && !h->valid[node]) {
@@ -496,7 +500,7 @@ static int allocate_buffer(starpu_data_handle_t h, unsigned node)
 {
 	starpu_pthread_mutex_lock(&h->coherency_lock);
 	MSI_BEFORE(h);
-	int ret = allocate(h, node);
+	int ret = allocate(h, node, STARPU_FETCH);
 	if (!ret) {
 		if (!has_valid_copy(h))
 			h->valid[node] = true;
@@ -543,7 +547,7 @@ static bool evict(starpu_data_handle_t h, unsigned node)
 		size_t bytes = starpu_data_get_size(h);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_BEGIN, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
-		bool written = to >= 0 && allocate(h, (unsigned)to) == 0 && transfer(h, node, (unsigned)to, false) == 0;
+		bool written = to >= 0 && allocate(h, (unsigned)to, STARPU_FETCH) == 0 && transfer(h, node, (unsigned)to, false) == 0;
 		_ASTRO_OBSERVE(ASTRO_MOMENT_MEMORY_STATE_END, .workerid = _astro_worker_id(), .dst_node = node, .bytes = bytes, .object = h,
 			       .nimpl = ASTRO_MEMORY_WRITING_BACK);
 		if (written)

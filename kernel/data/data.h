@@ -129,8 +129,16 @@ static inline void _astro_data_idle_wake(starpu_data_handle_t handle)
 /* The least-recently-used lists of copies (lru.c): a copy used goes to its node's tail, a copy freed leaves. */
 void _astro_lru_touch(struct _astro_replicate *r);
 void _astro_lru_remove(struct _astro_replicate *r);
-/* Eviction (evict.c): registered as the memory room's reclaimer at init. */
+/* Eviction (evict.c): registered as the memory room's reclaimer at init (which forgets the program's victim selector). */
 void _astro_lru_init(void);
+/* What this thread allocates a buffer for (coherency.c sets it around each allocation of a handle's):
+ * the handle and the request's urgency, given to the program's victim selector. */
+struct _astro_alloc_for
+{
+	starpu_data_handle_t handle;         /* NULL: a buffer of no handle (a pack buffer) */
+	enum starpu_is_prefetch kind;
+};
+extern _ASTRO_TLS struct _astro_alloc_for _astro_alloc_for;
 /* Disks (disk_copy.c): the node a copy evicted from main memory goes to (-1: none); a handle's copy
  * between main memory and a disk for an interface without copy method: packed (-ENODEV between
  * two disks: go through main memory). */

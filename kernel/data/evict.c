@@ -3,8 +3,9 @@
  * Eviction: when an allocation on a node does not fit under its limit, the
  * memory room (memory/memory.c) asks this room's reclaimer, which frees the
  * node's cached buffers, then the least recently used copies no running
- * task uses, written back first when they are the only valid ones; and the
- * program's own evictions (starpu_data_evict_from_node, starpu_data_can_evict).
+ * task uses (or the one the program's victim selector chooses), written back
+ * first when they are the only valid ones; and the program's own evictions
+ * (starpu_data_evict_from_node, starpu_data_can_evict).
  */
 #include "data/data.h"
 
@@ -66,14 +67,79 @@ static bool evict_one(unsigned node, bool *busy)
 }
 
 
-/* The memory room's reclaimer: the node's cached buffers first, then its least recently used copies. */
+static const char *not_evictable(starpu_data_handle_t h, unsigned node, enum starpu_is_prefetch kind);
+
+_ASTRO_TLS struct _astro_alloc_for _astro_alloc_for;
+
+/* The program's victim selector (starpu_data_register_victim_selector); set: whether there is one. */
+static struct
+{
+	starpu_pthread_mutex_t lock;
+	starpu_data_victim_selector *select;
+	starpu_data_victim_eviction_failed *failed;
+	void *data;
+	bool set;                            /* atomic: select is not NULL */
+} victim = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
+
+void starpu_data_register_victim_selector(starpu_data_victim_selector selector, starpu_data_victim_eviction_failed evicted,
+					  void *data)
+{
+	starpu_pthread_mutex_lock(&victim.lock);
+	victim.select = selector;
+	victim.failed = evicted;
+	victim.data = data;
+	__atomic_store_n(&victim.set, selector != NULL, __ATOMIC_RELEASE);
+	starpu_pthread_mutex_unlock(&victim.lock);
+}
+
+/* Evicts from node the copy the program's selector chooses: 1 when it was freed, 0 when not (the
+ * selector said STARPU_DATA_NO_VICTIM, or its victim could not be evicted: *busy, the allocation
+ * asks again in a moment), -1 when the selector left the choice to the runtime. */
+static int evict_selected(unsigned node, bool *busy)
+{
+	starpu_pthread_mutex_lock(&victim.lock);
+	starpu_data_victim_selector *select = victim.select;
+	starpu_data_victim_eviction_failed *failed = victim.failed;
+	void *data = victim.data;
+	starpu_pthread_mutex_unlock(&victim.lock);
+	if (!select)
+		return -1;
+	struct _astro_alloc_for for_what = _astro_alloc_for;
+	starpu_data_handle_t v = select(for_what.handle, node, for_what.kind, data);
+	if (!v)
+		return -1;
+	*busy = true;
+	if (v == STARPU_DATA_NO_VICTIM)
+		return 0;
+	bool freed = false;
+	if (_astro_data_live(v, "the victim selector (starpu_data_register_victim_selector)") &&
+	    starpu_pthread_mutex_trylock(&v->coherency_lock) == 0) {
+		/* Locked: the handle being loaded (its own lock is held) or one another thread uses is refused. */
+		freed = !not_evictable(v, node, for_what.kind) && evict_copy(v, node);
+		starpu_pthread_mutex_unlock(&v->coherency_lock);
+	}
+	if (!freed && failed)
+		failed(v, data);
+	return freed;
+}
+
+/* The memory room's reclaimer: the node's cached buffers first, then the copy the program's
+ * selector chooses, or else the least recently used one. */
 static bool reclaim(unsigned node, bool *busy)
 {
-	return _astro_alloc_cache_reclaim(node, false) || evict_one(node, busy);
+	if (_astro_alloc_cache_reclaim(node, false))
+		return true;
+	if (__atomic_load_n(&victim.set, __ATOMIC_ACQUIRE)) {
+		int selected = evict_selected(node, busy);
+		if (selected >= 0)
+			return selected;
+	}
+	return evict_one(node, busy);
 }
 
 void _astro_lru_init(void)
 {
+	starpu_data_register_victim_selector(NULL, NULL, NULL);
 	_astro_memory_set_reclaimer(reclaim);
 }
 

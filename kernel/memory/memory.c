@@ -63,6 +63,7 @@ static void node_init(unsigned id, enum starpu_node_kind kind, int devid, const 
 	n->driver = driver;
 	n->ops = driver ? driver->node_ops : NULL;
 	n->used = 0;
+	n->malloc_flags = STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT;
 	n->limit = node_limit(kind, devid);
 	n->lru_head = n->lru_tail = NULL;
 }
@@ -478,14 +479,16 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 		return 0;
 	}
 	struct _astro_memory_node *n = &_astro_nodes[dst_node];
+	/* Without STARPU_MALLOC_COUNT the node's count (and so its limit) is left alone, as in StarPU. */
+	size_t counted = (flags & STARPU_MALLOC_COUNT) ? size : 0;
 	for (unsigned waits = 0;;) {
-		size_t used = __atomic_add_fetch(&n->used, size, __ATOMIC_RELAXED);
-		if (!n->limit || used <= n->limit || (_astro_evicting_ram && n->kind == STARPU_CPU_RAM)) {
+		size_t used = __atomic_add_fetch(&n->used, counted, __ATOMIC_RELAXED);
+		if (!counted || !n->limit || used <= n->limit || (_astro_evicting_ram && n->kind == STARPU_CPU_RAM)) {
 			uintptr_t addr = raw_allocate(dst_node, size, flags);
 			if (addr)
 				return addr;
 		}
-		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&n->used, counted, __ATOMIC_RELAXED);
 		/* Full: make room, unless main memory without a disk to evict to (its copies are the
 		 * last ones) or asked not to: the cached buffers first, then the least recently used copies. */
 		if ((dst_node == STARPU_MAIN_RAM && !__atomic_load_n(&_astro_disk_count, __ATOMIC_ACQUIRE)) || (flags & STARPU_MALLOC_NORECLAIM) || !reclaimer)
@@ -506,9 +509,34 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 	}
 }
 
+#define MALLOC_FLAGS_KNOWN (STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT | STARPU_MALLOC_NORECLAIM | STARPU_MALLOC_SIMULATION_FOLDED | \
+			    STARPU_MALLOC_SIMULATION_UNIQUE)
+
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags)
+{
+	if (!_astro_running()) {
+		_astro_error("starpu_malloc_on_node_set_default_flags: StarPU is not initialised (starpu_init() sets every node's "
+			     "flags to STARPU_MALLOC_PINNED|STARPU_MALLOC_COUNT): call it after starpu_init()");
+		return;
+	}
+	if (!valid_node(node)) {
+		_astro_error("starpu_malloc_on_node_set_default_flags: no memory node %u (there are %u): nothing changed", node,
+			     starpu_memory_nodes_get_count());
+		return;
+	}
+	if ((unsigned)flags & ~(unsigned)MALLOC_FLAGS_KNOWN) {
+		_astro_error("starpu_malloc_on_node_set_default_flags: flags 0x%x hold bits 0x%x that are no STARPU_MALLOC_* flag: "
+			     "nothing changed", (unsigned)flags, (unsigned)flags & ~(unsigned)MALLOC_FLAGS_KNOWN);
+		return;
+	}
+	__atomic_store_n(&_astro_nodes[node].malloc_flags, flags, __ATOMIC_RELAXED);
+}
+
 uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size)
 {
-	return starpu_malloc_on_node_flags(dst_node, size, STARPU_MALLOC_PINNED);
+	if (!valid_node(dst_node))
+		return starpu_malloc_on_node_flags(dst_node, size, 0);	/* says so */
+	return starpu_malloc_on_node_flags(dst_node, size, __atomic_load_n(&_astro_nodes[dst_node].malloc_flags, __ATOMIC_RELAXED));
 }
 
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags)
@@ -525,12 +553,14 @@ void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, i
 	else
 		free_on(dst_node, (void *)addr, size, flags);
 #endif
-	__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
+	if (flags & STARPU_MALLOC_COUNT)
+		__atomic_sub_fetch(&n->used, size, __ATOMIC_RELAXED);
 }
 
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 {
-	starpu_free_on_node_flags(dst_node, addr, size, STARPU_MALLOC_PINNED);
+	if (valid_node(dst_node))
+		starpu_free_on_node_flags(dst_node, addr, size, __atomic_load_n(&_astro_nodes[dst_node].malloc_flags, __ATOMIC_RELAXED));
 }
 
 /* ------------------------------------------------------------ copies */

@@ -24,6 +24,7 @@ struct _astro_memory_node
 	const struct astro_node_ops *ops;    /* NULL for main memory (every RAM node) */
 	size_t limit;                        /* bytes (STARPU_LIMIT_*_MEM), 0: none */
 	size_t used;                         /* atomic: bytes the runtime allocated there */
+	int malloc_flags;                    /* atomic: starpu_malloc_on_node()'s flags (starpu_malloc_on_node_set_default_flags) */
 	starpu_pthread_mutex_t lru_lock;
 	struct _astro_replicate *lru_head, *lru_tail; /* least recently used first */
 };

@@ -21,6 +21,11 @@ void _astro_worker_thread_end(struct _astro_worker *w);
 /* One round of w's scheduling loop; idle: its idle counts between rounds, { 0, 1 } at first. */
 void _astro_worker_round(struct _astro_worker *w, unsigned idle[2]);
 
+/* Progression hooks (progress_hooks.c): how many the program registered (atomic), and running
+ * them, each worker at each round when there are some: 0 when one says the workers must not sleep. */
+extern unsigned _astro_progression_nhooks;
+unsigned _astro_progression_hooks_run(void);
+
 /* The driver API (driver_api.c): marks the workers starpu_conf.not_launched_drivers names
  * (before their threads start; returns how many), tells one, and waits at shutdown
  * (running is 0) for the application's threads to leave their loops. */

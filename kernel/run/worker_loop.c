@@ -260,6 +260,10 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 		worker_wait_unpaused();
 		return;
 	}
+	/* The program's progression hooks (progress_hooks.c): none, one branch. */
+	unsigned may_block = 1;
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_progression_nhooks, __ATOMIC_RELAXED)))
+		may_block = _astro_progression_hooks_run();
 	/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
 	__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
@@ -290,6 +294,11 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 			astro_cpu_relax();
 		if (idle[1] < spin_backoff_max)
 			idle[1] *= 2;
+		return;
+	}
+	if (STARPU_UNLIKELY(!may_block)) {
+		/* A hook asked the workers to keep polling: no sleep, but the core is not held either. */
+		astro_thread_yield();
 		return;
 	}
 	if (spin_polls)

@@ -208,7 +208,7 @@ void _astro_parallel_ended(void)
 /* A policy written for StarPU prepares a task (starpu_parallel_task_barrier_init()) and gives one
  * copy of it (starpu_task_dup(), which shares the task's job: _astro_parallel_alias_job()) to each
  * member. The prepared executions wait here, by job, until their last copy is taken; a copy popped
- * by a worker takes the next rank (_astro_parallel_alias_take()). */
+ * by a worker takes the next rank, the last one rank 0 (_astro_parallel_alias_take()). */
 struct alias_group
 {
 	const void *job;
@@ -306,7 +306,13 @@ struct starpu_task *_astro_parallel_alias_take(struct _astro_worker *w, struct s
 	starpu_pthread_mutex_lock(&aliases.lock);
 	struct alias_group *g = alias_group_of(job);
 	struct _astro_parallel *p = g ? g->p : NULL;
-	int rank = g ? g->taken++ : -1;
+	/* The last copy taken runs the task itself (rank 0), the others are members. A policy makes
+	 * each copy (starpu_task_dup(), reading the whole task) before giving it away, so once the
+	 * last is taken no copy is being made any more: rank 0 may then write the task (its status,
+	 * its buffers) while no starpu_task_dup() reads it. */
+	int rank = -1;
+	if (g)
+		rank = ++g->taken == p->size ? 0 : g->taken;
 	if (g && g->taken == p->size) {
 		*g = aliases.groups[--aliases.n]; /* its last copy: the group is done */
 		__atomic_store_n(&aliases.live, aliases.n, __ATOMIC_RELEASE);

@@ -85,23 +85,14 @@ char *starpu_task_status_get_as_string(enum starpu_task_status status)
 void starpu_create_sync_task(starpu_tag_t sync_tag, unsigned ndeps, starpu_tag_t *deps, void (*callback)(void *), void *callback_arg)
 {
 	unsigned long long tag = (unsigned long long)sync_tag;
-	if (ndeps && !deps) {
-		_astro_error("starpu_create_sync_task: NULL deps for %u dependencies of tag %llu: no task was made; "
-			     "give an array of %u tags", ndeps, tag, ndeps);
-		return;
-	}
-	for (unsigned i = 0; i < ndeps; i++)
-		if (deps[i] == sync_tag) {
-			_astro_error("starpu_create_sync_task: tag %llu is among its own dependencies: no task was made; "
-				     "remove it from deps", tag);
-			return;
-		}
 	if (!starpu_is_initialized()) {
 		_astro_error("starpu_create_sync_task: the runtime is not running: no task was made for tag %llu; "
 			     "call starpu_init() first", tag);
 		return;
 	}
-	starpu_tag_declare_deps_array(sync_tag, ndeps, deps);
+	/* The tags room checks the dependencies (and says what is wrong): refused, no task is made. */
+	if (_astro_tag_declare_deps("starpu_create_sync_task", sync_tag, ndeps, deps) != 0)
+		return;
 	struct starpu_task *task = starpu_task_create();
 	task->cl = NULL;
 	task->use_tag = 1;

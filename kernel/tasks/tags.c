@@ -112,23 +112,29 @@ static inline void bucket_push(struct shard *s, struct _astro_tag *tag)
 	*head = tag;
 }
 
-/* Under s->lock: adds tag (not there yet), doubling the buckets when there are as many tags. */
-static void shard_insert(struct shard *s, struct _astro_tag *tag)
+/* Under s->lock: adds tag (not there yet), doubling the buckets when there are as many tags. Without
+ * memory for more buckets the chains only grow longer; false (nothing added) when there is none at all. */
+static bool shard_insert(struct shard *s, struct _astro_tag *tag)
 {
 	if (s->count >= s->nbuckets) {
-		unsigned old_n = s->nbuckets;
-		struct _astro_tag **old = s->buckets;
-		s->nbuckets = old_n ? 2 * old_n : 16;
-		s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-		for (unsigned b = 0; b < old_n; b++)
-			for (struct _astro_tag *t = old[b], *next; t; t = next) {
-				next = t->hnext;
-				bucket_push(s, t);
-			}
-		free(old);
+		unsigned old_n = s->nbuckets, n = old_n ? 2 * old_n : 16;
+		struct _astro_tag **grown = calloc(n, sizeof(*grown)), **old = s->buckets;
+		if (!grown && !old_n)
+			return false;
+		if (grown) {
+			s->buckets = grown;
+			s->nbuckets = n;
+			for (unsigned b = 0; b < old_n; b++)
+				for (struct _astro_tag *t = old[b], *next; t; t = next) {
+					next = t->hnext;
+					bucket_push(s, t);
+				}
+			free(old);
+		}
 	}
 	bucket_push(s, tag);
 	s->count++;
+	return true;
 }
 
 /* Under s->lock: unlinks tag, which is there. */
@@ -179,13 +185,20 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 	struct _astro_tag *tag = shard_find(s, id);
 	if (!tag && create) {
 		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
-		memset(tag, 0, sizeof(*tag));
-		tag->id = id;
-		tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
-		tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
-		tag->succs = tag->inline_succs;
-		tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
-		shard_insert(s, tag);
+		if (tag) {
+			memset(tag, 0, sizeof(*tag));
+			tag->id = id;
+			tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
+			tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
+			tag->succs = tag->inline_succs;
+			tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
+			if (!shard_insert(s, tag)) {
+				tag_free(tag);
+				tag = NULL;
+			}
+		}
+		if (!tag)
+			_astro_error("out of memory for tag %llu: what uses it fails (said by the call)", (unsigned long long)id);
 	}
 	starpu_pthread_mutex_unlock(&s->lock);
 	return tag;
@@ -231,6 +244,15 @@ static void count_completion(struct _astro_tag *tag)
 		_astro_job_release(release);
 }
 
+/* tag's successor i (they are only appended): the snapshot's stand-in when there is no memory for one. */
+static struct _astro_tag *succ_at(struct _astro_tag *tag, unsigned i)
+{
+	starpu_pthread_mutex_lock(&tag->lock);
+	struct _astro_tag *succ = tag->succs[i];
+	starpu_pthread_mutex_unlock(&tag->lock);
+	return succ;
+}
+
 /* Marks tag done and releases what depended on it; ended: the job of it that completed, if any. */
 static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 {
@@ -251,10 +273,16 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 	/* The successors stay declared: notify a snapshot, the list may grow meanwhile. */
 	unsigned n = tag->nsuccs;
 	struct _astro_tag *succs_inline[8];
-	struct _astro_tag **succs = n <= 8 ? succs_inline : malloc(n * sizeof(*succs));
-	memcpy(succs, tag->succs, n * sizeof(*succs));
+	struct _astro_tag **succs = succs_inline;
 	if (tag->waiters)
 		starpu_pthread_cond_broadcast(&tag->done_cond);
+	if (STARPU_UNLIKELY(n > 8) && !(succs = malloc(n * sizeof(*succs)))) {
+		starpu_pthread_mutex_unlock(&tag->lock);
+		for (unsigned i = 0; i < n; i++)
+			count_completion(succ_at(tag, i));
+		return;
+	}
+	memcpy(succs, tag->succs, n * sizeof(*succs));
 	starpu_pthread_mutex_unlock(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
@@ -266,6 +294,8 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 {
 	struct _astro_tag *tag = tag_lookup(id, true);
+	if (!tag)
+		return -ENOMEM;
 	starpu_pthread_mutex_lock(&tag->lock);
 	/* Several tasks may carry a tag at once (as in StarPU): it is done when the first
 	 * of them completes. Not a tag with dependencies: those wake one task. */
@@ -349,34 +379,43 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	return cycle;
 }
 
-void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+/* The declaration behind each call (inlined into each: a chain of tasks declares one per task). */
+static inline __attribute__((always_inline)) int declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
 {
 	if (ndeps && !array) {
-		_astro_error("starpu_tag_declare_deps_array: NULL array for %u dependencies of tag %llu", ndeps, (unsigned long long)id);
-		return;
+		_astro_error("%s: NULL deps for %u dependencies of tag %llu: nothing was declared; give an array of %u tags", fn, ndeps,
+			     (unsigned long long)id, ndeps);
+		return -EINVAL;
 	}
 	/* A tag depending on itself would never be released: nothing could notify it
 	 * but the application, and its task would wait forever without a word. */
 	for (unsigned i = 0; i < ndeps; i++)
 		if (array[i] == id) {
-			_astro_error("starpu_tag_declare_deps: tag %llu is among its own dependencies, so its task could never run: "
+			_astro_error("%s: tag %llu is among its own dependencies, so its task could never run: "
 				     "nothing was declared; remove tag %llu from its dependency list",
-				     (unsigned long long)id, (unsigned long long)id);
-			return;
+				     fn, (unsigned long long)id, (unsigned long long)id);
+			return -EINVAL;
 		}
 	starpu_pthread_mutex_lock(&declare_lock);
 	struct _astro_tag *tag = tag_lookup(id, true);
+	if (!tag) {
+		starpu_pthread_mutex_unlock(&declare_lock);
+		return -ENOMEM;
+	}
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
 	 * application), but its tasks wait until one of its tags is notified: said once. */
 	char *cycle = closes_cycle(tag, ndeps, array);
 	if (cycle) {
-		_astro_warn("starpu_tag_declare_deps: tag %llu closes the dependency cycle %s (a -> b: a depends on b): "
+		_astro_warn("%s: tag %llu closes the dependency cycle %s (a -> b: a depends on b): "
 			    "its tasks run only once one of these tags is notified (starpu_tag_notify_from_apps)",
-			    (unsigned long long)id, cycle);
+			    fn, (unsigned long long)id, cycle);
 		g_free(cycle);
 	}
-	for (unsigned i = 0; i < ndeps; i++) {
-		struct _astro_tag *dep = tag_lookup(array[i], true);
+	unsigned declared = 0;
+	for (; declared < ndeps; declared++) {
+		struct _astro_tag *dep = tag_lookup(array[declared], true);
+		if (!dep)
+			break;
 		/* Declare first, so a completion counted meanwhile never releases the job early. */
 		starpu_pthread_mutex_lock(&tag->lock);
 		tag->ndeps++;
@@ -384,6 +423,16 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 		starpu_pthread_mutex_lock(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
+			if (!grown) {
+				starpu_pthread_mutex_unlock(&dep->lock);
+				starpu_pthread_mutex_lock(&tag->lock);
+				tag->ndeps--;
+				starpu_pthread_mutex_unlock(&tag->lock);
+				_astro_error("%s: out of memory for the successors of tag %llu: tag %llu was not made to depend on it, nor on "
+					     "the tags after it",
+					     fn, (unsigned long long)dep->id, (unsigned long long)id);
+				break;
+			}
 			memcpy(grown, dep->succs, dep->nsuccs * sizeof(*grown));
 			if (dep->succs != dep->inline_succs)
 				free(dep->succs);
@@ -397,9 +446,20 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 			count_completion(tag);
 	}
 	starpu_pthread_mutex_unlock(&declare_lock);
-	for (unsigned i = 0; i < ndeps; i++)
+	for (unsigned i = 0; i < declared; i++)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
 			       .other_id = (unsigned long)array[i], .nimpl = ASTRO_DEP_TAG);
+	return declared == ndeps ? 0 : -ENOMEM;
+}
+
+int _astro_tag_declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+{
+	return declare_deps(fn, id, ndeps, array);
+}
+
+void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t *array)
+{
+	declare_deps("starpu_tag_declare_deps_array", id, ndeps, array);
 }
 
 void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
@@ -410,7 +470,7 @@ void starpu_tag_declare_deps(starpu_tag_t id, unsigned ndeps, ...)
 	for (unsigned i = 0; i < ndeps; i++)
 		deps[i] = va_arg(ap, starpu_tag_t);
 	va_end(ap);
-	starpu_tag_declare_deps_array(id, ndeps, deps);
+	declare_deps("starpu_tag_declare_deps", id, ndeps, deps);
 }
 
 /* What keeps the tag an application waits for (arg: its starpu_tag_t) from being done, for the idle-wait report. */
@@ -441,6 +501,10 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_BEGIN, .workerid = -1);
 	for (unsigned i = 0; i < ntags; i++) {
 		struct _astro_tag *tag = tag_lookup(ids[i], true);
+		if (!tag) {
+			ret = -ENOMEM;
+			break;
+		}
 		starpu_pthread_mutex_lock(&tag->lock);
 		tag->waiters++;
 		if (tag->state != TAG_DONE) {
@@ -465,7 +529,7 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 		starpu_pthread_mutex_unlock(&tag->lock);
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
-	return 0;
+	return ret;
 }
 
 int starpu_tag_wait(starpu_tag_t id)
@@ -475,7 +539,9 @@ int starpu_tag_wait(starpu_tag_t id)
 
 void starpu_tag_notify_from_apps(starpu_tag_t id)
 {
-	tag_set_done(tag_lookup(id, true), NULL);
+	struct _astro_tag *tag = tag_lookup(id, true);
+	if (tag)
+		tag_set_done(tag, NULL);
 }
 
 void starpu_tag_restart(starpu_tag_t id)

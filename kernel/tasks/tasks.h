@@ -182,6 +182,9 @@ void _astro_tags_shutdown(void);
 /* Links job to task->tag_id at submission (may add a dependency); -EINVAL,
  * with nothing changed, when another task still holds the tag. */
 int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id);
+/* starpu_tag_declare_deps_array() for fn: 0, -EINVAL (a NULL array, id among its own dependencies:
+ * nothing declared) or -ENOMEM, each said. */
+int _astro_tag_declare_deps(const char *fn, starpu_tag_t id, unsigned ndeps, starpu_tag_t *array);
 /* task (whose job is job) is freed: starpu_tag_get_task() no longer returns it. */
 void _astro_tag_forget_task(struct _astro_job *job, struct starpu_task *task);
 /* The tag of a terminating job is done. */
