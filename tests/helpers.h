@@ -212,6 +212,17 @@ inline std::string needed_libraries_of(const void *symbol, std::string *library)
 	return needed;
 }
 
+// Built with AddressSanitizer or ThreadSanitizer (CI's sanitizer runs): a check that only
+// compiles sources or reads files, the same in every build, is left to the plain run.
+inline bool sanitizer_build()
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return true;
+#else
+	return false;
+#endif
+}
+
 // Is program in PATH?
 inline bool have_program(const std::string &program)
 {

@@ -664,6 +664,8 @@ protected:
 	{
 		if (env_or("ASTRO_TEST_CC", "").empty())
 			GTEST_SKIP() << "ASTRO_TEST_CC is not set: run through make check";
+		if (sanitizer_build())
+			GTEST_SKIP() << "compiled without the sanitizer's flags, as in the plain build, which runs it";
 		if (!have_program("nm"))
 			GTEST_SKIP() << "nm missing (Debian binutils)";
 	}
