@@ -71,6 +71,7 @@ static void initialize(void *arg)
 	int *tag_ub = NULL, flag = 0;
 	if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && tag_ub)
 		_astro_mpi_tag_ub = *tag_ub;
+	_astro_mpi_communication_tag_check();
 	int rank, size;
 	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
 	if (ret == 0) {

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// StarPU-MPI calls of StarPU 1.4 (issue 40): the cache entries a program sets and
+// clears itself, the MPI tag of StarPU-MPI's own messages, and starpu_mpi_data_cpy().
+// Rank tests of test_mpi_ext (its MpiRun tests run them under mpirun).
+#include "mpi_run.h"
+
+using namespace astro_test;
+
+namespace {
+
+class MpiExtApi : public MpiRankTest
+{
+};
+
+int64_t read_value(starpu_data_handle_t h)
+{
+	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
+	int64_t v = *(int64_t *)starpu_variable_get_local_ptr(h);
+	starpu_data_release(h);
+	return v;
+}
+
+TEST_F(MpiExtApi, CacheEntriesAreSetAndClearedByTheProgram)
+{
+	ASSERT_EQ(0, starpu_mpi_cache_set(1));
+	int64_t v = 5;
+	starpu_data_handle_t h = owned_variable(&v, 0, 900);
+	if (rank_ != 0) {
+		EXPECT_EQ(0, starpu_mpi_cached_receive(h));
+		EXPECT_EQ(0, starpu_mpi_cached_receive_set(h)) << "noted now";
+		EXPECT_EQ(1, starpu_mpi_cached_receive(h));
+		EXPECT_EQ(1, starpu_mpi_cached_receive_set(h)) << "noted already";
+		starpu_mpi_cached_receive_clear(h);
+		EXPECT_EQ(0, starpu_mpi_cached_receive(h));
+	} else {
+		EXPECT_EQ(0, starpu_mpi_cached_send_set(h, 1));
+		EXPECT_EQ(1, starpu_mpi_cached_send(h, 1));
+		EXPECT_EQ(1, starpu_mpi_cached_send_set(h, 1));
+		EXPECT_EQ(0, starpu_mpi_cached_send(h, size_ - 1 == 1 ? 0 : size_ - 1));
+		starpu_mpi_cached_send_clear(h);
+		EXPECT_EQ(0, starpu_mpi_cached_send(h, 1));
+	}
+	ASSERT_EQ(0, starpu_mpi_cache_set(0));
+	EXPECT_EQ(0, starpu_mpi_cached_send_set(h, 1)) << "nothing is noted while the cache is off";
+	EXPECT_EQ(0, starpu_mpi_cached_send(h, 1));
+	ASSERT_EQ(0, starpu_mpi_cache_set(1));
+	starpu_data_unregister(h);
+	int64_t w = 0;
+	starpu_data_handle_t plain;
+	starpu_variable_data_register(&plain, STARPU_MAIN_RAM, (uintptr_t)&w, sizeof(w));
+	int got = 1;
+	std::string err = stderr_of([&] {
+		got = starpu_mpi_cached_receive_set(plain);
+		starpu_mpi_cached_send_clear(plain);
+	});
+	EXPECT_EQ(0, got);
+	EXPECT_TRUE(contains(err, "starpu_mpi_cached_receive_set: data")) << err;
+	EXPECT_TRUE(contains(err, "is not registered with starpu_mpi_data_register()")) << err;
+	starpu_data_unregister(plain);
+}
+
+std::atomic<int> g_copied{0};
+
+void count_copy(void *)
+{
+	g_copied++;
+}
+
+TEST_F(MpiExtApi, DataCpyMovesTheValueToTheDestinationsOwner)
+{
+	g_copied = 0;
+	int last = size_ - 1;
+	int64_t src = 41, dst = 0, same = 0;
+	starpu_data_handle_t hsrc = owned_variable(&src, 0, 910), hdst = owned_variable(&dst, last, 911), hsame = owned_variable(&same, 0, 912);
+	ASSERT_EQ(0, starpu_mpi_data_cpy(hdst, hsrc, MPI_COMM_WORLD, 1, count_copy, nullptr));
+	ASSERT_EQ(0, starpu_mpi_data_cpy_priority(hsame, hsrc, MPI_COMM_WORLD, 0, count_copy, nullptr, 1)) << "one owner: a plain copy";
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == last)
+		EXPECT_EQ(41, read_value(hdst));
+	if (rank_ == 0)
+		EXPECT_EQ(41, read_value(hsame));
+	EXPECT_EQ(g_copied.load(), (rank_ == last) + (rank_ == 0)) << "the callbacks run on the destinations' owners";
+	// Synchronous, back the other way.
+	if (rank_ == last)
+		*(int64_t *)starpu_variable_get_local_ptr(hdst) = 7;
+	ASSERT_EQ(0, starpu_mpi_data_cpy(hsrc, hdst, MPI_COMM_WORLD, 0, nullptr, nullptr));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	if (rank_ == 0)
+		EXPECT_EQ(7, read_value(hsrc));
+	int64_t w = 0;
+	starpu_data_handle_t plain;
+	starpu_variable_data_register(&plain, STARPU_MAIN_RAM, (uintptr_t)&w, sizeof(w));
+	int ret = 0;
+	std::string err = stderr_of([&] { ret = starpu_mpi_data_cpy(plain, hsrc, MPI_COMM_WORLD, 1, nullptr, nullptr); });
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "the destination has no owner")) << err;
+	starpu_data_unregister(plain);
+	starpu_data_unregister(hsrc);
+	starpu_data_unregister(hdst);
+	starpu_data_unregister(hsame);
+}
+
+TEST_F(MpiExtApi, CommunicationTagCarriesStarPUsOwnMessages)
+{
+	int *ub = nullptr, flag = 0;
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+	ASSERT_TRUE(flag && ub);
+	EXPECT_EQ(*ub, starpu_mpi_get_communication_tag());
+	std::string err = stderr_of([] { starpu_mpi_set_communication_tag(77); });
+	EXPECT_TRUE(contains(err, "StarPU-MPI is running")) << err;
+	EXPECT_EQ(*ub, starpu_mpi_get_communication_tag());
+	ASSERT_EQ(0, starpu_mpi_shutdown());
+	started_ = false;
+	err = stderr_of([] { starpu_mpi_set_communication_tag(-3); });
+	EXPECT_TRUE(contains(err, "-3 is negative")) << err;
+	starpu_mpi_set_communication_tag(77);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+	started_ = true;
+	EXPECT_EQ(77, starpu_mpi_get_communication_tag());
+	// A data tag equal to it, one beyond MPI's (enveloped on it) and a plain one, from each rank to the next.
+	const starpu_mpi_tag_t tags[] = { 77, (starpu_mpi_tag_t)1 << 40, 5 };
+	int next = (rank_ + 1) % size_, prev = (rank_ + size_ - 1) % size_;
+	int64_t out[3], in[3] = { -1, -1, -1 };
+	starpu_data_handle_t hout[3], hin[3];
+	for (int i = 0; i < 3; i++) {
+		out[i] = rank_ * 10 + i;
+		starpu_variable_data_register(&hout[i], STARPU_MAIN_RAM, (uintptr_t)&out[i], sizeof(int64_t));
+		starpu_variable_data_register(&hin[i], STARPU_MAIN_RAM, (uintptr_t)&in[i], sizeof(int64_t));
+		ASSERT_EQ(0, starpu_mpi_irecv_detached(hin[i], prev, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
+		ASSERT_EQ(0, starpu_mpi_isend_detached(hout[i], next, tags[i], MPI_COMM_WORLD, nullptr, nullptr));
+	}
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	for (int i = 0; i < 3; i++) {
+		starpu_data_unregister(hout[i]);
+		starpu_data_unregister(hin[i]);
+		EXPECT_EQ(prev * 10 + i, in[i]) << "tag " << tags[i];
+	}
+	// Back to MPI_TAG_UB for the tests after this one.
+	ASSERT_EQ(0, starpu_mpi_shutdown());
+	started_ = false;
+	starpu_mpi_set_communication_tag(*ub);
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+	started_ = true;
+	EXPECT_EQ(*ub, starpu_mpi_get_communication_tag());
+}
+
+} // namespace
