@@ -12,14 +12,6 @@ class MpiExtApi : public MpiRankTest
 {
 };
 
-int64_t read_value(starpu_data_handle_t h)
-{
-	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
-	int64_t v = *(int64_t *)starpu_variable_get_local_ptr(h);
-	starpu_data_release(h);
-	return v;
-}
-
 TEST_F(MpiExtApi, CacheEntriesAreSetAndClearedByTheProgram)
 {
 	ASSERT_EQ(0, starpu_mpi_cache_set(1));
@@ -76,9 +68,9 @@ TEST_F(MpiExtApi, DataCpyMovesTheValueToTheDestinationsOwner)
 	ASSERT_EQ(0, starpu_mpi_data_cpy_priority(hsame, hsrc, MPI_COMM_WORLD, 0, count_copy, nullptr, 1)) << "one owner: a plain copy";
 	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
 	if (rank_ == last)
-		EXPECT_EQ(41, read_value(hdst));
+		EXPECT_EQ(41, read_var(hdst));
 	if (rank_ == 0)
-		EXPECT_EQ(41, read_value(hsame));
+		EXPECT_EQ(41, read_var(hsame));
 	EXPECT_EQ(g_copied.load(), (rank_ == last) + (rank_ == 0)) << "the callbacks run on the destinations' owners";
 	// Synchronous, back the other way.
 	if (rank_ == last)
@@ -86,7 +78,7 @@ TEST_F(MpiExtApi, DataCpyMovesTheValueToTheDestinationsOwner)
 	ASSERT_EQ(0, starpu_mpi_data_cpy(hsrc, hdst, MPI_COMM_WORLD, 0, nullptr, nullptr));
 	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
 	if (rank_ == 0)
-		EXPECT_EQ(7, read_value(hsrc));
+		EXPECT_EQ(7, read_var(hsrc));
 	int64_t w = 0;
 	starpu_data_handle_t plain;
 	starpu_variable_data_register(&plain, STARPU_MAIN_RAM, (uintptr_t)&w, sizeof(w));
