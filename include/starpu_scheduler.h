@@ -93,6 +93,14 @@ void starpu_sched_find_all_worker_combinations(void);
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back);
 /** Called by a policy in push_task, before the task becomes visible to workers (afterwards a worker may run and free it). */
 int starpu_push_task_end(struct starpu_task *task);
+/** A policy calls it once it has decided where task goes: when STARPU_TASK_BREAK_ON_SCHED names
+ * the task's job id (starpu_task_get_job_id()), it raises SIGTRAP, stopping the program in a debugger
+ * there (without one, the program ends). The variable is read at the first call after starpu_init(). */
+void starpu_sched_task_break(struct starpu_task *task);
+/** A policy's add_workers says workerid takes tasks from lists it shares with other workers of
+ * sched_ctx_id. Every worker here asks the pop_task of each context it belongs to, whatever lists the
+ * policy keeps, so nothing more is arranged; a worker or context that does not exist is said. */
+void starpu_sched_ctx_worker_shares_tasks_lists(int workerid, int sched_ctx_id);
 
 /** Wakes workerid if it sleeps. Returns 1 if it was woken. */
 int starpu_wake_worker(int workerid);

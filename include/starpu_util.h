@@ -67,6 +67,12 @@ extern "C" {
 	fprintf(stderr, "[starpu] unexpected value <%d != %d> returned for " message "\n", err, value, ## __VA_ARGS__); \
 	STARPU_ABORT(); } } while (0)
 
+#ifdef __GNUC__
+/** Marks a symbol as exported from a library built with hidden visibility. */
+#define STARPU_ATTRIBUTE_VISIBILITY_DEFAULT __attribute__((visibility("default")))
+#else
+#define STARPU_ATTRIBUTE_VISIBILITY_DEFAULT
+#endif
 /** How many frames STARPU_DUMP_BACKTRACE() prints at most. */
 #define STARPU_BACKTRACE_LENGTH 32
 #ifdef __GLIBC__

@@ -708,4 +708,53 @@ TEST_F(WorkerApi, BusFiguresArePrintedOnceStarted)
 		<< "one line per device" << out;
 }
 
+
+// ------------------------------------------------------ helpers policies call (issue 40)
+
+std::atomic<int> g_traps{0};
+
+void count_trap(int)
+{
+	g_traps++;
+}
+
+TEST_F(WorkerApi, TaskBreakRaisesSigtrapOnTheNamedJobOnly)
+{
+	ScopedEnv brk("STARPU_TASK_BREAK_ON_SCHED", nullptr);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	struct starpu_task *other = starpu_task_create(), *named = starpu_task_create();
+	named->name = "named";
+	struct sigaction counting = {}, previous = {};
+	counting.sa_handler = count_trap;
+	sigemptyset(&counting.sa_mask);
+	ASSERT_EQ(sigaction(SIGTRAP, &counting, &previous), 0);
+	g_traps = 0;
+	ScopedEnv set("STARPU_TASK_BREAK_ON_SCHED", std::to_string(starpu_task_get_job_id(named)));
+	starpu_sched_task_break(other);
+	starpu_sched_task_break(nullptr);
+	EXPECT_EQ(g_traps.load(), 0);
+	std::string err = stderr_of([&] { starpu_sched_task_break(named); });
+	EXPECT_EQ(g_traps.load(), 1);
+	EXPECT_TRUE(contains(err, "STARPU_TASK_BREAK_ON_SCHED: the policy has scheduled task 'named' (job ")) << err;
+	sigaction(SIGTRAP, &previous, nullptr);
+	starpu_task_destroy(other);
+	starpu_task_destroy(named);
+}
+
+TEST_F(WorkerApi, SharesTasksListsChecksItsArguments)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	std::string err = stderr_of([] {
+		starpu_sched_ctx_worker_shares_tasks_lists(1, 0);
+		starpu_sched_ctx_worker_shares_tasks_lists(0, STARPU_NMAX_SCHED_CTXS);
+	});
+	EXPECT_EQ(err, "");
+	err = stderr_of([] { starpu_sched_ctx_worker_shares_tasks_lists(5, 0); });
+	EXPECT_TRUE(contains(err, "starpu_sched_ctx_worker_shares_tasks_lists: worker id 5 does not exist")) << err;
+	err = stderr_of([] { starpu_sched_ctx_worker_shares_tasks_lists(0, 9); });
+	EXPECT_TRUE(contains(err, "starpu_sched_ctx_worker_shares_tasks_lists")) << err;
+}
+
 } // namespace
