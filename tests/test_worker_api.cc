@@ -757,4 +757,54 @@ TEST_F(WorkerApi, SharesTasksListsChecksItsArguments)
 	EXPECT_TRUE(contains(err, "starpu_sched_ctx_worker_shares_tasks_lists")) << err;
 }
 
+
+struct ReadySoon
+{
+	std::mutex lock;
+	std::vector<std::pair<std::string, double>> seen;
+};
+
+void note_ready_soon(void *data, struct starpu_task *task, double delay)
+{
+	ReadySoon *r = (ReadySoon *)data;
+	std::lock_guard<std::mutex> guard(r->lock);
+	r->seen.emplace_back(task->name ? task->name : "", delay);
+}
+
+void other_ready_soon(void *, struct starpu_task *, double) {}
+
+void touch(void **, void *) {}
+
+TEST_F(WorkerApi, ReadySoonNamesTheTaskWaitingOnlyForTheOneStarting)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	ReadySoon r;
+	starpu_task_notify_ready_soon_register(note_ready_soon, &r);
+	std::string err = stderr_of([] { starpu_task_notify_ready_soon_register(other_ready_soon, nullptr); });
+	EXPECT_TRUE(contains(err, "another function is registered already")) << err;
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	static starpu_codelet rw = cpu_codelet(touch, 1, "rw");
+	rw.modes[0] = STARPU_RW;
+	static starpu_codelet none = cpu_codelet(touch, 0, "none");
+	struct starpu_task *first = starpu_task_build(&rw, STARPU_RW, h, STARPU_NAME, "first", 0);
+	ASSERT_NE(first, nullptr);
+	first->predicted = 500.0;
+	// Paused: the second is submitted (waiting for the first) before the first starts.
+	starpu_pause();
+	ASSERT_EQ(starpu_task_submit(first), 0);
+	ASSERT_EQ(starpu_task_insert(&rw, STARPU_RW, h, STARPU_NAME, "second", 0), 0);
+	ASSERT_EQ(starpu_task_insert(&none, STARPU_NAME, "alone", 0), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	starpu_task_notify_ready_soon_register(nullptr, nullptr);
+	std::lock_guard<std::mutex> guard(r.lock);
+	ASSERT_EQ(r.seen.size(), 1u) << "only the second waits for the first, whose duration is predicted";
+	EXPECT_EQ(r.seen[0].first, "second");
+	EXPECT_EQ(r.seen[0].second, 500.0);
+}
+
 } // namespace

@@ -196,6 +196,7 @@ static int runtime_start(struct starpu_conf *user_conf)
 	say_unsupported_conf(&_astro_rt.conf);
 	_astro_throttle_init();
 	_astro_task_break_init();
+	_astro_ready_soon_reset();
 	/* Before anything fires a moment: profiling watches the workers from their start. */
 	_astro_profiling_init();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);
