@@ -201,6 +201,13 @@ int starpu_mpi_data_cpy_priority(starpu_data_handle_t dst_handle, starpu_data_ha
 int starpu_mpi_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, MPI_Comm comm, int asynchronous,
 			void (*callback_func)(void *), void *callback_arg);
 
+/** Registers f, called with each task starpu_mpi_task_insert() submits on this rank, just before it is
+ * submitted (the load balancer's way to see the tasks). One hook: a second replaces the first, with a
+ * warning. 0, or -EINVAL (said) for a NULL f. */
+int starpu_mpi_pre_submit_hook_register(void (*f)(struct starpu_task *));
+/** Removes the hook starpu_mpi_pre_submit_hook_register() set. Returns 0. */
+int starpu_mpi_pre_submit_hook_unregister(void);
+
 /* --------------------------------------------------------- ownership and tasks */
 
 /** As a rank: the data is per-process, each one has its own value, and it never travels. */

@@ -136,4 +136,50 @@ TEST_F(MpiExtApi, CommunicationTagCarriesStarPUsOwnMessages)
 	EXPECT_EQ(*ub, starpu_mpi_get_communication_tag());
 }
 
+
+std::atomic<int> g_hooked{0};
+
+void count_hooked(struct starpu_task *task)
+{
+	if (task->cl && task->cl->name && strcmp(task->cl->name, "hooked") == 0)
+		g_hooked++;
+}
+
+void other_hook(struct starpu_task *) {}
+
+void add_two(void **buffers, void *)
+{
+	*(int64_t *)STARPU_VARIABLE_GET_PTR(buffers[0]) += 2;
+}
+
+TEST_F(MpiExtApi, PreSubmitHookSeesTheTasksThisRankSubmits)
+{
+	g_hooked = 0;
+	int64_t v = 1;
+	starpu_data_handle_t h = owned_variable(&v, 0, 920);
+	static starpu_codelet cl = cpu_codelet(add_two, 1, "hooked");
+	cl.modes[0] = STARPU_RW;
+	ASSERT_EQ(0, starpu_mpi_pre_submit_hook_register(count_hooked));
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(g_hooked.load(), rank_ == 0 ? 1 : 0) << "the owner of the written data runs the task";
+	ASSERT_EQ(0, starpu_mpi_pre_submit_hook_unregister());
+	ASSERT_EQ(0, starpu_mpi_task_insert(MPI_COMM_WORLD, &cl, STARPU_RW, h, 0));
+	ASSERT_EQ(0, starpu_mpi_wait_for_all(MPI_COMM_WORLD));
+	EXPECT_EQ(g_hooked.load(), rank_ == 0 ? 1 : 0) << "no hook any more";
+	if (rank_ == 0)
+		EXPECT_EQ(5, read_var(h));
+	int ret = 0;
+	std::string err = stderr_of([&] {
+		ret = starpu_mpi_pre_submit_hook_register(nullptr);
+		starpu_mpi_pre_submit_hook_register(count_hooked);
+		starpu_mpi_pre_submit_hook_register(other_hook);
+	});
+	EXPECT_EQ(-EINVAL, ret);
+	EXPECT_TRUE(contains(err, "NULL function")) << err;
+	EXPECT_TRUE(contains(err, "a hook was registered already: it is replaced")) << err;
+	starpu_mpi_pre_submit_hook_unregister();
+	starpu_data_unregister(h);
+}
+
 } // namespace
