@@ -33,6 +33,11 @@ int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm);
 /** starpu_mpi_init_comm() on MPI_COMM_WORLD. */
 int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi);
+/** Deprecated (StarPU-MPI 1.0): starpu_mpi_init(NULL, NULL, 0), MPI being started by the program. */
+int starpu_mpi_initialize(void) STARPU_DEPRECATED;
+/** Deprecated (StarPU-MPI 1.0): starpu_mpi_init(NULL, NULL, 1), then the calling process's rank and
+ * the number of ranks of MPI_COMM_WORLD in *rank and *world_size (either may be NULL). */
+int starpu_mpi_initialize_extended(int *rank, int *world_size) STARPU_DEPRECATED;
 /**
  * Waits for the tasks and communications in flight (starpu_mpi_wait_for_all()),
  * stops the progression thread, finalises MPI if starpu_mpi_init*() initialised

@@ -182,4 +182,26 @@ TEST_F(MpiExtApi, PreSubmitHookSeesTheTasksThisRankSubmits)
 	starpu_data_unregister(h);
 }
 
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_F(MpiExtApi, DeprecatedInitialiseCallsStillStartStarPUMPI)
+{
+	ASSERT_EQ(0, starpu_mpi_shutdown());
+	started_ = false;
+	ASSERT_EQ(0, init_with_ncpus(1));
+	ASSERT_EQ(0, starpu_mpi_initialize()) << "MPI was started by the program";
+	EXPECT_EQ(rank_, starpu_mpi_world_rank());
+	ASSERT_EQ(0, starpu_mpi_shutdown());
+	int rank = -1, size = -1;
+	ASSERT_EQ(0, starpu_mpi_initialize_extended(&rank, &size));
+	EXPECT_EQ(rank_, rank);
+	EXPECT_EQ(size_, size);
+	ASSERT_EQ(0, starpu_mpi_shutdown());
+	starpu_shutdown();
+	ASSERT_EQ(0, starpu_mpi_init_conf(nullptr, nullptr, 0, MPI_COMM_WORLD, &conf_));
+	started_ = true;
+}
+#pragma GCC diagnostic pop
+
 } // namespace
