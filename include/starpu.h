@@ -77,46 +77,83 @@ struct starpu_conf
 	/** Policy given directly (takes priority over sched_policy_name). */
 	struct starpu_sched_policy *sched_policy;
 	void (*sched_policy_callback)(unsigned);
+	/** When non-zero, the fields below win over the STARPU_* variables. */
+	int precedence_over_environment_variables;
 	/** Number of CPU workers, as STARPU_NCPU; -1 for the default. */
 	int ncpus;
 	int reserve_ncpus;
 	/** Number of CUDA workers, as STARPU_NCUDA; -1 for the default. */
 	int ncuda;
+	int nhip;
 	int nopencl;
 	int nmax_fpga;
 	int nmpi_ms;
 	int ntcpip_ms;
-	int nhip;
 	unsigned use_explicit_workers_bindid;
 	unsigned workers_bindid[STARPU_NMAXWORKERS];
+	/** Choosing devices by number is not supported: a non-zero
+	 * use_explicit_workers_*_gpuid or *_deviceid is refused at starpu_init()
+	 * with a warning, and the devices are used in their order (limit them
+	 * with STARPU_NCUDA, STARPU_NOPENCL...). */
 	unsigned use_explicit_workers_cuda_gpuid;
 	unsigned workers_cuda_gpuid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_hip_gpuid;
+	unsigned workers_hip_gpuid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_opencl_gpuid;
+	unsigned workers_opencl_gpuid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_max_fpga_deviceid;
+	unsigned workers_max_fpga_deviceid[STARPU_NMAXWORKERS];
+	/** Maxeler FPGA files to load: this build has no Maxeler FPGA driver (a
+	 * non-NULL value is said at starpu_init() and left unused). */
+	void *max_fpga_load;
+	unsigned use_explicit_workers_mpi_ms_deviceid;
+	unsigned workers_mpi_ms_deviceid[STARPU_NMAXWORKERS];
 	int bus_calibrate;
 	int calibrate;
+	/** As STARPU_DATA_LOCALITY_ENFORCE: not supported (a value of 1 is said at starpu_init()). */
+	int data_locality_enforce;
 	int single_combined_worker;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_COPY: every copy between memory nodes is synchronous; -1 for the default (0). */
 	int disable_asynchronous_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY: copies to and from CUDA devices are synchronous. */
 	int disable_asynchronous_cuda_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_HIP_COPY (this build has no HIP driver). */
+	int disable_asynchronous_hip_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY: copies to and from OpenCL devices are synchronous. */
+	int disable_asynchronous_opencl_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_MPI_MS_COPY (this build has no MPI master-slave driver). */
+	int disable_asynchronous_mpi_ms_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_TCPIP_MS_COPY (this build has no TCP/IP master-slave driver). */
+	int disable_asynchronous_tcpip_ms_copy;
+	/** As STARPU_DISABLE_ASYNCHRONOUS_MAX_FPGA_COPY (this build has no Maxeler FPGA driver). */
+	int disable_asynchronous_max_fpga_copy;
+	/** As STARPU_ENABLE_MAP: mapping memory between nodes is not supported
+	 * (data is copied); asking for it is said at starpu_init(), and
+	 * starpu_map_enabled() returns 0. */
 	int enable_map;
-	/** When non-zero, the fields above win over the STARPU_* variables. */
-	int precedence_over_environment_variables;
-	/** Install signal handlers (STARPU_CATCH_SIGNALS); -1 for the default. */
-	int catch_signals;
-	/** Start collecting performance counters at starpu_init() (see starpu_perf_counter_collection_start()). */
-	unsigned start_perf_counter_collection;
-	/** Start the workers paused: starpu_resume() lets them run. */
-	int start_on_pause;
-	void (*callback_worker_going_to_sleep)(unsigned workerid);
-	void (*callback_worker_waking_up)(unsigned workerid);
-	int global_sched_ctx_min_priority;
-	int global_sched_ctx_max_priority;
-	uint64_t trace_buffer_size;
-	int driver_spinning_backoff_min;
-	int driver_spinning_backoff_max;
+	/** CUDA/OpenGL interoperability: not supported (a non-empty array is said at starpu_init()). */
+	unsigned *cuda_opengl_interoperability;
+	unsigned n_cuda_opengl_interoperability;
 	/** Workers the runtime starts no thread for: the application runs their
 	 * loops (starpu_driver_run(), starpu_driver.h). NULL: none. */
 	struct starpu_driver *not_launched_drivers;
 	/** Number of entries of not_launched_drivers. */
 	unsigned n_not_launched_drivers;
+	uint64_t trace_buffer_size;
+	int global_sched_ctx_min_priority;
+	int global_sched_ctx_max_priority;
+	void (*callback_worker_going_to_sleep)(unsigned workerid);
+	void (*callback_worker_waking_up)(unsigned workerid);
+	/** Install signal handlers (STARPU_CATCH_SIGNALS); -1 for the default. */
+	int catch_signals;
+	/** Start collecting performance counters at starpu_init() (see starpu_perf_counter_collection_start()). */
+	unsigned start_perf_counter_collection;
+	int driver_spinning_backoff_min;
+	int driver_spinning_backoff_max;
+	/** As STARPU_CUDA_ONLY_FAST_ALLOC_OTHER_MEMNODES: not supported (a value of 1 is said at starpu_init()). */
+	int cuda_only_fast_alloc_other_memnodes;
+	/** Start the workers paused: starpu_resume() lets them run. */
+	int start_on_pause;
 	/** Room for growth. */
 	void *reserved[6];
 };
@@ -189,6 +226,24 @@ void starpu_topology_print(FILE *output);
 int starpu_asynchronous_copy_disabled(void);
 /** Returns 1 when starpu_conf.disable_asynchronous_cuda_copy asked for synchronous CUDA copies. */
 int starpu_asynchronous_cuda_copy_disabled(void);
+/** Returns 1 when copies to and from HIP devices are synchronous (starpu_conf.disable_asynchronous_hip_copy, or the general switch). */
+int starpu_asynchronous_hip_copy_disabled(void);
+/** Returns 1 when copies to and from OpenCL devices are synchronous (starpu_conf.disable_asynchronous_opencl_copy, or the general switch). */
+int starpu_asynchronous_opencl_copy_disabled(void);
+/** Returns 1 when copies to and from Maxeler FPGAs are synchronous (starpu_conf.disable_asynchronous_max_fpga_copy, or the general switch). */
+int starpu_asynchronous_max_fpga_copy_disabled(void);
+/** Returns 1 when copies to and from MPI master-slave devices are synchronous (starpu_conf.disable_asynchronous_mpi_ms_copy, or the general switch). */
+int starpu_asynchronous_mpi_ms_copy_disabled(void);
+/** Returns 1 when copies to and from TCP/IP master-slave devices are synchronous (starpu_conf.disable_asynchronous_tcpip_ms_copy, or the general switch). */
+int starpu_asynchronous_tcpip_ms_copy_disabled(void);
+/** Returns 1 when copies to and from memory nodes of the given kind are
+ * synchronous; -EINVAL, with a message, for a kind that is not a memory
+ * node kind. */
+int starpu_asynchronous_copy_disabled_for(enum starpu_node_kind kind);
+/** Returns 1 when memory mapping between memory nodes is on: never in this
+ * build, which copies data between nodes (asking for it with
+ * starpu_conf.enable_map or STARPU_ENABLE_MAP is said at starpu_init()). */
+int starpu_map_enabled(void);
 /** Prints the bus and worker profiling summaries (as STARPU_BUS_STATS and STARPU_WORKER_STATS do at shutdown). */
 void starpu_display_stats(void);
 

@@ -179,6 +179,30 @@ int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, e
 /** As starpu_data_acquire_on_node_cb(), honouring sequential consistency only when sequential_consistency is set. */
 int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
 							  void (*callback)(void *), void *arg, int sequential_consistency);
+/** As starpu_data_acquire_on_node_cb_sequential_consistency(). quick lets StarPU skip its synchronisation
+ * task when the data is already there; an acquire is one job here either way, so quick changes nothing. */
+int starpu_data_acquire_on_node_cb_sequential_consistency_quick(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+								void (*callback)(void *), void *arg, int sequential_consistency, int quick);
+/** As starpu_data_acquire_on_node_cb_sequential_consistency_quick(), also storing in *pre_sync_jobid and
+ * *post_sync_jobid (either may be NULL) the job ids of the synchronisations before the acquire and after the
+ * release: here one job, the acquire's, whose id both get (-1 when the acquire is refused). */
+int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+								      void (*callback)(void *), void *arg, int sequential_consistency,
+								      int quick, long *pre_sync_jobid, long *post_sync_jobid);
+#ifdef __GCC__
+/** starpu_data_acquire_cb() with the callback's body given as code, the handle released after it
+ * (GCC nested functions; defined under the same condition as StarPU's). */
+#define STARPU_DATA_ACQUIRE_CB(handle, mode, code) \
+	do { \
+		void callback(void *arg) \
+		{ \
+			(void)arg; \
+			code; \
+			starpu_data_release(handle); \
+		} \
+		starpu_data_acquire_cb(handle, mode, callback, NULL); \
+	} while (0)
+#endif
 /** Acquires only if it can be done without waiting: 0 on success, -EAGAIN otherwise. */
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode);
 /** As starpu_data_acquire_try(), with the data made valid on node (STARPU_ACQUIRE_NO_NODE: anywhere). */
@@ -298,7 +322,7 @@ int starpu_memory_node_get_devid(unsigned node);
 /** How many memory nodes of that kind exist. */
 unsigned starpu_memory_nodes_get_count_by_kind(enum starpu_node_kind kind);
 /** How many RAM memory nodes there are: one per NUMA node with STARPU_USE_NUMA=1, else 1. */
-int starpu_memory_nodes_get_numa_count(void);
+unsigned starpu_memory_nodes_get_numa_count(void);
 /** The RAM memory node of the NUMA node the system numbers osid; -1 when there is none. */
 int starpu_memory_nodes_numa_id_to_devid(int osid);
 /** The system's number of the NUMA node of RAM memory node id; -1 when id is not a RAM node. */

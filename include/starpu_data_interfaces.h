@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <starpu_config.h>
 #include <starpu_data.h>
+#include <starpu_util.h>
 #include <starpu_stdlib.h>
 
 #ifdef __cplusplus
@@ -286,6 +287,9 @@ size_t starpu_variable_get_elemsize(starpu_data_handle_t handle);
 /** Address of a variable handle's element on the calling worker's node. */
 uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a variable's (its id is not STARPU_VARIABLE_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_VARIABLE_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_variable_interface *)(interface))->id == STARPU_VARIABLE_INTERFACE_ID, "the data is not a variable")
 #define STARPU_VARIABLE_GET_PTR(interface) (((struct starpu_variable_interface *)(interface))->ptr)
 #define STARPU_VARIABLE_GET_ELEMSIZE(interface) (((struct starpu_variable_interface *)(interface))->elemsize)
 #define STARPU_VARIABLE_GET_DEV_HANDLE(interface) (((struct starpu_variable_interface *)(interface))->dev_handle)
@@ -322,6 +326,9 @@ size_t starpu_vector_get_allocsize(starpu_data_handle_t handle);
 /** Address of a vector handle's elements on the calling worker's node. */
 uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a vector's (its id is not STARPU_VECTOR_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_VECTOR_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_vector_interface *)(interface))->id == STARPU_VECTOR_INTERFACE_ID, "the data is not a vector")
 #define STARPU_VECTOR_GET_PTR(interface) (((struct starpu_vector_interface *)(interface))->ptr)
 #define STARPU_VECTOR_GET_DEV_HANDLE(interface) (((struct starpu_vector_interface *)(interface))->dev_handle)
 #define STARPU_VECTOR_GET_OFFSET(interface) (((struct starpu_vector_interface *)(interface))->offset)
@@ -368,6 +375,9 @@ size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle);
 /** Bytes allocated for each copy of a matrix handle. */
 size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a matrix's (its id is not STARPU_MATRIX_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_MATRIX_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_matrix_interface *)(interface))->id == STARPU_MATRIX_INTERFACE_ID, "the data is not a matrix")
 #define STARPU_MATRIX_GET_PTR(interface) (((struct starpu_matrix_interface *)(interface))->ptr)
 #define STARPU_MATRIX_GET_DEV_HANDLE(interface) (((struct starpu_matrix_interface *)(interface))->dev_handle)
 #define STARPU_MATRIX_GET_OFFSET(interface) (((struct starpu_matrix_interface *)(interface))->offset)
@@ -418,6 +428,9 @@ uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t handle);
 /** Size in bytes of one element of a block handle. */
 size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a block's (its id is not STARPU_BLOCK_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_BLOCK_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_block_interface *)(interface))->id == STARPU_BLOCK_INTERFACE_ID, "the data is not a block")
 #define STARPU_BLOCK_GET_PTR(interface) (((struct starpu_block_interface *)(interface))->ptr)
 #define STARPU_BLOCK_GET_DEV_HANDLE(interface) (((struct starpu_block_interface *)(interface))->dev_handle)
 #define STARPU_BLOCK_GET_OFFSET(interface) (((struct starpu_block_interface *)(interface))->offset)
@@ -473,6 +486,9 @@ uintptr_t starpu_tensor_get_local_ptr(starpu_data_handle_t handle);
 /** Size in bytes of one element of a tensor handle. */
 size_t starpu_tensor_get_elemsize(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a tensor's (its id is not STARPU_TENSOR_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_TENSOR_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_tensor_interface *)(interface))->id == STARPU_TENSOR_INTERFACE_ID, "the data is not a tensor")
 #define STARPU_TENSOR_GET_PTR(interface) (((struct starpu_tensor_interface *)(interface))->ptr)
 #define STARPU_TENSOR_GET_DEV_HANDLE(interface) (((struct starpu_tensor_interface *)(interface))->dev_handle)
 #define STARPU_TENSOR_GET_OFFSET(interface) (((struct starpu_tensor_interface *)(interface))->offset)
@@ -525,6 +541,9 @@ size_t starpu_ndim_get_ndim(starpu_data_handle_t handle);
 /** Size in bytes of one element of an ndim handle. */
 size_t starpu_ndim_get_elemsize(starpu_data_handle_t handle);
 
+/** Aborts, saying so, when interface is not a ndim's (its id is not STARPU_NDIM_INTERFACE_ID); nothing with STARPU_NO_ASSERT. */
+#define STARPU_NDIM_CHECK(interface) \
+	STARPU_ASSERT_MSG(((struct starpu_ndim_interface *)(interface))->id == STARPU_NDIM_INTERFACE_ID, "the data is not a ndim")
 #define STARPU_NDIM_GET_PTR(interface) (((struct starpu_ndim_interface *)(interface))->ptr)
 #define STARPU_NDIM_GET_DEV_HANDLE(interface) (((struct starpu_ndim_interface *)(interface))->dev_handle)
 #define STARPU_NDIM_GET_OFFSET(interface) (((struct starpu_ndim_interface *)(interface))->offset)

@@ -197,6 +197,12 @@ void starpu_perfmodel_get_arch_name(struct starpu_perfmodel_arch *arch, char *ar
  * one a line): bus/HOST.KIND in the sampling directory. They exist once a run with a device (or STARPU_USE_NUMA=1 on
  * several NUMA nodes) measured the bus. */
 void starpu_bus_print_filenames(FILE *f);
+/** Prints on f the bus bandwidth (MB/s) and latency (us) between each pair of memory nodes, one row per
+ * source node ("-" where nothing was measured). Refused, with a message, before starpu_init(). */
+void starpu_bus_print_bandwidth(FILE *f);
+/** Prints on f, for each device, the main-memory (NUMA) nodes from the best connected to it (highest
+ * measured bandwidth both ways) to the worst. Refused, with a message, before starpu_init(). */
+void starpu_bus_print_affinity(FILE *f);
 /** Bandwidth (MB/s) from memory node src_node to dst_node, measured on the transfers seen so far. */
 double starpu_transfer_bandwidth(unsigned src_node, unsigned dst_node);
 /** Latency (µs) of a transfer from src_node to dst_node. */

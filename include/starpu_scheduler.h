@@ -93,6 +93,22 @@ void starpu_sched_find_all_worker_combinations(void);
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back);
 /** Called by a policy in push_task, before the task becomes visible to workers (afterwards a worker may run and free it). */
 int starpu_push_task_end(struct starpu_task *task);
+/** A policy calls it once it has decided where task goes: when STARPU_TASK_BREAK_ON_SCHED names
+ * the task's job id (starpu_task_get_job_id()), it raises SIGTRAP, stopping the program in a debugger
+ * there (without one, the program ends). The variable is read at the first call after starpu_init(). */
+void starpu_sched_task_break(struct starpu_task *task);
+/** A policy's add_workers says workerid takes tasks from lists it shares with other workers of
+ * sched_ctx_id. Every worker here asks the pop_task of each context it belongs to, whatever lists the
+ * policy keeps, so nothing more is arranged; a worker or context that does not exist is said. */
+void starpu_sched_ctx_worker_shares_tasks_lists(int workerid, int sched_ctx_id);
+/** What starpu_task_notify_ready_soon_register() calls: task will be ready in about delay microseconds. */
+typedef void (*starpu_notify_ready_soon_func)(void *data, struct starpu_task *task, double delay);
+/** Registers f, called with data when a task is found to become ready in a known time: the last task
+ * it waits for has just started and its duration is predicted (starpu_task::predicted, set by the
+ * policies that use performance models): f(data, task, that duration). One function per run (a
+ * policy registers it from its init_sched; starpu_init() forgets it); NULL unregisters it, and
+ * another function while one is registered is refused with a message. */
+void starpu_task_notify_ready_soon_register(starpu_notify_ready_soon_func f, void *data);
 
 /** Wakes workerid if it sleeps. Returns 1 if it was woken. */
 int starpu_wake_worker(int workerid);

@@ -14,6 +14,7 @@
 #include <starpu_perfmodel.h>
 #include <starpu_profiling.h>
 #include <starpu_task_bundle.h>
+#include <starpu_worker.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,13 +22,15 @@ extern "C" {
 
 /* Where a codelet may run (codelet and task "where" field). */
 #define STARPU_NOWHERE ((1ULL) << 0)
-#define STARPU_CPU ((1ULL) << 1)
-#define STARPU_CUDA ((1ULL) << 3)
-#define STARPU_OPENCL ((1ULL) << 6)
-#define STARPU_MAX_FPGA ((1ULL) << 8)
-#define STARPU_MPI_MS ((1ULL) << 9)
-#define STARPU_TCPIP_MS ((1ULL) << 10)
-#define STARPU_HIP ((1ULL) << 11)
+/** The "where" bit of a worker type (enum starpu_worker_archtype): STARPU_CPU is STARPU_WORKER_TO_MASK(STARPU_CPU_WORKER). */
+#define STARPU_WORKER_TO_MASK(worker_archtype) (1ULL << ((worker_archtype) + 1))
+#define STARPU_CPU STARPU_WORKER_TO_MASK(STARPU_CPU_WORKER)
+#define STARPU_CUDA STARPU_WORKER_TO_MASK(STARPU_CUDA_WORKER)
+#define STARPU_HIP STARPU_WORKER_TO_MASK(STARPU_HIP_WORKER)
+#define STARPU_OPENCL STARPU_WORKER_TO_MASK(STARPU_OPENCL_WORKER)
+#define STARPU_MAX_FPGA STARPU_WORKER_TO_MASK(STARPU_MAX_FPGA_WORKER)
+#define STARPU_MPI_MS STARPU_WORKER_TO_MASK(STARPU_MPI_MS_WORKER)
+#define STARPU_TCPIP_MS STARPU_WORKER_TO_MASK(STARPU_TCPIP_MS_WORKER)
 
 /** Codelet flags. */
 #define STARPU_CODELET_SIMGRID_EXECUTE (1 << 0)

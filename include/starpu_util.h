@@ -67,6 +67,39 @@ extern "C" {
 	fprintf(stderr, "[starpu] unexpected value <%d != %d> returned for " message "\n", err, value, ## __VA_ARGS__); \
 	STARPU_ABORT(); } } while (0)
 
+#ifdef __GNUC__
+/** Marks a symbol as exported from a library built with hidden visibility. */
+#define STARPU_ATTRIBUTE_VISIBILITY_DEFAULT __attribute__((visibility("default")))
+#else
+#define STARPU_ATTRIBUTE_VISIBILITY_DEFAULT
+#endif
+/** How many frames STARPU_DUMP_BACKTRACE() prints at most. */
+#define STARPU_BACKTRACE_LENGTH 32
+#ifdef __GLIBC__
+#include <execinfo.h>
+/** Prints the calling thread's stack on stderr (glibc; nothing elsewhere). */
+#define STARPU_DUMP_BACKTRACE() do { \
+	void *__starpu_frames[STARPU_BACKTRACE_LENGTH]; \
+	backtrace_symbols_fd(__starpu_frames, backtrace(__starpu_frames, STARPU_BACKTRACE_LENGTH), 2); } while (0)
+#else
+#define STARPU_DUMP_BACKTRACE() do { } while (0)
+#endif
+/** An assertion for SimGrid's model checker, which this runtime does not run under: nothing. */
+#define STARPU_SIMGRID_ASSERT(x) do { } while (0)
+/** strerror_r() into buf (buflen bytes), whichever of its GNU and XSI forms the C library has. */
+#define starpu_strerror_r(errnum, buf, buflen) do { \
+	char *__starpu_buf = (buf); \
+	size_t __starpu_len = (buflen); \
+	if (__starpu_len) \
+		snprintf(__starpu_buf, __starpu_len, "%s", strerror(errnum)); } while (0)
+#if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 3))
+#define STARPU_ATTRIBUTE_ALLOC_SIZE(size) __attribute__((alloc_size(size)))
+#define STARPU_ATTRIBUTE_CALLOC_SIZE(num, size) __attribute__((alloc_size(num, size)))
+#else
+#define STARPU_ATTRIBUTE_ALLOC_SIZE(size)
+#define STARPU_ATTRIBUTE_CALLOC_SIZE(num, size)
+#endif
+
 #define STARPU_RMB() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define STARPU_WMB() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define STARPU_SYNCHRONIZE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
@@ -82,11 +115,24 @@ extern "C" {
 #define STARPU_CACHELINE_SIZE 64
 #endif
 
+/* The ADD ones give the new value, the OR ones the previous one, as StarPU's. */
 #define STARPU_ATOMIC_ADD(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
 #define STARPU_ATOMIC_ADDL(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
-#define STARPU_ATOMIC_OR(ptr, value) (__atomic_or_fetch((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_ADD64(ptr, value) (__atomic_add_fetch((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_OR(ptr, value) (__atomic_fetch_or((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_ORL(ptr, value) (__atomic_fetch_or((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_ATOMIC_OR64(ptr, value) (__atomic_fetch_or((ptr), (value), __ATOMIC_SEQ_CST))
 #define STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value) (__sync_bool_compare_and_swap((ptr), (old), (value)))
+#define STARPU_BOOL_COMPARE_AND_SWAP32(ptr, old, value) STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_BOOL_COMPARE_AND_SWAP64(ptr, old, value) STARPU_BOOL_COMPARE_AND_SWAP(ptr, old, value)
 #define STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value) (__sync_val_compare_and_swap((ptr), (old), (value)))
+#define STARPU_VAL_COMPARE_AND_SWAP32(ptr, old, value) STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value)
+#define STARPU_VAL_COMPARE_AND_SWAP64(ptr, old, value) STARPU_VAL_COMPARE_AND_SWAP(ptr, old, value)
+/** Stores value at ptr and gives the previous value. */
+#define STARPU_VAL_EXCHANGE(ptr, value) (__atomic_exchange_n((ptr), (value), __ATOMIC_SEQ_CST))
+#define STARPU_VAL_EXCHANGEL(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
+#define STARPU_VAL_EXCHANGE32(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
+#define STARPU_VAL_EXCHANGE64(ptr, value) STARPU_VAL_EXCHANGE(ptr, value)
 #define STARPU_TEST_AND_SET(ptr, value) (__sync_lock_test_and_set((ptr), (value)))
 #define STARPU_RELEASE(ptr) (__sync_lock_release((ptr)))
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <starpu_config.h>
 #include <starpu_thread.h>
+#include <starpu_data.h>
 #ifdef STARPU_HAVE_HWLOC
 #include <hwloc.h>
 #endif
@@ -223,6 +224,47 @@ void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid));
 void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond);
 /** Returns 1 when workerid is sleeping. */
 int starpu_worker_is_sleeping(int workerid);
+
+/** Waits until every worker is initialised. The workers the runtime starts
+ * are by the time starpu_init() returns, so this returns at once then, and
+ * waits for a starpu_init() under way in another thread; before any
+ * starpu_init() (or after starpu_shutdown()) it is refused with a message. */
+void starpu_worker_wait_for_initialisation(void);
+/** 1 when type is one of the worker types (STARPU_CPU_WORKER... STARPU_HIP_WORKER), 0 otherwise
+ * (STARPU_ANY_WORKER, STARPU_UNKNOWN_WORKER, an unused value). */
+unsigned starpu_worker_archtype_is_valid(enum starpu_worker_archtype type);
+/** The worker type of a "where" mask naming exactly one type (STARPU_CPU, STARPU_CUDA...);
+ * STARPU_UNKNOWN_WORKER, with a message, for a mask naming none or several. */
+enum starpu_worker_archtype starpu_arch_mask_to_worker_archtype(unsigned mask);
+/** 1 when workers of worker_type may run task: its codelet has an implementation for them and
+ * the task's and the codelet's where masks allow them (a task without codelet runs anywhere);
+ * 0 otherwise, or for a NULL task or an invalid type. */
+unsigned starpu_worker_type_can_execute_task(enum starpu_worker_archtype worker_type, const struct starpu_task *task);
+/** Prints on output how many workers of type there are ("2 CPU workers"). */
+void starpu_worker_display_count(FILE *output, enum starpu_worker_archtype type);
+/** The rank of worker id's device among the devices of its type that the runtime uses (0 for
+ * the first one), its CPU index for a CPU worker; -1 for no such worker. */
+int starpu_worker_get_devnum(int id);
+/** The rank of worker id among the workers sharing its device (0 when it has the device alone:
+ * STARPU_NWORKER_PER_CUDA and alike give several); -1 for no such worker. */
+int starpu_worker_get_subworkerid(int id);
+/** Fills workerids with the workers of type running on device devid (at most STARPU_NMAXWORKERS)
+ * and returns how many; -EINVAL, with a message, for a NULL array. */
+int starpu_worker_get_stream_workerids(unsigned devid, int *workerids, enum starpu_worker_archtype type);
+/** The memory node of kind kind serving device devid; -1 (as unsigned) when there is none. */
+unsigned starpu_memory_devid_find_node(int devid, enum starpu_node_kind kind);
+/** Fills memory_nodes_ids with the memory nodes of kind kind and returns how many; when
+ * maxsize is too small, the array gets the maxsize first ones and -ERANGE (as unsigned) is
+ * returned. */
+unsigned starpu_memory_node_get_ids_by_type(enum starpu_node_kind kind, unsigned *memory_nodes_ids, unsigned maxsize);
+/** 1 when data on node is reached through a handle and an offset rather than a pointer (an
+ * OpenCL device's), 0 otherwise. */
+int starpu_node_needs_offset(unsigned node);
+/** The type of worker that computes in memory of kind node_kind (main memory and disks:
+ * STARPU_CPU_WORKER); STARPU_UNKNOWN_WORKER, with a message, for an invalid kind. */
+enum starpu_worker_archtype starpu_memory_node_get_worker_archtype(enum starpu_node_kind node_kind);
+/** The kind of memory workers of type compute in; STARPU_UNUSED, with a message, for an invalid type. */
+enum starpu_node_kind starpu_worker_get_memory_node_kind(enum starpu_worker_archtype type);
 
 #ifdef __cplusplus
 }

@@ -415,6 +415,50 @@ int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest)
 	return cached;
 }
 
+/* The data's cache entry, said when there is none (the data was never given to starpu_mpi_data_register()). */
+static struct mpi_data *registered_entry(starpu_data_handle_t handle, const char *fn)
+{
+	struct mpi_data *e = entry_of(handle);
+	if (!e)
+		_astro_mpi_error("%s: data %p is not registered with starpu_mpi_data_register(): the cache does not know it", fn,
+				 (void *)handle);
+	return e;
+}
+
+int starpu_mpi_cached_receive_set(starpu_data_handle_t data)
+{
+	starpu_pthread_mutex_lock(&data_lock);
+	bool known = registered_entry(data, "starpu_mpi_cached_receive_set") != NULL;
+	starpu_pthread_mutex_unlock(&data_lock);
+	return known && _astro_mpi_cache_received(data);
+}
+
+void starpu_mpi_cached_receive_clear(starpu_data_handle_t data)
+{
+	starpu_pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = registered_entry(data, "starpu_mpi_cached_receive_clear");
+	if (e)
+		e->received = false;
+	starpu_pthread_mutex_unlock(&data_lock);
+}
+
+int starpu_mpi_cached_send_set(starpu_data_handle_t data, int dest)
+{
+	starpu_pthread_mutex_lock(&data_lock);
+	bool known = registered_entry(data, "starpu_mpi_cached_send_set") != NULL;
+	starpu_pthread_mutex_unlock(&data_lock);
+	return known && _astro_mpi_cache_sent(data, dest);
+}
+
+void starpu_mpi_cached_send_clear(starpu_data_handle_t data)
+{
+	starpu_pthread_mutex_lock(&data_lock);
+	struct mpi_data *e = registered_entry(data, "starpu_mpi_cached_send_clear");
+	if (e)
+		e->sent.n = 0;
+	starpu_pthread_mutex_unlock(&data_lock);
+}
+
 /* ------------------------------------------------------------- reductions */
 
 int _astro_mpi_redux_contribute(starpu_data_handle_t handle, int rank)

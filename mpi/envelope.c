@@ -32,14 +32,47 @@ struct early
 static struct _astro_mpi_req *waiting_head, *waiting_tail;	/* linked by next, oldest first */
 static struct early *early_head, *early_tail;
 
+/* starpu_mpi_set_communication_tag(): the MPI tag envelopes travel on, -1 for MPI_TAG_UB. Set
+ * before starpu_mpi_init(), the same on every rank; a message whose own tag is that one is
+ * enveloped too, so that it never meets the envelopes on one tag. */
+static int communication_tag = -1;
+
 bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag)
 {
-	return tag >= _astro_mpi_tag_ub;
+	return tag >= _astro_mpi_tag_ub || (communication_tag >= 0 && tag == communication_tag);
 }
 
 int _astro_mpi_envelope_tag(void)
 {
-	return _astro_mpi_tag_ub;
+	return communication_tag >= 0 && communication_tag <= _astro_mpi_tag_ub ? communication_tag : _astro_mpi_tag_ub;
+}
+
+void starpu_mpi_set_communication_tag(int tag)
+{
+	if (_astro_mpi_is_running()) {
+		_astro_mpi_error("starpu_mpi_set_communication_tag: StarPU-MPI is running: messages may be under way on the tag in use; "
+				 "set it before starpu_mpi_init(), the same on every rank");
+		return;
+	}
+	if (tag < 0) {
+		_astro_mpi_error("starpu_mpi_set_communication_tag: %d is negative: give an MPI tag, 0 to MPI_TAG_UB", tag);
+		return;
+	}
+	communication_tag = tag;
+}
+
+int starpu_mpi_get_communication_tag(void)
+{
+	return _astro_mpi_envelope_tag();
+}
+
+void _astro_mpi_communication_tag_check(void)
+{
+	if (communication_tag > _astro_mpi_tag_ub) {
+		_astro_mpi_error("starpu_mpi_set_communication_tag: %d is above this MPI's MPI_TAG_UB (%d): MPI_TAG_UB is used instead",
+				 communication_tag, _astro_mpi_tag_ub);
+		communication_tag = -1;
+	}
 }
 
 void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag)

@@ -71,6 +71,7 @@ static void initialize(void *arg)
 	int *tag_ub = NULL, flag = 0;
 	if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && tag_ub)
 		_astro_mpi_tag_ub = *tag_ub;
+	_astro_mpi_communication_tag_check();
 	int rank, size;
 	ret = _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_init");
 	if (ret == 0) {
@@ -111,6 +112,23 @@ int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi)
 {
 	return starpu_mpi_init_comm(argc, argv, initialize_mpi, MPI_COMM_WORLD);
+}
+
+/* The deprecated entry points of StarPU-MPI 1.0: starpu_mpi_init() with MPI started by the
+ * program, or by StarPU-MPI with the rank and size given back. */
+int starpu_mpi_initialize(void)
+{
+	return starpu_mpi_init(NULL, NULL, 0);
+}
+
+int starpu_mpi_initialize_extended(int *rank, int *world_size)
+{
+	int ret = starpu_mpi_init(NULL, NULL, 1);
+	if (ret == 0 && rank)
+		ret = starpu_mpi_comm_rank(MPI_COMM_WORLD, rank);
+	if (ret == 0 && world_size)
+		ret = starpu_mpi_comm_size(MPI_COMM_WORLD, world_size);
+	return ret;
 }
 
 int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm, struct starpu_conf *conf)

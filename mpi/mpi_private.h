@@ -126,6 +126,8 @@ struct _astro_mpi_req
 /* Does tag need the envelope? Its MPI tag, and its header. */
 bool _astro_mpi_envelope_needed(starpu_mpi_tag_t tag);
 int _astro_mpi_envelope_tag(void);
+/* At starpu_mpi_init(), MPI_TAG_UB known: a communication tag above it is said and dropped. */
+void _astro_mpi_communication_tag_check(void);
 void _astro_mpi_envelope_header(void *header, starpu_mpi_tag_t tag);
 /* The progression thread's side: an enveloped receive waits (true: its message
  * had come, it is filled: finish it); are some waiting; receive what came,

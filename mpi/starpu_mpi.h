@@ -33,6 +33,11 @@ int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi, MPI_Comm c
 int starpu_mpi_init_comm(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm);
 /** starpu_mpi_init_comm() on MPI_COMM_WORLD. */
 int starpu_mpi_init(int *argc, char ***argv, int initialize_mpi);
+/** Deprecated (StarPU-MPI 1.0): starpu_mpi_init(NULL, NULL, 0), MPI being started by the program. */
+int starpu_mpi_initialize(void) STARPU_DEPRECATED;
+/** Deprecated (StarPU-MPI 1.0): starpu_mpi_init(NULL, NULL, 1), then the calling process's rank and
+ * the number of ranks of MPI_COMM_WORLD in *rank and *world_size (either may be NULL). */
+int starpu_mpi_initialize_extended(int *rank, int *world_size) STARPU_DEPRECATED;
 /**
  * Waits for the tasks and communications in flight (starpu_mpi_wait_for_all()),
  * stops the progression thread, finalises MPI if starpu_mpi_init*() initialised
@@ -167,6 +172,46 @@ void starpu_mpi_cache_flush_all_data(MPI_Comm comm);
 int starpu_mpi_cached_receive(starpu_data_handle_t data_handle);
 /** 1 when the current value of data_handle was already sent to dest. */
 int starpu_mpi_cached_send(starpu_data_handle_t data_handle, int dest);
+/** Notes that this rank holds the owner's current value of data: 1 when it did already (nothing
+ * changes), 0 when it is noted now, and 0 when the cache is off (STARPU_MPI_CACHE=0). 0, with a
+ * message, for data not registered with starpu_mpi_data_register(). */
+int starpu_mpi_cached_receive_set(starpu_data_handle_t data);
+/** Forgets that this rank holds the current value of data (the next task reading it receives it again). */
+void starpu_mpi_cached_receive_clear(starpu_data_handle_t data);
+/** Notes that the current value of data was sent to dest: 1 when it was already, 0 when it is noted
+ * now, and 0 when the cache is off. 0, with a message, for data not registered. */
+int starpu_mpi_cached_send_set(starpu_data_handle_t data, int dest);
+/** Forgets to which ranks data was sent (the next tasks reading it there get it sent again). */
+void starpu_mpi_cached_send_clear(starpu_data_handle_t data);
+
+/** The MPI tag StarPU-MPI's own messages (envelopes of data tags beyond MPI_TAG_UB) travel on:
+ * MPI_TAG_UB unless starpu_mpi_set_communication_tag() chose another. */
+int starpu_mpi_get_communication_tag(void);
+/** Chooses the MPI tag of StarPU-MPI's own messages, to keep it off a tag the program's own MPI
+ * messages use; a data tag equal to it is carried in an envelope too. Before starpu_mpi_init(),
+ * the same on every rank (refused, with a message, while StarPU-MPI runs, and for a negative
+ * tag; one above MPI_TAG_UB is said at starpu_mpi_init() and MPI_TAG_UB used). */
+void starpu_mpi_set_communication_tag(int tag);
+
+/** Copies the value of src_handle into dst_handle, whichever ranks own them: every rank calls it at
+ * the same point of its submissions (both registered with starpu_mpi_data_register()). The owner of
+ * the source sends it to the owner of the destination on the destination's tag, which receives it;
+ * one owner for both (or per-node data on each rank) copies with starpu_data_cpy_priority(). The
+ * destination is then forgotten by every rank's cache. Without asynchronous, the owners return once
+ * their part is done; callback_func(callback_arg) runs on the destination's owner once the value is
+ * there. 0, or a negative errno with a message. */
+int starpu_mpi_data_cpy_priority(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, MPI_Comm comm, int asynchronous,
+				 void (*callback_func)(void *), void *callback_arg, int priority);
+/** starpu_mpi_data_cpy_priority() with the default priority. */
+int starpu_mpi_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_handle, MPI_Comm comm, int asynchronous,
+			void (*callback_func)(void *), void *callback_arg);
+
+/** Registers f, called with each task starpu_mpi_task_insert() submits on this rank, just before it is
+ * submitted (the load balancer's way to see the tasks). One hook: a second replaces the first, with a
+ * warning. 0, or -EINVAL (said) for a NULL f. */
+int starpu_mpi_pre_submit_hook_register(void (*f)(struct starpu_task *));
+/** Removes the hook starpu_mpi_pre_submit_hook_register() set. Returns 0. */
+int starpu_mpi_pre_submit_hook_unregister(void);
 
 /* --------------------------------------------------------- ownership and tasks */
 

@@ -300,6 +300,26 @@ static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
 	return ret;
 }
 
+/* starpu_mpi_pre_submit_hook_register(): called with each task starpu_mpi_task_insert() submits on this rank. */
+static void (*pre_submit_hook)(struct starpu_task *task);
+
+int starpu_mpi_pre_submit_hook_register(void (*f)(struct starpu_task *))
+{
+	if (!f) {
+		_astro_mpi_error("starpu_mpi_pre_submit_hook_register: NULL function: use starpu_mpi_pre_submit_hook_unregister() to remove the hook");
+		return -EINVAL;
+	}
+	if (__atomic_exchange_n(&pre_submit_hook, f, __ATOMIC_ACQ_REL))
+		_astro_mpi_error("starpu_mpi_pre_submit_hook_register: a hook was registered already: it is replaced");
+	return 0;
+}
+
+int starpu_mpi_pre_submit_hook_unregister(void)
+{
+	__atomic_store_n(&pre_submit_hook, NULL, __ATOMIC_RELEASE);
+	return 0;
+}
+
 static int task_insert_v(MPI_Comm comm, struct starpu_codelet *codelet, const char *fn, va_list ap)
 {
 	struct plan p;
@@ -312,6 +332,9 @@ static int task_insert_v(MPI_Comm comm, struct starpu_codelet *codelet, const ch
 	if (ret == 0 && local) {
 		struct starpu_task *task = p.task;
 		p.task = NULL;
+		void (*hook)(struct starpu_task *) = __atomic_load_n(&pre_submit_hook, __ATOMIC_ACQUIRE);
+		if (hook)
+			hook(task);
 		ret = starpu_task_submit(task);
 		if (ret) {
 			p.task = task;

@@ -57,6 +57,15 @@ protected:
 	int rank_ = -1, size_ = 0;
 };
 
+// The value of an int64_t variable handle, read from the application (acquired, then released).
+inline int64_t read_var(starpu_data_handle_t h)
+{
+	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
+	int64_t v = *(int64_t *)starpu_data_get_local_ptr(h);
+	starpu_data_release(h);
+	return v;
+}
+
 // mpirun, before -np: as many ranks as asked whatever the cores, on this machine only, 300 s at most.
 inline std::string mpirun_command()
 {

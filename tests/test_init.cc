@@ -707,4 +707,126 @@ TEST_F(Init, Version)
 	EXPECT_GE(release, 0);
 }
 
+
+// ------------------------------------------ copy switches and what the runtime cannot do (issue 40)
+
+class InitCopies : public Init
+{
+protected:
+	ScopedEnv all_{"STARPU_DISABLE_ASYNCHRONOUS_COPY", nullptr};
+	ScopedEnv opencl_{"STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY", nullptr};
+	ScopedEnv cuda_{"STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY", nullptr};
+	ScopedEnv map_{"STARPU_ENABLE_MAP", nullptr};
+	ScopedEnv locality_{"STARPU_DATA_LOCALITY_ENFORCE", nullptr};
+	ScopedEnv fast_alloc_{"STARPU_CUDA_ONLY_FAST_ALLOC_OTHER_MEMNODES", nullptr};
+};
+
+TEST_F(InitCopies, ConfInitLeavesTheNewSwitchesToTheEnvironment)
+{
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	EXPECT_EQ(conf.disable_asynchronous_hip_copy, -1);
+	EXPECT_EQ(conf.disable_asynchronous_opencl_copy, -1);
+	EXPECT_EQ(conf.disable_asynchronous_mpi_ms_copy, -1);
+	EXPECT_EQ(conf.disable_asynchronous_tcpip_ms_copy, -1);
+	EXPECT_EQ(conf.disable_asynchronous_max_fpga_copy, -1);
+	EXPECT_EQ(conf.data_locality_enforce, -1);
+	EXPECT_EQ(conf.cuda_only_fast_alloc_other_memnodes, -1);
+	EXPECT_EQ(conf.use_explicit_workers_opencl_gpuid, 0u);
+	EXPECT_EQ(conf.max_fpga_load, nullptr);
+	EXPECT_EQ(conf.n_cuda_opengl_interoperability, 0u);
+}
+
+TEST_F(InitCopies, CopiesAreAsynchronousByDefault)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_asynchronous_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_cuda_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_opencl_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_hip_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_max_fpga_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_mpi_ms_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_tcpip_ms_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled_for(STARPU_OPENCL_RAM), 0);
+	EXPECT_EQ(starpu_map_enabled(), 0);
+}
+
+TEST_F(InitCopies, OneKindOfDeviceFromTheConf)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.disable_asynchronous_opencl_copy = 1;
+	Runtime rt(&conf);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_asynchronous_opencl_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled_for(STARPU_OPENCL_RAM), 1);
+	EXPECT_EQ(starpu_asynchronous_cuda_copy_disabled(), 0);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled_for(STARPU_CUDA_RAM), 0);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled(), 0);
+}
+
+TEST_F(InitCopies, TheGeneralSwitchFromTheEnvironmentTurnsEveryKindOn)
+{
+	ScopedEnv all("STARPU_DISABLE_ASYNCHRONOUS_COPY", "1");
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_asynchronous_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_cuda_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_hip_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_tcpip_ms_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled_for(STARPU_CPU_RAM), 1);
+	EXPECT_EQ(starpu_asynchronous_copy_disabled_for(STARPU_MAX_FPGA_RAM), 1);
+}
+
+TEST_F(InitCopies, KindEnvironmentVariableAndBadKind)
+{
+	ScopedEnv cuda("STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY", "1");
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(starpu_asynchronous_cuda_copy_disabled(), 1);
+	EXPECT_EQ(starpu_asynchronous_opencl_copy_disabled(), 0);
+	int got = 0;
+	std::string err = stderr_of([&] { got = starpu_asynchronous_copy_disabled_for(STARPU_UNUSED); });
+	EXPECT_EQ(got, -EINVAL);
+	EXPECT_TRUE(contains(err, "is not a memory node kind")) << err;
+}
+
+TEST_F(InitCopies, WhatTheRuntimeCannotDoIsSaidAtInit)
+{
+	int load = 0;
+	unsigned devices[1] = {0};
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.enable_map = 1;
+	conf.data_locality_enforce = 1;
+	conf.cuda_only_fast_alloc_other_memnodes = 1;
+	conf.use_explicit_workers_opencl_gpuid = 1;
+	conf.use_explicit_workers_hip_gpuid = 1;
+	conf.max_fpga_load = &load;
+	conf.cuda_opengl_interoperability = devices;
+	conf.n_cuda_opengl_interoperability = 1;
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = starpu_init(&conf); });
+	ASSERT_EQ(ret, 0) << err;
+	EXPECT_EQ(starpu_map_enabled(), 0) << "data is copied between nodes";
+	starpu_shutdown();
+	EXPECT_TRUE(contains(err, "mapping memory between nodes is not supported")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_DATA_LOCALITY_ENFORCE")) << err;
+	EXPECT_TRUE(contains(err, "STARPU_CUDA_ONLY_FAST_ALLOC_OTHER_MEMNODES")) << err;
+	EXPECT_TRUE(contains(err, "use_explicit_workers_opencl_gpuid: choosing devices by number is not supported")) << err;
+	EXPECT_TRUE(contains(err, "no HIP, Maxeler FPGA or MPI master-slave driver")) << err;
+	EXPECT_TRUE(contains(err, "max_fpga_load")) << err;
+	EXPECT_TRUE(contains(err, "CUDA/OpenGL interoperability is not supported")) << err;
+}
+
+TEST_F(InitCopies, MapAskedByTheEnvironmentIsSaid)
+{
+	ScopedEnv map("STARPU_ENABLE_MAP", "1");
+	int ret = -1;
+	std::string err = stderr_of([&] { ret = init_with_ncpus(1); });
+	ASSERT_EQ(ret, 0) << err;
+	EXPECT_EQ(starpu_map_enabled(), 0);
+	starpu_shutdown();
+	EXPECT_TRUE(contains(err, "STARPU_ENABLE_MAP")) << err;
+}
+
 } // namespace

@@ -1930,7 +1930,7 @@ TEST(ModelsChild, InitReadingTheBusFiles)
 	ScopedEnv synthetic("HWLOC_SYNTHETIC", "pack:2 numa:1 core:1 pu:1");
 	Runtime rt(2);
 	ASSERT_EQ(rt.ret(), 0);
-	ASSERT_EQ(starpu_memory_nodes_get_numa_count(), 2) << "one memory node: the bus files are not read";
+	ASSERT_EQ((int)starpu_memory_nodes_get_numa_count(), 2) << "one memory node: the bus files are not read";
 }
 
 // A FIFO in place of the bus figures' configuration file: starpu_init says so in one line and measures the bus

@@ -26,14 +26,6 @@ class Mpi : public MpiRankTest
 {
 };
 
-int64_t read_var(starpu_data_handle_t h)
-{
-	EXPECT_EQ(0, starpu_data_acquire(h, STARPU_R));
-	int64_t v = *(int64_t *)starpu_data_get_local_ptr(h);
-	starpu_data_release(h);
-	return v;
-}
-
 TEST_F(Mpi, RankAndSizeAreMpis)
 {
 	int r, s;

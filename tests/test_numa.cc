@@ -55,7 +55,7 @@ TEST(Numa, OneRamNodeByDefault)
 	ScopedEnv synthetic("HWLOC_SYNTHETIC", two_numa);
 	Runtime rt(2);
 	ASSERT_EQ(rt.ret(), 0);
-	EXPECT_EQ(starpu_memory_nodes_get_numa_count(), 1);
+	EXPECT_EQ((int)starpu_memory_nodes_get_numa_count(), 1);
 	EXPECT_EQ(starpu_memory_nodes_get_count_by_kind(STARPU_CPU_RAM), 1u);
 	EXPECT_EQ(starpu_worker_get_memory_node(0), (unsigned)STARPU_MAIN_RAM);
 	EXPECT_EQ(starpu_worker_get_memory_node(1), (unsigned)STARPU_MAIN_RAM);
@@ -68,7 +68,7 @@ TEST(Numa, WhatHwlocReportsHere)
 	int expected = std::min(std::max(hwloc_numa_count(), 1), STARPU_MAXNUMANODES);
 	Runtime rt(1);
 	ASSERT_EQ(rt.ret(), 0);
-	EXPECT_EQ(starpu_memory_nodes_get_numa_count(), expected);
+	EXPECT_EQ((int)starpu_memory_nodes_get_numa_count(), expected);
 	EXPECT_EQ(starpu_memory_nodes_get_count_by_kind(STARPU_CPU_RAM), (unsigned)expected);
 	EXPECT_EQ(starpu_node_get_kind(STARPU_MAIN_RAM), STARPU_CPU_RAM);
 	EXPECT_GE(starpu_memory_nodes_numa_devid_to_id(STARPU_MAIN_RAM), 0);
@@ -81,7 +81,7 @@ TEST(Numa, OneRamNodePerNumaNodeAndWorkersInTheirs)
 	ScopedEnv synthetic("HWLOC_SYNTHETIC", two_numa);
 	Runtime rt(2);
 	ASSERT_EQ(rt.ret(), 0);
-	ASSERT_EQ(starpu_memory_nodes_get_numa_count(), 2);
+	ASSERT_EQ((int)starpu_memory_nodes_get_numa_count(), 2);
 	EXPECT_EQ(starpu_memory_nodes_get_count_by_kind(STARPU_CPU_RAM), 2u);
 	EXPECT_EQ(starpu_node_get_kind(1), STARPU_CPU_RAM);
 	char name[32];
@@ -107,7 +107,7 @@ TEST(Numa, AHandleWrittenInTurnOnBothNodesKeepsItsValue)
 	ScopedEnv synthetic("HWLOC_SYNTHETIC", two_numa);
 	Runtime rt(2);
 	ASSERT_EQ(rt.ret(), 0);
-	ASSERT_EQ(starpu_memory_nodes_get_numa_count(), 2);
+	ASSERT_EQ((int)starpu_memory_nodes_get_numa_count(), 2);
 	starpu_codelet cl;
 	starpu_codelet_init(&cl);
 	cl.cpu_funcs[0] = add_one;
@@ -138,7 +138,7 @@ TEST(Numa, ABadValueIsSaidAndMeansOneNode)
 	std::string err = stderr_of([] {
 		Runtime rt(2);
 		ASSERT_EQ(rt.ret(), 0);
-		EXPECT_EQ(starpu_memory_nodes_get_numa_count(), 1);
+		EXPECT_EQ((int)starpu_memory_nodes_get_numa_count(), 1);
 	});
 	EXPECT_TRUE(contains(err, "STARPU_USE_NUMA='yes' is not a number")) << err;
 }

@@ -928,7 +928,7 @@ TEST_P(Levels, TreeFollowsTheTopology)
 		EXPECT_EQ(cache_of.size(), m.caches);
 	if (m.nodes) {
 		EXPECT_EQ(node_of.size(), m.nodes);
-		EXPECT_EQ(starpu_memory_nodes_get_numa_count(), (int)m.nodes);
+		EXPECT_EQ((int)starpu_memory_nodes_get_numa_count(), (int)m.nodes);
 	}
 
 	run_tasks_once("levels", 300, 2, 0);

@@ -455,3 +455,71 @@ TEST(ConfigMacros, StarpuFuncNamesTheEnclosingFunction)
 	EXPECT_STREQ(__starpu_func__, __func__);
 	EXPECT_STRNE(__starpu_func__, "");
 }
+
+// The toolbox macros of <starpu_util.h> that StarPU 1.4 has (issue 40): the ADD ones
+// give the new value, the OR and EXCHANGE ones the previous one.
+TEST(ToolboxMacros, AtomicsGiveWhatStarPUsGive)
+{
+	uint64_t big = 5;
+	EXPECT_EQ(STARPU_ATOMIC_ADD64(&big, 3), 8u);
+	unsigned flags = 1;
+	EXPECT_EQ(STARPU_ATOMIC_OR(&flags, 4u), 1u);
+	EXPECT_EQ(flags, 5u);
+	unsigned long lflags = 2;
+	EXPECT_EQ(STARPU_ATOMIC_ORL(&lflags, 8ul), 2ul);
+	uint64_t bits = 1;
+	EXPECT_EQ(STARPU_ATOMIC_OR64(&bits, (uint64_t)1 << 40), 1u);
+	EXPECT_EQ(bits, ((uint64_t)1 << 40) | 1);
+	uint32_t word = 7;
+	EXPECT_TRUE(STARPU_BOOL_COMPARE_AND_SWAP32(&word, 7u, 9u));
+	EXPECT_FALSE(STARPU_BOOL_COMPARE_AND_SWAP64(&big, 1u, 2u));
+	EXPECT_EQ(STARPU_VAL_COMPARE_AND_SWAP32(&word, 9u, 10u), 9u);
+	EXPECT_EQ(STARPU_VAL_COMPARE_AND_SWAP64(&big, 8u, 11u), 8u);
+	EXPECT_EQ(STARPU_VAL_EXCHANGE(&word, 12u), 10u);
+	EXPECT_EQ(STARPU_VAL_EXCHANGE64(&big, 13u), 11u);
+	EXPECT_EQ(word, 12u);
+	EXPECT_EQ(big, 13u);
+}
+
+TEST(ToolboxMacros, StrerrorIntoABuffer)
+{
+	char buf[128];
+	starpu_strerror_r(EINVAL, buf, sizeof(buf));
+	EXPECT_STREQ(buf, strerror(EINVAL));
+	char small[4];
+	starpu_strerror_r(EINVAL, small, sizeof(small));
+	EXPECT_EQ(strlen(small), 3u) << "cut to the buffer";
+	EXPECT_EQ(STARPU_BACKTRACE_LENGTH, 32);
+}
+
+void *allocate_sized(size_t n) STARPU_ATTRIBUTE_ALLOC_SIZE(1);
+void *allocate_sized(size_t n)
+{
+	return malloc(n);
+}
+
+TEST(ToolboxMacros, BacktraceIsPrintedOnStderr)
+{
+	void *p = allocate_sized(8);
+	free(p);
+	std::string err = stderr_of([] { STARPU_DUMP_BACKTRACE(); });
+#ifdef __GLIBC__
+	EXPECT_FALSE(err.empty());
+#endif
+}
+
+TEST(InterfaceCheckDeathTest, ChecksAbortOnAnotherInterface)
+{
+	struct starpu_vector_interface v = {};
+	v.id = STARPU_VECTOR_INTERFACE_ID;
+	STARPU_VECTOR_CHECK(&v);
+	struct starpu_matrix_interface m = {};
+	m.id = STARPU_MATRIX_INTERFACE_ID;
+	STARPU_MATRIX_CHECK(&m);
+	EXPECT_DEATH(STARPU_MATRIX_CHECK(&v), "the data is not a matrix");
+	EXPECT_DEATH(STARPU_VARIABLE_CHECK(&m), "the data is not a variable");
+	EXPECT_DEATH(STARPU_BLOCK_CHECK(&m), "the data is not a block");
+	EXPECT_DEATH(STARPU_TENSOR_CHECK(&m), "the data is not a tensor");
+	EXPECT_DEATH(STARPU_NDIM_CHECK(&m), "the data is not a ndim");
+	EXPECT_DEATH(STARPU_VECTOR_CHECK(&m), "the data is not a vector");
+}

@@ -735,4 +735,272 @@ TEST_F(WorkerApi, BarrierInitRefusesBadArguments)
 	EXPECT_EQ(s.runs.load(), 1);
 }
 
+
+// ------------------------------------------------- worker types and memory kinds (issue 40)
+
+void noop_cpu(void **, void *) {}
+void noop_device(void **, void *) {}
+
+TEST_F(WorkerApi, WhereMasksAreTheWorkerTypesBits)
+{
+	EXPECT_EQ(STARPU_CPU, 1ULL << 1);
+	EXPECT_EQ(STARPU_CUDA, 1ULL << 2);
+	EXPECT_EQ(STARPU_OPENCL, 1ULL << 3);
+	EXPECT_EQ(STARPU_MAX_FPGA, 1ULL << 5);
+	EXPECT_EQ(STARPU_MPI_MS, 1ULL << 6);
+	EXPECT_EQ(STARPU_TCPIP_MS, 1ULL << 7);
+	EXPECT_EQ(STARPU_HIP, 1ULL << 8);
+	for (unsigned t = 0; t < STARPU_NARCH; t++) {
+		if (!starpu_worker_archtype_is_valid((enum starpu_worker_archtype)t))
+			continue;
+		unsigned mask = (unsigned)STARPU_WORKER_TO_MASK(t);
+		EXPECT_EQ(starpu_arch_mask_to_worker_archtype(mask), (enum starpu_worker_archtype)t) << t;
+	}
+}
+
+TEST_F(WorkerApi, ArchtypeValidityAndMasksNamingNoneOrSeveralTypes)
+{
+	EXPECT_TRUE(starpu_worker_archtype_is_valid(STARPU_CPU_WORKER));
+	EXPECT_TRUE(starpu_worker_archtype_is_valid(STARPU_HIP_WORKER));
+	EXPECT_TRUE(starpu_worker_archtype_is_valid(STARPU_TCPIP_MS_WORKER));
+	EXPECT_FALSE(starpu_worker_archtype_is_valid((enum starpu_worker_archtype)3)) << "the value SCC used is none";
+	EXPECT_FALSE(starpu_worker_archtype_is_valid(STARPU_ANY_WORKER));
+	EXPECT_FALSE(starpu_worker_archtype_is_valid(STARPU_UNKNOWN_WORKER));
+	EXPECT_FALSE(starpu_worker_archtype_is_valid(STARPU_NARCH));
+	enum starpu_worker_archtype got = STARPU_CPU_WORKER;
+	std::string err = stderr_of([&] { got = starpu_arch_mask_to_worker_archtype((unsigned)(STARPU_CPU | STARPU_CUDA)); });
+	EXPECT_EQ(got, STARPU_UNKNOWN_WORKER);
+	EXPECT_TRUE(contains(err, "does not name exactly one worker type")) << err;
+	err = stderr_of([&] { got = starpu_arch_mask_to_worker_archtype(0); });
+	EXPECT_EQ(got, STARPU_UNKNOWN_WORKER);
+	EXPECT_FALSE(err.empty());
+}
+
+TEST_F(WorkerApi, TypeCanExecuteTaskFollowsTheCodeletAndTheWhereMasks)
+{
+	starpu_codelet cpu_only = cpu_codelet(noop_cpu, 0, "cpu_only");
+	starpu_codelet hip_only;
+	starpu_codelet_init(&hip_only);
+	hip_only.where = STARPU_HIP;
+	hip_only.hip_funcs[0] = noop_device;
+	hip_only.name = "hip_only";
+	struct starpu_task task;
+	starpu_task_init(&task);
+	task.cl = &cpu_only;
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_CPU_WORKER, &task), 1u);
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_CUDA_WORKER, &task), 0u);
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_HIP_WORKER, &task), 0u);
+	task.where = (int32_t)STARPU_CUDA;
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_CPU_WORKER, &task), 0u) << "the task's where keeps CPUs out";
+	task.where = -1;
+	task.cl = &hip_only;
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_HIP_WORKER, &task), 1u) << "no HIP driver here: from the codelet";
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_CPU_WORKER, &task), 0u);
+	task.cl = nullptr;
+	EXPECT_EQ(starpu_worker_type_can_execute_task(STARPU_OPENCL_WORKER, &task), 1u) << "a task without codelet runs anywhere";
+	unsigned got = 1;
+	std::string err = stderr_of([&] { got = starpu_worker_type_can_execute_task(STARPU_CPU_WORKER, nullptr); });
+	EXPECT_EQ(got, 0u);
+	EXPECT_TRUE(contains(err, "NULL task")) << err;
+	err = stderr_of([&] { got = starpu_worker_type_can_execute_task(STARPU_ANY_WORKER, &task); });
+	EXPECT_EQ(got, 0u);
+	EXPECT_TRUE(contains(err, "not a worker type")) << err;
+	starpu_task_clean(&task);
+}
+
+TEST_F(WorkerApi, DevnumSubworkerAndStreamWorkers)
+{
+	Runtime rt(3);
+	ASSERT_TRUE(rt.ok());
+	int ids[STARPU_NMAXWORKERS];
+	for (int w = 0; w < 3; w++) {
+		EXPECT_EQ(starpu_worker_get_devnum(w), w);
+		EXPECT_EQ(starpu_worker_get_subworkerid(w), 0);
+		ASSERT_EQ(starpu_worker_get_stream_workerids((unsigned)starpu_worker_get_devid(w), ids, STARPU_CPU_WORKER), 1);
+		EXPECT_EQ(ids[0], w);
+	}
+	EXPECT_EQ(starpu_worker_get_devnum(-1), -1);
+	EXPECT_EQ(starpu_worker_get_subworkerid(3), -1);
+	EXPECT_EQ(starpu_worker_get_stream_workerids(0, ids, STARPU_CUDA_WORKER), 0);
+	int got = 0;
+	std::string err = stderr_of([&] { got = starpu_worker_get_stream_workerids(0, nullptr, STARPU_CPU_WORKER); });
+	EXPECT_EQ(got, -EINVAL);
+	EXPECT_TRUE(contains(err, "NULL workerids")) << err;
+}
+
+TEST_F(WorkerApi, DisplayCountSaysHowManyOfAType)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	EXPECT_EQ(printed([](FILE *f) { starpu_worker_display_count(f, STARPU_CPU_WORKER); }), "2 CPU workers\n");
+	EXPECT_EQ(printed([](FILE *f) { starpu_worker_display_count(f, STARPU_HIP_WORKER); }), "0 HIP workers\n");
+	std::string out;
+	std::string err = stderr_of([&] { out = printed([](FILE *f) { starpu_worker_display_count(f, STARPU_NARCH); }); });
+	EXPECT_EQ(out, "");
+	EXPECT_TRUE(contains(err, "not a worker type")) << err;
+}
+
+TEST_F(WorkerApi, WaitForInitialisationReturnsOnceTheWorkersAreUp)
+{
+	std::string err = stderr_of([] { starpu_worker_wait_for_initialisation(); });
+	EXPECT_TRUE(contains(err, "StarPU is not initialised")) << err;
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	err = stderr_of([] { starpu_worker_wait_for_initialisation(); });
+	EXPECT_EQ(err, "");
+	EXPECT_EQ(starpu_worker_get_count(), 2u);
+}
+
+TEST_F(WorkerApi, MemoryKindsAndWorkerTypesMatch)
+{
+	EXPECT_EQ(starpu_memory_node_get_worker_archtype(STARPU_CPU_RAM), STARPU_CPU_WORKER);
+	EXPECT_EQ(starpu_memory_node_get_worker_archtype(STARPU_CUDA_RAM), STARPU_CUDA_WORKER);
+	EXPECT_EQ(starpu_memory_node_get_worker_archtype(STARPU_OPENCL_RAM), STARPU_OPENCL_WORKER);
+	EXPECT_EQ(starpu_memory_node_get_worker_archtype(STARPU_HIP_RAM), STARPU_HIP_WORKER);
+	EXPECT_EQ(starpu_memory_node_get_worker_archtype(STARPU_DISK_RAM), STARPU_CPU_WORKER);
+	EXPECT_EQ(starpu_worker_get_memory_node_kind(STARPU_CPU_WORKER), STARPU_CPU_RAM);
+	EXPECT_EQ(starpu_worker_get_memory_node_kind(STARPU_CUDA_WORKER), STARPU_CUDA_RAM);
+	EXPECT_EQ(starpu_worker_get_memory_node_kind(STARPU_MAX_FPGA_WORKER), STARPU_MAX_FPGA_RAM);
+	enum starpu_worker_archtype arch = STARPU_CPU_WORKER;
+	std::string err = stderr_of([&] { arch = starpu_memory_node_get_worker_archtype(STARPU_UNUSED); });
+	EXPECT_EQ(arch, STARPU_UNKNOWN_WORKER);
+	EXPECT_TRUE(contains(err, "is not a memory node kind")) << err;
+	enum starpu_node_kind kind = STARPU_CPU_RAM;
+	err = stderr_of([&] { kind = starpu_worker_get_memory_node_kind(STARPU_ANY_WORKER); });
+	EXPECT_EQ(kind, STARPU_UNUSED);
+	EXPECT_TRUE(contains(err, "is not a worker type")) << err;
+}
+
+TEST_F(WorkerApi, MemoryNodesFoundByKindAndDevice)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	unsigned nram = starpu_memory_nodes_get_numa_count();
+	EXPECT_EQ(starpu_memory_devid_find_node(0, STARPU_CPU_RAM), (unsigned)STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_memory_devid_find_node(7, STARPU_CUDA_RAM), (unsigned)-1);
+	unsigned ids[STARPU_MAXNODES];
+	ASSERT_EQ(starpu_memory_node_get_ids_by_type(STARPU_CPU_RAM, ids, STARPU_MAXNODES), nram);
+	EXPECT_EQ(ids[0], (unsigned)STARPU_MAIN_RAM);
+	EXPECT_EQ(starpu_memory_node_get_ids_by_type(STARPU_CPU_RAM, ids, 0), (unsigned)-ERANGE) << "no room for the first";
+	EXPECT_EQ(starpu_memory_node_get_ids_by_type(STARPU_HIP_RAM, ids, STARPU_MAXNODES), 0u);
+	EXPECT_EQ(starpu_node_needs_offset(STARPU_MAIN_RAM), 0);
+}
+
+TEST_F(WorkerApi, BusFiguresArePrintedOnceStarted)
+{
+	std::string out;
+	std::string err = stderr_of([&] { out = printed([](FILE *f) { starpu_bus_print_bandwidth(f); }); });
+	EXPECT_EQ(out, "");
+	EXPECT_TRUE(contains(err, "starpu_bus_print_bandwidth: StarPU is not initialised")) << err;
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	out = printed([](FILE *f) { starpu_bus_print_bandwidth(f); });
+	EXPECT_TRUE(contains(out, "# bandwidth (MB/s)\nfrom/to")) << out;
+	EXPECT_TRUE(contains(out, "# latency (us)")) << out;
+	EXPECT_TRUE(contains(out, "NUMA 0")) << out;
+	out = printed([](FILE *f) { starpu_bus_print_affinity(f); });
+	EXPECT_EQ(lines_of(out).front(), "# device\tRAM nodes, best connected first");
+	EXPECT_EQ(lines_of(out).size(), 1u + starpu_memory_nodes_get_count() - starpu_memory_nodes_get_numa_count())
+		<< "one line per device" << out;
+}
+
+
+// ------------------------------------------------------ helpers policies call (issue 40)
+
+std::atomic<int> g_traps{0};
+
+void count_trap(int)
+{
+	g_traps++;
+}
+
+TEST_F(WorkerApi, TaskBreakRaisesSigtrapOnTheNamedJobOnly)
+{
+	ScopedEnv brk("STARPU_TASK_BREAK_ON_SCHED", nullptr);
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	struct starpu_task *other = starpu_task_create(), *named = starpu_task_create();
+	named->name = "named";
+	struct sigaction counting = {}, previous = {};
+	counting.sa_handler = count_trap;
+	sigemptyset(&counting.sa_mask);
+	ASSERT_EQ(sigaction(SIGTRAP, &counting, &previous), 0);
+	g_traps = 0;
+	ScopedEnv set("STARPU_TASK_BREAK_ON_SCHED", std::to_string(starpu_task_get_job_id(named)));
+	starpu_sched_task_break(other);
+	starpu_sched_task_break(nullptr);
+	EXPECT_EQ(g_traps.load(), 0);
+	std::string err = stderr_of([&] { starpu_sched_task_break(named); });
+	EXPECT_EQ(g_traps.load(), 1);
+	EXPECT_TRUE(contains(err, "STARPU_TASK_BREAK_ON_SCHED: the policy has scheduled task 'named' (job ")) << err;
+	sigaction(SIGTRAP, &previous, nullptr);
+	starpu_task_destroy(other);
+	starpu_task_destroy(named);
+}
+
+TEST_F(WorkerApi, SharesTasksListsChecksItsArguments)
+{
+	Runtime rt(2);
+	ASSERT_TRUE(rt.ok());
+	std::string err = stderr_of([] {
+		starpu_sched_ctx_worker_shares_tasks_lists(1, 0);
+		starpu_sched_ctx_worker_shares_tasks_lists(0, STARPU_NMAX_SCHED_CTXS);
+	});
+	EXPECT_EQ(err, "");
+	err = stderr_of([] { starpu_sched_ctx_worker_shares_tasks_lists(5, 0); });
+	EXPECT_TRUE(contains(err, "starpu_sched_ctx_worker_shares_tasks_lists: worker id 5 does not exist")) << err;
+	err = stderr_of([] { starpu_sched_ctx_worker_shares_tasks_lists(0, 9); });
+	EXPECT_TRUE(contains(err, "starpu_sched_ctx_worker_shares_tasks_lists")) << err;
+}
+
+
+struct ReadySoon
+{
+	std::mutex lock;
+	std::vector<std::pair<std::string, double>> seen;
+};
+
+void note_ready_soon(void *data, struct starpu_task *task, double delay)
+{
+	ReadySoon *r = (ReadySoon *)data;
+	std::lock_guard<std::mutex> guard(r->lock);
+	r->seen.emplace_back(task->name ? task->name : "", delay);
+}
+
+void other_ready_soon(void *, struct starpu_task *, double) {}
+
+void touch(void **, void *) {}
+
+TEST_F(WorkerApi, ReadySoonNamesTheTaskWaitingOnlyForTheOneStarting)
+{
+	Runtime rt(1);
+	ASSERT_TRUE(rt.ok());
+	ReadySoon r;
+	starpu_task_notify_ready_soon_register(note_ready_soon, &r);
+	std::string err = stderr_of([] { starpu_task_notify_ready_soon_register(other_ready_soon, nullptr); });
+	EXPECT_TRUE(contains(err, "another function is registered already")) << err;
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)&x, sizeof(x));
+	static starpu_codelet rw = cpu_codelet(touch, 1, "rw");
+	rw.modes[0] = STARPU_RW;
+	static starpu_codelet none = cpu_codelet(touch, 0, "none");
+	struct starpu_task *first = starpu_task_build(&rw, STARPU_RW, h, STARPU_NAME, "first", 0);
+	ASSERT_NE(first, nullptr);
+	first->predicted = 500.0;
+	// Paused: the second is submitted (waiting for the first) before the first starts.
+	starpu_pause();
+	ASSERT_EQ(starpu_task_submit(first), 0);
+	ASSERT_EQ(starpu_task_insert(&rw, STARPU_RW, h, STARPU_NAME, "second", 0), 0);
+	ASSERT_EQ(starpu_task_insert(&none, STARPU_NAME, "alone", 0), 0);
+	starpu_resume();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+	starpu_task_notify_ready_soon_register(nullptr, nullptr);
+	std::lock_guard<std::mutex> guard(r.lock);
+	ASSERT_EQ(r.seen.size(), 1u) << "only the second waits for the first, whose duration is predicted";
+	EXPECT_EQ(r.seen[0].first, "second");
+	EXPECT_EQ(r.seen[0].second, 500.0);
+}
+
 } // namespace

@@ -28,9 +28,12 @@ static int acquire_checks(starpu_data_handle_t handle, enum starpu_data_access_m
  * starpu_data_release) or by the runtime itself (a prefetch). Once its
  * dependencies are met, the data is brought to node (-1: left where it is). */
 static struct _astro_job *acquire_submit(starpu_data_handle_t handle, enum starpu_data_access_mode mode, int node,
-					 void (*callback)(void *), void *arg, bool sequential_consistency, bool by_application)
+					 void (*callback)(void *), void *arg, bool sequential_consistency, bool by_application,
+					 long *jobid)
 {
 	struct _astro_job *job = _astro_job_new_internal();
+	if (jobid)
+		*jobid = (long)job->id;
 	job->acquire_callback = callback;
 	/* The runtime's own callbacks get the job. */
 	job->acquire_arg = by_application ? arg : job;
@@ -133,7 +136,7 @@ static int acquire_blocking(starpu_data_handle_t handle, int node, enum starpu_d
 	struct acquire_wait aw = { .handle = handle, .mode = mode };
 	note_awaited(&aw);
 	node = acquire_node(node, fn);
-	struct _astro_job *job = acquire_submit(handle, mode, node, NULL, NULL, true, true);
+	struct _astro_job *job = acquire_submit(handle, mode, node, NULL, NULL, true, true, NULL);
 	if (!__atomic_load_n(&job->acquire_ready, __ATOMIC_ACQUIRE)) {
 		struct _astro_idle_watch watch;
 		_astro_idle_watch_begin(&watch, fn, NULL, describe_acquire, &aw);
@@ -183,7 +186,7 @@ int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, e
 		_astro_error("starpu_data_acquire_cb: NULL callback: use starpu_data_acquire for a blocking acquire");
 		return -EINVAL;
 	}
-	acquire_submit(handle, mode, STARPU_MAIN_RAM, callback, arg, sequential_consistency != 0, true);
+	acquire_submit(handle, mode, STARPU_MAIN_RAM, callback, arg, sequential_consistency != 0, true, NULL);
 	return 0;
 }
 
@@ -193,7 +196,7 @@ int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_
 }
 
 static int acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *),
-			      void *arg, int sequential_consistency, const char *fn)
+			      void *arg, int sequential_consistency, const char *fn, long *jobid)
 {
 	int ret = acquire_checks(handle, mode, fn);
 	if (ret)
@@ -202,20 +205,46 @@ static int acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu
 		_astro_error("%s: NULL callback: use starpu_data_acquire_on_node for a blocking acquire", fn);
 		return -EINVAL;
 	}
-	acquire_submit(handle, mode, acquire_node(node, fn), callback, arg, sequential_consistency != 0, true);
+	acquire_submit(handle, mode, acquire_node(node, fn), callback, arg, sequential_consistency != 0, true, jobid);
 	return 0;
 }
 
 int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
 {
-	return acquire_on_node_cb(handle, node, mode, callback, arg, 1, "starpu_data_acquire_on_node_cb");
+	return acquire_on_node_cb(handle, node, mode, callback, arg, 1, "starpu_data_acquire_on_node_cb", NULL);
 }
 
 int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
 							  void (*callback)(void *), void *arg, int sequential_consistency)
 {
 	return acquire_on_node_cb(handle, node, mode, callback, arg, sequential_consistency,
-				  "starpu_data_acquire_on_node_cb_sequential_consistency");
+				  "starpu_data_acquire_on_node_cb_sequential_consistency", NULL);
+}
+
+/* quick lets StarPU skip its synchronisation task when the data is there already: the
+ * acquire here is one job either way, so the callback runs as it would without it. */
+int starpu_data_acquire_on_node_cb_sequential_consistency_quick(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+								void (*callback)(void *), void *arg, int sequential_consistency, int quick)
+{
+	(void)quick;
+	return acquire_on_node_cb(handle, node, mode, callback, arg, sequential_consistency,
+				  "starpu_data_acquire_on_node_cb_sequential_consistency_quick", NULL);
+}
+
+/* The acquire is one job from its grant to its release: both synchronisation points are that job. */
+int starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+								      void (*callback)(void *), void *arg, int sequential_consistency,
+								      int quick, long *pre_sync_jobid, long *post_sync_jobid)
+{
+	(void)quick;
+	long id = -1;
+	int ret = acquire_on_node_cb(handle, node, mode, callback, arg, sequential_consistency,
+				     "starpu_data_acquire_on_node_cb_sequential_consistency_sync_jobids", &id);
+	if (pre_sync_jobid)
+		*pre_sync_jobid = ret ? -1 : id;
+	if (post_sync_jobid)
+		*post_sync_jobid = ret ? -1 : id;
+	return ret;
 }
 
 /* Granted only when no access submitted before it is left: then the data is brought to node (a blocking transfer). */
@@ -230,7 +259,7 @@ static int acquire_try(starpu_data_handle_t handle, int node, enum starpu_data_a
 	starpu_pthread_mutex_unlock(&handle->lock);
 	if (!free_now)
 		return -EAGAIN;
-	acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true);
+	acquire_submit(handle, mode, acquire_node(node, fn), NULL, NULL, true, true, NULL);
 	return 0;
 }
 
@@ -528,7 +557,7 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle)
 	if (!_astro_data_live_or_claim(handle, "starpu_data_unregister_submit", _ASTRO_HANDLE_UNREGISTERING))
 		return;
 	handle->unregistering = true;
-	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false);
+	acquire_submit(handle, STARPU_RW, handle->home_node, unregister_when_ready, NULL, true, false, NULL);
 }
 
 static void invalidate_now(starpu_data_handle_t handle)

@@ -28,7 +28,14 @@ int starpu_conf_init(struct starpu_conf *conf)
 	conf->single_combined_worker = -1;
 	conf->disable_asynchronous_copy = -1;
 	conf->disable_asynchronous_cuda_copy = -1;
+	conf->disable_asynchronous_hip_copy = -1;
+	conf->disable_asynchronous_opencl_copy = -1;
+	conf->disable_asynchronous_mpi_ms_copy = -1;
+	conf->disable_asynchronous_tcpip_ms_copy = -1;
+	conf->disable_asynchronous_max_fpga_copy = -1;
 	conf->enable_map = -1;
+	conf->data_locality_enforce = -1;
+	conf->cuda_only_fast_alloc_other_memnodes = -1;
 	conf->catch_signals = -1;
 	conf->global_sched_ctx_min_priority = -1;
 	conf->global_sched_ctx_max_priority = -1;
@@ -101,6 +108,62 @@ static void read_priorities(void)
 	}
 }
 
+/* A STARPU_DISABLE_ASYNCHRONOUS_<kind>_COPY switch: the general one turns every kind's on. */
+static int copy_switch(const char *env, int conf_value, int general)
+{
+	return general || _astro_conf_int_in(env, NULL, conf_value, 0, 1, 0);
+}
+
+/* The copy switches, resolved once (starpu_asynchronous_*_copy_disabled() read them). */
+static void resolve_copy_switches(struct starpu_conf *conf)
+{
+	int all = _astro_conf_int_in("STARPU_DISABLE_ASYNCHRONOUS_COPY", NULL, conf->disable_asynchronous_copy, 0, 1, 0);
+	conf->disable_asynchronous_copy = all;
+	conf->disable_asynchronous_cuda_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY", conf->disable_asynchronous_cuda_copy, all);
+	conf->disable_asynchronous_hip_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_HIP_COPY", conf->disable_asynchronous_hip_copy, all);
+	conf->disable_asynchronous_opencl_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY",
+							     conf->disable_asynchronous_opencl_copy, all);
+	conf->disable_asynchronous_mpi_ms_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_MPI_MS_COPY",
+							     conf->disable_asynchronous_mpi_ms_copy, all);
+	conf->disable_asynchronous_tcpip_ms_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_TCPIP_MS_COPY",
+							       conf->disable_asynchronous_tcpip_ms_copy, all);
+	conf->disable_asynchronous_max_fpga_copy = copy_switch("STARPU_DISABLE_ASYNCHRONOUS_MAX_FPGA_COPY",
+							       conf->disable_asynchronous_max_fpga_copy, all);
+}
+
+/* StarPU configuration this runtime cannot honour: each asked-for one is said, and left aside. */
+static void say_unsupported_conf(struct starpu_conf *conf)
+{
+#define EXPLICIT_IDS "starpu_conf.use_explicit_workers_%s_gpuid: choosing devices by number is not supported: the devices are " \
+		     "used in their order; limit how many with STARPU_N%s"
+	if (conf->use_explicit_workers_cuda_gpuid)
+		_astro_warn(EXPLICIT_IDS, "cuda", "CUDA");
+	if (conf->use_explicit_workers_opencl_gpuid)
+		_astro_warn(EXPLICIT_IDS, "opencl", "OPENCL");
+#undef EXPLICIT_IDS
+	if (conf->use_explicit_workers_hip_gpuid || conf->use_explicit_workers_max_fpga_deviceid || conf->use_explicit_workers_mpi_ms_deviceid)
+		_astro_warn("starpu_conf.use_explicit_workers_{hip_gpuid,max_fpga_deviceid,mpi_ms_deviceid}: this build has no HIP, "
+			    "Maxeler FPGA or MPI master-slave driver: the device numbers are not used");
+	if (conf->max_fpga_load)
+		_astro_warn("starpu_conf.max_fpga_load: this build has no Maxeler FPGA driver: nothing is loaded");
+	if (conf->n_cuda_opengl_interoperability)
+		_astro_warn("starpu_conf.cuda_opengl_interoperability: CUDA/OpenGL interoperability is not supported: the CUDA "
+			    "devices are set up without it");
+	conf->enable_map = _astro_conf_int_in("STARPU_ENABLE_MAP", NULL, conf->enable_map, 0, 1, 0);
+	if (conf->enable_map)
+		_astro_warn("STARPU_ENABLE_MAP (starpu_conf.enable_map): mapping memory between nodes is not supported: data is "
+			    "copied between nodes, and starpu_map_enabled() returns 0");
+	conf->data_locality_enforce = _astro_conf_int_in("STARPU_DATA_LOCALITY_ENFORCE", NULL, conf->data_locality_enforce, 0, 1, 0);
+	if (conf->data_locality_enforce)
+		_astro_warn("STARPU_DATA_LOCALITY_ENFORCE (starpu_conf.data_locality_enforce): not supported: the policy places "
+			    "tasks as it does without it");
+	conf->cuda_only_fast_alloc_other_memnodes = _astro_conf_int_in("STARPU_CUDA_ONLY_FAST_ALLOC_OTHER_MEMNODES", NULL,
+								       conf->cuda_only_fast_alloc_other_memnodes, 0, 1, 0);
+	if (conf->cuda_only_fast_alloc_other_memnodes)
+		_astro_warn("STARPU_CUDA_ONLY_FAST_ALLOC_OTHER_MEMNODES (starpu_conf.cuda_only_fast_alloc_other_memnodes): not "
+			    "supported: CUDA workers allocate on other nodes as the other workers do");
+}
+
 static int runtime_start(struct starpu_conf *user_conf)
 {
 	int ret;
@@ -129,7 +192,11 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.nready = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
+	resolve_copy_switches(&_astro_rt.conf);
+	say_unsupported_conf(&_astro_rt.conf);
 	_astro_throttle_init();
+	_astro_task_break_init();
+	_astro_ready_soon_reset();
 	/* Before anything fires a moment: profiling watches the workers from their start. */
 	_astro_profiling_init();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_INIT_BEGIN, .workerid = -1);
@@ -236,6 +303,21 @@ void starpu_wait_initialized(void)
 {
 	starpu_pthread_mutex_lock(&init_lock);
 	while (state_get() != _ASTRO_RUNNING)
+		starpu_pthread_cond_wait(&init_cond, &init_lock);
+	starpu_pthread_mutex_unlock(&init_lock);
+}
+
+/* The workers the runtime starts have all passed their start barrier when starpu_init() returns
+ * (run/worker_loop.c): waiting for a starpu_init() under way is waiting for them. */
+void starpu_worker_wait_for_initialisation(void)
+{
+	starpu_pthread_mutex_lock(&init_lock);
+	if (state_get() == _ASTRO_STOPPED) {
+		starpu_pthread_mutex_unlock(&init_lock);
+		_astro_error("starpu_worker_wait_for_initialisation: StarPU is not initialised: call it after starpu_init()");
+		return;
+	}
+	while (state_get() == _ASTRO_STARTING)
 		starpu_pthread_cond_wait(&init_cond, &init_lock);
 	starpu_pthread_mutex_unlock(&init_lock);
 }

@@ -282,3 +282,80 @@ void starpu_bus_print_filenames(FILE *f)
 		fprintf(f, "%9s: %s\n", kinds[i], path);
 	}
 }
+
+/* One row per source node, one column per destination: the figure of each pair, "-" unknown or to itself. */
+static void print_matrix(FILE *f, const char *what, double (*figures)[STARPU_MAXNODES])
+{
+	unsigned n = starpu_memory_nodes_get_count();
+	fprintf(f, "# %s\n%-12s", what, "from/to");
+	for (unsigned dst = 0; dst < n; dst++) {
+		char name[32];
+		starpu_memory_node_get_name(dst, name, sizeof(name));
+		fprintf(f, "\t%-10s", name);
+	}
+	fputc('\n', f);
+	for (unsigned src = 0; src < n; src++) {
+		char name[32];
+		starpu_memory_node_get_name(src, name, sizeof(name));
+		fprintf(f, "%-12s", name);
+		for (unsigned dst = 0; dst < n; dst++) {
+			if (bus_known && src != dst && figures[src][dst] > 0)
+				fprintf(f, "\t%-10.0f", figures[src][dst]);
+			else
+				fprintf(f, "\t%-10s", "-");
+		}
+		fputc('\n', f);
+	}
+}
+
+/* The bus figures exist from starpu_init() on: printing them before, or on no stream, is refused. */
+static bool print_refused(FILE *f, const char *fn)
+{
+	if (!f)
+		_astro_error("%s: NULL stream: give the FILE to print on", fn);
+	else if (!_astro_running())
+		_astro_error("%s: StarPU is not initialised: call it after starpu_init()", fn);
+	return !f || !_astro_running();
+}
+
+void starpu_bus_print_bandwidth(FILE *f)
+{
+	if (print_refused(f, "starpu_bus_print_bandwidth"))
+		return;
+	print_matrix(f, "bandwidth (MB/s)", bus_bandwidth);
+	print_matrix(f, "latency (us)", bus_latency);
+}
+
+/* For each device, the RAM nodes from the best connected to it (highest measured bandwidth both ways)
+ * to the worst: the order a device's data is best placed in when it lives in main memory. */
+void starpu_bus_print_affinity(FILE *f)
+{
+	if (print_refused(f, "starpu_bus_print_affinity"))
+		return;
+	unsigned n = starpu_memory_nodes_get_count(), ram[STARPU_MAXNODES], nram = 0;
+	for (unsigned node = 0; node < n; node++)
+		if (starpu_node_get_kind(node) == STARPU_CPU_RAM)
+			ram[nram++] = node;
+	fprintf(f, "# device\tRAM nodes, best connected first\n");
+	for (unsigned dev = 0; dev < n; dev++) {
+		if (starpu_node_get_kind(dev) == STARPU_CPU_RAM || starpu_node_get_kind(dev) == STARPU_DISK_RAM)
+			continue;
+		unsigned order[STARPU_MAXNODES];
+		memcpy(order, ram, nram * sizeof(*ram));
+		/* Insertion sort: a handful of NUMA nodes. */
+		for (unsigned i = 1; i < nram; i++)
+			for (unsigned j = i; j > 0; j--) {
+				unsigned a = order[j - 1], b = order[j];
+				if (bus_bandwidth[a][dev] + bus_bandwidth[dev][a] >= bus_bandwidth[b][dev] + bus_bandwidth[dev][b])
+					break;
+				order[j - 1] = b;
+				order[j] = a;
+			}
+		char name[32];
+		starpu_memory_node_get_name(dev, name, sizeof(name));
+		fprintf(f, "%s\t", name);
+		for (unsigned i = 0; i < nram; i++)
+			fprintf(f, "%s%u", i ? " " : "", order[i]);
+		fputc('\n', f);
+	}
+}

@@ -34,9 +34,9 @@ unsigned _astro_numa_nodes_init(void)
 	return nnuma;
 }
 
-int starpu_memory_nodes_get_numa_count(void)
+unsigned starpu_memory_nodes_get_numa_count(void)
 {
-	return (int)nnuma;
+	return nnuma;
 }
 
 unsigned _astro_numa_node_of_pu(int pu)

@@ -501,6 +501,13 @@ static int check_worker_ctx(int workerid, unsigned id, const char *fn)
 	return 0;
 }
 
+/* A policy says its workers take tasks from lists they share. Every worker here asks the pop_task of
+ * each context it belongs to, whatever lists the policy keeps: nothing more to arrange. */
+void starpu_sched_ctx_worker_shares_tasks_lists(int workerid, int sched_ctx_id)
+{
+	(void)check_worker_ctx(workerid, (unsigned)sched_ctx_id, __func__);
+}
+
 void starpu_sched_ctx_set_priority(int *workers, int nworkers, unsigned sched_ctx_id, unsigned priority)
 {
 	if (nworkers == -1)

@@ -302,6 +302,10 @@ void _astro_task_wait_for_n_unless(const char *call, unsigned n, bool (*give_up)
 /* throttle.c: STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS. _astro_throttling: both are set (read at init). */
 extern bool _astro_throttling;
 void _astro_throttle_init(void);
+/* Forgets STARPU_TASK_BREAK_ON_SCHED, read again at the next starpu_sched_task_break() (task_break.c). */
+void _astro_task_break_init(void);
+/* Forgets the starpu_task_notify_ready_soon_register() function of the last run (ready_soon.c). */
+void _astro_ready_soon_reset(void);
 /* Holds the calling application thread while the limit is reached (starpu_task_submit, when _astro_throttling). */
 void _astro_throttle(void);
 /* Submissions the runtime makes for itself under way on this thread (throttle.c never holds them). */

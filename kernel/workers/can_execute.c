@@ -94,3 +94,51 @@ int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_t
 		}
 	return 0;
 }
+
+/* Whether cl has an implementation for workers of type, from its fields: for types no driver of this build serves. */
+static bool codelet_has_impl_for(const struct starpu_codelet *cl, enum starpu_worker_archtype type)
+{
+	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++) {
+		switch (type) {
+		case STARPU_CPU_WORKER: if (cl->cpu_funcs[i]) return true; break;
+		case STARPU_CUDA_WORKER: if (cl->cuda_funcs[i]) return true; break;
+		case STARPU_OPENCL_WORKER: if (cl->opencl_funcs[i]) return true; break;
+		case STARPU_HIP_WORKER: if (cl->hip_funcs[i]) return true; break;
+		case STARPU_MAX_FPGA_WORKER: if (cl->max_fpga_funcs[i]) return true; break;
+		/* Master-slave workers run CPU functions they look up by name. */
+		case STARPU_MPI_MS_WORKER:
+		case STARPU_TCPIP_MS_WORKER: if (cl->cpu_funcs_name[i]) return true; break;
+		default: return false;
+		}
+	}
+	return false;
+}
+
+unsigned starpu_worker_type_can_execute_task(enum starpu_worker_archtype worker_type, const struct starpu_task *task)
+{
+	if (!task || !starpu_worker_archtype_is_valid(worker_type)) {
+		_astro_error("starpu_worker_type_can_execute_task: %s: give a task and one of enum starpu_worker_archtype",
+			     !task ? "NULL task" : "not a worker type");
+		return 0;
+	}
+	const struct starpu_codelet *cl = task->cl;
+	if (!cl)
+		return 1;
+	for (unsigned i = 0; i < _astro_driver_count(); i++) {
+		const struct astro_driver *d = _astro_driver_nth(i);
+		if (d->archtype != worker_type)
+			continue;
+		if (!_astro_task_where(task, d))
+			return 0;
+		for (unsigned nimpl = 0; nimpl < STARPU_MAXIMPLEMENTATIONS; nimpl++)
+			if (d->has_impl(cl, nimpl))
+				return 1;
+		return 0;
+	}
+	uint64_t mask = STARPU_WORKER_TO_MASK(worker_type);
+	if (cl->where && !(cl->where & mask))
+		return 0;
+	if (task->where != -1 && task->where != 0 && !((uint64_t)(uint32_t)task->where & mask))
+		return 0;
+	return codelet_has_impl_for(cl, worker_type);
+}

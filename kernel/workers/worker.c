@@ -224,6 +224,66 @@ const char *starpu_worker_get_type_as_env_var(enum starpu_worker_archtype type)
 	}
 }
 
+unsigned starpu_worker_archtype_is_valid(enum starpu_worker_archtype type)
+{
+	return (unsigned)type < STARPU_NARCH && arch_names[type] != NULL;
+}
+
+enum starpu_worker_archtype starpu_arch_mask_to_worker_archtype(unsigned mask)
+{
+	for (unsigned t = 0; t < STARPU_NARCH; t++)
+		if (arch_names[t] && mask == STARPU_WORKER_TO_MASK(t))
+			return (enum starpu_worker_archtype)t;
+	_astro_error("starpu_arch_mask_to_worker_archtype: mask 0x%x does not name exactly one worker type: give one of "
+		     "STARPU_CPU, STARPU_CUDA, STARPU_OPENCL...", mask);
+	return STARPU_UNKNOWN_WORKER;
+}
+
+/* The worker of the same type and device that comes first in the table. */
+static bool first_on_its_device(int i)
+{
+	const struct _astro_worker *w = _astro_rt.workers[i];
+	for (int j = 0; j < i; j++)
+		if (_astro_rt.workers[j]->arch == w->arch && _astro_rt.workers[j]->devid == w->devid)
+			return false;
+	return true;
+}
+
+int starpu_worker_get_devnum(int id)
+{
+	if (!valid_worker(id))
+		return -1;
+	const struct _astro_worker *w = _astro_rt.workers[id];
+	int devnum = 0;
+	for (int i = 0; i < id; i++)
+		devnum += _astro_rt.workers[i]->arch == w->arch && _astro_rt.workers[i]->devid != w->devid && first_on_its_device(i);
+	return devnum;
+}
+
+int starpu_worker_get_subworkerid(int id)
+{
+	if (!valid_worker(id))
+		return -1;
+	const struct _astro_worker *w = _astro_rt.workers[id];
+	int sub = 0;
+	for (int i = 0; i < id; i++)
+		sub += _astro_rt.workers[i]->arch == w->arch && _astro_rt.workers[i]->devid == w->devid;
+	return sub;
+}
+
+int starpu_worker_get_stream_workerids(unsigned devid, int *workerids, enum starpu_worker_archtype type)
+{
+	if (!workerids) {
+		_astro_error("starpu_worker_get_stream_workerids: NULL workerids: give an array of STARPU_NMAXWORKERS entries");
+		return -EINVAL;
+	}
+	int n = 0;
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		if (_astro_rt.workers[i]->arch == type && _astro_rt.workers[i]->devid == (int)devid)
+			workerids[n++] = (int)i;
+	return n;
+}
+
 int starpu_worker_is_enabled(int workerid)
 {
 	return valid_worker(workerid) && __atomic_load_n(&_astro_rt.workers[workerid]->enabled, __ATOMIC_RELAXED);
@@ -240,6 +300,16 @@ void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type)
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		if (_astro_rt.workers[i]->arch == type)
 			fprintf(output, "\t%s\n", _astro_rt.workers[i]->name);
+}
+
+void starpu_worker_display_count(FILE *output, enum starpu_worker_archtype type)
+{
+	int n = starpu_worker_get_count_by_type(type);
+	if (n < 0) {
+		_astro_error("starpu_worker_display_count: %d is not a worker type: give one of enum starpu_worker_archtype", (int)type);
+		return;
+	}
+	fprintf(output, "%d %s worker%s\n", n, starpu_worker_get_type_as_string(type), n == 1 ? "" : "s");
 }
 
 void starpu_worker_display_all(FILE *output)

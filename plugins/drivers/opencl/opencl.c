@@ -81,9 +81,10 @@ static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_o
 	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
 	if (!d)
 		return -ENODEV;
-	cl_event *event = (cl_event *)request;
-	if (event)
-		*event = NULL;
+	/* STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY: the copy is done when the call returns. */
+	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
+	if (request)
+		*request = NULL;
 	return started(d, clEnqueueWriteBuffer(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, dst_offset, size, src,
 						0, NULL, event), event, "writing to the device");
 }
@@ -93,9 +94,10 @@ static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, s
 	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
 	if (!d)
 		return -ENODEV;
-	cl_event *event = (cl_event *)request;
-	if (event)
-		*event = NULL;
+	/* STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY: the copy is done when the call returns. */
+	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
+	if (request)
+		*request = NULL;
 	return started(d, clEnqueueReadBuffer(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, src_offset, size, dst,
 					      0, NULL, event), event, "reading from the device");
 }
