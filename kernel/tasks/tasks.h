@@ -35,6 +35,10 @@ struct _astro_data_link
 /* A job's done word (a futex): running, a thread waits for it (starpu_task_wait), complete. */
 /* JOB_DESTROY: starpu_task_destroy() of a detached task that runs: its completion frees it. */
 enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2, JOB_DESTROY = 3 };
+/* A job's link_state: nobody ever listed a successor on it (most jobs), someone did (sticky), or it
+ * terminated while unlinked, without taking its lock (release_successors, task.c); its next
+ * submission makes a closed job unlinked again. */
+enum { JOB_UNLINKED = 0, JOB_LINKED = 1, JOB_CLOSED = 2 };
 
 struct _astro_job
 {
@@ -63,6 +67,7 @@ struct _astro_job
 	unsigned nimpl;
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
 	bool instr_saved;                    /* instrumentation states or bursts it left open are kept for its next run (instrument.c) */
+	unsigned char link_state;            /* JOB_UNLINKED, JOB_LINKED or JOB_CLOSED: see _astro_job_link() */
 	struct _astro_data_link *links;      /* nbuffers entries */
 	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
@@ -161,6 +166,17 @@ extern starpu_pthread_mutex_t _astro_dep_graph_lock;
 /* Declared dependencies (job.c): one more completion of a group's predecessors, returning the
  * job it releases (NULL: none); a submission uses up one completion of each of its groups. */
 struct _astro_job *_astro_group_notify(struct _astro_dep_group *g);
+/* Before listing a successor on pred (then under pred->lock): marks pred linked, so that its
+ * termination takes the lock and releases what is listed. Returns true when pred had terminated
+ * without the lock (closed): it counts as terminated even if pred->terminated does not say so yet. */
+static inline bool _astro_job_link(struct _astro_job *pred)
+{
+	unsigned char state = __atomic_load_n(&pred->link_state, __ATOMIC_ACQUIRE);
+	while (state != JOB_LINKED)
+		if (__atomic_compare_exchange_n(&pred->link_state, &state, JOB_LINKED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return state == JOB_CLOSED;
+	return false;
+}
 /* Adds a successor entry (a job, or a job | _ASTRO_END_DEP_BIT) to pred unless it terminated: 1 if added. */
 int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry);
 void _astro_groups_claim(struct _astro_job *job);
