@@ -587,6 +587,7 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	if (__atomic_load_n(&job->done, __ATOMIC_RELAXED) == JOB_DONE)
 		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
+	__atomic_store_n(&job->runnable_on, 0, __ATOMIC_RELAXED); /* what the policy finds out for this submission */
 	task->status = STARPU_TASK_BLOCKED;
 	if (policy->submit_hook) {
 		_astro_site_enter_top(_ASTRO_HOOK_SITE(&_astro_ctxs[task->sched_ctx], SUBMIT));

@@ -45,6 +45,7 @@ struct _astro_job
 	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
 	unsigned long id;
 	void *policy_data;                   /* the policy's state for the task, NULL until one sets it (task->sched_data is the application's) */
+	int runnable_on;                     /* see struct _astro_job_head */
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
@@ -69,7 +70,6 @@ struct _astro_job
 	bool instr_saved;                    /* instrumentation states or bursts it left open are kept for its next run (instrument.c) */
 	unsigned char link_state;            /* JOB_UNLINKED, JOB_LINKED or JOB_CLOSED: see _astro_job_link() */
 	struct _astro_data_link *links;      /* nbuffers entries */
-	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
 	int acquire_ready;                   /* futex word: 1 granted, 2 granted but its data could not be brought there */
@@ -91,12 +91,15 @@ struct _astro_job
 	unsigned char prefetch_level;        /* ... at this level (enum starpu_is_prefetch) */
 	short prefetch_prio;                 /* ... and priority */
 	struct _astro_job *watch_prev, *watch_next;
+	/* Last: _astro_job_init() leaves it as it is (_astro_job_links() clears what it uses). */
+	struct _astro_data_link inline_links[4];
 };
 
 /* _astro_job_id_of() (common/common.h) reads a job through its head. */
 _Static_assert(offsetof(struct _astro_job, task) == offsetof(struct _astro_job_head, task) &&
 	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id) &&
-	       offsetof(struct _astro_job, policy_data) == offsetof(struct _astro_job_head, policy_data), "a job begins with its head");
+	       offsetof(struct _astro_job, policy_data) == offsetof(struct _astro_job_head, policy_data) &&
+	       offsetof(struct _astro_job, runnable_on) == offsetof(struct _astro_job_head, runnable_on), "a job begins with its head");
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */
 struct _astro_task_with_job
@@ -127,7 +130,7 @@ static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 extern unsigned long _astro_next_job_id;
 static inline void _astro_job_init(struct _astro_job *job)
 {
-	memset(job, 0, sizeof(*job));
+	memset(job, 0, offsetof(struct _astro_job, inline_links));
 	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 	job->id = __atomic_add_fetch(&_astro_next_job_id, 1, __ATOMIC_RELAXED);
 	job->pending = 1;
