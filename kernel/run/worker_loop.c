@@ -163,7 +163,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	if (STARPU_UNLIKELY(parallel))
 		_astro_parallel_ended();
 
-	_astro_data_executed(job, task, w->memory_node);
+	if (nbuffers) /* a task without data has nothing to unpin: no call */
+		_astro_data_executed(job, task, w->memory_node);
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
