@@ -551,6 +551,44 @@ TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
 	starpu_task_clean(&pred);
 }
 
+// The predecessor completed before the declaration (it terminated with no successor
+// listed on it, the fast way): the declaration counts that completion, and from then on
+// each completion of the predecessor counts again, round after round.
+TEST_F(Deps, DeclaredDepsOnACompletedPredecessorPersist)
+{
+	g_round_pred = 0;
+	g_round_succ_ok = 0;
+	starpu_codelet pcl = cpu_codelet(round_pred, 0, "round_pred");
+	starpu_codelet scl = cpu_codelet(round_succ, 0, "round_succ");
+	starpu_task pred, succ;
+	starpu_task_init(&pred);
+	starpu_task_init(&succ);
+	pred.cl = &pcl;
+	succ.cl = &scl;
+	pred.detach = succ.detach = 0;
+	ASSERT_EQ(starpu_task_submit(&pred), 0);
+	ASSERT_EQ(starpu_task_wait(&pred), 0);
+	starpu_task *deps[1] = { &pred };
+	starpu_task_declare_deps_array(&succ, 1, deps);
+	const int rounds = 20;
+	for (int round = 1; round <= rounds; round++) {
+		// Round r's successor uses the completion of the predecessor's round r - 1 (the first one's: before the declaration).
+		succ.cl_arg = (void *)(uintptr_t)(round - 1);
+		ASSERT_EQ(starpu_task_submit(&succ), 0);
+		ASSERT_EQ(starpu_task_wait(&succ), 0);
+		ASSERT_EQ(starpu_task_submit(&pred), 0);
+		ASSERT_EQ(starpu_task_wait(&pred), 0);
+	}
+	// One more successor: it needs the last round's completion of the predecessor, counted after its termination.
+	succ.cl_arg = (void *)(uintptr_t)rounds;
+	ASSERT_EQ(starpu_task_submit(&succ), 0);
+	ASSERT_EQ(starpu_task_wait(&succ), 0);
+	EXPECT_EQ(g_round_pred.load(), rounds + 1);
+	EXPECT_EQ(g_round_succ_ok.load(), rounds + 1);
+	starpu_task_clean(&succ);
+	starpu_task_clean(&pred);
+}
+
 TEST_F(Deps, TaskDepsVariadic)
 {
 	g_done = 0;

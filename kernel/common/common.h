@@ -175,6 +175,8 @@ struct _astro_job_head
 	struct starpu_task *task;            /* NULL for the runtime's own jobs */
 	unsigned long id;
 	void *policy_data;                   /* the policies' word for the task (astro_sched_task_data(), astrolabe/sched.h) */
+	int runnable_on;                     /* a worker id + 1 that can run implementation 0 (starpu_worker_can_execute_task()
+					      * said so since the submission, which clears it); 0: none known */
 };
 /* astrolabe/sched.h reads policy_data at this offset (struct astro_sched_job_head). */
 _Static_assert(offsetof(struct _astro_job_head, policy_data) == sizeof(void *) + sizeof(unsigned long), "the policies' word sits after the job's id");

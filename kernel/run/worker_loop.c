@@ -55,8 +55,9 @@ static inline __attribute__((always_inline)) int worker_take(struct _astro_worke
 		    && (!task->cl->can_execute || task->cl->can_execute((unsigned)w->id, task, job->nimpl)))
 			nimpl = (int)job->nimpl;
 	}
+	/* Implementation 0 when the policy saw that w can run it (as _astro_worker_impl_for() would find, asked again). */
 	if (nimpl < 0)
-		nimpl = _astro_worker_impl_for(w->id, task);
+		nimpl = __atomic_load_n(&job->runnable_on, __ATOMIC_RELAXED) == w->id + 1 ? 0 : _astro_worker_impl_for(w->id, task);
 	if (nimpl < 0) {
 		/* A policy handed over a task this worker cannot run: give it back rather than run it wrong. */
 		_astro_error("policy '%s' gave task '%s' to %s, which cannot run it: pushing it again",
@@ -162,7 +163,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 	if (STARPU_UNLIKELY(parallel))
 		_astro_parallel_ended();
 
-	_astro_data_executed(job, task, w->memory_node);
+	if (nbuffers) /* a task without data has nothing to unpin: no call */
+		_astro_data_executed(job, task, w->memory_node);
 	if (buffers != buffers_inline)
 		free(buffers);
 	if (_astro_rt.codelet_profiling)

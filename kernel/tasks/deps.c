@@ -84,6 +84,7 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 	struct _astro_job *release = NULL;
 	for (unsigned k = 0; k < g->ndeps; k++) {
 		struct _astro_job *pred = g->preds[k];
+		bool closed = _astro_job_link(pred);
 		starpu_pthread_mutex_lock(&pred->lock);
 		if (pred->npred_of == pred->pred_of_cap) {
 			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
@@ -91,7 +92,7 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 		}
 		pred->pred_of[pred->npred_of++] = g;
 		/* A predecessor that already completed counts as one completion now. */
-		if (pred->terminated) {
+		if (closed || __atomic_load_n(&pred->terminated, __ATOMIC_ACQUIRE)) {
 			struct _astro_job *r = _astro_group_notify(g);
 			if (r)
 				release = r;

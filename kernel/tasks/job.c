@@ -153,8 +153,9 @@ void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astr
 
 int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry)
 {
+	bool closed = _astro_job_link(pred);
 	starpu_pthread_mutex_lock(&pred->lock);
-	if (pred->terminated) {
+	if (closed || __atomic_load_n(&pred->terminated, __ATOMIC_ACQUIRE)) {
 		starpu_pthread_mutex_unlock(&pred->lock);
 		return 0;
 	}

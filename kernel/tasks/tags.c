@@ -176,8 +176,10 @@ static struct shard *shard_of(starpu_tag_t id)
 	return &shards[tag_hash(id) % TAG_SHARDS];
 }
 
-/* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame. */
-static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create)
+/* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame.
+ * A tag made here gets ndeps declared dependencies (nobody can see it before the shard's lock is
+ * released), and *made says so. */
+static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create, unsigned ndeps, bool *made)
 {
 	starpu_pthread_once(&shards_once, shards_create);
 	struct shard *s = shard_of(id);
@@ -192,7 +194,10 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 			tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
 			tag->succs = tag->inline_succs;
 			tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
-			if (!shard_insert(s, tag)) {
+			tag->ndeps = ndeps;
+			if (shard_insert(s, tag)) {
+				*made = true;
+			} else {
 				tag_free(tag);
 				tag = NULL;
 			}
@@ -204,7 +209,8 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 	return tag;
 }
 
-static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+/* The tag id (made when missing if create; then with ndeps declared dependencies, and *made set). */
+static inline struct _astro_tag *tag_lookup_made(starpu_tag_t id, bool create, unsigned ndeps, bool *made)
 {
 	unsigned generation = __atomic_load_n(&tags_generation, __ATOMIC_ACQUIRE);
 	if (tag_cache.generation == generation) {
@@ -219,13 +225,19 @@ static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 		memset(&tag_cache, 0, sizeof(tag_cache));
 		tag_cache.generation = generation;
 	}
-	struct _astro_tag *tag = table_lookup(id, create);
+	struct _astro_tag *tag = table_lookup(id, create, ndeps, made);
 	if (tag) {
 		tag_cache.id[tag_cache.next] = id;
 		tag_cache.tag[tag_cache.next] = tag;
 		tag_cache.next = (tag_cache.next + 1) % TAG_CACHE;
 	}
 	return tag;
+}
+
+static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
+{
+	bool made = false;
+	return tag_lookup_made(id, create, 0, &made);
 }
 
 /* One dependency of tag completed: its blocked job runs once all have. */
@@ -397,7 +409,9 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 			return -EINVAL;
 		}
 	starpu_pthread_mutex_lock(&declare_lock);
-	struct _astro_tag *tag = tag_lookup(id, true);
+	/* A tag made here (a chain's next one) counts its dependencies from the start: no lock to count them. */
+	bool made = false;
+	struct _astro_tag *tag = tag_lookup_made(id, true, ndeps, &made);
 	if (!tag) {
 		starpu_pthread_mutex_unlock(&declare_lock);
 		return -ENOMEM;
@@ -417,17 +431,21 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		if (!dep)
 			break;
 		/* Declare first, so a completion counted meanwhile never releases the job early. */
-		starpu_pthread_mutex_lock(&tag->lock);
-		tag->ndeps++;
-		starpu_pthread_mutex_unlock(&tag->lock);
+		if (!made) {
+			starpu_pthread_mutex_lock(&tag->lock);
+			tag->ndeps++;
+			starpu_pthread_mutex_unlock(&tag->lock);
+		}
 		starpu_pthread_mutex_lock(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
 			if (!grown) {
 				starpu_pthread_mutex_unlock(&dep->lock);
-				starpu_pthread_mutex_lock(&tag->lock);
-				tag->ndeps--;
-				starpu_pthread_mutex_unlock(&tag->lock);
+				if (!made) {
+					starpu_pthread_mutex_lock(&tag->lock);
+					tag->ndeps--;
+					starpu_pthread_mutex_unlock(&tag->lock);
+				}
 				_astro_error("%s: out of memory for the successors of tag %llu: tag %llu was not made to depend on it, nor on "
 					     "the tags after it",
 					     fn, (unsigned long long)dep->id, (unsigned long long)id);
@@ -444,6 +462,12 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		starpu_pthread_mutex_unlock(&dep->lock);
 		if (already_done)
 			count_completion(tag);
+	}
+	if (made && declared < ndeps) {
+		/* Made counting them all: the ones not declared do not count. */
+		starpu_pthread_mutex_lock(&tag->lock);
+		tag->ndeps -= ndeps - declared;
+		starpu_pthread_mutex_unlock(&tag->lock);
 	}
 	starpu_pthread_mutex_unlock(&declare_lock);
 	for (unsigned i = 0; i < declared; i++)

@@ -154,12 +154,13 @@ void _astro_task_completed_count(void)
 	count_down(1);
 }
 
-static inline __attribute__((always_inline)) void release_successors(struct _astro_job *job)
+/* The successors listed on job (it is linked): under its lock, as a listing may be under way. */
+static __attribute__((noinline)) void release_listed(struct _astro_job *job)
 {
 	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
 	unsigned nreleases = 0;
 	starpu_pthread_mutex_lock(&job->lock);
-	job->terminated = true;
+	__atomic_store_n(&job->terminated, true, __ATOMIC_RELEASE);
 	struct _astro_job **succs = job->succs;
 	unsigned n = job->nsuccs;
 	job->succs = NULL;
@@ -183,8 +184,20 @@ static inline __attribute__((always_inline)) void release_successors(struct _ast
 		else
 			_astro_job_release((struct _astro_job *)entry);
 	}
-	if (succs) /* most jobs have none: no call */
+	if (succs)
 		free(succs);
+}
+
+/* Most jobs never had a successor listed: closing them (one exchange) keeps any from being listed
+ * from now on, without the lock. */
+static inline __attribute__((always_inline)) void release_successors(struct _astro_job *job)
+{
+	unsigned char unlinked = JOB_UNLINKED;
+	if (STARPU_LIKELY(__atomic_compare_exchange_n(&job->link_state, &unlinked, JOB_CLOSED, false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE)))
+		__atomic_store_n(&job->terminated, true, __ATOMIC_RELEASE);
+	else
+		release_listed(job);
 }
 
 static inline __attribute__((always_inline)) int submit_enter(void);
@@ -567,10 +580,14 @@ static int task_submit_prepared(struct starpu_task *task, struct _astro_job *job
 	/* Relaxed atomic stores (plain moves): starpu_task_wait() may look at a regenerated task meanwhile. */
 	__atomic_store_n(&job->submitted, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&job->terminated, false, __ATOMIC_RELEASE); /* after submitted: see job_never_submitted() */
+	unsigned char closed = JOB_CLOSED; /* open for successors again (a linked job stays linked) */
+	if (__atomic_load_n(&job->link_state, __ATOMIC_RELAXED) == JOB_CLOSED)
+		__atomic_compare_exchange_n(&job->link_state, &closed, JOB_UNLINKED, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	/* A regenerated round keeps JOB_WAITED: a waiter asleep on it is woken by the last round. */
 	if (__atomic_load_n(&job->done, __ATOMIC_RELAXED) == JOB_DONE)
 		__atomic_store_n(&job->done, JOB_RUNNING, __ATOMIC_RELAXED);
 	job->profiling_pending = false; /* set by profiling at TASK_SUBMITTED */
+	__atomic_store_n(&job->runnable_on, 0, __ATOMIC_RELAXED); /* what the policy finds out for this submission */
 	task->status = STARPU_TASK_BLOCKED;
 	if (policy->submit_hook) {
 		_astro_site_enter_top(_ASTRO_HOOK_SITE(&_astro_ctxs[task->sched_ctx], SUBMIT));

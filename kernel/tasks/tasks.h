@@ -35,12 +35,17 @@ struct _astro_data_link
 /* A job's done word (a futex): running, a thread waits for it (starpu_task_wait), complete. */
 /* JOB_DESTROY: starpu_task_destroy() of a detached task that runs: its completion frees it. */
 enum { JOB_RUNNING = 0, JOB_WAITED = 1, JOB_DONE = 2, JOB_DESTROY = 3 };
+/* A job's link_state: nobody ever listed a successor on it (most jobs), someone did (sticky), or it
+ * terminated while unlinked, without taking its lock (release_successors, task.c); its next
+ * submission makes a closed job unlinked again. */
+enum { JOB_UNLINKED = 0, JOB_LINKED = 1, JOB_CLOSED = 2 };
 
 struct _astro_job
 {
 	struct starpu_task *task;            /* NULL for internal (acquire) jobs */
 	unsigned long id;
 	void *policy_data;                   /* the policy's state for the task, NULL until one sets it (task->sched_data is the application's) */
+	int runnable_on;                     /* see struct _astro_job_head */
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
 	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
@@ -63,8 +68,8 @@ struct _astro_job
 	unsigned nimpl;
 	bool impl_chosen;                    /* nimpl was set by the policy (starpu_task_set_implementation), for the next execution */
 	bool instr_saved;                    /* instrumentation states or bursts it left open are kept for its next run (instrument.c) */
+	unsigned char link_state;            /* JOB_UNLINKED, JOB_LINKED or JOB_CLOSED: see _astro_job_link() */
 	struct _astro_data_link *links;      /* nbuffers entries */
-	struct _astro_data_link inline_links[4];
 	int workerid;                        /* who ran it */
 	/* acquire jobs: signalled (ready) when the data is accessible */
 	int acquire_ready;                   /* futex word: 1 granted, 2 granted but its data could not be brought there */
@@ -86,12 +91,15 @@ struct _astro_job
 	unsigned char prefetch_level;        /* ... at this level (enum starpu_is_prefetch) */
 	short prefetch_prio;                 /* ... and priority */
 	struct _astro_job *watch_prev, *watch_next;
+	/* Last: _astro_job_init() leaves it as it is (_astro_job_links() clears what it uses). */
+	struct _astro_data_link inline_links[4];
 };
 
 /* _astro_job_id_of() (common/common.h) reads a job through its head. */
 _Static_assert(offsetof(struct _astro_job, task) == offsetof(struct _astro_job_head, task) &&
 	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id) &&
-	       offsetof(struct _astro_job, policy_data) == offsetof(struct _astro_job_head, policy_data), "a job begins with its head");
+	       offsetof(struct _astro_job, policy_data) == offsetof(struct _astro_job_head, policy_data) &&
+	       offsetof(struct _astro_job, runnable_on) == offsetof(struct _astro_job_head, runnable_on), "a job begins with its head");
 
 /* What starpu_task_create() allocates: the task with its job, one block (recycled). */
 struct _astro_task_with_job
@@ -122,7 +130,7 @@ static inline struct _astro_job *_astro_job_of(struct starpu_task *task)
 extern unsigned long _astro_next_job_id;
 static inline void _astro_job_init(struct _astro_job *job)
 {
-	memset(job, 0, sizeof(*job));
+	memset(job, 0, offsetof(struct _astro_job, inline_links));
 	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 	job->id = __atomic_add_fetch(&_astro_next_job_id, 1, __ATOMIC_RELAXED);
 	job->pending = 1;
@@ -161,6 +169,17 @@ extern starpu_pthread_mutex_t _astro_dep_graph_lock;
 /* Declared dependencies (job.c): one more completion of a group's predecessors, returning the
  * job it releases (NULL: none); a submission uses up one completion of each of its groups. */
 struct _astro_job *_astro_group_notify(struct _astro_dep_group *g);
+/* Before listing a successor on pred (then under pred->lock): marks pred linked, so that its
+ * termination takes the lock and releases what is listed. Returns true when pred had terminated
+ * without the lock (closed): it counts as terminated even if pred->terminated does not say so yet. */
+static inline bool _astro_job_link(struct _astro_job *pred)
+{
+	unsigned char state = __atomic_load_n(&pred->link_state, __ATOMIC_ACQUIRE);
+	while (state != JOB_LINKED)
+		if (__atomic_compare_exchange_n(&pred->link_state, &state, JOB_LINKED, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return state == JOB_CLOSED;
+	return false;
+}
 /* Adds a successor entry (a job, or a job | _ASTRO_END_DEP_BIT) to pred unless it terminated: 1 if added. */
 int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry);
 void _astro_groups_claim(struct _astro_job *job);

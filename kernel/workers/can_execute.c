@@ -65,7 +65,12 @@ int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, 
 {
 	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
 		return 0;
-	return can_execute(workerid, task, nimpl);
+	if (!can_execute(workerid, task, nimpl))
+		return 0;
+	/* A policy asks before it hands the task over: the worker it hands it to need not ask again. */
+	if (nimpl == 0 && task->starpu_private)
+		__atomic_store_n(&((struct _astro_job_head *)task->starpu_private)->runnable_on, (int)workerid + 1, __ATOMIC_RELAXED);
+	return 1;
 }
 
 int _astro_task_allows_worker(const struct starpu_task *task, unsigned id)
