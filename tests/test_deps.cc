@@ -523,18 +523,33 @@ void round_succ(void **, void *arg)
 		g_round_succ_ok++;
 }
 
-TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
+// A predecessor and a successor kept by the test (not detached), resubmitted round after round.
+struct RoundTasks
 {
-	g_round_pred = 0;
-	g_round_succ_ok = 0;
 	starpu_codelet pcl = cpu_codelet(round_pred, 0, "round_pred");
 	starpu_codelet scl = cpu_codelet(round_succ, 0, "round_succ");
 	starpu_task pred, succ;
-	starpu_task_init(&pred);
-	starpu_task_init(&succ);
-	pred.cl = &pcl;
-	succ.cl = &scl;
-	pred.detach = succ.detach = 0;
+	RoundTasks()
+	{
+		g_round_pred = 0;
+		g_round_succ_ok = 0;
+		starpu_task_init(&pred);
+		starpu_task_init(&succ);
+		pred.cl = &pcl;
+		succ.cl = &scl;
+		pred.detach = succ.detach = 0;
+	}
+	~RoundTasks()
+	{
+		starpu_task_clean(&succ);
+		starpu_task_clean(&pred);
+	}
+};
+
+TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
+{
+	RoundTasks t;
+	starpu_task &pred = t.pred, &succ = t.succ;
 	starpu_task *deps[1] = { &pred };
 	starpu_task_declare_deps_array(&succ, 1, deps);
 	const int rounds = 50;
@@ -547,8 +562,6 @@ TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
 	}
 	EXPECT_EQ(g_round_pred.load(), rounds);
 	EXPECT_EQ(g_round_succ_ok.load(), rounds); // every round, the successor ran after that round's predecessor
-	starpu_task_clean(&succ);
-	starpu_task_clean(&pred);
 }
 
 // The predecessor completed before the declaration (it terminated with no successor
@@ -556,16 +569,8 @@ TEST_F(Deps, DeclaredDepsPersistAcrossResubmission)
 // each completion of the predecessor counts again, round after round.
 TEST_F(Deps, DeclaredDepsOnACompletedPredecessorPersist)
 {
-	g_round_pred = 0;
-	g_round_succ_ok = 0;
-	starpu_codelet pcl = cpu_codelet(round_pred, 0, "round_pred");
-	starpu_codelet scl = cpu_codelet(round_succ, 0, "round_succ");
-	starpu_task pred, succ;
-	starpu_task_init(&pred);
-	starpu_task_init(&succ);
-	pred.cl = &pcl;
-	succ.cl = &scl;
-	pred.detach = succ.detach = 0;
+	RoundTasks t;
+	starpu_task &pred = t.pred, &succ = t.succ;
 	ASSERT_EQ(starpu_task_submit(&pred), 0);
 	ASSERT_EQ(starpu_task_wait(&pred), 0);
 	starpu_task *deps[1] = { &pred };
@@ -585,8 +590,6 @@ TEST_F(Deps, DeclaredDepsOnACompletedPredecessorPersist)
 	ASSERT_EQ(starpu_task_wait(&succ), 0);
 	EXPECT_EQ(g_round_pred.load(), rounds + 1);
 	EXPECT_EQ(g_round_succ_ok.load(), rounds + 1);
-	starpu_task_clean(&succ);
-	starpu_task_clean(&pred);
 }
 
 TEST_F(Deps, TaskDepsVariadic)
