@@ -663,7 +663,12 @@ TEST_F(DataApi, MallocOnNodeDefaultFlagsDecideWhatIsCounted)
 	EXPECT_TRUE(contains(err, "no STARPU_MALLOC_* flag: nothing changed")) << err;
 	a = starpu_malloc_on_node(STARPU_MAIN_RAM, size);
 	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + size) << "a refused call changed the flags";
+	// Freeing on a node that does not exist frees nothing, counts nothing off, and says so.
+	err = stderr_of([a] { starpu_free_on_node(99, a, size); });
+	EXPECT_TRUE(contains(err, "starpu_free_on_node: no memory node 99")) << err;
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before + size);
 	starpu_free_on_node(STARPU_MAIN_RAM, a, size);
+	EXPECT_EQ(starpu_memory_get_used(STARPU_MAIN_RAM), before);
 	starpu_shutdown();
 	err = stderr_of([] { starpu_malloc_on_node_set_default_flags(STARPU_MAIN_RAM, 0); });
 	EXPECT_TRUE(contains(err, "call it after starpu_init()")) << err;

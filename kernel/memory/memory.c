@@ -541,8 +541,13 @@ uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size)
 
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags)
 {
-	if (!valid_node(dst_node) || !addr)
+	if (!addr)
 		return;
+	if (!valid_node(dst_node)) {
+		_astro_error("starpu_free_on_node: no memory node %u (there are %u): the buffer at %p was not freed; "
+			     "give the node it was allocated on", dst_node, starpu_memory_nodes_get_count(), (void *)addr);
+		return;
+	}
 	struct _astro_memory_node *n = &_astro_nodes[dst_node];
 	if (n->ops)
 		n->ops->free(n->devid, addr, size);
@@ -559,7 +564,9 @@ void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, i
 
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 {
-	if (valid_node(dst_node))
+	if (!valid_node(dst_node))
+		starpu_free_on_node_flags(dst_node, addr, size, 0);	/* says so */
+	else
 		starpu_free_on_node_flags(dst_node, addr, size, __atomic_load_n(&_astro_nodes[dst_node].malloc_flags, __ATOMIC_RELAXED));
 }
 
