@@ -24,6 +24,7 @@
  *                  the load balancer and its policy (they call each other)
  *   task_insert.c  starpu_mpi_task_insert(): the owner-computes rule, and its
  *                  halves for a task the program builds (the exchange functions)
+ *   ft.c           starpu_mpi_ft.h: checkpoints, declined (no fault-tolerance build)
  *   init.c         starpu_mpi_init*() and starpu_mpi_shutdown(): sets the
  *                  state and starts and stops the others; nothing calls it
  *   smpi_calls.c   (SMPI programs only) the program's own MPI calls, handed

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU-MPI 1.4 calls of issue 40: the two halves of starpu_mpi_task_insert()
 // for a task the program builds (starpu_mpi_task_exchange_data_before/after_execution),
-// datatypes told the memory node, the receives with a priority, and the
-// communicators, shutdown and progression thread's binding. Rank tests of
+// datatypes told the memory node, the receives with a priority, the
+// communicators, shutdown and progression thread's binding, and the
+// checkpoints of starpu_mpi_ft.h (declined: no fault-tolerance build). Rank tests of
 // test_mpi_ext (its MpiRun tests run them under mpirun).
 #include "mpi_run.h"
+
+#include <starpu_mpi_ft.h>
 
 using namespace astro_test;
 
@@ -319,6 +322,34 @@ TEST_F(MpiExchange, ProgressionThreadIsBoundWhereAsked)
 		EXPECT_EQ(-1, starpu_mpi_get_thread_cpuid());
 		EXPECT_TRUE(contains(err, "processing unit 100000 does not exist")) << err;
 	}
+}
+
+// ------------------------------------------------------------ checkpoints
+
+TEST_F(MpiExchange, CheckpointsAreDeclinedWithoutFaultTolerance)
+{
+	starpu_mpi_checkpoint_template_t cp = (starpu_mpi_checkpoint_template_t)&cp;
+	int64_t v = 0;
+	starpu_data_handle_t h = owned_variable(&v, 0, 1050);
+	int rets[10];
+	std::string err = stderr_of([&] {
+		rets[0] = starpu_mpi_checkpoint_init();
+		rets[1] = starpu_mpi_checkpoint_template_create(&cp, 1, 0);
+		rets[2] = starpu_mpi_checkpoint_template_add_entry(&cp, STARPU_R, h, 1, 0);
+		rets[3] = starpu_mpi_checkpoint_template_freeze(&cp);
+		rets[4] = starpu_mpi_checkpoint_template_submit(cp, 0);
+		rets[5] = starpu_mpi_checkpoint_template_print(cp);
+		rets[6] = starpu_mpi_checkpoint_template_register(&cp, 2, 0, STARPU_R, h, 1, 0);
+		rets[7] = starpu_mpi_ft_turn_on();
+		rets[8] = starpu_mpi_ft_turn_off();
+		rets[9] = starpu_mpi_checkpoint_shutdown();
+	});
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(-ENOSYS, rets[i]) << "call " << i;
+	EXPECT_EQ(nullptr, cp) << "no template is made";
+	EXPECT_TRUE(contains(err, "starpu_mpi_checkpoint_template_submit: checkpoints need StarPU-MPI built with its fault tolerance (--enable-mpi-ft)")) << err;
+	EXPECT_TRUE(contains(err, "starpu_mpi_ft_turn_on: checkpoints need")) << err;
+	starpu_data_unregister(h);
 }
 
 } // namespace
