@@ -287,7 +287,7 @@ struct starpu_task
 	starpu_bubble_gen_dag_func_t bubble_gen_dag_func;
 	void *bubble_gen_dag_func_arg;
 	unsigned nb_termination_call_required;
-	int iterations[2];
+	long iterations[2];
 	/** Room for growth. */
 	void *reserved[4];
 };
