@@ -12,6 +12,7 @@
 #if defined STARPU_USE_CUDA && !defined STARPU_DONT_INCLUDE_CUDA_HEADERS
 #include <cusolverDn.h>
 #include <cusolverSp.h>
+#include <cusolverRf.h>
 #endif
 
 #ifdef __cplusplus
@@ -34,6 +35,12 @@ void starpu_cusolver_shutdown(void);
 cusolverDnHandle_t starpu_cusolverDn_get_local_handle(void);
 /** The calling CUDA worker's sparse handle; NULL likewise. */
 cusolverSpHandle_t starpu_cusolverSp_get_local_handle(void);
+/** The calling CUDA worker's refactorisation handle; NULL likewise. */
+cusolverRfHandle_t starpu_cusolverRf_get_local_handle(void);
+/** Says the cuSOLVER error status of the call at func (file:line) on stderr, then aborts. */
+void starpu_cusolver_report_error(const char *func, const char *file, int line, cusolverStatus_t status);
+/** starpu_cusolver_report_error() at the calling function and line. */
+#define STARPU_CUSOLVER_REPORT_ERROR(status) starpu_cusolver_report_error(__func__, __FILE__, __LINE__, status)
 #endif
 
 #ifdef __cplusplus

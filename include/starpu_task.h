@@ -90,6 +90,13 @@ typedef void (*starpu_max_fpga_func_t)(void **, void *);
 
 struct starpu_task;
 
+/** Hierarchical DAGs ("bubbles"): whether task should be turned into a graph of smaller tasks
+ * (1) or run whole (0), given arg. StarPU calls it only when built with --enable-bubble
+ * (STARPU_BUBBLE), which this runtime is not: it never calls it, and such a task runs whole. */
+typedef int (*starpu_bubble_func_t)(struct starpu_task *t, void *arg);
+/** Hierarchical DAGs: submits the graph that replaces task, given arg. Never called here (see starpu_bubble_func_t). */
+typedef void (*starpu_bubble_gen_dag_func_t)(struct starpu_task *t, void *arg);
+
 /** The computation a task runs, with one implementation per kind of worker. */
 /** @deprecated The value of starpu_codelet::cpu_func telling that the implementations are in cpu_funcs. */
 #define STARPU_MULTIPLE_CPU_IMPLEMENTATIONS ((starpu_cpu_func_t)-1)
@@ -128,6 +135,10 @@ struct starpu_codelet
 	char hip_flags[STARPU_MAXIMPLEMENTATIONS];
 	/** Names of the CPU implementations (for master-slave builds), NULL-terminated. */
 	const char *cpu_funcs_name[STARPU_MAXIMPLEMENTATIONS];
+	/** Hierarchical DAGs: the decision and graph functions of StarPU's --enable-bubble builds;
+	 * never called here (see starpu_bubble_func_t), the tasks run whole. */
+	starpu_bubble_func_t bubble_func;
+	starpu_bubble_gen_dag_func_t bubble_gen_dag_func;
 	/** Number of data buffers, or STARPU_VARIABLE_NBUFFERS. */
 	int nbuffers;
 	/** Access mode of each buffer. */
@@ -267,8 +278,16 @@ struct starpu_task
 	/** Runtime's private part (the job). */
 	void *starpu_private;
 	void *omp_task;
+	/** Hierarchical DAGs (StarPU's --enable-bubble builds): the job id of the task whose graph this
+	 * task belongs to, and the task's own decision and graph functions with their arguments (they
+	 * take precedence over the codelet's). Kept as given; never called here (see starpu_bubble_func_t). */
+	unsigned long bubble_parent;
+	starpu_bubble_func_t bubble_func;
+	void *bubble_func_arg;
+	starpu_bubble_gen_dag_func_t bubble_gen_dag_func;
+	void *bubble_gen_dag_func_arg;
 	unsigned nb_termination_call_required;
-	int iterations[2];
+	long iterations[2];
 	/** Room for growth. */
 	void *reserved[4];
 };

@@ -63,7 +63,14 @@ extern "C" {
 #define STARPU_TASK_LINE (44 << STARPU_MODE_SHIFT)                 /**< int */
 #define STARPU_EPILOGUE_CALLBACK (45 << STARPU_MODE_SHIFT)         /**< void (*)(void *) */
 #define STARPU_EPILOGUE_CALLBACK_ARG (46 << STARPU_MODE_SHIFT)     /**< void * */
-#define STARPU_SHIFTED_MODE_MAX (47 << STARPU_MODE_SHIFT)
+/* Hierarchical DAGs (StarPU's --enable-bubble builds only): starpu_task_insert() refuses them
+ * here with -EINVAL and a message, where StarPU without that option aborts. */
+#define STARPU_BUBBLE_FUNC (47 << STARPU_MODE_SHIFT)             /**< starpu_bubble_func_t (refused here) */
+#define STARPU_BUBBLE_FUNC_ARG (48 << STARPU_MODE_SHIFT)         /**< void * (refused here) */
+#define STARPU_BUBBLE_GEN_DAG_FUNC (49 << STARPU_MODE_SHIFT)     /**< starpu_bubble_gen_dag_func_t (refused here) */
+#define STARPU_BUBBLE_GEN_DAG_FUNC_ARG (50 << STARPU_MODE_SHIFT) /**< void * (refused here) */
+#define STARPU_BUBBLE_PARENT (51 << STARPU_MODE_SHIFT)           /**< struct starpu_task * (refused here) */
+#define STARPU_SHIFTED_MODE_MAX (52 << STARPU_MODE_SHIFT)
 
 /** A handle with its access mode, for STARPU_DATA_MODE_ARRAY. */
 struct starpu_data_descr

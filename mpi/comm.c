@@ -35,6 +35,7 @@ static struct
 	unsigned long outstanding;	/* requests created and not finished (changed under lock, atomically: read without it) */
 	bool stop;
 	bool started;
+	bool bound;			/* the thread has its binding (STARPU_MPI_THREAD_CPUID): starting waits for it */
 	bool calls;			/* under SMPI: MPI calls handed to the rank's actor, which runs this loop */
 	starpu_pthread_t thread;
 	struct _astro_mpi_req *live;	/* the requests not finished, most recent first */
@@ -558,6 +559,14 @@ static void progress_on_rank(void *unused)
  * exchange MPI messages, and waits there until the loop ends. */
 static void *progress_thread(void *unused)
 {
+	/* STARPU_MPI_THREAD_CPUID: the thread keeps that processing unit (SMPI's actors are not bound). */
+	int cpuid = starpu_getenv_number_default("STARPU_MPI_THREAD_CPUID", -1);
+	if (cpuid >= 0 && !_astro_mpi_smpi())
+		_astro_mpi_set_thread_cpuid(starpu_bind_thread_on(cpuid, STARPU_THREAD_ACTIVE, "MPI") == 0 ? cpuid : -1);
+	starpu_pthread_mutex_lock(&prog.lock);
+	prog.bound = true;
+	starpu_pthread_cond_broadcast(&prog.idle);
+	starpu_pthread_mutex_unlock(&prog.lock);
 	_astro_mpi_on_rank(progress_on_rank, unused);
 	return NULL;
 }
@@ -576,6 +585,7 @@ static void progress_wake_for_call(void)
 int _astro_mpi_progress_start(void)
 {
 	prog.stop = false;
+	prog.bound = false;
 #ifdef STARPU_SIMGRID
 	astro_sim_rank_waker(progress_wake_for_call);
 #endif
@@ -585,6 +595,11 @@ int _astro_mpi_progress_start(void)
 		return -err;
 	}
 	prog.started = true;
+	/* starpu_mpi_get_thread_cpuid() answers as soon as starpu_mpi_init*() returns. */
+	starpu_pthread_mutex_lock(&prog.lock);
+	while (!prog.bound)
+		starpu_pthread_cond_wait(&prog.idle, &prog.lock);
+	starpu_pthread_mutex_unlock(&prog.lock);
 	astro_wait_describer_set(describe_requests);
 	return 0;
 }
@@ -826,6 +841,12 @@ int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag
 	return blocking(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, status, "starpu_mpi_recv");
 }
 
+int starpu_mpi_recv_prio(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, MPI_Status *status)
+{
+	(void)prio;
+	return blocking(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, status, "starpu_mpi_recv_prio");
+}
+
 int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)
 {
 	return _astro_mpi_post(_ASTRO_MPI_SEND, data_handle, dest, data_tag, comm, false, true, 1, callback, arg, NULL, "starpu_mpi_isend_detached");
@@ -851,6 +872,13 @@ int starpu_mpi_issend_detached_prio(starpu_data_handle_t data_handle, int dest, 
 int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg)
 {
 	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, 1, callback, arg, NULL, "starpu_mpi_irecv_detached");
+}
+
+int starpu_mpi_irecv_detached_prio(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm,
+				   void (*callback)(void *), void *arg)
+{
+	(void)prio;
+	return _astro_mpi_post(_ASTRO_MPI_RECV, data_handle, source, data_tag, comm, false, true, 1, callback, arg, NULL, "starpu_mpi_irecv_detached_prio");
 }
 
 int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm,

@@ -153,12 +153,15 @@ static void finalize(void *unused)
 	MPI_Finalize();
 }
 
-int starpu_mpi_shutdown(void)
+/* starpu_mpi_shutdown_comm(): comm is where the ranks meet before StarPU-MPI stops (fn names the caller). */
+static int shutdown_comm(MPI_Comm comm, const char *fn)
 {
-	if (!_astro_mpi_running("starpu_mpi_shutdown"))
+	if (!_astro_mpi_running(fn))
 		return -EINVAL;
 	/* Nothing may be in flight when MPI goes: every rank finishes, then all meet. */
-	int ret = starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+	int ret = starpu_mpi_wait_for_all(comm);
+	if (ret == -EINVAL && comm != MPI_COMM_WORLD)
+		return ret;	/* a communicator MPI does not know: said, and StarPU-MPI keeps running */
 	starpu_pthread_mutex_lock(&init_lock);
 	_astro_mpi_set_running(false);
 	_astro_mpi_progress_stop();
@@ -166,6 +169,7 @@ int starpu_mpi_shutdown(void)
 	_astro_mpi_datatype_shutdown();
 	_astro_mpi_stats_shutdown(starpu_mpi_world_rank());
 	_astro_mpi_comms_forget();
+	_astro_mpi_set_thread_cpuid(-1);
 	if (initialized_mpi)
 		_astro_mpi_on_rank(finalize, NULL);
 	initialized_mpi = false;
@@ -175,4 +179,14 @@ int starpu_mpi_shutdown(void)
 	if (stop_runtime)
 		starpu_shutdown();
 	return ret;
+}
+
+int starpu_mpi_shutdown(void)
+{
+	return shutdown_comm(MPI_COMM_WORLD, "starpu_mpi_shutdown");
+}
+
+int starpu_mpi_shutdown_comm(MPI_Comm comm)
+{
+	return shutdown_comm(comm, "starpu_mpi_shutdown_comm");
 }

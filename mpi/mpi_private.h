@@ -22,7 +22,9 @@
  *   collective.c   scatter, gather, a value to given ranks, migration
  *   lb.c, lb_heat.c (lb_policy.h)
  *                  the load balancer and its policy (they call each other)
- *   task_insert.c  starpu_mpi_task_insert(): the owner-computes rule
+ *   task_insert.c  starpu_mpi_task_insert(): the owner-computes rule, and its
+ *                  halves for a task the program builds (the exchange functions)
+ *   ft.c           starpu_mpi_ft.h: checkpoints, declined (no fault-tolerance build)
  *   init.c         starpu_mpi_init*() and starpu_mpi_shutdown(): sets the
  *                  state and starts and stops the others; nothing calls it
  *   smpi_calls.c   (SMPI programs only) the program's own MPI calls, handed
@@ -63,6 +65,8 @@ int _astro_mpi_comm_info(MPI_Comm comm, int *rank, int *size, const char *fn);
 void _astro_mpi_set_running(bool on);
 void _astro_mpi_use_thread_level(int provided);
 void _astro_mpi_comms_forget(void);
+/* comm.c's progression thread was bound to cpuid (-1: not bound); starpu_mpi_get_thread_cpuid() says it. */
+void _astro_mpi_set_thread_cpuid(int cpuid);
 
 /* ----------------------------------------------------------------- stats.c */
 

@@ -44,6 +44,14 @@ int starpu_mpi_initialize_extended(int *rank, int *world_size) STARPU_DEPRECATED
  * it and stops the runtime if starpu_mpi_init_conf() started it.
  */
 int starpu_mpi_shutdown(void);
+/** starpu_mpi_shutdown(), the ranks meeting on comm (instead of MPI_COMM_WORLD) before StarPU-MPI stops.
+ * Returns 0, or -EINVAL (said) when comm is not a communicator of this process: StarPU-MPI then keeps running. */
+int starpu_mpi_shutdown_comm(MPI_Comm comm);
+/** Makes comm known to StarPU-MPI (its rank and size noted; StarPU-MPI also does it at comm's first use). Returns 0, or -EINVAL (said) for a communicator MPI does not know. */
+int starpu_mpi_comm_register(MPI_Comm comm);
+/** The processing unit (hwloc logical index) the progression thread is bound to, asked with
+ * STARPU_MPI_THREAD_CPUID before starpu_mpi_init*(); -1 when it is not bound on a unit of its own. */
+int starpu_mpi_get_thread_cpuid(void);
 
 /**
  * With STARPU_MPI_STATS=1 (StarPU 1.3's STARPU_COMM_STATS also works): the
@@ -92,12 +100,16 @@ int starpu_mpi_send(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t
 int starpu_mpi_send_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm);
 /** starpu_mpi_irecv() then starpu_mpi_wait(); status may be MPI_STATUS_IGNORE. */
 int starpu_mpi_recv(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, MPI_Status *status);
+/** As starpu_mpi_recv(); prio is accepted and not used (requests are served in order). */
+int starpu_mpi_recv_prio(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, MPI_Status *status);
 /** starpu_mpi_isend() that frees itself when done, after callback(arg) (callback may be NULL). */
 int starpu_mpi_isend_detached(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
 /** As starpu_mpi_isend_detached(); prio is accepted and not used. */
 int starpu_mpi_isend_detached_prio(starpu_data_handle_t data_handle, int dest, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
 /** starpu_mpi_irecv() that frees itself when done, after callback(arg) (callback may be NULL). */
 int starpu_mpi_irecv_detached(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg);
+/** As starpu_mpi_irecv_detached(); prio is accepted and not used. */
+int starpu_mpi_irecv_detached_prio(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, int prio, MPI_Comm comm, void (*callback)(void *), void *arg);
 /** starpu_mpi_irecv_detached(), ordered after earlier tasks only when sequential_consistency is set. */
 int starpu_mpi_irecv_detached_sequential_consistency(starpu_data_handle_t data_handle, int source, starpu_mpi_tag_t data_tag, MPI_Comm comm, void (*callback)(void *), void *arg, int sequential_consistency);
 /** Synchronous-mode sends (MPI_Issend): complete once the receiver matched them. */
@@ -139,6 +151,8 @@ int starpu_mpi_wait_for_all(MPI_Comm comm);
 
 /** Makes the MPI datatype describing handle's buffer in *datatype; returns 0 (else the data is packed). */
 typedef int (*starpu_mpi_datatype_allocate_func_t)(starpu_data_handle_t handle, MPI_Datatype *datatype);
+/** As starpu_mpi_datatype_allocate_func_t, for the copy of handle on memory node node (main memory here: messages leave from and arrive there). */
+typedef int (*starpu_mpi_datatype_node_allocate_func_t)(starpu_data_handle_t handle, unsigned node, MPI_Datatype *datatype);
 /** Frees a datatype the allocate function made. */
 typedef void (*starpu_mpi_datatype_free_func_t)(MPI_Datatype *datatype);
 /**
@@ -155,6 +169,12 @@ int starpu_mpi_interface_datatype_unregister(enum starpu_data_interface_id id);
 /** starpu_mpi_interface_datatype_register() for handle's interface. */
 int starpu_mpi_datatype_register(starpu_data_handle_t handle, starpu_mpi_datatype_allocate_func_t allocate_datatype_func,
 				 starpu_mpi_datatype_free_func_t free_datatype_func);
+/** As starpu_mpi_interface_datatype_register(), with a function told the memory node of the buffer it describes; undone by starpu_mpi_interface_datatype_unregister(). */
+int starpu_mpi_interface_datatype_node_register(enum starpu_data_interface_id id, starpu_mpi_datatype_node_allocate_func_t allocate_datatype_node_func,
+						starpu_mpi_datatype_free_func_t free_datatype_func);
+/** starpu_mpi_interface_datatype_node_register() for handle's interface; undone by starpu_mpi_datatype_unregister(). */
+int starpu_mpi_datatype_node_register(starpu_data_handle_t handle, starpu_mpi_datatype_node_allocate_func_t allocate_datatype_node_func,
+				      starpu_mpi_datatype_free_func_t free_datatype_func);
 /** starpu_mpi_interface_datatype_unregister() for handle's interface. */
 int starpu_mpi_datatype_unregister(starpu_data_handle_t handle);
 
@@ -280,6 +300,39 @@ int starpu_mpi_insert_task(MPI_Comm comm, struct starpu_codelet *codelet, ...);
 struct starpu_task *starpu_mpi_task_build(MPI_Comm comm, struct starpu_codelet *codelet, ...);
 /** The second half: sends the written data back to their owners. Returns 0 or a negative errno. */
 int starpu_mpi_task_post_build(MPI_Comm comm, struct starpu_codelet *codelet, ...);
+
+/** What starpu_mpi_task_exchange_data_before_execution() decided, for its other half. */
+struct starpu_mpi_task_exchange_params
+{
+	/** 1 when this rank runs the task (it then submits it), 0 otherwise. */
+	int do_execute;
+	/** The rank that runs the task; STARPU_MPI_PER_NODE when every rank runs it; -1 when this rank cannot tell and takes no part. */
+	int xrank;
+	/** The task's priority. */
+	int priority;
+};
+/**
+ * The first half of starpu_mpi_task_insert() for a task the program built
+ * (task->cl and its handles set, on every rank, at the same point of
+ * submission): decides which rank runs it (the owner of the data it writes,
+ * else the current node-selection policy), posts the transfers of the data
+ * it reads to that rank, and fills descrs (one entry per buffer of the task)
+ * and *params. The program then submits the task where params->do_execute
+ * is set (destroys it elsewhere) and calls
+ * starpu_mpi_task_exchange_data_after_execution(). Returns 0, or a negative
+ * errno (said on stderr): the task is left to the program either way.
+ */
+int starpu_mpi_task_exchange_data_before_execution(MPI_Comm comm, struct starpu_task *task, struct starpu_data_descr *descrs,
+						   struct starpu_mpi_task_exchange_params *params);
+/**
+ * The second half: the data the task writes go back from the rank that ran
+ * it to their owners, and the communication cache forgets them. descrs,
+ * nb_data (the task's number of buffers) and params are what
+ * starpu_mpi_task_exchange_data_before_execution() gave. Returns 0, or a
+ * negative errno (said on stderr).
+ */
+int starpu_mpi_task_exchange_data_after_execution(MPI_Comm comm, struct starpu_data_descr *descrs, unsigned nb_data,
+						  struct starpu_mpi_task_exchange_params params);
 
 /** Brings data_handle's value to rank node from its owner; called at least by both, node waits for it. */
 void starpu_mpi_get_data_on_node(MPI_Comm comm, starpu_data_handle_t data_handle, int node);

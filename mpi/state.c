@@ -254,3 +254,22 @@ int starpu_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int
 	*flag = 1;
 	return 0;
 }
+
+/* The processing unit the progression thread was bound to (STARPU_MPI_THREAD_CPUID), -1 when none. */
+static int thread_cpuid = -1;
+
+void _astro_mpi_set_thread_cpuid(int cpuid)
+{
+	__atomic_store_n(&thread_cpuid, cpuid, __ATOMIC_RELEASE);
+}
+
+int starpu_mpi_get_thread_cpuid(void)
+{
+	return __atomic_load_n(&thread_cpuid, __ATOMIC_ACQUIRE);
+}
+
+int starpu_mpi_comm_register(MPI_Comm comm)
+{
+	int rank, size;
+	return _astro_mpi_comm_info(comm, &rank, &size, "starpu_mpi_comm_register");
+}

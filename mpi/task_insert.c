@@ -26,6 +26,7 @@ struct access
 {
 	starpu_data_handle_t handle;
 	enum starpu_data_access_mode mode;
+	enum starpu_data_access_mode own_mode;	/* this buffer's mode (mode: all of the handle's, on its first access) */
 	int rank;
 	starpu_mpi_tag_t tag;
 	bool first;	/* the handle's first access in the task (the one that moves it) */
@@ -37,6 +38,7 @@ struct access
 struct plan
 {
 	struct starpu_task *task;	/* built here; NULL once submitted or given away */
+	bool borrowed;			/* task is the caller's (the exchange functions): never destroyed here */
 	int me;
 	int xrank;			/* the rank that runs the task; every rank when per_node; -1: not known here, not this one */
 	bool per_node;
@@ -46,7 +48,7 @@ struct plan
 
 static void plan_free(struct plan *p)
 {
-	if (p->task) {
+	if (p->task && !p->borrowed) {
 		/* Never submitted: the arguments the application passed stay its own. */
 		p->task->callback_arg_free = 0;
 		p->task->prologue_callback_arg_free = 0;
@@ -122,44 +124,34 @@ static int plan_not_involved(struct plan *p, unsigned missing, struct starpu_cod
 	return 0;
 }
 
-static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
+/* The accesses of p->task (its first p->n buffers): their handles, modes
+ * (as the task gives them), owners and tags; each handle's first access
+ * holds all its modes. */
+static int plan_accesses(struct plan *p, MPI_Comm comm, const struct starpu_data_descr *descrs, const char *fn)
 {
-	struct astro_mpi_task_args args;
-	int size, ret, missing = -1, missing_write = -1;
-
-	*p = (struct plan){ 0 };
-	if (!_astro_mpi_running(fn))
-		return -EINVAL;
-	ret = _astro_mpi_comm_info(comm, &p->me, &size, fn);
-	if (ret)
-		return ret;
-	p->task = astro_task_build_v(fn, cl, &args, ap);
-	if (!p->task)
-		return -EINVAL;
-	/* A task without codelet (a callback, say) takes no data. */
-	p->n = cl ? STARPU_TASK_GET_NBUFFERS(p->task) : 0;
 	p->acc = calloc(p->n ? p->n : 1, sizeof(*p->acc));
 	if (!p->acc) {
 		_astro_mpi_error("%s: out of memory", fn);
-		plan_free(p);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < p->n; i++) {
 		struct access *a = &p->acc[i];
-		a->handle = STARPU_TASK_GET_HANDLE(p->task, i);
-		/* The mode the argument list gave (the codelet's own may differ: it is what runs locally). */
-		enum starpu_data_access_mode *given = p->task->dyn_modes ? &p->task->dyn_modes[i] : &p->task->modes[i];
-		a->mode = *given ? *given : STARPU_TASK_GET_MODE(p->task, i);
-		/* Within a rank, an STARPU_MPI_REDUX contribution accumulates into the rank's one copy. */
-		if (*given & STARPU_MPI_REDUX)
-			*given = STARPU_RW | STARPU_COMMUTE;
+		if (descrs) {
+			a->handle = descrs[i].handle;
+			a->mode = descrs[i].mode;
+		} else {
+			a->handle = STARPU_TASK_GET_HANDLE(p->task, i);
+			/* The mode the argument list gave (the codelet's own may differ: it is what runs locally). */
+			enum starpu_data_access_mode *given = p->task->dyn_modes ? &p->task->dyn_modes[i] : &p->task->modes[i];
+			a->mode = *given ? *given : STARPU_TASK_GET_MODE(p->task, i);
+			/* Within a rank, an STARPU_MPI_REDUX contribution accumulates into the rank's one copy. */
+			if (*given & STARPU_MPI_REDUX)
+				*given = STARPU_RW | STARPU_COMMUTE;
+		}
+		a->own_mode = a->mode;
 		if (!a->handle) {
 			/* Not held here: no part in its moves (first stays false). */
 			a->rank = -1;
-			if (missing < 0)
-				missing = (int)i;
-			if ((a->mode & WRITE_MODES) && missing_write < 0)
-				missing_write = (int)i;
 			continue;
 		}
 		a->first = true;
@@ -168,31 +160,43 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 				a->first = false;
 				p->acc[j].mode |= a->mode;
 			}
-		if (!_astro_mpi_data_owner_untagged(a->handle, comm, &a->rank, &a->tag, fn)) {
-			plan_free(p);
+		if (!_astro_mpi_data_owner_untagged(a->handle, comm, &a->rank, &a->tag, fn))
 			return -EINVAL;
-		}
 	}
+	return 0;
+}
 
-	/* Who runs it: the rank named, the owner of the data named, else the owner of what it writes. */
-	if (args.execute_on_node != -1) {
-		if (args.execute_on_node < 0 || args.execute_on_node >= size) {
-			_astro_mpi_error("%s: STARPU_EXECUTE_ON_NODE %d is not a rank of the communicator (0 to %d)", fn, args.execute_on_node, size - 1);
+/* The first buffer that is a NULL handle here (written ones only with writes), or -1. */
+static int first_missing(const struct plan *p, bool writes)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (!p->acc[i].handle && (!writes || (p->acc[i].mode & WRITE_MODES)))
+			return (int)i;
+	return -1;
+}
+
+/* Who runs the task: the rank named, the owner of the data named, else the owner of what it writes. */
+static int plan_choose(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const struct astro_mpi_task_args *args, int size, const char *fn)
+{
+	if (args->execute_on_node != -1) {
+		if (args->execute_on_node < 0 || args->execute_on_node >= size) {
+			_astro_mpi_error("%s: STARPU_EXECUTE_ON_NODE %d is not a rank of the communicator (0 to %d)", fn, args->execute_on_node, size - 1);
 			plan_free(p);
 			return -EINVAL;
 		}
-		p->xrank = args.execute_on_node;
+		p->xrank = args->execute_on_node;
 		return plan_check_held(p, cl, fn);
 	}
-	if (args.execute_on_data) {
+	if (args->execute_on_data) {
 		starpu_mpi_tag_t tag;
-		if (!_astro_mpi_data_owner(args.execute_on_data, comm, &p->xrank, &tag, fn)) {
+		if (!_astro_mpi_data_owner(args->execute_on_data, comm, &p->xrank, &tag, fn)) {
 			plan_free(p);
 			return -EINVAL;
 		}
 		p->per_node = p->xrank == STARPU_MPI_PER_NODE;
 		return plan_check_held(p, cl, fn);
 	}
+	int missing_write = first_missing(p, true), missing = first_missing(p, false);
 	if (missing_write >= 0)
 		return plan_not_involved(p, (unsigned)missing_write, cl, fn);
 	int writer = -1;
@@ -220,13 +224,43 @@ static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, c
 		plan_free(p);
 		return -EINVAL;
 	}
-	p->xrank = select_node(p, args.node_selection_policy, size, fn);
+	p->xrank = select_node(p, args->node_selection_policy, size, fn);
 	if (p->xrank < 0) {
-		ret = p->xrank;
+		int ret = p->xrank;
 		plan_free(p);
 		return ret;
 	}
 	return plan_check_held(p, cl, fn);
+}
+
+/* The plan of task (built by the caller, or here): its accesses, then who runs it. */
+static int plan_of_task(struct plan *p, MPI_Comm comm, const struct astro_mpi_task_args *args, const char *fn)
+{
+	int size;
+	int ret = _astro_mpi_comm_info(comm, &p->me, &size, fn);
+	if (ret == 0) {
+		/* A task without codelet (a callback, say) takes no data. */
+		p->n = p->task->cl ? STARPU_TASK_GET_NBUFFERS(p->task) : 0;
+		ret = plan_accesses(p, comm, NULL, fn);
+	}
+	if (ret) {
+		plan_free(p);
+		return ret;
+	}
+	return plan_choose(p, comm, p->task->cl, args, size, fn);
+}
+
+static int plan_make(struct plan *p, MPI_Comm comm, struct starpu_codelet *cl, const char *fn, va_list ap)
+{
+	struct astro_mpi_task_args args;
+
+	*p = (struct plan){ 0 };
+	if (!_astro_mpi_running(fn))
+		return -EINVAL;
+	p->task = astro_task_build_v(fn, cl, &args, ap);
+	if (!p->task)
+		return -EINVAL;
+	return plan_of_task(p, comm, &args, fn);
 }
 
 /* A data without tag stays where it is (StarPU's temporary data): moving it is an error. */
@@ -284,7 +318,7 @@ static int plan_after(struct plan *p, MPI_Comm comm, const char *fn)
 		const struct access *a = &p->acc[i];
 		if (!a->first || !(a->mode & WRITE_MODES) || a->rank == STARPU_MPI_PER_NODE)
 			continue;
-		if (!p->per_node && a->rank != p->xrank && !(a->mode & REDUX_MODES)) {
+		if (!p->per_node && p->xrank >= 0 && a->rank != p->xrank && !(a->mode & REDUX_MODES)) {
 			int r = 0;
 			if ((p->me == p->xrank || p->me == a->rank) && !can_travel(a, a->rank, fn))
 				r = -EINVAL;
@@ -396,6 +430,78 @@ int starpu_mpi_task_post_build(MPI_Comm comm, struct starpu_codelet *codelet, ..
 	if (ret)
 		return ret;
 	ret = plan_after(&p, comm, "starpu_mpi_task_post_build");
+	plan_free(&p);
+	return ret;
+}
+
+/* -------------------------------------------------- the pieces, for programs */
+
+/* starpu_mpi_task_exchange_data_before_execution(): the plan of a task the
+ * program built (no STARPU_EXECUTE_ON_*: the owner of what it writes, else
+ * the current policy), the data moved before it, the plan handed back in
+ * descrs and params for the after half. */
+int starpu_mpi_task_exchange_data_before_execution(MPI_Comm comm, struct starpu_task *task, struct starpu_data_descr *descrs,
+						   struct starpu_mpi_task_exchange_params *params)
+{
+	static const char fn[] = "starpu_mpi_task_exchange_data_before_execution";
+	const struct astro_mpi_task_args args = { .execute_on_node = -1, .execute_on_data = NULL, .node_selection_policy = -1 };
+	struct plan p = { .task = task, .borrowed = true };
+
+	if (!_astro_mpi_running(fn))
+		return -EINVAL;
+	if (!task || !params) {
+		_astro_mpi_error("%s: NULL %s: pass the task the program built and where to write the exchange parameters", fn, task ? "params" : "task");
+		return -EINVAL;
+	}
+	if (task->cl && STARPU_TASK_GET_NBUFFERS(task) > 0 && !descrs) {
+		_astro_mpi_error("%s: NULL descrs: pass an array of %d struct starpu_data_descr (one per buffer of the task)", fn, STARPU_TASK_GET_NBUFFERS(task));
+		return -EINVAL;
+	}
+	int ret = plan_of_task(&p, comm, &args, fn);
+	if (ret)
+		return ret;
+	ret = plan_before(&p, comm, fn);
+	for (unsigned i = 0; i < p.n; i++)
+		descrs[i] = (struct starpu_data_descr){ .handle = p.acc[i].handle, .mode = p.acc[i].own_mode };
+	*params = (struct starpu_mpi_task_exchange_params){
+		.do_execute = executes(&p),
+		.xrank = p.per_node ? STARPU_MPI_PER_NODE : p.xrank,
+		.priority = task->priority,
+	};
+	plan_free(&p);
+	return ret;
+}
+
+/* The other half: the plan again from descrs and params, and the written data sent back to their owners. */
+int starpu_mpi_task_exchange_data_after_execution(MPI_Comm comm, struct starpu_data_descr *descrs, unsigned nb_data,
+						  struct starpu_mpi_task_exchange_params params)
+{
+	static const char fn[] = "starpu_mpi_task_exchange_data_after_execution";
+	struct plan p = { .n = nb_data, .xrank = params.xrank, .per_node = params.xrank == STARPU_MPI_PER_NODE };
+	int size;
+
+	if (!_astro_mpi_running(fn))
+		return -EINVAL;
+	if (nb_data > 0 && !descrs) {
+		_astro_mpi_error("%s: NULL descrs with %u data: pass the array starpu_mpi_task_exchange_data_before_execution() filled", fn, nb_data);
+		return -EINVAL;
+	}
+	int ret = _astro_mpi_comm_info(comm, &p.me, &size, fn);
+	if (ret)
+		return ret;
+	if (!p.per_node && (params.xrank < -1 || params.xrank >= size)) {
+		_astro_mpi_error("%s: params.xrank %d is not a rank of the communicator (0 to %d, STARPU_MPI_PER_NODE, or -1): "
+				 "pass the params starpu_mpi_task_exchange_data_before_execution() filled", fn, params.xrank, size - 1);
+		return -EINVAL;
+	}
+	if ((params.do_execute != 0) != executes(&p)) {
+		_astro_mpi_error("%s: params.do_execute %d disagrees with params.xrank %d on rank %d: "
+				 "pass the params starpu_mpi_task_exchange_data_before_execution() filled", fn, params.do_execute, params.xrank, p.me);
+		return -EINVAL;
+	}
+	ret = plan_accesses(&p, comm, descrs, fn);
+	if (ret == 0)
+		ret = plan_after(&p, comm, fn);
 	plan_free(&p);
 	return ret;
 }

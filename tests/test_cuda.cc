@@ -169,6 +169,8 @@ TEST_F(CudaNoDevice, ACudaOnlyCodeletIsRefusedAndTheLocalGettersAreNull)
 	EXPECT_EQ(starpu_cuda_get_local_stream(), nullptr);
 	EXPECT_EQ(starpu_cublas_get_local_handle(), nullptr);
 	EXPECT_EQ(starpu_cusolverDn_get_local_handle(), nullptr);
+	EXPECT_EQ(starpu_cusolverSp_get_local_handle(), nullptr);
+	EXPECT_EQ(starpu_cusolverRf_get_local_handle(), nullptr);
 
 	starpu_codelet cl;
 	starpu_codelet_init(&cl);
@@ -310,6 +312,35 @@ TEST_F(Cuda, CusparseHandlesLiveFromInitToShutdown)
 	EXPECT_EQ(with_handle.load(), 0);
 	// Outside a CUDA worker there is no handle.
 	EXPECT_EQ(starpu_cusparse_get_local_handle(), nullptr);
+}
+
+TEST_F(Cuda, CusolverHandlesLiveFromInitToShutdown)
+{
+	static std::atomic<int> with_dn{0}, with_sp{0}, with_rf{0}, runs{0};
+	starpu_codelet cl;
+	starpu_codelet_init(&cl);
+	cl.cuda_funcs[0] = [](void **, void *) {
+		with_dn += starpu_cusolverDn_get_local_handle() != nullptr;
+		with_sp += starpu_cusolverSp_get_local_handle() != nullptr;
+		with_rf += starpu_cusolverRf_get_local_handle() != nullptr;
+		runs++;
+	};
+	cl.nbuffers = 0;
+	starpu_cusolver_init();
+	with_dn = with_sp = with_rf = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_dn.load(), 1);
+	EXPECT_EQ(with_sp.load(), 1);
+	EXPECT_EQ(with_rf.load(), 1);
+	starpu_cusolver_shutdown();
+	with_dn = with_sp = with_rf = runs = 0;
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	EXPECT_EQ(runs.load(), 1);
+	EXPECT_EQ(with_dn.load() + with_sp.load() + with_rf.load(), 0);
+	EXPECT_EQ(starpu_cusolverRf_get_local_handle(), nullptr) << "outside a CUDA worker";
 }
 
 #ifdef STARPU_HAVE_LIBCUBLASLT

@@ -5,6 +5,7 @@
 // anything is tried; the copies themselves run where a device is.
 #include <gtest/gtest.h>
 #include <starpu.h>
+#include <starpu_cusolver.h>
 #include "helpers.h"
 #include <cerrno>
 #include <vector>
@@ -189,6 +190,14 @@ TEST(CudaWorkers, TwoWorkersPerDeviceShareItsNode)
 	EXPECT_NE(streams[a], (cudaStream_t)NULL);
 	EXPECT_NE(streams[a], streams[b]);
 	starpu_shutdown();
+}
+
+// STARPU_CUSOLVER_REPORT_ERROR says the status and where, then aborts (as StarPU).
+TEST(CudaReport, CusolverErrorIsSaidThenAborts)
+{
+	testing::FLAGS_gtest_death_test_style = "threadsafe";
+	EXPECT_DEATH(STARPU_CUSOLVER_REPORT_ERROR(CUSOLVER_STATUS_INVALID_VALUE),
+		     "cuSOLVER.*TestBody \\(.*test_cuda_api.cc:[0-9]+\\): error 3 \\(cusolverStatus_t\\)");
 }
 
 #endif /* STARPU_USE_CUDA */

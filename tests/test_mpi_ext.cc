@@ -692,7 +692,7 @@ TEST(MpiClock, AlignmentMethod)
 
 // ------------------------------------------------------ the launcher's side
 
-const char kRankTests[] = "MpiRedux.*:MpiExt.*:MpiExtApi.*";
+const char kRankTests[] = "MpiRedux.*:MpiExt.*:MpiExtApi.*:MpiExchange.*";
 
 TEST(MpiRun, TwoRanks)
 {

@@ -1065,10 +1065,64 @@ TEST_F(Runtime, UnknownKindIsRefused)
 		EXPECT_EQ(starpu_task_insert(&cl, STARPU_VALUE, &p, sizeof(p), STARPU_SHIFTED_MODE_MAX, 1, 0), -EINVAL);
 		EXPECT_EQ(starpu_task_build(&cl, STARPU_PRIORITY, 1, 0x40000000, 0), nullptr);
 	});
-	EXPECT_TRUE(contains(err, "starpu_task_insert: unknown argument kind 0x5e0000 after 1 arguments for codelet 'observe'")) << err;
+	EXPECT_TRUE(contains(err, "starpu_task_insert: unknown argument kind 0x680000 after 1 arguments for codelet 'observe'")) << err;
 	EXPECT_TRUE(contains(err, "starpu_task_build: unknown argument kind 0x40000000")) << err;
 	EXPECT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(seen.runs.load(), 0);
+}
+
+std::atomic<int> g_bubble_calls{0};
+
+int always_bubble(struct starpu_task *, void *)
+{
+	g_bubble_calls++;
+	return 1;
+}
+
+void bubble_dag(struct starpu_task *, void *)
+{
+	g_bubble_calls++;
+}
+
+// Hierarchical DAGs are StarPU's --enable-bubble builds only: their insert arguments are refused with
+// a message, their fields exist, start empty and are never called, and such a task runs whole.
+TEST_F(Runtime, BubbleArgumentsAreRefusedAndBubbleFieldsRunTheTaskWhole)
+{
+	starpu_codelet cl = make_codelet("observe", 0);
+	cl.cpu_funcs[0] = observe_cpu;
+	Seen seen;
+	Seen *p = &seen;
+	const int kinds[] = { STARPU_BUBBLE_FUNC, STARPU_BUBBLE_FUNC_ARG, STARPU_BUBBLE_GEN_DAG_FUNC, STARPU_BUBBLE_GEN_DAG_FUNC_ARG,
+			      STARPU_BUBBLE_PARENT };
+	const char *names[] = { "STARPU_BUBBLE_FUNC", "STARPU_BUBBLE_FUNC_ARG", "STARPU_BUBBLE_GEN_DAG_FUNC", "STARPU_BUBBLE_GEN_DAG_FUNC_ARG",
+				"STARPU_BUBBLE_PARENT" };
+	for (int i = 0; i < 5; i++) {
+		std::string err = stderr_of([&] {
+			EXPECT_EQ(starpu_task_insert(&cl, STARPU_VALUE, &p, sizeof(p), kinds[i], nullptr, 0), -EINVAL);
+		});
+		EXPECT_TRUE(contains(err, std::string("starpu_task_insert: ") + names[i] + " for codelet 'observe': hierarchical DAGs (bubbles) need a StarPU built with --enable-bubble"))
+			<< err;
+	}
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.runs.load(), 0);
+
+	g_bubble_calls = 0;
+	cl.bubble_func = always_bubble;
+	cl.bubble_gen_dag_func = bubble_dag;
+	starpu_task *task = starpu_task_create();
+	EXPECT_EQ(task->bubble_func, nullptr);
+	EXPECT_EQ(task->bubble_gen_dag_func, nullptr);
+	EXPECT_EQ(task->bubble_func_arg, nullptr);
+	EXPECT_EQ(task->bubble_gen_dag_func_arg, nullptr);
+	EXPECT_EQ(task->bubble_parent, 0ul);
+	task->cl = &cl;
+	task->bubble_func = always_bubble;
+	starpu_codelet_pack_args(&task->cl_arg, &task->cl_arg_size, STARPU_VALUE, &p, sizeof(p), 0);
+	task->cl_arg_free = 1;
+	ASSERT_EQ(starpu_task_submit(task), 0);
+	EXPECT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(seen.runs.load(), 1) << "the task runs whole";
+	EXPECT_EQ(g_bubble_calls.load(), 0) << "never called in a runtime without --enable-bubble";
 }
 
 TEST_F(Runtime, ModeMismatchIsRefused)

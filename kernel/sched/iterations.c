@@ -42,5 +42,5 @@ void _astro_iteration_stamp(struct starpu_task *task)
 	if (level == 0)
 		return;
 	for (unsigned i = 0; i < sizeof(task->iterations) / sizeof(task->iterations[0]); i++)
-		task->iterations[i] = i < level ? (int)ctx->iterations[i] : -1;
+		task->iterations[i] = i < level ? ctx->iterations[i] : -1;
 }

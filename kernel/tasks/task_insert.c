@@ -547,8 +547,24 @@ static inline void execute_on_worker(struct starpu_task *task, int worker)
 	}
 }
 
+/* STARPU_BUBBLE_*: hierarchical DAGs exist only in StarPU builds with --enable-bubble (STARPU_BUBBLE),
+ * which this runtime is not; StarPU without it aborts on them. */
+static int bubble_kind(struct insert_args *a, int kind)
+{
+	static const char *const names[] = { "STARPU_BUBBLE_FUNC", "STARPU_BUBBLE_FUNC_ARG", "STARPU_BUBBLE_GEN_DAG_FUNC",
+					     "STARPU_BUBBLE_GEN_DAG_FUNC_ARG", "STARPU_BUBBLE_PARENT" };
+	_astro_error("%s: %s%s%s%s: hierarchical DAGs (bubbles) need a StarPU built with --enable-bubble, which this runtime is not: "
+		     "insert the task without the bubble arguments (it then runs whole)",
+		     a->caller, names[(kind - STARPU_BUBBLE_FUNC) / (STARPU_BUBBLE_FUNC_ARG - STARPU_BUBBLE_FUNC)],
+		     a->values_only ? "" : " for codelet '", a->values_only ? "" : cl_name(a->cl), a->values_only ? "" : "'");
+	return -EINVAL;
+}
+
 static int unknown_kind(struct insert_args *a, int kind)
 {
+	if (kind == STARPU_BUBBLE_FUNC || kind == STARPU_BUBBLE_FUNC_ARG || kind == STARPU_BUBBLE_GEN_DAG_FUNC ||
+	    kind == STARPU_BUBBLE_GEN_DAG_FUNC_ARG || kind == STARPU_BUBBLE_PARENT)
+		return bubble_kind(a, kind);
 	_astro_error("%s: unknown argument kind 0x%x after %d arguments%s%s%s: terminate the list with 0",
 		a->caller, (unsigned)kind, a->nparsed, a->values_only ? "" : " for codelet '",
 		a->values_only ? "" : cl_name(a->cl), a->values_only ? "" : "'");

@@ -19,6 +19,7 @@
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <cusolverSp.h>
+#include <cusolverRf.h>
 #include <cusparse.h>
 #ifdef STARPU_HAVE_LIBCUBLASLT
 #include <cublasLt.h>
@@ -48,6 +49,7 @@ struct worker
 	cublasHandle_t cublas;
 	cusolverDnHandle_t cusolver_dn;
 	cusolverSpHandle_t cusolver_sp;
+	cusolverRfHandle_t cusolver_rf;   /* refactorisation: no stream of its own in cuSOLVER */
 	cusparseHandle_t cusparse;
 	void *cublaslt;               /* a cublasLtHandle_t */
 };
@@ -379,13 +381,16 @@ static void cusolver_create_here(void *arg)
 	__typeof__(cusolverDnSetStream) *dn_stream = LOAD(lib, cusolverDnSetStream);
 	__typeof__(cusolverSpCreate) *sp_create = LOAD(lib, cusolverSpCreate);
 	__typeof__(cusolverSpSetStream) *sp_stream = LOAD(lib, cusolverSpSetStream);
-	if (!w || !dn_create || !dn_stream || !sp_create || !sp_stream)
+	__typeof__(cusolverRfCreate) *rf_create = LOAD(lib, cusolverRfCreate);
+	if (!w || !dn_create || !dn_stream || !sp_create || !sp_stream || !rf_create)
 		return;
 	cusolverStatus_t status = CUSOLVER_STATUS_SUCCESS;
 	if (!w->cusolver_dn && (status = dn_create(&w->cusolver_dn)) == CUSOLVER_STATUS_SUCCESS)
 		status = dn_stream(w->cusolver_dn, w->stream);
 	if (status == CUSOLVER_STATUS_SUCCESS && !w->cusolver_sp && (status = sp_create(&w->cusolver_sp)) == CUSOLVER_STATUS_SUCCESS)
 		status = sp_stream(w->cusolver_sp, w->stream);
+	if (status == CUSOLVER_STATUS_SUCCESS && !w->cusolver_rf)
+		status = rf_create(&w->cusolver_rf);
 	if (status != CUSOLVER_STATUS_SUCCESS)
 		astro_log_error("starpu_cusolver_init", "cuSOLVER error %d on device %d: its handles are not usable", (int)status,
 				starpu_worker_get_devid(starpu_worker_get_id()));
@@ -396,14 +401,18 @@ static void cusolver_destroy_here(void *arg)
 	struct worker *w = local_worker();
 	__typeof__(cusolverDnDestroy) *dn_destroy = LOAD(cusolver_lib, cusolverDnDestroy);
 	__typeof__(cusolverSpDestroy) *sp_destroy = LOAD(cusolver_lib, cusolverSpDestroy);
+	__typeof__(cusolverRfDestroy) *rf_destroy = LOAD(cusolver_lib, cusolverRfDestroy);
 	if (!w)
 		return;
 	if (w->cusolver_dn && dn_destroy)
 		dn_destroy(w->cusolver_dn);
 	if (w->cusolver_sp && sp_destroy)
 		sp_destroy(w->cusolver_sp);
+	if (w->cusolver_rf && rf_destroy)
+		rf_destroy(w->cusolver_rf);
 	w->cusolver_dn = NULL;
 	w->cusolver_sp = NULL;
+	w->cusolver_rf = NULL;
 }
 #pragma GCC diagnostic pop
 
@@ -555,6 +564,12 @@ static void *local_cusolver_sp(void)
 	return w ? w->cusolver_sp : NULL;
 }
 
+static void *local_cusolver_rf(void)
+{
+	struct worker *w = local_worker();
+	return w ? w->cusolver_rf : NULL;
+}
+
 static const char *error_string(int status)
 {
 	return cudaGetErrorString((cudaError_t)status);
@@ -614,6 +629,7 @@ static const struct astro_cuda_services services = {
 	.cublaslt_init = serve_cublaslt_init,
 	.cublaslt_shutdown = serve_cublaslt_shutdown,
 	.local_cublaslt = local_cublaslt,
+	.local_cusolver_rf = local_cusolver_rf,
 	.local_stream = local_stream,
 	.local_cublas = local_cublas,
 	.local_cusolver_dn = local_cusolver_dn,

@@ -118,6 +118,11 @@ cusolverSpHandle_t starpu_cusolverSp_get_local_handle(void)
 	return (cusolverSpHandle_t)SERVED(local_cusolver_sp);
 }
 
+cusolverRfHandle_t starpu_cusolverRf_get_local_handle(void)
+{
+	return (cusolverRfHandle_t)SERVED(local_cusolver_rf);
+}
+
 /* What every copy checks before the driver copies: 0, or a negative errno said. */
 static int copy_checks(const char *call, const void *src, unsigned src_node, const void *dst, unsigned dst_node, size_t bytes,
 		       size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, enum cudaMemcpyKind kind)
@@ -236,6 +241,12 @@ void starpu_cuda_report_error(const char *func, const char *file, int line, cuda
 void starpu_cublas_report_error(const char *func, const char *file, int line, int status)
 {
 	astro_log_error("cuBLAS", "%s (%s:%d): error %d (cublasStatus_t)", func, file, line, status);
+	abort();
+}
+
+void starpu_cusolver_report_error(const char *func, const char *file, int line, cusolverStatus_t status)
+{
+	astro_log_error("cuSOLVER", "%s (%s:%d): error %d (cusolverStatus_t)", func, file, line, (int)status);
 	abort();
 }
 

@@ -46,6 +46,8 @@ struct astro_cuda_services
 	void (*cublaslt_init)(void);
 	void (*cublaslt_shutdown)(void);
 	void *(*local_cublaslt)(void);
+	/* The calling worker's cusolverRfHandle_t (made by starpu_cusolver_init() with the others). */
+	void *(*local_cusolver_rf)(void);
 };
 
 /* Served from the driver's init to its fini; NULL withdraws them. */
