@@ -181,6 +181,55 @@ int starpu_sem_getvalue(starpu_sem_t *sem, int *sval);
 #endif /* STARPU_SIMGRID */
 
 /**
+ * A consumer's side of the queue and wait synchronisation (StarPU declares it
+ * in a simulation build; it works in both here): a consumer registers its
+ * wait on the producers' queues, then in its loop calls
+ * starpu_pthread_wait_reset(), looks for work at each producer, and when none
+ * has any, starpu_pthread_wait_wait() returns once a producer signalled a
+ * queue the wait is registered on, since the reset. Unregister from every
+ * queue before starpu_pthread_wait_destroy().
+ */
+typedef struct
+{
+	starpu_pthread_mutex_t mutex;
+	starpu_pthread_cond_t cond;
+	unsigned block;                      /**< 1 until a producer signals, after each reset */
+} starpu_pthread_wait_t;
+
+/** A producer's side: the waits registered on it, woken by its signals. */
+typedef struct
+{
+	starpu_pthread_mutex_t mutex;
+	starpu_pthread_wait_t **queue;       /**< the registered waits */
+	unsigned allocqueue;                 /**< room in queue */
+	unsigned nqueue;                     /**< waits registered */
+} starpu_pthread_queue_t;
+
+/** An empty queue. Returns 0. */
+int starpu_pthread_queue_init(starpu_pthread_queue_t *q);
+/** Wakes one registered wait that blocks (none when none blocks). Returns 0. */
+int starpu_pthread_queue_signal(starpu_pthread_queue_t *q);
+/** Wakes every registered wait. Returns 0. */
+int starpu_pthread_queue_broadcast(starpu_pthread_queue_t *q);
+/** Frees the queue: EBUSY, said, while waits are still registered on it. */
+int starpu_pthread_queue_destroy(starpu_pthread_queue_t *q);
+
+/** A wait that blocks until signalled. Returns 0. */
+int starpu_pthread_wait_init(starpu_pthread_wait_t *w);
+/** Registers w on q, whose signals will wake it. Returns 0, or ENOMEM said. */
+int starpu_pthread_queue_register(starpu_pthread_wait_t *w, starpu_pthread_queue_t *q);
+/** Unregisters w from q. Returns 0, or EINVAL said when w is not registered there. */
+int starpu_pthread_queue_unregister(starpu_pthread_wait_t *w, starpu_pthread_queue_t *q);
+/** Forgets the signals received so far: the next wait blocks until a new one. Returns 0. */
+int starpu_pthread_wait_reset(starpu_pthread_wait_t *w);
+/** Blocks until a queue w is registered on was signalled since the last reset. Returns 0. */
+int starpu_pthread_wait_wait(starpu_pthread_wait_t *w);
+/** The same, giving up at abstime (CLOCK_REALTIME; the simulation's clock in a simulation): 0, or ETIMEDOUT. */
+int starpu_pthread_wait_timedwait(starpu_pthread_wait_t *w, const struct timespec *abstime);
+/** Frees w's lock and condition. Returns 0. */
+int starpu_pthread_wait_destroy(starpu_pthread_wait_t *w);
+
+/**
  * Names the calling thread as top and debuggers show it; the system keeps the
  * first 15 characters. Returns 0, or EINVAL (said on stderr) for a NULL name.
  */

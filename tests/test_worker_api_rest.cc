@@ -201,6 +201,86 @@ TEST(ThreadApi, CheckSchedSaysAWorkersSchedulingMutex)
 	EXPECT_EQ(err, "");
 }
 
+// A consumer waiting on two producers' queues wakes for either.
+TEST(ThreadQueues, AWaitWakesForAnyQueueItIsRegisteredOn)
+{
+	starpu_pthread_queue_t q1, q2;
+	starpu_pthread_wait_t w;
+	ASSERT_EQ(starpu_pthread_queue_init(&q1), 0);
+	ASSERT_EQ(starpu_pthread_queue_init(&q2), 0);
+	ASSERT_EQ(starpu_pthread_wait_init(&w), 0);
+	ASSERT_EQ(starpu_pthread_queue_register(&w, &q1), 0);
+	ASSERT_EQ(starpu_pthread_queue_register(&w, &q2), 0);
+	std::atomic<int> produced{0}, woken{0};
+	std::thread consumer([&] {
+		for (int seen = 0; seen < 2;) {
+			starpu_pthread_wait_reset(&w);
+			if (produced.load() > seen) {
+				seen = produced.load();
+				continue;
+			}
+			starpu_pthread_wait_wait(&w);
+			woken++;
+		}
+	});
+	produced = 1;
+	starpu_pthread_queue_signal(&q1);
+	produced = 2;
+	starpu_pthread_queue_broadcast(&q2);
+	consumer.join();
+	// A signal with nobody blocking is kept until the next reset: the wait returns at once.
+	starpu_pthread_queue_signal(&q2);
+	EXPECT_EQ(starpu_pthread_wait_wait(&w), 0);
+	starpu_pthread_wait_reset(&w);
+	struct timespec past;
+	clock_gettime(CLOCK_REALTIME, &past);
+	past.tv_sec -= 1;
+	EXPECT_EQ(starpu_pthread_wait_timedwait(&w, &past), ETIMEDOUT);
+	starpu_pthread_queue_signal(&q1);
+	EXPECT_EQ(starpu_pthread_wait_timedwait(&w, &past), 0);
+
+	// Bad input: destroying a queue with waits on it, unregistering twice.
+	std::string err = stderr_of([&] { EXPECT_EQ(starpu_pthread_queue_destroy(&q1), EBUSY); });
+	EXPECT_TRUE(contains(err, "1 waits are still registered")) << err;
+	EXPECT_EQ(starpu_pthread_queue_unregister(&w, &q1), 0);
+	err = stderr_of([&] { EXPECT_EQ(starpu_pthread_queue_unregister(&w, &q1), EINVAL); });
+	EXPECT_TRUE(contains(err, "the wait is not registered on this queue")) << err;
+	EXPECT_EQ(starpu_pthread_queue_unregister(&w, &q2), 0);
+	EXPECT_EQ(starpu_pthread_queue_destroy(&q1), 0);
+	EXPECT_EQ(starpu_pthread_queue_destroy(&q2), 0);
+	EXPECT_EQ(starpu_pthread_wait_destroy(&w), 0);
+}
+
+// A signal wakes one blocking wait, a broadcast all of them.
+TEST(ThreadQueues, SignalWakesOneBroadcastWakesAll)
+{
+	starpu_pthread_queue_t q;
+	starpu_pthread_queue_init(&q);
+	starpu_pthread_wait_t w[3];
+	for (auto &x : w) {
+		starpu_pthread_wait_init(&x);
+		starpu_pthread_queue_register(&x, &q);
+	}
+	starpu_pthread_queue_signal(&q);
+	int signalled = 0;
+	for (auto &x : w)
+		signalled += !x.block;
+	EXPECT_EQ(signalled, 1);
+	starpu_pthread_queue_signal(&q);
+	signalled = 0;
+	for (auto &x : w)
+		signalled += !x.block;
+	EXPECT_EQ(signalled, 2) << "a second signal went to the wait already signalled";
+	starpu_pthread_queue_broadcast(&q);
+	for (auto &x : w)
+		EXPECT_EQ(x.block, 0u);
+	for (auto &x : w) {
+		starpu_pthread_queue_unregister(&x, &q);
+		starpu_pthread_wait_destroy(&x);
+	}
+	EXPECT_EQ(starpu_pthread_queue_destroy(&q), 0);
+}
+
 // ------------------------------------------------------------------- bitmap
 
 TEST(BitmapStruct, AProgramKeepsItsOwnBitmap)
