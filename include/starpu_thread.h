@@ -86,8 +86,10 @@ typedef pthread_barrierattr_t starpu_pthread_barrierattr_t;
 #define starpu_sem_init sem_init
 #define starpu_sem_destroy sem_destroy
 #define starpu_sem_post sem_post
-#define starpu_sem_wait sem_wait
-#define starpu_sem_trywait sem_trywait
+/** Waits for the semaphore, again when a signal interrupts the wait: 0, or -1 with errno set (EINVAL). */
+int starpu_sem_wait(starpu_sem_t *sem);
+/** Takes the semaphore if it can at once, again when a signal interrupts: 0, or -1 with errno EAGAIN. */
+int starpu_sem_trywait(starpu_sem_t *sem);
 #define starpu_sem_getvalue sem_getvalue
 
 #else /* STARPU_SIMGRID */

@@ -14,11 +14,15 @@
 #include "helpers.h"
 
 #include <atomic>
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 using namespace astro_test;
 
@@ -199,6 +203,50 @@ TEST(ThreadApi, CheckSchedSaysAWorkersSchedulingMutex)
 	char file[] = "main.c";
 	err = stderr_of([&] { starpu_pthread_mutex_check_sched(sched_mutex, file, 1); });
 	EXPECT_EQ(err, "");
+}
+
+std::atomic<int> g_interruptions{0};
+void count_interruption(int) { g_interruptions++; }
+
+// The system state of thread tid of this process ('S': sleeping), '?' when unknown.
+char thread_state(long tid)
+{
+	std::string stat = read_file("/proc/self/task/" + std::to_string(tid) + "/stat");
+	size_t paren = stat.rfind(')');
+	return paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '?';
+}
+
+// A signal that interrupts starpu_sem_wait() does not end it (sem_wait() alone would give -1, EINTR).
+TEST(ThreadApi, SemWaitGoesOnAfterASignal)
+{
+	struct sigaction sa = {}, old;
+	sa.sa_handler = count_interruption;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+	starpu_sem_t sem;
+	ASSERT_EQ(starpu_sem_init(&sem, 0, 0), 0);
+	std::atomic<long> tid{0};
+	std::atomic<int> ret{1};
+	pthread_t waiter_handle;
+	std::thread waiter([&] {
+		tid = (long)syscall(SYS_gettid);
+		ret = starpu_sem_wait(&sem);
+	});
+	waiter_handle = waiter.native_handle();
+	ASSERT_TRUE(wait_until([&] { return tid.load() && thread_state(tid.load()) == 'S'; }));
+	g_interruptions = 0;
+	pthread_kill(waiter_handle, SIGUSR2);
+	ASSERT_TRUE(wait_until([] { return g_interruptions.load() > 0; }));
+	EXPECT_EQ(ret.load(), 1) << "the wait ended with the signal";
+	starpu_sem_post(&sem);
+	waiter.join();
+	EXPECT_EQ(ret.load(), 0);
+	EXPECT_EQ(starpu_sem_trywait(&sem), -1);
+	EXPECT_EQ(errno, EAGAIN);
+	starpu_sem_post(&sem);
+	EXPECT_EQ(starpu_sem_trywait(&sem), 0);
+	starpu_sem_destroy(&sem);
+	sigaction(SIGUSR2, &old, nullptr);
 }
 
 // A consumer waiting on two producers' queues wakes for either.

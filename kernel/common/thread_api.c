@@ -6,6 +6,8 @@
  * like the plain calls (in a simulation, the simulated ones): having their own
  * names lets a program tell the scheduling mutexes from the others, which
  * starpu_pthread_mutex_check_sched() (workers/sched_mutex.c) verifies.
+ * Outside a simulation, the semaphore waits go on when a signal interrupts
+ * them, as StarPU's do (kernel/common/simgrid.c has the simulation's).
  */
 #include "common/common.h"
 
@@ -33,3 +35,21 @@ int starpu_pthread_mutex_trylock_sched(starpu_pthread_mutex_t *mutex)
 {
 	return starpu_pthread_mutex_trylock(mutex);
 }
+
+#ifndef STARPU_SIMGRID
+int starpu_sem_wait(starpu_sem_t *sem)
+{
+	int ret;
+	while ((ret = sem_wait(sem)) == -1 && errno == EINTR)
+		;
+	return ret;
+}
+
+int starpu_sem_trywait(starpu_sem_t *sem)
+{
+	int ret;
+	while ((ret = sem_trywait(sem)) == -1 && errno == EINTR)
+		;
+	return ret;
+}
+#endif
