@@ -13,6 +13,9 @@
 #define _STARPU_PTHREAD_CHECK(call, what) do { int _p_ret = (call); if (STARPU_UNLIKELY(_p_ret != 0)) { \
 	fprintf(stderr, "[starpu] %s failed in %s (%s:%d): %s\n", what, __func__, __FILE__, __LINE__, strerror(_p_ret)); \
 	STARPU_ABORT(); } } while (0)
+/* The same, saying the failure without aborting (the thread-specific data calls, as in StarPU). */
+#define _STARPU_PTHREAD_SAY(call, what) do { int _p_ret = (call); if (STARPU_UNLIKELY(_p_ret != 0)) \
+	fprintf(stderr, "[starpu] %s failed in %s (%s:%d): %s\n", what, __func__, __FILE__, __LINE__, strerror(_p_ret)); } while (0)
 
 #define STARPU_PTHREAD_CREATE(thread, attr, routine, arg) _STARPU_PTHREAD_CHECK(starpu_pthread_create(thread, attr, routine, arg), "pthread_create")
 #define STARPU_PTHREAD_CREATE_ON(name, thread, attr, routine, arg, where) \
@@ -69,9 +72,9 @@ static inline int _starpu_pthread_timedwait_checked(int ret, const char *file, i
 #define STARPU_PTHREAD_RWLOCK_RDLOCK(rw) _STARPU_PTHREAD_CHECK(starpu_pthread_rwlock_rdlock(rw), "pthread_rwlock_rdlock")
 #define STARPU_PTHREAD_RWLOCK_WRLOCK(rw) _STARPU_PTHREAD_CHECK(starpu_pthread_rwlock_wrlock(rw), "pthread_rwlock_wrlock")
 #define STARPU_PTHREAD_RWLOCK_UNLOCK(rw) _STARPU_PTHREAD_CHECK(starpu_pthread_rwlock_unlock(rw), "pthread_rwlock_unlock")
-#define STARPU_PTHREAD_KEY_CREATE(key, destr) _STARPU_PTHREAD_CHECK(starpu_pthread_key_create(key, destr), "pthread_key_create")
-#define STARPU_PTHREAD_KEY_DELETE(key) _STARPU_PTHREAD_CHECK(starpu_pthread_key_delete(key), "pthread_key_delete")
-#define STARPU_PTHREAD_SETSPECIFIC(key, ptr) _STARPU_PTHREAD_CHECK(starpu_pthread_setspecific(key, ptr), "pthread_setspecific")
+#define STARPU_PTHREAD_KEY_CREATE(key, destr) _STARPU_PTHREAD_SAY(starpu_pthread_key_create(key, destr), "pthread_key_create")
+#define STARPU_PTHREAD_KEY_DELETE(key) _STARPU_PTHREAD_SAY(starpu_pthread_key_delete(key), "pthread_key_delete")
+#define STARPU_PTHREAD_SETSPECIFIC(key, ptr) _STARPU_PTHREAD_SAY(starpu_pthread_setspecific(key, ptr), "pthread_setspecific")
 #define STARPU_PTHREAD_GETSPECIFIC(key) starpu_pthread_getspecific(key)
 #define STARPU_PTHREAD_BARRIER_INIT(b, attr, count) _STARPU_PTHREAD_CHECK(starpu_pthread_barrier_init(b, attr, count), "pthread_barrier_init")
 #define STARPU_PTHREAD_BARRIER_DESTROY(b) _STARPU_PTHREAD_CHECK(starpu_pthread_barrier_destroy(b), "pthread_barrier_destroy")

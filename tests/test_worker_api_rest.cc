@@ -205,6 +205,19 @@ TEST(ThreadApi, CheckSchedSaysAWorkersSchedulingMutex)
 	EXPECT_EQ(err, "");
 }
 
+// The thread-specific data macros say a failure and go on, as StarPU's (the others abort).
+TEST(ThreadApi, KeyMacrosSayFailuresWithoutAborting)
+{
+	starpu_pthread_key_t key;
+	STARPU_PTHREAD_KEY_CREATE(&key, NULL);
+	int value = 7;
+	STARPU_PTHREAD_SETSPECIFIC(key, &value);
+	EXPECT_EQ(STARPU_PTHREAD_GETSPECIFIC(key), &value);
+	STARPU_PTHREAD_KEY_DELETE(key);
+	std::string err = stderr_of([&] { STARPU_PTHREAD_KEY_DELETE(key); });
+	EXPECT_TRUE(contains(err, "pthread_key_delete failed")) << err;
+}
+
 std::atomic<int> g_interruptions{0};
 void count_interruption(int) { g_interruptions++; }
 
