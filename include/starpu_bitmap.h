@@ -4,20 +4,38 @@
 #ifndef __STARPU_BITMAP_H__
 #define __STARPU_BITMAP_H__
 
+#include <starpu_config.h>
 #include <starpu_util.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** An opaque set that grows as needed. */
-struct starpu_bitmap;
+#ifndef _STARPU_LONG_BIT
+/** Bits in an unsigned long. */
+#define _STARPU_LONG_BIT ((int)(sizeof(unsigned long) * 8))
+#endif
+/** Words of a bitmap: room for every worker id, combined workers' included. */
+#define _STARPU_BITMAP_SIZE ((STARPU_NMAXWORKERS + STARPU_NMAX_COMBINEDWORKERS - 1) / _STARPU_LONG_BIT + 1)
+
+/**
+ * A set of elements from 0 to _STARPU_BITMAP_SIZE * _STARPU_LONG_BIT - 1, as
+ * StarPU 1.4 lays it out: a program may keep one anywhere (on the stack, in
+ * its own structs) and starpu_bitmap_init() it.
+ */
+struct starpu_bitmap
+{
+	unsigned long bits[_STARPU_BITMAP_SIZE];   /**< element e is bit e % _STARPU_LONG_BIT of word e / _STARPU_LONG_BIT */
+	int cardinal;                              /**< how many elements are set */
+};
 
 /** A new empty set (NULL when out of memory). */
 struct starpu_bitmap *starpu_bitmap_create(void) STARPU_ATTRIBUTE_MALLOC;
-/** Frees b (NULL is accepted). */
+/** Empties b, whatever it held before (for a bitmap the program keeps itself). */
+void starpu_bitmap_init(struct starpu_bitmap *b);
+/** Frees b, made by starpu_bitmap_create() (NULL is accepted). */
 void starpu_bitmap_destroy(struct starpu_bitmap *b);
-/** Adds e (e >= 0; a negative e is refused with a message). */
+/** Adds e (an e outside the bitmap's range is refused with a message, nothing changes). */
 void starpu_bitmap_set(struct starpu_bitmap *b, int e);
 /** Removes e. */
 void starpu_bitmap_unset(struct starpu_bitmap *b, int e);

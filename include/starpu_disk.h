@@ -75,6 +75,16 @@ extern struct starpu_disk_ops starpu_disk_unistd_ops;
  * the page cache.
  */
 extern struct starpu_disk_ops starpu_disk_unistd_o_direct_ops;
+/**
+ * StarPU's HDF5 back-end (every object in one HDF5 file): not built in this
+ * runtime; starpu_disk_register() refuses it with -ENOSYS and a message.
+ */
+extern struct starpu_disk_ops starpu_disk_hdf5_ops;
+/**
+ * StarPU's LevelDB back-end (objects in a key-value store): not built in this
+ * runtime; starpu_disk_register() refuses it with -ENOSYS and a message.
+ */
+extern struct starpu_disk_ops starpu_disk_leveldb_ops;
 
 /** Smallest size starpu_disk_register() accepts: 16 MiB. */
 #define STARPU_DISK_SIZE_MIN (16*1024*1024)
@@ -85,6 +95,7 @@ extern struct starpu_disk_ops starpu_disk_unistd_o_direct_ops;
  * size is the room the runtime may use there, at least STARPU_DISK_SIZE_MIN
  * (negative: no limit). Returns the new memory node, or a negative errno said
  * on stderr: -EINVAL (NULL ops, a method missing, size too small, no runtime),
+ * -ENOSYS (a back-end not built here: hdf5, leveldb),
  * -ENOSPC (no memory node left, STARPU_MAXNODES), -ENOENT (plug failed: the
  * folder cannot be created or written).
  */

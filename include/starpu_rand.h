@@ -29,6 +29,7 @@ typedef struct drand48_data starpu_drand48_data;
 #define starpu_srand48_r(seed, buffer) srand48_r(starpu_seed(seed), buffer)
 /** Reentrant starpu_drand48(): stores the number in *result. */
 #define starpu_drand48_r(buffer, result) drand48_r(buffer, result)
+#define starpu_lrand48_r(buffer, result) lrand48_r(buffer, result)
 /** Reentrant starpu_erand48(). */
 #define starpu_erand48_r(xsubi, buffer, result) erand48_r(xsubi, buffer, result)
 

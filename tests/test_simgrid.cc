@@ -79,6 +79,16 @@ TEST_F(Simgrid, TasksOnOneWorkerLastTheirModelsLength)
 	EXPECT_DOUBLE_EQ(value_of(out, "makespan_us"), 10000.0) << out;
 }
 
+// The thread calls in a simulation (issue 40): try-locks answer by the lock's state, and a
+// wait woken by a queue's signal returns at the virtual date of the signal.
+TEST_F(Simgrid, TryLocksAndQueuesWorkInVirtualTime)
+{
+	std::string out;
+	ASSERT_EQ(simulate("threads", "STARPU_NCUDA=0", &out), 0) << out;
+	EXPECT_TRUE(contains(out, "trylocks=ok")) << out;
+	EXPECT_NEAR(value_of(out, "waited_us"), 500.0, 1.0) << out;
+}
+
 // Tasks on two workers: while the CPU runs one task (1000 us), the GPU runs four (250 us each).
 TEST_F(Simgrid, TwoWorkersShareTasksByTheirSpeeds)
 {

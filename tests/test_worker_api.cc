@@ -485,62 +485,7 @@ TEST_F(WorkerApi, ProgressionHookReturningZeroKeepsWorkersAwake)
 	starpu_worker_set_going_to_sleep_callback(nullptr);
 }
 
-struct SelfRemoving
-{
-	std::atomic<int> id{-1}, calls{0}, register_ret{1};
-};
-
-unsigned remove_self(void *arg)
-{
-	auto *s = static_cast<SelfRemoving *>(arg);
-	if (s->calls++ == 0) {
-		s->register_ret = starpu_progression_hook_register(remove_self, arg);
-		starpu_progression_hook_deregister(s->id.load());
-	}
-	return 1;
-}
-
-// Bad input is said in one line and changes nothing; a hook may deregister itself, not register.
-TEST_F(WorkerApi, ProgressionHookBadInputIsSaid)
-{
-	ASSERT_EQ(init_with_ncpus(1), 0);
-	std::string err = stderr_of([] { EXPECT_EQ(starpu_progression_hook_register(nullptr, nullptr), -EINVAL); });
-	EXPECT_TRUE(contains(err, "starpu_progression_hook_register: NULL function")) << err;
-	for (int bad : { -1, 16, 1000 }) {
-		err = stderr_of([&] { starpu_progression_hook_deregister(bad); });
-		EXPECT_TRUE(contains(err, "no progression hook " + std::to_string(bad))) << err;
-	}
-	err = stderr_of([] { starpu_progression_hook_deregister(3); });
-	EXPECT_TRUE(contains(err, "progression hook 3 is not registered")) << err;
-
-	// Sixteen hooks at most: the seventeenth is refused (-1, as in StarPU).
-	HookRecord rec;
-	std::vector<int> ids;
-	for (int i = 0; i < 16; i++) {
-		ids.push_back(starpu_progression_hook_register(count_call, &rec));
-		ASSERT_GE(ids.back(), 0);
-	}
-	err = stderr_of([&] { EXPECT_EQ(starpu_progression_hook_register(count_call, &rec), -1); });
-	EXPECT_TRUE(contains(err, "all 16 progression hooks are taken")) << err;
-	for (int id : ids)
-		starpu_progression_hook_deregister(id);
-
-	SelfRemoving self;
-	err = stderr_of([&] {
-		self.id = starpu_progression_hook_register(remove_self, &self);
-		ASSERT_GE(self.id.load(), 0);
-		ASSERT_TRUE(wait_until([&] { return self.register_ret.load() != 1; }, 20000));
-		starpu_task_wait_for_all();
-	});
-	EXPECT_EQ(self.register_ret.load(), -EDEADLK);
-	EXPECT_TRUE(contains(err, "called from a progression hook")) << err;
-	int calls = self.calls.load();
-	starpu_codelet cl = cpu_codelet(look_in_task, 0, "after_self_removal");
-	InTask s;
-	ASSERT_EQ(submit_detached(&cl, &s), 0);
-	ASSERT_EQ(starpu_task_wait_for_all(), 0);
-	EXPECT_EQ(self.calls.load(), calls) << "a hook that deregistered itself was called again";
-}
+// Bad input of the progression hooks: test_worker_api_rest.cc, with the idle hooks'.
 
 // ------------------------------------------------------------ sleep callbacks
 

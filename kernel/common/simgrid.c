@@ -222,6 +222,22 @@ int starpu_pthread_rwlock_wrlock(starpu_pthread_rwlock_t *rwlock)
 	return 0;
 }
 
+int starpu_pthread_rwlock_tryrdlock(starpu_pthread_rwlock_t *rwlock)
+{
+	if (rwlock->writer || rwlock->first)
+		return EBUSY;
+	rwlock->readers++;
+	return 0;
+}
+
+int starpu_pthread_rwlock_trywrlock(starpu_pthread_rwlock_t *rwlock)
+{
+	if (rwlock->writer || rwlock->readers || rwlock->first)
+		return EBUSY;
+	rwlock->writer = _astro_sim_waiter();
+	return 0;
+}
+
 int starpu_pthread_rwlock_unlock(starpu_pthread_rwlock_t *rwlock)
 {
 	if (rwlock->writer && rwlock->writer == _astro_sim_waiter())

@@ -113,6 +113,12 @@ int starpu_disk_register(struct starpu_disk_ops *func, void *parameter, starpu_s
 		_astro_error("starpu_disk_register: NULL ops: give a back-end such as &starpu_disk_unistd_ops");
 		return -EINVAL;
 	}
+	const char *unbuilt = _astro_disk_unbuilt(func);
+	if (unbuilt) {
+		_astro_error("starpu_disk_register: the %s back-end is not built in this runtime: use starpu_disk_unistd_ops, "
+			     "starpu_disk_unistd_o_direct_ops or starpu_disk_stdio_ops", unbuilt);
+		return -ENOSYS;
+	}
 	const char *missing = missing_method(func);
 	if (missing) {
 		_astro_error("starpu_disk_register: the back-end has no %s method: fill them in its struct starpu_disk_ops", missing);

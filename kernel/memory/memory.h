@@ -42,6 +42,10 @@ int _astro_memory_node_add_ops(const struct astro_node_ops *ops, int devid);
 extern int _astro_disk_count;
 void _astro_disk_swap_init(void);
 void _astro_disks_shutdown(void);
+/* The name of a disk back-end StarPU declares but this runtime does not build (disk_unbuilt.c: hdf5,
+ * leveldb), NULL for any other. */
+struct starpu_disk_ops;
+const char *_astro_disk_unbuilt(const struct starpu_disk_ops *ops);
 /* The back-end of disk node and what its plug() returned (*base); NULL when node is no disk. */
 struct starpu_disk_ops;
 const struct starpu_disk_ops *_astro_disk_backend(unsigned node, void **base);

@@ -25,6 +25,9 @@ void _astro_worker_round(struct _astro_worker *w, unsigned idle[2]);
  * them, each worker at each round when there are some: 0 when one says the workers must not sleep. */
 extern unsigned _astro_progression_nhooks;
 unsigned _astro_progression_hooks_run(void);
+/* Idle hooks (progress_hooks.c too): run at each round that found no task, when there are some. */
+extern unsigned _astro_idle_nhooks;
+unsigned _astro_idle_hooks_run(void);
 
 /* The driver API (driver_api.c): marks the workers starpu_conf.not_launched_drivers names
  * (before their threads start; returns how many), tells one, and waits at shutdown

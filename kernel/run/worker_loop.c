@@ -282,6 +282,9 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 			worker_execute(w, task);
 		return;
 	}
+	/* The program's idle hooks: none, one branch. */
+	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_idle_nhooks, __ATOMIC_RELAXED)) && !_astro_idle_hooks_run())
+		may_block = 0;
 	if (idle[0]++ < spin_polls) {
 		if (idle[0] == 1)
 			_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_BEGIN, .workerid = w->id);

@@ -10,7 +10,12 @@
  *   transfer      one GPU task reading and writing a vector of 1,000,000 bytes
  *   evict         three GPU tasks each writing its own vector of 1,000,000 bytes
  *   uncalibrated  one task whose history-based model has no measurement
+ *   threads       the thread calls of starpu_thread.h: try-locks on a read-write
+ *                 lock (prints trylocks=ok, or the step that failed), and a
+ *                 wait woken by a thread that signals its queue after 500 us
+ *                 (prints waited_us)
  */
+#include <errno.h>
 #include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +89,62 @@ static int with_vectors(int n)
 	return 0;
 }
 
+/* The try-locks' answers in each state of a read-write lock; 0 when all are right, else the failing step. */
+static int try_rwlock(void)
+{
+	starpu_pthread_rwlock_t rw;
+	starpu_pthread_rwlock_init(&rw, NULL);
+	starpu_pthread_rwlock_wrlock(&rw);
+	if (starpu_pthread_rwlock_tryrdlock(&rw) != EBUSY)
+		return 1;
+	if (starpu_pthread_rwlock_trywrlock(&rw) != EBUSY)
+		return 2;
+	starpu_pthread_rwlock_unlock(&rw);
+	if (starpu_pthread_rwlock_tryrdlock(&rw) != 0 || starpu_pthread_rwlock_tryrdlock(&rw) != 0)
+		return 3;
+	if (starpu_pthread_rwlock_trywrlock(&rw) != EBUSY)
+		return 4;
+	starpu_pthread_rwlock_unlock(&rw);
+	starpu_pthread_rwlock_unlock(&rw);
+	if (starpu_pthread_rwlock_trywrlock(&rw) != 0)
+		return 5;
+	starpu_pthread_rwlock_unlock(&rw);
+	return starpu_pthread_rwlock_destroy(&rw) == 0 ? 0 : 6;
+}
+
+static starpu_pthread_queue_t producer_queue;
+
+static void *produce_later(void *arg)
+{
+	(void)arg;
+	starpu_usleep(500);
+	starpu_pthread_queue_signal(&producer_queue);
+	return NULL;
+}
+
+/* Waits for a thread that signals its queue after 500 us of virtual time; prints how long it waited. */
+static void wait_for_producer(void)
+{
+	starpu_pthread_wait_t w;
+	starpu_pthread_t producer;
+	starpu_pthread_queue_init(&producer_queue);
+	starpu_pthread_wait_init(&w);
+	starpu_pthread_queue_register(&w, &producer_queue);
+	starpu_pthread_wait_reset(&w);
+	double start = starpu_timing_now();
+	starpu_pthread_create(&producer, NULL, produce_later, NULL);
+	starpu_pthread_wait_wait(&w);
+	printf("waited_us=%.3f\n", starpu_timing_now() - start);
+	starpu_pthread_join(producer, NULL);
+	starpu_pthread_queue_unregister(&w, &producer_queue);
+	starpu_pthread_wait_destroy(&w);
+	starpu_pthread_queue_destroy(&producer_queue);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s tasks|both|transfer|evict|uncalibrated [N]\n", argv[0]);
+		fprintf(stderr, "usage: %s tasks|both|transfer|evict|uncalibrated|threads [N]\n", argv[0]);
 		return 2;
 	}
 	int n = argc > 2 ? atoi(argv[2]) : 5;
@@ -107,6 +164,14 @@ int main(int argc, char **argv)
 		with_vectors(3);
 	else if (strcmp(argv[1], "uncalibrated") == 0)
 		submit_all(&never_measured, 1);
+	else if (strcmp(argv[1], "threads") == 0) {
+		int failed = try_rwlock();
+		if (failed)
+			printf("trylocks=failed at step %d\n", failed);
+		else
+			printf("trylocks=ok\n");
+		wait_for_producer();
+	}
 	starpu_task_wait_for_all();
 	printf("makespan_us=%.3f\n", starpu_timing_now() - start);
 	starpu_shutdown();
