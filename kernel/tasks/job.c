@@ -90,7 +90,7 @@ void _astro_groups_claim(struct _astro_job *job)
 	astro_lock_release(&job->lock);
 }
 
-static void groups_forget(struct _astro_job *job)
+static __attribute__((noinline, cold)) void groups_forget(struct _astro_job *job)
 {
 	starpu_pthread_mutex_lock(&_astro_dep_graph_lock);
 	for (unsigned i = 0; i < job->ngroups; i++) {
