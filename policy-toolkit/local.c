@@ -98,7 +98,8 @@ static inline __attribute__((always_inline)) int local_round_robin(struct astro_
 
 	if (count == 0)
 		return -1;
-	unsigned start = atomic_fetch_add_explicit(&ws->cursor, 1, memory_order_relaxed) % count;
+	/* Alone, a worker needs no turn taken (nor the shared cursor's atomic addition and division). */
+	unsigned start = count == 1 ? 0 : atomic_fetch_add_explicit(&ws->cursor, 1, memory_order_relaxed) % count;
 	for (unsigned i = 0; i < count; i++)
 	{
 		int workerid = ws->ids[(start + i) % count];
