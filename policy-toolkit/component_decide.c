@@ -213,9 +213,9 @@ static int ws_push_task(struct starpu_sched_component *component, struct starpu_
 		if (child < 0)
 			return -ENODEV;
 	}
-	STARPU_PTHREAD_MUTEX_LOCK(&data->queues[child].lock);
+	astro_lock_acquire(&data->queues[child].lock);
 	astro_sched_queue_push(&data->queues[child].tasks, task);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->queues[child].lock);
+	astro_lock_release(&data->queues[child].lock);
 	/* Its own workers first, then any that may steal it. */
 	if (!component->children[child]->can_pull(component->children[child]))
 		starpu_sched_component_can_pull(component);
@@ -228,9 +228,9 @@ static struct starpu_task *ws_take(struct astro_sched_local_queue *queue, int wo
 
 	if (!astro_sched_queue_ntasks(&queue->tasks))
 		return NULL;
-	STARPU_PTHREAD_MUTEX_LOCK(&queue->lock);
+	astro_lock_acquire(&queue->lock);
 	task = steal ? astro_sched_queue_take_last(&queue->tasks, workerid) : astro_sched_queue_take_first(&queue->tasks, workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
+	astro_lock_release(&queue->lock);
 	return task;
 }
 
@@ -277,7 +277,7 @@ static void ws_notify_change_workers(struct starpu_sched_component *component)
 		memcpy(queues, data->queues, data->nqueues * sizeof(*queues));
 	for (unsigned i = data->nqueues; i < component->nchildren; i++)
 	{
-		astro_sched_lock_init(&queues[i].lock);
+		astro_lock_init(&queues[i].lock);
 		int min_priority, max_priority;
 		_astro_component_priorities(component->tree, &min_priority, &max_priority);
 		if (astro_sched_queue_init(&queues[i].tasks, min_priority, max_priority))
@@ -297,7 +297,6 @@ static void ws_deinit_data(struct starpu_sched_component *component)
 	{
 		left += astro_sched_queue_ntasks(&data->queues[i].tasks);
 		astro_sched_queue_fini(&data->queues[i].tasks);
-		STARPU_PTHREAD_MUTEX_DESTROY(&data->queues[i].lock);
 	}
 	if (left)
 		astro_log_error("sched_component", "%u tasks were still queued in a work stealing component at shutdown", left);

@@ -17,7 +17,7 @@ struct astro_sched_local *astro_sched_local_init(unsigned sched_ctx_id, const ch
 
 	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
-		astro_sched_lock_init(&local->queues[i].lock);
+		astro_lock_init(&local->queues[i].lock);
 		ret |= astro_sched_queue_init(&local->queues[i].tasks, min_priority, max_priority);
 		ret |= astro_sched_queue_init(&local->queues[i].bound, min_priority, max_priority);
 	}
@@ -44,7 +44,6 @@ void astro_sched_local_deinit(unsigned sched_ctx_id)
 		left += astro_sched_queue_ntasks(&queue->tasks) + astro_sched_queue_ntasks(&queue->bound);
 		astro_sched_queue_fini(&queue->tasks);
 		astro_sched_queue_fini(&queue->bound);
-		STARPU_PTHREAD_MUTEX_DESTROY(&queue->lock);
 	}
 	if (left)
 		astro_log_error(local->policy_name, "%u tasks were still queued at shutdown", left);
@@ -79,12 +78,12 @@ static inline __attribute__((always_inline)) void local_push(struct astro_sched_
 
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
-	STARPU_PTHREAD_MUTEX_LOCK(&queue->lock);
+	astro_lock_acquire(&queue->lock);
 	astro_sched_queue_push(bound ? &queue->bound : &queue->tasks, task);
 	wake = astro_sched_workers_claim(&local->workers, workerid) ? workerid : -1;
 	if (wake < 0 && stealable && !bound)
 		wake = astro_sched_workers_claim_one_for(&local->workers, task, workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
+	astro_lock_release(&queue->lock);
 	astro_sched_wake(wake, wake == workerid);
 }
 
@@ -99,7 +98,8 @@ static inline __attribute__((always_inline)) int local_round_robin(struct astro_
 
 	if (count == 0)
 		return -1;
-	unsigned start = atomic_fetch_add_explicit(&ws->cursor, 1, memory_order_relaxed) % count;
+	/* Alone, a worker needs no turn taken (nor the shared cursor's atomic addition and division). */
+	unsigned start = count == 1 ? 0 : atomic_fetch_add_explicit(&ws->cursor, 1, memory_order_relaxed) % count;
 	for (unsigned i = 0; i < count; i++)
 	{
 		int workerid = ws->ids[(start + i) % count];

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Environment parsing, timing and CRC32C utilities of the StarPU API.
+// Environment parsing, timing and CRC32C utilities of the StarPU API; the thread layer's short lock.
 #include <gtest/gtest.h>
 #include <starpu.h>
+#include <astrolabe/thread.h>
 
 #include "helpers.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -522,4 +524,53 @@ TEST(InterfaceCheckDeathTest, ChecksAbortOnAnotherInterface)
 	EXPECT_DEATH(STARPU_TENSOR_CHECK(&m), "the data is not a tensor");
 	EXPECT_DEATH(STARPU_NDIM_CHECK(&m), "the data is not a ndim");
 	EXPECT_DEATH(STARPU_VECTOR_CHECK(&m), "the data is not a vector");
+}
+
+// The thread layer's short lock (astrolabe/thread.h), on which the policies' queues and the jobs rely:
+// no increment is lost among contenders, one of which sometimes holds it long enough for the others
+// to stop spinning and sleep on its futex.
+TEST(ThreadLayer, ShortLockExcludesContenders)
+{
+	astro_lock_t lock = ASTRO_LOCK_INITIALIZER;
+	long counter = 0; // plain: only touched under the lock
+	const int kThreads = 4, kRounds = 20000;
+	std::vector<std::thread> threads;
+	for (int t = 0; t < kThreads; t++)
+		threads.emplace_back([&lock, &counter, t, kRounds] {
+			for (int i = 0; i < kRounds; i++) {
+				astro_lock_acquire(&lock);
+				long seen = counter;
+				if (t == 0 && i % 2000 == 0)
+					std::this_thread::sleep_for(std::chrono::milliseconds(2));
+				counter = seen + 1;
+				astro_lock_release(&lock);
+			}
+		});
+	for (auto &thread : threads)
+		thread.join();
+	EXPECT_EQ(counter, long(kThreads) * kRounds);
+	EXPECT_EQ(__atomic_load_n(&lock.state, __ATOMIC_RELAXED), 0) << "a lock given back by everyone is free";
+}
+
+// A contender that finds the lock held marks it contended (2) before it sleeps; giving the lock back
+// then wakes it, and it takes the lock. No timing: the test waits for the mark itself.
+TEST(ThreadLayer, ShortLockWakesASleepingContender)
+{
+	astro_lock_t lock;
+	astro_lock_init(&lock);
+	astro_lock_acquire(&lock);
+	EXPECT_EQ(__atomic_load_n(&lock.state, __ATOMIC_RELAXED), 1) << "taken without contention";
+	int got = 0;
+	std::thread contender([&lock, &got] {
+		astro_lock_acquire(&lock);
+		__atomic_store_n(&got, 1, __ATOMIC_RELEASE);
+		astro_lock_release(&lock);
+	});
+	while (__atomic_load_n(&lock.state, __ATOMIC_ACQUIRE) != 2)
+		astro_thread_yield();
+	EXPECT_EQ(__atomic_load_n(&got, __ATOMIC_ACQUIRE), 0) << "the contender took a held lock";
+	astro_lock_release(&lock);
+	contender.join();
+	EXPECT_EQ(__atomic_load_n(&got, __ATOMIC_ACQUIRE), 1);
+	EXPECT_EQ(__atomic_load_n(&lock.state, __ATOMIC_RELAXED), 0);
 }

@@ -21,8 +21,10 @@
 extern "C" {
 #endif
 
-/** ABI version of struct astro_plugin and of the services below. Bumped on any incompatible change. */
-#define ASTRO_PLUGIN_ABI_VERSION 1
+/** ABI version of struct astro_plugin and of the services below, the policy toolkit's structs
+ * (astrolabe/sched.h) included. Bumped on any incompatible change (2: the per-worker queues'
+ * lock became an astro_lock_t). */
+#define ASTRO_PLUGIN_ABI_VERSION 2
 
 /** What init returns when the plugin has nothing to offer on this machine (no device...): not an error. */
 #define ASTRO_PLUGIN_DECLINE 1

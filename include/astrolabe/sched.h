@@ -43,6 +43,7 @@
 #include <starpu.h>
 #include <astrolabe/plugin.h>
 #include <astrolabe/counters.h>
+#include <astrolabe/thread.h>
 
 /** Shared state a policy keeps apart from what another thread writes sits on lines of this size. */
 #define ASTRO_SCHED_CACHE_LINE 64
@@ -471,10 +472,10 @@ struct starpu_task *astro_sched_central_pop_task(unsigned sched_ctx_id);
 
 /* ------------------------------------------------- per-worker queues */
 
-/** One worker's queues, each under the worker's own lock. */
+/** One worker's queues, each under the worker's own lock (taken at every push and take: a short lock). */
 struct astro_sched_local_queue
 {
-	starpu_pthread_mutex_t lock;
+	astro_lock_t lock;
 	/** Tasks for this worker that another worker may steal. */
 	struct astro_sched_queue tasks;
 	/** Tasks bound to this worker. */
@@ -516,7 +517,7 @@ static inline struct starpu_task *astro_sched_local_take_own(struct astro_sched_
 
 	if (!astro_sched_queue_ntasks(&queue->bound) && !astro_sched_queue_ntasks(&queue->tasks))
 		return NULL;
-	STARPU_PTHREAD_MUTEX_LOCK(&queue->lock);
+	astro_lock_acquire(&queue->lock);
 	if (STARPU_UNLIKELY(!starpu_worker_is_enabled(workerid)))
 	{
 		/* Disabled (w_enable_worker_knob): starpu_worker_can_execute_task() now refuses it every task,
@@ -527,7 +528,7 @@ static inline struct starpu_task *astro_sched_local_take_own(struct astro_sched_
 	}
 	else
 		task = astro_sched_queue_take_first_of(&queue->bound, &queue->tasks, workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
+	astro_lock_release(&queue->lock);
 	return task;
 }
 
@@ -539,9 +540,9 @@ static inline struct starpu_task *astro_sched_local_steal(struct astro_sched_loc
 
 	if (!astro_sched_queue_ntasks(&queue->tasks))
 		return NULL;
-	STARPU_PTHREAD_MUTEX_LOCK(&queue->lock);
+	astro_lock_acquire(&queue->lock);
 	task = astro_sched_queue_take_last(&queue->tasks, thief);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&queue->lock);
+	astro_lock_release(&queue->lock);
 	return task;
 }
 

@@ -111,6 +111,16 @@ static inline void astro_futex_wake_all(int *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/** Wakes one thread waiting on addr (every one, in a simulation). */
+static inline void astro_futex_wake_one(int *addr)
+{
+#ifdef STARPU_SIMGRID
+	astro_sim_futex_wake_all(addr);
+	return;
+#endif
+	syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* ------------------------------------------------------------- spinning */
 
 /** One pause of a spinning thread (a few to some 25 ns, depending on the CPU). */
@@ -134,6 +144,65 @@ static inline void astro_thread_yield(void)
 	return;
 #endif
 	sched_yield();
+}
+
+/* ------------------------------------------------------------ short locks */
+
+/**
+ * A lock held for a few instructions at a time (a policy's task queue): a
+ * free one is taken and given back with one atomic operation each, inline,
+ * where a mutex costs two calls into the C library. A contender spins a
+ * little, then sleeps on the lock's futex. Not recursive; zero (or
+ * ASTRO_LOCK_INITIALIZER) is a free lock, and there is nothing to destroy.
+ */
+typedef struct
+{
+	/** 0: free; 1: held; 2: held, and someone may sleep on it. */
+	int state;
+} astro_lock_t;
+
+/** A free lock, for static initialisation. */
+#define ASTRO_LOCK_INITIALIZER { 0 }
+
+/** Polls of a contender before it sleeps on the lock. */
+#define ASTRO_LOCK_SPINS 100
+
+/** Makes lock free. */
+static inline void astro_lock_init(astro_lock_t *lock)
+{
+	__atomic_store_n(&lock->state, 0, __ATOMIC_RELAXED);
+}
+
+/** astro_lock_acquire() found lock held: spins a little (not in a simulation, where the holder runs
+ * only when this actor blocks), then marks it contended and sleeps until it is given back. */
+static __attribute__((noinline, cold, unused)) void astro_lock_contended(astro_lock_t *lock)
+{
+#ifndef STARPU_SIMGRID
+	for (int i = 0; i < ASTRO_LOCK_SPINS; i++) {
+		int expected = 0;
+		astro_cpu_relax();
+		if (__atomic_load_n(&lock->state, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&lock->state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+	}
+#endif
+	while (__atomic_exchange_n(&lock->state, 2, __ATOMIC_ACQUIRE) != 0)
+		astro_futex_wait(&lock->state, 2);
+}
+
+/** Takes lock, waiting while another thread holds it. */
+static inline void astro_lock_acquire(astro_lock_t *lock)
+{
+	int expected = 0;
+	if (__builtin_expect(!__atomic_compare_exchange_n(&lock->state, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED), 0))
+		astro_lock_contended(lock);
+}
+
+/** Gives lock back (the caller holds it), waking a thread asleep on it. */
+static inline void astro_lock_release(astro_lock_t *lock)
+{
+	if (__builtin_expect(__atomic_exchange_n(&lock->state, 0, __ATOMIC_RELEASE) == 2, 0))
+		astro_futex_wake_one(&lock->state);
 }
 
 /* ---------------------------------------------------------------- threads */

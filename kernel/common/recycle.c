@@ -63,7 +63,7 @@ static starpu_pthread_key_t exit_key;
 static starpu_pthread_once_t exit_key_once = STARPU_PTHREAD_ONCE_INIT;
 
 /* Gives a full cache to the depot; false when the depot is full. */
-static bool depot_put(struct depot *d, struct free_block *cache)
+static __attribute__((noinline)) bool depot_put(struct depot *d, struct free_block *cache)
 {
 	bool kept = false;
 	starpu_pthread_mutex_lock(&d->lock);
@@ -82,7 +82,7 @@ static bool depot_put(struct depot *d, struct free_block *cache)
 	return kept;
 }
 
-static struct free_block *depot_take(struct depot *d)
+static __attribute__((noinline)) struct free_block *depot_take(struct depot *d)
 {
 	if (!__atomic_load_n(&d->ncaches, __ATOMIC_RELAXED))
 		return NULL;
@@ -128,7 +128,7 @@ static void exit_key_create(void)
 }
 
 /* The first time this thread keeps blocks: they will be handed back when it exits. */
-static void thread_attach(void)
+static __attribute__((noinline, cold)) void thread_attach(void)
 {
 	starpu_pthread_once(&exit_key_once, exit_key_create);
 	starpu_pthread_setspecific(exit_key, &thread_known);
@@ -157,6 +157,17 @@ void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
 	return b;
 }
 
+/* This thread's cache of what is full: it goes to the depot (emptied, true), or stays when the depot is full (false). */
+static __attribute__((noinline)) bool cache_hand_over(enum _astro_recycled what, struct cache *c)
+{
+	c->head->last = c->tail;
+	if (!depot_put(&depots[what], c->head))
+		return false;
+	c->head = NULL;
+	c->n = 0;
+	return true;
+}
+
 void _astro_recycled_free(enum _astro_recycled what, void *block)
 {
 	if (!RECYCLE || !block) {
@@ -166,14 +177,9 @@ void _astro_recycled_free(enum _astro_recycled what, void *block)
 	if (STARPU_UNLIKELY(!thread_known))
 		thread_attach();
 	struct cache *c = &caches[what];
-	if (c->n == CACHE_BLOCKS) {
-		c->head->last = c->tail;
-		if (!depot_put(&depots[what], c->head)) {
-			free(block);
-			return;
-		}
-		c->head = NULL;
-		c->n = 0;
+	if (STARPU_UNLIKELY(c->n == CACHE_BLOCKS) && !cache_hand_over(what, c)) {
+		free(block);
+		return;
 	}
 	struct free_block *b = block;
 	b->next = NULL;

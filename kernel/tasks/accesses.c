@@ -138,7 +138,7 @@ unsigned _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link
 		}
 		/* The reads submitted since wait for nothing else of it: they go. The writes
 		 * submitted since (and the reads after them, through them) keep waiting. */
-		starpu_pthread_mutex_lock(&job->lock);
+		astro_lock_acquire(&job->lock);
 		go = malloc(job->nsuccs * sizeof(*go));
 		unsigned kept = 0;
 		for (unsigned i = 0; i < job->nsuccs; i++) {
@@ -149,7 +149,7 @@ unsigned _astro_access_downgrade(struct _astro_job *job, struct _astro_data_link
 				job->succs[kept++] = job->succs[i];
 		}
 		job->nsuccs = kept;
-		starpu_pthread_mutex_unlock(&job->lock);
+		astro_lock_release(&job->lock);
 	}
 	starpu_pthread_mutex_unlock(&h->lock);
 	*waiters = go;

@@ -77,15 +77,15 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 	}
 	g->remaining = g->ndeps;
 	starpu_pthread_mutex_lock(&_astro_dep_graph_lock);
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	job->groups = realloc(job->groups, (job->ngroups + 1) * sizeof(*job->groups));
 	job->groups[job->ngroups++] = g;
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	struct _astro_job *release = NULL;
 	for (unsigned k = 0; k < g->ndeps; k++) {
 		struct _astro_job *pred = g->preds[k];
 		bool closed = _astro_job_link(pred);
-		starpu_pthread_mutex_lock(&pred->lock);
+		astro_lock_acquire(&pred->lock);
 		if (pred->npred_of == pred->pred_of_cap) {
 			pred->pred_of_cap = pred->pred_of_cap ? 2 * pred->pred_of_cap : 2;
 			pred->pred_of = realloc(pred->pred_of, pred->pred_of_cap * sizeof(*pred->pred_of));
@@ -97,7 +97,7 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 			if (r)
 				release = r;
 		}
-		starpu_pthread_mutex_unlock(&pred->lock);
+		astro_lock_release(&pred->lock);
 	}
 	starpu_pthread_mutex_unlock(&_astro_dep_graph_lock);
 	if (release)
@@ -151,7 +151,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 {
 	struct _astro_job *job = _astro_job_get(task);
 	unsigned n = 0;
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	for (unsigned i = 0; i < job->nsuccs + job->npred_of; i++) {
 		struct _astro_job *succ = i < job->nsuccs ? (struct _astro_job *)((uintptr_t)job->succs[i] & ~_ASTRO_END_DEP_BIT)
 							  : job->pred_of[i - job->nsuccs]->succ;
@@ -161,7 +161,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 			task_array[n] = succ->task;
 		n++;
 	}
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	return (int)n;
 }
 

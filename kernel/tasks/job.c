@@ -62,7 +62,7 @@ static void groups_consume(struct _astro_job *job)
 struct _astro_job *_astro_group_notify(struct _astro_dep_group *g)
 {
 	struct _astro_job *succ = g->succ, *release = NULL;
-	starpu_pthread_mutex_lock(&succ->lock);
+	astro_lock_acquire(&succ->lock);
 	if (--g->remaining == 0) {
 		g->remaining = g->ndeps;
 		if (g->banked++ == 0)
@@ -73,24 +73,24 @@ struct _astro_job *_astro_group_notify(struct _astro_dep_group *g)
 			release = succ;
 		}
 	}
-	starpu_pthread_mutex_unlock(&succ->lock);
+	astro_lock_release(&succ->lock);
 	return release;
 }
 
 /* At submission: use one completion of every group, or wait for them. */
 void _astro_groups_claim(struct _astro_job *job)
 {
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	if (job->ngroups_ready == job->ngroups) {
 		groups_consume(job);
 	} else {
 		job->waiting_groups = true;
 		__atomic_add_fetch(&job->pending, 1, __ATOMIC_ACQ_REL);
 	}
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 }
 
-static void groups_forget(struct _astro_job *job)
+static __attribute__((noinline, cold)) void groups_forget(struct _astro_job *job)
 {
 	starpu_pthread_mutex_lock(&_astro_dep_graph_lock);
 	for (unsigned i = 0; i < job->ngroups; i++) {
@@ -99,25 +99,25 @@ static void groups_forget(struct _astro_job *job)
 			struct _astro_job *pred = g->preds[k];
 			if (!pred)
 				continue;
-			starpu_pthread_mutex_lock(&pred->lock);
+			astro_lock_acquire(&pred->lock);
 			for (unsigned j = 0; j < pred->npred_of; j++)
 				if (pred->pred_of[j] == g) {
 					pred->pred_of[j] = pred->pred_of[--pred->npred_of];
 					break;
 				}
-			starpu_pthread_mutex_unlock(&pred->lock);
+			astro_lock_release(&pred->lock);
 		}
 		free(g->preds);
 		free(g);
 	}
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	for (unsigned i = 0; i < job->npred_of; i++) {
 		struct _astro_dep_group *g = job->pred_of[i];
 		for (unsigned k = 0; k < g->ndeps; k++)
 			if (g->preds[k] == job)
 				g->preds[k] = NULL;
 	}
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	starpu_pthread_mutex_unlock(&_astro_dep_graph_lock);
 	free(job->groups);
 	free(job->pred_of);
@@ -130,7 +130,6 @@ void _astro_job_free(struct _astro_job *job)
 	if (job->groups || job->pred_of)
 		groups_forget(job);
 	_ASTRO_INSTR_JOB_FORGET(job);
-	starpu_pthread_mutex_destroy(&job->lock);
 	if (job->succs)
 		free(job->succs);
 	if (job->links && job->links != job->inline_links)
@@ -141,22 +140,22 @@ void _astro_job_free(struct _astro_job *job)
 
 void _astro_job_for_each_waiter(struct _astro_job *pred, void (*fn)(struct _astro_job *waiter, bool is_end, void *arg), void *arg)
 {
-	starpu_pthread_mutex_lock(&pred->lock);
+	astro_lock_acquire(&pred->lock);
 	for (unsigned i = 0; i < pred->nsuccs; i++) {
 		uintptr_t entry = (uintptr_t)pred->succs[i];
 		fn((struct _astro_job *)(entry & ~_ASTRO_END_DEP_BIT), (entry & _ASTRO_END_DEP_BIT) != 0, arg);
 	}
 	for (unsigned i = 0; i < pred->npred_of; i++)
 		fn(pred->pred_of[i]->succ, false, arg);
-	starpu_pthread_mutex_unlock(&pred->lock);
+	astro_lock_release(&pred->lock);
 }
 
 int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry)
 {
 	bool closed = _astro_job_link(pred);
-	starpu_pthread_mutex_lock(&pred->lock);
+	astro_lock_acquire(&pred->lock);
 	if (closed || __atomic_load_n(&pred->terminated, __ATOMIC_ACQUIRE)) {
-		starpu_pthread_mutex_unlock(&pred->lock);
+		astro_lock_release(&pred->lock);
 		return 0;
 	}
 	if (pred->nsuccs == pred->succs_cap) {
@@ -164,7 +163,7 @@ int _astro_job_add_succ_entry(struct _astro_job *pred, void *entry)
 		pred->succs = realloc(pred->succs, pred->succs_cap * sizeof(*pred->succs));
 	}
 	pred->succs[pred->nsuccs++] = entry;
-	starpu_pthread_mutex_unlock(&pred->lock);
+	astro_lock_release(&pred->lock);
 	return 1;
 }
 

@@ -30,7 +30,7 @@ void _astro_ready_soon_reset(void)
 static unsigned last_waited_by(struct _astro_job *job, struct starpu_task **out, unsigned max)
 {
 	unsigned n = 0;
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	for (unsigned i = 0; i < job->nsuccs && n < max; i++) {
 		/* An end dependency does not make a task ready. */
 		if ((uintptr_t)job->succs[i] & _ASTRO_END_DEP_BIT)
@@ -39,7 +39,7 @@ static unsigned last_waited_by(struct _astro_job *job, struct starpu_task **out,
 		if (succ->task && __atomic_load_n(&succ->pending, __ATOMIC_ACQUIRE) == 1)
 			out[n++] = succ->task;
 	}
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	return n;
 }
 

@@ -159,7 +159,7 @@ static __attribute__((noinline)) void release_listed(struct _astro_job *job)
 {
 	struct _astro_job *group_releases_inline[8], **group_releases = group_releases_inline;
 	unsigned nreleases = 0;
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	__atomic_store_n(&job->terminated, true, __ATOMIC_RELEASE);
 	struct _astro_job **succs = job->succs;
 	unsigned n = job->nsuccs;
@@ -172,7 +172,7 @@ static __attribute__((noinline)) void release_listed(struct _astro_job *job)
 		if (release)
 			group_releases[nreleases++] = release;
 	}
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	for (unsigned i = 0; i < nreleases; i++)
 		_astro_job_release(group_releases[i]);
 	if (group_releases != group_releases_inline)
@@ -724,9 +724,9 @@ static bool job_never_submitted(struct _astro_job *job)
 {
 	if (__atomic_load_n(&job->done, __ATOMIC_ACQUIRE) == JOB_DONE || __atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE))
 		return false;
-	starpu_pthread_mutex_lock(&job->lock);
+	astro_lock_acquire(&job->lock);
 	bool terminating = __atomic_load_n(&job->terminated, __ATOMIC_ACQUIRE);
-	starpu_pthread_mutex_unlock(&job->lock);
+	astro_lock_release(&job->lock);
 	return !terminating && !__atomic_load_n(&job->submitted, __ATOMIC_ACQUIRE) &&
 	       __atomic_load_n(&job->done, __ATOMIC_ACQUIRE) != JOB_DONE;
 }

@@ -48,7 +48,7 @@ struct _astro_job
 	int runnable_on;                     /* see struct _astro_job_head */
 	int pending;                         /* unreleased dependencies, +1 while being submitted */
 	int end_pending;                     /* termination waits for these end dependencies (+1: execution) */
-	starpu_pthread_mutex_t lock;                /* guards terminated and succs */
+	astro_lock_t lock;                   /* guards terminated and succs (held briefly: nothing to destroy) */
 	int done;                            /* futex word: JOB_RUNNING, JOB_WAITED, JOB_DONE or JOB_DESTROY */
 	bool terminated;
 	bool waiting_groups;                 /* submitted, holding one pending count for the groups */
@@ -131,7 +131,6 @@ extern unsigned long _astro_next_job_id;
 static inline void _astro_job_init(struct _astro_job *job)
 {
 	memset(job, 0, offsetof(struct _astro_job, inline_links));
-	job->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
 	job->id = __atomic_add_fetch(&_astro_next_job_id, 1, __ATOMIC_RELAXED);
 	job->pending = 1;
 	job->end_pending = 1;

@@ -61,10 +61,22 @@ int _astro_worker_can_execute(unsigned workerid, struct starpu_task *task, unsig
 	return can_execute(workerid, task, nimpl);
 }
 
+/* Asked again, while task is queued, about the worker a policy found for it at its push (the pop
+ * after the push): only the enable knob may have changed, unless the codelet filters by itself. */
+static inline __attribute__((always_inline)) bool known_runnable(unsigned workerid, const struct starpu_task *task)
+{
+	const struct _astro_job_head *head = task->starpu_private;
+	return head && __atomic_load_n(&head->runnable_on, __ATOMIC_RELAXED) == (int)workerid + 1 &&
+	       task->status == STARPU_TASK_READY && !task->execute_on_a_specific_worker && task->cl && !task->cl->can_execute &&
+	       __atomic_load_n(&_astro_rt.workers[workerid]->enabled, __ATOMIC_RELAXED);
+}
+
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
 	if (STARPU_UNLIKELY(task && task->workerids) && !allowed_by_workerids(task, workerid))
 		return 0;
+	if (nimpl == 0 && task && known_runnable(workerid, task))
+		return 1;
 	if (!can_execute(workerid, task, nimpl))
 		return 0;
 	/* A policy asks before it hands the task over: the worker it hands it to need not ask again. */
