@@ -846,12 +846,9 @@ void _astro_workers_stop(void)
 	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
 	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
 	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
-		struct _astro_worker *w = _astro_rt.workers[i];
-		starpu_pthread_mutex_lock(&w->sched_mutex);
-		starpu_pthread_cond_signal(&w->sched_cond);
-		starpu_pthread_mutex_unlock(&w->sched_mutex);
-	}
+	/* A pending wake-up also stops a worker that looked at running just before it changed. */
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		_astro_worker_wake(_astro_rt.workers[i]);
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		if (!_astro_driver_not_launched((int)i))
 			starpu_pthread_join(_astro_rt.workers[i]->thread, NULL);
