@@ -240,12 +240,14 @@ static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	return tag_lookup_made(id, create, 0, &made);
 }
 
-/* One dependency of tag completed: its blocked job runs once all have. */
-static void count_completion(struct _astro_tag *tag)
+/* Counts completed more completions of tag's dependencies and uncounted fewer declared ones (counted
+ * in advance, then not declared): its blocked job runs once all its dependencies completed. */
+static void count_deps(struct _astro_tag *tag, unsigned completed, unsigned uncounted)
 {
 	struct _astro_job *release = NULL;
 	starpu_pthread_mutex_lock(&tag->lock);
-	tag->ndeps_completed++;
+	tag->ndeps_completed += completed;
+	tag->ndeps -= uncounted;
 	if (tag->job_blocked && tag->ndeps_completed >= tag->ndeps) {
 		tag->job_blocked = false;
 		tag->ndeps_completed = 0;
@@ -254,6 +256,12 @@ static void count_completion(struct _astro_tag *tag)
 	starpu_pthread_mutex_unlock(&tag->lock);
 	if (release)
 		_astro_job_release(release);
+}
+
+/* One dependency of tag completed. */
+static inline void count_completion(struct _astro_tag *tag)
+{
+	count_deps(tag, 1, 0);
 }
 
 /* tag's successor i (they are only appended): the snapshot's stand-in when there is no memory for one. */
@@ -409,12 +417,18 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 			return -EINVAL;
 		}
 	starpu_pthread_mutex_lock(&declare_lock);
-	/* A tag made here (a chain's next one) counts its dependencies from the start: no lock to count them. */
+	/* All the dependencies are counted first, so that a completion counted meanwhile never releases the
+	 * job early; a tag made here (a chain's next one) counts them from the start, with no lock. */
 	bool made = false;
 	struct _astro_tag *tag = tag_lookup_made(id, true, ndeps, &made);
 	if (!tag) {
 		starpu_pthread_mutex_unlock(&declare_lock);
 		return -ENOMEM;
+	}
+	if (!made && ndeps) {
+		starpu_pthread_mutex_lock(&tag->lock);
+		tag->ndeps += ndeps;
+		starpu_pthread_mutex_unlock(&tag->lock);
 	}
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
 	 * application), but its tasks wait until one of its tags is notified: said once. */
@@ -430,22 +444,11 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		struct _astro_tag *dep = tag_lookup(array[declared], true);
 		if (!dep)
 			break;
-		/* Declare first, so a completion counted meanwhile never releases the job early. */
-		if (!made) {
-			starpu_pthread_mutex_lock(&tag->lock);
-			tag->ndeps++;
-			starpu_pthread_mutex_unlock(&tag->lock);
-		}
 		starpu_pthread_mutex_lock(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
 			if (!grown) {
 				starpu_pthread_mutex_unlock(&dep->lock);
-				if (!made) {
-					starpu_pthread_mutex_lock(&tag->lock);
-					tag->ndeps--;
-					starpu_pthread_mutex_unlock(&tag->lock);
-				}
 				_astro_error("%s: out of memory for the successors of tag %llu: tag %llu was not made to depend on it, nor on "
 					     "the tags after it",
 					     fn, (unsigned long long)dep->id, (unsigned long long)id);
@@ -463,12 +466,8 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		if (already_done)
 			count_completion(tag);
 	}
-	if (made && declared < ndeps) {
-		/* Made counting them all: the ones not declared do not count. */
-		starpu_pthread_mutex_lock(&tag->lock);
-		tag->ndeps -= ndeps - declared;
-		starpu_pthread_mutex_unlock(&tag->lock);
-	}
+	if (declared < ndeps)
+		count_deps(tag, 0, ndeps - declared); /* the ones not declared do not count */
 	starpu_pthread_mutex_unlock(&declare_lock);
 	for (unsigned i = 0; i < declared; i++)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
