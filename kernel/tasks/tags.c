@@ -57,6 +57,7 @@ enum tag_state { TAG_INIT, TAG_ASSOCIATED, TAG_DONE };
 struct _astro_tag
 {
 	starpu_tag_t id;
+	uint64_t hash;                       /* tag_hash(id): its shard and bucket */
 	struct tag_lock lock;
 	int done_seq;                        /* bumped under lock when it is done with waiters, who sleep on its futex */
 	enum tag_state state;
@@ -112,17 +113,17 @@ static void tag_free(struct _astro_tag *tag)
 	_astro_recycled_free(_ASTRO_RECYCLED_TAG, tag);
 }
 
-static inline struct _astro_tag **bucket_of(struct shard *s, starpu_tag_t id)
+static inline struct _astro_tag **bucket_of(struct shard *s, uint64_t hash)
 {
-	return &s->buckets[(tag_hash(id) / TAG_SHARDS) & (s->nbuckets - 1)];
+	return &s->buckets[(hash / TAG_SHARDS) & (s->nbuckets - 1)];
 }
 
 /* Under s->lock. */
-static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
+static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id, uint64_t hash)
 {
 	if (!s->nbuckets)
 		return NULL;
-	struct _astro_tag *tag = *bucket_of(s, id);
+	struct _astro_tag *tag = *bucket_of(s, hash);
 	while (tag && tag->id != id)
 		tag = tag->hnext;
 	return tag;
@@ -130,7 +131,7 @@ static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
 
 static inline void bucket_push(struct shard *s, struct _astro_tag *tag)
 {
-	struct _astro_tag **head = bucket_of(s, tag->id);
+	struct _astro_tag **head = bucket_of(s, tag->hash);
 	tag->hnext = *head;
 	*head = tag;
 }
@@ -163,7 +164,7 @@ static bool shard_insert(struct shard *s, struct _astro_tag *tag)
 /* Under s->lock: unlinks tag, which is there. */
 static void shard_unlink(struct shard *s, struct _astro_tag *tag)
 {
-	struct _astro_tag **p = bucket_of(s, tag->id);
+	struct _astro_tag **p = bucket_of(s, tag->hash);
 	while (*p != tag)
 		p = &(*p)->hnext;
 	*p = tag->hnext;
@@ -193,9 +194,9 @@ void _astro_tags_shutdown(void)
 	}
 }
 
-static struct shard *shard_of(starpu_tag_t id)
+static struct shard *shard_of(uint64_t hash)
 {
-	return &shards[tag_hash(id) % TAG_SHARDS];
+	return &shards[hash % TAG_SHARDS];
 }
 
 /* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame.
@@ -203,14 +204,16 @@ static struct shard *shard_of(starpu_tag_t id)
  * released), and *made says so. */
 static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create, unsigned ndeps, bool *made)
 {
-	struct shard *s = shard_of(id);
+	uint64_t hash = tag_hash(id);
+	struct shard *s = shard_of(hash);
 	lock_take(&s->lock);
-	struct _astro_tag *tag = shard_find(s, id);
+	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (!tag && create) {
 		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
 		if (tag) {
 			memset(tag, 0, sizeof(*tag)); /* its lock free */
 			tag->id = id;
+			tag->hash = hash;
 			tag->succs = tag->inline_succs;
 			tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
 			tag->ndeps = ndeps;
@@ -605,9 +608,10 @@ void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
 
 void starpu_tag_remove(starpu_tag_t id)
 {
-	struct shard *s = shard_of(id);
+	uint64_t hash = tag_hash(id);
+	struct shard *s = shard_of(hash);
 	lock_take(&s->lock);
-	struct _astro_tag *tag = shard_find(s, id);
+	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (tag) {
 		lock_take(&tag->lock);
 		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
