@@ -381,13 +381,11 @@ static struct tag_lock declare_lock;
 /* Would "root depends on deps[]" close a cycle? That is: does some dep
  * already depend, directly or not, on root (found by walking the successors
  * of root)? If so, returns the cycle "root -> dep -> ... -> root" (-> read
- * "depends on"), to g_free(); NULL otherwise. Called with declare_lock held;
- * a tag nothing depends on yet (a chain's next tag) costs one look. */
-static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
+ * "depends on"), to g_free(); NULL otherwise. Called with declare_lock held,
+ * through closes_cycle(): a tag nothing depends on yet (a chain's next tag)
+ * costs one look there and no call. */
+static __attribute__((noinline)) char *cycle_closed(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
 {
-	/* Successors are only appended by declarations, under declare_lock which we hold. */
-	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
-		return NULL;
 	GHashTable *parent = g_hash_table_new(NULL, NULL); /* visited tag -> the tag it was reached from */
 	GQueue queue = G_QUEUE_INIT;
 	g_hash_table_insert(parent, root, root);
@@ -421,6 +419,14 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	g_queue_clear(&queue);
 	g_hash_table_destroy(parent);
 	return cycle;
+}
+
+static inline char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
+{
+	/* Successors are only appended by declarations, under declare_lock which we hold. */
+	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
+		return NULL;
+	return cycle_closed(root, ndeps, deps);
 }
 
 /* The declaration behind each call (inlined into each: a chain of tasks declares one per task). */
