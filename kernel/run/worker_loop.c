@@ -786,7 +786,7 @@ int _astro_workers_start(void)
 	/* A core for every thread (the workers' and the application's): spinning keeps nobody from running. */
 	bool core_each = total + 1 <= (nplace ? nplace : _astro_rt.ncores);
 	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
-	spin_yield_every = core_each ? SPIN_YIELD_EVERY : 1;
+	spin_yield_every = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_EVERY", 1, INT_MAX, core_each ? SPIN_YIELD_EVERY : 1);
 	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = counts[i], per_device = per_devices[i];
