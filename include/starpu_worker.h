@@ -220,7 +220,9 @@ void starpu_worker_set_going_to_sleep_callback(void (*callback)(unsigned workeri
 /** The same for the function a worker calls when it wakes up (starpu_conf::callback_worker_waking_up). */
 void starpu_worker_set_waking_up_callback(void (*callback)(unsigned workerid));
 #endif
-/** Mutex and condition workerid sleeps on. */
+/** The scheduling mutex of workerid (the one starpu_worker_lock() takes) and its condition. The worker
+ * sleeps on neither (signalling the condition alone wakes nobody): wake it with starpu_wake_worker()
+ * or, holding that mutex, starpu_wake_worker_locked(). */
 void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond);
 /** Returns 1 when workerid is sleeping. */
 int starpu_worker_is_sleeping(int workerid);

@@ -15,11 +15,16 @@
  * with pause instructions; when threads outnumber cores (the workers' and the
  * application's), the polls after the first SPIN_YIELD_AFTER yield the core,
  * so that a spinning worker never keeps the submitting thread (or another
- * worker) from running. With a core to spare they do not: a yield there
- * only flips a worker that keeps pace with the submitter into sleeping and
- * being woken every few tasks, four times slower (bench/README, steadiness).
- * Tunable for experiments (ASTRO_SPIN_*). */
-static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8;
+ * worker) from running. With a core for each thread, only one in
+ * SPIN_YIELD_EVERY of them does: a yield at every poll flipped a worker that
+ * keeps pace with the submitter into sleeping and being woken every few
+ * tasks, four times slower (bench/README, steadiness), but none at all let a
+ * worker that shares its core with a waiting thread anyway (another
+ * program's load moved it there) spin some 200 µs before that thread ran:
+ * synchronous round trips of 60 to 200 µs instead of about 10 on a loaded
+ * machine. Tunable for experiments (ASTRO_SPIN_*). */
+#define SPIN_YIELD_EVERY 4
+static unsigned spin_polls = 64, spin_backoff_max = 64, spin_yield_after = 8, spin_yield_every = 1;
 /* ------------------------------------------------------------ running */
 
 /* The function a worker of this kind runs for implementation nimpl (for observers). */
@@ -288,7 +293,7 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 	if (idle[0]++ < spin_polls) {
 		if (idle[0] == 1)
 			_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_IDLE_BEGIN, .workerid = w->id);
-		if (idle[0] > spin_yield_after) {
+		if (idle[0] > spin_yield_after && (idle[0] - spin_yield_after) % spin_yield_every == 0) {
 			astro_thread_yield();
 			return;
 		}
@@ -783,7 +788,8 @@ int _astro_workers_start(void)
 	keep_main_core(total);
 	/* A core for every thread (the workers' and the application's): spinning keeps nobody from running. */
 	bool core_each = total + 1 <= (nplace ? nplace : _astro_rt.ncores);
-	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, core_each ? INT_MAX : 8);
+	spin_yield_after = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_AFTER", 0, INT_MAX, 8);
+	spin_yield_every = (unsigned)_astro_env_int_in("ASTRO_SPIN_YIELD_EVERY", 1, INT_MAX, core_each ? SPIN_YIELD_EVERY : 1);
 	for (unsigned i = 0; i < ndrivers; i++) {
 		const struct astro_driver *d = _astro_driver_nth(i);
 		int n = counts[i], per_device = per_devices[i];
@@ -849,12 +855,9 @@ void _astro_workers_stop(void)
 	starpu_pthread_mutex_lock(&_astro_rt.pause_lock);
 	starpu_pthread_cond_broadcast(&_astro_rt.pause_cond);
 	starpu_pthread_mutex_unlock(&_astro_rt.pause_lock);
-	for (unsigned i = 0; i < _astro_rt.nworkers; i++) {
-		struct _astro_worker *w = _astro_rt.workers[i];
-		starpu_pthread_mutex_lock(&w->sched_mutex);
-		starpu_pthread_cond_signal(&w->sched_cond);
-		starpu_pthread_mutex_unlock(&w->sched_mutex);
-	}
+	/* A pending wake-up also stops a worker that looked at running just before it changed. */
+	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
+		_astro_worker_wake(_astro_rt.workers[i]);
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
 		if (!_astro_driver_not_launched((int)i))
 			starpu_pthread_join(_astro_rt.workers[i]->thread, NULL);

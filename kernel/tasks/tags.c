@@ -18,6 +18,38 @@
 #include "tasks/tasks.h"
 #include <stdarg.h>
 
+/* A lock of one int for the tags' short sections, taken and given back inline (a pthread mutex
+ * costs two calls into the C library, and a chain of tasks takes some eight locks per task); a
+ * contended one sleeps on the int's futex. 0: free, 1: held, 2: held, and a thread may sleep on it.
+ * Zero is its initial state. It has no condition: a waiter sleeps on a futex of the tag. */
+struct tag_lock
+{
+	int word;
+};
+
+static __attribute__((noinline)) void lock_wait(struct tag_lock *lock, int seen)
+{
+	if (seen != 2)
+		seen = __atomic_exchange_n(&lock->word, 2, __ATOMIC_ACQUIRE);
+	while (seen != 0) {
+		astro_futex_wait(&lock->word, 2);
+		seen = __atomic_exchange_n(&lock->word, 2, __ATOMIC_ACQUIRE);
+	}
+}
+
+static inline void lock_take(struct tag_lock *lock)
+{
+	int seen = 0;
+	if (STARPU_UNLIKELY(!__atomic_compare_exchange_n(&lock->word, &seen, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+		lock_wait(lock, seen);
+}
+
+static inline void lock_give(struct tag_lock *lock)
+{
+	if (STARPU_UNLIKELY(__atomic_exchange_n(&lock->word, 0, __ATOMIC_RELEASE) == 2))
+		astro_futex_wake_all(&lock->word);
+}
+
 #define TAG_SHARDS 64
 
 enum tag_state { TAG_INIT, TAG_ASSOCIATED, TAG_DONE };
@@ -25,8 +57,9 @@ enum tag_state { TAG_INIT, TAG_ASSOCIATED, TAG_DONE };
 struct _astro_tag
 {
 	starpu_tag_t id;
-	starpu_pthread_mutex_t lock;
-	starpu_pthread_cond_t done_cond;
+	uint64_t hash;                       /* tag_hash(id): its shard and bucket */
+	struct tag_lock lock;
+	int done_seq;                        /* bumped under lock when it is done with waiters, who sleep on its futex */
 	enum tag_state state;
 	unsigned ndeps;                      /* declared dependency tags */
 	unsigned ndeps_completed;            /* completions counted since the job last ran */
@@ -56,13 +89,12 @@ static _ASTRO_TLS struct {
 
 struct shard
 {
-	starpu_pthread_mutex_t lock;
+	struct tag_lock lock;
 	struct _astro_tag **buckets;         /* nbuckets (a power of two, or 0) chains linked by hnext */
 	unsigned nbuckets, count;
 } __attribute__((aligned(_ASTRO_CACHELINE)));
 
 static struct shard shards[TAG_SHARDS];
-static starpu_pthread_once_t shards_once = STARPU_PTHREAD_ONCE_INIT;
 
 /* The low bits pick the shard, the next ones the bucket. */
 static inline uint64_t tag_hash(starpu_tag_t id)
@@ -76,30 +108,22 @@ static inline uint64_t tag_hash(starpu_tag_t id)
 
 static void tag_free(struct _astro_tag *tag)
 {
-	starpu_pthread_mutex_destroy(&tag->lock);
-	starpu_pthread_cond_destroy(&tag->done_cond);
 	if (tag->succs != tag->inline_succs)
 		free(tag->succs);
 	_astro_recycled_free(_ASTRO_RECYCLED_TAG, tag);
 }
 
-static void shards_create(void)
+static inline struct _astro_tag **bucket_of(struct shard *s, uint64_t hash)
 {
-	for (unsigned i = 0; i < TAG_SHARDS; i++)
-		starpu_pthread_mutex_init(&shards[i].lock, NULL);
-}
-
-static inline struct _astro_tag **bucket_of(struct shard *s, starpu_tag_t id)
-{
-	return &s->buckets[(tag_hash(id) / TAG_SHARDS) & (s->nbuckets - 1)];
+	return &s->buckets[(hash / TAG_SHARDS) & (s->nbuckets - 1)];
 }
 
 /* Under s->lock. */
-static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
+static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id, uint64_t hash)
 {
 	if (!s->nbuckets)
 		return NULL;
-	struct _astro_tag *tag = *bucket_of(s, id);
+	struct _astro_tag *tag = *bucket_of(s, hash);
 	while (tag && tag->id != id)
 		tag = tag->hnext;
 	return tag;
@@ -107,7 +131,7 @@ static struct _astro_tag *shard_find(struct shard *s, starpu_tag_t id)
 
 static inline void bucket_push(struct shard *s, struct _astro_tag *tag)
 {
-	struct _astro_tag **head = bucket_of(s, tag->id);
+	struct _astro_tag **head = bucket_of(s, tag->hash);
 	tag->hnext = *head;
 	*head = tag;
 }
@@ -140,7 +164,7 @@ static bool shard_insert(struct shard *s, struct _astro_tag *tag)
 /* Under s->lock: unlinks tag, which is there. */
 static void shard_unlink(struct shard *s, struct _astro_tag *tag)
 {
-	struct _astro_tag **p = bucket_of(s, tag->id);
+	struct _astro_tag **p = bucket_of(s, tag->hash);
 	while (*p != tag)
 		p = &(*p)->hnext;
 	*p = tag->hnext;
@@ -149,7 +173,6 @@ static void shard_unlink(struct shard *s, struct _astro_tag *tag)
 
 void _astro_tags_init(void)
 {
-	starpu_pthread_once(&shards_once, shards_create);
 	__atomic_store_n(&_astro_idle_describe_tags, _astro_tags_describe_blocked, __ATOMIC_RELEASE);
 }
 
@@ -157,7 +180,7 @@ void _astro_tags_shutdown(void)
 {
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
 		struct shard *s = &shards[i];
-		starpu_pthread_mutex_lock(&s->lock);
+		lock_take(&s->lock);
 		for (unsigned b = 0; b < s->nbuckets; b++)
 			for (struct _astro_tag *t = s->buckets[b], *next; t; t = next) {
 				next = t->hnext;
@@ -167,13 +190,13 @@ void _astro_tags_shutdown(void)
 		s->buckets = NULL;
 		s->nbuckets = s->count = 0;
 		__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
-		starpu_pthread_mutex_unlock(&s->lock);
+		lock_give(&s->lock);
 	}
 }
 
-static struct shard *shard_of(starpu_tag_t id)
+static struct shard *shard_of(uint64_t hash)
 {
-	return &shards[tag_hash(id) % TAG_SHARDS];
+	return &shards[hash % TAG_SHARDS];
 }
 
 /* The table's part of tag_lookup(): out of line, so that a hit in the thread's cache pays no frame.
@@ -181,17 +204,16 @@ static struct shard *shard_of(starpu_tag_t id)
  * released), and *made says so. */
 static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id, bool create, unsigned ndeps, bool *made)
 {
-	starpu_pthread_once(&shards_once, shards_create);
-	struct shard *s = shard_of(id);
-	starpu_pthread_mutex_lock(&s->lock);
-	struct _astro_tag *tag = shard_find(s, id);
+	uint64_t hash = tag_hash(id);
+	struct shard *s = shard_of(hash);
+	lock_take(&s->lock);
+	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (!tag && create) {
 		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
 		if (tag) {
-			memset(tag, 0, sizeof(*tag));
+			memset(tag, 0, sizeof(*tag)); /* its lock free */
 			tag->id = id;
-			tag->lock = (starpu_pthread_mutex_t)STARPU_PTHREAD_MUTEX_INITIALIZER;
-			tag->done_cond = (starpu_pthread_cond_t)STARPU_PTHREAD_COND_INITIALIZER;
+			tag->hash = hash;
 			tag->succs = tag->inline_succs;
 			tag->succs_cap = G_N_ELEMENTS(tag->inline_succs);
 			tag->ndeps = ndeps;
@@ -205,7 +227,7 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 		if (!tag)
 			_astro_error("out of memory for tag %llu: what uses it fails (said by the call)", (unsigned long long)id);
 	}
-	starpu_pthread_mutex_unlock(&s->lock);
+	lock_give(&s->lock);
 	return tag;
 }
 
@@ -240,42 +262,50 @@ static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 	return tag_lookup_made(id, create, 0, &made);
 }
 
-/* One dependency of tag completed: its blocked job runs once all have. */
-static void count_completion(struct _astro_tag *tag)
+/* Counts completed more completions of tag's dependencies and uncounted fewer declared ones (counted
+ * in advance, then not declared): its blocked job runs once all its dependencies completed. */
+static void count_deps(struct _astro_tag *tag, unsigned completed, unsigned uncounted)
 {
 	struct _astro_job *release = NULL;
-	starpu_pthread_mutex_lock(&tag->lock);
-	tag->ndeps_completed++;
+	lock_take(&tag->lock);
+	tag->ndeps_completed += completed;
+	tag->ndeps -= uncounted;
 	if (tag->job_blocked && tag->ndeps_completed >= tag->ndeps) {
 		tag->job_blocked = false;
 		tag->ndeps_completed = 0;
 		release = tag->job;
 	}
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 	if (release)
 		_astro_job_release(release);
+}
+
+/* One dependency of tag completed. */
+static inline void count_completion(struct _astro_tag *tag)
+{
+	count_deps(tag, 1, 0);
 }
 
 /* tag's successor i (they are only appended): the snapshot's stand-in when there is no memory for one. */
 static struct _astro_tag *succ_at(struct _astro_tag *tag, unsigned i)
 {
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	struct _astro_tag *succ = tag->succs[i];
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 	return succ;
 }
 
 /* Marks tag done and releases what depended on it; ended: the job of it that completed, if any. */
 static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 {
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	if (ended) {
 		tag->njobs--;
 		if (tag->job == ended)
 			tag->job = NULL;
 	}
 	if (tag->state == TAG_DONE) {
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 		return;
 	}
 	tag->state = TAG_DONE;
@@ -286,16 +316,18 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 	unsigned n = tag->nsuccs;
 	struct _astro_tag *succs_inline[8];
 	struct _astro_tag **succs = succs_inline;
-	if (tag->waiters)
-		starpu_pthread_cond_broadcast(&tag->done_cond);
+	if (tag->waiters) {
+		__atomic_store_n(&tag->done_seq, tag->done_seq + 1, __ATOMIC_RELAXED);
+		astro_futex_wake_all(&tag->done_seq);
+	}
 	if (STARPU_UNLIKELY(n > 8) && !(succs = malloc(n * sizeof(*succs)))) {
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 		for (unsigned i = 0; i < n; i++)
 			count_completion(succ_at(tag, i));
 		return;
 	}
 	memcpy(succs, tag->succs, n * sizeof(*succs));
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
 		count_completion(succs[i]);
@@ -308,7 +340,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, true);
 	if (!tag)
 		return -ENOMEM;
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	/* Several tasks may carry a tag at once (as in StarPU): it is done when the first
 	 * of them completes. Not a tag with dependencies: those wake one task. */
 	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job && tag->ndeps) {
@@ -318,7 +350,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds, and the tag has "
 			     "dependencies (starpu_tag_declare_deps), which wake one task only. Use another tag, or submit this task once that one completed",
 			     name ? name : "(unnamed)", (unsigned long long)id, other ? other : "(unnamed)", tag->job->id);
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 		return -EINVAL;
 	}
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
@@ -334,7 +366,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	} else {
 		tag->ndeps_completed = 0; /* this round's dependencies are used up */
 	}
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 	return 0;
 }
 
@@ -344,18 +376,16 @@ void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 }
 
 /* Serialises declarations, so that two of them cannot close a cycle together unseen. */
-static starpu_pthread_mutex_t declare_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
+static struct tag_lock declare_lock;
 
 /* Would "root depends on deps[]" close a cycle? That is: does some dep
  * already depend, directly or not, on root (found by walking the successors
  * of root)? If so, returns the cycle "root -> dep -> ... -> root" (-> read
- * "depends on"), to g_free(); NULL otherwise. Called with declare_lock held;
- * a tag nothing depends on yet (a chain's next tag) costs one look. */
-static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
+ * "depends on"), to g_free(); NULL otherwise. Called with declare_lock held,
+ * through closes_cycle(): a tag nothing depends on yet (a chain's next tag)
+ * costs one look there and no call. */
+static __attribute__((noinline)) char *cycle_closed(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
 {
-	/* Successors are only appended by declarations, under declare_lock which we hold. */
-	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
-		return NULL;
 	GHashTable *parent = g_hash_table_new(NULL, NULL); /* visited tag -> the tag it was reached from */
 	GQueue queue = G_QUEUE_INIT;
 	g_hash_table_insert(parent, root, root);
@@ -363,7 +393,7 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	struct _astro_tag *found = NULL;
 	while (!found && !g_queue_is_empty(&queue)) {
 		struct _astro_tag *t = g_queue_pop_head(&queue);
-		starpu_pthread_mutex_lock(&t->lock);
+		lock_take(&t->lock);
 		for (unsigned k = 0; k < t->nsuccs && !found; k++) {
 			struct _astro_tag *succ = t->succs[k];
 			if (g_hash_table_contains(parent, succ))
@@ -374,7 +404,7 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 				if (succ->id == deps[i])
 					found = succ;
 		}
-		starpu_pthread_mutex_unlock(&t->lock);
+		lock_give(&t->lock);
 	}
 	char *cycle = NULL;
 	if (found) {
@@ -389,6 +419,14 @@ static char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_
 	g_queue_clear(&queue);
 	g_hash_table_destroy(parent);
 	return cycle;
+}
+
+static inline char *closes_cycle(struct _astro_tag *root, unsigned ndeps, const starpu_tag_t *deps)
+{
+	/* Successors are only appended by declarations, under declare_lock which we hold. */
+	if (__atomic_load_n(&root->nsuccs, __ATOMIC_RELAXED) == 0)
+		return NULL;
+	return cycle_closed(root, ndeps, deps);
 }
 
 /* The declaration behind each call (inlined into each: a chain of tasks declares one per task). */
@@ -408,13 +446,19 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 				     fn, (unsigned long long)id, (unsigned long long)id);
 			return -EINVAL;
 		}
-	starpu_pthread_mutex_lock(&declare_lock);
-	/* A tag made here (a chain's next one) counts its dependencies from the start: no lock to count them. */
+	lock_take(&declare_lock);
+	/* All the dependencies are counted first, so that a completion counted meanwhile never releases the
+	 * job early; a tag made here (a chain's next one) counts them from the start, with no lock. */
 	bool made = false;
 	struct _astro_tag *tag = tag_lookup_made(id, true, ndeps, &made);
 	if (!tag) {
-		starpu_pthread_mutex_unlock(&declare_lock);
+		lock_give(&declare_lock);
 		return -ENOMEM;
+	}
+	if (!made && ndeps) {
+		lock_take(&tag->lock);
+		tag->ndeps += ndeps;
+		lock_give(&tag->lock);
 	}
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
 	 * application), but its tasks wait until one of its tags is notified: said once. */
@@ -430,22 +474,11 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		struct _astro_tag *dep = tag_lookup(array[declared], true);
 		if (!dep)
 			break;
-		/* Declare first, so a completion counted meanwhile never releases the job early. */
-		if (!made) {
-			starpu_pthread_mutex_lock(&tag->lock);
-			tag->ndeps++;
-			starpu_pthread_mutex_unlock(&tag->lock);
-		}
-		starpu_pthread_mutex_lock(&dep->lock);
+		lock_take(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
 			if (!grown) {
-				starpu_pthread_mutex_unlock(&dep->lock);
-				if (!made) {
-					starpu_pthread_mutex_lock(&tag->lock);
-					tag->ndeps--;
-					starpu_pthread_mutex_unlock(&tag->lock);
-				}
+				lock_give(&dep->lock);
 				_astro_error("%s: out of memory for the successors of tag %llu: tag %llu was not made to depend on it, nor on "
 					     "the tags after it",
 					     fn, (unsigned long long)dep->id, (unsigned long long)id);
@@ -459,17 +492,13 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		}
 		dep->succs[dep->nsuccs++] = tag;
 		bool already_done = dep->state == TAG_DONE;
-		starpu_pthread_mutex_unlock(&dep->lock);
+		lock_give(&dep->lock);
 		if (already_done)
 			count_completion(tag);
 	}
-	if (made && declared < ndeps) {
-		/* Made counting them all: the ones not declared do not count. */
-		starpu_pthread_mutex_lock(&tag->lock);
-		tag->ndeps -= ndeps - declared;
-		starpu_pthread_mutex_unlock(&tag->lock);
-	}
-	starpu_pthread_mutex_unlock(&declare_lock);
+	if (declared < ndeps)
+		count_deps(tag, 0, ndeps - declared); /* the ones not declared do not count */
+	lock_give(&declare_lock);
 	for (unsigned i = 0; i < declared; i++)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
 			       .other_id = (unsigned long)array[i], .nimpl = ASTRO_DEP_TAG);
@@ -504,7 +533,7 @@ static void describe_waited(GString *out, const char *prefix, const void *arg)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return;
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	if (tag->state == TAG_ASSOCIATED && tag->job) {
 		const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 		g_string_append_printf(out, "%stag %llu, waited for, is carried by task '%s' (job %lu), not complete\n", prefix,
@@ -514,7 +543,7 @@ static void describe_waited(GString *out, const char *prefix, const void *arg)
 				       "(use_tag, tag_id) or call starpu_tag_notify_from_apps(%llu) from another thread\n", prefix,
 				       (unsigned long long)id, (unsigned long long)id);
 	}
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 }
 
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
@@ -529,7 +558,7 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 			ret = -ENOMEM;
 			break;
 		}
-		starpu_pthread_mutex_lock(&tag->lock);
+		lock_take(&tag->lock);
 		tag->waiters++;
 		if (tag->state != TAG_DONE) {
 			const char *call = ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array";
@@ -537,20 +566,18 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 			struct _astro_idle_watch watch;
 			_astro_idle_watch_begin(&watch, call, NULL, describe_waited, &ids[i]);
 			while (tag->state != TAG_DONE) {
+				/* A completion between the unlock and the sleep changed done_seq: no sleep then. */
+				int seq = tag->done_seq;
 				uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
-				if (!sleep_ns) {
-					starpu_pthread_cond_wait(&tag->done_cond, &tag->lock);
-					continue;
-				}
-				astro_cond_wait_for(&tag->done_cond, &tag->lock, sleep_ns);
-				/* The look takes every tag's lock, this one's too. */
-				starpu_pthread_mutex_unlock(&tag->lock);
-				_astro_idle_watch_look(&watch);
-				starpu_pthread_mutex_lock(&tag->lock);
+				lock_give(&tag->lock);
+				astro_futex_wait_for(&tag->done_seq, seq, sleep_ns);
+				if (sleep_ns)
+					_astro_idle_watch_look(&watch); /* it takes every tag's lock, this one's too */
+				lock_take(&tag->lock);
 			}
 		}
 		tag->waiters--;
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return ret;
@@ -573,10 +600,10 @@ void starpu_tag_restart(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return;
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	if (tag->state == TAG_DONE)
 		tag->state = TAG_INIT;
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 }
 
 void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
@@ -587,14 +614,14 @@ void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
 
 void starpu_tag_remove(starpu_tag_t id)
 {
-	starpu_pthread_once(&shards_once, shards_create);
-	struct shard *s = shard_of(id);
-	starpu_pthread_mutex_lock(&s->lock);
-	struct _astro_tag *tag = shard_find(s, id);
+	uint64_t hash = tag_hash(id);
+	struct shard *s = shard_of(hash);
+	lock_take(&s->lock);
+	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (tag) {
-		starpu_pthread_mutex_lock(&tag->lock);
+		lock_take(&tag->lock);
 		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 		if (busy)
 			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",
 				     (unsigned long long)id);
@@ -604,7 +631,7 @@ void starpu_tag_remove(starpu_tag_t id)
 			tag_free(tag);
 		}
 	}
-	starpu_pthread_mutex_unlock(&s->lock);
+	lock_give(&s->lock);
 }
 
 struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
@@ -612,9 +639,9 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return NULL;
-	starpu_pthread_mutex_lock(&tag->lock);
+	lock_take(&tag->lock);
 	struct starpu_task *task = tag->job ? tag->job->task : __atomic_load_n(&tag->task, __ATOMIC_RELAXED);
-	starpu_pthread_mutex_unlock(&tag->lock);
+	lock_give(&tag->lock);
 	return task;
 }
 
@@ -640,12 +667,11 @@ void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *
 {
 	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
 	GPtrArray *order = g_ptr_array_new();
-	starpu_pthread_once(&shards_once, shards_create);
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		starpu_pthread_mutex_lock(&shards[i].lock);
+		lock_take(&shards[i].lock);
 		for (unsigned bk = 0; bk < shards[i].nbuckets; bk++)
 		for (struct _astro_tag *dep = shards[i].buckets[bk]; dep; dep = dep->hnext) {
-			starpu_pthread_mutex_lock(&dep->lock);
+			lock_take(&dep->lock);
 			if (dep->state != TAG_DONE) {
 				for (unsigned k = 0; k < dep->nsuccs; k++) {
 					struct blocked_tag *b = g_hash_table_lookup(waiting, dep->succs[k]);
@@ -665,21 +691,21 @@ void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *
 					}
 				}
 			}
-			starpu_pthread_mutex_unlock(&dep->lock);
+			lock_give(&dep->lock);
 		}
-		starpu_pthread_mutex_unlock(&shards[i].lock);
+		lock_give(&shards[i].lock);
 	}
 	for (unsigned i = 0; i < order->len; i++) {
 		struct blocked_tag *b = order->pdata[i];
 		struct _astro_tag *tag = b->tag;
-		starpu_pthread_mutex_lock(&tag->lock);
+		lock_take(&tag->lock);
 		if (tag->job_blocked && tag->job) {
 			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 			g_string_append_printf(out, "%stag %llu (task '%s', job %lu) waits for %s\n", prefix, (unsigned long long)tag->id,
 					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
 			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
 		}
-		starpu_pthread_mutex_unlock(&tag->lock);
+		lock_give(&tag->lock);
 		g_string_free(b->waits, TRUE);
 		g_free(b);
 	}

@@ -2,58 +2,56 @@
 /*
  * Workers as the other rooms see them: the table and its queries, and the
  * sleep and wake-up protocol. A worker whose loop (run/worker_loop.c) finds
- * nothing sleeps on its condition; wakers set wake_pending before looking at
- * sleeping, the sleeper sets sleeping before looking at wake_pending, so one
- * of them always sees the other (no lost wake-up, no lock on the fast path).
+ * nothing sleeps on the futex of its wake_pending; wakers set wake_pending
+ * before looking at sleeping, the sleeper sets sleeping before looking at
+ * wake_pending, so one of them always sees the other (no lost wake-up, no
+ * lock on either side).
  */
 #include "workers/workers.h"
 
 /* ------------------------------------------------------------- waking */
 
-void _astro_worker_wake(struct _astro_worker *w)
+/* Wakes w if it sleeps: whether it slept. */
+static inline bool worker_wake(struct _astro_worker *w)
 {
 	__atomic_store_n(&w->wake_pending, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
-		starpu_pthread_mutex_lock(&w->sched_mutex);
-		starpu_pthread_cond_signal(&w->sched_cond);
-		starpu_pthread_mutex_unlock(&w->sched_mutex);
-	}
+	if (!__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST))
+		return false;
+	astro_futex_wake_all(&w->wake_pending);
+	return true;
 }
 
-static int wake_checked(int workerid, bool locked)
+void _astro_worker_wake(struct _astro_worker *w)
+{
+	worker_wake(w);
+}
+
+/* The worker's lock plays no part in its sleep: the _locked variant is the same call. */
+static int wake_checked(int workerid)
 {
 	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
 		return 0;
-	struct _astro_worker *w = _astro_rt.workers[workerid];
-	__atomic_store_n(&w->wake_pending, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST))
-		return 0;
-	if (!locked)
-		starpu_pthread_mutex_lock(&w->sched_mutex);
-	starpu_pthread_cond_signal(&w->sched_cond);
-	if (!locked)
-		starpu_pthread_mutex_unlock(&w->sched_mutex);
-	return 1;
+	return worker_wake(_astro_rt.workers[workerid]);
 }
 
-int starpu_wake_worker(int workerid) { return wake_checked(workerid, false); }
-int starpu_wake_worker_locked(int workerid) { return wake_checked(workerid, true); }
-int starpu_wake_worker_no_relax(int workerid) { return wake_checked(workerid, false); }
-int starpu_wake_worker_relax(int workerid) { return wake_checked(workerid, false); }
-int starpu_wake_worker_relax_light(int workerid) { return wake_checked(workerid, false); }
+int starpu_wake_worker(int workerid) { return wake_checked(workerid); }
+int starpu_wake_worker_locked(int workerid) { return wake_checked(workerid); }
+int starpu_wake_worker_no_relax(int workerid) { return wake_checked(workerid); }
+int starpu_wake_worker_relax(int workerid) { return wake_checked(workerid); }
+int starpu_wake_worker_relax_light(int workerid) { return wake_checked(workerid); }
 
 int astro_worker_wake_for_queued(int workerid)
 {
 	if (workerid < 0 || (unsigned)workerid >= _astro_rt.nworkers)
 		return 0;
 	__atomic_store_n(&_astro_rt.workers[workerid]->work_queued, 1, __ATOMIC_RELAXED);
-	return wake_checked(workerid, false);
+	return wake_checked(workerid);
 }
 
 void starpu_wake_all_blocked_workers(void)
 {
 	for (unsigned i = 0; i < _astro_rt.nworkers; i++)
-		wake_checked(i, false);
+		wake_checked(i);
 }
 
 int starpu_worker_is_sleeping(int workerid)

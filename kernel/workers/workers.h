@@ -41,7 +41,8 @@ struct _astro_worker
 	char name[48];
 	starpu_pthread_t thread;
 	pid_t tid;
-	/* Sleeping: a waker sets wake_pending then signals if sleeping (see worker.c). */
+	/* Sleeping: a waker sets wake_pending then wakes its futex if sleeping (see worker.c). The
+	 * mutex and condition are StarPU's (starpu_worker_lock, starpu_worker_get_sched_condition). */
 	starpu_pthread_mutex_t sched_mutex;
 	starpu_pthread_cond_t sched_cond;
 	int sleeping;
@@ -92,10 +93,11 @@ _Static_assert(offsetof(struct _astro_worker, id) == 0, "a worker's id must be i
 /* Wakes w if it sleeps; the next round of its loop looks again at its queues otherwise. */
 void _astro_worker_wake(struct _astro_worker *w);
 /* Sleeps until woken; returns at once if a wake-up is already pending. Inline: a sleeping
- * worker's round trip (woken for each task) pays no call. */
+ * worker's round trip (woken for each task) pays no call. It sleeps on the futex of wake_pending,
+ * without a lock: a waker's store of 1 either comes before the futex wait looks at it (which then
+ * returns at once) or wakes it, and no woken worker has to take back a mutex its waker holds. */
 static inline __attribute__((always_inline)) void _astro_worker_sleep(struct _astro_worker *w)
 {
-	starpu_pthread_mutex_lock(&w->sched_mutex);
 	__atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST)) {
 		/* starpu_conf's, or set since by starpu_worker_set_*_callback() (worker.c). */
@@ -104,14 +106,13 @@ static inline __attribute__((always_inline)) void _astro_worker_sleep(struct _as
 			going_to_sleep(w->id);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_BEGIN, .workerid = w->id);
 		while (!__atomic_load_n(&w->wake_pending, __ATOMIC_SEQ_CST) && __atomic_load_n(&_astro_rt.running, __ATOMIC_SEQ_CST))
-			starpu_pthread_cond_wait(&w->sched_cond, &w->sched_mutex);
+			astro_futex_wait(&w->wake_pending, 0);
 		_ASTRO_OBSERVE(ASTRO_MOMENT_WORKER_SLEEP_END, .workerid = w->id);
 		void (*waking_up)(unsigned) = __atomic_load_n(&_astro_rt.conf.callback_worker_waking_up, __ATOMIC_ACQUIRE);
 		if (waking_up)
 			waking_up(w->id);
 	}
 	__atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
-	starpu_pthread_mutex_unlock(&w->sched_mutex);
 }
 
 /* The tasks the workers executed, all together (progress, as the watchdog sees it). */
