@@ -18,37 +18,9 @@
 #include "tasks/tasks.h"
 #include <stdarg.h>
 
-/* A lock of one int for the tags' short sections, taken and given back inline (a pthread mutex
- * costs two calls into the C library, and a chain of tasks takes some eight locks per task); a
- * contended one sleeps on the int's futex. 0: free, 1: held, 2: held, and a thread may sleep on it.
- * Zero is its initial state. It has no condition: a waiter sleeps on a futex of the tag. */
-struct tag_lock
-{
-	int word;
-};
-
-static __attribute__((noinline)) void lock_wait(struct tag_lock *lock, int seen)
-{
-	if (seen != 2)
-		seen = __atomic_exchange_n(&lock->word, 2, __ATOMIC_ACQUIRE);
-	while (seen != 0) {
-		astro_futex_wait(&lock->word, 2);
-		seen = __atomic_exchange_n(&lock->word, 2, __ATOMIC_ACQUIRE);
-	}
-}
-
-static inline void lock_take(struct tag_lock *lock)
-{
-	int seen = 0;
-	if (STARPU_UNLIKELY(!__atomic_compare_exchange_n(&lock->word, &seen, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
-		lock_wait(lock, seen);
-}
-
-static inline void lock_give(struct tag_lock *lock)
-{
-	if (STARPU_UNLIKELY(__atomic_exchange_n(&lock->word, 0, __ATOMIC_RELEASE) == 2))
-		astro_futex_wake_all(&lock->word);
-}
+/* The tags' short sections take astrolabe/thread.h's short lock (inline, a futex when
+ * contended; a chain of tasks takes some eight locks per task). A tag has no condition: a
+ * waiter sleeps on a futex of the tag. */
 
 #define TAG_SHARDS 64
 
@@ -58,7 +30,7 @@ struct _astro_tag
 {
 	starpu_tag_t id;
 	uint64_t hash;                       /* tag_hash(id): its shard and bucket */
-	struct tag_lock lock;
+	astro_lock_t lock;
 	int done_seq;                        /* bumped under lock when it is done with waiters, who sleep on its futex */
 	enum tag_state state;
 	unsigned ndeps;                      /* declared dependency tags */
@@ -89,7 +61,7 @@ static _ASTRO_TLS struct {
 
 struct shard
 {
-	struct tag_lock lock;
+	astro_lock_t lock;
 	struct _astro_tag **buckets;         /* nbuckets (a power of two, or 0) chains linked by hnext */
 	unsigned nbuckets, count;
 } __attribute__((aligned(_ASTRO_CACHELINE)));
@@ -180,7 +152,7 @@ void _astro_tags_shutdown(void)
 {
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
 		struct shard *s = &shards[i];
-		lock_take(&s->lock);
+		astro_lock_acquire(&s->lock);
 		for (unsigned b = 0; b < s->nbuckets; b++)
 			for (struct _astro_tag *t = s->buckets[b], *next; t; t = next) {
 				next = t->hnext;
@@ -190,7 +162,7 @@ void _astro_tags_shutdown(void)
 		s->buckets = NULL;
 		s->nbuckets = s->count = 0;
 		__atomic_add_fetch(&tags_generation, 1, __ATOMIC_RELEASE);
-		lock_give(&s->lock);
+		astro_lock_release(&s->lock);
 	}
 }
 
@@ -206,7 +178,7 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 {
 	uint64_t hash = tag_hash(id);
 	struct shard *s = shard_of(hash);
-	lock_take(&s->lock);
+	astro_lock_acquire(&s->lock);
 	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (!tag && create) {
 		tag = _astro_recycled_alloc(_ASTRO_RECYCLED_TAG, sizeof(*tag));
@@ -227,7 +199,7 @@ static __attribute__((noinline)) struct _astro_tag *table_lookup(starpu_tag_t id
 		if (!tag)
 			_astro_error("out of memory for tag %llu: what uses it fails (said by the call)", (unsigned long long)id);
 	}
-	lock_give(&s->lock);
+	astro_lock_release(&s->lock);
 	return tag;
 }
 
@@ -267,7 +239,7 @@ static inline struct _astro_tag *tag_lookup(starpu_tag_t id, bool create)
 static void count_deps(struct _astro_tag *tag, unsigned completed, unsigned uncounted)
 {
 	struct _astro_job *release = NULL;
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	tag->ndeps_completed += completed;
 	tag->ndeps -= uncounted;
 	if (tag->job_blocked && tag->ndeps_completed >= tag->ndeps) {
@@ -275,7 +247,7 @@ static void count_deps(struct _astro_tag *tag, unsigned completed, unsigned unco
 		tag->ndeps_completed = 0;
 		release = tag->job;
 	}
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 	if (release)
 		_astro_job_release(release);
 }
@@ -289,23 +261,23 @@ static inline void count_completion(struct _astro_tag *tag)
 /* tag's successor i (they are only appended): the snapshot's stand-in when there is no memory for one. */
 static struct _astro_tag *succ_at(struct _astro_tag *tag, unsigned i)
 {
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	struct _astro_tag *succ = tag->succs[i];
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 	return succ;
 }
 
 /* Marks tag done and releases what depended on it; ended: the job of it that completed, if any. */
 static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 {
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	if (ended) {
 		tag->njobs--;
 		if (tag->job == ended)
 			tag->job = NULL;
 	}
 	if (tag->state == TAG_DONE) {
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 		return;
 	}
 	tag->state = TAG_DONE;
@@ -321,13 +293,13 @@ static void tag_set_done(struct _astro_tag *tag, struct _astro_job *ended)
 		astro_futex_wake_all(&tag->done_seq);
 	}
 	if (STARPU_UNLIKELY(n > 8) && !(succs = malloc(n * sizeof(*succs)))) {
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 		for (unsigned i = 0; i < n; i++)
 			count_completion(succ_at(tag, i));
 		return;
 	}
 	memcpy(succs, tag->succs, n * sizeof(*succs));
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 
 	for (unsigned i = 0; i < n; i++)
 		count_completion(succs[i]);
@@ -340,7 +312,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, true);
 	if (!tag)
 		return -ENOMEM;
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	/* Several tasks may carry a tag at once (as in StarPU): it is done when the first
 	 * of them completes. Not a tag with dependencies: those wake one task. */
 	if (tag->state == TAG_ASSOCIATED && tag->job && tag->job != job && tag->ndeps) {
@@ -350,7 +322,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 		_astro_error("starpu_task_submit: task '%s' uses tag %llu, which task '%s' (job %lu) still holds, and the tag has "
 			     "dependencies (starpu_tag_declare_deps), which wake one task only. Use another tag, or submit this task once that one completed",
 			     name ? name : "(unnamed)", (unsigned long long)id, other ? other : "(unnamed)", tag->job->id);
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 		return -EINVAL;
 	}
 	/* A done tag is reused by a new task (as after starpu_tag_restart()). */
@@ -366,7 +338,7 @@ int _astro_tag_attach_job(struct _astro_job *job, starpu_tag_t id)
 	} else {
 		tag->ndeps_completed = 0; /* this round's dependencies are used up */
 	}
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 	return 0;
 }
 
@@ -376,7 +348,7 @@ void _astro_tag_job_done(struct _astro_tag *tag, struct _astro_job *job)
 }
 
 /* Serialises declarations, so that two of them cannot close a cycle together unseen. */
-static struct tag_lock declare_lock;
+static astro_lock_t declare_lock;
 
 /* Would "root depends on deps[]" close a cycle? That is: does some dep
  * already depend, directly or not, on root (found by walking the successors
@@ -393,7 +365,7 @@ static __attribute__((noinline)) char *cycle_closed(struct _astro_tag *root, uns
 	struct _astro_tag *found = NULL;
 	while (!found && !g_queue_is_empty(&queue)) {
 		struct _astro_tag *t = g_queue_pop_head(&queue);
-		lock_take(&t->lock);
+		astro_lock_acquire(&t->lock);
 		for (unsigned k = 0; k < t->nsuccs && !found; k++) {
 			struct _astro_tag *succ = t->succs[k];
 			if (g_hash_table_contains(parent, succ))
@@ -404,7 +376,7 @@ static __attribute__((noinline)) char *cycle_closed(struct _astro_tag *root, uns
 				if (succ->id == deps[i])
 					found = succ;
 		}
-		lock_give(&t->lock);
+		astro_lock_release(&t->lock);
 	}
 	char *cycle = NULL;
 	if (found) {
@@ -446,19 +418,19 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 				     fn, (unsigned long long)id, (unsigned long long)id);
 			return -EINVAL;
 		}
-	lock_take(&declare_lock);
+	astro_lock_acquire(&declare_lock);
 	/* All the dependencies are counted first, so that a completion counted meanwhile never releases the
 	 * job early; a tag made here (a chain's next one) counts them from the start, with no lock. */
 	bool made = false;
 	struct _astro_tag *tag = tag_lookup_made(id, true, ndeps, &made);
 	if (!tag) {
-		lock_give(&declare_lock);
+		astro_lock_release(&declare_lock);
 		return -ENOMEM;
 	}
 	if (!made && ndeps) {
-		lock_take(&tag->lock);
+		astro_lock_acquire(&tag->lock);
 		tag->ndeps += ndeps;
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 	}
 	/* A cycle is allowed, as in StarPU (regenerated tasks looping, started by the
 	 * application), but its tasks wait until one of its tags is notified: said once. */
@@ -474,11 +446,11 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		struct _astro_tag *dep = tag_lookup(array[declared], true);
 		if (!dep)
 			break;
-		lock_take(&dep->lock);
+		astro_lock_acquire(&dep->lock);
 		if (dep->nsuccs == dep->succs_cap) {
 			struct _astro_tag **grown = malloc(2 * dep->succs_cap * sizeof(*grown));
 			if (!grown) {
-				lock_give(&dep->lock);
+				astro_lock_release(&dep->lock);
 				_astro_error("%s: out of memory for the successors of tag %llu: tag %llu was not made to depend on it, nor on "
 					     "the tags after it",
 					     fn, (unsigned long long)dep->id, (unsigned long long)id);
@@ -492,13 +464,13 @@ static inline __attribute__((always_inline)) int declare_deps(const char *fn, st
 		}
 		dep->succs[dep->nsuccs++] = tag;
 		bool already_done = dep->state == TAG_DONE;
-		lock_give(&dep->lock);
+		astro_lock_release(&dep->lock);
 		if (already_done)
 			count_completion(tag);
 	}
 	if (declared < ndeps)
 		count_deps(tag, 0, ndeps - declared); /* the ones not declared do not count */
-	lock_give(&declare_lock);
+	astro_lock_release(&declare_lock);
 	for (unsigned i = 0; i < declared; i++)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DEPENDENCY, .workerid = _astro_worker_id(), .job_id = (unsigned long)id,
 			       .other_id = (unsigned long)array[i], .nimpl = ASTRO_DEP_TAG);
@@ -533,7 +505,7 @@ static void describe_waited(GString *out, const char *prefix, const void *arg)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return;
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	if (tag->state == TAG_ASSOCIATED && tag->job) {
 		const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 		g_string_append_printf(out, "%stag %llu, waited for, is carried by task '%s' (job %lu), not complete\n", prefix,
@@ -543,7 +515,7 @@ static void describe_waited(GString *out, const char *prefix, const void *arg)
 				       "(use_tag, tag_id) or call starpu_tag_notify_from_apps(%llu) from another thread\n", prefix,
 				       (unsigned long long)id, (unsigned long long)id);
 	}
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 }
 
 int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
@@ -558,7 +530,7 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 			ret = -ENOMEM;
 			break;
 		}
-		lock_take(&tag->lock);
+		astro_lock_acquire(&tag->lock);
 		tag->waiters++;
 		if (tag->state != TAG_DONE) {
 			const char *call = ntags == 1 ? "starpu_tag_wait" : "starpu_tag_wait_array";
@@ -569,15 +541,15 @@ int starpu_tag_wait_array(unsigned ntags, starpu_tag_t *ids)
 				/* A completion between the unlock and the sleep changed done_seq: no sleep then. */
 				int seq = tag->done_seq;
 				uint64_t sleep_ns = _astro_idle_watch_sleep_ns(&watch);
-				lock_give(&tag->lock);
+				astro_lock_release(&tag->lock);
 				astro_futex_wait_for(&tag->done_seq, seq, sleep_ns);
 				if (sleep_ns)
 					_astro_idle_watch_look(&watch); /* it takes every tag's lock, this one's too */
-				lock_take(&tag->lock);
+				astro_lock_acquire(&tag->lock);
 			}
 		}
 		tag->waiters--;
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_APP_WAIT_END, .workerid = -1);
 	return ret;
@@ -600,10 +572,10 @@ void starpu_tag_restart(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return;
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	if (tag->state == TAG_DONE)
 		tag->state = TAG_INIT;
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 }
 
 void starpu_tag_notify_restart_from_apps(starpu_tag_t id)
@@ -616,12 +588,12 @@ void starpu_tag_remove(starpu_tag_t id)
 {
 	uint64_t hash = tag_hash(id);
 	struct shard *s = shard_of(hash);
-	lock_take(&s->lock);
+	astro_lock_acquire(&s->lock);
 	struct _astro_tag *tag = shard_find(s, id, hash);
 	if (tag) {
-		lock_take(&tag->lock);
+		astro_lock_acquire(&tag->lock);
 		bool busy = tag->waiters > 0 || tag->njobs || (tag->state == TAG_ASSOCIATED && tag->job);
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 		if (busy)
 			_astro_error("starpu_tag_remove: tag %llu is still in use (a task or a waiter): remove it once it is done",
 				     (unsigned long long)id);
@@ -631,7 +603,7 @@ void starpu_tag_remove(starpu_tag_t id)
 			tag_free(tag);
 		}
 	}
-	lock_give(&s->lock);
+	astro_lock_release(&s->lock);
 }
 
 struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
@@ -639,9 +611,9 @@ struct starpu_task *starpu_tag_get_task(starpu_tag_t id)
 	struct _astro_tag *tag = tag_lookup(id, false);
 	if (!tag)
 		return NULL;
-	lock_take(&tag->lock);
+	astro_lock_acquire(&tag->lock);
 	struct starpu_task *task = tag->job ? tag->job->task : __atomic_load_n(&tag->task, __ATOMIC_RELAXED);
-	lock_give(&tag->lock);
+	astro_lock_release(&tag->lock);
 	return task;
 }
 
@@ -668,10 +640,10 @@ void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *
 	GHashTable *waiting = g_hash_table_new(NULL, NULL); /* successor tag -> struct blocked_tag */
 	GPtrArray *order = g_ptr_array_new();
 	for (unsigned i = 0; i < TAG_SHARDS; i++) {
-		lock_take(&shards[i].lock);
+		astro_lock_acquire(&shards[i].lock);
 		for (unsigned bk = 0; bk < shards[i].nbuckets; bk++)
 		for (struct _astro_tag *dep = shards[i].buckets[bk]; dep; dep = dep->hnext) {
-			lock_take(&dep->lock);
+			astro_lock_acquire(&dep->lock);
 			if (dep->state != TAG_DONE) {
 				for (unsigned k = 0; k < dep->nsuccs; k++) {
 					struct blocked_tag *b = g_hash_table_lookup(waiting, dep->succs[k]);
@@ -691,21 +663,21 @@ void _astro_tags_describe_blocked(GString *out, const char *prefix, GHashTable *
 					}
 				}
 			}
-			lock_give(&dep->lock);
+			astro_lock_release(&dep->lock);
 		}
-		lock_give(&shards[i].lock);
+		astro_lock_release(&shards[i].lock);
 	}
 	for (unsigned i = 0; i < order->len; i++) {
 		struct blocked_tag *b = order->pdata[i];
 		struct _astro_tag *tag = b->tag;
-		lock_take(&tag->lock);
+		astro_lock_acquire(&tag->lock);
 		if (tag->job_blocked && tag->job) {
 			const char *name = tag->job->task ? starpu_task_get_name(tag->job->task) : NULL;
 			g_string_append_printf(out, "%stag %llu (task '%s', job %lu) waits for %s\n", prefix, (unsigned long long)tag->id,
 					       name ? name : "(unnamed)", tag->job->id, b->waits->str);
 			g_hash_table_insert(blocked, tag->job, (gpointer)(uintptr_t)tag->id);
 		}
-		lock_give(&tag->lock);
+		astro_lock_release(&tag->lock);
 		g_string_free(b->waits, TRUE);
 		g_free(b);
 	}
