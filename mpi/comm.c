@@ -14,6 +14,7 @@
  * (a yield would not let virtual time run), and under SMPI the loop runs on
  * the rank's own actor, which also serves the MPI calls handed to it.
  */
+#define _GNU_SOURCE 1 /* sched_getaffinity, CPU_SET */
 #include "mpi_private.h"
 
 #include <astrolabe/observe.h>
@@ -555,6 +556,21 @@ static void progress_on_rank(void *unused)
 	progress_main(unused);
 }
 
+/* Binds the calling thread to processing unit cpuid: whether it is bound there. A unit a worker
+ * (or another thread) holds is shared, said by starpu_bind_thread_on's warning and its -1, but the
+ * thread is bound all the same: its affinity then holds that unit alone. */
+static bool bind_on(int cpuid)
+{
+	if (starpu_bind_thread_on(cpuid, STARPU_THREAD_ACTIVE, "MPI") == 0)
+		return true;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 || CPU_COUNT(&set) != 1)
+		return false;
+	int os_index = starpu_get_pu_os_index((unsigned)cpuid);
+	return os_index >= 0 && CPU_ISSET(os_index, &set);
+}
+
 /* The progression thread: under SMPI, it hands the loop to the rank's actor, the one that can
  * exchange MPI messages, and waits there until the loop ends. */
 static void *progress_thread(void *unused)
@@ -562,7 +578,7 @@ static void *progress_thread(void *unused)
 	/* STARPU_MPI_THREAD_CPUID: the thread keeps that processing unit (SMPI's actors are not bound). */
 	int cpuid = starpu_getenv_number_default("STARPU_MPI_THREAD_CPUID", -1);
 	if (cpuid >= 0 && !_astro_mpi_smpi())
-		_astro_mpi_set_thread_cpuid(starpu_bind_thread_on(cpuid, STARPU_THREAD_ACTIVE, "MPI") == 0 ? cpuid : -1);
+		_astro_mpi_set_thread_cpuid(bind_on(cpuid) ? cpuid : -1);
 	starpu_pthread_mutex_lock(&prog.lock);
 	prog.bound = true;
 	starpu_pthread_cond_broadcast(&prog.idle);
