@@ -4,6 +4,8 @@
  * the push_task of the work-stealing policies (random, ws, lws).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ void astro_sched_local_deinit(unsigned sched_ctx_id)
 	{
 		struct astro_sched_local_queue *queue = &local->queues[i];
 
+		astro_sched_local_drain_inbox(queue, -1);
 		left += astro_sched_queue_ntasks(&queue->tasks) + astro_sched_queue_ntasks(&queue->bound);
 		astro_sched_queue_fini(&queue->tasks);
 		astro_sched_queue_fini(&queue->bound);
@@ -65,12 +68,108 @@ void astro_sched_local_remove_workers(unsigned sched_ctx_id, int *workerids, uns
 	astro_sched_workers_remove(&local->workers, workerids, nworkers);
 }
 
+/*
+ * Queues the chain oldest..newest (linked both ways), whose tasks all have the same priority,
+ * behind those of that priority in q: one splice instead of a push per task.
+ */
+static bool queue_splice(struct astro_sched_queue *q, struct starpu_task *oldest, struct starpu_task *newest, unsigned n)
+{
+	int priority = astro_sched_queue_priority_of(q, oldest);
+	unsigned bucket = astro_sched_queue_bucket_of(q, priority);
+	struct starpu_task_list *list = &q->buckets[bucket];
+
+	/* A bucket shared by several priorities (very wide ranges) is kept sorted: push one by one. */
+	if (list->tail && astro_sched_queue_priority_of(q, list->tail) < priority)
+		return false;
+	oldest->prev = list->tail;
+	if (list->tail)
+		list->tail->next = oldest;
+	else
+		list->head = oldest;
+	list->tail = newest;
+	astro_sched_queue_count_pushed(q, bucket, n);
+	return true;
+}
+
+struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue *queue, int workerid)
+{
+	struct starpu_task *newest = __atomic_exchange_n(&queue->inbox, NULL, __ATOMIC_ACQUIRE);
+	struct starpu_task *oldest = NULL, *first = NULL;
+	int best = INT_MIN, worst = INT_MAX;
+	unsigned nbound = 0, n = 0;
+
+	if (!newest)
+		return NULL;
+	/* The usual case when the worker keeps up: one task, nothing queued. */
+	if (!newest->next && workerid >= 0 && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_queue_ntasks(&queue->bound))
+	{
+		if (astro_sched_task_allowed_on(newest, workerid) || !starpu_worker_is_enabled(workerid))
+			return newest;
+		astro_sched_queue_push(newest->execute_on_a_specific_worker ? &queue->bound : &queue->tasks, newest);
+		return NULL;
+	}
+	/* Newest first: reversed (and linked back), they queue in the order they were pushed. */
+	for (struct starpu_task *task = newest; task; task = task->prev)
+	{
+		struct starpu_task *older = task->next;
+
+		task->next = oldest;
+		task->prev = older;
+		oldest = task;
+		if (task->priority > best)
+			best = task->priority;
+		if (task->priority < worst)
+			worst = task->priority;
+		nbound += task->execute_on_a_specific_worker;
+		n++;
+	}
+	/* With nothing queued, the oldest is what the worker would take first unless a task behind
+	 * it comes first by priority (or, on a tie, by being bound): it takes it without queueing it. */
+	if (workerid >= 0 && oldest->priority == best && (oldest->execute_on_a_specific_worker || !nbound)
+	    && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_queue_ntasks(&queue->bound)
+	    && (astro_sched_task_allowed_on(oldest, workerid) || !starpu_worker_is_enabled(workerid)))
+	{
+		first = oldest;
+		oldest = first->next;
+		first->next = first->prev = NULL;
+		nbound -= first->execute_on_a_specific_worker;
+		if (!oldest)
+			return first;
+		oldest->prev = NULL;
+		n--;
+	}
+	if (best == worst && (nbound == 0 || nbound == n) && queue_splice(nbound ? &queue->bound : &queue->tasks, oldest, newest, n))
+		return first;
+	while (oldest)
+	{
+		struct starpu_task *task = oldest;
+
+		oldest = task->next;
+		task->next = task->prev = NULL;
+		astro_sched_queue_push(task->execute_on_a_specific_worker ? &queue->bound : &queue->tasks, task);
+	}
+	return first;
+}
+
+/**
+ * Pushes task into queue's inbox (see struct astro_sched_local_queue). Once
+ * it is there, its worker may run and free it: the caller touches it no more.
+ */
+static inline void local_inbox_push(struct astro_sched_local_queue *queue, struct starpu_task *task)
+{
+	struct starpu_task *head = __atomic_load_n(&queue->inbox, __ATOMIC_RELAXED);
+
+	do
+		task->next = head;
+	while (!__atomic_compare_exchange_n(&queue->inbox, &head, task, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+}
+
 /**
  * Queues task on workerid's queue (the bound one if task is bound) and wakes
  * workerid if it is hungry; when it is not and stealable is set, wakes a
  * hungry worker that may steal the task instead.
  */
-static inline __attribute__((always_inline)) void local_push(struct astro_sched_local *local, int workerid, struct starpu_task *task, int stealable)
+static inline __attribute__((always_inline)) void local_push(struct astro_sched_local *local, int workerid, struct starpu_task *task, int stealable, int self)
 {
 	struct astro_sched_local_queue *queue = &local->queues[workerid];
 	int bound = task->execute_on_a_specific_worker;
@@ -78,6 +177,17 @@ static inline __attribute__((always_inline)) void local_push(struct astro_sched_
 
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
+	/* From another thread, through the inbox, unless another worker is hungry and might steal the
+	 * task: finding one reads the task, which must stay queued meanwhile (under the lock below).
+	 * Another worker turning hungry during the push may miss the task: its own worker runs it. */
+	if (workerid != self &&
+	    (bound || !stealable || atomic_load_explicit(&local->workers.nhungry, memory_order_relaxed)
+	     <= (unsigned)astro_sched_workers_is_hungry(&local->workers, workerid)))
+	{
+		local_inbox_push(queue, task);
+		astro_sched_wake(astro_sched_workers_claim(&local->workers, workerid) ? workerid : -1, 1);
+		return;
+	}
 	astro_lock_acquire(&queue->lock);
 	astro_sched_queue_push(bound ? &queue->bound : &queue->tasks, task);
 	wake = astro_sched_workers_claim(&local->workers, workerid) ? workerid : -1;
@@ -113,7 +223,7 @@ static inline __attribute__((always_inline)) int local_round_robin(struct astro_
 /* Exported for the policies; the toolkit calls the inlined forms on the task path. */
 void astro_sched_local_push(struct astro_sched_local *local, int workerid, struct starpu_task *task, int stealable)
 {
-	local_push(local, workerid, task, stealable);
+	local_push(local, workerid, task, stealable, starpu_worker_get_id());
 }
 
 int astro_sched_local_round_robin(struct astro_sched_local *local, struct starpu_task *task)
@@ -131,6 +241,7 @@ int astro_sched_local_push_task_stealable(struct starpu_task *task)
 {
 	struct astro_sched_local *local = starpu_sched_ctx_get_policy_data(astro_sched_task_ctx(task));
 	int workerid = astro_sched_task_bound_worker(task);
+	int self = starpu_worker_get_id();
 
 	if (workerid >= 0)
 	{
@@ -139,12 +250,12 @@ int astro_sched_local_push_task_stealable(struct starpu_task *task)
 	}
 	else
 	{
-		workerid = starpu_worker_get_id();
+		workerid = self;
 		if (!astro_sched_workers_contains(&local->workers, workerid) || !astro_sched_task_allowed_on(task, workerid))
 			workerid = local_round_robin(local, task);
 		if (workerid < 0)
 			return -ENODEV;
 	}
-	local_push(local, workerid, task, 1);
+	local_push(local, workerid, task, 1, self);
 	return 0;
 }

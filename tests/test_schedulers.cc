@@ -336,6 +336,55 @@ TEST_P(Policy, PrioritiesThenSubmissionOrder)
 	EXPECT_EQ(run_queued_on_worker0(1, n, prio), expected);
 }
 
+// A priority range wider than a queue's buckets makes neighbouring levels share
+// a bucket, kept sorted: tasks queued at once, all of one priority, behind
+// lower ones of their bucket still go first (lws splices such a batch whole,
+// unless the bucket's last task has a lower priority).
+struct Latch
+{
+	std::atomic<int> started{0}, open{0};
+};
+
+void latch_wait(void **, void *arg)
+{
+	auto *l = static_cast<Latch *>(arg);
+	l->started = 1;
+	while (!l->open.load())
+		sleep_ms(1);
+}
+
+TEST_P(Policy, WidePriorityRangeKeepsOrderAcrossBatches)
+{
+	const std::string policy = GetParam();
+	if (!promises_priorities(policy))
+		GTEST_SKIP() << policy << " promises no priority order";
+	if (policy == "modular-heteroprio")
+		GTEST_SKIP() << policy << " hands the worker its next tasks ahead: a later batch cannot pass them";
+	ScopedEnv ncpu("STARPU_NCPU", "1");
+	starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.global_sched_ctx_min_priority = 0;
+	conf.global_sched_ctx_max_priority = 99999;
+	START_OR_RETURN(conf);
+	static starpu_codelet latch_cl = cpu_codelet(latch_wait, 0, "latch");
+	static starpu_codelet seq_cl = cpu_codelet(record_seq, 0, "seq");
+	g_seq.clear();
+	Latch first, second;
+	ASSERT_EQ(submit_detached(&latch_cl, &first, 0), 0);
+	ASSERT_TRUE(wait_until([&] { return first.started.load() == 1; }, 20000));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(submit_detached(&seq_cl, (void *)(intptr_t)i, 2), 0);
+	ASSERT_EQ(submit_detached(&latch_cl, &second, 3), 0);
+	first.open = 1;
+	// The worker holds the second latch; tasks 0-2 (priority 2) wait in its queue.
+	ASSERT_TRUE(wait_until([&] { return second.started.load() == 1; }, 20000));
+	for (int i = 3; i < 6; i++)
+		ASSERT_EQ(submit_detached(&seq_cl, (void *)(intptr_t)i, 5), 0);
+	second.open = 1;
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	EXPECT_EQ(g_seq, (std::vector<int>{ 3, 4, 5, 0, 1, 2 }));
+}
+
 // -------------------------------------------------------- dependencies
 
 struct Guarded

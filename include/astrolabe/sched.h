@@ -151,8 +151,8 @@ static inline unsigned astro_sched_queue_bucket_of(const struct astro_sched_queu
 	return (unsigned)(level * q->nbuckets / q->nlevels);
 }
 
-/** Counts a task just linked into bucket (for the functions that insert tasks). */
-static inline void astro_sched_queue_count_push(struct astro_sched_queue *q, unsigned bucket)
+/** Counts n tasks just linked into bucket (for the functions that insert tasks). */
+static inline void astro_sched_queue_count_pushed(struct astro_sched_queue *q, unsigned bucket, unsigned n)
 {
 	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
 		q->lowest = q->highest = bucket;
@@ -160,7 +160,13 @@ static inline void astro_sched_queue_count_push(struct astro_sched_queue *q, uns
 		q->highest = bucket;
 	else if (bucket < q->lowest)
 		q->lowest = bucket;
-	atomic_fetch_add(&q->ntasks, 1);
+	atomic_fetch_add(&q->ntasks, n);
+}
+
+/** Counts a task just linked into bucket. */
+static inline void astro_sched_queue_count_push(struct astro_sched_queue *q, unsigned bucket)
+{
+	astro_sched_queue_count_pushed(q, bucket, 1);
 }
 
 /** Queues task behind the tasks of the same or higher priority. */
@@ -472,7 +478,15 @@ struct starpu_task *astro_sched_central_pop_task(unsigned sched_ctx_id);
 
 /* ------------------------------------------------- per-worker queues */
 
-/** One worker's queues, each under the worker's own lock (taken at every push and take: a short lock). */
+/**
+ * One worker's queues, each under the worker's own lock (taken at every take
+ * and at the pushes of the worker itself: a short lock). Other threads (the
+ * application's) push into the inbox instead, with one atomic exchange on a
+ * line of its own and no lock: the worker and the pusher no longer pass the
+ * lock and the queue's lines back and forth at every task. Whoever takes
+ * from the queues (the worker, or a thief) first moves the inbox's tasks in,
+ * oldest first, under the lock.
+ */
 struct astro_sched_local_queue
 {
 	astro_lock_t lock;
@@ -480,6 +494,8 @@ struct astro_sched_local_queue
 	struct astro_sched_queue tasks;
 	/** Tasks bound to this worker. */
 	struct astro_sched_queue bound;
+	/** Tasks pushed by other threads, newest first, linked by their next field (atomic; NULL: empty). */
+	struct starpu_task *inbox __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 } __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 
 /** Per-worker queues of a context (random, ws, lws). */
@@ -509,15 +525,35 @@ void astro_sched_local_remove_workers(unsigned sched_ctx_id, int *workerids, uns
  */
 void astro_sched_local_push(struct astro_sched_local *local, int workerid, struct starpu_task *task, int stealable);
 
+/** 1 when tasks wait in queue's inbox. Sequentially consistent, as astro_sched_queue_ntasks(). */
+static inline int astro_sched_local_inbox_filled(struct astro_sched_local_queue *queue)
+{
+	return __atomic_load_n(&queue->inbox, __ATOMIC_SEQ_CST) != NULL;
+}
+
+/**
+ * Moves the tasks of queue's inbox into its queues, oldest first; the caller
+ * holds queue's lock. For its own worker (workerid, -1 for anyone else), a
+ * lone task found with the queues empty is not queued but returned, when that
+ * worker may run it (or is disabled: see astro_sched_local_take_own()).
+ * Returns NULL otherwise.
+ */
+struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue *queue, int workerid);
+
 /** Takes workerid's next task from its own queues, NULL if none. */
 static inline struct starpu_task *astro_sched_local_take_own(struct astro_sched_local *local, int workerid)
 {
 	struct astro_sched_local_queue *queue = &local->queues[workerid];
 	struct starpu_task *task;
 
-	if (!astro_sched_queue_ntasks(&queue->bound) && !astro_sched_queue_ntasks(&queue->tasks))
+	if (!astro_sched_queue_ntasks(&queue->bound) && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_local_inbox_filled(queue))
 		return NULL;
 	astro_lock_acquire(&queue->lock);
+	if (astro_sched_local_inbox_filled(queue) && (task = astro_sched_local_drain_inbox(queue, workerid)))
+	{
+		astro_lock_release(&queue->lock);
+		return task;
+	}
 	if (STARPU_UNLIKELY(!starpu_worker_is_enabled(workerid)))
 	{
 		/* Disabled (w_enable_worker_knob): starpu_worker_can_execute_task() now refuses it every task,
@@ -538,9 +574,11 @@ static inline struct starpu_task *astro_sched_local_steal(struct astro_sched_loc
 	struct astro_sched_local_queue *queue = &local->queues[victim];
 	struct starpu_task *task;
 
-	if (!astro_sched_queue_ntasks(&queue->tasks))
+	if (!astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_local_inbox_filled(queue))
 		return NULL;
 	astro_lock_acquire(&queue->lock);
+	if (astro_sched_local_inbox_filled(queue))
+		astro_sched_local_drain_inbox(queue, -1);
 	task = astro_sched_queue_take_last(&queue->tasks, thief);
 	astro_lock_release(&queue->lock);
 	return task;

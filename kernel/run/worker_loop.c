@@ -174,7 +174,8 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 		free(buffers);
 	if (_astro_rt.codelet_profiling)
 		_astro_codelet_count(w, task->cl);
-	__atomic_add_fetch(&w->executed, 1, __ATOMIC_RELAXED);
+	/* Its only writer: no locked instruction. */
+	__atomic_store_n(&w->executed, w->executed + 1, __ATOMIC_RELAXED);
 	worker_done(w, task, job);
 }
 
@@ -271,9 +272,14 @@ static inline __attribute__((always_inline)) void worker_round(struct _astro_wor
 	unsigned may_block = 1;
 	if (STARPU_UNLIKELY(__atomic_load_n(&_astro_progression_nhooks, __ATOMIC_RELAXED)))
 		may_block = _astro_progression_hooks_run();
-	/* Full barrier: the clear must be visible before we look at the queues, or a wake-up is lost. */
-	__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
+	/* The wake-ups received so far are answered by the look below. Cleared only when set: a
+	 * waker writes these lines, and a worker kept busy by the same thread would otherwise take
+	 * them back at every round. No wake-up is lost: a task the look misses was queued before
+	 * its waker set wake_pending, which _astro_worker_sleep() reads after saying it sleeps. */
+	if (__atomic_load_n(&w->wake_pending, __ATOMIC_RELAXED))
+		__atomic_exchange_n(&w->wake_pending, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->work_queued, __ATOMIC_RELAXED))
+		__atomic_store_n(&w->work_queued, 0, __ATOMIC_RELAXED);
 	struct starpu_task *task = _astro_sched_pop(w, idle[0] > 0);
 	if (task) {
 		worker_hold_if_paused();

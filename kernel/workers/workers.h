@@ -38,6 +38,7 @@ struct _astro_worker
 	enum starpu_worker_archtype arch;
 	const struct astro_driver *driver;
 	unsigned memory_node;
+	int enabled;                         /* atomic; read by every submission (can_execute.c): kept off the lines the loop writes */
 	char name[48];
 	starpu_pthread_t thread;
 	pid_t tid;
@@ -48,7 +49,6 @@ struct _astro_worker
 	int sleeping;
 	int wake_pending;
 	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
-	int enabled;
 	unsigned relax;                      /* nested starpu_worker_relax_on() sections */
 	struct starpu_task *current_task;
 	const struct _astro_foreign_call *site; /* the foreign code it runs at the top of its loop (_astro_worker_site_enter) */
@@ -172,8 +172,9 @@ static inline void _astro_codelet_count(struct _astro_worker *w, struct starpu_c
 {
 	struct _astro_codelet_slot *slot = &w->codelet_slots[((uintptr_t)cl >> 8) % _ASTRO_CODELET_SLOTS];
 	unsigned long *stats = STARPU_LIKELY(slot->cl == cl) ? slot->stats : _astro_codelet_slot_fill(slot, cl);
+	/* w is the only writer of its count: no locked instruction. */
 	if (STARPU_LIKELY(stats != NULL))
-		__atomic_add_fetch(&stats[w->id], 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&stats[w->id], __atomic_load_n(&stats[w->id], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 #endif /* __ASTRO_WORKERS_H__ */
