@@ -311,9 +311,10 @@ struct astro_sched_workers
 	/** Index of a worker in ids, -1 when it is not in the context. */
 	int position[STARPU_NMAXWORKERS];
 	unsigned count;
-	atomic_uint nhungry;
+	/** Written as workers turn hungry and are claimed: on a line apart from the fields pushes only read. */
+	atomic_uint nhungry __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 	/** Where the next search for a worker starts, so that wake-ups and round-robin spread. */
-	atomic_uint cursor;
+	atomic_uint cursor __attribute__((aligned(ASTRO_SCHED_CACHE_LINE)));
 	struct astro_sched_hunger hunger[STARPU_NMAXWORKERS];
 };
 

@@ -46,10 +46,12 @@ struct _astro_worker
 	 * mutex and condition are StarPU's (starpu_worker_lock, starpu_worker_get_sched_condition). */
 	starpu_pthread_mutex_t sched_mutex;
 	starpu_pthread_cond_t sched_cond;
-	int sleeping;
+	/* Written by its wakers as well as by the worker: a line of their own, so that a wake-up
+	 * moves one line between the cores, and none that the worker writes as it runs tasks. */
+	int sleeping __attribute__((aligned(_ASTRO_CACHELINE)));
 	int wake_pending;
 	int work_queued;                     /* a task was queued for this worker alone: stop pausing (astro_worker_wake_for_queued) */
-	unsigned relax;                      /* nested starpu_worker_relax_on() sections */
+	unsigned relax __attribute__((aligned(_ASTRO_CACHELINE))); /* nested starpu_worker_relax_on() sections */
 	struct starpu_task *current_task;
 	const struct _astro_foreign_call *site; /* the foreign code it runs at the top of its loop (_astro_worker_site_enter) */
 	unsigned pipeline;                   /* tasks it holds at once, their data asked for ahead (worker.c) */
