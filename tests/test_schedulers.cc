@@ -2,8 +2,9 @@
 // Every scheduling policy of plugins/policies/ through the same checks: each task
 // runs exactly once, pinned tasks and can_execute are honoured, priorities
 // order the work where the policy promises it, equal priorities run first in,
-// first out, dependencies hold, tasks submitted from tasks run, and idle
-// workers wake up for new work.
+// first out, dependencies hold, tasks submitted from tasks run, idle workers
+// wake up for new work, and where workers steal, an idle one takes what waits
+// for a busy one.
 #include "helpers.h"
 #include <astrolabe/plugin.h>
 
@@ -383,6 +384,42 @@ TEST_P(Policy, WidePriorityRangeKeepsOrderAcrossBatches)
 	second.open = 1;
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	EXPECT_EQ(g_seq, (std::vector<int>{ 3, 4, 5, 0, 1, 2 }));
+}
+
+// Where workers steal (ws, lws), an idle worker takes what waits for a busy
+// one, even what the application thread handed that worker a moment ago (its
+// queue's inbox, which the thief moves into the queue first).
+void count_on_worker1(void **, void *arg)
+{
+	auto *p = static_cast<Placement *>(arg);
+	if (starpu_worker_get_id() != 1)
+		p->wrong++;
+	p->runs++;
+}
+
+TEST_P(Policy, AnIdleWorkerStealsWhatWaitsForABusyOne)
+{
+	const std::string policy = GetParam();
+	if (policy != "ws" && policy != "lws")
+		GTEST_SKIP() << policy << " has no per-worker queues to steal from";
+	START_OR_RETURN(2);
+	Placement p;
+	starpu_codelet cl = cpu_codelet(count_on_worker1, 0, "stolen");
+	const int n = 40;
+	Gate busy(std::vector<int>{ 0 });
+	{
+		Gate held(std::vector<int>{ 1 });
+		ASSERT_TRUE(busy.close());
+		ASSERT_TRUE(held.close());
+		// Both workers are busy: round-robin hands half of these to each.
+		for (int i = 0; i < n; i++)
+			ASSERT_EQ(submit_detached(&cl, &p), 0);
+	}
+	// Worker 1 runs its half, then steals worker 0's while worker 0 is still held.
+	EXPECT_TRUE(wait_until([&] { return p.runs.load() == n; }, 20000)) << "ran " << p.runs.load() << " of " << n;
+	EXPECT_EQ(p.wrong.load(), 0);
+	busy.open();
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 }
 
 // -------------------------------------------------------- dependencies
