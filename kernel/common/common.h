@@ -224,9 +224,15 @@ struct _astro_runtime
 	int paused;
 	starpu_pthread_mutex_t pause_lock;
 	starpu_pthread_cond_t pause_cond;
-	long nsubmitted;                     /* atomic: submitted, not completed (+1 per submission under way) */
-	long nready;                         /* atomic */
-	starpu_pthread_mutex_t wait_lock;           /* wait_for_all */
+	/* Tasks submitted and not completed, and tasks ready and not completed: each the difference
+	 * of two sums that only grow (_astro_nsubmitted(), _astro_nready()). Submissions and
+	 * readiness add on one line, completions on another, so that the thread that submits and
+	 * the worker that completes do not pass a line to each other at every task. Atomic. */
+	long nsubmitted_added __attribute__((aligned(_ASTRO_CACHELINE))); /* +2 per submission, -1 once it returns (task.c, submit_enter) */
+	long nready_added;
+	long nsubmitted_done __attribute__((aligned(_ASTRO_CACHELINE)));
+	long nready_done;
+	starpu_pthread_mutex_t wait_lock __attribute__((aligned(_ASTRO_CACHELINE))); /* wait_for_all */
 	starpu_pthread_cond_t wait_cond;
 	int all_waiters;                     /* threads in starpu_task_wait_for_n_submitted() */
 	long wait_threshold;                 /* largest n they wait for: completions above it wake nobody */
@@ -261,6 +267,21 @@ enum _astro_state
 static inline struct _astro_worker *_astro_worker(int id)
 {
 	return _astro_rt.workers[id];
+}
+
+/* Tasks submitted and not completed (with the submissions under way): done is read first, so
+ * that a count read while tasks come and go may be too high, never too low. */
+static inline long _astro_nsubmitted(void)
+{
+	long done = __atomic_load_n(&_astro_rt.nsubmitted_done, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&_astro_rt.nsubmitted_added, __ATOMIC_SEQ_CST) - done;
+}
+
+/* Tasks ready (all their dependencies met) and not completed, read the same way. */
+static inline long _astro_nready(void)
+{
+	long done = __atomic_load_n(&_astro_rt.nready_done, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&_astro_rt.nready_added, __ATOMIC_SEQ_CST) - done;
 }
 
 /* Running, or draining at shutdown: tasks still run. */

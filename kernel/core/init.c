@@ -188,8 +188,9 @@ static int runtime_start(struct starpu_conf *user_conf)
 	_astro_rt.calibrate = 0;
 #endif
 	_astro_rt.start_time = starpu_timing_now();
-	/* nsubmitted is 0 here (shutdown waited for it) but for refused submissions backing out: not reset. */
-	_astro_rt.nready = 0;
+	/* The count of submitted tasks is 0 here (shutdown waited for it) but for refused submissions
+	 * backing out: its sums are not reset. Nothing is ready. */
+	_astro_rt.nready_added = _astro_rt.nready_done = 0;
 	_astro_rt.paused = 0;
 	read_priorities();
 	resolve_copy_switches(&_astro_rt.conf);
@@ -347,7 +348,7 @@ void starpu_shutdown(void)
 	_astro_task_wait_for_n("starpu_shutdown", 0);
 	/* Then nobody may submit: wait for what a worker accepted after the count first reached zero. */
 	state_set(_ASTRO_STOPPING);
-	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) != 0)
+	if (_astro_nsubmitted() != 0)
 		_astro_task_wait_for_n("starpu_shutdown", 0);
 	_astro_watchdog_stop();
 	_ASTRO_OBSERVE(ASTRO_MOMENT_RUNTIME_TERMINATE, .workerid = -1);

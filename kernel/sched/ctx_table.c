@@ -467,7 +467,7 @@ int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id)
 	if (_astro_ctx_id(c) != 0)
 		return (int)__atomic_load_n(&c->nready, __ATOMIC_RELAXED);
 	/* The global context's are not counted apart (its task path stays as it was): all but the others'. */
-	long n = __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
+	long n = _astro_nready();
 	for (unsigned id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
 		n -= __atomic_load_n(&_astro_ctxs[id].nready, __ATOMIC_RELAXED);
 	return n > 0 ? (int)n : 0;

@@ -30,8 +30,8 @@ static struct
 static void progress(struct _astro_idle_watch *watch)
 {
 	watch->executed = _astro_workers_executed();
-	watch->nsubmitted = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST);
-	watch->nready = __atomic_load_n(&_astro_rt.nready, __ATOMIC_SEQ_CST);
+	watch->nsubmitted = _astro_nsubmitted();
+	watch->nready = _astro_nready();
 }
 
 void (*_astro_idle_describe_tags)(GString *out, const char *prefix, GHashTable *blocked);

@@ -78,7 +78,7 @@ static void job_ready(struct _astro_job *job)
 		return;
 	}
 	struct starpu_task *task = job->task;
-	__atomic_add_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&_astro_rt.nready_added, 1, __ATOMIC_RELAXED);
 	if (STARPU_UNLIKELY(task->sched_ctx != 0))
 		_astro_ctx_ready(task->sched_ctx, task, 1);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_READY, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
@@ -139,19 +139,34 @@ static __attribute__((noinline)) void wake_all_waiters(void)
 	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
 }
 
-/* n fewer tasks (or submissions under way, see submit_enter) are counted in nsubmitted.
- * Inline (each submission and each completion pays it): a call only when someone waits. */
-static inline __attribute__((always_inline)) void count_down(long n)
+/* Whoever lowers the count of submitted tasks wakes the waiters it may satisfy: the count is
+ * read again (too high at worst, see _astro_nsubmitted()) only when someone waits. */
+static inline __attribute__((always_inline)) void count_lowered(void)
 {
-	long left = __atomic_sub_fetch(&_astro_rt.nsubmitted, n, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
-	    left <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
+	    _astro_nsubmitted() <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
 		wake_all_waiters();
+}
+
+/* A submitting thread gives back n of the counts it added (see submit_enter), on its line.
+ * Inline (each submission pays it): a call only when someone waits. */
+static inline __attribute__((always_inline)) void count_given_back(long n)
+{
+	__atomic_sub_fetch(&_astro_rt.nsubmitted_added, n, __ATOMIC_SEQ_CST);
+	count_lowered();
+}
+
+/* n more tasks completed (or counts of a submission under way given back by a worker), on the
+ * completions' line. Inline (each completion pays it). */
+static inline __attribute__((always_inline)) void count_done(long n)
+{
+	__atomic_add_fetch(&_astro_rt.nsubmitted_done, n, __ATOMIC_SEQ_CST);
+	count_lowered();
 }
 
 void _astro_task_completed_count(void)
 {
-	count_down(1);
+	count_done(1);
 }
 
 /* The successors listed on job (it is linked): under its lock, as a listing may be under way. */
@@ -305,7 +320,7 @@ static inline __attribute__((always_inline)) void job_finish_body(struct _astro_
 	finishing_resubmitted = previous_resubmitted;
 	if (resubmitted) {
 		/* The new submission owns the job (it may even be running): only this instance's counts are left. */
-		__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&_astro_rt.nready_done, 1, __ATOMIC_RELAXED);
 		_astro_task_completed_count();
 		if (STARPU_UNLIKELY(ctx != 0))
 			_astro_ctx_task_done(ctx);
@@ -315,19 +330,19 @@ static inline __attribute__((always_inline)) void job_finish_body(struct _astro_
 	/* A task whose data found no room did not run (run/worker_loop.c): it stays STARPU_TASK_STOPPED. */
 	if (STARPU_LIKELY(task->status != STARPU_TASK_STOPPED))
 		task->status = STARPU_TASK_FINISHED;
-	__atomic_sub_fetch(&_astro_rt.nready, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&_astro_rt.nready_done, 1, __ATOMIC_RELAXED);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_COMPLETED, .workerid = _astro_worker_id(), .task = task, .job_id = job->id);
 
 	if (task->regenerate && submit_enter() == 0) {
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
 		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
-			count_down(2); /* this instance, and the submission */
+			count_done(2); /* this instance, and the submission */
 			if (STARPU_UNLIKELY(ctx != 0))
 				_astro_ctx_task_done(ctx);
 			return;
 		}
-		count_down(2); /* the refused resubmission's counts */
+		count_done(2); /* the refused resubmission's counts */
 	}
 	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
@@ -452,14 +467,14 @@ static int check_runnable(struct starpu_task *task)
  * Returns 0, or -ESHUTDOWN / -ESRCH with the counts given back. */
 static inline __attribute__((always_inline)) int submit_enter(void)
 {
-	__atomic_add_fetch(&_astro_rt.nsubmitted, 2, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&_astro_rt.nsubmitted_added, 2, __ATOMIC_SEQ_CST);
 	int state = __atomic_load_n(&_astro_rt.initialized, __ATOMIC_SEQ_CST);
 	if (STARPU_LIKELY(state == _ASTRO_RUNNING))
 		return 0;
 	/* Draining: tasks and callbacks may still submit (they are counted, shutdown waits for them); others may not. */
 	if (state == _ASTRO_DRAINING && _astro_called_back())
 		return 0;
-	count_down(2);
+	count_given_back(2);
 	return state == _ASTRO_DRAINING || state == _ASTRO_STOPPING ? -ESHUTDOWN : -ESRCH;
 }
 
@@ -621,7 +636,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 	}
 	ret = task_validate(task);
 	if (ret) {
-		count_down(2);
+		count_given_back(2);
 		if (ret == -ENODEV)
 			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
 				     "add an implementation or start the matching workers",
@@ -632,7 +647,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 	if (STARPU_UNLIKELY(task->transaction != NULL)) {
 		ret = _astro_transaction_task_submitted(task);
 		if (ret) {
-			count_down(2);
+			count_given_back(2);
 			return ret;
 		}
 	}
@@ -645,12 +660,12 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 		task->detach = 0;
 	ret = task_submit_prepared(task, job);
 	if (ret) {
-		count_down(2);
+		count_given_back(2);
 		return ret;
 	}
 	if (job == finishing_job)
 		finishing_resubmitted = true;
-	count_down(1); /* the submission's own count: it leaves the runtime */
+	count_given_back(1); /* the submission's own count: it leaves the runtime */
 	return 0;
 }
 

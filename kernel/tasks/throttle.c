@@ -110,14 +110,14 @@ void _astro_throttle_init(void)
 /* Whether submitted tasks can complete without the application doing something first. */
 static bool stuck(void)
 {
-	return __atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED) <= 0 || __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED);
+	return _astro_nready() <= 0 || __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED);
 }
 
 void _astro_throttle(void)
 {
 	if (_astro_submit_internal_depth || _astro_called_back())
 		return;
-	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) < limit_max || stuck())
+	if (_astro_nsubmitted() < limit_max || stuck())
 		return;
 	/* Policies that hold tasks back until asked (do_schedule) must let them go, or the wait never ends. */
 	starpu_do_schedule();

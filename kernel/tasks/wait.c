@@ -20,7 +20,7 @@ void _astro_task_wait_for_n_unless(const char *call, unsigned n, bool (*give_up)
 	if ((long)n > __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&_astro_rt.wait_threshold, (long)n, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&_astro_rt.all_waiters, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n) {
+	while (_astro_nsubmitted() > (long)n) {
 		if (give_up && give_up())
 			break;
 		if (!watching) {
@@ -56,7 +56,7 @@ void _astro_wait_say_paused(const char *call)
 /* A public wait for the count of tasks: says once if it is to wait while the runtime is paused. */
 static void wait_for_n_public(const char *call, unsigned n)
 {
-	if (__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_SEQ_CST) > (long)n)
+	if (_astro_nsubmitted() > (long)n)
 		_astro_wait_say_paused(call);
 	_astro_task_wait_for_n(call, n);
 }
@@ -100,12 +100,12 @@ int starpu_task_wait_for_no_ready(void)
 
 int starpu_task_nsubmitted(void)
 {
-	return (int)__atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
+	return (int)_astro_nsubmitted();
 }
 
 int starpu_task_nready(void)
 {
-	return (int)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED);
+	return (int)_astro_nready();
 }
 
 /* What a wait on context c (not the global one) waits for, for the idle-wait report. Its worker count

@@ -182,7 +182,7 @@ static GString *describe(double idle_us, long pending)
 		g_string_append_printf(out, "[astrolabe] watchdog:   ... and %u more tasks\n", listed - REPORT_MAX_TASKS);
 	_astro_wait_describe_outside(out, "[astrolabe] watchdog:   ");
 	g_string_append_printf(out, "[astrolabe] watchdog: %ld ready tasks (nready), %u blocked, %u held by policy '%s' with no worker running them%s\n",
-			       (long)__atomic_load_n(&_astro_rt.nready, __ATOMIC_RELAXED), nblocked, nlost, policy,
+			       (long)_astro_nready(), nblocked, nlost, policy,
 			       nlost && __atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) ? " (the runtime is paused: starpu_resume)" :
 			       nlost ? " (a policy that keeps tasks from the workers hangs the application)" : "");
 	g_string_append(out, "[astrolabe] watchdog: set STARPU_WATCHDOG_CRASH=1 to abort here (e.g. to get a core dump), or raise STARPU_WATCHDOG_TIMEOUT\n");
@@ -240,14 +240,14 @@ static void *watchdog_main(void *arg)
 	starpu_pthread_mutex_lock(&wd.lock);
 	sleep_until(now_us() + wd.delay_us);
 	unsigned long last_executed = _astro_workers_executed();
-	long last_pending = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
+	long last_pending = _astro_nsubmitted();
 	double last_progress = now_us();
 	while (!wd.stop) {
 		sleep_until(now_us() + period);
 		if (wd.stop)
 			break;
 		unsigned long executed = _astro_workers_executed();
-		long pending = __atomic_load_n(&_astro_rt.nsubmitted, __ATOMIC_RELAXED);
+		long pending = _astro_nsubmitted();
 		double now = now_us();
 		if (executed != last_executed || pending < last_pending || pending <= 0) {
 			last_progress = now;
