@@ -132,41 +132,9 @@ void _astro_job_terminate(struct _astro_job *job, int workerid)
 		job_finish(job);
 }
 
-static __attribute__((noinline)) void wake_all_waiters(void)
-{
-	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
-	starpu_pthread_cond_broadcast(&_astro_rt.wait_cond);
-	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
-}
-
-/* Whoever lowers the count of submitted tasks wakes the waiters it may satisfy: the count is
- * read again (too high at worst, see _astro_nsubmitted()) only when someone waits. */
-static inline __attribute__((always_inline)) void count_lowered(void)
-{
-	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
-	    _astro_nsubmitted() <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
-		wake_all_waiters();
-}
-
-/* A submitting thread gives back n of the counts it added (see submit_enter), on its line.
- * Inline (each submission pays it): a call only when someone waits. */
-static inline __attribute__((always_inline)) void count_given_back(long n)
-{
-	__atomic_sub_fetch(&_astro_rt.nsubmitted_added, n, __ATOMIC_SEQ_CST);
-	count_lowered();
-}
-
-/* n more tasks completed (or counts of a submission under way given back by a worker), on the
- * completions' line. Inline (each completion pays it). */
-static inline __attribute__((always_inline)) void count_done(long n)
-{
-	__atomic_add_fetch(&_astro_rt.nsubmitted_done, n, __ATOMIC_SEQ_CST);
-	count_lowered();
-}
-
 void _astro_task_completed_count(void)
 {
-	count_done(1);
+	_astro_count_done(1);
 }
 
 /* The successors listed on job (it is linked): under its lock, as a listing may be under way. */
@@ -337,12 +305,12 @@ static inline __attribute__((always_inline)) void job_finish_body(struct _astro_
 		/* Submitted again before it counts as complete, so wait_for_all never sees a gap. */
 		__atomic_store_n(&job->submitted, false, __ATOMIC_RELAXED);
 		if (task_submit_prepared(task, job) == 0) {
-			count_done(2); /* this instance, and the submission */
+			_astro_count_done(2); /* this instance, and the submission */
 			if (STARPU_UNLIKELY(ctx != 0))
 				_astro_ctx_task_done(ctx);
 			return;
 		}
-		count_done(2); /* the refused resubmission's counts */
+		_astro_count_done(2); /* the refused resubmission's counts */
 	}
 	__atomic_store_n(&job->submitted, false, __ATOMIC_RELEASE);
 	bool detach = task->detach;
@@ -474,7 +442,7 @@ static inline __attribute__((always_inline)) int submit_enter(void)
 	/* Draining: tasks and callbacks may still submit (they are counted, shutdown waits for them); others may not. */
 	if (state == _ASTRO_DRAINING && _astro_called_back())
 		return 0;
-	count_given_back(2);
+	_astro_count_given_back(2);
 	return state == _ASTRO_DRAINING || state == _ASTRO_STOPPING ? -ESHUTDOWN : -ESRCH;
 }
 
@@ -636,7 +604,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 	}
 	ret = task_validate(task);
 	if (ret) {
-		count_given_back(2);
+		_astro_count_given_back(2);
 		if (ret == -ENODEV)
 			_astro_error("starpu_task_submit: no worker can run task '%s' (codelet where=0x%x, no matching implementation among %u workers): "
 				     "add an implementation or start the matching workers",
@@ -647,7 +615,7 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 	if (STARPU_UNLIKELY(task->transaction != NULL)) {
 		ret = _astro_transaction_task_submitted(task);
 		if (ret) {
-			count_given_back(2);
+			_astro_count_given_back(2);
 			return ret;
 		}
 	}
@@ -660,12 +628,12 @@ static int task_submit(struct starpu_task *task, bool *synchronous)
 		task->detach = 0;
 	ret = task_submit_prepared(task, job);
 	if (ret) {
-		count_given_back(2);
+		_astro_count_given_back(2);
 		return ret;
 	}
 	if (job == finishing_job)
 		finishing_resubmitted = true;
-	count_given_back(1); /* the submission's own count: it leaves the runtime */
+	_astro_count_given_back(1); /* the submission's own count: it leaves the runtime */
 	return 0;
 }
 

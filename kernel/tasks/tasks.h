@@ -358,6 +358,29 @@ bool _astro_transaction_cancelled(const struct starpu_task *task);
 /* Called once all submitted tasks are complete, or one more completed. */
 void _astro_task_completed_count(void);
 
+/* The count of submitted tasks going down (common.h, _astro_nsubmitted()), and the waiters it may
+ * satisfy woken (wait.c). Inline (each submission and each completion pays it): the count is read
+ * again, and a call made, only when someone waits. */
+void _astro_wake_all_waiters(void);
+static inline __attribute__((always_inline)) void _astro_count_lowered(void)
+{
+	if (__atomic_load_n(&_astro_rt.all_waiters, __ATOMIC_SEQ_CST) &&
+	    _astro_nsubmitted() <= __atomic_load_n(&_astro_rt.wait_threshold, __ATOMIC_SEQ_CST))
+		_astro_wake_all_waiters();
+}
+/* A submitting thread gives back n of the counts it added (task.c, submit_enter), on its line. */
+static inline __attribute__((always_inline)) void _astro_count_given_back(long n)
+{
+	__atomic_sub_fetch(&_astro_rt.nsubmitted_added, n, __ATOMIC_SEQ_CST);
+	_astro_count_lowered();
+}
+/* n more tasks completed (or counts of a submission given back by a worker), on the completions' line. */
+static inline __attribute__((always_inline)) void _astro_count_done(long n)
+{
+	__atomic_add_fetch(&_astro_rt.nsubmitted_done, n, __ATOMIC_SEQ_CST);
+	_astro_count_lowered();
+}
+
 /* A task destroyed or cleaned leaves its bundle (bundle.c). */
 void _astro_bundle_forget(struct starpu_task *task);
 

@@ -8,6 +8,13 @@
  */
 #include "tasks/tasks.h"
 
+__attribute__((noinline)) void _astro_wake_all_waiters(void)
+{
+	starpu_pthread_mutex_lock(&_astro_rt.wait_lock);
+	starpu_pthread_cond_broadcast(&_astro_rt.wait_cond);
+	starpu_pthread_mutex_unlock(&_astro_rt.wait_lock);
+}
+
 /* How often _astro_task_wait_for_n_unless() looks at its give_up(). */
 #define GIVE_UP_POLL_NS 10000000L
 
