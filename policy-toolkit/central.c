@@ -22,7 +22,7 @@ void astro_sched_central_init(unsigned sched_ctx_id, const char *policy_name, in
 		astro_log_error(policy_name, "cannot allocate the task queues");
 		abort();
 	}
-	astro_sched_lock_init(&central->lock);
+	astro_lock_init(&central->lock);
 	astro_sched_workers_init(&central->workers);
 	central->policy_name = policy_name;
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, central);
@@ -41,7 +41,6 @@ void astro_sched_central_deinit(unsigned sched_ctx_id)
 	if (left)
 		astro_log_error(central->policy_name, "%u tasks were still queued at shutdown", left);
 	astro_sched_queue_fini(&central->shared);
-	STARPU_PTHREAD_MUTEX_DESTROY(&central->lock);
 	starpu_sched_ctx_set_policy_data(sched_ctx_id, NULL);
 	free(central);
 }
@@ -70,7 +69,7 @@ int astro_sched_central_push_task(struct starpu_task *task)
 		return -EINVAL;
 	/* Before the task is visible: once queued, a worker may run and free it. */
 	starpu_push_task_end(task);
-	STARPU_PTHREAD_MUTEX_LOCK(&central->lock);
+	astro_lock_acquire(&central->lock);
 	if (bound_worker >= 0)
 	{
 		astro_sched_queue_push(&central->bound[bound_worker], task);
@@ -81,7 +80,7 @@ int astro_sched_central_push_task(struct starpu_task *task)
 		astro_sched_queue_push(&central->shared, task);
 		wake = astro_sched_workers_claim_one_for(&central->workers, task, -1);
 	}
-	STARPU_PTHREAD_MUTEX_UNLOCK(&central->lock);
+	astro_lock_release(&central->lock);
 	astro_sched_wake(wake, bound_worker >= 0);
 	return 0;
 }
@@ -93,9 +92,9 @@ static struct starpu_task *astro_sched_central_take(void *policy_data, int worke
 
 	if (!astro_sched_queue_ntasks(&central->bound[workerid]) && !astro_sched_queue_ntasks(&central->shared))
 		return NULL;
-	STARPU_PTHREAD_MUTEX_LOCK(&central->lock);
+	astro_lock_acquire(&central->lock);
 	task = astro_sched_queue_take_first_of(&central->bound[workerid], &central->shared, workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&central->lock);
+	astro_lock_release(&central->lock);
 	return task;
 }
 

@@ -23,7 +23,8 @@ extern "C" {
 
 /** ABI version of struct astro_plugin and of the services below, the policy toolkit's structs
  * (astrolabe/sched.h) included. Bumped on any incompatible change (2: the per-worker queues'
- * lock became an astro_lock_t; 3: they gained an inbox, and the hunger counts lines of their own). */
+ * lock became an astro_lock_t; 3: they gained an inbox, the central queue's lock became an
+ * astro_lock_t too, and the hunger counts have lines of their own). */
 #define ASTRO_PLUGIN_ABI_VERSION 3
 
 /** What init returns when the plugin has nothing to offer on this machine (no device...): not an error. */

@@ -431,8 +431,8 @@ static inline struct starpu_task *astro_sched_pop_task(struct astro_sched_worker
 /** A policy with one queue every worker takes from (eager, prio). */
 struct astro_sched_central
 {
-	/** Guards shared and every bound queue. */
-	starpu_pthread_mutex_t lock;
+	/** Guards shared and every bound queue (a short lock, as the per-worker queues'). */
+	astro_lock_t lock;
 	struct astro_sched_queue shared;
 	/** Tasks bound to one worker. */
 	struct astro_sched_queue bound[STARPU_NMAXWORKERS];
