@@ -27,7 +27,7 @@ struct _astro_modular_ctx *_astro_modular_ctx(unsigned sched_ctx_id);
 struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
 
 /** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
-struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock);
+struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, astro_lock_t **lock);
 
 /* The leaves (component_leaves.c): what the generic code asks of the worker components. */
 

@@ -348,7 +348,7 @@ struct mct_data
 {
 	struct starpu_sched_component_mct_data params;
 	/* heft: the tasks waiting for a decision, by priority. */
-	starpu_pthread_mutex_t lock;
+	astro_lock_t lock;
 	struct astro_sched_queue window;
 	int heft;
 };
@@ -421,16 +421,16 @@ static int heft_pump(struct starpu_sched_component *component)
 
 	while (astro_sched_queue_ntasks(&data->window))
 	{
-		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		astro_lock_acquire(&data->lock);
 		struct starpu_task *task = astro_sched_queue_take_head(&data->window);
-		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		astro_lock_release(&data->lock);
 		if (!task)
 			break;
 		if (mct_push_task(component, task))
 		{
-			STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+			astro_lock_acquire(&data->lock);
 			astro_sched_queue_push_front(&data->window, task);
-			STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+			astro_lock_release(&data->lock);
 			break;
 		}
 		pushed = 1;
@@ -446,9 +446,9 @@ static int heft_push_task(struct starpu_sched_component *component, struct starp
 
 	if (!starpu_sched_component_can_execute_task(component, task))
 		return -ENODEV;
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	astro_sched_queue_push(&data->window, task);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	heft_pump(component);
 	return 0;
 }
@@ -474,7 +474,6 @@ static void mct_deinit_data(struct starpu_sched_component *component)
 		if (astro_sched_queue_ntasks(&data->window))
 			astro_log_error("sched_component", "%u tasks were still waiting in a heft component at shutdown", astro_sched_queue_ntasks(&data->window));
 		astro_sched_queue_fini(&data->window);
-		STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
 	}
 	free(data);
 }
@@ -498,7 +497,7 @@ static struct starpu_sched_component *mct_create(struct starpu_sched_tree *tree,
 	_astro_component_mct_params(&data->params, params);
 	data->heft = heft;
 	if (heft)
-		astro_sched_lock_init(&data->lock);
+		astro_lock_init(&data->lock);
 	component->push_task = heft ? heft_push_task : mct_push_task;
 	component->pull_task = heft ? heft_pull_task : decide_on_push_pull_task;
 	if (heft)

@@ -37,7 +37,7 @@ struct heteroprio_data
 {
 	struct starpu_sched_component_mct_data params;
 	unsigned batch;
-	starpu_pthread_mutex_t lock;
+	astro_lock_t lock;
 	/* By decreasing acceleration factor; grown as new factors appear. */
 	struct bucket *buckets;
 	unsigned nbuckets;
@@ -154,7 +154,7 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 
 	if (!atomic_load(&data->nbucketed))
 		return 1;
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	for (unsigned n = 0; n < data->nbuckets && !task; n++)
 	{
 		struct bucket *b = &data->buckets[front ? n : data->nbuckets - 1 - n];
@@ -166,13 +166,13 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 			atomic_fetch_sub(&data->nbucketed, 1);
 		}
 	}
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	if (!task)
 		return 1;
 	if (send_down(component, data, task, arch, 1, room) == 0)
 		return 0;
 	/* Back where it was, first of its bucket (buckets only ever grow: it is still there). */
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	for (unsigned n = 0; n < data->nbuckets; n++)
 		if (data->buckets[n].accel == accel)
 		{
@@ -180,7 +180,7 @@ static int progress_accel(struct starpu_sched_component *component, struct heter
 			atomic_fetch_add(&data->nbucketed, 1);
 			break;
 		}
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	return 1;
 }
 
@@ -195,16 +195,16 @@ static int progress_one(struct starpu_sched_component *component, struct heterop
 
 	if (astro_sched_queue_ntasks(&data->no_accel))
 	{
-		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		astro_lock_acquire(&data->lock);
 		struct starpu_task *task = astro_sched_queue_take_head(&data->no_accel);
-		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		astro_lock_release(&data->lock);
 		if (task)
 		{
 			if (send_down(component, data, task, -1, 0, room) == 0)
 				return 0;
-			STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+			astro_lock_acquire(&data->lock);
 			astro_sched_queue_push_front(&data->no_accel, task);
-			STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+			astro_lock_release(&data->lock);
 		}
 	}
 	unsigned known = 0, archs = __atomic_load_n(&data->archs, __ATOMIC_RELAXED);
@@ -245,7 +245,7 @@ static int heteroprio_push_task(struct starpu_sched_component *component, struct
 	if (!starpu_sched_component_can_execute_task(component, task))
 		return -ENODEV;
 	accel = acceleration_of(component, task);
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	int bucket = isnan(accel) ? -1 : bucket_for(data, accel);
 	if (bucket >= 0)
 	{
@@ -256,7 +256,7 @@ static int heteroprio_push_task(struct starpu_sched_component *component, struct
 		astro_sched_queue_push(&data->no_accel, task);
 	else
 		ret = -ENOMEM;
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	if (ret)
 	{
 		astro_log_error("sched_component", "cannot allocate a bucket of a heteroprio component: task '%s' is refused",
@@ -306,7 +306,6 @@ static void heteroprio_deinit_data(struct starpu_sched_component *component)
 	if (left)
 		astro_log_error("sched_component", "%u tasks were still waiting in a heteroprio component at shutdown", left);
 	astro_sched_queue_fini(&data->no_accel);
-	STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
 	free(data->buckets);
 	free(data);
 }
@@ -329,7 +328,7 @@ struct starpu_sched_component *starpu_sched_component_heteroprio_create(struct s
 	_astro_component_mct_params(&data->params, params ? params->mct : NULL);
 	data->batch = params ? params->batch : 1;
 	atomic_store(&data->refused_at, UINT_MAX);
-	astro_sched_lock_init(&data->lock);
+	astro_lock_init(&data->lock);
 	component->push_task = heteroprio_push_task;
 	component->pull_task = heteroprio_pull_task;
 	component->can_push = heteroprio_can_push;

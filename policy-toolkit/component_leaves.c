@@ -24,12 +24,12 @@ int _astro_leaf_worker_push_task(struct starpu_sched_component *component, struc
 		_astro_leaf_handed = task;
 		return 0;
 	}
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	astro_sched_queue_push(&data->queue, task);
 	if (isfinite(task->predicted) && task->predicted > 0.0)
 		_astro_leaf_store_double(&data->queued_len, _astro_leaf_load_double(&data->queued_len) + task->predicted);
 	wake = astro_sched_workers_claim(&data->ctx->workers, data->workerid);
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	if (wake)
 		astro_sched_wake(data->workerid, 1);
 	return 0;

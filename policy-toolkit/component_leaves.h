@@ -30,7 +30,7 @@ struct _astro_worker_leaf
 {
 	int workerid;
 	struct _astro_modular_ctx *ctx;
-	starpu_pthread_mutex_t lock;
+	astro_lock_t lock;
 	/** Tasks pushed to this worker, by priority. */
 	struct astro_sched_queue queue;
 	/** Predicted work (µs) queued here; when the running task started and how long it should take. */

@@ -12,7 +12,7 @@
 
 struct queue_data
 {
-	starpu_pthread_mutex_t lock;
+	astro_lock_t lock;
 	struct astro_sched_queue queue;
 	/** Predicted work queued (µs), written under lock. */
 	double exp_len;
@@ -71,10 +71,10 @@ static int queue_push_task(struct starpu_sched_component *component, struct star
 {
 	struct queue_data *data = component->data;
 
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	if (full(data))
 	{
-		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		astro_lock_release(&data->lock);
 		return 1;
 	}
 	/* A queue that schedules ahead brings the data while the task waits (before it is visible: then it may run and be freed). */
@@ -85,7 +85,7 @@ static int queue_push_task(struct starpu_sched_component *component, struct star
 	int refill = component == refilling;
 	if (refill && full(data))
 		refilled = 1;
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	/* Refilled for the pull of its one worker, which is not waiting: nobody to tell. */
 	if (!(refill && __atomic_load_n(&data->sole_worker, __ATOMIC_RELAXED) >= 0))
 		component->can_pull(component);
@@ -142,11 +142,11 @@ static struct starpu_task *queue_pull_task(struct starpu_sched_component *compon
 
 	if (astro_sched_queue_ntasks(&data->queue))
 	{
-		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		astro_lock_acquire(&data->lock);
 		task = take_for(data, to);
 		if (task)
 			account(data, task, -1);
-		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		astro_lock_release(&data->lock);
 	}
 	if (task)
 	{
@@ -178,19 +178,19 @@ static int queue_can_push(struct starpu_sched_component *component, struct starp
 	{
 		struct starpu_task *task;
 
-		STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+		astro_lock_acquire(&data->lock);
 		task = astro_sched_queue_take_first_if(&data->queue, below_can_run, to);
 		if (task)
 			account(data, task, -1);
-		STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+		astro_lock_release(&data->lock);
 		if (!task)
 			break;
 		if (starpu_sched_component_push_task(component, to, task))
 		{
-			STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+			astro_lock_acquire(&data->lock);
 			astro_sched_queue_push_front(&data->queue, task);
 			account(data, task, +1);
-			STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+			astro_lock_release(&data->lock);
 			break;
 		}
 		pushed = 1;
@@ -234,7 +234,6 @@ static void queue_deinit_data(struct starpu_sched_component *component)
 	if (left)
 		astro_log_error("sched_component", "%u tasks were still queued in component '%s' at shutdown", left, component->name);
 	astro_sched_queue_fini(&data->queue);
-	STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
 	free(data);
 }
 
@@ -255,7 +254,7 @@ static struct starpu_sched_component *queue_create(struct starpu_sched_tree *tre
 		starpu_sched_component_destroy(component);
 		return NULL;
 	}
-	astro_sched_lock_init(&data->lock);
+	astro_lock_init(&data->lock);
 	data->ntasks_threshold = ntasks_threshold;
 	data->exp_len_threshold = exp_len_threshold;
 	data->ready = ready;

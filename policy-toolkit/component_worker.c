@@ -52,7 +52,6 @@ static void worker_deinit_data(struct starpu_sched_component *component)
 	if (left)
 		astro_log_error("sched_component", "%u tasks were still queued for worker %d at shutdown", left, data->workerid);
 	astro_sched_queue_fini(&data->queue);
-	STARPU_PTHREAD_MUTEX_DESTROY(&data->lock);
 	free(data);
 }
 
@@ -215,7 +214,7 @@ struct starpu_sched_component *starpu_sched_component_worker_get(unsigned sched_
 	max_priority = starpu_sched_ctx_get_max_priority(sched_ctx);
 	if (astro_sched_queue_init(&data->queue, min_priority, max_priority))
 		goto nomem;
-	astro_sched_lock_init(&data->lock);
+	astro_lock_init(&data->lock);
 	component->data = data;
 	component->push_task = _astro_leaf_worker_push_task;
 	component->pull_task = worker_pull_task;
@@ -238,7 +237,7 @@ nomem:
 	return NULL;
 }
 
-struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, starpu_pthread_mutex_t **lock)
+struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, astro_lock_t **lock)
 {
 	struct _astro_worker_leaf *data = worker->data;
 
@@ -255,11 +254,11 @@ static struct starpu_task *worker_take_own(struct _astro_worker_leaf *data)
 
 	if (!astro_sched_queue_ntasks(&data->queue))
 		return NULL;
-	STARPU_PTHREAD_MUTEX_LOCK(&data->lock);
+	astro_lock_acquire(&data->lock);
 	task = astro_sched_queue_take_head(&data->queue);
 	if (task && isfinite(task->predicted) && task->predicted > 0.0)
 		_astro_leaf_store_double(&data->queued_len, fmax(0.0, _astro_leaf_load_double(&data->queued_len) - task->predicted));
-	STARPU_PTHREAD_MUTEX_UNLOCK(&data->lock);
+	astro_lock_release(&data->lock);
 	return task;
 }
 
