@@ -26,9 +26,6 @@ struct _astro_modular_ctx *_astro_modular_ctx(unsigned sched_ctx_id);
 /** The context's modular state if it has one, NULL otherwise (no lock: for the task path). */
 struct _astro_modular_ctx *_astro_modular_ctx_find(unsigned sched_ctx_id);
 
-/** The queue of a worker component (tasks decided for that worker), for the work-stealing component. */
-struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, astro_lock_t **lock);
-
 /* The leaves (component_leaves.c): what the generic code asks of the worker components. */
 
 /** 1 once the pull that started a pump on this thread is answered: a task was pushed to the worker

@@ -237,14 +237,6 @@ nomem:
 	return NULL;
 }
 
-struct astro_sched_queue *_astro_component_worker_queue(struct starpu_sched_component *worker, astro_lock_t **lock)
-{
-	struct _astro_worker_leaf *data = worker->data;
-
-	*lock = &data->lock;
-	return &data->queue;
-}
-
 /* The worker's next task from its own queue. The components above pushed there only tasks this
  * worker can run (as in StarPU, where that is the contract of a worker component; the kernel gives
  * back a misrouted task with a message), and a disabled worker still runs what was queued to it. */

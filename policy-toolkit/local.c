@@ -91,6 +91,20 @@ static bool queue_splice(struct astro_sched_queue *q, struct starpu_task *oldest
 	return true;
 }
 
+/* The queue of queue's worker that task goes to: the bound one if task is bound. */
+static inline struct astro_sched_queue *queue_for(struct astro_sched_local_queue *queue, const struct starpu_task *task)
+{
+	return task->execute_on_a_specific_worker ? &queue->bound : &queue->tasks;
+}
+
+/* Whether workerid, whose queues these are, takes task from its inbox at once: nothing is queued
+ * before it, and the worker may run it (or is disabled: see astro_sched_local_take_own()). */
+static inline bool taken_at_once(struct astro_sched_local_queue *queue, struct starpu_task *task, int workerid)
+{
+	return workerid >= 0 && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_queue_ntasks(&queue->bound)
+	       && (astro_sched_task_allowed_on(task, workerid) || !starpu_worker_is_enabled(workerid));
+}
+
 struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue *queue, int workerid)
 {
 	struct starpu_task *newest = __atomic_exchange_n(&queue->inbox, NULL, __ATOMIC_ACQUIRE);
@@ -101,11 +115,11 @@ struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue
 	if (!newest)
 		return NULL;
 	/* The usual case when the worker keeps up: one task, nothing queued. */
-	if (!newest->next && workerid >= 0 && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_queue_ntasks(&queue->bound))
+	if (!newest->next)
 	{
-		if (astro_sched_task_allowed_on(newest, workerid) || !starpu_worker_is_enabled(workerid))
+		if (taken_at_once(queue, newest, workerid))
 			return newest;
-		astro_sched_queue_push(newest->execute_on_a_specific_worker ? &queue->bound : &queue->tasks, newest);
+		astro_sched_queue_push(queue_for(queue, newest), newest);
 		return NULL;
 	}
 	/* Newest first: reversed (and linked back), they queue in the order they were pushed. */
@@ -125,9 +139,7 @@ struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue
 	}
 	/* With nothing queued, the oldest is what the worker would take first unless a task behind
 	 * it comes first by priority (or, on a tie, by being bound): it takes it without queueing it. */
-	if (workerid >= 0 && oldest->priority == best && (oldest->execute_on_a_specific_worker || !nbound)
-	    && !astro_sched_queue_ntasks(&queue->tasks) && !astro_sched_queue_ntasks(&queue->bound)
-	    && (astro_sched_task_allowed_on(oldest, workerid) || !starpu_worker_is_enabled(workerid)))
+	if (oldest->priority == best && (oldest->execute_on_a_specific_worker || !nbound) && taken_at_once(queue, oldest, workerid))
 	{
 		first = oldest;
 		oldest = first->next;
@@ -146,7 +158,7 @@ struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue
 
 		oldest = task->next;
 		task->next = task->prev = NULL;
-		astro_sched_queue_push(task->execute_on_a_specific_worker ? &queue->bound : &queue->tasks, task);
+		astro_sched_queue_push(queue_for(queue, task), task);
 	}
 	return first;
 }
@@ -189,7 +201,7 @@ static inline __attribute__((always_inline)) void local_push(struct astro_sched_
 		return;
 	}
 	astro_lock_acquire(&queue->lock);
-	astro_sched_queue_push(bound ? &queue->bound : &queue->tasks, task);
+	astro_sched_queue_push(queue_for(queue, task), task);
 	wake = astro_sched_workers_claim(&local->workers, workerid) ? workerid : -1;
 	if (wake < 0 && stealable && !bound)
 		wake = astro_sched_workers_claim_one_for(&local->workers, task, workerid);

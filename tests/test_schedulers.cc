@@ -60,6 +60,15 @@ std::string policy_param_name(const testing::TestParamInfo<const char *> &info)
 	return name;
 }
 
+// One worker, the global context's priorities min..max.
+starpu_conf conf_one_worker_priorities(int min, int max)
+{
+	starpu_conf conf = conf_with_ncpus(1);
+	conf.global_sched_ctx_min_priority = min;
+	conf.global_sched_ctx_max_priority = max;
+	return conf;
+}
+
 // The policies whose queues are ordered by priority (one worker runs the highest first).
 bool promises_priorities(const std::string &policy)
 {
@@ -221,12 +230,7 @@ TEST_P(Policy, PrioritiesOrderTheQueue)
 	const std::string policy = GetParam();
 	if (!promises_priorities(policy))
 		GTEST_SKIP() << policy << " promises no priority order";
-	ScopedEnv ncpu("STARPU_NCPU", "1");
-	starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.global_sched_ctx_min_priority = 0;
-	conf.global_sched_ctx_max_priority = 9;
-	START_OR_RETURN(conf);
+	START_OR_RETURN(conf_one_worker_priorities(0, 9));
 	ASSERT_EQ(starpu_worker_get_count(), 1u);
 	ASSERT_EQ(starpu_sched_get_min_priority(), 0);
 	ASSERT_EQ(starpu_sched_get_max_priority(), 9);
@@ -361,12 +365,7 @@ TEST_P(Policy, WidePriorityRangeKeepsOrderAcrossBatches)
 		GTEST_SKIP() << policy << " promises no priority order";
 	if (policy == "modular-heteroprio")
 		GTEST_SKIP() << policy << " hands the worker its next tasks ahead: a later batch cannot pass them";
-	ScopedEnv ncpu("STARPU_NCPU", "1");
-	starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.global_sched_ctx_min_priority = 0;
-	conf.global_sched_ctx_max_priority = 99999;
-	START_OR_RETURN(conf);
+	START_OR_RETURN(conf_one_worker_priorities(0, 99999));
 	static starpu_codelet latch_cl = cpu_codelet(latch_wait, 0, "latch");
 	static starpu_codelet seq_cl = cpu_codelet(record_seq, 0, "seq");
 	g_seq.clear();

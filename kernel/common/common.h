@@ -225,9 +225,10 @@ struct _astro_runtime
 	starpu_pthread_mutex_t pause_lock;
 	starpu_pthread_cond_t pause_cond;
 	/* Tasks submitted and not completed, and tasks ready and not completed: each the difference
-	 * of two sums that only grow (_astro_nsubmitted(), _astro_nready()). Submissions and
-	 * readiness add on one line, completions on another, so that the thread that submits and
-	 * the worker that completes do not pass a line to each other at every task. Atomic. */
+	 * of two sums (_astro_nsubmitted(), _astro_nready()). Submissions and readiness add on one
+	 * line (a submission also gives back there its count of being under way), completions on
+	 * another, so that the thread that submits and the worker that completes do not pass a line
+	 * to each other at every task. Atomic. */
 	long nsubmitted_added __attribute__((aligned(_ASTRO_CACHELINE))); /* +2 per submission, -1 once it returns (task.c, submit_enter) */
 	long nready_added;
 	long nsubmitted_done __attribute__((aligned(_ASTRO_CACHELINE)));
@@ -269,19 +270,24 @@ static inline struct _astro_worker *_astro_worker(int id)
 	return _astro_rt.workers[id];
 }
 
-/* Tasks submitted and not completed (with the submissions under way): done is read first, so
- * that a count read while tasks come and go may be too high, never too low. */
-static inline long _astro_nsubmitted(void)
+/* added - done, done read first: done only grows, so the result is at least the count at the
+ * second read. Read while tasks come and go, a count may be too high, never too low. */
+static inline long _astro_count_difference(const long *added, const long *done)
 {
-	long done = __atomic_load_n(&_astro_rt.nsubmitted_done, __ATOMIC_SEQ_CST);
-	return __atomic_load_n(&_astro_rt.nsubmitted_added, __ATOMIC_SEQ_CST) - done;
+	long d = __atomic_load_n(done, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(added, __ATOMIC_SEQ_CST) - d;
 }
 
-/* Tasks ready (all their dependencies met) and not completed, read the same way. */
+/* Tasks submitted and not completed (with the submissions under way). */
+static inline long _astro_nsubmitted(void)
+{
+	return _astro_count_difference(&_astro_rt.nsubmitted_added, &_astro_rt.nsubmitted_done);
+}
+
+/* Tasks ready (all their dependencies met) and not completed. */
 static inline long _astro_nready(void)
 {
-	long done = __atomic_load_n(&_astro_rt.nready_done, __ATOMIC_SEQ_CST);
-	return __atomic_load_n(&_astro_rt.nready_added, __ATOMIC_SEQ_CST) - done;
+	return _astro_count_difference(&_astro_rt.nready_added, &_astro_rt.nready_done);
 }
 
 /* Running, or draining at shutdown: tasks still run. */
