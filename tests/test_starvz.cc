@@ -52,12 +52,19 @@ void traced_chain(const TempDir &dir, int id)
 		step.modes[0] = STARPU_RW;
 		starpu_data_handle_t h;
 		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)block.data(), block.size(), 1);
-		for (int i = 0; i < 4; i++) { // a chain: each step depends on the one before
+		// A chain: each step depends on the one before. Paused while it is submitted: a step that
+		// completed before the next was submitted would leave that next one no dependency (no edge).
+		starpu_pause();
+		for (int i = 0; i < 4; i++) {
 			starpu_task *t = starpu_task_create();
 			t->cl = &step;
 			t->handles[0] = h;
-			ASSERT_EQ(starpu_task_submit(t), 0);
+			if (starpu_task_submit(t) != 0) {
+				starpu_resume();
+				FAIL() << "step " << i << " was refused";
+			}
 		}
+		starpu_resume();
 		ASSERT_EQ(starpu_task_wait_for_all(), 0);
 		starpu_data_unregister(h);
 	}
