@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <mutex>
 #include <string>
@@ -463,6 +464,8 @@ public:
 			workers_.push_back((int)w);
 	}
 	explicit Gate(std::vector<int> workers) : workers_(std::move(workers)) {}
+	// Gate g({id}) holds worker id: without this, the braces chose Gate(unsigned) and held none.
+	Gate(std::initializer_list<int> workers) : workers_(workers) {}
 	// Opens, then waits for every blocker to leave: they still touch the gate as they go.
 	~Gate()
 	{
