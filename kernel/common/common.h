@@ -45,7 +45,7 @@ void _astro_log_session_end(void);
  * decided; util.c before that, or where the counter is not trusted. */
 /* A simulation's clock is virtual (the thread layer's astro_clock_monotonic_ns()): no counter there. */
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(STARPU_SIMGRID)
-#include <x86intrin.h>
+/* __builtin_ia32_rdtsc(): no header (x86intrin.h is some 60,000 lines every kernel file would parse). */
 #define _ASTRO_HAVE_TSC 1
 struct _astro_tsc_clock
 {
@@ -72,7 +72,7 @@ static inline bool _astro_clock_is_tsc(void)
 #ifdef _ASTRO_HAVE_TSC
 static inline double _astro_tsc_now(void)
 {
-	return _astro_tsc_clock.base_us + (double)(int64_t)(__rdtsc() - _astro_tsc_clock.base_tsc) * _astro_tsc_clock.us_per_tick;
+	return _astro_tsc_clock.base_us + (double)(int64_t)(__builtin_ia32_rdtsc() - _astro_tsc_clock.base_tsc) * _astro_tsc_clock.us_per_tick;
 }
 #else
 #define _astro_tsc_now() 0.0

@@ -288,9 +288,9 @@ static void tsc_pair(double *us, uint64_t *tsc)
 {
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 3; i++) {
-		uint64_t before = __rdtsc();
+		uint64_t before = __builtin_ia32_rdtsc();
 		double now = monotonic_us();
-		uint64_t after = __rdtsc();
+		uint64_t after = __builtin_ia32_rdtsc();
 		if (after - before < best) {
 			best = after - before;
 			*us = now;
