@@ -27,6 +27,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <ftw.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -276,7 +277,8 @@ inline bool dump_dom(const std::string &url, std::string *dom)
 
 // ------------------------------------------------------------ temporary dir
 
-// A fresh directory under $TMPDIR, removed (with its plain files and links) at the end.
+// A fresh directory under $TMPDIR, removed with all it holds at the end (links as links): a
+// runtime given it as STARPU_HOME leaves folders there (.starpu/sampling/bus).
 class TempDir
 {
 public:
@@ -293,16 +295,9 @@ public:
 	}
 	~TempDir()
 	{
-		if (path_.empty())
-			return;
-		if (DIR *d = opendir(path_.c_str())) {
-			while (struct dirent *e = readdir(d)) {
-				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-					unlink((path_ + "/" + e->d_name).c_str());
-			}
-			closedir(d);
-		}
-		rmdir(path_.c_str());
+		if (!path_.empty())
+			nftw(path_.c_str(), [](const char *p, const struct stat *, int, struct FTW *) { return remove(p); }, 16,
+			     FTW_DEPTH | FTW_PHYS);
 	}
 	TempDir(const TempDir &) = delete;
 	TempDir &operator=(const TempDir &) = delete;

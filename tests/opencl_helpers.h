@@ -59,13 +59,19 @@ inline void add_opencl_by_copies(void *buffers[], void *arg)
 
 // main() of an OpenCL suite: PoCL's device is of type CPU, which StarPU takes
 // only when asked (STARPU_OPENCL_ON_CPUS=1); the bus figures measured at each
-// start and the model files go to a folder of this run, removed at the end.
+// start and the model files go to a folder of this run, removed at the end (a
+// death test's child, which crashes on purpose, uses its parent's).
 inline int opencl_test_main(int argc, char **argv, const char *suite)
 {
 	testing::InitGoogleTest(&argc, argv);
 	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
+	if (const char *parents = getenv("ASTRO_TEST_OPENCL_SAMPLING")) {
+		setenv("STARPU_PERF_MODEL_DIR", parents, 1);
+		return RUN_ALL_TESTS();
+	}
 	std::string sampling = env_or("TMPDIR", "/tmp") + "/astro-" + suite + "-" + std::to_string(getpid());
 	setenv("STARPU_PERF_MODEL_DIR", sampling.c_str(), 1);
+	setenv("ASTRO_TEST_OPENCL_SAMPLING", sampling.c_str(), 1);
 	int ret = RUN_ALL_TESTS();
 	if (system(("rm -rf '" + sampling + "'").c_str()) != 0)
 		fprintf(stderr, "could not remove %s\n", sampling.c_str());
