@@ -25,7 +25,6 @@
 #include <utility>
 #include <vector>
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <ftw.h>
 #include <sys/syscall.h>

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+
 using namespace astro_test;
 
 namespace {

@@ -5,7 +5,6 @@
 #include "helpers.h"
 
 #include <algorithm>
-#include <malloc.h>
 #include <atomic>
 
 #include <astrolabe/observe.h>
@@ -13,6 +12,8 @@
 #include <set>
 #include <thread>
 #include <type_traits>
+
+#include <malloc.h>
 
 using namespace astro_test;
 
