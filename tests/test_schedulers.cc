@@ -572,6 +572,38 @@ TEST(WakeForQueued, WakesASleepingWorkerAndRefusesUnknownOnes)
 	starpu_shutdown();
 }
 
+// astro_worker_last_look(): a worker running a task or still spinning is not
+// at its last look (its hunger is not announced, pushers leave it alone); one
+// that went to sleep said so first, and says it no more once it runs again.
+// A worker that never spins (ASTRO_SPIN_POLLS=0) looks for the last time at
+// every look. Unknown ids: 0.
+TEST(LastLook, OnlyTheLookBeforeSleepingIsTheLast)
+{
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	EXPECT_EQ(astro_worker_last_look(-1), 0);
+	EXPECT_EQ(astro_worker_last_look(STARPU_NMAXWORKERS + 5), 0);
+	ASSERT_TRUE(wait_until([] { return starpu_worker_is_sleeping(0) != 0; }, 5000)) << "worker 0 never went to sleep";
+	EXPECT_EQ(astro_worker_last_look(0), 1) << "worker 0 sleeps without having said its last look";
+	{
+		Gate gate({ 0 });
+		ASSERT_TRUE(gate.close());
+		EXPECT_EQ(astro_worker_last_look(0), 0) << "worker 0 runs a task and still says it looks for the last time";
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_shutdown();
+
+	ScopedEnv nospin("ASTRO_SPIN_POLLS", "0");
+	ASSERT_EQ(init_with_ncpus(2), 0);
+	{
+		Gate gate({ 0 });
+		ASSERT_TRUE(gate.close());
+		EXPECT_EQ(astro_worker_last_look(0), 1);
+		EXPECT_EQ(astro_worker_last_look(1), 1);
+	}
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_shutdown();
+}
+
 INSTANTIATE_TEST_SUITE_P(Schedulers, Policy, ::testing::Values("eager", "prio", "random", "ws", "lws", "dm", "dmda", "dmdas", "dmdar", "dmdap",
 							     "modular-eager", "modular-eager-prefetching", "modular-prio",
 							     "modular-prio-prefetching", "modular-random", "modular-random-prio",

@@ -90,6 +90,25 @@ int astro_sched_policy_register(struct starpu_sched_policy *policy);
  */
 int astro_worker_wake_for_queued(int workerid);
 
+/** One per worker, on a line of its own: see astro_worker_last_look(). */
+struct astro_worker_look
+{
+	int last;
+} __attribute__((aligned(64)));
+extern struct astro_worker_look astro_worker_looks[STARPU_NMAXWORKERS];
+
+/**
+ * 1 when workerid's next look for work is its last before it sleeps (the
+ * kernel's worker loop says so; 0 for an id that is not a worker's). A
+ * worker that spins between looks finds work by looking again; only its last
+ * look announces its hunger (astro_sched_pop_task()), so that a worker
+ * keeping pace with the submitting thread costs it no wake-up per task.
+ */
+static inline int astro_worker_last_look(int workerid)
+{
+	return workerid >= 0 && workerid < STARPU_NMAXWORKERS && __atomic_load_n(&astro_worker_looks[workerid].last, __ATOMIC_RELAXED);
+}
+
 /* --------------------------------------------------------------- drivers */
 
 /**

@@ -400,11 +400,13 @@ static inline void astro_sched_wake(int workerid, int queued_for_it)
 
 /**
  * The pop protocol of every policy here. A pusher queues the task, then reads
- * the hunger flags; a popper that finds nothing announces its hunger, then
- * looks again. Both sides are sequentially consistent, so either the popper
- * sees the task or the pusher sees the hunger and wakes it: a task is never
- * left behind a sleeping worker. A worker already hungry looks only once, so
- * the idle spin stays one cheap look. take() returns a task for workerid or NULL.
+ * the hunger flags; a popper that finds nothing at its last look before it
+ * sleeps (astro_worker_last_look()) announces its hunger, then looks again.
+ * Both sides are sequentially consistent, so either the popper sees the task
+ * or the pusher sees the hunger and wakes it: a task is never left behind a
+ * sleeping worker. A worker still spinning is not hungry: it finds its work
+ * by looking again, and pushers leave it alone. A worker already hungry looks
+ * only once. take() returns a task for workerid or NULL.
  */
 static inline struct starpu_task *astro_sched_pop_task(struct astro_sched_workers *ws, int workerid, void *policy_data,
 						 struct starpu_task *(*take)(void *policy_data, int workerid))
@@ -418,6 +420,8 @@ static inline struct starpu_task *astro_sched_pop_task(struct astro_sched_worker
 		task = take(policy_data, workerid);
 		if (task)
 			return task;
+		if (!__atomic_load_n(&astro_worker_looks[workerid].last, __ATOMIC_RELAXED)) /* astro_worker_last_look() */
+			return NULL;
 		astro_sched_workers_announce_hunger(ws, workerid);
 	}
 	task = take(policy_data, workerid);
