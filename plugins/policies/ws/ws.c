@@ -23,7 +23,9 @@ static struct starpu_task *ws_steal(struct astro_sched_local *local, int thief)
 	for (unsigned i = 0; i < ws->count; i++)
 	{
 		int victim = ws->ids[i];
-		unsigned load = astro_sched_queue_ntasks(&local->queues[victim].tasks);
+		/* What other threads pushed waits in the victim's inbox until someone moves it into its
+		 * queue (a busy victim does not): at least one task, which the steal moves and takes. */
+		unsigned load = astro_sched_queue_ntasks(&local->queues[victim].tasks) + (unsigned)astro_sched_local_inbox_filled(&local->queues[victim]);
 
 		if (victim != thief && load > most_load)
 		{
