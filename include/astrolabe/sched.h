@@ -420,7 +420,7 @@ static inline struct starpu_task *astro_sched_pop_task(struct astro_sched_worker
 		task = take(policy_data, workerid);
 		if (task)
 			return task;
-		if (!__atomic_load_n(&astro_worker_looks[workerid].last, __ATOMIC_RELAXED)) /* astro_worker_last_look() */
+		if (!astro_worker_last_look(workerid))
 			return NULL;
 		astro_sched_workers_announce_hunger(ws, workerid);
 	}
