@@ -8,7 +8,8 @@
  * its moment (checking each one's current mask) and never misses one that
  * was already there. A moment reads the clock only when one of its observers
  * is not ASTRO_OBSERVE_UNTIMED. The common firing (one observer, the clock
- * calibrated) is inline at each site: _astro_observe_fire() in kernel.h.
+ * calibrated) is inline at each site: _astro_observe_fire() in observe.h reads
+ * the moment's sole observer, which each change of the masks recomputes.
  */
 #include "observe/observe.h"
 
@@ -39,12 +40,22 @@ static void publish_mask(int id, uint64_t mask)
 
 static void recompute_mask(void)
 {
-	uint64_t mask = 0, timed = 0;
+	uint64_t mask = 0, timed = 0, several = 0;
 	for (int i = 0; i < nobservers; i++) {
 		uint64_t m = __atomic_load_n(&_astro_observers[i].mask, __ATOMIC_RELAXED);
+		several |= mask & m & MOMENTS;
 		mask |= m & MOMENTS;
 		if (!(m & ASTRO_OBSERVE_UNTIMED))
 			timed |= m & MOMENTS;
+	}
+	/* Each moment's sole observer, after the masks it is read with. */
+	for (unsigned moment = 0; moment < ASTRO_NMOMENTS; moment++) {
+		const struct _astro_observer *sole = NULL;
+		uint64_t bit = ASTRO_MOMENT_BIT(moment);
+		for (int i = 0; i < nobservers && (mask & bit) && !(several & bit) && !sole; i++)
+			if (__atomic_load_n(&_astro_observers[i].mask, __ATOMIC_RELAXED) & bit)
+				sole = &_astro_observers[i];
+		__atomic_store_n(&_astro_moment_lists[moment].sole, sole, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&_astro_observe_timed_mask, timed, __ATOMIC_RELAXED);
 	__atomic_store_n(&_astro_observe_mask, mask, __ATOMIC_RELEASE);
@@ -92,8 +103,8 @@ int astro_observe_unsubscribe(int id)
 	return astro_observe_set_mask(id, 0);
 }
 
-/* _astro_observe_fire() (kernel.h) when the clock is not calibrated yet or the
- * moment has several observers: stamps the event if needed, calls each
+/* _astro_observe_fire() (observe.h) when the clock is not calibrated yet or the
+ * moment has several observers (or none left): stamps the event if needed, calls each
  * observer that still observes the moment. */
 void _astro_observe_fire_slow(struct astro_event *event)
 {

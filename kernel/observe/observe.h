@@ -17,9 +17,11 @@ struct _astro_observer
 	astro_observer_fn fn;
 	void *arg;
 };
-/* The slots that ever observed one moment: entries below n are final. */
+/* The slots that ever observed one moment: entries below n are final. sole is the moment's only observer
+ * now (NULL when it has none or several), so that the common firing reads one pointer. */
 struct _astro_moment_list
 {
+	const struct _astro_observer *sole;	/* atomic */
 	unsigned n;	/* atomic */
 	unsigned char slots[_ASTRO_MAX_OBSERVERS];
 };
@@ -30,28 +32,22 @@ extern struct _astro_moment_list _astro_moment_lists[ASTRO_NMOMENTS];
 void _astro_observe_fire_slow(struct astro_event *event);
 void _astro_observe_reset(void);
 
-/* Stamps the event if an observer wants it and calls its observers. Inline,
- * so that the moment is a constant at each site: the common case, one
- * observer and the clock calibrated, is a few loads and the call. */
+/* Stamps the event if its observer wants it and calls it. Inline, so that
+ * the moment is a constant at each site: the common case, one observer and
+ * the clock calibrated, is a few loads and the call. */
 static inline void _astro_observe_fire(struct astro_event *event)
 {
-	const uint64_t bit = ASTRO_MOMENT_BIT(event->moment);
-	const struct _astro_moment_list *l = &_astro_moment_lists[event->moment];
-	unsigned n = __atomic_load_n(&l->n, __ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&_astro_observe_timed_mask, __ATOMIC_RELAXED) & bit) {
-		if (STARPU_UNLIKELY(!_astro_clock_is_tsc())) {
-			_astro_observe_fire_slow(event);
-			return;
-		}
-		event->time_us = _astro_tsc_now();
-	}
-	if (STARPU_UNLIKELY(n != 1)) {
+	const struct _astro_observer *o = __atomic_load_n(&_astro_moment_lists[event->moment].sole, __ATOMIC_ACQUIRE);
+	if (STARPU_UNLIKELY(!o || !_astro_clock_is_tsc())) {
 		_astro_observe_fire_slow(event);
 		return;
 	}
-	const struct _astro_observer *o = &_astro_observers[l->slots[0]];
-	if (__atomic_load_n(&o->mask, __ATOMIC_ACQUIRE) & bit)
-		o->fn(event, o->arg);
+	const uint64_t mask = __atomic_load_n(&o->mask, __ATOMIC_ACQUIRE);
+	if (STARPU_UNLIKELY(!(mask & ASTRO_MOMENT_BIT(event->moment))))
+		return; /* it stopped observing the moment just now */
+	if (!(mask & ASTRO_OBSERVE_UNTIMED))
+		event->time_us = _astro_tsc_now();
+	o->fn(event, o->arg);
 }
 
 /* One predictable branch when nobody observes moment m. */
