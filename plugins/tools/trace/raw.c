@@ -21,7 +21,7 @@ void raw_init(struct raw_writer *w, size_t bytes, const char *path)
 	w->buf = g_malloc(bytes); /* pages are taken as they are written: a short run uses little of it */
 	w->path = g_strdup(path);
 	w->pos = w->mark = w->buf;
-	w->limit = w->buf + bytes / sizeof(uint64_t) - RAW_MAX_RECORD;
+	w->limit = w->buf + bytes / sizeof(uint64_t) - RAW_MOMENT_WORDS;
 }
 
 static void spill_failed(struct raw_writer *w, int err)
@@ -162,13 +162,20 @@ static OTF2_ErrorCode replay_file(struct raw_writer *w, OTF2_EvtWriter *writer, 
 	return status;
 }
 
-void raw_time(struct raw_writer *w, uint64_t ts)
+void raw_make_room(struct raw_writer *w, uint64_t ts)
 {
 	if (w->pos > w->limit)
 		raw_spill(w);
-	w->pos[0] = RAW_TIME;
-	w->pos[1] = ts;
-	w->pos += 2;
+	/* A gap of 4 s or more, the first record, or a date before the last record's: the date itself. */
+	if ((ts - w->last) >> 32) {
+		bool settled = w->mark == w->pos; /* no attribute waits: the date is not dropped with one (raw_attr_clear) */
+		w->pos[0] = RAW_TIME;
+		w->pos[1] = ts;
+		w->pos += 2;
+		w->last = ts;
+		if (settled)
+			w->mark = w->pos;
+	}
 }
 
 OTF2_ErrorCode raw_replay(struct raw_writer *w, OTF2_EvtWriter *writer, OTF2_AttributeList *attrs, uint64_t *clock,

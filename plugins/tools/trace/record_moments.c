@@ -27,14 +27,13 @@ static struct
 	starpu_pthread_mutex_t lock;            /* the location list */
 	struct location *locations;
 	unsigned napp_threads;
-	int subscription;
 	uint64_t full_mask, meta_mask;
 	unsigned categories;
 	int mpi_rank, mpi_size;           /* StarPU-MPI's (ASTRO_MOMENT_MPI_INIT); mpi_size 0: not an MPI process */
 	int64_t mpi_offset_ns;
 	size_t raw_buffer_bytes;          /* STARPU_TRACE_BUFFER_SIZE */
 	char spill_dir[PATH_MAX];         /* where the threads' spill files go: the archive's temporary folder */
-} rec = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER, .subscription = -1 };
+} rec = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER };
 
 /* starpu_iteration_push/pop: the two levels tasks submitted meanwhile carry (-1: none). */
 static long iterations[2] = { -1, -1 };
@@ -119,8 +118,12 @@ static inline uint64_t stamp(struct location *l, double time_us)
 
 /* ------------------------------------------------------------- recording */
 
+/* A task's moment, or a state's entry or exit: inlined where it is written (a task's moment in its observer, which the
+ * hub calls straight, below). */
+#define MOMENT inline __attribute__((always_inline))
+
 /* Each event is appended to the thread's raw buffer with the attributes ADD_* gave it (raw.h); OTF2 encodes them at shutdown. */
-static void enter(struct location *l, uint64_t ts, uint32_t region)
+static MOMENT void enter(struct location *l, uint64_t ts, uint32_t region)
 {
 	if (l->depth < MAX_DEPTH)
 		l->stack[l->depth] = region;
@@ -129,7 +132,7 @@ static void enter(struct location *l, uint64_t ts, uint32_t region)
 }
 
 /* Leaves region if it is the innermost open one (a moment seen after recording started may end a region never entered). */
-static void leave(struct location *l, uint64_t ts, uint32_t region)
+static MOMENT void leave(struct location *l, uint64_t ts, uint32_t region)
 {
 	if (!l->depth || (l->depth <= MAX_DEPTH && l->stack[l->depth - 1] != region)) {
 		raw_attr_clear(&l->raw);
@@ -179,8 +182,14 @@ static int64_t numa_nodes_of(starpu_data_handle_t h)
 	return bits ? bits : -1;
 }
 
-static void task_started(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_started(struct location *l, uint64_t ts, const struct astro_event *e)
 {
+	/* Its data is there: FetchingInput ends. The kernel reports DATA_FETCHED just before STARTED, at the same instant,
+	 * so the recorder does not take that moment (a hub call fewer per task). */
+	if (rec.categories & (C_TASK_VERBOSE | C_WORKER))
+		leave(l, ts, S_FETCHING_INPUT);
+	if (!(rec.categories & C_TASK))
+		return;
 	struct starpu_task *task = e->task;
 	const char *name = starpu_task_get_name(task);
 	uint32_t region = cached(l, NAME_TASK_REGION, name ? name : "unknown");
@@ -205,6 +214,7 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 		ADD_U32(l, A_SCHED_CTX, task->sched_ctx);
 	enter(l, ts, region);
 	for (unsigned i = 0; i < n; i++) {
+		raw_check_room(&l->raw);
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 		ADD_U32(l, A_MODE, (uint32_t)STARPU_TASK_GET_MODE(task, i));
 		ADD_U64(l, A_SIZE, starpu_data_get_size(h));
@@ -218,8 +228,10 @@ static void task_started(struct location *l, uint64_t ts, const struct astro_eve
 static void tag_deps_flush(struct location *l)
 {
 	for (unsigned i = 0; i < l->npending; i++) {
+		raw_check_room(&l->raw);
 		ADD_U64(l, A_JOB_ID, l->pending[i].child);
-		param(l, l->pending[i].ts, P_TAG_DEPENDENCY, l->pending[i].father);
+		/* At its own date, before the moment's that writes it. */
+		raw_event_dated(&l->raw, RAW_PARAM, P_TAG_DEPENDENCY, l->pending[i].ts, l->pending[i].father);
 	}
 	l->npending = 0;
 }
@@ -231,7 +243,7 @@ static void tag_dep_hold(struct location *l, uint64_t ts, uint64_t child, uint64
 	l->pending[l->npending++] = (struct pending_tag_dep){ ts, child, father };
 }
 
-static void task_submitted(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_submitted(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	struct starpu_task *task = e->task;
 	bool tag_deps = l->npending && task->use_tag && task->tag_id == l->pending[0].child;
@@ -297,11 +309,8 @@ static void data_registered(struct location *l, uint64_t ts, const struct astro_
 	param(l, ts, P_REGISTER, (uint64_t)(uintptr_t)h);
 }
 
-static void profiling_switch(int on)
-{
-	/* Stopped: only META moments reach the recorder, so nothing else costs anything. */
-	astro_observe_set_mask(rec.subscription, on ? rec.full_mask : rec.meta_mask);
-}
+/* starpu_fxt_start_profiling() / stop (the subscriptions are below). */
+static void profiling_switch(int on);
 
 static void trace_mark(struct location *l, uint64_t ts, const struct astro_event *e)
 {
@@ -344,6 +353,7 @@ static void papi_values(struct location *l, uint64_t ts, const struct astro_even
 	if (!info || info->papi_event_set == PAPI_NULL)
 		return;
 	for (unsigned i = 0; i < npapi && i < PAPI_MAX_HWCTRS; i++) {
+		raw_check_room(&l->raw);
 		ADD_U64(l, A_JOB_ID, e->job_id);
 		ADD_STR(l, A_NAME, cached(l, NAME_STRING, papi_names[i]));
 		param(l, ts, P_PAPI, (uint64_t)info->papi_values[i]);
@@ -388,7 +398,7 @@ static void coherency_moment(struct location *l, uint64_t ts, const struct astro
 
 /* A worker popped job_id: SCHED's pop (the next task start may leave its JobId out), then FetchingInput until its data
  * is there (a worker state, recorded by default as StarPU does: WORKER, or TASK_VERBOSE as before). */
-static void task_popped(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_popped(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	if (rec.categories & C_SCHED) {
 		param(l, ts, P_POP, e->job_id);
@@ -399,7 +409,7 @@ static void task_popped(struct location *l, uint64_t ts, const struct astro_even
 		enter(l, ts, S_FETCHING_INPUT);
 }
 
-static void task_ended(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_ended(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	/* Its start was not recorded when recording started meanwhile. */
 	if (l->in_task) {
@@ -411,7 +421,7 @@ static void task_ended(struct location *l, uint64_t ts, const struct astro_event
 		enter(l, ts, S_PUSHING_OUTPUT);
 }
 
-static void task_completed(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_completed(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	if (rec.categories & C_TASK_VERBOSE)
 		param(l, ts, P_COMPLETED, e->job_id);
@@ -420,7 +430,7 @@ static void task_completed(struct location *l, uint64_t ts, const struct astro_e
 }
 
 /* Job job_id waits for job other_id, or for tag other_id (held back: the next submit may be its tag's task). */
-static void task_dependency(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_dependency(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	if (e->nimpl == ASTRO_DEP_TAG) {
 		tag_dep_hold(l, ts, e->job_id, e->other_id);
@@ -588,44 +598,36 @@ static void any_moment(struct location *l, uint64_t ts, const struct astro_event
 	}
 }
 
-/* The moments of every task, each its own function: observe() jumps to it (a switch there, with these inlined,
- * saved and restored six registers at each of a task's six or seven moments). The others go through any_moment(). */
+/* The moments of every task, each its own function. */
 typedef void moment_fn(struct location *l, uint64_t ts, const struct astro_event *e);
 
-static void task_ready(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_ready(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	param(l, ts, P_READY, e->job_id);
 }
 
 /* The priority of a push or pop is the task's, recorded at submission. */
-static void task_pushed(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_pushed(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	param(l, ts, P_PUSH, e->job_id);
 }
 
-static void task_fetched(struct location *l, uint64_t ts, const struct astro_event *e)
-{
-	(void)e;
-	leave(l, ts, S_FETCHING_INPUT);
-}
-
-static void task_released(struct location *l, uint64_t ts, const struct astro_event *e)
+static MOMENT void task_released(struct location *l, uint64_t ts, const struct astro_event *e)
 {
 	(void)e;
 	leave(l, ts, S_PUSHING_OUTPUT);
 }
 
+/* X(moment, its function), for each moment of a task: each has a subscription of its own (task_observers below). */
+#define TASK_MOMENTS(X) \
+	X(TASK_SUBMITTED, task_submitted) X(TASK_DEPENDENCY, task_dependency) X(TASK_READY, task_ready) \
+	X(TASK_PUSHED, task_pushed) X(TASK_POPPED, task_popped) X(TASK_STARTED, task_started) X(TASK_ENDED, task_ended) \
+	X(TASK_DATA_RELEASED, task_released) X(TASK_COMPLETED, task_completed)
+
 static moment_fn *const task_moments[ASTRO_NMOMENTS] = {
-	[ASTRO_MOMENT_TASK_SUBMITTED] = task_submitted,
-	[ASTRO_MOMENT_TASK_DEPENDENCY] = task_dependency,
-	[ASTRO_MOMENT_TASK_READY] = task_ready,
-	[ASTRO_MOMENT_TASK_PUSHED] = task_pushed,
-	[ASTRO_MOMENT_TASK_POPPED] = task_popped,
-	[ASTRO_MOMENT_TASK_DATA_FETCHED] = task_fetched,
-	[ASTRO_MOMENT_TASK_STARTED] = task_started,
-	[ASTRO_MOMENT_TASK_ENDED] = task_ended,
-	[ASTRO_MOMENT_TASK_DATA_RELEASED] = task_released,
-	[ASTRO_MOMENT_TASK_COMPLETED] = task_completed,
+#define X(m, fn) [ASTRO_MOMENT_##m] = fn,
+	TASK_MOMENTS(X)
+#undef X
 };
 
 static inline void record(struct location *l, uint64_t ts, const struct astro_event *e)
@@ -634,27 +636,96 @@ static inline void record(struct location *l, uint64_t ts, const struct astro_ev
 	(fn ? fn : any_moment)(l, ts, e);
 }
 
-/* A thread's first moment (its location is made), or one after tag dependencies held back that it does not take
- * (they are written first). */
+/* Tag dependencies held back that this moment does not take: they are written first. */
+static inline bool flushes_tag_deps(const struct location *l, enum astro_moment moment)
+{
+	return l->npending != 0 && moment != ASTRO_MOMENT_TASK_SUBMITTED && moment != ASTRO_MOMENT_TASK_DEPENDENCY;
+}
+
+/* A thread's first moment (its location is made), one after tag dependencies held back that it does not take (they
+ * are written first), or one that needs room made (raw.h). */
 static __attribute__((noinline)) void observe_slow(const struct astro_event *e)
 {
 	struct location *l = here(e);
 	uint64_t ts = stamp(l, e->time_us);
-	if (l->npending != 0 && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
+	if (flushes_tag_deps(l, e->moment))
 		tag_deps_flush(l);
+	raw_make_room(&l->raw, ts);
 	record(l, ts, e);
 }
 
-/* The observer. Its usual path makes no call but the last, a jump. */
+/* The usual case: this thread's location is made, nothing is held back, the buffer has room. Then *lp and *tsp are
+ * the location and the moment's date, and the moment's writers check nothing. moment: e's, a constant where known. */
+static inline __attribute__((always_inline)) bool usual(const struct astro_event *e, enum astro_moment moment, struct location **lp,
+							 uint64_t *tsp)
+{
+	if (__builtin_expect(self.generation != generation, 0)) /* 0 (no location yet) is no session's */
+		return false;
+	struct location *l = self.location;
+	uint64_t ts = stamp(l, e->time_us); /* again in observe_slow: the same date */
+	if (__builtin_expect(raw_needs_room(&l->raw, ts) | flushes_tag_deps(l, moment), 0))
+		return false;
+	*lp = l;
+	*tsp = ts;
+	return true;
+}
+
+/* The observer of the moments that are not a task's. */
 static void observe(const struct astro_event *e, void *arg)
 {
 	(void)arg;
-	if (__builtin_expect(self.generation != generation, 0))
-		return observe_slow(e); /* 0 (no location yet) is no session's */
-	struct location *l = self.location;
-	if (__builtin_expect(l->npending != 0, 0) && e->moment != ASTRO_MOMENT_TASK_SUBMITTED && e->moment != ASTRO_MOMENT_TASK_DEPENDENCY)
-		return observe_slow(e);
-	record(l, stamp(l, e->time_us), e);
+	struct location *l;
+	uint64_t ts;
+	if (usual(e, e->moment, &l, &ts))
+		any_moment(l, ts, e);
+	else
+		observe_slow(e);
+}
+
+/* The observer of each moment of a task: the hub calls it straight, and its function is inlined (no dispatch, no
+ * call: the moment is a constant in it). */
+#define X(m, fn) \
+	static void observe_##fn(const struct astro_event *e, void *arg) \
+	{ \
+		(void)arg; \
+		struct location *l; \
+		uint64_t ts; \
+		if (usual(e, ASTRO_MOMENT_##m, &l, &ts)) \
+			fn(l, ts, e); \
+		else \
+			observe_slow(e); \
+	}
+TASK_MOMENTS(X)
+#undef X
+
+/* The subscriptions: 0 for observe(), then one per moment of a task, with the moments of the mask each takes. */
+static const struct
+{
+	astro_observer_fn fn;
+	uint64_t moments;
+} task_observers[] = {
+	{ observe, 0 },
+#define X(m, fn) { observe_##fn, ASTRO_MOMENT_BIT(ASTRO_MOMENT_##m) },
+	TASK_MOMENTS(X)
+#undef X
+};
+#define NSUBSCRIPTIONS (sizeof(task_observers) / sizeof(task_observers[0]))
+static int subscriptions[NSUBSCRIPTIONS];
+
+/* The moments of mask that subscription i takes. */
+static uint64_t moments_of_subscription(unsigned i, uint64_t mask)
+{
+	uint64_t task_moments_mask = 0;
+	for (unsigned j = 1; j < NSUBSCRIPTIONS; j++)
+		task_moments_mask |= task_observers[j].moments;
+	return mask & (i ? task_observers[i].moments : ~task_moments_mask);
+}
+
+static void profiling_switch(int on)
+{
+	/* Stopped: only META moments reach the recorder, so nothing else costs anything. */
+	for (unsigned i = 0; i < NSUBSCRIPTIONS; i++)
+		astro_observe_set_mask(subscriptions[i], moments_of_subscription(i, on ? rec.full_mask : rec.meta_mask));
 }
 
 /* ---------------------------------------------------------- configuration */
@@ -672,12 +743,12 @@ static uint64_t moments_of(unsigned categories)
 	if (categories & C_TASK) /* StarPU's TASK category holds the throttling state */
 		mask |= B(SUBMIT_THROTTLE_BEGIN) | B(SUBMIT_THROTTLE_END);
 	if (categories & C_TASK_VERBOSE) /* and the submitting thread's stages, as StarPU */
-		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED) |
+		mask |= B(TASK_READY) | B(TASK_POPPED) | B(TASK_STARTED) | B(TASK_COMPLETED) | B(TASK_DATA_RELEASED) |
 			B(SUBMIT_STAGE_BEGIN) | B(SUBMIT_STAGE_END);
 	if (categories & C_SCHED)
 		mask |= B(TASK_PUSHED) | B(TASK_POPPED) | B(COMPONENT_PUSH) | B(COMPONENT_PULL); /* the components': modular policies only */
-	if (categories & C_WORKER) /* FetchingInput: from the pop to the data's arrival */
-		mask |= B(TASK_POPPED) | B(TASK_DATA_FETCHED) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
+	if (categories & C_WORKER) /* FetchingInput: from the pop to the data's arrival (the task's start) */
+		mask |= B(TASK_POPPED) | B(TASK_STARTED) | B(WORKER_SLEEP_BEGIN) | B(WORKER_SLEEP_END) | B(TASK_CALLBACK_BEGIN) | B(TASK_CALLBACK_END) | B(APP_WAIT_BEGIN) |
 			B(APP_WAIT_END) | B(WORKER_IDLE_BEGIN) | B(WORKER_IDLE_END); /* Idle: polling for work, not runtime overhead */
 	if (categories & C_WORKER_VERBOSE)
 		mask |= B(WORKER_SCHED_BEGIN) | B(WORKER_SCHED_END);
@@ -708,14 +779,25 @@ int record_moments_start(unsigned categories, char **papi, size_t buffer_bytes, 
 	if (npapi && (categories & C_TASK))
 		rec.full_mask |= ASTRO_MOMENT_BIT(ASTRO_MOMENT_TASK_COMPLETED);
 	rec.meta_mask = moments_of(C_META);
-	rec.subscription = astro_observe_subscribe(autostart ? rec.full_mask : rec.meta_mask, observe, NULL);
-	return rec.subscription < 0 ? rec.subscription : 0;
+	for (unsigned i = 0; i < NSUBSCRIPTIONS; i++) {
+		subscriptions[i] = astro_observe_subscribe(moments_of_subscription(i, autostart ? rec.full_mask : rec.meta_mask),
+							   task_observers[i].fn, NULL);
+		if (subscriptions[i] < 0) {
+			int err = subscriptions[i];
+			while (i--)
+				astro_observe_unsubscribe(subscriptions[i]);
+			return err;
+		}
+	}
+	return 0;
 }
 
 void record_moments_stop(void)
 {
-	astro_observe_unsubscribe(rec.subscription);
-	rec.subscription = -1;
+	for (unsigned i = 0; i < NSUBSCRIPTIONS; i++) {
+		astro_observe_unsubscribe(subscriptions[i]);
+		subscriptions[i] = -1;
+	}
 	for (struct location *l = rec.locations; l; l = l->next)
 		tag_deps_flush(l);
 }

@@ -407,6 +407,51 @@ TEST(Trace, VerboseCategoriesAddFetchingAndScheduling)
 	EXPECT_FALSE(contains(v.text, "Value: 4242")) << "USER was not asked for";
 }
 
+// The recorder does not take DATA_FETCHED, which the kernel reports just
+// before STARTED: FetchingInput ends at the task's start, the same date as
+// the task's region begins, also when the tasks themselves (TASK) are not
+// recorded.
+TEST(Trace, FetchingInputEndsWhereTheTaskStarts)
+{
+	if (!have_program("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir plain, worker_only;
+	traced_run(plain);
+	{
+		ScopedEnv events("STARPU_FXT_EVENTS", "WORKER");
+		traced_run(worker_only);
+	}
+	Output p = run("otf2-print '" + trace_anchor(plain.archive()) + "'");
+	Output w = run("otf2-print '" + trace_anchor(worker_only.archive()) + "'");
+	ASSERT_EQ(p.status, 0) << p.text;
+	ASSERT_EQ(w.status, 0) << w.text;
+	EXPECT_EQ(count(w.text, "Region: \"FetchingInput\""), 2u * (kChain + 2)) << "entered and left once per task";
+	EXPECT_EQ(count(w.text, "Region: \"scal\""), 0u) << "TASK was not asked for";
+	// In the default trace, each LEAVE of FetchingInput is followed on its location by the ENTER of the task's region,
+	// at the same date.
+	std::istringstream lines(p.text);
+	std::map<std::string, std::string> left; // location -> date of a FetchingInput left, waiting for its task's entry
+	unsigned pairs = 0, unpaired = 0;
+	for (std::string line; std::getline(lines, line);) {
+		std::istringstream f(line);
+		std::string kind, loc, date;
+		if (!(f >> kind >> loc >> date) || (kind != "ENTER" && kind != "LEAVE"))
+			continue;
+		auto waiting = left.find(loc);
+		if (waiting != left.end()) {
+			if (kind == "ENTER" && date == waiting->second && !contains(line, "FetchingInput"))
+				pairs++;
+			else
+				unpaired++;
+			left.erase(waiting);
+		}
+		if (kind == "LEAVE" && contains(line, "Region: \"FetchingInput\""))
+			left[loc] = date;
+	}
+	EXPECT_EQ(pairs, (unsigned)kChain + 2) << p.text.substr(0, 4000);
+	EXPECT_EQ(unpaired, 0u);
+}
+
 // One task that lasts, on two workers: the other worker polls for work and finds none (then sleeps, or is
 // still polling at the end: that depends on the machine's load, and is not checked). Its polling is
 // recorded as what it is, Idle (StarPU's "I" state, time without work), not as the runtime's Overhead; with
