@@ -189,7 +189,10 @@ extern uint64_t astro_observed_moments;
 /** Calls the observers of event->moment with event, stamping time_us first when one of them wants it. */
 void astro_observe_report(struct astro_event *event);
 
-/** Calls fn(event, arg) at every moment whose bit is in mask (plus ASTRO_OBSERVE_UNTIMED, optionally). Returns an id >= 0, or -ENOSPC / -EINVAL. */
+/** Calls fn(event, arg) at every moment whose bit is in mask (plus ASTRO_OBSERVE_UNTIMED, optionally). Returns an id >= 0, or -ENOSPC / -EINVAL.
+ * A moment whose only observer is one subscription is delivered inline at its site (a few loads and the call); an
+ * observer on the task path may subscribe once per moment, with a function each, so that no dispatch on
+ * event->moment is left (the trace recorder does). There are 64 subscriptions in all. */
 int astro_observe_subscribe(uint64_t mask, astro_observer_fn fn, void *arg);
 /** Stops the calls of subscription id. Returns 0 or -EINVAL. */
 int astro_observe_unsubscribe(int id);
