@@ -175,6 +175,8 @@ void raw_make_room(struct raw_writer *w, uint64_t ts)
 		w->last = ts;
 		if (settled)
 			w->mark = w->pos;
+		if (w->pos > w->limit) /* the moment still has its RAW_MOMENT_WORDS */
+			raw_spill(w);
 	}
 }
 

@@ -224,8 +224,9 @@ static MOMENT void task_started(struct location *l, uint64_t ts, const struct as
 	}
 }
 
-/* Writes the tag dependencies held back, in full: what follows is not their task's submission. */
-static void tag_deps_flush(struct location *l)
+/* Writes the tag dependencies held back, in full: what follows is not their task's submission. now: the date of the
+ * moment that writes them, which may write more after them (room made again for it: raw.h). */
+static void tag_deps_flush(struct location *l, uint64_t now)
 {
 	for (unsigned i = 0; i < l->npending; i++) {
 		raw_check_room(&l->raw);
@@ -234,12 +235,13 @@ static void tag_deps_flush(struct location *l)
 		raw_event_dated(&l->raw, RAW_PARAM, P_TAG_DEPENDENCY, l->pending[i].ts, l->pending[i].father);
 	}
 	l->npending = 0;
+	raw_make_room(&l->raw, now);
 }
 
 static void tag_dep_hold(struct location *l, uint64_t ts, uint64_t child, uint64_t father)
 {
 	if (l->npending == MAX_PENDING_TAG_DEPS || (l->npending && l->pending[0].child != child))
-		tag_deps_flush(l);
+		tag_deps_flush(l, ts);
 	l->pending[l->npending++] = (struct pending_tag_dep){ ts, child, father };
 }
 
@@ -248,7 +250,7 @@ static MOMENT void task_submitted(struct location *l, uint64_t ts, const struct 
 	struct starpu_task *task = e->task;
 	bool tag_deps = l->npending && task->use_tag && task->tag_id == l->pending[0].child;
 	if (l->npending && !tag_deps)
-		tag_deps_flush(l);
+		tag_deps_flush(l, ts);
 	const char *name = starpu_task_get_name(task);
 	const char *model = starpu_task_get_model_name(task);
 	if (!l->submitted || name != l->prev_name || model != l->prev_model) {
@@ -437,7 +439,7 @@ static MOMENT void task_dependency(struct location *l, uint64_t ts, const struct
 		return;
 	}
 	if (l->npending)
-		tag_deps_flush(l);
+		tag_deps_flush(l, ts);
 	ADD_U64(l, A_JOB_ID, e->job_id);
 	if (e->nimpl)
 		ADD_U8(l, A_DEP_KIND, e->nimpl);
@@ -649,7 +651,7 @@ static __attribute__((noinline)) void observe_slow(const struct astro_event *e)
 	struct location *l = here(e);
 	uint64_t ts = stamp(l, e->time_us);
 	if (flushes_tag_deps(l, e->moment))
-		tag_deps_flush(l);
+		tag_deps_flush(l, ts);
 	raw_make_room(&l->raw, ts);
 	record(l, ts, e);
 }
@@ -799,7 +801,7 @@ void record_moments_stop(void)
 		subscriptions[i] = -1;
 	}
 	for (struct location *l = rec.locations; l; l = l->next)
-		tag_deps_flush(l);
+		tag_deps_flush(l, l->last_ts);
 }
 
 struct location *record_locations(void)

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace astro_test;
@@ -450,6 +452,49 @@ TEST(Trace, FetchingInputEndsWhereTheTaskStarts)
 	}
 	EXPECT_EQ(pairs, (unsigned)kChain + 2) << p.text.substr(0, 4000);
 	EXPECT_EQ(unpaired, 0u);
+}
+
+// A tag dependency held back for its task's submission, then written by
+// another task's submission more than 4.29 s later (the most a record's gap
+// holds, raw.h): the submission after it is still at its own date.
+void late_submission_after_held_tag_deps()
+{
+	starpu_tag_declare_deps(100, 1, (starpu_tag_t)99);
+	std::this_thread::sleep_for(std::chrono::milliseconds(4500));
+	starpu_codelet cl = cpu_codelet(noop, 0, "late");
+	ASSERT_EQ(starpu_task_insert(&cl, 0), 0);
+	ASSERT_EQ(starpu_task_wait_for_all(), 0);
+	starpu_tag_notify_from_apps(99);
+	starpu_tag_remove(100);
+	starpu_tag_remove(99);
+}
+
+TEST(Trace, AMomentLongAfterHeldTagDependenciesKeepsItsDate)
+{
+	if (!have_program("otf2-print"))
+		GTEST_SKIP() << "otf2-print missing (Debian otf2-tools)";
+	TraceDir dir;
+	traced_run(dir, late_submission_after_held_tag_deps);
+	Output o = run("otf2-print '" + trace_anchor(dir.archive()) + "'");
+	ASSERT_EQ(o.status, 0) << o.text;
+	// The application thread's tag dependency (its declaration's date) and the submission that wrote it.
+	unsigned long long dep = 0, submit = 0;
+	std::istringstream lines(o.text);
+	for (std::string line; std::getline(lines, line);) {
+		std::istringstream f(line);
+		std::string kind, loc;
+		unsigned long long date;
+		if (!(f >> kind >> loc >> date) || kind != "PARAMETER_UINT64" || loc != "1000")
+			continue;
+		if (contains(line, "\"tag_dependency\"") && contains(line, "Value: 99"))
+			dep = date;
+		else if (contains(line, "\"submit\"") && dep && !submit)
+			submit = date;
+	}
+	ASSERT_NE(dep, 0u) << o.text.substr(0, 4000);
+	ASSERT_NE(submit, 0u) << o.text.substr(0, 4000);
+	EXPECT_GE(submit - dep, 4500000000ull) << "the submission lost the high bits of its gap";
+	EXPECT_LT(submit - dep, 60000000000ull);
 }
 
 // One task that lasts, on two workers: the other worker polls for work and finds none (then sleeps, or is
