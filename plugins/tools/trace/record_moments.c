@@ -732,8 +732,6 @@ static void profiling_switch(int on)
 
 /* ---------------------------------------------------------- configuration */
 
-/* ---------------------------------------------------------- configuration */
-
 static uint64_t moments_of(unsigned categories)
 {
 #define B(m) ASTRO_MOMENT_BIT(ASTRO_MOMENT_##m)
