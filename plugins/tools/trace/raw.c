@@ -166,7 +166,7 @@ void raw_make_room(struct raw_writer *w, uint64_t ts)
 {
 	if (w->pos > w->limit)
 		raw_spill(w);
-	/* A gap of 4 s or more, the first record, or a date before the last record's: the date itself. */
+	/* A gap of 4 s or more, or the first record: the date itself (also for a date before the last record's). */
 	if ((ts - w->last) >> 32) {
 		bool settled = w->mark == w->pos; /* no attribute waits: the date is not dropped with one (raw_attr_clear) */
 		w->pos[0] = RAW_TIME;

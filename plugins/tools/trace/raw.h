@@ -27,8 +27,9 @@
  * The writers below check nothing: the recorder makes room once per moment
  * (raw_needs_room, raw_make_room: a full buffer spilled, a long gap dated),
  * after which a moment may write RAW_MOMENT_WORDS words at its date or later.
- * A loop writing more checks each turn (raw_check_room); a record dated
- * before the last one goes through raw_event_dated().
+ * A loop writing more checks each turn (raw_check_room); a record at a
+ * date of its own, not its moment's (a tag dependency held back), goes
+ * through raw_event_dated().
  */
 #ifndef __ASTRO_TRACE_RAW_H__
 #define __ASTRO_TRACE_RAW_H__
@@ -79,8 +80,8 @@ static inline bool raw_needs_room(const struct raw_writer *w, uint64_t ts)
 	return (w->pos > w->limit) | ((ts - w->last) >> 32 != 0);
 }
 
-/* Makes room for a moment at ts (not before the last record): spills a full buffer, dates a long gap (a RAW_TIME
- * record). */
+/* Makes room for a moment at ts: spills a full buffer, dates a gap of 4 s or more since the last record (a RAW_TIME
+ * record; so is a date before the last record's, which the recorder does not write). */
 void raw_make_room(struct raw_writer *w, uint64_t ts);
 
 /* In a loop whose turns write up to RAW_MOMENT_WORDS words each: spills a full buffer. */
@@ -138,8 +139,7 @@ static inline void raw_event(struct raw_writer *w, enum raw_op op, uint32_t ref,
 	w->pos = w->mark = p;
 }
 
-/* raw_event() for an event at any date, even before the last record's (a RAW_TIME record first when so), or after
- * a long gap; room made as for a moment. */
+/* raw_event() for an event at a date of its own, however long after the last record (room made as for a moment). */
 static inline void raw_event_dated(struct raw_writer *w, enum raw_op op, uint32_t ref, uint64_t ts, uint64_t value)
 {
 	raw_make_room(w, ts);
