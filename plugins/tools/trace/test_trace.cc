@@ -53,6 +53,29 @@ size_t count(const std::string &text, const std::string &needle)
 	return n;
 }
 
+// The events otf2-print lists, in its order: "KIND  LOCATION  DATE  the rest" (other lines left out).
+struct Otf2Event
+{
+	std::string kind;
+	unsigned long long location, date;
+	std::string line;
+};
+
+std::vector<Otf2Event> otf2_events(const std::string &text)
+{
+	std::vector<Otf2Event> events;
+	std::istringstream lines(text);
+	for (std::string line; std::getline(lines, line);) {
+		std::istringstream fields(line);
+		Otf2Event e;
+		if (fields >> e.kind >> e.location >> e.date) {
+			e.line = line;
+			events.push_back(e);
+		}
+	}
+	return events;
+}
+
 std::string tool()
 {
 	return env_or("ASTRO_TRACE_TOOL", "./starpu_fxt_tool");
@@ -284,20 +307,14 @@ TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
 	EXPECT_EQ(count(o.text, "(\"Mode\" <"), (size_t)kSpillTasks * kSpillHandles) << "each handle's attributes, also across spills";
 	EXPECT_EQ(count(o.text, "(\"Size\" <"), (size_t)kSpillTasks * (kSpillHandles + 1) + kSpillHandles) << "each handle's, each task's, each registration's";
 	// Each task's submission once, in order, and the dates never go back.
-	std::istringstream lines(o.text);
-	std::string line;
 	long submits = 0, job = 0;
 	unsigned long long last = 0;
 	bool ordered = true;
-	while (std::getline(lines, line)) {
-		std::istringstream fields(line);
-		std::string event;
-		unsigned long long location = 0, ts = 0;
-		if (!(fields >> event >> location >> ts))
-			continue;
-		if (ts < last)
+	for (const Otf2Event &e : otf2_events(o.text)) {
+		const std::string &line = e.line;
+		if (e.date < last)
 			ordered = false;
-		last = ts;
+		last = e.date;
 		size_t at = line.find("Parameter: \"submit\"");
 		if (at != std::string::npos) {
 			long value = atol(line.c_str() + line.find("Value: ", at) + 7);
@@ -431,24 +448,21 @@ TEST(Trace, FetchingInputEndsWhereTheTaskStarts)
 	EXPECT_EQ(count(w.text, "Region: \"scal\""), 0u) << "TASK was not asked for";
 	// In the default trace, each LEAVE of FetchingInput is followed on its location by the ENTER of the task's region,
 	// at the same date.
-	std::istringstream lines(p.text);
-	std::map<std::string, std::string> left; // location -> date of a FetchingInput left, waiting for its task's entry
+	std::map<unsigned long long, unsigned long long> left; // location -> date of a FetchingInput left, waiting for its task's entry
 	unsigned pairs = 0, unpaired = 0;
-	for (std::string line; std::getline(lines, line);) {
-		std::istringstream f(line);
-		std::string kind, loc, date;
-		if (!(f >> kind >> loc >> date) || (kind != "ENTER" && kind != "LEAVE"))
+	for (const Otf2Event &e : otf2_events(p.text)) {
+		if (e.kind != "ENTER" && e.kind != "LEAVE")
 			continue;
-		auto waiting = left.find(loc);
+		auto waiting = left.find(e.location);
 		if (waiting != left.end()) {
-			if (kind == "ENTER" && date == waiting->second && !contains(line, "FetchingInput"))
+			if (e.kind == "ENTER" && e.date == waiting->second && !contains(e.line, "FetchingInput"))
 				pairs++;
 			else
 				unpaired++;
 			left.erase(waiting);
 		}
-		if (kind == "LEAVE" && contains(line, "Region: \"FetchingInput\""))
-			left[loc] = date;
+		if (e.kind == "LEAVE" && contains(e.line, "Region: \"FetchingInput\""))
+			left[e.location] = e.date;
 	}
 	EXPECT_EQ(pairs, (unsigned)kChain + 2) << p.text.substr(0, 4000);
 	EXPECT_EQ(unpaired, 0u);
@@ -479,17 +493,13 @@ TEST(Trace, AMomentLongAfterHeldTagDependenciesKeepsItsDate)
 	ASSERT_EQ(o.status, 0) << o.text;
 	// The application thread's tag dependency (its declaration's date) and the submission that wrote it.
 	unsigned long long dep = 0, submit = 0;
-	std::istringstream lines(o.text);
-	for (std::string line; std::getline(lines, line);) {
-		std::istringstream f(line);
-		std::string kind, loc;
-		unsigned long long date;
-		if (!(f >> kind >> loc >> date) || kind != "PARAMETER_UINT64" || loc != "1000")
+	for (const Otf2Event &e : otf2_events(o.text)) {
+		if (e.kind != "PARAMETER_UINT64" || e.location != 1000)
 			continue;
-		if (contains(line, "\"tag_dependency\"") && contains(line, "Value: 99"))
-			dep = date;
-		else if (contains(line, "\"submit\"") && dep && !submit)
-			submit = date;
+		if (contains(e.line, "\"tag_dependency\"") && contains(e.line, "Value: 99"))
+			dep = e.date;
+		else if (contains(e.line, "\"submit\"") && dep && !submit)
+			submit = e.date;
 	}
 	ASSERT_NE(dep, 0u) << o.text.substr(0, 4000);
 	ASSERT_NE(submit, 0u) << o.text.substr(0, 4000);
