@@ -2,7 +2,11 @@
 // The CUDA driver. Here (no GPU) the plugin is built and loaded, declines,
 // and the runtime runs CPU tasks as without it; the starpu_cublas_* and
 // starpu_cusolver_* calls are harmless in every build. The tests that need
-// a CUDA worker skip, saying why, and run where a device is.
+// a CUDA worker skip, saying why, and run where a device is (first run on
+// an H200 on 4 December 2026). The other suites run with STARPU_NCUDA=0
+// (tests/Makefile.am), as with STARPU_NOPENCL=0, so that their worker counts
+// hold on a machine with a GPU; this suite is the CUDA one: it takes the
+// device back.
 #include <gtest/gtest.h>
 #include <starpu.h>
 #include <starpu_cublas.h>
@@ -23,6 +27,8 @@ extern "C" void astro_test_cuda_scale(float *v, unsigned n, float factor, cudaSt
 #endif
 
 namespace {
+
+const bool device_taken_back = unsetenv("STARPU_NCUDA") == 0;
 
 std::atomic<int> cpu_runs{0};
 
@@ -224,7 +230,9 @@ void scale_cuda(void *buffers[], void *arg)
 {
 	cudaStream_t stream = starpu_cuda_get_local_stream();
 	had_stream = stream != nullptr;
-	astro_test_cuda_scale((float *)STARPU_VECTOR_GET_PTR(buffers[0]), STARPU_VECTOR_GET_NX(buffers[0]), *(float *)arg, stream);
+	float factor;
+	starpu_codelet_unpack_args(arg, &factor); /* STARPU_VALUE packs it */
+	astro_test_cuda_scale((float *)STARPU_VECTOR_GET_PTR(buffers[0]), STARPU_VECTOR_GET_NX(buffers[0]), factor, stream);
 	cuda_runs++;
 }
 

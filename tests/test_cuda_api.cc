@@ -2,7 +2,9 @@
 // The starpu_cuda_* copy and device helpers, and CUDA or OpenCL workers asked
 // for by struct starpu_conf where none can start. Here (no GPU) the helpers
 // must say that no CUDA worker runs, and bad arguments are said before
-// anything is tried; the copies themselves run where a device is.
+// anything is tried; the copies themselves run where a device is. Like
+// test_cuda, this suite takes back the device that the others' STARPU_NCUDA=0
+// (tests/Makefile.am) leaves out.
 #include <gtest/gtest.h>
 #include <starpu.h>
 #include <starpu_cusolver.h>
@@ -13,6 +15,8 @@
 using namespace astro_test;
 
 namespace {
+
+const bool device_taken_back = unsetenv("STARPU_NCUDA") == 0;
 
 // Messages the runtime printed on stderr while fn ran.
 template <typename F> std::string said(F fn)

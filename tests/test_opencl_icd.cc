@@ -112,6 +112,7 @@ TEST_F(FakeVendors, LoaderSettingsNamingLibrariesAreLoaded)
 	}
 	{
 		ScopedEnv vendors_unset("OCL_ICD_VENDORS", nullptr);
+		ScopedEnv names_unset("OCL_ICD_FILENAMES", nullptr); /* a machine's own (the H200 machines set it) */
 		ScopedEnv path("OPENCL_VENDOR_PATH", vendors);
 		EXPECT_FALSE(astro_opencl_platforms_may_offer(kDefault)) << "ocl-icd's other variable";
 	}
