@@ -18,6 +18,7 @@
 #include "helpers.h"
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 using namespace astro_test;
@@ -266,6 +267,55 @@ TEST_F(Cuda, VectorScalingRunsOnTheDeviceAndComesBack)
 	EXPECT_TRUE(had_stream.load());
 	for (size_t i = 0; i < v.size(); i += 4099)
 		ASSERT_EQ(v[i], 3.0f * (float)i) << i;
+}
+
+bool registered_with_cuda(const void *p)
+{
+	cudaPointerAttributes a;
+	if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+		cudaGetLastError();
+		return false;
+	}
+	return a.type == cudaMemoryTypeHost;
+}
+
+// Pinned main memory (starpu_malloc, starpu_memory_pin) is registered with
+// CUDA, whose copies then run at the bus's speed; freeing or unpinning it
+// undoes that, and so does the shutdown for what is still pinned.
+TEST_F(Cuda, PinnedMainMemoryIsRegisteredWithTheDevice)
+{
+	const size_t n = 1 << 18, size = n * sizeof(float);
+	float *p = nullptr;
+	ASSERT_EQ(starpu_malloc((void **)&p, size), 0);
+	EXPECT_TRUE(registered_with_cuda(p));
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)(i % 1000);
+	starpu_codelet cl = scale_codelet();
+	float factor = 2;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t)p, n, sizeof(float));
+	ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h, STARPU_VALUE, &factor, sizeof(factor), 0), 0);
+	starpu_data_unregister(h);
+	for (size_t i = 0; i < n; i += 997)
+		ASSERT_EQ(p[i], 2.0f * (float)(i % 1000)) << i;
+	EXPECT_EQ(starpu_free_noflag(p, size), 0);
+
+	ASSERT_EQ(starpu_malloc_flags((void **)&p, size, 0), 0);
+	EXPECT_FALSE(registered_with_cuda(p)) << "not asked to be pinned";
+	starpu_free_flags(p, size, 0);
+
+	std::vector<char> v(size);
+	ASSERT_EQ(starpu_memory_pin(v.data(), size), 0);
+	EXPECT_TRUE(registered_with_cuda(v.data()));
+	ASSERT_EQ(starpu_memory_unpin(v.data(), size), 0);
+	EXPECT_FALSE(registered_with_cuda(v.data()));
+
+	ASSERT_EQ(starpu_malloc((void **)&p, size), 0);
+	delete rt_;
+	rt_ = nullptr;
+	EXPECT_FALSE(registered_with_cuda(p)) << "still pinned after starpu_shutdown()";
+	memset(p, 1, size);
+	starpu_free_noflag(p, size);
 }
 
 TEST_F(Cuda, AHandleWrittenInTurnOnCpuAndDeviceKeepsItsValue)

@@ -190,8 +190,18 @@ struct astro_node_ops
 	int (*copy_wait)(int devid, void *request);
 	/** Bytes of memory of device devid (0: unknown). */
 	size_t (*memory_size)(int devid);
+	/**
+	 * Page-locks size bytes of main memory at addr for the driver's devices
+	 * (StarPU's pinned memory: starpu_malloc(), starpu_memory_pin()), so that
+	 * their copies run at full speed and truly asynchronously; 0, or a
+	 * negative errno (the memory then stays usable, unpinned). NULL: the
+	 * driver gains nothing from it (the kernel mlock()s instead).
+	 */
+	int (*host_register)(void *addr, size_t size);
+	/** Undoes host_register; a no-op for an address it did not register. Registrations left at fini are the driver's to undo. */
+	void (*host_unregister)(void *addr);
 	/** Room for growth: zero. */
-	void *reserved[8];
+	void *reserved[6];
 };
 
 /** Registers a driver; its workers start at this starpu_init(). Returns 0 or -EEXIST. */

@@ -171,6 +171,36 @@ static bool pin_wanted(int flags)
 	return (flags & STARPU_MALLOC_PINNED) && _astro_rt.nmemory_nodes > 1;
 }
 
+/* Page-locks a buffer for the devices: each driver whose node ops register
+ * main memory does (CUDA's cudaHostRegister: its copies then run at full
+ * speed, asynchronously); with none, mlock. A driver's nodes follow each other. */
+static void pin_host(void *addr, size_t size)
+{
+	bool registered = false;
+	const struct astro_node_ops *previous = NULL;
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
+		const struct astro_node_ops *ops = _astro_nodes[node].ops;
+		if (ops && ops != previous && ops->host_register)
+			registered |= ops->host_register(addr, size) == 0;
+		previous = ops;
+	}
+	if (!registered)
+		(void)mlock(addr, size);
+}
+
+static void unpin_host(void *addr, size_t size)
+{
+	const struct astro_node_ops *previous = NULL;
+	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
+		const struct astro_node_ops *ops = _astro_nodes[node].ops;
+		if (ops && ops != previous && ops->host_unregister)
+			ops->host_unregister(addr);
+		previous = ops;
+	}
+	if (size)
+		(void)munlock(addr, size);
+}
+
 /* The program's allocation functions for main memory (starpu_malloc_set_hooks), NULL: ours. */
 static starpu_malloc_hook malloc_hook;
 static starpu_free_hook free_hook;
@@ -207,7 +237,7 @@ static int malloc_on(unsigned node, void **A, size_t dim, int flags)
 		return -ENOMEM;
 	}
 	if (pin_wanted(flags))
-		(void)mlock(*A, dim);
+		pin_host(*A, dim);
 	return 0;
 }
 
@@ -218,8 +248,8 @@ static void free_on(unsigned node, void *A, size_t dim, int flags)
 		hook(node, A, dim, flags & ~STARPU_MALLOC_COUNT);
 		return;
 	}
-	if (pin_wanted(flags) && dim)
-		(void)munlock(A, dim);
+	if (pin_wanted(flags))
+		unpin_host(A, dim); /* dim 0 (starpu_free): the drivers' registration still goes */
 	free(A);
 }
 
@@ -281,14 +311,14 @@ int starpu_memory_pin(void *addr, size_t size)
 		return -EINVAL;
 	}
 	if (pin_wanted(STARPU_MALLOC_PINNED) && size)
-		(void)mlock(addr, size);
+		pin_host(addr, size);
 	return 0;
 }
 
 int starpu_memory_unpin(void *addr, size_t size)
 {
 	if (addr && size && pin_wanted(STARPU_MALLOC_PINNED))
-		(void)munlock(addr, size);
+		unpin_host(addr, size);
 	return 0;
 }
 
