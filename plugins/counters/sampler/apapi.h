@@ -139,7 +139,8 @@ struct apapi_timer
  *  success), or a negative value when PAPI is unusable (said). */
 int APAPI_init(void);
 
-/** Frees what APAPI_init read and shuts PAPI down. */
+/** Frees what APAPI_init read; PAPI stays initialised for the process (libpapi
+ *  can crash when initialised again after PAPI_shutdown). */
 void APAPI_destroy(void);
 
 /** Creates a PAPI event set of component cidx with the NULL-terminated

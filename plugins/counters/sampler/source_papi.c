@@ -159,11 +159,13 @@ int apapi_papi_init(void)
 	return ret == PAPI_VER_CURRENT || ret < 0 ? ret : PAPI_EINVAL;
 }
 
+/* PAPI itself stays initialised for the life of the process, as the other
+ * plugins leave it: libpapi 7.0 crashes in PAPI_library_init() after a
+ * PAPI_shutdown() on some processors (a virtual "Intel Xeon Processor"
+ * here), which an APAPI_init() after APAPI_destroy() would do. */
 void apapi_papi_shutdown(void)
 {
 	apapi_papi_clear();
-	if (PAPI_is_initialized())
-		PAPI_shutdown();
 }
 
 const char *apapi_papi_component_name(int cidx, int verbose, const char **why)
