@@ -2,7 +2,10 @@
 // A device worker's pipeline (STARPU_OPENCL_PIPELINE) on a real OpenCL
 // platform (PoCL here): the worker takes its next task while the one before
 // runs and asks for its data at once, so the transfers overlap the
-// execution. Seen through the observation moments (never through timing):
+// execution; an asynchronous implementation's work (STARPU_OPENCL_ASYNC)
+// runs on while the worker starts the next task. Seen through the
+// observation moments and a user event gating the device's queue (never
+// through timing):
 // the next task's transfer begins before the running task starts, and ends
 // (arrives) only when the next task is about to run. Every test skips where
 // no OpenCL device exists.
@@ -10,6 +13,8 @@
 #include <starpu.h>
 #include <astrolabe/observe.h>
 #include <algorithm>
+#include <atomic>
+#include <unistd.h>
 #include <mutex>
 #include <vector>
 #include "opencl_helpers.h"
@@ -250,6 +255,103 @@ TEST_F(Pipeline, APipelineDeeperThanTheDevicesRoomLosesNoData)
 		EXPECT_EQ(data[i][n - 1], (int)rounds * amount[i]) << "vector " << i;
 	}
 	EXPECT_EQ(log_.count(ASTRO_MOMENT_TRANSFER_END), log_.count(ASTRO_MOMENT_TRANSFER_BEGIN));
+}
+
+// ------------------------------------------ asynchronous implementations
+
+// A's work waits in the device's queue for a user event the test completes;
+// B counts its starts. Both on the OpenCL worker, queued before it looks.
+std::atomic<cl_event> gate{nullptr};
+std::atomic<int> b_started{0}, ends{0}, a_end{0}, b_end{0};
+
+void gated_opencl(void *[], void *)
+{
+	cl_context context;
+	cl_command_queue queue;
+	starpu_opencl_get_current_context(&context);
+	starpu_opencl_get_current_queue(&queue);
+	cl_int err;
+	cl_event user = clCreateUserEvent(context, &err);
+	ASSERT_EQ(err, CL_SUCCESS);
+	ASSERT_EQ(clEnqueueMarkerWithWaitList(queue, 1, &user, nullptr), CL_SUCCESS);
+	gate = user;
+}
+
+void counted_opencl(void *[], void *)
+{
+	b_started++;
+}
+
+class AsyncPipeline : public Pipeline
+{
+protected:
+	// Runs A (gated) then B; the gate opens once B started or after wait_ms.
+	void run_gated(bool async, int wait_ms)
+	{
+		b_started = ends = a_end = b_end = 0;
+		gate = nullptr;
+		starpu_codelet a, b;
+		starpu_codelet_init(&a);
+		a.opencl_funcs[0] = gated_opencl;
+		a.opencl_flags[0] = async ? STARPU_OPENCL_ASYNC : 0;
+		a.name = "gated";
+		starpu_codelet_init(&b);
+		b.opencl_funcs[0] = counted_opencl;
+		b.opencl_flags[0] = STARPU_OPENCL_ASYNC;
+		b.name = "counted";
+		starpu_pause();
+		starpu_task *ta = task_on(&a, nullptr, opencl_worker_), *tb = task_on(&b, nullptr, opencl_worker_);
+		ta->callback_func = [](void *) { a_end = ++ends; };
+		tb->callback_func = [](void *) { b_end = ++ends; };
+		ASSERT_EQ(starpu_task_submit(ta), 0);
+		ASSERT_EQ(starpu_task_submit(tb), 0);
+		starpu_resume();
+		for (int ms = 0; ms < wait_ms && (!gate.load() || b_started.load() == 0); ms++)
+			usleep(1000);
+		opened_after_b_ = b_started.load() == 1;
+		a_ended_before_ = a_end.load() != 0;
+		while (!gate.load()) /* A's function always runs: it made the gate */
+			usleep(1000);
+		clSetUserEventStatus(gate.load(), CL_COMPLETE);
+		ASSERT_EQ(starpu_task_wait_for_all(), 0);
+		clReleaseEvent(gate.load());
+		EXPECT_EQ(a_end.load(), 1) << "A ends first";
+		EXPECT_EQ(b_end.load(), 2);
+	}
+	bool opened_after_b_ = false, a_ended_before_ = false;
+};
+
+// STARPU_OPENCL_ASYNC: the worker starts B while A's work waits in the queue, and A ends only when its work is done.
+TEST_F(AsyncPipeline, TheNextTaskStartsWhileAnAsynchronousOneRuns)
+{
+	start(0, nullptr);
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	run_gated(true, 30000);
+	EXPECT_TRUE(opened_after_b_) << "B did not start while A's work waited";
+	EXPECT_FALSE(a_ended_before_) << "A ended before its work was done";
+}
+
+// Without the flag the implementation's work is waited for: B starts only after A ended (looked at for 0.2 s).
+TEST_F(AsyncPipeline, ASynchronousImplementationIsWaitedFor)
+{
+	start(0, nullptr);
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	run_gated(false, 200);
+	EXPECT_FALSE(opened_after_b_) << "B started while A's work was under way";
+	EXPECT_FALSE(a_ended_before_);
+}
+
+// One task at a time (STARPU_OPENCL_PIPELINE=0): an asynchronous implementation is waited for too.
+TEST_F(AsyncPipeline, WithoutAPipelineAnAsynchronousImplementationIsWaitedFor)
+{
+	start(0, "0");
+	if (IsSkipped() || HasFatalFailure())
+		return;
+	run_gated(true, 200);
+	EXPECT_FALSE(opened_after_b_) << "B started while A's work was under way";
+	EXPECT_FALSE(a_ended_before_);
 }
 
 } // namespace

@@ -154,8 +154,23 @@ struct astro_driver
 	 * its tasks apart (worker_init gives each its own stream). NULL: one.
 	 */
 	const char *workers_per_device_env;
+	/**
+	 * Starts implementation nimpl of task without waiting for its work when
+	 * the codelet says it may (STARPU_CUDA_ASYNC, STARPU_OPENCL_ASYNC), so
+	 * that a pipelined worker (pipeline_env) starts its next task meanwhile:
+	 * returns a request that execute_done completes, or NULL when the task's
+	 * work is already done (it ran as execute would). NULL: execute always.
+	 */
+	void *(*execute_async)(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl);
+	/**
+	 * 1 when the work execute_async started for task is done (the request is
+	 * then released; a failure of that work is said), 0 while it runs. With
+	 * wait, returns only when it is done. A worker's requests complete in the
+	 * order it started them.
+	 */
+	int (*execute_done)(int workerid, struct starpu_task *task, void *request, int wait);
 	/** Room for growth: zero. */
-	void *reserved[5];
+	void *reserved[3];
 };
 
 /**

@@ -129,9 +129,13 @@ static inline __attribute__((always_inline)) void worker_hold_if_paused(void)
 		worker_wait_unpaused();
 }
 
-/* Runs implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline). */
-static inline __attribute__((always_inline)) void worker_run(struct _astro_worker *w, struct starpu_task *task, int nimpl,
-							     bool fetch_started)
+/* Starts implementation nimpl of task; fetch_started: its data was asked for ahead (the pipeline).
+ * With request (a pipelined worker whose driver has execute_async), the driver may leave the
+ * task's work under way: *request then holds what worker_finish waits for. Returns the task's
+ * number of buffers, for worker_finish, or -1 when it could not run (its data could not be
+ * brought: it is done, failed). */
+static inline __attribute__((always_inline)) int worker_launch(struct _astro_worker *w, struct starpu_task *task, int nimpl,
+							       bool fetch_started, void **request, bool *parallel_run)
 {
 	struct _astro_job *job = _astro_job_of(task);
 	void *buffers_inline[STARPU_NMAXBUFS];
@@ -159,23 +163,35 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 				      : _astro_data_fetch(job, task, w->memory_node, buffers);
 	if (STARPU_UNLIKELY(fetched != 0)) {
 		worker_skip(w, task, buffers != buffers_inline ? buffers : NULL);
-		return;
+		return -1;
 	}
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_DATA_FETCHED, .workerid = w->id, .task = task, .job_id = job->id);
 
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_STARTED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 	_ASTRO_INSTR_TASK_ENTER(job); /* what it left open at its last run */
-	bool parallel = STARPU_UNLIKELY(w->parallel != NULL);
+	bool parallel = *parallel_run = STARPU_UNLIKELY(w->parallel != NULL);
 	_astro_worker_site_enter(w, &w->codelet_site);
 	if (STARPU_UNLIKELY(task->transaction != NULL) && _astro_transaction_cancelled(task))
 		; /* its transaction epoch was cancelled: it ends without running */
 	else if (parallel)
 		_astro_parallel_execute(w, task, buffers, (unsigned)nimpl);
+	else if (request)
+		*request = w->driver->execute_async(w->id, task, buffers, (unsigned)nimpl);
 	else
 		w->driver->execute(w->id, task, buffers, (unsigned)nimpl);
 	_astro_worker_site_leave(w);
 	_ASTRO_INSTR_TASK_LEAVE(job); /* its states and bursts still open end before it, kept for its callback or next run */
+	if (buffers != buffers_inline)
+		free(buffers);
+	return (int)nbuffers;
+}
+
+/* Ends task, whose work is done: observed, its data released, then terminated. */
+static inline __attribute__((always_inline)) void worker_finish(struct _astro_worker *w, struct starpu_task *task, int nimpl,
+								 unsigned nbuffers, bool parallel)
+{
+	struct _astro_job *job = _astro_job_of(task);
 	_ASTRO_OBSERVE(ASTRO_MOMENT_TASK_ENDED, .workerid = w->id, .task = task, .job_id = job->id,
 		       .fun_ptr = impl_pointer(w, task->cl, (unsigned)nimpl), .nimpl = (unsigned)nimpl);
 	/* Its observers saw the combined worker it ran as (the models calibrate that architecture). */
@@ -184,8 +200,6 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 
 	if (nbuffers) /* a task without data has nothing to unpin: no call */
 		_astro_data_executed(job, task, w->memory_node);
-	if (buffers != buffers_inline)
-		free(buffers);
 	if (_astro_rt.codelet_profiling)
 		_astro_codelet_count(w, task->cl);
 	/* Its only writer: no locked instruction. */
@@ -196,25 +210,32 @@ static inline __attribute__((always_inline)) void worker_run(struct _astro_worke
 /* Inlined into each copy of the loop (worker_round), as when the loop was its only caller. */
 static inline __attribute__((always_inline)) void worker_execute(struct _astro_worker *w, struct starpu_task *task)
 {
-	int nimpl = worker_take(w, task);
-	if (nimpl >= 0)
-		worker_run(w, task, nimpl, false);
+	int nimpl = worker_take(w, task), nbuffers;
+	bool parallel;
+	if (nimpl >= 0 && (nbuffers = worker_launch(w, task, nimpl, false, NULL, &parallel)) >= 0)
+		worker_finish(w, task, nimpl, (unsigned)nbuffers, parallel);
 }
 
 /* A device worker's pipeline (the driver's pipeline variable, STARPU_CUDA_PIPELINE
  * or STARPU_OPENCL_PIPELINE): it takes up to w->pipeline tasks and asks for
  * their data as soon as it takes them, so that the transfers of the next
- * ones run while the one before them executes. Returns when it has run all
- * it took and finds no more. */
+ * ones run while the one before them executes; with a driver's execute_async,
+ * an asynchronous codelet's work runs on while the worker starts the next
+ * task, and the tasks end in the order they started, each when its work is
+ * done. Returns when it has ended all it took and finds no more. */
 static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task *task)
 {
 	struct
 	{
 		struct starpu_task *task;
 		int nimpl;
-		bool started;
+		int nbuffers;  /* once started; -1: it could not run, already ended */
+		bool started;  /* its data asked for ahead */
+		bool parallel; /* run as a combined worker */
+		void *request; /* its work under way */
 	} ring[_ASTRO_PIPELINE_MAX];
-	unsigned head = 0, count = 0;
+	unsigned head = 0, count = 0, launched = 0;
+	bool async = w->driver->execute_async && w->driver->execute_done;
 	for (;;) {
 		if (task) {
 			int nimpl = worker_take(w, task);
@@ -225,9 +246,18 @@ static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task
 				unsigned slot = (head + count++) % _ASTRO_PIPELINE_MAX;
 				ring[slot].task = task;
 				ring[slot].nimpl = nimpl;
+				ring[slot].request = NULL;
 				ring[slot].started = ahead && _astro_data_fetch_start(_astro_job_of(task), task, w->memory_node);
 			}
 			task = NULL;
+		}
+		/* End, in order, the started tasks whose work is done. */
+		while (launched && (!ring[head].request || w->driver->execute_done(w->id, ring[head].task, ring[head].request, 0))) {
+			if (ring[head].nbuffers >= 0)
+				worker_finish(w, ring[head].task, ring[head].nimpl, (unsigned)ring[head].nbuffers, ring[head].parallel);
+			head = (head + 1) % _ASTRO_PIPELINE_MAX;
+			count--;
+			launched--;
 		}
 		if (count < w->pipeline && __atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL) {
@@ -236,10 +266,14 @@ static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task
 		}
 		if (count == 0)
 			return;
-		unsigned slot = head;
-		head = (head + 1) % _ASTRO_PIPELINE_MAX;
-		count--;
-		worker_run(w, ring[slot].task, ring[slot].nimpl, ring[slot].started);
+		if (launched < count) {
+			unsigned slot = (head + launched++) % _ASTRO_PIPELINE_MAX;
+			ring[slot].nbuffers = worker_launch(w, ring[slot].task, ring[slot].nimpl, ring[slot].started,
+							    async ? &ring[slot].request : NULL, &ring[slot].parallel);
+		} else if (w->driver->execute_done(w->id, ring[head].task, ring[head].request, 1)) {
+			/* Every task taken is under way: the oldest is waited for. */
+			ring[head].request = NULL;
+		}
 	}
 }
 

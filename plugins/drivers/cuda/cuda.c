@@ -193,6 +193,44 @@ static void execute(int workerid, struct starpu_task *task, void **buffers, unsi
 		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
 }
 
+/* A STARPU_CUDA_ASYNC implementation's work is left on the worker's stream:
+ * an event recorded after it says when it is done, and the worker starts its
+ * next task meanwhile (its pipeline). */
+static void *execute_async(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	cudaStream_t stream = workers[workerid].stream;
+	if (!stream || !(task->cl->cuda_flags[nimpl] & STARPU_CUDA_ASYNC)) {
+		execute(workerid, task, buffers, nimpl);
+		return NULL;
+	}
+	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
+	cudaEvent_t event;
+	cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+	if (err == cudaSuccess && (err = cudaEventRecord(event, stream)) != cudaSuccess)
+		cudaEventDestroy(event);
+	if (err == cudaSuccess)
+		return event;
+	/* No event to wait on: the task ends when its stream is empty. */
+	cudaGetLastError();
+	err = cudaStreamSynchronize(stream);
+	if (err != cudaSuccess)
+		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+	return NULL;
+}
+
+static int execute_done(int workerid, struct starpu_task *task, void *request, int wait)
+{
+	(void)workerid;
+	cudaEvent_t event = request;
+	cudaError_t err = wait ? cudaEventSynchronize(event) : cudaEventQuery(event);
+	if (err == cudaErrorNotReady)
+		return 0;
+	if (err != cudaSuccess)
+		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+	cudaEventDestroy(event);
+	return 1;
+}
+
 /* ------------------------------------------------------------ node ops */
 
 static uintptr_t node_allocate(int devid, size_t size)
@@ -354,6 +392,8 @@ static const struct astro_driver cuda_driver = {
 	.pipeline_env = "STARPU_CUDA_PIPELINE",
 	.workers_per_device_env = "STARPU_NWORKER_PER_CUDA",
 	.node_ops = &cuda_node_ops,
+	.execute_async = execute_async,
+	.execute_done = execute_done,
 };
 
 /* ------------------------------------------------- cuBLAS and cuSOLVER */

@@ -41,6 +41,42 @@ static void execute(int workerid, struct starpu_task *task, void **buffers, unsi
 		clFinish(d->queue);
 }
 
+/* A STARPU_OPENCL_ASYNC implementation's kernels are left in the device's
+ * queue: a marker queued after them says when they are done, and the worker
+ * starts its next task meanwhile (its pipeline). */
+static void *execute_async(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(starpu_worker_get_devid(workerid));
+	if (!d || !(task->cl->opencl_flags[nimpl] & STARPU_OPENCL_ASYNC)) {
+		execute(workerid, task, buffers, nimpl);
+		return NULL;
+	}
+	task->cl->opencl_funcs[nimpl](buffers, task->cl_arg);
+	cl_event marker;
+	if (clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &marker) == CL_SUCCESS) {
+		clFlush(d->queue);
+		return marker;
+	}
+	clFinish(d->queue); /* no marker to wait on: the task ends when its queue is empty */
+	return NULL;
+}
+
+static int execute_done(int workerid, struct starpu_task *task, void *request, int wait)
+{
+	(void)workerid;
+	cl_event marker = request;
+	cl_int status = CL_COMPLETE;
+	cl_int err = wait ? clWaitForEvents(1, &marker)
+			  : clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, NULL);
+	if (err == CL_SUCCESS && status > CL_COMPLETE)
+		return 0;
+	if (err != CL_SUCCESS || status < 0)
+		astro_log_error("opencl", "task %s: its OpenCL kernels failed: %s", starpu_task_get_name(task),
+				starpu_opencl_error_string(err != CL_SUCCESS ? err : status));
+	clReleaseEvent(marker);
+	return 1;
+}
+
 /* ------------------------------------------------------------ node ops */
 
 static uintptr_t node_allocate(int devid, size_t size)
@@ -151,6 +187,8 @@ static const struct astro_driver opencl_driver = {
 	.execute = execute,
 	.pipeline_env = "STARPU_OPENCL_PIPELINE",
 	.node_ops = &opencl_node_ops,
+	.execute_async = execute_async,
+	.execute_done = execute_done,
 };
 
 static int init(void)
