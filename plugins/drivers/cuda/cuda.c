@@ -59,6 +59,8 @@ struct worker
 	cusolverRfHandle_t cusolver_rf;   /* refactorisation: no stream of its own in cuSOLVER */
 	cusparseHandle_t cusparse;
 	void *cublaslt;               /* a cublasLtHandle_t */
+	cudaEvent_t events[8];        /* those of its asynchronous tasks that ended, for the next ones */
+	unsigned nevents;
 };
 
 static starpu_pthread_mutex_t table_lock = STARPU_PTHREAD_MUTEX_INITIALIZER;
@@ -178,6 +180,8 @@ static int worker_init(int workerid, int devid)
 static void worker_deinit(int workerid, int devid)
 {
 	(void)devid;
+	while (workers[workerid].nevents)
+		cudaEventDestroy(workers[workerid].events[--workers[workerid].nevents]);
 	if (workers[workerid].stream)
 		cudaStreamDestroy(workers[workerid].stream);
 	workers[workerid] = (struct worker){ 0 };
@@ -204,8 +208,11 @@ static void *execute_async(int workerid, struct starpu_task *task, void **buffer
 		return NULL;
 	}
 	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
-	cudaEvent_t event;
-	cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+	struct worker *w = &workers[workerid];
+	cudaEvent_t event = NULL;
+	cudaError_t err = w->nevents ? cudaSuccess : cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+	if (w->nevents)
+		event = w->events[--w->nevents];
 	if (err == cudaSuccess && (err = cudaEventRecord(event, stream)) != cudaSuccess)
 		cudaEventDestroy(event);
 	if (err == cudaSuccess)
@@ -220,14 +227,17 @@ static void *execute_async(int workerid, struct starpu_task *task, void **buffer
 
 static int execute_done(int workerid, struct starpu_task *task, void *request, int wait)
 {
-	(void)workerid;
+	struct worker *w = &workers[workerid];
 	cudaEvent_t event = request;
 	cudaError_t err = wait ? cudaEventSynchronize(event) : cudaEventQuery(event);
 	if (err == cudaErrorNotReady)
 		return 0;
 	if (err != cudaSuccess)
 		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
-	cudaEventDestroy(event);
+	if (err == cudaSuccess && w->nevents < sizeof(w->events) / sizeof(w->events[0]))
+		w->events[w->nevents++] = event; /* reused: no creation per task */
+	else
+		cudaEventDestroy(event);
 	return 1;
 }
 
