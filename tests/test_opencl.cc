@@ -1183,6 +1183,38 @@ TEST(OpenCLDevices, CpuDevicesOnlyWhenAsked)
 	EXPECT_EQ(starpu_memory_nodes_get_count(), 1u);
 }
 
+// A device's worker drives it from a core of its own: unless a count is
+// given, the CPU workers leave it one (as StarPU), and none is bound there.
+TEST(OpenCLDevices, TheDefaultCpuWorkersLeaveTheDeviceWorkerACore)
+{
+	ScopedEnv ncpu("STARPU_NCPU", nullptr), ncpus("STARPU_NCPUS", nullptr), reserve("STARPU_RESERVE_NCPU", nullptr),
+		nobind("STARPU_WORKERS_NOBIND", nullptr), bind("STARPU_MAIN_THREAD_BIND", nullptr);
+	unsigned cores;
+	{
+		ScopedEnv none("STARPU_NOPENCL", "0");
+		ASSERT_EQ(starpu_init(nullptr), 0);
+		cores = starpu_cpu_worker_get_count();
+		starpu_shutdown();
+	}
+	ScopedEnv one("STARPU_NOPENCL", "1");
+	ASSERT_EQ(starpu_init(nullptr), 0);
+	if (starpu_opencl_worker_get_count() == 0) {
+		starpu_shutdown();
+		GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+	}
+	EXPECT_EQ(starpu_cpu_worker_get_count(), cores - 1) << "one core per device worker";
+	int device_core = starpu_worker_get_bindid(starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0));
+	for (unsigned i = 0; i < starpu_cpu_worker_get_count(); i++)
+		EXPECT_NE(starpu_worker_get_bindid(starpu_worker_get_by_type(STARPU_CPU_WORKER, (int)i)), device_core);
+	starpu_shutdown();
+
+	// A count given is kept: the device worker then shares a core.
+	ScopedEnv asked("STARPU_NCPU", std::to_string(cores));
+	ASSERT_EQ(starpu_init(nullptr), 0);
+	EXPECT_EQ(starpu_cpu_worker_get_count(), cores);
+	starpu_shutdown();
+}
+
 // StarPU's first example, as a user writes it (examples/vector_scal: the
 // kernel loaded from its .cl file through STARPU_OPENCL_PROGRAM_DIR), run on
 // the OpenCL worker alone.

@@ -462,12 +462,16 @@ static unsigned *place_core, nplace, nwork;
 
 /* The count of workers a driver starts when none is given: a CPU worker on each core the default
  * placement may use (the process's binding, less the reserved cores); a device driver's own count. */
+/* Workers of the devices' drivers this starpu_init() starts: each drives its
+ * device from a core of its own, which the CPU workers leave it by default (as StarPU). */
+static unsigned device_workers;
+
 static int default_count(const struct astro_driver *d)
 {
 	int n = d->default_count();
 #ifndef STARPU_SIMGRID
 	if (d->archtype == STARPU_CPU_WORKER && nplace)
-		n = MIN(n, (int)nwork);
+		n = MIN(n, nwork > device_workers ? (int)(nwork - device_workers) : 0);
 #endif
 	return n;
 }
@@ -842,12 +846,20 @@ int _astro_workers_start(void)
 		free(per_devices);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < ndrivers; i++) {
-		const struct astro_driver *d = _astro_driver_nth(i);
-		counts[i] = driver_worker_count(d);
-		per_devices[i] = counts[i] > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
-		total += counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
-	}
+	/* The devices' drivers first: the CPU workers' default count leaves their workers a core each. */
+	device_workers = 0;
+	for (int devices = 1; devices >= 0; devices--)
+		for (unsigned i = 0; i < ndrivers; i++) {
+			const struct astro_driver *d = _astro_driver_nth(i);
+			if ((d->node_ops != NULL) != devices)
+				continue;
+			counts[i] = driver_worker_count(d);
+			per_devices[i] = counts[i] > 0 && d->workers_per_device_env ? _astro_env_int_in(d->workers_per_device_env, 1, STARPU_NMAXWORKERS, 1) : 1;
+			unsigned workers = counts[i] > 0 ? (unsigned)counts[i] * (unsigned)per_devices[i] : 0;
+			total += workers;
+			if (devices)
+				device_workers += workers;
+		}
 	keep_main_core(total);
 	/* A core for every thread (the workers' and the application's): spinning keeps nobody from running. */
 	bool core_each = total + 1 <= (nplace ? nplace : _astro_rt.ncores);
