@@ -4,12 +4,16 @@
 // hand-made machine of data/simgrid ("twoworkers": one CPU core, one GPU of
 // 2.5 MB, 1 GB/s and 10 us each way) has makespans computed by hand; the
 // machines StarPU ships (attila...) load. Each run is a process of its own:
-// a simulation is one per process.
+// a simulation is one per process. The simulated GPUs are this suite's: it
+// takes back the CUDA workers the others' STARPU_NCUDA=0 leaves out
+// (tests/Makefile.am).
 #include "helpers.h"
 
 using namespace astro_test;
 
 namespace {
+
+const bool simulated_gpus_taken_back = unsetenv("STARPU_NCUDA") == 0;
 
 std::string srcdir()
 {
