@@ -257,7 +257,8 @@ static void worker_execute_pipelined(struct _astro_worker *w, struct starpu_task
 				worker_finish(w, ring[head].task, ring[head].nimpl, (unsigned)ring[head].nbuffers, ring[head].parallel);
 			head = (head + 1) % _ASTRO_PIPELINE_MAX;
 			count--;
-			launched--;
+			if (--launched) /* the oldest still under way is the one the watchdog names */
+				__atomic_store_n(&w->current_task, ring[head].task, __ATOMIC_RELAXED);
 		}
 		if (count < w->pipeline && __atomic_load_n(&_astro_rt.running, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&_astro_rt.paused, __ATOMIC_RELAXED) && (task = _astro_sched_pop(w, false)) != NULL) {
