@@ -171,18 +171,24 @@ static bool pin_wanted(int flags)
 	return (flags & STARPU_MALLOC_PINNED) && _astro_rt.nmemory_nodes > 1;
 }
 
+/* The node ops of node when it is its driver's first node (a driver's nodes
+ * follow each other), NULL otherwise: each driver once. */
+static const struct astro_node_ops *driver_ops(unsigned node)
+{
+	const struct astro_node_ops *ops = _astro_nodes[node].ops;
+	return ops && (node == 0 || _astro_nodes[node - 1].ops != ops) ? ops : NULL;
+}
+
 /* Page-locks a buffer for the devices: each driver whose node ops register
  * main memory does (CUDA's cudaHostRegister: its copies then run at full
- * speed, asynchronously); with none, mlock. A driver's nodes follow each other. */
+ * speed, asynchronously); with none, mlock. */
 static void pin_host(void *addr, size_t size)
 {
 	bool registered = false;
-	const struct astro_node_ops *previous = NULL;
 	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
-		const struct astro_node_ops *ops = _astro_nodes[node].ops;
-		if (ops && ops != previous && ops->host_register)
+		const struct astro_node_ops *ops = driver_ops(node);
+		if (ops && ops->host_register)
 			registered |= ops->host_register(addr, size) == 0;
-		previous = ops;
 	}
 	if (!registered)
 		(void)mlock(addr, size);
@@ -190,12 +196,10 @@ static void pin_host(void *addr, size_t size)
 
 static void unpin_host(void *addr, size_t size)
 {
-	const struct astro_node_ops *previous = NULL;
 	for (unsigned node = 0; node < _astro_rt.nmemory_nodes; node++) {
-		const struct astro_node_ops *ops = _astro_nodes[node].ops;
-		if (ops && ops != previous && ops->host_unregister)
+		const struct astro_node_ops *ops = driver_ops(node);
+		if (ops && ops->host_unregister)
 			ops->host_unregister(addr);
-		previous = ops;
 	}
 	if (size)
 		(void)munlock(addr, size);

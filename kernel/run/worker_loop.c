@@ -461,12 +461,13 @@ static bool main_named, main_bind;
  * take CPU workers by default, the others are reserved. */
 static unsigned *place_core, nplace, nwork;
 
-/* The count of workers a driver starts when none is given: a CPU worker on each core the default
- * placement may use (the process's binding, less the reserved cores); a device driver's own count. */
 /* Workers of the devices' drivers this starpu_init() starts: each drives its
  * device from a core of its own, which the CPU workers leave it by default (as StarPU). */
 static unsigned device_workers;
 
+/* The count of workers a driver starts when none is given: a CPU worker on each core the default
+ * placement may use (the process's binding, less the reserved cores and one per device worker);
+ * a device driver's own count. */
 static int default_count(const struct astro_driver *d)
 {
 	int n = d->default_count();

@@ -187,14 +187,24 @@ static void worker_deinit(int workerid, int devid)
 	workers[workerid] = (struct worker){ 0 };
 }
 
-static void execute(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+static void work_failed(struct starpu_task *task, cudaError_t err)
 {
-	cudaStream_t stream = workers[workerid].stream;
-	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
-	/* Whether the implementation is STARPU_CUDA_ASYNC or not, the task ends when its stream is empty. */
+	astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+}
+
+/* The task's work is done when the worker's stream is empty. */
+static void stream_wait(struct starpu_task *task, cudaStream_t stream)
+{
 	cudaError_t err = stream ? cudaStreamSynchronize(stream) : cudaSuccess;
 	if (err != cudaSuccess)
-		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+		work_failed(task, err);
+}
+
+static void execute(int workerid, struct starpu_task *task, void **buffers, unsigned nimpl)
+{
+	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
+	/* Whether the implementation is STARPU_CUDA_ASYNC or not. */
+	stream_wait(task, workers[workerid].stream);
 }
 
 /* A STARPU_CUDA_ASYNC implementation's work is left on the worker's stream:
@@ -209,19 +219,19 @@ static void *execute_async(int workerid, struct starpu_task *task, void **buffer
 	}
 	task->cl->cuda_funcs[nimpl](buffers, task->cl_arg);
 	struct worker *w = &workers[workerid];
-	cudaEvent_t event = NULL;
-	cudaError_t err = w->nevents ? cudaSuccess : cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+	cudaEvent_t event;
+	cudaError_t err = cudaSuccess;
 	if (w->nevents)
 		event = w->events[--w->nevents];
+	else
+		err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
 	if (err == cudaSuccess && (err = cudaEventRecord(event, stream)) != cudaSuccess)
 		cudaEventDestroy(event);
 	if (err == cudaSuccess)
 		return event;
 	/* No event to wait on: the task ends when its stream is empty. */
 	cudaGetLastError();
-	err = cudaStreamSynchronize(stream);
-	if (err != cudaSuccess)
-		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+	stream_wait(task, stream);
 	return NULL;
 }
 
@@ -233,7 +243,7 @@ static int execute_done(int workerid, struct starpu_task *task, void *request, i
 	if (err == cudaErrorNotReady)
 		return 0;
 	if (err != cudaSuccess)
-		astro_log_error("cuda", "task %s: its CUDA work failed: %s", starpu_task_get_name(task), cudaGetErrorString(err));
+		work_failed(task, err);
 	if (err == cudaSuccess && w->nevents < sizeof(w->events) / sizeof(w->events[0]))
 		w->events[w->nevents++] = event; /* reused: no creation per task */
 	else
