@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The recorder's deferred event writer (raw.h): the spill of a full buffer
- * during the run, and the replay of a thread's records into its OTF2 event
- * writer at shutdown.
+ * The recorder's deferred event writer (raw.h): the buffers, their helper
+ * thread (it writes a full buffer to its thread's spill file while the
+ * other fills, and asks for a buffer's pages ahead of its records), and the
+ * replay of a thread's records into its OTF2 event writer at shutdown.
  */
 #define _GNU_SOURCE
 #include "raw.h"
+#include <astrolabe/thread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -14,15 +16,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void raw_init(struct raw_writer *w, size_t bytes, const char *path)
+/* The pages of a buffer are asked for this far ahead of its records. */
+#define AHEAD ((size_t)1 << 20)
+
+/* ---------------------------------------------------------------- helper */
+
+/* A job of the helper: write [start, start + len) to w's spill file, or ask for those pages of one of w's buffers. */
+struct job
 {
-	memset(w, 0, sizeof(*w));
-	w->fd = -1;
-	w->buf = g_malloc(bytes); /* pages are taken as they are written: a short run uses little of it */
-	w->path = g_strdup(path);
-	w->pos = w->mark = w->buf;
-	w->limit = w->buf + bytes / sizeof(uint64_t) - RAW_MOMENT_WORDS;
-}
+	struct raw_writer *w;
+	char *start;
+	size_t len;
+	bool write;
+};
+
+static struct
+{
+	starpu_pthread_mutex_t lock;
+	starpu_pthread_cond_t cond; /* a job queued, one done, or stop */
+	GQueue jobs;
+	starpu_pthread_t thread;
+	bool running, stop;
+	bool no_populate; /* the kernel has no MADV_POPULATE_WRITE (before Linux 5.14): pages are taken as written */
+} helper = { .lock = STARPU_PTHREAD_MUTEX_INITIALIZER, .cond = STARPU_PTHREAD_COND_INITIALIZER, .jobs = G_QUEUE_INIT };
 
 static void spill_failed(struct raw_writer *w, int err)
 {
@@ -35,9 +51,9 @@ static void spill_failed(struct raw_writer *w, int err)
 	}
 }
 
-static void spill_events(struct raw_writer *w)
+/* Appends [p, end) to w's spill file (by the helper while w->spare_out, else by w's thread). */
+static void write_out(struct raw_writer *w, const char *p, const char *end)
 {
-	const char *p = (const char *)w->buf, *end = (const char *)w->mark;
 	if (w->failed || p == end)
 		return;
 	if (w->fd < 0) {
@@ -47,6 +63,7 @@ static void spill_events(struct raw_writer *w)
 			return;
 		}
 	}
+	uint64_t bytes = (uint64_t)(end - p);
 	while (p < end) {
 		ssize_t n = write(w->fd, p, (size_t)(end - p));
 		if (n < 0 && errno == EINTR)
@@ -57,19 +74,168 @@ static void spill_events(struct raw_writer *w)
 		}
 		p += n;
 	}
-	w->spilled += (uint64_t)(end - (const char *)w->buf);
+	w->spilled += bytes;
 }
 
-void raw_spill(struct raw_writer *w)
+/* The pages of [start, start + len) that lie wholly inside it, made present and writable (their contents stay). */
+static void populate(char *start, size_t len)
 {
-	spill_events(w);
-	/* The attributes waiting for their event stay (a buffer holds many events: they fit). */
-	size_t waiting = (size_t)(w->pos - w->mark);
-	if (w->mark == w->buf)
-		waiting = 0;
-	memmove(w->buf, w->mark, waiting * sizeof(uint64_t));
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = ((uintptr_t)start + page - 1) & ~(page - 1), to = ((uintptr_t)start + len) & ~(page - 1);
+	if (to > from && madvise((void *)from, to - from, MADV_POPULATE_WRITE) < 0 && errno == EINVAL)
+		__atomic_store_n(&helper.no_populate, true, __ATOMIC_RELAXED);
+}
+
+static void *helper_main(void *arg)
+{
+	(void)arg;
+	astro_thread_set_name("trace-writer");
+	starpu_pthread_mutex_lock(&helper.lock);
+	for (;;) {
+		while (!helper.stop && g_queue_is_empty(&helper.jobs))
+			starpu_pthread_cond_wait(&helper.cond, &helper.lock);
+		struct job *job = g_queue_pop_head(&helper.jobs);
+		if (!job)
+			break; /* stopped, nothing left */
+		starpu_pthread_mutex_unlock(&helper.lock);
+		if (job->write)
+			write_out(job->w, job->start, job->start + job->len);
+		else
+			populate(job->start, job->len);
+		starpu_pthread_mutex_lock(&helper.lock);
+		job->w->jobs--;
+		if (job->write)
+			job->w->spare_out = false;
+		starpu_pthread_cond_broadcast(&helper.cond);
+		g_free(job);
+	}
+	starpu_pthread_mutex_unlock(&helper.lock);
+	return NULL;
+}
+
+void raw_helper_start(void)
+{
+#ifndef STARPU_SIMGRID /* a simulation's actors share one system thread: its writers write their own buffers */
+	if (helper.running)
+		return;
+	helper.stop = false;
+	helper.running = starpu_pthread_create(&helper.thread, NULL, helper_main, NULL) == 0;
+#endif
+}
+
+void raw_helper_stop(void)
+{
+	if (!helper.running)
+		return;
+	starpu_pthread_mutex_lock(&helper.lock);
+	helper.stop = true;
+	starpu_pthread_cond_broadcast(&helper.cond);
+	starpu_pthread_mutex_unlock(&helper.lock);
+	starpu_pthread_join(helper.thread, NULL);
+	helper.running = false;
+}
+
+static void queue(struct raw_writer *w, char *start, size_t len, bool write)
+{
+	struct job *job = g_new(struct job, 1);
+	*job = (struct job){ w, start, len, write };
+	starpu_pthread_mutex_lock(&helper.lock);
+	w->jobs++;
+	if (write)
+		w->spare_out = true;
+	g_queue_push_tail(&helper.jobs, job);
+	starpu_pthread_cond_broadcast(&helper.cond);
+	starpu_pthread_mutex_unlock(&helper.lock);
+}
+
+/* ---------------------------------------------------------------- writer */
+
+/* Asks for the pages of buf from *asked on, up to AHEAD more. */
+static void ask(struct raw_writer *w, uint64_t *buf, size_t *asked, size_t len)
+{
+	if (__atomic_load_n(&helper.no_populate, __ATOMIC_RELAXED)) {
+		*asked = w->bytes;
+		return;
+	}
+	if (len > w->bytes - *asked)
+		len = w->bytes - *asked;
+	queue(w, (char *)buf + *asked, len, false);
+	*asked += len;
+}
+
+/* The limit: buf's end, or a MiB before the end of its pages asked for. */
+static void set_limit(struct raw_writer *w)
+{
+	w->limit = w->end;
+	if (w->asked < w->bytes && w->buf + (w->asked - AHEAD) / sizeof(uint64_t) < w->end)
+		w->limit = w->buf + (w->asked - AHEAD) / sizeof(uint64_t);
+}
+
+void raw_init(struct raw_writer *w, size_t bytes, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->bytes = bytes;
+	w->buf = g_malloc(bytes); /* its pages are taken as it fills: a short run uses little of it */
+	w->path = g_strdup(path);
+	w->pos = w->mark = w->buf;
+	w->end = w->buf + bytes / sizeof(uint64_t) - RAW_MOMENT_WORDS;
+	w->asked = w->spare_asked = bytes;
+	if (helper.running) {
+		w->spare = g_malloc(bytes);
+		w->asked = w->spare_asked = 0;
+		ask(w, w->buf, &w->asked, 2 * AHEAD);
+		ask(w, w->spare, &w->spare_asked, 2 * AHEAD);
+	}
+	set_limit(w);
+}
+
+/* The buffer is full: its events are written, and the attributes waiting for their event go to the start of the
+ * buffer that fills next (a buffer holds many events: they fit). */
+static void hand_over(struct raw_writer *w)
+{
+	size_t waiting = w->mark == w->buf ? 0 : (size_t)(w->pos - w->mark);
+	if (!w->spare) {
+		write_out(w, (const char *)w->buf, (const char *)w->mark);
+		memmove(w->buf, w->mark, waiting * sizeof(uint64_t));
+	} else {
+		starpu_pthread_mutex_lock(&helper.lock);
+		while (w->spare_out) /* the helper still writes the other one: the disk is slower than the records */
+			starpu_pthread_cond_wait(&helper.cond, &helper.lock);
+		bool failed = w->failed;
+		starpu_pthread_mutex_unlock(&helper.lock);
+		uint64_t *full = w->buf, *full_end = w->mark;
+		size_t full_asked = w->asked;
+		w->buf = w->spare;
+		w->asked = w->spare_asked;
+		w->spare = full;
+		w->spare_asked = full_asked;
+		memcpy(w->buf, full_end, waiting * sizeof(uint64_t));
+		if (!failed && full_end > full)
+			queue(w, (char *)full, (size_t)(full_end - full) * sizeof(uint64_t), true);
+		w->end = w->buf + w->bytes / sizeof(uint64_t) - RAW_MOMENT_WORDS;
+	}
 	w->mark = w->buf;
 	w->pos = w->buf + waiting;
+}
+
+void raw_overflow(struct raw_writer *w)
+{
+	if (w->pos > w->end)
+		hand_over(w);
+	else
+		ask(w, w->buf, &w->asked, AHEAD);
+	set_limit(w);
+}
+
+void raw_finish(struct raw_writer *w)
+{
+	if (!w->spare)
+		return;
+	starpu_pthread_mutex_lock(&helper.lock);
+	while (w->jobs)
+		starpu_pthread_cond_wait(&helper.cond, &helper.lock);
+	starpu_pthread_mutex_unlock(&helper.lock);
 }
 
 /* The attribute value of bits, by its type (raw.h: integers zero-extended, doubles as their bits). */
@@ -165,7 +331,7 @@ static OTF2_ErrorCode replay_file(struct raw_writer *w, OTF2_EvtWriter *writer, 
 void raw_make_room(struct raw_writer *w, uint64_t ts)
 {
 	if (w->pos > w->limit)
-		raw_spill(w);
+		raw_overflow(w);
 	/* A gap of 4 s or more, or the first record: the date itself (also for a date before the last record's). */
 	if ((ts - w->last) >> 32) {
 		bool settled = w->mark == w->pos; /* no attribute waits: the date is not dropped with one (raw_attr_clear) */
@@ -176,7 +342,7 @@ void raw_make_room(struct raw_writer *w, uint64_t ts)
 		if (settled)
 			w->mark = w->pos;
 		if (w->pos > w->limit) /* the moment still has its RAW_MOMENT_WORDS */
-			raw_spill(w);
+			raw_overflow(w);
 	}
 }
 
@@ -195,13 +361,15 @@ OTF2_ErrorCode raw_replay(struct raw_writer *w, OTF2_EvtWriter *writer, OTF2_Att
 
 void raw_discard(struct raw_writer *w)
 {
+	raw_finish(w); /* the helper is done with its buffers and its file */
 	if (w->fd >= 0) {
 		close(w->fd);
 		unlink(w->path);
 	}
 	g_free(w->buf);
+	g_free(w->spare);
 	g_free(w->path);
 	w->fd = -1;
-	w->buf = w->pos = w->mark = w->limit = NULL;
+	w->buf = w->spare = w->pos = w->mark = w->limit = w->end = NULL;
 	w->path = NULL;
 }

@@ -2,11 +2,17 @@
 /*
  * The recorder's deferred event writer. While the run goes on, an event is
  * appended to its thread's own buffer as a fixed-layout record (no lock, no
- * call into OTF2: a few stores); a full buffer is written with one write() to
- * the thread's spill file and reused. At shutdown each thread's spill file
- * then its buffer are replayed, in order, into its OTF2 event writer. So the
- * encoding of OTF2 (attribute lists, compressed integers, chunks) leaves the
- * task path, as StarPU's FxT keeps raw records during the run.
+ * call into OTF2: a few stores). Each thread has two buffers: a full one is
+ * handed to the writer's helper thread, which writes it to the thread's
+ * spill file while the other fills, so that the task path neither waits for
+ * the disk nor takes page faults (the helper also asks the kernel for a
+ * buffer's pages a MiB ahead of the records: MADV_POPULATE_WRITE). At
+ * shutdown each thread's spill file then its buffer are replayed, in order,
+ * into its OTF2 event writer. So the encoding of OTF2 (attribute lists,
+ * compressed integers, chunks) leaves the task path, as StarPU's FxT keeps
+ * raw records during the run. Without the helper (a simulation, whose
+ * actors all run on one system thread, or a thread that could not start) a
+ * full buffer is written by the thread that filled it, and reused.
  *
  * A record is one to three 64-bit words; the first holds its kind (3 bits)
  * and, for an event, a reference (28 bits: the region of an Enter or Leave,
@@ -25,7 +31,7 @@
  * benchmark takes 72 bytes (nine events).
  *
  * The writers below check nothing: the recorder makes room once per moment
- * (raw_needs_room, raw_make_room: a full buffer spilled, a long gap dated),
+ * (raw_needs_room, raw_make_room: a full buffer handed over, a long gap dated),
  * after which a moment may write RAW_MOMENT_WORDS words at its date or later.
  * A loop writing more checks each turn (raw_check_room); a record at a
  * date of its own, not its moment's (a tag dependency held back), goes
@@ -44,28 +50,46 @@ enum raw_op { RAW_ENTER, RAW_LEAVE, RAW_PARAM, RAW_PARAM_SHORT, RAW_PARAM_STRING
 #define RAW_OP_MASK 7u
 #define RAW_WIDE 8u /* the reference is in the next word */
 
-/* The words a moment may write once room is made: past buf's end minus this, the buffer is spilled first. */
+/* The words a moment may write once room is made: past buf's end minus this, the buffer is handed over first. */
 #define RAW_MOMENT_WORDS 64
 
 struct raw_writer
 {
 	uint64_t *pos;       /* where the next record goes */
-	uint64_t *limit;     /* buf's end minus RAW_MOMENT_WORDS */
+	uint64_t *limit;     /* past it, raw_overflow(): end, or before it the end of the pages asked for less a MiB */
 	uint64_t *mark;      /* after the last event: the attributes from there on wait for theirs */
 	uint64_t last;       /* the date of the last event */
-	uint64_t *buf;
-	int fd;              /* the spill file, opened at the first spill */
+	uint64_t *buf;       /* the buffer being filled */
+	uint64_t *end;       /* buf's end minus RAW_MOMENT_WORDS */
+	uint64_t *spare;     /* the other buffer (NULL without the helper): written out while buf fills */
+	size_t bytes;        /* of each buffer */
+	size_t asked;        /* bytes of buf from its start whose pages were asked for */
+	size_t spare_asked;
+	/* Under the helper's lock: its jobs on this writer not done yet, and whether the spare is being written out. */
+	unsigned jobs;
+	bool spare_out;
+	/* The spill file: the helper's while it writes (spare_out), else the recording thread's. */
+	int fd;              /* opened at the first spill */
 	bool failed;         /* a spill failed: nothing more is kept (the archive holds what came before) */
 	int error;           /* errno of that failure */
 	uint64_t spilled;    /* bytes in the spill file */
 	char *path;
 };
 
-/* A writer of a bytes-byte buffer spilling to path (created at the first spill). */
+/* Starts the helper thread that writes full buffers and asks for pages ahead (a no-op in a simulation; without it
+ * full buffers are written by their own thread), and stops it once the writers are discarded. */
+void raw_helper_start(void);
+void raw_helper_stop(void);
+
+/* A writer of two bytes-byte buffers (one without the helper) spilling to path (created at the first spill). */
 void raw_init(struct raw_writer *w, size_t bytes, const char *path);
 
-/* Writes the buffer's events to the spill file and empties it but for the attributes waiting (called when full). */
-void raw_spill(struct raw_writer *w);
+/* The buffer is past its limit: asks for its next pages, or, when full, has its events written to the spill file
+ * (by the helper while the other buffer fills) and goes on in an empty buffer, the attributes waiting moved there. */
+void raw_overflow(struct raw_writer *w);
+
+/* Waits until what the helper writes for w is in its spill file (then w->failed and w->error are final). */
+void raw_finish(struct raw_writer *w);
 
 /* Replays the spill file then the buffer into writer (attrs: a list for its attributes), setting *clock to the date
  * of each record before it goes to OTF2 (OTF2's flush callback dates a flush by it) and counting the events written
@@ -80,15 +104,15 @@ static inline bool raw_needs_room(const struct raw_writer *w, uint64_t ts)
 	return (w->pos > w->limit) | ((ts - w->last) >> 32 != 0);
 }
 
-/* Makes room for a moment at ts: spills a full buffer, dates a gap of 4 s or more since the last record (a RAW_TIME
+/* Makes room for a moment at ts: past the limit (raw_overflow), dates a gap of 4 s or more since the last record (a RAW_TIME
  * record; so is a date before the last record's, which the recorder does not write). */
 void raw_make_room(struct raw_writer *w, uint64_t ts);
 
-/* In a loop whose turns write up to RAW_MOMENT_WORDS words each: spills a full buffer. */
+/* In a loop whose turns write up to RAW_MOMENT_WORDS words each: makes room past the limit. */
 static inline void raw_check_room(struct raw_writer *w)
 {
 	if (__builtin_expect(w->pos > w->limit, 0))
-		raw_spill(w);
+		raw_overflow(w);
 }
 
 /* Frees the writer and removes its spill file without replaying. */

@@ -766,6 +766,7 @@ static uint64_t moments_of(unsigned categories)
 int record_moments_start(unsigned categories, char **papi, size_t buffer_bytes, const char *spill_dir, bool autostart)
 {
 	rec.raw_buffer_bytes = buffer_bytes;
+	raw_helper_start();
 	snprintf(rec.spill_dir, sizeof(rec.spill_dir), "%s", spill_dir);
 	rec.mpi_size = 0; /* a later session may not use MPI */
 	generation++;
@@ -798,8 +799,10 @@ void record_moments_stop(void)
 		astro_observe_unsubscribe(subscriptions[i]);
 		subscriptions[i] = -1;
 	}
-	for (struct location *l = rec.locations; l; l = l->next)
+	for (struct location *l = rec.locations; l; l = l->next) {
 		tag_deps_flush(l, l->last_ts);
+		raw_finish(&l->raw);
+	}
 }
 
 struct location *record_locations(void)
@@ -827,4 +830,5 @@ void record_moments_free(void)
 	}
 	rec.locations = NULL;
 	rec.napp_threads = 0;
+	raw_helper_stop();
 }

@@ -10,11 +10,13 @@
 #include <sde_lib.h>
 #endif
 #include <csignal>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -252,10 +254,12 @@ TEST(Trace, FullBuffersAreFlushedDuringTheRun)
 // to its spill file while the run goes on, several times; at shutdown they
 // are replayed into the archive before what stayed in memory. One worker runs
 // tasks of 8 handles each (~400 bytes of records per task: each handle an
-// event with two attributes). Every task is there once, in submission order,
-// with its attributes (a priority, an iteration, its handles), and no spill
-// file is left.
-constexpr int kSpillTasks = 7000;
+// event with two attributes): some 4 MiB, of which two buffers at least are
+// in the file when the run ends (the helper may still be writing the last
+// full one). Every task is there once, in submission order, with its
+// attributes (a priority, an iteration, its handles), and no spill file is
+// left.
+constexpr int kSpillTasks = 10000;
 constexpr int kSpillHandles = 8;
 uint64_t spilled_bytes; // the worker's spill file's size at the end of the run, before shutdown
 
@@ -348,6 +352,73 @@ TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
 	EXPECT_EQ(records, (size_t)kSpillTasks);
 	EXPECT_EQ(twice, 0u) << "each task once";
 	EXPECT_EQ(wrong, 0u);
+}
+
+// A full buffer is written to its spill file by the recorder's helper thread
+// while the thread that filled it goes on in its other buffer: a spill file
+// that takes nothing more (a pipe nobody reads yet) does not hold the worker
+// up. About 1.4 MiB of records on the worker: one full buffer of 1 MiB is
+// handed over, and every task ends before anyone reads the pipe (were the
+// worker writing it, the run would wait for the reader, which starts after
+// the tasks, or after 20 s when they never end).
+TEST(Trace, AStalledSpillFileDoesNotHoldTheTaskPathUp)
+{
+	TraceDir dir;
+	std::atomic<bool> tasks_ended{ false }, stop{ false }, gave_up{ false };
+	std::string err = stderr_of([&] {
+		ScopedEnv trace("STARPU_FXT_TRACE", "1");
+		ScopedEnv prefix("STARPU_FXT_PREFIX", dir.path());
+		ScopedEnv buffer("STARPU_TRACE_BUFFER_SIZE", "1");
+		ScopedEnv events("STARPU_FXT_EVENTS", "TASK");
+		auto rt = std::make_unique<Runtime>(1);
+		ASSERT_TRUE(rt->ok());
+		std::string tmp;
+		for (const auto &entry : std::filesystem::directory_iterator(dir.path()))
+			if (entry.path().filename().string().find(".tmp") != std::string::npos)
+				tmp = entry.path().string();
+		ASSERT_NE(tmp, "") << "the archive's temporary folder";
+		std::string fifo = tmp + "/raw.0"; // worker 0's spill file
+		ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << strerror(errno);
+		int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+		ASSERT_GE(fd, 0) << strerror(errno);
+		std::thread reader([&] {
+			auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+			char chunk[65536];
+			while (!stop) {
+				if (!tasks_ended && std::chrono::steady_clock::now() < deadline) {
+					std::this_thread::sleep_for(std::chrono::milliseconds(5));
+					continue;
+				}
+				gave_up = gave_up || !tasks_ended;
+				if (read(fd, chunk, sizeof(chunk)) <= 0)
+					std::this_thread::sleep_for(std::chrono::milliseconds(1));
+			}
+		});
+		static double v[kSpillHandles][4];
+		starpu_data_handle_t h[kSpillHandles];
+		for (int k = 0; k < kSpillHandles; k++)
+			starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t)v[k], 4, sizeof(double));
+		static starpu_codelet cl = cpu_codelet(noop, kSpillHandles, "reader");
+		for (int k = 0; k < kSpillHandles; k++)
+			cl.modes[k] = STARPU_R;
+		for (int i = 0; i < 3500; i++) {
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &cl;
+			for (int k = 0; k < kSpillHandles; k++)
+				t->handles[k] = h[k];
+			EXPECT_EQ(starpu_task_submit(t), 0);
+		}
+		EXPECT_EQ(starpu_task_wait_for_all(), 0);
+		tasks_ended = true;
+		for (int k = 0; k < kSpillHandles; k++)
+			starpu_data_unregister(h[k]);
+		rt.reset(); // starpu_shutdown() waits for the helper, which the reader now drains
+		stop = true;
+		reader.join();
+		close(fd);
+	});
+	EXPECT_FALSE(gave_up) << "the tasks waited for the spill file's reader";
+	EXPECT_EQ(run("find '" + dir.path() + "' -name 'raw.*'").text, "") << "no spill file is left";
 }
 
 TEST(Trace, OffLeavesNoFile)

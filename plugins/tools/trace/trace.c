@@ -98,7 +98,8 @@ static int init(void)
 	if (astro_env_int("STARPU_FXT_TRACE", 0, 1, 0, NULL) == 0)
 		return ASTRO_PLUGIN_DECLINE;
 	/* STARPU_TRACE_BUFFER_SIZE: MiB of events each thread keeps before writing them to its spill file (default 8,
-	 * 1..1024: each thread allocates that much); OTF2's buffers of the replay keep as much (at least 2 chunks). */
+	 * 1..1024: each thread has two such buffers, one filling while the other is written); OTF2's buffers of the replay keep
+	 * as much (at least 2 chunks). */
 	unsigned mib = (unsigned)astro_env_int("STARPU_TRACE_BUFFER_SIZE", 1, 1024, 8, "MiB");
 	if (record_archive_open(mib) < 0)
 		return ASTRO_PLUGIN_DECLINE;
