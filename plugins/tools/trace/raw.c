@@ -115,12 +115,15 @@ static void *helper_main(void *arg)
 
 void raw_helper_start(void)
 {
-#ifndef STARPU_SIMGRID /* a simulation's actors share one system thread: its writers write their own buffers */
-	if (helper.running)
+#ifdef STARPU_SIMGRID
+	const bool simulated = true; /* a simulation's actors share one system thread: its writers write their own buffers */
+#else
+	const bool simulated = false;
+#endif
+	if (helper.running || simulated)
 		return;
 	helper.stop = false;
 	helper.running = starpu_pthread_create(&helper.thread, NULL, helper_main, NULL) == 0;
-#endif
 }
 
 void raw_helper_stop(void)
