@@ -263,6 +263,39 @@ constexpr int kSpillTasks = 10000;
 constexpr int kSpillHandles = 8;
 uint64_t spilled_bytes; // the worker's spill file's size at the end of the run, before shutdown
 
+// The spill tests' data: kSpillHandles small vectors (unregistered when it goes), and their tasks, each reading all
+// of them ("reader").
+class ReaderTasks
+{
+public:
+	ReaderTasks()
+	{
+		cl_ = cpu_codelet(noop, kSpillHandles, "reader");
+		for (int k = 0; k < kSpillHandles; k++) {
+			cl_.modes[k] = STARPU_R;
+			starpu_vector_data_register(&h_[k], STARPU_MAIN_RAM, (uintptr_t)v_[k], 4, sizeof(double));
+		}
+	}
+	~ReaderTasks()
+	{
+		for (int k = 0; k < kSpillHandles; k++)
+			starpu_data_unregister(h_[k]);
+	}
+	struct starpu_task *task()
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &cl_;
+		for (int k = 0; k < kSpillHandles; k++)
+			t->handles[k] = h_[k];
+		return t;
+	}
+
+private:
+	double v_[kSpillHandles][4] = {};
+	starpu_data_handle_t h_[kSpillHandles];
+	starpu_codelet cl_;
+};
+
 void spilling_run(const std::string &dir)
 {
 	ScopedEnv trace("STARPU_FXT_TRACE", "1");
@@ -271,18 +304,9 @@ void spilling_run(const std::string &dir)
 	ScopedEnv events("STARPU_FXT_EVENTS", "TASK"); // fewer events to read back
 	Runtime rt(1);
 	ASSERT_TRUE(rt.ok());
-	static double v[kSpillHandles][4];
-	starpu_data_handle_t h[kSpillHandles];
-	for (int k = 0; k < kSpillHandles; k++)
-		starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t)v[k], 4, sizeof(double));
-	static starpu_codelet cl = cpu_codelet(noop, kSpillHandles, "reader");
-	for (int k = 0; k < kSpillHandles; k++)
-		cl.modes[k] = STARPU_R;
+	ReaderTasks readers;
 	for (int i = 0; i < kSpillTasks; i++) {
-		struct starpu_task *t = starpu_task_create();
-		t->cl = &cl;
-		for (int k = 0; k < kSpillHandles; k++)
-			t->handles[k] = h[k];
+		struct starpu_task *t = readers.task();
 		t->priority = i % 7 + 1;
 		starpu_iteration_push(i);
 		ASSERT_EQ(starpu_task_submit(t), 0);
@@ -291,8 +315,6 @@ void spilling_run(const std::string &dir)
 	ASSERT_EQ(starpu_task_wait_for_all(), 0);
 	Output o = run("cat '" + dir + "'/.prof_file_*/raw.0 | wc -c");
 	spilled_bytes = strtoull(o.text.c_str(), nullptr, 10);
-	for (int k = 0; k < kSpillHandles; k++)
-		starpu_data_unregister(h[k]);
 }
 
 TEST(Trace, SpilledRecordsAreReplayedOnceAndInOrder)
@@ -394,24 +416,13 @@ TEST(Trace, AStalledSpillFileDoesNotHoldTheTaskPathUp)
 					std::this_thread::sleep_for(std::chrono::milliseconds(1));
 			}
 		});
-		static double v[kSpillHandles][4];
-		starpu_data_handle_t h[kSpillHandles];
-		for (int k = 0; k < kSpillHandles; k++)
-			starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t)v[k], 4, sizeof(double));
-		static starpu_codelet cl = cpu_codelet(noop, kSpillHandles, "reader");
-		for (int k = 0; k < kSpillHandles; k++)
-			cl.modes[k] = STARPU_R;
-		for (int i = 0; i < 3500; i++) {
-			struct starpu_task *t = starpu_task_create();
-			t->cl = &cl;
-			for (int k = 0; k < kSpillHandles; k++)
-				t->handles[k] = h[k];
-			EXPECT_EQ(starpu_task_submit(t), 0);
+		{
+			ReaderTasks readers;
+			for (int i = 0; i < 3500; i++)
+				EXPECT_EQ(starpu_task_submit(readers.task()), 0);
+			EXPECT_EQ(starpu_task_wait_for_all(), 0);
+			tasks_ended = true;
 		}
-		EXPECT_EQ(starpu_task_wait_for_all(), 0);
-		tasks_ended = true;
-		for (int k = 0; k < kSpillHandles; k++)
-			starpu_data_unregister(h[k]);
 		rt.reset(); // starpu_shutdown() waits for the helper, which the reader now drains
 		stop = true;
 		reader.join();
