@@ -153,7 +153,7 @@ static void queue(struct raw_writer *w, char *start, size_t len, bool write)
 
 /* ---------------------------------------------------------------- writer */
 
-/* Asks for the pages of buf from *asked on, up to AHEAD more. */
+/* Asks for the pages of buf from *asked on, up to len more. */
 static void ask(struct raw_writer *w, uint64_t *buf, size_t *asked, size_t len)
 {
 	if (__atomic_load_n(&helper.no_populate, __ATOMIC_RELAXED)) {
@@ -164,6 +164,16 @@ static void ask(struct raw_writer *w, uint64_t *buf, size_t *asked, size_t len)
 		len = w->bytes - *asked;
 	queue(w, (char *)buf + *asked, len, false);
 	*asked += len;
+}
+
+/* Asks for the pages of buf the next len bytes past those asked for; once they are all asked for, for the first ones
+ * of the spare, where the records go on when buf is full (a short run takes no more than it uses and 2 MiB). */
+static void ask_ahead(struct raw_writer *w, size_t len)
+{
+	if (w->asked < w->bytes)
+		ask(w, w->buf, &w->asked, len);
+	if (w->asked == w->bytes && !w->spare_asked)
+		ask(w, w->spare, &w->spare_asked, 2 * AHEAD);
 }
 
 /* The limit: buf's end, or a MiB before the end of its pages asked for. */
@@ -187,8 +197,7 @@ void raw_init(struct raw_writer *w, size_t bytes, const char *path)
 	if (helper.running) {
 		w->spare = g_malloc(bytes);
 		w->asked = w->spare_asked = 0;
-		ask(w, w->buf, &w->asked, 2 * AHEAD);
-		ask(w, w->spare, &w->spare_asked, 2 * AHEAD);
+		ask_ahead(w, 2 * AHEAD);
 	}
 	set_limit(w);
 }
@@ -227,7 +236,7 @@ void raw_overflow(struct raw_writer *w)
 	if (w->pos > w->end)
 		hand_over(w);
 	else
-		ask(w, w->buf, &w->asked, AHEAD);
+		ask_ahead(w, AHEAD);
 	set_limit(w);
 }
 
