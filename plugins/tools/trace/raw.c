@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "raw.h"
+#include <astrolabe/plugin.h>
 #include <astrolabe/thread.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -123,7 +124,11 @@ void raw_helper_start(void)
 	if (helper.running || simulated)
 		return;
 	helper.stop = false;
-	helper.running = starpu_pthread_create(&helper.thread, NULL, helper_main, NULL) == 0;
+	int err = starpu_pthread_create(&helper.thread, NULL, helper_main, NULL);
+	helper.running = err == 0;
+	if (err)
+		astro_log_error("trace", "cannot start the thread that writes full trace buffers (%s): each thread writes its own, "
+				"pausing its tasks meanwhile (raise the process's thread limit: ulimit -u)", strerror(err));
 }
 
 void raw_helper_stop(void)
