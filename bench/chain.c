@@ -19,6 +19,15 @@
 #include <starpu_fxt.h>
 #include <stdbool.h>
 
+/* One repetition with the trace recorded (-t): its submission and execution per task. */
+static double recorded_run(long ntasks)
+{
+	double submit, exec;
+	starpu_fxt_start_profiling();
+	bench_run_chain(ntasks, &submit, &exec, NULL);
+	return submit + exec;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_options o;
@@ -37,25 +46,17 @@ int main(int argc, char **argv)
 	bench_warmup_chain(o.ntasks < 100000 ? o.ntasks : 100000);
 	for (int r = 0; r < o.reps; r++)
 	{
-		for (int k = 0; k < 1 + alternate; k++)
-		{
-			bool recorded = alternate && (k == 0) == (r % 2 == 1);
-			if (recorded)
-				starpu_fxt_start_profiling();
-			else if (alternate)
-				starpu_fxt_stop_profiling();
-			double s, e;
-			bench_run_chain(o.ntasks, &s, &e, NULL);
-			if (recorded)
-				traced[r] = s + e;
-			else
-			{
-				submit[r] = s;
-				exec[r] = e;
-				total[r] = s + e;
-			}
-		}
-		added[r] = traced[r] - total[r];
+		/* With -t, the recorded run comes first in odd repetitions, second in even ones. */
+		if (alternate && r % 2)
+			traced[r] = recorded_run(o.ntasks);
+		if (alternate)
+			starpu_fxt_stop_profiling();
+		bench_run_chain(o.ntasks, &submit[r], &exec[r], NULL);
+		total[r] = submit[r] + exec[r];
+		if (alternate && !(r % 2))
+			traced[r] = recorded_run(o.ntasks);
+		if (alternate)
+			added[r] = traced[r] - total[r];
 	}
 	bench_report("chain.submit", "us/task", submit, o.reps);
 	bench_report("chain.exec", "us/task", exec, o.reps);
