@@ -5,6 +5,9 @@
 #include "helpers.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <atomic>
 
 #include <astrolabe/observe.h>
@@ -1305,6 +1308,59 @@ TEST(TasksNoRuntime, SubmitBeforeInitIsRefused)
 	starpu_task_clean(&task);
 }
 
+// STARPU_TASK_INITIALIZER names the fields in their order (C++ refuses designators out of it) and
+// gives what starpu_task_init() gives.
+TEST(TasksNoRuntime, TheStaticInitializerIsStarpuTaskInit)
+{
+	starpu_task fixed = STARPU_TASK_INITIALIZER;
+	starpu_task inited;
+	memset(&inited, 0x5a, sizeof(inited));
+	starpu_task_init(&inited);
+	EXPECT_EQ(fixed.magic, 42);
+	EXPECT_EQ(inited.magic, 42);
+	EXPECT_EQ(fixed.where, -1);
+	EXPECT_EQ(fixed.detach, 1u);
+	EXPECT_EQ(fixed.sequential_consistency, 1u);
+	EXPECT_EQ(fixed.sched_ctx, (unsigned)STARPU_NMAX_SCHED_CTXS);
+	EXPECT_EQ(fixed.priority, STARPU_DEFAULT_PRIO);
+	EXPECT_EQ(fixed.status, STARPU_TASK_INIT);
+	EXPECT_TRUE(std::isnan(fixed.predicted));
+	EXPECT_EQ(fixed.iterations[0], -1);
+	// The pointers that open the struct (codelet to transaction) are all NULL in both.
+	EXPECT_EQ(memcmp(&fixed, &inited, offsetof(starpu_task, transaction) + sizeof(void *)), 0);
+	EXPECT_EQ(fixed.where, inited.where);
+	EXPECT_EQ(fixed.priority, inited.priority);
+	EXPECT_EQ(fixed.sched_ctx, inited.sched_ctx);
+	EXPECT_EQ(fixed.status, inited.status);
+	EXPECT_EQ(fixed.detach, inited.detach);
+	EXPECT_EQ(fixed.sequential_consistency, inited.sequential_consistency);
+	EXPECT_EQ(fixed.handles[0], inited.handles[0]);
+	EXPECT_EQ(fixed.name, inited.name);
+	EXPECT_EQ(fixed.iterations[1], inited.iterations[1]);
+	EXPECT_TRUE(std::isnan(inited.predicted_start));
+}
+
+// What submitting, scheduling, running and ending any task reads lies in the struct's first 176
+// bytes (three or four cache lines, include/starpu_task.h): the submitting thread and the worker
+// pass a task's lines to each other, and every line more is paid at every task (bench/README.md).
+TEST(TasksNoRuntime, TheFieldsEveryTaskReadsComeFirst)
+{
+	const size_t hot[] = {
+		offsetof(starpu_task, cl), offsetof(starpu_task, cl_arg), offsetof(starpu_task, starpu_private),
+		offsetof(starpu_task, callback_func), offsetof(starpu_task, callback_arg), offsetof(starpu_task, prev),
+		offsetof(starpu_task, next), offsetof(starpu_task, profiling_info), offsetof(starpu_task, prologue_callback_func),
+		offsetof(starpu_task, prologue_callback_pop_func), offsetof(starpu_task, epilogue_callback_func),
+		offsetof(starpu_task, bundle), offsetof(starpu_task, workerids), offsetof(starpu_task, transaction),
+		offsetof(starpu_task, where), offsetof(starpu_task, nbuffers), offsetof(starpu_task, priority),
+		offsetof(starpu_task, status), offsetof(starpu_task, magic), offsetof(starpu_task, sched_ctx),
+		offsetof(starpu_task, workerid), offsetof(starpu_task, workerorder), offsetof(starpu_task, workerids_len),
+		offsetof(starpu_task, possibly_parallel), offsetof(starpu_task, cl_arg_size), offsetof(starpu_task, tag_id),
+	};
+	for (size_t at : hot)
+		EXPECT_LT(at, 176u) << "a field every task reads moved to byte " << at;
+	EXPECT_GE(offsetof(starpu_task, handles), 176u);
+}
+
 // StarPU 1.0's codelets (issue 40): the deprecated cpu_func runs, and becomes cpu_funcs[0].
 std::atomic<int> old_style_runs{0};
 
@@ -1704,7 +1760,7 @@ namespace {
 void add_one_to_each(void **buffers, void *)
 {
 	struct starpu_task *task = starpu_task_get_current();
-	for (int i = 0; i < STARPU_TASK_GET_NBUFFERS(task); i++)
+	for (unsigned i = 0; i < STARPU_TASK_GET_NBUFFERS(task); i++)
 		(*(int *)STARPU_VARIABLE_GET_PTR(buffers[i]))++;
 }
 
