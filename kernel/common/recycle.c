@@ -118,11 +118,15 @@ static __attribute__((noinline)) struct free_block *depot_take(struct depot *d)
 	return cache;
 }
 
-/* Asks for the size bytes at block for writing (x86's PREFETCHW, a no-op where the processor lacks it). */
+/* x86 asks for lines to write with PREFETCHW (a no-op where the processor lacks it). */
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("prfchw")))
+#define PREFETCH_WRITE_TARGET __attribute__((target("prfchw")))
+#else
+#define PREFETCH_WRITE_TARGET
 #endif
-static inline void prefetch_for_writing(const char *block, size_t size)
+
+/* Asks for the size bytes at block, for writing. */
+PREFETCH_WRITE_TARGET static inline void prefetch_for_writing(const char *block, size_t size)
 {
 	for (size_t at = 0; at < size; at += _ASTRO_CACHELINE)
 		__builtin_prefetch(block + at, 1, 3);
@@ -167,10 +171,7 @@ static __attribute__((noinline, cold)) void thread_attach(void)
 	thread_known = true;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("prfchw")))
-#endif
-void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
+PREFETCH_WRITE_TARGET void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
 {
 	if (!RECYCLE)
 		return malloc(size);
