@@ -90,6 +90,16 @@ int astro_sched_policy_register(struct starpu_sched_policy *policy);
  */
 int astro_worker_wake_for_queued(int workerid);
 
+/**
+ * What the kernel reads and writes of a task to submit, schedule, run and
+ * end it lies in the first ASTRO_TASK_HOT_BYTES of struct starpu_task and
+ * the first ASTRO_JOB_HOT_BYTES of its job (task->starpu_private): the lines
+ * a worker asks for ahead of the task it takes next (astrolabe/sched.h,
+ * astro_sched_task_prefetch()).
+ */
+#define ASTRO_TASK_HOT_BYTES 176
+#define ASTRO_JOB_HOT_BYTES 224
+
 /** One per worker, on a line of its own: see astro_worker_last_look(). */
 struct astro_worker_look
 {

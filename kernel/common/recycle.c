@@ -118,20 +118,6 @@ static __attribute__((noinline)) struct free_block *depot_take(struct depot *d)
 	return cache;
 }
 
-/* x86 asks for lines to write with PREFETCHW (a no-op where the processor lacks it). */
-#if defined(__x86_64__) || defined(__i386__)
-#define PREFETCH_WRITE_TARGET __attribute__((target("prfchw")))
-#else
-#define PREFETCH_WRITE_TARGET
-#endif
-
-/* Asks for the size bytes at block, for writing. */
-PREFETCH_WRITE_TARGET static inline void prefetch_for_writing(const char *block, size_t size)
-{
-	for (size_t at = 0; at < size; at += _ASTRO_CACHELINE)
-		__builtin_prefetch(block + at, 1, 3);
-}
-
 static void free_chain(struct free_block *b)
 {
 	while (b) {
@@ -171,7 +157,7 @@ static __attribute__((noinline, cold)) void thread_attach(void)
 	thread_known = true;
 }
 
-PREFETCH_WRITE_TARGET void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
+void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
 {
 	if (!RECYCLE)
 		return malloc(size);
@@ -191,7 +177,7 @@ PREFETCH_WRITE_TARGET void *_astro_recycled_alloc(enum _astro_recycled what, siz
 	c->head = b->next;
 	c->n--;
 	if (c->head)
-		prefetch_for_writing((const char *)c->head, size);
+		astro_prefetch_for_writing(c->head, size);
 	return b;
 }
 

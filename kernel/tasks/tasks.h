@@ -95,6 +95,12 @@ struct _astro_job
 	struct _astro_data_link inline_links[4];
 };
 
+/* A worker asks for the job's first ASTRO_JOB_HOT_BYTES (astrolabe/plugin.h) before it takes
+ * the task: what running and ending it touch, all but the inline links. */
+_Static_assert(offsetof(struct _astro_job, inline_links) <= ASTRO_JOB_HOT_BYTES,
+	       "the job's fields before its inline links are what a worker asks for ahead");
+_Static_assert(ASTRO_TASK_HOT_BYTES == 176, "tests/test_tasks.cc (TheFieldsEveryTaskReadsComeFirst) checks 176 bytes");
+
 /* _astro_job_id_of() (common/common.h) reads a job through its head. */
 _Static_assert(offsetof(struct _astro_job, task) == offsetof(struct _astro_job_head, task) &&
 	       offsetof(struct _astro_job, id) == offsetof(struct _astro_job_head, id) &&
