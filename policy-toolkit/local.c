@@ -149,7 +149,7 @@ struct starpu_task *astro_sched_local_drain_inbox(struct astro_sched_local_queue
 			return first;
 		oldest->prev = NULL;
 		n--;
-		/* The two tasks taken next, most likely (astro_sched_queue_take_first() asks for the others). */
+		/* The two tasks taken next, most likely (astro_sched_local_take_own() asks for the others). */
 		astro_sched_task_prefetch(oldest);
 		if (oldest->next)
 			astro_sched_task_prefetch(oldest->next);

@@ -68,8 +68,8 @@ static inline int astro_sched_task_allowed_on(struct starpu_task *task, int work
  * Asks for the lines of a queued task that running it reads and writes (its
  * first fields and its job's, astrolabe/plugin.h): a worker that takes it
  * next gets them from the thread that submitted it while it runs the task
- * before, instead of waiting for each in turn. astro_sched_queue_take_first()
- * calls it on the task two places behind the one it takes.
+ * before, instead of waiting for each in turn. A worker taking from its
+ * queues calls it on the task two places behind (astro_sched_local_take_own()).
  */
 static inline void astro_sched_task_prefetch(const struct starpu_task *task)
 {
@@ -230,13 +230,7 @@ static inline struct starpu_task *astro_sched_queue_take_first(struct astro_sche
 		for (struct starpu_task *task = q->buckets[bucket].head; task; task = task->next)
 			if (astro_sched_task_allowed_on(task, workerid))
 			{
-				struct starpu_task *ahead = task->next;
-
 				astro_sched_queue_erase(q, bucket, task);
-				/* The task two places behind (most likely the one after the next): its lines come while
-				 * this worker runs these two (one task's run was too short for them, bench/README.md). */
-				if (ahead && (ahead = ahead->next))
-					astro_sched_task_prefetch(ahead);
 				return task;
 			}
 	return NULL;
@@ -588,6 +582,16 @@ static inline struct starpu_task *astro_sched_local_take_own(struct astro_sched_
 	}
 	else
 		task = astro_sched_queue_take_first_of(&queue->bound, &queue->tasks, workerid);
+	/* The task two places behind (most likely taken after the next one): its lines come while this
+	 * worker runs those two (one task's run was too short for them, bench/README.md). Not in a
+	 * central queue, where the pushing thread still links the newest tasks. */
+	if (atomic_load_explicit(&queue->tasks.ntasks, memory_order_relaxed) > 1)
+	{
+		struct starpu_task *next = queue->tasks.buckets[queue->tasks.highest].head;
+
+		if (next->next)
+			astro_sched_task_prefetch(next->next);
+	}
 	astro_lock_release(&queue->lock);
 	return task;
 }
