@@ -68,8 +68,9 @@ static inline int astro_sched_task_allowed_on(struct starpu_task *task, int work
  * Asks for the lines of a queued task that running it reads and writes (its
  * first fields and its job's, astrolabe/plugin.h): a worker that takes it
  * next gets them from the thread that submitted it while it runs the task
- * before, instead of waiting for each in turn. A worker taking from its
- * queues calls it on the task two places behind (astro_sched_local_take_own()).
+ * before, instead of waiting for each in turn. Draining a worker's inbox
+ * calls it on the two tasks taken next; each take then asks for those
+ * lines of the tasks behind (astro_sched_local_take_own()).
  */
 static inline void astro_sched_task_prefetch(const struct starpu_task *task)
 {
@@ -582,15 +583,18 @@ static inline struct starpu_task *astro_sched_local_take_own(struct astro_sched_
 	}
 	else
 		task = astro_sched_queue_take_first_of(&queue->bound, &queue->tasks, workerid);
-	/* The task two places behind (most likely taken after the next one): its lines come while this
-	 * worker runs those two (one task's run was too short for them, bench/README.md). Not in a
-	 * central queue, where the pushing thread still links the newest tasks. */
-	if (atomic_load_explicit(&queue->tasks.ntasks, memory_order_relaxed) > 1)
+	/* Lines asked for ahead, to come from the submitting thread's core while this worker runs the
+	 * tasks before (one task's run was too short for them, bench/README.md): the first bytes of the
+	 * task two places behind, and the job of the next one, whose address lies in the bytes asked
+	 * for at the take before. Not in a central queue, where the pushing thread still links the
+	 * newest tasks. */
+	if (atomic_load_explicit(&queue->tasks.ntasks, memory_order_relaxed))
 	{
 		struct starpu_task *next = queue->tasks.buckets[queue->tasks.highest].head;
 
+		astro_prefetch_for_writing(next->starpu_private, ASTRO_JOB_HOT_BYTES);
 		if (next->next)
-			astro_sched_task_prefetch(next->next);
+			astro_prefetch_for_writing(next->next, ASTRO_TASK_HOT_BYTES);
 	}
 	astro_lock_release(&queue->lock);
 	return task;
