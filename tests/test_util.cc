@@ -17,6 +17,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace {
 
 const char *const kVar = "ASTROLABE_TEST_ENV_VALUE";
@@ -308,6 +310,29 @@ TEST(Timing, NonPositiveDurationsReturnAtOnce)
 	starpu_usleep(-100);
 	starpu_sleep(-1.0f);
 	EXPECT_LT(starpu_timing_now() - start, 1e6);
+}
+
+// ---------------------------------------------------------------- prefetch
+
+// astro_prefetch_for_writing() is a hint the task path gives for memory it may not own any more (a
+// queued task another thread may already have run and freed): it must never fault, nor change
+// what it asks for.
+TEST(Prefetch, AskingForLinesNeitherFaultsNorWrites)
+{
+	std::vector<unsigned char> buffer(1000);
+	for (size_t i = 0; i < buffer.size(); i++)
+		buffer[i] = (unsigned char)(i * 7);
+	astro_prefetch_for_writing(buffer.data() + 3, buffer.size() - 3);
+	for (size_t i = 0; i < buffer.size(); i++)
+		ASSERT_EQ(buffer[i], (unsigned char)(i * 7)) << "byte " << i;
+	astro_prefetch_for_writing(nullptr, 256);
+	astro_prefetch_for_writing(buffer.data(), 0);
+	long page = sysconf(_SC_PAGESIZE);
+	void *unmapped = mmap(nullptr, (size_t)page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(unmapped, MAP_FAILED);
+	astro_prefetch_for_writing(unmapped, (size_t)page);
+	ASSERT_EQ(munmap(unmapped, (size_t)page), 0);
+	astro_prefetch_for_writing(unmapped, (size_t)page); /* no longer mapped at all */
 }
 
 // ------------------------------------------------------------------ crc32c
