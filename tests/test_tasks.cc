@@ -1341,7 +1341,7 @@ TEST(TasksNoRuntime, TheStaticInitializerIsStarpuTaskInit)
 }
 
 // What submitting, scheduling, running and ending any task reads lies in the struct's first 176
-// bytes (ASTRO_SCHED_TASK_HOT_BYTES, three or four cache lines, include/starpu_task.h): the
+// bytes (ASTRO_TASK_HOT_BYTES, three or four cache lines, include/starpu_task.h): the
 // submitting thread and the worker pass a task's lines to each other, and every line more is paid
 // at every task (bench/README.md); a worker asks for those bytes of the task it takes next
 // (astro_sched_task_prefetch()).

@@ -314,9 +314,9 @@ TEST(Timing, NonPositiveDurationsReturnAtOnce)
 
 // ---------------------------------------------------------------- prefetch
 
-// astro_prefetch_for_writing() is a hint the task path gives for memory it may not own any more (a
-// queued task another thread may already have run and freed): it must never fault, nor change
-// what it asks for.
+// astro_prefetch_for_writing() is a hint: the task path gives it addresses it reads from other
+// structures without checking them (a queued task's job, the recycler's next block), so it must
+// never fault, nor change what it asks for.
 TEST(Prefetch, AskingForLinesNeitherFaultsNorWrites)
 {
 	std::vector<unsigned char> buffer(1000);

@@ -176,7 +176,6 @@ void *_astro_recycled_alloc(enum _astro_recycled what, size_t size)
 	struct free_block *b = c->head;
 	c->head = b->next;
 	c->n--;
-	/* The next block's lines (from memory, or from the worker that freed it) come while the caller fills this one. */
 	if (c->head)
 		astro_prefetch_for_writing(c->head, size);
 	return b;
