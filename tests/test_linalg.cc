@@ -297,6 +297,9 @@ TEST(Demo, TwoPassesWithTraceOutputs)
 	std::string dir = tmp.path() + "/out", tools = env_or("ASTRO_TEST_TOOLS_DIR", "");
 	std::string env = "ASTRO_DEMO_DIR=" + quote(dir) + " PATH=" + quote(tools) + ":\"$PATH\" PYTHONPATH=" +
 			  quote(env_or("ASTRO_TEST_SRCDIR", ".") + "/../tools");
+	// Pass 1's six dpotrf calibrate it for pass 2 (three samples suffice, none flushed however loaded the machine), so
+	// that pass 2's tasks all have predictions and the demo solves their bound.
+	env += " STARPU_CALIBRATE_MINIMUM=3 STARPU_HISTORY_MAX_ERROR=1000000";
 	std::string out;
 	int status = run_example("demo", "-size 384 -nblocks 6", &out, env);
 	if (system(("rm -rf " + quote(dir)).c_str()) != 0)	// written before the checks: nothing is left behind
@@ -313,6 +316,20 @@ TEST(Demo, TwoPassesWithTraceOutputs)
 	EXPECT_TRUE(contains(out, "median length") && contains(out, "median prediction") && contains(out, "median error")) << out;
 	EXPECT_FALSE(contains(out, "mean length")) << "a mean inflated by the load's tail is not shown as the models' figure:\n" << out;
 	EXPECT_TRUE(contains(out, "    dgemm_nt ")) << out;
+#ifdef ASTRO_HAVE_GLPK
+	// Pass 2's tasks against the bound: both passes measured against it, neither below it by more than the models err.
+	double bound = 0, r1 = 0, r2 = 0;
+	size_t at = out.find("what the models can buy: no schedule of these 56 tasks on these ");
+	ASSERT_NE(at, std::string::npos) << out;
+	ASSERT_EQ(sscanf(out.c_str() + out.find("ends before ", at), "ends before %lf ms", &bound), 1) << out;
+	ASSERT_EQ(sscanf(out.c_str() + out.find("pass 1 took ", at), "pass 1 took %lfx the bound, pass 2 %lfx", &r1, &r2), 2)
+		<< out;
+	EXPECT_GT(bound, 0) << out;
+	EXPECT_GT(r1, 0.5) << out;
+	EXPECT_GT(r2, 0.5) << out;
+#else
+	EXPECT_TRUE(contains(out, "the bound: not solved")) << out;
+#endif
 	if (contains(out, "no trace: this build has no trace recorder"))
 		GTEST_SKIP() << "built without the trace recorder (OTF2)";
 	EXPECT_TRUE(contains(out, "trace.json ")) << out;
