@@ -225,8 +225,21 @@ struct astro_node_ops
 	int (*host_register)(void *addr, size_t size);
 	/** Undoes host_register; a no-op for an address it did not register. Registrations left at fini are the driver's to undo. */
 	void (*host_unregister)(void *addr);
+	/* --- From here on, fields taken from the reserved room (same ABI version). --- */
+	/**
+	 * Copies numblocks blocks of blocksize bytes, ld_src bytes apart in main
+	 * memory from src, to the device at dst + dst_offset, ld_dst bytes apart,
+	 * as one command (a tile of a larger matrix: clEnqueueWriteBufferRect,
+	 * cudaMemcpy2DAsync); request as in copy_from_ram. NULL: the kernel
+	 * copies block by block with copy_from_ram. Set both or neither.
+	 */
+	int (*copy2d_from_ram)(int devid, const void *src, size_t ld_src, uintptr_t dst, size_t dst_offset, size_t ld_dst,
+			       size_t blocksize, size_t numblocks, void **request);
+	/** The same from the device at src + src_offset (ld_src apart) to main memory at dst (ld_dst apart). */
+	int (*copy2d_to_ram)(int devid, uintptr_t src, size_t src_offset, size_t ld_src, void *dst, size_t ld_dst,
+			     size_t blocksize, size_t numblocks, void **request);
 	/** Room for growth: zero. */
-	void *reserved[6];
+	void *reserved[4];
 };
 
 /** Registers a driver; its workers start at this starpu_init(). Returns 0 or -EEXIST. */

@@ -610,21 +610,24 @@ void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
  * observed, not each piece (a matrix row) the interface copies. */
 _ASTRO_TLS bool _astro_in_handle_copy;
 
-int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
-			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
-			  size_t size, void *async_data)
+/* Copies numblocks blocks of blocksize bytes, ld_src / ld_dst bytes apart (numblocks 1: one run of blocksize
+ * bytes), observed as one transfer; between main memory and a device whose node ops copy in 2D, as one command.
+ * fn names the public call for the messages. */
+static int copy_run(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
+		    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst, void *async_data, const char *fn)
 {
 	if (!valid_node(src_node) || !valid_node(dst_node)) {
-		_astro_error("starpu_interface_copy: no memory node %u: there are %u", !valid_node(src_node) ? src_node : dst_node,
+		_astro_error("%s: no memory node %u: there are %u", fn, !valid_node(src_node) ? src_node : dst_node,
 			     starpu_memory_nodes_get_count());
 		return -EINVAL;
 	}
 	const struct _astro_memory_node *s = &_astro_nodes[src_node], *d = &_astro_nodes[dst_node];
 	if (s->ops && d->ops) {
-		_astro_error("starpu_interface_copy: no direct path from %s %d to %s %d: copy through main memory",
-			     kind_name(s->kind), s->devid, kind_name(d->kind), d->devid);
+		_astro_error("%s: no direct path from %s %d to %s %d: copy through main memory", fn, kind_name(s->kind), s->devid,
+			     kind_name(d->kind), d->devid);
 		return -ENODEV;
 	}
+	size_t size = blocksize * numblocks;
 	bool observed = !_astro_in_handle_copy;
 	if (observed)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_BEGIN, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
@@ -633,12 +636,19 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	const struct _astro_memory_node *dev = d->ops ? d : s->ops ? s : NULL;
 	void *request = NULL, **requestp = async_data && !observed && dev && dev->ops->copy_wait ? &request : NULL;
 	int ret = 0;
-	if (d->ops)
+	if (d->ops && numblocks > 1)
+		ret = d->ops->copy2d_from_ram(d->devid, (const char *)src + src_offset, ld_src, dst, dst_offset, ld_dst, blocksize,
+					      numblocks, requestp);
+	else if (d->ops)
 		ret = d->ops->copy_from_ram(d->devid, (const char *)src + src_offset, dst, dst_offset, size, requestp);
+	else if (s->ops && numblocks > 1)
+		ret = s->ops->copy2d_to_ram(s->devid, src, src_offset, ld_src, (char *)dst + dst_offset, ld_dst, blocksize, numblocks,
+					    requestp);
 	else if (s->ops)
 		ret = s->ops->copy_to_ram(s->devid, src, src_offset, (char *)dst + dst_offset, size, requestp);
 	else
-		memmove((char *)dst + dst_offset, (const char *)src + src_offset, size);
+		for (size_t i = 0; i < numblocks; i++)
+			memmove((char *)dst + dst_offset + i * ld_dst, (const char *)src + src_offset + i * ld_src, blocksize);
 	if (request) {
 		if (ret == 0 && _astro_copy_add(async_data, dev->ops, dev->devid, request))
 			return -EAGAIN;
@@ -648,6 +658,23 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	if (observed)
 		_ASTRO_OBSERVE(ASTRO_MOMENT_TRANSFER_END, .workerid = _astro_worker_id(), .src_node = src_node, .dst_node = dst_node, .bytes = size);
 	return ret;
+}
+
+int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
+			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			  size_t size, void *async_data)
+{
+	return copy_run(src, src_offset, src_node, dst, dst_offset, dst_node, size, 1, size, size, async_data,
+			"starpu_interface_copy");
+}
+
+/* Whether a copy of scattered blocks between these nodes can go as one 2D command of the device's. */
+static bool copy_2d(unsigned src_node, unsigned dst_node)
+{
+	if (!valid_node(src_node) || !valid_node(dst_node))
+		return false;
+	const struct astro_node_ops *s = _astro_nodes[src_node].ops, *d = _astro_nodes[dst_node].ops;
+	return (d && !s && d->copy2d_from_ram) || (s && !d && s->copy2d_to_ram);
 }
 
 /* Copies the blocks of a dims-dimensional arrangement: n[d] blocks along dimension d, ld_src[d] /
@@ -671,6 +698,9 @@ static int copy_blocks(uintptr_t src, size_t src_offset, unsigned src_node, uint
 			     blocksize, ld_src[0], ld_dst[0]);
 		return -EINVAL;
 	}
+	if (dims == 1 && copy_2d(src_node, dst_node))
+		return copy_run(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, n[0], ld_src[0], ld_dst[0],
+				async_data, "starpu_interface_copy2d");
 	/* The outermost dimension, each of its blocks a copy of the dims - 1 inner ones. */
 	size_t last = dims - 1;
 	int ret = 0;

@@ -38,22 +38,27 @@ int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize
 		run *= nn[contig++];
 	if (contig >= ndim || _astro_copy_whole(src_node, dst_node))
 		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, count * elemsize, async);
+	/* Dimension contig is the first one not packed: its nn[contig] runs, ld apart, go as one 2D copy (one
+	 * command to a device that copies in 2D), once for each step of the dimensions above it. */
 	uint32_t idx[ndim];
 	memset(idx, 0, sizeof(idx));
 	int ret = 0;
 	for (;;) {
 		size_t s = 0, t = 0;
-		for (size_t d = contig; d < ndim; d++) {
+		for (size_t d = contig + 1; d < ndim; d++) {
 			s += (size_t)idx[d] * src_ld[d];
 			t += (size_t)idx[d] * dst_ld[d];
 		}
-		if (starpu_interface_copy(src, src_offset + s * elemsize, src_node, dst, dst_offset + t * elemsize, dst_node,
-					  run * elemsize, async) == -EAGAIN)
-			ret = -EAGAIN;
-		size_t d = contig;
+		int r = starpu_interface_copy2d(src, src_offset + s * elemsize, src_node, dst, dst_offset + t * elemsize, dst_node,
+						run * elemsize, nn[contig], (size_t)src_ld[contig] * elemsize,
+						(size_t)dst_ld[contig] * elemsize, async);
+		if (r && r != -EAGAIN)
+			return r;
+		ret = ret ? ret : r;
+		size_t d = contig + 1;
 		while (d < ndim && ++idx[d] == nn[d])
 			idx[d++] = 0;
-		if (d == ndim)
+		if (d >= ndim)
 			return ret;
 	}
 }

@@ -269,9 +269,18 @@ static void node_free(int devid, uintptr_t addr, size_t size)
 	cudaFree((void *)addr);
 }
 
+/* Queues rows of width bytes (height 1: one run), spitch / dpitch bytes apart, on stream. */
+static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+			      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	return height == 1 ? cudaMemcpyAsync(dst, src, width, kind, stream)
+			   : cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+}
+
 /* Copies on the device's transfer stream; with request, returns at once and
  * sets *request to an event recorded after the copy. */
-static int copy(int devid, void *dst, const void *src, size_t size, enum cudaMemcpyKind kind, void **request)
+static int copy(int devid, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+		enum cudaMemcpyKind kind, void **request)
 {
 	struct device *d = device_get(devid);
 	if (!d)
@@ -282,15 +291,15 @@ static int copy(int devid, void *dst, const void *src, size_t size, enum cudaMem
 	if (request)
 		*request = NULL;
 	if (!request || starpu_asynchronous_cuda_copy_disabled()) {
-		err = cudaMemcpyAsync(dst, src, size, kind, d->transfer_stream);
+		err = queue_copy(dst, dpitch, src, spitch, width, height, kind, d->transfer_stream);
 		if (err == cudaSuccess)
 			err = cudaStreamSynchronize(d->transfer_stream);
 		return err == cudaSuccess ? 0 : cuda_failed("a copy", err);
 	}
 	cudaEvent_t event;
-	err = cudaMemcpyAsync(dst, src, size, kind, d->transfer_stream);
+	err = queue_copy(dst, dpitch, src, spitch, width, height, kind, d->transfer_stream);
 	if (err != cudaSuccess)
-		return cuda_failed("cudaMemcpyAsync", err);
+		return cuda_failed(height == 1 ? "cudaMemcpyAsync" : "cudaMemcpy2DAsync", err);
 	err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
 	if (err == cudaSuccess && (err = cudaEventRecord(event, d->transfer_stream)) != cudaSuccess)
 		cudaEventDestroy(event);
@@ -305,12 +314,25 @@ static int copy(int devid, void *dst, const void *src, size_t size, enum cudaMem
 
 static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
 {
-	return copy(devid, (char *)dst + dst_offset, src, size, cudaMemcpyHostToDevice, request);
+	return copy(devid, (char *)dst + dst_offset, size, src, size, size, 1, cudaMemcpyHostToDevice, request);
 }
 
 static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request)
 {
-	return copy(devid, dst, (const char *)src + src_offset, size, cudaMemcpyDeviceToHost, request);
+	return copy(devid, dst, size, (const char *)src + src_offset, size, size, 1, cudaMemcpyDeviceToHost, request);
+}
+
+static int copy2d_from_ram(int devid, const void *src, size_t ld_src, uintptr_t dst, size_t dst_offset, size_t ld_dst,
+			   size_t blocksize, size_t numblocks, void **request)
+{
+	return copy(devid, (char *)dst + dst_offset, ld_dst, src, ld_src, blocksize, numblocks, cudaMemcpyHostToDevice, request);
+}
+
+static int copy2d_to_ram(int devid, uintptr_t src, size_t src_offset, size_t ld_src, void *dst, size_t ld_dst,
+			 size_t blocksize, size_t numblocks, void **request)
+{
+	return copy(devid, dst, ld_dst, (const char *)src + src_offset, ld_src, blocksize, numblocks, cudaMemcpyDeviceToHost,
+		    request);
 }
 
 static int copy_test(int devid, void *request)
@@ -390,6 +412,8 @@ static const struct astro_node_ops cuda_node_ops = {
 	.free = node_free,
 	.copy_from_ram = copy_from_ram,
 	.copy_to_ram = copy_to_ram,
+	.copy2d_from_ram = copy2d_from_ram,
+	.copy2d_to_ram = copy2d_to_ram,
 	.copy_test = copy_test,
 	.copy_wait = copy_wait,
 	.memory_size = memory_size,

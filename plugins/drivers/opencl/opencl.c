@@ -138,6 +138,37 @@ static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, s
 					      0, NULL, event), event, "reading from the device");
 }
 
+/* Blocks ld bytes apart: one rectangle command each way (OpenCL 1.1), rows of blocksize bytes. */
+static int copy2d_from_ram(int devid, const void *src, size_t ld_src, uintptr_t dst, size_t dst_offset, size_t ld_dst,
+			   size_t blocksize, size_t numblocks, void **request)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		return -ENODEV;
+	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
+	if (request)
+		*request = NULL;
+	const size_t device_origin[3] = { dst_offset, 0, 0 }, host_origin[3] = { 0, 0, 0 }, region[3] = { blocksize, numblocks, 1 };
+	return started(d, clEnqueueWriteBufferRect(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, device_origin,
+						    host_origin, region, ld_dst, 0, ld_src, 0, src, 0, NULL, event),
+		       event, "writing a rectangle to the device");
+}
+
+static int copy2d_to_ram(int devid, uintptr_t src, size_t src_offset, size_t ld_src, void *dst, size_t ld_dst,
+			 size_t blocksize, size_t numblocks, void **request)
+{
+	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	if (!d)
+		return -ENODEV;
+	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
+	if (request)
+		*request = NULL;
+	const size_t device_origin[3] = { src_offset, 0, 0 }, host_origin[3] = { 0, 0, 0 }, region[3] = { blocksize, numblocks, 1 };
+	return started(d, clEnqueueReadBufferRect(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, device_origin,
+						   host_origin, region, ld_src, 0, ld_dst, 0, dst, 0, NULL, event),
+		       event, "reading a rectangle from the device");
+}
+
 static int copy_test(int devid, void *request)
 {
 	(void)devid;
@@ -170,6 +201,8 @@ static const struct astro_node_ops opencl_node_ops = {
 	.free = node_free,
 	.copy_from_ram = copy_from_ram,
 	.copy_to_ram = copy_to_ram,
+	.copy2d_from_ram = copy2d_from_ram,
+	.copy2d_to_ram = copy2d_to_ram,
 	.copy_test = copy_test,
 	.copy_wait = copy_wait,
 	.memory_size = memory_size,
