@@ -12,6 +12,12 @@
  *
  *   demo [-size N] [-nblocks K] [-no-prio]     (outputs in $ASTRO_DEMO_DIR, default ./astrolabe-demo)
  *
+ * The models matter where workers differ: with an OpenCL device the updates
+ * run there too (examples/linalg/opencl.c), and on a machine without one
+ *   STARPU_NCPU=1 STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 POCL_MAX_PTHREAD_COUNT=1 demo
+ * puts PoCL's CPU device, on one thread, beside one CPU worker. After both
+ * passes the demo measures them against the bound of pass 2's tasks.
+ *
  * Everything it sets up goes through StarPU's environment variables (set
  * here unless already set): STARPU_SCHED=dmda, STARPU_CALIBRATE=2 (models
  * from empty), STARPU_PERF_MODEL_DIR, STARPU_FXT_TRACE, STARPU_FXT_PREFIX,
@@ -312,15 +318,18 @@ int main(int argc, char **argv)
 		accuracy[k].predictions = calloc(room, sizeof(double));
 		if (!accuracy[k].errors || !accuracy[k].lengths || !accuracy[k].predictions) {
 			fprintf(stderr, "demo: out of memory for the models' figures: use a smaller -nblocks\n");
-			starpu_shutdown();
+			linalg_shutdown();
 			return 1;
 		}
 	}
 
 	printf("Astrolabe demo: tiled Cholesky factorization A = L L^T of a %u x %u matrix, %u x %u tiles of %u\n", n, n, nb, nb,
 	       n / nb);
-	printf("  policy %s on %u workers; tile kernels from OpenBLAS; profiling and tracing on\n",
-	       starpu_sched_get_sched_policy()->policy_name, starpu_worker_get_count());
+	unsigned ncl = starpu_opencl_worker_get_count();
+	printf("  policy %s on %u workers", starpu_sched_get_sched_policy()->policy_name, starpu_worker_get_count());
+	if (ncl)
+		printf(" (%u CPU, %u OpenCL)", starpu_cpu_worker_get_count(), ncl);
+	printf("; tile kernels from OpenBLAS%s; profiling and tracing on\n", ncl ? " and OpenCL (dpotrf on the CPUs only)" : "");
 
 	double pass_ms[2];
 	bool predicted;
@@ -330,7 +339,7 @@ int main(int argc, char **argv)
 
 	printf("\nWriting the trace and converting it (starpu_fxt_tool)...\n");
 	fflush(stdout);
-	starpu_shutdown();
+	linalg_shutdown();
 	print_outputs(dir);
 	printf("\n%s\n", wrong ? "result WRONG" : "result correct: both passes agree with LAPACK");
 

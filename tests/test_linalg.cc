@@ -339,6 +339,41 @@ TEST(Demo, TwoPassesWithTraceOutputs)
 		EXPECT_TRUE(contains(out, "activity.png ")) << out;
 }
 
+#ifdef STARPU_USE_OPENCL
+// The demo on unequal workers: one CPU worker (OpenBLAS) and PoCL's OpenCL device on one thread, which runs the
+// updates (gemm_nt, syrk, trsm_rlt) from examples/linalg/opencl.c. Pass 1 calibrates each update on both kinds of
+// worker (the first tasks of each go to the device), both passes agree with LAPACK, and pass 2's tasks all have
+// predictions on both kinds: the bound is solved.
+TEST(Demo, UnequalWorkersCalibrateBothKindsAndAgreeWithLapack)
+{
+	SKIP_WITHOUT_EXAMPLES();
+	TempDir tmp;
+	std::string dir = tmp.path() + "/out";
+	std::string env = "ASTRO_DEMO_DIR=" + quote(dir) + " STARPU_FXT_TRACE=0 STARPU_NCPU=1 STARPU_NOPENCL=1 " +
+			  "STARPU_OPENCL_ON_CPUS=1 POCL_MAX_PTHREAD_COUNT=1 STARPU_CALIBRATE_MINIMUM=3 STARPU_HISTORY_MAX_ERROR=1000000";
+	std::string out;
+	int status = run_example("demo", "-size 384 -nblocks 6", &out, env);
+	if (system(("rm -rf " + quote(dir)).c_str()) != 0)
+		ADD_FAILURE() << "could not remove " << dir;
+	if (status == 0 && !contains(out, " OpenCL)"))
+		GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one):\n" << out;
+	ASSERT_EQ(status, 0) << out;
+	EXPECT_TRUE(contains(out, "policy dmda on 2 workers (1 CPU, 1 OpenCL); tile kernels from OpenBLAS and OpenCL")) << out;
+	EXPECT_TRUE(contains(out, "result correct: both passes agree with LAPACK")) << out;
+	size_t pass1 = out.find("pass 1 "), pass2 = out.find("pass 2 ");
+	ASSERT_NE(pass1, std::string::npos) << out;
+	ASSERT_NE(pass2, std::string::npos) << out;
+	unsigned on_device = 0;
+	size_t line = out.find("    OpenCL 0 ", pass1);
+	ASSERT_LT(line, pass2) << "pass 1 shows no OpenCL worker:\n" << out;
+	ASSERT_EQ(sscanf(out.c_str() + line, " OpenCL 0 %u tasks", &on_device), 1) << out;
+	EXPECT_GE(on_device, 9u) << "pass 1 calibrates each of the three updates on the device:\n" << out;
+#ifdef ASTRO_HAVE_GLPK
+	EXPECT_TRUE(contains(out, "what the models can buy: no schedule of these 56 tasks on these 2 workers ends before ")) << out;
+#endif
+}
+#endif
+
 // The trace the demo writes: Perfetto's JSON parses and holds the tasks, the summary is HTML.
 TEST(Demo, TraceFilesAreReadable)
 {

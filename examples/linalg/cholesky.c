@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	const unsigned n = opt.size;
 	real *ref = NULL, *a = linalg_matrix(n, linalg_fill_spd, opt.check ? &ref : NULL);
 	if (!a) {
-		starpu_shutdown();
+		linalg_shutdown();
 		return 1;
 	}
 	double elapsed = linalg_run(a, &opt, cholesky_submit, &ret);

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		linalg_free(a);
 		linalg_free(b);
 		linalg_free(c);
-		starpu_shutdown();
+		linalg_shutdown();
 		return 1;
 	}
 	for (size_t e = 0; e < (size_t)n * n; e++)
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 	linalg_tiles_unregister(&ta);
 	linalg_tiles_unregister(&tb);
 	linalg_tiles_unregister(&tc);
-	starpu_shutdown();
+	linalg_shutdown();
 
 	int status = linalg_submit_status(argv[0], ret);
 	if (status == 0) {

@@ -112,6 +112,23 @@ static void trsm_run_cpu(void *buffers[], void *cl_arg)
 #define LINALG_SIMULATED_GPU
 #endif
 
+/* The kernels with an OpenCL implementation (opencl.c) name it in LINALG_OPENCL_<kernel>. */
+#ifdef LINALG_OPENCL
+#define LINALG_OPENCL_trsm_rlt .opencl_funcs = {linalg_trsm_rlt_opencl},
+#define LINALG_OPENCL_syrk .opencl_funcs = {linalg_syrk_opencl},
+#define LINALG_OPENCL_gemm_nt .opencl_funcs = {linalg_gemm_nt_opencl},
+#else
+#define LINALG_OPENCL_trsm_rlt
+#define LINALG_OPENCL_syrk
+#define LINALG_OPENCL_gemm_nt
+#endif
+#define LINALG_OPENCL_potrf
+#define LINALG_OPENCL_getrf
+#define LINALG_OPENCL_trsm_llu
+#define LINALG_OPENCL_trsm_run
+#define LINALG_OPENCL_gemm_sub
+#define LINALG_OPENCL_gemm
+
 /* A codelet linalg_<kernel>_cl and its history-based model symbol, which also names its tasks. */
 #define LINALG_CODELET(kernel, sym, n, ...)                                                                            \
 	static struct starpu_perfmodel kernel##_model = {.type = STARPU_HISTORY_BASED, .symbol = sym};                \
@@ -119,6 +136,7 @@ static void trsm_run_cpu(void *buffers[], void *cl_arg)
 		.cpu_funcs = {kernel##_cpu},                                                                          \
 		.cpu_funcs_name = {#kernel "_cpu"},                                                                   \
 		LINALG_SIMULATED_GPU                                                                                  \
+		LINALG_OPENCL_##kernel                                                                                \
 		.nbuffers = n,                                                                                        \
 		.modes = {__VA_ARGS__},                                                                               \
 		.model = &kernel##_model,                                                                             \
@@ -232,7 +250,22 @@ int linalg_parse_options(int argc, char **argv, struct linalg_options *opt, int 
 int linalg_init(void)
 {
 	openblas_set_num_threads(1);
-	return starpu_init(NULL);
+	int ret = starpu_init(NULL);
+#ifdef LINALG_OPENCL
+	if (ret == 0 && linalg_opencl_load() != 0) {
+		starpu_shutdown();
+		return -EINVAL;
+	}
+#endif
+	return ret;
+}
+
+void linalg_shutdown(void)
+{
+#ifdef LINALG_OPENCL
+	linalg_opencl_unload();
+#endif
+	starpu_shutdown();
 }
 
 int linalg_start(int argc, char **argv, struct linalg_options *opt, int flags)
@@ -417,7 +450,7 @@ double linalg_run(real *a, const struct linalg_options *opt, int (*submit)(struc
 			opt->finish(opt);
 		linalg_tiles_unregister(&tiles);
 	}
-	starpu_shutdown();
+	linalg_shutdown();
 	return end - start;
 }
 

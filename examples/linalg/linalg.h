@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the tiled linear-algebra examples share: the precision, the options,
- * the matrix and its tiles, the tile kernels (OpenBLAS) with their codelets
- * and performance models, the tiled Cholesky, the check against LAPACK and
- * the GFlop/s report.
+ * the matrix and its tiles, the tile kernels (OpenBLAS; OpenCL for the
+ * Cholesky's updates, opencl.c) with their codelets and performance models,
+ * the tiled Cholesky, the check against LAPACK and the GFlop/s report.
  *
  * One source serves both precisions: built with -DLINALG_FLOAT it is single
  * precision, otherwise double. Only the plain StarPU API is used, so the same
@@ -60,8 +60,12 @@ struct linalg_options
 int linalg_parse_options(int argc, char **argv, struct linalg_options *opt, int flags);
 
 /* starpu_init() with the tile kernels single-threaded (the workers are the
- * parallelism): 0, -ENODEV (no worker: exit 77), or starpu_init's error. */
+ * parallelism), and the OpenCL kernels built when there are OpenCL workers:
+ * 0, -ENODEV (no worker: exit 77), or starpu_init's error. */
 int linalg_init(void);
+
+/* starpu_shutdown(), the OpenCL kernels released first. */
+void linalg_shutdown(void);
 
 /* A program's start: the options (defaults in opt), then linalg_init().
  * -1: go on; else the exit status to return at once (0 after -h, 2 for a bad
@@ -120,6 +124,19 @@ extern struct starpu_codelet linalg_trsm_llu_cl;	/* B = L^-1 B, unit lower (R: A
 extern struct starpu_codelet linalg_trsm_run_cl;	/* B = B U^-1 (R: A, RW: B) */
 extern struct starpu_codelet linalg_gemm_sub_cl;	/* C -= A B (R: A, R: B, RW: C) */
 extern struct starpu_codelet linalg_gemm_cl;	/* C += A B (R: A, R: B, RW: C) */
+
+/* OpenCL implementations of the Cholesky's updates (opencl.c), in the
+ * codelets above when StarPU has OpenCL: built by linalg_init() when there
+ * are OpenCL workers (an error when they do not build), released by
+ * linalg_shutdown(). */
+#if defined(STARPU_USE_OPENCL) && !defined(STARPU_SIMGRID)
+#define LINALG_OPENCL 1
+int linalg_opencl_load(void);
+void linalg_opencl_unload(void);
+void linalg_trsm_rlt_opencl(void *buffers[], void *cl_arg);
+void linalg_syrk_opencl(void *buffers[], void *cl_arg);
+void linalg_gemm_nt_opencl(void *buffers[], void *cl_arg);
+#endif
 
 /* Flops of one tile kernel on bs x bs tiles. */
 #define LINALG_FLOPS_POTRF(bs) ((double)(bs) * (bs) * (bs) / 3.0)

@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	const unsigned n = opt.size;
 	real *ref = NULL, *a = linalg_matrix(n, linalg_fill_dominant, opt.check ? &ref : NULL);
 	if (!a) {
-		starpu_shutdown();
+		linalg_shutdown();
 		return 1;
 	}
 	prog = argv[0];
