@@ -57,6 +57,19 @@ inline void add_opencl_by_copies(void *buffers[], void *arg)
 	ASSERT_EQ(clEnqueueWriteBuffer(queue, v, CL_TRUE, offset, n * sizeof(int), host.data(), 0, NULL, NULL), CL_SUCCESS);
 }
 
+// starpu_init() with ncpus CPU workers and one OpenCL worker, in a fixture's SetUp: false when no OpenCL device
+// exists (the test then skips) or starpu_init() failed (said); *started once it succeeded, for TearDown.
+inline bool start_with_opencl_worker(int ncpus, bool *started)
+{
+	starpu_conf conf = conf_with_ncpus(ncpus);
+	conf.nopencl = 1;
+	int ret = starpu_init(&conf);
+	EXPECT_EQ(ret, 0) << "starpu_init";
+	*started = ret == 0;
+	return ret == 0 && starpu_opencl_worker_get_count() > 0;
+}
+#define ASTRO_NO_OPENCL_DEVICE "no OpenCL device here (install pocl-opencl-icd for a CPU one)"
+
 // main() of an OpenCL suite: PoCL's device is of type CPU, which StarPU takes
 // only when asked (STARPU_OPENCL_ON_CPUS=1); the bus figures measured at each
 // start and the model files go to a folder of this run, removed at the end (a

@@ -9,6 +9,7 @@
 // alloc_footprint, alloc_compare) and pointer_is_inside (every built-in
 // interface with a CPU address).
 #include "helpers.h"
+#include "opencl_helpers.h"
 
 #include <set>
 
@@ -397,12 +398,8 @@ protected:
 	void SetUp() override
 	{
 		DataModes::SetUp();
-		starpu_conf conf = conf_with_ncpus(1);
-		conf.nopencl = 1;
-		ASSERT_EQ(starpu_init(&conf), 0);
-		started_ = true;
-		if (starpu_opencl_worker_get_count() == 0)
-			GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+		if (!start_with_opencl_worker(1, &started_))
+			GTEST_SKIP() << ASTRO_NO_OPENCL_DEVICE;
 		cpu_ = starpu_worker_get_by_type(STARPU_CPU_WORKER, 0);
 		device_ = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
 	}

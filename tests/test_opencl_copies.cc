@@ -82,12 +82,8 @@ class Copies : public testing::Test
 protected:
 	void SetUp() override
 	{
-		starpu_conf conf = conf_with_ncpus(1);
-		conf.nopencl = 1;
-		ASSERT_EQ(starpu_init(&conf), 0);
-		started_ = true;
-		if (starpu_opencl_worker_get_count() == 0)
-			GTEST_SKIP() << "no OpenCL device here (install pocl-opencl-icd for a CPU one)";
+		if (!start_with_opencl_worker(1, &started_))
+			GTEST_SKIP() << ASTRO_NO_OPENCL_DEVICE;
 		int worker = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
 		node_ = starpu_worker_get_memory_node((unsigned)worker);
 		starpu_opencl_get_queue(starpu_worker_get_devid(worker), &queue_);

@@ -112,61 +112,66 @@ static int started(const struct astro_opencl_device *d, cl_int err, cl_event *ev
 	return copy_result(err, what);
 }
 
-static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
+/* The device of a copy, and its event: where the copy is left under way (request given, asynchronous copies not
+ * disabled by STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY), NULL for a copy done when the call returns. */
+static const struct astro_opencl_device *copy_start(int devid, void **request, cl_event **event)
 {
-	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
-	if (!d)
-		return -ENODEV;
-	/* STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY: the copy is done when the call returns. */
-	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
+	*event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
 	if (request)
 		*request = NULL;
+	return astro_opencl_device_get(devid);
+}
+
+static int copy_from_ram(int devid, const void *src, uintptr_t dst, size_t dst_offset, size_t size, void **request)
+{
+	cl_event *event;
+	const struct astro_opencl_device *d = copy_start(devid, request, &event);
+	if (!d)
+		return -ENODEV;
 	return started(d, clEnqueueWriteBuffer(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, dst_offset, size, src,
 						0, NULL, event), event, "writing to the device");
 }
 
 static int copy_to_ram(int devid, uintptr_t src, size_t src_offset, void *dst, size_t size, void **request)
 {
-	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
+	cl_event *event;
+	const struct astro_opencl_device *d = copy_start(devid, request, &event);
 	if (!d)
 		return -ENODEV;
-	/* STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY: the copy is done when the call returns. */
-	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
-	if (request)
-		*request = NULL;
 	return started(d, clEnqueueReadBuffer(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, src_offset, size, dst,
 					      0, NULL, event), event, "reading from the device");
 }
 
-/* Blocks ld bytes apart: one rectangle command each way (OpenCL 1.1), rows of blocksize bytes. */
+/* Blocks ld bytes apart, rows of blocksize bytes, between main memory and the device's buffer: one rectangle
+ * command (OpenCL 1.1), written to the device or read from it. */
+static int copy_rect(int devid, bool to_device, cl_mem buffer, size_t buffer_offset, size_t buffer_ld, void *host,
+		     size_t host_ld, size_t blocksize, size_t numblocks, void **request)
+{
+	cl_event *event;
+	const struct astro_opencl_device *d = copy_start(devid, request, &event);
+	if (!d)
+		return -ENODEV;
+	const size_t buffer_origin[3] = { buffer_offset, 0, 0 }, host_origin[3] = { 0, 0, 0 }, region[3] = { blocksize, numblocks, 1 };
+	cl_bool blocking = event ? CL_FALSE : CL_TRUE;
+	if (to_device)
+		return started(d, clEnqueueWriteBufferRect(d->transfer_queue, buffer, blocking, buffer_origin, host_origin, region,
+							    buffer_ld, 0, host_ld, 0, host, 0, NULL, event),
+			       event, "writing a rectangle to the device");
+	return started(d, clEnqueueReadBufferRect(d->transfer_queue, buffer, blocking, buffer_origin, host_origin, region, buffer_ld,
+						   0, host_ld, 0, host, 0, NULL, event),
+		       event, "reading a rectangle from the device");
+}
+
 static int copy2d_from_ram(int devid, const void *src, size_t ld_src, uintptr_t dst, size_t dst_offset, size_t ld_dst,
 			   size_t blocksize, size_t numblocks, void **request)
 {
-	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
-	if (!d)
-		return -ENODEV;
-	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
-	if (request)
-		*request = NULL;
-	const size_t device_origin[3] = { dst_offset, 0, 0 }, host_origin[3] = { 0, 0, 0 }, region[3] = { blocksize, numblocks, 1 };
-	return started(d, clEnqueueWriteBufferRect(d->transfer_queue, (cl_mem)dst, event ? CL_FALSE : CL_TRUE, device_origin,
-						    host_origin, region, ld_dst, 0, ld_src, 0, src, 0, NULL, event),
-		       event, "writing a rectangle to the device");
+	return copy_rect(devid, true, (cl_mem)dst, dst_offset, ld_dst, (void *)src, ld_src, blocksize, numblocks, request);
 }
 
 static int copy2d_to_ram(int devid, uintptr_t src, size_t src_offset, size_t ld_src, void *dst, size_t ld_dst,
 			 size_t blocksize, size_t numblocks, void **request)
 {
-	const struct astro_opencl_device *d = astro_opencl_device_get(devid);
-	if (!d)
-		return -ENODEV;
-	cl_event *event = request && !starpu_asynchronous_opencl_copy_disabled() ? (cl_event *)request : NULL;
-	if (request)
-		*request = NULL;
-	const size_t device_origin[3] = { src_offset, 0, 0 }, host_origin[3] = { 0, 0, 0 }, region[3] = { blocksize, numblocks, 1 };
-	return started(d, clEnqueueReadBufferRect(d->transfer_queue, (cl_mem)src, event ? CL_FALSE : CL_TRUE, device_origin,
-						   host_origin, region, ld_src, 0, ld_dst, 0, dst, 0, NULL, event),
-		       event, "reading a rectangle from the device");
+	return copy_rect(devid, false, (cl_mem)src, src_offset, ld_src, dst, ld_dst, blocksize, numblocks, request);
 }
 
 static int copy_test(int devid, void *request)
