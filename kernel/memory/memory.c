@@ -677,12 +677,26 @@ static bool copy_2d(unsigned src_node, unsigned dst_node)
 	return (d && !s && d->copy2d_from_ram) || (s && !d && s->copy2d_to_ram);
 }
 
+/* Does a copy of scattered blocks between these nodes go as one transfer of their total size? In a
+ * simulation build, when a simulated device is one end: its memory is never touched, and a transfer
+ * costs its latency once, as the device's own 2D copies do. */
+static bool copy_whole(unsigned src_node, unsigned dst_node)
+{
+#ifdef STARPU_SIMGRID
+	return starpu_node_get_kind(src_node) != STARPU_CPU_RAM || starpu_node_get_kind(dst_node) != STARPU_CPU_RAM;
+#else
+	(void)src_node;
+	(void)dst_node;
+	return false;
+#endif
+}
+
 /* Copies the blocks of a dims-dimensional arrangement: n[d] blocks along dimension d, ld_src[d] /
  * ld_dst[d] bytes apart, dimension 0 the innermost; runs that follow each other are merged. */
 static int copy_blocks(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset, unsigned dst_node,
 		       size_t blocksize, size_t dims, const size_t *n, const size_t *ld_src, const size_t *ld_dst, void *async_data)
 {
-	if (_astro_copy_whole(src_node, dst_node)) {
+	if (copy_whole(src_node, dst_node)) {
 		for (size_t d = 0; d < dims; d++)
 			blocksize *= n[d];
 		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize, async_data);

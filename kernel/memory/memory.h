@@ -107,19 +107,6 @@ int _astro_folded_alloc(void **ptr, size_t size);
 /* Unmaps ptr if it is a folded region: false when it is not one. */
 bool _astro_folded_free(void *ptr);
 #endif
-/* Does a copy of scattered blocks between these nodes go as one transfer of their total size? In a
- * simulation build, when a simulated device is one end: its memory is never touched, and a transfer
- * costs its latency once, as the device's own 2D copies do. */
-static inline bool _astro_copy_whole(unsigned src_node, unsigned dst_node)
-{
-#ifdef STARPU_SIMGRID
-	return starpu_node_get_kind(src_node) != STARPU_CPU_RAM || starpu_node_get_kind(dst_node) != STARPU_CPU_RAM;
-#else
-	(void)src_node;
-	(void)dst_node;
-	return false;
-#endif
-}
 /* The simulated machine's host of memory node `node` ("RAM", "CUDA0", "OpenCL1"), as StarPU's
  * platform files name them; false for other kinds (platform.c). */
 bool _astro_memory_node_host(unsigned node, char *host, size_t len);

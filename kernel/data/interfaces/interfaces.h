@@ -95,7 +95,7 @@ bool _astro_rows_check(const char *fn, int home_node, uint32_t nnz, uint32_t nro
 		       const uint32_t *rowptr, uint32_t firstentry);
 
 /* Copies a dense array (ndim dimensions nn, strides src_ld / dst_ld in elements) between two
- * nodes' buffers with starpu_interface_copy(), packed runs in one copy each. */
+ * nodes' buffers: starpu_interface_copynd(), nothing for an empty one. */
 int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize,
 				uintptr_t src, size_t src_offset, const uint32_t *src_ld, unsigned src_node,
 				uintptr_t dst, size_t dst_offset, const uint32_t *dst_ld, unsigned dst_node, void *async);

@@ -32,35 +32,11 @@ int _astro_interface_copy_dense(size_t ndim, const uint32_t *nn, size_t elemsize
 		count *= nn[d];
 	if (count == 0)
 		return 0;
-	/* Dimensions 0..contig-1 are packed on both sides: one copy covers them. */
-	size_t contig = 1, run = ndim ? nn[0] : 1;
-	while (contig < ndim && src_ld[contig] == run && dst_ld[contig] == run)
-		run *= nn[contig++];
-	if (contig >= ndim || _astro_copy_whole(src_node, dst_node))
-		return starpu_interface_copy(src, src_offset, src_node, dst, dst_offset, dst_node, count * elemsize, async);
-	/* Dimension contig is the first one not packed: its nn[contig] runs, ld apart, go as one 2D copy (one
-	 * command to a device that copies in 2D), once for each step of the dimensions above it. */
-	uint32_t idx[ndim];
-	memset(idx, 0, sizeof(idx));
-	int ret = 0;
-	for (;;) {
-		size_t s = 0, t = 0;
-		for (size_t d = contig + 1; d < ndim; d++) {
-			s += (size_t)idx[d] * src_ld[d];
-			t += (size_t)idx[d] * dst_ld[d];
-		}
-		int r = starpu_interface_copy2d(src, src_offset + s * elemsize, src_node, dst, dst_offset + t * elemsize, dst_node,
-						run * elemsize, nn[contig], (size_t)src_ld[contig] * elemsize,
-						(size_t)dst_ld[contig] * elemsize, async);
-		if (r && r != -EAGAIN)
-			return r;
-		ret = ret ? ret : r;
-		size_t d = contig + 1;
-		while (d < ndim && ++idx[d] == nn[d])
-			idx[d++] = 0;
-		if (d >= ndim)
-			return ret;
-	}
+	/* starpu_interface_copynd() merges the packed dimensions into runs and gives a device that
+	 * copies in 2D the first unpacked one as one command; it takes StarPU's non-const arrays, and
+	 * only reads them. */
+	return starpu_interface_copynd(src, src_offset, src_node, dst, dst_offset, dst_node, elemsize, ndim, (uint32_t *)nn,
+				       (uint32_t *)src_ld, (uint32_t *)dst_ld, async);
 }
 
 starpu_ssize_t _astro_arrays_alloc(unsigned node, struct _astro_arrays *a)
