@@ -406,7 +406,7 @@ TEST_F(WorkerApi, UnpairedRelaxOffIsRefused)
 
 struct HookRecord
 {
-	std::atomic<int> calls{0}, from_workers{0};
+	std::atomic<int> calls{0}, from_elsewhere{0}; // all calls, and those not made by a worker
 	std::atomic<unsigned> answer{1};
 };
 
@@ -414,7 +414,7 @@ unsigned count_call(void *arg)
 {
 	auto *r = static_cast<HookRecord *>(arg);
 	r->calls++;
-	r->from_workers += starpu_worker_get_id() >= 0;
+	r->from_elsewhere += starpu_worker_get_id() < 0;
 	return r->answer.load();
 }
 
@@ -447,7 +447,9 @@ TEST_F(WorkerApi, ProgressionHookRunsBetweenTasksUntilDeregistered)
 	for (size_t i = 1; i < seen.seen.size(); i++)
 		EXPECT_GT(seen.seen[i], seen.seen[i - 1]) << "no hook call between tasks " << i - 1 << " and " << i;
 	EXPECT_GT(rec.calls.load(), 0);
-	EXPECT_EQ(rec.from_workers.load(), rec.calls.load()) << "called outside the workers";
+	// Counted on its own: the idle worker keeps calling the hook, so two counters read one after the
+	// other (all calls, the workers' calls) need not agree at any one moment.
+	EXPECT_EQ(rec.from_elsewhere.load(), 0) << "called outside the workers";
 
 	starpu_progression_hook_deregister(id);
 	int after = rec.calls.load();
